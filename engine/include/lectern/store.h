@@ -1,0 +1,82 @@
+/*
+ * The engine's store: one SQLite database file in the data directory that
+ * holds every resource of the service (users, tokens, projects, versions,
+ * builds, redirects, environment variables, organizations).
+ *
+ * Opening a store configures SQLite (WAL, foreign keys, busy timeout) and runs
+ * the forward migrations up to the schema this program knows. A file that is
+ * not a Lectern database, is corrupt, is read-only, or comes from a newer
+ * Lectern is refused with a clear error and left untouched.
+ *
+ * A store handle is used by one thread at a time; threads open their own.
+ */
+#ifndef LECTERN_STORE_H
+#define LECTERN_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct lec_store;
+
+/* How long a writer waits for another process's lock before LEC_EBUSY: long
+ * enough to ride out a concurrent build's short write transactions. */
+#define LEC_STORE_BUSY_TIMEOUT_MS 5000
+
+/* File name of the database inside the data directory. */
+#define LEC_STORE_FILE_NAME "lectern.db"
+
+struct lec_store_options {
+	unsigned int version;  /* LEC_STORE_OPTIONS_VERSION */
+	int busy_timeout_ms;   /* wait on a locked database, in ms */
+	int create;            /* non-zero: create the file if missing */
+};
+#define LEC_STORE_OPTIONS_VERSION 1
+#define LEC_STORE_OPTIONS_INIT                                               \
+	{ LEC_STORE_OPTIONS_VERSION, LEC_STORE_BUSY_TIMEOUT_MS, 1 }
+
+/**
+ * Open (and create, and migrate) the database file at path.
+ * @param out   the new handle, owned by the caller, freed with lec_store_free
+ * @param path  the database file
+ * @param opts  options, or NULL for LEC_STORE_OPTIONS_INIT
+ * @return LEC_OK; LEC_ECORRUPT (not a Lectern database), LEC_EREADONLY,
+ *         LEC_ESCHEMA (newer schema), LEC_EBUSY (locked), LEC_EIO
+ */
+int lec_store_open(struct lec_store **out, const char *path,
+		   const struct lec_store_options *opts);
+
+/**
+ * Open the store of a data directory, creating the directory (mode 0700) and
+ * the database when missing.
+ */
+int lec_store_open_dir(struct lec_store **out, const char *data_dir,
+		       const struct lec_store_options *opts);
+
+/** Close the store. Accepts NULL. */
+void lec_store_free(struct lec_store *store);
+
+/** The schema version of the open database. */
+int lec_store_schema_version(struct lec_store *store);
+
+/** The schema version this program migrates to. */
+int lec_store_schema_latest(void);
+
+/** The database file's path; valid while the store is open. */
+const char *lec_store_path(const struct lec_store *store);
+
+/* Paging, shared by every list call ----------------------------------- */
+
+/* limit 0 means "no limit"; offset past the end gives an empty page. */
+struct lec_page {
+	size_t limit;
+	size_t offset;
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,72 @@
+/*
+ * The engine's allocator front: every engine allocation passes here, so a
+ * test can make the Nth allocation fail and check that each code path reports
+ * LEC_ENOMEM cleanly instead of crashing (the "torture" idea of curl's test
+ * suite). Outside tests the counter is zero and costs one branch.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static _Thread_local long fail_countdown;
+
+void lec__alloc_fail_after(long n)
+{
+	fail_countdown = n;
+}
+
+static int should_fail(void)
+{
+	if (fail_countdown <= 0)
+		return 0;
+	return --fail_countdown == 0;
+}
+
+void *lec__malloc(size_t size)
+{
+	return should_fail() ? NULL : malloc(size ? size : 1);
+}
+
+void *lec__calloc(size_t n, size_t size)
+{
+	return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+void *lec__realloc(void *ptr, size_t size)
+{
+	return should_fail() ? NULL : realloc(ptr, size ? size : 1);
+}
+
+void lec__free(void *ptr)
+{
+	free(ptr);
+}
+
+char *lec__strndup(const char *s, size_t n)
+{
+	char *copy;
+
+	if (s == NULL)
+		return NULL;
+	copy = lec__malloc(n + 1);
+	if (copy == NULL)
+		return NULL;
+	memcpy(copy, s, n);
+	copy[n] = '\0';
+	return copy;
+}
+
+char *lec__strdup(const char *s)
+{
+	return s ? lec__strndup(s, strlen(s)) : NULL;
+}
+
+int64_t lec__now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}

@@ -1,0 +1,55 @@
+/*
+ * SHA-256 through OpenSSL's libcrypto (already present as libcurl's TLS
+ * library) and random bytes through getrandom(2).
+ */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "hash.h"
+#include "internal.h"
+
+void lec__hex(const unsigned char *bytes, size_t len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[bytes[i] >> 4];
+		out[2 * i + 1] = digits[bytes[i] & 0xf];
+	}
+	out[2 * len] = '\0';
+}
+
+int lec__sha256_hex(const void *data, size_t len,
+		    char out[LEC__SHA256_HEX_LEN + 1])
+{
+	unsigned char digest[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (EVP_Digest(data, len, digest, &n, EVP_sha256(), NULL) != 1 ||
+	    n != LEC__SHA256_HEX_LEN / 2)
+		return lec__error(LEC_ERROR, "SHA-256 failed");
+	lec__hex(digest, n, out);
+	return LEC_OK;
+}
+
+int lec__random_bytes(void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return lec__error(LEC_EIO, "getrandom: %s",
+					  strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return LEC_OK;
+}

@@ -1,0 +1,22 @@
+/*
+ * Hashing and randomness for secrets: SHA-256 of tokens (only the digest is
+ * stored) and random bytes from the kernel.
+ */
+#ifndef LECTERN_HASH_H
+#define LECTERN_HASH_H
+
+#include <stddef.h>
+
+#define LEC__SHA256_HEX_LEN 64
+
+/* Hex SHA-256 of data into out (LEC__SHA256_HEX_LEN + 1 bytes). */
+int lec__sha256_hex(const void *data, size_t len,
+		    char out[LEC__SHA256_HEX_LEN + 1]);
+
+/* Fill buf with cryptographically secure random bytes. */
+int lec__random_bytes(void *buf, size_t len);
+
+/* Hex-encode len bytes into out (2 * len + 1 bytes). */
+void lec__hex(const unsigned char *bytes, size_t len, char *out);
+
+#endif

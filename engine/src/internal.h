@@ -1,0 +1,62 @@
+/*
+ * Engine-internal helpers shared across engine modules: error setting,
+ * allocation, small string utilities and time. Nothing here is public; the
+ * names carry the lec_<module>__ or lec__ prefix so they never collide with the
+ * public API. Allocation goes through lec__malloc and friends so that a test
+ * build can fail the Nth allocation (see LEC_TEST_FAIL_ALLOC).
+ */
+#ifndef LECTERN_INTERNAL_H
+#define LECTERN_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lectern/errors.h"
+
+#if defined(__GNUC__)
+#define LEC__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define LEC__PRINTF(fmt, args)
+#endif
+
+/* Errors ---------------------------------------------------------------- */
+
+/* Record code and a formatted message for this thread; returns code so that
+ * callers can write `return lec__error(LEC_EINVALID, "...")`. */
+int lec__error(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
+
+/* lec__error, also naming the input field concerned (see
+ * lec_error_last_field); field must be a string literal or static. */
+int lec__error_field(int code, const char *field, const char *fmt, ...)
+	LEC__PRINTF(3, 4);
+
+/* Record an out-of-memory error without allocating; returns LEC_ENOMEM. */
+int lec__error_oom(void);
+
+/* Allocation ------------------------------------------------------------ */
+
+void *lec__malloc(size_t size);
+void *lec__calloc(size_t n, size_t size);
+void *lec__realloc(void *ptr, size_t size);
+void lec__free(void *ptr);
+/* Copies s (NULL gives NULL). Owned by caller, freed with lec__free. */
+char *lec__strdup(const char *s);
+char *lec__strndup(const char *s, size_t n);
+
+/* Sets an error and returns LEC_ENOMEM from the enclosing function. */
+#define LEC__CHECK_ALLOC(ptr)                                                \
+	do {                                                                 \
+		if ((ptr) == NULL)                                           \
+			return lec__error_oom();                             \
+	} while (0)
+
+/* Fails the Nth allocation from now on (0 disables); test builds only. */
+void lec__alloc_fail_after(long n);
+
+/* Time ------------------------------------------------------------------ */
+
+/* Microseconds since the Unix epoch, UTC. */
+int64_t lec__now_us(void);
+
+#endif

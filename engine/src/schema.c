@@ -1,0 +1,276 @@
+/*
+ * The store's schema as an append-only list of forward migrations. The
+ * database's PRAGMA user_version is the number of migrations applied; opening
+ * a store applies the missing ones, each in its own transaction, so a crash
+ * mid-migration leaves the previous version intact.
+ *
+ * Never edit a released migration: add a new one. Times are integer
+ * microseconds since the epoch (UTC); booleans are 0/1 integers; NULL means
+ * "not known yet" where the API shows null.
+ */
+#include <stdio.h>
+
+#include "store_internal.h"
+
+/* 1: the community edition's resources. */
+static const char migration_1[] =
+	"CREATE TABLE users ("
+	"  id INTEGER PRIMARY KEY,"
+	"  username TEXT NOT NULL UNIQUE,"
+	"  email TEXT NOT NULL DEFAULT '',"
+	"  is_active INTEGER NOT NULL DEFAULT 1,"
+	"  is_superuser INTEGER NOT NULL DEFAULT 0,"
+	"  created INTEGER NOT NULL"
+	");"
+	/* Only a SHA-256 of each token is kept; the token is shown once. */
+	"CREATE TABLE tokens ("
+	"  id INTEGER PRIMARY KEY,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  hash TEXT NOT NULL UNIQUE,"
+	"  created INTEGER NOT NULL,"
+	"  last_used INTEGER"
+	");"
+	"CREATE INDEX tokens_user ON tokens(user_id);"
+	"CREATE TABLE projects ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL,"
+	"  slug TEXT NOT NULL UNIQUE,"
+	"  description TEXT NOT NULL DEFAULT '',"
+	"  language TEXT NOT NULL DEFAULT 'en',"
+	"  programming_language TEXT NOT NULL DEFAULT 'words',"
+	"  repo_url TEXT NOT NULL,"
+	"  repo_type TEXT NOT NULL DEFAULT 'git',"
+	"  homepage TEXT NOT NULL DEFAULT '',"
+	"  default_version TEXT NOT NULL DEFAULT 'latest',"
+	"  default_branch TEXT,"
+	"  privacy_level TEXT NOT NULL DEFAULT 'public'"
+	"    CHECK (privacy_level IN ('public', 'private')),"
+	"  external_builds_privacy_level TEXT NOT NULL DEFAULT 'public'"
+	"    CHECK (external_builds_privacy_level IN ('public', 'private')),"
+	"  versioning_scheme TEXT NOT NULL"
+	"    DEFAULT 'multiple_versions_with_translations'"
+	"    CHECK (versioning_scheme IN ("
+	"      'multiple_versions_with_translations',"
+	"      'multiple_versions_without_translations',"
+	"      'single_version_without_translations')),"
+	"  external_builds_enabled INTEGER NOT NULL DEFAULT 0,"
+	"  show_version_warning INTEGER NOT NULL DEFAULT 0,"
+	"  analytics_code TEXT NOT NULL DEFAULT '',"
+	"  analytics_disabled INTEGER NOT NULL DEFAULT 0,"
+	"  readthedocs_yaml_path TEXT,"
+	"  documentation_type TEXT NOT NULL DEFAULT 'sphinx',"
+	/* Translations point at their main-language project. */
+	"  main_language_project_id INTEGER"
+	"    REFERENCES projects(id) ON DELETE SET NULL,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE INDEX projects_main_language ON projects(main_language_project_id);"
+	"CREATE TABLE project_tags ("
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  PRIMARY KEY (project_id, name)"
+	") WITHOUT ROWID;"
+	/* The project's maintainers (its admins in the community edition). */
+	"CREATE TABLE project_users ("
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (project_id, user_id)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX project_users_user ON project_users(user_id);"
+	/* A project is the subproject of at most one parent. */
+	"CREATE TABLE subprojects ("
+	"  id INTEGER PRIMARY KEY,"
+	"  parent_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  child_id INTEGER NOT NULL UNIQUE"
+	"    REFERENCES projects(id) ON DELETE CASCADE,"
+	"  alias TEXT NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  UNIQUE (parent_id, alias),"
+	"  CHECK (parent_id <> child_id)"
+	");"
+	"CREATE TABLE versions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  slug TEXT NOT NULL,"
+	"  verbose_name TEXT NOT NULL,"
+	"  identifier TEXT,"
+	"  type TEXT NOT NULL DEFAULT 'branch'"
+	"    CHECK (type IN ('branch', 'tag', 'external', 'unknown')),"
+	"  active INTEGER NOT NULL DEFAULT 0,"
+	"  hidden INTEGER NOT NULL DEFAULT 0,"
+	"  built INTEGER NOT NULL DEFAULT 0,"
+	"  uploaded INTEGER NOT NULL DEFAULT 0,"
+	"  privacy_level TEXT NOT NULL DEFAULT 'public'"
+	"    CHECK (privacy_level IN ('public', 'private')),"
+	"  machine INTEGER NOT NULL DEFAULT 0,"
+	"  has_pdf INTEGER NOT NULL DEFAULT 0,"
+	"  has_epub INTEGER NOT NULL DEFAULT 0,"
+	"  has_htmlzip INTEGER NOT NULL DEFAULT 0,"
+	"  documentation_type TEXT NOT NULL DEFAULT 'sphinx',"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL,"
+	"  UNIQUE (project_id, slug)"
+	");"
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  version_id INTEGER REFERENCES versions(id) ON DELETE SET NULL,"
+	"  type TEXT NOT NULL DEFAULT 'html',"
+	"  state TEXT NOT NULL DEFAULT 'triggered'"
+	"    CHECK (state IN ('triggered', 'cloning', 'installing', 'building',"
+	"                     'uploading', 'finished', 'cancelled')),"
+	"  success INTEGER NOT NULL DEFAULT 1,"
+	"  error TEXT,"
+	"  commit_sha TEXT,"
+	"  created INTEGER NOT NULL,"
+	"  started INTEGER,"
+	"  finished INTEGER,"
+	"  duration INTEGER,"
+	"  config TEXT"
+	");"
+	"CREATE INDEX builds_project ON builds(project_id, created DESC);"
+	"CREATE INDEX builds_version ON builds(version_id, created DESC);"
+	"CREATE INDEX builds_running ON builds(state)"
+	"  WHERE state NOT IN ('finished', 'cancelled');"
+	/* Output is appended while the command runs; exit_code and end_time
+	 * stay NULL until it ends. */
+	"CREATE TABLE build_commands ("
+	"  id INTEGER PRIMARY KEY,"
+	"  build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,"
+	"  command TEXT NOT NULL,"
+	"  description TEXT NOT NULL DEFAULT '',"
+	"  output TEXT NOT NULL DEFAULT '',"
+	"  exit_code INTEGER,"
+	"  start_time INTEGER NOT NULL,"
+	"  end_time INTEGER"
+	");"
+	"CREATE INDEX build_commands_build ON build_commands(build_id, id);"
+	"CREATE TABLE redirects ("
+	"  id INTEGER PRIMARY KEY,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  type TEXT NOT NULL,"
+	"  from_url TEXT NOT NULL DEFAULT '',"
+	"  from_url_without_rest TEXT,"
+	"  to_url TEXT NOT NULL DEFAULT '',"
+	"  http_status INTEGER NOT NULL DEFAULT 302"
+	"    CHECK (http_status IN (301, 302)),"
+	"  enabled INTEGER NOT NULL DEFAULT 1,"
+	"  force INTEGER NOT NULL DEFAULT 0,"
+	"  description TEXT NOT NULL DEFAULT '',"
+	"  position INTEGER NOT NULL DEFAULT 0 CHECK (position >= 0),"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE INDEX redirects_project ON redirects(project_id, position);"
+	/* value is sealed (see secret.c); it never leaves the engine except
+	 * into a build's environment. */
+	"CREATE TABLE env_vars ("
+	"  id INTEGER PRIMARY KEY,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  value BLOB NOT NULL,"
+	"  value_size INTEGER NOT NULL,"
+	"  public INTEGER NOT NULL DEFAULT 0,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE INDEX env_vars_project ON env_vars(project_id);";
+
+/* 2: the business edition: organizations, their owners and teams. */
+static const char migration_2[] =
+	"CREATE TABLE organizations ("
+	"  id INTEGER PRIMARY KEY,"
+	"  slug TEXT NOT NULL UNIQUE,"
+	"  name TEXT NOT NULL,"
+	"  email TEXT NOT NULL DEFAULT '',"
+	"  description TEXT NOT NULL DEFAULT '',"
+	"  url TEXT NOT NULL DEFAULT '',"
+	"  disabled INTEGER NOT NULL DEFAULT 0,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE TABLE organization_owners ("
+	"  organization_id INTEGER NOT NULL"
+	"    REFERENCES organizations(id) ON DELETE CASCADE,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (organization_id, user_id)"
+	") WITHOUT ROWID;"
+	/* A project belongs to at most one organization. */
+	"CREATE TABLE organization_projects ("
+	"  organization_id INTEGER NOT NULL"
+	"    REFERENCES organizations(id) ON DELETE CASCADE,"
+	"  project_id INTEGER NOT NULL UNIQUE"
+	"    REFERENCES projects(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (organization_id, project_id)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE teams ("
+	"  id INTEGER PRIMARY KEY,"
+	"  organization_id INTEGER NOT NULL"
+	"    REFERENCES organizations(id) ON DELETE CASCADE,"
+	"  slug TEXT NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  access TEXT NOT NULL DEFAULT 'readonly'"
+	"    CHECK (access IN ('readonly', 'admin')),"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL,"
+	"  UNIQUE (organization_id, slug)"
+	");"
+	"CREATE TABLE team_members ("
+	"  team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,"
+	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (team_id, user_id)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX team_members_user ON team_members(user_id);"
+	"CREATE TABLE team_projects ("
+	"  team_id INTEGER NOT NULL REFERENCES teams(id) ON DELETE CASCADE,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  PRIMARY KEY (team_id, project_id)"
+	") WITHOUT ROWID;";
+
+static const char *const migrations[] = {
+	migration_1,
+	migration_2,
+};
+
+#define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int lec_store_schema_latest(void)
+{
+	return MIGRATION_COUNT;
+}
+
+static int apply(struct lec_store *st, int version)
+{
+	char pragma[48];
+	int error;
+
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = lec_store__exec(st, migrations[version - 1])) < 0 ||
+	    (error = lec_store__exec(st, pragma)) < 0) {
+		lec_store__rollback(st);
+		return error;
+	}
+	return lec_store__commit(st);
+}
+
+int lec_store__migrate(struct lec_store *st, int target)
+{
+	int current = lec_store_schema_version(st);
+	int error;
+
+	if (current < 0)
+		return lec_error_last_code();
+	if (target > MIGRATION_COUNT || target < current)
+		return lec__error(LEC_EINVALID,
+				  "cannot migrate schema from %d to %d", current,
+				  target);
+	while (current < target) {
+		if ((error = apply(st, current + 1)) < 0)
+			return error;
+		current++;
+	}
+	return LEC_OK;
+}

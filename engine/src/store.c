@@ -1,0 +1,632 @@
+/*
+ * Opening and closing the store, mapping SQLite's errors onto engine codes,
+ * and the small SQL-building helpers the resource modules share.
+ *
+ * Opening is careful not to damage what it did not create: a file that does
+ * not start with SQLite's header, a database without Lectern's schema, or one
+ * written by a newer Lectern is refused before anything is written to it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store_internal.h"
+
+static const char sqlite_magic[16] = "SQLite format 3";
+
+int lec_store__sqlerr(struct lec_store *st, int rc, const char *what)
+{
+	const char *msg = st && st->db ? sqlite3_errmsg(st->db)
+				       : sqlite3_errstr(rc);
+	const char *path = st && st->path ? st->path : "database";
+
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		return lec__error_oom();
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return lec__error(LEC_EBUSY,
+				  "%s: %s: database is locked by another "
+				  "process (%s)", path, what, msg);
+	case SQLITE_READONLY:
+		return lec__error(LEC_EREADONLY, "%s: %s: %s", path, what,
+				  msg);
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return lec__error(LEC_ECORRUPT,
+				  "%s: %s: database file is corrupt or not a "
+				  "database (%s)", path, what, msg);
+	case SQLITE_CONSTRAINT:
+		if (rc == SQLITE_CONSTRAINT_UNIQUE ||
+		    rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+			return lec__error(LEC_EEXISTS, "%s: %s", what, msg);
+		return lec__error(LEC_EINVALID, "%s: %s", what, msg);
+	case SQLITE_CANTOPEN:
+	case SQLITE_IOERR:
+	case SQLITE_FULL:
+		return lec__error(LEC_EIO, "%s: %s: %s", path, what, msg);
+	default:
+		return lec__error(LEC_ERROR, "%s: %s: %s", path, what, msg);
+	}
+}
+
+int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
+		       const char *sql)
+{
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, out, NULL);
+
+	if (rc != SQLITE_OK) {
+		*out = NULL;
+		return lec_store__sqlerr(st, rc, "preparing a query");
+	}
+	return LEC_OK;
+}
+
+int lec_store__exec(struct lec_store *st, const char *sql)
+{
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? LEC_OK : lec_store__sqlerr(st, rc, sql);
+}
+
+int lec_store__begin(struct lec_store *st)
+{
+	int rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? LEC_OK
+			       : lec_store__sqlerr(st, rc, "starting a write");
+}
+
+int lec_store__commit(struct lec_store *st)
+{
+	int rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		return LEC_OK;
+	rc = lec_store__sqlerr(st, rc, "committing");
+	lec_store__rollback(st);
+	return rc;
+}
+
+void lec_store__rollback(struct lec_store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
+			 const char *what)
+{
+	int rc = sqlite3_step(stmt);
+
+	return rc == SQLITE_DONE ? LEC_OK : lec_store__sqlerr(st, rc, what);
+}
+
+int lec_store__col_text(sqlite3_stmt *stmt, int col, char **out)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+
+	*out = NULL;
+	if (text == NULL)
+		return LEC_OK;
+	*out = lec__strndup((const char *)text,
+			    (size_t)sqlite3_column_bytes(stmt, col));
+	LEC__CHECK_ALLOC(*out);
+	return LEC_OK;
+}
+
+int lec_store__bind_text(sqlite3_stmt *stmt, int idx, const char *s)
+{
+	int rc = s ? sqlite3_bind_text(stmt, idx, s, -1, SQLITE_TRANSIENT)
+		   : sqlite3_bind_null(stmt, idx);
+
+	return rc == SQLITE_OK ? LEC_OK : lec__error_oom();
+}
+
+/* Buffer ------------------------------------------------------------------ */
+
+static int buf_grow(struct lec__buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	size_t cap = b->cap ? b->cap : 128;
+	char *ptr;
+
+	if (b->oom)
+		return -1;
+	if (need <= b->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	ptr = lec__realloc(b->ptr, cap);
+	if (ptr == NULL) {
+		b->oom = 1;
+		return -1;
+	}
+	b->ptr = ptr;
+	b->cap = cap;
+	return 0;
+}
+
+void lec__buf_puts(struct lec__buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (buf_grow(b, n) < 0)
+		return;
+	memcpy(b->ptr + b->len, s, n + 1);
+	b->len += n;
+}
+
+void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_grow(b, (size_t)n) < 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *lec__buf_take(struct lec__buf *b)
+{
+	char *s;
+
+	if (b->oom || buf_grow(b, 0) < 0) {
+		lec__buf_dispose(b);
+		lec__error_oom();
+		return NULL;
+	}
+	s = b->ptr;
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+void lec__buf_dispose(struct lec__buf *b)
+{
+	lec__free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	b->oom = 0;
+}
+
+/* Query builder ----------------------------------------------------------- */
+
+void lec__query_init(struct lec__query *q, const char *columns,
+		     const char *from)
+{
+	memset(q, 0, sizeof(*q));
+	lec__buf_printf(&q->sql, "SELECT %s FROM %s", columns, from);
+}
+
+void lec__query_where(struct lec__query *q, const char *cond)
+{
+	lec__buf_puts(&q->sql, q->has_where ? " AND (" : " WHERE (");
+	lec__buf_puts(&q->sql, cond);
+	lec__buf_puts(&q->sql, ")");
+	q->has_where = 1;
+}
+
+static struct lec__query_bind *query_add_bind(struct lec__query *q)
+{
+	if (q->nbinds >= LEC__QUERY_MAX_BINDS) {
+		q->overflow = 1;
+		return NULL;
+	}
+	return &q->binds[q->nbinds++];
+}
+
+void lec__query_where_text(struct lec__query *q, const char *cond,
+			   const char *value)
+{
+	struct lec__query_bind *b = query_add_bind(q);
+
+	if (b == NULL)
+		return;
+	b->is_text = 1;
+	b->text = value;
+	lec__query_where(q, cond);
+}
+
+void lec__query_where_int(struct lec__query *q, const char *cond,
+			  int64_t value)
+{
+	struct lec__query_bind *b = query_add_bind(q);
+
+	if (b == NULL)
+		return;
+	b->num = value;
+	lec__query_where(q, cond);
+}
+
+static int query_bind_all(struct lec__query *q, sqlite3_stmt *stmt)
+{
+	int i, rc;
+
+	for (i = 0; i < q->nbinds; i++) {
+		rc = q->binds[i].is_text
+			     ? lec_store__bind_text(stmt, i + 1,
+						    q->binds[i].text)
+			     : (sqlite3_bind_int64(stmt, i + 1,
+						   q->binds[i].num) == SQLITE_OK
+					? LEC_OK
+					: lec__error_oom());
+		if (rc < 0)
+			return rc;
+	}
+	return LEC_OK;
+}
+
+static int query_prepare_sql(struct lec_store *st, struct lec__query *q,
+			     const char *sql, sqlite3_stmt **out)
+{
+	int error;
+
+	*out = NULL;
+	if (q->overflow)
+		return lec__error(LEC_ELIMIT, "too many query filters");
+	if (q->sql.oom || sql == NULL)
+		return lec__error_oom();
+	if ((error = lec_store__prepare(st, out, sql)) < 0)
+		return error;
+	if ((error = query_bind_all(q, *out)) < 0) {
+		sqlite3_finalize(*out);
+		*out = NULL;
+	}
+	return error;
+}
+
+int lec__query_count(struct lec_store *st, struct lec__query *q,
+		     size_t *total)
+{
+	struct lec__buf sql = LEC__BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	char *text;
+	int error, rc;
+
+	lec__buf_printf(&sql, "SELECT count(*) FROM (%s)",
+			q->sql.ptr ? q->sql.ptr : "");
+	text = lec__buf_take(&sql);
+	error = query_prepare_sql(st, q, text, &stmt);
+	lec__free(text);
+	if (error < 0)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*total = (size_t)sqlite3_column_int64(stmt, 0);
+	else
+		error = lec_store__sqlerr(st, rc, "counting");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
+			    const char *order, const struct lec_page *page,
+			    sqlite3_stmt **out)
+{
+	struct lec__buf sql = LEC__BUF_INIT;
+	char *text;
+	int error;
+
+	lec__buf_puts(&sql, q->sql.ptr ? q->sql.ptr : "");
+	if (order)
+		lec__buf_printf(&sql, " ORDER BY %s", order);
+	if (page && page->limit)
+		lec__buf_printf(&sql, " LIMIT %zu OFFSET %zu", page->limit,
+				page->offset);
+	else if (page && page->offset)
+		lec__buf_printf(&sql, " LIMIT -1 OFFSET %zu", page->offset);
+	text = lec__buf_take(&sql);
+	error = query_prepare_sql(st, q, text, out);
+	lec__free(text);
+	return error;
+}
+
+void lec__query_dispose(struct lec__query *q)
+{
+	lec__buf_dispose(&q->sql);
+}
+
+int lec__query_list(struct lec_store *st, struct lec__query *q,
+		    const char *order, const struct lec_page *page,
+		    size_t item_size,
+		    int (*row)(sqlite3_stmt *stmt, void *item),
+		    void (*item_dispose)(void *item),
+		    void **items_out, size_t *len_out, size_t *total_out)
+{
+	sqlite3_stmt *stmt = NULL;
+	unsigned char *items = NULL;
+	size_t len = 0, cap = 0, total = 0, i;
+	int error, rc;
+
+	*items_out = NULL;
+	*len_out = 0;
+	if (total_out && (error = lec__query_count(st, q, &total)) < 0)
+		return error;
+	if ((error = lec__query_prepare_page(st, q, order, page, &stmt)) < 0)
+		return error;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			unsigned char *n = lec__realloc(items, ncap * item_size);
+
+			if (n == NULL) {
+				error = lec__error_oom();
+				goto done;
+			}
+			items = n;
+			cap = ncap;
+		}
+		memset(items + len * item_size, 0, item_size);
+		if ((error = row(stmt, items + len * item_size)) < 0) {
+			item_dispose(items + len * item_size);
+			goto done;
+		}
+		len++;
+	}
+	if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "listing");
+
+done:
+	sqlite3_finalize(stmt);
+	if (error < 0) {
+		for (i = 0; i < len; i++)
+			item_dispose(items + i * item_size);
+		lec__free(items);
+		return error;
+	}
+	*items_out = items;
+	*len_out = len;
+	if (total_out)
+		*total_out = total;
+	return LEC_OK;
+}
+
+/* Opening ----------------------------------------------------------------- */
+
+/* Refuse a non-empty file that is not SQLite before SQLite touches it. */
+static int check_header(const char *path, int create, int *exists)
+{
+	char head[16];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*exists = fd >= 0;
+	if (fd < 0) {
+		if (errno == ENOENT && create)
+			return LEC_OK;
+		if (errno == ENOENT)
+			return lec__error(LEC_ENOTFOUND, "%s: no such database",
+					  path);
+		return lec__error(errno == EACCES ? LEC_EREADONLY : LEC_EIO,
+				  "%s: %s", path, strerror(errno));
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n == 0)
+		return LEC_OK;
+	if (n != (ssize_t)sizeof(head) ||
+	    memcmp(head, sqlite_magic, sizeof(head)) != 0)
+		return lec__error(LEC_ECORRUPT,
+				  "%s: not an SQLite database; refusing to "
+				  "use it (left untouched)", path);
+	return LEC_OK;
+}
+
+/* Create the file with owner-only permissions: it holds token hashes and
+ * sealed secrets. SQLite gives its -wal and -shm files the same mode. */
+static int create_private_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0 && errno != EEXIST)
+		return lec__error(errno == EACCES || errno == EROFS
+					  ? LEC_EREADONLY
+					  : LEC_EIO,
+				  "%s: cannot create: %s", path,
+				  strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return LEC_OK;
+}
+
+static int pragma_int(struct lec_store *st, const char *sql, int *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(stmt, 0);
+	else
+		error = lec_store__sqlerr(st, rc, sql);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* A database with tables but no schema version was made by something else. */
+static int check_owned(struct lec_store *st, int version)
+{
+	int tables = 0, error;
+
+	if (version > lec_store_schema_latest())
+		return lec__error(LEC_ESCHEMA,
+				  "%s: schema version %d is newer than this "
+				  "Lectern understands (%d); upgrade Lectern",
+				  st->path, version, lec_store_schema_latest());
+	if (version > 0)
+		return LEC_OK;
+	if ((error = pragma_int(st, "SELECT count(*) FROM sqlite_schema",
+				&tables)) < 0)
+		return error;
+	if (tables > 0)
+		return lec__error(LEC_ECORRUPT,
+				  "%s: an SQLite database that Lectern did not "
+				  "create; refusing to use it (left untouched)",
+				  st->path);
+	return LEC_OK;
+}
+
+static int configure(struct lec_store *st, const struct lec_store_options *o,
+		     int target)
+{
+	int version = 0, error;
+
+	if (sqlite3_db_readonly(st->db, "main") == 1)
+		return lec__error(LEC_EREADONLY,
+				  "%s: database file is read-only", st->path);
+	sqlite3_busy_timeout(st->db, o->busy_timeout_ms);
+	sqlite3_extended_result_codes(st->db, 1);
+	if ((error = pragma_int(st, "PRAGMA user_version", &version)) < 0 ||
+	    (error = check_owned(st, version)) < 0 ||
+	    (error = lec_store__exec(st, "PRAGMA foreign_keys = ON")) < 0 ||
+	    (error = lec_store__exec(st, "PRAGMA journal_mode = WAL")) < 0 ||
+	    (error = lec_store__exec(st, "PRAGMA synchronous = NORMAL")) < 0)
+		return error;
+	return lec_store__migrate(st, target);
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return lec__strdup(".");
+	if (slash == path)
+		return lec__strdup("/");
+	return lec__strndup(path, (size_t)(slash - path));
+}
+
+int lec_store__open_at(struct lec_store **out, const char *path,
+		       const struct lec_store_options *opts, int target)
+{
+	struct lec_store_options defaults = LEC_STORE_OPTIONS_INIT;
+	struct lec_store *st = NULL;
+	int error, exists = 0, rc;
+
+	lec_error_clear();
+	*out = NULL;
+	if (opts == NULL)
+		opts = &defaults;
+	if (path == NULL || *path == '\0')
+		return lec__error(LEC_EINVALID, "no database path given");
+	if ((error = check_header(path, opts->create, &exists)) < 0)
+		return error;
+	if (!exists && (error = create_private_file(path)) < 0)
+		return error;
+
+	st = lec__calloc(1, sizeof(*st));
+	LEC__CHECK_ALLOC(st);
+	st->path = lec__strdup(path);
+	st->data_dir = dir_of(path);
+	if (st->path == NULL || st->data_dir == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	rc = sqlite3_open_v2(path, &st->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+			     NULL);
+	if (rc != SQLITE_OK) {
+		error = lec_store__sqlerr(st, rc, "opening");
+		goto done;
+	}
+	error = configure(st, opts, target);
+
+done:
+	if (error < 0) {
+		lec_store_free(st);
+		return error;
+	}
+	*out = st;
+	return LEC_OK;
+}
+
+int lec_store_open(struct lec_store **out, const char *path,
+		   const struct lec_store_options *opts)
+{
+	return lec_store__open_at(out, path, opts, lec_store_schema_latest());
+}
+
+static int make_dirs(const char *dir)
+{
+	char *copy = lec__strdup(dir);
+	char *p;
+	int error = LEC_OK;
+
+	LEC__CHECK_ALLOC(copy);
+	for (p = copy + 1;; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0700) < 0 && errno != EEXIST) {
+			error = lec__error(errno == EACCES || errno == EROFS
+						   ? LEC_EREADONLY
+						   : LEC_EIO,
+					   "%s: cannot create directory: %s",
+					   copy, strerror(errno));
+			break;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	lec__free(copy);
+	return error;
+}
+
+int lec_store_open_dir(struct lec_store **out, const char *data_dir,
+		       const struct lec_store_options *opts)
+{
+	struct lec__buf path = LEC__BUF_INIT;
+	char *file;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	if (data_dir == NULL || *data_dir == '\0')
+		return lec__error(LEC_EINVALID, "no data directory given");
+	if ((!opts || opts->create) && (error = make_dirs(data_dir)) < 0)
+		return error;
+	lec__buf_printf(&path, "%s/%s", data_dir, LEC_STORE_FILE_NAME);
+	file = lec__buf_take(&path);
+	LEC__CHECK_ALLOC(file);
+	error = lec_store_open(out, file, opts);
+	lec__free(file);
+	return error;
+}
+
+void lec_store_free(struct lec_store *st)
+{
+	if (st == NULL)
+		return;
+	sqlite3_close_v2(st->db);
+	lec__free(st->path);
+	lec__free(st->data_dir);
+	lec__free(st);
+}
+
+int lec_store_schema_version(struct lec_store *st)
+{
+	int version = -1;
+
+	return pragma_int(st, "PRAGMA user_version", &version) < 0 ? -1
+								   : version;
+}
+
+const char *lec_store_path(const struct lec_store *st)
+{
+	return st->path;
+}

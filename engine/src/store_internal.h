@@ -1,0 +1,127 @@
+/*
+ * What engine modules share about the store: the handle's layout, SQLite
+ * error mapping, transactions, a small query builder for filtered and paged
+ * lists, and column/bind helpers. Modules (user.c, project.c, ...) build their
+ * typed API on these; nothing outside engine/src sees them.
+ */
+#ifndef LECTERN_STORE_INTERNAL_H
+#define LECTERN_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "lectern/store.h"
+
+struct lec_store {
+	sqlite3 *db;
+	char *path;
+	char *data_dir; /* directory of the database file */
+};
+
+/* Map an SQLite result code to an engine code with a message naming what
+ * was being done; returns the engine code. */
+int lec_store__sqlerr(struct lec_store *st, int rc, const char *what);
+
+/* Prepare one statement; on failure sets the error. */
+int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
+		       const char *sql);
+
+/* Run SQL without results (no parameters). */
+int lec_store__exec(struct lec_store *st, const char *sql);
+
+/* Write transactions: BEGIN IMMEDIATE takes the write lock at once so that a
+ * busy database is reported before any work is done. */
+int lec_store__begin(struct lec_store *st);
+int lec_store__commit(struct lec_store *st);
+void lec_store__rollback(struct lec_store *st);
+
+/* Step a statement that must finish with SQLITE_DONE. */
+int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
+			 const char *what);
+
+/* Columns and binds ---------------------------------------------------- */
+
+/* Copy a text column into *out (NULL for SQL NULL). */
+int lec_store__col_text(sqlite3_stmt *stmt, int col, char **out);
+/* Bind text, or NULL when s is NULL. */
+int lec_store__bind_text(sqlite3_stmt *stmt, int idx, const char *s);
+
+/* Growable string buffer with a sticky out-of-memory flag -------------- */
+
+struct lec__buf {
+	char *ptr;
+	size_t len;
+	size_t cap;
+	int oom;
+};
+#define LEC__BUF_INIT { NULL, 0, 0, 0 }
+
+void lec__buf_puts(struct lec__buf *b, const char *s);
+void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)
+	LEC__PRINTF(2, 3);
+/* Hands the string to the caller (who frees it with lec__free) and resets
+ * the buffer; NULL and an error when an append ran out of memory. */
+char *lec__buf_take(struct lec__buf *b);
+void lec__buf_dispose(struct lec__buf *b);
+
+/* Query builder for list calls ----------------------------------------- */
+
+/* Most parameters a filtered list binds; filters are few and fixed. */
+#define LEC__QUERY_MAX_BINDS 16
+
+struct lec__query_bind {
+	int is_text;
+	const char *text; /* borrowed: must outlive the query */
+	int64_t num;
+};
+
+struct lec__query {
+	struct lec__buf sql;
+	int has_where;
+	int nbinds;
+	int overflow;
+	struct lec__query_bind binds[LEC__QUERY_MAX_BINDS];
+};
+
+/* Start with "SELECT <columns> FROM <from>" (joins allowed in from). */
+void lec__query_init(struct lec__query *q, const char *columns,
+		     const char *from);
+/* AND a condition with one '?' bound to text / an integer. */
+void lec__query_where_text(struct lec__query *q, const char *cond,
+			   const char *value);
+void lec__query_where_int(struct lec__query *q, const char *cond,
+			  int64_t value);
+/* AND a condition without parameters. */
+void lec__query_where(struct lec__query *q, const char *cond);
+/* Count the rows the query matches. */
+int lec__query_count(struct lec_store *st, struct lec__query *q,
+		     size_t *total);
+/* Prepare the page: ORDER BY order, then LIMIT/OFFSET from page (may be
+ * NULL for everything). */
+int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
+			    const char *order, const struct lec_page *page,
+			    sqlite3_stmt **out);
+void lec__query_dispose(struct lec__query *q);
+
+/* Runs a paged list: counts, prepares the page, and calls row() for each row
+ * to fill items[i] (item_size bytes each, zeroed first). On failure calls
+ * item_free on the filled items. The array is owned by the caller. */
+int lec__query_list(struct lec_store *st, struct lec__query *q,
+		    const char *order, const struct lec_page *page,
+		    size_t item_size,
+		    int (*row)(sqlite3_stmt *stmt, void *item),
+		    void (*item_dispose)(void *item),
+		    void **items_out, size_t *len_out, size_t *total_out);
+
+/* Schema ---------------------------------------------------------------- */
+
+/* Run the migrations from the current version up to `target` inside one
+ * transaction each. Exposed so tests can build older schemas. */
+int lec_store__migrate(struct lec_store *st, int target);
+
+/* lec_store_open, but migrating only up to `target` (tests of migrations). */
+int lec_store__open_at(struct lec_store **out, const char *path,
+		       const struct lec_store_options *opts, int target);
+
+#endif

@@ -1,0 +1,326 @@
+/*
+ * Users and API tokens. Tokens are looked up by the SHA-256 of the presented
+ * string, so the database never holds a usable credential, and a token that
+ * is malformed is rejected without touching the database.
+ */
+#include <string.h>
+
+#include "hash.h"
+#include "lectern/user.h"
+#include "store_internal.h"
+
+#define USER_COLUMNS "id, username, email, is_active, is_superuser, created"
+
+static int valid_username(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	size_t i;
+
+	if (n == 0 || n > LEC_USERNAME_MAX)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || strchr("@.+-_", c)))
+			return 0;
+	}
+	return 1;
+}
+
+static void user_dispose(void *item)
+{
+	struct lec_user *u = item;
+
+	lec__free(u->username);
+	lec__free(u->email);
+}
+
+static int user_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_user *u = item;
+	int error;
+
+	u->id = sqlite3_column_int64(stmt, 0);
+	if ((error = lec_store__col_text(stmt, 1, &u->username)) < 0 ||
+	    (error = lec_store__col_text(stmt, 2, &u->email)) < 0)
+		return error;
+	u->is_active = sqlite3_column_int(stmt, 3);
+	u->is_superuser = sqlite3_column_int(stmt, 4);
+	u->created = sqlite3_column_int64(stmt, 5);
+	return LEC_OK;
+}
+
+void lec_user_free(struct lec_user *user)
+{
+	if (user == NULL)
+		return;
+	user_dispose(user);
+	lec__free(user);
+}
+
+void lec_user_list_dispose(struct lec_user_list *list)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < list->len; i++)
+		user_dispose(&list->items[i]);
+	lec__free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+/* Fetch one user matching `where` (one '?' bound to text or id). */
+static int user_fetch(struct lec_store *st, const char *where,
+		      const char *text, int64_t id, struct lec_user **out)
+{
+	struct lec__query q;
+	struct lec_user *items = NULL;
+	size_t len = 0;
+	int error;
+
+	*out = NULL;
+	lec__query_init(&q, USER_COLUMNS, "users");
+	if (text)
+		lec__query_where_text(&q, where, text);
+	else
+		lec__query_where_int(&q, where, id);
+	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items), user_row,
+				user_dispose, (void **)&items, &len, NULL);
+	lec__query_dispose(&q);
+	if (error < 0)
+		return error;
+	if (len == 0) {
+		lec__free(items);
+		return text ? lec__error(LEC_ENOTFOUND, "no user named '%s'",
+					 text)
+			    : lec__error(LEC_ENOTFOUND, "no user with id %lld",
+					 (long long)id);
+	}
+	*out = items;
+	return LEC_OK;
+}
+
+int lec_user_get(struct lec_store *st, const char *username,
+		 struct lec_user **out)
+{
+	lec_error_clear();
+	if (username == NULL)
+		return lec__error(LEC_EINVALID, "no username given");
+	return user_fetch(st, "username = ?", username, 0, out);
+}
+
+int lec_user_get_by_id(struct lec_store *st, int64_t id,
+		       struct lec_user **out)
+{
+	lec_error_clear();
+	return user_fetch(st, "id = ?", NULL, id, out);
+}
+
+int lec_user_create(struct lec_store *st, const char *username,
+		    struct lec_user **out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if (!valid_username(username))
+		return lec__error(LEC_EINVALID,
+				  "invalid username '%s': use 1 to %d letters, "
+				  "digits and @ . + - _",
+				  username ? username : "", LEC_USERNAME_MAX);
+	if ((error = lec_store__prepare(st, &stmt,
+					"INSERT INTO users (username, created) "
+					"VALUES (?, ?)")) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, username)) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 2, lec__now_us());
+	error = lec_store__step_done(st, stmt, "creating a user");
+	if (error == LEC_EEXISTS)
+		error = lec__error(LEC_EEXISTS, "user '%s' already exists",
+				   username);
+	if (error == LEC_OK && out)
+		error = lec_user_get(st, username, out);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_user_ensure(struct lec_store *st, const char *username,
+		    struct lec_user **out)
+{
+	int error = lec_user_get(st, username, out);
+
+	if (error == LEC_ENOTFOUND)
+		error = lec_user_create(st, username, out);
+	/* Lost a race with another process creating the same user. */
+	if (error == LEC_EEXISTS)
+		error = lec_user_get(st, username, out);
+	return error;
+}
+
+int lec_user_list(struct lec_store *st, const struct lec_page *page,
+		  struct lec_user_list *out)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, USER_COLUMNS, "users");
+	error = lec__query_list(st, &q, "username", page, sizeof(*out->items),
+				user_row, user_dispose, (void **)&out->items,
+				&out->len, &out->total);
+	lec__query_dispose(&q);
+	return error;
+}
+
+/* Run a one-parameter-pair UPDATE/DELETE that must touch exactly one user. */
+static int user_change(struct lec_store *st, const char *sql, int64_t id,
+		       int64_t value, int has_value, const char *what)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	if (has_value) {
+		sqlite3_bind_int64(stmt, 1, value);
+		sqlite3_bind_int64(stmt, 2, id);
+	} else {
+		sqlite3_bind_int64(stmt, 1, id);
+	}
+	error = lec_store__step_done(st, stmt, what);
+	if (error == LEC_OK && sqlite3_changes(sqlite3_db_handle(stmt)) == 0)
+		error = lec__error(LEC_ENOTFOUND, "no user with id %lld",
+				   (long long)id);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_user_set_active(struct lec_store *st, int64_t id, int active)
+{
+	return user_change(st, "UPDATE users SET is_active = ? WHERE id = ?",
+			   id, active ? 1 : 0, 1, "updating a user");
+}
+
+int lec_user_delete(struct lec_store *st, int64_t id)
+{
+	return user_change(st, "DELETE FROM users WHERE id = ?", id, 0, 0,
+			   "deleting a user");
+}
+
+/* Tokens ------------------------------------------------------------------- */
+
+static int valid_token(const char *token)
+{
+	size_t i;
+
+	if (token == NULL || strlen(token) != LEC_TOKEN_LEN)
+		return 0;
+	for (i = 0; i < LEC_TOKEN_LEN; i++)
+		if (!strchr("0123456789abcdef", token[i]) || token[i] == '\0')
+			return 0;
+	return 1;
+}
+
+int lec_token_create(struct lec_store *st, int64_t user_id, char **out)
+{
+	unsigned char raw[LEC_TOKEN_LEN / 2];
+	char hash[LEC__SHA256_HEX_LEN + 1];
+	sqlite3_stmt *stmt = NULL;
+	char *token = NULL;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	token = lec__malloc(LEC_TOKEN_LEN + 1);
+	LEC__CHECK_ALLOC(token);
+	if ((error = lec__random_bytes(raw, sizeof(raw))) < 0)
+		goto done;
+	lec__hex(raw, sizeof(raw), token);
+	if ((error = lec__sha256_hex(token, LEC_TOKEN_LEN, hash)) < 0 ||
+	    (error = lec_store__prepare(st, &stmt,
+					"INSERT INTO tokens (user_id, hash, "
+					"created) VALUES (?, ?, ?)")) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 1, user_id);
+	if ((error = lec_store__bind_text(stmt, 2, hash)) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 3, lec__now_us());
+	error = lec_store__step_done(st, stmt, "creating a token");
+	if (error == LEC_EINVALID)
+		error = lec__error(LEC_ENOTFOUND, "no user with id %lld",
+				   (long long)user_id);
+done:
+	sqlite3_finalize(stmt);
+	memset(raw, 0, sizeof(raw));
+	if (error < 0) {
+		if (token)
+			memset(token, 0, LEC_TOKEN_LEN + 1);
+		lec__free(token);
+		return error;
+	}
+	*out = token;
+	return LEC_OK;
+}
+
+int lec_token_authenticate(struct lec_store *st, const char *token,
+			   struct lec_user **out)
+{
+	char hash[LEC__SHA256_HEX_LEN + 1];
+	struct lec__query q;
+	struct lec_user *items = NULL;
+	size_t len = 0;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	if (!valid_token(token))
+		return lec__error(LEC_ENOTFOUND, "invalid token");
+	if ((error = lec__sha256_hex(token, LEC_TOKEN_LEN, hash)) < 0)
+		return error;
+	lec__query_init(&q, "u.id, u.username, u.email, u.is_active, "
+			    "u.is_superuser, u.created",
+			"users u JOIN tokens t ON t.user_id = u.id");
+	lec__query_where_text(&q, "t.hash = ?", hash);
+	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items), user_row,
+				user_dispose, (void **)&items, &len, NULL);
+	lec__query_dispose(&q);
+	if (error < 0)
+		return error;
+	if (len == 0) {
+		lec__free(items);
+		return lec__error(LEC_ENOTFOUND, "invalid token");
+	}
+	if (!items->is_active) {
+		lec_user_free(items);
+		return lec__error(LEC_EAUTH, "user inactive or deleted");
+	}
+	*out = items;
+	return LEC_OK;
+}
+
+int lec_token_revoke_all(struct lec_store *st, int64_t user_id,
+			 size_t *count)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__prepare(st, &stmt,
+					"DELETE FROM tokens WHERE user_id = ?")) <
+	    0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, user_id);
+	error = lec_store__step_done(st, stmt, "revoking tokens");
+	if (error == LEC_OK && count)
+		*count = (size_t)sqlite3_changes(sqlite3_db_handle(stmt));
+	sqlite3_finalize(stmt);
+	return error;
+}

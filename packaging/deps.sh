@@ -1,0 +1,39 @@
+#!/bin/sh
+# Installs Lectern's build, test and run-time dependencies from Debian's packages.
+#
+# Idempotent: packages already present are skipped, so the README's quick-start
+# commands and CI can call it every time. Must run as root (or with sudo on PATH).
+# The package list is the single place that names what Lectern depends on; the
+# reason for each group is beside it.
+set -eu
+
+# Build: compiler, CMake, pkg-config, and the libraries Lectern links.
+BUILD_PKGS="build-essential cmake pkg-config git
+ libncurses-dev libcurl4-openssl-dev libcjson-dev libgit2-dev libsqlite3-dev
+ libmicrohttpd-dev libxml2-dev libmd4c-dev libmd4c-html0-dev libyaml-dev libunistring-dev libssl-dev"
+# Run time: the build sandbox, and the documentation generators a project may use.
+RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs"
+# Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server.
+TEST_PKGS="tmux sqlite3 curl"
+
+missing=""
+for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO="sudo"
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086 # word splitting of the package list is intended
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,124 @@
+/*
+ * Engine-direct admin commands: the few commands that open the store itself
+ * rather than talking to an instance over HTTP (tokens and users are what
+ * make talking over HTTP possible in the first place).
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lectern/store.h"
+#include "lectern/timefmt.h"
+#include "lectern/user.h"
+
+int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct lec_store *store;
+	struct lec_user_list users = { 0 };
+	struct lec_page none = { 1, 0 };
+
+	(void)argv;
+	if (argc > 0)
+		return cli_fail("status takes no arguments");
+	if ((store = cli_store(ctx)) == NULL)
+		return CLI_EXIT_FAIL;
+	if (lec_user_list(store, &none, &users) < 0)
+		return cli_fail_engine("cannot read users");
+	printf("data directory: %s\n", cli_data_dir(ctx));
+	printf("store:          %s (schema %d)\n", lec_store_path(store),
+	       lec_store_schema_version(store));
+	printf("users:          %zu\n", users.total);
+	lec_user_list_dispose(&users);
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct lec_store *store;
+	struct lec_user *user = NULL;
+	char *token = NULL;
+	int status = CLI_EXIT_OK;
+
+	if (argc != 1 || argv[0][0] == '-')
+		return cli_fail("usage: lectern token create USER");
+	if ((store = cli_store(ctx)) == NULL)
+		return CLI_EXIT_FAIL;
+	if (lec_user_ensure(store, argv[0], &user) < 0) {
+		status = cli_fail_engine("cannot create the user");
+		goto done;
+	}
+	if (lec_token_create(store, user->id, &token) < 0) {
+		status = cli_fail_engine("cannot create a token");
+		goto done;
+	}
+	/* The token alone on stdout, so `$(lectern token create me)` works;
+	 * it is not stored anywhere in plain text. */
+	printf("%s\n", token);
+	memset(token, 0, strlen(token));
+done:
+	free(token);
+	lec_user_free(user);
+	return status;
+}
+
+static int print_users_json(const struct lec_user_list *users)
+{
+	cJSON *root = cJSON_CreateArray();
+	char when[LEC_TIME_ISO_MAX];
+	char *text;
+	size_t i;
+
+	for (i = 0; root && i < users->len; i++) {
+		cJSON *u = cJSON_CreateObject();
+
+		lec_time_iso8601(users->items[i].created, when);
+		if (u == NULL ||
+		    !cJSON_AddStringToObject(u, "username",
+					     users->items[i].username) ||
+		    !cJSON_AddBoolToObject(u, "is_active",
+					   users->items[i].is_active) ||
+		    !cJSON_AddStringToObject(u, "created", when)) {
+			cJSON_Delete(u);
+			cJSON_Delete(root);
+			return cli_fail("out of memory");
+		}
+		cJSON_AddItemToArray(root, u);
+	}
+	text = root ? cJSON_PrintUnformatted(root) : NULL;
+	cJSON_Delete(root);
+	if (text == NULL)
+		return cli_fail("out of memory");
+	printf("%s\n", text);
+	cJSON_free(text);
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct lec_store *store;
+	struct lec_user_list users = { 0 };
+	char when[LEC_TIME_ISO_MAX];
+	int json = 0, status = CLI_EXIT_OK;
+	size_t i;
+
+	if (argc > 1 || (argc == 1 && strcmp(argv[0], "--json") != 0))
+		return cli_fail("usage: lectern user list [--json]");
+	json = argc == 1;
+	if ((store = cli_store(ctx)) == NULL)
+		return CLI_EXIT_FAIL;
+	if (lec_user_list(store, NULL, &users) < 0)
+		return cli_fail_engine("cannot list users");
+	if (json) {
+		status = print_users_json(&users);
+	} else {
+		printf("%-24s %-8s %s\n", "USERNAME", "ACTIVE", "CREATED");
+		for (i = 0; i < users.len; i++) {
+			lec_time_iso8601(users.items[i].created, when);
+			printf("%-24s %-8s %s\n", users.items[i].username,
+			       users.items[i].is_active ? "yes" : "no", when);
+		}
+	}
+	lec_user_list_dispose(&users);
+	return status;
+}

@@ -1,0 +1,53 @@
+/*
+ * What the CLI's files share: the context of one invocation, the command
+ * table's shape, exit codes, and the helpers that report errors as one line
+ * on stderr.
+ */
+#ifndef LECTERN_CLI_H
+#define LECTERN_CLI_H
+
+#include <stdio.h>
+
+/* Exit statuses: 0 success, 1 the operation failed, 2 the command line was
+ * wrong. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+struct lec_store;
+
+struct cli_ctx {
+	const char *data_dir_opt; /* --data, or NULL */
+	char *data_dir;           /* resolved on first use; owned */
+	struct lec_store *store;  /* opened on first use; owned */
+};
+
+struct cli_command {
+	const char *name;    /* words, e.g. "token create" */
+	const char *args;    /* argument synopsis for usage */
+	const char *summary; /* one line for the command list */
+	int (*run)(struct cli_ctx *ctx, int argc, char **argv);
+};
+
+/* Print "lectern: <message>" on stderr; returns CLI_EXIT_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, for engine errors: appends lec_error_last(). */
+int cli_fail_engine(const char *what);
+/* The command's usage line on stderr; returns CLI_EXIT_USAGE. */
+int cli_usage(const struct cli_command *cmd);
+
+/* The data directory (resolved from --data, LECTERN_DATA, XDG, HOME). */
+const char *cli_data_dir(struct cli_ctx *ctx);
+/* The store of the data directory, opened (and migrated) on first use;
+ * NULL after reporting the error. */
+struct lec_store *cli_store(struct cli_ctx *ctx);
+
+void cli_print_commands(FILE *out);
+int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv);
+
+/* The engine-direct admin commands (admin.c). */
+int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
+
+#endif

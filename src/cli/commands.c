@@ -1,0 +1,173 @@
+/*
+ * The command table and the plumbing every command uses: dispatch by the
+ * leading words of the command line, per-command --help, the data directory
+ * and the store, and one-line error reporting.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lectern/errors.h"
+#include "lectern/store.h"
+
+static const struct cli_command commands[] = {
+	{ "status", "", "show the data directory and what it holds",
+	  cli_cmd_status },
+	{ "token create", "USER",
+	  "create USER if missing and print a new API token",
+	  cli_cmd_token_create },
+	{ "user list", "[--json]", "list the users of the local engine",
+	  cli_cmd_user_list },
+};
+
+#define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lectern: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return CLI_EXIT_FAIL;
+}
+
+int cli_fail_engine(const char *what)
+{
+	return cli_fail("%s: %s", what, lec_error_last());
+}
+
+int cli_usage(const struct cli_command *cmd)
+{
+	fprintf(stderr, "usage: lectern %s%s%s\n", cmd->name,
+		cmd->args[0] ? " " : "", cmd->args);
+	return CLI_EXIT_USAGE;
+}
+
+void cli_print_commands(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < COMMAND_COUNT; i++)
+		fprintf(out, "  %-14s %s\n", commands[i].name,
+			commands[i].summary);
+}
+
+const char *cli_data_dir(struct cli_ctx *ctx)
+{
+	const char *env;
+	size_t n;
+
+	if (ctx->data_dir)
+		return ctx->data_dir;
+	if (ctx->data_dir_opt && *ctx->data_dir_opt) {
+		ctx->data_dir = strdup(ctx->data_dir_opt);
+	} else if ((env = getenv("LECTERN_DATA")) && *env) {
+		ctx->data_dir = strdup(env);
+	} else if ((env = getenv("XDG_DATA_HOME")) && *env == '/') {
+		n = strlen(env) + sizeof("/lectern");
+		if ((ctx->data_dir = malloc(n)))
+			snprintf(ctx->data_dir, n, "%s/lectern", env);
+	} else if ((env = getenv("HOME")) && *env) {
+		n = strlen(env) + sizeof("/.local/share/lectern");
+		if ((ctx->data_dir = malloc(n)))
+			snprintf(ctx->data_dir, n, "%s/.local/share/lectern",
+				 env);
+	} else {
+		cli_fail("no data directory: set --data, LECTERN_DATA or HOME");
+		return NULL;
+	}
+	if (ctx->data_dir == NULL)
+		cli_fail("out of memory");
+	return ctx->data_dir;
+}
+
+struct lec_store *cli_store(struct cli_ctx *ctx)
+{
+	const char *dir;
+
+	if (ctx->store)
+		return ctx->store;
+	if ((dir = cli_data_dir(ctx)) == NULL)
+		return NULL;
+	if (lec_store_open_dir(&ctx->store, dir, NULL) < 0) {
+		cli_fail_engine("cannot open the store");
+		return NULL;
+	}
+	return ctx->store;
+}
+
+/* How many of the command's words the command line starts with (0 when it
+ * does not start with all of them). */
+static int match_words(const char *name, int argc, char **argv)
+{
+	char copy[64];
+	char *word, *save = NULL;
+	int n = 0;
+
+	snprintf(copy, sizeof(copy), "%s", name);
+	for (word = strtok_r(copy, " ", &save); word;
+	     word = strtok_r(NULL, " ", &save)) {
+		if (n >= argc || strcmp(argv[n], word) != 0)
+			return 0;
+		n++;
+	}
+	return n;
+}
+
+static int wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
+static void ctx_dispose(struct cli_ctx *ctx)
+{
+	lec_store_free(ctx->store);
+	free(ctx->data_dir);
+}
+
+int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static char status_word[] = "status";
+	static char *default_argv[] = { status_word, NULL };
+	const struct cli_command *best = NULL;
+	int best_words = 0, status;
+	size_t i;
+
+	/* No command: show the status (the TUI takes this over later). */
+	if (argc == 0) {
+		argv = default_argv;
+		argc = 1;
+	}
+	for (i = 0; i < COMMAND_COUNT; i++) {
+		int n = match_words(commands[i].name, argc, argv);
+
+		if (n > best_words) {
+			best = &commands[i];
+			best_words = n;
+		}
+	}
+	if (best == NULL) {
+		cli_fail("unknown command '%s' (see 'lectern --help')",
+			 argv[0]);
+		return CLI_EXIT_USAGE;
+	}
+	argc -= best_words;
+	argv += best_words;
+	if (wants_help(argc, argv)) {
+		printf("usage: lectern %s%s%s\n\n%s\n", best->name,
+		       best->args[0] ? " " : "", best->args, best->summary);
+		return CLI_EXIT_OK;
+	}
+	status = best->run(ctx, argc, argv);
+	ctx_dispose(ctx);
+	return status;
+}

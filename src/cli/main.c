@@ -1,0 +1,59 @@
+/*
+ * The lectern binary's entry point: global options (--data, --help,
+ * --version) and dispatch to the command table in commands.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "version.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: lectern [--data DIR] [--version] [--help] COMMAND [ARGS]\n"
+		"\n"
+		"Lectern, a documentation workstation.\n"
+		"\n"
+		"Global options:\n"
+		"  --data DIR   data directory (default: $LECTERN_DATA, then\n"
+		"               $XDG_DATA_HOME/lectern, then ~/.local/share/lectern)\n"
+		"  --version    print the version and exit\n"
+		"  --help       print this help and exit\n"
+		"\n"
+		"Commands:\n");
+	cli_print_commands(out);
+	fprintf(out, "\nRun 'lectern COMMAND --help' for a command's usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_ctx ctx = { 0 };
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("lectern %s\n", LECTERN_VERSION);
+			return 0;
+		}
+		if (strcmp(argv[i], "--data") == 0) {
+			if (i + 1 >= argc)
+				return cli_fail("--data needs a directory");
+			ctx.data_dir_opt = argv[++i];
+			continue;
+		}
+		if (strncmp(argv[i], "--data=", 7) == 0) {
+			ctx.data_dir_opt = argv[i] + 7;
+			continue;
+		}
+		fprintf(stderr, "lectern: unknown option '%s'\n", argv[i]);
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	return cli_dispatch(&ctx, argc - i, argv + i);
+}

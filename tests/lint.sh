@@ -1,0 +1,35 @@
+#!/bin/sh
+# Source checks the compiler does not make: banned functions (unbounded
+# copies, silent number parsing, non-reentrant tokenising) anywhere, raw
+# allocation in the engine (it goes through lec__malloc so tests can fail
+# it), and the dependency direction (the UI and the client never include
+# engine headers; the engine never includes HTTP or curses headers).
+set -u
+top=${1:-.}
+status=0
+
+report() {
+	echo "lint: $1"
+	status=1
+}
+
+banned=$(grep -rnE '\b(strcpy|strcat|sprintf|vsprintf|strtok\b|atoi|atol|gets)\s*\(' \
+	"$top/engine" "$top/src" "$top/ui" --include='*.c' --include='*.h' 2>/dev/null)
+[ -z "$banned" ] || report "banned function:
+$banned"
+
+raw=$(grep -rnE '\b(malloc|calloc|realloc|free|strdup|strndup)\s*\(' \
+	"$top/engine/src" --include='*.c' 2>/dev/null | grep -v '^[^:]*/alloc\.c:')
+[ -z "$raw" ] || report "raw allocation in the engine (use lec__malloc):
+$raw"
+
+up=$(grep -rnE '#include\s*[<"](microhttpd|curl/|ncurses|curses)' "$top/engine" 2>/dev/null)
+[ -z "$up" ] || report "the engine includes HTTP or curses headers:
+$up"
+
+down=$(grep -rnE '#include\s*[<"]lectern/' "$top/ui" "$top/src/client" 2>/dev/null)
+[ -z "$down" ] || report "the UI or the client includes engine headers:
+$down"
+
+[ $status -eq 0 ] && echo "lint: clean"
+exit $status
