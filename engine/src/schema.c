@@ -146,6 +146,15 @@ static const char migration_1[] =
 	"  end_time INTEGER"
 	");"
 	"CREATE INDEX build_commands_build ON build_commands(build_id, id);"
+	/* Projects waiting for the build pipeline to sync their versions from
+	 * the repository: at most one pending request per project, taken
+	 * oldest (lowest id) first. */
+	"CREATE TABLE version_sync_requests ("
+	"  id INTEGER PRIMARY KEY,"
+	"  project_id INTEGER NOT NULL UNIQUE"
+	"    REFERENCES projects(id) ON DELETE CASCADE,"
+	"  requested INTEGER NOT NULL"
+	");"
 	"CREATE TABLE redirects ("
 	"  id INTEGER PRIMARY KEY,"
 	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"

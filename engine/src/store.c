@@ -7,15 +7,12 @@
  * written by a newer Lectern is refused before anything is written to it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "store_internal.h"
-
-static const char sqlite_magic[16] = "SQLite format 3";
 
 int lec_store__sqlerr(struct lec_store *st, int rc, const char *what)
 {
@@ -34,8 +31,11 @@ int lec_store__sqlerr(struct lec_store *st, int rc, const char *what)
 	case SQLITE_READONLY:
 		return lec__error(LEC_EREADONLY, "%s: %s: %s", path, what,
 				  msg);
-	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB:
+		return lec__error(LEC_ECORRUPT,
+				  "%s: not an SQLite database; refusing to use "
+				  "it (left untouched)", path);
+	case SQLITE_CORRUPT:
 		return lec__error(LEC_ECORRUPT,
 				  "%s: %s: database file is corrupt or not a "
 				  "database (%s)", path, what, msg);
@@ -186,6 +186,7 @@ char *lec__buf_take(struct lec__buf *b)
 		return NULL;
 	}
 	s = b->ptr;
+	s[b->len] = '\0'; /* nothing may have been appended yet */
 	b->ptr = NULL;
 	b->len = b->cap = 0;
 	return s;
@@ -393,49 +394,25 @@ done:
 
 /* Opening ----------------------------------------------------------------- */
 
-/* Refuse a non-empty file that is not SQLite before SQLite touches it. */
-static int check_header(const char *path, int create, int *exists)
+/*
+ * Whether the database file exists. The file is never opened here: closing
+ * any descriptor of a database file drops every POSIX lock this process
+ * holds on it, including those of SQLite connections open in other threads,
+ * and another process could then delete the WAL under them. SQLite itself
+ * reads the header and reports a file that is not a database.
+ */
+static int check_exists(const char *path, int create, int *exists)
 {
-	char head[16];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
 
-	*exists = fd >= 0;
-	if (fd < 0) {
-		if (errno == ENOENT && create)
-			return LEC_OK;
-		if (errno == ENOENT)
-			return lec__error(LEC_ENOTFOUND, "%s: no such database",
-					  path);
+	*exists = stat(path, &sb) == 0;
+	if (*exists && !S_ISREG(sb.st_mode))
+		return lec__error(LEC_ECORRUPT, "%s: not a regular file", path);
+	if (!*exists && errno != ENOENT)
 		return lec__error(errno == EACCES ? LEC_EREADONLY : LEC_EIO,
 				  "%s: %s", path, strerror(errno));
-	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n == 0)
-		return LEC_OK;
-	if (n != (ssize_t)sizeof(head) ||
-	    memcmp(head, sqlite_magic, sizeof(head)) != 0)
-		return lec__error(LEC_ECORRUPT,
-				  "%s: not an SQLite database; refusing to "
-				  "use it (left untouched)", path);
-	return LEC_OK;
-}
-
-/* Create the file with owner-only permissions: it holds token hashes and
- * sealed secrets. SQLite gives its -wal and -shm files the same mode. */
-static int create_private_file(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-	if (fd < 0 && errno != EEXIST)
-		return lec__error(errno == EACCES || errno == EROFS
-					  ? LEC_EREADONLY
-					  : LEC_EIO,
-				  "%s: cannot create: %s", path,
-				  strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	if (!*exists && !create)
+		return lec__error(LEC_ENOTFOUND, "%s: no such database", path);
 	return LEC_OK;
 }
 
@@ -521,9 +498,7 @@ int lec_store__open_at(struct lec_store **out, const char *path,
 		opts = &defaults;
 	if (path == NULL || *path == '\0')
 		return lec__error(LEC_EINVALID, "no database path given");
-	if ((error = check_header(path, opts->create, &exists)) < 0)
-		return error;
-	if (!exists && (error = create_private_file(path)) < 0)
+	if ((error = check_exists(path, opts->create, &exists)) < 0)
 		return error;
 
 	st = lec__calloc(1, sizeof(*st));
@@ -535,10 +510,19 @@ int lec_store__open_at(struct lec_store **out, const char *path,
 		goto done;
 	}
 	rc = sqlite3_open_v2(path, &st->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX |
+				     (exists ? 0 : SQLITE_OPEN_CREATE),
 			     NULL);
 	if (rc != SQLITE_OK) {
 		error = lec_store__sqlerr(st, rc, "opening");
+		goto done;
+	}
+	/* Owner-only: the file holds token hashes and sealed secrets. Done
+	 * before WAL mode is set, so the -wal and -shm files SQLite creates
+	 * later copy this mode. */
+	if (!exists && chmod(path, 0600) < 0) {
+		error = lec__error(LEC_EIO, "%s: cannot restrict permissions: %s",
+				   path, strerror(errno));
 		goto done;
 	}
 	error = configure(st, opts, target);

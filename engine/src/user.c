@@ -224,7 +224,8 @@ static int valid_token(const char *token)
 	if (token == NULL || strlen(token) != LEC_TOKEN_LEN)
 		return 0;
 	for (i = 0; i < LEC_TOKEN_LEN; i++)
-		if (!strchr("0123456789abcdef", token[i]) || token[i] == '\0')
+		if (!((token[i] >= '0' && token[i] <= '9') ||
+		      (token[i] >= 'a' && token[i] <= 'f')))
 			return 0;
 	return 1;
 }

@@ -45,6 +45,9 @@ struct lec_store *cli_store(struct cli_ctx *ctx);
 void cli_print_commands(FILE *out);
 int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv);
 
+/* `lectern serve` (serve.c). */
+int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv);
+
 /* The engine-direct admin commands (admin.c). */
 int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);

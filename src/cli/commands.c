@@ -12,6 +12,11 @@
 #include "lectern/store.h"
 
 static const struct cli_command commands[] = {
+	{ "serve",
+	  "[--listen HOST:PORT] [--edition community|business] "
+	  "[--docs-domain DOMAIN] [--threads N]",
+	  "run the local engine's HTTP server in the foreground",
+	  cli_cmd_serve },
 	{ "status", "", "show the data directory and what it holds",
 	  cli_cmd_status },
 	{ "token create", "USER",

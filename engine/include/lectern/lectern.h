@@ -4,10 +4,17 @@
 #ifndef LECTERN_H
 #define LECTERN_H
 
+#include "lectern/build.h"
+#include "lectern/envvar.h"
 #include "lectern/errors.h"
+#include "lectern/language.h"
+#include "lectern/org.h"
+#include "lectern/project.h"
+#include "lectern/redirect.h"
 #include "lectern/slug.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
+#include "lectern/version.h"
 
 #endif

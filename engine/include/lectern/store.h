@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lectern/errors.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,0 +1,270 @@
+/*
+ * Builds of a project's versions and the commands each build ran.
+ *
+ * A build moves forward through the states of behaviour notes §5.1:
+ * triggered -> cloning -> installing -> building -> uploading -> finished,
+ * and any state that is not final may end in cancelled. Triggering a build
+ * cancels the version's other unfinished builds (§5.2). Workers take builds
+ * from the queue with lec_build_claim, which hands each triggered build to
+ * exactly one worker even across processes.
+ *
+ * Times are microseconds since the epoch (UTC). Per the decision table,
+ * `finished` is the real finish time and `error` is a message whenever a
+ * build did not succeed (NULL otherwise).
+ *
+ * A command's output is appended in the database as it arrives, so readers
+ * (the API, the UI) see a running command's output; it is capped at
+ * LEC_BUILD_OUTPUT_MAX bytes per command.
+ */
+#ifndef LECTERN_BUILD_H
+#define LECTERN_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lectern/store.h"
+#include "lectern/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The service's column size for a commit. */
+#define LEC_BUILD_COMMIT_MAX 255
+
+/* Bytes of output kept per command: a runaway command (a loop printing
+ * forever) must not fill the disk, and no useful build log is this long. */
+#define LEC_BUILD_OUTPUT_MAX (4 * 1024 * 1024)
+
+/* Appended once to a command's output when it reaches the cap. */
+#define LEC_BUILD_OUTPUT_TRUNCATED                                           \
+	"\n[output truncated: the rest of this command's output was "        \
+	"dropped]\n"
+
+/* The error of a cancelled build, and of one a newer trigger cancelled. */
+#define LEC_BUILD_ERROR_CANCELLED "This build was cancelled."
+#define LEC_BUILD_ERROR_SUPERSEDED                                           \
+	"This build was cancelled because a newer build of the same "        \
+	"version was triggered."
+
+enum lec_build_state {
+	LEC_BUILD_STATE_TRIGGERED,
+	LEC_BUILD_STATE_CLONING,
+	LEC_BUILD_STATE_INSTALLING,
+	LEC_BUILD_STATE_BUILDING,
+	LEC_BUILD_STATE_UPLOADING,
+	LEC_BUILD_STATE_FINISHED,
+	LEC_BUILD_STATE_CANCELLED
+};
+
+struct lec_build {
+	int64_t id;
+	int64_t project_id;
+	int64_t version_id; /* 0 when the version was deleted */
+	char *type;         /* "html" */
+	enum lec_build_state state;
+	int success; /* 1 until the build fails or is cancelled */
+	char *error; /* why it did not succeed; NULL when none */
+	char *commit; /* NULL when not known yet */
+	int64_t created;  /* trigger time */
+	int64_t started;  /* when it left `triggered`; 0 before */
+	int64_t finished; /* when it ended; 0 before */
+	int64_t duration; /* whole seconds from start to end; -1 before */
+	char *config; /* the build's configuration as JSON text, or NULL */
+};
+
+struct lec_build_list {
+	struct lec_build *items; /* len items, owned by the list */
+	size_t len;
+	size_t total; /* rows matching, ignoring the page */
+};
+
+/* Filters of lec_build_list (the v3 query parameters). */
+struct lec_build_filter {
+	const char *commit; /* exact; NULL or "" = any */
+	/* TRUE: states before finished/cancelled; FALSE: those two. */
+	enum lec_filter_bool running;
+};
+
+struct lec_build_command {
+	int64_t id;
+	int64_t build_id;
+	char *command;
+	char *description;
+	char *output;      /* bytes as written (may be invalid UTF-8) */
+	size_t output_len; /* bytes in output */
+	int exit_code;      /* meaningful once end_time != 0 */
+	int64_t start_time;
+	int64_t end_time;   /* 0 while it runs */
+	int64_t run_time;   /* whole seconds; -1 while it runs */
+};
+
+struct lec_build_command_list {
+	struct lec_build_command *items; /* len items, owned by the list */
+	size_t len;
+};
+
+/* States ------------------------------------------------------------------ */
+
+/** The code of a state ("triggered", ...). @return a static string; NULL
+ * for a value outside the enum */
+const char *lec_build_state_code(enum lec_build_state state);
+
+/** The display name of a state ("Triggered", ...). @return a static
+ * string; NULL for a value outside the enum */
+const char *lec_build_state_name(enum lec_build_state state);
+
+/** The state a code names. @return LEC_OK or LEC_EINVALID */
+int lec_build_state_parse(const char *code, enum lec_build_state *out);
+
+/** Whether a state is final (finished or cancelled). @return 1 or 0 */
+int lec_build_state_final(enum lec_build_state state);
+
+/* Builds ------------------------------------------------------------------ */
+
+/**
+ * Trigger a build of a version: a new build in state triggered. In the same
+ * transaction every unfinished build of the version is cancelled (error
+ * LEC_BUILD_ERROR_SUPERSEDED). An external version without a commit given
+ * reuses the commit of its last build.
+ * @param commit    the commit to build, or NULL for the version's head
+ * @param out       the new build (owned by caller, lec_build_free), or NULL
+ * @param cancelled how many builds were cancelled, or NULL
+ * @return LEC_OK; LEC_ENOTFOUND (no such version in the project);
+ *         LEC_EINVALID (field "commit" too long)
+ */
+int lec_build_trigger(struct lec_store *store, int64_t project_id,
+		      int64_t version_id, const char *commit,
+		      struct lec_build **out, size_t *cancelled);
+
+/** A build by id. @param out owned by caller (lec_build_free)
+ * @return LEC_OK or LEC_ENOTFOUND */
+int lec_build_get(struct lec_store *store, int64_t id, struct lec_build **out);
+
+/** A build by id, only if it belongs to the project.
+ * @return LEC_OK or LEC_ENOTFOUND */
+int lec_build_get_in_project(struct lec_store *store, int64_t project_id,
+			     int64_t id, struct lec_build **out);
+
+/**
+ * A project's builds, newest first.
+ * @param version_id only this version's builds, or 0 for all
+ * @param filter     NULL for all
+ * @param page       NULL for all rows
+ * @param out        filled on success; dispose with lec_build_list_dispose
+ */
+int lec_build_list(struct lec_store *store, int64_t project_id,
+		   int64_t version_id, const struct lec_build_filter *filter,
+		   const struct lec_page *page, struct lec_build_list *out);
+
+/**
+ * Move a build to a later state. Leaving triggered records `started`.
+ * Moving to cancelled is lec_build_cancel; moving to finished ends the build
+ * keeping its success and error (see lec_build_finish).
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID when the move is not forward
+ *         (the message names both states)
+ */
+int lec_build_set_state(struct lec_store *store, int64_t id,
+			enum lec_build_state state);
+
+/**
+ * End a build: records `finished` now and `duration` (seconds since
+ * `started`, 0 if it never started). The state becomes finished, with
+ * success and error (error is dropped when success); a cancelled build
+ * stays cancelled and unsuccessful and only gets its real finish time. A
+ * successful build marks its version built.
+ * @param error why it failed, or NULL
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (already finished)
+ */
+int lec_build_finish(struct lec_store *store, int64_t id, int success,
+		     const char *error);
+
+/**
+ * Cancel an unfinished build: state cancelled, success 0, error
+ * LEC_BUILD_ERROR_CANCELLED, finished now. A worker running it sees the
+ * state and stops; its lec_build_finish keeps the build cancelled.
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (already finished/cancelled)
+ */
+int lec_build_cancel(struct lec_store *store, int64_t id);
+
+/**
+ * Put an unfinished build back to triggered, as the service does when a
+ * build's task (re)starts: success 1, no error, no start or end, and its
+ * commands deleted. The build is then in the queue again.
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (already final)
+ */
+int lec_build_reset(struct lec_store *store, int64_t id);
+
+/** Record the commit a build checked out (NULL clears it).
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (field "commit") */
+int lec_build_set_commit(struct lec_store *store, int64_t id,
+			 const char *commit);
+
+/** Record the build's configuration, a JSON object (NULL clears it).
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (field "config": not a JSON
+ *         object) */
+int lec_build_set_config(struct lec_store *store, int64_t id,
+			 const char *json);
+
+/** The oldest triggered build, without taking it.
+ * @return LEC_OK or LEC_ENOTFOUND (the queue is empty) */
+int lec_build_next(struct lec_store *store, struct lec_build **out);
+
+/**
+ * Take the oldest triggered build for a worker: it moves to cloning (and
+ * `started` is recorded) atomically, so no two workers, in any process,
+ * take the same build.
+ * @param out the claimed build, owned by caller (lec_build_free)
+ * @return LEC_OK or LEC_ENOTFOUND (the queue is empty)
+ */
+int lec_build_claim(struct lec_store *store, struct lec_build **out);
+
+/** Free a build. Accepts NULL. */
+void lec_build_free(struct lec_build *build);
+/** Free what a list holds (not the list struct). Accepts NULL. */
+void lec_build_list_dispose(struct lec_build_list *list);
+
+/* Commands ---------------------------------------------------------------- */
+
+/**
+ * Record that a build started a command (now, no exit code yet).
+ * @param description shown instead of the command when not empty; NULL = ""
+ * @param id          the command's id
+ * @return LEC_OK; LEC_ENOTFOUND (no such build); LEC_EINVALID (empty
+ *         command, or the build is finished or cancelled)
+ */
+int lec_build_command_start(struct lec_store *store, int64_t build_id,
+			    const char *command, const char *description,
+			    int64_t *id);
+
+/**
+ * Append output to a running command. Past LEC_BUILD_OUTPUT_MAX bytes the
+ * output is cut (at a UTF-8 character boundary), LEC_BUILD_OUTPUT_TRUNCATED
+ * is appended once, and everything after is dropped.
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (the command has ended)
+ */
+int lec_build_command_append(struct lec_store *store, int64_t id,
+			     const char *bytes, size_t len);
+
+/** Record a command's end. @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID
+ * (it had already ended) */
+int lec_build_command_finish(struct lec_store *store, int64_t id,
+			     int exit_code);
+
+/** A command by id. @param out owned by caller (lec_build_command_free) */
+int lec_build_command_get(struct lec_store *store, int64_t id,
+			  struct lec_build_command **out);
+
+/** A build's commands in the order they started. */
+int lec_build_command_list(struct lec_store *store, int64_t build_id,
+			   struct lec_build_command_list *out);
+
+/** Free a command. Accepts NULL. */
+void lec_build_command_free(struct lec_build_command *command);
+/** Free what a list holds (not the list struct). Accepts NULL. */
+void lec_build_command_list_dispose(struct lec_build_command_list *list);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1015 @@
+/*
+ * Builds and their commands: the queue the build pipeline works from and
+ * the record the API shows.
+ *
+ * Every state change reads the build, checks the move in C and writes the
+ * result back inside one write transaction, so a worker finishing a build
+ * and a user cancelling it cannot interleave. Claiming a build is a single
+ * UPDATE inside BEGIN IMMEDIATE, which makes it exclusive across processes
+ * sharing the database.
+ */
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "lectern/build.h"
+#include "store_internal.h"
+
+#define BUILD_COLUMNS                                                        \
+	"id, project_id, version_id, type, state, success, error, "          \
+	"commit_sha, created, started, finished, duration, config"
+
+/* The service's list order; id breaks ties so that pages are stable. */
+#define BUILD_ORDER "created DESC, id DESC"
+
+#define FINAL_STATES "('finished', 'cancelled')"
+
+#define COMMAND_COLUMNS                                                      \
+	"id, build_id, command, description, output, exit_code, "            \
+	"start_time, end_time"
+
+#define US_PER_SECOND 1000000
+
+static const struct {
+	const char *code;
+	const char *name;
+} states[] = {
+	{ "triggered", "Triggered" },	{ "cloning", "Cloning" },
+	{ "installing", "Installing" }, { "building", "Building" },
+	{ "uploading", "Uploading" },	{ "finished", "Finished" },
+	{ "cancelled", "Cancelled" },
+};
+#define STATE_COUNT (sizeof(states) / sizeof(states[0]))
+
+/* States ------------------------------------------------------------------ */
+
+const char *lec_build_state_code(enum lec_build_state state)
+{
+	return (unsigned)state < STATE_COUNT ? states[state].code : NULL;
+}
+
+const char *lec_build_state_name(enum lec_build_state state)
+{
+	return (unsigned)state < STATE_COUNT ? states[state].name : NULL;
+}
+
+static int state_lookup(const char *code, enum lec_build_state *out)
+{
+	size_t i;
+
+	for (i = 0; code && i < STATE_COUNT; i++) {
+		if (strcmp(code, states[i].code) == 0) {
+			*out = (enum lec_build_state)i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int lec_build_state_parse(const char *code, enum lec_build_state *out)
+{
+	lec_error_clear();
+	if (state_lookup(code, out))
+		return LEC_OK;
+	return lec__error(LEC_EINVALID, "unknown build state '%s'",
+			  code ? code : "");
+}
+
+int lec_build_state_final(enum lec_build_state state)
+{
+	return state == LEC_BUILD_STATE_FINISHED ||
+	       state == LEC_BUILD_STATE_CANCELLED;
+}
+
+/* Rows -------------------------------------------------------------------- */
+
+static void build_dispose(void *item)
+{
+	struct lec_build *b = item;
+
+	lec__free(b->type);
+	lec__free(b->error);
+	lec__free(b->commit);
+	lec__free(b->config);
+}
+
+/* An integer column, or null_value for SQL NULL. */
+static int64_t col_or(sqlite3_stmt *stmt, int col, int64_t null_value)
+{
+	return sqlite3_column_type(stmt, col) == SQLITE_NULL
+		       ? null_value
+		       : sqlite3_column_int64(stmt, col);
+}
+
+static int build_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_build *b = item;
+	int error;
+
+	b->id = sqlite3_column_int64(stmt, 0);
+	b->project_id = sqlite3_column_int64(stmt, 1);
+	b->version_id = col_or(stmt, 2, 0);
+	if ((error = lec_store__col_text(stmt, 3, &b->type)) < 0 ||
+	    (error = lec_store__col_text(stmt, 6, &b->error)) < 0 ||
+	    (error = lec_store__col_text(stmt, 7, &b->commit)) < 0 ||
+	    (error = lec_store__col_text(stmt, 12, &b->config)) < 0)
+		return error;
+	if (!state_lookup((const char *)sqlite3_column_text(stmt, 4),
+			  &b->state))
+		return lec__error(LEC_ECORRUPT,
+				  "build %lld has an unknown state",
+				  (long long)b->id);
+	b->success = sqlite3_column_int(stmt, 5);
+	b->created = sqlite3_column_int64(stmt, 8);
+	b->started = col_or(stmt, 9, 0);
+	b->finished = col_or(stmt, 10, 0);
+	b->duration = col_or(stmt, 11, -1);
+	return LEC_OK;
+}
+
+void lec_build_free(struct lec_build *build)
+{
+	if (build == NULL)
+		return;
+	build_dispose(build);
+	lec__free(build);
+}
+
+void lec_build_list_dispose(struct lec_build_list *list)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < list->len; i++)
+		build_dispose(&list->items[i]);
+	lec__free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+/* The first row of q (which this disposes) in `order`. */
+static int build_first(struct lec_store *st, struct lec__query *q,
+		       const char *order, int64_t id, struct lec_build **out)
+{
+	struct lec_build *items = NULL;
+	struct lec_page one = { 1, 0 };
+	size_t len = 0;
+	int error;
+
+	*out = NULL;
+	error = lec__query_list(st, q, order, &one, sizeof(*items), build_row,
+				build_dispose, (void **)&items, &len, NULL);
+	lec__query_dispose(q);
+	if (error < 0)
+		return error;
+	if (len == 0) {
+		lec__free(items);
+		return id ? lec__error(LEC_ENOTFOUND, "no build with id %lld",
+				       (long long)id)
+			  : lec__error(LEC_ENOTFOUND, "no build is waiting");
+	}
+	*out = items;
+	return LEC_OK;
+}
+
+static int build_fetch(struct lec_store *st, int64_t id,
+		       struct lec_build **out)
+{
+	struct lec__query q;
+
+	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__query_where_int(&q, "id = ?", id);
+	return build_first(st, &q, NULL, id, out);
+}
+
+int lec_build_get(struct lec_store *st, int64_t id, struct lec_build **out)
+{
+	lec_error_clear();
+	return build_fetch(st, id, out);
+}
+
+int lec_build_get_in_project(struct lec_store *st, int64_t project_id,
+			     int64_t id, struct lec_build **out)
+{
+	struct lec__query q;
+
+	lec_error_clear();
+	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__query_where_int(&q, "id = ?", id);
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	return build_first(st, &q, NULL, id, out);
+}
+
+int lec_build_list(struct lec_store *st, int64_t project_id,
+		   int64_t version_id, const struct lec_build_filter *filter,
+		   const struct lec_page *page, struct lec_build_list *out)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	if (version_id)
+		lec__query_where_int(&q, "version_id = ?", version_id);
+	if (filter && filter->commit && *filter->commit)
+		lec__query_where_text(&q, "commit_sha = ?", filter->commit);
+	if (filter && filter->running == LEC_FILTER_TRUE)
+		lec__query_where(&q, "state NOT IN " FINAL_STATES);
+	else if (filter && filter->running == LEC_FILTER_FALSE)
+		lec__query_where(&q, "state IN " FINAL_STATES);
+	error = lec__query_list(st, &q, BUILD_ORDER, page, sizeof(*out->items),
+				build_row, build_dispose, (void **)&out->items,
+				&out->len, &out->total);
+	lec__query_dispose(&q);
+	return error;
+}
+
+/* Writing ----------------------------------------------------------------- */
+
+/* Finish a write transaction: commit on success, roll back otherwise. */
+static int finish_write(struct lec_store *st, int error)
+{
+	if (error < 0) {
+		lec_store__rollback(st);
+		return error;
+	}
+	return lec_store__commit(st);
+}
+
+static int check_commit(const char *commit)
+{
+	if (commit && strlen(commit) > LEC_BUILD_COMMIT_MAX)
+		return lec__error_field(LEC_EINVALID, "commit",
+					"Ensure this field has no more than "
+					"%d characters.",
+					LEC_BUILD_COMMIT_MAX);
+	return LEC_OK;
+}
+
+static int bind_time(sqlite3_stmt *stmt, int idx, int64_t value,
+		     int64_t null_value)
+{
+	return value == null_value ? sqlite3_bind_null(stmt, idx)
+				   : sqlite3_bind_int64(stmt, idx, value);
+}
+
+/* Write a build's state, success, error and times back. */
+static int build_write(struct lec_store *st, const struct lec_build *b)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "UPDATE builds SET state = ?, success = ?, error = ?, "
+		     "started = ?, finished = ?, duration = ? WHERE id = ?")) <
+	    0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1,
+					  lec_build_state_code(b->state))) ==
+		    LEC_OK &&
+	    (error = lec_store__bind_text(stmt, 3, b->error)) == LEC_OK) {
+		sqlite3_bind_int(stmt, 2, b->success ? 1 : 0);
+		bind_time(stmt, 4, b->started, 0);
+		bind_time(stmt, 5, b->finished, 0);
+		bind_time(stmt, 6, b->duration, -1);
+		sqlite3_bind_int64(stmt, 7, b->id);
+		error = lec_store__step_done(st, stmt, "updating a build");
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* A successful build's version has been built. */
+static int mark_version_built(struct lec_store *st, const struct lec_build *b)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if (b->state != LEC_BUILD_STATE_FINISHED || !b->success ||
+	    !b->version_id)
+		return LEC_OK;
+	if ((error = lec_store__prepare(st, &stmt,
+					"UPDATE versions SET built = 1, "
+					"modified = ? WHERE id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, lec__now_us());
+	sqlite3_bind_int64(stmt, 2, b->version_id);
+	error = lec_store__step_done(st, stmt, "marking a version built");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Record the end of a build at now. */
+static void mark_end(struct lec_build *b, int64_t now)
+{
+	int64_t run = b->started ? (now - b->started) / US_PER_SECOND : 0;
+
+	b->finished = now;
+	b->duration = run > 0 ? run : 0;
+}
+
+static int set_error(struct lec_build *b, const char *message)
+{
+	char *copy = message ? lec__strdup(message) : NULL;
+
+	if (message && copy == NULL)
+		return lec__error_oom();
+	lec__free(b->error);
+	b->error = copy;
+	return LEC_OK;
+}
+
+/* Apply a move to b in memory, or explain why it is not allowed. */
+static int move_state(struct lec_build *b, enum lec_build_state to,
+		      int64_t now)
+{
+	if ((unsigned)to >= STATE_COUNT)
+		return lec__error(LEC_EINVALID, "unknown build state %d",
+				  (int)to);
+	if (lec_build_state_final(b->state) ||
+	    (to != LEC_BUILD_STATE_CANCELLED && to <= b->state))
+		return lec__error(LEC_EINVALID,
+				  "cannot move build %lld from %s to %s",
+				  (long long)b->id,
+				  lec_build_state_code(b->state),
+				  lec_build_state_code(to));
+	if (b->state == LEC_BUILD_STATE_TRIGGERED &&
+	    !lec_build_state_final(to))
+		b->started = now;
+	b->state = to;
+	if (lec_build_state_final(to))
+		mark_end(b, now);
+	if (to != LEC_BUILD_STATE_CANCELLED)
+		return LEC_OK;
+	b->success = 0;
+	return set_error(b, LEC_BUILD_ERROR_CANCELLED);
+}
+
+/* The finish rules (see lec_build_finish) applied to b in memory. */
+static int finish_state(struct lec_build *b, int success, const char *error,
+			int64_t now)
+{
+	if (b->state == LEC_BUILD_STATE_FINISHED)
+		return lec__error(LEC_EINVALID,
+				  "build %lld has already finished",
+				  (long long)b->id);
+	mark_end(b, now);
+	if (b->state == LEC_BUILD_STATE_CANCELLED)
+		return LEC_OK;
+	b->state = LEC_BUILD_STATE_FINISHED;
+	b->success = success ? 1 : 0;
+	return set_error(b, success ? NULL : error);
+}
+
+/* What a change does to a build read inside the transaction. */
+struct build_change {
+	int finish; /* 0: move to `to`; 1: lec_build_finish */
+	enum lec_build_state to;
+	int success;
+	const char *error;
+};
+
+static int build_change(struct lec_store *st, int64_t id,
+			const struct build_change *c)
+{
+	struct lec_build *b = NULL;
+	int64_t now = lec__now_us();
+	int error;
+
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = build_fetch(st, id, &b)) < 0)
+		goto done;
+	error = c->finish ? finish_state(b, c->success, c->error, now)
+			  : move_state(b, c->to, now);
+	if (error == LEC_OK && (error = build_write(st, b)) == LEC_OK)
+		error = mark_version_built(st, b);
+done:
+	lec_build_free(b);
+	return finish_write(st, error);
+}
+
+int lec_build_set_state(struct lec_store *st, int64_t id,
+			enum lec_build_state state)
+{
+	struct build_change c = { .to = state };
+
+	lec_error_clear();
+	return build_change(st, id, &c);
+}
+
+int lec_build_finish(struct lec_store *st, int64_t id, int success,
+		     const char *error)
+{
+	struct build_change c = { .finish = 1,
+				  .success = success,
+				  .error = error };
+
+	lec_error_clear();
+	return build_change(st, id, &c);
+}
+
+int lec_build_cancel(struct lec_store *st, int64_t id)
+{
+	return lec_build_set_state(st, id, LEC_BUILD_STATE_CANCELLED);
+}
+
+/* Run a statement binding one id; *changes gets the rows it touched. */
+static int run_with_id(struct lec_store *st, const char *sql, int64_t id,
+		       const char *what, int *changes)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, id);
+	error = lec_store__step_done(st, stmt, what);
+	if (changes)
+		*changes = sqlite3_changes(st->db);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_build_reset(struct lec_store *st, int64_t id)
+{
+	struct lec_build *b = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = build_fetch(st, id, &b)) < 0)
+		goto done;
+	if (lec_build_state_final(b->state)) {
+		error = lec__error(LEC_EINVALID,
+				   "build %lld is already %s; trigger a new "
+				   "build instead",
+				   (long long)id,
+				   lec_build_state_code(b->state));
+		goto done;
+	}
+	if ((error = run_with_id(st,
+				 "UPDATE builds SET state = 'triggered', "
+				 "success = 1, error = NULL, started = NULL, "
+				 "finished = NULL, duration = NULL "
+				 "WHERE id = ?",
+				 id, "resetting a build", NULL)) == LEC_OK)
+		error = run_with_id(st,
+				    "DELETE FROM build_commands "
+				    "WHERE build_id = ?",
+				    id, "deleting build commands", NULL);
+done:
+	lec_build_free(b);
+	return finish_write(st, error);
+}
+
+/* Set one text column of a build. */
+static int build_set_text(struct lec_store *st, int64_t id, const char *sql,
+			  const char *value)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, value)) == LEC_OK) {
+		sqlite3_bind_int64(stmt, 2, id);
+		error = lec_store__step_done(st, stmt, "updating a build");
+	}
+	if (error == LEC_OK && sqlite3_changes(st->db) == 0)
+		error = lec__error(LEC_ENOTFOUND, "no build with id %lld",
+				   (long long)id);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_build_set_commit(struct lec_store *st, int64_t id, const char *commit)
+{
+	int error;
+
+	lec_error_clear();
+	if ((error = check_commit(commit)) < 0)
+		return error;
+	return build_set_text(st, id,
+			      "UPDATE builds SET commit_sha = ? WHERE id = ?",
+			      commit);
+}
+
+int lec_build_set_config(struct lec_store *st, int64_t id, const char *json)
+{
+	cJSON *parsed;
+	int is_object;
+
+	lec_error_clear();
+	if (json) {
+		parsed = cJSON_ParseWithOpts(json, NULL, 1);
+		is_object = cJSON_IsObject(parsed);
+		cJSON_Delete(parsed);
+		if (!is_object)
+			return lec__error_field(LEC_EINVALID, "config",
+						"the build configuration is "
+						"not a JSON object");
+	}
+	return build_set_text(st, id,
+			      "UPDATE builds SET config = ? WHERE id = ?",
+			      json);
+}
+
+/* Triggering -------------------------------------------------------------- */
+
+/* The version's type, checking that it belongs to the project. */
+static int trigger_version_type(struct lec_store *st, int64_t project_id,
+				int64_t version_id, char **type)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*type = NULL;
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT type FROM versions WHERE "
+					"id = ? AND project_id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	sqlite3_bind_int64(stmt, 2, project_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = lec_store__col_text(stmt, 0, type);
+	else if (rc == SQLITE_DONE)
+		error = lec__error(LEC_ENOTFOUND,
+				   "No Version matches the given query.");
+	else
+		error = lec_store__sqlerr(st, rc, "looking a version up");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* The commit of the version's newest build (NULL when none). */
+static int last_commit(struct lec_store *st, int64_t version_id, char **out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*out = NULL;
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT commit_sha FROM builds WHERE "
+					"version_id = ? ORDER BY " BUILD_ORDER
+					" LIMIT 1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = lec_store__col_text(stmt, 0, out);
+	else if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "reading the last build");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Cancel the version's unfinished builds; *count gets how many. */
+static int cancel_superseded(struct lec_store *st, int64_t version_id,
+			     int64_t now, size_t *count)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "UPDATE builds SET state = 'cancelled', success = 0, "
+		     "error = ?1, finished = ?2, duration = CASE WHEN started "
+		     "IS NULL THEN 0 ELSE max(0, (?2 - started) / ?3) END "
+		     "WHERE version_id = ?4 AND state NOT IN " FINAL_STATES)) <
+	    0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1,
+					  LEC_BUILD_ERROR_SUPERSEDED)) ==
+	    LEC_OK) {
+		sqlite3_bind_int64(stmt, 2, now);
+		sqlite3_bind_int64(stmt, 3, US_PER_SECOND);
+		sqlite3_bind_int64(stmt, 4, version_id);
+		error = lec_store__step_done(st, stmt,
+					     "cancelling older builds");
+		*count = (size_t)sqlite3_changes(st->db);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int insert_build(struct lec_store *st, int64_t project_id,
+			int64_t version_id, const char *commit, int64_t now,
+			int64_t *id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "INSERT INTO builds (project_id, version_id, type, state, "
+		     "success, commit_sha, created) "
+		     "VALUES (?, ?, 'html', 'triggered', 1, ?, ?)")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, project_id);
+	sqlite3_bind_int64(stmt, 2, version_id);
+	if ((error = lec_store__bind_text(stmt, 3, commit)) == LEC_OK) {
+		sqlite3_bind_int64(stmt, 4, now);
+		error = lec_store__step_done(st, stmt, "triggering a build");
+	}
+	if (error == LEC_OK)
+		*id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* The trigger's work inside its transaction. */
+static int trigger_in_tx(struct lec_store *st, int64_t project_id,
+			 int64_t version_id, const char *commit,
+			 size_t *cancelled, int64_t *id)
+{
+	char *type = NULL, *reused = NULL;
+	int64_t now = lec__now_us();
+	int error;
+
+	if ((error = trigger_version_type(st, project_id, version_id,
+					  &type)) < 0)
+		return error;
+	/* A pull request's version is rebuilt at the commit last built. */
+	if (commit == NULL && strcmp(type, "external") == 0)
+		error = last_commit(st, version_id, &reused);
+	if (error == LEC_OK)
+		error = cancel_superseded(st, version_id, now, cancelled);
+	if (error == LEC_OK)
+		error = insert_build(st, project_id, version_id,
+				     commit ? commit : reused, now, id);
+	lec__free(type);
+	lec__free(reused);
+	return error;
+}
+
+int lec_build_trigger(struct lec_store *st, int64_t project_id,
+		      int64_t version_id, const char *commit,
+		      struct lec_build **out, size_t *cancelled)
+{
+	struct lec_build *created = NULL;
+	size_t count = 0;
+	int64_t id = 0;
+	int error;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if (cancelled)
+		*cancelled = 0;
+	if ((error = check_commit(commit)) < 0 ||
+	    (error = lec_store__begin(st)) < 0)
+		return error;
+	/* Read back before committing: a failure then triggers nothing. */
+	error = trigger_in_tx(st, project_id, version_id, commit, &count, &id);
+	if (error == LEC_OK && out)
+		error = build_fetch(st, id, &created);
+	if ((error = finish_write(st, error)) < 0) {
+		lec_build_free(created);
+		return error;
+	}
+	if (out)
+		*out = created;
+	if (cancelled)
+		*cancelled = count;
+	return LEC_OK;
+}
+
+/* The queue --------------------------------------------------------------- */
+
+int lec_build_next(struct lec_store *st, struct lec_build **out)
+{
+	struct lec__query q;
+
+	lec_error_clear();
+	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__query_where(&q, "state = 'triggered'");
+	return build_first(st, &q, "created, id", 0, out);
+}
+
+/* Move the oldest triggered build to cloning; *id is 0 when none. */
+static int claim_oldest(struct lec_store *st, int64_t *id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*id = 0;
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "UPDATE builds SET state = 'cloning', started = ? "
+		     "WHERE id = (SELECT id FROM builds WHERE state = "
+		     "'triggered' ORDER BY created, id LIMIT 1) "
+		     "RETURNING id")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, lec__now_us());
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(stmt, 0);
+		rc = sqlite3_step(stmt);
+	}
+	if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "claiming a build");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_build_claim(struct lec_store *st, struct lec_build **out)
+{
+	struct lec_build *claimed = NULL;
+	int64_t id = 0;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	/* BEGIN IMMEDIATE takes the write lock before the SELECT inside the
+	 * UPDATE reads, so two workers never see the same oldest build. */
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	/* Read the build before committing: should that fail, the claim is
+	 * rolled back rather than leaving a build no worker holds. */
+	if ((error = claim_oldest(st, &id)) == LEC_OK)
+		error = id ? build_fetch(st, id, &claimed)
+			   : lec__error(LEC_ENOTFOUND, "no build is waiting");
+	if ((error = finish_write(st, error)) < 0) {
+		lec_build_free(claimed);
+		return error;
+	}
+	*out = claimed;
+	return LEC_OK;
+}
+
+/* Commands ---------------------------------------------------------------- */
+
+static void command_dispose(void *item)
+{
+	struct lec_build_command *c = item;
+
+	lec__free(c->command);
+	lec__free(c->description);
+	lec__free(c->output);
+}
+
+static int command_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_build_command *c = item;
+	int error;
+
+	c->id = sqlite3_column_int64(stmt, 0);
+	c->build_id = sqlite3_column_int64(stmt, 1);
+	if ((error = lec_store__col_text(stmt, 2, &c->command)) < 0 ||
+	    (error = lec_store__col_text(stmt, 3, &c->description)) < 0 ||
+	    (error = lec_store__col_text(stmt, 4, &c->output)) < 0)
+		return error;
+	c->output_len = (size_t)sqlite3_column_bytes(stmt, 4);
+	c->exit_code = sqlite3_column_int(stmt, 5);
+	c->start_time = sqlite3_column_int64(stmt, 6);
+	c->end_time = col_or(stmt, 7, 0);
+	c->run_time = c->end_time ? (c->end_time - c->start_time) /
+					    US_PER_SECOND
+				  : -1;
+	if (c->run_time < -1)
+		c->run_time = 0; /* a clock that went back */
+	return LEC_OK;
+}
+
+void lec_build_command_free(struct lec_build_command *command)
+{
+	if (command == NULL)
+		return;
+	command_dispose(command);
+	lec__free(command);
+}
+
+void lec_build_command_list_dispose(struct lec_build_command_list *list)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < list->len; i++)
+		command_dispose(&list->items[i]);
+	lec__free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+int lec_build_command_get(struct lec_store *st, int64_t id,
+			  struct lec_build_command **out)
+{
+	struct lec__query q;
+	struct lec_build_command *items = NULL;
+	size_t len = 0;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	lec__query_init(&q, COMMAND_COLUMNS, "build_commands");
+	lec__query_where_int(&q, "id = ?", id);
+	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items),
+				command_row, command_dispose, (void **)&items,
+				&len, NULL);
+	lec__query_dispose(&q);
+	if (error < 0)
+		return error;
+	if (len == 0) {
+		lec__free(items);
+		return lec__error(LEC_ENOTFOUND,
+				  "no build command with id %lld",
+				  (long long)id);
+	}
+	*out = items;
+	return LEC_OK;
+}
+
+int lec_build_command_list(struct lec_store *st, int64_t build_id,
+			   struct lec_build_command_list *out)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, COMMAND_COLUMNS, "build_commands");
+	lec__query_where_int(&q, "build_id = ?", build_id);
+	error = lec__query_list(st, &q, "id", NULL, sizeof(*out->items),
+				command_row, command_dispose,
+				(void **)&out->items, &out->len, NULL);
+	lec__query_dispose(&q);
+	return error;
+}
+
+/* A build that has ended runs no more commands. */
+static int check_build_running(struct lec_store *st, int64_t build_id)
+{
+	struct lec_build *b = NULL;
+	int error = build_fetch(st, build_id, &b);
+
+	if (error == LEC_OK && lec_build_state_final(b->state))
+		error = lec__error(LEC_EINVALID,
+				   "build %lld is %s; it runs no more commands",
+				   (long long)build_id,
+				   lec_build_state_code(b->state));
+	lec_build_free(b);
+	return error;
+}
+
+int lec_build_command_start(struct lec_store *st, int64_t build_id,
+			    const char *command, const char *description,
+			    int64_t *id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	*id = 0;
+	if (command == NULL || *command == '\0')
+		return lec__error_field(LEC_EINVALID, "command",
+					"This field may not be blank.");
+	if ((error = check_build_running(st, build_id)) < 0 ||
+	    (error = lec_store__prepare(
+		     st, &stmt,
+		     "INSERT INTO build_commands (build_id, command, "
+		     "description, start_time) VALUES (?, ?, ?, ?)")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, build_id);
+	if ((error = lec_store__bind_text(stmt, 2, command)) == LEC_OK &&
+	    (error = lec_store__bind_text(stmt, 3,
+					  description ? description : "")) ==
+		    LEC_OK) {
+		sqlite3_bind_int64(stmt, 4, lec__now_us());
+		error = lec_store__step_done(st, stmt,
+					     "recording a build command");
+	}
+	if (error == LEC_OK)
+		*id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* A running command's stored output size; errors for none or ended. */
+static int command_output_size(struct lec_store *st, int64_t id,
+			       size_t *size)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "SELECT length(CAST(output AS BLOB)), "
+		     "end_time IS NOT NULL FROM build_commands WHERE id = ?")) <
+	    0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_int(stmt, 1))
+		error = lec__error(LEC_EINVALID,
+				   "build command %lld has ended",
+				   (long long)id);
+	else if (rc == SQLITE_ROW)
+		*size = (size_t)sqlite3_column_int64(stmt, 0);
+	else if (rc == SQLITE_DONE)
+		error = lec__error(LEC_ENOTFOUND,
+				   "no build command with id %lld",
+				   (long long)id);
+	else
+		error = lec_store__sqlerr(st, rc, "reading a build command");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Once cut, the stored output is longer than the cap (the cut drops at
+ * most 3 bytes and the notice is longer), which is how later appends know
+ * to drop everything. */
+_Static_assert(sizeof(LEC_BUILD_OUTPUT_TRUNCATED) - 1 > 3,
+	       "the truncation notice must outweigh a cut character");
+
+/* How many of len new bytes fit after `stored` bytes, cut before a UTF-8
+ * continuation byte so that no character is split; *cut is set when some
+ * bytes do not fit. */
+static size_t output_room(size_t stored, const char *bytes, size_t len,
+			  int *cut)
+{
+	size_t keep = LEC_BUILD_OUTPUT_MAX - stored, back = 0;
+
+	*cut = len > keep;
+	if (!*cut)
+		return len;
+	/* A UTF-8 character has at most 3 continuation bytes. */
+	while (keep > 0 && back < 3 &&
+	       ((unsigned char)bytes[keep] & 0xC0) == 0x80) {
+		keep--;
+		back++;
+	}
+	return keep;
+}
+
+/* output = output || kept bytes || notice, inside the transaction. */
+static int command_append_sql(struct lec_store *st, int64_t id,
+			      const char *bytes, size_t keep, int cut)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(st, &stmt,
+					"UPDATE build_commands SET output = "
+					"output || ? || ? WHERE id = ?")) < 0)
+		return error;
+	if (sqlite3_bind_text(stmt, 1, keep ? bytes : "", (int)keep,
+			      SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(stmt, 2, cut ? LEC_BUILD_OUTPUT_TRUNCATED : "",
+			      -1, SQLITE_STATIC) != SQLITE_OK)
+		error = lec__error_oom();
+	sqlite3_bind_int64(stmt, 3, id);
+	if (error == LEC_OK)
+		error = lec_store__step_done(st, stmt,
+					     "appending command output");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_build_command_append(struct lec_store *st, int64_t id,
+			     const char *bytes, size_t len)
+{
+	size_t stored = 0, keep;
+	int error, cut = 0;
+
+	lec_error_clear();
+	if (bytes == NULL && len > 0)
+		return lec__error(LEC_EINVALID, "no output given");
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = command_output_size(st, id, &stored)) < 0)
+		return finish_write(st, error);
+	/* Past the cap the notice is already there: drop the rest. */
+	if (len > 0 && stored <= LEC_BUILD_OUTPUT_MAX) {
+		keep = output_room(stored, bytes, len, &cut);
+		error = command_append_sql(st, id, bytes, keep, cut);
+	}
+	return finish_write(st, error);
+}
+
+int lec_build_command_finish(struct lec_store *st, int64_t id, int exit_code)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t size = 0;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = command_output_size(st, id, &size)) < 0 ||
+	    (error = lec_store__prepare(st, &stmt,
+					"UPDATE build_commands SET exit_code = "
+					"?, end_time = ? WHERE id = ?")) < 0)
+		return finish_write(st, error);
+	sqlite3_bind_int(stmt, 1, exit_code);
+	sqlite3_bind_int64(stmt, 2, lec__now_us());
+	sqlite3_bind_int64(stmt, 3, id);
+	error = lec_store__step_done(st, stmt, "ending a build command");
+	sqlite3_finalize(stmt);
+	return finish_write(st, error);
+}

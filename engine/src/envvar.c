@@ -1,0 +1,401 @@
+/*
+ * Environment variables: validation with the service's messages, the
+ * per-project size cap, and sealing of values at rest.
+ *
+ * Each value is sealed with its project's id as associated data, so a
+ * sealed blob copied into another project's row does not open there: a
+ * secret cannot be moved to a project whose builds someone else controls.
+ * The size checks and the insert run in one write transaction, so two
+ * concurrent creates cannot together pass the project cap.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lectern/envvar.h"
+#include "secret.h"
+#include "store_internal.h"
+
+#define ENVVAR_COLUMNS "id, project_id, name, public, created, modified"
+
+/* Room for "lectern env_vars project " and any int64. */
+#define ENVVAR_AAD_MAX 64
+
+static const char not_found[] =
+	"No EnvironmentVariable matches the given query.";
+
+/* The associated data binding a sealed value to its project. */
+static size_t envvar_aad(int64_t project_id, char buf[ENVVAR_AAD_MAX])
+{
+	int n = snprintf(buf, ENVVAR_AAD_MAX, "lectern env_vars project %lld",
+			 (long long)project_id);
+
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Characters as the service counts them: UTF-8 code points. */
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+/* A required, length-limited text field, with DRF's messages. */
+static int check_text(const char *field, const char *s, size_t max,
+		      size_t *chars)
+{
+	if (s == NULL)
+		return lec__error_field(LEC_EINVALID, field,
+					"This field is required.");
+	if (*s == '\0')
+		return lec__error_field(LEC_EINVALID, field,
+					"This field may not be blank.");
+	*chars = utf8_chars(s);
+	if (*chars > max)
+		return lec__error_field(LEC_EINVALID, field,
+					"Ensure this field has no more than "
+					"%zu characters.",
+					max);
+	return LEC_OK;
+}
+
+static void envvar_dispose(void *item)
+{
+	struct lec_envvar *v = item;
+
+	lec__free(v->name);
+}
+
+static int envvar_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_envvar *v = item;
+	int error;
+
+	v->id = sqlite3_column_int64(stmt, 0);
+	v->project_id = sqlite3_column_int64(stmt, 1);
+	if ((error = lec_store__col_text(stmt, 2, &v->name)) < 0)
+		return error;
+	v->is_public = sqlite3_column_int(stmt, 3);
+	v->created = sqlite3_column_int64(stmt, 4);
+	v->modified = sqlite3_column_int64(stmt, 5);
+	return LEC_OK;
+}
+
+void lec_envvar_free(struct lec_envvar *var)
+{
+	if (var == NULL)
+		return;
+	envvar_dispose(var);
+	lec__free(var);
+}
+
+void lec_envvar_list_dispose(struct lec_envvar_list *list)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < list->len; i++)
+		envvar_dispose(&list->items[i]);
+	lec__free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+static void value_dispose(struct lec_envvar_value *v)
+{
+	lec__free(v->name);
+	lec__secret_free(v->value, v->value_len + 1);
+}
+
+void lec_envvar_values_dispose(struct lec_envvar_values *values)
+{
+	size_t i;
+
+	if (values == NULL)
+		return;
+	for (i = 0; i < values->len; i++)
+		value_dispose(&values->items[i]);
+	lec__free(values->items);
+	memset(values, 0, sizeof(*values));
+}
+
+/* The one int64 a query returns; a (may be NULL) is bound to its only
+ * parameter. */
+static int query_int(struct lec_store *st, const char *sql, const int64_t *a,
+		     int64_t *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*out = 0;
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	if (a)
+		sqlite3_bind_int64(stmt, 1, *a);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(stmt, 0);
+	else if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "reading variables");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Inside the write transaction: the project exists and has room. */
+static int check_project_room(struct lec_store *st, int64_t project_id,
+			      size_t chars)
+{
+	int64_t found = 0, used = 0;
+	int error;
+
+	if ((error = query_int(st, "SELECT count(*) FROM projects WHERE id = ?",
+			       &project_id, &found)) < 0)
+		return error;
+	if (!found)
+		return lec__error(LEC_ENOTFOUND, "no project with id %lld",
+				  (long long)project_id);
+	if ((error = query_int(st,
+			       "SELECT COALESCE(SUM(value_size), 0) "
+			       "FROM env_vars WHERE project_id = ?",
+			       &project_id, &used)) < 0)
+		return error;
+	if ((size_t)used + chars > LEC_ENVVAR_PROJECT_TOTAL_MAX)
+		return lec__error(LEC_ELIMIT,
+				  "The total size of all environment variables "
+				  "in the project cannot exceed 256 KB.");
+	return LEC_OK;
+}
+
+static int insert_row(struct lec_store *st, int64_t project_id,
+		      const char *name, const unsigned char *blob,
+		      size_t blob_len, size_t chars, int is_public,
+		      int64_t *id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t now = lec__now_us();
+	int error;
+
+	if ((error = lec_store__prepare(st, &stmt,
+					"INSERT INTO env_vars (project_id, "
+					"name, value, value_size, public, "
+					"created, modified) VALUES "
+					"(?, ?, ?, ?, ?, ?, ?)")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, project_id);
+	if ((error = lec_store__bind_text(stmt, 2, name)) < 0)
+		goto done;
+	if (sqlite3_bind_blob64(stmt, 3, blob, blob_len, SQLITE_STATIC) !=
+	    SQLITE_OK) {
+		error = lec__error_oom();
+		goto done;
+	}
+	sqlite3_bind_int64(stmt, 4, (int64_t)chars);
+	sqlite3_bind_int(stmt, 5, is_public ? 1 : 0);
+	sqlite3_bind_int64(stmt, 6, now);
+	sqlite3_bind_int64(stmt, 7, now);
+	error = lec_store__step_done(st, stmt, "creating a variable");
+	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int seal_value(struct lec_store *st, int64_t project_id,
+		      const char *value, unsigned char **blob,
+		      size_t *blob_len)
+{
+	struct lec__secret_key key;
+	char aad[ENVVAR_AAD_MAX];
+	int64_t sealed = 0;
+	int error;
+
+	/* A new key only while nothing is sealed: if the key file vanished
+	 * under existing values, a new key would hide that they are lost. */
+	if ((error = query_int(st, "SELECT count(*) FROM env_vars", NULL,
+			       &sealed)) < 0 ||
+	    (error = lec__secret_key_load(st, sealed == 0, &key)) < 0)
+		return error;
+	error = lec__secret_seal(&key, value, strlen(value), aad,
+				 envvar_aad(project_id, aad), blob, blob_len);
+	lec__secret_key_wipe(&key);
+	return error;
+}
+
+int lec_envvar_create(struct lec_store *st, int64_t project_id,
+		      const char *name, const char *value, int is_public,
+		      struct lec_envvar **out)
+{
+	unsigned char *blob = NULL;
+	size_t blob_len = 0, name_chars = 0, chars = 0;
+	int64_t id = 0;
+	int error;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if ((error = check_text("name", name, LEC_ENVVAR_NAME_MAX,
+				&name_chars)) < 0 ||
+	    (error = check_text("value", value, LEC_ENVVAR_VALUE_MAX,
+				&chars)) < 0)
+		return error;
+	if ((error = seal_value(st, project_id, value, &blob, &blob_len)) < 0)
+		return error;
+	if ((error = lec_store__begin(st)) < 0)
+		goto done;
+	if ((error = check_project_room(st, project_id, chars)) < 0 ||
+	    (error = insert_row(st, project_id, name, blob, blob_len, chars,
+				is_public, &id)) < 0) {
+		lec_store__rollback(st);
+		goto done;
+	}
+	if ((error = lec_store__commit(st)) < 0)
+		goto done;
+	if (out)
+		error = lec_envvar_get(st, project_id, id, out);
+done:
+	lec__free(blob);
+	return error;
+}
+
+int lec_envvar_get(struct lec_store *st, int64_t project_id, int64_t id,
+		   struct lec_envvar **out)
+{
+	struct lec__query q;
+	struct lec_envvar *items = NULL;
+	size_t len = 0;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	lec__query_init(&q, ENVVAR_COLUMNS, "env_vars");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	lec__query_where_int(&q, "id = ?", id);
+	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items),
+				envvar_row, envvar_dispose, (void **)&items,
+				&len, NULL);
+	lec__query_dispose(&q);
+	if (error < 0)
+		return error;
+	if (len == 0) {
+		lec__free(items);
+		return lec__error(LEC_ENOTFOUND, "%s", not_found);
+	}
+	*out = items;
+	return LEC_OK;
+}
+
+int lec_envvar_list(struct lec_store *st, int64_t project_id,
+		    const struct lec_page *page, struct lec_envvar_list *out)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, ENVVAR_COLUMNS, "env_vars");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	error = lec__query_list(st, &q, "id", page, sizeof(*out->items),
+				envvar_row, envvar_dispose,
+				(void **)&out->items, &out->len, &out->total);
+	lec__query_dispose(&q);
+	return error;
+}
+
+int lec_envvar_delete(struct lec_store *st, int64_t project_id, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__prepare(st, &stmt,
+					"DELETE FROM env_vars WHERE "
+					"project_id = ? AND id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, project_id);
+	sqlite3_bind_int64(stmt, 2, id);
+	error = lec_store__step_done(st, stmt, "deleting a variable");
+	if (error == LEC_OK && sqlite3_changes(sqlite3_db_handle(stmt)) == 0)
+		error = lec__error(LEC_ENOTFOUND, "%s", not_found);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Decrypt one row (name, value, public) into v; the key is loaded by the
+ * caller on the first row only, so a project without variables needs no
+ * key file. */
+static int value_row(sqlite3_stmt *stmt, const struct lec__secret_key *key,
+		     int64_t project_id, struct lec_envvar_value *v)
+{
+	char aad[ENVVAR_AAD_MAX];
+	int error;
+
+	if ((error = lec_store__col_text(stmt, 0, &v->name)) < 0)
+		return error;
+	v->is_public = sqlite3_column_int(stmt, 2);
+	return lec__secret_open(key, sqlite3_column_blob(stmt, 1),
+				(size_t)sqlite3_column_bytes(stmt, 1), aad,
+				envvar_aad(project_id, aad), &v->value,
+				&v->value_len);
+}
+
+/* Append a zeroed slot to values. */
+static struct lec_envvar_value *values_grow(struct lec_envvar_values *values,
+					    size_t *cap)
+{
+	if (values->len == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		struct lec_envvar_value *n =
+			lec__realloc(values->items, ncap * sizeof(*n));
+
+		if (n == NULL)
+			return NULL;
+		values->items = n;
+		*cap = ncap;
+	}
+	memset(&values->items[values->len], 0, sizeof(values->items[0]));
+	return &values->items[values->len++];
+}
+
+int lec_envvar_values(struct lec_store *st, int64_t project_id,
+		      int public_only, struct lec_envvar_values *out)
+{
+	struct lec__secret_key key;
+	struct lec_envvar_value *v;
+	sqlite3_stmt *stmt = NULL;
+	size_t cap = 0;
+	int error, rc, have_key = 0;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT name, value, public FROM "
+					"env_vars WHERE project_id = ? AND "
+					"public >= ? ORDER BY id")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, project_id);
+	sqlite3_bind_int(stmt, 2, public_only ? 1 : 0);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (!have_key &&
+		    (error = lec__secret_key_load(st, 0, &key)) < 0)
+			goto done;
+		have_key = 1;
+		if ((v = values_grow(out, &cap)) == NULL) {
+			error = lec__error_oom();
+			goto done;
+		}
+		if ((error = value_row(stmt, &key, project_id, v)) < 0)
+			goto done;
+	}
+	if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "reading variables");
+done:
+	sqlite3_finalize(stmt);
+	if (have_key)
+		lec__secret_key_wipe(&key);
+	if (error < 0)
+		lec_envvar_values_dispose(out);
+	return error;
+}

@@ -1,0 +1,1577 @@
+/*
+ * Versions of a project, and the rules that keep the machine versions
+ * `latest` and `stable` pointing where the service would point them.
+ *
+ * Choosing `stable` needs PEP 440 ordering (behaviour notes §6.2), so this
+ * file also holds a small PEP 440 parser and comparator. It follows the
+ * grammar of the `packaging` library's VERSION_PATTERN exactly: every
+ * optional part starts with a keyword no other part starts with, so one
+ * left-to-right pass without backtracking accepts the same strings.
+ * Numbers are compared as digit strings, so no version is too long to
+ * compare exactly.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <uninorm.h>
+#include <unistr.h>
+
+#include "lectern/slug.h"
+#include "lectern/version.h"
+#include "store_internal.h"
+
+#define VERSION_COLUMNS                                                      \
+	"id, project_id, slug, verbose_name, identifier, type, active, "     \
+	"hidden, built, uploaded, privacy_level, machine, has_pdf, "         \
+	"has_epub, has_htmlzip, documentation_type, created, modified"
+
+/* The service's list order; id breaks ties so that pages are stable. */
+#define VERSION_ORDER "verbose_name DESC, id DESC"
+
+/* The service's "internal" versions: all but pull-request versions. */
+#define NOT_EXTERNAL "type <> 'external'"
+
+static const char *const type_codes[] = { "branch", "tag", "external",
+					  "unknown" };
+#define TYPE_COUNT (sizeof(type_codes) / sizeof(type_codes[0]))
+
+static const char *const privacy_levels[] = { "public", "private" };
+
+/* The documentation types the service knows (DOCUMENTATION_CHOICES). */
+static const char *const documentation_types[] = {
+	"sphinx", "sphinx_htmldir", "sphinx_singlehtml",
+	"mkdocs", "mkdocs_html",    "generic",
+};
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static int in_list(const char *s, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_empty(const char *s)
+{
+	return s == NULL || *s == '\0';
+}
+
+/* Types ------------------------------------------------------------------- */
+
+const char *lec_version_type_code(enum lec_version_type type)
+{
+	if ((unsigned)type >= TYPE_COUNT)
+		return "unknown";
+	return type_codes[type];
+}
+
+int lec_version_type_parse(const char *code, enum lec_version_type *out)
+{
+	size_t i;
+
+	lec_error_clear();
+	for (i = 0; code && i < TYPE_COUNT; i++) {
+		if (strcmp(code, type_codes[i]) == 0) {
+			*out = (enum lec_version_type)i;
+			return LEC_OK;
+		}
+	}
+	return lec__error_field(LEC_EINVALID, "type",
+				"Select a valid choice. %s is not one of the "
+				"available choices.",
+				code ? code : "");
+}
+
+static enum lec_version_type type_from_text(const unsigned char *text)
+{
+	size_t i;
+
+	for (i = 0; text && i < TYPE_COUNT; i++)
+		if (strcmp((const char *)text, type_codes[i]) == 0)
+			return (enum lec_version_type)i;
+	return LEC_VERSION_UNKNOWN;
+}
+
+/* Rows -------------------------------------------------------------------- */
+
+static void version_dispose(void *item)
+{
+	struct lec_version *v = item;
+
+	lec__free(v->slug);
+	lec__free(v->verbose_name);
+	lec__free(v->identifier);
+	lec__free(v->privacy_level);
+	lec__free(v->documentation_type);
+}
+
+static int version_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_version *v = item;
+	int error;
+
+	v->id = sqlite3_column_int64(stmt, 0);
+	v->project_id = sqlite3_column_int64(stmt, 1);
+	if ((error = lec_store__col_text(stmt, 2, &v->slug)) < 0 ||
+	    (error = lec_store__col_text(stmt, 3, &v->verbose_name)) < 0 ||
+	    (error = lec_store__col_text(stmt, 4, &v->identifier)) < 0 ||
+	    (error = lec_store__col_text(stmt, 10, &v->privacy_level)) < 0 ||
+	    (error = lec_store__col_text(stmt, 15, &v->documentation_type)) <
+		    0)
+		return error;
+	v->type = type_from_text(sqlite3_column_text(stmt, 5));
+	v->active = sqlite3_column_int(stmt, 6);
+	v->hidden = sqlite3_column_int(stmt, 7);
+	v->built = sqlite3_column_int(stmt, 8);
+	v->uploaded = sqlite3_column_int(stmt, 9);
+	v->machine = sqlite3_column_int(stmt, 11);
+	v->has_pdf = sqlite3_column_int(stmt, 12);
+	v->has_epub = sqlite3_column_int(stmt, 13);
+	v->has_htmlzip = sqlite3_column_int(stmt, 14);
+	v->created = sqlite3_column_int64(stmt, 16);
+	v->modified = sqlite3_column_int64(stmt, 17);
+	return LEC_OK;
+}
+
+void lec_version_free(struct lec_version *version)
+{
+	if (version == NULL)
+		return;
+	version_dispose(version);
+	lec__free(version);
+}
+
+void lec_version_list_dispose(struct lec_version_list *list)
+{
+	size_t i;
+
+	if (list == NULL)
+		return;
+	for (i = 0; i < list->len; i++)
+		version_dispose(&list->items[i]);
+	lec__free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+/* Run a version query (ordered like lists) into out. */
+static int version_query(struct lec_store *st, struct lec__query *q,
+			 const struct lec_page *page,
+			 struct lec_version_list *out)
+{
+	memset(out, 0, sizeof(*out));
+	return lec__query_list(st, q, VERSION_ORDER, page, sizeof(*out->items),
+			       version_row, version_dispose,
+			       (void **)&out->items, &out->len, &out->total);
+}
+
+/* Move item i out of a list into its own allocation, then dispose the
+ * list. */
+static int version_take(struct lec_version_list *list, size_t i,
+			struct lec_version **out)
+{
+	*out = lec__malloc(sizeof(**out));
+	if (*out == NULL) {
+		lec_version_list_dispose(list);
+		return lec__error_oom();
+	}
+	**out = list->items[i];
+	memset(&list->items[i], 0, sizeof(list->items[i]));
+	lec_version_list_dispose(list);
+	return LEC_OK;
+}
+
+/* The first row of a query, or LEC_ENOTFOUND with the service's text. */
+static int version_first(struct lec_store *st, struct lec__query *q,
+			 struct lec_version **out)
+{
+	struct lec_version_list list;
+	struct lec_page one = { 1, 0 };
+	int error = version_query(st, q, &one, &list);
+
+	lec__query_dispose(q);
+	if (error < 0)
+		return error;
+	if (list.len == 0) {
+		lec_version_list_dispose(&list);
+		return lec__error(LEC_ENOTFOUND,
+				  "No Version matches the given query.");
+	}
+	return version_take(&list, 0, out);
+}
+
+static int version_by_slug(struct lec_store *st, int64_t project_id,
+			   const char *slug, struct lec_version **out)
+{
+	struct lec__query q;
+
+	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	lec__query_where_text(&q, "slug = ?", slug);
+	return version_first(st, &q, out);
+}
+
+int lec_version_get(struct lec_store *st, int64_t project_id,
+		    const char *slug, struct lec_version **out)
+{
+	lec_error_clear();
+	*out = NULL;
+	if (slug == NULL)
+		return lec__error(LEC_EINVALID, "no version slug given");
+	return version_by_slug(st, project_id, slug, out);
+}
+
+int lec_version_get_by_id(struct lec_store *st, int64_t id,
+			  struct lec_version **out)
+{
+	struct lec__query q;
+
+	lec_error_clear();
+	*out = NULL;
+	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_where_int(&q, "id = ?", id);
+	return version_first(st, &q, out);
+}
+
+/* Small statements -------------------------------------------------------- */
+
+/* Whether `sql` (binding an integer and optionally a text) returns a row. */
+static int row_exists(struct lec_store *st, const char *sql, int64_t num,
+		      const char *text, int *found)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*found = 0;
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, num);
+	if (text && (error = lec_store__bind_text(stmt, 2, text)) < 0)
+		goto done;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*found = 1;
+	else if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "looking a version up");
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int project_exists(struct lec_store *st, int64_t project_id)
+{
+	int found = 0;
+	int error = row_exists(st, "SELECT 1 FROM projects WHERE id = ?",
+			       project_id, NULL, &found);
+
+	if (error == LEC_OK && !found)
+		error = lec__error(LEC_ENOTFOUND, "no project with id %lld",
+				   (long long)project_id);
+	return error;
+}
+
+/* Run an UPDATE/DELETE that must touch exactly one version. */
+static int step_one(struct lec_store *st, sqlite3_stmt *stmt, int64_t id,
+		    const char *what)
+{
+	int error = lec_store__step_done(st, stmt, what);
+
+	if (error == LEC_OK && sqlite3_changes(st->db) == 0)
+		error = lec__error(LEC_ENOTFOUND, "no version with id %lld",
+				   (long long)id);
+	return error;
+}
+
+/* Creating ---------------------------------------------------------------- */
+
+static int check_name(const char *name)
+{
+	if (is_empty(name))
+		return lec__error_field(LEC_EINVALID, "verbose_name",
+					"This field may not be blank.");
+	if (strlen(name) > LEC_VERSION_NAME_MAX)
+		return lec__error_field(LEC_EINVALID, "verbose_name",
+					"Ensure this field has no more than "
+					"%d characters.",
+					LEC_VERSION_NAME_MAX);
+	return LEC_OK;
+}
+
+static int check_identifier(const char *identifier)
+{
+	if (identifier && strlen(identifier) > LEC_VERSION_IDENTIFIER_MAX)
+		return lec__error_field(LEC_EINVALID, "identifier",
+					"Ensure this field has no more than "
+					"%d characters.",
+					LEC_VERSION_IDENTIFIER_MAX);
+	return LEC_OK;
+}
+
+static int check_type(enum lec_version_type type)
+{
+	if ((unsigned)type >= TYPE_COUNT)
+		return lec__error_field(LEC_EINVALID, "type",
+					"\"%d\" is not a valid choice.",
+					(int)type);
+	return LEC_OK;
+}
+
+/* base, cut so that suffix still fits the slug limit, plus suffix. */
+static char *slug_candidate(const char *base, const char *suffix)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	size_t keep = strlen(base);
+	size_t room = LEC_VERSION_SLUG_MAX - strlen(suffix);
+
+	lec__buf_printf(&b, "%.*s%s", (int)(keep < room ? keep : room), base,
+			suffix);
+	return lec__buf_take(&b);
+}
+
+/* The first of base, base_a, base_b, ... free in the project. */
+static int unique_slug(struct lec_store *st, int64_t project_id,
+		       const char *name, char **out)
+{
+	char *base = NULL, *slug = NULL;
+	char suffix[16] = "";
+	unsigned long n = 0;
+	int error, found = 1;
+
+	*out = NULL;
+	if ((error = lec_slug_version(name, &base)) < 0)
+		return error;
+	slug = lec__strdup(base);
+	while (slug != NULL) {
+		if ((error = row_exists(st,
+					"SELECT 1 FROM versions WHERE "
+					"project_id = ? AND slug = ?",
+					project_id, slug, &found)) < 0 ||
+		    !found)
+			break;
+		lec__free(slug);
+		slug = NULL;
+		if (n == LEC_VERSION_SLUG_ATTEMPTS) {
+			error = lec__error(LEC_ELIMIT,
+					   "too many versions share the slug "
+					   "'%s'", base);
+			break;
+		}
+		lec_slug_suffix(n++, suffix);
+		slug = slug_candidate(base, suffix);
+	}
+	if (slug == NULL && error == LEC_OK)
+		error = lec__error_oom();
+	lec__free(base);
+	if (error < 0) {
+		lec__free(slug);
+		return error;
+	}
+	*out = slug;
+	return LEC_OK;
+}
+
+/* What version_insert writes. */
+struct version_new {
+	int64_t project_id;
+	const char *slug; /* NULL: derived from verbose_name */
+	const char *verbose_name;
+	const char *identifier;
+	enum lec_version_type type;
+	int active;
+	int machine;
+};
+
+/* Insert inside the caller's transaction. */
+static int version_insert(struct lec_store *st, const struct version_new *n,
+			  int64_t *id)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *slug = NULL;
+	int64_t now = lec__now_us();
+	int error;
+
+	if (n->slug)
+		slug = lec__strdup(n->slug);
+	else if ((error = unique_slug(st, n->project_id, n->verbose_name,
+				      &slug)) < 0)
+		return error;
+	LEC__CHECK_ALLOC(slug);
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "INSERT INTO versions (project_id, slug, verbose_name, "
+		     "identifier, type, active, machine, created, modified) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 1, n->project_id);
+	if ((error = lec_store__bind_text(stmt, 2, slug)) < 0 ||
+	    (error = lec_store__bind_text(stmt, 3, n->verbose_name)) < 0 ||
+	    (error = lec_store__bind_text(stmt, 4, n->identifier)) < 0 ||
+	    (error = lec_store__bind_text(stmt, 5,
+					  lec_version_type_code(n->type))) < 0)
+		goto done;
+	sqlite3_bind_int(stmt, 6, n->active ? 1 : 0);
+	sqlite3_bind_int(stmt, 7, n->machine ? 1 : 0);
+	sqlite3_bind_int64(stmt, 8, now);
+	sqlite3_bind_int64(stmt, 9, now);
+	if ((error = lec_store__step_done(st, stmt, "creating a version")) ==
+	    LEC_OK)
+		*id = sqlite3_last_insert_rowid(st->db);
+done:
+	sqlite3_finalize(stmt);
+	lec__free(slug);
+	return error;
+}
+
+/* Finish a write transaction: commit on success, roll back otherwise. */
+static int finish_write(struct lec_store *st, int error)
+{
+	if (error < 0) {
+		lec_store__rollback(st);
+		return error;
+	}
+	return lec_store__commit(st);
+}
+
+int lec_version_create(struct lec_store *st, int64_t project_id,
+		       const char *verbose_name, const char *identifier,
+		       enum lec_version_type type, int active,
+		       struct lec_version **out)
+{
+	struct version_new n = {
+		.project_id = project_id,
+		.verbose_name = verbose_name,
+		.identifier = identifier,
+		.type = type,
+		.active = active,
+	};
+	struct lec_version *created = NULL;
+	int64_t id = 0;
+	int error;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if ((error = check_name(verbose_name)) < 0 ||
+	    (error = check_identifier(identifier)) < 0 ||
+	    (error = check_type(type)) < 0)
+		return error;
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	/* Read back before committing: a failure then creates nothing. */
+	if ((error = project_exists(st, project_id)) == LEC_OK &&
+	    (error = version_insert(st, &n, &id)) == LEC_OK && out)
+		error = lec_version_get_by_id(st, id, &created);
+	if ((error = finish_write(st, error)) < 0) {
+		lec_version_free(created);
+		return error;
+	}
+	if (out)
+		*out = created;
+	return LEC_OK;
+}
+
+/* Listing ----------------------------------------------------------------- */
+
+static void where_bool(struct lec__query *q, const char *cond,
+		       enum lec_filter_bool f)
+{
+	if (f == LEC_FILTER_TRUE || f == LEC_FILTER_FALSE)
+		lec__query_where_int(q, cond, f == LEC_FILTER_TRUE);
+}
+
+static int choice_error(const char *field, const char *value)
+{
+	return lec__error_field(LEC_EINVALID, field,
+				"Select a valid choice. %s is not one of the "
+				"available choices.",
+				value);
+}
+
+static int version_filter(struct lec__query *q,
+			  const struct lec_version_filter *f)
+{
+	enum lec_version_type type;
+	int error;
+
+	where_bool(q, "active = ?", f->active);
+	where_bool(q, "built = ?", f->built);
+	where_bool(q, "uploaded = ?", f->uploaded);
+	if (f->external == LEC_FILTER_TRUE)
+		lec__query_where(q, "type = 'external'");
+	else if (f->external == LEC_FILTER_FALSE)
+		lec__query_where(q, NOT_EXTERNAL);
+	if (!is_empty(f->privacy_level)) {
+		if (!in_list(f->privacy_level, privacy_levels,
+			     COUNT_OF(privacy_levels)))
+			return choice_error("privacy_level", f->privacy_level);
+		lec__query_where_text(q, "privacy_level = ?",
+				      f->privacy_level);
+	}
+	if (!is_empty(f->type)) {
+		if ((error = lec_version_type_parse(f->type, &type)) < 0)
+			return error;
+		lec__query_where_text(q, "type = ?",
+				      lec_version_type_code(type));
+	}
+	if (!is_empty(f->slug))
+		lec__query_where_text(q, "instr(lower(slug), lower(?)) > 0",
+				      f->slug);
+	if (!is_empty(f->verbose_name))
+		lec__query_where_text(
+			q, "instr(lower(verbose_name), lower(?)) > 0",
+			f->verbose_name);
+	return LEC_OK;
+}
+
+int lec_version_list(struct lec_store *st, int64_t project_id,
+		     const struct lec_version_filter *filter,
+		     const struct lec_page *page, struct lec_version_list *out)
+{
+	struct lec__query q;
+	int error = LEC_OK;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	if (filter)
+		error = version_filter(&q, filter);
+	if (error == LEC_OK)
+		error = version_query(st, &q, page, out);
+	lec__query_dispose(&q);
+	return error;
+}
+
+/* Updating ---------------------------------------------------------------- */
+
+static int check_patch(const struct lec_version_patch *p)
+{
+	int error;
+
+	if ((p->set & LEC_VERSION_SET_VERBOSE_NAME) &&
+	    (error = check_name(p->verbose_name)) < 0)
+		return error;
+	if ((p->set & LEC_VERSION_SET_IDENTIFIER) &&
+	    (error = check_identifier(p->identifier)) < 0)
+		return error;
+	if ((p->set & LEC_VERSION_SET_TYPE) &&
+	    (error = check_type(p->type)) < 0)
+		return error;
+	if ((p->set & LEC_VERSION_SET_PRIVACY_LEVEL) &&
+	    !in_list(p->privacy_level, privacy_levels,
+		     COUNT_OF(privacy_levels)))
+		return lec__error_field(LEC_EINVALID, "privacy_level",
+					"\"%s\" is not a valid choice.",
+					p->privacy_level ? p->privacy_level
+							 : "");
+	if ((p->set & LEC_VERSION_SET_DOCUMENTATION_TYPE) &&
+	    !in_list(p->documentation_type, documentation_types,
+		     COUNT_OF(documentation_types)))
+		return lec__error_field(LEC_EINVALID, "documentation_type",
+					"\"%s\" is not a valid choice.",
+					p->documentation_type
+						? p->documentation_type
+						: "");
+	return LEC_OK;
+}
+
+/* The UPDATE's bound values, in the order of its placeholders. */
+struct patch_sql {
+	struct lec__buf sql;
+	int n;
+	struct lec__query_bind binds[LEC__QUERY_MAX_BINDS];
+};
+
+static void patch_int(struct patch_sql *ps, unsigned int set,
+		      unsigned int bit, const char *column, int value)
+{
+	if (!(set & bit))
+		return;
+	lec__buf_printf(&ps->sql, ", %s = ?", column);
+	ps->binds[ps->n].is_text = 0;
+	ps->binds[ps->n++].num = value ? 1 : 0;
+}
+
+static void patch_text(struct patch_sql *ps, unsigned int set,
+		       unsigned int bit, const char *column,
+		       const char *value)
+{
+	if (!(set & bit))
+		return;
+	lec__buf_printf(&ps->sql, ", %s = ?", column);
+	ps->binds[ps->n].is_text = 1;
+	ps->binds[ps->n++].text = value;
+}
+
+static char *patch_build(struct patch_sql *ps,
+			 const struct lec_version_patch *p)
+{
+	unsigned int s = p->set;
+
+	lec__buf_puts(&ps->sql, "UPDATE versions SET modified = ?");
+	patch_int(ps, s, LEC_VERSION_SET_ACTIVE, "active", p->active);
+	patch_int(ps, s, LEC_VERSION_SET_HIDDEN, "hidden", p->hidden);
+	patch_int(ps, s, LEC_VERSION_SET_BUILT, "built", p->built);
+	patch_int(ps, s, LEC_VERSION_SET_UPLOADED, "uploaded", p->uploaded);
+	patch_text(ps, s, LEC_VERSION_SET_IDENTIFIER, "identifier",
+		   p->identifier);
+	patch_text(ps, s, LEC_VERSION_SET_TYPE, "type",
+		   lec_version_type_code(p->type));
+	patch_text(ps, s, LEC_VERSION_SET_VERBOSE_NAME, "verbose_name",
+		   p->verbose_name);
+	patch_text(ps, s, LEC_VERSION_SET_PRIVACY_LEVEL, "privacy_level",
+		   p->privacy_level);
+	patch_int(ps, s, LEC_VERSION_SET_HAS_PDF, "has_pdf", p->has_pdf);
+	patch_int(ps, s, LEC_VERSION_SET_HAS_EPUB, "has_epub", p->has_epub);
+	patch_int(ps, s, LEC_VERSION_SET_HAS_HTMLZIP, "has_htmlzip",
+		  p->has_htmlzip);
+	patch_text(ps, s, LEC_VERSION_SET_DOCUMENTATION_TYPE,
+		   "documentation_type", p->documentation_type);
+	patch_int(ps, s, LEC_VERSION_SET_MACHINE, "machine", p->machine);
+	/* Deactivating removes the artefacts, so the version is no longer
+	 * built; the old `active` is what SQLite reads on the right. */
+	if ((s & LEC_VERSION_SET_ACTIVE) && !p->active &&
+	    !(s & LEC_VERSION_SET_BUILT))
+		lec__buf_puts(&ps->sql, ", built = CASE WHEN active THEN 0 "
+					"ELSE built END");
+	lec__buf_puts(&ps->sql, " WHERE id = ?");
+	return lec__buf_take(&ps->sql);
+}
+
+int lec_version_update(struct lec_store *st, int64_t id,
+		       const struct lec_version_patch *patch)
+{
+	struct patch_sql ps;
+	sqlite3_stmt *stmt = NULL;
+	char *sql;
+	int error, i;
+
+	lec_error_clear();
+	if ((error = check_patch(patch)) < 0)
+		return error;
+	memset(&ps, 0, sizeof(ps));
+	sql = patch_build(&ps, patch);
+	LEC__CHECK_ALLOC(sql);
+	error = lec_store__prepare(st, &stmt, sql);
+	lec__free(sql);
+	if (error < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, lec__now_us());
+	for (i = 0; i < ps.n && error == LEC_OK; i++) {
+		if (ps.binds[i].is_text)
+			error = lec_store__bind_text(stmt, i + 2,
+						     ps.binds[i].text);
+		else
+			sqlite3_bind_int64(stmt, i + 2, ps.binds[i].num);
+	}
+	sqlite3_bind_int64(stmt, ps.n + 2, id);
+	if (error == LEC_OK)
+		error = step_one(st, stmt, id, "updating a version");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_version_delete(struct lec_store *st, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__prepare(st, &stmt,
+					"DELETE FROM versions WHERE id = ?")) <
+	    0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, id);
+	error = step_one(st, stmt, id, "deleting a version");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* PEP 440 ----------------------------------------------------------------- */
+
+/* Release or local parts beyond which a name is not taken for a version:
+ * no real version has this many, and the parse needs no allocation. */
+#define PEP440_MAX_PARTS 32
+
+/* A number as its digits without leading zeros (n == 0 is zero). */
+struct pep440_num {
+	const char *p;
+	size_t n;
+};
+
+struct pep440_local {
+	struct pep440_num text; /* digits without leading zeros if numeric */
+	int numeric;
+};
+
+/* Pre-release kinds, in their sort order ("a" < "b" < "rc"). */
+enum { PRE_NONE, PRE_A, PRE_B, PRE_RC };
+
+struct pep440 {
+	char *text; /* lowercase ASCII the parts point into; owned */
+	struct pep440_num epoch;
+	struct pep440_num release[PEP440_MAX_PARTS];
+	size_t nrelease;
+	int pre; /* PRE_* */
+	struct pep440_num pre_n;
+	int has_post;
+	struct pep440_num post;
+	int has_dev;
+	struct pep440_num dev;
+	struct pep440_local local[PEP440_MAX_PARTS];
+	size_t nlocal; /* 0: no local label */
+};
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int is_alnum(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z');
+}
+
+static int is_sep(char c)
+{
+	return c == '-' || c == '_' || c == '.';
+}
+
+/* Python's \s on ASCII text. */
+static int is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') ||
+	       (c >= '\x1c' && c <= '\x1f');
+}
+
+/* Read [0-9]+ at *pp into out; 0 when there is no digit. */
+static int read_num(const char **pp, struct pep440_num *out)
+{
+	const char *p = *pp, *start = *pp;
+
+	if (!is_digit(*p))
+		return 0;
+	while (is_digit(*p))
+		p++;
+	while (start < p && *start == '0')
+		start++;
+	out->p = start;
+	out->n = (size_t)(p - start);
+	*pp = p;
+	return 1;
+}
+
+/* The first of labels that starts at p: its index, or -1. */
+static int match_label(const char **pp, const char *const *labels,
+		       size_t count)
+{
+	size_t i, n;
+
+	for (i = 0; i < count; i++) {
+		n = strlen(labels[i]);
+		if (strncmp(*pp, labels[i], n) == 0) {
+			*pp += n;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* [-_.]? then [0-9]*, after a label. */
+static void read_label_number(const char **pp, struct pep440_num *out)
+{
+	if (is_sep(**pp))
+		(*pp)++;
+	read_num(pp, out);
+}
+
+static void parse_pre(const char **pp, struct pep440 *v)
+{
+	/* Longer spellings first, as the service's regular expression. */
+	static const char *const labels[] = { "alpha",   "a",   "beta",
+					      "b",       "preview", "pre",
+					      "c",       "rc" };
+	static const int kinds[] = { PRE_A,  PRE_A,  PRE_B,  PRE_B,
+				     PRE_RC, PRE_RC, PRE_RC, PRE_RC };
+	const char *p = *pp;
+	int i;
+
+	if (is_sep(*p))
+		p++;
+	if ((i = match_label(&p, labels, COUNT_OF(labels))) < 0)
+		return;
+	v->pre = kinds[i];
+	read_label_number(&p, &v->pre_n);
+	*pp = p;
+}
+
+static void parse_post(const char **pp, struct pep440 *v)
+{
+	static const char *const labels[] = { "post", "rev", "r" };
+	const char *p = *pp;
+
+	/* The implicit form "1.0-1". */
+	if (p[0] == '-' && is_digit(p[1])) {
+		p++;
+		read_num(&p, &v->post);
+		v->has_post = 1;
+		*pp = p;
+		return;
+	}
+	if (is_sep(*p))
+		p++;
+	if (match_label(&p, labels, COUNT_OF(labels)) < 0)
+		return;
+	v->has_post = 1;
+	read_label_number(&p, &v->post);
+	*pp = p;
+}
+
+static void parse_dev(const char **pp, struct pep440 *v)
+{
+	static const char *const labels[] = { "dev" };
+	const char *p = *pp;
+
+	if (is_sep(*p))
+		p++;
+	if (match_label(&p, labels, COUNT_OF(labels)) < 0)
+		return;
+	v->has_dev = 1;
+	read_label_number(&p, &v->dev);
+	*pp = p;
+}
+
+/* One [a-z0-9]+ part of a local label. */
+static int parse_local_part(const char **pp, struct pep440 *v)
+{
+	struct pep440_local *part;
+	const char *p = *pp;
+
+	if (!is_alnum(*p) || v->nlocal == PEP440_MAX_PARTS)
+		return 0;
+	part = &v->local[v->nlocal++];
+	while (is_alnum(*p))
+		p++;
+	part->text.p = *pp;
+	part->text.n = (size_t)(p - *pp);
+	part->numeric = 1;
+	for (; *pp < p; (*pp)++)
+		part->numeric = part->numeric && is_digit(**pp);
+	if (part->numeric) {
+		const char *q = part->text.p;
+
+		read_num(&q, &part->text);
+	}
+	return 1;
+}
+
+/* "+" [a-z0-9]+ ([-_.][a-z0-9]+)* */
+static int parse_local(const char **pp, struct pep440 *v)
+{
+	const char *p = *pp + 1;
+
+	if (!parse_local_part(&p, v))
+		return 0;
+	while (is_sep(p[0]) && is_alnum(p[1])) {
+		p++;
+		if (!parse_local_part(&p, v))
+			return 0;
+	}
+	*pp = p;
+	return 1;
+}
+
+static int parse_release(const char **pp, struct pep440 *v)
+{
+	const char *p = *pp;
+
+	if (!read_num(&p, &v->release[0]))
+		return 0;
+	v->nrelease = 1;
+	while (p[0] == '.' && is_digit(p[1])) {
+		if (v->nrelease == PEP440_MAX_PARTS)
+			return 0;
+		p++;
+		read_num(&p, &v->release[v->nrelease++]);
+	}
+	*pp = p;
+	return 1;
+}
+
+/* Parse lowercase ASCII text; 1 when it is a version. */
+static int pep440_parse(const char *s, struct pep440 *v)
+{
+	struct pep440_num epoch;
+	const char *q;
+
+	while (is_space(*s))
+		s++;
+	if (*s == 'v')
+		s++;
+	q = s;
+	if (read_num(&q, &epoch) && *q == '!') {
+		v->epoch = epoch;
+		s = q + 1;
+	}
+	if (!parse_release(&s, v))
+		return 0;
+	parse_pre(&s, v);
+	parse_post(&s, v);
+	parse_dev(&s, v);
+	if (*s == '+' && !parse_local(&s, v))
+		return 0;
+	while (is_space(*s))
+		s++;
+	return *s == '\0';
+}
+
+static void pep440_dispose(struct pep440 *v)
+{
+	lec__free(v->text);
+	memset(v, 0, sizeof(*v));
+}
+
+/* NFKD, then drop what is not ASCII (the service's clean-up). NULL with
+ * *error 0 when name is not valid UTF-8: then it is no version. */
+static char *nfkd_ascii(const char *name, int *error)
+{
+	size_t len = strlen(name), n = 0, i, k = 0;
+	uint8_t *norm;
+	char *ascii;
+
+	*error = LEC_OK;
+	if (u8_check((const uint8_t *)name, len) != NULL)
+		return NULL;
+	norm = len ? u8_normalize(UNINORM_NFKD, (const uint8_t *)name, len,
+				  NULL, &n)
+		   : NULL;
+	if (len && norm == NULL) {
+		*error = errno == ENOMEM ? lec__error_oom()
+					 : lec__error(LEC_ERROR,
+						      "cannot normalise '%s'",
+						      name);
+		return NULL;
+	}
+	ascii = lec__malloc(n + 1);
+	for (i = 0; ascii && i < n; i++)
+		if (norm[i] < 0x80)
+			ascii[k++] = (char)norm[i];
+	if (ascii)
+		ascii[k] = '\0';
+	else
+		*error = lec__error_oom();
+	lec__free(norm); /* libunistring allocated it with plain malloc */
+	return ascii;
+}
+
+/* ascii lowercased, with every ".x" read as ".999999" if expand_x. */
+static char *pep440_text(const char *ascii, int expand_x)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *out;
+	size_t i;
+
+	/* Starts the string, so that an empty one is terminated too. */
+	lec__buf_puts(&b, "");
+	for (; *ascii; ascii++) {
+		if (expand_x && ascii[0] == '.' && ascii[1] == 'x') {
+			lec__buf_puts(&b, ".999999");
+			ascii++;
+		} else {
+			lec__buf_printf(&b, "%c", *ascii);
+		}
+	}
+	out = lec__buf_take(&b);
+	for (i = 0; out && out[i]; i++)
+		if (out[i] >= 'A' && out[i] <= 'Z')
+			out[i] = (char)(out[i] - 'A' + 'a');
+	return out;
+}
+
+/* Parse a version name as the service does: 1 when it is a version, 0
+ * when not, < 0 on error. On 1, dispose v with pep440_dispose. */
+static int pep440_read(const char *name, struct pep440 *v)
+{
+	char *ascii;
+	int error, pass, ok = 0;
+
+	memset(v, 0, sizeof(*v));
+	if ((ascii = nfkd_ascii(name, &error)) == NULL)
+		return error;
+	/* As is first; then, the case-sensitive ".x" -> ".999999". */
+	for (pass = 0; pass < 2 && !ok; pass++) {
+		if (pass == 1 && strstr(ascii, ".x") == NULL)
+			break;
+		pep440_dispose(v);
+		if ((v->text = pep440_text(ascii, pass)) == NULL) {
+			lec__free(ascii);
+			return LEC_ENOMEM;
+		}
+		ok = pep440_parse(v->text, v);
+	}
+	lec__free(ascii);
+	if (!ok)
+		pep440_dispose(v);
+	return ok;
+}
+
+static int num_cmp(const struct pep440_num *a, const struct pep440_num *b)
+{
+	int c;
+
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	c = a->n ? memcmp(a->p, b->p, a->n) : 0;
+	return (c > 0) - (c < 0);
+}
+
+/* Strings as Python compares them: bytes, then length. */
+static int text_cmp(const struct pep440_num *a, const struct pep440_num *b)
+{
+	size_t n = a->n < b->n ? a->n : b->n;
+	int c = n ? memcmp(a->p, b->p, n) : 0;
+
+	if (c != 0)
+		return (c > 0) - (c < 0);
+	return (a->n > b->n) - (a->n < b->n);
+}
+
+static int int_cmp(int a, int b)
+{
+	return (a > b) - (a < b);
+}
+
+/* Release segments compare with trailing zeros dropped. */
+static int release_cmp(const struct pep440 *a, const struct pep440 *b)
+{
+	size_t na = a->nrelease, nb = b->nrelease, i;
+	int c;
+
+	while (na > 0 && a->release[na - 1].n == 0)
+		na--;
+	while (nb > 0 && b->release[nb - 1].n == 0)
+		nb--;
+	for (i = 0; i < na && i < nb; i++)
+		if ((c = num_cmp(&a->release[i], &b->release[i])) != 0)
+			return c;
+	return (na > nb) - (na < nb);
+}
+
+/* The pre-release's rank: a bare dev release sorts before every
+ * pre-release, no pre-release after them all. */
+static int pre_rank(const struct pep440 *v)
+{
+	if (v->pre == PRE_NONE && !v->has_post && v->has_dev)
+		return -1;
+	if (v->pre == PRE_NONE)
+		return PRE_RC + 1;
+	return v->pre;
+}
+
+/* Numeric parts sort after alphanumeric ones; a longer label after its
+ * prefix. */
+static int local_cmp(const struct pep440 *a, const struct pep440 *b)
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < a->nlocal && i < b->nlocal; i++) {
+		const struct pep440_local *x = &a->local[i], *y = &b->local[i];
+
+		if (x->numeric != y->numeric)
+			return x->numeric ? 1 : -1;
+		c = x->numeric ? num_cmp(&x->text, &y->text)
+			       : text_cmp(&x->text, &y->text);
+		if (c != 0)
+			return c;
+	}
+	return (a->nlocal > b->nlocal) - (a->nlocal < b->nlocal);
+}
+
+static int pep440_cmp(const struct pep440 *a, const struct pep440 *b)
+{
+	int c;
+
+	if ((c = num_cmp(&a->epoch, &b->epoch)) != 0 ||
+	    (c = release_cmp(a, b)) != 0 ||
+	    (c = int_cmp(pre_rank(a), pre_rank(b))) != 0)
+		return c;
+	if (a->pre != PRE_NONE && (c = num_cmp(&a->pre_n, &b->pre_n)) != 0)
+		return c;
+	/* No post release sorts first, no dev release last. */
+	if ((c = int_cmp(a->has_post, b->has_post)) != 0 ||
+	    (a->has_post && (c = num_cmp(&a->post, &b->post)) != 0) ||
+	    (c = int_cmp(!a->has_dev, !b->has_dev)) != 0 ||
+	    (a->has_dev && (c = num_cmp(&a->dev, &b->dev)) != 0))
+		return c;
+	return local_cmp(a, b);
+}
+
+int lec_version_pep440_compare(const char *a, const char *b, int *cmp)
+{
+	struct pep440 va, vb;
+	int ra, rb, error = LEC_OK;
+
+	lec_error_clear();
+	*cmp = 0;
+	if (a == NULL || b == NULL)
+		return lec__error(LEC_EINVALID, "no version name given");
+	if ((ra = pep440_read(a, &va)) < 0)
+		return ra;
+	if ((rb = pep440_read(b, &vb)) < 0) {
+		pep440_dispose(&va);
+		return rb;
+	}
+	if (!ra || !rb)
+		error = lec__error(LEC_EINVALID,
+				   "'%s' is not a PEP 440 version",
+				   ra ? b : a);
+	else
+		*cmp = pep440_cmp(&va, &vb);
+	pep440_dispose(&va);
+	pep440_dispose(&vb);
+	return error;
+}
+
+static int pep440_is_final(const struct pep440 *v)
+{
+	return v->pre == PRE_NONE && !v->has_dev;
+}
+
+int lec_version_pep440_final(const char *name)
+{
+	struct pep440 v;
+	int final;
+
+	lec_error_clear();
+	if (name == NULL || pep440_read(name, &v) != 1)
+		return 0;
+	final = pep440_is_final(&v);
+	pep440_dispose(&v);
+	return final;
+}
+
+/* stable ------------------------------------------------------------------ */
+
+/* The best version seen so far of one kind (tags, or any type). */
+struct stable_pick {
+	struct pep440 v;
+	size_t index;
+	int found;
+};
+
+/* Keep cand (parsed from name) if it beats the pick; ties keep the earlier
+ * one, as the service's stable sort does. */
+static int pick_consider(struct stable_pick *pick, const struct pep440 *cand,
+			 const char *name, size_t index)
+{
+	int rc;
+
+	if (pick->found && pep440_cmp(cand, &pick->v) <= 0)
+		return LEC_OK;
+	pep440_dispose(&pick->v);
+	pick->found = 0;
+	if ((rc = pep440_read(name, &pick->v)) < 0)
+		return rc;
+	pick->found = rc == 1;
+	pick->index = index;
+	return LEC_OK;
+}
+
+/* Choose among list (already in list order) per determine_stable. */
+static int stable_choose(const struct lec_version_list *list, size_t *index,
+			 int *found)
+{
+	struct stable_pick tag = { 0 }, any = { 0 };
+	struct pep440 cand;
+	size_t i;
+	int rc, error = LEC_OK;
+
+	for (i = 0; i < list->len && error == LEC_OK; i++) {
+		const struct lec_version *v = &list->items[i];
+
+		if ((rc = pep440_read(v->verbose_name, &cand)) <= 0) {
+			error = rc;
+			continue;
+		}
+		if (pep440_is_final(&cand)) {
+			error = pick_consider(&any, &cand, v->verbose_name, i);
+			if (error == LEC_OK && v->type == LEC_VERSION_TAG)
+				error = pick_consider(&tag, &cand,
+						      v->verbose_name, i);
+		}
+		pep440_dispose(&cand);
+	}
+	*found = tag.found || any.found;
+	*index = tag.found ? tag.index : any.index;
+	pep440_dispose(&tag.v);
+	pep440_dispose(&any.v);
+	return error;
+}
+
+/* The stable pick among the rows of q (which this disposes). */
+static int stable_among(struct lec_store *st, struct lec__query *q,
+			struct lec_version **out)
+{
+	struct lec_version_list list;
+	size_t index = 0;
+	int error, found = 0;
+
+	*out = NULL;
+	error = version_query(st, q, NULL, &list);
+	lec__query_dispose(q);
+	if (error < 0)
+		return error;
+	if ((error = stable_choose(&list, &index, &found)) < 0) {
+		lec_version_list_dispose(&list);
+		return error;
+	}
+	if (!found) {
+		lec_version_list_dispose(&list);
+		return lec__error(LEC_ENOTFOUND,
+				  "no version qualifies as stable");
+	}
+	return version_take(&list, index, out);
+}
+
+static int determine_stable(struct lec_store *st, int64_t project_id,
+			    struct lec_version **out)
+{
+	struct lec__query q;
+
+	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	lec__query_where(&q, NOT_EXTERNAL);
+	return stable_among(st, &q, out);
+}
+
+int lec_version_determine_stable(struct lec_store *st, int64_t project_id,
+				 struct lec_version **out)
+{
+	lec_error_clear();
+	return determine_stable(st, project_id, out);
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Point a machine version at identifier and type. */
+static int machine_point(struct lec_store *st, int64_t id,
+			 const char *identifier, enum lec_version_type type)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "UPDATE versions SET identifier = ?, type = ?, "
+		     "modified = ? WHERE id = ?")) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, identifier)) == LEC_OK &&
+	    (error = lec_store__bind_text(stmt, 2,
+					  lec_version_type_code(type))) ==
+		    LEC_OK) {
+		sqlite3_bind_int64(stmt, 3, lec__now_us());
+		sqlite3_bind_int64(stmt, 4, id);
+		error = step_one(st, stmt, id, "updating a machine version");
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Inside a transaction: the new winner when stable was created or moved. */
+static int stable_sync(struct lec_store *st, int64_t project_id,
+		       struct lec_version **promoted)
+{
+	struct lec_version *current = NULL, *winner = NULL;
+	int64_t id = 0;
+	int error;
+
+	error = version_by_slug(st, project_id, LEC_VERSION_STABLE, &current);
+	if (error == LEC_ENOTFOUND)
+		error = LEC_OK;
+	if (error < 0 || (current && !current->machine))
+		goto done;
+	if ((error = determine_stable(st, project_id, &winner)) < 0) {
+		if (error == LEC_ENOTFOUND)
+			error = LEC_OK;
+		goto done;
+	}
+	if (current == NULL) {
+		struct version_new n = {
+			.project_id = project_id,
+			.slug = LEC_VERSION_STABLE,
+			.verbose_name = LEC_VERSION_STABLE,
+			.identifier = winner->identifier,
+			.type = winner->type,
+			.active = 1,
+			.machine = 1,
+		};
+
+		error = version_insert(st, &n, &id);
+	} else if (!same_text(current->identifier, winner->identifier) ||
+		   current->type != winner->type) {
+		error = machine_point(st, current->id, winner->identifier,
+				      winner->type);
+	} else {
+		goto done; /* already there */
+	}
+	if (error == LEC_OK) {
+		*promoted = winner;
+		winner = NULL;
+	}
+done:
+	lec_version_free(current);
+	lec_version_free(winner);
+	return error;
+}
+
+int lec_version_update_stable(struct lec_store *st, int64_t project_id,
+			      struct lec_version **promoted)
+{
+	struct lec_version *winner = NULL;
+	int error;
+
+	lec_error_clear();
+	if (promoted)
+		*promoted = NULL;
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = project_exists(st, project_id)) == LEC_OK)
+		error = stable_sync(st, project_id, &winner);
+	if ((error = finish_write(st, error)) < 0) {
+		lec_version_free(winner);
+		return error;
+	}
+	if (promoted)
+		*promoted = winner;
+	else
+		lec_version_free(winner);
+	return LEC_OK;
+}
+
+/* latest ------------------------------------------------------------------ */
+
+/* The project's own version named name (not latest, not external). */
+static int version_named(struct lec_store *st, int64_t project_id,
+			 const char *name, struct lec_version **out)
+{
+	struct lec__query q;
+
+	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	lec__query_where(&q, NOT_EXTERNAL);
+	lec__query_where(&q, "slug <> '" LEC_VERSION_LATEST "'");
+	lec__query_where_text(&q, "verbose_name = ?", name);
+	return version_first(st, &q, out);
+}
+
+/* Inside a transaction. */
+static int latest_sync(struct lec_store *st, int64_t project_id,
+		       const char *default_branch)
+{
+	struct lec_version *current = NULL, *original = NULL;
+	enum lec_version_type type = LEC_VERSION_BRANCH;
+	int64_t id = 0;
+	int error;
+
+	error = version_by_slug(st, project_id, LEC_VERSION_LATEST, &current);
+	if (error == LEC_ENOTFOUND)
+		error = LEC_OK;
+	if (error < 0 || (current && !current->machine))
+		goto done;
+	if (default_branch) {
+		error = version_named(st, project_id, default_branch,
+				      &original);
+		if (error == LEC_OK)
+			type = original->type;
+		else if (error != LEC_ENOTFOUND)
+			goto done;
+	}
+	if (current == NULL) {
+		struct version_new n = {
+			.project_id = project_id,
+			.slug = LEC_VERSION_LATEST,
+			.verbose_name = LEC_VERSION_LATEST,
+			.identifier = default_branch,
+			.type = type,
+			.active = 1,
+			.machine = 1,
+		};
+
+		error = version_insert(st, &n, &id);
+	} else {
+		error = machine_point(st, current->id, default_branch, type);
+	}
+done:
+	lec_version_free(current);
+	lec_version_free(original);
+	return error;
+}
+
+int lec_version_update_latest(struct lec_store *st, int64_t project_id,
+			      const char *default_branch)
+{
+	int error;
+
+	lec_error_clear();
+	if ((error = check_identifier(default_branch)) < 0 ||
+	    (error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = project_exists(st, project_id)) == LEC_OK)
+		error = latest_sync(st, project_id, default_branch);
+	return finish_write(st, error);
+}
+
+int lec_version_original(struct lec_store *st,
+			 const struct lec_version *version,
+			 struct lec_version **out)
+{
+	struct lec__query q;
+
+	lec_error_clear();
+	*out = NULL;
+	if (!version->machine || version->identifier == NULL)
+		return lec__error(LEC_ENOTFOUND,
+				  "version '%s' stands for no other version",
+				  version->slug);
+	if (strcmp(version->slug, LEC_VERSION_LATEST) == 0)
+		return version_named(st, version->project_id,
+				     version->identifier, out);
+	if (strcmp(version->slug, LEC_VERSION_STABLE) != 0)
+		return lec__error(LEC_ENOTFOUND,
+				  "version '%s' stands for no other version",
+				  version->slug);
+	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_where_int(&q, "project_id = ?", version->project_id);
+	lec__query_where(&q, NOT_EXTERNAL);
+	lec__query_where_text(&q, "identifier = ?", version->identifier);
+	return stable_among(st, &q, out);
+}
+
+/* The default version ----------------------------------------------------- */
+
+static int project_default_version(struct lec_store *st, int64_t project_id,
+				   char **out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT default_version FROM projects "
+					"WHERE id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, project_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = lec_store__col_text(stmt, 0, out);
+	else if (rc == SQLITE_DONE)
+		error = lec__error(LEC_ENOTFOUND, "no project with id %lld",
+				   (long long)project_id);
+	else
+		error = lec_store__sqlerr(st, rc, "reading a project");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_version_default_slug(struct lec_store *st, int64_t project_id,
+			     char **out)
+{
+	char *stored = NULL;
+	int error, found = 0;
+
+	lec_error_clear();
+	*out = NULL;
+	if ((error = project_default_version(st, project_id, &stored)) < 0)
+		return error;
+	if (stored && strcmp(stored, LEC_VERSION_LATEST) != 0)
+		error = row_exists(st,
+				   "SELECT 1 FROM versions WHERE "
+				   "project_id = ? AND slug = ? AND active = 1",
+				   project_id, stored, &found);
+	if (error == LEC_OK && !found) {
+		lec__free(stored);
+		stored = lec__strdup(LEC_VERSION_LATEST);
+		LEC__CHECK_ALLOC(stored);
+	}
+	if (error < 0) {
+		lec__free(stored);
+		return error;
+	}
+	*out = stored;
+	return LEC_OK;
+}
+
+/* Version sync requests --------------------------------------------------- */
+
+int lec_version_sync_request(struct lec_store *st, int64_t project_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	/* A pending request keeps its id, and so its place in the queue. */
+	if ((error = project_exists(st, project_id)) == LEC_OK &&
+	    (error = lec_store__prepare(
+		     st, &stmt,
+		     "INSERT INTO version_sync_requests (project_id, "
+		     "requested) VALUES (?, ?) "
+		     "ON CONFLICT (project_id) DO NOTHING")) == LEC_OK) {
+		sqlite3_bind_int64(stmt, 1, project_id);
+		sqlite3_bind_int64(stmt, 2, lec__now_us());
+		error = lec_store__step_done(st, stmt,
+					     "requesting a version sync");
+	}
+	sqlite3_finalize(stmt);
+	return finish_write(st, error);
+}
+
+/* Delete the oldest request inside the caller's transaction; *project_id
+ * is 0 when none is pending. */
+static int take_oldest(struct lec_store *st, int64_t *project_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "DELETE FROM version_sync_requests WHERE id = "
+		     "(SELECT min(id) FROM version_sync_requests) "
+		     "RETURNING project_id")) < 0)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*project_id = sqlite3_column_int64(stmt, 0);
+		rc = sqlite3_step(stmt);
+	}
+	if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "taking a version sync");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int lec_version_sync_take(struct lec_store *st, int64_t *project_id)
+{
+	int64_t taken = 0;
+	int error;
+
+	lec_error_clear();
+	*project_id = 0;
+	/* BEGIN IMMEDIATE takes the write lock before the SELECT inside the
+	 * DELETE reads, so two processes never take the same request. */
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = take_oldest(st, &taken)) == LEC_OK && taken == 0)
+		error = lec__error(LEC_ENOTFOUND, "no version sync is pending");
+	if ((error = finish_write(st, error)) < 0)
+		return error;
+	*project_id = taken;
+	return LEC_OK;
+}

@@ -1,0 +1,381 @@
+/*
+ * Building responses: JSON bodies (keys sorted recursively for v3, as the
+ * service's AlphabeticalSortedJSONRenderer does), the service's error bodies
+ * (behaviour notes §0.4), and request bodies parsed under the server's
+ * limits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistr.h>
+
+#include "lectern/errors.h"
+#include "server.h"
+
+/* Sorting ------------------------------------------------------------------ */
+
+static cJSON *merge(cJSON *a, cJSON *b)
+{
+	cJSON head = { 0 };
+	cJSON *tail = &head;
+
+	while (a && b) {
+		if (strcmp(a->string, b->string) <= 0) {
+			tail->next = a;
+			a->prev = tail;
+			a = a->next;
+		} else {
+			tail->next = b;
+			b->prev = tail;
+			b = b->next;
+		}
+		tail = tail->next;
+	}
+	tail->next = a ? a : b;
+	if (tail->next)
+		tail->next->prev = tail;
+	return head.next;
+}
+
+/* Merge sort of a cJSON sibling list by key; byte order of UTF-8 keys is
+ * code-point order, which is what Python's sort_keys gives. */
+static cJSON *sort_list(cJSON *list)
+{
+	cJSON *slow = list, *fast, *second;
+
+	if (list == NULL || list->next == NULL)
+		return list;
+	for (fast = list->next; fast && fast->next; fast = fast->next->next)
+		slow = slow->next;
+	second = slow->next;
+	slow->next = NULL;
+	return merge(sort_list(list), sort_list(second));
+}
+
+void srv_json_sort(cJSON *json)
+{
+	cJSON *child, *last;
+
+	if (json == NULL)
+		return;
+	for (child = json->child; child; child = child->next)
+		srv_json_sort(child);
+	if (!cJSON_IsObject(json) || json->child == NULL)
+		return;
+	json->child = sort_list(json->child);
+	/* cJSON keeps the last element in the first one's prev. */
+	for (last = json->child; last->next; last = last->next)
+		;
+	json->child->prev = last;
+}
+
+/* U+2028 and U+2029 are valid in JSON but not in JavaScript source; the
+ * service escapes them, so do the same (they only occur inside strings). */
+static char *escape_line_separators(char *text, size_t *len)
+{
+	size_t n = strlen(text), extra = 0, i, j;
+	char *out;
+
+	for (i = 0; i + 2 < n; i++)
+		if ((unsigned char)text[i] == 0xE2 &&
+		    (unsigned char)text[i + 1] == 0x80 &&
+		    ((unsigned char)text[i + 2] == 0xA8 ||
+		     (unsigned char)text[i + 2] == 0xA9))
+			extra += 3;
+	*len = n + extra;
+	if (extra == 0)
+		return text;
+	out = malloc(n + extra + 1);
+	if (out == NULL)
+		return NULL;
+	for (i = 0, j = 0; i < n; i++) {
+		if (i + 2 < n && (unsigned char)text[i] == 0xE2 &&
+		    (unsigned char)text[i + 1] == 0x80 &&
+		    ((unsigned char)text[i + 2] == 0xA8 ||
+		     (unsigned char)text[i + 2] == 0xA9)) {
+			memcpy(out + j,
+			       (unsigned char)text[i + 2] == 0xA8 ? "\\u2028"
+								  : "\\u2029",
+			       6);
+			j += 6;
+			i += 2;
+		} else {
+			out[j++] = text[i];
+		}
+	}
+	out[j] = '\0';
+	free(text);
+	return out;
+}
+
+int srv_respond_json(struct srv_response *res, int status, cJSON *json,
+		     enum srv_json_order order)
+{
+	char *text;
+
+	if (json == NULL)
+		return srv_respond_internal(res, "out of memory building JSON");
+	if (order == SRV_JSON_SORTED)
+		srv_json_sort(json);
+	text = cJSON_PrintUnformatted(json);
+	cJSON_Delete(json);
+	if (text)
+		text = escape_line_separators(text, &res->body_len);
+	if (text == NULL)
+		return srv_respond_internal(res, "out of memory rendering JSON");
+	res->status = status;
+	res->body = text;
+	res->content_type = "application/json";
+	return status;
+}
+
+int srv_respond_detail(struct srv_response *res, int status,
+		       const char *detail)
+{
+	cJSON *json = cJSON_CreateObject();
+
+	if (json && !cJSON_AddStringToObject(json, "detail", detail)) {
+		cJSON_Delete(json);
+		json = NULL;
+	}
+	return srv_respond_json(res, status, json, SRV_JSON_SORTED);
+}
+
+int srv_respond_empty(struct srv_response *res, int status)
+{
+	res->status = status;
+	res->body = NULL;
+	res->body_len = 0;
+	return status;
+}
+
+int srv_respond_internal(struct srv_response *res, const char *why)
+{
+	static const char body[] = "{\"detail\":\"A server error occurred.\"}";
+
+	srv_log("internal error: %s", why);
+	res->status = 500;
+	res->body = strdup(body);
+	res->body_len = res->body ? sizeof(body) - 1 : 0;
+	res->content_type = "application/json";
+	return 500;
+}
+
+/* {"a": {"b": ["msg"]}} for the dotted field "a.b". */
+static cJSON *field_error_object(const char *field, const char *msg)
+{
+	cJSON *root = cJSON_CreateObject(), *obj = root, *list;
+	char part[128];
+	const char *dot;
+
+	while (obj && (dot = strchr(field, '.')) != NULL) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - field), field);
+		obj = cJSON_AddObjectToObject(obj, part);
+		field = dot + 1;
+	}
+	list = obj ? cJSON_AddArrayToObject(obj, field) : NULL;
+	if (list == NULL) {
+		cJSON_Delete(root);
+		return NULL;
+	}
+	cJSON_AddItemToArray(list, cJSON_CreateString(msg));
+	return root;
+}
+
+/* Add the fields of src into dst, recursing into objects both have. */
+static void merge_errors(cJSON *dst, cJSON *src)
+{
+	cJSON *item = src->child;
+
+	while (item) {
+		cJSON *next = item->next;
+		cJSON *have = cJSON_GetObjectItemCaseSensitive(dst, item->string);
+
+		if (have && cJSON_IsObject(have) && cJSON_IsObject(item))
+			merge_errors(have, item);
+		else if (have == NULL)
+			cJSON_AddItemToObject(dst, item->string,
+					      cJSON_DetachItemViaPointer(src,
+									 item));
+		item = next;
+	}
+}
+
+/* A second field error joins the first one's body, so a request with
+ * several bad fields hears about all of them, as DRF reports them. */
+int srv_respond_field_error(struct srv_response *res, const char *field,
+			    const char *msg)
+{
+	cJSON *errors = field_error_object(field, msg);
+	cJSON *previous = NULL;
+
+	if (res->status == 400 && res->body)
+		previous = cJSON_Parse(res->body);
+	if (previous && cJSON_IsObject(previous) && errors) {
+		merge_errors(previous, errors);
+		cJSON_Delete(errors);
+		errors = previous;
+		previous = NULL;
+	}
+	cJSON_Delete(previous);
+	free(res->body);
+	res->body = NULL;
+	return srv_respond_json(res, 400, errors, SRV_JSON_SORTED);
+}
+
+int srv_respond_engine_error(struct srv_response *res, int code)
+{
+	const char *field = lec_error_last_field();
+	const char *msg = lec_error_last();
+	cJSON *list;
+
+	switch (code) {
+	case LEC_EINVALID:
+	case LEC_EEXISTS:
+	case LEC_ELIMIT:
+		if (field)
+			return srv_respond_field_error(res, field, msg);
+		/* A rule checked while saving: DRF renders a bare list. */
+		list = cJSON_CreateArray();
+		if (list)
+			cJSON_AddItemToArray(list, cJSON_CreateString(msg));
+		return srv_respond_json(res, 400, list, SRV_JSON_SORTED);
+	case LEC_ENOTFOUND:
+		return srv_respond_detail(res, 404, "Not found.");
+	case LEC_EBUSY:
+		return srv_respond_detail(res, 503,
+					  "The database is busy; try again.");
+	default:
+		return srv_respond_internal(res, msg);
+	}
+}
+
+/* Request bodies ------------------------------------------------------------ */
+
+/* Depth of the deepest array/object, ignoring brackets inside strings. */
+static int json_depth(const char *s, size_t n)
+{
+	int depth = 0, deepest = 0, in_string = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+		} else if (c == '"') {
+			in_string = 1;
+		} else if (c == '[' || c == '{') {
+			if (++depth > deepest)
+				deepest = depth;
+		} else if (c == ']' || c == '}') {
+			depth--;
+		}
+	}
+	return deepest;
+}
+
+/* Line, column and offset of a parse error, as Python's json reports it. */
+static void describe_position(const char *body, const char *at, char *out,
+			      size_t cap)
+{
+	size_t offset = at && at >= body ? (size_t)(at - body) : 0;
+	size_t line = 1, col = 1, i;
+
+	for (i = 0; i < offset; i++) {
+		if (body[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	snprintf(out, cap, "line %zu column %zu (char %zu)", line, col, offset);
+}
+
+/* The Python type DRF names when a body is not an object. */
+static const char *python_type_name(const cJSON *json)
+{
+	if (cJSON_IsArray(json))
+		return "list";
+	if (cJSON_IsString(json))
+		return "str";
+	if (cJSON_IsBool(json))
+		return "bool";
+	if (cJSON_IsNull(json))
+		return "NoneType";
+	if (cJSON_IsNumber(json))
+		return json->valuedouble == (double)json->valueint ? "int"
+								   : "float";
+	return "object";
+}
+
+static int is_json_content_type(const char *ct)
+{
+	size_t n = strlen("application/json");
+
+	return strncmp(ct, "application/json", n) == 0 &&
+	       (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res)
+{
+	const char *ct = srv_header(req, "Content-Type");
+	const char *end = NULL;
+	char where[96], msg[192];
+	cJSON *json;
+
+	if (req->body_len == 0)
+		return cJSON_CreateObject();
+	if (ct == NULL || !is_json_content_type(ct)) {
+		snprintf(msg, sizeof(msg),
+			 "Unsupported media type \"%.100s\" in request.",
+			 ct ? ct : "");
+		srv_respond_detail(res, 415, msg);
+		return NULL;
+	}
+	if (u8_check((const uint8_t *)req->body, req->body_len) != NULL) {
+		srv_respond_detail(res, 400,
+				   "JSON parse error - 'utf-8' codec can't "
+				   "decode the request body");
+		return NULL;
+	}
+	if (json_depth(req->body, req->body_len) > SRV_MAX_JSON_DEPTH) {
+		snprintf(msg, sizeof(msg),
+			 "JSON parse error - nesting deeper than %d levels",
+			 SRV_MAX_JSON_DEPTH);
+		srv_respond_detail(res, 400, msg);
+		return NULL;
+	}
+	/* The parse-end pointer, not cJSON_GetErrorPtr: that one is a global
+	 * shared by all threads. */
+	json = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, 0);
+	if (json == NULL) {
+		describe_position(req->body, end, where, sizeof(where));
+		snprintf(msg, sizeof(msg), "JSON parse error - Invalid JSON: %s",
+			 where);
+		srv_respond_detail(res, 400, msg);
+		return NULL;
+	}
+	if (end && end < req->body + req->body_len &&
+	    strspn(end, " \t\r\n") != (size_t)(req->body + req->body_len - end)) {
+		cJSON_Delete(json);
+		describe_position(req->body, end, where, sizeof(where));
+		snprintf(msg, sizeof(msg), "JSON parse error - Extra data: %s",
+			 where);
+		srv_respond_detail(res, 400, msg);
+		return NULL;
+	}
+	if (!cJSON_IsObject(json)) {
+		snprintf(msg, sizeof(msg),
+			 "Invalid data. Expected a dictionary, but got %s.",
+			 python_type_name(json));
+		cJSON_Delete(json);
+		srv_respond_field_error(res, "non_field_errors", msg);
+		return NULL;
+	}
+	return json;
+}

@@ -1,0 +1,345 @@
+/*
+ * From a raw request to a handler: split and decode the URI, find the route,
+ * authenticate (v3), check the route's permission for the method, and only
+ * then answer 405 for a method the route lacks — the order the service uses
+ * (behaviour notes §0.4: authentication, permissions, method).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lectern/errors.h"
+#include "server.h"
+
+/* URI parsing -------------------------------------------------------------- */
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decode n bytes of s (and '+' as space in a query). NULL for a
+ * malformed escape or an encoded NUL, which no valid request contains. */
+static char *decode(const char *s, size_t n, int plus_is_space)
+{
+	char *out = malloc(n + 1);
+	size_t i, j = 0;
+
+	if (out == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%') {
+			int hi = i + 2 < n ? hex_value(s[i + 1]) : -1;
+			int lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+				free(out);
+				return NULL;
+			}
+			out[j++] = (char)(hi * 16 + lo);
+			i += 2;
+		} else if (s[i] == '+' && plus_is_space) {
+			out[j++] = ' ';
+		} else {
+			out[j++] = s[i];
+		}
+	}
+	out[j] = '\0';
+	return out;
+}
+
+static int add_query_param(struct srv_request *req, const char *s, size_t n)
+{
+	const char *eq = memchr(s, '=', n);
+	size_t klen = eq ? (size_t)(eq - s) : n;
+	struct srv_param *grown;
+	char *key, *value;
+
+	if (n == 0)
+		return 0;
+	if (req->nquery >= SRV_MAX_QUERY_PARAMS)
+		return -1;
+	key = decode(s, klen, 1);
+	value = eq ? decode(eq + 1, n - klen - 1, 1) : strdup("");
+	grown = realloc(req->query, (req->nquery + 1) * sizeof(*grown));
+	if (key == NULL || value == NULL || grown == NULL) {
+		free(key);
+		free(value);
+		if (grown)
+			req->query = grown;
+		return -1;
+	}
+	req->query = grown;
+	req->query[req->nquery].key = key;
+	req->query[req->nquery].value = value;
+	req->nquery++;
+	return 0;
+}
+
+/* Returns 0, or an HTTP status for a URI that cannot be served. */
+static int parse_uri(struct srv_request *req)
+{
+	const char *uri = req->raw_uri;
+	const char *q = strchr(uri, '?');
+	size_t plen = q ? (size_t)(q - uri) : strlen(uri);
+
+	if (strlen(uri) > SRV_MAX_URI)
+		return 414;
+	if (uri[0] != '/')
+		return 400;
+	if ((req->path = decode(uri, plen, 0)) == NULL)
+		return 404;
+	while (q && *q) {
+		const char *start = q + 1;
+		const char *amp = strchr(start, '&');
+		size_t n = amp ? (size_t)(amp - start) : strlen(start);
+
+		if (add_query_param(req, start, n) < 0)
+			return 400;
+		q = amp;
+	}
+	return 0;
+}
+
+/* Routing ------------------------------------------------------------------ */
+
+/* Match path against a pattern whose "{}" segments capture one non-empty
+ * segment each. */
+static int match(const char *pattern, const char *path, const char **params,
+		 char *scratch, size_t cap)
+{
+	size_t np = 0, used = 0;
+
+	while (*pattern && *path) {
+		if (pattern[0] == '{' && pattern[1] == '}') {
+			size_t n = strcspn(path, "/");
+
+			if (n == 0 || np >= SRV_MAX_ROUTE_PARAMS ||
+			    used + n + 1 > cap)
+				return 0;
+			memcpy(scratch + used, path, n);
+			scratch[used + n] = '\0';
+			params[np++] = scratch + used;
+			used += n + 1;
+			path += n;
+			pattern += 2;
+		} else if (*pattern++ != *path++) {
+			return 0;
+		}
+	}
+	return *pattern == '\0' && *path == '\0';
+}
+
+struct route_table {
+	const struct srv_route *routes;
+	const size_t *count;
+};
+
+static const struct route_table tables[] = {
+	{ srv_v3_routes, &srv_v3_route_count },
+};
+
+/* Per-thread copy of the captured segments; valid for one request. */
+static _Thread_local char param_scratch[SRV_MAX_URI];
+
+static const struct srv_route *find_route(struct srv_request *req,
+					  const char *path)
+{
+	size_t t, i;
+
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (i = 0; i < *tables[t].count; i++)
+			if (match(tables[t].routes[i].pattern, path,
+				  req->params, param_scratch,
+				  sizeof(param_scratch)))
+				return &tables[t].routes[i];
+	return NULL;
+}
+
+static const struct srv_route_method *find_method(const struct srv_route *r,
+						  enum srv_method m)
+{
+	size_t i;
+
+	if (m == SRV_HEAD)
+		m = SRV_GET;
+	for (i = 0; i < sizeof(r->methods) / sizeof(r->methods[0]); i++)
+		if (r->methods[i].handler && r->methods[i].method == m)
+			return &r->methods[i];
+	return NULL;
+}
+
+static int is_safe(enum srv_method m)
+{
+	return m == SRV_GET || m == SRV_HEAD || m == SRV_OPTIONS;
+}
+
+static int not_authenticated(struct srv_response *res)
+{
+	res->www_authenticate = 1;
+	return srv_respond_detail(res, 401,
+				  "Authentication credentials were not "
+				  "provided.");
+}
+
+static int forbidden(struct srv_response *res)
+{
+	return srv_respond_detail(res, 403,
+				  "You do not have permission to perform this "
+				  "action.");
+}
+
+/* 0 when allowed, else the response is filled. */
+static int check_permission(struct srv_request *req, struct srv_response *res,
+			    enum srv_perm perm)
+{
+	switch (perm) {
+	case SRV_PERM_ANYONE:
+		return 0;
+	case SRV_PERM_READ_ONLY:
+		if (is_safe(req->method))
+			return 0;
+		return req->user ? forbidden(res) : not_authenticated(res);
+	case SRV_PERM_AUTH:
+		return req->user ? 0 : not_authenticated(res);
+	case SRV_PERM_ADMIN:
+		if (req->user == NULL)
+			return not_authenticated(res);
+		switch (srv_is_project_admin_slug(req, req->params[0])) {
+		case 1:
+			return 0;
+		case 0:
+			return forbidden(res);
+		case -2:
+			return srv_respond_detail(res, 404,
+						  "No Project matches the given "
+						  "query.");
+		default:
+			return srv_respond_internal(res, lec_error_last());
+		}
+	}
+	return srv_respond_internal(res, "unknown permission");
+}
+
+/* DRF lists allowed methods in its http_method_names order. */
+static char *allow_header(const struct srv_route *r)
+{
+	static const struct {
+		enum srv_method method;
+		const char *name;
+	} order[] = {
+		{ SRV_GET, "GET" },	  { SRV_POST, "POST" },
+		{ SRV_PUT, "PUT" },	  { SRV_PATCH, "PATCH" },
+		{ SRV_DELETE, "DELETE" }, { SRV_HEAD, "HEAD" },
+		{ SRV_OPTIONS, "OPTIONS" },
+	};
+	char buf[96] = "";
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int served = order[i].method == SRV_OPTIONS ||
+			     find_method(r, order[i].method) != NULL;
+
+		if (!served)
+			continue;
+		if (buf[0])
+			strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
+		strncat(buf, order[i].name, sizeof(buf) - strlen(buf) - 1);
+	}
+	return strdup(buf);
+}
+
+static int method_not_allowed(struct srv_request *req,
+			      struct srv_response *res,
+			      const struct srv_route *r)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "Method \"%.20s\" not allowed.",
+		 req->method_name);
+	res->allow = allow_header(r);
+	return srv_respond_detail(res, 405, msg);
+}
+
+/* Django's APPEND_SLASH: a path that matches only with a trailing slash is
+ * redirected there (301), query string kept. */
+static int try_append_slash(struct srv_request *req, struct srv_response *res)
+{
+	size_t n = strlen(req->path);
+	const char *q = strchr(req->raw_uri, '?');
+	char *with_slash;
+	int found;
+
+	if (n == 0 || req->path[n - 1] == '/')
+		return 0;
+	if ((with_slash = malloc(n + 2)) == NULL)
+		return 0;
+	memcpy(with_slash, req->path, n);
+	memcpy(with_slash + n, "/", 2);
+	found = find_route(req, with_slash) != NULL;
+	free(with_slash);
+	if (!found)
+		return 0;
+	n = q ? (size_t)(q - req->raw_uri) : strlen(req->raw_uri);
+	if ((res->location = malloc(strlen(req->raw_uri) + 2)) == NULL)
+		return 0;
+	snprintf(res->location, strlen(req->raw_uri) + 2, "%.*s/%s", (int)n,
+		 req->raw_uri, q ? q : "");
+	srv_respond_empty(res, 301);
+	return 1;
+}
+
+static void respond_parse_error(struct srv_response *res, int status)
+{
+	switch (status) {
+	case 414:
+		srv_respond_detail(res, 414, "Request URI too long.");
+		break;
+	case 404:
+		srv_respond_detail(res, 404, "Not found.");
+		break;
+	default:
+		srv_respond_detail(res, 400, "Malformed request.");
+		break;
+	}
+}
+
+void srv_dispatch(struct srv_request *req, struct srv_response *res)
+{
+	const struct srv_route *route;
+	const struct srv_route_method *m;
+	int status;
+
+	if ((status = parse_uri(req)) != 0) {
+		respond_parse_error(res, status);
+		return;
+	}
+	route = find_route(req, req->path);
+	if (route == NULL ||
+	    (route->business_only && srv_edition(req) != SRV_EDITION_BUSINESS)) {
+		if (route == NULL && try_append_slash(req, res))
+			return;
+		srv_respond_detail(res, 404, "Not found.");
+		return;
+	}
+	if (req->body_too_large) {
+		srv_respond_detail(res, 413, "Request body too large.");
+		return;
+	}
+	if (route->api == SRV_API_V3 && srv_authenticate(req, res) < 0)
+		return;
+	m = find_method(route, req->method);
+	if (check_permission(req, res, m ? m->perm : route->fallback) != 0)
+		return;
+	if (m == NULL) {
+		method_not_allowed(req, res, route);
+		return;
+	}
+	m->handler(req, res);
+}

@@ -1,0 +1,403 @@
+/*
+ * The HTTP server's connection to libmicrohttpd: starting and stopping the
+ * daemon, collecting each request (raw URI, headers, body under its cap),
+ * handing the complete request to the router, and sending the response.
+ *
+ * Threading: libmicrohttpd runs a pool of threads, one epoll loop each; a
+ * request is handled start to finish on one thread, which owns one store
+ * handle (SQLite connections are not shared between threads). Handlers are
+ * short database calls, so a pool the size of the machine keeps every core
+ * busy without a separate worker queue.
+ */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lectern/store.h"
+#include "lectern/user.h"
+#include "server.h"
+
+struct srv {
+	struct MHD_Daemon *daemon;
+	struct srv_config config;
+	char *data_dir;
+	char *docs_domain;
+	char base_url[128];
+	unsigned short port;
+	pthread_key_t store_key;
+};
+
+void srv_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lectern serve: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Per-thread store ----------------------------------------------------- */
+
+static void close_thread_store(void *store)
+{
+	lec_store_free(store);
+}
+
+struct lec_store *srv_store(struct srv_request *req)
+{
+	struct srv *srv = req->srv;
+	struct lec_store *store = pthread_getspecific(srv->store_key);
+
+	if (store)
+		return store;
+	if (lec_store_open_dir(&store, srv->data_dir, NULL) < 0) {
+		srv_log("cannot open the store: %s", lec_error_last());
+		return NULL;
+	}
+	pthread_setspecific(srv->store_key, store);
+	return store;
+}
+
+/* Accessors ------------------------------------------------------------ */
+
+const char *srv_header(struct srv_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *srv_query(const struct srv_request *req, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < req->nquery; i++)
+		if (strcmp(req->query[i].key, key) == 0)
+			return req->query[i].value;
+	return NULL;
+}
+
+/* A Host header is only trusted when it looks like host[:port]; anything
+ * else falls back to the listening address, so links cannot be pointed at
+ * an attacker's host. */
+static int plausible_host(const char *h)
+{
+	size_t n = h ? strlen(h) : 0;
+
+	return n > 0 && n < 256 &&
+	       strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789.-:[]_") == n;
+}
+
+const char *srv_request_origin(struct srv_request *req)
+{
+	const char *host = srv_header(req, "Host");
+
+	if (req->origin[0])
+		return req->origin;
+	if (plausible_host(host))
+		snprintf(req->origin, sizeof(req->origin), "http://%s", host);
+	else
+		snprintf(req->origin, sizeof(req->origin), "%s",
+			 req->srv->base_url);
+	return req->origin;
+}
+
+const char *srv_public_origin(const struct srv_request *req)
+{
+	return req->srv->base_url;
+}
+
+enum srv_edition srv_edition(const struct srv_request *req)
+{
+	return req->srv->config.edition;
+}
+
+const char *srv_docs_domain(const struct srv_request *req)
+{
+	return req->srv->docs_domain;
+}
+
+unsigned short srv_port(const struct srv *srv)
+{
+	return srv->port;
+}
+
+const char *srv_base_url(const struct srv *srv)
+{
+	return srv->base_url;
+}
+
+/* Request life cycle --------------------------------------------------- */
+
+static enum srv_method parse_method(const char *m)
+{
+	static const struct {
+		const char *name;
+		enum srv_method method;
+	} methods[] = {
+		{ "GET", SRV_GET },	  { "HEAD", SRV_HEAD },
+		{ "POST", SRV_POST },	  { "PUT", SRV_PUT },
+		{ "PATCH", SRV_PATCH },	  { "DELETE", SRV_DELETE },
+		{ "OPTIONS", SRV_OPTIONS },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcmp(m, methods[i].name) == 0)
+			return methods[i].method;
+	return SRV_METHOD_OTHER;
+}
+
+static void srv_request_free(struct srv_request *req)
+{
+	size_t i;
+
+	if (req == NULL)
+		return;
+	for (i = 0; i < req->nquery; i++) {
+		free(req->query[i].key);
+		free(req->query[i].value);
+	}
+	free(req->query);
+	free(req->raw_uri);
+	free(req->path);
+	free(req->body);
+	lec_user_free(req->user);
+	free(req);
+}
+
+/* libmicrohttpd hands us the raw URI before it unescapes anything; keeping
+ * it lets the server tell "%2F" from "/" and rebuild query strings exactly.
+ * The returned pointer becomes the request's state. */
+static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct srv_request *req = calloc(1, sizeof(*req));
+
+	if (req == NULL)
+		return NULL;
+	req->srv = cls;
+	req->conn = conn;
+	req->raw_uri = strdup(uri);
+	return req;
+}
+
+static int append_body(struct srv_request *req, const char *data, size_t n)
+{
+	char *grown;
+
+	if (req->body_too_large || req->body_len + n > SRV_MAX_BODY) {
+		req->body_too_large = 1;
+		return 0;
+	}
+	grown = realloc(req->body, req->body_len + n + 1);
+	if (grown == NULL)
+		return -1;
+	memcpy(grown + req->body_len, data, n);
+	req->body = grown;
+	req->body_len += n;
+	req->body[req->body_len] = '\0';
+	return 0;
+}
+
+static enum MHD_Result send_response(struct srv_request *req,
+				     struct srv_response *res)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ok;
+
+	r = MHD_create_response_from_buffer(res->body_len, res->body,
+					    MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(res->body);
+		free(res->allow);
+		free(res->location);
+		return MHD_NO;
+	}
+	if (res->body || res->content_type)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					res->content_type ? res->content_type
+							  : "application/json");
+	if (res->allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
+	if (res->location)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION,
+					res->location);
+	if (res->www_authenticate)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Token");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
+				"Accept, Authorization");
+	ok = MHD_queue_response(req->conn, (unsigned)res->status, r);
+	MHD_destroy_response(r);
+	free(res->allow);
+	free(res->location);
+	return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **state)
+{
+	struct srv_request *req = *state;
+	struct srv_response res = { 0 };
+
+	(void)cls;
+	(void)url;
+	(void)version;
+	(void)conn;
+	if (req == NULL || req->raw_uri == NULL)
+		return MHD_NO; /* out of memory in uri_logger: drop */
+	if (req->method_name == NULL) {
+		/* First call: headers only. */
+		req->method_name = method;
+		req->method = parse_method(method);
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (append_body(req, upload, *upload_size) < 0)
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	srv_dispatch(req, &res);
+	return send_response(req, &res);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn,
+			 void **state, enum MHD_RequestTerminationCode why)
+{
+	(void)cls;
+	(void)conn;
+	(void)why;
+	srv_request_free(*state);
+	*state = NULL;
+}
+
+/* Start/stop ----------------------------------------------------------- */
+
+static int parse_address(const char *host, unsigned short port,
+			 struct sockaddr_storage *addr, int *ipv6)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)addr;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
+
+	memset(addr, 0, sizeof(*addr));
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		*ipv6 = 0;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		*ipv6 = 1;
+		return 0;
+	}
+	return -1;
+}
+
+static unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+static void srv_free(struct srv *srv)
+{
+	if (srv == NULL)
+		return;
+	free(srv->data_dir);
+	free(srv->docs_domain);
+	free(srv);
+}
+
+static int init_names(struct srv *srv, int ipv6)
+{
+	const char *host = srv->config.listen_host;
+	char domain[160];
+
+	snprintf(srv->base_url, sizeof(srv->base_url),
+		 ipv6 ? "http://[%s]:%u" : "http://%s:%u", host, srv->port);
+	snprintf(domain, sizeof(domain), "localhost:%u", srv->port);
+	srv->docs_domain = strdup(srv->config.docs_domain
+					  ? srv->config.docs_domain
+					  : domain);
+	return srv->docs_domain ? 0 : -1;
+}
+
+int srv_start(struct srv **out, const struct srv_config *config)
+{
+	struct sockaddr_storage addr;
+	const union MHD_DaemonInfo *info;
+	struct srv *srv;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+	unsigned threads;
+	int ipv6 = 0;
+
+	*out = NULL;
+	if (parse_address(config->listen_host, config->port, &addr, &ipv6) <
+	    0) {
+		srv_log("cannot listen on '%s': not a numeric address",
+			config->listen_host);
+		return -1;
+	}
+	if ((srv = calloc(1, sizeof(*srv))) == NULL)
+		return -1;
+	srv->config = *config;
+	srv->data_dir = strdup(config->data_dir);
+	if (srv->data_dir == NULL ||
+	    pthread_key_create(&srv->store_key, close_thread_store) != 0) {
+		srv_free(srv);
+		return -1;
+	}
+	if (ipv6)
+		flags |= MHD_USE_IPv6;
+	threads = config->threads ? config->threads : default_threads();
+	srv->daemon = MHD_start_daemon(
+		flags, config->port, NULL, NULL, on_request, srv,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		/* One thread is the polling thread itself: no pool. */
+		MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0u,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONNECTION_MEMORY,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_CONNECTION_TIMEOUT,
+		MHD_OPTION_END);
+	if (srv->daemon == NULL) {
+		srv_log("cannot listen on %s:%u (address in use or not "
+			"permitted)", config->listen_host, config->port);
+		pthread_key_delete(srv->store_key);
+		srv_free(srv);
+		return -1;
+	}
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : config->port;
+	if (init_names(srv, ipv6) < 0) {
+		srv_stop(srv);
+		return -1;
+	}
+	*out = srv;
+	return 0;
+}
+
+void srv_stop(struct srv *srv)
+{
+	if (srv == NULL)
+		return;
+	/* Stops accepting, waits for the pool threads, which finish the
+	 * request they are in; their store handles close as they exit. */
+	MHD_stop_daemon(srv->daemon);
+	pthread_key_delete(srv->store_key);
+	srv_free(srv);
+}

@@ -1,0 +1,225 @@
+/*
+ * The HTTP server's shared declarations: the server context, one request as
+ * handlers see it, responses, routing, and the helpers every endpoint uses
+ * (JSON rendering, error bodies, pagination, fields/omit/expand, auth).
+ *
+ * The server sits between libmicrohttpd and the engine: handlers read a
+ * struct srv_request, call the engine through the thread's store handle, and
+ * fill a struct srv_response. Nothing here knows about the UI.
+ */
+#ifndef LECTERN_SRV_SERVER_H
+#define LECTERN_SRV_SERVER_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "limits.h"
+
+struct lec_store;
+struct lec_user;
+
+enum srv_edition {
+	SRV_EDITION_COMMUNITY,
+	SRV_EDITION_BUSINESS,
+};
+
+struct srv_config {
+	const char *data_dir;
+	const char *listen_host;   /* numeric IPv4/IPv6 address */
+	unsigned short port;       /* 0 picks a free one */
+	enum srv_edition edition;
+	const char *docs_domain;   /* NULL: "localhost:<port>" */
+	unsigned threads;          /* 0: one per CPU */
+};
+
+struct srv;
+
+/* Start serving in background threads; *out is owned by the caller and
+ * stopped with srv_stop. Returns 0, or -1 after printing why on stderr. */
+int srv_start(struct srv **out, const struct srv_config *config);
+/* The port actually bound, and the base URL ("http://127.0.0.1:8000"). */
+unsigned short srv_port(const struct srv *srv);
+const char *srv_base_url(const struct srv *srv);
+/* Stop accepting, let in-flight requests finish, free everything.
+ * Accepts NULL. */
+void srv_stop(struct srv *srv);
+
+/* Requests ----------------------------------------------------------------- */
+
+enum srv_method {
+	SRV_GET,
+	SRV_HEAD,
+	SRV_POST,
+	SRV_PUT,
+	SRV_PATCH,
+	SRV_DELETE,
+	SRV_OPTIONS,
+	SRV_METHOD_OTHER,
+};
+
+struct srv_param {
+	char *key;
+	char *value;
+};
+
+struct srv_request {
+	struct srv *srv;
+	void *conn;               /* struct MHD_Connection */
+	enum srv_method method;
+	const char *method_name;
+	char *raw_uri;            /* as received */
+	char *path;               /* percent-decoded path */
+	struct srv_param *query;  /* decoded, in request order */
+	size_t nquery;
+	char *body;               /* NUL-terminated; len in body_len */
+	size_t body_len;
+	int body_too_large;
+	const char *params[SRV_MAX_ROUTE_PARAMS]; /* captured path segments */
+	struct lec_user *user;    /* authenticated user, or NULL */
+	char origin[300];         /* cache for srv_request_origin */
+};
+
+/* The thread's store handle (opened on first use); NULL after logging. */
+struct lec_store *srv_store(struct srv_request *req);
+/* A request header, or NULL. */
+const char *srv_header(struct srv_request *req, const char *name);
+/* The first value of a query parameter, or NULL. */
+const char *srv_query(const struct srv_request *req, const char *key);
+/* "http://host" of the request (Host header), for absolute links. */
+const char *srv_request_origin(struct srv_request *req);
+/* The configured origin for absolute links that do not follow the request
+ * (the service's PRODUCTION_DOMAIN). */
+const char *srv_public_origin(const struct srv_request *req);
+enum srv_edition srv_edition(const struct srv_request *req);
+/* The docs domain, e.g. "localhost:8000". */
+const char *srv_docs_domain(const struct srv_request *req);
+
+/* Responses ---------------------------------------------------------------- */
+
+struct srv_response {
+	int status;
+	char *body;             /* owned (malloc); NULL for an empty body */
+	size_t body_len;
+	const char *content_type;
+	char *allow;            /* Allow header for 405, owned */
+	char *location;         /* Location header, owned */
+	int www_authenticate;   /* add "WWW-Authenticate: Token" */
+};
+
+enum srv_json_order {
+	SRV_JSON_SORTED,    /* v3: keys sorted recursively */
+	SRV_JSON_AS_BUILT,  /* v2, root, search: insertion order */
+};
+
+/* Render json (consumed) as the body. Returns status. */
+int srv_respond_json(struct srv_response *res, int status, cJSON *json,
+		     enum srv_json_order order);
+/* {"detail": msg} with status. */
+int srv_respond_detail(struct srv_response *res, int status,
+		       const char *detail);
+/* An empty body (204, or the superproject's empty 404). */
+int srv_respond_empty(struct srv_response *res, int status);
+/* The engine's last error as a DRF-shaped 400 (field errors, non-field
+ * errors, or a bare list), or the fitting status for other codes. */
+int srv_respond_engine_error(struct srv_response *res, int code);
+/* {"field": ["msg"]} with 400. */
+int srv_respond_field_error(struct srv_response *res, const char *field,
+			    const char *msg);
+/* 500 with a generic body; the cause goes to the log, not the client. */
+int srv_respond_internal(struct srv_response *res, const char *why);
+
+/* JSON helpers ------------------------------------------------------------- */
+
+/* Sort object keys recursively by code point. */
+void srv_json_sort(cJSON *json);
+/* Parse the request body as a JSON object. On failure fills res with the
+ * 400/415 error and returns NULL. An empty body gives an empty object. */
+cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res);
+
+/* Pagination (limit/offset, behaviour notes §1.2) ------------------------ */
+
+struct srv_page {
+	size_t limit;
+	size_t offset;
+};
+void srv_page_parse(const struct srv_request *req, struct srv_page *page);
+/* Wrap results in {"count","next","previous","results"}; consumes results. */
+cJSON *srv_page_envelope(struct srv_request *req, const struct srv_page *page,
+			 size_t count, cJSON *results);
+
+/* fields / omit / expand (behaviour notes §1.3) ------------------------- */
+
+#define SRV_FLEX_MAX 16
+
+struct srv_flex {
+	const char *fields[SRV_FLEX_MAX]; /* borrowed from the request */
+	size_t nfields;
+	int has_fields;
+	const char *omit[SRV_FLEX_MAX];
+	size_t nomit;
+	const char *expand[SRV_FLEX_MAX];
+	size_t nexpand;
+	char *storage;                    /* owned copies, freed by dispose */
+};
+/* Returns 0, or fills res (400 "Recursive expansion found") and -1. */
+int srv_flex_parse(struct srv_request *req, struct srv_flex *flex,
+		   struct srv_response *res);
+void srv_flex_dispose(struct srv_flex *flex);
+int srv_flex_expands(const struct srv_flex *flex, const char *name);
+/* Apply fields/omit to an object's top-level keys. */
+void srv_flex_apply(const struct srv_flex *flex, cJSON *object);
+
+/* Routing ------------------------------------------------------------------ */
+
+/* Who may call a method of a route (behaviour notes §1.6, §1.9). */
+enum srv_perm {
+	SRV_PERM_READ_ONLY,   /* safe methods by anyone; others refused */
+	SRV_PERM_AUTH,        /* any authenticated user */
+	SRV_PERM_ADMIN,       /* authenticated and admin of the project */
+	SRV_PERM_ANYONE,      /* no check at all (v2, root, search) */
+};
+
+typedef int (*srv_handler)(struct srv_request *req, struct srv_response *res);
+
+struct srv_route_method {
+	enum srv_method method;
+	enum srv_perm perm;
+	srv_handler handler;
+};
+
+struct srv_route {
+	const char *pattern;      /* "/api/v3/projects/{}/versions/{}/" */
+	int api;                  /* SRV_API_* below */
+	enum srv_perm fallback;   /* permission for unlisted methods */
+	int business_only;
+	struct srv_route_method methods[6];
+};
+
+enum {
+	SRV_API_V3 = 1,
+	SRV_API_V2,
+	SRV_API_OTHER,
+};
+
+/* Route tables of each API area. */
+extern const struct srv_route srv_v3_routes[];
+extern const size_t srv_v3_route_count;
+
+/* Dispatch a complete request: route, authenticate, check permissions,
+ * call the handler. Always fills res. */
+void srv_dispatch(struct srv_request *req, struct srv_response *res);
+
+/* Authentication (auth.c) ---------------------------------------------- */
+
+/* Authenticate from the Authorization header (v3 rules). Returns 0 (user
+ * set, or anonymous) or fills res with the 401 and returns -1. */
+int srv_authenticate(struct srv_request *req, struct srv_response *res);
+/* Whether req->user administers the project with this slug: 1 yes, 0 no,
+ * -2 no such project, -1 an engine error (message in lec_error_last). */
+int srv_is_project_admin_slug(struct srv_request *req, const char *slug);
+
+/* Logging: one line to stderr, never with secrets. */
+void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

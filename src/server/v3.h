@@ -1,0 +1,108 @@
+/*
+ * The v3 API's handlers and serializers, shared across the v3_*.c files.
+ * Serializers build the service's exact objects (behaviour notes §1.5);
+ * handlers implement the endpoints of contract §4.1–4.9 with the status
+ * codes and rules of notes §1.6–§2.
+ */
+#ifndef LECTERN_SRV_V3_H
+#define LECTERN_SRV_V3_H
+
+#include "server.h"
+
+struct lec_project;
+struct lec_version;
+struct lec_build;
+
+/* Serializers (v3_serialize.c) ----------------------------------------- */
+
+/* Project _links (relative /api/v3/ paths). */
+cJSON *srv_v3_project_links(const char *slug);
+/* {"_links": {...}, "slug": slug}: how subproject_of/translation_of show. */
+cJSON *srv_v3_project_ref(const char *slug);
+/* A full Project. flex may be NULL (no fields/omit/expand: responses built
+ * without a request); it decides expansions only: the handler applies
+ * fields/omit to the root object (srv_flex_apply). */
+cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
+		      const struct srv_flex *flex, int list_context);
+/* A Version of project p. with_last_build adds last_build
+ * (expand=last_build[.config]). */
+cJSON *srv_v3_version(struct srv_request *req, const struct lec_project *p,
+		      const struct lec_version *v, const struct srv_flex *flex);
+/* A Build; project and version give the slugs (version may be NULL). */
+cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
+		    const struct lec_build *b, const char *version_slug,
+		    const struct srv_flex *flex);
+
+/* The documentation URL of a project's version ("http://slug.domain/en/
+ * latest/"), following subprojects, translations and versioning schemes.
+ * Owned by the caller (free). */
+char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
+		   const char *version_slug);
+
+/* Common handler steps (v3_common.c) ---------------------------------- */
+
+/* The project named by req->params[0], visible to the requester; on
+ * failure fills res (404 "No Project matches the given query.") and
+ * returns NULL. Owned by the caller (lec_project_free). */
+struct lec_project *srv_v3_load_project(struct srv_request *req,
+					struct srv_response *res);
+/* The requester's user id, or 0 when anonymous. */
+int64_t srv_viewer_id(const struct srv_request *req);
+/* Parse a query boolean the way django-filter does: 1 true, 0 false,
+ * -1 absent or unrecognised (no filter). */
+int srv_query_bool(const struct srv_request *req, const char *key);
+/* A non-negative integer path parameter, or -1 (→ 404 "Not found."). */
+int64_t srv_param_id(const char *text);
+
+/* Handlers -------------------------------------------------------------- */
+
+int srv_v3_root(struct srv_request *req, struct srv_response *res);
+
+int srv_v3_projects_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_projects_create(struct srv_request *req, struct srv_response *res);
+int srv_v3_project_detail(struct srv_request *req, struct srv_response *res);
+int srv_v3_project_update(struct srv_request *req, struct srv_response *res);
+int srv_v3_project_superproject(struct srv_request *req,
+				struct srv_response *res);
+int srv_v3_project_sync_versions(struct srv_request *req,
+				 struct srv_response *res);
+
+int srv_v3_versions_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_version_detail(struct srv_request *req, struct srv_response *res);
+int srv_v3_version_update(struct srv_request *req, struct srv_response *res);
+
+int srv_v3_builds_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_build_detail(struct srv_request *req, struct srv_response *res);
+int srv_v3_version_builds_list(struct srv_request *req,
+			       struct srv_response *res);
+int srv_v3_version_build_detail(struct srv_request *req,
+				struct srv_response *res);
+int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res);
+
+int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_subprojects_create(struct srv_request *req,
+			      struct srv_response *res);
+int srv_v3_subproject_detail(struct srv_request *req,
+			     struct srv_response *res);
+int srv_v3_subproject_delete(struct srv_request *req,
+			     struct srv_response *res);
+int srv_v3_translations_list(struct srv_request *req,
+			     struct srv_response *res);
+
+int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_redirects_create(struct srv_request *req, struct srv_response *res);
+int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res);
+int srv_v3_redirect_put(struct srv_request *req, struct srv_response *res);
+int srv_v3_redirect_patch(struct srv_request *req, struct srv_response *res);
+int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res);
+
+int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res);
+int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res);
+int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res);
+
+int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_org_detail(struct srv_request *req, struct srv_response *res);
+int srv_v3_org_projects(struct srv_request *req, struct srv_response *res);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * v3 organizations of the business edition (contract §4.9, behaviour notes
+ * §1.5 "Organization"): the list of the user's organizations, one
+ * organization, and the projects of one. The router answers 404 for these
+ * routes in the community edition and 401 for anonymous requests, so the
+ * handlers always have an authenticated user.
+ *
+ * Who sees what follows the service: an organization is visible to its
+ * owners and to the members of its teams; its project list is for owners
+ * and for users who administer at least one of its projects, and the
+ * organization itself is looked up there without the visibility filter, so
+ * an outsider learns 403 rather than 404 (notes §1.5).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lectern/org.h"
+#include "lectern/project.h"
+#include "lectern/timefmt.h"
+#include "lectern/user.h"
+#include "v3.h"
+
+#define NO_ORGANIZATION "No Organization matches the given query."
+#define FORBIDDEN "You do not have permission to perform this action."
+
+/* The fraction Python's isoformat omits when it is zero: the contract
+ * promises organization datetimes "with microseconds", always. */
+#define ZERO_FRACTION ".000000Z"
+
+/* Serializing ------------------------------------------------------------- */
+
+static void add_time_us(cJSON *obj, const char *key, int64_t us)
+{
+	char text[LEC_TIME_ISO_MAX + sizeof(ZERO_FRACTION)];
+	size_t n;
+
+	lec_time_iso8601(us, text);
+	n = strlen(text);
+	if (us % 1000000 == 0 && n > 0 && text[n - 1] == 'Z')
+		snprintf(text + n - 1, sizeof(text) - (n - 1), "%s",
+			 ZERO_FRACTION);
+	cJSON_AddStringToObject(obj, key, text);
+}
+
+/* Organization _links are absolute, from the public origin (the service's
+ * PRODUCTION_DOMAIN), unlike the relative links of project objects. */
+static cJSON *org_links(struct srv_request *req, const char *slug)
+{
+	static const struct {
+		const char *key, *suffix;
+	} links[] = {
+		{ "_self", "" },
+		{ "notifications", "notifications/" },
+		{ "projects", "projects/" },
+	};
+	cJSON *o = cJSON_CreateObject();
+	char url[1024];
+	size_t i;
+
+	for (i = 0; o && i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(url, sizeof(url), "%s/api/v3/organizations/%s/%s",
+			 srv_public_origin(req), slug, links[i].suffix);
+		cJSON_AddStringToObject(o, links[i].key, url);
+	}
+	return o;
+}
+
+/* [{"username": ...}] of the owners, sorted by username. */
+static int org_owners(struct lec_store *store, const struct lec_org *org,
+		      cJSON **out)
+{
+	struct lec_org_usernames names = { 0 };
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = lec_org_owner_list(store, org->id, &names)) < 0)
+		return rc;
+	*out = cJSON_CreateArray();
+	for (i = 0; *out && i < names.len; i++) {
+		cJSON *owner = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(owner, "username", names.items[i]);
+		cJSON_AddItemToArray(*out, owner);
+	}
+	lec_org_usernames_dispose(&names);
+	return LEC_OK;
+}
+
+/* The service's Organization object; *out NULL on an engine error. */
+static int org_object(struct srv_request *req, struct lec_store *store,
+		      const struct lec_org *org, cJSON **out)
+{
+	cJSON *o, *owners;
+	int rc;
+
+	*out = NULL;
+	if ((rc = org_owners(store, org, &owners)) < 0)
+		return rc;
+	if ((o = cJSON_CreateObject()) == NULL) {
+		cJSON_Delete(owners);
+		return LEC_ENOMEM;
+	}
+	cJSON_AddItemToObject(o, "_links", org_links(req, org->slug));
+	add_time_us(o, "created", org->created);
+	cJSON_AddStringToObject(o, "description", org->description);
+	cJSON_AddBoolToObject(o, "disabled", org->disabled);
+	cJSON_AddStringToObject(o, "email", org->email);
+	add_time_us(o, "modified", org->modified);
+	cJSON_AddStringToObject(o, "name", org->name);
+	cJSON_AddItemToObject(o, "owners", owners);
+	cJSON_AddStringToObject(o, "slug", org->slug);
+	cJSON_AddStringToObject(o, "url", org->url);
+	*out = o;
+	return LEC_OK;
+}
+
+/* Permissions ------------------------------------------------------------- */
+
+/* The organization named by the path, visible to the requester (owner or
+ * team member): the user's own organizations are the queryset, as in the
+ * service. On failure fills res and returns NULL. */
+static struct lec_org *load_visible_org(struct srv_request *req,
+					struct lec_store *store,
+					struct srv_response *res)
+{
+	struct lec_org_list mine = { 0 };
+	struct lec_org *org = NULL;
+	int rc, visible = 0;
+	size_t i;
+
+	rc = lec_org_list_for_user(store, req->user->id, NULL, &mine);
+	for (i = 0; rc == LEC_OK && i < mine.len && !visible; i++)
+		visible = strcmp(mine.items[i].slug, req->params[0]) == 0;
+	if (rc == LEC_OK && visible)
+		rc = lec_org_get(store, req->params[0], &org);
+	if (rc < 0)
+		srv_respond_engine_error(res, rc);
+	else if (!visible)
+		srv_respond_detail(res, 404, NO_ORGANIZATION);
+	lec_org_list_dispose(&mine);
+	return org;
+}
+
+/* *out = whether the user administers some project of the organization,
+ * as a maintainer (or superuser) or through an admin team. */
+static int admins_some_project(struct lec_store *store, int64_t org_id,
+			       int64_t user_id, int *out)
+{
+	struct lec_org_project_ids ids = { 0 };
+	size_t i;
+	int rc;
+
+	*out = 0;
+	if ((rc = lec_org_project_ids(store, org_id, NULL, &ids)) < 0)
+		return rc;
+	for (i = 0; i < ids.len && !*out && rc >= 0; i++) {
+		rc = lec_project_is_admin(store, ids.items[i], user_id);
+		if (rc == 1)
+			*out = 1;
+		else if (rc >= 0)
+			rc = lec_org_is_project_admin(store, ids.items[i],
+						      user_id, out);
+	}
+	lec_org_project_ids_dispose(&ids);
+	return rc < 0 ? rc : LEC_OK;
+}
+
+/* 0 when the user may list the organization's projects (an owner, or an
+ * admin of one of them); otherwise res holds the 403 or the error. */
+static int check_projects_access(struct lec_store *store,
+				 const struct lec_org *org, int64_t user_id,
+				 struct srv_response *res)
+{
+	int allowed = 0;
+	int rc;
+
+	if ((rc = lec_org_is_owner(store, org->id, user_id, &allowed)) < 0 ||
+	    (!allowed &&
+	     (rc = admins_some_project(store, org->id, user_id, &allowed)) <
+		     0)) {
+		srv_respond_engine_error(res, rc);
+		return -1;
+	}
+	if (!allowed) {
+		srv_respond_detail(res, 403, FORBIDDEN);
+		return -1;
+	}
+	return 0;
+}
+
+/* Handlers ---------------------------------------------------------------- */
+
+int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_org_list list = { 0 };
+	struct lec_store *store = srv_store(req);
+	struct srv_page page;
+	struct lec_page lpage;
+	cJSON *results = NULL;
+	size_t i;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	srv_page_parse(req, &page);
+	lpage.limit = page.limit;
+	lpage.offset = page.offset;
+	if ((rc = lec_org_list_for_user(store, req->user->id, &lpage, &list)) <
+	    0) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	results = cJSON_CreateArray();
+	for (i = 0; results && i < list.len; i++) {
+		cJSON *item;
+
+		if ((rc = org_object(req, store, &list.items[i], &item)) < 0) {
+			srv_respond_engine_error(res, rc);
+			goto done;
+		}
+		cJSON_AddItemToArray(results, item);
+	}
+	srv_respond_json(res, 200,
+			 srv_page_envelope(req, &page, list.total, results),
+			 SRV_JSON_SORTED);
+	results = NULL; /* consumed by the envelope */
+done:
+	cJSON_Delete(results);
+	lec_org_list_dispose(&list);
+	return res->status;
+}
+
+int srv_v3_org_detail(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_org *org;
+	cJSON *o;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	if ((org = load_visible_org(req, store, res)) == NULL)
+		return res->status;
+	if ((rc = org_object(req, store, org, &o)) < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
+	lec_org_free(org);
+	return res->status;
+}
+
+/* One page of the organization's projects as Project objects; *out is
+ * owned by the caller. */
+static int project_page(struct srv_request *req, struct lec_store *store,
+			const struct lec_org_project_ids *ids,
+			const struct srv_flex *flex, cJSON **out)
+{
+	cJSON *list = cJSON_CreateArray();
+	struct lec_project *p;
+	int rc = list ? LEC_OK : LEC_ENOMEM;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; rc == LEC_OK && i < ids->len; i++) {
+		cJSON *item;
+
+		if ((rc = lec_project_get_by_id(store, ids->items[i], &p)) < 0)
+			break;
+		item = srv_v3_project(req, p, flex, 1);
+		srv_flex_apply(flex, item);
+		cJSON_AddItemToArray(list, item);
+		lec_project_free(p);
+	}
+	if (rc < 0) {
+		cJSON_Delete(list);
+		return rc;
+	}
+	*out = list;
+	return LEC_OK;
+}
+
+int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_org_project_ids ids = { 0 };
+	struct lec_store *store = srv_store(req);
+	struct lec_org *org = NULL;
+	struct srv_flex flex;
+	struct srv_page page;
+	struct lec_page lpage;
+	cJSON *results;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	if ((rc = lec_org_get(store, req->params[0], &org)) < 0) {
+		if (rc == LEC_ENOTFOUND)
+			return srv_respond_detail(res, 404, NO_ORGANIZATION);
+		return srv_respond_engine_error(res, rc);
+	}
+	if (check_projects_access(store, org, req->user->id, res) < 0 ||
+	    srv_flex_parse(req, &flex, res) < 0)
+		goto done;
+	/* permit_list_expands is empty here: fields/omit apply, expand
+	 * does not (notes §1.3). */
+	flex.nexpand = 0;
+	srv_page_parse(req, &page);
+	lpage.limit = page.limit;
+	lpage.offset = page.offset;
+	if ((rc = lec_org_project_ids(store, org->id, &lpage, &ids)) < 0 ||
+	    (rc = project_page(req, store, &ids, &flex, &results)) < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		srv_respond_json(res, 200,
+				 srv_page_envelope(req, &page, ids.total,
+						   results),
+				 SRV_JSON_SORTED);
+	srv_flex_dispose(&flex);
+done:
+	lec_org_project_ids_dispose(&ids);
+	lec_org_free(org);
+	return res->status;
+}

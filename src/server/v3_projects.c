@@ -1,0 +1,372 @@
+/*
+ * v3 projects: the list of the user's projects, import, detail, update and
+ * the superproject link (contract §4.1; behaviour notes §1.6–§1.8, §2).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "lectern/build.h"
+#include "lectern/language.h"
+#include "lectern/project.h"
+#include "lectern/user.h"
+#include "lectern/version.h"
+#include "v3.h"
+
+/* The service's message for a filter value that is not a choice. */
+static int invalid_choice(struct srv_response *res, const char *param,
+			  const char *value)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg),
+		 "Select a valid choice. %.200s is not one of the available "
+		 "choices.",
+		 value);
+	return srv_respond_field_error(res, param, msg);
+}
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+int srv_v3_projects_list(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project_filter filter = { 0 };
+	struct lec_project_list list = { 0 };
+	struct lec_store *store = srv_store(req);
+	struct srv_flex flex;
+	struct srv_page page;
+	struct lec_page lpage;
+	cJSON *results;
+	size_t i;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	filter.admin_user_id = req->user->id;
+	filter.name = nonempty(srv_query(req, "name"));
+	filter.slug = nonempty(srv_query(req, "slug"));
+	filter.language = nonempty(srv_query(req, "language"));
+	filter.programming_language =
+		nonempty(srv_query(req, "programming_language"));
+	if (filter.language && !lec_language_valid(filter.language))
+		return invalid_choice(res, "language", filter.language);
+	if (filter.programming_language &&
+	    !lec_programming_language_valid(filter.programming_language))
+		return invalid_choice(res, "programming_language",
+				      filter.programming_language);
+	if (srv_flex_parse(req, &flex, res) < 0)
+		return res->status;
+	srv_page_parse(req, &page);
+	lpage.limit = page.limit;
+	lpage.offset = page.offset;
+	if ((rc = lec_project_list(store, &filter, &lpage, &list)) < 0) {
+		srv_flex_dispose(&flex);
+		return srv_respond_engine_error(res, rc);
+	}
+	results = cJSON_CreateArray();
+	for (i = 0; results && i < list.len; i++) {
+		cJSON *item = srv_v3_project(req, &list.items[i], &flex, 1);
+
+		srv_flex_apply(&flex, item);
+		cJSON_AddItemToArray(results, item);
+	}
+	srv_flex_dispose(&flex);
+	rc = srv_respond_json(res, 200,
+			      srv_page_envelope(req, &page, list.total, results),
+			      SRV_JSON_SORTED);
+	lec_project_list_dispose(&list);
+	return rc;
+}
+
+/* Read the import body into `in`; tags is owned by the caller. */
+static int read_import(const cJSON *body, struct lec_project_new *in,
+		       const char ***tags, struct srv_response *res)
+{
+	const cJSON *repo = NULL;
+	int bad = 0;
+
+	/* Every field is checked, so all bad ones are reported together. */
+	bad |= srv_body_string(body, "name", "name", SRV_FIELD_REQUIRED,
+			       &in->name, res) < 0;
+	bad |= srv_body_object(body, "repository", "repository",
+			       SRV_FIELD_REQUIRED, &repo, res) < 0;
+	if (repo) {
+		bad |= srv_body_string(repo, "url", "repository.url",
+				       SRV_FIELD_REQUIRED, &in->repo_url,
+				       res) < 0;
+		bad |= srv_body_string(repo, "type", "repository.type", 0,
+				       &in->repo_type, res) < 0;
+	}
+	bad |= srv_body_string(body, "language", "language", 0, &in->language,
+			       res) < 0;
+	bad |= srv_body_string(body, "programming_language",
+			       "programming_language", SRV_FIELD_BLANK,
+			       &in->programming_language, res) < 0;
+	bad |= srv_body_string(body, "homepage", "homepage",
+			       SRV_FIELD_BLANK | SRV_FIELD_NULLABLE,
+			       &in->homepage, res) < 0;
+	bad |= srv_body_string(body, "readthedocs_yaml_path",
+			       "readthedocs_yaml_path",
+			       SRV_FIELD_BLANK | SRV_FIELD_NULLABLE,
+			       &in->readthedocs_yaml_path, res) < 0;
+	bad |= srv_body_string_list(body, "tags", "tags", tags, &in->ntags,
+				    res) < 0;
+	in->tags = *tags;
+	return bad ? -1 : 0;
+}
+
+/* The import's side effect: a build of the default version, queued. */
+static int trigger_first_build(struct lec_store *store,
+			       const struct lec_project *p)
+{
+	struct lec_version *v = NULL;
+	struct lec_build *b = NULL;
+	char *slug = NULL;
+	int rc;
+
+	if ((rc = lec_version_default_slug(store, p->id, &slug)) < 0 ||
+	    (rc = lec_version_get(store, p->id, slug, &v)) < 0 ||
+	    (rc = lec_build_trigger(store, p->id, v->id, NULL, &b, NULL)) < 0) {
+		free(slug);
+		lec_version_free(v);
+		return rc;
+	}
+	free(slug);
+	lec_version_free(v);
+	lec_build_free(b);
+	return LEC_OK;
+}
+
+int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project_new in = { 0 };
+	struct lec_project *p = NULL;
+	struct lec_store *store = srv_store(req);
+	const char **tags = NULL;
+	cJSON *body;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	if ((body = srv_parse_body(req, res)) == NULL)
+		return res->status;
+	if (read_import(body, &in, &tags, res) < 0)
+		goto done;
+	rc = lec_project_create(store, &in, req->user->id, &p);
+	if (rc == LEC_OK)
+		rc = trigger_first_build(store, p);
+	if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	/* Built without the request's fields/omit/expand (notes §1.3). */
+	srv_respond_json(res, 201, srv_v3_project(req, p, NULL, 0),
+			 SRV_JSON_SORTED);
+done:
+	free(tags);
+	lec_project_free(p);
+	cJSON_Delete(body);
+	return res->status;
+}
+
+int srv_v3_project_detail(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project *p = srv_v3_load_project(req, res);
+	struct srv_flex flex;
+
+	if (p == NULL)
+		return res->status;
+	if (srv_flex_parse(req, &flex, res) == 0) {
+		cJSON *o = srv_v3_project(req, p, &flex, 0);
+
+		srv_flex_apply(&flex, o);
+		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
+		srv_flex_dispose(&flex);
+	}
+	lec_project_free(p);
+	return res->status;
+}
+
+/* Strings of a PATCH/PUT body and the patch bit each sets. */
+struct patch_string {
+	const char *key;
+	unsigned bit;
+	unsigned flags;
+	size_t offset; /* of the const char * in lec_project_patch */
+};
+
+#define PS(key, bit, flags, member)                                          \
+	{ key, bit, flags, offsetof(struct lec_project_patch, member) }
+
+static const struct patch_string patch_strings[] = {
+	PS("language", LEC_PROJECT_F_LANGUAGE, 0, language),
+	PS("programming_language", LEC_PROJECT_F_PROGRAMMING_LANGUAGE,
+	   SRV_FIELD_BLANK, programming_language),
+	PS("homepage", LEC_PROJECT_F_HOMEPAGE,
+	   SRV_FIELD_BLANK | SRV_FIELD_NULLABLE, homepage),
+	PS("default_version", LEC_PROJECT_F_DEFAULT_VERSION, 0,
+	   default_version),
+	PS("default_branch", LEC_PROJECT_F_DEFAULT_BRANCH,
+	   SRV_FIELD_BLANK | SRV_FIELD_NULLABLE, default_branch),
+	PS("analytics_code", LEC_PROJECT_F_ANALYTICS_CODE,
+	   SRV_FIELD_BLANK | SRV_FIELD_NULLABLE, analytics_code),
+	PS("versioning_scheme", LEC_PROJECT_F_VERSIONING_SCHEME, 0,
+	   versioning_scheme),
+	PS("readthedocs_yaml_path", LEC_PROJECT_F_READTHEDOCS_YAML_PATH,
+	   SRV_FIELD_BLANK | SRV_FIELD_NULLABLE, readthedocs_yaml_path),
+};
+
+struct patch_bool {
+	const char *key;
+	unsigned bit;
+	size_t offset; /* of the int in lec_project_patch */
+};
+
+#define PB(key, bit, member)                                                 \
+	{ key, bit, offsetof(struct lec_project_patch, member) }
+
+static const struct patch_bool patch_bools[] = {
+	PB("analytics_disabled", LEC_PROJECT_F_ANALYTICS_DISABLED,
+	   analytics_disabled),
+	PB("show_version_warning", LEC_PROJECT_F_SHOW_VERSION_WARNING,
+	   show_version_warning),
+	PB("single_version", LEC_PROJECT_F_SINGLE_VERSION, single_version),
+	PB("external_builds_enabled", LEC_PROJECT_F_EXTERNAL_BUILDS_ENABLED,
+	   external_builds_enabled),
+};
+
+static int read_patch(const cJSON *body, int put,
+		      struct lec_project_patch *patch, const char ***tags,
+		      struct srv_response *res)
+{
+	const cJSON *repo = NULL;
+	size_t i;
+	int got;
+
+	got = srv_body_string(body, "name", "name",
+			      put ? SRV_FIELD_REQUIRED : 0, &patch->name, res);
+	if (got < 0)
+		return -1;
+	if (got)
+		patch->fields |= LEC_PROJECT_F_NAME;
+	if ((got = srv_body_object(body, "repository", "repository",
+				   put ? SRV_FIELD_REQUIRED : 0, &repo, res)) <
+	    0)
+		return -1;
+	if (got) {
+		if ((got = srv_body_string(repo, "url", "repository.url",
+					   put ? SRV_FIELD_REQUIRED : 0,
+					   &patch->repo_url, res)) < 0)
+			return -1;
+		if (got)
+			patch->fields |= LEC_PROJECT_F_REPO_URL;
+		if ((got = srv_body_string(repo, "type", "repository.type", 0,
+					   &patch->repo_type, res)) < 0)
+			return -1;
+		if (got)
+			patch->fields |= LEC_PROJECT_F_REPO_TYPE;
+	}
+	for (i = 0; i < sizeof(patch_strings) / sizeof(patch_strings[0]); i++) {
+		const struct patch_string *ps = &patch_strings[i];
+		const char **dst =
+			(const char **)((char *)patch + ps->offset);
+
+		if ((got = srv_body_string(body, ps->key, ps->key, ps->flags,
+					   dst, res)) < 0)
+			return -1;
+		if (got)
+			patch->fields |= ps->bit;
+	}
+	for (i = 0; i < sizeof(patch_bools) / sizeof(patch_bools[0]); i++) {
+		const struct patch_bool *pb = &patch_bools[i];
+		int *dst = (int *)((char *)patch + pb->offset);
+
+		if ((got = srv_body_bool(body, pb->key, pb->key, 0, dst, res)) <
+		    0)
+			return -1;
+		if (got)
+			patch->fields |= pb->bit;
+	}
+	if ((got = srv_body_string_list(body, "tags", "tags", tags,
+					&patch->ntags, res)) < 0)
+		return -1;
+	if (got) {
+		patch->tags = *tags;
+		patch->fields |= LEC_PROJECT_F_TAGS;
+	}
+	return 0;
+}
+
+int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project_patch patch = { 0 };
+	struct lec_project *p = NULL;
+	struct lec_store *store = srv_store(req);
+	const char **tags = NULL;
+	cJSON *body = NULL;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	if ((rc = lec_project_get(store, req->params[0], &p)) < 0)
+		return srv_respond_engine_error(res, rc);
+	if ((body = srv_parse_body(req, res)) == NULL)
+		goto done;
+	if (read_patch(body, req->method == SRV_PUT, &patch, &tags, res) < 0)
+		goto done;
+	if ((rc = lec_project_update(store, p->id, &patch)) < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		srv_respond_empty(res, 204);
+done:
+	free(tags);
+	cJSON_Delete(body);
+	lec_project_free(p);
+	return res->status;
+}
+
+int srv_v3_project_superproject(struct srv_request *req,
+				struct srv_response *res)
+{
+	struct lec_project *p = srv_v3_load_project(req, res);
+	struct lec_project *parent = NULL;
+	struct lec_store *store = srv_store(req);
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	rc = lec_project_superproject(store, p->id, &parent, NULL);
+	if (rc == LEC_ENOTFOUND)
+		srv_respond_empty(res, 404); /* the service's empty 404 */
+	else if (rc < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		srv_respond_json(res, 200, srv_v3_project(req, parent, NULL, 0),
+				 SRV_JSON_SORTED);
+	lec_project_free(parent);
+	lec_project_free(p);
+	return res->status;
+}
+
+/* The API root lists the resources Lectern serves, in the service's
+ * insertion order (not sorted: the root uses the default renderer). */
+int srv_v3_root(struct srv_request *req, struct srv_response *res)
+{
+	cJSON *o = cJSON_CreateObject();
+	char url[400];
+
+	snprintf(url, sizeof(url), "%s/api/v3/projects/",
+		 srv_request_origin(req));
+	cJSON_AddStringToObject(o, "projects", url);
+	if (srv_edition(req) == SRV_EDITION_BUSINESS) {
+		snprintf(url, sizeof(url), "%s/api/v3/organizations/",
+			 srv_request_origin(req));
+		cJSON_AddStringToObject(o, "organizations", url);
+	}
+	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}

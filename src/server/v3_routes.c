@@ -1,0 +1,78 @@
+/*
+ * The v3 route table (behaviour notes §1.6): each path with the methods it
+ * serves, who may call each, and the permission that decides between 401,
+ * 403 and 405 for methods the path does not serve (§1.9).
+ */
+#include "v3.h"
+
+#define GET(h) { SRV_GET, SRV_PERM_READ_ONLY, h }
+#define ADMIN(m, h) { m, SRV_PERM_ADMIN, h }
+#define AUTH(m, h) { m, SRV_PERM_AUTH, h }
+
+#define P "/api/v3/projects/{}/"
+
+const struct srv_route srv_v3_routes[] = {
+	{ "/api/v3/", SRV_API_OTHER, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_v3_root } } },
+	{ "/api/v3/projects/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
+	  { AUTH(SRV_GET, srv_v3_projects_list),
+	    AUTH(SRV_POST, srv_v3_projects_create) } },
+	/* Projects: unmapped methods are read-only, so DELETE is 401/403,
+	 * never 405 (§1.9). */
+	{ P, SRV_API_V3, SRV_PERM_READ_ONLY, 0,
+	  { GET(srv_v3_project_detail),
+	    ADMIN(SRV_PATCH, srv_v3_project_update),
+	    ADMIN(SRV_PUT, srv_v3_project_update) } },
+	{ P "superproject/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
+	  { GET(srv_v3_project_superproject) } },
+	{ P "sync-versions/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
+	  { ADMIN(SRV_POST, srv_v3_project_sync_versions) } },
+	{ P "versions/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_versions_list) } },
+	{ P "versions/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_version_detail),
+	    ADMIN(SRV_PATCH, srv_v3_version_update),
+	    ADMIN(SRV_PUT, srv_v3_version_update) } },
+	{ P "versions/{}/builds/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_version_builds_list),
+	    ADMIN(SRV_POST, srv_v3_build_trigger) } },
+	{ P "versions/{}/builds/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_version_build_detail) } },
+	{ P "builds/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_builds_list) } },
+	{ P "builds/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_build_detail) } },
+	{ P "subprojects/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_subprojects_list),
+	    ADMIN(SRV_POST, srv_v3_subprojects_create) } },
+	{ P "subprojects/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_subproject_detail),
+	    ADMIN(SRV_DELETE, srv_v3_subproject_delete) } },
+	{ P "translations/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_translations_list) } },
+	/* Redirects and variables: admins only, reads included. */
+	{ P "redirects/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_GET, srv_v3_redirects_list),
+	    ADMIN(SRV_POST, srv_v3_redirects_create) } },
+	{ P "redirects/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_GET, srv_v3_redirect_detail),
+	    ADMIN(SRV_PUT, srv_v3_redirect_put),
+	    ADMIN(SRV_PATCH, srv_v3_redirect_patch),
+	    ADMIN(SRV_DELETE, srv_v3_redirect_delete) } },
+	{ P "environmentvariables/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_GET, srv_v3_envvars_list),
+	    ADMIN(SRV_POST, srv_v3_envvars_create) } },
+	{ P "environmentvariables/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_GET, srv_v3_envvar_detail),
+	    ADMIN(SRV_DELETE, srv_v3_envvar_delete) } },
+	/* Business edition: absent (404) in the community edition. */
+	{ "/api/v3/organizations/", SRV_API_V3, SRV_PERM_READ_ONLY, 1,
+	  { AUTH(SRV_GET, srv_v3_orgs_list) } },
+	{ "/api/v3/organizations/{}/", SRV_API_V3, SRV_PERM_READ_ONLY, 1,
+	  { AUTH(SRV_GET, srv_v3_org_detail) } },
+	{ "/api/v3/organizations/{}/projects/", SRV_API_V3, SRV_PERM_READ_ONLY,
+	  1, { AUTH(SRV_GET, srv_v3_org_projects) } },
+};
+
+const size_t srv_v3_route_count =
+	sizeof(srv_v3_routes) / sizeof(srv_v3_routes[0]);

@@ -1,0 +1,179 @@
+"""Helpers for Lectern's API tests: start a real `lectern serve` on
+127.0.0.1:0 with a temporary data directory, create users and tokens with
+`lectern token create`, and make HTTP requests that return the status, the
+headers, the raw body bytes and the parsed JSON.
+
+Each test module subclasses ServerTestCase; one server runs per module.
+The server must stop cleanly on SIGTERM (exit status 0), so a leak or crash
+that a sanitizer build reports fails the test run.
+"""
+import http.client
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import unittest
+
+LECTERN = os.environ.get("LECTERN", "lectern")
+# How long the server may take to start or stop; a sanitizer build is slow.
+SERVER_TIMEOUT = 30
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    @property
+    def json(self):
+        return json.loads(self.body.decode("utf-8"))
+
+    def header(self, name):
+        for key, value in self.headers:
+            if key.lower() == name.lower():
+                return value
+        return None
+
+    def __repr__(self):
+        return "<Response %d %r>" % (self.status, self.body[:300])
+
+
+class Server:
+    """A `lectern serve` process with its own data directory."""
+
+    def __init__(self, *args, data=None):
+        """Start a server; data reuses another server's data directory."""
+        self.dir = tempfile.mkdtemp(prefix="lectern-api-")
+        self.data = data or os.path.join(self.dir, "data")
+        self.stderr = open(os.path.join(self.dir, "stderr"), "w+")
+        self.proc = subprocess.Popen(
+            [LECTERN, "--data", self.data, "serve", "--listen",
+             "127.0.0.1:0", "--threads", "2", *args],
+            stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        line = self.proc.stdout.readline().strip()
+        prefix = "listening on http://"
+        if not line.startswith(prefix):
+            self.stop()
+            raise RuntimeError("server did not start: %r %s" % (line, self.log()))
+        hostport = line[len(prefix):].rstrip("/")
+        self.host, port = hostport.rsplit(":", 1)
+        self.port = int(port)
+        self.base = "http://%s" % hostport
+
+    def log(self):
+        self.stderr.flush()
+        with open(self.stderr.name) as f:
+            return f.read()
+
+    def lectern(self, *args, check=True):
+        """Run the lectern binary on this server's data directory."""
+        done = subprocess.run([LECTERN, "--data", self.data, *args],
+                              capture_output=True, text=True, timeout=60)
+        if check and done.returncode != 0:
+            raise RuntimeError("lectern %s failed: %s" % (args, done.stderr))
+        return done
+
+    def token(self, user):
+        return self.lectern("token", "create", user).stdout.strip()
+
+    def stop(self):
+        """SIGTERM, then the exit status (0 when it stopped cleanly)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(SERVER_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                return -1
+        return self.proc.returncode
+
+    def cleanup(self):
+        self.stderr.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def request(self, method, path, body=None, token=None, headers=None,
+                raw=None, host=None):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        hdrs = dict(headers or {})
+        if token is not None:
+            hdrs["Authorization"] = "Token " + token
+        if host is not None:
+            hdrs["Host"] = host
+        data = raw
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            hdrs.setdefault("Content-Type", "application/json")
+        conn.request(method, path, body=data, headers=hdrs)
+        resp = conn.getresponse()
+        result = Response(resp.status, resp.getheaders(), resp.read())
+        conn.close()
+        return result
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request("POST", path, body=body, **kw)
+
+    def patch(self, path, body=None, **kw):
+        return self.request("PATCH", path, body=body, **kw)
+
+    def put(self, path, body=None, **kw):
+        return self.request("PUT", path, body=body, **kw)
+
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
+
+
+class ServerTestCase(unittest.TestCase):
+    """One server per test class; subclasses set SERVER_ARGS for options."""
+
+    SERVER_ARGS = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server(*cls.SERVER_ARGS)
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.server.stop()
+        log = cls.server.log()
+        cls.server.cleanup()
+        if status != 0:
+            raise AssertionError("server exited %s: %s" % (status, log))
+        if "Sanitizer" in log or "runtime error" in log:
+            raise AssertionError("sanitizer report:\n" + log)
+
+    # Assertions shared by the API tests.
+
+    def assertStatus(self, response, status):
+        self.assertEqual(response.status, status, response)
+
+    def assertDetail(self, response, status, detail):
+        self.assertStatus(response, status)
+        self.assertEqual(response.json, {"detail": detail})
+        self.assertEqual(response.header("Content-Type"), "application/json")
+
+    def assertSortedKeys(self, body_bytes):
+        """Every object's keys appear in sorted order in the raw bytes."""
+        def check(pairs):
+            keys = [k for k, _ in pairs]
+            self.assertEqual(keys, sorted(keys), body_bytes[:400])
+            return dict(pairs)
+        json.loads(body_bytes.decode("utf-8"), object_pairs_hook=check)
+
+    def import_project(self, token, name, url="https://github.com/example/%s.git", **extra):
+        body = {"name": name, "repository": {"url": url % name.lower().replace(" ", "-")
+                                             if "%s" in url else url, "type": "git"}}
+        body.update(extra)
+        r = self.server.post("/api/v3/projects/", body, token=token)
+        self.assertStatus(r, 201)
+        return r.json
+
+
+def main():
+    unittest.main(verbosity=2)

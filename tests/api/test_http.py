@@ -1,0 +1,161 @@
+"""Cross-cutting HTTP behaviour of `lectern serve`: the first line and a
+clean stop, bad input of every kind (each a JSON error with the right
+status and nothing changed), routing rules (trailing slash, unknown paths,
+405 with Allow), the API root, HEAD, and concurrent writers."""
+import threading
+
+from lectern_test import Server, ServerTestCase, main
+
+
+class BadInputTest(ServerTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.token = cls.server.token("alice")
+
+    def count(self):
+        return self.server.get("/api/v3/projects/", token=self.token).json["count"]
+
+    def post_raw(self, raw, content_type="application/json"):
+        return self.server.request("POST", "/api/v3/projects/", raw=raw, token=self.token,
+                                   headers={"Content-Type": content_type})
+
+    def test_malformed_json(self):
+        before = self.count()
+        r = self.post_raw(b'{"name": "x", ')
+        self.assertStatus(r, 400)
+        self.assertTrue(r.json["detail"].startswith("JSON parse error - "), r.json)
+        r = self.post_raw(b'{"name": "x"} trailing')
+        self.assertStatus(r, 400)
+        self.assertTrue(r.json["detail"].startswith("JSON parse error - "), r.json)
+        r = self.post_raw(b'["a list"]')
+        self.assertEqual((r.status, r.json),
+                         (400, {"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}))
+        self.assertEqual(self.count(), before)
+
+    def test_invalid_utf8_and_deep_nesting(self):
+        r = self.post_raw(b'{"name": "\xff\xfe", "repository": {"url": "https://g/x"}}')
+        self.assertStatus(r, 400)
+        self.assertIn("detail", r.json)
+        deep = b'{"a":' * 200 + b'1' + b'}' * 200
+        r = self.post_raw(deep)
+        self.assertStatus(r, 400)
+        self.assertIn("nesting", r.json["detail"])
+
+    def test_wrong_content_type(self):
+        r = self.post_raw(b"name=x", "application/x-www-form-urlencoded")
+        self.assertDetail(r, 415, 'Unsupported media type "application/x-www-form-urlencoded" in request.')
+
+    def test_huge_body(self):
+        before = self.count()
+        r = self.post_raw(b'{"name": "' + b"x" * (2 * 1024 * 1024) + b'"}')
+        self.assertDetail(r, 413, "Request body too large.")
+        self.assertEqual(self.count(), before)
+
+    def test_long_uri(self):
+        r = self.server.get("/api/v3/projects/?name=" + "x" * 9000, token=self.token)
+        self.assertDetail(r, 414, "Request URI too long.")
+
+    def test_bad_escapes_and_nul(self):
+        self.assertDetail(self.server.get("/api/v3/projects/a%00b/"), 404, "Not found.")
+        self.assertDetail(self.server.get("/api/v3/projects/a%zzb/"), 404, "Not found.")
+
+    def test_wrong_types(self):
+        r = self.server.post("/api/v3/projects/", {"name": ["x"], "repository": "https://g/x"}, token=self.token)
+        self.assertStatus(r, 400)
+        self.assertEqual(r.json["name"], ["Not a valid string."])
+        self.assertIn("repository", r.json)
+
+
+class RoutingTest(ServerTestCase):
+    def test_root(self):
+        r = self.server.get("/api/v3/")
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json, {"projects": self.server.base + "/api/v3/projects/"})
+
+    def test_trailing_slash_redirect(self):
+        r = self.server.get("/api/v3/projects?limit=5")
+        self.assertStatus(r, 301)
+        self.assertEqual(r.header("Location"), "/api/v3/projects/?limit=5")
+
+    def test_unknown_route(self):
+        self.assertDetail(self.server.get("/api/v3/nothing/here/"), 404, "Not found.")
+        self.assertDetail(self.server.get("/api/v3/organizations/"), 404, "Not found.")
+
+    def test_head(self):
+        r = self.server.request("HEAD", "/api/v3/")
+        self.assertStatus(r, 200)
+        self.assertEqual(r.body, b"")
+
+    def test_method_not_allowed(self):
+        token = self.server.token("routing")
+        self.import_project(token, "Routed")
+        # An admin using a method the route lacks: 405 with Allow.
+        r = self.server.post("/api/v3/projects/routed/versions/latest/", {}, token=token)
+        self.assertDetail(r, 405, 'Method "POST" not allowed.')
+        self.assertEqual(r.header("Allow"), "GET, PUT, PATCH, HEAD, OPTIONS")
+        # Permissions come first: others get 403 or 401, never 405.
+        other = self.server.token("someone-else")
+        self.assertStatus(self.server.post("/api/v3/projects/routed/versions/latest/", {}, token=other), 403)
+        self.assertStatus(self.server.post("/api/v3/projects/routed/versions/latest/", {}), 401)
+        # The projects list treats unmapped methods as read-only (notes §1.9).
+        self.assertStatus(self.server.delete("/api/v3/projects/", token=token), 403)
+
+    def test_host_header_drives_page_links(self):
+        token = self.server.token("hosty")
+        for i in range(3):
+            self.import_project(token, "Hosty %d" % i)
+        r = self.server.get("/api/v3/projects/?limit=1", token=token, host="docs.example:9999")
+        self.assertEqual(r.json["next"], "http://docs.example:9999/api/v3/projects/?limit=1&offset=1")
+        r = self.server.get("/api/v3/projects/?limit=1", token=token, host="evil.example/<x>")
+        self.assertTrue(r.json["next"].startswith(self.server.base + "/"), r.json["next"])
+
+
+class ConcurrencyTest(ServerTestCase):
+    def test_concurrent_imports(self):
+        token = self.server.token("busy")
+        errors = []
+
+        def worker(n):
+            for i in range(10):
+                r = self.server.post("/api/v3/projects/", {
+                    "name": "conc-%d-%d" % (n, i),
+                    "repository": {"url": "https://github.com/x/conc-%d-%d" % (n, i)}}, token=token)
+                if r.status != 201:
+                    errors.append(r)
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        r = self.server.get("/api/v3/projects/?limit=100", token=token).json
+        self.assertEqual(r["count"], 40)
+        self.assertEqual(len({p["id"] for p in r["results"]}), 40)
+
+
+class LifecycleTest(ServerTestCase):
+    def test_restart_keeps_data(self):
+        token = self.server.token("persist")
+        self.import_project(token, "Persisted")
+        again = Server(data=self.server.data)
+        try:
+            # Both run on one store: the second sees the first's writes.
+            self.assertStatus(again.get("/api/v3/projects/persisted/"), 200)
+            self.import_project(token, "From Second")
+        finally:
+            self.assertEqual(again.stop(), 0, again.log())
+            again.cleanup()
+        self.assertStatus(self.server.get("/api/v3/projects/from-second/"), 200)
+
+    def test_bad_listen_and_taken_port(self):
+        done = self.server.lectern("serve", "--listen", "nonsense", check=False)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("--listen wants HOST:PORT", done.stderr)
+        done = self.server.lectern("serve", "--listen", "127.0.0.1:%d" % self.server.port, check=False)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("cannot listen", done.stderr)
+
+
+if __name__ == "__main__":
+    main()

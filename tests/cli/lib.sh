@@ -1,0 +1,34 @@
+# Shared helpers for the CLI tests (sourced, not run): a fresh data
+# directory per test, and assertions that print what went wrong.
+set -u
+: "${LECTERN:?LECTERN must name the lectern binary}"
+DATA=$(mktemp -d /tmp/lectern-cli-XXXXXX)
+trap 'rm -rf "$DATA"' EXIT
+export LECTERN_DATA="$DATA/data"
+failures=0
+passes=0
+
+pass() { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect_status CODE CMD...: run CMD, check its exit status.
+expect_status() {
+	want=$1; shift
+	"$@" >"$DATA/out" 2>"$DATA/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then pass; else
+		fail "'$*' exited $got, expected $want; stderr: $(cat "$DATA/err")"
+	fi
+}
+
+# expect_match FILE REGEX: FILE (out or err) matches the extended regex.
+expect_match() {
+	if grep -Eq "$2" "$DATA/$1"; then pass; else
+		fail "$1 does not match /$2/: $(cat "$DATA/$1")"
+	fi
+}
+
+finish() {
+	echo "$passes passed, $failures failed"
+	[ "$failures" -eq 0 ]
+}

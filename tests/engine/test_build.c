@@ -1,0 +1,953 @@
+/*
+ * Builds: triggering (and cancelling the version's unfinished builds),
+ * forward-only state moves, finishing and durations, cancellation, reset,
+ * the worker queue and its exclusive claim (across threads with their own
+ * store handles), lists with filters and paging, commands with their
+ * streamed and capped output, and what deletes do to builds.
+ */
+#include <pthread.h>
+
+#include "harness.h"
+#include "lectern/build.h"
+#include "lectern/version.h"
+#include "store_internal.h"
+
+static int64_t make_project(struct lec_store *st, const char *slug)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO projects (name, slug, repo_url, created, "
+		 "modified) VALUES ('%s', '%s', 'https://example.com/r.git', "
+		 "0, 0)",
+		 slug, slug);
+	CHECK_OK(lec_store__exec(st, sql));
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+static int64_t make_version(struct lec_store *st, int64_t project,
+			    const char *name, enum lec_version_type type)
+{
+	struct lec_version *v = NULL;
+	int64_t id = 0;
+
+	CHECK_OK(lec_version_create(st, project, name, name, type, 1, &v));
+	if (v)
+		id = v->id;
+	lec_version_free(v);
+	return id;
+}
+
+static int64_t trigger(struct lec_store *st, int64_t project, int64_t version,
+		       const char *commit)
+{
+	struct lec_build *b = NULL;
+	int64_t id = 0;
+
+	CHECK_OK(lec_build_trigger(st, project, version, commit, &b, NULL));
+	if (b)
+		id = b->id;
+	lec_build_free(b);
+	return id;
+}
+
+/* Fetch a build; the caller frees it. */
+static struct lec_build *get(struct lec_store *st, int64_t id)
+{
+	struct lec_build *b = NULL;
+
+	CHECK_OK(lec_build_get(st, id, &b));
+	return b;
+}
+
+static void exec_fmt(struct lec_store *st, const char *fmt, ...)
+	LEC__PRINTF(2, 3);
+
+/* Run formatted SQL, to put a build or command into a given past. */
+static void exec_fmt(struct lec_store *st, const char *fmt, ...)
+{
+	char sql[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	CHECK_OK(lec_store__exec(st, sql));
+}
+
+static int version_built(struct lec_store *st, int64_t id)
+{
+	struct lec_version *v = NULL;
+	int built = -1;
+
+	CHECK_OK(lec_version_get_by_id(st, id, &v));
+	if (v)
+		built = v->built;
+	lec_version_free(v);
+	return built;
+}
+
+TEST(state_codes_and_names)
+{
+	static const char *const codes[] = { "triggered", "cloning",
+					     "installing", "building",
+					     "uploading", "finished",
+					     "cancelled" };
+	static const char *const names[] = { "Triggered",  "Cloning",
+					     "Installing", "Building",
+					     "Uploading",  "Finished",
+					     "Cancelled" };
+	enum lec_build_state s = LEC_BUILD_STATE_TRIGGERED;
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		CHECK_STR(lec_build_state_code((enum lec_build_state)i),
+			  codes[i]);
+		CHECK_STR(lec_build_state_name((enum lec_build_state)i),
+			  names[i]);
+		CHECK_OK(lec_build_state_parse(codes[i], &s));
+		CHECK_INT(s, i);
+		CHECK_INT(lec_build_state_final((enum lec_build_state)i),
+			  i >= 5);
+	}
+	CHECK(lec_build_state_code((enum lec_build_state)7) == NULL);
+	CHECK(lec_build_state_name((enum lec_build_state)-1) == NULL);
+	CHECK_ERR(lec_build_state_parse("Finished", &s), LEC_EINVALID);
+	CHECK_ERR(lec_build_state_parse(NULL, &s), LEC_EINVALID);
+}
+
+TEST(trigger_round_trip)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p"), q = make_project(st, "q");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t other = make_version(st, q, "main", LEC_VERSION_BRANCH);
+	struct lec_build *b = NULL, *again = NULL;
+	char long_commit[LEC_BUILD_COMMIT_MAX + 2];
+	size_t cancelled = 99;
+
+	CHECK_OK(lec_build_trigger(st, p, v, "abc123", &b, &cancelled));
+	CHECK_INT(cancelled, 0);
+	CHECK(b != NULL);
+	if (b) {
+		CHECK(b->id > 0);
+		CHECK_INT(b->project_id, p);
+		CHECK_INT(b->version_id, v);
+		CHECK_STR(b->type, "html");
+		CHECK_INT(b->state, LEC_BUILD_STATE_TRIGGERED);
+		CHECK_INT(b->success, 1);
+		CHECK(b->error == NULL);
+		CHECK_STR(b->commit, "abc123");
+		CHECK(b->created > 0);
+		CHECK_INT(b->started, 0);
+		CHECK_INT(b->finished, 0);
+		CHECK_INT(b->duration, -1);
+		CHECK(b->config == NULL);
+		CHECK_OK(lec_build_get_in_project(st, p, b->id, &again));
+		CHECK(again && again->id == b->id);
+		lec_build_free(again);
+		again = NULL;
+		CHECK_ERR(lec_build_get_in_project(st, q, b->id, &again),
+			  LEC_ENOTFOUND);
+		CHECK(again == NULL);
+	}
+	lec_build_free(b);
+	b = NULL;
+
+	/* No commit yet, and out may be NULL. */
+	CHECK_OK(lec_build_trigger(st, p, v, NULL, NULL, NULL));
+	CHECK_ERR(lec_build_get(st, 4242, &b), LEC_ENOTFOUND);
+	CHECK_STR(lec_error_last(), "no build with id 4242");
+
+	/* The version must exist and belong to the project. */
+	CHECK_ERR(lec_build_trigger(st, p, 999, NULL, &b, NULL),
+		  LEC_ENOTFOUND);
+	CHECK_STR(lec_error_last(), "No Version matches the given query.");
+	CHECK_ERR(lec_build_trigger(st, p, other, NULL, &b, NULL),
+		  LEC_ENOTFOUND);
+	memset(long_commit, 'f', sizeof(long_commit) - 1);
+	long_commit[sizeof(long_commit) - 1] = '\0';
+	CHECK_ERR(lec_build_trigger(st, p, v, long_commit, &b, NULL),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last_field(), "commit");
+	CHECK(b == NULL);
+	lec_store_free(st);
+}
+
+TEST(trigger_cancels_unfinished_builds)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t w = make_version(st, p, "other", LEC_VERSION_BRANCH);
+	int64_t b1, b2, b3, bw;
+	struct lec_build *b = NULL;
+	size_t cancelled = 0;
+
+	b1 = trigger(st, p, v, NULL);
+	bw = trigger(st, p, w, NULL);
+	CHECK_OK(lec_build_set_state(st, b1, LEC_BUILD_STATE_BUILDING));
+	/* b1 has run for 3 seconds when b2 is triggered. */
+	exec_fmt(st,
+		 "UPDATE builds SET started = started - %lld WHERE id = %lld",
+		 3000000LL, (long long)b1);
+	CHECK_OK(lec_build_trigger(st, p, v, NULL, &b, &cancelled));
+	CHECK_INT(cancelled, 1);
+	b2 = b ? b->id : 0;
+	lec_build_free(b);
+
+	b = get(st, b1);
+	if (b) {
+		CHECK_INT(b->state, LEC_BUILD_STATE_CANCELLED);
+		CHECK_INT(b->success, 0);
+		CHECK_STR(b->error, LEC_BUILD_ERROR_SUPERSEDED);
+		CHECK(b->finished >= b->started && b->finished > 0);
+		CHECK_INT(b->duration, 3);
+	}
+	lec_build_free(b);
+	/* Another version's build is untouched. */
+	b = get(st, bw);
+	CHECK(b && b->state == LEC_BUILD_STATE_TRIGGERED);
+	lec_build_free(b);
+
+	/* A still-triggered build is cancelled with no duration; finished
+	 * builds stay as they are. */
+	b3 = trigger(st, p, v, NULL);
+	b = get(st, b2);
+	CHECK(b && b->state == LEC_BUILD_STATE_CANCELLED && b->duration == 0);
+	lec_build_free(b);
+	CHECK_OK(lec_build_finish(st, b3, 1, NULL));
+	CHECK_OK(lec_build_trigger(st, p, v, NULL, NULL, &cancelled));
+	CHECK_INT(cancelled, 0);
+	b = get(st, b3);
+	CHECK(b && b->state == LEC_BUILD_STATE_FINISHED && b->success == 1);
+	lec_build_free(b);
+	lec_store_free(st);
+}
+
+TEST(external_version_reuses_last_commit)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t pr = make_version(st, p, "17", LEC_VERSION_EXTERNAL);
+	int64_t branch = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	struct lec_build *b = NULL;
+
+	trigger(st, p, pr, "cafe01");
+	CHECK_OK(lec_build_trigger(st, p, pr, NULL, &b, NULL));
+	CHECK(b && b->commit && strcmp(b->commit, "cafe01") == 0);
+	lec_build_free(b);
+	b = NULL;
+	/* Other versions build their head. */
+	trigger(st, p, branch, "beef02");
+	CHECK_OK(lec_build_trigger(st, p, branch, NULL, &b, NULL));
+	CHECK(b && b->commit == NULL);
+	lec_build_free(b);
+	lec_store_free(st);
+}
+
+TEST(forward_only_transitions)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL);
+	struct lec_build *b = NULL;
+	char want[128];
+
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_CLONING));
+	b = get(st, id);
+	CHECK(b && b->state == LEC_BUILD_STATE_CLONING && b->started > 0 &&
+	      b->finished == 0 && b->duration == -1);
+	lec_build_free(b);
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_INSTALLING));
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_BUILDING));
+
+	CHECK_ERR(lec_build_set_state(st, id, LEC_BUILD_STATE_CLONING),
+		  LEC_EINVALID);
+	snprintf(want, sizeof(want),
+		 "cannot move build %lld from building to cloning",
+		 (long long)id);
+	CHECK_STR(lec_error_last(), want);
+	CHECK_ERR(lec_build_set_state(st, id, LEC_BUILD_STATE_BUILDING),
+		  LEC_EINVALID);
+	CHECK_ERR(lec_build_set_state(st, id, LEC_BUILD_STATE_TRIGGERED),
+		  LEC_EINVALID);
+	CHECK_ERR(lec_build_set_state(st, id, (enum lec_build_state)42),
+		  LEC_EINVALID);
+	b = get(st, id);
+	CHECK(b && b->state == LEC_BUILD_STATE_BUILDING);
+	lec_build_free(b);
+
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_UPLOADING));
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_FINISHED));
+	b = get(st, id);
+	CHECK(b && b->state == LEC_BUILD_STATE_FINISHED && b->success == 1 &&
+	      b->finished > 0 && b->duration >= 0 && b->error == NULL);
+	lec_build_free(b);
+	CHECK_INT(version_built(st, v), 1);
+	CHECK_ERR(lec_build_set_state(st, id, LEC_BUILD_STATE_CANCELLED),
+		  LEC_EINVALID);
+	snprintf(want, sizeof(want),
+		 "cannot move build %lld from finished to cancelled",
+		 (long long)id);
+	CHECK_STR(lec_error_last(), want);
+	CHECK_ERR(lec_build_set_state(st, 777, LEC_BUILD_STATE_CLONING),
+		  LEC_ENOTFOUND);
+
+	/* Skipping ahead is forward too. */
+	id = trigger(st, p, v, NULL);
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_BUILDING));
+	b = get(st, id);
+	CHECK(b && b->started > 0);
+	lec_build_free(b);
+	lec_store_free(st);
+}
+
+TEST(finish_semantics_and_durations)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t w = make_version(st, p, "dev", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL);
+	struct lec_build *b = NULL;
+
+	/* A failure keeps its message and leaves the version unbuilt. */
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_BUILDING));
+	exec_fmt(st,
+		 "UPDATE builds SET started = started - %lld WHERE id = %lld",
+		 5500000LL, (long long)id);
+	CHECK_OK(lec_build_finish(st, id, 0, "sphinx exited with 2"));
+	b = get(st, id);
+	if (b) {
+		CHECK_INT(b->state, LEC_BUILD_STATE_FINISHED);
+		CHECK_INT(b->success, 0);
+		CHECK_STR(b->error, "sphinx exited with 2");
+		CHECK_INT(b->duration, 5);
+		CHECK(b->finished >= b->started + 5500000);
+	}
+	lec_build_free(b);
+	CHECK_INT(version_built(st, v), 0);
+	CHECK_ERR(lec_build_finish(st, id, 1, NULL), LEC_EINVALID);
+	CHECK(strstr(lec_error_last(), "already finished") != NULL);
+
+	/* A success drops any error text and marks the version built. */
+	id = trigger(st, p, w, NULL);
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_CLONING));
+	CHECK_OK(lec_build_finish(st, id, 7, "ignored"));
+	b = get(st, id);
+	CHECK(b && b->success == 1 && b->error == NULL && b->duration == 0);
+	lec_build_free(b);
+	CHECK_INT(version_built(st, w), 1);
+
+	/* Never started: duration 0, no start time. */
+	id = trigger(st, p, v, NULL);
+	CHECK_OK(lec_build_finish(st, id, 0, NULL));
+	b = get(st, id);
+	CHECK(b && b->started == 0 && b->duration == 0 && b->finished > 0 &&
+	      b->error == NULL && b->success == 0);
+	lec_build_free(b);
+
+	CHECK_ERR(lec_build_finish(st, 9999, 1, NULL), LEC_ENOTFOUND);
+	lec_store_free(st);
+}
+
+TEST(cancelled_stays_cancelled)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL);
+	struct lec_build *b = NULL;
+
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_BUILDING));
+	CHECK_OK(lec_build_cancel(st, id));
+	b = get(st, id);
+	CHECK(b && b->state == LEC_BUILD_STATE_CANCELLED && b->success == 0 &&
+	      b->finished > 0);
+	CHECK_STR(b ? b->error : NULL, LEC_BUILD_ERROR_CANCELLED);
+	lec_build_free(b);
+
+	/* The worker's finish only records the real end time. */
+	exec_fmt(st, "UPDATE builds SET finished = %lld WHERE id = %lld", 1LL,
+		 (long long)id);
+	CHECK_OK(lec_build_finish(st, id, 1, NULL));
+	b = get(st, id);
+	if (b) {
+		CHECK_INT(b->state, LEC_BUILD_STATE_CANCELLED);
+		CHECK_INT(b->success, 0);
+		CHECK_STR(b->error, LEC_BUILD_ERROR_CANCELLED);
+		CHECK(b->finished > 1);
+	}
+	lec_build_free(b);
+	CHECK_INT(version_built(st, v), 0);
+
+	CHECK_ERR(lec_build_cancel(st, id), LEC_EINVALID);
+	CHECK_ERR(lec_build_set_state(st, id, LEC_BUILD_STATE_UPLOADING),
+		  LEC_EINVALID);
+	CHECK_ERR(lec_build_cancel(st, 31337), LEC_ENOTFOUND);
+
+	/* Cancelled while waiting: it never started. */
+	id = trigger(st, p, v, NULL);
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_CANCELLED));
+	b = get(st, id);
+	CHECK(b && b->started == 0 && b->duration == 0);
+	lec_build_free(b);
+	lec_store_free(st);
+}
+
+TEST(queue_next_and_claim)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t w = make_version(st, p, "dev", LEC_VERSION_BRANCH);
+	int64_t first, second;
+	struct lec_build *b = NULL;
+
+	CHECK_ERR(lec_build_next(st, &b), LEC_ENOTFOUND);
+	CHECK_ERR(lec_build_claim(st, &b), LEC_ENOTFOUND);
+	CHECK(b == NULL);
+	first = trigger(st, p, v, NULL);
+	second = trigger(st, p, w, NULL);
+
+	CHECK_OK(lec_build_next(st, &b));
+	CHECK(b && b->id == first && b->state == LEC_BUILD_STATE_TRIGGERED);
+	lec_build_free(b);
+	b = NULL;
+	CHECK_OK(lec_build_claim(st, &b));
+	CHECK(b && b->id == first && b->state == LEC_BUILD_STATE_CLONING &&
+	      b->started > 0);
+	lec_build_free(b);
+	b = NULL;
+	CHECK_OK(lec_build_next(st, &b));
+	CHECK(b && b->id == second);
+	lec_build_free(b);
+	b = NULL;
+	CHECK_OK(lec_build_claim(st, &b));
+	CHECK(b && b->id == second);
+	lec_build_free(b);
+	b = NULL;
+	CHECK_ERR(lec_build_claim(st, &b), LEC_ENOTFOUND);
+	CHECK(b == NULL);
+	lec_store_free(st);
+}
+
+/* Builds the claim race makes, and workers racing for them. */
+#define RACE_BUILDS 40
+#define RACE_WORKERS 4
+
+struct race_worker {
+	const char *path;
+	int64_t claimed[RACE_BUILDS];
+	int count;
+	int failed;
+};
+
+static void *race_claim(void *arg)
+{
+	struct race_worker *w = arg;
+	struct lec_store *st = NULL;
+	struct lec_build *b = NULL;
+	int rc;
+
+	if (lec_store_open(&st, w->path, NULL) != LEC_OK) {
+		w->failed = 1;
+		return NULL;
+	}
+	while ((rc = lec_build_claim(st, &b)) == LEC_OK) {
+		if (w->count < RACE_BUILDS)
+			w->claimed[w->count] = b->id;
+		w->count++;
+		lec_build_free(b);
+	}
+	if (rc != LEC_ENOTFOUND)
+		w->failed = 1;
+	lec_store_free(st);
+	return NULL;
+}
+
+TEST(claim_is_exclusive_across_handles)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	struct race_worker workers[RACE_WORKERS];
+	pthread_t threads[RACE_WORKERS];
+	int seen[RACE_BUILDS + 1] = { 0 };
+	int64_t first = 0;
+	int i, j, total = 0;
+
+	for (i = 0; i < RACE_BUILDS; i++) {
+		char name[16];
+		int64_t id;
+
+		snprintf(name, sizeof(name), "v%d", i);
+		id = trigger(st, p, make_version(st, p, name,
+						  LEC_VERSION_BRANCH),
+			     NULL);
+		if (i == 0)
+			first = id;
+	}
+	memset(workers, 0, sizeof(workers));
+	for (i = 0; i < RACE_WORKERS; i++) {
+		workers[i].path = lec_store_path(st);
+		CHECK_INT(pthread_create(&threads[i], NULL, race_claim,
+					 &workers[i]),
+			  0);
+	}
+	for (i = 0; i < RACE_WORKERS; i++) {
+		pthread_join(threads[i], NULL);
+		CHECK_INT(workers[i].failed, 0);
+		total += workers[i].count;
+		for (j = 0; j < workers[i].count && j < RACE_BUILDS; j++) {
+			int64_t k = workers[i].claimed[j] - first;
+
+			CHECK(k >= 0 && k < RACE_BUILDS);
+			if (k >= 0 && k < RACE_BUILDS)
+				seen[k]++;
+		}
+	}
+	CHECK_INT(total, RACE_BUILDS);
+	for (i = 0; i < RACE_BUILDS; i++)
+		CHECK_INT(seen[i], 1);
+	lec_store_free(st);
+}
+
+TEST(reset_requeues)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, "abc"), cmd = 0;
+	struct lec_build_command_list cmds;
+	struct lec_build *b = NULL;
+
+	CHECK_OK(lec_build_claim(st, &b));
+	lec_build_free(b);
+	CHECK_OK(lec_build_command_start(st, id, "git clone", NULL, &cmd));
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_BUILDING));
+
+	CHECK_OK(lec_build_reset(st, id));
+	b = get(st, id);
+	if (b) {
+		CHECK_INT(b->state, LEC_BUILD_STATE_TRIGGERED);
+		CHECK_INT(b->success, 1);
+		CHECK(b->error == NULL);
+		CHECK_INT(b->started, 0);
+		CHECK_INT(b->finished, 0);
+		CHECK_INT(b->duration, -1);
+		CHECK_STR(b->commit, "abc");
+	}
+	lec_build_free(b);
+	CHECK_OK(lec_build_command_list(st, id, &cmds));
+	CHECK_INT(cmds.len, 0);
+	lec_build_command_list_dispose(&cmds);
+
+	/* Back in the queue. */
+	b = NULL;
+	CHECK_OK(lec_build_claim(st, &b));
+	CHECK(b && b->id == id);
+	lec_build_free(b);
+
+	CHECK_OK(lec_build_finish(st, id, 1, NULL));
+	CHECK_ERR(lec_build_reset(st, id), LEC_EINVALID);
+	CHECK(strstr(lec_error_last(), "already finished") != NULL);
+	CHECK_ERR(lec_build_reset(st, 5150), LEC_ENOTFOUND);
+	lec_store_free(st);
+}
+
+TEST(commit_and_config)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL);
+	char long_commit[LEC_BUILD_COMMIT_MAX + 2];
+	struct lec_build *b = NULL;
+	static const char config[] =
+		"{\"version\": 2, \"formats\": [\"pdf\"], "
+		"\"build\": {\"os\": \"ubuntu-22.04\"}}";
+
+	CHECK_OK(lec_build_set_commit(st, id, "0123abcd"));
+	CHECK_OK(lec_build_set_config(st, id, config));
+	b = get(st, id);
+	CHECK_STR(b ? b->commit : NULL, "0123abcd");
+	CHECK_STR(b ? b->config : NULL, config);
+	lec_build_free(b);
+
+	CHECK_ERR(lec_build_set_config(st, id, "[1, 2]"), LEC_EINVALID);
+	CHECK_STR(lec_error_last_field(), "config");
+	CHECK_ERR(lec_build_set_config(st, id, "{\"a\": "), LEC_EINVALID);
+	CHECK_ERR(lec_build_set_config(st, id, "{} trailing"), LEC_EINVALID);
+	CHECK_ERR(lec_build_set_config(st, id, ""), LEC_EINVALID);
+	memset(long_commit, 'e', sizeof(long_commit) - 1);
+	long_commit[sizeof(long_commit) - 1] = '\0';
+	CHECK_ERR(lec_build_set_commit(st, id, long_commit), LEC_EINVALID);
+	CHECK_STR(lec_error_last_field(), "commit");
+	b = get(st, id);
+	CHECK_STR(b ? b->config : NULL, config);
+	CHECK_STR(b ? b->commit : NULL, "0123abcd");
+	lec_build_free(b);
+
+	CHECK_OK(lec_build_set_commit(st, id, NULL));
+	CHECK_OK(lec_build_set_config(st, id, NULL));
+	b = get(st, id);
+	CHECK(b && b->commit == NULL && b->config == NULL);
+	lec_build_free(b);
+
+	CHECK_ERR(lec_build_set_commit(st, 808, "x"), LEC_ENOTFOUND);
+	CHECK_ERR(lec_build_set_config(st, 808, "{}"), LEC_ENOTFOUND);
+	lec_store_free(st);
+}
+
+/* The ids of a build list, joined with spaces. */
+static const char *ids(const struct lec_build_list *list, int64_t base,
+		       char *buf, size_t size)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < list->len; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%lld",
+					 i ? " " : "",
+					 (long long)(list->items[i].id - base));
+	return buf;
+}
+
+TEST(list_filters_and_paging)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p"), q = make_project(st, "q");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t w = make_version(st, p, "dev", LEC_VERSION_BRANCH);
+	int64_t other = make_version(st, q, "main", LEC_VERSION_BRANCH);
+	struct lec_build_filter f = { 0 };
+	struct lec_page page = { 2, 1 };
+	struct lec_build_list list;
+	int64_t base;
+	char buf[128];
+
+	/* Builds 0..4 (relative ids): v gets 0, 1, 3; w gets 2, 4. */
+	base = trigger(st, p, v, "aaa");
+	CHECK_OK(lec_build_finish(st, base, 1, NULL));
+	trigger(st, p, v, "bbb");
+	trigger(st, p, w, "aaa");
+	trigger(st, p, v, "ccc"); /* cancels 1 */
+	trigger(st, p, w, "ddd"); /* cancels 2 */
+	trigger(st, q, other, "aaa");
+
+	CHECK_OK(lec_build_list(st, p, 0, NULL, NULL, &list));
+	CHECK_INT(list.total, 5);
+	CHECK_STR(ids(&list, base, buf, sizeof(buf)), "4 3 2 1 0");
+	lec_build_list_dispose(&list);
+
+	CHECK_OK(lec_build_list(st, p, 0, NULL, &page, &list));
+	CHECK_INT(list.total, 5);
+	CHECK_STR(ids(&list, base, buf, sizeof(buf)), "3 2");
+	lec_build_list_dispose(&list);
+
+	CHECK_OK(lec_build_list(st, p, v, NULL, NULL, &list));
+	CHECK_STR(ids(&list, base, buf, sizeof(buf)), "3 1 0");
+	lec_build_list_dispose(&list);
+
+	f.commit = "aaa";
+	CHECK_OK(lec_build_list(st, p, 0, &f, NULL, &list));
+	CHECK_STR(ids(&list, base, buf, sizeof(buf)), "2 0");
+	CHECK_INT(list.total, 2);
+	lec_build_list_dispose(&list);
+	f.commit = "";
+	f.running = LEC_FILTER_TRUE;
+	CHECK_OK(lec_build_list(st, p, 0, &f, NULL, &list));
+	CHECK_STR(ids(&list, base, buf, sizeof(buf)), "4 3");
+	lec_build_list_dispose(&list);
+	f.running = LEC_FILTER_FALSE;
+	CHECK_OK(lec_build_list(st, p, 0, &f, NULL, &list));
+	CHECK_STR(ids(&list, base, buf, sizeof(buf)), "2 1 0");
+	lec_build_list_dispose(&list);
+	f.commit = "ccc";
+	CHECK_OK(lec_build_list(st, p, 0, &f, NULL, &list));
+	CHECK_INT(list.total, 0);
+	lec_build_list_dispose(&list);
+
+	page.offset = 50;
+	CHECK_OK(lec_build_list(st, p, 0, NULL, &page, &list));
+	CHECK_INT(list.len, 0);
+	CHECK_INT(list.total, 5);
+	lec_build_list_dispose(&list);
+	lec_build_list_dispose(NULL);
+	lec_store_free(st);
+}
+
+TEST(commands_record_output)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL), c1 = 0, c2 = 0, none = 0;
+	struct lec_build_command *c = NULL;
+	struct lec_build_command_list list;
+	char want[64];
+
+	CHECK_OK(lec_build_command_start(st, id, "git clone --depth 1 x .",
+					 NULL, &c1));
+	CHECK_OK(lec_build_command_get(st, c1, &c));
+	if (c) {
+		CHECK_INT(c->build_id, id);
+		CHECK_STR(c->command, "git clone --depth 1 x .");
+		CHECK_STR(c->description, "");
+		CHECK_STR(c->output, "");
+		CHECK_INT(c->output_len, 0);
+		CHECK(c->start_time > 0);
+		CHECK_INT(c->end_time, 0);
+		CHECK_INT(c->run_time, -1);
+	}
+	lec_build_command_free(c);
+	c = NULL;
+
+	/* A reader sees output while the command runs. */
+	CHECK_OK(lec_build_command_append(st, c1, "Cloning ", 8));
+	CHECK_OK(lec_build_command_append(st, c1, "into '.'\n", 9));
+	CHECK_OK(lec_build_command_append(st, c1, "a\0b", 3));
+	CHECK_OK(lec_build_command_append(st, c1, NULL, 0));
+	CHECK_OK(lec_build_command_get(st, c1, &c));
+	CHECK_INT(c ? c->output_len : 0, 20);
+	CHECK(c && memcmp(c->output, "Cloning into '.'\na\0b", 20) == 0);
+	lec_build_command_free(c);
+	c = NULL;
+	CHECK_ERR(lec_build_command_append(st, c1, NULL, 4), LEC_EINVALID);
+
+	exec_fmt(st, "UPDATE build_commands SET start_time = start_time - "
+		     "%lld WHERE id = %lld",
+		 3200000LL, (long long)c1);
+	CHECK_OK(lec_build_command_finish(st, c1, 128));
+	CHECK_OK(lec_build_command_get(st, c1, &c));
+	CHECK(c && c->exit_code == 128 && c->end_time > c->start_time &&
+	      c->run_time == 3);
+	lec_build_command_free(c);
+	c = NULL;
+	CHECK_ERR(lec_build_command_append(st, c1, "late", 4), LEC_EINVALID);
+	snprintf(want, sizeof(want), "build command %lld has ended",
+		 (long long)c1);
+	CHECK_STR(lec_error_last(), want);
+	CHECK_ERR(lec_build_command_finish(st, c1, 0), LEC_EINVALID);
+
+	CHECK_OK(lec_build_command_start(st, id, "python -m sphinx",
+					 "Building HTML", &c2));
+	CHECK_OK(lec_build_command_list(st, id, &list));
+	CHECK_INT(list.len, 2);
+	if (list.len == 2) {
+		CHECK_INT(list.items[0].id, c1);
+		CHECK_INT(list.items[1].id, c2);
+		CHECK_STR(list.items[1].description, "Building HTML");
+		CHECK_INT(list.items[1].run_time, -1);
+	}
+	lec_build_command_list_dispose(&list);
+	lec_build_command_list_dispose(NULL);
+
+	CHECK_ERR(lec_build_command_start(st, id, "", NULL, &none),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last_field(), "command");
+	CHECK_ERR(lec_build_command_start(st, id, NULL, NULL, &none),
+		  LEC_EINVALID);
+	CHECK_ERR(lec_build_command_start(st, 999, "ls", NULL, &none),
+		  LEC_ENOTFOUND);
+	CHECK_ERR(lec_build_command_get(st, 999, &c), LEC_ENOTFOUND);
+	CHECK_ERR(lec_build_command_append(st, 999, "x", 1), LEC_ENOTFOUND);
+	CHECK_ERR(lec_build_command_finish(st, 999, 0), LEC_ENOTFOUND);
+
+	/* A finished build runs no more commands. */
+	CHECK_OK(lec_build_cancel(st, id));
+	CHECK_ERR(lec_build_command_start(st, id, "ls", NULL, &none),
+		  LEC_EINVALID);
+	CHECK(strstr(lec_error_last(), "cancelled") != NULL);
+	CHECK_INT(none, 0);
+	/* A command still running when its build is cancelled can end. */
+	CHECK_OK(lec_build_command_append(st, c2, "x", 1));
+	CHECK_OK(lec_build_command_finish(st, c2, 130));
+	lec_store_free(st);
+}
+
+/* Output of command id; the caller frees it. */
+static struct lec_build_command *command(struct lec_store *st, int64_t id)
+{
+	struct lec_build_command *c = NULL;
+
+	CHECK_OK(lec_build_command_get(st, id, &c));
+	return c;
+}
+
+TEST(output_is_capped)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL), c1 = 0, c2 = 0, c3 = 0;
+	size_t max = LEC_BUILD_OUTPUT_MAX;
+	size_t notice = strlen(LEC_BUILD_OUTPUT_TRUNCATED);
+	char *big = malloc(max + 16);
+	struct lec_build_command *c = NULL;
+
+	if (big == NULL)
+		goto done;
+	memset(big, 'a', max + 16);
+
+	/* A character that does not fit whole is dropped whole. */
+	CHECK_OK(lec_build_command_start(st, id, "loop", NULL, &c1));
+	CHECK_OK(lec_build_command_append(st, c1, big, max - 3));
+	CHECK_OK(lec_build_command_append(st, c1, "\xc3\xa9\xe2\x82\xac",
+					  5)); /* é (fits), € (does not) */
+	c = command(st, c1);
+	if (c) {
+		CHECK_INT(c->output_len, max - 1 + notice);
+		CHECK(memcmp(c->output + max - 3, "\xc3\xa9", 2) == 0);
+		CHECK_STR(c->output + max - 1, LEC_BUILD_OUTPUT_TRUNCATED);
+	}
+	lec_build_command_free(c);
+	/* Everything after the notice is dropped, and no second notice. */
+	CHECK_OK(lec_build_command_append(st, c1, "more", 4));
+	CHECK_OK(lec_build_command_append(st, c1, big, 100));
+	c = command(st, c1);
+	CHECK_INT(c ? c->output_len : 0, max - 1 + notice);
+	lec_build_command_free(c);
+
+	/* Filling exactly to the cap keeps everything; one byte more cuts. */
+	CHECK_OK(lec_build_command_start(st, id, "exact", NULL, &c2));
+	CHECK_OK(lec_build_command_append(st, c2, big, max));
+	c = command(st, c2);
+	CHECK_INT(c ? c->output_len : 0, max);
+	lec_build_command_free(c);
+	CHECK_OK(lec_build_command_append(st, c2, "b", 1));
+	c = command(st, c2);
+	CHECK_INT(c ? c->output_len : 0, max + notice);
+	CHECK(c && c->output[max - 1] == 'a');
+	lec_build_command_free(c);
+
+	/* One huge write is cut too. */
+	CHECK_OK(lec_build_command_start(st, id, "huge", NULL, &c3));
+	CHECK_OK(lec_build_command_append(st, c3, big, max + 16));
+	c = command(st, c3);
+	CHECK_INT(c ? c->output_len : 0, max + notice);
+	lec_build_command_free(c);
+done:
+	free(big);
+	lec_store_free(st);
+}
+
+TEST(deletes_and_cascades)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL), cmd = 0;
+	struct lec_build_list list;
+	struct lec_build_command *c = NULL;
+	struct lec_build *b = NULL;
+
+	CHECK_OK(lec_build_command_start(st, id, "ls", NULL, &cmd));
+	CHECK_OK(lec_build_finish(st, id, 1, NULL));
+
+	/* Deleting the version keeps its builds, without a version. */
+	CHECK_OK(lec_version_delete(st, v));
+	b = get(st, id);
+	CHECK(b && b->version_id == 0 && b->state == LEC_BUILD_STATE_FINISHED);
+	lec_build_free(b);
+	CHECK_OK(lec_build_list(st, p, 0, NULL, NULL, &list));
+	CHECK_INT(list.total, 1);
+	lec_build_list_dispose(&list);
+	b = NULL;
+	CHECK_ERR(lec_build_trigger(st, p, v, NULL, &b, NULL), LEC_ENOTFOUND);
+
+	/* Deleting the project removes its versions, builds and commands. */
+	v = make_version(st, p, "dev", LEC_VERSION_BRANCH);
+	CHECK_OK(lec_store__exec(st, "DELETE FROM projects"));
+	CHECK_ERR(lec_build_get(st, id, &b), LEC_ENOTFOUND);
+	CHECK_ERR(lec_build_command_get(st, cmd, &c), LEC_ENOTFOUND);
+	{
+		struct lec_version *ver = NULL;
+
+		CHECK_ERR(lec_version_get_by_id(st, v, &ver), LEC_ENOTFOUND);
+	}
+	lec_store_free(st);
+}
+
+/* Most allocations one call makes; the torture loop tries failing each. */
+#define TORTURE_MAX 400
+
+/* Run op with the 1st, 2nd, ... allocation failing: each run must fail
+ * cleanly with LEC_ENOMEM (ASan reports any leak) until one succeeds. */
+#define TORTURE(call)                                                        \
+	do {                                                                 \
+		long n_;                                                     \
+		int rc_ = LEC_ENOMEM;                                        \
+		for (n_ = 1; n_ <= TORTURE_MAX && rc_ == LEC_ENOMEM; n_++) { \
+			lec__alloc_fail_after(n_);                           \
+			rc_ = (call);                                        \
+			lec__alloc_fail_after(0);                            \
+		}                                                            \
+		CHECK_OK(rc_);                                               \
+	} while (0)
+
+TEST(out_of_memory_is_clean)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = make_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, "abc"), cmd = 0;
+	struct lec_build *b = NULL;
+	struct lec_build_list list = { 0 };
+	struct lec_build_command *c = NULL;
+	struct lec_build_command_list cmds = { 0 };
+
+	CHECK_OK(lec_build_command_start(st, id, "ls", "list", &cmd));
+	CHECK_OK(lec_build_command_append(st, cmd, "out", 3));
+	TORTURE((lec_build_free(b), b = NULL, lec_build_get(st, id, &b)));
+	TORTURE((lec_build_list_dispose(&list),
+		 lec_build_list(st, p, 0, NULL, NULL, &list)));
+	CHECK_INT(list.len, 1);
+	lec_build_list_dispose(&list);
+	TORTURE((lec_build_command_free(c), c = NULL,
+		 lec_build_command_get(st, cmd, &c)));
+	CHECK_STR(c ? c->output : NULL, "out");
+	TORTURE((lec_build_command_list_dispose(&cmds),
+		 lec_build_command_list(st, id, &cmds)));
+	lec_build_command_list_dispose(&cmds);
+	TORTURE(lec_build_set_state(st, id, LEC_BUILD_STATE_CLONING));
+	TORTURE(lec_build_finish(st, id, 0, "failed"));
+	lec_build_free(b);
+	b = NULL;
+	b = get(st, id);
+	CHECK_STR(b ? b->error : NULL, "failed");
+	lec_build_free(b);
+	b = NULL;
+	/* Failed triggers and claims leave nothing behind. */
+	TORTURE((lec_build_free(b), b = NULL,
+		 lec_build_trigger(st, p, v, NULL, &b, NULL)));
+	CHECK_INT(b ? b->id : 0, id + 1);
+	TORTURE((lec_build_free(b), b = NULL, lec_build_claim(st, &b)));
+	CHECK_INT(b ? b->id : 0, id + 1);
+	lec_build_free(b);
+	lec_build_command_free(c);
+	lec_store_free(st);
+}
+
+static const struct lec_test tests[] = {
+	TEST_ENTRY(state_codes_and_names),
+	TEST_ENTRY(trigger_round_trip),
+	TEST_ENTRY(trigger_cancels_unfinished_builds),
+	TEST_ENTRY(external_version_reuses_last_commit),
+	TEST_ENTRY(forward_only_transitions),
+	TEST_ENTRY(finish_semantics_and_durations),
+	TEST_ENTRY(cancelled_stays_cancelled),
+	TEST_ENTRY(queue_next_and_claim),
+	TEST_ENTRY(claim_is_exclusive_across_handles),
+	TEST_ENTRY(reset_requeues),
+	TEST_ENTRY(commit_and_config),
+	TEST_ENTRY(list_filters_and_paging),
+	TEST_ENTRY(commands_record_output),
+	TEST_ENTRY(output_is_capped),
+	TEST_ENTRY(deletes_and_cascades),
+	TEST_ENTRY(out_of_memory_is_clean),
+};
+
+LEC_TEST_MAIN(tests)
