@@ -756,6 +756,26 @@ int lec_team_list(struct lec_store *st, int64_t org_id,
 	return error;
 }
 
+int lec_team_list_for_project(struct lec_store *st, int64_t project_id,
+			      struct lec_team_list *out)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, TEAM_COLUMNS, "teams");
+	lec__query_where_int(&q,
+			     "id IN (SELECT team_id FROM team_projects "
+			     "WHERE project_id = ?)",
+			     project_id);
+	error = lec__query_list(st, &q, "name, slug", NULL,
+				sizeof(*out->items), team_row, team_dispose,
+				(void **)&out->items, &out->len, &out->total);
+	lec__query_dispose(&q);
+	return error;
+}
+
 int lec_team_member_add(struct lec_store *st, int64_t team_id,
 			int64_t user_id)
 {

@@ -366,16 +366,21 @@ static int user_is_superuser(struct lec_store *st, int64_t user_id,
 
 /* Access ------------------------------------------------------------------ */
 
-/* Whether user_id administers the project (2 bits: admin, public). */
+/* What user_id may do with the project: bit 2 admin, bit 1 reader (admins,
+ * organization teams holding it), bit 0 public. Superusers are admins. */
 static int project_access(struct lec_store *st, int64_t project_id,
-			  int64_t user_id, int *is_admin, int *is_public)
+			  int64_t user_id, int *is_admin, int *is_reader,
+			  int *is_public)
 {
 	static const char sql[] =
 		"SELECT (coalesce((SELECT is_superuser FROM users "
 		"                  WHERE id = ?2), 0) <> 0"
-		"        OR EXISTS (SELECT 1 FROM project_users"
+		"        OR EXISTS (SELECT 1 FROM project_admins"
 		"                   WHERE project_id = p.id AND user_id = ?2))"
-		"       * 2 + (p.privacy_level = 'public')"
+		"       * 4"
+		"     + EXISTS (SELECT 1 FROM project_readers"
+		"               WHERE project_id = p.id AND user_id = ?2) * 2"
+		"     + (p.privacy_level = 'public')"
 		"  FROM projects p WHERE p.id = ?1";
 	int64_t ids[2] = { project_id, user_id };
 	int64_t bits = 0;
@@ -387,7 +392,8 @@ static int project_access(struct lec_store *st, int64_t project_id,
 	if (!found)
 		return lec__error(LEC_ENOTFOUND, "no project with id %lld",
 				  (long long)project_id);
-	*is_admin = (bits & 2) != 0;
+	*is_admin = (bits & 4) != 0;
+	*is_reader = (bits & 6) != 0;
 	*is_public = (bits & 1) != 0;
 	return LEC_OK;
 }
@@ -395,26 +401,27 @@ static int project_access(struct lec_store *st, int64_t project_id,
 int lec_project_is_admin(struct lec_store *st, int64_t project_id,
 			 int64_t user_id)
 {
-	int is_admin = 0, is_public = 0;
+	int is_admin = 0, is_reader = 0, is_public = 0;
 	int error;
 
 	lec_error_clear();
-	error = project_access(st, project_id, user_id, &is_admin, &is_public);
+	error = project_access(st, project_id, user_id, &is_admin, &is_reader,
+			       &is_public);
 	return error < 0 ? error : is_admin;
 }
 
 int lec_project_can_view(struct lec_store *st, int64_t project_id,
 			 int64_t viewer_id)
 {
-	int is_admin = 0, is_public = 0;
+	int is_admin = 0, is_reader = 0, is_public = 0;
 	int error;
 
 	lec_error_clear();
 	error = project_access(st, project_id, viewer_id, &is_admin,
-			       &is_public);
+			       &is_reader, &is_public);
 	if (error < 0)
 		return error;
-	return is_public || is_admin || viewer_id == LEC_VIEWER_ALL;
+	return is_public || is_reader || viewer_id == LEC_VIEWER_ALL;
 }
 
 /* Keep the projects (alias p) viewer may see: public ones, and all of them
@@ -432,7 +439,7 @@ static int query_visible_to(struct lec_store *st, struct lec__query *q,
 	if (!is_superuser)
 		lec__query_where_int(q,
 				     "p.privacy_level = 'public' OR p.id IN "
-				     "(SELECT project_id FROM project_users "
+				     "(SELECT project_id FROM project_readers "
 				     "WHERE user_id = ?)",
 				     viewer);
 	return LEC_OK;
@@ -451,7 +458,7 @@ static int query_admin_of(struct lec_store *st, struct lec__query *q,
 	if (!is_superuser)
 		lec__query_where_int(q,
 				     "p.id IN (SELECT project_id FROM "
-				     "project_users WHERE user_id = ?)",
+				     "project_admins WHERE user_id = ?)",
 				     user_id);
 	return LEC_OK;
 }
@@ -1784,7 +1791,7 @@ static int subproject_candidate(struct lec_store *st, int64_t parent_id,
 		" AND NOT EXISTS (SELECT 1 FROM subprojects WHERE parent_id = p.id)"
 		" AND NOT EXISTS (SELECT 1 FROM subprojects WHERE child_id = p.id)"
 		" AND (coalesce((SELECT is_superuser FROM users WHERE id = ?2), 0)"
-		"      <> 0 OR EXISTS (SELECT 1 FROM project_users"
+		"      <> 0 OR EXISTS (SELECT 1 FROM project_admins"
 		"                      WHERE project_id = p.id AND user_id = ?2))"
 		" AND (SELECT organization_id FROM organization_projects"
 		"      WHERE project_id = p.id) IS"

@@ -53,4 +53,21 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
 
+/* The organization commands (org.c). Their argument synopses are shared by
+ * the command table and the usage lines the commands print. */
+#define CLI_ORG_CREATE_ARGS "SLUG --owner USER [--name NAME] [--email EMAIL]"
+#define CLI_ORG_LIST_ARGS "[--json]"
+#define CLI_ORG_OWNER_ADD_ARGS "ORG USER"
+#define CLI_ORG_TEAM_CREATE_ARGS "ORG TEAM [--access readonly|admin]"
+#define CLI_ORG_TEAM_ADD_ARGS "ORG TEAM USER"
+#define CLI_ORG_PROJECT_ADD_ARGS "ORG PROJECT"
+#define CLI_ORG_TEAM_PROJECT_ADD_ARGS "ORG TEAM PROJECT"
+int cli_cmd_org_create(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_org_list(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_org_owner_add(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_org_team_create(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_org_team_add(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_org_project_add(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_org_team_project_add(struct cli_ctx *ctx, int argc, char **argv);
+
 #endif

@@ -24,6 +24,23 @@ static const struct cli_command commands[] = {
 	  cli_cmd_token_create },
 	{ "user list", "[--json]", "list the users of the local engine",
 	  cli_cmd_user_list },
+	{ "org create", CLI_ORG_CREATE_ARGS,
+	  "create an organization (and its owner if missing)",
+	  cli_cmd_org_create },
+	{ "org list", CLI_ORG_LIST_ARGS,
+	  "list the organizations with their owners", cli_cmd_org_list },
+	{ "org owner add", CLI_ORG_OWNER_ADD_ARGS,
+	  "make a user an owner of an organization", cli_cmd_org_owner_add },
+	{ "org team create", CLI_ORG_TEAM_CREATE_ARGS,
+	  "create a team (readonly by default) and print its slug",
+	  cli_cmd_org_team_create },
+	{ "org team add", CLI_ORG_TEAM_ADD_ARGS,
+	  "make a user a member of a team", cli_cmd_org_team_add },
+	{ "org project add", CLI_ORG_PROJECT_ADD_ARGS,
+	  "put a project into an organization", cli_cmd_org_project_add },
+	{ "org team project add", CLI_ORG_TEAM_PROJECT_ADD_ARGS,
+	  "give a team a project of its organization",
+	  cli_cmd_org_team_project_add },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -57,7 +74,7 @@ void cli_print_commands(FILE *out)
 	size_t i;
 
 	for (i = 0; i < COMMAND_COUNT; i++)
-		fprintf(out, "  %-14s %s\n", commands[i].name,
+		fprintf(out, "  %-24s %s\n", commands[i].name,
 			commands[i].summary);
 }
 
@@ -141,13 +158,13 @@ static void ctx_dispose(struct cli_ctx *ctx)
 
 int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static char status_word[] = "status";
-	static char *default_argv[] = { status_word, NULL };
+	static char serve_word[] = "serve";
+	static char *default_argv[] = { serve_word, NULL };
 	const struct cli_command *best = NULL;
 	int best_words = 0, status;
 	size_t i;
 
-	/* No command: show the status (the TUI takes this over later). */
+	/* No command: run the local engine (the TUI takes this over later). */
 	if (argc == 0) {
 		argv = default_argv;
 		argc = 1;

@@ -120,6 +120,11 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	printf("listening on %s/\n", srv_base_url(srv));
 	fflush(stdout);
+	fprintf(stderr,
+		"lectern serve: data in %s; API at %s/api/v3/; "
+		"create a token with 'lectern token create USER'; "
+		"Ctrl-C stops\n",
+		cfg.data_dir, srv_base_url(srv));
 	sigwait(&stop_signals, &sig);
 	fprintf(stderr, "lectern serve: %s, stopping\n",
 		sig == SIGINT ? "interrupted" : "terminated");

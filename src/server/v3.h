@@ -33,6 +33,11 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 		    const struct lec_build *b, const char *version_slug,
 		    const struct srv_flex *flex);
 
+/* Organization _links (absolute URLs from the public origin). */
+cJSON *srv_v3_org_links(struct srv_request *req, const char *slug);
+/* A datetime always with six fraction digits (organizations and teams). */
+void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us);
+
 /* The documentation URL of a project's version ("http://slug.domain/en/
  * latest/"), following subprojects, translations and versioning schemes.
  * Owned by the caller (free). */

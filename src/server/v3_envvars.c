@@ -1,6 +1,213 @@
-/* Scaffold (temporary). */
+/*
+ * v3 environment variables (contract §4.8; behaviour notes §1.5, §1.8): a
+ * project's build variables, for its admins only (reads included). There
+ * is no update: PUT and PATCH are the router's 405.
+ *
+ * A value is write-only. It goes from the request body straight to the
+ * engine, which seals it; it is never logged and never put in a response,
+ * and its copy in the parsed body is wiped before the body is freed. The
+ * objects carry absolute _links, as the contract says.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "body.h"
+#include "lectern/envvar.h"
+#include "lectern/project.h"
+#include "lectern/timefmt.h"
 #include "v3.h"
-int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res) { (void)req; return srv_respond_detail(res, 501, "Not implemented."); }
-int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res) { (void)req; return srv_respond_detail(res, 501, "Not implemented."); }
-int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res) { (void)req; return srv_respond_detail(res, 501, "Not implemented."); }
-int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res) { (void)req; return srv_respond_detail(res, 501, "Not implemented."); }
+
+#define NO_ENVVAR "No EnvironmentVariable matches the given query."
+
+static void add_time(cJSON *o, const char *key, int64_t us)
+{
+	char text[LEC_TIME_ISO_MAX];
+
+	lec_time_iso8601(us, text);
+	cJSON_AddStringToObject(o, key, text);
+}
+
+static void add_link(cJSON *links, const char *key, const char *origin,
+		     const char *path)
+{
+	char url[700];
+
+	snprintf(url, sizeof(url), "%s%s", origin, path);
+	cJSON_AddStringToObject(links, key, url);
+}
+
+/* An EnvironmentVariable; there is no value to show, by construction. */
+static cJSON *envvar_object(const struct srv_request *req, const char *slug,
+			    const struct lec_envvar *v)
+{
+	const char *origin = srv_public_origin(req);
+	cJSON *o = cJSON_CreateObject(), *links;
+	char path[400];
+
+	links = cJSON_AddObjectToObject(o, "_links");
+	snprintf(path, sizeof(path),
+		 "/api/v3/projects/%s/environmentvariables/%lld/", slug,
+		 (long long)v->id);
+	add_link(links, "_self", origin, path);
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/", slug);
+	add_link(links, "project", origin, path);
+	add_time(o, "created", v->created);
+	add_time(o, "modified", v->modified);
+	cJSON_AddStringToObject(o, "name", v->name);
+	cJSON_AddNumberToObject(o, "pk", (double)v->id);
+	cJSON_AddStringToObject(o, "project", slug);
+	cJSON_AddBoolToObject(o, "public", v->is_public);
+	return o;
+}
+
+/* The project of the URL; the router has checked that it exists and that
+ * the requester administers it. NULL after filling res. */
+static struct lec_project *load_project(struct srv_request *req,
+					struct srv_response *res)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_project *p = NULL;
+	int rc;
+
+	if (store == NULL) {
+		srv_respond_internal(res, "no store");
+		return NULL;
+	}
+	if ((rc = lec_project_get(store, req->params[0], &p)) < 0)
+		srv_respond_engine_error(res, rc);
+	return p;
+}
+
+/* The id of the URL: 0 and *id, or -1 after filling res. */
+static int param_id(struct srv_request *req, struct srv_response *res,
+		    int64_t *id)
+{
+	if ((*id = srv_param_id(req->params[1])) >= 0)
+		return 0;
+	srv_respond_detail(res, 404, "Not found.");
+	return -1;
+}
+
+int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_envvar_list list = { 0 };
+	struct lec_project *p = load_project(req, res);
+	struct srv_page page;
+	struct lec_page lpage;
+	cJSON *results;
+	size_t i;
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	srv_page_parse(req, &page);
+	lpage.limit = page.limit;
+	lpage.offset = page.offset;
+	if ((rc = lec_envvar_list(srv_store(req), p->id, &lpage, &list)) < 0) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	results = cJSON_CreateArray();
+	for (i = 0; results && i < list.len; i++)
+		cJSON_AddItemToArray(results,
+				     envvar_object(req, p->slug,
+						   &list.items[i]));
+	srv_respond_json(res, 200,
+			 srv_page_envelope(req, &page, list.total, results),
+			 SRV_JSON_SORTED);
+done:
+	lec_envvar_list_dispose(&list);
+	lec_project_free(p);
+	return res->status;
+}
+
+/* Wipe the value's copy in the parsed body, so that freed memory holds no
+ * secret. */
+static void wipe_value(cJSON *body)
+{
+	cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "value");
+
+	if (cJSON_IsString(item))
+		explicit_bzero(item->valuestring, strlen(item->valuestring));
+}
+
+int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res);
+	struct lec_envvar *v = NULL;
+	const char *name = NULL, *value = NULL;
+	int is_public = 0, rc;
+	cJSON *body = NULL;
+
+	if (p == NULL)
+		return res->status;
+	/* Presence, type and blank errors are the body readers'; the engine
+	 * words the length and project-total errors. */
+	if ((body = srv_parse_body(req, res)) == NULL ||
+	    srv_body_string(body, "name", "name", SRV_FIELD_REQUIRED, &name,
+			    res) < 0 ||
+	    srv_body_string(body, "value", "value", SRV_FIELD_REQUIRED, &value,
+			    res) < 0 ||
+	    srv_body_bool(body, "public", "public", 0, &is_public, res) < 0)
+		goto done;
+	rc = lec_envvar_create(srv_store(req), p->id, name, value, is_public,
+			       &v);
+	if (rc < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		srv_respond_json(res, 201, envvar_object(req, p->slug, v),
+				 SRV_JSON_SORTED);
+done:
+	if (body)
+		wipe_value(body);
+	lec_envvar_free(v);
+	cJSON_Delete(body);
+	lec_project_free(p);
+	return res->status;
+}
+
+int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res);
+	struct lec_envvar *v = NULL;
+	int64_t id;
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	if (param_id(req, res, &id) == 0) {
+		rc = lec_envvar_get(srv_store(req), p->id, id, &v);
+		if (rc == LEC_OK)
+			srv_respond_json(res, 200,
+					 envvar_object(req, p->slug, v),
+					 SRV_JSON_SORTED);
+		else if (rc == LEC_ENOTFOUND)
+			srv_respond_detail(res, 404, NO_ENVVAR);
+		else
+			srv_respond_engine_error(res, rc);
+	}
+	lec_envvar_free(v);
+	lec_project_free(p);
+	return res->status;
+}
+
+int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res);
+	int64_t id;
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	if (param_id(req, res, &id) == 0) {
+		rc = lec_envvar_delete(srv_store(req), p->id, id);
+		if (rc == LEC_OK)
+			srv_respond_empty(res, 204);
+		else if (rc == LEC_ENOTFOUND)
+			srv_respond_detail(res, 404, NO_ENVVAR);
+		else
+			srv_respond_engine_error(res, rc);
+	}
+	lec_project_free(p);
+	return res->status;
+}

@@ -9,7 +9,9 @@
  * owners and to the members of its teams; its project list is for owners
  * and for users who administer at least one of its projects, and the
  * organization itself is looked up there without the visibility filter, so
- * an outsider learns 403 rather than 404 (notes §1.5).
+ * an outsider learns 403 rather than 404 (notes §1.5). That list holds the
+ * projects the user may see: public ones, and private ones the user
+ * maintains or reads through the organization.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,17 +28,18 @@
 /* The fraction Python's isoformat omits when it is zero: the contract
  * promises organization datetimes "with microseconds", always. */
 #define ZERO_FRACTION ".000000Z"
+#define USEC_PER_SECOND 1000000
 
 /* Serializing ------------------------------------------------------------- */
 
-static void add_time_us(cJSON *obj, const char *key, int64_t us)
+void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us)
 {
 	char text[LEC_TIME_ISO_MAX + sizeof(ZERO_FRACTION)];
 	size_t n;
 
 	lec_time_iso8601(us, text);
 	n = strlen(text);
-	if (us % 1000000 == 0 && n > 0 && text[n - 1] == 'Z')
+	if (us % USEC_PER_SECOND == 0 && n > 0 && text[n - 1] == 'Z')
 		snprintf(text + n - 1, sizeof(text) - (n - 1), "%s",
 			 ZERO_FRACTION);
 	cJSON_AddStringToObject(obj, key, text);
@@ -44,7 +47,7 @@ static void add_time_us(cJSON *obj, const char *key, int64_t us)
 
 /* Organization _links are absolute, from the public origin (the service's
  * PRODUCTION_DOMAIN), unlike the relative links of project objects. */
-static cJSON *org_links(struct srv_request *req, const char *slug)
+cJSON *srv_v3_org_links(struct srv_request *req, const char *slug)
 {
 	static const struct {
 		const char *key, *suffix;
@@ -101,12 +104,12 @@ static int org_object(struct srv_request *req, struct lec_store *store,
 		cJSON_Delete(owners);
 		return LEC_ENOMEM;
 	}
-	cJSON_AddItemToObject(o, "_links", org_links(req, org->slug));
-	add_time_us(o, "created", org->created);
+	cJSON_AddItemToObject(o, "_links", srv_v3_org_links(req, org->slug));
+	srv_v3_add_time_us(o, "created", org->created);
 	cJSON_AddStringToObject(o, "description", org->description);
 	cJSON_AddBoolToObject(o, "disabled", org->disabled);
 	cJSON_AddStringToObject(o, "email", org->email);
-	add_time_us(o, "modified", org->modified);
+	srv_v3_add_time_us(o, "modified", org->modified);
 	cJSON_AddStringToObject(o, "name", org->name);
 	cJSON_AddItemToObject(o, "owners", owners);
 	cJSON_AddStringToObject(o, "slug", org->slug);
@@ -250,10 +253,34 @@ int srv_v3_org_detail(struct srv_request *req, struct srv_response *res)
 	return res->status;
 }
 
-/* One page of the organization's projects as Project objects; *out is
- * owned by the caller. */
+/* The organization's projects the user may see, ordered by slug: public
+ * ones and those the user may read as a maintainer or through the
+ * organization (the service's Project.objects.api(user)). */
+static int visible_project_ids(struct lec_store *store, int64_t org_id,
+			       int64_t user_id,
+			       struct lec_org_project_ids *out)
+{
+	size_t i, kept = 0;
+	int rc, visible = 0;
+
+	rc = lec_org_project_ids(store, org_id, NULL, out);
+	for (i = 0; rc >= 0 && i < out->len; i++) {
+		rc = lec_project_can_view(store, out->items[i], user_id);
+		visible = rc == 1;
+		if (rc == 0)
+			rc = lec_org_can_read_project(store, out->items[i],
+						      user_id, &visible);
+		if (visible)
+			out->items[kept++] = out->items[i];
+	}
+	out->len = out->total = kept;
+	return rc < 0 ? rc : LEC_OK;
+}
+
+/* The page of ids as Project objects; *out is owned by the caller. */
 static int project_page(struct srv_request *req, struct lec_store *store,
 			const struct lec_org_project_ids *ids,
+			const struct srv_page *page,
 			const struct srv_flex *flex, cJSON **out)
 {
 	cJSON *list = cJSON_CreateArray();
@@ -262,7 +289,9 @@ static int project_page(struct srv_request *req, struct lec_store *store,
 	size_t i;
 
 	*out = NULL;
-	for (i = 0; rc == LEC_OK && i < ids->len; i++) {
+	for (i = page->offset;
+	     rc == LEC_OK && i < ids->len && i - page->offset < page->limit;
+	     i++) {
 		cJSON *item;
 
 		if ((rc = lec_project_get_by_id(store, ids->items[i], &p)) < 0)
@@ -287,7 +316,6 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	struct lec_org *org = NULL;
 	struct srv_flex flex;
 	struct srv_page page;
-	struct lec_page lpage;
 	cJSON *results;
 	int rc;
 
@@ -305,10 +333,10 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	 * does not (notes §1.3). */
 	flex.nexpand = 0;
 	srv_page_parse(req, &page);
-	lpage.limit = page.limit;
-	lpage.offset = page.offset;
-	if ((rc = lec_org_project_ids(store, org->id, &lpage, &ids)) < 0 ||
-	    (rc = project_page(req, store, &ids, &flex, &results)) < 0)
+	/* Visibility is decided per project, so the page is cut here. */
+	if ((rc = visible_project_ids(store, org->id, req->user->id, &ids)) <
+		    0 ||
+	    (rc = project_page(req, store, &ids, &page, &flex, &results)) < 0)
 		srv_respond_engine_error(res, rc);
 	else
 		srv_respond_json(res, 200,

@@ -10,6 +10,7 @@
 #include "body.h"
 #include "lectern/build.h"
 #include "lectern/language.h"
+#include "lectern/org.h"
 #include "lectern/project.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
@@ -142,25 +143,133 @@ static int trigger_first_build(struct lec_store *store,
 	return LEC_OK;
 }
 
+/* The business edition's import names the organization the project joins
+ * (required; the user must own it) and optionally its teams. Returns 0 with
+ * *org set (owned by the caller), or -1 with res filled. */
+static int read_organization(struct srv_request *req, const cJSON *body,
+			     struct lec_org **org, const char ***teams,
+			     size_t *nteams, struct srv_response *res)
+{
+	struct lec_store *store = srv_store(req);
+	const char *slug = NULL;
+	char msg[300];
+	int owner = 0;
+
+	*org = NULL;
+	if (srv_body_string(body, "organization", "organization",
+			    SRV_FIELD_REQUIRED, &slug, res) < 0 ||
+	    srv_body_string_list(body, "teams", "teams", teams, nteams, res) <
+		    0)
+		return -1;
+	if (lec_org_get(store, slug, org) < 0 ||
+	    lec_org_is_owner(store, (*org)->id, req->user->id, &owner) < 0 ||
+	    !owner) {
+		lec_org_free(*org);
+		*org = NULL;
+		snprintf(msg, sizeof(msg), "Object with slug=%.200s does not exist.",
+			 slug);
+		srv_respond_field_error(res, "organization", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* A team of the organization by slug, or a "teams" field error. */
+static struct lec_team *find_team(struct srv_request *req,
+				  const struct lec_org *org, const char *slug,
+				  struct srv_response *res)
+{
+	struct lec_team *team = NULL;
+	char msg[300];
+
+	if (lec_team_get(srv_store(req), org->id, slug, &team) == LEC_OK)
+		return team;
+	snprintf(msg, sizeof(msg), "Object with slug=%.200s does not exist.",
+		 slug);
+	srv_respond_field_error(res, "teams", msg);
+	return NULL;
+}
+
+/* Teams must exist before anything is created, so a bad slug changes
+ * nothing. */
+static int check_teams(struct srv_request *req, const struct lec_org *org,
+		       const char **teams, size_t nteams,
+		       struct srv_response *res)
+{
+	size_t i;
+
+	for (i = 0; i < nteams; i++) {
+		struct lec_team *team = find_team(req, org, teams[i], res);
+
+		if (team == NULL)
+			return -1;
+		lec_team_free(team);
+	}
+	return 0;
+}
+
+/* Put a new project into its organization and teams. */
+static int join_organization(struct srv_request *req, struct lec_org *org,
+			     int64_t project_id, const char **teams,
+			     size_t nteams, struct srv_response *res)
+{
+	struct lec_store *store = srv_store(req);
+	size_t i;
+	int rc;
+
+	if ((rc = lec_org_project_add(store, org->id, project_id)) < 0) {
+		srv_respond_engine_error(res, rc);
+		return -1;
+	}
+	for (i = 0; i < nteams; i++) {
+		struct lec_team *team = find_team(req, org, teams[i], res);
+
+		if (team == NULL)
+			return -1;
+		rc = lec_team_project_add(store, team->id, project_id);
+		lec_team_free(team);
+		if (rc < 0) {
+			srv_respond_engine_error(res, rc);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_project_new in = { 0 };
 	struct lec_project *p = NULL;
 	struct lec_store *store = srv_store(req);
-	const char **tags = NULL;
+	struct lec_org *org = NULL;
+	const char **tags = NULL, **teams = NULL;
+	size_t nteams = 0;
+	int business = srv_edition(req) == SRV_EDITION_BUSINESS;
 	cJSON *body;
-	int rc;
+	int rc, bad;
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	if ((body = srv_parse_body(req, res)) == NULL)
 		return res->status;
-	if (read_import(body, &in, &tags, res) < 0)
+	bad = read_import(body, &in, &tags, res) < 0;
+	if (business)
+		bad |= read_organization(req, body, &org, &teams, &nteams,
+					 res) < 0 ||
+		       check_teams(req, org, teams, nteams, res) < 0;
+	if (bad)
 		goto done;
 	rc = lec_project_create(store, &in, req->user->id, &p);
-	if (rc == LEC_OK)
-		rc = trigger_first_build(store, p);
 	if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	if (business &&
+	    join_organization(req, org, p->id, teams, nteams, res) < 0) {
+		lec_project_delete(store, p->id);
+		goto done;
+	}
+	if ((rc = trigger_first_build(store, p)) < 0) {
 		srv_respond_engine_error(res, rc);
 		goto done;
 	}
@@ -169,6 +278,8 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 			 SRV_JSON_SORTED);
 done:
 	free(tags);
+	free(teams);
+	lec_org_free(org);
 	lec_project_free(p);
 	cJSON_Delete(body);
 	return res->status;

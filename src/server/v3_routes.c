@@ -65,13 +65,14 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "environmentvariables/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_envvar_detail),
 	    ADMIN(SRV_DELETE, srv_v3_envvar_delete) } },
-	/* Business edition: absent (404) in the community edition. */
-	{ "/api/v3/organizations/", SRV_API_V3, SRV_PERM_READ_ONLY, 1,
+	/* Business edition (absent, 404, in the community edition); any
+	 * authenticated user, so other methods are 405. */
+	{ "/api/v3/organizations/", SRV_API_V3, SRV_PERM_AUTH, 1,
 	  { AUTH(SRV_GET, srv_v3_orgs_list) } },
-	{ "/api/v3/organizations/{}/", SRV_API_V3, SRV_PERM_READ_ONLY, 1,
+	{ "/api/v3/organizations/{}/", SRV_API_V3, SRV_PERM_AUTH, 1,
 	  { AUTH(SRV_GET, srv_v3_org_detail) } },
-	{ "/api/v3/organizations/{}/projects/", SRV_API_V3, SRV_PERM_READ_ONLY,
-	  1, { AUTH(SRV_GET, srv_v3_org_projects) } },
+	{ "/api/v3/organizations/{}/projects/", SRV_API_V3, SRV_PERM_AUTH, 1,
+	  { AUTH(SRV_GET, srv_v3_org_projects) } },
 };
 
 const size_t srv_v3_route_count =

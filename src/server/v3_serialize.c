@@ -12,6 +12,7 @@
 
 #include "lectern/build.h"
 #include "lectern/language.h"
+#include "lectern/org.h"
 #include "lectern/project.h"
 #include "lectern/timefmt.h"
 #include "lectern/version.h"
@@ -51,6 +52,23 @@ static void add_fmt(cJSON *obj, const char *key, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cJSON_AddStringToObject(obj, key, buf);
+}
+
+/* The expansions an expanded field hands down to its own object, as
+ * drf-flex-fields splits levels: under prefix "last_build",
+ * "last_build.config" becomes "config". Appends to out (zeroed by the
+ * caller); only expansions travel, fields/omit apply to the root alone. A
+ * wildcard is not handed down. */
+static void flex_nested(const struct srv_flex *flex, const char *prefix,
+			struct srv_flex *out)
+{
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; flex && i < flex->nexpand && out->nexpand < SRV_FLEX_MAX;
+	     i++)
+		if (strncmp(flex->expand[i], prefix, n) == 0 &&
+		    flex->expand[i][n] == '.')
+			out->expand[out->nexpand++] = flex->expand[i] + n + 1;
 }
 
 static cJSON *code_name(const char *code, const char *name)
@@ -192,10 +210,12 @@ static cJSON *active_versions(struct srv_request *req,
 {
 	struct lec_version_filter filter = { 0 };
 	struct lec_version_list list = { 0 };
+	struct srv_flex nested = { 0 };
 	cJSON *o = cJSON_CreateObject();
 	struct lec_store *store = srv_store(req);
 	size_t i;
 
+	flex_nested(flex, "active_versions", &nested);
 	filter.active = LEC_FILTER_TRUE;
 	filter.external = LEC_FILTER_FALSE;
 	filter.privacy_level = "public";
@@ -207,10 +227,52 @@ static cJSON *active_versions(struct srv_request *req,
 			continue;
 		cJSON_AddItemToObject(o, list.items[i].slug,
 				      srv_v3_version(req, p, &list.items[i],
-						     flex));
+						     &nested));
 	}
 	lec_version_list_dispose(&list);
 	return o;
+}
+
+/* expand=organization (business): {"_links", "slug"} or null. */
+static cJSON *project_organization(struct srv_request *req,
+				   const struct lec_project *p)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_org *org = NULL;
+	cJSON *o;
+
+	if (store == NULL || lec_org_of_project(store, p->id, &org) < 0)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "_links", srv_v3_org_links(req, org->slug));
+	cJSON_AddStringToObject(o, "slug", org->slug);
+	lec_org_free(org);
+	return o;
+}
+
+/* expand=teams (business): the teams holding the project. */
+static cJSON *project_teams(struct srv_request *req,
+			    const struct lec_project *p)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_team_list teams = { 0 };
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	if (store == NULL || lec_team_list_for_project(store, p->id, &teams) < 0)
+		return a;
+	for (i = 0; a && i < teams.len; i++) {
+		cJSON *t = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(t, "access", teams.items[i].access);
+		srv_v3_add_time_us(t, "created", teams.items[i].created);
+		srv_v3_add_time_us(t, "modified", teams.items[i].modified);
+		cJSON_AddStringToObject(t, "name", teams.items[i].name);
+		cJSON_AddStringToObject(t, "slug", teams.items[i].slug);
+		cJSON_AddItemToArray(a, t);
+	}
+	lec_team_list_dispose(&teams);
+	return a;
 }
 
 cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
@@ -282,35 +344,100 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 
 		cJSON_AddBoolToObject(perm, "admin", admin == 1);
 	}
+	if (flex && srv_edition(req) == SRV_EDITION_BUSINESS) {
+		if (srv_flex_expands(flex, "organization"))
+			cJSON_AddItemToObject(o, "organization",
+					      project_organization(req, p));
+		if (srv_flex_expands(flex, "teams"))
+			cJSON_AddItemToObject(o, "teams", project_teams(req, p));
+	}
 	return o;
 }
 
 /* Versions ----------------------------------------------------------------- */
 
+/* The name a version has in its repository (the service's git_identifier):
+ * a machine latest's branch, the name of the version a machine stable
+ * stands for (orig), or the version's own name. */
+static const char *git_identifier(const struct lec_project *p,
+				  const struct lec_version *v,
+				  const struct lec_version *orig)
+{
+	const char *name;
+
+	if (v->machine && strcmp(v->slug, LEC_VERSION_LATEST) == 0) {
+		if (v->identifier)
+			return v->identifier;
+		/* Not synced yet: the branch the project shows as default. */
+		return p->default_branch ? p->default_branch : "master";
+	}
+	if (v->machine && strcmp(v->slug, LEC_VERSION_STABLE) == 0) {
+		name = orig ? orig->verbose_name : v->identifier;
+		if (name == NULL)
+			return v->verbose_name;
+		/* Old syncs stored remote branches with their remote's name. */
+		return strncmp(name, "origin/", 7) == 0 ? name + 7 : name;
+	}
+	return v->verbose_name;
+}
+
+/* A pull or merge request's page, from the cleaned repository URL web
+ * (consumed): the service links GitHub and GitLab requests and shows ""
+ * for other hosts. */
+static char *pull_request_url(char *web, const char *repo,
+			      const char *number)
+{
+	int github = strstr(repo, "github") != NULL;
+	const char *host = github			 ? "github.com"
+			   : strstr(repo, "gitlab") ? "gitlab.com"
+						    : NULL;
+	const char *path = host ? strstr(web, host) : NULL;
+	size_t plen, n;
+	char *out;
+
+	if (path)
+		path += strlen(host);
+	if (path == NULL || (*path != '/' && *path != ':')) {
+		web[0] = '\0';
+		return web;
+	}
+	path++;
+	plen = strlen(path);
+	while (plen > 0 && path[plen - 1] == '/')
+		plen--;
+	n = plen + strlen(number) + 64;
+	if ((out = malloc(n)) != NULL)
+		snprintf(out, n, "https://%s/%.*s/%s/%s/", host, (int)plen, path,
+			 github ? "pull" : "merge_requests", number);
+	free(web);
+	return out;
+}
+
 /* The web URL of a version in its repository (the service's get_vcs_url):
  * GitHub and GitLab show a tree, Bitbucket a source view, other hosts the
- * repository itself. */
-static char *vcs_url(const struct lec_project *p, const struct lec_version *v)
+ * repository itself; pull requests their request page. */
+static char *vcs_url(const struct lec_project *p, const struct lec_version *v,
+		     const struct lec_version *orig)
 {
-	const char *url = p->repo_url;
-	const char *ident = v->identifier ? v->identifier : v->verbose_name;
-	size_t n = strlen(url) + strlen(ident) + 32;
-	char *out = malloc(n), *end;
+	const char *repo = p->repo_url;
+	const char *name = git_identifier(p, v, orig);
+	int git_scheme = strncmp(repo, "git://", 6) == 0;
+	size_t n = strlen(repo) + strlen(name) + 32, len;
+	char *out = malloc(n);
 
 	if (out == NULL)
 		return NULL;
-	if (strncmp(url, "git://", 6) == 0)
-		snprintf(out, n, "https://%s", url + 6);
-	else
-		snprintf(out, n, "%s", url);
-	end = out + strlen(out);
-	if (end - out > 4 && strcmp(end - 4, ".git") == 0)
-		end[-4] = '\0';
-	if (strstr(out, "github.com") || strstr(out, "gitlab.com"))
-		snprintf(out + strlen(out), n - strlen(out), "/tree/%s/", ident);
-	else if (strstr(out, "bitbucket.org"))
-		snprintf(out + strlen(out), n - strlen(out), "/src/%s",
-			 v->verbose_name);
+	snprintf(out, n, "%s%s", git_scheme ? "https://" : "",
+		 git_scheme ? repo + 6 : repo);
+	len = strlen(out);
+	if (len > 4 && strcmp(out + len - 4, ".git") == 0)
+		out[len -= 4] = '\0';
+	if (v->type == LEC_VERSION_EXTERNAL)
+		return pull_request_url(out, repo, v->verbose_name);
+	if (strstr(repo, "github") || strstr(repo, "gitlab"))
+		snprintf(out + len, n - len, "/tree/%s/", name);
+	else if (strstr(repo, "bitbucket"))
+		snprintf(out + len, n - len, "/src/%s", name);
 	return out;
 }
 
@@ -337,36 +464,46 @@ static cJSON *version_downloads(struct srv_request *req,
 	return o;
 }
 
-static cJSON *version_object(struct srv_request *req,
-			     const struct lec_project *p,
-			     const struct lec_version *v, int with_aliases);
+/* ref: for the machine stable, the slug of the version stable resolves to
+ * now (recomputed, as the service does); null otherwise. */
+static void add_ref(struct srv_request *req, cJSON *o,
+		    const struct lec_project *p, const struct lec_version *v)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_version *stable = NULL;
 
-/* ref and aliases of a machine latest/stable (notes §1.5). */
-static void add_ref_and_aliases(struct srv_request *req, cJSON *o,
-				const struct lec_project *p,
-				const struct lec_version *v, int with_aliases)
+	if (v->machine && strcmp(v->slug, LEC_VERSION_STABLE) == 0 && store &&
+	    lec_version_determine_stable(store, p->id, &stable) == LEC_OK)
+		cJSON_AddStringToObject(o, "ref", stable->slug);
+	else
+		cJSON_AddNullToObject(o, "ref");
+	lec_version_free(stable);
+}
+
+/* The version a machine latest/stable stands for, or NULL. */
+static struct lec_version *original_of(struct srv_request *req,
+				       const struct lec_version *v)
 {
 	struct lec_store *store = srv_store(req);
 	struct lec_version *orig = NULL;
-	cJSON *aliases = cJSON_AddArrayToObject(o, "aliases");
-	int found = v->machine && store &&
-		    lec_version_original(store, v, &orig) == LEC_OK;
 
-	if (found && strcmp(v->slug, LEC_VERSION_STABLE) == 0)
-		cJSON_AddStringToObject(o, "ref", orig->slug);
-	else
-		cJSON_AddNullToObject(o, "ref");
-	if (found && orig->active && with_aliases)
-		cJSON_AddItemToArray(aliases, version_object(req, p, orig, 0));
-	lec_version_free(orig);
+	if (!v->machine || store == NULL ||
+	    lec_version_original(store, v, &orig) != LEC_OK) {
+		lec_version_free(orig);
+		return NULL;
+	}
+	return orig;
 }
 
+/* A Version; with_aliases is 0 for the alias itself, which the service
+ * serializes with an empty aliases list (it is never a machine version). */
 static cJSON *version_object(struct srv_request *req,
 			     const struct lec_project *p,
 			     const struct lec_version *v, int with_aliases)
 {
-	cJSON *o = cJSON_CreateObject(), *links, *urls, *dash;
-	char *vcs = vcs_url(p, v);
+	cJSON *o = cJSON_CreateObject(), *links, *urls, *dash, *aliases;
+	struct lec_version *orig = original_of(req, v);
+	char *vcs = vcs_url(p, v, orig);
 
 	links = cJSON_AddObjectToObject(o, "_links");
 	add_fmt(links, "_self", "/api/v3/projects/%s/versions/%s/", p->slug,
@@ -375,13 +512,17 @@ static cJSON *version_object(struct srv_request *req,
 		p->slug, v->slug);
 	add_fmt(links, "project", "/api/v3/projects/%s/", p->slug);
 	cJSON_AddBoolToObject(o, "active", v->active);
-	add_ref_and_aliases(req, o, p, v, with_aliases);
+	aliases = cJSON_AddArrayToObject(o, "aliases");
+	/* Only an active original is shown (notes §1.5). */
+	if (orig && orig->active && with_aliases)
+		cJSON_AddItemToArray(aliases, version_object(req, p, orig, 0));
 	cJSON_AddBoolToObject(o, "built", v->built);
 	cJSON_AddItemToObject(o, "downloads", version_downloads(req, p, v));
 	cJSON_AddBoolToObject(o, "hidden", v->hidden);
 	cJSON_AddNumberToObject(o, "id", (double)v->id);
 	add_string_or_null(o, "identifier", v->identifier);
 	cJSON_AddStringToObject(o, "privacy_level", v->privacy_level);
+	add_ref(req, o, p, v);
 	cJSON_AddStringToObject(o, "slug", v->slug);
 	cJSON_AddStringToObject(o, "type", lec_version_type_code(v->type));
 	urls = cJSON_AddObjectToObject(o, "urls");
@@ -392,14 +533,16 @@ static cJSON *version_object(struct srv_request *req,
 	add_string_or_null(urls, "vcs", vcs);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
 	free(vcs);
+	lec_version_free(orig);
 	return o;
 }
 
-/* expand=last_build[.config]: the version's newest build. */
+/* expand=last_build: the version's newest build, or null; nested holds the
+ * expansions handed down to it (last_build.config → config). */
 static void add_last_build(struct srv_request *req, cJSON *o,
 			   const struct lec_project *p,
 			   const struct lec_version *v,
-			   const struct srv_flex *flex)
+			   const struct srv_flex *nested)
 {
 	struct lec_store *store = srv_store(req);
 	struct lec_build_list list = { 0 };
@@ -414,7 +557,7 @@ static void add_last_build(struct srv_request *req, cJSON *o,
 	}
 	cJSON_AddItemToObject(o, "last_build",
 			      srv_v3_build(req, p, &list.items[0], v->slug,
-					   flex));
+					   nested));
 	lec_build_list_dispose(&list);
 }
 
@@ -422,11 +565,12 @@ cJSON *srv_v3_version(struct srv_request *req, const struct lec_project *p,
 		      const struct lec_version *v, const struct srv_flex *flex)
 {
 	cJSON *o = version_object(req, p, v, 1);
+	struct srv_flex nested = { 0 };
 
-	if (o && flex &&
-	    (srv_flex_expands(flex, "last_build") ||
-	     srv_flex_expands(flex, "active_versions.last_build")))
-		add_last_build(req, o, p, v, flex);
+	if (o && flex && srv_flex_expands(flex, "last_build")) {
+		flex_nested(flex, "last_build", &nested);
+		add_last_build(req, o, p, v, &nested);
+	}
 	return o;
 }
 
@@ -488,9 +632,9 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 	else
 		cJSON_AddNullToObject(urls, "version");
 	add_string_or_null(o, "version", version_slug);
-	if (flex && (srv_flex_expands(flex, "config") ||
-		     srv_flex_expands(flex, "last_build.config") ||
-		     srv_flex_expands(flex, "active_versions.last_build.config")))
+	/* flex is this build's own level: a nested build gets the tail of
+	 * its parent's paths (see flex_nested). */
+	if (flex && srv_flex_expands(flex, "config"))
 		cJSON_AddItemToObject(o, "config", build_config(b));
 	return o;
 }

@@ -41,7 +41,7 @@ expect_status 0 "$LECTERN" --data "$DATA/other" user list
 expect_status 0 env -u LECTERN_DATA XDG_DATA_HOME="$DATA/xdg" "$LECTERN" token create carol
 [ -f "$DATA/xdg/lectern/lectern.db" ] && pass || fail "XDG data dir not used"
 
-expect_status 0 "$LECTERN"
+expect_status 0 "$LECTERN" status
 expect_match out "^data directory: $LECTERN_DATA"
 expect_match out '^users: +2$'
 

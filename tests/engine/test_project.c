@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "internal.h"
+#include "lectern/org.h"
 #include "lectern/project.h"
 #include "lectern/user.h"
 #include "store_internal.h"
@@ -1606,7 +1607,61 @@ TEST(reads_survive_allocation_failures)
 	lec_store_free(f.st);
 }
 
+/* Organizations grant access (business edition): owners and admin teams
+ * administer the organization's projects, other teams may read them. */
+TEST(organization_grants_access)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t maint = mkuser(st, "maint"), owner = mkuser(st, "owner");
+	int64_t admin = mkuser(st, "teamadmin"), reader = mkuser(st, "reader");
+	int64_t outsider = mkuser(st, "outsider");
+	int64_t pid = mkproject(st, "Org Project", maint);
+	struct lec_org_fields of = { "Acme", NULL, NULL, NULL, NULL };
+	struct lec_project_filter filter = { 0 };
+	struct lec_project_list list = { 0 };
+	struct lec_team *ta = NULL, *tr = NULL;
+	struct lec_org *org = NULL;
+
+	make_private(st, pid);
+	CHECK_OK(lec_org_create(st, &of, owner, &org));
+	CHECK_OK(lec_org_project_add(st, org->id, pid));
+	CHECK_OK(lec_team_create(st, org->id, "Admins", "admin", &ta));
+	CHECK_OK(lec_team_create(st, org->id, "Readers", "readonly", &tr));
+	CHECK_OK(lec_team_member_add(st, ta->id, admin));
+	CHECK_OK(lec_team_member_add(st, tr->id, reader));
+	/* Team membership alone grants nothing until the team holds it. */
+	CHECK_INT(lec_project_is_admin(st, pid, admin), 0);
+	CHECK_INT(lec_project_can_view(st, pid, reader), 0);
+	CHECK_OK(lec_team_project_add(st, ta->id, pid));
+	CHECK_OK(lec_team_project_add(st, tr->id, pid));
+
+	CHECK_INT(lec_project_is_admin(st, pid, maint), 1);
+	CHECK_INT(lec_project_is_admin(st, pid, owner), 1);
+	CHECK_INT(lec_project_is_admin(st, pid, admin), 1);
+	CHECK_INT(lec_project_is_admin(st, pid, reader), 0);
+	CHECK_INT(lec_project_is_admin(st, pid, outsider), 0);
+	CHECK_INT(lec_project_can_view(st, pid, reader), 1);
+	CHECK_INT(lec_project_can_view(st, pid, outsider), 0);
+	CHECK_INT(lec_project_can_view(st, pid, LEC_VIEWER_ANONYMOUS), 0);
+
+	/* "Projects I administer" follows the same rule. */
+	filter.admin_user_id = owner;
+	CHECK_OK(lec_project_list(st, &filter, NULL, &list));
+	CHECK_INT(list.total, 1);
+	lec_project_list_dispose(&list);
+	filter.admin_user_id = reader;
+	CHECK_OK(lec_project_list(st, &filter, NULL, &list));
+	CHECK_INT(list.total, 0);
+	lec_project_list_dispose(&list);
+
+	lec_team_free(ta);
+	lec_team_free(tr);
+	lec_org_free(org);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
+	TEST_ENTRY(organization_grants_access),
 	TEST_ENTRY(create_with_defaults),
 	TEST_ENTRY(create_makes_latest_version),
 	TEST_ENTRY(create_explicit_fields),

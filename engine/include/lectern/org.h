@@ -189,6 +189,13 @@ int lec_team_create(struct lec_store *store, int64_t org_id, const char *name,
 int lec_team_get(struct lec_store *store, int64_t org_id, const char *slug,
 		 struct lec_team **out);
 
+/**
+ * The teams that hold a project, ordered by name.
+ * @param out filled; release with lec_team_list_dispose
+ */
+int lec_team_list_for_project(struct lec_store *store, int64_t project_id,
+			      struct lec_team_list *out);
+
 /** An organization's teams ordered by name. @param page NULL for all */
 int lec_team_list(struct lec_store *store, int64_t org_id,
 		  const struct lec_page *page, struct lec_team_list *out);

@@ -15,7 +15,10 @@
  * /projects/<alias>/; nesting is one level deep. A translation is a project
  * whose main_language_project is another project in a different language.
  *
- * "Admin" of a project means one of its maintainers, or a superuser.
+ * "Admin" of a project means one of its maintainers, a superuser, an owner of
+ * its organization, or a member of an organization team with admin access
+ * that holds it (business edition). Members of other teams holding it may
+ * read it when it is private.
  */
 #ifndef LECTERN_PROJECT_H
 #define LECTERN_PROJECT_H
@@ -155,7 +158,8 @@ int lec_project_is_admin(struct lec_store *store, int64_t project_id,
 
 /**
  * Whether the project's detail is visible to viewer_id: public projects to
- * everyone (LEC_VIEWER_ANONYMOUS too), private ones to admins.
+ * everyone (LEC_VIEWER_ANONYMOUS too), private ones to admins and to
+ * members of organization teams that hold the project.
  * @return 1 or 0; LEC_ENOTFOUND when there is no such project
  */
 int lec_project_can_view(struct lec_store *store, int64_t project_id,
