@@ -24,8 +24,8 @@ cJSON *srv_v3_project_ref(const char *slug);
  * fields/omit to the root object (srv_flex_apply). */
 cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 		      const struct srv_flex *flex, int list_context);
-/* A Version of project p. with_last_build adds last_build
- * (expand=last_build[.config]). */
+/* A Version of project p; flex's expand=last_build[.config] adds its
+ * newest build. */
 cJSON *srv_v3_version(struct srv_request *req, const struct lec_project *p,
 		      const struct lec_version *v, const struct srv_flex *flex);
 /* A Build; project and version give the slugs (version may be NULL). */

@@ -388,9 +388,8 @@ static char *pull_request_url(char *web, const char *repo,
 			      const char *number)
 {
 	int github = strstr(repo, "github") != NULL;
-	const char *host = github			 ? "github.com"
-			   : strstr(repo, "gitlab") ? "gitlab.com"
-						    : NULL;
+	int gitlab = !github && strstr(repo, "gitlab") != NULL;
+	const char *host = github ? "github.com" : gitlab ? "gitlab.com" : NULL;
 	const char *path = host ? strstr(web, host) : NULL;
 	size_t plen, n;
 	char *out;

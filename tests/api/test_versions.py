@@ -569,7 +569,8 @@ class BusinessVersionsTest(ServerTestCase):
     def setUpClass(cls):
         super().setUpClass()
         cls.alice = cls.server.token("alice")
-        body = {"name": "biz", "repository": {
+        cls.server.lectern("org", "create", "acme", "--owner", "alice")
+        body = {"name": "biz", "organization": "acme", "repository": {
             "url": "https://github.com/example/biz.git", "type": "git"}}
         r = cls.server.post("/api/v3/projects/", body, token=cls.alice)
         if r.status != 201:
