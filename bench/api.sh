@@ -6,6 +6,10 @@
 # identical response bytes as static files, so the ratio compares like with
 # like on this machine. Prints req/s, p50/p99 latency and the ratios.
 #
+# Lectern keeps rendered responses while the database is unchanged; the
+# "uncached" rows defeat that with a distinct no-op query parameter on every
+# request, so they measure the full path (auth, queries, JSON).
+#
 # Usage: sh bench/api.sh [BUILD_DIR]   (default build/plain; needs wrk, nginx)
 # Loopback only; every server started here is stopped on exit.
 set -eu
@@ -23,6 +27,7 @@ fi
 [ -x "$lectern" ] || { echo "bench: build first ($lectern missing)"; exit 1; }
 
 work=$(mktemp -d /tmp/lectern-bench-XXXXXX)
+chmod 755 "$work" # nginx's workers run as www-data
 pids=""
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
@@ -81,27 +86,40 @@ nginx -c "$work/nginx.conf"
 sleep 0.3
 pids="$pids $(cat "$work/nginx.pid")"
 
-run() { # name url [header]
-	if [ $# -gt 2 ]; then
-		wrk -t2 -c$conns -d${duration}s --latency -H "$3" "$2" >"$work/$1.wrk"
-	else
-		wrk -t2 -c$conns -d${duration}s --latency "$2" >"$work/$1.wrk"
-	fi
-	rps=$(awk '/Requests\/sec/ {print $2}' "$work/$1.wrk")
-	p50=$(awk '$1=="50%" {print $2}' "$work/$1.wrk")
-	p99=$(awk '$1=="99%" {print $2}' "$work/$1.wrk")
-	non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$1.wrk")
-	printf '%-16s %10s req/s   p50 %-8s p99 %-8s %s\n' "$1" "$rps" "$p50" "$p99" \
-		"${non2xx:+NON-2XX: $non2xx}"
-	eval "rps_$1=$rps"
+# Every request a new URI: ?nocache=<n> (ignored by the API).
+cat >"$work/vary.lua" <<'LUA'
+local n = 0
+request = function()
+	n = n + 1
+	local sep = string.find(wrk.path, "?", 1, true) and "&" or "?"
+	return wrk.format(nil, wrk.path .. sep .. "nocache=" .. n)
+end
+LUA
+
+run() { # name url [header] [lua script]
+	name=$1 url=$2 header=${3:-} script=${4:-}
+	set -- -t2 -c$conns -d${duration}s --latency
+	[ -n "$header" ] && set -- "$@" -H "$header"
+	[ -n "$script" ] && set -- "$@" -s "$script"
+	wrk "$@" "$url" >"$work/$name.wrk"
+	rps=$(awk '/Requests\/sec/ {print $2}' "$work/$name.wrk")
+	p50=$(awk '$1=="50%" {print $2}' "$work/$name.wrk")
+	p99=$(awk '$1=="99%" {print $2}' "$work/$name.wrk")
+	non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$name.wrk")
+	printf '%-24s %10s req/s   p50 %-8s p99 %-8s %s\n' "$name" "$rps" "$p50" \
+		"$p99" "${non2xx:+NON-2XX: $non2xx}"
+	eval "rps_$name=$rps"
 }
 
 echo "== $projects projects, wrk -t2 -c$conns -d${duration}s, keep-alive =="
-run lectern_detail "$base$detail"
 run nginx_detail "http://127.0.0.1:18089/detail"
-run lectern_list "$base$list" "Authorization: Token $token"
+run lectern_detail "$base$detail"
+run lectern_detail_uncached "$base$detail" "" "$work/vary.lua"
 run nginx_list "http://127.0.0.1:18089/list"
-awk -v a="$rps_lectern_detail" -v b="$rps_nginx_detail" -v c="$rps_lectern_list" -v d="$rps_nginx_list" 'BEGIN {
-	printf "detail: lectern/nginx = %.2f (target >= 0.5)\n", a / b
-	printf "list:   lectern/nginx = %.2f (target >= 0.3)\n", c / d
+run lectern_list "$base$list" "Authorization: Token $token"
+run lectern_list_uncached "$base$list" "Authorization: Token $token" "$work/vary.lua"
+awk -v a="$rps_lectern_detail" -v au="$rps_lectern_detail_uncached" -v b="$rps_nginx_detail" \
+    -v c="$rps_lectern_list" -v cu="$rps_lectern_list_uncached" -v d="$rps_nginx_list" 'BEGIN {
+	printf "detail: lectern/nginx = %.2f (uncached %.2f), target >= 0.5\n", a / b, au / b
+	printf "list:   lectern/nginx = %.2f (uncached %.2f), target >= 0.3\n", c / d, cu / d
 }'

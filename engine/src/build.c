@@ -278,7 +278,7 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 		sqlite3_bind_int64(stmt, 7, b->id);
 		error = lec_store__step_done(st, stmt, "updating a build");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -298,7 +298,7 @@ static int mark_version_built(struct lec_store *st, const struct lec_build *b)
 	sqlite3_bind_int64(stmt, 1, lec__now_us());
 	sqlite3_bind_int64(stmt, 2, b->version_id);
 	error = lec_store__step_done(st, stmt, "marking a version built");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -430,7 +430,7 @@ static int run_with_id(struct lec_store *st, const char *sql, int64_t id,
 	error = lec_store__step_done(st, stmt, what);
 	if (changes)
 		*changes = sqlite3_changes(st->db);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -483,7 +483,7 @@ static int build_set_text(struct lec_store *st, int64_t id, const char *sql,
 	if (error == LEC_OK && sqlite3_changes(st->db) == 0)
 		error = lec__error(LEC_ENOTFOUND, "no build with id %lld",
 				   (long long)id);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -543,7 +543,7 @@ static int trigger_version_type(struct lec_store *st, int64_t project_id,
 				   "No Version matches the given query.");
 	else
 		error = lec_store__sqlerr(st, rc, "looking a version up");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -565,7 +565,7 @@ static int last_commit(struct lec_store *st, int64_t version_id, char **out)
 		error = lec_store__col_text(stmt, 0, out);
 	else if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "reading the last build");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -594,7 +594,7 @@ static int cancel_superseded(struct lec_store *st, int64_t version_id,
 					     "cancelling older builds");
 		*count = (size_t)sqlite3_changes(st->db);
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -619,7 +619,7 @@ static int insert_build(struct lec_store *st, int64_t project_id,
 	}
 	if (error == LEC_OK)
 		*id = sqlite3_last_insert_rowid(st->db);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -714,7 +714,7 @@ static int claim_oldest(struct lec_store *st, int64_t *id)
 	}
 	if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "claiming a build");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -886,7 +886,7 @@ int lec_build_command_start(struct lec_store *st, int64_t build_id,
 	}
 	if (error == LEC_OK)
 		*id = sqlite3_last_insert_rowid(st->db);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -917,7 +917,7 @@ static int command_output_size(struct lec_store *st, int64_t id,
 				   (long long)id);
 	else
 		error = lec_store__sqlerr(st, rc, "reading a build command");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -967,7 +967,7 @@ static int command_append_sql(struct lec_store *st, int64_t id,
 	if (error == LEC_OK)
 		error = lec_store__step_done(st, stmt,
 					     "appending command output");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1010,6 +1010,6 @@ int lec_build_command_finish(struct lec_store *st, int64_t id, int exit_code)
 	sqlite3_bind_int64(stmt, 2, lec__now_us());
 	sqlite3_bind_int64(stmt, 3, id);
 	error = lec_store__step_done(st, stmt, "ending a build command");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return finish_write(st, error);
 }

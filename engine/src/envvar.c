@@ -140,7 +140,7 @@ static int query_int(struct lec_store *st, const char *sql, const int64_t *a,
 		*out = sqlite3_column_int64(stmt, 0);
 	else if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "reading variables");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -199,7 +199,7 @@ static int insert_row(struct lec_store *st, int64_t project_id,
 	error = lec_store__step_done(st, stmt, "creating a variable");
 	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -319,7 +319,7 @@ int lec_envvar_delete(struct lec_store *st, int64_t project_id, int64_t id)
 	error = lec_store__step_done(st, stmt, "deleting a variable");
 	if (error == LEC_OK && sqlite3_changes(sqlite3_db_handle(stmt)) == 0)
 		error = lec__error(LEC_ENOTFOUND, "%s", not_found);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -392,7 +392,7 @@ int lec_envvar_values(struct lec_store *st, int64_t project_id,
 	if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "reading variables");
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	if (have_key)
 		lec__secret_key_wipe(&key);
 	if (error < 0)

@@ -174,7 +174,7 @@ static int query_int(struct lec_store *st, const char *sql, const int64_t *v,
 		*out = sqlite3_column_int64(stmt, 0);
 	else if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "reading organizations");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -192,7 +192,7 @@ static int exec_ints(struct lec_store *st, const char *sql, const int64_t *v,
 	error = lec_store__step_done(st, stmt, what);
 	if (changes)
 		*changes = sqlite3_changes(sqlite3_db_handle(stmt));
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -349,7 +349,7 @@ static int org_insert(struct lec_store *st, const struct lec_org_fields *in,
 					 slug);
 	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -699,7 +699,7 @@ static int team_insert(struct lec_store *st, int64_t org_id, const char *name,
 					 slug);
 	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 

@@ -291,7 +291,7 @@ static int run_ids(struct lec_store *st, const char *sql, const char *what,
 	error = lec_store__step_done(st, stmt, what);
 	if (error == LEC_OK && changes)
 		*changes = sqlite3_changes(st->db);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -315,7 +315,7 @@ static int query_int_ids(struct lec_store *st, const char *sql,
 	} else if (rc != SQLITE_DONE) {
 		error = lec_store__sqlerr(st, rc, "reading");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1268,7 +1268,7 @@ static int tags_write(struct lec_store *st, int64_t id,
 		if ((error = lec_store__bind_text(stmt, 2, v->tags[i])) == 0)
 			error = lec_store__step_done(st, stmt, "adding a tag");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1348,7 +1348,7 @@ static int import_slug(struct lec_store *st, const char *name, char **out)
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			error = lec_store__sqlerr(st, rc, "checking a slug");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	if (error == LEC_OK && found)
 		error = slug_taken_error(*out);
 	return error;
@@ -1377,7 +1377,7 @@ static int project_insert_row(struct lec_store *st, struct values *v,
 		error = slug_taken_error(slug);
 	*id = sqlite3_last_insert_rowid(st->db);
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1484,7 +1484,7 @@ static int project_update_row(struct lec_store *st, int64_t id,
 		sqlite3_bind_int64(stmt, VALUE_COUNT + 2, id);
 		error = lec_store__step_done(st, stmt, "updating a project");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1775,7 +1775,7 @@ int lec_subproject_delete(struct lec_store *st, int64_t parent_id,
 		error = lec__error(LEC_ENOTFOUND,
 				   "project %lld has no subproject '%s'",
 				   (long long)parent_id, alias);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1811,7 +1811,7 @@ static int subproject_candidate(struct lec_store *st, int64_t parent_id,
 		else if (rc != SQLITE_DONE)
 			error = lec_store__sqlerr(st, rc, "checking a child");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1852,7 +1852,7 @@ static int alias_taken(struct lec_store *st, int64_t parent_id,
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 			error = lec_store__sqlerr(st, rc, "checking an alias");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1912,7 +1912,7 @@ static int subproject_insert(struct lec_store *st, int64_t parent_id,
 		error = lec_store__step_done(st, stmt, "adding a subproject");
 	if (error == LEC_EEXISTS)
 		error = alias_taken_error();
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 

@@ -359,7 +359,7 @@ static int exec_ints(struct lec_store *st, const char *sql, const int64_t *v,
 	for (i = 0; i < n; i++)
 		sqlite3_bind_int64(stmt, i + 1, v[i]);
 	error = lec_store__step_done(st, stmt, what);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -379,7 +379,7 @@ static int query_int(struct lec_store *st, const char *sql, int64_t a,
 		*out = sqlite3_column_int64(stmt, 0);
 	else if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "reading redirects");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -432,7 +432,7 @@ static int check_unique_kind(struct lec_store *st, int64_t project_id,
 			other.kind == d->sem.kind;
 	if (!clash && rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "reading redirects");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	if (clash)
 		error = lec__error(LEC_EINVALID,
 				   "Only one redirect of type `%s` is allowed "
@@ -505,7 +505,7 @@ static int insert_locked(struct lec_store *st, int64_t project_id,
 		error = lec_store__step_done(st, stmt, "creating a redirect");
 		*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -652,7 +652,7 @@ static int update_locked(struct lec_store *st, const struct lec_redirect *cur,
 		sqlite3_bind_int64(stmt, 11, cur->id);
 		error = lec_store__step_done(st, stmt, "updating a redirect");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 

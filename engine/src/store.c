@@ -7,6 +7,7 @@
  * written by a newer Lectern is refused before anything is written to it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,16 +54,73 @@ int lec_store__sqlerr(struct lec_store *st, int rc, const char *what)
 	}
 }
 
+/* FNV-1a of the SQL text picks the cache slot. */
+static size_t stmt_slot(const char *sql)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *sql; sql++) {
+		h ^= (unsigned char)*sql;
+		h *= 1099511628211ULL;
+	}
+	return (size_t)(h % LEC_STORE_STMT_CACHE);
+}
+
+static void stmt_slot_clear(struct lec_store_cached_stmt *c)
+{
+	sqlite3_finalize(c->stmt);
+	lec__free(c->sql);
+	c->stmt = NULL;
+	c->sql = NULL;
+	c->in_use = 0;
+}
+
 int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
 		       const char *sql)
 {
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, out, NULL);
+	struct lec_store_cached_stmt *c = &st->stmts[stmt_slot(sql)];
+	char *copy;
+	int rc;
 
+	if (c->stmt && !c->in_use && strcmp(c->sql, sql) == 0) {
+		c->in_use = 1;
+		*out = c->stmt;
+		return LEC_OK;
+	}
+	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+				out, NULL);
 	if (rc != SQLITE_OK) {
 		*out = NULL;
 		return lec_store__sqlerr(st, rc, "preparing a query");
 	}
+	/* Keep it unless the slot holds a statement someone is using, or the
+	 * text was several statements (the tail would be lost). */
+	if (c->in_use || *out == NULL || sqlite3_sql(*out) == NULL ||
+	    strcmp(sqlite3_sql(*out), sql) != 0)
+		return LEC_OK;
+	if ((copy = lec__strdup(sql)) == NULL)
+		return LEC_OK;
+	stmt_slot_clear(c);
+	c->sql = copy;
+	c->stmt = *out;
+	c->in_use = 1;
 	return LEC_OK;
+}
+
+void lec_store__finalize(struct lec_store *st, sqlite3_stmt *stmt)
+{
+	struct lec_store_cached_stmt *c;
+
+	if (stmt == NULL)
+		return;
+	c = &st->stmts[stmt_slot(sqlite3_sql(stmt))];
+	if (c->stmt == stmt) {
+		sqlite3_reset(stmt);
+		sqlite3_clear_bindings(stmt);
+		c->in_use = 0;
+		return;
+	}
+	sqlite3_finalize(stmt);
 }
 
 int lec_store__exec(struct lec_store *st, const char *sql)
@@ -280,7 +338,7 @@ static int query_prepare_sql(struct lec_store *st, struct lec__query *q,
 	if ((error = lec_store__prepare(st, out, sql)) < 0)
 		return error;
 	if ((error = query_bind_all(q, *out)) < 0) {
-		sqlite3_finalize(*out);
+		lec_store__finalize(st, *out);
 		*out = NULL;
 	}
 	return error;
@@ -306,7 +364,7 @@ int lec__query_count(struct lec_store *st, struct lec__query *q,
 		*total = (size_t)sqlite3_column_int64(stmt, 0);
 	else
 		error = lec_store__sqlerr(st, rc, "counting");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -378,7 +436,7 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 		error = lec_store__sqlerr(st, rc, "listing");
 
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	if (error < 0) {
 		for (i = 0; i < len; i++)
 			item_dispose(items + i * item_size);
@@ -428,7 +486,7 @@ static int pragma_int(struct lec_store *st, const char *sql, int *out)
 		*out = sqlite3_column_int(stmt, 0);
 	else
 		error = lec_store__sqlerr(st, rc, sql);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -485,14 +543,27 @@ static char *dir_of(const char *path)
 	return lec__strndup(path, (size_t)(slash - path));
 }
 
+/* Process-wide SQLite settings, made once before SQLite initialises: no
+ * memory statistics (they serialise every allocation behind one global
+ * mutex) and no per-connection mutexes, since a handle is used by one
+ * thread at a time. */
+static void configure_sqlite(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	sqlite3_initialize();
+}
+
 int lec_store__open_at(struct lec_store **out, const char *path,
 		       const struct lec_store_options *opts, int target)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct lec_store_options defaults = LEC_STORE_OPTIONS_INIT;
 	struct lec_store *st = NULL;
 	int error, exists = 0, rc;
 
 	lec_error_clear();
+	pthread_once(&once, configure_sqlite);
 	*out = NULL;
 	if (opts == NULL)
 		opts = &defaults;
@@ -510,7 +581,7 @@ int lec_store__open_at(struct lec_store **out, const char *path,
 		goto done;
 	}
 	rc = sqlite3_open_v2(path, &st->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX |
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
 				     (exists ? 0 : SQLITE_OPEN_CREATE),
 			     NULL);
 	if (rc != SQLITE_OK) {
@@ -594,12 +665,50 @@ int lec_store_open_dir(struct lec_store **out, const char *data_dir,
 
 void lec_store_free(struct lec_store *st)
 {
+	size_t i;
+
 	if (st == NULL)
 		return;
+	for (i = 0; i < LEC_STORE_STMT_CACHE; i++)
+		stmt_slot_clear(&st->stmts[i]);
 	sqlite3_close_v2(st->db);
 	lec__free(st->path);
 	lec__free(st->data_dir);
 	lec__free(st);
+}
+
+int lec_store_read_begin(struct lec_store *st)
+{
+	/* BEGIN alone defers the snapshot to the first read: take it now, so
+	 * lec_store_data_version describes what the reads will see. */
+	int rc = sqlite3_exec(st->db,
+			      "BEGIN; SELECT 1 FROM sqlite_schema LIMIT 1",
+			      NULL, NULL, NULL);
+
+	lec_error_clear();
+	if (rc == SQLITE_OK)
+		return LEC_OK;
+	rc = lec_store__sqlerr(st, rc, "starting a read");
+	lec_store_read_end(st);
+	return rc;
+}
+
+int lec_store_data_version(struct lec_store *st, uint64_t *out)
+{
+	unsigned int version = 0;
+	int rc = sqlite3_file_control(st->db, "main",
+				      SQLITE_FCNTL_DATA_VERSION, &version);
+
+	lec_error_clear();
+	*out = version;
+	return rc == SQLITE_OK ? LEC_OK
+			       : lec_store__sqlerr(st, rc, "reading the version");
+}
+
+void lec_store_read_end(struct lec_store *st)
+{
+	if (st && !sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 }
 
 int lec_store_schema_version(struct lec_store *st)

@@ -13,19 +13,34 @@
 #include "internal.h"
 #include "lectern/store.h"
 
+/* Prepared statements kept per handle, by SQL text: preparing (parsing and
+ * planning) costs more than running the small queries the API makes. */
+#define LEC_STORE_STMT_CACHE 64
+
+struct lec_store_cached_stmt {
+	char *sql;          /* owned */
+	sqlite3_stmt *stmt; /* NULL when the slot is empty */
+	int in_use;         /* handed out and not yet given back */
+};
+
 struct lec_store {
 	sqlite3 *db;
 	char *path;
 	char *data_dir; /* directory of the database file */
+	struct lec_store_cached_stmt stmts[LEC_STORE_STMT_CACHE];
 };
 
 /* Map an SQLite result code to an engine code with a message naming what
  * was being done; returns the engine code. */
 int lec_store__sqlerr(struct lec_store *st, int rc, const char *what);
 
-/* Prepare one statement; on failure sets the error. */
+/* Prepare one statement (from the handle's cache when it has it); on
+ * failure sets the error. Give it back with lec_store__finalize. */
 int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
 		       const char *sql);
+/* Give back a statement from lec_store__prepare: a cached one is reset for
+ * its next use, any other finalized. Accepts NULL. */
+void lec_store__finalize(struct lec_store *st, sqlite3_stmt *stmt);
 
 /* Run SQL without results (no parameters). */
 int lec_store__exec(struct lec_store *st, const char *sql);

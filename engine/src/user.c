@@ -146,7 +146,7 @@ int lec_user_create(struct lec_store *st, const char *username,
 	if (error == LEC_OK && out)
 		error = lec_user_get(st, username, out);
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -199,7 +199,7 @@ static int user_change(struct lec_store *st, const char *sql, int64_t id,
 	if (error == LEC_OK && sqlite3_changes(sqlite3_db_handle(stmt)) == 0)
 		error = lec__error(LEC_ENOTFOUND, "no user with id %lld",
 				   (long long)id);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -259,7 +259,7 @@ int lec_token_create(struct lec_store *st, int64_t user_id, char **out)
 		error = lec__error(LEC_ENOTFOUND, "no user with id %lld",
 				   (long long)user_id);
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	memset(raw, 0, sizeof(raw));
 	if (error < 0) {
 		if (token)
@@ -322,6 +322,6 @@ int lec_token_revoke_all(struct lec_store *st, int64_t user_id,
 	error = lec_store__step_done(st, stmt, "revoking tokens");
 	if (error == LEC_OK && count)
 		*count = (size_t)sqlite3_changes(sqlite3_db_handle(stmt));
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }

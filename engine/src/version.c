@@ -257,7 +257,7 @@ static int row_exists(struct lec_store *st, const char *sql, int64_t num,
 	else if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "looking a version up");
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -420,7 +420,7 @@ static int version_insert(struct lec_store *st, const struct version_new *n,
 	    LEC_OK)
 		*id = sqlite3_last_insert_rowid(st->db);
 done:
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	lec__free(slug);
 	return error;
 }
@@ -670,7 +670,7 @@ int lec_version_update(struct lec_store *st, int64_t id,
 	sqlite3_bind_int64(stmt, ps.n + 2, id);
 	if (error == LEC_OK)
 		error = step_one(st, stmt, id, "updating a version");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -686,7 +686,7 @@ int lec_version_delete(struct lec_store *st, int64_t id)
 		return error;
 	sqlite3_bind_int64(stmt, 1, id);
 	error = step_one(st, stmt, id, "deleting a version");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1280,7 +1280,7 @@ static int machine_point(struct lec_store *st, int64_t id,
 		sqlite3_bind_int64(stmt, 4, id);
 		error = step_one(st, stmt, id, "updating a machine version");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1475,7 +1475,7 @@ static int project_default_version(struct lec_store *st, int64_t project_id,
 				   (long long)project_id);
 	else
 		error = lec_store__sqlerr(st, rc, "reading a project");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1529,7 +1529,7 @@ int lec_version_sync_request(struct lec_store *st, int64_t project_id)
 		error = lec_store__step_done(st, stmt,
 					     "requesting a version sync");
 	}
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return finish_write(st, error);
 }
 
@@ -1553,7 +1553,7 @@ static int take_oldest(struct lec_store *st, int64_t *project_id)
 	}
 	if (rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "taking a version sync");
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return error;
 }
 

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "lectern/errors.h"
+#include "cache.h"
+#include "lectern/store.h"
+#include "lectern/user.h"
 #include "server.h"
 
 /* URI parsing -------------------------------------------------------------- */
@@ -310,10 +313,42 @@ static void respond_parse_error(struct srv_response *res, int status)
 	}
 }
 
+/* A safe method's response comes from the thread's cache when the data
+ * it was rendered from is unchanged (same data version, same user, same
+ * URI and Host); otherwise the handler renders it and it is kept. */
+static void call_cached(struct srv_request *req, struct srv_response *res,
+			srv_handler handler, struct lec_store *store)
+{
+	struct srv_cache *cache = srv_thread_cache(req);
+	int64_t user = req->user ? req->user->id : 0;
+	const char *host = srv_header(req, "Host");
+	uint64_t version = 0;
+	char *key = NULL;
+	size_t n;
+
+	if (cache == NULL || store == NULL ||
+	    lec_store_data_version(store, &version) < 0) {
+		handler(req, res);
+		return;
+	}
+	n = strlen(req->raw_uri) + (host ? strlen(host) : 0) + 2;
+	if ((key = malloc(n)) != NULL)
+		snprintf(key, n, "%s\n%s", host ? host : "", req->raw_uri);
+	if (key && srv_cache_get(cache, key, user, version, res)) {
+		free(key);
+		return;
+	}
+	handler(req, res);
+	if (key)
+		srv_cache_put(cache, key, user, version, res);
+	free(key);
+}
+
 void srv_dispatch(struct srv_request *req, struct srv_response *res)
 {
 	const struct srv_route *route;
 	const struct srv_route_method *m;
+	struct lec_store *store = NULL;
 	int status;
 
 	if ((status = parse_uri(req)) != 0) {
@@ -332,14 +367,22 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 		srv_respond_detail(res, 413, "Request body too large.");
 		return;
 	}
-	if (route->api == SRV_API_V3 && srv_authenticate(req, res) < 0)
-		return;
+	/* A safe method reads one snapshot, authentication included: one
+	 * consistent view, and the database's locks taken once. */
+	if (is_safe(req->method) && (store = srv_store(req)) != NULL &&
+	    lec_store_read_begin(store) < 0)
+		store = NULL;
 	m = find_method(route, req->method);
+	if (route->api == SRV_API_V3 && srv_authenticate(req, res) < 0)
+		goto done;
 	if (check_permission(req, res, m ? m->perm : route->fallback) != 0)
-		return;
-	if (m == NULL) {
+		goto done;
+	if (m == NULL)
 		method_not_allowed(req, res, route);
-		return;
-	}
-	m->handler(req, res);
+	else if (store)
+		call_cached(req, res, m->handler, store);
+	else
+		m->handler(req, res);
+done:
+	lec_store_read_end(store);
 }

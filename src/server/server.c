@@ -20,6 +20,7 @@
 
 #include "lectern/store.h"
 #include "lectern/user.h"
+#include "cache.h"
 #include "server.h"
 
 struct srv {
@@ -30,6 +31,7 @@ struct srv {
 	char base_url[128];
 	unsigned short port;
 	pthread_key_t store_key;
+	pthread_key_t cache_key;
 };
 
 void srv_log(const char *fmt, ...)
@@ -63,6 +65,21 @@ struct lec_store *srv_store(struct srv_request *req)
 	}
 	pthread_setspecific(srv->store_key, store);
 	return store;
+}
+
+static void free_thread_cache(void *cache)
+{
+	srv_cache_free(cache);
+}
+
+struct srv_cache *srv_thread_cache(struct srv_request *req)
+{
+	struct srv *srv = req->srv;
+	struct srv_cache *cache = pthread_getspecific(srv->cache_key);
+
+	if (cache == NULL && (cache = srv_cache_new()) != NULL)
+		pthread_setspecific(srv->cache_key, cache);
+	return cache;
 }
 
 /* Accessors ------------------------------------------------------------ */
@@ -360,6 +377,11 @@ int srv_start(struct srv **out, const struct srv_config *config)
 		srv_free(srv);
 		return -1;
 	}
+	if (pthread_key_create(&srv->cache_key, free_thread_cache) != 0) {
+		pthread_key_delete(srv->store_key);
+		srv_free(srv);
+		return -1;
+	}
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
 	threads = config->threads ? config->threads : default_threads();
@@ -378,6 +400,7 @@ int srv_start(struct srv **out, const struct srv_config *config)
 		srv_log("cannot listen on %s:%u (address in use or not "
 			"permitted)", config->listen_host, config->port);
 		pthread_key_delete(srv->store_key);
+		pthread_key_delete(srv->cache_key);
 		srv_free(srv);
 		return -1;
 	}
@@ -399,5 +422,6 @@ void srv_stop(struct srv *srv)
 	 * request they are in; their store handles close as they exit. */
 	MHD_stop_daemon(srv->daemon);
 	pthread_key_delete(srv->store_key);
+	pthread_key_delete(srv->cache_key);
 	srv_free(srv);
 }

@@ -82,6 +82,8 @@ struct srv_request {
 
 /* The thread's store handle (opened on first use); NULL after logging. */
 struct lec_store *srv_store(struct srv_request *req);
+/* The thread's response cache (created on first use), or NULL. */
+struct srv_cache *srv_thread_cache(struct srv_request *req);
 /* A request header, or NULL. */
 const char *srv_header(struct srv_request *req, const char *name);
 /* The first value of a query parameter, or NULL. */

@@ -33,7 +33,7 @@ static int sql_int(struct lec_store *st, const char *sql)
 	if (lec_store__prepare(st, &stmt, sql) == LEC_OK &&
 	    sqlite3_step(stmt) == SQLITE_ROW)
 		value = sqlite3_column_int(stmt, 0);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return value;
 }
 
@@ -356,7 +356,67 @@ TEST(allocation_failures_are_reported)
 	CHECK(n > 5);
 }
 
+/* The data version moves on writes through this handle and through any
+ * other, and stays put otherwise. */
+TEST(data_version_tracks_every_writer)
+{
+	const char *dir = lec_test_tmpdir();
+	struct lec_store *a = NULL, *b = NULL;
+	uint64_t v1 = 0, v2 = 0, v3 = 0, v4 = 0;
+
+	CHECK_OK(lec_store_open_dir(&a, dir, NULL));
+	CHECK_OK(lec_store_open_dir(&b, dir, NULL));
+	CHECK_OK(lec_store_read_begin(a));
+	CHECK_OK(lec_store_data_version(a, &v1));
+	lec_store_read_end(a);
+	CHECK_OK(lec_store_read_begin(a));
+	CHECK_OK(lec_store_data_version(a, &v2));
+	lec_store_read_end(a);
+	CHECK(v1 == v2);
+	CHECK_OK(lec_user_create(b, "other-handle", NULL));
+	CHECK_OK(lec_store_read_begin(a));
+	CHECK_OK(lec_store_data_version(a, &v3));
+	lec_store_read_end(a);
+	CHECK(v3 != v2);
+	CHECK_OK(lec_user_create(a, "same-handle", NULL));
+	CHECK_OK(lec_store_read_begin(a));
+	CHECK_OK(lec_store_data_version(a, &v4));
+	lec_store_read_end(a);
+	CHECK(v4 != v3);
+	lec_store_read_end(NULL);
+	lec_store_free(a);
+	lec_store_free(b);
+}
+
+/* A cached statement comes back reset and unbound; one in use is never
+ * handed out twice. */
+TEST(statement_cache_reuses_safely)
+{
+	struct lec_store *st = lec_test_store();
+	static const char sql[] = "SELECT ?1 + 1";
+	sqlite3_stmt *a = NULL, *b = NULL, *c = NULL;
+
+	CHECK_OK(lec_store__prepare(st, &a, sql));
+	sqlite3_bind_int(a, 1, 41);
+	CHECK(sqlite3_step(a) == SQLITE_ROW);
+	CHECK_INT(sqlite3_column_int(a, 0), 42);
+	/* While a is out, the same text gets a separate statement. */
+	CHECK_OK(lec_store__prepare(st, &b, sql));
+	CHECK(b != a);
+	lec_store__finalize(st, b);
+	lec_store__finalize(st, a);
+	CHECK_OK(lec_store__prepare(st, &c, sql));
+	CHECK(c == a);
+	CHECK(sqlite3_step(c) == SQLITE_ROW);
+	CHECK(sqlite3_column_type(c, 0) == SQLITE_NULL); /* bindings cleared */
+	lec_store__finalize(st, c);
+	lec_store__finalize(st, NULL);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
+	TEST_ENTRY(data_version_tracks_every_writer),
+	TEST_ENTRY(statement_cache_reuses_safely),
 	TEST_ENTRY(creates_private_wal_store),
 	TEST_ENTRY(reopen_keeps_data),
 	TEST_ENTRY(missing_file_without_create),

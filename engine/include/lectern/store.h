@@ -61,6 +61,24 @@ int lec_store_open_dir(struct lec_store **out, const char *data_dir,
 /** Close the store. Accepts NULL. */
 void lec_store_free(struct lec_store *store);
 
+/**
+ * Read several things from one snapshot: between lec_store_read_begin and
+ * lec_store_read_end every read sees the same state, and the database's
+ * locks are taken once instead of once per statement. No writes may happen
+ * in between.
+ */
+int lec_store_read_begin(struct lec_store *store);
+/** End a read begun with lec_store_read_begin. Accepts NULL. */
+void lec_store_read_end(struct lec_store *store);
+
+/**
+ * A number that changes whenever the database changes, through this handle
+ * or any other, in any process. Read it inside lec_store_read_begin/_end:
+ * equal numbers mean the reads see the same data, so anything derived from
+ * them (a rendered response) is still valid.
+ */
+int lec_store_data_version(struct lec_store *store, uint64_t *out);
+
 /** The schema version of the open database. */
 int lec_store_schema_version(struct lec_store *store);
 

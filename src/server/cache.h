@@ -1,0 +1,33 @@
+/*
+ * A per-thread cache of rendered GET responses, valid while the database is
+ * unchanged (lec_store_data_version). Clients that poll (the TUI, scripts
+ * watching builds) ask for the same pages again and again; while nothing
+ * was written they get the bytes already rendered.
+ */
+#ifndef LECTERN_SRV_CACHE_H
+#define LECTERN_SRV_CACHE_H
+
+#include <stdint.h>
+
+#include "server.h"
+
+struct srv_cache;
+
+/* Slots per thread: direct-mapped, a colliding entry replaces the older. */
+#define SRV_CACHE_SLOTS 1024
+/* Bodies larger than this are not kept (a page of 1,000 projects). */
+#define SRV_CACHE_MAX_BODY (512 * 1024)
+
+struct srv_cache *srv_cache_new(void);
+/* Accepts NULL. */
+void srv_cache_free(struct srv_cache *cache);
+
+/* Fill res with a copy of the cached response for (key, user) rendered at
+ * this data version. Returns 1 on a hit, 0 otherwise. */
+int srv_cache_get(struct srv_cache *cache, const char *key, int64_t user,
+		  uint64_t version, struct srv_response *res);
+/* Keep a copy of a 200 JSON response. */
+void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
+		   uint64_t version, const struct srv_response *res);
+
+#endif
