@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -22,13 +23,25 @@ void lec__hex(const unsigned char *bytes, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
+/* Fetched once: an implicit fetch on every digest takes OpenSSL's global
+ * locks, and every authenticated request hashes its token. */
+static EVP_MD *sha256;
+
+static void fetch_sha256(void)
+{
+	sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
 int lec__sha256_hex(const void *data, size_t len,
 		    char out[LEC__SHA256_HEX_LEN + 1])
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 
-	if (EVP_Digest(data, len, digest, &n, EVP_sha256(), NULL) != 1 ||
+	pthread_once(&once, fetch_sha256);
+	if (sha256 == NULL ||
+	    EVP_Digest(data, len, digest, &n, sha256, NULL) != 1 ||
 	    n != LEC__SHA256_HEX_LEN / 2)
 		return lec__error(LEC_ERROR, "SHA-256 failed");
 	lec__hex(digest, n, out);

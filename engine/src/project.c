@@ -438,9 +438,9 @@ static int query_visible_to(struct lec_store *st, struct lec__query *q,
 		return error;
 	if (!is_superuser)
 		lec__query_where_int(q,
-				     "p.privacy_level = 'public' OR p.id IN "
-				     "(SELECT project_id FROM project_readers "
-				     "WHERE user_id = ?)",
+				     "p.privacy_level = 'public' OR EXISTS "
+				     "(SELECT 1 FROM project_readers r WHERE "
+				     "r.project_id = p.id AND r.user_id = ?)",
 				     viewer);
 	return LEC_OK;
 }
@@ -457,8 +457,9 @@ static int query_admin_of(struct lec_store *st, struct lec__query *q,
 		return error;
 	if (!is_superuser)
 		lec__query_where_int(q,
-				     "p.id IN (SELECT project_id FROM "
-				     "project_admins WHERE user_id = ?)",
+				     "EXISTS (SELECT 1 FROM project_admins a "
+				     "WHERE a.project_id = p.id AND "
+				     "a.user_id = ?)",
 				     user_id);
 	return LEC_OK;
 }

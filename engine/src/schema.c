@@ -205,6 +205,7 @@ static const char migration_2[] =
 	"  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
 	"  PRIMARY KEY (organization_id, user_id)"
 	") WITHOUT ROWID;"
+	"CREATE INDEX organization_owners_user ON organization_owners(user_id);"
 	/* A project belongs to at most one organization. */
 	"CREATE TABLE organization_projects ("
 	"  organization_id INTEGER NOT NULL"
@@ -237,19 +238,22 @@ static const char migration_2[] =
 	"  PRIMARY KEY (team_id, project_id)"
 	") WITHOUT ROWID;"
 	/* Who administers a project: its maintainers, the owners of its
-	 * organization, and members of admin teams that hold it. */
+	 * organization, and members of admin teams that hold it. UNION ALL
+	 * (rows may repeat) lets SQLite push a caller's WHERE into each arm
+	 * and use its indexes instead of building the whole view. */
 	"CREATE VIEW project_admins (project_id, user_id) AS"
 	"  SELECT project_id, user_id FROM project_users"
-	"  UNION SELECT op.project_id, oo.user_id FROM organization_projects op"
+	"  UNION ALL SELECT op.project_id, oo.user_id"
+	"    FROM organization_projects op"
 	"    JOIN organization_owners oo"
 	"      ON oo.organization_id = op.organization_id"
-	"  UNION SELECT tp.project_id, tm.user_id FROM team_projects tp"
+	"  UNION ALL SELECT tp.project_id, tm.user_id FROM team_projects tp"
 	"    JOIN teams t ON t.id = tp.team_id AND t.access = 'admin'"
 	"    JOIN team_members tm ON tm.team_id = tp.team_id;"
 	/* Who may read a private project: its admins and any team holding it. */
 	"CREATE VIEW project_readers (project_id, user_id) AS"
 	"  SELECT project_id, user_id FROM project_admins"
-	"  UNION SELECT tp.project_id, tm.user_id FROM team_projects tp"
+	"  UNION ALL SELECT tp.project_id, tm.user_id FROM team_projects tp"
 	"    JOIN team_members tm ON tm.team_id = tp.team_id;";
 
 static const char *const migrations[] = {

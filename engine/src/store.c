@@ -54,8 +54,8 @@ int lec_store__sqlerr(struct lec_store *st, int rc, const char *what)
 	}
 }
 
-/* FNV-1a of the SQL text picks the cache slot. */
-static size_t stmt_slot(const char *sql)
+/* FNV-1a of the SQL text, to compare cache entries cheaply. */
+static uint64_t sql_hash(const char *sql)
 {
 	uint64_t h = 1469598103934665603ULL;
 
@@ -63,29 +63,52 @@ static size_t stmt_slot(const char *sql)
 		h ^= (unsigned char)*sql;
 		h *= 1099511628211ULL;
 	}
-	return (size_t)(h % LEC_STORE_STMT_CACHE);
+	return h;
 }
 
 static void stmt_slot_clear(struct lec_store_cached_stmt *c)
 {
 	sqlite3_finalize(c->stmt);
 	lec__free(c->sql);
-	c->stmt = NULL;
-	c->sql = NULL;
-	c->in_use = 0;
+	memset(c, 0, sizeof(*c));
+}
+
+/* The slot to reuse for a new statement: an empty one, else the least
+ * recently used one not handed out; NULL when all are in use. */
+static struct lec_store_cached_stmt *stmt_victim(struct lec_store *st)
+{
+	struct lec_store_cached_stmt *victim = NULL;
+	size_t i;
+
+	for (i = 0; i < LEC_STORE_STMT_CACHE; i++) {
+		struct lec_store_cached_stmt *c = &st->stmts[i];
+
+		if (c->stmt == NULL)
+			return c;
+		if (!c->in_use && (victim == NULL || c->last_used < victim->last_used))
+			victim = c;
+	}
+	return victim;
 }
 
 int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
 		       const char *sql)
 {
-	struct lec_store_cached_stmt *c = &st->stmts[stmt_slot(sql)];
+	struct lec_store_cached_stmt *c;
+	uint64_t h = sql_hash(sql);
 	char *copy;
+	size_t i;
 	int rc;
 
-	if (c->stmt && !c->in_use && strcmp(c->sql, sql) == 0) {
-		c->in_use = 1;
-		*out = c->stmt;
-		return LEC_OK;
+	for (i = 0; i < LEC_STORE_STMT_CACHE; i++) {
+		c = &st->stmts[i];
+		if (c->stmt && !c->in_use && c->hash == h &&
+		    strcmp(c->sql, sql) == 0) {
+			c->in_use = 1;
+			c->last_used = ++st->stmt_clock;
+			*out = c->stmt;
+			return LEC_OK;
+		}
 	}
 	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
 				out, NULL);
@@ -93,34 +116,56 @@ int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
 		*out = NULL;
 		return lec_store__sqlerr(st, rc, "preparing a query");
 	}
-	/* Keep it unless the slot holds a statement someone is using, or the
-	 * text was several statements (the tail would be lost). */
-	if (c->in_use || *out == NULL || sqlite3_sql(*out) == NULL ||
+	/* Keep it unless every slot is in use, or the text was several
+	 * statements (the tail would be lost). */
+	c = stmt_victim(st);
+	if (c == NULL || *out == NULL || sqlite3_sql(*out) == NULL ||
 	    strcmp(sqlite3_sql(*out), sql) != 0)
 		return LEC_OK;
 	if ((copy = lec__strdup(sql)) == NULL)
 		return LEC_OK;
 	stmt_slot_clear(c);
 	c->sql = copy;
+	c->hash = h;
 	c->stmt = *out;
 	c->in_use = 1;
+	c->last_used = ++st->stmt_clock;
 	return LEC_OK;
 }
 
 void lec_store__finalize(struct lec_store *st, sqlite3_stmt *stmt)
 {
-	struct lec_store_cached_stmt *c;
+	size_t i;
 
 	if (stmt == NULL)
 		return;
-	c = &st->stmts[stmt_slot(sqlite3_sql(stmt))];
-	if (c->stmt == stmt) {
-		sqlite3_reset(stmt);
-		sqlite3_clear_bindings(stmt);
-		c->in_use = 0;
-		return;
+	for (i = 0; i < LEC_STORE_STMT_CACHE; i++) {
+		struct lec_store_cached_stmt *c = &st->stmts[i];
+
+		if (c->stmt == stmt) {
+			sqlite3_reset(stmt);
+			sqlite3_clear_bindings(stmt);
+			c->in_use = 0;
+			return;
+		}
 	}
 	sqlite3_finalize(stmt);
+}
+
+/* Run one cached statement that returns nothing of interest. */
+static int run_cached(struct lec_store *st, const char *sql,
+		      const char *what)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		error = lec_store__sqlerr(st, rc, what);
+	lec_store__finalize(st, stmt);
+	return error;
 }
 
 int lec_store__exec(struct lec_store *st, const char *sql)
@@ -264,7 +309,8 @@ void lec__query_init(struct lec__query *q, const char *columns,
 		     const char *from)
 {
 	memset(q, 0, sizeof(*q));
-	lec__buf_printf(&q->sql, "SELECT %s FROM %s", columns, from);
+	q->columns = columns;
+	lec__buf_printf(&q->sql, " FROM %s", from);
 }
 
 void lec__query_where(struct lec__query *q, const char *cond)
@@ -352,8 +398,9 @@ int lec__query_count(struct lec_store *st, struct lec__query *q,
 	char *text;
 	int error, rc;
 
-	lec__buf_printf(&sql, "SELECT count(*) FROM (%s)",
-			q->sql.ptr ? q->sql.ptr : "");
+	/* Straight over the FROM and WHERE: no columns to compute, and
+	 * SQLite drops LEFT JOINs that cannot change the count. */
+	lec__buf_printf(&sql, "SELECT count(*)%s", q->sql.ptr ? q->sql.ptr : "");
 	text = lec__buf_take(&sql);
 	error = query_prepare_sql(st, q, text, &stmt);
 	lec__free(text);
@@ -376,17 +423,24 @@ int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
 	char *text;
 	int error;
 
-	lec__buf_puts(&sql, q->sql.ptr ? q->sql.ptr : "");
+	lec__buf_printf(&sql, "SELECT %s%s", q->columns,
+			q->sql.ptr ? q->sql.ptr : "");
 	if (order)
 		lec__buf_printf(&sql, " ORDER BY %s", order);
-	if (page && page->limit)
-		lec__buf_printf(&sql, " LIMIT %zu OFFSET %zu", page->limit,
-				page->offset);
-	else if (page && page->offset)
-		lec__buf_printf(&sql, " LIMIT -1 OFFSET %zu", page->offset);
+	/* Bound, not spelled out, so every page shares one cached
+	 * statement. */
+	if (page && (page->limit || page->offset))
+		lec__buf_puts(&sql, " LIMIT ? OFFSET ?");
 	text = lec__buf_take(&sql);
 	error = query_prepare_sql(st, q, text, out);
 	lec__free(text);
+	if (error == LEC_OK && page && (page->limit || page->offset)) {
+		sqlite3_bind_int64(*out, q->nbinds + 1,
+				   page->limit ? (sqlite3_int64)page->limit
+					       : -1);
+		sqlite3_bind_int64(*out, q->nbinds + 2,
+				   (sqlite3_int64)page->offset);
+	}
 	return error;
 }
 
@@ -679,18 +733,16 @@ void lec_store_free(struct lec_store *st)
 
 int lec_store_read_begin(struct lec_store *st)
 {
-	/* BEGIN alone defers the snapshot to the first read: take it now, so
-	 * lec_store_data_version describes what the reads will see. */
-	int rc = sqlite3_exec(st->db,
-			      "BEGIN; SELECT 1 FROM sqlite_schema LIMIT 1",
-			      NULL, NULL, NULL);
+	int error;
 
 	lec_error_clear();
-	if (rc == SQLITE_OK)
-		return LEC_OK;
-	rc = lec_store__sqlerr(st, rc, "starting a read");
-	lec_store_read_end(st);
-	return rc;
+	/* BEGIN alone defers the snapshot to the first read: take it now, so
+	 * lec_store_data_version describes what the reads will see. */
+	if ((error = run_cached(st, "BEGIN", "starting a read")) < 0 ||
+	    (error = run_cached(st, "SELECT 1 FROM sqlite_schema LIMIT 1",
+				"starting a read")) < 0)
+		lec_store_read_end(st);
+	return error;
 }
 
 int lec_store_data_version(struct lec_store *st, uint64_t *out)
@@ -707,6 +759,7 @@ int lec_store_data_version(struct lec_store *st, uint64_t *out)
 
 void lec_store_read_end(struct lec_store *st)
 {
+
 	if (st && !sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 }

@@ -19,8 +19,10 @@
 
 struct lec_store_cached_stmt {
 	char *sql;          /* owned */
+	uint64_t hash;      /* of sql */
 	sqlite3_stmt *stmt; /* NULL when the slot is empty */
 	int in_use;         /* handed out and not yet given back */
+	uint64_t last_used; /* the handle's clock at the last hand-out */
 };
 
 struct lec_store {
@@ -28,6 +30,7 @@ struct lec_store {
 	char *path;
 	char *data_dir; /* directory of the database file */
 	struct lec_store_cached_stmt stmts[LEC_STORE_STMT_CACHE];
+	uint64_t stmt_clock;
 };
 
 /* Map an SQLite result code to an engine code with a message naming what
@@ -92,7 +95,8 @@ struct lec__query_bind {
 };
 
 struct lec__query {
-	struct lec__buf sql;
+	const char *columns;  /* borrowed: must outlive the query */
+	struct lec__buf sql;  /* " FROM ... WHERE ..." */
 	int has_where;
 	int nbinds;
 	int overflow;
