@@ -13,8 +13,9 @@ BUILD_PKGS="build-essential cmake pkg-config git
  libmicrohttpd-dev libxml2-dev libmd4c-dev libmd4c-html0-dev libyaml-dev libunistring-dev libssl-dev"
 # Run time: the build sandbox, and the documentation generators a project may use.
 RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs"
-# Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server.
-TEST_PKGS="tmux sqlite3 curl"
+# Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server,
+# pgrep (procps) checks that no build process outlives its build.
+TEST_PKGS="tmux sqlite3 curl procps"
 
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do

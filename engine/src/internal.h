@@ -54,6 +54,24 @@ char *lec__strndup(const char *s, size_t n);
 /* Fails the Nth allocation from now on (0 disables); test builds only. */
 void lec__alloc_fail_after(long n);
 
+/* Growable string buffer with a sticky out-of-memory flag -------------- */
+
+struct lec__buf {
+	char *ptr;
+	size_t len;
+	size_t cap;
+	int oom;
+};
+#define LEC__BUF_INIT { NULL, 0, 0, 0 }
+
+void lec__buf_puts(struct lec__buf *b, const char *s);
+void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)
+	LEC__PRINTF(2, 3);
+/* Hands the string to the caller (who frees it with lec__free) and resets
+ * the buffer; NULL and an error when an append ran out of memory. */
+char *lec__buf_take(struct lec__buf *b);
+void lec__buf_dispose(struct lec__buf *b);
+
 /* Time ------------------------------------------------------------------ */
 
 /* Microseconds since the Unix epoch, UTC. */

@@ -14,7 +14,8 @@
 static const struct cli_command commands[] = {
 	{ "serve",
 	  "[--listen HOST:PORT] [--edition community|business] "
-	  "[--docs-domain DOMAIN] [--threads N]",
+	  "[--docs-domain DOMAIN] [--threads N] [--workers N] "
+	  "[--build-timeout SECONDS] [--build-memory MIB] [--build-output MIB]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "status", "", "show the data directory and what it holds",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lectern/pipeline.h"
 #include "server.h"
 
 /* Split "HOST:PORT" or "[V6]:PORT" in place. */
@@ -40,9 +41,24 @@ static int parse_listen(char *spec, const char **host, unsigned short *port)
 	return 0;
 }
 
-static int parse_options(int argc, char **argv, struct srv_config *cfg,
-			 char **listen_copy)
+/* An unsigned option value within [min, max]. */
+static int parse_count(const char *opt, const char *val, unsigned long min,
+		       unsigned long max, unsigned long *out)
 {
+	char *end;
+
+	*out = strtoul(val, &end, 10);
+	if (*val == '\0' || *end || *out < min || *out > max)
+		return cli_fail("serve: %s wants %lu to %lu, got '%s'", opt, min,
+				max, val);
+	return CLI_EXIT_OK;
+}
+
+static int parse_options(int argc, char **argv, struct srv_config *cfg,
+			 struct lec_pipeline_config *pcfg, char **listen_copy)
+{
+	unsigned long n;
+
 	int i;
 
 	for (i = 0; i < argc; i++) {
@@ -70,13 +86,26 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 		} else if (strcmp(opt, "--docs-domain") == 0) {
 			cfg->docs_domain = val;
 		} else if (strcmp(opt, "--threads") == 0) {
-			char *end;
-			unsigned long n = strtoul(val, &end, 10);
-
-			if (*end || n == 0 || n > 256)
-				return cli_fail("serve: --threads wants 1 to "
-						"256, got '%s'", val);
+			if (parse_count(opt, val, 1, 256, &n))
+				return CLI_EXIT_FAIL;
 			cfg->threads = (unsigned)n;
+		} else if (strcmp(opt, "--workers") == 0) {
+			if (parse_count(opt, val, 1, LEC_PIPELINE_MAX_WORKERS,
+					&n))
+				return CLI_EXIT_FAIL;
+			pcfg->workers = (unsigned)n;
+		} else if (strcmp(opt, "--build-timeout") == 0) {
+			if (parse_count(opt, val, 1, 24 * 3600, &n))
+				return CLI_EXIT_FAIL;
+			pcfg->limits.time_limit_s = (unsigned)n;
+		} else if (strcmp(opt, "--build-memory") == 0) {
+			if (parse_count(opt, val, 64, 1024 * 1024, &n))
+				return CLI_EXIT_FAIL;
+			pcfg->limits.memory_bytes = (size_t)n << 20;
+		} else if (strcmp(opt, "--build-output") == 0) {
+			if (parse_count(opt, val, 1, 1024, &n))
+				return CLI_EXIT_FAIL;
+			pcfg->limits.output_bytes = (size_t)n << 20;
 		} else {
 			return cli_fail("serve: unknown option '%s'", opt);
 		}
@@ -85,9 +114,38 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 	return CLI_EXIT_OK;
 }
 
+/* Pipeline messages that belong to no build (a failed version sync). */
+static void log_line(void *payload, const char *message)
+{
+	(void)payload;
+	fprintf(stderr, "lectern serve: %s\n", message);
+}
+
+static int start_pipeline(struct lec_pipeline **out,
+			  struct lec_pipeline_config *pcfg, struct srv *srv,
+			  const char *data_dir)
+{
+	const char *base = srv_base_url(srv);
+
+	pcfg->data_dir = data_dir;
+	pcfg->docs_domain = srv_docs_domain_of(srv);
+	pcfg->production_domain =
+		strncmp(base, "http://", 7) == 0 ? base + 7 : base;
+	pcfg->log = log_line;
+	if (lec_pipeline_start(out, pcfg) < 0)
+		return cli_fail_engine("cannot start the build workers");
+	fprintf(stderr, "lectern serve: builds use %s\n",
+		lec_pipeline_python(*out) ? lec_pipeline_python(*out)
+					  : "no Python with Sphinx or MkDocs "
+					    "(Markdown builds only)");
+	return CLI_EXIT_OK;
+}
+
 int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct srv_config cfg = { 0 };
+	struct lec_pipeline_config pcfg = { 0 };
+	struct lec_pipeline *pipeline = NULL;
 	struct srv *srv = NULL;
 	char *listen_copy = NULL;
 	sigset_t stop_signals;
@@ -96,7 +154,13 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	cfg.listen_host = "127.0.0.1";
 	cfg.port = 8000;
 	cfg.edition = SRV_EDITION_COMMUNITY;
-	if ((status = parse_options(argc, argv, &cfg, &listen_copy)) != 0)
+	pcfg.version = LEC_PIPELINE_CONFIG_VERSION;
+	pcfg.limits.version = LEC_RUNNER_LIMITS_VERSION;
+	pcfg.limits.time_limit_s = LEC_RUNNER_DEFAULT_TIME_LIMIT_S;
+	pcfg.limits.memory_bytes = LEC_RUNNER_DEFAULT_MEMORY;
+	pcfg.limits.output_bytes = LEC_RUNNER_DEFAULT_OUTPUT;
+	if ((status = parse_options(argc, argv, &cfg, &pcfg, &listen_copy)) !=
+	    0)
 		goto done;
 	/* Open (and migrate) the store once up front, so a bad data
 	 * directory fails here and not on the first request. */
@@ -118,6 +182,11 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto done;
 	}
+	if ((status = start_pipeline(&pipeline, &pcfg, srv, cfg.data_dir)) !=
+	    0) {
+		srv_stop(srv);
+		goto done;
+	}
 	printf("listening on %s/\n", srv_base_url(srv));
 	fflush(stdout);
 	fprintf(stderr,
@@ -128,7 +197,10 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	sigwait(&stop_signals, &sig);
 	fprintf(stderr, "lectern serve: %s, stopping\n",
 		sig == SIGINT ? "interrupted" : "terminated");
+	/* Requests first, so nothing queues new work while the workers
+	 * stop. */
 	srv_stop(srv);
+	lec_pipeline_stop(pipeline);
 	status = CLI_EXIT_OK;
 done:
 	free(listen_copy);

@@ -150,6 +150,11 @@ const char *srv_base_url(const struct srv *srv)
 	return srv->base_url;
 }
 
+const char *srv_docs_domain_of(const struct srv *srv)
+{
+	return srv->docs_domain;
+}
+
 /* Request life cycle --------------------------------------------------- */
 
 static enum srv_method parse_method(const char *m)

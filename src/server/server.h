@@ -41,6 +41,8 @@ int srv_start(struct srv **out, const struct srv_config *config);
 /* The port actually bound, and the base URL ("http://127.0.0.1:8000"). */
 unsigned short srv_port(const struct srv *srv);
 const char *srv_base_url(const struct srv *srv);
+/* The docs domain the server uses ("localhost:<port>" by default). */
+const char *srv_docs_domain_of(const struct srv *srv);
 /* Stop accepting, let in-flight requests finish, free everything.
  * Accepts NULL. */
 void srv_stop(struct srv *srv);

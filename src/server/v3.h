@@ -83,6 +83,7 @@ int srv_v3_version_builds_list(struct srv_request *req,
 int srv_v3_version_build_detail(struct srv_request *req,
 				struct srv_response *res);
 int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res);
+int srv_v3_build_cancel(struct srv_request *req, struct srv_response *res);
 
 int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_subprojects_create(struct srv_request *req,

@@ -407,3 +407,42 @@ int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res)
 	lec_project_free(p);
 	return res->status;
 }
+
+/* POST /api/v3/projects/<p>/builds/<id>/cancel/ — Lectern's addition (the
+ * service's v3 has no cancel route): stop a queued or running build. 202
+ * with the cancelled Build; 400 when it had already ended. */
+int srv_v3_build_cancel(struct srv_request *req, struct srv_response *res)
+{
+	struct build_detail d = { 0 };
+	struct lec_store *store = srv_store(req);
+	int64_t id = srv_param_id(req->params[1]);
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	if (id < 0)
+		return srv_respond_detail(res, 404, "Not found.");
+	rc = detail_find(req, &d, id, 0);
+	if (rc == LEC_ENOTFOUND) {
+		srv_respond_detail(res, 404, NO_BUILD);
+	} else if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+	} else if ((rc = lec_build_cancel(store, d.b->id)) == LEC_EINVALID) {
+		srv_respond_detail(res, 400, "This build has already finished.");
+	} else if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+	} else {
+		lec_build_free(d.b);
+		d.b = NULL;
+		if ((rc = lec_build_get(store, id, &d.b)) < 0)
+			srv_respond_engine_error(res, rc);
+		else
+			srv_respond_json(res, 202,
+					 srv_v3_build(req, d.p, d.b,
+						      d.v ? d.v->slug : NULL,
+						      NULL),
+					 SRV_JSON_SORTED);
+	}
+	detail_dispose(&d);
+	return res->status;
+}

@@ -42,6 +42,9 @@ const struct srv_route srv_v3_routes[] = {
 	  { GET(srv_v3_builds_list) } },
 	{ P "builds/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_build_detail) } },
+	/* Lectern's addition: cancel a build (docs/api.md). */
+	{ P "builds/{}/cancel/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_POST, srv_v3_build_cancel) } },
 	{ P "subprojects/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_subprojects_list),
 	    ADMIN(SRV_POST, srv_v3_subprojects_create) } },

@@ -14,6 +14,7 @@
 #include "lectern/language.h"
 #include "lectern/org.h"
 #include "lectern/project.h"
+#include "lectern/resolve.h"
 #include "lectern/timefmt.h"
 #include "lectern/version.h"
 #include "v3.h"
@@ -80,42 +81,12 @@ static cJSON *code_name(const char *code, const char *name)
 	return o;
 }
 
-/* Documentation URLs (the resolver of notes §7.1) -------------------------- */
+/* Documentation URLs -------------------------------------------------------- */
 
 char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
 		   const char *version_slug)
 {
-	const char *domain_slug = p->slug;
-	char prefix[300] = "", path[600], host[128];
-	char *url;
-	size_t i, n;
-
-	if (p->superproject_slug) {
-		domain_slug = p->superproject_slug;
-		snprintf(prefix, sizeof(prefix), "/projects/%s",
-			 p->superproject_alias);
-	} else if (p->translation_of) {
-		domain_slug = p->translation_of;
-	}
-	if (strcmp(p->versioning_scheme,
-		   "single_version_without_translations") == 0)
-		snprintf(path, sizeof(path), "%s/", prefix);
-	else if (strcmp(p->versioning_scheme,
-			"multiple_versions_without_translations") == 0)
-		snprintf(path, sizeof(path), "%s/%s/", prefix, version_slug);
-	else
-		snprintf(path, sizeof(path), "%s/%s/%s/", prefix, p->language,
-			 version_slug);
-	/* Subdomains cannot hold '_': the service maps it to '-'. */
-	snprintf(host, sizeof(host), "%s", domain_slug);
-	for (i = 0; host[i]; i++)
-		if (host[i] == '_')
-			host[i] = '-';
-	n = strlen(host) + strlen(srv_docs_domain(req)) + strlen(path) + 16;
-	if ((url = malloc(n)) != NULL)
-		snprintf(url, n, "http://%s.%s%s", host, srv_docs_domain(req),
-			 path);
-	return url;
+	return lec_resolve_docs_url(p, version_slug, srv_docs_domain(req));
 }
 
 static void add_docs_url(struct srv_request *req, cJSON *obj,
@@ -447,19 +418,17 @@ static cJSON *version_downloads(struct srv_request *req,
 	static const char *const kinds[] = { "epub", "htmlzip", "pdf" };
 	int has[] = { v->has_epub, v->has_htmlzip, v->has_pdf };
 	cJSON *o = cJSON_CreateObject();
+	char *host = lec_resolve_docs_host(p, srv_docs_domain(req));
 	char prefix[300] = "";
 	size_t i;
 
 	if (p->superproject_alias)
 		snprintf(prefix, sizeof(prefix), "%s/", p->superproject_alias);
-	for (i = 0; i < 3; i++)
+	for (i = 0; host && i < 3; i++)
 		if (has[i])
-			add_fmt(o, kinds[i],
-				"http://%s.%s/_/downloads/%s%s/%s/%s/",
-				p->superproject_slug ? p->superproject_slug
-						     : p->slug,
-				srv_docs_domain(req), prefix, p->language,
-				v->slug, kinds[i]);
+			add_fmt(o, kinds[i], "http://%s/_/downloads/%s%s/%s/%s/",
+				host, prefix, p->language, v->slug, kinds[i]);
+	free(host);
 	return o;
 }
 

@@ -1,0 +1,77 @@
+/*
+ * The build pipeline: worker threads inside `lectern serve` that take
+ * queued builds and version-sync requests from the store and carry them out
+ * the way the hosted service does (behaviour notes §5): clone or fetch the
+ * repository, check out the version, read .readthedocs.yaml, run the
+ * documentation generator in a bubblewrap sandbox with every command and
+ * its output recorded live, then publish the output atomically.
+ *
+ * Data directory layout:
+ *   repos/<project>.git               bare mirror of the project's repository
+ *   builds/<build>/checkout/          a running build's working tree
+ *   outputs/<build>/{html,htmlzip,pdf,epub}   a successful build's output
+ *   published/<project>/<version>     symlink to ../../outputs/<build>,
+ *                                     replaced with one rename()
+ */
+#ifndef LECTERN_PIPELINE_H
+#define LECTERN_PIPELINE_H
+
+#include <stddef.h>
+
+#include "lectern/runner.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One worker: builds run one at a time unless configured otherwise. */
+#define LEC_PIPELINE_DEFAULT_WORKERS 1
+/* Most workers: builds are CPU- and memory-heavy; more than this on a
+ * workstation only thrashes. */
+#define LEC_PIPELINE_MAX_WORKERS 16
+/* How often an idle worker looks for work, and a running build for its
+ * cancellation: the delay before a triggered build starts. */
+#define LEC_PIPELINE_POLL_MS 200
+
+struct lec_pipeline_config {
+	unsigned int version;  /* LEC_PIPELINE_CONFIG_VERSION */
+	const char *data_dir;
+	unsigned workers;      /* 0: LEC_PIPELINE_DEFAULT_WORKERS */
+	struct lec_runner_limits limits;
+	const char *docs_domain;       /* READTHEDOCS_CANONICAL_URL's domain */
+	const char *production_domain; /* READTHEDOCS_PRODUCTION_DOMAIN */
+	/* Where the pipeline reports what no build record can hold (a failed
+	 * version sync); NULL: nowhere. Called from worker threads. */
+	void (*log)(void *payload, const char *message);
+	void *log_payload;
+};
+#define LEC_PIPELINE_CONFIG_VERSION 1
+
+struct lec_pipeline;
+
+/**
+ * Recover from a previous run that died (builds left running are finished
+ * as failed, their working trees and unpublished outputs removed), then
+ * start the workers.
+ * @param out owned by the caller; stop with lec_pipeline_stop
+ */
+int lec_pipeline_start(struct lec_pipeline **out,
+		       const struct lec_pipeline_config *config);
+
+/**
+ * Stop the workers: running builds are stopped and finished as failed,
+ * with a message saying Lectern stopped. Accepts NULL.
+ */
+void lec_pipeline_stop(struct lec_pipeline *pipeline);
+
+/**
+ * The Python interpreter the pipeline runs Sphinx and MkDocs with, and
+ * what it has ("/usr/bin/python3 (Sphinx 5.3.0, MkDocs 1.4.2)"), or NULL
+ * when none was found. Valid while the pipeline runs.
+ */
+const char *lec_pipeline_python(const struct lec_pipeline *pipeline);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,133 @@
+/*
+ * A project's git repository, as the build pipeline needs it: a local bare
+ * mirror of every branch and tag (kept current by fetching with prune), the
+ * list of those refs with each one's commit and the remote's default branch
+ * (the input of a version sync), and a checkout of one commit's files into a
+ * build directory.
+ *
+ * Everything goes through libgit2; no git program is run. Repository URLs
+ * may carry credentials (https://user:token@host/...): they are used to
+ * connect but never appear in an error message, and are never written into
+ * the mirror (its fetches use an anonymous remote and skip FETCH_HEAD).
+ *
+ * Functions are safe to call from several threads at once, on different
+ * mirrors; two mirror calls on one mirror directory must not overlap.
+ */
+#ifndef LECTERN_REPO_H
+#define LECTERN_REPO_H
+
+#include <stddef.h>
+
+#include "lectern/errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The message of a transfer that the progress callback stopped. */
+#define LEC_REPO_CANCELLED "cancelled"
+
+/* Hexadecimal digits of a commit id (SHA-1). */
+#define LEC_REPO_COMMIT_HEX 40
+
+/* How far a transfer has got (libgit2's indexer counters). */
+struct lec_repo_progress {
+	size_t received_objects;
+	size_t total_objects;
+	size_t indexed_objects;
+	size_t received_bytes;
+};
+
+/*
+ * Called while objects arrive. Return non-zero to abort the transfer: the
+ * call then fails with LEC_ERROR and the message LEC_REPO_CANCELLED.
+ */
+typedef int (*lec_repo_progress_cb)(const struct lec_repo_progress *p,
+				    void *payload);
+
+/**
+ * Bring a bare mirror of a repository up to date: all branches as
+ * refs/heads/<name>, all tags as refs/tags/<name>, refs gone from the remote
+ * removed, and the mirror's HEAD naming the remote's default branch
+ * (detached when the remote has none). A missing (or empty) mirror_dir is
+ * cloned into a temporary directory beside it that is renamed into place
+ * only once complete, so a failed first clone leaves nothing behind.
+ * @param url        file://, http://, https://, git:// or a local path
+ * @param mirror_dir where the mirror lives (parents are created)
+ * @param cb         progress callback, or NULL
+ * @param payload    passed to cb
+ * @return LEC_OK; LEC_EINVALID (empty or unsupported URL); LEC_ENOTFOUND
+ *         (no repository there); LEC_EAUTH; LEC_EIO (network or disk);
+ *         LEC_EEXISTS (mirror_dir holds something that is not a mirror);
+ *         LEC_ERROR with LEC_REPO_CANCELLED when cb aborted
+ */
+int lec_repo_mirror(const char *url, const char *mirror_dir,
+		    lec_repo_progress_cb cb, void *payload);
+
+enum lec_repo_ref_type { LEC_REPO_BRANCH, LEC_REPO_TAG };
+
+struct lec_repo_ref {
+	char *name; /* branch or tag name, without refs/heads/ or refs/tags/ */
+	enum lec_repo_ref_type type;
+	char *commit; /* 40 hex digits; annotated tags peeled to the commit */
+};
+
+struct lec_repo_refs {
+	struct lec_repo_ref *items; /* len refs: branches, then tags, by name */
+	size_t len;
+	char *default_branch; /* the remote HEAD's branch, or NULL */
+};
+
+/**
+ * The branches and tags of a mirror. Tags that do not lead to a commit (a
+ * tag of a tree or a blob) are left out: nothing could be built from them.
+ * @param out filled on success (dispose with lec_repo_refs_dispose); zeroed
+ *            on failure
+ * @return LEC_OK; LEC_ENOTFOUND (no mirror there)
+ */
+int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out);
+
+/** Free what refs holds (not the struct itself). Accepts NULL. */
+void lec_repo_refs_dispose(struct lec_repo_refs *refs);
+
+/**
+ * The commit a branch or tag of the mirror points at (annotated tags
+ * peeled). For a tag, name may also be a full commit id present in the
+ * mirror, since a tag version's identifier is its commit.
+ * @param commit 40 hex digits, owned by the caller (free())
+ * @return LEC_OK; LEC_ENOTFOUND (no such ref); LEC_EINVALID (not a valid
+ *         ref name, or a tag of something other than a commit)
+ */
+int lec_repo_resolve(const char *mirror_dir, const char *name,
+		     enum lec_repo_ref_type type, char **commit);
+
+/**
+ * Write a commit's files into target_dir: no .git, executable bits and
+ * symbolic links kept, submodules as empty directories, content as stored
+ * (no line-ending or other filters). An entry that could leave the target
+ * (a name that is empty, ".", "..", contains '/', or is ".git") fails the
+ * checkout. On failure whatever was written is removed again.
+ * @param commit     40 hex digits
+ * @param target_dir must not exist (it is created, with its parents) or be
+ *                   an empty directory
+ * @return LEC_OK; LEC_EINVALID (bad commit id); LEC_ENOTFOUND (no such
+ *         commit or mirror); LEC_EEXISTS (target not empty, or not a
+ *         directory); LEC_ECORRUPT (an unsafe or unknown tree entry);
+ *         LEC_EIO
+ */
+int lec_repo_checkout(const char *mirror_dir, const char *commit,
+		      const char *target_dir);
+
+/**
+ * A URL fit for messages and logs: the user name and password of a
+ * scheme://user:pass@host/ URL removed. Anything else (a path, a URL
+ * without credentials) comes back unchanged.
+ * @return owned by the caller (free()); NULL when url is NULL or
+ *         memory ran out
+ */
+char *lec_repo_redact_url(const char *url);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,236 @@
+/*
+ * Running one build command in a sandbox, with limits, live output and
+ * cancellation.
+ *
+ * A command runs under bubblewrap (LEC_RUNNER_BWRAP): the whole system
+ * read-only, a fresh /dev, /proc and /tmp, the hidden directories (the data
+ * directory, $HOME: the database, tokens and other builds) covered by empty
+ * tmpfs mounts, and only the build's own directory writable, bound at its own
+ * path after the hiding so that a build directory inside the data directory
+ * stays visible. Every namespace is unshared, so there is no network unless
+ * the spec asks for it (the clone step only), and the command runs as a pid
+ * namespace whose whole tree dies with it: when the runner returns, nothing
+ * the command started is still running.
+ *
+ * Limits: a time limit (enforced by the runner), an output cap (the command
+ * is stopped once it writes more), and a memory limit applied as the
+ * address-space rlimit (RLIMIT_AS) of every process of the command. There is
+ * no process-count rlimit: RLIMIT_NPROC counts every process of the real user
+ * (the server's and the desktop session's too), so any value either breaks
+ * builds on a busy machine or caps nothing; a fork bomb is contained by the
+ * pid namespace, the memory limit and the time limit instead.
+ *
+ * Stopping a command (time limit, output cap, cancel) sends SIGTERM to its
+ * process group and SIGKILL after LEC_RUNNER_KILL_GRACE_MS. Under bubblewrap
+ * the group is bubblewrap itself, and its death kills the namespace at once.
+ *
+ * The output of the command (stdout and stderr merged, in order) reaches the
+ * caller in chunks as it arrives. Recorded output must not show secrets:
+ * lec_runner_mask masks one buffer, and struct lec_runner_masker masks a
+ * stream of chunks so that a secret split between two chunks is still found.
+ *
+ * lec_runner_run blocks the calling thread until the command has ended; the
+ * calling thread must not exit meanwhile (the command is killed when the
+ * thread that started it dies, so a crashed server leaves nothing running).
+ * The process must not ignore SIGCHLD (the runner waits for its child).
+ */
+#ifndef LECTERN_RUNNER_H
+#define LECTERN_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lectern/build.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Debian's bubblewrap. An absolute path: the sandbox tool is never looked up
+ * on a PATH someone else may control. */
+#define LEC_RUNNER_BWRAP "/usr/bin/bwrap"
+
+/* The service's build time limit. */
+#define LEC_RUNNER_DEFAULT_TIME_LIMIT_S (15 * 60)
+/* Address space per process: Sphinx on a large project stays well below;
+ * a runaway allocation fails instead of swapping the machine to death. */
+#define LEC_RUNNER_DEFAULT_MEMORY ((size_t)4 * 1024 * 1024 * 1024)
+/* No more output than a command may keep in the database. */
+#define LEC_RUNNER_DEFAULT_OUTPUT ((size_t)LEC_BUILD_OUTPUT_MAX)
+
+/* How often the cancel callback is asked, in milliseconds: often enough that
+ * cancelling feels immediate, rarely enough to cost nothing. */
+#define LEC_RUNNER_CANCEL_POLL_MS 200
+/* Between SIGTERM and SIGKILL when a command is stopped: time for a tool to
+ * clean up, short enough that a stuck one does not hold a build worker. */
+#define LEC_RUNNER_KILL_GRACE_MS 2000
+
+/* Secrets shorter than this are not masked: masking every "a" or "1" of a
+ * log would destroy it and hide nothing worth hiding. */
+#define LEC_RUNNER_MASK_MIN_LEN 4
+
+struct lec_runner_limits {
+	unsigned int version;  /* LEC_RUNNER_LIMITS_VERSION */
+	unsigned time_limit_s; /* wall-clock seconds; 0: none */
+	size_t memory_bytes;   /* RLIMIT_AS of each process; 0: none */
+	size_t output_bytes;   /* stop the command once it has written more
+				  than this; 0: none */
+};
+#define LEC_RUNNER_LIMITS_VERSION 1
+#define LEC_RUNNER_LIMITS_INIT                                               \
+	{ LEC_RUNNER_LIMITS_VERSION, LEC_RUNNER_DEFAULT_TIME_LIMIT_S,        \
+	  LEC_RUNNER_DEFAULT_MEMORY, LEC_RUNNER_DEFAULT_OUTPUT }
+
+struct lec_runner_spec {
+	/* The command, NULL-terminated. argv[0] is looked up on the PATH of
+	 * env (inside the sandbox); for a shell line use "/bin/sh", "-c",
+	 * line. Never build a shell line from untrusted pieces. */
+	const char *const *argv;
+	/* NULL-terminated "KEY=VALUE" strings: the command's whole
+	 * environment, nothing is inherited (NULL: empty). Under bubblewrap
+	 * the command also gets PWD (its working directory): bubblewrap
+	 * always sets it, as a shell would. */
+	const char *const *env;
+	/* The working directory (inside the build directory); NULL: "/". */
+	const char *cwd;
+	/* The build's directory: the only writable path, bound at the same
+	 * path. NULL: nothing writable but the private /tmp. */
+	const char *writable_dir;
+	/* NULL-terminated directories made invisible (an empty tmpfs over
+	 * each): the data directory, $HOME. Missing ones are skipped (nothing
+	 * to hide); one that is not a directory is refused. NULL: none. */
+	const char *const *hidden_dirs;
+	/* 0: no network (an empty network namespace); 1: the host's network
+	 * (the clone step only). */
+	int network;
+	/* NULL: LEC_RUNNER_LIMITS_INIT. */
+	const struct lec_runner_limits *limits;
+	/* 1: run the command directly, without bubblewrap, only for machines
+	 * where lec_runner_sandbox_available says no and the engine was told
+	 * to allow it (tests). Then nothing is hidden or read-only, the
+	 * network is the host's, PWD is not added, and a process that leaves
+	 * the command's process group (setsid) can outlive it; the limits,
+	 * the environment and the working directory still apply. */
+	int unsandboxed;
+};
+
+/* Called with each chunk of combined stdout+stderr as it arrives (a chunk
+ * may split lines and UTF-8 characters). Return non-zero to stop the command
+ * (it then ends LEC_RUNNER_CANCELLED). */
+typedef int (*lec_runner_output_cb)(const char *data, size_t len,
+				    void *payload);
+/* Asked about every LEC_RUNNER_CANCEL_POLL_MS; return non-zero to cancel the
+ * command (its whole process tree is killed). */
+typedef int (*lec_runner_cancel_cb)(void *payload);
+
+enum lec_runner_end {
+	LEC_RUNNER_EXITED,  /* it exited by itself; see exit_code */
+	LEC_RUNNER_SIGNALED, /* a signal killed it (unsandboxed), or killed
+				bubblewrap itself (the OOM killer) */
+	LEC_RUNNER_TIMED_OUT,    /* the time limit expired; it was killed */
+	LEC_RUNNER_CANCELLED,    /* the cancel or output callback said stop */
+	LEC_RUNNER_OUTPUT_LIMIT, /* it wrote more than output_bytes */
+	LEC_RUNNER_START_FAILED  /* it could not be started */
+};
+
+struct lec_runner_result {
+	enum lec_runner_end end;
+	/* The exit status, or 128 + the signal that killed it. Under
+	 * bubblewrap a command killed by a signal ends LEC_RUNNER_EXITED with
+	 * 128 + signal: bubblewrap reports it that way, as shells do. */
+	int exit_code;
+	int64_t start_us, end_us; /* microseconds since the epoch, UTC */
+};
+
+/**
+ * Run one command to its end and report how it ended.
+ * @param spec    what to run and how (see struct lec_runner_spec)
+ * @param out     receives the output as it arrives, or NULL to discard it;
+ *                with an output cap it gets at most output_bytes in total
+ * @param cancel  asked about every LEC_RUNNER_CANCEL_POLL_MS, or NULL
+ * @param payload passed to both callbacks
+ * @param result  filled on every return
+ * @return LEC_OK when the command ran, however it ended (see result->end);
+ *         LEC_EINVALID (bad spec: no argv, an env entry without '=', a
+ *         hidden path that is not a directory, unknown limits version),
+ *         LEC_ENOMEM, LEC_ENOTFOUND (unsandboxed: command not on PATH),
+ *         LEC_EIO (a hidden directory cannot be examined),
+ *         LEC_ERROR (could not start or watch it, e.g. bubblewrap missing);
+ *         on every error result->end is LEC_RUNNER_START_FAILED and the
+ *         message says why.
+ */
+int lec_runner_run(const struct lec_runner_spec *spec, lec_runner_output_cb out,
+		   lec_runner_cancel_cb cancel, void *payload,
+		   struct lec_runner_result *result);
+
+/**
+ * Whether bubblewrap can sandbox commands here: it is installed and can
+ * create its namespaces (a container may refuse them). It runs `true` in the
+ * same sandbox lec_runner_run builds, so it takes a few milliseconds.
+ * @param why when not available and why is not NULL: the reason (bubblewrap
+ *            missing, or bubblewrap's own error), owned by the caller
+ *            (free()); set to NULL when available
+ * @return 1 available, 0 not
+ */
+int lec_runner_sandbox_available(char **why);
+
+/**
+ * Mask every occurrence of each secret in buf, in place: each byte of an
+ * occurrence becomes '*', so the length does not change. Occurrences may
+ * overlap (all are masked). Secrets shorter than LEC_RUNNER_MASK_MIN_LEN are
+ * skipped. For output that arrives in chunks use struct lec_runner_masker:
+ * masking each chunk alone misses a secret split between two chunks.
+ * @param secrets NULL-terminated, or NULL for none
+ */
+void lec_runner_mask(char *buf, size_t len, const char *const *secrets);
+
+/*
+ * A masker masks a stream. It holds back the last (longest secret - 1)
+ * bytes of what it has been fed, unmasked, because a secret may start there
+ * and end in the next chunk; it releases them, masked, once the following
+ * chunk shows whether they start a secret, or at the end (flush). So a
+ * secret split across any number of chunks is masked, and the bytes released
+ * are exactly the stream's bytes, masked, in order, only a little later.
+ * Usage: init; feed each chunk and record what it returns; flush at the end
+ * and record that; dispose. The fields are private.
+ */
+struct lec_runner_masker {
+	const char *const *secrets; /* not copied: must outlive the masker */
+	size_t keep;    /* bytes held back: the longest secret's length - 1 */
+	char *buf;      /* [0, start) released last time; [start, len) held */
+	size_t start, len, cap;
+	size_t pending; /* held bytes already known to be part of a secret */
+};
+
+/**
+ * Start a masker for these secrets (NULL-terminated, or NULL for none; not
+ * copied, so they must stay valid until lec_runner_masker_dispose).
+ */
+void lec_runner_masker_init(struct lec_runner_masker *m,
+			    const char *const *secrets);
+
+/**
+ * Feed the next chunk of the stream.
+ * @param out, out_len the masked bytes now ready to record (possibly none):
+ *                     a pointer into the masker, valid until the next call
+ * @return LEC_OK or LEC_ENOMEM (then nothing is released and the chunk is
+ *         not taken)
+ */
+int lec_runner_masker_feed(struct lec_runner_masker *m, const char *data,
+			   size_t len, const char **out, size_t *out_len);
+
+/**
+ * End of the stream: release the held-back bytes, masked. The masker is then
+ * empty and may be fed a new stream.
+ * @param out, out_len as for lec_runner_masker_feed
+ */
+void lec_runner_masker_flush(struct lec_runner_masker *m, const char **out,
+			     size_t *out_len);
+
+/** Free what the masker holds (not the struct). Accepts NULL. */
+void lec_runner_masker_dispose(struct lec_runner_masker *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,414 @@
+/*
+ * The building step: which generator a checkout needs, and its commands,
+ * as the hosted service runs them (behaviour notes §5.3–5.4): Sphinx and
+ * MkDocs with the service's command lines under the Python that has them,
+ * `build.commands` and `build.jobs` for generic builds, and Lectern's own
+ * Markdown generator for a repository with no configuration at all. Then
+ * the extra formats a configuration asks for.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lectern/mdsite.h"
+#include "pipeline_internal.h"
+
+/* Where Sphinx projects keep conf.py when no configuration names it, in the
+ * order they are tried. */
+static const char *const conf_candidates[] = {
+	"docs/conf.py",	       "doc/conf.py",	    "conf.py",
+	"docs/source/conf.py", "doc/source/conf.py", "source/conf.py",
+};
+
+/* latexmk turns Sphinx's LaTeX into PDF; without it there is no PDF. */
+#define LATEXMK "/usr/bin/latexmk"
+
+static int exists_in(const char *dir, const char *rel)
+{
+	char *path = lec__path_join(dir, rel);
+	struct stat sb;
+	int ok = path && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+
+	lec__free(path);
+	return ok;
+}
+
+/* conf.py relative to the checkout, or NULL. Borrowed or static. */
+static const char *find_conf(const struct lec__job *job)
+{
+	size_t i;
+
+	if (job->config && job->config->sphinx_configuration)
+		return job->config->sphinx_configuration;
+	for (i = 0; i < sizeof(conf_candidates) / sizeof(conf_candidates[0]);
+	     i++)
+		if (exists_in(job->checkout, conf_candidates[i]))
+			return conf_candidates[i];
+	return NULL;
+}
+
+/* Sphinx wants the old codes: pt-br → pt_BR. */
+static void sphinx_language(const char *code, char *out, size_t cap)
+{
+	size_t i;
+
+	snprintf(out, cap, "%s", code);
+	for (i = 0; out[i]; i++) {
+		if (out[i] != '-')
+			continue;
+		out[i] = '_';
+		for (i++; out[i]; i++)
+			if (out[i] >= 'a' && out[i] <= 'z')
+				out[i] = (char)(out[i] - 'a' + 'A');
+		break;
+	}
+}
+
+/* python -m sphinx ... -b <builder> ... <outdir>, cwd = conf.py's dir. */
+static int run_sphinx(struct lec__job *job, const char *conf,
+		      const char *builder, const char *outdir,
+		      const char *outname)
+{
+	char lang[32], define[48], *confdir = NULL, *slash;
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *argv[20];
+	char *display;
+	int n = 0, rc;
+	int strict = job->config && job->config->sphinx_fail_on_warning;
+
+	if (!job->pl->has_sphinx)
+		return lec__job_fail(job, "Sphinx is not installed: install "
+					  "Debian's python3-sphinx.");
+	sphinx_language(job->project->language, lang, sizeof(lang));
+	snprintf(define, sizeof(define), "language=%s", lang);
+	argv[n++] = job->pl->python;
+	argv[n++] = "-m";
+	argv[n++] = "sphinx";
+	argv[n++] = "-T";
+	if (strict) {
+		argv[n++] = "-W";
+		argv[n++] = "--keep-going";
+	}
+	argv[n++] = "-b";
+	argv[n++] = builder;
+	argv[n++] = "-d";
+	argv[n++] = "_build/doctrees";
+	argv[n++] = "-D";
+	argv[n++] = define;
+	argv[n++] = ".";
+	argv[n++] = outdir;
+	argv[n] = NULL;
+	lec__buf_printf(&b, "python -m sphinx -T %s-b %s -d _build/doctrees "
+			    "-D %s . %s",
+			strict ? "-W --keep-going " : "", builder, define,
+			outname);
+	display = lec__buf_take(&b);
+	confdir = lec__path_join(job->checkout, conf);
+	if (confdir && (slash = strrchr(confdir, '/')) != NULL)
+		*slash = '\0';
+	rc = display && confdir
+		     ? lec__job_run(job, display, argv, confdir, 0)
+		     : lec__job_fail(job, "out of memory");
+	lec__free(display);
+	lec__free(confdir);
+	return rc;
+}
+
+static int build_sphinx_html(struct lec__job *job)
+{
+	const char *conf = find_conf(job);
+	const char *builder = "html";
+	char *outdir = lec__path_join(job->output, "html");
+	int rc;
+
+	if (conf == NULL || !exists_in(job->checkout, conf)) {
+		lec__free(outdir);
+		return lec__job_fail(job, "Sphinx configuration file %s not "
+					  "found in the repository.",
+				     conf ? conf : "conf.py");
+	}
+	if (job->config && job->config->sphinx_builder) {
+		builder = job->config->sphinx_builder;
+		if (strcmp(builder, "htmldir") == 0)
+			builder = "dirhtml";
+	}
+	lec__job_note_file(job, conf);
+	rc = outdir ? run_sphinx(job, conf, builder, outdir,
+				 "$READTHEDOCS_OUTPUT/html")
+		    : lec__job_fail(job, "out of memory");
+	lec__free(outdir);
+	return rc;
+}
+
+static int build_mkdocs_html(struct lec__job *job)
+{
+	const char *conf = job->config && job->config->mkdocs_configuration
+				   ? job->config->mkdocs_configuration
+				   : "mkdocs.yml";
+	int strict = job->config && job->config->mkdocs_fail_on_warning;
+	char *outdir = lec__path_join(job->output, "html");
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *argv[12];
+	char *display;
+	int n = 0, rc;
+
+	if (!job->pl->has_mkdocs) {
+		lec__free(outdir);
+		return lec__job_fail(job, "MkDocs is not installed: install "
+					  "Debian's mkdocs.");
+	}
+	argv[n++] = job->pl->python;
+	argv[n++] = "-m";
+	argv[n++] = "mkdocs";
+	argv[n++] = "build";
+	argv[n++] = "--clean";
+	argv[n++] = "--site-dir";
+	argv[n++] = outdir;
+	argv[n++] = "--config-file";
+	argv[n++] = conf;
+	if (strict)
+		argv[n++] = "--strict";
+	argv[n] = NULL;
+	lec__buf_printf(&b, "python -m mkdocs build --clean --site-dir "
+			    "$READTHEDOCS_OUTPUT/html --config-file %s%s",
+			conf, strict ? " --strict" : "");
+	display = lec__buf_take(&b);
+	rc = display && outdir ? lec__job_run(job, display, argv,
+					      job->checkout, 0)
+			       : lec__job_fail(job, "out of memory");
+	lec__free(display);
+	lec__free(outdir);
+	return rc;
+}
+
+/* Lectern's own generator runs in-process: it is our code, reading the
+ * checkout and writing the output, and needs no sandbox or Python. */
+static int build_markdown_html(struct lec__job *job)
+{
+	struct lec_mdsite_options opts = LEC_MDSITE_OPTIONS_INIT;
+	struct lec_mdsite_stats stats = { 0 };
+	char *outdir = lec__path_join(job->output, "html");
+	char text[256];
+	int64_t id;
+	int rc;
+
+	if (outdir == NULL || lec__job_record_start(
+				      job, "lectern markdown . "
+					   "$READTHEDOCS_OUTPUT/html",
+				      &id) < 0) {
+		lec__free(outdir);
+		return -1;
+	}
+	opts.title = job->project->name;
+	rc = lec_mdsite_build(job->checkout, outdir, &opts, &stats);
+	if (rc < 0)
+		snprintf(text, sizeof(text), "%s\n", lec_error_last());
+	else
+		snprintf(text, sizeof(text),
+			 "%zu pages, %zu other files, %zu bytes of Markdown "
+			 "→ %zu bytes of HTML\n",
+			 stats.pages, stats.assets, stats.bytes_in,
+			 stats.bytes_out);
+	lec__job_record_text(job, id, text);
+	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	lec__free(outdir);
+	return rc < 0 ? lec__job_fail(job, "The Markdown build failed: %s",
+				      lec_error_last())
+		      : 0;
+}
+
+/* build.commands: the user's commands alone (notes §5.3). */
+static int build_commands(struct lec__job *job)
+{
+	size_t i;
+
+	for (i = 0; i < job->config->commands.len; i++) {
+		const char *cmd = job->config->commands.items[i];
+		const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+		if (lec__job_run(job, cmd, argv, job->checkout, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Formats ------------------------------------------------------------------- */
+
+/* Zip a directory into <output>/htmlzip/<slug>.zip with Python's zipfile
+ * (no zip library among Lectern's dependencies; Python is). */
+static int zip_dir(struct lec__job *job, const char *src)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *dir = lec__path_join(job->output, "htmlzip");
+	char *zip = NULL;
+	int rc;
+
+	if (dir == NULL || lec__mkdirs(dir) < 0) {
+		lec__free(dir);
+		return lec__job_fail(job, "%s", lec_error_last());
+	}
+	lec__buf_printf(&b, "%s/%s.zip", dir, job->project->slug);
+	zip = lec__buf_take(&b);
+	{
+		const char *argv[] = { job->pl->python ? job->pl->python
+						       : "python3",
+				       "-m", "zipfile", "-c", zip, src, NULL };
+
+		rc = zip ? lec__job_run(job, "python -m zipfile -c "
+					     "$READTHEDOCS_OUTPUT/htmlzip/"
+					     "project.zip html",
+					argv, job->build_dir, 0)
+			 : lec__job_fail(job, "out of memory");
+	}
+	lec__free(zip);
+	lec__free(dir);
+	return rc;
+}
+
+/* Move the one file named *.ext from `from` into <output>/<fmt>/<slug>.ext. */
+static int keep_single(struct lec__job *job, const char *from,
+		       const char *fmt, const char *ext)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *dir = lec__path_join(job->output, fmt), *src = NULL, *dst = NULL;
+	DIR *d = opendir(from);
+	struct dirent *e;
+	int found = 0, rc = -1;
+
+	while (d && (e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name), m = strlen(ext);
+
+		if (n > m && strcmp(e->d_name + n - m, ext) == 0 && !found) {
+			src = lec__path_join(from, e->d_name);
+			found = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	lec__buf_printf(&b, "%s/%s%s", dir ? dir : "", job->project->slug, ext);
+	dst = lec__buf_take(&b);
+	if (!found)
+		lec__job_fail(job, "The %s build produced no %s file.", fmt, ext);
+	else if (dir == NULL || dst == NULL || lec__mkdirs(dir) < 0 ||
+		 rename(src, dst) < 0)
+		lec__job_fail(job, "Keeping the %s file failed.", fmt);
+	else
+		rc = 0;
+	lec__free(dir);
+	lec__free(src);
+	lec__free(dst);
+	return rc;
+}
+
+static int sphinx_format(struct lec__job *job, const char *builder,
+			 const char *fmt, const char *ext)
+{
+	char *tmp = lec__path_join(job->build_dir, fmt);
+	struct lec__buf b = LEC__BUF_INIT;
+	char *display;
+	int rc;
+
+	lec__buf_printf(&b, "$READTHEDOCS_OUTPUT/%s", fmt);
+	display = lec__buf_take(&b);
+	rc = tmp && display ? run_sphinx(job, find_conf(job), builder, tmp,
+					 display)
+			    : lec__job_fail(job, "out of memory");
+	if (rc == 0 && strcmp(fmt, "pdf") == 0) {
+		char jobname[300];
+		const char *argv[] = { LATEXMK, "-pdf", "-f", "-dvi-", "-ps-",
+				       jobname, "-interaction=nonstopmode",
+				       NULL };
+
+		snprintf(jobname, sizeof(jobname), "-jobname=%s",
+			 job->project->slug);
+		rc = lec__job_run(job, "latexmk -pdf -f -dvi- -ps- "
+				       "-interaction=nonstopmode",
+				  argv, tmp, 0);
+	}
+	if (rc == 0)
+		rc = strcmp(fmt, "htmlzip") == 0 ? zip_dir(job, tmp)
+						 : keep_single(job, tmp, fmt, ext);
+	lec__free(display);
+	lec__free(tmp);
+	return rc;
+}
+
+static int build_formats(struct lec__job *job, int sphinx)
+{
+	unsigned formats = job->config ? job->config->formats : 0;
+	char *html;
+	int rc = 0;
+
+	if (formats & LEC_FORMAT_HTMLZIP) {
+		if (sphinx) {
+			rc = sphinx_format(job, "singlehtml", "htmlzip", ".zip");
+		} else if ((html = lec__path_join(job->output, "html"))) {
+			rc = zip_dir(job, html);
+			lec__free(html);
+		}
+	}
+	if (rc == 0 && (formats & LEC_FORMAT_EPUB)) {
+		if (sphinx)
+			rc = sphinx_format(job, "epub", "epub", ".epub");
+		else
+			lec__job_note(job, "epub", "EPUB is built for Sphinx "
+						   "projects only; skipped.\n");
+	}
+	if (rc == 0 && (formats & LEC_FORMAT_PDF)) {
+		if (!sphinx)
+			lec__job_note(job, "pdf", "PDF is built for Sphinx "
+						  "projects only; skipped.\n");
+		else if (access(LATEXMK, X_OK) != 0)
+			lec__job_note(job, "pdf",
+				      "PDF needs latexmk and LaTeX, which are "
+				      "not installed (Debian: latexmk, "
+				      "texlive-latex-extra); skipped.\n");
+		else
+			rc = sphinx_format(job, "latex", "pdf", ".pdf");
+	}
+	return rc;
+}
+
+/* Generic builds through build.jobs.build.<format> (notes §5.4). */
+static int build_jobs(struct lec__job *job)
+{
+	return lec__job_hook(job, LEC_RTD_JOB_BUILD_HTML) < 0 ||
+			       lec__job_hook(job, LEC_RTD_JOB_BUILD_HTMLZIP) < 0 ||
+			       lec__job_hook(job, LEC_RTD_JOB_BUILD_EPUB) < 0 ||
+			       lec__job_hook(job, LEC_RTD_JOB_BUILD_PDF) < 0
+		       ? -1
+		       : 0;
+}
+
+int lec__job_build_docs(struct lec__job *job)
+{
+	const struct lec_rtd_config *c = job->config;
+	int rc, sphinx = 0;
+
+	if (lec__job_hook(job, LEC_RTD_JOB_PRE_BUILD) < 0)
+		return -1;
+	if (c && c->commands.len > 0) {
+		rc = build_commands(job);
+	} else if (c && c->doctype == LEC_DOCTYPE_GENERIC) {
+		rc = build_jobs(job);
+	} else if (c && c->doctype == LEC_DOCTYPE_MKDOCS) {
+		rc = build_mkdocs_html(job);
+	} else if (c || find_conf(job)) {
+		/* A configuration without a generator means Sphinx, as at the
+		 * service; without a configuration, conf.py decides. */
+		sphinx = 1;
+		rc = build_sphinx_html(job);
+	} else if (exists_in(job->checkout, "mkdocs.yml")) {
+		rc = build_mkdocs_html(job);
+	} else {
+		rc = build_markdown_html(job);
+	}
+	if (rc == 0 && !(c && c->commands.len > 0) &&
+	    !(c && c->doctype == LEC_DOCTYPE_GENERIC))
+		rc = build_formats(job, sphinx);
+	if (rc == 0)
+		rc = lec__job_hook(job, LEC_RTD_JOB_POST_BUILD);
+	return rc;
+}

@@ -1,0 +1,1281 @@
+/*
+ * The Markdown site generator (lectern/mdsite.h): walks the source tree,
+ * renders every page, then writes each page inside the site's frame (title,
+ * navigation, previous/next) and copies the other files.
+ *
+ * Pages are rendered before any is written because every page's navigation
+ * shows every page's title, which is the page's first h1. Reads and writes
+ * go through directory descriptors (openat) with O_NOFOLLOW so that the walk
+ * never leaves the source tree through a symbolic link, whatever the
+ * repository contains; links are only taken after realpath() shows where
+ * they lead.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lectern/mdsite.h"
+#include "mdsite_internal.h"
+
+/* Directory levels walked: real documentation is a few levels deep; a
+ * deeper tree is generated or hostile and is cut off with a warning. */
+#define MAX_DEPTH 64
+/* Largest page rendered: md4c's offsets are 32-bit and it needs a few times
+ * a page's size in memory. Bigger .md files are copied as they are. */
+#define PAGE_MAX ((off_t)256 << 20)
+/* Longest warning; longer ones are cut. */
+#define WARNING_MAX 1024
+
+#define NO_PAGE ((size_t)-1)
+
+enum nav_kind { NAV_PAGE, NAV_DIR_OPEN, NAV_DIR_CLOSE };
+
+/* The navigation list in order; prev/next follow the same order. */
+struct nav_item {
+	enum nav_kind kind;
+	size_t page;  /* NAV_PAGE; NAV_DIR_OPEN: its index page or NO_PAGE */
+	char *label;  /* NAV_DIR_OPEN without an index page: escaped name */
+};
+
+struct page {
+	char *src_rel;    /* "guide/README.md"; NULL for the generated index */
+	char *read_path;  /* a symbolic link's target, else NULL (src_rel) */
+	char *out_rel;    /* "guide/index.html" */
+	char *dir;        /* "guide": its links resolve from here */
+	char *title;      /* plain text */
+	char *title_html; /* escaped */
+	char *href;       /* out_rel escaped for an attribute */
+	char *body;       /* rendered HTML */
+	unsigned depth;   /* directories between the page and the root */
+	int is_dir_index;
+};
+
+struct asset {
+	char *src_rel;
+	char *read_path; /* as in struct page */
+};
+
+struct site {
+	const char *out_dir;
+	const struct lec_mdsite_options *opts;
+	struct lec_mdsite_stats *stats;
+	int src_fd, out_fd;
+	char src_real[PATH_MAX], out_real[PATH_MAX];
+	struct stat out_st;
+	struct page *pages;
+	size_t npages, pages_cap;
+	struct asset *assets;
+	size_t nassets, assets_cap;
+	struct nav_item *nav;
+	size_t nnav, nav_cap;
+	size_t *order; /* pages in navigation order */
+	size_t norder;
+	struct lec_mdsite__map by_src;  /* page src_rel -> page */
+	struct lec_mdsite__map outputs; /* every written path -> page */
+	struct lec_mdsite__map dirs;    /* output directories made */
+	char *title, *title_html;
+	struct lec_mdsite__buf html; /* the page being written */
+};
+
+/* Small helpers ----------------------------------------------------------- */
+
+static void warn(struct site *s, const char *fmt, ...) LEC__PRINTF(2, 3);
+
+static void warn(struct site *s, const char *fmt, ...)
+{
+	char msg[WARNING_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->stats->warnings++;
+	if (s->opts->warn != NULL)
+		s->opts->warn(msg, s->opts->warn_payload);
+	else
+		fprintf(stderr, "mdsite: warning: %s\n", msg);
+}
+
+/* Make room for one more item in a growable array. */
+static int grow(void **items, size_t *cap, size_t len, size_t size)
+{
+	size_t n = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (len < *cap)
+		return LEC_OK;
+	p = lec__realloc(*items, n * size);
+	LEC__CHECK_ALLOC(p);
+	*items = p;
+	*cap = n;
+	return LEC_OK;
+}
+
+/* "dir/name", or name when dir is empty. Owned by caller. */
+static char *join(const char *dir, const char *name)
+{
+	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+
+	if (dir[0] != '\0') {
+		lec_mdsite__buf_puts(&b, dir);
+		lec_mdsite__buf_putc(&b, '/');
+	}
+	lec_mdsite__buf_puts(&b, name);
+	return lec_mdsite__buf_take(&b);
+}
+
+/* s made valid UTF-8, then HTML-escaped. Owned by caller. */
+static char *escape_text(const char *s)
+{
+	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
+	size_t n = strlen(s);
+
+	if (lec_mdsite__utf8_repair(s, n, &fixed) > 0)
+		lec_mdsite__html_escape(&out, fixed.ptr, fixed.len);
+	else
+		lec_mdsite__html_escape(&out, s, n);
+	if (fixed.oom)
+		out.oom = 1;
+	lec_mdsite__buf_dispose(&fixed);
+	return lec_mdsite__buf_take(&out);
+}
+
+/* s made valid UTF-8. Owned by caller. */
+static char *repaired_strndup(const char *s, size_t n)
+{
+	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+
+	if (lec_mdsite__utf8_repair(s, n, &fixed) == 0)
+		return lec__strndup(s, n);
+	return lec_mdsite__buf_take(&fixed);
+}
+
+static int has_md_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && strcasecmp(name + n - 3, ".md") == 0;
+}
+
+/* Whether the walk leaves out a directory of this name. */
+static int skipped_dir(const char *name, int top)
+{
+	return name[0] == '.' || strcmp(name, "_build") == 0 ||
+	       strcmp(name, "node_modules") == 0 ||
+	       (top && (strcmp(name, "_readthedocs") == 0 ||
+			strcmp(name, "site") == 0));
+}
+
+/* Whether path (absolute, normalised) is root or lies under it. */
+static int path_within(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (n == 1) /* "/" */
+		return 1;
+	return strncmp(path, root, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
+/* Walking ----------------------------------------------------------------- */
+
+enum entry_kind { ENTRY_PAGE, ENTRY_ASSET, ENTRY_DIR };
+
+struct entry {
+	char *name;
+	enum entry_kind kind;
+	char *read_path;
+};
+
+static int compare_entries(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcasecmp(x->name, y->name);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* Whether a symbolic link's target (inside the source, relative to it)
+ * passes through something the walk skips. */
+static int target_skipped(const char *rel)
+{
+	int top = 1;
+
+	while (*rel != '\0') {
+		size_t n = strcspn(rel, "/");
+		char name[NAME_MAX + 1];
+
+		if (n > NAME_MAX)
+			return 1;
+		memcpy(name, rel, n);
+		name[n] = '\0';
+		if (rel[n] == '/' ? skipped_dir(name, top) : name[0] == '.')
+			return 1;
+		rel += n + (rel[n] == '/');
+		top = 0;
+	}
+	return 0;
+}
+
+/* Where a symbolic link leads, when that is a file the site may use:
+ * returns 1 with *read_path (owned by caller) and *st set, 0 when it is
+ * skipped (with a warning), < 0 on error. */
+static int follow_link(struct site *s, const char *rel, char **read_path,
+		       struct stat *st)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	size_t root = strlen(s->src_real);
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", s->src_real, rel) >=
+		    sizeof(path) ||
+	    realpath(path, real) == NULL) {
+		warn(s, "skipping %s: broken symbolic link", rel);
+		return 0;
+	}
+	if (!path_within(real, s->src_real) || strcmp(real, s->src_real) == 0) {
+		warn(s, "skipping %s: symbolic link to %s, outside the source "
+			"directory", rel, real);
+		return 0;
+	}
+	if (path_within(real, s->out_real) ||
+	    target_skipped(real + root + (root > 1))) {
+		warn(s, "skipping %s: symbolic link into a skipped directory",
+		     rel);
+		return 0;
+	}
+	if (stat(real, st) != 0 || !S_ISREG(st->st_mode)) {
+		warn(s, "skipping %s: symbolic links are only followed to "
+			"files", rel);
+		return 0;
+	}
+	*read_path = lec__strdup(real);
+	LEC__CHECK_ALLOC(*read_path);
+	return 1;
+}
+
+/* Classify a directory entry: 1 to keep (kind set), 0 to skip. */
+static int classify(struct site *s, int dir_fd, const char *rel,
+		    struct entry *e, int top)
+{
+	struct stat st;
+	int rc;
+
+	if (fstatat(dir_fd, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		warn(s, "skipping %s: %s", rel, strerror(errno));
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (skipped_dir(e->name, top) ||
+		    (st.st_dev == s->out_st.st_dev &&
+		     st.st_ino == s->out_st.st_ino))
+			return 0;
+		e->kind = ENTRY_DIR;
+		return 1;
+	}
+	if (S_ISLNK(st.st_mode) &&
+	    (rc = follow_link(s, rel, &e->read_path, &st)) <= 0)
+		return rc;
+	if (!S_ISREG(st.st_mode)) {
+		warn(s, "skipping %s: not a regular file", rel);
+		return 0;
+	}
+	e->kind = ENTRY_ASSET;
+	if (has_md_suffix(e->name)) {
+		if (st.st_size <= PAGE_MAX)
+			e->kind = ENTRY_PAGE;
+		else
+			warn(s, "%s is too large to render (over %lld MiB); "
+				"copied as it is", rel,
+			     (long long)(PAGE_MAX >> 20));
+	}
+	return 1;
+}
+
+/* The directory's entries, sorted, without skipped ones. */
+static int read_entries(struct site *s, const char *rel, int top,
+			struct entry **out, size_t *len)
+{
+	struct entry *items = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *dir = NULL;
+	int fd, error = LEC_OK;
+
+	*out = NULL;
+	*len = 0;
+	fd = openat(s->src_fd, top ? "." : rel,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
+		if (top)
+			error = lec__error(LEC_EIO,
+					   "cannot read the source directory "
+					   "%s: %s", s->src_real,
+					   strerror(errno));
+		else
+			warn(s, "skipping %s: %s", rel, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return error;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		struct entry e = { NULL, ENTRY_ASSET, NULL };
+		char *path;
+		int keep;
+
+		if (de->d_name[0] == '.')
+			continue;
+		e.name = lec__strdup(de->d_name);
+		path = join(rel, de->d_name);
+		if (e.name == NULL || path == NULL) {
+			lec__free(e.name);
+			lec__free(path);
+			error = lec__error_oom();
+			break;
+		}
+		keep = classify(s, dirfd(dir), path, &e, top);
+		lec__free(path);
+		if (keep > 0 && (error = grow((void **)&items, &cap, n,
+					      sizeof(*items))) == LEC_OK) {
+			items[n++] = e;
+			continue;
+		}
+		lec__free(e.name);
+		lec__free(e.read_path);
+		if (keep < 0 || error < 0) {
+			error = keep < 0 ? keep : error;
+			break;
+		}
+	}
+	closedir(dir);
+	if (n > 1)
+		qsort(items, n, sizeof(*items), compare_entries);
+	*out = items;
+	*len = n;
+	return error;
+}
+
+static void entries_free(struct entry *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		lec__free(items[i].name);
+		lec__free(items[i].read_path);
+	}
+	lec__free(items);
+}
+
+static int nav_push(struct site *s, enum nav_kind kind, size_t page,
+		    char *label)
+{
+	int error = grow((void **)&s->nav, &s->nav_cap, s->nnav,
+			 sizeof(*s->nav));
+
+	if (error < 0) {
+		lec__free(label);
+		return error;
+	}
+	s->nav[s->nnav].kind = kind;
+	s->nav[s->nnav].page = page;
+	s->nav[s->nnav].label = label;
+	s->nnav++;
+	return LEC_OK;
+}
+
+/* Drop navigation items from `mark` on. */
+static void nav_truncate(struct site *s, size_t mark)
+{
+	while (s->nnav > mark)
+		lec__free(s->nav[--s->nnav].label);
+}
+
+/* Where the page made from rel/name goes. Owned by caller. */
+static char *page_out_rel(const char *rel, const char *name, int is_index)
+{
+	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
+
+	if (rel[0] != '\0') {
+		lec_mdsite__buf_puts(&out, rel);
+		lec_mdsite__buf_putc(&out, '/');
+	}
+	if (is_index)
+		lec_mdsite__buf_puts(&out, "index");
+	else
+		lec_mdsite__buf_add(&out, name, strlen(name) - 3);
+	lec_mdsite__buf_puts(&out, ".html");
+	return lec_mdsite__buf_take(&out);
+}
+
+/* Record a page made from rel/name; *added is 0 when its output path is
+ * taken by another page (warned). */
+static int add_page(struct site *s, const char *rel, struct entry *e,
+		    int is_index, int *added)
+{
+	struct page *p;
+	size_t i;
+	int error;
+
+	*added = 0;
+	if ((error = grow((void **)&s->pages, &s->pages_cap, s->npages,
+			  sizeof(*s->pages))) < 0)
+		return error;
+	p = &s->pages[s->npages];
+	memset(p, 0, sizeof(*p));
+	p->src_rel = join(rel, e->name);
+	p->dir = lec__strdup(rel);
+	p->out_rel = page_out_rel(rel, e->name, is_index);
+	if (p->src_rel == NULL || p->dir == NULL || p->out_rel == NULL) {
+		error = lec__error_oom();
+		goto fail;
+	}
+	if (lec_mdsite__map_get(&s->outputs, p->out_rel,
+				strlen(p->out_rel)) != NULL) {
+		warn(s, "skipping %s: %s is already made from another file",
+		     p->src_rel, p->out_rel);
+		goto fail;
+	}
+	p->is_dir_index = is_index;
+	for (i = 0; p->out_rel[i] != '\0'; i++)
+		p->depth += p->out_rel[i] == '/';
+	if ((error = lec_mdsite__map_put(&s->by_src, p->src_rel,
+					 strlen(p->src_rel), s->npages)) < 0 ||
+	    (error = lec_mdsite__map_put(&s->outputs, p->out_rel,
+					 strlen(p->out_rel), s->npages)) < 0)
+		goto fail;
+	p->read_path = e->read_path;
+	e->read_path = NULL;
+	s->npages++;
+	*added = 1;
+	return LEC_OK;
+fail:
+	lec__free(p->src_rel);
+	lec__free(p->dir);
+	lec__free(p->out_rel);
+	memset(p, 0, sizeof(*p));
+	return error;
+}
+
+/* The directory's index page among its entries: index.md, else README.md
+ * (either in any letter case), or NO_PAGE. */
+static size_t find_index(const struct entry *items, size_t n)
+{
+	static const char *const names[] = { "index.md", "readme.md" };
+	size_t i, k;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		for (i = 0; i < n; i++)
+			if (items[i].kind == ENTRY_PAGE &&
+			    strcasecmp(items[i].name, names[k]) == 0)
+				return i;
+	return NO_PAGE;
+}
+
+static int add_asset(struct site *s, const char *rel, struct entry *e)
+{
+	struct asset *a;
+	int error;
+
+	if ((error = grow((void **)&s->assets, &s->assets_cap, s->nassets,
+			  sizeof(*s->assets))) < 0)
+		return error;
+	a = &s->assets[s->nassets];
+	a->src_rel = join(rel, e->name);
+	LEC__CHECK_ALLOC(a->src_rel);
+	a->read_path = e->read_path;
+	e->read_path = NULL;
+	s->nassets++;
+	return LEC_OK;
+}
+
+static int walk(struct site *s, const char *rel, unsigned depth);
+
+/* Add the directory's pages (index first), assets and subdirectories;
+ * `open` is the directory's NAV_DIR_OPEN item (NO_PAGE at the top). */
+static int walk_entries(struct site *s, const char *rel, unsigned depth,
+			size_t open, struct entry *items, size_t n)
+{
+	size_t index = find_index(items, n), i;
+	int error = LEC_OK, added = 0;
+
+	if (index != NO_PAGE &&
+	    (error = add_page(s, rel, &items[index], 1, &added)) < 0)
+		return error;
+	if (added && open != NO_PAGE)
+		s->nav[open].page = s->npages - 1;
+	else if (added && (error = nav_push(s, NAV_PAGE, s->npages - 1,
+					    NULL)) < 0)
+		return error;
+	for (i = 0; i < n && error == LEC_OK; i++) {
+		if (i == index || items[i].kind == ENTRY_DIR)
+			continue;
+		if (items[i].kind == ENTRY_ASSET) {
+			error = add_asset(s, rel, &items[i]);
+			continue;
+		}
+		error = add_page(s, rel, &items[i], 0, &added);
+		if (error == LEC_OK && added)
+			error = nav_push(s, NAV_PAGE, s->npages - 1, NULL);
+	}
+	for (i = 0; i < n && error == LEC_OK; i++) {
+		char *sub;
+
+		if (items[i].kind != ENTRY_DIR)
+			continue;
+		if ((sub = join(rel, items[i].name)) == NULL)
+			return lec__error_oom();
+		error = walk(s, sub, depth + 1);
+		lec__free(sub);
+	}
+	return error;
+}
+
+/* A subdirectory shows in the navigation as an item holding its pages,
+ * labelled with its index page (or its name); one without pages does not
+ * show, one with only an index page shows as that page. */
+static int walk(struct site *s, const char *rel, unsigned depth)
+{
+	struct entry *items = NULL;
+	size_t n = 0, mark = s->nnav, first = s->npages;
+	int error;
+
+	if (depth > MAX_DEPTH) {
+		warn(s, "skipping %s: more than %d directories deep", rel,
+		     MAX_DEPTH);
+		return LEC_OK;
+	}
+	if ((error = read_entries(s, rel, depth == 0, &items, &n)) < 0)
+		goto done;
+	if (depth > 0) {
+		const char *name = strrchr(rel, '/');
+		char *label = escape_text(name ? name + 1 : rel);
+
+		if (label == NULL) {
+			error = LEC_ENOMEM;
+			goto done;
+		}
+		if ((error = nav_push(s, NAV_DIR_OPEN, NO_PAGE, label)) < 0)
+			goto done;
+	}
+	if ((error = walk_entries(s, rel, depth, depth ? mark : NO_PAGE, items,
+				  n)) < 0 ||
+	    depth == 0)
+		goto done;
+	if (s->npages == first) {
+		nav_truncate(s, mark);
+	} else if (s->nnav == mark + 1 && s->nav[mark].page != NO_PAGE) {
+		lec__free(s->nav[mark].label);
+		s->nav[mark].label = NULL;
+		s->nav[mark].kind = NAV_PAGE;
+	} else {
+		error = nav_push(s, NAV_DIR_CLOSE, NO_PAGE, NULL);
+	}
+done:
+	entries_free(items, n);
+	return error;
+}
+
+/* Rendering --------------------------------------------------------------- */
+
+static const char *resolve_page(const char *src_rel, void *payload)
+{
+	const struct site *s = payload;
+	size_t *i = lec_mdsite__map_get(&s->by_src, src_rel, strlen(src_rel));
+
+	return i ? s->pages[*i].out_rel : NULL;
+}
+
+/* Read a whole file into buf; < 0 with errno set on failure. */
+static int read_file(struct site *s, const struct page *p,
+		     struct lec_mdsite__buf *buf)
+{
+	const char *path = p->read_path ? p->read_path : p->src_rel;
+	struct stat st;
+	int fd = openat(s->src_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = -1;
+
+	buf->len = 0;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		goto done;
+	if (!S_ISREG(st.st_mode) || st.st_size > PAGE_MAX) {
+		errno = EINVAL;
+		goto done;
+	}
+	if (!lec_mdsite__buf_reserve(buf, (size_t)st.st_size + 1)) {
+		errno = ENOMEM;
+		goto done;
+	}
+	for (;;) {
+		ssize_t got;
+
+		if (buf->cap - buf->len < 2 &&
+		    !lec_mdsite__buf_reserve(buf, buf->len)) {
+			errno = ENOMEM;
+			goto done;
+		}
+		got = read(fd, buf->ptr + buf->len, buf->cap - buf->len - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto done;
+		if (got == 0)
+			break;
+		buf->len += (size_t)got;
+	}
+	rc = buf->len > (size_t)PAGE_MAX ? -1 : 0;
+	if (rc < 0)
+		errno = EFBIG;
+done:
+	close(fd);
+	return rc;
+}
+
+/* The Markdown of a page as md4c must get it: valid UTF-8, no BOM. */
+static void prepare_text(struct lec_mdsite__buf *raw,
+			 struct lec_mdsite__buf *fixed, const char **md,
+			 size_t *n)
+{
+	fixed->len = 0;
+	*md = raw->ptr ? raw->ptr : "";
+	*n = raw->len;
+	if (lec_mdsite__utf8_repair(*md, *n, fixed) > 0) {
+		*md = fixed->ptr;
+		*n = fixed->len;
+	}
+	if (*n >= 3 && memcmp(*md, "\xEF\xBB\xBF", 3) == 0) {
+		*md += 3;
+		*n -= 3;
+	}
+}
+
+static int render_page(struct site *s, struct page *p,
+		       struct lec_mdsite__buf *raw,
+		       struct lec_mdsite__buf *fixed)
+{
+	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
+	struct lec_mdsite__links links;
+	const char *md;
+	size_t n;
+	int error;
+
+	if (read_file(s, p, raw) < 0) {
+		if (errno == ENOMEM)
+			return lec__error_oom();
+		warn(s, "cannot read %s: %s", p->src_rel, strerror(errno));
+		p->body = lec__strdup("<p>The source of this page could not "
+				      "be read.</p>\n");
+		LEC__CHECK_ALLOC(p->body);
+		return LEC_OK;
+	}
+	s->stats->bytes_in += raw->len;
+	prepare_text(raw, fixed, &md, &n);
+	if (fixed->oom)
+		return lec__error_oom();
+	links.page_dir = p->dir;
+	links.resolve = resolve_page;
+	links.payload = s;
+	error = lec_mdsite__render(md, n, &links, &body, &p->title);
+	if (error == LEC_OK && (p->body = lec_mdsite__buf_take(&body)) == NULL)
+		error = LEC_ENOMEM;
+	lec_mdsite__buf_dispose(&body);
+	if (error < 0 && error != LEC_ENOMEM) {
+		char why[WARNING_MAX];
+
+		snprintf(why, sizeof(why), "%s", lec_error_last());
+		return lec__error(error, "%s: %s", p->src_rel, why);
+	}
+	return error;
+}
+
+static int render_pages(struct site *s)
+{
+	struct lec_mdsite__buf raw = LEC_MDSITE__BUF_INIT;
+	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+	size_t i;
+	int error = LEC_OK;
+
+	for (i = 0; i < s->npages && error == LEC_OK; i++)
+		error = render_page(s, &s->pages[i], &raw, &fixed);
+	lec_mdsite__buf_dispose(&raw);
+	lec_mdsite__buf_dispose(&fixed);
+	return error;
+}
+
+/* Titles ------------------------------------------------------------------ */
+
+/* The site's title: the option, else the top index page's h1, else the
+ * source directory's name. */
+static int site_title(struct site *s)
+{
+	size_t *top = lec_mdsite__map_get(&s->outputs, "index.html", 10);
+	const char *name = strrchr(s->src_real, '/');
+
+	if (s->opts->title != NULL && s->opts->title[0] != '\0')
+		s->title = repaired_strndup(s->opts->title,
+					    strlen(s->opts->title));
+	else if (top != NULL && s->pages[*top].title != NULL)
+		s->title = lec__strdup(s->pages[*top].title);
+	else
+		s->title = lec__strdup(name && name[1] ? name + 1
+						       : "Documentation");
+	LEC__CHECK_ALLOC(s->title);
+	s->title_html = escape_text(s->title);
+	LEC__CHECK_ALLOC(s->title_html);
+	return LEC_OK;
+}
+
+/* A page without an h1 is named after its file (a directory's index page
+ * after the directory; the top one after the site). */
+static int page_titles(struct site *s)
+{
+	size_t i;
+	int error;
+
+	if ((error = site_title(s)) < 0)
+		return error;
+	for (i = 0; i < s->npages; i++) {
+		struct page *p = &s->pages[i];
+		const char *name;
+
+		if (p->title == NULL && p->is_dir_index && p->dir[0] == '\0') {
+			p->title = lec__strdup(s->title);
+		} else if (p->title == NULL && p->is_dir_index) {
+			name = strrchr(p->dir, '/');
+			name = name ? name + 1 : p->dir;
+			p->title = repaired_strndup(name, strlen(name));
+		} else if (p->title == NULL) {
+			name = strrchr(p->src_rel, '/');
+			name = name ? name + 1 : p->src_rel;
+			p->title = repaired_strndup(name, strlen(name) - 3);
+		}
+		LEC__CHECK_ALLOC(p->title);
+		if ((p->title_html = escape_text(p->title)) == NULL)
+			return LEC_ENOMEM;
+		{
+			struct lec_mdsite__buf href = LEC_MDSITE__BUF_INIT;
+
+			lec_mdsite__url_escape(&href, p->out_rel,
+					       strlen(p->out_rel));
+			if ((p->href = lec_mdsite__buf_take(&href)) == NULL)
+				return LEC_ENOMEM;
+		}
+	}
+	return LEC_OK;
+}
+
+/* Navigation -------------------------------------------------------------- */
+
+static void put_link(struct site *s, struct lec_mdsite__buf *out,
+		     size_t page, size_t current, const char *prefix)
+{
+	const struct page *p = &s->pages[page];
+
+	lec_mdsite__buf_puts(out, "<a href=\"");
+	lec_mdsite__buf_puts(out, prefix);
+	lec_mdsite__buf_puts(out, p->href);
+	lec_mdsite__buf_puts(out, page == current ? "\" aria-current=\"page\">"
+						  : "\">");
+	lec_mdsite__buf_puts(out, p->title_html);
+	lec_mdsite__buf_puts(out, "</a>");
+}
+
+/* The navigation as a nested list; links start with prefix (the way back
+ * to the root), `current` is marked, `omit` left out (NO_PAGE: none). */
+static void put_nav(struct site *s, struct lec_mdsite__buf *out,
+		    size_t current, const char *prefix, size_t omit)
+{
+	size_t i;
+
+	lec_mdsite__buf_puts(out, "<ul>\n");
+	for (i = 0; i < s->nnav; i++) {
+		const struct nav_item *item = &s->nav[i];
+
+		switch (item->kind) {
+		case NAV_PAGE:
+			if (item->page == omit)
+				break;
+			lec_mdsite__buf_puts(out, "<li>");
+			put_link(s, out, item->page, current, prefix);
+			lec_mdsite__buf_puts(out, "</li>\n");
+			break;
+		case NAV_DIR_OPEN:
+			lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
+			if (item->page != NO_PAGE) {
+				put_link(s, out, item->page, current, prefix);
+			} else {
+				lec_mdsite__buf_puts(out, "<span>");
+				lec_mdsite__buf_puts(out, item->label);
+				lec_mdsite__buf_puts(out, "</span>");
+			}
+			lec_mdsite__buf_puts(out, "\n<ul>\n");
+			break;
+		case NAV_DIR_CLOSE:
+			lec_mdsite__buf_puts(out, "</ul>\n</li>\n");
+			break;
+		}
+	}
+	lec_mdsite__buf_puts(out, "</ul>\n");
+}
+
+/* The pages in navigation order, for previous/next. */
+static int nav_order(struct site *s)
+{
+	size_t i;
+
+	s->order = lec__calloc(s->npages ? s->npages : 1, sizeof(*s->order));
+	LEC__CHECK_ALLOC(s->order);
+	for (i = 0; i < s->nnav; i++)
+		if (s->nav[i].page != NO_PAGE)
+			s->order[s->norder++] = s->nav[i].page;
+	return LEC_OK;
+}
+
+/* The top index.html when the source has neither index.md nor README.md:
+ * the site's title and a list of every page. */
+static int generate_index(struct site *s)
+{
+	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
+	struct lec_mdsite__buf id = LEC_MDSITE__BUF_INIT;
+	struct page *p;
+	size_t index = s->npages;
+	int error;
+
+	if (lec_mdsite__map_get(&s->outputs, "index.html", 10) != NULL)
+		return LEC_OK;
+	if ((error = grow((void **)&s->pages, &s->pages_cap, s->npages,
+			  sizeof(*s->pages))) < 0 ||
+	    (error = nav_push(s, NAV_PAGE, index, NULL)) < 0)
+		return error;
+	/* First in the navigation. */
+	memmove(s->nav + 1, s->nav, (s->nnav - 1) * sizeof(*s->nav));
+	s->nav[0].kind = NAV_PAGE;
+	s->nav[0].page = index;
+	s->nav[0].label = NULL;
+	p = &s->pages[index];
+	memset(p, 0, sizeof(*p));
+	s->npages++;
+	p->is_dir_index = 1;
+	p->dir = lec__strdup("");
+	p->out_rel = lec__strdup("index.html");
+	p->href = lec__strdup("index.html");
+	p->title = lec__strdup(s->title);
+	p->title_html = lec__strdup(s->title_html);
+	lec_mdsite__slugify(&id, s->title, strlen(s->title));
+	lec_mdsite__buf_putc(&id, '\0');
+	lec_mdsite__buf_puts(&body, "<h1 id=\"");
+	lec_mdsite__buf_puts(&body, id.ptr ? id.ptr : "");
+	lec_mdsite__buf_puts(&body, "\">");
+	lec_mdsite__buf_puts(&body, s->title_html);
+	lec_mdsite__buf_puts(&body, "<a class=\"headerlink\" href=\"#");
+	lec_mdsite__buf_puts(&body, id.ptr ? id.ptr : "");
+	lec_mdsite__buf_puts(&body, "\" title=\"Link to this heading\">"
+				    "\xC2\xB6</a></h1>\n");
+	if (s->npages > 1)
+		put_nav(s, &body, NO_PAGE, "", index);
+	else
+		lec_mdsite__buf_puts(&body, "<p>This site has no pages.</p>\n");
+	p->body = lec_mdsite__buf_take(&body);
+	lec_mdsite__buf_dispose(&id);
+	if (!p->dir || !p->out_rel || !p->href || !p->title ||
+	    !p->title_html || !p->body)
+		return lec__error_oom();
+	return lec_mdsite__map_put(&s->outputs, "index.html", 10, index);
+}
+
+/* Writing ----------------------------------------------------------------- */
+
+/* Make the output directory rel (and its parents) once. */
+static int make_dir(struct site *s, const char *rel, size_t n)
+{
+	char path[PATH_MAX];
+	size_t parent = n;
+	int error;
+
+	if (n == 0 || lec_mdsite__map_get(&s->dirs, rel, n) != NULL)
+		return LEC_OK;
+	if (n >= sizeof(path))
+		return lec__error(LEC_EIO, "cannot create %s/%.*s: path too "
+					   "long", s->out_dir, (int)n, rel);
+	while (parent > 0 && rel[parent - 1] != '/')
+		parent--;
+	if (parent > 0 && (error = make_dir(s, rel, parent - 1)) < 0)
+		return error;
+	memcpy(path, rel, n);
+	path[n] = '\0';
+	if (mkdirat(s->out_fd, path, 0755) != 0 && errno != EEXIST)
+		return lec__error(LEC_EIO, "cannot create %s/%s: %s",
+				  s->out_dir, path, strerror(errno));
+	return lec_mdsite__map_put(&s->dirs, rel, n, 1);
+}
+
+static int make_parent(struct site *s, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	return slash ? make_dir(s, rel, (size_t)(slash - rel)) : LEC_OK;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_file(struct site *s, const char *rel, const char *data,
+		      size_t len)
+{
+	int fd, error;
+
+	if ((error = make_parent(s, rel)) < 0)
+		return error;
+	fd = openat(s->out_fd, rel,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0644);
+	if (fd < 0)
+		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
+				  s->out_dir, rel, strerror(errno));
+	if (write_all(fd, data, len) < 0) {
+		error = lec__error(LEC_EIO, "cannot write %s/%s: %s",
+				   s->out_dir, rel, strerror(errno));
+		close(fd);
+		return error;
+	}
+	if (close(fd) != 0)
+		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
+				  s->out_dir, rel, strerror(errno));
+	s->stats->bytes_out += len;
+	return LEC_OK;
+}
+
+static void put_neighbour(struct site *s, struct lec_mdsite__buf *out,
+			  size_t page, const char *prefix, int next)
+{
+	lec_mdsite__buf_puts(out, next ? "<a class=\"next\" rel=\"next\""
+				       : "<a class=\"prev\" rel=\"prev\"");
+	lec_mdsite__buf_puts(out, " href=\"");
+	lec_mdsite__buf_puts(out, prefix);
+	lec_mdsite__buf_puts(out, s->pages[page].href);
+	lec_mdsite__buf_puts(out, next ? "\"><span>Next</span>"
+				       : "\"><span>Previous</span>");
+	lec_mdsite__buf_puts(out, s->pages[page].title_html);
+	lec_mdsite__buf_puts(out, "</a>\n");
+}
+
+/* The whole document of the page at position `at` of the order. */
+static void put_page(struct site *s, size_t at)
+{
+	struct lec_mdsite__buf *out = &s->html;
+	size_t page = s->order[at];
+	const struct page *p = &s->pages[page];
+	char prefix[3 * MAX_DEPTH + 4];
+	unsigned i;
+
+	for (i = 0; i < p->depth && i < MAX_DEPTH + 1; i++)
+		memcpy(prefix + 3 * i, "../", 3);
+	prefix[3 * i] = '\0';
+	out->len = 0;
+	lec_mdsite__buf_puts(out, "<!DOCTYPE html>\n<html>\n<head>\n"
+		"<meta charset=\"utf-8\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width, "
+		"initial-scale=1\">\n"
+		"<meta name=\"generator\" content=\"Lectern\">\n<title>");
+	lec_mdsite__buf_puts(out, p->title_html);
+	if (strcmp(p->title, s->title) != 0) {
+		lec_mdsite__buf_puts(out, " \xE2\x80\x94 ");
+		lec_mdsite__buf_puts(out, s->title_html);
+	}
+	lec_mdsite__buf_puts(out, "</title>\n<link rel=\"stylesheet\" href=\"");
+	lec_mdsite__buf_puts(out, prefix);
+	lec_mdsite__buf_puts(out, LEC_MDSITE_STYLESHEET "\">\n</head>\n<body>\n"
+				  "<header class=\"site-header\">"
+				  "<a class=\"site-title\" href=\"");
+	lec_mdsite__buf_puts(out, prefix);
+	lec_mdsite__buf_puts(out, "index.html\">");
+	lec_mdsite__buf_puts(out, s->title_html);
+	lec_mdsite__buf_puts(out, "</a></header>\n<div class=\"site\">\n"
+				  "<nav class=\"site-nav\" "
+				  "aria-label=\"Pages\">\n");
+	put_nav(s, out, page, prefix, NO_PAGE);
+	lec_mdsite__buf_puts(out, "</nav>\n<div class=\"page\">\n<main>\n");
+	lec_mdsite__buf_puts(out, p->body);
+	lec_mdsite__buf_puts(out, "</main>\n<footer class=\"page-footer\">\n");
+	if (at > 0)
+		put_neighbour(s, out, s->order[at - 1], prefix, 0);
+	if (at + 1 < s->norder)
+		put_neighbour(s, out, s->order[at + 1], prefix, 1);
+	lec_mdsite__buf_puts(out, "</footer>\n</div>\n</div>\n"
+				  "</body>\n</html>\n");
+}
+
+static int write_pages(struct site *s)
+{
+	size_t at;
+	int error;
+
+	for (at = 0; at < s->norder; at++) {
+		put_page(s, at);
+		if (s->html.oom)
+			return lec__error_oom();
+		if ((error = write_file(s, s->pages[s->order[at]].out_rel,
+					s->html.ptr, s->html.len)) < 0)
+			return error;
+		s->stats->pages++;
+	}
+	return write_file(s, LEC_MDSITE_STYLESHEET, lec_mdsite__css,
+			  lec_mdsite__css_len);
+}
+
+/* Assets ------------------------------------------------------------------ */
+
+/* Copy the open file `in` to rel: bytes through the kernel when it can,
+ * else through a buffer. */
+static int copy_data(struct site *s, int in, const char *rel)
+{
+	char chunk[1 << 16];
+	int out, error = LEC_OK;
+	ssize_t n;
+
+	out = openat(s->out_fd, rel,
+		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		     0644);
+	if (out < 0)
+		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
+				  s->out_dir, rel, strerror(errno));
+	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
+		;
+	if (n < 0) {
+		if (lseek(in, 0, SEEK_SET) != 0 || ftruncate(out, 0) != 0 ||
+		    lseek(out, 0, SEEK_SET) != 0)
+			n = -1;
+		else
+			while ((n = read(in, chunk, sizeof(chunk))) > 0 &&
+			       write_all(out, chunk, (size_t)n) == 0)
+				;
+	}
+	if (n != 0)
+		error = lec__error(LEC_EIO, "cannot copy to %s/%s: %s",
+				   s->out_dir, rel, strerror(errno));
+	if (close(out) != 0 && error == LEC_OK)
+		error = lec__error(LEC_EIO, "cannot write %s/%s: %s",
+				   s->out_dir, rel, strerror(errno));
+	return error;
+}
+
+/* Hard-link the asset into the output when both are on one file system,
+ * else copy it. The link is made from the descriptor opened without
+ * following links, so what lands in the site is the file that was checked. */
+static int copy_asset(struct site *s, const struct asset *a)
+{
+	const char *path = a->read_path ? a->read_path : a->src_rel;
+	char proc[64];
+	struct stat st;
+	int in, error;
+
+	if (lec_mdsite__map_get(&s->outputs, a->src_rel, strlen(a->src_rel))) {
+		warn(s, "skipping %s: a generated file has the same name",
+		     a->src_rel);
+		return LEC_OK;
+	}
+	in = openat(s->src_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+		warn(s, "cannot read %s: %s", a->src_rel,
+		     in < 0 ? strerror(errno) : "not a regular file");
+		if (in >= 0)
+			close(in);
+		return LEC_OK;
+	}
+	if ((error = make_parent(s, a->src_rel)) < 0)
+		goto done;
+	if (unlinkat(s->out_fd, a->src_rel, 0) != 0 && errno != ENOENT) {
+		error = lec__error(LEC_EIO, "cannot replace %s/%s: %s",
+				   s->out_dir, a->src_rel, strerror(errno));
+		goto done;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
+	if (linkat(AT_FDCWD, proc, s->out_fd, a->src_rel, AT_SYMLINK_FOLLOW) !=
+		    0 &&
+	    (error = copy_data(s, in, a->src_rel)) < 0)
+		goto done;
+	s->stats->assets++;
+done:
+	close(in);
+	return error;
+}
+
+static int copy_assets(struct site *s)
+{
+	size_t i;
+	int error;
+
+	for (i = 0; i < s->nassets; i++)
+		if ((error = copy_asset(s, &s->assets[i])) < 0)
+			return error;
+	return LEC_OK;
+}
+
+/* The build --------------------------------------------------------------- */
+
+/* mkdir -p */
+static int make_out_dir(const char *out_dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(out_dir), i;
+
+	if (n >= sizeof(path))
+		return lec__error(LEC_EIO, "cannot create %s: path too long",
+				  out_dir);
+	memcpy(path, out_dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return lec__error(LEC_EIO,
+					  "cannot create the output directory "
+					  "%s: %s", out_dir, strerror(errno));
+		path[i] = i < n ? '/' : '\0';
+	}
+	return LEC_OK;
+}
+
+static int open_source(struct site *s, const char *src_dir)
+{
+	struct stat st;
+
+	if (stat(src_dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		return lec__error(LEC_ENOTFOUND,
+				  "the source directory %s does not exist",
+				  src_dir);
+	if (realpath(src_dir, s->src_real) == NULL ||
+	    (s->src_fd = open(s->src_real, O_RDONLY | O_DIRECTORY |
+						   O_CLOEXEC)) < 0)
+		return lec__error(LEC_EIO,
+				  "cannot read the source directory %s: %s",
+				  src_dir, strerror(errno));
+	return LEC_OK;
+}
+
+static int open_output(struct site *s, const char *out_dir)
+{
+	int error;
+
+	if ((error = make_out_dir(out_dir)) < 0)
+		return error;
+	if (realpath(out_dir, s->out_real) == NULL ||
+	    (s->out_fd = open(s->out_real, O_RDONLY | O_DIRECTORY |
+						   O_CLOEXEC)) < 0 ||
+	    fstat(s->out_fd, &s->out_st) != 0)
+		return lec__error(LEC_EIO,
+				  "cannot use the output directory %s: %s",
+				  out_dir, strerror(errno));
+	if (path_within(s->src_real, s->out_real))
+		return lec__error(LEC_EINVALID,
+				  "the output directory %s must not contain "
+				  "the source directory", out_dir);
+	if (faccessat(s->out_fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
+		return lec__error(LEC_EIO,
+				  "cannot write to the output directory %s: %s",
+				  out_dir, strerror(errno));
+	return LEC_OK;
+}
+
+static void site_dispose(struct site *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->npages; i++) {
+		struct page *p = &s->pages[i];
+
+		lec__free(p->src_rel);
+		lec__free(p->read_path);
+		lec__free(p->out_rel);
+		lec__free(p->dir);
+		lec__free(p->title);
+		lec__free(p->title_html);
+		lec__free(p->href);
+		lec__free(p->body);
+	}
+	lec__free(s->pages);
+	for (i = 0; i < s->nassets; i++) {
+		lec__free(s->assets[i].src_rel);
+		lec__free(s->assets[i].read_path);
+	}
+	lec__free(s->assets);
+	nav_truncate(s, 0);
+	lec__free(s->nav);
+	lec__free(s->order);
+	lec_mdsite__map_dispose(&s->by_src);
+	lec_mdsite__map_dispose(&s->outputs);
+	lec_mdsite__map_dispose(&s->dirs);
+	lec__free(s->title);
+	lec__free(s->title_html);
+	lec_mdsite__buf_dispose(&s->html);
+	if (s->src_fd >= 0)
+		close(s->src_fd);
+	if (s->out_fd >= 0)
+		close(s->out_fd);
+}
+
+int lec_mdsite_build(const char *src_dir, const char *out_dir,
+		     const struct lec_mdsite_options *opts,
+		     struct lec_mdsite_stats *stats)
+{
+	static const struct lec_mdsite_options defaults =
+		LEC_MDSITE_OPTIONS_INIT;
+	struct lec_mdsite_stats unused;
+	struct site *s;
+	int error;
+
+	lec_error_clear();
+	if (stats == NULL)
+		stats = &unused;
+	memset(stats, 0, sizeof(*stats));
+	if (src_dir == NULL || src_dir[0] == '\0' || out_dir == NULL ||
+	    out_dir[0] == '\0')
+		return lec__error(LEC_EINVALID,
+				  "a source and an output directory are "
+				  "needed");
+	if (opts != NULL && opts->version != LEC_MDSITE_OPTIONS_VERSION)
+		return lec__error(LEC_EINVALID,
+				  "unknown mdsite options version %u",
+				  opts->version);
+	s = lec__calloc(1, sizeof(*s));
+	LEC__CHECK_ALLOC(s);
+	s->src_fd = s->out_fd = -1;
+	s->opts = opts ? opts : &defaults;
+	s->stats = stats;
+	s->out_dir = out_dir;
+	if ((error = open_source(s, src_dir)) < 0 ||
+	    (error = open_output(s, out_dir)) < 0 ||
+	    (error = walk(s, "", 0)) < 0 ||
+	    (error = render_pages(s)) < 0 || (error = page_titles(s)) < 0 ||
+	    (error = generate_index(s)) < 0 ||
+	    (error = lec_mdsite__map_put(&s->outputs, LEC_MDSITE_STYLESHEET,
+					 strlen(LEC_MDSITE_STYLESHEET),
+					 NO_PAGE)) < 0 ||
+	    (error = nav_order(s)) < 0 || (error = write_pages(s)) < 0)
+		goto done;
+	error = copy_assets(s);
+done:
+	site_dispose(s);
+	lec__free(s);
+	return error;
+}

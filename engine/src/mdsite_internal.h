@@ -1,0 +1,139 @@
+/*
+ * What the Markdown site generator's files share: a byte buffer, a string
+ * map, the text helpers (UTF-8 repair, HTML and URL escaping, heading slugs),
+ * link rewriting, and the md4c renderer that turns one page's Markdown into
+ * its HTML body. mdsite.c builds the site from these; the unit tests call
+ * them directly.
+ */
+#ifndef LECTERN_MDSITE_INTERNAL_H
+#define LECTERN_MDSITE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "internal.h"
+
+/* Longest heading id in bytes: ids end up in URLs, and a whole paragraph
+ * set as a heading should not make one kilobytes long. */
+#define LEC_MDSITE_SLUG_MAX 120
+
+/* Buffer ------------------------------------------------------------------ */
+
+/* A growable byte buffer; after a failed allocation `oom` stays set and
+ * further appends do nothing, so callers check once at the end. */
+struct lec_mdsite__buf {
+	char *ptr;
+	size_t len;
+	size_t cap;
+	int oom;
+};
+#define LEC_MDSITE__BUF_INIT { NULL, 0, 0, 0 }
+
+void lec_mdsite__buf_add(struct lec_mdsite__buf *b, const char *s, size_t n);
+void lec_mdsite__buf_puts(struct lec_mdsite__buf *b, const char *s);
+void lec_mdsite__buf_putc(struct lec_mdsite__buf *b, char c);
+/* Make room for n more bytes (e.g. before writing a NUL past len). */
+int lec_mdsite__buf_reserve(struct lec_mdsite__buf *b, size_t n);
+/* The contents as a NUL-terminated string owned by the caller (lec__free);
+ * NULL and an out-of-memory error when an append failed. Empties b. */
+char *lec_mdsite__buf_take(struct lec_mdsite__buf *b);
+void lec_mdsite__buf_dispose(struct lec_mdsite__buf *b);
+
+/* Map --------------------------------------------------------------------- */
+
+/* Strings (copied) to numbers, by open addressing. */
+struct lec_mdsite__map_slot {
+	char *key; /* NULL: empty */
+	size_t value;
+};
+struct lec_mdsite__map {
+	struct lec_mdsite__map_slot *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t len;
+};
+#define LEC_MDSITE__MAP_INIT { NULL, 0, 0 }
+
+/* The value stored for key (n bytes), or NULL when absent. */
+size_t *lec_mdsite__map_get(const struct lec_mdsite__map *m, const char *key,
+			    size_t n);
+/* Store value for key, replacing an older one. LEC_OK or LEC_ENOMEM. */
+int lec_mdsite__map_put(struct lec_mdsite__map *m, const char *key, size_t n,
+			size_t value);
+void lec_mdsite__map_dispose(struct lec_mdsite__map *m);
+
+/* Text -------------------------------------------------------------------- */
+
+/* If s is not valid UTF-8, append to out a copy with each maximal invalid
+ * subsequence replaced by U+FFFD (the WHATWG decoder's rule) and return how
+ * many were replaced; return 0 and leave out alone when s is valid. */
+size_t lec_mdsite__utf8_repair(const char *s, size_t n,
+			       struct lec_mdsite__buf *out);
+
+/* Append s escaped for HTML text and double-quoted attributes. */
+void lec_mdsite__html_escape(struct lec_mdsite__buf *out, const char *s,
+			     size_t n);
+
+/* Append a URL for a double-quoted attribute: bytes outside the URL-safe
+ * set are percent-encoded (existing %XX kept), '&' becomes &amp;. */
+void lec_mdsite__url_escape(struct lec_mdsite__buf *out, const char *s,
+			    size_t n);
+
+/* Append the UTF-8 text an entity stands for ("&amp;", "&#233;",
+ * "&#xE9;"); returns 0 without appending when the name is unknown. Invalid
+ * code points give U+FFFD, as CommonMark says. */
+int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
+			      size_t n);
+
+/* Append the slug of a heading's text: letters and digits (any script)
+ * lowercased, every other run of characters one '-', none at either end,
+ * at most LEC_MDSITE_SLUG_MAX bytes; "section" when nothing is left. */
+void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *s,
+			 size_t n);
+
+/* Make the slug in id unique among the ids already handed out on the page
+ * (`used`), GitHub's way: the first "x" stays "x", later ones become
+ * "x-1", "x-2", ..., skipping any taken. LEC_OK or LEC_ENOMEM. */
+int lec_mdsite__unique_id(struct lec_mdsite__map *used,
+			  struct lec_mdsite__buf *id);
+
+/* Links ------------------------------------------------------------------- */
+
+/* The output path (e.g. "guide/index.html") of the page made from the
+ * source path src_rel (normalised, relative to the source root), or NULL
+ * when no page comes from it. */
+typedef const char *(*lec_mdsite__resolve_fn)(const char *src_rel,
+					       void *payload);
+
+struct lec_mdsite__links {
+	const char *page_dir; /* the page's directory: "" or "guide/sub" */
+	lec_mdsite__resolve_fn resolve;
+	void *payload;
+};
+
+/* Append href as the generated page must carry it: a relative link to a .md
+ * file points at the .html page made from it (README.md that became its
+ * directory's index.html points there), keeping ?query and #fragment;
+ * anything else (URLs with a scheme, mailto:, paths from the root, #anchors,
+ * other files) is appended unchanged. Not escaped. */
+void lec_mdsite__rewrite_href(struct lec_mdsite__buf *out, const char *href,
+			      size_t n, const struct lec_mdsite__links *links);
+
+/* Normalise dir + "/" + path ("." and ".." resolved, empty segments
+ * dropped) into out; returns 0 when ".." climbs above the root. */
+int lec_mdsite__join_path(struct lec_mdsite__buf *out, const char *dir,
+			  const char *path, size_t n);
+
+/* Rendering --------------------------------------------------------------- */
+
+/* Render one page's Markdown (valid UTF-8) with GitHub's dialect, appending
+ * its HTML to body. *title gets the text of the first h1 (owned by the
+ * caller) or NULL. Headings carry unique ids and a headerlink anchor; links
+ * are rewritten through `links`. LEC_OK, LEC_ENOMEM or LEC_ERROR. */
+int lec_mdsite__render(const char *md, size_t n,
+		       const struct lec_mdsite__links *links,
+		       struct lec_mdsite__buf *body, char **title);
+
+/* The stylesheet, themes/site.css compiled in. */
+extern const char lec_mdsite__css[];
+extern const size_t lec_mdsite__css_len;
+
+#endif

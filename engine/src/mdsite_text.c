@@ -1,0 +1,464 @@
+/*
+ * Text helpers of the Markdown site generator: the byte buffer and string map
+ * it builds pages with, UTF-8 repair (a page with stray Latin-1 bytes must
+ * still render, never crash), HTML and URL escaping, entity decoding, and
+ * heading slugs with GitHub's way of telling duplicates apart. Everything
+ * here runs once per byte of every page, so the common cases (ASCII, nothing
+ * to escape) are handled in bulk.
+ */
+#include <libxml/HTMLparser.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unicase.h>
+#include <unictype.h>
+#include <unistr.h>
+
+#include "mdsite_internal.h"
+
+/* First buffer allocation: most appends are small, most pages a few KB. */
+#define BUF_MIN_CAP 256
+/* First map size; it doubles when 3/4 full. */
+#define MAP_MIN_CAP 64
+/* The most digits a numeric entity may have (CommonMark). */
+#define ENTITY_DIGITS_MAX 8
+
+static const char replacement_char[] = "\xEF\xBF\xBD"; /* U+FFFD */
+
+/* Buffer ------------------------------------------------------------------ */
+
+int lec_mdsite__buf_reserve(struct lec_mdsite__buf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom)
+		return 0;
+	if (b->cap - b->len > n)
+		return 1;
+	cap = b->cap ? b->cap : BUF_MIN_CAP;
+	while (cap - b->len <= n) {
+		if (cap > SIZE_MAX / 2) {
+			b->oom = 1;
+			return 0;
+		}
+		cap *= 2;
+	}
+	p = lec__realloc(b->ptr, cap);
+	if (p == NULL) {
+		b->oom = 1;
+		return 0;
+	}
+	b->ptr = p;
+	b->cap = cap;
+	return 1;
+}
+
+void lec_mdsite__buf_add(struct lec_mdsite__buf *b, const char *s, size_t n)
+{
+	if (n == 0 || !lec_mdsite__buf_reserve(b, n))
+		return;
+	memcpy(b->ptr + b->len, s, n);
+	b->len += n;
+}
+
+void lec_mdsite__buf_puts(struct lec_mdsite__buf *b, const char *s)
+{
+	lec_mdsite__buf_add(b, s, strlen(s));
+}
+
+void lec_mdsite__buf_putc(struct lec_mdsite__buf *b, char c)
+{
+	if (!lec_mdsite__buf_reserve(b, 1))
+		return;
+	b->ptr[b->len++] = c;
+}
+
+char *lec_mdsite__buf_take(struct lec_mdsite__buf *b)
+{
+	char *s;
+
+	if (!lec_mdsite__buf_reserve(b, 1)) {
+		lec_mdsite__buf_dispose(b);
+		lec__error_oom();
+		return NULL;
+	}
+	b->ptr[b->len] = '\0';
+	s = b->ptr;
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+void lec_mdsite__buf_dispose(struct lec_mdsite__buf *b)
+{
+	lec__free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	b->oom = 0;
+}
+
+/* Map --------------------------------------------------------------------- */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static struct lec_mdsite__map_slot *
+map_find(const struct lec_mdsite__map *m, const char *key, size_t n)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return NULL;
+	i = (size_t)hash_bytes(key, n) & (m->cap - 1);
+	while (m->slots[i].key != NULL) {
+		if (strncmp(m->slots[i].key, key, n) == 0 &&
+		    m->slots[i].key[n] == '\0')
+			return &m->slots[i];
+		i = (i + 1) & (m->cap - 1);
+	}
+	return &m->slots[i];
+}
+
+static int map_grow(struct lec_mdsite__map *m)
+{
+	struct lec_mdsite__map bigger = LEC_MDSITE__MAP_INIT;
+	size_t i;
+
+	bigger.cap = m->cap ? m->cap * 2 : MAP_MIN_CAP;
+	bigger.slots = lec__calloc(bigger.cap, sizeof(*bigger.slots));
+	LEC__CHECK_ALLOC(bigger.slots);
+	for (i = 0; i < m->cap; i++) {
+		const char *key = m->slots[i].key;
+
+		if (key != NULL)
+			*map_find(&bigger, key, strlen(key)) = m->slots[i];
+	}
+	bigger.len = m->len;
+	lec__free(m->slots);
+	*m = bigger;
+	return LEC_OK;
+}
+
+size_t *lec_mdsite__map_get(const struct lec_mdsite__map *m, const char *key,
+			    size_t n)
+{
+	struct lec_mdsite__map_slot *slot = map_find(m, key, n);
+
+	return slot && slot->key ? &slot->value : NULL;
+}
+
+int lec_mdsite__map_put(struct lec_mdsite__map *m, const char *key, size_t n,
+			size_t value)
+{
+	struct lec_mdsite__map_slot *slot;
+	int error;
+
+	if ((m->len + 1) * 4 > m->cap * 3 && (error = map_grow(m)) < 0)
+		return error;
+	slot = map_find(m, key, n);
+	if (slot->key == NULL) {
+		slot->key = lec__strndup(key, n);
+		LEC__CHECK_ALLOC(slot->key);
+		m->len++;
+	}
+	slot->value = value;
+	return LEC_OK;
+}
+
+void lec_mdsite__map_dispose(struct lec_mdsite__map *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		lec__free(m->slots[i].key);
+	lec__free(m->slots);
+	m->slots = NULL;
+	m->cap = m->len = 0;
+}
+
+/* UTF-8 ------------------------------------------------------------------- */
+
+/* How many bytes from s (n available) form the longest valid prefix of a
+ * multi-byte sequence starting with a lead byte, and whether it completes
+ * one: returns the sequence length when complete, else -(valid prefix). */
+static int utf8_sequence(const unsigned char *s, size_t n)
+{
+	unsigned char lo = 0x80, hi = 0xBF;
+	int len, i;
+
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		len = 2;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		len = 3;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		len = 4;
+	else
+		return -1;
+	if (s[0] == 0xE0)
+		lo = 0xA0; /* overlong */
+	else if (s[0] == 0xED)
+		hi = 0x9F; /* surrogates */
+	else if (s[0] == 0xF0)
+		lo = 0x90; /* overlong */
+	else if (s[0] == 0xF4)
+		hi = 0x8F; /* above U+10FFFF */
+	for (i = 1; i < len; i++) {
+		if ((size_t)i >= n || s[i] < lo || s[i] > hi)
+			return -i;
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return len;
+}
+
+/* Bytes of s from i on that are plain ASCII, a word at a time. */
+static size_t ascii_run(const unsigned char *s, size_t n, size_t i)
+{
+	uint64_t word;
+
+	while (i + sizeof(word) <= n) {
+		memcpy(&word, s + i, sizeof(word));
+		if (word & 0x8080808080808080ull)
+			break;
+		i += sizeof(word);
+	}
+	while (i < n && s[i] < 0x80)
+		i++;
+	return i;
+}
+
+size_t lec_mdsite__utf8_repair(const char *text, size_t n,
+			       struct lec_mdsite__buf *out)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0, copied = 0, replaced = 0;
+
+	for (;;) {
+		int len;
+
+		i = ascii_run(s, n, i);
+		if (i >= n)
+			break;
+		len = utf8_sequence(s + i, n - i);
+		if (len > 0) {
+			i += (size_t)len;
+			continue;
+		}
+		lec_mdsite__buf_add(out, text + copied, i - copied);
+		lec_mdsite__buf_add(out, replacement_char, 3);
+		i += (size_t)-len;
+		copied = i;
+		replaced++;
+	}
+	if (replaced)
+		lec_mdsite__buf_add(out, text + copied, n - copied);
+	return replaced;
+}
+
+/* Escaping ---------------------------------------------------------------- */
+
+void lec_mdsite__html_escape(struct lec_mdsite__buf *out, const char *s,
+			     size_t n)
+{
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *rep;
+
+		switch (s[i]) {
+		case '&':
+			rep = "&amp;";
+			break;
+		case '<':
+			rep = "&lt;";
+			break;
+		case '>':
+			rep = "&gt;";
+			break;
+		case '"':
+			rep = "&quot;";
+			break;
+		default:
+			continue;
+		}
+		lec_mdsite__buf_add(out, s + start, i - start);
+		lec_mdsite__buf_puts(out, rep);
+		start = i + 1;
+	}
+	lec_mdsite__buf_add(out, s + start, n - start);
+}
+
+/* Bytes a URL keeps as they are (md4c-html's set): '%' so that an already
+ * encoded URL is not encoded twice. */
+static int url_safe(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr("~-_.+!*(),%#@?=;:/$", c) != NULL);
+}
+
+void lec_mdsite__url_escape(struct lec_mdsite__buf *out, const char *s,
+			    size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (url_safe(c))
+			continue;
+		lec_mdsite__buf_add(out, s + start, i - start);
+		if (c == '&') {
+			lec_mdsite__buf_puts(out, "&amp;");
+		} else {
+			char enc[3] = { '%', hex[c >> 4], hex[c & 15] };
+
+			lec_mdsite__buf_add(out, enc, sizeof(enc));
+		}
+		start = i + 1;
+	}
+	lec_mdsite__buf_add(out, s + start, n - start);
+}
+
+/* Append code point c as UTF-8; invalid ones as U+FFFD. */
+static void put_codepoint(struct lec_mdsite__buf *out, ucs4_t c)
+{
+	uint8_t enc[6];
+	int len;
+
+	if (c == 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		c = 0xFFFD;
+	len = u8_uctomb(enc, c, (int)sizeof(enc));
+	if (len > 0)
+		lec_mdsite__buf_add(out, (const char *)enc, (size_t)len);
+}
+
+static int numeric_entity(struct lec_mdsite__buf *out, const char *s,
+			  size_t n)
+{
+	int hex = n > 3 && (s[2] == 'x' || s[2] == 'X');
+	size_t i = hex ? 3 : 2;
+	uint32_t value = 0;
+
+	if (n - 1 <= i || n - 1 - i > ENTITY_DIGITS_MAX)
+		return 0;
+	for (; i < n - 1; i++) {
+		char c = s[i];
+		unsigned digit;
+
+		if (c >= '0' && c <= '9')
+			digit = (unsigned)(c - '0');
+		else if (hex && c >= 'a' && c <= 'f')
+			digit = (unsigned)(c - 'a' + 10);
+		else if (hex && c >= 'A' && c <= 'F')
+			digit = (unsigned)(c - 'A' + 10);
+		else
+			return 0;
+		value = value * (hex ? 16u : 10u) + digit;
+	}
+	put_codepoint(out, value);
+	return 1;
+}
+
+int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
+			      size_t n)
+{
+	char name[64];
+	const htmlEntityDesc *desc;
+
+	if (n < 3 || s[0] != '&' || s[n - 1] != ';')
+		return 0;
+	if (s[1] == '#')
+		return numeric_entity(out, s, n);
+	if (n - 2 >= sizeof(name))
+		return 0;
+	memcpy(name, s + 1, n - 2);
+	name[n - 2] = '\0';
+	desc = htmlEntityLookup((const xmlChar *)name);
+	if (desc == NULL)
+		return 0;
+	put_codepoint(out, desc->value);
+	return 1;
+}
+
+/* Slugs ------------------------------------------------------------------- */
+
+/* Letters and digits of any script; combining marks too, so that a
+ * decomposed "é" stays one word. */
+static int slug_char(ucs4_t c)
+{
+	if (c < 0x80)
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		       (c >= '0' && c <= '9');
+	return uc_is_alnum(c) || uc_is_general_category(c, UC_CATEGORY_M);
+}
+
+void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *text,
+			 size_t n)
+{
+	const uint8_t *s = (const uint8_t *)text;
+	size_t i = 0, start = out->len;
+	int gap = 0;
+
+	while (i < n) {
+		ucs4_t c;
+		uint8_t enc[6];
+		int len = u8_mbtouc(&c, s + i, n - i);
+
+		i += (size_t)(len > 0 ? len : 1);
+		if (!slug_char(c)) {
+			gap = out->len > start;
+			continue;
+		}
+		len = u8_uctomb(enc, uc_tolower(c), (int)sizeof(enc));
+		if (len <= 0)
+			continue;
+		if (out->len - start + (size_t)len + (size_t)gap >
+		    LEC_MDSITE_SLUG_MAX)
+			break;
+		if (gap)
+			lec_mdsite__buf_putc(out, '-');
+		gap = 0;
+		lec_mdsite__buf_add(out, (const char *)enc, (size_t)len);
+	}
+	if (out->len == start)
+		lec_mdsite__buf_puts(out, "section");
+}
+
+int lec_mdsite__unique_id(struct lec_mdsite__map *used,
+			  struct lec_mdsite__buf *id)
+{
+	size_t base_len = id->len;
+	int error;
+
+	if (id->oom)
+		return lec__error_oom();
+	/* used maps each base slug to how many suffixes it has handed out,
+	 * and each id given to 0. */
+	while (lec_mdsite__map_get(used, id->ptr, id->len) != NULL) {
+		size_t *base = lec_mdsite__map_get(used, id->ptr, base_len);
+		char suffix[24];
+		int len;
+
+		(*base)++;
+		len = snprintf(suffix, sizeof(suffix), "-%zu", *base);
+		id->len = base_len;
+		lec_mdsite__buf_add(id, suffix, (size_t)len);
+		if (id->oom)
+			return lec__error_oom();
+	}
+	if ((error = lec_mdsite__map_put(used, id->ptr, id->len, 0)) < 0)
+		return error;
+	return LEC_OK;
+}

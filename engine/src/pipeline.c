@@ -1,0 +1,478 @@
+/*
+ * The pipeline's workers: each thread has its own store handle and loops,
+ * taking a version-sync request or a triggered build (lec_build_claim makes
+ * sure no two workers take the same build), and sleeping briefly when there
+ * is nothing to do. Starting also recovers from a previous run that died
+ * mid-build; stopping stops running builds and finishes them as failed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lectern/repo.h"
+#include "lectern/vsync.h"
+#include "pipeline_internal.h"
+#include "store_internal.h"
+
+extern char **environ;
+
+/* What a build left running by a dead `lectern serve` is finished with. */
+#define INTERRUPTED_ERROR                                                    \
+	"Lectern stopped while this build was running; trigger it again."
+
+void lec__job_log(struct lec_pipeline *pl, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (pl->config.log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pl->config.log(pl->config.log_payload, msg);
+}
+
+/* Paths ------------------------------------------------------------------ */
+
+char *lec__path_join(const char *a, const char *b)
+{
+	struct lec__buf buf = LEC__BUF_INIT;
+
+	lec__buf_printf(&buf, "%s/%s", a, b);
+	return lec__buf_take(&buf);
+}
+
+int lec__mkdirs(const char *path)
+{
+	char *copy = lec__strdup(path);
+	char *p;
+	int error = LEC_OK;
+
+	LEC__CHECK_ALLOC(copy);
+	for (p = copy + 1; error == LEC_OK; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0700) < 0 && errno != EEXIST)
+			error = lec__error(LEC_EIO, "%s: cannot create: %s",
+					   copy, strerror(errno));
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	lec__free(copy);
+	return error;
+}
+
+/* rm -rf without following symlinks (unlinkat on each entry). */
+static int remove_at(int parent, const char *name)
+{
+	struct stat sb;
+	DIR *dir;
+	struct dirent *e;
+	int fd;
+
+	if (fstatat(parent, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(sb.st_mode))
+		return unlinkat(parent, name, 0);
+	fd = openat(parent, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(dir)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			remove_at(dirfd(dir), e->d_name);
+	closedir(dir);
+	return unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+int lec__remove_tree(const char *path)
+{
+	return remove_at(AT_FDCWD, path) < 0 && errno != ENOENT
+		       ? lec__error(LEC_EIO, "%s: cannot remove: %s", path,
+				    strerror(errno))
+		       : LEC_OK;
+}
+
+/* Python ------------------------------------------------------------------ */
+
+/* Run argv (no shell) and capture the first line of its stdout. */
+static int capture_line(char *const *argv, char *out, size_t cap)
+{
+	posix_spawn_file_actions_t fa;
+	int pipefd[2], status = 0;
+	size_t got = 0;
+	pid_t pid;
+	ssize_t n;
+
+	out[0] = '\0';
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	/* Read to the end: closing early would fail the child's writes. */
+	while ((n = read(pipefd[0], out + got, cap - 1 - got)) > 0 ||
+	       (n < 0 && errno == EINTR)) {
+		if (n > 0)
+			got += (size_t)n;
+		if (got == cap - 1) {
+			char drain[256];
+
+			while (read(pipefd[0], drain, sizeof(drain)) > 0)
+				;
+			break;
+		}
+	}
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	out[got] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* The generators' versions under one interpreter: "5.3.0 1.4.2", with "-"
+ * for a missing one. */
+static const char probe_script[] =
+	"import importlib\n"
+	"v = []\n"
+	"for m in ('sphinx', 'mkdocs'):\n"
+	"    try: v.append(importlib.import_module(m).__version__)\n"
+	"    except Exception: v.append('-')\n"
+	"print(' '.join(v))\n";
+
+/* Debian's Sphinx and MkDocs belong to /usr/bin/python3; a python3 earlier
+ * on PATH (pyenv, a venv) may lack them. Take the first that has any. */
+static int find_python(struct lec_pipeline *pl)
+{
+	static const char *const candidates[] = { "/usr/bin/python3",
+						  "python3" };
+	char line[128], sphinx[48], mkdocs[48];
+	struct lec__buf about = LEC__BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		char py[32], dash_c[] = "-c", script[sizeof(probe_script)];
+		char *argv[] = { py, dash_c, script, NULL };
+
+		snprintf(py, sizeof(py), "%s", candidates[i]);
+		memcpy(script, probe_script, sizeof(probe_script));
+		if (capture_line(argv, line, sizeof(line)) < 0 ||
+		    sscanf(line, "%47s %47s", sphinx, mkdocs) != 2 ||
+		    (strcmp(sphinx, "-") == 0 && strcmp(mkdocs, "-") == 0))
+			continue;
+		pl->python = lec__strdup(candidates[i]);
+		pl->has_sphinx = strcmp(sphinx, "-") != 0;
+		pl->has_mkdocs = strcmp(mkdocs, "-") != 0;
+		lec__buf_printf(&about, "%s (Sphinx %s, MkDocs %s)",
+				candidates[i],
+				pl->has_sphinx ? sphinx : "not installed",
+				pl->has_mkdocs ? mkdocs : "not installed");
+		pl->python_about = lec__buf_take(&about);
+		return pl->python && pl->python_about ? LEC_OK
+						      : lec__error_oom();
+	}
+	return LEC_OK;
+}
+
+const char *lec_pipeline_python(const struct lec_pipeline *pl)
+{
+	return pl->python_about;
+}
+
+/* Recovery ----------------------------------------------------------------- */
+
+static int finish_interrupted(struct lec_store *st)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t ids[64];
+	size_t n = 0, i;
+	int error, rc;
+
+	/* Builds a worker had taken; those still triggered just wait. */
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "SELECT id FROM builds WHERE state NOT IN "
+		     "('triggered', 'finished', 'cancelled') LIMIT 64")) < 0)
+		return error;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW && n < 64)
+		ids[n++] = sqlite3_column_int64(stmt, 0);
+	lec_store__finalize(st, stmt);
+	for (i = 0; i < n; i++)
+		if ((error = lec_build_finish(st, ids[i], 0,
+					      INTERRUPTED_ERROR)) < 0)
+			return error;
+	/* A full batch may hide more. */
+	return n == 64 ? finish_interrupted(st) : LEC_OK;
+}
+
+/* Whether outputs/<name> is what some published/<p>/<v> link points at. */
+static int output_published(const char *data_dir, const char *name)
+{
+	char *published = lec__path_join(data_dir, "published");
+	char target[PATH_MAX], link[PATH_MAX];
+	DIR *projects, *versions;
+	struct dirent *p, *v;
+	int found = 0;
+
+	if (published == NULL || (projects = opendir(published)) == NULL) {
+		lec__free(published);
+		return 0;
+	}
+	while (!found && (p = readdir(projects)) != NULL) {
+		if (p->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", published, p->d_name);
+		if ((versions = opendir(link)) == NULL)
+			continue;
+		while (!found && (v = readdir(versions)) != NULL) {
+			ssize_t len;
+
+			snprintf(link, sizeof(link), "%s/%s/%s", published,
+				 p->d_name, v->d_name);
+			len = readlink(link, target, sizeof(target) - 1);
+			if (len <= 0)
+				continue;
+			target[len] = '\0';
+			found = strcmp(strrchr(target, '/') ? strrchr(target, '/') + 1
+							    : target,
+				       name) == 0;
+		}
+		closedir(versions);
+	}
+	closedir(projects);
+	lec__free(published);
+	return found;
+}
+
+/* Remove working trees, and outputs no published link points at (a build
+ * that died between moving its output and publishing it). */
+static void remove_leftovers(struct lec_pipeline *pl)
+{
+	char *builds = lec__path_join(pl->data_dir, "builds");
+	char *outputs = lec__path_join(pl->data_dir, "outputs");
+	DIR *dir;
+	struct dirent *e;
+
+	if (builds)
+		lec__remove_tree(builds);
+	if (outputs && (dir = opendir(outputs)) != NULL) {
+		while ((e = readdir(dir)) != NULL) {
+			char *path;
+
+			if (e->d_name[0] == '.' ||
+			    output_published(pl->data_dir, e->d_name))
+				continue;
+			if ((path = lec__path_join(outputs, e->d_name))) {
+				lec__remove_tree(path);
+				lec__free(path);
+			}
+		}
+		closedir(dir);
+	}
+	lec__free(builds);
+	lec__free(outputs);
+}
+
+/* Workers ------------------------------------------------------------------ */
+
+/* Fetch the repository and bring the project's versions in line. */
+static void sync_versions(struct lec_pipeline *pl, struct lec_store *st,
+			  int64_t project_id)
+{
+	struct lec_project *p = NULL;
+	struct lec_repo_refs refs = { 0 };
+	struct lec_vsync_result result = { 0 };
+	char *repos = lec__path_join(pl->data_dir, "repos");
+	char *mirror = NULL;
+	struct lec__buf name = LEC__BUF_INIT;
+	int error;
+
+	if ((error = lec_project_get_by_id(st, project_id, &p)) < 0 ||
+	    repos == NULL || (error = lec__mkdirs(repos)) < 0)
+		goto done;
+	lec__buf_printf(&name, "%s/%s.git", repos, p->slug);
+	if ((mirror = lec__buf_take(&name)) == NULL ||
+	    (error = lec_repo_mirror(p->repo_url, mirror, NULL, NULL)) < 0 ||
+	    (error = lec_repo_list_refs(mirror, &refs)) < 0)
+		goto done;
+	error = lec_vsync_apply(st, project_id, &refs, &result);
+done:
+	if (error < 0)
+		lec__job_log(pl, "version sync of project %lld failed: %s",
+			     (long long)project_id, lec_error_last());
+	lec_repo_refs_dispose(&refs);
+	lec_project_free(p);
+	lec__free(mirror);
+	lec__free(repos);
+}
+
+static int stopping(struct lec_pipeline *pl)
+{
+	int s;
+
+	pthread_mutex_lock(&pl->lock);
+	s = pl->stopping;
+	pthread_mutex_unlock(&pl->lock);
+	return s;
+}
+
+static void idle(struct lec_pipeline *pl)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)LEC_PIPELINE_POLL_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&pl->lock);
+	if (!pl->stopping)
+		pthread_cond_timedwait(&pl->wake, &pl->lock, &until);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+static void *worker(void *arg)
+{
+	struct lec_pipeline *pl = arg;
+	struct lec_store *st = NULL;
+
+	if (lec_store_open_dir(&st, pl->data_dir, NULL) < 0) {
+		lec__job_log(pl, "worker cannot open the store: %s",
+			     lec_error_last());
+		return NULL;
+	}
+	while (!stopping(pl)) {
+		struct lec_build *build = NULL;
+		int64_t project_id = 0;
+
+		if (lec_version_sync_take(st, &project_id) == LEC_OK) {
+			sync_versions(pl, st, project_id);
+			continue;
+		}
+		if (lec_build_claim(st, &build) == LEC_OK) {
+			lec__job_execute(pl, st, build);
+			lec_build_free(build);
+			continue;
+		}
+		idle(pl);
+	}
+	lec_store_free(st);
+	return NULL;
+}
+
+int lec__pipeline_stopping(struct lec_pipeline *pl)
+{
+	return stopping(pl);
+}
+
+static void pipeline_free(struct lec_pipeline *pl)
+{
+	lec__free(pl->data_dir);
+	lec__free(pl->docs_domain);
+	lec__free(pl->production_domain);
+	lec__free(pl->python);
+	lec__free(pl->python_about);
+	pthread_mutex_destroy(&pl->lock);
+	pthread_cond_destroy(&pl->wake);
+	lec__free(pl);
+}
+
+static int recover(struct lec_pipeline *pl)
+{
+	struct lec_store *st = NULL;
+	int error;
+
+	if ((error = lec_store_open_dir(&st, pl->data_dir, NULL)) < 0)
+		return error;
+	error = finish_interrupted(st);
+	lec_store_free(st);
+	if (error == LEC_OK)
+		remove_leftovers(pl);
+	return error;
+}
+
+int lec_pipeline_start(struct lec_pipeline **out,
+		       const struct lec_pipeline_config *config)
+{
+	struct lec_pipeline *pl;
+	unsigned i, n;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	n = config->workers ? config->workers : LEC_PIPELINE_DEFAULT_WORKERS;
+	if (n > LEC_PIPELINE_MAX_WORKERS)
+		return lec__error(LEC_EINVALID, "at most %d build workers",
+				  LEC_PIPELINE_MAX_WORKERS);
+	pl = lec__calloc(1, sizeof(*pl));
+	LEC__CHECK_ALLOC(pl);
+	pthread_mutex_init(&pl->lock, NULL);
+	pthread_cond_init(&pl->wake, NULL);
+	pl->config = *config;
+	pl->data_dir = lec__strdup(config->data_dir);
+	pl->docs_domain = lec__strdup(config->docs_domain ? config->docs_domain
+							  : "localhost");
+	pl->production_domain = lec__strdup(
+		config->production_domain ? config->production_domain
+					  : "localhost");
+	if (pl->data_dir == NULL || pl->docs_domain == NULL ||
+	    pl->production_domain == NULL) {
+		error = lec__error_oom();
+		goto fail;
+	}
+	if ((error = find_python(pl)) < 0 || (error = recover(pl)) < 0)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&pl->threads[i], NULL, worker, pl) != 0) {
+			error = lec__error(LEC_ERROR, "cannot start a worker");
+			lec_pipeline_stop(pl);
+			return error;
+		}
+		pl->nthreads++;
+	}
+	*out = pl;
+	return LEC_OK;
+fail:
+	pipeline_free(pl);
+	return error;
+}
+
+void lec_pipeline_stop(struct lec_pipeline *pl)
+{
+	unsigned i;
+
+	if (pl == NULL)
+		return;
+	pthread_mutex_lock(&pl->lock);
+	pl->stopping = 1;
+	pthread_cond_broadcast(&pl->wake);
+	pthread_mutex_unlock(&pl->lock);
+	for (i = 0; i < pl->nthreads; i++)
+		pthread_join(pl->threads[i], NULL);
+	pipeline_free(pl);
+}

@@ -1,0 +1,1175 @@
+/*
+ * Git repositories through libgit2: bare mirrors kept current by fetching
+ * with prune, the refs a version sync reads from them, and checkouts of one
+ * commit into a build directory.
+ *
+ * A mirror is fetched through an anonymous remote with the mirror refspecs
+ * and without FETCH_HEAD, so a URL's credentials are used for the
+ * connection but never stored on disk; the project's current URL is passed
+ * on every call, so a changed URL simply takes effect. The remote's default
+ * branch is recorded the way `git clone --mirror` records it: as the
+ * mirror's HEAD.
+ *
+ * Checkouts write the tree themselves instead of using git_checkout_tree,
+ * because a build directory holds whatever a (possibly hostile) repository
+ * contains: every directory is entered through a descriptor opened with
+ * O_NOFOLLOW and every file created with O_EXCL, so no entry, symbolic link
+ * or duplicate name can make a write land outside the target.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "internal.h"
+#include "lectern/repo.h"
+
+/* Room for the context part of an error message ("cannot fetch <url>"); the
+ * whole message is cut at the error module's limit anyway. */
+#define REPO_CONTEXT_MAX 512
+
+/* Deepest directory nesting a checkout writes: far beyond real
+ * repositories, and it bounds the recursion and the descriptors it holds. */
+#define CHECKOUT_MAX_DEPTH 256
+
+/* Descriptors nftw may keep open while removing a directory tree. */
+#define REMOVE_TREE_FDS 16
+
+#define HEADS_PREFIX "refs/heads/"
+#define TAGS_PREFIX "refs/tags/"
+
+/* The URL schemes a mirror may come from (a local path needs none). */
+static const char *const url_schemes[] = { "file", "http", "https", "git" };
+
+/* libgit2 ------------------------------------------------------------------ */
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+static int git_init_rc;
+
+static void git_init(void)
+{
+	git_init_rc = git_libgit2_init();
+}
+
+/* Initialise libgit2 once per process; it stays up until the process
+ * ends, since other threads may be using it at any time. */
+static int git_ready(void)
+{
+	pthread_once(&git_once, git_init);
+	if (git_init_rc < 0)
+		return lec__error(LEC_ERROR, "cannot initialise libgit2");
+	return LEC_OK;
+}
+
+/* URLs --------------------------------------------------------------------- */
+
+/* Length of url's scheme when url starts with "<scheme>://", else 0. */
+static size_t scheme_len(const char *url)
+{
+	size_t n = 0;
+
+	if (!((url[0] >= 'a' && url[0] <= 'z') ||
+	      (url[0] >= 'A' && url[0] <= 'Z')))
+		return 0;
+	while ((url[n] >= 'a' && url[n] <= 'z') ||
+	       (url[n] >= 'A' && url[n] <= 'Z') ||
+	       (url[n] >= '0' && url[n] <= '9') || url[n] == '+' ||
+	       url[n] == '-' || url[n] == '.')
+		n++;
+	return strncmp(url + n, "://", 3) == 0 ? n : 0;
+}
+
+/* The user information ("user:pass") of a scheme://user:pass@host/ URL:
+ * where it starts and its length without the '@'; 0 when there is none. */
+static size_t userinfo_span(const char *url, const char **start)
+{
+	size_t scheme = scheme_len(url);
+	const char *authority, *end, *at = NULL, *p;
+
+	if (scheme == 0)
+		return 0;
+	authority = url + scheme + 3;
+	end = authority + strcspn(authority, "/?#");
+	for (p = authority; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (at == NULL)
+		return 0;
+	*start = authority;
+	return (size_t)(at - authority);
+}
+
+char *lec_repo_redact_url(const char *url)
+{
+	const char *info = NULL;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *shown;
+	size_t n;
+
+	lec_error_clear();
+	if (url == NULL)
+		return NULL;
+	n = userinfo_span(url, &info);
+	if (n == 0) {
+		if ((shown = lec__strdup(url)) == NULL)
+			lec__error_oom();
+		return shown;
+	}
+	lec__buf_printf(&b, "%.*s%s", (int)(info - url), url, info + n + 1);
+	return lec__buf_take(&b);
+}
+
+/* Delete every occurrence of needle[0..n) from s. */
+static void remove_all(char *s, const char *needle, size_t n)
+{
+	char *hit;
+
+	if (n == 0)
+		return;
+	while ((hit = memmem(s, strlen(s), needle, n)) != NULL)
+		memmove(hit, hit + n, strlen(hit + n) + 1);
+}
+
+/* A copy of a libgit2 message with url's user information and password
+ * taken out, in case libgit2 quoted the URL. */
+static char *scrub(const char *message, const char *url)
+{
+	const char *info = NULL, *colon;
+	char *out = lec__strdup(message);
+	size_t n = url ? userinfo_span(url, &info) : 0;
+
+	if (out == NULL || n == 0)
+		return out;
+	remove_all(out, info, n + 1);
+	colon = memchr(info, ':', n);
+	if (colon)
+		remove_all(out, colon + 1, n - (size_t)(colon + 1 - info));
+	return out;
+}
+
+static int scheme_supported(const char *url, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(url_schemes) / sizeof(url_schemes[0]); i++)
+		if (strlen(url_schemes[i]) == n &&
+		    strncasecmp(url, url_schemes[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* The local path a URL names: itself without a scheme, the path of a plain
+ * file:///path (percent-escapes are left to libgit2), else NULL. */
+static const char *local_path(const char *url, size_t scheme)
+{
+	if (scheme == 0)
+		return url;
+	if (scheme == 4 && strncasecmp(url, "file", 4) == 0 &&
+	    url[7] == '/' && strchr(url, '%') == NULL)
+		return url + 7;
+	return NULL;
+}
+
+/* Check a repository URL before libgit2 sees it, so that the common
+ * mistakes get a clear message: an unsupported scheme (ssh, scp-like
+ * host:path) or a local path that is not there. shown is the redacted
+ * URL. */
+static int check_url(const char *url, const char *shown)
+{
+	size_t scheme = scheme_len(url);
+	const char *path = local_path(url, scheme);
+
+	if ((scheme > 0 && !scheme_supported(url, scheme)) ||
+	    (scheme == 0 && strcspn(url, ":") < strcspn(url, "/") &&
+	     !is_dir(url)))
+		return lec__error(LEC_EINVALID,
+				  "unsupported repository URL '%s': use "
+				  "file://, http://, https://, git:// or a "
+				  "local path",
+				  shown);
+	if (path && !is_dir(path))
+		return lec__error(LEC_ENOTFOUND, "no repository at '%s'",
+				  shown);
+	return LEC_OK;
+}
+
+/* Errors ------------------------------------------------------------------- */
+
+static int map_git_error(int rc, const git_error *e)
+{
+	switch (rc) {
+	case GIT_ENOTFOUND:
+		return LEC_ENOTFOUND;
+	case GIT_EEXISTS:
+		return LEC_EEXISTS;
+	case GIT_EAUTH:
+	case GIT_ECERTIFICATE:
+		return LEC_EAUTH;
+	case GIT_ELOCKED:
+		return LEC_EBUSY;
+	case GIT_EINVALIDSPEC:
+	case GIT_EINVALID:
+		return LEC_EINVALID;
+	default:
+		break;
+	}
+	if (e == NULL)
+		return LEC_ERROR;
+	switch (e->klass) {
+	case GIT_ERROR_NOMEMORY:
+		return LEC_ENOMEM;
+	case GIT_ERROR_OS:
+	case GIT_ERROR_NET:
+	case GIT_ERROR_SSL:
+	case GIT_ERROR_SSH:
+	case GIT_ERROR_HTTP:
+		return LEC_EIO;
+	case GIT_ERROR_ODB:
+	case GIT_ERROR_ZLIB:
+	case GIT_ERROR_OBJECT:
+		return LEC_ECORRUPT;
+	default:
+		return LEC_ERROR;
+	}
+}
+
+static int vfail(int code, const char *url, const char *fmt, va_list ap)
+	LEC__PRINTF(3, 0);
+
+/* Set code with the message "<context>: <libgit2's last message>", url's
+ * credentials taken out of the latter. */
+static int vfail(int code, const char *url, const char *fmt, va_list ap)
+{
+	char context[REPO_CONTEXT_MAX];
+	const git_error *e = git_error_last();
+	char *detail;
+
+	vsnprintf(context, sizeof(context), fmt, ap);
+	detail = scrub(e && e->message ? e->message : "unknown libgit2 error",
+		       url);
+	if (detail == NULL)
+		return lec__error_oom();
+	lec__error(code, "%s: %s", context, detail);
+	lec__free(detail);
+	return code;
+}
+
+/* Fail with libgit2's last error, its code rc mapped to an engine code. */
+static int git_fail(int rc, const char *url, const char *fmt, ...)
+	LEC__PRINTF(3, 4);
+
+static int git_fail(int rc, const char *url, const char *fmt, ...)
+{
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	code = vfail(map_git_error(rc, git_error_last()), url, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* git_fail, but with an engine code that the context decides. */
+static int git_fail_as(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
+
+static int git_fail_as(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = vfail(code, NULL, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Directories -------------------------------------------------------------- */
+
+enum dir_state { DIR_MISSING, DIR_EMPTY, DIR_USED };
+
+static int dir_state(const char *path, enum dir_state *state)
+{
+	DIR *d = opendir(path);
+	struct dirent *ent;
+
+	*state = DIR_MISSING;
+	if (d == NULL) {
+		if (errno == ENOENT)
+			return LEC_OK;
+		if (errno == ENOTDIR)
+			return lec__error(LEC_EEXISTS,
+					  "'%s' exists and is not a directory",
+					  path);
+		return lec__error(LEC_EIO, "cannot open '%s': %s", path,
+				  strerror(errno));
+	}
+	*state = DIR_EMPTY;
+	while ((ent = readdir(d)) != NULL) {
+		if (strcmp(ent->d_name, ".") != 0 &&
+		    strcmp(ent->d_name, "..") != 0) {
+			*state = DIR_USED;
+			break;
+		}
+	}
+	closedir(d);
+	return LEC_OK;
+}
+
+/* mkdir -p: create path and its missing parents. */
+static int make_dirs(const char *path)
+{
+	char *copy = lec__strdup(path);
+	char *p;
+	int error = LEC_OK;
+
+	LEC__CHECK_ALLOC(copy);
+	for (p = copy + 1; error == LEC_OK; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
+			error = lec__error(LEC_EIO, "cannot create '%s': %s",
+					   copy, strerror(errno));
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	lec__free(copy);
+	return error;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+			struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int remove_below(const char *path, const struct stat *sb, int flag,
+			struct FTW *ftw)
+{
+	return ftw->level == 0 ? 0 : remove_entry(path, sb, flag, ftw);
+}
+
+/* Best effort, on a failure path: remove path's tree (keep_root: only
+ * what is inside it). */
+static void remove_tree(const char *path, int keep_root)
+{
+	nftw(path, keep_root ? remove_below : remove_entry, REMOVE_TREE_FDS,
+	     FTW_DEPTH | FTW_PHYS);
+}
+
+/* path without trailing slashes (but "/" stays "/"). */
+static char *trim_slashes(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return lec__strndup(path, n);
+}
+
+/* Create the directory that will hold path. */
+static int make_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *parent;
+	int error;
+
+	if (slash == NULL || slash == path)
+		return LEC_OK;
+	parent = lec__strndup(path, (size_t)(slash - path));
+	LEC__CHECK_ALLOC(parent);
+	error = make_dirs(parent);
+	lec__free(parent);
+	return error;
+}
+
+/* Mirroring ---------------------------------------------------------------- */
+
+/* A transfer in progress: the caller's callback, and whether it asked to
+ * stop (libgit2 reports that as a generic callback error). */
+struct transfer {
+	lec_repo_progress_cb cb;
+	void *payload;
+	int cancelled;
+};
+
+static int on_progress(const git_indexer_progress *stats, void *payload)
+{
+	struct transfer *t = payload;
+	struct lec_repo_progress p;
+
+	if (t->cb == NULL)
+		return 0;
+	p.received_objects = stats->received_objects;
+	p.total_objects = stats->total_objects;
+	p.indexed_objects = stats->indexed_objects;
+	p.received_bytes = stats->received_bytes;
+	if (t->cb(&p, t->payload) != 0) {
+		t->cancelled = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int fetch_fail(int rc, const struct transfer *t, const char *url,
+		      const char *shown)
+{
+	if (t->cancelled)
+		return lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
+	return git_fail(rc, url, "cannot fetch %s", shown);
+}
+
+/* Point the mirror's HEAD where the remote's points. A remote without a
+ * default branch (empty, or its HEAD unborn) gets a detached HEAD, so that
+ * no branch is reported as its default; with no commit to detach at, the
+ * HEAD is unborn, which reports none either. */
+static int record_default(git_repository *repo, const char *head,
+			  const char *shown)
+{
+	int rc;
+
+	if (head && strncmp(head, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0)
+		rc = git_repository_set_head(repo, head);
+	else if ((rc = git_repository_detach_head(repo)) ==
+			 GIT_EUNBORNBRANCH ||
+		 rc == GIT_ENOTFOUND)
+		rc = 0;
+	if (rc < 0)
+		return git_fail(rc, NULL, "cannot record the default branch "
+				"of %s", shown);
+	return LEC_OK;
+}
+
+/* An anonymous remote: nothing about it (its URL above all) is written to
+ * the mirror's configuration. The user's url.<base>.insteadOf settings are
+ * not applied, so what is fetched depends on the project alone (and
+ * libgit2 1.5 leaks memory matching them). */
+static int open_remote(git_repository *repo, const char *url,
+		       git_remote **remote)
+{
+	git_remote_create_options opts;
+
+	git_remote_create_options_init(&opts,
+				       GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	opts.repository = repo;
+	opts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
+	return git_remote_create_with_opts(remote, url, &opts);
+}
+
+/* libgit2 1.5's local transport walks from the mirror's target of every
+ * advertised ref as if it were a commit, and fails on a tag of a tree or
+ * blob that the mirror already has. Such tags are never listed (they lead
+ * to no commit), so they are dropped before each fetch, which brings them
+ * back without transferring anything. */
+static int drop_unpeelable_tags(git_repository *repo)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_object *obj = NULL;
+	int rc, peel;
+
+	if ((rc = git_reference_iterator_glob_new(&it, repo,
+						  TAGS_PREFIX "*")) < 0)
+		return git_fail(rc, NULL, "cannot list tags");
+	while ((rc = git_reference_next(&ref, it)) == 0) {
+		peel = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
+		git_object_free(obj);
+		obj = NULL;
+		if (peel == GIT_EPEEL || peel == GIT_EINVALIDSPEC)
+			rc = git_reference_delete(ref);
+		git_reference_free(ref);
+		if (rc < 0)
+			break;
+	}
+	git_reference_iterator_free(it);
+	if (rc < 0 && rc != GIT_ITEROVER)
+		return git_fail(rc, NULL, "cannot prepare the mirror for a "
+				"fetch");
+	return LEC_OK;
+}
+
+/* Fetch every branch and tag of url into repo, pruning vanished refs. The
+ * default branch is read while connected, from the same advertisement the
+ * fetch uses. */
+static int fetch_into(git_repository *repo, const char *url,
+		      const char *shown, struct transfer *t)
+{
+	char heads[] = "+" HEADS_PREFIX "*:" HEADS_PREFIX "*";
+	char tags[] = "+" TAGS_PREFIX "*:" TAGS_PREFIX "*";
+	char *spec_list[] = { heads, tags };
+	git_strarray specs = { spec_list, 2 };
+	git_fetch_options opts;
+	git_remote *remote = NULL;
+	git_buf head = { 0 };
+	int rc, error;
+
+	/* The _INIT macro leaves fields to zero-filling, which the
+	 * warnings refuse; the function fills the same defaults. */
+	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+	opts.callbacks.transfer_progress = on_progress;
+	opts.callbacks.payload = t;
+	opts.prune = GIT_FETCH_PRUNE;
+	opts.update_fetchhead = 0;
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if ((error = drop_unpeelable_tags(repo)) < 0)
+		return error;
+	if ((rc = open_remote(repo, url, &remote)) < 0 ||
+	    (rc = git_remote_connect(remote, GIT_DIRECTION_FETCH,
+				     &opts.callbacks, NULL, NULL)) < 0 ||
+	    ((rc = git_remote_default_branch(&head, remote)) < 0 &&
+	     rc != GIT_ENOTFOUND) ||
+	    (rc = git_remote_fetch(remote, &specs, &opts, NULL)) < 0)
+		error = fetch_fail(rc, t, url, shown);
+	else
+		error = record_default(repo, head.ptr, shown);
+	git_buf_dispose(&head);
+	git_remote_free(remote);
+	return error;
+}
+
+/* First clone: build the mirror in a fresh directory beside dir and rename
+ * it into place when complete, so no half-made mirror is ever seen. */
+static int clone_new(const char *url, const char *shown, const char *dir,
+		     struct transfer *t)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	git_repository *repo = NULL;
+	char *tmp;
+	int rc, error;
+
+	if ((error = make_parent(dir)) < 0)
+		return error;
+	lec__buf_printf(&b, "%s.tmp-XXXXXX", dir);
+	if ((tmp = lec__buf_take(&b)) == NULL)
+		return lec__error_oom();
+	if (mkdtemp(tmp) == NULL) {
+		error = lec__error(LEC_EIO, "cannot create '%s': %s", tmp,
+				   strerror(errno));
+		lec__free(tmp);
+		return error;
+	}
+	if ((rc = git_repository_init(&repo, tmp, 1)) < 0)
+		error = git_fail(rc, NULL, "cannot create a mirror in '%s'",
+				 tmp);
+	else
+		error = fetch_into(repo, url, shown, t);
+	git_repository_free(repo);
+	/* rename() replaces dir when it is an empty directory. */
+	if (error == LEC_OK && rename(tmp, dir) != 0)
+		error = lec__error(LEC_EIO, "cannot move the new mirror to "
+				   "'%s': %s", dir, strerror(errno));
+	if (error < 0)
+		remove_tree(tmp, 0);
+	lec__free(tmp);
+	return error;
+}
+
+static int update_existing(const char *url, const char *shown,
+			   const char *dir, struct transfer *t)
+{
+	git_repository *repo = NULL;
+	int error;
+
+	if (git_repository_open_bare(&repo, dir) < 0)
+		return git_fail_as(LEC_EEXISTS, "'%s' exists and is not a "
+				   "repository mirror", dir);
+	error = fetch_into(repo, url, shown, t);
+	git_repository_free(repo);
+	return error;
+}
+
+int lec_repo_mirror(const char *url, const char *mirror_dir,
+		    lec_repo_progress_cb cb, void *payload)
+{
+	struct transfer t = { cb, payload, 0 };
+	enum dir_state state;
+	char *shown = NULL, *dir = NULL;
+	int error;
+
+	lec_error_clear();
+	if (url == NULL || *url == '\0')
+		return lec__error(LEC_EINVALID, "no repository URL given");
+	if (mirror_dir == NULL || *mirror_dir == '\0')
+		return lec__error(LEC_EINVALID, "no mirror directory given");
+	shown = lec_repo_redact_url(url);
+	dir = trim_slashes(mirror_dir);
+	if (shown == NULL || dir == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	if ((error = check_url(url, shown)) < 0 ||
+	    (error = git_ready()) < 0 ||
+	    (error = dir_state(dir, &state)) < 0)
+		goto done;
+	if (state == DIR_USED)
+		error = update_existing(url, shown, dir, &t);
+	else
+		error = clone_new(url, shown, dir, &t);
+done:
+	lec__free(shown);
+	lec__free(dir);
+	return error;
+}
+
+/* Refs --------------------------------------------------------------------- */
+
+static int open_mirror(const char *dir, git_repository **repo)
+{
+	int error;
+
+	*repo = NULL;
+	if (dir == NULL || *dir == '\0')
+		return lec__error(LEC_EINVALID, "no mirror directory given");
+	if ((error = git_ready()) < 0)
+		return error;
+	if (git_repository_open_bare(repo, dir) < 0)
+		return git_fail_as(LEC_ENOTFOUND,
+				   "no repository mirror at '%s'", dir);
+	return LEC_OK;
+}
+
+void lec_repo_refs_dispose(struct lec_repo_refs *refs)
+{
+	size_t i;
+
+	if (refs == NULL)
+		return;
+	for (i = 0; i < refs->len; i++) {
+		lec__free(refs->items[i].name);
+		lec__free(refs->items[i].commit);
+	}
+	lec__free(refs->items);
+	lec__free(refs->default_branch);
+	memset(refs, 0, sizeof(*refs));
+}
+
+static int refs_push(struct lec_repo_refs *refs, size_t *cap,
+		     const char *name, enum lec_repo_ref_type type,
+		     const git_oid *oid)
+{
+	char hex[LEC_REPO_COMMIT_HEX + 1];
+	struct lec_repo_ref *ref;
+
+	if (refs->len == *cap) {
+		size_t n = *cap ? *cap * 2 : 16;
+		void *grown = lec__realloc(refs->items, n * sizeof(*ref));
+
+		LEC__CHECK_ALLOC(grown);
+		refs->items = grown;
+		*cap = n;
+	}
+	git_oid_tostr(hex, sizeof(hex), oid);
+	ref = &refs->items[refs->len];
+	ref->type = type;
+	ref->name = lec__strdup(name);
+	ref->commit = lec__strdup(hex);
+	refs->len++; /* counted now so that dispose frees a partial entry */
+	if (ref->name == NULL || ref->commit == NULL)
+		return lec__error_oom();
+	return LEC_OK;
+}
+
+/* Add one reference if it is a branch or tag that leads to a commit. */
+static int ref_add(struct lec_repo_refs *refs, size_t *cap,
+		   git_reference *ref)
+{
+	const char *full = git_reference_name(ref);
+	enum lec_repo_ref_type type;
+	git_object *commit = NULL;
+	int rc, error;
+
+	if (strncmp(full, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0)
+		type = LEC_REPO_BRANCH;
+	else if (strncmp(full, TAGS_PREFIX, strlen(TAGS_PREFIX)) == 0)
+		type = LEC_REPO_TAG;
+	else
+		return LEC_OK;
+	rc = git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT);
+	if (rc == GIT_EPEEL || rc == GIT_EINVALIDSPEC)
+		return LEC_OK; /* a tag of a tree or blob */
+	if (rc < 0)
+		return git_fail(rc, NULL, "cannot read %s", full);
+	error = refs_push(refs, cap,
+			  full + strlen(type == LEC_REPO_BRANCH ? HEADS_PREFIX
+								: TAGS_PREFIX),
+			  type, git_object_id(commit));
+	git_object_free(commit);
+	return error;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct lec_repo_ref *x = a, *y = b;
+
+	if (x->type != y->type)
+		return x->type == LEC_REPO_BRANCH ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static const struct lec_repo_ref *
+find_ref(const struct lec_repo_refs *refs, const char *name,
+	 enum lec_repo_ref_type type)
+{
+	size_t i;
+
+	for (i = 0; i < refs->len; i++)
+		if (refs->items[i].type == type &&
+		    strcmp(refs->items[i].name, name) == 0)
+			return &refs->items[i];
+	return NULL;
+}
+
+/* The branch the mirror's HEAD names, when that branch exists. */
+static int read_default(git_repository *repo, struct lec_repo_refs *refs)
+{
+	git_reference *head = NULL;
+	const char *target = NULL, *branch;
+	int rc, error = LEC_OK;
+
+	rc = git_reference_lookup(&head, repo, "HEAD");
+	if (rc == GIT_ENOTFOUND)
+		return LEC_OK;
+	if (rc < 0)
+		return git_fail(rc, NULL, "cannot read HEAD");
+	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
+		target = git_reference_symbolic_target(head);
+	if (target &&
+	    strncmp(target, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0) {
+		branch = target + strlen(HEADS_PREFIX);
+		if (find_ref(refs, branch, LEC_REPO_BRANCH) &&
+		    (refs->default_branch = lec__strdup(branch)) == NULL)
+			error = lec__error_oom();
+	}
+	git_reference_free(head);
+	return error;
+}
+
+static int collect_refs(git_repository *repo, struct lec_repo_refs *out)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	size_t cap = 0;
+	int rc, error = LEC_OK;
+
+	if ((rc = git_reference_iterator_new(&it, repo)) < 0)
+		return git_fail(rc, NULL, "cannot list references");
+	while (error == LEC_OK && (rc = git_reference_next(&ref, it)) == 0) {
+		error = ref_add(out, &cap, ref);
+		git_reference_free(ref);
+	}
+	if (error == LEC_OK && rc != GIT_ITEROVER)
+		error = git_fail(rc, NULL, "cannot list references");
+	git_reference_iterator_free(it);
+	if (error == LEC_OK && out->len > 1)
+		qsort(out->items, out->len, sizeof(*out->items), ref_cmp);
+	return error;
+}
+
+int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out)
+{
+	git_repository *repo = NULL;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+		return error;
+	if ((error = collect_refs(repo, out)) == LEC_OK)
+		error = read_default(repo, out);
+	git_repository_free(repo);
+	if (error < 0)
+		lec_repo_refs_dispose(out);
+	return error;
+}
+
+static int is_commit_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < LEC_REPO_COMMIT_HEX; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	return s[i] == '\0';
+}
+
+static int commit_hex(const git_oid *oid, char **out)
+{
+	char hex[LEC_REPO_COMMIT_HEX + 1];
+
+	git_oid_tostr(hex, sizeof(hex), oid);
+	*out = lec__strdup(hex);
+	LEC__CHECK_ALLOC(*out);
+	return LEC_OK;
+}
+
+/* A tag version's identifier is a commit: accept one the mirror has. */
+static int resolve_commit(git_repository *repo, const char *hex, char **out)
+{
+	git_oid oid;
+	git_commit *commit = NULL;
+	int rc;
+
+	if (git_oid_fromstr(&oid, hex) < 0 ||
+	    (rc = git_commit_lookup(&commit, repo, &oid)) < 0) {
+		git_error_clear();
+		return lec__error(LEC_ENOTFOUND, "no tag or commit '%s' in "
+				  "the mirror", hex);
+	}
+	git_commit_free(commit);
+	return commit_hex(&oid, out);
+}
+
+static int resolve_ref(git_repository *repo, const char *name,
+		       enum lec_repo_ref_type type, char **out)
+{
+	const char *kind = type == LEC_REPO_TAG ? "tag" : "branch";
+	struct lec__buf b = LEC__BUF_INIT;
+	git_reference *ref = NULL;
+	git_object *commit = NULL;
+	char *full;
+	int rc, valid = 0, error;
+
+	lec__buf_printf(&b, "%s%s",
+			type == LEC_REPO_TAG ? TAGS_PREFIX : HEADS_PREFIX,
+			name);
+	if ((full = lec__buf_take(&b)) == NULL)
+		return lec__error_oom();
+	if (git_reference_name_is_valid(&valid, full) < 0 || !valid) {
+		error = lec__error(LEC_EINVALID, "'%s' is not a valid %s name",
+				   name, kind);
+		goto done;
+	}
+	rc = git_reference_lookup(&ref, repo, full);
+	if (rc == GIT_ENOTFOUND && type == LEC_REPO_TAG && is_commit_hex(name))
+		error = resolve_commit(repo, name, out);
+	else if (rc == GIT_ENOTFOUND)
+		error = lec__error(LEC_ENOTFOUND, "no %s '%s' in the mirror",
+				   kind, name);
+	else if (rc < 0)
+		error = git_fail(rc, NULL, "cannot resolve %s '%s'", kind,
+				 name);
+	else if ((rc = git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT)) ==
+			 GIT_EPEEL ||
+		 rc == GIT_EINVALIDSPEC)
+		error = lec__error(LEC_EINVALID, "%s '%s' does not point at a "
+				   "commit", kind, name);
+	else if (rc < 0)
+		error = git_fail(rc, NULL, "cannot resolve %s '%s'", kind,
+				 name);
+	else
+		error = commit_hex(git_object_id(commit), out);
+done:
+	git_object_free(commit);
+	git_reference_free(ref);
+	lec__free(full);
+	return error;
+}
+
+int lec_repo_resolve(const char *mirror_dir, const char *name,
+		     enum lec_repo_ref_type type, char **commit)
+{
+	git_repository *repo = NULL;
+	int error;
+
+	lec_error_clear();
+	*commit = NULL;
+	if (name == NULL || *name == '\0')
+		return lec__error(LEC_EINVALID, "no ref name given");
+	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+		return error;
+	error = resolve_ref(repo, name, type, commit);
+	git_repository_free(repo);
+	return error;
+}
+
+/* Checkout ----------------------------------------------------------------- */
+
+struct checkout {
+	git_repository *repo;
+	const char *target; /* for messages */
+};
+
+static int checkout_tree(struct checkout *co, const git_tree *tree,
+			 int dirfd, const char *dir, unsigned depth);
+
+/* A tree entry's name may only name something inside its directory. Git
+ * itself refuses to check out ".git" in any letter case. */
+static int safe_name(const char *name)
+{
+	return *name != '\0' && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0 && strchr(name, '/') == NULL &&
+	       strcasecmp(name, ".git") != 0;
+}
+
+static int os_fail(const struct checkout *co, const char *dir,
+		   const char *name, const char *what)
+{
+	return lec__error(LEC_EIO, "cannot %s '%s/%s%s': %s", what,
+			  co->target, dir, name, strerror(errno));
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int blob_lookup(struct checkout *co, const git_tree_entry *e,
+		       const char *dir, git_blob **blob)
+{
+	int rc = git_blob_lookup(blob, co->repo, git_tree_entry_id(e));
+
+	if (rc < 0)
+		return git_fail(rc, NULL, "cannot read '%s%s'", dir,
+				git_tree_entry_name(e));
+	return LEC_OK;
+}
+
+/* O_EXCL|O_NOFOLLOW: never write through a link or over an entry a
+ * duplicate name already made. */
+static int write_file(struct checkout *co, const git_tree_entry *e,
+		      int dirfd, const char *dir, mode_t mode)
+{
+	const char *name = git_tree_entry_name(e);
+	git_blob *blob = NULL;
+	int fd, error;
+
+	if ((error = blob_lookup(co, e, dir, &blob)) < 0)
+		return error;
+	fd = openat(dirfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		error = os_fail(co, dir, name, "create");
+	else if (write_all(fd, git_blob_rawcontent(blob),
+			   (size_t)git_blob_rawsize(blob)) < 0)
+		error = os_fail(co, dir, name, "write");
+	if (fd >= 0 && close(fd) != 0 && error == LEC_OK)
+		error = os_fail(co, dir, name, "write");
+	git_blob_free(blob);
+	return error;
+}
+
+static int write_link(struct checkout *co, const git_tree_entry *e,
+		      int dirfd, const char *dir)
+{
+	const char *name = git_tree_entry_name(e);
+	git_blob *blob = NULL;
+	char *target;
+	size_t n;
+	int error;
+
+	if ((error = blob_lookup(co, e, dir, &blob)) < 0)
+		return error;
+	n = (size_t)git_blob_rawsize(blob);
+	target = lec__strndup(git_blob_rawcontent(blob), n);
+	git_blob_free(blob);
+	LEC__CHECK_ALLOC(target);
+	if (strlen(target) != n || n == 0)
+		error = lec__error(LEC_ECORRUPT, "symbolic link '%s%s' has an "
+				   "invalid target", dir, name);
+	else if (symlinkat(target, dirfd, name) != 0)
+		error = os_fail(co, dir, name, "create");
+	lec__free(target);
+	return error;
+}
+
+/* Create a directory and open it without following a link to it. */
+static int make_subdir(struct checkout *co, int dirfd, const char *dir,
+		       const char *name, int *fd)
+{
+	*fd = -1;
+	if (mkdirat(dirfd, name, 0777) != 0)
+		return os_fail(co, dir, name, "create");
+	*fd = openat(dirfd, name,
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return os_fail(co, dir, name, "open");
+	return LEC_OK;
+}
+
+static int write_subtree(struct checkout *co, const git_tree_entry *e,
+			 int dirfd, const char *dir, unsigned depth)
+{
+	const char *name = git_tree_entry_name(e);
+	struct lec__buf b = LEC__BUF_INIT;
+	git_tree *tree = NULL;
+	char *path = NULL;
+	int fd = -1, rc, error;
+
+	if (depth >= CHECKOUT_MAX_DEPTH)
+		return lec__error(LEC_ELIMIT, "'%s%s' is nested more than %d "
+				  "directories deep", dir, name,
+				  CHECKOUT_MAX_DEPTH);
+	if ((error = make_subdir(co, dirfd, dir, name, &fd)) < 0)
+		goto done;
+	if ((rc = git_tree_lookup(&tree, co->repo, git_tree_entry_id(e))) < 0) {
+		error = git_fail(rc, NULL, "cannot read '%s%s'", dir, name);
+		goto done;
+	}
+	lec__buf_printf(&b, "%s%s/", dir, name);
+	if ((path = lec__buf_take(&b)) == NULL)
+		error = lec__error_oom();
+	else
+		error = checkout_tree(co, tree, fd, path, depth + 1);
+done:
+	if (fd >= 0)
+		close(fd);
+	git_tree_free(tree);
+	lec__free(path);
+	return error;
+}
+
+static int checkout_entry(struct checkout *co, const git_tree_entry *e,
+			  int dirfd, const char *dir, unsigned depth)
+{
+	const char *name = git_tree_entry_name(e);
+
+	if (!safe_name(name))
+		return lec__error(LEC_ECORRUPT, "refusing to check out "
+				  "'%s%s': the path leaves the target",
+				  dir, name);
+	switch (git_tree_entry_filemode(e)) {
+	case GIT_FILEMODE_TREE:
+		return write_subtree(co, e, dirfd, dir, depth);
+	case GIT_FILEMODE_BLOB:
+		return write_file(co, e, dirfd, dir, 0666);
+	case GIT_FILEMODE_BLOB_EXECUTABLE:
+		return write_file(co, e, dirfd, dir, 0777);
+	case GIT_FILEMODE_LINK:
+		return write_link(co, e, dirfd, dir);
+	case GIT_FILEMODE_COMMIT: /* a submodule: left uninitialised */
+		if (mkdirat(dirfd, name, 0777) != 0)
+			return os_fail(co, dir, name, "create");
+		return LEC_OK;
+	default:
+		return lec__error(LEC_ECORRUPT, "'%s%s' has an unknown file "
+				  "mode %o", dir, name,
+				  (unsigned)git_tree_entry_filemode_raw(e));
+	}
+}
+
+static int checkout_tree(struct checkout *co, const git_tree *tree,
+			 int dirfd, const char *dir, unsigned depth)
+{
+	size_t i, n = git_tree_entrycount(tree);
+	int error = LEC_OK;
+
+	for (i = 0; i < n && error == LEC_OK; i++)
+		error = checkout_entry(co, git_tree_entry_byindex(tree, i),
+				       dirfd, dir, depth);
+	return error;
+}
+
+/* Make target ready: created when missing, refused when not empty. */
+static int prepare_target(const char *target, int *created)
+{
+	enum dir_state state;
+	int error;
+
+	*created = 0;
+	if ((error = dir_state(target, &state)) < 0)
+		return error;
+	if (state == DIR_USED)
+		return lec__error(LEC_EEXISTS, "checkout target '%s' is not "
+				  "empty", target);
+	if (state == DIR_MISSING) {
+		if ((error = make_dirs(target)) < 0)
+			return error;
+		*created = 1;
+	}
+	return LEC_OK;
+}
+
+static int lookup_tree(git_repository *repo, const char *hex,
+		       git_tree **tree)
+{
+	git_commit *commit = NULL;
+	git_oid oid;
+	int rc;
+
+	*tree = NULL;
+	if (!is_commit_hex(hex) || git_oid_fromstr(&oid, hex) < 0)
+		return lec__error(LEC_EINVALID, "'%s' is not a commit id "
+				  "(%d hexadecimal digits)", hex,
+				  LEC_REPO_COMMIT_HEX);
+	if ((rc = git_commit_lookup(&commit, repo, &oid)) < 0)
+		return git_fail(rc, NULL, "no commit %s in the mirror", hex);
+	rc = git_commit_tree(tree, commit);
+	git_commit_free(commit);
+	if (rc < 0)
+		return git_fail(rc, NULL, "cannot read the tree of %s", hex);
+	return LEC_OK;
+}
+
+static int write_checkout(git_repository *repo, git_tree *tree,
+			  const char *target)
+{
+	struct checkout co = { repo, target };
+	int dirfd, created = 0, error;
+
+	if ((error = prepare_target(target, &created)) < 0)
+		return error;
+	dirfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		error = lec__error(LEC_EIO, "cannot open '%s': %s", target,
+				   strerror(errno));
+	else
+		error = checkout_tree(&co, tree, dirfd, "", 0);
+	if (dirfd >= 0)
+		close(dirfd);
+	if (error < 0)
+		remove_tree(target, !created);
+	return error;
+}
+
+int lec_repo_checkout(const char *mirror_dir, const char *commit,
+		      const char *target_dir)
+{
+	git_repository *repo = NULL;
+	git_tree *tree = NULL;
+	int error;
+
+	lec_error_clear();
+	if (commit == NULL || target_dir == NULL || *target_dir == '\0')
+		return lec__error(LEC_EINVALID,
+				  "no commit or checkout target given");
+	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+		return error;
+	if ((error = lookup_tree(repo, commit, &tree)) == LEC_OK)
+		error = write_checkout(repo, tree, target_dir);
+	git_tree_free(tree);
+	git_repository_free(repo);
+	return error;
+}

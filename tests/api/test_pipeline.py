@@ -1,0 +1,280 @@
+"""The build pipeline end to end through a real `lectern serve`: import a
+repository made at test time, let the worker clone it, build it with
+Lectern's Markdown generator, Sphinx or MkDocs inside the sandbox, and
+publish it; the states, the recorded commands, the published files, the
+synced versions; and the failures the sandbox and the limits must catch."""
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+
+import fixtures
+from lectern_test import Server, ServerTestCase, main
+
+# A build of a tiny project takes well under this even under ASan.
+BUILD_TIMEOUT = 180
+
+
+class PipelineCase(ServerTestCase):
+    SERVER_ARGS = ("--build-timeout", "20")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.token = cls.server.token("builder")
+
+    def db(self):
+        return sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
+
+    def import_repo(self, name, repo_url):
+        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {"url": repo_url}},
+                             token=self.token)
+        self.assertStatus(r, 201)
+        return r.json["slug"]
+
+    def wait_build(self, slug, build_id=None, server=None):
+        server = server or self.server
+        deadline = time.time() + BUILD_TIMEOUT
+        while time.time() < deadline:
+            builds = server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
+            build = next((b for b in builds if build_id is None or b["id"] == build_id), None)
+            if build and build["state"]["code"] in ("finished", "cancelled"):
+                return build
+            time.sleep(0.2)
+        self.fail("build of %s did not finish: %r" % (slug, builds))
+
+    def commands(self, build_id):
+        db = self.db()
+        rows = db.execute("SELECT command, output, exit_code FROM build_commands WHERE build_id = ? "
+                          "ORDER BY id", (build_id,)).fetchall()
+        db.close()
+        return rows
+
+    def published(self, slug, version, *path):
+        return os.path.join(self.server.data, "published", slug, version, *path)
+
+
+class MarkdownBuildTest(PipelineCase):
+    def test_markdown_project_builds_and_publishes(self):
+        repo = fixtures.make_repo(fixtures.MARKDOWN, branches=["dev"], tags=["v1.0", "v2.0rc1"],
+                                  annotated=["v1.1"])
+        slug = self.import_repo("Markdown Guide", "file://" + repo)
+        build = self.wait_build(slug)
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        self.assertIsNone(build["error"])
+        self.assertEqual(len(build["commit"]), 40)
+        self.assertRegex(build["finished"], r"Z$")
+        self.assertIsInstance(build["duration"], int)
+        index = self.published(slug, "latest", "html", "index.html")
+        with open(index) as f:
+            html = f.read()
+        self.assertIn("Markdown Guide", html)
+        self.assertIn('href="docs/install.html#setup"', html)
+        self.assertTrue(os.path.islink(self.published(slug, "latest")))
+        cmds = [c[0] for c in self.commands(build["id"])]
+        self.assertTrue(cmds[0].startswith("git clone --depth 1 file://"), cmds)
+        self.assertTrue(any(c.startswith("git checkout --force ") for c in cmds), cmds)
+        self.assertIn("lectern markdown . $READTHEDOCS_OUTPUT/html", cmds)
+        # Versions were synced from the refs: new ones inactive, stable the
+        # highest final release tag.
+        versions = self.server.get("/api/v3/projects/%s/versions/?limit=50" % slug, token=self.token).json
+        by_slug = {v["slug"]: v for v in versions["results"]}
+        self.assertTrue({"latest", "main", "dev", "v1.0", "v1.1", "v2.0rc1", "stable"} <= set(by_slug), by_slug)
+        self.assertFalse(by_slug["dev"]["active"])
+        self.assertEqual(by_slug["stable"]["ref"], "v1.1")
+        self.assertTrue(by_slug["latest"]["built"])
+        # A second build replaces the published output atomically.
+        first_target = os.readlink(self.published(slug, "latest"))
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug, token=self.token)
+        self.assertStatus(r, 202)
+        second = self.wait_build(slug, r.json["build"]["id"])
+        self.assertTrue(second["success"])
+        self.assertNotEqual(os.readlink(self.published(slug, "latest")), first_target)
+        self.assertFalse(os.path.exists(os.path.join(self.server.data, "published", slug, first_target)))
+        cmds = [c[0] for c in self.commands(second["id"])]
+        self.assertTrue(cmds[0].startswith("git fetch origin"), cmds)
+
+
+class GeneratorsTest(PipelineCase):
+    def test_sphinx_project(self):
+        repo = fixtures.make_repo(fixtures.SPHINX)
+        slug = self.import_repo("Sphinx Fixture", "file://" + repo)
+        build = self.wait_build(slug)
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        cmds = [c[0] for c in self.commands(build["id"])]
+        self.assertIn("cat .readthedocs.yaml", cmds)
+        self.assertIn("cat docs/conf.py", cmds)
+        self.assertIn("python -m sphinx -T -b html -d _build/doctrees -D language=en . "
+                      "$READTHEDOCS_OUTPUT/html", cmds)
+        with open(self.published(slug, "latest", "html", "api.html")) as f:
+            self.assertIn("frobnicate", f.read())
+        self.assertTrue(os.path.exists(self.published(slug, "latest", "htmlzip", slug + ".zip")))
+        self.assertTrue(os.path.exists(self.published(slug, "latest", "epub", slug + ".epub")))
+        detail = self.server.get("/api/v3/projects/%s/builds/%d/?expand=config" % (slug, build["id"]),
+                                 token=self.token).json
+        self.assertEqual(detail["config"]["doctype"], "sphinx")
+        self.assertEqual(sorted(detail["config"]["formats"]), ["epub", "htmlzip"])
+        version = self.server.get("/api/v3/projects/%s/versions/latest/" % slug, token=self.token).json
+        self.assertEqual(sorted(version["downloads"]), ["epub", "htmlzip"])
+
+    def test_mkdocs_project(self):
+        repo = fixtures.make_repo(fixtures.MKDOCS)
+        slug = self.import_repo("MkDocs Fixture", "file://" + repo)
+        build = self.wait_build(slug)
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        cmds = [c[0] for c in self.commands(build["id"])]
+        self.assertIn("python -m mkdocs build --clean --site-dir $READTHEDOCS_OUTPUT/html "
+                      "--config-file mkdocs.yml", cmds)
+        with open(self.published(slug, "latest", "html", "guide", "index.html")) as f:
+            self.assertIn("Some text.", f.read())
+
+
+class FailuresTest(PipelineCase):
+    def build_of(self, name, files, **kw):
+        repo = fixtures.make_repo(files)
+        slug = self.import_repo(name, "file://" + repo)
+        return slug, self.wait_build(slug, **kw)
+
+    def test_failing_command(self):
+        slug, build = self.build_of("Fails", fixtures.commands_config("echo before", "exit 3"))
+        self.assertFalse(build["success"])
+        self.assertEqual(build["error"], 'Command "exit 3" failed with exit code 3.')
+        rows = self.commands(build["id"])
+        self.assertIn(("echo before", "before\n", 0), rows)
+        # Nothing was published.
+        self.assertFalse(os.path.exists(self.published(slug, "latest")))
+
+    def test_time_limit(self):
+        start = time.time()
+        slug, build = self.build_of("Sleeper", fixtures.commands_config("sleep 120 # lectern-test-sleeper"))
+        self.assertFalse(build["success"])
+        self.assertEqual(build["error"], "The build exceeded its time limit of 20 seconds.")
+        self.assertLess(time.time() - start, 90)
+        ps = subprocess.run(["pgrep", "-f", "lectern-test-sleeper"], capture_output=True, text=True)
+        self.assertEqual(ps.stdout, "", "the timed-out command is still running")
+
+    def test_no_network_and_no_data_dir(self):
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        probe = ("python3 -c \"import socket; socket.create_connection(('127.0.0.1', %d), 3)\"" % port)
+        slug, build = self.build_of("Offline", fixtures.commands_config(probe))
+        listener.close()
+        self.assertFalse(build["success"])
+        self.assertIn("exit code 1", build["error"])
+        slug, build = self.build_of("Nosy", fixtures.commands_config(
+            "cat %s/lectern.db" % self.server.data))
+        self.assertFalse(build["success"])
+        out = self.commands(build["id"])[-1][1]
+        self.assertIn("No such file", out)
+
+    def test_bad_config(self):
+        files = {".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: '3'\n"
+                                      "sphinx:\n  configuration: conf.py\n  bogus: 1\n", "README.md": "# x\n"}
+        slug, build = self.build_of("Bad Config", files)
+        self.assertFalse(build["success"])
+        self.assertIn(".readthedocs.yaml:8: sphinx.bogus", build["error"])
+
+    def test_secret_values_are_masked(self):
+        repo = fixtures.make_repo(fixtures.commands_config("echo value=$LECTERN_SECRET",
+                                                           "mkdir -p $READTHEDOCS_OUTPUT/html",
+                                                           "echo ok > $READTHEDOCS_OUTPUT/html/index.html"))
+        # Import, add the variable, then build again with it.
+        slug = self.import_repo("Secretive", "file://" + repo)
+        self.wait_build(slug)
+        r = self.server.post("/api/v3/projects/%s/environmentvariables/" % slug,
+                             {"name": "LECTERN_SECRET", "value": "hunter2-very-secret"}, token=self.token)
+        self.assertStatus(r, 201)
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug, token=self.token)
+        build = self.wait_build(slug, r.json["build"]["id"])
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        out = [c[1] for c in self.commands(build["id"]) if c[0].startswith("echo value")][0]
+        self.assertNotIn("hunter2", out)
+        self.assertIn("value=*******************", out)
+
+    def test_cancel(self):
+        repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # lectern-test-cancel"))
+        slug = self.import_repo("Cancelled", "file://" + repo)
+        deadline = time.time() + BUILD_TIMEOUT
+        while time.time() < deadline:
+            b = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"][0]
+            if b["state"]["code"] == "building":
+                break
+            time.sleep(0.2)
+        r = self.server.post("/api/v3/projects/%s/builds/%d/cancel/" % (slug, b["id"]), token=self.token)
+        self.assertStatus(r, 202)
+        self.assertEqual(r.json["state"]["code"], "cancelled")
+        build = self.wait_build(slug, b["id"])
+        self.assertEqual(build["state"]["code"], "cancelled")
+        self.assertFalse(build["success"])
+        time.sleep(1)
+        ps = subprocess.run(["pgrep", "-f", "lectern-test-cancel"], capture_output=True, text=True)
+        self.assertEqual(ps.stdout, "")
+        r = self.server.post("/api/v3/projects/%s/builds/%d/cancel/" % (slug, b["id"]), token=self.token)
+        self.assertDetail(r, 400, "This build has already finished.")
+
+
+class GitDaemonTest(PipelineCase):
+    def test_clone_over_git_protocol(self):
+        base = fixtures.tempfile.mkdtemp(prefix="lectern-gitd-")
+        repo = fixtures.make_repo(fixtures.MARKDOWN, root=base)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        daemon = subprocess.Popen(["git", "daemon", "--export-all", "--base-path=" + base,
+                                   "--listen=127.0.0.1", "--port=%d" % port, "--reuseaddr", base],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(50):
+                try:
+                    socket.create_connection(("127.0.0.1", port), 1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            slug = self.import_repo("Over Git", "git://127.0.0.1:%d/%s" % (port, os.path.basename(repo)))
+            build = self.wait_build(slug)
+            self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        finally:
+            daemon.terminate()
+            daemon.wait(10)
+
+
+class CrashTest(PipelineCase):
+    def test_kill_9_mid_build(self):
+        repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # lectern-test-crash"))
+        slug = self.import_repo("Crashy", "file://" + repo)
+        deadline = time.time() + BUILD_TIMEOUT
+        while time.time() < deadline:
+            b = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"][0]
+            if b["state"]["code"] == "building":
+                break
+            time.sleep(0.2)
+        self.server.proc.send_signal(signal.SIGKILL)
+        self.server.proc.wait(30)
+        time.sleep(1)
+        ps = subprocess.run(["pgrep", "-f", "lectern-test-crash"], capture_output=True, text=True)
+        self.assertEqual(ps.stdout, "", "a build process outlived the server")
+        again = Server(data=self.server.data)
+        try:
+            build = self.wait_build(slug, b["id"], server=again)
+            self.assertFalse(build["success"])
+            self.assertEqual(build["error"], "Lectern stopped while this build was running; trigger it again.")
+            self.assertEqual(os.listdir(os.path.join(self.server.data, "builds")) if
+                             os.path.exists(os.path.join(self.server.data, "builds")) else [], [])
+            db = self.db()
+            self.assertEqual(db.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+            db.close()
+        finally:
+            self.assertEqual(again.stop(), 0, again.log())
+            again.cleanup()
+        # Let the class teardown see a stopped server with status 0.
+        self.server.proc = subprocess.Popen(["true"])
+        self.server.proc.wait()
+
+
+if __name__ == "__main__":
+    main()
