@@ -37,7 +37,9 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 # The store: 1,000 projects imported through the API itself.
-"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
+# No build workers: the imported projects point at made-up remote URLs.
+"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 --workers 0 \
+	>"$work/serve.out" 2>"$work/serve.err" &
 pids="$pids $!"
 for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 base=$(sed -n 's|^listening on \(http://[^/]*\)/$|\1|p' "$work/serve.out")

@@ -55,7 +55,8 @@ static int parse_count(const char *opt, const char *val, unsigned long min,
 }
 
 static int parse_options(int argc, char **argv, struct srv_config *cfg,
-			 struct lec_pipeline_config *pcfg, char **listen_copy)
+			 struct lec_pipeline_config *pcfg, int *no_workers,
+			 char **listen_copy)
 {
 	unsigned long n;
 
@@ -90,10 +91,13 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 				return CLI_EXIT_FAIL;
 			cfg->threads = (unsigned)n;
 		} else if (strcmp(opt, "--workers") == 0) {
-			if (parse_count(opt, val, 1, LEC_PIPELINE_MAX_WORKERS,
+			/* 0: an API-only instance that queues builds and runs
+			 * none. */
+			if (parse_count(opt, val, 0, LEC_PIPELINE_MAX_WORKERS,
 					&n))
 				return CLI_EXIT_FAIL;
 			pcfg->workers = (unsigned)n;
+			*no_workers = n == 0;
 		} else if (strcmp(opt, "--build-timeout") == 0) {
 			if (parse_count(opt, val, 1, 24 * 3600, &n))
 				return CLI_EXIT_FAIL;
@@ -149,7 +153,7 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	struct srv *srv = NULL;
 	char *listen_copy = NULL;
 	sigset_t stop_signals;
-	int sig, status;
+	int sig, status, no_workers = 0;
 
 	cfg.listen_host = "127.0.0.1";
 	cfg.port = 8000;
@@ -159,8 +163,8 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	pcfg.limits.time_limit_s = LEC_RUNNER_DEFAULT_TIME_LIMIT_S;
 	pcfg.limits.memory_bytes = LEC_RUNNER_DEFAULT_MEMORY;
 	pcfg.limits.output_bytes = LEC_RUNNER_DEFAULT_OUTPUT;
-	if ((status = parse_options(argc, argv, &cfg, &pcfg, &listen_copy)) !=
-	    0)
+	if ((status = parse_options(argc, argv, &cfg, &pcfg, &no_workers,
+				    &listen_copy)) != 0)
 		goto done;
 	/* Open (and migrate) the store once up front, so a bad data
 	 * directory fails here and not on the first request. */
@@ -182,8 +186,9 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto done;
 	}
-	if ((status = start_pipeline(&pipeline, &pcfg, srv, cfg.data_dir)) !=
-	    0) {
+	if (!no_workers &&
+	    (status = start_pipeline(&pipeline, &pcfg, srv, cfg.data_dir)) !=
+		    0) {
 		srv_stop(srv);
 		goto done;
 	}

@@ -49,6 +49,11 @@ class Server:
         self.dir = tempfile.mkdtemp(prefix="lectern-api-")
         self.data = data or os.path.join(self.dir, "data")
         self.stderr = open(os.path.join(self.dir, "stderr"), "w+")
+        # No build workers unless a test asks for them: the projects most
+        # tests import point at made-up remote URLs that must never be
+        # fetched (tests reach nothing but 127.0.0.1).
+        if "--workers" not in args:
+            args = args + ("--workers", "0")
         self.proc = subprocess.Popen(
             [LECTERN, "--data", self.data, "serve", "--listen",
              "127.0.0.1:0", "--threads", "2", *args],

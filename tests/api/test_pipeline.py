@@ -19,7 +19,7 @@ BUILD_TIMEOUT = 180
 
 
 class PipelineCase(ServerTestCase):
-    SERVER_ARGS = ("--build-timeout", "20")
+    SERVER_ARGS = ("--build-timeout", "20", "--workers", "1")
 
     @classmethod
     def setUpClass(cls):
@@ -258,7 +258,7 @@ class CrashTest(PipelineCase):
         time.sleep(1)
         ps = subprocess.run(["pgrep", "-f", "lectern-test-crash"], capture_output=True, text=True)
         self.assertEqual(ps.stdout, "", "a build process outlived the server")
-        again = Server(data=self.server.data)
+        again = Server("--workers", "1", data=self.server.data)
         try:
             build = self.wait_build(slug, b["id"], server=again)
             self.assertFalse(build["success"])

@@ -23,7 +23,8 @@ user_exists() {
 import_projects() {
 	user=$1; shift
 	token=$("$LECTERN" token create "$user")
-	"$LECTERN" serve --listen 127.0.0.1:0 >"$DATA/serve.out" 2>"$DATA/serve.err" &
+	# --workers 0: the made-up remote URLs below must never be fetched.
+	"$LECTERN" serve --listen 127.0.0.1:0 --workers 0 >"$DATA/serve.out" 2>"$DATA/serve.err" &
 	server_pid=$!
 	tries=0
 	until grep -q '^listening on ' "$DATA/serve.out" 2>/dev/null; do
