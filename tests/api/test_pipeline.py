@@ -96,6 +96,18 @@ class MarkdownBuildTest(PipelineCase):
         self.assertFalse(os.path.exists(os.path.join(self.server.data, "published", slug, first_target)))
         cmds = [c[0] for c in self.commands(second["id"])]
         self.assertTrue(cmds[0].startswith("git fetch origin"), cmds)
+        # A failed build leaves the last good output served.
+        good_target = os.readlink(self.published(slug, "latest"))
+        with open(os.path.join(repo, ".readthedocs.yaml"), "w") as f:
+            f.write("version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: '3'\n"
+                    "  commands:\n    - exit 1\n")
+        fixtures.git(repo, "add", "-A")
+        fixtures.git(repo, "commit", "-q", "-m", "break the build")
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug, token=self.token)
+        third = self.wait_build(slug, r.json["build"]["id"])
+        self.assertFalse(third["success"])
+        self.assertEqual(os.readlink(self.published(slug, "latest")), good_target)
+        self.assertTrue(os.path.exists(index))
 
 
 class GeneratorsTest(PipelineCase):
