@@ -80,8 +80,8 @@ os.makedirs(docs, exist_ok=True)
 for i in range(count):
     path = os.path.join(docs, name(i))
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    out = ["# Page %d: %s" % (i, sentence(3)[:-1]), "", sentence(25), ""]
-    for h in range(random.randint(2, 4)):
+    out = ["# Page %d: %s" % (i, sentence(3)[:-1]), "", sentence(40), ""]
+    for h in range(random.randint(2, 5)):
         j, k = random.randrange(count), random.randrange(count)
         out += ["## %s" % sentence(3)[:-1], "",
                 "%s See [page %d](../%s) and [the details](../%s#usage)." %

@@ -183,10 +183,21 @@ static int build_mkdocs_html(struct lec__job *job)
 	return rc;
 }
 
+/* The generator's warnings (a skipped symlink, an unreadable page) go into
+ * the step's log. */
+static void markdown_warning(const char *message, void *payload)
+{
+	struct lec__job_output *o = payload;
+
+	lec__job_record_text(o->job, o->id, message);
+	lec__job_record_text(o->job, o->id, "\n");
+}
+
 /* Lectern's own generator runs in-process: it is our code, reading the
  * checkout and writing the output, and needs no sandbox or Python. */
 static int build_markdown_html(struct lec__job *job)
 {
+	struct lec__job_output out = { job, 0 };
 	struct lec_mdsite_options opts = LEC_MDSITE_OPTIONS_INIT;
 	struct lec_mdsite_stats stats = { 0 };
 	char *outdir = lec__path_join(job->output, "html");
@@ -202,6 +213,9 @@ static int build_markdown_html(struct lec__job *job)
 		return -1;
 	}
 	opts.title = job->project->name;
+	out.id = id;
+	opts.warn = markdown_warning;
+	opts.warn_payload = &out;
 	rc = lec_mdsite_build(job->checkout, outdir, &opts, &stats);
 	if (rc < 0)
 		snprintf(text, sizeof(text), "%s\n", lec_error_last());

@@ -30,6 +30,10 @@
 /* Largest page rendered: md4c's offsets are 32-bit and it needs a few times
  * a page's size in memory. Bigger .md files are copied as they are. */
 #define PAGE_MAX ((off_t)256 << 20)
+/* Above this many pages the navigation on each page opens only the
+ * directories on the way to that page: the full list costs pages squared
+ * bytes (about 90 MB at 1,000 pages, 360 MB at 2,000). */
+#define NAV_FULL_MAX 2000
 /* Longest warning; longer ones are cut. */
 #define WARNING_MAX 1024
 
@@ -42,6 +46,7 @@ struct nav_item {
 	enum nav_kind kind;
 	size_t page;  /* NAV_PAGE; NAV_DIR_OPEN: its index page or NO_PAGE */
 	char *label;  /* NAV_DIR_OPEN without an index page: escaped name */
+	size_t end;   /* NAV_DIR_OPEN: its NAV_DIR_CLOSE (set by nav_order) */
 };
 
 struct page {
@@ -55,6 +60,7 @@ struct page {
 	char *body;       /* rendered HTML */
 	unsigned depth;   /* directories between the page and the root */
 	int is_dir_index;
+	size_t nav_at;    /* its item in the navigation */
 };
 
 struct asset {
@@ -77,6 +83,7 @@ struct site {
 	size_t nnav, nav_cap;
 	size_t *order; /* pages in navigation order */
 	size_t norder;
+	int collapse_nav; /* more than NAV_FULL_MAX pages */
 	struct lec_mdsite__map by_src;  /* page src_rel -> page */
 	struct lec_mdsite__map outputs; /* every written path -> page */
 	struct lec_mdsite__map dirs;    /* output directories made */
@@ -145,6 +152,15 @@ static char *escape_text(const char *s)
 	if (fixed.oom)
 		out.oom = 1;
 	lec_mdsite__buf_dispose(&fixed);
+	return lec_mdsite__buf_take(&out);
+}
+
+/* s escaped for an href. Owned by caller. */
+static char *escape_url(const char *s)
+{
+	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
+
+	lec_mdsite__url_escape(&out, s, strlen(s));
 	return lec_mdsite__buf_take(&out);
 }
 
@@ -386,6 +402,7 @@ static int nav_push(struct site *s, enum nav_kind kind, size_t page,
 	s->nav[s->nnav].kind = kind;
 	s->nav[s->nnav].page = page;
 	s->nav[s->nnav].label = label;
+	s->nav[s->nnav].end = NO_PAGE;
 	s->nnav++;
 	return LEC_OK;
 }
@@ -758,24 +775,19 @@ static int page_titles(struct site *s)
 			p->title = repaired_strndup(name, strlen(name) - 3);
 		}
 		LEC__CHECK_ALLOC(p->title);
-		if ((p->title_html = escape_text(p->title)) == NULL)
+		if ((p->title_html = escape_text(p->title)) == NULL ||
+		    (p->href = escape_url(p->out_rel)) == NULL)
 			return LEC_ENOMEM;
-		{
-			struct lec_mdsite__buf href = LEC_MDSITE__BUF_INIT;
-
-			lec_mdsite__url_escape(&href, p->out_rel,
-					       strlen(p->out_rel));
-			if ((p->href = lec_mdsite__buf_take(&href)) == NULL)
-				return LEC_ENOMEM;
-		}
 	}
 	return LEC_OK;
 }
 
 /* Navigation -------------------------------------------------------------- */
 
+/* A link to page; its title as the text unless `text` is given. */
 static void put_link(struct site *s, struct lec_mdsite__buf *out,
-		     size_t page, size_t current, const char *prefix)
+		     size_t page, size_t current, const char *prefix,
+		     const char *text)
 {
 	const struct page *p = &s->pages[page];
 
@@ -784,33 +796,74 @@ static void put_link(struct site *s, struct lec_mdsite__buf *out,
 	lec_mdsite__buf_puts(out, p->href);
 	lec_mdsite__buf_puts(out, page == current ? "\" aria-current=\"page\">"
 						  : "\">");
-	lec_mdsite__buf_puts(out, p->title_html);
+	lec_mdsite__buf_puts(out, text ? text : p->title_html);
 	lec_mdsite__buf_puts(out, "</a>");
 }
 
-/* The navigation as a nested list; links start with prefix (the way back
- * to the root), `current` is marked, `omit` left out (NO_PAGE: none). */
-static void put_nav(struct site *s, struct lec_mdsite__buf *out,
-		    size_t current, const char *prefix, size_t omit)
+/* A directory's item, closed: a link to its index page, else to its first
+ * page under the directory's name. Returns the item after it. */
+static size_t put_closed_dir(struct site *s, struct lec_mdsite__buf *out,
+			     size_t i, const char *prefix)
 {
-	size_t i;
+	const struct nav_item *item = &s->nav[i];
+	size_t first = i + 1;
+
+	while (s->nav[first].page == NO_PAGE)
+		first++;
+	lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
+	if (item->page != NO_PAGE)
+		put_link(s, out, item->page, NO_PAGE, prefix, NULL);
+	else
+		put_link(s, out, s->nav[first].page, NO_PAGE, prefix,
+			 item->label);
+	lec_mdsite__buf_puts(out, "</li>\n");
+	return item->end + 1;
+}
+
+/* Whether the navigation shows the directory item i open for `current`. */
+static int dir_open(const struct site *s, size_t i, size_t current,
+		    int full)
+{
+	size_t at;
+
+	if (full || !s->collapse_nav)
+		return 1;
+	if (current == NO_PAGE)
+		return 0;
+	at = s->pages[current].nav_at;
+	return i <= at && at <= s->nav[i].end;
+}
+
+/* The navigation as a nested list; links start with prefix (the way back
+ * to the root), `current` is marked, `omit` left out (NO_PAGE: none).
+ * `full`: every directory open, even on a big site. */
+static void put_nav(struct site *s, struct lec_mdsite__buf *out,
+		    size_t current, const char *prefix, size_t omit, int full)
+{
+	size_t i = 0;
 
 	lec_mdsite__buf_puts(out, "<ul>\n");
-	for (i = 0; i < s->nnav; i++) {
+	while (i < s->nnav) {
 		const struct nav_item *item = &s->nav[i];
 
+		if (item->kind == NAV_DIR_OPEN &&
+		    !dir_open(s, i, current, full)) {
+			i = put_closed_dir(s, out, i, prefix);
+			continue;
+		}
 		switch (item->kind) {
 		case NAV_PAGE:
 			if (item->page == omit)
 				break;
 			lec_mdsite__buf_puts(out, "<li>");
-			put_link(s, out, item->page, current, prefix);
+			put_link(s, out, item->page, current, prefix, NULL);
 			lec_mdsite__buf_puts(out, "</li>\n");
 			break;
 		case NAV_DIR_OPEN:
 			lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
 			if (item->page != NO_PAGE) {
-				put_link(s, out, item->page, current, prefix);
+				put_link(s, out, item->page, current, prefix,
+					 NULL);
 			} else {
 				lec_mdsite__buf_puts(out, "<span>");
 				lec_mdsite__buf_puts(out, item->label);
@@ -822,20 +875,31 @@ static void put_nav(struct site *s, struct lec_mdsite__buf *out,
 			lec_mdsite__buf_puts(out, "</ul>\n</li>\n");
 			break;
 		}
+		i++;
 	}
 	lec_mdsite__buf_puts(out, "</ul>\n");
 }
 
-/* The pages in navigation order, for previous/next. */
+/* The pages in navigation order (for previous/next), where each page sits
+ * in it and where each directory's item ends. */
 static int nav_order(struct site *s)
 {
-	size_t i;
+	size_t open[MAX_DEPTH + 2];
+	size_t i, depth = 0;
 
 	s->order = lec__calloc(s->npages ? s->npages : 1, sizeof(*s->order));
 	LEC__CHECK_ALLOC(s->order);
-	for (i = 0; i < s->nnav; i++)
-		if (s->nav[i].page != NO_PAGE)
-			s->order[s->norder++] = s->nav[i].page;
+	s->collapse_nav = s->npages > NAV_FULL_MAX;
+	for (i = 0; i < s->nnav; i++) {
+		if (s->nav[i].kind == NAV_DIR_OPEN)
+			open[depth++] = i;
+		else if (s->nav[i].kind == NAV_DIR_CLOSE)
+			s->nav[open[--depth]].end = i;
+		if (s->nav[i].page == NO_PAGE)
+			continue;
+		s->pages[s->nav[i].page].nav_at = i;
+		s->order[s->norder++] = s->nav[i].page;
+	}
 	return LEC_OK;
 }
 
@@ -880,7 +944,7 @@ static int generate_index(struct site *s)
 	lec_mdsite__buf_puts(&body, "\" title=\"Link to this heading\">"
 				    "\xC2\xB6</a></h1>\n");
 	if (s->npages > 1)
-		put_nav(s, &body, NO_PAGE, "", index);
+		put_nav(s, &body, NO_PAGE, "", index, 1);
 	else
 		lec_mdsite__buf_puts(&body, "<p>This site has no pages.</p>\n");
 	p->body = lec_mdsite__buf_take(&body);
@@ -1013,7 +1077,7 @@ static void put_page(struct site *s, size_t at)
 	lec_mdsite__buf_puts(out, "</a></header>\n<div class=\"site\">\n"
 				  "<nav class=\"site-nav\" "
 				  "aria-label=\"Pages\">\n");
-	put_nav(s, out, page, prefix, NO_PAGE);
+	put_nav(s, out, page, prefix, NO_PAGE, 0);
 	lec_mdsite__buf_puts(out, "</nav>\n<div class=\"page\">\n<main>\n");
 	lec_mdsite__buf_puts(out, p->body);
 	lec_mdsite__buf_puts(out, "</main>\n<footer class=\"page-footer\">\n");

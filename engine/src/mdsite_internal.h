@@ -62,9 +62,11 @@ void lec_mdsite__map_dispose(struct lec_mdsite__map *m);
 
 /* Text -------------------------------------------------------------------- */
 
-/* If s is not valid UTF-8, append to out a copy with each maximal invalid
- * subsequence replaced by U+FFFD (the WHATWG decoder's rule) and return how
- * many were replaced; return 0 and leave out alone when s is valid. */
+/* If s is not valid UTF-8 or holds characters HTML text must not (control
+ * characters other than whitespace, NUL included; noncharacters), append to
+ * out a copy with each of them, and each maximal invalid subsequence (the
+ * WHATWG decoder's rule), replaced by U+FFFD and return how many were
+ * replaced; return 0 and leave out alone when s is fine as it is. */
 size_t lec_mdsite__utf8_repair(const char *s, size_t n,
 			       struct lec_mdsite__buf *out);
 

@@ -439,16 +439,15 @@ static int on_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size,
 			lec_mdsite__buf_add(r->out, text, size);
 		break;
 	case MD_TEXT_ENTITY:
-		/* Named entities stay as written (browsers know HTML5's
-		 * whole list); numeric ones are decoded so that invalid
-		 * code points become U+FFFD, as CommonMark says. */
+		/* Decoded as md4c-html does: an unknown name (or an invalid
+		 * code point, which becomes U+FFFD) must not reach the page
+		 * as an entity, or the HTML is not valid. */
 		r->scratch.len = 0;
-		if (text[1] == '#' &&
-		    lec_mdsite__entity_decode(&r->scratch, text, size))
+		if (lec_mdsite__entity_decode(&r->scratch, text, size))
 			lec_mdsite__html_escape(r->out, r->scratch.ptr,
 						r->scratch.len);
 		else
-			lec_mdsite__buf_add(r->out, text, size);
+			lec_mdsite__html_escape(r->out, text, size);
 		if (r->scratch.oom)
 			r->out->oom = 1;
 		break;

@@ -7,6 +7,7 @@
  * to escape) are handled in bulk.
  */
 #include <libxml/HTMLparser.h>
+#include <md4c-html.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,20 +222,64 @@ static int utf8_sequence(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Bytes of s from i on that are plain ASCII, a word at a time. */
+/* ASCII that HTML text may hold: printable, and whitespace (HTML forbids
+ * the other control characters). */
+static int plain_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7F) || c == '\t' || c == '\n' ||
+	       c == '\r' || c == '\f';
+}
+
+/* Whether 8 bytes are all printable ASCII: no high bit, none below 0x20,
+ * no DEL ("has less than" and "has zero byte" from Bit Twiddling Hacks). */
+static int plain_word(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	const uint64_t highs = 0x8080808080808080ull;
+	uint64_t del = w ^ (0x7F * ones);
+
+	return (w & highs) == 0 && ((w - 0x20 * ones) & ~w & highs) == 0 &&
+	       ((del - ones) & ~del & highs) == 0;
+}
+
+/* Bytes of s from i on that are plain ASCII, a word at a time; a word with
+ * a line break is checked byte by byte. */
 static size_t ascii_run(const unsigned char *s, size_t n, size_t i)
 {
-	uint64_t word;
+	for (;;) {
+		size_t end;
+		uint64_t word;
 
-	while (i + sizeof(word) <= n) {
-		memcpy(&word, s + i, sizeof(word));
-		if (word & 0x8080808080808080ull)
-			break;
-		i += sizeof(word);
+		while (i + sizeof(word) <= n) {
+			memcpy(&word, s + i, sizeof(word));
+			if (!plain_word(word))
+				break;
+			i += sizeof(word);
+		}
+		end = i + sizeof(word) < n ? i + sizeof(word) : n;
+		while (i < end && plain_byte(s[i]))
+			i++;
+		if (i < end || i >= n)
+			return i;
 	}
-	while (i < n && s[i] < 0x80)
-		i++;
-	return i;
+}
+
+/* The code point of a valid sequence of len bytes. */
+static uint32_t decode(const unsigned char *s, int len)
+{
+	uint32_t c = s[0] & (0xFFu >> (len + 1));
+	int i;
+
+	for (i = 1; i < len; i++)
+		c = (c << 6) | (s[i] & 0x3Fu);
+	return c;
+}
+
+/* C1 controls and noncharacters: valid UTF-8 that HTML forbids. */
+static int forbidden(uint32_t c)
+{
+	return (c >= 0x80 && c <= 0x9F) || (c >= 0xFDD0 && c <= 0xFDEF) ||
+	       (c & 0xFFFE) == 0xFFFE;
 }
 
 size_t lec_mdsite__utf8_repair(const char *text, size_t n,
@@ -249,14 +294,14 @@ size_t lec_mdsite__utf8_repair(const char *text, size_t n,
 		i = ascii_run(s, n, i);
 		if (i >= n)
 			break;
-		len = utf8_sequence(s + i, n - i);
-		if (len > 0) {
+		len = s[i] < 0x80 ? -1 : utf8_sequence(s + i, n - i);
+		if (len > 0 && !forbidden(decode(s + i, len))) {
 			i += (size_t)len;
 			continue;
 		}
 		lec_mdsite__buf_add(out, text + copied, i - copied);
 		lec_mdsite__buf_add(out, replacement_char, 3);
-		i += (size_t)-len;
+		i += (size_t)(len > 0 ? len : -len);
 		copied = i;
 		replaced++;
 	}
@@ -371,6 +416,49 @@ static int numeric_entity(struct lec_mdsite__buf *out, const char *s,
 	return 1;
 }
 
+static void append_output(const MD_CHAR *text, MD_SIZE size, void *userdata)
+{
+	lec_mdsite__buf_add(userdata, text, size);
+}
+
+/* A named entity libxml2 does not know (it has HTML 4's 253, HTML5 has over
+ * 2,000): md4c-html knows them all, and rendering the entity alone gives
+ * "<p>X</p>\n" with X the text escaped, or "&amp;name;" when unknown. */
+static int html5_entity(struct lec_mdsite__buf *out, const char *s, size_t n)
+{
+	static const char *const escapes[][2] = {
+		{ "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" },
+		{ "&quot;", "\"" },
+	};
+	struct lec_mdsite__buf html = LEC_MDSITE__BUF_INIT;
+	size_t i, k;
+	int known;
+
+	md_html(s, (MD_SIZE)n, append_output, &html, 0, 0);
+	known = !html.oom && html.len > 8 &&
+		memcmp(html.ptr, "<p>", 3) == 0 &&
+		memcmp(html.ptr + html.len - 5, "</p>\n", 5) == 0 &&
+		memcmp(html.ptr + 3, "&amp;", 5) != 0;
+	for (i = 3; known && i < html.len - 5; i++) {
+		for (k = 0; k < sizeof(escapes) / sizeof(escapes[0]); k++) {
+			size_t len = strlen(escapes[k][0]);
+
+			if (strncmp(html.ptr + i, escapes[k][0], len) == 0)
+				break;
+		}
+		if (k == sizeof(escapes) / sizeof(escapes[0])) {
+			lec_mdsite__buf_putc(out, html.ptr[i]);
+			continue;
+		}
+		lec_mdsite__buf_puts(out, escapes[k][1]);
+		i += strlen(escapes[k][0]) - 1;
+	}
+	if (html.oom)
+		out->oom = 1;
+	lec_mdsite__buf_dispose(&html);
+	return known;
+}
+
 int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
 			      size_t n)
 {
@@ -387,7 +475,7 @@ int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
 	name[n - 2] = '\0';
 	desc = htmlEntityLookup((const xmlChar *)name);
 	if (desc == NULL)
-		return 0;
+		return html5_entity(out, s, n);
 	put_codepoint(out, desc->value);
 	return 1;
 }

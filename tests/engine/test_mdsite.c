@@ -482,6 +482,52 @@ TEST(navigation_and_prev_next)
 	CHECK(contains(out, "a.html", "<title>Ay" DASH "Home</title>"));
 }
 
+/* Past 2,000 pages each page's navigation opens only its own branch. */
+TEST(big_site_navigation_collapses)
+{
+	char src[4096], out[4096], rel[64];
+	struct lec_mdsite_stats st;
+	htmlDocPtr doc;
+	int i;
+
+	dirs(src, out);
+	for (i = 0; i < 1000; i++) {
+		pathf(rel, sizeof(rel), "a/p%04d.md", i);
+		put(src, rel, "text\n");
+		pathf(rel, sizeof(rel), "b/p%04d.md", i);
+		put(src, rel, "text\n");
+	}
+	put(src, "b/README.md", "# Bee\n");
+	put(src, "c/deep/x.md", "# X\n");
+	CHECK_OK(build(src, out, "Big", &st));
+	CHECK_INT(st.pages, 2003);
+
+	doc = parse(out, "a/p0005.html");
+	CHECK_INT(xcount(doc, "//nav//a[starts-with(@href, '../a/')]"), 1000);
+	CHECK_INT(xcount(doc, "//nav//a[starts-with(@href, '../b/')]"), 1);
+	CHECK_XSTR(doc, "//nav/ul/li[3]/a/@href", "../b/index.html");
+	CHECK_XSTR(doc, "//nav/ul/li[3]/a", "Bee");
+	CHECK_XSTR(doc, "//nav/ul/li[4]/a/@href", "../c/deep/x.html");
+	CHECK_XSTR(doc, "//nav/ul/li[4]/a", "c");
+	CHECK_XSTR(doc, "//nav//a[@aria-current]/@href", "../a/p0005.html");
+	CHECK_XSTR(doc, "//footer/a[@rel='next']/@href", "../a/p0006.html");
+	xmlFreeDoc(doc);
+	check_links_resolve(out, "a/p0005.html");
+
+	doc = parse(out, "c/deep/x.html");
+	CHECK_XSTR(doc, "//nav/ul/li[2]/a", "a");
+	CHECK_XSTR(doc, "//nav/ul/li[2]/a/@href", "../../a/p0000.html");
+	CHECK_XSTR(doc, "//nav/ul/li[4]/ul/li/span", "deep");
+	CHECK_XSTR(doc, "//nav//a[@aria-current]", "X");
+	CHECK_XSTR(doc, "//footer/a[@rel='prev']/@href", "../../b/p0999.html");
+	xmlFreeDoc(doc);
+
+	/* The generated index still lists every page. */
+	doc = parse(out, "index.html");
+	CHECK_INT(xcount(doc, "//main//a[not(@class)]"), 2002);
+	xmlFreeDoc(doc);
+}
+
 TEST(titles_are_escaped)
 {
 	char src[4096], out[4096];
@@ -722,7 +768,7 @@ TEST(github_flavoured_markdown)
 	    "3. three\n4. four\n\n"
 	    "```python\nprint(\"<hi>\")\n```\n\n"
 	    "> quoted\n\n---\n\n"
-	    "&copy; &#60; &#0; &#x110000; &unknownentity;\n\n"
+	    "&copy; &#60; &#0; &#x110000; &unknownentity; &check; &LT;\n\n"
 	    "line one  \nline two\n");
 	CHECK_OK(build(src, out, NULL, NULL));
 	doc = parse(out, "index.html");
@@ -745,7 +791,8 @@ TEST(github_flavoured_markdown)
 	CHECK_INT(xcount(doc, "//main//br"), 1);
 	xmlFreeDoc(doc);
 	CHECK(contains(out, "index.html",
-		       "&copy; &lt; " FFFD " " FFFD " &unknownentity;"));
+		       "\xC2\xA9 &lt; " FFFD " " FFFD " &amp;unknownentity; "
+		       "\xE2\x9C\x93 &lt;"));
 }
 
 TEST(invalid_utf8_replaced)
@@ -753,7 +800,7 @@ TEST(invalid_utf8_replaced)
 	static const char page[] =
 		"# Caf\xE9 \xFF heading\n\n"
 		"Latin-1 caf\xE9, overlong \xC0\xAF, surrogate \xED\xA0\x80, "
-		"cut \xE2\x82 and NUL \0 end.\n"
+		"cut \xE2\x82 and NUL \0 end. Controls \x01\xC2\x85.\n"
 		"```\ncode \xFE\n```\n";
 	char src[4096], out[4096];
 	char *html;
@@ -772,6 +819,7 @@ TEST(invalid_utf8_replaced)
 	CHECK(html && strstr(html, "overlong " FFFD FFFD ","));
 	CHECK(html && strstr(html, "surrogate " FFFD FFFD FFFD ","));
 	CHECK(html && strstr(html, "cut " FFFD " and NUL " FFFD " end."));
+	CHECK(html && strstr(html, "Controls " FFFD FFFD "."));
 	CHECK(html && strstr(html, "code " FFFD "\n"));
 	/* The file name's bad byte shows as U+FFFD in the navigation and the
 	 * link keeps the real name, percent-encoded. */
@@ -803,6 +851,19 @@ TEST(utf8_repair_rules)
 		{ "\xF0\x9F\x9Ax", 4, 1, FFFD "x" },
 		{ "12345678\x80" "12345678", 17, 1,
 		  "12345678" FFFD "12345678" },
+		/* Valid UTF-8 that HTML text must not hold. */
+		{ "tab\tnl\ncr\rff\f 12345678", 22, 0, NULL },
+		{ "a\x01" "b", 3, 1, "a" FFFD "b" },
+		{ "12345678\x1F" "12345678", 17, 1,
+		  "12345678" FFFD "12345678" },
+		{ "\x7F", 1, 1, FFFD },
+		{ "x\0y", 3, 1, "x" FFFD "y" },
+		{ "\xC2\x80 \xC2\x9F \xC2\xA0", 8, 2,
+		  FFFD " " FFFD " \xC2\xA0" },
+		{ "\xEF\xB7\x90", 3, 1, FFFD },
+		{ "\xEF\xBF\xBE", 3, 1, FFFD },
+		{ "\xF4\x8F\xBF\xBF", 4, 1, FFFD },
+		{ "\xF0\x9F\xBF\xBF", 4, 1, FFFD },
 	};
 	size_t i;
 
@@ -818,6 +879,44 @@ TEST(utf8_repair_rules)
 			lec_mdsite__buf_putc(&b, '\0');
 			CHECK_STR(b.ptr, cases[i].want);
 		}
+		lec_mdsite__buf_dispose(&b);
+	}
+}
+
+TEST(entities_decoded)
+{
+	static const struct {
+		const char *in;
+		int known;
+		const char *want;
+	} cases[] = {
+		{ "&amp;", 1, "&" },
+		{ "&eacute;", 1, "\xC3\xA9" },
+		{ "&check;", 1, "\xE2\x9C\x93" }, /* HTML5 only */
+		{ "&LT;", 1, "<" },                /* HTML5 only */
+		{ "&NotEqualTilde;", 1, "\xE2\x89\x82\xCC\xB8" },
+		{ "&bogus;", 0, "" },
+		{ "&#233;", 1, "\xC3\xA9" },
+		{ "&#xE9;", 1, "\xC3\xA9" },
+		{ "&#0;", 1, FFFD },
+		{ "&#xD800;", 1, FFFD },
+		{ "&#x110000;", 1, FFFD },
+		{ "&#;", 0, "" },
+		{ "&#x;", 0, "" },
+		{ "amp;", 0, "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+		int known = lec_mdsite__entity_decode(&b, cases[i].in,
+						      strlen(cases[i].in));
+
+		lec_mdsite__buf_putc(&b, '\0');
+		if (known != cases[i].known || strcmp(b.ptr, cases[i].want))
+			FAIL_AT("%s: %d \"%s\", expected %d \"%s\"",
+				cases[i].in, known, b.ptr, cases[i].known,
+				cases[i].want);
 		lec_mdsite__buf_dispose(&b);
 	}
 }
@@ -853,6 +952,35 @@ TEST(huge_page)
 }
 
 /* Files ------------------------------------------------------------------- */
+
+TEST(fifo_and_oversized_markdown)
+{
+	char src[4096], out[4096], path[8192];
+	struct lec_mdsite_stats st;
+	struct stat sb;
+	int fd;
+
+	dirs(src, out);
+	put(src, "index.md", "# Home\n");
+	pathf(path, sizeof(path), "%s/pipe.md", src);
+	CHECK(mkfifo(path, 0644) == 0);
+	/* Over the 256 MiB a page may have: sparse, so cheap to make. */
+	pathf(path, sizeof(path), "%s/giant.md", src);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	CHECK(fd >= 0 && ftruncate(fd, ((off_t)256 << 20) + 1) == 0);
+	close(fd);
+	CHECK_OK(build(src, out, NULL, &st));
+	CHECK(warned("skipping pipe.md: not a regular file"));
+	CHECK(warned("giant.md is too large to render (over 256 MiB); "
+		     "copied as it is"));
+	CHECK_INT(st.warnings, 2);
+	CHECK_INT(st.pages, 1);
+	CHECK_INT(st.assets, 1);
+	CHECK(!exists(out, "pipe.md") && !exists(out, "pipe.html"));
+	CHECK(!exists(out, "giant.html"));
+	pathf(path, sizeof(path), "%s/giant.md", out);
+	CHECK(stat(path, &sb) == 0 && sb.st_size == ((off_t)256 << 20) + 1);
+}
 
 TEST(assets_copied)
 {
@@ -1151,6 +1279,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(site_title_defaults_to_directory_name),
 	TEST_ENTRY(empty_source_directory),
 	TEST_ENTRY(navigation_and_prev_next),
+	TEST_ENTRY(big_site_navigation_collapses),
 	TEST_ENTRY(titles_are_escaped),
 	TEST_ENTRY(heading_ids),
 	TEST_ENTRY(slugify_rules),
@@ -1159,7 +1288,9 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(github_flavoured_markdown),
 	TEST_ENTRY(invalid_utf8_replaced),
 	TEST_ENTRY(utf8_repair_rules),
+	TEST_ENTRY(entities_decoded),
 	TEST_ENTRY(huge_page),
+	TEST_ENTRY(fifo_and_oversized_markdown),
 	TEST_ENTRY(assets_copied),
 	TEST_ENTRY(assets_copied_across_file_systems),
 	TEST_ENTRY(skipped_directories),

@@ -828,7 +828,11 @@ TEST(uv_install)
 	CHECK_STR(c->python_install[0].command, "sync");
 	CHECK_INT(c->python_install[0].groups_all, 1);
 	CHECK_INT(c->python_install[0].extras.len, 2);
+	/* Without a submodules section every submodule is excluded. */
+	CHECK(c->submodules_all_excluded && !c->submodules_all_included);
 	json = lec_rtd_config_json(c);
+	CHECK(json && strstr(json, "\"submodules\":{\"include\":[],"
+				   "\"exclude\":\"all\",\"recursive\":false}"));
 	CHECK(json && strstr(json, "\"install\":[{\"method\":\"uv\","
 				   "\"command\":\"sync\",\"path\":null,"
 				   "\"requirements\":null,\"groups\":\"all\","

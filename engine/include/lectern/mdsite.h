@@ -10,13 +10,21 @@
  * thousand pages in a fraction of a second.
  *
  * Output layout (paths relative to out_dir):
- *   <dir>/<name>.html        a page per <dir>/<name>.md
+ *   <dir>/<name>.html        a page per <dir>/<name>.md (".md" in any case)
  *   <dir>/index.html         from <dir>/index.md, else <dir>/README.md (any
- *                            letter case); at the top a page listing every
- *                            page is generated when neither exists
+ *                            letter case; a README.md beside an index.md
+ *                            is README.html); at the top a page listing
+ *                            every page is generated when neither exists
  *   _lectern/site.css        the stylesheet (themes/site.css, compiled in)
  *   anything else            copied from the source (hard-linked when the
  *                            file system allows)
+ *
+ * A page's title is its first h1, else its file name (a directory's index
+ * page: the directory's name). The navigation lists the pages by directory,
+ * each directory's index page first, then its other pages, then its
+ * subdirectories, all by name; previous/next follow that order. On a site
+ * of more than 2,000 pages each page's navigation opens only the
+ * directories leading to it, as the full list would cost pages² bytes.
  */
 #ifndef LECTERN_MDSITE_H
 #define LECTERN_MDSITE_H
