@@ -656,15 +656,26 @@ done:
 	return rc;
 }
 
-/* The Markdown of a page as md4c must get it: valid UTF-8, no BOM. */
+/* NUL after the text: md4c 0.4.8 runs strcspn() over its input, which
+ * would read past a buffer that is not terminated. */
+static void terminate(struct lec_mdsite__buf *b)
+{
+	if (lec_mdsite__buf_reserve(b, 1))
+		b->ptr[b->len] = '\0';
+}
+
+/* The Markdown of a page as md4c must get it: valid UTF-8, no BOM, and
+ * NUL-terminated. */
 static void prepare_text(struct lec_mdsite__buf *raw,
 			 struct lec_mdsite__buf *fixed, const char **md,
 			 size_t *n)
 {
 	fixed->len = 0;
+	terminate(raw);
 	*md = raw->ptr ? raw->ptr : "";
 	*n = raw->len;
 	if (lec_mdsite__utf8_repair(*md, *n, fixed) > 0) {
+		terminate(fixed);
 		*md = fixed->ptr;
 		*n = fixed->len;
 	}
