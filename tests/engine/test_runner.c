@@ -521,7 +521,9 @@ TEST(time_limit)
 	res = run(&spec, &c);
 	took = now_s() - t0;
 	CHECK_INT(res.end, LEC_RUNNER_TIMED_OUT);
-	CHECK(took >= 0.9 && took < 2.0);
+	/* The upper bound only has to tell "stopped by the limit" from "ran
+	 * its 5 s": a loaded CI machine (2 cores, sanitizers) needs slack. */
+	CHECK(took >= 0.9 && took < 4.5);
 	CHECK(res.end_us - res.start_us >= 900000);
 	capture_reset(&c);
 }
@@ -548,7 +550,7 @@ TEST(sigkill_after_the_grace_period)
 	CHECK_INT(res.end, LEC_RUNNER_TIMED_OUT);
 	CHECK_INT(res.exit_code, 128 + 9);
 	CHECK(took >= 1.0 + LEC_RUNNER_KILL_GRACE_MS / 1000.0 - 0.1);
-	CHECK(took < 1.0 + LEC_RUNNER_KILL_GRACE_MS / 1000.0 + 1.0);
+	CHECK(took < 1.0 + LEC_RUNNER_KILL_GRACE_MS / 1000.0 + 5.0);
 	CHECK_INT(count_processes(marker), 0);
 	capture_reset(&c);
 }
@@ -621,9 +623,12 @@ TEST(cancel)
 	res = run(&spec, &c);
 	took = now_s() - t0;
 	CHECK_INT(res.end, LEC_RUNNER_CANCELLED);
-	CHECK(took >= 0.3 && took < 1.5);
+	/* Well before the command's 30 s, with slack for a loaded machine. */
+	CHECK(took >= 0.3 && took < 10.0);
 	/* Asked about every LEC_RUNNER_CANCEL_POLL_MS, not in a busy loop. */
-	CHECK(c.cancel_calls >= 1 && c.cancel_calls <= 4);
+	CHECK(c.cancel_calls >= 1 &&
+	      c.cancel_calls <=
+		      (int)(took * 1000 / LEC_RUNNER_CANCEL_POLL_MS) + 3);
 	capture_reset(&c);
 
 	/* The output callback can stop it too. */
@@ -632,7 +637,7 @@ TEST(cancel)
 	t0 = now_s();
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_CANCELLED);
-	CHECK(now_s() - t0 < 1.5);
+	CHECK(now_s() - t0 < 10.0);
 	CHECK(c.data && strncmp(c.data, "one\n", 4) == 0);
 	capture_reset(&c);
 }
