@@ -14,6 +14,7 @@
 #include "lectern/language.h"
 #include "lectern/org.h"
 #include "lectern/project.h"
+#include "lectern/repo.h"
 #include "lectern/resolve.h"
 #include "lectern/timefmt.h"
 #include "lectern/version.h"
@@ -251,6 +252,7 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *repo;
+	char *repo_url;
 
 	(void)list_context;
 	if (o == NULL)
@@ -280,7 +282,10 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 			   p->readthedocs_yaml_path);
 	repo = cJSON_AddObjectToObject(o, "repository");
 	cJSON_AddStringToObject(repo, "type", p->repo_type);
-	cJSON_AddStringToObject(repo, "url", p->repo_url);
+	/* Credentials in a repository URL are for cloning only. */
+	repo_url = lec_repo_redact_url(p->repo_url);
+	add_string_or_null(repo, "url", repo_url);
+	free(repo_url);
 	cJSON_AddBoolToObject(o, "single_version", p->single_version);
 	cJSON_AddStringToObject(o, "slug", p->slug);
 	if (p->superproject_slug && !p->translation_of)
@@ -472,6 +477,7 @@ static cJSON *version_object(struct srv_request *req,
 	cJSON *o = cJSON_CreateObject(), *links, *urls, *dash, *aliases;
 	struct lec_version *orig = original_of(req, v);
 	char *vcs = vcs_url(p, v, orig);
+	char *vcs_shown = vcs ? lec_repo_redact_url(vcs) : NULL;
 
 	links = cJSON_AddObjectToObject(o, "_links");
 	add_fmt(links, "_self", "/api/v3/projects/%s/versions/%s/", p->slug,
@@ -498,9 +504,10 @@ static cJSON *version_object(struct srv_request *req,
 	add_fmt(dash, "edit", "%s/dashboard/%s/version/%s/edit/",
 		srv_public_origin(req), p->slug, v->slug);
 	add_docs_url(req, urls, p, v->slug);
-	add_string_or_null(urls, "vcs", vcs);
+	add_string_or_null(urls, "vcs", vcs_shown);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
 	free(vcs);
+	free(vcs_shown);
 	lec_version_free(orig);
 	return o;
 }

@@ -232,6 +232,18 @@ class ProjectsTest(ServerTestCase):
         self.assertDetail(self.server.patch("/api/v3/projects/missing/", {"name": "x"}, token=self.bob), 404,
                           "No Project matches the given query.")
 
+    def test_credentials_never_shown(self):
+        r = self.server.post("/api/v3/projects/", {"name": "Cred", "repository": {
+            "url": "https://user:s3cret-pass@github.com/x/cred.git"}}, token=self.alice)
+        self.assertStatus(r, 201)
+        self.assertNotIn(b"s3cret", r.body)
+        self.assertEqual(r.json["repository"]["url"], "https://github.com/x/cred.git")
+        for path in ("/api/v3/projects/cred/", "/api/v3/projects/cred/versions/",
+                     "/api/v3/projects/cred/versions/latest/"):
+            body = self.server.get(path, token=self.alice).body
+            self.assertNotIn(b"s3cret", body, path)
+            self.assertNotIn(b"user:", body, path)
+
     def test_superproject(self):
         self.import_project(self.alice, "Lonely")
         r = self.server.get("/api/v3/projects/lonely/superproject/")
