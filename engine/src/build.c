@@ -137,13 +137,10 @@ void lec_build_free(struct lec_build *build)
 
 void lec_build_list_dispose(struct lec_build_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		build_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			build_dispose);
 	memset(list, 0, sizeof(*list));
 }
 
@@ -787,13 +784,10 @@ void lec_build_command_free(struct lec_build_command *command)
 
 void lec_build_command_list_dispose(struct lec_build_command_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		command_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			command_dispose);
 	memset(list, 0, sizeof(*list));
 }
 

@@ -94,13 +94,10 @@ void lec_envvar_free(struct lec_envvar *var)
 
 void lec_envvar_list_dispose(struct lec_envvar_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		envvar_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			envvar_dispose);
 	memset(list, 0, sizeof(*list));
 }
 

@@ -104,13 +104,10 @@ void lec_org_free(struct lec_org *org)
 
 void lec_org_list_dispose(struct lec_org_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		org_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			org_dispose);
 	memset(list, 0, sizeof(*list));
 }
 
@@ -124,13 +121,10 @@ void lec_team_free(struct lec_team *team)
 
 void lec_team_list_dispose(struct lec_team_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		team_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			team_dispose);
 	memset(list, 0, sizeof(*list));
 }
 

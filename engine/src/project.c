@@ -170,15 +170,6 @@ static int project_load_members(struct lec_store *st, struct lec_project *p)
 	return error;
 }
 
-static void project_list_free_items(struct lec_project *items, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		project_dispose(&items[i]);
-	lec__free(items);
-}
-
 /* Run a project query into a list and load each project's members. */
 static int project_query_list(struct lec_store *st, struct lec__query *q,
 			      const char *order, const struct lec_page *page,
@@ -193,7 +184,8 @@ static int project_query_list(struct lec_store *st, struct lec__query *q,
 	for (i = 0; error == LEC_OK && i < out->len; i++)
 		error = project_load_members(st, &out->items[i]);
 	if (error < 0) {
-		project_list_free_items(out->items, out->len);
+		lec__items_free(out->items, out->len, sizeof(*out->items),
+				project_dispose);
 		memset(out, 0, sizeof(*out));
 	}
 	return error;
@@ -242,7 +234,8 @@ void lec_project_list_dispose(struct lec_project_list *list)
 {
 	if (list == NULL)
 		return;
-	project_list_free_items(list->items, list->len);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			project_dispose);
 	memset(list, 0, sizeof(*list));
 }
 

@@ -134,13 +134,10 @@ void lec_redirect_free(struct lec_redirect *redirect)
 
 void lec_redirect_list_dispose(struct lec_redirect_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		redirect_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			redirect_dispose);
 	memset(list, 0, sizeof(*list));
 }
 

@@ -449,6 +449,17 @@ void lec__query_dispose(struct lec__query *q)
 	lec__buf_dispose(&q->sql);
 }
 
+void lec__items_free(void *items, size_t len, size_t item_size,
+		     void (*item_dispose)(void *item))
+{
+	unsigned char *p = items;
+	size_t i;
+
+	for (i = 0; p && i < len; i++)
+		item_dispose(p + i * item_size);
+	lec__free(items);
+}
+
 int lec__query_list(struct lec_store *st, struct lec__query *q,
 		    const char *order, const struct lec_page *page,
 		    size_t item_size,
@@ -458,7 +469,7 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 {
 	sqlite3_stmt *stmt = NULL;
 	unsigned char *items = NULL;
-	size_t len = 0, cap = 0, total = 0, i;
+	size_t len = 0, cap = 0, total = 0;
 	int error, rc;
 
 	*items_out = NULL;
@@ -492,9 +503,7 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 done:
 	lec_store__finalize(st, stmt);
 	if (error < 0) {
-		for (i = 0; i < len; i++)
-			item_dispose(items + i * item_size);
-		lec__free(items);
+		lec__items_free(items, len, item_size, item_dispose);
 		return error;
 	}
 	*items_out = items;

@@ -105,6 +105,11 @@ int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
 			    sqlite3_stmt **out);
 void lec__query_dispose(struct lec__query *q);
 
+/* Dispose each of len items (item_size bytes each) with item_dispose, then
+ * free the array. What every list's _dispose does. */
+void lec__items_free(void *items, size_t len, size_t item_size,
+		     void (*item_dispose)(void *item));
+
 /* Runs a paged list: counts, prepares the page, and calls row() for each row
  * to fill items[i] (item_size bytes each, zeroed first). On failure calls
  * item_free on the filled items. The array is owned by the caller. */

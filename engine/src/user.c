@@ -61,13 +61,10 @@ void lec_user_free(struct lec_user *user)
 
 void lec_user_list_dispose(struct lec_user_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		user_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			user_dispose);
 	memset(list, 0, sizeof(*list));
 }
 

@@ -147,13 +147,10 @@ void lec_version_free(struct lec_version *version)
 
 void lec_version_list_dispose(struct lec_version_list *list)
 {
-	size_t i;
-
 	if (list == NULL)
 		return;
-	for (i = 0; i < list->len; i++)
-		version_dispose(&list->items[i]);
-	lec__free(list->items);
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			version_dispose);
 	memset(list, 0, sizeof(*list));
 }
 

@@ -16,6 +16,9 @@ from lectern_test import Server, ServerTestCase, main
 
 # A build of a tiny project takes well under this even under ASan.
 BUILD_TIMEOUT = 180
+# Marks this run's build commands, so a check for leftover processes never
+# sees another test run's.
+MARK = "lectern-test-%d" % os.getpid()
 
 
 class PipelineCase(ServerTestCase):
@@ -161,11 +164,11 @@ class FailuresTest(PipelineCase):
 
     def test_time_limit(self):
         start = time.time()
-        slug, build = self.build_of("Sleeper", fixtures.commands_config("sleep 120 # lectern-test-sleeper"))
+        slug, build = self.build_of("Sleeper", fixtures.commands_config("sleep 120 # " + MARK + "-sleeper"))
         self.assertFalse(build["success"])
         self.assertEqual(build["error"], "The build exceeded its time limit of 20 seconds.")
         self.assertLess(time.time() - start, 90)
-        ps = subprocess.run(["pgrep", "-f", "lectern-test-sleeper"], capture_output=True, text=True)
+        ps = subprocess.run(["pgrep", "-f", MARK + "-sleeper"], capture_output=True, text=True)
         self.assertEqual(ps.stdout, "", "the timed-out command is still running")
 
     def test_no_network_and_no_data_dir(self):
@@ -209,7 +212,7 @@ class FailuresTest(PipelineCase):
         self.assertIn("value=*******************", out)
 
     def test_cancel(self):
-        repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # lectern-test-cancel"))
+        repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # " + MARK + "-cancel"))
         slug = self.import_repo("Cancelled", "file://" + repo)
         deadline = time.time() + BUILD_TIMEOUT
         while time.time() < deadline:
@@ -224,7 +227,7 @@ class FailuresTest(PipelineCase):
         self.assertEqual(build["state"]["code"], "cancelled")
         self.assertFalse(build["success"])
         time.sleep(1)
-        ps = subprocess.run(["pgrep", "-f", "lectern-test-cancel"], capture_output=True, text=True)
+        ps = subprocess.run(["pgrep", "-f", MARK + "-cancel"], capture_output=True, text=True)
         self.assertEqual(ps.stdout, "")
         r = self.server.post("/api/v3/projects/%s/builds/%d/cancel/" % (slug, b["id"]), token=self.token)
         self.assertDetail(r, 400, "This build has already finished.")
@@ -257,7 +260,7 @@ class GitDaemonTest(PipelineCase):
 
 class CrashTest(PipelineCase):
     def test_kill_9_mid_build(self):
-        repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # lectern-test-crash"))
+        repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # " + MARK + "-crash"))
         slug = self.import_repo("Crashy", "file://" + repo)
         deadline = time.time() + BUILD_TIMEOUT
         while time.time() < deadline:
@@ -268,7 +271,7 @@ class CrashTest(PipelineCase):
         self.server.proc.send_signal(signal.SIGKILL)
         self.server.proc.wait(30)
         time.sleep(1)
-        ps = subprocess.run(["pgrep", "-f", "lectern-test-crash"], capture_output=True, text=True)
+        ps = subprocess.run(["pgrep", "-f", MARK + "-crash"], capture_output=True, text=True)
         self.assertEqual(ps.stdout, "", "a build process outlived the server")
         again = Server("--workers", "1", data=self.server.data)
         try:
