@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "lectern/store.h"
+#include "store_internal.h"
 
 int lec_test_failures;
 
@@ -60,6 +61,27 @@ struct lec_store *lec_test_store(void)
 		exit(2);
 	}
 	return store;
+}
+
+int64_t lec_test_project(struct lec_store *store, const char *slug)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t id = 0;
+
+	if (lec_store__prepare(store, &stmt,
+			       "INSERT INTO projects (name, slug, repo_url, "
+			       "created, modified) VALUES (?1, ?1, "
+			       "'https://example.org/r.git', 0, 0)") != LEC_OK) {
+		FAIL_AT("prepare: %s", lec_error_last());
+		return 0;
+	}
+	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_DONE)
+		id = sqlite3_last_insert_rowid(store->db);
+	else
+		FAIL_AT("insert project %s: %s", slug, sqlite3_errmsg(store->db));
+	lec_store__finalize(store, stmt);
+	return id;
 }
 
 static int selected(int argc, char **argv, const char *name)

@@ -7,6 +7,7 @@
 #ifndef LECTERN_TEST_HARNESS_H
 #define LECTERN_TEST_HARNESS_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,11 @@ const char *lec_test_tmpdir(void);
  * cannot). */
 struct lec_store;
 struct lec_store *lec_test_store(void);
+
+/* Insert a minimal project row (name = slug) straight into the store, for
+ * modules whose tests must not depend on the project module. Returns its
+ * id, or 0 after failing the test. */
+int64_t lec_test_project(struct lec_store *store, const char *slug);
 
 /* Run the table; returns the process exit status. */
 int lec_test_main(int argc, char **argv, const struct lec_test *tests,

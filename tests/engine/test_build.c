@@ -12,19 +12,6 @@
 #include "lectern/version.h"
 #include "store_internal.h"
 
-static int64_t make_project(struct lec_store *st, const char *slug)
-{
-	char sql[256];
-
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO projects (name, slug, repo_url, created, "
-		 "modified) VALUES ('%s', '%s', 'https://example.com/r.git', "
-		 "0, 0)",
-		 slug, slug);
-	CHECK_OK(lec_store__exec(st, sql));
-	return sqlite3_last_insert_rowid(st->db);
-}
-
 static int64_t make_version(struct lec_store *st, int64_t project,
 			    const char *name, enum lec_version_type type)
 {
@@ -119,7 +106,7 @@ TEST(state_codes_and_names)
 TEST(trigger_round_trip)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p"), q = make_project(st, "q");
+	int64_t p = lec_test_project(st, "p"), q = lec_test_project(st, "q");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t other = make_version(st, q, "main", LEC_VERSION_BRANCH);
 	struct lec_build *b = NULL, *again = NULL;
@@ -177,7 +164,7 @@ TEST(trigger_round_trip)
 TEST(trigger_cancels_unfinished_builds)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t w = make_version(st, p, "other", LEC_VERSION_BRANCH);
 	int64_t b1, b2, b3, bw;
@@ -228,7 +215,7 @@ TEST(trigger_cancels_unfinished_builds)
 TEST(external_version_reuses_last_commit)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t pr = make_version(st, p, "17", LEC_VERSION_EXTERNAL);
 	int64_t branch = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	struct lec_build *b = NULL;
@@ -249,7 +236,7 @@ TEST(external_version_reuses_last_commit)
 TEST(forward_only_transitions)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL);
 	struct lec_build *b = NULL;
@@ -307,7 +294,7 @@ TEST(forward_only_transitions)
 TEST(finish_semantics_and_durations)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t w = make_version(st, p, "dev", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL);
@@ -356,7 +343,7 @@ TEST(finish_semantics_and_durations)
 TEST(cancelled_stays_cancelled)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL);
 	struct lec_build *b = NULL;
@@ -400,7 +387,7 @@ TEST(cancelled_stays_cancelled)
 TEST(queue_next_and_claim)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t w = make_version(st, p, "dev", LEC_VERSION_BRANCH);
 	int64_t first, second;
@@ -471,7 +458,7 @@ static void *race_claim(void *arg)
 TEST(claim_is_exclusive_across_handles)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	struct race_worker workers[RACE_WORKERS];
 	pthread_t threads[RACE_WORKERS];
 	int seen[RACE_BUILDS + 1] = { 0 };
@@ -517,7 +504,7 @@ TEST(claim_is_exclusive_across_handles)
 TEST(reset_requeues)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, "abc"), cmd = 0;
 	struct lec_build_command_list cmds;
@@ -560,7 +547,7 @@ TEST(reset_requeues)
 TEST(commit_and_config)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL);
 	char long_commit[LEC_BUILD_COMMIT_MAX + 2];
@@ -618,7 +605,7 @@ static const char *ids(const struct lec_build_list *list, int64_t base,
 TEST(list_filters_and_paging)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p"), q = make_project(st, "q");
+	int64_t p = lec_test_project(st, "p"), q = lec_test_project(st, "q");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t w = make_version(st, p, "dev", LEC_VERSION_BRANCH);
 	int64_t other = make_version(st, q, "main", LEC_VERSION_BRANCH);
@@ -682,7 +669,7 @@ TEST(list_filters_and_paging)
 TEST(commands_record_output)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL), c1 = 0, c2 = 0, none = 0;
 	struct lec_build_command *c = NULL;
@@ -780,7 +767,7 @@ static struct lec_build_command *command(struct lec_store *st, int64_t id)
 TEST(output_is_capped)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL), c1 = 0, c2 = 0, c3 = 0;
 	size_t max = LEC_BUILD_OUTPUT_MAX;
@@ -837,7 +824,7 @@ done:
 TEST(deletes_and_cascades)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL), cmd = 0;
 	struct lec_build_list list;
@@ -891,7 +878,7 @@ TEST(deletes_and_cascades)
 TEST(out_of_memory_is_clean)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, "abc"), cmd = 0;
 	struct lec_build *b = NULL;

@@ -18,28 +18,6 @@
 #include "secret.h"
 #include "store_internal.h"
 
-static int64_t make_project(struct lec_store *st, const char *slug)
-{
-	sqlite3_stmt *stmt = NULL;
-	int64_t id = 0;
-
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT INTO projects (name, slug, repo_url, "
-			       "created, modified) VALUES (?1, ?1, "
-			       "'https://example.org/r.git', 0, 0)",
-			       -1, &stmt, NULL) != SQLITE_OK) {
-		FAIL_AT("prepare: %s", sqlite3_errmsg(st->db));
-		return 0;
-	}
-	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) == SQLITE_DONE)
-		id = sqlite3_last_insert_rowid(st->db);
-	else
-		FAIL_AT("insert project: %s", sqlite3_errmsg(st->db));
-	sqlite3_finalize(stmt);
-	return id;
-}
-
 /* A string of n copies of the UTF-8 character c (owned; free()). */
 static char *repeat(const char *c, size_t n)
 {
@@ -94,8 +72,8 @@ static void check_field_error(int rc, int code, const char *field,
 TEST(create_get_list_delete)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
-	int64_t other = make_project(st, "other");
+	int64_t p = lec_test_project(st, "docs");
+	int64_t other = lec_test_project(st, "other");
 	struct lec_envvar *v = NULL, *again = NULL;
 	struct lec_envvar_list list = { 0 };
 	struct lec_page page = { 2, 1 };
@@ -160,7 +138,7 @@ TEST(create_get_list_delete)
 TEST(validation_messages_and_lengths)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	char *name = repeat("n", LEC_ENVVAR_NAME_MAX + 1);
 	char *wide = repeat("\xc3\xa9", LEC_ENVVAR_NAME_MAX);
 	char *value = repeat("v", LEC_ENVVAR_VALUE_MAX + 1);
@@ -222,8 +200,8 @@ static int64_t stored_size(struct lec_store *st, const char *name)
 TEST(project_total_limit)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
-	int64_t other = make_project(st, "other");
+	int64_t p = lec_test_project(st, "docs");
+	int64_t other = lec_test_project(st, "other");
 	char *big = repeat("x", LEC_ENVVAR_VALUE_MAX);
 	char *rest = repeat("\xc3\xa9", LEC_ENVVAR_PROJECT_TOTAL_MAX -
 						 5 * LEC_ENVVAR_VALUE_MAX);
@@ -293,7 +271,7 @@ TEST(values_sealed_at_rest_and_opened_for_builds)
 {
 	static const char secret[] = "correct horse battery staple";
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_envvar_values vals = { 0 };
 	unsigned char *blob;
 	char *path = key_file(st);
@@ -359,8 +337,8 @@ TEST(values_sealed_at_rest_and_opened_for_builds)
 TEST(tampered_or_moved_blob_is_corrupt)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
-	int64_t other = make_project(st, "other");
+	int64_t p = lec_test_project(st, "docs");
+	int64_t other = lec_test_project(st, "other");
 	struct lec_envvar_values vals = { 0 };
 	unsigned char *blob;
 	size_t len, i;
@@ -404,7 +382,7 @@ TEST(tampered_or_moved_blob_is_corrupt)
 TEST(wrong_missing_or_malformed_key)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_envvar_values vals = { 0 };
 	unsigned char other_key[LEC__SECRET_KEY_LEN];
 	char *path = key_file(st);

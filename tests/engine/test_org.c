@@ -12,28 +12,6 @@
 #include "lectern/user.h"
 #include "store_internal.h"
 
-static int64_t make_project(struct lec_store *st, const char *slug)
-{
-	sqlite3_stmt *stmt = NULL;
-	int64_t id = 0;
-
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT INTO projects (name, slug, repo_url, "
-			       "created, modified) VALUES (?1, ?1, "
-			       "'https://example.org/r.git', 0, 0)",
-			       -1, &stmt, NULL) != SQLITE_OK) {
-		FAIL_AT("prepare: %s", sqlite3_errmsg(st->db));
-		return 0;
-	}
-	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) == SQLITE_DONE)
-		id = sqlite3_last_insert_rowid(st->db);
-	else
-		FAIL_AT("insert project: %s", sqlite3_errmsg(st->db));
-	sqlite3_finalize(stmt);
-	return id;
-}
-
 static int64_t make_user(struct lec_store *st, const char *name)
 {
 	struct lec_user *u = NULL;
@@ -404,10 +382,10 @@ TEST(projects_of_organizations)
 	int64_t alice = make_user(st, "alice");
 	int64_t org = make_org(st, "Acme", alice);
 	int64_t org2 = make_org(st, "Beta", alice);
-	int64_t pc = make_project(st, "charlie");
-	int64_t pa = make_project(st, "alpha");
-	int64_t pb = make_project(st, "bravo");
-	int64_t lone = make_project(st, "lone");
+	int64_t pc = lec_test_project(st, "charlie");
+	int64_t pa = lec_test_project(st, "alpha");
+	int64_t pb = lec_test_project(st, "bravo");
+	int64_t lone = lec_test_project(st, "lone");
 	int64_t team = make_team(st, org, "Team", NULL);
 	struct lec_org_project_ids ids = { 0 };
 	struct lec_page page = { 2, 1 };
@@ -495,9 +473,9 @@ TEST(permissions)
 	int64_t outsider = make_user(st, "outsider");
 	int64_t org = make_org(st, "Acme", owner);
 	int64_t other_org = make_org(st, "Other", outsider);
-	int64_t p = make_project(st, "docs");
-	int64_t q = make_project(st, "more");
-	int64_t free_project = make_project(st, "free");
+	int64_t p = lec_test_project(st, "docs");
+	int64_t q = lec_test_project(st, "more");
+	int64_t free_project = lec_test_project(st, "free");
 	int64_t admins = make_team(st, org, "Admins", "admin");
 	int64_t readers = make_team(st, org, "Readers", "readonly");
 	int yes = -1;

@@ -11,28 +11,6 @@
 #include "lectern/redirect.h"
 #include "store_internal.h"
 
-static int64_t make_project(struct lec_store *st, const char *slug)
-{
-	sqlite3_stmt *stmt = NULL;
-	int64_t id = 0;
-
-	if (sqlite3_prepare_v2(st->db,
-			       "INSERT INTO projects (name, slug, repo_url, "
-			       "created, modified) VALUES (?1, ?1, "
-			       "'https://example.org/r.git', 0, 0)",
-			       -1, &stmt, NULL) != SQLITE_OK) {
-		FAIL_AT("prepare: %s", sqlite3_errmsg(st->db));
-		return 0;
-	}
-	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) == SQLITE_DONE)
-		id = sqlite3_last_insert_rowid(st->db);
-	else
-		FAIL_AT("insert project: %s", sqlite3_errmsg(st->db));
-	sqlite3_finalize(stmt);
-	return id;
-}
-
 static struct lec_redirect_patch page(const char *from, const char *to)
 {
 	struct lec_redirect_patch p = { 0 };
@@ -175,7 +153,7 @@ TEST(types_and_semantics)
 TEST(create_defaults_and_normalisation)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_redirect_patch in = page("/docs/", "install.html");
 	struct lec_redirect *r = NULL, *again = NULL;
 
@@ -240,7 +218,7 @@ TEST(create_defaults_and_normalisation)
 TEST(prefix_and_clean_types_normalise)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_redirect_patch in = typed("prefix");
 	struct lec_redirect *r = NULL;
 
@@ -278,7 +256,7 @@ TEST(prefix_and_clean_types_normalise)
 TEST(field_validation)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_redirect_patch in = typed(NULL);
 
 	CHECK_REFUSED(st, p, &in, LEC_EINVALID, "type",
@@ -334,7 +312,7 @@ TEST(field_validation)
 TEST(business_rules)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_redirect_patch in = page("/en/2.0/$rest", "/en/3.0/");
 	struct lec_redirect *r = NULL;
 
@@ -380,7 +358,7 @@ TEST(business_rules)
 		      "allowed per project.");
 	/* Another project has its own. */
 	in.type = "docgen_html";
-	CHECK(add(st, make_project(st, "other"), &in) > 0);
+	CHECK(add(st, lec_test_project(st, "other"), &in) > 0);
 	CHECK_INT(count(st, p), 4);
 	lec_store_free(st);
 }
@@ -388,7 +366,7 @@ TEST(business_rules)
 TEST(redirect_limit)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_redirect_patch in = page("/a", "/b");
 	struct lec_redirect_patch patch = { 0 };
 	struct lec_redirect_list list = { 0 };
@@ -409,7 +387,7 @@ TEST(redirect_limit)
 	CHECK_OK(lec_redirect_delete(st, p, list.items[1].id));
 	lec_redirect_list_dispose(&list);
 	CHECK_OK(lec_redirect_create(st, p, &in, NULL));
-	CHECK_OK(lec_redirect_create(st, make_project(st, "b"), &in, NULL));
+	CHECK_OK(lec_redirect_create(st, lec_test_project(st, "b"), &in, NULL));
 	lec_store_free(st);
 }
 
@@ -435,8 +413,8 @@ static void move(struct lec_store *st, int64_t p, int64_t id, int64_t pos)
 TEST(positions_insert_move_delete)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
-	int64_t other = make_project(st, "other");
+	int64_t p = lec_test_project(st, "docs");
+	int64_t other = lec_test_project(st, "other");
 	int64_t a, b, c, d, e, x;
 
 	a = add_at(st, p, 0, 0);
@@ -479,7 +457,7 @@ TEST(positions_insert_move_delete)
 TEST(update_keeps_omitted_fields)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_redirect_patch in = page("/old/", "/new.html");
 	struct lec_redirect_patch patch = { 0 };
 	struct lec_redirect *r = NULL, *u = NULL;
@@ -588,8 +566,8 @@ TEST(update_keeps_omitted_fields)
 TEST(get_list_paging_and_enabled)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
-	int64_t other = make_project(st, "other");
+	int64_t p = lec_test_project(st, "docs");
+	int64_t other = lec_test_project(st, "other");
 	struct lec_redirect_list list = { 0 };
 	struct lec_redirect_patch patch = { 0 };
 	struct lec_page pg = { 2, 1 };
@@ -643,7 +621,7 @@ TEST(get_list_paging_and_enabled)
 TEST(missing_project_and_cascade)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "docs");
+	int64_t p = lec_test_project(st, "docs");
 	struct lec_redirect_patch in = page("/a", "/b");
 
 	CHECK_ERR(lec_redirect_create(st, p + 100, &in, NULL), LEC_ENOTFOUND);

@@ -9,20 +9,6 @@
 #include "lectern/version.h"
 #include "store_internal.h"
 
-/* A project row made with plain SQL, so these tests need no project.c. */
-static int64_t make_project(struct lec_store *st, const char *slug)
-{
-	char sql[256];
-
-	snprintf(sql, sizeof(sql),
-		 "INSERT INTO projects (name, slug, repo_url, created, "
-		 "modified) VALUES ('%s', '%s', 'https://example.com/r.git', "
-		 "0, 0)",
-		 slug, slug);
-	CHECK_OK(lec_store__exec(st, sql));
-	return sqlite3_last_insert_rowid(st->db);
-}
-
 static int64_t make_version(struct lec_store *st, int64_t project,
 			    const char *name, enum lec_version_type type)
 {
@@ -71,7 +57,7 @@ static void set_flags(struct lec_store *st, int64_t id, unsigned int set,
 TEST(create_round_trip)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t project = make_project(st, "p");
+	int64_t project = lec_test_project(st, "p");
 	struct lec_version *v = NULL, *again = NULL;
 
 	CHECK_OK(lec_version_create(st, project, "Release 1.0", "a1b2c3",
@@ -129,7 +115,7 @@ done:
 TEST(slug_unique_with_suffixes)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p"), q = make_project(st, "q");
+	int64_t p = lec_test_project(st, "p"), q = lec_test_project(st, "q");
 	char name[LEC_VERSION_NAME_MAX + 1], want[LEC_VERSION_SLUG_MAX + 1];
 
 	/* The service's examples (behaviour notes §6.4). */
@@ -158,7 +144,7 @@ TEST(slug_unique_with_suffixes)
 TEST(slug_attempts_are_limited)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	char sql[256], suffix[16];
 	unsigned long n;
 
@@ -196,7 +182,7 @@ TEST(slug_attempts_are_limited)
 TEST(create_validation)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	struct lec_version *v = NULL;
 	char long_text[LEC_VERSION_NAME_MAX + 2];
 	struct lec_version_list list;
@@ -277,7 +263,7 @@ static const char *names(const struct lec_version_list *list, char *buf,
 TEST(list_order_and_paging)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p"), q = make_project(st, "q");
+	int64_t p = lec_test_project(st, "p"), q = lec_test_project(st, "q");
 	struct lec_version_list list;
 	struct lec_page page = { 2, 1 };
 	char buf[256];
@@ -338,7 +324,7 @@ static const char *filtered(struct lec_store *st, int64_t p,
 TEST(list_filters)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t a = make_version(st, p, "alpha", LEC_VERSION_BRANCH);
 	int64_t b = make_version(st, p, "beta", LEC_VERSION_TAG);
 	int64_t c = make_version(st, p, "Gamma", LEC_VERSION_TAG);
@@ -423,7 +409,7 @@ TEST(list_filters)
 TEST(update_patch)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t id = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	struct lec_version_patch patch = { 0 };
 	struct lec_version *v = NULL;
@@ -525,7 +511,7 @@ TEST(update_patch)
 TEST(delete_version)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t id = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	struct lec_version *v = NULL;
 
@@ -541,7 +527,7 @@ TEST(delete_version)
 TEST(project_delete_cascades)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t id = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	struct lec_version *v = NULL;
 
@@ -666,7 +652,7 @@ static void check_stable(struct lec_store *st, int64_t p, const char *want)
 TEST(stable_determination)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 
 	check_stable(st, p, NULL);
 	make_version(st, p, "main", LEC_VERSION_BRANCH);
@@ -699,7 +685,7 @@ TEST(stable_determination)
 TEST(stable_machine_version)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	struct lec_version *promoted = NULL, *stable = NULL, *orig = NULL;
 	struct lec_version *v = NULL;
 	int64_t one;
@@ -766,7 +752,7 @@ TEST(stable_machine_version)
 TEST(latest_machine_version)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	struct lec_version *latest = NULL, *orig = NULL;
 	int64_t tag;
 
@@ -815,7 +801,7 @@ TEST(latest_machine_version)
 TEST(latest_owned_by_user_is_left_alone)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	struct lec_version *latest = NULL;
 
 	make_version(st, p, "latest", LEC_VERSION_BRANCH);
@@ -830,7 +816,7 @@ TEST(latest_owned_by_user_is_left_alone)
 TEST(default_version_slug)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t v1 = make_version(st, p, "v1", LEC_VERSION_TAG);
 	char *slug = NULL;
 
@@ -883,7 +869,7 @@ TEST(default_version_slug)
 TEST(out_of_memory_is_clean)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	struct lec_version *v = NULL;
 	struct lec_version_list list = { 0 };
 	char *slug = NULL;
@@ -931,8 +917,8 @@ static int64_t take(struct lec_store *st)
 TEST(sync_requests_queue_oldest_first)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t a = make_project(st, "a");
-	int64_t b = make_project(st, "b");
+	int64_t a = lec_test_project(st, "a");
+	int64_t b = lec_test_project(st, "b");
 	int64_t id = 99;
 
 	CHECK_ERR(lec_version_sync_take(st, &id), LEC_ENOTFOUND);
@@ -954,7 +940,7 @@ TEST(sync_requests_queue_oldest_first)
 TEST(sync_request_needs_a_project)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t id = 0;
 
 	CHECK_ERR(lec_version_sync_request(st, p + 1), LEC_ENOTFOUND);
@@ -976,8 +962,8 @@ TEST(sync_requests_are_durable_and_shared)
 	CHECK_OK(lec_store_open_dir(&st, dir, NULL));
 	if (st == NULL)
 		return;
-	a = make_project(st, "a");
-	b = make_project(st, "b");
+	a = lec_test_project(st, "a");
+	b = lec_test_project(st, "b");
 	CHECK_OK(lec_version_sync_request(st, a));
 	CHECK_OK(lec_version_sync_request(st, b));
 	lec_store_free(st);
@@ -998,7 +984,7 @@ TEST(sync_requests_are_durable_and_shared)
 TEST(sync_requests_out_of_memory_is_clean)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = make_project(st, "p");
+	int64_t p = lec_test_project(st, "p");
 	int64_t id = 0;
 
 	TORTURE(lec_version_sync_request(st, p));
