@@ -124,21 +124,8 @@ void lec_envvar_values_dispose(struct lec_envvar_values *values)
 static int query_int(struct lec_store *st, const char *sql, const int64_t *a,
 		     int64_t *out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	*out = 0;
-	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
-		return error;
-	if (a)
-		sqlite3_bind_int64(stmt, 1, *a);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(stmt, 0);
-	else if (rc != SQLITE_DONE)
-		error = lec_store__sqlerr(st, rc, "reading variables");
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__query_int(st, sql, a, a ? 1 : 0, "reading variables",
+				    out, NULL);
 }
 
 /* Inside the write transaction: the project exists and has room. */

@@ -155,39 +155,15 @@ void lec_org_project_ids_dispose(struct lec_org_project_ids *ids)
 static int query_int(struct lec_store *st, const char *sql, const int64_t *v,
 		     int n, int64_t *out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc, i;
-
-	*out = 0;
-	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
-		return error;
-	for (i = 0; i < n; i++)
-		sqlite3_bind_int64(stmt, i + 1, v[i]);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(stmt, 0);
-	else if (rc != SQLITE_DONE)
-		error = lec_store__sqlerr(st, rc, "reading organizations");
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__query_int(st, sql, v, n, "reading organizations", out,
+				    NULL);
 }
 
 /* Run a write binding ?1..?n to v; *changes gets the rows it touched. */
 static int exec_ints(struct lec_store *st, const char *sql, const int64_t *v,
 		     int n, const char *what, int *changes)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, i;
-
-	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
-		return error;
-	for (i = 0; i < n; i++)
-		sqlite3_bind_int64(stmt, i + 1, v[i]);
-	error = lec_store__step_done(st, stmt, what);
-	if (changes)
-		*changes = sqlite3_changes(sqlite3_db_handle(stmt));
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__exec_ints(st, sql, v, n, what, changes);
 }
 
 /* LEC_ENOTFOUND naming what unless a row of table has this id. */

@@ -276,16 +276,7 @@ static int prepare_ids(struct lec_store *st, sqlite3_stmt **stmt,
 static int run_ids(struct lec_store *st, const char *sql, const char *what,
 		   const int64_t *ids, int nids, int *changes)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
-
-	if ((error = prepare_ids(st, &stmt, sql, ids, nids)) < 0)
-		return error;
-	error = lec_store__step_done(st, stmt, what);
-	if (error == LEC_OK && changes)
-		*changes = sqlite3_changes(st->db);
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__exec_ints(st, sql, ids, nids, what, changes);
 }
 
 /* The integer in the first column of the first row; *found is 0 when
@@ -294,22 +285,7 @@ static int query_int_ids(struct lec_store *st, const char *sql,
 			 const int64_t *ids, int nids, int64_t *value,
 			 int *found)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	*found = 0;
-	*value = 0;
-	if ((error = prepare_ids(st, &stmt, sql, ids, nids)) < 0)
-		return error;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		*found = 1;
-		*value = sqlite3_column_int64(stmt, 0);
-	} else if (rc != SQLITE_DONE) {
-		error = lec_store__sqlerr(st, rc, "reading");
-	}
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__query_int(st, sql, ids, nids, "reading", value, found);
 }
 
 static int row_exists(struct lec_store *st, const char *sql, int64_t id,

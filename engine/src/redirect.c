@@ -348,36 +348,15 @@ static int draft_check_wildcards(const struct draft *d)
 static int exec_ints(struct lec_store *st, const char *sql, const int64_t *v,
 		     int n, const char *what)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, i;
-
-	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
-		return error;
-	for (i = 0; i < n; i++)
-		sqlite3_bind_int64(stmt, i + 1, v[i]);
-	error = lec_store__step_done(st, stmt, what);
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__exec_ints(st, sql, v, n, what, NULL);
 }
 
 /* The one integer a one-parameter query returns. */
 static int query_int(struct lec_store *st, const char *sql, int64_t a,
 		     int64_t *out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	*out = 0;
-	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, a);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(stmt, 0);
-	else if (rc != SQLITE_DONE)
-		error = lec_store__sqlerr(st, rc, "reading redirects");
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__query_int(st, sql, &a, 1, "reading redirects", out,
+				    NULL);
 }
 
 static int count_redirects(struct lec_store *st, int64_t project_id,

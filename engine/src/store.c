@@ -208,6 +208,58 @@ int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 	return rc == SQLITE_DONE ? LEC_OK : lec_store__sqlerr(st, rc, what);
 }
 
+static int prepare_ints(struct lec_store *st, sqlite3_stmt **stmt,
+			const char *sql, const int64_t *v, int n)
+{
+	int error, i;
+
+	if ((error = lec_store__prepare(st, stmt, sql)) < 0)
+		return error;
+	for (i = 0; i < n; i++)
+		sqlite3_bind_int64(*stmt, i + 1, v[i]);
+	return LEC_OK;
+}
+
+int lec_store__exec_ints(struct lec_store *st, const char *sql,
+			 const int64_t *v, int n, const char *what,
+			 int *changes)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = prepare_ints(st, &stmt, sql, v, n)) < 0)
+		return error;
+	error = lec_store__step_done(st, stmt, what);
+	if (error == LEC_OK && changes)
+		*changes = sqlite3_changes(st->db);
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+int lec_store__query_int(struct lec_store *st, const char *sql,
+			 const int64_t *v, int n, const char *what,
+			 int64_t *out, int *found)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*out = 0;
+	if (found)
+		*found = 0;
+	if ((error = prepare_ints(st, &stmt, sql, v, n)) < 0)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(stmt, 0);
+		if (found)
+			*found = 1;
+	} else if (rc != SQLITE_DONE) {
+		error = lec_store__sqlerr(st, rc, what);
+	}
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
 int lec_store__col_text(sqlite3_stmt *stmt, int col, char **out)
 {
 	const unsigned char *text = sqlite3_column_text(stmt, col);

@@ -58,6 +58,17 @@ void lec_store__rollback(struct lec_store *st);
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 			 const char *what);
 
+/* Run sql with the n integers bound to ?1..?n; *changes (may be NULL) gets
+ * how many rows it changed. what names the operation in errors. */
+int lec_store__exec_ints(struct lec_store *st, const char *sql,
+			 const int64_t *v, int n, const char *what,
+			 int *changes);
+/* The first column of sql's first row (ints bound as above), 0 when there
+ * is no row; *found (may be NULL) says whether there was one. */
+int lec_store__query_int(struct lec_store *st, const char *sql,
+			 const int64_t *v, int n, const char *what,
+			 int64_t *out, int *found);
+
 /* Columns and binds ---------------------------------------------------- */
 
 /* Copy a text column into *out (NULL for SQL NULL). */
