@@ -25,7 +25,7 @@ static long long parse_count(const char *s)
 	return v;
 }
 
-void srv_page_parse(const struct srv_request *req, struct srv_page *page)
+void srv_page_parse(const struct srv_request *req, struct lec_page *page)
 {
 	long long limit = parse_count(srv_query(req, "limit"));
 	long long offset = parse_count(srv_query(req, "offset"));
@@ -122,7 +122,7 @@ static cJSON *link_or_null(char *url)
 	return item;
 }
 
-cJSON *srv_page_envelope(struct srv_request *req, const struct srv_page *page,
+cJSON *srv_page_envelope(struct srv_request *req, const struct lec_page *page,
 			 size_t count, cJSON *results)
 {
 	cJSON *env = cJSON_CreateObject();

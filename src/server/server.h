@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lectern/store.h"
 #include "limits.h"
 
 struct lec_store;
@@ -143,13 +144,11 @@ cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res);
 
 /* Pagination (limit/offset, behaviour notes §1.2) ------------------------ */
 
-struct srv_page {
-	size_t limit;
-	size_t offset;
-};
-void srv_page_parse(const struct srv_request *req, struct srv_page *page);
+/* The page a request asks for, in the engine's own terms, so handlers pass
+ * it straight to the engine's list calls. */
+void srv_page_parse(const struct srv_request *req, struct lec_page *page);
 /* Wrap results in {"count","next","previous","results"}; consumes results. */
-cJSON *srv_page_envelope(struct srv_request *req, const struct srv_page *page,
+cJSON *srv_page_envelope(struct srv_request *req, const struct lec_page *page,
 			 size_t count, cJSON *results);
 
 /* fields / omit / expand (behaviour notes §1.3) ------------------------- */

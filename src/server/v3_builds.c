@@ -124,15 +124,14 @@ static void scope_dispose(struct build_scope *s)
  * engine. */
 static int admin_page(struct srv_request *req, const struct build_scope *s,
 		      const struct lec_build_filter *f,
-		      const struct srv_page *page, const struct srv_flex *flex,
+		      const struct lec_page *page, const struct srv_flex *flex,
 		      cJSON *results, size_t *total)
 {
-	struct lec_page lpage = { page->limit, page->offset };
 	struct lec_build_list list = { 0 };
 	size_t i;
 	int rc;
 
-	rc = lec_build_list(srv_store(req), s->p->id, 0, f, &lpage, &list);
+	rc = lec_build_list(srv_store(req), s->p->id, 0, f, page, &list);
 	for (i = 0; rc == LEC_OK && i < list.len; i++)
 		add_build(req, results, s->p, &list.items[i],
 			  find_version(&s->versions, list.items[i].version_id),
@@ -146,7 +145,7 @@ static int admin_page(struct srv_request *req, const struct build_scope *s,
  * chunk at a time, the visible ones counted, and those on the page kept. */
 static int visible_page(struct srv_request *req, const struct build_scope *s,
 			const struct lec_build_filter *f,
-			const struct srv_page *page,
+			const struct lec_page *page,
 			const struct srv_flex *flex, cJSON *results,
 			size_t *total)
 {
@@ -183,7 +182,7 @@ int srv_v3_builds_list(struct srv_request *req, struct srv_response *res)
 	struct lec_build_filter filter = { 0 };
 	struct build_scope scope = { 0 };
 	struct srv_flex flex;
-	struct srv_page page;
+	struct lec_page page;
 	cJSON *results;
 	size_t total = 0;
 	int rc;
@@ -240,8 +239,7 @@ int srv_v3_version_builds_list(struct srv_request *req,
 	struct lec_project *p = NULL;
 	struct lec_version *v = NULL;
 	struct srv_flex flex;
-	struct srv_page page;
-	struct lec_page lpage;
+	struct lec_page page;
 	cJSON *results;
 	size_t i;
 	int rc;
@@ -252,8 +250,6 @@ int srv_v3_version_builds_list(struct srv_request *req,
 	if (srv_flex_parse(req, &flex, res) < 0)
 		return res->status;
 	srv_page_parse(req, &page);
-	lpage.limit = page.limit;
-	lpage.offset = page.offset;
 	/* An unknown version, or one whose builds are hidden from the
 	 * requester, lists nothing. */
 	if ((rc = load_version(req, &p, &v)) == LEC_OK && v) {
@@ -265,7 +261,7 @@ int srv_v3_version_builds_list(struct srv_request *req,
 			rc = visible;
 		else if (visible)
 			rc = lec_build_list(srv_store(req), p->id, v->id,
-					    &filter, &lpage, &list);
+					    &filter, &page, &list);
 	}
 	if (rc < 0) {
 		srv_respond_engine_error(res, rc);

@@ -92,8 +92,7 @@ int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_envvar_list list = { 0 };
 	struct lec_project *p = load_project(req, res);
-	struct srv_page page;
-	struct lec_page lpage;
+	struct lec_page page;
 	cJSON *results;
 	size_t i;
 	int rc;
@@ -101,9 +100,7 @@ int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
 	if (p == NULL)
 		return res->status;
 	srv_page_parse(req, &page);
-	lpage.limit = page.limit;
-	lpage.offset = page.offset;
-	if ((rc = lec_envvar_list(srv_store(req), p->id, &lpage, &list)) < 0) {
+	if ((rc = lec_envvar_list(srv_store(req), p->id, &page, &list)) < 0) {
 		srv_respond_engine_error(res, rc);
 		goto done;
 	}

@@ -198,8 +198,7 @@ int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_org_list list = { 0 };
 	struct lec_store *store = srv_store(req);
-	struct srv_page page;
-	struct lec_page lpage;
+	struct lec_page page;
 	cJSON *results = NULL;
 	size_t i;
 	int rc;
@@ -207,9 +206,7 @@ int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res)
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	lpage.limit = page.limit;
-	lpage.offset = page.offset;
-	if ((rc = lec_org_list_for_user(store, req->user->id, &lpage, &list)) <
+	if ((rc = lec_org_list_for_user(store, req->user->id, &page, &list)) <
 	    0) {
 		srv_respond_engine_error(res, rc);
 		goto done;
@@ -280,7 +277,7 @@ static int visible_project_ids(struct lec_store *store, int64_t org_id,
 /* The page of ids as Project objects; *out is owned by the caller. */
 static int project_page(struct srv_request *req, struct lec_store *store,
 			const struct lec_org_project_ids *ids,
-			const struct srv_page *page,
+			const struct lec_page *page,
 			const struct srv_flex *flex, cJSON **out)
 {
 	cJSON *list = cJSON_CreateArray();
@@ -315,7 +312,7 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	struct lec_store *store = srv_store(req);
 	struct lec_org *org = NULL;
 	struct srv_flex flex;
-	struct srv_page page;
+	struct lec_page page;
 	cJSON *results;
 	int rc;
 

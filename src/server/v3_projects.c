@@ -40,8 +40,7 @@ int srv_v3_projects_list(struct srv_request *req, struct srv_response *res)
 	struct lec_project_list list = { 0 };
 	struct lec_store *store = srv_store(req);
 	struct srv_flex flex;
-	struct srv_page page;
-	struct lec_page lpage;
+	struct lec_page page;
 	cJSON *results;
 	size_t i;
 	int rc;
@@ -63,9 +62,7 @@ int srv_v3_projects_list(struct srv_request *req, struct srv_response *res)
 	if (srv_flex_parse(req, &flex, res) < 0)
 		return res->status;
 	srv_page_parse(req, &page);
-	lpage.limit = page.limit;
-	lpage.offset = page.offset;
-	if ((rc = lec_project_list(store, &filter, &lpage, &list)) < 0) {
+	if ((rc = lec_project_list(store, &filter, &page, &list)) < 0) {
 		srv_flex_dispose(&flex);
 		return srv_respond_engine_error(res, rc);
 	}

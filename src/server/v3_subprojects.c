@@ -46,7 +46,7 @@ static cJSON *subproject_object(struct srv_request *req,
  * that does not exist or cannot be seen. */
 static int respond_empty_page(struct srv_request *req,
 			      struct srv_response *res,
-			      const struct srv_page *page)
+			      const struct lec_page *page)
 {
 	return srv_respond_json(res, 200,
 				srv_page_envelope(req, page, 0,
@@ -79,8 +79,7 @@ int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_subproject_list list = { 0 };
 	struct lec_project *parent = NULL;
-	struct srv_page page;
-	struct lec_page lpage;
+	struct lec_page page;
 	cJSON *results;
 	size_t i;
 	int rc;
@@ -90,10 +89,8 @@ int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res)
 		return res->status;
 	if (parent == NULL)
 		return respond_empty_page(req, res, &page);
-	lpage.limit = page.limit;
-	lpage.offset = page.offset;
 	rc = lec_subproject_list(srv_store(req), parent->id, srv_viewer_id(req),
-				 &lpage, &list);
+				 &page, &list);
 	lec_project_free(parent);
 	if (rc < 0)
 		return srv_respond_engine_error(res, rc);
@@ -238,8 +235,7 @@ int srv_v3_translations_list(struct srv_request *req,
 	struct lec_project_list list = { 0 };
 	struct lec_project *main = NULL;
 	struct srv_flex flex;
-	struct srv_page page;
-	struct lec_page lpage;
+	struct lec_page page;
 	cJSON *results;
 	size_t i;
 	int rc;
@@ -253,10 +249,8 @@ int srv_v3_translations_list(struct srv_request *req,
 		respond_empty_page(req, res, &page);
 		goto done;
 	}
-	lpage.limit = page.limit;
-	lpage.offset = page.offset;
 	rc = lec_project_translations(srv_store(req), main->id,
-				      srv_viewer_id(req), &lpage, &list);
+				      srv_viewer_id(req), &page, &list);
 	if (rc < 0) {
 		srv_respond_engine_error(res, rc);
 		goto done;

@@ -116,12 +116,11 @@ static int restrict_to_public(struct lec_version_filter *f)
  * list (notes §1.7); *p stays NULL for an unknown project. */
 static int visible_versions(struct srv_request *req,
 			    struct lec_version_filter *f,
-			    const struct srv_page *page,
+			    const struct lec_page *page,
 			    struct lec_project **p,
 			    struct lec_version_list *list)
 {
 	struct lec_store *store = srv_store(req);
-	struct lec_page lpage = { page->limit, page->offset };
 	int rc, admin;
 
 	rc = lec_project_get(store, req->params[0], p);
@@ -133,7 +132,7 @@ static int visible_versions(struct srv_request *req,
 		return admin;
 	if (!admin && !restrict_to_public(f))
 		return LEC_OK;
-	return lec_version_list(store, (*p)->id, f, &lpage, list);
+	return lec_version_list(store, (*p)->id, f, page, list);
 }
 
 int srv_v3_versions_list(struct srv_request *req, struct srv_response *res)
@@ -142,7 +141,7 @@ int srv_v3_versions_list(struct srv_request *req, struct srv_response *res)
 	struct lec_version_list list = { 0 };
 	struct lec_project *p = NULL;
 	struct srv_flex flex;
-	struct srv_page page;
+	struct lec_page page;
 	cJSON *results;
 	size_t i;
 	int rc;
