@@ -13,7 +13,9 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -270,6 +272,55 @@ static int output_published(const char *data_dir, const char *name)
 	return found;
 }
 
+/* Whether /proc/<pid>'s command line is bubblewrap running in one of our
+ * build directories (its arguments bind <data>/builds/<id>). */
+static int is_our_sandbox(const char *pid, const char *builds)
+{
+	char path[64], cmd[8192];
+	ssize_t n, i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	cmd[n] = '\0';
+	if (strcmp(cmd, LEC_RUNNER_BWRAP) != 0 && strcmp(cmd, "bwrap") != 0)
+		return 0;
+	for (i = 0; i < n; i++) /* arguments are NUL-separated */
+		if (cmd[i] == '\0')
+			cmd[i] = ' ';
+	return strstr(cmd, builds) != NULL;
+}
+
+/* A server killed mid-build (kill -9) normally takes its sandboxes with it
+ * (they die with their parent), but one caught starting up can outlive it.
+ * Kill what still runs in our build directories before removing them. */
+static void kill_stray_sandboxes(const char *builds)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+
+	while (proc && (e = readdir(proc)) != NULL) {
+		pid_t pid;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
+		    !is_our_sandbox(e->d_name, builds))
+			continue;
+		pid = (pid_t)strtol(e->d_name, NULL, 10);
+		/* bubblewrap leads its own session: the group is the tree
+		 * outside the namespace; the namespace dies with its init,
+		 * itself a bubblewrap process matched here too. */
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	if (proc)
+		closedir(proc);
+}
+
 /* Remove working trees, and outputs no published link points at (a build
  * that died between moving its output and publishing it). */
 static void remove_leftovers(struct lec_pipeline *pl)
@@ -279,8 +330,10 @@ static void remove_leftovers(struct lec_pipeline *pl)
 	DIR *dir;
 	struct dirent *e;
 
-	if (builds)
+	if (builds) {
+		kill_stray_sandboxes(builds);
 		lec__remove_tree(builds);
+	}
 	if (outputs && (dir = opendir(outputs)) != NULL) {
 		while ((e = readdir(dir)) != NULL) {
 			char *path;
@@ -390,8 +443,30 @@ int lec__pipeline_stopping(struct lec_pipeline *pl)
 	return stopping(pl);
 }
 
+/* Only one process may run a data directory's builds: recovery would
+ * otherwise fail and kill the builds another live server is running. The
+ * lock goes with the process, kill -9 included. */
+static int take_lock(struct lec_pipeline *pl)
+{
+	char *path = lec__path_join(pl->data_dir, "pipeline.lock");
+
+	LEC__CHECK_ALLOC(path);
+	pl->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	lec__free(path);
+	if (pl->lock_fd < 0)
+		return lec__error(LEC_EIO, "%s: cannot create the build lock: %s",
+				  pl->data_dir, strerror(errno));
+	if (flock(pl->lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return lec__error(LEC_EBUSY,
+				  "another lectern serve runs the builds of %s",
+				  pl->data_dir);
+	return LEC_OK;
+}
+
 static void pipeline_free(struct lec_pipeline *pl)
 {
+	if (pl->lock_fd >= 0)
+		close(pl->lock_fd);
 	lec__free(pl->data_dir);
 	lec__free(pl->docs_domain);
 	lec__free(pl->production_domain);
@@ -433,6 +508,7 @@ int lec_pipeline_start(struct lec_pipeline **out,
 	LEC__CHECK_ALLOC(pl);
 	pthread_mutex_init(&pl->lock, NULL);
 	pthread_cond_init(&pl->wake, NULL);
+	pl->lock_fd = -1;
 	pl->config = *config;
 	pl->data_dir = lec__strdup(config->data_dir);
 	pl->docs_domain = lec__strdup(config->docs_domain ? config->docs_domain
@@ -445,7 +521,8 @@ int lec_pipeline_start(struct lec_pipeline **out,
 		error = lec__error_oom();
 		goto fail;
 	}
-	if ((error = find_python(pl)) < 0 || (error = recover(pl)) < 0)
+	if ((error = take_lock(pl)) < 0 || (error = find_python(pl)) < 0 ||
+	    (error = recover(pl)) < 0)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&pl->threads[i], NULL, worker, pl) != 0) {

@@ -34,6 +34,7 @@ struct lec_pipeline {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	int stopping;
+	int lock_fd; /* flock on <data>/pipeline.lock: one pipeline per data dir */
 };
 
 /* One build in progress. */

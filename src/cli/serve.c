@@ -136,8 +136,17 @@ static int start_pipeline(struct lec_pipeline **out,
 	pcfg->production_domain =
 		strncmp(base, "http://", 7) == 0 ? base + 7 : base;
 	pcfg->log = log_line;
-	if (lec_pipeline_start(out, pcfg) < 0)
+	if (lec_pipeline_start(out, pcfg) < 0) {
+		/* Another server already builds for this data directory: serve
+		 * the API, and let that one run the builds. */
+		if (lec_error_last_code() == LEC_EBUSY) {
+			fprintf(stderr, "lectern serve: %s; serving the API "
+					"without build workers\n",
+				lec_error_last());
+			return CLI_EXIT_OK;
+		}
 		return cli_fail_engine("cannot start the build workers");
+	}
 	fprintf(stderr, "lectern serve: builds use %s\n",
 		lec_pipeline_python(*out) ? lec_pipeline_python(*out)
 					  : "no Python with Sphinx or MkDocs "

@@ -233,6 +233,21 @@ class FailuresTest(PipelineCase):
         self.assertDetail(r, 400, "This build has already finished.")
 
 
+class SecondServerTest(PipelineCase):
+    def test_one_pipeline_per_data_directory(self):
+        # A second server on the same data serves the API but runs no
+        # builds: its recovery would fail the first one's running builds.
+        again = Server("--workers", "1", data=self.server.data)
+        try:
+            self.assertStatus(again.get("/api/v3/"), 200)
+            time.sleep(0.3)
+            self.assertIn("another lectern serve runs the builds of", again.log())
+            self.assertIn("serving the API without build workers", again.log())
+        finally:
+            self.assertEqual(again.stop(), 0, again.log())
+            again.cleanup()
+
+
 class GitDaemonTest(PipelineCase):
     def test_clone_over_git_protocol(self):
         base = fixtures.tempfile.mkdtemp(prefix="lectern-gitd-")
@@ -270,12 +285,12 @@ class CrashTest(PipelineCase):
             time.sleep(0.2)
         self.server.proc.send_signal(signal.SIGKILL)
         self.server.proc.wait(30)
-        time.sleep(1)
-        ps = subprocess.run(["pgrep", "-f", MARK + "-crash"], capture_output=True, text=True)
-        self.assertEqual(ps.stdout, "", "a build process outlived the server")
         again = Server("--workers", "1", data=self.server.data)
         try:
             build = self.wait_build(slug, b["id"], server=again)
+            # The next start leaves no process of the killed build behind.
+            ps = subprocess.run(["pgrep", "-f", MARK + "-crash"], capture_output=True, text=True)
+            self.assertEqual(ps.stdout, "", "a build process outlived the restart")
             self.assertFalse(build["success"])
             self.assertEqual(build["error"], "Lectern stopped while this build was running; trigger it again.")
             self.assertEqual(os.listdir(os.path.join(self.server.data, "builds")) if

@@ -51,9 +51,11 @@ struct lec_pipeline;
 
 /**
  * Recover from a previous run that died (builds left running are finished
- * as failed, their working trees and unpublished outputs removed), then
- * start the workers.
+ * as failed, their sandboxes killed, their working trees and unpublished
+ * outputs removed), then start the workers.
  * @param out owned by the caller; stop with lec_pipeline_stop
+ * @return LEC_OK; LEC_EBUSY when another process runs this data
+ *         directory's builds (one pipeline per data directory)
  */
 int lec_pipeline_start(struct lec_pipeline **out,
 		       const struct lec_pipeline_config *config);
