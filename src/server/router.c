@@ -146,6 +146,7 @@ struct route_table {
 
 static const struct route_table tables[] = {
 	{ srv_v3_routes, &srv_v3_route_count },
+	{ srv_v2_routes, &srv_v2_route_count },
 };
 
 /* Per-thread copy of the captured segments; valid for one request. */

@@ -208,6 +208,8 @@ enum {
 /* Route tables of each API area. */
 extern const struct srv_route srv_v3_routes[];
 extern const size_t srv_v3_route_count;
+extern const struct srv_route srv_v2_routes[];
+extern const size_t srv_v2_route_count;
 
 /* Dispatch a complete request: route, authenticate, check permissions,
  * call the handler. Always fills res. */

@@ -1,0 +1,1131 @@
+/*
+ * The v2 API (contract §2.10–2.12, §4.10; behaviour notes §3): read-only
+ * projects, versions and builds by integer id, for anyone. v2 serves
+ * public information only, so it never authenticates (a bogus
+ * Authorization header is ignored) and shows nothing private: a private
+ * project, a private version, and the builds of either are 404 on detail
+ * and absent from lists. Keys come out in the service's serializer field
+ * order (notes §3.4), datetimes without an offset (contract §2.1), and
+ * every list is paginated with limit/offset (decision table).
+ *
+ * The engine lists versions and builds per project; a v2 list spans all
+ * projects, so lists are gathered over the public projects, ordered as the
+ * service orders them, and paged here.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lectern/build.h"
+#include "lectern/project.h"
+#include "lectern/resolve.h"
+#include "lectern/timefmt.h"
+#include "lectern/user.h"
+#include "lectern/version.h"
+#include "v3.h"
+
+#define NO_PROJECT "No Project matches the given query."
+#define NO_VERSION "No Version matches the given query."
+#define NO_BUILD "No Build matches the given query."
+#define NOT_FOUND "Not found."
+
+/* The display form of a command drops these leading environment paths
+ * (notes §3.4, normalize_build_command). */
+static const char *const command_prefixes[] = {
+	"$READTHEDOCS_VIRTUALENV_PATH/bin/",
+	"$CONDA_ENVS_PATH/$CONDA_DEFAULT_ENV/bin/",
+};
+
+/* Visibility ------------------------------------------------------------- */
+
+static int is_public(const char *privacy_level)
+{
+	return privacy_level && strcmp(privacy_level, "public") == 0;
+}
+
+/* A pull-request version follows its project's external builds privacy. */
+static int version_public(const struct lec_project *p,
+			  const struct lec_version *v)
+{
+	if (!is_public(p->privacy_level))
+		return 0;
+	if (v->type == LEC_VERSION_EXTERNAL)
+		return is_public(p->external_builds_privacy_level);
+	return is_public(v->privacy_level);
+}
+
+/* Small builders ---------------------------------------------------------- */
+
+static void add_string_or_null(cJSON *obj, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(obj, key, s);
+	else
+		cJSON_AddNullToObject(obj, key);
+}
+
+static void add_time(cJSON *obj, const char *key, int64_t us)
+{
+	char text[LEC_TIME_ISO_MAX];
+
+	if (us <= 0) {
+		cJSON_AddNullToObject(obj, key);
+		return;
+	}
+	lec_time_iso8601_naive(us, text);
+	cJSON_AddStringToObject(obj, key, text);
+}
+
+static void add_owned_string(cJSON *obj, const char *key, char *s)
+{
+	add_string_or_null(obj, key, s);
+	free(s);
+}
+
+static char *dup_printf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static char *dup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (out = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(out, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return out;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		len = 2, cp = s[0] & 0x1F;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		len = 3, cp = s[0] & 0x0F;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+		return 0;
+	return len;
+}
+
+/* Command output as JSON text: NUL bytes removed (as the service does)
+ * and bytes that are not UTF-8 shown as U+FFFD, since output is stored as
+ * the command wrote it. Owned by the caller. */
+static char *clean_output(const char *bytes, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)bytes;
+	char *out = malloc(len * 3 + 1);
+	size_t i = 0, j = 0;
+
+	if (out == NULL)
+		return NULL;
+	while (s && i < len) {
+		size_t n = s[i] ? utf8_sequence(s + i, len - i) : 1;
+
+		if (s[i] == 0) {
+			i++;
+		} else if (n == 0) {
+			memcpy(out + j, "\xEF\xBF\xBD", 3);
+			j += 3;
+			i++;
+		} else {
+			memcpy(out + j, s + i, n);
+			j += n;
+			i += n;
+		}
+	}
+	out[j] = '\0';
+	return out;
+}
+
+/* Serializers (notes §3.4, field order = output order) ------------------- */
+
+/* Maintainers' user ids, as the service's serializer lists them. */
+static cJSON *project_users(struct lec_store *store, int64_t project_id)
+{
+	struct lec_user_list users = { 0 };
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	if (lec_project_maintainers(store, project_id, NULL, &users) < 0)
+		return a;
+	for (i = 0; a && i < users.len; i++)
+		cJSON_AddItemToArray(a,
+				     cJSON_CreateNumber((double)users.items[i].id));
+	lec_user_list_dispose(&users);
+	return a;
+}
+
+static cJSON *v2_project(struct srv_request *req, const struct lec_project *p)
+{
+	struct lec_store *store = srv_store(req);
+	cJSON *o = cJSON_CreateObject();
+	char *vslug = NULL;
+
+	if (o == NULL || store == NULL)
+		return o;
+	if (lec_version_default_slug(store, p->id, &vslug) < 0)
+		vslug = NULL;
+	cJSON_AddNumberToObject(o, "id", (double)p->id);
+	cJSON_AddStringToObject(o, "name", p->name);
+	cJSON_AddStringToObject(o, "slug", p->slug);
+	cJSON_AddStringToObject(o, "description",
+				p->description ? p->description : "");
+	cJSON_AddStringToObject(o, "language", p->language);
+	cJSON_AddStringToObject(o, "programming_language",
+				p->programming_language);
+	cJSON_AddStringToObject(o, "repo", p->repo_url);
+	cJSON_AddStringToObject(o, "repo_type", p->repo_type);
+	cJSON_AddStringToObject(o, "default_version", p->default_version);
+	add_string_or_null(o, "default_branch", p->default_branch);
+	add_string_or_null(o, "documentation_type", p->documentation_type);
+	cJSON_AddItemToObject(o, "users", project_users(store, p->id));
+	add_owned_string(o, "canonical_url",
+			 srv_docs_url(req, p, vslug ? vslug
+						    : p->default_version));
+	cJSON_AddNullToObject(o, "custom_prefix");
+	free(vslug);
+	return o;
+}
+
+/* Protocol-relative download URLs under the contract's keys, in the
+ * service's order (pdf, htmlzip, epub). */
+static cJSON *v2_downloads(struct srv_request *req, const struct lec_project *p,
+			   const struct lec_version *v)
+{
+	static const char *const kinds[] = { "pdf", "htmlzip", "epub" };
+	int has[] = { v->has_pdf, v->has_htmlzip, v->has_epub };
+	cJSON *o = cJSON_CreateObject();
+	char *host = lec_resolve_docs_host(p, srv_docs_domain(req));
+	char url[1024], prefix[300] = "";
+	size_t i;
+
+	if (p->superproject_alias)
+		snprintf(prefix, sizeof(prefix), "%s/", p->superproject_alias);
+	for (i = 0; host && o && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!has[i])
+			continue;
+		snprintf(url, sizeof(url), "//%s/_/downloads/%s%s/%s/%s/", host,
+			 prefix, p->language, v->slug, kinds[i]);
+		cJSON_AddStringToObject(o, kinds[i], url);
+	}
+	free(host);
+	return o;
+}
+
+static cJSON *v2_version(struct srv_request *req, const struct lec_project *p,
+			 const struct lec_version *v)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(o, "id", (double)v->id);
+	cJSON_AddItemToObject(o, "project", v2_project(req, p));
+	cJSON_AddStringToObject(o, "slug", v->slug);
+	add_string_or_null(o, "identifier", v->identifier);
+	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
+	cJSON_AddStringToObject(o, "privacy_level", v->privacy_level);
+	cJSON_AddBoolToObject(o, "active", v->active);
+	cJSON_AddBoolToObject(o, "built", v->built);
+	cJSON_AddItemToObject(o, "downloads", v2_downloads(req, p, v));
+	cJSON_AddStringToObject(o, "type", lec_version_type_code(v->type));
+	cJSON_AddBoolToObject(o, "has_pdf", v->has_pdf);
+	cJSON_AddBoolToObject(o, "has_epub", v->has_epub);
+	cJSON_AddBoolToObject(o, "has_htmlzip", v->has_htmlzip);
+	add_string_or_null(o, "documentation_type", v->documentation_type);
+	return o;
+}
+
+/* The command as the service displays it (leading environment path
+ * removed). */
+static const char *display_command(const char *command)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(command_prefixes) / sizeof(command_prefixes[0]);
+	     i++) {
+		size_t n = strlen(command_prefixes[i]);
+
+		if (strncmp(command, command_prefixes[i], n) == 0)
+			return command + n;
+	}
+	return command;
+}
+
+static cJSON *v2_command(const struct lec_build_command *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	int ended = c->end_time != 0;
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	if (c->run_time >= 0)
+		cJSON_AddNumberToObject(o, "run_time", (double)c->run_time);
+	else
+		cJSON_AddNullToObject(o, "run_time");
+	cJSON_AddStringToObject(o, "command", display_command(c->command));
+	cJSON_AddStringToObject(o, "description",
+				c->description ? c->description : "");
+	add_owned_string(o, "output", clean_output(c->output, c->output_len));
+	if (ended)
+		cJSON_AddNumberToObject(o, "exit_code", c->exit_code);
+	else
+		cJSON_AddNullToObject(o, "exit_code");
+	add_time(o, "start_time", c->start_time);
+	add_time(o, "end_time", ended ? c->end_time : 0);
+	cJSON_AddNumberToObject(o, "build", (double)c->build_id);
+	return o;
+}
+
+static cJSON *v2_commands(struct lec_store *store, int64_t build_id)
+{
+	struct lec_build_command_list list = { 0 };
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	if (store == NULL || lec_build_command_list(store, build_id, &list) < 0)
+		return a;
+	for (i = 0; a && i < list.len; i++)
+		cJSON_AddItemToArray(a, v2_command(&list.items[i]));
+	lec_build_command_list_dispose(&list);
+	return a;
+}
+
+/* The repository's "<owner>/<repo>" path on host, without ".git", or NULL
+ * when the URL is not on host. Owned by the caller. */
+static char *repo_path(const char *repo, const char *host)
+{
+	const char *at = strstr(repo, host);
+	size_t n;
+	char *out;
+
+	if (at == NULL)
+		return NULL;
+	at += strlen(host);
+	if (*at != '/' && *at != ':')
+		return strdup("");
+	at++;
+	n = strlen(at);
+	while (n > 0 && at[n - 1] == '/')
+		n--;
+	if (n > 4 && strncmp(at + n - 4, ".git", 4) == 0)
+		n -= 4;
+	if ((out = malloc(n + 1)) == NULL)
+		return NULL;
+	memcpy(out, at, n);
+	out[n] = '\0';
+	/* Not "<owner>/<repo>": the service shows "". */
+	if (strchr(out, '/') == NULL)
+		out[0] = '\0';
+	return out;
+}
+
+/* The commit's web page: GitHub, GitLab and Bitbucket (pull and merge
+ * requests their own forms); "" when the repository path cannot be read,
+ * null for other hosts or no commit. */
+static char *commit_url(const struct lec_project *p,
+			const struct lec_version *v, const char *commit)
+{
+	int request = v && v->type == LEC_VERSION_EXTERNAL;
+	char *path, *out = NULL;
+
+	if (commit == NULL)
+		return NULL;
+	if ((path = repo_path(p->repo_url, "github.com")) != NULL) {
+		if (path[0] && request)
+			out = dup_printf("https://github.com/%s/pull/%s/"
+					 "commits/%s",
+					 path, v->verbose_name, commit);
+		else if (path[0])
+			out = dup_printf("https://github.com/%s/commit/%s",
+					 path, commit);
+	} else if ((path = repo_path(p->repo_url, "gitlab.com")) != NULL) {
+		if (path[0] && request)
+			out = dup_printf("https://gitlab.com/%s/commit/%s"
+					 "?merge_request_iid=%s",
+					 path, commit, v->verbose_name);
+		else if (path[0])
+			out = dup_printf("https://gitlab.com/%s/commit/%s",
+					 path, commit);
+	} else if ((path = repo_path(p->repo_url, "bitbucket.org")) != NULL) {
+		if (path[0])
+			out = dup_printf("https://bitbucket.org/%s/commits/%s",
+					 path, commit);
+	} else {
+		return NULL;
+	}
+	if (path && path[0] == '\0')
+		out = strdup("");
+	free(path);
+	return out;
+}
+
+/* Built docs: their URL; otherwise the dashboard's version page; null
+ * without a version. */
+static char *build_docs_url(struct srv_request *req,
+			    const struct lec_project *p,
+			    const struct lec_version *v)
+{
+	if (v == NULL)
+		return NULL;
+	if (v->built || v->uploaded)
+		return srv_docs_url(req, p, v->slug);
+	return dup_printf("%s/dashboard/%s/version/%s/edit/",
+			  srv_public_origin(req), p->slug, v->slug);
+}
+
+static cJSON *build_config(const struct lec_build *b)
+{
+	cJSON *config = b->config ? cJSON_Parse(b->config) : NULL;
+
+	return config ? config : cJSON_CreateObject();
+}
+
+static cJSON *v2_build(struct srv_request *req, const struct lec_project *p,
+		       const struct lec_version *v, const struct lec_build *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	int final = lec_build_state_final(b->state);
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(o, "id", (double)b->id);
+	cJSON_AddItemToObject(o, "commands", v2_commands(srv_store(req), b->id));
+	cJSON_AddStringToObject(o, "project_slug", p->slug);
+	add_string_or_null(o, "version_slug", v ? v->slug : NULL);
+	add_owned_string(o, "docs_url", build_docs_url(req, p, v));
+	cJSON_AddStringToObject(o, "state_display",
+				lec_build_state_name(b->state));
+	add_owned_string(o, "commit_url", commit_url(p, v, b->commit));
+	cJSON_AddItemToObject(o, "config", build_config(b));
+	cJSON_AddStringToObject(o, "type", b->type ? b->type : "html");
+	cJSON_AddStringToObject(o, "state", lec_build_state_code(b->state));
+	cJSON_AddNullToObject(o, "status");
+	add_time(o, "date", b->created);
+	cJSON_AddNullToObject(o, "healthcheck");
+	cJSON_AddBoolToObject(o, "success", b->success);
+	/* The contract: the message when unsuccessful, "" when none. */
+	cJSON_AddStringToObject(o, "error", b->error ? b->error : "");
+	add_string_or_null(o, "commit", b->commit);
+	add_string_or_null(o, "version_name", v ? v->verbose_name : NULL);
+	add_string_or_null(o, "version_type",
+			   v ? lec_version_type_code(v->type) : NULL);
+	add_string_or_null(o, "readthedocs_yaml_path",
+			   p->readthedocs_yaml_path);
+	if (final && b->duration >= 0)
+		cJSON_AddNumberToObject(o, "length", (double)b->duration);
+	else
+		cJSON_AddNullToObject(o, "length");
+	cJSON_AddBoolToObject(o, "cold_storage", 0);
+	cJSON_AddNullToObject(o, "task_id");
+	cJSON_AddNullToObject(o, "task_executed_at");
+	cJSON_AddNumberToObject(o, "project", (double)p->id);
+	if (v)
+		cJSON_AddNumberToObject(o, "version", (double)v->id);
+	else
+		cJSON_AddNullToObject(o, "version");
+	cJSON_AddNullToObject(o, "readthedocs_yaml_config");
+	return o;
+}
+
+/* Loading ------------------------------------------------------------------ */
+
+/* The public project with this id, or NULL after filling res. */
+static struct lec_project *load_project(struct srv_request *req,
+					struct srv_response *res,
+					const char *id_text)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_project *p = NULL;
+	int64_t id = srv_param_id(id_text);
+	int rc;
+
+	if (store == NULL) {
+		srv_respond_internal(res, "no store");
+		return NULL;
+	}
+	if (id < 0) {
+		srv_respond_detail(res, 404, NOT_FOUND);
+		return NULL;
+	}
+	rc = lec_project_get_by_id(store, id, &p);
+	if (rc == LEC_OK && is_public(p->privacy_level))
+		return p;
+	lec_project_free(p);
+	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, NO_PROJECT);
+	else
+		srv_respond_engine_error(res, rc);
+	return NULL;
+}
+
+/* A filter's value, NULL when absent or empty (django-filter ignores an
+ * empty value). */
+static const char *query_filter(const struct srv_request *req,
+				const char *key)
+{
+	const char *v = srv_query(req, key);
+
+	return v && *v ? v : NULL;
+}
+
+/* The public projects a list covers: the one with slug (exact), or all. */
+static int public_projects(struct lec_store *store, const char *slug,
+			   struct lec_project_list *out)
+{
+	struct lec_project_list all = { 0 };
+	struct lec_project *one = NULL;
+	size_t i, kept = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (slug) {
+		rc = lec_project_get(store, slug, &one);
+		if (rc == LEC_ENOTFOUND)
+			return LEC_OK;
+		if (rc < 0)
+			return rc;
+		if (!is_public(one->privacy_level)) {
+			lec_project_free(one);
+			return LEC_OK;
+		}
+		out->items = one;
+		out->len = out->total = 1;
+		return LEC_OK;
+	}
+	if ((rc = lec_project_list(store, NULL, NULL, &all)) < 0)
+		return rc;
+	for (i = 0; i < all.len; i++) {
+		if (is_public(all.items[i].privacy_level)) {
+			struct lec_project tmp = all.items[kept];
+
+			all.items[kept++] = all.items[i];
+			all.items[i] = tmp;
+		}
+	}
+	/* The private ones sit past `kept` and are freed with the list. */
+	*out = all;
+	out->total = kept;
+	return LEC_OK;
+}
+
+/* Dispose a list from public_projects (a single project is not an array
+ * owned by a list). */
+static void public_projects_dispose(struct lec_project_list *list,
+				    const char *slug)
+{
+	if (slug) {
+		lec_project_free(list->items);
+		return;
+	}
+	lec_project_list_dispose(list);
+}
+
+/* The rows of one page of n gathered rows. */
+static void page_slice(const struct lec_page *page, size_t n, size_t *from,
+		       size_t *to)
+{
+	*from = page->offset < n ? page->offset : n;
+	*to = page->limit && page->limit < n - *from ? *from + page->limit : n;
+}
+
+/* Project list -------------------------------------------------------------- */
+
+static int projects_list(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_store *store = srv_store(req);
+	const char *slug = query_filter(req, "slug");
+	struct lec_project_list list = { 0 };
+	struct lec_page page;
+	cJSON *results;
+	size_t i, from, to;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	srv_page_parse(req, &page);
+	if ((rc = public_projects(store, slug, &list)) < 0)
+		return srv_respond_engine_error(res, rc);
+	page_slice(&page, list.total, &from, &to);
+	results = cJSON_CreateArray();
+	for (i = from; results && i < to; i++)
+		cJSON_AddItemToArray(results, v2_project(req, &list.items[i]));
+	rc = srv_respond_json(res, 200,
+			      srv_page_envelope(req, &page, list.total, results),
+			      SRV_JSON_AS_BUILT);
+	public_projects_dispose(&list, slug);
+	return rc;
+}
+
+static int project_detail(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res, req->params[0]);
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	rc = srv_respond_json(res, 200, v2_project(req, p), SRV_JSON_AS_BUILT);
+	lec_project_free(p);
+	return rc;
+}
+
+static int project_active_versions(struct srv_request *req,
+				   struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res, req->params[0]);
+	struct lec_version_filter filter = { 0 };
+	struct lec_version_list list = { 0 };
+	cJSON *o, *a;
+	size_t i;
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	filter.active = LEC_FILTER_TRUE;
+	if ((rc = lec_version_list(srv_store(req), p->id, &filter, NULL,
+				   &list)) < 0) {
+		lec_project_free(p);
+		return srv_respond_engine_error(res, rc);
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "versions");
+	for (i = 0; a && i < list.len; i++)
+		if (version_public(p, &list.items[i]))
+			cJSON_AddItemToArray(a, v2_version(req, p,
+							   &list.items[i]));
+	rc = srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	lec_version_list_dispose(&list);
+	lec_project_free(p);
+	return rc;
+}
+
+/* Versions ----------------------------------------------------------------- */
+
+struct version_row {
+	const struct lec_project *project;
+	const struct lec_version *version;
+};
+
+/* The service orders versions by -verbose_name (ties: newest first). */
+static int version_row_cmp(const void *a, const void *b)
+{
+	const struct version_row *x = a, *y = b;
+	int c = strcmp(y->version->verbose_name, x->version->verbose_name);
+
+	if (c)
+		return c;
+	return (y->version->id > x->version->id) -
+	       (y->version->id < x->version->id);
+}
+
+static int versions_list(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_store *store = srv_store(req);
+	const char *slug = query_filter(req, "project__slug");
+	struct lec_project_list projects = { 0 };
+	struct lec_version_list *lists = NULL;
+	struct lec_version_filter filter = { 0 };
+	struct version_row *rows = NULL;
+	struct lec_page page;
+	size_t i, j, n = 0, cap = 0, from, to;
+	cJSON *results;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	srv_page_parse(req, &page);
+	switch (srv_query_bool(req, "active")) {
+	case 1:
+		filter.active = LEC_FILTER_TRUE;
+		break;
+	case 0:
+		filter.active = LEC_FILTER_FALSE;
+		break;
+	}
+	if ((rc = public_projects(store, slug, &projects)) < 0)
+		return srv_respond_engine_error(res, rc);
+	lists = calloc(projects.total + 1, sizeof(*lists));
+	if (lists == NULL) {
+		rc = srv_respond_internal(res, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < projects.total; i++) {
+		const struct lec_project *p = &projects.items[i];
+
+		if ((rc = lec_version_list(store, p->id, &filter, NULL,
+					   &lists[i])) < 0) {
+			rc = srv_respond_engine_error(res, rc);
+			goto done;
+		}
+		for (j = 0; j < lists[i].len; j++) {
+			if (!version_public(p, &lists[i].items[j]))
+				continue;
+			if (n == cap) {
+				size_t grown = cap ? cap * 2 : 16;
+				struct version_row *r =
+					realloc(rows, grown * sizeof(*rows));
+
+				if (r == NULL) {
+					rc = srv_respond_internal(res, "out of "
+								       "memory");
+					goto done;
+				}
+				rows = r;
+				cap = grown;
+			}
+			rows[n].project = p;
+			rows[n++].version = &lists[i].items[j];
+		}
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), version_row_cmp);
+	page_slice(&page, n, &from, &to);
+	results = cJSON_CreateArray();
+	for (i = from; results && i < to; i++)
+		cJSON_AddItemToArray(results, v2_version(req, rows[i].project,
+							 rows[i].version));
+	rc = srv_respond_json(res, 200,
+			      srv_page_envelope(req, &page, n, results),
+			      SRV_JSON_AS_BUILT);
+done:
+	for (i = 0; lists && i < projects.total; i++)
+		lec_version_list_dispose(&lists[i]);
+	free(lists);
+	free(rows);
+	public_projects_dispose(&projects, slug);
+	return rc;
+}
+
+/* The public version with id text and its public project, or -1 after
+ * filling res. */
+static int load_version(struct srv_request *req, struct srv_response *res,
+			const char *id_text, struct lec_project **p,
+			struct lec_version **v)
+{
+	struct lec_store *store = srv_store(req);
+	int64_t id = srv_param_id(id_text);
+	int rc;
+
+	*p = NULL;
+	*v = NULL;
+	if (store == NULL)
+		return srv_respond_internal(res, "no store"), -1;
+	if (id < 0)
+		return srv_respond_detail(res, 404, NOT_FOUND), -1;
+	rc = lec_version_get_by_id(store, id, v);
+	if (rc == LEC_OK)
+		rc = lec_project_get_by_id(store, (*v)->project_id, p);
+	if (rc == LEC_OK && version_public(*p, *v))
+		return 0;
+	lec_project_free(*p);
+	lec_version_free(*v);
+	*p = NULL;
+	*v = NULL;
+	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, NO_VERSION);
+	else
+		srv_respond_engine_error(res, rc);
+	return -1;
+}
+
+static int version_detail(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project *p;
+	struct lec_version *v;
+	int rc;
+
+	if (load_version(req, res, req->params[0], &p, &v) < 0)
+		return res->status;
+	rc = srv_respond_json(res, 200, v2_version(req, p, v),
+			      SRV_JSON_AS_BUILT);
+	lec_version_free(v);
+	lec_project_free(p);
+	return rc;
+}
+
+/* Builds ------------------------------------------------------------------- */
+
+struct build_row {
+	const struct lec_project *project;
+	const struct lec_build *build;
+};
+
+/* Most recent first (the service's -date), ties newest id first. */
+static int build_row_cmp(const void *a, const void *b)
+{
+	const struct lec_build *x = ((const struct build_row *)a)->build;
+	const struct lec_build *y = ((const struct build_row *)b)->build;
+
+	if (x->created != y->created)
+		return y->created > x->created ? 1 : -1;
+	return (y->id > x->id) - (y->id < x->id);
+}
+
+/* The build's version (lec_version_free) when the build is public: its
+ * version exists and is public; else NULL. A build whose version was
+ * deleted is its admins' only (as on v3), so v2 never shows it. */
+static struct lec_version *public_build_version(struct lec_store *store,
+						const struct lec_project *p,
+						const struct lec_build *b)
+{
+	struct lec_version *v = NULL;
+
+	if (b->version_id == 0 ||
+	    lec_version_get_by_id(store, b->version_id, &v) != LEC_OK)
+		return NULL;
+	if (version_public(p, v))
+		return v;
+	lec_version_free(v);
+	return NULL;
+}
+
+static int builds_list(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_store *store = srv_store(req);
+	const char *slug = query_filter(req, "project__slug");
+	struct lec_build_filter filter = { 0 };
+	struct lec_project_list projects = { 0 };
+	struct lec_build_list *lists = NULL;
+	struct build_row *rows = NULL;
+	struct lec_page page;
+	size_t i, j, n = 0, cap = 0, from, to;
+	cJSON *results;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	srv_page_parse(req, &page);
+	filter.commit = query_filter(req, "commit");
+	if ((rc = public_projects(store, slug, &projects)) < 0)
+		return srv_respond_engine_error(res, rc);
+	lists = calloc(projects.total + 1, sizeof(*lists));
+	if (lists == NULL) {
+		rc = srv_respond_internal(res, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < projects.total; i++) {
+		const struct lec_project *p = &projects.items[i];
+
+		if ((rc = lec_build_list(store, p->id, 0, &filter, NULL,
+					 &lists[i])) < 0) {
+			rc = srv_respond_engine_error(res, rc);
+			goto done;
+		}
+		for (j = 0; j < lists[i].len; j++) {
+			struct lec_version *v = public_build_version(
+				store, p, &lists[i].items[j]);
+
+			if (v == NULL)
+				continue;
+			lec_version_free(v);
+			if (n == cap) {
+				size_t grown = cap ? cap * 2 : 16;
+				struct build_row *r =
+					realloc(rows, grown * sizeof(*rows));
+
+				if (r == NULL) {
+					rc = srv_respond_internal(res, "out of "
+								       "memory");
+					goto done;
+				}
+				rows = r;
+				cap = grown;
+			}
+			rows[n].project = p;
+			rows[n++].build = &lists[i].items[j];
+		}
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), build_row_cmp);
+	page_slice(&page, n, &from, &to);
+	results = cJSON_CreateArray();
+	for (i = from; results && i < to; i++) {
+		struct lec_version *v = public_build_version(
+			store, rows[i].project, rows[i].build);
+
+		cJSON_AddItemToArray(results, v2_build(req, rows[i].project, v,
+						       rows[i].build));
+		lec_version_free(v);
+	}
+	rc = srv_respond_json(res, 200,
+			      srv_page_envelope(req, &page, n, results),
+			      SRV_JSON_AS_BUILT);
+done:
+	for (i = 0; lists && i < projects.total; i++)
+		lec_build_list_dispose(&lists[i]);
+	free(lists);
+	free(rows);
+	public_projects_dispose(&projects, slug);
+	return rc;
+}
+
+/* The public build with id text, its project and version; NULL after
+ * filling res (status 404 with NO_BUILD or "Not found."). */
+static struct lec_build *load_build(struct srv_request *req,
+				    struct srv_response *res,
+				    const char *id_text,
+				    struct lec_project **p,
+				    struct lec_version **v)
+{
+	struct lec_store *store = srv_store(req);
+	int64_t id = srv_param_id(id_text);
+	struct lec_build *b = NULL;
+	int rc;
+
+	*p = NULL;
+	*v = NULL;
+	if (store == NULL) {
+		srv_respond_internal(res, "no store");
+		return NULL;
+	}
+	if (id < 0) {
+		srv_respond_detail(res, 404, NOT_FOUND);
+		return NULL;
+	}
+	rc = lec_build_get(store, id, &b);
+	if (rc == LEC_OK)
+		rc = lec_project_get_by_id(store, b->project_id, p);
+	if (rc == LEC_OK && (*v = public_build_version(store, *p, b)) != NULL)
+		return b;
+	lec_build_free(b);
+	lec_project_free(*p);
+	*p = NULL;
+	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, NO_BUILD);
+	else
+		srv_respond_engine_error(res, rc);
+	return NULL;
+}
+
+static int build_detail(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_project *p;
+	struct lec_version *v;
+	struct lec_build *b = load_build(req, res, req->params[0], &p, &v);
+	int rc;
+
+	if (b == NULL)
+		return res->status;
+	rc = srv_respond_json(res, 200, v2_build(req, p, v, b),
+			      SRV_JSON_AS_BUILT);
+	lec_build_free(b);
+	lec_version_free(v);
+	lec_project_free(p);
+	return rc;
+}
+
+/* Plain-text build log (notes §3.4) --------------------------------------- */
+
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static int text_add(struct text *t, const char *s, size_t n)
+{
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = (t->len + n + 1) * 2;
+		char *grown = realloc(t->buf, cap);
+
+		if (grown == NULL)
+			return -1;
+		t->buf = grown;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+	return 0;
+}
+
+static int text_str(struct text *t, const char *s)
+{
+	return text_add(t, s, strlen(s));
+}
+
+static void time_or_none(int64_t us, char out[LEC_TIME_ISO_MAX])
+{
+	if (us > 0)
+		lec_time_iso8601_naive(us, out);
+	else
+		snprintf(out, LEC_TIME_ISO_MAX, "None");
+}
+
+static int log_header(struct text *t, const struct lec_project *p,
+		      const struct lec_version *v, const struct lec_build *b)
+{
+	char line[LEC_PROJECT_REF_MAX * 4 + 64], date[LEC_TIME_ISO_MAX];
+	const char *success = "Unknown";
+	int rc = 0;
+
+	if (lec_build_state_final(b->state))
+		success = b->success ? "True" : "False";
+	time_or_none(b->created, date);
+	rc |= text_str(t, "Read the Docs build information\n");
+	snprintf(line, sizeof(line), "Build id: %lld\n", (long long)b->id);
+	rc |= text_str(t, line);
+	rc |= text_str(t, "Project: ") | text_str(t, p->slug);
+	rc |= text_str(t, "\nVersion: ") | text_str(t, v->slug);
+	rc |= text_str(t, "\nCommit: ") |
+	      text_str(t, b->commit ? b->commit : "None");
+	snprintf(line, sizeof(line), "\nDate: %s\nState: %s\nSuccess: %s\n",
+		 date, lec_build_state_code(b->state), success);
+	rc |= text_str(t, line);
+	return rc;
+}
+
+static int log_command(struct text *t, const struct lec_build_command *c)
+{
+	char line[3 * LEC_TIME_ISO_MAX + 128], start[LEC_TIME_ISO_MAX];
+	char end[LEC_TIME_ISO_MAX], duration[32], code[32];
+	char *output = clean_output(c->output, c->output_len);
+	int ended = c->end_time != 0, rc = 0;
+
+	time_or_none(c->start_time, start);
+	time_or_none(ended ? c->end_time : 0, end);
+	snprintf(duration, sizeof(duration), "%lld", (long long)c->run_time);
+	snprintf(code, sizeof(code), "%d", c->exit_code);
+	snprintf(line, sizeof(line),
+		 "\n[rtd-command-info] start-time: %s, end-time: %s, "
+		 "duration: %s, exit-code: %s\n",
+		 start, end, c->run_time >= 0 ? duration : "None",
+		 ended ? code : "None");
+	rc |= text_str(t, line);
+	rc |= text_str(t, display_command(c->command)) | text_str(t, "\n");
+	rc |= text_str(t, output ? output : "") | text_str(t, "\n");
+	free(output);
+	return rc;
+}
+
+static int respond_text(struct srv_response *res, int status, char *body,
+			size_t len)
+{
+	res->status = status;
+	res->body = body;
+	res->body_len = len;
+	res->content_type = "text/plain; charset=utf-8";
+	return status;
+}
+
+/* Errors of the text log are their detail string alone (notes §3.4). */
+static int text_error(struct srv_response *res)
+{
+	cJSON *body = res->body ? cJSON_Parse(res->body) : NULL;
+	const cJSON *detail = cJSON_GetObjectItemCaseSensitive(body, "detail");
+	char *text = strdup(cJSON_IsString(detail) ? detail->valuestring : "");
+	int status = res->status;
+
+	cJSON_Delete(body);
+	free(res->body);
+	res->body = NULL;
+	if (text == NULL)
+		return srv_respond_internal(res, "out of memory");
+	return respond_text(res, status, text, strlen(text));
+}
+
+static int build_log(struct srv_request *req, struct srv_response *res,
+		     const char *id_text)
+{
+	struct lec_build_command_list cmds = { 0 };
+	struct text t = { 0 };
+	struct lec_project *p;
+	struct lec_version *v;
+	struct lec_build *b = load_build(req, res, id_text, &p, &v);
+	size_t i;
+	int rc = 0;
+
+	if (b == NULL)
+		return text_error(res);
+	rc = lec_build_command_list(srv_store(req), b->id, &cmds);
+	if (rc < 0) {
+		rc = srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	rc = log_header(&t, p, v, b);
+	for (i = 0; rc == 0 && i < cmds.len; i++)
+		rc = log_command(&t, &cmds.items[i]);
+	if (rc != 0) {
+		rc = srv_respond_internal(res, "out of memory");
+		goto done;
+	}
+	rc = respond_text(res, 200, t.buf, t.len);
+	t.buf = NULL;
+done:
+	free(t.buf);
+	lec_build_command_list_dispose(&cmds);
+	lec_build_free(b);
+	lec_version_free(v);
+	lec_project_free(p);
+	return rc;
+}
+
+/* "/api/v2/build/<id>.txt" is the text log; any other slashless
+ * "/api/v2/build/<x>" gets Django's APPEND_SLASH redirect, which the
+ * router cannot give since this route matches it. */
+static int build_suffix(struct srv_request *req, struct srv_response *res)
+{
+	static const char suffix[] = ".txt";
+	const char *seg = req->params[0];
+	size_t n = strlen(seg), sn = sizeof(suffix) - 1;
+	const char *q = strchr(req->raw_uri, '?');
+	char id[32];
+
+	if (n > sn && n - sn < sizeof(id) &&
+	    strcmp(seg + n - sn, suffix) == 0) {
+		memcpy(id, seg, n - sn);
+		id[n - sn] = '\0';
+		return build_log(req, res, id);
+	}
+	n = q ? (size_t)(q - req->raw_uri) : strlen(req->raw_uri);
+	if ((res->location = malloc(strlen(req->raw_uri) + 2)) == NULL)
+		return srv_respond_internal(res, "out of memory");
+	snprintf(res->location, strlen(req->raw_uri) + 2, "%.*s/%s", (int)n,
+		 req->raw_uri, q ? q : "");
+	return srv_respond_empty(res, 301);
+}
+
+/* Routes ----------------------------------------------------------------- */
+
+#define V2(pattern, handler)                                                 \
+	{ pattern, SRV_API_V2, SRV_PERM_ANYONE, 0,                           \
+	  { { SRV_GET, SRV_PERM_ANYONE, handler } } }
+
+const struct srv_route srv_v2_routes[] = {
+	V2("/api/v2/project/", projects_list),
+	V2("/api/v2/project/{}/", project_detail),
+	V2("/api/v2/project/{}/active_versions/", project_active_versions),
+	V2("/api/v2/version/", versions_list),
+	V2("/api/v2/version/{}/", version_detail),
+	V2("/api/v2/build/", builds_list),
+	V2("/api/v2/build/{}/", build_detail),
+	V2("/api/v2/build/{}", build_suffix),
+};
+
+const size_t srv_v2_route_count = sizeof(srv_v2_routes) /
+				  sizeof(srv_v2_routes[0]);
