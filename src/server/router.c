@@ -352,6 +352,8 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	struct lec_store *store = NULL;
 	int status;
 
+	if (srv_docs_dispatch(req, res))
+		return;
 	if ((status = parse_uri(req)) != 0) {
 		respond_parse_error(res, status);
 		return;

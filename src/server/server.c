@@ -140,6 +140,11 @@ const char *srv_docs_domain(const struct srv_request *req)
 	return req->srv->docs_domain;
 }
 
+const char *srv_data_dir(const struct srv_request *req)
+{
+	return req->srv->data_dir;
+}
+
 unsigned short srv_port(const struct srv *srv)
 {
 	return srv->port;
@@ -233,8 +238,18 @@ static enum MHD_Result send_response(struct srv_request *req,
 	struct MHD_Response *r;
 	enum MHD_Result ok;
 
-	r = MHD_create_response_from_buffer(res->body_len, res->body,
-					    MHD_RESPMEM_MUST_FREE);
+	/* A file is handed to libmicrohttpd, which owns the descriptor from
+	 * here on and sends it with sendfile(). */
+	if (res->has_file) {
+		free(res->body);
+		res->body = NULL;
+		r = MHD_create_response_from_fd(res->file_size, res->file_fd);
+		if (r == NULL)
+			close(res->file_fd);
+	} else {
+		r = MHD_create_response_from_buffer(res->body_len, res->body,
+						    MHD_RESPMEM_MUST_FREE);
+	}
 	if (r == NULL) {
 		free(res->body);
 		free(res->allow);
@@ -250,6 +265,14 @@ static enum MHD_Result send_response(struct srv_request *req,
 	if (res->location)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION,
 					res->location);
+	if (res->etag[0])
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, res->etag);
+	if (res->last_modified[0])
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LAST_MODIFIED,
+					res->last_modified);
+	if (res->rtd_redirect)
+		MHD_add_response_header(r, "X-RTD-Redirect",
+					res->rtd_redirect);
 	if (res->www_authenticate)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Token");

@@ -99,6 +99,8 @@ const char *srv_public_origin(const struct srv_request *req);
 enum srv_edition srv_edition(const struct srv_request *req);
 /* The docs domain, e.g. "localhost:8000". */
 const char *srv_docs_domain(const struct srv_request *req);
+/* The server's data directory (the pipeline's layout lives under it). */
+const char *srv_data_dir(const struct srv_request *req);
 
 /* Responses ---------------------------------------------------------------- */
 
@@ -110,6 +112,14 @@ struct srv_response {
 	char *allow;            /* Allow header for 405, owned */
 	char *location;         /* Location header, owned */
 	int www_authenticate;   /* add "WWW-Authenticate: Token" */
+	/* A file body (docs serving): when has_file, file_fd (owned, closed
+	 * once sent) is sent by the kernel instead of body. */
+	int has_file;
+	int file_fd;
+	uint64_t file_size;
+	char etag[48];          /* ETag header when non-empty */
+	char last_modified[40]; /* Last-Modified header when non-empty */
+	const char *rtd_redirect; /* X-RTD-Redirect header, static */
 };
 
 enum srv_json_order {
@@ -214,6 +224,9 @@ extern const size_t srv_v2_route_count;
 /* Dispatch a complete request: route, authenticate, check permissions,
  * call the handler. Always fills res. */
 void srv_dispatch(struct srv_request *req, struct srv_response *res);
+/* A documentation request (Host "<slug>.<docs domain>", docs.c): returns 1
+ * with res filled, or 0 when the request is not one. */
+int srv_docs_dispatch(struct srv_request *req, struct srv_response *res);
 
 /* Authentication (auth.c) ---------------------------------------------- */
 
