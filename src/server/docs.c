@@ -94,16 +94,6 @@ static int find_project(struct lec_store *store, char *slug,
 
 /* Path decoding ----------------------------------------------------------- */
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Whether a decoded path has a "." or ".." segment. */
 static int has_dot_segment(const char *path)
@@ -141,8 +131,8 @@ static char *decode_path(const char *raw, size_t n)
 			out[j++] = raw[i];
 			continue;
 		}
-		hi = i + 2 < n ? hex_digit(raw[i + 1]) : -1;
-		lo = i + 2 < n ? hex_digit(raw[i + 2]) : -1;
+		hi = i + 2 < n ? srv_hex_value(raw[i + 1]) : -1;
+		lo = i + 2 < n ? srv_hex_value(raw[i + 2]) : -1;
 		c = hi * 16 + lo;
 		if (hi < 0 || lo < 0 || c < 0x20 || c == 0x7f || c == '/' ||
 		    c == '\\')

@@ -16,7 +16,7 @@
 
 /* URI parsing -------------------------------------------------------------- */
 
-static int hex_value(char c)
+int srv_hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -38,8 +38,8 @@ static char *decode(const char *s, size_t n, int plus_is_space)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		if (s[i] == '%') {
-			int hi = i + 2 < n ? hex_value(s[i + 1]) : -1;
-			int lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+			int hi = i + 2 < n ? srv_hex_value(s[i + 1]) : -1;
+			int lo = i + 2 < n ? srv_hex_value(s[i + 2]) : -1;
 
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
 				free(out);

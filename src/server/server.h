@@ -237,6 +237,9 @@ int srv_authenticate(struct srv_request *req, struct srv_response *res);
  * -2 no such project, -1 an engine error (message in lec_error_last). */
 int srv_is_project_admin_slug(struct srv_request *req, const char *slug);
 
+/* The value of a hexadecimal digit, or -1 (percent-decoding). */
+int srv_hex_value(char c);
+
 /* Logging: one line to stderr, never with secrets. */
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import tempfile
 import unittest
@@ -132,6 +133,29 @@ class Server:
 
     def delete(self, path, **kw):
         return self.request("DELETE", path, **kw)
+
+
+class Store:
+    """Direct access to a server's database, for what no API call sets up
+    (private projects, build commands)."""
+
+    def __init__(self, server):
+        self.path = os.path.join(server.data, "lectern.db")
+
+    def execute(self, sql, args=()):
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            with db:
+                return db.execute(sql, args).lastrowid
+        finally:
+            db.close()
+
+    def rows(self, sql, args=()):
+        db = sqlite3.connect(self.path, timeout=30)
+        try:
+            return db.execute(sql, args).fetchall()
+        finally:
+            db.close()
 
 
 class ServerTestCase(unittest.TestCase):

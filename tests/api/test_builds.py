@@ -11,7 +11,7 @@ import os
 import re
 import sqlite3
 
-from lectern_test import ServerTestCase, main
+from lectern_test import Store as BaseStore, ServerTestCase, main
 
 ISO_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$")
 
@@ -31,26 +31,8 @@ T0 = 1704164645 * 1000000
 S = 1000000
 
 
-class Store:
+class Store(BaseStore):
     """SQL on the server's database, for what no API call can set up."""
-
-    def __init__(self, server):
-        self.path = os.path.join(server.data, "lectern.db")
-
-    def execute(self, sql, args=()):
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            with db:
-                return db.execute(sql, args).lastrowid
-        finally:
-            db.close()
-
-    def rows(self, sql, args=()):
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            return db.execute(sql, args).fetchall()
-        finally:
-            db.close()
 
     def project_id(self, slug):
         return self.rows("SELECT id FROM projects WHERE slug = ?", (slug,))[0][0]

@@ -10,7 +10,7 @@ import os
 import re
 import sqlite3
 
-from lectern_test import ServerTestCase, main
+from lectern_test import Store as BaseStore, ServerTestCase, main
 
 # 2024-01-02T03:04:05 in microseconds; S is one second.
 T0 = 1704164645 * 1000000
@@ -51,25 +51,7 @@ def keys(pairs):
     return [k for k, _ in pairs]
 
 
-class Store:
-    def __init__(self, server):
-        self.path = os.path.join(server.data, "lectern.db")
-
-    def execute(self, sql, args=()):
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            with db:
-                return db.execute(sql, args).lastrowid
-        finally:
-            db.close()
-
-    def rows(self, sql, args=()):
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            return db.execute(sql, args).fetchall()
-        finally:
-            db.close()
-
+class Store(BaseStore):
     def one(self, sql, args=()):
         return self.rows(sql, args)[0][0]
 
