@@ -633,6 +633,22 @@ struct version_row {
 };
 
 /* The service orders versions by -verbose_name (ties: newest first). */
+/* Make room for one more row in a growing array of size-byte rows. */
+static int grow_rows(void **rows, size_t *cap, size_t n, size_t size)
+{
+	size_t grown;
+	void *r;
+
+	if (n < *cap)
+		return 0;
+	grown = *cap ? *cap * 2 : 16;
+	if ((r = realloc(*rows, grown * size)) == NULL)
+		return -1;
+	*rows = r;
+	*cap = grown;
+	return 0;
+}
+
 static int version_row_cmp(const void *a, const void *b)
 {
 	const struct version_row *x = a, *y = b;
@@ -686,18 +702,9 @@ static int versions_list(struct srv_request *req, struct srv_response *res)
 		for (j = 0; j < lists[i].len; j++) {
 			if (!version_public(p, &lists[i].items[j]))
 				continue;
-			if (n == cap) {
-				size_t grown = cap ? cap * 2 : 16;
-				struct version_row *r =
-					realloc(rows, grown * sizeof(*rows));
-
-				if (r == NULL) {
-					rc = srv_respond_internal(res, "out of "
-								       "memory");
-					goto done;
-				}
-				rows = r;
-				cap = grown;
+			if (grow_rows((void **)&rows, &cap, n, sizeof(*rows)) < 0) {
+				rc = srv_respond_internal(res, "out of memory");
+				goto done;
 			}
 			rows[n].project = p;
 			rows[n++].version = &lists[i].items[j];
@@ -844,18 +851,9 @@ static int builds_list(struct srv_request *req, struct srv_response *res)
 			if (v == NULL)
 				continue;
 			lec_version_free(v);
-			if (n == cap) {
-				size_t grown = cap ? cap * 2 : 16;
-				struct build_row *r =
-					realloc(rows, grown * sizeof(*rows));
-
-				if (r == NULL) {
-					rc = srv_respond_internal(res, "out of "
-								       "memory");
-					goto done;
-				}
-				rows = r;
-				cap = grown;
+			if (grow_rows((void **)&rows, &cap, n, sizeof(*rows)) < 0) {
+				rc = srv_respond_internal(res, "out of memory");
+				goto done;
 			}
 			rows[n].project = p;
 			rows[n++].build = &lists[i].items[j];
