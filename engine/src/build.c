@@ -796,25 +796,21 @@ int lec_build_command_get(struct lec_store *st, int64_t id,
 {
 	struct lec__query q;
 	struct lec_build_command *items = NULL;
-	size_t len = 0;
 	int error;
 
 	lec_error_clear();
 	*out = NULL;
 	lec__query_init(&q, COMMAND_COLUMNS, "build_commands");
 	lec__query_where_int(&q, "id = ?", id);
-	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items),
-				command_row, command_dispose, (void **)&items,
-				&len, NULL);
+	error = lec__query_one(st, &q, sizeof(*items), command_row, command_dispose,
+			       (void **)&items);
 	lec__query_dispose(&q);
-	if (error < 0)
-		return error;
-	if (len == 0) {
-		lec__free(items);
+	if (error == LEC_ENOTFOUND)
 		return lec__error(LEC_ENOTFOUND,
 				  "no build command with id %lld",
 				  (long long)id);
-	}
+	if (error < 0)
+		return error;
 	*out = items;
 	return LEC_OK;
 }

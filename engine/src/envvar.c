@@ -249,7 +249,6 @@ int lec_envvar_get(struct lec_store *st, int64_t project_id, int64_t id,
 {
 	struct lec__query q;
 	struct lec_envvar *items = NULL;
-	size_t len = 0;
 	int error;
 
 	lec_error_clear();
@@ -257,16 +256,13 @@ int lec_envvar_get(struct lec_store *st, int64_t project_id, int64_t id,
 	lec__query_init(&q, ENVVAR_COLUMNS, "env_vars");
 	lec__query_where_int(&q, "project_id = ?", project_id);
 	lec__query_where_int(&q, "id = ?", id);
-	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items),
-				envvar_row, envvar_dispose, (void **)&items,
-				&len, NULL);
+	error = lec__query_one(st, &q, sizeof(*items), envvar_row, envvar_dispose,
+			       (void **)&items);
 	lec__query_dispose(&q);
+	if (error == LEC_ENOTFOUND)
+		return lec__error(LEC_ENOTFOUND, "%s", not_found);
 	if (error < 0)
 		return error;
-	if (len == 0) {
-		lec__free(items);
-		return lec__error(LEC_ENOTFOUND, "%s", not_found);
-	}
 	*out = items;
 	return LEC_OK;
 }

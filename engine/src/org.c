@@ -264,7 +264,6 @@ static int org_fetch(struct lec_store *st, const char *from,
 {
 	struct lec__query q;
 	struct lec_org *items = NULL;
-	size_t len = 0;
 	int error;
 
 	*out = NULL;
@@ -273,16 +272,14 @@ static int org_fetch(struct lec_store *st, const char *from,
 		lec__query_where_text(&q, where, text);
 	else
 		lec__query_where_int(&q, where, id);
-	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items), org_row,
-				org_dispose, (void **)&items, &len, NULL);
+	error = lec__query_one(st, &q, sizeof(*items), org_row, org_dispose,
+			       (void **)&items);
 	lec__query_dispose(&q);
-	if (error < 0)
-		return error;
-	if (len == 0) {
-		lec__free(items);
+	if (error == LEC_ENOTFOUND)
 		return lec__error(LEC_ENOTFOUND,
 				  "No Organization matches the given query.");
-	}
+	if (error < 0)
+		return error;
 	*out = items;
 	return LEC_OK;
 }
@@ -616,7 +613,6 @@ static int team_fetch(struct lec_store *st, int64_t org_id, const char *slug,
 {
 	struct lec__query q;
 	struct lec_team *items = NULL;
-	size_t len = 0;
 	int error;
 
 	*out = NULL;
@@ -627,16 +623,14 @@ static int team_fetch(struct lec_store *st, int64_t org_id, const char *slug,
 	} else {
 		lec__query_where_int(&q, "id = ?", id);
 	}
-	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items), team_row,
-				team_dispose, (void **)&items, &len, NULL);
+	error = lec__query_one(st, &q, sizeof(*items), team_row, team_dispose,
+			       (void **)&items);
 	lec__query_dispose(&q);
-	if (error < 0)
-		return error;
-	if (len == 0) {
-		lec__free(items);
+	if (error == LEC_ENOTFOUND)
 		return lec__error(LEC_ENOTFOUND,
 				  "No Team matches the given query.");
-	}
+	if (error < 0)
+		return error;
 	*out = items;
 	return LEC_OK;
 }

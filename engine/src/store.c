@@ -501,6 +501,25 @@ void lec__query_dispose(struct lec__query *q)
 	lec__buf_dispose(&q->sql);
 }
 
+int lec__query_one(struct lec_store *st, struct lec__query *q,
+		   size_t item_size, int (*row)(sqlite3_stmt *stmt, void *item),
+		   void (*item_dispose)(void *item), void **out)
+{
+	struct lec_page one = { 1, 0 };
+	size_t len = 0;
+	int error;
+
+	*out = NULL;
+	error = lec__query_list(st, q, NULL, &one, item_size, row,
+				item_dispose, out, &len, NULL);
+	if (error == LEC_OK && len == 0) {
+		lec__free(*out);
+		*out = NULL;
+		return LEC_ENOTFOUND;
+	}
+	return error;
+}
+
 void lec__items_free(void *items, size_t len, size_t item_size,
 		     void (*item_dispose)(void *item))
 {

@@ -116,6 +116,13 @@ int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
 			    sqlite3_stmt **out);
 void lec__query_dispose(struct lec__query *q);
 
+/* The query's first row into a new item (item_size bytes, owned by the
+ * caller). LEC_ENOTFOUND, with no message of its own, when there is none:
+ * callers say what was not found. */
+int lec__query_one(struct lec_store *st, struct lec__query *q,
+		   size_t item_size, int (*row)(sqlite3_stmt *stmt, void *item),
+		   void (*item_dispose)(void *item), void **out);
+
 /* Dispose each of len items (item_size bytes each) with item_dispose, then
  * free the array. What every list's _dispose does. */
 void lec__items_free(void *items, size_t len, size_t item_size,

@@ -74,7 +74,6 @@ static int user_fetch(struct lec_store *st, const char *where,
 {
 	struct lec__query q;
 	struct lec_user *items = NULL;
-	size_t len = 0;
 	int error;
 
 	*out = NULL;
@@ -83,18 +82,16 @@ static int user_fetch(struct lec_store *st, const char *where,
 		lec__query_where_text(&q, where, text);
 	else
 		lec__query_where_int(&q, where, id);
-	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items), user_row,
-				user_dispose, (void **)&items, &len, NULL);
+	error = lec__query_one(st, &q, sizeof(*items), user_row, user_dispose,
+			       (void **)&items);
 	lec__query_dispose(&q);
-	if (error < 0)
-		return error;
-	if (len == 0) {
-		lec__free(items);
+	if (error == LEC_ENOTFOUND)
 		return text ? lec__error(LEC_ENOTFOUND, "no user named '%s'",
 					 text)
 			    : lec__error(LEC_ENOTFOUND, "no user with id %lld",
 					 (long long)id);
-	}
+	if (error < 0)
+		return error;
 	*out = items;
 	return LEC_OK;
 }
@@ -274,7 +271,6 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 	char hash[LEC__SHA256_HEX_LEN + 1];
 	struct lec__query q;
 	struct lec_user *items = NULL;
-	size_t len = 0;
 	int error;
 
 	lec_error_clear();
@@ -287,15 +283,13 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 			    "u.is_superuser, u.created",
 			"users u JOIN tokens t ON t.user_id = u.id");
 	lec__query_where_text(&q, "t.hash = ?", hash);
-	error = lec__query_list(st, &q, NULL, NULL, sizeof(*items), user_row,
-				user_dispose, (void **)&items, &len, NULL);
+	error = lec__query_one(st, &q, sizeof(*items), user_row, user_dispose,
+			       (void **)&items);
 	lec__query_dispose(&q);
+	if (error == LEC_ENOTFOUND)
+		return lec__error(LEC_ENOTFOUND, "invalid token");
 	if (error < 0)
 		return error;
-	if (len == 0) {
-		lec__free(items);
-		return lec__error(LEC_ENOTFOUND, "invalid token");
-	}
 	if (!items->is_active) {
 		lec_user_free(items);
 		return lec__error(LEC_EAUTH, "user inactive or deleted");
