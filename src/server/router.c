@@ -4,6 +4,7 @@
  * then answer 405 for a method the route lacks — the order the service uses
  * (behaviour notes §0.4: authentication, permissions, method).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,57 @@ static void call_cached(struct srv_request *req, struct srv_response *res,
 	free(key);
 }
 
+/* An entity tag for a rendered JSON body: FNV-1a over the bytes. Clients
+ * that poll (the TUI's build list) send it back and get a bodiless 304
+ * while nothing changed; the hash costs far less than the rendering. */
+static void set_body_etag(struct srv_response *res)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < res->body_len; i++) {
+		h ^= (unsigned char)res->body[i];
+		h *= 1099511628211ULL;
+	}
+	snprintf(res->etag, sizeof(res->etag), "\"%016" PRIx64 "\"", h);
+}
+
+/* Whether an If-None-Match header lists etag (or is "*"); weak
+ * comparison, as RFC 9110 §13.1.2 asks for GET and HEAD. */
+static int etag_listed(const char *header, const char *etag)
+{
+	size_t n = strlen(etag);
+	const char *p;
+
+	if (strcmp(header, "*") == 0)
+		return 1;
+	for (p = header; (p = strstr(p, etag)) != NULL; p += n)
+		if (p == header || p[-1] == ' ' || p[-1] == ',' ||
+		    (p - header >= 2 && p[-1] == '/' && p[-2] == 'W'))
+			return 1;
+	return 0;
+}
+
+/* A successful GET/HEAD answer gets an ETag; a matching If-None-Match
+ * turns it into 304 Not Modified with no body. */
+static void apply_etag(struct srv_request *req, struct srv_response *res)
+{
+	const char *inm;
+
+	if ((req->method != SRV_GET && req->method != SRV_HEAD) ||
+	    res->status != 200 || res->body == NULL || res->has_file ||
+	    res->etag[0])
+		return;
+	set_body_etag(res);
+	inm = srv_header(req, "If-None-Match");
+	if (inm == NULL || !etag_listed(inm, res->etag))
+		return;
+	free(res->body);
+	res->body = NULL;
+	res->body_len = 0;
+	res->status = 304;
+}
+
 void srv_dispatch(struct srv_request *req, struct srv_response *res)
 {
 	const struct srv_route *route;
@@ -386,6 +438,7 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 		call_cached(req, res, m->handler, store);
 	else
 		m->handler(req, res);
+	apply_etag(req, res);
 done:
 	lec_store_read_end(store);
 }

@@ -101,6 +101,31 @@ class RoutingTest(ServerTestCase):
         # The projects list treats unmapped methods as read-only (notes §1.9).
         self.assertStatus(self.server.delete("/api/v3/projects/", token=token), 403)
 
+    def test_etag_and_conditional_get(self):
+        token = self.server.token("etag")
+        self.import_project(token, "Tagged")
+        path = "/api/v3/projects/tagged/"
+        first = self.server.get(path, token=token)
+        etag = first.header("ETag")
+        self.assertRegex(etag, r'^"[0-9a-f]{16}"$')
+        self.assertEqual(self.server.get(path, token=token).header("ETag"), etag)
+        # A matching If-None-Match (strong, weak, in a list, or *) is 304, no body.
+        for inm in (etag, "W/" + etag, '"0000000000000000", ' + etag, "*"):
+            r = self.server.get(path, token=token, headers={"If-None-Match": inm})
+            self.assertStatus(r, 304)
+            self.assertEqual(r.body, b"")
+            self.assertEqual(r.header("ETag"), etag)
+        r = self.server.get(path, token=token, headers={"If-None-Match": '"0000000000000000"'})
+        self.assertStatus(r, 200)
+        self.assertEqual(r.body, first.body)
+        # A change to the resource changes its tag.
+        self.assertStatus(self.server.patch(path, {"homepage": "https://example.com/"}, token=token), 204)
+        r = self.server.get(path, token=token, headers={"If-None-Match": etag})
+        self.assertStatus(r, 200)
+        self.assertNotEqual(r.header("ETag"), etag)
+        # Errors carry no tag.
+        self.assertIsNone(self.server.get("/api/v3/projects/nope/", token=token).header("ETag"))
+
     def test_host_header_drives_page_links(self):
         token = self.server.token("hosty")
         for i in range(3):
