@@ -10,12 +10,14 @@ set -eu
 # Build: compiler, CMake, pkg-config, and the libraries Lectern links.
 BUILD_PKGS="build-essential cmake pkg-config git
  libncurses-dev libcurl4-openssl-dev libcjson-dev libgit2-dev libsqlite3-dev
- libmicrohttpd-dev libxml2-dev libmd4c-dev libmd4c-html0-dev libyaml-dev libunistring-dev libssl-dev"
+ libmicrohttpd-dev libxml2-dev libmd4c-dev libmd4c-html0-dev libyaml-dev libunistring-dev libssl-dev
+ zlib1g-dev"
 # Run time: the build sandbox, and the documentation generators a project may use.
 RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs"
 # Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server,
-# pgrep (procps) checks that no build process outlives its build.
-TEST_PKGS="tmux sqlite3 curl procps"
+# pgrep (procps) checks that no build process outlives its build, chromium
+# renders built pages headless (tests/api/test_browser.py).
+TEST_PKGS="tmux sqlite3 curl procps chromium"
 
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do

@@ -31,5 +31,21 @@ down=$(grep -rnE '#include\s*[<"]lectern/' "$top/ui" "$top/src/client" 2>/dev/nu
 [ -z "$down" ] || report "the UI or the client includes engine headers:
 $down"
 
+# The client is a library of its own: libcurl and cJSON, not the server's
+# code, the CLI's or curses.
+side=$(grep -rnE '#include\s*[<"](microhttpd|ncurses|curses|\.\./(server|cli)/|server\.h|cli\.h)' \
+	"$top/src/client" 2>/dev/null)
+[ -z "$side" ] || report "the client includes server, CLI or curses headers:
+$side"
+
+# The UI sits on the client only: no engine, server or CLI code (the CLI
+# calls the UI, not the other way round), no libmicrohttpd. Its build has
+# none of their directories on the include path, so only a relative path
+# could reach them.
+ui_side=$(grep -rnE '#include\s*[<"](microhttpd|[./]*(engine|src|server|cli)/)' \
+	"$top/ui" 2>/dev/null)
+[ -z "$ui_side" ] || report "the UI includes engine, server or CLI headers:
+$ui_side"
+
 [ $status -eq 0 ] && echo "lint: clean"
 exit $status

@@ -18,6 +18,7 @@
 
 #include "lectern/repo.h"
 #include "lectern/resolve.h"
+#include "lectern/search.h"
 #include "lectern/vsync.h"
 #include "pipeline_internal.h"
 #include "store_internal.h"
@@ -60,6 +61,9 @@ static int job_cancelled(struct lec__job *job)
 
 	if (job->cancelled)
 		return 1;
+	if (job->sink)
+		return job->cancelled = job->sink->cancelled &&
+					job->sink->cancelled(job->sink->payload);
 	if (lec__pipeline_stopping(job->pl)) {
 		lec__job_fail(job, "Lectern stopped while this build was "
 				   "running; trigger it again.");
@@ -77,13 +81,28 @@ static int job_cancelled(struct lec__job *job)
 int lec__job_record_start(struct lec__job *job, const char *display,
 			  int64_t *id)
 {
-	int rc = lec_build_command_start(job->st, job->build->id, display, "",
-					 id);
+	int rc;
+
+	if (job->sink) {
+		job->sink->start(job->sink->payload, display);
+		*id = 0;
+		return 0;
+	}
+	rc = lec_build_command_start(job->st, job->build->id, display, "", id);
 
 	/* A finished or cancelled build takes no more commands. */
 	if (rc == LEC_EINVALID)
 		job->cancelled = 1;
 	return rc < 0 ? -1 : 0;
+}
+
+/* Output masked already: into the command record, or to a preview's sink. */
+static void emit(struct lec__job_output *o, const char *data, size_t len)
+{
+	if (o->job->sink)
+		o->job->sink->text(o->job->sink->payload, data, len);
+	else
+		lec_build_command_append(o->job->st, o->id, data, len);
 }
 
 /* Output goes through the masker, so secret values never reach the log
@@ -96,7 +115,7 @@ static void append_masked(struct lec__job_output *o,
 	size_t n = 0;
 
 	if (lec_runner_masker_feed(m, data, len, &out, &n) == LEC_OK && n)
-		lec_build_command_append(o->job->st, o->id, out, n);
+		emit(o, out, n);
 }
 
 static void flush_masked(struct lec__job_output *o,
@@ -107,7 +126,7 @@ static void flush_masked(struct lec__job_output *o,
 
 	lec_runner_masker_flush(m, &out, &n);
 	if (n)
-		lec_build_command_append(o->job->st, o->id, out, n);
+		emit(o, out, n);
 }
 
 void lec__job_record_text(struct lec__job *job, int64_t id, const char *text)
@@ -123,7 +142,10 @@ void lec__job_record_text(struct lec__job *job, int64_t id, const char *text)
 
 void lec__job_record_finish(struct lec__job *job, int64_t id, int exit_code)
 {
-	lec_build_command_finish(job->st, id, exit_code);
+	if (job->sink)
+		job->sink->finish(job->sink->payload, exit_code);
+	else
+		lec_build_command_finish(job->st, id, exit_code);
 }
 
 void lec__job_note(struct lec__job *job, const char *display,
@@ -189,21 +211,26 @@ static int run_failed(struct lec__job *job, const char *display,
 int lec__job_run(struct lec__job *job, const char *display,
 		 const char *const *argv, const char *cwd, int network)
 {
-	const char *hidden[3] = { job->pl->data_dir, NULL, NULL };
+	const char *hidden[3] = { NULL, NULL, NULL };
 	struct lec_runner_spec spec = { 0 };
 	struct lec_runner_result r = { 0 };
 	struct run_state rs;
+	size_t nhidden = 0;
 	int64_t id;
 	int rc;
 
 	if (job->cancelled || lec__job_record_start(job, display, &id) < 0)
 		return -1;
+	/* A preview has no data directory of its own to hide. */
+	if (job->pl->data_dir)
+		hidden[nhidden++] = job->pl->data_dir;
 	if (getenv("HOME") && strcmp(getenv("HOME"), "/") != 0)
-		hidden[1] = getenv("HOME");
+		hidden[nhidden++] = getenv("HOME");
 	spec.argv = argv;
 	spec.env = (const char *const *)job->env;
 	spec.cwd = cwd;
 	spec.writable_dir = job->build_dir;
+	spec.readonly_dir = job->readonly_dir;
 	spec.hidden_dirs = hidden;
 	spec.network = network;
 	spec.limits = &job->pl->config.limits;
@@ -586,6 +613,46 @@ static int has_dir_entries(const char *dir, const char *sub)
 	return found;
 }
 
+/* Index the published HTML for search (behaviour notes §4.3), recorded as
+ * the command `lectern reindex` would run. Pages that fail to parse are
+ * indexed empty and listed in its output; nothing here fails the build. */
+static void step_index(struct lec__job *job, const char *html_dir)
+{
+	struct lec_search_index_report r;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *display, *text;
+	int64_t id;
+	size_t i;
+	int rc;
+
+	lec__buf_printf(&b, "lectern reindex %s %s", job->project->slug,
+			job->version->slug);
+	if ((display = lec__buf_take(&b)) == NULL ||
+	    lec__job_record_start(job, display, &id) < 0) {
+		lec__free(display);
+		return;
+	}
+	rc = lec_search_index_dir(job->st, job->version->id, html_dir,
+				  job->config, &r);
+	if (rc < 0)
+		lec__buf_printf(&b, "Indexing for search failed: %s\n",
+				lec_error_last());
+	else
+		lec__buf_printf(&b,
+				"Indexed %zu pages (%zu sections and domain "
+				"entries); %zu ignored by search.ignore; %zu "
+				"could not be parsed.\n",
+				r.pages, r.entries, r.ignored, r.failed);
+	for (i = 0; rc == LEC_OK && i < r.failures_len; i++)
+		lec__buf_printf(&b, "  %s\n", r.failures[i]);
+	if ((text = lec__buf_take(&b)) != NULL)
+		lec__job_record_text(job, id, text);
+	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	lec_search_index_report_dispose(&r);
+	lec__free(text);
+	lec__free(display);
+}
+
 /* Move the output out of the checkout, point the version's published link
  * at it with one rename(), then drop the previous output. */
 static int step_publish(struct lec__job *job)
@@ -647,11 +714,16 @@ static int step_publish(struct lec__job *job)
 			lec__remove_tree(previous);
 		lec__free(previous);
 	}
-	if (job->config) {
-		patch.set |= LEC_VERSION_SET_DOCUMENTATION_TYPE;
-		patch.documentation_type = lec_doctype_code(job->config->doctype);
-	}
+	patch.set |= LEC_VERSION_SET_DOCUMENTATION_TYPE;
+	patch.documentation_type = lec_doctype_code(job->doctype);
 	lec_version_update(job->st, job->version->id, &patch);
+	{
+		char *published = lec__path_join(dest, "html");
+
+		if (published)
+			step_index(job, published);
+		lec__free(published);
+	}
 	rc = 0;
 done:
 	lec__free(html);

@@ -72,6 +72,9 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 		      const char *outname)
 {
 	char lang[32], define[48], *confdir = NULL, *slash;
+	/* A preview keeps the doctrees in its cache: the tree is read-only
+	 * and the next build is incremental. */
+	const char *doctrees = job->doctrees ? job->doctrees : "_build/doctrees";
 	struct lec__buf b = LEC__BUF_INIT;
 	const char *argv[20];
 	char *display;
@@ -94,16 +97,15 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 	argv[n++] = "-b";
 	argv[n++] = builder;
 	argv[n++] = "-d";
-	argv[n++] = "_build/doctrees";
+	argv[n++] = doctrees;
 	argv[n++] = "-D";
 	argv[n++] = define;
 	argv[n++] = ".";
 	argv[n++] = outdir;
 	argv[n] = NULL;
-	lec__buf_printf(&b, "python -m sphinx -T %s-b %s -d _build/doctrees "
-			    "-D %s . %s",
-			strict ? "-W --keep-going " : "", builder, define,
-			outname);
+	lec__buf_printf(&b, "python -m sphinx -T %s-b %s -d %s -D %s . %s",
+			strict ? "-W --keep-going " : "", builder, doctrees,
+			define, outname);
 	display = lec__buf_take(&b);
 	confdir = lec__path_join(job->checkout, conf);
 	if (confdir && (slash = strrchr(confdir, '/')) != NULL)
@@ -396,32 +398,59 @@ static int build_jobs(struct lec__job *job)
 		       : 0;
 }
 
+enum lec__generator lec__job_generator(const struct lec__job *job)
+{
+	const struct lec_rtd_config *c = job->config;
+
+	if (c && c->commands.len > 0)
+		return LEC__GEN_COMMANDS;
+	if (c && c->doctype == LEC_DOCTYPE_GENERIC)
+		return LEC__GEN_JOBS;
+	if (c && c->doctype == LEC_DOCTYPE_MKDOCS)
+		return LEC__GEN_MKDOCS;
+	/* A configuration without a generator means Sphinx, as at the
+	 * service; without a configuration, conf.py decides. */
+	if (c || find_conf(job))
+		return LEC__GEN_SPHINX;
+	if (exists_in(job->checkout, "mkdocs.yml"))
+		return LEC__GEN_MKDOCS;
+	return LEC__GEN_MARKDOWN;
+}
+
 int lec__job_build_docs(struct lec__job *job)
 {
 	const struct lec_rtd_config *c = job->config;
-	int rc, sphinx = 0;
+	enum lec__generator gen = lec__job_generator(job);
+	int rc = 0;
 
 	if (lec__job_hook(job, LEC_RTD_JOB_PRE_BUILD) < 0)
 		return -1;
-	if (c && c->commands.len > 0) {
+	/* The version's documentation_type follows the generator that ran:
+	 * the configuration's, else the one detected, and the built-in
+	 * Markdown site has the clean URLs of "generic". */
+	job->doctype = c ? c->doctype : LEC_DOCTYPE_SPHINX;
+	switch (gen) {
+	case LEC__GEN_COMMANDS:
 		rc = build_commands(job);
-	} else if (c && c->doctype == LEC_DOCTYPE_GENERIC) {
+		break;
+	case LEC__GEN_JOBS:
 		rc = build_jobs(job);
-	} else if (c && c->doctype == LEC_DOCTYPE_MKDOCS) {
+		break;
+	case LEC__GEN_MKDOCS:
+		job->doctype = LEC_DOCTYPE_MKDOCS;
 		rc = build_mkdocs_html(job);
-	} else if (c || find_conf(job)) {
-		/* A configuration without a generator means Sphinx, as at the
-		 * service; without a configuration, conf.py decides. */
-		sphinx = 1;
+		break;
+	case LEC__GEN_SPHINX:
 		rc = build_sphinx_html(job);
-	} else if (exists_in(job->checkout, "mkdocs.yml")) {
-		rc = build_mkdocs_html(job);
-	} else {
+		break;
+	case LEC__GEN_MARKDOWN:
+		job->doctype = LEC_DOCTYPE_GENERIC;
 		rc = build_markdown_html(job);
+		break;
 	}
-	if (rc == 0 && !(c && c->commands.len > 0) &&
-	    !(c && c->doctype == LEC_DOCTYPE_GENERIC))
-		rc = build_formats(job, sphinx);
+	if (rc == 0 && !job->html_only && gen != LEC__GEN_COMMANDS &&
+	    gen != LEC__GEN_JOBS)
+		rc = build_formats(job, gen == LEC__GEN_SPHINX);
 	if (rc == 0)
 		rc = lec__job_hook(job, LEC_RTD_JOB_POST_BUILD);
 	return rc;

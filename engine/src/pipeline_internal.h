@@ -37,7 +37,18 @@ struct lec_pipeline {
 	int lock_fd; /* flock on <data>/pipeline.lock: one pipeline per data dir */
 };
 
-/* One build in progress. */
+/* Where a job with no build record (a preview, preview.c) sends its log,
+ * and how it learns that it should stop. Called on the job's thread. */
+struct lec__job_sink {
+	void (*start)(void *payload, const char *display); /* a command */
+	void (*text)(void *payload, const char *data, size_t len);
+	void (*finish)(void *payload, int exit_code);
+	int (*cancelled)(void *payload); /* non-zero: stop the build */
+	void *payload;
+};
+
+/* One build in progress. A preview (sink set) has no store, build,
+ * version or mirror: only the fields the generator steps read. */
 struct lec__job {
 	struct lec_pipeline *pl;
 	struct lec_store *st;
@@ -51,11 +62,16 @@ struct lec__job {
 	char *commit;
 	char *git_identifier; /* branch or tag name the version follows */
 	struct lec_rtd_config *config; /* NULL: no .readthedocs.yaml */
+	enum lec_doctype doctype; /* what the build produced, for the version */
 	struct lec_envvar_values vars;
 	char **env;       /* NULL-terminated "K=V" for build commands */
 	const char **secrets; /* NULL-terminated values to mask */
 	char *error;      /* why the build failed; NULL while it goes well */
 	int cancelled;    /* the build was cancelled: stop at once */
+	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */
+	const char *doctrees;     /* Sphinx's -d; NULL: _build/doctrees */
+	const char *readonly_dir; /* bound read-only in the sandbox */
+	int html_only;            /* no htmlzip/PDF/EPUB (a preview) */
 };
 
 /* Where a command's output goes: the job and the command record. */
@@ -95,6 +111,16 @@ int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
 
 /* Generator steps (build_steps.c); each returns 0 or -1 (job failed). */
 int lec__job_build_docs(struct lec__job *job);
+/* The generator lec__job_build_docs runs for the job's checkout and
+ * configuration (a preview keeps Sphinx's output between builds only). */
+enum lec__generator {
+	LEC__GEN_COMMANDS, /* build.commands */
+	LEC__GEN_JOBS,     /* build.jobs.build.* (a generic build) */
+	LEC__GEN_MKDOCS,
+	LEC__GEN_SPHINX,
+	LEC__GEN_MARKDOWN  /* no configuration, no conf.py, no mkdocs.yml */
+};
+enum lec__generator lec__job_generator(const struct lec__job *job);
 
 /* Paths: "<a>/<b>", owned by the caller. */
 char *lec__path_join(const char *a, const char *b);

@@ -163,7 +163,9 @@ static int check_spec(const struct lec_runner_spec *spec)
 				  spec->limits->version);
 	if ((error = check_absolute("working directory", spec->cwd)) < 0 ||
 	    (error = check_absolute("writable directory",
-				    spec->writable_dir)) < 0)
+				    spec->writable_dir)) < 0 ||
+	    (error = check_absolute("read-only directory",
+				    spec->readonly_dir)) < 0)
 		return error;
 	for (i = 0; spec->hidden_dirs && spec->hidden_dirs[i]; i++)
 		if ((error = check_absolute("hidden directory",
@@ -229,8 +231,8 @@ static int push_all(struct strvec *v, const char *const *strings)
 }
 
 /* bubblewrap's command line. The order of the mounts matters: later ones
- * cover earlier ones, so the writable build directory comes after the
- * tmpfs that hide /tmp and the data directory it may live in. */
+ * cover earlier ones, so the read-only tree and the writable build directory
+ * come after the tmpfs that hide /tmp and the directories they may live in. */
 static int bwrap_args(const struct lec_runner_spec *spec, struct strvec *v)
 {
 	static const char *const head[] = {
@@ -246,6 +248,11 @@ static int bwrap_args(const struct lec_runner_spec *spec, struct strvec *v)
 	if ((error = strvec_push(v, lec_runner__bwrap_path)) < 0 ||
 	    (error = push_all(v, head)) < 0 ||
 	    (error = push_hidden(v, spec->hidden_dirs)) < 0)
+		return error;
+	if (spec->readonly_dir &&
+	    ((error = strvec_push(v, "--ro-bind")) < 0 ||
+	     (error = strvec_push(v, spec->readonly_dir)) < 0 ||
+	     (error = strvec_push(v, spec->readonly_dir)) < 0))
 		return error;
 	if (spec->writable_dir &&
 	    ((error = strvec_push(v, "--bind")) < 0 ||

@@ -256,9 +256,47 @@ static const char migration_2[] =
 	"  UNION ALL SELECT tp.project_id, tm.user_id FROM team_projects tp"
 	"    JOIN team_members tm ON tm.team_id = tp.team_id;";
 
+/* 3: the search index (search.c). A page's entries in the FTS5 table have
+ * rowids page_id * 2^20 + n (n = 0 for the page's own title row), so a
+ * page's entries are one rowid range, deleted with the page; pages go with
+ * their version, and when it is deactivated. The tokenizer must match
+ * SEARCH_TOKENIZER_ARGS in search.c. */
+static const char migration_3[] =
+	"CREATE TABLE search_versions ("
+	"  version_id INTEGER PRIMARY KEY"
+	"    REFERENCES versions(id) ON DELETE CASCADE,"
+	"  rules TEXT," /* search.ignore/ranking used, JSON; NULL: defaults */
+	"  indexed INTEGER NOT NULL"
+	");"
+	"CREATE TABLE search_pages ("
+	"  id INTEGER PRIMARY KEY,"
+	"  version_id INTEGER NOT NULL REFERENCES versions(id) ON DELETE CASCADE,"
+	"  path TEXT NOT NULL," /* relative to the HTML root: a/b.html */
+	"  title TEXT NOT NULL,"
+	"  rank INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (version_id, path)"
+	");"
+	"CREATE VIRTUAL TABLE search_entries USING fts5("
+	"  page_title, title, content,"
+	"  version_id UNINDEXED, page_rank UNINDEXED, kind UNINDEXED,"
+	"  anchor UNINDEXED, role UNINDEXED,"
+	"  tokenize = 'porter unicode61 remove_diacritics 2'"
+	");"
+	"CREATE TRIGGER search_pages_deleted AFTER DELETE ON search_pages BEGIN"
+	"  DELETE FROM search_entries WHERE rowid BETWEEN old.id * 1048576"
+	"    AND old.id * 1048576 + 1048575;"
+	"END;"
+	"CREATE TRIGGER search_version_deactivated"
+	"  AFTER UPDATE OF active ON versions"
+	"  WHEN new.active = 0 AND old.active <> 0 BEGIN"
+	"  DELETE FROM search_pages WHERE version_id = new.id;"
+	"  DELETE FROM search_versions WHERE version_id = new.id;"
+	"END;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
+	migration_3,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -91,25 +91,54 @@ static struct lec_store_cached_stmt *stmt_victim(struct lec_store *st)
 	return victim;
 }
 
+/* Hand out a cached slot's statement. */
+static int stmt_hand_out(struct lec_store *st,
+			 struct lec_store_cached_stmt *c, const char *sql,
+			 sqlite3_stmt **out)
+{
+	c->in_use = 1;
+	c->caller = sql;
+	c->last_used = ++st->stmt_clock;
+	*out = c->stmt;
+	return LEC_OK;
+}
+
+/* The free cached slot for sql, or NULL. Most calls pass the same literal
+ * each time, found by its address alone; the text is still compared, as a
+ * freed buffer's address may come back holding other SQL. */
+static struct lec_store_cached_stmt *stmt_lookup(struct lec_store *st,
+						 const char *sql, uint64_t *h)
+{
+	size_t i;
+
+	for (i = 0; i < LEC_STORE_STMT_CACHE; i++) {
+		struct lec_store_cached_stmt *c = &st->stmts[i];
+
+		if (c->stmt && !c->in_use && c->caller == sql &&
+		    strcmp(c->sql, sql) == 0)
+			return c;
+	}
+	*h = sql_hash(sql);
+	for (i = 0; i < LEC_STORE_STMT_CACHE; i++) {
+		struct lec_store_cached_stmt *c = &st->stmts[i];
+
+		if (c->stmt && !c->in_use && c->hash == *h &&
+		    strcmp(c->sql, sql) == 0)
+			return c;
+	}
+	return NULL;
+}
+
 int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
 		       const char *sql)
 {
 	struct lec_store_cached_stmt *c;
-	uint64_t h = sql_hash(sql);
+	uint64_t h = 0;
 	char *copy;
-	size_t i;
 	int rc;
 
-	for (i = 0; i < LEC_STORE_STMT_CACHE; i++) {
-		c = &st->stmts[i];
-		if (c->stmt && !c->in_use && c->hash == h &&
-		    strcmp(c->sql, sql) == 0) {
-			c->in_use = 1;
-			c->last_used = ++st->stmt_clock;
-			*out = c->stmt;
-			return LEC_OK;
-		}
-	}
+	if ((c = stmt_lookup(st, sql, &h)) != NULL)
+		return stmt_hand_out(st, c, sql, out);
 	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
 				out, NULL);
 	if (rc != SQLITE_OK) {
@@ -128,9 +157,7 @@ int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
 	c->sql = copy;
 	c->hash = h;
 	c->stmt = *out;
-	c->in_use = 1;
-	c->last_used = ++st->stmt_clock;
-	return LEC_OK;
+	return stmt_hand_out(st, c, sql, out);
 }
 
 void lec_store__finalize(struct lec_store *st, sqlite3_stmt *stmt)

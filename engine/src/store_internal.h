@@ -19,6 +19,9 @@
 
 struct lec_store_cached_stmt {
 	char *sql;          /* owned */
+	const char *caller; /* the caller's pointer last seen for sql, not
+			       owned: call sites pass literals, so comparing
+			       it first skips hashing the text */
 	uint64_t hash;      /* of sql */
 	sqlite3_stmt *stmt; /* NULL when the slot is empty */
 	int in_use;         /* handed out and not yet given back */

@@ -490,7 +490,7 @@ static int choice_error(const char *field, const char *value)
 static int version_filter(struct lec__query *q,
 			  const struct lec_version_filter *f)
 {
-	enum lec_version_type type;
+	enum lec_version_type type = LEC_VERSION_BRANCH;
 	int error;
 
 	where_bool(q, "active = ?", f->active);

@@ -18,6 +18,7 @@ struct lec_store;
 
 struct cli_ctx {
 	const char *data_dir_opt; /* --data, or NULL */
+	const char *context_opt;  /* --context, or NULL */
 	char *data_dir;           /* resolved on first use; owned */
 	struct lec_store *store;  /* opened on first use; owned */
 };
@@ -52,6 +53,8 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
+/* `lectern reindex [PROJECT [VERSION]]` (reindex.c). */
+int cli_cmd_reindex(struct cli_ctx *ctx, int argc, char **argv);
 
 /* The organization commands (org.c). Their argument synopses are shared by
  * the command table and the usage lines the commands print. */

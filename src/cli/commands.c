@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
+#include "cmd_tui.h"
+#include "context.h"
 #include "lectern/errors.h"
 #include "lectern/store.h"
 
@@ -25,6 +28,8 @@ static const struct cli_command commands[] = {
 	  cli_cmd_token_create },
 	{ "user list", "[--json]", "list the users of the local engine",
 	  cli_cmd_user_list },
+	{ "reindex", "[PROJECT [VERSION]]",
+	  "rebuild search indexes from published HTML", cli_cmd_reindex },
 	{ "org create", CLI_ORG_CREATE_ARGS,
 	  "create an organization (and its owner if missing)",
 	  cli_cmd_org_create },
@@ -42,6 +47,54 @@ static const struct cli_command commands[] = {
 	{ "org team project add", CLI_ORG_TEAM_PROJECT_ADD_ARGS,
 	  "give a team a project of its organization",
 	  cli_cmd_org_team_project_add },
+	{ "projects", "[--json]", "list your projects", cli_cmd_projects },
+	{ "import",
+	  "URL [--name N] [--language L] [--programming-language P] "
+	  "[--organization O] [--no-wait] [--json]",
+	  "import a repository and wait for its first build", cli_cmd_import },
+	{ "versions", "PROJECT [--json]", "list a project's versions",
+	  cli_cmd_versions },
+	{ "version",
+	  "PROJECT VERSION [--active|--inactive] [--hidden|--visible] "
+	  "[--json]",
+	  "show a version, or change its flags", cli_cmd_version },
+	{ "builds", "PROJECT [--running] [--commit C] [--json]",
+	  "list a project's builds", cli_cmd_builds },
+	{ "build", "PROJECT [VERSION] [--watch] [--exit-status] [--json]",
+	  "trigger a build (and follow it)", cli_cmd_build },
+	{ "log", "BUILD [--follow] [--json]",
+	  "print a build's commands and output", cli_cmd_log },
+	{ "search", "QUERY --project P [--version V] [--json]",
+	  "search a project's documentation", cli_cmd_search },
+	{ "redirects", "PROJECT [add TYPE [FROM [TO]] | remove ID] [--json]",
+	  "list, add or remove a project's redirects", cli_cmd_redirects },
+	{ "env", "PROJECT [add NAME [--public] | remove NAME] [--json]",
+	  "list, add (value from stdin) or remove environment variables",
+	  cli_cmd_env },
+	{ "subprojects",
+	  "PROJECT [add CHILD [--alias A] | remove CHILD] [--json]",
+	  "list, add or remove subprojects", cli_cmd_subprojects },
+	{ "translations", "PROJECT [--json]", "list a project's translations",
+	  cli_cmd_translations },
+	{ "orgs", "[--json]", "list your organizations (business edition)",
+	  cli_cmd_orgs },
+	{ "api", "[-X METHOD] PATH [-d JSON]",
+	  "send any request to the API and print the answer", cli_cmd_api },
+	{ "tui", "[--theme NAME|FILE]",
+	  "browse projects and watch builds full-screen", cli_cmd_tui },
+	{ "context list", "[--json]",
+	  "list the contexts (instances the CLI talks to)",
+	  cli_cmd_context_list },
+	{ "context use", "NAME", "make NAME the current context",
+	  cli_cmd_context_use },
+	{ "context add",
+	  "NAME --url URL [--docs-domain DOMAIN] "
+	  "(--token-env VAR | --token-file FILE) [--readonly]",
+	  "add a remote context", cli_cmd_context_add },
+	{ "context remove", "NAME", "remove a remote context",
+	  cli_cmd_context_remove },
+	{ "stop", "", "stop the local engine the CLI started in the background",
+	  cli_cmd_stop },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

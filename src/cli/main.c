@@ -1,6 +1,6 @@
 /*
- * The lectern binary's entry point: global options (--data, --help,
- * --version) and dispatch to the command table in commands.c.
+ * The lectern binary's entry point: global options (--data, --context,
+ * --help, --version) and dispatch to the command table in commands.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,15 +12,18 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: lectern [--data DIR] [--version] [--help] COMMAND [ARGS]\n"
+		"usage: lectern [--data DIR] [--context NAME] [--version] [--help] "
+		"COMMAND [ARGS]\n"
 		"\n"
 		"Lectern, a documentation workstation.\n"
 		"\n"
 		"Global options:\n"
-		"  --data DIR   data directory (default: $LECTERN_DATA, then\n"
-		"               $XDG_DATA_HOME/lectern, then ~/.local/share/lectern)\n"
-		"  --version    print the version and exit\n"
-		"  --help       print this help and exit\n"
+		"  --data DIR      data directory (default: $LECTERN_DATA, then\n"
+		"                  $XDG_DATA_HOME/lectern, then ~/.local/share/lectern)\n"
+		"  --context NAME  the instance to talk to (default: $LECTERN_CONTEXT,\n"
+		"                  then the config's current-context, then local)\n"
+		"  --version       print the version and exit\n"
+		"  --help          print this help and exit\n"
 		"\n"
 		"Commands:\n");
 	cli_print_commands(out);
@@ -49,6 +52,18 @@ int main(int argc, char **argv)
 		}
 		if (strncmp(argv[i], "--data=", 7) == 0) {
 			ctx.data_dir_opt = argv[i] + 7;
+			continue;
+		}
+		if (strcmp(argv[i], "--context") == 0) {
+			if (i + 1 >= argc) {
+				cli_fail("--context needs a name");
+				return CLI_EXIT_USAGE;
+			}
+			ctx.context_opt = argv[++i];
+			continue;
+		}
+		if (strncmp(argv[i], "--context=", 10) == 0) {
+			ctx.context_opt = argv[i] + 10;
 			continue;
 		}
 		fprintf(stderr, "lectern: unknown option '%s'\n", argv[i]);

@@ -1,57 +1,66 @@
 /*
- * Serving built documentation on the docs domain (behaviour notes §7.1–7.2):
- * a request whose Host is "<slug>.<docs domain>" names a project; its path
- * names a version and a file under that version's published HTML,
- * <data>/published/<project>/<version>/html/. This file resolves the path
- * per the project's versioning scheme, answers the system redirects (302,
- * "X-RTD-Redirect: system"), and sends the file with the kernel doing the
- * copy, with the validators (ETag, Last-Modified) nginx would give it.
+ * Serving built documentation on the docs domain (behaviour notes
+ * §7.1–7.4): a request whose Host is "<slug>.<docs domain>" names a
+ * project; its path names a version and a file under that version's
+ * published HTML, <data>/published/<project>/<version>/html/. This file
+ * decodes the request and resolves the path the way the service's
+ * unresolver does, answering the system redirects on the way (302,
+ * "X-RTD-Redirect: system", query string kept):
  *
- * Security is the point of most of the code below: the path is decoded here
- * from the raw URI (encoded slashes, NUL bytes and "." / ".." segments are
- * refused before any file system call), and the file found is resolved with
- * realpath() and must lie inside the version's published directory, so a
- * symlink in a build's output that points elsewhere is a 404.
+ *   - a subproject asked for on its own subdomain -> the parent's
+ *     /projects/<alias>/<path>; "//" in a path -> runs of '/' collapsed
+ *     (relative Location)
+ *   - /page/<file> (also under /projects/<alias>/) -> the default version
+ *   - /projects/<alias>/... -> the subproject (longest alias of whole
+ *     segments wins; aliases may contain '/'), resolved with its own
+ *     versioning scheme, no deeper nesting
+ *   - per scheme: /<lang>/<version>/<file> (the language is the project's
+ *     own or one of its translations', served from the main project's
+ *     host; an old code such as pt_BR -> pt-br), /<version>/<file>, or
+ *     /<file> for a single version; "/" and "/<lang>/" -> the default
+ *     version, a version root without its slash -> with it
+ *   - /_/login/ and /_/downloads/<lang>/<version>/<format>/
+ * docs_serve.c then serves the file (with user redirects and the 404
+ * handler), docs_send.c sends it, docs_auth.c decides who may read a
+ * private version. docs/serving.md records the choices made where the
+ * service's behaviour was not ours to copy.
  *
- * Not handled yet: translations other than the project's own language,
- * subprojects, /page/, "//" collapsing, user redirects, private versions,
- * downloads, Range, compression.
+ * Security is the point of much of the code: the path is decoded here from
+ * the raw URI (encoded slashes, NUL bytes and other control characters,
+ * and "." / ".." segments are refused before any file system call), and a
+ * file is opened beneath the version's published directory
+ * (openat2(RESOLVE_BENEATH), else a realpath() check), so a symlink in a
+ * build's output that points elsewhere is a 404.
+ *
+ * Speed: a GET or HEAD reads one database snapshot from start to end, and
+ * a page served before at the same data version is sent from the thread's
+ * docs cache (docs_cache.c) without resolving anything again.
  */
 #include <ctype.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "lectern/errors.h"
-#include "lectern/project.h"
+#include "lectern/language.h"
+#include "lectern/resolve.h"
 #include "lectern/slug.h"
-#include "lectern/version.h"
-#include "server.h"
+#include "lectern/store.h"
+#include "docs.h"
 
-#define DOCS_INDEX "index.html"
-/* Longest file system path built here (Linux's PATH_MAX; realpath() writes
- * at most this much). */
-#define DOCS_PATH_MAX 4096
 #define DOCS_NOT_FOUND_PAGE                                              \
 	"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n" \
 	"<body><h1>Not Found</h1>\n<p>The page you requested does not "     \
 	"exist.</p></body></html>\n"
-
-/* One documentation request, resolved. */
-struct docs_ctx {
-	struct srv_request *req;
-	struct srv_response *res;
-	struct lec_store *store;
-	struct lec_project *project;
-	const char *query;       /* "?..." of the raw URI, or "" */
-	char *path;              /* decoded path */
-};
+#define SCHEME_SINGLE "single_version_without_translations"
+#define SCHEME_NO_TRANSLATIONS "multiple_versions_without_translations"
+#define SUBPROJECTS "/projects/"
+#define LOGIN_PATH "/_/login/"
+#define DOWNLOADS_PATH "/_/downloads/"
+/* Longest language code in a URL ("sr@latin" style codes are far
+ * shorter). */
+#define DOCS_LANG_MAX 32
 
 /* Host -------------------------------------------------------------------- */
 
@@ -94,7 +103,6 @@ static int find_project(struct lec_store *store, char *slug,
 
 /* Path decoding ----------------------------------------------------------- */
 
-
 /* Whether a decoded path has a "." or ".." segment. */
 static int has_dot_segment(const char *path)
 {
@@ -115,8 +123,9 @@ static int has_dot_segment(const char *path)
 
 /* Decode the raw path (n bytes); NULL for anything that could name a file
  * outside the tree or is malformed: an encoded '/', '\', NUL or other
- * control character (the path is echoed in Location), a bad escape, a dot
- * segment, or a path not starting with '/'. */
+ * control character (the path is echoed in Location), a raw control
+ * character, a bad escape, a dot segment, or a path not starting with
+ * '/'. */
 static char *decode_path(const char *raw, size_t n)
 {
 	char *out;
@@ -127,6 +136,8 @@ static char *decode_path(const char *raw, size_t n)
 	for (i = 0; i < n; i++) {
 		int hi, lo, c;
 
+		if ((unsigned char)raw[i] < 0x20 || raw[i] == 0x7f)
+			goto fail;
 		if (raw[i] != '%') {
 			out[j++] = raw[i];
 			continue;
@@ -151,7 +162,7 @@ fail:
 
 /* Responses --------------------------------------------------------------- */
 
-static int plain_not_found(struct srv_response *res)
+int docs_plain_not_found(struct srv_response *res)
 {
 	res->status = 404;
 	res->content_type = "text/html; charset=utf-8";
@@ -162,8 +173,7 @@ static int plain_not_found(struct srv_response *res)
 	return 404;
 }
 
-/* 302 to target (an absolute path) with the request's query string kept. */
-static int system_redirect(struct docs_ctx *c, const char *target)
+int docs_system_redirect(struct docs_ctx *c, const char *target)
 {
 	size_t n = strlen(target) + strlen(c->query) + 1;
 
@@ -174,206 +184,65 @@ static int system_redirect(struct docs_ctx *c, const char *target)
 	return srv_respond_empty(c->res, 302);
 }
 
-static const char *content_type_of(const char *name)
-{
-	static const struct {
-		const char *ext;
-		const char *type;
-	} types[] = {
-		{ "html", "text/html; charset=utf-8" },
-		{ "htm", "text/html; charset=utf-8" },
-		{ "css", "text/css" },
-		{ "js", "application/javascript" },
-		{ "json", "application/json" },
-		{ "png", "image/png" },
-		{ "jpg", "image/jpeg" },
-		{ "jpeg", "image/jpeg" },
-		{ "svg", "image/svg+xml" },
-		{ "gif", "image/gif" },
-		{ "ico", "image/x-icon" },
-		{ "woff2", "font/woff2" },
-		{ "txt", "text/plain; charset=utf-8" },
-		{ "xml", "application/xml" },
-		{ "pdf", "application/pdf" },
-		{ "epub", "application/epub+zip" },
-		{ "zip", "application/zip" },
-	};
-	const char *slash = strrchr(name, '/');
-	const char *dot = strrchr(slash ? slash : name, '.');
-	size_t i;
+/* Projects ---------------------------------------------------------------- */
 
-	for (i = 0; dot && i < sizeof(types) / sizeof(types[0]); i++)
-		if (strcasecmp(dot + 1, types[i].ext) == 0)
-			return types[i].type;
-	return "application/octet-stream";
+/* Make p (owned, or the host project) the project being served. */
+static void set_project(struct docs_ctx *c, struct lec_project *p)
+{
+	if (c->project != c->host_project && c->project != p)
+		lec_project_free(c->project);
+	c->project = p;
 }
 
-/* Whether an If-None-Match list names etag ("*", weak tags compared
- * weakly, as RFC 9110 §13.1.2 asks for GET). */
-static int etag_matches(const char *header, const char *etag)
+int docs_language_code(const char *segment, char *out, size_t cap)
 {
-	size_t elen = strlen(etag);
+	size_t i, n = strlen(segment);
 
-	while (header && *header) {
-		size_t n;
-
-		header += strspn(header, " \t,");
-		if (strncmp(header, "W/", 2) == 0)
-			header += 2;
-		n = strcspn(header, ",");
-		while (n > 0 && (header[n - 1] == ' ' || header[n - 1] == '\t'))
-			n--;
-		if ((n == 1 && header[0] == '*') ||
-		    (n == elen && memcmp(header, etag, n) == 0))
-			return 1;
-		header += n;
-		header += strcspn(header, ",");
-	}
-	return 0;
-}
-
-/* Files ------------------------------------------------------------------- */
-
-/* Open a regular file at root + "/" + rel whose real path lies inside
- * root_real (root's own realpath). -1 when there is none. */
-static int open_inside(const char *root, const char *root_real,
-		       const char *rel, struct stat *st)
-{
-	char path[DOCS_PATH_MAX], real[DOCS_PATH_MAX];
-	size_t rn = strlen(root_real);
-	int fd;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >=
-		    sizeof(path) ||
-	    realpath(path, real) == NULL ||
-	    strncmp(real, root_real, rn) != 0 || real[rn] != '/')
-		return -1;
-	fd = open(real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* A version's published HTML directory and its real path; -1 when the
- * version has none (never built, or published elsewhere than allowed). */
-static int version_root(struct docs_ctx *c, const char *version, char *root,
-			char *root_real)
-{
-	if ((size_t)snprintf(root, DOCS_PATH_MAX, "%s/published/%s/%s/html",
-			     srv_data_dir(c->req), c->project->slug,
-			     version) >= DOCS_PATH_MAX)
-		return -1;
-	return realpath(root, root_real) ? 0 : -1;
-}
-
-/* Fill res with the open file fd (consumed), or 304 when the client's copy
- * is current. */
-static int send_file(struct docs_ctx *c, int fd, const struct stat *st,
-		     const char *name, int status)
-{
-	struct srv_response *res = c->res;
-	struct tm tm;
-
-	snprintf(res->etag, sizeof(res->etag), "\"%" PRIx64 "-%" PRIx64 "\"",
-		 (uint64_t)st->st_mtime, (uint64_t)st->st_size);
-	if (gmtime_r(&st->st_mtime, &tm))
-		strftime(res->last_modified, sizeof(res->last_modified),
-			 "%a, %d %b %Y %H:%M:%S GMT", &tm);
-	if (status == 200 &&
-	    etag_matches(srv_header(c->req, "If-None-Match"), res->etag)) {
-		close(fd);
-		return srv_respond_empty(res, 304);
-	}
-	res->status = status;
-	res->content_type = content_type_of(name);
-	res->has_file = 1;
-	res->file_fd = fd;
-	res->file_size = (uint64_t)st->st_size;
-	return status;
-}
-
-/* Whether version (a slug) exists and is active, so its files are served. */
-static int version_served(struct docs_ctx *c, const char *slug)
-{
-	struct lec_version *v = NULL;
-	int ok = lec_version_get(c->store, c->project->id, slug, &v) ==
-			 LEC_OK &&
-		 v->active;
-
-	lec_version_free(v);
-	return ok;
-}
-
-/* The custom 404 page of a version: 404.html, then 404/index.html. */
-static int custom_not_found(struct docs_ctx *c, const char *version)
-{
-	static const char *const pages[] = { "404.html", "404/" DOCS_INDEX };
-	char root[DOCS_PATH_MAX], root_real[DOCS_PATH_MAX];
-	struct stat st;
-	size_t i;
-	int fd;
-
-	if (!version_served(c, version) ||
-	    version_root(c, version, root, root_real) < 0)
+	if (n == 0 || n >= cap)
 		return 0;
-	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
-		if ((fd = open_inside(root, root_real, pages[i], &st)) >= 0) {
-			send_file(c, fd, &st, pages[i], 404);
-			return 1;
-		}
-	return 0;
+	for (i = 0; i <= n; i++)
+		out[i] = segment[i] == '_'
+				 ? '-'
+				 : (char)tolower((unsigned char)segment[i]);
+	return lec_language_valid(out) || strcmp(out, "zh") == 0;
 }
 
-/* The 404 handler (notes §7.2): the version's custom page, then the
- * default version's, then the plain page. */
-static int not_found(struct docs_ctx *c, const char *version)
+struct lec_project *docs_language_project(struct docs_ctx *c,
+					  struct lec_project *main,
+					  const char *lang)
 {
-	char *fallback = NULL;
-	int done = version && custom_not_found(c, version);
+	struct lec_project_list list = { 0 };
+	struct lec_project *found = NULL;
+	size_t i;
 
-	if (!done && lec_version_default_slug(c->store, c->project->id,
-					      &fallback) == LEC_OK &&
-	    (version == NULL || strcmp(fallback, version) != 0))
-		done = custom_not_found(c, fallback);
-	free(fallback);
-	return done ? c->res->status : plain_not_found(c->res);
+	if (main->language && strcasecmp(main->language, lang) == 0)
+		return main;
+	if (lec_project_translations(c->store, main->id, LEC_VIEWER_ALL, NULL,
+				     &list) != LEC_OK)
+		return NULL;
+	for (i = 0; i < list.len && found == NULL; i++)
+		if (list.items[i].language &&
+		    strcmp(list.items[i].language, lang) == 0 &&
+		    lec_project_get(c->store, list.items[i].slug, &found) !=
+			    LEC_OK)
+			found = NULL;
+	lec_project_list_dispose(&list);
+	return found;
 }
 
-/* Serve file (relative, may be empty) of a version; url is the file's URL
- * path ("/en/latest/api"), for the directory redirect. */
-static int serve(struct docs_ctx *c, const char *version, const char *file,
-		 const char *url)
+void docs_root_url(struct docs_ctx *c, const char *version, char *out,
+		   size_t cap)
 {
-	char root[DOCS_PATH_MAX], root_real[DOCS_PATH_MAX], rel[DOCS_PATH_MAX];
-	size_t n = strlen(file);
-	struct stat st;
-	int fd;
+	const char *scheme = c->project->versioning_scheme;
 
-	if (!version_served(c, version) ||
-	    version_root(c, version, root, root_real) < 0)
-		return not_found(c, version);
-	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", file,
-			     n == 0 || file[n - 1] == '/' ? DOCS_INDEX : "") >=
-	    sizeof(rel))
-		return not_found(c, version);
-	if ((fd = open_inside(root, root_real, rel, &st)) >= 0)
-		return send_file(c, fd, &st, rel, 200);
-	/* A directory asked for without its slash. */
-	if (n > 0 && file[n - 1] != '/' &&
-	    (size_t)snprintf(rel, sizeof(rel), "%s/" DOCS_INDEX, file) <
-		    sizeof(rel) &&
-	    (fd = open_inside(root, root_real, rel, &st)) >= 0) {
-		char target[DOCS_PATH_MAX];
-
-		close(fd);
-		snprintf(target, sizeof(target), "%s/", url);
-		return system_redirect(c, target);
-	}
-	return not_found(c, version);
+	if (scheme && strcmp(scheme, SCHEME_SINGLE) == 0)
+		snprintf(out, cap, "%s", c->prefix);
+	else if (scheme && strcmp(scheme, SCHEME_NO_TRANSLATIONS) == 0)
+		snprintf(out, cap, "%s/%s", c->prefix, version);
+	else
+		snprintf(out, cap, "%s/%s/%s", c->prefix,
+			 c->project->language ? c->project->language : "",
+			 version);
 }
 
 /* Path resolution --------------------------------------------------------- */
@@ -396,135 +265,314 @@ static int next_segment(const char **rest, char *seg, size_t cap,
 	return 0;
 }
 
-/* 302 to the default version's root, under prefix ("/en" or ""). */
-static int to_default_version(struct docs_ctx *c, const char *prefix)
+/* 302 to the default version's root of c->project, plus file (a path
+ * with its leading '/', or ""). */
+static int to_default_version(struct docs_ctx *c, const char *file)
 {
-	char *slug = NULL, target[DOCS_PATH_MAX];
+	char *slug = NULL, root[DOCS_PATH_MAX], target[DOCS_PATH_MAX];
 	int status;
 
 	if (lec_version_default_slug(c->store, c->project->id, &slug) !=
 	    LEC_OK)
-		return plain_not_found(c->res);
-	snprintf(target, sizeof(target), "%s/%s/", prefix, slug);
-	status = system_redirect(c, target);
+		return docs_plain_not_found(c->res);
+	docs_root_url(c, slug, root, sizeof(root));
+	if ((size_t)snprintf(target, sizeof(target), "%s%s", root,
+			     file[0] ? file : "/") >= sizeof(target))
+		status = docs_plain_not_found(c->res);
+	else
+		status = docs_system_redirect(c, target);
 	free(slug);
 	return status;
 }
 
-/* "/<version>(/<file>)?" below prefix ("/en" or ""); rest has no leading
- * '/'. */
+/* "<version>(/<file>)?" below prefix ("/en", "/projects/sub", ""). */
 static int resolve_version(struct docs_ctx *c, const char *prefix,
 			   const char *rest)
 {
-	char version[LEC_VERSION_SLUG_MAX + 1], url[DOCS_PATH_MAX];
+	char version[LEC_VERSION_SLUG_MAX + 1], root[DOCS_PATH_MAX];
 	struct lec_version *v = NULL;
 	int slash, rc;
 
 	if (next_segment(&rest, version, sizeof(version), &slash) < 0)
-		return not_found(c, NULL);
+		return docs_not_found(c);
 	rc = lec_version_get(c->store, c->project->id, version, &v);
 	lec_version_free(v);
 	if (rc == LEC_ENOTFOUND)
-		return not_found(c, NULL);
+		return docs_not_found(c);
 	if (rc != LEC_OK)
 		return srv_respond_internal(c->res, lec_error_last());
-	/* Without its slash, rest is "" and url the version root with one. */
-	snprintf(url, sizeof(url), "%s/%s/%s", prefix, version, rest);
-	if (!slash)
-		return system_redirect(c, url);
-	return serve(c, version, rest, url);
-}
+	snprintf(root, sizeof(root), "%s/%s", prefix, version);
+	if (!slash) {
+		char target[DOCS_PATH_MAX + 1];
 
-static int same_language(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		int x = *a == '_' ? '-' : tolower((unsigned char)*a);
-		int y = *b == '_' ? '-' : tolower((unsigned char)*b);
-
-		if (x != y)
-			return 0;
+		snprintf(target, sizeof(target), "%s/", root);
+		return docs_system_redirect(c, target);
 	}
-	return *a == *b;
+	return docs_serve(c, version, rest, root);
 }
 
-static int resolve(struct docs_ctx *c)
+/* "/<lang>(/<version>(/<file>)?)?" of a project with translations. */
+static int resolve_language(struct docs_ctx *c, const char *rest)
 {
-	const char *scheme = c->project->versioning_scheme;
-	const char *rest = c->path + 1;
-	char lang[32], prefix[40];
+	char lang[DOCS_LANG_MAX], code[DOCS_LANG_MAX], url[DOCS_PATH_MAX];
+	struct lec_project *p;
 	int slash;
 
-	snprintf(prefix, sizeof(prefix), "/%s",
-		 c->project->language ? c->project->language : "");
-	if (scheme && strcmp(scheme, "single_version_without_translations") ==
-			      0) {
-		char *slug = NULL;
-		int status;
+	if (*rest == '\0')
+		return to_default_version(c, "");
+	if (next_segment(&rest, lang, sizeof(lang), &slash) < 0 ||
+	    !docs_language_code(lang, code, sizeof(code)))
+		return docs_not_found(c);
+	if (strchr(lang, '_')) {
+		/* An old code (pt_BR): the same path with today's (pt-br). */
+		snprintf(url, sizeof(url), "%s/%s%s%s", c->prefix, code,
+			 slash ? "/" : "", rest);
+		return docs_system_redirect(c, url);
+	}
+	if ((p = docs_language_project(c, c->project, code)) == NULL)
+		return docs_not_found(c);
+	set_project(c, p);
+	if (*rest == '\0')
+		return to_default_version(c, "");
+	snprintf(url, sizeof(url), "%s/%s", c->prefix, lang);
+	return resolve_version(c, url, rest);
+}
 
+static int resolve_path(struct docs_ctx *c, const char *path);
+
+/* "/projects/<alias>/..." (after is what follows "/projects/"): the
+ * subproject with the longest alias matching whole segments. -1 when
+ * none matches (the path is then resolved against the parent). */
+static int resolve_subproject(struct docs_ctx *c, const char *after)
+{
+	struct lec_subproject_list list = { 0 };
+	struct lec_project *child = NULL;
+	size_t i, best = 0, bi = 0;
+	int rc = -1;
+
+	if (lec_subproject_list(c->store, c->project->id, LEC_VIEWER_ALL,
+				NULL, &list) != LEC_OK)
+		return -1;
+	for (i = 0; i < list.len; i++) {
+		size_t n = strlen(list.items[i].alias);
+
+		if (n > best && strncmp(after, list.items[i].alias, n) == 0 &&
+		    (after[n] == '/' || after[n] == '\0')) {
+			best = n;
+			bi = i;
+		}
+	}
+	if (best > 0 && sizeof(SUBPROJECTS) + best <= sizeof(c->prefix) &&
+	    lec_project_get(c->store, list.items[bi].child.slug, &child) ==
+		    LEC_OK) {
+		snprintf(c->prefix, sizeof(c->prefix), SUBPROJECTS "%s",
+			 list.items[bi].alias);
+		set_project(c, child);
+		rc = 0;
+	}
+	lec_subproject_list_dispose(&list);
+	if (rc < 0)
+		return -1;
+	after += best;
+	if (*after == '\0') {
+		char target[DOCS_PREFIX_MAX + 1];
+
+		snprintf(target, sizeof(target), "%s/", c->prefix);
+		return docs_system_redirect(c, target);
+	}
+	return resolve_path(c, after);
+}
+
+/* A path (with its leading '/') of c->project below c->prefix. */
+static int resolve_path(struct docs_ctx *c, const char *path)
+{
+	const char *scheme = c->project->versioning_scheme;
+	char *slug = NULL;
+	int status;
+
+	if (strncmp(path, "/page/", 6) == 0)
+		return to_default_version(c, path + 5);
+	if (c->prefix[0] == '\0' &&
+	    strncmp(path, SUBPROJECTS, strlen(SUBPROJECTS)) == 0 &&
+	    (status = resolve_subproject(c, path + strlen(SUBPROJECTS))) >= 0)
+		return status;
+	if (scheme && strcmp(scheme, SCHEME_SINGLE) == 0) {
 		if (lec_version_default_slug(c->store, c->project->id,
 					     &slug) != LEC_OK)
-			return plain_not_found(c->res);
-		status = serve(c, slug, rest, c->path);
+			return docs_plain_not_found(c->res);
+		status = docs_serve(c, slug, path + 1, c->prefix);
 		free(slug);
 		return status;
 	}
-	if (scheme &&
-	    strcmp(scheme, "multiple_versions_without_translations") == 0) {
-		if (*rest == '\0')
+	if (scheme && strcmp(scheme, SCHEME_NO_TRANSLATIONS) == 0) {
+		if (path[1] == '\0')
 			return to_default_version(c, "");
-		return resolve_version(c, "", rest);
+		return resolve_version(c, c->prefix, path + 1);
 	}
-	if (*rest == '\0')
-		return to_default_version(c, prefix);
-	if (next_segment(&rest, lang, sizeof(lang), &slash) < 0 ||
-	    c->project->language == NULL ||
-	    !same_language(lang, c->project->language))
-		return not_found(c, NULL);
-	if (*rest == '\0')
-		return to_default_version(c, prefix);
-	snprintf(prefix, sizeof(prefix), "/%s", lang);
-	return resolve_version(c, prefix, rest);
+	return resolve_language(c, path + 1);
+}
+
+/* Canonical redirects ----------------------------------------------------- */
+
+/* A subproject on its own subdomain: 302 to the parent's host,
+ * /projects/<alias><raw path>. */
+static int to_parent_domain(struct docs_ctx *c, const char *raw, size_t n)
+{
+	char *host = lec_resolve_docs_host(c->host_project,
+					   srv_docs_domain(c->req));
+	char target[DOCS_PATH_MAX];
+	int status;
+
+	if (host == NULL)
+		return srv_respond_internal(c->res, "out of memory");
+	if ((size_t)snprintf(target, sizeof(target), "http://%s" SUBPROJECTS
+			     "%s%.*s", host, c->host_project->superproject_alias,
+			     (int)n, raw) >= sizeof(target))
+		status = docs_plain_not_found(c->res);
+	else
+		status = docs_system_redirect(c, target);
+	free(host);
+	return status;
+}
+
+/* "//" anywhere in the raw path: 302 to it with runs of '/' collapsed. */
+static int collapse_slashes(struct docs_ctx *c, const char *raw, size_t n)
+{
+	char target[DOCS_PATH_MAX];
+	size_t i, j = 0;
+
+	if (n >= sizeof(target))
+		return docs_plain_not_found(c->res);
+	for (i = 0; i < n; i++)
+		if (raw[i] != '/' || j == 0 || target[j - 1] != '/')
+			target[j++] = raw[i];
+	target[j] = '\0';
+	return docs_system_redirect(c, target);
+}
+
+/* Dispatch ---------------------------------------------------------------- */
+
+static int handle(struct docs_ctx *c)
+{
+	const char *raw = c->req->raw_uri;
+	size_t n = c->query[0] ? (size_t)(c->query - raw) : strlen(raw);
+
+	if ((c->path = decode_path(raw, n)) == NULL)
+		return docs_not_found(c);
+	if (c->host_project->superproject_slug)
+		return to_parent_domain(c, raw, n);
+	if (strstr(c->path, "//"))
+		return collapse_slashes(c, raw, n);
+	if (strcmp(c->path, LOGIN_PATH) == 0)
+		return docs_login(c);
+	if (strncmp(c->path, DOWNLOADS_PATH, strlen(DOWNLOADS_PATH)) == 0)
+		return docs_download(c, c->path + strlen(DOWNLOADS_PATH));
+	if (strncmp(c->path, "/_/", 3) == 0)
+		return docs_plain_not_found(c->res);
+	return resolve_path(c, c->path);
+}
+
+/* Only GET and HEAD, and POST to the login route. */
+static int method_allowed(struct srv_request *req, struct srv_response *res)
+{
+	const char *raw = req->raw_uri;
+	int login = strncmp(raw, LOGIN_PATH, strlen(LOGIN_PATH)) == 0 &&
+		    (raw[strlen(LOGIN_PATH)] == '\0' ||
+		     raw[strlen(LOGIN_PATH)] == '?');
+
+	if (req->method == SRV_GET || req->method == SRV_HEAD ||
+	    (login && req->method == SRV_POST))
+		return 1;
+	res->allow = strdup(login ? "GET, HEAD, POST" : "GET, HEAD");
+	srv_respond_empty(res, 405);
+	return 0;
+}
+
+/* The cache key of a request, "<host>\n<raw uri>", into c->key; left
+ * empty (not cached) when too long. */
+static void cache_key(struct docs_ctx *c, const char *host)
+{
+	size_t hn = strlen(host), un = strlen(c->req->raw_uri);
+
+	if (hn + un + 2 > sizeof(c->key))
+		return;
+	memcpy(c->key, host, hn);
+	c->key[hn] = '\n';
+	memcpy(c->key + hn + 1, c->req->raw_uri, un + 1);
+}
+
+/* Send the page remembered for this request at this data version; 0 on
+ * a miss (the file gone or changed into something else included). */
+static int serve_remembered(struct docs_ctx *c)
+{
+	const char *rel;
+	struct stat st;
+	int dir, fd;
+
+	if (c->key[0] == '\0' ||
+	    !docs_cache_find(c->cache, c->key, c->data_version, &dir, &rel) ||
+	    (fd = docs_open_beneath(dir, rel, &st)) < 0)
+		return 0;
+	docs_send_file(c, fd, &st, rel, 200);
+	return 1;
+}
+
+/* Resolve and answer the request from the host's project slug. */
+static void serve_resolved(struct docs_ctx *c, char *slug)
+{
+	int rc = find_project(c->store, slug, &c->host_project);
+
+	if (rc == LEC_OK) {
+		c->project = c->host_project;
+		handle(c);
+	} else if (rc == LEC_ENOTFOUND) {
+		docs_plain_not_found(c->res);
+	} else {
+		srv_respond_internal(c->res, lec_error_last());
+	}
+}
+
+/* For GET and HEAD: one read snapshot for the whole request, and the
+ * thread's cache at its data version. 1 when a snapshot was begun. */
+static int begin_read(struct docs_ctx *c, const char *host)
+{
+	if ((c->req->method != SRV_GET && c->req->method != SRV_HEAD) ||
+	    lec_store_read_begin(c->store) < 0)
+		return 0;
+	if (lec_store_data_version(c->store, &c->data_version) == LEC_OK &&
+	    (c->cache = docs_cache_thread()) != NULL)
+		cache_key(c, host);
+	return 1;
 }
 
 int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 {
-	struct docs_ctx c = { req, res, NULL, NULL, "", NULL };
+	struct docs_ctx c;
 	char slug[LEC_PROJECT_SLUG_MAX + 1];
-	const char *q;
-	int rc;
+	const char *host = srv_header(req, "Host"), *q;
+	int reading;
 
-	if (!host_slug(srv_header(req, "Host"), srv_docs_domain(req), slug,
-		       sizeof(slug)))
+	if (!host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))
 		return 0;
-	if (req->method != SRV_GET && req->method != SRV_HEAD) {
-		res->allow = strdup("GET, HEAD");
-		srv_respond_empty(res, 405);
+	if (!method_allowed(req, res))
 		return 1;
-	}
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.res = res;
 	q = strchr(req->raw_uri, '?');
 	c.query = q ? q : "";
 	if ((c.store = srv_store(req)) == NULL) {
 		srv_respond_internal(res, "no store");
 		return 1;
 	}
-	rc = find_project(c.store, slug, &c.project);
-	if (rc == LEC_ENOTFOUND) {
-		plain_not_found(res);
-		goto done;
-	}
-	if (rc != LEC_OK) {
-		srv_respond_internal(res, lec_error_last());
-		goto done;
-	}
-	c.path = decode_path(req->raw_uri,
-			     q ? (size_t)(q - req->raw_uri)
-			       : strlen(req->raw_uri));
-	if (c.path == NULL)
-		not_found(&c, NULL);
-	else
-		resolve(&c);
-done:
+	reading = begin_read(&c, host);
+	if (!(reading && serve_remembered(&c)))
+		serve_resolved(&c, slug);
+	if (reading)
+		lec_store_read_end(c.store);
+	set_project(&c, NULL);
+	lec_project_free(c.host_project);
+	lec_user_free(c.user);
 	free(c.path);
-	lec_project_free(c.project);
 	return 1;
 }

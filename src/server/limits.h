@@ -38,6 +38,11 @@
 #define SRV_PAGE_DEFAULT 10
 #define SRV_PAGE_MAX 1000
 
+/* Headers a response can carry beyond the fixed ones: the most a docs
+ * response needs (a ranged private download: Cache-Control, Accept-Ranges,
+ * Content-Range, Content-Disposition) plus room. */
+#define SRV_MAX_EXTRA_HEADERS 6
+
 /* Path parameters a route can capture. */
 #define SRV_MAX_ROUTE_PARAMS 4
 

@@ -13,6 +13,7 @@
 #include "cache.h"
 #include "lectern/store.h"
 #include "lectern/user.h"
+#include "search.h"
 #include "server.h"
 
 /* URI parsing -------------------------------------------------------------- */
@@ -148,6 +149,7 @@ struct route_table {
 static const struct route_table tables[] = {
 	{ srv_v3_routes, &srv_v3_route_count },
 	{ srv_v2_routes, &srv_v2_route_count },
+	{ srv_search_routes, &srv_search_route_count },
 };
 
 /* Per-thread copy of the captured segments; valid for one request. */
@@ -397,6 +399,30 @@ static void apply_etag(struct srv_request *req, struct srv_response *res)
 	res->status = 304;
 }
 
+/* Reads other sites may make from a browser (behaviour notes §4.2, the
+ * service's CORS_URLS_REGEX): the embed and search APIs, which tooltips
+ * and search boxes on other origins call; every other route stays
+ * same-origin. */
+static void allow_cross_origin(const struct srv_request *req,
+			       struct srv_response *res)
+{
+	static const char *const prefixes[] = {
+		"/api/v2/search", "/api/v2/docsearch", "/api/v2/embed",
+		"/api/v3/embed", "/api/v2/sustainability",
+	};
+	const char *path = req->path;
+	size_t i;
+
+	if (strncmp(path, "/_/", 3) == 0)
+		path += 2;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0) {
+			srv_response_header(res, "Access-Control-Allow-Origin",
+					    "*");
+			return;
+		}
+}
+
 void srv_dispatch(struct srv_request *req, struct srv_response *res)
 {
 	const struct srv_route *route;
@@ -404,7 +430,10 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	struct lec_store *store = NULL;
 	int status;
 
-	if (srv_docs_dispatch(req, res))
+	/* /_/api/ is the API on every host, docs hosts included (the
+	 * service's proxied API: search). */
+	if (strncmp(req->raw_uri, "/_/api/", 7) != 0 &&
+	    srv_docs_dispatch(req, res))
 		return;
 	if ((status = parse_uri(req)) != 0) {
 		respond_parse_error(res, status);
@@ -440,5 +469,6 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 		m->handler(req, res);
 	apply_etag(req, res);
 done:
+	allow_cross_origin(req, res);
 	lec_store_read_end(store);
 }

@@ -232,18 +232,45 @@ static int append_body(struct srv_request *req, const char *data, size_t n)
 	return 0;
 }
 
+int srv_response_header(struct srv_response *res, const char *name,
+			const char *value)
+{
+	char *copy;
+
+	if (res->nextra >= SRV_MAX_EXTRA_HEADERS) {
+		srv_log("too many headers on a response (%s)", name);
+		return -1;
+	}
+	if ((copy = strdup(value)) == NULL)
+		return -1;
+	res->extra[res->nextra].name = name;
+	res->extra[res->nextra++].value = copy;
+	return 0;
+}
+
+static void free_extra_headers(struct srv_response *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nextra; i++)
+		free(res->extra[i].value);
+	res->nextra = 0;
+}
+
 static enum MHD_Result send_response(struct srv_request *req,
 				     struct srv_response *res)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ok;
+	size_t i;
 
 	/* A file is handed to libmicrohttpd, which owns the descriptor from
 	 * here on and sends it with sendfile(). */
 	if (res->has_file) {
 		free(res->body);
 		res->body = NULL;
-		r = MHD_create_response_from_fd(res->file_size, res->file_fd);
+		r = MHD_create_response_from_fd_at_offset64(
+			res->file_size, res->file_fd, res->file_offset);
 		if (r == NULL)
 			close(res->file_fd);
 	} else {
@@ -254,6 +281,7 @@ static enum MHD_Result send_response(struct srv_request *req,
 		free(res->body);
 		free(res->allow);
 		free(res->location);
+		free_extra_headers(res);
 		return MHD_NO;
 	}
 	if (res->body || res->content_type)
@@ -277,11 +305,15 @@ static enum MHD_Result send_response(struct srv_request *req,
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Token");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
-				"Accept, Authorization");
+				res->vary ? res->vary : "Accept, Authorization");
+	for (i = 0; i < res->nextra; i++)
+		MHD_add_response_header(r, res->extra[i].name,
+					res->extra[i].value);
 	ok = MHD_queue_response(req->conn, (unsigned)res->status, r);
 	MHD_destroy_response(r);
 	free(res->allow);
 	free(res->location);
+	free_extra_headers(res);
 	return ok;
 }
 

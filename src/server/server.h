@@ -117,10 +117,25 @@ struct srv_response {
 	int has_file;
 	int file_fd;
 	uint64_t file_size;
+	uint64_t file_offset;   /* first byte of file_fd sent (Range) */
 	char etag[48];          /* ETag header when non-empty */
 	char last_modified[40]; /* Last-Modified header when non-empty */
 	const char *rtd_redirect; /* X-RTD-Redirect header, static */
+	const char *vary;       /* Vary header, static; NULL: the API's */
+	/* Further headers (docs serving: Content-Range, Content-Encoding,
+	 * Content-Disposition, Set-Cookie, Accept-Ranges), added with
+	 * srv_response_header. */
+	struct srv_extra_header {
+		const char *name;   /* static */
+		char *value;        /* owned */
+	} extra[SRV_MAX_EXTRA_HEADERS];
+	size_t nextra;
 };
+
+/* Add a header to res (value copied). Returns 0, or -1 when out of memory
+ * or past SRV_MAX_EXTRA_HEADERS (a programming error, logged). */
+int srv_response_header(struct srv_response *res, const char *name,
+			const char *value);
 
 enum srv_json_order {
 	SRV_JSON_SORTED,    /* v3: keys sorted recursively */

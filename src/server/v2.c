@@ -23,6 +23,7 @@
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
+#include "embed.h"
 #include "v3.h"
 
 #define NO_PROJECT "No Project matches the given query."
@@ -1123,6 +1124,12 @@ const struct srv_route srv_v2_routes[] = {
 	V2("/api/v2/build/", builds_list),
 	V2("/api/v2/build/{}/", build_detail),
 	V2("/api/v2/build/{}", build_suffix),
+	/* Embed authenticates like v3 so that a private version can be
+	 * embedded by its admins (embed.c). */
+	{ "/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } } },
+	{ "/_/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } } },
 };
 
 const size_t srv_v2_route_count = sizeof(srv_v2_routes) /

@@ -3,6 +3,7 @@
  * serves, who may call each, and the permission that decides between 401,
  * 403 and 405 for methods the path does not serve (§1.9).
  */
+#include "embed.h"
 #include "v3.h"
 
 #define GET(h) { SRV_GET, SRV_PERM_READ_ONLY, h }
@@ -76,6 +77,12 @@ const struct srv_route srv_v3_routes[] = {
 	  { AUTH(SRV_GET, srv_v3_org_detail) } },
 	{ "/api/v3/organizations/{}/projects/", SRV_API_V3, SRV_PERM_AUTH, 1,
 	  { AUTH(SRV_GET, srv_v3_org_projects) } },
+	/* Embed: anyone; what a page shows follows its version (embed.c). */
+	{ "/api/v3/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v3 } } },
+	/* The same on docs hosts, where the service proxies its API. */
+	{ "/_/api/v3/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v3 } } },
 };
 
 const size_t srv_v3_route_count =

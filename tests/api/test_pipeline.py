@@ -89,6 +89,9 @@ class MarkdownBuildTest(PipelineCase):
         self.assertFalse(by_slug["dev"]["active"])
         self.assertEqual(by_slug["stable"]["ref"], "v1.1")
         self.assertTrue(by_slug["latest"]["built"])
+        # The built-in Markdown site has clean URLs: documentation type "generic".
+        v2 = self.server.get("/api/v2/version/%d/" % by_slug["latest"]["id"]).json
+        self.assertEqual(v2["documentation_type"], "generic")
         # A second build replaces the published output atomically.
         first_target = os.readlink(self.published(slug, "latest"))
         r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug, token=self.token)
@@ -145,6 +148,10 @@ class GeneratorsTest(PipelineCase):
                       "--config-file mkdocs.yml", cmds)
         with open(self.published(slug, "latest", "html", "guide", "index.html")) as f:
             self.assertIn("Some text.", f.read())
+        # No .readthedocs.yaml: the detected generator sets the type.
+        latest = self.server.get("/api/v3/projects/%s/versions/latest/" % slug, token=self.token).json
+        v2 = self.server.get("/api/v2/version/%d/" % latest["id"]).json
+        self.assertEqual(v2["documentation_type"], "mkdocs")
 
 
 class FailuresTest(PipelineCase):

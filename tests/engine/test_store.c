@@ -414,9 +414,36 @@ TEST(statement_cache_reuses_safely)
 	lec_store_free(st);
 }
 
+/* Statements are found by the caller's pointer first: a buffer that held
+ * one SQL text and now holds another never gets the old statement, and
+ * the same text at another address still finds the cached one. */
+TEST(statement_cache_checks_text_behind_address)
+{
+	struct lec_store *st = lec_test_store();
+	char buf[16];
+	sqlite3_stmt *a = NULL, *b = NULL, *c = NULL;
+
+	memcpy(buf, "SELECT 1", sizeof("SELECT 1"));
+	CHECK_OK(lec_store__prepare(st, &a, buf));
+	lec_store__finalize(st, a);
+	memcpy(buf, "SELECT 2", sizeof("SELECT 2"));
+	CHECK_OK(lec_store__prepare(st, &b, buf));
+	CHECK(b != a);
+	CHECK(sqlite3_step(b) == SQLITE_ROW);
+	CHECK_INT(sqlite3_column_int(b, 0), 2);
+	lec_store__finalize(st, b);
+	CHECK_OK(lec_store__prepare(st, &c, "SELECT 1"));
+	CHECK(c == a);
+	CHECK(sqlite3_step(c) == SQLITE_ROW);
+	CHECK_INT(sqlite3_column_int(c, 0), 1);
+	lec_store__finalize(st, c);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(data_version_tracks_every_writer),
 	TEST_ENTRY(statement_cache_reuses_safely),
+	TEST_ENTRY(statement_cache_checks_text_behind_address),
 	TEST_ENTRY(creates_private_wal_store),
 	TEST_ENTRY(reopen_keeps_data),
 	TEST_ENTRY(missing_file_without_create),

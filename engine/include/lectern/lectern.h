@@ -5,11 +5,13 @@
 #define LECTERN_H
 
 #include "lectern/build.h"
+#include "lectern/embed.h"
 #include "lectern/envvar.h"
 #include "lectern/errors.h"
 #include "lectern/language.h"
 #include "lectern/mdsite.h"
 #include "lectern/org.h"
+#include "lectern/pageparse.h"
 #include "lectern/pipeline.h"
 #include "lectern/project.h"
 #include "lectern/redirect.h"
@@ -17,6 +19,7 @@
 #include "lectern/resolve.h"
 #include "lectern/rtdconfig.h"
 #include "lectern/runner.h"
+#include "lectern/search.h"
 #include "lectern/slug.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"

@@ -188,6 +188,55 @@ int lec_redirect_update(struct lec_store *store, int64_t project_id,
 int lec_redirect_delete(struct lec_store *store, int64_t project_id,
 			int64_t id);
 
+/* Matching (redirect_match.c) ---------------------------------------------- */
+
+/*
+ * What the serving code knows about a request when it looks for a user
+ * redirect. Strings are borrowed; paths are decoded, without the query.
+ */
+struct lec_redirect_request {
+	const char *path;         /* from the domain root: "/en/latest/a.html" */
+	const char *filename;     /* inside the version: "/a.html"; "" when no
+				     version was resolved (only exact and
+				     prefix redirects can match then) */
+	const char *version_root; /* URL of the version's root without the
+				     trailing '/': "/en/latest", "/latest",
+				     "/projects/sub/en/latest", "" */
+	const char *origin;       /* current scheme and host, no trailing '/':
+				     "http://docs.localhost:8000" */
+	const char *query;        /* the request's query without '?', or "" */
+	int forced_only;          /* only force=1 redirects (an existing page) */
+};
+
+/* Where a matching redirect sends the client. */
+struct lec_redirect_target {
+	char *url;        /* absolute URL for Location; owned (dispose) */
+	int status;       /* 301 or 302 */
+	int64_t redirect_id;
+};
+
+/**
+ * The redirect of list (in list order: position, then newest) that applies
+ * to a request, and the absolute URL it sends the client to: behaviour
+ * notes §7.3 for today's types, §7.4 for the legacy ones. A target that is
+ * not an absolute http(s) URL is put on req->origin, so no redirect can
+ * leave the current host unless its to_url says so; the request's query
+ * comes first, then the target's. A redirect whose URL would be the
+ * current host and path (a loop) gives no target; after such a match a
+ * current-semantics redirect ends the search (as the service does), a
+ * legacy one lets later redirects be tried.
+ * @param req every string required (NULL: LEC_EINVALID)
+ * @param out filled on LEC_OK; release with lec_redirect_target_dispose
+ * @return LEC_OK; LEC_ENOTFOUND when no redirect applies; LEC_EINVALID;
+ *         LEC_ENOMEM
+ */
+int lec_redirect_match(const struct lec_redirect_list *list,
+		       const struct lec_redirect_request *req,
+		       struct lec_redirect_target *out);
+
+/** Free what a target holds. Accepts NULL. */
+void lec_redirect_target_dispose(struct lec_redirect_target *target);
+
 /** Free a redirect. Accepts NULL. */
 void lec_redirect_free(struct lec_redirect *redirect);
 /** Free what a list holds (not the list struct). Accepts NULL. */

@@ -100,6 +100,10 @@ struct lec_runner_spec {
 	 * each): the data directory, $HOME. Missing ones are skipped (nothing
 	 * to hide); one that is not a directory is refused. NULL: none. */
 	const char *const *hidden_dirs;
+	/* A directory bound read-only at its own path after the hiding, so
+	 * it stays visible even inside a hidden one: the working tree a
+	 * preview builds, which usually lives under $HOME. NULL: none. */
+	const char *readonly_dir;
 	/* 0: no network (an empty network namespace); 1: the host's network
 	 * (the clone step only). */
 	int network;

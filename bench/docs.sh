@@ -1,0 +1,152 @@
+#!/bin/sh
+# Docs-serving benchmark (issue 5): wrk against one published ~30 KB HTML
+# page served by `lectern serve` on the docs domain
+# (Host: bench.localhost:<port>, GET /en/latest/page.html), and in the same
+# run Debian's nginx (2 workers, sendfile) serving the same published
+# directory at the same path, so the ratio compares like with like on this
+# machine. Prints req/s and p50/p99 latency of each and the ratio.
+# Targets (issue 5): lectern >= 0.8 x nginx req/s, lectern p99 < 10 ms.
+#
+# The page is planted in the data directory the way a build publishes it
+# (<data>/published/<project>/<version>/html/), so no build tools are
+# needed. A second pair of runs asks for gzip (Accept-Encoding), which
+# nginx answers uncompressed here (no gzip module configured) and Lectern
+# may compress; it is shown for information, not held to the target.
+#
+# Usage: sh bench/docs.sh [BUILD_DIR]   (default build/plain; needs wrk, nginx)
+# Loopback only; every server started here is stopped on exit.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build/plain}
+lectern=$build/src/lectern
+duration=${BENCH_DURATION:-10}
+conns=64
+page_kb=30
+
+if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
+	echo "bench: installing wrk and nginx-light (Debian packages)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
+fi
+[ -x "$lectern" ] || { echo "bench: build first ($lectern missing)"; exit 1; }
+
+work=$(mktemp -d /tmp/lectern-bench-XXXXXX)
+chmod 755 "$work" # nginx's workers run as www-data
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 --workers 0 \
+	>"$work/serve.out" 2>"$work/serve.err" &
+pids="$pids $!"
+for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+base=$(sed -n 's|^listening on \(http://[^/]*\)/$|\1|p' "$work/serve.out")
+port=${base##*:}
+token=$("$lectern" --data "$work/data" token create bench)
+
+# The project, its active "latest" version, and the published page.
+html=$work/data/published/bench/latest/html
+/usr/bin/python3 - "$base" "$token" "$work/data/lectern.db" "$html" "$page_kb" <<'PY'
+import http.client, json, os, sqlite3, sys, urllib.parse
+base, token, db, html, kb = sys.argv[1:6]
+u = urllib.parse.urlparse(base)
+c = http.client.HTTPConnection(u.hostname, u.port)
+c.request("POST", "/api/v3/projects/", body=json.dumps({"name": "bench", "repository": {
+    "url": "https://github.com/example/bench.git"}}),
+    headers={"Authorization": "Token " + token, "Content-Type": "application/json"})
+r = c.getresponse(); r.read()
+assert r.status == 201, r.status
+d = sqlite3.connect(db, timeout=30)
+with d:
+    n = d.execute("UPDATE versions SET active = 1, built = 1 WHERE slug = 'latest' AND"
+                  " project_id = (SELECT id FROM projects WHERE slug = 'bench')").rowcount
+    assert n == 1, "no latest version"
+d.close()
+os.makedirs(html)
+head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Bench page'
+        '</title><link rel="stylesheet" href="_static/style.css"></head><body>'
+        '<div class="body" role="main"><section id="bench"><h1>Bench page</h1>\n')
+para = ('<p>Lectern serves built documentation the way the hosted service does; this '
+        'paragraph is filler text of a realistic density, with a <a href="other.html#x">'
+        'link</a> and <code>inline code</code> now and then.</p>\n')
+body = head
+while len(body) < int(kb) * 1024:
+    body += para
+body += "</section></div></body></html>\n"
+with open(os.path.join(html, "page.html"), "w") as f:
+    f.write(body)
+PY
+size=$(wc -c <"$html/page.html")
+# nginx's workers run as www-data: let them through the data directory
+# (which lectern creates 0700) to the published tree only.
+chmod 711 "$work/data"
+chmod -R a+rX "$work/data/published"
+
+nport=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$work/nginx.conf" <<NGINX
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx.err;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	types { text/html html; text/css css; }
+	default_type application/octet-stream;
+	server {
+		listen 127.0.0.1:$nport;
+		location /en/latest/ { alias $html/; }
+	}
+}
+NGINX
+nginx -c "$work/nginx.conf"
+sleep 0.3
+pids="$pids $(cat "$work/nginx.pid")"
+
+check() { # url [host]
+	code=$(curl -s -o /dev/null -w '%{http_code}' ${2:+-H "Host: $2"} "$1")
+	[ "$code" = 200 ] || { echo "bench: $1 answered $code"; exit 1; }
+}
+host="bench.localhost:$port"
+check "$base/en/latest/page.html" "$host"
+check "http://127.0.0.1:$nport/en/latest/page.html"
+
+to_ms() { # wrk latency ("812.00us", "1.20ms", "2.01s") in milliseconds
+	awk -v v="$1" 'BEGIN {
+		if (v ~ /us$/) printf "%.3f", v / 1000;
+		else if (v ~ /ms$/) printf "%.3f", v + 0;
+		else if (v ~ /s$/) printf "%.3f", v * 1000;
+		else print v }'
+}
+
+run() { # name url [header...]
+	name=$1 url=$2
+	shift 2
+	set -- -t2 -c$conns -d${duration}s --latency "$@"
+	wrk "$@" "$url" >"$work/$name.wrk"
+	rps=$(awk '/Requests\/sec/ {print $2}' "$work/$name.wrk")
+	p50=$(awk '$1=="50%" {print $2}' "$work/$name.wrk")
+	p99=$(awk '$1=="99%" {print $2}' "$work/$name.wrk")
+	non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$name.wrk")
+	printf '%-22s %10s req/s   p50 %-8s p99 %-8s %s\n' "$name" "$rps" "$p50" \
+		"$p99" "${non2xx:+NON-2XX: $non2xx}"
+	eval "rps_$name=$rps"
+	eval "p99_$name=$(to_ms "$p99")"
+}
+
+echo "== one ${size}-byte page, wrk -t2 -c$conns -d${duration}s, keep-alive =="
+run nginx "http://127.0.0.1:$nport/en/latest/page.html"
+run lectern "$base/en/latest/page.html" -H "Host: $host"
+run nginx_gzip_asked "http://127.0.0.1:$nport/en/latest/page.html" \
+	-H "Accept-Encoding: gzip"
+run lectern_gzip "$base/en/latest/page.html" -H "Host: $host" \
+	-H "Accept-Encoding: gzip"
+awk -v a="$rps_lectern" -v b="$rps_nginx" -v p="$p99_lectern" -v q="$p99_nginx" 'BEGIN {
+	printf "lectern/nginx req/s = %.2f (target >= 0.8); p99 lectern %.2f ms, nginx %.2f ms (target < 10 ms)\n", a / b, p, q
+	ok = (a / b >= 0.8 && p < 10)
+	print ok ? "targets: met" : "targets: NOT met"
+}'

@@ -1,0 +1,165 @@
+#!/bin/sh
+# Search benchmark (issue 6). In one run, on the HTML of Debian's python3-doc
+# (/usr/share/doc/python3.11/html, 530 pages, 50 MB):
+#   - Lectern: index the directory (bench_search index; 3 fresh runs,
+#     median), the 20 fixed queries top 10 with highlights in-process (p50 =
+#     median of per-query medians, p99 over all runs), the same through HTTP
+#     (`lectern serve`, keep-alive, a no-op parameter defeating the response
+#     cache), and a synthetic 100,000-section index;
+#   - Xapian: `omindex --db DIR --url / CORPUS` (3 fresh runs, median) and the
+#     same 20 queries in-process with python3-xapian (English stemming,
+#     default OR, top 10 with document data).
+# Prints the figures, the targets, and the ratios to Xapian.
+#
+# Usage: sh bench/search.sh [BUILD_DIR]  (default build/plain; a Release
+#        build without sanitizers). Needs python3-doc, xapian-omega,
+#        python3-xapian. Loopback only; the server started here is stopped.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build/plain}
+bench=$build/bench/bench_search
+lectern=$build/src/lectern
+corpus=${BENCH_CORPUS:-/usr/share/doc/python3.11/html}
+python=/usr/bin/python3
+reps=${BENCH_REPS:-50}
+
+for f in "$bench" "$lectern"; do
+	[ -x "$f" ] || { echo "bench: build first ($f missing)"; exit 1; }
+done
+if [ ! -d "$corpus" ] || ! command -v omindex >/dev/null ||
+	! "$python" -c 'import xapian' 2>/dev/null; then
+	echo "bench: installing python3-doc xapian-omega python3-xapian"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-doc \
+		xapian-omega python3-xapian >/dev/null
+fi
+
+work=$(mktemp -d /tmp/lectern-bench-search-XXXXXX)
+server=
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# value KEY FILE: the value of a "key value" line.
+value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+now() { date +%s.%N; }
+
+echo "corpus: $corpus ($(find "$corpus" -name '*.html' | wc -l) pages," \
+	"$(find "$corpus" -name '*.html' -printf '%s\n' | awk '{ n += $1 } END { print n }') bytes of HTML)"
+
+# The 20 queries, from the one list bench_search holds.
+"$bench" queries >"$work/queries.txt"
+
+# Lectern: indexing ------------------------------------------------------------
+times=
+for run in 1 2 3; do
+	rm -rf "$work/data"
+	"$bench" index "$work/data" "$corpus" >"$work/index.out"
+	times="$times $(value index_s "$work/index.out")"
+done
+lec_index=$(median3 $times)
+echo "lectern index: ${lec_index} s (runs:$times); pages $(value pages "$work/index.out")," \
+	"entries $(value entries "$work/index.out"), failed $(value failed "$work/index.out")," \
+	"db $(du -sb "$work/data/lectern.db" | cut -f1) bytes"
+
+# Lectern: queries in-process --------------------------------------------------
+"$bench" query "$work/data" "$reps" >"$work/query.out"
+lec_p50=$(value query_p50_ms "$work/query.out")
+lec_p99=$(value query_p99_ms "$work/query.out")
+echo "lectern query (in-process, top 10 + highlights): p50 ${lec_p50} ms, p99 ${lec_p99} ms"
+
+# Lectern: queries over HTTP ---------------------------------------------------
+"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 --workers 0 \
+	>"$work/serve.out" 2>"$work/serve.err" &
+server=$!
+for i in $(seq 50); do
+	grep -q 'listening on' "$work/serve.out" 2>/dev/null && break
+	sleep 0.1
+done
+base=$(sed -n 's/^listening on \(http:[^ ]*\).*/\1/p' "$work/serve.out" | sed 's:/$::')
+"$python" - "$base" "$reps" "$work/queries.txt" >"$work/http.out" <<'EOF'
+import http.client, statistics, sys, time, urllib.parse
+base, reps, qfile = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+queries = [q.strip() for q in open(qfile) if q.strip()]
+host = urllib.parse.urlsplit(base)
+conn = http.client.HTTPConnection(host.hostname, host.port)
+medians, every, n = [], [], 0
+for q in queries:
+    runs = []
+    for _ in range(reps):
+        n += 1
+        path = "/api/v2/search/?" + urllib.parse.urlencode(
+            {"q": q, "project": "python", "version": "latest", "page_size": 10, "n": n})
+        t0 = time.perf_counter()
+        conn.request("GET", path)
+        r = conn.getresponse()
+        r.read()
+        runs.append((time.perf_counter() - t0) * 1000)
+        assert r.status == 200, (r.status, q)
+    medians.append(statistics.median(runs))
+    every += runs
+every.sort()
+print("http_p50_ms %.3f" % statistics.median(medians))
+print("http_p99_ms %.3f" % every[int(len(every) * 0.99)])
+EOF
+kill "$server"
+wait "$server" 2>/dev/null || true
+server=
+http_p50=$(value http_p50_ms "$work/http.out")
+echo "lectern query (HTTP, keep-alive): p50 ${http_p50} ms, p99 $(value http_p99_ms "$work/http.out") ms"
+
+# Lectern: synthetic 100,000 sections ----------------------------------------
+"$bench" synth "$work/synth" 100000 >"$work/synth.out"
+synth_p99=$(value query_p99_ms "$work/synth.out")
+echo "lectern synthetic: $(value synth_sections "$work/synth.out") sections indexed in" \
+	"$(value synth_index_s "$work/synth.out") s; p50 $(value query_p50_ms "$work/synth.out") ms," \
+	"p99 ${synth_p99} ms"
+
+# Xapian ---------------------------------------------------------------------------
+times=
+for run in 1 2 3; do
+	rm -rf "$work/xap"
+	t0=$(now)
+	omindex --db "$work/xap" --url / "$corpus" >/dev/null 2>&1
+	times="$times $(echo "$(now) - $t0" | bc)"
+done
+xap_index=$(median3 $times)
+echo "xapian omindex: ${xap_index} s (runs:$times), db $(du -sb "$work/xap" | cut -f1) bytes"
+"$python" - "$work/xap" "$reps" "$work/queries.txt" >"$work/xap.out" <<'EOF'
+import statistics, sys, time, xapian
+db = xapian.Database(sys.argv[1])
+reps = int(sys.argv[2])
+queries = [q.strip() for q in open(sys.argv[3]) if q.strip()]
+qp = xapian.QueryParser()
+qp.set_stemmer(xapian.Stem("english"))
+qp.set_stemming_strategy(xapian.QueryParser.STEM_SOME)
+qp.set_database(db)
+medians, every = [], []
+for q in queries:
+    runs = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        enquire = xapian.Enquire(db)
+        enquire.set_query(qp.parse_query(q))
+        for m in enquire.get_mset(0, 10):
+            m.document.get_data()
+        runs.append((time.perf_counter() - t0) * 1000)
+    medians.append(statistics.median(runs))
+    every += runs
+every.sort()
+print("xap_p50_ms %.3f" % statistics.median(medians))
+print("xap_p99_ms %.3f" % every[int(len(every) * 0.99)])
+EOF
+xap_p50=$(value xap_p50_ms "$work/xap.out")
+echo "xapian query (in-process, top 10, no snippets): p50 ${xap_p50} ms, p99 $(value xap_p99_ms "$work/xap.out") ms"
+
+# Summary --------------------------------------------------------------------------
+ratio() { echo "scale=2; $1 / $2" | bc; }
+echo
+echo "index:        lectern ${lec_index} s vs xapian ${xap_index} s (x$(ratio "$lec_index" "$xap_index")); target <= 1.5 s"
+echo "query p50:    lectern ${lec_p50} ms vs xapian ${xap_p50} ms (x$(ratio "$lec_p50" "$xap_p50")); target <= 1 ms"
+echo "query p99:    lectern ${lec_p99} ms; target <= 5 ms"
+echo "HTTP p50:     lectern ${http_p50} ms; target <= 2 ms"
+echo "100k p99:     lectern ${synth_p99} ms; target <= 10 ms"

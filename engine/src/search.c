@@ -1,0 +1,1284 @@
+/*
+ * The search index and its query (behaviour notes §4.1-4.4).
+ *
+ * Layout (schema migration 3): search_pages holds one row per page of a
+ * version; the FTS5 table search_entries holds, per page, one row for the
+ * page title (kind 0) and one per section (kind 1) or domain entry (kind
+ * 2), at rowids page_id << 20 | n << 6 | length bucket. FTS5 returns
+ * matches in rowid order, so the rows of a page arrive together and a
+ * query aggregates them into page results in one pass, without sorting or
+ * hashing rows, and a version's pages are one rowid range.
+ *
+ * Scoring follows the service: a page scores its title row (page title
+ * weight 1.5) plus its best section (section title 2, content 1), by BM25
+ * (lec_rank, search_rank.c), times the factor of its search.ranking rank.
+ * The service adds the score of an AND query to that of an OR query so
+ * that pages matching every word come first; Lectern makes that order
+ * strict (AND matches, then OR-only matches), which also lets a query skip
+ * scoring the OR-only pages when the AND matches fill the requested page.
+ * Highlights (search_highlight.c) are computed only for the results shown.
+ */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lectern/search.h"
+#include "search_internal.h"
+#include "store_internal.h"
+
+/* Rowids per page in search_entries (the schema's 1048576): an entry's
+ * rowid is page_id << ENTRY_BITS | n << LEC__SEARCH_LENGTH_BITS | length
+ * bucket, n = 0 for the page's title row (see search_rank.c). */
+#define ENTRY_BITS 20
+#define ENTRIES_PER_PAGE ((int64_t)1 << ENTRY_BITS)
+/* Entries kept per page (title row included): what the rowid layout
+ * leaves room for, above the parser's 10,000 sections of a real page. */
+#define ENTRIES_MAX ((int64_t)1 << (ENTRY_BITS - LEC__SEARCH_LENGTH_BITS))
+
+/* A statement that prepares only once lec_rank is registered on the
+ * connection; the handle's statement cache then keeps it. */
+#define RANK_PROBE                                                           \
+	"SELECT " LEC__SEARCH_RANK_NAME "(search_entries) FROM search_entries " \
+	"WHERE 0"
+
+/* Entry kinds (search_entries.kind). */
+#define KIND_PAGE 0
+#define KIND_SECTION 1
+#define KIND_DOMAIN 2
+
+/* The schema's tokenizer, as fts5 tokenizer name and arguments. */
+#define SEARCH_TOKENIZER "porter"
+static const char *tokenizer_args[] = { "unicode61", "remove_diacritics",
+					      "2" };
+
+/* Deepest directory nesting walked under an HTML root. */
+#define WALK_DEPTH_MAX 64
+
+/* The service's search.ignore when the configuration gives none. */
+static const char *const default_ignore[] = { "search.html",
+					      "search/index.html", "404.html",
+					      "404/index.html" };
+
+/* Rank factors (notes §4.1), by rank + 10. */
+static const double rank_factors[] = { 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5,
+				       0.6,  0.7,  0.8, 1,   1.3, 1.4, 1.5,
+				       1.6,  1.7,  1.8, 1.9, 1.93, 1.96, 2 };
+
+double lec_search_rank_factor(int rank)
+{
+	if (rank < LEC_SEARCH_RANK_MIN || rank > LEC_SEARCH_RANK_MAX)
+		return 1;
+	return rank_factors[rank - LEC_SEARCH_RANK_MIN];
+}
+
+/* Tokenizing ----------------------------------------------------------------- */
+
+static fts5_api *fts5_api_of(sqlite3 *db)
+{
+	fts5_api *api = NULL;
+	sqlite3_stmt *stmt = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
+	sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	return api;
+}
+
+/* The tokenizer for a query, and the rank function on the connection. */
+static int tokenizer_open(struct lec_store *st,
+			  struct lec__search_tokenizer *t)
+{
+	fts5_api *api = fts5_api_of(st->db);
+	sqlite3_stmt *probe = NULL;
+	void *user = NULL;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (lec_store__prepare(st, &probe, RANK_PROBE) == LEC_OK) {
+		lec_store__finalize(st, probe);
+	} else {
+		lec_error_clear();
+		if ((rc = lec__search_rank_register(api)) < 0)
+			return rc;
+	}
+	if (api == NULL ||
+	    api->xFindTokenizer(api, SEARCH_TOKENIZER, &user, &t->api) !=
+		    SQLITE_OK ||
+	    t->api.xCreate(user, tokenizer_args,
+			   (int)(sizeof(tokenizer_args) /
+				 sizeof(tokenizer_args[0])),
+			   &t->tok) != SQLITE_OK)
+		return lec__error(LEC_ERROR, "the search tokenizer is missing");
+	return LEC_OK;
+}
+
+static void tokenizer_close(struct lec__search_tokenizer *t)
+{
+	if (t->tok)
+		t->api.xDelete(t->tok);
+}
+
+static int count_token(void *ctx, int flags, const char *token, int n,
+		       int start, int end)
+{
+	(void)flags, (void)token, (void)n, (void)start, (void)end;
+	++*(int *)ctx;
+	return SQLITE_DONE; /* one is enough */
+}
+
+static int has_tokens(void *ctx, const char *text, size_t len)
+{
+	struct lec__search_tokenizer *t = ctx;
+	int count = 0;
+
+	if (len == 0)
+		return 0;
+	t->api.xTokenize(t->tok, &count, FTS5_TOKENIZE_QUERY, text, (int)len,
+			 count_token);
+	return count > 0;
+}
+
+/* Rules: search.ignore and search.ranking ------------------------------------ */
+
+struct rules {
+	char **ignore;
+	size_t nignore;
+	char **rank_pattern;
+	int *rank_value;
+	size_t nrank;
+};
+
+static void rules_dispose(struct rules *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nignore; i++)
+		lec__free(r->ignore[i]);
+	for (i = 0; i < r->nrank; i++)
+		lec__free(r->rank_pattern[i]);
+	lec__free(r->ignore);
+	lec__free(r->rank_pattern);
+	lec__free(r->rank_value);
+	memset(r, 0, sizeof(*r));
+}
+
+static int rules_alloc(struct rules *r, size_t nignore, size_t nrank)
+{
+	r->ignore = lec__calloc(nignore + 1, sizeof(char *));
+	r->rank_pattern = lec__calloc(nrank + 1, sizeof(char *));
+	r->rank_value = lec__calloc(nrank + 1, sizeof(int));
+	if (!r->ignore || !r->rank_pattern || !r->rank_value)
+		return lec__error_oom();
+	return LEC_OK;
+}
+
+static int rules_add_ignore(struct rules *r, const char *pattern)
+{
+	if ((r->ignore[r->nignore] = lec__strdup(pattern)) == NULL)
+		return lec__error_oom();
+	r->nignore++;
+	return LEC_OK;
+}
+
+static int rules_add_rank(struct rules *r, const char *pattern, int value)
+{
+	if ((r->rank_pattern[r->nrank] = lec__strdup(pattern)) == NULL)
+		return lec__error_oom();
+	r->rank_value[r->nrank++] = value;
+	return LEC_OK;
+}
+
+static int rules_defaults(struct rules *r)
+{
+	size_t n = sizeof(default_ignore) / sizeof(default_ignore[0]), i;
+	int rc = rules_alloc(r, n, 0);
+
+	for (i = 0; rc == LEC_OK && i < n; i++)
+		rc = rules_add_ignore(r, default_ignore[i]);
+	return rc;
+}
+
+static int rules_from_config(struct rules *r, const struct lec_rtd_config *c)
+{
+	size_t i;
+	int rc = rules_alloc(r, c->search_ignore.len, c->ranking_patterns.len);
+
+	for (i = 0; rc == LEC_OK && i < c->search_ignore.len; i++)
+		rc = rules_add_ignore(r, c->search_ignore.items[i]);
+	for (i = 0; rc == LEC_OK && i < c->ranking_patterns.len; i++)
+		rc = rules_add_rank(r, c->ranking_patterns.items[i],
+				    c->ranking_values[i]);
+	return rc;
+}
+
+/* {"ignore":["p",...],"ranking":[["p",rank],...]} */
+static char *rules_json(const struct rules *r)
+{
+	cJSON *o = cJSON_CreateObject(), *ign = cJSON_CreateArray();
+	cJSON *rank = cJSON_CreateArray(), *pair;
+	char *text = NULL, *copy = NULL;
+	size_t i;
+	int ok = o && ign && rank;
+
+	for (i = 0; ok && i < r->nignore; i++)
+		ok = cJSON_AddItemToArray(ign,
+					  cJSON_CreateString(r->ignore[i]));
+	for (i = 0; ok && i < r->nrank; i++) {
+		pair = cJSON_CreateArray();
+		ok = pair && cJSON_AddItemToArray(rank, pair) &&
+		     cJSON_AddItemToArray(pair, cJSON_CreateString(
+							r->rank_pattern[i])) &&
+		     cJSON_AddItemToArray(pair, cJSON_CreateNumber(
+							r->rank_value[i]));
+	}
+	if (ok && cJSON_AddItemToObject(o, "ignore", ign)) {
+		ign = NULL;
+		if (cJSON_AddItemToObject(o, "ranking", rank)) {
+			rank = NULL;
+			text = cJSON_PrintUnformatted(o);
+		}
+	}
+	if (text)
+		copy = lec__strdup(text);
+	cJSON_free(text);
+	cJSON_Delete(ign);
+	cJSON_Delete(rank);
+	cJSON_Delete(o);
+	if (copy == NULL)
+		lec__error_oom();
+	return copy;
+}
+
+static int rules_parse(struct rules *r, const char *json)
+{
+	cJSON *o = cJSON_Parse(json), *ign, *rank, *it;
+	int rc;
+
+	ign = cJSON_GetObjectItemCaseSensitive(o, "ignore");
+	rank = cJSON_GetObjectItemCaseSensitive(o, "ranking");
+	if (!cJSON_IsArray(ign) || !cJSON_IsArray(rank)) {
+		cJSON_Delete(o);
+		return rules_defaults(r);
+	}
+	rc = rules_alloc(r, (size_t)cJSON_GetArraySize(ign),
+			 (size_t)cJSON_GetArraySize(rank));
+	cJSON_ArrayForEach(it, ign)
+	{
+		if (rc == LEC_OK && cJSON_IsString(it))
+			rc = rules_add_ignore(r, it->valuestring);
+	}
+	cJSON_ArrayForEach(it, rank)
+	{
+		cJSON *p = cJSON_GetArrayItem(it, 0);
+		cJSON *v = cJSON_GetArrayItem(it, 1);
+
+		if (rc == LEC_OK && cJSON_IsString(p) && cJSON_IsNumber(v))
+			rc = rules_add_rank(r, p->valuestring, v->valueint);
+	}
+	cJSON_Delete(o);
+	return rc;
+}
+
+/* The rules of the version's last indexing, else the defaults. */
+static int rules_stored(struct lec_store *st, int64_t version_id,
+			struct rules *r)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *json = NULL;
+	int rc;
+
+	if ((rc = lec_store__prepare(st, &stmt,
+				     "SELECT rules FROM search_versions "
+				     "WHERE version_id = ?")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		rc = lec_store__col_text(stmt, 0, &json);
+	else if (rc == SQLITE_DONE)
+		rc = LEC_OK;
+	else
+		rc = lec_store__sqlerr(st, rc, "reading search rules");
+	lec_store__finalize(st, stmt);
+	if (rc == LEC_OK)
+		rc = json ? rules_parse(r, json) : rules_defaults(r);
+	lec__free(json);
+	return rc;
+}
+
+static int rules_ignored(const struct rules *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nignore; i++)
+		if (fnmatch(r->ignore[i], path, 0) == 0)
+			return 1;
+	return 0;
+}
+
+/* The last matching pattern wins (the service iterates the whole map). */
+static int rules_rank(const struct rules *r, const char *path)
+{
+	size_t i;
+	int rank = 0;
+
+	for (i = 0; i < r->nrank; i++)
+		if (fnmatch(r->rank_pattern[i], path, 0) == 0)
+			rank = r->rank_value[i];
+	if (rank < LEC_SEARCH_RANK_MIN || rank > LEC_SEARCH_RANK_MAX)
+		rank = 0;
+	return rank;
+}
+
+/* Replacing an index ----------------------------------------------------------- */
+
+/* Bind cleaned text (no control characters, valid UTF-8): the highlight
+ * markers must never occur in indexed text. */
+static int bind_clean(sqlite3_stmt *stmt, int idx, const char *text)
+{
+	size_t len = text ? strlen(text) : 0;
+	char *clean = lec__search_clean_text(text ? text : "", len, NULL);
+
+	if (clean == NULL)
+		return LEC_ENOMEM;
+	if (sqlite3_bind_text(stmt, idx, clean, -1, lec__free) != SQLITE_OK)
+		return lec__error_oom();
+	return LEC_OK;
+}
+
+struct entry {
+	int kind;
+	const char *page_title, *title, *content, *anchor, *role;
+};
+
+static int insert_entry(struct lec_store *st, sqlite3_stmt *stmt,
+			int64_t rowid, int64_t version_id, int rank,
+			const struct entry *e)
+{
+	int rc;
+
+	sqlite3_bind_int64(stmt, 1, rowid);
+	if ((rc = bind_clean(stmt, 2, e->page_title)) < 0 ||
+	    (rc = bind_clean(stmt, 3, e->title)) < 0 ||
+	    (rc = bind_clean(stmt, 4, e->content)) < 0 ||
+	    (rc = bind_clean(stmt, 8, e->anchor)) < 0 ||
+	    (rc = bind_clean(stmt, 9, e->role)) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 5, version_id);
+	sqlite3_bind_int(stmt, 6, rank);
+	sqlite3_bind_int(stmt, 7, e->kind);
+	rc = lec_store__step_done(st, stmt, "indexing a page");
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc;
+}
+
+static size_t len0(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+/* The rowid of a page's entry n, with its length bucket. */
+static int64_t entry_rowid(int64_t base, int64_t n, const struct entry *e)
+{
+	size_t bytes = len0(e->page_title) + len0(e->title) + len0(e->content);
+
+	return base + (n << LEC__SEARCH_LENGTH_BITS) +
+	       lec__search_length_bucket(bytes);
+}
+
+/* A page's title row, then its sections, then its domain entries. */
+static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
+			  int64_t page_id, int64_t version_id, int rank,
+			  const char *title, const struct lec_page_doc *doc)
+{
+	int64_t base = page_id * ENTRIES_PER_PAGE, n = 1;
+	struct entry e = { KIND_PAGE, title, "", "", "", "" };
+	size_t i;
+	int rc;
+
+	if ((rc = insert_entry(st, stmt, entry_rowid(base, 0, &e), version_id,
+			       rank, &e)) < 0 ||
+	    doc == NULL)
+		return rc;
+	for (i = 0; i < doc->sections_len && n < ENTRIES_MAX; i++, n++) {
+		const struct lec_page_section *s = &doc->sections[i];
+		struct entry se = { KIND_SECTION, "", s->title, s->content,
+				    s->id, "" };
+
+		if ((rc = insert_entry(st, stmt, entry_rowid(base, n, &se),
+				       version_id, rank, &se)) < 0)
+			return rc;
+	}
+	for (i = 0; i < doc->domains_len && n < ENTRIES_MAX; i++, n++) {
+		const struct lec_page_domain *d = &doc->domains[i];
+		struct entry de = { KIND_DOMAIN, "", d->name, d->content,
+				    d->id, d->role };
+
+		if ((rc = insert_entry(st, stmt, entry_rowid(base, n, &de),
+				       version_id, rank, &de)) < 0)
+			return rc;
+	}
+	return LEC_OK;
+}
+
+static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
+		       sqlite3_stmt *entry_stmt, int64_t version_id,
+		       const struct lec_search_page *p)
+{
+	const char *title = p->doc && p->doc->title ? p->doc->title : "";
+	int rank = p->rank < LEC_SEARCH_RANK_MIN || p->rank > LEC_SEARCH_RANK_MAX
+			   ? 0
+			   : p->rank;
+	int64_t page_id;
+	int rc;
+
+	if (p->path == NULL || p->path[0] == '\0')
+		return lec__error(LEC_EINVALID, "a page to index has no path");
+	sqlite3_bind_int64(page_stmt, 1, version_id);
+	if ((rc = bind_clean(page_stmt, 2, p->path)) < 0 ||
+	    (rc = bind_clean(page_stmt, 3, title)) < 0)
+		goto done;
+	sqlite3_bind_int(page_stmt, 4, rank);
+	rc = lec_store__step_done(st, page_stmt, "indexing a page");
+	if (rc == LEC_EEXISTS)
+		rc = lec__error(LEC_EINVALID, "page '%s' is given twice",
+				p->path);
+	if (rc < 0)
+		goto done;
+	page_id = sqlite3_last_insert_rowid(st->db);
+	rc = insert_entries(st, entry_stmt, page_id, version_id, rank, title,
+			    p->doc);
+done:
+	sqlite3_reset(page_stmt);
+	sqlite3_clear_bindings(page_stmt);
+	return rc;
+}
+
+/* Replace in one transaction; rules_json NULL keeps the stored rules. */
+static int replace(struct lec_store *st, int64_t version_id,
+		   const struct lec_search_page *pages, size_t n,
+		   const char *rules_json)
+{
+	sqlite3_stmt *page_stmt = NULL, *entry_stmt = NULL, *ver = NULL;
+	int64_t ids[1] = { version_id }, one = 0;
+	int found = 0, rc;
+	size_t i;
+
+	if ((rc = lec_store__begin(st)) < 0)
+		return rc;
+	if ((rc = lec_store__query_int(st, "SELECT 1 FROM versions WHERE id = ?",
+				       ids, 1, "finding a version", &one,
+				       &found)) < 0)
+		goto done;
+	if (!found) {
+		rc = lec__error(LEC_EINVALID, "no version with id %lld",
+				(long long)version_id);
+		goto done;
+	}
+	if ((rc = lec_store__exec_ints(st,
+				       "DELETE FROM search_pages "
+				       "WHERE version_id = ?",
+				       ids, 1, "removing a search index",
+				       NULL)) < 0 ||
+	    (rc = lec_store__prepare(st, &page_stmt,
+				     "INSERT INTO search_pages (version_id, "
+				     "path, title, rank) VALUES (?, ?, ?, ?)")) <
+		    0 ||
+	    (rc = lec_store__prepare(
+		     st, &entry_stmt,
+		     "INSERT INTO search_entries (rowid, page_title, title, "
+		     "content, version_id, page_rank, kind, anchor, role) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		goto done;
+	for (i = 0; i < n && rc == LEC_OK; i++)
+		rc = insert_page(st, page_stmt, entry_stmt, version_id,
+				 &pages[i]);
+	if (rc < 0)
+		goto done;
+	if ((rc = lec_store__prepare(
+		     st, &ver,
+		     "INSERT INTO search_versions (version_id, rules, indexed) "
+		     "VALUES (?, ?, ?) ON CONFLICT (version_id) DO UPDATE SET "
+		     "indexed = excluded.indexed, "
+		     "rules = coalesce(excluded.rules, rules)")) < 0)
+		goto done;
+	sqlite3_bind_int64(ver, 1, version_id);
+	if ((rc = lec_store__bind_text(ver, 2, rules_json)) < 0)
+		goto done;
+	sqlite3_bind_int64(ver, 3, lec__now_us());
+	rc = lec_store__step_done(st, ver, "recording a search index");
+done:
+	lec_store__finalize(st, page_stmt);
+	lec_store__finalize(st, entry_stmt);
+	lec_store__finalize(st, ver);
+	if (rc == LEC_OK)
+		return lec_store__commit(st);
+	lec_store__rollback(st);
+	return rc;
+}
+
+int lec_search_index_replace(struct lec_store *st, int64_t version_id,
+			     const struct lec_search_page *pages, size_t n)
+{
+	lec_error_clear();
+	if (n > 0 && pages == NULL)
+		return lec__error(LEC_EINVALID, "no pages given");
+	return replace(st, version_id, pages, n, NULL);
+}
+
+int lec_search_index_remove(struct lec_store *st, int64_t version_id)
+{
+	int64_t ids[1] = { version_id };
+	int rc;
+
+	lec_error_clear();
+	if ((rc = lec_store__begin(st)) < 0)
+		return rc;
+	if ((rc = lec_store__exec_ints(st,
+				       "DELETE FROM search_pages "
+				       "WHERE version_id = ?",
+				       ids, 1, "removing a search index",
+				       NULL)) == LEC_OK)
+		rc = lec_store__exec_ints(st,
+					  "DELETE FROM search_versions "
+					  "WHERE version_id = ?",
+					  ids, 1, "removing a search index",
+					  NULL);
+	if (rc == LEC_OK)
+		return lec_store__commit(st);
+	lec_store__rollback(st);
+	return rc;
+}
+
+int lec_search_index_count(struct lec_store *st, int64_t version_id,
+			   size_t *count)
+{
+	int64_t ids[1] = { version_id }, n = 0;
+	int rc;
+
+	lec_error_clear();
+	*count = 0;
+	rc = lec_store__query_int(st,
+				  "SELECT count(*) FROM search_pages "
+				  "WHERE version_id = ?",
+				  ids, 1, "counting indexed pages", &n, NULL);
+	*count = (size_t)n;
+	return rc;
+}
+
+/* Indexing a directory --------------------------------------------------------- */
+
+struct paths {
+	char **items;
+	size_t len, cap;
+};
+
+static void paths_dispose(struct paths *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->len; i++)
+		lec__free(p->items[i]);
+	lec__free(p->items);
+	memset(p, 0, sizeof(*p));
+}
+
+static int paths_push(struct paths *p, char *path)
+{
+	if (path == NULL)
+		return lec__error_oom();
+	if (p->len == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		char **grown = lec__realloc(p->items, cap * sizeof(char *));
+
+		if (grown == NULL) {
+			lec__free(path);
+			return lec__error_oom();
+		}
+		p->items = grown;
+		p->cap = cap;
+	}
+	p->items[p->len++] = path;
+	return LEC_OK;
+}
+
+static int ends_with_html(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && strcmp(name + n - 5, ".html") == 0;
+}
+
+/* Collect the *.html files under root/rel (rel "" for the root). Links
+ * are skipped: published output must not index files outside itself. */
+static int walk(const char *root, const char *rel, int depth, struct paths *out)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *dir, *child;
+	struct dirent *e;
+	struct stat sb;
+	DIR *d;
+	int rc = LEC_OK;
+
+	lec__buf_printf(&b, "%s%s%s", root, rel[0] ? "/" : "", rel);
+	if ((dir = lec__buf_take(&b)) == NULL)
+		return LEC_ENOMEM;
+	if ((d = opendir(dir)) == NULL) {
+		rc = depth == 0 ? lec__error(LEC_EIO, "cannot read %s: %s",
+					     dir, strerror(errno))
+				: LEC_OK;
+		lec__free(dir);
+		return rc;
+	}
+	while (rc == LEC_OK && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		lec__buf_printf(&b, "%s/%s", dir, e->d_name);
+		child = lec__buf_take(&b);
+		if (child == NULL) {
+			rc = LEC_ENOMEM;
+			break;
+		}
+		if (lstat(child, &sb) == 0) {
+			lec__buf_printf(&b, "%s%s%s", rel, rel[0] ? "/" : "",
+					e->d_name);
+			if (S_ISDIR(sb.st_mode) && depth < WALK_DEPTH_MAX) {
+				char *sub = lec__buf_take(&b);
+
+				rc = sub ? walk(root, sub, depth + 1, out)
+					 : LEC_ENOMEM;
+				lec__free(sub);
+			} else if (S_ISREG(sb.st_mode) &&
+				   ends_with_html(e->d_name)) {
+				rc = paths_push(out, lec__buf_take(&b));
+			}
+			lec__buf_dispose(&b);
+		}
+		lec__free(child);
+	}
+	closedir(d);
+	lec__free(dir);
+	return rc;
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void lec_search_index_report_dispose(struct lec_search_index_report *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->failures_len; i++)
+		lec__free(r->failures[i]);
+	lec__free(r->failures);
+	memset(r, 0, sizeof(*r));
+}
+
+static void report_failure(struct lec_search_index_report *r,
+			   const char *path, const char *why)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *msg;
+
+	r->failed++;
+	if (r->failures_len >= LEC_SEARCH_FAILURES_SHOWN)
+		return;
+	if (r->failures == NULL &&
+	    (r->failures = lec__calloc(LEC_SEARCH_FAILURES_SHOWN,
+				       sizeof(char *))) == NULL)
+		return;
+	lec__buf_printf(&b, "%s: %s", path, why[0] ? why : "unreadable");
+	if ((msg = lec__buf_take(&b)) != NULL)
+		r->failures[r->failures_len++] = msg;
+}
+
+/* Parse the pages that are not ignored; a page that fails is indexed
+ * empty and reported. docs[i] belongs to pages[i]. */
+static int parse_pages(const char *html_dir, const struct paths *files,
+		       const struct rules *rules, struct lec_search_page *pages,
+		       struct lec_page_doc **docs, size_t *npages,
+		       struct lec_search_index_report *r)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *file;
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < files->len; i++) {
+		const char *rel = files->items[i];
+
+		if (rules_ignored(rules, rel)) {
+			r->ignored++;
+			continue;
+		}
+		lec__buf_printf(&b, "%s/%s", html_dir, rel);
+		if ((file = lec__buf_take(&b)) == NULL)
+			return LEC_ENOMEM;
+		docs[n] = NULL;
+		rc = lec_page_parse_file(file, rel, &docs[n]);
+		lec__free(file);
+		if (rc == LEC_ENOMEM)
+			return rc;
+		if (rc < 0)
+			report_failure(r, rel, lec_error_last());
+		pages[n].path = rel;
+		pages[n].rank = rules_rank(rules, rel);
+		pages[n].doc = docs[n];
+		if (docs[n])
+			r->entries += docs[n]->sections_len +
+				      docs[n]->domains_len;
+		n++;
+	}
+	*npages = n;
+	r->pages = n;
+	return LEC_OK;
+}
+
+int lec_search_index_dir(struct lec_store *st, int64_t version_id,
+			 const char *html_dir,
+			 const struct lec_rtd_config *config,
+			 struct lec_search_index_report *report)
+{
+	struct lec_search_index_report own = { 0 };
+	struct lec_search_index_report *r = report ? report : &own;
+	struct rules rules = { 0 };
+	struct paths files = { 0 };
+	struct lec_search_page *pages = NULL;
+	struct lec_page_doc **docs = NULL;
+	char *json = NULL;
+	size_t npages = 0, i;
+	int rc;
+
+	lec_error_clear();
+	memset(r, 0, sizeof(*r));
+	if (html_dir == NULL)
+		return lec__error(LEC_EINVALID, "no directory to index");
+	rc = config ? rules_from_config(&rules, config)
+		    : rules_stored(st, version_id, &rules);
+	if (rc < 0 || (rc = walk(html_dir, "", 0, &files)) < 0)
+		goto done;
+	if (files.len > 1)
+		qsort(files.items, files.len, sizeof(char *), path_cmp);
+	pages = lec__calloc(files.len + 1, sizeof(*pages));
+	docs = lec__calloc(files.len + 1, sizeof(*docs));
+	if (pages == NULL || docs == NULL) {
+		rc = lec__error_oom();
+		goto done;
+	}
+	if ((rc = parse_pages(html_dir, &files, &rules, pages, docs, &npages,
+			      r)) < 0)
+		goto done;
+	if ((json = rules_json(&rules)) == NULL) {
+		rc = LEC_ENOMEM;
+		goto done;
+	}
+	lec_error_clear();
+	rc = replace(st, version_id, pages, npages, json);
+done:
+	for (i = 0; docs && i < files.len; i++)
+		lec_page_doc_free(docs[i]);
+	lec__free(docs);
+	lec__free(pages);
+	lec__free(json);
+	paths_dispose(&files);
+	rules_dispose(&rules);
+	if (report == NULL)
+		lec_search_index_report_dispose(&own);
+	return rc;
+}
+
+/* Querying ----------------------------------------------------------------------- */
+
+struct page_info;
+
+/* A page while matches are gathered. */
+struct page_acc {
+	int64_t page_id;
+	int rank;
+	double title_score;   /* its title row, 0 if that did not match */
+	double section_score; /* its best section or domain entry */
+	double score;         /* the page's score, set once gathered */
+	int64_t blocks[LEC_SEARCH_BLOCKS_MAX]; /* best entries, best first */
+	double block_scores[LEC_SEARCH_BLOCKS_MAX];
+	size_t nblocks;
+};
+
+struct acc_list {
+	struct page_acc *items;
+	size_t len, cap;
+};
+
+struct gather {
+	struct lec_store *st;
+	const struct lec_search_request *req;
+	struct lec__search_hl *hl; /* the query's terms, for highlights */
+	struct page_info *pages; /* the searched versions' pages, by id */
+	size_t npages;
+	struct acc_list all; /* pages matching the AND form */
+	struct acc_list any; /* pages matching only the OR form */
+};
+
+static int acc_push(struct acc_list *l, int64_t page_id, int rank)
+{
+	if (l->len == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct page_acc *grown =
+			lec__realloc(l->items, cap * sizeof(*grown));
+
+		if (grown == NULL)
+			return lec__error_oom();
+		l->items = grown;
+		l->cap = cap;
+	}
+	memset(&l->items[l->len], 0, sizeof(l->items[0]));
+	l->items[l->len].page_id = page_id;
+	l->items[l->len].rank = rank;
+	l->len++;
+	return LEC_OK;
+}
+
+/* Keep the entry if it is among the page's best blocks. */
+static void acc_block(struct page_acc *p, int64_t rowid, double score)
+{
+	size_t i = p->nblocks < LEC_SEARCH_BLOCKS_MAX ? p->nblocks++
+						       : LEC_SEARCH_BLOCKS_MAX;
+
+	if (i == LEC_SEARCH_BLOCKS_MAX) {
+		if (score <= p->block_scores[i - 1])
+			return;
+		i--;
+	}
+	while (i > 0 && p->block_scores[i - 1] < score) {
+		p->blocks[i] = p->blocks[i - 1];
+		p->block_scores[i] = p->block_scores[i - 1];
+		i--;
+	}
+	p->blocks[i] = rowid;
+	p->block_scores[i] = score;
+}
+
+/* The searched versions' pages, by id, with their ranks: rows are matched
+ * to them by a forward walk, since FTS5 returns rows in rowid (so page)
+ * order. Reading version_id or page_rank from each FTS5 row instead would
+ * cost a content-table lookup per row, many times the match itself. */
+struct page_info {
+	int64_t id;
+	int rank;
+};
+
+static int load_pages(struct gather *g)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	char *sql;
+	size_t i, cap = 0;
+	int rc;
+
+	lec__buf_puts(&b, "SELECT id, rank FROM search_pages "
+			  "WHERE version_id IN (");
+	for (i = 0; i < g->req->nversions; i++)
+		lec__buf_printf(&b, "%s?%zu", i ? ", " : "", i + 1);
+	lec__buf_puts(&b, ") ORDER BY id");
+	if ((sql = lec__buf_take(&b)) == NULL)
+		return LEC_ENOMEM;
+	rc = lec_store__prepare(g->st, &stmt, sql);
+	lec__free(sql);
+	for (i = 0; rc == LEC_OK && i < g->req->nversions; i++)
+		sqlite3_bind_int64(stmt, (int)i + 1, g->req->version_ids[i]);
+	while (rc == LEC_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		rc = LEC_OK;
+		if (g->npages == cap) {
+			struct page_info *grown;
+
+			cap = cap ? cap * 2 : 256;
+			grown = lec__realloc(g->pages, cap * sizeof(*grown));
+			if (grown == NULL) {
+				rc = lec__error_oom();
+				break;
+			}
+			g->pages = grown;
+		}
+		g->pages[g->npages].id = sqlite3_column_int64(stmt, 0);
+		g->pages[g->npages++].rank = sqlite3_column_int(stmt, 1);
+	}
+	if (rc == SQLITE_DONE)
+		rc = LEC_OK;
+	else if (rc > 0)
+		rc = lec_store__sqlerr(g->st, rc, "searching");
+	lec_store__finalize(g->st, stmt);
+	return rc;
+}
+
+/* Rows of expr within the searched pages' rowid range (pages of one
+ * version are one range: an index is written in one transaction). */
+static int match_prepare(struct gather *g, int count_only, const char *expr,
+			 sqlite3_stmt **stmt)
+{
+	int rc = lec_store__prepare(
+		g->st, stmt,
+		count_only ? "SELECT rowid FROM search_entries WHERE "
+			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
+			   : "SELECT rowid, " LEC__SEARCH_RANK_NAME
+			     "(search_entries) FROM search_entries WHERE "
+			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND "
+			     "?3");
+
+	if (rc < 0 || (rc = lec_store__bind_text(*stmt, 1, expr)) < 0)
+		return rc;
+	sqlite3_bind_int64(*stmt, 2, g->pages[0].id * ENTRIES_PER_PAGE);
+	sqlite3_bind_int64(*stmt, 3,
+			   g->pages[g->npages - 1].id * ENTRIES_PER_PAGE +
+				   ENTRIES_PER_PAGE - 1);
+	return LEC_OK;
+}
+
+/* The searched page of page_id, walking the cursor forward; NULL when the
+ * row belongs to a version not searched. */
+static const struct page_info *page_of(const struct gather *g, size_t *cursor,
+				       int64_t page_id)
+{
+	while (*cursor < g->npages && g->pages[*cursor].id < page_id)
+		(*cursor)++;
+	return *cursor < g->npages && g->pages[*cursor].id == page_id
+		       ? &g->pages[*cursor]
+		       : NULL;
+}
+
+/* Whether page_id is in the sorted list (a cursor walks it forward). */
+static int in_list(const struct acc_list *l, size_t *cursor, int64_t page_id)
+{
+	while (*cursor < l->len && l->items[*cursor].page_id < page_id)
+		(*cursor)++;
+	return *cursor < l->len && l->items[*cursor].page_id == page_id;
+}
+
+/* Run expr; score its pages into out, skipping pages in `skip`. With
+ * count_only, just count the distinct pages (no bm25). */
+static int gather_rows(struct gather *g, const char *expr,
+		       struct acc_list *out, const struct acc_list *skip,
+		       int count_only, size_t *count)
+{
+	const struct page_info *info;
+	sqlite3_stmt *stmt = NULL;
+	int64_t last = -1, rowid, page_id;
+	size_t cursor = 0, pcursor = 0;
+	double score;
+	int rc;
+
+	*count = 0;
+	rc = match_prepare(g, count_only, expr, &stmt);
+	while (rc == LEC_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		rowid = sqlite3_column_int64(stmt, 0);
+		page_id = rowid >> ENTRY_BITS;
+		rc = LEC_OK;
+		if ((info = page_of(g, &pcursor, page_id)) == NULL ||
+		    (skip && in_list(skip, &cursor, page_id)))
+			continue;
+		if (page_id != last) {
+			++*count;
+			last = page_id;
+			if (!count_only &&
+			    (rc = acc_push(out, page_id, info->rank)) < 0)
+				break;
+		}
+		if (count_only)
+			continue;
+		score = sqlite3_column_double(stmt, 1);
+		if ((rowid & (ENTRIES_PER_PAGE - 1)) >>
+			    LEC__SEARCH_LENGTH_BITS ==
+		    0) {
+			out->items[out->len - 1].title_score = score;
+		} else {
+			struct page_acc *p = &out->items[out->len - 1];
+
+			if (score > p->section_score)
+				p->section_score = score;
+			acc_block(p, rowid, score);
+		}
+	}
+	if (rc == SQLITE_DONE)
+		rc = LEC_OK;
+	else if (rc > 0)
+		rc = lec_store__sqlerr(g->st, rc, "searching");
+	lec_store__finalize(g->st, stmt);
+	return rc;
+}
+
+static int acc_cmp(const void *a, const void *b)
+{
+	const struct page_acc *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	return x->page_id < y->page_id ? -1 : x->page_id > y->page_id;
+}
+
+static void acc_rank(struct acc_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->len; i++)
+		l->items[i].score =
+			(l->items[i].title_score + l->items[i].section_score) *
+			lec_search_rank_factor(l->items[i].rank);
+	if (l->len > 1)
+		qsort(l->items, l->len, sizeof(*l->items), acc_cmp);
+}
+
+static const char *col_str(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *s = sqlite3_column_text(stmt, col);
+
+	return s ? (const char *)s : "";
+}
+
+/* A copy (NULL for NULL); sets *rc on running out of memory. */
+static char *dup_or_fail(const char *s, int *rc)
+{
+	char *copy;
+
+	if (s == NULL)
+		return NULL;
+	if ((copy = lec__strdup(s)) == NULL)
+		*rc = lec__error_oom();
+	return copy;
+}
+
+static int fill_block(struct gather *g, int64_t rowid,
+		      struct lec_search_block *blk, int *found)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	*found = 0;
+	if ((rc = lec_store__prepare(g->st, &stmt,
+				     "SELECT kind, anchor, role, title, content "
+				     "FROM search_entries WHERE rowid = ?")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, rowid);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		rc = rc == SQLITE_DONE ? LEC_OK
+				       : lec_store__sqlerr(g->st, rc, "searching");
+		goto done;
+	}
+	rc = LEC_OK;
+	*found = 1;
+	blk->type = sqlite3_column_int(stmt, 0) == KIND_DOMAIN
+			    ? LEC_SEARCH_BLOCK_DOMAIN
+			    : LEC_SEARCH_BLOCK_SECTION;
+	blk->id = dup_or_fail(col_str(stmt, 1), &rc);
+	if (blk->type == LEC_SEARCH_BLOCK_DOMAIN)
+		blk->role = dup_or_fail(col_str(stmt, 2), &rc);
+	blk->title = dup_or_fail(col_str(stmt, 3), &rc);
+	blk->content = dup_or_fail(col_str(stmt, 4), &rc);
+	if (rc == LEC_OK)
+		rc = lec__search_hl_text(g->hl, blk->title, 1,
+					 &blk->title_highlight);
+	if (rc == LEC_OK)
+		rc = lec__search_hl_text(g->hl, blk->content, 0,
+					 &blk->content_highlight);
+done:
+	lec_store__finalize(g->st, stmt);
+	return rc;
+}
+
+static int fill_page(struct gather *g, const struct page_acc *acc,
+		     struct lec_search_hit *hit)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int rc, found;
+
+	hit->score = acc->score;
+	if ((rc = lec_store__prepare(g->st, &stmt,
+				     "SELECT version_id, path, title FROM "
+				     "search_pages WHERE id = ?")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, acc->page_id);
+	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+		rc = lec_store__sqlerr(g->st,
+				       rc == SQLITE_DONE ? SQLITE_ERROR : rc,
+				       "reading a search result");
+		goto done;
+	}
+	rc = LEC_OK;
+	hit->version_id = sqlite3_column_int64(stmt, 0);
+	hit->path = dup_or_fail(col_str(stmt, 1), &rc);
+	hit->title = dup_or_fail(col_str(stmt, 2), &rc);
+	if (rc == LEC_OK)
+		rc = lec__search_hl_text(g->hl, hit->title, 1,
+					 &hit->title_highlight);
+	if (rc < 0)
+		goto done;
+	hit->blocks = lec__calloc(LEC_SEARCH_BLOCKS_MAX, sizeof(*hit->blocks));
+	if (hit->blocks == NULL) {
+		rc = lec__error_oom();
+		goto done;
+	}
+	for (i = 0; i < acc->nblocks && rc == LEC_OK; i++) {
+		rc = fill_block(g, acc->blocks[i],
+				&hit->blocks[hit->blocks_len], &found);
+		hit->blocks_len += (size_t)found;
+	}
+done:
+	lec_store__finalize(g->st, stmt);
+	return rc;
+}
+
+static void block_dispose(struct lec_search_block *b)
+{
+	lec__free(b->id);
+	lec__free(b->title);
+	lec__free(b->role);
+	lec__free(b->content);
+	lec__free(b->title_highlight);
+	lec__free(b->content_highlight);
+}
+
+static void hit_dispose(void *item)
+{
+	struct lec_search_hit *h = item;
+	size_t i;
+
+	for (i = 0; i < h->blocks_len; i++)
+		block_dispose(&h->blocks[i]);
+	lec__free(h->blocks);
+	lec__free(h->path);
+	lec__free(h->title);
+	lec__free(h->title_highlight);
+}
+
+void lec_search_results_dispose(struct lec_search_results *results)
+{
+	if (results == NULL)
+		return;
+	lec__items_free(results->items, results->len, sizeof(*results->items),
+			hit_dispose);
+	memset(results, 0, sizeof(*results));
+}
+
+/* Check page and page_size; *offset and *limit get the window. */
+static int check_page(const struct lec_search_request *req, size_t *offset,
+		      size_t *limit)
+{
+	size_t size = req->page_size ? req->page_size
+				     : LEC_SEARCH_PAGE_SIZE_DEFAULT;
+
+	if (size > LEC_SEARCH_PAGE_SIZE_MAX)
+		size = LEC_SEARCH_PAGE_SIZE_MAX;
+	if (req->page == 0)
+		return lec__error(LEC_EINVALID, "Invalid page");
+	if (req->page > LEC_SEARCH_RESULTS_MAX / size)
+		return lec__error(LEC_EINVALID, "Page number is too high.");
+	*offset = (req->page - 1) * size;
+	*limit = size;
+	return LEC_OK;
+}
+
+/* Gather and rank the pages the window [offset, offset+limit) needs, and
+ * the total. */
+static int gather(struct gather *g, const struct lec__search_expr *ex,
+		  size_t window_end, size_t *total)
+{
+	size_t n = 0;
+	int rc;
+
+	if ((rc = load_pages(g)) < 0 || g->npages == 0 ||
+	    (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) < 0)
+		return rc;
+	*total = n;
+	if (strcmp(ex->all, ex->any) == 0)
+		return LEC_OK;
+	/* Only pages past the AND matches need OR scores. */
+	rc = gather_rows(g, ex->any, &g->any, &g->all, window_end <= n, &n);
+	*total += n;
+	return rc;
+}
+
+static int fill_window(struct gather *g, size_t offset, size_t limit,
+		       struct lec_search_results *out)
+{
+	size_t end = offset + limit, i, nall = g->all.len;
+	size_t total_ranked = nall + g->any.len;
+	int rc = LEC_OK;
+
+	if (end > total_ranked)
+		end = total_ranked;
+	if (offset >= end)
+		return LEC_OK;
+	out->items = lec__calloc(end - offset, sizeof(*out->items));
+	if (out->items == NULL)
+		return lec__error_oom();
+	for (i = offset; i < end && rc == LEC_OK; i++) {
+		const struct page_acc *acc = i < nall ? &g->all.items[i]
+						      : &g->any.items[i - nall];
+
+		rc = fill_page(g, acc, &out->items[out->len++]);
+	}
+	return rc;
+}
+
+int lec_search_query(struct lec_store *st,
+		     const struct lec_search_request *req,
+		     struct lec_search_results *out)
+{
+	struct lec__search_expr ex = { 0 };
+	struct gather g;
+	struct lec__search_tokenizer tok;
+	size_t offset = 0, limit = 0, total = 0;
+	int rc, own_read;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	memset(&g, 0, sizeof(g));
+	memset(&tok, 0, sizeof(tok));
+	if ((rc = check_page(req, &offset, &limit)) < 0)
+		return rc;
+	if (req->nversions > LEC_SEARCH_VERSIONS_MAX)
+		return lec__error(LEC_EINVALID,
+				  "at most %d versions can be searched at once",
+				  LEC_SEARCH_VERSIONS_MAX);
+	if ((rc = tokenizer_open(st, &tok)) < 0 ||
+	    (rc = lec__search_translate(req->query, has_tokens, &tok, &ex)) <
+		    0 ||
+	    ex.all == NULL || req->nversions == 0 ||
+	    (rc = lec__search_hl_new(&tok, &ex, &g.hl)) < 0)
+		goto done;
+	g.st = st;
+	g.req = req;
+	/* One snapshot for gathering and filling, unless the caller has one. */
+	own_read = sqlite3_get_autocommit(st->db);
+	if (own_read && (rc = lec_store_read_begin(st)) < 0)
+		goto done;
+	if ((rc = gather(&g, &ex, offset + limit, &total)) == LEC_OK) {
+		acc_rank(&g.all);
+		acc_rank(&g.any);
+		out->total = total;
+		rc = fill_window(&g, offset, limit, out);
+	}
+	if (own_read)
+		lec_store_read_end(st);
+done:
+	if (rc < 0)
+		lec_search_results_dispose(out);
+	lec__search_hl_free(g.hl);
+	lec__free(g.pages);
+	lec__free(g.all.items);
+	lec__free(g.any.items);
+	lec__search_expr_dispose(&ex);
+	tokenizer_close(&tok);
+	return rc;
+}

@@ -1,0 +1,99 @@
+/*
+ * What search.c shares with search_query.c: the translation of the
+ * service's simple-query-string syntax into FTS5 expressions. Kept apart so
+ * that the unit tests can check translations without an index.
+ */
+#ifndef LECTERN_SEARCH_INTERNAL_H
+#define LECTERN_SEARCH_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+/* Deepest parenthesis nesting honoured; deeper '(' and ')' are spaces. */
+#define LEC__SEARCH_DEPTH_MAX 16
+
+/* Whether text (len bytes) yields at least one token for the index's
+ * tokenizer: 1 yes, 0 no, < 0 an engine error. */
+typedef int (*lec__search_tokens_fn)(void *ctx, const char *text, size_t len);
+
+struct lec__search_expr {
+	/* FTS5 expressions; NULL when the query has no positive term. `all`
+	 * joins juxtaposed terms with AND (the service's default_operator
+	 * "and"), `any` with OR. Owned. */
+	char *all;
+	char *any;
+	size_t terms; /* words and phrases kept */
+	/* The words and phrases not excluded by '-', as written: what
+	 * highlights mark. Owned. */
+	struct lec__search_term {
+		char *text;
+		int prefix;
+	} *positive;
+	size_t npositive;
+};
+
+/*
+ * Translate a query. Invalid UTF-8 and control characters count as spaces.
+ * @param has_tokens decides whether a word or phrase can match anything
+ *        (one with no token, such as "&&", is dropped)
+ * @return LEC_OK; LEC_EINVALID (field "q") when longer than
+ *         LEC_SEARCH_QUERY_MAX characters or with more than
+ *         LEC_SEARCH_TERMS_MAX terms; LEC_ENOMEM
+ */
+int lec__search_translate(const char *query, lec__search_tokens_fn has_tokens,
+			  void *ctx, struct lec__search_expr *out);
+
+void lec__search_expr_dispose(struct lec__search_expr *expr);
+
+/*
+ * A copy of s in which every invalid UTF-8 sequence and every control
+ * character (below U+0020, and U+007F) is a space; *chars (may be NULL)
+ * gets its length in code points. Owned by the caller (lec__free).
+ */
+char *lec__search_clean_text(const char *s, size_t len, size_t *chars);
+
+/* Ranking (search_rank.c) -------------------------------------------------- */
+
+/* Low bits of an entry's rowid holding its length bucket. */
+#define LEC__SEARCH_LENGTH_BITS 6
+/* The FTS5 auxiliary function: lec_rank(search_entries), BM25, higher is
+ * better. */
+#define LEC__SEARCH_RANK_NAME "lec_rank"
+
+/* The length bucket of an entry of `bytes` bytes (of its three texts). */
+int lec__search_length_bucket(size_t bytes);
+/* Register lec_rank on the connection of api. */
+int lec__search_rank_register(fts5_api *api);
+
+/* Highlighting (search_highlight.c) -------------------------------------- */
+
+/* Bytes of a content highlight: the service's ~100-character fragment. */
+#define LEC__SEARCH_FRAGMENT 100
+
+/* The index's tokenizer, open for one query. */
+struct lec__search_tokenizer {
+	fts5_tokenizer api;
+	Fts5Tokenizer *tok;
+};
+
+/* A query's positive terms as index tokens (stemmed). */
+struct lec__search_hl;
+
+/* Tokenize the expression's positive terms; *out owned by the caller
+ * (lec__search_hl_free). */
+int lec__search_hl_new(const struct lec__search_tokenizer *t,
+		       const struct lec__search_expr *ex,
+		       struct lec__search_hl **out);
+void lec__search_hl_free(struct lec__search_hl *hl);
+
+/*
+ * Highlight text: HTML-escaped (& < > " ' /) with each token matching a
+ * term wrapped in <span>...</span>. whole: all of text; otherwise one
+ * fragment of about LEC__SEARCH_FRAGMENT bytes around the first match
+ * (text no longer than that is whole). *out is NULL when nothing matches;
+ * owned by the caller (lec__free).
+ */
+int lec__search_hl_text(const struct lec__search_hl *hl, const char *text,
+			int whole, char **out);
+
+#endif

@@ -1,0 +1,125 @@
+#compdef lectern
+# Zsh completion for lectern: commands, their options, and context names.
+# Install: copy to a directory in $fpath as _lectern (e.g.
+# /usr/share/zsh/vendor-completions/_lectern), then run compinit.
+
+_lectern_contexts() {
+	local cfg=${XDG_CONFIG_HOME:-$HOME/.config}/lectern/config
+	local -a names
+	names=(local)
+	[[ -r $cfg ]] && names+=(${(f)"$(sed -n 's/^[[:space:]]*\[context[[:space:]]\{1,\}\([^]]*\)\].*/\1/p' $cfg)"})
+	_describe -t contexts 'context' names
+}
+
+_lectern() {
+	local -a commands
+	commands=(
+		'projects:list the projects'
+		'import:import a git repository as a project'
+		'versions:list the versions of a project'
+		'version:show or flag a version'
+		'builds:list the builds of a project'
+		'build:trigger a build and follow it'
+		'log:print a build'"'"'s commands and output'
+		'search:search a project'"'"'s documentation'
+		'redirects:list, add or remove redirects'
+		'env:list, add or remove environment variables'
+		'subprojects:list, add or remove subprojects'
+		'translations:list the translations of a project'
+		'orgs:list the organizations'
+		'api:send a request to the API'
+		'tui:browse projects and watch builds full-screen'
+		'context:list, use, add or remove contexts'
+		'stop:stop the background local engine'
+		'serve:run the local engine in the foreground'
+		'status:show the data directory'
+		'token:create an API token'
+		'user:list the users'
+		'org:manage organizations (business edition)'
+		'reindex:rebuild search indexes from published HTML'
+	)
+	local curcontext=$curcontext state line
+	local -A opt_args
+
+	_arguments -C \
+		'--data[data directory]:directory:_files -/' \
+		'--context[the instance to talk to]:context:_lectern_contexts' \
+		'(- *)--help[print the help]' \
+		'(- *)--version[print the version]' \
+		'1:command:->command' \
+		'*::argument:->argument' && return
+
+	case $state in
+	command)
+		_describe -t commands 'lectern command' commands ;;
+	argument)
+		local -a common=('--json[print the API'"'"'s JSON]' '--help[usage]')
+		case $words[1] in
+		projects|orgs)
+			_arguments $common ;;
+		translations|versions)
+			_arguments $common '1:project:' ;;
+		import)
+			_arguments $common '--name[project name]:name:' \
+				'--language[language code]:code:' \
+				'--programming-language[programming language code]:code:' \
+				'--organization[organization slug]:slug:' \
+				'--no-wait[do not wait for the first build]' \
+				'1:repository URL:_urls' ;;
+		version)
+			_arguments $common '(--inactive)--active' '(--active)--inactive' \
+				'(--visible)--hidden' '(--hidden)--visible' \
+				'1:project:' '2:version:' ;;
+		builds)
+			_arguments $common '--running[only running builds]' \
+				'--commit[only builds of this commit]:commit:' '1:project:' ;;
+		build)
+			_arguments $common '--watch[follow the build]' \
+				'--exit-status[fail when the build fails]' \
+				'1:project:' '2:version:' ;;
+		log)
+			_arguments $common '--follow[follow until finished]' '1:build id:' ;;
+		search)
+			_arguments $common '--project[project slug]:project:' \
+				'--version[version slug]:version:' '1:query:' ;;
+		redirects)
+			_arguments $common '1:project:' '2:action:(add remove)' '*:argument:' ;;
+		env)
+			_arguments $common '--public[visible in pull-request builds]' \
+				'1:project:' '2:action:(add remove)' '3:name:' ;;
+		subprojects)
+			_arguments $common '--alias[alias of the child]:alias:' \
+				'1:project:' '2:action:(add remove)' '3:child:' ;;
+		api)
+			_arguments '-X[method]:method:(GET POST PUT PATCH DELETE)' \
+				'-d[JSON body]:json:' '1:path:' ;;
+		tui)
+			_arguments '--theme[a theme name or file]:theme:_files' ;;
+		reindex)
+			_arguments '1:project:' '2:version:' ;;
+		context)
+			if (( CURRENT == 2 )); then
+				_values 'action' list use add remove
+			else
+				case $words[2] in
+				use|remove) _lectern_contexts ;;
+				list) _arguments '--json' ;;
+				add) _arguments '--url[API base URL]:url:_urls' \
+					'--docs-domain[docs host]:host:' \
+					'(--token-file)--token-env[token variable]:variable:_parameters' \
+					'(--token-env)--token-file[0600 token file]:file:_files' \
+					'--readonly[refuse changes]' ;;
+				esac
+			fi ;;
+		serve)
+			_arguments '--listen:host\:port:' '--edition:edition:(community business)' \
+				'--docs-domain:domain:' '--threads:n:' '--workers:n:' \
+				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' ;;
+		token) _values 'action' create ;;
+		user) _values 'action' list ;;
+		org) _values 'action' create list owner team project ;;
+		esac ;;
+	esac
+}
+
+_lectern "$@"

@@ -1,0 +1,491 @@
+/*
+ * The local context's engine: when no `lectern serve` runs for the data
+ * directory, start one in the background on a free loopback port and
+ * remember it, so later commands find it. The data directory holds
+ *
+ *   serve.lock  flock()ed while a CLI checks, starts or stops the engine,
+ *               so two CLIs never start two engines
+ *   serve.pid   the background engine's pid
+ *   serve.port  its port on 127.0.0.1
+ *   serve.log   its stdout and stderr (appended)
+ *   cli-token   the local user's API token (0600), made on first use
+ *
+ * Files left by an engine that died are stale when the pid is gone or the
+ * port does not answer, and are replaced.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "context.h"
+#include "lectern/store.h"
+#include "lectern/user.h"
+
+/* A sanitizer build of the engine takes seconds to open and migrate. */
+#define START_TIMEOUT_MS 60000
+/* Stopping waits for in-flight requests and build workers. */
+#define STOP_TIMEOUT_MS 30000
+#define POLL_MS 50
+/* Read back from the log when the engine fails to start. */
+#define LOG_TAIL_MAX 4096
+/* The first line `lectern serve` prints (serve.c). */
+#define LISTEN_PREFIX "listening on http://127.0.0.1:"
+/* Used when $USER is not a valid username. */
+#define LOCAL_USER "local"
+/* A token file bigger than this is not ours. */
+#define TOKEN_FILE_MAX 128
+
+static char *data_path(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *path = malloc(n);
+
+	if (path)
+		snprintf(path, n, "%s/%s", dir, name);
+	return path;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The trimmed first line of a small file into buf; -1 if unreadable. */
+static int read_small(const char *dir, const char *name, char *buf,
+		      size_t size)
+{
+	char *path = data_path(dir, name);
+	ssize_t n = -1;
+	int fd;
+
+	if (path && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	free(path);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return 0;
+}
+
+static long read_number(const char *dir, const char *name)
+{
+	char buf[32], *end;
+	long v;
+
+	if (read_small(dir, name, buf, sizeof(buf)) < 0)
+		return -1;
+	v = strtol(buf, &end, 10);
+	return (*buf && *end == '\0' && v > 0) ? v : -1;
+}
+
+/* Write "text\n" to dir/name with mode 0600, replacing it atomically. */
+static int write_small(const char *dir, const char *name, const char *text)
+{
+	char tmpname[64];
+	char *tmp, *path;
+	int fd, ok = 0;
+
+	snprintf(tmpname, sizeof(tmpname), "%s.tmp", name);
+	tmp = data_path(dir, tmpname);
+	path = data_path(dir, name);
+	if (tmp && path &&
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >=
+		    0) {
+		size_t n = strlen(text);
+
+		ok = write(fd, text, n) == (ssize_t)n && write(fd, "\n", 1) == 1;
+		ok = close(fd) == 0 && ok;
+		ok = ok && rename(tmp, path) == 0;
+		if (!ok)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(path);
+	return ok ? 0 : -1;
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+	char *path = data_path(dir, name);
+
+	if (path)
+		unlink(path);
+	free(path);
+}
+
+/* ---- Is the recorded engine alive? -------------------------------------- */
+
+/* A live `lectern serve` process: not gone, not a zombie waiting for a
+ * parent that never reaps, and its command line has the serve word (a pid
+ * reused by another program is not ours). */
+static int is_engine_process(long pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd, found = 0;
+	char *p;
+
+	if (pid <= 0 || kill((pid_t)pid, 0) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == 'Z')
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (p = buf; p < buf + n; p += strlen(p) + 1)
+		if (strcmp(p, "serve") == 0)
+			found = 1;
+	return found;
+}
+
+static int port_answers(long port)
+{
+	struct sockaddr_in addr = { 0 };
+	int fd, ok;
+
+	if (port <= 0 || port > 65535)
+		return 0;
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return 0;
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons((unsigned short)port);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* ---- Starting ------------------------------------------------------------- */
+
+/* The port from the engine's "listening on" line, once it appears in the
+ * log after `from`; 0 while not there yet. */
+static long port_from_log(const char *log, off_t from)
+{
+	char buf[LOG_TAIL_MAX + 1], *line;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(log, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = pread(fd, buf, LOG_TAIL_MAX, from);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((line = strstr(buf, LISTEN_PREFIX)) == NULL ||
+	    strchr(line, '\n') == NULL)
+		return 0;
+	return strtol(line + strlen(LISTEN_PREFIX), NULL, 10);
+}
+
+/* The last line the engine wrote, to say why it did not start. */
+static void last_log_line(const char *log, off_t from, char *out, size_t size)
+{
+	char buf[LOG_TAIL_MAX + 1], *end, *start;
+	struct stat st;
+	ssize_t n = 0;
+	int fd;
+
+	out[0] = '\0';
+	if ((fd = open(log, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(fd, &st) == 0) {
+		off_t at = st.st_size - LOG_TAIL_MAX;
+
+		n = pread(fd, buf, LOG_TAIL_MAX, at > from ? at : from);
+	}
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	end = buf + n;
+	while (end > buf && (end[-1] == '\n' || end[-1] == '\r'))
+		*--end = '\0';
+	start = strrchr(buf, '\n');
+	snprintf(out, size, "%s", start ? start + 1 : buf);
+}
+
+static pid_t spawn_engine(const char *dir, int log_fd)
+{
+	pid_t pid = fork();
+	int null_fd;
+
+	if (pid != 0)
+		return pid;
+	/* The child: its own session, so it outlives this CLI and a
+	 * terminal's hangup or Ctrl-C does not reach it. */
+	setsid();
+	null_fd = open("/dev/null", O_RDONLY);
+	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
+	    dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0)
+		_exit(127);
+	execl("/proc/self/exe", "lectern", "--data", dir, "serve", "--listen",
+	      "127.0.0.1:0", (char *)NULL);
+	_exit(127);
+}
+
+/* Start an engine and wait for its port; reports failures itself. */
+static int start_engine(const char *dir, long *pid_out, long *port_out)
+{
+	char *log = data_path(dir, "serve.log");
+	char why[LOG_TAIL_MAX + 1];
+	struct stat st;
+	pid_t pid;
+	int log_fd, waited = 0, wstatus;
+	long port = 0;
+
+	if (log == NULL)
+		return cli_fail("out of memory");
+	log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (log_fd < 0 || fstat(log_fd, &st) < 0) {
+		cli_fail("cannot write %s: %s", log, strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	pid = spawn_engine(dir, log_fd);
+	close(log_fd);
+	if (pid < 0) {
+		cli_fail("cannot start the local engine: %s", strerror(errno));
+		goto fail;
+	}
+	while ((port = port_from_log(log, st.st_size)) == 0) {
+		if (waitpid(pid, &wstatus, WNOHANG) == pid) {
+			last_log_line(log, st.st_size, why, sizeof(why));
+			cli_fail("the local engine did not start (%s); see %s",
+				 why[0] ? why : "no output", log);
+			goto fail;
+		}
+		if (waited >= START_TIMEOUT_MS) {
+			kill(pid, SIGTERM);
+			cli_fail("the local engine did not start within %d s; "
+				 "see %s", START_TIMEOUT_MS / 1000, log);
+			goto fail;
+		}
+		sleep_ms(POLL_MS);
+		waited += POLL_MS;
+	}
+	free(log);
+	*pid_out = pid;
+	*port_out = port;
+	return CLI_EXIT_OK;
+fail:
+	free(log);
+	return CLI_EXIT_FAIL;
+}
+
+/* ---- The local user's token --------------------------------------------- */
+
+/* Create the local user and a token engine-direct (like `token create`). */
+static int create_token(struct cli_ctx *ctx, char **token)
+{
+	struct lec_store *store;
+	struct lec_user *user = NULL;
+	const char *name = getenv("USER");
+	int status = CLI_EXIT_OK;
+
+	if ((store = cli_store(ctx)) == NULL)
+		return CLI_EXIT_FAIL;
+	if (name == NULL || *name == '\0' ||
+	    lec_user_ensure(store, name, &user) < 0) {
+		if (lec_user_ensure(store, LOCAL_USER, &user) < 0) {
+			status = cli_fail_engine("cannot create the local user");
+			goto done;
+		}
+	}
+	if (lec_token_create(store, user->id, token) < 0)
+		status = cli_fail_engine("cannot create a token");
+done:
+	lec_user_free(user);
+	/* The engine child must not inherit an open store. */
+	lec_store_free(ctx->store);
+	ctx->store = NULL;
+	return status;
+}
+
+static int local_token(struct cli_ctx *ctx, const char *dir, char **token)
+{
+	char buf[TOKEN_FILE_MAX];
+	int status;
+
+	if (read_small(dir, "cli-token", buf, sizeof(buf)) == 0 && buf[0]) {
+		*token = strdup(buf);
+		memset(buf, 0, sizeof(buf));
+		return *token ? CLI_EXIT_OK : cli_fail("out of memory");
+	}
+	if ((status = create_token(ctx, token)) != CLI_EXIT_OK)
+		return status;
+	if (write_small(dir, "cli-token", *token) < 0)
+		return cli_fail("cannot write %s/cli-token: %s", dir,
+				strerror(errno));
+	return CLI_EXIT_OK;
+}
+
+/* ---- Locking ------------------------------------------------------------ */
+
+/* mkdir -p for the directories above a file (0700: the data directory holds
+ * the token). */
+static int make_dirs(char *file)
+{
+	char *slash;
+
+	for (slash = strchr(file + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(file, 0700) < 0 && errno != EEXIST) {
+			*slash = '/';
+			return -1;
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
+/* Create the data directory if needed and take its serve lock; the fd, or
+ * -1 after reporting the error. */
+static int lock_data_dir(const char *dir)
+{
+	char *path;
+	int fd;
+
+	if ((path = data_path(dir, "serve.lock")) == NULL) {
+		cli_fail("out of memory");
+		return -1;
+	}
+	if (make_dirs(path) < 0) {
+		cli_fail("cannot create %s: %s", dir, strerror(errno));
+		free(path);
+		return -1;
+	}
+	/* O_CLOEXEC: the engine must not hold the lock it was started
+	 * under. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		cli_fail("cannot lock %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
+static int record_engine(const char *dir, long pid, long port)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%ld", pid);
+	if (write_small(dir, "serve.pid", text) < 0)
+		return cli_fail("cannot write %s/serve.pid: %s", dir,
+				strerror(errno));
+	snprintf(text, sizeof(text), "%ld", port);
+	if (write_small(dir, "serve.port", text) < 0)
+		return cli_fail("cannot write %s/serve.port: %s", dir,
+				strerror(errno));
+	return CLI_EXIT_OK;
+}
+
+int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
+{
+	const char *dir = cli_data_dir(ctx);
+	char url[64];
+	long pid, port;
+	int lock_fd, status;
+
+	*base_url = NULL;
+	*token = NULL;
+	if (dir == NULL || (lock_fd = lock_data_dir(dir)) < 0)
+		return CLI_EXIT_FAIL;
+	if ((status = local_token(ctx, dir, token)) != CLI_EXIT_OK)
+		goto done;
+	pid = read_number(dir, "serve.pid");
+	port = read_number(dir, "serve.port");
+	if (!is_engine_process(pid) || !port_answers(port)) {
+		remove_file(dir, "serve.pid");
+		remove_file(dir, "serve.port");
+		if ((status = start_engine(dir, &pid, &port)) != CLI_EXIT_OK ||
+		    (status = record_engine(dir, pid, port)) != CLI_EXIT_OK)
+			goto done;
+	}
+	snprintf(url, sizeof(url), "http://127.0.0.1:%ld", port);
+	if ((*base_url = strdup(url)) == NULL)
+		status = cli_fail("out of memory");
+done:
+	close(lock_fd);
+	if (status != CLI_EXIT_OK && *token) {
+		memset(*token, 0, strlen(*token));
+		free(*token);
+		*token = NULL;
+	}
+	return status;
+}
+
+/* ---- `lectern stop` ------------------------------------------------------ */
+
+static int wait_gone(long pid)
+{
+	int waited;
+
+	for (waited = 0; waited < STOP_TIMEOUT_MS; waited += POLL_MS) {
+		if (!is_engine_process(pid))
+			return 1;
+		sleep_ms(POLL_MS);
+	}
+	return 0;
+}
+
+int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char *dir;
+	long pid;
+	int lock_fd, status = CLI_EXIT_OK;
+
+	(void)argv;
+	if (argc > 0)
+		return cli_bad_usage("lectern stop");
+	if ((dir = cli_data_dir(ctx)) == NULL ||
+	    (lock_fd = lock_data_dir(dir)) < 0)
+		return CLI_EXIT_FAIL;
+	pid = read_number(dir, "serve.pid");
+	if (!is_engine_process(pid)) {
+		printf("no local engine is running for %s\n", dir);
+	} else if (kill((pid_t)pid, SIGTERM) < 0 || !wait_gone(pid)) {
+		status = cli_fail("the local engine (pid %ld) did not stop", pid);
+		goto done;
+	} else {
+		printf("stopped the local engine (pid %ld)\n", pid);
+	}
+	remove_file(dir, "serve.pid");
+	remove_file(dir, "serve.port");
+done:
+	close(lock_fd);
+	return status;
+}

@@ -1,0 +1,96 @@
+/*
+ * What the CLI's HTTP commands (cmd_*.c) share: a session (the resolved
+ * context and an API client for it), option parsing, the one-line error
+ * for a failed request, JSON and list output, and following a build until
+ * it finishes. These commands never open the store; they talk to an
+ * instance over HTTP, local or remote alike.
+ */
+#ifndef LECTERN_CLI_CMD_H
+#define LECTERN_CLI_CMD_H
+
+#include "client.h"
+#include "context.h"
+#include "table.h"
+
+struct cli_ctx;
+
+/* API paths built from slugs checked by cli_check_slug fit easily. */
+#define CLI_PATH_MAX 512
+
+struct cli_session {
+	struct cli_conn conn;
+	struct lc_client *client;
+};
+
+/* Resolve the context and make a client; reports errors itself. */
+int cli_session_open(struct cli_ctx *ctx, struct cli_session *s);
+void cli_session_close(struct cli_session *s);
+/* CLI_EXIT_OK, or the failure of writing through a read-only context. */
+int cli_session_writable(const struct cli_session *s);
+
+/* One line on stderr for a failed request; returns CLI_EXIT_FAIL. */
+int cli_fail_client(const struct lc_error *err);
+
+/* One option: a flag (value NULL) sets *flag; an option with a value
+ * stores it in *value. */
+struct cli_opt {
+	const char *name;    /* "--name" */
+	const char **value;  /* an option with a value, else NULL */
+	int *flag;           /* a flag, else NULL */
+};
+
+/* Split argv into the options (table ends with a NULL name) and between
+ * min_pos and max_pos positional arguments (into pos, count in *npos).
+ * Returns CLI_EXIT_OK, or CLI_EXIT_USAGE after saying what is wrong. */
+int cli_parse_args(const char *cmd, int argc, char **argv,
+		   const struct cli_opt *opts, char **pos, int min_pos,
+		   int max_pos, int *npos);
+/* CLI_EXIT_OK if `slug` can go into a URL path as is, else a usage error
+ * naming `what`. */
+int cli_check_slug(const char *what, const char *slug);
+
+/* Print JSON on one line; returns a CLI_EXIT_* status. */
+int cli_print_json(const cJSON *json);
+
+/* Adds one table row for a list item; CLI_EXIT_OK or a failure status. */
+typedef int (*cli_row_fn)(struct cli_table *t, const cJSON *item);
+
+/* Every item of a paginated list at `path` (all pages): with json, one
+ * envelope {count, next: null, previous: null, results: [...]}, else the
+ * table `t` (initialised by the caller, disposed here) filled by `row`. */
+int cli_print_list(struct cli_session *s, const char *path,
+		   const struct lc_query *q, int json, struct cli_table *t,
+		   cli_row_fn row);
+
+/* A cJSON string member, or "" when absent or not a string. */
+const char *cli_json_str(const cJSON *obj, const char *key);
+
+/* Sleep between polls. */
+void cli_sleep_ms(long ms);
+
+/* How cli_watch_build reports progress: quiet (a progress line on a TTY
+ * only) or one line per state on stdout. */
+enum cli_watch_mode { CLI_WATCH_QUIET, CLI_WATCH_LINES };
+
+/* Poll a build until it finishes. @param out the finished build (caller
+ * frees with lc_build_free) */
+int cli_watch_build(struct cli_session *s, const char *project, long long id,
+		    enum cli_watch_mode mode, struct lc_build **out);
+
+/* The commands (cmd_projects.c, cmd_builds.c, cmd_misc.c). */
+int cli_cmd_projects(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_versions(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_version(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_translations(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_orgs(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_api(struct cli_ctx *ctx, int argc, char **argv);
+
+#endif

@@ -1,0 +1,295 @@
+/*
+ * The build commands: list a project's builds, trigger one and follow it
+ * (`build --watch --exit-status` makes a script wait for a build and fail
+ * with it), and print a build's commands and output, following it live
+ * (`log --follow`) from the v2 build detail, the one that carries output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+
+/* Enough of a commit hash to tell builds apart in a table. */
+#define SHORT_COMMIT 12
+/* How often `log --follow` polls for new output. */
+#define FOLLOW_POLL_MS 500
+
+static int is_done(const struct lc_build *b)
+{
+	return b->state && (strcmp(b->state, "finished") == 0 ||
+			    strcmp(b->state, "cancelled") == 0);
+}
+
+static const char *outcome(const struct lc_build *b)
+{
+	if (!is_done(b))
+		return "";
+	return b->success == 1 ? "passed" : "failed";
+}
+
+/* ---- builds --------------------------------------------------------------- */
+
+static int build_row(struct cli_table *t, const cJSON *item)
+{
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char id[24], commit[SHORT_COMMIT + 1], duration[24] = "";
+
+	if (lc_build_parse(item, &b, &err) != LC_OK)
+		return cli_fail_client(&err);
+	snprintf(id, sizeof(id), "%lld", b->id);
+	snprintf(commit, sizeof(commit), "%s", b->commit ? b->commit : "");
+	if (b->duration >= 0)
+		snprintf(duration, sizeof(duration), "%llds", b->duration);
+	cli_table_row(t, id, b->version ? b->version : "",
+		      b->state ? b->state : "", outcome(b), commit,
+		      b->created ? b->created : "", duration, NULL);
+	lc_build_free(b);
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s;
+	struct cli_table t;
+	struct lc_query q = { 0 };
+	const char *commit = NULL;
+	char path[CLI_PATH_MAX], *pos[1];
+	int json = 0, running = 0, n, status;
+	const struct cli_opt opts[] = { { "--running", NULL, &running },
+					{ "--commit", &commit, NULL },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("builds", argc, argv, opts, pos, 1, 1,
+				     &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+		return status;
+	if ((running && lc_query_add(&q, "running", "true") != LC_OK) ||
+	    (commit && lc_query_add(&q, "commit", commit) != LC_OK)) {
+		lc_query_dispose(&q);
+		return cli_fail("out of memory");
+	}
+	if ((status = cli_session_open(ctx, &s)) == CLI_EXIT_OK) {
+		snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/",
+			 pos[0]);
+		cli_table_init(&t, "ID", "VERSION", "STATE", "RESULT", "COMMIT",
+			       "CREATED", "DURATION", NULL);
+		status = cli_print_list(&s, path, &q, json, &t, build_row);
+		cli_session_close(&s);
+	}
+	lc_query_dispose(&q);
+	return status;
+}
+
+/* ---- build ---------------------------------------------------------------- */
+
+/* The project's default version (caller frees). */
+static int default_version(struct cli_session *s, const char *project,
+			   char **out)
+{
+	struct lc_project *p = NULL;
+	struct lc_error err;
+
+	if (lc_project_get(s->client, project, NULL, &p, &err) != LC_OK)
+		return cli_fail_client(&err);
+	*out = strdup(p->default_version ? p->default_version : "latest");
+	lc_project_free(p);
+	return *out ? CLI_EXIT_OK : cli_fail("out of memory");
+}
+
+/* After watching: the result, and with --exit-status its failure. */
+static int report_build(const struct lc_build *b, int json, int exit_status)
+{
+	int status = CLI_EXIT_OK;
+
+	if (json)
+		status = cli_print_json(b->raw);
+	else if (b->success == 1)
+		printf("build %lld passed\n", b->id);
+	else
+		printf("build %lld %s: %s\n", b->id, b->state,
+		       b->error ? b->error : "no error message");
+	if (status == CLI_EXIT_OK && exit_status && b->success != 1)
+		status = cli_fail("build %lld failed", b->id);
+	return status;
+}
+
+int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct lc_build *b = NULL, *done_build = NULL;
+	struct lc_error err;
+	char *pos[2], *version = NULL;
+	int watch = 0, exit_status = 0, json = 0, n, status;
+	const struct cli_opt opts[] = { { "--watch", NULL, &watch },
+					{ "--exit-status", NULL, &exit_status },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("build", argc, argv, opts, pos, 1, 2,
+				     &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
+	    (n == 2 &&
+	     (status = cli_check_slug("version", pos[1])) != CLI_EXIT_OK))
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
+		goto done;
+	if (n == 2)
+		version = strdup(pos[1]);
+	else if ((status = default_version(&s, pos[0], &version)) !=
+		 CLI_EXIT_OK)
+		goto done;
+	if (version == NULL) {
+		status = cli_fail("out of memory");
+		goto done;
+	}
+	if (lc_build_trigger(s.client, pos[0], version, &b, &err) != LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	if (!watch && !exit_status) {
+		if (json)
+			status = cli_print_json(b->raw);
+		else
+			printf("triggered build %lld of %s/%s\n", b->id, pos[0],
+			       version);
+		goto done;
+	}
+	if (!json)
+		printf("triggered build %lld of %s/%s\n", b->id, pos[0],
+		       version);
+	status = cli_watch_build(&s, pos[0], b->id,
+				 watch && !json ? CLI_WATCH_LINES
+						: CLI_WATCH_QUIET,
+				 &done_build);
+	if (status == CLI_EXIT_OK)
+		status = report_build(done_build, json, exit_status);
+done:
+	lc_build_free(done_build);
+	lc_build_free(b);
+	free(version);
+	cli_session_close(&s);
+	return status;
+}
+
+/* ---- log ------------------------------------------------------------------ */
+
+/* How much of each command `log` has printed, so following prints only
+ * what is new. */
+struct log_state {
+	size_t *printed;   /* bytes of output printed, per command */
+	int *ended;        /* its exit status line printed */
+	size_t len;
+};
+
+static int log_grow(struct log_state *st, size_t len)
+{
+	size_t *printed;
+	int *ended;
+
+	if (len <= st->len)
+		return 0;
+	printed = realloc(st->printed, len * sizeof(*printed));
+	if (printed)
+		st->printed = printed;
+	ended = realloc(st->ended, len * sizeof(*ended));
+	if (ended)
+		st->ended = ended;
+	if (printed == NULL || ended == NULL)
+		return -1;
+	memset(printed + st->len, 0, (len - st->len) * sizeof(*printed));
+	memset(ended + st->len, 0, (len - st->len) * sizeof(*ended));
+	st->len = len;
+	return 0;
+}
+
+/* Print what is new in the build's commands since the last call. */
+static int log_print(struct log_state *st, const struct lc_build *b)
+{
+	size_t i, old = st->len;
+
+	if (log_grow(st, b->commands_len) < 0)
+		return cli_fail("out of memory");
+	for (i = 0; i < b->commands_len; i++) {
+		const struct lc_build_command *c = &b->commands[i];
+		const char *out = c->output ? c->output : "";
+		size_t len = strlen(out);
+
+		if (i >= old)
+			printf("$ %s\n", c->command ? c->command : "");
+		if (len > st->printed[i]) {
+			fputs(out + st->printed[i], stdout);
+			st->printed[i] = len;
+		}
+		if (!st->ended[i] && c->exit_code >= 0) {
+			if (len > 0 && out[len - 1] != '\n')
+				putchar('\n');
+			if (c->exit_code != 0)
+				printf("(exit status %lld)\n", c->exit_code);
+			st->ended[i] = 1;
+		}
+	}
+	fflush(stdout);
+	return ferror(stdout) ? cli_fail("cannot write the output")
+			      : CLI_EXIT_OK;
+}
+
+static int parse_build_id(const char *arg, long long *id)
+{
+	char *end;
+
+	*id = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || *id <= 0) {
+		cli_fail("log: '%s' is not a build id", arg);
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct log_state st = { 0 };
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char *pos[1];
+	long long id;
+	int follow = 0, json = 0, n, status;
+	const struct cli_opt opts[] = { { "--follow", NULL, &follow },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("log", argc, argv, opts, pos, 1, 1, &n)) !=
+		    CLI_EXIT_OK ||
+	    (status = parse_build_id(pos[0], &id)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		return status;
+	for (;;) {
+		lc_build_free(b);
+		b = NULL;
+		if (lc_v2_build_get(s.client, id, &b, &err) != LC_OK) {
+			status = cli_fail_client(&err);
+			goto done;
+		}
+		if (!json && (status = log_print(&st, b)) != CLI_EXIT_OK)
+			goto done;
+		if (!follow || is_done(b))
+			break;
+		cli_sleep_ms(FOLLOW_POLL_MS);
+	}
+	if (json)
+		status = cli_print_json(b->raw);
+	else if (follow)
+		printf("build %lld %s\n", id,
+		       b->success == 1 ? "passed" : "failed");
+done:
+	lc_build_free(b);
+	free(st.printed);
+	free(st.ended);
+	cli_session_close(&s);
+	return status;
+}

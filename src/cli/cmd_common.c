@@ -1,0 +1,298 @@
+/*
+ * The plumbing under the HTTP commands (see cmd.h): open a session on the
+ * chosen context, parse a command's options, print lists as tables or as
+ * the API's JSON, report a failed request as one line, and follow a build
+ * until it finishes.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cmd.h"
+
+/* How often a watched build is polled; the server answers from its cache
+ * while nothing changed, so this costs little. */
+#define WATCH_POLL_MS 500
+
+int cli_session_open(struct cli_ctx *ctx, struct cli_session *s)
+{
+	struct lc_client_options opts = { 0 };
+	struct lc_error err;
+	int status;
+
+	memset(s, 0, sizeof(*s));
+	if ((status = cli_connect(ctx, &s->conn)) != CLI_EXIT_OK)
+		return status;
+	opts.api_url = s->conn.base_url;
+	opts.token = s->conn.token;
+	opts.docs_domain = s->conn.docs_url;
+	if (lc_client_new(&s->client, &opts, &err) != LC_OK) {
+		status = cli_fail("context '%s': %s", s->conn.name, err.message);
+		cli_session_close(s);
+		return status;
+	}
+	return CLI_EXIT_OK;
+}
+
+void cli_session_close(struct cli_session *s)
+{
+	lc_client_free(s->client);
+	cli_conn_dispose(&s->conn);
+	memset(s, 0, sizeof(*s));
+}
+
+int cli_session_writable(const struct cli_session *s)
+{
+	if (s->conn.readonly)
+		return cli_fail("context '%s' is read-only", s->conn.name);
+	return CLI_EXIT_OK;
+}
+
+int cli_fail_client(const struct lc_error *err)
+{
+	const char *msg = err->message[0] ? err->message
+					  : lc_code_str(err->code);
+
+	if (err->status > 0 && err->code == LC_EHTTP)
+		return cli_fail("%s (HTTP %ld)", msg, err->status);
+	return cli_fail("%s", msg);
+}
+
+/* ---- Arguments ------------------------------------------------------------ */
+
+static const struct cli_opt *find_opt(const struct cli_opt *opts,
+				      const char *arg, const char **inline_val)
+{
+	size_t n;
+
+	*inline_val = NULL;
+	for (; opts->name; opts++) {
+		n = strlen(opts->name);
+		if (strcmp(arg, opts->name) == 0)
+			return opts;
+		if (opts->value && strncmp(arg, opts->name, n) == 0 &&
+		    arg[n] == '=') {
+			*inline_val = arg + n + 1;
+			return opts;
+		}
+	}
+	return NULL;
+}
+
+int cli_parse_args(const char *cmd, int argc, char **argv,
+		   const struct cli_opt *opts, char **pos, int min_pos,
+		   int max_pos, int *npos)
+{
+	const struct cli_opt *opt;
+	const char *inline_val;
+	int i, n = 0, dashdash = 0;
+
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!dashdash && strcmp(arg, "--") == 0) {
+			dashdash = 1;
+			continue;
+		}
+		if (dashdash || arg[0] != '-' || arg[1] == '\0') {
+			if (n >= max_pos) {
+				cli_fail("%s: unexpected argument '%s'", cmd, arg);
+				return CLI_EXIT_USAGE;
+			}
+			pos[n++] = argv[i];
+			continue;
+		}
+		if ((opt = find_opt(opts, arg, &inline_val)) == NULL) {
+			cli_fail("%s: unknown option '%s'", cmd, arg);
+			return CLI_EXIT_USAGE;
+		}
+		if (opt->flag) {
+			*opt->flag = 1;
+		} else if (inline_val) {
+			*opt->value = inline_val;
+		} else if (i + 1 < argc) {
+			*opt->value = argv[++i];
+		} else {
+			cli_fail("%s: %s needs a value", cmd, opt->name);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (n < min_pos) {
+		cli_fail("%s: missing arguments (see 'lectern %s --help')", cmd,
+			 cmd);
+		return CLI_EXIT_USAGE;
+	}
+	*npos = n;
+	return CLI_EXIT_OK;
+}
+
+int cli_check_slug(const char *what, const char *slug)
+{
+	const char *p;
+
+	for (p = slug; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.", *p))
+			break;
+	if (*slug && *p == '\0')
+		return CLI_EXIT_OK;
+	cli_fail("'%s' is not a %s slug", slug, what);
+	return CLI_EXIT_USAGE;
+}
+
+/* ---- Output --------------------------------------------------------------- */
+
+int cli_print_json(const cJSON *json)
+{
+	char *text = cJSON_PrintUnformatted(json);
+
+	if (text == NULL)
+		return cli_fail("out of memory");
+	printf("%s\n", text);
+	cJSON_free(text);
+	return ferror(stdout) ? cli_fail("cannot write the output")
+			      : CLI_EXIT_OK;
+}
+
+const char *cli_json_str(const cJSON *obj, const char *key)
+{
+	const char *s = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(obj, key));
+
+	return s ? s : "";
+}
+
+/* The envelope the --json output of a whole list has. */
+static cJSON *new_envelope(cJSON **results)
+{
+	cJSON *env = cJSON_CreateObject();
+
+	if (env == NULL || !cJSON_AddNumberToObject(env, "count", 0) ||
+	    !cJSON_AddNullToObject(env, "next") ||
+	    !cJSON_AddNullToObject(env, "previous") ||
+	    (*results = cJSON_AddArrayToObject(env, "results")) == NULL) {
+		cJSON_Delete(env);
+		return NULL;
+	}
+	return env;
+}
+
+int cli_print_list(struct cli_session *s, const char *path,
+		   const struct lc_query *q, int json, struct cli_table *t,
+		   cli_row_fn row)
+{
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	cJSON *env = NULL, *results = NULL, *copy;
+	int rc, status = CLI_EXIT_OK;
+
+	if (json && (env = new_envelope(&results)) == NULL) {
+		status = cli_fail("out of memory");
+		goto done;
+	}
+	if (lc_iter_new(&it, s->client, path, q, &err) != LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	while ((rc = lc_iter_next(it, &item, &err)) == 1) {
+		if (!json) {
+			if ((status = row(t, item)) != CLI_EXIT_OK)
+				goto done;
+			continue;
+		}
+		if ((copy = cJSON_Duplicate(item, 1)) == NULL) {
+			status = cli_fail("out of memory");
+			goto done;
+		}
+		cJSON_AddItemToArray(results, copy);
+	}
+	if (rc < 0) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	if (json) {
+		cJSON_SetNumberValue(cJSON_GetObjectItem(env, "count"),
+				     (double)cJSON_GetArraySize(results));
+		status = cli_print_json(env);
+	} else {
+		status = cli_table_print(t, stdout);
+	}
+done:
+	lc_iter_free(it);
+	cJSON_Delete(env);
+	cli_table_dispose(t);
+	return status;
+}
+
+/* ---- Watching a build ----------------------------------------------------- */
+
+void cli_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A spinner line on stderr, redrawn in place. */
+static void draw_progress(long long id, const char *state, double elapsed,
+			  unsigned tick)
+{
+	static const char spin[] = "|/-\\";
+
+	fprintf(stderr, "\r\033[K%c build %lld: %s (%.0f s)", spin[tick % 4],
+		id, state, elapsed);
+	fflush(stderr);
+}
+
+int cli_watch_build(struct cli_session *s, const char *project, long long id,
+		    enum cli_watch_mode mode, struct lc_build **out)
+{
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char last[64] = "";
+	double start = now_s();
+	int progress = cli_use_progress();
+	unsigned tick = 0;
+
+	*out = NULL;
+	for (;;) {
+		lc_build_free(b);
+		b = NULL;
+		if (lc_build_get(s->client, project, id, NULL, &b, &err) !=
+		    LC_OK) {
+			if (progress)
+				fputc('\n', stderr);
+			return cli_fail_client(&err);
+		}
+		if (b->state && strcmp(b->state, last) != 0) {
+			snprintf(last, sizeof(last), "%s", b->state);
+			if (mode == CLI_WATCH_LINES) {
+				/* The line goes where the spinner was. */
+				if (progress)
+					fputs("\r\033[K", stderr);
+				printf("build %lld: %s\n", id, b->state);
+				fflush(stdout);
+			}
+		}
+		if (progress)
+			draw_progress(id, last, now_s() - start, tick++);
+		if (b->state && (strcmp(b->state, "finished") == 0 ||
+				 strcmp(b->state, "cancelled") == 0))
+			break;
+		cli_sleep_ms(WATCH_POLL_MS);
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	*out = b;
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,483 @@
+/*
+ * The project commands: list and import projects, list and flag versions,
+ * subprojects, translations and organizations. Each prints a table, or with
+ * --json the API's JSON (a whole list as one envelope).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+
+/* How long an import waits for its first build to be queued; the engine
+ * queues it as part of the import, the hosted service within seconds. */
+#define FIRST_BUILD_WAIT_MS 30000
+#define FIRST_BUILD_POLL_MS 250
+
+static const char *yes_no(int flag)
+{
+	return flag == LC_UNKNOWN ? "" : flag ? "yes" : "no";
+}
+
+/* ---- projects ----------------------------------------------------------- */
+
+static int project_row(struct cli_table *t, const cJSON *item)
+{
+	struct lc_project *p = NULL;
+	struct lc_error err;
+
+	if (lc_project_parse(item, &p, &err) != LC_OK)
+		return cli_fail_client(&err);
+	cli_table_row(t, p->slug ? p->slug : "", p->name ? p->name : "",
+		      p->language ? p->language : "",
+		      p->default_version ? p->default_version : "",
+		      p->repository_url ? p->repository_url : "", NULL);
+	lc_project_free(p);
+	return CLI_EXIT_OK;
+}
+
+static void project_table(struct cli_table *t)
+{
+	cli_table_init(t, "SLUG", "NAME", "LANGUAGE", "DEFAULT", "REPOSITORY",
+		       NULL);
+}
+
+int cli_cmd_projects(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s;
+	struct cli_table t;
+	int json = 0, n, status;
+	const struct cli_opt opts[] = { { "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("projects", argc, argv, opts, NULL, 0, 0,
+				     &n)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		return status;
+	project_table(&t);
+	status = cli_print_list(&s, "/api/v3/projects/", NULL, json, &t,
+				project_row);
+	cli_session_close(&s);
+	return status;
+}
+
+/* ---- import ------------------------------------------------------------- */
+
+/* A project name from a repository URL: its last path part without
+ * ".git" ("https://h/o/My-Docs.git" gives "My-Docs"). */
+static char *name_from_url(const char *url)
+{
+	const char *end = url + strlen(url), *start;
+	char *name;
+
+	while (end > url && end[-1] == '/')
+		end--;
+	start = end;
+	while (start > url && start[-1] != '/' && start[-1] != ':')
+		start--;
+	if (end - start > 4 && strncmp(end - 4, ".git", 4) == 0)
+		end -= 4;
+	if (end <= start)
+		return NULL;
+	if ((name = malloc((size_t)(end - start) + 1)) == NULL)
+		return NULL;
+	memcpy(name, start, (size_t)(end - start));
+	name[end - start] = '\0';
+	return name;
+}
+
+/* The id of the project's first build, waiting for it to be queued. */
+static int first_build(struct cli_session *s, const char *slug,
+		       long long *id)
+{
+	struct lc_list *list = NULL;
+	struct lc_error err;
+	int waited;
+
+	for (waited = 0; waited < FIRST_BUILD_WAIT_MS;
+	     waited += FIRST_BUILD_POLL_MS) {
+		if (lc_builds_list(s->client, slug, LC_UNKNOWN, NULL, NULL,
+				   &list, &err) != LC_OK)
+			return cli_fail_client(&err);
+		if (list->len > 0) {
+			/* Newest first: the last item is the first build. */
+			*id = ((struct lc_build *)list->items[list->len - 1])
+				      ->id;
+			lc_list_free(list);
+			return CLI_EXIT_OK;
+		}
+		lc_list_free(list);
+		list = NULL;
+		cli_sleep_ms(FIRST_BUILD_POLL_MS);
+	}
+	return cli_fail("no build of '%s' was queued within %d s", slug,
+			FIRST_BUILD_WAIT_MS / 1000);
+}
+
+/* Follow the import's first build; its failure fails the import. */
+static int wait_first_build(struct cli_session *s, const char *slug)
+{
+	struct lc_build *b = NULL;
+	long long id = 0;
+	int status;
+
+	if ((status = first_build(s, slug, &id)) != CLI_EXIT_OK ||
+	    (status = cli_watch_build(s, slug, id, CLI_WATCH_QUIET, &b)) !=
+		    CLI_EXIT_OK)
+		return status;
+	if (b->success != 1)
+		status = cli_fail("the first build of '%s' (build %lld) "
+				  "failed: %s", slug, id,
+				  b->error ? b->error : b->state);
+	lc_build_free(b);
+	return status;
+}
+
+int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct lc_project_import in = { 0 };
+	struct lc_project *p = NULL;
+	struct lc_error err;
+	struct cli_session s = { 0 };
+	char *pos[1], *name = NULL;
+	int json = 0, no_wait = 0, n, status;
+	const struct cli_opt opts[] = {
+		{ "--name", &in.name, NULL },
+		{ "--language", &in.language, NULL },
+		{ "--programming-language", &in.programming_language, NULL },
+		{ "--organization", &in.organization, NULL },
+		{ "--no-wait", NULL, &no_wait },
+		{ "--json", NULL, &json },
+		{ NULL, NULL, NULL }
+	};
+
+	if ((status = cli_parse_args("import", argc, argv, opts, pos, 1, 1,
+				     &n)) != CLI_EXIT_OK)
+		return status;
+	in.repository_url = pos[0];
+	if (in.name == NULL) {
+		if ((name = name_from_url(pos[0])) == NULL) {
+			cli_fail("import: cannot name a project after '%s'; "
+				 "use --name", pos[0]);
+			return CLI_EXIT_USAGE;
+		}
+		in.name = name;
+	}
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
+		goto done;
+	if (lc_project_import(s.client, &in, &p, &err) != LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	if (!no_wait && (status = wait_first_build(&s, p->slug)) != CLI_EXIT_OK)
+		goto done;
+	if (json)
+		status = cli_print_json(p->raw);
+	else
+		printf("imported %s%s%s\n", p->slug,
+		       p->documentation_url ? ": " : "",
+		       p->documentation_url ? p->documentation_url : "");
+done:
+	lc_project_free(p);
+	cli_session_close(&s);
+	free(name);
+	return status;
+}
+
+/* ---- versions and version ------------------------------------------------ */
+
+static int version_row(struct cli_table *t, const cJSON *item)
+{
+	struct lc_version *v = NULL;
+	struct lc_error err;
+
+	if (lc_version_parse(item, &v, &err) != LC_OK)
+		return cli_fail_client(&err);
+	cli_table_row(t, v->slug ? v->slug : "", v->type ? v->type : "",
+		      yes_no(v->active), yes_no(v->hidden), yes_no(v->built),
+		      v->identifier ? v->identifier : "", NULL);
+	lc_version_free(v);
+	return CLI_EXIT_OK;
+}
+
+static void version_table(struct cli_table *t)
+{
+	cli_table_init(t, "SLUG", "TYPE", "ACTIVE", "HIDDEN", "BUILT",
+		       "IDENTIFIER", NULL);
+}
+
+/* A list below a project: "/api/v3/projects/<p>/<what>/". */
+static int project_list(struct cli_ctx *ctx, const char *cmd, int argc,
+			char **argv, const char *what, struct cli_table *t,
+			cli_row_fn row)
+{
+	struct cli_session s;
+	char path[CLI_PATH_MAX], *pos[1];
+	int json = 0, n, status;
+	const struct cli_opt opts[] = { { "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args(cmd, argc, argv, opts, pos, 1, 1, &n)) !=
+		    CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
+	    (status = cli_session_open(ctx, &s)) != CLI_EXIT_OK) {
+		cli_table_dispose(t);
+		return status;
+	}
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/%s/", pos[0], what);
+	status = cli_print_list(&s, path, NULL, json, t, row);
+	cli_session_close(&s);
+	return status;
+}
+
+int cli_cmd_versions(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_table t;
+
+	version_table(&t);
+	return project_list(ctx, "versions", argc, argv, "versions", &t,
+			    version_row);
+}
+
+/* The flag options of `version`; LC_UNKNOWN leaves a flag as it is. */
+static int version_flags(int on, int off, const char *names, int *out)
+{
+	if (on && off) {
+		cli_fail("version: %s contradict each other", names);
+		return CLI_EXIT_USAGE;
+	}
+	*out = on ? 1 : off ? 0 : LC_UNKNOWN;
+	return CLI_EXIT_OK;
+}
+
+static int show_version(struct cli_session *s, const char *project,
+			const char *slug, int json)
+{
+	struct lc_version *v = NULL;
+	struct lc_error err;
+	struct cli_table t;
+	int status;
+
+	if (lc_version_get(s->client, project, slug, NULL, &v, &err) != LC_OK)
+		return cli_fail_client(&err);
+	if (json) {
+		status = cli_print_json(v->raw);
+	} else {
+		version_table(&t);
+		status = version_row(&t, v->raw);
+		if (status == CLI_EXIT_OK)
+			status = cli_table_print(&t, stdout);
+		cli_table_dispose(&t);
+	}
+	lc_version_free(v);
+	return status;
+}
+
+int cli_cmd_version(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct lc_error err;
+	char *pos[2];
+	int active = 0, inactive = 0, hidden = 0, visible = 0, json = 0;
+	int want_active, want_hidden, n, status;
+	const struct cli_opt opts[] = {
+		{ "--active", NULL, &active },
+		{ "--inactive", NULL, &inactive },
+		{ "--hidden", NULL, &hidden },
+		{ "--visible", NULL, &visible },
+		{ "--json", NULL, &json },
+		{ NULL, NULL, NULL }
+	};
+
+	if ((status = cli_parse_args("version", argc, argv, opts, pos, 2, 2,
+				     &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("version", pos[1])) != CLI_EXIT_OK ||
+	    (status = version_flags(active, inactive, "--active and --inactive",
+				    &want_active)) != CLI_EXIT_OK ||
+	    (status = version_flags(hidden, visible, "--hidden and --visible",
+				    &want_hidden)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		return status;
+	if (want_active != LC_UNKNOWN || want_hidden != LC_UNKNOWN) {
+		if ((status = cli_session_writable(&s)) != CLI_EXIT_OK)
+			goto done;
+		if (lc_version_update(s.client, pos[0], pos[1], want_active,
+				      want_hidden, &err) != LC_OK) {
+			status = cli_fail_client(&err);
+			goto done;
+		}
+	}
+	/* Show the version as it now is. */
+	status = show_version(&s, pos[0], pos[1], json);
+done:
+	cli_session_close(&s);
+	return status;
+}
+
+/* ---- translations, subprojects --------------------------------------------- */
+
+int cli_cmd_translations(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_table t;
+
+	project_table(&t);
+	return project_list(ctx, "translations", argc, argv, "translations",
+			    &t, project_row);
+}
+
+static int subproject_row(struct cli_table *t, const cJSON *item)
+{
+	struct lc_subproject *sp = NULL;
+	struct lc_error err;
+
+	if (lc_subproject_parse(item, &sp, &err) != LC_OK)
+		return cli_fail_client(&err);
+	cli_table_row(t, sp->alias ? sp->alias : "",
+		      sp->child->slug ? sp->child->slug : "",
+		      sp->child->name ? sp->child->name : "", NULL);
+	lc_subproject_free(sp);
+	return CLI_EXIT_OK;
+}
+
+/* The alias under which `child` (a child slug or an alias) is a subproject
+ * of `project`; caller frees. */
+static int find_alias(struct cli_session *s, const char *project,
+		      const char *child, char **alias)
+{
+	char path[CLI_PATH_MAX];
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	int rc = 0;
+
+	*alias = NULL;
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/subprojects/",
+		 project);
+	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+		return cli_fail_client(&err);
+	while (*alias == NULL && (rc = lc_iter_next(it, &item, &err)) == 1) {
+		const char *a = cli_json_str(item, "alias");
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(item, "child");
+
+		if (strcmp(a, child) == 0 ||
+		    strcmp(cli_json_str(c, "slug"), child) == 0)
+			*alias = strdup(a);
+	}
+	lc_iter_free(it);
+	if (rc < 0 && *alias == NULL)
+		return cli_fail_client(&err);
+	if (*alias == NULL)
+		return cli_fail("'%s' is not a subproject of '%s'", child,
+				project);
+	return CLI_EXIT_OK;
+}
+
+static int subproject_change(struct cli_session *s, char **pos, int n,
+			     const char *alias_opt)
+{
+	struct lc_error err;
+	char *alias = NULL;
+	int status;
+
+	if (n != 3 || (strcmp(pos[1], "add") != 0 &&
+		       strcmp(pos[1], "remove") != 0)) {
+		cli_fail("subprojects: expected 'add CHILD' or 'remove CHILD'");
+		return CLI_EXIT_USAGE;
+	}
+	if ((status = cli_check_slug("project", pos[2])) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(s)) != CLI_EXIT_OK)
+		return status;
+	if (strcmp(pos[1], "add") == 0) {
+		if (lc_subproject_add(s->client, pos[0], pos[2], alias_opt,
+				      &err) != LC_OK)
+			return cli_fail_client(&err);
+		printf("added %s as a subproject of %s\n", pos[2], pos[0]);
+		return CLI_EXIT_OK;
+	}
+	if ((status = find_alias(s, pos[0], pos[2], &alias)) != CLI_EXIT_OK)
+		return status;
+	if (lc_subproject_remove(s->client, pos[0], alias, &err) != LC_OK)
+		status = cli_fail_client(&err);
+	else
+		printf("removed subproject %s of %s\n", pos[2], pos[0]);
+	free(alias);
+	return status;
+}
+
+int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s;
+	struct cli_table t;
+	const char *alias = NULL;
+	char path[CLI_PATH_MAX], *pos[3];
+	int json = 0, n, status;
+	const struct cli_opt opts[] = { { "--alias", &alias, NULL },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("subprojects", argc, argv, opts, pos, 1,
+				     3, &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+		return status;
+	if (n == 1 && alias) {
+		cli_fail("subprojects: --alias goes with 'add CHILD'");
+		return CLI_EXIT_USAGE;
+	}
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		return status;
+	if (n > 1) {
+		status = subproject_change(&s, pos, n, alias);
+	} else {
+		snprintf(path, sizeof(path), "/api/v3/projects/%s/subprojects/",
+			 pos[0]);
+		cli_table_init(&t, "ALIAS", "CHILD", "NAME", NULL);
+		status = cli_print_list(&s, path, NULL, json, &t,
+					subproject_row);
+	}
+	cli_session_close(&s);
+	return status;
+}
+
+/* ---- orgs --------------------------------------------------------------- */
+
+static int org_row(struct cli_table *t, const cJSON *item)
+{
+	struct lc_organization *o = NULL;
+	struct lc_error err;
+	char owners[256] = "";
+	size_t i, used = 0;
+
+	if (lc_organization_parse(item, &o, &err) != LC_OK)
+		return cli_fail_client(&err);
+	for (i = 0; i < o->owners_len && used < sizeof(owners); i++)
+		used += (size_t)snprintf(owners + used, sizeof(owners) - used,
+					 "%s%s", i ? "," : "", o->owners[i]);
+	cli_table_row(t, o->slug ? o->slug : "", o->name ? o->name : "",
+		      owners, NULL);
+	lc_organization_free(o);
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_orgs(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s;
+	struct cli_table t;
+	int json = 0, n, status;
+	const struct cli_opt opts[] = { { "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("orgs", argc, argv, opts, NULL, 0, 0,
+				     &n)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		return status;
+	cli_table_init(&t, "SLUG", "NAME", "OWNERS", NULL);
+	status = cli_print_list(&s, "/api/v3/organizations/", NULL, json, &t,
+				org_row);
+	cli_session_close(&s);
+	return status;
+}

@@ -1,0 +1,81 @@
+/*
+ * Contexts: which Lectern or hosted-service instance a command talks to.
+ * The config file ($XDG_CONFIG_HOME/lectern/config) names remote contexts;
+ * "local" is always there and means the local engine, started in the
+ * background on first use (autostart.c). A context resolves into a
+ * connection: the API base URL, the docs domain for search, and a token
+ * that is never put on a command line and never printed.
+ */
+#ifndef LECTERN_CLI_CONTEXT_H
+#define LECTERN_CLI_CONTEXT_H
+
+#include <stddef.h>
+
+struct cli_ctx;
+
+/* The implicit context of the local engine; it cannot be added or removed. */
+#define CLI_CONTEXT_LOCAL "local"
+
+/* One remote context as the config file declares it. */
+struct cli_context {
+	char *name;        /* [context NAME] */
+	char *url;         /* API base URL, no trailing slash */
+	char *docs_domain; /* host[:port] serving docs and search, or NULL */
+	char *token_env;   /* token from this environment variable, or NULL */
+	char *token_file;  /* token from this 0600 file, or NULL */
+	int readonly;      /* refuse every request that is not a GET */
+	int line;          /* where the section starts, for error messages */
+};
+
+struct cli_config {
+	char *path;                    /* the file, existing or not */
+	char *current;                 /* current-context, NULL: local */
+	struct cli_context *contexts;  /* declared remote contexts */
+	size_t len;
+};
+
+/* What one command talks to, resolved from a context. */
+struct cli_conn {
+	char *name;     /* the context's name */
+	char *base_url; /* API base URL, no trailing slash */
+	char *docs_url; /* scheme://docs-domain (docs and search), or NULL
+			 * for the client's default (the API's host; for
+			 * loopback, localhost:<port>) */
+	char *token;    /* API token; wiped on dispose */
+	int readonly;
+	int is_local;
+};
+
+/* Read the config file (a missing file is an empty config). On a syntax
+ * error reports "PATH:LINE: what" and returns CLI_EXIT_FAIL. */
+int cli_config_load(struct cli_config *cfg);
+/* Write the config file back (mode 0600, atomically). */
+int cli_config_save(const struct cli_config *cfg);
+void cli_config_dispose(struct cli_config *cfg);
+/* The named remote context, or NULL. */
+struct cli_context *cli_config_find(const struct cli_config *cfg,
+				    const char *name);
+
+/* Resolve the context this invocation uses (--context, LECTERN_CONTEXT,
+ * current-context, local) into *conn; for local, start the engine if
+ * needed. Reports errors itself; returns a CLI_EXIT_* status. */
+int cli_connect(struct cli_ctx *ctx, struct cli_conn *conn);
+void cli_conn_dispose(struct cli_conn *conn);
+
+/* "lectern: usage: lectern <synopsis>" on stderr; returns CLI_EXIT_USAGE. */
+int cli_bad_usage(const char *synopsis);
+
+/* `lectern context ...` */
+int cli_cmd_context_list(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_context_use(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_context_remove(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_context_add(struct cli_ctx *ctx, int argc, char **argv);
+
+/* The local engine (autostart.c): make sure one runs for the data
+ * directory and hand back its base URL and the local user's token (both
+ * caller-owned). */
+int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token);
+/* `lectern stop`: stop the background engine of the data directory. */
+int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
+
+#endif

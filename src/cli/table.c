@@ -1,0 +1,132 @@
+/*
+ * Aligned text tables (see table.h). Cells are copied as rows arrive and
+ * measured when printed, so a column is as wide as its widest cell; the
+ * last column is not padded, so lines carry no trailing spaces.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "table.h"
+
+static char *clean_copy(const char *s)
+{
+	char *copy = strdup(s), *p;
+
+	for (p = copy; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	return copy;
+}
+
+void cli_table_init(struct cli_table *t, const char *first, ...)
+{
+	const char *title;
+	va_list ap;
+
+	memset(t, 0, sizeof(*t));
+	va_start(ap, first);
+	for (title = first; title && t->ncols < CLI_TABLE_MAX_COLS;
+	     title = va_arg(ap, const char *)) {
+		if ((t->header[t->ncols++] = strdup(title)) == NULL)
+			t->oom = 1;
+	}
+	va_end(ap);
+}
+
+void cli_table_row(struct cli_table *t, const char *first, ...)
+{
+	const char *value = first;
+	char **grown;
+	size_t i;
+	va_list ap;
+
+	grown = realloc(t->cells, (t->rows + 1) * t->ncols * sizeof(*grown));
+	if (grown == NULL) {
+		t->oom = 1;
+		return;
+	}
+	t->cells = grown;
+	grown += t->rows * t->ncols;
+	va_start(ap, first);
+	for (i = 0; i < t->ncols; i++) {
+		grown[i] = clean_copy(value ? value : "");
+		if (grown[i] == NULL)
+			t->oom = 1;
+		if (value)
+			value = va_arg(ap, const char *);
+	}
+	va_end(ap);
+	t->rows++;
+}
+
+static void print_line(char *const *cells, const size_t *width, size_t ncols,
+		       FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < ncols; i++) {
+		const char *cell = cells[i] ? cells[i] : "";
+
+		if (i + 1 < ncols)
+			fprintf(out, "%-*s  ", (int)width[i], cell);
+		else
+			fprintf(out, "%s\n", cell);
+	}
+}
+
+int cli_table_print(const struct cli_table *t, FILE *out)
+{
+	size_t width[CLI_TABLE_MAX_COLS] = { 0 };
+	size_t r, i;
+	int color = cli_use_color(out);
+
+	if (t->oom)
+		return cli_fail("out of memory");
+	for (i = 0; i < t->ncols; i++)
+		width[i] = strlen(t->header[i]);
+	for (r = 0; r < t->rows; r++)
+		for (i = 0; i < t->ncols; i++) {
+			size_t n = strlen(t->cells[r * t->ncols + i]);
+
+			if (n > width[i])
+				width[i] = n;
+		}
+	/* Bold titles; the escape codes stay outside the padding. */
+	if (color)
+		fputs("\033[1m", out);
+	print_line(t->header, width, t->ncols, out);
+	if (color)
+		fputs("\033[0m", out);
+	for (r = 0; r < t->rows; r++)
+		print_line(t->cells + r * t->ncols, width, t->ncols, out);
+	return ferror(out) ? cli_fail("cannot write the output")
+			   : CLI_EXIT_OK;
+}
+
+void cli_table_dispose(struct cli_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		free(t->header[i]);
+	for (i = 0; t->cells && i < t->rows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}
+
+int cli_use_color(FILE *out)
+{
+	const char *no = getenv("NO_COLOR");
+
+	/* no-color.org: any non-empty value turns colour off. */
+	return isatty(fileno(out)) && !(no && *no);
+}
+
+int cli_use_progress(void)
+{
+	return isatty(STDERR_FILENO);
+}

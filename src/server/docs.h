@@ -1,0 +1,155 @@
+/*
+ * The docs host's private declarations, shared by its files:
+ *   docs.c          dispatch, host and path decoding, path resolution
+ *                   (schemes, translations, subprojects, system redirects)
+ *   docs_serve.c    a version's files: the directory-index redirect, user
+ *                   redirects, the 404 handler, downloads
+ *   docs_send.c     sending one open file: validators, Range, gzip
+ *   docs_auth.c     who is asking (token or session cookie), who may read
+ *                   a private version, the login route
+ *   docs_cache.c    per-thread memory of pages served, so a repeat request
+ *                   runs no resolution
+ * One struct docs_ctx travels through all of them for a request.
+ */
+#ifndef LECTERN_SRV_DOCS_H
+#define LECTERN_SRV_DOCS_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "lectern/project.h"
+#include "lectern/user.h"
+#include "lectern/version.h"
+#include "server.h"
+
+#define DOCS_INDEX "index.html"
+/* Longest file system path or URL path built here (Linux's PATH_MAX;
+ * realpath() writes at most this much). */
+#define DOCS_PATH_MAX 4096
+/* Longest "<host>\n<raw uri>" remembered by the docs cache; longer
+ * requests are resolved every time. */
+#define DOCS_KEY_MAX 1024
+/* URL prefix of a subproject ("/projects/" + alias): aliases are slugs of
+ * at most a project slug's length, and may contain '/'. */
+#define DOCS_PREFIX_MAX 320
+
+struct docs_cache;
+
+/* One documentation request. */
+struct docs_ctx {
+	struct srv_request *req;
+	struct srv_response *res;
+	struct lec_store *store;
+	struct lec_project *host_project; /* named by the Host header */
+	struct lec_project *project;  /* resolved: the host project, one of
+					 its translations or a subproject;
+					 owned unless == host_project */
+	char prefix[DOCS_PREFIX_MAX]; /* "/projects/<alias>" or "" */
+	const char *query;            /* "?..." of the raw URI, or "" */
+	char *path;                   /* decoded path */
+	struct lec_user *user;        /* who is asking; see docs_user */
+	int user_known;               /* user looked up already: the
+					 answer depends on who asks, so
+					 it is not cached */
+	int private_content;          /* a private version or project was
+					 read: no shared caching */
+	struct docs_cache *cache;     /* this thread's, NULL: not used */
+	uint64_t data_version;        /* of the snapshot being read */
+	char key[DOCS_KEY_MAX];       /* the cache key; "" when none */
+};
+
+/* docs.c ------------------------------------------------------------------ */
+
+/* 302 to target (a path, or an absolute URL) with the request's query
+ * string kept, "X-RTD-Redirect: system". Returns the status. */
+int docs_system_redirect(struct docs_ctx *c, const char *target);
+/* The plain "Not Found" page (status 404). */
+int docs_plain_not_found(struct srv_response *res);
+/* Normalise a language segment ("pt_BR" -> "pt-br") into out; 0 when it
+ * is no documentation language code (the service's list, plus "zh"). */
+int docs_language_code(const char *segment, char *out, size_t cap);
+/* The URL of a version's root of c->project, under c->prefix, without
+ * the trailing slash ("/en/latest", "/projects/sub/latest", ""). */
+void docs_root_url(struct docs_ctx *c, const char *version, char *out,
+		   size_t cap);
+/* The project serving language code lang on the host: the host project
+ * itself or its translation (owned by the caller unless == host). NULL
+ * when there is none. */
+struct lec_project *docs_language_project(struct docs_ctx *c,
+					  struct lec_project *main,
+					  const char *lang);
+
+/* docs_serve.c ------------------------------------------------------------ */
+
+/*
+ * Serve file (relative to the version root, may be empty) of version of
+ * c->project; root_url is the version's URL without the trailing slash
+ * ("/en/latest", "" for a single-version project). Forced user redirects
+ * are checked before an existing page is sent; a missing one goes through
+ * the 404 handler (directory index, user redirects, custom 404 pages).
+ */
+int docs_serve(struct docs_ctx *c, const char *version, const char *file,
+	       const char *root_url);
+/* The 404 handler for a request whose version did not resolve (unknown
+ * version or language, an invalid path): exact and prefix user redirects,
+ * then the default version's custom 404 page, then the plain page. */
+int docs_not_found(struct docs_ctx *c);
+/* GET /_/downloads/<lang>/<version>/<format>/ (rest: after "downloads/"). */
+int docs_download(struct docs_ctx *c, const char *rest);
+
+/* docs_send.c ------------------------------------------------------------- */
+
+/* Open the directory root (a version's published directory) as an O_PATH
+ * descriptor for docs_open_inside; -1 when there is none. */
+int docs_dir_open(const char *root);
+/* Open a regular file rel under dirfd (the directory root), resolved
+ * without leaving it: openat2(RESOLVE_BENEATH). When the kernel lacks
+ * openat2, or rel involves a symlink openat2 will not follow (absolute, or
+ * out and back in), the real path is checked against root's instead.
+ * -1 when there is no such file inside. */
+int docs_open_inside(int dirfd, const char *root, const char *rel,
+		     struct stat *st);
+/* The fast half of docs_open_inside: -1 when the file is missing or not
+ * regular, -2 when openat2 could not decide (the caller resolves in full
+ * or treats it as a miss). */
+int docs_open_beneath(int dirfd, const char *rel, struct stat *st);
+/* The Content-Type of a file name. */
+const char *docs_content_type(const char *name);
+/* Fill c->res with the open file fd (consumed) and status (200 or 404):
+ * 304 when the client's copy is current, a single byte range (206/416)
+ * when asked for on a 200, gzip when the client takes it for a text type. */
+int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
+		   const char *name, int status);
+
+/* docs_auth.c ------------------------------------------------------------- */
+
+/* The user making the request: "Authorization: Token <t>", else a valid
+ * session cookie; NULL when anonymous (a bad token or cookie is anonymous,
+ * never an error page). Owned by c. */
+const struct lec_user *docs_user(struct docs_ctx *c);
+/* Whether the requester may read version of project: 1 yes, 0 no (the
+ * caller answers 404, so a private version's existence is not revealed). */
+int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
+		  const struct lec_version *version);
+/* GET and POST /_/login/: the form, and exchanging a token for a session
+ * cookie. */
+int docs_login(struct docs_ctx *c);
+
+/* docs_cache.c ------------------------------------------------------------ */
+
+/* This thread's cache (created on first use, freed when the thread
+ * exits); NULL when out of memory. */
+struct docs_cache *docs_cache_thread(void);
+/* The remembered decision for key at data version: the directory
+ * descriptor (owned by the cache) and the file in it (valid until the next
+ * call on this thread). 1 on a hit, 0 otherwise. Checks that the
+ * directory's path still names the directory held open. */
+int docs_cache_find(struct docs_cache *cache, const char *key,
+		    uint64_t version, int *dirfd, const char **rel);
+/* Remember that key at version served rel under root (open as dirfd,
+ * which stays the caller's: the cache keeps its own duplicate). */
+void docs_cache_put(struct docs_cache *cache, const char *key,
+		    uint64_t version, const char *root, int dirfd,
+		    const char *rel);
+
+#endif

@@ -1,0 +1,405 @@
+/*
+ * Who may read what on the docs host. Public versions of public projects
+ * need nobody; for the rest the requester is found from an
+ * "Authorization: Token <t>" header (scripts, curl) or from a session
+ * cookie (browsers), and must be allowed to see the project (private
+ * projects: lec_project_can_view) and, for a private version, administer
+ * it (the v3 API's rule for private versions).
+ *
+ * The session needs no table: the cookie is "<user id>.<expiry>.<mac>",
+ * the mac an HMAC-SHA256 of the first two parts under a random key kept in
+ * <data>/session.key (created 0600 on first use, atomically, like the
+ * engine's secret.key). A cookie is valid until its expiry while the user
+ * stays active; deleting the key file ends every session. POST /_/login/
+ * exchanges an API token (a form field) for the cookie. The token is never
+ * logged, echoed or stored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lectern/errors.h"
+#include "docs.h"
+
+#define SESSION_COOKIE "lectern_session"
+/* How long a session lasts: Django's default SESSION_COOKIE_AGE, which
+ * the service's own login cookie uses. */
+#define SESSION_SECONDS (14 * 24 * 3600)
+#define SESSION_KEY_FILE "session.key"
+/* Bytes of HMAC-SHA256 key: the hash's block-size-independent strength. */
+#define SESSION_KEY_LEN 32
+#define SESSION_MAC_LEN 32
+/* Longest cookie value we look at: two 20-digit numbers, two dots and
+ * 64 hex digits, rounded up. */
+#define SESSION_VALUE_MAX 128
+/* Longest "next" location accepted by the login route. */
+#define LOGIN_NEXT_MAX 2048
+#define LOGIN_TOKEN_MAX 128
+
+/* The session key --------------------------------------------------------- */
+
+static int key_read(const char *path, unsigned char *key)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int ok;
+
+	if (fd < 0)
+		return errno == ENOENT ? 1 : -1;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	     st.st_size == SESSION_KEY_LEN &&
+	     read(fd, key, SESSION_KEY_LEN) == SESSION_KEY_LEN;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Write a new key to a private temporary file, then link() it into
+ * place: link fails when the name exists, so racing servers agree on one
+ * key and nobody reads half a file. */
+static int key_create(const char *dir, const char *path)
+{
+	unsigned char key[SESSION_KEY_LEN];
+	char tmp[DOCS_PATH_MAX];
+	int fd, ok;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/" SESSION_KEY_FILE
+			     ".XXXXXX", dir) >= sizeof(tmp) ||
+	    RAND_bytes(key, sizeof(key)) != 1 || (fd = mkstemp(tmp)) < 0)
+		return -1;
+	ok = write(fd, key, sizeof(key)) == (ssize_t)sizeof(key) &&
+	     fsync(fd) == 0;
+	close(fd);
+	OPENSSL_cleanse(key, sizeof(key));
+	ok = ok && (link(tmp, path) == 0 || errno == EEXIST);
+	unlink(tmp);
+	return ok ? 0 : -1;
+}
+
+static int session_key(struct docs_ctx *c, unsigned char *key)
+{
+	const char *dir = srv_data_dir(c->req);
+	char path[DOCS_PATH_MAX];
+	int rc;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/" SESSION_KEY_FILE,
+			     dir) >= sizeof(path))
+		return -1;
+	rc = key_read(path, key);
+	if (rc == 1 && key_create(dir, path) == 0)
+		rc = key_read(path, key);
+	if (rc != 0)
+		srv_log("cannot use the session key %s", path);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Cookies ----------------------------------------------------------------- */
+
+/* The hex HMAC of "<user>.<expiry>" into hex (2 * SESSION_MAC_LEN + 1). */
+static int session_mac(struct docs_ctx *c, const char *msg, size_t n,
+		       char *hex)
+{
+	unsigned char key[SESSION_KEY_LEN], mac[EVP_MAX_MD_SIZE];
+	unsigned int mac_len = 0, i;
+	int ok;
+
+	if (session_key(c, key) < 0)
+		return -1;
+	ok = HMAC(EVP_sha256(), key, SESSION_KEY_LEN,
+		  (const unsigned char *)msg, n, mac, &mac_len) != NULL &&
+	     mac_len == SESSION_MAC_LEN;
+	OPENSSL_cleanse(key, sizeof(key));
+	for (i = 0; ok && i < mac_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", mac[i]);
+	return ok ? 0 : -1;
+}
+
+/* The value of our cookie in a Cookie header into out; 0 when absent. */
+static int cookie_value(const char *header, char *out, size_t cap)
+{
+	size_t name_n = strlen(SESSION_COOKIE);
+
+	while (header && *header) {
+		size_t n;
+
+		header += strspn(header, " ;");
+		n = strcspn(header, ";");
+		if (n > name_n && strncmp(header, SESSION_COOKIE, name_n) == 0 &&
+		    header[name_n] == '=') {
+			n -= name_n + 1;
+			if (n >= cap)
+				return 0;
+			memcpy(out, header + name_n + 1, n);
+			out[n] = '\0';
+			return 1;
+		}
+		header += n;
+	}
+	return 0;
+}
+
+/* A decimal number of value up to its '.', or -1. */
+static int64_t number_before_dot(const char **value)
+{
+	const char *s = *value;
+	int64_t n = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (n > (INT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (*s - '0');
+	}
+	if (*s != '.')
+		return -1;
+	*value = s + 1;
+	return n;
+}
+
+/* The user id of a valid, unexpired cookie value; 0 otherwise. */
+static int64_t session_user(struct docs_ctx *c, const char *value)
+{
+	char expected[2 * SESSION_MAC_LEN + 1];
+	const char *mac = value;
+	int64_t uid = number_before_dot(&mac);
+	int64_t expires = uid > 0 ? number_before_dot(&mac) : -1;
+
+	if (uid <= 0 || expires < (int64_t)time(NULL) ||
+	    strlen(mac) != 2 * SESSION_MAC_LEN ||
+	    session_mac(c, value, (size_t)(mac - 1 - value), expected) < 0 ||
+	    CRYPTO_memcmp(expected, mac, 2 * SESSION_MAC_LEN) != 0)
+		return 0;
+	return uid;
+}
+
+/* The user of an "Authorization: Token <t>" header, or NULL. */
+static struct lec_user *token_user(struct docs_ctx *c)
+{
+	const char *h = srv_header(c->req, "Authorization");
+	struct lec_user *user = NULL;
+	char token[LOGIN_TOKEN_MAX];
+	size_t n;
+
+	if (h == NULL || strncasecmp(h, "Token ", 6) != 0)
+		return NULL;
+	h += 6 + strspn(h + 6, " ");
+	n = strcspn(h, " ");
+	if (n == 0 || n >= sizeof(token))
+		return NULL;
+	memcpy(token, h, n);
+	token[n] = '\0';
+	if (lec_token_authenticate(c->store, token, &user) != LEC_OK)
+		user = NULL;
+	OPENSSL_cleanse(token, sizeof(token));
+	return user;
+}
+
+const struct lec_user *docs_user(struct docs_ctx *c)
+{
+	char value[SESSION_VALUE_MAX];
+	int64_t uid;
+
+	if (c->user_known)
+		return c->user;
+	c->user_known = 1;
+	if ((c->user = token_user(c)) != NULL)
+		return c->user;
+	if (cookie_value(srv_header(c->req, "Cookie"), value, sizeof(value)) &&
+	    (uid = session_user(c, value)) > 0 &&
+	    lec_user_get_by_id(c->store, uid, &c->user) == LEC_OK &&
+	    !c->user->is_active) {
+		lec_user_free(c->user);
+		c->user = NULL;
+	}
+	return c->user;
+}
+
+static int is_private(const char *privacy_level)
+{
+	return privacy_level && strcmp(privacy_level, "private") == 0;
+}
+
+int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
+		  const struct lec_version *version)
+{
+	int private_project = is_private(project->privacy_level);
+	int private_version = is_private(version->privacy_level);
+	const struct lec_user *user;
+
+	if (!private_project && !private_version)
+		return 1;
+	if ((user = docs_user(c)) == NULL)
+		return 0;
+	if (private_project &&
+	    lec_project_can_view(c->store, project->id, user->id) != 1)
+		return 0;
+	if (private_version &&
+	    lec_project_is_admin(c->store, project->id, user->id) != 1)
+		return 0;
+	c->private_content = 1;
+	return 1;
+}
+
+/* Login ------------------------------------------------------------------- */
+
+/* The decoded value of key in an "a=b&c=d" string (form body or query)
+ * into out; 0 when absent, malformed or too long. */
+static int form_value(const char *s, const char *key, char *out, size_t cap)
+{
+	size_t kn = strlen(key);
+
+	while (s && *s) {
+		size_t n = strcspn(s, "&"), i, j = 0;
+
+		if (n > kn && strncmp(s, key, kn) == 0 && s[kn] == '=') {
+			for (i = kn + 1; i < n && j + 1 < cap; i++) {
+				int hi, lo;
+
+				if (s[i] == '+') {
+					out[j++] = ' ';
+				} else if (s[i] != '%') {
+					out[j++] = s[i];
+				} else if (i + 2 < n &&
+					   (hi = srv_hex_value(s[i + 1])) >= 0 &&
+					   (lo = srv_hex_value(s[i + 2])) >= 0) {
+					out[j++] = (char)(hi * 16 + lo);
+					i += 2;
+				} else {
+					return 0;
+				}
+			}
+			out[j] = '\0';
+			return i == n;
+		}
+		s += n;
+		s += *s == '&';
+	}
+	return 0;
+}
+
+/* Only a path on this host: no scheme, no "//host", no "/\host" (which
+ * browsers read as "//host"), no control characters. */
+static const char *safe_next(const char *next)
+{
+	const char *p;
+
+	if (next[0] != '/' || next[1] == '/' || next[1] == '\\')
+		return "/";
+	for (p = next; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "/";
+	return next;
+}
+
+static int html_page(struct srv_response *res, int status, const char *body)
+{
+	res->content_type = "text/html; charset=utf-8";
+	if ((res->body = strdup(body)) == NULL)
+		return srv_respond_internal(res, "out of memory");
+	res->body_len = strlen(body);
+	res->status = status;
+	return status;
+}
+
+/* The login form; next is HTML-escaped into its hidden field. */
+static int login_form(struct docs_ctx *c)
+{
+	static const char head[] =
+		"<!DOCTYPE html>\n<html><head><title>Log in</title></head>\n"
+		"<body><h1>Log in</h1>\n<form method=\"post\" "
+		"action=\"/_/login/\">\n<input type=\"hidden\" name=\"next\" "
+		"value=\"";
+	static const char tail[] =
+		"\">\n<label>API token <input type=\"password\" "
+		"name=\"token\"></label>\n<button>Log in</button>\n</form>"
+		"</body></html>\n";
+	char next[LOGIN_NEXT_MAX], page[sizeof(head) + sizeof(tail) +
+					6 * LOGIN_NEXT_MAX];
+	const char *n, *p;
+	size_t len = sizeof(head) - 1;
+
+	if (!form_value(c->query[0] ? c->query + 1 : "", "next", next,
+			sizeof(next)))
+		snprintf(next, sizeof(next), "/");
+	n = safe_next(next);
+	memcpy(page, head, len);
+	for (p = n; *p; p++) {
+		const char *e = *p == '&'   ? "&amp;"
+				: *p == '<' ? "&lt;"
+				: *p == '>' ? "&gt;"
+				: *p == '"' ? "&quot;"
+				: *p == '\'' ? "&#39;"
+					     : NULL;
+
+		if (e) {
+			memcpy(page + len, e, strlen(e));
+			len += strlen(e);
+		} else {
+			page[len++] = *p;
+		}
+	}
+	memcpy(page + len, tail, sizeof(tail));
+	return html_page(c->res, 200, page);
+}
+
+/* "<user>.<expiry>.<mac>" for a session starting now, into out
+ * (SESSION_VALUE_MAX bytes). */
+static int session_value(struct docs_ctx *c, int64_t user_id, char *out)
+{
+	int n = snprintf(out, SESSION_VALUE_MAX, "%" PRId64 ".%lld.", user_id,
+			 (long long)time(NULL) + SESSION_SECONDS);
+
+	/* The mac covers everything before its own '.' separator. */
+	return session_mac(c, out, (size_t)n - 1, out + n);
+}
+
+/* Exchange the form's token for a session cookie, then 302 to next. */
+static int login_post(struct docs_ctx *c)
+{
+	char token[LOGIN_TOKEN_MAX], next[LOGIN_NEXT_MAX];
+	char value[SESSION_VALUE_MAX], cookie[SESSION_VALUE_MAX + 96];
+	struct lec_user *user = NULL;
+	const char *body = c->req->body ? c->req->body : "";
+	int rc;
+
+	if (!form_value(body, "token", token, sizeof(token)))
+		token[0] = '\0';
+	rc = lec_token_authenticate(c->store, token, &user);
+	OPENSSL_cleanse(token, sizeof(token));
+	if (rc != LEC_OK)
+		return html_page(c->res, 403,
+				 "<!DOCTYPE html>\n<html><head><title>Log in"
+				 "</title></head>\n<body><h1>Invalid token"
+				 "</h1></body></html>\n");
+	rc = session_value(c, user->id, value);
+	lec_user_free(user);
+	if (rc < 0)
+		return srv_respond_internal(c->res, "no session key");
+	snprintf(cookie, sizeof(cookie),
+		 SESSION_COOKIE "=%s; Max-Age=%d; Path=/; HttpOnly; "
+				"SameSite=Lax",
+		 value, SESSION_SECONDS);
+	srv_response_header(c->res, "Set-Cookie", cookie);
+	if (!form_value(body, "next", next, sizeof(next)))
+		snprintf(next, sizeof(next), "/");
+	if ((c->res->location = strdup(safe_next(next))) == NULL)
+		return srv_respond_internal(c->res, "out of memory");
+	return srv_respond_empty(c->res, 302);
+}
+
+int docs_login(struct docs_ctx *c)
+{
+	if (c->req->method == SRV_POST)
+		return login_post(c);
+	return login_form(c);
+}

@@ -1,0 +1,963 @@
+/*
+ * The search index and query: translation of the service's query syntax
+ * into FTS5 (exact expressions), atomic replacement (a failed replace keeps
+ * the old index; a reader's snapshot keeps seeing it), removal with the
+ * version, its deactivation and its project, search.ignore and
+ * search.ranking when indexing a directory, results and their highlights
+ * (escaping, bare spans, blocks), AND matches above OR matches, the rank
+ * factor, paging and its errors, and hostile queries that must give
+ * results or a "q" validation error, never an SQL error.
+ */
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "internal.h"
+#include "lectern/search.h"
+#include "lectern/version.h"
+#include "search_internal.h"
+#include "store_internal.h"
+
+/* Documents built in memory (what the page parser would give). ------------ */
+
+static struct lec_page_doc *doc_new(const char *title)
+{
+	struct lec_page_doc *d = lec__calloc(1, sizeof(*d));
+
+	d->title = lec__strdup(title);
+	d->sections = lec__calloc(8, sizeof(*d->sections));
+	d->domains = lec__calloc(8, sizeof(*d->domains));
+	return d;
+}
+
+static void doc_section(struct lec_page_doc *d, const char *id,
+			const char *title, const char *content)
+{
+	struct lec_page_section *s = &d->sections[d->sections_len++];
+
+	s->id = lec__strdup(id);
+	s->title = lec__strdup(title);
+	s->content = lec__strdup(content);
+}
+
+static void doc_domain(struct lec_page_doc *d, const char *role,
+		       const char *name, const char *id, const char *content)
+{
+	struct lec_page_domain *e = &d->domains[d->domains_len++];
+
+	e->role = lec__strdup(role);
+	e->name = lec__strdup(name);
+	e->id = lec__strdup(id);
+	e->content = lec__strdup(content);
+}
+
+static int64_t new_version(struct lec_store *st, int64_t project,
+			   const char *name)
+{
+	struct lec_version *v = NULL;
+	int64_t id = 0;
+
+	CHECK_OK(lec_version_create(st, project, name, name,
+				    LEC_VERSION_BRANCH, 1, &v));
+	if (v)
+		id = v->id;
+	lec_version_free(v);
+	return id;
+}
+
+/* Index one page with one section per (id, title, content) triple. */
+static void index_one(struct lec_store *st, int64_t version, const char *path,
+		      const char *title, const char *content)
+{
+	struct lec_page_doc *d = doc_new(title);
+	struct lec_search_page p = { path, 0, d };
+
+	doc_section(d, "s", title, content);
+	CHECK_OK(lec_search_index_replace(st, version, &p, 1));
+	lec_page_doc_free(d);
+}
+
+static size_t total_of(struct lec_store *st, int64_t version, const char *q)
+{
+	struct lec_search_request req = { q, &version, 1, 1, 0 };
+	struct lec_search_results r;
+	size_t total;
+
+	CHECK_OK(lec_search_query(st, &req, &r));
+	total = r.total;
+	lec_search_results_dispose(&r);
+	return total;
+}
+
+static int64_t count_sql(struct lec_store *st, const char *sql)
+{
+	int64_t n = -1;
+
+	CHECK_OK(lec_store__query_int(st, sql, NULL, 0, "test", &n, NULL));
+	return n;
+}
+
+/* Translation ------------------------------------------------------------- */
+
+static int test_tokens(void *ctx, const char *text, size_t len)
+{
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c >= 0x80 || (c >= '0' && c <= '9') ||
+		    ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+			return 1;
+	}
+	return 0;
+}
+
+static void check_translation(const char *q, const char *all, const char *any)
+{
+	struct lec__search_expr ex;
+
+	CHECK_OK(lec__search_translate(q, test_tokens, NULL, &ex));
+	if ((all == NULL) != (ex.all == NULL) ||
+	    (all && strcmp(all, ex.all) != 0))
+		FAIL_AT("'%s': AND form '%s', expected '%s'", q,
+			ex.all ? ex.all : "(null)", all ? all : "(null)");
+	if ((any == NULL) != (ex.any == NULL) ||
+	    (any && strcmp(any, ex.any) != 0))
+		FAIL_AT("'%s': OR form '%s', expected '%s'", q,
+			ex.any ? ex.any : "(null)", any ? any : "(null)");
+	lec__search_expr_dispose(&ex);
+}
+
+TEST(translation_of_the_query_syntax)
+{
+	check_translation("foo", "\"foo\"", "\"foo\"");
+	check_translation("foo bar", "(\"foo\" AND \"bar\")",
+			  "(\"foo\" OR \"bar\")");
+	check_translation("\"foo bar\" baz*", "(\"foo bar\" AND \"baz\"*)",
+			  "(\"foo bar\" OR \"baz\"*)");
+	check_translation("a | b c", "((\"a\" OR \"b\") AND \"c\")",
+			  "(\"a\" OR \"b\" OR \"c\")");
+	check_translation("+a +b | c", "((\"a\" AND \"b\") OR \"c\")",
+			  "((\"a\" AND \"b\") OR \"c\")");
+	check_translation("a -b", "(\"a\") NOT (\"b\")",
+			  "(\"a\") NOT (\"b\")");
+	check_translation("a -(b c)", "(\"a\") NOT ((\"b\" AND \"c\"))",
+			  "(\"a\") NOT ((\"b\" OR \"c\"))");
+	check_translation("(a b) | c", "((\"a\" AND \"b\") OR \"c\")",
+			  "((\"a\" OR \"b\") OR \"c\")");
+	check_translation("x - y", "(\"x\" AND \"y\")", "(\"x\" OR \"y\")");
+	check_translation("foo~2", "\"foo\"", "\"foo\"");
+	check_translation("\"a b\"~3 c", "(\"a b\" AND \"c\")",
+			  "(\"a b\" OR \"c\")");
+	check_translation("a\\\"b", "\"a\"\"b\"", "\"a\"\"b\"");
+	check_translation("NEAR(a b)", "(\"NEAR\" AND (\"a\" AND \"b\"))",
+			  "(\"NEAR\" OR (\"a\" OR \"b\"))");
+	check_translation("caf\xff\xfe", "\"caf\"", "\"caf\"");
+}
+
+TEST(translation_of_broken_queries)
+{
+	char deep[200];
+
+	/* Unbalanced quotes and parentheses close at the end. */
+	check_translation("\"foo", "\"foo\"", "\"foo\"");
+	check_translation("(a", "\"a\"", "\"a\"");
+	check_translation("a)", "\"a\"", "\"a\"");
+	check_translation("a\"\"b", "(\"a\" AND \"b\")", "(\"a\" OR \"b\")");
+	/* Nothing positive, or nothing the tokenizer keeps: no expression. */
+	check_translation("-b", NULL, NULL);
+	check_translation("&& ||", NULL, NULL);
+	check_translation("", NULL, NULL);
+	check_translation("*", NULL, NULL);
+	check_translation("-(-a)", NULL, NULL);
+	/* Nesting past the limit counts as spaces. */
+	memset(deep, '(', 100);
+	memcpy(deep + 100, "a", 2);
+	check_translation(deep, "\"a\"", "\"a\"");
+}
+
+TEST(translation_limits)
+{
+	struct lec__search_expr ex;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *q;
+	int i;
+
+	for (i = 0; i < LEC_SEARCH_QUERY_MAX; i++)
+		lec__buf_puts(&b, "\xc3\xa9"); /* 2 bytes, 1 character */
+	q = lec__buf_take(&b);
+	CHECK_OK(lec__search_translate(q, test_tokens, NULL, &ex));
+	lec__search_expr_dispose(&ex);
+	lec__free(q);
+	for (i = 0; i <= LEC_SEARCH_QUERY_MAX; i++)
+		lec__buf_puts(&b, "a");
+	q = lec__buf_take(&b);
+	CHECK_ERR(lec__search_translate(q, test_tokens, NULL, &ex),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(),
+		  "Ensure this field has no more than 1000 characters.");
+	CHECK_STR(lec_error_last_field(), "q");
+	CHECK(ex.all == NULL && ex.any == NULL);
+	lec__free(q);
+	for (i = 0; i < LEC_SEARCH_TERMS_MAX; i++)
+		lec__buf_puts(&b, "w ");
+	q = lec__buf_take(&b);
+	CHECK_OK(lec__search_translate(q, test_tokens, NULL, &ex));
+	CHECK_INT(ex.terms, LEC_SEARCH_TERMS_MAX);
+	lec__search_expr_dispose(&ex);
+	lec__free(q);
+	for (i = 0; i <= LEC_SEARCH_TERMS_MAX; i++)
+		lec__buf_puts(&b, "w ");
+	q = lec__buf_take(&b);
+	CHECK_ERR(lec__search_translate(q, test_tokens, NULL, &ex),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(),
+		  "Ensure the query has no more than 64 words.");
+	CHECK_STR(lec_error_last_field(), "q");
+	lec__free(q);
+}
+
+/* Index and query ---------------------------------------------------------- */
+
+/* index.html and api.html of a small project. */
+static void index_sample(struct lec_store *st, int64_t version)
+{
+	struct lec_page_doc *index = doc_new("Welcome to Lectern");
+	struct lec_page_doc *api = doc_new("API reference");
+	struct lec_search_page pages[2] = { { "index.html", 0, index },
+					    { "api.html", 0, api } };
+
+	doc_section(index, "", "Welcome to Lectern",
+		    "Lectern is a documentation workstation.");
+	doc_section(index, "install", "Install",
+		    "Run pip install lectern to get it.");
+	doc_section(api, "api", "API reference",
+		    "Functions of the <lectern> module & friends: it's "
+		    "\"quoted\" a/b.");
+	doc_domain(api, "py:function", "lectern.serve", "lectern.serve",
+		   "Serve the documentation over HTTP.");
+	CHECK_OK(lec_search_index_replace(st, version, pages, 2));
+	lec_page_doc_free(index);
+	lec_page_doc_free(api);
+}
+
+TEST(results_blocks_and_highlights)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_search_request req = { "install", &v, 1, 1, 0 };
+	struct lec_search_results r;
+	size_t n = 0;
+
+	index_sample(st, v);
+	CHECK_OK(lec_search_index_count(st, v, &n));
+	CHECK_INT(n, 2);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 1);
+	CHECK_INT(r.len, 1);
+	if (r.len == 1) {
+		CHECK_INT(r.items[0].version_id, v);
+		CHECK_STR(r.items[0].path, "index.html");
+		CHECK_STR(r.items[0].title, "Welcome to Lectern");
+		CHECK(r.items[0].title_highlight == NULL);
+		CHECK(r.items[0].score > 0);
+		CHECK_INT(r.items[0].blocks_len, 1);
+		CHECK_INT(r.items[0].blocks[0].type, LEC_SEARCH_BLOCK_SECTION);
+		CHECK_STR(r.items[0].blocks[0].id, "install");
+		CHECK(r.items[0].blocks[0].role == NULL);
+		CHECK_STR(r.items[0].blocks[0].title, "Install");
+		CHECK_STR(r.items[0].blocks[0].content,
+			  "Run pip install lectern to get it.");
+		CHECK_STR(r.items[0].blocks[0].title_highlight,
+			  "<span>Install</span>");
+		CHECK_STR(r.items[0].blocks[0].content_highlight,
+			  "Run pip <span>install</span> lectern to get it.");
+	}
+	lec_search_results_dispose(&r);
+
+	/* A page-title match highlights the title; a domain entry is a
+	 * domain block with its role. */
+	req.query = "welcome";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.len, 1);
+	if (r.len == 1) {
+		CHECK_STR(r.items[0].title_highlight,
+			  "<span>Welcome</span> to Lectern");
+		CHECK_INT(r.items[0].blocks_len, 1);
+		CHECK_STR(r.items[0].blocks[0].id, "");
+	}
+	lec_search_results_dispose(&r);
+	req.query = "serve";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.len, 1);
+	if (r.len == 1 && r.items[0].blocks_len == 1) {
+		const struct lec_search_block *b = &r.items[0].blocks[0];
+
+		CHECK_STR(r.items[0].path, "api.html");
+		CHECK_INT(b->type, LEC_SEARCH_BLOCK_DOMAIN);
+		CHECK_STR(b->role, "py:function");
+		CHECK_STR(b->title, "lectern.serve");
+		CHECK_STR(b->id, "lectern.serve");
+		CHECK_STR(b->title_highlight, "lectern.<span>serve</span>");
+		CHECK_STR(b->content_highlight,
+			  "<span>Serve</span> the documentation over HTTP.");
+	}
+	lec_search_results_dispose(&r);
+	lec_store_free(st);
+}
+
+TEST(highlights_are_html_escaped)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_search_request req = { "quoted", &v, 1, 1, 0 };
+	struct lec_search_results r;
+
+	index_sample(st, v);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.len, 1);
+	if (r.len == 1 && r.items[0].blocks_len == 1) {
+		CHECK_STR(r.items[0].blocks[0].content_highlight,
+			  "Functions of the &lt;lectern&gt; module &amp; "
+			  "friends: it&#x27;s &quot;<span>quoted</span>&quot; "
+			  "a&#x2F;b.");
+		/* The block's content is the text itself. */
+		CHECK_STR(r.items[0].blocks[0].content,
+			  "Functions of the <lectern> module & friends: it's "
+			  "\"quoted\" a/b.");
+		/* The title does not match: no highlight. */
+		CHECK(r.items[0].blocks[0].title_highlight == NULL);
+	}
+	lec_search_results_dispose(&r);
+	/* Markers cannot be forged through indexed text. */
+	index_one(st, v, "x.html", "X", "forged \x01span\x02 marker");
+	req.query = "marker";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 1 && r.items[0].blocks_len == 1)
+		CHECK_STR(r.items[0].blocks[0].content_highlight,
+			  "forged  span  <span>marker</span>");
+	lec_search_results_dispose(&r);
+	lec_store_free(st);
+}
+
+TEST(long_content_gives_one_fragment)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_search_request req = { "needle", &v, 1, 1, 0 };
+	struct lec_search_results r;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *text;
+	int i;
+
+	for (i = 0; i < 200; i++)
+		lec__buf_puts(&b, i == 100 ? "needle " : "hay ");
+	text = lec__buf_take(&b);
+	index_one(st, v, "long.html", "Long", text);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 1 && r.items[0].blocks_len == 1) {
+		const char *h = r.items[0].blocks[0].content_highlight;
+
+		CHECK(h && strstr(h, "<span>needle</span>") != NULL);
+		CHECK(h && strlen(h) < 120);
+		CHECK_STR(r.items[0].blocks[0].content, text);
+	}
+	lec_search_results_dispose(&r);
+	lec__free(text);
+	lec_store_free(st);
+}
+
+/* Every space-separated piece of a fragment is a whole word of text. */
+static int whole_words(const char *h)
+{
+	const char *p = h;
+
+	while (*p) {
+		size_t n;
+
+		if (strncmp(p, "<span>", 6) == 0)
+			p += 6;
+		n = strcspn(p, " ");
+		if (strncmp(p, "word", 4) != 0 && strncmp(p, "needle", 6) != 0)
+			return 0;
+		p += n;
+		p += *p == ' ';
+	}
+	return 1;
+}
+
+TEST(fragments_cut_at_words_and_follow_the_terms)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_search_request req = { "needle", &v, 1, 1, 0 };
+	struct lec_search_results r;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *text;
+	int i;
+
+	for (i = 0; i < 300; i++)
+		lec__buf_printf(&b, i == 150 ? "needle " : "word%d ", i);
+	text = lec__buf_take(&b);
+	index_one(st, v, "deep.html", "Deep", text);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 1 && r.items[0].blocks_len == 1) {
+		const char *h = r.items[0].blocks[0].content_highlight;
+
+		CHECK(h && whole_words(h));
+		CHECK(h && strncmp(h, "word14", 6) == 0); /* a little before */
+		CHECK(h && strstr(h, "word149 <span>needle</span> word151"));
+		CHECK(h && strlen(h) <= LEC__SEARCH_FRAGMENT + 13);
+	}
+	lec_search_results_dispose(&r);
+	lec__free(text);
+
+	/* Prefixes, phrases and stems are highlighted; excluded words are
+	 * not. */
+	index_sample(st, v);
+	req.query = "lect* -serve";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 2); /* exclusion is per section, as nested */
+	for (i = 0; i < (int)r.len; i++)
+		if (strcmp(r.items[i].path, "index.html") == 0)
+			CHECK_STR(r.items[i].title_highlight,
+				  "Welcome to <span>Lectern</span>");
+		else
+			CHECK(r.items[i].blocks_len == 1 &&
+			      r.items[i].blocks[0].type ==
+				      LEC_SEARCH_BLOCK_SECTION);
+	lec_search_results_dispose(&r);
+	req.query = "install -lectern";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 0); /* the section has "lectern" */
+	lec_search_results_dispose(&r);
+	req.query = "installing | -lectern";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 1 && r.items[0].blocks_len == 1)
+		CHECK_STR(r.items[0].blocks[0].content_highlight,
+			  "Run pip <span>install</span> lectern to get it.");
+	lec_search_results_dispose(&r);
+	req.query = "\"pip install\"";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 1 && r.items[0].blocks_len == 1)
+		CHECK_STR(r.items[0].blocks[0].content_highlight,
+			  "Run <span>pip</span> <span>install</span> lectern to "
+			  "get it.");
+	lec_search_results_dispose(&r);
+	lec_store_free(st);
+}
+
+TEST(and_matches_rank_above_or_matches)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_page_doc *a = doc_new("A"), *b = doc_new("B");
+	struct lec_search_page pages[2] = { { "a.html", 0, a },
+					    { "b.html", 0, b } };
+	struct lec_search_request req = { "alpha beta", &v, 1, 1, 0 };
+	struct lec_search_results r;
+
+	doc_section(a, "s", "Notes", "alpha beta and many other words here");
+	doc_section(b, "s", "Alpha", "alpha alpha alpha alpha alpha");
+	CHECK_OK(lec_search_index_replace(st, v, pages, 2));
+	lec_page_doc_free(a);
+	lec_page_doc_free(b);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 2);
+	CHECK_INT(r.len, 2);
+	if (r.len == 2) {
+		CHECK_STR(r.items[0].path, "a.html");
+		CHECK_STR(r.items[1].path, "b.html");
+	}
+	lec_search_results_dispose(&r);
+	/* Alone, "alpha" scores the page made of it first. */
+	req.query = "alpha";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 2) {
+		CHECK_STR(r.items[0].path, "b.html");
+		CHECK(r.items[0].score > r.items[1].score);
+	}
+	lec_search_results_dispose(&r);
+	/* Paging inside the OR-only tail still counts every page. */
+	req.query = "alpha beta";
+	req.page_size = 1;
+	req.page = 2;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 2);
+	if (r.len == 1)
+		CHECK_STR(r.items[0].path, "b.html");
+	lec_search_results_dispose(&r);
+	/* "+" requires, "|" offers, "-" excludes. */
+	CHECK_INT(total_of(st, v, "+alpha +beta"), 1);
+	CHECK_INT(total_of(st, v, "beta | alpha"), 2);
+	CHECK_INT(total_of(st, v, "alpha -beta"), 1);
+	CHECK_INT(total_of(st, v, "\"beta and\""), 1);
+	CHECK_INT(total_of(st, v, "\"and beta\""), 0);
+	CHECK_INT(total_of(st, v, "alph*"), 2);
+	CHECK_INT(total_of(st, v, "-alpha"), 0);
+	lec_store_free(st);
+}
+
+TEST(rank_factor_scales_scores)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_page_doc *d = doc_new("Same");
+	struct lec_search_page pages[3] = { { "low.html", -10, d },
+					    { "high.html", 10, d },
+					    { "odd.html", 11, d } };
+	struct lec_search_request req = { "same", &v, 1, 1, 0 };
+	struct lec_search_results r;
+
+	CHECK(lec_search_rank_factor(-10) == 0.01);
+	CHECK(lec_search_rank_factor(0) == 1);
+	CHECK(lec_search_rank_factor(3) == 1.5);
+	CHECK(lec_search_rank_factor(10) == 2);
+	CHECK(lec_search_rank_factor(11) == 1);
+	doc_section(d, "s", "Same", "same text");
+	CHECK_OK(lec_search_index_replace(st, v, pages, 3));
+	lec_page_doc_free(d);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.len, 3);
+	if (r.len == 3) {
+		double ratio = r.items[0].score / r.items[2].score;
+
+		CHECK_STR(r.items[0].path, "high.html");
+		CHECK_STR(r.items[1].path, "odd.html"); /* out of range: 0 */
+		CHECK_STR(r.items[2].path, "low.html");
+		CHECK(ratio > 199.99 && ratio < 200.01);
+	}
+	lec_search_results_dispose(&r);
+	CHECK_INT(count_sql(st, "SELECT rank FROM search_pages "
+				"WHERE path = 'odd.html'"),
+		  0);
+	lec_store_free(st);
+}
+
+TEST(at_most_three_blocks_best_first)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_page_doc *d = doc_new("Page");
+	struct lec_search_page p = { "p.html", 0, d };
+	struct lec_search_request req = { "zeta", &v, 1, 1, 0 };
+	struct lec_search_results r;
+
+	doc_section(d, "s1", "One", "zeta x x x x");
+	doc_section(d, "s2", "Two", "zeta zeta x x x");
+	doc_section(d, "s5", "Five", "zeta zeta zeta zeta zeta");
+	doc_section(d, "s3", "Three", "zeta zeta zeta x x");
+	doc_section(d, "s4", "Four", "zeta zeta zeta zeta x");
+	doc_section(d, "s0", "None", "x x x x x");
+	CHECK_OK(lec_search_index_replace(st, v, &p, 1));
+	lec_page_doc_free(d);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.len, 1);
+	if (r.len == 1) {
+		CHECK_INT(r.items[0].blocks_len, LEC_SEARCH_BLOCKS_MAX);
+		CHECK_STR(r.items[0].blocks[0].id, "s5");
+		CHECK_STR(r.items[0].blocks[1].id, "s4");
+		CHECK_STR(r.items[0].blocks[2].id, "s3");
+	}
+	lec_search_results_dispose(&r);
+	lec_store_free(st);
+}
+
+TEST(paging_and_its_errors)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_search_page pages[5];
+	struct lec_page_doc *d = doc_new("Common");
+	struct lec_search_request req = { "common", &v, 1, 1, 2 };
+	struct lec_search_results r;
+	static const char *paths[] = { "1.html", "2.html", "3.html", "4.html",
+				       "5.html" };
+	int i;
+
+	doc_section(d, "s", "Common", "common words");
+	for (i = 0; i < 5; i++) {
+		pages[i].path = paths[i];
+		pages[i].rank = 0;
+		pages[i].doc = d;
+	}
+	CHECK_OK(lec_search_index_replace(st, v, pages, 5));
+	lec_page_doc_free(d);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 5);
+	CHECK_INT(r.len, 2);
+	if (r.len == 2) { /* equal scores: in index order */
+		CHECK_STR(r.items[0].path, "1.html");
+		CHECK_STR(r.items[1].path, "2.html");
+	}
+	lec_search_results_dispose(&r);
+	req.page = 3;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 5);
+	CHECK_INT(r.len, 1);
+	if (r.len == 1)
+		CHECK_STR(r.items[0].path, "5.html");
+	lec_search_results_dispose(&r);
+	req.page = 4;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 5);
+	CHECK_INT(r.len, 0);
+	lec_search_results_dispose(&r);
+	req.page = 1;
+	req.page_size = 0; /* the default */
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.len, 5);
+	lec_search_results_dispose(&r);
+
+	req.page = 0;
+	CHECK_ERR(lec_search_query(st, &req, &r), LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "Invalid page");
+	CHECK(lec_error_last_field() == NULL);
+	req.page_size = 100;
+	req.page = 10;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 5);
+	lec_search_results_dispose(&r);
+	req.page = 11;
+	CHECK_ERR(lec_search_query(st, &req, &r), LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "Page number is too high.");
+	CHECK(lec_error_last_field() == NULL);
+	req.page_size = 1000; /* clamped to 100 */
+	CHECK_ERR(lec_search_query(st, &req, &r), LEC_EINVALID);
+	req.page = 10;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	lec_search_results_dispose(&r);
+	req.page = (size_t)-1;
+	CHECK_ERR(lec_search_query(st, &req, &r), LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "Page number is too high.");
+	lec_store_free(st);
+}
+
+TEST(queries_are_limited_to_their_versions)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t ids[2] = { new_version(st, p, "v1"), new_version(st, p, "v2") };
+	int64_t many[LEC_SEARCH_VERSIONS_MAX + 1] = { 0 };
+	struct lec_search_request req = { "lectern", ids, 1, 1, 0 };
+	struct lec_search_results r;
+
+	index_sample(st, ids[0]);
+	index_sample(st, ids[1]);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 2);
+	CHECK(r.len == 2 && r.items[0].version_id == ids[0] &&
+	      r.items[1].version_id == ids[0]);
+	lec_search_results_dispose(&r);
+	req.nversions = 2;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 4);
+	lec_search_results_dispose(&r);
+	req.nversions = 0;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 0);
+	lec_search_results_dispose(&r);
+	req.version_ids = many;
+	req.nversions = LEC_SEARCH_VERSIONS_MAX + 1;
+	CHECK_ERR(lec_search_query(st, &req, &r), LEC_EINVALID);
+	lec_store_free(st);
+}
+
+TEST(replace_is_atomic)
+{
+	struct lec_store *st = lec_test_store(), *reader = NULL;
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_page_doc *d = doc_new("Twice");
+	struct lec_search_page dup[2] = { { "x.html", 0, d },
+					  { "x.html", 0, d } };
+	struct lec_search_page nopath = { "", 0, d };
+	size_t n = 0;
+
+	index_one(st, v, "old.html", "Old", "oldterm");
+	index_one(st, v, "new.html", "New", "newterm");
+	CHECK_INT(total_of(st, v, "oldterm"), 0);
+	CHECK_INT(total_of(st, v, "newterm"), 1);
+	CHECK_OK(lec_search_index_count(st, v, &n));
+	CHECK_INT(n, 1);
+
+	/* A failing replace leaves the index as it was. */
+	doc_section(d, "s", "Twice", "twiceterm");
+	CHECK_ERR(lec_search_index_replace(st, v, dup, 2), LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "page 'x.html' is given twice");
+	CHECK_ERR(lec_search_index_replace(st, v, &nopath, 1), LEC_EINVALID);
+	CHECK_ERR(lec_search_index_replace(st, 9999, dup, 1), LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no version with id 9999");
+	lec_page_doc_free(d);
+	CHECK_INT(total_of(st, v, "newterm"), 1);
+	CHECK_INT(total_of(st, v, "twiceterm"), 0);
+
+	/* A reader inside its snapshot keeps the old index while another
+	 * handle replaces it, and sees the new one afterwards. */
+	CHECK_OK(lec_store_open(&reader, lec_store_path(st), NULL));
+	CHECK_OK(lec_store_read_begin(reader));
+	CHECK_INT(total_of(reader, v, "newterm"), 1);
+	index_one(st, v, "third.html", "Third", "thirdterm");
+	CHECK_INT(total_of(reader, v, "newterm"), 1);
+	CHECK_INT(total_of(reader, v, "thirdterm"), 0);
+	lec_store_read_end(reader);
+	CHECK_INT(total_of(reader, v, "newterm"), 0);
+	CHECK_INT(total_of(reader, v, "thirdterm"), 1);
+	lec_store_free(reader);
+	/* An empty replace empties the index. */
+	CHECK_OK(lec_search_index_replace(st, v, NULL, 0));
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
+	lec_store_free(st);
+}
+
+TEST(index_goes_with_its_version_and_project)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t v = new_version(st, p, "v1");
+	struct lec_version_patch off = { 0 };
+	int64_t ids[1] = { p };
+	size_t n = 9;
+
+	index_sample(st, v);
+	CHECK_OK(lec_search_index_remove(st, v));
+	CHECK_OK(lec_search_index_count(st, v, &n));
+	CHECK_INT(n, 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
+	CHECK_OK(lec_search_index_remove(st, v)); /* no index: no error */
+
+	/* Deactivating drops the index; other updates keep it. */
+	index_sample(st, v);
+	off.set = LEC_VERSION_SET_HIDDEN;
+	off.hidden = 1;
+	CHECK_OK(lec_version_update(st, v, &off));
+	CHECK_INT(total_of(st, v, "lectern"), 2);
+	off.set = LEC_VERSION_SET_ACTIVE;
+	off.active = 0;
+	CHECK_OK(lec_version_update(st, v, &off));
+	CHECK_INT(total_of(st, v, "lectern"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_versions"), 0);
+
+	/* Deleting the version, or the project, drops it too. */
+	index_sample(st, v);
+	CHECK_OK(lec_version_delete(st, v));
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_pages"), 0);
+	v = new_version(st, p, "v2");
+	index_sample(st, v);
+	CHECK(count_sql(st, "SELECT count(*) FROM search_entries") > 0);
+	CHECK_OK(lec_store__exec_ints(st, "DELETE FROM projects WHERE id = ?",
+				      ids, 1, "test", NULL));
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_versions"), 0);
+	lec_store_free(st);
+}
+
+/* Indexing a directory ----------------------------------------------------- */
+
+static void write_file(const char *dir, const char *rel, const char *text)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path;
+	FILE *f;
+
+	lec__buf_printf(&b, "%s/%s", dir, rel);
+	path = lec__buf_take(&b);
+	f = path ? fopen(path, "w") : NULL;
+	if (f == NULL) {
+		FAIL_AT("cannot write %s", path ? path : rel);
+	} else {
+		fputs(text, f);
+		fclose(f);
+	}
+	lec__free(path);
+}
+
+static void make_dir(const char *dir, const char *rel)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path;
+
+	lec__buf_printf(&b, "%s/%s", dir, rel);
+	path = lec__buf_take(&b);
+	CHECK(path && mkdir(path, 0700) == 0);
+	lec__free(path);
+}
+
+static int64_t rank_of(struct lec_store *st, const char *path)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT coalesce((SELECT rank FROM search_pages WHERE path = "
+		 "'%s'), 99)",
+		 path);
+	return count_sql(st, sql);
+}
+
+#define PAGE(title, body)                                                    \
+	"<html><head><title>" title "</title></head><body><div role=\"main\">" \
+	"<h1 id=\"top\">" title "</h1><p>" body "</p></div></body></html>"
+
+TEST(index_directory_with_ignore_and_ranking)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t v = new_version(st, p, "v1"), fresh = new_version(st, p, "v2");
+	struct lec_search_index_report rep;
+	struct lec_rtd_config *cfg = NULL;
+	char html[512], conf[512];
+	struct lec_search_request req = { "gardening", &v, 1, 1, 0 };
+	struct lec_search_results r;
+
+	snprintf(conf, sizeof(conf), "%s", lec_test_tmpdir());
+	write_file(conf, ".readthedocs.yaml",
+		   "version: 2\n"
+		   "build:\n"
+		   "  os: ubuntu-24.04\n"
+		   "  tools: {python: \"3.12\"}\n"
+		   "sphinx: {configuration: docs/conf.py}\n"
+		   "search:\n"
+		   "  ignore: [\"private/*\", search.html]\n"
+		   "  ranking:\n"
+		   "    \"api/*\": -1\n"
+		   "    api/important.html: 5\n");
+	CHECK_OK(lec_rtd_config_load(conf, ".readthedocs.yaml", &cfg));
+	snprintf(html, sizeof(html), "%s", lec_test_tmpdir());
+	make_dir(html, "api");
+	make_dir(html, "private");
+	make_dir(html, "sub");
+	make_dir(html, "sub/deep");
+	write_file(html, "index.html", PAGE("Home", "Welcome gardening"));
+	write_file(html, "search.html", PAGE("Search", "gardening"));
+	write_file(html, "private/secret.html", PAGE("Secret", "gardening"));
+	write_file(html, "api/a.html", PAGE("A", "alpha"));
+	write_file(html, "api/important.html", PAGE("Important", "alpha"));
+	write_file(html, "sub/deep/page.html", PAGE("Deep", "deep text"));
+	write_file(html, "notes.txt", "gardening");
+	{
+		struct lec__buf b = LEC__BUF_INIT;
+		char *link;
+
+		lec__buf_printf(&b, "%s/link.html", html);
+		link = lec__buf_take(&b);
+		CHECK(link && symlink("index.html", link) == 0);
+		lec__free(link);
+	}
+	CHECK_OK(lec_search_index_dir(st, v, html, cfg, &rep));
+	CHECK_INT(rep.pages, 4);
+	CHECK_INT(rep.ignored, 2);
+	CHECK_INT(rep.failed, 0);
+	CHECK(rep.entries >= 4);
+	lec_search_index_report_dispose(&rep);
+	CHECK_INT(rank_of(st, "api/important.html"), 5);
+	CHECK_INT(rank_of(st, "api/a.html"), -1);
+	CHECK_INT(rank_of(st, "index.html"), 0);
+	CHECK_INT(rank_of(st, "sub/deep/page.html"), 0);
+	CHECK_INT(rank_of(st, "link.html"), 99);
+	CHECK_INT(rank_of(st, "search.html"), 99);
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 1);
+	if (r.len == 1) {
+		CHECK_STR(r.items[0].path, "index.html");
+		CHECK_STR(r.items[0].title, "Home");
+	}
+	lec_search_results_dispose(&r);
+	/* The higher rank comes first among equal pages. */
+	req.query = "alpha";
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 2)
+		CHECK_STR(r.items[0].path, "api/important.html");
+	lec_search_results_dispose(&r);
+
+	/* Reindexing without a configuration keeps the stored rules. */
+	CHECK_OK(lec_search_index_dir(st, v, html, NULL, &rep));
+	CHECK_INT(rep.pages, 4);
+	CHECK_INT(rep.ignored, 2);
+	lec_search_index_report_dispose(&rep);
+	CHECK_INT(rank_of(st, "api/important.html"), 5);
+	/* A version never indexed gets the service's default ignore list. */
+	CHECK_OK(lec_search_index_dir(st, fresh, html, NULL, NULL));
+	CHECK_OK(lec_search_index_count(st, fresh, &rep.pages));
+	CHECK_INT(rep.pages, 5);
+	CHECK_ERR(lec_search_index_dir(st, v, "/nonexistent/dir", cfg, &rep),
+		  LEC_EIO);
+	lec_search_index_report_dispose(&rep);
+	CHECK_INT(total_of(st, v, "gardening"), 1); /* kept */
+	lec_rtd_config_free(cfg);
+	lec_store_free(st);
+}
+
+/* Hostile queries ---------------------------------------------------------- */
+
+TEST(hostile_queries_never_fail_in_sql)
+{
+	static const char *queries[] = {
+		"\"", "\"\"", "\"\"\"", "(", ")", "((((", "))))", "-", "+",
+		"|", "*", "-*", "NOT", "AND OR", "a AND", "OR b", "NEAR(a b, 2)",
+		"a:b", "content:lectern", "^a", "{a b}", "a* *b", "'", "\\",
+		"\\\"", "\x01\x02", "\xff\xfe", "\xc3", "\xe2\x82", "rowid",
+		"a\"b\"c\"d", "-(-(-a))", "(a|b)(c|d)", "\"\"*", "a~", "~",
+		"~2", "%", ";DROP TABLE search_pages;--", "' OR 1=1 --",
+		"lectern*\"", "\"lectern", "lec*tern", "+-|()\"*~\\",
+		"search_entries MATCH 'x'", "\xef\xbb\xbflectern",
+		"\xf0\x9f\x98\x80 lectern", "l\xcc\x88" "ectern",
+	};
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_search_request req = { NULL, &v, 1, 1, 0 };
+	struct lec_search_results r;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *big;
+	size_t i;
+	int rc;
+
+	index_sample(st, v);
+	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		req.query = queries[i];
+		rc = lec_search_query(st, &req, &r);
+		if (rc != LEC_OK)
+			FAIL_AT("query %zu '%s': %d %s", i, queries[i], rc,
+				lec_error_last());
+		lec_search_results_dispose(&r);
+	}
+	for (i = 0; i < 10 * 1024; i++)
+		lec__buf_puts(&b, i % 7 == 6 ? " " : "\"(x");
+	big = lec__buf_take(&b);
+	req.query = big;
+	CHECK_ERR(lec_search_query(st, &req, &r), LEC_EINVALID);
+	CHECK_STR(lec_error_last_field(), "q");
+	lec__free(big);
+	req.query = NULL;
+	CHECK_OK(lec_search_query(st, &req, &r));
+	CHECK_INT(r.total, 0);
+	/* The prefix form and the quoted syntax still search. */
+	CHECK_INT(total_of(st, v, "lect*"), 2);
+	CHECK_INT(total_of(st, v, "\"lectern"), 2);
+	CHECK_INT(total_of(st, v, "caf\xc3\xa9 | lectern"), 2);
+	lec_store_free(st);
+}
+
+static const struct lec_test tests[] = {
+	TEST_ENTRY(translation_of_the_query_syntax),
+	TEST_ENTRY(translation_of_broken_queries),
+	TEST_ENTRY(translation_limits),
+	TEST_ENTRY(results_blocks_and_highlights),
+	TEST_ENTRY(highlights_are_html_escaped),
+	TEST_ENTRY(long_content_gives_one_fragment),
+	TEST_ENTRY(fragments_cut_at_words_and_follow_the_terms),
+	TEST_ENTRY(and_matches_rank_above_or_matches),
+	TEST_ENTRY(rank_factor_scales_scores),
+	TEST_ENTRY(at_most_three_blocks_best_first),
+	TEST_ENTRY(paging_and_its_errors),
+	TEST_ENTRY(queries_are_limited_to_their_versions),
+	TEST_ENTRY(replace_is_atomic),
+	TEST_ENTRY(index_goes_with_its_version_and_project),
+	TEST_ENTRY(index_directory_with_ignore_and_ranking),
+	TEST_ENTRY(hostile_queries_never_fail_in_sql),
+};
+
+LEC_TEST_MAIN(tests)

@@ -1,0 +1,193 @@
+# Shared helpers for the TUI tests (sourced, not run): a real `lectern
+# serve` with build workers on a temporary data directory, fixture git
+# repositories made at test time, a remote-style context pointing at the
+# server, and a tmux session (on its own socket) running `lectern tui`
+# that the tests drive with send-keys and read with capture-pane. Every
+# wait is a polling loop with a deadline, never a fixed long sleep.
+set -u
+: "${LECTERN:?LECTERN must name the lectern binary}"
+TMP=$(mktemp -d /tmp/lectern-tui-XXXXXX)
+export XDG_CONFIG_HOME="$TMP/config"
+export LECTERN_TUI_CONFIG="$TMP/tui.conf"
+unset LECTERN_CONTEXT NO_COLOR
+# Each TUI run gets a tmux server of its own: starting one on the socket
+# of a server still shutting down fails.
+TMUX_RUN=0
+TMUX_SOCKET="lectern-tui-$$-0"
+# Seconds to wait for a screen or a build; a sanitizer build on a loaded
+# two-core machine is slow.
+DEADLINE=${TUI_DEADLINE:-90}
+server_pid=
+failures=0
+passes=0
+
+pass() { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+t() { tmux -L "$TMUX_SOCKET" "$@"; }
+
+cleanup() {
+	t kill-server 2>/dev/null
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT PIPE TERM
+
+git_env() {
+	env GIT_AUTHOR_NAME=Fixture GIT_AUTHOR_EMAIL=f@example.test \
+		GIT_COMMITTER_NAME=Fixture GIT_COMMITTER_EMAIL=f@example.test \
+		GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null git "$@"
+}
+
+# make_repo DIR: a repository on branch main with what is in DIR.
+make_repo() {
+	git_env init -q -b main "$1"
+	git_env -C "$1" add -A
+	git_env -C "$1" commit -q -m docs
+}
+
+# commands_repo DIR COMMAND...: a repository whose build is just these
+# shell commands (a .readthedocs.yaml with build.commands).
+commands_repo() {
+	dir=$1
+	shift
+	mkdir -p "$dir"
+	printf 'version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: "3.12"\n  commands:\n' \
+		>"$dir/.readthedocs.yaml"
+	for c in "$@"; do
+		printf '    - "%s"\n' "$c" >>"$dir/.readthedocs.yaml"
+	done
+	make_repo "$dir"
+}
+
+# A Markdown project (the built-in builder) at $TMP/guide.
+markdown_repo() {
+	mkdir -p "$TMP/guide/docs"
+	printf '# Markdown Guide\n\nWelcome. See [install](docs/install.md).\n' >"$TMP/guide/README.md"
+	printf '# Install\n\n## Setup\n\nRun it.\n' >"$TMP/guide/docs/install.md"
+	make_repo "$TMP/guide"
+}
+
+# start_server: `lectern serve` with one build worker; sets URL, TOKEN and
+# a context "t" in the temporary config.
+start_server() {
+	"$LECTERN" --data "$TMP/data" serve --listen 127.0.0.1:0 --workers 1 \
+		--threads 2 >"$TMP/serve.out" 2>"$TMP/serve.err" &
+	server_pid=$!
+	i=0
+	while ! grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt $((DEADLINE * 10)) ] || { echo "server did not start: $(cat "$TMP/serve.err")" >&2; exit 1; }
+		sleep 0.1
+	done
+	URL=$(sed -n 's,^listening on \(http://[^/]*\)/*$,\1,p' "$TMP/serve.out")
+	TOKEN=$("$LECTERN" --data "$TMP/data" token create tester)
+	printf '%s\n' "$TOKEN" >"$TMP/token"
+	chmod 600 "$TMP/token"
+	"$LECTERN" context add t --url "$URL" --token-file "$TMP/token" >/dev/null ||
+		{ echo "context add failed" >&2; exit 1; }
+}
+
+# api METHOD PATH [JSON]: the API's answer body on stdout.
+api() {
+	curl -s -X "$1" -H "Authorization: Token $TOKEN" \
+		-H 'Content-Type: application/json' ${3:+-d "$3"} "$URL$2"
+}
+
+# import NAME REPO: import a project and print its slug.
+import() {
+	api POST /api/v3/projects/ "{\"name\": \"$1\", \"repository\": {\"url\": \"file://$2\"}}" |
+		/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["slug"])'
+}
+
+# wait_build SLUG: until the project's newest build has finished.
+wait_build() {
+	i=0
+	until api GET "/api/v3/projects/$1/builds/?limit=1" | grep -q '"code": *"finished"'; do
+		i=$((i + 1))
+		[ $i -lt $((DEADLINE * 5)) ] || { fail "build of $1 did not finish"; return 1; }
+		sleep 0.2
+	done
+}
+
+# tui [ENV=VALUE...] [-- ARGS]: start `lectern --context t tui ARGS` in a
+# 100x30 tmux session named s, with the environment given.
+tui() {
+	envs=""
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		envs="$envs $1"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	t kill-server 2>/dev/null
+	TMUX_RUN=$((TMUX_RUN + 1))
+	TMUX_SOCKET="lectern-tui-$$-$TMUX_RUN"
+	t new-session -d -s s -x 100 -y 30 -c "$TMP" \
+		"env LANG=C.UTF-8 TERM=${TUI_TERM:-tmux-256color} $envs '$LECTERN' --context t tui $* 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
+}
+
+screen() { t capture-pane -p -t s; }
+
+# wait_for REGEX [WHAT]: until the screen matches the extended regex.
+wait_for() {
+	i=0
+	while ! screen | grep -Eq -- "$1"; do
+		i=$((i + 1))
+		if [ $i -ge $((DEADLINE * 10)) ]; then
+			fail "${2:-screen} never showed /$1/:
+$(screen)
+stderr: $(cat "$TMP/tui.err" 2>/dev/null)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	pass
+}
+
+# wait_gone REGEX [WHAT]: until no screen line matches.
+wait_gone() {
+	i=0
+	while screen | grep -Eq -- "$1"; do
+		i=$((i + 1))
+		if [ $i -ge $((DEADLINE * 10)) ]; then
+			fail "${2:-screen} still shows /$1/:
+$(screen)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	pass
+}
+
+# expect_line N TEXT: screen line N (1-based) is exactly TEXT (trailing
+# spaces ignored).
+expect_line() {
+	got=$(screen | sed -n "${1}p" | sed 's/ *$//')
+	if [ "$got" = "$2" ]; then pass; else
+		fail "line $1 is '$got', expected '$2':
+$(screen)"
+	fi
+}
+
+keys() { t send-keys -t s "$@"; }
+
+# quit_tui: Q, then the exit status must be 0 and stderr empty (a
+# sanitizer report lands there).
+quit_tui() {
+	keys Q
+	wait_for '^TUI-EXIT=0( |$)' "the TUI's exit" || return 1
+	if [ -s "$TMP/tui.err" ]; then
+		fail "the TUI wrote to stderr: $(cat "$TMP/tui.err")"
+	else
+		pass
+	fi
+}
+
+finish() {
+	echo "$passes passed, $failures failed"
+	[ "$failures" -eq 0 ]
+}

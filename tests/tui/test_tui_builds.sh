@@ -1,0 +1,70 @@
+#!/bin/sh
+# Live builds in the TUI: a build triggered during the test is seen on the
+# Builds screen going from a running state to finished (the list polls
+# with its ETag every second), `r` shows running builds only, the build
+# screen streams the running command's output and follows it, scrolling
+# up stops following and the bottom resumes it, and `f` jumps to the
+# first failed command of a failed build.
+. "$LEC_TESTS/tui/lib.sh"
+
+# A build whose first command runs for a few seconds, printing a line
+# before and after, so the running state and the streaming are visible.
+commands_repo "$TMP/slow" "echo first-line && sleep 6 && echo second-line" \
+	'mkdir -p $READTHEDOCS_OUTPUT/html' 'echo ok > $READTHEDOCS_OUTPUT/html/index.html'
+commands_repo "$TMP/fails" "echo before" "exit 3" "echo never"
+
+start_server
+slow=$(import "Slow" "$TMP/slow")
+fails=$(import "Fails" "$TMP/fails")
+wait_build "$slow"
+wait_build "$fails"
+
+tui
+wait_for '^fails +Fails +latest +finished +failed ' "the failed project"
+keys : b u i l d s ' ' s l o w Enter
+wait_for '^1 +latest +finished +passed +[0-9]+s +[0-9]+s +[0-9a-f]{7} *$' "the first build"
+expect_line 2 "#       Version          State      Result  Started  Time     Commit   Error"
+
+# ---- A build started now shows up running, then finished.
+id=$(api POST "/api/v3/projects/$slow/versions/latest/builds/" |
+	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["build"]["id"])')
+wait_for "^$id"' +latest +(triggered|cloning|installing|building) +[0-9]+s +[0-9]+s ' "the running build"
+keys r
+wait_for 'running builds only' "the running filter"
+wait_gone '^1 +latest' "the running filter"
+wait_for "^$id"' +latest +(triggered|cloning|installing|building) ' "the running filter"
+keys r
+wait_for '^1 +latest +finished +passed' "all builds again"
+
+# ---- The running build's log streams and is followed.
+keys g Enter
+wait_for "^Build #$id"'  slow/latest  (triggered|cloning|installing|building) ' "the running build's header"
+wait_for '^\$ echo first-line && sleep 6 && echo second-line  \[running, [0-9]+s\]$' "the running command"
+wait_for '^  first-line *$' "the streamed output"
+wait_for '\[following\]' "following"
+keys k
+wait_gone '\[following\]' "scrolling up"
+keys G
+wait_for '\[following\]' "the bottom again"
+wait_for '^  second-line *$' "the rest of the output"
+wait_for "^Build #$id"'  slow/latest  finished passed ' "the finished build"
+wait_for '^\$ echo first-line && sleep 6 && echo second-line  \[exit 0, [0-9]+s\]$' "the finished command"
+# Following leaves the cursor on the last line.
+total=$(screen | sed -n 's,.* \([0-9][0-9]*\)/\([0-9][0-9]*\) *$,\1 \2,p' | tail -n 1)
+set -- $total
+[ "${1:-x}" = "${2:-y}" ] && pass || fail "the cursor is not on the last line: $total"
+keys q q
+
+# ---- f jumps to the first failed command.
+keys : b u i l d s ' ' f a i l s Enter
+wait_for '^[0-9]+ +latest +finished +failed ' "the failed build"
+keys Enter
+wait_for '^Build #[0-9]+  fails/latest  finished failed ' "the failed build's header"
+wait_for 'Command "exit 3" failed with exit code 3' "the build's error"
+keys f
+lineno=$(screen | grep -nE '^\$ exit 3  \[exit 3, [0-9]+s\]' | cut -d: -f1)
+# Screen line 4 is the log's first line.
+wait_for " $((lineno - 3))/[0-9]+ *$" "the cursor on the failed command"
+quit_tui
+
+finish

@@ -1,0 +1,43 @@
+/*
+ * The action table (actions.def) as an enum plus lookups by name, and the
+ * view kinds an action applies to. Key dispatch, `bind` lines and the help
+ * screen all read this one table.
+ */
+#ifndef LECTERN_UI_ACTION_H
+#define LECTERN_UI_ACTION_H
+
+/* View kinds, as bits, so an action can name several. */
+enum {
+	UI_VIEW_PROJECTS = 1 << 0,
+	UI_VIEW_PROJECT = 1 << 1,
+	UI_VIEW_BUILDS = 1 << 2,
+	UI_VIEW_BUILD = 1 << 3,
+	UI_VIEW_HELP = 1 << 4,
+	UI_VIEW_SEARCH = 1 << 5,
+	UI_VIEW_READER = 1 << 6,
+	UI_VIEW_LAST = UI_VIEW_READER, /* the highest bit, for loops */
+};
+/* Every view: the action lives in the generic keymap. */
+#define UI_VIEWS_ALL 0
+
+enum ui_action {
+	UI_ACTION_NONE = 0, /* no action: an unbound key, or `bind ... none` */
+#define ACTION(id, name, keys, views, help) UI_ACTION_##id,
+#include "actions.def"
+#undef ACTION
+	UI_ACTION_COUNT
+};
+
+struct ui_action_info {
+	const char *name;  /* as `bind` lines and the help screen name it */
+	const char *keys;  /* default keys, space-separated */
+	unsigned views;    /* UI_VIEW_* bits, or UI_VIEWS_ALL */
+	const char *help;  /* one line for the help screen */
+};
+
+/* The row of an action (UI_ACTION_NONE has name "none"). */
+const struct ui_action_info *ui_action_info(enum ui_action action);
+/* The action named name; UI_ACTION_NONE for "none"; -1 when unknown. */
+int ui_action_by_name(const char *name);
+
+#endif

@@ -1,0 +1,651 @@
+/*
+ * The application (see app.h): the main loop, asynchronous requests on
+ * behalf of views, key dispatch through the keymaps, the prompt, the `:`
+ * commands, and ui_main, which sets all of it up and tears it down.
+ *
+ * The loop waits in select() on the terminal and the client's sockets at
+ * once, with a timeout that is the earliest of the client's own timer,
+ * the next poll tick and the spinner's next frame. Answers reach views
+ * through on_data, called from lc_async_perform on this thread; views
+ * never draw from callbacks, they only mark the frame dirty.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "client.h"
+#include "display.h"
+#include "keys.h"
+#include "theme.h"
+
+/* A config or theme error plus its file name and line. */
+#define MAX_ERROR 512
+
+struct ui_request {
+	struct ui_app *app;
+	struct ui_view *view; /* NULL once the view has gone */
+	int tag;
+	uint64_t id;
+	struct ui_request *next;
+};
+
+/* View stack ---------------------------------------------------------------- */
+
+struct ui_view *ui_app_top(struct ui_app *app)
+{
+	return app->depth ? app->stack[app->depth - 1] : NULL;
+}
+
+void ui_app_push(struct ui_app *app, struct ui_view *v)
+{
+	if (app->depth == UI_MAX_VIEWS) {
+		/* Drop the oldest screen rather than refuse the new one. */
+		ui_view_free(app->stack[0]);
+		memmove(app->stack, app->stack + 1,
+			(UI_MAX_VIEWS - 1) * sizeof(app->stack[0]));
+		app->depth--;
+	}
+	app->stack[app->depth++] = v;
+	/* `/` starts empty on a new screen. */
+	ui_set_str(&app->saved_filter, NULL);
+	if (v->ops->open)
+		v->ops->open(v);
+	app->dirty = 1;
+}
+
+void ui_app_pop(struct ui_app *app)
+{
+	if (app->depth == 0)
+		return;
+	ui_view_free(app->stack[--app->depth]);
+	if (app->depth == 0)
+		app->quit = 1;
+	app->dirty = 1;
+}
+
+static void pop_all(struct ui_app *app)
+{
+	while (app->depth > 0)
+		ui_view_free(app->stack[--app->depth]);
+}
+
+/* Status line --------------------------------------------------------------- */
+
+static void set_status(struct ui_app *app, int error, const char *fmt,
+		       va_list ap)
+{
+	char msg[MAX_ERROR];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ui_set_str(&app->status, msg);
+	app->status_error = error;
+	app->dirty = 1;
+}
+
+void ui_app_message(struct ui_app *app, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_status(app, 0, fmt, ap);
+	va_end(ap);
+}
+
+void ui_app_error(struct ui_app *app, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_status(app, 1, fmt, ap);
+	va_end(ap);
+}
+
+/* Requests ------------------------------------------------------------------- */
+
+static void unlink_request(struct ui_app *app, struct ui_request *req)
+{
+	struct ui_request **p;
+
+	for (p = &app->requests; *p; p = &(*p)->next)
+		if (*p == req) {
+			*p = req->next;
+			return;
+		}
+}
+
+static void request_done(struct lc_response *resp, const struct lc_error *err,
+			 void *data)
+{
+	struct ui_request *req = data;
+	struct ui_app *app = req->app;
+
+	unlink_request(app, req);
+	if (req->view && err->code != LC_ECANCELLED && req->view->ops->on_data) {
+		req->view->ops->on_data(req->view, req->tag, resp, err);
+		app->dirty = 1;
+	}
+	free(req);
+}
+
+int ui_app_get(struct ui_app *app, struct ui_view *v, int tag,
+	       const char *path, const struct lc_query *q, const char *etag)
+{
+	struct ui_request *req = ui_xcalloc(1, sizeof(*req));
+	struct lc_async_request ar = { 0 };
+	struct lc_error err;
+
+	req->app = app;
+	req->view = v;
+	req->tag = tag;
+	ar.path = path;
+	ar.query = q;
+	ar.etag = etag;
+	ar.done = request_done;
+	ar.data = req;
+	req->next = app->requests;
+	app->requests = req;
+	if (lc_async_submit(app->client, &ar, &req->id, &err) < 0) {
+		unlink_request(app, req);
+		free(req);
+		ui_app_error(app, "%s", err.message);
+		return -1;
+	}
+	app->dirty = 1;
+	return 0;
+}
+
+int ui_app_pending(const struct ui_app *app, const struct ui_view *v, int tag)
+{
+	const struct ui_request *req;
+
+	for (req = app->requests; req; req = req->next)
+		if (req->view == v && req->tag == tag)
+			return 1;
+	return 0;
+}
+
+void ui_app_cancel(struct ui_app *app, struct ui_view *v)
+{
+	struct ui_request *req;
+	uint64_t id;
+	int found;
+
+	/* A cancelled request's callback runs inside lc_async_cancel and
+	 * unlinks it, so look again from the head after each one. */
+	do {
+		found = 0;
+		for (req = app->requests; req; req = req->next)
+			if (req->view == v) {
+				req->view = NULL;
+				id = req->id;
+				found = 1;
+				lc_async_cancel(app->client, id);
+				break;
+			}
+	} while (found);
+}
+
+/* Projects for completion ------------------------------------------------------ */
+
+static void free_projects(struct ui_app *app)
+{
+	size_t i;
+
+	for (i = 0; i < app->projects_len; i++)
+		free(app->projects[i]);
+	free(app->projects);
+	app->projects = NULL;
+	app->projects_len = 0;
+}
+
+void ui_app_set_projects(struct ui_app *app, char **slugs, size_t n)
+{
+	free_projects(app);
+	app->projects = slugs;
+	app->projects_len = n;
+}
+
+/* Contexts ---------------------------------------------------------------------- */
+
+/* A client for conn; 0, or -1 with the error in the status line. */
+static int connect_client(struct ui_app *app, const struct ui_conn *conn,
+			  struct lc_client **out)
+{
+	struct lc_client_options opts = { 0 };
+	struct lc_error err;
+
+	opts.api_url = conn->api_url;
+	opts.token = conn->token;
+	opts.docs_domain = conn->docs_domain;
+	if (lc_client_new(out, &opts, &err) < 0) {
+		ui_app_error(app, "%s: %s", conn->name, err.message);
+		return -1;
+	}
+	return 0;
+}
+
+static void switch_context(struct ui_app *app, const char *name)
+{
+	struct ui_conn conn = { 0 };
+	struct lc_client *client = NULL;
+	char err[MAX_ERROR];
+
+	if (app->start->connect == NULL) {
+		ui_app_error(app, "contexts are not available here");
+		return;
+	}
+	if (app->start->connect(app->start->payload, name, &conn, err,
+				sizeof(err)) < 0) {
+		ui_app_error(app, "%s", err);
+		goto done;
+	}
+	if (connect_client(app, &conn, &client) < 0)
+		goto done;
+	pop_all(app);
+	lc_client_free(app->client);
+	app->client = client;
+	ui_conn_dispose(&app->conn);
+	app->conn = conn;
+	memset(&conn, 0, sizeof(conn));
+	free_projects(app);
+	ui_app_push(app, ui_projects_new(app));
+	ui_app_message(app, "context %s", app->conn.name);
+done:
+	ui_conn_dispose(&conn);
+}
+
+/* `:` commands ---------------------------------------------------------------- */
+
+struct command {
+	const char *name;
+	int needs_arg;
+	void (*run)(struct ui_app *app, const char *arg);
+};
+
+static void cmd_project(struct ui_app *app, const char *arg)
+{
+	ui_app_push(app, ui_project_new(app, arg));
+}
+
+static void cmd_build(struct ui_app *app, const char *arg)
+{
+	long long id;
+
+	if (ui_parse_long(arg, &id) < 0) {
+		ui_app_error(app, "not a build number: %s", arg);
+		return;
+	}
+	ui_app_push(app, ui_build_new(app, id));
+}
+
+static void cmd_builds(struct ui_app *app, const char *arg)
+{
+	ui_app_push(app, ui_builds_new(app, arg));
+}
+
+/* The project of the topmost screen that has one in focus. */
+static const char *focused_project(struct ui_app *app)
+{
+	const char *slug;
+	size_t i;
+
+	for (i = app->depth; i > 0; i--)
+		if (app->stack[i - 1]->ops->project &&
+		    (slug = app->stack[i - 1]->ops->project(app->stack[i - 1])))
+			return slug;
+	return NULL;
+}
+
+static void cmd_search(struct ui_app *app, const char *arg)
+{
+	const char *project = focused_project(app);
+
+	if (project == NULL) {
+		ui_app_error(app, ":search needs a project: select or open one");
+		return;
+	}
+	ui_app_push(app, ui_search_new(app, project, NULL, arg));
+}
+
+static void cmd_projects(struct ui_app *app, const char *arg)
+{
+	(void)arg;
+	pop_all(app);
+	ui_app_push(app, ui_projects_new(app));
+}
+
+static void cmd_context(struct ui_app *app, const char *arg)
+{
+	switch_context(app, arg);
+}
+
+static void cmd_quit(struct ui_app *app, const char *arg)
+{
+	(void)arg;
+	app->quit = 1;
+}
+
+static const struct command commands[] = {
+	{ "build", 1, cmd_build },       { "builds", 1, cmd_builds },
+	{ "context", 1, cmd_context },   { "project", 1, cmd_project },
+	{ "projects", 0, cmd_projects }, { "q", 0, cmd_quit },
+	{ "quit", 0, cmd_quit },         { "search", 1, cmd_search },
+};
+#define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
+
+void ui_app_command(struct ui_app *app, const char *line)
+{
+	char word[UI_PROMPT_MAX], arg[UI_PROMPT_MAX];
+	size_t i, n;
+
+	/* The first word names the command; the rest of the line, trimmed,
+	 * is its argument (a search query may have several words). */
+	line += strspn(line, " ");
+	n = strcspn(line, " ");
+	if (n == 0)
+		return;
+	snprintf(word, sizeof(word), "%.*s", (int)n, line);
+	line += n;
+	line += strspn(line, " ");
+	snprintf(arg, sizeof(arg), "%s", line);
+	for (n = strlen(arg); n > 0 && arg[n - 1] == ' ';)
+		arg[--n] = '\0';
+	for (i = 0; i < COMMAND_COUNT; i++) {
+		if (strcmp(commands[i].name, word) != 0)
+			continue;
+		if (commands[i].needs_arg && arg[0] == '\0') {
+			ui_app_error(app, ":%s needs an argument", word);
+			return;
+		}
+		commands[i].run(app, arg);
+		return;
+	}
+	ui_app_error(app, "unknown command :%s", word);
+}
+
+void ui_app_complete(struct ui_app *app)
+{
+	const char *names[COMMAND_COUNT];
+	const struct ui_prompt *p = &app->prompt;
+	const char *word = ui_prompt_word(p);
+	size_t i;
+
+	if (word == p->text) {
+		for (i = 0; i < COMMAND_COUNT; i++)
+			names[i] = commands[i].name;
+		ui_prompt_complete(&app->prompt, names, COMMAND_COUNT);
+	} else if (strncmp(p->text, "project ", 8) == 0 ||
+		   strncmp(p->text, "builds ", 7) == 0) {
+		ui_prompt_complete(&app->prompt,
+				   (const char *const *)app->projects,
+				   app->projects_len);
+	} else if (strncmp(p->text, "context ", 8) == 0) {
+		ui_prompt_complete(&app->prompt, app->start->contexts,
+				   app->start->contexts_len);
+	}
+}
+
+/* Keys ------------------------------------------------------------------------- */
+
+static void filter_top(struct ui_app *app, const char *text)
+{
+	struct ui_view *top = ui_app_top(app);
+
+	if (top && top->ops->filter) {
+		top->ops->filter(top, text);
+		ui_view_clamp(top);
+	}
+}
+
+static void prompt_key(struct ui_app *app, int key)
+{
+	struct ui_prompt *p = &app->prompt;
+	char line[UI_PROMPT_MAX];
+
+	switch (ui_prompt_key(p, key)) {
+	case UI_PROMPT_EDITED:
+		if (p->kind == '/')
+			filter_top(app, p->text);
+		break;
+	case UI_PROMPT_COMPLETE:
+		if (p->kind == ':')
+			ui_app_complete(app);
+		break;
+	case UI_PROMPT_CANCEL:
+		if (p->kind == '/')
+			filter_top(app, app->saved_filter);
+		ui_prompt_stop(p);
+		break;
+	case UI_PROMPT_DONE:
+		snprintf(line, sizeof(line), "%s", p->text);
+		ui_prompt_stop(p);
+		if (p->kind == ':')
+			ui_app_command(app, line);
+		else
+			ui_set_str(&app->saved_filter, line);
+		break;
+	}
+	app->dirty = 1;
+}
+
+/* The actions the app itself handles after the view and the generic
+ * navigation passed. */
+static void app_action(struct ui_app *app, enum ui_action action)
+{
+	struct ui_view *top = ui_app_top(app);
+
+	switch (action) {
+	case UI_ACTION_BACK:
+		ui_app_pop(app);
+		break;
+	case UI_ACTION_QUIT:
+		app->quit = 1;
+		break;
+	case UI_ACTION_HELP:
+		if (top->ops->kind != UI_VIEW_HELP)
+			ui_app_push(app, ui_help_new(app, top->ops->kind,
+						     top->ops->name));
+		break;
+	case UI_ACTION_PROMPT:
+		ui_prompt_start(&app->prompt, ':', NULL);
+		break;
+	case UI_ACTION_FILTER:
+		if (top->ops->filter)
+			ui_prompt_start(&app->prompt, '/', app->saved_filter);
+		break;
+	default:
+		break;
+	}
+}
+
+static void handle_key(struct ui_app *app, int key)
+{
+	struct ui_view *top = ui_app_top(app);
+	enum ui_action action;
+
+	if (key == (UI_KEY_FN | KEY_RESIZE)) {
+		ui_layout(app);
+		return;
+	}
+	if (app->too_small) {
+		/* Only quitting makes sense on a screen too small to draw. */
+		action = ui_keys_lookup(UI_VIEWS_ALL, key);
+		if (action == UI_ACTION_QUIT || action == UI_ACTION_BACK)
+			app->quit = 1;
+		return;
+	}
+	if (app->prompt.active) {
+		prompt_key(app, key);
+		return;
+	}
+	if (top == NULL)
+		return;
+	action = ui_keys_lookup(top->ops->kind, key);
+	if (action == UI_ACTION_NONE) {
+		if (top->ops->on_key) {
+			top->ops->on_key(top, key);
+			app->dirty = 1;
+		}
+		return;
+	}
+	app->dirty = 1;
+	if (top->ops->on_action && top->ops->on_action(top, action) == UI_HANDLED)
+		return;
+	if (ui_view_navigate(top, action) == UI_HANDLED)
+		return;
+	app_action(app, action);
+}
+
+/* One key from the terminal in keys.h's encoding; -1 when none is ready. */
+static int read_key(struct ui_app *app)
+{
+	wint_t wc;
+	int rc = wget_wch(app->status_win, &wc);
+
+	if (rc == ERR)
+		return -1;
+	if (rc == KEY_CODE_YES) {
+		if (wc == KEY_ENTER)
+			return '\n';
+		return UI_KEY_FN | (int)wc;
+	}
+	if (wc == '\r')
+		return '\n';
+	if (wc == 127 || wc == 8)
+		return UI_KEY_FN | KEY_BACKSPACE;
+	return (int)wc;
+}
+
+/* The loop --------------------------------------------------------------------- */
+
+/* Wait for a key, a socket or the next timer, at most timeout_ms. */
+static void wait_input(struct ui_app *app, long timeout_ms)
+{
+	fd_set rd, wr, ex;
+	struct timeval tv;
+	long client_ms = lc_async_timeout(app->client);
+	int maxfd = STDIN_FILENO;
+
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_ZERO(&ex);
+	FD_SET(STDIN_FILENO, &rd);
+	lc_async_fdset(app->client, &rd, &wr, &ex, &maxfd);
+	if (client_ms >= 0 && client_ms < timeout_ms)
+		timeout_ms = client_ms;
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	/* EINTR is a resize (SIGWINCH): curses reports it as KEY_RESIZE. */
+	if (select(maxfd + 1, &rd, &wr, &ex, &tv) < 0 && errno != EINTR)
+		ui_die("select: %s", strerror(errno));
+}
+
+static void run_loop(struct ui_app *app)
+{
+	int64_t next_tick = ui_now_ms() + UI_TICK_MS, next_spin = 0, now;
+	struct ui_view *top;
+	int key;
+
+	while (!app->quit) {
+		if (app->dirty)
+			ui_draw_frame(app);
+		now = ui_now_ms();
+		wait_input(app, lc_async_pending(app->client)
+					? UI_SPIN_MS
+					: (long)(next_tick - now > 0 ? next_tick - now : 0));
+		lc_async_perform(app->client);
+		app->now = time(NULL);
+		while (!app->quit && (key = read_key(app)) >= 0)
+			handle_key(app, key);
+		now = ui_now_ms();
+		if (lc_async_pending(app->client) && now >= next_spin) {
+			app->spin++;
+			next_spin = now + UI_SPIN_MS;
+			app->dirty = 1;
+		}
+		if (now >= next_tick) {
+			next_tick = now + UI_TICK_MS;
+			top = ui_app_top(app);
+			if (top && top->ops->tick && !app->quit)
+				top->ops->tick(top);
+		}
+	}
+}
+
+/* Setup --------------------------------------------------------------------------- */
+
+void ui_conn_dispose(struct ui_conn *conn)
+{
+	free(conn->name);
+	free(conn->api_url);
+	free(conn->docs_domain);
+	if (conn->token)
+		explicit_bzero(conn->token, strlen(conn->token));
+	free(conn->token);
+	memset(conn, 0, sizeof(*conn));
+}
+
+/* Keymaps and theme from the config file and --theme; the first problem
+ * goes to the status line. */
+static void load_settings(struct ui_app *app)
+{
+	char err[MAX_ERROR], terr[MAX_ERROR];
+	char *path = ui_config_path(app->start->config_path);
+	char *theme = ui_xstrdup(app->start->theme);
+	int bad_config;
+
+	ui_keys_reset();
+	bad_config = path && ui_config_load(path, &theme, err, sizeof(err)) < 0;
+	if (ui_theme_apply(theme, ui_theme_detect_mode(), terr, sizeof(terr)) < 0)
+		ui_app_error(app, "%s (using the default theme)", terr);
+	else if (bad_config)
+		ui_app_error(app, "%s", err);
+	free(theme);
+	free(path);
+}
+
+int ui_main(struct ui_start *start)
+{
+	struct ui_app app;
+	int status = 1;
+
+	memset(&app, 0, sizeof(app));
+	app.start = start;
+	app.conn = start->conn;
+	memset(&start->conn, 0, sizeof(start->conn));
+	app.now = time(NULL);
+	if (ui_display_init() < 0)
+		goto done;
+	ui_set_die_hook(ui_display_done);
+	atexit(ui_display_done);
+	load_settings(&app);
+	ui_layout(&app);
+	if (connect_client(&app, &app.conn, &app.client) < 0) {
+		ui_display_done();
+		fprintf(stderr, "lectern: %s\n", app.status);
+		goto done;
+	}
+	ui_app_push(&app, ui_projects_new(&app));
+	run_loop(&app);
+	pop_all(&app);
+	ui_display_done();
+	status = 0;
+done:
+	lc_client_free(app.client);
+	if (app.title_win) {
+		delwin(app.title_win);
+		delwin(app.body_win);
+		delwin(app.status_win);
+	}
+	ui_prompt_stop(&app.prompt);
+	free_projects(&app);
+	free(app.saved_filter);
+	free(app.status);
+	ui_conn_dispose(&app.conn);
+	return status;
+}

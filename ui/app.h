@@ -1,0 +1,95 @@
+/*
+ * The application: the client, the view stack, the status line, the
+ * prompt and the main loop that never blocks on the network. Views talk to
+ * the app through these calls; nothing else in the TUI holds global state
+ * besides the keymaps and the theme.
+ */
+#ifndef LECTERN_UI_APP_H
+#define LECTERN_UI_APP_H
+
+#include <curses.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "prompt.h"
+#include "ui.h"
+#include "util.h"
+#include "view.h"
+
+/* Screens open at once: projects > project > builds > build > help is
+ * five; `:` commands push more. Past this the oldest is dropped. */
+#define UI_MAX_VIEWS 16
+/* Polling views refresh this often (the issue: states change on screen
+ * within a second on the local engine). */
+#define UI_TICK_MS 1000
+/* The spinner's frame time while requests are in flight. */
+#define UI_SPIN_MS 100
+/* The smallest screen drawn; below it the TUI says it is too small. */
+#define UI_MIN_COLS 80
+#define UI_MIN_LINES 24
+
+struct lc_client;
+struct lc_query;
+struct ui_request;
+
+struct ui_app {
+	struct ui_start *start;
+	struct ui_conn conn;           /* the current context */
+	struct lc_client *client;
+	struct ui_view *stack[UI_MAX_VIEWS];
+	size_t depth;
+	struct ui_request *requests;   /* in flight */
+	struct ui_prompt prompt;
+	char *saved_filter;            /* the filter before `/`, for Esc */
+	char *status;                  /* the status line's message */
+	int status_error;
+	char **projects;               /* slugs, for :project completion */
+	size_t projects_len;
+	WINDOW *title_win, *body_win, *status_win;
+	int too_small;
+	int dirty;                     /* redraw before waiting again */
+	int quit;
+	unsigned spin;                 /* spinner frame */
+	time_t now;                    /* wall clock at this loop turn */
+};
+
+/* The view on top, or NULL. */
+struct ui_view *ui_app_top(struct ui_app *app);
+/* Open v on top of the stack (the app owns it from now on). */
+void ui_app_push(struct ui_app *app, struct ui_view *v);
+/* Close the top view; quits when it was the last. */
+void ui_app_pop(struct ui_app *app);
+
+/* Show a message (or, with ui_app_error, an error) in the status line. */
+void ui_app_message(struct ui_app *app, const char *fmt, ...) UI_PRINTF(2, 3);
+void ui_app_error(struct ui_app *app, const char *fmt, ...) UI_PRINTF(2, 3);
+
+/* GET path (an API path or absolute URL) for view v, with the query
+ * parameters q (may be NULL; the client encodes them); its on_data gets
+ * the answer with tag. etag (may be NULL) makes it conditional. Errors
+ * submitting go to the status line. 0 or -1. */
+int ui_app_get(struct ui_app *app, struct ui_view *v, int tag,
+	       const char *path, const struct lc_query *q, const char *etag);
+/* Non-zero while a request of v with tag is in flight. */
+int ui_app_pending(const struct ui_app *app, const struct ui_view *v, int tag);
+/* Cancel every request of v (their answers are dropped). */
+void ui_app_cancel(struct ui_app *app, struct ui_view *v);
+
+/* Replace the project slugs :project completes. */
+void ui_app_set_projects(struct ui_app *app, char **slugs, size_t n);
+
+/* Run a `:` command line. */
+void ui_app_command(struct ui_app *app, const char *line);
+/* Complete the prompt's last word (Tab). */
+void ui_app_complete(struct ui_app *app);
+
+/* The TUI config file (config.c): `set theme = NAME` and `bind KEYMAP KEY
+ * ACTION` lines. *theme gets the theme named (owned), unless already
+ * set. 0, or -1 with "FILE:LINE: what" in err for the first bad line
+ * (the rest of the file still applies). */
+int ui_config_load(const char *path, char **theme, char *err, size_t errsize);
+/* The config file's path (start's, the environment's or the XDG one);
+ * owned, or NULL when there is none to look at. */
+char *ui_config_path(const char *given);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * The TUI's own config file, in tig's manner:
+ *
+ *     # comments
+ *     set theme = dark
+ *     bind generic x quit
+ *     bind build <C-s> save-log
+ *
+ * It is a file of its own ($XDG_CONFIG_HOME/lectern/tui) rather than a
+ * section of the CLI's config, which the `lectern context` commands
+ * rewrite. A bad line is reported with its file and line and skipped;
+ * the rest still applies, so one typo never costs every binding.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "keys.h"
+
+/* A config line is typed by hand; longer ones are reported, not split. */
+#define MAX_LINE 1024
+
+char *ui_config_path(const char *given)
+{
+	const char *env = getenv("LECTERN_TUI_CONFIG");
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (given && *given)
+		return ui_xstrdup(given);
+	if (env && *env)
+		return ui_xstrdup(env);
+	if (xdg && *xdg == '/')
+		return ui_xasprintf("%s/lectern/tui", xdg);
+	if (home && *home)
+		return ui_xasprintf("%s/.config/lectern/tui", home);
+	return NULL;
+}
+
+/* Up to max words of line (changed in place); the count. */
+static int words(char *line, char **w, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	while (n < max) {
+		p += strspn(p, " \t\r\n");
+		if (*p == '\0' || *p == '#')
+			break;
+		w[n++] = p;
+		p += strcspn(p, " \t\r\n");
+		if (*p)
+			*p++ = '\0';
+	}
+	return n;
+}
+
+/* One line; 0, or -1 with the reason in why. */
+static int config_line(char *line, char **theme, char *why, size_t size)
+{
+	char *w[6];
+	int n = words(line, w, 6);
+
+	if (n == 0)
+		return 0;
+	if (strcmp(w[0], "bind") == 0) {
+		if (n != 4) {
+			snprintf(why, size, "expected: bind KEYMAP KEY ACTION");
+			return -1;
+		}
+		return ui_keys_bind(w[1], w[2], w[3], why, size);
+	}
+	if (strcmp(w[0], "set") == 0) {
+		if (n != 4 || strcmp(w[2], "=") != 0 ||
+		    strcmp(w[1], "theme") != 0) {
+			snprintf(why, size, "expected: set theme = NAME");
+			return -1;
+		}
+		if (*theme == NULL)
+			*theme = ui_xstrdup(w[3]);
+		return 0;
+	}
+	snprintf(why, size, "unknown keyword '%s' (expected bind or set)", w[0]);
+	return -1;
+}
+
+int ui_config_load(const char *path, char **theme, char *err, size_t errsize)
+{
+	char line[MAX_LINE], why[256];
+	FILE *f = fopen(path, "r");
+	int lineno = 0, rc = 0;
+
+	/* No config file is the usual case, not an error. */
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			snprintf(why, sizeof(why), "line longer than %d bytes",
+				 MAX_LINE - 1);
+			while (fgets(line, sizeof(line), f) &&
+			       strchr(line, '\n') == NULL)
+				;
+		} else if (config_line(line, theme, why, sizeof(why)) == 0) {
+			continue;
+		}
+		if (rc == 0)
+			snprintf(err, errsize, "%s:%d: %s", path, lineno, why);
+		rc = -1;
+	}
+	fclose(f);
+	return rc;
+}

@@ -1,0 +1,169 @@
+/*
+ * The terminal (see display.h). Each part is drawn into its window with
+ * wnoutrefresh and the screen is updated once per frame with doupdate, so
+ * a frame never flickers half-drawn.
+ */
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "client.h"
+#include "display.h"
+#include "draw.h"
+#include "theme.h"
+
+/* How long curses waits after Esc for the rest of an escape sequence:
+ * long enough for a terminal's own sequences, short enough that Esc as
+ * "back" feels immediate. */
+#define ESC_DELAY_MS 25
+
+static const char *const spin_utf8[] = { "⠋", "⠙", "⠹", "⠸", "⠼",
+					 "⠴", "⠦", "⠧", "⠇", "⠏" };
+static const char *const spin_ascii[] = { "|", "/", "-", "\\" };
+
+static int started;
+
+int ui_display_init(void)
+{
+	const char *codeset;
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "lectern: the TUI needs a terminal\n");
+		return -1;
+	}
+	setlocale(LC_ALL, "");
+	codeset = nl_langinfo(CODESET);
+	ui_draw_init(codeset && strcmp(codeset, "UTF-8") == 0);
+	set_escdelay(ESC_DELAY_MS);
+	if (newterm(NULL, stdout, stdin) == NULL) {
+		fprintf(stderr, "lectern: cannot drive this terminal (TERM=%s)\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		return -1;
+	}
+	started = 1;
+	cbreak();
+	noecho();
+	nonl();
+	curs_set(0);
+	return 0;
+}
+
+void ui_display_done(void)
+{
+	if (!started)
+		return;
+	started = 0;
+	endwin();
+}
+
+void ui_layout(struct ui_app *app)
+{
+	int body = LINES - 2 > 1 ? LINES - 2 : 1;
+
+	if (app->title_win) {
+		delwin(app->title_win);
+		delwin(app->body_win);
+		delwin(app->status_win);
+	}
+	app->title_win = newwin(1, COLS, 0, 0);
+	app->body_win = newwin(body, COLS, 1, 0);
+	app->status_win = newwin(1, COLS, LINES - 1, 0);
+	if (!app->title_win || !app->body_win || !app->status_win)
+		ui_die("cannot create the windows");
+	/* Keys are read from the status window; nodelay because the loop
+	 * has already waited for input with select(). */
+	keypad(app->status_win, TRUE);
+	nodelay(app->status_win, TRUE);
+	app->too_small = COLS < UI_MIN_COLS || LINES < UI_MIN_LINES;
+	clearok(curscr, TRUE);
+	app->dirty = 1;
+}
+
+static void draw_title(struct ui_app *app)
+{
+	WINDOW *w = app->title_win;
+	struct ui_buf trail = UI_BUF_INIT;
+	int attr = ui_attr(UI_SLOT_TITLE), width = COLS;
+	const char *help = "? help  : command";
+	char sep[16];
+	size_t i;
+
+	snprintf(sep, sizeof(sep), " %s ", ui_glyph(UI_GLYPH_BULLET));
+	ui_buf_printf(&trail, " Lectern [%s]  ", app->conn.name);
+	for (i = 0; i < app->depth; i++)
+		ui_buf_printf(&trail, "%s%s", i ? sep : "", app->stack[i]->title);
+	ui_draw_fill(w, 0, 0, width, attr);
+	ui_draw_text(w, 0, 0, width - (int)strlen(help) - 2, trail.ptr, attr);
+	ui_draw_text(w, 0, width - (int)strlen(help) - 1, (int)strlen(help),
+		     help, attr);
+	ui_buf_dispose(&trail);
+	wnoutrefresh(w);
+}
+
+static void draw_status(struct ui_app *app)
+{
+	WINDOW *w = app->status_win;
+	struct ui_view *top = ui_app_top(app);
+	int width = COLS, right_x;
+	char right[64];
+	const char *spin = "";
+
+	if (app->prompt.active) {
+		ui_prompt_draw(&app->prompt, w, 0, width);
+		wnoutrefresh(w);
+		return;
+	}
+	if (lc_async_pending(app->client) > 0)
+		spin = ui_draw_utf8()
+			       ? spin_utf8[app->spin % (sizeof(spin_utf8) /
+							sizeof(spin_utf8[0]))]
+			       : spin_ascii[app->spin % (sizeof(spin_ascii) /
+							 sizeof(spin_ascii[0]))];
+	snprintf(right, sizeof(right), "%s %zu/%zu", spin,
+		 top && top->lines ? top->cursor + 1 : 0,
+		 top ? top->lines : 0);
+	right_x = width - ui_text_width(right) - 1;
+	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_STATUS));
+	if (app->status)
+		ui_draw_text(w, 0, 0, right_x - 1, app->status,
+			     ui_attr(app->status_error ? UI_SLOT_STATUS_ERROR
+						       : UI_SLOT_STATUS));
+	ui_draw_text(w, 0, right_x, width - right_x, right,
+		     ui_attr(UI_SLOT_STATUS));
+	wnoutrefresh(w);
+}
+
+static void draw_too_small(void)
+{
+	char msg[96];
+	int len;
+
+	snprintf(msg, sizeof(msg), "Terminal too small: %dx%d (needs %dx%d)",
+		 COLS, LINES, UI_MIN_COLS, UI_MIN_LINES);
+	len = (int)strlen(msg);
+	werase(stdscr);
+	mvwaddnstr(stdscr, LINES / 2, len < COLS ? (COLS - len) / 2 : 0, msg,
+		   COLS);
+	wnoutrefresh(stdscr);
+}
+
+void ui_draw_frame(struct ui_app *app)
+{
+	struct ui_view *top = ui_app_top(app);
+
+	if (app->too_small) {
+		draw_too_small();
+	} else {
+		draw_title(app);
+		if (top)
+			ui_view_draw(top, app->body_win);
+		draw_status(app);
+	}
+	doupdate();
+	app->dirty = 0;
+}

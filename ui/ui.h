@@ -1,0 +1,46 @@
+/*
+ * The TUI's entry point, as the CLI calls it. The ui library knows
+ * nothing of contexts, config files of the CLI or the engine: the caller
+ * resolves a context into a connection and hands it over, with a callback
+ * that resolves another one when the user types `:context NAME`.
+ */
+#ifndef LECTERN_UI_H
+#define LECTERN_UI_H
+
+#include <stddef.h>
+
+/* What one context resolves to. Strings are owned by the struct; the
+ * token is wiped when ui_conn_dispose frees it. */
+struct ui_conn {
+	char *name;        /* the context's name */
+	char *api_url;     /* API base URL */
+	char *docs_domain; /* docs host (search, pages), or NULL */
+	char *token;       /* API token, or NULL */
+};
+
+void ui_conn_dispose(struct ui_conn *conn);
+
+struct ui_start {
+	struct ui_conn conn;  /* the first context; the TUI takes it over */
+	const char *theme;    /* --theme NAME|FILE, or NULL */
+	/* The TUI's config file (theme, key bindings), or NULL for the
+	 * default: $LECTERN_TUI_CONFIG, then $XDG_CONFIG_HOME/lectern/tui,
+	 * then ~/.config/lectern/tui. */
+	const char *config_path;
+	const char *const *contexts; /* context names for completion */
+	size_t contexts_len;
+	/* Resolve context name into *out; 0, or -1 with a one-line message
+	 * in err. NULL: `:context` is not available. */
+	int (*connect)(void *payload, const char *name, struct ui_conn *out,
+		       char *err, size_t errsize);
+	void *payload;
+};
+
+/*
+ * Run the TUI until the user quits. Takes start->conn over (disposes it).
+ * @return 0, or 1 after printing why it could not start (no terminal,
+ *         bad API URL)
+ */
+int ui_main(struct ui_start *start);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * What every view shares (see view.h): creation and teardown, the generic
+ * list navigation that runs when a view passes on an action, and drawing
+ * the visible rows.
+ */
+#include <stdlib.h>
+
+#include "app.h"
+#include "util.h"
+#include "view.h"
+
+struct ui_view *ui_view_new(struct ui_app *app, const struct ui_view_ops *ops,
+			    const char *title, void *priv)
+{
+	struct ui_view *v = ui_xcalloc(1, sizeof(*v));
+
+	v->ops = ops;
+	v->app = app;
+	v->title = ui_xstrdup(title);
+	v->priv = priv;
+	return v;
+}
+
+void ui_view_free(struct ui_view *v)
+{
+	if (v == NULL)
+		return;
+	ui_app_cancel(v->app, v);
+	if (v->ops->close)
+		v->ops->close(v);
+	free(v->title);
+	free(v);
+}
+
+void ui_view_clamp(struct ui_view *v)
+{
+	size_t page = v->height > 0 ? (size_t)v->height : 1;
+
+	if (v->lines == 0) {
+		v->cursor = v->top = 0;
+		return;
+	}
+	if (v->cursor >= v->lines)
+		v->cursor = v->lines - 1;
+	if (v->top > v->cursor)
+		v->top = v->cursor;
+	if (v->cursor >= v->top + page)
+		v->top = v->cursor - page + 1;
+	/* No empty space below the last row while rows are above the top. */
+	if (v->top + page > v->lines)
+		v->top = v->lines > page ? v->lines - page : 0;
+}
+
+void ui_view_goto(struct ui_view *v, size_t n)
+{
+	v->cursor = n;
+	ui_view_clamp(v);
+}
+
+int ui_view_navigate(struct ui_view *v, enum ui_action action)
+{
+	size_t page = v->height > 1 ? (size_t)v->height - 1 : 1;
+
+	switch (action) {
+	case UI_ACTION_UP:
+		ui_view_goto(v, v->cursor ? v->cursor - 1 : 0);
+		break;
+	case UI_ACTION_DOWN:
+		ui_view_goto(v, v->cursor + 1);
+		break;
+	case UI_ACTION_PAGE_UP:
+		v->top = v->top > page ? v->top - page : 0;
+		ui_view_goto(v, v->cursor > page ? v->cursor - page : 0);
+		break;
+	case UI_ACTION_PAGE_DOWN:
+		v->top += page;
+		ui_view_goto(v, v->cursor + page);
+		break;
+	case UI_ACTION_FIRST:
+		ui_view_goto(v, 0);
+		break;
+	case UI_ACTION_LAST:
+		ui_view_goto(v, v->lines ? v->lines - 1 : 0);
+		break;
+	default:
+		return UI_PASS;
+	}
+	return UI_HANDLED;
+}
+
+void ui_view_draw(struct ui_view *v, WINDOW *w)
+{
+	int width = getmaxx(w), rows = getmaxy(w), y, head = 0;
+	size_t n;
+
+	werase(w);
+	if (v->ops->draw_header)
+		head = v->ops->draw_header(v, w, width);
+	v->height = rows - head > 0 ? rows - head : 1;
+	ui_view_clamp(v);
+	for (y = head; y < rows; y++) {
+		n = v->top + (size_t)(y - head);
+		if (n >= v->lines)
+			break;
+		v->ops->draw_row(v, w, y, width, n, n == v->cursor);
+	}
+	wnoutrefresh(w);
+}

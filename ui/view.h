@@ -1,0 +1,95 @@
+/*
+ * Views: one screen each (projects, a project, builds, a build, help),
+ * as an ops struct in tig's manner. A view is a list of rows with a
+ * cursor; the view gets first refusal on every action, then the generic
+ * list navigation here handles it. Views load through the app's
+ * asynchronous requests and are redrawn whole whenever anything changed.
+ */
+#ifndef LECTERN_UI_VIEW_H
+#define LECTERN_UI_VIEW_H
+
+#include <curses.h>
+#include <stddef.h>
+
+#include "action.h"
+
+struct ui_app;
+struct ui_view;
+struct lc_response;
+struct lc_error;
+
+/* What on_action returns. */
+enum { UI_PASS = 0, UI_HANDLED = 1 };
+
+struct ui_view_ops {
+	const char *name; /* the screen's name, for help */
+	unsigned kind;    /* UI_VIEW_* bit: which keymap applies */
+	/* Start loading (through ui_app_get). */
+	void (*open)(struct ui_view *v);
+	/* Free v->priv; the view's requests are already cancelled. */
+	void (*close)(struct ui_view *v);
+	/* Draw rows above the list (column headers, tabs) from the top of
+	 * w; the number of rows used. */
+	int (*draw_header)(struct ui_view *v, WINDOW *w, int width);
+	/* Draw list row n at line y; selected: it is the cursor's. */
+	void (*draw_row)(struct ui_view *v, WINDOW *w, int y, int width,
+			 size_t n, int selected);
+	/* First refusal on an action: UI_HANDLED or UI_PASS. */
+	int (*on_action)(struct ui_view *v, enum ui_action action);
+	/* One of the view's requests (tag: which) was answered; resp is
+	 * NULL on transport errors, err->code LC_OK on success. NULL: the
+	 * view makes no requests. */
+	void (*on_data)(struct ui_view *v, int tag, struct lc_response *resp,
+			const struct lc_error *err);
+	/* About once a second while the view is on top (polling); NULL: none. */
+	void (*tick)(struct ui_view *v);
+	/* The `/` text changed (NULL: cleared): refilter, set v->lines. */
+	void (*filter)(struct ui_view *v, const char *text);
+	/* The project in focus (`:search` searches it), or NULL; NULL op:
+	 * none. */
+	const char *(*project)(struct ui_view *v);
+	/* A key no keymap binds (the reader's link numbers); NULL: none. */
+	void (*on_key)(struct ui_view *v, int key);
+};
+
+struct ui_view {
+	const struct ui_view_ops *ops;
+	struct ui_app *app;
+	char *title;   /* its part of the title bar's trail; owned */
+	size_t lines;  /* rows in the list */
+	size_t cursor; /* the selected row */
+	size_t top;    /* the first row on screen */
+	int height;    /* list rows on screen at the last draw */
+	void *priv;    /* the view's own state */
+};
+
+/* A new view of ops with its private state (owned by it from now on). */
+struct ui_view *ui_view_new(struct ui_app *app, const struct ui_view_ops *ops,
+			    const char *title, void *priv);
+/* Close and free (NULL is a no-op). */
+void ui_view_free(struct ui_view *v);
+/* The generic list navigation: UI_HANDLED or UI_PASS. */
+int ui_view_navigate(struct ui_view *v, enum ui_action action);
+/* Put the cursor on row n (clamped) and scroll it into sight. */
+void ui_view_goto(struct ui_view *v, size_t n);
+/* Keep cursor and top valid after v->lines changed. */
+void ui_view_clamp(struct ui_view *v);
+/* Draw the view's header and visible rows into w. */
+void ui_view_draw(struct ui_view *v, WINDOW *w);
+
+/* The screens (views/). */
+struct ui_view *ui_projects_new(struct ui_app *app);
+struct ui_view *ui_project_new(struct ui_app *app, const char *slug);
+struct ui_view *ui_builds_new(struct ui_app *app, const char *project);
+struct ui_view *ui_build_new(struct ui_app *app, long long id);
+/* Search project's version (NULL: latest) for query. */
+struct ui_view *ui_search_new(struct ui_app *app, const char *project,
+			      const char *version, const char *query);
+/* The page at url (absolute), opened at element id anchor (may be NULL). */
+struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
+			      const char *anchor);
+/* The keys of views of kind (UI_VIEW_*) named name. */
+struct ui_view *ui_help_new(struct ui_app *app, unsigned kind,
+			    const char *name);
+
+#endif

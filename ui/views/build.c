@@ -1,0 +1,385 @@
+/*
+ * A build: its commands with exit codes and times, each followed by its
+ * output. While the build runs, the v2 build detail (the API that carries
+ * commands and their output) is polled with its ETag every tick, so the
+ * running command's output streams in. Following keeps the cursor on the
+ * last line as lines arrive; moving up stops it and reaching the bottom
+ * again resumes it. `/` searches the log (n/N step through matches), `f`
+ * jumps to the first failed command, `s` saves the log to a file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../app.h"
+#include "../draw.h"
+#include "../theme.h"
+#include "builds.h"
+#include "client.h"
+
+enum { TAG_BUILD = 0 };
+
+struct line {
+	char *text;         /* owned */
+	enum ui_slot slot;
+	int command;        /* 1 on a command's heading line */
+};
+
+struct build_view {
+	long long id;
+	struct lc_build *build;
+	char *etag;
+	struct line *lines;
+	size_t len, cap;
+	char *search;       /* the `/` text, or NULL */
+	int follow;
+	int loaded;
+};
+
+static void add_line(struct build_view *bv, enum ui_slot slot, int command,
+		     const char *text, size_t n)
+{
+	if (bv->len == bv->cap) {
+		bv->cap = bv->cap ? bv->cap * 2 : 256;
+		bv->lines = ui_xrealloc(bv->lines, bv->cap * sizeof(*bv->lines));
+	}
+	bv->lines[bv->len].text = ui_xstrndup(text, n);
+	bv->lines[bv->len].slot = slot;
+	bv->lines[bv->len].command = command;
+	bv->len++;
+}
+
+static void clear_lines(struct build_view *bv)
+{
+	size_t i;
+
+	for (i = 0; i < bv->len; i++)
+		free(bv->lines[i].text);
+	bv->len = 0;
+}
+
+/* A command's heading: "$ command  [exit 0, 3s]". */
+static void add_command(struct build_view *bv, const struct lc_build_command *c,
+			time_t now)
+{
+	int running = c->exit_code < 0 && c->end_time == NULL;
+	long long took = c->run_time;
+	time_t start = ui_parse_time(c->start_time);
+	char dur[16], *text;
+	enum ui_slot slot;
+
+	if (running && start >= 0)
+		took = (long long)(now - start);
+	ui_format_duration(dur, sizeof(dur), took);
+	if (running) {
+		text = ui_xasprintf("$ %s  [running, %s]", c->command, dur);
+		slot = UI_SLOT_STATE_RUNNING;
+	} else {
+		text = ui_xasprintf("$ %s  [exit %lld, %s]", c->command,
+				    c->exit_code, dur);
+		slot = c->exit_code == 0 ? UI_SLOT_STATE_OK : UI_SLOT_STATE_FAIL;
+	}
+	add_line(bv, slot, 1, text, strlen(text));
+	free(text);
+}
+
+static void make_lines(struct build_view *bv, time_t now)
+{
+	const struct lc_build_command *c;
+	const char *p, *nl;
+	size_t i;
+
+	clear_lines(bv);
+	for (i = 0; bv->build && i < bv->build->commands_len; i++) {
+		c = &bv->build->commands[i];
+		add_command(bv, c, now);
+		for (p = c->output ? c->output : ""; *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (nl == NULL) {
+				add_line(bv, UI_SLOT_CODE, 0, p, strlen(p));
+				break;
+			}
+			add_line(bv, UI_SLOT_CODE, 0, p, (size_t)(nl - p));
+		}
+	}
+}
+
+/* Lines -> the view, keeping the cursor at the bottom when following. */
+static void relayout(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+
+	make_lines(bv, v->app->now);
+	v->lines = bv->len;
+	if (bv->follow && bv->len)
+		ui_view_goto(v, bv->len - 1);
+	else
+		ui_view_clamp(v);
+}
+
+static void poll_build(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+	char *path;
+
+	if (ui_app_pending(v->app, v, TAG_BUILD) || ui_build_final(bv->build))
+		return;
+	path = ui_xasprintf("/api/v2/build/%lld/", bv->id);
+	ui_app_get(v->app, v, TAG_BUILD, path, NULL, bv->etag);
+	free(path);
+}
+
+static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
+		       const struct lc_error *err)
+{
+	struct build_view *bv = v->priv;
+	struct lc_build *b;
+	struct lc_error perr;
+
+	(void)tag;
+	if (err->code != LC_OK) {
+		ui_app_error(v->app, "build %lld: %s", bv->id, err->message);
+		return;
+	}
+	if (resp->not_modified)
+		return;
+	if (lc_build_parse(resp->json, &b, &perr) != LC_OK) {
+		ui_app_error(v->app, "build %lld: %s", bv->id, perr.message);
+		return;
+	}
+	ui_set_str(&bv->etag, resp->etag);
+	lc_build_free(bv->build);
+	bv->build = b;
+	/* A running build opens following its log; a finished one at the
+	 * top. */
+	if (!bv->loaded)
+		bv->follow = !ui_build_final(b);
+	bv->loaded = 1;
+	relayout(v);
+}
+
+/* Searching ------------------------------------------------------------------------ */
+
+/* Go to the next (dir 1) or previous (-1) line matching the search from
+ * the cursor (from: include the cursor's own line). */
+static void find(struct ui_view *v, int dir, int from)
+{
+	struct build_view *bv = v->priv;
+	size_t i, n = bv->len, start = v->cursor;
+
+	if (bv->search == NULL || n == 0)
+		return;
+	for (i = from ? 0 : 1; i <= n; i++) {
+		size_t at = dir > 0 ? (start + i) % n : (start + n - i % n) % n;
+
+		if (ui_contains_nocase(bv->lines[at].text, bv->search)) {
+			bv->follow = 0;
+			ui_view_goto(v, at);
+			if ((dir > 0 && at < start) || (dir < 0 && at > start))
+				ui_app_message(v->app, "search wrapped");
+			return;
+		}
+	}
+	ui_app_error(v->app, "not found: %s", bv->search);
+}
+
+static void build_filter(struct ui_view *v, const char *text)
+{
+	struct build_view *bv = v->priv;
+
+	ui_set_str(&bv->search, text && *text ? text : NULL);
+	find(v, 1, 1);
+}
+
+static void first_failed(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+	size_t i;
+
+	for (i = 0; i < bv->len; i++)
+		if (bv->lines[i].command && bv->lines[i].slot == UI_SLOT_STATE_FAIL) {
+			bv->follow = 0;
+			v->top = i;
+			ui_view_goto(v, i);
+			return;
+		}
+	ui_app_message(v->app, "no command failed");
+}
+
+static void save_log(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+	char *path = ui_xasprintf("lectern-build-%lld.log", bv->id);
+	FILE *f = fopen(path, "w");
+	size_t i;
+	int bad;
+
+	if (f == NULL) {
+		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
+		goto done;
+	}
+	for (i = 0; i < bv->len; i++)
+		fprintf(f, "%s\n", bv->lines[i].text);
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
+	else
+		ui_app_message(v->app, "saved %zu lines to %s", bv->len, path);
+done:
+	free(path);
+}
+
+/* Ops ----------------------------------------------------------------------------------- */
+
+static int build_action(struct ui_view *v, enum ui_action action)
+{
+	struct build_view *bv = v->priv;
+
+	switch (action) {
+	case UI_ACTION_UP:
+	case UI_ACTION_DOWN:
+	case UI_ACTION_PAGE_UP:
+	case UI_ACTION_PAGE_DOWN:
+	case UI_ACTION_FIRST:
+	case UI_ACTION_LAST:
+		ui_view_navigate(v, action);
+		/* Following stops when the reader moves up and resumes when
+		 * they reach the bottom again. */
+		bv->follow = v->lines > 0 && v->cursor == v->lines - 1;
+		return UI_HANDLED;
+	case UI_ACTION_FOLLOW:
+		bv->follow = !bv->follow;
+		if (bv->follow && bv->len)
+			ui_view_goto(v, bv->len - 1);
+		ui_app_message(v->app, bv->follow ? "following" : "not following");
+		return UI_HANDLED;
+	case UI_ACTION_NEXT_MATCH:
+		find(v, 1, 0);
+		return UI_HANDLED;
+	case UI_ACTION_PREV_MATCH:
+		find(v, -1, 0);
+		return UI_HANDLED;
+	case UI_ACTION_FIRST_FAILED:
+		first_failed(v);
+		return UI_HANDLED;
+	case UI_ACTION_SAVE_LOG:
+		save_log(v);
+		return UI_HANDLED;
+	case UI_ACTION_REFRESH:
+		ui_set_str(&bv->etag, NULL);
+		lc_build_free(bv->build);
+		bv->build = NULL;
+		poll_build(v);
+		return UI_HANDLED;
+	default:
+		return UI_PASS;
+	}
+}
+
+static int build_header(struct ui_view *v, WINDOW *w, int width)
+{
+	struct build_view *bv = v->priv;
+	const struct lc_build *b = bv->build;
+	char dur[16], *text;
+	int x;
+
+	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_HEADER));
+	ui_draw_fill(w, 1, 0, width, ui_attr(UI_SLOT_NORMAL));
+	if (b == NULL) {
+		ui_draw_text(w, 0, 0, width, bv->loaded ? "" : "Loading...",
+			     ui_attr(UI_SLOT_DIM));
+		return 2;
+	}
+	ui_format_duration(dur, sizeof(dur), b->duration);
+	text = ui_xasprintf("Build #%lld  %s/%s  ", b->id,
+			    b->project ? b->project : "?",
+			    b->version ? b->version : "-");
+	x = ui_draw_text(w, 0, 0, width, text, ui_attr(UI_SLOT_HEADER));
+	free(text);
+	text = ui_xasprintf("%s%s%s", b->state ? b->state : "?",
+			    *ui_build_result(b) ? " " : "", ui_build_result(b));
+	x += ui_draw_text(w, 0, x, width - x, text, ui_attr(ui_build_slot(b)));
+	free(text);
+	text = ui_xasprintf("  %s  %.7s  %zu commands%s",
+			    ui_build_final(b) ? dur : "", b->commit ? b->commit : "",
+			    b->commands_len, bv->follow ? "  [following]" : "");
+	ui_draw_text(w, 0, x, width - x, text, ui_attr(UI_SLOT_HEADER));
+	free(text);
+	if (b->error)
+		ui_draw_text(w, 1, 0, width, b->error, ui_attr(UI_SLOT_STATE_FAIL));
+	else
+		ui_draw_hline(w, 1, 0, width, ui_attr(UI_SLOT_BORDER));
+	return 2;
+}
+
+static void build_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
+		      int selected)
+{
+	struct build_view *bv = v->priv;
+	const struct line *l = &bv->lines[n];
+	int attr = ui_attr(selected ? UI_SLOT_CURSOR : l->slot);
+
+	ui_draw_fill(w, y, 0, width, ui_attr(selected ? UI_SLOT_CURSOR
+						      : UI_SLOT_NORMAL));
+	ui_draw_match(w, y, l->command ? 0 : 2, l->command ? width : width - 2,
+		      l->text, attr, bv->search, ui_attr(UI_SLOT_MATCH));
+}
+
+static void build_open(struct ui_view *v)
+{
+	poll_build(v);
+}
+
+static void build_tick(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+
+	/* Running commands' times move on between answers. */
+	if (bv->build && !ui_build_final(bv->build))
+		relayout(v);
+	poll_build(v);
+}
+
+static void build_close(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+
+	clear_lines(bv);
+	free(bv->lines);
+	lc_build_free(bv->build);
+	free(bv->etag);
+	free(bv->search);
+	free(bv);
+}
+
+static const char *build_project(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+
+	return bv->build ? bv->build->project : NULL;
+}
+
+static const struct ui_view_ops build_ops = {
+	.name = "build",
+	.kind = UI_VIEW_BUILD,
+	.open = build_open,
+	.close = build_close,
+	.draw_header = build_header,
+	.draw_row = build_row,
+	.on_action = build_action,
+	.on_data = build_data,
+	.tick = build_tick,
+	.filter = build_filter,
+	.project = build_project,
+};
+
+struct ui_view *ui_build_new(struct ui_app *app, long long id)
+{
+	struct build_view *bv = ui_xcalloc(1, sizeof(*bv));
+	char title[32];
+
+	bv->id = id;
+	snprintf(title, sizeof(title), "Build #%lld", id);
+	return ui_view_new(app, &build_ops, title, bv);
+}

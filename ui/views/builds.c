@@ -1,0 +1,109 @@
+/*
+ * The Builds screen: one project's builds, live (see builds.h). Enter
+ * opens a build, `r` shows only running builds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../app.h"
+#include "builds.h"
+
+static void builds_open(struct ui_view *v)
+{
+	ui_builds_poll(v->priv, v);
+}
+
+static void builds_close(struct ui_view *v)
+{
+	ui_builds_dispose(v->priv);
+	free(v->priv);
+}
+
+static int builds_header(struct ui_view *v, WINDOW *w, int width)
+{
+	struct ui_builds *b = v->priv;
+
+	ui_table_draw_header(&b->table, w, 0, width);
+	return 1;
+}
+
+static void builds_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
+		       int selected)
+{
+	struct ui_builds *b = v->priv;
+
+	ui_table_draw_row(&b->table, w, y, width, n, selected);
+}
+
+static int builds_action(struct ui_view *v, enum ui_action action)
+{
+	struct ui_builds *b = v->priv;
+	long long id;
+
+	switch (action) {
+	case UI_ACTION_OPEN:
+		if ((id = ui_builds_id(b, v->cursor)) >= 0)
+			ui_app_push(v->app, ui_build_new(v->app, id));
+		return UI_HANDLED;
+	case UI_ACTION_TOGGLE_RUNNING:
+		ui_builds_toggle_running(b, v);
+		return UI_HANDLED;
+	case UI_ACTION_REFRESH:
+		ui_set_str(&b->etag, NULL);
+		ui_builds_poll(b, v);
+		return UI_HANDLED;
+	default:
+		return UI_PASS;
+	}
+}
+
+static void builds_data(struct ui_view *v, int tag, struct lc_response *resp,
+			const struct lc_error *err)
+{
+	ui_builds_on_data(v->priv, v, tag, resp, err);
+}
+
+static void builds_tick(struct ui_view *v)
+{
+	ui_builds_refresh(v->priv, v);
+	ui_builds_poll(v->priv, v);
+}
+
+static void builds_filter(struct ui_view *v, const char *text)
+{
+	struct ui_builds *b = v->priv;
+
+	ui_table_filter(&b->table, text);
+	v->lines = b->table.nshown;
+}
+
+static const char *builds_project(struct ui_view *v)
+{
+	struct ui_builds *b = v->priv;
+
+	return b->project;
+}
+
+static const struct ui_view_ops builds_ops = {
+	.name = "builds",
+	.kind = UI_VIEW_BUILDS,
+	.open = builds_open,
+	.close = builds_close,
+	.draw_header = builds_header,
+	.draw_row = builds_row,
+	.on_action = builds_action,
+	.on_data = builds_data,
+	.tick = builds_tick,
+	.filter = builds_filter,
+	.project = builds_project,
+};
+
+struct ui_view *ui_builds_new(struct ui_app *app, const char *project)
+{
+	struct ui_builds *b = ui_xcalloc(1, sizeof(*b));
+	char title[128];
+
+	ui_builds_init(b, project);
+	snprintf(title, sizeof(title), "Builds: %s", project);
+	return ui_view_new(app, &builds_ops, title, b);
+}

@@ -1,0 +1,468 @@
+/*
+ * A project: tabs for its versions, builds (live, as on the Builds
+ * screen), subprojects, translations, redirects, environment variables
+ * (names only; the API never returns values) and settings. A tab loads
+ * when first shown; `R` reloads it. Enter on a build opens it, on a
+ * subproject or translation opens that project.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../app.h"
+#include "../draw.h"
+#include "builds.h"
+#include "client.h"
+
+/* Items per tab request: the API's maximum page; a project with more
+ * redirects or versions than this shows the first ones and says so. */
+#define TAB_PAGE 1000
+
+enum tab {
+	TAB_VERSIONS,
+	TAB_BUILDS,
+	TAB_SUBPROJECTS,
+	TAB_TRANSLATIONS,
+	TAB_REDIRECTS,
+	TAB_ENVVARS,
+	TAB_SETTINGS,
+	TAB_COUNT
+};
+
+static const struct ui_column version_cols[] = {
+	{ "Version", 20 }, { "Active", 6 }, { "Hidden", 6 }, { "Built", 5 },
+	{ "Type", 7 },     { "Last build", 0 },
+};
+static const struct ui_column subproject_cols[] = {
+	{ "Alias", 20 }, { "Project", 24 }, { "Name", 0 },
+};
+static const struct ui_column translation_cols[] = {
+	{ "Language", 8 }, { "Project", 24 }, { "Name", 0 },
+};
+static const struct ui_column redirect_cols[] = {
+	{ "Type", 16 }, { "From", 28 }, { "To", 0 }, { "Status", 6 },
+	{ "Enabled", 7 },
+};
+static const struct ui_column envvar_cols[] = {
+	{ "Name", 0 }, { "Public", 6 },
+};
+static const struct ui_column setting_cols[] = {
+	{ "Setting", 22 }, { "Value", 0 },
+};
+
+struct tab_info {
+	const char *title;
+	const char *path;   /* below /api/v3/projects/<slug>/ */
+	const struct ui_column *cols;
+	size_t ncols;
+	void (*fill)(struct ui_table *t, const cJSON *body, time_t now);
+};
+
+struct tab_state {
+	struct ui_table table;
+	int loaded;
+	size_t cursor, top;
+};
+
+struct project {
+	char *slug;
+	enum tab tab;
+	struct tab_state tabs[TAB_COUNT];
+	struct ui_builds builds;
+};
+
+/* Filling the tabs ------------------------------------------------------------ */
+
+static const char *yes_no(int flag)
+{
+	return flag == 1 ? "yes" : flag == 0 ? "no" : "?";
+}
+
+static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
+{
+	const cJSON *item, *last;
+	struct lc_version *ver;
+	struct lc_build *b;
+	struct ui_row *row;
+	char age[16];
+
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "results")) {
+		if (lc_version_parse(item, &ver, NULL) != LC_OK)
+			continue;
+		row = ui_table_add(t);
+		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", ver->slug ? ver->slug : "");
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", yes_no(ver->active));
+		ui_row_set(row, 2, UI_SLOT_NORMAL, "%s", yes_no(ver->hidden));
+		ui_row_set(row, 3, UI_SLOT_NORMAL, "%s", yes_no(ver->built));
+		ui_row_set(row, 4, UI_SLOT_NORMAL, "%s", ver->type ? ver->type : "");
+		last = cJSON_GetObjectItemCaseSensitive(item, "last_build");
+		if (cJSON_IsObject(last) && lc_build_parse(last, &b, NULL) == LC_OK) {
+			ui_format_age(age, sizeof(age), ui_parse_time(b->created), now);
+			ui_row_set(row, 5, ui_build_slot(b), "#%lld %s%s%s, %s ago",
+				   b->id, b->state ? b->state : "?",
+				   *ui_build_result(b) ? " " : "",
+				   ui_build_result(b), age);
+			lc_build_free(b);
+		}
+		lc_version_free(ver);
+	}
+}
+
+static void fill_subprojects(struct ui_table *t, const cJSON *body, time_t now)
+{
+	const cJSON *item;
+	struct lc_subproject *s;
+	struct ui_row *row;
+
+	(void)now;
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "results")) {
+		if (lc_subproject_parse(item, &s, NULL) != LC_OK)
+			continue;
+		row = ui_table_add(t);
+		row->key = ui_xstrdup(s->child->slug);
+		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", s->alias ? s->alias : "");
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
+			   s->child->slug ? s->child->slug : "");
+		ui_row_set(row, 2, UI_SLOT_NORMAL, "%s",
+			   s->child->name ? s->child->name : "");
+		lc_subproject_free(s);
+	}
+}
+
+static void fill_translations(struct ui_table *t, const cJSON *body, time_t now)
+{
+	const cJSON *item;
+	struct lc_project *p;
+	struct ui_row *row;
+
+	(void)now;
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "results")) {
+		if (lc_project_parse(item, &p, NULL) != LC_OK)
+			continue;
+		row = ui_table_add(t);
+		row->key = ui_xstrdup(p->slug);
+		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", p->language ? p->language : "");
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", p->slug ? p->slug : "");
+		ui_row_set(row, 2, UI_SLOT_NORMAL, "%s", p->name ? p->name : "");
+		lc_project_free(p);
+	}
+}
+
+static void fill_redirects(struct ui_table *t, const cJSON *body, time_t now)
+{
+	const cJSON *item;
+	struct lc_redirect *r;
+	struct ui_row *row;
+
+	(void)now;
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "results")) {
+		if (lc_redirect_parse(item, &r, NULL) != LC_OK)
+			continue;
+		row = ui_table_add(t);
+		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", r->type ? r->type : "");
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", r->from_url ? r->from_url : "");
+		ui_row_set(row, 2, UI_SLOT_LINK, "%s", r->to_url ? r->to_url : "");
+		if (r->http_status)
+			ui_row_set(row, 3, UI_SLOT_NORMAL, "%lld", r->http_status);
+		ui_row_set(row, 4, UI_SLOT_NORMAL, "%s", yes_no(r->enabled));
+		lc_redirect_free(r);
+	}
+}
+
+static void fill_envvars(struct ui_table *t, const cJSON *body, time_t now)
+{
+	const cJSON *item;
+	struct lc_envvar *e;
+	struct ui_row *row;
+
+	(void)now;
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "results")) {
+		if (lc_envvar_parse(item, &e, NULL) != LC_OK)
+			continue;
+		row = ui_table_add(t);
+		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", e->name ? e->name : "");
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", yes_no(e->public_));
+		lc_envvar_free(e);
+	}
+}
+
+static void setting(struct ui_table *t, const char *name, const char *value)
+{
+	struct ui_row *row = ui_table_add(t);
+
+	ui_row_set(row, 0, UI_SLOT_HEADING, "%s", name);
+	ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", value ? value : "-");
+}
+
+static void fill_settings(struct ui_table *t, const cJSON *body, time_t now)
+{
+	struct lc_project *p;
+	struct ui_buf tags = UI_BUF_INIT;
+	size_t i;
+
+	(void)now;
+	if (lc_project_parse(body, &p, NULL) != LC_OK)
+		return;
+	for (i = 0; i < p->tags_len; i++)
+		ui_buf_printf(&tags, "%s%s", i ? ", " : "", p->tags[i]);
+	setting(t, "name", p->name);
+	setting(t, "slug", p->slug);
+	setting(t, "repository", p->repository_url);
+	setting(t, "repository type", p->repository_type);
+	setting(t, "default version", p->default_version);
+	setting(t, "default branch", p->default_branch);
+	setting(t, "language", p->language);
+	setting(t, "programming language", p->programming_language);
+	setting(t, "homepage", p->homepage);
+	setting(t, "documentation", p->documentation_url);
+	setting(t, "subproject of", p->subproject_of);
+	setting(t, "translation of", p->translation_of);
+	setting(t, "tags", tags.ptr);
+	setting(t, "created", p->created);
+	setting(t, "modified", p->modified);
+	ui_buf_dispose(&tags);
+	lc_project_free(p);
+}
+
+#define COLS_OF(a) a, sizeof(a) / sizeof(a[0])
+
+static const struct tab_info tabs[TAB_COUNT] = {
+	[TAB_VERSIONS] = { "Versions", "versions/?expand=last_build",
+			   COLS_OF(version_cols), fill_versions },
+	[TAB_BUILDS] = { "Builds", NULL, NULL, 0, NULL },
+	[TAB_SUBPROJECTS] = { "Subprojects", "subprojects/",
+			      COLS_OF(subproject_cols), fill_subprojects },
+	[TAB_TRANSLATIONS] = { "Translations", "translations/",
+			       COLS_OF(translation_cols), fill_translations },
+	[TAB_REDIRECTS] = { "Redirects", "redirects/",
+			    COLS_OF(redirect_cols), fill_redirects },
+	[TAB_ENVVARS] = { "Env vars", "environmentvariables/",
+			  COLS_OF(envvar_cols), fill_envvars },
+	[TAB_SETTINGS] = { "Settings", "", COLS_OF(setting_cols), fill_settings },
+};
+
+/* The current tab's table (the builds model's on the builds tab). */
+static struct ui_table *table_of(struct project *pr)
+{
+	return pr->tab == TAB_BUILDS ? &pr->builds.table
+				     : &pr->tabs[pr->tab].table;
+}
+
+/* Loading ----------------------------------------------------------------------- */
+
+static void load_tab(struct ui_view *v)
+{
+	struct project *pr = v->priv;
+	struct ui_buf path = UI_BUF_INIT;
+
+	if (pr->tab == TAB_BUILDS) {
+		ui_builds_poll(&pr->builds, v);
+		return;
+	}
+	if (ui_app_pending(v->app, v, (int)pr->tab))
+		return;
+	ui_buf_printf(&path, "/api/v3/projects/%s/%s", pr->slug,
+		      tabs[pr->tab].path);
+	/* Lists get the big page; the settings tab is the project itself. */
+	if (*tabs[pr->tab].path)
+		ui_buf_printf(&path, "%climit=%d",
+			      strchr(path.ptr, '?') ? '&' : '?', TAB_PAGE);
+	ui_app_get(v->app, v, (int)pr->tab, path.ptr, NULL, NULL);
+	ui_buf_dispose(&path);
+}
+
+static void show_tab(struct ui_view *v, enum tab tab)
+{
+	struct project *pr = v->priv;
+
+	pr->tabs[pr->tab].cursor = v->cursor;
+	pr->tabs[pr->tab].top = v->top;
+	pr->tab = tab;
+	v->cursor = pr->tabs[tab].cursor;
+	v->top = pr->tabs[tab].top;
+	v->lines = table_of(pr)->nshown;
+	if (tab == TAB_BUILDS || !pr->tabs[tab].loaded)
+		load_tab(v);
+	ui_view_clamp(v);
+}
+
+static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
+			 const struct lc_error *err)
+{
+	struct project *pr = v->priv;
+	struct tab_state *ts;
+	long long count;
+	const cJSON *c;
+
+	if (ui_builds_on_data(&pr->builds, v, tag, resp, err)) {
+		if (pr->tab != TAB_BUILDS)
+			v->lines = table_of(pr)->nshown;
+		return;
+	}
+	if (tag < 0 || tag >= TAB_COUNT)
+		return;
+	if (err->code != LC_OK) {
+		ui_app_error(v->app, "%s: %s", tabs[tag].title, err->message);
+		return;
+	}
+	ts = &pr->tabs[tag];
+	ts->loaded = 1;
+	ui_table_clear(&ts->table);
+	tabs[tag].fill(&ts->table, resp->json, v->app->now);
+	ui_table_filter(&ts->table, ts->table.filter);
+	c = cJSON_GetObjectItemCaseSensitive(resp->json, "count");
+	count = cJSON_IsNumber(c) ? (long long)c->valuedouble : 0;
+	if (count > (long long)ts->table.len)
+		ui_app_message(v->app, "%s: showing the first %zu of %lld",
+			       tabs[tag].title, ts->table.len, count);
+	if ((enum tab)tag == pr->tab) {
+		v->lines = ts->table.nshown;
+		ui_view_clamp(v);
+	}
+}
+
+/* Ops ------------------------------------------------------------------------------- */
+
+static void project_open(struct ui_view *v)
+{
+	show_tab(v, TAB_VERSIONS);
+}
+
+static void project_close(struct ui_view *v)
+{
+	struct project *pr = v->priv;
+	int i;
+
+	for (i = 0; i < TAB_COUNT; i++)
+		ui_table_dispose(&pr->tabs[i].table);
+	ui_builds_dispose(&pr->builds);
+	free(pr->slug);
+	free(pr);
+}
+
+static int project_header(struct ui_view *v, WINDOW *w, int width)
+{
+	struct project *pr = v->priv;
+	int x = 0, i;
+
+	/* All seven tabs fit in 80 columns; the active one stands out by
+	 * its colour (reverse without colour), so no separators. */
+	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_TAB));
+	for (i = 0; i < TAB_COUNT && x < width; i++) {
+		enum ui_slot slot = i == (int)pr->tab ? UI_SLOT_TAB_ACTIVE
+						      : UI_SLOT_TAB;
+		char label[32];
+
+		snprintf(label, sizeof(label), " %s ", tabs[i].title);
+		x += ui_draw_text(w, 0, x, width - x, label, ui_attr(slot));
+	}
+	ui_table_draw_header(table_of(pr), w, 1, width);
+	return 2;
+}
+
+static void project_row(struct ui_view *v, WINDOW *w, int y, int width,
+			size_t n, int selected)
+{
+	ui_table_draw_row(table_of(v->priv), w, y, width, n, selected);
+}
+
+static void open_selected(struct ui_view *v)
+{
+	struct project *pr = v->priv;
+	const struct ui_row *row = ui_table_row(table_of(pr), v->cursor);
+	long long id;
+
+	if (pr->tab == TAB_BUILDS) {
+		if ((id = ui_builds_id(&pr->builds, v->cursor)) >= 0)
+			ui_app_push(v->app, ui_build_new(v->app, id));
+	} else if (row && row->key &&
+		   (pr->tab == TAB_SUBPROJECTS || pr->tab == TAB_TRANSLATIONS)) {
+		ui_app_push(v->app, ui_project_new(v->app, row->key));
+	}
+}
+
+static int project_action(struct ui_view *v, enum ui_action action)
+{
+	struct project *pr = v->priv;
+
+	switch (action) {
+	case UI_ACTION_NEXT_TAB:
+		show_tab(v, (enum tab)((pr->tab + 1) % TAB_COUNT));
+		return UI_HANDLED;
+	case UI_ACTION_PREV_TAB:
+		show_tab(v, (enum tab)((pr->tab + TAB_COUNT - 1) % TAB_COUNT));
+		return UI_HANDLED;
+	case UI_ACTION_BUILDS:
+		show_tab(v, TAB_BUILDS);
+		return UI_HANDLED;
+	case UI_ACTION_TOGGLE_RUNNING:
+		if (pr->tab == TAB_BUILDS)
+			ui_builds_toggle_running(&pr->builds, v);
+		return UI_HANDLED;
+	case UI_ACTION_OPEN:
+		open_selected(v);
+		return UI_HANDLED;
+	case UI_ACTION_REFRESH:
+		if (pr->tab == TAB_BUILDS)
+			ui_set_str(&pr->builds.etag, NULL);
+		load_tab(v);
+		return UI_HANDLED;
+	default:
+		return UI_PASS;
+	}
+}
+
+static void project_tick(struct ui_view *v)
+{
+	struct project *pr = v->priv;
+
+	if (pr->tab != TAB_BUILDS)
+		return;
+	ui_builds_refresh(&pr->builds, v);
+	ui_builds_poll(&pr->builds, v);
+}
+
+static void project_filter(struct ui_view *v, const char *text)
+{
+	struct ui_table *t = table_of(v->priv);
+
+	ui_table_filter(t, text);
+	v->lines = t->nshown;
+}
+
+static const char *project_project(struct ui_view *v)
+{
+	struct project *pr = v->priv;
+
+	return pr->slug;
+}
+
+static const struct ui_view_ops project_ops = {
+	.name = "project",
+	.kind = UI_VIEW_PROJECT,
+	.open = project_open,
+	.close = project_close,
+	.draw_header = project_header,
+	.draw_row = project_row,
+	.on_action = project_action,
+	.on_data = project_data,
+	.tick = project_tick,
+	.filter = project_filter,
+	.project = project_project,
+};
+
+struct ui_view *ui_project_new(struct ui_app *app, const char *slug)
+{
+	struct project *pr = ui_xcalloc(1, sizeof(*pr));
+	int i;
+
+	pr->slug = ui_xstrdup(slug);
+	for (i = 0; i < TAB_COUNT; i++)
+		if (tabs[i].cols)
+			ui_table_init(&pr->tabs[i].table, tabs[i].cols,
+				      tabs[i].ncols);
+	ui_builds_init(&pr->builds, slug);
+	return ui_view_new(app, &project_ops, slug, pr);
+}

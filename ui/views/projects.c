@@ -1,0 +1,318 @@
+/*
+ * The Projects screen: every project of the context, with its default
+ * version and its last build's state and age. The list is read page by
+ * page (following `next`); each project's last build is asked for only
+ * once its row is on screen, and again every few seconds while it is, so
+ * a long list costs no more requests than a short one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../app.h"
+#include "../table.h"
+#include "builds.h"
+#include "client.h"
+
+/* Projects per list request. */
+#define PAGE 100
+/* Seconds between asking again for a shown project's last build. */
+#define LAST_BUILD_EVERY 3
+/* Request tags: the list; a project's last build is TAG_LAST + index. */
+enum { TAG_LIST = 0, TAG_LAST = 1000 };
+
+struct entry {
+	struct lc_project *project;
+	struct lc_build *last;  /* NULL: none, or not known yet */
+	int last_known;
+	char *etag;             /* of the last-build answer */
+	time_t asked;           /* when the last build was last asked for */
+};
+
+struct projects {
+	struct entry *items;
+	size_t len, cap;
+	/* A reload is under way: the first page replaces the entries, so
+	 * a failed reload leaves the old list on screen. */
+	int reloading;
+	struct ui_table table;
+};
+
+static const struct ui_column columns[] = {
+	{ "Project", 24 }, { "Name", 0 }, { "Default", 10 },
+	{ "Last build", 10 }, { "Result", 7 }, { "Age", 5 },
+};
+
+static void clear_entries(struct projects *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->len; i++) {
+		lc_project_free(ps->items[i].project);
+		lc_build_free(ps->items[i].last);
+		free(ps->items[i].etag);
+	}
+	ps->len = 0;
+}
+
+static void fill_row(struct projects *ps, const struct entry *e, time_t now)
+{
+	struct ui_row *row = ui_table_add(&ps->table);
+	const struct lc_build *b = e->last;
+	char age[16];
+
+	row->key = ui_xstrdup(e->project->slug);
+	ui_row_set(row, 0, UI_SLOT_HEADING, "%s", e->project->slug);
+	ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
+		   e->project->name ? e->project->name : "");
+	ui_row_set(row, 2, UI_SLOT_NORMAL, "%s",
+		   e->project->default_version ? e->project->default_version : "");
+	if (!e->last_known) {
+		ui_row_set(row, 3, UI_SLOT_DIM, "...");
+		return;
+	}
+	if (b == NULL) {
+		ui_row_set(row, 3, UI_SLOT_DIM, "none");
+		return;
+	}
+	ui_row_set(row, 3,
+		   ui_build_final(b) ? UI_SLOT_NORMAL : UI_SLOT_STATE_RUNNING,
+		   "%s", b->state ? b->state : "?");
+	ui_row_set(row, 4, ui_build_slot(b), "%s", ui_build_result(b));
+	ui_format_age(age, sizeof(age), ui_parse_time(b->created), now);
+	ui_row_set(row, 5, UI_SLOT_DIM, "%s", age);
+}
+
+static void fill_rows(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	size_t i;
+
+	ui_table_clear(&ps->table);
+	for (i = 0; i < ps->len; i++)
+		fill_row(ps, &ps->items[i], v->app->now);
+	ui_table_filter(&ps->table, ps->table.filter);
+	v->lines = ps->table.nshown;
+	ui_view_clamp(v);
+}
+
+/* The index in items of shown row n, or -1. */
+static long entry_of(struct projects *ps, size_t n)
+{
+	return n < ps->table.nshown ? (long)ps->table.shown[n] : -1;
+}
+
+/* Ask for the last build of every project on screen that is due. */
+static void ask_last_builds(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	size_t n, rows = v->height > 0 ? (size_t)v->height : 1;
+	struct entry *e;
+	long i;
+	char *path;
+
+	for (n = v->top; n < v->top + rows && n < v->lines; n++) {
+		if ((i = entry_of(ps, n)) < 0)
+			continue;
+		e = &ps->items[i];
+		if (e->asked + LAST_BUILD_EVERY > v->app->now ||
+		    ui_app_pending(v->app, v, TAG_LAST + (int)i))
+			continue;
+		e->asked = v->app->now;
+		path = ui_xasprintf("/api/v3/projects/%s/builds/?limit=1",
+				    e->project->slug);
+		ui_app_get(v->app, v, TAG_LAST + (int)i, path, NULL, e->etag);
+		free(path);
+	}
+}
+
+static void load(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	char *path = ui_xasprintf("/api/v3/projects/?limit=%d", PAGE);
+
+	ui_app_cancel(v->app, v);
+	ps->reloading = 1;
+	ui_app_get(v->app, v, TAG_LIST, path, NULL, NULL);
+	free(path);
+}
+
+/* Hand the slugs to the app for :project completion. */
+static void publish_slugs(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	char **slugs = ui_xcalloc(ps->len ? ps->len : 1, sizeof(*slugs));
+	size_t i;
+
+	for (i = 0; i < ps->len; i++)
+		slugs[i] = ui_xstrdup(ps->items[i].project->slug);
+	ui_app_set_projects(v->app, slugs, ps->len);
+}
+
+static void take_list(struct ui_view *v, const cJSON *page)
+{
+	struct projects *ps = v->priv;
+	const cJSON *item, *next = cJSON_GetObjectItemCaseSensitive(page, "next");
+	struct lc_project *p;
+
+	if (ps->reloading) {
+		/* Last-build answers still coming are for the old indexes. */
+		ui_app_cancel(v->app, v);
+		clear_entries(ps);
+		ps->reloading = 0;
+	}
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(page, "results")) {
+		if (lc_project_parse(item, &p, NULL) != LC_OK || p->slug == NULL) {
+			lc_project_free(p);
+			continue;
+		}
+		if (ps->len == ps->cap) {
+			ps->cap = ps->cap ? ps->cap * 2 : PAGE;
+			ps->items = ui_xrealloc(ps->items,
+						ps->cap * sizeof(*ps->items));
+		}
+		memset(&ps->items[ps->len], 0, sizeof(ps->items[0]));
+		ps->items[ps->len++].project = p;
+	}
+	if (cJSON_IsString(next)) {
+		ui_app_get(v->app, v, TAG_LIST, next->valuestring, NULL, NULL);
+		return;
+	}
+	publish_slugs(v);
+	if (ps->len == 0)
+		ui_app_message(v->app, "no projects yet: import one with "
+				       "`lectern import URL`");
+}
+
+static void take_last(struct ui_view *v, size_t i, struct lc_response *resp)
+{
+	struct projects *ps = v->priv;
+	struct entry *e = &ps->items[i];
+	const cJSON *first;
+
+	e->last_known = 1;
+	if (resp->not_modified)
+		return;
+	ui_set_str(&e->etag, resp->etag);
+	lc_build_free(e->last);
+	e->last = NULL;
+	first = cJSON_GetArrayItem(
+		cJSON_GetObjectItemCaseSensitive(resp->json, "results"), 0);
+	if (first)
+		lc_build_parse(first, &e->last, NULL);
+}
+
+static void projects_data(struct ui_view *v, int tag, struct lc_response *resp,
+			  const struct lc_error *err)
+{
+	struct projects *ps = v->priv;
+
+	if (err->code != LC_OK) {
+		ui_app_error(v->app, "%s", err->message);
+		return;
+	}
+	if (tag == TAG_LIST)
+		take_list(v, resp->json);
+	else if (tag >= TAG_LAST && (size_t)(tag - TAG_LAST) < ps->len)
+		take_last(v, (size_t)(tag - TAG_LAST), resp);
+	fill_rows(v);
+	ask_last_builds(v);
+}
+
+static void projects_open(struct ui_view *v)
+{
+	load(v);
+}
+
+static void projects_close(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+
+	clear_entries(ps);
+	free(ps->items);
+	ui_table_dispose(&ps->table);
+	free(ps);
+}
+
+static int projects_header(struct ui_view *v, WINDOW *w, int width)
+{
+	struct projects *ps = v->priv;
+
+	ui_table_draw_header(&ps->table, w, 0, width);
+	return 1;
+}
+
+static void projects_row(struct ui_view *v, WINDOW *w, int y, int width,
+			 size_t n, int selected)
+{
+	struct projects *ps = v->priv;
+
+	ui_table_draw_row(&ps->table, w, y, width, n, selected);
+}
+
+static int projects_action(struct ui_view *v, enum ui_action action)
+{
+	struct projects *ps = v->priv;
+	const struct ui_row *row = ui_table_row(&ps->table, v->cursor);
+
+	switch (action) {
+	case UI_ACTION_OPEN:
+		if (row)
+			ui_app_push(v->app, ui_project_new(v->app, row->key));
+		return UI_HANDLED;
+	case UI_ACTION_BUILDS:
+		if (row)
+			ui_app_push(v->app, ui_builds_new(v->app, row->key));
+		return UI_HANDLED;
+	case UI_ACTION_REFRESH:
+		load(v);
+		return UI_HANDLED;
+	default:
+		return UI_PASS;
+	}
+}
+
+static void projects_tick(struct ui_view *v)
+{
+	fill_rows(v);
+	ask_last_builds(v);
+}
+
+static void projects_filter(struct ui_view *v, const char *text)
+{
+	struct projects *ps = v->priv;
+
+	ui_table_filter(&ps->table, text);
+	v->lines = ps->table.nshown;
+}
+
+static const char *projects_project(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	const struct ui_row *row = ui_table_row(&ps->table, v->cursor);
+
+	return row ? row->key : NULL;
+}
+
+static const struct ui_view_ops projects_ops = {
+	.name = "projects",
+	.kind = UI_VIEW_PROJECTS,
+	.open = projects_open,
+	.close = projects_close,
+	.draw_header = projects_header,
+	.draw_row = projects_row,
+	.on_action = projects_action,
+	.on_data = projects_data,
+	.tick = projects_tick,
+	.filter = projects_filter,
+	.project = projects_project,
+};
+
+struct ui_view *ui_projects_new(struct ui_app *app)
+{
+	struct projects *ps = ui_xcalloc(1, sizeof(*ps));
+
+	ui_table_init(&ps->table, columns, sizeof(columns) / sizeof(columns[0]));
+	return ui_view_new(app, &projects_ops, "Projects", ps);
+}

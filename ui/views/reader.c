@@ -1,0 +1,415 @@
+/*
+ * The reader: a built documentation page fetched from its docs host and
+ * laid out for the terminal by render.c (chrome stripped, headings,
+ * unwrapped code, tables, admonitions, numbered links). It opens at the
+ * section a search hit named, scrolls sideways for long code lines, and
+ * follows links: Tab selects the next one, typing its number selects that
+ * one, Enter follows it (a "#id" within the page, any other in a new
+ * reader), `o` hands the page to $BROWSER. A resize lays the page out
+ * again for the new width.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../app.h"
+#include "../draw.h"
+#include "../render.h"
+#include "../theme.h"
+#include "client.h"
+
+enum { TAG_PAGE = 0 };
+/* Columns one sideways scroll moves. */
+#define HSCROLL_STEP 8
+/* Digits of a typed link number. */
+#define MAX_DIGITS 6
+
+struct reader {
+	char *url;       /* the page, without its fragment */
+	char *anchor;    /* element id to open at, or NULL */
+	char *html;      /* kept to lay the page out again on resize */
+	size_t html_len;
+	struct ui_page *page;
+	int width;       /* of the screen at the last draw */
+	int laid_out;    /* the width the page was laid out for */
+	int hscroll;
+	size_t link;     /* the selected link's number, 0: none */
+	char digits[MAX_DIGITS + 1];
+};
+
+static enum ui_slot style_slot(enum ui_render_style style)
+{
+	switch (style) {
+	case UI_RENDER_HEADING1:
+	case UI_RENDER_HEADING2:
+	case UI_RENDER_HEADING3:
+	case UI_RENDER_HEADING4:
+	case UI_RENDER_HEADING5:
+	case UI_RENDER_HEADING6:
+	case UI_RENDER_ADMONITION_TITLE:
+		return UI_SLOT_HEADING;
+	case UI_RENDER_CODE:
+		return UI_SLOT_CODE;
+	case UI_RENDER_LINK:
+		return UI_SLOT_LINK;
+	case UI_RENDER_DIM:
+		return UI_SLOT_DIM;
+	case UI_RENDER_BORDER:
+		return UI_SLOT_BORDER;
+	default:
+		return UI_SLOT_NORMAL;
+	}
+}
+
+static int style_attr(enum ui_render_style style)
+{
+	int extra = style == UI_RENDER_STRONG     ? A_BOLD
+		    : style == UI_RENDER_EMPHASIS ? A_ITALIC
+						  : A_NORMAL;
+
+	return ui_attr(style_slot(style)) | extra;
+}
+
+/* Laying out --------------------------------------------------------------------- */
+
+static void layout(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	/* Before the first draw the screen's width is the best guess. */
+	int width = r->width > 0 ? r->width : COLS;
+	/* The first column is the cursor's bar. */
+	struct ui_render_opts opts = { width - 1, !ui_draw_utf8() };
+	struct ui_page *page = NULL;
+	char err[256];
+	long at;
+
+	if (r->html == NULL)
+		return;
+	if (ui_render_html(r->html, r->html_len, &opts, &page, err,
+			   sizeof(err)) < 0) {
+		ui_app_error(v->app, "%s: %s", r->url, err);
+		return;
+	}
+	/* Keep the cursor where it was, as a share of the page. */
+	at = r->page && r->page->nlines
+		     ? (long)(v->cursor * page->nlines / r->page->nlines)
+		     : 0;
+	ui_page_free(r->page);
+	r->page = page;
+	r->laid_out = width;
+	v->lines = page->nlines;
+	ui_view_goto(v, (size_t)at);
+}
+
+static void reader_data(struct ui_view *v, int tag, struct lc_response *resp,
+			const struct lc_error *err)
+{
+	struct reader *r = v->priv;
+	long line;
+
+	(void)tag;
+	if (err->code != LC_OK) {
+		ui_app_error(v->app, "%s: %s", r->url, err->message);
+		return;
+	}
+	free(r->html);
+	r->html = resp->body;
+	r->html_len = resp->body_len;
+	resp->body = NULL;
+	layout(v);
+	if (r->page && r->anchor &&
+	    (line = ui_page_anchor(r->page, r->anchor)) >= 0) {
+		/* The section's heading at the top of the screen. */
+		v->top = (size_t)line;
+		ui_view_goto(v, (size_t)line);
+	}
+}
+
+/* Links ------------------------------------------------------------------------------ */
+
+/* The line link n's "[n]" mark is on, or -1. */
+static long link_line(const struct ui_page *page, size_t n)
+{
+	char mark[32];
+	const struct ui_line *l;
+	size_t i, j, mlen;
+	const char *at;
+
+	snprintf(mark, sizeof(mark), "[%zu]", n);
+	mlen = strlen(mark);
+	for (i = 0; i < page->nlines; i++) {
+		l = &page->lines[i];
+		for (j = 0; j < l->nspans; j++) {
+			if (l->spans[j].style != UI_RENDER_LINK)
+				continue;
+			at = memmem(l->text + l->spans[j].off, l->spans[j].len,
+				    mark, mlen);
+			if (at)
+				return (long)i;
+		}
+	}
+	return -1;
+}
+
+static void select_link(struct ui_view *v, size_t n)
+{
+	struct reader *r = v->priv;
+	const struct ui_link *link = r->page ? ui_page_link(r->page, n) : NULL;
+	long line;
+
+	if (link == NULL) {
+		ui_app_error(v->app, "no link %zu", n);
+		return;
+	}
+	r->link = n;
+	if ((line = link_line(r->page, n)) >= 0)
+		ui_view_goto(v, (size_t)line);
+	ui_app_message(v->app, "[%zu] %s (Enter follows)", n, link->href);
+}
+
+/* href (relative to the page, absolute, or "/path") as an absolute URL;
+ * owned. A base without a path (the reader never has one) leaves href as
+ * it is. */
+static char *resolve(const char *base, const char *href)
+{
+	const char *scheme_end = strstr(base, "://");
+	const char *path = scheme_end ? strchr(scheme_end + 3, '/') : NULL;
+	struct ui_buf b = UI_BUF_INIT;
+	char *out, *dots;
+	size_t keep;
+
+	if (strstr(href, "://") || path == NULL)
+		return ui_xstrdup(href);
+	if (href[0] == '/') {
+		ui_buf_add(&b, base, (size_t)(path - base));
+		ui_buf_puts(&b, href);
+		return ui_buf_take(&b);
+	}
+	keep = (size_t)(strrchr(base, '/') - base) + 1;
+	ui_buf_add(&b, base, keep);
+	ui_buf_puts(&b, href);
+	out = ui_buf_take(&b);
+	/* Fold "dir/../" and "./" out of the path part. */
+	while ((dots = strstr(out + (path - base), "/../"))) {
+		char *prev = dots;
+
+		while (prev > out + (path - base) && *--prev != '/')
+			;
+		memmove(prev, dots + 3, strlen(dots + 3) + 1);
+	}
+	while ((dots = strstr(out + (path - base), "/./")))
+		memmove(dots, dots + 2, strlen(dots + 2) + 1);
+	return out;
+}
+
+static void follow(struct ui_view *v, size_t n)
+{
+	struct reader *r = v->priv;
+	const struct ui_link *link = r->page ? ui_page_link(r->page, n) : NULL;
+	char *url, *hash;
+	long line;
+
+	if (link == NULL) {
+		ui_app_error(v->app, "no link selected (Tab selects one)");
+		return;
+	}
+	if (link->href[0] == '#') {
+		if ((line = ui_page_anchor(r->page, link->href + 1)) < 0) {
+			ui_app_error(v->app, "no %s on this page", link->href);
+			return;
+		}
+		v->top = (size_t)line;
+		ui_view_goto(v, (size_t)line);
+		return;
+	}
+	url = resolve(r->url, link->href);
+	hash = strchr(url, '#');
+	if (hash)
+		*hash++ = '\0';
+	ui_app_push(v->app, ui_reader_new(v->app, url, hash));
+	free(url);
+}
+
+/* Hand the page to $BROWSER, detached: the TUI neither waits for it nor
+ * lets it write on the screen. */
+static void open_browser(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	const char *browser = getenv("BROWSER");
+	pid_t pid;
+	int fd;
+
+	if (browser == NULL || *browser == '\0') {
+		ui_app_error(v->app, "set $BROWSER to open pages in a browser");
+		return;
+	}
+	if ((pid = fork()) < 0) {
+		ui_app_error(v->app, "cannot start $BROWSER");
+		return;
+	}
+	if (pid == 0) {
+		/* The middle child exits at once, so the browser is
+		 * reparented and never left a zombie of ours. */
+		if (fork() != 0)
+			_exit(0);
+		setsid();
+		fd = open("/dev/null", O_RDWR);
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execl("/bin/sh", "sh", "-c", "$BROWSER \"$1\"", "sh", r->url,
+		      (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+	ui_app_message(v->app, "opened %s in $BROWSER", r->url);
+}
+
+/* Ops -------------------------------------------------------------------------------- */
+
+static int reader_action(struct ui_view *v, enum ui_action action)
+{
+	struct reader *r = v->priv;
+	size_t n = r->page ? r->page->nlinks : 0;
+
+	switch (action) {
+	case UI_ACTION_SCROLL_LEFT:
+		r->hscroll = r->hscroll > HSCROLL_STEP ? r->hscroll - HSCROLL_STEP
+						       : 0;
+		return UI_HANDLED;
+	case UI_ACTION_SCROLL_RIGHT:
+		if (r->page && r->hscroll + HSCROLL_STEP < r->page->width)
+			r->hscroll += HSCROLL_STEP;
+		return UI_HANDLED;
+	case UI_ACTION_NEXT_LINK:
+		if (n)
+			select_link(v, r->link % n + 1);
+		return UI_HANDLED;
+	case UI_ACTION_PREV_LINK:
+		if (n)
+			select_link(v, r->link > 1 ? r->link - 1 : n);
+		return UI_HANDLED;
+	case UI_ACTION_OPEN:
+		if (r->digits[0]) {
+			n = strtoul(r->digits, NULL, 10);
+			r->digits[0] = '\0';
+			follow(v, n);
+		} else {
+			follow(v, r->link);
+		}
+		return UI_HANDLED;
+	case UI_ACTION_BROWSER:
+		open_browser(v);
+		return UI_HANDLED;
+	case UI_ACTION_REFRESH:
+		ui_app_get(v->app, v, TAG_PAGE, r->url, NULL, NULL);
+		return UI_HANDLED;
+	default:
+		r->digits[0] = '\0';
+		return UI_PASS;
+	}
+}
+
+/* Digits type a link number; Enter follows it. */
+static void reader_key(struct ui_view *v, int key)
+{
+	struct reader *r = v->priv;
+	size_t len = strlen(r->digits);
+
+	if (key < '0' || key > '9' || len == MAX_DIGITS)
+		return;
+	r->digits[len] = (char)key;
+	r->digits[len + 1] = '\0';
+	select_link(v, strtoul(r->digits, NULL, 10));
+}
+
+static int reader_header(struct ui_view *v, WINDOW *w, int width)
+{
+	struct reader *r = v->priv;
+	char *text;
+
+	r->width = width;
+	if (r->page && width != r->laid_out)
+		layout(v);
+	text = ui_xasprintf("%s  %s", r->page ? r->page->title : "Loading...",
+			    r->url);
+	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_HEADER));
+	ui_draw_text(w, 0, 0, width, text, ui_attr(UI_SLOT_HEADER));
+	free(text);
+	return 1;
+}
+
+static void reader_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
+		       int selected)
+{
+	struct reader *r = v->priv;
+	const struct ui_line *l = &r->page->lines[n];
+	int x = 0, col = 0, sw, skip, base = ui_attr(UI_SLOT_NORMAL);
+	const struct ui_span *sp;
+	char *text;
+	size_t i;
+
+	/* The cursor line is marked by the dim bar at the left edge rather
+	 * than reverse video, which would hide the page's own colours. */
+	ui_draw_fill(w, y, 0, width, base);
+	if (selected)
+		ui_draw_text(w, y, 0, 1, ui_glyph(UI_GLYPH_BULLET),
+			     ui_attr(UI_SLOT_CURSOR));
+	for (i = 0; i < l->nspans && x < width - 1; i++) {
+		sp = &l->spans[i];
+		text = ui_xstrndup(l->text + sp->off, sp->len);
+		sw = ui_text_width(text);
+		skip = r->hscroll > col ? r->hscroll - col : 0;
+		if (skip < sw)
+			x += ui_draw_text(w, y, 1 + x, width - 1 - x,
+					  ui_text_skip(text, skip),
+					  style_attr(sp->style));
+		col += sw;
+		free(text);
+	}
+}
+
+static void reader_open(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+
+	ui_app_get(v->app, v, TAG_PAGE, r->url, NULL, NULL);
+}
+
+static void reader_close(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+
+	ui_page_free(r->page);
+	free(r->html);
+	free(r->url);
+	free(r->anchor);
+	free(r);
+}
+
+static const struct ui_view_ops reader_ops = {
+	.name = "reader",
+	.kind = UI_VIEW_READER,
+	.open = reader_open,
+	.close = reader_close,
+	.draw_header = reader_header,
+	.draw_row = reader_row,
+	.on_action = reader_action,
+	.on_data = reader_data,
+	.on_key = reader_key,
+};
+
+struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
+			      const char *anchor)
+{
+	struct reader *r = ui_xcalloc(1, sizeof(*r));
+	const char *slash = strrchr(url, '/');
+
+	r->url = ui_xstrdup(url);
+	r->anchor = anchor && *anchor ? ui_xstrdup(anchor) : NULL;
+	return ui_view_new(app, &reader_ops, slash && slash[1] ? slash + 1 : "page",
+			   r);
+}
