@@ -13,37 +13,12 @@
 # Usage: sh bench/api.sh [BUILD_DIR]   (default build/plain; needs wrk, nginx)
 # Loopback only; every server started here is stopped on exit.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$top/build/plain}
-lectern=$build/src/lectern
-duration=${BENCH_DURATION:-10}
-conns=64
+. "$(dirname "$0")/lib.sh"
 projects=1000
-
-if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
-	echo "bench: installing wrk and nginx-light (Debian packages)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
-fi
-[ -x "$lectern" ] || { echo "bench: build first ($lectern missing)"; exit 1; }
-
-work=$(mktemp -d /tmp/lectern-bench-XXXXXX)
-chmod 755 "$work" # nginx's workers run as www-data
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
 
 # The store: 1,000 projects imported through the API itself.
 # No build workers: the imported projects point at made-up remote URLs.
-"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 --workers 0 \
-	>"$work/serve.out" 2>"$work/serve.err" &
-pids="$pids $!"
-for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-base=$(sed -n 's|^listening on \(http://[^/]*\)/$|\1|p' "$work/serve.out")
-token=$("$lectern" --data "$work/data" token create bench)
+bench_serve
 i=0
 while [ $i -lt $projects ]; do
 	printf '{"name":"bench-project-%04d","repository":{"url":"https://github.com/example/p%04d.git"},"tags":["docs","bench"]}\n' $i $i
@@ -84,9 +59,7 @@ http {
 	}
 }
 NGINX
-nginx -c "$work/nginx.conf"
-sleep 0.3
-pids="$pids $(cat "$work/nginx.pid")"
+bench_nginx
 
 # Every request a new URI: ?nocache=<n> (ignored by the API).
 cat >"$work/vary.lua" <<'LUA'
@@ -98,28 +71,14 @@ request = function()
 end
 LUA
 
-run() { # name url [header] [lua script]
-	name=$1 url=$2 header=${3:-} script=${4:-}
-	set -- -t2 -c$conns -d${duration}s --latency
-	[ -n "$header" ] && set -- "$@" -H "$header"
-	[ -n "$script" ] && set -- "$@" -s "$script"
-	wrk "$@" "$url" >"$work/$name.wrk"
-	rps=$(awk '/Requests\/sec/ {print $2}' "$work/$name.wrk")
-	p50=$(awk '$1=="50%" {print $2}' "$work/$name.wrk")
-	p99=$(awk '$1=="99%" {print $2}' "$work/$name.wrk")
-	non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$name.wrk")
-	printf '%-24s %10s req/s   p50 %-8s p99 %-8s %s\n' "$name" "$rps" "$p50" \
-		"$p99" "${non2xx:+NON-2XX: $non2xx}"
-	eval "rps_$name=$rps"
-}
-
 echo "== $projects projects, wrk -t2 -c$conns -d${duration}s, keep-alive =="
-run nginx_detail "http://127.0.0.1:18089/detail"
-run lectern_detail "$base$detail"
-run lectern_detail_uncached "$base$detail" "" "$work/vary.lua"
-run nginx_list "http://127.0.0.1:18089/list"
-run lectern_list "$base$list" "Authorization: Token $token"
-run lectern_list_uncached "$base$list" "Authorization: Token $token" "$work/vary.lua"
+bench_run nginx_detail "http://127.0.0.1:18089/detail"
+bench_run lectern_detail "$base$detail"
+bench_run lectern_detail_uncached "$base$detail" -s "$work/vary.lua"
+bench_run nginx_list "http://127.0.0.1:18089/list"
+bench_run lectern_list "$base$list" -H "Authorization: Token $token"
+bench_run lectern_list_uncached "$base$list" -H "Authorization: Token $token" \
+	-s "$work/vary.lua"
 awk -v a="$rps_lectern_detail" -v au="$rps_lectern_detail_uncached" -v b="$rps_nginx_detail" \
     -v c="$rps_lectern_list" -v cu="$rps_lectern_list_uncached" -v d="$rps_nginx_list" 'BEGIN {
 	printf "detail: lectern/nginx = %.2f (uncached %.2f), target >= 0.5\n", a / b, au / b

@@ -16,36 +16,10 @@
 # Usage: sh bench/docs.sh [BUILD_DIR]   (default build/plain; needs wrk, nginx)
 # Loopback only; every server started here is stopped on exit.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$top/build/plain}
-lectern=$build/src/lectern
-duration=${BENCH_DURATION:-10}
-conns=64
+. "$(dirname "$0")/lib.sh"
 page_kb=30
 
-if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
-	echo "bench: installing wrk and nginx-light (Debian packages)"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
-fi
-[ -x "$lectern" ] || { echo "bench: build first ($lectern missing)"; exit 1; }
-
-work=$(mktemp -d /tmp/lectern-bench-XXXXXX)
-chmod 755 "$work" # nginx's workers run as www-data
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 --workers 0 \
-	>"$work/serve.out" 2>"$work/serve.err" &
-pids="$pids $!"
-for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-base=$(sed -n 's|^listening on \(http://[^/]*\)/$|\1|p' "$work/serve.out")
-port=${base##*:}
-token=$("$lectern" --data "$work/data" token create bench)
+bench_serve
 
 # The project, its active "latest" version, and the published page.
 html=$work/data/published/bench/latest/html
@@ -103,9 +77,7 @@ http {
 	}
 }
 NGINX
-nginx -c "$work/nginx.conf"
-sleep 0.3
-pids="$pids $(cat "$work/nginx.pid")"
+bench_nginx
 
 check() { # url [host]
 	code=$(curl -s -o /dev/null -w '%{http_code}' ${2:+-H "Host: $2"} "$1")
@@ -115,35 +87,12 @@ host="bench.localhost:$port"
 check "$base/en/latest/page.html" "$host"
 check "http://127.0.0.1:$nport/en/latest/page.html"
 
-to_ms() { # wrk latency ("812.00us", "1.20ms", "2.01s") in milliseconds
-	awk -v v="$1" 'BEGIN {
-		if (v ~ /us$/) printf "%.3f", v / 1000;
-		else if (v ~ /ms$/) printf "%.3f", v + 0;
-		else if (v ~ /s$/) printf "%.3f", v * 1000;
-		else print v }'
-}
-
-run() { # name url [header...]
-	name=$1 url=$2
-	shift 2
-	set -- -t2 -c$conns -d${duration}s --latency "$@"
-	wrk "$@" "$url" >"$work/$name.wrk"
-	rps=$(awk '/Requests\/sec/ {print $2}' "$work/$name.wrk")
-	p50=$(awk '$1=="50%" {print $2}' "$work/$name.wrk")
-	p99=$(awk '$1=="99%" {print $2}' "$work/$name.wrk")
-	non2xx=$(awk '/Non-2xx/ {print $5}' "$work/$name.wrk")
-	printf '%-22s %10s req/s   p50 %-8s p99 %-8s %s\n' "$name" "$rps" "$p50" \
-		"$p99" "${non2xx:+NON-2XX: $non2xx}"
-	eval "rps_$name=$rps"
-	eval "p99_$name=$(to_ms "$p99")"
-}
-
 echo "== one ${size}-byte page, wrk -t2 -c$conns -d${duration}s, keep-alive =="
-run nginx "http://127.0.0.1:$nport/en/latest/page.html"
-run lectern "$base/en/latest/page.html" -H "Host: $host"
-run nginx_gzip_asked "http://127.0.0.1:$nport/en/latest/page.html" \
+bench_run nginx "http://127.0.0.1:$nport/en/latest/page.html"
+bench_run lectern "$base/en/latest/page.html" -H "Host: $host"
+bench_run nginx_gzip_asked "http://127.0.0.1:$nport/en/latest/page.html" \
 	-H "Accept-Encoding: gzip"
-run lectern_gzip "$base/en/latest/page.html" -H "Host: $host" \
+bench_run lectern_gzip "$base/en/latest/page.html" -H "Host: $host" \
 	-H "Accept-Encoding: gzip"
 awk -v a="$rps_lectern" -v b="$rps_nginx" -v p="$p99_lectern" -v q="$p99_nginx" 'BEGIN {
 	printf "lectern/nginx req/s = %.2f (target >= 0.8); p99 lectern %.2f ms, nginx %.2f ms (target < 10 ms)\n", a / b, p, q

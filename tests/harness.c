@@ -1,6 +1,6 @@
 /*
- * The test harness's runner: runs every case of a table (or those named on
- * the command line), counts failures, and cleans the temporary directories.
+ * The engine tests' harness (see harness.h): temporary directories and
+ * stores for the cases, and the runner that cleans the directories up.
  */
 #define _GNU_SOURCE
 #include <ftw.h>
@@ -9,8 +9,6 @@
 #include "harness.h"
 #include "lectern/store.h"
 #include "store_internal.h"
-
-int lec_test_failures;
 
 #define MAX_TMPDIRS 256
 static char *tmpdirs[MAX_TMPDIRS];
@@ -84,40 +82,9 @@ int64_t lec_test_project(struct lec_store *store, const char *slug)
 	return id;
 }
 
-static int selected(int argc, char **argv, const char *name)
-{
-	int i;
-
-	if (argc <= 1)
-		return 1;
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
-}
-
 int lec_test_main(int argc, char **argv, const struct lec_test *tests,
 		  size_t count)
 {
-	int passed = 0, failed = 0;
-	size_t i;
-
 	atexit(remove_tmpdirs);
-	for (i = 0; i < count; i++) {
-		int before = lec_test_failures;
-
-		if (!selected(argc, argv, tests[i].name))
-			continue;
-		tests[i].fn();
-		if (lec_test_failures == before) {
-			passed++;
-			printf("ok   %s\n", tests[i].name);
-		} else {
-			failed++;
-			printf("FAIL %s\n", tests[i].name);
-		}
-		fflush(stdout);
-	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return lec_test_run(argc, argv, tests, count);
 }

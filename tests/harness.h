@@ -1,42 +1,17 @@
 /*
- * A tiny test harness for Lectern's unit tests: each test file defines its
- * cases with TEST(name), lists them in a table, and calls lec_test_main().
- * CHECK_OK prints the engine's last error message on failure, so a failing
- * store call says why. The summary line is "N passed, N failed".
+ * The harness for Lectern's engine tests: check.h's cases and checks, plus
+ * CHECK_OK and CHECK_ERR, which print the engine's last error message on
+ * failure so a failing store call says why, temporary directories and
+ * stores, and lec_test_main(), which also removes those directories.
  */
 #ifndef LECTERN_TEST_HARNESS_H
 #define LECTERN_TEST_HARNESS_H
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "check.h"
 #include "lectern/errors.h"
-
-struct lec_test {
-	const char *name;
-	void (*fn)(void);
-};
-
-extern int lec_test_failures;
-
-#define TEST(name) static void name(void)
-#define TEST_ENTRY(name) { #name, name }
-
-#define FAIL_AT(...)                                                         \
-	do {                                                                 \
-		fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);            \
-		fprintf(stderr, __VA_ARGS__);                                \
-		fputc('\n', stderr);                                         \
-		lec_test_failures++;                                         \
-	} while (0)
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond))                                                 \
-			FAIL_AT("check failed: %s", #cond);                  \
-	} while (0)
 
 #define CHECK_OK(expr)                                                       \
 	do {                                                                 \
@@ -54,26 +29,6 @@ extern int lec_test_failures;
 				check_rc_, lec_error_str(check_rc_), #code); \
 	} while (0)
 
-#define CHECK_INT(a, b)                                                      \
-	do {                                                                 \
-		long long check_a_ = (long long)(a);                         \
-		long long check_b_ = (long long)(b);                         \
-		if (check_a_ != check_b_)                                    \
-			FAIL_AT("%s == %lld, expected %lld", #a, check_a_,  \
-				check_b_);                                   \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                      \
-	do {                                                                 \
-		const char *check_a_ = (a);                                  \
-		const char *check_b_ = (b);                                  \
-		if (check_a_ == NULL || check_b_ == NULL ||                  \
-		    strcmp(check_a_, check_b_) != 0)                         \
-			FAIL_AT("%s == \"%s\", expected \"%s\"", #a,        \
-				check_a_ ? check_a_ : "(null)",              \
-				check_b_ ? check_b_ : "(null)");             \
-	} while (0)
-
 /* A fresh temporary directory for the current test (removed at exit). The
  * returned path is valid until the next call. */
 const char *lec_test_tmpdir(void);
@@ -88,7 +43,8 @@ struct lec_store *lec_test_store(void);
  * id, or 0 after failing the test. */
 int64_t lec_test_project(struct lec_store *store, const char *slug);
 
-/* Run the table; returns the process exit status. */
+/* Run the table (lec_test_run) and remove the temporary directories at
+ * exit; returns the process exit status. */
 int lec_test_main(int argc, char **argv, const struct lec_test *tests,
 		  size_t count);
 

@@ -389,15 +389,22 @@ static int parse(const char *html, size_t len, const char *url,
 	return *doc ? LEC_OK : lec__error_oom();
 }
 
-/* Read a published page into memory (owned by the caller). */
-static int read_page(const char *path, char **html, size_t *len)
+/* Read a published page into memory (owned by the caller): the start of
+ * both lec_embed_*_file calls, which check their arguments here first
+ * (has_out: whether the caller was given somewhere to put its answer). */
+static int read_page(const char *path, int has_out, char **html, size_t *len)
 {
 	struct stat st;
 	ssize_t got = 0;
 	size_t done = 0;
 	int fd, rc = LEC_OK;
 
+	lec_error_clear();
 	*html = NULL;
+	if (!has_out)
+		return lec__error(LEC_EINVALID, "no output");
+	if (path == NULL)
+		return lec__error(LEC_EINVALID, "no page");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size > LEC_EMBED_PAGE_MAX) {
@@ -659,6 +666,18 @@ done:
 	return rc;
 }
 
+/* The checks both lec_embed_*_html calls start with (has_out: whether the
+ * caller was given somewhere to put its answer). */
+static int page_args(const char *html, const char *page_url, int has_out)
+{
+	lec_error_clear();
+	if (!has_out)
+		return lec__error(LEC_EINVALID, "no output");
+	if (html == NULL || page_url == NULL)
+		return lec__error(LEC_EINVALID, "no page");
+	return LEC_OK;
+}
+
 int lec_embed_v2_html(const char *html, size_t len, const char *page_url,
 		      const char *section, struct lec_embed_v2 **out)
 {
@@ -666,12 +685,10 @@ int lec_embed_v2_html(const char *html, size_t len, const char *page_url,
 	xmlDoc *doc = NULL;
 	int rc;
 
-	lec_error_clear();
-	if (out == NULL)
-		return lec__error(LEC_EINVALID, "no output");
-	*out = NULL;
-	if (html == NULL || page_url == NULL)
-		return lec__error(LEC_EINVALID, "no page");
+	if (out != NULL)
+		*out = NULL;
+	if ((rc = page_args(html, page_url, out != NULL)) != LEC_OK)
+		return rc;
 	if (section && strlen(section) > LEC_EMBED_SECTION_MAX)
 		return lec__error_field(LEC_EINVALID, "section",
 					"Ensure this field has no more than "
@@ -701,13 +718,9 @@ int lec_embed_v2_file(const char *path, const char *page_url,
 	size_t len = 0;
 	int rc;
 
-	lec_error_clear();
-	if (out == NULL)
-		return lec__error(LEC_EINVALID, "no output");
-	*out = NULL;
-	if (path == NULL)
-		return lec__error(LEC_EINVALID, "no page");
-	if ((rc = read_page(path, &html, &len)) == LEC_OK)
+	if (out != NULL)
+		*out = NULL;
+	if ((rc = read_page(path, out != NULL, &html, &len)) == LEC_OK)
 		rc = lec_embed_v2_html(html, len, page_url, section, out);
 	lec__free(html);
 	return rc;
@@ -875,12 +888,10 @@ int lec_embed_v3_html(const char *html, size_t len, const char *page_url,
 	int use_sel = maincontent && *maincontent;
 	int rc;
 
-	lec_error_clear();
-	if (out == NULL)
-		return lec__error(LEC_EINVALID, "no output");
-	*out = NULL;
-	if (html == NULL || page_url == NULL)
-		return lec__error(LEC_EINVALID, "no page");
+	if (out != NULL)
+		*out = NULL;
+	if ((rc = page_args(html, page_url, out != NULL)) != LEC_OK)
+		return rc;
 	if (fragment && strlen(fragment) > LEC_EMBED_SECTION_MAX)
 		return lec__error(LEC_EINVALID, "fragment too long");
 	if (use_sel && parse_selector(maincontent, &sel) < 0)
@@ -908,13 +919,9 @@ int lec_embed_v3_file(const char *path, const char *page_url,
 	size_t len = 0;
 	int rc;
 
-	lec_error_clear();
-	if (out == NULL)
-		return lec__error(LEC_EINVALID, "no output");
-	*out = NULL;
-	if (path == NULL)
-		return lec__error(LEC_EINVALID, "no page");
-	if ((rc = read_page(path, &html, &len)) == LEC_OK)
+	if (out != NULL)
+		*out = NULL;
+	if ((rc = read_page(path, out != NULL, &html, &len)) == LEC_OK)
 		rc = lec_embed_v3_html(html, len, page_url, fragment,
 				       maincontent, doctool, out);
 	lec__free(html);

@@ -181,6 +181,17 @@ static int has_md_suffix(const char *name)
 	return n > 3 && strcasecmp(name + n - 3, ".md") == 0;
 }
 
+/* HTML in the source is left out: it would be served and indexed for
+ * search as pages of the site (a repository's test fixtures, say) and can
+ * collide with the pages made from Markdown. */
+static int has_html_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (n > 5 && strcasecmp(name + n - 5, ".html") == 0) ||
+	       (n > 4 && strcasecmp(name + n - 4, ".htm") == 0);
+}
+
 /* Whether the walk leaves out a directory of this name. */
 static int skipped_dir(const char *name, int top)
 {
@@ -533,6 +544,12 @@ static int walk_entries(struct site *s, const char *rel, unsigned depth,
 	for (i = 0; i < n && error == LEC_OK; i++) {
 		if (i == index || items[i].kind == ENTRY_DIR)
 			continue;
+		if (items[i].kind == ENTRY_ASSET && has_html_suffix(items[i].name)) {
+			warn(s, "skipping %s%s%s: HTML files are not published "
+				"(the site's pages are made from Markdown)",
+			     rel, *rel ? "/" : "", items[i].name);
+			continue;
+		}
 		if (items[i].kind == ENTRY_ASSET) {
 			error = add_asset(s, rel, &items[i]);
 			continue;

@@ -878,6 +878,19 @@ struct page_info {
 	int rank;
 };
 
+/* The end of a search statement's step loop: SQLITE_DONE is success, a
+ * negative code an error already set, another SQLite code an error to set.
+ * Finalizes stmt. */
+static int steps_end(struct gather *g, sqlite3_stmt *stmt, int rc)
+{
+	if (rc == SQLITE_DONE)
+		rc = LEC_OK;
+	else if (rc > 0)
+		rc = lec_store__sqlerr(g->st, rc, "searching");
+	lec_store__finalize(g->st, stmt);
+	return rc;
+}
+
 static int load_pages(struct gather *g)
 {
 	struct lec__buf b = LEC__BUF_INIT;
@@ -913,12 +926,7 @@ static int load_pages(struct gather *g)
 		g->pages[g->npages].id = sqlite3_column_int64(stmt, 0);
 		g->pages[g->npages++].rank = sqlite3_column_int(stmt, 1);
 	}
-	if (rc == SQLITE_DONE)
-		rc = LEC_OK;
-	else if (rc > 0)
-		rc = lec_store__sqlerr(g->st, rc, "searching");
-	lec_store__finalize(g->st, stmt);
-	return rc;
+	return steps_end(g, stmt, rc);
 }
 
 /* Rows of expr within the searched pages' rowid range (pages of one
@@ -1008,12 +1016,7 @@ static int gather_rows(struct gather *g, const char *expr,
 			acc_block(p, rowid, score);
 		}
 	}
-	if (rc == SQLITE_DONE)
-		rc = LEC_OK;
-	else if (rc > 0)
-		rc = lec_store__sqlerr(g->st, rc, "searching");
-	lec_store__finalize(g->st, stmt);
-	return rc;
+	return steps_end(g, stmt, rc);
 }
 
 static int acc_cmp(const void *a, const void *b)

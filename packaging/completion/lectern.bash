@@ -21,7 +21,7 @@ _lectern()
 
 	local commands="projects import versions version builds build log search
 		redirects env subprojects translations orgs api tui context stop
-		serve status token user org reindex"
+		serve preview status token user org reindex"
 	local globals="--data --context --help --version"
 
 	case $prev in
@@ -82,6 +82,8 @@ _lectern()
 		add) opts="--url --docs-domain --token-env --token-file --readonly --help" ;;
 		list) opts="--json --help" ;;
 		esac ;;
+	preview) opts="--port --cache --help"
+		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
 	serve) opts="--listen --edition --docs-domain --threads --workers --build-timeout --build-memory --build-output --help" ;;
 	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create" -- "$cur")); return; } ;;
 	user) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "list" -- "$cur")); return; }

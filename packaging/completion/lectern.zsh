@@ -32,6 +32,7 @@ _lectern() {
 		'context:list, use, add or remove contexts'
 		'stop:stop the background local engine'
 		'serve:run the local engine in the foreground'
+		'preview:build a working tree, serve it, rebuild on save'
 		'status:show the data directory'
 		'token:create an API token'
 		'user:list the users'
@@ -111,6 +112,8 @@ _lectern() {
 					'--readonly[refuse changes]' ;;
 				esac
 			fi ;;
+		preview)
+			_arguments '--port:port:' '--cache:directory:_files -/' '1:tree:_files -/' ;;
 		serve)
 			_arguments '--listen:host\:port:' '--edition:edition:(community business)' \
 				'--docs-domain:domain:' '--threads:n:' '--workers:n:' \

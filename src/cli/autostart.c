@@ -131,36 +131,42 @@ static void remove_file(const char *dir, const char *name)
 
 /* ---- Is the recorded engine alive? -------------------------------------- */
 
+/* /proc/<pid>/<what> into buf (NUL-terminated); its length, <= 0 when it
+ * could not be read. */
+static ssize_t read_proc(long pid, const char *what, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, what);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n > 0)
+		buf[n] = '\0';
+	return n;
+}
+
 /* A live `lectern serve` process: not gone, not a zombie waiting for a
  * parent that never reaps, and its command line has the serve word (a pid
  * reused by another program is not ours). */
 static int is_engine_process(long pid)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	ssize_t n;
-	int fd, found = 0;
+	int found = 0;
 	char *p;
 
 	if (pid <= 0 || kill((pid_t)pid, 0) < 0)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (read_proc(pid, "stat", buf, sizeof(buf)) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == 'Z')
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((n = read_proc(pid, "cmdline", buf, sizeof(buf))) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	for (p = buf; p < buf + n; p += strlen(p) + 1)
 		if (strcmp(p, "serve") == 0)
 			found = 1;

@@ -48,6 +48,8 @@ int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv);
 
 /* `lectern serve` (serve.c). */
 int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv);
+/* `lectern preview [DIR]` (preview.c). */
+int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv);
 
 /* The engine-direct admin commands (admin.c). */
 int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -21,6 +22,10 @@ static const struct cli_command commands[] = {
 	  "[--build-timeout SECONDS] [--build-memory MIB] [--build-output MIB]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
+	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",
+	  "build DIR as it is on disk, serve it on 127.0.0.1 and rebuild on "
+	  "every save",
+	  cli_cmd_preview },
 	{ "status", "", "show the data directory and what it holds",
 	  cli_cmd_status },
 	{ "token create", "USER",
@@ -80,8 +85,9 @@ static const struct cli_command commands[] = {
 	  cli_cmd_orgs },
 	{ "api", "[-X METHOD] PATH [-d JSON]",
 	  "send any request to the API and print the answer", cli_cmd_api },
-	{ "tui", "[--theme NAME|FILE]",
-	  "browse projects and watch builds full-screen", cli_cmd_tui },
+	{ "tui", "[--theme NAME|FILE] [--readonly]",
+	  "browse projects and watch builds full-screen (the default)",
+	  cli_cmd_tui },
 	{ "context list", "[--json]",
 	  "list the contexts (instances the CLI talks to)",
 	  cli_cmd_context_list },
@@ -212,14 +218,22 @@ static void ctx_dispose(struct cli_ctx *ctx)
 
 int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static char serve_word[] = "serve";
-	static char *default_argv[] = { serve_word, NULL };
+	static char tui_word[] = "tui";
+	static char *default_argv[] = { tui_word, NULL };
 	const struct cli_command *best = NULL;
 	int best_words = 0, status;
 	size_t i;
 
-	/* No command: run the local engine (the TUI takes this over later). */
+	/* No command: the TUI on the current context. It needs a terminal
+	 * on both ends; a script or a service manager that runs a bare
+	 * `lectern` gets a usage error, not a screen it cannot drive. */
 	if (argc == 0) {
+		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+			cli_fail("the TUI needs a terminal; run 'lectern serve' "
+				 "for the engine alone, or a command (see "
+				 "'lectern --help')");
+			return CLI_EXIT_USAGE;
+		}
 		argv = default_argv;
 		argc = 1;
 	}

@@ -13,9 +13,11 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: lectern [--data DIR] [--context NAME] [--version] [--help] "
-		"COMMAND [ARGS]\n"
+		"[COMMAND [ARGS]]\n"
 		"\n"
-		"Lectern, a documentation workstation.\n"
+		"Lectern, a documentation workstation. With no command it opens\n"
+		"the TUI on the current context ('lectern tui'); on an empty local\n"
+		"engine its Projects screen offers a demo.\n"
 		"\n"
 		"Global options:\n"
 		"  --data DIR      data directory (default: $LECTERN_DATA, then\n"

@@ -99,6 +99,14 @@ static void project_path(struct lc_buf *b, const char *project,
 	lc__buf_str(b, rest);
 }
 
+/* "/api/v3/projects/<project>/<collection><pk>/". */
+static void pk_path(struct lc_buf *path, const char *project,
+		    const char *collection, long long pk)
+{
+	project_path(path, project, collection);
+	lc__buf_printf(path, "%lld/", pk);
+}
+
 /* One request whose 2xx answer must be JSON when want_json. `body` (may be
  * NULL) is serialised here. @param out the response (caller frees) */
 static int call(struct lc_client *c, const char *method, struct lc_buf *path,
@@ -239,6 +247,38 @@ done:
 	lc_response_free(resp);
 	free(path->s);
 	return rc;
+}
+
+/* One page of a project's collection ("versions/", "redirects/", ...). */
+static int project_list(struct lc_client *c, const char *project,
+			const char *collection, const struct lc_query *q,
+			const struct kind *k, struct lc_list **out,
+			struct lc_error *err)
+{
+	struct lc_buf path = { 0 };
+
+	*out = NULL;
+	if (need(project, "a project slug", err) != LC_OK)
+		return LC_EINVAL;
+	project_path(&path, project, collection);
+	return get_list(c, &path, q, k, out, err);
+}
+
+/* A bodiless call on one numbered item of a project's collection; the
+ * answer is parsed into *out unless out is NULL. */
+static int project_item(struct lc_client *c, const char *method,
+			const char *project, const char *collection,
+			long long pk, const struct lc_query *q,
+			const struct kind *k, void **out, struct lc_error *err)
+{
+	struct lc_buf path = { 0 };
+
+	if (out != NULL)
+		*out = NULL;
+	if (need(project, "a project slug", err) != LC_OK)
+		return LC_EINVAL;
+	pk_path(&path, project, collection, pk);
+	return get_one(c, method, &path, q, NULL, k, out, err);
 }
 
 static cJSON *add_str(cJSON *o, const char *key, const char *value)
@@ -460,13 +500,8 @@ int lc_versions_list(struct lc_client *c, const char *project,
 		     const struct lc_query *q, struct lc_list **out,
 		     struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	project_path(&path, project, "versions/");
-	return get_list(c, &path, q, &kind_version, out, err);
+	return project_list(c, project, "versions/", q, &kind_version, out,
+			    err);
 }
 
 int lc_version_get(struct lc_client *c, const char *project,
@@ -541,24 +576,16 @@ int lc_builds_list(struct lc_client *c, const char *project, int running,
 	return rc;
 }
 
-static void build_path(struct lc_buf *path, const char *project, long long id,
-		       const char *rest)
-{
-	project_path(path, project, "builds/");
-	lc__buf_printf(path, "%lld/%s", id, rest);
-}
-
 int lc_build_get(struct lc_client *c, const char *project, long long id,
 		 const struct lc_query *q, struct lc_build **out,
 		 struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
+	void *item = NULL;
+	int rc = project_item(c, "GET", project, "builds/", id, q, &kind_build,
+			      &item, err);
 
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	build_path(&path, project, id, "");
-	return get_build(c, "GET", &path, q, NULL, out, err);
+	*out = item;
+	return rc;
 }
 
 int lc_build_trigger(struct lc_client *c, const char *project,
@@ -596,7 +623,8 @@ int lc_build_cancel(struct lc_client *c, const char *project, long long id,
 
 	if (need(project, "a project slug", err) != LC_OK)
 		return LC_EINVAL;
-	build_path(&path, project, id, "cancel/");
+	pk_path(&path, project, "builds/", id);
+	lc__buf_str(&path, "cancel/");
 	return get_build(c, "POST", &path, NULL, NULL, out, err);
 }
 
@@ -606,13 +634,8 @@ int lc_subprojects_list(struct lc_client *c, const char *project,
 			const struct lc_query *q, struct lc_list **out,
 			struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	project_path(&path, project, "subprojects/");
-	return get_list(c, &path, q, &kind_subproject, out, err);
+	return project_list(c, project, "subprojects/", q, &kind_subproject,
+			    out, err);
 }
 
 int lc_subproject_add(struct lc_client *c, const char *project,
@@ -656,65 +679,57 @@ int lc_translations_list(struct lc_client *c, const char *project,
 			 const struct lc_query *q, struct lc_list **out,
 			 struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	project_path(&path, project, "translations/");
-	return get_list(c, &path, q, &kind_project, out, err);
+	return project_list(c, project, "translations/", q, &kind_project, out,
+			    err);
 }
 
 /* ------------------------------------------------------ Redirects */
-
-static void pk_path(struct lc_buf *path, const char *project,
-		    const char *collection, long long pk)
-{
-	project_path(path, project, collection);
-	lc__buf_printf(path, "%lld/", pk);
-}
 
 int lc_redirects_list(struct lc_client *c, const char *project,
 		      const struct lc_query *q, struct lc_list **out,
 		      struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	project_path(&path, project, "redirects/");
-	return get_list(c, &path, q, &kind_redirect, out, err);
+	return project_list(c, project, "redirects/", q, &kind_redirect, out,
+			    err);
 }
 
 int lc_redirect_get(struct lc_client *c, const char *project, long long pk,
 		    struct lc_redirect **out, struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
+	void *item = NULL;
+	int rc = project_item(c, "GET", project, "redirects/", pk, NULL,
+			      &kind_redirect, &item, err);
 
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	pk_path(&path, project, "redirects/", pk);
-	return get_redirect(c, "GET", &path, NULL, NULL, out, err);
+	*out = item;
+	return rc;
 }
 
-static int redirect_write(struct lc_client *c, const char *method,
-			  struct lc_buf *path, const char *type,
+/* POST a new redirect (create) or PUT over redirect pk. */
+static int redirect_write(struct lc_client *c, const char *project,
+			  int create, long long pk, const char *type,
 			  const char *from_url, const char *to_url,
 			  struct lc_redirect **out, struct lc_error *err)
 {
+	struct lc_buf path = { 0 };
 	cJSON *body;
 	int rc;
 
+	*out = NULL;
+	lc_error_clear(err);
+	if (need(project, "a project slug", err) != LC_OK ||
+	    need(type, "a redirect type", err) != LC_OK)
+		return LC_EINVAL;
 	body = add_str(add_str(add_str(cJSON_CreateObject(), "type", type),
 			       "from_url", from_url),
 		       "to_url", to_url);
-	if (body == NULL) {
-		free(path->s);
+	if (body == NULL)
 		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
-	}
-	rc = get_redirect(c, method, path, NULL, body, out, err);
+	if (create)
+		project_path(&path, project, "redirects/");
+	else
+		pk_path(&path, project, "redirects/", pk);
+	rc = get_redirect(c, create ? "POST" : "PUT", &path, NULL, body, out,
+			  err);
 	cJSON_Delete(body);
 	return rc;
 }
@@ -724,15 +739,7 @@ int lc_redirect_create(struct lc_client *c, const char *project,
 		       const char *to_url, struct lc_redirect **out,
 		       struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	*out = NULL;
-	lc_error_clear(err);
-	if (need(project, "a project slug", err) != LC_OK ||
-	    need(type, "a redirect type", err) != LC_OK)
-		return LC_EINVAL;
-	project_path(&path, project, "redirects/");
-	return redirect_write(c, "POST", &path, type, from_url, to_url, out,
+	return redirect_write(c, project, 1, 0, type, from_url, to_url, out,
 			      err);
 }
 
@@ -741,27 +748,15 @@ int lc_redirect_update(struct lc_client *c, const char *project, long long pk,
 		       const char *to_url, struct lc_redirect **out,
 		       struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	*out = NULL;
-	lc_error_clear(err);
-	if (need(project, "a project slug", err) != LC_OK ||
-	    need(type, "a redirect type", err) != LC_OK)
-		return LC_EINVAL;
-	pk_path(&path, project, "redirects/", pk);
-	return redirect_write(c, "PUT", &path, type, from_url, to_url, out,
+	return redirect_write(c, project, 0, pk, type, from_url, to_url, out,
 			      err);
 }
 
 int lc_redirect_delete(struct lc_client *c, const char *project, long long pk,
 		       struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	pk_path(&path, project, "redirects/", pk);
-	return get_redirect(c, "DELETE", &path, NULL, NULL, NULL, err);
+	return project_item(c, "DELETE", project, "redirects/", pk, NULL,
+			    &kind_redirect, NULL, err);
 }
 
 /* -------------------------------------------- Environment variables */
@@ -770,25 +765,19 @@ int lc_envvars_list(struct lc_client *c, const char *project,
 		    const struct lc_query *q, struct lc_list **out,
 		    struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	project_path(&path, project, "environmentvariables/");
-	return get_list(c, &path, q, &kind_envvar, out, err);
+	return project_list(c, project, "environmentvariables/", q,
+			    &kind_envvar, out, err);
 }
 
 int lc_envvar_get(struct lc_client *c, const char *project, long long pk,
 		  struct lc_envvar **out, struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
+	void *item = NULL;
+	int rc = project_item(c, "GET", project, "environmentvariables/", pk,
+			      NULL, &kind_envvar, &item, err);
 
-	*out = NULL;
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	pk_path(&path, project, "environmentvariables/", pk);
-	return get_envvar(c, "GET", &path, NULL, NULL, out, err);
+	*out = item;
+	return rc;
 }
 
 int lc_envvar_create(struct lc_client *c, const char *project,
@@ -820,12 +809,8 @@ int lc_envvar_create(struct lc_client *c, const char *project,
 int lc_envvar_delete(struct lc_client *c, const char *project, long long pk,
 		     struct lc_error *err)
 {
-	struct lc_buf path = { 0 };
-
-	if (need(project, "a project slug", err) != LC_OK)
-		return LC_EINVAL;
-	pk_path(&path, project, "environmentvariables/", pk);
-	return get_envvar(c, "DELETE", &path, NULL, NULL, NULL, err);
+	return project_item(c, "DELETE", project, "environmentvariables/", pk,
+			    NULL, &kind_envvar, NULL, err);
 }
 
 /* -------------------------------------------------- Organizations */

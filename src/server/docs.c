@@ -64,10 +64,8 @@
 
 /* Host -------------------------------------------------------------------- */
 
-/* The slug label of "<label>.<docs domain>" (exactly one label, compared
- * case-insensitively), lowercased into out; 0 when host is not one. */
-static int host_slug(const char *host, const char *domain, char *out,
-		     size_t cap)
+int docs_host_slug(const char *host, const char *domain, char *out,
+		   size_t cap)
 {
 	size_t hn = host ? strlen(host) : 0, dn = strlen(domain), n, i;
 
@@ -85,10 +83,8 @@ static int host_slug(const char *host, const char *domain, char *out,
 	return 1;
 }
 
-/* The project of a slug label: as written, then with '-' read as '_' (a
- * slug's underscores appear as hyphens in host names). */
-static int find_project(struct lec_store *store, char *slug,
-			struct lec_project **out)
+int docs_find_project(struct lec_store *store, char *slug,
+		      struct lec_project **out)
 {
 	int rc = lec_project_get(store, slug, out);
 	char *p;
@@ -520,7 +516,7 @@ static int serve_remembered(struct docs_ctx *c)
 /* Resolve and answer the request from the host's project slug. */
 static void serve_resolved(struct docs_ctx *c, char *slug)
 {
-	int rc = find_project(c->store, slug, &c->host_project);
+	int rc = docs_find_project(c->store, slug, &c->host_project);
 
 	if (rc == LEC_OK) {
 		c->project = c->host_project;
@@ -552,7 +548,7 @@ int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 	const char *host = srv_header(req, "Host"), *q;
 	int reading;
 
-	if (!host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))
+	if (!docs_host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))
 		return 0;
 	if (!method_allowed(req, res))
 		return 1;

@@ -60,6 +60,17 @@ struct docs_ctx {
 
 /* docs.c ------------------------------------------------------------------ */
 
+/* The slug label of "<label>.<docs domain>" (exactly one label, compared
+ * case-insensitively), lowercased into out; 0 when host is not one (or
+ * NULL). The embed APIs use it too, for the URLs they are asked about. */
+int docs_host_slug(const char *host, const char *domain, char *out,
+		   size_t cap);
+/* The project of a slug label: as written, then with '-' read as '_' (a
+ * slug's underscores appear as hyphens in host names); slug may be
+ * rewritten. Returns lec_project_get's code; *out owned by the caller. */
+int docs_find_project(struct lec_store *store, char *slug,
+		      struct lec_project **out);
+
 /* 302 to target (a path, or an absolute URL) with the request's query
  * string kept, "X-RTD-Redirect: system". Returns the status. */
 int docs_system_redirect(struct docs_ctx *c, const char *target);

@@ -29,6 +29,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "docs.h"
 #include "embed.h"
 #include "lectern/embed.h"
 #include "lectern/project.h"
@@ -133,20 +134,13 @@ static int load_project(struct srv_request *req, const char *slug,
 {
 	struct lec_store *store = srv_store(req);
 	char copy[LEC_PROJECT_SLUG_MAX + 1];
-	char *p;
 	int rc;
 
 	*out = NULL;
 	if (store == NULL || strlen(slug) > LEC_PROJECT_SLUG_MAX)
 		return store ? LEC_ENOTFOUND : LEC_ERROR;
 	snprintf(copy, sizeof(copy), "%s", slug);
-	rc = lec_project_get(store, copy, out);
-	if (rc == LEC_ENOTFOUND && strchr(copy, '-')) {
-		for (p = copy; *p; p++)
-			if (*p == '-')
-				*p = '_';
-		rc = lec_project_get(store, copy, out);
-	}
+	rc = docs_find_project(store, copy, out);
 	if (rc == LEC_OK) {
 		rc = lec_project_can_view(store, (*out)->id,
 					  srv_viewer_id(req));
@@ -202,28 +196,6 @@ static int split_url(const char *url, char *host, const char **path,
 	hash = strchr(*path, '#');
 	*fragment = hash ? hash + 1 : NULL;
 	return 0;
-}
-
-/* The project slug of a docs host "<slug>.<docs domain>" (one label,
- * compared case-insensitively), lowercased into slug; 0 when host is not
- * on the docs domain. */
-static int docs_host_slug(const char *host, const char *domain, char *slug,
-			  size_t cap)
-{
-	size_t hn = strlen(host), dn = strlen(domain), n, i;
-
-	if (hn <= dn + 1 || strcasecmp(host + hn - dn, domain) != 0 ||
-	    host[hn - dn - 1] != '.')
-		return 0;
-	n = hn - dn - 1;
-	if (n >= cap || memchr(host, '.', n) != NULL)
-		return 0;
-	for (i = 0; i < n; i++)
-		slug[i] = (char)(host[i] >= 'A' && host[i] <= 'Z'
-					 ? host[i] - 'A' + 'a'
-					 : host[i]);
-	slug[n] = '\0';
-	return 1;
 }
 
 /* Percent-decode a URL path; NULL for what could leave the published

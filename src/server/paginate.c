@@ -65,37 +65,38 @@ static int by_key(const void *a, const void *b)
 	return c;
 }
 
-/* The request URL with limit set and offset set (or removed when
- * offset < 0). NULL on allocation failure. */
-static char *page_link(struct srv_request *req, size_t limit, long long offset)
+/* Whether a request parameter is one the link sets or removes. */
+static int replaced(const char *key, const struct srv_param *set, size_t nset)
 {
-	struct srv_param set[2], **all;
-	char limit_key[] = "limit", offset_key[] = "offset";
-	char limit_text[24], offset_text[24];
+	size_t i;
+
+	for (i = 0; i < nset; i++)
+		if (strcmp(key, set[i].key) == 0)
+			return 1;
+	return 0;
+}
+
+cJSON *srv_page_link(struct srv_request *req, const struct srv_param *set,
+		     size_t nset)
+{
+	const struct srv_param **all;
 	const char *q = strchr(req->raw_uri, '?');
 	size_t n = 0, i, plen = q ? (size_t)(q - req->raw_uri)
 				   : strlen(req->raw_uri);
 	char *text = NULL;
 	size_t text_len = 0;
+	cJSON *item;
 	FILE *out;
 
-	all = malloc((req->nquery + 2) * sizeof(*all));
+	all = malloc((req->nquery + nset) * sizeof(*all));
 	if (all == NULL)
-		return NULL;
+		return cJSON_CreateNull();
 	for (i = 0; i < req->nquery; i++)
-		if (strcmp(req->query[i].key, "limit") != 0 &&
-		    strcmp(req->query[i].key, "offset") != 0)
+		if (!replaced(req->query[i].key, set, nset))
 			all[n++] = &req->query[i];
-	snprintf(limit_text, sizeof(limit_text), "%zu", limit);
-	set[0].key = limit_key;
-	set[0].value = limit_text;
-	all[n++] = &set[0];
-	if (offset >= 0) {
-		snprintf(offset_text, sizeof(offset_text), "%lld", offset);
-		set[1].key = offset_key;
-		set[1].value = offset_text;
-		all[n++] = &set[1];
-	}
+	for (i = 0; i < nset; i++)
+		if (set[i].value != NULL)
+			all[n++] = &set[i];
 	qsort(all, n, sizeof(*all), by_key);
 
 	out = open_memstream(&text, &text_len);
@@ -111,15 +112,27 @@ static char *page_link(struct srv_request *req, size_t limit, long long offset)
 		fclose(out);
 	}
 	free(all);
-	return text;
+	item = text ? cJSON_CreateString(text) : cJSON_CreateNull();
+	free(text);
+	return item;
 }
 
-static cJSON *link_or_null(char *url)
+/* The request URL with limit set and offset set (or removed when
+ * offset < 0). */
+static cJSON *page_link(struct srv_request *req, size_t limit,
+			long long offset)
 {
-	cJSON *item = url ? cJSON_CreateString(url) : cJSON_CreateNull();
+	char limit_key[] = "limit", offset_key[] = "offset";
+	char limit_text[24], offset_text[24];
+	struct srv_param set[2] = { { limit_key, limit_text },
+				    { offset_key, NULL } };
 
-	free(url);
-	return item;
+	snprintf(limit_text, sizeof(limit_text), "%zu", limit);
+	if (offset >= 0) {
+		snprintf(offset_text, sizeof(offset_text), "%lld", offset);
+		set[1].value = offset_text;
+	}
+	return srv_page_link(req, set, 2);
 }
 
 cJSON *srv_page_envelope(struct srv_request *req, const struct lec_page *page,
@@ -137,15 +150,13 @@ cJSON *srv_page_envelope(struct srv_request *req, const struct lec_page *page,
 	if (page->offset + page->limit >= count)
 		next = cJSON_CreateNull();
 	else
-		next = link_or_null(page_link(req, page->limit,
-					      (long long)(page->offset +
-							  page->limit)));
+		next = page_link(req, page->limit,
+				 (long long)(page->offset + page->limit));
 	if (page->offset == 0) {
 		prev = cJSON_CreateNull();
 	} else {
 		back = (long long)page->offset - (long long)page->limit;
-		prev = link_or_null(page_link(req, page->limit,
-					      back <= 0 ? -1 : back));
+		prev = page_link(req, page->limit, back <= 0 ? -1 : back);
 	}
 	cJSON_AddNumberToObject(env, "count", (double)count);
 	cJSON_AddItemToObject(env, "next", next);

@@ -268,80 +268,17 @@ static int bare_list_error(struct srv_response *res, const char *msg)
 	return srv_respond_json(res, 400, list, SRV_JSON_AS_BUILT);
 }
 
-/* Python's quote_plus: unreserved characters kept, space as '+'. */
-static void quote_plus(FILE *out, const char *s)
+/* The request URL with page set (or removed when page is 0). */
+static cJSON *page_link(struct srv_request *req, size_t page)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-		    c == '-' || c == '~')
-			fputc(c, out);
-		else if (c == ' ')
-			fputc('+', out);
-		else
-			fprintf(out, "%%%02X", c);
-	}
-}
-
-static int by_key(const void *a, const void *b)
-{
-	const struct srv_param *pa = *(const struct srv_param *const *)a;
-	const struct srv_param *pb = *(const struct srv_param *const *)b;
-	int c = strcmp(pa->key, pb->key);
-
-	if (c == 0) /* request order among equal keys */
-		return pa < pb ? -1 : pa > pb;
-	return c;
-}
-
-/* The request URL with page set (or removed when page is 0), parameters
- * sorted by key and form-encoded (DRF's replace_query_param). */
-static char *page_link(struct srv_request *req, size_t page)
-{
-	struct srv_param set, **all;
 	char key[] = "page", text[24];
-	const char *q = strchr(req->raw_uri, '?');
-	size_t n = 0, i, plen = q ? (size_t)(q - req->raw_uri)
-				   : strlen(req->raw_uri);
-	char *link = NULL;
-	size_t link_len = 0;
-	FILE *out;
+	struct srv_param set = { key, NULL };
 
-	if ((all = malloc((req->nquery + 1) * sizeof(*all))) == NULL)
-		return NULL;
-	for (i = 0; i < req->nquery; i++)
-		if (strcmp(req->query[i].key, "page") != 0)
-			all[n++] = &req->query[i];
 	if (page > 0) {
 		snprintf(text, sizeof(text), "%zu", page);
-		set.key = key;
 		set.value = text;
-		all[n++] = &set;
 	}
-	qsort(all, n, sizeof(*all), by_key);
-	if ((out = open_memstream(&link, &link_len)) != NULL) {
-		fprintf(out, "%s%.*s", srv_request_origin(req), (int)plen,
-			req->raw_uri);
-		for (i = 0; i < n; i++) {
-			fputc(i ? '&' : '?', out);
-			quote_plus(out, all[i]->key);
-			fputc('=', out);
-			quote_plus(out, all[i]->value);
-		}
-		fclose(out);
-	}
-	free(all);
-	return link;
-}
-
-static cJSON *link_or_null(char *url)
-{
-	cJSON *item = url ? cJSON_CreateString(url) : cJSON_CreateNull();
-
-	free(url);
-	return item;
+	return srv_page_link(req, &set, 1);
 }
 
 /* {"count","next","previous","results"}; consumes results. */
@@ -357,12 +294,10 @@ static cJSON *envelope(struct srv_request *req, size_t page, size_t size,
 	}
 	cJSON_AddNumberToObject(env, "count", (double)count);
 	cJSON_AddItemToObject(env, "next",
-			      page * size < count
-				      ? link_or_null(page_link(req, page + 1))
-				      : cJSON_CreateNull());
+			      page * size < count ? page_link(req, page + 1)
+						  : cJSON_CreateNull());
 	cJSON_AddItemToObject(env, "previous",
-			      page > 1 ? link_or_null(page_link(
-						 req, page == 2 ? 0 : page - 1))
+			      page > 1 ? page_link(req, page == 2 ? 0 : page - 1)
 				       : cJSON_CreateNull());
 	cJSON_AddItemToObject(env, "results", results);
 	return env;

@@ -172,6 +172,12 @@ cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res);
 /* The page a request asks for, in the engine's own terms, so handlers pass
  * it straight to the engine's list calls. */
 void srv_page_parse(const struct srv_request *req, struct lec_page *page);
+/* A next/previous link: the request's absolute URL with each parameter of
+ * `set` replaced (removed where its value is NULL), every parameter sorted by
+ * key and form-encoded (DRF's replace_query_param). A JSON string, or JSON
+ * null when out of memory; the caller owns it. */
+cJSON *srv_page_link(struct srv_request *req, const struct srv_param *set,
+		     size_t nset);
 /* Wrap results in {"count","next","previous","results"}; consumes results. */
 cJSON *srv_page_envelope(struct srv_request *req, const struct lec_page *page,
 			 size_t count, cJSON *results);

@@ -125,6 +125,17 @@ class Server:
     def post(self, path, body=None, **kw):
         return self.request("POST", path, body=body, **kw)
 
+    def import_project(self, token, name, url="https://github.com/example/%s.git", **extra):
+        """Import a project (by default from a made-up repository URL named
+        after it) and return its JSON; AssertionError unless it was created."""
+        body = {"name": name, "repository": {"url": url % name.lower().replace(" ", "-")
+                                             if "%s" in url else url, "type": "git"}}
+        body.update(extra)
+        r = self.post("/api/v3/projects/", body, token=token)
+        if r.status != 201:
+            raise AssertionError("importing %s: %s" % (name, r))
+        return r.json
+
     def patch(self, path, body=None, **kw):
         return self.request("PATCH", path, body=body, **kw)
 
@@ -136,11 +147,42 @@ class Server:
 
 
 class Store:
-    """Direct access to a server's database, for what no API call sets up
-    (private projects, build commands)."""
+    """Direct access to a server's database and data directory, for what no
+    API call sets up (private projects, build commands, built versions and
+    their published files)."""
+
+    # created and modified of the versions planted here (2024-01-02 03:04:05Z).
+    T0 = 1704164645 * 1000000
 
     def __init__(self, server):
+        self.data = server.data
         self.path = os.path.join(server.data, "lectern.db")
+
+    def version(self, project, slug, active=1, privacy="public"):
+        """Make slug a built version of project, as a finished build leaves
+        it: added, or updated in place when it exists."""
+        self.execute(
+            "INSERT INTO versions (project_id, slug, verbose_name, identifier,"
+            " type, active, hidden, built, uploaded, privacy_level, machine,"
+            " has_pdf, has_epub, has_htmlzip, created, modified) VALUES"
+            " ((SELECT id FROM projects WHERE slug = ?), ?, ?, ?, 'branch',"
+            " ?, 0, 1, 0, ?, 0, 0, 0, 0, ?, ?) ON CONFLICT (project_id, slug)"
+            " DO UPDATE SET active = excluded.active, built = 1,"
+            " privacy_level = excluded.privacy_level",
+            (project, slug, slug, slug, active, privacy, self.T0, self.T0))
+
+    def published(self, project, version, kind="html"):
+        """Where a build publishes a version's output of one kind."""
+        return os.path.join(self.data, "published", project, version, kind)
+
+    def publish(self, project, version, files, kind="html"):
+        """Write files ({name: text or bytes}) where a build publishes them."""
+        for name, content in files.items():
+            path = os.path.join(self.published(project, version, kind), name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(content.encode("utf-8") if isinstance(content, str)
+                        else content)
 
     def execute(self, sql, args=()):
         db = sqlite3.connect(self.path, timeout=30)
@@ -196,12 +238,7 @@ class ServerTestCase(unittest.TestCase):
         json.loads(body_bytes.decode("utf-8"), object_pairs_hook=check)
 
     def import_project(self, token, name, url="https://github.com/example/%s.git", **extra):
-        body = {"name": name, "repository": {"url": url % name.lower().replace(" ", "-")
-                                             if "%s" in url else url, "type": "git"}}
-        body.update(extra)
-        r = self.server.post("/api/v3/projects/", body, token=token)
-        self.assertStatus(r, 201)
-        return r.json
+        return self.server.import_project(token, name, url, **extra)
 
 
 def main():

@@ -6,11 +6,9 @@ The published trees are written straight into the server's data directory
 (the build pipeline is not needed to serve them) and versions are set up
 with SQL, as in test_versions."""
 import os
-import sqlite3
 
-from lectern_test import ServerTestCase, main
+from lectern_test import ServerTestCase, Store, main
 
-T0 = 1704164645 * 1000000
 NOT_FOUND_MARK = b"<h1>Not Found</h1>"
 
 
@@ -19,24 +17,20 @@ class DocsTest(ServerTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.db = os.path.join(cls.server.data, "lectern.db")
+        cls.store = Store(cls.server)
         token = cls.server.token("alice")
         for name in ("Docs", "Flat", "Single", "Under"):
-            r = cls.server.post("/api/v3/projects/", {
-                "name": name, "repository": {
-                    "url": "https://github.com/example/%s.git" % name.lower(),
-                    "type": "git"}}, token=token)
-            assert r.status == 201, r
-        cls.sql("UPDATE projects SET versioning_scheme ="
-                " 'multiple_versions_without_translations' WHERE slug = 'flat'")
-        cls.sql("UPDATE projects SET versioning_scheme ="
-                " 'single_version_without_translations' WHERE slug = 'single'")
-        cls.sql("UPDATE projects SET slug = 'my_docs' WHERE slug = 'under'")
+            cls.server.import_project(token, name)
+        cls.store.execute("UPDATE projects SET versioning_scheme ="
+                          " 'multiple_versions_without_translations' WHERE slug = 'flat'")
+        cls.store.execute("UPDATE projects SET versioning_scheme ="
+                          " 'single_version_without_translations' WHERE slug = 'single'")
+        cls.store.execute("UPDATE projects SET slug = 'my_docs' WHERE slug = 'under'")
         for slug in ("docs", "flat", "single", "my_docs"):
-            cls.version(slug, "latest", active=1)
-        cls.version("docs", "v1.0", active=1)
-        cls.version("docs", "old", active=0)
-        cls.version("docs", "nohtml", active=1)
+            cls.store.version(slug, "latest", active=1)
+        cls.store.version("docs", "v1.0", active=1)
+        cls.store.version("docs", "old", active=0)
+        cls.store.version("docs", "nohtml", active=1)
 
         site = {
             "index.html": b"<h1>home</h1>",
@@ -59,20 +53,20 @@ class DocsTest(ServerTestCase):
             "blob.bin": b"\x00\x01",
             "404.html": b"<h1>custom 404</h1>",
         }
-        cls.publish("docs", "latest", site)
-        cls.publish("docs", "v1.0", {"index.html": b"v1 home"})
-        cls.publish("docs", "old", {"index.html": b"old home"})
-        cls.publish("flat", "latest", {"index.html": b"flat home",
+        cls.store.publish("docs", "latest", site)
+        cls.store.publish("docs", "v1.0", {"index.html": b"v1 home"})
+        cls.store.publish("docs", "old", {"index.html": b"old home"})
+        cls.store.publish("flat", "latest", {"index.html": b"flat home",
                                         "a/b.html": b"flat b",
                                         "a/index.html": b"flat a"})
-        cls.publish("single", "latest", {"index.html": b"single home",
+        cls.store.publish("single", "latest", {"index.html": b"single home",
                                           "sub/index.html": b"single sub"})
-        cls.publish("my_docs", "latest", {"index.html": b"underscore"})
+        cls.store.publish("my_docs", "latest", {"index.html": b"underscore"})
         # Outside every published tree, and a symlink to it from inside.
         secret = os.path.join(cls.server.data, "published", "secret")
         with open(secret, "w") as f:
             f.write("SECRET")
-        html = cls.html("docs", "latest")
+        html = cls.store.published("docs", "latest")
         os.symlink(secret, os.path.join(html, "link.html"))
         os.symlink(os.path.dirname(secret), os.path.join(html, "up"))
         # A published version directory that is itself a symlink (the
@@ -81,54 +75,9 @@ class DocsTest(ServerTestCase):
         os.makedirs(outputs)
         with open(os.path.join(outputs, "index.html"), "w") as f:
             f.write("via symlink")
-        cls.version("flat", "v2", active=1)
+        cls.store.version("flat", "v2", active=1)
         os.symlink("../../outputs/7",
                    os.path.join(cls.server.data, "published", "flat", "v2"))
-
-    @classmethod
-    def sql(cls, statement, args=()):
-        db = sqlite3.connect(cls.db, timeout=30)
-        try:
-            with db:
-                db.execute(statement, args)
-        finally:
-            db.close()
-
-    @classmethod
-    def version(cls, project, slug, active):
-        db = sqlite3.connect(cls.db, timeout=30)
-        try:
-            with db:
-                pid = db.execute("SELECT id FROM projects WHERE slug = ?",
-                                 (project,)).fetchone()[0]
-                row = db.execute("SELECT id FROM versions WHERE project_id = ?"
-                                 " AND slug = ?", (pid, slug)).fetchone()
-                if row:
-                    db.execute("UPDATE versions SET active = ?, built = 1"
-                               " WHERE id = ?", (active, row[0]))
-                    return
-                db.execute(
-                    "INSERT INTO versions (project_id, slug, verbose_name,"
-                    " identifier, type, active, hidden, built, uploaded,"
-                    " privacy_level, machine, has_pdf, has_epub, has_htmlzip,"
-                    " created, modified) VALUES (?, ?, ?, ?, 'branch', ?, 0,"
-                    " 1, 0, 'public', 0, 0, 0, 0, ?, ?)",
-                    (pid, slug, slug, slug, active, T0, T0))
-        finally:
-            db.close()
-
-    @classmethod
-    def html(cls, project, version):
-        return os.path.join(cls.server.data, "published", project, version,
-                            "html")
-
-    @classmethod
-    def publish(cls, project, version, files):
-        for name, content in files.items():
-            path = os.path.join(cls.html(project, version), name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(content)
 
     def host(self, slug="docs"):
         return "%s.localhost:%d" % (slug, self.server.port)
@@ -172,14 +121,14 @@ class DocsTest(ServerTestCase):
                             "/en/latest/guide/?q=1")
 
     def test_default_version_follows_project(self):
-        self.sql("UPDATE projects SET default_version = 'v1.0'"
-                 " WHERE slug = 'docs'")
+        self.store.execute("UPDATE projects SET default_version = 'v1.0'"
+                           " WHERE slug = 'docs'")
         try:
             self.assertRedirect(self.get("/"), "/en/v1.0/")
             self.assertRedirect(self.get("/en/"), "/en/v1.0/")
         finally:
-            self.sql("UPDATE projects SET default_version = 'latest'"
-                     " WHERE slug = 'docs'")
+            self.store.execute("UPDATE projects SET default_version = 'latest'"
+                               " WHERE slug = 'docs'")
 
     # Files.
 
@@ -215,12 +164,12 @@ class DocsTest(ServerTestCase):
             r = self.get("/en/latest/" + name)
             self.assertStatus(r, 200)
             self.assertEqual(r.header("Content-Type"), ctype, name)
-            with open(os.path.join(self.html("docs", "latest"), name),
+            with open(os.path.join(self.store.published("docs", "latest"), name),
                       "rb") as f:
                 self.assertEqual(r.body, f.read(), name)
 
     def test_etag_and_not_modified(self):
-        path = os.path.join(self.html("docs", "latest"), "page.html")
+        path = os.path.join(self.store.published("docs", "latest"), "page.html")
         os.utime(path, (1700000000, 1700000000))
         r = self.get("/en/latest/page.html")
         self.assertStatus(r, 200)

@@ -12,7 +12,6 @@ import os
 
 from lectern_test import ServerTestCase, Store, main
 
-T0 = 1704164645 * 1000000
 NOT_FOUND_MARK = b"<h1>Not Found</h1>"
 # Requests sent to warm the cache before a change.
 WARM = 3
@@ -28,21 +27,10 @@ class DocsCacheTest(ServerTestCase):
         cls.store = Store(cls.server)
         cls.alice = cls.server.token("alice")
         cls.bob = cls.server.token("bob")
-        r = cls.server.post("/api/v3/projects/", {
-            "name": "Cached", "repository": {
-                "url": "https://github.com/example/cached.git",
-                "type": "git"}}, token=cls.alice)
-        assert r.status == 201, r
+        cls.server.import_project(cls.alice, "Cached")
         for slug in ("latest", "secret", "linked"):
-            cls.store.execute(
-                "INSERT OR REPLACE INTO versions (project_id, slug,"
-                " verbose_name, identifier, type, active, hidden, built,"
-                " uploaded, privacy_level, machine, has_pdf, has_epub,"
-                " has_htmlzip, created, modified) VALUES ((SELECT id FROM"
-                " projects WHERE slug = 'cached'), ?, ?, ?, 'branch', 1, 0,"
-                " 1, 0, ?, 0, 0, 0, 0, ?, ?)",
-                (slug, slug, slug,
-                 "private" if slug == "secret" else "public", T0, T0))
+            cls.store.version("cached", slug, privacy="private"
+                              if slug == "secret" else "public")
         cls.publish("latest", {"index.html": b"home",
                                "page.html": b"page one"})
         cls.publish("secret", {"index.html": b"top secret"})
@@ -64,9 +52,7 @@ class DocsCacheTest(ServerTestCase):
 
     @classmethod
     def publish(cls, version, files):
-        for name, content in files.items():
-            cls.write(os.path.join(cls.published(version), "html", name),
-                      content)
+        cls.store.publish("cached", version, files)
 
     @staticmethod
     def write(path, content):

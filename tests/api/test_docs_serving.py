@@ -33,12 +33,7 @@ class DocsServingTest(ServerTestCase):
         cls.bob = cls.server.token("bob")
         for name in ("Main", "Main ES", "Main PT", "Child", "Guides",
                      "Extra", "Flat", "Single", "Redir", "Priv"):
-            r = cls.server.post("/api/v3/projects/", {
-                "name": name, "repository": {
-                    "url": "https://github.com/example/%s.git"
-                    % name.lower().replace(" ", "-"),
-                    "type": "git"}}, token=cls.alice)
-            assert r.status == 201, r
+            cls.server.import_project(cls.alice, name)
         sql = cls.store.execute
         sql("UPDATE projects SET language = 'es', main_language_project_id ="
             " (SELECT id FROM projects WHERE slug = 'main')"
@@ -59,61 +54,42 @@ class DocsServingTest(ServerTestCase):
                 (child, alias, T0))
         for slug in ("main", "main-es", "main-pt", "child", "guides", "extra",
                      "flat", "single", "redir", "priv"):
-            cls.version(slug, "latest")
-        cls.version("main", "secret", privacy="private")
+            cls.store.version(slug, "latest")
+        cls.store.version("main", "secret", privacy="private")
         cls.store.execute("UPDATE projects SET privacy_level = 'private'"
                           " WHERE slug = 'priv'")
 
-        cls.publish("main", "latest", {
+        cls.store.publish("main", "latest", {
             "index.html": b"main home", "page.html": b"main page",
             "big.html": BIG_HTML, "small.html": b"<p>small</p>",
             "big.css": BIG_HTML, "big.png": BIG_HTML, "data.bin": RANGE_BODY,
         })
-        cls.publish("main", "secret", {"index.html": b"top secret",
+        cls.store.publish("main", "secret", {"index.html": b"top secret",
                                        "404.html": b"secret 404"})
-        cls.publish("main-es", "latest", {"index.html": b"es home"})
-        cls.publish("main-pt", "latest", {"index.html": b"pt home",
+        cls.store.publish("main-es", "latest", {"index.html": b"es home"})
+        cls.store.publish("main-pt", "latest", {"index.html": b"pt home",
                                           "x.html": b"pt x"})
-        cls.publish("child", "latest", {"index.html": b"child home",
+        cls.store.publish("child", "latest", {"index.html": b"child home",
                                         "page.html": b"child page"})
-        cls.publish("guides", "latest", {"index.html": b"guides home"})
-        cls.publish("extra", "latest", {"index.html": b"extra home",
+        cls.store.publish("guides", "latest", {"index.html": b"guides home"})
+        cls.store.publish("extra", "latest", {"index.html": b"extra home",
                                         "in.html": b"extra in"})
-        cls.publish("flat", "latest", {"index.html": b"flat home"})
-        cls.publish("single", "latest", {"index.html": b"single home"})
-        cls.publish("priv", "latest", {"index.html": b"private project"})
-        cls.publish("redir", "latest", {
+        cls.store.publish("flat", "latest", {"index.html": b"flat home"})
+        cls.store.publish("single", "latest", {"index.html": b"single home"})
+        cls.store.publish("priv", "latest", {"index.html": b"private project"})
+        cls.store.publish("redir", "latest", {
             "index.html": b"redir home", "new.html": b"new page",
             "exists.html": b"exists", "guide/index.html": b"guide",
             "foo.html": b"foo", "bar/index.html": b"bar",
         })
-        cls.publish("main", "latest", {"main.pdf": b"%PDF-1.7 main"},
+        cls.store.publish("main", "latest", {"main.pdf": b"%PDF-1.7 main"},
                     kind="pdf")
-        cls.publish("main", "latest", {"main.zip": b"PK zip"},
+        cls.store.publish("main", "latest", {"main.zip": b"PK zip"},
                     kind="htmlzip")
-        cls.publish("main", "secret", {"main.epub": b"PK secret epub"},
+        cls.store.publish("main", "secret", {"main.epub": b"PK secret epub"},
                     kind="epub")
-        cls.publish("main-es", "latest", {"main-es.epub": b"PK es epub"},
+        cls.store.publish("main-es", "latest", {"main-es.epub": b"PK es epub"},
                     kind="epub")
-
-    @classmethod
-    def version(cls, project, slug, privacy="public"):
-        cls.store.execute(
-            "INSERT OR REPLACE INTO versions (project_id, slug, verbose_name,"
-            " identifier, type, active, hidden, built, uploaded,"
-            " privacy_level, machine, has_pdf, has_epub, has_htmlzip,"
-            " created, modified) VALUES ((SELECT id FROM projects WHERE"
-            " slug = ?), ?, ?, ?, 'branch', 1, 0, 1, 0, ?, 0, 0, 0, 0, ?, ?)",
-            (project, slug, slug, slug, privacy, T0, T0))
-
-    @classmethod
-    def publish(cls, project, version, files, kind="html"):
-        for name, content in files.items():
-            path = os.path.join(cls.server.data, "published", project,
-                                version, kind, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(content)
 
     def host(self, slug="main"):
         return "%s.localhost:%d" % (slug, self.server.port)

@@ -9,9 +9,8 @@ and versions set up with SQL, as in test_docs; docs/embed.md has the
 decisions these tests pin down."""
 import json
 import os
-import sqlite3
 
-from lectern_test import ServerTestCase, main
+from lectern_test import ServerTestCase, Store, main
 
 T0 = 1704164645 * 1000000
 
@@ -46,86 +45,40 @@ class EmbedTest(ServerTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.db = os.path.join(cls.server.data, "lectern.db")
+        cls.store = Store(cls.server)
         cls.owner = cls.server.token("owner")
         cls.other = cls.server.token("other")
         for name in ("Emb", "Flat", "Single", "Hidden Proj", "Emb Es", "Child"):
-            r = cls.server.post("/api/v3/projects/", {
-                "name": name, "repository": {
-                    "url": "https://github.com/example/%s.git" % name.lower(),
-                    "type": "git"}}, token=cls.owner)
-            assert r.status == 201, r
-        cls.sql("UPDATE projects SET versioning_scheme ="
-                " 'multiple_versions_without_translations' WHERE slug = 'flat'")
-        cls.sql("UPDATE projects SET versioning_scheme ="
-                " 'single_version_without_translations' WHERE slug = 'single'")
-        cls.sql("UPDATE projects SET privacy_level = 'private'"
-                " WHERE slug = 'hidden-proj'")
+            cls.server.import_project(cls.owner, name)
+        cls.store.execute("UPDATE projects SET versioning_scheme ="
+                          " 'multiple_versions_without_translations' WHERE slug = 'flat'")
+        cls.store.execute("UPDATE projects SET versioning_scheme ="
+                          " 'single_version_without_translations' WHERE slug = 'single'")
+        cls.store.execute("UPDATE projects SET privacy_level = 'private'"
+                          " WHERE slug = 'hidden-proj'")
         for slug in ("emb", "flat", "single", "hidden-proj"):
-            cls.version(slug, "latest", active=1)
-            cls.publish(slug, "latest", {"guide/usage.html": USAGE,
+            cls.store.version(slug, "latest", active=1)
+            cls.store.publish(slug, "latest", {"guide/usage.html": USAGE,
                                          "setup/index.html": SETUP,
                                          "index.html": "<h1>Home</h1>"})
         # A translation served on emb's host under /es/, and a subproject
         # under /projects/sub/child/ (an alias with a '/').
-        cls.sql("UPDATE projects SET language = 'es', main_language_project_id ="
-                " (SELECT id FROM projects WHERE slug = 'emb') WHERE slug = 'emb-es'")
-        cls.sql("INSERT INTO subprojects (parent_id, child_id, alias, created) VALUES"
-                " ((SELECT id FROM projects WHERE slug = 'emb'),"
-                " (SELECT id FROM projects WHERE slug = 'child'), 'sub/child', ?)", (T0,))
+        cls.store.execute("UPDATE projects SET language = 'es', main_language_project_id ="
+                          " (SELECT id FROM projects WHERE slug = 'emb') WHERE slug = 'emb-es'")
+        cls.store.execute("INSERT INTO subprojects (parent_id, child_id, alias, created) VALUES"
+                          " ((SELECT id FROM projects WHERE slug = 'emb'),"
+                          " (SELECT id FROM projects WHERE slug = 'child'), 'sub/child', ?)", (T0,))
         for slug, page in (("emb-es", '<h1 id="hola">Hola</h1>'),
                            ("child", '<h1 id="c">Child page</h1>')):
-            cls.version(slug, "latest", active=1)
-            cls.publish(slug, "latest", {"index.html": page})
-        cls.version("emb", "secret", active=1, privacy="private")
-        cls.publish("emb", "secret", {"index.html": "<h1 id=s>Secret</h1>"})
-        cls.version("emb", "off", active=0)
-        cls.publish("emb", "off", {"index.html": "<h1>Off</h1>"})
-        cls.sql("UPDATE versions SET documentation_type = 'sphinx'")
+            cls.store.version(slug, "latest", active=1)
+            cls.store.publish(slug, "latest", {"index.html": page})
+        cls.store.version("emb", "secret", active=1, privacy="private")
+        cls.store.publish("emb", "secret", {"index.html": "<h1 id=s>Secret</h1>"})
+        cls.store.version("emb", "off", active=0)
+        cls.store.publish("emb", "off", {"index.html": "<h1>Off</h1>"})
+        cls.store.execute("UPDATE versions SET documentation_type = 'sphinx'")
         with open(os.path.join(cls.server.data, "published", "outside.html"), "w") as f:
             f.write("<h1>OUTSIDE</h1>")
-
-    @classmethod
-    def sql(cls, statement, args=()):
-        db = sqlite3.connect(cls.db, timeout=30)
-        try:
-            with db:
-                db.execute(statement, args)
-        finally:
-            db.close()
-
-    @classmethod
-    def version(cls, project, slug, active, privacy="public"):
-        db = sqlite3.connect(cls.db, timeout=30)
-        try:
-            with db:
-                pid = db.execute("SELECT id FROM projects WHERE slug = ?",
-                                 (project,)).fetchone()[0]
-                row = db.execute("SELECT id FROM versions WHERE project_id = ?"
-                                 " AND slug = ?", (pid, slug)).fetchone()
-                if row:
-                    db.execute("UPDATE versions SET active = ?, built = 1,"
-                               " privacy_level = ? WHERE id = ?",
-                               (active, privacy, row[0]))
-                    return
-                db.execute(
-                    "INSERT INTO versions (project_id, slug, verbose_name,"
-                    " identifier, type, active, hidden, built, uploaded,"
-                    " privacy_level, machine, has_pdf, has_epub, has_htmlzip,"
-                    " created, modified) VALUES (?, ?, ?, ?, 'branch', ?, 0,"
-                    " 1, 0, ?, 0, 0, 0, 0, ?, ?)",
-                    (pid, slug, slug, slug, active, privacy, T0, T0))
-        finally:
-            db.close()
-
-    @classmethod
-    def publish(cls, project, version, files):
-        for name, content in files.items():
-            path = os.path.join(cls.server.data, "published", project, version,
-                                "html", name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(content)
 
     def docs(self, slug, path=""):
         return "http://%s.localhost:%d%s" % (slug, self.server.port, path)

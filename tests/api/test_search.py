@@ -96,6 +96,16 @@ class SearchTest(ServerTestCase):
     def origin(self, slug):
         return "http://%s.localhost:%d" % (slug, self.server.port)
 
+    def prune_page(self, **where):
+        """The one result for "prune" (the Sphinx project's API page), with
+        `where` the project and version fields of the API version asked."""
+        return dict(where, type="page", title="API", path="/en/latest/api.html",
+                    domain=self.origin(self.sph), highlights={"title": []},
+                    blocks=[{"type": "domain", "role": "py:function", "name": "prune", "id": "prune",
+                             "content": "Prune tree to height.",
+                             "highlights": {"name": ["<span>prune</span>"],
+                                            "content": ["<span>Prune</span> tree to height."]}}])
+
     # v2 results ---------------------------------------------------------
 
     def test_domain_block_exact_body(self):
@@ -103,14 +113,8 @@ class SearchTest(ServerTestCase):
         self.assertStatus(r, 200)
         self.assertEqual(r.header("Content-Type"), "application/json")
         self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
-        self.assertEqual(r.json, {"count": 1, "next": None, "previous": None, "results": [{
-            "type": "page", "project": self.sph, "project_alias": None, "version": "latest",
-            "title": "API", "path": "/en/latest/api.html", "domain": self.origin(self.sph),
-            "highlights": {"title": []},
-            "blocks": [{"type": "domain", "role": "py:function", "name": "prune", "id": "prune",
-                        "content": "Prune tree to height.",
-                        "highlights": {"name": ["<span>prune</span>"],
-                                       "content": ["<span>Prune</span> tree to height."]}}]}]})
+        self.assertEqual(r.json, {"count": 1, "next": None, "previous": None, "results": [
+            self.prune_page(project=self.sph, project_alias=None, version="latest")]})
         # Field order is the serializer's, not sorted (v2 search).
         body = r.body.decode()
         self.assertLess(body.index('"count"'), body.index('"next"'))
@@ -290,14 +294,8 @@ class SearchTest(ServerTestCase):
         self.assertEqual(r.json, {
             "count": 1, "next": None, "previous": None, "query": "prune",
             "projects": [{"slug": self.sph, "versions": [{"slug": "latest"}]}],
-            "results": [{
-                "type": "page", "project": {"slug": self.sph, "alias": None}, "version": {"slug": "latest"},
-                "title": "API", "path": "/en/latest/api.html", "domain": self.origin(self.sph),
-                "highlights": {"title": []},
-                "blocks": [{"type": "domain", "role": "py:function", "name": "prune", "id": "prune",
-                            "content": "Prune tree to height.",
-                            "highlights": {"name": ["<span>prune</span>"],
-                                           "content": ["<span>Prune</span> tree to height."]}}]}]})
+            "results": [self.prune_page(project={"slug": self.sph, "alias": None},
+                                        version={"slug": "latest"})]})
         r2 = self.server.get("/_/api/v3/search/?" + urllib.parse.urlencode({"q": "project:%s prune" % self.sph}),
                              host=self.docs_host)
         self.assertEqual(r2.json, r.json)

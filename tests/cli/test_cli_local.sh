@@ -25,18 +25,12 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # A git repository with Markdown only (the built-in builder).
-git_env() {
-	env GIT_AUTHOR_NAME=Fixture GIT_AUTHOR_EMAIL=f@example.test \
-		GIT_COMMITTER_NAME=Fixture GIT_COMMITTER_EMAIL=f@example.test \
-		GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null git "$@"
-}
+. "$LEC_TESTS/git.sh"
 REPO="$DATA/guide.git"
-git_env init -q -b main "$REPO"
 mkdir -p "$REPO/docs"
 printf '# Markdown Guide\n\nWelcome. See [install](docs/install.md).\n' >"$REPO/README.md"
 printf '# Install\n\n## Setup\n\nRun it.\n' >"$REPO/docs/install.md"
-git_env -C "$REPO" add -A
-git_env -C "$REPO" commit -q -m docs
+make_repo "$REPO"
 git_env -C "$REPO" branch dev
 
 engine_pid() { cat "$LECTERN_DATA/serve.pid" 2>/dev/null; }
@@ -138,7 +132,7 @@ git_env -C "$REPO" reset -q --hard HEAD~1
 
 # log --follow prints a running build's output as it comes, to the end.
 SLOW="$DATA/slow.git"
-git_env init -q -b main "$SLOW"
+mkdir -p "$SLOW"
 cat >"$SLOW/.readthedocs.yaml" <<'EOF'
 version: 2
 build:
@@ -150,8 +144,7 @@ build:
     - "sleep 2"
     - "mkdir -p $READTHEDOCS_OUTPUT/html && echo '<h1>x</h1>' >$READTHEDOCS_OUTPUT/html/index.html && echo last-step"
 EOF
-git_env -C "$SLOW" add -A
-git_env -C "$SLOW" commit -q -m slow
+make_repo "$SLOW"
 expect_status 0 "$LECTERN" import "file://$SLOW" --name slow --no-wait
 slow_id=$("$LECTERN" builds slow | sed -n '2s/ .*//p')
 start=$(date +%s)

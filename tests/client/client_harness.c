@@ -15,8 +15,6 @@
 
 #include "client_harness.h"
 
-int lct_failures;
-
 /* How long a server may take to print its first line (a sanitizer build
  * of lectern is slow to start). */
 #define LCT_START_TIMEOUT_MS 30000
@@ -264,40 +262,9 @@ struct lc_client *lct_client(const struct lct_server *s, const char *token,
 	return c;
 }
 
-static int selected(int argc, char **argv, const char *name)
-{
-	int i;
-
-	if (argc <= 1)
-		return 1;
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-int lct_main(int argc, char **argv, const struct lct_test *tests,
+int lct_main(int argc, char **argv, const struct lec_test *tests,
 	     size_t count)
 {
-	int passed = 0, failed = 0;
-	size_t i;
-
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 0; i < count; i++) {
-		int before = lct_failures;
-
-		if (!selected(argc, argv, tests[i].name))
-			continue;
-		tests[i].fn();
-		if (lct_failures == before) {
-			passed++;
-			printf("ok   %s\n", tests[i].name);
-		} else {
-			failed++;
-			printf("FAIL %s\n", tests[i].name);
-		}
-		fflush(stdout);
-	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return lec_test_run(argc, argv, tests, count);
 }

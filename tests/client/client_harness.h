@@ -1,7 +1,7 @@
 /*
  * The client tests' own harness: the engine's tests/harness.h prints engine
  * errors and links the engine, which the client must never need. Same shape
- * (TEST, a table, "N passed, N failed"), plus CHECK_RC, which prints the
+ * (check.h's TEST, table and runner), plus CHECK_RC, which prints the
  * client's error line, and helpers that start the servers the tests talk to:
  * the scripted fake server (fake_server.py) and a real `lectern serve
  * --workers 0` on a fresh data directory with a token for one user.
@@ -9,55 +9,10 @@
 #ifndef LECTERN_CLIENT_HARNESS_H
 #define LECTERN_CLIENT_HARNESS_H
 
-#include <stdio.h>
-#include <string.h>
 #include <sys/types.h>
 
+#include "check.h"
 #include "client.h"
-
-struct lct_test {
-	const char *name;
-	void (*fn)(void);
-};
-
-extern int lct_failures;
-
-#define TEST(name) static void name(void)
-#define TEST_ENTRY(name) { #name, name }
-
-#define FAIL_AT(...)                                                         \
-	do {                                                                 \
-		fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);            \
-		fprintf(stderr, __VA_ARGS__);                                \
-		fputc('\n', stderr);                                         \
-		lct_failures++;                                              \
-	} while (0)
-
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (!(cond))                                                 \
-			FAIL_AT("check failed: %s", #cond);                  \
-	} while (0)
-
-#define CHECK_INT(a, b)                                                      \
-	do {                                                                 \
-		long long check_a_ = (long long)(a);                         \
-		long long check_b_ = (long long)(b);                         \
-		if (check_a_ != check_b_)                                    \
-			FAIL_AT("%s == %lld, expected %lld", #a, check_a_,  \
-				check_b_);                                   \
-	} while (0)
-
-#define CHECK_STR(a, b)                                                      \
-	do {                                                                 \
-		const char *check_a_ = (a);                                  \
-		const char *check_b_ = (b);                                  \
-		if (check_a_ == NULL || check_b_ == NULL ||                  \
-		    strcmp(check_a_, check_b_) != 0)                         \
-			FAIL_AT("%s == \"%s\", expected \"%s\"", #a,        \
-				check_a_ ? check_a_ : "(null)",              \
-				check_b_ ? check_b_ : "(null)");             \
-	} while (0)
 
 /* expr must return `code`; on failure prints the client's error. */
 #define CHECK_RC(expr, code, err)                                            \
@@ -71,7 +26,9 @@ extern int lct_failures;
 
 #define CHECK_OK(expr, err) CHECK_RC(expr, LC_OK, err)
 
-int lct_main(int argc, char **argv, const struct lct_test *tests,
+/* Runs the table (lec_test_run) with SIGPIPE ignored, as a server that
+ * dies mid-request must fail a check, not kill the test. */
+int lct_main(int argc, char **argv, const struct lec_test *tests,
 	     size_t count);
 
 /* A server process the test started; its first stdout line gave the port. */

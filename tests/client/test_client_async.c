@@ -321,7 +321,7 @@ TEST(dead_port_in_async)
 
 int main(int argc, char **argv)
 {
-	static const struct lct_test tests[] = {
+	static const struct lec_test tests[] = {
 		TEST_ENTRY(concurrent_requests_overlap),
 		TEST_ENTRY(cancel_a_pending_request),
 		TEST_ENTRY(retry_waits_on_a_timer),

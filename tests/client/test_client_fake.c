@@ -543,7 +543,7 @@ TEST(docs_fetch_conditional)
 
 int main(int argc, char **argv)
 {
-	static const struct lct_test tests[] = {
+	static const struct lec_test tests[] = {
 		TEST_ENTRY(retry_5xx_then_success),
 		TEST_ENTRY(retry_gives_up_after_max_attempts),
 		TEST_ENTRY(post_is_not_retried_on_5xx),

@@ -546,7 +546,7 @@ TEST(organizations_on_business_edition)
 
 int main(int argc, char **argv)
 {
-	static const struct lct_test tests[] = {
+	static const struct lec_test tests[] = {
 		TEST_ENTRY(project_import_get_update),
 		TEST_ENTRY(bad_token_and_no_token),
 		TEST_ENTRY(projects_pages_and_iterator),

@@ -552,7 +552,7 @@ TEST(error_helpers)
 
 int main(int argc, char **argv)
 {
-	static const struct lct_test tests[] = {
+	static const struct lec_test tests[] = {
 		TEST_ENTRY(flatten_drf_bodies),
 		TEST_ENTRY(flatten_cuts_long_bodies),
 		TEST_ENTRY(retry_policy_statuses_and_methods),

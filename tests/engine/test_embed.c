@@ -288,6 +288,45 @@ TEST(v2_bad_arguments)
 	lec_embed_v2_free(NULL);
 }
 
+/* Both APIs, page or file, refuse a missing page or output the same way. */
+TEST(missing_page_or_output)
+{
+	struct lec_embed_v2 *e = (struct lec_embed_v2 *)&e;
+	char *html = (char *)&html;
+
+	CHECK_ERR(lec_embed_v3_html(NULL, 0, PAGE_URL, NULL, NULL, NULL,
+				    &html),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no page");
+	CHECK(html == NULL);
+	CHECK_ERR(lec_embed_v3_html("x", 1, PAGE_URL, NULL, NULL, NULL, NULL),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no output");
+	CHECK_ERR(lec_embed_v2_html("x", 1, NULL, NULL, &e), LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no page");
+	CHECK(e == NULL);
+	e = (struct lec_embed_v2 *)&e;
+	CHECK_ERR(lec_embed_v2_file(NULL, PAGE_URL, NULL, &e), LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no page");
+	CHECK(e == NULL);
+	CHECK_ERR(lec_embed_v2_file("/nonexistent", PAGE_URL, NULL, NULL),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no output");
+	html = (char *)&html;
+	CHECK_ERR(lec_embed_v3_file(NULL, PAGE_URL, NULL, NULL, NULL, &html),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no page");
+	CHECK(html == NULL);
+	CHECK_ERR(lec_embed_v3_file("/nonexistent", PAGE_URL, NULL, NULL, NULL,
+				    NULL),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(), "no output");
+	CHECK_ERR(lec_embed_v3_file("/nonexistent/page.html", PAGE_URL, NULL,
+				    NULL, NULL, &html),
+		  LEC_ENOTFOUND);
+	CHECK_STR(lec_error_last(), "no page at /nonexistent/page.html");
+}
+
 TEST(v2_and_v3_from_a_file)
 {
 	char path[512];
@@ -498,6 +537,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(v2_broken_and_empty_html),
 	TEST_ENTRY(deeply_nested_page),
 	TEST_ENTRY(v2_bad_arguments),
+	TEST_ENTRY(missing_page_or_output),
 	TEST_ENTRY(v2_and_v3_from_a_file),
 	TEST_ENTRY(v3_fragment_and_main_node),
 	TEST_ENTRY(v3_sphinx_dt),

@@ -993,12 +993,15 @@ TEST(assets_copied)
 	put(src, "index.md", "# Home\n\n![logo](img/logo.png)\n");
 	put(src, "img/logo.png", "\x89PNG fake");
 	put(src, "files/data/report.pdf", "%PDF");
-	put(src, "index.html", "hand-made html");   /* clashes with a page */
+	put(src, "index.html", "hand-made html");   /* HTML: not published */
+	put(src, "tests/fixtures/page.HTM", "<p>fixture</p>"); /* nor this */
 	put(src, "_lectern/site.css", "body{}"); /* clashes with the theme */
 	CHECK_OK(build(src, out, NULL, &st));
 	CHECK_INT(st.assets, 2);
-	CHECK_INT(st.warnings, 2);
-	CHECK(warned("skipping index.html"));
+	CHECK_INT(st.warnings, 3);
+	CHECK(warned("skipping index.html: HTML files are not published"));
+	CHECK(warned("skipping tests/fixtures/page.HTM: HTML files are not "
+		     "published"));
 	CHECK(warned("skipping _lectern/site.css"));
 	data = slurp(out, "img/logo.png", NULL);
 	CHECK_STR(data, "\x89PNG fake");
@@ -1006,6 +1009,7 @@ TEST(assets_copied)
 	CHECK(contains(out, "files/data/report.pdf", "%PDF"));
 	CHECK(contains(out, "index.html", "<h1"));
 	CHECK(!contains(out, LEC_MDSITE_STYLESHEET, "body{}"));
+	CHECK(!contains(out, "tests/fixtures/page.HTM", "fixture"));
 	/* Same file system: a hard link. */
 	pathf(a, sizeof(a), "%s/img/logo.png", src);
 	pathf(b, sizeof(b), "%s/img/logo.png", out);

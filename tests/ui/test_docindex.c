@@ -11,32 +11,12 @@
 #include "harness.h"
 #include "util.h"
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *data;
-	long size;
-
-	if (f == NULL) {
-		FAIL_AT("cannot open %s", path);
-		return NULL;
-	}
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	data = malloc((size_t)size + 1);
-	*len = fread(data, 1, (size_t)size, f);
-	data[*len] = '\0';
-	fclose(f);
-	return data;
-}
-
 static struct ui_docindex *load_path(const char *path)
 {
 	struct ui_docindex *idx = NULL;
 	char err[256] = "";
 	size_t len = 0;
-	char *data = read_file(path, &len);
+	char *data = lec_test_read_file(path, &len);
 
 	if (data == NULL)
 		return NULL;

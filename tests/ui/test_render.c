@@ -29,23 +29,9 @@
 static char *read_fixture(const char *name, size_t *len)
 {
 	char path[512];
-	FILE *f;
-	char *data;
-	long size;
 
 	snprintf(path, sizeof(path), "%s/%s", LEC_UI_FIXTURES, name);
-	if ((f = fopen(path, "rb")) == NULL) {
-		FAIL_AT("cannot open %s", path);
-		return NULL;
-	}
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	data = malloc((size_t)size + 1);
-	*len = fread(data, 1, (size_t)size, f);
-	data[*len] = '\0';
-	fclose(f);
-	return data;
+	return lec_test_read_file(path, len);
 }
 
 static struct ui_page *render(const char *html, size_t len, int width,
@@ -743,7 +729,6 @@ TEST(real_sphinx_build)
 	struct ui_page *p;
 	size_t len = 0;
 	char *html;
-	FILE *f;
 
 	if (system("/usr/bin/python3 -m sphinx --version >/dev/null 2>&1") != 0) {
 		printf("  skipped: /usr/bin/python3 -m sphinx is not available\n");
@@ -763,13 +748,8 @@ TEST(real_sphinx_build)
 		 dir, dir);
 	CHECK_INT(system(cmd), 0);
 	snprintf(path, sizeof(path), "%s/_build/index.html", dir);
-	if ((f = fopen(path, "rb")) == NULL) {
-		FAIL_AT("no %s", path);
+	if ((html = lec_test_read_file(path, &len)) == NULL)
 		return;
-	}
-	html = malloc(1 << 20);
-	len = fread(html, 1, (1 << 20) - 1, f);
-	fclose(f);
 	p = render(html, len, 40, 0);
 	if (p != NULL) {
 		CHECK_STR(p->title, "Tiny project");
@@ -809,7 +789,6 @@ TEST(real_mkdocs_build)
 	struct ui_page *p;
 	size_t len = 0;
 	char *html;
-	FILE *f;
 
 	if (system("mkdocs --version >/dev/null 2>&1") != 0) {
 		printf("  skipped: mkdocs is not available\n");
@@ -829,13 +808,8 @@ TEST(real_mkdocs_build)
 		 "cd %s && mkdocs build -q -d site >/dev/null 2>&1", dir);
 	CHECK_INT(system(cmd), 0);
 	snprintf(path, sizeof(path), "%s/site/index.html", dir);
-	if ((f = fopen(path, "rb")) == NULL) {
-		FAIL_AT("no %s", path);
+	if ((html = lec_test_read_file(path, &len)) == NULL)
 		return;
-	}
-	html = malloc(1 << 20);
-	len = fread(html, 1, (1 << 20) - 1, f);
-	fclose(f);
 	p = render(html, len, 40, 0);
 	if (p != NULL) {
 		CHECK_STR(p->title, "Tiny MK");

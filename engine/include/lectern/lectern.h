@@ -13,6 +13,7 @@
 #include "lectern/org.h"
 #include "lectern/pageparse.h"
 #include "lectern/pipeline.h"
+#include "lectern/preview.h"
 #include "lectern/project.h"
 #include "lectern/redirect.h"
 #include "lectern/repo.h"

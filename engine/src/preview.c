@@ -1,0 +1,837 @@
+/*
+ * The writers' preview (preview.h): one working tree built with the
+ * pipeline's generator steps (build_steps.c) as a job that has no build
+ * record, no store and no checkout: the job's "checkout" is the tree itself,
+ * bound read-only in the sandbox, and its build directory is the tree's
+ * cache directory, the only writable one. Each successful build's HTML is
+ * published by pointing the cache's `site` link at it with one rename(), so
+ * a server reading through the link sees either the old output or the new,
+ * and a failed build never touches what is served.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "lectern/preview.h"
+#include "pipeline_internal.h"
+
+/* Debian's interpreter, which has Debian's Sphinx and MkDocs. */
+#define DEFAULT_PYTHON "/usr/bin/python3"
+/* The cache's published-output directories: GEN_PREFIX<N>. */
+#define GEN_PREFIX "gen-"
+/* Hex digits of the tree's path hash naming its default cache directory:
+ * enough that two trees never share one. */
+#define CACHE_HASH_LEN 16
+/* Bytes copied at a time when publishing Sphinx's output. */
+#define COPY_CHUNK (128 * 1024)
+/* Longest probe answer read from Python ("1 0\n"). */
+#define PROBE_MAX 64
+
+struct lec_preview {
+	char *tree;       /* real path */
+	char *cache;      /* cache directory */
+	char *cache_rel;  /* cache relative to the tree when inside it */
+	char *site;       /* cache/site */
+	char *output;     /* cache/build ($READTHEDOCS_OUTPUT) */
+	char *doctrees;   /* cache/doctrees */
+	char *home;       /* cache/home */
+	struct lec_pipeline pl; /* the generator steps' settings only */
+	struct lec_project project; /* name and slug from the tree's name */
+	uint64_t generation;       /* of the output published last */
+	/* When the Sphinx build whose output is published began (0: the
+	 * published output is not that of a Sphinx build of this handle). */
+	int64_t sphinx_published_ns;
+};
+
+/* Paths ------------------------------------------------------------------ */
+
+/* An absolute path naming an existing directory. */
+static int usable_dir(const char *path)
+{
+	struct stat sb;
+
+	return path && path[0] == '/' && stat(path, &sb) == 0 &&
+	       S_ISDIR(sb.st_mode);
+}
+
+/* $XDG_RUNTIME_DIR/lectern/preview/<hash> (a per-user tmpfs where systemd
+ * runs: each Markdown rebuild writes the whole site, and a disk's
+ * writeback makes that several times slower), else
+ * $XDG_CACHE_HOME/lectern/preview/<hash>, else ~/.cache/... */
+static char *default_cache(const char *tree)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char hex[LEC__SHA256_HEX_LEN + 1];
+
+	if (lec__sha256_hex(tree, strlen(tree), hex) < 0)
+		return NULL;
+	hex[CACHE_HASH_LEN] = '\0';
+	if (usable_dir(runtime))
+		lec__buf_printf(&b, "%s/lectern/preview/%s", runtime, hex);
+	else if (xdg && xdg[0] == '/')
+		lec__buf_printf(&b, "%s/lectern/preview/%s", xdg, hex);
+	else if (home && home[0] == '/')
+		lec__buf_printf(&b, "%s/.cache/lectern/preview/%s", home, hex);
+	else
+		lec__buf_printf(&b, "/tmp/lectern-preview-%s", hex);
+	return lec__buf_take(&b);
+}
+
+/* The part of path below dir ("" for dir itself), or NULL when outside. */
+static const char *below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strncmp(path, dir, n) != 0)
+		return NULL;
+	if (path[n] == '\0')
+		return path + n;
+	return path[n] == '/' ? path + n + 1 : NULL;
+}
+
+/* The number N of a "gen-N" name, 0 when it is none. */
+static uint64_t gen_number(const char *name)
+{
+	char *end;
+	unsigned long long n;
+
+	if (strncmp(name, GEN_PREFIX, strlen(GEN_PREFIX)) != 0)
+		return 0;
+	n = strtoull(name + strlen(GEN_PREFIX), &end, 10);
+	return *end == '\0' ? (uint64_t)n : 0;
+}
+
+/* The generation the site link names (0: none). */
+static uint64_t published_generation(const struct lec_preview *p)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(p->site, target, sizeof(target) - 1);
+
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	return gen_number(target);
+}
+
+/* Python -------------------------------------------------------------------- */
+
+struct probe {
+	char text[PROBE_MAX];
+	size_t len;
+};
+
+static int probe_output(const char *data, size_t len, void *payload)
+{
+	struct probe *pr = payload;
+	size_t room = sizeof(pr->text) - 1 - pr->len;
+
+	if (len > room)
+		len = room;
+	memcpy(pr->text + pr->len, data, len);
+	pr->len += len;
+	pr->text[pr->len] = '\0';
+	return 0;
+}
+
+/* Which generators the interpreter has: find_spec answers without
+ * importing them, so the probe costs a Python start-up only. It runs our
+ * own fixed script, hence without the sandbox. */
+static void probe_python(struct lec_pipeline *pl)
+{
+	static const char script[] =
+		"import importlib.util as u\n"
+		"print(*(int(u.find_spec(m) is not None) "
+		"for m in ('sphinx', 'mkdocs')))\n";
+	const char *const argv[] = { pl->python, "-c", script, NULL };
+	const char *const env[] = { "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
+				    NULL };
+	struct lec_runner_spec spec = { 0 };
+	struct lec_runner_result r;
+	struct probe pr = { { 0 }, 0 };
+
+	spec.argv = argv;
+	spec.env = env;
+	spec.unsandboxed = 1;
+	if (access(pl->python, X_OK) != 0 ||
+	    lec_runner_run(&spec, probe_output, NULL, &pr, &r) < 0 ||
+	    r.end != LEC_RUNNER_EXITED || r.exit_code != 0)
+		return;
+	pl->has_sphinx = pr.text[0] == '1';
+	pl->has_mkdocs = pr.len > 2 && pr.text[2] == '1';
+}
+
+/* Opening -------------------------------------------------------------------- */
+
+/* Name and slug for the generator steps (the site title, file names):
+ * the tree's directory name. */
+static int set_project(struct lec_preview *p)
+{
+	const char *slash = strrchr(p->tree, '/');
+	const char *name = slash && slash[1] ? slash + 1 : "docs";
+
+	p->project.name = lec__strdup(name);
+	p->project.slug = lec__strdup(name);
+	p->project.language = lec__strdup("en");
+	return p->project.name && p->project.slug && p->project.language
+		       ? LEC_OK
+		       : lec__error_oom();
+}
+
+static int resolve_tree(const char *tree, char **out)
+{
+	char real[PATH_MAX];
+	struct stat sb;
+
+	if (realpath(tree, real) == NULL)
+		return errno == ENOENT
+			       ? lec__error(LEC_ENOTFOUND, "%s: no such directory",
+					    tree)
+			       : lec__error(LEC_EIO, "%s: %s", tree,
+					    strerror(errno));
+	if (stat(real, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return lec__error(LEC_EINVALID, "%s: not a directory", tree);
+	*out = lec__strdup(real);
+	LEC__CHECK_ALLOC(*out);
+	return LEC_OK;
+}
+
+/* The cache path, absolute and normalised (its parents may not exist
+ * yet, so realpath cannot do it): relative paths are taken from the
+ * current directory. */
+static int resolve_cache(const char *opt, char **out)
+{
+	char cwd[PATH_MAX], real[PATH_MAX];
+	struct lec__buf b = LEC__BUF_INIT;
+	char *joined;
+	int error;
+
+	if (opt[0] == '/') {
+		lec__buf_puts(&b, opt);
+	} else {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return lec__error(LEC_EIO, "cannot tell the current "
+						   "directory: %s",
+					  strerror(errno));
+		lec__buf_printf(&b, "%s/%s", cwd, opt);
+	}
+	joined = lec__buf_take(&b);
+	LEC__CHECK_ALLOC(joined);
+	if ((error = lec__mkdirs(joined)) == LEC_OK) {
+		if (realpath(joined, real) == NULL)
+			error = lec__error(LEC_EIO, "%s: %s", joined,
+					   strerror(errno));
+		else if ((*out = lec__strdup(real)) == NULL)
+			error = lec__error_oom();
+	}
+	lec__free(joined);
+	return error;
+}
+
+static int make_paths(struct lec_preview *p, const char *cache_opt)
+{
+	const char *rel;
+	int error;
+
+	if (cache_opt) {
+		if ((error = resolve_cache(cache_opt, &p->cache)) < 0)
+			return error;
+	} else {
+		p->cache = default_cache(p->tree);
+		LEC__CHECK_ALLOC(p->cache);
+		if ((error = lec__mkdirs(p->cache)) < 0)
+			return error;
+	}
+	if (strcmp(p->cache, p->tree) == 0 || below(p->tree, p->cache))
+		return lec__error(LEC_EINVALID, "the cache directory %s must "
+						"not be the tree or contain it",
+				  p->cache);
+	rel = below(p->cache, p->tree);
+	if (rel && (p->cache_rel = lec__strdup(rel)) == NULL)
+		return lec__error_oom();
+	p->site = lec__path_join(p->cache, LEC_PREVIEW_SITE);
+	p->output = lec__path_join(p->cache, "build");
+	p->doctrees = lec__path_join(p->cache, "doctrees");
+	p->home = lec__path_join(p->cache, "home");
+	if (!p->site || !p->output || !p->doctrees || !p->home)
+		return lec__error_oom();
+	return LEC_OK;
+}
+
+int lec_preview_open(struct lec_preview **out, const char *tree,
+		     const struct lec_preview_options *opts)
+{
+	struct lec_preview_options defaults = LEC_PREVIEW_OPTIONS_INIT;
+	struct lec_preview *p = NULL;
+	int error;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if (opts == NULL)
+		opts = &defaults;
+	if (out == NULL || tree == NULL || tree[0] == '\0')
+		return lec__error(LEC_EINVALID, "no tree to preview");
+	if (opts->version != LEC_PREVIEW_OPTIONS_VERSION)
+		return lec__error(LEC_EINVALID,
+				  "unknown preview options version %u",
+				  opts->version);
+	if (opts->python && opts->python[0] != '/')
+		return lec__error(LEC_EINVALID, "the Python must be an absolute "
+						"path, not '%s'",
+				  opts->python);
+	p = lec__calloc(1, sizeof(*p));
+	LEC__CHECK_ALLOC(p);
+	if ((error = resolve_tree(tree, &p->tree)) < 0 ||
+	    (error = make_paths(p, opts->cache_dir)) < 0 ||
+	    (error = set_project(p)) < 0)
+		goto done;
+	p->pl.python = lec__strdup(opts->python ? opts->python
+						: DEFAULT_PYTHON);
+	if (p->pl.python == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	p->pl.config.version = LEC_PIPELINE_CONFIG_VERSION;
+	p->pl.config.limits = (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
+	probe_python(&p->pl);
+	p->generation = published_generation(p);
+	*out = p;
+	p = NULL;
+done:
+	lec_preview_free(p);
+	return error;
+}
+
+void lec_preview_free(struct lec_preview *p)
+{
+	if (p == NULL)
+		return;
+	lec__free(p->tree);
+	lec__free(p->cache);
+	lec__free(p->cache_rel);
+	lec__free(p->site);
+	lec__free(p->output);
+	lec__free(p->doctrees);
+	lec__free(p->home);
+	lec__free(p->pl.python);
+	lec__free(p->project.name);
+	lec__free(p->project.slug);
+	lec__free(p->project.language);
+	lec__free(p);
+}
+
+const char *lec_preview_tree(const struct lec_preview *p)
+{
+	return p->tree;
+}
+
+const char *lec_preview_cache_dir(const struct lec_preview *p)
+{
+	return p->cache;
+}
+
+const char *lec_preview_site(const struct lec_preview *p)
+{
+	return p->site;
+}
+
+const char *lec_preview_generator_name(enum lec_preview_generator g)
+{
+	switch (g) {
+	case LEC_PREVIEW_SPHINX:
+		return "sphinx";
+	case LEC_PREVIEW_MKDOCS:
+		return "mkdocs";
+	case LEC_PREVIEW_COMMANDS:
+		return "commands";
+	case LEC_PREVIEW_MARKDOWN:
+	default:
+		return "markdown";
+	}
+}
+
+/* Watching ------------------------------------------------------------------- */
+
+/* An editor's leftover or probe, never part of the documentation. */
+static int editor_file(const char *name, size_t n)
+{
+	static const char *const suffixes[] = { "~", ".swp", ".swo", ".swx" };
+	size_t i;
+
+	if (n == 4 && strncmp(name, "4913", 4) == 0)
+		return 1;
+	if (n >= 2 && name[0] == '#' && name[n - 1] == '#')
+		return 1;
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t m = strlen(suffixes[i]);
+
+		if (n >= m && strncmp(name + n - m, suffixes[i], m) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The configuration file names lec_rtd_config_find looks for at the top:
+ * hidden, yet the build depends on them. */
+static int config_file(const char *relpath)
+{
+	static const char *const names[] = { ".readthedocs.yaml",
+					     ".readthedocs.yml",
+					     "readthedocs.yaml",
+					     "readthedocs.yml" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(relpath, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int lec_preview_relevant(const struct lec_preview *p, const char *relpath)
+{
+	const char *s = relpath, *end;
+	int top = 1;
+
+	if (relpath == NULL)
+		return 0;
+	if (config_file(relpath))
+		return 1;
+	if (p && p->cache_rel && below(relpath, p->cache_rel))
+		return 0;
+	for (; *s; s = *end ? end + 1 : end, top = 0) {
+		size_t n;
+
+		end = strchr(s, '/');
+		if (end == NULL)
+			end = s + strlen(s);
+		n = (size_t)(end - s);
+		if (n == 0)
+			continue;
+		if (s[0] == '.' || editor_file(s, n) ||
+		    (n == 6 && strncmp(s, "_build", 6) == 0) ||
+		    (n == 12 && strncmp(s, "node_modules", 12) == 0) ||
+		    (top && ((n == 12 && strncmp(s, "_readthedocs", 12) == 0) ||
+			     (n == 4 && strncmp(s, "site", 4) == 0))))
+			return 0;
+	}
+	return 1;
+}
+
+/* The job's log, to the caller's callbacks ----------------------------------- */
+
+static void sink_start(void *payload, const char *display)
+{
+	const struct lec_preview_callbacks *cb = payload;
+
+	if (cb->command)
+		cb->command(cb->payload, display);
+}
+
+static void sink_text(void *payload, const char *data, size_t len)
+{
+	const struct lec_preview_callbacks *cb = payload;
+
+	if (cb->output)
+		cb->output(cb->payload, data, len);
+}
+
+static void sink_finish(void *payload, int exit_code)
+{
+	(void)payload;
+	(void)exit_code;
+}
+
+static int sink_cancelled(void *payload)
+{
+	const struct lec_preview_callbacks *cb = payload;
+
+	return cb->cancelled ? cb->cancelled(cb->payload) : 0;
+}
+
+/* Building ------------------------------------------------------------------- */
+
+/* What build commands see: the pipeline's variables for a branch version
+ * "latest" of a project named after the tree. */
+static char **preview_env(const struct lec_preview *p)
+{
+	const char *fixed[][2] = {
+		{ "PATH", "/usr/local/bin:/usr/bin:/bin" },
+		{ "HOME", p->home },
+		{ "LANG", "C.UTF-8" },
+		{ "NO_COLOR", "1" },
+		{ "READTHEDOCS", "True" },
+		{ "READTHEDOCS_VERSION", "latest" },
+		{ "READTHEDOCS_VERSION_TYPE", "branch" },
+		{ "READTHEDOCS_VERSION_NAME", "latest" },
+		{ "READTHEDOCS_PROJECT", p->project.slug },
+		{ "READTHEDOCS_LANGUAGE", p->project.language },
+		{ "READTHEDOCS_REPOSITORY_PATH", p->tree },
+		{ "READTHEDOCS_OUTPUT", NULL },
+	};
+	size_t n = sizeof(fixed) / sizeof(fixed[0]), i;
+	char **env = lec__calloc(n + 1, sizeof(char *));
+	struct lec__buf b = LEC__BUF_INIT;
+
+	for (i = 0; env && i < n; i++) {
+		if (fixed[i][1])
+			lec__buf_printf(&b, "%s=%s", fixed[i][0], fixed[i][1]);
+		else
+			lec__buf_printf(&b, "%s=%s/", fixed[i][0], p->output);
+		if ((env[i] = lec__buf_take(&b)) == NULL)
+			break;
+	}
+	if (env && i < n) {
+		while (i > 0)
+			lec__free(env[--i]);
+		lec__free(env);
+		env = NULL;
+	}
+	return env;
+}
+
+static void free_env(char **env)
+{
+	size_t i;
+
+	for (i = 0; env && env[i]; i++)
+		lec__free(env[i]);
+	lec__free(env);
+}
+
+/* .readthedocs.yaml, when the tree has one (read as the pipeline reads
+ * it, with the same messages). */
+static int load_config(struct lec__job *job)
+{
+	char *relpath = NULL;
+	int rc = lec_rtd_config_find(job->checkout, NULL, &relpath);
+
+	if (rc == LEC_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return lec__job_fail(job, "%s", lec_error_last());
+	rc = lec_rtd_config_load(job->checkout, relpath, &job->config);
+	lec__free(relpath);
+	if (rc < 0)
+		return lec__job_fail(job, "Problem in your project's "
+					  "configuration. %s",
+				     lec_error_last());
+	return 0;
+}
+
+static enum lec_preview_generator public_generator(enum lec__generator g)
+{
+	switch (g) {
+	case LEC__GEN_SPHINX:
+		return LEC_PREVIEW_SPHINX;
+	case LEC__GEN_MKDOCS:
+		return LEC_PREVIEW_MKDOCS;
+	case LEC__GEN_COMMANDS:
+	case LEC__GEN_JOBS:
+		return LEC_PREVIEW_COMMANDS;
+	case LEC__GEN_MARKDOWN:
+	default:
+		return LEC_PREVIEW_MARKDOWN;
+	}
+}
+
+/* Publishing ----------------------------------------------------------------- */
+
+static int copy_file_at(int from_dir, int to_dir, const char *name,
+			mode_t mode)
+{
+	char *buf = lec__malloc(COPY_CHUNK);
+	int in = openat(from_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int out = openat(to_dir, name,
+			 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			 mode & 0777);
+	ssize_t n = 0;
+	int rc = buf && in >= 0 && out >= 0 ? 0 : -1;
+
+	while (rc == 0 && (n = read(in, buf, COPY_CHUNK)) > 0) {
+		ssize_t done = 0;
+
+		while (rc == 0 && done < n) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+
+			if (w < 0)
+				rc = -1;
+			else
+				done += w;
+		}
+	}
+	if (n < 0)
+		rc = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0)
+		rc = -1;
+	lec__free(buf);
+	return rc;
+}
+
+/* One directory level of a copy: where from, where to, and the same
+ * directory in the previously published output (-1: none). */
+struct copy_dirs {
+	int from, to, prev;
+};
+
+static int64_t mtime_ns(const struct stat *sb)
+{
+	return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+}
+
+static int open_dir_at(int parent, const char *name)
+{
+	return parent < 0 ? -1
+			  : openat(parent, name,
+				   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static int copy_level(struct copy_dirs dirs, int64_t reuse_before_ns);
+
+/* A subdirectory: created in the copy, then copied level by level. */
+static int copy_subdir(const struct copy_dirs *dirs, const char *name,
+		       int64_t reuse_before_ns)
+{
+	struct copy_dirs sub = { -1, -1, -1 };
+	int rc = -1;
+
+	if (mkdirat(dirs->to, name, 0700) == 0) {
+		sub.from = open_dir_at(dirs->from, name);
+		sub.to = open_dir_at(dirs->to, name);
+		sub.prev = open_dir_at(dirs->prev, name);
+		rc = sub.from >= 0 && sub.to >= 0
+			     ? copy_level(sub, reuse_before_ns)
+			     : -1;
+	}
+	if (sub.from >= 0)
+		close(sub.from);
+	if (sub.to >= 0)
+		close(sub.to);
+	if (sub.prev >= 0)
+		close(sub.prev);
+	return rc;
+}
+
+/* cp -r of regular files and directories (Sphinx writes no others). A
+ * file Sphinx last wrote before reuse_before_ns (the start of the build
+ * whose output is published) is the same as in that output, and is
+ * hard-linked from it; the others are copied: Sphinx rewrites its files
+ * in place, so a link into its own output would change the published copy
+ * under the server at the next build. */
+static int copy_level(struct copy_dirs dirs, int64_t reuse_before_ns)
+{
+	DIR *d = fdopendir(dup(dirs.from));
+	struct dirent *e;
+	struct stat sb;
+	int rc = d ? 0 : -1;
+
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    fstatat(dirs.from, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			rc = copy_subdir(&dirs, e->d_name, reuse_before_ns);
+		else if (S_ISREG(sb.st_mode) &&
+			 !(dirs.prev >= 0 && mtime_ns(&sb) < reuse_before_ns &&
+			   linkat(dirs.prev, e->d_name, dirs.to, e->d_name, 0) ==
+				   0))
+			rc = copy_file_at(dirs.from, dirs.to, e->d_name,
+					  sb.st_mode);
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+static int copy_tree(const char *from, const char *to, const char *prev,
+		     int64_t reuse_before_ns)
+{
+	struct copy_dirs dirs = { -1, -1, -1 };
+	int rc = -1;
+
+	if (mkdir(to, 0700) == 0 &&
+	    (dirs.from = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+	    (dirs.to = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		dirs.prev = prev ? open(prev, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+				 : -1;
+		rc = copy_level(dirs, reuse_before_ns);
+	}
+	if (dirs.from >= 0)
+		close(dirs.from);
+	if (dirs.to >= 0)
+		close(dirs.to);
+	if (dirs.prev >= 0)
+		close(dirs.prev);
+	return rc;
+}
+
+/* The clock file times come from: the kernel stamps them with the coarse
+ * clock, which may lag the precise one by a tick, and a file written just
+ * after this reading must not look older than it. */
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Put the HTML into gen-<N> and point the site link at it: moved, or for
+ * Sphinx's output, which its next build updates, copied (see copy_level;
+ * started_ns: when this build began). */
+static int publish(struct lec_preview *p, int keep_output, int64_t started_ns)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *html = lec__path_join(p->output, "html");
+	char *gen = NULL, *tmp = NULL;
+	uint64_t n = p->generation + 1;
+	struct stat sb;
+	int error = LEC_OK, rc;
+
+	lec__buf_printf(&b, "%s/" GEN_PREFIX "%llu", p->cache,
+			(unsigned long long)n);
+	gen = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s/.%s.tmp", p->cache, LEC_PREVIEW_SITE);
+	tmp = lec__buf_take(&b);
+	if (html == NULL || gen == NULL || tmp == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	if (stat(html, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+		error = lec__error(LEC_ERROR, "The build wrote no HTML into "
+					      "$READTHEDOCS_OUTPUT/html.");
+		goto done;
+	}
+	lec__remove_tree(gen); /* left by a run that died here */
+	unlink(tmp);
+	rc = keep_output ? copy_tree(html, gen,
+				     p->sphinx_published_ns ? p->site : NULL,
+				     p->sphinx_published_ns)
+			 : rename(html, gen);
+	if (rc < 0 || symlink(gen + strlen(p->cache) + 1, tmp) < 0 ||
+	    rename(tmp, p->site) < 0) {
+		error = lec__error(LEC_EIO, "Publishing the preview failed: %s",
+				   strerror(errno));
+		lec__remove_tree(gen);
+		goto done;
+	}
+	p->generation = n;
+	p->sphinx_published_ns = keep_output ? started_ns : 0;
+done:
+	lec__free(html);
+	lec__free(gen);
+	lec__free(tmp);
+	return error;
+}
+
+int lec_preview_prune(struct lec_preview *p)
+{
+	uint64_t keep;
+	struct dirent *e;
+	DIR *d;
+	int error = LEC_OK;
+
+	lec_error_clear();
+	if (p == NULL)
+		return lec__error(LEC_EINVALID, "no preview");
+	keep = published_generation(p);
+	if ((d = opendir(p->cache)) == NULL)
+		return lec__error(LEC_EIO, "%s: %s", p->cache, strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		uint64_t n = gen_number(e->d_name);
+		char *path;
+
+		if (n == 0 || n == keep)
+			continue;
+		path = lec__path_join(p->cache, e->d_name);
+		if (path == NULL)
+			error = lec__error_oom();
+		else if (lec__remove_tree(path) < 0)
+			error = LEC_EIO;
+		lec__free(path);
+	}
+	closedir(d);
+	return error;
+}
+
+/* The cache directories a build writes. Markdown, MkDocs and commands
+ * start from an empty output; Sphinx keeps its own for incremental
+ * builds. */
+static int prepare_dirs(struct lec_preview *p, int keep_output)
+{
+	int error = LEC_OK;
+
+	if (!keep_output)
+		error = lec__remove_tree(p->output);
+	if (error == LEC_OK)
+		error = lec__mkdirs(p->output);
+	if (error == LEC_OK)
+		error = lec__mkdirs(p->home);
+	return error;
+}
+
+int lec_preview_build(struct lec_preview *p,
+		      const struct lec_preview_callbacks *cb,
+		      struct lec_preview_result *result)
+{
+	struct lec__job_sink sink = { sink_start, sink_text, sink_finish,
+				      sink_cancelled, NULL };
+	struct lec_preview_callbacks callbacks = { 0 };
+	struct lec__job job = { 0 };
+	int64_t start = lec__now_us(), started_ns = realtime_ns();
+	enum lec__generator gen = LEC__GEN_MARKDOWN;
+	int error = LEC_OK, keep;
+
+	lec_error_clear();
+	if (p == NULL)
+		return lec__error(LEC_EINVALID, "no preview");
+	if (cb)
+		callbacks = *cb;
+	sink.payload = &callbacks;
+	job.pl = &p->pl;
+	job.project = &p->project;
+	job.checkout = p->tree;
+	job.build_dir = p->cache;
+	job.output = p->output;
+	job.doctrees = p->doctrees;
+	job.readonly_dir = p->tree;
+	job.html_only = 1;
+	job.sink = &sink;
+	if ((job.env = preview_env(p)) == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	if (load_config(&job) == 0) {
+		gen = lec__job_generator(&job);
+		keep = gen == LEC__GEN_SPHINX;
+		if ((error = prepare_dirs(p, keep)) < 0)
+			goto done;
+		if (lec__job_build_docs(&job) == 0)
+			error = publish(p, keep, started_ns);
+	}
+	if (job.error || job.cancelled)
+		error = lec__error(LEC_ERROR, "%s",
+				   job.error ? job.error
+					     : "The build was stopped.");
+	if (error == LEC_OK && result) {
+		result->generator = public_generator(gen);
+		result->generation = p->generation;
+		result->duration_us = lec__now_us() - start;
+	}
+done:
+	free_env(job.env);
+	lec_rtd_config_free(job.config);
+	lec__free(job.error);
+	return error;
+}

@@ -1,0 +1,562 @@
+/*
+ * The preview server (preview.h). libmicrohttpd with a thread per
+ * connection: an event stream holds its connection open and its reader
+ * callback blocks until the next state change, which a shared thread pool
+ * could not afford; a preview has one reader and a handful of connections.
+ *
+ * Files are opened through the site link at each request (docs_dir_open,
+ * then docs_open_inside: nothing outside the site is reachable), so a
+ * request reads one build's output from start to end even when a rebuild
+ * publishes meanwhile. HTML gets the reload script before its last
+ * </body>; every response says no-store, so a reload shows the new build.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <microhttpd.h>
+
+#include "docs.h"
+#include "preview.h"
+
+/* Connections at once: a browser or two and a TUI. */
+#define PREVIEW_MAX_CONNECTIONS 64
+/* An idle connection is closed after this many seconds; event streams
+ * send a comment more often than that. */
+#define PREVIEW_CONNECTION_TIMEOUT_S 120
+/* Seconds between keep-alive comments on an idle event stream: proxies and
+ * browsers drop a silent stream, and a gone client is noticed only when a
+ * write fails. */
+#define PREVIEW_KEEPALIVE_S 15
+/* What EventSource waits before reconnecting (ms): a restarted preview is
+ * found again at once. */
+#define PREVIEW_RETRY_MS 1000
+/* HTML pages bigger than this are sent as they are, without the script. */
+#define PREVIEW_HTML_MAX ((size_t)64 * 1024 * 1024)
+/* Bytes of an event stream handed to libmicrohttpd at a time. */
+#define PREVIEW_STREAM_BLOCK 4096
+
+/* Reloads the page when a build newer than the one it shows is ready; the
+ * format's one argument is the build the page came from. */
+static const char reload_script[] =
+	"<script id=\"lectern-preview\">(function(){var g=%" PRIu64 ";"
+	"var s=new EventSource(\"" SRV_PREVIEW_EVENTS "\");"
+	"s.addEventListener(\"status\",function(e){var d=JSON.parse(e.data);"
+	"if(d.state===\"ready\"&&d.published!==g)location.reload();});"
+	"})();</script>";
+
+struct srv_preview {
+	struct MHD_Daemon *daemon;
+	char *site;
+	unsigned short port;
+	pthread_mutex_t lock;
+	pthread_cond_t changed; /* seq moved or stopping */
+	uint64_t seq;           /* state changes so far */
+	uint64_t published;
+	char *json;             /* the status body */
+	int stopping;
+};
+
+/* State ----------------------------------------------------------------- */
+
+static char *state_json(const struct srv_preview_state *st)
+{
+	cJSON *o = cJSON_CreateObject(), *changed = cJSON_CreateArray();
+	char *text = NULL;
+	size_t i;
+
+	if (o == NULL || changed == NULL) {
+		cJSON_Delete(o);
+		cJSON_Delete(changed);
+		return NULL;
+	}
+	for (i = 0;
+	     st->changed && st->changed[i] && i < SRV_PREVIEW_CHANGED_MAX; i++)
+		cJSON_AddItemToArray(changed, cJSON_CreateString(st->changed[i]));
+	/* Keys in sorted order, as every Lectern JSON body. */
+	cJSON_AddItemToObject(o, "changed", changed);
+	if (st->duration_ms >= 0)
+		cJSON_AddNumberToObject(o, "duration_ms",
+					(double)st->duration_ms);
+	else
+		cJSON_AddNullToObject(o, "duration_ms");
+	if (st->error)
+		cJSON_AddStringToObject(o, "error", st->error);
+	else
+		cJSON_AddNullToObject(o, "error");
+	cJSON_AddNumberToObject(o, "generation", (double)st->generation);
+	if (st->generator)
+		cJSON_AddStringToObject(o, "generator", st->generator);
+	else
+		cJSON_AddNullToObject(o, "generator");
+	if (st->log)
+		cJSON_AddStringToObject(o, "log", st->log);
+	else
+		cJSON_AddNullToObject(o, "log");
+	cJSON_AddNumberToObject(o, "published", (double)st->published);
+	cJSON_AddStringToObject(o, "state", st->state);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+void srv_preview_update(struct srv_preview *p,
+			const struct srv_preview_state *st)
+{
+	char *json = state_json(st);
+
+	if (json == NULL)
+		return;
+	pthread_mutex_lock(&p->lock);
+	free(p->json);
+	p->json = json;
+	p->published = st->published;
+	p->seq++;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The status body and the published build, copied under the lock. */
+static char *current_json(struct srv_preview *p, uint64_t *published)
+{
+	char *copy;
+
+	pthread_mutex_lock(&p->lock);
+	copy = strdup(p->json ? p->json : "{}");
+	if (published)
+		*published = p->published;
+	pthread_mutex_unlock(&p->lock);
+	return copy;
+}
+
+/* Responses ------------------------------------------------------------- */
+
+static enum MHD_Result queue(struct MHD_Connection *conn, unsigned status,
+			     struct MHD_Response *r, const char *type)
+{
+	enum MHD_Result ok;
+
+	if (r == NULL)
+		return MHD_NO;
+	if (type)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ok = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *conn,
+				 unsigned status, const char *type,
+				 const char *text)
+{
+	char *copy = strdup(text);
+
+	if (copy == NULL)
+		return MHD_NO;
+	return queue(conn, status,
+		     MHD_create_response_from_buffer(strlen(copy), copy,
+						     MHD_RESPMEM_MUST_FREE),
+		     type);
+}
+
+/* An HTML body with the reload script before the last </body> (else at
+ * the end). Takes html (malloc'd). */
+static enum MHD_Result send_html(struct srv_preview *p,
+				 struct MHD_Connection *conn, unsigned status,
+				 char *html, size_t len)
+{
+	char script[sizeof(reload_script) + 32];
+	uint64_t published = 0;
+	size_t at = len, slen, i;
+	char *out;
+
+	pthread_mutex_lock(&p->lock);
+	published = p->published;
+	pthread_mutex_unlock(&p->lock);
+	slen = (size_t)snprintf(script, sizeof(script), reload_script,
+				published);
+	for (i = len; i >= 7; i--)
+		if (strncasecmp(html + i - 7, "</body>", 7) == 0) {
+			at = i - 7;
+			break;
+		}
+	out = malloc(len + slen);
+	if (out == NULL) {
+		free(html);
+		return MHD_NO;
+	}
+	memcpy(out, html, at);
+	memcpy(out + at, script, slen);
+	memcpy(out + at + slen, html + at, len - at);
+	free(html);
+	return queue(conn, status,
+		     MHD_create_response_from_buffer(len + slen, out,
+						     MHD_RESPMEM_MUST_FREE),
+		     "text/html; charset=utf-8");
+}
+
+/* A page of our own (no site yet, not found), which reloads itself like
+ * the site's pages. */
+static enum MHD_Result send_page(struct srv_preview *p,
+				 struct MHD_Connection *conn, unsigned status,
+				 const char *title, const char *text)
+{
+	char *html = NULL;
+	int n = asprintf(&html,
+			 "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+			 "<title>%s</title></head><body><h1>%s</h1><p>%s</p>"
+			 "</body></html>\n",
+			 title, title, text);
+
+	if (n < 0)
+		return MHD_NO;
+	return send_html(p, conn, status, html, (size_t)n);
+}
+
+static char *read_all(int fd, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	size_t got = 0;
+
+	while (buf && got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+static int is_html(const char *name)
+{
+	return strncmp(docs_content_type(name), "text/html", 9) == 0;
+}
+
+/* Send the open file fd (consumed). */
+static enum MHD_Result send_file(struct srv_preview *p,
+				 struct MHD_Connection *conn, int fd,
+				 const struct stat *st, const char *name)
+{
+	size_t size = (size_t)st->st_size;
+	char *html;
+
+	if (is_html(name) && size <= PREVIEW_HTML_MAX) {
+		html = read_all(fd, size);
+		close(fd);
+		if (html == NULL)
+			return send_text(conn, 500, "text/plain",
+					 "Reading the page failed.\n");
+		return send_html(p, conn, 200, html, size);
+	}
+	return queue(conn, 200,
+		     MHD_create_response_from_fd((uint64_t)size, fd),
+		     docs_content_type(name));
+}
+
+/* Files ----------------------------------------------------------------- */
+
+/* rel with "index.html" added when it names a directory ("" or ending in
+ * '/'). NULL when too long. */
+static char *file_of(const char *rel)
+{
+	size_t n = strlen(rel);
+	char *out = NULL;
+
+	if (n >= DOCS_PATH_MAX)
+		return NULL;
+	if (n == 0 || rel[n - 1] == '/')
+		return asprintf(&out, "%s" DOCS_INDEX, rel) < 0 ? NULL : out;
+	return strdup(rel);
+}
+
+static enum MHD_Result redirect(struct MHD_Connection *conn, const char *url)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	char *location = NULL;
+	enum MHD_Result ok;
+
+	if (r == NULL || asprintf(&location, "%s/", url) < 0) {
+		if (r)
+			MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, location);
+	free(location);
+	ok = queue(conn, 302, r, NULL);
+	return ok;
+}
+
+static enum MHD_Result serve_file(struct srv_preview *p,
+				  struct MHD_Connection *conn, const char *url)
+{
+	const char *rel = url[0] == '/' ? url + 1 : url;
+	int dirfd = docs_dir_open(p->site), fd = -1;
+	char *file = NULL, *index = NULL;
+	struct stat st;
+	enum MHD_Result ok;
+
+	if (dirfd < 0)
+		return send_page(p, conn, 503, "Building the preview",
+				 "The first build has not finished yet; this "
+				 "page reloads when it has. See the status at "
+				 "<a href=\"" SRV_PREVIEW_STATUS "\">"
+				 SRV_PREVIEW_STATUS "</a>.");
+	file = file_of(rel);
+	if (file)
+		fd = docs_open_inside(dirfd, p->site, file, &st);
+	if (fd >= 0) {
+		ok = send_file(p, conn, fd, &st, file);
+	} else if (file && rel[0] && rel[strlen(rel) - 1] != '/' &&
+		   asprintf(&index, "%s/" DOCS_INDEX, rel) >= 0 &&
+		   (fd = docs_open_inside(dirfd, p->site, index, &st)) >= 0) {
+		/* A directory: its index, at the URL with the slash, so the
+		 * page's relative links work. */
+		close(fd);
+		ok = redirect(conn, url);
+	} else {
+		ok = send_page(p, conn, 404, "Not found",
+			       "The preview has no page at this address (yet).");
+	}
+	free(index);
+	free(file);
+	close(dirfd);
+	return ok;
+}
+
+/* Event stream ---------------------------------------------------------- */
+
+struct stream {
+	struct srv_preview *p;
+	uint64_t seq; /* the state change sent last */
+	char *pending;
+	size_t len, off;
+};
+
+/* Wait for the next state change (or the keep-alive time) and queue it.
+ * -1 when the server stops. */
+static int next_event(struct stream *s)
+{
+	struct srv_preview *p = s->p;
+	struct timespec until;
+	int rc = 0, n = -1;
+
+	free(s->pending);
+	s->pending = NULL;
+	s->len = s->off = 0;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += PREVIEW_KEEPALIVE_S;
+	pthread_mutex_lock(&p->lock);
+	while (!p->stopping && s->seq == p->seq && rc == 0)
+		rc = pthread_cond_timedwait(&p->changed, &p->lock, &until);
+	if (p->stopping)
+		n = -2;
+	else if (s->seq != p->seq)
+		n = asprintf(&s->pending,
+			     "retry: %d\nevent: status\ndata: %s\n\n",
+			     PREVIEW_RETRY_MS, p->json ? p->json : "{}");
+	else
+		n = asprintf(&s->pending, ": keep-alive\n\n");
+	s->seq = p->seq;
+	pthread_mutex_unlock(&p->lock);
+	if (n < 0)
+		return -1;
+	s->len = (size_t)n;
+	return 0;
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream *s = cls;
+	size_t n;
+
+	(void)pos;
+	if (s->off == s->len && next_event(s) < 0)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = s->len - s->off < max ? s->len - s->off : max;
+	memcpy(buf, s->pending + s->off, n);
+	s->off += n;
+	return (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+	struct stream *s = cls;
+
+	free(s->pending);
+	free(s);
+}
+
+static enum MHD_Result serve_events(struct srv_preview *p,
+				    struct MHD_Connection *conn)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+	struct MHD_Response *r;
+
+	if (s == NULL)
+		return MHD_NO;
+	s->p = p;
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
+					      PREVIEW_STREAM_BLOCK, stream_read,
+					      s, stream_free);
+	if (r == NULL) {
+		free(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+	return queue(conn, 200, r, "text/event-stream");
+}
+
+/* Dispatch -------------------------------------------------------------- */
+
+/* Only the loopback names of our own port: a web page elsewhere cannot
+ * read the preview through DNS rebinding. */
+static int host_allowed(struct srv_preview *p, struct MHD_Connection *conn)
+{
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_HOST);
+	static const char *const names[] = { "127.0.0.1", "localhost",
+					     "[::1]" };
+	char want[64];
+	size_t i;
+
+	if (host == NULL)
+		return 1; /* HTTP/1.0 */
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(want, sizeof(want), "%s:%u", names[i], p->port);
+		if (strcasecmp(host, want) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **con_cls)
+{
+	struct srv_preview *p = cls;
+	int get = strcmp(method, "GET") == 0, head = strcmp(method, "HEAD") == 0;
+	char *json;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)con_cls;
+	if (!host_allowed(p, conn))
+		return send_text(conn, 400, "text/plain",
+				 "The preview answers on its loopback address "
+				 "only.\n");
+	if (!get && !head) {
+		struct MHD_Response *r = MHD_create_response_from_buffer(
+			0, NULL, MHD_RESPMEM_PERSISTENT);
+
+		if (r)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
+						"GET, HEAD");
+		return queue(conn, 405, r, NULL);
+	}
+	if (strcmp(url, SRV_PREVIEW_STATUS) == 0) {
+		if ((json = current_json(p, NULL)) == NULL)
+			return MHD_NO;
+		return queue(conn, 200,
+			     MHD_create_response_from_buffer(
+				     strlen(json), json, MHD_RESPMEM_MUST_FREE),
+			     "application/json");
+	}
+	if (strcmp(url, SRV_PREVIEW_EVENTS) == 0)
+		return serve_events(p, conn);
+	return serve_file(p, conn, url);
+}
+
+/* Start and stop -------------------------------------------------------- */
+
+static void preview_free(struct srv_preview *p)
+{
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->changed);
+	free(p->site);
+	free(p->json);
+	free(p);
+}
+
+struct srv_preview *srv_preview_start(const char *host, unsigned short port,
+				      const char *site)
+{
+	struct srv_preview *p = calloc(1, sizeof(*p));
+	struct srv_preview_state initial = { "building", 0, 0, NULL, NULL,
+					     NULL, NULL, -1 };
+	struct sockaddr_in addr = { 0 };
+	const union MHD_DaemonInfo *info;
+
+	if (p == NULL || (p->site = strdup(site)) == NULL) {
+		free(p);
+		fprintf(stderr, "lectern preview: out of memory\n");
+		return NULL;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->changed, NULL);
+	srv_preview_update(p, &initial);
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons(port);
+	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+		fprintf(stderr, "lectern preview: %s is not an IPv4 address\n",
+			host);
+		preview_free(p);
+		return NULL;
+	}
+	p->daemon = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			MHD_USE_ERROR_LOG,
+		0, NULL, NULL, on_request, p, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)PREVIEW_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)PREVIEW_CONNECTION_TIMEOUT_S, MHD_OPTION_END);
+	info = p->daemon ? MHD_get_daemon_info(p->daemon,
+					       MHD_DAEMON_INFO_BIND_PORT)
+			 : NULL;
+	if (info == NULL) {
+		fprintf(stderr, "lectern preview: cannot listen on %s:%u: %s\n",
+			host, port, strerror(errno));
+		if (p->daemon)
+			MHD_stop_daemon(p->daemon);
+		preview_free(p);
+		return NULL;
+	}
+	p->port = info->port;
+	return p;
+}
+
+unsigned short srv_preview_port(const struct srv_preview *p)
+{
+	return p->port;
+}
+
+void srv_preview_stop(struct srv_preview *p)
+{
+	if (p == NULL)
+		return;
+	/* Event streams first: their readers block until told. */
+	pthread_mutex_lock(&p->lock);
+	p->stopping = 1;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	MHD_stop_daemon(p->daemon);
+	preview_free(p);
+}
