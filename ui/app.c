@@ -31,6 +31,8 @@ struct ui_request {
 	struct ui_view *view; /* NULL once the view has gone */
 	int tag;
 	uint64_t id;
+	char *done;           /* ui_app_send's success message, or NULL */
+	int report;           /* the app reports the outcome (ui_app_send) */
 	struct ui_request *next;
 };
 
@@ -125,37 +127,87 @@ static void request_done(struct lc_response *resp, const struct lc_error *err,
 	struct ui_app *app = req->app;
 
 	unlink_request(app, req);
+	if (req->view && err->code != LC_ECANCELLED && req->report) {
+		if (err->code == LC_OK)
+			ui_app_message(app, "%s", req->done);
+		else
+			ui_app_error(app, "%s", err->message);
+	}
 	if (req->view && err->code != LC_ECANCELLED && req->view->ops->on_data) {
 		req->view->ops->on_data(req->view, req->tag, resp, err);
 		app->dirty = 1;
 	}
+	free(req->done);
 	free(req);
 }
 
-int ui_app_get(struct ui_app *app, struct ui_view *v, int tag,
-	       const char *path, const struct lc_query *q, const char *etag)
+/* Queue ar (path, query, method, body set) for view v; 0 or -1. */
+static int submit(struct ui_app *app, struct ui_view *v, int tag,
+		  struct lc_async_request *ar, const char *done)
 {
 	struct ui_request *req = ui_xcalloc(1, sizeof(*req));
-	struct lc_async_request ar = { 0 };
 	struct lc_error err;
 
 	req->app = app;
 	req->view = v;
 	req->tag = tag;
-	ar.path = path;
-	ar.query = q;
-	ar.etag = etag;
-	ar.done = request_done;
-	ar.data = req;
+	req->done = ui_xstrdup(done);
+	req->report = done != NULL;
+	ar->done = request_done;
+	ar->data = req;
 	req->next = app->requests;
 	app->requests = req;
-	if (lc_async_submit(app->client, &ar, &req->id, &err) < 0) {
+	if (lc_async_submit(app->client, ar, &req->id, &err) < 0) {
 		unlink_request(app, req);
+		free(req->done);
 		free(req);
 		ui_app_error(app, "%s", err.message);
 		return -1;
 	}
 	app->dirty = 1;
+	return 0;
+}
+
+int ui_app_get(struct ui_app *app, struct ui_view *v, int tag,
+	       const char *path, const struct lc_query *q, const char *etag)
+{
+	struct lc_async_request ar = { 0 };
+
+	ar.path = path;
+	ar.query = q;
+	ar.etag = etag;
+	return submit(app, v, tag, &ar, NULL);
+}
+
+int ui_app_send(struct ui_app *app, struct ui_view *v, int tag,
+		const char *method, const char *path, const char *body,
+		const char *done)
+{
+	struct lc_async_request ar = { 0 };
+
+	ar.method = method;
+	ar.path = path;
+	ar.json_body = body;
+	return submit(app, v, tag, &ar, done);
+}
+
+int ui_app_can_write(struct ui_app *app)
+{
+	if (app->start->readonly)
+		ui_app_error(app, "read-only: started with --readonly");
+	else if (app->conn.readonly)
+		ui_app_error(app, "read-only: context %s has readonly = true",
+			     app->conn.name);
+	return !app->start->readonly && !app->conn.readonly;
+}
+
+int ui_app_has_view(const struct ui_app *app, const struct ui_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < app->depth; i++)
+		if (app->stack[i] == v)
+			return 1;
 	return 0;
 }
 
@@ -319,6 +371,12 @@ static void cmd_projects(struct ui_app *app, const char *arg)
 	ui_app_push(app, ui_projects_new(app));
 }
 
+static void cmd_orgs(struct ui_app *app, const char *arg)
+{
+	(void)arg;
+	ui_app_push(app, ui_orgs_new(app));
+}
+
 static void cmd_context(struct ui_app *app, const char *arg)
 {
 	switch_context(app, arg);
@@ -332,9 +390,10 @@ static void cmd_quit(struct ui_app *app, const char *arg)
 
 static const struct command commands[] = {
 	{ "build", 1, cmd_build },       { "builds", 1, cmd_builds },
-	{ "context", 1, cmd_context },   { "project", 1, cmd_project },
-	{ "projects", 0, cmd_projects }, { "q", 0, cmd_quit },
-	{ "quit", 0, cmd_quit },         { "search", 1, cmd_search },
+	{ "context", 1, cmd_context },   { "orgs", 0, cmd_orgs },
+	{ "project", 1, cmd_project },   { "projects", 0, cmd_projects },
+	{ "q", 0, cmd_quit },            { "quit", 0, cmd_quit },
+	{ "search", 1, cmd_search },
 };
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 
@@ -485,6 +544,11 @@ static void handle_key(struct ui_app *app, int key)
 	}
 	if (top == NULL)
 		return;
+	if (top->ops->grab_keys) {
+		top->ops->on_key(top, key);
+		app->dirty = 1;
+		return;
+	}
 	action = ui_keys_lookup(top->ops->kind, key);
 	if (action == UI_ACTION_NONE) {
 		if (top->ops->on_key) {

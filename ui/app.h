@@ -70,6 +70,18 @@ void ui_app_error(struct ui_app *app, const char *fmt, ...) UI_PRINTF(2, 3);
  * submitting go to the status line. 0 or -1. */
 int ui_app_get(struct ui_app *app, struct ui_view *v, int tag,
 	       const char *path, const struct lc_query *q, const char *etag);
+/* Send a write (method: POST, PATCH, PUT, DELETE) for view v with the
+ * JSON body (may be NULL); its on_data gets the answer with tag. With
+ * done (may be NULL) the app reports the outcome itself first: done in
+ * the status line on success, the server's message on error. 0 or -1. */
+int ui_app_send(struct ui_app *app, struct ui_view *v, int tag,
+		const char *method, const char *path, const char *body,
+		const char *done);
+/* Non-zero when writes are allowed; otherwise says why (--readonly, or
+ * the context's readonly setting) in the status line. */
+int ui_app_can_write(struct ui_app *app);
+/* Non-zero while v is open (views keep a parent pointer across a form). */
+int ui_app_has_view(const struct ui_app *app, const struct ui_view *v);
 /* Non-zero while a request of v with tag is in flight. */
 int ui_app_pending(const struct ui_app *app, const struct ui_view *v, int tag);
 /* Cancel every request of v (their answers are dropped). */

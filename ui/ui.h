@@ -16,6 +16,7 @@ struct ui_conn {
 	char *api_url;     /* API base URL */
 	char *docs_domain; /* docs host (search, pages), or NULL */
 	char *token;       /* API token, or NULL */
+	int readonly;      /* the context refuses every change */
 };
 
 void ui_conn_dispose(struct ui_conn *conn);
@@ -27,6 +28,7 @@ struct ui_start {
 	 * default: $LECTERN_TUI_CONFIG, then $XDG_CONFIG_HOME/lectern/tui,
 	 * then ~/.config/lectern/tui. */
 	const char *config_path;
+	int readonly;         /* --readonly: every write key says why not */
 	const char *const *contexts; /* context names for completion */
 	size_t contexts_len;
 	/* Resolve context name into *out; 0, or -1 with a one-line message

@@ -31,7 +31,8 @@ struct ui_view_ops {
 	/* Draw rows above the list (column headers, tabs) from the top of
 	 * w; the number of rows used. */
 	int (*draw_header)(struct ui_view *v, WINDOW *w, int width);
-	/* Draw list row n at line y; selected: it is the cursor's. */
+	/* Draw list row n at line y; selected: it is the cursor's. NULL
+	 * for a view that never has rows (a form draws in its header). */
 	void (*draw_row)(struct ui_view *v, WINDOW *w, int y, int width,
 			 size_t n, int selected);
 	/* First refusal on an action: UI_HANDLED or UI_PASS. */
@@ -50,6 +51,9 @@ struct ui_view_ops {
 	const char *(*project)(struct ui_view *v);
 	/* A key no keymap binds (the reader's link numbers); NULL: none. */
 	void (*on_key)(struct ui_view *v, int key);
+	/* Non-zero: every key goes to on_key, no keymap applies (forms and
+	 * dialogs, where `q` or `j` is typed text). */
+	int grab_keys;
 };
 
 struct ui_view {
@@ -88,6 +92,9 @@ struct ui_view *ui_search_new(struct ui_app *app, const char *project,
 /* The page at url (absolute), opened at element id anchor (may be NULL). */
 struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
 			      const char *anchor);
+/* The instance's organizations (business edition), each opening its
+ * projects. */
+struct ui_view *ui_orgs_new(struct ui_app *app);
 /* The keys of views of kind (UI_VIEW_*) named name. */
 struct ui_view *ui_help_new(struct ui_app *app, unsigned kind,
 			    const char *name);

@@ -1,8 +1,11 @@
 /*
- * `lectern tui [--theme NAME|FILE]`: resolve the context (--context,
- * LECTERN_CONTEXT, the config's current one, else local, started in the
- * background if needed) and hand it to the ui library, with a callback
- * that resolves another context for the TUI's `:context NAME`.
+ * `lectern tui [--theme NAME|FILE] [--readonly]`: resolve the context
+ * (--context, LECTERN_CONTEXT, the config's current one, else local,
+ * started in the background if needed) and hand it to the ui library,
+ * with a callback that resolves another context for the TUI's `:context
+ * NAME`. --readonly (or the context's own readonly setting) makes the TUI
+ * refuse every write. A bare `lectern` on a terminal runs this too
+ * (commands.c), so this is also a newcomer's first screen.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@ static void take_conn(struct cli_conn *from, struct ui_conn *to)
 	to->api_url = from->base_url;
 	to->docs_domain = from->docs_url;
 	to->token = from->token;
+	to->readonly = from->readonly;
 	from->name = from->base_url = from->docs_url = from->token = NULL;
 	cli_conn_dispose(from);
 }
@@ -96,7 +100,7 @@ static const char **context_names(const struct cli_config *cfg, size_t *n)
 
 int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static const struct cli_command self = { "tui", "[--theme NAME|FILE]",
+	static const struct cli_command self = { "tui", "[--theme NAME|FILE] [--readonly]",
 						 "", NULL };
 	struct ui_start start;
 	struct cli_config cfg;
@@ -110,6 +114,8 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 			start.theme = argv[++i];
 		else if (strncmp(argv[i], "--theme=", 8) == 0)
 			start.theme = argv[i] + 8;
+		else if (strcmp(argv[i], "--readonly") == 0)
+			start.readonly = 1;
 		else
 			return cli_usage(&self);
 	}

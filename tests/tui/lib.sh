@@ -37,18 +37,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT PIPE TERM
 
-git_env() {
-	env GIT_AUTHOR_NAME=Fixture GIT_AUTHOR_EMAIL=f@example.test \
-		GIT_COMMITTER_NAME=Fixture GIT_COMMITTER_EMAIL=f@example.test \
-		GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null git "$@"
-}
-
-# make_repo DIR: a repository on branch main with what is in DIR.
-make_repo() {
-	git_env init -q -b main "$1"
-	git_env -C "$1" add -A
-	git_env -C "$1" commit -q -m docs
-}
+# git_env and make_repo.
+. "$LEC_TESTS/git.sh"
 
 # commands_repo DIR COMMAND...: a repository whose build is just these
 # shell commands (a .readthedocs.yaml with build.commands).

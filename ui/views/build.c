@@ -5,7 +5,9 @@
  * running command's output streams in. Following keeps the cursor on the
  * last line as lines arrive; moving up stops it and reaching the bottom
  * again resumes it. `/` searches the log (n/N step through matches), `f`
- * jumps to the first failed command, `s` saves the log to a file.
+ * jumps to the first failed command, `s` saves the log to a file. `t`
+ * builds the same version again and opens that build; `X` cancels this
+ * one (after asking).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "../theme.h"
 #include "builds.h"
 #include "client.h"
+#include "edit.h"
 
 enum { TAG_BUILD = 0 };
 
@@ -130,6 +133,19 @@ static void poll_build(struct ui_view *v)
 	free(path);
 }
 
+/* A write of this screen went through: a retry (the answer carries the
+ * new build) opens the new build; a cancel shows at the next poll, as
+ * the build is still running until then. */
+static void open_retry(struct ui_view *v, const struct lc_response *resp)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(resp->json, "build"), "id");
+
+	if (cJSON_IsNumber(id))
+		ui_app_push(v->app,
+			    ui_build_new(v->app, (long long)id->valuedouble));
+}
+
 static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 		       const struct lc_error *err)
 {
@@ -137,7 +153,11 @@ static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 	struct lc_build *b;
 	struct lc_error perr;
 
-	(void)tag;
+	if (tag == UI_EDIT_TAG) {
+		if (err->code == LC_OK)
+			open_retry(v, resp);
+		return;
+	}
 	if (err->code != LC_OK) {
 		ui_app_error(v->app, "build %lld: %s", bv->id, err->message);
 		return;
@@ -265,6 +285,15 @@ static int build_action(struct ui_view *v, enum ui_action action)
 		return UI_HANDLED;
 	case UI_ACTION_SAVE_LOG:
 		save_log(v);
+		return UI_HANDLED;
+	case UI_ACTION_TRIGGER:
+		if (bv->build && bv->build->project && bv->build->version)
+			ui_edit_trigger(v, bv->build->project,
+					bv->build->version);
+		return UI_HANDLED;
+	case UI_ACTION_CANCEL:
+		if (bv->build)
+			ui_edit_cancel(v, bv->build);
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		ui_set_str(&bv->etag, NULL);

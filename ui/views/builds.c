@@ -1,12 +1,15 @@
 /*
  * The Builds screen: one project's builds, live (see builds.h). Enter
- * opens a build, `r` shows only running builds.
+ * opens a build, `r` shows only running builds, `t` builds the selected
+ * build's version again, `X` cancels the selected build.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../app.h"
 #include "builds.h"
+#include "client.h"
+#include "edit.h"
 
 static void builds_open(struct ui_view *v)
 {
@@ -38,9 +41,22 @@ static void builds_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 static int builds_action(struct ui_view *v, enum ui_action action)
 {
 	struct ui_builds *b = v->priv;
+	const struct lc_build *sel;
 	long long id;
 
 	switch (action) {
+	case UI_ACTION_TRIGGER:
+		sel = ui_edit_find_build(b->items, b->len,
+					 ui_builds_id(b, v->cursor));
+		if (sel && sel->version)
+			ui_edit_trigger(v, b->project, sel->version);
+		return UI_HANDLED;
+	case UI_ACTION_CANCEL:
+		sel = ui_edit_find_build(b->items, b->len,
+					 ui_builds_id(b, v->cursor));
+		if (sel)
+			ui_edit_cancel(v, sel);
+		return UI_HANDLED;
 	case UI_ACTION_OPEN:
 		if ((id = ui_builds_id(b, v->cursor)) >= 0)
 			ui_app_push(v->app, ui_build_new(v->app, id));
@@ -60,7 +76,18 @@ static int builds_action(struct ui_view *v, enum ui_action action)
 static void builds_data(struct ui_view *v, int tag, struct lc_response *resp,
 			const struct lc_error *err)
 {
-	ui_builds_on_data(v->priv, v, tag, resp, err);
+	struct ui_builds *b = v->priv;
+
+	/* A trigger or cancel went through: show it now, not at the next
+	 * tick's conditional poll. */
+	if (tag == UI_EDIT_TAG) {
+		if (err->code == LC_OK) {
+			ui_set_str(&b->etag, NULL);
+			ui_builds_poll(b, v);
+		}
+		return;
+	}
+	ui_builds_on_data(b, v, tag, resp, err);
 }
 
 static void builds_tick(struct ui_view *v)

@@ -4,6 +4,11 @@
  * (names only; the API never returns values) and settings. A tab loads
  * when first shown; `R` reloads it. Enter on a build opens it, on a
  * subproject or translation opens that project.
+ *
+ * The writes (edit.h) are bound per tab: builds and version flags on the
+ * versions tab, retry and cancel on the builds tab, add/edit/move/delete
+ * on the redirects, env vars and subprojects tabs, edit on settings. Each
+ * reloads the tab it changed as soon as the server has answered.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +20,7 @@
 #include "../draw.h"
 #include "builds.h"
 #include "client.h"
+#include "edit.h"
 
 /* Items per tab request: the API's maximum page; a project with more
  * redirects or versions than this shows the first ones and says so. */
@@ -62,6 +68,7 @@ struct tab_info {
 
 struct tab_state {
 	struct ui_table table;
+	cJSON *json;   /* the last answer: what the edit forms start from */
 	int loaded;
 	size_t cursor, top;
 };
@@ -161,6 +168,7 @@ static void fill_redirects(struct ui_table *t, const cJSON *body, time_t now)
 		if (lc_redirect_parse(item, &r, NULL) != LC_OK)
 			continue;
 		row = ui_table_add(t);
+		row->id = r->pk;
 		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", r->type ? r->type : "");
 		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", r->from_url ? r->from_url : "");
 		ui_row_set(row, 2, UI_SLOT_LINK, "%s", r->to_url ? r->to_url : "");
@@ -182,6 +190,7 @@ static void fill_envvars(struct ui_table *t, const cJSON *body, time_t now)
 		if (lc_envvar_parse(item, &e, NULL) != LC_OK)
 			continue;
 		row = ui_table_add(t);
+		row->id = e->pk;
 		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", e->name ? e->name : "");
 		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", yes_no(e->public_));
 		lc_envvar_free(e);
@@ -216,6 +225,9 @@ static void fill_settings(struct ui_table *t, const cJSON *body, time_t now)
 	setting(t, "language", p->language);
 	setting(t, "programming language", p->programming_language);
 	setting(t, "homepage", p->homepage);
+	setting(t, "versioning",
+		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+			body, "versioning_scheme")));
 	setting(t, "documentation", p->documentation_url);
 	setting(t, "subproject of", p->subproject_of);
 	setting(t, "translation of", p->translation_of);
@@ -296,6 +308,13 @@ static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 	long long count;
 	const cJSON *c;
 
+	if (tag == UI_EDIT_TAG) {
+		/* A write of this screen: the app has reported it; show what
+		 * it changed. */
+		if (err->code == LC_OK)
+			load_tab(v);
+		return;
+	}
 	if (ui_builds_on_data(&pr->builds, v, tag, resp, err)) {
 		if (pr->tab != TAB_BUILDS)
 			v->lines = table_of(pr)->nshown;
@@ -312,7 +331,10 @@ static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 	ui_table_clear(&ts->table);
 	tabs[tag].fill(&ts->table, resp->json, v->app->now);
 	ui_table_filter(&ts->table, ts->table.filter);
-	c = cJSON_GetObjectItemCaseSensitive(resp->json, "count");
+	cJSON_Delete(ts->json);
+	ts->json = resp->json;
+	resp->json = NULL;
+	c = cJSON_GetObjectItemCaseSensitive(ts->json, "count");
 	count = cJSON_IsNumber(c) ? (long long)c->valuedouble : 0;
 	if (count > (long long)ts->table.len)
 		ui_app_message(v->app, "%s: showing the first %zu of %lld",
@@ -335,8 +357,10 @@ static void project_close(struct ui_view *v)
 	struct project *pr = v->priv;
 	int i;
 
-	for (i = 0; i < TAB_COUNT; i++)
+	for (i = 0; i < TAB_COUNT; i++) {
 		ui_table_dispose(&pr->tabs[i].table);
+		cJSON_Delete(pr->tabs[i].json);
+	}
 	ui_builds_dispose(&pr->builds);
 	free(pr->slug);
 	free(pr);
@@ -383,6 +407,159 @@ static void open_selected(struct ui_view *v)
 	}
 }
 
+/* Writes ------------------------------------------------------------------------------ */
+
+/* The selected row's item in the tab's last answer (matched by pk). */
+static const cJSON *selected_item(struct project *pr, const struct ui_row *row)
+{
+	const cJSON *item;
+
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(
+					 pr->tabs[pr->tab].json, "results"))
+		if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+			    item, "pk")) == (double)row->id)
+			return item;
+	return NULL;
+}
+
+/* The build on the builds tab's selected row, or NULL. */
+static const struct lc_build *selected_build(struct ui_view *v)
+{
+	struct project *pr = v->priv;
+
+	return ui_edit_find_build(pr->builds.items, pr->builds.len,
+				  ui_builds_id(&pr->builds, v->cursor));
+}
+
+static void add_item(struct ui_view *v)
+{
+	struct project *pr = v->priv;
+
+	if (pr->tab == TAB_REDIRECTS)
+		ui_edit_redirect(v, pr->slug, NULL);
+	else if (pr->tab == TAB_ENVVARS)
+		ui_edit_envvar(v, pr->slug);
+	else if (pr->tab == TAB_SUBPROJECTS)
+		ui_edit_subproject(v, pr->slug);
+	else
+		ui_app_error(v->app, "nothing to add here: redirects, env vars "
+				     "and subprojects have their tabs");
+}
+
+static void edit_item(struct ui_view *v, const struct ui_row *row)
+{
+	struct project *pr = v->priv;
+
+	if (pr->tab == TAB_SETTINGS)
+		ui_edit_settings(v, pr->slug, pr->tabs[TAB_SETTINGS].json);
+	else if (pr->tab == TAB_REDIRECTS && row)
+		ui_edit_redirect(v, pr->slug, selected_item(pr, row));
+	else
+		ui_app_error(v->app, "nothing to edit here: redirects and "
+				     "settings can be edited");
+}
+
+static void delete_item(struct ui_view *v, const struct ui_row *row)
+{
+	struct project *pr = v->priv;
+	char *path = NULL, *what = NULL;
+
+	if (row == NULL) {
+		ui_app_error(v->app, "nothing selected");
+		return;
+	}
+	if (pr->tab == TAB_REDIRECTS) {
+		path = ui_xasprintf("redirects/%lld/", row->id);
+		what = ui_xasprintf("redirect %s %s -> %s", row->cells[0],
+				    row->cells[1] ? row->cells[1] : "",
+				    row->cells[2] ? row->cells[2] : "");
+	} else if (pr->tab == TAB_ENVVARS) {
+		path = ui_xasprintf("environmentvariables/%lld/", row->id);
+		what = ui_xasprintf("env var %s", row->cells[0]);
+	} else if (pr->tab == TAB_SUBPROJECTS) {
+		path = ui_xasprintf("subprojects/%s/", row->cells[0]);
+		what = ui_xasprintf("subproject %s (%s)", row->cells[0],
+				    row->key);
+	}
+	if (path)
+		ui_edit_delete(v, pr->slug, path, what);
+	else
+		ui_app_error(v->app, "nothing to delete here");
+	free(what);
+	free(path);
+}
+
+/* t: a version's build, or the selected build's version again. */
+static void trigger(struct ui_view *v, const struct ui_row *row)
+{
+	struct project *pr = v->priv;
+	const struct lc_build *b;
+
+	if (pr->tab == TAB_VERSIONS && row)
+		ui_edit_trigger(v, pr->slug, row->cells[0]);
+	else if (pr->tab == TAB_BUILDS && (b = selected_build(v)) && b->version)
+		ui_edit_trigger(v, pr->slug, b->version);
+	else
+		ui_app_error(v->app, "select a version or a build to build");
+}
+
+static void version_flag(struct ui_view *v, const struct ui_row *row,
+			 const char *flag, size_t col)
+{
+	struct project *pr = v->priv;
+
+	if (pr->tab != TAB_VERSIONS || row == NULL) {
+		ui_app_error(v->app, "select a version on the versions tab");
+		return;
+	}
+	ui_edit_version_flag(v, pr->slug, row->cells[0], flag,
+			     row->cells[col] && strcmp(row->cells[col], "yes") == 0);
+}
+
+static int write_action(struct ui_view *v, enum ui_action action)
+{
+	struct project *pr = v->priv;
+	const struct ui_row *row = ui_table_row(table_of(pr), v->cursor);
+	const struct lc_build *b;
+
+	switch (action) {
+	case UI_ACTION_ADD:
+		add_item(v);
+		break;
+	case UI_ACTION_EDIT:
+		edit_item(v, row);
+		break;
+	case UI_ACTION_DELETE:
+		delete_item(v, row);
+		break;
+	case UI_ACTION_MOVE_UP:
+	case UI_ACTION_MOVE_DOWN:
+		if (pr->tab == TAB_REDIRECTS && row)
+			ui_edit_redirect_move(v, pr->slug,
+					      selected_item(pr, row),
+					      action == UI_ACTION_MOVE_UP ? -1 : 1);
+		break;
+	case UI_ACTION_TRIGGER:
+		trigger(v, row);
+		break;
+	case UI_ACTION_CANCEL:
+		if (pr->tab == TAB_BUILDS && (b = selected_build(v)))
+			ui_edit_cancel(v, b);
+		else
+			ui_app_error(v->app, "select a build on the builds tab");
+		break;
+	case UI_ACTION_TOGGLE_ACTIVE:
+		version_flag(v, row, "active", 1);
+		break;
+	case UI_ACTION_TOGGLE_HIDDEN:
+		version_flag(v, row, "hidden", 2);
+		break;
+	default:
+		return UI_PASS;
+	}
+	return UI_HANDLED;
+}
+
 static int project_action(struct ui_view *v, enum ui_action action)
 {
 	struct project *pr = v->priv;
@@ -410,7 +587,7 @@ static int project_action(struct ui_view *v, enum ui_action action)
 		load_tab(v);
 		return UI_HANDLED;
 	default:
-		return UI_PASS;
+		return write_action(v, action);
 	}
 }
 

@@ -4,23 +4,41 @@
  * page (following `next`); each project's last build is asked for only
  * once its row is on screen, and again every few seconds while it is, so
  * a long list costs no more requests than a short one.
+ *
+ * An empty list says what to do next. On the local engine with nothing
+ * imported yet (a newcomer's first run) it offers a demo: `d` imports
+ * Lectern's own documentation from the source tree the binary was built
+ * from, through the ordinary import API, and opens the live builds of it.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
 #include "../app.h"
+#include "../draw.h"
+#include "../keys.h"
 #include "../table.h"
 #include "builds.h"
 #include "client.h"
+#include "edit.h"
 
 /* Projects per list request. */
 #define PAGE 100
 /* Seconds between asking again for a shown project's last build. */
 #define LAST_BUILD_EVERY 3
-/* Request tags: the list; a project's last build is TAG_LAST + index. */
-enum { TAG_LIST = 0, TAG_LAST = 1000 };
+/* Request tags: the list; the demo's import; a project's last build is
+ * TAG_LAST + index. */
+enum { TAG_LIST = 0, TAG_DEMO = 1, TAG_LAST = 1000 };
+/* The CLI's name for the local engine's context; a config file cannot
+ * declare a context of that name, so it never names a remote instance. */
+#define LOCAL_CONTEXT "local"
+/* The demo project's name; its repository is file://LEC_SOURCE_DIR (set
+ * by ui/CMakeLists.txt: the source tree this binary was built from). */
+#define DEMO_NAME "Lectern"
+/* An empty-state line: one sentence and a path. */
+#define EMPTY_LINE_MAX 512
 
 struct entry {
 	struct lc_project *project;
@@ -36,6 +54,9 @@ struct projects {
 	/* A reload is under way: the first page replaces the entries, so
 	 * a failed reload leaves the old list on screen. */
 	int reloading;
+	/* Every page of the list has arrived at least once: only then is an
+	 * empty list known to be empty. */
+	int loaded;
 	struct ui_table table;
 };
 
@@ -180,9 +201,7 @@ static void take_list(struct ui_view *v, const cJSON *page)
 		return;
 	}
 	publish_slugs(v);
-	if (ps->len == 0)
-		ui_app_message(v->app, "no projects yet: import one with "
-				       "`lectern import URL`");
+	ps->loaded = 1;
 }
 
 static void take_last(struct ui_view *v, size_t i, struct lc_response *resp)
@@ -203,6 +222,125 @@ static void take_last(struct ui_view *v, size_t i, struct lc_response *resp)
 		lc_build_parse(first, &e->last, NULL);
 }
 
+/* The demo ---------------------------------------------------------------- */
+
+/* The source tree to import as the demo while it is still a git checkout
+ * (a .git directory, or the .git file of a worktree); NULL otherwise, for
+ * an installed binary whose build tree has gone. */
+static const char *demo_source(void)
+{
+	struct stat st;
+
+	return stat(LEC_SOURCE_DIR "/.git", &st) == 0 ? LEC_SOURCE_DIR : NULL;
+}
+
+/* The demo is for a newcomer's first run: the local engine, nothing
+ * imported yet, and a source tree to import. */
+static int demo_offered(const struct ui_view *v)
+{
+	const struct projects *ps = v->priv;
+	const char *context = v->app->conn.name;
+
+	return ps->loaded && ps->len == 0 && context &&
+	       strcmp(context, LOCAL_CONTEXT) == 0 && demo_source() != NULL;
+}
+
+/* The import request's body (owned, cJSON_free), or NULL when out of
+ * memory. */
+static char *demo_body(const char *dir)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *repo = cJSON_AddObjectToObject(root, "repository");
+	char *url = ui_xasprintf("file://%s", dir), *text = NULL;
+
+	if (repo && cJSON_AddStringToObject(root, "name", DEMO_NAME) &&
+	    cJSON_AddStringToObject(repo, "url", url) &&
+	    cJSON_AddStringToObject(repo, "type", "git"))
+		text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	free(url);
+	return text;
+}
+
+/* `d`: import the demo the ordinary way (POST /api/v3/projects/, which
+ * queues the first build); demo_imported takes the answer. */
+static void start_demo(struct ui_view *v)
+{
+	const char *dir = demo_source();
+	char *body;
+
+	if (ui_app_pending(v->app, v, TAG_DEMO)) {
+		ui_app_message(v->app, "the demo is being imported");
+		return;
+	}
+	if (!demo_offered(v) || dir == NULL) {
+		ui_app_error(v->app, "the demo is only offered on an empty local "
+				     "engine built from a git checkout");
+		return;
+	}
+	if (!ui_app_can_write(v->app))
+		return;
+	if ((body = demo_body(dir)) == NULL) {
+		ui_app_error(v->app, "the demo: out of memory");
+		return;
+	}
+	ui_app_send(v->app, v, TAG_DEMO, "POST", "/api/v3/projects/", body,
+		    NULL);
+	cJSON_free(body);
+}
+
+/* The demo project exists and its first build is queued: list it here
+ * and show that build's progress live on the Builds screen. */
+static void demo_imported(struct ui_view *v, const cJSON *project)
+{
+	const cJSON *slug = cJSON_GetObjectItemCaseSensitive(project, "slug");
+
+	load(v);
+	if (!cJSON_IsString(slug)) {
+		ui_app_error(v->app, "the demo: the answer names no project");
+		return;
+	}
+	ui_app_message(v->app, "imported %s from %s; building it", DEMO_NAME,
+		       LEC_SOURCE_DIR);
+	ui_app_push(v->app, ui_builds_new(v->app, slug->valuestring));
+}
+
+/* The body of an empty list: what to do next, under the column header. */
+static int draw_empty(struct ui_view *v, WINDOW *w, int y, int width)
+{
+	char line[EMPTY_LINE_MAX], key[UI_KEY_NAME_MAX];
+	int keys[1];
+
+	if (ui_app_pending(v->app, v, TAG_DEMO)) {
+		snprintf(line, sizeof(line), "Importing %s's documentation "
+			 "from %s ...", DEMO_NAME, LEC_SOURCE_DIR);
+		ui_draw_text(w, y, 1, width - 1, line, ui_attr(UI_SLOT_NORMAL));
+		return 1;
+	}
+	if (!demo_offered(v)) {
+		ui_draw_text(w, y, 1, width - 1,
+			     "No projects yet. Import one with "
+			     "`lectern import URL`.",
+			     ui_attr(UI_SLOT_NORMAL));
+		return 1;
+	}
+	/* The key as bound now: the config file may have moved it. */
+	if (ui_keys_of(UI_VIEW_PROJECTS, UI_ACTION_DEMO, keys, 1) == 0) {
+		snprintf(line, sizeof(line), "No projects yet. Bind a key to "
+			 "`demo` to import %s's own documentation.", DEMO_NAME);
+	} else {
+		ui_key_format(keys[0], key, sizeof(key));
+		snprintf(line, sizeof(line), "No projects yet. Press %s to "
+			 "import a demo: %s's own documentation.", key,
+			 DEMO_NAME);
+	}
+	ui_draw_text(w, y, 1, width - 1, line, ui_attr(UI_SLOT_NORMAL));
+	snprintf(line, sizeof(line), "It is imported from %s and built like "
+		 "any project; its build shows live.", LEC_SOURCE_DIR);
+	ui_draw_text(w, y + 1, 1, width - 1, line, ui_attr(UI_SLOT_DIM));
+	return 2;
+}
+
 static void projects_data(struct ui_view *v, int tag, struct lc_response *resp,
 			  const struct lc_error *err)
 {
@@ -214,6 +352,8 @@ static void projects_data(struct ui_view *v, int tag, struct lc_response *resp,
 	}
 	if (tag == TAG_LIST)
 		take_list(v, resp->json);
+	else if (tag == TAG_DEMO)
+		demo_imported(v, resp->json);
 	else if (tag >= TAG_LAST && (size_t)(tag - TAG_LAST) < ps->len)
 		take_last(v, (size_t)(tag - TAG_LAST), resp);
 	fill_rows(v);
@@ -240,6 +380,10 @@ static int projects_header(struct ui_view *v, WINDOW *w, int width)
 	struct projects *ps = v->priv;
 
 	ui_table_draw_header(&ps->table, w, 0, width);
+	/* A blank line, then the empty state, so it reads as a message and
+	 * not as a row. */
+	if (ps->loaded && ps->len == 0)
+		return 2 + draw_empty(v, w, 2, width);
 	return 1;
 }
 
@@ -265,8 +409,22 @@ static int projects_action(struct ui_view *v, enum ui_action action)
 		if (row)
 			ui_app_push(v->app, ui_builds_new(v->app, row->key));
 		return UI_HANDLED;
+	case UI_ACTION_DEMO:
+		start_demo(v);
+		return UI_HANDLED;
+	case UI_ACTION_ADD:
+		ui_edit_import(v);
+		return UI_HANDLED;
+	case UI_ACTION_ORGS:
+		ui_app_push(v->app, ui_orgs_new(v->app));
+		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
-		load(v);
+		/* A reload cancels the view's requests, the demo's import
+		 * among them, whose answer opens its build. */
+		if (ui_app_pending(v->app, v, TAG_DEMO))
+			ui_app_message(v->app, "the demo is being imported");
+		else
+			load(v);
 		return UI_HANDLED;
 	default:
 		return UI_PASS;
