@@ -601,6 +601,11 @@ void lc__xfer_dispose(struct lc_xfer *x)
 	reset_received(x);
 	free(x->method);
 	free(x->url);
+	/* A request body can hold a secret (an environment variable's value):
+	 * the copy made for the transfer is wiped before it goes back to the
+	 * allocator. */
+	if (x->body != NULL)
+		explicit_bzero(x->body, strlen(x->body));
 	free(x->body);
 	free(x->etag);
 	curl_slist_free_all(x->headers);

@@ -326,6 +326,7 @@ static const struct {
 } entities[] = {
 	{ "&amp;", "&" },  { "&lt;", "<" },   { "&gt;", ">" },
 	{ "&quot;", "\"" }, { "&#39;", "'" }, { "&#x27;", "'" },
+	{ "&#x2F;", "/" },  { "&#47;", "/" },  /* the service escapes '/' too */
 };
 
 /* Draw html (text with <span> marks around matches, other tags dropped,
