@@ -103,9 +103,10 @@ wait_for '^lectern +Lectern +latest +finished +passed ' "the demo project in the
 screen | grep -q 'No projects yet' && fail "the empty state stays with a project listed" || pass
 keys Enter
 wait_for '^latest +yes +no +yes +branch +#1 finished passed' "the demo project's versions"
-# Search: a word only docs/ARCHITECTURE.md has, then that page read.
-keys : s e a r c h ' ' u n t o u c h e d Enter
-wait_for '^1 page of lectern/latest for "untouched" *$' "the search header"
+# Search: a phrase only docs/ARCHITECTURE.md has (a single word would
+# match whatever docs page uses it next), then that page read.
+keys : s e a r c h ' ' '"' l e f t ' ' u n t o u c h e d '"' Enter
+wait_for '^1 page of lectern/latest for ""left untouched"" *$' "the search header"
 wait_for '^Architecture  /en/latest/docs/ARCHITECTURE\.html *$' "the page found"
 keys Enter
 wait_for '^Architecture  http://lectern\.localhost:[0-9]+/en/latest/docs/ARCHITECTURE\.html' "the page in the reader"
@@ -113,7 +114,7 @@ wait_for 'left untouched' "the page's text"
 quit_tui
 # `lectern search` on the local context finds it too (its docs host is
 # <slug>.localhost:<port>).
-"$LECTERN" search untouched --project lectern >"$TMP/search.out" 2>&1 &&
+"$LECTERN" search '"left untouched"' --project lectern >"$TMP/search.out" 2>&1 &&
 	grep -q 'docs/ARCHITECTURE' "$TMP/search.out" && pass ||
 	fail "lectern search: $(cat "$TMP/search.out")"
 
