@@ -3,9 +3,10 @@
  * behalf of views, key dispatch through the keymaps, the prompt, the `:`
  * commands, and ui_main, which sets all of it up and tears it down.
  *
- * The loop waits in select() on the terminal and the client's sockets at
- * once, with a timeout that is the earliest of the client's own timer,
- * the next poll tick and the spinner's next frame. Answers reach views
+ * The loop waits in select() on the terminal, the client's sockets and
+ * the `:preview` child's pipe at once, with a timeout that is the
+ * earliest of the client's own timer, the next poll tick and the
+ * spinner's next frame. Answers reach views
  * through on_data, called from lc_async_perform on this thread; views
  * never draw from callbacks, they only mark the frame dirty.
  */
@@ -21,6 +22,7 @@
 #include "client.h"
 #include "display.h"
 #include "keys.h"
+#include "preview.h"
 #include "theme.h"
 
 /* A config or theme error plus its file name and line. */
@@ -242,6 +244,66 @@ void ui_app_cancel(struct ui_app *app, struct ui_view *v)
 	} while (found);
 }
 
+/* Preview ---------------------------------------------------------------------- */
+
+const char *ui_app_preview_url(const struct ui_app *app)
+{
+	return app->preview ? ui_preview_url(app->preview) : NULL;
+}
+
+/* `:preview [DIR]`: a new preview replaces the running one; the reader
+ * opens on its index page once the child has printed its URL
+ * (poll_preview). */
+static void cmd_preview(struct ui_app *app, const char *dir)
+{
+	char err[MAX_ERROR];
+
+	ui_preview_stop(app->preview);
+	app->preview = NULL;
+	if (ui_preview_start(dir, &app->preview, err, sizeof(err)) < 0) {
+		ui_app_error(app, "%s", err);
+		return;
+	}
+	ui_app_message(app, "preview: starting on %s",
+		       ui_preview_dir(app->preview));
+}
+
+/* Whatever the preview child wrote since the last loop turn. */
+static void poll_preview(struct ui_app *app)
+{
+	char err[MAX_ERROR];
+
+	if (app->preview == NULL)
+		return;
+	switch (ui_preview_read(app->preview, err, sizeof(err))) {
+	case UI_PREVIEW_READY:
+		ui_app_push(app, ui_reader_new(app, ui_preview_url(app->preview),
+					       NULL));
+		ui_app_message(app, "preview of %s at %s",
+			       ui_preview_dir(app->preview),
+			       ui_preview_url(app->preview));
+		break;
+	case UI_PREVIEW_EXITED:
+		ui_app_error(app, "preview stopped: %s", err);
+		ui_preview_stop(app->preview);
+		app->preview = NULL;
+		break;
+	case UI_PREVIEW_NOTHING:
+		break;
+	}
+}
+
+/* The `P` key: the command line, ready to preview the current directory. */
+static void prompt_preview(struct ui_app *app)
+{
+	char cwd[UI_PROMPT_MAX - sizeof("preview ")], text[UI_PROMPT_MAX];
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		snprintf(cwd, sizeof(cwd), ".");
+	snprintf(text, sizeof(text), "preview %s", cwd);
+	ui_prompt_start(&app->prompt, ':', text);
+}
+
 /* Projects for completion ------------------------------------------------------ */
 
 static void free_projects(struct ui_app *app)
@@ -391,9 +453,9 @@ static void cmd_quit(struct ui_app *app, const char *arg)
 static const struct command commands[] = {
 	{ "build", 1, cmd_build },       { "builds", 1, cmd_builds },
 	{ "context", 1, cmd_context },   { "orgs", 0, cmd_orgs },
-	{ "project", 1, cmd_project },   { "projects", 0, cmd_projects },
-	{ "q", 0, cmd_quit },            { "quit", 0, cmd_quit },
-	{ "search", 1, cmd_search },
+	{ "preview", 0, cmd_preview },   { "project", 1, cmd_project },
+	{ "projects", 0, cmd_projects }, { "q", 0, cmd_quit },
+	{ "quit", 0, cmd_quit },         { "search", 1, cmd_search },
 };
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 
@@ -517,6 +579,9 @@ static void app_action(struct ui_app *app, enum ui_action action)
 		if (top->ops->filter)
 			ui_prompt_start(&app->prompt, '/', app->saved_filter);
 		break;
+	case UI_ACTION_PREVIEW:
+		prompt_preview(app);
+		break;
 	default:
 		break;
 	}
@@ -599,6 +664,11 @@ static void wait_input(struct ui_app *app, long timeout_ms)
 	FD_ZERO(&wr);
 	FD_ZERO(&ex);
 	FD_SET(STDIN_FILENO, &rd);
+	if (app->preview && ui_preview_fd(app->preview) >= 0) {
+		FD_SET(ui_preview_fd(app->preview), &rd);
+		if (ui_preview_fd(app->preview) > maxfd)
+			maxfd = ui_preview_fd(app->preview);
+	}
 	lc_async_fdset(app->client, &rd, &wr, &ex, &maxfd);
 	if (client_ms >= 0 && client_ms < timeout_ms)
 		timeout_ms = client_ms;
@@ -609,9 +679,17 @@ static void wait_input(struct ui_app *app, long timeout_ms)
 		ui_die("select: %s", strerror(errno));
 }
 
+void ui_app_tick_within(struct ui_app *app, long ms)
+{
+	int64_t at = ui_now_ms() + ms;
+
+	if (at < app->next_tick)
+		app->next_tick = at;
+}
+
 static void run_loop(struct ui_app *app)
 {
-	int64_t next_tick = ui_now_ms() + UI_TICK_MS, next_spin = 0, now;
+	int64_t next_spin = 0, now;
 	struct ui_view *top;
 	int key;
 
@@ -621,8 +699,11 @@ static void run_loop(struct ui_app *app)
 		now = ui_now_ms();
 		wait_input(app, lc_async_pending(app->client)
 					? UI_SPIN_MS
-					: (long)(next_tick - now > 0 ? next_tick - now : 0));
+					: (long)(app->next_tick - now > 0
+							 ? app->next_tick - now
+							 : 0));
 		lc_async_perform(app->client);
+		poll_preview(app);
 		app->now = time(NULL);
 		while (!app->quit && (key = read_key(app)) >= 0)
 			handle_key(app, key);
@@ -632,8 +713,8 @@ static void run_loop(struct ui_app *app)
 			next_spin = now + UI_SPIN_MS;
 			app->dirty = 1;
 		}
-		if (now >= next_tick) {
-			next_tick = now + UI_TICK_MS;
+		if (now >= app->next_tick) {
+			app->next_tick = now + UI_TICK_MS;
 			top = ui_app_top(app);
 			if (top && top->ops->tick && !app->quit)
 				top->ops->tick(top);
@@ -694,9 +775,11 @@ int ui_main(struct ui_start *start)
 		fprintf(stderr, "lectern: %s\n", app.status);
 		goto done;
 	}
+	app.next_tick = ui_now_ms() + UI_TICK_MS;
 	ui_app_push(&app, ui_projects_new(&app));
 	run_loop(&app);
 	pop_all(&app);
+	ui_preview_stop(app.preview);
 	ui_display_done();
 	status = 0;
 done:

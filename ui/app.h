@@ -30,6 +30,7 @@
 
 struct lc_client;
 struct lc_query;
+struct ui_preview;
 struct ui_request;
 
 struct ui_app {
@@ -51,6 +52,8 @@ struct ui_app {
 	int quit;
 	unsigned spin;                 /* spinner frame */
 	time_t now;                    /* wall clock at this loop turn */
+	int64_t next_tick;             /* ui_now_ms() of the next tick */
+	struct ui_preview *preview;    /* `:preview`'s child, or NULL */
 };
 
 /* The view on top, or NULL. */
@@ -86,6 +89,12 @@ int ui_app_has_view(const struct ui_app *app, const struct ui_view *v);
 int ui_app_pending(const struct ui_app *app, const struct ui_view *v, int tag);
 /* Cancel every request of v (their answers are dropped). */
 void ui_app_cancel(struct ui_app *app, struct ui_view *v);
+
+/* Tick the top view again within ms at the latest (the preview's reader
+ * polls faster than UI_TICK_MS); holds for the next tick only. */
+void ui_app_tick_within(struct ui_app *app, long ms);
+/* The running preview's URL ("http://127.0.0.1:PORT/"), or NULL. */
+const char *ui_app_preview_url(const struct ui_app *app);
 
 /* Replace the project slugs :project completes. */
 void ui_app_set_projects(struct ui_app *app, char **slugs, size_t n);

@@ -7,6 +7,14 @@
  * one, Enter follows it (a "#id" within the page, any other in a new
  * reader), `o` hands the page to $BROWSER. A resize lays the page out
  * again for the new width.
+ *
+ * A reader on the page of the TUI's running preview (`:preview`) polls the
+ * preview's status API every PREVIEW_POLL_MS. When a new build is
+ * published it fetches its page again and lays it out where the reader
+ * was (the same first line and cursor line, clamped to the new length),
+ * so the writer stays on the page being written; a failed build leaves
+ * the page as it was and says why in the status line. A change to another
+ * page's source does not move the reader: it stays on its page.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,13 +23,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "../app.h"
 #include "../draw.h"
 #include "../render.h"
 #include "../theme.h"
 #include "client.h"
 
-enum { TAG_PAGE = 0 };
+enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS };
+/* How often a preview's reader asks whether a new build is out: the
+ * issue's target is a save visible within 300 ms, of which the build
+ * takes about 100; a loopback status request costs well under 1 ms. */
+#define PREVIEW_POLL_MS 100
+/* The preview's status API, under its origin. */
+#define PREVIEW_STATUS "_/preview/status"
 /* Columns one sideways scroll moves. */
 #define HSCROLL_STEP 8
 /* Digits of a typed link number. */
@@ -38,6 +54,9 @@ struct reader {
 	int hscroll;
 	size_t link;     /* the selected link's number, 0: none */
 	char digits[MAX_DIGITS + 1];
+	char *origin;    /* the preview's URL when on one, else NULL */
+	long long published;  /* the preview's build the page came from */
+	long long generation; /* the preview's last finished build seen */
 };
 
 static enum ui_slot style_slot(enum ui_render_style style)
@@ -104,15 +123,79 @@ static void layout(struct ui_view *v)
 	ui_view_goto(v, (size_t)at);
 }
 
+/* The same page, built again: laid out at the same place (clamped). */
+static void reload_data(struct ui_view *v, struct lc_response *resp)
+{
+	struct reader *r = v->priv;
+	size_t top = v->top, cursor = v->cursor;
+
+	free(r->html);
+	r->html = resp->body;
+	r->html_len = resp->body_len;
+	resp->body = NULL;
+	layout(v);
+	v->top = top;
+	v->cursor = cursor;
+	ui_view_clamp(v);
+	ui_app_message(v->app, "preview: build %lld", r->published);
+}
+
+/* The preview's status: fetch the page again once a newer build is
+ * published; report a failed build once. */
+static void status_data(struct ui_view *v, struct lc_response *resp)
+{
+	struct reader *r = v->priv;
+	cJSON *json = cJSON_ParseWithLength(resp->body, resp->body_len);
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(json, "state");
+	const cJSON *published = cJSON_GetObjectItemCaseSensitive(json, "published");
+	const cJSON *generation = cJSON_GetObjectItemCaseSensitive(json, "generation");
+	const cJSON *error = cJSON_GetObjectItemCaseSensitive(json, "error");
+	long long gen, pub;
+
+	if (!cJSON_IsString(state) || !cJSON_IsNumber(published) ||
+	    !cJSON_IsNumber(generation)) {
+		ui_app_error(v->app, "%s%s: not a preview status", r->origin,
+			     PREVIEW_STATUS);
+		goto done;
+	}
+	gen = (long long)generation->valuedouble;
+	pub = (long long)published->valuedouble;
+	if (gen > r->generation && strcmp(state->valuestring, "failed") == 0)
+		ui_app_error(v->app, "preview: build %lld failed: %s", gen,
+			     cJSON_IsString(error) ? error->valuestring : "?");
+	if (strcmp(state->valuestring, "building") != 0)
+		r->generation = gen;
+	/* A fetch still under way carries the older build: ask again at the
+	 * next poll rather than twice at once. */
+	if (pub > r->published && !ui_app_pending(v->app, v, TAG_PAGE) &&
+	    !ui_app_pending(v->app, v, TAG_RELOAD)) {
+		r->published = pub;
+		/* The first page opens at its anchor, later ones in place. */
+		ui_app_get(v->app, v, r->page ? TAG_RELOAD : TAG_PAGE, r->url,
+			   NULL, NULL);
+	}
+done:
+	cJSON_Delete(json);
+}
+
 static void reader_data(struct ui_view *v, int tag, struct lc_response *resp,
 			const struct lc_error *err)
 {
 	struct reader *r = v->priv;
 	long line;
 
-	(void)tag;
 	if (err->code != LC_OK) {
-		ui_app_error(v->app, "%s: %s", r->url, err->message);
+		ui_app_error(v->app, "%s: %s",
+			     tag == TAG_STATUS ? r->origin : r->url,
+			     err->message);
+		return;
+	}
+	if (tag == TAG_STATUS) {
+		status_data(v, resp);
+		return;
+	}
+	if (tag == TAG_RELOAD) {
+		reload_data(v, resp);
 		return;
 	}
 	free(r->html);
@@ -305,7 +388,9 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 		open_browser(v);
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
-		ui_app_get(v->app, v, TAG_PAGE, r->url, NULL, NULL);
+		/* A preview's page reloads in place, as on a new build. */
+		ui_app_get(v->app, v, r->origin && r->page ? TAG_RELOAD : TAG_PAGE,
+			   r->url, NULL, NULL);
 		return UI_HANDLED;
 	default:
 		r->digits[0] = '\0';
@@ -372,11 +457,44 @@ static void reader_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	}
 }
 
+/* Ask the preview for its status; the page itself is fetched once a
+ * build is published (before that it is a "Building" placeholder). */
+static void poll_status(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	char *url;
+
+	if (ui_app_pending(v->app, v, TAG_STATUS))
+		return;
+	url = ui_xasprintf("%s%s", r->origin, PREVIEW_STATUS);
+	ui_app_get(v->app, v, TAG_STATUS, url, NULL, NULL);
+	free(url);
+}
+
 static void reader_open(struct ui_view *v)
 {
 	struct reader *r = v->priv;
 
-	ui_app_get(v->app, v, TAG_PAGE, r->url, NULL, NULL);
+	if (r->origin) {
+		poll_status(v);
+		ui_app_tick_within(v->app, PREVIEW_POLL_MS);
+	} else {
+		ui_app_get(v->app, v, TAG_PAGE, r->url, NULL, NULL);
+	}
+}
+
+/* While on top: a preview's reader polls, until that preview is replaced
+ * or has stopped (its page then stays as it was). */
+static void reader_tick(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	const char *running = ui_app_preview_url(v->app);
+
+	if (r->origin == NULL || running == NULL ||
+	    strcmp(running, r->origin) != 0)
+		return;
+	poll_status(v);
+	ui_app_tick_within(v->app, PREVIEW_POLL_MS);
 }
 
 static void reader_close(struct ui_view *v)
@@ -387,6 +505,7 @@ static void reader_close(struct ui_view *v)
 	free(r->html);
 	free(r->url);
 	free(r->anchor);
+	free(r->origin);
 	free(r);
 }
 
@@ -400,6 +519,7 @@ static const struct ui_view_ops reader_ops = {
 	.on_action = reader_action,
 	.on_data = reader_data,
 	.on_key = reader_key,
+	.tick = reader_tick,
 };
 
 struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
@@ -407,9 +527,16 @@ struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
 {
 	struct reader *r = ui_xcalloc(1, sizeof(*r));
 	const char *slash = strrchr(url, '/');
+	const char *preview = ui_app_preview_url(app);
+	const char *title;
 
 	r->url = ui_xstrdup(url);
 	r->anchor = anchor && *anchor ? ui_xstrdup(anchor) : NULL;
-	return ui_view_new(app, &reader_ops, slash && slash[1] ? slash + 1 : "page",
-			   r);
+	if (preview && strncmp(url, preview, strlen(preview)) == 0)
+		r->origin = ui_xstrdup(preview);
+	if (slash && slash[1])
+		title = slash + 1;
+	else
+		title = r->origin ? "preview" : "page";
+	return ui_view_new(app, &reader_ops, title, r);
 }
