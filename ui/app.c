@@ -415,15 +415,32 @@ static const char *focused_project(struct ui_app *app)
 	return NULL;
 }
 
+/* `:search [project:SLUG[/VERSION]] QUERY`: the scope written as the
+ * service's v3 search writes it, else the project in focus and its
+ * "latest". */
 static void cmd_search(struct ui_app *app, const char *arg)
 {
-	const char *project = focused_project(app);
+	const char *project = focused_project(app), *query = arg, *slash;
+	char *slug = NULL, *version = NULL;
+	size_t n;
 
-	if (project == NULL) {
-		ui_app_error(app, ":search needs a project: select or open one");
-		return;
+	if (arg && strncmp(arg, "project:", 8) == 0) {
+		n = strcspn(arg + 8, " ");
+		slash = memchr(arg + 8, '/', n);
+		slug = ui_xstrndup(arg + 8, slash ? (size_t)(slash - arg - 8) : n);
+		if (slash && arg + 8 + n > slash + 1)
+			version = ui_xstrndup(slash + 1,
+					      (size_t)(arg + 8 + n - slash - 1));
+		query = arg + 8 + n + strspn(arg + 8 + n, " ");
+		project = slug;
 	}
-	ui_app_push(app, ui_search_new(app, project, NULL, arg));
+	if (project == NULL || *project == '\0')
+		ui_app_error(app, ":search needs a project: select or open "
+				  "one, or write project:SLUG[/VERSION]");
+	else
+		ui_app_push(app, ui_search_new(app, project, version, query));
+	free(slug);
+	free(version);
 }
 
 static void cmd_projects(struct ui_app *app, const char *arg)

@@ -57,6 +57,11 @@ keys Escape
 wait_for '^2 pages of guide/latest for "frobnicator" *$' "the query put back"
 keys : s e a r c h ' ' n o t h i n g h e r e Enter
 wait_for '^0 pages of guide/latest for "nothinghere" *$' "no results"
+# A scope written as the v3 search writes it: another project, a version.
+keys : s e a r c h ' ' p r o j e c t : m k / l a t e s t ' ' w i d g e t s Enter
+wait_for '^1 page of mk/latest for "widgets" *$' "a search scoped to another project"
+keys : s e a r c h ' ' p r o j e c t : g u i d e / n o p e ' ' w o r l d Enter
+wait_for 'No Version matches the given query\.' "an unknown version's error"
 quit_tui
 
 # ---- The fallback: a prefix the instance's search does not match, found

@@ -280,6 +280,11 @@ static void index_data(struct ui_view *v, int tag, struct lc_response *resp,
 	} else if (tag != TAG_VERSION && err->code == LC_OK) {
 		take_index(v, resp);
 	} else {
+		/* No version to fall back on (an unknown slug, say): why the
+		 * search found nothing is worth a line. */
+		if (tag == TAG_VERSION)
+			ui_app_error(v->app, "%s/%s: %s", s->project, s->version,
+				     err->message);
 		s->index_state = INDEX_MISSING;
 	}
 }
