@@ -499,13 +499,10 @@ void lec__job_note_file(struct lec__job *job, const char *relpath)
 	lec__free(path);
 }
 
-/* Read .readthedocs.yaml when there is one. */
-static int step_config(struct lec__job *job)
+int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 {
-	char *relpath = NULL, *json;
-	int rc = lec_rtd_config_find(job->checkout,
-				     job->project->readthedocs_yaml_path,
-				     &relpath);
+	char *relpath = NULL;
+	int rc = lec_rtd_config_find(job->checkout, yaml_path, &relpath);
 
 	if (rc == LEC_ENOTFOUND)
 		return 0;
@@ -518,6 +515,18 @@ static int step_config(struct lec__job *job)
 		return lec__job_fail(job, "Problem in your project's "
 					  "configuration. %s",
 				     lec_error_last());
+	return 0;
+}
+
+/* Read .readthedocs.yaml when there is one; the build keeps it. */
+static int step_config(struct lec__job *job)
+{
+	char *json;
+
+	if (lec__job_read_config(job, job->project->readthedocs_yaml_path) < 0)
+		return -1;
+	if (job->config == NULL)
+		return 0;
 	if ((json = lec_rtd_config_json(job->config)) != NULL)
 		lec_build_set_config(job->st, job->build->id, json);
 	lec__free(json);

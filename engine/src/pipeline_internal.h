@@ -106,6 +106,10 @@ void lec__job_note(struct lec__job *job, const char *display,
 		   const char *text);
 /* `cat <relpath>` in the log, with the file's text (capped). */
 void lec__job_note_file(struct lec__job *job, const char *relpath);
+/* Read the checkout's .readthedocs.yaml into job->config (NULL without
+ * one), recorded as a "cat" command; yaml_path is the project's
+ * readthedocs_yaml_path or NULL for the default. -1 fails the job. */
+int lec__job_read_config(struct lec__job *job, const char *yaml_path);
 /* Run each user command of a build.jobs hook (sh -c, checkout root). */
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
 

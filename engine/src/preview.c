@@ -508,26 +508,6 @@ static void free_env(char **env)
 	lec__free(env);
 }
 
-/* .readthedocs.yaml, when the tree has one (read as the pipeline reads
- * it, with the same messages). */
-static int load_config(struct lec__job *job)
-{
-	char *relpath = NULL;
-	int rc = lec_rtd_config_find(job->checkout, NULL, &relpath);
-
-	if (rc == LEC_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return lec__job_fail(job, "%s", lec_error_last());
-	rc = lec_rtd_config_load(job->checkout, relpath, &job->config);
-	lec__free(relpath);
-	if (rc < 0)
-		return lec__job_fail(job, "Problem in your project's "
-					  "configuration. %s",
-				     lec_error_last());
-	return 0;
-}
-
 static enum lec_preview_generator public_generator(enum lec__generator g)
 {
 	switch (g) {
@@ -812,7 +792,7 @@ int lec_preview_build(struct lec_preview *p,
 		error = lec__error_oom();
 		goto done;
 	}
-	if (load_config(&job) == 0) {
+	if (lec__job_read_config(&job, NULL) == 0) {
 		gen = lec__job_generator(&job);
 		keep = gen == LEC__GEN_SPHINX;
 		if ((error = prepare_dirs(p, keep)) < 0)
