@@ -11,6 +11,19 @@
 #include "hash.h"
 #include "internal.h"
 
+uint64_t lec__fnv1a(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
 void lec__hex(const unsigned char *bytes, size_t len, char *out)
 {
 	static const char digits[] = "0123456789abcdef";

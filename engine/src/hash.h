@@ -6,6 +6,7 @@
 #define LECTERN_HASH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define LEC__SHA256_HEX_LEN 64
 
@@ -18,5 +19,9 @@ int lec__random_bytes(void *buf, size_t len);
 
 /* Hex-encode len bytes into out (2 * len + 1 bytes). */
 void lec__hex(const unsigned char *bytes, size_t len, char *out);
+
+/* FNV-1a of len bytes: for hash tables and caches, where a collision
+ * costs a comparison and no adversary gains from one; never for secrets. */
+uint64_t lec__fnv1a(const void *data, size_t len);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unictype.h>
 #include <unistr.h>
 
+#include "hash.h"
 #include "mdsite_internal.h"
 
 /* First buffer allocation: most appends are small, most pages a few KB. */
@@ -101,18 +102,6 @@ void lec_mdsite__buf_dispose(struct lec_mdsite__buf *b)
 
 /* Map --------------------------------------------------------------------- */
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static struct lec_mdsite__map_slot *
 map_find(const struct lec_mdsite__map *m, const char *key, size_t n)
 {
@@ -120,7 +109,7 @@ map_find(const struct lec_mdsite__map *m, const char *key, size_t n)
 
 	if (m->cap == 0)
 		return NULL;
-	i = (size_t)hash_bytes(key, n) & (m->cap - 1);
+	i = (size_t)lec__fnv1a(key, n) & (m->cap - 1);
 	while (m->slots[i].key != NULL) {
 		if (strncmp(m->slots[i].key, key, n) == 0 &&
 		    m->slots[i].key[n] == '\0')

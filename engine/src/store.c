@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "store_internal.h"
 
 int lec_store__sqlerr(struct lec_store *st, int rc, const char *what)
@@ -52,18 +53,6 @@ int lec_store__sqlerr(struct lec_store *st, int rc, const char *what)
 	default:
 		return lec__error(LEC_ERROR, "%s: %s: %s", path, what, msg);
 	}
-}
-
-/* FNV-1a of the SQL text, to compare cache entries cheaply. */
-static uint64_t sql_hash(const char *sql)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *sql; sql++) {
-		h ^= (unsigned char)*sql;
-		h *= 1099511628211ULL;
-	}
-	return h;
 }
 
 static void stmt_slot_clear(struct lec_store_cached_stmt *c)
@@ -118,7 +107,7 @@ static struct lec_store_cached_stmt *stmt_lookup(struct lec_store *st,
 		    strcmp(c->sql, sql) == 0)
 			return c;
 	}
-	*h = sql_hash(sql);
+	*h = lec__fnv1a(sql, strlen(sql)); /* compares entries cheaply */
 	for (i = 0; i < LEC_STORE_STMT_CACHE; i++) {
 		struct lec_store_cached_stmt *c = &st->stmts[i];
 

@@ -22,17 +22,22 @@ struct srv_cache {
 	struct cache_entry slots[SRV_CACHE_SLOTS];
 };
 
-/* FNV-1a: short keys, no adversary gains from collisions (they only
- * evict). */
-static uint64_t hash_key(const char *key, int64_t user)
+uint64_t srv_fnv1a(const void *data, size_t len, uint64_t seed)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)user;
+	const unsigned char *p = data;
+	uint64_t h = 1469598103934665603ULL ^ seed;
+	size_t i;
 
-	for (; *key; key++) {
-		h ^= (unsigned char)*key;
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
 		h *= 1099511628211ULL;
 	}
 	return h;
+}
+
+static uint64_t hash_key(const char *key, int64_t user)
+{
+	return srv_fnv1a(key, strlen(key), (uint64_t)user);
 }
 
 struct srv_cache *srv_cache_new(void)

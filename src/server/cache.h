@@ -18,6 +18,11 @@ struct srv_cache;
 /* Bodies larger than this are not kept (a page of 1,000 projects). */
 #define SRV_CACHE_MAX_BODY (512 * 1024)
 
+/* FNV-1a of len bytes, its offset basis mixed with seed (0: plain FNV-1a):
+ * the server's hash for cache keys and entity tags, where a collision only
+ * evicts or costs a full body; no adversary gains from one. */
+uint64_t srv_fnv1a(const void *data, size_t len, uint64_t seed);
+
 struct srv_cache *srv_cache_new(void);
 /* Accepts NULL. */
 void srv_cache_free(struct srv_cache *cache);

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "docs.h"
 
 /* Pages remembered per thread: the hot pages of a few sites; a colliding
@@ -63,16 +64,9 @@ static pthread_key_t cache_key;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 static int cache_key_ok;
 
-/* FNV-1a: short keys, and a collision only evicts. */
 static uint64_t hash_text(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
+	return srv_fnv1a(s, strlen(s), 0);
 }
 
 static void page_clear(struct page_slot *p)

@@ -348,19 +348,13 @@ static void call_cached(struct srv_request *req, struct srv_response *res,
 	free(key);
 }
 
-/* An entity tag for a rendered JSON body: FNV-1a over the bytes. Clients
+/* An entity tag for a rendered JSON body: a hash of the bytes. Clients
  * that poll (the TUI's build list) send it back and get a bodiless 304
  * while nothing changed; the hash costs far less than the rendering. */
 static void set_body_etag(struct srv_response *res)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < res->body_len; i++) {
-		h ^= (unsigned char)res->body[i];
-		h *= 1099511628211ULL;
-	}
-	snprintf(res->etag, sizeof(res->etag), "\"%016" PRIx64 "\"", h);
+	snprintf(res->etag, sizeof(res->etag), "\"%016" PRIx64 "\"",
+		 srv_fnv1a(res->body, res->body_len, 0));
 }
 
 /* Whether an If-None-Match header lists etag (or is "*"); weak
