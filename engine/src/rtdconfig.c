@@ -2151,6 +2151,28 @@ static int read_config_file(struct ctx *cx, const char *checkout_dir,
 	return rc;
 }
 
+/* Parse and check the bytes of a file already read; cx->relpath, data and
+ * len are set. */
+static int parse_config(struct ctx *cx, struct lec_rtd_config **out)
+{
+	int rc;
+
+	if ((cx->cfg = lec__calloc(1, sizeof(*cx->cfg))) == NULL ||
+	    (cx->cfg->path = lec__strdup(cx->relpath)) == NULL) {
+		rc = lec__error_oom();
+		goto done;
+	}
+	cx->cfg->version = 2;
+	if ((rc = parse_text(cx)) < 0 || (rc = check_config(cx)) < 0)
+		goto done;
+	*out = cx->cfg;
+	cx->cfg = NULL;
+done:
+	lec_rtd_config_free(cx->cfg);
+	node_free(cx->root);
+	return rc;
+}
+
 int lec_rtd_config_load(const char *checkout_dir, const char *relpath,
 			struct lec_rtd_config **out)
 {
@@ -2171,21 +2193,30 @@ int lec_rtd_config_load(const char *checkout_dir, const char *relpath,
 	if ((rc = read_config_file(&cx, checkout_dir, &data, &cx.len)) < 0)
 		return rc;
 	cx.data = data;
-	if ((cx.cfg = lec__calloc(1, sizeof(*cx.cfg))) == NULL ||
-	    (cx.cfg->path = lec__strdup(relpath)) == NULL) {
-		rc = lec__error_oom();
-		goto done;
-	}
-	cx.cfg->version = 2;
-	if ((rc = parse_text(&cx)) < 0 || (rc = check_config(&cx)) < 0)
-		goto done;
-	*out = cx.cfg;
-	cx.cfg = NULL;
-done:
-	lec_rtd_config_free(cx.cfg);
-	node_free(cx.root);
+	rc = parse_config(&cx, out);
 	lec__free(data);
 	return rc;
+}
+
+int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
+			 struct lec_rtd_config **out)
+{
+	struct ctx cx;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if ((data == NULL && len > 0) || relpath == NULL || out == NULL)
+		return lec__error(LEC_EINVALID, "no configuration given");
+	if (len > LEC_RTD_CONFIG_MAX_BYTES)
+		return lec__error(LEC_EINVALID,
+				  "%s: the file is larger than %d bytes",
+				  relpath, LEC_RTD_CONFIG_MAX_BYTES);
+	memset(&cx, 0, sizeof(cx));
+	cx.relpath = relpath;
+	cx.data = data ? data : "";
+	cx.len = len;
+	return parse_config(&cx, out);
 }
 
 /* JSON ------------------------------------------------------------------- */

@@ -87,8 +87,7 @@ static int add_query_param(struct srv_request *req, const char *s, size_t n)
 	return 0;
 }
 
-/* Returns 0, or an HTTP status for a URI that cannot be served. */
-static int parse_uri(struct srv_request *req)
+int srv_parse_uri(struct srv_request *req)
 {
 	const char *uri = req->raw_uri;
 	const char *q = strchr(uri, '?');
@@ -429,7 +428,7 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	if (strncmp(req->raw_uri, "/_/api/", 7) != 0 &&
 	    srv_docs_dispatch(req, res))
 		return;
-	if ((status = parse_uri(req)) != 0) {
+	if ((status = srv_parse_uri(req)) != 0) {
 		respond_parse_error(res, status);
 		return;
 	}

@@ -242,6 +242,10 @@ extern const size_t srv_v3_route_count;
 extern const struct srv_route srv_v2_routes[];
 extern const size_t srv_v2_route_count;
 
+/* Split req->raw_uri into the percent-decoded path and query parameters
+ * (req->path, req->query; freed with the request). Returns 0, or the HTTP
+ * status for a URI that cannot be served (414, 404, 400). */
+int srv_parse_uri(struct srv_request *req);
 /* Dispatch a complete request: route, authenticate, check permissions,
  * call the handler. Always fills res. */
 void srv_dispatch(struct srv_request *req, struct srv_response *res);

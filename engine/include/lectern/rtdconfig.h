@@ -174,6 +174,19 @@ int lec_rtd_config_load(const char *checkout_dir, const char *relpath,
 			struct lec_rtd_config **out);
 
 /**
+ * Check configuration text already in memory, as lec_rtd_config_load does
+ * a file's (the fuzz harness and callers with the bytes at hand).
+ * @param data the file's bytes (need not be NUL-terminated); NULL only with
+ *        len 0
+ * @param len bytes of data, at most LEC_RTD_CONFIG_MAX_BYTES
+ * @param relpath the name messages and config->path carry
+ * @param out as for lec_rtd_config_load
+ * @return as lec_rtd_config_load, without LEC_ENOTFOUND and LEC_EIO
+ */
+int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
+			 struct lec_rtd_config **out);
+
+/**
  * The build's `config` object as the service stores it (notes §1.3): keys
  * version ("2"), formats, python, conda, build, doctype, sphinx, mkdocs,
  * submodules, search. Lectern installs no tools, so each build.tools entry
