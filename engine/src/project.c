@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "lectern/language.h"
+#include "lectern/localrepo.h"
 #include "lectern/project.h"
 #include "lectern/slug.h"
 #include "store_internal.h"
@@ -635,7 +636,8 @@ static int looks_like_scp(const char *url)
 
 static int repo_url_check(const char *url)
 {
-	/* file:// is Lectern's addition: it builds local repositories. */
+	/* file:// is Lectern's addition: it builds local repositories, from
+	 * the server's directories only (field_repo_url). */
 	static const char *const accepted[] = { "https", "http", "git", "file",
 						NULL };
 	static const char *const ssh[] = { "ssh", "ssh+git", NULL };
@@ -999,7 +1001,11 @@ static int field_repo_url(const struct lec_project_patch *p,
 	int error = text_field("repository.url", p->repo_url,
 			       LEC_PROJECT_REPO_URL_MAX, 0, &v->repo_url);
 
-	return error < 0 ? error : repo_url_check(v->repo_url);
+	if (error == LEC_OK)
+		error = repo_url_check(v->repo_url);
+	return error < 0 ? error
+			 : lec_localrepo_check(v->repo_url, p->local_roots,
+					       NULL);
 }
 
 static int field_repo_type(const struct lec_project_patch *p,
@@ -1270,6 +1276,7 @@ static void patch_from_new(const struct lec_project_new *in,
 	p->readthedocs_yaml_path = in->readthedocs_yaml_path;
 	p->privacy_level = in->privacy_level;
 	p->external_builds_privacy_level = in->external_builds_privacy_level;
+	p->local_roots = in->local_roots;
 	p->fields |= (in->repo_type ? LEC_PROJECT_F_REPO_TYPE : 0u) |
 		     (in->language ? LEC_PROJECT_F_LANGUAGE : 0u) |
 		     (in->programming_language

@@ -344,7 +344,10 @@ TEST(create_repository_url_rules)
 	check_repo_url(st, "http://example.com/r.git", NULL, __LINE__);
 	check_repo_url(st, "git://example.com/r.git", NULL, __LINE__);
 	check_repo_url(st, "HTTPS://GITHUB.COM/A/B", NULL, __LINE__);
-	check_repo_url(st, "file:///srv/git/repo", NULL, __LINE__);
+	check_repo_url(st, "file:///srv/git/repo",
+		       "This server does not build local repositories: "
+		       "'file:///srv/git/repo'",
+		       __LINE__);
 	check_repo_url(st, "lp:launchpad-project", NULL, __LINE__);
 	check_repo_url(st, "git@github.com:a/b.git", SSH, __LINE__);
 	check_repo_url(st, "ssh://git@example.com/r.git", SSH, __LINE__);

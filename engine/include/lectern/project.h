@@ -104,13 +104,17 @@ struct lec_project_new {
 	const char *readthedocs_yaml_path; /* NULL: the default */
 	const char *privacy_level;        /* NULL: "public" */
 	const char *external_builds_privacy_level; /* NULL: "public" */
+	/* Directories a file:// URL may lie in (lec_localrepo_check),
+	 * NULL-terminated; NULL: none, every file:// URL is refused. */
+	const char *const *local_roots;
 };
 
 /**
  * Import a project: validate, create it with its tags and its machine
  * "latest" version, and make user_id a maintainer, all in one transaction.
  * Repository URLs follow the service (http, https, git, "lp:"), and also
- * file:// because Lectern builds local repositories.
+ * file:// because Lectern builds local repositories, when below one of
+ * in->local_roots (lec_localrepo_check).
  * @param user_id the importing user, or 0 for none
  * @param out     the new project (owned by caller, lec_project_free), or NULL
  * @return LEC_OK; LEC_EINVALID with a field ("name", "repository.url", ...);
@@ -222,6 +226,8 @@ struct lec_project_patch {
 	const char *external_builds_privacy_level;
 	const char *description;
 	const char *documentation_type;
+	/* Where a new file:// repo_url may lie, as in lec_project_new. */
+	const char *const *local_roots;
 };
 
 /**

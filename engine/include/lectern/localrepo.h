@@ -1,0 +1,56 @@
+/*
+ * Local repositories: which file:// URLs and local paths the engine may read
+ * a repository from.
+ *
+ * Without a rule, anyone who may import a project could make the server
+ * clone (and so publish) any git repository, or probe any directory, its
+ * user can read: `file:///root/secrets.git`. A server therefore lists the
+ * directories local repositories may come from (`lectern serve
+ * --local-repos`; the auto-started engine of a single user lists the user's
+ * home and the temporary directory), and a local URL is accepted only when
+ * the path it names, canonicalised (realpath: no "..", no symlink left), is
+ * one of them or lies below one. The check runs when a project's URL is set
+ * and again when a build clones (and for submodule URLs), since a path that
+ * was allowed then may be a symlink to elsewhere by now.
+ */
+#ifndef LECTERN_LOCALREPO_H
+#define LECTERN_LOCALREPO_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The field a refused URL is reported on (lec_error_last_field). */
+#define LEC_LOCALREPO_FIELD "repository.url"
+
+/**
+ * Check a repository URL against the local repository directories.
+ *
+ * Local URLs are file:///PATH, file://localhost/PATH and plain absolute
+ * paths; URLs with any other scheme (https://, git://, host:path) are not
+ * local and pass, leaving their own rules to the caller. A local URL is
+ * refused when it names a relative path (relative to what would depend on
+ * the server's working directory), when a file:// URL has another host or
+ * percent-escapes (git and libgit2 decode those, so the path checked could
+ * differ from the path read), and when its canonical path is not at or
+ * below a canonical root. A path that does not exist yet is judged by its
+ * longest existing prefix; its missing part may not hold "." or "..".
+ * Roots that do not exist are skipped.
+ *
+ * @param url   the repository URL (not NULL)
+ * @param roots NULL-terminated absolute directories; NULL or empty: none,
+ *              so every local URL is refused
+ * @param path  when not NULL, gets the canonical path a local URL names,
+ *              owned by the caller (free()), or NULL for a URL that is not
+ *              local; clone from it rather than from url, so that what was
+ *              checked is what is read
+ * @return LEC_OK; LEC_EINVALID (field LEC_LOCALREPO_FIELD) with a message
+ *         that says which directories are allowed; LEC_ENOMEM
+ */
+int lec_localrepo_check(const char *url, const char *const *roots,
+			char **path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

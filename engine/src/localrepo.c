@@ -1,0 +1,200 @@
+/*
+ * Local repository URLs against the server's allowed directories (see
+ * localrepo.h): find the path a URL names the way git does, canonicalise it
+ * and each root with realpath, and accept the path only at or below a root.
+ * Every refusal names the URL's field and the allowed directories, so the
+ * API can show it as the service shows a validation error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+#include "lectern/localrepo.h"
+
+/* The only host a file URL may name besides none (RFC 8089): git and
+ * libgit2 read both as the local path that follows. */
+#define FILE_SCHEME "file:"
+#define FILE_AUTHORITY "//"
+#define LOCALHOST "localhost"
+
+static int refuse_form(const char *url)
+{
+	return lec__error_field(LEC_EINVALID, LEC_LOCALREPO_FIELD,
+				"Write a local repository as file:///PATH, "
+				"with no host and no percent-escapes: '%s'",
+				url);
+}
+
+/* The local path url names, as git tells local from remote: a file URL,
+ * else anything with "://" is remote, else a ':' before the first '/' is
+ * an ssh "host:path", else it is a path. *out points into url; NULL when
+ * the URL is not local. */
+static int local_path(const char *url, const char **out)
+{
+	size_t scheme = strlen(FILE_SCHEME), authority = strlen(FILE_AUTHORITY);
+	size_t host = strlen(LOCALHOST);
+	const char *p = url;
+
+	*out = NULL;
+	if (strncasecmp(url, FILE_SCHEME, scheme) != 0) {
+		if (strstr(url, "://") == NULL &&
+		    strcspn(url, ":") >= strcspn(url, "/"))
+			*out = url;
+		return LEC_OK;
+	}
+	p += scheme;
+	if (strncmp(p, FILE_AUTHORITY, authority) != 0)
+		return refuse_form(url);
+	p += authority;
+	if (strncasecmp(p, LOCALHOST, host) == 0 && p[host] == '/')
+		p += host;
+	if (*p != '/' || strchr(p, '%'))
+		return refuse_form(url);
+	*out = p;
+	return LEC_OK;
+}
+
+/* Whether a path's part past its existing prefix holds "." or "..": nothing
+ * on disk says where those would lead once the directories exist. */
+static int has_dot_segment(const char *rest)
+{
+	while (*rest) {
+		size_t n;
+
+		rest += strspn(rest, "/");
+		n = strcspn(rest, "/");
+		if ((n == 1 && rest[0] == '.') ||
+		    (n == 2 && rest[0] == '.' && rest[1] == '.'))
+			return 1;
+		rest += n;
+	}
+	return 0;
+}
+
+/* The canonical form of an absolute path: realpath of its longest existing
+ * prefix followed by the rest. *out (lec__free) is NULL when the path cannot
+ * be placed (unreadable, a symlink loop, "." or ".." in the missing part). */
+static int canonical(const char *path, char **out)
+{
+	char *prefix = lec__strdup(path), *resolved = lec__malloc(PATH_MAX);
+	size_t end = strlen(path);
+	struct lec__buf buf = LEC__BUF_INIT;
+	int error = LEC_OK;
+
+	*out = NULL;
+	if (prefix == NULL || resolved == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	for (;;) {
+		prefix[end] = '\0';
+		if (realpath(end ? prefix : "/", resolved) != NULL)
+			break;
+		if ((errno != ENOENT && errno != ENOTDIR) || end == 0)
+			goto done;
+		while (end > 0 && path[end - 1] != '/')
+			end--;
+		while (end > 0 && path[end - 1] == '/')
+			end--;
+	}
+	if (has_dot_segment(path + end))
+		goto done;
+	/* "/" + "/rest" would start with "//". */
+	lec__buf_puts(&buf, strcmp(resolved, "/") == 0 && path[end] ? ""
+								 : resolved);
+	lec__buf_puts(&buf, path + end);
+	if ((*out = lec__buf_take(&buf)) == NULL)
+		error = LEC_ENOMEM;
+done:
+	lec__free(prefix);
+	lec__free(resolved);
+	return error;
+}
+
+/* Whether path is root or lies below it (both canonical). */
+static int within(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(path, root, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+/* Whether canonical path lies in one of the roots; 1, 0, or an error. */
+static int allowed(const char *path, const char *const *roots)
+{
+	char *root = NULL;
+	int error, found = 0;
+
+	for (; roots && *roots && !found; roots++) {
+		if ((*roots)[0] != '/')
+			continue;
+		if ((error = canonical(*roots, &root)) < 0)
+			return error;
+		found = root && within(path, root);
+		lec__free(root);
+	}
+	return found;
+}
+
+static int refuse(const char *url, const char *const *roots)
+{
+	struct lec__buf list = LEC__BUF_INIT;
+	char *text;
+	int error;
+
+	if (roots == NULL || roots[0] == NULL)
+		return lec__error_field(LEC_EINVALID, LEC_LOCALREPO_FIELD,
+					"This server does not build local "
+					"repositories: '%s'",
+					url);
+	for (; *roots; roots++)
+		lec__buf_printf(&list, "%s%s", list.len ? ", " : "", *roots);
+	if ((text = lec__buf_take(&list)) == NULL)
+		return LEC_ENOMEM;
+	error = lec__error_field(LEC_EINVALID, LEC_LOCALREPO_FIELD,
+				 "Local repositories must be in %s; '%s' is "
+				 "not",
+				 text, url);
+	lec__free(text);
+	return error;
+}
+
+int lec_localrepo_check(const char *url, const char *const *roots,
+			char **path)
+{
+	const char *local = NULL;
+	char *resolved = NULL;
+	int error;
+
+	lec_error_clear();
+	if (path)
+		*path = NULL;
+	if (url == NULL)
+		return lec__error_field(LEC_EINVALID, LEC_LOCALREPO_FIELD,
+					"No repository URL given");
+	if ((error = local_path(url, &local)) < 0 || local == NULL)
+		return error;
+	if (local[0] != '/')
+		return lec__error_field(LEC_EINVALID, LEC_LOCALREPO_FIELD,
+					"A local repository must be an "
+					"absolute path: '%s'",
+					url);
+	if ((error = canonical(local, &resolved)) < 0)
+		return error;
+	error = resolved ? allowed(resolved, roots) : 0;
+	if (error == 0)
+		error = refuse(url, roots);
+	else if (error > 0)
+		error = LEC_OK;
+	if (error == LEC_OK && path)
+		*path = resolved;
+	else
+		lec__free(resolved);
+	return error;
+}

@@ -1,0 +1,237 @@
+/*
+ * Local repositories are read only from the allowed directories: file://
+ * URLs and absolute paths at or below a root pass and give their canonical
+ * path; "..", symlinks and percent-escapes cannot lead out of a root;
+ * /etc, other hosts and relative paths are refused with the URL's field;
+ * remote URLs are not this module's business; and project creation and
+ * updates apply the same rule through their local_roots.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "internal.h"
+#include "lectern/localrepo.h"
+#include "lectern/project.h"
+
+/* A root (allowed/, holding repo/ and a symlink out) and a sibling outside
+ * it, in one temporary directory; the paths stay valid for the test. */
+struct layout {
+	char root[512];    /* <tmp>/allowed */
+	char repo[512];    /* <tmp>/allowed/repo */
+	char outside[512]; /* <tmp>/outside */
+	char link[512];    /* <tmp>/allowed/out -> ../outside */
+	const char *roots[2];
+};
+
+static void make_layout(struct layout *l)
+{
+	char tmp[PATH_MAX];
+
+	/* Canonical, so that the paths expected are realpath's. */
+	CHECK(realpath(lec_test_tmpdir(), tmp) != NULL);
+	CHECK(snprintf(l->root, sizeof(l->root), "%s/allowed", tmp) <
+	      (int)sizeof(l->root));
+	CHECK(snprintf(l->repo, sizeof(l->repo), "%s/repo", l->root) <
+	      (int)sizeof(l->repo));
+	CHECK(snprintf(l->outside, sizeof(l->outside), "%s/outside", tmp) <
+	      (int)sizeof(l->outside));
+	CHECK(snprintf(l->link, sizeof(l->link), "%s/out", l->root) <
+	      (int)sizeof(l->link));
+	CHECK(mkdir(l->root, 0700) == 0);
+	CHECK(mkdir(l->repo, 0700) == 0);
+	CHECK(mkdir(l->outside, 0700) == 0);
+	CHECK(symlink("../outside", l->link) == 0);
+	l->roots[0] = l->root;
+	l->roots[1] = NULL;
+}
+
+/* url against roots: LEC_OK with canonical path want (NULL: not local), or
+ * LEC_EINVALID on the URL's field when want is "!". */
+static void check_url(const char *url, const char *const *roots,
+		      const char *want, int line)
+{
+	char *path = NULL;
+	int rc = lec_localrepo_check(url, roots, &path);
+
+	if (want && strcmp(want, "!") == 0) {
+		if (rc != LEC_EINVALID || path != NULL ||
+		    lec_error_last_field() == NULL ||
+		    strcmp(lec_error_last_field(), LEC_LOCALREPO_FIELD) != 0)
+			FAIL_AT("line %d: '%s' gave %d (%s), expected a refusal",
+				line, url, rc, lec_error_last());
+	} else if (rc != LEC_OK) {
+		FAIL_AT("line %d: '%s' refused: %s", line, url,
+			lec_error_last());
+	} else if (want ? path == NULL || strcmp(path, want) != 0
+			: path != NULL) {
+		FAIL_AT("line %d: '%s' gave path '%s', expected '%s'", line,
+			url, path ? path : "(null)", want ? want : "(null)");
+	}
+	lec__free(path);
+}
+
+static char *url_of(char *buf, size_t size, const char *prefix,
+		    const char *path, const char *suffix)
+{
+	CHECK(snprintf(buf, size, "%s%s%s", prefix, path, suffix) <
+	      (int)size);
+	return buf;
+}
+
+TEST(inside_a_root_passes_with_its_canonical_path)
+{
+	struct layout l;
+	char url[1200], want[1200];
+
+	make_layout(&l);
+	check_url(url_of(url, sizeof(url), "file://", l.repo, ""), l.roots,
+		  l.repo, __LINE__);
+	check_url(url_of(url, sizeof(url), "FILE://localhost", l.repo, ""),
+		  l.roots, l.repo, __LINE__);
+	check_url(l.repo, l.roots, l.repo, __LINE__);
+	/* The root itself, a trailing slash, and ".." that stays inside. */
+	check_url(url_of(url, sizeof(url), "file://", l.root, "/"), l.roots,
+		  l.root, __LINE__);
+	check_url(url_of(url, sizeof(url), "file://", l.repo, "/../repo"),
+		  l.roots, l.repo, __LINE__);
+	/* Not there yet: judged by the part that exists. */
+	CHECK(snprintf(want, sizeof(want), "%s/new/repo.git", l.root) <
+	      (int)sizeof(want));
+	check_url(url_of(url, sizeof(url), "file://", want, ""), l.roots, want,
+		  __LINE__);
+}
+
+TEST(nothing_leads_out_of_a_root)
+{
+	struct layout l;
+	char url[1200], sibling[1200];
+
+	make_layout(&l);
+	check_url("file:///etc", l.roots, "!", __LINE__);
+	check_url("/etc", l.roots, "!", __LINE__);
+	check_url(url_of(url, sizeof(url), "file://", l.outside, ""), l.roots,
+		  "!", __LINE__);
+	check_url(url_of(url, sizeof(url), "file://", l.root, "/../outside"),
+		  l.roots, "!", __LINE__);
+	check_url(url_of(url, sizeof(url), "file://", l.root, "/../../../etc"),
+		  l.roots, "!", __LINE__);
+	/* A symlink inside the root that points out of it. */
+	check_url(url_of(url, sizeof(url), "file://", l.link, ""), l.roots,
+		  "!", __LINE__);
+	check_url(url_of(url, sizeof(url), "file://", l.link, "/x.git"),
+		  l.roots, "!", __LINE__);
+	/* A name that only starts like the root. */
+	CHECK(snprintf(sibling, sizeof(sibling), "%s-evil", l.root) <
+	      (int)sizeof(sibling));
+	CHECK(mkdir(sibling, 0700) == 0);
+	check_url(url_of(url, sizeof(url), "file://", sibling, ""), l.roots,
+		  "!", __LINE__);
+	/* ".." in a part that does not exist yet. */
+	check_url(url_of(url, sizeof(url), "file://", l.root,
+			 "/missing/../../outside"),
+		  l.roots, "!", __LINE__);
+	/* Escapes git would decode, other hosts, relative paths, odd forms. */
+	check_url(url_of(url, sizeof(url), "file://", l.root, "/%2e%2e/outside"),
+		  l.roots, "!", __LINE__);
+	check_url(url_of(url, sizeof(url), "file://example.com", l.repo, ""),
+		  l.roots, "!", __LINE__);
+	check_url("file:/etc", l.roots, "!", __LINE__);
+	check_url("file:relative", l.roots, "!", __LINE__);
+	check_url("repo/dir", l.roots, "!", __LINE__);
+	check_url("./repo", l.roots, "!", __LINE__);
+}
+
+TEST(no_roots_refuse_every_local_url)
+{
+	struct layout l;
+	const char *const empty[] = { NULL };
+	char url[1200];
+
+	make_layout(&l);
+	url_of(url, sizeof(url), "file://", l.repo, "");
+	check_url(url, NULL, "!", __LINE__);
+	check_url(url, empty, "!", __LINE__);
+	CHECK_ERR(lec_localrepo_check("file:///etc", NULL, NULL),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(),
+		  "This server does not build local repositories: "
+		  "'file:///etc'");
+}
+
+TEST(the_message_names_the_allowed_directories)
+{
+	const char *const roots[] = { "/nonexistent-a", "/nonexistent-b",
+				      NULL };
+
+	CHECK_ERR(lec_localrepo_check("file:///etc", roots, NULL),
+		  LEC_EINVALID);
+	CHECK_STR(lec_error_last(),
+		  "Local repositories must be in /nonexistent-a, "
+		  "/nonexistent-b; 'file:///etc' is not");
+	CHECK_STR(lec_error_last_field(), "repository.url");
+}
+
+TEST(remote_urls_are_not_local)
+{
+	const char *const none[] = { NULL };
+
+	check_url("https://github.com/a/b", none, NULL, __LINE__);
+	check_url("git://example.com/r.git", none, NULL, __LINE__);
+	check_url("git@github.com:a/b.git", none, NULL, __LINE__);
+	check_url("lp:launchpad-project", none, NULL, __LINE__);
+}
+
+TEST(a_root_of_slash_allows_everything)
+{
+	const char *const roots[] = { "/", NULL };
+
+	check_url("file:///etc", roots, "/etc", __LINE__);
+}
+
+TEST(projects_apply_their_local_roots)
+{
+	struct lec_store *st = lec_test_store();
+	struct lec_project_new in = { 0 };
+	struct lec_project_patch patch = { 0 };
+	struct lec_project *p = NULL;
+	struct layout l;
+	char url[1200];
+
+	make_layout(&l);
+	in.name = "Local";
+	in.repo_url = url_of(url, sizeof(url), "file://", l.repo, "");
+	CHECK_ERR(lec_project_create(st, &in, 0, NULL), LEC_EINVALID);
+	CHECK_STR(lec_error_last_field(), "repository.url");
+	in.local_roots = l.roots;
+	CHECK_OK(lec_project_create(st, &in, 0, &p));
+	/* A patch that leaves the URL alone needs no roots. */
+	patch.fields = LEC_PROJECT_F_NAME;
+	patch.name = "Local Docs";
+	CHECK_OK(lec_project_update(st, p ? p->id : 0, &patch));
+	patch.fields = LEC_PROJECT_F_REPO_URL;
+	patch.repo_url = "file:///etc";
+	patch.local_roots = l.roots;
+	CHECK_ERR(lec_project_update(st, p ? p->id : 0, &patch), LEC_EINVALID);
+	CHECK_STR(lec_error_last_field(), "repository.url");
+	patch.repo_url = url_of(url, sizeof(url), "file://", l.link, "");
+	CHECK_ERR(lec_project_update(st, p ? p->id : 0, &patch), LEC_EINVALID);
+	lec_project_free(p);
+	lec_store_free(st);
+}
+
+static const struct lec_test tests[] = {
+	TEST_ENTRY(inside_a_root_passes_with_its_canonical_path),
+	TEST_ENTRY(nothing_leads_out_of_a_root),
+	TEST_ENTRY(no_roots_refuse_every_local_url),
+	TEST_ENTRY(the_message_names_the_allowed_directories),
+	TEST_ENTRY(remote_urls_are_not_local),
+	TEST_ENTRY(a_root_of_slash_allows_everything),
+	TEST_ENTRY(projects_apply_their_local_roots),
+};
+
+LEC_TEST_MAIN(tests)
