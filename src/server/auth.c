@@ -2,7 +2,9 @@
  * Token authentication as the service's v3 does it (DRF TokenAuthentication,
  * behaviour notes §0.4 and §1.1): a header whose keyword is not "Token" is
  * ignored (the request stays anonymous); a malformed or unknown token is a
- * 401 even on endpoints anyone may read.
+ * 401 even on endpoints anyone may read. Also the check behind the
+ * routes for project admins, which treats a project the requester cannot
+ * see as one that does not exist.
  */
 #include <string.h>
 #include <strings.h>
@@ -74,7 +76,8 @@ int srv_is_project_admin_slug(struct srv_request *req, const char *slug)
 {
 	struct lec_store *store = srv_store(req);
 	struct lec_project *project = NULL;
-	int rc;
+	int64_t user = req->user ? req->user->id : 0;
+	int rc, visible, admin;
 
 	if (store == NULL)
 		return -1;
@@ -83,8 +86,14 @@ int srv_is_project_admin_slug(struct srv_request *req, const char *slug)
 		return -2;
 	if (rc < 0)
 		return -1;
-	rc = req->user ? lec_project_is_admin(store, project->id, req->user->id)
-		       : 0;
+	/* A project the requester cannot see answers as one that does not
+	 * exist: a 403 would tell that a private project's name is taken. */
+	visible = lec_project_can_view(store, project->id, user);
+	admin = visible == 1 && user
+			? lec_project_is_admin(store, project->id, user)
+			: 0;
 	lec_project_free(project);
-	return rc < 0 ? -1 : rc;
+	if (visible < 0 || admin < 0)
+		return -1;
+	return visible ? admin : -2;
 }

@@ -158,6 +158,11 @@ int srv_respond_field_error(struct srv_response *res, const char *field,
 			    const char *msg);
 /* 500 with a generic body; the cause goes to the log, not the client. */
 int srv_respond_internal(struct srv_response *res, const char *why);
+struct srv_input_error;
+/* A refusal from the request boundary (input.h): a field error or a
+ * {"detail"} with its status. */
+int srv_respond_input_error(struct srv_response *res,
+			    const struct srv_input_error *err);
 
 /* JSON helpers ------------------------------------------------------------- */
 
@@ -259,10 +264,11 @@ int srv_docs_dispatch(struct srv_request *req, struct srv_response *res);
  * set, or anonymous) or fills res with the 401 and returns -1. */
 int srv_authenticate(struct srv_request *req, struct srv_response *res);
 /* Whether req->user administers the project with this slug: 1 yes, 0 no,
- * -2 no such project, -1 an engine error (message in lec_error_last). */
+ * -2 no such project or one req->user cannot see, -1 an engine error
+ * (message in lec_error_last). */
 int srv_is_project_admin_slug(struct srv_request *req, const char *slug);
 
-/* The value of a hexadecimal digit, or -1 (percent-decoding). */
+/* The value of a hexadecimal digit, or -1 (percent-decoding; input.c). */
 int srv_hex_value(char c);
 
 /* Logging: one line to stderr, never with secrets. */

@@ -6,7 +6,9 @@
  * project, a private version, and the builds of either are 404 on detail
  * and absent from lists. Keys come out in the service's serializer field
  * order (notes §3.4), datetimes without an offset (contract §2.1), and
- * every list is paginated with limit/offset (decision table).
+ * every list is paginated with limit/offset (decision table). A
+ * repository URL never shows its credentials (lec_repo_redact_url), in
+ * `repo` as in what is made from it.
  *
  * The engine lists versions and builds per project; a v2 list spans all
  * projects, so lists are gathered over the public projects, ordered as the
@@ -19,6 +21,7 @@
 
 #include "lectern/build.h"
 #include "lectern/project.h"
+#include "lectern/repo.h"
 #include "lectern/resolve.h"
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
@@ -199,7 +202,7 @@ static cJSON *v2_project(struct srv_request *req, const struct lec_project *p)
 	cJSON_AddStringToObject(o, "language", p->language);
 	cJSON_AddStringToObject(o, "programming_language",
 				p->programming_language);
-	cJSON_AddStringToObject(o, "repo", p->repo_url);
+	add_owned_string(o, "repo", lec_repo_redact_url(p->repo_url));
 	cJSON_AddStringToObject(o, "repo_type", p->repo_type);
 	cJSON_AddStringToObject(o, "default_version", p->default_version);
 	add_string_or_null(o, "default_branch", p->default_branch);
@@ -349,16 +352,17 @@ static char *repo_path(const char *repo, const char *host)
 
 /* The commit's web page: GitHub, GitLab and Bitbucket (pull and merge
  * requests their own forms); "" when the repository path cannot be read,
- * null for other hosts or no commit. */
-static char *commit_url(const struct lec_project *p,
-			const struct lec_version *v, const char *commit)
+ * null for other hosts or no commit. repo is the redacted repository URL:
+ * a host name inside a URL's credentials must not make them a path. */
+static char *commit_url(const char *repo, const struct lec_version *v,
+			const char *commit)
 {
 	int request = v && v->type == LEC_VERSION_EXTERNAL;
 	char *path, *out = NULL;
 
-	if (commit == NULL)
+	if (commit == NULL || repo == NULL)
 		return NULL;
-	if ((path = repo_path(p->repo_url, "github.com")) != NULL) {
+	if ((path = repo_path(repo, "github.com")) != NULL) {
 		if (path[0] && request)
 			out = dup_printf("https://github.com/%s/pull/%s/"
 					 "commits/%s",
@@ -366,7 +370,7 @@ static char *commit_url(const struct lec_project *p,
 		else if (path[0])
 			out = dup_printf("https://github.com/%s/commit/%s",
 					 path, commit);
-	} else if ((path = repo_path(p->repo_url, "gitlab.com")) != NULL) {
+	} else if ((path = repo_path(repo, "gitlab.com")) != NULL) {
 		if (path[0] && request)
 			out = dup_printf("https://gitlab.com/%s/commit/%s"
 					 "?merge_request_iid=%s",
@@ -374,7 +378,7 @@ static char *commit_url(const struct lec_project *p,
 		else if (path[0])
 			out = dup_printf("https://gitlab.com/%s/commit/%s",
 					 path, commit);
-	} else if ((path = repo_path(p->repo_url, "bitbucket.org")) != NULL) {
+	} else if ((path = repo_path(repo, "bitbucket.org")) != NULL) {
 		if (path[0])
 			out = dup_printf("https://bitbucket.org/%s/commits/%s",
 					 path, commit);
@@ -413,6 +417,7 @@ static cJSON *v2_build(struct srv_request *req, const struct lec_project *p,
 {
 	cJSON *o = cJSON_CreateObject();
 	int final = lec_build_state_final(b->state);
+	char *repo;
 
 	if (o == NULL)
 		return NULL;
@@ -423,7 +428,9 @@ static cJSON *v2_build(struct srv_request *req, const struct lec_project *p,
 	add_owned_string(o, "docs_url", build_docs_url(req, p, v));
 	cJSON_AddStringToObject(o, "state_display",
 				lec_build_state_name(b->state));
-	add_owned_string(o, "commit_url", commit_url(p, v, b->commit));
+	repo = lec_repo_redact_url(p->repo_url);
+	add_owned_string(o, "commit_url", commit_url(repo, v, b->commit));
+	free(repo);
 	cJSON_AddItemToObject(o, "config", build_config(b));
 	cJSON_AddStringToObject(o, "type", b->type ? b->type : "html");
 	cJSON_AddStringToObject(o, "state", lec_build_state_code(b->state));

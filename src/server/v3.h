@@ -46,11 +46,54 @@ char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
 
 /* Common handler steps (v3_common.c) ---------------------------------- */
 
-/* The project named by req->params[0], visible to the requester; on
- * failure fills res (404 "No Project matches the given query.") and
- * returns NULL. Owned by the caller (lec_project_free). */
-struct lec_project *srv_v3_load_project(struct srv_request *req,
-					struct srv_response *res);
+/* A nested route's parent: the project of params[0] and, for routes
+ * under a version, its version params[1]. */
+enum srv_parent_kind {
+	SRV_PARENT_PROJECT,
+	/* The versions endpoint: pull-request versions never show there. */
+	SRV_PARENT_VERSION,
+	/* A version whose builds are listed or triggered: pull-request
+	 * versions included, visible as their builds are. */
+	SRV_PARENT_BUILDS_VERSION,
+};
+
+struct srv_parent {
+	struct lec_project *project; /* owned */
+	struct lec_version *version; /* owned; NULL for SRV_PARENT_PROJECT */
+	int admin;                   /* the requester administers project */
+};
+
+/* Look the parent up as the requester may see it. A project that does not
+ * exist and one they cannot see both fill res with the same 404 ("No
+ * Project matches the given query."); likewise a version ("No Version
+ * ..."). Returns 0, or -1 after filling res (out is then empty). */
+int srv_v3_parent_load(struct srv_request *req, struct srv_response *res,
+		       enum srv_parent_kind kind, struct srv_parent *out);
+/* Accepts NULL. */
+void srv_v3_parent_dispose(struct srv_parent *parent);
+/* Whether the requester, who can see parent's project, sees version v of
+ * it and its builds: admins every one, others public versions (a
+ * pull-request version: when the project's external builds are public).
+ * v NULL is a deleted version, whose builds are the admins' only. */
+int srv_v3_version_visible(const struct srv_parent *parent,
+			   const struct lec_version *v);
+
+/* A nested list: the parent it hangs from and how to fill a page. */
+struct srv_v3_list {
+	enum srv_parent_kind parent;
+	int flex; /* reads fields/omit/expand (400 on a bad expand) */
+	/* Add the page's items to results and set *total to the count of
+	 * all. Returns 0, or -1 after filling res. */
+	int (*fill)(struct srv_request *req, struct srv_response *res,
+		    const struct srv_parent *parent,
+		    const struct lec_page *page, const struct srv_flex *flex,
+		    cJSON *results, size_t *total);
+};
+
+/* Answer a nested list: the parent looked up first (its 404), then the
+ * page in the paginated envelope. Returns res->status. */
+int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
+			const struct srv_v3_list *list);
 /* The requester's user id, or 0 when anonymous. */
 int64_t srv_viewer_id(const struct srv_request *req);
 /* Parse a query boolean the way django-filter does: 1 true, 0 false,

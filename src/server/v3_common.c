@@ -1,46 +1,153 @@
 /*
- * Steps most v3 handlers share: loading the project of the URL with the
- * visibility rules of behaviour notes §1.7, reading query booleans the way
- * django-filter does, and integer ids from the path.
+ * Steps most v3 handlers share: the one lookup of a nested route's parent
+ * (project, and version where the path names one), the page of a nested
+ * list, reading query booleans the way django-filter does, and integer ids
+ * from the path.
+ *
+ * One visibility rule holds for every route under a project: whatever
+ * belongs to a project the requester cannot see is a 404 with the very body
+ * a project that does not exist gets ("No Project matches the given
+ * query."), so no answer tells a private project from a missing one. The
+ * service looks a nested view's parent up with get_object_or_404 before
+ * anything else; Lectern does that on every nested route, lists included,
+ * rather than answering an empty page for a parent that is not there.
  */
 #include <string.h>
 #include <strings.h>
 
 #include "lectern/project.h"
 #include "lectern/user.h"
+#include "lectern/version.h"
 #include "v3.h"
+
+#define NO_PROJECT "No Project matches the given query."
+#define NO_VERSION "No Version matches the given query."
 
 int64_t srv_viewer_id(const struct srv_request *req)
 {
 	return req->user ? req->user->id : 0;
 }
 
-struct lec_project *srv_v3_load_project(struct srv_request *req,
-					struct srv_response *res)
+static int is_public(const char *privacy_level)
 {
-	struct lec_store *store = srv_store(req);
-	struct lec_project *p = NULL;
+	return privacy_level && strcmp(privacy_level, "public") == 0;
+}
+
+int srv_v3_version_visible(const struct srv_parent *parent,
+			   const struct lec_version *v)
+{
+	if (parent->admin)
+		return 1;
+	if (v == NULL)
+		return 0;
+	if (v->type == LEC_VERSION_EXTERNAL)
+		return is_public(parent->project->external_builds_privacy_level);
+	return is_public(v->privacy_level);
+}
+
+/* The project of params[0] if the requester may see it, with whether they
+ * administer it. LEC_ENOTFOUND covers both "no such project" and "not
+ * yours to see", so that the two answer alike. */
+static int load_project(struct srv_request *req, struct lec_store *store,
+			struct srv_parent *out)
+{
+	int64_t viewer = srv_viewer_id(req);
 	int rc;
 
+	if ((rc = lec_project_get(store, req->params[0], &out->project)) < 0)
+		return rc;
+	if ((rc = lec_project_can_view(store, out->project->id, viewer)) < 0)
+		return rc;
+	if (rc == 0)
+		return LEC_ENOTFOUND;
+	rc = viewer ? lec_project_is_admin(store, out->project->id, viewer) : 0;
+	if (rc < 0)
+		return rc;
+	out->admin = rc;
+	return LEC_OK;
+}
+
+/* The version of params[1] if this route shows it to the requester. */
+static int load_version(struct srv_request *req, struct lec_store *store,
+			enum srv_parent_kind kind, struct srv_parent *out)
+{
+	int rc = lec_version_get(store, out->project->id, req->params[1],
+				 &out->version);
+
+	if (rc < 0)
+		return rc;
+	if (kind == SRV_PARENT_VERSION &&
+	    out->version->type == LEC_VERSION_EXTERNAL)
+		return LEC_ENOTFOUND;
+	return srv_v3_version_visible(out, out->version) ? LEC_OK
+							 : LEC_ENOTFOUND;
+}
+
+int srv_v3_parent_load(struct srv_request *req, struct srv_response *res,
+		       enum srv_parent_kind kind, struct srv_parent *out)
+{
+	struct lec_store *store = srv_store(req);
+	const char *missing = NO_PROJECT;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
 	if (store == NULL) {
 		srv_respond_internal(res, "no store");
-		return NULL;
+		return -1;
 	}
-	rc = lec_project_get(store, req->params[0], &p);
-	if (rc == LEC_OK) {
-		rc = lec_project_can_view(store, p->id, srv_viewer_id(req));
-		if (rc == 1)
-			return p;
-		lec_project_free(p);
-		if (rc == 0)
-			rc = LEC_ENOTFOUND;
+	rc = load_project(req, store, out);
+	if (rc == LEC_OK && kind != SRV_PARENT_PROJECT) {
+		missing = NO_VERSION;
+		rc = load_version(req, store, kind, out);
 	}
+	if (rc == LEC_OK)
+		return 0;
 	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404,
-				   "No Project matches the given query.");
+		srv_respond_detail(res, 404, missing);
 	else
 		srv_respond_engine_error(res, rc);
-	return NULL;
+	srv_v3_parent_dispose(out);
+	return -1;
+}
+
+void srv_v3_parent_dispose(struct srv_parent *parent)
+{
+	if (parent == NULL)
+		return;
+	lec_version_free(parent->version);
+	lec_project_free(parent->project);
+	memset(parent, 0, sizeof(*parent));
+}
+
+int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
+			const struct srv_v3_list *list)
+{
+	struct srv_parent parent;
+	struct srv_flex flex = { 0 };
+	struct lec_page page;
+	cJSON *results = NULL;
+	size_t total = 0;
+
+	if (list->flex && srv_flex_parse(req, &flex, res) < 0)
+		return res->status;
+	srv_page_parse(req, &page);
+	if (srv_v3_parent_load(req, res, list->parent, &parent) < 0)
+		goto done;
+	if ((results = cJSON_CreateArray()) == NULL) {
+		srv_respond_internal(res, "out of memory");
+		goto done;
+	}
+	if (list->fill(req, res, &parent, &page, &flex, results, &total) < 0)
+		goto done;
+	srv_respond_json(res, 200,
+			 srv_page_envelope(req, &page, total, results),
+			 SRV_JSON_SORTED);
+	results = NULL; /* consumed by the envelope */
+done:
+	cJSON_Delete(results);
+	srv_v3_parent_dispose(&parent);
+	srv_flex_dispose(&flex);
+	return res->status;
 }
 
 int srv_query_bool(const struct srv_request *req, const char *key)

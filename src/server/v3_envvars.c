@@ -60,24 +60,6 @@ static cJSON *envvar_object(const struct srv_request *req, const char *slug,
 	return o;
 }
 
-/* The project of the URL; the router has checked that it exists and that
- * the requester administers it. NULL after filling res. */
-static struct lec_project *load_project(struct srv_request *req,
-					struct srv_response *res)
-{
-	struct lec_store *store = srv_store(req);
-	struct lec_project *p = NULL;
-	int rc;
-
-	if (store == NULL) {
-		srv_respond_internal(res, "no store");
-		return NULL;
-	}
-	if ((rc = lec_project_get(store, req->params[0], &p)) < 0)
-		srv_respond_engine_error(res, rc);
-	return p;
-}
-
 /* The id of the URL: 0 and *id, or -1 after filling res. */
 static int param_id(struct srv_request *req, struct srv_response *res,
 		    int64_t *id)
@@ -88,34 +70,36 @@ static int param_id(struct srv_request *req, struct srv_response *res,
 	return -1;
 }
 
-int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
+static int fill_envvars(struct srv_request *req, struct srv_response *res,
+			const struct srv_parent *parent,
+			const struct lec_page *page,
+			const struct srv_flex *flex, cJSON *results,
+			size_t *total)
 {
 	struct lec_envvar_list list = { 0 };
-	struct lec_project *p = load_project(req, res);
-	struct lec_page page;
-	cJSON *results;
 	size_t i;
 	int rc;
 
-	if (p == NULL)
-		return res->status;
-	srv_page_parse(req, &page);
-	if ((rc = lec_envvar_list(srv_store(req), p->id, &page, &list)) < 0) {
-		srv_respond_engine_error(res, rc);
-		goto done;
-	}
-	results = cJSON_CreateArray();
-	for (i = 0; results && i < list.len; i++)
+	(void)flex;
+	rc = lec_envvar_list(srv_store(req), parent->project->id, page, &list);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc), -1;
+	for (i = 0; i < list.len; i++)
 		cJSON_AddItemToArray(results,
-				     envvar_object(req, p->slug,
+				     envvar_object(req, parent->project->slug,
 						   &list.items[i]));
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, list.total, results),
-			 SRV_JSON_SORTED);
-done:
+	*total = list.total;
 	lec_envvar_list_dispose(&list);
-	lec_project_free(p);
-	return res->status;
+	return 0;
+}
+
+static const struct srv_v3_list envvars_list = {
+	SRV_PARENT_PROJECT, 0, fill_envvars
+};
+
+int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_list(req, res, &envvars_list);
 }
 
 /* Wipe the value's copy in the parsed body, so that freed memory holds no
@@ -130,13 +114,13 @@ static void wipe_value(cJSON *body)
 
 int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_project *p = load_project(req, res);
 	struct lec_envvar *v = NULL;
 	const char *name = NULL, *value = NULL;
+	struct srv_parent parent;
 	int is_public = 0, rc;
 	cJSON *body = NULL;
 
-	if (p == NULL)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
 	/* Presence, type and blank errors are the body readers'; the engine
 	 * words the length and project-total errors. */
@@ -147,36 +131,39 @@ int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
 			    res) < 0 ||
 	    srv_body_bool(body, "public", "public", 0, &is_public, res) < 0)
 		goto done;
-	rc = lec_envvar_create(srv_store(req), p->id, name, value, is_public,
-			       &v);
+	rc = lec_envvar_create(srv_store(req), parent.project->id, name, value,
+			       is_public, &v);
 	if (rc < 0)
 		srv_respond_engine_error(res, rc);
 	else
-		srv_respond_json(res, 201, envvar_object(req, p->slug, v),
+		srv_respond_json(res, 201,
+				 envvar_object(req, parent.project->slug, v),
 				 SRV_JSON_SORTED);
 done:
 	if (body)
 		wipe_value(body);
 	lec_envvar_free(v);
 	cJSON_Delete(body);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
 int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_project *p = load_project(req, res);
 	struct lec_envvar *v = NULL;
+	struct srv_parent parent;
 	int64_t id;
 	int rc;
 
-	if (p == NULL)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
 	if (param_id(req, res, &id) == 0) {
-		rc = lec_envvar_get(srv_store(req), p->id, id, &v);
+		rc = lec_envvar_get(srv_store(req), parent.project->id, id, &v);
 		if (rc == LEC_OK)
 			srv_respond_json(res, 200,
-					 envvar_object(req, p->slug, v),
+					 envvar_object(req,
+						       parent.project->slug,
+						       v),
 					 SRV_JSON_SORTED);
 		else if (rc == LEC_ENOTFOUND)
 			srv_respond_detail(res, 404, NO_ENVVAR);
@@ -184,20 +171,20 @@ int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
 			srv_respond_engine_error(res, rc);
 	}
 	lec_envvar_free(v);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
 int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_project *p = load_project(req, res);
+	struct srv_parent parent;
 	int64_t id;
 	int rc;
 
-	if (p == NULL)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
 	if (param_id(req, res, &id) == 0) {
-		rc = lec_envvar_delete(srv_store(req), p->id, id);
+		rc = lec_envvar_delete(srv_store(req), parent.project->id, id);
 		if (rc == LEC_OK)
 			srv_respond_empty(res, 204);
 		else if (rc == LEC_ENOTFOUND)
@@ -205,6 +192,6 @@ int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res)
 		else
 			srv_respond_engine_error(res, rc);
 	}
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }

@@ -7,11 +7,13 @@
  *
  * Who sees what follows the service: an organization is visible to its
  * owners and to the members of its teams; its project list is for owners
- * and for users who administer at least one of its projects, and the
- * organization itself is looked up there without the visibility filter, so
- * an outsider learns 403 rather than 404 (notes §1.5). That list holds the
- * projects the user may see: public ones, and private ones the user
- * maintains or reads through the organization.
+ * and for users who administer at least one of its projects (a team member
+ * who does neither gets 403). Where the service looks the organization up
+ * there without the visibility filter, so that an outsider learns 403
+ * rather than 404 (notes §1.5), Lectern answers an outsider the 404 of an
+ * organization that does not exist: one parent rule for every nested
+ * route. That list holds the projects the user may see: public ones, and
+ * private ones the user maintains or reads through the organization.
  */
 #include <stdio.h>
 #include <string.h>
@@ -120,28 +122,39 @@ static int org_object(struct srv_request *req, struct lec_store *store,
 
 /* Permissions ------------------------------------------------------------- */
 
+/* *out = whether the organization slug is one of the user's own: they own
+ * it or belong to one of its teams (the service's queryset). */
+static int org_is_mine(struct lec_store *store, int64_t user_id,
+		       const char *slug, int *out)
+{
+	struct lec_org_list mine = { 0 };
+	size_t i;
+	int rc;
+
+	*out = 0;
+	rc = lec_org_list_for_user(store, user_id, NULL, &mine);
+	for (i = 0; rc == LEC_OK && i < mine.len && !*out; i++)
+		*out = strcmp(mine.items[i].slug, slug) == 0;
+	lec_org_list_dispose(&mine);
+	return rc;
+}
+
 /* The organization named by the path, visible to the requester (owner or
- * team member): the user's own organizations are the queryset, as in the
- * service. On failure fills res and returns NULL. */
+ * team member). On failure fills res and returns NULL. */
 static struct lec_org *load_visible_org(struct srv_request *req,
 					struct lec_store *store,
 					struct srv_response *res)
 {
-	struct lec_org_list mine = { 0 };
 	struct lec_org *org = NULL;
 	int rc, visible = 0;
-	size_t i;
 
-	rc = lec_org_list_for_user(store, req->user->id, NULL, &mine);
-	for (i = 0; rc == LEC_OK && i < mine.len && !visible; i++)
-		visible = strcmp(mine.items[i].slug, req->params[0]) == 0;
+	rc = org_is_mine(store, req->user->id, req->params[0], &visible);
 	if (rc == LEC_OK && visible)
 		rc = lec_org_get(store, req->params[0], &org);
 	if (rc < 0)
 		srv_respond_engine_error(res, rc);
 	else if (!visible)
 		srv_respond_detail(res, 404, NO_ORGANIZATION);
-	lec_org_list_dispose(&mine);
 	return org;
 }
 
@@ -170,26 +183,32 @@ static int admins_some_project(struct lec_store *store, int64_t org_id,
 }
 
 /* 0 when the user may list the organization's projects (an owner, or an
- * admin of one of them); otherwise res holds the 403 or the error. */
+ * admin of one of them); otherwise res holds the refusal: 403 for a member
+ * of one of its teams, and for anyone else the 404 of an organization that
+ * does not exist, so that outsiders cannot tell the two apart. */
 static int check_projects_access(struct lec_store *store,
 				 const struct lec_org *org, int64_t user_id,
 				 struct srv_response *res)
 {
-	int allowed = 0;
+	int allowed = 0, member = 0;
 	int rc;
 
 	if ((rc = lec_org_is_owner(store, org->id, user_id, &allowed)) < 0 ||
 	    (!allowed &&
 	     (rc = admins_some_project(store, org->id, user_id, &allowed)) <
-		     0)) {
+		     0) ||
+	    (!allowed &&
+	     (rc = org_is_mine(store, user_id, org->slug, &member)) < 0)) {
 		srv_respond_engine_error(res, rc);
 		return -1;
 	}
-	if (!allowed) {
+	if (allowed)
+		return 0;
+	if (member)
 		srv_respond_detail(res, 403, FORBIDDEN);
-		return -1;
-	}
-	return 0;
+	else
+		srv_respond_detail(res, 404, NO_ORGANIZATION);
+	return -1;
 }
 
 /* Handlers ---------------------------------------------------------------- */

@@ -284,19 +284,19 @@ done:
 
 int srv_v3_project_detail(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_project *p = srv_v3_load_project(req, res);
+	struct srv_parent parent;
 	struct srv_flex flex;
 
-	if (p == NULL)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
 	if (srv_flex_parse(req, &flex, res) == 0) {
-		cJSON *o = srv_v3_project(req, p, &flex, 0);
+		cJSON *o = srv_v3_project(req, parent.project, &flex, 0);
 
 		srv_flex_apply(&flex, o);
 		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
 		srv_flex_dispose(&flex);
 	}
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
@@ -413,42 +413,45 @@ static int read_patch(const cJSON *body, int put,
 int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_project_patch patch = { 0 };
-	struct lec_project *p = NULL;
-	struct lec_store *store = srv_store(req);
+	struct srv_parent parent;
 	const char **tags = NULL;
 	cJSON *body = NULL;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	if ((rc = lec_project_get(store, req->params[0], &p)) < 0)
-		return srv_respond_engine_error(res, rc);
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
 	if ((body = srv_parse_body(req, res)) == NULL)
 		goto done;
 	if (read_patch(body, req->method == SRV_PUT, &patch, &tags, res) < 0)
 		goto done;
-	if ((rc = lec_project_update(store, p->id, &patch)) < 0)
+	rc = lec_project_update(srv_store(req), parent.project->id, &patch);
+	if (rc < 0)
 		srv_respond_engine_error(res, rc);
 	else
 		srv_respond_empty(res, 204);
 done:
 	free(tags);
 	cJSON_Delete(body);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
 int srv_v3_project_superproject(struct srv_request *req,
 				struct srv_response *res)
 {
-	struct lec_project *p = srv_v3_load_project(req, res);
 	struct lec_project *parent = NULL;
 	struct lec_store *store = srv_store(req);
+	struct srv_parent child;
 	int rc;
 
-	if (p == NULL)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &child) < 0)
 		return res->status;
-	rc = lec_project_superproject(store, p->id, &parent, NULL);
+	rc = lec_project_superproject(store, child.project->id, &parent, NULL);
+	/* A superproject the requester cannot see is no superproject. */
+	if (rc == LEC_OK &&
+	    (rc = lec_project_can_view(store, parent->id,
+				       srv_viewer_id(req))) == 0)
+		rc = LEC_ENOTFOUND;
 	if (rc == LEC_ENOTFOUND)
 		srv_respond_empty(res, 404); /* the service's empty 404 */
 	else if (rc < 0)
@@ -457,7 +460,7 @@ int srv_v3_project_superproject(struct srv_request *req,
 		srv_respond_json(res, 200, srv_v3_project(req, parent, NULL, 0),
 				 SRV_JSON_SORTED);
 	lec_project_free(parent);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&child);
 	return res->status;
 }
 

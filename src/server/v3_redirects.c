@@ -230,41 +230,25 @@ static int read_redirect(const cJSON *body, unsigned type_flags,
 
 /* Handlers ----------------------------------------------------------------- */
 
-/* The project of the URL; the router has checked that it exists and that
- * the requester administers it. NULL after filling res. */
-static struct lec_project *load_project(struct srv_request *req,
-					struct srv_response *res)
-{
-	struct lec_store *store = srv_store(req);
-	struct lec_project *p = NULL;
-	int rc;
-
-	if (store == NULL) {
-		srv_respond_internal(res, "no store");
-		return NULL;
-	}
-	if ((rc = lec_project_get(store, req->params[0], &p)) < 0)
-		srv_respond_engine_error(res, rc);
-	return p;
-}
-
-/* The project and the redirect of the URL; 0, or -1 after filling res
- * (the caller frees whatever was loaded either way). */
+/* The redirect of the URL in the parent's project; 0, or -1 after filling
+ * res (the caller disposes of whatever was loaded either way). The router
+ * has checked that the requester administers the project. */
 static int load_redirect(struct srv_request *req, struct srv_response *res,
-			 struct lec_project **project,
+			 struct srv_parent *parent,
 			 struct lec_redirect **redirect)
 {
 	int64_t id = srv_param_id(req->params[1]);
 	int rc;
 
 	*redirect = NULL;
-	if ((*project = load_project(req, res)) == NULL)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, parent) < 0)
 		return -1;
 	if (id < 0) {
 		srv_respond_detail(res, 404, "Not found.");
 		return -1;
 	}
-	rc = lec_redirect_get(srv_store(req), (*project)->id, id, redirect);
+	rc = lec_redirect_get(srv_store(req), parent->project->id, id,
+			      redirect);
 	if (rc == LEC_ENOTFOUND)
 		srv_respond_detail(res, 404, NO_REDIRECT);
 	else if (rc < 0)
@@ -272,73 +256,81 @@ static int load_redirect(struct srv_request *req, struct srv_response *res,
 	return rc < 0 ? -1 : 0;
 }
 
-int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res)
+static int fill_redirects(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent,
+			  const struct lec_page *page,
+			  const struct srv_flex *flex, cJSON *results,
+			  size_t *total)
 {
 	struct lec_redirect_list list = { 0 };
-	struct lec_project *p = load_project(req, res);
-	struct lec_page page;
-	cJSON *results;
+	const char *slug = parent->project->slug;
 	size_t i;
 	int rc;
 
-	if (p == NULL)
-		return res->status;
-	srv_page_parse(req, &page);
-	if ((rc = lec_redirect_list(srv_store(req), p->id, &page, &list)) < 0) {
-		srv_respond_engine_error(res, rc);
-		goto done;
-	}
-	results = cJSON_CreateArray();
-	for (i = 0; results && i < list.len; i++)
+	(void)flex;
+	rc = lec_redirect_list(srv_store(req), parent->project->id, page,
+			       &list);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc), -1;
+	for (i = 0; i < list.len; i++)
 		cJSON_AddItemToArray(results,
-				     redirect_object(p->slug, &list.items[i],
+				     redirect_object(slug, &list.items[i],
 						     URLS_EMPTY_NULL));
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, list.total, results),
-			 SRV_JSON_SORTED);
-done:
+	*total = list.total;
 	lec_redirect_list_dispose(&list);
-	lec_project_free(p);
-	return res->status;
+	return 0;
+}
+
+static const struct srv_v3_list redirects_list = {
+	SRV_PARENT_PROJECT, 0, fill_redirects
+};
+
+int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_list(req, res, &redirects_list);
 }
 
 int srv_v3_redirects_create(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_redirect_patch fields;
-	struct lec_project *p = load_project(req, res);
 	struct lec_redirect *r = NULL;
+	struct srv_parent parent;
 	cJSON *body = NULL;
 	int rc;
 
-	if (p == NULL)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
 	if ((body = srv_parse_body(req, res)) == NULL ||
 	    read_redirect(body, SRV_FIELD_REQUIRED, &fields, res) < 0)
 		goto done;
-	if ((rc = lec_redirect_create(srv_store(req), p->id, &fields, &r)) < 0)
+	rc = lec_redirect_create(srv_store(req), parent.project->id, &fields,
+				 &r);
+	if (rc < 0)
 		srv_respond_engine_error(res, rc);
 	else
 		srv_respond_json(res, 201,
-				 redirect_object(p->slug, r, URLS_AS_STORED),
+				 redirect_object(parent.project->slug, r,
+						 URLS_AS_STORED),
 				 SRV_JSON_SORTED);
 done:
 	lec_redirect_free(r);
 	cJSON_Delete(body);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
 int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_project *p = NULL;
 	struct lec_redirect *r = NULL;
+	struct srv_parent parent;
 
-	if (load_redirect(req, res, &p, &r) == 0)
+	if (load_redirect(req, res, &parent, &r) == 0)
 		srv_respond_json(res, 200,
-				 redirect_object(p->slug, r, URLS_EMPTY_NULL),
+				 redirect_object(parent.project->slug, r,
+						 URLS_EMPTY_NULL),
 				 SRV_JSON_SORTED);
 	lec_redirect_free(r);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
@@ -349,31 +341,31 @@ static int update(struct srv_request *req, struct srv_response *res,
 		  unsigned type_flags)
 {
 	struct lec_redirect_patch patch;
-	struct lec_project *p = NULL;
 	struct lec_redirect *r = NULL, *updated = NULL;
+	struct srv_parent parent;
 	cJSON *body = NULL;
 	int rc;
 
-	if (load_redirect(req, res, &p, &r) < 0 ||
+	if (load_redirect(req, res, &parent, &r) < 0 ||
 	    (body = srv_parse_body(req, res)) == NULL ||
 	    read_redirect(body, type_flags, &patch, res) < 0)
 		goto done;
-	rc = lec_redirect_update(srv_store(req), p->id, r->id, &patch,
-				 &updated);
+	rc = lec_redirect_update(srv_store(req), parent.project->id, r->id,
+				 &patch, &updated);
 	if (rc == LEC_ENOTFOUND) /* deleted meanwhile */
 		srv_respond_detail(res, 404, NO_REDIRECT);
 	else if (rc < 0)
 		srv_respond_engine_error(res, rc);
 	else
 		srv_respond_json(res, 200,
-				 redirect_object(p->slug, updated,
+				 redirect_object(parent.project->slug, updated,
 						 URLS_AS_STORED),
 				 SRV_JSON_SORTED);
 done:
 	lec_redirect_free(updated);
 	lec_redirect_free(r);
 	cJSON_Delete(body);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
@@ -389,12 +381,13 @@ int srv_v3_redirect_patch(struct srv_request *req, struct srv_response *res)
 
 int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_project *p = NULL;
 	struct lec_redirect *r = NULL;
+	struct srv_parent parent;
 	int rc;
 
-	if (load_redirect(req, res, &p, &r) == 0) {
-		rc = lec_redirect_delete(srv_store(req), p->id, r->id);
+	if (load_redirect(req, res, &parent, &r) == 0) {
+		rc = lec_redirect_delete(srv_store(req), parent.project->id,
+					 r->id);
 		if (rc == LEC_OK)
 			srv_respond_empty(res, 204);
 		else if (rc == LEC_ENOTFOUND)
@@ -403,6 +396,6 @@ int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res)
 			srv_respond_engine_error(res, rc);
 	}
 	lec_redirect_free(r);
-	lec_project_free(p);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }

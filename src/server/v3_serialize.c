@@ -388,13 +388,11 @@ static char *pull_request_url(char *web, const char *repo,
 	return out;
 }
 
-/* The web URL of a version in its repository (the service's get_vcs_url):
- * GitHub and GitLab show a tree, Bitbucket a source view, other hosts the
- * repository itself; pull requests their request page. */
-static char *vcs_url(const struct lec_project *p, const struct lec_version *v,
+/* vcs_url's work on the redacted repository URL. */
+static char *web_url(const char *repo, const struct lec_project *p,
+		     const struct lec_version *v,
 		     const struct lec_version *orig)
 {
-	const char *repo = p->repo_url;
 	const char *name = git_identifier(p, v, orig);
 	int git_scheme = strncmp(repo, "git://", 6) == 0;
 	size_t n = strlen(repo) + strlen(name) + 32, len;
@@ -413,6 +411,20 @@ static char *vcs_url(const struct lec_project *p, const struct lec_version *v,
 		snprintf(out + len, n - len, "/tree/%s/", name);
 	else if (strstr(repo, "bitbucket"))
 		snprintf(out + len, n - len, "/src/%s", name);
+	return out;
+}
+
+/* The web URL of a version in its repository (the service's get_vcs_url):
+ * GitHub and GitLab show a tree, Bitbucket a source view, other hosts the
+ * repository itself; pull requests their request page. Made from the
+ * redacted URL, so that no credentials show and none is read as a host. */
+static char *vcs_url(const struct lec_project *p, const struct lec_version *v,
+		     const struct lec_version *orig)
+{
+	char *repo = lec_repo_redact_url(p->repo_url);
+	char *out = repo ? web_url(repo, p, v, orig) : NULL;
+
+	free(repo);
 	return out;
 }
 
@@ -477,7 +489,6 @@ static cJSON *version_object(struct srv_request *req,
 	cJSON *o = cJSON_CreateObject(), *links, *urls, *dash, *aliases;
 	struct lec_version *orig = original_of(req, v);
 	char *vcs = vcs_url(p, v, orig);
-	char *vcs_shown = vcs ? lec_repo_redact_url(vcs) : NULL;
 
 	links = cJSON_AddObjectToObject(o, "_links");
 	add_fmt(links, "_self", "/api/v3/projects/%s/versions/%s/", p->slug,
@@ -504,10 +515,9 @@ static cJSON *version_object(struct srv_request *req,
 	add_fmt(dash, "edit", "%s/dashboard/%s/version/%s/edit/",
 		srv_public_origin(req), p->slug, v->slug);
 	add_docs_url(req, urls, p, v->slug);
-	add_string_or_null(urls, "vcs", vcs_shown);
+	add_string_or_null(urls, "vcs", vcs);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
 	free(vcs);
-	free(vcs_shown);
 	lec_version_free(orig);
 	return o;
 }

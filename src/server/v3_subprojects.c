@@ -2,9 +2,10 @@
  * v3 subprojects and translations (contract §4.5–4.6; behaviour notes
  * §1.5–§1.8): the parent's subproject relationships with their child
  * projects, linking and unlinking a child, and the list of a project's
- * translations. Nested lists on a project that does not exist are empty
- * (200, count 0), as the service's filtered querysets are; detail lookups
- * miss with the relationship's own 404 message.
+ * translations. The parent is looked up first (v3_common.c): a project that
+ * does not exist or that the requester cannot see is a 404 on every route
+ * here; a relationship whose child they cannot see misses with the
+ * relationship's own 404 message.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,67 +43,36 @@ static cJSON *subproject_object(struct srv_request *req,
 	return o;
 }
 
-/* An empty page: what the service's filtered querysets give for a parent
- * that does not exist or cannot be seen. */
-static int respond_empty_page(struct srv_request *req,
-			      struct srv_response *res,
-			      const struct lec_page *page)
-{
-	return srv_respond_json(res, 200,
-				srv_page_envelope(req, page, 0,
-						  cJSON_CreateArray()),
-				SRV_JSON_SORTED);
-}
-
-/* The project of the URL for a nested list, without a visibility check
- * (the lists filter their rows instead). *out is NULL when it does not
- * exist; returns 0, or -1 after filling res. */
-static int find_parent(struct srv_request *req, struct srv_response *res,
-		       struct lec_project **out)
-{
-	struct lec_store *store = srv_store(req);
-	int rc;
-
-	*out = NULL;
-	if (store == NULL) {
-		srv_respond_internal(res, "no store");
-		return -1;
-	}
-	rc = lec_project_get(store, req->params[0], out);
-	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
-		return 0;
-	srv_respond_engine_error(res, rc);
-	return -1;
-}
-
-int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res)
+static int fill_subprojects(struct srv_request *req, struct srv_response *res,
+			    const struct srv_parent *parent,
+			    const struct lec_page *page,
+			    const struct srv_flex *flex, cJSON *results,
+			    size_t *total)
 {
 	struct lec_subproject_list list = { 0 };
-	struct lec_project *parent = NULL;
-	struct lec_page page;
-	cJSON *results;
 	size_t i;
 	int rc;
 
-	srv_page_parse(req, &page);
-	if (find_parent(req, res, &parent) < 0)
-		return res->status;
-	if (parent == NULL)
-		return respond_empty_page(req, res, &page);
-	rc = lec_subproject_list(srv_store(req), parent->id, srv_viewer_id(req),
-				 &page, &list);
-	lec_project_free(parent);
+	(void)flex;
+	rc = lec_subproject_list(srv_store(req), parent->project->id,
+				 srv_viewer_id(req), page, &list);
 	if (rc < 0)
-		return srv_respond_engine_error(res, rc);
-	results = cJSON_CreateArray();
-	for (i = 0; results && i < list.len; i++)
+		return srv_respond_engine_error(res, rc), -1;
+	for (i = 0; i < list.len; i++)
 		cJSON_AddItemToArray(results,
 				     subproject_object(req, &list.items[i]));
-	rc = srv_respond_json(res, 200,
-			      srv_page_envelope(req, &page, list.total, results),
-			      SRV_JSON_SORTED);
+	*total = list.total;
 	lec_subproject_list_dispose(&list);
-	return rc;
+	return 0;
+}
+
+static const struct srv_v3_list subprojects_list = {
+	SRV_PARENT_PROJECT, 0, fill_subprojects
+};
+
+int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_list(req, res, &subprojects_list);
 }
 
 static int child_error(struct srv_response *res, const char *msg)
@@ -143,19 +113,15 @@ static int read_child(const cJSON *body, char *scratch, size_t cap,
 int srv_v3_subprojects_create(struct srv_request *req,
 			      struct srv_response *res)
 {
-	struct lec_project *parent = NULL;
 	struct lec_subproject *sub = NULL;
-	struct lec_store *store = srv_store(req);
 	const char *child = NULL, *alias = NULL;
 	char number[NUMBER_TEXT_MAX];
+	struct srv_parent parent;
 	cJSON *body = NULL;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	/* The router has checked that the parent exists and is ours. */
-	if ((rc = lec_project_get(store, req->params[0], &parent)) < 0)
-		return srv_respond_engine_error(res, rc);
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
 	if ((body = srv_parse_body(req, res)) == NULL)
 		goto done;
 	if (read_child(body, number, sizeof(number), &child, res) < 0 ||
@@ -163,8 +129,8 @@ int srv_v3_subprojects_create(struct srv_request *req,
 			    SRV_FIELD_NULLABLE | SRV_FIELD_BLANK, &alias,
 			    res) < 0)
 		goto done;
-	rc = lec_subproject_create(store, parent->id, child, alias,
-				   req->user->id, &sub);
+	rc = lec_subproject_create(srv_store(req), parent.project->id, child,
+				   alias, req->user->id, &sub);
 	if (rc < 0)
 		srv_respond_engine_error(res, rc);
 	else
@@ -173,23 +139,22 @@ int srv_v3_subprojects_create(struct srv_request *req,
 done:
 	lec_subproject_free(sub);
 	cJSON_Delete(body);
-	lec_project_free(parent);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
 int srv_v3_subproject_detail(struct srv_request *req,
 			     struct srv_response *res)
 {
-	struct lec_project *parent = NULL;
 	struct lec_subproject *sub = NULL;
 	struct lec_store *store = srv_store(req);
+	struct srv_parent parent;
 	int rc;
 
-	if (find_parent(req, res, &parent) < 0)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
-	if (parent == NULL)
-		return srv_respond_detail(res, 404, NO_RELATIONSHIP);
-	rc = lec_subproject_get(store, parent->id, req->params[1], &sub);
+	rc = lec_subproject_get(store, parent.project->id, req->params[1],
+				&sub);
 	/* Relationships whose child the requester cannot see do not exist
 	 * for them (the service's ProjectRelationship queryset). */
 	if (rc == LEC_OK)
@@ -203,71 +168,62 @@ int srv_v3_subproject_detail(struct srv_request *req,
 	else
 		srv_respond_engine_error(res, rc);
 	lec_subproject_free(sub);
-	lec_project_free(parent);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
 int srv_v3_subproject_delete(struct srv_request *req,
 			     struct srv_response *res)
 {
-	struct lec_project *parent = NULL;
-	struct lec_store *store = srv_store(req);
+	struct srv_parent parent;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	if ((rc = lec_project_get(store, req->params[0], &parent)) < 0)
-		return srv_respond_engine_error(res, rc);
-	rc = lec_subproject_delete(store, parent->id, req->params[1]);
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	rc = lec_subproject_delete(srv_store(req), parent.project->id,
+				   req->params[1]);
 	if (rc == LEC_OK)
 		srv_respond_empty(res, 204);
 	else if (rc == LEC_ENOTFOUND)
 		srv_respond_detail(res, 404, NO_RELATIONSHIP);
 	else
 		srv_respond_engine_error(res, rc);
-	lec_project_free(parent);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
+
+static int fill_translations(struct srv_request *req,
+			     struct srv_response *res,
+			     const struct srv_parent *parent,
+			     const struct lec_page *page,
+			     const struct srv_flex *flex, cJSON *results,
+			     size_t *total)
+{
+	struct lec_project_list list = { 0 };
+	size_t i;
+	int rc;
+
+	rc = lec_project_translations(srv_store(req), parent->project->id,
+				      srv_viewer_id(req), page, &list);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc), -1;
+	for (i = 0; i < list.len; i++) {
+		cJSON *item = srv_v3_project(req, &list.items[i], flex, 1);
+
+		srv_flex_apply(flex, item);
+		cJSON_AddItemToArray(results, item);
+	}
+	*total = list.total;
+	lec_project_list_dispose(&list);
+	return 0;
+}
+
+static const struct srv_v3_list translations_list = {
+	SRV_PARENT_PROJECT, 1, fill_translations
+};
 
 int srv_v3_translations_list(struct srv_request *req,
 			     struct srv_response *res)
 {
-	struct lec_project_list list = { 0 };
-	struct lec_project *main = NULL;
-	struct srv_flex flex;
-	struct lec_page page;
-	cJSON *results;
-	size_t i;
-	int rc;
-
-	if (srv_flex_parse(req, &flex, res) < 0)
-		return res->status;
-	srv_page_parse(req, &page);
-	if (find_parent(req, res, &main) < 0)
-		goto done;
-	if (main == NULL) {
-		respond_empty_page(req, res, &page);
-		goto done;
-	}
-	rc = lec_project_translations(srv_store(req), main->id,
-				      srv_viewer_id(req), &page, &list);
-	if (rc < 0) {
-		srv_respond_engine_error(res, rc);
-		goto done;
-	}
-	results = cJSON_CreateArray();
-	for (i = 0; results && i < list.len; i++) {
-		cJSON *item = srv_v3_project(req, &list.items[i], &flex, 1);
-
-		srv_flex_apply(&flex, item);
-		cJSON_AddItemToArray(results, item);
-	}
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, list.total, results),
-			 SRV_JSON_SORTED);
-done:
-	lec_project_list_dispose(&list);
-	lec_project_free(main);
-	srv_flex_dispose(&flex);
-	return res->status;
+	return srv_v3_respond_list(req, res, &translations_list);
 }
