@@ -145,6 +145,11 @@ const char *srv_data_dir(const struct srv_request *req)
 	return req->srv->data_dir;
 }
 
+const char *const *srv_local_roots(const struct srv_request *req)
+{
+	return req->srv->config.local_roots;
+}
+
 unsigned short srv_port(const struct srv *srv)
 {
 	return srv->port;

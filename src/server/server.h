@@ -32,6 +32,9 @@ struct srv_config {
 	enum srv_edition edition;
 	const char *docs_domain;   /* NULL: "localhost:<port>" */
 	unsigned threads;          /* 0: one per CPU */
+	/* Directories file:// repositories may lie in (lec_localrepo_check),
+	 * NULL-terminated; NULL: none. Not copied: must outlive the server. */
+	const char *const *local_roots;
 };
 
 struct srv;
@@ -101,6 +104,8 @@ enum srv_edition srv_edition(const struct srv_request *req);
 const char *srv_docs_domain(const struct srv_request *req);
 /* The server's data directory (the pipeline's layout lives under it). */
 const char *srv_data_dir(const struct srv_request *req);
+/* Where imported file:// repositories may lie (srv_config.local_roots). */
+const char *const *srv_local_roots(const struct srv_request *req);
 
 /* Responses ---------------------------------------------------------------- */
 

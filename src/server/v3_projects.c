@@ -256,6 +256,7 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 		       check_teams(req, org, teams, nteams, res) < 0;
 	if (bad)
 		goto done;
+	in.local_roots = srv_local_roots(req);
 	rc = lec_project_create(store, &in, req->user->id, &p);
 	if (rc < 0) {
 		srv_respond_engine_error(res, rc);
@@ -424,6 +425,7 @@ int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
 		goto done;
 	if (read_patch(body, req->method == SRV_PUT, &patch, &tags, res) < 0)
 		goto done;
+	patch.local_roots = srv_local_roots(req);
 	rc = lec_project_update(srv_store(req), parent.project->id, &patch);
 	if (rc < 0)
 		srv_respond_engine_error(res, rc);
