@@ -293,10 +293,17 @@ static const char migration_3[] =
 	"  DELETE FROM search_versions WHERE version_id = new.id;"
 	"END;";
 
+/* A running build's clone or checkout progress (JSON: phase, objects,
+ * total, bytes), written a few times a second by the build worker and
+ * cleared when the build ends. */
+static const char migration_4[] =
+	"ALTER TABLE builds ADD COLUMN progress TEXT;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
 	migration_3,
+	migration_4,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
