@@ -21,11 +21,11 @@ BUILD_KEYS = [
 ]
 NO_BUILD = "No Build matches the given query."
 NO_VERSION = "No Version matches the given query."
+NO_PROJECT = "No Project matches the given query."
 UNAUTHENTICATED = "Authentication credentials were not provided."
 FORBIDDEN = "You do not have permission to perform this action."
 SUPERSEDED = ("This build was cancelled because a newer build of the same "
               "version was triggered.")
-EMPTY = {"count": 0, "next": None, "previous": None, "results": []}
 # 2024-01-02T03:04:05Z in microseconds; S is one second.
 T0 = 1704164645 * 1000000
 S = 1000000
@@ -384,38 +384,41 @@ class BuildsTest(ServerTestCase):
         other = self.db.rows("SELECT id FROM builds WHERE project_id = ?",
                              (self.db.project_id("other"),))[0][0]
         cases = [
-            self.detail_url(999999),
-            self.detail_url(b["fin"], project="nope"),
-            self.detail_url(other),
-            self.detail_url(b["fin"], version="latest"),
-            self.detail_url(b["fin"], version="nope"),
-            self.detail_url(b["fin"], project="nope", version="v1.0"),
+            (self.detail_url(999999), NO_BUILD),
+            (self.detail_url(b["fin"], project="nope"), NO_PROJECT),
+            (self.detail_url(other), NO_BUILD),
+            (self.detail_url(b["fin"], version="latest"), NO_BUILD),
+            (self.detail_url(b["fin"], version="nope"), NO_VERSION),
+            (self.detail_url(b["fin"], project="nope", version="v1.0"), NO_PROJECT),
+            # The parent is looked up before the id is read.
+            (self.detail_url("1.5", project="nope"), NO_PROJECT),
         ]
-        for url in cases:
+        for url, detail in cases:
             with self.subTest(url=url):
-                self.assertDetail(self.server.get(url, token=self.alice), 404, NO_BUILD)
+                self.assertDetail(self.server.get(url, token=self.alice), 404, detail)
         # An id that is not an integer fails the lookup itself.
-        for url in (self.detail_url("abc"), self.detail_url("1.5", project="nope"),
-                    self.detail_url("x", version="v1.0")):
+        for url in (self.detail_url("abc"), self.detail_url("x", version="v1.0")):
             with self.subTest(url=url):
                 self.assertDetail(self.server.get(url, token=self.alice), 404, "Not found.")
 
-    def test_unknown_parents_list_nothing(self):
-        for url in (self.list_url("nope"), self.list_url(version="nope"),
-                    self.list_url("nope", "latest")):
+    def test_unknown_parents_are_404(self):
+        for url, detail in ((self.list_url("nope"), NO_PROJECT),
+                            (self.list_url(version="nope"), NO_VERSION),
+                            (self.list_url("nope", "latest"), NO_PROJECT)):
             for token in (None, self.alice):
                 with self.subTest(url=url, token=token):
-                    r = self.server.get(url, token=token)
-                    self.assertStatus(r, 200)
-                    self.assertEqual(r.json, EMPTY)
+                    self.assertDetail(self.server.get(url, token=token), 404, detail)
 
     def test_private_version_builds(self):
         sid = self.b["secret"]
         for token in (None, self.bob):
-            self.assertEqual(self.server.get(self.list_url(version="secret"), token=token).json,
-                             EMPTY)
-            for url in (self.detail_url(sid), self.detail_url(sid, version="secret")):
-                self.assertDetail(self.server.get(url, token=token), 404, NO_BUILD)
+            # A version they cannot see is a parent that is not there.
+            self.assertDetail(self.server.get(self.list_url(version="secret"), token=token),
+                              404, NO_VERSION)
+            self.assertDetail(self.server.get(self.detail_url(sid), token=token),
+                              404, NO_BUILD)
+            self.assertDetail(self.server.get(self.detail_url(sid, version="secret"),
+                                              token=token), 404, NO_VERSION)
         self.assertEqual(self.ids(self.server.get(self.list_url(version="secret"),
                                                   token=self.alice)), [sid])
         r = self.server.get(self.detail_url(sid, version="secret"), token=self.alice)
@@ -427,12 +430,11 @@ class BuildsTest(ServerTestCase):
                                 (self.db.project_id("hush"),))[0][0]
         for token in (None, self.bob):
             with self.subTest(token=token):
-                self.assertEqual(self.server.get(self.list_url("hush"), token=token).json,
-                                 EMPTY)
-                self.assertEqual(self.server.get(self.list_url("hush", "latest"),
-                                                 token=token).json, EMPTY)
-                self.assertDetail(self.server.get(self.detail_url(imported, "hush"),
-                                                  token=token), 404, NO_BUILD)
+                # The project's own 404, on every build route.
+                for url in (self.list_url("hush"), self.list_url("hush", "latest"),
+                            self.detail_url(imported, "hush"),
+                            self.detail_url(imported, "hush", "latest")):
+                    self.assertDetail(self.server.get(url, token=token), 404, NO_PROJECT)
         self.assertEqual(self.ids(self.server.get(self.list_url("hush"), token=self.alice)),
                          [imported])
         self.assertEqual(self.server.get(self.detail_url(imported, "hush", "latest"),
@@ -443,7 +445,7 @@ class BuildsTest(ServerTestCase):
         self.assertEqual(r.json["count"], 1)
         self.assertNotIn(self.prs_pr, self.ids(r))
         self.assertDetail(self.server.get(self.detail_url(self.prs_pr, "prs")), 404, NO_BUILD)
-        self.assertEqual(self.server.get(self.list_url("prs", "3")).json, EMPTY)
+        self.assertDetail(self.server.get(self.list_url("prs", "3")), 404, NO_VERSION)
         r = self.server.get(self.list_url("prs"), token=self.alice)
         self.assertEqual(r.json["count"], 2)
         self.assertEqual(r.json["results"][1]["version"], "3")

@@ -278,10 +278,11 @@ class OrganizationsTest(ServerTestCase):
             "ada": ["alpha", "beta"],
             "mia": ["alpha", "beta", "gamma"],
         })
-        # Readonly teams, admin teams without projects and outsiders are
-        # refused; the organization is found without visibility rules.
-        for user in ("rita", "nell", "zed"):
+        # Readonly teams and admin teams without projects are refused; an
+        # outsider gets the 404 of an organization that does not exist.
+        for user in ("rita", "nell"):
             self.assertDetail(self.get(path, user), 403, FORBIDDEN)
+        self.assertDetail(self.get(path, "zed"), 404, NO_ORG)
         self.assertDetail(self.get("/api/v3/organizations/nope/projects/",
                                    "owen"), 404, NO_ORG)
         self.assertDetail(self.get("/api/v3/organizations/nope/projects/",

@@ -1,7 +1,7 @@
 """v3 subprojects and translations: linking a child with every validation
 message of the service, the Subproject object (the child without
 subproject_of, its documentation under the parent's domain), the lists'
-visibility (private children hidden, unknown parents an empty page),
+visibility (private children hidden, unknown parents the project's 404),
 unlinking, and who may do what (401 / 403 / 404 / 405).
 
 Private projects and translations have no API in the community edition,
@@ -222,12 +222,14 @@ class ListDetailDeleteTest(SubprojectTestCase):
         self.assertEqual(page["next"], base + "?limit=1&offset=2")
         self.assertEqual(page["previous"], base + "?limit=1")
 
-    def test_unknown_parent_is_an_empty_page(self):
-        empty = {"count": 0, "next": None, "previous": None, "results": []}
-        self.assertEqual(self.subprojects("no-such-parent"), empty)
-        self.assertEqual(self.subprojects("no-such-parent", token=self.alice), empty)
-        # A project without subprojects too.
-        self.assertEqual(self.subprojects("l-one"), empty)
+    def test_unknown_parent_is_404(self):
+        for token in (None, self.alice):
+            self.assertDetail(self.server.get("/api/v3/projects/no-such-parent/subprojects/",
+                                              token=token),
+                              404, "No Project matches the given query.")
+        # A project without subprojects is an empty page.
+        self.assertEqual(self.subprojects("l-one"),
+                         {"count": 0, "next": None, "previous": None, "results": []})
 
     def test_private_children_are_hidden_from_others(self):
         self.db("UPDATE projects SET privacy_level = 'private' WHERE slug = 'l-two'")
@@ -257,10 +259,11 @@ class ListDetailDeleteTest(SubprojectTestCase):
     def test_detail_misses(self):
         for path in ("/api/v3/projects/l-parent/subprojects/nope/",
                      "/api/v3/projects/l-parent/subprojects/l-one/",  # slug, not alias
-                     "/api/v3/projects/no-such-parent/subprojects/first/",
                      "/api/v3/projects/l-one/subprojects/first/"):
             self.assertDetail(self.server.get(path), 404,
                               "No ProjectRelationship matches the given query.")
+        self.assertDetail(self.server.get("/api/v3/projects/no-such-parent/subprojects/first/"),
+                          404, "No Project matches the given query.")
 
     def test_bad_token_is_refused_even_for_reads(self):
         for path in ("/api/v3/projects/l-parent/subprojects/",
@@ -389,8 +392,10 @@ class TranslationsTest(SubprojectTestCase):
         empty = {"count": 0, "next": None, "previous": None, "results": []}
         self.assertEqual(self.translations("t-alone"), empty)
         self.assertEqual(self.translations("t-spanish"), empty)
-        self.assertEqual(self.translations("no-such-project"), empty)
-        self.assertEqual(self.translations("no-such-project", token=self.alice), empty)
+        for token in (None, self.alice):
+            self.assertDetail(self.server.get("/api/v3/projects/no-such-project/translations/",
+                                              token=token),
+                              404, "No Project matches the given query.")
 
     def test_private_translations_are_hidden_from_others(self):
         self.db("UPDATE projects SET privacy_level = 'private' WHERE slug = 't-spanish'")

@@ -28,6 +28,7 @@ BUILD_KEYS = [
 ALL_SLUGS = ["v2.0rc1", "v1.0", "stable", "secret", "old-feature", "main",
              "latest"]
 NO_VERSION = "No Version matches the given query."
+NO_PROJECT = "No Project matches the given query."
 UNAUTHENTICATED = "Authentication credentials were not provided."
 FORBIDDEN = "You do not have permission to perform this action."
 # 2024-01-02T03:04:05Z in microseconds.
@@ -286,8 +287,8 @@ class VersionsTest(ServerTestCase):
         r = self.server.get(self.url(query="?privacy_level=secret"))
         self.assertStatus(r, 400)
         self.assertEqual(r.json, {"privacy_level": [msg % "secret"]})
-        # Every bad parameter is named, even on an unknown project.
-        r = self.server.get(self.url(project="nope", query="?type=x&privacy_level=Public"))
+        # Every bad parameter is named; the parent is looked up first.
+        r = self.server.get(self.url(query="?type=x&privacy_level=Public"))
         self.assertStatus(r, 400)
         self.assertSortedKeys(r.body)
         self.assertEqual(r.json, {"privacy_level": [msg % "Public"],
@@ -353,18 +354,19 @@ class VersionsTest(ServerTestCase):
 
     # Visibility and errors -----------------------------------------------------
 
-    def test_unknown_project_lists_nothing(self):
-        empty = {"count": 0, "next": None, "previous": None, "results": []}
+    def test_unknown_project_is_404(self):
+        # The parent is looked up first, as the service's nested views do.
         for token in (None, self.bob, self.alice):
-            r = self.server.get(self.url(project="nope"), token=token)
-            self.assertStatus(r, 200)
-            self.assertEqual(r.json, empty)
+            for query in ("", "?type=x"):
+                r = self.server.get(self.url(project="nope", query=query), token=token)
+                self.assertDetail(r, 404, NO_PROJECT)
 
     def test_detail_not_found(self):
-        for project, slug in (("nope", "latest"), ("ver", "nope"),
-                              ("ver", "12"), ("ver", "V1.0")):
-            with self.subTest(project=project, slug=slug):
-                self.assertDetail(self.server.get(self.url(project, slug),
+        self.assertDetail(self.server.get(self.url("nope", "latest"), token=self.alice),
+                          404, NO_PROJECT)
+        for slug in ("nope", "12", "V1.0"):
+            with self.subTest(slug=slug):
+                self.assertDetail(self.server.get(self.url("ver", slug),
                                                   token=self.alice),
                                   404, NO_VERSION)
 
@@ -377,12 +379,14 @@ class VersionsTest(ServerTestCase):
         self.assertEqual(r.json, self.expected("secret", identifier="secret",
                                                privacy="private"))
 
-    def test_private_project_versions_follow_their_own_privacy(self):
-        # The project's privacy is not checked for versions (notes §1.7).
-        self.assertEqual(self.slugs(self.server.get(self.url("hush"))), ["latest"])
-        self.assertEqual(self.server.get(self.url("hush", "latest")).status, 200)
-        self.assertDetail(self.server.get(self.url("hush", "internal"), token=self.bob),
-                          404, NO_VERSION)
+    def test_private_project_versions_are_as_hidden_as_the_project(self):
+        # One visibility rule: whoever cannot see the project gets its 404
+        # on every version route, public versions included.
+        for token in (None, self.bob):
+            for path in (self.url("hush"), self.url("hush", "latest"),
+                         self.url("hush", "internal")):
+                with self.subTest(path=path, token=token):
+                    self.assertDetail(self.server.get(path, token=token), 404, NO_PROJECT)
         self.assertEqual(self.slugs(self.server.get(self.url("hush"), token=self.alice)),
                          ["latest", "internal"])
 
