@@ -306,6 +306,8 @@ void lec_mdsite__html_escape(struct lec_mdsite__buf *out, const char *s,
 {
 	size_t i, start = 0;
 
+	if (n == 0)
+		return; /* s may be NULL (an empty buffer): no s + 0 below */
 	for (i = 0; i < n; i++) {
 		const char *rep;
 
@@ -347,6 +349,8 @@ void lec_mdsite__url_escape(struct lec_mdsite__buf *out, const char *s,
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i, start = 0;
 
+	if (n == 0)
+		return; /* s may be NULL (an empty URL): no s + 0 below */
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
