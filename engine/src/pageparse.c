@@ -202,6 +202,15 @@ static void libxml_init(void)
 	xmlInitParser();
 }
 
+/* libxml2's generic error channel, which HTML_PARSE_NOERROR does not
+ * cover: a page in a broken encoding would otherwise print "encoding
+ * error" lines on the server's stderr for every chunk it reads. */
+static void ignore_libxml_message(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
 /* Arena ------------------------------------------------------------------- */
 
 static void *arena_alloc(struct parser *p, size_t size)
@@ -417,6 +426,8 @@ static void build_tree(struct parser *p, const char *html, size_t len)
 
 	if (len == 0)
 		return;
+	/* The channel is per thread, and any thread may index. */
+	xmlSetGenericErrorFunc(NULL, ignore_libxml_message);
 	if ((ctxt = htmlCreateMemoryParserCtxt(html, (int)len)) == NULL) {
 		p->oom = 1; /* libxml2 fails it only for want of memory */
 		return;

@@ -84,6 +84,15 @@ int srv_body_bool(const cJSON *obj, const char *key, const char *field,
 	return field_error(res, field, "Must be a valid boolean.");
 }
 
+/* 2^63: doubles in [-2^63, 2^63) convert to a long long; converting any
+ * other is undefined behaviour. */
+#define LONG_LONG_BOUND 9223372036854775808.0
+
+static int fits_long_long(double v)
+{
+	return v >= -LONG_LONG_BOUND && v < LONG_LONG_BOUND;
+}
+
 int srv_body_int(const cJSON *obj, const char *key, const char *field,
 		 unsigned flags, long long min, long long max, long long *out,
 		 struct srv_response *res)
@@ -108,7 +117,9 @@ int srv_body_int(const cJSON *obj, const char *key, const char *field,
 					   "A valid integer is required.");
 		v = (double)parsed;
 	} else if (cJSON_IsNumber(item) &&
-		   item->valuedouble == (double)(long long)item->valuedouble) {
+		   (!fits_long_long(item->valuedouble) ||
+		    item->valuedouble == (double)(long long)item->valuedouble)) {
+		/* Past a long long a double is whole; the range says no. */
 		v = item->valuedouble;
 	} else {
 		return field_error(res, field, "A valid integer is required.");
@@ -119,7 +130,7 @@ int srv_body_int(const cJSON *obj, const char *key, const char *field,
 			 min);
 		return field_error(res, field, msg);
 	}
-	if (v > (double)max) {
+	if (v > (double)max || !fits_long_long(v)) {
 		snprintf(msg, sizeof(msg),
 			 "Ensure this value is less than or equal to %lld.", max);
 		return field_error(res, field, msg);
