@@ -20,8 +20,10 @@ RUN_PKGS="bubblewrap slirp4netns python3 python3-sphinx mkdocs
  python3-venv python3-pip python3-setuptools python3-wheel"
 # Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server,
 # pgrep (procps) checks that no build process outlives its build, chromium
-# renders built pages headless (tests/api/test_browser.py).
-TEST_PKGS="tmux sqlite3 curl procps chromium"
+# renders built pages headless (tests/api/test_browser.py), clang builds the
+# fuzz targets (tests/fuzz) with libFuzzer, whose runtime is in
+# libclang-rt-dev (only recommended by clang, so named here).
+TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev"
 
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do
