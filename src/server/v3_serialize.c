@@ -247,6 +247,23 @@ static cJSON *project_teams(struct srv_request *req,
 	return a;
 }
 
+/* The reference to a related project (the parent of a subproject, the
+ * project a translation translates), or null when there is none or the
+ * requester cannot see it: a private project's name is its own, even to
+ * those who see a public project related to it. */
+static cJSON *visible_ref(struct srv_request *req, const char *slug)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_project *other = NULL;
+	int seen = 0;
+
+	if (slug && store && lec_project_get(store, slug, &other) == LEC_OK)
+		seen = lec_project_can_view(store, other->id,
+					    srv_viewer_id(req)) == 1;
+	lec_project_free(other);
+	return seen ? srv_v3_project_ref(slug) : cJSON_CreateNull();
+}
+
 cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 		      const struct srv_flex *flex, int list_context)
 {
@@ -288,17 +305,13 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 	free(repo_url);
 	cJSON_AddBoolToObject(o, "single_version", p->single_version);
 	cJSON_AddStringToObject(o, "slug", p->slug);
-	if (p->superproject_slug && !p->translation_of)
-		cJSON_AddItemToObject(o, "subproject_of",
-				      srv_v3_project_ref(p->superproject_slug));
-	else
-		cJSON_AddNullToObject(o, "subproject_of");
+	cJSON_AddItemToObject(o, "subproject_of",
+			      visible_ref(req, p->translation_of
+						       ? NULL
+						       : p->superproject_slug));
 	cJSON_AddItemToObject(o, "tags", string_array(p->tags, p->ntags, NULL));
-	if (p->translation_of)
-		cJSON_AddItemToObject(o, "translation_of",
-				      srv_v3_project_ref(p->translation_of));
-	else
-		cJSON_AddNullToObject(o, "translation_of");
+	cJSON_AddItemToObject(o, "translation_of",
+			      visible_ref(req, p->translation_of));
 	cJSON_AddItemToObject(o, "urls", project_urls(req, p));
 	/* The business edition drops users (organizations own projects). */
 	if (srv_edition(req) == SRV_EDITION_COMMUNITY)

@@ -243,6 +243,19 @@ class PermissionMatrixTest(ServerTestCase):
                             token=self.tokens["maintainer"])
         self.assertIn(b"/hidden-from", r.body)
 
+    def test_public_child_keeps_its_private_parent_unnamed(self):
+        # hidden-kid is public; its parent's name shows only to those who
+        # may see the parent.
+        for role in ROLES:
+            with self.subTest(role=role):
+                r = self.server.get("/api/v3/projects/hidden-kid/", token=self.tokens[role])
+                self.assertStatus(r, 200)
+                parent = r.json["subproject_of"]
+                if role in VIEWERS[PRIVATE]:
+                    self.assertEqual(parent["slug"], PRIVATE)
+                else:
+                    self.assertIsNone(parent)
+
     def test_docs_of_a_private_project(self):
         for role in ROLES:
             with self.subTest(role=role):
