@@ -33,6 +33,8 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 		    const struct lec_build *b, const char *version_slug,
 		    const struct srv_flex *flex);
 
+/* A datetime as the v3 serializers write it; null when us is 0. */
+void srv_v3_add_time(cJSON *obj, const char *key, int64_t us);
 /* Organization _links (absolute URLs from the public origin). */
 cJSON *srv_v3_org_links(struct srv_request *req, const char *slug);
 /* A datetime always with six fraction digits (organizations and teams). */

@@ -14,18 +14,9 @@
 #include "body.h"
 #include "lectern/envvar.h"
 #include "lectern/project.h"
-#include "lectern/timefmt.h"
 #include "v3.h"
 
 #define NO_ENVVAR "No EnvironmentVariable matches the given query."
-
-static void add_time(cJSON *o, const char *key, int64_t us)
-{
-	char text[LEC_TIME_ISO_MAX];
-
-	lec_time_iso8601(us, text);
-	cJSON_AddStringToObject(o, key, text);
-}
 
 static void add_link(cJSON *links, const char *key, const char *origin,
 		     const char *path)
@@ -51,8 +42,8 @@ static cJSON *envvar_object(const struct srv_request *req, const char *slug,
 	add_link(links, "_self", origin, path);
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/", slug);
 	add_link(links, "project", origin, path);
-	add_time(o, "created", v->created);
-	add_time(o, "modified", v->modified);
+	srv_v3_add_time(o, "created", v->created);
+	srv_v3_add_time(o, "modified", v->modified);
 	cJSON_AddStringToObject(o, "name", v->name);
 	cJSON_AddNumberToObject(o, "pk", (double)v->id);
 	cJSON_AddStringToObject(o, "project", slug);

@@ -16,7 +16,6 @@
 #include "body.h"
 #include "lectern/project.h"
 #include "lectern/redirect.h"
-#include "lectern/timefmt.h"
 #include "v3.h"
 
 #define NO_REDIRECT "No Redirect matches the given query."
@@ -32,14 +31,6 @@ enum url_rendering {
 	URLS_AS_STORED, /* create/update responses */
 	URLS_EMPTY_NULL, /* reads: "" shows as null */
 };
-
-static void add_time(cJSON *o, const char *key, int64_t us)
-{
-	char text[LEC_TIME_ISO_MAX];
-
-	lec_time_iso8601(us, text);
-	cJSON_AddStringToObject(o, key, text);
-}
 
 static void add_url(cJSON *o, const char *key, const char *url,
 		    enum url_rendering how)
@@ -62,14 +53,14 @@ static cJSON *redirect_object(const char *slug, const struct lec_redirect *r,
 	cJSON_AddStringToObject(links, "_self", path);
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/", slug);
 	cJSON_AddStringToObject(links, "project", path);
-	add_time(o, "created", r->created);
+	srv_v3_add_time(o, "created", r->created);
 	cJSON_AddStringToObject(o, "description",
 				r->description ? r->description : "");
 	cJSON_AddBoolToObject(o, "enabled", r->enabled);
 	cJSON_AddBoolToObject(o, "force", r->force);
 	add_url(o, "from_url", r->from_url, how);
 	cJSON_AddNumberToObject(o, "http_status", r->http_status);
-	add_time(o, "modified", r->modified);
+	srv_v3_add_time(o, "modified", r->modified);
 	cJSON_AddNumberToObject(o, "pk", (double)r->id);
 	cJSON_AddNumberToObject(o, "position", (double)r->position);
 	cJSON_AddStringToObject(o, "project", slug);

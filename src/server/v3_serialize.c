@@ -22,7 +22,7 @@
 
 /* Small builders ---------------------------------------------------------- */
 
-static void add_time(cJSON *obj, const char *key, int64_t us)
+void srv_v3_add_time(cJSON *obj, const char *key, int64_t us)
 {
 	char text[LEC_TIME_ISO_MAX];
 
@@ -275,7 +275,7 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 	if (o == NULL)
 		return NULL;
 	cJSON_AddItemToObject(o, "_links", srv_v3_project_links(p->slug));
-	add_time(o, "created", p->created);
+	srv_v3_add_time(o, "created", p->created);
 	cJSON_AddStringToObject(o, "default_branch",
 				p->default_branch ? p->default_branch
 						  : "master");
@@ -287,7 +287,7 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 	cJSON_AddItemToObject(o, "language",
 			      code_name(p->language,
 					lec_language_name(p->language)));
-	add_time(o, "modified", p->modified);
+	srv_v3_add_time(o, "modified", p->modified);
 	cJSON_AddStringToObject(o, "name", p->name);
 	cJSON_AddStringToObject(o, "privacy_level", p->privacy_level);
 	cJSON_AddItemToObject(
@@ -601,14 +601,14 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 	else
 		cJSON_AddNullToObject(links, "version");
 	add_string_or_null(o, "commit", b->commit);
-	add_time(o, "created", b->created);
+	srv_v3_add_time(o, "created", b->created);
 	if (b->duration >= 0 && final)
 		cJSON_AddNumberToObject(o, "duration", (double)b->duration);
 	else
 		cJSON_AddNullToObject(o, "duration");
 	/* The contract: the message when unsuccessful, null when none. */
 	add_string_or_null(o, "error", b->error);
-	add_time(o, "finished", final ? b->finished : 0);
+	srv_v3_add_time(o, "finished", final ? b->finished : 0);
 	cJSON_AddNumberToObject(o, "id", (double)b->id);
 	cJSON_AddStringToObject(o, "project", p->slug);
 	state = cJSON_AddObjectToObject(o, "state");
