@@ -89,7 +89,7 @@ hand=$(echo "$(now) - $start" | bc)
 printf 'by hand (clone + sphinx): %6.2f s\n' "$hand"
 
 # Lectern, import to published.
-"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
+"$lectern" --data "$work/data" serve --listen 127.0.0.1:0 --local-repos "$work" >"$work/serve.out" 2>"$work/serve.err" &
 serve_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
 base=$(sed -n 's|^listening on \(http://[^/]*\)/$|\1|p' "$work/serve.out")

@@ -10,6 +10,10 @@
  *   serve.log   its stdout and stderr (appended)
  *   cli-token   the local user's API token (0600), made on first use
  *
+ * The engine of a single user takes local (file://) repositories from the
+ * user's home, the temporary directory, and the tree this binary was built
+ * from, which the TUI's first-run demo imports (ui/views/projects.c).
+ *
  * Files left by an engine that died are stale when the pid is gone or the
  * port does not answer, and are replaced.
  */
@@ -240,7 +244,30 @@ static void last_log_line(const char *log, off_t from, char *out, size_t size)
 	snprintf(out, size, "%s", start ? start + 1 : buf);
 }
 
-static pid_t spawn_engine(const char *dir, int log_fd)
+/* Whether dir can go into --local-repos: serve wants absolute
+ * directories, and ':' separates them. */
+static int usable_root(const char *dir)
+{
+	return dir && dir[0] == '/' && strchr(dir, ':') == NULL;
+}
+
+/* The --local-repos value: home, the temporary directory (/tmp when
+ * $TMPDIR is unset or unusable, so the list is never empty) and the source
+ * tree. Owned by the caller (free()); NULL when out of memory. */
+static char *local_roots_arg(void)
+{
+	const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+	char *roots = NULL;
+
+	if (!usable_root(tmp))
+		tmp = "/tmp";
+	if (asprintf(&roots, "%s%s%s:%s", usable_root(home) ? home : "",
+		     usable_root(home) ? ":" : "", tmp, LEC_SOURCE_DIR) < 0)
+		return NULL;
+	return roots;
+}
+
+static pid_t spawn_engine(const char *dir, const char *roots, int log_fd)
 {
 	pid_t pid = fork();
 	int null_fd;
@@ -255,7 +282,7 @@ static pid_t spawn_engine(const char *dir, int log_fd)
 	    dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0)
 		_exit(127);
 	execl("/proc/self/exe", "lectern", "--data", dir, "serve", "--listen",
-	      "127.0.0.1:0", (char *)NULL);
+	      "127.0.0.1:0", "--local-repos", roots, (char *)NULL);
 	_exit(127);
 }
 
@@ -263,21 +290,23 @@ static pid_t spawn_engine(const char *dir, int log_fd)
 static int start_engine(const char *dir, long *pid_out, long *port_out)
 {
 	char *log = data_path(dir, "serve.log");
-	char why[LOG_TAIL_MAX + 1];
+	char why[LOG_TAIL_MAX + 1], *roots = NULL;
 	struct stat st;
 	pid_t pid;
 	int log_fd, waited = 0, wstatus;
 	long port = 0;
 
-	if (log == NULL)
+	if (log == NULL || (roots = local_roots_arg()) == NULL) {
+		free(log);
 		return cli_fail("out of memory");
+	}
 	log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (log_fd < 0 || fstat(log_fd, &st) < 0) {
 		cli_fail("cannot write %s: %s", log, strerror(errno));
 		goto fail;
 	}
 	fflush(NULL);
-	pid = spawn_engine(dir, log_fd);
+	pid = spawn_engine(dir, roots, log_fd);
 	close(log_fd);
 	if (pid < 0) {
 		cli_fail("cannot start the local engine: %s", strerror(errno));
@@ -300,11 +329,13 @@ static int start_engine(const char *dir, long *pid_out, long *port_out)
 		waited += POLL_MS;
 	}
 	free(log);
+	free(roots);
 	*pid_out = pid;
 	*port_out = port;
 	return CLI_EXIT_OK;
 fail:
 	free(log);
+	free(roots);
 	return CLI_EXIT_FAIL;
 }
 

@@ -19,6 +19,7 @@ static const struct cli_command commands[] = {
 	{ "serve",
 	  "[--listen HOST:PORT] [--edition community|business] "
 	  "[--docs-domain DOMAIN] [--threads N] [--workers N (0: none)] "
+	  "[--local-repos DIR[:DIR...]] "
 	  "[--build-timeout SECONDS] [--build-memory MIB] [--build-output MIB]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },

@@ -13,6 +13,39 @@
 #include "lectern/pipeline.h"
 #include "server.h"
 
+/* Directories --local-repos may list: a home, the temporary directory and
+ * a few shared checkouts; a longer list is better served by their common
+ * parent. */
+#define LOCAL_ROOTS_MAX 16
+
+/* The --local-repos directories, NULL-terminated. */
+struct local_roots {
+	const char *dirs[LOCAL_ROOTS_MAX + 1];
+	size_t n;
+};
+
+/* Add DIR[:DIR...], split in place (argv is writable): absolute directories
+ * only, since a relative one would depend on where the server started. */
+static int add_local_roots(struct local_roots *roots, char *val)
+{
+	char *dir, *next;
+
+	for (dir = val; dir; dir = next) {
+		if ((next = strchr(dir, ':')) != NULL)
+			*next++ = '\0';
+		if (dir[0] != '/')
+			return cli_fail("serve: --local-repos wants absolute "
+					"directories, got '%s'",
+					dir);
+		if (roots->n == LOCAL_ROOTS_MAX)
+			return cli_fail("serve: --local-repos lists at most %d "
+					"directories",
+					LOCAL_ROOTS_MAX);
+		roots->dirs[roots->n++] = dir;
+	}
+	return CLI_EXIT_OK;
+}
+
 /* Split "HOST:PORT" or "[V6]:PORT" in place. */
 static int parse_listen(char *spec, const char **host, unsigned short *port)
 {
@@ -56,7 +89,7 @@ static int parse_count(const char *opt, const char *val, unsigned long min,
 
 static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			 struct lec_pipeline_config *pcfg, int *no_workers,
-			 char **listen_copy)
+			 char **listen_copy, struct local_roots *roots)
 {
 	unsigned long n;
 
@@ -98,6 +131,9 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 				return CLI_EXIT_FAIL;
 			pcfg->workers = (unsigned)n;
 			*no_workers = n == 0;
+		} else if (strcmp(opt, "--local-repos") == 0) {
+			if (add_local_roots(roots, argv[i + 1]))
+				return CLI_EXIT_FAIL;
 		} else if (strcmp(opt, "--build-timeout") == 0) {
 			if (parse_count(opt, val, 1, 24 * 3600, &n))
 				return CLI_EXIT_FAIL;
@@ -159,6 +195,7 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	struct srv_config cfg = { 0 };
 	struct lec_pipeline_config pcfg = { 0 };
 	struct lec_pipeline *pipeline = NULL;
+	struct local_roots roots = { 0 };
 	struct srv *srv = NULL;
 	char *listen_copy = NULL;
 	sigset_t stop_signals;
@@ -173,8 +210,11 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	pcfg.limits.memory_bytes = LEC_RUNNER_DEFAULT_MEMORY;
 	pcfg.limits.output_bytes = LEC_RUNNER_DEFAULT_OUTPUT;
 	if ((status = parse_options(argc, argv, &cfg, &pcfg, &no_workers,
-				    &listen_copy)) != 0)
+				    &listen_copy, &roots)) != 0)
 		goto done;
+	/* Checked at import (the server) and again at clone (the pipeline). */
+	cfg.local_roots = roots.dirs;
+	pcfg.local_roots = roots.dirs;
 	/* Open (and migrate) the store once up front, so a bad data
 	 * directory fails here and not on the first request. */
 	if (cli_store(ctx) == NULL) {

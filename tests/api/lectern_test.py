@@ -55,6 +55,10 @@ class Server:
         # fetched (tests reach nothing but 127.0.0.1).
         if "--workers" not in args:
             args = args + ("--workers", "0")
+        # Fixture repositories are made under the temporary directory, so
+        # file:// imports of it are allowed unless a test lists its own.
+        if "--local-repos" not in args:
+            args = args + ("--local-repos", tempfile.gettempdir())
         self.proc = subprocess.Popen(
             [LECTERN, "--data", self.data, "serve", "--listen",
              "127.0.0.1:0", "--threads", "2", *args],

@@ -214,7 +214,7 @@ expect_match err '\(HTTP 404\)$'
 
 # ---- A second instance as a remote context: same commands, same results.
 "$LECTERN" --data "$REMOTE_DATA" serve --listen 127.0.0.1:0 --threads 2 \
-	>"$DATA/remote.out" 2>"$DATA/remote.err" &
+	--local-repos "$DATA" >"$DATA/remote.out" 2>"$DATA/remote.err" &
 remote_pid=$!
 for i in $(seq 1 300); do
 	grep -q '^listening on' "$DATA/remote.out" && break
@@ -278,7 +278,7 @@ expect_match err '^lectern: .*\(HTTP 401\)$'
 # ---- A business-edition instance: organizations.
 BIZ_DATA="$DATA/biz"
 "$LECTERN" --data "$BIZ_DATA" serve --listen 127.0.0.1:0 --threads 2 --workers 0 \
-	--edition business >"$DATA/biz.out" 2>"$DATA/biz.err" &
+	--edition business --local-repos "$DATA" >"$DATA/biz.out" 2>"$DATA/biz.err" &
 biz_pid=$!
 for i in $(seq 1 300); do
 	grep -q '^listening on' "$DATA/biz.out" 2>/dev/null && break

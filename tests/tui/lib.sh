@@ -66,7 +66,7 @@ markdown_repo() {
 # a context "t" in the temporary config.
 start_server() {
 	"$LECTERN" --data "$TMP/data" serve --listen 127.0.0.1:0 --workers 1 \
-		--threads 2 >"$TMP/serve.out" 2>"$TMP/serve.err" &
+		--threads 2 --local-repos "$TMP" >"$TMP/serve.out" 2>"$TMP/serve.err" &
 	server_pid=$!
 	i=0
 	while ! grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do

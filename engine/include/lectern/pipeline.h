@@ -44,6 +44,11 @@ struct lec_pipeline_config {
 	 * version sync); NULL: nowhere. Called from worker threads. */
 	void (*log)(void *payload, const char *message);
 	void *log_payload;
+	/* Directories a project's file:// repository (and its submodules) may
+	 * lie in, checked again at clone time (lec_localrepo_check);
+	 * NULL-terminated, NULL: none. Not copied: must outlive the
+	 * pipeline. */
+	const char *const *local_roots;
 };
 #define LEC_PIPELINE_CONFIG_VERSION 1
 
