@@ -684,14 +684,7 @@ static int versions_list(struct srv_request *req, struct srv_response *res)
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	switch (srv_query_bool(req, "active")) {
-	case 1:
-		filter.active = LEC_FILTER_TRUE;
-		break;
-	case 0:
-		filter.active = LEC_FILTER_FALSE;
-		break;
-	}
+	filter.active = srv_query_filter(req, "active");
 	if ((rc = public_projects(store, slug, &projects)) < 0)
 		return srv_respond_engine_error(res, rc);
 	lists = calloc(projects.total + 1, sizeof(*lists));

@@ -7,6 +7,7 @@
 #ifndef LECTERN_SRV_V3_H
 #define LECTERN_SRV_V3_H
 
+#include "lectern/version.h"
 #include "server.h"
 
 struct lec_project;
@@ -98,9 +99,10 @@ int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
 			const struct srv_v3_list *list);
 /* The requester's user id, or 0 when anonymous. */
 int64_t srv_viewer_id(const struct srv_request *req);
-/* Parse a query boolean the way django-filter does: 1 true, 0 false,
- * -1 absent or unrecognised (no filter). */
-int srv_query_bool(const struct srv_request *req, const char *key);
+/* A query boolean as django-filter reads it: "true"/"1", "false"/"0"
+ * (case-insensitive); absent or anything else does not filter. */
+enum lec_filter_bool srv_query_filter(const struct srv_request *req,
+				      const char *key);
 /* A non-negative integer path parameter, or -1 (→ 404 "Not found."). */
 int64_t srv_param_id(const char *text);
 

@@ -12,7 +12,6 @@
  * only. Builds are a flex serializer: fields/omit apply and
  * expand=config is allowed in lists too.
  */
-#include <string.h>
 
 #include "lectern/build.h"
 #include "lectern/project.h"
@@ -31,17 +30,7 @@ static void read_filter(const struct srv_request *req,
 			struct lec_build_filter *f)
 {
 	f->commit = srv_query(req, "commit");
-	switch (srv_query_bool(req, "running")) {
-	case 1:
-		f->running = LEC_FILTER_TRUE;
-		break;
-	case 0:
-		f->running = LEC_FILTER_FALSE;
-		break;
-	default:
-		f->running = LEC_FILTER_ANY;
-		break;
-	}
+	f->running = srv_query_filter(req, "running");
 }
 
 /* The version with this id among a project's versions, or NULL (a

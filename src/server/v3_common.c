@@ -150,17 +150,18 @@ done:
 	return res->status;
 }
 
-int srv_query_bool(const struct srv_request *req, const char *key)
+enum lec_filter_bool srv_query_filter(const struct srv_request *req,
+				      const char *key)
 {
 	const char *v = srv_query(req, key);
 
 	if (v == NULL)
-		return -1;
+		return LEC_FILTER_ANY;
 	if (strcasecmp(v, "true") == 0 || strcmp(v, "1") == 0)
-		return 1;
+		return LEC_FILTER_TRUE;
 	if (strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0)
-		return 0;
-	return -1;
+		return LEC_FILTER_FALSE;
+	return LEC_FILTER_ANY;
 }
 
 int64_t srv_param_id(const char *text)

@@ -34,19 +34,6 @@ static int is_choice(const char *value, const char *const *choices)
 	return 0;
 }
 
-static enum lec_filter_bool filter_bool(const struct srv_request *req,
-					const char *key)
-{
-	switch (srv_query_bool(req, key)) {
-	case 1:
-		return LEC_FILTER_TRUE;
-	case 0:
-		return LEC_FILTER_FALSE;
-	default:
-		return LEC_FILTER_ANY;
-	}
-}
-
 /* Add {"param": ["Select a valid choice. ..."]} to errors when the
  * parameter is given and not a choice. */
 static void check_choice(const struct srv_request *req, const char *param,
@@ -80,9 +67,9 @@ static int read_filter(struct srv_request *req, struct lec_version_filter *f,
 		return -1;
 	}
 	cJSON_Delete(errors);
-	f->active = filter_bool(req, "active");
-	f->built = filter_bool(req, "built");
-	f->uploaded = filter_bool(req, "uploaded");
+	f->active = srv_query_filter(req, "active");
+	f->built = srv_query_filter(req, "built");
+	f->uploaded = srv_query_filter(req, "uploaded");
 	f->external = LEC_FILTER_FALSE;
 	f->privacy_level = srv_query(req, "privacy_level");
 	f->type = srv_query(req, "type");
