@@ -93,6 +93,8 @@ ROUTES = [
     ("open", "GET", "/api/v2/version/?project__slug={p}", None, {200}),
     ("open", "GET", "/api/v2/build/?project__slug={p}", None, {200}),
     ("open", "GET", "/api/v3/search/?q=project:{p}+zebraword", None, {200}),
+    ("open", "GET", "/api/v3/search/?q=subprojects:{p}+zebraword", None, {200}),
+    ("open", "GET", "/_/api/v3/search/?q=project:{p}/latest+zebraword", None, {200}),
     # Safe methods pass the read-only permission, then find no handler.
     ("open", "GET", "/api/v3/projects/{p}/sync-versions/", None, {405}),
     ("denied", "DELETE", "/api/v3/projects/{p}/", None, {403}),
