@@ -10,7 +10,9 @@
  * Safety rules live here too, so no caller can forget them: a target that
  * is not an absolute http(s) URL is put on the current scheme and host
  * (a to_url or :splat that produced "//evil.com" cannot leave the site),
- * and a target equal to the current host and path is no redirect (loop).
+ * a target equal to the current host and path is no redirect (loop), and
+ * spaces and control characters are percent-encoded (a :splat comes from
+ * the decoded request path, where a CR or LF would end the header).
  */
 #include <string.h>
 #include <strings.h>
@@ -208,6 +210,27 @@ static int is_current(const char *base, size_t n,
 	return strlen(rq->path) == pn && strncmp(rq->path, path, pn) == 0;
 }
 
+/* url with each space and control character percent-encoded, as a
+ * header value must carry it; NULL when out of memory. */
+static char *header_safe(const char *url)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	size_t n;
+
+	while (*url) {
+		n = 0;
+		while (url[n] && (unsigned char)url[n] > ' ' && url[n] != 0x7f)
+			n++;
+		lec__buf_printf(&b, "%.*s", (int)n, url);
+		url += n;
+		if (*url) {
+			lec__buf_printf(&b, "%%%02X", (unsigned char)*url);
+			url++;
+		}
+	}
+	return lec__buf_take(&b);
+}
+
 /*
  * The final URL of a raw target: on the current origin unless absolute,
  * the request's query first, then the target's, then its fragment. NULL
@@ -245,7 +268,8 @@ static int finish(const char *raw, const struct lec_redirect_request *rq,
 				(int)query_n, query);
 	if (fragment)
 		lec__buf_puts(&b, fragment);
-	*out = lec__buf_take(&b);
+	*out = b.ptr && !b.oom ? header_safe(b.ptr) : NULL;
+	lec__buf_dispose(&b);
 	return *out ? LEC_OK : lec__error_oom();
 }
 

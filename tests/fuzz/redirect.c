@@ -3,17 +3,20 @@
  * picks a project's redirect for a request and builds the Location URL.
  *
  * Input, one field per line: the request as the docs server resolves it
- * (path from the root, filename in the version or "", version root or "",
- * query, and "f" for a request of an existing page, which only forced
- * redirects apply to; other shapes are skipped), then up to REDIRECTS_MAX redirects of four lines
- * each (type, from_url, to_url, and flags: "f" force, "p" permanent 301,
- * "d" disabled). Redirects must be as the store keeps them (redirect.h,
- * "Normalisation on save"), or the input is skipped: URLs with exactly one
- * leading '/' (a to_url may be absolute instead), no trailing '/' on a
- * page or exact from_url, none on the clean-URL types; the wildcard prefix
- * is derived from from_url as saving does. Besides the sanitizers, the matcher's safety
- * rule is checked: a Location leaves the current origin only when a
- * redirect's to_url is itself an absolute http(s) URL.
+ * (path from the root, filename in the version or "", version root or
+ * "", query, and "f" for a request of an existing page, which only forced
+ * redirects apply to; other shapes are skipped), then up to REDIRECTS_MAX
+ * redirects of four lines each (type, from_url, to_url, and flags: "f"
+ * force, "p" permanent 301, "d" disabled). Redirects must be as the store
+ * keeps them (redirect.h, "Normalisation on save"), or the input is
+ * skipped: URLs with exactly one leading '/' (a to_url may be absolute
+ * instead), no trailing '/' on a page or exact from_url, none on the
+ * clean-URL types; the wildcard prefix is derived from from_url as saving
+ * does. Besides the sanitizers, the matcher's safety rules are checked: a
+ * Location leaves the current origin only when a redirect's to_url is
+ * itself an absolute http(s) URL, and it carries no space or control
+ * character (a decoded request path can hold CR or LF, which would end
+ * the header).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,10 @@
 #define REDIRECTS_MAX ((FUZZ_FIELDS_MAX - REQUEST_FIELDS) / REDIRECT_FIELDS)
 #define WILDCARD "*"
 #define LEGACY_REST "$rest"
+/* What a header value cannot carry as is (NUL ends the string anyway). */
+#define URL_FORBIDDEN                                                        \
+	"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"      \
+	"\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x20\x7f"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -141,6 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   any_absolute,
 			   "a Location stays on the origin unless a to_url "
 			   "is absolute");
+		FUZZ_CHECK(strcspn(out.url, URL_FORBIDDEN) == strlen(out.url),
+			   "no space or control character in a Location");
 		lec_redirect_target_dispose(&out);
 	}
 done:
