@@ -384,6 +384,13 @@ static int build_change(struct lec_store *st, int64_t id,
 			  : move_state(b, c->to, now);
 	if (error == LEC_OK && (error = build_write(st, b)) == LEC_OK)
 		error = mark_version_built(st, b);
+	/* The worker's finish is when it lets go of the build (lec_build_claim
+	 * gives the project to no other worker until then). */
+	if (error == LEC_OK && c->finish)
+		error = lec_store__exec_ints(st,
+					     "UPDATE builds SET held = 0 "
+					     "WHERE id = ?1",
+					     &id, 1, "releasing a build", NULL);
 done:
 	lec_build_free(b);
 	return finish_write(st, error);
@@ -452,7 +459,7 @@ int lec_build_reset(struct lec_store *st, int64_t id)
 	if ((error = run_with_id(st,
 				 "UPDATE builds SET state = 'triggered', "
 				 "success = 1, error = NULL, started = NULL, "
-				 "finished = NULL, duration = NULL "
+				 "finished = NULL, duration = NULL, held = 0 "
 				 "WHERE id = ?",
 				 id, "resetting a build", NULL)) == LEC_OK)
 		error = run_with_id(st,
@@ -689,49 +696,104 @@ int lec_build_next(struct lec_store *st, struct lec_build **out)
 	return build_first(st, &q, "created, id", 0, out);
 }
 
-/* Move the oldest triggered build to cloning; *id is 0 when none. */
-static int claim_oldest(struct lec_store *st, int64_t *id)
+/* The build a worker takes next. Builds record no user, so a project's
+ * builds count as its owner's: its maintainer with the lowest id (the
+ * oldest account), 0 when it has none. Among the triggered builds,
+ * - none of a project that has a held build: one build per project at a
+ *   time, since its mirror and published files have one writer;
+ * - the owner holding the fewest builds first, so several workers are
+ *   shared between owners instead of going to the head of the queue;
+ * - then the owner served longest ago (build_turns), so even one worker
+ *   goes round the owners and one owner's queue delays another's by at
+ *   most one build;
+ * - then that owner's oldest build.
+ * The triggered and the held builds are read in two arms, each through its
+ * index (builds_running, builds_held): idle workers ask several times a
+ * second, and the builds table keeps every build ever run. */
+#define CLAIM_NEXT_SQL                                                       \
+	"WITH live (id, project_id, created, state, held) AS ("              \
+	"  SELECT id, project_id, created, state, held FROM builds"          \
+	"  WHERE state = 'triggered' AND state NOT IN " FINAL_STATES         \
+	"  UNION ALL SELECT id, project_id, created, state, held"            \
+	"  FROM builds WHERE held = 1),"                                     \
+	" owned (id, project_id, created, state, held, owner) AS ("          \
+	"  SELECT l.*, coalesce((SELECT min(pu.user_id)"                     \
+	"    FROM project_users pu WHERE pu.project_id = l.project_id), 0)"  \
+	"  FROM live l),"                                                    \
+	" busy (owner, n) AS ("                                              \
+	"  SELECT owner, count(*) FROM owned WHERE held = 1 GROUP BY owner) " \
+	"SELECT w.id, w.owner FROM owned w"                                  \
+	"  LEFT JOIN busy ON busy.owner = w.owner"                           \
+	"  LEFT JOIN build_turns t ON t.owner_id = w.owner"                  \
+	" WHERE w.state = 'triggered' AND w.held = 0"                        \
+	"  AND NOT EXISTS (SELECT 1 FROM builds h"                           \
+	"                  WHERE h.project_id = w.project_id AND h.held = 1)" \
+	" ORDER BY coalesce(busy.n, 0), coalesce(t.served, 0), w.created,"   \
+	"  w.id LIMIT 1"
+
+/* The next build to take and its owner; *id is 0 when none can start. */
+static int claim_next(struct lec_store *st, int64_t *id, int64_t *owner)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error, rc;
 
 	*id = 0;
-	if ((error = lec_store__prepare(
-		     st, &stmt,
-		     "UPDATE builds SET state = 'cloning', started = ? "
-		     "WHERE id = (SELECT id FROM builds WHERE state = "
-		     "'triggered' ORDER BY created, id LIMIT 1) "
-		     "RETURNING id")) < 0)
+	if ((error = lec_store__prepare(st, &stmt, CLAIM_NEXT_SQL)) < 0)
 		return error;
-	sqlite3_bind_int64(stmt, 1, lec__now_us());
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(stmt, 0);
-		rc = sqlite3_step(stmt);
+		*owner = sqlite3_column_int64(stmt, 1);
+	} else if (rc != SQLITE_DONE) {
+		error = lec_store__sqlerr(st, rc, "choosing a build to claim");
 	}
-	if (rc != SQLITE_DONE)
-		error = lec_store__sqlerr(st, rc, "claiming a build");
 	lec_store__finalize(st, stmt);
 	return error;
+}
+
+/* Give the build to the caller (cloning, started now, held) and move its
+ * owner to the back of the round: served is a counter, not a clock, so
+ * two claims in one microsecond still take turns. */
+static int claim_take(struct lec_store *st, int64_t id, int64_t owner)
+{
+	int64_t build[2] = { id, lec__now_us() };
+	int error;
+
+	if ((error = lec_store__exec_ints(
+		     st,
+		     "UPDATE builds SET state = 'cloning', started = ?2, "
+		     "held = 1 WHERE id = ?1",
+		     build, 2, "claiming a build", NULL)) < 0)
+		return error;
+	/* WHERE true: SQLite's UPSERT after INSERT ... SELECT needs one. */
+	return lec_store__exec_ints(
+		st,
+		"INSERT INTO build_turns (owner_id, served) "
+		"SELECT ?1, coalesce(max(served), 0) + 1 FROM build_turns "
+		"WHERE true ON CONFLICT (owner_id) DO UPDATE "
+		"SET served = excluded.served",
+		&owner, 1, "taking a build owner's turn", NULL);
 }
 
 int lec_build_claim(struct lec_store *st, struct lec_build **out)
 {
 	struct lec_build *claimed = NULL;
-	int64_t id = 0;
+	int64_t id = 0, owner = 0;
 	int error;
 
 	lec_error_clear();
 	*out = NULL;
-	/* BEGIN IMMEDIATE takes the write lock before the SELECT inside the
-	 * UPDATE reads, so two workers never see the same oldest build. */
+	/* BEGIN IMMEDIATE takes the write lock before the choice is read, so
+	 * two workers never choose the same build. */
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
 	/* Read the build before committing: should that fail, the claim is
 	 * rolled back rather than leaving a build no worker holds. */
-	if ((error = claim_oldest(st, &id)) == LEC_OK)
-		error = id ? build_fetch(st, id, &claimed)
-			   : lec__error(LEC_ENOTFOUND, "no build is waiting");
+	if ((error = claim_next(st, &id, &owner)) == LEC_OK && id == 0)
+		error = lec__error(LEC_ENOTFOUND,
+				   "no build is waiting for a free project");
+	if (error == LEC_OK && (error = claim_take(st, id, owner)) == LEC_OK)
+		error = build_fetch(st, id, &claimed);
 	if ((error = finish_write(st, error)) < 0) {
 		lec_build_free(claimed);
 		return error;

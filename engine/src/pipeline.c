@@ -216,10 +216,11 @@ static int finish_interrupted(struct lec_store *st)
 	size_t n = 0, i;
 	int error, rc;
 
-	/* Builds a worker had taken; those still triggered just wait. */
+	/* Builds a worker had taken, cancelled ones too (finishing them lets
+	 * go of their projects); those still triggered just wait. */
 	if ((error = lec_store__prepare(
 		     st, &stmt,
-		     "SELECT id FROM builds WHERE state NOT IN "
+		     "SELECT id FROM builds WHERE held = 1 OR state NOT IN "
 		     "('triggered', 'finished', 'cancelled') LIMIT 64")) < 0)
 		return error;
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW && n < 64)
@@ -477,6 +478,18 @@ static void pipeline_free(struct lec_pipeline *pl)
 	lec__free(pl);
 }
 
+/* One worker per LEC_PIPELINE_CPUS_PER_WORKER processors, at least one,
+ * at most LEC_PIPELINE_MAX_WORKERS. */
+static unsigned default_workers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) / LEC_PIPELINE_CPUS_PER_WORKER;
+
+	if (n < 1)
+		return 1;
+	return n > LEC_PIPELINE_MAX_WORKERS ? LEC_PIPELINE_MAX_WORKERS
+					    : (unsigned)n;
+}
+
 static int recover(struct lec_pipeline *pl)
 {
 	struct lec_store *st = NULL;
@@ -500,7 +513,7 @@ int lec_pipeline_start(struct lec_pipeline **out,
 
 	lec_error_clear();
 	*out = NULL;
-	n = config->workers ? config->workers : LEC_PIPELINE_DEFAULT_WORKERS;
+	n = config->workers ? config->workers : default_workers();
 	if (n > LEC_PIPELINE_MAX_WORKERS)
 		return lec__error(LEC_EINVALID, "at most %d build workers",
 				  LEC_PIPELINE_MAX_WORKERS);

@@ -299,11 +299,28 @@ static const char migration_3[] =
 static const char migration_4[] =
 	"ALTER TABLE builds ADD COLUMN progress TEXT;";
 
+/* 5: fair builds (lec_build_claim). `held` is 1 while a worker has the
+ * build in hand, from its claim to the worker's lec_build_finish, which for
+ * a cancelled build comes only once its sandbox has stopped: a project with
+ * a held build gets no second worker. build_turns says when each owner (a
+ * user id, 0 for projects without maintainers) was last given a worker, as
+ * a counter, so the queue goes round the owners. */
+static const char migration_5[] =
+	"ALTER TABLE builds ADD COLUMN held INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE builds SET held = 1 WHERE state IN"
+	"  ('cloning', 'installing', 'building', 'uploading');"
+	"CREATE INDEX builds_held ON builds(project_id) WHERE held = 1;"
+	"CREATE TABLE build_turns ("
+	"  owner_id INTEGER PRIMARY KEY,"
+	"  served INTEGER NOT NULL"
+	");";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
 	migration_3,
 	migration_4,
+	migration_5,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -412,6 +412,9 @@ TEST(queue_next_and_claim)
 	CHECK(b && b->id == second);
 	lec_build_free(b);
 	b = NULL;
+	/* One build of a project at a time. */
+	CHECK_ERR(lec_build_claim(st, &b), LEC_ENOTFOUND);
+	CHECK_OK(lec_build_finish(st, first, 1, NULL));
 	CHECK_OK(lec_build_claim(st, &b));
 	CHECK(b && b->id == second);
 	lec_build_free(b);
@@ -458,19 +461,20 @@ static void *race_claim(void *arg)
 TEST(claim_is_exclusive_across_handles)
 {
 	struct lec_store *st = lec_test_store();
-	int64_t p = lec_test_project(st, "p");
 	struct race_worker workers[RACE_WORKERS];
 	pthread_t threads[RACE_WORKERS];
 	int seen[RACE_BUILDS + 1] = { 0 };
 	int64_t first = 0;
 	int i, j, total = 0;
 
+	/* One project each: a project's builds are taken one at a time. */
 	for (i = 0; i < RACE_BUILDS; i++) {
 		char name[16];
-		int64_t id;
+		int64_t p, id;
 
-		snprintf(name, sizeof(name), "v%d", i);
-		id = trigger(st, p, make_version(st, p, name,
+		snprintf(name, sizeof(name), "p%d", i);
+		p = lec_test_project(st, name);
+		id = trigger(st, p, make_version(st, p, "main",
 						  LEC_VERSION_BRANCH),
 			     NULL);
 		if (i == 0)
@@ -498,6 +502,125 @@ TEST(claim_is_exclusive_across_handles)
 	CHECK_INT(total, RACE_BUILDS);
 	for (i = 0; i < RACE_BUILDS; i++)
 		CHECK_INT(seen[i], 1);
+	lec_store_free(st);
+}
+
+/* A project of its own with one triggered build, maintained by user (0:
+ * nobody); returns the build. */
+static int64_t owned_build(struct lec_store *st, const char *slug,
+			   int64_t user)
+{
+	int64_t p = lec_test_project(st, slug);
+
+	if (user)
+		exec_fmt(st,
+			 "INSERT OR IGNORE INTO users (id, username, created) "
+			 "VALUES (%lld, 'user%lld', 0);"
+			 "INSERT INTO project_users VALUES (%lld, %lld)",
+			 (long long)user, (long long)user, (long long)p,
+			 (long long)user);
+	return trigger(st, p, make_version(st, p, "main", LEC_VERSION_BRANCH),
+		       NULL);
+}
+
+static int64_t claim_id(struct lec_store *st)
+{
+	struct lec_build *b = NULL;
+	int64_t id = 0;
+
+	CHECK_OK(lec_build_claim(st, &b));
+	if (b)
+		id = b->id;
+	lec_build_free(b);
+	return id;
+}
+
+#define ALICE 1
+#define BOB 2
+#define ALICE_BUILDS 5
+
+/* Alice queues five builds on five projects, then Bob one: Bob's is taken
+ * second, whether one worker finishes Alice's first build before taking
+ * the next (the round) or a second worker asks while it runs (the owner
+ * holding fewer builds). Alice's then go in the order she queued them. */
+TEST(claim_goes_round_the_owners)
+{
+	int workers;
+
+	for (workers = 1; workers <= 2; workers++) {
+		struct lec_store *st = lec_test_store();
+		int64_t alice[ALICE_BUILDS], bob, first;
+		int i;
+
+		for (i = 0; i < ALICE_BUILDS; i++) {
+			char slug[16];
+
+			snprintf(slug, sizeof(slug), "alice%d", i);
+			alice[i] = owned_build(st, slug, ALICE);
+		}
+		bob = owned_build(st, "bob", BOB);
+		first = claim_id(st);
+		CHECK_INT(first, alice[0]);
+		if (workers == 1)
+			CHECK_OK(lec_build_finish(st, first, 1, NULL));
+		CHECK_INT(claim_id(st), bob);
+		for (i = 1; i < ALICE_BUILDS; i++)
+			CHECK_INT(claim_id(st), alice[i]);
+		lec_store_free(st);
+	}
+}
+
+/* Three owners, one worker: each finished build hands the worker to the
+ * owner served longest ago, maintainer-less projects being one owner. */
+TEST(one_worker_serves_owners_in_turn)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t a1 = owned_build(st, "a1", ALICE);
+	int64_t a2 = owned_build(st, "a2", ALICE);
+	int64_t b1 = owned_build(st, "b1", BOB);
+	int64_t n1 = owned_build(st, "n1", 0);
+	int64_t b2 = owned_build(st, "b2", BOB);
+	int64_t n2 = owned_build(st, "n2", 0);
+	const int64_t want[] = { a1, b1, n1, a2, b2, n2 };
+	struct lec_build *b = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int64_t id = claim_id(st);
+
+		CHECK_INT(id, want[i]);
+		CHECK_OK(lec_build_finish(st, id, 1, NULL));
+	}
+	CHECK_ERR(lec_build_claim(st, &b), LEC_ENOTFOUND);
+	lec_store_free(st);
+}
+
+/* Two triggered builds of one project are never both taken: not while the
+ * first runs, nor once it is cancelled and its worker is still stopping
+ * it; the worker's finish lets the second go. A reset build is free. */
+TEST(one_build_per_project)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t main_v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t dev_v = make_version(st, p, "dev", LEC_VERSION_BRANCH);
+	int64_t first = trigger(st, p, main_v, NULL);
+	int64_t second = trigger(st, p, dev_v, NULL);
+	int64_t other = owned_build(st, "other", 0);
+	struct lec_build *b = NULL;
+
+	CHECK_INT(claim_id(st), first);
+	CHECK_INT(claim_id(st), other);
+	CHECK_ERR(lec_build_claim(st, &b), LEC_ENOTFOUND);
+	CHECK_OK(lec_build_set_state(st, first, LEC_BUILD_STATE_BUILDING));
+	CHECK_ERR(lec_build_claim(st, &b), LEC_ENOTFOUND);
+	CHECK_OK(lec_build_cancel(st, first));
+	CHECK_ERR(lec_build_claim(st, &b), LEC_ENOTFOUND);
+	CHECK_OK(lec_build_finish(st, first, 0, NULL));
+	CHECK_INT(claim_id(st), second);
+	CHECK_OK(lec_build_reset(st, second));
+	CHECK_INT(claim_id(st), second);
+	CHECK(b == NULL);
 	lec_store_free(st);
 }
 
@@ -928,6 +1051,9 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(cancelled_stays_cancelled),
 	TEST_ENTRY(queue_next_and_claim),
 	TEST_ENTRY(claim_is_exclusive_across_handles),
+	TEST_ENTRY(claim_goes_round_the_owners),
+	TEST_ENTRY(one_worker_serves_owners_in_turn),
+	TEST_ENTRY(one_build_per_project),
 	TEST_ENTRY(reset_requeues),
 	TEST_ENTRY(commit_and_config),
 	TEST_ENTRY(list_filters_and_paging),

@@ -6,7 +6,8 @@
  * and any state that is not final may end in cancelled. Triggering a build
  * cancels the version's other unfinished builds (§5.2). Workers take builds
  * from the queue with lec_build_claim, which hands each triggered build to
- * exactly one worker even across processes.
+ * exactly one worker even across processes, one build per project at a
+ * time, round-robin across the projects' owners.
  *
  * Times are microseconds since the epoch (UTC). Per the decision table,
  * `finished` is the real finish time and `error` is a message whenever a
@@ -211,11 +212,16 @@ int lec_build_set_config(struct lec_store *store, int64_t id,
 int lec_build_next(struct lec_store *store, struct lec_build **out);
 
 /**
- * Take the oldest triggered build for a worker: it moves to cloning (and
- * `started` is recorded) atomically, so no two workers, in any process,
- * take the same build.
+ * Take a triggered build for a worker: it moves to cloning (and `started`
+ * is recorded) atomically, so no two workers, in any process, take the
+ * same build. The worker holds it until its lec_build_finish, and until
+ * then no other build of the project is handed out. The queue goes round
+ * the projects' owners (the maintainer with the lowest id): the owner
+ * holding the fewest builds, then the one served longest ago, then that
+ * owner's oldest build, so one owner's builds delay another's by at most
+ * one build.
  * @param out the claimed build, owned by caller (lec_build_free)
- * @return LEC_OK or LEC_ENOTFOUND (the queue is empty)
+ * @return LEC_OK or LEC_ENOTFOUND (nothing waits whose project is free)
  */
 int lec_build_claim(struct lec_store *store, struct lec_build **out);
 

@@ -24,8 +24,11 @@
 extern "C" {
 #endif
 
-/* One worker: builds run one at a time unless configured otherwise. */
-#define LEC_PIPELINE_DEFAULT_WORKERS 1
+/* Workers when none are configured: one per this many processors, at
+ * least one. A build keeps a processor busy (the generator, then
+ * compression and indexing), so a worker per processor would leave nothing
+ * for the API's threads and the writer's own work. */
+#define LEC_PIPELINE_CPUS_PER_WORKER 2
 /* Most workers: builds are CPU- and memory-heavy; more than this on a
  * workstation only thrashes. */
 #define LEC_PIPELINE_MAX_WORKERS 16
@@ -36,7 +39,7 @@ extern "C" {
 struct lec_pipeline_config {
 	unsigned int version;  /* LEC_PIPELINE_CONFIG_VERSION */
 	const char *data_dir;
-	unsigned workers;      /* 0: LEC_PIPELINE_DEFAULT_WORKERS */
+	unsigned workers;      /* 0: see LEC_PIPELINE_CPUS_PER_WORKER */
 	struct lec_runner_limits limits;
 	const char *docs_domain;       /* READTHEDOCS_CANONICAL_URL's domain */
 	const char *production_domain; /* READTHEDOCS_PRODUCTION_DOMAIN */
