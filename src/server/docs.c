@@ -479,8 +479,8 @@ static int method_allowed(struct srv_request *req, struct srv_response *res)
 	if (req->method == SRV_GET || req->method == SRV_HEAD ||
 	    (login && req->method == SRV_POST))
 		return 1;
-	res->allow = strdup(login ? "GET, HEAD, POST" : "GET, HEAD");
-	srv_respond_empty(res, 405);
+	srv_respond_not_allowed(res, req->method_name,
+				strdup(login ? "GET, HEAD, POST" : "GET, HEAD"));
 	return 0;
 }
 

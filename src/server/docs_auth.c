@@ -13,6 +13,15 @@
  * stays active; deleting the key file ends every session. POST /_/login/
  * exchanges an API token (a form field) for the cookie. The token is never
  * logged, echoed or stored.
+ *
+ * The login form is protected against cross-site request forgery (another
+ * page making a visitor's browser log in, as the attacker): the form's GET
+ * sets a random nonce cookie and puts HMAC(session key, host and nonce) in
+ * a hidden field, and a POST is refused unless the field matches the
+ * cookie it comes with. A page on another docs host (another project's
+ * docs, same site, so SameSite does not help) can set a cookie for this
+ * one, but cannot compute the HMAC for its nonce; a browser's Origin
+ * header, when sent, must name this host too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +39,7 @@
 
 #include "lectern/errors.h"
 #include "docs.h"
+#include "input.h"
 
 #define SESSION_COOKIE "lectern_session"
 /* How long a session lasts: Django's default SESSION_COOKIE_AGE, which
@@ -45,6 +55,12 @@
 /* Longest "next" location accepted by the login route. */
 #define LOGIN_NEXT_MAX 2048
 #define LOGIN_TOKEN_MAX 128
+#define CSRF_COOKIE "lectern_csrf"
+/* Random bytes of the CSRF nonce: unguessable, as a session id is. */
+#define CSRF_NONCE_LEN 16
+#define CSRF_NONCE_HEX (2 * CSRF_NONCE_LEN)
+/* Longest Host header the CSRF MAC covers (a DNS name and a port). */
+#define CSRF_HOST_MAX 300
 
 /* The session key --------------------------------------------------------- */
 
@@ -104,7 +120,8 @@ static int session_key(struct docs_ctx *c, unsigned char *key)
 
 /* Cookies ----------------------------------------------------------------- */
 
-/* The hex HMAC of "<user>.<expiry>" into hex (2 * SESSION_MAC_LEN + 1). */
+/* The hex HMAC of msg (a session's "<user>.<expiry>", a CSRF message)
+ * into hex (2 * SESSION_MAC_LEN + 1). */
 static int session_mac(struct docs_ctx *c, const char *msg, size_t n,
 		       char *hex)
 {
@@ -123,17 +140,18 @@ static int session_mac(struct docs_ctx *c, const char *msg, size_t n,
 	return ok ? 0 : -1;
 }
 
-/* The value of our cookie in a Cookie header into out; 0 when absent. */
-static int cookie_value(const char *header, char *out, size_t cap)
+/* The value of cookie name in a Cookie header into out; 0 when absent. */
+static int cookie_value(const char *header, const char *name, char *out,
+			size_t cap)
 {
-	size_t name_n = strlen(SESSION_COOKIE);
+	size_t name_n = strlen(name);
 
 	while (header && *header) {
 		size_t n;
 
 		header += strspn(header, " ;");
 		n = strcspn(header, ";");
-		if (n > name_n && strncmp(header, SESSION_COOKIE, name_n) == 0 &&
+		if (n > name_n && strncmp(header, name, name_n) == 0 &&
 		    header[name_n] == '=') {
 			n -= name_n + 1;
 			if (n >= cap)
@@ -214,7 +232,8 @@ const struct lec_user *docs_user(struct docs_ctx *c)
 	c->user_known = 1;
 	if ((c->user = token_user(c)) != NULL)
 		return c->user;
-	if (cookie_value(srv_header(c->req, "Cookie"), value, sizeof(value)) &&
+	if (cookie_value(srv_header(c->req, "Cookie"), SESSION_COOKIE, value,
+			 sizeof(value)) &&
 	    (uid = session_user(c, value)) > 0 &&
 	    lec_user_get_by_id(c->store, uid, &c->user) == LEC_OK &&
 	    !c->user->is_active) {
@@ -253,33 +272,27 @@ int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
 /* Login ------------------------------------------------------------------- */
 
 /* The decoded value of key in an "a=b&c=d" string (form body or query)
- * into out; 0 when absent, malformed or too long. */
+ * into out; 0 when absent, malformed or too long. The decoded copy may be
+ * a token: wiped before it is freed. */
 static int form_value(const char *s, const char *key, char *out, size_t cap)
 {
 	size_t kn = strlen(key);
 
 	while (s && *s) {
-		size_t n = strcspn(s, "&"), i, j = 0;
+		size_t n = strcspn(s, "&");
 
 		if (n > kn && strncmp(s, key, kn) == 0 && s[kn] == '=') {
-			for (i = kn + 1; i < n && j + 1 < cap; i++) {
-				int hi, lo;
+			char *value = srv_percent_decode(s + kn + 1, n - kn - 1,
+							 1);
+			size_t len = value ? strlen(value) : cap;
+			int ok = len < cap;
 
-				if (s[i] == '+') {
-					out[j++] = ' ';
-				} else if (s[i] != '%') {
-					out[j++] = s[i];
-				} else if (i + 2 < n &&
-					   (hi = srv_hex_value(s[i + 1])) >= 0 &&
-					   (lo = srv_hex_value(s[i + 2])) >= 0) {
-					out[j++] = (char)(hi * 16 + lo);
-					i += 2;
-				} else {
-					return 0;
-				}
-			}
-			out[j] = '\0';
-			return i == n;
+			if (ok)
+				memcpy(out, value, len + 1);
+			if (value)
+				OPENSSL_cleanse(value, len);
+			free(value);
+			return ok;
 		}
 		s += n;
 		s += *s == '&';
@@ -311,28 +324,124 @@ static int html_page(struct srv_response *res, int status, const char *body)
 	return status;
 }
 
-/* The login form; next is HTML-escaped into its hidden field. */
+/* CSRF -------------------------------------------------------------------- */
+
+/* The request's nonce cookie into nonce (CSRF_NONCE_HEX + 1); 0 when it
+ * has none that looks like one of ours. */
+static int csrf_nonce(struct docs_ctx *c, char *nonce)
+{
+	return cookie_value(srv_header(c->req, "Cookie"), CSRF_COOKIE, nonce,
+			    CSRF_NONCE_HEX + 1) &&
+	       strlen(nonce) == CSRF_NONCE_HEX &&
+	       strspn(nonce, "0123456789abcdef") == CSRF_NONCE_HEX;
+}
+
+/* The form token for nonce on this host into token (2 * SESSION_MAC_LEN
+ * + 1): bound to the host so that a token shown on one docs host is no
+ * good on another. */
+static int csrf_token(struct docs_ctx *c, const char *nonce, char *token)
+{
+	const char *host = srv_header(c->req, "Host");
+	char msg[CSRF_HOST_MAX + CSRF_NONCE_HEX + 8];
+	int n = snprintf(msg, sizeof(msg), "csrf\n%s\n%s", host ? host : "",
+			 nonce);
+
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		return -1;
+	return session_mac(c, msg, (size_t)n, token);
+}
+
+/* A browser's Origin, when it sends one, must be this host's. */
+static int same_origin(struct docs_ctx *c)
+{
+	const char *origin = srv_header(c->req, "Origin");
+	const char *host = srv_header(c->req, "Host");
+	const char *rest;
+
+	if (origin == NULL)
+		return 1;
+	if (host == NULL)
+		return 0;
+	if (strncmp(origin, "http://", 7) == 0)
+		rest = origin + 7;
+	else if (strncmp(origin, "https://", 8) == 0)
+		rest = origin + 8;
+	else
+		return 0;
+	return strcasecmp(rest, host) == 0;
+}
+
+/* Whether a login POST carries the token of the nonce cookie it came
+ * with, from a page of this host. */
+static int csrf_valid(struct docs_ctx *c, const char *body)
+{
+	char nonce[CSRF_NONCE_HEX + 1], sent[2 * SESSION_MAC_LEN + 1];
+	char expected[2 * SESSION_MAC_LEN + 1];
+
+	return same_origin(c) && csrf_nonce(c, nonce) &&
+	       form_value(body, "csrf_token", sent, sizeof(sent)) &&
+	       strlen(sent) == 2 * SESSION_MAC_LEN &&
+	       csrf_token(c, nonce, expected) == 0 &&
+	       CRYPTO_memcmp(sent, expected, 2 * SESSION_MAC_LEN) == 0;
+}
+
+/* The nonce of this form: the request's own, else a new one set as a
+ * cookie on the login path. 0, or -1 when no random bytes. */
+static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
+{
+	unsigned char raw[CSRF_NONCE_LEN];
+	char cookie[CSRF_NONCE_HEX + 96];
+	size_t i;
+
+	if (csrf_nonce(c, nonce))
+		return 0;
+	if (RAND_bytes(raw, sizeof(raw)) != 1)
+		return -1;
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(nonce + 2 * i, 3, "%02x", raw[i]);
+	snprintf(cookie, sizeof(cookie),
+		 CSRF_COOKIE "=%s; Path=/_/login/; HttpOnly; SameSite=Strict",
+		 nonce);
+	return srv_response_header(c->res, "Set-Cookie", cookie);
+}
+
+/* The login form --------------------------------------------------------- */
+
+/* The login form; next is HTML-escaped into its hidden field, the CSRF
+ * token (hex) goes in as it is. */
 static int login_form(struct docs_ctx *c)
 {
 	static const char head[] =
 		"<!DOCTYPE html>\n<html><head><title>Log in</title></head>\n"
 		"<body><h1>Log in</h1>\n<form method=\"post\" "
-		"action=\"/_/login/\">\n<input type=\"hidden\" name=\"next\" "
-		"value=\"";
+		"action=\"/_/login/\">\n<input type=\"hidden\" "
+		"name=\"csrf_token\" value=\"";
+	static const char middle[] =
+		"\">\n<input type=\"hidden\" name=\"next\" value=\"";
 	static const char tail[] =
 		"\">\n<label>API token <input type=\"password\" "
 		"name=\"token\"></label>\n<button>Log in</button>\n</form>"
 		"</body></html>\n";
-	char next[LOGIN_NEXT_MAX], page[sizeof(head) + sizeof(tail) +
+	char next[LOGIN_NEXT_MAX], page[sizeof(head) + sizeof(middle) +
+					sizeof(tail) + 2 * SESSION_MAC_LEN +
 					6 * LOGIN_NEXT_MAX];
+	char nonce[CSRF_NONCE_HEX + 1], token[2 * SESSION_MAC_LEN + 1];
 	const char *n, *p;
 	size_t len = sizeof(head) - 1;
 
+	if (csrf_form_nonce(c, nonce) < 0 || csrf_token(c, nonce, token) < 0)
+		return srv_respond_internal(c->res, "no CSRF token");
+	/* The token is tied to this visitor's cookie: no shared caching. */
+	srv_response_header(c->res, "Cache-Control", "no-store");
 	if (!form_value(c->query[0] ? c->query + 1 : "", "next", next,
 			sizeof(next)))
 		snprintf(next, sizeof(next), "/");
 	n = safe_next(next);
 	memcpy(page, head, len);
+	memcpy(page + len, token, 2 * SESSION_MAC_LEN);
+	len += 2 * SESSION_MAC_LEN;
+	memcpy(page + len, middle, sizeof(middle) - 1);
+	len += sizeof(middle) - 1;
 	for (p = n; *p; p++) {
 		const char *e = *p == '&'   ? "&amp;"
 				: *p == '<' ? "&lt;"
@@ -372,6 +481,13 @@ static int login_post(struct docs_ctx *c)
 	const char *body = c->req->body ? c->req->body : "";
 	int rc;
 
+	if (!csrf_valid(c, body))
+		return html_page(c->res, 403,
+				 "<!DOCTYPE html>\n<html><head><title>Log in"
+				 "</title></head>\n<body><h1>Forbidden: the "
+				 "form has expired or came from another site."
+				 "</h1>\n<p>Open the login page again.</p>"
+				 "</body></html>\n");
 	if (!form_value(body, "token", token, sizeof(token)))
 		token[0] = '\0';
 	rc = lec_token_authenticate(c->store, token, &user);

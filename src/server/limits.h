@@ -23,16 +23,65 @@
  * fields/omit/expand need about ten. */
 #define SRV_MAX_QUERY_PARAMS 64
 
+/* Request header fields, all together (names and values) and by count:
+ * past either the answer is a JSON 431. A browser sends under 2 KiB; the
+ * bounds sit far below what libmicrohttpd's buffer (SRV_CONNECTION_MEMORY)
+ * holds, so that Lectern, not libmicrohttpd's HTML page, answers
+ * (docs/hardening.md). */
+#define SRV_MAX_HEADER_BYTES (16 * 1024)
+#define SRV_MAX_HEADER_COUNT 100
+
 /* Header and connection buffer per connection (libmicrohttpd's memory
- * limit): headers beyond it are rejected by libmicrohttpd itself. */
-#define SRV_CONNECTION_MEMORY (64 * 1024)
+ * limit): the request line and headers must fit in it with room to
+ * spare, or libmicrohttpd answers with its own HTML page. Four times the
+ * URI and header limits above together. */
+#define SRV_CONNECTION_MEMORY (4 * (SRV_MAX_URI + SRV_MAX_HEADER_BYTES))
 
 /* Simultaneous connections: beyond this new ones wait in the kernel's
- * backlog. Well above a workstation's needs, well below the fd limit. */
-#define SRV_MAX_CONNECTIONS 1024
+ * backlog. Several per-address allowances (below), so one address cannot
+ * take them all; lowered at start when the open-file limit cannot hold
+ * them plus SRV_FD_RESERVE. */
+#define SRV_MAX_CONNECTIONS 4096
 
-/* Seconds an idle connection is kept open. */
+/* Connections from one address: more are closed as soon as accepted. The
+ * API benchmark's 256 keep-alive connections plus the TUI and CLI beside
+ * them fit; a flood from one address holds at most this many. */
+#define SRV_MAX_CONNECTIONS_PER_IP 512
+
+/* Descriptors kept for everything but client sockets: each thread's
+ * SQLite handles and WAL files, files being sent, build pipes and logs. */
+#define SRV_FD_RESERVE 256
+
+/* Seconds an idle connection is kept open (libmicrohttpd's timeout, which
+ * every byte received resets). */
 #define SRV_CONNECTION_TIMEOUT 60
+
+/* Seconds a connection has to deliver a request's headers, counted from
+ * its accept or from the end of its previous response, however slowly the
+ * bytes trickle in: libmicrohttpd's own timeout restarts with every byte,
+ * so one byte a minute would hold a connection forever. Headers are one
+ * or two TCP segments; 10 s outlasts several retransmissions of them on a
+ * bad link. A kept-alive connection idle this long is closed too. */
+#define SRV_HEADER_SECONDS 10
+
+/* When more than SRV_CROWDED_CONNECTIONS connections are waiting for
+ * headers (half of SRV_MAX_CONNECTIONS: a slow-client flood from many
+ * addresses), the deadline drops to SRV_HEADER_SECONDS_CROWDED, keeping
+ * room for new clients; a real client sends its headers at once. */
+#define SRV_CROWDED_CONNECTIONS (SRV_MAX_CONNECTIONS / 2)
+#define SRV_HEADER_SECONDS_CROWDED 2
+
+/* How often the header deadline is checked (ms): a connection is cut at
+ * most this late. */
+#define SRV_GUARD_TICK_MS 250
+
+/* libmicrohttpd's messages (a client that went away mid-request, a full
+ * server) come from clients, so a flood would write a line per
+ * connection: at most SRV_LOG_BURST of them per SRV_LOG_WINDOW seconds,
+ * then one line counting those left out. Enough to see what happens, too
+ * few to fill a disk. */
+#define SRV_LOG_BURST 10
+#define SRV_LOG_WINDOW 10
 
 /* Default and maximum v3/v2 page size (decision table: "capped at 1000"). */
 #define SRV_PAGE_DEFAULT 10
@@ -45,5 +94,10 @@
 
 /* Path parameters a route can capture. */
 #define SRV_MAX_ROUTE_PARAMS 4
+
+/* A field's dotted name in an error body ("repository.url"): the API's
+ * longest is under 30 characters; longer keys are cut (at a character
+ * boundary) in the name shown. */
+#define SRV_FIELD_PATH_MAX 128
 
 #endif

@@ -1,14 +1,14 @@
 /*
  * Building responses: JSON bodies (keys sorted recursively for v3, as the
  * service's AlphabeticalSortedJSONRenderer does), the service's error bodies
- * (behaviour notes §0.4), and request bodies parsed under the server's
- * limits.
+ * (behaviour notes §0.4), and request bodies parsed and checked at the
+ * boundary (input.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistr.h>
 
+#include "input.h"
 #include "lectern/errors.h"
 #include "server.h"
 
@@ -141,6 +141,16 @@ int srv_respond_detail(struct srv_response *res, int status,
 	return srv_respond_json(res, status, json, SRV_JSON_SORTED);
 }
 
+int srv_respond_not_allowed(struct srv_response *res, const char *method,
+			    char *allow)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "Method \"%.20s\" not allowed.", method);
+	res->allow = allow;
+	return srv_respond_detail(res, 405, msg);
+}
+
 int srv_respond_empty(struct srv_response *res, int status)
 {
 	res->status = status;
@@ -252,65 +262,12 @@ int srv_respond_engine_error(struct srv_response *res, int code)
 
 /* Request bodies ------------------------------------------------------------ */
 
-/* Depth of the deepest array/object, ignoring brackets inside strings. */
-static int json_depth(const char *s, size_t n)
+int srv_respond_input_error(struct srv_response *res,
+			    const struct srv_input_error *err)
 {
-	int depth = 0, deepest = 0, in_string = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (in_string) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_string = 0;
-		} else if (c == '"') {
-			in_string = 1;
-		} else if (c == '[' || c == '{') {
-			if (++depth > deepest)
-				deepest = depth;
-		} else if (c == ']' || c == '}') {
-			depth--;
-		}
-	}
-	return deepest;
-}
-
-/* Line, column and offset of a parse error, as Python's json reports it. */
-static void describe_position(const char *body, const char *at, char *out,
-			      size_t cap)
-{
-	size_t offset = at && at >= body ? (size_t)(at - body) : 0;
-	size_t line = 1, col = 1, i;
-
-	for (i = 0; i < offset; i++) {
-		if (body[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	snprintf(out, cap, "line %zu column %zu (char %zu)", line, col, offset);
-}
-
-/* The Python type DRF names when a body is not an object. */
-static const char *python_type_name(const cJSON *json)
-{
-	if (cJSON_IsArray(json))
-		return "list";
-	if (cJSON_IsString(json))
-		return "str";
-	if (cJSON_IsBool(json))
-		return "bool";
-	if (cJSON_IsNull(json))
-		return "NoneType";
-	if (cJSON_IsNumber(json))
-		return json->valuedouble == (double)json->valueint ? "int"
-								   : "float";
-	return "object";
+	if (err->field[0])
+		return srv_respond_field_error(res, err->field, err->message);
+	return srv_respond_detail(res, err->status, err->message);
 }
 
 static int is_json_content_type(const char *ct)
@@ -324,8 +281,8 @@ static int is_json_content_type(const char *ct)
 cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res)
 {
 	const char *ct = srv_header(req, "Content-Type");
-	const char *end = NULL;
-	char where[96], msg[192];
+	struct srv_input_error err;
+	char msg[192];
 	cJSON *json;
 
 	if (req->body_len == 0)
@@ -337,45 +294,8 @@ cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res)
 		srv_respond_detail(res, 415, msg);
 		return NULL;
 	}
-	if (u8_check((const uint8_t *)req->body, req->body_len) != NULL) {
-		srv_respond_detail(res, 400,
-				   "JSON parse error - 'utf-8' codec can't "
-				   "decode the request body");
-		return NULL;
-	}
-	if (json_depth(req->body, req->body_len) > SRV_MAX_JSON_DEPTH) {
-		snprintf(msg, sizeof(msg),
-			 "JSON parse error - nesting deeper than %d levels",
-			 SRV_MAX_JSON_DEPTH);
-		srv_respond_detail(res, 400, msg);
-		return NULL;
-	}
-	/* The parse-end pointer, not cJSON_GetErrorPtr: that one is a global
-	 * shared by all threads. */
-	json = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, 0);
-	if (json == NULL) {
-		describe_position(req->body, end, where, sizeof(where));
-		snprintf(msg, sizeof(msg), "JSON parse error - Invalid JSON: %s",
-			 where);
-		srv_respond_detail(res, 400, msg);
-		return NULL;
-	}
-	if (end && end < req->body + req->body_len &&
-	    strspn(end, " \t\r\n") != (size_t)(req->body + req->body_len - end)) {
-		cJSON_Delete(json);
-		describe_position(req->body, end, where, sizeof(where));
-		snprintf(msg, sizeof(msg), "JSON parse error - Extra data: %s",
-			 where);
-		srv_respond_detail(res, 400, msg);
-		return NULL;
-	}
-	if (!cJSON_IsObject(json)) {
-		snprintf(msg, sizeof(msg),
-			 "Invalid data. Expected a dictionary, but got %s.",
-			 python_type_name(json));
-		cJSON_Delete(json);
-		srv_respond_field_error(res, "non_field_errors", msg);
-		return NULL;
-	}
+	if ((json = srv_input_parse_json(req->body, req->body_len, &err)) ==
+	    NULL)
+		srv_respond_input_error(res, &err);
 	return json;
 }

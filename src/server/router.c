@@ -11,53 +11,13 @@
 
 #include "lectern/errors.h"
 #include "cache.h"
+#include "input.h"
 #include "lectern/store.h"
 #include "lectern/user.h"
 #include "search.h"
 #include "server.h"
 
 /* URI parsing -------------------------------------------------------------- */
-
-int srv_hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decode n bytes of s (and '+' as space in a query). NULL for a
- * malformed escape or an encoded NUL, which no valid request contains. */
-static char *decode(const char *s, size_t n, int plus_is_space)
-{
-	char *out = malloc(n + 1);
-	size_t i, j = 0;
-
-	if (out == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '%') {
-			int hi = i + 2 < n ? srv_hex_value(s[i + 1]) : -1;
-			int lo = i + 2 < n ? srv_hex_value(s[i + 2]) : -1;
-
-			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-				free(out);
-				return NULL;
-			}
-			out[j++] = (char)(hi * 16 + lo);
-			i += 2;
-		} else if (s[i] == '+' && plus_is_space) {
-			out[j++] = ' ';
-		} else {
-			out[j++] = s[i];
-		}
-	}
-	out[j] = '\0';
-	return out;
-}
 
 static int add_query_param(struct srv_request *req, const char *s, size_t n)
 {
@@ -70,8 +30,9 @@ static int add_query_param(struct srv_request *req, const char *s, size_t n)
 		return 0;
 	if (req->nquery >= SRV_MAX_QUERY_PARAMS)
 		return -1;
-	key = decode(s, klen, 1);
-	value = eq ? decode(eq + 1, n - klen - 1, 1) : strdup("");
+	key = srv_percent_decode(s, klen, 1);
+	value = eq ? srv_percent_decode(eq + 1, n - klen - 1, 1)
+		   : strdup("");
 	grown = realloc(req->query, (req->nquery + 1) * sizeof(*grown));
 	if (key == NULL || value == NULL || grown == NULL) {
 		free(key);
@@ -97,7 +58,7 @@ int srv_parse_uri(struct srv_request *req)
 		return 414;
 	if (uri[0] != '/')
 		return 400;
-	if ((req->path = decode(uri, plen, 0)) == NULL)
+	if ((req->path = srv_percent_decode(uri, plen, 0)) == NULL)
 		return 404;
 	while (q && *q) {
 		const char *start = q + 1;
@@ -265,12 +226,7 @@ static int method_not_allowed(struct srv_request *req,
 			      struct srv_response *res,
 			      const struct srv_route *r)
 {
-	char msg[96];
-
-	snprintf(msg, sizeof(msg), "Method \"%.20s\" not allowed.",
-		 req->method_name);
-	res->allow = allow_header(r);
-	return srv_respond_detail(res, 405, msg);
+	return srv_respond_not_allowed(res, req->method_name, allow_header(r));
 }
 
 /* Django's APPEND_SLASH: a path that matches only with a trailing slash is
@@ -421,8 +377,20 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	const struct srv_route *route;
 	const struct srv_route_method *m;
 	struct lec_store *store = NULL;
+	struct srv_input_error err;
 	int status;
 
+	/* What no part of the server should see, on any host: a body past
+	 * its cap (not kept), an over-long URI, bytes that are not UTF-8. */
+	if (req->body_too_large) {
+		srv_respond_detail(res, 413, "Request body too large.");
+		return;
+	}
+	if (srv_input_check_request(req->raw_uri, req->body, req->body_len,
+				    &err) != 0) {
+		srv_respond_input_error(res, &err);
+		return;
+	}
 	/* /_/api/ is the API on every host, docs hosts included (the
 	 * service's proxied API: search). */
 	if (strncmp(req->raw_uri, "/_/api/", 7) != 0 &&
@@ -440,8 +408,10 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 		srv_respond_detail(res, 404, "Not found.");
 		return;
 	}
-	if (req->body_too_large) {
-		srv_respond_detail(res, 413, "Request body too large.");
+	/* A method no route serves (PROPFIND, TRACE, ...) needs no
+	 * permission check: whoever asks, the answer is 405. */
+	if (req->method == SRV_METHOD_OTHER) {
+		method_not_allowed(req, res, route);
 		return;
 	}
 	/* A safe method reads one snapshot, authentication included: one

@@ -1,7 +1,9 @@
 /*
  * The HTTP server's connection to libmicrohttpd: starting and stopping the
- * daemon, collecting each request (raw URI, headers, body under its cap),
- * handing the complete request to the router, and sending the response.
+ * daemon, collecting each request (raw URI, headers and body under their
+ * caps), handing the complete request to the router, and sending the
+ * response. Connections are watched by the guard (guard.c): per-address
+ * and total limits, a deadline on each request's headers.
  *
  * Threading: libmicrohttpd runs a pool of threads, one epoll loop each; a
  * request is handled start to finish on one thread, which owns one store
@@ -16,15 +18,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "lectern/store.h"
 #include "lectern/user.h"
 #include "cache.h"
+#include "guard.h"
 #include "server.h"
 
 struct srv {
 	struct MHD_Daemon *daemon;
+	struct srv_guard *guard;
 	struct srv_config config;
 	char *data_dir;
 	char *docs_domain;
@@ -211,12 +216,54 @@ static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
 {
 	struct srv_request *req = calloc(1, sizeof(*req));
 
+	srv_guard_request_line(conn);
 	if (req == NULL)
 		return NULL;
 	req->srv = cls;
 	req->conn = conn;
 	req->raw_uri = strdup(uri);
 	return req;
+}
+
+struct header_total {
+	size_t bytes;
+	size_t count;
+};
+
+static enum MHD_Result add_header(void *cls, enum MHD_ValueKind kind,
+				  const char *key, const char *value)
+{
+	struct header_total *t = cls;
+
+	(void)kind;
+	t->bytes += strlen(key) + (value ? strlen(value) : 0);
+	t->count++;
+	return MHD_YES;
+}
+
+/* The limits a request's headers are held to as soon as they are in, so
+ * that Lectern answers (JSON) well before libmicrohttpd's own buffer would
+ * overflow (HTML): 0, or the response is filled.
+ *
+ * A body announced larger than SRV_MAX_BODY by a client waiting for
+ * "100 Continue" is refused before it is sent. Any other client is already
+ * sending it: answering now would close the connection under a body still
+ * on its way, and the client would likely see a reset instead of the 413,
+ * so the body is read and dropped (append_body) and refused at its end. */
+static int check_headers(struct srv_request *req, struct srv_response *res)
+{
+	struct header_total t = { 0, 0 };
+	const char *length = srv_header(req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *expect = srv_header(req, MHD_HTTP_HEADER_EXPECT);
+
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, add_header, &t);
+	if (t.bytes > SRV_MAX_HEADER_BYTES || t.count > SRV_MAX_HEADER_COUNT)
+		return srv_respond_detail(res, 431,
+					  "Request header fields too large.");
+	if (length && expect && strcasecmp(expect, "100-continue") == 0 &&
+	    strtoull(length, NULL, 10) > SRV_MAX_BODY)
+		return srv_respond_detail(res, 413, "Request body too large.");
+	return 0;
 }
 
 static int append_body(struct srv_request *req, const char *data, size_t n)
@@ -333,13 +380,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	(void)cls;
 	(void)url;
 	(void)version;
-	(void)conn;
 	if (req == NULL || req->raw_uri == NULL)
 		return MHD_NO; /* out of memory in uri_logger: drop */
 	if (req->method_name == NULL) {
 		/* First call: headers only. */
+		srv_guard_headers_done(conn);
 		req->method_name = method;
 		req->method = parse_method(method);
+		if (check_headers(req, &res) != 0)
+			return send_response(req, &res);
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {
@@ -356,10 +405,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 			 void **state, enum MHD_RequestTerminationCode why)
 {
 	(void)cls;
-	(void)conn;
 	(void)why;
 	srv_request_free(*state);
 	*state = NULL;
+	srv_guard_request_done(conn);
 }
 
 /* Start/stop ----------------------------------------------------------- */
@@ -397,6 +446,7 @@ static void srv_free(struct srv *srv)
 {
 	if (srv == NULL)
 		return;
+	srv_guard_free(srv->guard);
 	free(srv->data_dir);
 	free(srv->docs_domain);
 	free(srv);
@@ -423,7 +473,7 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	struct srv *srv;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_USE_TURBO | MHD_USE_ERROR_LOG;
-	unsigned threads;
+	unsigned threads, connections;
 	int ipv6 = 0;
 
 	*out = NULL;
@@ -447,18 +497,30 @@ int srv_start(struct srv **out, const struct srv_config *config)
 		srv_free(srv);
 		return -1;
 	}
+	if (srv_guard_new(&srv->guard) < 0) {
+		pthread_key_delete(srv->store_key);
+		pthread_key_delete(srv->cache_key);
+		srv_free(srv);
+		return -1;
+	}
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
 	threads = config->threads ? config->threads : default_threads();
+	connections = srv_guard_connection_limit();
 	srv->daemon = MHD_start_daemon(
 		flags, config->port, NULL, NULL, on_request, srv,
+		/* First, or libmicrohttpd logs the options on its own. */
+		MHD_OPTION_EXTERNAL_LOGGER, srv_guard_log, srv->guard,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, srv->guard,
 		/* One thread is the polling thread itself: no pool. */
 		MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0u,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONNECTION_MEMORY,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)SRV_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_LIMIT, connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned)SRV_MAX_CONNECTIONS_PER_IP,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_CONNECTION_TIMEOUT,
 		MHD_OPTION_END);
 	if (srv->daemon == NULL) {
@@ -484,7 +546,8 @@ void srv_stop(struct srv *srv)
 	if (srv == NULL)
 		return;
 	/* Stops accepting, waits for the pool threads, which finish the
-	 * request they are in; their store handles close as they exit. */
+	 * request they are in; their store handles close as they exit. The
+	 * guard goes after (srv_free): closing connections notifies it. */
 	MHD_stop_daemon(srv->daemon);
 	pthread_key_delete(srv->store_key);
 	pthread_key_delete(srv->cache_key);

@@ -153,6 +153,10 @@ int srv_respond_json(struct srv_response *res, int status, cJSON *json,
 /* {"detail": msg} with status. */
 int srv_respond_detail(struct srv_response *res, int status,
 		       const char *detail);
+/* 405 for method with the Allow header allow (owned by res from here on,
+ * may be NULL when out of memory) and the service's detail. */
+int srv_respond_not_allowed(struct srv_response *res, const char *method,
+			    char *allow);
 /* An empty body (204, or the superproject's empty 404). */
 int srv_respond_empty(struct srv_response *res, int status);
 /* The engine's last error as a DRF-shaped 400 (field errors, non-field

@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import hmac
 import os
+import re
 import stat
 import time
 
@@ -391,10 +392,17 @@ class DocsServingTest(ServerTestCase):
                                    token=self.alice), b"private project")
 
     def login(self, token, nxt="/en/secret/"):
-        body = "token=%s&next=%s" % (token, nxt.replace("/", "%2F"))
+        """Post the login form as a browser does: first its GET, for the
+        CSRF cookie and token (test_hostile.py tests their refusals)."""
+        form = self.server.get("/_/login/", host=self.host())
+        cookie = form.header("Set-Cookie").split(";")[0]
+        csrf = re.search(rb'name="csrf_token" value="([0-9a-f]+)"', form.body)
+        body = "csrf_token=%s&token=%s&next=%s" % (
+            csrf.group(1).decode(), token, nxt.replace("/", "%2F"))
         return self.server.request(
             "POST", "/_/login/", raw=body.encode(), host=self.host(),
-            headers={"Content-Type": "application/x-www-form-urlencoded"})
+            headers={"Content-Type": "application/x-www-form-urlencoded",
+                     "Cookie": cookie})
 
     def cookie_of(self, r):
         return r.header("Set-Cookie").split(";")[0]

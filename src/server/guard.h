@@ -1,0 +1,45 @@
+/*
+ * The server's defences against clients that hold connections rather than
+ * make requests (guard.c): a deadline on each request's headers however
+ * slowly they trickle in, the open-file limit raised so the connection
+ * limit holds, and libmicrohttpd's client-caused log lines rate-limited.
+ * server.c wires these callbacks into libmicrohttpd.
+ */
+#ifndef LECTERN_SRV_GUARD_H
+#define LECTERN_SRV_GUARD_H
+
+#include <microhttpd.h>
+#include <stdarg.h>
+
+struct srv_guard;
+
+/* Start the guard's sweeper thread. Returns 0 with *out owned by the
+ * caller, or -1 after logging why. */
+int srv_guard_new(struct srv_guard **out);
+/* Stop the sweeper and free the guard; call after the daemon has stopped
+ * (every connection closed). Accepts NULL. */
+void srv_guard_free(struct srv_guard *guard);
+
+/* Raise the soft open-file limit to the hard one, and return how many
+ * connections fit in it beside SRV_FD_RESERVE, at most
+ * SRV_MAX_CONNECTIONS. */
+unsigned srv_guard_connection_limit(void);
+
+/* MHD_OPTION_NOTIFY_CONNECTION (cls: the guard): a new connection starts
+ * waiting for its first request's headers; a closed one is forgotten. */
+void srv_guard_notify(void *cls, struct MHD_Connection *conn,
+		      void **socket_context,
+		      enum MHD_ConnectionNotificationCode code);
+/* A request's stages on conn, from server.c's callbacks: its request line
+ * arrived (a cut-off client then gets a 408), its headers are complete (no
+ * deadline any more), its response was sent (the deadline runs again for
+ * the next request on a kept-alive connection). */
+void srv_guard_request_line(struct MHD_Connection *conn);
+void srv_guard_headers_done(struct MHD_Connection *conn);
+void srv_guard_request_done(struct MHD_Connection *conn);
+
+/* MHD_OPTION_EXTERNAL_LOGGER (cls: the guard): libmicrohttpd's messages,
+ * at most SRV_LOG_BURST per SRV_LOG_WINDOW seconds. */
+void srv_guard_log(void *cls, const char *fmt, va_list ap);
+
+#endif

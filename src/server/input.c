@@ -1,0 +1,494 @@
+/*
+ * The checks every request passes before routing, and the parsers of its
+ * URI and JSON body (input.h). One place, table-driven, so that no handler
+ * has to remember them: a NUL can never reach the engine (where C strings
+ * would cut "a\u0000b" to "a"), and a line break can never reach a field
+ * that ends up in a header (a redirect target with CR/LF would become a
+ * 302 without a Location).
+ *
+ * The JSON body is checked in one pass over its text, before cJSON parses
+ * it: the pass tracks the key path of each string (cJSON's parsed strings
+ * end at their first NUL, so the text is the only place a "\u0000" shows)
+ * and records the first string a rule refuses; the errors are then
+ * reported in the order the service's parser would meet them.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistr.h>
+
+#include "input.h"
+#include "server.h"
+
+/* Fields whose text may span lines (the service's TextFields and secrets
+ * that are files: an environment variable's value may be a PEM key). Every
+ * other string of a request body is single-line: names, slugs, URLs,
+ * redirect sources and targets, choices, list items, anything a later
+ * response could put in a header. */
+static const char *const multiline_fields[] = {
+	"description",
+	"value",
+};
+
+/* Percent decoding ---------------------------------------------------------- */
+
+int srv_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *srv_percent_decode(const char *s, size_t n, int plus_is_space)
+{
+	char *out = malloc(n + 1);
+	size_t i, j = 0;
+
+	if (out == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%') {
+			int hi = i + 2 < n ? srv_hex_value(s[i + 1]) : -1;
+			int lo = i + 2 < n ? srv_hex_value(s[i + 2]) : -1;
+
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+				free(out);
+				return NULL;
+			}
+			out[j++] = (char)(hi * 16 + lo);
+			i += 2;
+		} else if (s[i] == '+' && plus_is_space) {
+			out[j++] = ' ';
+		} else {
+			out[j++] = s[i];
+		}
+	}
+	out[j] = '\0';
+	return out;
+}
+
+static int fail(struct srv_input_error *err, int status, const char *field,
+		const char *msg)
+{
+	err->status = status;
+	snprintf(err->field, sizeof(err->field), "%s", field);
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+	return status;
+}
+
+/* Whether n bytes of s decode to valid UTF-8; a piece that does not decode
+ * at all counts as valid here (its parser refuses it in its own words). */
+static int decodes_to_utf8(const char *s, size_t n, int plus_is_space)
+{
+	char *text = srv_percent_decode(s, n, plus_is_space);
+	int ok = text == NULL ||
+		 u8_check((const uint8_t *)text, strlen(text)) == NULL;
+
+	free(text);
+	return ok;
+}
+
+int srv_input_check_request(const char *raw_uri, const char *body,
+			    size_t body_len, struct srv_input_error *err)
+{
+	const char *q = strchr(raw_uri, '?');
+	size_t n = strlen(raw_uri);
+	size_t plen = q ? (size_t)(q - raw_uri) : n;
+
+	if (n > SRV_MAX_URI)
+		return fail(err, 414, "", "Request URI too long.");
+	if (!decodes_to_utf8(raw_uri, plen, 0))
+		return fail(err, 400, "",
+			    "Malformed request: the path is not valid UTF-8.");
+	/* Each parameter on its own: an escape never spans a '&'. */
+	while (q && *q) {
+		const char *start = q + 1;
+		size_t len = strcspn(start, "&");
+
+		if (!decodes_to_utf8(start, len, 1))
+			return fail(err, 400, "",
+				    "Malformed request: the query string is "
+				    "not valid UTF-8.");
+		q = start[len] ? start + len : NULL;
+	}
+	if (body_len > 0 && u8_check((const uint8_t *)body, body_len) != NULL)
+		return fail(err, 400, "",
+			    "Malformed request: the body is not valid UTF-8.");
+	return 0;
+}
+
+/* JSON bodies: the character pass ----------------------------------------- */
+
+/* What one string holds, as far as the rules care. */
+struct string_facts {
+	int nul;               /* a "\u0000" */
+	int line_break;        /* "\n", "\r" or "\t", escaped */
+	int control;           /* any other C0 control, DEL or a C1 control */
+};
+
+struct scan {
+	const char *s;
+	size_t n;
+	int depth;
+	/* The key at each object level ("" at array levels): the path of the
+	 * string being read. */
+	char keys[SRV_MAX_JSON_DEPTH + 1][SRV_FIELD_PATH_MAX];
+	int too_deep;
+	size_t raw_control;    /* offset of the first raw control character
+				  inside a string (invalid JSON), or n */
+	int refused;           /* field and message hold the first refusal */
+	char field[SRV_FIELD_PATH_MAX];
+	const char *message;
+};
+
+static void note_code_point(struct string_facts *f, unsigned cp)
+{
+	if (cp == 0)
+		f->nul = 1;
+	else if (cp == '\n' || cp == '\r' || cp == '\t')
+		f->line_break = 1;
+	else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+		f->control = 1;
+}
+
+/* The value of 4 hex digits at s[i..], or -1. */
+static long hex4(const struct scan *sc, size_t i)
+{
+	long v = 0;
+	size_t k;
+
+	if (i + 4 > sc->n)
+		return -1;
+	for (k = 0; k < 4; k++) {
+		int d = srv_hex_value(sc->s[i + k]);
+
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* Read the escape at s[i] ('\\'); returns the index after it. */
+static size_t read_escape(struct scan *sc, size_t i, struct string_facts *f)
+{
+	static const char simple[] = "\"\\/bfnrt";
+	static const unsigned simple_cp[] = { '"', '\\', '/', '\b',
+					      '\f', '\n', '\r', '\t' };
+	const char *hit;
+	long cp;
+
+	if (i + 1 >= sc->n)
+		return sc->n;
+	if (sc->s[i + 1] != 'u') {
+		hit = sc->s[i + 1] ? strchr(simple, sc->s[i + 1]) : NULL;
+		if (hit)
+			note_code_point(f, simple_cp[hit - simple]);
+		return i + 2; /* an unknown escape is cJSON's to refuse */
+	}
+	/* Surrogates, paired or not, are no control characters; a lone one
+	 * is cJSON's to refuse. */
+	if ((cp = hex4(sc, i + 2)) < 0)
+		return i + 2;
+	note_code_point(f, (unsigned)cp);
+	return i + 6;
+}
+
+/* Read the string whose opening quote is at s[start]; returns the index
+ * of its closing quote, or n when it has none. */
+static size_t read_string(struct scan *sc, size_t start,
+			  struct string_facts *f)
+{
+	size_t i = start + 1;
+
+	memset(f, 0, sizeof(*f));
+	while (i < sc->n && sc->s[i] != '"') {
+		unsigned char c = (unsigned char)sc->s[i];
+
+		if (c == '\\') {
+			i = read_escape(sc, i, f);
+			continue;
+		}
+		if (c < 0x20 && sc->raw_control == sc->n)
+			sc->raw_control = i;
+		if (c == 0x7f)
+			f->control = 1;
+		/* U+0080..U+009F are C2 80..C2 9F in UTF-8 (checked before). */
+		if (c == 0xC2 && i + 1 < sc->n &&
+		    (unsigned char)sc->s[i + 1] >= 0x80 &&
+		    (unsigned char)sc->s[i + 1] <= 0x9F)
+			f->control = 1;
+		i++;
+	}
+	return i;
+}
+
+/* The dotted path of the current value into sc->field, with leaf appended
+ * when non-NULL. */
+static void current_path(struct scan *sc, const char *leaf)
+{
+	size_t used = 0;
+	int d;
+
+	sc->field[0] = '\0';
+	for (d = 1; d <= sc->depth; d++) {
+		if (sc->keys[d][0] == '\0')
+			continue;
+		used += (size_t)snprintf(sc->field + used,
+					 sizeof(sc->field) - used, "%s%s",
+					 used ? "." : "", sc->keys[d]);
+		if (used >= sizeof(sc->field))
+			return;
+	}
+	if (leaf)
+		snprintf(sc->field + used, sizeof(sc->field) - used, "%s%s",
+			 used ? "." : "", leaf);
+	else if (used == 0)
+		snprintf(sc->field, sizeof(sc->field), "non_field_errors");
+}
+
+static int is_multiline(const char *field)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(multiline_fields) / sizeof(multiline_fields[0]);
+	     i++)
+		if (strcmp(field, multiline_fields[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The message refusing a string with these facts in this field (or a key,
+ * always single-line), or NULL when it is fine. */
+static const char *refusal(const struct string_facts *f, int single_line)
+{
+	if (f->nul)
+		return "Null characters are not allowed.";
+	if (single_line && (f->control || f->line_break))
+		return "Line breaks and other control characters are not "
+		       "allowed in this field.";
+	if (f->control)
+		return "Control characters other than line breaks and tabs "
+		       "are not allowed.";
+	return NULL;
+}
+
+/* Keep a key (the raw text between its quotes) as the current level's
+ * path part, cut at a character boundary when too long. */
+static void keep_key(struct scan *sc, size_t start, size_t end)
+{
+	char *key = sc->keys[sc->depth];
+	size_t n = end > start + 1 ? end - start - 2 : 0;
+
+	if (n >= SRV_FIELD_PATH_MAX)
+		n = SRV_FIELD_PATH_MAX - 1;
+	while (n > 0 && end - start - 2 > n &&
+	       ((unsigned char)sc->s[start + 1 + n] & 0xC0) == 0x80)
+		n--;
+	memcpy(key, sc->s + start + 1, n);
+	key[n] = '\0';
+}
+
+/* Whitespace between JSON tokens. */
+static int is_json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Check the string s[start..end] (its quotes): a key when a ':' follows
+ * it. */
+static void check_string(struct scan *sc, size_t start, size_t end,
+			 const struct string_facts *f)
+{
+	size_t next = end;
+	int is_key;
+	const char *why;
+
+	while (next < sc->n && is_json_space(sc->s[next]))
+		next++;
+	is_key = next < sc->n && sc->s[next] == ':' && sc->depth > 0;
+
+	if (is_key) {
+		/* The level's previous key is not part of this one's path. */
+		sc->keys[sc->depth][0] = '\0';
+		why = refusal(f, 1);
+		if (why && !sc->refused) {
+			current_path(sc, "non_field_errors");
+			sc->message = "Field names may not contain control or "
+				      "null characters.";
+			sc->refused = 1;
+		}
+		keep_key(sc, start, end);
+		return;
+	}
+	if (sc->refused)
+		return;
+	current_path(sc, NULL);
+	if ((why = refusal(f, !is_multiline(sc->field))) != NULL) {
+		sc->message = why;
+		sc->refused = 1;
+	}
+}
+
+/* One pass over the text; stops early only when nesting is too deep. The
+ * text need not be valid JSON: whatever it is, the pass ends. */
+static void scan_json(struct scan *sc)
+{
+	size_t i = 0;
+
+	while (i < sc->n) {
+		char c = sc->s[i];
+		struct string_facts f;
+		size_t end;
+
+		if (c == '"') {
+			end = read_string(sc, i, &f);
+			if (end == sc->n)
+				return; /* unterminated: cJSON refuses it */
+			check_string(sc, i, end + 1, &f);
+			i = end + 1;
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			if (++sc->depth > SRV_MAX_JSON_DEPTH) {
+				sc->too_deep = 1;
+				return;
+			}
+			sc->keys[sc->depth][0] = '\0';
+		} else if ((c == '}' || c == ']') && sc->depth > 0) {
+			sc->depth--;
+		}
+		i++;
+	}
+}
+
+/* JSON bodies: parsing and the order of errors --------------------------- */
+
+/* Line, column and offset of a parse error, as Python's json reports it. */
+static void describe_position(const char *body, size_t offset, char *out,
+			      size_t cap)
+{
+	size_t line = 1, col = 1, i;
+
+	for (i = 0; i < offset; i++) {
+		if (body[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	snprintf(out, cap, "line %zu column %zu (char %zu)", line, col, offset);
+}
+
+static void parse_error(struct srv_input_error *err, const char *body,
+			const char *what, size_t offset)
+{
+	char where[96];
+
+	describe_position(body, offset, where, sizeof(where));
+	err->status = 400;
+	err->field[0] = '\0';
+	snprintf(err->message, sizeof(err->message),
+		 "JSON parse error - %s: %s", what, where);
+}
+
+/* The Python type DRF names when a body is not an object. */
+static const char *python_type_name(const cJSON *json)
+{
+	if (cJSON_IsArray(json))
+		return "list";
+	if (cJSON_IsString(json))
+		return "str";
+	if (cJSON_IsBool(json))
+		return "bool";
+	if (cJSON_IsNull(json))
+		return "NoneType";
+	if (cJSON_IsNumber(json))
+		return json->valuedouble == (double)json->valueint ? "int"
+								   : "float";
+	return "object";
+}
+
+cJSON *srv_input_parse_json(const char *body, size_t len,
+			    struct srv_input_error *err)
+{
+	struct scan *sc = NULL;
+	const char *end = NULL;
+	cJSON *json = NULL;
+	char msg[96];
+	size_t stop;
+
+	if (len == 0)
+		return cJSON_CreateObject();
+	if (u8_check((const uint8_t *)body, len) != NULL) {
+		fail(err, 400, "",
+		     "JSON parse error - 'utf-8' codec can't decode the "
+		     "request body");
+		goto done;
+	}
+	/* The key stack is several KiB: off the (possibly small) thread
+	 * stack. */
+	if ((sc = calloc(1, sizeof(*sc))) == NULL) {
+		fail(err, 400, "", "JSON parse error - out of memory");
+		goto done;
+	}
+	sc->s = body;
+	sc->n = len;
+	sc->raw_control = len;
+	scan_json(sc);
+	if (sc->too_deep) {
+		snprintf(msg, sizeof(msg),
+			 "JSON parse error - nesting deeper than %d levels",
+			 SRV_MAX_JSON_DEPTH);
+		fail(err, 400, "", msg);
+		goto done;
+	}
+	/* The parse-end pointer, not cJSON_GetErrorPtr: that one is a global
+	 * shared by all threads. */
+	json = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+	stop = json ? len : (end && end >= body ? (size_t)(end - body) : 0);
+	if (sc->raw_control < len && sc->raw_control <= stop) {
+		parse_error(err, body, "Invalid control character at",
+			    sc->raw_control);
+		goto fail_json;
+	}
+	if (json == NULL) {
+		parse_error(err, body, "Invalid JSON", stop);
+		goto done;
+	}
+	if (end && end < body + len) {
+		size_t rest = (size_t)(body + len - end), ws = 0;
+
+		while (ws < rest && is_json_space(end[ws]))
+			ws++;
+		if (ws != rest) {
+			parse_error(err, body, "Extra data",
+				    (size_t)(end - body));
+			goto fail_json;
+		}
+	}
+	if (!cJSON_IsObject(json)) {
+		snprintf(msg, sizeof(msg),
+			 "Invalid data. Expected a dictionary, but got %s.",
+			 python_type_name(json));
+		fail(err, 400, "non_field_errors", msg);
+		goto fail_json;
+	}
+	if (sc->refused) {
+		fail(err, 400, sc->field, sc->message);
+		goto fail_json;
+	}
+	goto done;
+fail_json:
+	cJSON_Delete(json);
+	json = NULL;
+done:
+	free(sc);
+	return json;
+}

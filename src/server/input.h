@@ -1,0 +1,59 @@
+/*
+ * The request boundary: what a client sends is checked here before any
+ * handler sees it, on plain bytes, with no server, connection or engine
+ * involved, so the checks are also fuzz targets (tests/fuzz/):
+ *
+ *   srv_input_check_request  the raw URI (length, UTF-8 of the decoded path
+ *                            and query) and the body (UTF-8)
+ *   srv_percent_decode       one piece of a URI decoded (the router's
+ *                            srv_parse_uri is built on it)
+ *   srv_input_parse_json     a JSON request body parsed and validated: the
+ *                            service's parse errors, then every string's
+ *                            characters by the class of its field
+ *
+ * Each fills a struct srv_input_error that respond.c turns into the
+ * service's error body (srv_respond_input_error).
+ */
+#ifndef LECTERN_SRV_INPUT_H
+#define LECTERN_SRV_INPUT_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "limits.h"
+
+/* Why some input was refused. */
+struct srv_input_error {
+	int status;                      /* HTTP status: 400 or 414 */
+	char field[SRV_FIELD_PATH_MAX];  /* dotted field; "" for a detail */
+	char message[192];
+};
+
+/* 0 when the request's URI and body may go on to routing, else the error's
+ * status with err filled. Malformed percent escapes are left to the parsers
+ * (the API's and the docs host's answer them differently); only what no
+ * parser should see is refused: a URI over SRV_MAX_URI (414), a path, query
+ * or body that is not UTF-8 once decoded (400). */
+int srv_input_check_request(const char *raw_uri, const char *body,
+			    size_t body_len, struct srv_input_error *err);
+
+/* Percent-decode n bytes of s ('+' as a space when plus_is_space, as in
+ * a query). A new string (the caller's), or NULL for a malformed escape or
+ * an encoded NUL, which no valid request contains, or out of memory. The
+ * router's srv_parse_uri splits a URI with it. */
+char *srv_percent_decode(const char *s, size_t n, int plus_is_space);
+
+/* Parse len bytes (no NUL terminator needed) as a JSON request body whose
+ * top level must be an object; an empty body is an empty object. Returns
+ * the tree (the caller's, cJSON_Delete), or NULL with err filled: the
+ * service's "JSON parse error - ..." (invalid UTF-8, nesting past
+ * SRV_MAX_JSON_DEPTH, a raw control character in a string, bad syntax,
+ * extra data), "Expected a dictionary", or a field error naming the first
+ * string that carries a NUL or a control character its field does not
+ * allow (single-line fields: none; free-text fields such as
+ * descriptions: line breaks and tabs). An out-of-memory parse is reported
+ * as a 400 parse error too, never as a valid body. */
+cJSON *srv_input_parse_json(const char *body, size_t len,
+			    struct srv_input_error *err);
+
+#endif
