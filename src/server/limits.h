@@ -33,9 +33,14 @@
 
 /* Header and connection buffer per connection (libmicrohttpd's memory
  * limit): the request line and headers must fit in it with room to
- * spare, or libmicrohttpd answers with its own HTML page. Four times the
- * URI and header limits above together. */
-#define SRV_CONNECTION_MEMORY (4 * (SRV_MAX_URI + SRV_MAX_HEADER_BYTES))
+ * spare, or libmicrohttpd answers with its own HTML page. At least twice
+ * the URI and header limits above together; not much more, as
+ * libmicrohttpd zeroes the whole buffer between the requests of a
+ * kept-alive connection. */
+#define SRV_CONNECTION_MEMORY (64 * 1024)
+_Static_assert(SRV_CONNECTION_MEMORY >= 2 * (SRV_MAX_URI + SRV_MAX_HEADER_BYTES),
+	       "Lectern's URI and header limits must come before "
+	       "libmicrohttpd's");
 
 /* Simultaneous connections: beyond this new ones wait in the kernel's
  * backlog. Several per-address allowances (below), so one address cannot
