@@ -253,10 +253,15 @@ class PermissionMatrixTest(ServerTestCase):
                 r = self.server.get("/api/v3/projects/hidden-kid/", token=self.tokens[role])
                 self.assertStatus(r, 200)
                 parent = r.json["subproject_of"]
+                up = self.server.get("/api/v3/projects/hidden-kid/superproject/",
+                                     token=self.tokens[role])
                 if role in VIEWERS[PRIVATE]:
                     self.assertEqual(parent["slug"], PRIVATE)
+                    self.assertEqual((up.status, up.json["slug"]), (200, PRIVATE))
                 else:
                     self.assertIsNone(parent)
+                    # The service's empty 404 of a project with no parent.
+                    self.assertEqual((up.status, up.body), (404, b""))
 
     def test_docs_of_a_private_project(self):
         for role in ROLES:
