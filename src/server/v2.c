@@ -32,7 +32,6 @@
 #define NO_PROJECT "No Project matches the given query."
 #define NO_VERSION "No Version matches the given query."
 #define NO_BUILD "No Build matches the given query."
-#define NOT_FOUND "Not found."
 
 /* The display form of a command drops these leading environment paths
  * (notes §3.4, normalize_build_command). */
@@ -471,17 +470,15 @@ static struct lec_project *load_project(struct srv_request *req,
 {
 	struct lec_store *store = srv_store(req);
 	struct lec_project *p = NULL;
-	int64_t id = srv_param_id(id_text);
+	int64_t id;
 	int rc;
 
 	if (store == NULL) {
 		srv_respond_internal(res, "no store");
 		return NULL;
 	}
-	if (id < 0) {
-		srv_respond_detail(res, 404, NOT_FOUND);
+	if (srv_param_id(id_text, res, &id) < 0)
 		return NULL;
-	}
 	rc = lec_project_get_by_id(store, id, &p);
 	if (rc == LEC_OK && is_public(p->privacy_level))
 		return p;
@@ -737,15 +734,15 @@ static int load_version(struct srv_request *req, struct srv_response *res,
 			struct lec_version **v)
 {
 	struct lec_store *store = srv_store(req);
-	int64_t id = srv_param_id(id_text);
+	int64_t id;
 	int rc;
 
 	*p = NULL;
 	*v = NULL;
 	if (store == NULL)
 		return srv_respond_internal(res, "no store"), -1;
-	if (id < 0)
-		return srv_respond_detail(res, 404, NOT_FOUND), -1;
+	if (srv_param_id(id_text, res, &id) < 0)
+		return -1;
 	rc = lec_version_get_by_id(store, id, v);
 	if (rc == LEC_OK)
 		rc = lec_project_get_by_id(store, (*v)->project_id, p);
@@ -893,8 +890,8 @@ static struct lec_build *load_build(struct srv_request *req,
 				    struct lec_version **v)
 {
 	struct lec_store *store = srv_store(req);
-	int64_t id = srv_param_id(id_text);
 	struct lec_build *b = NULL;
+	int64_t id;
 	int rc;
 
 	*p = NULL;
@@ -903,10 +900,8 @@ static struct lec_build *load_build(struct srv_request *req,
 		srv_respond_internal(res, "no store");
 		return NULL;
 	}
-	if (id < 0) {
-		srv_respond_detail(res, 404, NOT_FOUND);
+	if (srv_param_id(id_text, res, &id) < 0)
 		return NULL;
-	}
 	rc = lec_build_get(store, id, &b);
 	if (rc == LEC_OK)
 		rc = lec_project_get_by_id(store, b->project_id, p);

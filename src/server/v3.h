@@ -103,8 +103,10 @@ int64_t srv_viewer_id(const struct srv_request *req);
  * (case-insensitive); absent or anything else does not filter. */
 enum lec_filter_bool srv_query_filter(const struct srv_request *req,
 				      const char *key);
-/* A non-negative integer path parameter, or -1 (→ 404 "Not found."). */
-int64_t srv_param_id(const char *text);
+/* A non-negative integer path parameter into *id: 0, or -1 after filling
+ * res with the 404 "Not found." of a lookup value of the wrong type (notes
+ * §0.4). */
+int srv_param_id(const char *text, struct srv_response *res, int64_t *id);
 
 /* Handlers -------------------------------------------------------------- */
 

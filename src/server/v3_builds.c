@@ -221,13 +221,12 @@ static int detail_load(struct srv_request *req, struct srv_response *res,
 		       struct build_detail *d)
 {
 	struct lec_store *store = srv_store(req);
-	int64_t id = srv_param_id(id_text);
+	int64_t id;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, kind, &d->parent) < 0)
+	if (srv_v3_parent_load(req, res, kind, &d->parent) < 0 ||
+	    srv_param_id(id_text, res, &id) < 0)
 		return -1;
-	if (id < 0)
-		return srv_respond_detail(res, 404, "Not found."), -1;
 	rc = lec_build_get_in_project(store, d->parent.project->id, id, &d->b);
 	if (rc == LEC_OK && d->parent.version &&
 	    d->parent.version->id != d->b->version_id)

@@ -22,6 +22,9 @@
 
 #define NO_PROJECT "No Project matches the given query."
 #define NO_VERSION "No Version matches the given query."
+/* Digits of the largest id read from a path: any 18 digits fit in an
+ * int64_t. */
+#define PARAM_ID_DIGITS_MAX 18
 
 int64_t srv_viewer_id(const struct srv_request *req)
 {
@@ -164,16 +167,21 @@ enum lec_filter_bool srv_query_filter(const struct srv_request *req,
 	return LEC_FILTER_ANY;
 }
 
-int64_t srv_param_id(const char *text)
+int srv_param_id(const char *text, struct srv_response *res, int64_t *id)
 {
 	int64_t v = 0;
+	const char *c;
 
-	if (text == NULL || *text == '\0' || strlen(text) > 18)
-		return -1;
-	for (; *text; text++) {
-		if (*text < '0' || *text > '9')
-			return -1;
-		v = v * 10 + (*text - '0');
+	if (text == NULL || *text == '\0' || strlen(text) > PARAM_ID_DIGITS_MAX)
+		goto refuse;
+	for (c = text; *c; c++) {
+		if (*c < '0' || *c > '9')
+			goto refuse;
+		v = v * 10 + (*c - '0');
 	}
-	return v;
+	*id = v;
+	return 0;
+refuse:
+	srv_respond_detail(res, 404, "Not found.");
+	return -1;
 }

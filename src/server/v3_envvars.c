@@ -51,16 +51,6 @@ static cJSON *envvar_object(const struct srv_request *req, const char *slug,
 	return o;
 }
 
-/* The id of the URL: 0 and *id, or -1 after filling res. */
-static int param_id(struct srv_request *req, struct srv_response *res,
-		    int64_t *id)
-{
-	if ((*id = srv_param_id(req->params[1])) >= 0)
-		return 0;
-	srv_respond_detail(res, 404, "Not found.");
-	return -1;
-}
-
 static int fill_envvars(struct srv_request *req, struct srv_response *res,
 			const struct srv_parent *parent,
 			const struct lec_page *page,
@@ -148,7 +138,7 @@ int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
 
 	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
-	if (param_id(req, res, &id) == 0) {
+	if (srv_param_id(req->params[1], res, &id) == 0) {
 		rc = lec_envvar_get(srv_store(req), parent.project->id, id, &v);
 		if (rc == LEC_OK)
 			srv_respond_json(res, 200,
@@ -174,7 +164,7 @@ int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res)
 
 	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
-	if (param_id(req, res, &id) == 0) {
+	if (srv_param_id(req->params[1], res, &id) == 0) {
 		rc = lec_envvar_delete(srv_store(req), parent.project->id, id);
 		if (rc == LEC_OK)
 			srv_respond_empty(res, 204);

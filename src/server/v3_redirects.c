@@ -228,16 +228,13 @@ static int load_redirect(struct srv_request *req, struct srv_response *res,
 			 struct srv_parent *parent,
 			 struct lec_redirect **redirect)
 {
-	int64_t id = srv_param_id(req->params[1]);
+	int64_t id;
 	int rc;
 
 	*redirect = NULL;
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, parent) < 0)
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, parent) < 0 ||
+	    srv_param_id(req->params[1], res, &id) < 0)
 		return -1;
-	if (id < 0) {
-		srv_respond_detail(res, 404, "Not found.");
-		return -1;
-	}
 	rc = lec_redirect_get(srv_store(req), parent->project->id, id,
 			      redirect);
 	if (rc == LEC_ENOTFOUND)
