@@ -1,36 +1,12 @@
 /*
  * The server harnesses' shared request and response handling (srv_fuzz.h).
- *
- * The request has no libmicrohttpd connection. The harnesses are linked
- * with --wrap=MHD_lookup_connection_value (tests/fuzz/CMakeLists.txt), so
- * the server's srv_header gets its headers from here instead: a JSON
- * Content-Type, as the API's clients send, and nothing else.
  */
 #include "srv_fuzz.h"
 
-#include <microhttpd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "fuzz.h"
-
-#define CONTENT_TYPE "application/json"
-
-const char *__wrap_MHD_lookup_connection_value(struct MHD_Connection *conn,
-					       enum MHD_ValueKind kind,
-					       const char *key);
-
-const char *__wrap_MHD_lookup_connection_value(struct MHD_Connection *conn,
-					       enum MHD_ValueKind kind,
-					       const char *key)
-{
-	(void)conn;
-	if (kind == MHD_HEADER_KIND && key &&
-	    strcasecmp(key, MHD_HTTP_HEADER_CONTENT_TYPE) == 0)
-		return CONTENT_TYPE;
-	return NULL;
-}
 
 void srv_fuzz_request(struct srv_request *req, const char *raw_uri,
 		      const uint8_t *body, size_t size)

@@ -1,19 +1,23 @@
 /*
- * Fuzz target: the server's request-URI parsing (src/server/router.c
- * srv_parse_uri) and the query readers every list endpoint runs on its
- * result: limit/offset (paginate.c), fields/omit/expand (flex.c) and the
- * next/previous links that re-encode the query.
+ * Fuzz target: the server's request-URI handling, in srv_dispatch's
+ * order: the boundary check (src/server/input.c srv_input_check_request),
+ * the split and percent-decoding (router.c srv_parse_uri), then the query
+ * readers every list endpoint runs: limit/offset (paginate.c),
+ * fields/omit/expand (flex.c) and the next/previous links that re-encode
+ * the query.
  *
  * Input: the request URI as libmicrohttpd hands it over (a C string, so it
- * stops at a NUL). Besides the sanitizers, the parser's answers are
- * checked: 0 or one of its statuses, a decoded path from the root, at most
- * SRV_MAX_QUERY_PARAMS parameters, pages within SRV_PAGE_MAX, and links
- * and errors that are valid JSON.
+ * stops at a NUL). Besides the sanitizers, the answers are checked: 0 or
+ * one of the documented statuses, a decoded path from the root and a
+ * decoded path and query in valid UTF-8 once the check let the URI in, at
+ * most SRV_MAX_QUERY_PARAMS parameters, pages within SRV_PAGE_MAX, and
+ * links and errors that are valid JSON.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
+#include "input.h"
 #include "srv_fuzz.h"
 
 /* A serialized object for fields/omit to cut down (a v3 project's
@@ -57,14 +61,32 @@ static void read_query(struct srv_request *req)
 	srv_flex_dispose(&flex);
 }
 
+static int is_utf8(const char *s)
+{
+	return fuzz_utf8_valid(s, strlen(s));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct srv_input_error err;
 	struct srv_request req;
+	struct srv_response res;
 	char *uri = fuzz_strndup(data, size);
+	size_t i;
 	int status;
 
 	srv_fuzz_request(&req, uri, NULL, 0);
 	free(uri);
+	status = srv_input_check_request(req.raw_uri, NULL, 0, &err);
+	if (status != 0) {
+		FUZZ_CHECK(status == 400 || status == 414,
+			   "a refused URI is 400 or 414");
+		memset(&res, 0, sizeof(res));
+		srv_respond_input_error(&res, &err);
+		srv_fuzz_response_check_dispose(&res);
+		srv_fuzz_request_dispose(&req);
+		return 0;
+	}
 	status = srv_parse_uri(&req);
 	FUZZ_CHECK(status == 0 || status == 400 || status == 404 ||
 			   status == 414,
@@ -74,6 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   "the path starts at the root");
 		FUZZ_CHECK(req.nquery <= SRV_MAX_QUERY_PARAMS,
 			   "at most SRV_MAX_QUERY_PARAMS parameters");
+		FUZZ_CHECK(is_utf8(req.path), "a checked path is UTF-8");
+		for (i = 0; i < req.nquery; i++)
+			FUZZ_CHECK(is_utf8(req.query[i].key) &&
+					   is_utf8(req.query[i].value),
+				   "a checked query is UTF-8");
 		read_query(&req);
 	}
 	srv_fuzz_request_dispose(&req);
