@@ -29,9 +29,6 @@
 	"directory. This is required for documentation serving at the "     \
 	"root URL for this version."
 
-/* How often clone progress is written to the build's log. */
-#define PROGRESS_INTERVAL_US 250000
-
 /* Most bytes of a config file shown in the log's `cat` step. */
 #define CAT_MAX (64 * 1024)
 
@@ -55,7 +52,7 @@ int lec__job_fail(struct lec__job *job, const char *fmt, ...)
 
 /* The build was cancelled (through the API or a newer trigger), or Lectern
  * is stopping. Polled while commands run. */
-static int job_cancelled(struct lec__job *job)
+int lec__job_cancelled(struct lec__job *job)
 {
 	struct lec_build *now = NULL;
 
@@ -164,12 +161,17 @@ void lec__job_note(struct lec__job *job, const char *display,
 struct run_state {
 	struct lec__job_output out;
 	struct lec_runner_masker masker;
+	const struct lec__job_sandbox *sb;
+	struct lec__tail tail; /* the output's end, for the failure's cause */
 };
 
 static int run_output(const char *data, size_t len, void *payload)
 {
 	struct run_state *rs = payload;
 
+	lec__tail_add(&rs->tail, data, len);
+	if (rs->sb && rs->sb->output)
+		return rs->sb->output(rs->sb->payload, data, len);
 	append_masked(&rs->out, &rs->masker, data, len);
 	return 0;
 }
@@ -178,15 +180,25 @@ static int run_cancel(void *payload)
 {
 	struct run_state *rs = payload;
 
-	return job_cancelled(rs->out.job);
+	return lec__job_cancelled(rs->out.job);
 }
 
+/* Why a command failed, as the build's error: the cause the command gave
+ * (its last error line) first, then what ran. */
 static int run_failed(struct lec__job *job, const char *display,
-		      const struct lec_runner_result *r)
+		      const struct lec_runner_result *r, const char *cause)
 {
+	const char *sep = cause && *cause ? ": " : "";
+
+	if (cause == NULL)
+		cause = "";
 	switch (r->end) {
 	case LEC_RUNNER_EXITED:
 	case LEC_RUNNER_SIGNALED:
+		if (*cause)
+			return lec__job_fail(job, "%s (command \"%s\" failed "
+						  "with exit code %d)",
+					     cause, display, r->exit_code);
 		return lec__job_fail(job, "Command \"%s\" failed with exit code "
 					  "%d.",
 				     display, r->exit_code);
@@ -198,44 +210,86 @@ static int run_failed(struct lec__job *job, const char *display,
 		return lec__job_fail(job, "Command \"%s\" wrote more output "
 					  "than the limit of %zu bytes.",
 				     display, job->pl->config.limits.output_bytes);
+	case LEC_RUNNER_DISK_LIMIT:
+		return lec__job_fail(job, "The build used more disk than the "
+					  "limit of %zu MiB (command \"%s\").",
+				     job->pl->config.limits.disk_bytes >> 20,
+				     display);
 	case LEC_RUNNER_CANCELLED:
 		job->cancelled = 1;
 		return -1;
 	case LEC_RUNNER_START_FAILED:
 	default:
-		return lec__job_fail(job, "Command \"%s\" could not start: %s",
-				     display, lec_error_last());
+		return lec__job_fail(job, "Command \"%s\" could not start%s%s",
+				     display, sep[0] ? sep : ": ",
+				     lec_error_last());
 	}
 }
 
-int lec__job_run(struct lec__job *job, const char *display,
-		 const char *const *argv, const char *cwd, int network)
+/* The limits of the next command: the build's, with the time left of the
+ * build's whole time limit. 0 when no time is left. */
+static int job_limits(struct lec__job *job, struct lec_runner_limits *out)
 {
-	const char *hidden[3] = { NULL, NULL, NULL };
+	int64_t left_ms;
+
+	*out = job->pl->config.limits;
+	if (out->time_limit_s == 0 || job->deadline_ms == 0)
+		return 1;
+	left_ms = job->deadline_ms - lec__monotonic_ms();
+	if (left_ms <= 0)
+		return 0;
+	out->time_limit_s = (unsigned)((left_ms + 999) / 1000);
+	return 1;
+}
+
+int lec__job_run_in(struct lec__job *job, const char *display,
+		    const char *const *argv, const char *cwd,
+		    const struct lec__job_sandbox *sb)
+{
+	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS];
 	struct lec_runner_spec spec = { 0 };
 	struct lec_runner_result r = { 0 };
+	struct lec_runner_limits limits;
 	struct run_state rs;
-	size_t nhidden = 0;
+	size_t i;
 	int64_t id;
 	int rc;
 
 	if (job->cancelled || lec__job_record_start(job, display, &id) < 0)
 		return -1;
-	/* A preview has no data directory of its own to hide. */
-	if (job->pl->data_dir)
-		hidden[nhidden++] = job->pl->data_dir;
-	if (getenv("HOME") && strcmp(getenv("HOME"), "/") != 0)
-		hidden[nhidden++] = getenv("HOME");
+	if (!job_limits(job, &limits)) {
+		lec__job_record_finish(job, id, 1);
+		return lec__job_fail(job, "The build exceeded its time limit "
+					  "of %u seconds.",
+				     job->pl->config.limits.time_limit_s);
+	}
+	/* The build's directory, the project's environment, then what this
+	 * step adds (pip's configuration, a mirror). */
+	mounts[spec.nmounts++] =
+		(struct lec_runner_mount){ job->build_dir, 1 };
+	if (job->venv)
+		mounts[spec.nmounts++] = (struct lec_runner_mount){
+			job->venv_root, sb == NULL || sb->venv_writable
+		};
+	for (i = 0; sb && i < sb->nmounts &&
+		    spec.nmounts < LEC__JOB_MAX_MOUNTS;
+	     i++)
+		mounts[spec.nmounts++] = sb->mounts[i];
 	spec.argv = argv;
-	spec.env = (const char *const *)job->env;
+	spec.env = sb && sb->env ? sb->env : (const char *const *)job->env;
 	spec.cwd = cwd;
-	spec.writable_dir = job->build_dir;
-	spec.readonly_dir = job->readonly_dir;
-	spec.hidden_dirs = hidden;
-	spec.network = network;
-	spec.limits = &job->pl->config.limits;
+	spec.mounts = mounts;
+	spec.watch_dir = job->build_dir;
+	spec.network = sb ? sb->network : 0;
+	spec.uid = job->pl->build_uid;
+	spec.gid = job->pl->build_gid;
+	spec.limits = &limits;
+	/* A preview builds a writer's own tree on their own machine. */
+	spec.unsandboxed = job->sink != NULL;
+	memset(&rs, 0, sizeof(rs));
 	rs.out.job = job;
 	rs.out.id = id;
+	rs.sb = sb;
 	lec_runner_masker_init(&rs.masker, job->secrets);
 	rc = lec_runner_run(&spec, run_output, run_cancel, &rs, &r);
 	flush_masked(&rs.out, &rs.masker);
@@ -248,7 +302,31 @@ int lec__job_run(struct lec__job *job, const char *display,
 									: 1);
 	if (r.end == LEC_RUNNER_EXITED && r.exit_code == 0)
 		return 0;
-	return run_failed(job, display, &r);
+	if (sb && sb->soft && r.end == LEC_RUNNER_EXITED)
+		return 1;
+	{
+		char cause[LEC__CAUSE_MAX];
+
+		lec__tail_cause(&rs.tail, cause, sizeof(cause));
+		lec_runner_mask(cause, strlen(cause), job->secrets);
+		return run_failed(job, display, &r, cause);
+	}
+}
+
+const char *lec__job_python(const struct lec__job *job)
+{
+	if (job->python)
+		return job->python;
+	return job->pl->python ? job->pl->python : "/usr/bin/python3";
+}
+
+int lec__job_run(struct lec__job *job, const char *display,
+		 const char *const *argv, const char *cwd, int network)
+{
+	struct lec__job_sandbox sb = { 0 };
+
+	sb.network = network;
+	return lec__job_run_in(job, display, argv, cwd, &sb);
 }
 
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook)
@@ -346,138 +424,6 @@ done:
 	return error;
 }
 
-/* Cloning -------------------------------------------------------------------- */
-
-struct clone_progress {
-	struct lec__job *job;
-	int64_t id;
-	int64_t last_us;
-};
-
-static int clone_progress_cb(const struct lec_repo_progress *p, void *payload)
-{
-	struct clone_progress *cp = payload;
-	int64_t now = lec__now_us();
-	char line[160];
-
-	if (job_cancelled(cp->job))
-		return 1;
-	if (now - cp->last_us < PROGRESS_INTERVAL_US &&
-	    p->received_objects != p->total_objects)
-		return 0;
-	cp->last_us = now;
-	snprintf(line, sizeof(line),
-		 "Receiving objects: %zu/%zu, %.1f KiB; indexed %zu\n",
-		 p->received_objects, p->total_objects,
-		 (double)p->received_bytes / 1024.0, p->indexed_objects);
-	lec__job_record_text(cp->job, cp->id, line);
-	return 0;
-}
-
-static int looks_like_commit(const char *s)
-{
-	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
-}
-
-/* The commit a version stands for, and the branch or tag name behind it. */
-static int resolve_commit(struct lec__job *job,
-			  const struct lec_repo_refs *refs)
-{
-	const struct lec_version *v = job->version;
-	const char *name = v->identifier;
-	enum lec_repo_ref_type type = v->type == LEC_VERSION_TAG
-					      ? LEC_REPO_TAG
-					      : LEC_REPO_BRANCH;
-
-	if (v->machine && name == NULL)
-		name = refs->default_branch;
-	if (name == NULL)
-		return lec__job_fail(job, "The repository has no default "
-					  "branch; set the project's default "
-					  "branch.");
-	if (looks_like_commit(name)) {
-		job->commit = lec__strdup(name);
-		job->git_identifier = lec__strdup(v->verbose_name);
-	} else {
-		if (lec_repo_resolve(job->mirror, name, type, &job->commit) < 0)
-			return lec__job_fail(job, "%s", lec_error_last());
-		job->git_identifier = lec__strdup(name);
-	}
-	return job->commit && job->git_identifier ? 0
-						  : lec__job_fail(job, "out of "
-								       "memory");
-}
-
-/* Clone or fetch, sync versions, check the version out. */
-static int step_checkout(struct lec__job *job)
-{
-	struct lec_repo_refs refs = { 0 };
-	struct lec_vsync_result synced = { 0 };
-	struct clone_progress cp = { job, 0, 0 };
-	struct lec_version *fresh = NULL;
-	struct lec__buf cmd = LEC__BUF_INIT;
-	char *repo = lec_repo_redact_url(job->project->repo_url);
-	char *text = NULL;
-	struct stat sb;
-	int first = stat(job->mirror, &sb) < 0, rc = -1;
-
-	if (first)
-		lec__buf_printf(&cmd, "git clone --depth 1 %s .", repo ? repo : "");
-	else
-		lec__buf_printf(&cmd, "git fetch origin --force --prune "
-				      "--prune-tags --depth 50");
-	if ((text = lec__buf_take(&cmd)) == NULL ||
-	    lec__job_record_start(job, text, &cp.id) < 0)
-		goto done;
-	rc = lec_repo_mirror(job->project->repo_url, job->mirror,
-			     clone_progress_cb, &cp);
-	if (rc < 0 && !job->cancelled)
-		lec__job_record_text(job, cp.id, lec_error_last());
-	lec__job_record_finish(job, cp.id, rc < 0 ? 1 : 0);
-	if (rc < 0) {
-		if (!job->cancelled)
-			lec__job_fail(job, "Cloning the repository failed: %s",
-				      lec_error_last());
-		goto done;
-	}
-	rc = -1;
-	/* The service syncs versions from the fresh refs while cloning. */
-	if (lec_repo_list_refs(job->mirror, &refs) < 0 ||
-	    lec_vsync_apply(job->st, job->project->id, &refs, &synced) < 0 ||
-	    lec_version_get_by_id(job->st, job->version->id, &fresh) < 0) {
-		lec__job_fail(job, "Reading the repository's branches and tags "
-				   "failed: %s",
-			      lec_error_last());
-		goto done;
-	}
-	lec_version_free(job->version);
-	job->version = fresh;
-	if (resolve_commit(job, &refs) < 0)
-		goto done;
-	lec__free(text);
-	text = NULL;
-	lec__buf_printf(&cmd, "git checkout --force %s", job->commit);
-	if ((text = lec__buf_take(&cmd)) == NULL ||
-	    lec__job_record_start(job, text, &cp.id) < 0)
-		goto done;
-	rc = lec_repo_checkout(job->mirror, job->commit, job->checkout);
-	if (rc < 0)
-		lec__job_record_text(job, cp.id, lec_error_last());
-	lec__job_record_finish(job, cp.id, rc < 0 ? 1 : 0);
-	if (rc < 0) {
-		lec__job_fail(job, "Checking out %s failed: %s", job->commit,
-			      lec_error_last());
-		goto done;
-	}
-	lec_build_set_commit(job->st, job->build->id, job->commit);
-	rc = 0;
-done:
-	lec_repo_refs_dispose(&refs);
-	lec__free(text);
-	lec__free(repo);
-	return rc;
-}
-
 /* Show the file as `cat` would, capped. */
 void lec__job_note_file(struct lec__job *job, const char *relpath)
 {
@@ -535,220 +481,58 @@ static int step_config(struct lec__job *job)
 
 /* Installing ------------------------------------------------------------------- */
 
-static void note_offline(struct lec__job *job, const char *key,
-			 const struct lec_rtd_strings *values)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	char *text;
-	size_t i;
-
-	if (values->len == 0)
-		return;
-	lec__buf_printf(&b, "%s is not available offline; skipped:", key);
-	for (i = 0; i < values->len; i++)
-		lec__buf_printf(&b, " %s", values->items[i]);
-	lec__buf_puts(&b, "\n");
-	if ((text = lec__buf_take(&b)) != NULL)
-		lec__job_note(job, key, text);
-	lec__free(text);
-}
-
-/* Lectern builds with the machine's own tools: what a config asks to
- * install from the network is reported, not done. */
+/* The environment hooks around the project's own install (notes §5.3):
+ * the virtualenv and python.install happen between create_environment and
+ * post_install. apt packages cannot be installed into a shared machine;
+ * the log says so. */
 static int step_install(struct lec__job *job)
 {
-	static const enum lec_rtd_job hooks[] = {
+	static const enum lec_rtd_job before[] = {
 		LEC_RTD_JOB_PRE_SYSTEM_DEPENDENCIES,
 		LEC_RTD_JOB_POST_SYSTEM_DEPENDENCIES,
 		LEC_RTD_JOB_PRE_CREATE_ENVIRONMENT,
 		LEC_RTD_JOB_CREATE_ENVIRONMENT,
+	};
+	static const enum lec_rtd_job after[] = {
 		LEC_RTD_JOB_POST_CREATE_ENVIRONMENT,
 		LEC_RTD_JOB_PRE_INSTALL,
 		LEC_RTD_JOB_INSTALL,
 		LEC_RTD_JOB_POST_INSTALL,
 	};
-	struct lec__buf b = LEC__BUF_INIT;
-	char *text;
 	size_t i;
 
-	if (job->config) {
-		note_offline(job, "build.apt_packages",
-			     &job->config->apt_packages);
-		note_offline(job, "build.tools", &job->config->tools);
-		if (job->config->python_install_count > 0)
-			lec__job_note(job, "python.install",
-				      "python.install is not available offline "
-				      "(it installs from a package index); "
-				      "skipped\n");
+	if (job->config && job->config->apt_packages.len > 0) {
+		struct lec__buf b = LEC__BUF_INIT;
+		char *text;
+
+		lec__buf_puts(&b, "build.apt_packages are not installed by "
+				  "Lectern (the machine's packages are shared "
+				  "by every build); install them on the host "
+				  "if the build needs them:");
+		for (i = 0; i < job->config->apt_packages.len; i++)
+			lec__buf_printf(&b, " %s",
+					job->config->apt_packages.items[i]);
+		lec__buf_puts(&b, "\n");
+		if ((text = lec__buf_take(&b)) != NULL)
+			lec__job_note(job, "build.apt_packages", text);
+		lec__free(text);
 	}
-	lec__buf_printf(&b, "%s\n",
-			job->pl->python_about ? job->pl->python_about
-					      : "no Python with Sphinx or MkDocs "
-						"found");
-	if ((text = lec__buf_take(&b)) != NULL)
-		lec__job_note(job, "python --version", text);
-	lec__free(text);
-	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
-		if (lec__job_hook(job, hooks[i]) < 0)
+	for (i = 0; i < sizeof(before) / sizeof(before[0]); i++)
+		if (lec__job_hook(job, before[i]) < 0)
+			return -1;
+	if (lec__job_install_python(job) < 0)
+		return -1;
+	for (i = 0; i < sizeof(after) / sizeof(after[0]); i++)
+		if (lec__job_hook(job, after[i]) < 0)
 			return -1;
 	return 0;
-}
-
-/* Uploading (publishing) -------------------------------------------------------- */
-
-static int has_file(const char *dir, const char *name)
-{
-	char *path = lec__path_join(dir, name);
-	struct stat sb;
-	int ok = path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-
-	lec__free(path);
-	return ok;
-}
-
-/* A non-empty directory: the format was built. */
-static int has_dir_entries(const char *dir, const char *sub)
-{
-	char *path = lec__path_join(dir, sub);
-	DIR *d = path ? opendir(path) : NULL;
-	struct dirent *e;
-	int found = 0;
-
-	while (d && !found && (e = readdir(d)) != NULL)
-		found = e->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	lec__free(path);
-	return found;
-}
-
-/* Index the published HTML for search (behaviour notes §4.3), recorded as
- * the command `lectern reindex` would run. Pages that fail to parse are
- * indexed empty and listed in its output; nothing here fails the build. */
-static void step_index(struct lec__job *job, const char *html_dir)
-{
-	struct lec_search_index_report r;
-	struct lec__buf b = LEC__BUF_INIT;
-	char *display, *text;
-	int64_t id;
-	size_t i;
-	int rc;
-
-	lec__buf_printf(&b, "lectern reindex %s %s", job->project->slug,
-			job->version->slug);
-	if ((display = lec__buf_take(&b)) == NULL ||
-	    lec__job_record_start(job, display, &id) < 0) {
-		lec__free(display);
-		return;
-	}
-	rc = lec_search_index_dir(job->st, job->version->id, html_dir,
-				  job->config, &r);
-	if (rc < 0)
-		lec__buf_printf(&b, "Indexing for search failed: %s\n",
-				lec_error_last());
-	else
-		lec__buf_printf(&b,
-				"Indexed %zu pages (%zu sections and domain "
-				"entries); %zu ignored by search.ignore; %zu "
-				"could not be parsed.\n",
-				r.pages, r.entries, r.ignored, r.failed);
-	for (i = 0; rc == LEC_OK && i < r.failures_len; i++)
-		lec__buf_printf(&b, "  %s\n", r.failures[i]);
-	if ((text = lec__buf_take(&b)) != NULL)
-		lec__job_record_text(job, id, text);
-	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
-	lec_search_index_report_dispose(&r);
-	lec__free(text);
-	lec__free(display);
-}
-
-/* Move the output out of the checkout, point the version's published link
- * at it with one rename(), then drop the previous output. */
-static int step_publish(struct lec__job *job)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	struct lec_version_patch patch = { 0 };
-	char *html = lec__path_join(job->output, "html");
-	char *outputs = lec__path_join(job->pl->data_dir, "outputs");
-	char *dest = NULL, *pubdir = NULL, *link = NULL, *tmp = NULL;
-	char target[PATH_MAX], old[PATH_MAX];
-	ssize_t oldlen;
-	int rc = -1;
-
-	if (html == NULL || outputs == NULL)
-		goto done;
-	if (!has_file(html, "index.html")) {
-		lec__job_fail(job, NO_INDEX_ERROR);
-		goto done;
-	}
-	patch.set = LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
-		    LEC_VERSION_SET_HAS_EPUB;
-	patch.has_htmlzip = has_dir_entries(job->output, "htmlzip");
-	patch.has_pdf = has_dir_entries(job->output, "pdf");
-	patch.has_epub = has_dir_entries(job->output, "epub");
-	lec__buf_printf(&b, "%s/%lld", outputs, (long long)job->build->id);
-	dest = lec__buf_take(&b);
-	lec__buf_printf(&b, "%s/published/%s", job->pl->data_dir,
-			job->project->slug);
-	pubdir = lec__buf_take(&b);
-	if (dest == NULL || pubdir == NULL || lec__mkdirs(outputs) < 0 ||
-	    lec__mkdirs(pubdir) < 0 || rename(job->output, dest) < 0) {
-		lec__job_fail(job, "Publishing the output failed: %s",
-			      strerror(errno));
-		goto done;
-	}
-	lec__buf_printf(&b, "%s/%s", pubdir, job->version->slug);
-	link = lec__buf_take(&b);
-	lec__buf_printf(&b, "%s/.%s.%lld.tmp", pubdir, job->version->slug,
-			(long long)job->build->id);
-	tmp = lec__buf_take(&b);
-	snprintf(target, sizeof(target), "../../outputs/%lld",
-		 (long long)job->build->id);
-	oldlen = link ? readlink(link, old, sizeof(old) - 1) : -1;
-	old[oldlen > 0 ? oldlen : 0] = '\0';
-	if (tmp)
-		unlink(tmp); /* left by a build that died here */
-	if (link == NULL || tmp == NULL || symlink(target, tmp) < 0 ||
-	    rename(tmp, link) < 0) {
-		lec__job_fail(job, "Publishing the output failed: %s",
-			      strerror(errno));
-		lec__remove_tree(dest);
-		goto done;
-	}
-	/* The previous output is no longer served. */
-	if (oldlen > 0 && strncmp(old, "../../outputs/", 14) == 0) {
-		char *previous = lec__path_join(outputs, old + 14);
-
-		if (previous && strcmp(previous, dest) != 0)
-			lec__remove_tree(previous);
-		lec__free(previous);
-	}
-	patch.set |= LEC_VERSION_SET_DOCUMENTATION_TYPE;
-	patch.documentation_type = lec_doctype_code(job->doctype);
-	lec_version_update(job->st, job->version->id, &patch);
-	{
-		char *published = lec__path_join(dest, "html");
-
-		if (published)
-			step_index(job, published);
-		lec__free(published);
-	}
-	rc = 0;
-done:
-	lec__free(html);
-	lec__free(outputs);
-	lec__free(dest);
-	lec__free(pubdir);
-	lec__free(link);
-	lec__free(tmp);
-	return rc;
 }
 
 /* The job --------------------------------------------------------------------- */
 
 static int set_state(struct lec__job *job, enum lec_build_state state)
 {
-	if (job->cancelled || job_cancelled(job))
+	if (job->cancelled || lec__job_cancelled(job))
 		return -1;
 	if (lec_build_set_state(job->st, job->build->id, state) < 0) {
 		job->cancelled = 1;
@@ -784,9 +568,16 @@ static int job_prepare(struct lec__job *job)
 	if (job->build_dir == NULL || job->mirror == NULL ||
 	    job->checkout == NULL || job->output == NULL)
 		return lec__job_fail(job, "out of memory");
+	if (job->pl->sandbox_error)
+		return lec__job_fail(job, "%s", job->pl->sandbox_error);
+	if (job->pl->config.limits.time_limit_s > 0)
+		job->deadline_ms =
+			lec__monotonic_ms() +
+			(int64_t)job->pl->config.limits.time_limit_s * 1000;
 	lec__remove_tree(job->build_dir);
 	if (lec__mkdirs(job->build_dir) < 0 ||
-	    lec__mkdirs(job->pl->data_dir) < 0)
+	    lec__mkdirs(job->pl->data_dir) < 0 ||
+	    lec__chown_tree(job->pl, job->build_dir, 1, 0) < 0)
 		return lec__job_fail(job, "%s", lec_error_last());
 	{
 		char *repos = lec__path_join(job->pl->data_dir, "repos");
@@ -820,6 +611,9 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->commit);
 	lec__free(job->git_identifier);
 	lec__free(job->error);
+	lec__free(job->venv_root);
+	lec__free(job->venv);
+	lec__free(job->venv_python);
 }
 
 int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
@@ -832,7 +626,7 @@ int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
 	job.st = st;
 	job.build = build;
 	/* The build is in `cloning` already (lec_build_claim). */
-	ok = job_prepare(&job) == 0 && step_checkout(&job) == 0 &&
+	ok = job_prepare(&job) == 0 && lec__job_checkout(&job) == 0 &&
 	     build_env(&job) == LEC_OK && step_config(&job) == 0 &&
 	     lec__job_hook(&job, LEC_RTD_JOB_POST_CHECKOUT) == 0 &&
 	     set_state(&job, LEC_BUILD_STATE_INSTALLING) == 0 &&
@@ -840,7 +634,7 @@ int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
 	     set_state(&job, LEC_BUILD_STATE_BUILDING) == 0 &&
 	     lec__job_build_docs(&job) == 0 &&
 	     set_state(&job, LEC_BUILD_STATE_UPLOADING) == 0 &&
-	     step_publish(&job) == 0;
+	     lec__job_publish(&job) == 0;
 	if (!ok && job.error == NULL && !job.cancelled)
 		lec__job_fail(&job, "The build failed: %s", lec_error_last());
 	/* A cancelled build stays cancelled (lec_build_finish keeps it). */

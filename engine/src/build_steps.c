@@ -86,7 +86,7 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 					  "Debian's python3-sphinx.");
 	sphinx_language(job->project->language, lang, sizeof(lang));
 	snprintf(define, sizeof(define), "language=%s", lang);
-	argv[n++] = job->pl->python;
+	argv[n++] = lec__job_python(job);
 	argv[n++] = "-m";
 	argv[n++] = "sphinx";
 	argv[n++] = "-T";
@@ -161,7 +161,7 @@ static int build_mkdocs_html(struct lec__job *job)
 		return lec__job_fail(job, "MkDocs is not installed: install "
 					  "Debian's mkdocs.");
 	}
-	argv[n++] = job->pl->python;
+	argv[n++] = lec__job_python(job);
 	argv[n++] = "-m";
 	argv[n++] = "mkdocs";
 	argv[n++] = "build";
@@ -268,8 +268,7 @@ static int zip_dir(struct lec__job *job, const char *src)
 	lec__buf_printf(&b, "%s/%s.zip", dir, job->project->slug);
 	zip = lec__buf_take(&b);
 	{
-		const char *argv[] = { job->pl->python ? job->pl->python
-						       : "python3",
+		const char *argv[] = { lec__job_python(job),
 				       "-m", "zipfile", "-c", zip, src, NULL };
 
 		rc = zip ? lec__job_run(job, "python -m zipfile -c "

@@ -76,5 +76,7 @@ void lec__buf_dispose(struct lec__buf *b);
 
 /* Microseconds since the Unix epoch, UTC. */
 int64_t lec__now_us(void);
+/* Milliseconds of a clock that never jumps: for deadlines and intervals. */
+int64_t lec__monotonic_ms(void);
 
 #endif

@@ -113,6 +113,49 @@ int lec__remove_tree(const char *path)
 		       : LEC_OK;
 }
 
+/* Give path (and, with recurse, everything below it, links not followed)
+ * to the build user, when the server is root and it is not theirs yet. */
+static int chown_at(int parent, const char *name, uid_t uid, gid_t gid,
+		    int recurse)
+{
+	struct stat sb;
+	DIR *dir;
+	struct dirent *e;
+	int fd, error = LEC_OK;
+
+	if (fstatat(parent, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
+	if ((sb.st_uid != uid || sb.st_gid != gid) &&
+	    fchownat(parent, name, uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
+		return lec__error(LEC_EIO, "%s: cannot change its owner: %s",
+				  name, strerror(errno));
+	if (!recurse || !S_ISDIR(sb.st_mode))
+		return LEC_OK;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					  O_CLOEXEC);
+	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
+	}
+	while (error == LEC_OK && (e = readdir(dir)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			error = chown_at(dirfd(dir), e->d_name, uid, gid, 1);
+	closedir(dir);
+	return error;
+}
+
+int lec__chown_tree(struct lec_pipeline *pl, const char *path,
+		    int to_build_user, int recurse)
+{
+	if (geteuid() != 0)
+		return LEC_OK;
+	return to_build_user ? chown_at(AT_FDCWD, path, (uid_t)pl->build_uid,
+					(gid_t)pl->build_gid, recurse)
+			     : chown_at(AT_FDCWD, path, geteuid(), getegid(),
+					recurse);
+}
+
 /* Python ------------------------------------------------------------------ */
 
 /* Run argv (no shell) and capture the first line of its stdout. */
@@ -355,7 +398,8 @@ static void remove_leftovers(struct lec_pipeline *pl)
 
 /* Workers ------------------------------------------------------------------ */
 
-/* Fetch the repository and bring the project's versions in line. */
+/* Fetch the repository and bring the project's versions in line, within
+ * the build time limit. */
 static void sync_versions(struct lec_pipeline *pl, struct lec_store *st,
 			  int64_t project_id)
 {
@@ -370,9 +414,14 @@ static void sync_versions(struct lec_pipeline *pl, struct lec_store *st,
 	if ((error = lec_project_get_by_id(st, project_id, &p)) < 0 ||
 	    repos == NULL || (error = lec__mkdirs(repos)) < 0)
 		goto done;
+	if (pl->sandbox_error) {
+		error = lec__error(LEC_ERROR, "%s", pl->sandbox_error);
+		goto done;
+	}
 	lec__buf_printf(&name, "%s/%s.git", repos, p->slug);
 	if ((mirror = lec__buf_take(&name)) == NULL ||
-	    (error = lec_repo_mirror(p->repo_url, mirror, NULL, NULL)) < 0 ||
+	    (error = lec__fetch_mirror(pl, p,
+				       pl->config.limits.time_limit_s)) < 0 ||
 	    (error = lec_repo_list_refs(mirror, &refs)) < 0)
 		goto done;
 	error = lec_vsync_apply(st, project_id, &refs, &result);
@@ -473,6 +522,8 @@ static void pipeline_free(struct lec_pipeline *pl)
 	lec__free(pl->production_domain);
 	lec__free(pl->python);
 	lec__free(pl->python_about);
+	lec__free(pl->helper);
+	lec__free(pl->sandbox_error);
 	pthread_mutex_destroy(&pl->lock);
 	pthread_cond_destroy(&pl->wake);
 	lec__free(pl);
@@ -488,6 +539,36 @@ static unsigned default_workers(void)
 		return 1;
 	return n > LEC_PIPELINE_MAX_WORKERS ? LEC_PIPELINE_MAX_WORKERS
 					    : (unsigned)n;
+}
+
+/* Whom builds run as, the helper program, and whether the sandbox can run
+ * here at all: without it builds are refused with the reason. */
+static int set_identity(struct lec_pipeline *pl,
+			const struct lec_pipeline_config *config)
+{
+	char *why = NULL;
+
+	pl->build_uid = config->build_uid ? config->build_uid
+					  : LEC_RUNNER_DEFAULT_UID;
+	pl->build_gid = config->build_gid ? config->build_gid
+					  : LEC_RUNNER_DEFAULT_GID;
+	pl->helper = realpath(config->helper ? config->helper
+					     : "/proc/self/exe",
+			      NULL);
+	if (pl->helper == NULL)
+		return lec__error(LEC_EIO, "cannot find the lectern program: %s",
+				  strerror(errno));
+	if (!lec_runner_sandbox_available(&why)) {
+		struct lec__buf b = LEC__BUF_INIT;
+
+		lec__buf_printf(&b, "Builds run only in bubblewrap's sandbox, "
+				    "which cannot run here: %s",
+				why ? why : "unknown reason");
+		free(why);
+		if ((pl->sandbox_error = lec__buf_take(&b)) == NULL)
+			return lec__error_oom();
+	}
+	return LEC_OK;
 }
 
 static int recover(struct lec_pipeline *pl)
@@ -535,6 +616,7 @@ int lec_pipeline_start(struct lec_pipeline **out,
 		goto fail;
 	}
 	if ((error = take_lock(pl)) < 0 || (error = find_python(pl)) < 0 ||
+	    (error = set_identity(pl, config)) < 0 ||
 	    (error = recover(pl)) < 0)
 		goto fail;
 	for (i = 0; i < n; i++) {

@@ -1,8 +1,13 @@
 /*
  * What the pipeline's files share: the pipeline's state, one build in
- * progress (a job), and the steps a job goes through. pipeline.c runs the
- * workers and recovery; build_job.c carries out one build; build_steps.c
- * holds the generator-specific steps (Sphinx, MkDocs, Markdown, formats).
+ * progress (a job), and the steps a job goes through. The calls run one
+ * way: pipeline.c (workers, recovery) → build_job.c (one build: its steps
+ * in order, recording, running commands) → the step files: build_fetch.c
+ * (the repository, through the `lectern` helper in a sandbox),
+ * build_python.c (the project's virtualenv and dependencies),
+ * build_steps.c (the generators and formats), build_publish.c (the
+ * output, made safe and published). build_cause.c finds the cause of a
+ * failed command in its output.
  */
 #ifndef LECTERN_PIPELINE_INTERNAL_H
 #define LECTERN_PIPELINE_INTERNAL_H
@@ -29,6 +34,9 @@ struct lec_pipeline {
 	char *python_about; /* what lec_pipeline_python shows */
 	int has_sphinx;
 	int has_mkdocs;
+	unsigned build_uid, build_gid; /* whom builds run as under root */
+	char *helper;       /* the `lectern` program for fetch and checkout */
+	char *sandbox_error; /* why builds cannot run here, or NULL */
 	pthread_t threads[LEC_PIPELINE_MAX_WORKERS];
 	unsigned nthreads;
 	pthread_mutex_t lock;
@@ -70,9 +78,52 @@ struct lec__job {
 	int cancelled;    /* the build was cancelled: stop at once */
 	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */
 	const char *doctrees;     /* Sphinx's -d; NULL: _build/doctrees */
-	const char *readonly_dir; /* bound read-only in the sandbox */
 	int html_only;            /* no htmlzip/PDF/EPUB (a preview) */
+	int64_t deadline_ms;      /* monotonic end of the time limit; 0: none */
+	char *venv_root;  /* python/<project>/<version>: venv and wheelhouse */
+	char *venv;       /* venv_root/venv once made; NULL: none */
+	char *venv_python; /* venv/bin/python, or NULL */
+	const char *python; /* what generators run with: venv_python or the
+			       pipeline's (NULL: pl->python) */
 };
+
+/* Most mounts one command gets: the build directory, the venv, and what
+ * its step adds (pip's configuration files and find-links directories). */
+#define LEC__JOB_MAX_MOUNTS 12
+
+/* What one command sees beyond the build directory, when it is not the
+ * default of lec__job_run. */
+struct lec__job_sandbox {
+	const struct lec_runner_mount *mounts; /* added after the venv */
+	size_t nmounts;
+	const char *const *env; /* NULL: the job's */
+	int network;
+	int venv_writable;      /* the install step writes the venv */
+	/* 1: a command that exits non-zero is recorded as failed but does
+	 * not fail the build (lec__job_run_in returns 1). */
+	int soft;
+	/* Non-NULL: the output goes here instead of the log (the fetch
+	 * helper's progress protocol); return non-zero to stop. */
+	int (*output)(void *payload, const char *data, size_t len);
+	void *payload;
+};
+
+/* The last bytes a command wrote: where its error usually is. */
+#define LEC__TAIL_MAX 8192
+/* Longest cause put into a build's error. */
+#define LEC__CAUSE_MAX 320
+struct lec__tail {
+	char buf[LEC__TAIL_MAX];
+	size_t len;  /* bytes in buf (at most LEC__TAIL_MAX) */
+	size_t next; /* where the next byte goes (ring) */
+};
+void lec__tail_add(struct lec__tail *t, const char *data, size_t len);
+/* The cause of a failure in one line (ANSI escapes removed): the last line
+ * naming an error or exception, else the last non-empty line; "" when the
+ * command wrote nothing. */
+void lec__tail_cause(const struct lec__tail *t, char *out, size_t cap);
+/* text without ANSI escape sequences, in place; returns the new length. */
+size_t lec__strip_ansi(char *text, size_t len);
 
 /* Where a command's output goes: the job and the command record. */
 struct lec__job_output {
@@ -89,6 +140,11 @@ void lec__job_log(struct lec_pipeline *pl, const char *fmt, ...)
 int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
 		     struct lec_build *build);
 
+/* The Python generators run with: the project's venv, or the pipeline's. */
+const char *lec__job_python(const struct lec__job *job);
+/* Whether the build was cancelled or Lectern is stopping (asked while
+ * commands run; the store is read). */
+int lec__job_cancelled(struct lec__job *job);
 /* Fail the job with a message (the first failure wins). Returns -1. */
 int lec__job_fail(struct lec__job *job, const char *fmt, ...)
 	LEC__PRINTF(2, 3);
@@ -97,6 +153,9 @@ int lec__job_fail(struct lec__job *job, const char *fmt, ...)
  * internal one (done in-process) gets its output from the step itself. */
 int lec__job_run(struct lec__job *job, const char *display,
 		 const char *const *argv, const char *cwd, int network);
+int lec__job_run_in(struct lec__job *job, const char *display,
+		    const char *const *argv, const char *cwd,
+		    const struct lec__job_sandbox *sb);
 int lec__job_record_start(struct lec__job *job, const char *display,
 			  int64_t *id);
 void lec__job_record_text(struct lec__job *job, int64_t id, const char *text);
@@ -112,6 +171,26 @@ void lec__job_note_file(struct lec__job *job, const char *relpath);
 int lec__job_read_config(struct lec__job *job, const char *yaml_path);
 /* Run each user command of a build.jobs hook (sh -c, checkout root). */
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
+
+/* The checkout step (build_fetch.c): fetch the project's mirror, sync
+ * its versions, check the version's commit out. 0 or -1 (job failed). */
+int lec__job_checkout(struct lec__job *job);
+/* Fetch a project's mirror outside any build (a version sync), within
+ * time_limit_s. */
+int lec__fetch_mirror(struct lec_pipeline *pl, const struct lec_project *p,
+		      unsigned time_limit_s);
+/* The install step (build_python.c): the venv and python.install. */
+int lec__job_install_python(struct lec__job *job);
+/* The publish step (build_publish.c). */
+int lec__job_publish(struct lec__job *job);
+/* Remove from a finished build's tree whatever is not a regular file or a
+ * directory (links, devices, fifos, sockets), drop set-id bits, and give
+ * it to the server's user: nothing in it can then lead out of it. */
+int lec__sanitize_tree(const char *dir);
+/* When the server is root: give path (and with recurse all below it,
+ * links not followed) to the build user, or back to the server's user. */
+int lec__chown_tree(struct lec_pipeline *pl, const char *path,
+		    int to_build_user, int recurse);
 
 /* Generator steps (build_steps.c); each returns 0 or -1 (job failed). */
 int lec__job_build_docs(struct lec__job *job);

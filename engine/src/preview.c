@@ -785,7 +785,6 @@ int lec_preview_build(struct lec_preview *p,
 	job.build_dir = p->cache;
 	job.output = p->output;
 	job.doctrees = p->doctrees;
-	job.readonly_dir = p->tree;
 	job.html_only = 1;
 	job.sink = &sink;
 	if ((job.env = preview_env(p)) == NULL) {

@@ -425,6 +425,8 @@ static int on_progress(const git_indexer_progress *stats, void *payload)
 	p.total_objects = stats->total_objects;
 	p.indexed_objects = stats->indexed_objects;
 	p.received_bytes = stats->received_bytes;
+	p.indexed_deltas = stats->indexed_deltas;
+	p.total_deltas = stats->total_deltas;
 	if (t->cb(&p, t->payload) != 0) {
 		t->cancelled = 1;
 		return -1;
@@ -910,7 +912,21 @@ int lec_repo_resolve(const char *mirror_dir, const char *name,
 struct checkout {
 	git_repository *repo;
 	const char *target; /* for messages */
+	lec_repo_progress_cb cb;
+	void *payload;
+	struct lec_repo_progress progress; /* files written so far */
 };
+
+/* One more file written: tell the caller, who may stop the checkout. */
+static int checkout_progress(struct checkout *co, int error)
+{
+	if (error < 0 || co->cb == NULL)
+		return error;
+	co->progress.received_objects++;
+	if (co->cb(&co->progress, co->payload) != 0)
+		return lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
+	return LEC_OK;
+}
 
 static int checkout_tree(struct checkout *co, const git_tree *tree,
 			 int dirfd, const char *dir, unsigned depth);
@@ -1064,11 +1080,11 @@ static int checkout_entry(struct checkout *co, const git_tree_entry *e,
 	case GIT_FILEMODE_TREE:
 		return write_subtree(co, e, dirfd, dir, depth);
 	case GIT_FILEMODE_BLOB:
-		return write_file(co, e, dirfd, dir, 0666);
+		return checkout_progress(co, write_file(co, e, dirfd, dir, 0666));
 	case GIT_FILEMODE_BLOB_EXECUTABLE:
-		return write_file(co, e, dirfd, dir, 0777);
+		return checkout_progress(co, write_file(co, e, dirfd, dir, 0777));
 	case GIT_FILEMODE_LINK:
-		return write_link(co, e, dirfd, dir);
+		return checkout_progress(co, write_link(co, e, dirfd, dir));
 	case GIT_FILEMODE_COMMIT: /* a submodule: left uninitialised */
 		if (mkdirat(dirfd, name, 0777) != 0)
 			return os_fail(co, dir, name, "create");
@@ -1134,9 +1150,10 @@ static int lookup_tree(git_repository *repo, const char *hex,
 }
 
 static int write_checkout(git_repository *repo, git_tree *tree,
-			  const char *target)
+			  const char *target, lec_repo_progress_cb cb,
+			  void *payload)
 {
-	struct checkout co = { repo, target };
+	struct checkout co = { repo, target, cb, payload, { 0 } };
 	int dirfd, created = 0, error;
 
 	if ((error = prepare_target(target, &created)) < 0)
@@ -1155,7 +1172,8 @@ static int write_checkout(git_repository *repo, git_tree *tree,
 }
 
 int lec_repo_checkout(const char *mirror_dir, const char *commit,
-		      const char *target_dir)
+		      const char *target_dir, lec_repo_progress_cb cb,
+		      void *payload)
 {
 	git_repository *repo = NULL;
 	git_tree *tree = NULL;
@@ -1168,7 +1186,7 @@ int lec_repo_checkout(const char *mirror_dir, const char *commit,
 	if ((error = open_mirror(mirror_dir, &repo)) < 0)
 		return error;
 	if ((error = lookup_tree(repo, commit, &tree)) == LEC_OK)
-		error = write_checkout(repo, tree, target_dir);
+		error = write_checkout(repo, tree, target_dir, cb, payload);
 	git_tree_free(tree);
 	git_repository_free(repo);
 	return error;

@@ -1,6 +1,7 @@
 /*
- * The sandboxed command runner: forks, execs bubblewrap (or the command
- * itself when unsandboxed) with the limits set, then watches three things
+ * The sandboxed command runner: forks, (as root) stages the mounts and drops
+ * to the build user, execs bubblewrap (or the command itself when
+ * unsandboxed) with the limits set, then watches three things
  * with one poll() loop: the merged output pipe, a pidfd of the child (so its
  * exit is noticed at once, without SIGCHLD handlers that would belong to the
  * whole program), and bubblewrap's info pipe, which names the pid namespace's
@@ -11,20 +12,28 @@
  * only async-signal-safe system calls are made, because the server is
  * multi-threaded and another thread may hold the allocator's lock.
  *
+ * The size of a watched directory is measured from the same loop, at most
+ * once a second and less often when measuring is slow.
+ *
  * Also here: masking secrets in recorded output, for one buffer and for a
  * stream of chunks.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,11 +59,49 @@
  * default of execvp). */
 #define RUNNER_DEFAULT_PATH "/usr/bin:/bin"
 
+/* Mounts one spec may ask for: a build binds its directory, a venv, a few
+ * configuration files; the child stages them in a fixed-size array. */
+#define RUNNER_MAX_MOUNTS 16
+/* Disk watchdog: the least time between two measurements, and how many
+ * times the last measurement's duration must pass before the next (so a
+ * huge tree is not walked back to back). */
+#define RUNNER_DISK_EVERY_MS 1000
+#define RUNNER_DISK_BACKOFF 10
+/* Deepest directory the disk watchdog descends: bounds its recursion. */
+#define RUNNER_DISK_MAX_DEPTH 128
+/* util-linux's prlimit sets RLIMIT_NPROC inside the sandbox's user
+ * namespace, where the kernel counts that namespace's processes only. */
+#define RUNNER_PRLIMIT "/usr/bin/prlimit"
+/* Where the root child stages the mounts' sources (a tmpfs over it, in a
+ * mount namespace of the child's own) for the unprivileged bubblewrap. */
+#define RUNNER_STAGE_DIR "/tmp"
+
 /* The fds the child sets up before exec: 0 /dev/null, 1 and 2 the output
  * pipe, then these. Anything above is closed. */
 #define CHILD_STATUS_FD 3 /* close-on-exec: exec's errno if it fails */
 #define CHILD_INFO_FD 4   /* bubblewrap's --info-fd */
 #define CHILD_INFO_FD_TEXT "4"
+#define CHILD_PASSWD_FD 5 /* the synthetic /etc/passwd, to its end */
+#define CHILD_PASSWD_FD_TEXT "5"
+#define CHILD_GROUP_FD 6  /* the synthetic /etc/group */
+#define CHILD_GROUP_FD_TEXT "6"
+
+/* The system part of the sandbox: /usr read-only, and the top-level names
+ * that merged-/usr systems make links into it (bound as directories where
+ * they are not links). */
+static const char *const system_top[] = { "/bin", "/sbin", "/lib", "/lib32",
+					  "/lib64", "/libx32" };
+/* /etc entries interpreters and generators read; each bound read-only when
+ * present. Nothing here holds a secret. */
+static const char *const system_etc[] = {
+	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+	"/etc/alternatives", "/etc/ssl", "/etc/ca-certificates",
+	"/etc/mime.types", "/etc/fonts", "/etc/localtime", "/etc/timezone",
+	"/etc/nsswitch.conf", "/etc/host.conf", "/etc/hosts",
+	"/etc/resolv.conf", "/etc/gai.conf", "/etc/protocols",
+	"/etc/services", "/etc/python3", "/etc/python3.11", "/etc/xdg",
+	"/etc/matplotlibrc", "/etc/papersize", "/etc/texmf",
+};
 
 /* bubblewrap's path; a variable only so that the tests can point it at a
  * missing file to see lec_runner_sandbox_available say no. */
@@ -150,6 +197,7 @@ static int check_absolute(const char *what, const char *path)
 
 static int check_spec(const struct lec_runner_spec *spec)
 {
+	struct stat sb;
 	size_t i;
 	int error;
 
@@ -161,62 +209,28 @@ static int check_spec(const struct lec_runner_spec *spec)
 		return lec__error(LEC_EINVALID,
 				  "unknown runner limits version %u",
 				  spec->limits->version);
+	if (!spec->unsandboxed && !spec->same_user &&
+	    (spec->uid == 0 || spec->gid == 0))
+		return lec__error(LEC_EINVALID,
+				  "a build never runs as uid or gid 0");
+	if (spec->nmounts > RUNNER_MAX_MOUNTS)
+		return lec__error(LEC_EINVALID, "at most %d mounts",
+				  RUNNER_MAX_MOUNTS);
 	if ((error = check_absolute("working directory", spec->cwd)) < 0 ||
-	    (error = check_absolute("writable directory",
-				    spec->writable_dir)) < 0 ||
-	    (error = check_absolute("read-only directory",
-				    spec->readonly_dir)) < 0)
+	    (error = check_absolute("watched directory", spec->watch_dir)) < 0)
 		return error;
-	for (i = 0; spec->hidden_dirs && spec->hidden_dirs[i]; i++)
-		if ((error = check_absolute("hidden directory",
-					    spec->hidden_dirs[i])) < 0)
+	for (i = 0; i < spec->nmounts; i++) {
+		const char *path = spec->mounts[i].path;
+
+		if (path == NULL)
+			return lec__error(LEC_EINVALID, "a mount has no path");
+		if ((error = check_absolute("mount", path)) < 0)
 			return error;
+		if (stat(path, &sb) != 0)
+			return lec__error(LEC_ENOTFOUND, "cannot mount %s: %s",
+					  path, strerror(errno));
+	}
 	return check_env(spec->env);
-}
-
-/* Add --tmpfs over each hidden directory that exists. */
-static int push_hidden(struct strvec *v, const char *const *hidden)
-{
-	struct stat st;
-	size_t i;
-	int error;
-
-	for (i = 0; hidden && hidden[i]; i++) {
-		if (stat(hidden[i], &st) != 0) {
-			if (errno == ENOENT)
-				continue;
-			return lec__error(LEC_EIO, "cannot hide %s: %s",
-					  hidden[i], strerror(errno));
-		}
-		if (!S_ISDIR(st.st_mode))
-			return lec__error(LEC_EINVALID,
-					  "cannot hide %s: not a directory",
-					  hidden[i]);
-		if ((error = strvec_push(v, "--tmpfs")) < 0 ||
-		    (error = strvec_push(v, hidden[i])) < 0)
-			return error;
-	}
-	return LEC_OK;
-}
-
-/* --clearenv, then --setenv KEY VALUE for each entry (checked to hold '='). */
-static int push_env(struct strvec *v, const char *const *env)
-{
-	size_t i;
-	int error;
-
-	if ((error = strvec_push(v, "--clearenv")) < 0)
-		return error;
-	for (i = 0; env && env[i]; i++) {
-		const char *eq = strchr(env[i], '=');
-
-		if ((error = strvec_push(v, "--setenv")) < 0 ||
-		    (error = strvec_push_n(v, env[i],
-					   (size_t)(eq - env[i]))) < 0 ||
-		    (error = strvec_push(v, eq + 1)) < 0)
-			return error;
-	}
-	return LEC_OK;
 }
 
 static int push_all(struct strvec *v, const char *const *strings)
@@ -230,44 +244,124 @@ static int push_all(struct strvec *v, const char *const *strings)
 	return LEC_OK;
 }
 
+static int push3(struct strvec *v, const char *a, const char *b,
+		 const char *c)
+{
+	int error;
+
+	if ((error = strvec_push(v, a)) < 0 ||
+	    (b && (error = strvec_push(v, b)) < 0))
+		return error;
+	return c ? strvec_push(v, c) : LEC_OK;
+}
+
+/* /usr, the links into it, and the /etc list. */
+static int push_system(struct strvec *v)
+{
+	char target[256];
+	struct stat sb;
+	size_t i;
+	int error = push3(v, "--ro-bind", "/usr", "/usr");
+
+	for (i = 0; error == LEC_OK &&
+		    i < sizeof(system_top) / sizeof(system_top[0]);
+	     i++) {
+		ssize_t n = readlink(system_top[i], target, sizeof(target) - 1);
+
+		if (n > 0) {
+			target[n] = '\0';
+			error = push3(v, "--symlink", target, system_top[i]);
+		} else if (stat(system_top[i], &sb) == 0 &&
+			   S_ISDIR(sb.st_mode)) {
+			error = push3(v, "--ro-bind", system_top[i],
+				      system_top[i]);
+		}
+	}
+	for (i = 0; error == LEC_OK &&
+		    i < sizeof(system_etc) / sizeof(system_etc[0]);
+	     i++)
+		error = push3(v, "--ro-bind-try", system_etc[i], system_etc[i]);
+	return error;
+}
+
+/* The size cap of the private /tmp, then the tmpfs itself. */
+static int push_tmp(struct strvec *v, size_t bytes)
+{
+	char size[32];
+	int error;
+
+	if (bytes > 0) {
+		snprintf(size, sizeof(size), "%zu", bytes);
+		if ((error = push3(v, "--size", size, NULL)) < 0)
+			return error;
+	}
+	return push3(v, "--tmpfs", "/tmp", NULL);
+}
+
+/* Each mount from its staged name (root) or its own path. */
+static int push_mounts(struct strvec *v, const struct lec_runner_spec *spec,
+		       int staged)
+{
+	char stage[64];
+	size_t i;
+	int error;
+
+	for (i = 0; i < spec->nmounts; i++) {
+		const struct lec_runner_mount *m = &spec->mounts[i];
+
+		snprintf(stage, sizeof(stage), RUNNER_STAGE_DIR "/%zu", i);
+		if ((error = push3(v, m->writable ? "--bind" : "--ro-bind",
+				   staged ? stage : m->path, m->path)) < 0)
+			return error;
+	}
+	return LEC_OK;
+}
+
+/* The command, under prlimit when processes are capped. */
+static int push_command(struct strvec *v, const struct lec_runner_spec *spec,
+			const struct lec_runner_limits *limits)
+{
+	char nproc[48];
+	int error;
+
+	if (limits->nproc > 0) {
+		snprintf(nproc, sizeof(nproc), "--nproc=%u:%u", limits->nproc,
+			 limits->nproc);
+		if ((error = push3(v, RUNNER_PRLIMIT, nproc, "--")) < 0)
+			return error;
+	}
+	return push_all(v, spec->argv);
+}
+
 /* bubblewrap's command line. The order of the mounts matters: later ones
- * cover earlier ones, so the read-only tree and the writable build directory
- * come after the tmpfs that hide /tmp and the directories they may live in. */
-static int bwrap_args(const struct lec_runner_spec *spec, struct strvec *v)
+ * cover earlier ones, so the spec's mounts come after the system and /tmp
+ * (a build directory may live under /tmp). No environment is named here:
+ * bubblewrap passes on its own, which is the command's. */
+static int bwrap_args(const struct lec_runner_spec *spec,
+		      const struct lec_runner_limits *limits, int staged,
+		      struct strvec *v)
 {
 	static const char *const head[] = {
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--tmpfs", "/tmp", NULL
+		"--ro-bind-data", CHILD_PASSWD_FD_TEXT, "/etc/passwd",
+		"--ro-bind-data", CHILD_GROUP_FD_TEXT, "/etc/group",
+		"--dev", "/dev", "--proc", "/proc", NULL
 	};
 	static const char *const tail[] = {
-		"--die-with-parent", "--new-session", "--info-fd",
-		CHILD_INFO_FD_TEXT, NULL
+		"--unshare-all", "--die-with-parent", "--new-session",
+		"--info-fd", CHILD_INFO_FD_TEXT, NULL
 	};
 	int error;
 
 	if ((error = strvec_push(v, lec_runner__bwrap_path)) < 0 ||
-	    (error = push_all(v, head)) < 0 ||
-	    (error = push_hidden(v, spec->hidden_dirs)) < 0)
-		return error;
-	if (spec->readonly_dir &&
-	    ((error = strvec_push(v, "--ro-bind")) < 0 ||
-	     (error = strvec_push(v, spec->readonly_dir)) < 0 ||
-	     (error = strvec_push(v, spec->readonly_dir)) < 0))
-		return error;
-	if (spec->writable_dir &&
-	    ((error = strvec_push(v, "--bind")) < 0 ||
-	     (error = strvec_push(v, spec->writable_dir)) < 0 ||
-	     (error = strvec_push(v, spec->writable_dir)) < 0))
-		return error;
-	if ((error = strvec_push(v, "--unshare-all")) < 0 ||
-	    (spec->network && (error = strvec_push(v, "--share-net")) < 0) ||
+	    (error = push_system(v)) < 0 || (error = push_all(v, head)) < 0 ||
+	    (error = push_tmp(v, limits->tmp_bytes)) < 0 ||
+	    (error = push_mounts(v, spec, staged)) < 0 ||
 	    (error = push_all(v, tail)) < 0 ||
-	    (error = push_env(v, spec->env)) < 0 ||
-	    (error = strvec_push(v, "--chdir")) < 0 ||
-	    (error = strvec_push(v, spec->cwd ? spec->cwd : "/")) < 0 ||
-	    (error = strvec_push(v, "--")) < 0)
+	    (spec->network && (error = strvec_push(v, "--share-net")) < 0) ||
+	    (error = push3(v, "--chdir", spec->cwd ? spec->cwd : "/", "--")) <
+		    0)
 		return error;
-	return push_all(v, spec->argv);
+	return push_command(v, spec, limits);
 }
 
 /* The PATH of the command's own environment. */
@@ -322,11 +416,25 @@ struct child_plan {
 	char *path;          /* what to execve */
 	char **argv, **envp; /* NULL-terminated */
 	const char *cwd;     /* chdir here first (unsandboxed), or NULL */
-	size_t memory_bytes; /* 0: no limit */
+	struct rlimit limits[4]; /* RLIMIT_AS, _FSIZE, _NOFILE, _CPU; 0: none */
 	int out_fd, status_fd, info_fd; /* write ends; info_fd -1 if unused */
+	int passwd_fd, group_fd; /* read ends of the synthetic files, or -1 */
+	/* Root only (drop): bind these sources under RUNNER_STAGE_DIR,
+	 * then become uid:gid. */
+	const char *stage_src[RUNNER_MAX_MOUNTS];
+	char stage_dst[RUNNER_MAX_MOUNTS][32];
+	int stage_is_dir[RUNNER_MAX_MOUNTS];
+	size_t nstage;
+	int drop;
+	uid_t uid;
+	gid_t gid;
 	pid_t parent;
 	int max_fd;          /* for closing fds where close_range is missing */
 };
+
+/* The rlimits a child sets, in child_plan.limits order. */
+static const int child_rlimits[4] = { RLIMIT_AS, RLIMIT_FSIZE, RLIMIT_NOFILE,
+				      RLIMIT_CPU };
 
 static _Noreturn void child_fail(int status_fd)
 {
@@ -339,10 +447,17 @@ static _Noreturn void child_fail(int status_fd)
 
 /* A copy of fd above every number the child sets up, so that putting one
  * fd in place never overwrites another still to be placed (the server may
- * have closed its stdin, making the pipes or /dev/null land on 0 to 4). */
+ * have closed its stdin, making the pipes or /dev/null land on 0 to 6). */
 static int child_lift(int fd)
 {
-	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, CHILD_INFO_FD + 1);
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, CHILD_GROUP_FD + 1);
+}
+
+/* Put a lifted fd at its number (without close-on-exec), or fail. */
+static void child_place(int lifted, int at)
+{
+	if (lifted >= 0 && dup2(lifted, at) < 0)
+		child_fail(CHILD_STATUS_FD);
 }
 
 static void child_fds(const struct child_plan *plan)
@@ -350,19 +465,24 @@ static void child_fds(const struct child_plan *plan)
 	int null_fd = child_lift(open("/dev/null", O_RDONLY | O_CLOEXEC));
 	int out = child_lift(plan->out_fd);
 	int status = child_lift(plan->status_fd);
-	int info = plan->info_fd >= 0 ? child_lift(plan->info_fd) : -1;
-	int first_closed = plan->info_fd >= 0 ? CHILD_INFO_FD + 1
+	int info = child_lift(plan->info_fd);
+	int passwd = child_lift(plan->passwd_fd);
+	int group = child_lift(plan->group_fd);
+	int first_closed = plan->info_fd >= 0 ? CHILD_GROUP_FD + 1
 					      : CHILD_STATUS_FD + 1;
 	int fd;
 
 	if (null_fd < 0 || out < 0 || status < 0 ||
-	    (plan->info_fd >= 0 && info < 0))
+	    (plan->info_fd >= 0 && (info < 0 || passwd < 0 || group < 0)))
 		child_fail(plan->status_fd);
 	if (dup3(status, CHILD_STATUS_FD, O_CLOEXEC) < 0)
 		child_fail(status);
-	if (dup2(null_fd, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
-	    (info >= 0 && dup2(info, CHILD_INFO_FD) < 0))
-		child_fail(CHILD_STATUS_FD);
+	child_place(null_fd, 0);
+	child_place(out, 1);
+	child_place(out, 2);
+	child_place(info, CHILD_INFO_FD);
+	child_place(passwd, CHILD_PASSWD_FD);
+	child_place(group, CHILD_GROUP_FD);
 	if (close_range((unsigned)first_closed, ~0u, 0) != 0)
 		for (fd = first_closed; fd < plan->max_fd; fd++)
 			close(fd);
@@ -384,8 +504,76 @@ static void child_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* "/proc/self/fd/<fd>" without the allocator or locale (between fork and
+ * exec). */
+static void fd_path(int fd, char *out)
+{
+	static const char prefix[] = "/proc/self/fd/";
+	char digits[16];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	memcpy(out, prefix, sizeof(prefix) - 1);
+	out += sizeof(prefix) - 1;
+	while (n > 0)
+		*out++ = digits[--n];
+	*out = '\0';
+}
+
+/* Root: bind each source under a private tmpfs the build user can enter.
+ * In a mount namespace of the child's own, the sources are opened (before
+ * the tmpfs covers RUNNER_STAGE_DIR: a source may lie below it) and bound
+ * through their descriptors. Runs before child_fds, so failures go to the
+ * status pipe's first number. */
+static void child_stage(const struct child_plan *plan)
+{
+	int fds[RUNNER_MAX_MOUNTS];
+	char via[32];
+	size_t i;
+	int made;
+
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		child_fail(plan->status_fd);
+	for (i = 0; i < plan->nstage; i++)
+		if ((fds[i] = open(plan->stage_src[i], O_PATH | O_CLOEXEC)) < 0)
+			child_fail(plan->status_fd);
+	if (mount("lectern-stage", RUNNER_STAGE_DIR, "tmpfs",
+		  MS_NOSUID | MS_NODEV, "mode=0755,size=64k") != 0)
+		child_fail(plan->status_fd);
+	for (i = 0; i < plan->nstage; i++) {
+		made = plan->stage_is_dir[i]
+			       ? mkdir(plan->stage_dst[i], 0755)
+			       : open(plan->stage_dst[i],
+				      O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (made < 0)
+			child_fail(plan->status_fd);
+		if (!plan->stage_is_dir[i])
+			close(made);
+		fd_path(fds[i], via);
+		if (mount(via, plan->stage_dst[i], NULL, MS_BIND | MS_REC,
+			  NULL) != 0)
+			child_fail(plan->status_fd);
+		close(fds[i]);
+	}
+}
+
+/* Root: become the build user for good (raw system calls: the libc
+ * wrappers synchronise threads, and the child has only one). */
+static void child_drop(const struct child_plan *plan)
+{
+	if (syscall(SYS_setgroups, 0, NULL) != 0 ||
+	    syscall(SYS_setresgid, plan->gid, plan->gid, plan->gid) != 0 ||
+	    syscall(SYS_setresuid, plan->uid, plan->uid, plan->uid) != 0)
+		child_fail(CHILD_STATUS_FD);
+}
+
 static _Noreturn void child_run(const struct child_plan *plan)
 {
+	size_t i;
+
 	/* Its own session: the process group the runner kills, and no
 	 * controlling terminal for the command to write to. */
 	setsid();
@@ -393,14 +581,20 @@ static _Noreturn void child_run(const struct child_plan *plan)
 	    getppid() != plan->parent) /* the parent died already */
 		_exit(127);
 	child_signals();
+	if (plan->drop)
+		child_stage(plan);
 	child_fds(plan);
-	if (plan->memory_bytes > 0) {
-		struct rlimit rl;
-
-		rl.rlim_cur = rl.rlim_max = (rlim_t)plan->memory_bytes;
-		if (setrlimit(RLIMIT_AS, &rl) != 0)
-			child_fail(CHILD_STATUS_FD);
+	if (plan->drop) {
+		child_drop(plan);
+		/* The death signal is cleared by a change of identity. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+		    getppid() != plan->parent)
+			_exit(127);
 	}
+	for (i = 0; i < sizeof(child_rlimits) / sizeof(child_rlimits[0]); i++)
+		if (plan->limits[i].rlim_max > 0 &&
+		    setrlimit(child_rlimits[i], &plan->limits[i]) != 0)
+			child_fail(CHILD_STATUS_FD);
 	if (plan->cwd && chdir(plan->cwd) != 0)
 		child_fail(CHILD_STATUS_FD);
 	execve(plan->path, plan->argv, plan->envp);
@@ -430,6 +624,8 @@ struct run {
 	enum lec_runner_end stop_end;
 	int killed;     /* SIGKILL sent */
 	int64_t started_ms, stop_ms, exit_ms, next_cancel_ms;
+	const char *watch_dir; /* measured against limits->disk_bytes */
+	int64_t next_disk_ms;
 };
 
 static void close_fd(int *fd)
@@ -541,6 +737,55 @@ static void run_reap(struct run *r)
 	r->exit_ms = monotonic_ms();
 }
 
+/* Bytes of disk below the directory dirfd (which this closes), without
+ * following symbolic links; depth bounds the recursion. */
+static uint64_t tree_bytes(int dirfd, int depth)
+{
+	DIR *dir = fdopendir(dirfd);
+	struct dirent *e;
+	struct stat sb;
+	uint64_t total = 0;
+
+	if (dir == NULL) {
+		close(dirfd);
+		return 0;
+	}
+	while ((e = readdir(dir)) != NULL) {
+		int fd;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		total += (uint64_t)sb.st_blocks * 512;
+		if (S_ISDIR(sb.st_mode) && depth < RUNNER_DISK_MAX_DEPTH &&
+		    (fd = openat(dirfd, e->d_name,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC)) >= 0)
+			total += tree_bytes(fd, depth + 1);
+	}
+	closedir(dir);
+	return total;
+}
+
+/* The disk watchdog: measure the watched directory when it is time, and
+ * stop the command once it holds more than the cap. */
+static void run_check_disk(struct run *r, int64_t now)
+{
+	int fd;
+	int64_t took;
+
+	if (r->watch_dir == NULL || r->limits->disk_bytes == 0 ||
+	    now < r->next_disk_ms)
+		return;
+	fd = open(r->watch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && tree_bytes(fd, 0) > r->limits->disk_bytes)
+		run_stop(r, LEC_RUNNER_DISK_LIMIT);
+	took = monotonic_ms() - now;
+	r->next_disk_ms = now + (took * RUNNER_DISK_BACKOFF > RUNNER_DISK_EVERY_MS
+					 ? took * RUNNER_DISK_BACKOFF
+					 : RUNNER_DISK_EVERY_MS);
+}
+
 /* The earlier of two deadlines, -1 meaning none. */
 static int64_t sooner(int64_t a, int64_t b)
 {
@@ -562,6 +807,8 @@ static int run_timeout(const struct run *r, int64_t now)
 	} else {
 		if (r->cancel)
 			next = r->next_cancel_ms;
+		if (r->watch_dir && r->limits->disk_bytes > 0)
+			next = sooner(next, r->next_disk_ms);
 		if (r->limits->time_limit_s > 0)
 			next = sooner(next,
 				      r->started_ms +
@@ -599,6 +846,8 @@ static void run_check(struct run *r, int64_t now)
 		if (r->cancel(r->payload))
 			run_stop(r, LEC_RUNNER_CANCELLED);
 	}
+	if (!r->stopping)
+		run_check_disk(r, now);
 }
 
 /* Watch the command until it has exited and its output is read. The
@@ -675,22 +924,62 @@ static void close_pair(int fds[2])
 	close_fd(&fds[1]);
 }
 
+/* A pipe holding text to its end, for bubblewrap's --ro-bind-data: the
+ * text is far below a pipe's capacity, so it is all written at once. */
+static int data_pipe(int fds[2], const char *text)
+{
+	size_t n = strlen(text);
+
+	if (pipe2(fds, O_CLOEXEC) != 0 ||
+	    write(fds[1], text, n) != (ssize_t)n)
+		return lec__error(LEC_ERROR, "cannot create a pipe: %s",
+				  strerror(errno));
+	close_fd(&fds[1]);
+	return LEC_OK;
+}
+
+/* The sandbox's /etc/passwd and /etc/group: root (whom files of the
+ * system belong to) and the build user alone. */
+static int identity_pipes(int passwd[2], int group[2], uid_t uid, gid_t gid)
+{
+	char text[256];
+	int error;
+
+	snprintf(text, sizeof(text),
+		 "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+		 "build:x:%u:%u:Lectern build:/tmp:/bin/sh\n",
+		 (unsigned)uid, (unsigned)gid);
+	if ((error = data_pipe(passwd, text)) < 0)
+		return error;
+	snprintf(text, sizeof(text), "root:x:0:\nbuild:x:%u:\n",
+		 (unsigned)gid);
+	return data_pipe(group, text);
+}
+
 /* Fork and exec; on LEC_OK the child runs and r holds its pid and pidfd. */
 static int run_start(struct run *r, struct child_plan *plan)
 {
 	int out[2] = { -1, -1 }, status[2] = { -1, -1 }, info[2] = { -1, -1 };
+	int passwd[2] = { -1, -1 }, group[2] = { -1, -1 };
 	int error, child_errno = 0;
 	ssize_t n;
 
-	if ((error = open_pipes(out, status, info, !r->unsandboxed)) < 0)
+	if ((error = open_pipes(out, status, info, !r->unsandboxed)) < 0 ||
+	    (!r->unsandboxed &&
+	     (error = identity_pipes(passwd, group,
+				     plan->drop ? plan->uid : getuid(),
+				     plan->drop ? plan->gid : getgid())) < 0))
 		goto done;
 	plan->out_fd = out[1];
 	plan->status_fd = status[1];
 	plan->info_fd = info[1];
+	plan->passwd_fd = passwd[0];
+	plan->group_fd = group[0];
 	plan->parent = getpid();
 	plan->max_fd = (int)sysconf(_SC_OPEN_MAX);
 	r->started_ms = monotonic_ms();
 	r->next_cancel_ms = r->started_ms + LEC_RUNNER_CANCEL_POLL_MS;
+	r->next_disk_ms = r->started_ms + RUNNER_DISK_EVERY_MS;
 	if ((r->pid = fork()) < 0) {
 		error = lec__error(LEC_ERROR, "fork: %s", strerror(errno));
 		goto done;
@@ -727,34 +1016,83 @@ done:
 	close_pair(out);
 	close_pair(status);
 	close_pair(info);
+	close_pair(passwd);
+	close_pair(group);
 	return error;
 }
 
-/* Build the child's exec plan into the vectors (owned by the caller). */
-static int make_plan(const struct lec_runner_spec *spec, struct strvec *argv,
-		     struct strvec *envp, struct child_plan *plan)
+/* The rlimits of the command's processes, in child_rlimits order. */
+static void plan_limits(struct child_plan *plan,
+			const struct lec_runner_limits *limits)
 {
-	const struct lec_runner_limits defaults = LEC_RUNNER_LIMITS_INIT;
+	const rlim_t values[4] = { limits->memory_bytes, limits->fsize_bytes,
+				   limits->nofile, limits->cpu_s };
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		plan->limits[i].rlim_cur = plan->limits[i].rlim_max = values[i];
+}
+
+/* Root: the mounts' sources for the child to stage, and the build user
+ * to become. */
+static int plan_stage(struct child_plan *plan,
+		      const struct lec_runner_spec *spec)
+{
+	struct stat sb;
+	size_t i;
+
+	plan->drop = 1;
+	plan->uid = (uid_t)spec->uid;
+	plan->gid = (gid_t)spec->gid;
+	for (i = 0; i < spec->nmounts; i++) {
+		if (stat(spec->mounts[i].path, &sb) != 0)
+			return lec__error(LEC_ENOTFOUND, "cannot mount %s: %s",
+					  spec->mounts[i].path,
+					  strerror(errno));
+		plan->stage_src[i] = spec->mounts[i].path;
+		plan->stage_is_dir[i] = S_ISDIR(sb.st_mode);
+		snprintf(plan->stage_dst[i], sizeof(plan->stage_dst[0]),
+			 RUNNER_STAGE_DIR "/%zu", i);
+	}
+	plan->nstage = spec->nmounts;
+	return LEC_OK;
+}
+
+static void plan_dispose(struct child_plan *plan)
+{
+	lec__free(plan->path);
+	plan->path = NULL;
+}
+
+/* Build the child's exec plan into the vectors (owned by the caller). */
+static int make_plan(const struct lec_runner_spec *spec,
+		     const struct lec_runner_limits *limits,
+		     struct strvec *argv, struct strvec *envp,
+		     struct child_plan *plan)
+{
 	int error;
 
 	memset(plan, 0, sizeof(*plan));
-	plan->memory_bytes = spec->limits ? spec->limits->memory_bytes
-					  : defaults.memory_bytes;
+	plan->passwd_fd = plan->group_fd = -1;
+	plan_limits(plan, limits);
 	if (spec->unsandboxed) {
 		if ((error = resolve_command(spec->argv[0], spec->env,
 					     &plan->path)) < 0 ||
-		    (error = push_all(argv, spec->argv)) < 0 ||
-		    (error = push_all(envp, spec->env)) < 0)
+		    (error = push_all(argv, spec->argv)) < 0)
 			return error;
 		plan->cwd = spec->cwd ? spec->cwd : "/";
 	} else {
-		if ((error = bwrap_args(spec, argv)) < 0)
+		if ((geteuid() == 0 && !spec->same_user &&
+		     (error = plan_stage(plan, spec)) < 0) ||
+		    (error = bwrap_args(spec, limits, plan->drop, argv)) < 0)
 			return error;
 		if ((plan->path = lec__strdup(lec_runner__bwrap_path)) == NULL)
 			return lec__error_oom();
 	}
-	/* execve needs a vector even for an empty environment. */
-	if ((error = strvec_reserve(envp)) < 0)
+	/* The command's environment, and bubblewrap's: it passes its own on.
+	 * execve needs a vector even for an empty environment. */
+	if ((error = push_all(envp, spec->env)) < 0 ||
+	    (error = strvec_reserve(envp)) < 0)
 		return error;
 	plan->argv = argv->items;
 	plan->envp = envp->items;
@@ -777,10 +1115,11 @@ int lec_runner_run(const struct lec_runner_spec *spec, lec_runner_output_cb out,
 	result->start_us = result->end_us = lec__now_us();
 	memset(&r, 0, sizeof(r));
 	r.pidfd = r.out_fd = r.info_fd = r.init_fd = -1;
+	r.limits = spec && spec->limits ? spec->limits : &defaults;
 	if ((error = check_spec(spec)) < 0 ||
-	    (error = make_plan(spec, &argv, &envp, &plan)) < 0)
+	    (error = make_plan(spec, r.limits, &argv, &envp, &plan)) < 0)
 		goto done;
-	r.limits = spec->limits ? spec->limits : &defaults;
+	r.watch_dir = spec->unsandboxed ? NULL : spec->watch_dir;
 	r.out = out;
 	r.cancel = cancel;
 	r.payload = payload;
@@ -808,7 +1147,7 @@ done:
 	close_fd(&r.info_fd);
 	close_fd(&r.init_fd);
 	lec__free(r.chunk);
-	lec__free(plan.path);
+	plan_dispose(&plan);
 	strvec_dispose(&argv);
 	strvec_dispose(&envp);
 	return error;
@@ -873,6 +1212,8 @@ int lec_runner_sandbox_available(char **why)
 	spec.argv = argv;
 	spec.env = env;
 	spec.limits = &limits;
+	spec.uid = LEC_RUNNER_DEFAULT_UID;
+	spec.gid = LEC_RUNNER_DEFAULT_GID;
 	if (lec_runner_run(&spec, probe_collect, NULL, &po, &res) < 0) {
 		probe_why(why, "bubblewrap cannot be started: ",
 			  lec_error_last());

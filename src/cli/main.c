@@ -37,6 +37,9 @@ int main(int argc, char **argv)
 	struct cli_ctx ctx = { 0 };
 	int i;
 
+	/* The build pipeline's git helper: no options, no data directory. */
+	if (argc > 1 && strcmp(argv[1], CLI_REPO_HELPER) == 0)
+		return cli_repo_helper(argc - 2, argv + 2);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);

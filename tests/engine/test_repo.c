@@ -424,7 +424,7 @@ TEST(abort_through_callback)
 {
 	const char *tmp;
 	char src[PATH_LEN], mirror[PATH_LEN], repos[PATH_LEN], c2[HEX_LEN + 1];
-	struct progress_log log = { 0, 1, { 0, 0, 0, 0 } };
+	struct progress_log log = { 0, 1, { 0, 0, 0, 0, 0, 0 } };
 	struct lec_repo_refs refs = { 0 };
 
 	git_env();
@@ -601,7 +601,7 @@ TEST(checkout_writes_files_modes_links)
 
 	snprintf(target, sizeof(target), "%s/builds/1/checkout",
 		 tmp);
-	CHECK_OK(lec_repo_checkout(mirror, c3, target));
+	CHECK_OK(lec_repo_checkout(mirror, c3, target, NULL, NULL));
 	snprintf(path, sizeof(path), "%s/README.md", target);
 	read_text(path, text, sizeof(text));
 	CHECK_STR(text, "hello\nmore\n");
@@ -627,7 +627,7 @@ TEST(checkout_writes_files_modes_links)
 	/* Another commit into an existing empty directory. */
 	snprintf(target, sizeof(target), "%s/empty", tmp);
 	CHECK_INT(mkdir(target, 0700), 0);
-	CHECK_OK(lec_repo_checkout(mirror, c2, target));
+	CHECK_OK(lec_repo_checkout(mirror, c2, target, NULL, NULL));
 	snprintf(path, sizeof(path), "%s/sub", target);
 	CHECK(!path_exists(path));
 	snprintf(path, sizeof(path), "%s/README.md", target);
@@ -651,24 +651,24 @@ TEST(checkout_refuses_bad_input)
 	CHECK_INT(mkdir(target, 0700), 0);
 	snprintf(keep, sizeof(keep), "%s/keep", target);
 	SH("echo data > %s", keep);
-	CHECK_ERR(lec_repo_checkout(mirror, c2, target), LEC_EEXISTS);
+	CHECK_ERR(lec_repo_checkout(mirror, c2, target, NULL, NULL), LEC_EEXISTS);
 	CHECK(strstr(lec_error_last(), "is not empty") != NULL);
 	CHECK(path_exists(keep));
 	CHECK(!dir_has(target, "README"));
-	CHECK_ERR(lec_repo_checkout(mirror, c2, keep), LEC_EEXISTS);
+	CHECK_ERR(lec_repo_checkout(mirror, c2, keep, NULL, NULL), LEC_EEXISTS);
 
 	snprintf(target, sizeof(target), "%s/new", tmp);
-	CHECK_ERR(lec_repo_checkout(mirror, "main", target), LEC_EINVALID);
+	CHECK_ERR(lec_repo_checkout(mirror, "main", target, NULL, NULL), LEC_EINVALID);
 	CHECK(strstr(lec_error_last(), "is not a commit id") != NULL);
 	CHECK_ERR(lec_repo_checkout(mirror,
 				    "0000000000000000000000000000000000000001",
-				    target),
+				    target, NULL, NULL),
 		  LEC_ENOTFOUND);
 	CHECK(!path_exists(target));
-	CHECK_ERR(lec_repo_checkout(mirror, NULL, target), LEC_EINVALID);
-	CHECK_ERR(lec_repo_checkout(mirror, c2, ""), LEC_EINVALID);
+	CHECK_ERR(lec_repo_checkout(mirror, NULL, target, NULL, NULL), LEC_EINVALID);
+	CHECK_ERR(lec_repo_checkout(mirror, c2, "", NULL, NULL), LEC_EINVALID);
 	snprintf(target, sizeof(target), "%s/nothing", tmp);
-	CHECK_ERR(lec_repo_checkout(target, c2, keep), LEC_ENOTFOUND);
+	CHECK_ERR(lec_repo_checkout(target, c2, keep, NULL, NULL), LEC_ENOTFOUND);
 }
 
 /* Hostile trees ----------------------------------------------------------- */
@@ -721,7 +721,7 @@ static void check_hostile(const char *tmp, const char *git_dir,
 	capture(commit, sizeof(commit),
 		"git --git-dir=%s commit-tree %s -m hostile", git_dir, tree);
 	snprintf(target, sizeof(target), "%s/co", tmp);
-	CHECK_ERR(lec_repo_checkout(git_dir, commit, target), code);
+	CHECK_ERR(lec_repo_checkout(git_dir, commit, target, NULL, NULL), code);
 	if (strstr(lec_error_last(), message) == NULL)
 		FAIL_AT("\"%s\" lacks \"%s\"", lec_error_last(), message);
 	/* Whatever was written is gone again. */

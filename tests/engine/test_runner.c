@@ -1,7 +1,8 @@
 /*
  * The sandboxed runner: output arrives live through the callback, exit
  * codes and the environment are exactly what the command did and was given,
- * the sandbox holds (read-only system, hidden data directory, no network),
+ * the sandbox holds (read-only system, nothing of the host but the mounts,
+ * no network, process, /tmp and disk limits),
  * the limits stop a command (time, output, memory, cancel) and leave no
  * process behind, and secrets are masked even across chunk boundaries.
  *
@@ -25,7 +26,7 @@
 extern const char *lec_runner__bwrap_path;
 
 static char base_dir[64];   /* /var/tmp/lectern-runner-XXXXXX */
-static char data_dir[96];   /* base/data: hidden in the tests */
+static char data_dir[96];   /* base/data: not mounted in the tests */
 static char build_dir[160]; /* base/data/builds/1: writable, the cwd */
 static char outside_dir[96]; /* base/outside: neither */
 
@@ -117,7 +118,17 @@ static void make_dirs(void)
 		perror("mkdir");
 		exit(2);
 	}
+	/* As root the runner runs builds as the build user, whose directory
+	 * the build directory is (the pipeline gives it to them too). */
+	if (geteuid() == 0 &&
+	    chown(build_dir, LEC_RUNNER_DEFAULT_UID, LEC_RUNNER_DEFAULT_GID) != 0) {
+		perror("chown");
+		exit(2);
+	}
 }
+
+/* The build directory, bound writable by spec_for. */
+static struct lec_runner_mount build_mount;
 
 /* A sandboxed spec: cwd and writable directory the build directory. */
 static struct lec_runner_spec spec_for(const char *const *argv)
@@ -129,7 +140,12 @@ static struct lec_runner_spec spec_for(const char *const *argv)
 	spec.argv = argv;
 	spec.env = base_env;
 	spec.cwd = build_dir;
-	spec.writable_dir = build_dir;
+	build_mount.path = build_dir;
+	build_mount.writable = 1;
+	spec.mounts = &build_mount;
+	spec.nmounts = 1;
+	spec.uid = LEC_RUNNER_DEFAULT_UID;
+	spec.gid = LEC_RUNNER_DEFAULT_GID;
 	return spec;
 }
 
@@ -394,11 +410,20 @@ TEST(only_the_build_directory_is_writable)
 	CHECK(file_exists(inside));
 	capture_reset(&c);
 
+	/* Beside the build directory there is nothing to write into. */
 	snprintf(script, sizeof(script), "echo out > %s", outside);
 	res = run(&spec, &c);
 	CHECK(res.exit_code != 0);
-	CHECK(c.data && strstr(c.data, "Read-only file system"));
+	CHECK(c.data && (strstr(c.data, "No such file or directory") ||
+			 strstr(c.data, "nonexistent")));
 	CHECK(!file_exists(outside));
+	capture_reset(&c);
+
+	/* The system is read-only. */
+	snprintf(script, sizeof(script), "echo out > /usr/lectern-test");
+	res = run(&spec, &c);
+	CHECK(res.exit_code != 0);
+	CHECK(c.data && strstr(c.data, "Read-only file system"));
 	capture_reset(&c);
 
 	/* /tmp is writable but private: nothing reaches the host's. */
@@ -410,8 +435,8 @@ TEST(only_the_build_directory_is_writable)
 	CHECK(!file_exists(private_tmp));
 	capture_reset(&c);
 
-	/* With no writable directory, the build directory is read-only. */
-	spec.writable_dir = NULL;
+	/* Mounted read-only, the build directory is read-only. */
+	build_mount.writable = 0;
 	snprintf(script, sizeof(script), "echo in > %s/second.txt", build_dir);
 	res = run(&spec, &c);
 	CHECK(res.exit_code != 0);
@@ -419,11 +444,10 @@ TEST(only_the_build_directory_is_writable)
 	capture_reset(&c);
 }
 
-TEST(hidden_directories_are_invisible)
+TEST(only_the_mounts_are_visible)
 {
 	char secret[256], script[1024];
 	const char *const argv[] = { "/bin/sh", "-c", script, NULL };
-	const char *const hidden[] = { data_dir, "/nonexistent/lectern", NULL };
 	struct lec_runner_spec spec = spec_for(argv);
 	struct capture c = { 0 };
 	struct lec_runner_result res;
@@ -435,30 +459,111 @@ TEST(hidden_directories_are_invisible)
 		fputs("token-of-the-admin\n", f);
 		fclose(f);
 	}
-	spec.hidden_dirs = hidden;
-	snprintf(script, sizeof(script), "cat %s", secret);
+	/* The data directory around the build directory, the host's
+	 * secrets and homes: none of it is there. */
+	snprintf(script, sizeof(script),
+		 "cat %s; cat /etc/shadow; ls /root /home /srv /opt; "
+		 "ls -A %s", secret, data_dir);
 	res = run(&spec, &c);
-	CHECK(res.exit_code != 0);
-	CHECK(c.data && strstr(c.data, "No such file or directory"));
 	CHECK(c.data && strstr(c.data, "token-of-the-admin") == NULL);
+	CHECK(c.data && strstr(c.data, "/etc/shadow: No such file") != NULL);
+	CHECK(c.data && strstr(c.data, "/root': No such file") != NULL);
+	CHECK(c.data && strstr(c.data, "/srv': No such file") != NULL);
+	/* Only the path down to the mount exists in the data directory. */
+	CHECK(c.data && strstr(c.data, "\nbuilds\n") != NULL);
 	capture_reset(&c);
 
-	/* The build directory inside the hidden one stays visible and
-	 * writable; beside it the data directory looks empty. */
+	/* The build directory is there, writable; the interpreter works;
+	 * the build user is named in the synthetic passwd. */
 	snprintf(script, sizeof(script),
-		 "echo hi > %s/x && cat %s/x && ls -A %s && ls -A %s/builds",
-		 build_dir, build_dir, data_dir, data_dir);
+		 "echo hi > %s/x && cat %s/x && python3 -c 'print(1+1)' && "
+		 "id -un && test \"$(id -u)\" != 0 && echo not-root",
+		 build_dir, build_dir);
 	res = run(&spec, &c);
 	CHECK_INT(res.exit_code, 0);
-	CHECK_STR(c.data, "hi\nbuilds\n1\n");
+	CHECK_STR(c.data, "hi\n2\nbuild\nnot-root\n");
 	capture_reset(&c);
 
-	/* Without hiding, the same file is readable: the test is real. */
-	spec.hidden_dirs = NULL;
+	/* Unsandboxed the same file is readable: the test is real. */
+	spec.unsandboxed = 1;
 	snprintf(script, sizeof(script), "cat %s", secret);
 	res = run(&spec, &c);
 	CHECK_INT(res.exit_code, 0);
 	CHECK_STR(c.data, "token-of-the-admin\n");
+	capture_reset(&c);
+}
+
+TEST(process_and_tmp_limits)
+{
+	char script[512];
+	const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+	struct lec_runner_spec spec = spec_for(argv);
+	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
+	struct capture c = { 0 };
+	struct lec_runner_result res;
+
+	/* A fork loop stops at the cap; it stops itself at twice the cap
+	 * so that without one it would not harm the machine. */
+	limits.nproc = 20;
+	limits.tmp_bytes = (size_t)1 << 20;
+	spec.limits = &limits;
+	snprintf(script, sizeof(script),
+		 "python3 -c '\n"
+		 "import os, time\n"
+		 "n = 0\n"
+		 "while n < 40:\n"
+		 "    try:\n"
+		 "        if os.fork() == 0:\n"
+		 "            time.sleep(5); os._exit(0)\n"
+		 "    except OSError:\n"
+		 "        break\n"
+		 "    n += 1\n"
+		 "print(\"started\", n)'");
+	res = run(&spec, &c);
+	{
+		const char *at = c.data ? strstr(c.data, "started ") : NULL;
+		int n = -1;
+
+		CHECK(at && sscanf(at, "started %d", &n) == 1);
+		CHECK(n >= 0 && n < 20);
+	}
+	capture_reset(&c);
+
+	/* /tmp holds at most tmp_bytes. */
+	snprintf(script, sizeof(script),
+		 "dd if=/dev/zero of=/tmp/f bs=1024 count=4096 2>&1; "
+		 "ls -l /tmp/f");
+	res = run(&spec, &c);
+	CHECK(c.data && strstr(c.data, "No space left on device") != NULL);
+	capture_reset(&c);
+	(void)res;
+}
+
+TEST(disk_watchdog_stops_a_growing_build)
+{
+	char script[512];
+	const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+	struct lec_runner_spec spec = spec_for(argv);
+	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
+	struct capture c = { 0 };
+	struct lec_runner_result res;
+
+	/* 8 MiB cap; the command writes up to 16 MiB slowly, then stops by
+	 * itself, so the test fails without harm when there is no cap. */
+	limits.disk_bytes = (size_t)8 << 20;
+	spec.limits = &limits;
+	spec.watch_dir = build_dir;
+	snprintf(script, sizeof(script),
+		 "i=0; while [ $i -lt 32 ]; do "
+		 "dd if=/dev/zero of=%s/fill$i bs=512k count=1 2>/dev/null; "
+		 "sleep 0.1; i=$((i+1)); done; rm -f %s/fill*",
+		 build_dir, build_dir);
+	res = run(&spec, &c);
+	CHECK_INT(res.end, LEC_RUNNER_DISK_LIMIT);
+	capture_reset(&c);
+	snprintf(script, sizeof(script), "rm -f %s/fill*", build_dir);
+	spec.watch_dir = NULL;
+	run(&spec, &c);
 	capture_reset(&c);
 }
 
@@ -706,7 +811,7 @@ TEST(bad_specs_are_refused)
 	const char *const empty[] = { NULL };
 	const char *const bad_env[] = { "NOEQUALS", NULL };
 	const char *const missing[] = { "no-such-command-lectern", NULL };
-	const char *hidden[] = { NULL, NULL };
+	struct lec_runner_mount missing_mount = { NULL, 0 };
 	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
 	struct lec_runner_spec spec = spec_for(argv);
 	struct lec_runner_result res;
@@ -740,11 +845,16 @@ TEST(bad_specs_are_refused)
 	CHECK((f = fopen(file, "w")) != NULL);
 	if (f)
 		fclose(f);
-	hidden[0] = file;
-	spec.hidden_dirs = hidden;
+	/* A mount must exist; a build never runs as root. */
+	missing_mount.path = "/nonexistent/lectern";
+	spec.mounts = &missing_mount;
+	spec.nmounts = 1;
+	CHECK_ERR(lec_runner_run(&spec, NULL, NULL, NULL, &res),
+		  LEC_ENOTFOUND);
+	spec.nmounts = 0;
+	spec.uid = 0;
 	CHECK_ERR(lec_runner_run(&spec, NULL, NULL, NULL, &res), LEC_EINVALID);
-	CHECK(strstr(lec_error_last(), "not a directory") != NULL);
-	spec.hidden_dirs = NULL;
+	spec.uid = LEC_RUNNER_DEFAULT_UID;
 
 	/* Unsandboxed, a command not on the command's PATH cannot start. */
 	spec.argv = missing;
@@ -931,7 +1041,9 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(no_fd_leaks_into_the_command),
 	TEST_ENTRY(stdin_is_empty_even_without_ours),
 	TEST_ENTRY(only_the_build_directory_is_writable),
-	TEST_ENTRY(hidden_directories_are_invisible),
+	TEST_ENTRY(only_the_mounts_are_visible),
+	TEST_ENTRY(process_and_tmp_limits),
+	TEST_ENTRY(disk_watchdog_stops_a_growing_build),
 	TEST_ENTRY(no_network_unless_asked),
 	TEST_ENTRY(time_limit),
 	TEST_ENTRY(sigkill_after_the_grace_period),

@@ -72,6 +72,10 @@ struct lec_build {
 	int64_t finished; /* when it ended; 0 before */
 	int64_t duration; /* whole seconds from start to end; -1 before */
 	char *config; /* the build's configuration as JSON text, or NULL */
+	/* A Lectern extension: while the build fetches or checks out, how far
+	 * it has got, as JSON text {"phase", "objects", "total", "bytes"};
+	 * NULL otherwise. */
+	char *progress;
 };
 
 struct lec_build_list {
@@ -200,6 +204,12 @@ int lec_build_reset(struct lec_store *store, int64_t id);
  * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (field "commit") */
 int lec_build_set_commit(struct lec_store *store, int64_t id,
 			 const char *commit);
+
+/** Record how far a running build's fetch or checkout has got: JSON text
+ * (see struct lec_build.progress), or NULL to clear it. Called a few times
+ * a second at most. @return LEC_OK; LEC_ENOTFOUND */
+int lec_build_set_progress(struct lec_store *store, int64_t id,
+			   const char *json);
 
 /** Record the build's configuration, a JSON object (NULL clears it).
  * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (field "config": not a JSON

@@ -52,7 +52,19 @@ struct lec_pipeline_config {
 	 * NULL-terminated, NULL: none. Not copied: must outlive the
 	 * pipeline. */
 	const char *const *local_roots;
+	/* Whom builds run as when the server is root (0: the default,
+	 * LEC_RUNNER_DEFAULT_UID/GID). Never root. */
+	unsigned build_uid, build_gid;
+	/* The `lectern` program, whose LEC_PIPELINE_HELPER_WORD subcommand
+	 * fetches and checks out in the sandbox; NULL: this process's own
+	 * program (/proc/self/exe), which must then be `lectern`. */
+	const char *helper;
+	/* 1: the dependency-install step gets no network either (pip then
+	 * installs from the project's wheelhouse and find-links only). */
+	int offline;
 };
+/* The helper's subcommand (src/cli/repo_helper.c). */
+#define LEC_PIPELINE_HELPER_WORD "__repo"
 #define LEC_PIPELINE_CONFIG_VERSION 1
 
 struct lec_pipeline;

@@ -30,17 +30,21 @@ extern "C" {
 /* Hexadecimal digits of a commit id (SHA-1). */
 #define LEC_REPO_COMMIT_HEX 40
 
-/* How far a transfer has got (libgit2's indexer counters). */
+/* How far a transfer or a checkout has got (libgit2's indexer counters;
+ * a checkout counts the files it has written in received_objects). */
 struct lec_repo_progress {
 	size_t received_objects;
 	size_t total_objects;
 	size_t indexed_objects;
 	size_t received_bytes;
+	size_t indexed_deltas;
+	size_t total_deltas;
 };
 
 /*
- * Called while objects arrive. Return non-zero to abort the transfer: the
- * call then fails with LEC_ERROR and the message LEC_REPO_CANCELLED.
+ * Called while objects arrive (or files are written). It may be called
+ * very often: throttle what it does. Return non-zero to abort: the call
+ * then fails with LEC_ERROR and the message LEC_REPO_CANCELLED.
  */
 typedef int (*lec_repo_progress_cb)(const struct lec_repo_progress *p,
 				    void *payload);
@@ -110,13 +114,16 @@ int lec_repo_resolve(const char *mirror_dir, const char *name,
  * @param commit     40 hex digits
  * @param target_dir must not exist (it is created, with its parents) or be
  *                   an empty directory
+ * @param cb         called after each file written, or NULL
+ * @param payload    passed to cb
  * @return LEC_OK; LEC_EINVALID (bad commit id); LEC_ENOTFOUND (no such
  *         commit or mirror); LEC_EEXISTS (target not empty, or not a
  *         directory); LEC_ECORRUPT (an unsafe or unknown tree entry);
- *         LEC_EIO
+ *         LEC_EIO; LEC_ERROR with LEC_REPO_CANCELLED when cb aborted
  */
 int lec_repo_checkout(const char *mirror_dir, const char *commit,
-		      const char *target_dir);
+		      const char *target_dir, lec_repo_progress_cb cb,
+		      void *payload);
 
 /**
  * A URL fit for messages and logs: the user name and password of a

@@ -2,27 +2,42 @@
  * Running one build command in a sandbox, with limits, live output and
  * cancellation.
  *
- * A command runs under bubblewrap (LEC_RUNNER_BWRAP): the whole system
- * read-only, a fresh /dev, /proc and /tmp, the hidden directories (the data
- * directory, $HOME: the database, tokens and other builds) covered by empty
- * tmpfs mounts, and only the build's own directory writable, bound at its own
- * path after the hiding so that a build directory inside the data directory
- * stays visible. Every namespace is unshared, so there is no network unless
- * the spec asks for it (the clone step only), and the command runs as a pid
- * namespace whose whole tree dies with it: when the runner returns, nothing
- * the command started is still running.
+ * A command runs under bubblewrap (LEC_RUNNER_BWRAP) in a filesystem built
+ * up from nothing: read-only /usr (with the /bin, /lib* and /sbin links), a
+ * short list of /etc files interpreters need (the dynamic linker's cache,
+ * certificates, alternatives, MIME types, font and Python configuration), a
+ * synthetic /etc/passwd and /etc/group naming only the build user, a fresh
+ * /proc and /dev, a size-capped private /tmp, and the spec's mounts (the
+ * checkout, the output, a project's virtualenv) each at its own path. Nothing
+ * else of the host is there: no /root, /home, /srv, /var, no data directory,
+ * no other build. Every namespace is unshared, so there is no network unless
+ * the spec asks for it (the fetch and dependency-install steps only), and the
+ * command runs as a pid namespace whose whole tree dies with it: when the
+ * runner returns, nothing the command started is still running.
  *
- * Limits: a time limit (enforced by the runner), an output cap (the command
- * is stopped once it writes more), and a memory limit applied as the
- * address-space rlimit (RLIMIT_AS) of every process of the command. There is
- * no process-count rlimit: RLIMIT_NPROC counts every process of the real user
- * (the server's and the desktop session's too), so any value either breaks
- * builds on a busy machine or caps nothing; a fork bomb is contained by the
- * pid namespace, the memory limit and the time limit instead.
+ * Identity: when the runner's process is root, the forked child drops to the
+ * spec's build uid and gid (setgroups, setgid, setuid) before it execs
+ * bubblewrap, because bubblewrap under root maps the sandbox's user back to
+ * host root. The mounts' sources may then lie below directories the build
+ * user cannot enter (a data directory in /root): the child, still root,
+ * opens each source, gives itself a private mount namespace with a tmpfs
+ * over /tmp and binds the sources there, where bubblewrap finds them. When
+ * the runner is not root, bubblewrap runs as the runner's own user.
  *
- * Stopping a command (time limit, output cap, cancel) sends SIGTERM to its
- * process group and SIGKILL after LEC_RUNNER_KILL_GRACE_MS. Under bubblewrap
- * the group is bubblewrap itself, and its death kills the namespace at once.
+ * Limits (struct lec_runner_limits): wall-clock time and output (enforced by
+ * the runner), address space, file size, open files and CPU time (rlimits of
+ * every process of the command), processes (RLIMIT_NPROC set inside the
+ * sandbox's own user namespace by prlimit(1), where it counts the sandbox's
+ * processes only), the size of /tmp, and the size of a watched directory
+ * (measured at most once a second; the command is stopped past the cap).
+ *
+ * Secrets never reach an argv (ps shows every argv): bubblewrap is exec'd
+ * with the command's environment as its own, which it passes on unchanged.
+ *
+ * Stopping a command (time limit, output or disk cap, cancel) sends SIGTERM
+ * to its process group and SIGKILL after LEC_RUNNER_KILL_GRACE_MS. Under
+ * bubblewrap the group is bubblewrap itself, and its death kills the
+ * namespace at once.
  *
  * The output of the command (stdout and stderr merged, in order) reaches the
  * caller in chunks as it arrives. Recorded output must not show secrets:
@@ -57,6 +72,28 @@ extern "C" {
 #define LEC_RUNNER_DEFAULT_MEMORY ((size_t)4 * 1024 * 1024 * 1024)
 /* No more output than a command may keep in the database. */
 #define LEC_RUNNER_DEFAULT_OUTPUT ((size_t)LEC_BUILD_OUTPUT_MAX)
+/* Processes in one sandbox: Sphinx with parallel readers and pip building a
+ * wheel use a few dozen; a fork bomb stops here instead of at the machine's
+ * limit. */
+#define LEC_RUNNER_DEFAULT_NPROC 256
+/* Open files per process: far above what generators use, far below the
+ * machine's limit. */
+#define LEC_RUNNER_DEFAULT_NOFILE 1024
+/* Largest single file a build may write: a PDF or a zip of a big site is
+ * a few hundred MiB at most. */
+#define LEC_RUNNER_DEFAULT_FSIZE ((size_t)1024 * 1024 * 1024)
+/* CPU seconds per process: the wall-clock limit already bounds a build;
+ * this only stops a spinning process early on a loaded machine. */
+#define LEC_RUNNER_DEFAULT_CPU_S (15 * 60)
+/* The private /tmp lives in RAM: big enough for Sphinx's and pip's
+ * temporary files, small enough that a build cannot eat the memory. */
+#define LEC_RUNNER_DEFAULT_TMP ((size_t)512 * 1024 * 1024)
+/* The checkout and output together: a large documentation repository with
+ * its built site and formats stays below this. */
+#define LEC_RUNNER_DEFAULT_DISK ((size_t)5 * 1024 * 1024 * 1024)
+/* Whom a build runs as when the runner is root: nobody:nogroup. */
+#define LEC_RUNNER_DEFAULT_UID 65534
+#define LEC_RUNNER_DEFAULT_GID 65534
 
 /* How often the cancel callback is asked, in milliseconds: often enough that
  * cancelling feels immediate, rarely enough to cost nothing. */
@@ -75,11 +112,26 @@ struct lec_runner_limits {
 	size_t memory_bytes;   /* RLIMIT_AS of each process; 0: none */
 	size_t output_bytes;   /* stop the command once it has written more
 				  than this; 0: none */
+	unsigned nproc;        /* processes in the sandbox; 0: none */
+	unsigned nofile;       /* RLIMIT_NOFILE of each process; 0: none */
+	size_t fsize_bytes;    /* RLIMIT_FSIZE of each process; 0: none */
+	unsigned cpu_s;        /* RLIMIT_CPU of each process; 0: none */
+	size_t tmp_bytes;      /* size of the private /tmp; 0: no cap */
+	size_t disk_bytes;     /* size of spec->watch_dir; 0: not watched */
 };
-#define LEC_RUNNER_LIMITS_VERSION 1
+#define LEC_RUNNER_LIMITS_VERSION 2
 #define LEC_RUNNER_LIMITS_INIT                                               \
 	{ LEC_RUNNER_LIMITS_VERSION, LEC_RUNNER_DEFAULT_TIME_LIMIT_S,        \
-	  LEC_RUNNER_DEFAULT_MEMORY, LEC_RUNNER_DEFAULT_OUTPUT }
+	  LEC_RUNNER_DEFAULT_MEMORY, LEC_RUNNER_DEFAULT_OUTPUT,              \
+	  LEC_RUNNER_DEFAULT_NPROC, LEC_RUNNER_DEFAULT_NOFILE,               \
+	  LEC_RUNNER_DEFAULT_FSIZE, LEC_RUNNER_DEFAULT_CPU_S,                \
+	  LEC_RUNNER_DEFAULT_TMP, LEC_RUNNER_DEFAULT_DISK }
+
+/* A host path made visible in the sandbox at the same path. */
+struct lec_runner_mount {
+	const char *path; /* absolute; must exist */
+	int writable;     /* 0: read-only */
+};
 
 struct lec_runner_spec {
 	/* The command, NULL-terminated. argv[0] is looked up on the PATH of
@@ -91,30 +143,34 @@ struct lec_runner_spec {
 	 * the command also gets PWD (its working directory): bubblewrap
 	 * always sets it, as a shell would. */
 	const char *const *env;
-	/* The working directory (inside the build directory); NULL: "/". */
+	/* The working directory (inside a mount); NULL: "/". */
 	const char *cwd;
-	/* The build's directory: the only writable path, bound at the same
-	 * path. NULL: nothing writable but the private /tmp. */
-	const char *writable_dir;
-	/* NULL-terminated directories made invisible (an empty tmpfs over
-	 * each): the data directory, $HOME. Missing ones are skipped (nothing
-	 * to hide); one that is not a directory is refused. NULL: none. */
-	const char *const *hidden_dirs;
-	/* A directory bound read-only at its own path after the hiding, so
-	 * it stays visible even inside a hidden one: the working tree a
-	 * preview builds, which usually lives under $HOME. NULL: none. */
-	const char *readonly_dir;
+	/* What the sandbox sees besides the system (see the top of this
+	 * file), in order: a later mount may lie inside an earlier one. */
+	const struct lec_runner_mount *mounts;
+	size_t nmounts;
+	/* A directory whose size limits->disk_bytes caps (the build's
+	 * directory); NULL: none. */
+	const char *watch_dir;
 	/* 0: no network (an empty network namespace); 1: the host's network
-	 * (the clone step only). */
+	 * (the fetch and dependency-install steps only). */
 	int network;
+	/* Whom the command runs as when the runner is root; ignored
+	 * otherwise. Must not be 0. */
+	unsigned uid, gid;
+	/* 1: run as the runner's own user even when that is root (still in
+	 * the sandbox, with no capabilities): only for Lectern's own helper
+	 * reading a local repository that only its owner can read. */
+	int same_user;
 	/* NULL: LEC_RUNNER_LIMITS_INIT. */
 	const struct lec_runner_limits *limits;
-	/* 1: run the command directly, without bubblewrap, only for machines
-	 * where lec_runner_sandbox_available says no and the engine was told
-	 * to allow it (tests). Then nothing is hidden or read-only, the
-	 * network is the host's, PWD is not added, and a process that leaves
-	 * the command's process group (setsid) can outlive it; the limits,
-	 * the environment and the working directory still apply. */
+	/* 1: run the command directly, without bubblewrap: only for a
+	 * writer's own tree on their own machine (`lectern preview`) and the
+	 * engine's own probes. Then the whole host is visible, the network is
+	 * the host's, PWD is not added, nothing changes identity, and a
+	 * process that leaves the command's process group (setsid) can
+	 * outlive it; the time, output, memory, file-size, open-file and CPU
+	 * limits, the environment and the working directory still apply. */
 	int unsandboxed;
 };
 
@@ -134,6 +190,7 @@ enum lec_runner_end {
 	LEC_RUNNER_TIMED_OUT,    /* the time limit expired; it was killed */
 	LEC_RUNNER_CANCELLED,    /* the cancel or output callback said stop */
 	LEC_RUNNER_OUTPUT_LIMIT, /* it wrote more than output_bytes */
+	LEC_RUNNER_DISK_LIMIT,   /* watch_dir grew past disk_bytes */
 	LEC_RUNNER_START_FAILED  /* it could not be started */
 };
 
@@ -156,9 +213,9 @@ struct lec_runner_result {
  * @param result  filled on every return
  * @return LEC_OK when the command ran, however it ended (see result->end);
  *         LEC_EINVALID (bad spec: no argv, an env entry without '=', a
- *         hidden path that is not a directory, unknown limits version),
- *         LEC_ENOMEM, LEC_ENOTFOUND (unsandboxed: command not on PATH),
- *         LEC_EIO (a hidden directory cannot be examined),
+ *         relative path, a build uid of 0, unknown limits version),
+ *         LEC_ENOMEM, LEC_ENOTFOUND (unsandboxed: command not on PATH;
+ *         a mount's path does not exist),
  *         LEC_ERROR (could not start or watch it, e.g. bubblewrap missing);
  *         on every error result->end is LEC_RUNNER_START_FAILED and the
  *         message says why.

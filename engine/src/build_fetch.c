@@ -1,0 +1,633 @@
+/*
+ * The checkout step of a build, and the fetch of a version sync: the
+ * project's bare mirror (repos/<project>.git) is brought up to date and the
+ * version's commit checked out of it, both by the `lectern __repo` helper
+ * run through the runner, in the sandbox, as the build user, within the
+ * build's remaining time. libgit2 1.5 has no transport timeouts and a
+ * stalled server never calls back; a child can be killed at the deadline.
+ *
+ * The first fetch of a project clones into repos/<project>.git.new/ (the
+ * only directory the helper may write), which is renamed into place once
+ * complete. A later fetch first removes what a killed fetch leaves behind
+ * (lock files, libgit2's partial packs), holding the mirror's lock file so
+ * that a build and a version sync never fetch one mirror at once.
+ *
+ * The helper reports progress as lines on its output (repo_helper.c): they
+ * become the build's `progress` (written at most every PROGRESS_WRITE_MS)
+ * and, at the end, one summary line per phase in the log, so that the
+ * clone's recorded output is a few lines whatever the repository's size.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lectern/localrepo.h"
+#include "lectern/repo.h"
+#include "lectern/vsync.h"
+#include "pipeline_internal.h"
+
+/* How often a running build's progress is written to the store: live for
+ * a person watching, negligible for the database. */
+#define PROGRESS_WRITE_MS 250
+/* Longest helper output line kept: progress lines are a few dozen bytes. */
+#define HELPER_LINE_MAX 256
+/* What the helper's environment takes from the server's: proxies for the
+ * network, and the sanitizers' settings of a test build. */
+static const char *const helper_passthrough[] = {
+	"http_proxy",	"https_proxy",	 "no_proxy",	 "HTTP_PROXY",
+	"HTTPS_PROXY",	"NO_PROXY",	 "ASAN_OPTIONS", "UBSAN_OPTIONS",
+	"LSAN_OPTIONS",
+};
+
+/* The phases the helper reports, in order, and how the log tells each. */
+enum phase { PHASE_RECEIVING, PHASE_RESOLVING, PHASE_CHECKOUT, PHASE_COUNT };
+static const char *const phase_names[PHASE_COUNT] = { "receiving", "resolving",
+						      "checkout" };
+
+struct phase_state {
+	int seen;
+	size_t done, total, bytes;
+};
+
+/* One helper run: its output parsed into progress. */
+struct helper_watch {
+	struct lec__job *job; /* NULL for a version sync */
+	char line[HELPER_LINE_MAX];
+	size_t len;
+	int overlong;  /* the current line was cut */
+	struct phase_state phases[PHASE_COUNT];
+	enum phase current;
+	int64_t written_ms; /* last progress write */
+	struct lec__tail tail; /* for the cause of a failure */
+};
+
+/* Progress --------------------------------------------------------------- */
+
+static void progress_write(struct helper_watch *w, int force)
+{
+	const struct phase_state *p = &w->phases[w->current];
+	int64_t now = lec__monotonic_ms();
+	char json[160];
+
+	if (w->job == NULL || w->job->st == NULL ||
+	    (!force && now - w->written_ms < PROGRESS_WRITE_MS))
+		return;
+	w->written_ms = now;
+	if (p->total > 0)
+		snprintf(json, sizeof(json),
+			 "{\"phase\":\"%s\",\"objects\":%zu,\"total\":%zu,"
+			 "\"bytes\":%zu,\"percent\":%zu}",
+			 phase_names[w->current], p->done, p->total, p->bytes,
+			 p->done * 100 / p->total);
+	else
+		snprintf(json, sizeof(json),
+			 "{\"phase\":\"%s\",\"objects\":%zu,\"total\":null,"
+			 "\"bytes\":%zu,\"percent\":null}",
+			 phase_names[w->current], p->done, p->bytes);
+	lec_build_set_progress(w->job->st, w->job->build->id, json);
+}
+
+/* "progress PHASE DONE TOTAL BYTES"; anything else is left to the tail. */
+static void helper_line(struct helper_watch *w, const char *line)
+{
+	char phase[16];
+	size_t done, total, bytes, i;
+
+	if (sscanf(line, "progress %15s %zu %zu %zu", phase, &done, &total,
+		   &bytes) != 4)
+		return;
+	for (i = 0; i < PHASE_COUNT; i++) {
+		if (strcmp(phase, phase_names[i]) != 0)
+			continue;
+		w->current = (enum phase)i;
+		w->phases[i] =
+			(struct phase_state){ 1, done, total, bytes };
+		progress_write(w, 0);
+	}
+}
+
+static int helper_output(const char *data, size_t len, void *payload)
+{
+	struct helper_watch *w = payload;
+	size_t i;
+
+	lec__tail_add(&w->tail, data, len);
+	for (i = 0; i < len; i++) {
+		if (data[i] == '\n') {
+			w->line[w->len] = '\0';
+			if (!w->overlong)
+				helper_line(w, w->line);
+			w->len = 0;
+			w->overlong = 0;
+		} else if (w->len + 1 < sizeof(w->line)) {
+			w->line[w->len++] = data[i];
+		} else {
+			w->overlong = 1;
+		}
+	}
+	return 0;
+}
+
+static int helper_cancel(void *payload)
+{
+	struct helper_watch *w = payload;
+
+	return w->job ? lec__job_cancelled(w->job) : 0;
+}
+
+/* One log line per phase the helper went through, as git prints them. */
+static void phase_summary(const struct helper_watch *w, struct lec__buf *b)
+{
+	const struct phase_state *recv = &w->phases[PHASE_RECEIVING];
+	const struct phase_state *res = &w->phases[PHASE_RESOLVING];
+	const struct phase_state *co = &w->phases[PHASE_CHECKOUT];
+
+	if (recv->seen)
+		lec__buf_printf(b, "Receiving objects: 100%% (%zu/%zu), "
+				   "%.2f MiB, done.\n",
+				recv->done, recv->total,
+				(double)recv->bytes / (1024.0 * 1024.0));
+	if (res->seen)
+		lec__buf_printf(b, "Resolving deltas: 100%% (%zu/%zu), done.\n",
+				res->done, res->total);
+	if (co->seen)
+		lec__buf_printf(b, "Updating files: 100%% (%zu), done.\n",
+				co->done);
+}
+
+/* Running the helper ----------------------------------------------------- */
+
+static int env_push(char **env, size_t *n, size_t cap, const char *name,
+		    const char *value)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	if (value == NULL || *n + 1 >= cap)
+		return LEC_OK;
+	lec__buf_printf(&b, "%s=%s", name, value);
+	if ((env[*n] = lec__buf_take(&b)) == NULL)
+		return lec__error_oom();
+	env[++*n] = NULL;
+	return LEC_OK;
+}
+
+static void env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env[i]; i++)
+		lec__free(env[i]);
+}
+
+/* The helper's whole environment: the URL (never an argv), a fixed PATH
+ * and HOME, and the pass-through list. */
+static int helper_env(char **env, size_t cap, const char *url)
+{
+	size_t n = 0, i;
+	int error = LEC_OK;
+
+	env[0] = NULL;
+	if ((error = env_push(env, &n, cap, "PATH", "/usr/bin:/bin")) < 0 ||
+	    (error = env_push(env, &n, cap, "HOME", "/tmp")) < 0 ||
+	    (error = env_push(env, &n, cap, "LANG", "C.UTF-8")) < 0 ||
+	    (url && (error = env_push(env, &n, cap, "LECTERN_REPO_URL", url)) <
+			    0))
+		return error;
+	for (i = 0; error == LEC_OK &&
+		    i < sizeof(helper_passthrough) / sizeof(helper_passthrough[0]);
+	     i++)
+		error = env_push(env, &n, cap, helper_passthrough[i],
+				 getenv(helper_passthrough[i]));
+	return error;
+}
+
+/* Run `lectern __repo ARGS...` with these mounts (the helper program is
+ * added) for at most time_limit_s. The result says how it ended. */
+static int helper_run(struct lec_pipeline *pl, const char *const *args,
+		      const char *url, struct lec_runner_mount *mounts,
+		      size_t nmounts, int network, int same_user,
+		      unsigned time_limit_s, struct helper_watch *w,
+		      struct lec_runner_result *r)
+{
+	const char *argv[8];
+	char *env[4 + sizeof(helper_passthrough) / sizeof(char *) + 1];
+	struct lec_runner_limits limits = pl->config.limits;
+	struct lec_runner_spec spec = { 0 };
+	size_t n = 0, i;
+	int error;
+
+	argv[n++] = pl->helper;
+	argv[n++] = LEC_PIPELINE_HELPER_WORD;
+	for (i = 0; args[i] && n < 7; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	mounts[nmounts++] = (struct lec_runner_mount){ pl->helper, 0 };
+	limits.time_limit_s = time_limit_s;
+	/* Lectern's own code: an address-space cap would only break builds
+	 * of Lectern under AddressSanitizer, which reserves terabytes. */
+	limits.memory_bytes = 0;
+	if ((error = helper_env(env, sizeof(env) / sizeof(env[0]), url)) ==
+	    LEC_OK) {
+		spec.argv = argv;
+		spec.env = (const char *const *)env;
+		spec.cwd = "/";
+		spec.mounts = mounts;
+		spec.nmounts = nmounts;
+		spec.network = network;
+		spec.uid = pl->build_uid;
+		spec.gid = pl->build_gid;
+		spec.same_user = same_user;
+		spec.limits = &limits;
+		error = lec_runner_run(&spec, helper_output, helper_cancel, w,
+				       r);
+	}
+	env_free(env);
+	return error;
+}
+
+/* Why a helper run failed, in one line without the URL's credentials:
+ * error is helper_run's own (the run could not start) or LEC_OK. */
+static void helper_cause(struct helper_watch *w,
+			 const struct lec_runner_result *r, int error,
+			 char *out, size_t cap, unsigned time_limit_s)
+{
+	if (error < 0)
+		snprintf(out, cap, "%s", lec_error_last());
+	else if (r->end == LEC_RUNNER_TIMED_OUT)
+		snprintf(out, cap,
+			 "it did not finish within the build's time limit "
+			 "(%u seconds left)",
+			 time_limit_s);
+	else if (r->end == LEC_RUNNER_OUTPUT_LIMIT ||
+		 r->end == LEC_RUNNER_DISK_LIMIT)
+		snprintf(out, cap, "it exceeded a limit of the build");
+	else
+		lec__tail_cause(&w->tail, out, cap);
+	if (strncmp(out, "error: ", 7) == 0)
+		memmove(out, out + 7, strlen(out + 7) + 1);
+}
+
+/* The mirror ------------------------------------------------------------- */
+
+/* Remove what a killed fetch leaves in a mirror: *.lock files at its top
+ * and below refs/, and libgit2's partial packs. */
+static void remove_stale(const char *dir, const char *prefix,
+			 const char *suffix, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name), m = strlen(suffix);
+		char *path;
+
+		if (e->d_name[0] == '.' ||
+		    (path = lec__path_join(dir, e->d_name)) == NULL)
+			continue;
+		if (e->d_type == DT_DIR && depth > 0)
+			remove_stale(path, prefix, suffix, depth - 1);
+		else if (e->d_type == DT_REG &&
+			 strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
+			 n >= m && strcmp(e->d_name + n - m, suffix) == 0)
+			unlink(path);
+		lec__free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void clean_mirror(const char *mirror)
+{
+	char *refs = lec__path_join(mirror, "refs");
+	char *packs = lec__path_join(mirror, "objects/pack");
+
+	remove_stale(mirror, "", ".lock", 0);
+	if (refs)
+		remove_stale(refs, "", ".lock", 32);
+	if (packs)
+		remove_stale(packs, "pack_git2_", "", 0);
+	lec__free(refs);
+	lec__free(packs);
+}
+
+/* The mirror's lock, held for a whole fetch (blocking: the other fetch
+ * ends by its own deadline). -1 on failure. */
+static int lock_mirror(const char *mirror)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path;
+	int fd;
+
+	lec__buf_printf(&b, "%s.lock", mirror);
+	if ((path = lec__buf_take(&b)) == NULL)
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	lec__free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+struct fetch_plan {
+	char *local;   /* a local repository's checked path, or NULL */
+	/* The helper runs as the server's user: a local repository is
+	 * readable by its owner, not necessarily by the build user. */
+	int same_user;
+	char *target;  /* what the helper fetches into */
+	char *staging; /* <mirror>.new for a first clone, else NULL */
+	struct lec_runner_mount mounts[4];
+	size_t nmounts;
+};
+
+static void fetch_plan_dispose(struct fetch_plan *fp)
+{
+	if (fp->staging)
+		lec__remove_tree(fp->staging);
+	lec__free(fp->local);
+	lec__free(fp->target);
+	lec__free(fp->staging);
+}
+
+/* What the helper writes: the mirror, or a fresh staging directory for a
+ * first clone; and what it reads: a local repository. */
+static int fetch_prepare(struct lec_pipeline *pl, const char *url,
+			 const char *mirror, struct fetch_plan *fp)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *writable = mirror;
+	struct stat sb;
+	int error;
+
+	/* Checked again at every fetch: the allowed directories or the
+	 * repository's place may have changed since the import. */
+	memset(fp, 0, sizeof(*fp));
+	if ((error = lec_localrepo_check(url, pl->config.local_roots,
+					 &fp->local)) < 0)
+		return error;
+	fp->same_user = fp->local != NULL;
+	if (stat(mirror, &sb) == 0) {
+		clean_mirror(mirror);
+		if ((error = lec__chown_tree(pl, mirror, !fp->same_user, 1)) <
+		    0)
+			return error;
+		fp->target = lec__strdup(mirror);
+	} else {
+		lec__buf_printf(&b, "%s.new", mirror);
+		fp->staging = lec__buf_take(&b);
+		if (fp->staging == NULL)
+			return lec__error_oom();
+		lec__remove_tree(fp->staging);
+		if ((error = lec__mkdirs(fp->staging)) < 0 ||
+		    (error = lec__chown_tree(pl, fp->staging, !fp->same_user,
+					     0)) < 0)
+			return error;
+		fp->target = lec__path_join(fp->staging, "mirror.git");
+		writable = fp->staging;
+	}
+	if (fp->target == NULL)
+		return lec__error_oom();
+	fp->mounts[fp->nmounts++] = (struct lec_runner_mount){ writable, 1 };
+	if (fp->local && stat(fp->local, &sb) == 0)
+		fp->mounts[fp->nmounts++] =
+			(struct lec_runner_mount){ fp->local, 0 };
+	return LEC_OK;
+}
+
+/* Fetch a project's mirror through the helper; on failure cause says why
+ * in one line. */
+static int fetch(struct lec_pipeline *pl, const struct lec_project *p,
+		 const char *mirror, unsigned time_limit_s,
+		 struct helper_watch *w, char *cause, size_t cap)
+{
+	struct lec_runner_result r = { 0 };
+	struct fetch_plan fp;
+	const char *args[] = { "fetch", NULL, NULL };
+	int lock = lock_mirror(mirror), error, ok = 0;
+
+	cause[0] = '\0';
+	if (lock < 0) {
+		snprintf(cause, cap, "cannot lock %s: %s", mirror,
+			 strerror(errno));
+		return -1;
+	}
+	error = fetch_prepare(pl, p->repo_url, mirror, &fp);
+	if (error == LEC_OK) {
+		args[1] = fp.target;
+		error = helper_run(pl, args, fp.local ? fp.local : p->repo_url,
+				   fp.mounts, fp.nmounts, !fp.same_user,
+				   fp.same_user, time_limit_s, w, &r);
+		ok = error == LEC_OK && r.end == LEC_RUNNER_EXITED &&
+		     r.exit_code == 0;
+	}
+	if (!ok)
+		helper_cause(w, &r, error, cause, cap, time_limit_s);
+	else if (fp.staging && rename(fp.target, mirror) != 0) {
+		snprintf(cause, cap, "cannot move the new mirror into place: %s",
+			 strerror(errno));
+		ok = 0;
+	}
+	/* Checkouts read the mirror as the build user. */
+	if (ok && fp.same_user && lec__chown_tree(pl, mirror, 1, 1) < 0) {
+		snprintf(cause, cap, "%s", lec_error_last());
+		ok = 0;
+	}
+	fetch_plan_dispose(&fp);
+	close(lock);
+	return ok ? 0 : -1;
+}
+
+/* The build's time left, in whole seconds (at least 1). */
+static unsigned time_left_s(const struct lec__job *job)
+{
+	int64_t left;
+
+	if (job->deadline_ms == 0)
+		return job->pl->config.limits.time_limit_s;
+	left = job->deadline_ms - lec__monotonic_ms();
+	return left > 1000 ? (unsigned)((left + 999) / 1000) : 1;
+}
+
+int lec__fetch_mirror(struct lec_pipeline *pl, const struct lec_project *p,
+		      unsigned time_limit_s)
+{
+	struct helper_watch w;
+	struct lec__buf b = LEC__BUF_INIT;
+	char cause[LEC__CAUSE_MAX], *mirror;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	lec__buf_printf(&b, "%s/repos/%s.git", pl->data_dir, p->slug);
+	if ((mirror = lec__buf_take(&b)) == NULL)
+		return lec__error_oom();
+	rc = fetch(pl, p, mirror, time_limit_s, &w, cause, sizeof(cause));
+	lec__free(mirror);
+	return rc < 0 ? lec__error(LEC_EIO, "%s", cause) : LEC_OK;
+}
+
+/* The checkout step -------------------------------------------------------- */
+
+/* Record the fetch as the command it is, with a summary as its output. */
+static int job_fetch(struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	struct helper_watch w;
+	char cause[LEC__CAUSE_MAX], *repo, *text;
+	struct stat sb;
+	int first = stat(job->mirror, &sb) != 0, rc;
+	int64_t id;
+
+	memset(&w, 0, sizeof(w));
+	w.job = job;
+	repo = lec_repo_redact_url(job->project->repo_url);
+	/* What runs, as the git commands it amounts to: a bare mirror of
+	 * every branch and tag (full history: libgit2 1.5 cannot fetch
+	 * shallow), then only what is new. */
+	if (first)
+		lec__buf_printf(&b, "git clone --mirror %s repos/%s.git",
+				repo ? repo : "", job->project->slug);
+	else
+		lec__buf_printf(&b, "git fetch --prune --force %s "
+				    "'+refs/heads/*:refs/heads/*' "
+				    "'+refs/tags/*:refs/tags/*'",
+				repo ? repo : "");
+	lec__free(repo);
+	if ((text = lec__buf_take(&b)) == NULL ||
+	    lec__job_record_start(job, text, &id) < 0) {
+		lec__free(text);
+		return lec__job_fail(job, "out of memory");
+	}
+	lec__free(text);
+	rc = fetch(job->pl, job->project, job->mirror, time_left_s(job), &w,
+		   cause, sizeof(cause));
+	phase_summary(&w, &b);
+	if (rc < 0 && !job->cancelled)
+		lec__buf_printf(&b, "%s\n", cause);
+	if ((text = lec__buf_take(&b)) != NULL && *text)
+		lec__job_record_text(job, id, text);
+	lec__free(text);
+	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	if (rc < 0 && !job->cancelled)
+		return lec__job_fail(job, "Cloning the repository failed: %s",
+				     cause);
+	return rc;
+}
+
+static int looks_like_commit(const char *s)
+{
+	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+/* The commit a version stands for, and the branch or tag name behind it. */
+static int resolve_commit(struct lec__job *job,
+			  const struct lec_repo_refs *refs)
+{
+	const struct lec_version *v = job->version;
+	const char *name = v->identifier;
+	enum lec_repo_ref_type type = v->type == LEC_VERSION_TAG
+					      ? LEC_REPO_TAG
+					      : LEC_REPO_BRANCH;
+
+	if (v->machine && name == NULL)
+		name = refs->default_branch;
+	if (name == NULL)
+		return lec__job_fail(job, "The repository has no default "
+					  "branch; set the project's default "
+					  "branch.");
+	if (looks_like_commit(name)) {
+		job->commit = lec__strdup(name);
+		job->git_identifier = lec__strdup(v->verbose_name);
+	} else {
+		if (lec_repo_resolve(job->mirror, name, type, &job->commit) < 0)
+			return lec__job_fail(job, "%s", lec_error_last());
+		job->git_identifier = lec__strdup(name);
+	}
+	return job->commit && job->git_identifier ? 0
+						  : lec__job_fail(job, "out of "
+								       "memory");
+}
+
+/* The service syncs versions from the fresh refs while cloning. */
+static int sync_refs(struct lec__job *job)
+{
+	struct lec_repo_refs refs = { 0 };
+	struct lec_vsync_result synced = { 0 };
+	struct lec_version *fresh = NULL;
+	int rc = -1;
+
+	if (lec_repo_list_refs(job->mirror, &refs) < 0 ||
+	    lec_vsync_apply(job->st, job->project->id, &refs, &synced) < 0 ||
+	    lec_version_get_by_id(job->st, job->version->id, &fresh) < 0) {
+		lec__job_fail(job, "Reading the repository's branches and tags "
+				   "failed: %s",
+			      lec_error_last());
+	} else {
+		lec_version_free(job->version);
+		job->version = fresh;
+		rc = resolve_commit(job, &refs);
+	}
+	lec_repo_refs_dispose(&refs);
+	return rc;
+}
+
+/* Write the commit's files into the checkout, through the helper. */
+static int job_checkout_files(struct lec__job *job)
+{
+	struct lec_runner_mount mounts[3] = { { job->mirror, 0 },
+					      { job->build_dir, 1 } };
+	const char *args[] = { "checkout", job->mirror, job->commit,
+			       job->checkout, NULL };
+	struct lec_runner_result r = { 0 };
+	struct lec__buf b = LEC__BUF_INIT;
+	struct helper_watch w;
+	char cause[LEC__CAUSE_MAX], *text;
+	unsigned left = time_left_s(job);
+	int64_t id;
+	int error, rc = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.job = job;
+	lec__buf_printf(&b, "git checkout --force %s", job->commit);
+	if ((text = lec__buf_take(&b)) == NULL ||
+	    lec__job_record_start(job, text, &id) < 0) {
+		lec__free(text);
+		return -1;
+	}
+	lec__free(text);
+	error = helper_run(job->pl, args, NULL, mounts, 2, 0, 0, left, &w, &r);
+	if (error < 0 || r.end != LEC_RUNNER_EXITED || r.exit_code != 0) {
+		helper_cause(&w, &r, error, cause, sizeof(cause), left);
+		rc = -1;
+	}
+	phase_summary(&w, &b);
+	if (rc < 0 && !job->cancelled)
+		lec__buf_printf(&b, "%s\n", cause);
+	if ((text = lec__buf_take(&b)) != NULL && *text)
+		lec__job_record_text(job, id, text);
+	lec__free(text);
+	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	if (rc < 0 && !job->cancelled)
+		return lec__job_fail(job, "Checking out %s failed: %s",
+				     job->commit, cause);
+	return rc;
+}
+
+int lec__job_checkout(struct lec__job *job)
+{
+	int rc = job_fetch(job) == 0 && sync_refs(job) == 0 &&
+				 job_checkout_files(job) == 0
+			 ? 0
+			 : -1;
+
+	lec_build_set_progress(job->st, job->build->id, NULL);
+	if (rc == 0)
+		lec_build_set_commit(job->st, job->build->id, job->commit);
+	return rc;
+}

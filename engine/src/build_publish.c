@@ -1,0 +1,269 @@
+/*
+ * The publishing (uploading) step: the output a build wrote under its
+ * checkout is made safe, moved out of the checkout, and made the version's
+ * published docs with one rename() of a symbolic link; the previous output
+ * is removed and the new HTML indexed for search.
+ *
+ * The output was written by untrusted code, so before anything is moved
+ * it is walked without following links: only regular files and
+ * directories stay (a link to /etc/shadow or to another project's docs,
+ * a device, a fifo are removed), set-id bits are dropped, and everything
+ * becomes the server's own (not the build user's, who could otherwise
+ * change published docs later). The docs server opens files beneath the
+ * version's directory only, as a second guard.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lectern/search.h"
+#include "pipeline_internal.h"
+
+/* The service's message when a build has no index page. */
+#define NO_INDEX_ERROR                                                       \
+	"Your documentation did not generate an 'index.html' at its root "  \
+	"directory. This is required for documentation serving at the "     \
+	"root URL for this version."
+
+/* Deepest directory of an output kept: deeper ones are removed (a real
+ * site is a dozen levels at most; this bounds the walk's recursion). */
+#define PUBLISH_MAX_DEPTH 64
+
+/* Sanitizing --------------------------------------------------------------- */
+
+static int sanitize_at(int parent, const char *name, int depth);
+
+static int sanitize_dir(int fd, int depth)
+{
+	DIR *dir = fdopendir(fd);
+	struct dirent *e;
+	int error = LEC_OK;
+
+	if (dir == NULL) {
+		close(fd);
+		return lec__error(LEC_EIO, "cannot read the output: %s",
+				  strerror(errno));
+	}
+	while (error == LEC_OK && (e = readdir(dir)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			error = sanitize_at(dirfd(dir), e->d_name, depth + 1);
+	closedir(dir);
+	return error;
+}
+
+/* Keep name only as a regular file or a directory, owned by us, without
+ * set-id bits; remove anything else (a directory too deep: all of it). */
+static int sanitize_at(int parent, const char *name, int depth)
+{
+	struct stat sb;
+	int fd;
+
+	if (fstatat(parent, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
+	if (S_ISREG(sb.st_mode) || (S_ISDIR(sb.st_mode) &&
+				     depth <= PUBLISH_MAX_DEPTH)) {
+		if ((sb.st_uid != geteuid() &&
+		     fchownat(parent, name, geteuid(), getegid(),
+			      AT_SYMLINK_NOFOLLOW) != 0) ||
+		    fchmodat(parent, name,
+			     (sb.st_mode & 0777) | (S_ISDIR(sb.st_mode) ? 0700
+									: 0600),
+			     0) != 0)
+			return lec__error(LEC_EIO, "%s: %s", name,
+					  strerror(errno));
+		if (!S_ISDIR(sb.st_mode))
+			return LEC_OK;
+		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						  O_CLOEXEC);
+		if (fd < 0)
+			return lec__error(LEC_EIO, "%s: %s", name,
+					  strerror(errno));
+		return sanitize_dir(fd, depth);
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		char path[PATH_MAX];
+
+		/* Too deep: the whole subtree goes (through /proc, so the
+		 * removal starts from this very directory). */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", parent,
+			 name);
+		return lec__remove_tree(path);
+	}
+	return unlinkat(parent, name, 0) == 0
+		       ? LEC_OK
+		       : lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
+}
+
+int lec__sanitize_tree(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? LEC_OK
+				       : lec__error(LEC_EIO, "%s: %s", dir,
+						    strerror(errno));
+	return sanitize_dir(fd, 0);
+}
+
+/* Publishing ----------------------------------------------------------------- */
+
+static int has_file(const char *dir, const char *name)
+{
+	char *path = lec__path_join(dir, name);
+	struct stat sb;
+	int ok = path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+
+	lec__free(path);
+	return ok;
+}
+
+/* A non-empty directory: the format was built. */
+static int has_dir_entries(const char *dir, const char *sub)
+{
+	char *path = lec__path_join(dir, sub);
+	DIR *d = path ? opendir(path) : NULL;
+	struct dirent *e;
+	int found = 0;
+
+	while (d && !found && (e = readdir(d)) != NULL)
+		found = e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	lec__free(path);
+	return found;
+}
+
+/* Index the published HTML for search (behaviour notes §4.3), recorded as
+ * the command `lectern reindex` would run. Pages that fail to parse are
+ * indexed empty and listed in its output; nothing here fails the build. */
+static void step_index(struct lec__job *job, const char *html_dir)
+{
+	struct lec_search_index_report r;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *display, *text;
+	int64_t id;
+	size_t i;
+	int rc;
+
+	lec__buf_printf(&b, "lectern reindex %s %s", job->project->slug,
+			job->version->slug);
+	if ((display = lec__buf_take(&b)) == NULL ||
+	    lec__job_record_start(job, display, &id) < 0) {
+		lec__free(display);
+		return;
+	}
+	rc = lec_search_index_dir(job->st, job->version->id, html_dir,
+				  job->config, &r);
+	if (rc < 0)
+		lec__buf_printf(&b, "Indexing for search failed: %s\n",
+				lec_error_last());
+	else
+		lec__buf_printf(&b,
+				"Indexed %zu pages (%zu sections and domain "
+				"entries); %zu ignored by search.ignore; %zu "
+				"could not be parsed.\n",
+				r.pages, r.entries, r.ignored, r.failed);
+	for (i = 0; rc == LEC_OK && i < r.failures_len; i++)
+		lec__buf_printf(&b, "  %s\n", r.failures[i]);
+	if ((text = lec__buf_take(&b)) != NULL)
+		lec__job_record_text(job, id, text);
+	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	lec_search_index_report_dispose(&r);
+	lec__free(text);
+	lec__free(display);
+}
+
+/* Move the output out of the checkout, point the version's published link
+ * at it with one rename(), then drop the previous output. */
+int lec__job_publish(struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	struct lec_version_patch patch = { 0 };
+	char *html = lec__path_join(job->output, "html");
+	char *outputs = lec__path_join(job->pl->data_dir, "outputs");
+	char *dest = NULL, *pubdir = NULL, *link = NULL, *tmp = NULL;
+	char target[PATH_MAX], old[PATH_MAX];
+	ssize_t oldlen;
+	int rc = -1;
+
+	if (html == NULL || outputs == NULL)
+		goto done;
+	/* Every process of the build has ended: nothing changes the tree
+	 * between this walk and the rename. */
+	if (lec__sanitize_tree(job->output) < 0) {
+		lec__job_fail(job, "Publishing the output failed: %s",
+			      lec_error_last());
+		goto done;
+	}
+	if (!has_file(html, "index.html")) {
+		lec__job_fail(job, NO_INDEX_ERROR);
+		goto done;
+	}
+	patch.set = LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
+		    LEC_VERSION_SET_HAS_EPUB;
+	patch.has_htmlzip = has_dir_entries(job->output, "htmlzip");
+	patch.has_pdf = has_dir_entries(job->output, "pdf");
+	patch.has_epub = has_dir_entries(job->output, "epub");
+	lec__buf_printf(&b, "%s/%lld", outputs, (long long)job->build->id);
+	dest = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s/published/%s", job->pl->data_dir,
+			job->project->slug);
+	pubdir = lec__buf_take(&b);
+	if (dest == NULL || pubdir == NULL || lec__mkdirs(outputs) < 0 ||
+	    lec__mkdirs(pubdir) < 0 || rename(job->output, dest) < 0) {
+		lec__job_fail(job, "Publishing the output failed: %s",
+			      strerror(errno));
+		goto done;
+	}
+	lec__buf_printf(&b, "%s/%s", pubdir, job->version->slug);
+	link = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s/.%s.%lld.tmp", pubdir, job->version->slug,
+			(long long)job->build->id);
+	tmp = lec__buf_take(&b);
+	snprintf(target, sizeof(target), "../../outputs/%lld",
+		 (long long)job->build->id);
+	oldlen = link ? readlink(link, old, sizeof(old) - 1) : -1;
+	old[oldlen > 0 ? oldlen : 0] = '\0';
+	if (tmp)
+		unlink(tmp); /* left by a build that died here */
+	if (link == NULL || tmp == NULL || symlink(target, tmp) < 0 ||
+	    rename(tmp, link) < 0) {
+		lec__job_fail(job, "Publishing the output failed: %s",
+			      strerror(errno));
+		lec__remove_tree(dest);
+		goto done;
+	}
+	/* The previous output is no longer served. */
+	if (oldlen > 0 && strncmp(old, "../../outputs/", 14) == 0) {
+		char *previous = lec__path_join(outputs, old + 14);
+
+		if (previous && strcmp(previous, dest) != 0)
+			lec__remove_tree(previous);
+		lec__free(previous);
+	}
+	patch.set |= LEC_VERSION_SET_DOCUMENTATION_TYPE;
+	patch.documentation_type = lec_doctype_code(job->doctype);
+	lec_version_update(job->st, job->version->id, &patch);
+	{
+		char *published = lec__path_join(dest, "html");
+
+		if (published)
+			step_index(job, published);
+		lec__free(published);
+	}
+	rc = 0;
+done:
+	lec__free(html);
+	lec__free(outputs);
+	lec__free(dest);
+	lec__free(pubdir);
+	lec__free(link);
+	lec__free(tmp);
+	return rc;
+}
+

@@ -1,0 +1,539 @@
+/*
+ * The install step's Python part, like the hosted service: a project whose
+ * configuration has python.install gets a virtualenv of its own per version
+ * (DATA/python/<project>/venvs/<version>), made with Debian's
+ * /usr/bin/python3 -m venv --system-site-packages --without-pip (so the
+ * machine's Sphinx and MkDocs stay importable and Debian's pip, seen through
+ * the system site-packages, installs into it), and each entry installed
+ * into it with pip: `requirements` files, and `path` (with its
+ * extra_requirements) for method pip or setuptools. The generators then run
+ * with the venv's Python. A project without python.install builds with
+ * /usr/bin/python3 directly: nothing to make, nothing to wait for.
+ *
+ * Installing is two commands per entry. `pip wheel` fills the project's
+ * wheelhouse (DATA/python/<project>/wheels) from the index pip is
+ * configured with (this is the one step of a build with network, unless
+ * `lectern serve --offline`); then `pip install --no-index --find-links
+ * WHEELHOUSE` installs from it alone. So a later build installs the same
+ * requirements without any index, and a build whose index is unreachable
+ * still works from what an earlier one fetched. With no index at all
+ * (offline, or PIP_NO_INDEX) the wheel step runs --no-index too and both
+ * use --no-build-isolation, since build isolation would fetch setuptools.
+ *
+ * pip's configuration is the server's: PIP_* variables of `lectern serve`'s
+ * environment are passed on (URL credentials in them are masked in the
+ * log), pip.conf files and local find-links directories are bound
+ * read-only at their own paths, and nothing else of the host is visible.
+ *
+ * A venv is reused while its inputs (the requirement files, the entries,
+ * the interpreter) are unchanged: a stamp file holds their hash.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "pipeline_internal.h"
+
+/* The interpreter venvs are made with: Debian's, whose site-packages hold
+ * the packaged Sphinx and MkDocs (a python3 earlier on PATH may not). */
+#define VENV_PYTHON "/usr/bin/python3"
+/* Largest requirements file hashed for the reuse stamp. */
+#define REQUIREMENTS_MAX (1024 * 1024)
+/* The server's pip settings a build's pip sees. */
+static const char *const pip_passthrough[] = {
+	"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS",
+	"PIP_NO_INDEX",	 "PIP_TRUSTED_HOST",	"PIP_CERT",
+	"PIP_TIMEOUT",	 "PIP_RETRIES",		"PIP_CONFIG_FILE",
+};
+/* pip.conf files of the machine, bound when present. */
+static const char *const pip_configs[] = { "/etc/pip.conf" };
+
+/* What the install commands share. */
+struct install {
+	struct lec__job *job;
+	char *wheels;   /* the project's wheelhouse */
+	char *cache;    /* pip's cache */
+	int no_index;   /* no index to fetch from */
+	char **env;     /* the job's environment plus pip's */
+	size_t nenv;
+	const char **secrets; /* job's secrets plus credentials in PIP_* */
+	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS - 2];
+	size_t nmounts;
+	char *owned[LEC__JOB_MAX_MOUNTS]; /* paths the mounts borrow */
+	size_t nowned;
+};
+
+/* Environment ------------------------------------------------------------- */
+
+/* Append an owned "KEY=VALUE" string. */
+static int env_take(struct install *in, char *entry)
+{
+	char **grown;
+
+	if (entry == NULL)
+		return lec__error_oom();
+	grown = lec__realloc(in->env, (in->nenv + 2) * sizeof(char *));
+	if (grown == NULL) {
+		lec__free(entry);
+		return lec__error_oom();
+	}
+	in->env = grown;
+	in->env[in->nenv++] = entry;
+	in->env[in->nenv] = NULL;
+	return LEC_OK;
+}
+
+static int env_add(struct install *in, const char *name, const char *value)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	lec__buf_printf(&b, "%s=%s", name, value);
+	return env_take(in, lec__buf_take(&b));
+}
+
+/* The user:password of each URL in value becomes a secret to mask. */
+static int add_url_secrets(struct install *in, const char *value,
+			   size_t *nsecrets)
+{
+	const char *p = value;
+
+	while ((p = strstr(p, "://")) != NULL) {
+		const char *start = p + 3;
+		size_t n = strcspn(start, "/@ \t");
+		const char **grown;
+		char *secret;
+
+		p = start;
+		if (start[n] != '@')
+			continue;
+		grown = lec__realloc(in->secrets,
+				     (*nsecrets + 2) * sizeof(char *));
+		LEC__CHECK_ALLOC(grown);
+		in->secrets = grown;
+		if ((secret = lec__strndup(start, n)) == NULL ||
+		    in->nowned >= sizeof(in->owned) / sizeof(in->owned[0])) {
+			lec__free(secret);
+			return lec__error_oom();
+		}
+		in->owned[in->nowned++] = secret;
+		in->secrets[(*nsecrets)++] = secret;
+		in->secrets[*nsecrets] = NULL;
+	}
+	return LEC_OK;
+}
+
+static int mount_add(struct install *in, const char *path, int owned_copy)
+{
+	struct stat sb;
+	char *copy;
+
+	if (stat(path, &sb) != 0 ||
+	    in->nmounts >= sizeof(in->mounts) / sizeof(in->mounts[0]) ||
+	    in->nowned >= sizeof(in->owned) / sizeof(in->owned[0]))
+		return LEC_OK; /* nothing to bind, or no room: pip says */
+	if (owned_copy) {
+		if ((copy = lec__strdup(path)) == NULL)
+			return lec__error_oom();
+		in->owned[in->nowned++] = copy;
+		path = copy;
+	}
+	in->mounts[in->nmounts++] = (struct lec_runner_mount){ path, 0 };
+	return LEC_OK;
+}
+
+/* Each local directory of a PIP_FIND_LINKS value, bound read-only. */
+static int mount_find_links(struct install *in, const char *value)
+{
+	char *copy = lec__strdup(value), *word, *save = NULL;
+	int error = LEC_OK;
+
+	LEC__CHECK_ALLOC(copy);
+	for (word = strtok_r(copy, " \t", &save); word && error == LEC_OK;
+	     word = strtok_r(NULL, " \t", &save)) {
+		if (strncmp(word, "file://", 7) == 0)
+			word += 7;
+		if (word[0] == '/')
+			error = mount_add(in, word, 1);
+	}
+	lec__free(copy);
+	return error;
+}
+
+/* The job's environment, pip's settings, and what pip reads. */
+static int install_env(struct install *in)
+{
+	struct lec__job *job = in->job;
+	size_t nsecrets = 0, i;
+	const char *value;
+	int error = LEC_OK;
+
+	for (i = 0; job->env && job->env[i]; i++)
+		if ((error = env_take(in, lec__strdup(job->env[i]))) < 0)
+			return error;
+	if ((error = env_add(in, "READTHEDOCS_VIRTUALENV_PATH", job->venv)) < 0)
+		return error;
+	while (job->secrets && job->secrets[nsecrets])
+		nsecrets++;
+	in->secrets = lec__calloc(nsecrets + 1, sizeof(char *));
+	LEC__CHECK_ALLOC(in->secrets);
+	memcpy(in->secrets, job->secrets, nsecrets * sizeof(char *));
+	for (i = 0; error == LEC_OK &&
+		    i < sizeof(pip_passthrough) / sizeof(pip_passthrough[0]);
+	     i++) {
+		if ((value = getenv(pip_passthrough[i])) == NULL)
+			continue;
+		error = env_add(in, pip_passthrough[i], value);
+		if (error == LEC_OK)
+			error = add_url_secrets(in, value, &nsecrets);
+		if (error == LEC_OK && strcmp(pip_passthrough[i],
+					      "PIP_FIND_LINKS") == 0)
+			error = mount_find_links(in, value);
+		if (error == LEC_OK && strcmp(pip_passthrough[i],
+					      "PIP_CONFIG_FILE") == 0)
+			error = mount_add(in, value, 0);
+	}
+	for (i = 0; error == LEC_OK &&
+		    i < sizeof(pip_configs) / sizeof(pip_configs[0]);
+	     i++)
+		error = mount_add(in, pip_configs[i], 0);
+	if (error == LEC_OK)
+		error = env_add(in, "PIP_DISABLE_PIP_VERSION_CHECK", "1");
+	if (error == LEC_OK)
+		error = env_add(in, "PIP_NO_INPUT", "1");
+	if (error == LEC_OK)
+		error = env_add(in, "PIP_CACHE_DIR", in->cache);
+	value = getenv("PIP_NO_INDEX");
+	in->no_index = job->pl->config.offline ||
+		       (value && *value && strcmp(value, "0") != 0 &&
+			strcasecmp(value, "false") != 0 &&
+			strcasecmp(value, "no") != 0);
+	return error;
+}
+
+static void install_dispose(struct install *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nenv; i++)
+		lec__free(in->env[i]);
+	lec__free(in->env);
+	for (i = 0; i < in->nowned; i++)
+		lec__free(in->owned[i]);
+	lec__free((void *)in->secrets);
+	lec__free(in->wheels);
+	lec__free(in->cache);
+}
+
+/* Commands ------------------------------------------------------------------ */
+
+/* Run a pip command of the install step; soft: a failure is recorded but
+ * does not fail the build (returns 1). */
+static int pip_run(struct install *in, const char *display,
+		   const char *const *argv, int network, int soft)
+{
+	struct lec__job_sandbox sb = { 0 };
+	const char **saved = in->job->secrets;
+	int rc;
+
+	sb.mounts = in->mounts;
+	sb.nmounts = in->nmounts;
+	sb.env = (const char *const *)in->env;
+	sb.network = network && !in->job->pl->config.offline;
+	sb.venv_writable = 1;
+	sb.soft = soft;
+	in->job->secrets = in->secrets;
+	rc = lec__job_run_in(in->job, display, argv, in->job->checkout, &sb);
+	in->job->secrets = saved;
+	return rc;
+}
+
+/* pip wheel into the wheelhouse, then pip install from it alone. what is
+ * "-r FILE" or a path with extras. */
+static int install_entry(struct install *in, const char *flag,
+			 const char *what)
+{
+	const char *py = in->job->venv_python;
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *wheel[12], *inst[14];
+	char *display = NULL;
+	size_t n = 0, m = 0;
+	int rc;
+
+	wheel[n++] = py, wheel[n++] = "-m", wheel[n++] = "pip";
+	wheel[n++] = "wheel", wheel[n++] = "--wheel-dir";
+	wheel[n++] = in->wheels;
+	if (in->no_index) {
+		wheel[n++] = "--no-index";
+		wheel[n++] = "--no-build-isolation";
+	}
+	if (flag)
+		wheel[n++] = flag;
+	wheel[n++] = what;
+	wheel[n] = NULL;
+	lec__buf_printf(&b, "python -m pip wheel --wheel-dir $WHEELHOUSE%s %s%s%s",
+			in->no_index ? " --no-index --no-build-isolation" : "",
+			flag ? flag : "", flag ? " " : "", what);
+	if ((display = lec__buf_take(&b)) == NULL)
+		return lec__job_fail(in->job, "out of memory");
+	/* A wheel step that fails (index unreachable) leaves the install
+	 * to what the wheelhouse already has: it says why if that fails. */
+	rc = pip_run(in, display, wheel, 1, 1);
+	lec__free(display);
+	if (rc < 0)
+		return rc;
+	inst[m++] = py, inst[m++] = "-m", inst[m++] = "pip";
+	inst[m++] = "install", inst[m++] = "--no-index";
+	inst[m++] = "--no-build-isolation", inst[m++] = "--find-links";
+	inst[m++] = in->wheels;
+	if (flag)
+		inst[m++] = flag;
+	inst[m++] = what;
+	inst[m] = NULL;
+	lec__buf_printf(&b, "python -m pip install --no-index "
+			    "--no-build-isolation --find-links $WHEELHOUSE "
+			    "%s%s%s",
+			flag ? flag : "", flag ? " " : "", what);
+	if ((display = lec__buf_take(&b)) == NULL)
+		return lec__job_fail(in->job, "out of memory");
+	rc = pip_run(in, display, inst, 0, 0);
+	lec__free(display);
+	return rc;
+}
+
+/* "path[extra1,extra2]" for pip. */
+static char *path_with_extras(const struct lec_rtd_install *e)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	size_t i;
+
+	lec__buf_puts(&b, e->path && *e->path ? e->path : ".");
+	for (i = 0; i < e->extra_requirements.len; i++)
+		lec__buf_printf(&b, "%c%s", i ? ',' : '[',
+				e->extra_requirements.items[i]);
+	if (e->extra_requirements.len)
+		lec__buf_puts(&b, "]");
+	return lec__buf_take(&b);
+}
+
+/* Install every entry, or (paths_only: a kept venv, whose requirements
+ * are installed) only the project's own paths, which change with every
+ * commit. */
+static int install_all(struct install *in, int paths_only)
+{
+	const struct lec_rtd_config *c = in->job->config;
+	int i, rc = 0;
+
+	for (i = 0; rc == 0 && i < c->python_install_count; i++) {
+		const struct lec_rtd_install *e = &c->python_install[i];
+		char *what;
+
+		switch (e->kind) {
+		case LEC_RTD_INSTALL_REQUIREMENTS:
+			if (!paths_only)
+				rc = install_entry(in, "-r", e->requirements);
+			break;
+		case LEC_RTD_INSTALL_PATH:
+			if ((what = path_with_extras(e)) == NULL)
+				return lec__job_fail(in->job, "out of memory");
+			rc = install_entry(in, NULL, what);
+			lec__free(what);
+			break;
+		case LEC_RTD_INSTALL_UV:
+		default:
+			lec__job_note(in->job, "python.install",
+				      "python.install with uv is not supported "
+				      "by Lectern; use method: pip. Skipped.\n");
+			break;
+		}
+	}
+	return rc;
+}
+
+/* The venv --------------------------------------------------------------------- */
+
+/* A hash of what the venv is made from: the entries and their files. */
+static uint64_t venv_inputs(const struct lec__job *job)
+{
+	const struct lec_rtd_config *c = job->config;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *file, data[4096];
+	uint64_t h;
+	int i, fd;
+	ssize_t n;
+
+	lec__buf_printf(&b, "%s\n", job->pl->python_about
+					    ? job->pl->python_about
+					    : VENV_PYTHON);
+	for (i = 0; i < c->python_install_count; i++) {
+		const struct lec_rtd_install *e = &c->python_install[i];
+		size_t j, total = 0;
+
+		lec__buf_printf(&b, "%d %s %s %s", (int)e->kind,
+				e->requirements ? e->requirements : "",
+				e->path ? e->path : "", e->method ? e->method : "");
+		for (j = 0; j < e->extra_requirements.len; j++)
+			lec__buf_printf(&b, " %s", e->extra_requirements.items[j]);
+		lec__buf_puts(&b, "\n");
+		if (e->requirements == NULL ||
+		    (file = lec__path_join(job->checkout, e->requirements)) ==
+			    NULL)
+			continue;
+		fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		lec__free(file);
+		while (fd >= 0 && total < REQUIREMENTS_MAX &&
+		       (n = read(fd, data, sizeof(data))) > 0) {
+			lec__buf_printf(&b, "%.*s", (int)n, data);
+			total += (size_t)n;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	file = lec__buf_take(&b);
+	h = file ? lec__fnv1a(file, strlen(file)) : 0;
+	lec__free(file);
+	return h;
+}
+
+/* Whether the venv's stamp says it was made from these inputs. */
+static int stamp_matches(const char *stamp, uint64_t inputs)
+{
+	char text[32] = "";
+	int fd = open(stamp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	return n > 0 && strtoull(text, NULL, 16) == inputs;
+}
+
+static void stamp_write(const char *stamp, uint64_t inputs)
+{
+	char text[32];
+	int fd = open(stamp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				     O_CLOEXEC,
+		      0600);
+
+	snprintf(text, sizeof(text), "%016llx\n", (unsigned long long)inputs);
+	if (fd >= 0) {
+		if (write(fd, text, strlen(text)) < 0)
+			unlink(stamp);
+		close(fd);
+	}
+}
+
+/* The paths of the project's Python directory. */
+static int venv_paths(struct lec__job *job, struct install *in)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	lec__buf_printf(&b, "%s/python/%s", job->pl->data_dir,
+			job->project->slug);
+	job->venv_root = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s/venvs/%s", job->venv_root ? job->venv_root : "",
+			job->version->slug);
+	job->venv = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s/bin/python", job->venv ? job->venv : "");
+	job->venv_python = lec__buf_take(&b);
+	in->wheels = job->venv_root ? lec__path_join(job->venv_root, "wheels")
+				    : NULL;
+	in->cache = job->venv_root ? lec__path_join(job->venv_root, "cache")
+				   : NULL;
+	if (!job->venv_root || !job->venv || !job->venv_python ||
+	    !in->wheels || !in->cache)
+		return lec__error_oom();
+	if (lec__mkdirs(in->wheels) < 0 || lec__mkdirs(in->cache) < 0)
+		return lec_error_last_code();
+	return lec__chown_tree(job->pl, job->venv_root, 1, 1);
+}
+
+/* Make the venv, or keep the one made from the same inputs. Returns 1
+ * when it was kept (its packages are installed already). */
+static int venv_make(struct install *in, uint64_t inputs)
+{
+	struct lec__job *job = in->job;
+	char *stamp = lec__path_join(job->venv_root, "venvs/.stamp-");
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *argv[] = { VENV_PYTHON, "-m", "venv",
+			       "--system-site-packages", "--without-pip",
+			       job->venv, NULL };
+	int rc;
+
+	lec__buf_printf(&b, "%s%s", stamp ? stamp : "", job->version->slug);
+	lec__free(stamp);
+	if ((stamp = lec__buf_take(&b)) == NULL)
+		return lec__job_fail(job, "out of memory");
+	if (access(job->venv_python, X_OK) == 0 &&
+	    stamp_matches(stamp, inputs)) {
+		lec__job_note(job, "python -m venv", "Reusing the virtualenv: "
+						     "its requirements are "
+						     "unchanged.\n");
+		lec__free(stamp);
+		return 1;
+	}
+	unlink(stamp);
+	lec__remove_tree(job->venv);
+	rc = pip_run(in, "python -m venv --system-site-packages --without-pip "
+			 "$READTHEDOCS_VIRTUALENV_PATH",
+		     argv, 0, 0);
+	if (rc == 0)
+		rc = install_all(in, 0);
+	if (rc == 0)
+		stamp_write(stamp, inputs);
+	lec__free(stamp);
+	return rc;
+}
+
+/* build.tools: Lectern builds with the machine's interpreters; say which. */
+static void note_tools(struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *text;
+	size_t i;
+
+	if (job->config == NULL || job->config->tools.len == 0)
+		return;
+	for (i = 0; i < job->config->tools.len; i++)
+		lec__buf_printf(&b, "%s requested; ", job->config->tools.items[i]);
+	lec__buf_printf(&b, "Lectern builds with the machine's own tools: %s\n",
+			job->pl->python_about ? job->pl->python_about
+					      : VENV_PYTHON);
+	if ((text = lec__buf_take(&b)) != NULL)
+		lec__job_note(job, "build.tools", text);
+	lec__free(text);
+}
+
+int lec__job_install_python(struct lec__job *job)
+{
+	struct install in;
+	int rc;
+
+	note_tools(job);
+	if (job->config == NULL || job->config->python_install_count == 0) {
+		lec__job_note(job, "python --version",
+			      job->pl->python_about ? job->pl->python_about
+						    : "no Python with Sphinx "
+						      "or MkDocs found");
+		return 0;
+	}
+	memset(&in, 0, sizeof(in));
+	in.job = job;
+	if (venv_paths(job, &in) < 0 || install_env(&in) < 0) {
+		install_dispose(&in);
+		return lec__job_fail(job, "Preparing the virtualenv failed: %s",
+				     lec_error_last());
+	}
+	rc = venv_make(&in, venv_inputs(job));
+	if (rc == 1) /* kept: the project itself may have changed */
+		rc = install_all(&in, 1);
+	if (rc == 0)
+		job->python = job->venv_python;
+	install_dispose(&in);
+	return rc;
+}

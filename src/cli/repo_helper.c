@@ -1,0 +1,121 @@
+/*
+ * `lectern __repo fetch DIR` and `lectern __repo checkout MIRROR COMMIT
+ * DIR`: the build pipeline's git work, run as a child inside the build
+ * sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
+ * calls back), so the pipeline runs the fetch as a process it can kill at
+ * the build's deadline; the checkout runs the same way so that every phase
+ * of a build is inside its time limit and libgit2 reads a hostile
+ * repository's objects without the server's rights.
+ *
+ * Not a user command (absent from --help). The repository URL comes in the
+ * environment (LECTERN_REPO_URL): it may carry credentials, and an argv is
+ * visible to every user of the machine. Progress goes to stdout as lines
+ *     progress PHASE DONE TOTAL BYTES
+ * (PHASE receiving, resolving or checkout; TOTAL 0 when unknown), at most
+ * REPO_HELPER_PROGRESS_HZ a second and once more at each phase's end; a
+ * failure ends with one line "error: MESSAGE" and exit status 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "lectern/errors.h"
+#include "lectern/repo.h"
+
+/* Progress lines a second: enough for a live bar, few enough that a
+ * repository of any size writes a few KB of them a minute. */
+#define REPO_HELPER_PROGRESS_HZ 4
+
+struct reporter {
+	const char *phase;
+	size_t done, total, bytes;
+	long long last_ms;
+	int pending; /* a change not printed yet */
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void report_print(struct reporter *r)
+{
+	printf("progress %s %zu %zu %zu\n", r->phase, r->done, r->total,
+	       r->bytes);
+	fflush(stdout);
+	r->pending = 0;
+	r->last_ms = now_ms();
+}
+
+/* Record where we are; print when the phase changes or it is time. */
+static void report(struct reporter *r, const char *phase, size_t done,
+		   size_t total, size_t bytes)
+{
+	if (r->phase && strcmp(r->phase, phase) != 0 && r->pending)
+		report_print(r); /* the previous phase's last state */
+	if (r->phase == NULL || strcmp(r->phase, phase) != 0)
+		r->last_ms = 0;
+	r->phase = phase;
+	r->done = done;
+	r->total = total;
+	r->bytes = bytes;
+	r->pending = 1;
+	if (now_ms() - r->last_ms >= 1000 / REPO_HELPER_PROGRESS_HZ)
+		report_print(r);
+}
+
+static int on_fetch(const struct lec_repo_progress *p, void *payload)
+{
+	struct reporter *r = payload;
+
+	if (p->total_objects > 0 && p->received_objects == p->total_objects &&
+	    p->total_deltas > 0)
+		report(r, "resolving", p->indexed_deltas, p->total_deltas,
+		       p->received_bytes);
+	else
+		report(r, "receiving", p->received_objects, p->total_objects,
+		       p->received_bytes);
+	return 0;
+}
+
+static int on_checkout(const struct lec_repo_progress *p, void *payload)
+{
+	report(payload, "checkout", p->received_objects, 0, 0);
+	return 0;
+}
+
+static int helper_fail(void)
+{
+	printf("error: %s\n", lec_error_last());
+	fflush(stdout);
+	return CLI_EXIT_FAIL;
+}
+
+int cli_repo_helper(int argc, char **argv)
+{
+	struct reporter r = { 0 };
+	const char *url = getenv("LECTERN_REPO_URL");
+	int rc;
+
+	if (argc == 2 && strcmp(argv[0], "fetch") == 0 && url)
+		rc = lec_repo_mirror(url, argv[1], on_fetch, &r);
+	else if (argc == 4 && strcmp(argv[0], "checkout") == 0)
+		rc = lec_repo_checkout(argv[1], argv[2], argv[3], on_checkout,
+				       &r);
+	else {
+		fprintf(stderr, "usage: lectern __repo fetch DIR (URL in "
+				"LECTERN_REPO_URL) | checkout MIRROR COMMIT "
+				"DIR\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (rc < 0)
+		return helper_fail();
+	if (r.pending)
+		report_print(&r);
+	return CLI_EXIT_OK;
+}
