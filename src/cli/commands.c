@@ -19,8 +19,11 @@ static const struct cli_command commands[] = {
 	{ "serve",
 	  "[--listen HOST:PORT] [--edition community|business] "
 	  "[--docs-domain DOMAIN] [--threads N] [--workers N (0: none)] "
-	  "[--local-repos DIR[:DIR...]] "
-	  "[--build-timeout SECONDS] [--build-memory MIB] [--build-output MIB]",
+	  "[--local-repos DIR[:DIR...]] [--build-timeout SECONDS] "
+	  "[--build-memory MIB] [--build-output MIB] [--build-processes N] "
+	  "[--build-open-files N] [--build-file-size MIB] "
+	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
+	  "[--build-user UID:GID] [--offline]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",

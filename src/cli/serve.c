@@ -5,6 +5,7 @@
  * script or test that asked for port 0 learns the port.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,21 +88,97 @@ static int parse_count(const char *opt, const char *val, unsigned long min,
 	return CLI_EXIT_OK;
 }
 
+/* The build limits `lectern serve` sets: one row each, a field of struct
+ * lec_runner_limits, its range as typed, and the shift from the typed unit
+ * (MiB options: 20). */
+struct limit_option {
+	const char *name;
+	unsigned long min, max;
+	unsigned shift;
+	size_t offset;
+	int is_size; /* size_t field (else unsigned) */
+};
+
+#define LIMIT_FIELD(f) offsetof(struct lec_runner_limits, f)
+static const struct limit_option limit_options[] = {
+	{ "--build-timeout", 1, 24 * 3600, 0, LIMIT_FIELD(time_limit_s), 0 },
+	{ "--build-memory", 64, 1024 * 1024, 20, LIMIT_FIELD(memory_bytes), 1 },
+	{ "--build-output", 1, 1024, 20, LIMIT_FIELD(output_bytes), 1 },
+	{ "--build-processes", 8, 65536, 0, LIMIT_FIELD(nproc), 0 },
+	{ "--build-open-files", 64, 1024 * 1024, 0, LIMIT_FIELD(nofile), 0 },
+	{ "--build-file-size", 1, 1024 * 1024, 20, LIMIT_FIELD(fsize_bytes), 1 },
+	{ "--build-cpu", 1, 24 * 3600, 0, LIMIT_FIELD(cpu_s), 0 },
+	{ "--build-tmp", 1, 1024 * 1024, 20, LIMIT_FIELD(tmp_bytes), 1 },
+	{ "--build-disk", 1, 16 * 1024 * 1024, 20, LIMIT_FIELD(disk_bytes), 1 },
+};
+
+/* A build limit option: 1 when opt is one (and it was set or failed). */
+static int parse_limit(const char *opt, const char *val,
+		       struct lec_runner_limits *limits, int *status)
+{
+	size_t i;
+	unsigned long n;
+
+	for (i = 0; i < sizeof(limit_options) / sizeof(limit_options[0]); i++) {
+		const struct limit_option *o = &limit_options[i];
+		char *field = (char *)limits + o->offset;
+
+		if (strcmp(opt, o->name) != 0)
+			continue;
+		*status = parse_count(opt, val, o->min, o->max, &n);
+		if (*status == CLI_EXIT_OK && o->is_size)
+			*(size_t *)(void *)field = (size_t)n << o->shift;
+		else if (*status == CLI_EXIT_OK)
+			*(unsigned *)(void *)field = (unsigned)n;
+		return 1;
+	}
+	return 0;
+}
+
+/* --build-user UID:GID (numbers: the build user needs no account). */
+static int parse_build_user(const char *val, struct lec_pipeline_config *pcfg)
+{
+	unsigned long uid, gid;
+	char *end;
+
+	uid = strtoul(val, &end, 10);
+	if (end == val || *end != ':' || uid == 0 || uid > 0xfffffffeUL)
+		return cli_fail("serve: --build-user wants UID:GID (not 0), got "
+				"'%s'", val);
+	val = end + 1;
+	gid = strtoul(val, &end, 10);
+	if (end == val || *end || gid == 0 || gid > 0xfffffffeUL)
+		return cli_fail("serve: --build-user wants UID:GID (not 0), got "
+				"'%s'", val);
+	pcfg->build_uid = (unsigned)uid;
+	pcfg->build_gid = (unsigned)gid;
+	return CLI_EXIT_OK;
+}
+
 static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			 struct lec_pipeline_config *pcfg, int *no_workers,
 			 char **listen_copy, struct local_roots *roots)
 {
 	unsigned long n;
-
-	int i;
+	int i, status;
 
 	for (i = 0; i < argc; i++) {
 		const char *opt = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (strcmp(opt, "--offline") == 0) {
+			pcfg->offline = 1;
+			continue;
+		}
 		if (val == NULL)
 			return cli_fail("serve: %s needs a value", opt);
-		if (strcmp(opt, "--listen") == 0) {
+		if (parse_limit(opt, val, &pcfg->limits, &status)) {
+			if (status != CLI_EXIT_OK)
+				return status;
+		} else if (strcmp(opt, "--build-user") == 0) {
+			if (parse_build_user(val, pcfg))
+				return CLI_EXIT_FAIL;
+		} else if (strcmp(opt, "--listen") == 0) {
 			free(*listen_copy);
 			*listen_copy = strdup(val);
 			if (*listen_copy == NULL ||
@@ -134,18 +211,6 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 		} else if (strcmp(opt, "--local-repos") == 0) {
 			if (add_local_roots(roots, argv[i + 1]))
 				return CLI_EXIT_FAIL;
-		} else if (strcmp(opt, "--build-timeout") == 0) {
-			if (parse_count(opt, val, 1, 24 * 3600, &n))
-				return CLI_EXIT_FAIL;
-			pcfg->limits.time_limit_s = (unsigned)n;
-		} else if (strcmp(opt, "--build-memory") == 0) {
-			if (parse_count(opt, val, 64, 1024 * 1024, &n))
-				return CLI_EXIT_FAIL;
-			pcfg->limits.memory_bytes = (size_t)n << 20;
-		} else if (strcmp(opt, "--build-output") == 0) {
-			if (parse_count(opt, val, 1, 1024, &n))
-				return CLI_EXIT_FAIL;
-			pcfg->limits.output_bytes = (size_t)n << 20;
 		} else {
 			return cli_fail("serve: unknown option '%s'", opt);
 		}
@@ -205,10 +270,7 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	cfg.port = 8000;
 	cfg.edition = SRV_EDITION_COMMUNITY;
 	pcfg.version = LEC_PIPELINE_CONFIG_VERSION;
-	pcfg.limits.version = LEC_RUNNER_LIMITS_VERSION;
-	pcfg.limits.time_limit_s = LEC_RUNNER_DEFAULT_TIME_LIMIT_S;
-	pcfg.limits.memory_bytes = LEC_RUNNER_DEFAULT_MEMORY;
-	pcfg.limits.output_bytes = LEC_RUNNER_DEFAULT_OUTPUT;
+	pcfg.limits = (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
 	if ((status = parse_options(argc, argv, &cfg, &pcfg, &no_workers,
 				    &listen_copy, &roots)) != 0)
 		goto done;
