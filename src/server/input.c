@@ -228,28 +228,44 @@ static size_t read_string(struct scan *sc, size_t start,
 	return i;
 }
 
+/* Drop the incomplete UTF-8 sequence a cut may have left at the end of s:
+ * the name goes into an error body, which must stay valid UTF-8. */
+static void trim_partial_utf8(char *s)
+{
+	size_t n = strlen(s), lead = n, need;
+	unsigned char c;
+
+	while (lead > 0 && ((unsigned char)s[lead - 1] & 0xC0) == 0x80)
+		lead--;
+	if (lead == 0)
+		return;
+	c = (unsigned char)s[lead - 1];
+	need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+	if (n - (lead - 1) < need)
+		s[lead - 1] = '\0';
+}
+
 /* The dotted path of the current value into sc->field, with leaf appended
- * when non-NULL. */
+ * when non-NULL; cut to the buffer when too long. */
 static void current_path(struct scan *sc, const char *leaf)
 {
 	size_t used = 0;
 	int d;
 
 	sc->field[0] = '\0';
-	for (d = 1; d <= sc->depth; d++) {
+	for (d = 1; d <= sc->depth && used < sizeof(sc->field); d++) {
 		if (sc->keys[d][0] == '\0')
 			continue;
 		used += (size_t)snprintf(sc->field + used,
 					 sizeof(sc->field) - used, "%s%s",
 					 used ? "." : "", sc->keys[d]);
-		if (used >= sizeof(sc->field))
-			return;
 	}
-	if (leaf)
+	if (leaf && used < sizeof(sc->field))
 		snprintf(sc->field + used, sizeof(sc->field) - used, "%s%s",
 			 used ? "." : "", leaf);
 	else if (used == 0)
 		snprintf(sc->field, sizeof(sc->field), "non_field_errors");
+	trim_partial_utf8(sc->field);
 }
 
 static int is_multiline(const char *field)
@@ -278,20 +294,18 @@ static const char *refusal(const struct string_facts *f, int single_line)
 	return NULL;
 }
 
-/* Keep a key (the raw text between its quotes) as the current level's
- * path part, cut at a character boundary when too long. */
+/* Keep a key (the raw text between its quotes, s[start..end)) as the
+ * current level's path part, cut at a character boundary when too long. */
 static void keep_key(struct scan *sc, size_t start, size_t end)
 {
 	char *key = sc->keys[sc->depth];
-	size_t n = end > start + 1 ? end - start - 2 : 0;
+	size_t n = end - start - 2;
 
 	if (n >= SRV_FIELD_PATH_MAX)
 		n = SRV_FIELD_PATH_MAX - 1;
-	while (n > 0 && end - start - 2 > n &&
-	       ((unsigned char)sc->s[start + 1 + n] & 0xC0) == 0x80)
-		n--;
 	memcpy(key, sc->s + start + 1, n);
 	key[n] = '\0';
+	trim_partial_utf8(key);
 }
 
 /* Whitespace between JSON tokens. */
@@ -300,8 +314,8 @@ static int is_json_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Check the string s[start..end] (its quotes): a key when a ':' follows
- * it. */
+/* Check the string s[start..end) (quotes included): a key when a ':'
+ * follows it. */
 static void check_string(struct scan *sc, size_t start, size_t end,
 			 const struct string_facts *f)
 {
