@@ -195,30 +195,53 @@ static void markdown_warning(const char *message, void *payload)
 	lec__job_record_text(o->job, o->id, "\n");
 }
 
+/* The Markdown sources: docs/ when the repository has that directory
+ * (MkDocs' default docs_dir), else the whole repository. */
+static const char *markdown_source(const struct lec__job *job)
+{
+	char *docs = lec__path_join(job->checkout, "docs");
+	struct stat sb;
+	int has_docs = docs && lstat(docs, &sb) == 0 && S_ISDIR(sb.st_mode);
+
+	lec__free(docs);
+	return has_docs ? "docs" : ".";
+}
+
 /* Lectern's own generator runs in-process: it is our code, reading the
- * checkout and writing the output, and needs no sandbox or Python. */
+ * checkout (never following a link) and writing the output, and needs no
+ * sandbox or Python. */
 static int build_markdown_html(struct lec__job *job)
 {
 	struct lec__job_output out = { job, 0 };
 	struct lec_mdsite_options opts = LEC_MDSITE_OPTIONS_INIT;
 	struct lec_mdsite_stats stats = { 0 };
+	const char *rel = markdown_source(job);
 	char *outdir = lec__path_join(job->output, "html");
-	char text[256];
+	char *src = lec__path_join(job->checkout, rel);
+	struct lec__buf b = LEC__BUF_INIT;
+	char text[256], *display;
 	int64_t id;
 	int rc;
 
-	if (outdir == NULL || lec__job_record_start(
-				      job, "lectern markdown . "
-					   "$READTHEDOCS_OUTPUT/html",
-				      &id) < 0) {
+	lec__buf_printf(&b, "lectern markdown %s $READTHEDOCS_OUTPUT/html", rel);
+	display = lec__buf_take(&b);
+	if (outdir == NULL || src == NULL || display == NULL ||
+	    lec__job_record_start(job, display, &id) < 0) {
 		lec__free(outdir);
+		lec__free(src);
+		lec__free(display);
 		return -1;
 	}
+	lec__free(display);
 	opts.title = job->project->name;
 	out.id = id;
 	opts.warn = markdown_warning;
 	opts.warn_payload = &out;
-	rc = lec_mdsite_build(job->checkout, outdir, &opts, &stats);
+	rc = lec_mdsite_build(src, outdir, &opts, &stats);
+	lec__free(src);
+	/* Later steps (a zip of the site) run as the build user. */
+	if (rc == LEC_OK)
+		rc = lec__chown_tree(job->pl, job->output, 1, 1);
 	if (rc < 0)
 		snprintf(text, sizeof(text), "%s\n", lec_error_last());
 	else
@@ -261,7 +284,8 @@ static int zip_dir(struct lec__job *job, const char *src)
 	char *zip = NULL;
 	int rc;
 
-	if (dir == NULL || lec__mkdirs(dir) < 0) {
+	if (dir == NULL || lec__mkdirs(dir) < 0 ||
+	    lec__chown_tree(job->pl, dir, 1, 0) < 0) {
 		lec__free(dir);
 		return lec__job_fail(job, "%s", lec_error_last());
 	}

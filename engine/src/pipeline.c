@@ -148,7 +148,8 @@ static int chown_at(int parent, const char *name, uid_t uid, gid_t gid,
 int lec__chown_tree(struct lec_pipeline *pl, const char *path,
 		    int to_build_user, int recurse)
 {
-	if (geteuid() != 0)
+	/* Not root, or a preview's unsandboxed build: nobody to give it to. */
+	if (geteuid() != 0 || pl->build_uid == 0)
 		return LEC_OK;
 	return to_build_user ? chown_at(AT_FDCWD, path, (uid_t)pl->build_uid,
 					(gid_t)pl->build_gid, recurse)

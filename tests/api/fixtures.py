@@ -39,7 +39,8 @@ def make_repo(files, branches=(), tags=(), annotated=(), root=None):
 
 
 MARKDOWN = {
-    "README.md": "# Markdown Guide\n\nWelcome. See [the install page](docs/install.md#setup).\n",
+    "README.md": "# Not published\n\nThe site is built from docs/, as MkDocs would.\n",
+    "docs/index.md": "# Markdown Guide\n\nWelcome. See [the install page](install.md#setup).\n",
     "docs/install.md": "# Install\n\n## Setup\n\nRun it.\n\n## Setup\n\nAgain.\n",
     "docs/usage.md": "# Usage\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
 }

@@ -56,9 +56,9 @@ commands_repo() {
 
 # A Markdown project (the built-in builder) at $TMP/guide.
 markdown_repo() {
-	mkdir -p "$TMP/guide/docs"
-	printf '# Markdown Guide\n\nWelcome. See [install](docs/install.md).\n' >"$TMP/guide/README.md"
-	printf '# Install\n\n## Setup\n\nRun it.\n' >"$TMP/guide/docs/install.md"
+	mkdir -p "$TMP/guide/pages"
+	printf '# Markdown Guide\n\nWelcome. See [install](pages/install.md).\n' >"$TMP/guide/README.md"
+	printf '# Install\n\n## Setup\n\nRun it.\n' >"$TMP/guide/pages/install.md"
 	make_repo "$TMP/guide"
 }
 

@@ -11,13 +11,13 @@
 # The directory names are the markers pgrep looks for.
 book="$TMP/pvbook-$$"
 other="$TMP/pvother-$$"
-mkdir -p "$book/docs" "$other" "$TMP/run"
+mkdir -p "$book/chapters" "$other" "$TMP/run"
 {
 	printf '# Preview Book\n\nFirst draft of the welcome.\n\n'
-	printf 'See [the chapter](docs/chapter.md).\n\n'
+	printf 'See [the chapter](chapters/chapter.md).\n\n'
 	for n in $(seq 1 40); do printf 'Filler paragraph %s.\n\n' "$n"; done
 } >"$book/README.md"
-printf '# Chapter\n\nThe chapter.\n' >"$book/docs/chapter.md"
+printf '# Chapter\n\nThe chapter.\n' >"$book/chapters/chapter.md"
 printf '# Other Tree\n\nAnother tree entirely.\n' >"$other/README.md"
 
 # wait_fast REGEX WHAT: wait_for, looking every 10 ms, for a timing.
@@ -74,8 +74,8 @@ wait_for '^preview: build [0-9]+ +8/86$' "the error cleared"
 
 # A link within the preview is a preview page too: it follows saves.
 keys Tab Enter
-wait_for '^Chapter  http://127\.0\.0\.1:[0-9]+/docs/chapter\.html *$' "the linked page"
-printf '# Chapter\n\nThe chapter, rewritten.\n' >"$book/docs/chapter.md"
+wait_for '^Chapter  http://127\.0\.0\.1:[0-9]+/chapters/chapter\.html *$' "the linked page"
+printf '# Chapter\n\nThe chapter, rewritten.\n' >"$book/chapters/chapter.md"
 wait_for '^ The chapter, rewritten\. *$' "the linked page's save"
 keys q
 

@@ -7,11 +7,11 @@
 . "$LEC_TESTS/tui/lib.sh"
 
 long="echo $(printf 'x%.0s' $(seq 1 60)) END-OF-THE-LONG-LINE"
-mkdir -p "$TMP/guide/docs"
+mkdir -p "$TMP/guide/pages"
 cat >"$TMP/guide/README.md" <<MD
 # Guide
 
-Welcome. See [the setup](docs/install.md#setup).
+Welcome. See [the setup](pages/install.md#setup).
 
 This paragraph is long enough to need two lines at eighty columns but only one at a hundred.
 
@@ -23,7 +23,7 @@ Run it like this:
 $long $long
 \`\`\`
 MD
-printf '# Install\n\nFirst things.\n\n## Setup\n\nSet the frobnicator up.\n' >"$TMP/guide/docs/install.md"
+printf '# Install\n\nFirst things.\n\n## Setup\n\nSet the frobnicator up.\n' >"$TMP/guide/pages/install.md"
 make_repo "$TMP/guide"
 start_server
 slug=$(import "Guide" "$TMP/guide")
@@ -51,15 +51,15 @@ wait_for '^     echo x{60} END' "scrolled back"
 
 # Links: Tab selects, Enter follows into the linked page at its anchor.
 keys Tab
-wait_for '^\[1\] docs/install\.html#setup \(Enter follows\)' "the selected link"
+wait_for '^\[1\] pages/install\.html#setup \(Enter follows\)' "the selected link"
 keys Enter
-wait_for '^Install  http://guide\.localhost:[0-9]+/en/latest/docs/install\.html *$' "the linked page"
+wait_for '^Install  http://guide\.localhost:[0-9]+/en/latest/pages/install\.html *$' "the linked page"
 wait_for '^▸Setup *$' "the linked anchor under the cursor"
 expect_line 1 " Lectern [t]  Projects ▸ Search: guide ▸ page ▸ install.html                      ? help  : command"
 keys q
 # A typed number selects the link too.
 keys 1
-wait_for '^\[1\] docs/install\.html#setup \(Enter follows\)' "the link picked by number"
+wait_for '^\[1\] pages/install\.html#setup \(Enter follows\)' "the link picked by number"
 keys o
 i=0
 until [ -s "$TMP/browsed" ] || [ $i -ge 50 ]; do i=$((i + 1)); sleep 0.1; done

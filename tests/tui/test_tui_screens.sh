@@ -45,7 +45,7 @@ wait_for '^#  +Version +State +Result' "back on the builds tab"
 # ---- A build: its commands with exit codes and times.
 keys Enter
 wait_for '^Build #1  markdown-guide/latest  finished passed ' "the build header"
-wait_for '^\$ git clone --depth 1 file://.*  \[exit 0, [0-9]+s\]$' "the clone command"
+wait_for '^\$ git clone --mirror file://.*  \[exit 0, [0-9]+s\]$' "the clone command"
 wait_for '^\$ lectern markdown \. \$READTHEDOCS_OUTPUT/html  \[exit 0, [0-9]+s\]$' "the build command"
 wait_for '^  2 pages, 0 other files' "the command's output"
 # `/` searches the log; n goes on to the next match.

@@ -7,9 +7,9 @@
 # search/search_index.json) is searched instead, and the screen says so.
 . "$LEC_TESTS/tui/lib.sh"
 
-mkdir -p "$TMP/guide/docs"
+mkdir -p "$TMP/guide/pages"
 printf '# Guide\n\nHello world.\n\n## Setup\n\nInstall the frobnicator first.\n' >"$TMP/guide/README.md"
-printf '# Install\n\nRun the frobnicator from bin/tools.\n' >"$TMP/guide/docs/install.md"
+printf '# Install\n\nRun the frobnicator from bin/tools.\n' >"$TMP/guide/pages/install.md"
 make_repo "$TMP/guide"
 # A site whose own MkDocs-style index knows a word its pages do not show
 # (the instance's search indexes the pages), so only the fallback finds it.
@@ -36,7 +36,7 @@ wait_for '^guide +Guide +latest +finished' "projects"
 # The cursor's project is the one searched.
 keys : s e a r c h ' ' f r o b n i c a t o r Enter
 wait_for '^2 pages of guide/latest for "frobnicator" *$' "the search header"
-wait_for '^Install  /en/latest/docs/install\.html *$' "a page found"
+wait_for '^Install  /en/latest/pages/install\.html *$' "a page found"
 wait_for '^  Install *$' "its section"
 # The API escapes '/' as &#x2F; in highlights; the screen shows '/'.
 wait_for '^    Run the frobnicator from bin/tools\. *$' "the section's text"
