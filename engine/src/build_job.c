@@ -364,6 +364,29 @@ static int env_add(char ***env, size_t *n, const char *name,
 	return LEC_OK;
 }
 
+/* value with every byte outside RFC 3986's unreserved set as %XX. */
+static char *url_encode(const char *value)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = lec__malloc(3 * strlen(value) + 1), *o = out;
+	const unsigned char *p;
+
+	if (out == NULL)
+		return NULL;
+	for (p = (const unsigned char *)value; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p)) {
+			*o++ = (char)*p;
+			continue;
+		}
+		*o++ = '%';
+		*o++ = hex[*p >> 4];
+		*o++ = hex[*p & 15];
+	}
+	*o = '\0';
+	return out;
+}
+
 static int build_env(struct lec__job *job)
 {
 	struct lec_project *p = job->project;
@@ -409,14 +432,30 @@ static int build_env(struct lec__job *job)
 	for (i = 0; error == LEC_OK && i < job->vars.len; i++)
 		error = env_add(&job->env, &n, job->vars.items[i].name,
 				job->vars.items[i].value);
+	/* Each secret is masked as it is and URL-encoded (a build that
+	 * puts it into a URL, then prints the URL). */
 	if (error == LEC_OK) {
-		job->secrets = lec__calloc(job->vars.len + 1, sizeof(char *));
-		if (job->secrets == NULL)
+		job->secrets = lec__calloc(2 * job->vars.len + 1,
+					   sizeof(char *));
+		job->encoded = lec__calloc(job->vars.len + 1, sizeof(char *));
+		if (job->secrets == NULL || job->encoded == NULL)
 			error = lec__error_oom();
 	}
-	for (i = 0; error == LEC_OK && i < job->vars.len; i++)
-		if (!job->vars.items[i].is_public)
-			job->secrets[nsecrets++] = job->vars.items[i].value;
+	for (i = 0; error == LEC_OK && i < job->vars.len; i++) {
+		char *encoded;
+
+		if (job->vars.items[i].is_public)
+			continue;
+		job->secrets[nsecrets++] = job->vars.items[i].value;
+		encoded = url_encode(job->vars.items[i].value);
+		if (encoded == NULL)
+			error = lec__error_oom();
+		else if (strcmp(encoded, job->vars.items[i].value) == 0)
+			lec__free(encoded);
+		else
+			job->secrets[nsecrets++] = job->encoded[job->nencoded++] =
+				encoded;
+	}
 done:
 	lec__free(canonical);
 	lec__free(repo);
@@ -599,6 +638,9 @@ static void job_dispose(struct lec__job *job)
 	for (i = 0; job->env && job->env[i]; i++)
 		lec__free(job->env[i]);
 	lec__free(job->env);
+	for (i = 0; i < job->nencoded; i++)
+		lec__free(job->encoded[i]);
+	lec__free(job->encoded);
 	lec__free((void *)job->secrets);
 	lec_envvar_values_dispose(&job->vars);
 	lec_rtd_config_free(job->config);

@@ -74,6 +74,8 @@ struct lec__job {
 	struct lec_envvar_values vars;
 	char **env;       /* NULL-terminated "K=V" for build commands */
 	const char **secrets; /* NULL-terminated values to mask */
+	char **encoded;       /* the URL-encoded secrets (owned) */
+	size_t nencoded;
 	char *error;      /* why the build failed; NULL while it goes well */
 	int cancelled;    /* the build was cancelled: stop at once */
 	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */

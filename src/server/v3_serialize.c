@@ -610,6 +610,16 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 	add_string_or_null(o, "error", b->error);
 	srv_v3_add_time(o, "finished", final ? b->finished : 0);
 	cJSON_AddNumberToObject(o, "id", (double)b->id);
+	/* Lectern's extension: a running build's fetch or checkout progress
+	 * (docs/api.md); absent otherwise, so the service's shape holds. */
+	if (!final && b->progress) {
+		cJSON *progress = cJSON_Parse(b->progress);
+
+		if (cJSON_IsObject(progress))
+			cJSON_AddItemToObject(o, "progress", progress);
+		else
+			cJSON_Delete(progress);
+	}
 	cJSON_AddStringToObject(o, "project", p->slug);
 	state = cJSON_AddObjectToObject(o, "state");
 	cJSON_AddStringToObject(state, "code", lec_build_state_code(b->state));
