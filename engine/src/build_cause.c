@@ -76,15 +76,12 @@ size_t lec__strip_ansi(char *text, size_t len)
 	return out;
 }
 
-/* Words that mark the line a generator's failure is told in. */
-static int names_error(const char *line, size_t n)
+static int has_mark(const char *line, size_t n, const char *const *marks,
+		    size_t count)
 {
-	static const char *const marks[] = { "error", "exception",
-					     "not installed", "not found",
-					     "no module named", "failed" };
 	size_t i, j;
 
-	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+	for (i = 0; i < count; i++) {
 		size_t m = strlen(marks[i]);
 
 		for (j = 0; j + m <= n; j++)
@@ -92,6 +89,24 @@ static int names_error(const char *line, size_t n)
 				return 1;
 	}
 	return 0;
+}
+
+/* How surely a line tells the failure: 2 for the line a tool prints its
+ * error in ("ERROR: ...", "...Error: ...", "No module named ..."), 1 for a
+ * line that only mentions one ("Aborted with 1 Configuration Errors!"),
+ * 0 for the rest. */
+static int error_rank(const char *line, size_t n)
+{
+	static const char *const strong[] = { "error:", "exception:",
+					      "not installed", "not found",
+					      "no module named",
+					      "could not" };
+	static const char *const weak[] = { "error", "exception", "failed" };
+
+	if (strncmp(line, "ERROR", 5) == 0 ||
+	    has_mark(line, n, strong, sizeof(strong) / sizeof(strong[0])))
+		return 2;
+	return has_mark(line, n, weak, sizeof(weak) / sizeof(weak[0]));
 }
 
 static int blank(const char *line, size_t n)
@@ -108,8 +123,9 @@ void lec__tail_cause(const struct lec__tail *t, char *out, size_t cap)
 {
 	char text[LEC__TAIL_MAX + 1];
 	size_t len = t->len, start = t->len < LEC__TAIL_MAX ? 0 : t->next;
-	const char *best = NULL, *last = NULL, *p, *end;
-	size_t best_n = 0, last_n = 0, n, i;
+	const char *best = NULL, *p, *end;
+	size_t best_n = 0, n, i, o;
+	int best_rank = -1, rank;
 
 	out[0] = '\0';
 	if (cap == 0)
@@ -131,16 +147,12 @@ void lec__tail_cause(const struct lec__tail *t, char *out, size_t cap)
 		}
 		if (n == 0 || blank(p, n))
 			continue;
-		last = p;
-		last_n = n;
-		if (names_error(p, n)) {
+		/* The last line of the highest rank. */
+		if ((rank = error_rank(p, n)) >= best_rank) {
 			best = p;
 			best_n = n;
+			best_rank = rank;
 		}
-	}
-	if (best == NULL) {
-		best = last;
-		best_n = last_n;
 	}
 	if (best == NULL)
 		return;
@@ -149,7 +161,13 @@ void lec__tail_cause(const struct lec__tail *t, char *out, size_t cap)
 		while (best_n > 0 && ((unsigned char)best[best_n] & 0xc0) == 0x80)
 			best_n--;
 	}
-	for (i = 0; i < best_n; i++) /* one line, printable */
-		out[i] = (unsigned char)best[i] < 0x20 ? ' ' : best[i];
-	out[best_n] = '\0';
+	/* One line, printable, runs of blanks (column padding) folded. */
+	for (i = o = 0; i < best_n; i++) {
+		char c = (unsigned char)best[i] < 0x20 ? ' ' : best[i];
+
+		if (c == ' ' && o > 0 && out[o - 1] == ' ')
+			continue;
+		out[o++] = c;
+	}
+	out[o] = '\0';
 }

@@ -88,6 +88,11 @@ void lc_client_free(struct lc_client *c);
 /* The User-Agent the client sends: "lectern/<version>". */
 const char *lc_user_agent(void);
 
+/* Remove ANSI escape sequences (colours, cursor moves) from text in place,
+ * for showing a build's raw output; returns the new length (text is
+ * NUL-terminated there when it shrank). */
+size_t lc_strip_ansi(char *text, size_t len);
+
 /* -------------------------------------------------- Query parameters */
 
 struct lc_param {

@@ -36,6 +36,18 @@ static void flat(const char *body, const char *expected)
 	cJSON_Delete(j);
 }
 
+TEST(strip_ansi_from_logs)
+{
+	char log[] = "\x1b[31mERROR\x1b[0m -  plugin\x1b[K\n\x1b]8;;x\x1b\\ok";
+	char cut[] = "tail \x1b[3";
+
+	CHECK_INT((int)lc_strip_ansi(log, strlen(log)), 18);
+	CHECK_STR(log, "ERROR -  plugin\nok");
+	/* A sequence cut off at the end goes too. */
+	CHECK_INT((int)lc_strip_ansi(cut, strlen(cut)), 5);
+	CHECK_STR(cut, "tail ");
+}
+
 TEST(flatten_drf_bodies)
 {
 	flat("{\"detail\":\"Invalid token.\"}", "Invalid token.");
@@ -553,6 +565,7 @@ TEST(error_helpers)
 int main(int argc, char **argv)
 {
 	static const struct lec_test tests[] = {
+		TEST_ENTRY(strip_ansi_from_logs),
 		TEST_ENTRY(flatten_drf_bodies),
 		TEST_ENTRY(flatten_cuts_long_bodies),
 		TEST_ENTRY(retry_policy_statuses_and_methods),

@@ -48,6 +48,8 @@ static void add_line(struct build_view *bv, enum ui_slot slot, int command,
 		bv->lines = ui_xrealloc(bv->lines, bv->cap * sizeof(*bv->lines));
 	}
 	bv->lines[bv->len].text = ui_xstrndup(text, n);
+	/* Generators colour their output; the screen has its own colours. */
+	lc_strip_ansi(bv->lines[bv->len].text, n);
 	bv->lines[bv->len].slot = slot;
 	bv->lines[bv->len].command = command;
 	bv->len++;
