@@ -35,6 +35,9 @@
 /* How often a running build's progress is written to the store: live for
  * a person watching, negligible for the database. */
 #define PROGRESS_WRITE_MS 250
+/* Submodules of submodules followed at most this deep (recursive): real
+ * projects nest one or two; this bounds a hostile chain. */
+#define SUBMODULE_MAX_DEPTH 4
 /* Longest helper output line kept: progress lines are a few dozen bytes. */
 #define HELPER_LINE_MAX 256
 /* What the helper's environment takes from the server's: proxies for the
@@ -401,27 +404,35 @@ static int fetch_prepare(struct lec_pipeline *pl, const char *url,
 	return LEC_OK;
 }
 
-/* Fetch a project's mirror through the helper; on failure cause says why
- * in one line. */
-static int fetch(struct lec_pipeline *pl, const struct lec_project *p,
+/* Fetch url's mirror through the helper; on failure cause says why in one
+ * line. */
+static int fetch(struct lec_pipeline *pl, const char *url,
 		 const char *mirror, unsigned time_limit_s,
 		 struct helper_watch *w, char *cause, size_t cap)
 {
 	struct lec_runner_result r = { 0 };
 	struct fetch_plan fp;
 	const char *args[] = { "fetch", NULL, NULL };
-	int lock = lock_mirror(mirror), error, ok = 0;
+	char *parent = lec__strdup(mirror), *slash;
+	int lock = -1, error, ok = 0;
 
 	cause[0] = '\0';
+	/* A submodule's mirror is the first in its directory. */
+	if (parent && (slash = strrchr(parent, '/')) != NULL) {
+		*slash = '\0';
+		lec__mkdirs(parent);
+	}
+	lec__free(parent);
+	lock = lock_mirror(mirror);
 	if (lock < 0) {
 		snprintf(cause, cap, "cannot lock %s: %s", mirror,
 			 strerror(errno));
 		return -1;
 	}
-	error = fetch_prepare(pl, p->repo_url, mirror, &fp);
+	error = fetch_prepare(pl, url, mirror, &fp);
 	if (error == LEC_OK) {
 		args[1] = fp.target;
-		error = helper_run(pl, args, fp.local ? fp.local : p->repo_url,
+		error = helper_run(pl, args, fp.local ? fp.local : url,
 				   fp.mounts, fp.nmounts, !fp.same_user,
 				   fp.same_user, time_limit_s, w, &r);
 		ok = error == LEC_OK && r.end == LEC_RUNNER_EXITED &&
@@ -467,7 +478,8 @@ int lec__fetch_mirror(struct lec_pipeline *pl, const struct lec_project *p,
 	lec__buf_printf(&b, "%s/repos/%s.git", pl->data_dir, p->slug);
 	if ((mirror = lec__buf_take(&b)) == NULL)
 		return lec__error_oom();
-	rc = fetch(pl, p, mirror, time_limit_s, &w, cause, sizeof(cause));
+	rc = fetch(pl, p->repo_url, mirror, time_limit_s, &w, cause,
+		   sizeof(cause));
 	lec__free(mirror);
 	return rc < 0 ? lec__error(LEC_EIO, "%s", cause) : LEC_OK;
 }
@@ -505,8 +517,8 @@ static int job_fetch(struct lec__job *job)
 		return lec__job_fail(job, "out of memory");
 	}
 	lec__free(text);
-	rc = fetch(job->pl, job->project, job->mirror, time_left_s(job), &w,
-		   cause, sizeof(cause));
+	rc = fetch(job->pl, job->project->repo_url, job->mirror,
+		   time_left_s(job), &w, cause, sizeof(cause));
 	phase_summary(&w, &b);
 	if (rc < 0 && !job->cancelled)
 		lec__buf_printf(&b, "%s\n", cause);
@@ -577,13 +589,15 @@ static int sync_refs(struct lec__job *job)
 	return rc;
 }
 
-/* Write the commit's files into the checkout, through the helper. */
-static int job_checkout_files(struct lec__job *job)
+/* Write a commit's files into target (inside the build directory), from
+ * mirror, through the helper; recorded as the command display. */
+static int checkout_files(struct lec__job *job, const char *display,
+			  const char *mirror, const char *commit,
+			  const char *target)
 {
-	struct lec_runner_mount mounts[3] = { { job->mirror, 0 },
+	struct lec_runner_mount mounts[3] = { { mirror, 0 },
 					      { job->build_dir, 1 } };
-	const char *args[] = { "checkout", job->mirror, job->commit,
-			       job->checkout, NULL };
+	const char *args[] = { "checkout", mirror, commit, target, NULL };
 	struct lec_runner_result r = { 0 };
 	struct lec__buf b = LEC__BUF_INIT;
 	struct helper_watch w;
@@ -594,13 +608,8 @@ static int job_checkout_files(struct lec__job *job)
 
 	memset(&w, 0, sizeof(w));
 	w.job = job;
-	lec__buf_printf(&b, "git checkout --force %s", job->commit);
-	if ((text = lec__buf_take(&b)) == NULL ||
-	    lec__job_record_start(job, text, &id) < 0) {
-		lec__free(text);
+	if (lec__job_record_start(job, display, &id) < 0)
 		return -1;
-	}
-	lec__free(text);
 	error = helper_run(job->pl, args, NULL, mounts, 2, 0, 0, left, &w, &r);
 	if (error < 0 || r.end != LEC_RUNNER_EXITED || r.exit_code != 0) {
 		helper_cause(&w, &r, error, cause, sizeof(cause), left);
@@ -614,8 +623,219 @@ static int job_checkout_files(struct lec__job *job)
 	lec__free(text);
 	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
 	if (rc < 0 && !job->cancelled)
-		return lec__job_fail(job, "Checking out %s failed: %s",
-				     job->commit, cause);
+		return lec__job_fail(job, "Checking out %s failed: %s", commit,
+				     cause);
+	return rc;
+}
+
+/* Submodules ------------------------------------------------------------------ */
+
+/* Whether the configuration asks for this submodule (notes: include a list
+ * or all; exclude a list or all, all by default unless include is given). */
+static int submodule_wanted(const struct lec_rtd_config *c, const char *name)
+{
+	size_t i;
+	int wanted;
+
+	if (c == NULL)
+		return 0;
+	if (c->submodules_all_included)
+		wanted = 1;
+	else if (c->submodules_include.len > 0) {
+		for (wanted = 0, i = 0; i < c->submodules_include.len; i++)
+			wanted |= strcmp(c->submodules_include.items[i], name) ==
+				  0;
+	} else {
+		wanted = !c->submodules_all_excluded;
+	}
+	for (i = 0; wanted && i < c->submodules_exclude.len; i++)
+		wanted = strcmp(c->submodules_exclude.items[i], name) != 0;
+	return wanted;
+}
+
+/* ssh://host/x and scp-like user@host:x: Lectern has no keys to offer. */
+static int is_ssh_url(const char *url)
+{
+	size_t colon = strcspn(url, ":"), slash = strcspn(url, "/");
+
+	return strncmp(url, "ssh://", 6) == 0 || strncmp(url, "git+ssh://", 10) == 0 ||
+	       (url[colon] == ':' && colon < slash && strstr(url, "://") == NULL);
+}
+
+/* A submodule URL relative to its superproject's ("../x.git" beside it),
+ * as git resolves it; an absolute one as it is. */
+static char *absolute_url(const char *base, const char *url)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	size_t n = strlen(base);
+
+	if (strncmp(url, "./", 2) != 0 && strncmp(url, "../", 3) != 0)
+		return lec__strdup(url);
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	for (;;) {
+		if (strncmp(url, "./", 2) == 0) {
+			url += 2;
+		} else if (strncmp(url, "../", 3) == 0) {
+			while (n > 0 && base[n - 1] != '/')
+				n--;
+			while (n > 0 && base[n - 1] == '/')
+				n--;
+			url += 3;
+		} else {
+			break;
+		}
+	}
+	lec__buf_printf(&b, "%.*s/%s", (int)n, base, url);
+	return lec__buf_take(&b);
+}
+
+/* repos/<project>.modules/<name>.git, the name made a safe file name. */
+static char *submodule_mirror(const struct lec__job *job, const char *name)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path, *p;
+	size_t start;
+
+	lec__buf_printf(&b, "%s/repos/%s.modules/", job->pl->data_dir,
+			job->project->slug);
+	start = b.len;
+	lec__buf_printf(&b, "%.64s.git", name);
+	if ((path = lec__buf_take(&b)) == NULL)
+		return NULL;
+	for (p = path + start; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
+		      *p == '.') || (p == path + start && *p == '.'))
+			*p = '_';
+	return path;
+}
+
+/* Fetch and check out one submodule into checkout/<path>. */
+static int submodule_update(struct lec__job *job, const char *base_url,
+			    const char *dir, const struct lec_repo_submodule *s,
+			    char **mirror)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	struct helper_watch w;
+	char cause[LEC__CAUSE_MAX], *url = absolute_url(base_url, s->url);
+	char *display = NULL, *target = NULL, *shown = NULL;
+	int64_t id;
+	int rc = -1;
+
+	memset(&w, 0, sizeof(w));
+	w.job = job;
+	*mirror = submodule_mirror(job, s->name);
+	target = lec__path_join(dir, s->path);
+	shown = url ? lec_repo_redact_url(url) : NULL;
+	if (url == NULL || *mirror == NULL || target == NULL || shown == NULL) {
+		lec__job_fail(job, "out of memory");
+		goto done;
+	}
+	if (is_ssh_url(url)) {
+		lec__job_fail(job, "Submodule %s: ssh URLs are not supported "
+				   "(%s); use https:// or git://",
+			      s->name, shown);
+		goto done;
+	}
+	lec__buf_printf(&b, "git submodule update --init %s (%s)", s->path,
+			shown);
+	if ((display = lec__buf_take(&b)) == NULL ||
+	    lec__job_record_start(job, display, &id) < 0)
+		goto done;
+	rc = fetch(job->pl, url, *mirror, time_left_s(job), &w, cause,
+		   sizeof(cause));
+	phase_summary(&w, &b);
+	if (rc < 0)
+		lec__buf_printf(&b, "%s\n", cause);
+	lec__free(display);
+	if ((display = lec__buf_take(&b)) != NULL && *display)
+		lec__job_record_text(job, id, display);
+	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	if (rc < 0) {
+		if (!job->cancelled)
+			lec__job_fail(job, "Fetching submodule %s failed: %s",
+				      s->name, cause);
+		goto done;
+	}
+	lec__free(display);
+	lec__buf_printf(&b, "git -C %s checkout --force %s", s->path,
+			s->commit);
+	rc = (display = lec__buf_take(&b)) == NULL
+		     ? lec__job_fail(job, "out of memory")
+		     : checkout_files(job, display, *mirror, s->commit, target);
+done:
+	lec__free(url);
+	lec__free(shown);
+	lec__free(display);
+	lec__free(target);
+	return rc;
+}
+
+/* The submodules of the tree in dir (checked out of mirror at commit) the
+ * configuration wants; with submodules.recursive, theirs too, down to
+ * SUBMODULE_MAX_DEPTH. */
+static int update_submodules(struct lec__job *job, const char *base_url,
+			     const char *mirror, const char *commit,
+			     const char *dir, int depth)
+{
+	struct lec_repo_submodules subs = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (lec_repo_submodules(mirror, commit, dir, &subs) < 0)
+		return lec__job_fail(job, "Reading .gitmodules failed: %s",
+				     lec_error_last());
+	for (i = 0; rc == 0 && i < subs.len; i++) {
+		const struct lec_repo_submodule *s = &subs.items[i];
+		char *sub_mirror = NULL, *sub_dir = NULL, *sub_url = NULL;
+
+		if (depth == 0 && !submodule_wanted(job->config, s->name))
+			continue;
+		rc = submodule_update(job, base_url, dir, s, &sub_mirror);
+		if (rc == 0 && job->config->submodules_recursive &&
+		    depth + 1 < SUBMODULE_MAX_DEPTH) {
+			sub_dir = lec__path_join(dir, s->path);
+			sub_url = absolute_url(base_url, s->url);
+			rc = sub_dir && sub_url
+				     ? update_submodules(job, sub_url, sub_mirror,
+							 s->commit, sub_dir,
+							 depth + 1)
+				     : lec__job_fail(job, "out of memory");
+		}
+		lec__free(sub_mirror);
+		lec__free(sub_dir);
+		lec__free(sub_url);
+	}
+	lec_repo_submodules_dispose(&subs);
+	return rc;
+}
+
+int lec__job_submodules(struct lec__job *job)
+{
+	const struct lec_rtd_config *c = job->config;
+
+	if (c == NULL || (c->submodules_include.len == 0 &&
+			  !c->submodules_all_included &&
+			  c->submodules_all_excluded))
+		return 0;
+	return update_submodules(job, job->project->repo_url, job->mirror,
+				 job->commit, job->checkout, 0);
+}
+
+/* The version's commit into the checkout. */
+static int job_checkout_files(struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *display;
+	int rc;
+
+	lec__buf_printf(&b, "git checkout --force %s", job->commit);
+	if ((display = lec__buf_take(&b)) == NULL)
+		return lec__job_fail(job, "out of memory");
+	rc = checkout_files(job, display, job->mirror, job->commit,
+			    job->checkout);
+	lec__free(display);
 	return rc;
 }
 

@@ -670,6 +670,7 @@ int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
 	/* The build is in `cloning` already (lec_build_claim). */
 	ok = job_prepare(&job) == 0 && lec__job_checkout(&job) == 0 &&
 	     build_env(&job) == LEC_OK && step_config(&job) == 0 &&
+	     lec__job_submodules(&job) == 0 &&
 	     lec__job_hook(&job, LEC_RTD_JOB_POST_CHECKOUT) == 0 &&
 	     set_state(&job, LEC_BUILD_STATE_INSTALLING) == 0 &&
 	     step_install(&job) == 0 &&

@@ -177,6 +177,9 @@ int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
 /* The checkout step (build_fetch.c): fetch the project's mirror, sync
  * its versions, check the version's commit out. 0 or -1 (job failed). */
 int lec__job_checkout(struct lec__job *job);
+/* The submodules .readthedocs.yaml asks for, fetched through mirrors of
+ * their own (repos/<project>.modules/) and checked out. 0 or -1. */
+int lec__job_submodules(struct lec__job *job);
 /* Fetch a project's mirror outside any build (a version sync), within
  * time_limit_s. */
 int lec__fetch_mirror(struct lec_pipeline *pl, const struct lec_project *p,

@@ -1191,3 +1191,120 @@ int lec_repo_checkout(const char *mirror_dir, const char *commit,
 	git_repository_free(repo);
 	return error;
 }
+
+/* Submodules --------------------------------------------------------------- */
+
+void lec_repo_submodules_dispose(struct lec_repo_submodules *subs)
+{
+	size_t i;
+
+	if (subs == NULL)
+		return;
+	for (i = 0; i < subs->len; i++) {
+		lec__free(subs->items[i].name);
+		lec__free(subs->items[i].path);
+		lec__free(subs->items[i].url);
+		lec__free(subs->items[i].commit);
+	}
+	lec__free(subs->items);
+	memset(subs, 0, sizeof(*subs));
+}
+
+/* A .gitmodules being read: the tree its paths are looked up in. */
+struct gitmodules_read {
+	git_config *cfg;
+	git_tree *tree;
+	struct lec_repo_submodules *out;
+	int error;
+};
+
+/* One "submodule.<name>.path" entry: add the submodule when its path is a
+ * gitlink of the tree and it has a URL. */
+static int gitmodules_entry(const git_config_entry *e, void *payload)
+{
+	struct gitmodules_read *r = payload;
+	const char *name = e->name + strlen("submodule.");
+	size_t n = strlen(name) - strlen(".path");
+	struct lec__buf key = LEC__BUF_INIT;
+	git_tree_entry *te = NULL;
+	git_buf url = { 0 };
+	struct lec_repo_submodule *grown, *s;
+	char hex[LEC_REPO_COMMIT_HEX + 1];
+	char *k;
+
+	if (r->out->len >= LEC_REPO_MAX_SUBMODULES)
+		return 0;
+	lec__buf_printf(&key, "submodule.%.*s.url", (int)n, name);
+	if ((k = lec__buf_take(&key)) == NULL) {
+		r->error = lec__error_oom();
+		return -1;
+	}
+	if (git_config_get_string_buf(&url, r->cfg, k) == 0 &&
+	    git_tree_entry_bypath(&te, r->tree, e->value) == 0 &&
+	    git_tree_entry_filemode(te) == GIT_FILEMODE_COMMIT) {
+		grown = lec__realloc(r->out->items,
+				     (r->out->len + 1) * sizeof(*grown));
+		if (grown == NULL) {
+			r->error = lec__error_oom();
+		} else {
+			r->out->items = grown;
+			s = &grown[r->out->len++];
+			git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
+			s->name = lec__strndup(name, n);
+			s->path = lec__strdup(e->value);
+			s->url = lec__strdup(url.ptr);
+			s->commit = lec__strdup(hex);
+			if (!s->name || !s->path || !s->url || !s->commit)
+				r->error = lec__error_oom();
+		}
+	}
+	git_tree_entry_free(te);
+	git_buf_dispose(&url);
+	lec__free(k);
+	return r->error < 0 ? -1 : 0;
+}
+
+int lec_repo_submodules(const char *mirror_dir, const char *commit,
+			const char *checkout_dir,
+			struct lec_repo_submodules *out)
+{
+	struct gitmodules_read r = { NULL, NULL, out, LEC_OK };
+	git_repository *repo = NULL;
+	char *file = NULL;
+	struct stat sb;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+		return error;
+	if ((error = lookup_tree(repo, commit, &r.tree)) < 0)
+		goto done;
+	file = lec__malloc(strlen(checkout_dir) + sizeof("/.gitmodules"));
+	if (file == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	strcpy(file, checkout_dir);
+	strcat(file, "/.gitmodules");
+	/* A link could make the parser read a file of the host. */
+	if (lstat(file, &sb) != 0 || !S_ISREG(sb.st_mode))
+		goto done;
+	if (git_config_open_ondisk(&r.cfg, file) < 0) {
+		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
+		goto done;
+	}
+	if (git_config_foreach_match(r.cfg, "^submodule\\..+\\.path$",
+				     gitmodules_entry, &r) < 0)
+		error = r.error < 0 ? r.error
+				    : git_fail_as(LEC_ECORRUPT,
+						  "cannot read .gitmodules");
+done:
+	if (error < 0)
+		lec_repo_submodules_dispose(out);
+	git_config_free(r.cfg);
+	git_tree_free(r.tree);
+	git_repository_free(repo);
+	lec__free(file);
+	return error;
+}

@@ -5,6 +5,7 @@ publish it; the states, the recorded commands, the published files, the
 synced versions; and the failures the sandbox and the limits must catch."""
 import os
 import signal
+import tempfile
 import socket
 import sqlite3
 import subprocess
@@ -242,6 +243,58 @@ class FailuresTest(PipelineCase):
         self.assertEqual(ps.stdout, "")
         r = self.server.post("/api/v3/projects/%s/builds/%d/cancel/" % (slug, b["id"]), token=self.token)
         self.assertDetail(r, 400, "This build has already finished.")
+
+
+class SubmodulesTest(PipelineCase):
+    """Submodules as .readthedocs.yaml says: fetched through mirrors of their own."""
+
+    def superproject(self, config, url=None):
+        sub = fixtures.make_repo({"docs/part.md": "From the submodule\n"})
+        main = tempfile.mkdtemp(prefix="lectern-fixture-")
+        subprocess.run(["git", "init", "-q", "-b", "main", main], check=True, env=fixtures.GIT_ENV)
+        # By default a relative URL (both fixtures share a directory),
+        # resolved against the project's own URL as git does.
+        url = url or "../" + os.path.basename(sub)
+        subprocess.run(["git", "-c", "protocol.file.allow=always", "submodule", "-q", "add",
+                        "file://" + sub, "vendored"], cwd=main, check=True, env=fixtures.GIT_ENV)
+        with open(os.path.join(main, ".gitmodules"), "w") as f:
+            f.write('[submodule "vendored"]\n\tpath = vendored\n\turl = %s\n' % url)
+        build = ("mkdir -p $READTHEDOCS_OUTPUT/html && (cat vendored/docs/part.md || echo absent) "
+                 "> $READTHEDOCS_OUTPUT/html/index.html")
+        with open(os.path.join(main, ".readthedocs.yaml"), "w") as f:
+            f.write(fixtures.commands_config(build)[".readthedocs.yaml"] + config)
+        fixtures.git(main, "add", "-A")
+        fixtures.git(main, "commit", "-q", "-m", "main")
+        return main
+
+    def published_index(self, slug):
+        with open(self.published(slug, "latest", "html", "index.html")) as f:
+            return f.read()
+
+    def test_included_submodule_is_checked_out(self):
+        main = self.superproject("submodules:\n  include: all\n")
+        slug = self.import_repo("With Submodule", "file://" + main)
+        build = self.wait_build(slug)
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        self.assertEqual(self.published_index(slug), "From the submodule\n")
+        cmds = [c[0] for c in self.commands(build["id"])]
+        self.assertTrue(any(c.startswith("git submodule update --init vendored (file://") for c in cmds), cmds)
+        self.assertTrue(os.path.isdir(os.path.join(self.server.data, "repos", slug + ".modules", "vendored.git")))
+
+    def test_submodules_are_excluded_by_default(self):
+        main = self.superproject("", url="../nowhere")
+        slug = self.import_repo("Without Submodule", "file://" + main)
+        build = self.wait_build(slug)
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        self.assertEqual(self.published_index(slug), "absent\n")
+
+    def test_ssh_submodule_fails_clearly(self):
+        main = self.superproject("submodules:\n  include:\n    - vendored\n",
+                                 url="git@example.com:org/sub.git")
+        slug = self.import_repo("Ssh Submodule", "file://" + main)
+        build = self.wait_build(slug)
+        self.assertFalse(build["success"])
+        self.assertIn("Submodule vendored: ssh URLs are not supported", build["error"])
 
 
 class SecondServerTest(PipelineCase):

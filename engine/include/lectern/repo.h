@@ -125,6 +125,38 @@ int lec_repo_checkout(const char *mirror_dir, const char *commit,
 		      const char *target_dir, lec_repo_progress_cb cb,
 		      void *payload);
 
+/* Most submodules read from one .gitmodules: far beyond real projects,
+ * and it bounds what a hostile file can make the pipeline fetch. */
+#define LEC_REPO_MAX_SUBMODULES 64
+
+struct lec_repo_submodule {
+	char *name;   /* its name in .gitmodules */
+	char *path;   /* where it goes, relative to the checkout */
+	char *url;    /* as written: absolute or relative ("../x.git") */
+	char *commit; /* the commit the superproject's tree records */
+};
+
+struct lec_repo_submodules {
+	struct lec_repo_submodule *items;
+	size_t len;
+};
+
+/**
+ * The submodules of a checked-out commit: each entry of checkout_dir's
+ * .gitmodules (a regular file; a link is not read) whose path is a
+ * submodule (a gitlink) in the commit's tree, with the commit it records.
+ * @param out filled on success (dispose with lec_repo_submodules_dispose);
+ *            empty when there is no .gitmodules
+ * @return LEC_OK; LEC_ENOTFOUND (no mirror or commit); LEC_EINVALID (bad
+ *         commit id); LEC_ECORRUPT (.gitmodules cannot be parsed)
+ */
+int lec_repo_submodules(const char *mirror_dir, const char *commit,
+			const char *checkout_dir,
+			struct lec_repo_submodules *out);
+
+/** Free what subs holds (not the struct itself). Accepts NULL. */
+void lec_repo_submodules_dispose(struct lec_repo_submodules *subs);
+
 /**
  * A URL fit for messages and logs: the user name and password of a
  * scheme://user:pass@host/ URL removed. Anything else (a path, a URL
