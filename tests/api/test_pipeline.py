@@ -245,6 +245,32 @@ class FailuresTest(PipelineCase):
         self.assertDetail(r, 400, "This build has already finished.")
 
 
+class MirrorTest(PipelineCase):
+    def test_fetch_killed_half_way_leaves_a_usable_mirror(self):
+        repo = fixtures.make_repo(fixtures.MARKDOWN)
+        slug = self.import_repo("Mirror Leftovers", "file://" + repo)
+        self.assertTrue(self.wait_build(slug)["success"])
+        mirror = os.path.join(self.server.data, "repos", slug + ".git")
+        # What a fetch killed at its deadline leaves: lock files, a partial pack.
+        leftovers = [os.path.join(mirror, "packed-refs.lock"),
+                     os.path.join(mirror, "refs", "heads", "main.lock"),
+                     os.path.join(mirror, "objects", "pack", "pack_git2_4f2a")]
+        for path in leftovers:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write("x")
+        fixtures.git(repo, "commit", "-q", "--allow-empty", "-m", "more")
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug, token=self.token)
+        self.assertStatus(r, 202)
+        build = self.wait_build(slug, r.json["build"]["id"])
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        for path in leftovers:
+            self.assertFalse(os.path.exists(path), path)
+        head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        self.assertEqual(build["commit"], head)
+
+
 class SubmodulesTest(PipelineCase):
     """Submodules as .readthedocs.yaml says: fetched through mirrors of their own."""
 
