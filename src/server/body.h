@@ -2,7 +2,10 @@
  * Typed readers for JSON request bodies with the service's validation
  * messages. Each returns SRV_FIELD_PRESENT when the key was given (and
  * valid), 0 when it was absent (and allowed to be), or -1 after filling the
- * response with a 400 naming the field.
+ * response with a 400 naming the field. The body came from srv_parse_body,
+ * so its strings have passed the boundary's character rules already
+ * (input.c: no NUL anywhere, no control character in a single-line
+ * field).
  */
 #ifndef LECTERN_SRV_BODY_H
 #define LECTERN_SRV_BODY_H
