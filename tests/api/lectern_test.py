@@ -45,8 +45,9 @@ class Response:
 class Server:
     """A `lectern serve` process with its own data directory."""
 
-    def __init__(self, *args, data=None):
-        """Start a server; data reuses another server's data directory."""
+    def __init__(self, *args, data=None, env=None):
+        """Start a server; data reuses another server's data directory, env
+        ({name: value}) adds to its environment."""
         self.dir = tempfile.mkdtemp(prefix="lectern-api-")
         self.data = data or os.path.join(self.dir, "data")
         self.stderr = open(os.path.join(self.dir, "stderr"), "w+")
@@ -62,7 +63,8 @@ class Server:
         self.proc = subprocess.Popen(
             [LECTERN, "--data", self.data, "serve", "--listen",
              "127.0.0.1:0", "--threads", "2", *args],
-            stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+            stdout=subprocess.PIPE, stderr=self.stderr, text=True,
+            env=dict(os.environ, **env) if env else None)
         line = self.proc.stdout.readline().strip()
         prefix = "listening on http://"
         if not line.startswith(prefix):
