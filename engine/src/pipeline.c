@@ -565,7 +565,7 @@ static int set_identity(struct lec_pipeline *pl,
 		lec__buf_printf(&b, "Builds run only in bubblewrap's sandbox, "
 				    "which cannot run here: %s",
 				why ? why : "unknown reason");
-		free(why);
+		lec__free(why);
 		if ((pl->sandbox_error = lec__buf_take(&b)) == NULL)
 			return lec__error_oom();
 	}

@@ -1269,6 +1269,7 @@ int lec_repo_submodules(const char *mirror_dir, const char *commit,
 			struct lec_repo_submodules *out)
 {
 	struct gitmodules_read r = { NULL, NULL, out, LEC_OK };
+	struct lec__buf path = LEC__BUF_INIT;
 	git_repository *repo = NULL;
 	char *file = NULL;
 	struct stat sb;
@@ -1280,13 +1281,11 @@ int lec_repo_submodules(const char *mirror_dir, const char *commit,
 		return error;
 	if ((error = lookup_tree(repo, commit, &r.tree)) < 0)
 		goto done;
-	file = lec__malloc(strlen(checkout_dir) + sizeof("/.gitmodules"));
-	if (file == NULL) {
+	lec__buf_printf(&path, "%s/.gitmodules", checkout_dir);
+	if ((file = lec__buf_take(&path)) == NULL) {
 		error = lec__error_oom();
 		goto done;
 	}
-	strcpy(file, checkout_dir);
-	strcat(file, "/.gitmodules");
 	/* A link could make the parser read a file of the host. */
 	if (lstat(file, &sb) != 0 || !S_ISREG(sb.st_mode))
 		goto done;

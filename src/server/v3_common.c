@@ -6,8 +6,8 @@
  *
  * One visibility rule holds for every route under a project: whatever
  * belongs to a project the requester cannot see is a 404 with the very body
- * a project that does not exist gets ("No Project matches the given
- * query."), so no answer tells a private project from a missing one. The
+ * a project that does not exist is answered with ("No Project matches the
+ * given query."), so no answer tells a private project from a missing one. The
  * service looks a nested view's parent up with get_object_or_404 before
  * anything else; Lectern does that on every nested route, lists included,
  * rather than answering an empty page for a parent that is not there.

@@ -235,7 +235,7 @@ class BrowserTest(ServerTestCase):
     def test_markdown_page(self):
         slug = self.slugs["Browser Markdown"]
         self.check_page(slug, "/en/latest/", "Markdown Guide — Browser Markdown", "Markdown Guide",
-                        ("docs/install.html", "Install"))
+                        ("install.html", "Install"))
 
 
 if __name__ == "__main__":

@@ -432,9 +432,11 @@ class SphinxPreviewTest(PreviewTestCase):
         write(self.tree, "docs/conf.py", "project = 'Tiny'\nthis is not python\n")
         st = self.wait_for("the failed build", lambda: (
             lambda s: s if s["state"] == "failed" else None)(self.preview.status()))
-        self.assertRegex(st["error"], r'^Command "python -m sphinx -T -b html -d \S+/doctrees '
-                                      r'-D language=en \. \$READTHEDOCS_OUTPUT/html" failed '
-                                      r'with exit code 2\.$')
+        # The cause from Sphinx's own output first, then the command.
+        self.assertRegex(st["error"], r'^\S.* \(command "python -m sphinx -T -b html -d '
+                                      r'\S+/doctrees -D language=en \. \$READTHEDOCS_OUTPUT/html" '
+                                      r'failed with exit code 2\)$')
+        self.assertIn("this", st["error"])
         self.assertIn("conf.py", st["log"])
         self.assertEqual(self.preview.get("/index.html")[2], good)
         write(self.tree, "docs/conf.py", "project = 'Tiny'\nhtml_theme = 'alabaster'\n")

@@ -30,7 +30,8 @@ SPHINX = {
 
 MARKDOWN = {
     "README.md": "# Search Markdown\n\nWelcome. Use `a<b> & \"c\"` with care: it's fine/ok.\n",
-    "docs/install.md": "# Install\n\n## Setup\n\nRun the installer.\n",
+    # No docs/ directory: the site is the whole repository.
+    "guide/install.md": "# Install\n\n## Setup\n\nRun the installer.\n",
 }
 
 MKDOCS = {
@@ -165,7 +166,7 @@ class SearchTest(ServerTestCase):
         self.assertStatus(r, 200)
         self.assertEqual(r.json["results"], [{
             "type": "page", "project": self.md, "project_alias": "child", "version": "latest",
-            "title": "Install", "path": "/projects/child/en/latest/docs/install.html",
+            "title": "Install", "path": "/projects/child/en/latest/guide/install.html",
             "domain": self.origin(self.sph), "highlights": {"title": ["<span>Install</span>"]},
             "blocks": [
                 {"type": "section", "id": "install", "title": "Install", "content": "",
@@ -306,7 +307,7 @@ class SearchTest(ServerTestCase):
         self.assertEqual(r.json["projects"], [{"slug": self.md, "versions": [{"slug": "latest"}]},
                                               {"slug": self.sph, "versions": [{"slug": "latest"}]}])
         self.assertEqual([(x["project"], x["path"]) for x in r.json["results"]],
-                         [({"slug": self.md, "alias": "child"}, "/projects/child/en/latest/docs/install.html")])
+                         [({"slug": self.md, "alias": "child"}, "/projects/child/en/latest/guide/install.html")])
         # Subprojects are not searched without subprojects:.
         self.assertEqual(self.v3("project:%s installer" % self.sph).json["count"], 0)
         self.assertEqual(self.v3("project:%s/latest garden" % self.sph).json["count"], 3)

@@ -107,7 +107,7 @@ expect_match err '\(HTTP 404\)$'
 # Search (on the docs host, <slug>.localhost:<port>): the built pages.
 expect_status 0 "$LECTERN" search Setup --project guide
 expect_match out '^PROJECT +VERSION +PATH +TITLE$'
-expect_match out '^guide +latest +/en/latest/docs/install\.html +Install$'
+expect_match out '^guide +latest +/en/latest/install\.html +Install$'
 [ "$(grep -c . "$DATA/out")" -eq 2 ] && pass || fail "search found extra pages"
 expect_status 0 "$LECTERN" search Setup --project guide --version latest --json
 expect_match out '^\{"count":1,.*"id":"setup","title":"Setup",.*"highlights":\{"title":\["<span>Setup</span>"\]'
@@ -249,7 +249,7 @@ for what in versions builds version redirects search; do
 	fi
 done
 expect_match_file "$DATA/builds.lab" '^latest +finished +passed '
-expect_match_file "$DATA/search.lab" '^same-docs +latest +/en/latest/docs/install\.html +Install$'
+expect_match_file "$DATA/search.lab" '^same-docs +latest +/en/latest/install\.html +Install$'
 # An explicit docs domain is where search goes.
 remote_port=${remote_url##*:}
 expect_status 0 "$LECTERN" context add labdocs --url "$remote_url" \
