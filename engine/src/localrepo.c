@@ -125,20 +125,19 @@ static int within(const char *path, const char *root)
 	       (path[n] == '\0' || path[n] == '/');
 }
 
-/* Whether canonical path lies in one of the roots; 1, 0, or an error. */
+/* Whether canonical path lies in one of the roots (each canonicalised;
+ * those that are not absolute or do not exist are skipped); 1, 0, or an
+ * error. */
 static int allowed(const char *path, const char *const *roots)
 {
-	char *root = NULL;
-	int error, found = 0;
+	char *root = lec__malloc(PATH_MAX);
+	int found = 0;
 
-	for (; roots && *roots && !found; roots++) {
-		if ((*roots)[0] != '/')
-			continue;
-		if ((error = canonical(*roots, &root)) < 0)
-			return error;
-		found = root && within(path, root);
-		lec__free(root);
-	}
+	LEC__CHECK_ALLOC(root);
+	for (; roots && *roots && !found; roots++)
+		found = (*roots)[0] == '/' && realpath(*roots, root) != NULL &&
+			within(path, root);
+	lec__free(root);
 	return found;
 }
 

@@ -174,6 +174,10 @@ TEST(the_message_names_the_allowed_directories)
 		  "Local repositories must be in /nonexistent-a, "
 		  "/nonexistent-b; 'file:///etc' is not");
 	CHECK_STR(lec_error_last_field(), "repository.url");
+	/* A root that does not exist holds nothing, not even its future. */
+	CHECK_ERR(lec_localrepo_check("file:///nonexistent-a/repo", roots,
+				      NULL),
+		  LEC_EINVALID);
 }
 
 TEST(remote_urls_are_not_local)
