@@ -84,7 +84,7 @@ _lectern()
 		esac ;;
 	preview) opts="--port --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
-	serve) opts="--listen --edition --docs-domain --threads --workers --build-timeout --build-memory --build-output --help" ;;
+	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --build-timeout --build-memory --build-output --help" ;;
 	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create" -- "$cur")); return; } ;;
 	user) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "list" -- "$cur")); return; }
 		opts="--json --help" ;;

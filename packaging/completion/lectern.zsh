@@ -117,6 +117,7 @@ _lectern() {
 		serve)
 			_arguments '--listen:host\:port:' '--edition:edition:(community business)' \
 				'--docs-domain:domain:' '--threads:n:' '--workers:n:' \
+				'--local-repos:directories:_files -/' \
 				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' ;;
 		token) _values 'action' create ;;
 		user) _values 'action' list ;;
