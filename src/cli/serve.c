@@ -19,19 +19,33 @@
  * parent. */
 #define LOCAL_ROOTS_MAX 16
 
-/* The --local-repos directories, NULL-terminated. */
+/* The --local-repos directories, NULL-terminated, split from copies of
+ * the option values (argv stays as given, for ps). */
 struct local_roots {
-	const char *dirs[LOCAL_ROOTS_MAX + 1];
-	size_t n;
+	const char *dirs[LOCAL_ROOTS_MAX + 1]; /* into copies */
+	char *copies[LOCAL_ROOTS_MAX];         /* owned */
+	size_t n, ncopies;
 };
 
-/* Add DIR[:DIR...], split in place (argv is writable): absolute directories
- * only, since a relative one would depend on where the server started. */
-static int add_local_roots(struct local_roots *roots, char *val)
+static int too_many_roots(void)
 {
-	char *dir, *next;
+	return cli_fail("serve: --local-repos lists at most %d directories",
+			LOCAL_ROOTS_MAX);
+}
 
-	for (dir = val; dir; dir = next) {
+/* Add DIR[:DIR...]: absolute directories only, since a relative one would
+ * depend on where the server started. */
+static int add_local_roots(struct local_roots *roots, const char *val)
+{
+	char *copy, *dir, *next;
+
+	/* Each value adds a directory, so ncopies <= n < LOCAL_ROOTS_MAX. */
+	if (roots->n == LOCAL_ROOTS_MAX)
+		return too_many_roots();
+	if ((copy = strdup(val)) == NULL)
+		return cli_fail("out of memory");
+	roots->copies[roots->ncopies++] = copy;
+	for (dir = copy; dir; dir = next) {
 		if ((next = strchr(dir, ':')) != NULL)
 			*next++ = '\0';
 		if (dir[0] != '/')
@@ -39,12 +53,18 @@ static int add_local_roots(struct local_roots *roots, char *val)
 					"directories, got '%s'",
 					dir);
 		if (roots->n == LOCAL_ROOTS_MAX)
-			return cli_fail("serve: --local-repos lists at most %d "
-					"directories",
-					LOCAL_ROOTS_MAX);
+			return too_many_roots();
 		roots->dirs[roots->n++] = dir;
 	}
 	return CLI_EXIT_OK;
+}
+
+static void local_roots_dispose(struct local_roots *roots)
+{
+	size_t i;
+
+	for (i = 0; i < roots->ncopies; i++)
+		free(roots->copies[i]);
 }
 
 /* Split "HOST:PORT" or "[V6]:PORT" in place. */
@@ -209,7 +229,7 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			pcfg->workers = (unsigned)n;
 			*no_workers = n == 0;
 		} else if (strcmp(opt, "--local-repos") == 0) {
-			if (add_local_roots(roots, argv[i + 1]))
+			if (add_local_roots(roots, val))
 				return CLI_EXIT_FAIL;
 		} else {
 			return cli_fail("serve: unknown option '%s'", opt);
@@ -320,5 +340,6 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	status = CLI_EXIT_OK;
 done:
 	free(listen_copy);
+	local_roots_dispose(&roots);
 	return status;
 }
