@@ -105,6 +105,7 @@ def exit_status(output):
     return int(lines[-1][5:]) if lines else None
 
 
+@unittest.skipUnless(os.geteuid() == 0, "the attacks are meaningful against a root server only")
 class SandboxTest(ServerTestCase):
     SERVER_ARGS = ("--workers", "2", "--build-timeout", "60",
                    "--build-processes", str(PROCESSES), "--build-disk", str(DISK_MIB),
@@ -338,6 +339,39 @@ class SandboxTest(ServerTestCase):
             self.server.post("/api/v3/projects/%s/builds/%d/cancel/" % (victim, v_build["id"]),
                              token=self.token)
             self.wait_build(victim, v_build["id"])
+
+    # Known hole (see the comment): remove expectedFailure with the fix.
+    @unittest.expectedFailure
+    def test_format_directory_swapped_for_a_link_publishes_nothing_of_the_host(self):
+        """Sphinx writes a format into <build>/epub, which the build user
+        owns; its conf.py, at the end of the run, puts a link there. The
+        server (root) then looks for the .epub through the link and
+        rename()s what it finds into the output: here another project's
+        private EPUB under <data>/outputs/, then served as this project's
+        download."""
+        loot = os.path.join(self.server.data, "outputs", "999999", "epub")
+        os.makedirs(loot)
+        with open(os.path.join(loot, "private.epub"), "w") as f:
+            f.write(VICTIM_MARK)
+        files = dict(fixtures.SPHINX)
+        files[".readthedocs.yaml"] = ("version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n"
+                                      "    python: '3.12'\nsphinx:\n  configuration: docs/conf.py\n"
+                                      "formats:\n  - epub\n")
+        files["docs/conf.py"] = (
+            "import os\nproject = 'Swapper'\n"
+            "def swap(app, exc):\n"
+            "    if app.builder.name == 'epub':\n"
+            "        out = str(app.outdir).rstrip('/')\n"
+            "        data = os.path.dirname(os.path.dirname(os.environ['HOME']))\n"
+            "        os.rename(out, out + '.old')\n"
+            "        os.symlink(os.path.join(data, 'outputs', '999999', 'epub'), out)\n"
+            "def setup(app):\n"
+            "    app.connect('build-finished', swap)\n")
+        slug = self.import_repo("Swapper", files)
+        self.wait_build(slug)
+        r = self.docs(slug, "/_/downloads/en/latest/epub/")
+        self.assertNotIn(VICTIM_MARK.encode(), r.body)
+        self.assertEqual(os.listdir(loot), ["private.epub"])
 
     # Finding 4: secrets never on a command line.
 
