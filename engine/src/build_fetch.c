@@ -164,6 +164,24 @@ static void phase_summary(const struct helper_watch *w, struct lec__buf *b)
 				co->done);
 }
 
+/* Record a helper command's outcome: the phase summary, and the cause
+ * when it failed (not when it was cancelled), then its exit status. */
+static void record_outcome(struct lec__job *job, int64_t id,
+			   const struct helper_watch *w, int rc,
+			   const char *cause)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *text;
+
+	phase_summary(w, &b);
+	if (rc < 0 && !job->cancelled)
+		lec__buf_printf(&b, "%s\n", cause);
+	if ((text = lec__buf_take(&b)) != NULL && *text)
+		lec__job_record_text(job, id, text);
+	lec__free(text);
+	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+}
+
 /* Running the helper ----------------------------------------------------- */
 
 static int env_push(char **env, size_t *n, size_t cap, const char *name,
@@ -519,13 +537,7 @@ static int job_fetch(struct lec__job *job)
 	lec__free(text);
 	rc = fetch(job->pl, job->project->repo_url, job->mirror,
 		   time_left_s(job), &w, cause, sizeof(cause));
-	phase_summary(&w, &b);
-	if (rc < 0 && !job->cancelled)
-		lec__buf_printf(&b, "%s\n", cause);
-	if ((text = lec__buf_take(&b)) != NULL && *text)
-		lec__job_record_text(job, id, text);
-	lec__free(text);
-	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	record_outcome(job, id, &w, rc, cause);
 	if (rc < 0 && !job->cancelled)
 		return lec__job_fail(job, "Cloning the repository failed: %s",
 				     cause);
@@ -599,9 +611,8 @@ static int checkout_files(struct lec__job *job, const char *display,
 					      { job->build_dir, 1 } };
 	const char *args[] = { "checkout", mirror, commit, target, NULL };
 	struct lec_runner_result r = { 0 };
-	struct lec__buf b = LEC__BUF_INIT;
 	struct helper_watch w;
-	char cause[LEC__CAUSE_MAX], *text;
+	char cause[LEC__CAUSE_MAX];
 	unsigned left = time_left_s(job);
 	int64_t id;
 	int error, rc = 0;
@@ -615,13 +626,7 @@ static int checkout_files(struct lec__job *job, const char *display,
 		helper_cause(&w, &r, error, cause, sizeof(cause), left);
 		rc = -1;
 	}
-	phase_summary(&w, &b);
-	if (rc < 0 && !job->cancelled)
-		lec__buf_printf(&b, "%s\n", cause);
-	if ((text = lec__buf_take(&b)) != NULL && *text)
-		lec__job_record_text(job, id, text);
-	lec__free(text);
-	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	record_outcome(job, id, &w, rc, cause);
 	if (rc < 0 && !job->cancelled)
 		return lec__job_fail(job, "Checking out %s failed: %s", commit,
 				     cause);
@@ -745,13 +750,9 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 		goto done;
 	rc = fetch(job->pl, url, *mirror, time_left_s(job), &w, cause,
 		   sizeof(cause));
-	phase_summary(&w, &b);
-	if (rc < 0)
-		lec__buf_printf(&b, "%s\n", cause);
+	record_outcome(job, id, &w, rc, cause);
 	lec__free(display);
-	if ((display = lec__buf_take(&b)) != NULL && *display)
-		lec__job_record_text(job, id, display);
-	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
+	display = NULL;
 	if (rc < 0) {
 		if (!job->cancelled)
 			lec__job_fail(job, "Fetching submodule %s failed: %s",
