@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 #include "lectern/localrepo.h"
@@ -76,7 +77,8 @@ static int has_dot_segment(const char *rest)
 
 /* The canonical form of an absolute path: realpath of its longest existing
  * prefix followed by the rest. *out (lec__free) is NULL when the path cannot
- * be placed (unreadable, a symlink loop, "." or ".." in the missing part). */
+ * be placed (unreadable, a symlink loop, a dangling symlink, whose target
+ * may appear anywhere, "." or ".." in the missing part). */
 static int canonical(const char *path, char **out)
 {
 	char *prefix = lec__strdup(path), *resolved = lec__malloc(PATH_MAX);
@@ -90,10 +92,13 @@ static int canonical(const char *path, char **out)
 		goto done;
 	}
 	for (;;) {
+		struct stat sb;
+
 		prefix[end] = '\0';
 		if (realpath(end ? prefix : "/", resolved) != NULL)
 			break;
-		if ((errno != ENOENT && errno != ENOTDIR) || end == 0)
+		if ((errno != ENOENT && errno != ENOTDIR) || end == 0 ||
+		    lstat(prefix, &sb) == 0)
 			goto done;
 		while (end > 0 && path[end - 1] != '/')
 			end--;

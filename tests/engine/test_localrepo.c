@@ -125,6 +125,14 @@ TEST(nothing_leads_out_of_a_root)
 		  "!", __LINE__);
 	check_url(url_of(url, sizeof(url), "file://", l.link, "/x.git"),
 		  l.roots, "!", __LINE__);
+	/* A dangling symlink: its target could appear anywhere later. */
+	CHECK(snprintf(sibling, sizeof(sibling), "%s/dangling", l.root) <
+	      (int)sizeof(sibling));
+	CHECK(symlink("/nonexistent-target", sibling) == 0);
+	check_url(url_of(url, sizeof(url), "file://", sibling, ""), l.roots,
+		  "!", __LINE__);
+	check_url(url_of(url, sizeof(url), "file://", sibling, "/x.git"),
+		  l.roots, "!", __LINE__);
 	/* A name that only starts like the root. */
 	CHECK(snprintf(sibling, sizeof(sibling), "%s-evil", l.root) <
 	      (int)sizeof(sibling));
