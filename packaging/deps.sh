@@ -12,11 +12,10 @@ BUILD_PKGS="build-essential cmake pkg-config git
  libncurses-dev libcurl4-openssl-dev libcjson-dev libgit2-dev libsqlite3-dev
  libmicrohttpd-dev libxml2-dev libmd4c-dev libmd4c-html0-dev libyaml-dev libunistring-dev libssl-dev
  zlib1g-dev"
-# Run time: the build sandbox (bubblewrap; slirp4netns gives the dependency-install
-# step a network of its own without the host's loopback), the documentation
-# generators a project may use, and venv + pip to install a project's own Python
+# Run time: the build sandbox (bubblewrap), the documentation generators a
+# project may use, and venv + pip to install a project's own Python
 # dependencies per project (setuptools and wheel build sdists without an index).
-RUN_PKGS="bubblewrap slirp4netns python3 python3-sphinx mkdocs
+RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
  python3-venv python3-pip python3-setuptools python3-wheel"
 # Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server,
 # pgrep (procps) checks that no build process outlives its build, chromium
