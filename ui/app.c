@@ -55,6 +55,7 @@ void ui_app_push(struct ui_app *app, struct ui_view *v)
 		app->depth--;
 	}
 	app->stack[app->depth++] = v;
+	app->screen++;
 	/* `/` starts empty on a new screen. */
 	ui_set_str(&app->saved_filter, NULL);
 	if (v->ops->open)
@@ -67,9 +68,33 @@ void ui_app_pop(struct ui_app *app)
 	if (app->depth == 0)
 		return;
 	ui_view_free(app->stack[--app->depth]);
+	app->screen++;
+	/* The screen below had its own filter, which `/` no longer knows:
+	 * it stays applied, and Esc takes the user back rather than clear
+	 * a filter they cannot see in the prompt. */
+	ui_set_str(&app->saved_filter, NULL);
 	if (app->depth == 0)
 		app->quit = 1;
 	app->dirty = 1;
+}
+
+/* Close the views ui_app_fail marked: after the loop turn, since the
+ * marking view's callback is still running then. */
+static void close_gone(struct ui_app *app)
+{
+	size_t i = app->depth;
+
+	while (i > 1) {
+		i--;
+		if (!app->stack[i]->gone)
+			continue;
+		ui_view_free(app->stack[i]);
+		memmove(app->stack + i, app->stack + i + 1,
+			(app->depth - i - 1) * sizeof(app->stack[0]));
+		app->depth--;
+		app->screen++;
+		app->dirty = 1;
+	}
 }
 
 static void pop_all(struct ui_app *app)
@@ -88,7 +113,19 @@ static void set_status(struct ui_app *app, int error, const char *fmt,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	ui_set_str(&app->status, msg);
 	app->status_error = error;
+	app->status_screen = app->screen;
+	app->status_until = ui_now_ms() + app->options.message_ms;
 	app->dirty = 1;
+}
+
+/* A message goes when it is old or its screen is no longer on top. */
+static void expire_status(struct ui_app *app, int64_t now)
+{
+	if (app->status && !app->status_error &&
+	    (now >= app->status_until || app->status_screen != app->screen)) {
+		ui_set_str(&app->status, NULL);
+		app->dirty = 1;
+	}
 }
 
 void ui_app_message(struct ui_app *app, const char *fmt, ...)
@@ -107,6 +144,17 @@ void ui_app_error(struct ui_app *app, const char *fmt, ...)
 	va_start(ap, fmt);
 	set_status(app, 1, fmt, ap);
 	va_end(ap);
+}
+
+void ui_app_fail(struct ui_app *app, struct ui_view *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_status(app, 1, fmt, ap);
+	va_end(ap);
+	if (app->depth > 1 && v != app->stack[0])
+		v->gone = 1;
 }
 
 /* Requests ------------------------------------------------------------------- */
@@ -301,7 +349,7 @@ static void prompt_preview(struct ui_app *app)
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		snprintf(cwd, sizeof(cwd), ".");
 	snprintf(text, sizeof(text), "preview %s", cwd);
-	ui_prompt_start(&app->prompt, ':', text);
+	ui_prompt_start(&app->prompt, ':', text, 0);
 }
 
 /* Projects for completion ------------------------------------------------------ */
@@ -461,10 +509,26 @@ static void cmd_context(struct ui_app *app, const char *arg)
 	switch_context(app, arg);
 }
 
+/* Quit, unless a screen shows something live (a running build's log):
+ * then ask once; the same request again, or `Q`, quits. */
+static void request_quit(struct ui_app *app, int asked)
+{
+	size_t i;
+
+	for (i = 0; !asked && i < app->depth; i++)
+		if (app->stack[i]->ops->live && app->stack[i]->ops->live(app->stack[i])) {
+			ui_app_message(app, "a running build's log is open: "
+					    "quit again to leave (Q quits at once)");
+			app->quit_asked = 1;
+			return;
+		}
+	app->quit = 1;
+}
+
 static void cmd_quit(struct ui_app *app, const char *arg)
 {
 	(void)arg;
-	app->quit = 1;
+	request_quit(app, app->quit_asked);
 }
 
 static const struct command commands[] = {
@@ -565,7 +629,7 @@ static void prompt_key(struct ui_app *app, int key)
 		if (p->kind == ':')
 			ui_app_command(app, line);
 		else
-			ui_set_str(&app->saved_filter, line);
+			ui_set_str(&app->saved_filter, *line ? line : NULL);
 		break;
 	}
 	app->dirty = 1;
@@ -573,13 +637,24 @@ static void prompt_key(struct ui_app *app, int key)
 
 /* The actions the app itself handles after the view and the generic
  * navigation passed. */
-static void app_action(struct ui_app *app, enum ui_action action)
+static void app_action(struct ui_app *app, enum ui_action action, int asked)
 {
 	struct ui_view *top = ui_app_top(app);
 
 	switch (action) {
 	case UI_ACTION_BACK:
-		ui_app_pop(app);
+		/* Esc and q undo the last thing first: an active filter goes
+		 * before the screen does, so neither ever quits Lectern from
+		 * a filtered first screen (the k9s and lazygit habit). */
+		if (app->saved_filter && !top->ops->keeps_filter) {
+			filter_top(app, NULL);
+			ui_set_str(&app->saved_filter, NULL);
+			ui_app_message(app, "filter cleared");
+		} else if (app->depth > 1) {
+			ui_app_pop(app);
+		} else {
+			request_quit(app, asked);
+		}
 		break;
 	case UI_ACTION_QUIT:
 		app->quit = 1;
@@ -590,11 +665,11 @@ static void app_action(struct ui_app *app, enum ui_action action)
 						     top->ops->name));
 		break;
 	case UI_ACTION_PROMPT:
-		ui_prompt_start(&app->prompt, ':', NULL);
+		ui_prompt_start(&app->prompt, ':', NULL, 0);
 		break;
 	case UI_ACTION_FILTER:
 		if (top->ops->filter)
-			ui_prompt_start(&app->prompt, '/', app->saved_filter);
+			ui_prompt_start(&app->prompt, '/', app->saved_filter, 1);
 		break;
 	case UI_ACTION_PREVIEW:
 		prompt_preview(app);
@@ -604,13 +679,74 @@ static void app_action(struct ui_app *app, enum ui_action action)
 	}
 }
 
+/* An action for the top view: the view first, then the generic
+ * navigation, then the app. */
+static void run_action(struct ui_app *app, struct ui_view *top,
+		       enum ui_action action, int asked)
+{
+	app->dirty = 1;
+	if (top->ops->on_action && top->ops->on_action(top, action) == UI_HANDLED)
+		return;
+	if (ui_view_navigate(top, action) == UI_HANDLED)
+		return;
+	app_action(app, action, asked);
+}
+
+/* The mouse, as curses decodes the terminal's reports (SGR 1006 where
+ * the terminal has it): a click on a row selects it, and a wheel step is
+ * UI_WHEEL_LINES presses of up or down, so views see ordinary actions
+ * (htop's way) and a build's log stops or resumes following as with
+ * keys. */
+static void handle_mouse(struct ui_app *app)
+{
+	struct ui_view *top = ui_app_top(app);
+	enum ui_action step = UI_ACTION_NONE;
+	MEVENT ev;
+	int i, y, x;
+
+	if (getmouse(&ev) != OK || top == NULL || app->too_small ||
+	    app->prompt.active || top->ops->grab_keys)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED)
+		step = UI_ACTION_UP;
+	else if (ev.bstate & BUTTON5_PRESSED)
+		step = UI_ACTION_DOWN;
+	if (step != UI_ACTION_NONE) {
+		for (i = 0; i < UI_WHEEL_LINES; i++)
+			run_action(app, top, step, 0);
+		return;
+	}
+	y = ev.y;
+	x = ev.x;
+	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) ||
+	    !wmouse_trafo(app->body_win, &y, &x, FALSE) || y < top->head ||
+	    top->top + (size_t)(y - top->head) >= top->lines)
+		return;
+	ui_view_goto(top, top->top + (size_t)(y - top->head));
+	app->dirty = 1;
+}
+
 static void handle_key(struct ui_app *app, int key)
 {
 	struct ui_view *top = ui_app_top(app);
 	enum ui_action action;
+	int asked = app->quit_asked;
 
 	if (key == (UI_KEY_FN | KEY_RESIZE)) {
 		ui_layout(app);
+		return;
+	}
+	/* A key is the user's answer to what the status line said: an
+	 * error has been seen, and a quit question not repeated at once is
+	 * forgotten. */
+	if (app->status_error) {
+		ui_set_str(&app->status, NULL);
+		app->status_error = 0;
+		app->dirty = 1;
+	}
+	app->quit_asked = 0;
+	if (key == (UI_KEY_FN | KEY_MOUSE)) {
+		handle_mouse(app);
 		return;
 	}
 	if (app->too_small) {
@@ -639,12 +775,7 @@ static void handle_key(struct ui_app *app, int key)
 		}
 		return;
 	}
-	app->dirty = 1;
-	if (top->ops->on_action && top->ops->on_action(top, action) == UI_HANDLED)
-		return;
-	if (ui_view_navigate(top, action) == UI_HANDLED)
-		return;
-	app_action(app, action);
+	run_action(app, top, action, asked);
 }
 
 /* One key from the terminal in keys.h's encoding; -1 when none is ready. */
@@ -706,20 +837,23 @@ void ui_app_tick_within(struct ui_app *app, long ms)
 
 static void run_loop(struct ui_app *app)
 {
-	int64_t next_spin = 0, now;
+	int64_t next_spin = 0, now, wake;
 	struct ui_view *top;
 	int key;
 
 	while (!app->quit) {
+		expire_status(app, ui_now_ms());
 		if (app->dirty)
 			ui_draw_frame(app);
 		now = ui_now_ms();
+		wake = app->next_tick;
+		if (app->status && !app->status_error && app->status_until < wake)
+			wake = app->status_until;
 		wait_input(app, lc_async_pending(app->client)
 					? UI_SPIN_MS
-					: (long)(app->next_tick - now > 0
-							 ? app->next_tick - now
-							 : 0));
+					: (long)(wake - now > 0 ? wake - now : 0));
 		lc_async_perform(app->client);
+		close_gone(app);
 		poll_preview(app);
 		app->now = time(NULL);
 		while (!app->quit && (key = read_key(app)) >= 0)
@@ -758,16 +892,18 @@ static void load_settings(struct ui_app *app)
 {
 	char err[MAX_ERROR], terr[MAX_ERROR];
 	char *path = ui_config_path(app->start->config_path);
-	char *theme = ui_xstrdup(app->start->theme);
 	int bad_config;
 
 	ui_keys_reset();
-	bad_config = path && ui_config_load(path, &theme, err, sizeof(err)) < 0;
-	if (ui_theme_apply(theme, ui_theme_detect_mode(), terr, sizeof(terr)) < 0)
+	app->options.theme = ui_xstrdup(app->start->theme);
+	app->options.message_ms = UI_MESSAGE_MS;
+	bad_config = path && ui_config_load(path, &app->options, err,
+					    sizeof(err)) < 0;
+	if (ui_theme_apply(app->options.theme, ui_theme_detect_mode(), terr,
+			   sizeof(terr)) < 0)
 		ui_app_error(app, "%s (using the default theme)", terr);
 	else if (bad_config)
 		ui_app_error(app, "%s", err);
-	free(theme);
 	free(path);
 }
 
@@ -810,6 +946,7 @@ done:
 	free_projects(&app);
 	free(app.saved_filter);
 	free(app.status);
+	free(app.options.theme);
 	ui_conn_dispose(&app.conn);
 	return status;
 }

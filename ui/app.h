@@ -24,6 +24,12 @@
 #define UI_TICK_MS 1000
 /* The spinner's frame time while requests are in flight. */
 #define UI_SPIN_MS 100
+/* How long a message (not an error) stays in the status line unless the
+ * config file's `set message-timeout` says otherwise: long enough to
+ * read a sentence, short enough not to read as current later. */
+#define UI_MESSAGE_MS 4000
+/* Lines one step of the mouse wheel scrolls (as most terminals' pagers). */
+#define UI_WHEEL_LINES 3
 /* The smallest screen drawn; below it the TUI says it is too small. */
 #define UI_MIN_COLS 80
 #define UI_MIN_LINES 24
@@ -32,6 +38,12 @@ struct lc_client;
 struct lc_query;
 struct ui_preview;
 struct ui_request;
+
+/* What the config file's `set` lines choose. */
+struct ui_options {
+	char *theme;       /* owned; NULL: --theme's or the default */
+	long message_ms;   /* how long a message stays */
+};
 
 struct ui_app {
 	struct ui_start *start;
@@ -43,7 +55,12 @@ struct ui_app {
 	struct ui_prompt prompt;
 	char *saved_filter;            /* the filter before `/`, for Esc */
 	char *status;                  /* the status line's message */
-	int status_error;
+	int status_error;              /* errors stay until the next key */
+	unsigned status_screen;        /* a message's screen (see screen) */
+	int64_t status_until;          /* ui_now_ms() a message expires */
+	unsigned screen;               /* changes whenever the top view does */
+	struct ui_options options;
+	int quit_asked;                /* `q` again quits past a live log */
 	char **projects;               /* slugs, for :project completion */
 	size_t projects_len;
 	WINDOW *title_win, *body_win, *status_win;
@@ -63,9 +80,16 @@ void ui_app_push(struct ui_app *app, struct ui_view *v);
 /* Close the top view; quits when it was the last. */
 void ui_app_pop(struct ui_app *app);
 
-/* Show a message (or, with ui_app_error, an error) in the status line. */
+/* Show a message in the status line: it belongs to the screen on top and
+ * goes after options.message_ms or when another screen comes on top. An
+ * error (ui_app_error) stays, whatever the screen, until the next key. */
 void ui_app_message(struct ui_app *app, const char *fmt, ...) UI_PRINTF(2, 3);
 void ui_app_error(struct ui_app *app, const char *fmt, ...) UI_PRINTF(2, 3);
+/* An error that leaves v with nothing to show (its project or build does
+ * not exist, a 404): show it and close v after this loop turn, so the
+ * screen the user came from stays. The first screen is never closed. */
+void ui_app_fail(struct ui_app *app, struct ui_view *v, const char *fmt, ...)
+	UI_PRINTF(3, 4);
 
 /* GET path (an API path or absolute URL) for view v, with the query
  * parameters q (may be NULL; the client encodes them); its on_data gets
@@ -104,11 +128,13 @@ void ui_app_command(struct ui_app *app, const char *line);
 /* Complete the prompt's last word (Tab). */
 void ui_app_complete(struct ui_app *app);
 
-/* The TUI config file (config.c): `set theme = NAME` and `bind KEYMAP KEY
- * ACTION` lines. *theme gets the theme named (owned), unless already
- * set. 0, or -1 with "FILE:LINE: what" in err for the first bad line
- * (the rest of the file still applies). */
-int ui_config_load(const char *path, char **theme, char *err, size_t errsize);
+/* The TUI config file (config.c): `set theme = NAME`, `set
+ * message-timeout = MS` and `bind KEYMAP KEY ACTION` lines. opt->theme
+ * gets the theme named (owned), unless already set. 0, or -1 with
+ * "FILE:LINE: what" in err for the first bad line (the rest of the file
+ * still applies). */
+int ui_config_load(const char *path, struct ui_options *opt, char *err,
+		   size_t errsize);
 /* The config file's path (start's, the environment's or the XDG one);
  * owned, or NULL when there is none to look at. */
 char *ui_config_path(const char *given);

@@ -3,6 +3,7 @@
  *
  *     # comments
  *     set theme = dark
+ *     set message-timeout = 4000   # ms a message stays in the status line
  *     bind generic x quit
  *     bind build <C-s> save-log
  *
@@ -20,6 +21,8 @@
 
 /* A config line is typed by hand; longer ones are reported, not split. */
 #define MAX_LINE 1024
+/* A message that stays longer than a minute is an error in all but name. */
+#define MAX_MESSAGE_MS 60000
 
 char *ui_config_path(const char *given)
 {
@@ -56,8 +59,11 @@ static int words(char *line, char **w, int max)
 }
 
 /* One line; 0, or -1 with the reason in why. */
-static int config_line(char *line, char **theme, char *why, size_t size)
+static int config_line(char *line, struct ui_options *opt, char *why,
+		       size_t size)
 {
+	long long ms;
+
 	char *w[6];
 	int n = words(line, w, 6);
 
@@ -71,20 +77,33 @@ static int config_line(char *line, char **theme, char *why, size_t size)
 		return ui_keys_bind(w[1], w[2], w[3], why, size);
 	}
 	if (strcmp(w[0], "set") == 0) {
-		if (n != 4 || strcmp(w[2], "=") != 0 ||
-		    strcmp(w[1], "theme") != 0) {
-			snprintf(why, size, "expected: set theme = NAME");
-			return -1;
+		if (n == 4 && strcmp(w[2], "=") == 0 &&
+		    strcmp(w[1], "theme") == 0) {
+			if (opt->theme == NULL)
+				opt->theme = ui_xstrdup(w[3]);
+			return 0;
 		}
-		if (*theme == NULL)
-			*theme = ui_xstrdup(w[3]);
-		return 0;
+		if (n == 4 && strcmp(w[2], "=") == 0 &&
+		    strcmp(w[1], "message-timeout") == 0) {
+			if (ui_parse_long(w[3], &ms) < 0 || ms < 0 ||
+			    ms > MAX_MESSAGE_MS) {
+				snprintf(why, size, "message-timeout: milliseconds "
+					 "from 0 to %d", MAX_MESSAGE_MS);
+				return -1;
+			}
+			opt->message_ms = (long)ms;
+			return 0;
+		}
+		snprintf(why, size, "expected: set theme = NAME, or set "
+			 "message-timeout = MS");
+		return -1;
 	}
 	snprintf(why, size, "unknown keyword '%s' (expected bind or set)", w[0]);
 	return -1;
 }
 
-int ui_config_load(const char *path, char **theme, char *err, size_t errsize)
+int ui_config_load(const char *path, struct ui_options *opt, char *err,
+		   size_t errsize)
 {
 	char line[MAX_LINE], why[256];
 	FILE *f = fopen(path, "r");
@@ -101,7 +120,7 @@ int ui_config_load(const char *path, char **theme, char *err, size_t errsize)
 			while (fgets(line, sizeof(line), f) &&
 			       strchr(line, '\n') == NULL)
 				;
-		} else if (config_line(line, theme, why, sizeof(why)) == 0) {
+		} else if (config_line(line, opt, why, sizeof(why)) == 0) {
 			continue;
 		}
 		if (rc == 0)

@@ -50,6 +50,10 @@ int ui_display_init(void)
 	noecho();
 	nonl();
 	curs_set(0);
+	/* Presses, not clicks: a click waits for the release and curses'
+	 * click interval, and selecting a row should feel like a key. */
+	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mouseinterval(0);
 	return 0;
 }
 
@@ -94,7 +98,10 @@ static void draw_title(struct ui_app *app)
 	size_t i;
 
 	snprintf(sep, sizeof(sep), " %s ", ui_glyph(UI_GLYPH_BULLET));
-	ui_buf_printf(&trail, " Lectern [%s]  ", app->conn.name);
+	/* A read-only context says so before anything else on screen. */
+	ui_buf_printf(&trail, " Lectern [%s%s]  ", app->conn.name,
+		      app->start->readonly || app->conn.readonly ? " read-only"
+								  : "");
 	for (i = 0; i < app->depth; i++)
 		ui_buf_printf(&trail, "%s%s", i ? sep : "", app->stack[i]->title);
 	ui_draw_fill(w, 0, 0, width, attr);

@@ -17,18 +17,21 @@
 /* Candidates listed after an ambiguous Tab, before "...". */
 #define MAX_HINTS 8
 
-void ui_prompt_start(struct ui_prompt *p, char kind, const char *text)
+void ui_prompt_start(struct ui_prompt *p, char kind, const char *text,
+		     int select)
 {
 	p->active = 1;
 	p->kind = kind;
 	snprintf(p->text, sizeof(p->text), "%s", text ? text : "");
 	p->len = strlen(p->text);
+	p->selected = select && p->len > 0;
 	ui_set_str(&p->hint, NULL);
 }
 
 void ui_prompt_stop(struct ui_prompt *p)
 {
 	p->active = 0;
+	p->selected = 0;
 	p->len = 0;
 	p->text[0] = '\0';
 	ui_set_str(&p->hint, NULL);
@@ -68,7 +71,20 @@ static void insert_char(struct ui_prompt *p, int key)
 
 enum ui_prompt_result ui_prompt_key(struct ui_prompt *p, int key)
 {
+	int selected = p->selected;
+
 	ui_set_str(&p->hint, NULL);
+	p->selected = 0;
+	/* A selected text goes as a whole under the first character or
+	 * deletion typed; other keys only deselect it. */
+	if (selected && (key == (UI_KEY_FN | KEY_BACKSPACE) ||
+			 key == ('U' & 0x1f) || key == ('W' & 0x1f) ||
+			 (!(key & UI_KEY_FN) && key >= ' '))) {
+		p->len = 0;
+		p->text[0] = '\0';
+		if (key & UI_KEY_FN || key < ' ')
+			return UI_PROMPT_EDITED;
+	}
 	switch (key) {
 	case '\n':
 		return UI_PROMPT_DONE;
@@ -145,7 +161,8 @@ void ui_prompt_draw(const struct ui_prompt *p, WINDOW *w, int y, int width)
 
 	ui_draw_fill(w, y, 0, width, ui_attr(UI_SLOT_STATUS));
 	used = ui_draw_text(w, y, 0, width, lead, attr);
-	used += ui_draw_text(w, y, used, width - used, p->text, attr);
+	used += ui_draw_text(w, y, used, width - used, p->text,
+			     p->selected ? attr | (int)A_REVERSE : attr);
 	/* The cursor: a reverse space after the text. */
 	if (used < width)
 		mvwaddch(w, y, used++, ' ' | A_REVERSE);

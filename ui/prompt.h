@@ -26,9 +26,14 @@ struct ui_prompt {
 	char text[UI_PROMPT_MAX];
 	size_t len;
 	char *hint;                /* candidates shown after Tab; owned */
+	int selected;              /* the text is selected: typing replaces it */
 };
 
-void ui_prompt_start(struct ui_prompt *p, char kind, const char *text);
+/* Start editing text (may be NULL); select: the text starts selected, so
+ * the first character typed replaces it (an old query or filter), while
+ * Enter keeps it and the arrows or Tab deselect it. */
+void ui_prompt_start(struct ui_prompt *p, char kind, const char *text,
+		     int select);
 void ui_prompt_stop(struct ui_prompt *p);
 /* Feed one key (as keys.h encodes it). */
 enum ui_prompt_result ui_prompt_key(struct ui_prompt *p, int key);

@@ -45,4 +45,12 @@ struct ui_start {
  */
 int ui_main(struct ui_start *start);
 
+/*
+ * Whether the terminal on stdout can show the TUI at all: a terminfo entry
+ * with cursor addressing (`cup`). TERM=dumb has none. Call it before
+ * starting anything the TUI would use.
+ * @return 0, or -1 with one line in err
+ */
+int ui_terminal_check(char *err, size_t errsize);
+
 #endif

@@ -96,6 +96,7 @@ void ui_view_draw(struct ui_view *v, WINDOW *w)
 	werase(w);
 	if (v->ops->draw_header)
 		head = v->ops->draw_header(v, w, width);
+	v->head = head;
 	v->height = rows - head > 0 ? rows - head : 1;
 	ui_view_clamp(v);
 	for (y = head; y < rows; y++) {

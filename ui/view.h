@@ -18,6 +18,9 @@ struct ui_view;
 struct lc_response;
 struct lc_error;
 
+/* Columns one sideways scroll moves (the reader, a build's log). */
+#define UI_HSCROLL_STEP 8
+
 /* What on_action returns. */
 enum { UI_PASS = 0, UI_HANDLED = 1 };
 
@@ -51,9 +54,15 @@ struct ui_view_ops {
 	const char *(*project)(struct ui_view *v);
 	/* A key no keymap binds (the reader's link numbers); NULL: none. */
 	void (*on_key)(struct ui_view *v, int key);
+	/* Non-zero while it shows something live the user may be watching
+	 * (a running build's log): quitting asks once. NULL: never. */
+	int (*live)(struct ui_view *v);
 	/* Non-zero: every key goes to on_key, no keymap applies (forms and
 	 * dialogs, where `q` or `j` is typed text). */
 	int grab_keys;
+	/* Non-zero: the `/` text is what the screen is about (the search
+	 * query), not a filter Esc clears before going back. */
+	int keeps_filter;
 };
 
 struct ui_view {
@@ -64,6 +73,8 @@ struct ui_view {
 	size_t cursor; /* the selected row */
 	size_t top;    /* the first row on screen */
 	int height;    /* list rows on screen at the last draw */
+	int head;      /* rows the header took at the last draw */
+	int gone;      /* closed by the app after this loop turn */
 	void *priv;    /* the view's own state */
 };
 

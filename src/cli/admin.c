@@ -19,8 +19,11 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_page none = { 1, 0 };
 
 	(void)argv;
-	if (argc > 0)
-		return cli_fail("status takes no arguments");
+	/* A wrong command line is status 2, as for every command. */
+	if (argc > 0) {
+		cli_fail("status takes no arguments");
+		return CLI_EXIT_USAGE;
+	}
 	if ((store = cli_store(ctx)) == NULL)
 		return CLI_EXIT_FAIL;
 	if (lec_user_list(store, &none, &users) < 0)

@@ -296,9 +296,15 @@ int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 			break;
 		cli_sleep_ms(FOLLOW_POLL_MS);
 	}
-	if (json)
+	if (json) {
 		status = cli_print_json(b->raw);
-	else if (follow)
+		goto done;
+	}
+	/* The log ends with why the build failed, as the build's own one
+	 * line names it (the last of a long log is rarely the cause). */
+	if (is_done(b) && b->error)
+		printf("error: %s\n", b->error);
+	if (follow)
 		printf("build %lld %s\n", id,
 		       b->success == 1 ? "passed" : "failed");
 done:

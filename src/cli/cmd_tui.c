@@ -106,6 +106,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_config cfg;
 	struct cli_conn conn;
 	const char **names = NULL;
+	char err[256];
 	int i, status;
 
 	memset(&start, 0, sizeof(start));
@@ -118,6 +119,10 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 			start.readonly = 1;
 		else
 			return cli_usage(&self);
+	}
+	if (ui_terminal_check(err, sizeof(err)) < 0) {
+		cli_fail("%s", err);
+		return CLI_EXIT_USAGE;
 	}
 	if ((status = cli_config_load(&cfg)) != CLI_EXIT_OK)
 		return status;

@@ -249,6 +249,16 @@ struct lc_build_command {
 
 /* A Build: v3 (state {code,name}, created/finished/duration) or v2
  * (state string, date/length, commands) mapped onto the same fields. */
+/* A running build's fetch or checkout progress: Lectern's extension of
+ * the v3 build (docs/api.md "Builds"), absent on the service. */
+struct lc_build_progress {
+	char *phase;        /* receiving, resolving or checkout; NULL: none */
+	long long objects;
+	long long total;    /* -1 when not known yet */
+	long long bytes;
+	long long percent;  /* -1 when not known yet */
+};
+
 struct lc_build {
 	long long id;
 	char *project;      /* slug */
@@ -265,6 +275,7 @@ struct lc_build {
 	char *docs_url;     /* docs_url (v2) */
 	struct lc_build_command *commands; /* v2 detail only */
 	size_t commands_len;
+	struct lc_build_progress progress; /* v3, while fetching */
 	cJSON *raw;
 };
 

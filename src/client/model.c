@@ -315,6 +315,7 @@ void lc_build_free(struct lc_build *b)
 	free(b->finished);
 	free(b->build_url);
 	free(b->docs_url);
+	free(b->progress.phase);
 	commands_free(b->commands, b->commands_len);
 	cJSON_Delete(b->raw);
 	free(b);
@@ -353,6 +354,17 @@ static void build_commands(struct parse *p, const cJSON *arr,
 }
 
 /* v3 names first, then the v2 ones (project_slug, date, length, ...). */
+/* Lectern's `progress` object (absent: phase stays NULL). */
+static void build_progress(struct parse *p, const cJSON *o,
+			   struct lc_build_progress *pr)
+{
+	pr->phase = str(p, o, "phase");
+	pr->objects = num(o, "objects", 0);
+	pr->total = num(o, "total", -1);
+	pr->bytes = num(o, "bytes", 0);
+	pr->percent = num(o, "percent", -1);
+}
+
 static void build_fields(struct parse *p, const cJSON *j, struct lc_build *b)
 {
 	b->id = num(j, "id", -1);
@@ -381,6 +393,7 @@ static void build_fields(struct parse *p, const cJSON *j, struct lc_build *b)
 	b->build_url = str2(p, j, "urls", "build");
 	b->docs_url = str(p, j, "docs_url");
 	build_commands(p, field(j, "commands"), b);
+	build_progress(p, field(j, "progress"), &b->progress);
 	b->raw = copy(p, j);
 }
 

@@ -104,6 +104,30 @@ wait_build() {
 	done
 }
 
+# seed_builds SLUG N: N finished builds of the project's latest version,
+# written into the store in one SQL transaction (running N builds would
+# take hours): the oldest first, a second apart and older than any build
+# run by the test, every tenth one failed with an error. The store keeps
+# times in microseconds.
+seed_builds() {
+	/usr/bin/python3 - "$TMP/data/lectern.db" "$1" "$2" <<'PY'
+import sqlite3, sys, time
+db, slug, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+c = sqlite3.connect(db, timeout=30)
+pid = c.execute("SELECT id FROM projects WHERE slug = ?", (slug,)).fetchone()[0]
+vid = c.execute("SELECT id FROM versions WHERE project_id = ? AND slug = 'latest'", (pid,)).fetchone()[0]
+us = 1000000
+now = (int(time.time()) - n - 60) * us
+with c:
+    c.executemany(
+        "INSERT INTO builds (project_id, version_id, state, success, error, commit_sha,"
+        " created, started, finished, duration) VALUES (?, ?, 'finished', ?, ?, ?, ?, ?, ?, 1)",
+        ((pid, vid, 0 if i % 10 == 0 else 1,
+          "seeded failure %d" % i if i % 10 == 0 else None,
+          "%040x" % i, now + i * us, now + i * us, now + (i + 1) * us) for i in range(n)))
+PY
+}
+
 # tui [ENV=VALUE...] [-- ARGS]: start `lectern --context t tui ARGS` in a
 # 100x30 tmux session named s, with the environment given.
 tui() {

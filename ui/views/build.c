@@ -7,7 +7,11 @@
  * again resumes it. `/` searches the log (n/N step through matches), `f`
  * jumps to the first failed command, `s` saves the log to a file. `t`
  * builds the same version again and opens that build; `X` cancels this
- * one (after asking).
+ * one (after asking). Long lines are cut and scroll sideways (`h`/`l`),
+ * or wrap (`w`). The header says what a running build is doing (its
+ * state, time so far, current command and, while it fetches, the v3
+ * build's progress, polled beside the v2 detail) and a failed build's
+ * whole error, wrapped.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +25,19 @@
 #include "client.h"
 #include "edit.h"
 
-enum { TAG_BUILD = 0 };
+enum { TAG_BUILD = 0, TAG_PROGRESS };
+
+/* Header lines a failed build's error may take when wrapped: a cause
+ * line and its command fit in far fewer on an 80-column screen. */
+#define MAX_ERROR_LINES 8
+/* Log lines are indented under their command's heading. */
+#define OUTPUT_INDENT 2
 
 struct line {
 	char *text;         /* owned */
 	enum ui_slot slot;
 	int command;        /* 1 on a command's heading line */
+	int cont;           /* 1: the wrapped rest of the line before */
 };
 
 struct build_view {
@@ -38,21 +49,46 @@ struct build_view {
 	char *search;       /* the `/` text, or NULL */
 	int follow;
 	int loaded;
+	int wrap;           /* wrap long lines rather than cut them */
+	int width;          /* the screen's width at the last draw */
+	int left;           /* columns scrolled sideways (not wrapping) */
+	struct lc_build_progress progress; /* the v3 build's; owned */
 };
 
-static void add_line(struct build_view *bv, enum ui_slot slot, int command,
-		     const char *text, size_t n)
+static void push_line(struct build_view *bv, enum ui_slot slot, int command,
+		      int cont, char *text)
 {
 	if (bv->len == bv->cap) {
 		bv->cap = bv->cap ? bv->cap * 2 : 256;
 		bv->lines = ui_xrealloc(bv->lines, bv->cap * sizeof(*bv->lines));
 	}
-	bv->lines[bv->len].text = ui_xstrndup(text, n);
-	/* Generators colour their output; the screen has its own colours. */
-	lc_strip_ansi(bv->lines[bv->len].text, n);
+	bv->lines[bv->len].text = text;
 	bv->lines[bv->len].slot = slot;
 	bv->lines[bv->len].command = command;
+	bv->lines[bv->len].cont = cont;
 	bv->len++;
+}
+
+/* One line of the log; wrapped into screen-wide pieces when wrapping. */
+static void add_line(struct build_view *bv, enum ui_slot slot, int command,
+		     const char *text, size_t n)
+{
+	char *line = ui_xstrndup(text, n);
+	int room = bv->width - (command ? 0 : OUTPUT_INDENT);
+	const char *p, *end;
+
+	/* Generators colour their output; the screen has its own colours. */
+	lc_strip_ansi(line, n);
+	if (!bv->wrap || room <= 0 || ui_text_width(line) <= room) {
+		push_line(bv, slot, command, 0, line);
+		return;
+	}
+	for (p = line; *p; p = end) {
+		end = ui_text_skip(p, room);
+		push_line(bv, slot, command, p != line,
+			  ui_xstrndup(p, (size_t)(end - p)));
+	}
+	free(line);
 }
 
 static void clear_lines(struct build_view *bv)
@@ -128,11 +164,35 @@ static void poll_build(struct ui_view *v)
 	struct build_view *bv = v->priv;
 	char *path;
 
-	if (ui_app_pending(v->app, v, TAG_BUILD) || ui_build_final(bv->build))
+	if (ui_build_final(bv->build))
 		return;
-	path = ui_xasprintf("/api/v2/build/%lld/", bv->id);
-	ui_app_get(v->app, v, TAG_BUILD, path, NULL, bv->etag);
-	free(path);
+	if (!ui_app_pending(v->app, v, TAG_BUILD)) {
+		path = ui_xasprintf("/api/v2/build/%lld/", bv->id);
+		ui_app_get(v->app, v, TAG_BUILD, path, NULL, bv->etag);
+		free(path);
+	}
+	/* The fetch's progress is the v3 build's (Lectern's extension);
+	 * v3 needs the project, which the first v2 answer names. */
+	if (bv->build && bv->build->project &&
+	    !ui_app_pending(v->app, v, TAG_PROGRESS)) {
+		path = ui_xasprintf("/api/v3/projects/%s/builds/%lld/",
+				    bv->build->project, bv->id);
+		ui_app_get(v->app, v, TAG_PROGRESS, path, NULL, NULL);
+		free(path);
+	}
+}
+
+/* The v3 build's progress (absent: none) replaces the last one. */
+static void take_progress(struct build_view *bv, const cJSON *json)
+{
+	struct lc_build *b;
+
+	if (lc_build_parse(json, &b, NULL) != LC_OK)
+		return;
+	free(bv->progress.phase);
+	bv->progress = b->progress;
+	b->progress.phase = NULL;
+	lc_build_free(b);
 }
 
 /* A write of this screen went through: a retry (the answer carries the
@@ -158,6 +218,17 @@ static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 	if (tag == UI_EDIT_TAG) {
 		if (err->code == LC_OK)
 			open_retry(v, resp);
+		return;
+	}
+	if (tag == TAG_PROGRESS) {
+		/* Progress is extra: its errors are the v2 poll's to report. */
+		if (err->code == LC_OK && !resp->not_modified)
+			take_progress(bv, resp->json);
+		return;
+	}
+	if (err->code != LC_OK && err->status == 404 && !bv->loaded) {
+		/* A mistyped `:build N`: nothing to show, stay where we were. */
+		ui_app_fail(v->app, v, "build %lld: %s", bv->id, err->message);
 		return;
 	}
 	if (err->code != LC_OK) {
@@ -241,8 +312,12 @@ static void save_log(struct ui_view *v)
 		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
 		goto done;
 	}
+	/* As the log reads unwrapped: a wrapped line is saved whole. */
 	for (i = 0; i < bv->len; i++)
-		fprintf(f, "%s\n", bv->lines[i].text);
+		fprintf(f, "%s%s", i && !bv->lines[i].cont ? "\n" : "",
+			bv->lines[i].text);
+	if (bv->len)
+		fputc('\n', f);
 	bad = ferror(f);
 	if (fclose(f) != 0 || bad)
 		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
@@ -250,6 +325,18 @@ static void save_log(struct ui_view *v)
 		ui_app_message(v->app, "saved %zu lines to %s", bv->len, path);
 done:
 	free(path);
+}
+
+/* The widest line's columns: how far sideways scrolling goes. */
+static int widest(const struct build_view *bv)
+{
+	int most = 0, cols;
+	size_t i;
+
+	for (i = 0; i < bv->len; i++)
+		if ((cols = ui_text_width(bv->lines[i].text)) > most)
+			most = cols;
+	return most;
 }
 
 /* Ops ----------------------------------------------------------------------------------- */
@@ -303,26 +390,53 @@ static int build_action(struct ui_view *v, enum ui_action action)
 		bv->build = NULL;
 		poll_build(v);
 		return UI_HANDLED;
+	case UI_ACTION_WRAP:
+		bv->wrap = !bv->wrap;
+		bv->left = 0;
+		relayout(v);
+		ui_app_message(v->app, bv->wrap ? "wrapping long lines"
+						: "long lines cut (h/l scroll)");
+		return UI_HANDLED;
+	case UI_ACTION_SCROLL_LEFT:
+		bv->left = bv->left > UI_HSCROLL_STEP ? bv->left - UI_HSCROLL_STEP
+						      : 0;
+		return UI_HANDLED;
+	case UI_ACTION_SCROLL_RIGHT:
+		if (!bv->wrap && bv->left + UI_HSCROLL_STEP < widest(bv))
+			bv->left += UI_HSCROLL_STEP;
+		return UI_HANDLED;
 	default:
 		return UI_PASS;
 	}
 }
 
-static int build_header(struct ui_view *v, WINDOW *w, int width)
+/* The command running now, or NULL. */
+static const char *current_command(const struct lc_build *b)
 {
-	struct build_view *bv = v->priv;
-	const struct lc_build *b = bv->build;
-	char dur[16], *text;
-	int x;
+	size_t i = b->commands_len;
 
-	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_HEADER));
-	ui_draw_fill(w, 1, 0, width, ui_attr(UI_SLOT_NORMAL));
-	if (b == NULL) {
-		ui_draw_text(w, 0, 0, width, bv->loaded ? "" : "Loading...",
-			     ui_attr(UI_SLOT_DIM));
-		return 2;
+	while (i > 0) {
+		i--;
+		if (b->commands[i].exit_code < 0 && b->commands[i].end_time == NULL)
+			return b->commands[i].command;
 	}
-	ui_format_duration(dur, sizeof(dur), b->duration);
+	return NULL;
+}
+
+/* Header line 0: the build, its state, and either its result and time
+ * or, while it runs, its time so far and what it runs. */
+static void draw_summary(struct build_view *bv, WINDOW *w, int width,
+			 time_t now)
+{
+	const struct lc_build *b = bv->build;
+	time_t created = ui_parse_time(b->created);
+	int final = ui_build_final(b), x;
+	const char *cmd = final ? NULL : current_command(b);
+	char dur[16], *text;
+
+	ui_format_duration(dur, sizeof(dur),
+			   final ? b->duration
+				 : (created >= 0 ? (long long)(now - created) : -1));
 	text = ui_xasprintf("Build #%lld  %s/%s  ", b->id,
 			    b->project ? b->project : "?",
 			    b->version ? b->version : "-");
@@ -332,16 +446,80 @@ static int build_header(struct ui_view *v, WINDOW *w, int width)
 			    *ui_build_result(b) ? " " : "", ui_build_result(b));
 	x += ui_draw_text(w, 0, x, width - x, text, ui_attr(ui_build_slot(b)));
 	free(text);
-	text = ui_xasprintf("  %s  %.7s  %zu commands%s",
-			    ui_build_final(b) ? dur : "", b->commit ? b->commit : "",
-			    b->commands_len, bv->follow ? "  [following]" : "");
+	if (final)
+		text = ui_xasprintf("  %s  %.7s  %zu commands%s%s", dur,
+				    b->commit ? b->commit : "", b->commands_len,
+				    bv->wrap ? "  [wrap]" : "",
+				    bv->follow ? "  [following]" : "");
+	else
+		text = ui_xasprintf("  %s%s%s%s%s", dur, cmd ? "  $ " : "",
+				    cmd ? cmd : "", bv->wrap ? "  [wrap]" : "",
+				    bv->follow ? "  [following]" : "");
 	ui_draw_text(w, 0, x, width - x, text, ui_attr(UI_SLOT_HEADER));
 	free(text);
-	if (b->error)
-		ui_draw_text(w, 1, 0, width, b->error, ui_attr(UI_SLOT_STATE_FAIL));
-	else
-		ui_draw_hline(w, 1, 0, width, ui_attr(UI_SLOT_BORDER));
-	return 2;
+}
+
+/* n bytes of p on header line y, in the failure colour. */
+static void text_line(WINDOW *w, int y, int width, const char *p, size_t n)
+{
+	char *text = ui_xstrndup(p, n);
+
+	ui_draw_fill(w, y, 0, width, ui_attr(UI_SLOT_NORMAL));
+	ui_draw_text(w, y, 0, width, text, ui_attr(UI_SLOT_STATE_FAIL));
+	free(text);
+}
+
+/* Below the summary: the fetch's progress while there is one, else the
+ * whole error wrapped, else a rule; the lines used. */
+static int draw_detail(struct build_view *bv, WINDOW *w, int width, int y)
+{
+	struct lc_build shown = { 0 };
+	const char *p, *end;
+	char progress[128];
+	int lines = 0;
+
+	shown.progress = bv->progress;
+	if (!ui_build_final(bv->build) &&
+	    ui_build_progress(&shown, progress, sizeof(progress))) {
+		ui_draw_fill(w, y, 0, width, ui_attr(UI_SLOT_NORMAL));
+		ui_draw_text(w, y, 0, width, progress,
+			     ui_attr(UI_SLOT_STATE_RUNNING));
+		return 1;
+	}
+	if (bv->build->error == NULL) {
+		ui_draw_hline(w, y, 0, width, ui_attr(UI_SLOT_BORDER));
+		return 1;
+	}
+	for (p = bv->build->error; *p && lines < MAX_ERROR_LINES; p = end) {
+		end = ui_text_skip(p, width);
+		/* The last line allowed shows what is left, cut. */
+		if (lines == MAX_ERROR_LINES - 1)
+			end = p + strlen(p);
+		text_line(w, y + lines, width, p, (size_t)(end - p));
+		lines++;
+	}
+	return lines;
+}
+
+static int build_header(struct ui_view *v, WINDOW *w, int width)
+{
+	struct build_view *bv = v->priv;
+
+	if (bv->width != width) {
+		/* Wrapped lines depend on the width. */
+		bv->width = width;
+		if (bv->wrap)
+			relayout(v);
+	}
+	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_HEADER));
+	if (bv->build == NULL) {
+		ui_draw_text(w, 0, 0, width, bv->loaded ? "" : "Loading...",
+			     ui_attr(UI_SLOT_DIM));
+		ui_draw_fill(w, 1, 0, width, ui_attr(UI_SLOT_NORMAL));
+		return 2;
+	}
+	draw_summary(bv, w, width, v->app->now);
+	return 1 + draw_detail(bv, w, width, 1);
 }
 
 static void build_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
@@ -350,11 +528,13 @@ static void build_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	struct build_view *bv = v->priv;
 	const struct line *l = &bv->lines[n];
 	int attr = ui_attr(selected ? UI_SLOT_CURSOR : l->slot);
+	int indent = l->command ? 0 : OUTPUT_INDENT;
 
 	ui_draw_fill(w, y, 0, width, ui_attr(selected ? UI_SLOT_CURSOR
 						      : UI_SLOT_NORMAL));
-	ui_draw_match(w, y, l->command ? 0 : 2, l->command ? width : width - 2,
-		      l->text, attr, bv->search, ui_attr(UI_SLOT_MATCH));
+	ui_draw_match(w, y, indent, width - indent,
+		      ui_text_skip(l->text, bv->left), attr, bv->search,
+		      ui_attr(UI_SLOT_MATCH));
 }
 
 static void build_open(struct ui_view *v)
@@ -381,7 +561,15 @@ static void build_close(struct ui_view *v)
 	lc_build_free(bv->build);
 	free(bv->etag);
 	free(bv->search);
+	free(bv->progress.phase);
 	free(bv);
+}
+
+static int build_live(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+
+	return bv->build && !ui_build_final(bv->build);
 }
 
 static const char *build_project(struct ui_view *v)
@@ -403,6 +591,7 @@ static const struct ui_view_ops build_ops = {
 	.tick = build_tick,
 	.filter = build_filter,
 	.project = build_project,
+	.live = build_live,
 };
 
 struct ui_view *ui_build_new(struct ui_app *app, long long id)

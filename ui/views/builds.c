@@ -24,18 +24,15 @@ static void builds_close(struct ui_view *v)
 
 static int builds_header(struct ui_view *v, WINDOW *w, int width)
 {
-	struct ui_builds *b = v->priv;
-
-	ui_table_draw_header(&b->table, w, 0, width);
+	(void)v;
+	ui_builds_draw_header(w, 0, width);
 	return 1;
 }
 
 static void builds_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 		       int selected)
 {
-	struct ui_builds *b = v->priv;
-
-	ui_table_draw_row(&b->table, w, y, width, n, selected);
+	ui_builds_draw_row(v->priv, v, w, y, width, n, selected);
 }
 
 static int builds_action(struct ui_view *v, enum ui_action action)
@@ -46,14 +43,12 @@ static int builds_action(struct ui_view *v, enum ui_action action)
 
 	switch (action) {
 	case UI_ACTION_TRIGGER:
-		sel = ui_edit_find_build(b->items, b->len,
-					 ui_builds_id(b, v->cursor));
+		sel = ui_builds_get(b, v->cursor);
 		if (sel && sel->version)
 			ui_edit_trigger(v, b->project, sel->version);
 		return UI_HANDLED;
 	case UI_ACTION_CANCEL:
-		sel = ui_edit_find_build(b->items, b->len,
-					 ui_builds_id(b, v->cursor));
+		sel = ui_builds_get(b, v->cursor);
 		if (sel)
 			ui_edit_cancel(v, sel);
 		return UI_HANDLED;
@@ -65,8 +60,7 @@ static int builds_action(struct ui_view *v, enum ui_action action)
 		ui_builds_toggle_running(b, v);
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
-		ui_set_str(&b->etag, NULL);
-		ui_builds_poll(b, v);
+		ui_builds_reload(b, v);
 		return UI_HANDLED;
 	default:
 		return UI_PASS;
@@ -81,10 +75,8 @@ static void builds_data(struct ui_view *v, int tag, struct lc_response *resp,
 	/* A trigger or cancel went through: show it now, not at the next
 	 * tick's conditional poll. */
 	if (tag == UI_EDIT_TAG) {
-		if (err->code == LC_OK) {
-			ui_set_str(&b->etag, NULL);
-			ui_builds_poll(b, v);
-		}
+		if (err->code == LC_OK)
+			ui_builds_reload(b, v);
 		return;
 	}
 	ui_builds_on_data(b, v, tag, resp, err);
@@ -98,10 +90,7 @@ static void builds_tick(struct ui_view *v)
 
 static void builds_filter(struct ui_view *v, const char *text)
 {
-	struct ui_builds *b = v->priv;
-
-	ui_table_filter(&b->table, text);
-	v->lines = b->table.nshown;
+	ui_builds_filter(v->priv, v, text);
 }
 
 static const char *builds_project(struct ui_view *v)

@@ -1,182 +1,187 @@
 /*
- * The live builds list (see builds.h). Answers are merged into one array
- * kept in id order, so a poll of the first page and a later page never
- * duplicate a build; when the first page is the whole list it simply
- * replaces the array, which also drops builds that left a running-only
- * list or were deleted.
+ * The live builds list (see builds.h). Row n of the unfiltered list is
+ * build n of the server's newest-first order, so it lives on page
+ * n / UI_BUILDS_PAGE at offset n % UI_BUILDS_PAGE; a page is one request
+ * with that offset. When the first page's count moves (builds were added
+ * or removed), every other cached page has shifted and is dropped; the
+ * pages on screen are asked for again at once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "../app.h"
+#include "../draw.h"
 #include "builds.h"
 #include "client.h"
-
-/* Builds per request: a screenful several times over, and small enough
- * that a poll answer stays a few tens of KiB. */
-#define PAGE 100
 
 static const struct ui_column columns[] = {
 	{ "#", 7 },         { "Version", 16 }, { "State", 10 },
 	{ "Result", 7 },    { "Started", 8 },  { "Time", 8 },
 	{ "Commit", 8 },    { "Error", 0 },
 };
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
-void ui_builds_init(struct ui_builds *b, const char *project)
-{
-	memset(b, 0, sizeof(*b));
-	b->project = ui_xstrdup(project);
-	b->count = -1;
-	ui_table_init(&b->table, columns, sizeof(columns) / sizeof(columns[0]));
-}
+/* Pages ------------------------------------------------------------------------ */
 
-static void clear_items(struct ui_builds *b)
+static void page_clear(struct ui_builds_page *p)
 {
 	size_t i;
 
-	for (i = 0; i < b->len; i++)
-		lc_build_free(b->items[i]);
-	b->len = 0;
+	for (i = 0; i < p->len; i++)
+		lc_build_free(p->items[i]);
+	free(p->items);
+	ui_table_dispose(&p->table);
+	free(p->etag);
+	memset(p, 0, sizeof(*p));
+	p->no = -1;
+}
+
+static void drop_pages(struct ui_builds *b, int keep_first)
+{
+	size_t i;
+
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		if (!(keep_first && b->pages[i].no == 0))
+			page_clear(&b->pages[i]);
+}
+
+static struct ui_builds_page *find_page(struct ui_builds *b, long long no)
+{
+	size_t i;
+
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		if (b->pages[i].no == no)
+			return &b->pages[i];
+	return NULL;
+}
+
+/* A slot for page no: its own, a free one, else the least recently drawn
+ * other than the first page (which every tick asks for anyway). */
+static struct ui_builds_page *slot_for(struct ui_builds *b, long long no)
+{
+	struct ui_builds_page *p = find_page(b, no), *old = NULL;
+	size_t i;
+
+	if (p == NULL)
+		p = find_page(b, -1);
+	for (i = 0; p == NULL && i < UI_BUILDS_CACHE; i++)
+		if (b->pages[i].no != 0 &&
+		    (old == NULL || b->pages[i].used < old->used))
+			old = &b->pages[i];
+	if (p == NULL) {
+		p = old;
+		page_clear(p);
+	}
+	return p;
+}
+
+void ui_builds_init(struct ui_builds *b, const char *project)
+{
+	size_t i;
+
+	memset(b, 0, sizeof(*b));
+	b->project = ui_xstrdup(project);
+	b->count = -1;
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		b->pages[i].no = -1;
 }
 
 void ui_builds_dispose(struct ui_builds *b)
 {
-	clear_items(b);
-	free(b->items);
+	drop_pages(b, 0);
 	free(b->project);
-	free(b->etag);
-	ui_table_dispose(&b->table);
+	free(b->filter);
 	memset(b, 0, sizeof(*b));
 }
 
-static char *list_path(const struct ui_builds *b, size_t offset)
+/* Requests --------------------------------------------------------------------- */
+
+static void ask_page(struct ui_builds *b, struct ui_view *v, long long no)
 {
-	return ui_xasprintf("/api/v3/projects/%s/builds/?limit=%d&offset=%zu%s",
-			    b->project, PAGE, offset,
+	const struct ui_builds_page *p = find_page(b, no);
+	char *path;
+
+	if (no < 0 || ui_app_pending(v->app, v, UI_BUILDS_TAG_PAGE + (int)no))
+		return;
+	path = ui_xasprintf("/api/v3/projects/%s/builds/?limit=%d&offset=%lld%s",
+			    b->project, UI_BUILDS_PAGE, no * UI_BUILDS_PAGE,
 			    b->running_only ? "&running=true" : "");
+	ui_app_get(v->app, v, UI_BUILDS_TAG_PAGE + (int)no, path, NULL,
+		   p ? p->etag : NULL);
+	free(path);
 }
 
 void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
 {
-	char *path;
+	size_t first = v->top, last = v->top + (size_t)(v->height > 0 ? v->height : 1);
+	long long no;
 
-	if (!ui_app_pending(v->app, v, UI_BUILDS_TAG_FIRST)) {
-		path = list_path(b, 0);
-		ui_app_get(v->app, v, UI_BUILDS_TAG_FIRST, path, NULL, b->etag);
-		free(path);
-	}
-	if (b->count > (long long)b->len && v->cursor + PAGE / 2 >= b->len &&
-	    !ui_app_pending(v->app, v, UI_BUILDS_TAG_MORE)) {
-		path = list_path(b, b->len);
-		ui_app_get(v->app, v, UI_BUILDS_TAG_MORE, path, NULL, NULL);
-		free(path);
-	}
+	ask_page(b, v, 0);
+	/* The pages on screen stay live too; with a `/` filter the rows are
+	 * the cache's, so no page is on screen by position. */
+	if (b->filter || b->count <= 0)
+		return;
+	if (last > (size_t)b->count)
+		last = (size_t)b->count;
+	for (no = (long long)(first / UI_BUILDS_PAGE);
+	     no * UI_BUILDS_PAGE < (long long)last; no++)
+		if (no > 0)
+			ask_page(b, v, no);
+}
+
+void ui_builds_reload(struct ui_builds *b, struct ui_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		ui_set_str(&b->pages[i].etag, NULL);
+	ui_builds_poll(b, v);
 }
 
 void ui_builds_toggle_running(struct ui_builds *b, struct ui_view *v)
 {
 	ui_app_cancel(v->app, v);
 	b->running_only = !b->running_only;
-	clear_items(b);
+	drop_pages(b, 0);
 	b->count = -1;
-	ui_set_str(&b->etag, NULL);
+	v->cursor = v->top = 0;
 	ui_builds_refresh(b, v);
 	ui_builds_poll(b, v);
 	ui_app_message(v->app, b->running_only ? "running builds only"
 					       : "all builds");
 }
 
-/* Put build (taken over) into the id-ordered array. */
-static void merge(struct ui_builds *b, struct lc_build *build)
+/* Rows --------------------------------------------------------------------------- */
+
+int ui_build_progress(const struct lc_build *b, char *out, size_t size)
 {
-	size_t lo = 0, hi = b->len, mid;
+	const struct lc_build_progress *p = &b->progress;
+	char objects[48], percent[16];
 
-	/* Binary search in descending id order. */
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (b->items[mid]->id > build->id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < b->len && b->items[lo]->id == build->id) {
-		lc_build_free(b->items[lo]);
-		b->items[lo] = build;
-		return;
-	}
-	if (b->len == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : PAGE;
-		b->items = ui_xrealloc(b->items, b->cap * sizeof(*b->items));
-	}
-	memmove(&b->items[lo + 1], &b->items[lo],
-		(b->len - lo) * sizeof(*b->items));
-	b->items[lo] = build;
-	b->len++;
-}
-
-/* The results of a page into the array; whole: the page is the whole
- * list, so it replaces the array. */
-static void take_page(struct ui_builds *b, const cJSON *page, int whole)
-{
-	const cJSON *results = cJSON_GetObjectItemCaseSensitive(page, "results");
-	const cJSON *count = cJSON_GetObjectItemCaseSensitive(page, "count");
-	const cJSON *item;
-	struct lc_build *build;
-
-	if (whole)
-		clear_items(b);
-	if (cJSON_IsNumber(count))
-		b->count = (long long)count->valuedouble;
-	cJSON_ArrayForEach(item, results) {
-		if (lc_build_parse(item, &build, NULL) != LC_OK)
-			continue;
-		/* The list never shows the raw JSON; with 10,000 builds the
-		 * copies would be most of the TUI's memory. */
-		cJSON_Delete(build->raw);
-		build->raw = NULL;
-		merge(b, build);
-	}
-}
-
-int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
-		      struct lc_response *resp, const struct lc_error *err)
-{
-	const cJSON *next;
-	long long keep = ui_builds_id(b, v->cursor);
-	size_t i;
-
-	if (tag != UI_BUILDS_TAG_FIRST && tag != UI_BUILDS_TAG_MORE)
+	if (p->phase == NULL)
 		return 0;
-	if (err->code != LC_OK) {
-		ui_app_error(v->app, "builds of %s: %s", b->project,
-			     err->message);
-		return 1;
-	}
-	if (resp->not_modified)
-		return 1;
-	if (tag == UI_BUILDS_TAG_FIRST)
-		ui_set_str(&b->etag, resp->etag);
-	next = cJSON_GetObjectItemCaseSensitive(resp->json, "next");
-	take_page(b, resp->json, tag == UI_BUILDS_TAG_FIRST && !cJSON_IsString(next));
-	ui_builds_refresh(b, v);
-	/* Stay on the same build when new ones arrive above it. */
-	for (i = 0; keep >= 0 && i < v->lines; i++)
-		if (ui_builds_id(b, i) == keep) {
-			ui_view_goto(v, i);
-			break;
-		}
+	if (p->total >= 0)
+		snprintf(objects, sizeof(objects), "%lld/%lld", p->objects,
+			 p->total);
+	else
+		snprintf(objects, sizeof(objects), "%lld", p->objects);
+	snprintf(percent, sizeof(percent), p->percent >= 0 ? ", %lld%%" : "",
+		 p->percent);
+	snprintf(out, size, "%s %s objects, %.1f MiB%s", p->phase, objects,
+		 (double)p->bytes / (1024.0 * 1024.0), percent);
 	return 1;
 }
 
-static void build_row(struct ui_builds *b, const struct lc_build *build,
+static void build_row(struct ui_table *t, const struct lc_build *build,
 		      time_t now)
 {
-	struct ui_row *row = ui_table_add(&b->table);
+	struct ui_row *row = ui_table_add(t);
 	time_t created = ui_parse_time(build->created);
 	int final = ui_build_final(build);
-	char age[16], took[16];
+	char age[16], took[16], progress[128];
 
 	row->id = build->id;
 	ui_format_age(age, sizeof(age), created, now);
@@ -193,27 +198,209 @@ static void build_row(struct ui_builds *b, const struct lc_build *build,
 	ui_row_set(row, 4, UI_SLOT_DIM, "%s", age);
 	ui_row_set(row, 5, UI_SLOT_NORMAL, "%s", took);
 	ui_row_set(row, 6, UI_SLOT_DIM, "%.7s", build->commit ? build->commit : "");
-	ui_row_set(row, 7, UI_SLOT_STATE_FAIL, "%s", build->error ? build->error : "");
+	/* The last column is the error, or a clone's live progress. */
+	if (ui_build_progress(build, progress, sizeof(progress)))
+		ui_row_set(row, 7, UI_SLOT_STATE_RUNNING, "%s", progress);
+	else
+		ui_row_set(row, 7, UI_SLOT_STATE_FAIL, "%s",
+			   build->error ? build->error : "");
+}
+
+static void page_rows(struct ui_builds_page *p, const char *filter, time_t now)
+{
+	size_t i;
+
+	if (p->table.cols == NULL)
+		ui_table_init(&p->table, columns, NCOLUMNS);
+	ui_table_clear(&p->table);
+	for (i = 0; i < p->len; i++)
+		build_row(&p->table, p->items[i], now);
+	ui_table_filter(&p->table, filter);
+}
+
+/* The shown row count: the whole history, or the filter's matches among
+ * the cached pages. */
+static size_t count_lines(const struct ui_builds *b)
+{
+	size_t i, n = 0;
+
+	if (b->filter == NULL)
+		return b->count > 0 ? (size_t)b->count : 0;
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		if (b->pages[i].no >= 0)
+			n += b->pages[i].table.nshown;
+	return n;
 }
 
 void ui_builds_refresh(struct ui_builds *b, struct ui_view *v)
 {
 	size_t i;
 
-	ui_table_clear(&b->table);
-	for (i = 0; i < b->len; i++)
-		build_row(b, b->items[i], v->app->now);
-	ui_table_filter(&b->table, b->table.filter);
-	v->lines = b->table.nshown;
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		if (b->pages[i].no >= 0)
+			page_rows(&b->pages[i], b->filter, v->app->now);
+	v->lines = b->lines = count_lines(b);
 	ui_view_clamp(v);
 }
 
-long long ui_builds_id(const struct ui_builds *b, size_t n)
+void ui_builds_filter(struct ui_builds *b, struct ui_view *v, const char *text)
 {
-	const struct ui_row *row = ui_table_row(&b->table, n);
-
-	return row ? row->id : -1;
+	ui_set_str(&b->filter, text && *text ? text : NULL);
+	ui_builds_refresh(b, v);
 }
+
+/* The page and its table row of shown row n, or NULL with *no the page
+ * it would be on (-1 with a filter: nothing to ask for). */
+static struct ui_builds_page *locate(struct ui_builds *b, size_t n,
+				     long long *no, size_t *row)
+{
+	struct ui_builds_page *p, *next;
+	size_t i;
+	long long after = -1;
+
+	if (b->filter == NULL) {
+		*no = (long long)(n / UI_BUILDS_PAGE);
+		*row = n % UI_BUILDS_PAGE;
+		p = find_page(b, *no);
+		return p && *row < p->table.nshown ? p : NULL;
+	}
+	/* Filtered: the matches of the cached pages in page order. */
+	*no = -1;
+	for (;;) {
+		next = NULL;
+		for (i = 0; i < UI_BUILDS_CACHE; i++)
+			if (b->pages[i].no > after &&
+			    (next == NULL || b->pages[i].no < next->no))
+				next = &b->pages[i];
+		if (next == NULL)
+			return NULL;
+		if (n < next->table.nshown) {
+			*row = n;
+			return next;
+		}
+		n -= next->table.nshown;
+		after = next->no;
+	}
+}
+
+const struct lc_build *ui_builds_get(struct ui_builds *b, size_t n)
+{
+	const struct ui_builds_page *p;
+	const struct ui_row *r;
+	long long no;
+	size_t row;
+
+	if ((p = locate(b, n, &no, &row)) == NULL ||
+	    (r = ui_table_row(&p->table, row)) == NULL)
+		return NULL;
+	return p->items[r - p->table.rows];
+}
+
+long long ui_builds_id(struct ui_builds *b, size_t n)
+{
+	const struct lc_build *build = ui_builds_get(b, n);
+
+	return build ? build->id : -1;
+}
+
+void ui_builds_draw_header(WINDOW *w, int y, int width)
+{
+	struct ui_table t;
+
+	/* The header is the columns' alone, rows or no rows. */
+	ui_table_init(&t, columns, NCOLUMNS);
+	ui_table_draw_header(&t, w, y, width);
+}
+
+void ui_builds_draw_row(struct ui_builds *b, struct ui_view *v, WINDOW *w,
+			int y, int width, size_t n, int selected)
+{
+	struct ui_builds_page *p;
+	long long no;
+	size_t row;
+
+	if ((p = locate(b, n, &no, &row)) == NULL) {
+		/* Not in the cache: ask for its page now, so rows reached by
+		 * `G` or a page jump arrive without walking the pages before
+		 * them (drawing is the one place that knows what is on
+		 * screen after any move). */
+		ui_draw_fill(w, y, 0, width, ui_attr(selected ? UI_SLOT_CURSOR
+							      : UI_SLOT_NORMAL));
+		ui_draw_text(w, y, 0, width, "  ...", ui_attr(UI_SLOT_DIM));
+		ask_page(b, v, no);
+		return;
+	}
+	p->used = ++b->clock;
+	ui_table_draw_row(&p->table, w, y, width, row, selected);
+}
+
+/* Answers ---------------------------------------------------------------------- */
+
+/* The results of page no into its slot. */
+static void take_page(struct ui_builds *b, long long no, const cJSON *body,
+		      const char *etag, time_t now)
+{
+	const cJSON *item, *results = cJSON_GetObjectItemCaseSensitive(body, "results");
+	struct ui_builds_page *p = slot_for(b, no);
+	struct lc_build *build;
+	uint64_t used = p->used;
+
+	page_clear(p);
+	p->no = no;
+	p->used = used ? used : ++b->clock;
+	p->etag = ui_xstrdup(etag);
+	p->items = ui_xcalloc(UI_BUILDS_PAGE, sizeof(*p->items));
+	cJSON_ArrayForEach(item, results) {
+		if (p->len == UI_BUILDS_PAGE ||
+		    lc_build_parse(item, &build, NULL) != LC_OK)
+			continue;
+		/* The list never shows the raw JSON. */
+		cJSON_Delete(build->raw);
+		build->raw = NULL;
+		p->items[p->len++] = build;
+	}
+	page_rows(p, b->filter, now);
+}
+
+int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
+		      struct lc_response *resp, const struct lc_error *err)
+{
+	const cJSON *count;
+	long long no = tag - UI_BUILDS_TAG_PAGE, old = b->count, now_count;
+
+	if (tag < UI_BUILDS_TAG_PAGE)
+		return 0;
+	if (err->code != LC_OK) {
+		if (err->status == 404 && b->count < 0)
+			ui_app_fail(v->app, v, "builds of %s: %s", b->project,
+				    err->message);
+		else
+			ui_app_error(v->app, "builds of %s: %s", b->project,
+				     err->message);
+		return 1;
+	}
+	if (resp->not_modified)
+		return 1;
+	count = cJSON_GetObjectItemCaseSensitive(resp->json, "count");
+	now_count = cJSON_IsNumber(count) ? (long long)count->valuedouble : old;
+	if (old >= 0 && now_count != old) {
+		/* Builds came or went: every page but the first has shifted.
+		 * New builds arrive on top, so the cursor moves down with the
+		 * build it was on. */
+		drop_pages(b, 1);
+		if (now_count > old && v->cursor > 0) {
+			v->cursor += (size_t)(now_count - old);
+			v->top += (size_t)(now_count - old);
+		}
+	}
+	b->count = now_count;
+	take_page(b, no, resp->json, resp->etag, v->app->now);
+	v->lines = b->lines = count_lines(b);
+	ui_view_clamp(v);
+	return 1;
+}
+
+/* Outcome ---------------------------------------------------------------------- */
 
 int ui_build_final(const struct lc_build *b)
 {
@@ -223,11 +410,15 @@ int ui_build_final(const struct lc_build *b)
 
 const char *ui_build_result(const struct lc_build *b)
 {
+	if (!ui_build_final(b))
+		return "";
 	return b->success == 1 ? "passed" : b->success == 0 ? "failed" : "";
 }
 
 enum ui_slot ui_build_slot(const struct lc_build *b)
 {
+	if (!ui_build_final(b))
+		return UI_SLOT_STATE_RUNNING;
 	return b->success == 1   ? UI_SLOT_STATE_OK
 	       : b->success == 0 ? UI_SLOT_STATE_FAIL
 				 : UI_SLOT_STATE_RUNNING;

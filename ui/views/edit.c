@@ -409,14 +409,3 @@ void ui_edit_version_flag(struct ui_view *parent, const char *project,
 	free(path);
 	free(below);
 }
-
-const struct lc_build *ui_edit_find_build(struct lc_build *const *builds,
-					  size_t n, long long id)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (builds[i]->id == id)
-			return builds[i];
-	return NULL;
-}

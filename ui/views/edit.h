@@ -57,9 +57,5 @@ void ui_edit_cancel(struct ui_view *parent, const struct lc_build *b);
  * is the flag's current value. */
 void ui_edit_version_flag(struct ui_view *parent, const char *project,
 			  const char *version, const char *flag, int on);
-/* The build with id among builds[0..n), or NULL (the builds lists keep
- * their items in that shape). */
-const struct lc_build *ui_edit_find_build(struct lc_build *const *builds,
-					  size_t n, long long id);
 
 #endif

@@ -255,11 +255,17 @@ static const struct tab_info tabs[TAB_COUNT] = {
 	[TAB_SETTINGS] = { "Settings", "", COLS_OF(setting_cols), fill_settings },
 };
 
-/* The current tab's table (the builds model's on the builds tab). */
+/* The current tab's table (not the builds tab's: that is the builds
+ * model's, drawn a page at a time). */
 static struct ui_table *table_of(struct project *pr)
 {
-	return pr->tab == TAB_BUILDS ? &pr->builds.table
-				     : &pr->tabs[pr->tab].table;
+	return &pr->tabs[pr->tab].table;
+}
+
+/* The current tab's shown rows. */
+static size_t tab_lines(struct project *pr)
+{
+	return pr->tab == TAB_BUILDS ? pr->builds.lines : table_of(pr)->nshown;
 }
 
 /* Loading ----------------------------------------------------------------------- */
@@ -294,7 +300,7 @@ static void show_tab(struct ui_view *v, enum tab tab)
 	pr->tab = tab;
 	v->cursor = pr->tabs[tab].cursor;
 	v->top = pr->tabs[tab].top;
-	v->lines = table_of(pr)->nshown;
+	v->lines = tab_lines(pr);
 	if (tab == TAB_BUILDS || !pr->tabs[tab].loaded)
 		load_tab(v);
 	ui_view_clamp(v);
@@ -316,12 +322,20 @@ static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 		return;
 	}
 	if (ui_builds_on_data(&pr->builds, v, tag, resp, err)) {
-		if (pr->tab != TAB_BUILDS)
-			v->lines = table_of(pr)->nshown;
+		if (pr->tab != TAB_BUILDS) {
+			v->lines = tab_lines(pr);
+			ui_view_clamp(v);
+		}
 		return;
 	}
 	if (tag < 0 || tag >= TAB_COUNT)
 		return;
+	if (err->code != LC_OK && err->status == 404) {
+		/* The project itself is missing or hidden: stay where the
+		 * user was rather than show an empty project. */
+		ui_app_fail(v->app, v, "project %s: %s", pr->slug, err->message);
+		return;
+	}
 	if (err->code != LC_OK) {
 		ui_app_error(v->app, "%s: %s", tabs[tag].title, err->message);
 		return;
@@ -382,14 +396,22 @@ static int project_header(struct ui_view *v, WINDOW *w, int width)
 		snprintf(label, sizeof(label), " %s ", tabs[i].title);
 		x += ui_draw_text(w, 0, x, width - x, label, ui_attr(slot));
 	}
-	ui_table_draw_header(table_of(pr), w, 1, width);
+	if (pr->tab == TAB_BUILDS)
+		ui_builds_draw_header(w, 1, width);
+	else
+		ui_table_draw_header(table_of(pr), w, 1, width);
 	return 2;
 }
 
 static void project_row(struct ui_view *v, WINDOW *w, int y, int width,
 			size_t n, int selected)
 {
-	ui_table_draw_row(table_of(v->priv), w, y, width, n, selected);
+	struct project *pr = v->priv;
+
+	if (pr->tab == TAB_BUILDS)
+		ui_builds_draw_row(&pr->builds, v, w, y, width, n, selected);
+	else
+		ui_table_draw_row(table_of(pr), w, y, width, n, selected);
 }
 
 static void open_selected(struct ui_view *v)
@@ -427,8 +449,7 @@ static const struct lc_build *selected_build(struct ui_view *v)
 {
 	struct project *pr = v->priv;
 
-	return ui_edit_find_build(pr->builds.items, pr->builds.len,
-				  ui_builds_id(&pr->builds, v->cursor));
+	return ui_builds_get(&pr->builds, v->cursor);
 }
 
 static void add_item(struct ui_view *v)
@@ -583,8 +604,9 @@ static int project_action(struct ui_view *v, enum ui_action action)
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		if (pr->tab == TAB_BUILDS)
-			ui_set_str(&pr->builds.etag, NULL);
-		load_tab(v);
+			ui_builds_reload(&pr->builds, v);
+		else
+			load_tab(v);
 		return UI_HANDLED;
 	default:
 		return write_action(v, action);
@@ -603,10 +625,14 @@ static void project_tick(struct ui_view *v)
 
 static void project_filter(struct ui_view *v, const char *text)
 {
-	struct ui_table *t = table_of(v->priv);
+	struct project *pr = v->priv;
 
-	ui_table_filter(t, text);
-	v->lines = t->nshown;
+	if (pr->tab == TAB_BUILDS) {
+		ui_builds_filter(&pr->builds, v, text);
+		return;
+	}
+	ui_table_filter(table_of(pr), text);
+	v->lines = table_of(pr)->nshown;
 }
 
 static const char *project_project(struct ui_view *v)

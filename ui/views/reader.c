@@ -38,8 +38,6 @@ enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS };
 #define PREVIEW_POLL_MS 100
 /* The preview's status API, under its origin. */
 #define PREVIEW_STATUS "_/preview/status"
-/* Columns one sideways scroll moves. */
-#define HSCROLL_STEP 8
 /* Digits of a typed link number. */
 #define MAX_DIGITS 6
 
@@ -360,12 +358,12 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 
 	switch (action) {
 	case UI_ACTION_SCROLL_LEFT:
-		r->hscroll = r->hscroll > HSCROLL_STEP ? r->hscroll - HSCROLL_STEP
+		r->hscroll = r->hscroll > UI_HSCROLL_STEP ? r->hscroll - UI_HSCROLL_STEP
 						       : 0;
 		return UI_HANDLED;
 	case UI_ACTION_SCROLL_RIGHT:
-		if (r->page && r->hscroll + HSCROLL_STEP < r->page->width)
-			r->hscroll += HSCROLL_STEP;
+		if (r->page && r->hscroll + UI_HSCROLL_STEP < r->page->width)
+			r->hscroll += UI_HSCROLL_STEP;
 		return UI_HANDLED;
 	case UI_ACTION_NEXT_LINK:
 		if (n)

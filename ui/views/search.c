@@ -500,6 +500,7 @@ static const struct ui_view_ops search_ops = {
 	.on_action = search_action,
 	.on_data = search_data,
 	.filter = search_filter,
+	.keeps_filter = 1,
 	.project = search_project,
 };
 
