@@ -177,6 +177,9 @@ class SandboxTest(ServerTestCase):
             probe("cat root-only.txt"),
             "sleep 60 # %s-other" % MARK))
         a_build = self.wait_build(a, states=("building",))
+        cancel_a = "/api/v3/projects/%s/builds/%d/cancel/" % (a, a_build["id"])
+        # Whatever fails below, A does not hold a worker for the next tests.
+        self.addCleanup(self.server.post, cancel_a, token=self.token)
         checkout = os.path.join(data, "builds", str(a_build["id"]), "checkout")
         deadline = time.time() + BUILD_TIMEOUT
         while not os.path.exists(os.path.join(checkout, "ready")):
@@ -242,8 +245,7 @@ class SandboxTest(ServerTestCase):
         self.assertLogClean(b_build["id"], DATA_MARK, OTHER_MARK, ROOT_MARK, "SQLite format")
 
         # A itself could not read the root-only file in its own checkout.
-        r = self.server.post("/api/v3/projects/%s/builds/%d/cancel/" % (a, a_build["id"]),
-                             token=self.token)
+        r = self.server.post(cancel_a, token=self.token)
         self.assertStatus(r, 202)
         self.wait_build(a, a_build["id"])
         a_log = self.commands(a_build["id"])
