@@ -305,7 +305,7 @@ static void save_log(struct ui_view *v)
 	struct build_view *bv = v->priv;
 	char *path = ui_xasprintf("lectern-build-%lld.log", bv->id);
 	FILE *f = fopen(path, "w");
-	size_t i;
+	size_t i, saved = 0;
 	int bad;
 
 	if (f == NULL) {
@@ -313,16 +313,19 @@ static void save_log(struct ui_view *v)
 		goto done;
 	}
 	/* As the log reads unwrapped: a wrapped line is saved whole. */
-	for (i = 0; i < bv->len; i++)
-		fprintf(f, "%s%s", i && !bv->lines[i].cont ? "\n" : "",
-			bv->lines[i].text);
+	for (i = 0; i < bv->len; i++) {
+		if (i && !bv->lines[i].cont)
+			fputc('\n', f);
+		fputs(bv->lines[i].text, f);
+		saved += !bv->lines[i].cont;
+	}
 	if (bv->len)
 		fputc('\n', f);
 	bad = ferror(f);
 	if (fclose(f) != 0 || bad)
 		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
 	else
-		ui_app_message(v->app, "saved %zu lines to %s", bv->len, path);
+		ui_app_message(v->app, "saved %zu lines to %s", saved, path);
 done:
 	free(path);
 }

@@ -91,8 +91,8 @@ int ui_build_final(const struct lc_build *b);
 const char *ui_build_result(const struct lc_build *b);
 /* The slot for its result: state-ok, state-fail, or state-running. */
 enum ui_slot ui_build_slot(const struct lc_build *b);
-/* Its fetch or checkout progress as one line ("receiving 1200/3000
- * objects, 2.1 MiB, 40%"), or 0 when it has none. */
+/* Its fetch or checkout progress as one line ("receiving 40%, 1200/3000
+ * objects, 2.1 MiB"), or 0 when it has none. */
 int ui_build_progress(const struct lc_build *b, char *out, size_t size);
 
 #endif

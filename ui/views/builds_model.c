@@ -168,10 +168,11 @@ int ui_build_progress(const struct lc_build *b, char *out, size_t size)
 			 p->total);
 	else
 		snprintf(objects, sizeof(objects), "%lld", p->objects);
-	snprintf(percent, sizeof(percent), p->percent >= 0 ? ", %lld%%" : "",
+	/* The percentage first: it is what survives a narrow column. */
+	snprintf(percent, sizeof(percent), p->percent >= 0 ? " %lld%%," : "",
 		 p->percent);
-	snprintf(out, size, "%s %s objects, %.1f MiB%s", p->phase, objects,
-		 (double)p->bytes / (1024.0 * 1024.0), percent);
+	snprintf(out, size, "%s%s %s objects, %.1f MiB", p->phase, percent,
+		 objects, (double)p->bytes / (1024.0 * 1024.0));
 	return 1;
 }
 
