@@ -6,18 +6,21 @@ clones from `git daemon`; a Sphinx project's extension and theme come from
 wheels made at test time (python.install, a virtualenv reused by the next
 build); a generator's or pip's failure names its cause in the build's
 `error`; and bad input (a URL that does not exist, an empty repository, one
-with no docs, a corrupt pack, a server that never answers) fails the build
-with a readable `error`, keeps the last good docs published, leaves the
-mirror usable and does not hold other projects' builds past the deadline."""
+with no docs, a corrupt pack, a server that never answers, an install that
+hangs) fails the build with a readable `error`, keeps the last good docs
+published, leaves the mirror usable and does not hold other projects' builds
+past the deadline."""
 import base64
 import hashlib
 import http.server
+import io
 import os
 import re
 import shutil
 import socket
 import sqlite3
 import subprocess
+import tarfile
 import tempfile
 import threading
 import time
@@ -653,6 +656,38 @@ class BadInputTest(RealRepoCase):
 
 class StalledServerTest(RealRepoCase):
     SERVER_ARGS = ("--workers", "2", "--build-timeout", "15")
+    MARK = "lectern-test-hang-%d" % os.getpid()
+
+    @classmethod
+    def prepare(cls):
+        # A source distribution whose build never ends.
+        cls.dists = os.path.join(cls.tmp, "dists")
+        os.mkdir(cls.dists)
+        os.chmod(cls.dists, 0o755)
+        setup = "import os\nos.system('sleep 600 # %s')\n" % cls.MARK
+        path = os.path.join(cls.dists, "lectern-hang-1.0.tar.gz")
+        with tarfile.open(path, "w:gz") as tar:
+            for name, text in (("setup.py", setup),
+                               ("PKG-INFO", "Metadata-Version: 2.1\nName: lectern-hang\nVersion: 1.0\n")):
+                info = tarfile.TarInfo("lectern-hang-1.0/" + name)
+                info.size = len(text.encode())
+                info.mode = 0o644
+                tar.addfile(info, io.BytesIO(text.encode()))
+        os.chmod(path, 0o644)
+        cls.ENV = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": cls.dists}
+
+    def test_install_that_hangs_fails_by_the_deadline(self):
+        files = dict(SPHINX_WITH_DEPS)
+        files["docs/requirements.txt"] = "lectern-hang\n"
+        repo = fixtures.make_repo(files, root=self.tmp)
+        slug = self.import_repo("Hanging Install", "file://" + repo)
+        build = self.wait_build(slug, self.first_build(slug))
+        self.assertReadableError(build, "time limit of 15 seconds")
+        self.assertLessEqual(build["duration"], 25, build)
+        self.assertTrue(any(c[0].startswith("python -m pip wheel") for c in self.commands(build["id"])))
+        time.sleep(1)
+        ps = subprocess.run(["pgrep", "-f", self.MARK], capture_output=True, text=True)
+        self.assertEqual(ps.stdout, "", "the hanging install is still running")
 
     def test_stalled_server_fails_by_the_deadline_without_blocking_others(self):
         repo = fixtures.make_repo(fixtures.MARKDOWN, root=self.git_root)
