@@ -247,6 +247,7 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		    const struct lec__job_sandbox *sb)
 {
 	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS];
+	const char *watch[3] = { NULL, NULL, NULL };
 	struct lec_runner_spec spec = { 0 };
 	struct lec_runner_result r = { 0 };
 	struct lec_runner_limits limits;
@@ -279,7 +280,9 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	spec.env = sb && sb->env ? sb->env : (const char *const *)job->env;
 	spec.cwd = cwd;
 	spec.mounts = mounts;
-	spec.watch_dir = job->build_dir;
+	watch[0] = job->build_dir;
+	watch[1] = job->venv ? job->venv_root : NULL;
+	spec.watch_dirs = watch;
 	spec.network = sb ? sb->network : 0;
 	spec.uid = job->pl->build_uid;
 	spec.gid = job->pl->build_gid;
@@ -364,10 +367,22 @@ static int env_add(char ***env, size_t *n, const char *name,
 	return LEC_OK;
 }
 
-/* value with every byte outside RFC 3986's unreserved set as %XX. */
-static char *url_encode(const char *value)
+/* The ways a build may URL-encode a secret before printing it: '/' kept
+ * (Python's quote()) or not, a space as "+" (quote_plus, forms) or "%20",
+ * upper- or lowercase hex. Each is masked. */
+enum {
+	ENCODE_KEEP_SLASH = 1,
+	ENCODE_PLUS_SPACE = 2,
+	ENCODE_LOWER_HEX = 4,
+	ENCODE_VARIANTS = 8
+};
+
+/* value with every byte outside RFC 3986's unreserved set as %XX, as the
+ * variant says. */
+static char *url_encode(const char *value, unsigned variant)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	const char *hex = variant & ENCODE_LOWER_HEX ? "0123456789abcdef"
+						     : "0123456789ABCDEF";
 	char *out = lec__malloc(3 * strlen(value) + 1), *o = out;
 	const unsigned char *p;
 
@@ -375,16 +390,44 @@ static char *url_encode(const char *value)
 		return NULL;
 	for (p = (const unsigned char *)value; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("-._~", *p)) {
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) ||
+		    (*p == '/' && (variant & ENCODE_KEEP_SLASH))) {
 			*o++ = (char)*p;
-			continue;
+		} else if (*p == ' ' && (variant & ENCODE_PLUS_SPACE)) {
+			*o++ = '+';
+		} else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
 		}
-		*o++ = '%';
-		*o++ = hex[*p >> 4];
-		*o++ = hex[*p & 15];
 	}
 	*o = '\0';
 	return out;
+}
+
+/* Add each encoding of a secret that differs from those already masked. */
+static int add_encodings(struct lec__job *job, const char *value,
+			 size_t *nsecrets)
+{
+	unsigned v;
+	size_t i;
+
+	for (v = 0; v < ENCODE_VARIANTS; v++) {
+		char *encoded = url_encode(value, v);
+		int known = 0;
+
+		if (encoded == NULL)
+			return lec__error_oom();
+		for (i = 0; i < *nsecrets && !known; i++)
+			known = strcmp(job->secrets[i], encoded) == 0;
+		if (known) {
+			lec__free(encoded);
+			continue;
+		}
+		job->secrets[(*nsecrets)++] = job->encoded[job->nencoded++] =
+			encoded;
+	}
+	return LEC_OK;
 }
 
 static int build_env(struct lec__job *job)
@@ -435,26 +478,19 @@ static int build_env(struct lec__job *job)
 	/* Each secret is masked as it is and URL-encoded (a build that
 	 * puts it into a URL, then prints the URL). */
 	if (error == LEC_OK) {
-		job->secrets = lec__calloc(2 * job->vars.len + 1,
+		job->secrets = lec__calloc(
+			(ENCODE_VARIANTS + 1) * job->vars.len + 1,
+			sizeof(char *));
+		job->encoded = lec__calloc(ENCODE_VARIANTS * job->vars.len + 1,
 					   sizeof(char *));
-		job->encoded = lec__calloc(job->vars.len + 1, sizeof(char *));
 		if (job->secrets == NULL || job->encoded == NULL)
 			error = lec__error_oom();
 	}
 	for (i = 0; error == LEC_OK && i < job->vars.len; i++) {
-		char *encoded;
-
 		if (job->vars.items[i].is_public)
 			continue;
 		job->secrets[nsecrets++] = job->vars.items[i].value;
-		encoded = url_encode(job->vars.items[i].value);
-		if (encoded == NULL)
-			error = lec__error_oom();
-		else if (strcmp(encoded, job->vars.items[i].value) == 0)
-			lec__free(encoded);
-		else
-			job->secrets[nsecrets++] = job->encoded[job->nencoded++] =
-				encoded;
+		error = add_encodings(job, job->vars.items[i].value, &nsecrets);
 	}
 done:
 	lec__free(canonical);
@@ -463,14 +499,52 @@ done:
 	return error;
 }
 
-/* Show the file as `cat` would, capped. */
+int lec__job_real_dirs(struct lec__job *job, const char *rel)
+{
+	char *copy = lec__strdup(rel), *part, *save = NULL;
+	int fd = open(job->build_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 1, next;
+
+	for (part = copy ? strtok_r(copy, "/", &save) : NULL;
+	     part && fd >= 0 && rc == 1; part = strtok_r(NULL, "/", &save)) {
+		next = openat(fd, part,
+			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT)
+			rc = 0;
+		else if (next < 0)
+			rc = lec__job_fail(job, "The build replaced %s with "
+						"something that is not a "
+						"directory; refusing to use it.",
+					   rel);
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (copy == NULL)
+		rc = lec__job_fail(job, "out of memory");
+	lec__free(copy);
+	return rc;
+}
+
+/* Show the file as `cat` would, capped: a file of the checkout only, never
+ * reached through a link the build made. */
 void lec__job_note_file(struct lec__job *job, const char *relpath)
 {
 	struct lec__buf cmd = LEC__BUF_INIT;
 	char *path = lec__path_join(job->checkout, relpath);
-	char *display, buf[CAT_MAX + 1];
+	char *dir = NULL, *slash, *display, buf[CAT_MAX + 1];
 	ssize_t n = -1;
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	int fd = -1;
+
+	lec__buf_printf(&cmd, "checkout/%s", relpath);
+	if ((dir = lec__buf_take(&cmd)) != NULL &&
+	    (slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	/* A preview's tree is the writer's own: no build directory. */
+	if (path && dir && (job->sink || lec__job_real_dirs(job, dir) == 1))
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	lec__free(dir);
 
 	if (fd >= 0) {
 		n = read(fd, buf, CAT_MAX);

@@ -194,7 +194,12 @@ int lec__job_publish(struct lec__job *job)
 	if (html == NULL || outputs == NULL)
 		goto done;
 	/* Every process of the build has ended: nothing changes the tree
-	 * between this walk and the rename. */
+	 * between these checks, this walk and the rename. The path down to
+	 * the output must not be a link the build made. */
+	if (lec__job_real_dirs(job, "checkout/_readthedocs") != 1) {
+		lec__job_fail(job, NO_INDEX_ERROR);
+		goto done;
+	}
 	if (lec__sanitize_tree(job->output) < 0) {
 		lec__job_fail(job, "Publishing the output failed: %s",
 			      lec_error_last());

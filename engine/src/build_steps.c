@@ -7,6 +7,7 @@
  * the extra formats a configuration asks for.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -284,8 +285,8 @@ static int zip_dir(struct lec__job *job, const char *src)
 	char *zip = NULL;
 	int rc;
 
-	if (dir == NULL || lec__mkdirs(dir) < 0 ||
-	    lec__chown_tree(job->pl, dir, 1, 0) < 0) {
+	if (dir == NULL || lec__job_real_dirs(job, "checkout/_readthedocs") < 0 ||
+	    lec__mkdirs(dir) < 0 || lec__chown_tree(job->pl, dir, 1, 0) < 0) {
 		lec__free(dir);
 		return lec__job_fail(job, "%s", lec_error_last());
 	}
@@ -306,20 +307,29 @@ static int zip_dir(struct lec__job *job, const char *src)
 	return rc;
 }
 
-/* Move the one file named *.ext from `from` into <output>/<fmt>/<slug>.ext. */
+/* Move the one regular file named *.ext from <build>/<fmt> into
+ * <output>/<fmt>/<slug>.ext; neither directory may be a link the build
+ * made (the server would move files of its own choosing). */
 static int keep_single(struct lec__job *job, const char *from,
 		       const char *fmt, const char *ext)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *dir = lec__path_join(job->output, fmt), *src = NULL, *dst = NULL;
-	DIR *d = opendir(from);
+	DIR *d = NULL;
 	struct dirent *e;
+	struct stat sb;
 	int found = 0, rc = -1;
 
+	if (lec__job_real_dirs(job, fmt) == 1 &&
+	    lec__job_real_dirs(job, "checkout/_readthedocs") >= 0)
+		d = opendir(from);
 	while (d && (e = readdir(d)) != NULL) {
 		size_t n = strlen(e->d_name), m = strlen(ext);
 
-		if (n > m && strcmp(e->d_name + n - m, ext) == 0 && !found) {
+		if (n > m && strcmp(e->d_name + n - m, ext) == 0 && !found &&
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
+			    0 &&
+		    S_ISREG(sb.st_mode)) {
 			src = lec__path_join(from, e->d_name);
 			found = 1;
 		}

@@ -165,6 +165,12 @@ void lec__job_record_finish(struct lec__job *job, int64_t id, int exit_code);
 /* A note in the log: a finished pseudo-command with its text as output. */
 void lec__job_note(struct lec__job *job, const char *display,
 		   const char *text);
+/* Whether every component of rel (relative to the build directory) is a
+ * real directory, not a link a build made: 1 yes, 0 one is missing, -1 the
+ * job failed (one is a link or a file). Only race-free once no process of
+ * the build runs, which is when the pipeline reads or moves what a build
+ * wrote. */
+int lec__job_real_dirs(struct lec__job *job, const char *rel);
 /* `cat <relpath>` in the log, with the file's text (capped). */
 void lec__job_note_file(struct lec__job *job, const char *relpath);
 /* Read the checkout's .readthedocs.yaml into job->config (NULL without

@@ -66,7 +66,7 @@
  * times the last measurement's duration must pass before the next (so a
  * huge tree is not walked back to back). */
 #define RUNNER_DISK_EVERY_MS 1000
-#define RUNNER_DISK_BACKOFF 10
+#define RUNNER_DISK_BACKOFF 4
 /* Deepest directory the disk watchdog descends: bounds its recursion. */
 #define RUNNER_DISK_MAX_DEPTH 128
 /* util-linux's prlimit sets RLIMIT_NPROC inside the sandbox's user
@@ -216,9 +216,12 @@ static int check_spec(const struct lec_runner_spec *spec)
 	if (spec->nmounts > RUNNER_MAX_MOUNTS)
 		return lec__error(LEC_EINVALID, "at most %d mounts",
 				  RUNNER_MAX_MOUNTS);
-	if ((error = check_absolute("working directory", spec->cwd)) < 0 ||
-	    (error = check_absolute("watched directory", spec->watch_dir)) < 0)
+	if ((error = check_absolute("working directory", spec->cwd)) < 0)
 		return error;
+	for (i = 0; spec->watch_dirs && spec->watch_dirs[i]; i++)
+		if ((error = check_absolute("watched directory",
+					    spec->watch_dirs[i])) < 0)
+			return error;
 	for (i = 0; i < spec->nmounts; i++) {
 		const char *path = spec->mounts[i].path;
 
@@ -624,7 +627,7 @@ struct run {
 	enum lec_runner_end stop_end;
 	int killed;     /* SIGKILL sent */
 	int64_t started_ms, stop_ms, exit_ms, next_cancel_ms;
-	const char *watch_dir; /* measured against limits->disk_bytes */
+	const char *const *watch_dirs; /* measured against disk_bytes */
 	int64_t next_disk_ms;
 };
 
@@ -771,14 +774,19 @@ static uint64_t tree_bytes(int dirfd, int depth)
  * stop the command once it holds more than the cap. */
 static void run_check_disk(struct run *r, int64_t now)
 {
-	int fd;
+	uint64_t total = 0;
 	int64_t took;
+	size_t i;
+	int fd;
 
-	if (r->watch_dir == NULL || r->limits->disk_bytes == 0 ||
+	if (r->watch_dirs == NULL || r->limits->disk_bytes == 0 ||
 	    now < r->next_disk_ms)
 		return;
-	fd = open(r->watch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && tree_bytes(fd, 0) > r->limits->disk_bytes)
+	for (i = 0; r->watch_dirs[i]; i++)
+		if ((fd = open(r->watch_dirs[i],
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+			total += tree_bytes(fd, 0);
+	if (total > r->limits->disk_bytes)
 		run_stop(r, LEC_RUNNER_DISK_LIMIT);
 	took = monotonic_ms() - now;
 	r->next_disk_ms = now + (took * RUNNER_DISK_BACKOFF > RUNNER_DISK_EVERY_MS
@@ -807,7 +815,7 @@ static int run_timeout(const struct run *r, int64_t now)
 	} else {
 		if (r->cancel)
 			next = r->next_cancel_ms;
-		if (r->watch_dir && r->limits->disk_bytes > 0)
+		if (r->watch_dirs && r->limits->disk_bytes > 0)
 			next = sooner(next, r->next_disk_ms);
 		if (r->limits->time_limit_s > 0)
 			next = sooner(next,
@@ -1119,7 +1127,7 @@ int lec_runner_run(const struct lec_runner_spec *spec, lec_runner_output_cb out,
 	if ((error = check_spec(spec)) < 0 ||
 	    (error = make_plan(spec, r.limits, &argv, &envp, &plan)) < 0)
 		goto done;
-	r.watch_dir = spec->unsandboxed ? NULL : spec->watch_dir;
+	r.watch_dirs = spec->unsandboxed ? NULL : spec->watch_dirs;
 	r.out = out;
 	r.cancel = cancel;
 	r.payload = payload;

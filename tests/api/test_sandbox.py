@@ -310,15 +310,13 @@ class SandboxTest(ServerTestCase):
             for secret in [DATA_MARK, VICTIM_MARK] + self.shadow:
                 self.assertNotIn(secret.encode(), r.body, path)
 
-    # Known hole (see the comment): remove expectedFailure with the fix.
-    @unittest.expectedFailure
     def test_checkout_swapped_for_a_link_publishes_nothing_of_another_build(self):
         """The build directory is the build user's, so a build can replace
-        its checkout with a link; the server (root) then publishes through
-        it with rename(<build>/checkout/_readthedocs, ...), which follows
-        the link: here, to another project's running build, whose output
-        this build then serves (and the victim loses). O_NOFOLLOW on the
-        last component does not guard the components before it."""
+        its checkout with a link to another project's running build; the
+        server (root) must not publish through it (rename() would follow
+        the link: O_NOFOLLOW guards only a path's last component), so the
+        path down to the output is checked to be real directories once no
+        process of the build runs."""
         victim = self.import_repo("Robbed", fixtures.commands_config(
             "mkdir -p $READTHEDOCS_OUTPUT/html && echo %s > $READTHEDOCS_OUTPUT/html/index.html"
             % VICTIM_MARK, "sleep 60 # %s-robbed" % MARK))
@@ -342,15 +340,12 @@ class SandboxTest(ServerTestCase):
                              token=self.token)
             self.wait_build(victim, v_build["id"])
 
-    # Known hole (see the comment): remove expectedFailure with the fix.
-    @unittest.expectedFailure
     def test_format_directory_swapped_for_a_link_publishes_nothing_of_the_host(self):
         """Sphinx writes a format into <build>/epub, which the build user
-        owns; its conf.py, at the end of the run, puts a link there. The
-        server (root) then looks for the .epub through the link and
-        rename()s what it finds into the output: here another project's
-        private EPUB under <data>/outputs/, then served as this project's
-        download."""
+        owns; its conf.py, at the end of the run, puts a link there to
+        another project's private EPUB under <data>/outputs/. The server
+        (root) must not look through the link and rename() what it finds
+        into this project's downloads."""
         loot = os.path.join(self.server.data, "outputs", "999999", "epub")
         os.makedirs(loot)
         with open(os.path.join(loot, "private.epub"), "w") as f:
@@ -420,13 +415,10 @@ class SandboxTest(ServerTestCase):
         self.assertEqual(log[quote][0], "quoted=" + "*" * len(ENCODED) + "\n")
         self.assertEqual(log["echo \"plain=$%s\"" % name][0], "plain=" + "*" * len(SECRET) + "\n")
 
-    # Known hole: remove expectedFailure with the fix.
-    @unittest.expectedFailure
     def test_secret_masked_in_pythons_default_url_encoding(self):
         """urllib.parse.quote keeps '/' by default (safe='/'), and
-        quote_plus writes a space as '+': the log masks only the form with
-        every byte outside RFC 3986's unreserved set encoded, so a secret
-        with a '/' (base64 keys often have one) shows through."""
+        quote_plus writes a space as '+': every such encoding of a secret
+        (with a '/', as base64 keys often have) is masked too."""
         name = "LECTERN_SBX_SLASHED"
         value = "ab/cd+ef gh==" + MARK
         quote = ("python3 -c \"import urllib.parse, os; "

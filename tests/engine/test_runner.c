@@ -543,6 +543,7 @@ TEST(disk_watchdog_stops_a_growing_build)
 {
 	char script[512];
 	const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *const watched[] = { build_dir, NULL };
 	struct lec_runner_spec spec = spec_for(argv);
 	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
 	struct capture c = { 0 };
@@ -552,7 +553,7 @@ TEST(disk_watchdog_stops_a_growing_build)
 	 * itself, so the test fails without harm when there is no cap. */
 	limits.disk_bytes = (size_t)8 << 20;
 	spec.limits = &limits;
-	spec.watch_dir = build_dir;
+	spec.watch_dirs = watched;
 	snprintf(script, sizeof(script),
 		 "i=0; while [ $i -lt 32 ]; do "
 		 "dd if=/dev/zero of=%s/fill$i bs=512k count=1 2>/dev/null; "
@@ -562,7 +563,7 @@ TEST(disk_watchdog_stops_a_growing_build)
 	CHECK_INT(res.end, LEC_RUNNER_DISK_LIMIT);
 	capture_reset(&c);
 	snprintf(script, sizeof(script), "rm -f %s/fill*", build_dir);
-	spec.watch_dir = NULL;
+	spec.watch_dirs = NULL;
 	run(&spec, &c);
 	capture_reset(&c);
 }

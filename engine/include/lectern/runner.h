@@ -117,7 +117,7 @@ struct lec_runner_limits {
 	size_t fsize_bytes;    /* RLIMIT_FSIZE of each process; 0: none */
 	unsigned cpu_s;        /* RLIMIT_CPU of each process; 0: none */
 	size_t tmp_bytes;      /* size of the private /tmp; 0: no cap */
-	size_t disk_bytes;     /* size of spec->watch_dir; 0: not watched */
+	size_t disk_bytes;     /* size of spec->watch_dirs; 0: not watched */
 };
 #define LEC_RUNNER_LIMITS_VERSION 2
 #define LEC_RUNNER_LIMITS_INIT                                               \
@@ -149,9 +149,10 @@ struct lec_runner_spec {
 	 * file), in order: a later mount may lie inside an earlier one. */
 	const struct lec_runner_mount *mounts;
 	size_t nmounts;
-	/* A directory whose size limits->disk_bytes caps (the build's
-	 * directory); NULL: none. */
-	const char *watch_dir;
+	/* Directories whose size together limits->disk_bytes caps (the
+	 * build's directory, the project's virtualenvs), NULL-terminated;
+	 * NULL: none. */
+	const char *const *watch_dirs;
 	/* 0: no network (an empty network namespace); 1: the host's network
 	 * (the fetch and dependency-install steps only). */
 	int network;
@@ -190,7 +191,7 @@ enum lec_runner_end {
 	LEC_RUNNER_TIMED_OUT,    /* the time limit expired; it was killed */
 	LEC_RUNNER_CANCELLED,    /* the cancel or output callback said stop */
 	LEC_RUNNER_OUTPUT_LIMIT, /* it wrote more than output_bytes */
-	LEC_RUNNER_DISK_LIMIT,   /* watch_dir grew past disk_bytes */
+	LEC_RUNNER_DISK_LIMIT,   /* watch_dirs grew past disk_bytes */
 	LEC_RUNNER_START_FAILED  /* it could not be started */
 };
 
