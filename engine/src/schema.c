@@ -315,12 +315,29 @@ static const char migration_5[] =
 	"  served INTEGER NOT NULL"
 	");";
 
+/* Incoming webhooks (a project's integrations): their secret sealed like
+ * an environment variable's value (secret.c). A project's setting turns
+ * off watching its local repository for commits. */
+static const char migration_6[] =
+	"CREATE TABLE integrations ("
+	"  id INTEGER PRIMARY KEY,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  type TEXT NOT NULL CHECK (type IN ('github_webhook',"
+	"    'gitlab_webhook', 'bitbucket_webhook', 'api_webhook')),"
+	"  secret BLOB NOT NULL,"
+	"  created INTEGER NOT NULL"
+	");"
+	"CREATE INDEX integrations_project ON integrations(project_id, id);"
+	"ALTER TABLE projects ADD COLUMN watch_commits INTEGER NOT NULL"
+	"  DEFAULT 1;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
 	migration_3,
 	migration_4,
 	migration_5,
+	migration_6,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
