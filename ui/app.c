@@ -45,6 +45,17 @@ struct ui_view *ui_app_top(struct ui_app *app)
 	return app->depth ? app->stack[app->depth - 1] : NULL;
 }
 
+/* v has just taken its place on the stack. */
+static void start_view(struct ui_app *app, struct ui_view *v)
+{
+	app->screen++;
+	/* `/` starts empty on a new screen. */
+	ui_set_str(&app->saved_filter, NULL);
+	if (v->ops->open)
+		v->ops->open(v);
+	app->dirty = 1;
+}
+
 void ui_app_push(struct ui_app *app, struct ui_view *v)
 {
 	if (app->depth == UI_MAX_VIEWS) {
@@ -55,12 +66,7 @@ void ui_app_push(struct ui_app *app, struct ui_view *v)
 		app->depth--;
 	}
 	app->stack[app->depth++] = v;
-	app->screen++;
-	/* `/` starts empty on a new screen. */
-	ui_set_str(&app->saved_filter, NULL);
-	if (v->ops->open)
-		v->ops->open(v);
-	app->dirty = 1;
+	start_view(app, v);
 }
 
 void ui_app_pop(struct ui_app *app)
@@ -76,6 +82,21 @@ void ui_app_pop(struct ui_app *app)
 	if (app->depth == 0)
 		app->quit = 1;
 	app->dirty = 1;
+}
+
+void ui_app_replace(struct ui_app *app, struct ui_view *v, struct ui_view *n)
+{
+	size_t i;
+
+	for (i = 0; i < app->depth && app->stack[i] != v; i++)
+		;
+	if (i == app->depth) {
+		ui_app_push(app, n);
+		return;
+	}
+	ui_view_free(v);
+	app->stack[i] = n;
+	start_view(app, n);
 }
 
 /* Close the views ui_app_fail marked: after the loop turn, since the

@@ -79,6 +79,10 @@ struct ui_view *ui_app_top(struct ui_app *app);
 void ui_app_push(struct ui_app *app, struct ui_view *v);
 /* Close the top view; quits when it was the last. */
 void ui_app_pop(struct ui_app *app);
+/* Put n in v's place on the stack (v is closed), as a browser moves to
+ * another page rather than opening one more; n on top when v is not
+ * open. */
+void ui_app_replace(struct ui_app *app, struct ui_view *v, struct ui_view *n);
 
 /* Show a message in the status line: it belongs to the screen on top and
  * goes after options.message_ms or when another screen comes on top. An

@@ -33,7 +33,7 @@ static const struct {
 	{ "project", UI_VIEW_PROJECT }, { "builds", UI_VIEW_BUILDS },
 	{ "build", UI_VIEW_BUILD },    { "help", UI_VIEW_HELP },
 	{ "search", UI_VIEW_SEARCH },  { "reader", UI_VIEW_READER },
-	{ "orgs", UI_VIEW_ORGS },
+	{ "orgs", UI_VIEW_ORGS },      { "pages", UI_VIEW_PAGES },
 };
 
 static const struct {

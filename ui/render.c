@@ -138,6 +138,12 @@ static const char *const noise_classes[] = {
 	"rst-versions", "footer", "searchbox", "linenos", "lineno",
 	"md-sidebar", "md-header", "md-footer", "md-search",
 };
+/* Class words of a site's navigation, where the page list comes from
+ * (besides <nav>): Sphinx's sidebar, the Read the Docs theme's, MkDocs
+ * Material's. */
+static const char *const nav_classes[] = {
+	"sphinxsidebar", "wy-nav-side", "md-nav",
+};
 /* Class words that box an element as an admonition (Sphinx's directive
  * names; MkDocs writes "admonition TYPE"). */
 static const char *const box_classes[] = {
@@ -195,6 +201,7 @@ struct render {
 	const char *const *g;   /* glyphs */
 	struct ui_page *page;   /* links are numbered into it */
 	size_t links_cap;
+	size_t pages_cap;
 	int tables;             /* tables being laid out, nested */
 };
 
@@ -928,6 +935,19 @@ static char *node_text(xmlNode *n)
 	return s;
 }
 
+/* Appends the link a (its href and text) to v[0..*n). */
+static void add_link(struct ui_link **v, size_t *n, size_t *cap,
+		     const char *href, xmlNode *a)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = ui_xrealloc(*v, *cap * sizeof(**v));
+	}
+	(*v)[*n].href = ui_xstrdup(href);
+	(*v)[*n].text = node_text(a);
+	(*n)++;
+}
+
 /* Numbers the links below n in document order (not in code blocks,
  * whose text is shown as is), keeping the number in the node. */
 static void number_links(struct render *r, xmlNode *n)
@@ -941,14 +961,8 @@ static void number_links(struct render *r, xmlNode *n)
 			continue;
 		if (tag_kind(c) == K_LINK && (href = attr(c, "href")) != NULL &&
 		    href[0] != '\0') {
-			if (p->nlinks == r->links_cap) {
-				r->links_cap = r->links_cap ? r->links_cap * 2 : 16;
-				p->links = ui_xrealloc(p->links, r->links_cap *
-								 sizeof(*p->links));
-			}
-			p->links[p->nlinks].href = ui_xstrdup(href);
-			p->links[p->nlinks].text = node_text(c);
-			c->_private = (void *)(uintptr_t)++p->nlinks;
+			add_link(&p->links, &p->nlinks, &r->links_cap, href, c);
+			c->_private = (void *)(uintptr_t)p->nlinks;
 		}
 		number_links(r, c);
 	}
@@ -1742,6 +1756,13 @@ void ui_page_free(struct ui_page *page)
 		free(page->links[i].href);
 		free(page->links[i].text);
 	}
+	for (i = 0; i < page->npages; i++) {
+		free(page->pages[i].href);
+		free(page->pages[i].text);
+	}
+	free(page->pages);
+	free(page->prev);
+	free(page->next);
 	for (i = 0; i < page->nanchors; i++)
 		free(page->anchors[i].id);
 	free(page->lines);
@@ -1795,6 +1816,75 @@ static void page_take(struct ui_page *page, struct out *o)
 	lb_dispose(&b);
 }
 
+/* Whether the space-separated list of words has word. */
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *w;
+
+	for (w = list; w && (w = strstr(w, word)) != NULL; w += n)
+		if ((w == list || is_space(w[-1])) &&
+		    (w[n] == '\0' || is_space(w[n])))
+			return 1;
+	return 0;
+}
+
+/* A link to another page of the same site: relative, not an anchor in
+ * this page, not a mail or script link. */
+static int is_site_page(const char *href)
+{
+	return href && *href && *href != '#' && strstr(href, "://") == NULL &&
+	       strncmp(href, "mailto:", 7) != 0 &&
+	       strncmp(href, "javascript:", 11) != 0;
+}
+
+/* Adds the page links below nav (a navigation region) to the page list,
+ * once each. */
+static void nav_pages(struct render *r, xmlNode *nav)
+{
+	struct ui_page *p = r->page;
+	const char *href;
+	xmlNode *n;
+	size_t i;
+	int depth = 0;
+
+	for (n = nav; n != NULL; n = walk_next(n, nav, 1, &depth)) {
+		if (!is_element(n, "a") || !is_site_page(href = attr(n, "href")))
+			continue;
+		for (i = 0; i < p->npages && strcmp(p->pages[i].href, href); i++)
+			;
+		if (i < p->npages)
+			continue;
+		add_link(&p->pages, &p->npages, &r->pages_cap, href, n);
+	}
+}
+
+/* The site around the page, read before the chrome is pruned: the
+ * rel="prev"/"next" links and the navigation's page list. */
+static void site_links(struct render *r, xmlNode *root)
+{
+	struct ui_page *p = r->page;
+	const char *rel, *href;
+	xmlNode *n;
+	int depth = 0;
+
+	for (n = root; n != NULL; n = walk_next(n, root, 1, &depth)) {
+		if (n->type == XML_ELEMENT_NODE &&
+		    (is_element(n, "a") || is_element(n, "link")) &&
+		    (rel = attr(n, "rel")) != NULL &&
+		    is_site_page(href = attr(n, "href"))) {
+			if (p->next == NULL && has_word(rel, "next"))
+				p->next = ui_xstrdup(href);
+			else if (p->prev == NULL && has_word(rel, "prev"))
+				p->prev = ui_xstrdup(href);
+		}
+		/* A navigation nested in another adds nothing new. */
+		if (n->type == XML_ELEMENT_NODE &&
+		    (is_element(n, "nav") || HAS_CLASS(n, nav_classes)))
+			nav_pages(r, n);
+	}
+}
+
 static void render_doc(struct render *r, htmlDocPtr doc, int width)
 {
 	xmlNode *root = xmlDocGetRootElement(doc), *body, *main;
@@ -1808,6 +1898,7 @@ static void render_doc(struct render *r, htmlDocPtr doc, int width)
 	body = find(root, "body");
 	if (body == NULL)
 		body = root;
+	site_links(r, root);
 	prune(body);
 	main = main_node(body);
 	r->page->title = page_title(root, main);

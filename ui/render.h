@@ -81,6 +81,13 @@ struct ui_page {
 	size_t nlinks;
 	struct ui_anchor *anchors; /* document order */
 	size_t nanchors;
+	/* The site around the page, from the chrome the layout strips: the
+	 * previous and next pages in the site's order (rel="prev"/"next"
+	 * links, as Sphinx, MkDocs and Lectern's Markdown builder write
+	 * them; NULL when none) and the pages its navigation lists. */
+	char *prev, *next;
+	struct ui_link *pages;
+	size_t npages;
 };
 
 struct ui_render_opts {

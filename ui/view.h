@@ -106,6 +106,11 @@ struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
 /* The instance's organizations (business edition), each opening its
  * projects. */
 struct ui_view *ui_orgs_new(struct ui_app *app);
+/* A site's pages (titles[i] at the absolute urls[i], n of them) for a
+ * reader on site; the cursor on current (n: none). */
+struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
+			     char *const *titles, char *const *urls, size_t n,
+			     size_t current);
 /* The keys of views of kind (UI_VIEW_*) named name. */
 struct ui_view *ui_help_new(struct ui_app *app, unsigned kind,
 			    const char *name);

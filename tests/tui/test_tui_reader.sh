@@ -3,7 +3,9 @@
 # page is laid out from its HTML (headings underlined, a long code line
 # kept whole and scrolled sideways, numbered links); Tab or a typed number
 # selects a link and Enter follows it into the linked page at its anchor;
-# `o` hands the page to $BROWSER; a resize lays the page out again.
+# `o` hands the page to $BROWSER; a resize lays the page out again; `]`
+# and `[` walk the site's pages in its order and `p` lists them (the site's
+# navigation), so a whole site can be read offline (issue 15, item 9).
 . "$LEC_TESTS/tui/lib.sh"
 
 long="echo $(printf 'x%.0s' $(seq 1 60)) END-OF-THE-LONG-LINE"
@@ -73,6 +75,22 @@ wait_for '^     echo x{60} END-OF-T…$' "the code line at 80 columns"
 wait_for '^.Welcome\. See the setup\[1\]\. *$' "the text at 80 columns"
 wait_for '^ This paragraph is long enough .*[a-z] *$' "the paragraph wrapped at 80 columns"
 wait_for '^ [a-z ]*at a hundred\. *$' "the paragraph wrapped at 80 columns"
+# The site's order: the next page, the previous one, the list of pages.
+keys ]
+wait_for '^Install  http://guide\.localhost:[0-9]+/en/latest/pages/install\.html *$' "the next page"
+keys ]
+wait_for "^this is the site's last page" "no page after the last"
+keys [
+wait_for '^Guide  http://guide\.localhost:[0-9]+/en/latest/ *$' "the previous page"
+keys p
+wait_for '▸ Pages: Guide ' "the page list"
+wait_for '^Install +http://guide\.localhost:[0-9]+/en/latest/pages/install\.html *$' "the page list's second page"
+keys / i n s t Enter
+wait_gone '^Guide +http' "the page list filtered"
+keys Enter
+wait_for '^Install  http://guide\.localhost:[0-9]+/en/latest/pages/install\.html *$' "the page read from the list"
+keys q
+wait_for '^Guide  http://guide\.localhost:[0-9]+/en/latest/ *$' "back on the first page"
 keys ?
 wait_for '^<Tab> +next-link ' "the reader's help"
 wait_for '^o +browser +open the page in \$BROWSER *$' "the reader's help"

@@ -60,7 +60,7 @@ grep -q '^\$ lectern markdown \. \$READTHEDOCS_OUTPUT/html  \[exit 0' "$TMP/lect
 keys ?
 wait_for 'Help: build' "the help title"
 wait_for '^f +first-failed +jump to the first failed command *$' "help"
-wait_for '^<Esc> q +back +go back to the previous screen' "help"
+wait_for '^<Esc> q +back +clear the filter, else go back' "help"
 wait_for '^s +save-log +save the log to a file *$' "help"
 screen | grep -q 'toggle-running' && fail "the build's help lists a builds-only key" || pass
 keys q

@@ -314,6 +314,53 @@ static void follow(struct ui_view *v, size_t n)
 	free(url);
 }
 
+/* Read the page at href (relative to this one) in this reader's place,
+ * as a browser moves on; "what" names it when there is none. */
+static void move_to(struct ui_view *v, const char *href, const char *what)
+{
+	struct reader *r = v->priv;
+	char *url, *hash;
+
+	if (href == NULL) {
+		ui_app_error(v->app, "%s", what);
+		return;
+	}
+	url = resolve(r->url, href);
+	if ((hash = strchr(url, '#')) != NULL)
+		*hash++ = '\0';
+	ui_app_replace(v->app, v, ui_reader_new(v->app, url, hash));
+	free(url);
+}
+
+/* The site's pages from this page's navigation, in a list of their own. */
+static void list_pages(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	const struct ui_page *p = r->page;
+	char **titles, **urls;
+	size_t i, current;
+
+	if (p == NULL || p->npages == 0) {
+		ui_app_error(v->app, "this page has no site navigation");
+		return;
+	}
+	titles = ui_xcalloc(p->npages, sizeof(*titles));
+	urls = ui_xcalloc(p->npages, sizeof(*urls));
+	current = p->npages;
+	for (i = 0; i < p->npages; i++) {
+		titles[i] = p->pages[i].text;
+		urls[i] = resolve(r->url, p->pages[i].href);
+		if (current == p->npages && strcmp(urls[i], r->url) == 0)
+			current = i;
+	}
+	ui_app_push(v->app, ui_pages_new(v->app, p->title, titles, urls,
+					 p->npages, current));
+	for (i = 0; i < p->npages; i++)
+		free(urls[i]);
+	free(urls);
+	free(titles);
+}
+
 /* Hand the page to $BROWSER, detached: the TUI neither waits for it nor
  * lets it write on the screen. */
 static void open_browser(struct ui_view *v)
@@ -357,6 +404,17 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 	size_t n = r->page ? r->page->nlinks : 0;
 
 	switch (action) {
+	case UI_ACTION_PREV_PAGE:
+		move_to(v, r->page ? r->page->prev : NULL,
+			"this is the site's first page (no previous one)");
+		return UI_HANDLED;
+	case UI_ACTION_NEXT_PAGE:
+		move_to(v, r->page ? r->page->next : NULL,
+			"this is the site's last page (no next one)");
+		return UI_HANDLED;
+	case UI_ACTION_PAGES:
+		list_pages(v);
+		return UI_HANDLED;
 	case UI_ACTION_SCROLL_LEFT:
 		r->hscroll = r->hscroll > UI_HSCROLL_STEP ? r->hscroll - UI_HSCROLL_STEP
 						       : 0;
