@@ -205,7 +205,7 @@ lectern_run() { # import NAME URL | rebuild NAME: sets lec_s, lec_fetch, lec_che
 # Each run measures every side once, interleaved so that a burst of load
 # on the machine falls on all of them; the best run of each is reported.
 min() { if [ -z "$1" ]; then echo "$2"; else echo "$1 $2" | awk '{ print $2 < $1 ? $2 : $1 }'; fi; }
-best_full="" best_shallow="" best_alone="" best_import="" best_rebuild=""
+best_full="" best_shallow="" best_alone="" best_import="" best_rebuild="" best_checkout=""
 run=1
 while [ $run -le "$runs" ]; do
 	rm -rf "$work/full" "$work/shallow"
@@ -230,15 +230,25 @@ while [ $run -le "$runs" ]; do
 	sphinx "$work/full/docs" "$work/full/out2/html"
 	alone=$(since "$start")
 
+	# For reference: writing the same tree by hand (a rebuild checks out).
+	rm -rf "$work/co" "$work/co.index"
+	mkdir "$work/co"
+	start=$(now)
+	GIT_INDEX_FILE=$work/co.index git --git-dir="$work/full/.git" --work-tree="$work/co" \
+		checkout -f HEAD -- .
+	checkout=$(since "$start")
+
 	lectern_run rebuild "bench-$run"
 	rebuild_s=$lec_s rebuild_steps="fetch $lec_fetch s, checkout $lec_checkout s, sphinx $lec_sphinx s"
 
 	printf 'run %d: by hand full %.2f s (clone %.2f s), shallow %.2f s (clone %.2f s); lectern import %.2f s (%s)\n' \
 		$run "$hand_full" "$clone_full" "$hand_shallow" "$clone_shallow" "$import_s" "$import_steps"
-	printf '       sphinx alone %.2f s; lectern rebuild %.2f s (%s)\n' "$alone" "$rebuild_s" "$rebuild_steps"
+	printf '       sphinx alone %.2f s (git checkout of the tree by hand %.2f s); lectern rebuild %.2f s (%s)\n' \
+		"$alone" "$checkout" "$rebuild_s" "$rebuild_steps"
 	best_full=$(min "$best_full" "$hand_full")
 	best_shallow=$(min "$best_shallow" "$hand_shallow")
 	best_alone=$(min "$best_alone" "$alone")
+	best_checkout=$(min "$best_checkout" "$checkout")
 	best_import=$(min "$best_import" "$import_s")
 	best_rebuild=$(min "$best_rebuild" "$rebuild_s")
 	run=$((run + 1))
@@ -253,5 +263,6 @@ echo "$best_import $best_full $best_shallow" | awk '{
 	printf "  ratio lectern/shallow clone by hand = %.2f\n", $1 / $3 }'
 printf '\nrebuild, nothing new to fetch (best of %d)\n' "$runs"
 printf '  sphinx alone:                           %6.2f s\n' "$best_alone"
+printf '  (git checkout of the tree by hand:      %6.2f s)\n' "$best_checkout"
 printf '  lectern, trigger to published:          %6.2f s\n' "$best_rebuild"
 echo "$best_rebuild $best_alone" | awk '{ printf "  ratio lectern/sphinx alone = %.2f (target <= 1.1)\n", $1 / $2 }'
