@@ -29,6 +29,9 @@ struct ui_start {
 	 * then ~/.config/lectern/tui. */
 	const char *config_path;
 	int readonly;         /* --readonly: every write key says why not */
+	/* The git repository the Projects screen's demo imports (an empty
+	 * local engine's first run), or NULL: no demo. */
+	const char *demo_repo;
 	const char *const *contexts; /* context names for completion */
 	size_t contexts_len;
 	/* Resolve context name into *out; 0, or -1 with a one-line message

@@ -1,12 +1,25 @@
-# Bash completion for lectern: commands, their options, and context names.
+# Bash completion for lectern: commands, their options, context names, and
+# the project and version slugs of the context the command line names.
 # Install: source it from ~/.bashrc, or copy it to
-# /usr/share/bash-completion/completions/lectern.
+# /usr/share/bash-completion/completions/lectern (the package does).
 
-_lectern_contexts()
+# The names come from lectern-names.sh (shared with the zsh completion):
+# beside this file in the source tree, in share/lectern when installed.
+_lectern_names_sh=$(dirname "${BASH_SOURCE[0]}")/lectern-names.sh
+[ -f "$_lectern_names_sh" ] ||
+	_lectern_names_sh=$(dirname "${BASH_SOURCE[0]}")/../../lectern/lectern-names.sh
+
+# _lectern_names contexts|projects|versions [PROJECT]: for the command as
+# typed, with its --data and --context.
+_lectern_names()
 {
-	local cfg="${XDG_CONFIG_HOME:-$HOME/.config}/lectern/config"
-	echo local
-	[ -r "$cfg" ] && sed -n 's/^[[:space:]]*\[context[[:space:]]\{1,\}\([^]]*\)\].*/\1/p' "$cfg"
+	local i globals=()
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		--data|--context) globals+=("${words[i]}" "${words[i+1]}"); ((i++)) ;;
+		esac
+	done
+	sh "$_lectern_names_sh" "${words[0]}" "${globals[@]}" "$@" 2>/dev/null
 }
 
 _lectern()
@@ -26,7 +39,7 @@ _lectern()
 
 	case $prev in
 	--context)
-		COMPREPLY=($(compgen -W "$(_lectern_contexts)" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_lectern_names contexts)" -- "$cur"))
 		return ;;
 	--data|--token-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
@@ -39,15 +52,19 @@ _lectern()
 		return ;;
 	esac
 
-	# The command: the first word that is not a global option or its value.
-	local i cmd="" sub=""
+	# The command: the first word that is not a global option or its value;
+	# then its positional arguments and its --project.
+	local i cmd="" sub="" project=""
+	local args=()
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--data|--context) ((i++)) ;;
+		--project) project=${words[i+1]}; ((i++)) ;;
+		--data|--context|--commit|--alias|--version) ((i++)) ;;
 		-*) ;;
-		*) if [ -z "$cmd" ]; then cmd=${words[i]}; elif [ -z "$sub" ]; then sub=${words[i]}; fi ;;
+		*) if [ -z "$cmd" ]; then cmd=${words[i]}; else args+=("${words[i]}"); fi ;;
 		esac
 	done
+	sub=${args[0]}
 
 	if [ -z "$cmd" ]; then
 		if [[ $cur == -* ]]; then
@@ -59,6 +76,25 @@ _lectern()
 	fi
 
 	local opts="--help"
+	# Project and version slugs, where a command takes them.
+	if [[ $cur != -* ]]; then
+		local want=""
+		case $cmd:${#args[@]}:$prev in
+		search:*:--project) want=projects ;;
+		search:*:--version) [ -n "$project" ] && want=versions ;;
+		search:*) ;;
+		*:*:--commit|*:*:--alias) ;;
+		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|subprojects:0:*|translations:0:*|reindex:0:*)
+			want=projects ;;
+		version:1:*|build:1:*|reindex:1:*)
+			want=versions project=${args[0]} ;;
+		esac
+		if [ -n "$want" ]; then
+			COMPREPLY=($(compgen -W "$(_lectern_names $want $project)" -- "$cur"))
+			return
+		fi
+	fi
+
 	case $cmd in
 	projects|translations|orgs|versions) opts="--json --help" ;;
 	import) opts="--name --language --programming-language --organization --no-wait --json --help" ;;
@@ -78,13 +114,13 @@ _lectern()
 			return
 		fi
 		case $sub in
-		use|remove) COMPREPLY=($(compgen -W "$(_lectern_contexts)" -- "$cur")); return ;;
+		use|remove) COMPREPLY=($(compgen -W "$(_lectern_names contexts)" -- "$cur")); return ;;
 		add) opts="--url --docs-domain --token-env --token-file --readonly --help" ;;
 		list) opts="--json --help" ;;
 		esac ;;
 	preview) opts="--port --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
-	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --build-timeout --build-memory --build-output --help" ;;
+	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --build-timeout --build-memory --build-output --help" ;;
 	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create" -- "$cur")); return; } ;;
 	user) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "list" -- "$cur")); return; }
 		opts="--json --help" ;;
@@ -97,15 +133,7 @@ _lectern()
 	# redirects|env|subprojects PROJECT: then the action word.
 	case $cmd in
 	redirects|env|subprojects)
-		local n=0
-		for ((i = 1; i < cword; i++)); do
-			case ${words[i]} in
-			--data|--context|--alias) ((i++)) ;;
-			-*) ;;
-			*) n=$((n + 1)) ;;
-			esac
-		done
-		[ "$n" -eq 2 ] && COMPREPLY=($(compgen -W "add remove" -- "$cur")) ;;
+		[ "${#args[@]}" -eq 1 ] && COMPREPLY=($(compgen -W "add remove" -- "$cur")) ;;
 	esac
 }
 

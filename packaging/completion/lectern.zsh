@@ -1,14 +1,39 @@
 #compdef lectern
-# Zsh completion for lectern: commands, their options, and context names.
+# Zsh completion for lectern: commands, their options, context names, and
+# the project and version slugs of the context the command line names.
 # Install: copy to a directory in $fpath as _lectern (e.g.
-# /usr/share/zsh/vendor-completions/_lectern), then run compinit.
+# /usr/share/zsh/vendor-completions/_lectern, as the package does), then
+# run compinit.
+
+# The names come from lectern-names.sh (shared with the bash completion):
+# beside this file in the source tree, in share/lectern when installed.
+# It runs the command as typed (lectern_bin) with its --data and --context
+# (lectern_globals), both set by _lectern.
+_lectern_names() {
+	local dir=${functions_source[_lectern]:h} helper
+	for helper in $dir/lectern-names.sh $dir/../../lectern/lectern-names.sh; do
+		[[ -f $helper ]] && break
+	done
+	sh $helper $lectern_bin $lectern_globals "$@" 2>/dev/null
+}
 
 _lectern_contexts() {
-	local cfg=${XDG_CONFIG_HOME:-$HOME/.config}/lectern/config
 	local -a names
-	names=(local)
-	[[ -r $cfg ]] && names+=(${(f)"$(sed -n 's/^[[:space:]]*\[context[[:space:]]\{1,\}\([^]]*\)\].*/\1/p' $cfg)"})
+	names=(${(f)"$(_lectern_names contexts)"})
 	_describe -t contexts 'context' names
+}
+
+_lectern_projects() {
+	local -a names
+	names=(${(f)"$(_lectern_names projects)"})
+	_describe -t projects 'project' names
+}
+
+# The versions of the project in $1.
+_lectern_versions() {
+	local -a names
+	[[ -n $1 ]] && names=(${(f)"$(_lectern_names versions $1)"})
+	_describe -t versions 'version' names
 }
 
 _lectern() {
@@ -41,6 +66,8 @@ _lectern() {
 	)
 	local curcontext=$curcontext state line
 	local -A opt_args
+	local lectern_bin=$words[1]
+	local -a lectern_globals
 
 	_arguments -C \
 		'--data[data directory]:directory:_files -/' \
@@ -54,12 +81,14 @@ _lectern() {
 	command)
 		_describe -t commands 'lectern command' commands ;;
 	argument)
+		[[ -n $opt_args[--data] ]] && lectern_globals+=(--data $opt_args[--data])
+		[[ -n $opt_args[--context] ]] && lectern_globals+=(--context $opt_args[--context])
 		local -a common=('--json[print the API'"'"'s JSON]' '--help[usage]')
 		case $words[1] in
 		projects|orgs)
 			_arguments $common ;;
 		translations|versions)
-			_arguments $common '1:project:' ;;
+			_arguments $common '1:project:_lectern_projects' ;;
 		import)
 			_arguments $common '--name[project name]:name:' \
 				'--language[language code]:code:' \
@@ -70,34 +99,34 @@ _lectern() {
 		version)
 			_arguments $common '(--inactive)--active' '(--active)--inactive' \
 				'(--visible)--hidden' '(--hidden)--visible' \
-				'1:project:' '2:version:' ;;
+				'1:project:_lectern_projects' '2:version:_lectern_versions $words[2]' ;;
 		builds)
 			_arguments $common '--running[only running builds]' \
-				'--commit[only builds of this commit]:commit:' '1:project:' ;;
+				'--commit[only builds of this commit]:commit:' '1:project:_lectern_projects' ;;
 		build)
 			_arguments $common '--watch[follow the build]' \
 				'--exit-status[fail when the build fails]' \
-				'1:project:' '2:version:' ;;
+				'1:project:_lectern_projects' '2:version:_lectern_versions $words[2]' ;;
 		log)
 			_arguments $common '--follow[follow until finished]' '1:build id:' ;;
 		search)
-			_arguments $common '--project[project slug]:project:' \
-				'--version[version slug]:version:' '1:query:' ;;
+			_arguments $common '--project[project slug]:project:_lectern_projects' \
+				'--version[version slug]:version:_lectern_versions ${opt_args[--project]}' '1:query:' ;;
 		redirects)
-			_arguments $common '1:project:' '2:action:(add remove)' '*:argument:' ;;
+			_arguments $common '1:project:_lectern_projects' '2:action:(add remove)' '*:argument:' ;;
 		env)
 			_arguments $common '--public[visible in pull-request builds]' \
-				'1:project:' '2:action:(add remove)' '3:name:' ;;
+				'1:project:_lectern_projects' '2:action:(add remove)' '3:name:' ;;
 		subprojects)
 			_arguments $common '--alias[alias of the child]:alias:' \
-				'1:project:' '2:action:(add remove)' '3:child:' ;;
+				'1:project:_lectern_projects' '2:action:(add remove)' '3:child:' ;;
 		api)
 			_arguments '-X[method]:method:(GET POST PUT PATCH DELETE)' \
 				'-d[JSON body]:json:' '1:path:' ;;
 		tui)
 			_arguments '--theme[a theme name or file]:theme:_files' ;;
 		reindex)
-			_arguments '1:project:' '2:version:' ;;
+			_arguments '1:project:_lectern_projects' '2:version:_lectern_versions $words[2]' ;;
 		context)
 			if (( CURRENT == 2 )); then
 				_values 'action' list use add remove
@@ -117,7 +146,7 @@ _lectern() {
 		serve)
 			_arguments '--listen:host\:port:' '--edition:edition:(community business)' \
 				'--docs-domain:domain:' '--threads:n:' '--workers:n:' \
-				'--local-repos:directories:_files -/' \
+				'--local-repos:directories:_files -/' '--local-engine' \
 				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' ;;
 		token) _values 'action' create ;;
 		user) _values 'action' list ;;

@@ -11,8 +11,9 @@
  *   cli-token   the local user's API token (0600), made on first use
  *
  * The engine of a single user takes local (file://) repositories from the
- * user's home, the temporary directory, and the tree this binary was built
- * from, which the TUI's first-run demo imports (ui/views/projects.c).
+ * user's home, the temporary directory, and the repository the TUI's
+ * first-run demo imports (cli_demo_repo: the installed one, or the tree
+ * this binary was built from).
  *
  * Files left by an engine that died are stale when the pid is gone or the
  * port does not answer, and are replaced.
@@ -251,18 +252,20 @@ static int usable_root(const char *dir)
 	return dir && dir[0] == '/' && strchr(dir, ':') == NULL;
 }
 
-/* The --local-repos value: home, the temporary directory (/tmp when
- * $TMPDIR is unset or unusable, so the list is never empty) and the source
- * tree. Owned by the caller (free()); NULL when out of memory. */
-static char *local_roots_arg(void)
+/* The temporary directory is /tmp when $TMPDIR is unset or unusable, so
+ * the list is never empty. */
+char *cli_local_roots(void)
 {
 	const char *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+	const char *demo = cli_demo_repo();
 	char *roots = NULL;
 
 	if (!usable_root(tmp))
 		tmp = "/tmp";
-	if (asprintf(&roots, "%s%s%s:%s", usable_root(home) ? home : "",
-		     usable_root(home) ? ":" : "", tmp, LEC_SOURCE_DIR) < 0)
+	if (asprintf(&roots, "%s%s%s%s%s", usable_root(home) ? home : "",
+		     usable_root(home) ? ":" : "", tmp,
+		     usable_root(demo) ? ":" : "",
+		     usable_root(demo) ? demo : "") < 0)
 		return NULL;
 	return roots;
 }
@@ -296,7 +299,7 @@ static int start_engine(const char *dir, long *pid_out, long *port_out)
 	int log_fd, waited = 0, wstatus;
 	long port = 0;
 
-	if (log == NULL || (roots = local_roots_arg()) == NULL) {
+	if (log == NULL || (roots = cli_local_roots()) == NULL) {
 		free(log);
 		return cli_fail("out of memory");
 	}
@@ -406,9 +409,7 @@ static int make_dirs(char *file)
 	return 0;
 }
 
-/* Create the data directory if needed and take its serve lock; the fd, or
- * -1 after reporting the error. */
-static int lock_data_dir(const char *dir)
+int cli_engine_lock(const char *dir)
 {
 	char *path;
 	int fd;
@@ -435,7 +436,7 @@ static int lock_data_dir(const char *dir)
 	return fd;
 }
 
-static int record_engine(const char *dir, long pid, long port)
+int cli_engine_record(const char *dir, long pid, long port)
 {
 	char text[32];
 
@@ -450,6 +451,20 @@ static int record_engine(const char *dir, long pid, long port)
 	return CLI_EXIT_OK;
 }
 
+long cli_engine_running(const char *dir, long *port)
+{
+	long pid = read_number(dir, "serve.pid");
+
+	*port = read_number(dir, "serve.port");
+	return is_engine_process(pid) && port_answers(*port) ? pid : 0;
+}
+
+void cli_engine_forget(const char *dir)
+{
+	remove_file(dir, "serve.pid");
+	remove_file(dir, "serve.port");
+}
+
 int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
 {
 	const char *dir = cli_data_dir(ctx);
@@ -459,17 +474,14 @@ int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
 
 	*base_url = NULL;
 	*token = NULL;
-	if (dir == NULL || (lock_fd = lock_data_dir(dir)) < 0)
+	if (dir == NULL || (lock_fd = cli_engine_lock(dir)) < 0)
 		return CLI_EXIT_FAIL;
 	if ((status = local_token(ctx, dir, token)) != CLI_EXIT_OK)
 		goto done;
-	pid = read_number(dir, "serve.pid");
-	port = read_number(dir, "serve.port");
-	if (!is_engine_process(pid) || !port_answers(port)) {
-		remove_file(dir, "serve.pid");
-		remove_file(dir, "serve.port");
+	if (cli_engine_running(dir, &port) == 0) {
+		cli_engine_forget(dir);
 		if ((status = start_engine(dir, &pid, &port)) != CLI_EXIT_OK ||
-		    (status = record_engine(dir, pid, port)) != CLI_EXIT_OK)
+		    (status = cli_engine_record(dir, pid, port)) != CLI_EXIT_OK)
 			goto done;
 	}
 	snprintf(url, sizeof(url), "http://127.0.0.1:%ld", port);
@@ -509,7 +521,7 @@ int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
 	if (argc > 0)
 		return cli_bad_usage("lectern stop");
 	if ((dir = cli_data_dir(ctx)) == NULL ||
-	    (lock_fd = lock_data_dir(dir)) < 0)
+	    (lock_fd = cli_engine_lock(dir)) < 0)
 		return CLI_EXIT_FAIL;
 	pid = read_number(dir, "serve.pid");
 	if (!is_engine_process(pid)) {
@@ -520,8 +532,7 @@ int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
 	} else {
 		printf("stopped the local engine (pid %ld)\n", pid);
 	}
-	remove_file(dir, "serve.pid");
-	remove_file(dir, "serve.port");
+	cli_engine_forget(dir);
 done:
 	close(lock_fd);
 	return status;

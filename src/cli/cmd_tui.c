@@ -133,6 +133,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	start.contexts = names;
 	start.connect = connect_context;
 	start.payload = ctx;
+	start.demo_repo = cli_demo_repo();
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	ui_conn_dispose(&start.conn);
 done:

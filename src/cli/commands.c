@@ -23,7 +23,7 @@ static const struct cli_command commands[] = {
 	  "[--build-memory MIB] [--build-output MIB] [--build-processes N] "
 	  "[--build-open-files N] [--build-file-size MIB] "
 	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
-	  "[--build-user UID:GID] [--offline]",
+	  "[--build-user UID:GID] [--offline] [--local-engine]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",
@@ -103,7 +103,7 @@ static const struct cli_command commands[] = {
 	  "add a remote context", cli_cmd_context_add },
 	{ "context remove", "NAME", "remove a remote context",
 	  cli_cmd_context_remove },
-	{ "stop", "", "stop the local engine the CLI started in the background",
+	{ "stop", "", "stop the local engine (started by the CLI or by systemd)",
 	  cli_cmd_stop },
 };
 

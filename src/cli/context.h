@@ -78,4 +78,27 @@ int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token);
 /* `lectern stop`: stop the background engine of the data directory. */
 int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
 
+/* The local engine's records in the data directory dir (autostart.c),
+ * shared with `lectern serve --local-engine`, which records itself so that
+ * an engine systemd started is the one the CLI finds. Lock: take the
+ * directory's serve.lock (creating the directory); the fd to close, or -1
+ * after reporting why. Running: the pid of the recorded engine when it is
+ * alive and its port answers (*port set), else 0. Record and forget write
+ * and remove serve.pid and serve.port; call them under the lock. */
+int cli_engine_lock(const char *dir);
+long cli_engine_running(const char *dir, long *port);
+int cli_engine_record(const char *dir, long pid, long port);
+void cli_engine_forget(const char *dir);
+/* The --local-repos value of the local engine: home, the temporary
+ * directory and the demo's repository; owned (free()), NULL when out of
+ * memory. */
+char *cli_local_roots(void);
+
+/* Installed assets (datadir.c): the directory, $LECTERN_DATADIR or
+ * ../share/lectern beside the executable's directory, NULL when there is
+ * none; the git repository the TUI's demo imports (the installed demo.git,
+ * else the source tree while it is a checkout), or NULL. */
+const char *cli_assets_dir(void);
+const char *cli_demo_repo(void);
+
 #endif

@@ -3,14 +3,23 @@
  * SIGINT or SIGTERM, then stop cleanly (in-flight requests finish, every
  * store handle closes). The first line on stdout names the address, so a
  * script or test that asked for port 0 learns the port.
+ *
+ * --local-engine makes it the data directory's local engine, the one the
+ * CLI and the TUI use (autostart.c): it refuses to start while another
+ * runs for the directory and records its pid and port there under the
+ * directory's lock, so an engine systemd started (packaging/systemd/) is
+ * found and never doubled. It leaves its records behind when it stops;
+ * the CLI knows them as stale once the pid is gone.
  */
 #include <pthread.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "context.h"
 #include "lectern/pipeline.h"
 #include "server.h"
 
@@ -177,7 +186,8 @@ static int parse_build_user(const char *val, struct lec_pipeline_config *pcfg)
 
 static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			 struct lec_pipeline_config *pcfg, int *no_workers,
-			 char **listen_copy, struct local_roots *roots)
+			 int *local_engine, char **listen_copy,
+			 struct local_roots *roots)
 {
 	unsigned long n;
 	int i, status;
@@ -188,6 +198,10 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 
 		if (strcmp(opt, "--offline") == 0) {
 			pcfg->offline = 1;
+			continue;
+		}
+		if (strcmp(opt, "--local-engine") == 0) {
+			*local_engine = 1;
 			continue;
 		}
 		if (val == NULL)
@@ -239,6 +253,23 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 	return CLI_EXIT_OK;
 }
 
+/* --local-engine: take the data directory's lock; -1 after reporting that
+ * it could not, or that an engine already runs there. The caller records
+ * itself and closes the lock. */
+static int claim_local_engine(const char *dir)
+{
+	long pid, port;
+	int fd = cli_engine_lock(dir);
+
+	if (fd >= 0 && (pid = cli_engine_running(dir, &port)) != 0) {
+		cli_fail("serve: the local engine of %s already runs (pid %ld, "
+			 "port %ld); 'lectern stop' stops it", dir, pid, port);
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Pipeline messages that belong to no build (a failed version sync). */
 static void log_line(void *payload, const char *message)
 {
@@ -282,9 +313,9 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_pipeline *pipeline = NULL;
 	struct local_roots roots = { 0 };
 	struct srv *srv = NULL;
-	char *listen_copy = NULL;
+	char *listen_copy = NULL, *default_roots = NULL;
 	sigset_t stop_signals;
-	int sig, status, no_workers = 0;
+	int sig, status, no_workers = 0, local_engine = 0, lock_fd = -1;
 
 	cfg.listen_host = "127.0.0.1";
 	cfg.port = 8000;
@@ -292,8 +323,15 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	pcfg.version = LEC_PIPELINE_CONFIG_VERSION;
 	pcfg.limits = (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
 	if ((status = parse_options(argc, argv, &cfg, &pcfg, &no_workers,
-				    &listen_copy, &roots)) != 0)
+				    &local_engine, &listen_copy, &roots)) != 0)
 		goto done;
+	/* The local engine takes what the one the CLI starts would. */
+	if (local_engine && roots.n == 0 &&
+	    ((default_roots = cli_local_roots()) == NULL ||
+	     (status = add_local_roots(&roots, default_roots)) != 0)) {
+		status = default_roots ? status : cli_fail("out of memory");
+		goto done;
+	}
 	/* Checked at import (the server) and again at clone (the pipeline). */
 	cfg.local_roots = roots.dirs;
 	pcfg.local_roots = roots.dirs;
@@ -304,6 +342,10 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	cfg.data_dir = cli_data_dir(ctx);
+	if (local_engine && (lock_fd = claim_local_engine(cfg.data_dir)) < 0) {
+		status = CLI_EXIT_FAIL;
+		goto done;
+	}
 
 	/* Block the stop signals before the server's threads start, so they
 	 * inherit the mask and only sigwait below sees them. */
@@ -323,6 +365,17 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		srv_stop(srv);
 		goto done;
 	}
+	if (local_engine) {
+		status = cli_engine_record(cfg.data_dir, (long)getpid(),
+					   (long)srv_port(srv));
+		close(lock_fd);
+		lock_fd = -1;
+		if (status != CLI_EXIT_OK) {
+			srv_stop(srv);
+			lec_pipeline_stop(pipeline);
+			goto done;
+		}
+	}
 	printf("listening on %s/\n", srv_base_url(srv));
 	fflush(stdout);
 	fprintf(stderr,
@@ -339,7 +392,10 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	lec_pipeline_stop(pipeline);
 	status = CLI_EXIT_OK;
 done:
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(listen_copy);
+	free(default_roots);
 	local_roots_dispose(&roots);
 	return status;
 }

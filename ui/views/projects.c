@@ -7,12 +7,12 @@
  *
  * An empty list says what to do next. On the local engine with nothing
  * imported yet (a newcomer's first run) it offers a demo: `d` imports
- * Lectern's own documentation from the source tree the binary was built
- * from, through the ordinary import API, and opens the live builds of it.
+ * Lectern's own documentation (from the repository the CLI names: the
+ * installed one, or the source tree the binary was built from) through the
+ * ordinary import API, and opens the live builds of it.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -34,8 +34,7 @@ enum { TAG_LIST = 0, TAG_DEMO = 1, TAG_LAST = 1000 };
 /* The CLI's name for the local engine's context; a config file cannot
  * declare a context of that name, so it never names a remote instance. */
 #define LOCAL_CONTEXT "local"
-/* The demo project's name; its repository is file://LEC_SOURCE_DIR (set
- * by ui/CMakeLists.txt: the source tree this binary was built from). */
+/* The demo project's name; its repository is file://<ui_start.demo_repo>. */
 #define DEMO_NAME "Lectern"
 /* An empty-state line: one sentence and a path. */
 #define EMPTY_LINE_MAX 512
@@ -224,14 +223,10 @@ static void take_last(struct ui_view *v, size_t i, struct lc_response *resp)
 
 /* The demo ---------------------------------------------------------------- */
 
-/* The source tree to import as the demo while it is still a git checkout
- * (a .git directory, or the .git file of a worktree); NULL otherwise, for
- * an installed binary whose build tree has gone. */
-static const char *demo_source(void)
+/* The repository to import as the demo, or NULL: none. */
+static const char *demo_source(const struct ui_view *v)
 {
-	struct stat st;
-
-	return stat(LEC_SOURCE_DIR "/.git", &st) == 0 ? LEC_SOURCE_DIR : NULL;
+	return v->app->start->demo_repo;
 }
 
 /* The demo is for a newcomer's first run: the local engine, nothing
@@ -242,7 +237,7 @@ static int demo_offered(const struct ui_view *v)
 	const char *context = v->app->conn.name;
 
 	return ps->loaded && ps->len == 0 && context &&
-	       strcmp(context, LOCAL_CONTEXT) == 0 && demo_source() != NULL;
+	       strcmp(context, LOCAL_CONTEXT) == 0 && demo_source(v) != NULL;
 }
 
 /* The import request's body (owned, cJSON_free), or NULL when out of
@@ -266,7 +261,7 @@ static char *demo_body(const char *dir)
  * queues the first build); demo_imported takes the answer. */
 static void start_demo(struct ui_view *v)
 {
-	const char *dir = demo_source();
+	const char *dir = demo_source(v);
 	char *body;
 
 	if (ui_app_pending(v->app, v, TAG_DEMO)) {
@@ -275,7 +270,7 @@ static void start_demo(struct ui_view *v)
 	}
 	if (!demo_offered(v) || dir == NULL) {
 		ui_app_error(v->app, "the demo is only offered on an empty local "
-				     "engine built from a git checkout");
+				     "engine with a demo repository");
 		return;
 	}
 	if (!ui_app_can_write(v->app))
@@ -301,7 +296,7 @@ static void demo_imported(struct ui_view *v, const cJSON *project)
 		return;
 	}
 	ui_app_message(v->app, "imported %s from %s; building it", DEMO_NAME,
-		       LEC_SOURCE_DIR);
+		       demo_source(v));
 	ui_app_push(v->app, ui_builds_new(v->app, slug->valuestring));
 }
 
@@ -313,7 +308,7 @@ static int draw_empty(struct ui_view *v, WINDOW *w, int y, int width)
 
 	if (ui_app_pending(v->app, v, TAG_DEMO)) {
 		snprintf(line, sizeof(line), "Importing %s's documentation "
-			 "from %s ...", DEMO_NAME, LEC_SOURCE_DIR);
+			 "from %s ...", DEMO_NAME, demo_source(v));
 		ui_draw_text(w, y, 1, width - 1, line, ui_attr(UI_SLOT_NORMAL));
 		return 1;
 	}
@@ -336,7 +331,7 @@ static int draw_empty(struct ui_view *v, WINDOW *w, int y, int width)
 	}
 	ui_draw_text(w, y, 1, width - 1, line, ui_attr(UI_SLOT_NORMAL));
 	snprintf(line, sizeof(line), "It is imported from %s and built like "
-		 "any project; its build shows live.", LEC_SOURCE_DIR);
+		 "any project; its build shows live.", demo_source(v));
 	ui_draw_text(w, y + 1, 1, width - 1, line, ui_attr(UI_SLOT_DIM));
 	return 2;
 }
