@@ -21,8 +21,12 @@ RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
 # pgrep (procps) checks that no build process outlives its build, chromium
 # renders built pages headless (tests/api/test_browser.py), clang builds the
 # fuzz targets (tests/fuzz) with libFuzzer, whose runtime is in
-# libclang-rt-dev (only recommended by clang, so named here).
-TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev"
+# libclang-rt-dev (only recommended by clang, so named here). The package
+# (tests/package): scdoc writes the man pages, dpkg-dev's dpkg-shlibdeps and
+# file compute Depends, lintian, man-db and systemd's systemd-analyze check
+# the result.
+TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev
+ scdoc dpkg-dev file lintian man-db systemd"
 
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do
