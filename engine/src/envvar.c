@@ -191,21 +191,11 @@ static int seal_value(struct lec_store *st, int64_t project_id,
 		      const char *value, unsigned char **blob,
 		      size_t *blob_len)
 {
-	struct lec__secret_key key;
 	char aad[ENVVAR_AAD_MAX];
-	int64_t sealed = 0;
-	int error;
 
-	/* A new key only while nothing is sealed: if the key file vanished
-	 * under existing values, a new key would hide that they are lost. */
-	if ((error = query_int(st, "SELECT count(*) FROM env_vars", NULL,
-			       &sealed)) < 0 ||
-	    (error = lec__secret_key_load(st, sealed == 0, &key)) < 0)
-		return error;
-	error = lec__secret_seal(&key, value, strlen(value), aad,
-				 envvar_aad(project_id, aad), blob, blob_len);
-	lec__secret_key_wipe(&key);
-	return error;
+	return lec__secret_seal_stored(st, value, aad,
+				       envvar_aad(project_id, aad), blob,
+				       blob_len);
 }
 
 int lec_envvar_create(struct lec_store *st, int64_t project_id,

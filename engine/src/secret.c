@@ -278,3 +278,24 @@ done:
 	*out_len = plain_len;
 	return LEC_OK;
 }
+
+int lec__secret_seal_stored(struct lec_store *st, const char *plain,
+			    const void *aad, size_t aad_len,
+			    unsigned char **out, size_t *out_len)
+{
+	struct lec__secret_key key;
+	int64_t sealed = 0;
+	int error;
+
+	if ((error = lec_store__query_int(
+		     st,
+		     "SELECT (SELECT count(*) FROM env_vars) + "
+		     "(SELECT count(*) FROM integrations)",
+		     NULL, 0, "counting sealed values", &sealed, NULL)) < 0 ||
+	    (error = lec__secret_key_load(st, sealed == 0, &key)) < 0)
+		return error;
+	error = lec__secret_seal(&key, plain, strlen(plain), aad, aad_len, out,
+				 out_len);
+	lec__secret_key_wipe(&key);
+	return error;
+}

@@ -67,6 +67,16 @@ int lec__secret_open(const struct lec__secret_key *key,
 		     const unsigned char *blob, size_t len, const void *aad,
 		     size_t aad_len, char **out, size_t *out_len);
 
+/*
+ * Seal a value kept in the store (a variable's value, an integration's
+ * secret) with the data directory's key. The key file is created only while
+ * no sealed value exists in any table: if it vanished under existing
+ * values, a new key would hide that they are lost.
+ */
+int lec__secret_seal_stored(struct lec_store *st, const char *plain,
+			    const void *aad, size_t aad_len,
+			    unsigned char **out, size_t *out_len);
+
 /* Wipe size bytes at p and free it. Accepts NULL. */
 void lec__secret_free(void *p, size_t size);
 

@@ -401,7 +401,7 @@ static char *build_docs_url(struct srv_request *req,
 	if (v->built || v->uploaded)
 		return srv_docs_url(req, p, v->slug);
 	return dup_printf("%s/dashboard/%s/version/%s/edit/",
-			  srv_public_origin(req), p->slug, v->slug);
+			  srv_request_origin(req), p->slug, v->slug);
 }
 
 static cJSON *build_config(const struct lec_build *b)
@@ -1119,6 +1119,10 @@ const struct srv_route srv_v2_routes[] = {
 	V2("/api/v2/build/", builds_list),
 	V2("/api/v2/build/{}/", build_detail),
 	V2("/api/v2/build/{}", build_suffix),
+	/* Incoming webhooks (webhooks.c): anyone may deliver; the delivery
+	 * proves itself with its signature or token. */
+	{ "/api/v2/webhook/{}/{}/", SRV_API_V2, SRV_PERM_ANYONE, 0,
+	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } } },
 	/* Embed authenticates like v3 so that a private version can be
 	 * embedded by its admins (embed.c). */
 	{ "/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,

@@ -156,6 +156,20 @@ int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res);
 int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res);
 
+/* Integrations (webhooks.c): a Lectern extension holding incoming
+ * webhooks' secrets; and the v2 webhook deliveries themselves. */
+int srv_v3_integrations_list(struct srv_request *req,
+			     struct srv_response *res);
+int srv_v3_integrations_create(struct srv_request *req,
+			       struct srv_response *res);
+int srv_v3_integration_detail(struct srv_request *req,
+			      struct srv_response *res);
+int srv_v3_integration_delete(struct srv_request *req,
+			      struct srv_response *res);
+/* POST /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
+ * /api/v2/webhook/<project>/<integration id>/. */
+int srv_webhook_route(struct srv_request *req, struct srv_response *res);
+
 int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_org_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_org_projects(struct srv_request *req, struct srv_response *res);

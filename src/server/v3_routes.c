@@ -69,6 +69,13 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "environmentvariables/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_envvar_detail),
 	    ADMIN(SRV_DELETE, srv_v3_envvar_delete) } },
+	/* Lectern's extension: incoming webhooks (docs/api.md). */
+	{ P "integrations/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_GET, srv_v3_integrations_list),
+	    ADMIN(SRV_POST, srv_v3_integrations_create) } },
+	{ P "integrations/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_GET, srv_v3_integration_detail),
+	    ADMIN(SRV_DELETE, srv_v3_integration_delete) } },
 	/* Business edition (absent, 404, in the community edition); any
 	 * authenticated user, so other methods are 405. */
 	{ "/api/v3/organizations/", SRV_API_V3, SRV_PERM_AUTH, 1,

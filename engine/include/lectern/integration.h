@@ -1,0 +1,161 @@
+/*
+ * A project's integrations (incoming webhooks) and what their deliveries
+ * do, as the hosted service has them: a GitHub, GitLab, Bitbucket or
+ * generic ("API") webhook holds a secret that the forge signs its
+ * deliveries with (or sends back as a token); a push builds the active
+ * versions of the pushed branch or tag; a branch or tag created or deleted
+ * syncs the project's versions.
+ *
+ * A secret is generated (or given) at creation, shown to the caller once,
+ * and stored sealed (AES-256-GCM under the data directory's key, bound to
+ * the integration's project); nothing reads it back but the verification
+ * calls here, which compare in constant time.
+ */
+#ifndef LECTERN_INTEGRATION_H
+#define LECTERN_INTEGRATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lectern/errors.h"
+#include "lectern/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Characters of a generated secret (letters and digits, like the
+ * service's): 190 bits, far past guessing. */
+#define LEC_INTEGRATION_SECRET_LEN 32
+/* Longest secret a caller may give. */
+#define LEC_INTEGRATION_SECRET_MAX 255
+/* Most refs one delivery may name: a push names one, a generic webhook a
+ * short list of branches; more is not a delivery but an attack. */
+#define LEC_INTEGRATION_REFS_MAX 64
+
+enum lec_integration_type {
+	LEC_INTEGRATION_GITHUB,
+	LEC_INTEGRATION_GITLAB,
+	LEC_INTEGRATION_BITBUCKET,
+	LEC_INTEGRATION_API /* the generic webhook */
+};
+
+struct lec_integration {
+	int64_t id;
+	int64_t project_id;
+	enum lec_integration_type type;
+	int64_t created; /* microseconds since the epoch, UTC */
+};
+
+struct lec_integration_list {
+	struct lec_integration *items; /* len items, owned by the list */
+	size_t len;
+	size_t total; /* rows, ignoring the page */
+};
+
+/** The service's name of a type: "github_webhook", "gitlab_webhook",
+ * "bitbucket_webhook", "api_webhook". */
+const char *lec_integration_type_code(enum lec_integration_type type);
+
+/** The type named code. @return LEC_OK; LEC_EINVALID (field
+ * "integration_type") */
+int lec_integration_type_lookup(const char *code,
+				enum lec_integration_type *out);
+
+/**
+ * Create an integration of a project.
+ * @param secret     the secret to use, or NULL to generate one
+ * @param out        the new integration (owned by caller), or NULL
+ * @param secret_out when secret is NULL and this is not: the generated
+ *                   secret, owned by the caller (free() after wiping): the
+ *                   only time anyone sees it
+ * @return LEC_OK; LEC_ENOTFOUND (no such project); LEC_EINVALID (field
+ *         "secret": empty, too long or not printable ASCII)
+ */
+int lec_integration_create(struct lec_store *store, int64_t project_id,
+			   enum lec_integration_type type, const char *secret,
+			   struct lec_integration **out, char **secret_out);
+
+/** A project's integrations, oldest first. @param out dispose with
+ * lec_integration_list_dispose */
+int lec_integration_list(struct lec_store *store, int64_t project_id,
+			 const struct lec_page *page,
+			 struct lec_integration_list *out);
+
+/** One of a project's integrations. @return LEC_OK or LEC_ENOTFOUND */
+int lec_integration_get(struct lec_store *store, int64_t project_id,
+			int64_t id, struct lec_integration **out);
+
+/** A project's oldest integration of a type (a forge's deliveries name no
+ * integration). @return LEC_OK or LEC_ENOTFOUND */
+int lec_integration_find(struct lec_store *store, int64_t project_id,
+			 enum lec_integration_type type,
+			 struct lec_integration **out);
+
+/** Delete one of a project's integrations. @return LEC_OK or
+ * LEC_ENOTFOUND */
+int lec_integration_delete(struct lec_store *store, int64_t project_id,
+			   int64_t id);
+
+void lec_integration_free(struct lec_integration *integration);
+void lec_integration_list_dispose(struct lec_integration_list *list);
+
+/**
+ * Check a delivery signed with the integration's secret: signature is
+ * "sha256=" and the hex HMAC-SHA256 of body (GitHub's X-Hub-Signature-256,
+ * Bitbucket's X-Hub-Signature). Constant time.
+ * @return LEC_OK when it matches; LEC_EAUTH when it does not (or is
+ *         missing); LEC_ECORRUPT (the secret cannot be opened)
+ */
+int lec_integration_verify_signature(struct lec_store *store,
+				     const struct lec_integration *integration,
+				     const void *body, size_t len,
+				     const char *signature);
+
+/**
+ * Check a token sent back as it is (GitLab's X-Gitlab-Token, a generic
+ * webhook's "token"). Constant time.
+ * @return LEC_OK; LEC_EAUTH; LEC_ECORRUPT
+ */
+int lec_integration_verify_token(struct lec_store *store,
+				 const struct lec_integration *integration,
+				 const char *token);
+
+/* A branch or tag a delivery names. */
+enum lec_integration_ref_type {
+	LEC_INTEGRATION_REF_BRANCH,
+	LEC_INTEGRATION_REF_TAG,
+	LEC_INTEGRATION_REF_ANY /* a generic webhook's "branches" */
+};
+
+struct lec_integration_ref {
+	const char *name;
+	enum lec_integration_ref_type type;
+};
+
+/* What a push did: the slugs of the versions it builds. */
+struct lec_integration_builds {
+	char **slugs; /* len strings, owned */
+	size_t len;
+};
+
+/**
+ * Build the project's active versions that follow these refs (a branch by
+ * its name, a tag by its name): a version whose build is still queued
+ * keeps that build (a replayed delivery builds nothing twice); the others
+ * get a new one. Inactive versions are skipped.
+ * @param out the versions built; dispose with
+ *            lec_integration_builds_dispose
+ * @return LEC_OK; LEC_EINVALID (more than LEC_INTEGRATION_REFS_MAX refs);
+ *         store errors
+ */
+int lec_integration_build_refs(struct lec_store *store, int64_t project_id,
+			       const struct lec_integration_ref *refs,
+			       size_t n, struct lec_integration_builds *out);
+
+void lec_integration_builds_dispose(struct lec_integration_builds *builds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

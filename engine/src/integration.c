@@ -1,0 +1,484 @@
+/*
+ * Integrations: their rows and sealed secrets, the checks of a delivery's
+ * signature or token, and the builds a push asks for.
+ *
+ * A secret is sealed with its project's id as associated data, like an
+ * environment variable's value, so a sealed blob copied into another
+ * project's row does not open there. Verification opens it, compares in
+ * constant time, and wipes the plaintext before returning.
+ */
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hash.h"
+#include "lectern/build.h"
+#include "lectern/integration.h"
+#include "lectern/version.h"
+#include "secret.h"
+#include "store_internal.h"
+
+#define INTEGRATION_COLUMNS "id, project_id, type, created"
+
+/* Room for "lectern integrations project " and any int64. */
+#define INTEGRATION_AAD_MAX 64
+
+/* "sha256=" and 64 hex digits. */
+#define SIGNATURE_PREFIX "sha256="
+#define SIGNATURE_LEN (sizeof(SIGNATURE_PREFIX) - 1 + 2 * 32)
+
+static const char not_found[] = "No Integration matches the given query.";
+
+/* The type codes, in enum order. */
+static const char *const type_codes[] = { "github_webhook", "gitlab_webhook",
+					  "bitbucket_webhook", "api_webhook" };
+
+const char *lec_integration_type_code(enum lec_integration_type type)
+{
+	return (size_t)type < sizeof(type_codes) / sizeof(type_codes[0])
+		       ? type_codes[type]
+		       : "api_webhook";
+}
+
+int lec_integration_type_lookup(const char *code,
+				enum lec_integration_type *out)
+{
+	size_t i;
+
+	lec_error_clear();
+	for (i = 0; code && i < sizeof(type_codes) / sizeof(type_codes[0]); i++)
+		if (strcmp(code, type_codes[i]) == 0) {
+			*out = (enum lec_integration_type)i;
+			return LEC_OK;
+		}
+	return lec__error_field(LEC_EINVALID, "integration_type",
+				"\"%s\" is not a valid choice.",
+				code ? code : "");
+}
+
+/* Rows ---------------------------------------------------------------------- */
+
+static size_t integration_aad(int64_t project_id,
+			      char buf[INTEGRATION_AAD_MAX])
+{
+	int n = snprintf(buf, INTEGRATION_AAD_MAX,
+			 "lectern integrations project %lld",
+			 (long long)project_id);
+
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void integration_dispose(void *item)
+{
+	(void)item; /* nothing owned */
+}
+
+static int integration_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_integration *in = item;
+	enum lec_integration_type type;
+
+	in->id = sqlite3_column_int64(stmt, 0);
+	in->project_id = sqlite3_column_int64(stmt, 1);
+	if (lec_integration_type_lookup(
+		    (const char *)sqlite3_column_text(stmt, 2), &type) < 0)
+		return lec__error(LEC_ECORRUPT,
+				  "integration %lld has an unknown type",
+				  (long long)in->id);
+	in->type = type;
+	in->created = sqlite3_column_int64(stmt, 3);
+	return LEC_OK;
+}
+
+void lec_integration_free(struct lec_integration *integration)
+{
+	lec__free(integration);
+}
+
+void lec_integration_list_dispose(struct lec_integration_list *list)
+{
+	if (list == NULL)
+		return;
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			integration_dispose);
+	memset(list, 0, sizeof(*list));
+}
+
+/* A generated secret: letters and digits, drawn without bias. */
+static int generate_secret(char *out)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char bytes[LEC_INTEGRATION_SECRET_LEN * 2];
+	size_t i = 0, j = 0;
+	int error;
+
+	while (i < LEC_INTEGRATION_SECRET_LEN) {
+		if (j == 0 && (error = lec__random_bytes(bytes,
+							 sizeof(bytes))) < 0)
+			return error;
+		/* 248 = 62 * 4: larger bytes would favour some letters. */
+		if (bytes[j] < 248)
+			out[i++] = alphabet[bytes[j] % 62];
+		j = (j + 1) % sizeof(bytes);
+	}
+	out[i] = '\0';
+	explicit_bzero(bytes, sizeof(bytes));
+	return LEC_OK;
+}
+
+static int check_secret(const char *secret)
+{
+	size_t n = strlen(secret), i;
+
+	if (n == 0 || n > LEC_INTEGRATION_SECRET_MAX)
+		return lec__error_field(LEC_EINVALID, "secret",
+					"Ensure this field has 1 to %d "
+					"characters.",
+					LEC_INTEGRATION_SECRET_MAX);
+	for (i = 0; i < n; i++)
+		if (secret[i] < 0x21 || secret[i] > 0x7e)
+			return lec__error_field(LEC_EINVALID, "secret",
+						"Use printable ASCII characters "
+						"only.");
+	return LEC_OK;
+}
+
+static int insert(struct lec_store *st, int64_t project_id,
+		  enum lec_integration_type type, const unsigned char *blob,
+		  size_t blob_len, int64_t *id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t found = 0;
+	int error;
+
+	if ((error = lec_store__query_int(st,
+					  "SELECT count(*) FROM projects "
+					  "WHERE id = ?",
+					  &project_id, 1, "reading projects",
+					  &found, NULL)) < 0)
+		return error;
+	if (!found)
+		return lec__error(LEC_ENOTFOUND, "no project with id %lld",
+				  (long long)project_id);
+	if ((error = lec_store__prepare(st, &stmt,
+					"INSERT INTO integrations (project_id, "
+					"type, secret, created) VALUES "
+					"(?, ?, ?, ?)")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, project_id);
+	sqlite3_bind_text(stmt, 2, lec_integration_type_code(type), -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_blob(stmt, 3, blob, (int)blob_len, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 4, lec__now_us());
+	error = lec_store__step_done(st, stmt, "creating an integration");
+	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+int lec_integration_create(struct lec_store *st, int64_t project_id,
+			   enum lec_integration_type type, const char *secret,
+			   struct lec_integration **out, char **secret_out)
+{
+	char generated[LEC_INTEGRATION_SECRET_LEN + 1];
+	char aad[INTEGRATION_AAD_MAX];
+	unsigned char *blob = NULL;
+	size_t blob_len = 0;
+	int64_t id = 0;
+	int error;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if (secret_out)
+		*secret_out = NULL;
+	if (secret == NULL) {
+		if ((error = generate_secret(generated)) < 0)
+			return error;
+		secret = generated;
+	} else if ((error = check_secret(secret)) < 0) {
+		return error;
+	}
+	error = lec__secret_seal_stored(st, secret, aad,
+					integration_aad(project_id, aad),
+					&blob, &blob_len);
+	if (error == LEC_OK)
+		error = insert(st, project_id, type, blob, blob_len, &id);
+	if (error == LEC_OK && out)
+		error = lec_integration_get(st, project_id, id, out);
+	if (error == LEC_OK && secret_out && secret == generated &&
+	    (*secret_out = lec__strdup(generated)) == NULL)
+		error = lec__error_oom();
+	explicit_bzero(generated, sizeof(generated));
+	lec__free(blob);
+	return error;
+}
+
+int lec_integration_list(struct lec_store *st, int64_t project_id,
+			 const struct lec_page *page,
+			 struct lec_integration_list *out)
+{
+	struct lec__query q;
+	void *items = NULL;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, INTEGRATION_COLUMNS, "integrations");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	error = lec__query_list(st, &q, "id", page, sizeof(*out->items),
+				integration_row, integration_dispose, &items,
+				&out->len, &out->total);
+	out->items = items;
+	lec__query_dispose(&q);
+	return error;
+}
+
+/* The one row q finds, or LEC_ENOTFOUND with the service's message. */
+static int fetch_one(struct lec_store *st, struct lec__query *q,
+		     struct lec_integration **out)
+{
+	void *item = NULL;
+	int error = lec__query_one(st, q, sizeof(**out), integration_row,
+				   integration_dispose, &item);
+
+	lec__query_dispose(q);
+	if (error == LEC_ENOTFOUND)
+		return lec__error(LEC_ENOTFOUND, "%s", not_found);
+	*out = item;
+	return error;
+}
+
+int lec_integration_get(struct lec_store *st, int64_t project_id, int64_t id,
+			struct lec_integration **out)
+{
+	struct lec__query q;
+
+	lec_error_clear();
+	*out = NULL;
+	lec__query_init(&q, INTEGRATION_COLUMNS, "integrations");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	lec__query_where_int(&q, "id = ?", id);
+	return fetch_one(st, &q, out);
+}
+
+int lec_integration_find(struct lec_store *st, int64_t project_id,
+			 enum lec_integration_type type,
+			 struct lec_integration **out)
+{
+	struct lec__query q;
+
+	lec_error_clear();
+	*out = NULL;
+	lec__query_init(&q, INTEGRATION_COLUMNS, "integrations");
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	lec__query_where_text(&q, "type = ?", lec_integration_type_code(type));
+	lec__query_where(&q, "id = (SELECT min(id) FROM integrations i2 "
+			     "WHERE i2.project_id = integrations.project_id "
+			     "AND i2.type = integrations.type)");
+	return fetch_one(st, &q, out);
+}
+
+int lec_integration_delete(struct lec_store *st, int64_t project_id,
+			   int64_t id)
+{
+	const int64_t v[2] = { id, project_id };
+	int changes = 0, error;
+
+	lec_error_clear();
+	error = lec_store__exec_ints(st,
+				     "DELETE FROM integrations WHERE id = ?1 "
+				     "AND project_id = ?2",
+				     v, 2, "deleting an integration", &changes);
+	if (error == LEC_OK && changes == 0)
+		error = lec__error(LEC_ENOTFOUND, "%s", not_found);
+	return error;
+}
+
+/* Verifying ------------------------------------------------------------------ */
+
+/* The integration's secret, opened (free with lec__secret_free(*secret,
+ * *len + 1)). */
+static int open_secret(struct lec_store *st, const struct lec_integration *in,
+		       char **secret, size_t *len)
+{
+	struct lec__secret_key key;
+	char aad[INTEGRATION_AAD_MAX];
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*secret = NULL;
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT secret FROM integrations "
+					"WHERE id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, in->id);
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		error = rc == SQLITE_DONE
+				? lec__error(LEC_ENOTFOUND, "%s", not_found)
+				: lec_store__sqlerr(st, rc,
+						    "reading an integration");
+	} else if ((error = lec__secret_key_load(st, 0, &key)) == LEC_OK) {
+		error = lec__secret_open(
+			&key, sqlite3_column_blob(stmt, 0),
+			(size_t)sqlite3_column_bytes(stmt, 0), aad,
+			integration_aad(in->project_id, aad), secret, len);
+		lec__secret_key_wipe(&key);
+	}
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+int lec_integration_verify_signature(struct lec_store *st,
+				     const struct lec_integration *in,
+				     const void *body, size_t len,
+				     const char *signature)
+{
+	unsigned char mac[EVP_MAX_MD_SIZE];
+	char expected[SIGNATURE_LEN + 1];
+	unsigned int mac_len = 0;
+	size_t secret_len = 0;
+	char *secret = NULL;
+	int error;
+
+	lec_error_clear();
+	if (signature == NULL || strlen(signature) != SIGNATURE_LEN)
+		return lec__error(LEC_EAUTH, "invalid or missing signature");
+	if ((error = open_secret(st, in, &secret, &secret_len)) < 0)
+		return error;
+	if (HMAC(EVP_sha256(), secret, (int)secret_len,
+		 body ? body : (const void *)"", len, mac, &mac_len) == NULL)
+		error = lec__error(LEC_ERROR, "cannot compute a signature");
+	lec__secret_free(secret, secret_len + 1);
+	if (error < 0)
+		return error;
+	memcpy(expected, SIGNATURE_PREFIX, sizeof(SIGNATURE_PREFIX) - 1);
+	lec__hex(mac, mac_len, expected + sizeof(SIGNATURE_PREFIX) - 1);
+	if (CRYPTO_memcmp(expected, signature, SIGNATURE_LEN) != 0)
+		return lec__error(LEC_EAUTH, "invalid or missing signature");
+	return LEC_OK;
+}
+
+int lec_integration_verify_token(struct lec_store *st,
+				 const struct lec_integration *in,
+				 const char *token)
+{
+	size_t secret_len = 0, n = token ? strlen(token) : 0;
+	char *secret = NULL;
+	int error, same;
+
+	lec_error_clear();
+	if (n == 0)
+		return lec__error(LEC_EAUTH, "invalid or missing token");
+	if ((error = open_secret(st, in, &secret, &secret_len)) < 0)
+		return error;
+	/* The length is no secret worth hiding: generated ones are fixed. */
+	same = n == secret_len && CRYPTO_memcmp(secret, token, n) == 0;
+	lec__secret_free(secret, secret_len + 1);
+	return same ? LEC_OK
+		    : lec__error(LEC_EAUTH, "invalid or missing token");
+}
+
+/* Deliveries -------------------------------------------------------------------- */
+
+void lec_integration_builds_dispose(struct lec_integration_builds *builds)
+{
+	size_t i;
+
+	if (builds == NULL)
+		return;
+	for (i = 0; i < builds->len; i++)
+		lec__free(builds->slugs[i]);
+	lec__free(builds->slugs);
+	memset(builds, 0, sizeof(*builds));
+}
+
+/* Whether a ref names the version: a branch by the branch it follows, a
+ * tag by its name. */
+static int ref_names(const struct lec_integration_ref *ref,
+		     const struct lec_version *v)
+{
+	int branch = v->type == LEC_VERSION_BRANCH && v->identifier &&
+		     strcmp(v->identifier, ref->name) == 0;
+	int tag = v->type == LEC_VERSION_TAG &&
+		  strcmp(v->verbose_name, ref->name) == 0;
+
+	switch (ref->type) {
+	case LEC_INTEGRATION_REF_BRANCH:
+		return branch;
+	case LEC_INTEGRATION_REF_TAG:
+		return tag;
+	case LEC_INTEGRATION_REF_ANY:
+	default:
+		return branch || tag;
+	}
+}
+
+/* Build the version unless a build of it is still queued. */
+static int build_version(struct lec_store *st, const struct lec_version *v)
+{
+	const int64_t id = v->id;
+	int64_t queued = 0;
+	int error;
+
+	if ((error = lec_store__query_int(st,
+					  "SELECT count(*) FROM builds WHERE "
+					  "version_id = ? AND state = "
+					  "'triggered'",
+					  &id, 1, "reading builds", &queued,
+					  NULL)) < 0)
+		return error;
+	return queued ? LEC_OK
+		      : lec_build_trigger(st, v->project_id, v->id, NULL, NULL,
+					  NULL);
+}
+
+static int builds_add(struct lec_integration_builds *out, const char *slug)
+{
+	char **grown = lec__realloc(out->slugs,
+				    (out->len + 1) * sizeof(*grown));
+
+	LEC__CHECK_ALLOC(grown);
+	out->slugs = grown;
+	if ((grown[out->len] = lec__strdup(slug)) == NULL)
+		return lec__error_oom();
+	out->len++;
+	return LEC_OK;
+}
+
+int lec_integration_build_refs(struct lec_store *st, int64_t project_id,
+			       const struct lec_integration_ref *refs,
+			       size_t n, struct lec_integration_builds *out)
+{
+	struct lec_version_filter filter = { 0 };
+	struct lec_version_list versions = { 0 };
+	size_t i, r;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	if (n > LEC_INTEGRATION_REFS_MAX)
+		return lec__error_field(LEC_EINVALID, "branches",
+					"At most %d branches.",
+					LEC_INTEGRATION_REFS_MAX);
+	filter.active = LEC_FILTER_TRUE;
+	if ((error = lec_version_list(st, project_id, &filter, NULL,
+				      &versions)) < 0)
+		return error;
+	for (i = 0; error == LEC_OK && i < versions.len; i++) {
+		for (r = 0; r < n && !ref_names(&refs[r], &versions.items[i]);
+		     r++)
+			;
+		if (r < n && (error = build_version(st, &versions.items[i])) ==
+				     LEC_OK)
+			error = builds_add(out, versions.items[i].slug);
+	}
+	lec_version_list_dispose(&versions);
+	if (error < 0)
+		lec_integration_builds_dispose(out);
+	return error;
+}

@@ -1,0 +1,579 @@
+/*
+ * Incoming webhooks, as the hosted service answers them
+ * (readthedocs/api/v2/views/integrations.py): POST
+ * /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
+ * /api/v2/webhook/<project>/<integration id>/. One path for every forge: the
+ * payload is read (JSON, or GitHub's form-encoded "payload"), the project
+ * and its integration looked up, the delivery verified (a signature, a
+ * token, or for the generic webhook an admin's API token), then the forge's
+ * events mapped to what they ask for: a push builds the active versions of
+ * the pushed branch or tag, a branch or tag created or deleted syncs the
+ * versions. Answers and their status codes are the service's: {"detail":
+ * ...} for errors and unhandled events, {"build_triggered", "project",
+ * "versions"} for pushes.
+ *
+ * The v3 integrations endpoints (a Lectern extension, docs/api.md) create,
+ * list, show and delete the integrations that hold the secrets; a secret is
+ * in the creation's answer only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "input.h"
+
+#include "lectern/integration.h"
+#include "lectern/project.h"
+#include "lectern/version.h"
+#include "v3.h"
+
+#define NO_PROJECT "Project not found"
+#define NO_INTEGRATION "No Integration matches the given query."
+#define UNHANDLED "Unhandled webhook event"
+#define NO_REF "Parameter \"ref\" is required"
+#define INVALID_REQUEST "Invalid request"
+#define NOT_AUTHENTICATED "Authentication credentials were not provided."
+/* GitLab's before/after of a created or deleted ref. */
+#define NULL_COMMIT "0000000000000000000000000000000000000000"
+
+/* One delivery being handled. */
+struct delivery {
+	struct srv_request *req;
+	struct srv_response *res;
+	struct lec_project *project;
+	struct lec_integration *integration;
+	cJSON *data;
+};
+
+/* A forge: how its deliveries are verified and what its events do. */
+struct forge {
+	const char *path_name; /* /api/v2/webhook/<path_name>/<slug>/ */
+	enum lec_integration_type type;
+	const char *invalid; /* the answer to a bad signature or token */
+	int (*verify)(struct delivery *d);
+	int (*handle)(struct delivery *d); /* fills res */
+};
+
+/* Answers ---------------------------------------------------------------- */
+
+static int respond_builds(struct delivery *d,
+			  const struct lec_integration_ref *refs, size_t n)
+{
+	struct lec_integration_builds built = { 0 };
+	cJSON *o, *versions;
+	size_t i;
+	int rc = lec_integration_build_refs(srv_store(d->req),
+					    d->project->id, refs, n, &built);
+
+	if (rc < 0)
+		return srv_respond_engine_error(d->res, rc);
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "build_triggered", built.len > 0);
+	cJSON_AddStringToObject(o, "project", d->project->slug);
+	versions = cJSON_AddArrayToObject(o, "versions");
+	for (i = 0; i < built.len; i++)
+		cJSON_AddItemToArray(versions,
+				     cJSON_CreateString(built.slugs[i]));
+	lec_integration_builds_dispose(&built);
+	return srv_respond_json(d->res, 200, o, 0);
+}
+
+/* A ref created or deleted: the versions are synced (the next fetch
+ * brings them in line with the repository). */
+static int respond_sync(struct delivery *d)
+{
+	cJSON *o;
+	int rc = lec_version_sync_request(srv_store(d->req), d->project->id);
+
+	if (rc < 0)
+		return srv_respond_engine_error(d->res, rc);
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "build_triggered", 0);
+	cJSON_AddStringToObject(o, "project", d->project->slug);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "versions"),
+			     cJSON_CreateString("latest"));
+	cJSON_AddBoolToObject(o, "versions_synced", 1);
+	return srv_respond_json(d->res, 200, o, 0);
+}
+
+static const char *string_at(const cJSON *o, const char *key)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+/* "refs/heads/x" is branch x, "refs/tags/x" tag x, anything else the
+ * service treats as a branch name. */
+static struct lec_integration_ref ref_of(const char *ref)
+{
+	struct lec_integration_ref r = { ref, LEC_INTEGRATION_REF_BRANCH };
+
+	if (strncmp(ref, "refs/heads/", 11) == 0)
+		r.name = ref + 11;
+	else if (strncmp(ref, "refs/tags/", 10) == 0) {
+		r.name = ref + 10;
+		r.type = LEC_INTEGRATION_REF_TAG;
+	}
+	return r;
+}
+
+/* Verification ------------------------------------------------------------- */
+
+static int verify_signature(struct delivery *d, const char *header)
+{
+	return lec_integration_verify_signature(
+		srv_store(d->req), d->integration, d->req->body,
+		d->req->body_len, srv_header(d->req, header));
+}
+
+static int verify_github(struct delivery *d)
+{
+	return verify_signature(d, "X-Hub-Signature-256");
+}
+
+static int verify_bitbucket(struct delivery *d)
+{
+	return verify_signature(d, "X-Hub-Signature");
+}
+
+static int verify_gitlab(struct delivery *d)
+{
+	return lec_integration_verify_token(srv_store(d->req), d->integration,
+					    srv_header(d->req,
+						       "X-Gitlab-Token"));
+}
+
+/* The generic webhook: the project's admin with an API token, or the
+ * integration's token in the body. */
+static int verify_api(struct delivery *d)
+{
+	const char *token = string_at(d->data, "token");
+
+	if (d->req->user &&
+	    srv_is_project_admin_slug(d->req, d->project->slug) == 1)
+		return LEC_OK;
+	return lec_integration_verify_token(srv_store(d->req), d->integration,
+					    token);
+}
+
+/* Events ---------------------------------------------------------------------- */
+
+static int handle_github(struct delivery *d)
+{
+	const char *event = srv_header(d->req, "X-GitHub-Event");
+	const cJSON *created = cJSON_GetObjectItemCaseSensitive(d->data,
+								"created");
+	const cJSON *deleted = cJSON_GetObjectItemCaseSensitive(d->data,
+								"deleted");
+	const char *ref = string_at(d->data, "ref");
+	struct lec_integration_ref r;
+
+	if (event == NULL)
+		event = "push";
+	if (strcmp(event, "ping") == 0)
+		return srv_respond_detail(d->res, 200,
+					  "Webhook configured correctly");
+	if (strcmp(event, "create") == 0 || strcmp(event, "delete") == 0 ||
+	    (strcmp(event, "push") == 0 &&
+	     (cJSON_IsTrue(created) || cJSON_IsTrue(deleted))))
+		return respond_sync(d);
+	if (strcmp(event, "push") != 0)
+		return srv_respond_detail(d->res, 200, UNHANDLED);
+	if (ref == NULL)
+		return srv_respond_detail(d->res, 400, NO_REF);
+	r = ref_of(ref);
+	return respond_builds(d, &r, 1);
+}
+
+static int handle_gitlab(struct delivery *d)
+{
+	const char *event = string_at(d->data, "object_kind");
+	const char *before = string_at(d->data, "before");
+	const char *after = string_at(d->data, "after");
+	const char *ref = string_at(d->data, "ref");
+	struct lec_integration_ref r;
+
+	if (event == NULL)
+		event = "push";
+	if (strcmp(event, "push") != 0 && strcmp(event, "tag_push") != 0)
+		return srv_respond_detail(d->res, 200, UNHANDLED);
+	if ((before && strcmp(before, NULL_COMMIT) == 0) ||
+	    (after && strcmp(after, NULL_COMMIT) == 0))
+		return respond_sync(d);
+	if (ref == NULL)
+		return srv_respond_detail(d->res, 400, NO_REF);
+	r = ref_of(ref);
+	return respond_builds(d, &r, 1);
+}
+
+/* Bitbucket's repo:push lists changes; a change with both old and new is a
+ * push to that branch or tag, one without is a ref created or deleted. */
+static int handle_bitbucket(struct delivery *d)
+{
+	struct lec_integration_ref refs[LEC_INTEGRATION_REFS_MAX];
+	const char *event = srv_header(d->req, "X-Event-Key");
+	const cJSON *push = cJSON_GetObjectItemCaseSensitive(d->data, "push");
+	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(push,
+								"changes");
+	const cJSON *change;
+	size_t n = 0;
+
+	if (event && strcmp(event, "repo:push") != 0)
+		return srv_respond_detail(d->res, 200, UNHANDLED);
+	if (!cJSON_IsArray(changes))
+		return srv_respond_detail(d->res, 400, INVALID_REQUEST);
+	cJSON_ArrayForEach(change, changes)
+	{
+		const cJSON *old = cJSON_GetObjectItemCaseSensitive(change,
+								    "old");
+		const cJSON *new = cJSON_GetObjectItemCaseSensitive(change,
+								    "new");
+		const char *name = string_at(new, "name");
+		const char *type = string_at(new, "type");
+
+		if (!cJSON_IsObject(old) || !cJSON_IsObject(new))
+			continue;
+		if (name == NULL || type == NULL)
+			return srv_respond_detail(d->res, 400, INVALID_REQUEST);
+		if (n < LEC_INTEGRATION_REFS_MAX)
+			refs[n++] = (struct lec_integration_ref){
+				name, strcmp(type, "branch") == 0
+					      ? LEC_INTEGRATION_REF_BRANCH
+					      : LEC_INTEGRATION_REF_TAG
+			};
+	}
+	return n ? respond_builds(d, refs, n) : respond_sync(d);
+}
+
+/* "branches": a name or a list (branches or tags), else the default
+ * branch (what `latest` follows). */
+static int handle_api(struct delivery *d)
+{
+	struct lec_integration_ref refs[LEC_INTEGRATION_REFS_MAX];
+	const cJSON *branches = cJSON_GetObjectItemCaseSensitive(d->data,
+								 "branches");
+	const cJSON *item;
+	struct lec_version *latest = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (cJSON_IsString(branches)) {
+		refs[n++] = (struct lec_integration_ref){
+			branches->valuestring, LEC_INTEGRATION_REF_ANY
+		};
+	} else if (cJSON_IsArray(branches)) {
+		cJSON_ArrayForEach(item, branches)
+		{
+			if (!cJSON_IsString(item))
+				return srv_respond_detail(d->res, 400,
+							  INVALID_REQUEST);
+			if (n == LEC_INTEGRATION_REFS_MAX)
+				return srv_respond_field_error(
+					d->res, "branches",
+					"Too many branches.");
+			refs[n++] = (struct lec_integration_ref){
+				item->valuestring, LEC_INTEGRATION_REF_ANY
+			};
+		}
+	} else if (branches && !cJSON_IsNull(branches)) {
+		return srv_respond_detail(d->res, 400, INVALID_REQUEST);
+	} else if (lec_version_get(srv_store(d->req), d->project->id,
+				   "latest", &latest) == LEC_OK &&
+		   latest->identifier) {
+		refs[n++] = (struct lec_integration_ref){
+			latest->identifier, LEC_INTEGRATION_REF_BRANCH
+		};
+	}
+	rc = respond_builds(d, refs, n);
+	lec_version_free(latest);
+	return rc;
+}
+
+static const struct forge forges[] = {
+	{ "github", LEC_INTEGRATION_GITHUB,
+	  "Payload not valid, invalid or missing signature", verify_github,
+	  handle_github },
+	{ "gitlab", LEC_INTEGRATION_GITLAB,
+	  "Payload not valid, invalid or missing token", verify_gitlab,
+	  handle_gitlab },
+	{ "bitbucket", LEC_INTEGRATION_BITBUCKET, "Payload not valid",
+	  verify_bitbucket, handle_bitbucket },
+	{ "generic", LEC_INTEGRATION_API, "Payload not valid", verify_api,
+	  handle_api },
+};
+
+/* Handling --------------------------------------------------------------------- */
+
+/* The payload: JSON, or GitHub's form-encoded payload=<json>. Webhook
+ * payloads carry free text (commit messages) anywhere, so they are parsed
+ * as JSON only, without the API's single-line field rules. */
+static cJSON *payload(struct srv_request *req, struct srv_response *res)
+{
+	const char *ct = srv_header(req, "Content-Type");
+	cJSON *json;
+	char *form;
+
+	if (req->body_len == 0)
+		return cJSON_CreateObject();
+	if (ct && strncmp(ct, "application/x-www-form-urlencoded", 33) == 0 &&
+	    strncmp(req->body, "payload=", 8) == 0 &&
+	    (form = srv_percent_decode(req->body + 8, req->body_len - 8,
+				       1)) != NULL) {
+		json = cJSON_Parse(form);
+		free(form);
+	} else {
+		json = cJSON_ParseWithLength(req->body, req->body_len);
+	}
+	if (json == NULL || !cJSON_IsObject(json)) {
+		cJSON_Delete(json);
+		srv_respond_detail(res, 400, "JSON parse error");
+		return NULL;
+	}
+	return json;
+}
+
+/* A delivery for this forge's integration (or the one named by id). */
+static int deliver(struct srv_request *req, struct srv_response *res,
+		   const struct forge *forge, const char *slug,
+		   struct lec_integration *integration)
+{
+	struct delivery d = { req, res, NULL, integration, NULL };
+	int rc;
+
+	if ((d.data = payload(req, res)) == NULL)
+		goto done;
+	rc = lec_project_get(srv_store(req), slug, &d.project);
+	if (rc == LEC_ENOTFOUND) {
+		srv_respond_detail(res, 404, NO_PROJECT);
+		goto done;
+	}
+	if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	if (d.integration == NULL &&
+	    (rc = lec_integration_find(srv_store(req), d.project->id,
+				       forge->type, &d.integration)) < 0) {
+		if (rc == LEC_ENOTFOUND)
+			srv_respond_detail(res, 404, NO_INTEGRATION);
+		else
+			srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	rc = forge->verify(&d);
+	if (rc == LEC_EAUTH)
+		srv_respond_detail(res, 400, forge->invalid);
+	else if (rc < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		forge->handle(&d);
+done:
+	if (d.integration != integration)
+		lec_integration_free(d.integration);
+	lec_project_free(d.project);
+	cJSON_Delete(d.data);
+	return res->status;
+}
+
+/* /api/v2/webhook/<project>/<id>/: the integration named by id. */
+static int deliver_to_id(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_integration *integration = NULL;
+	struct lec_project *project = NULL;
+	int64_t id;
+	size_t i;
+	int rc;
+
+	if (srv_param_id(req->params[1], res, &id) < 0)
+		return res->status;
+	rc = lec_project_get(srv_store(req), req->params[0], &project);
+	if (rc == LEC_OK)
+		rc = lec_integration_get(srv_store(req), project->id, id,
+					 &integration);
+	lec_project_free(project);
+	if (rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, NO_INTEGRATION);
+	else if (rc < 0)
+		srv_respond_engine_error(res, rc);
+	for (i = 0; rc == LEC_OK && i < sizeof(forges) / sizeof(forges[0]);
+	     i++)
+		if (forges[i].type == integration->type)
+			deliver(req, res, &forges[i], req->params[0],
+				integration);
+	lec_integration_free(integration);
+	return res->status;
+}
+
+int srv_webhook_route(struct srv_request *req, struct srv_response *res)
+{
+	size_t i;
+
+	/* An API token is optional (the generic webhook's admins); a wrong
+	 * one is refused as anywhere else. */
+	if (srv_authenticate(req, res) < 0)
+		return res->status;
+	/* The forges' paths first, as the service's URL patterns. */
+	for (i = 0; i < sizeof(forges) / sizeof(forges[0]); i++)
+		if (strcmp(req->params[0], forges[i].path_name) == 0)
+			return deliver(req, res, &forges[i], req->params[1],
+				       NULL);
+	return deliver_to_id(req, res);
+}
+
+/* v3 integrations ------------------------------------------------------------- */
+
+static cJSON *integration_object(struct srv_request *req, const char *slug,
+				 const struct lec_integration *in)
+{
+	const char *origin = srv_request_origin(req);
+	cJSON *o = cJSON_CreateObject(), *links;
+	char url[700];
+
+	links = cJSON_AddObjectToObject(o, "_links");
+	snprintf(url, sizeof(url), "%s/api/v3/projects/%s/integrations/%lld/",
+		 origin, slug, (long long)in->id);
+	cJSON_AddStringToObject(links, "_self", url);
+	snprintf(url, sizeof(url), "%s/api/v3/projects/%s/", origin, slug);
+	cJSON_AddStringToObject(links, "project", url);
+	srv_v3_add_time(o, "created", in->created);
+	cJSON_AddNumberToObject(o, "id", (double)in->id);
+	cJSON_AddStringToObject(o, "integration_type",
+				lec_integration_type_code(in->type));
+	cJSON_AddStringToObject(o, "project", slug);
+	/* What to paste into the forge. */
+	snprintf(url, sizeof(url), "%s/api/v2/webhook/%s/%lld/", origin, slug,
+		 (long long)in->id);
+	cJSON_AddStringToObject(o, "url", url);
+	return o;
+}
+
+static int fill_integrations(struct srv_request *req,
+			     struct srv_response *res,
+			     const struct srv_parent *parent,
+			     const struct lec_page *page,
+			     const struct srv_flex *flex, cJSON *results,
+			     size_t *total)
+{
+	struct lec_integration_list list = { 0 };
+	size_t i;
+	int rc;
+
+	(void)flex;
+	rc = lec_integration_list(srv_store(req), parent->project->id, page,
+				  &list);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc), -1;
+	for (i = 0; i < list.len; i++)
+		cJSON_AddItemToArray(results,
+				     integration_object(req,
+							parent->project->slug,
+							&list.items[i]));
+	*total = list.total;
+	lec_integration_list_dispose(&list);
+	return 0;
+}
+
+static const struct srv_v3_list integrations_list = {
+	SRV_PARENT_PROJECT, 0, fill_integrations
+};
+
+int srv_v3_integrations_list(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_list(req, res, &integrations_list);
+}
+
+int srv_v3_integrations_create(struct srv_request *req,
+			       struct srv_response *res)
+{
+	enum lec_integration_type type = LEC_INTEGRATION_API;
+	struct lec_integration *in = NULL;
+	const char *type_code = NULL, *secret = NULL;
+	char *generated = NULL;
+	struct srv_parent parent;
+	cJSON *body = NULL, *o;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if ((body = srv_parse_body(req, res)) == NULL ||
+	    srv_body_string(body, "integration_type", "integration_type",
+			    SRV_FIELD_REQUIRED, &type_code, res) < 0 ||
+	    srv_body_string(body, "secret", "secret", 0, &secret, res) < 0)
+		goto done;
+	rc = lec_integration_type_lookup(type_code, &type);
+	if (rc == LEC_OK)
+		rc = lec_integration_create(srv_store(req), parent.project->id,
+					    type, secret, &in, &generated);
+	if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	o = integration_object(req, parent.project->slug, in);
+	/* Shown this once; a secret the caller gave is theirs already. */
+	if (generated)
+		cJSON_AddStringToObject(o, "secret", generated);
+	srv_respond_json(res, 201, o, SRV_JSON_SORTED);
+done:
+	if (generated) {
+		explicit_bzero(generated, strlen(generated));
+		free(generated);
+	}
+	if (secret) { /* no copy of a secret left in freed memory */
+		cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "secret");
+
+		explicit_bzero(item->valuestring, strlen(item->valuestring));
+	}
+	lec_integration_free(in);
+	cJSON_Delete(body);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
+int srv_v3_integration_detail(struct srv_request *req,
+			      struct srv_response *res)
+{
+	struct lec_integration *in = NULL;
+	struct srv_parent parent;
+	int64_t id;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if (srv_param_id(req->params[1], res, &id) == 0) {
+		rc = lec_integration_get(srv_store(req), parent.project->id, id,
+					 &in);
+		if (rc == LEC_OK)
+			srv_respond_json(res, 200,
+					 integration_object(
+						 req, parent.project->slug, in),
+					 SRV_JSON_SORTED);
+		else
+			srv_respond_engine_error(res, rc);
+	}
+	lec_integration_free(in);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
+int srv_v3_integration_delete(struct srv_request *req,
+			      struct srv_response *res)
+{
+	struct srv_parent parent;
+	int64_t id;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if (srv_param_id(req->params[1], res, &id) == 0) {
+		rc = lec_integration_delete(srv_store(req), parent.project->id,
+					    id);
+		if (rc == LEC_OK)
+			srv_respond_empty(res, 204);
+		else
+			srv_respond_engine_error(res, rc);
+	}
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
