@@ -5,6 +5,12 @@
  * 401 even on endpoints anyone may read. Also the check behind the
  * routes for project admins, which treats a project the requester cannot
  * see as one that does not exist.
+ *
+ * A connection on the engine's unix socket (mode 0600) from the engine's
+ * own uid, checked with the peer's credentials, is its owner: without a
+ * token it acts as the engine's local owner user, under the same
+ * permission rules as any user. This is how an ssh context reaches a
+ * remote engine with nothing to copy (docs/cli.md).
  */
 #include <string.h>
 #include <strings.h>
@@ -20,6 +26,32 @@ static int invalid(struct srv_response *res, const char *detail)
 	return -1;
 }
 
+/* No Authorization header: the owner's connection is the owner user,
+ * anyone else stays anonymous. */
+static int owner_user(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_store *store;
+	int rc;
+
+	if (srv_owner_user_id(req) == 0 || !srv_peer_is_owner(req))
+		return 0;
+	if ((store = srv_store(req)) == NULL) {
+		srv_respond_internal(res, "no store");
+		return -1;
+	}
+	rc = lec_user_get_by_id(store, srv_owner_user_id(req), &req->user);
+	if (rc == LEC_ENOTFOUND || (rc == 0 && !req->user->is_active)) {
+		lec_user_free(req->user);
+		req->user = NULL;
+		return invalid(res, "User inactive or deleted.");
+	}
+	if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+		return -1;
+	}
+	return 0;
+}
+
 int srv_authenticate(struct srv_request *req, struct srv_response *res)
 {
 	const char *h = srv_header(req, "Authorization");
@@ -29,7 +61,7 @@ int srv_authenticate(struct srv_request *req, struct srv_response *res)
 	int rc;
 
 	if (h == NULL)
-		return 0;
+		return owner_user(req, res);
 	while (*h == ' ')
 		h++;
 	if (strncasecmp(h, "Token", 5) != 0 || (h[5] != '\0' && h[5] != ' '))

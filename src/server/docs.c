@@ -421,8 +421,9 @@ static int to_parent_domain(struct docs_ctx *c, const char *raw, size_t n)
 
 	if (host == NULL)
 		return srv_respond_internal(c->res, "out of memory");
-	if ((size_t)snprintf(target, sizeof(target), "http://%s" SUBPROJECTS
-			     "%s%.*s", host, c->host_project->superproject_alias,
+	if ((size_t)snprintf(target, sizeof(target), "%s://%s" SUBPROJECTS
+			     "%s%.*s", srv_request_scheme(c->req), host,
+			     c->host_project->superproject_alias,
 			     (int)n, raw) >= sizeof(target))
 		status = docs_plain_not_found(c->res);
 	else
@@ -545,7 +546,7 @@ int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 {
 	struct docs_ctx c;
 	char slug[LEC_PROJECT_SLUG_MAX + 1];
-	const char *host = srv_header(req, "Host"), *q;
+	const char *host = srv_request_host(req), *q;
 	int reading;
 
 	if (!docs_host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))

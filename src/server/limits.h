@@ -19,6 +19,11 @@
  * legitimate body is two levels ({"repository": {"url": ...}}). */
 #define SRV_MAX_JSON_DEPTH 32
 
+/* A host[:port] the server builds links from (Host, X-Forwarded-Host):
+ * a DNS name is at most 253 bytes, plus a port. Longer ones are ignored
+ * and links use the listening address. */
+#define SRV_MAX_HOST 260
+
 /* Query parameters per request: more is 400. Filters plus paging plus
  * fields/omit/expand need about ten. */
 #define SRV_MAX_QUERY_PARAMS 64

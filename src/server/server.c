@@ -12,6 +12,7 @@
  * busy without a separate worker queue.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -19,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "lectern/store.h"
@@ -104,45 +108,182 @@ const char *srv_query(const struct srv_request *req, const char *key)
 	return NULL;
 }
 
-/* A Host header is only trusted when it looks like host[:port]; anything
- * else falls back to the listening address, so links cannot be pointed at
- * an attacker's host. */
-static int plausible_host(const char *h)
+/* A host is only used for links when it looks like host[:port]; anything
+ * else falls back to the listening address, so a header cannot inject
+ * text into links. */
+static int plausible_host(const char *h, size_t n)
 {
-	size_t n = h ? strlen(h) : 0;
+	size_t i;
 
-	return n > 0 && n < 256 &&
-	       strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789.-:[]_") == n;
+	if (n == 0 || n > SRV_MAX_HOST)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (h[i] == '\0' ||
+		    !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789.-:[]_", h[i]))
+			return 0;
+	return 1;
+}
+
+/* The value of parameter `name` in the first element of a Forwarded
+ * header (RFC 7239: the proxy nearest the client, which saw the host it
+ * asked for), unquoted, into out; 0 when absent or too long. */
+static int forwarded_param(const char *h, const char *name, char *out,
+			   size_t cap)
+{
+	size_t nlen = strlen(name), n;
+	const char *p = h, *v;
+
+	while (p && *p && *p != ',') {
+		while (*p == ' ' || *p == ';')
+			p++;
+		if (strncasecmp(p, name, nlen) == 0 && p[nlen] == '=') {
+			v = p + nlen + 1;
+			if (*v == '"')
+				n = strcspn(++v, "\"");
+			else
+				n = strcspn(v, ";, ");
+			if (n == 0 || n >= cap)
+				return 0;
+			memcpy(out, v, n);
+			out[n] = '\0';
+			return 1;
+		}
+		p += strcspn(p, ";,");
+	}
+	return 0;
+}
+
+/* The first value of a comma-separated X-Forwarded-* header into out. */
+static int first_value(const char *h, char *out, size_t cap)
+{
+	size_t n;
+
+	if (h == NULL)
+		return 0;
+	h += strspn(h, " ");
+	n = strcspn(h, ", ");
+	if (n == 0 || n >= cap)
+		return 0;
+	memcpy(out, h, n);
+	out[n] = '\0';
+	return 1;
+}
+
+/* The forwarded host or proto ("host", "proto") a trusted proxy set. */
+static int forwarded(struct srv_request *req, const char *what, char *out,
+		     size_t cap)
+{
+	const char *fwd = srv_header(req, "Forwarded");
+	char xname[32];
+
+	if (!req->srv->config.trust_forwarded)
+		return 0;
+	if (fwd && forwarded_param(fwd, what, out, cap))
+		return 1;
+	snprintf(xname, sizeof(xname), "X-Forwarded-%s", what);
+	return first_value(srv_header(req, xname), out, cap);
+}
+
+const char *srv_request_host(struct srv_request *req)
+{
+	const char *host;
+	char fwd[SRV_MAX_HOST + 1];
+
+	if (req->host[0])
+		return req->host;
+	if (forwarded(req, "host", fwd, sizeof(fwd)))
+		host = fwd;
+	else
+		host = srv_header(req, "Host");
+	if (host == NULL || !plausible_host(host, strlen(host)))
+		return NULL;
+	snprintf(req->host, sizeof(req->host), "%s", host);
+	return req->host;
+}
+
+const char *srv_request_scheme(struct srv_request *req)
+{
+	char proto[8];
+
+	if (forwarded(req, "proto", proto, sizeof(proto)) &&
+	    strcasecmp(proto, "https") == 0)
+		return "https";
+	return "http";
 }
 
 const char *srv_request_origin(struct srv_request *req)
 {
-	const char *host = srv_header(req, "Host");
+	const char *host = srv_request_host(req);
 
 	if (req->origin[0])
 		return req->origin;
-	if (plausible_host(host))
-		snprintf(req->origin, sizeof(req->origin), "http://%s", host);
+	if (host)
+		snprintf(req->origin, sizeof(req->origin), "%s://%s",
+			 srv_request_scheme(req), host);
 	else
 		snprintf(req->origin, sizeof(req->origin), "%s",
 			 req->srv->base_url);
 	return req->origin;
 }
 
-const char *srv_public_origin(const struct srv_request *req)
+/* The ":port" of host[:port] ("[v6]:port" too), or "". */
+static const char *port_of(const char *host)
 {
-	return req->srv->base_url;
+	const char *colon = strrchr(host, ':');
+
+	if (colon == NULL || (host[0] == '[' && colon < strchr(host, ']')))
+		return "";
+	return colon;
+}
+
+const char *srv_docs_domain(struct srv_request *req)
+{
+	const char *host;
+
+	if (req->srv->config.docs_domain)
+		return req->srv->config.docs_domain;
+	if (req->docs_domain[0])
+		return req->docs_domain;
+	/* The docs host is <slug>.localhost on whatever port the client
+	 * reached (a tunnel's, a proxy's, or none on a unix socket). */
+	host = srv_request_host(req);
+	if (host == NULL)
+		return req->srv->docs_domain;
+	snprintf(req->docs_domain, sizeof(req->docs_domain), "localhost%s",
+		 port_of(host));
+	return req->docs_domain;
+}
+
+int srv_peer_is_owner(struct srv_request *req)
+{
+	const union MHD_ConnectionInfo *info;
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+
+	if (req->srv->config.socket_path == NULL)
+		return 0;
+	info = MHD_get_connection_info(req->conn,
+				       MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info == NULL ||
+	    getsockname(info->connect_fd, (struct sockaddr *)&addr, &len) < 0 ||
+	    addr.ss_family != AF_UNIX ||
+	    getsockopt(info->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred,
+		       &clen) < 0)
+		return 0;
+	return cred.uid == geteuid();
+}
+
+int64_t srv_owner_user_id(const struct srv_request *req)
+{
+	return req->srv->config.owner_user_id;
 }
 
 enum srv_edition srv_edition(const struct srv_request *req)
 {
 	return req->srv->config.edition;
-}
-
-const char *srv_docs_domain(const struct srv_request *req)
-{
-	return req->srv->docs_domain;
 }
 
 const char *srv_data_dir(const struct srv_request *req)
@@ -457,52 +598,150 @@ static int init_names(struct srv *srv, int ipv6)
 	const char *host = srv->config.listen_host;
 	char domain[160];
 
-	snprintf(srv->base_url, sizeof(srv->base_url),
-		 ipv6 ? "http://[%s]:%u" : "http://%s:%u", host, srv->port);
-	snprintf(domain, sizeof(domain), "localhost:%u", srv->port);
+	if (srv->config.socket_path) {
+		/* Clients of the socket name no port (curl's Host is the URL's:
+		 * http://localhost/). */
+		snprintf(srv->base_url, sizeof(srv->base_url), "http://localhost");
+		snprintf(domain, sizeof(domain), "localhost");
+	} else {
+		snprintf(srv->base_url, sizeof(srv->base_url),
+			 ipv6 ? "http://[%s]:%u" : "http://%s:%u", host,
+			 srv->port);
+		snprintf(domain, sizeof(domain), "localhost:%u", srv->port);
+	}
 	srv->docs_domain = strdup(srv->config.docs_domain
 					  ? srv->config.docs_domain
 					  : domain);
 	return srv->docs_domain ? 0 : -1;
 }
 
+/* Whether something accepts connections on the unix socket at path. */
+static int socket_answers(const struct sockaddr_un *addr)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* mkdir -p of the directories above path, 0700 (the socket is the
+ * owner's door to the engine). */
+static int make_socket_dirs(char *path)
+{
+	char *slash;
+
+	for (slash = strchr(path + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+			*slash = '/';
+			return -1;
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
+/* A listening unix socket at path, mode 0600: the descriptor, or -1 after
+ * logging why. A socket file nothing answers on is left from an engine
+ * that died and is replaced; one that answers belongs to a live engine. */
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct stat st;
+	char *dirs = NULL;
+	mode_t old;
+	int fd = -1;
+
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		srv_log("cannot listen on %s: a socket path is at most %zu "
+			"bytes", path, sizeof(addr.sun_path) - 1);
+		return -1;
+	}
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	if ((dirs = strdup(path)) == NULL || make_socket_dirs(dirs) < 0) {
+		srv_log("cannot create the directory of %s: %s", path,
+			strerror(errno));
+		goto fail;
+	}
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			srv_log("cannot listen on %s: a file that is not a "
+				"socket is there", path);
+			goto fail;
+		}
+		if (socket_answers(&addr)) {
+			srv_log("cannot listen on %s: an engine already "
+				"answers there", path);
+			goto fail;
+		}
+		unlink(path);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		goto fail_errno;
+	/* The mode is the access check: only the owner may connect. */
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		umask(old);
+		goto fail_errno;
+	}
+	umask(old);
+	if (chmod(path, 0600) < 0 || listen(fd, SOMAXCONN) < 0)
+		goto fail_errno;
+	free(dirs);
+	return fd;
+fail_errno:
+	srv_log("cannot listen on %s: %s", path, strerror(errno));
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(dirs);
+	return -1;
+}
+
 int srv_start(struct srv **out, const struct srv_config *config)
 {
 	struct sockaddr_storage addr;
 	const union MHD_DaemonInfo *info;
+	struct MHD_OptionItem where[2] = { { MHD_OPTION_END, 0, NULL },
+					   { MHD_OPTION_END, 0, NULL } };
 	struct srv *srv;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_USE_TURBO | MHD_USE_ERROR_LOG;
 	unsigned threads, connections;
-	int ipv6 = 0;
+	int ipv6 = 0, unix_fd = -1, keys = 0;
 
 	*out = NULL;
-	if (parse_address(config->listen_host, config->port, &addr, &ipv6) <
-	    0) {
+	if (config->socket_path) {
+		if ((unix_fd = listen_unix(config->socket_path)) < 0)
+			return -1;
+		where[0] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET,
+						    unix_fd, NULL };
+	} else if (parse_address(config->listen_host, config->port, &addr,
+				 &ipv6) < 0) {
 		srv_log("cannot listen on '%s': not a numeric address",
 			config->listen_host);
 		return -1;
+	} else {
+		where[0] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0,
+						    &addr };
 	}
 	if ((srv = calloc(1, sizeof(*srv))) == NULL)
-		return -1;
+		goto fail;
 	srv->config = *config;
 	srv->data_dir = strdup(config->data_dir);
 	if (srv->data_dir == NULL ||
-	    pthread_key_create(&srv->store_key, close_thread_store) != 0) {
-		srv_free(srv);
-		return -1;
-	}
-	if (pthread_key_create(&srv->cache_key, free_thread_cache) != 0) {
-		pthread_key_delete(srv->store_key);
-		srv_free(srv);
-		return -1;
-	}
-	if (srv_guard_new(&srv->guard) < 0) {
-		pthread_key_delete(srv->store_key);
-		pthread_key_delete(srv->cache_key);
-		srv_free(srv);
-		return -1;
-	}
+	    pthread_key_create(&srv->store_key, close_thread_store) != 0)
+		goto fail;
+	keys = 1;
+	if (pthread_key_create(&srv->cache_key, free_thread_cache) != 0)
+		goto fail;
+	keys = 2;
+	if (srv_guard_new(&srv->guard) < 0)
+		goto fail;
 	if (ipv6)
 		flags |= MHD_USE_IPv6;
 	threads = config->threads ? config->threads : default_threads();
@@ -511,7 +750,7 @@ int srv_start(struct srv **out, const struct srv_config *config)
 		flags, config->port, NULL, NULL, on_request, srv,
 		/* First, or libmicrohttpd logs the options on its own. */
 		MHD_OPTION_EXTERNAL_LOGGER, srv_guard_log, srv->guard,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+		MHD_OPTION_ARRAY, where,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, srv->guard,
@@ -524,21 +763,34 @@ int srv_start(struct srv **out, const struct srv_config *config)
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_CONNECTION_TIMEOUT,
 		MHD_OPTION_END);
 	if (srv->daemon == NULL) {
-		srv_log("cannot listen on %s:%u (address in use or not "
-			"permitted)", config->listen_host, config->port);
-		pthread_key_delete(srv->store_key);
-		pthread_key_delete(srv->cache_key);
-		srv_free(srv);
-		return -1;
+		if (config->socket_path)
+			srv_log("cannot serve on %s", config->socket_path);
+		else
+			srv_log("cannot listen on %s:%u (address in use or not "
+				"permitted)", config->listen_host, config->port);
+		goto fail;
 	}
+	/* libmicrohttpd owns the socket from here on and closes it. */
+	unix_fd = -1;
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	srv->port = info ? info->port : config->port;
+	srv->port = info && !config->socket_path ? info->port : config->port;
 	if (init_names(srv, ipv6) < 0) {
 		srv_stop(srv);
 		return -1;
 	}
 	*out = srv;
 	return 0;
+fail:
+	if (unix_fd >= 0) {
+		close(unix_fd);
+		unlink(config->socket_path);
+	}
+	if (keys >= 1)
+		pthread_key_delete(srv->store_key);
+	if (keys >= 2)
+		pthread_key_delete(srv->cache_key);
+	srv_free(srv);
+	return -1;
 }
 
 void srv_stop(struct srv *srv)
@@ -549,6 +801,8 @@ void srv_stop(struct srv *srv)
 	 * request they are in; their store handles close as they exit. The
 	 * guard goes after (srv_free): closing connections notifies it. */
 	MHD_stop_daemon(srv->daemon);
+	if (srv->config.socket_path)
+		unlink(srv->config.socket_path);
 	pthread_key_delete(srv->store_key);
 	pthread_key_delete(srv->cache_key);
 	srv_free(srv);

@@ -29,8 +29,20 @@ struct srv_config {
 	const char *data_dir;
 	const char *listen_host;   /* numeric IPv4/IPv6 address */
 	unsigned short port;       /* 0 picks a free one */
+	/* Listen on this unix socket instead (created mode 0600, a stale one
+	 * replaced); NULL: listen_host:port. */
+	const char *socket_path;
 	enum srv_edition edition;
-	const char *docs_domain;   /* NULL: "localhost:<port>" */
+	/* NULL: "localhost" with the port of the request's host, so docs
+	 * links follow the port the client reached the server on. */
+	const char *docs_domain;
+	/* Absolute URLs follow Forwarded (host=, proto=) or X-Forwarded-Host
+	 * and X-Forwarded-Proto when set: only behind a reverse proxy that
+	 * sets them, as a client could otherwise point links anywhere. */
+	int trust_forwarded;
+	/* The user a connection on the unix socket from the engine's own uid
+	 * acts as (peer credentials, no token); 0: none. */
+	int64_t owner_user_id;
 	unsigned threads;          /* 0: one per CPU */
 	/* Directories file:// repositories may lie in (lec_localrepo_check),
 	 * NULL-terminated; NULL: none. Not copied: must outlive the server. */
@@ -42,10 +54,12 @@ struct srv;
 /* Start serving in background threads; *out is owned by the caller and
  * stopped with srv_stop. Returns 0, or -1 after printing why on stderr. */
 int srv_start(struct srv **out, const struct srv_config *config);
-/* The port actually bound, and the base URL ("http://127.0.0.1:8000"). */
+/* The port actually bound (0 on a unix socket), and the base URL
+ * ("http://127.0.0.1:8000", "http://localhost" on a unix socket). */
 unsigned short srv_port(const struct srv *srv);
 const char *srv_base_url(const struct srv *srv);
-/* The docs domain the server uses ("localhost:<port>" by default). */
+/* The docs domain builds bake into pages (READTHEDOCS_CANONICAL_URL):
+ * the configured one, else "localhost[:<port>]". */
 const char *srv_docs_domain_of(const struct srv *srv);
 /* Stop accepting, let in-flight requests finish, free everything.
  * Accepts NULL. */
@@ -83,7 +97,10 @@ struct srv_request {
 	int body_too_large;
 	const char *params[SRV_MAX_ROUTE_PARAMS]; /* captured path segments */
 	struct lec_user *user;    /* authenticated user, or NULL */
-	char origin[300];         /* cache for srv_request_origin */
+	/* Caches of srv_request_host, _origin and srv_docs_domain. */
+	char host[SRV_MAX_HOST + 1];
+	char origin[SRV_MAX_HOST + sizeof("https://")];
+	char docs_domain[SRV_MAX_HOST + 1];
 };
 
 /* The thread's store handle (opened on first use); NULL after logging. */
@@ -94,14 +111,24 @@ struct srv_cache *srv_thread_cache(struct srv_request *req);
 const char *srv_header(struct srv_request *req, const char *name);
 /* The first value of a query parameter, or NULL. */
 const char *srv_query(const struct srv_request *req, const char *key);
-/* "http://host" of the request (Host header), for absolute links. */
+/* The host[:port] the client asked for: the Host header, or a trusted
+ * forwarded host (srv_config.trust_forwarded); NULL when there is none
+ * that looks like one. Every absolute URL the server builds uses it, so
+ * links work through any tunnel or proxy. */
+const char *srv_request_host(struct srv_request *req);
+/* "http" or "https" (a trusted forwarded proto). */
+const char *srv_request_scheme(struct srv_request *req);
+/* "scheme://host[:port]" for absolute links: from srv_request_host, else
+ * the listening address. */
 const char *srv_request_origin(struct srv_request *req);
-/* The configured origin for absolute links that do not follow the request
- * (the service's PRODUCTION_DOMAIN). */
-const char *srv_public_origin(const struct srv_request *req);
 enum srv_edition srv_edition(const struct srv_request *req);
-/* The docs domain, e.g. "localhost:8000". */
-const char *srv_docs_domain(const struct srv_request *req);
+/* The docs domain of this request, e.g. "localhost:8000": the configured
+ * one, else "localhost" with the port of srv_request_host. */
+const char *srv_docs_domain(struct srv_request *req);
+/* Whether the connection comes over the unix socket from the engine's own
+ * uid (SO_PEERCRED): the engine's owner, who needs no token. */
+int srv_peer_is_owner(struct srv_request *req);
+int64_t srv_owner_user_id(const struct srv_request *req);
 /* The server's data directory (the pipeline's layout lives under it). */
 const char *srv_data_dir(const struct srv_request *req);
 /* Where imported file:// repositories may lie (srv_config.local_roots). */

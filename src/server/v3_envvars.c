@@ -28,10 +28,10 @@ static void add_link(cJSON *links, const char *key, const char *origin,
 }
 
 /* An EnvironmentVariable; there is no value to show, by construction. */
-static cJSON *envvar_object(const struct srv_request *req, const char *slug,
+static cJSON *envvar_object(struct srv_request *req, const char *slug,
 			    const struct lec_envvar *v)
 {
-	const char *origin = srv_public_origin(req);
+	const char *origin = srv_request_origin(req);
 	cJSON *o = cJSON_CreateObject(), *links;
 	char path[400];
 

@@ -64,7 +64,7 @@ cJSON *srv_v3_org_links(struct srv_request *req, const char *slug)
 
 	for (i = 0; o && i < sizeof(links) / sizeof(links[0]); i++) {
 		snprintf(url, sizeof(url), "%s/api/v3/organizations/%s/%s",
-			 srv_public_origin(req), slug, links[i].suffix);
+			 srv_request_origin(req), slug, links[i].suffix);
 		cJSON_AddStringToObject(o, links[i].key, url);
 	}
 	return o;

@@ -87,7 +87,18 @@ static cJSON *code_name(const char *code, const char *name)
 char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
 		   const char *version_slug)
 {
-	return lec_resolve_docs_url(p, version_slug, srv_docs_domain(req));
+	char *url = lec_resolve_docs_url(p, version_slug, srv_docs_domain(req));
+	char *https = NULL;
+
+	/* The resolver knows no request: behind a TLS proxy the docs are
+	 * https too. */
+	if (url && strcmp(srv_request_scheme(req), "https") == 0 &&
+	    strncmp(url, "http://", 7) == 0 &&
+	    asprintf(&https, "https://%s", url + 7) >= 0) {
+		free(url);
+		return https;
+	}
+	return url;
 }
 
 static void add_docs_url(struct srv_request *req, cJSON *obj,
@@ -146,13 +157,13 @@ static cJSON *project_urls(struct srv_request *req,
 	    lec_version_default_slug(store, p->id, &vslug) < 0)
 		vslug = NULL;
 	add_fmt(urls, "builds", "%s/projects/%s/builds/",
-		srv_public_origin(req), p->slug);
+		srv_request_origin(req), p->slug);
 	add_docs_url(req, urls, p, vslug ? vslug : p->default_version);
 	cJSON_AddNullToObject(urls, "downloads");
-	add_fmt(urls, "home", "%s/projects/%s/", srv_public_origin(req),
+	add_fmt(urls, "home", "%s/projects/%s/", srv_request_origin(req),
 		p->slug);
 	add_fmt(urls, "versions", "%s/projects/%s/versions/",
-		srv_public_origin(req), p->slug);
+		srv_request_origin(req), p->slug);
 	free(vslug);
 	return urls;
 }
@@ -456,8 +467,9 @@ static cJSON *version_downloads(struct srv_request *req,
 		snprintf(prefix, sizeof(prefix), "%s/", p->superproject_alias);
 	for (i = 0; host && i < 3; i++)
 		if (has[i])
-			add_fmt(o, kinds[i], "http://%s/_/downloads/%s%s/%s/%s/",
-				host, prefix, p->language, v->slug, kinds[i]);
+			add_fmt(o, kinds[i], "%s://%s/_/downloads/%s%s/%s/%s/",
+				srv_request_scheme(req), host, prefix,
+				p->language, v->slug, kinds[i]);
 	free(host);
 	return o;
 }
@@ -526,7 +538,7 @@ static cJSON *version_object(struct srv_request *req,
 	urls = cJSON_AddObjectToObject(o, "urls");
 	dash = cJSON_AddObjectToObject(urls, "dashboard");
 	add_fmt(dash, "edit", "%s/dashboard/%s/version/%s/edit/",
-		srv_public_origin(req), p->slug, v->slug);
+		srv_request_origin(req), p->slug, v->slug);
 	add_docs_url(req, urls, p, v->slug);
 	add_string_or_null(urls, "vcs", vcs);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
@@ -631,12 +643,12 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 		cJSON_AddNullToObject(o, "success");
 	urls = cJSON_AddObjectToObject(o, "urls");
 	add_fmt(urls, "build", "%s/projects/%s/builds/%lld/",
-		srv_public_origin(req), p->slug, (long long)b->id);
-	add_fmt(urls, "project", "%s/projects/%s/", srv_public_origin(req),
+		srv_request_origin(req), p->slug, (long long)b->id);
+	add_fmt(urls, "project", "%s/projects/%s/", srv_request_origin(req),
 		p->slug);
 	if (version_slug)
 		add_fmt(urls, "version", "%s/dashboard/%s/version/%s/edit/",
-			srv_public_origin(req), p->slug, version_slug);
+			srv_request_origin(req), p->slug, version_slug);
 	else
 		cJSON_AddNullToObject(urls, "version");
 	add_string_or_null(o, "version", version_slug);

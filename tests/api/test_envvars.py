@@ -50,8 +50,8 @@ class EnvVarTestCase(ServerTestCase):
         self.assertNoSecret(r)
         return r.json
 
-    def expected(self, slug, got, name, public=False):
-        origin = self.server.base
+    def expected(self, slug, got, name, public=False, origin=None):
+        origin = origin or self.server.base
         return {
             "_links": {
                 "_self": "%s/api/v3/projects/%s/environmentvariables/%d/" % (origin, slug, got["pk"]),
@@ -90,12 +90,16 @@ class CreateReadDeleteTest(EnvVarTestCase):
         got = self.create("env", "PUBLIC_WORD", public="false")
         self.assertFalse(got["public"])
 
-    def test_links_do_not_follow_the_host_header(self):
+    def test_links_follow_the_host_header(self):
+        # Issue 16: every absolute URL uses the host the client asked
+        # for, so links work through a tunnel or a proxy.
         got = self.create("env", "HOSTED")
         r = self.server.get(self.url("env", got["pk"]), token=self.alice,
                             host="docs.example.com")
         self.assertStatus(r, 200)
-        self.assertEqual(r.json["_links"], self.expected("env", got, "HOSTED")["_links"])
+        self.assertEqual(r.json["_links"],
+                         self.expected("env", got, "HOSTED",
+                                       origin="http://docs.example.com")["_links"])
 
     def test_odd_values_are_accepted_and_never_shown(self):
         # Shell-special and non-ASCII values go through untouched; the

@@ -90,8 +90,9 @@ class OrganizationsTest(ServerTestCase):
         token = self.tokens[user] if user else None
         return self.server.get(path, token=token, **kw)
 
-    def org_links(self, slug):
-        base = self.server.base + "/api/v3/organizations/%s/" % slug
+    def org_links(self, slug, origin=None):
+        base = (origin or self.server.base) + \
+            "/api/v3/organizations/%s/" % slug
         return {"_self": base, "notifications": base + "notifications/",
                 "projects": base + "projects/"}
 
@@ -145,8 +146,10 @@ class OrganizationsTest(ServerTestCase):
         self.assertEqual(body["next"], base + "?limit=1&offset=2")
         self.assertEqual(body["previous"], base + "?limit=1")
         self.assertEqual([o["slug"] for o in body["results"]], ["acme"])
-        # _links follow the public origin, not the request's Host.
-        self.assertEqual(body["results"][0]["_links"], self.org_links("acme"))
+        # _links follow the request's Host too (issue 16: URLs survive a
+        # tunnel or a proxy).
+        self.assertEqual(body["results"][0]["_links"],
+                         self.org_links("acme", "http://docs.example.test"))
         r = self.get("/api/v3/organizations/?limit=2&offset=2", "owen",
                      host="docs.example.test")
         self.assertEqual(r.json["next"], None)
