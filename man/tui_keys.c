@@ -1,21 +1,14 @@
 /*
  * Prints the KEYS section of lectern-tui(1) in scdoc from the TUI's action
- * table (ui/actions.def), so the man page lists exactly the default keys
- * and action names the binary has. Run by man/CMakeLists.txt at build
- * time; it links the ui library only to check its keymap names.
+ * table (ui/actions.def) and the keymap names of ui/keys.c, so the man
+ * page lists exactly the default keys and action names the binary has.
+ * Run by man/CMakeLists.txt at build time.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "action.h"
 #include "keys.h"
-
-/* The keymaps as `bind KEYMAP KEY ACTION` names them, in the order of the
- * UI_VIEW_* bits; main() checks each against ui_keymap_by_name(). */
-static const char *const keymap_names[] = {
-	"projects", "project", "builds", "build",
-	"help", "search", "reader", "orgs",
-};
 
 /* n bytes of s with scdoc's formatting characters escaped. */
 static void put_text(const char *s, size_t n)
@@ -27,41 +20,35 @@ static void put_text(const char *s, size_t n)
 	}
 }
 
-/* The keymaps an action is bound in: "generic", or the views' names. */
-static void put_keymaps(unsigned views)
+/* The keymaps an action is bound in: "generic", or the views' names; -1
+ * when a view has no keymap name. */
+static int put_keymaps(unsigned views)
 {
-	size_t i;
-	const char *sep = "";
+	unsigned bit;
+	const char *sep = "", *name;
 
 	if (views == UI_VIEWS_ALL) {
 		fputs("generic", stdout);
-		return;
+		return 0;
 	}
-	for (i = 0; i < sizeof(keymap_names) / sizeof(keymap_names[0]); i++) {
-		if (views & (1u << i)) {
-			printf("%s%s", sep, keymap_names[i]);
-			sep = ", ";
+	for (bit = 1; bit <= (unsigned)UI_VIEW_LAST; bit <<= 1) {
+		if (!(views & bit))
+			continue;
+		if ((name = ui_keymap_name(bit)) == NULL) {
+			fprintf(stderr, "tui_keys: view bit %#x has no keymap "
+					"name in ui/keys.c\n", bit);
+			return -1;
 		}
+		printf("%s%s", sep, name);
+		sep = ", ";
 	}
+	return 0;
 }
 
 int main(void)
 {
-	size_t i;
 	int a;
 
-	for (i = 0; i < sizeof(keymap_names) / sizeof(keymap_names[0]); i++) {
-		if (ui_keymap_by_name(keymap_names[i]) != (int)(1u << i)) {
-			fprintf(stderr, "tui_keys: keymap %zu is not '%s' in "
-					"ui/keys.c\n", i, keymap_names[i]);
-			return 1;
-		}
-	}
-	if ((1u << i) != (unsigned)UI_VIEW_LAST << 1) {
-		fprintf(stderr, "tui_keys: ui/action.h has keymaps this "
-				"program does not name\n");
-		return 1;
-	}
 	for (a = UI_ACTION_NONE + 1; a < UI_ACTION_COUNT; a++) {
 		const struct ui_action_info *info = ui_action_info(a);
 		const char *k = info->keys;
@@ -79,7 +66,8 @@ int main(void)
 		if (!*info->keys)
 			fputs("(no default key)\n", stdout);
 		printf("\t_%s_ (", info->name);
-		put_keymaps(info->views);
+		if (put_keymaps(info->views) < 0)
+			return 1;
 		fputs("): ", stdout);
 		put_text(info->help, strlen(info->help));
 		fputs(".\n\n", stdout);

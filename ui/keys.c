@@ -64,6 +64,16 @@ int ui_keymap_by_name(const char *name)
 	return -1;
 }
 
+const char *ui_keymap_name(unsigned bit)
+{
+	size_t i;
+
+	for (i = 0; i < COUNT(keymaps); i++)
+		if (keymaps[i].bit == bit)
+			return keymaps[i].name;
+	return NULL;
+}
+
 /* A name between < and >, without them. */
 static int parse_named(const char *name, size_t n, int *key)
 {

@@ -31,6 +31,9 @@ void ui_key_format(int key, char *out, size_t size);
 /* The keymap bit of a keymap name ("generic" is UI_VIEWS_ALL); -1 when
  * unknown. */
 int ui_keymap_by_name(const char *name);
+/* The name of the keymap of one UI_VIEW_* bit ("generic" for
+ * UI_VIEWS_ALL); NULL when unknown. man/tui_keys.c lists keys by it. */
+const char *ui_keymap_name(unsigned bit);
 
 /* Reset every keymap to the action table's defaults. */
 void ui_keys_reset(void);
