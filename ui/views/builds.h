@@ -51,6 +51,8 @@ struct ui_builds {
 	long long count;         /* the server's total, -1 before the first */
 	struct ui_builds_page pages[UI_BUILDS_CACHE];
 	uint64_t clock;          /* ticks of `used` */
+	int64_t hold_until;      /* ui_now_ms() before which drawing asks
+				  * for no page (after a failed answer) */
 	char *filter;            /* the `/` text, or NULL; owned */
 	size_t lines;            /* rows shown */
 };

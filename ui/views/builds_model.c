@@ -328,7 +328,8 @@ void ui_builds_draw_row(struct ui_builds *b, struct ui_view *v, WINDOW *w,
 		ui_draw_fill(w, y, 0, width, ui_attr(selected ? UI_SLOT_CURSOR
 							      : UI_SLOT_NORMAL));
 		ui_draw_text(w, y, 0, width, "  ...", ui_attr(UI_SLOT_DIM));
-		ask_page(b, v, no);
+		if (ui_now_ms() >= b->hold_until)
+			ask_page(b, v, no);
 		return;
 	}
 	p->used = ++b->clock;
@@ -372,6 +373,8 @@ int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
 	if (tag < UI_BUILDS_TAG_PAGE)
 		return 0;
 	if (err->code != LC_OK) {
+		/* Every redraw would ask again at once: wait for the tick. */
+		b->hold_until = ui_now_ms() + UI_TICK_MS;
 		if (err->status == 404 && b->count < 0)
 			ui_app_fail(v->app, v, "builds of %s: %s", b->project,
 				    err->message);

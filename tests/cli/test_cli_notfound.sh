@@ -1,0 +1,83 @@
+#!/bin/sh
+# A mistyped name fails loudly (issue 15, item 2): against a real `lectern
+# serve`, every command that reads or changes something under a project,
+# version or build that does not exist exits 1 with the server's 404 in one
+# line on stderr and nothing on stdout (never an empty table and status 0).
+# Also: `status` with an argument is a wrong command line (status 2), and
+# `lectern log` of a failed build ends with the build's error.
+. "$LEC_TESTS/cli/lib.sh"
+
+export XDG_CONFIG_HOME="$DATA/config"
+unset LECTERN_CONTEXT
+server_pid=
+cleanup() {
+	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+	rm -rf "$DATA"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# No build workers: the builds below are written into the store.
+"$LECTERN" serve --listen 127.0.0.1:0 --workers 0 >"$DATA/serve.out" 2>"$DATA/serve.err" &
+server_pid=$!
+for _ in $(seq 1 100); do grep -q '^listening on ' "$DATA/serve.out" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's,^listening on \(http://[^/]*\)/*$,\1,p' "$DATA/serve.out")
+"$LECTERN" token create tester >"$DATA/token"
+chmod 600 "$DATA/token"
+"$LECTERN" context add t --url "$url" --token-file "$DATA/token" >/dev/null || fail "context add"
+"$LECTERN" --context t import https://example.com/there.git --name There --no-wait >/dev/null ||
+	fail "import"
+
+# not_found WHAT CMD...: exit 1, one line naming what is missing, no output.
+not_found() {
+	what=$1
+	shift
+	expect_status 1 "$LECTERN" --context t "$@"
+	expect_match err "^lectern: No $what matches the given query\\. \\(HTTP 404\\)\$"
+	[ "$(wc -l <"$DATA/err")" -eq 1 ] && pass || fail "'$*': not one line: $(cat "$DATA/err")"
+	[ -s "$DATA/out" ] && fail "'$*' printed: $(cat "$DATA/out")" || pass
+}
+
+not_found Project versions nosuch
+not_found Project versions nosuch --json
+not_found Project builds nosuch
+not_found Project builds nosuch --running
+not_found Project redirects nosuch
+not_found Project env nosuch
+not_found Project subprojects nosuch
+not_found Project translations nosuch
+not_found Project version nosuch latest
+not_found Project version nosuch latest --active
+not_found Project build nosuch
+not_found Version version there nosuch
+not_found Version build there nosuch
+not_found Build log 99999
+# The one that exists still works.
+expect_status 0 "$LECTERN" --context t versions there
+expect_match out '^latest '
+
+# A wrong command line is status 2, `status` included.
+expect_status 2 "$LECTERN" status --json
+expect_match err '^lectern: status takes no arguments$'
+
+# `log` ends with the build's error.
+id=$(/usr/bin/python3 - "$LECTERN_DATA/lectern.db" <<'PY'
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], timeout=30)
+us = int(time.time()) * 1000000
+pid = c.execute("SELECT id FROM projects WHERE slug = 'there'").fetchone()[0]
+vid = c.execute("SELECT id FROM versions WHERE project_id = ? AND slug = 'latest'", (pid,)).fetchone()[0]
+with c:
+    b = c.execute("INSERT INTO builds (project_id, version_id, state, success, error, created, finished, duration)"
+                  " VALUES (?, ?, 'finished', 0, 'Error: no docs here (command \"make\" failed with exit code 2)', ?, ?, 1)",
+                  (pid, vid, us, us)).lastrowid
+    c.execute("INSERT INTO build_commands (build_id, command, output, exit_code, start_time, end_time)"
+              " VALUES (?, 'make', 'Error: no docs here\n', 2, ?, ?)", (b, us, us))
+print(b)
+PY
+)
+expect_status 0 "$LECTERN" --context t log "$id"
+[ "$(tail -n 1 "$DATA/out")" = 'error: Error: no docs here (command "make" failed with exit code 2)' ] && pass ||
+	fail "log ends with: $(tail -n 1 "$DATA/out")"
+
+finish
