@@ -163,15 +163,17 @@ rows.append(("lectern: key to redraw (j, newest builds)", "%.1f ms median" % med
 for key in ("G", "g", "G"):
     tmux("send-keys", "-t", "s", key)
     time.sleep(0.3)
-rows.append(("lectern: resident memory (10,000 builds)", "%.1f MB" % max(mem, rss()), ""))
+rows.append(("lectern: resident memory, Projects screen", "%.1f MB" % mem, ""))
+rows.append(("lectern: resident memory (10,000 builds walked)", "%.1f MB" % rss(), ""))
 
 startup = start("exec env TERM=tmux-256color LANG=C.UTF-8 tig -C %s/repo" % work, r"\[main\] \S+ - commit 1 of 10000")
 med, p95 = presses("j", lambda i: r"commit %d of 10000" % (i + 2))
 rows.append(("tig: startup to first full screen", "%.0f ms" % startup, ""))
 rows.append(("tig: key to redraw (j, 10,000 commits)", "%.1f ms median" % med, "%.1f ms p95" % p95))
+# tig binds G to the commit graph's style; End is its move-last-line.
 t0 = time.monotonic()
-tmux("send-keys", "-t", "s", "G")
-rows.append(("tig: G to the oldest of 10,000 commits drawn", "%.0f ms" % ((wait(r"commit 10000 of 10000") - t0) * 1000), ""))
+tmux("send-keys", "-t", "s", "End")
+rows.append(("tig: End to the oldest of 10,000 commits drawn", "%.0f ms" % ((wait(r"commit 10000 of 10000") - t0) * 1000), ""))
 rows.append(("tig: resident memory", "%.1f MB" % rss(), ""))
 tmux("kill-server")
 for name, a, b in rows:
