@@ -405,6 +405,8 @@ static int connect_client(struct ui_app *app, const struct ui_conn *conn,
 	opts.api_url = conn->api_url;
 	opts.token = conn->token;
 	opts.docs_domain = conn->docs_domain;
+	opts.unix_socket = conn->unix_socket;
+	opts.link_name = conn->link_name;
 	if (lc_client_new(out, &opts, &err) < 0) {
 		ui_app_error(app, "%s: %s", conn->name, err.message);
 		return -1;
@@ -901,6 +903,8 @@ void ui_conn_dispose(struct ui_conn *conn)
 	free(conn->name);
 	free(conn->api_url);
 	free(conn->docs_domain);
+	free(conn->unix_socket);
+	free(conn->link_name);
 	if (conn->token)
 		explicit_bzero(conn->token, strlen(conn->token));
 	free(conn->token);

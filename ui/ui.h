@@ -16,6 +16,8 @@ struct ui_conn {
 	char *api_url;     /* API base URL */
 	char *docs_domain; /* docs host (search, pages), or NULL */
 	char *token;       /* API token, or NULL */
+	char *unix_socket; /* an ssh context's forwarded socket, or NULL */
+	char *link_name;   /* what the socket leads to, for messages */
 	int readonly;      /* the context refuses every change */
 };
 

@@ -344,22 +344,30 @@ fail:
 
 /* ---- The local user's token --------------------------------------------- */
 
+int cli_local_user(struct lec_store *store, struct lec_user **out)
+{
+	const char *name = getenv("USER");
+
+	*out = NULL;
+	if (store == NULL)
+		return -1;
+	if (name && *name && lec_user_ensure(store, name, out) == 0)
+		return 0;
+	return lec_user_ensure(store, LOCAL_USER, out);
+}
+
 /* Create the local user and a token engine-direct (like `token create`). */
 static int create_token(struct cli_ctx *ctx, char **token)
 {
 	struct lec_store *store;
 	struct lec_user *user = NULL;
-	const char *name = getenv("USER");
 	int status = CLI_EXIT_OK;
 
 	if ((store = cli_store(ctx)) == NULL)
 		return CLI_EXIT_FAIL;
-	if (name == NULL || *name == '\0' ||
-	    lec_user_ensure(store, name, &user) < 0) {
-		if (lec_user_ensure(store, LOCAL_USER, &user) < 0) {
-			status = cli_fail_engine("cannot create the local user");
-			goto done;
-		}
+	if (cli_local_user(store, &user) < 0) {
+		status = cli_fail_engine("cannot create the local user");
+		goto done;
 	}
 	if (lec_token_create(store, user->id, token) < 0)
 		status = cli_fail_engine("cannot create a token");
@@ -391,9 +399,7 @@ static int local_token(struct cli_ctx *ctx, const char *dir, char **token)
 
 /* ---- Locking ------------------------------------------------------------ */
 
-/* mkdir -p for the directories above a file (0700: the data directory holds
- * the token). */
-static int make_dirs(char *file)
+int cli_make_dirs(char *file)
 {
 	char *slash;
 
@@ -418,7 +424,7 @@ int cli_engine_lock(const char *dir)
 		cli_fail("out of memory");
 		return -1;
 	}
-	if (make_dirs(path) < 0) {
+	if (cli_make_dirs(path) < 0) {
 		cli_fail("cannot create %s: %s", dir, strerror(errno));
 		free(path);
 		return -1;

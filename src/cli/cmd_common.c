@@ -28,6 +28,8 @@ int cli_session_open(struct cli_ctx *ctx, struct cli_session *s)
 	opts.api_url = s->conn.base_url;
 	opts.token = s->conn.token;
 	opts.docs_domain = s->conn.docs_url;
+	opts.unix_socket = s->conn.unix_socket;
+	opts.link_name = s->conn.link_name;
 	if (lc_client_new(&s->client, &opts, &err) != LC_OK) {
 		status = cli_fail("context '%s': %s", s->conn.name, err.message);
 		cli_session_close(s);

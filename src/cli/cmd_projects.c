@@ -167,6 +167,11 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
 	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
+	/* The engine, not this machine, reads a file:// repository. */
+	if (s.conn.unix_socket && strncmp(in.repository_url, "file://", 7) == 0)
+		fprintf(stderr, "lectern: import: %s is a path on the remote "
+				"machine of %s\n", in.repository_url,
+			s.conn.link_name);
 	if (lc_project_import(s.client, &in, &p, &err) != LC_OK) {
 		status = cli_fail_client(&err);
 		goto done;

@@ -28,8 +28,11 @@ static void take_conn(struct cli_conn *from, struct ui_conn *to)
 	to->api_url = from->base_url;
 	to->docs_domain = from->docs_url;
 	to->token = from->token;
+	to->unix_socket = from->unix_socket;
+	to->link_name = from->link_name;
 	to->readonly = from->readonly;
 	from->name = from->base_url = from->docs_url = from->token = NULL;
+	from->unix_socket = from->link_name = NULL;
 	cli_conn_dispose(from);
 }
 
@@ -106,6 +109,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_config cfg;
 	struct cli_conn conn;
 	const char **names = NULL;
+	long keeper = -1;
 	char err[256];
 	int i, status;
 
@@ -128,6 +132,9 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 		return status;
 	if ((status = cli_connect(ctx, &conn)) != CLI_EXIT_OK)
 		goto done;
+	/* Through ssh, a watcher brings the link back when it drops. */
+	if (conn.unix_socket)
+		keeper = cli_ssh_keeper_start(conn.name, conn.unix_socket);
 	take_conn(&conn, &start.conn);
 	names = context_names(&cfg, &start.contexts_len);
 	start.contexts = names;
@@ -136,6 +143,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	start.demo_repo = cli_demo_repo();
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	ui_conn_dispose(&start.conn);
+	cli_ssh_keeper_stop(keeper);
 done:
 	free(names);
 	cli_config_dispose(&cfg);

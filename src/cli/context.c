@@ -7,6 +7,9 @@
  *     url = https://readthedocs.org
  *     token-env = RTD_TOKEN
  *
+ * An ssh context names `ssh = [USER@]HOST[:PORT]` instead of a url and a
+ * token (ssh.c reaches the remote engine through OpenSSH).
+ *
  * '#' or ';' starts a comment (at the start of a line, or after a space).
  * Parsing stops at the first bad line and names the file and the line, since
  * a half-read config could send a command to the wrong instance. The
@@ -153,6 +156,9 @@ static void context_dispose(struct cli_context *c)
 	free(c->docs_domain);
 	free(c->token_env);
 	free(c->token_file);
+	free(c->ssh);
+	free(c->remote_command);
+	free(c->ssh_options);
 }
 
 void cli_config_dispose(struct cli_config *cfg)
@@ -233,9 +239,24 @@ static const char *context_key(struct cli_context *c, const char *key,
 	} else if (strcmp(key, "readonly") == 0) {
 		if (parse_bool(value, &c->readonly) < 0)
 			return "is true or false";
+	} else if (strcmp(key, "ssh") == 0) {
+		/* Never an option to ssh: the host goes after "--" anyway. */
+		if (*value == '\0' || *value == '-' || *value == '@' ||
+		    strpbrk(value, " \t'\"\\;&|$`/"))
+			return "must be [USER@]HOST[:PORT]";
+		if (set_string(&c->ssh, value) < 0)
+			return "out of memory";
+	} else if (strcmp(key, "remote-command") == 0) {
+		if (*value == '\0')
+			return "needs the path of lectern on the remote machine";
+		if (set_string(&c->remote_command, value) < 0)
+			return "out of memory";
+	} else if (strcmp(key, "ssh-options") == 0) {
+		if (set_string(&c->ssh_options, value) < 0)
+			return "out of memory";
 	} else {
 		return "unknown key (url, docs-domain, token-env, token-file, "
-		       "readonly)";
+		       "readonly, ssh, remote-command, ssh-options)";
 	}
 	return NULL;
 }
@@ -243,6 +264,16 @@ static const char *context_key(struct cli_context *c, const char *key,
 /* A complete section: what the file must say for the context to work. */
 static const char *context_check(const struct cli_context *c)
 {
+	if (c->ssh) {
+		/* The engine's socket is the owner's: no token, and the URL is
+		 * the forwarded socket's. */
+		if (c->url || c->token_env || c->token_file || c->docs_domain)
+			return "has ssh with url, docs-domain or a token (an ssh "
+			       "context needs none of them)";
+		return NULL;
+	}
+	if (c->remote_command || c->ssh_options)
+		return "has remote-command or ssh-options without ssh";
 	if (c->url == NULL)
 		return "has no url";
 	if (c->token_env && c->token_file)
@@ -379,26 +410,17 @@ int cli_config_load(struct cli_config *cfg)
 	return status;
 }
 
-/* mkdir -p for the config directory (0700: it names token files). */
-static int make_parents(char *path)
-{
-	char *slash;
-
-	for (slash = strchr(path + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
-			*slash = '/';
-			return -1;
-		}
-		*slash = '/';
-	}
-	return 0;
-}
-
 static void write_context(FILE *f, const struct cli_context *c)
 {
-	fprintf(f, "\n[context %s]\nurl = %s\n", c->name, c->url);
+	fprintf(f, "\n[context %s]\n", c->name);
+	if (c->url)
+		fprintf(f, "url = %s\n", c->url);
+	if (c->ssh)
+		fprintf(f, "ssh = %s\n", c->ssh);
+	if (c->remote_command)
+		fprintf(f, "remote-command = %s\n", c->remote_command);
+	if (c->ssh_options)
+		fprintf(f, "ssh-options = %s\n", c->ssh_options);
 	if (c->docs_domain)
 		fprintf(f, "docs-domain = %s\n", c->docs_domain);
 	if (c->token_env)
@@ -419,7 +441,7 @@ int cli_config_save(const struct cli_config *cfg)
 	if ((tmp = malloc(n)) == NULL)
 		return cli_fail("out of memory");
 	snprintf(tmp, n, "%s.tmp", cfg->path);
-	if (make_parents(tmp) < 0 ||
+	if (cli_make_dirs(tmp) < 0 ||
 	    (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) <
 		    0 ||
 	    (f = fdopen(fd, "w")) == NULL) {
@@ -523,6 +545,8 @@ void cli_conn_dispose(struct cli_conn *conn)
 	free(conn->name);
 	free(conn->base_url);
 	free(conn->docs_url);
+	free(conn->unix_socket);
+	free(conn->link_name);
 	memset(conn, 0, sizeof(*conn));
 }
 
@@ -551,7 +575,6 @@ static int connect_remote(const struct cli_context *c, struct cli_conn *conn)
 	if ((status = context_token(c, &conn->token)) != CLI_EXIT_OK)
 		return status;
 	conn->base_url = strdup(c->url);
-	conn->readonly = c->readonly;
 	if (conn->base_url == NULL || docs_url_of(c, &conn->docs_url) < 0)
 		return cli_fail("out of memory");
 	return CLI_EXIT_OK;
@@ -596,7 +619,8 @@ int cli_connect(struct cli_ctx *ctx, struct cli_conn *conn)
 				  name);
 		goto done;
 	}
-	status = connect_remote(c, conn);
+	conn->readonly = c->readonly;
+	status = c->ssh ? cli_ssh_connect(c, conn) : connect_remote(c, conn);
 done:
 	if (status != CLI_EXIT_OK)
 		cli_conn_dispose(conn);
@@ -610,6 +634,32 @@ int cli_bad_usage(const char *synopsis)
 {
 	cli_fail("usage: %s", synopsis);
 	return CLI_EXIT_USAGE;
+}
+
+/* A string, or JSON null for NULL: 0, or -1 when out of memory. */
+static int add_string_or_null(cJSON *o, const char *key, const char *value)
+{
+	return (value ? cJSON_AddStringToObject(o, key, value)
+		      : cJSON_AddNullToObject(o, key)) ? 0 : -1;
+}
+
+/* Where a URL context goes and where its token comes from (never the
+ * token). */
+static int add_url_json(cJSON *o, const struct cli_context *c)
+{
+	if (add_string_or_null(o, "url", c->url) < 0 ||
+	    add_string_or_null(o, "docs_domain", c->docs_domain) < 0)
+		return -1;
+	if (c->token_env)
+		return add_string_or_null(o, "token_env", c->token_env);
+	return add_string_or_null(o, "token_file", c->token_file);
+}
+
+static int add_ssh_json(cJSON *o, const struct cli_context *c)
+{
+	if (add_string_or_null(o, "ssh", c->ssh) < 0)
+		return -1;
+	return add_string_or_null(o, "remote_command", c->remote_command);
 }
 
 static int print_contexts_json(const struct cli_config *cfg,
@@ -635,15 +685,7 @@ static int print_contexts_json(const struct cli_config *cfg,
 		if (!cJSON_AddStringToObject(o, "name", c->name) ||
 		    !cJSON_AddBoolToObject(o, "current",
 					   strcmp(current, c->name) == 0) ||
-		    !cJSON_AddStringToObject(o, "url", c->url) ||
-		    !(c->docs_domain ? cJSON_AddStringToObject(o, "docs_domain",
-							       c->docs_domain)
-				     : cJSON_AddNullToObject(o, "docs_domain")) ||
-		    !(c->token_env
-			      ? cJSON_AddStringToObject(o, "token_env",
-							c->token_env)
-			      : cJSON_AddStringToObject(o, "token_file",
-							c->token_file)) ||
+		    (c->ssh ? add_ssh_json(o, c) < 0 : add_url_json(o, c) < 0) ||
 		    !cJSON_AddBoolToObject(o, "readonly", c->readonly))
 			goto oom;
 	}
@@ -672,21 +714,25 @@ static int print_contexts_table(const struct cli_config *cfg,
 		      "(local user)", "no", NULL);
 	for (i = 0; i < cfg->len; i++) {
 		const struct cli_context *c = &cfg->contexts[i];
-		const char *from = c->token_env ? c->token_env : c->token_file;
-		size_t n = strlen(from) + sizeof("file ");
-		char *source = malloc(n);
+		char *source = NULL, *url = NULL;
+		int rc;
 
-		if (source == NULL) {
+		/* Where the token comes from, never the token. */
+		rc = c->ssh ? asprintf(&url, "ssh://%s", c->ssh)
+			    : asprintf(&source, "%s %s",
+				       c->token_env ? "env" : "file",
+				       c->token_env ? c->token_env
+						    : c->token_file);
+		if (rc < 0) {
 			t.oom = 1;
 			break;
 		}
-		/* Where the token comes from, never the token. */
-		snprintf(source, n, "%s %s", c->token_env ? "env" : "file",
-			 from);
 		cli_table_row(&t, strcmp(current, c->name) == 0 ? "*" : "",
-			      c->name, c->url, source,
+			      c->name, c->ssh ? url : c->url,
+			      c->ssh ? "(socket owner)" : source,
 			      c->readonly ? "yes" : "no", NULL);
 		free(source);
+		free(url);
 	}
 	status = cli_table_print(&t, stdout);
 	cli_table_dispose(&t);
@@ -787,6 +833,12 @@ static int add_options(struct cli_context *c, int argc, char **argv)
 		}
 		if (strcmp(opt, "--url") == 0)
 			key = "url";
+		else if (strcmp(opt, "--ssh") == 0)
+			key = "ssh";
+		else if (strcmp(opt, "--remote-command") == 0)
+			key = "remote-command";
+		else if (strcmp(opt, "--ssh-options") == 0)
+			key = "ssh-options";
 		else if (strcmp(opt, "--docs-domain") == 0)
 			key = "docs-domain";
 		else if (strcmp(opt, "--token-env") == 0)
@@ -847,7 +899,8 @@ int cli_cmd_context_add(struct cli_ctx *ctx, int argc, char **argv)
 
 	(void)ctx;
 	if (argc < 1 || argv[0][0] == '-')
-		return cli_bad_usage("lectern context add NAME --url URL ...");
+		return cli_bad_usage("lectern context add NAME (--url URL ... | "
+				     "--ssh [USER@]HOST[:PORT] ...)");
 	if (!valid_name(argv[0]) || strcmp(argv[0], CLI_CONTEXT_LOCAL) == 0) {
 		cli_fail("context add: '%s' is not a name for a context "
 			 "(letters, digits, '.', '_', '-'; not 'local')",

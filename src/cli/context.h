@@ -25,6 +25,10 @@ struct cli_context {
 	char *token_file;  /* token from this 0600 file, or NULL */
 	int readonly;      /* refuse every request that is not a GET */
 	int line;          /* where the section starts, for error messages */
+	/* An ssh context (ssh.c) instead of url and a token: */
+	char *ssh;            /* [USER@]HOST[:PORT], or NULL */
+	char *remote_command; /* the remote lectern, NULL: on its PATH */
+	char *ssh_options;    /* extra ssh arguments, split on spaces */
 };
 
 struct cli_config {
@@ -42,6 +46,8 @@ struct cli_conn {
 			 * for the client's default (the API's host; for
 			 * loopback, localhost:<port>) */
 	char *token;    /* API token; wiped on dispose */
+	char *unix_socket; /* ssh context: the forwarded engine socket */
+	char *link_name;   /* ssh context: "ssh context NAME", for messages */
 	int readonly;
 	int is_local;
 };
@@ -70,6 +76,31 @@ int cli_cmd_context_list(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_context_use(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_context_remove(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_context_add(struct cli_ctx *ctx, int argc, char **argv);
+
+/* An ssh context (ssh.c): make sure the remote engine runs (starting it
+ * detached), that one shared ssh master connection is up and that it
+ * forwards a local unix socket to the engine's; fill conn's unix_socket,
+ * base_url and link_name. Reports errors itself in one line; returns a
+ * CLI_EXIT_* status. Never waits on a prompt (BatchMode). */
+int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn);
+/* `lectern tui` through an ssh context: a child process that watches the
+ * link and re-runs cli_ssh_connect when the master or the remote engine
+ * is gone, so the TUI's requests work again once the link is back. The
+ * pid to stop with cli_ssh_keeper_stop, or -1 when none was started. */
+long cli_ssh_keeper_start(const char *name, const char *unix_socket);
+void cli_ssh_keeper_stop(long pid);
+
+/* mkdir -p of the directories above a file, each 0700 (the data and
+ * config directories hold tokens); the path is restored. 0, or -1 with
+ * errno (autostart.c). */
+int cli_make_dirs(char *file);
+
+/* The local user an engine's own connections act as: named after $USER, or
+ * "local" when $USER is not a valid username; created when missing
+ * (autostart.c). *out is the caller's (lec_user_free). */
+struct lec_store;
+struct lec_user;
+int cli_local_user(struct lec_store *store, struct lec_user **out);
 
 /* The local engine (autostart.c): make sure one runs for the data
  * directory and hand back its base URL and the local user's token (both

@@ -10,6 +10,13 @@
  * directory's lock, so an engine systemd started (packaging/systemd/) is
  * found and never doubled. It leaves its records behind when it stops;
  * the CLI knows them as stale once the pid is gone.
+ *
+ * --socket PATH serves on a 0600 unix socket instead of a port, where a
+ * connection from the engine's own uid acts as the local user without a
+ * token; --print-socket names the default one and --detach starts an
+ * engine there in the background unless one answers (serve_socket.c): the
+ * remote end of an ssh context. --trust-forwarded builds links from a
+ * reverse proxy's Forwarded / X-Forwarded-* headers.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -21,6 +28,8 @@
 #include "cli.h"
 #include "context.h"
 #include "lectern/pipeline.h"
+#include "lectern/user.h"
+#include "serve_socket.h"
 #include "server.h"
 
 /* Directories --local-repos may list: a home, the temporary directory and
@@ -184,24 +193,45 @@ static int parse_build_user(const char *val, struct lec_pipeline_config *pcfg)
 	return CLI_EXIT_OK;
 }
 
+/* The ways `lectern serve` runs besides the foreground TCP engine. */
+struct serve_mode {
+	int local_engine;     /* --local-engine */
+	int print_socket;     /* --print-socket: print the path, exit */
+	int detach;           /* --detach: make sure one runs on the socket */
+	int listen;           /* --listen given (not with --socket) */
+};
+
 static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			 struct lec_pipeline_config *pcfg, int *no_workers,
-			 int *local_engine, char **listen_copy,
+			 struct serve_mode *mode, char **listen_copy,
 			 struct local_roots *roots)
 {
+	/* The options that take no value. */
+	const struct {
+		const char *name;
+		int *set;
+	} flags[] = {
+		{ "--offline", &pcfg->offline },
+		{ "--no-watch", &pcfg->no_watch },
+		{ "--no-inotify", &pcfg->watch_no_inotify },
+		{ "--local-engine", &mode->local_engine },
+		{ "--print-socket", &mode->print_socket },
+		{ "--detach", &mode->detach },
+		{ "--trust-forwarded", &cfg->trust_forwarded },
+	};
 	unsigned long n;
+	size_t f;
 	int i, status;
 
 	for (i = 0; i < argc; i++) {
 		const char *opt = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (strcmp(opt, "--offline") == 0) {
-			pcfg->offline = 1;
-			continue;
-		}
-		if (strcmp(opt, "--local-engine") == 0) {
-			*local_engine = 1;
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++)
+			if (strcmp(opt, flags[f].name) == 0)
+				break;
+		if (f < sizeof(flags) / sizeof(flags[0])) {
+			*flags[f].set = 1;
 			continue;
 		}
 		if (val == NULL)
@@ -212,7 +242,21 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 		} else if (strcmp(opt, "--build-user") == 0) {
 			if (parse_build_user(val, pcfg))
 				return CLI_EXIT_FAIL;
+		} else if (strcmp(opt, "--watch-debounce") == 0) {
+			if (parse_count(opt, val, 1, 60000, &n))
+				return CLI_EXIT_FAIL;
+			pcfg->watch_debounce_ms = (unsigned)n;
+		} else if (strcmp(opt, "--watch-poll") == 0) {
+			if (parse_count(opt, val, 1, 600000, &n))
+				return CLI_EXIT_FAIL;
+			pcfg->watch_poll_ms = (unsigned)n;
+		} else if (strcmp(opt, "--socket") == 0) {
+			if (val[0] != '/')
+				return cli_fail("serve: --socket wants an "
+						"absolute path, got '%s'", val);
+			cfg->socket_path = val;
 		} else if (strcmp(opt, "--listen") == 0) {
+			mode->listen = 1;
 			free(*listen_copy);
 			*listen_copy = strdup(val);
 			if (*listen_copy == NULL ||
@@ -270,6 +314,63 @@ static int claim_local_engine(const char *dir)
 	return fd;
 }
 
+/* --socket, --print-socket and --detach: the socket path (the default
+ * one, owned by *owned, when none is given), and the options they do not
+ * go with. */
+static int socket_mode(struct cli_ctx *ctx, struct srv_config *cfg,
+		       const struct serve_mode *mode, char **owned)
+{
+	if ((mode->print_socket || mode->detach) && cfg->socket_path == NULL) {
+		if ((*owned = cli_engine_socket_default(ctx)) == NULL)
+			return cli_fail("serve: no socket path (out of memory "
+					"or no data directory)");
+		cfg->socket_path = *owned;
+	}
+	if (cfg->socket_path && (mode->listen || mode->local_engine))
+		return cli_fail("serve: --socket, --print-socket and --detach "
+				"do not go with --listen or --local-engine");
+	return CLI_EXIT_OK;
+}
+
+/* --detach: the engine started in the background gets every option but
+ * --detach and --socket, which it is given. */
+static int detach(struct cli_ctx *ctx, const char *path, int argc,
+		  char **argv)
+{
+	char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+	int i, n = 0, status;
+
+	if (rest == NULL)
+		return cli_fail("out of memory");
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--detach") == 0)
+			continue;
+		if (strcmp(argv[i], "--socket") == 0) {
+			i++;
+			continue;
+		}
+		rest[n++] = argv[i];
+	}
+	status = cli_serve_detach(ctx, path, n, rest);
+	free(rest);
+	return status;
+}
+
+/* The user the socket's owner acts as: the local user the CLI's engine
+ * uses, created if missing. */
+static int owner_user(struct cli_ctx *ctx, int64_t *id)
+{
+	struct lec_user *user = NULL;
+	int status = CLI_EXIT_OK;
+
+	if (cli_local_user(cli_store(ctx), &user) < 0)
+		status = cli_fail_engine("serve: cannot create the local user");
+	else
+		*id = user->id;
+	lec_user_free(user);
+	return status;
+}
+
 /* Pipeline messages that belong to no build (a failed version sync). */
 static void log_line(void *payload, const char *message)
 {
@@ -313,9 +414,10 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_pipeline *pipeline = NULL;
 	struct local_roots roots = { 0 };
 	struct srv *srv = NULL;
-	char *listen_copy = NULL, *default_roots = NULL;
+	struct serve_mode mode = { 0 };
+	char *listen_copy = NULL, *default_roots = NULL, *socket_path = NULL;
 	sigset_t stop_signals;
-	int sig, status, no_workers = 0, local_engine = 0, lock_fd = -1;
+	int sig, status, no_workers = 0, lock_fd = -1;
 
 	cfg.listen_host = "127.0.0.1";
 	cfg.port = 8000;
@@ -323,10 +425,21 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	pcfg.version = LEC_PIPELINE_CONFIG_VERSION;
 	pcfg.limits = (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
 	if ((status = parse_options(argc, argv, &cfg, &pcfg, &no_workers,
-				    &local_engine, &listen_copy, &roots)) != 0)
+				    &mode, &listen_copy, &roots)) != 0)
 		goto done;
-	/* The local engine takes what the one the CLI starts would. */
-	if (local_engine && roots.n == 0 &&
+	if ((status = socket_mode(ctx, &cfg, &mode, &socket_path)) != 0 ||
+	    mode.print_socket) {
+		if (mode.print_socket && status == 0)
+			printf("%s\n", cfg.socket_path);
+		goto done;
+	}
+	if (mode.detach) {
+		status = detach(ctx, cfg.socket_path, argc, argv);
+		goto done;
+	}
+	/* The local engine, and the owner's engine on a socket, take what the
+	 * one the CLI starts would. */
+	if ((mode.local_engine || cfg.socket_path) && roots.n == 0 &&
 	    ((default_roots = cli_local_roots()) == NULL ||
 	     (status = add_local_roots(&roots, default_roots)) != 0)) {
 		status = default_roots ? status : cli_fail("out of memory");
@@ -342,7 +455,10 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	cfg.data_dir = cli_data_dir(ctx);
-	if (local_engine && (lock_fd = claim_local_engine(cfg.data_dir)) < 0) {
+	if (cfg.socket_path &&
+	    (status = owner_user(ctx, &cfg.owner_user_id)) != CLI_EXIT_OK)
+		goto done;
+	if (mode.local_engine && (lock_fd = claim_local_engine(cfg.data_dir)) < 0) {
 		status = CLI_EXIT_FAIL;
 		goto done;
 	}
@@ -365,7 +481,7 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		srv_stop(srv);
 		goto done;
 	}
-	if (local_engine) {
+	if (mode.local_engine) {
 		status = cli_engine_record(cfg.data_dir, (long)getpid(),
 					   (long)srv_port(srv));
 		close(lock_fd);
@@ -376,13 +492,21 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 			goto done;
 		}
 	}
-	printf("listening on %s/\n", srv_base_url(srv));
-	fflush(stdout);
-	fprintf(stderr,
-		"lectern serve: data in %s; API at %s/api/v3/; "
-		"create a token with 'lectern token create USER'; "
-		"Ctrl-C stops\n",
-		cfg.data_dir, srv_base_url(srv));
+	if (cfg.socket_path) {
+		printf("listening on unix:%s\n", cfg.socket_path);
+		fflush(stdout);
+		fprintf(stderr, "lectern serve: data in %s; API on the unix "
+				"socket %s (mode 0600: its owner's); Ctrl-C "
+				"stops\n", cfg.data_dir, cfg.socket_path);
+	} else {
+		printf("listening on %s/\n", srv_base_url(srv));
+		fflush(stdout);
+		fprintf(stderr,
+			"lectern serve: data in %s; API at %s/api/v3/; "
+			"create a token with 'lectern token create USER'; "
+			"Ctrl-C stops\n",
+			cfg.data_dir, srv_base_url(srv));
+	}
 	sigwait(&stop_signals, &sig);
 	fprintf(stderr, "lectern serve: %s, stopping\n",
 		sig == SIGINT ? "interrupted" : "terminated");
@@ -396,6 +520,7 @@ done:
 		close(lock_fd);
 	free(listen_copy);
 	free(default_roots);
+	free(socket_path);
 	local_roots_dispose(&roots);
 	return status;
 }

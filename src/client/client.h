@@ -71,6 +71,12 @@ struct lc_client_options {
 	long connect_timeout_ms; /* 0: LC_CONNECT_TIMEOUT_MS */
 	long timeout_ms;         /* 0: LC_TOTAL_TIMEOUT_MS */
 	int max_attempts;        /* 0: LC_MAX_ATTEMPTS; 1 disables retries */
+	/* Every request (API and docs host) goes over this unix socket, with
+	 * the URL's host as Host: an ssh context's forwarded engine socket.
+	 * NULL: TCP. */
+	const char *unix_socket;
+	/* What the socket leads to, for messages ("ssh context far"). */
+	const char *link_name;
 };
 
 /*

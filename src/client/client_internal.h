@@ -39,6 +39,8 @@ struct lc_client {
 	long connect_timeout_ms;
 	long timeout_ms;
 	int max_attempts;
+	char *unix_socket;   /* NULL: TCP */
+	char *link_name;     /* for messages; NULL with unix_socket NULL */
 	uint64_t rng;        /* jitter state (xorshift), seeded per client */
 	CURL *easy;          /* the blocking path's handle, reused */
 	CURLM *multi;        /* the asynchronous path's, created on first use */

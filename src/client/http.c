@@ -413,6 +413,14 @@ int lc_client_new(struct lc_client **out, const struct lc_client_options *opts,
 					     : LC_TOTAL_TIMEOUT_MS;
 	c->max_attempts = opts->max_attempts > 0 ? opts->max_attempts
 						 : LC_MAX_ATTEMPTS;
+	if (opts->unix_socket != NULL &&
+	    ((c->unix_socket = strdup(opts->unix_socket)) == NULL ||
+	     (c->link_name = strdup(opts->link_name ? opts->link_name
+						    : opts->unix_socket)) ==
+		     NULL)) {
+		rc = LC_ENOMEM;
+		goto done;
+	}
 	c->rng = (uint64_t)lc__now_ms() ^ (uint64_t)(uintptr_t)c ^
 		 0x9E3779B97F4A7C15ULL;
 	c->next_id = 1;
@@ -446,6 +454,8 @@ void lc_client_free(struct lc_client *c)
 	}
 	free(c->docs_scheme);
 	free(c->docs_host);
+	free(c->unix_socket);
+	free(c->link_name);
 	free(c);
 }
 
@@ -640,6 +650,8 @@ int lc__xfer_setup(struct lc_client *c, struct lc_xfer *x, CURL *h,
 	SET(CURLOPT_HEADERFUNCTION, on_header);
 	SET(CURLOPT_HEADERDATA, x);
 	SET(CURLOPT_ERRORBUFFER, x->errbuf);
+	if (c->unix_socket != NULL)
+		SET(CURLOPT_UNIX_SOCKET_PATH, c->unix_socket);
 	/* Only reads follow redirects (Django's trailing-slash 301s); a
 	 * redirected write would silently turn into a GET. */
 	SET(CURLOPT_FOLLOWLOCATION, follow ? 1L : 0L);
@@ -676,6 +688,7 @@ static void url_authority(const char *url, char *buf, size_t size)
 static int transport_error(const struct lc_xfer *x, CURL *h, CURLcode cc,
 			   const struct lc_client *c, struct lc_error *err)
 {
+	const char *why = x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc);
 	char where[256];
 	long oserr = 0;
 
@@ -685,11 +698,19 @@ static int transport_error(const struct lc_xfer *x, CURL *h, CURLcode cc,
 				"response from %s is larger than %ld MiB",
 				x->url, LC_BODY_MAX / (1024 * 1024));
 	curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
-	switch (cc) {
-	case CURLE_OPERATION_TIMEDOUT:
+	if (cc == CURLE_OUT_OF_MEMORY)
+		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	if (cc == CURLE_OPERATION_TIMEDOUT)
 		return lc__fail(err, LC_ETIMEOUT, 0,
 				"timed out after %ld ms waiting for %s",
 				c->timeout_ms, x->url);
+	/* Over a forwarded socket, a refused or cut connection means the link
+	 * or the engine behind it is down, whatever the URL names. */
+	if (c->unix_socket != NULL)
+		return lc__fail(err, LC_ETRANSPORT, 0,
+				"no answer from the engine through %s (%s)",
+				c->link_name, why);
+	switch (cc) {
 	case CURLE_COULDNT_RESOLVE_HOST:
 		return lc__fail(err, LC_ETRANSPORT, 0, "cannot resolve host %s",
 				where);
@@ -698,14 +719,9 @@ static int transport_error(const struct lc_xfer *x, CURL *h, CURLcode cc,
 			return lc__fail(err, LC_ETRANSPORT, 0,
 					"connection refused to %s", where);
 		return lc__fail(err, LC_ETRANSPORT, 0, "cannot connect to %s: %s",
-				where, x->errbuf[0] ? x->errbuf
-						    : curl_easy_strerror(cc));
-	case CURLE_OUT_OF_MEMORY:
-		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+				where, why);
 	default:
-		return lc__fail(err, LC_ETRANSPORT, 0, "%s: %s", x->url,
-				x->errbuf[0] ? x->errbuf
-					     : curl_easy_strerror(cc));
+		return lc__fail(err, LC_ETRANSPORT, 0, "%s: %s", x->url, why);
 	}
 }
 
