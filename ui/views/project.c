@@ -313,6 +313,7 @@ static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 	struct tab_state *ts;
 	long long count;
 	const cJSON *c;
+	size_t cursor = v->cursor, top = v->top;
 
 	if (tag == UI_EDIT_TAG) {
 		/* A write of this screen: the app has reported it; show what
@@ -322,9 +323,12 @@ static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 		return;
 	}
 	if (ui_builds_on_data(&pr->builds, v, tag, resp, err)) {
+		/* The model moves the view as if its list were shown; on
+		 * another tab that tab's place stays. */
 		if (pr->tab != TAB_BUILDS) {
+			v->cursor = cursor;
+			v->top = top;
 			v->lines = tab_lines(pr);
-			ui_view_clamp(v);
 		}
 		return;
 	}

@@ -6,7 +6,9 @@
  * follows links: Tab selects the next one, typing its number selects that
  * one, Enter follows it (a "#id" within the page, any other in a new
  * reader), `o` hands the page to $BROWSER. A resize lays the page out
- * again for the new width.
+ * again for the new width. `]` and `[` move to the next and previous
+ * page in the site's order and `p` lists the site's pages (its
+ * navigation, which the layout strips), so a whole site can be read.
  *
  * A reader on the page of the TUI's running preview (`:preview`) polls the
  * preview's status API every PREVIEW_POLL_MS. When a new build is
@@ -404,6 +406,13 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 	size_t n = r->page ? r->page->nlinks : 0;
 
 	switch (action) {
+	case UI_ACTION_BACK:
+		/* Esc undoes a link's selection before it leaves the page. */
+		if (r->link == 0)
+			return UI_PASS;
+		r->link = 0;
+		ui_app_message(v->app, "no link selected");
+		return UI_HANDLED;
 	case UI_ACTION_PREV_PAGE:
 		move_to(v, r->page ? r->page->prev : NULL,
 			"this is the site's first page (no previous one)");
