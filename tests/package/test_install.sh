@@ -50,9 +50,13 @@ fail() {
 
 # ---- The package -----------------------------------------------------------
 
-version=$("$build/src/lectern" --version | sed 's/^lectern //')
+# Configure again first: the version comes from git at configure time, and
+# cpack would otherwise name the package after an older commit than the
+# binary its install step rebuilds.
+cmake "$build" >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; fail "cmake"; }
 cpack --config "$build/CPackConfig.cmake" -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1 ||
 	{ cat "$tmp/cpack.log" >&2; fail "cpack failed"; }
+version=$("$build/src/lectern" --version | sed 's/^lectern //')
 deb="$tmp/pkg/lectern_${version}_amd64.deb"
 [ -f "$deb" ] || fail "no $deb; cpack made: $(ls "$tmp/pkg")"
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] ||
