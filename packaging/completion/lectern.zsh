@@ -29,10 +29,13 @@ _lectern_projects() {
 	_describe -t projects 'project' names
 }
 
-# The versions of the project in $1.
+# The versions of the project: search's --project, else the command's
+# first argument (_arguments passes an action's own arguments after its
+# compadd options, so the project is not one of them).
 _lectern_versions() {
+	local project=${opt_args[--project]:-$words[2]}
 	local -a names
-	[[ -n $1 ]] && names=(${(f)"$(_lectern_names versions $1)"})
+	[[ -n $project ]] && names=(${(f)"$(_lectern_names versions $project)"})
 	_describe -t versions 'version' names
 }
 
@@ -99,19 +102,19 @@ _lectern() {
 		version)
 			_arguments $common '(--inactive)--active' '(--active)--inactive' \
 				'(--visible)--hidden' '(--hidden)--visible' \
-				'1:project:_lectern_projects' '2:version:_lectern_versions $words[2]' ;;
+				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		builds)
 			_arguments $common '--running[only running builds]' \
 				'--commit[only builds of this commit]:commit:' '1:project:_lectern_projects' ;;
 		build)
 			_arguments $common '--watch[follow the build]' \
 				'--exit-status[fail when the build fails]' \
-				'1:project:_lectern_projects' '2:version:_lectern_versions $words[2]' ;;
+				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		log)
 			_arguments $common '--follow[follow until finished]' '1:build id:' ;;
 		search)
 			_arguments $common '--project[project slug]:project:_lectern_projects' \
-				'--version[version slug]:version:_lectern_versions ${opt_args[--project]}' '1:query:' ;;
+				'--version[version slug]:version:_lectern_versions' '1:query:' ;;
 		redirects)
 			_arguments $common '1:project:_lectern_projects' '2:action:(add remove)' '*:argument:' ;;
 		env)
@@ -126,7 +129,7 @@ _lectern() {
 		tui)
 			_arguments '--theme[a theme name or file]:theme:_files' ;;
 		reindex)
-			_arguments '1:project:_lectern_projects' '2:version:_lectern_versions $words[2]' ;;
+			_arguments '1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		context)
 			if (( CURRENT == 2 )); then
 				_values 'action' list use add remove
