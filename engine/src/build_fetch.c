@@ -282,8 +282,8 @@ static void helper_cause(struct helper_watch *w,
 		snprintf(out, cap, "%s", lec_error_last());
 	else if (r->end == LEC_RUNNER_TIMED_OUT)
 		snprintf(out, cap,
-			 "it did not finish within the build's time limit "
-			 "(%u seconds left)",
+			 "it did not finish within the %u seconds left of "
+			 "the build's time limit",
 			 time_limit_s);
 	else if (r->end == LEC_RUNNER_OUTPUT_LIMIT ||
 		 r->end == LEC_RUNNER_DISK_LIMIT)
@@ -539,8 +539,8 @@ static int job_fetch(struct lec__job *job)
 		   time_left_s(job), &w, cause, sizeof(cause));
 	record_outcome(job, id, &w, rc, cause);
 	if (rc < 0 && !job->cancelled)
-		return lec__job_fail(job, "Cloning the repository failed: %s",
-				     cause);
+		return lec__job_fail(job, "%s the repository failed: %s",
+				     first ? "Cloning" : "Fetching", cause);
 	return rc;
 }
 
@@ -561,6 +561,9 @@ static int resolve_commit(struct lec__job *job,
 
 	if (v->machine && name == NULL)
 		name = refs->default_branch;
+	if (name == NULL && refs->len == 0)
+		return lec__job_fail(job, "The repository is empty: it has no "
+					  "branch or tag to build.");
 	if (name == NULL)
 		return lec__job_fail(job, "The repository has no default "
 					  "branch; set the project's default "

@@ -243,6 +243,14 @@ static int build_markdown_html(struct lec__job *job)
 	/* Later steps (a zip of the site) run as the build user. */
 	if (rc == LEC_OK)
 		rc = lec__chown_tree(job->pl, job->output, 1, 1);
+	/* Nothing to publish: a repository without documentation. */
+	if (rc == LEC_OK && stats.bytes_in == 0)
+		rc = lec__error(LEC_ENOTFOUND,
+				"the repository has no documentation: no "
+				".readthedocs.yaml, conf.py, mkdocs.yml or "
+				"Markdown file in %s",
+				rel);
+	/* The message before recording, which clears the engine's error. */
 	if (rc < 0)
 		snprintf(text, sizeof(text), "%s\n", lec_error_last());
 	else
@@ -254,9 +262,11 @@ static int build_markdown_html(struct lec__job *job)
 	lec__job_record_text(job, id, text);
 	lec__job_record_finish(job, id, rc < 0 ? 1 : 0);
 	lec__free(outdir);
-	return rc < 0 ? lec__job_fail(job, "The Markdown build failed: %s",
-				      lec_error_last())
-		      : 0;
+	if (rc < 0) {
+		text[strcspn(text, "\n")] = '\0';
+		return lec__job_fail(job, "The Markdown build failed: %s", text);
+	}
+	return 0;
 }
 
 /* build.commands: the user's commands alone (notes §5.3). */

@@ -620,6 +620,16 @@ int lec_pipeline_start(struct lec_pipeline **out,
 	    (error = set_identity(pl, config)) < 0 ||
 	    (error = recover(pl)) < 0)
 		goto fail;
+	pl->watch_debounce_ms = config->watch_debounce_ms
+					? config->watch_debounce_ms
+					: LEC_PIPELINE_WATCH_DEBOUNCE_MS;
+	pl->watch_poll_ms = config->watch_poll_ms ? config->watch_poll_ms
+						  : LEC_PIPELINE_WATCH_POLL_MS;
+	if (!config->no_watch &&
+	    (error = lec__watcher_start(pl, &pl->watcher)) < 0) {
+		lec_pipeline_stop(pl);
+		return error;
+	}
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&pl->threads[i], NULL, worker, pl) != 0) {
 			error = lec__error(LEC_ERROR, "cannot start a worker");
@@ -647,5 +657,6 @@ void lec_pipeline_stop(struct lec_pipeline *pl)
 	pthread_mutex_unlock(&pl->lock);
 	for (i = 0; i < pl->nthreads; i++)
 		pthread_join(pl->threads[i], NULL);
+	lec__watcher_stop(pl->watcher);
 	pipeline_free(pl);
 }

@@ -37,6 +37,8 @@ struct lec_pipeline {
 	unsigned build_uid, build_gid; /* whom builds run as under root */
 	char *helper;       /* the `lectern` program for fetch and checkout */
 	char *sandbox_error; /* why builds cannot run here, or NULL */
+	struct lec__watcher *watcher; /* builds on commit, or NULL */
+	unsigned watch_debounce_ms, watch_poll_ms;
 	pthread_t threads[LEC_PIPELINE_MAX_WORKERS];
 	unsigned nthreads;
 	pthread_mutex_t lock;
@@ -179,6 +181,12 @@ void lec__job_note_file(struct lec__job *job, const char *relpath);
 int lec__job_read_config(struct lec__job *job, const char *yaml_path);
 /* Run each user command of a build.jobs hook (sh -c, checkout root). */
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
+
+/* Builds on commit for local repositories (watch.c): a thread of the
+ * pipeline's, which stops once the pipeline is stopping. */
+struct lec__watcher;
+int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out);
+void lec__watcher_stop(struct lec__watcher *watcher);
 
 /* The checkout step (build_fetch.c): fetch the project's mirror, sync
  * its versions, check the version's commit out. 0 or -1 (job failed). */

@@ -55,7 +55,7 @@ static const char *const documentation_types[] = {
 	"m.slug, sp.slug, pr.alias, "                                        \
 	"p.external_builds_enabled, p.show_version_warning, "                \
 	"p.analytics_disabled, p.main_language_project_id, p.created, "      \
-	"p.modified"
+	"p.modified, p.watch_commits"
 #define PROJECT_JOINS                                                        \
 	" LEFT JOIN projects m ON m.id = p.main_language_project_id"         \
 	" LEFT JOIN subprojects pr ON pr.child_id = p.id"                    \
@@ -118,7 +118,8 @@ static int project_read(sqlite3_stmt *stmt, int col, struct lec_project *p)
 	p->analytics_disabled = sqlite3_column_int(stmt, col++);
 	p->main_language_project_id = sqlite3_column_int64(stmt, col++);
 	p->created = sqlite3_column_int64(stmt, col++);
-	p->modified = sqlite3_column_int64(stmt, col);
+	p->modified = sqlite3_column_int64(stmt, col++);
+	p->watch_commits = sqlite3_column_int(stmt, col);
 	p->single_version = p->versioning_scheme &&
 			    strcmp(p->versioning_scheme, SCHEME_SINGLE) == 0;
 	return LEC_OK;
@@ -864,6 +865,7 @@ struct values {
 	int external_builds_enabled;
 	int show_version_warning;
 	int analytics_disabled;
+	int watch_commits;
 	char **tags;
 	size_t ntags;
 };
@@ -873,9 +875,10 @@ struct values {
 	"repo_type, homepage, default_version, default_branch, "             \
 	"privacy_level, external_builds_privacy_level, versioning_scheme, "  \
 	"analytics_code, readthedocs_yaml_path, documentation_type, "        \
-	"external_builds_enabled, show_version_warning, analytics_disabled"
+	"external_builds_enabled, show_version_warning, analytics_disabled, " \
+	"watch_commits"
 #define VALUE_TEXTS 15
-#define VALUE_COUNT 18
+#define VALUE_COUNT 19
 
 static void values_texts(struct values *v, char **texts[VALUE_TEXTS])
 {
@@ -928,6 +931,7 @@ static int values_defaults(struct values *v)
 	};
 
 	memset(v, 0, sizeof(*v));
+	v->watch_commits = 1;
 	return values_fill(v, defaults);
 }
 
@@ -946,6 +950,7 @@ static int values_from_project(struct values *v, const struct lec_project *p)
 	v->external_builds_enabled = p->external_builds_enabled;
 	v->show_version_warning = p->show_version_warning;
 	v->analytics_disabled = p->analytics_disabled;
+	v->watch_commits = p->watch_commits;
 	return values_fill(v, src);
 }
 
@@ -1090,6 +1095,13 @@ static int field_show_version_warning(const struct lec_project_patch *p,
 	return LEC_OK;
 }
 
+static int field_watch_commits(const struct lec_project_patch *p,
+			       struct values *v)
+{
+	v->watch_commits = p->watch_commits != 0;
+	return LEC_OK;
+}
+
 /* The deprecated flag maps onto the scheme. */
 static int field_single_version(const struct lec_project_patch *p,
 				struct values *v)
@@ -1178,6 +1190,7 @@ static const struct {
 	{ LEC_PROJECT_F_ANALYTICS_CODE, field_analytics_code },
 	{ LEC_PROJECT_F_ANALYTICS_DISABLED, field_analytics_disabled },
 	{ LEC_PROJECT_F_SHOW_VERSION_WARNING, field_show_version_warning },
+	{ LEC_PROJECT_F_WATCH_COMMITS, field_watch_commits },
 	{ LEC_PROJECT_F_SINGLE_VERSION, field_single_version },
 	{ LEC_PROJECT_F_VERSIONING_SCHEME, field_versioning_scheme },
 	{ LEC_PROJECT_F_EXTERNAL_BUILDS_ENABLED,
@@ -1221,6 +1234,7 @@ static int values_bind(sqlite3_stmt *stmt, int first, struct values *v)
 	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 1,
 			 v->show_version_warning);
 	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 2, v->analytics_disabled);
+	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 3, v->watch_commits);
 	return LEC_OK;
 }
 
@@ -1342,7 +1356,7 @@ static int project_insert_row(struct lec_store *st, struct values *v,
 		     st, &stmt,
 		     "INSERT INTO projects (" VALUE_COLUMNS
 		     ", slug, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?, "
-		     "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		     "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
 		return error;
 	if ((error = values_bind(stmt, 1, v)) < 0 ||
 	    (error = lec_store__bind_text(stmt, VALUE_COUNT + 1, slug)) < 0)
@@ -1453,8 +1467,8 @@ static int project_update_row(struct lec_store *st, int64_t id,
 	if ((error = lec_store__prepare(
 		     st, &stmt,
 		     "UPDATE projects SET (" VALUE_COLUMNS ", modified) = "
-		     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-		     "WHERE id = ?")) < 0)
+		     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		     "?) WHERE id = ?")) < 0)
 		return error;
 	if ((error = values_bind(stmt, 1, v)) == LEC_OK) {
 		sqlite3_bind_int64(stmt, VALUE_COUNT + 1, lec__now_us());

@@ -58,6 +58,13 @@ static int git_init_rc;
 static void git_init(void)
 {
 	git_init_rc = git_libgit2_init();
+	/* libgit2 refuses repositories another user owns (git's
+	 * safe.directory). That guards git, which runs programs a
+	 * repository's configuration names; libgit2 here runs none, and the
+	 * local-repository allowlist decides what may be read (a root server
+	 * builds its users' clones). */
+	if (git_init_rc >= 0)
+		git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
 }
 
 /* Initialise libgit2 once per process; it stays up until the process
@@ -1305,5 +1312,28 @@ done:
 	git_tree_free(r.tree);
 	git_repository_free(repo);
 	lec__free(file);
+	return error;
+}
+
+/* Local repositories ---------------------------------------------------------- */
+
+int lec_repo_local_gitdir(const char *path, char **gitdir)
+{
+	git_repository *repo = NULL;
+	int rc, error;
+
+	lec_error_clear();
+	*gitdir = NULL;
+	if ((error = git_ready()) < 0)
+		return error;
+	/* No search upwards: the path must be the repository itself. */
+	rc = git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+				     NULL);
+	if (rc < 0)
+		return git_fail_as(LEC_ENOTFOUND, "no git repository at '%s'",
+				   path);
+	if ((*gitdir = trim_slashes(git_repository_commondir(repo))) == NULL)
+		error = lec__error_oom();
+	git_repository_free(repo);
 	return error;
 }

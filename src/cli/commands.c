@@ -23,7 +23,8 @@ static const struct cli_command commands[] = {
 	  "[--build-memory MIB] [--build-output MIB] [--build-processes N] "
 	  "[--build-open-files N] [--build-file-size MIB] "
 	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
-	  "[--build-user UID:GID] [--offline] [--local-engine]",
+	  "[--build-user UID:GID] [--offline] [--no-watch] "
+	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",

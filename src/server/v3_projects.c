@@ -344,6 +344,8 @@ static const struct patch_bool patch_bools[] = {
 	   analytics_disabled),
 	PB("show_version_warning", LEC_PROJECT_F_SHOW_VERSION_WARNING,
 	   show_version_warning),
+	/* Lectern's extension (docs/api.md): builds on local commits. */
+	PB("watch_commits", LEC_PROJECT_F_WATCH_COMMITS, watch_commits),
 	PB("single_version", LEC_PROJECT_F_SINGLE_VERSION, single_version),
 	PB("external_builds_enabled", LEC_PROJECT_F_EXTERNAL_BUILDS_ENABLED,
 	   external_builds_enabled),

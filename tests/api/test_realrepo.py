@@ -597,21 +597,19 @@ class BadInputTest(RealRepoCase):
         repo = bare_repo(self.git_root, "empty.git")
         slug = self.import_repo("Empty", self.http.url("empty.git"))
         build = self.wait_build(slug, self.first_build(slug))
-        self.assertReadableError(build, "The repository has no default branch")
+        self.assertReadableError(build, "The repository is empty")
         self.assertFalse(os.path.exists(self.published(slug)))
         self.assertNextBuildWorks(slug, repo)
 
-    # The issue's bad input: "a repo with no docs ... fails the build with a
-    # readable API error". The engine still builds it with the Markdown
-    # generator from the repository's root and publishes "This site has no
-    # pages." with the source files (Makefile, src/main.c) as static files.
-    @unittest.expectedFailure
+    # No configuration and no Markdown: a readable error, nothing published
+    # (not a site of the repository's source files).
     def test_repository_without_docs(self):
         repo = fixtures.make_repo({"src/main.c": "int main(void) { return 0; }\n",
                                    "Makefile": "all:\n\tcc src/main.c\n"}, root=self.git_root)
         slug = self.import_repo("Docless", self.http.url(os.path.basename(repo)))
         build = self.wait_build(slug, self.first_build(slug))
         self.assertReadableError(build)
+        self.assertIn("no documentation", build["error"])
         self.assertFalse(os.path.exists(self.published(slug)))
 
     def test_failures_keep_the_last_good_docs_and_the_mirror(self):
@@ -631,7 +629,7 @@ class BadInputTest(RealRepoCase):
         tip = commit_files(repo, {"docs/usage.md": "# Usage\n\n" + "Fresh text. " * 200 + "\n"}, "fresh")
         self.http.corrupt.add(name)
         failed = self.wait_build(slug, self.trigger(slug))
-        error = self.assertReadableError(failed, "Cloning the repository failed")
+        error = self.assertReadableError(failed, "Fetching the repository failed")
         self.assertEqual(self.commands(failed["id"])[0][2], 1)
         still_published()
         self.http.corrupt.discard(name)
@@ -639,7 +637,7 @@ class BadInputTest(RealRepoCase):
         # The repository went away (404).
         os.rename(repo, repo + ".gone")
         failed = self.wait_build(slug, self.trigger(slug))
-        self.assertReadableError(failed, "Cloning the repository failed", "404")
+        self.assertReadableError(failed, "Fetching the repository failed", "404")
         self.assertNotEqual(failed["error"], error)
         still_published()
         os.rename(repo + ".gone", repo)
@@ -717,7 +715,7 @@ class StalledServerTest(RealRepoCase):
             waited = time.time() - started
         finally:
             staller.close()
-        self.assertReadableError(stalled, "Cloning the repository failed", "time limit")
+        self.assertReadableError(stalled, "Fetching the repository failed", "time limit")
         self.assertLess(waited, 40)
         self.assertLessEqual(stalled["duration"], 25, stalled)
         self.assertEqual(os.readlink(self.published(slug)), good)

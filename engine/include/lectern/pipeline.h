@@ -35,6 +35,11 @@ extern "C" {
 /* How often an idle worker looks for work, and a running build for its
  * cancellation: the delay before a triggered build starts. */
 #define LEC_PIPELINE_POLL_MS 200
+/* After a change to a watched repository's refs, how long it must stay
+ * quiet before they are read (git renames several files per commit). */
+#define LEC_PIPELINE_WATCH_DEBOUNCE_MS 300
+/* Without inotify, how often watched repositories' refs are read. */
+#define LEC_PIPELINE_WATCH_POLL_MS 2000
 
 struct lec_pipeline_config {
 	unsigned int version;  /* LEC_PIPELINE_CONFIG_VERSION */
@@ -62,6 +67,15 @@ struct lec_pipeline_config {
 	/* 1: the dependency-install step gets no network either (pip then
 	 * installs from the project's wheelhouse and find-links only). */
 	int offline;
+	/* Builds on commit for local repositories (watch.c): 1 turns the
+	 * watch off; the quiet period after a change before the refs are
+	 * read (0: LEC_PIPELINE_WATCH_DEBOUNCE_MS); 1 lists the refs every
+	 * poll interval instead of using inotify; that interval (0:
+	 * LEC_PIPELINE_WATCH_POLL_MS). */
+	int no_watch;
+	unsigned watch_debounce_ms;
+	int watch_no_inotify;
+	unsigned watch_poll_ms;
 };
 /* The helper's subcommand (src/cli/repo_helper.c). */
 #define LEC_PIPELINE_HELPER_WORD "__repo"

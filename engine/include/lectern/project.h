@@ -77,6 +77,9 @@ struct lec_project {
 	char *superproject_alias;   /* this project's alias there */
 	int64_t created;            /* microseconds since the epoch, UTC */
 	int64_t modified;
+	/* A local repository's new commits build (pipeline's watcher);
+	 * Lectern's setting, on by default. */
+	int watch_commits;
 	char **tags;                /* ntags names, sorted */
 	size_t ntags;
 	char **users;               /* nusers maintainer usernames, sorted */
@@ -192,7 +195,8 @@ enum lec_project_field {
 	LEC_PROJECT_F_PRIVACY_LEVEL = 1 << 16,
 	LEC_PROJECT_F_EXTERNAL_BUILDS_PRIVACY_LEVEL = 1 << 17,
 	LEC_PROJECT_F_DESCRIPTION = 1 << 18,
-	LEC_PROJECT_F_DOCUMENTATION_TYPE = 1 << 19
+	LEC_PROJECT_F_DOCUMENTATION_TYPE = 1 << 19,
+	LEC_PROJECT_F_WATCH_COMMITS = 1 << 20
 };
 
 /* A partial update: only the fields whose bit is set are changed. A NULL
@@ -215,6 +219,7 @@ struct lec_project_patch {
 	const char *analytics_code;
 	int analytics_disabled;
 	int show_version_warning;
+	int watch_commits;
 	const char *versioning_scheme;
 	/* true: single_version_without_translations; false: back to
 	 * multiple_versions_with_translations if it was single. An explicit

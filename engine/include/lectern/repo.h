@@ -125,6 +125,16 @@ int lec_repo_checkout(const char *mirror_dir, const char *commit,
 		      const char *target_dir, lec_repo_progress_cb cb,
 		      void *payload);
 
+/**
+ * The directory whose refs a local repository keeps: its .git directory,
+ * the repository itself when bare, the common directory of a worktree
+ * (worktrees share their repository's refs). lec_repo_list_refs reads
+ * refs from it.
+ * @param gitdir owned by the caller (free()), no trailing slash
+ * @return LEC_OK; LEC_ENOTFOUND (no repository at path)
+ */
+int lec_repo_local_gitdir(const char *path, char **gitdir);
+
 /* Most submodules read from one .gitmodules: far beyond real projects,
  * and it bounds what a hostile file can make the pipeline fetch. */
 #define LEC_REPO_MAX_SUBMODULES 64

@@ -1,0 +1,389 @@
+/*
+ * Builds on commit for local repositories: a pipeline thread watches the
+ * refs of every project whose repository is a local path (file://, allowed
+ * by the local-repository rules, the project's watch_commits on) and, when
+ * they change, does what a push webhook does: the active versions whose
+ * branch or tag moved are built, and a ref created or deleted syncs the
+ * versions.
+ *
+ * inotify is not recursive and git updates a ref by renaming a *.lock file
+ * over it (and `git gc` moves loose refs into packed-refs), so every
+ * directory under refs/ is watched, and the git directory itself; new
+ * directories are added as they appear. Events only say "look again": after
+ * a quiet period (debounce) the refs are listed again with libgit2 and
+ * compared with the last listing, so a deletion is never inferred from an
+ * event. One inotify instance serves every project (the default limit is
+ * 128 instances per user). Where inotify is unavailable (or turned off),
+ * the refs are listed every poll interval instead.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "lectern/integration.h"
+#include "lectern/localrepo.h"
+#include "lectern/repo.h"
+#include "lectern/version.h"
+#include "pipeline_internal.h"
+#include "store_internal.h"
+
+/* How often the list of watched projects is read again (a project imported
+ * or its setting changed is watched within this). */
+#define WATCH_RESCAN_MS 2000
+/* Most repositories watched: beyond a workstation's projects. */
+#define WATCH_MAX_REPOS 256
+/* Most directories watched in one repository's refs/ (namespaced branches
+ * make a few dozen at most). */
+#define WATCH_MAX_DIRS 512
+/* Deepest refs/ directory watched. */
+#define WATCH_MAX_DEPTH 16
+/* What in the watched directories means "the refs may have changed". */
+#define WATCH_MASK                                                           \
+	(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM |               \
+	 IN_CLOSE_WRITE | IN_DELETE_SELF)
+/* Room for a batch of inotify events. */
+#define WATCH_EVENT_BUF 16384
+
+struct watched {
+	int64_t project_id;
+	char *gitdir;
+	struct lec_repo_refs refs; /* the last listing */
+	int wds[WATCH_MAX_DIRS];
+	size_t nwds;
+	int64_t due_ms; /* list again at this time; 0: nothing pending */
+	int seen;       /* still a watched project at the last rescan */
+};
+
+struct lec__watcher {
+	struct lec_pipeline *pl;
+	struct lec_store *st;
+	int ifd; /* inotify, or -1: polling */
+	struct watched repos[WATCH_MAX_REPOS];
+	size_t nrepos;
+	int64_t next_rescan_ms, next_poll_ms;
+	pthread_t thread;
+	int started;
+};
+
+/* Watches ------------------------------------------------------------------ */
+
+static void watch_dir(struct lec__watcher *w, struct watched *r,
+		      const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int wd;
+
+	if (w->ifd < 0 || r->nwds >= WATCH_MAX_DIRS ||
+	    (wd = inotify_add_watch(w->ifd, dir, WATCH_MASK | IN_ONLYDIR)) < 0)
+		return;
+	r->wds[r->nwds++] = wd;
+	if (depth >= WATCH_MAX_DEPTH || (d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char *sub;
+
+		if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+		    (sub = lec__path_join(dir, e->d_name)) == NULL)
+			continue;
+		watch_dir(w, r, sub, depth + 1);
+		lec__free(sub);
+	}
+	closedir(d);
+}
+
+/* The git directory (packed-refs, HEAD) and all of refs/. Adding a watch
+ * already held returns the same descriptor, so calling this again after a
+ * new directory appeared only adds what is new. */
+static void watch_repo(struct lec__watcher *w, struct watched *r)
+{
+	char *refs = lec__path_join(r->gitdir, "refs");
+	int wd;
+
+	if (w->ifd >= 0 && r->nwds < WATCH_MAX_DIRS &&
+	    (wd = inotify_add_watch(w->ifd, r->gitdir, WATCH_MASK)) >= 0)
+		r->wds[r->nwds++] = wd;
+	if (refs)
+		watch_dir(w, r, refs, 0);
+	lec__free(refs);
+}
+
+static void unwatch(struct lec__watcher *w, struct watched *r)
+{
+	size_t i;
+
+	for (i = 0; w->ifd >= 0 && i < r->nwds; i++)
+		inotify_rm_watch(w->ifd, r->wds[i]);
+	lec_repo_refs_dispose(&r->refs);
+	lec__free(r->gitdir);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct watched *find_wd(struct lec__watcher *w, int wd)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nrepos; i++)
+		for (j = 0; j < w->repos[i].nwds; j++)
+			if (w->repos[i].wds[j] == wd)
+				return &w->repos[i];
+	return NULL;
+}
+
+/* The projects to watch ------------------------------------------------------ */
+
+static struct watched *find_project(struct lec__watcher *w, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < w->nrepos; i++)
+		if (w->repos[i].project_id == id)
+			return &w->repos[i];
+	return NULL;
+}
+
+/* Start watching a project's local repository (when it is one the rules
+ * allow and it is there). Its refs are first compared with the project's
+ * mirror (what the engine last fetched), so a commit made before the watch
+ * began builds too; a project not fetched yet has its first build coming. */
+static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
+			const char *url)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	struct watched *r;
+	char *path = NULL, *gitdir = NULL, *mirror;
+
+	if (w->nrepos >= WATCH_MAX_REPOS ||
+	    lec_localrepo_check(url, w->pl->config.local_roots, &path) < 0 ||
+	    path == NULL || lec_repo_local_gitdir(path, &gitdir) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	r = &w->repos[w->nrepos++];
+	memset(r, 0, sizeof(*r));
+	r->project_id = id;
+	r->gitdir = gitdir;
+	r->seen = 1;
+	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->data_dir, slug);
+	mirror = lec__buf_take(&b);
+	if (mirror && lec_repo_list_refs(mirror, &r->refs) == LEC_OK)
+		r->due_ms = lec__monotonic_ms();
+	else if (lec_repo_list_refs(gitdir, &r->refs) < 0)
+		memset(&r->refs, 0, sizeof(r->refs));
+	lec__free(mirror);
+	watch_repo(w, r);
+}
+
+/* Read the watched projects again: new ones are added, gone ones (deleted,
+ * no longer local, watching turned off) dropped. */
+static void rescan(struct lec__watcher *w)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+
+	for (i = 0; i < w->nrepos; i++)
+		w->repos[i].seen = 0;
+	if (lec_store__prepare(w->st, &stmt,
+			       "SELECT id, slug, repo_url FROM projects WHERE "
+			       "watch_commits = 1 AND (repo_url LIKE "
+			       "'file://%' OR repo_url LIKE '/%')") == LEC_OK) {
+		while (sqlite3_step(stmt) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(stmt, 0);
+			const char *slug =
+				(const char *)sqlite3_column_text(stmt, 1);
+			const char *url =
+				(const char *)sqlite3_column_text(stmt, 2);
+			struct watched *r = find_project(w, id);
+
+			if (r)
+				r->seen = 1;
+			else if (slug && url)
+				add_project(w, id, slug, url);
+		}
+		lec_store__finalize(w->st, stmt);
+	}
+	for (i = 0; i < w->nrepos;) {
+		if (w->repos[i].seen) {
+			i++;
+			continue;
+		}
+		unwatch(w, &w->repos[i]);
+		w->repos[i] = w->repos[--w->nrepos];
+	}
+}
+
+/* Changes ----------------------------------------------------------------- */
+
+static const struct lec_repo_ref *find_ref(const struct lec_repo_refs *refs,
+					   const struct lec_repo_ref *ref)
+{
+	size_t i;
+
+	for (i = 0; i < refs->len; i++)
+		if (refs->items[i].type == ref->type &&
+		    strcmp(refs->items[i].name, ref->name) == 0)
+			return &refs->items[i];
+	return NULL;
+}
+
+/* Compare a new listing with the last: build what moved, sync when a ref
+ * came or went. */
+static void act_on(struct lec__watcher *w, struct watched *r,
+		   const struct lec_repo_refs *now)
+{
+	struct lec_integration_ref moved[LEC_INTEGRATION_REFS_MAX];
+	struct lec_integration_builds built = { 0 };
+	size_t i, n = 0;
+	int sync = now->len != r->refs.len;
+
+	for (i = 0; i < now->len; i++) {
+		const struct lec_repo_ref *was = find_ref(&r->refs,
+							  &now->items[i]);
+
+		if (was == NULL)
+			sync = 1;
+		else if (strcmp(was->commit, now->items[i].commit) != 0 &&
+			 n < LEC_INTEGRATION_REFS_MAX)
+			moved[n++] = (struct lec_integration_ref){
+				now->items[i].name,
+				now->items[i].type == LEC_REPO_TAG
+					? LEC_INTEGRATION_REF_TAG
+					: LEC_INTEGRATION_REF_BRANCH
+			};
+	}
+	if (sync && lec_version_sync_request(w->st, r->project_id) < 0)
+		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
+	if (n && lec_integration_build_refs(w->st, r->project_id, moved, n,
+					    &built) < 0)
+		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
+	lec_integration_builds_dispose(&built);
+}
+
+static void relist(struct lec__watcher *w, struct watched *r)
+{
+	struct lec_repo_refs now = { 0 };
+
+	r->due_ms = 0;
+	if (lec_repo_list_refs(r->gitdir, &now) < 0)
+		return; /* half-written or gone: the next event looks again */
+	act_on(w, r, &now);
+	lec_repo_refs_dispose(&r->refs);
+	r->refs = now;
+	/* New directories under refs/ get watches of their own. */
+	watch_repo(w, r);
+}
+
+/* The loop ---------------------------------------------------------------- */
+
+static void read_events(struct lec__watcher *w, int64_t now)
+{
+	char buf[WATCH_EVENT_BUF]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t len = read(w->ifd, buf, sizeof(buf));
+	const char *p;
+
+	for (p = buf; len > 0 && p < buf + len;) {
+		const struct inotify_event *e = (const void *)p;
+		struct watched *r = find_wd(w, e->wd);
+
+		if (r && r->due_ms == 0)
+			r->due_ms = now + w->pl->watch_debounce_ms;
+		p += sizeof(*e) + e->len;
+	}
+}
+
+static int64_t next_wakeup(const struct lec__watcher *w)
+{
+	int64_t next = w->next_rescan_ms;
+	size_t i;
+
+	if (w->ifd < 0 && w->next_poll_ms < next)
+		next = w->next_poll_ms;
+	for (i = 0; i < w->nrepos; i++)
+		if (w->repos[i].due_ms && w->repos[i].due_ms < next)
+			next = w->repos[i].due_ms;
+	return next;
+}
+
+static void *watch_loop(void *arg)
+{
+	struct lec__watcher *w = arg;
+
+	while (!lec__pipeline_stopping(w->pl)) {
+		int64_t now = lec__monotonic_ms(), wait;
+		struct pollfd pfd = { w->ifd, POLLIN, 0 };
+		size_t i;
+
+		if (now >= w->next_rescan_ms) {
+			rescan(w);
+			w->next_rescan_ms = now + WATCH_RESCAN_MS;
+		}
+		if (w->ifd < 0 && now >= w->next_poll_ms) {
+			for (i = 0; i < w->nrepos; i++)
+				w->repos[i].due_ms = now;
+			w->next_poll_ms = now + w->pl->watch_poll_ms;
+		}
+		for (i = 0; i < w->nrepos; i++)
+			if (w->repos[i].due_ms && now >= w->repos[i].due_ms)
+				relist(w, &w->repos[i]);
+		/* Wake at least every poll period to notice stopping. */
+		wait = next_wakeup(w) - lec__monotonic_ms();
+		if (wait > LEC_PIPELINE_POLL_MS)
+			wait = LEC_PIPELINE_POLL_MS;
+		if (poll(&pfd, w->ifd >= 0 ? 1 : 0, wait > 0 ? (int)wait : 0) >
+			    0 &&
+		    (pfd.revents & POLLIN))
+			read_events(w, lec__monotonic_ms());
+	}
+	return NULL;
+}
+
+int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out)
+{
+	struct lec__watcher *w = lec__calloc(1, sizeof(*w));
+	int error;
+
+	*out = NULL;
+	LEC__CHECK_ALLOC(w);
+	w->pl = pl;
+	w->ifd = pl->config.watch_no_inotify
+			 ? -1
+			 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->ifd < 0 && !pl->config.watch_no_inotify)
+		lec__job_log(pl, "commit watch: inotify unavailable (%s); "
+				 "polling every %u ms",
+			     strerror(errno), pl->watch_poll_ms);
+	if ((error = lec_store_open_dir(&w->st, pl->data_dir, NULL)) < 0) {
+		lec__watcher_stop(w);
+		return error;
+	}
+	if (pthread_create(&w->thread, NULL, watch_loop, w) != 0) {
+		lec__watcher_stop(w);
+		return lec__error(LEC_ERROR, "cannot start the commit watch");
+	}
+	w->started = 1;
+	*out = w;
+	return LEC_OK;
+}
+
+void lec__watcher_stop(struct lec__watcher *w)
+{
+	size_t i;
+
+	if (w == NULL)
+		return;
+	/* The pipeline is stopping: the loop sees it within a poll period. */
+	if (w->started)
+		pthread_join(w->thread, NULL);
+	for (i = 0; i < w->nrepos; i++)
+		unwatch(w, &w->repos[i]);
+	if (w->ifd >= 0)
+		close(w->ifd);
+	lec_store_free(w->st);
+	lec__free(w);
+}

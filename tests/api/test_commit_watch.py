@@ -1,0 +1,112 @@
+"""Builds on commit for local repositories, through a real `lectern serve`
+with build workers: a commit on a watched branch of a file:// project is
+built within a few seconds, with inotify and with the polling fallback; a
+branch created and deleted there adds and then removes its version; a
+project whose watch_commits is off builds nothing on commit."""
+import os
+import subprocess
+import time
+
+import fixtures
+from lectern_test import ServerTestCase, main
+
+# A build of a tiny Markdown project takes well under this, ASan included.
+BUILD_TIMEOUT = 120
+
+
+class WatchCase(ServerTestCase):
+    SERVER_ARGS = ("--workers", "1", "--watch-debounce", "150")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.token = cls.server.token("writer")
+
+    def builds(self, slug):
+        return self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
+
+    def wait_for(self, what, check, timeout=BUILD_TIMEOUT):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            result = check()
+            if result:
+                return result
+            time.sleep(0.2)
+        self.fail("timed out waiting for " + what)
+
+    def finished(self, slug, count):
+        """The newest build once there are count builds and it is final."""
+        def check():
+            builds = self.builds(slug)
+            if len(builds) >= count and builds[0]["state"]["code"] in ("finished", "cancelled"):
+                return builds[0]
+            return None
+        return self.wait_for("build %d of %s" % (count, slug), check)
+
+    def imported(self, name):
+        repo = fixtures.make_repo(fixtures.MARKDOWN)
+        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {"url": "file://" + repo}},
+                             token=self.token)
+        self.assertStatus(r, 201)
+        slug = r.json["slug"]
+        self.assertTrue(self.finished(slug, 1)["success"])
+        return repo, slug
+
+    def commit(self, repo, text):
+        with open(os.path.join(repo, "docs", "index.md"), "w") as f:
+            f.write("# Markdown Guide\n\n%s\n" % text)
+        fixtures.git(repo, "commit", "-q", "-am", text)
+        return subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    def check_commit_builds(self):
+        repo, slug = self.imported("Watched %s" % type(self).__name__)
+        started = time.time()
+        head = self.commit(repo, "Second words.")
+        build = self.finished(slug, 2)
+        self.assertTrue(build["success"], build)
+        self.assertEqual(build["commit"], head)
+        self.assertLess(time.time() - started, 30)
+        html = os.path.join(self.server.data, "published", slug, "latest", "html", "index.html")
+        with open(html) as f:
+            self.assertIn("Second words.", f.read())
+        return repo, slug
+
+
+class InotifyTest(WatchCase):
+    def test_commit_builds_and_branches_sync(self):
+        repo, slug = self.check_commit_builds()
+        versions = lambda: {v["slug"] for v in self.server.get(
+            "/api/v3/projects/%s/versions/?limit=100" % slug, token=self.token).json["results"]}
+        fixtures.git(repo, "branch", "feature")
+        self.wait_for("the new branch's version", lambda: "feature" in versions(), timeout=30)
+        fixtures.git(repo, "branch", "-D", "feature")
+        self.wait_for("the deleted branch's version gone", lambda: "feature" not in versions(),
+                      timeout=30)
+        # git gc moves refs into packed-refs: no build, no lost version.
+        subprocess.run(["git", "-C", repo, "pack-refs", "--all"], check=True, env=fixtures.GIT_ENV)
+        time.sleep(1.5)
+        self.assertEqual(len(self.builds(slug)), 2)
+        self.assertIn("latest", versions())
+
+    def test_watching_turned_off(self):
+        repo, slug = self.imported("Not Watched")
+        r = self.server.request("PATCH", "/api/v3/projects/%s/" % slug, body={"watch_commits": False},
+                                token=self.token)
+        self.assertStatus(r, 204)
+        # The watcher reads its projects again within two seconds.
+        time.sleep(2.5)
+        self.commit(repo, "Unwatched words.")
+        time.sleep(2)
+        self.assertEqual(len(self.builds(slug)), 1)
+
+
+class PollingTest(WatchCase):
+    SERVER_ARGS = ("--workers", "1", "--no-inotify", "--watch-poll", "200")
+
+    def test_commit_builds_without_inotify(self):
+        self.check_commit_builds()
+
+
+if __name__ == "__main__":
+    main()
