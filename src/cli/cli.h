@@ -57,6 +57,7 @@ int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern reindex [PROJECT [VERSION]]` (reindex.c). */
 int cli_cmd_reindex(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern __repo ...`: the pipeline's sandboxed git helper
  * (repo_helper.c). The word must match LEC_PIPELINE_HELPER_WORD. */
 #define CLI_REPO_HELPER "__repo"

@@ -78,6 +78,11 @@ static const struct cli_command commands[] = {
 	  "search a project's documentation", cli_cmd_search },
 	{ "redirects", "PROJECT [add TYPE [FROM [TO]] | remove ID] [--json]",
 	  "list, add or remove a project's redirects", cli_cmd_redirects },
+	{ "integrations",
+	  "PROJECT [add github|gitlab|bitbucket|generic | remove ID] [--json]",
+	  "list, add (prints the webhook URL and secret) or remove incoming "
+	  "webhooks",
+	  cli_cmd_integrations },
 	{ "env", "PROJECT [add NAME [--public] | remove NAME] [--json]",
 	  "list, add (value from stdin) or remove environment variables",
 	  cli_cmd_env },
