@@ -123,7 +123,7 @@ wait_for '^docs-team +Docs Team' ":orgs"
 keys :
 keys -l 'context ro'
 keys Enter
-wait_for '^ Lectern \[ro\]  Projects ' "the read-only context"
+wait_for '^ Lectern \[ro read-only\]  Projects ' "the read-only context (named so in the title)"
 wait_for '^remote-docs ' "its projects"
 keys a
 wait_for '^read-only: context ro has readonly = true' "import refused"
