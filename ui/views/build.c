@@ -450,9 +450,9 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 	x += ui_draw_text(w, 0, x, width - x, text, ui_attr(ui_build_slot(b)));
 	free(text);
 	if (final)
-		text = ui_xasprintf("  %s  %.7s  %zu commands%s%s", dur,
-				    b->commit ? b->commit : "", b->commands_len,
-				    bv->wrap ? "  [wrap]" : "",
+		text = ui_xasprintf("  %s%s%.7s  %zu commands%s%s", dur,
+				    b->commit ? "  " : "", b->commit ? b->commit : "",
+				    b->commands_len, bv->wrap ? "  [wrap]" : "",
 				    bv->follow ? "  [following]" : "");
 	else
 		text = ui_xasprintf("  %s%s%s%s%s", dur, cmd ? "  $ " : "",
