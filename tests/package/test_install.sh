@@ -10,7 +10,8 @@
 #     beside its executable: the engine takes the installed demo repository
 #     (a Markdown project) as a local repository, the CLI finds that engine
 #     (no second one), imports and builds it, and the docs are served;
-#   - has man pages that man(1) formats without a warning;
+#   - has man pages that man(1) formats without a warning, lectern(1)
+#     naming every command of `lectern --help`;
 #   - has a bash completion that registers itself and completes project
 #     and version slugs from that engine;
 #   - has a systemd user unit that `systemd-analyze verify` accepts;
@@ -148,6 +149,12 @@ for page in "$tmp"/root/usr/share/man/man*/*.gz; do
 	n=$((n + 1))
 done
 [ "$n" -eq 8 ] || fail "$n man pages, want 8"
+# lectern(1) lists every command `lectern --help` has.
+man -l "$tmp/root/usr/share/man/man1/lectern.1.gz" 2>/dev/null |
+	sed -n '/^COMMANDS/,/^EXIT STATUS/p' >"$tmp/commands.txt"
+for cmd in $("$bin" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }' | sort -u); do
+	grep -qw -- "$cmd" "$tmp/commands.txt" || fail "lectern(1) does not list '$cmd'"
+done
 man -l "$tmp/root/usr/share/man/man1/lectern-tui.1.gz" 2>/dev/null | grep -q 'save-log' ||
 	fail "lectern-tui(1) does not list the TUI's actions"
 echo "ok: man -l on $n pages"
