@@ -49,8 +49,9 @@ expect_line 1 " Lectern [t]  Projects ▸ Search: guide                         
 # `/` starts from the query; each key asks again.
 keys /
 wait_for '^/frobnicator *$' "the query in the prompt"
-keys C-u w o r l d
-wait_for '^1 page of guide/latest for "world" *$' "results as you type"
+# The old query starts selected: typing replaces it (issue 15).
+keys w o r l d
+wait_for '^1 page of guide/latest for "world" *$' "results as you type, the old query replaced"
 wait_for '^    Hello world\. *$' "the new result"
 magenta_before 'world' && pass || fail "the new match is not in the match colour"
 keys Escape
