@@ -160,10 +160,10 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 	if (w->nrepos >= WATCH_MAX_REPOS ||
 	    lec_localrepo_check(url, w->pl->config.local_roots, &path) < 0 ||
 	    path == NULL || lec_repo_local_gitdir(path, &gitdir) < 0) {
-		free(path);
+		lec__free(path);
 		return;
 	}
-	free(path);
+	lec__free(path);
 	r = &w->repos[w->nrepos++];
 	memset(r, 0, sizeof(*r));
 	r->project_id = id;
@@ -264,6 +264,20 @@ static void act_on(struct lec__watcher *w, struct watched *r,
 	lec_integration_builds_dispose(&built);
 }
 
+/* Whether the project still wants its commits built: the setting may have
+ * changed since the last rescan. */
+static int still_watched(struct lec__watcher *w, int64_t project_id)
+{
+	int64_t on = 0;
+
+	return lec_store__query_int(w->st,
+				    "SELECT watch_commits FROM projects "
+				    "WHERE id = ?",
+				    &project_id, 1, "reading a project", &on,
+				    NULL) == LEC_OK &&
+	       on;
+}
+
 static void relist(struct lec__watcher *w, struct watched *r)
 {
 	struct lec_repo_refs now = { 0 };
@@ -271,7 +285,8 @@ static void relist(struct lec__watcher *w, struct watched *r)
 	r->due_ms = 0;
 	if (lec_repo_list_refs(r->gitdir, &now) < 0)
 		return; /* half-written or gone: the next event looks again */
-	act_on(w, r, &now);
+	if (still_watched(w, r->project_id))
+		act_on(w, r, &now);
 	lec_repo_refs_dispose(&r->refs);
 	r->refs = now;
 	/* New directories under refs/ get watches of their own. */

@@ -33,7 +33,8 @@ _lectern()
 	}
 
 	local commands="projects import versions version builds build log search
-		redirects env subprojects translations orgs api tui context stop
+		redirects env integrations subprojects translations orgs api tui
+		context stop
 		serve preview status token user org reindex"
 	local globals="--data --context --help --version"
 
@@ -84,7 +85,7 @@ _lectern()
 		search:*:--version) [ -n "$project" ] && want=versions ;;
 		search:*) ;;
 		*:*:--commit|*:*:--alias) ;;
-		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|subprojects:0:*|translations:0:*|reindex:0:*)
+		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|integrations:0:*|subprojects:0:*|translations:0:*|reindex:0:*)
 			want=projects ;;
 		version:1:*|build:1:*|reindex:1:*)
 			want=versions project=${args[0]} ;;
@@ -105,6 +106,7 @@ _lectern()
 	search) opts="--project --version --json --help" ;;
 	redirects) opts="--json --help" ;;
 	env) opts="--public --json --help" ;;
+	integrations) opts="--json --help" ;;
 	subprojects) opts="--alias --json --help" ;;
 	api) opts="-X -d --help" ;;
 	tui) opts="--theme --help" ;;
@@ -130,10 +132,13 @@ _lectern()
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
 	fi
-	# redirects|env|subprojects PROJECT: then the action word.
+	# redirects|env|integrations|subprojects PROJECT: then the action
+	# word; integrations add: the forge.
 	case $cmd in
-	redirects|env|subprojects)
-		[ "${#args[@]}" -eq 1 ] && COMPREPLY=($(compgen -W "add remove" -- "$cur")) ;;
+	redirects|env|integrations|subprojects)
+		[ "${#args[@]}" -eq 1 ] && COMPREPLY=($(compgen -W "add remove" -- "$cur"))
+		[ "$cmd" = integrations ] && [ "${#args[@]}" -eq 2 ] && [ "${args[1]}" = add ] &&
+			COMPREPLY=($(compgen -W "github gitlab bitbucket generic" -- "$cur")) ;;
 	esac
 }
 

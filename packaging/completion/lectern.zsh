@@ -52,6 +52,7 @@ _lectern() {
 		'search:search a project'"'"'s documentation'
 		'redirects:list, add or remove redirects'
 		'env:list, add or remove environment variables'
+		'integrations:list, add or remove incoming webhooks'
 		'subprojects:list, add or remove subprojects'
 		'translations:list the translations of a project'
 		'orgs:list the organizations'
@@ -120,6 +121,9 @@ _lectern() {
 		env)
 			_arguments $common '--public[visible in pull-request builds]' \
 				'1:project:_lectern_projects' '2:action:(add remove)' '3:name:' ;;
+		integrations)
+			_arguments $common '1:project:_lectern_projects' '2:action:(add remove)' \
+				'3:forge or id:(github gitlab bitbucket generic)' ;;
 		subprojects)
 			_arguments $common '--alias[alias of the child]:alias:' \
 				'1:project:_lectern_projects' '2:action:(add remove)' '3:child:' ;;

@@ -66,6 +66,8 @@ expect_status 0 "$LECTERN" projects
 # ---- Import with first-build progress; build --watch to success.
 expect_status 0 "$LECTERN" import "file://$REPO" --name "Guide"
 expect_match out '^imported guide: http://guide\.localhost:[0-9]+/en/latest/$'
+# This test commits and builds by hand: no builds on commit.
+expect_status 0 "$LECTERN" api -X PATCH /api/v3/projects/guide/ -d '{"watch_commits": false}'
 expect_status 0 "$LECTERN" projects
 expect_match out '^SLUG +NAME +LANGUAGE +DEFAULT +REPOSITORY$'
 expect_match out "^guide +Guide +en +latest +file://$REPO\$"
