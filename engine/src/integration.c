@@ -418,21 +418,43 @@ static int ref_names(const struct lec_integration_ref *ref,
 	}
 }
 
-/* Build the version unless a build of it is still queued. */
-static int build_version(struct lec_store *st, const struct lec_version *v)
+/* Whether the version's newest unfinished build will build commit (see
+ * lec_integration_build_refs). */
+static int pending_build_covers(struct lec_store *st, int64_t version_id,
+				const char *commit, int64_t since_us)
 {
-	const int64_t id = v->id;
-	int64_t queued = 0;
-	int error;
+	sqlite3_stmt *stmt = NULL;
+	int covers = 0;
 
-	if ((error = lec_store__query_int(st,
-					  "SELECT count(*) FROM builds WHERE "
-					  "version_id = ? AND state = "
-					  "'triggered'",
-					  &id, 1, "reading builds", &queued,
-					  NULL)) < 0)
-		return error;
-	return queued ? LEC_OK
+	if (lec_store__prepare(st, &stmt,
+			       "SELECT state, commit_sha, created FROM builds "
+			       "WHERE version_id = ? AND state NOT IN "
+			       "('finished', 'cancelled') ORDER BY id DESC "
+			       "LIMIT 1") < 0)
+		return -1;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(stmt, 0);
+		const char *sha = (const char *)sqlite3_column_text(stmt, 1);
+
+		covers = (state && strcmp(state, "triggered") == 0) ||
+			 (sha && commit && strcmp(sha, commit) == 0) ||
+			 (sha == NULL && since_us &&
+			  sqlite3_column_int64(stmt, 2) >= since_us);
+	}
+	lec_store__finalize(st, stmt);
+	return covers;
+}
+
+/* Build the version unless a pending build covers the ref. */
+static int build_version(struct lec_store *st, const struct lec_version *v,
+			 const char *commit, int64_t since_us)
+{
+	int covers = pending_build_covers(st, v->id, commit, since_us);
+
+	if (covers < 0)
+		return lec_error_last_code();
+	return covers ? LEC_OK
 		      : lec_build_trigger(st, v->project_id, v->id, NULL, NULL,
 					  NULL);
 }
@@ -452,7 +474,8 @@ static int builds_add(struct lec_integration_builds *out, const char *slug)
 
 int lec_integration_build_refs(struct lec_store *st, int64_t project_id,
 			       const struct lec_integration_ref *refs,
-			       size_t n, struct lec_integration_builds *out)
+			       size_t n, int64_t since_us,
+			       struct lec_integration_builds *out)
 {
 	struct lec_version_filter filter = { 0 };
 	struct lec_version_list versions = { 0 };
@@ -473,8 +496,9 @@ int lec_integration_build_refs(struct lec_store *st, int64_t project_id,
 		for (r = 0; r < n && !ref_names(&refs[r], &versions.items[i]);
 		     r++)
 			;
-		if (r < n && (error = build_version(st, &versions.items[i])) ==
-				     LEC_OK)
+		if (r < n &&
+		    (error = build_version(st, &versions.items[i],
+					   refs[r].commit, since_us)) == LEC_OK)
 			error = builds_add(out, versions.items[i].slug);
 	}
 	lec_version_list_dispose(&versions);

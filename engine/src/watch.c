@@ -55,6 +55,8 @@ struct watched {
 	int wds[WATCH_MAX_DIRS];
 	size_t nwds;
 	int64_t due_ms; /* list again at this time; 0: nothing pending */
+	int64_t changed_us; /* when the change now pending was seen; 0:
+			       unknown (the mirror comparison) */
 	int seen;       /* still a watched project at the last rescan */
 };
 
@@ -253,13 +255,14 @@ static void act_on(struct lec__watcher *w, struct watched *r,
 				now->items[i].name,
 				now->items[i].type == LEC_REPO_TAG
 					? LEC_INTEGRATION_REF_TAG
-					: LEC_INTEGRATION_REF_BRANCH
+					: LEC_INTEGRATION_REF_BRANCH,
+				now->items[i].commit
 			};
 	}
 	if (sync && lec_version_sync_request(w->st, r->project_id) < 0)
 		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
 	if (n && lec_integration_build_refs(w->st, r->project_id, moved, n,
-					    &built) < 0)
+					    r->changed_us, &built) < 0)
 		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
 	lec_integration_builds_dispose(&built);
 }
@@ -287,6 +290,7 @@ static void relist(struct lec__watcher *w, struct watched *r)
 		return; /* half-written or gone: the next event looks again */
 	if (still_watched(w, r->project_id))
 		act_on(w, r, &now);
+	r->changed_us = 0;
 	lec_repo_refs_dispose(&r->refs);
 	r->refs = now;
 	/* New directories under refs/ get watches of their own. */
@@ -306,8 +310,10 @@ static void read_events(struct lec__watcher *w, int64_t now)
 		const struct inotify_event *e = (const void *)p;
 		struct watched *r = find_wd(w, e->wd);
 
-		if (r && r->due_ms == 0)
+		if (r && r->due_ms == 0) {
 			r->due_ms = now + w->pl->watch_debounce_ms;
+			r->changed_us = lec__now_us();
+		}
 		p += sizeof(*e) + e->len;
 	}
 }
@@ -339,8 +345,13 @@ static void *watch_loop(void *arg)
 			w->next_rescan_ms = now + WATCH_RESCAN_MS;
 		}
 		if (w->ifd < 0 && now >= w->next_poll_ms) {
-			for (i = 0; i < w->nrepos; i++)
+			/* A change seen now happened since the last poll. */
+			for (i = 0; i < w->nrepos; i++) {
 				w->repos[i].due_ms = now;
+				w->repos[i].changed_us =
+					lec__now_us() -
+					(int64_t)w->pl->watch_poll_ms * 1000;
+			}
 			w->next_poll_ms = now + w->pl->watch_poll_ms;
 		}
 		for (i = 0; i < w->nrepos; i++)

@@ -64,7 +64,7 @@ static int respond_builds(struct delivery *d,
 	cJSON *o, *versions;
 	size_t i;
 	int rc = lec_integration_build_refs(srv_store(d->req),
-					    d->project->id, refs, n, &built);
+					    d->project->id, refs, n, 0, &built);
 
 	if (rc < 0)
 		return srv_respond_engine_error(d->res, rc);
@@ -108,7 +108,8 @@ static const char *string_at(const cJSON *o, const char *key)
  * service treats as a branch name. */
 static struct lec_integration_ref ref_of(const char *ref)
 {
-	struct lec_integration_ref r = { ref, LEC_INTEGRATION_REF_BRANCH };
+	struct lec_integration_ref r = { ref, LEC_INTEGRATION_REF_BRANCH,
+					 NULL };
 
 	if (strncmp(ref, "refs/heads/", 11) == 0)
 		r.name = ref + 11;
@@ -184,6 +185,7 @@ static int handle_github(struct delivery *d)
 	if (ref == NULL)
 		return srv_respond_detail(d->res, 400, NO_REF);
 	r = ref_of(ref);
+	r.commit = string_at(d->data, "after");
 	return respond_builds(d, &r, 1);
 }
 
@@ -205,6 +207,7 @@ static int handle_gitlab(struct delivery *d)
 	if (ref == NULL)
 		return srv_respond_detail(d->res, 400, NO_REF);
 	r = ref_of(ref);
+	r.commit = after;
 	return respond_builds(d, &r, 1);
 }
 
@@ -239,9 +242,13 @@ static int handle_bitbucket(struct delivery *d)
 			return srv_respond_detail(d->res, 400, INVALID_REQUEST);
 		if (n < LEC_INTEGRATION_REFS_MAX)
 			refs[n++] = (struct lec_integration_ref){
-				name, strcmp(type, "branch") == 0
-					      ? LEC_INTEGRATION_REF_BRANCH
-					      : LEC_INTEGRATION_REF_TAG
+				name,
+				strcmp(type, "branch") == 0
+					? LEC_INTEGRATION_REF_BRANCH
+					: LEC_INTEGRATION_REF_TAG,
+				string_at(cJSON_GetObjectItemCaseSensitive(
+						  new, "target"),
+					  "hash")
 			};
 	}
 	return n ? respond_builds(d, refs, n) : respond_sync(d);
@@ -261,7 +268,7 @@ static int handle_api(struct delivery *d)
 
 	if (cJSON_IsString(branches)) {
 		refs[n++] = (struct lec_integration_ref){
-			branches->valuestring, LEC_INTEGRATION_REF_ANY
+			branches->valuestring, LEC_INTEGRATION_REF_ANY, NULL
 		};
 	} else if (cJSON_IsArray(branches)) {
 		cJSON_ArrayForEach(item, branches)
@@ -274,7 +281,7 @@ static int handle_api(struct delivery *d)
 					d->res, "branches",
 					"Too many branches.");
 			refs[n++] = (struct lec_integration_ref){
-				item->valuestring, LEC_INTEGRATION_REF_ANY
+				item->valuestring, LEC_INTEGRATION_REF_ANY, NULL
 			};
 		}
 	} else if (branches && !cJSON_IsNull(branches)) {
@@ -283,7 +290,7 @@ static int handle_api(struct delivery *d)
 				   "latest", &latest) == LEC_OK &&
 		   latest->identifier) {
 		refs[n++] = (struct lec_integration_ref){
-			latest->identifier, LEC_INTEGRATION_REF_BRANCH
+			latest->identifier, LEC_INTEGRATION_REF_BRANCH, NULL
 		};
 	}
 	rc = respond_builds(d, refs, n);

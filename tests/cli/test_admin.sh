@@ -4,7 +4,7 @@
 . "$LEC_TESTS/cli/lib.sh"
 
 expect_status 0 "$LECTERN" --version
-expect_match out '^lectern [0-9]+\.[0-9]+\.[0-9]+$'
+expect_match out '^lectern ([0-9]+\.[0-9]+\.[0-9]+|0\.0~git[0-9]{8}\.[0-9a-f]+)([+~].*)?$'
 expect_status 0 "$LECTERN" --help
 expect_match out 'token create'
 expect_match out 'user list'

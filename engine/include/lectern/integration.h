@@ -131,6 +131,7 @@ enum lec_integration_ref_type {
 struct lec_integration_ref {
 	const char *name;
 	enum lec_integration_ref_type type;
+	const char *commit; /* where the ref now points, or NULL: unknown */
 };
 
 /* What a push did: the slugs of the versions it builds. */
@@ -141,9 +142,15 @@ struct lec_integration_builds {
 
 /**
  * Build the project's active versions that follow these refs (a branch by
- * its name, a tag by its name): a version whose build is still queued
- * keeps that build (a replayed delivery builds nothing twice); the others
- * get a new one. Inactive versions are skipped.
+ * its name, a tag by its name). A version keeps its newest unfinished
+ * build instead of getting a new one when that build will build the ref's
+ * commit anyway: it is still queued (a replayed delivery builds nothing
+ * twice), it checked out that very commit, or it was triggered at or after
+ * since_us and has not checked out yet (a person who commits, then asks for
+ * a build). Otherwise a new build supersedes it. Inactive versions are
+ * skipped.
+ * @param since_us when the refs changed (microseconds since the epoch),
+ *                 or 0 when unknown
  * @param out the versions built; dispose with
  *            lec_integration_builds_dispose
  * @return LEC_OK; LEC_EINVALID (more than LEC_INTEGRATION_REFS_MAX refs);
@@ -151,7 +158,8 @@ struct lec_integration_builds {
  */
 int lec_integration_build_refs(struct lec_store *store, int64_t project_id,
 			       const struct lec_integration_ref *refs,
-			       size_t n, struct lec_integration_builds *out);
+			       size_t n, int64_t since_us,
+			       struct lec_integration_builds *out);
 
 void lec_integration_builds_dispose(struct lec_integration_builds *builds);
 
