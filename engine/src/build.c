@@ -17,7 +17,8 @@
 
 #define BUILD_COLUMNS                                                        \
 	"id, project_id, version_id, type, state, success, error, "          \
-	"commit_sha, created, started, finished, duration, config, progress"
+	"commit_sha, created, started, finished, duration, config, progress, " \
+	"triggered_by"
 
 /* The service's list order; id breaks ties so that pages are stable. */
 #define BUILD_ORDER "created DESC, id DESC"
@@ -92,6 +93,7 @@ static void build_dispose(void *item)
 	lec__free(b->commit);
 	lec__free(b->config);
 	lec__free(b->progress);
+	lec__free(b->triggered_by);
 }
 
 /* An integer column, or null_value for SQL NULL. */
@@ -114,7 +116,8 @@ static int build_row(sqlite3_stmt *stmt, void *item)
 	    (error = lec_store__col_text(stmt, 6, &b->error)) < 0 ||
 	    (error = lec_store__col_text(stmt, 7, &b->commit)) < 0 ||
 	    (error = lec_store__col_text(stmt, 12, &b->config)) < 0 ||
-	    (error = lec_store__col_text(stmt, 13, &b->progress)) < 0)
+	    (error = lec_store__col_text(stmt, 13, &b->progress)) < 0 ||
+	    (error = lec_store__col_text(stmt, 14, &b->triggered_by)) < 0)
 		return error;
 	if (!state_lookup((const char *)sqlite3_column_text(stmt, 4),
 			  &b->state))
@@ -503,6 +506,15 @@ int lec_build_set_commit(struct lec_store *st, int64_t id, const char *commit)
 	return build_set_text(st, id,
 			      "UPDATE builds SET commit_sha = ? WHERE id = ?",
 			      commit);
+}
+
+int lec_build_set_triggered_by(struct lec_store *st, int64_t id,
+			       const char *how)
+{
+	lec_error_clear();
+	return build_set_text(st, id,
+			      "UPDATE builds SET triggered_by = ? WHERE id = ?",
+			      how);
 }
 
 int lec_build_set_progress(struct lec_store *st, int64_t id,

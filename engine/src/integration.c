@@ -448,15 +448,21 @@ static int pending_build_covers(struct lec_store *st, int64_t version_id,
 
 /* Build the version unless a pending build covers the ref. */
 static int build_version(struct lec_store *st, const struct lec_version *v,
-			 const char *commit, int64_t since_us)
+			 const char *commit, int64_t since_us, const char *how)
 {
 	int covers = pending_build_covers(st, v->id, commit, since_us);
+	struct lec_build *b = NULL;
+	int error;
 
 	if (covers < 0)
 		return lec_error_last_code();
-	return covers ? LEC_OK
-		      : lec_build_trigger(st, v->project_id, v->id, NULL, NULL,
-					  NULL);
+	if (covers)
+		return LEC_OK;
+	error = lec_build_trigger(st, v->project_id, v->id, NULL, &b, NULL);
+	if (error == LEC_OK)
+		error = lec_build_set_triggered_by(st, b->id, how);
+	lec_build_free(b);
+	return error;
 }
 
 static int builds_add(struct lec_integration_builds *out, const char *slug)
@@ -474,7 +480,7 @@ static int builds_add(struct lec_integration_builds *out, const char *slug)
 
 int lec_integration_build_refs(struct lec_store *st, int64_t project_id,
 			       const struct lec_integration_ref *refs,
-			       size_t n, int64_t since_us,
+			       size_t n, int64_t since_us, const char *how,
 			       struct lec_integration_builds *out)
 {
 	struct lec_version_filter filter = { 0 };
@@ -498,7 +504,8 @@ int lec_integration_build_refs(struct lec_store *st, int64_t project_id,
 			;
 		if (r < n &&
 		    (error = build_version(st, &versions.items[i],
-					   refs[r].commit, since_us)) == LEC_OK)
+					   refs[r].commit, since_us, how)) ==
+			    LEC_OK)
 			error = builds_add(out, versions.items[i].slug);
 	}
 	lec_version_list_dispose(&versions);

@@ -317,7 +317,8 @@ static const char migration_5[] =
 
 /* Incoming webhooks (a project's integrations): their secret sealed like
  * an environment variable's value (secret.c). A project's setting turns
- * off watching its local repository for commits. */
+ * off watching its local repository for commits. How a build was started
+ * (NULL: by hand). */
 static const char migration_6[] =
 	"CREATE TABLE integrations ("
 	"  id INTEGER PRIMARY KEY,"
@@ -329,7 +330,8 @@ static const char migration_6[] =
 	");"
 	"CREATE INDEX integrations_project ON integrations(project_id, id);"
 	"ALTER TABLE projects ADD COLUMN watch_commits INTEGER NOT NULL"
-	"  DEFAULT 1;";
+	"  DEFAULT 1;"
+	"ALTER TABLE builds ADD COLUMN triggered_by TEXT;";
 
 static const char *const migrations[] = {
 	migration_1,

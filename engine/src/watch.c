@@ -262,7 +262,7 @@ static void act_on(struct lec__watcher *w, struct watched *r,
 	if (sync && lec_version_sync_request(w->st, r->project_id) < 0)
 		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
 	if (n && lec_integration_build_refs(w->st, r->project_id, moved, n,
-					    r->changed_us, &built) < 0)
+					    r->changed_us, "commit", &built) < 0)
 		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
 	lec_integration_builds_dispose(&built);
 }

@@ -633,6 +633,10 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 			cJSON_Delete(progress);
 	}
 	cJSON_AddStringToObject(o, "project", p->slug);
+	/* Lectern's extension: how a build that was not started by hand
+	 * started (absent otherwise, so the service's shape holds). */
+	if (b->triggered_by)
+		cJSON_AddStringToObject(o, "triggered_by", b->triggered_by);
 	state = cJSON_AddObjectToObject(o, "state");
 	cJSON_AddStringToObject(state, "code", lec_build_state_code(b->state));
 	cJSON_AddStringToObject(state, "name", lec_build_state_name(b->state));

@@ -39,6 +39,7 @@
 
 /* One delivery being handled. */
 struct delivery {
+	const char *forge; /* its path name: what started its builds */
 	struct srv_request *req;
 	struct srv_response *res;
 	struct lec_project *project;
@@ -61,10 +62,14 @@ static int respond_builds(struct delivery *d,
 			  const struct lec_integration_ref *refs, size_t n)
 {
 	struct lec_integration_builds built = { 0 };
+	char how[32];
 	cJSON *o, *versions;
 	size_t i;
-	int rc = lec_integration_build_refs(srv_store(d->req),
-					    d->project->id, refs, n, 0, &built);
+	int rc;
+
+	snprintf(how, sizeof(how), "webhook:%s", d->forge);
+	rc = lec_integration_build_refs(srv_store(d->req), d->project->id,
+					refs, n, 0, how, &built);
 
 	if (rc < 0)
 		return srv_respond_engine_error(d->res, rc);
@@ -346,7 +351,8 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 		   const struct forge *forge, const char *slug,
 		   struct lec_integration *integration)
 {
-	struct delivery d = { req, res, NULL, integration, NULL };
+	struct delivery d = { forge->path_name, req, res, NULL, integration,
+			      NULL };
 	int rc;
 
 	if ((d.data = payload(req, res)) == NULL)

@@ -66,6 +66,8 @@ class WatchCase(ServerTestCase):
         build = self.finished(slug, 2)
         self.assertTrue(build["success"], build)
         self.assertEqual(build["commit"], head)
+        self.assertEqual(build["triggered_by"], "commit")
+        self.assertNotIn("triggered_by", self.builds(slug)[1])
         self.assertLess(time.time() - started, 30)
         html = os.path.join(self.server.data, "published", slug, "latest", "html", "index.html")
         with open(html) as f:

@@ -77,6 +77,9 @@ class GitHubTest(WebhookCase):
         self.assertStatus(r, 200)
         self.assertEqual(r.json, {"build_triggered": True, "project": self.slug, "versions": ["latest"]})
         self.assertEqual(self.queued(), ["latest"])
+        # The build says how it started (a Lectern extension).
+        builds = self.server.get("/api/v3/projects/%s/builds/" % self.slug, token=self.token).json
+        self.assertEqual(builds["results"][0]["triggered_by"], "webhook:github")
         # The same delivery again while the build is queued: that build.
         r = self.push(secret, "refs/heads/main")
         self.assertEqual(r.json["versions"], ["latest"])

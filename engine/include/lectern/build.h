@@ -76,6 +76,10 @@ struct lec_build {
 	 * it has got, as JSON text {"phase", "objects", "total", "bytes"};
 	 * NULL otherwise. */
 	char *progress;
+	/* How it was started: NULL by hand (the API, CLI or TUI),
+	 * "webhook:<forge>" by an incoming webhook, "commit" by a commit in
+	 * a watched local repository. */
+	char *triggered_by;
 };
 
 struct lec_build_list {
@@ -204,6 +208,11 @@ int lec_build_reset(struct lec_store *store, int64_t id);
  * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (field "commit") */
 int lec_build_set_commit(struct lec_store *store, int64_t id,
 			 const char *commit);
+
+/** Record how a build was started (see struct lec_build.triggered_by).
+ * @return LEC_OK; LEC_ENOTFOUND */
+int lec_build_set_triggered_by(struct lec_store *store, int64_t id,
+			       const char *how);
 
 /** Record how far a running build's fetch or checkout has got: JSON text
  * (see struct lec_build.progress), or NULL to clear it. Called a few times

@@ -151,6 +151,7 @@ struct lec_integration_builds {
  * skipped.
  * @param since_us when the refs changed (microseconds since the epoch),
  *                 or 0 when unknown
+ * @param how      what started the builds (lec_build.triggered_by)
  * @param out the versions built; dispose with
  *            lec_integration_builds_dispose
  * @return LEC_OK; LEC_EINVALID (more than LEC_INTEGRATION_REFS_MAX refs);
@@ -158,7 +159,7 @@ struct lec_integration_builds {
  */
 int lec_integration_build_refs(struct lec_store *store, int64_t project_id,
 			       const struct lec_integration_ref *refs,
-			       size_t n, int64_t since_us,
+			       size_t n, int64_t since_us, const char *how,
 			       struct lec_integration_builds *out);
 
 void lec_integration_builds_dispose(struct lec_integration_builds *builds);
