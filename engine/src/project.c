@@ -55,7 +55,7 @@ static const char *const documentation_types[] = {
 	"m.slug, sp.slug, pr.alias, "                                        \
 	"p.external_builds_enabled, p.show_version_warning, "                \
 	"p.analytics_disabled, p.main_language_project_id, p.created, "      \
-	"p.modified, p.watch_commits"
+	"p.modified, p.watch_commits, p.poll_interval"
 #define PROJECT_JOINS                                                        \
 	" LEFT JOIN projects m ON m.id = p.main_language_project_id"         \
 	" LEFT JOIN subprojects pr ON pr.child_id = p.id"                    \
@@ -119,7 +119,8 @@ static int project_read(sqlite3_stmt *stmt, int col, struct lec_project *p)
 	p->main_language_project_id = sqlite3_column_int64(stmt, col++);
 	p->created = sqlite3_column_int64(stmt, col++);
 	p->modified = sqlite3_column_int64(stmt, col++);
-	p->watch_commits = sqlite3_column_int(stmt, col);
+	p->watch_commits = sqlite3_column_int(stmt, col++);
+	p->poll_interval = (unsigned)sqlite3_column_int(stmt, col);
 	p->single_version = p->versioning_scheme &&
 			    strcmp(p->versioning_scheme, SCHEME_SINGLE) == 0;
 	return LEC_OK;
@@ -866,6 +867,7 @@ struct values {
 	int show_version_warning;
 	int analytics_disabled;
 	int watch_commits;
+	unsigned poll_interval;
 	char **tags;
 	size_t ntags;
 };
@@ -876,9 +878,9 @@ struct values {
 	"privacy_level, external_builds_privacy_level, versioning_scheme, "  \
 	"analytics_code, readthedocs_yaml_path, documentation_type, "        \
 	"external_builds_enabled, show_version_warning, analytics_disabled, " \
-	"watch_commits"
+	"watch_commits, poll_interval"
 #define VALUE_TEXTS 15
-#define VALUE_COUNT 19
+#define VALUE_COUNT 20
 
 static void values_texts(struct values *v, char **texts[VALUE_TEXTS])
 {
@@ -951,6 +953,7 @@ static int values_from_project(struct values *v, const struct lec_project *p)
 	v->show_version_warning = p->show_version_warning;
 	v->analytics_disabled = p->analytics_disabled;
 	v->watch_commits = p->watch_commits;
+	v->poll_interval = p->poll_interval;
 	return values_fill(v, src);
 }
 
@@ -1102,6 +1105,20 @@ static int field_watch_commits(const struct lec_project_patch *p,
 	return LEC_OK;
 }
 
+static int field_poll_interval(const struct lec_project_patch *p,
+			       struct values *v)
+{
+	if (p->poll_interval != 0 &&
+	    (p->poll_interval < LEC_PROJECT_POLL_MIN_S ||
+	     p->poll_interval > LEC_PROJECT_POLL_MAX_S))
+		return lec__error_field(LEC_EINVALID, "poll_interval",
+					"Use 0 (off) or %d to %d seconds.",
+					LEC_PROJECT_POLL_MIN_S,
+					LEC_PROJECT_POLL_MAX_S);
+	v->poll_interval = p->poll_interval;
+	return LEC_OK;
+}
+
 /* The deprecated flag maps onto the scheme. */
 static int field_single_version(const struct lec_project_patch *p,
 				struct values *v)
@@ -1191,6 +1208,7 @@ static const struct {
 	{ LEC_PROJECT_F_ANALYTICS_DISABLED, field_analytics_disabled },
 	{ LEC_PROJECT_F_SHOW_VERSION_WARNING, field_show_version_warning },
 	{ LEC_PROJECT_F_WATCH_COMMITS, field_watch_commits },
+	{ LEC_PROJECT_F_POLL_INTERVAL, field_poll_interval },
 	{ LEC_PROJECT_F_SINGLE_VERSION, field_single_version },
 	{ LEC_PROJECT_F_VERSIONING_SCHEME, field_versioning_scheme },
 	{ LEC_PROJECT_F_EXTERNAL_BUILDS_ENABLED,
@@ -1235,6 +1253,7 @@ static int values_bind(sqlite3_stmt *stmt, int first, struct values *v)
 			 v->show_version_warning);
 	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 2, v->analytics_disabled);
 	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 3, v->watch_commits);
+	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 4, (int)v->poll_interval);
 	return LEC_OK;
 }
 
@@ -1356,7 +1375,7 @@ static int project_insert_row(struct lec_store *st, struct values *v,
 		     st, &stmt,
 		     "INSERT INTO projects (" VALUE_COLUMNS
 		     ", slug, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?, "
-		     "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		     "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
 		return error;
 	if ((error = values_bind(stmt, 1, v)) < 0 ||
 	    (error = lec_store__bind_text(stmt, VALUE_COUNT + 1, slug)) < 0)
@@ -1468,7 +1487,7 @@ static int project_update_row(struct lec_store *st, int64_t id,
 		     st, &stmt,
 		     "UPDATE projects SET (" VALUE_COLUMNS ", modified) = "
 		     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		     "?) WHERE id = ?")) < 0)
+		     "?, ?) WHERE id = ?")) < 0)
 		return error;
 	if ((error = values_bind(stmt, 1, v)) == LEC_OK) {
 		sqlite3_bind_int64(stmt, VALUE_COUNT + 1, lec__now_us());

@@ -316,9 +316,9 @@ static const char migration_5[] =
 	");";
 
 /* Incoming webhooks (a project's integrations): their secret sealed like
- * an environment variable's value (secret.c). A project's setting turns
- * off watching its local repository for commits. How a build was started
- * (NULL: by hand). */
+ * an environment variable's value (secret.c). A project's settings turn
+ * off watching its local repository for commits, and poll its remote one
+ * (seconds; 0: not polled). How a build was started (NULL: by hand). */
 static const char migration_6[] =
 	"CREATE TABLE integrations ("
 	"  id INTEGER PRIMARY KEY,"
@@ -331,7 +331,9 @@ static const char migration_6[] =
 	"CREATE INDEX integrations_project ON integrations(project_id, id);"
 	"ALTER TABLE projects ADD COLUMN watch_commits INTEGER NOT NULL"
 	"  DEFAULT 1;"
-	"ALTER TABLE builds ADD COLUMN triggered_by TEXT;";
+	"ALTER TABLE builds ADD COLUMN triggered_by TEXT;"
+	"ALTER TABLE projects ADD COLUMN poll_interval INTEGER NOT NULL"
+	"  DEFAULT 0;";
 
 static const char *const migrations[] = {
 	migration_1,

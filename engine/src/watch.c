@@ -15,6 +15,12 @@
  * event. One inotify instance serves every project (the default limit is
  * 128 instances per user). Where inotify is unavailable (or turned off),
  * the refs are listed every poll interval instead.
+ *
+ * A second thread polls remote repositories whose project asks for it
+ * (poll_interval): it fetches the mirror the way a build does (in the
+ * sandbox, killable at the build time limit, under the mirror's lock) and
+ * compares the mirror's refs before and after. A stalled server delays only
+ * the other polls, never the local watch.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -60,9 +66,21 @@ struct watched {
 	int seen;       /* still a watched project at the last rescan */
 };
 
+/* A remote project being polled. */
+struct polled {
+	int64_t project_id;
+	int64_t next_ms; /* monotonic time of the next fetch */
+	int seen;
+};
+
 struct lec__watcher {
 	struct lec_pipeline *pl;
 	struct lec_store *st;
+	struct lec_store *poll_st; /* the poll thread's own */
+	struct polled polled[WATCH_MAX_REPOS];
+	size_t npolled;
+	pthread_t poll_thread;
+	int poll_started;
 	int ifd; /* inotify, or -1: polling */
 	struct watched repos[WATCH_MAX_REPOS];
 	size_t nrepos;
@@ -233,18 +251,20 @@ static const struct lec_repo_ref *find_ref(const struct lec_repo_refs *refs,
 	return NULL;
 }
 
-/* Compare a new listing with the last: build what moved, sync when a ref
- * came or went. */
-static void act_on(struct lec__watcher *w, struct watched *r,
-		   const struct lec_repo_refs *now)
+/* Compare a new listing with the last: build what moved (how says what
+ * started the builds), sync when a ref came or went. */
+static void act_on(struct lec__watcher *w, struct lec_store *st,
+		   int64_t project_id, const struct lec_repo_refs *was_refs,
+		   const struct lec_repo_refs *now, int64_t changed_us,
+		   const char *how)
 {
 	struct lec_integration_ref moved[LEC_INTEGRATION_REFS_MAX];
 	struct lec_integration_builds built = { 0 };
 	size_t i, n = 0;
-	int sync = now->len != r->refs.len;
+	int sync = now->len != was_refs->len;
 
 	for (i = 0; i < now->len; i++) {
-		const struct lec_repo_ref *was = find_ref(&r->refs,
+		const struct lec_repo_ref *was = find_ref(was_refs,
 							  &now->items[i]);
 
 		if (was == NULL)
@@ -259,11 +279,11 @@ static void act_on(struct lec__watcher *w, struct watched *r,
 				now->items[i].commit
 			};
 	}
-	if (sync && lec_version_sync_request(w->st, r->project_id) < 0)
-		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
-	if (n && lec_integration_build_refs(w->st, r->project_id, moved, n,
-					    r->changed_us, "commit", &built) < 0)
-		lec__job_log(w->pl, "commit watch: %s", lec_error_last());
+	if (sync && lec_version_sync_request(st, project_id) < 0)
+		lec__job_log(w->pl, "%s watch: %s", how, lec_error_last());
+	if (n && lec_integration_build_refs(st, project_id, moved, n,
+					    changed_us, how, &built) < 0)
+		lec__job_log(w->pl, "%s watch: %s", how, lec_error_last());
 	lec_integration_builds_dispose(&built);
 }
 
@@ -289,7 +309,8 @@ static void relist(struct lec__watcher *w, struct watched *r)
 	if (lec_repo_list_refs(r->gitdir, &now) < 0)
 		return; /* half-written or gone: the next event looks again */
 	if (still_watched(w, r->project_id))
-		act_on(w, r, &now);
+		act_on(w, w->st, r->project_id, &r->refs, &now, r->changed_us,
+		       "commit");
 	r->changed_us = 0;
 	lec_repo_refs_dispose(&r->refs);
 	r->refs = now;
@@ -369,6 +390,104 @@ static void *watch_loop(void *arg)
 	return NULL;
 }
 
+/* Remote polling ------------------------------------------------------------ */
+
+static struct polled *find_polled(struct lec__watcher *w, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < w->npolled; i++)
+		if (w->polled[i].project_id == id)
+			return &w->polled[i];
+	if (w->npolled == WATCH_MAX_REPOS)
+		return NULL;
+	w->polled[w->npolled] = (struct polled){ id, 0, 0 };
+	return &w->polled[w->npolled++];
+}
+
+/* Fetch one project's mirror; build what moved since the last fetch. */
+static void poll_one(struct lec__watcher *w, int64_t id)
+{
+	struct lec_repo_refs before = { 0 }, after = { 0 };
+	struct lec_project *p = NULL;
+	struct lec__buf b = LEC__BUF_INIT;
+	int64_t started_us = lec__now_us();
+	char *mirror = NULL;
+
+	if (lec_project_get_by_id(w->poll_st, id, &p) < 0)
+		return;
+	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->data_dir, p->slug);
+	if ((mirror = lec__buf_take(&b)) == NULL)
+		goto done;
+	/* A project not fetched yet has its first build coming. */
+	if (lec_repo_list_refs(mirror, &before) < 0)
+		goto done;
+	if (lec__fetch_mirror(w->pl, p, w->pl->config.limits.time_limit_s) <
+		    0 ||
+	    lec_repo_list_refs(mirror, &after) < 0) {
+		lec__job_log(w->pl, "polling %s: %s", p->slug,
+			     lec_error_last());
+		goto done;
+	}
+	act_on(w, w->poll_st, id, &before, &after, started_us, "poll");
+done:
+	lec_repo_refs_dispose(&before);
+	lec_repo_refs_dispose(&after);
+	lec_project_free(p);
+	lec__free(mirror);
+}
+
+/* The remote projects that ask to be polled, each fetched when due. */
+static void poll_due(struct lec__watcher *w)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t now = lec__monotonic_ms(), due[WATCH_MAX_REPOS];
+	size_t i, ndue = 0;
+
+	for (i = 0; i < w->npolled; i++)
+		w->polled[i].seen = 0;
+	if (lec_store__prepare(w->poll_st, &stmt,
+			       "SELECT id, poll_interval FROM projects WHERE "
+			       "poll_interval > 0 AND repo_url NOT LIKE "
+			       "'file://%' AND repo_url NOT LIKE '/%'") <
+	    0)
+		return;
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		struct polled *pp = find_polled(w, sqlite3_column_int64(stmt,
+									0));
+		int64_t every = sqlite3_column_int64(stmt, 1) * 1000;
+
+		if (pp == NULL)
+			continue;
+		pp->seen = 1;
+		if (pp->next_ms == 0) /* just asked: the first poll waits */
+			pp->next_ms = now + every;
+		if (now >= pp->next_ms) {
+			pp->next_ms = now + every;
+			due[ndue++] = pp->project_id;
+		}
+	}
+	lec_store__finalize(w->poll_st, stmt);
+	for (i = 0; i < w->npolled;)
+		if (w->polled[i].seen)
+			i++;
+		else
+			w->polled[i] = w->polled[--w->npolled];
+	for (i = 0; i < ndue && !lec__pipeline_stopping(w->pl); i++)
+		poll_one(w, due[i]);
+}
+
+static void *poll_loop(void *arg)
+{
+	struct lec__watcher *w = arg;
+
+	while (!lec__pipeline_stopping(w->pl)) {
+		poll_due(w);
+		poll(NULL, 0, LEC_PIPELINE_POLL_MS);
+	}
+	return NULL;
+}
+
 int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out)
 {
 	struct lec__watcher *w = lec__calloc(1, sizeof(*w));
@@ -384,7 +503,8 @@ int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out)
 		lec__job_log(pl, "commit watch: inotify unavailable (%s); "
 				 "polling every %u ms",
 			     strerror(errno), pl->watch_poll_ms);
-	if ((error = lec_store_open_dir(&w->st, pl->data_dir, NULL)) < 0) {
+	if ((error = lec_store_open_dir(&w->st, pl->data_dir, NULL)) < 0 ||
+	    (error = lec_store_open_dir(&w->poll_st, pl->data_dir, NULL)) < 0) {
 		lec__watcher_stop(w);
 		return error;
 	}
@@ -393,6 +513,11 @@ int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out)
 		return lec__error(LEC_ERROR, "cannot start the commit watch");
 	}
 	w->started = 1;
+	if (pthread_create(&w->poll_thread, NULL, poll_loop, w) != 0) {
+		lec__watcher_stop(w);
+		return lec__error(LEC_ERROR, "cannot start the remote polling");
+	}
+	w->poll_started = 1;
 	*out = w;
 	return LEC_OK;
 }
@@ -406,10 +531,13 @@ void lec__watcher_stop(struct lec__watcher *w)
 	/* The pipeline is stopping: the loop sees it within a poll period. */
 	if (w->started)
 		pthread_join(w->thread, NULL);
+	if (w->poll_started)
+		pthread_join(w->poll_thread, NULL);
 	for (i = 0; i < w->nrepos; i++)
 		unwatch(w, &w->repos[i]);
 	if (w->ifd >= 0)
 		close(w->ifd);
 	lec_store_free(w->st);
+	lec_store_free(w->poll_st);
 	lec__free(w);
 }

@@ -403,6 +403,20 @@ static int read_patch(const cJSON *body, int put,
 		if (got)
 			patch->fields |= pb->bit;
 	}
+	{
+		/* Lectern's extension (docs/api.md): poll a remote
+		 * repository every so many seconds; 0 turns it off. */
+		long long interval = 0;
+
+		if ((got = srv_body_int(body, "poll_interval", "poll_interval",
+					0, 0, LEC_PROJECT_POLL_MAX_S,
+					&interval, res)) < 0)
+			return -1;
+		if (got) {
+			patch->poll_interval = (unsigned)interval;
+			patch->fields |= LEC_PROJECT_F_POLL_INTERVAL;
+		}
+	}
 	if ((got = srv_body_string_list(body, "tags", "tags", tags,
 					&patch->ntags, res)) < 0)
 		return -1;

@@ -4,8 +4,10 @@ fail in the ways the sandbox and the limits must catch. Each is a small
 real repository with branches and tags, built with the git CLI."""
 import json
 import os
+import socket
 import subprocess
 import tempfile
+import time
 
 GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="Fixture", GIT_AUTHOR_EMAIL="f@example.test",
                GIT_COMMITTER_NAME="Fixture", GIT_COMMITTER_EMAIL="f@example.test",
@@ -65,3 +67,36 @@ def commands_config(*commands):
     lines = ["version: 2", "build:", "  os: ubuntu-22.04", "  tools:", "    python: \"3.12\"", "  commands:"]
     lines += ["    - %s" % json.dumps(c) for c in commands]
     return {".readthedocs.yaml": "\n".join(lines) + "\n", "README.md": "# Commands\n"}
+
+
+class GitDaemon:
+    """`git daemon` on a free loopback port (it cannot bind port 0: pick one
+    and retry when another process took it first)."""
+
+    def __init__(self, base):
+        for _ in range(10):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                self.port = s.getsockname()[1]
+            self.proc = subprocess.Popen(
+                ["git", "daemon", "--export-all", "--base-path=" + base, "--listen=127.0.0.1",
+                 "--port=%d" % self.port, "--reuseaddr", base],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=GIT_ENV)
+            for _ in range(100):
+                if self.proc.poll() is not None:
+                    break
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), 1).close()
+                    return
+                except OSError:
+                    time.sleep(0.05)
+            self.close()
+        raise RuntimeError("git daemon did not start")
+
+    def url(self, name):
+        return "git://127.0.0.1:%d/%s" % (self.port, name)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.wait(10)

@@ -2,9 +2,12 @@
 with build workers: a commit on a watched branch of a file:// project is
 built within a few seconds, with inotify and with the polling fallback; a
 branch created and deleted there adds and then removes its version; a
-project whose watch_commits is off builds nothing on commit."""
+project whose watch_commits is off builds nothing on commit; a remote
+repository whose project has a poll_interval is fetched that often and a
+new commit built."""
 import os
 import subprocess
+import tempfile
 import time
 
 import fixtures
@@ -101,6 +104,34 @@ class InotifyTest(WatchCase):
         self.commit(repo, "Unwatched words.")
         time.sleep(2)
         self.assertEqual(len(self.builds(slug)), 1)
+
+
+class RemotePollTest(WatchCase):
+    def test_remote_repository_polled(self):
+        base = tempfile.mkdtemp(prefix="lectern-remote-")
+        repo = fixtures.make_repo(fixtures.MARKDOWN, root=base)
+        daemon = fixtures.GitDaemon(base)
+        try:
+            r = self.server.post("/api/v3/projects/", {"name": "Polled", "repository": {
+                "url": daemon.url(os.path.basename(repo))}}, token=self.token)
+            self.assertStatus(r, 201)
+            slug = r.json["slug"]
+            self.assertTrue(self.finished(slug, 1)["success"])
+            r = self.server.request("PATCH", "/api/v3/projects/%s/" % slug,
+                                    body={"poll_interval": 1}, token=self.token)
+            self.assertStatus(r, 204)
+            head = self.commit(repo, "Polled words.")
+            build = self.finished(slug, 2)
+            self.assertTrue(build["success"], build)
+            self.assertEqual((build["commit"], build["triggered_by"]), (head, "poll"))
+            # Nothing new: polling builds nothing more.
+            time.sleep(2.5)
+            self.assertEqual(len(self.builds(slug)), 2)
+            r = self.server.request("PATCH", "/api/v3/projects/%s/" % slug,
+                                    body={"poll_interval": -1}, token=self.token)
+            self.assertStatus(r, 400)
+        finally:
+            daemon.close()
 
 
 class PollingTest(WatchCase):

@@ -268,39 +268,6 @@ class GitHTTP:
         return bytes(data)
 
 
-class GitDaemon:
-    """`git daemon` on a free loopback port (it cannot bind port 0: pick one
-    and retry when another process took it first)."""
-
-    def __init__(self, base):
-        for _ in range(10):
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                self.port = s.getsockname()[1]
-            self.proc = subprocess.Popen(
-                ["git", "daemon", "--export-all", "--base-path=" + base, "--listen=127.0.0.1",
-                 "--port=%d" % self.port, "--reuseaddr", base],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=fixtures.GIT_ENV)
-            for _ in range(100):
-                if self.proc.poll() is not None:
-                    break
-                try:
-                    socket.create_connection(("127.0.0.1", self.port), 1).close()
-                    return
-                except OSError:
-                    time.sleep(0.05)
-            self.close()
-        raise RuntimeError("git daemon did not start")
-
-    def url(self, name):
-        return "git://127.0.0.1:%d/%s" % (self.port, name)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        self.proc.wait(10)
-
-
 class Staller:
     """A loopback TCP server that accepts connections and never answers."""
 
@@ -489,7 +456,7 @@ class TransportsTest(RealRepoCase):
         base = os.path.join(self.tmp, "daemon")
         os.mkdir(base)
         repo = fixtures.make_repo(fixtures.MARKDOWN, root=base)
-        daemon = GitDaemon(base)
+        daemon = fixtures.GitDaemon(base)
         http_repo = fixtures.make_repo(fixtures.MKDOCS, root=self.git_root)
         try:
             over_git = self.import_repo("Over Git", daemon.url(os.path.basename(repo)))

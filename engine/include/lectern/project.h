@@ -80,6 +80,9 @@ struct lec_project {
 	/* A local repository's new commits build (pipeline's watcher);
 	 * Lectern's setting, on by default. */
 	int watch_commits;
+	/* A remote repository is fetched every this many seconds and its
+	 * moved versions built (pipeline's watcher); 0: not polled. */
+	unsigned poll_interval;
 	char **tags;                /* ntags names, sorted */
 	size_t ntags;
 	char **users;               /* nusers maintainer usernames, sorted */
@@ -196,7 +199,8 @@ enum lec_project_field {
 	LEC_PROJECT_F_EXTERNAL_BUILDS_PRIVACY_LEVEL = 1 << 17,
 	LEC_PROJECT_F_DESCRIPTION = 1 << 18,
 	LEC_PROJECT_F_DOCUMENTATION_TYPE = 1 << 19,
-	LEC_PROJECT_F_WATCH_COMMITS = 1 << 20
+	LEC_PROJECT_F_WATCH_COMMITS = 1 << 20,
+	LEC_PROJECT_F_POLL_INTERVAL = 1 << 21
 };
 
 /* A partial update: only the fields whose bit is set are changed. A NULL
@@ -204,6 +208,11 @@ enum lec_project_field {
  * and analytics_code, and is refused for the other fields; tags with ntags
  * 0 removes every tag. The privacy fields are accepted here; the community
  * edition's API ignores them, as the service does. */
+/* A remote repository's poll interval: often enough to replace a webhook,
+ * not so often that a forge throttles the fetches. */
+#define LEC_PROJECT_POLL_MIN_S 1
+#define LEC_PROJECT_POLL_MAX_S (7 * 24 * 3600)
+
 struct lec_project_patch {
 	unsigned int fields; /* lec_project_field bits */
 	const char *name;    /* the slug never changes */
@@ -220,6 +229,7 @@ struct lec_project_patch {
 	int analytics_disabled;
 	int show_version_warning;
 	int watch_commits;
+	unsigned poll_interval; /* 0 or LEC_PROJECT_POLL_MIN_S.._MAX_S */
 	const char *versioning_scheme;
 	/* true: single_version_without_translations; false: back to
 	 * multiple_versions_with_translations if it was single. An explicit
