@@ -1,0 +1,95 @@
+#!/bin/sh
+# The TUI at 80x24 through an ssh context (a real sshd on 127.0.0.1,
+# tests/sshd.sh): the projects of the remote engine, search and the reader
+# over the same forwarded socket (the page's URL names the socket's host,
+# no port), then the remote engine killed and the ssh master killed: each
+# time the status line says the link is down, the watcher brings it back,
+# and the next reload shows the projects again. Nothing of ssh reaches the
+# screen or stderr, and the watcher ends with the TUI.
+. "$LEC_TESTS/tui/lib.sh"
+. "$LEC_TESTS/sshd.sh"
+
+export XDG_RUNTIME_DIR="$TMP/run"
+SSHDIR="$TMP/sshd"
+cleanup_ssh() {
+	for ctl in "$XDG_RUNTIME_DIR"/lectern/ssh/*.ctl; do
+		[ -S "$ctl" ] && ssh -S "$ctl" -O exit x >/dev/null 2>&1
+	done
+	pid=$(remote_engine_pid "$SSHDIR")
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	sshd_stop
+	cleanup
+}
+trap cleanup_ssh EXIT
+
+master_pid() { pgrep -f -- "$XDG_RUNTIME_DIR/lectern/ssh/t-.*\.ctl \[mux\]"; }
+
+# wait_new CMD OLD WHAT: until CMD prints a pid other than OLD.
+wait_new() {
+	i=0
+	while now=$($1) && { [ -z "$now" ] || [ "$now" = "$2" ]; }; do
+		i=$((i + 1))
+		[ $i -lt $((DEADLINE * 10)) ] || { fail "$3 did not come back"; return 1; }
+		sleep 0.1
+	done
+	pass
+}
+engine_pid() { remote_engine_pid "$SSHDIR"; }
+
+# reload_until_ok: R (a key also clears an error) once a second until the
+# status line has no link error: the watcher needs a moment after the
+# process is back for the engine to listen and the forward to be made.
+reload_until_ok() {
+	i=0
+	while keys R && sleep 1 && screen | grep -q 'no answer from the engine'; do
+		i=$((i + 1))
+		[ $i -lt "$DEADLINE" ] || { fail "the link never came back: $(screen)"; return 1; }
+	done
+	pass
+}
+
+sshd_start "$SSHDIR"
+markdown_repo
+"$LECTERN" context add t --ssh "$(id -un)@127.0.0.1:$SSHD_PORT" \
+	--remote-command "$REMOTE_LECTERN" --ssh-options "$SSH_OPTS" >/dev/null ||
+	{ echo "context add failed" >&2; exit 1; }
+"$LECTERN" --context t import "file://$TMP/guide" --name Guide >/dev/null 2>"$TMP/import.err" ||
+	{ echo "import failed: $(cat "$TMP/import.err")" >&2; exit 1; }
+
+t new-session -d -s s -x 80 -y 24 -c "$TMP" \
+	"env LANG=C.UTF-8 TERM=tmux-256color '$LECTERN' --context t tui 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
+wait_for '^guide +Guide +latest +finished' "the remote project"
+expect_line 1 " Lectern [t]  Projects                                        ? help  : command"
+
+# Search and the reader over the socket: the docs host is guide.localhost.
+keys : s e a r c h ' ' i n s t a l l Enter
+wait_for '^  Install *$' "a search hit"
+keys Enter
+wait_for '^Install  http://guide\.localhost/en/latest/pages/install\.html *$' "the page through ssh"
+keys q q
+wait_for '^guide +Guide' "back on the projects"
+
+# The remote engine dies: the link is reported down, then comes back.
+old=$(engine_pid)
+kill "$old"
+keys R
+wait_for 'no answer from the engine through ssh context t' "the link down"
+wait_new engine_pid "$old" "the remote engine"
+reload_until_ok
+wait_for '^guide +Guide +latest +finished' "the projects again"
+
+# The master connection drops: the same.
+old=$(master_pid)
+kill -KILL "$old"
+keys R
+wait_for 'no answer from the engine through ssh context t' "the master down"
+wait_new master_pid "$old" "the ssh master"
+reload_until_ok
+wait_for '^guide +Guide +latest +finished' "the projects after the master"
+
+quit_tui
+# The watcher went with the TUI.
+sleep 0.5
+left=$(pgrep -f -- "^$LECTERN --context t tui" || true)
+[ -z "$left" ] && pass || fail "processes left after the TUI: $(ps -o pid,args -p $left)"
+finish
