@@ -24,9 +24,10 @@ RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
 # libclang-rt-dev (only recommended by clang, so named here). The package
 # (tests/package): scdoc writes the man pages, dpkg-dev's dpkg-shlibdeps and
 # file compute Depends, lintian, man-db and systemd's systemd-analyze check
-# the result.
+# the result. The ssh tests (tests/sshd.sh) run a private sshd on
+# 127.0.0.1 and reach it with OpenSSH's client.
 TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev
- scdoc dpkg-dev file lintian man-db systemd"
+ scdoc dpkg-dev file lintian man-db systemd openssh-server openssh-client"
 
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do
@@ -47,5 +48,13 @@ fi
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# Installing openssh-server would start a system sshd on port 22: services
+# are kept from starting while packages install (a policy-rc.d denying
+# every start, removed afterwards unless one was already there).
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+	$SUDO chmod 755 /usr/sbin/policy-rc.d
+	trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 # shellcheck disable=SC2086 # word splitting of the package list is intended
 $SUDO apt-get install -y -qq --no-install-recommends $missing
