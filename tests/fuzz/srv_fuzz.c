@@ -17,6 +17,7 @@ void srv_fuzz_request(struct srv_request *req, const char *raw_uri,
 	req->raw_uri = fuzz_strndup((const uint8_t *)raw_uri, strlen(raw_uri));
 	req->body = fuzz_strndup(body, size);
 	req->body_len = size;
+	memcpy(req->host, SRV_FUZZ_HOST, sizeof(SRV_FUZZ_HOST));
 	memcpy(req->origin, SRV_FUZZ_ORIGIN, sizeof(SRV_FUZZ_ORIGIN));
 }
 

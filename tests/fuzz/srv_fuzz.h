@@ -11,9 +11,11 @@
 
 #include "server.h"
 
-/* The origin links are built on (srv_request_origin's cache, set so no
- * Host header or server is needed). */
-#define SRV_FUZZ_ORIGIN "http://localhost:8000"
+/* The host and origin links are built on: srv_request_host's and
+ * srv_request_origin's per-request caches are filled with them, so no Host
+ * header, Forwarded rule or server configuration is consulted. */
+#define SRV_FUZZ_HOST "localhost:8000"
+#define SRV_FUZZ_ORIGIN "http://" SRV_FUZZ_HOST
 
 /* A request for raw_uri (copied) with body (size bytes, copied and
  * NUL-terminated as the server stores it); no connection, no user. */
