@@ -274,13 +274,15 @@ static void respond_parse_error(struct srv_response *res, int status)
 
 /* A safe method's response comes from the thread's cache when the data
  * it was rendered from is unchanged (same data version, same user, same
- * URI and Host); otherwise the handler renders it and it is kept. */
+ * URI and origin: its links follow the Host, or a trusted proxy's
+ * forwarded host and scheme); otherwise the handler renders it and it is
+ * kept. */
 static void call_cached(struct srv_request *req, struct srv_response *res,
 			srv_handler handler, struct lec_store *store)
 {
 	struct srv_cache *cache = srv_thread_cache(req);
 	int64_t user = req->user ? req->user->id : 0;
-	const char *host = srv_header(req, "Host");
+	const char *host = srv_request_origin(req);
 	uint64_t version = 0;
 	char *key = NULL;
 	size_t n;
@@ -290,9 +292,9 @@ static void call_cached(struct srv_request *req, struct srv_response *res,
 		handler(req, res);
 		return;
 	}
-	n = strlen(req->raw_uri) + (host ? strlen(host) : 0) + 2;
+	n = strlen(req->raw_uri) + strlen(host) + 2;
 	if ((key = malloc(n)) != NULL)
-		snprintf(key, n, "%s\n%s", host ? host : "", req->raw_uri);
+		snprintf(key, n, "%s\n%s", host, req->raw_uri);
 	if (key && srv_cache_get(cache, key, user, version, res)) {
 		free(key);
 		return;

@@ -174,6 +174,12 @@ curl -s -H "Authorization: Token $TOKEN" \
 	-H 'Forwarded: for=192.0.2.1;host="proxy.example.org:8443";proto=https, for=10.0.0.1;host=inner' \
 	"$P/api/v3/projects/?limit=1" >"$DATA/out"
 expect_match out '"next":"https://proxy.example.org:8443/api/v3/projects/\?limit=1&offset=1"'
+# The response cache tells forwarded hosts apart.
+for h in a.example.org b.example.org; do
+	curl -s -H "Authorization: Token $TOKEN" -H "X-Forwarded-Host: $h" \
+		"$P/api/v3/projects/?limit=1" >"$DATA/out"
+	expect_match out "\"next\":\"http://$h/api/v3/projects/\\?limit=1&offset=1\""
+done
 # A header that is not a host is not used.
 curl -s -H "Authorization: Token $TOKEN" -H 'X-Forwarded-Host: evil.example/<x>' \
 	"$P/api/v3/projects/?limit=1" >"$DATA/out"
