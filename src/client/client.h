@@ -87,6 +87,23 @@ struct lc_client_options {
 int lc_client_new(struct lc_client **out, const struct lc_client_options *opts,
 		  struct lc_error *err);
 
+/* What the instance is, learnt from the first answer of its API below
+ * 500: a Lectern engine (its answers carry `X-Lectern`) or another one
+ * (the hosted service), whose Lectern-only extras (cancel, a build's
+ * progress, search on the API host's v2 route) are not there. */
+enum lc_remote {
+	LC_REMOTE_UNKNOWN,
+	LC_REMOTE_LECTERN,
+	LC_REMOTE_SERVICE,
+};
+enum lc_remote lc_client_remote(const struct lc_client *c);
+/* Learn what the instance is when not known yet (one GET /api/v3/);
+ * LC_OK, or the request's error. */
+int lc_client_detect(struct lc_client *c, struct lc_error *err);
+/* Requests sent so far, every attempt and retry, blocking and async: the
+ * budget a context spends on the instance (tests measure it). */
+unsigned long long lc_client_requests(const struct lc_client *c);
+
 /* Frees the client; pending asynchronous requests are cancelled (their
  * callbacks fire with LC_ECANCELLED). NULL is a no-op. */
 void lc_client_free(struct lc_client *c);
@@ -550,9 +567,21 @@ int lc_v2_build_log(struct lc_client *c, long long id, char **out,
 /* ---------------------------------------------- Search and embed */
 
 /*
- * GET <docs>/_/api/v2/search/?q=&project=&version=&page=&page_size= on the
- * project's docs host. `version` NULL: "latest"; page/page_size 0: the
- * server's defaults. Items: struct lc_search_result.
+ * The request lc_search sends, for an asynchronous caller: on a Lectern
+ * (or one not known yet) <docs>/_/api/v2/search/?q=&project=&version=, on
+ * another instance the service's v3 search on the API host,
+ * /api/v3/search/?q=project:SLUG[/VERSION] QUERY, which takes the token.
+ * page and page_size: 0 for the server's default. *path is the caller's
+ * (free), the parameters go into q. LC_OK or LC_ENOMEM.
+ */
+int lc_search_request(struct lc_client *c, const char *query,
+		      const char *project, const char *version, int page,
+		      int page_size, char **path, struct lc_query *q);
+/*
+ * Search a project's pages: lc_search_request's request, after learning
+ * what the instance is (lc_client_detect). `version` NULL: "latest" (on
+ * the service, every version); page/page_size 0: the server's defaults.
+ * Items: struct lc_search_result; every error is an error (a 404 too).
  */
 int lc_search(struct lc_client *c, const char *query, const char *project,
 	      const char *version, int page, int page_size,

@@ -39,6 +39,8 @@ struct lc_client {
 	long connect_timeout_ms;
 	long timeout_ms;
 	int max_attempts;
+	enum lc_remote remote; /* learnt from the first API answer */
+	unsigned long long requests; /* attempts sent, retries included */
 	char *unix_socket;   /* NULL: TCP */
 	char *link_name;     /* for messages; NULL with unix_socket NULL */
 	uint64_t rng;        /* jitter state (xorshift), seeded per client */
@@ -81,6 +83,7 @@ struct lc_xfer {
 	bool too_big;
 	char *resp_etag;
 	char *resp_retry_after;
+	bool resp_lectern;        /* the answer had X-Lectern */
 	char errbuf[CURL_ERROR_SIZE];
 };
 

@@ -907,6 +907,54 @@ int lc_v2_build_log(struct lc_client *c, long long id, char **out,
 
 /* ------------------------------------------------ Search and embed */
 
+int lc_search_request(struct lc_client *c, const char *query,
+		      const char *project, const char *version, int page,
+		      int page_size, char **path, struct lc_query *q)
+{
+	struct lc_buf b = { 0 };
+	int rc;
+
+	*path = NULL;
+	if (c->remote == LC_REMOTE_SERVICE) {
+		/* The service's own search, on the API host (the token goes
+		 * with it): the scope is part of the query. */
+		lc__buf_str(&b, "project:");
+		lc__buf_str(&b, project);
+		if (version) {
+			lc__buf_str(&b, "/");
+			lc__buf_str(&b, version);
+		}
+		lc__buf_printf(&b, " %s", query);
+		rc = b.rc ? b.rc : lc_query_add(q, "q", b.s);
+		free(b.s);
+		b = (struct lc_buf){ 0 };
+		lc__buf_str(&b, "/api/v3/search/");
+	} else {
+		/* Lectern answers the v2 route on the project's docs host. */
+		lc__buf_printf(&b, "%s://", c->docs_scheme);
+		lc__buf_escape(&b, project, false);
+		lc__buf_printf(&b, ".%s/_/api/v2/search/", c->docs_host);
+		rc = lc_query_add(q, "q", query);
+		if (rc == LC_OK)
+			rc = lc_query_add(q, "project", project);
+		if (rc == LC_OK)
+			rc = lc_query_add(q, "version", version ? version
+								 : "latest");
+	}
+	if (rc == LC_OK && page > 0)
+		rc = lc_query_add_int(q, "page", page);
+	if (rc == LC_OK && page_size > 0)
+		rc = lc_query_add_int(q, "page_size", page_size);
+	if (rc == LC_OK && b.rc)
+		rc = b.rc;
+	if (rc != LC_OK) {
+		free(b.s);
+		return rc;
+	}
+	*path = b.s;
+	return LC_OK;
+}
+
 int lc_search(struct lc_client *c, const char *query, const char *project,
 	      const char *version, int page, int page_size,
 	      struct lc_list **out, struct lc_error *err)
@@ -921,25 +969,14 @@ int lc_search(struct lc_client *c, const char *query, const char *project,
 		return lc__fail(err, LC_EINVAL, 0, "a query is required");
 	if (need(project, "a project slug", err) != LC_OK)
 		return LC_EINVAL;
-	/* The service answers search on the project's own docs host. */
-	lc__buf_printf(&path, "%s://", c->docs_scheme);
-	lc__buf_escape(&path, project, false);
-	lc__buf_printf(&path, ".%s/_/api/v2/search/", c->docs_host);
-	rc = lc_query_add(&q, "q", query);
+	if ((rc = lc_client_detect(c, err)) != LC_OK)
+		return rc;
+	rc = lc_search_request(c, query, project, version, page, page_size,
+			       &path.s, &q);
 	if (rc == LC_OK)
-		rc = lc_query_add(&q, "project", project);
-	if (rc == LC_OK)
-		rc = lc_query_add(&q, "version", version ? version : "latest");
-	if (rc == LC_OK && page > 0)
-		rc = lc_query_add_int(&q, "page", page);
-	if (rc == LC_OK && page_size > 0)
-		rc = lc_query_add_int(&q, "page_size", page_size);
-	if (rc == LC_OK) {
 		rc = get_list(c, &path, &q, &kind_search_result, out, err);
-	} else {
-		free(path.s);
+	else
 		lc__fail(err, rc, 0, "out of memory");
-	}
 	lc_query_dispose(&q);
 	return rc;
 }

@@ -459,6 +459,32 @@ void lc_client_free(struct lc_client *c)
 	free(c);
 }
 
+enum lc_remote lc_client_remote(const struct lc_client *c)
+{
+	return c->remote;
+}
+
+unsigned long long lc_client_requests(const struct lc_client *c)
+{
+	return c->requests;
+}
+
+int lc_client_detect(struct lc_client *c, struct lc_error *err)
+{
+	struct lc_response *resp = NULL;
+	int rc = LC_OK;
+
+	lc_error_clear(err);
+	if (c->remote == LC_REMOTE_UNKNOWN)
+		rc = lc_request(c, "GET", "/api/v3/", NULL, &resp, err);
+	lc_response_free(resp);
+	/* An error that still tells (a 401 from the service) is an answer. */
+	if (c->remote == LC_REMOTE_UNKNOWN)
+		return rc;
+	lc_error_clear(err);
+	return LC_OK;
+}
+
 long long lc__now_ms(void)
 {
 	struct timespec ts;
@@ -513,6 +539,11 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
 		free(x->resp_etag);
 		free(x->resp_retry_after);
 		x->resp_etag = x->resp_retry_after = NULL;
+		x->resp_lectern = false;
+		return len;
+	}
+	if (len > 10 && strncasecmp(data, "X-Lectern:", 10) == 0) {
+		x->resp_lectern = true;
 		return len;
 	}
 	if ((v = header_value(data, len, "ETag")) != NULL) {
@@ -603,6 +634,7 @@ static void reset_received(struct lc_xfer *x)
 	free(x->resp_etag);
 	free(x->resp_retry_after);
 	x->resp_etag = x->resp_retry_after = NULL;
+	x->resp_lectern = false;
 	x->errbuf[0] = '\0';
 }
 
@@ -635,6 +667,7 @@ int lc__xfer_setup(struct lc_client *c, struct lc_xfer *x, CURL *h,
 
 	reset_received(x);
 	x->attempt++;
+	c->requests++;
 	curl_easy_reset(h);
 #define SET(opt, val) if (cc == CURLE_OK) cc = curl_easy_setopt(h, opt, val)
 	SET(CURLOPT_URL, x->url);
@@ -780,6 +813,12 @@ int lc__xfer_finish(struct lc_client *c, struct lc_xfer *x, CURL *h,
 	r = take_response(x, h);
 	if (r == NULL)
 		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	/* Once, from an answer of the API itself; Lectern marks its errors
+	 * too, but a proxy's 5xx page in front of it would not be. */
+	if (c->remote == LC_REMOTE_UNKNOWN && r->status < 500 &&
+	    same_origin(c, x->url))
+		c->remote = x->resp_lectern ? LC_REMOTE_LECTERN
+					    : LC_REMOTE_SERVICE;
 	if (is_json_type(r->content_type) && r->body_len > 0) {
 		r->json = cJSON_ParseWithLength(r->body, r->body_len);
 		if (r->json == NULL && r->status < 300) {

@@ -499,6 +499,9 @@ static enum MHD_Result send_response(struct srv_request *req,
 					"Token");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
 				res->vary ? res->vary : "Accept, Authorization");
+	/* Clients learn from any answer that this is a Lectern, with its
+	 * extensions (docs/api.md), and not the hosted service. */
+	MHD_add_response_header(r, "X-Lectern", SRV_API_EXTENSIONS);
 	for (i = 0; i < res->nextra; i++)
 		MHD_add_response_header(r, res->extra[i].name,
 					res->extra[i].value);

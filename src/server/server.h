@@ -20,6 +20,11 @@
 struct lec_store;
 struct lec_user;
 
+/* The X-Lectern header on every answer: the level of Lectern's API
+ * extensions (cancel, progress, expand=last_build, v2 search on the API
+ * host), for clients telling a Lectern from the hosted service. */
+#define SRV_API_EXTENSIONS "1"
+
 enum srv_edition {
 	SRV_EDITION_COMMUNITY,
 	SRV_EDITION_BUSINESS,

@@ -7,6 +7,10 @@ Run with /usr/bin/python3; it listens on 127.0.0.1 on a free port and
 prints "listening on http://127.0.0.1:PORT" as its first line. Per-key
 counters (the `key` query parameter) let each test script its own sequence.
 GET /hits?key=K answers how many requests carried that key.
+
+Asked as localhost or a *.localhost docs host, it answers as a Lectern
+(every answer carries X-Lectern); as 127.0.0.1, as the hosted service,
+whose v3 search (/api/v3/search/) is on the API host and takes the token.
 """
 import email.utils
 import json
@@ -116,6 +120,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
         for k, v in headers:
             self.send_header(k, v)
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+        if host == "localhost" or host.endswith(".localhost"):
+            self.send_header("X-Lectern", "1")
         self.end_headers()
         if status != 304:
             self.wfile.write(body)
@@ -229,6 +236,16 @@ class Handler(BaseHTTPRequestHandler):
                                           urllib.parse.urlencode(sorted(p.items())))
             return self.send(200, {"count": total, "next": nxt, "previous": None,
                                    "results": results, "host": self.headers["Host"]})
+        if path == "/api/v3/search/":
+            if not self.headers.get("Authorization"):
+                return self.send(401, {"detail": "Authentication credentials were not provided."})
+            results = [search_result(i) for i in range(2)]
+            for r in results:
+                r["project"] = {"slug": r.pop("project"), "alias": None}
+                r["version"] = {"slug": "latest"}
+            return self.send(200, {"count": 2, "next": None, "previous": None,
+                                   "projects": [{"slug": "pip", "versions": [{"slug": "latest"}]}],
+                                   "query": q.get("q"), "results": results})
         if path.startswith("/en/latest/"):
             tag = '"doc1"'
             if self.headers.get("If-None-Match") == tag:

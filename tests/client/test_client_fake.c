@@ -471,9 +471,28 @@ TEST(typed_calls_on_real_service_shapes)
 	lc_client_free(c);
 }
 
+/* A client of the fake asked as "localhost", where it answers as a
+ * Lectern. */
+static struct lc_client *lectern_client(void)
+{
+	struct lc_client_options o = { 0 };
+	struct lc_client *c = NULL;
+	struct lc_error err;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://localhost:%d", fake.port);
+	o.api_url = url;
+	o.token = "tok";
+	if (lc_client_new(&c, &o, &err) != LC_OK) {
+		fprintf(stderr, "lc_client_new: %s\n", err.message);
+		exit(2);
+	}
+	return c;
+}
+
 TEST(search_pages_on_the_docs_host)
 {
-	struct lc_client *c = lct_client(&fake, "tok", 0, 0);
+	struct lc_client *c = lectern_client();
 	struct lc_search_result *r;
 	struct lc_list *l = NULL, *l2 = NULL;
 	struct lc_iter *it = NULL;
@@ -485,6 +504,7 @@ TEST(search_pages_on_the_docs_host)
 	CHECK_OK(lc_search(c, "pip install", "pip", NULL, 1, 2, &l, &err), &err);
 	if (l == NULL)
 		goto done;
+	CHECK_INT(lc_client_remote(c), LC_REMOTE_LECTERN);
 	CHECK_INT(l->count, 3);
 	CHECK_INT(l->len, 2);
 	CHECK(l->next != NULL);
@@ -516,6 +536,47 @@ TEST(search_pages_on_the_docs_host)
 done:
 	lc_list_free(l);
 	lc_list_free(l2);
+	lc_client_free(c);
+}
+
+/* Against the service: learnt once from its API, then its v3 search on
+ * the API host, with the token; no request to the docs host. */
+TEST(search_on_the_service_uses_v3)
+{
+	struct lc_client *c = lct_client(&fake, "tok", 0, 0);
+	struct lc_client *anon = lct_client(&fake, NULL, 0, 1);
+	struct lc_search_result *r;
+	struct lc_list *l = NULL;
+	struct lc_error err;
+	unsigned long long before;
+
+	CHECK_INT(lc_client_remote(c), LC_REMOTE_UNKNOWN);
+	CHECK_OK(lc_search(c, "pip install", "pip", "stable", 0, 0, &l, &err),
+		 &err);
+	CHECK_INT(lc_client_remote(c), LC_REMOTE_SERVICE);
+	/* One request to learn, one to search. */
+	CHECK_INT((long long)lc_client_requests(c), 2);
+	if (l == NULL)
+		goto done;
+	CHECK_STR(cJSON_GetObjectItem(l->raw, "query")->valuestring,
+		  "project:pip/stable pip install");
+	CHECK_INT(l->len, 2);
+	r = l->items[0];
+	CHECK_STR(r->project, "pip");
+	CHECK_STR(r->path, "/en/latest/page0.html");
+	lc_list_free(l);
+	l = NULL;
+	/* Known now: the next search is one request. */
+	before = lc_client_requests(c);
+	CHECK_OK(lc_search(c, "pip", "pip", NULL, 0, 0, &l, &err), &err);
+	CHECK_INT((long long)(lc_client_requests(c) - before), 1);
+	/* Without a token the service's answer is an error, not "0 pages". */
+	CHECK_RC(lc_search(anon, "pip", "pip", NULL, 0, 0, &l, &err), LC_EHTTP,
+		 &err);
+	CHECK_STR(err.message, "Authentication credentials were not provided.");
+done:
+	lc_list_free(l);
+	lc_client_free(anon);
 	lc_client_free(c);
 }
 
@@ -558,6 +619,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(iterator_follows_next_links),
 		TEST_ENTRY(typed_calls_on_real_service_shapes),
 		TEST_ENTRY(search_pages_on_the_docs_host),
+		TEST_ENTRY(search_on_the_service_uses_v3),
 		TEST_ENTRY(docs_fetch_conditional),
 	};
 	int rc;

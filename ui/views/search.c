@@ -149,11 +149,22 @@ static void ask(struct ui_view *v)
 {
 	struct search *s = v->priv;
 	struct lc_query q = { 0 };
+	char *path = NULL;
 
 	ui_app_cancel(v->app, v);
 	s->count = -1;
 	if (s->index_state == INDEX_FETCHING)
 		s->index_state = INDEX_NONE;
+	/* The hosted service searches on its API host (v3, with the token);
+	 * Lectern also answers v2 there, with the token, for private docs. */
+	if (lc_client_remote(v->app->client) == LC_REMOTE_SERVICE) {
+		if (lc_search_request(v->app->client, s->query, s->project,
+				      s->version, 0, PAGE_SIZE, &path, &q) < 0)
+			ui_app_error(v->app, "out of memory");
+		else
+			ui_app_get(v->app, v, TAG_SEARCH, path, &q, NULL);
+		goto done;
+	}
 	if (lc_query_add(&q, "q", s->query) < 0 ||
 	    lc_query_add(&q, "project", s->project) < 0 ||
 	    lc_query_add(&q, "version", s->version) < 0 ||
@@ -163,6 +174,7 @@ static void ask(struct ui_view *v)
 	}
 	ui_app_get(v->app, v, TAG_SEARCH, "/_/api/v2/search/", &q, NULL);
 done:
+	free(path);
 	lc_query_dispose(&q);
 }
 
@@ -302,7 +314,9 @@ static void search_data(struct ui_view *v, int tag, struct lc_response *resp,
 	}
 	clear_lines(s);
 	s->from_index = 0;
-	/* An instance without search (an error) counts as finding nothing. */
+	/* An error is said as one; the docs' own index may still find. */
+	if (err->code != LC_OK && err->code != LC_ECANCELLED)
+		ui_app_error(v->app, "search: %s", err->message);
 	count = err->code == LC_OK
 			? cJSON_GetObjectItemCaseSensitive(resp->json, "count")
 			: NULL;
