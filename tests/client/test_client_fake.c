@@ -570,6 +570,8 @@ TEST(search_on_the_service_uses_v3)
 	before = lc_client_requests(c);
 	CHECK_OK(lc_search(c, "pip", "pip", NULL, 0, 0, &l, &err), &err);
 	CHECK_INT((long long)(lc_client_requests(c) - before), 1);
+	lc_list_free(l);
+	l = NULL;
 	/* Without a token the service's answer is an error, not "0 pages". */
 	CHECK_RC(lc_search(anon, "pip", "pip", NULL, 0, 0, &l, &err), LC_EHTTP,
 		 &err);
