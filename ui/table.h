@@ -13,8 +13,8 @@
 #include "theme.h"
 #include "util.h"
 
-/* The widest table (versions: six columns) with room to spare. */
-#define UI_TABLE_MAX_COLS 8
+/* The widest table: the builds list's nine columns. */
+#define UI_TABLE_MAX_COLS 9
 
 struct ui_column {
 	const char *title;

@@ -299,6 +299,10 @@ struct lc_build {
 	struct lc_build_command *commands; /* v2 detail only */
 	size_t commands_len;
 	struct lc_build_progress progress; /* v3, while fetching */
+	/* How it started, Lectern's v3 extension: "webhook:github" (gitlab,
+	 * bitbucket, generic), "commit"; NULL when started by hand, and
+	 * always on servers that do not say (the hosted service). */
+	char *triggered_by;
 	cJSON *raw;
 };
 

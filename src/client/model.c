@@ -316,6 +316,7 @@ void lc_build_free(struct lc_build *b)
 	free(b->build_url);
 	free(b->docs_url);
 	free(b->progress.phase);
+	free(b->triggered_by);
 	commands_free(b->commands, b->commands_len);
 	cJSON_Delete(b->raw);
 	free(b);
@@ -394,6 +395,7 @@ static void build_fields(struct parse *p, const cJSON *j, struct lc_build *b)
 	b->docs_url = str(p, j, "docs_url");
 	build_commands(p, field(j, "commands"), b);
 	build_progress(p, field(j, "progress"), &b->progress);
+	b->triggered_by = str(p, j, "triggered_by");
 	b->raw = copy(p, j);
 }
 

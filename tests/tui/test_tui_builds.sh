@@ -22,13 +22,13 @@ wait_build "$fails"
 tui
 wait_for '^fails +Fails +latest +finished +failed ' "the failed project"
 keys : b u i l d s ' ' s l o w Enter
-wait_for '^1 +latest +finished +passed +[0-9]+s +[0-9]+s +[0-9a-f]{7} *$' "the first build"
-expect_line 2 "#       Version          State      Result  Started  Time     Commit   Error"
+wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +[0-9a-f]{7} *$' "the first build"
+expect_line 2 "#       Version        State      Result Started By        Time   Commit  Error"
 
 # ---- A build started now shows up running, then finished.
 id=$(api POST "/api/v3/projects/$slow/versions/latest/builds/" |
 	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["build"]["id"])')
-wait_for "^$id"' +latest +(triggered|cloning|installing|building) +[0-9]+s +[0-9]+s ' "the running build"
+wait_for "^$id"' +latest +(triggered|cloning|installing|building) +[0-9]+s +hand +[0-9]+s ' "the running build"
 keys r
 wait_for 'running builds only' "the running filter"
 wait_gone '^1 +latest' "the running filter"

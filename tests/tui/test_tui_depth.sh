@@ -22,7 +22,7 @@ wait_for '^deep +Deep ' "the project"
 keys : b u i l d s ' ' d e e p Enter
 wait_for ' 1/10001 *$' "the whole count"
 keys G
-wait_for "^$oldest +latest +finished +failed +[0-9]+[smhd] +1s +0000000 +seeded failure 0 *\$" "the oldest build"
+wait_for "^$oldest +latest +finished +failed +[0-9]+[smhd] +hand +1s +0000000 +seeded failure 0 *\$" "the oldest build"
 wait_for ' 10001/10001 *$' "the cursor on the last row"
 # cursor_row: the selected row's number (1-based) in the status line.
 cursor_row() {

@@ -35,7 +35,7 @@ expect_line 1 " Lectern [t]  Projects ▸ markdown-guide                        
 expect_line 2 " Versions  Builds  Subprojects  Translations  Redirects  Env vars  Settings"
 expect_line 3 "Version              Active Hidden Built Type    Last build"
 keys Tab
-wait_for '^1 +latest +finished +passed +[0-9]+s +[0-9]+s +[0-9a-f]{7} *$' "the builds tab"
+wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +[0-9a-f]{7} *$' "the builds tab"
 keys End Tab Tab Tab Tab Tab
 wait_for '^repository +file://' "the settings tab"
 wait_for '^default version +latest *$' "the settings tab"
@@ -44,7 +44,7 @@ wait_for '^#  +Version +State +Result' "back on the builds tab"
 
 # ---- A build: its commands with exit codes and times.
 keys Enter
-wait_for '^Build #1  markdown-guide/latest  finished passed ' "the build header"
+wait_for '^Build #1  markdown-guide/latest  finished passed  by hand ' "the build header"
 wait_for '^\$ git clone --mirror file://.*  \[exit 0, [0-9]+s\]$' "the clone command"
 wait_for '^\$ lectern markdown \. \$READTHEDOCS_OUTPUT/html  \[exit 0, [0-9]+s\]$' "the build command"
 wait_for '^  2 pages, 0 other files' "the command's output"

@@ -49,13 +49,13 @@ tui
 wait_for '^watch +Watch ' "the project"
 keys : b u i l d s ' ' w a t c h Enter
 # ---- 1 and 5 in the list: states without a result, the clone's progress.
-wait_for "^$cloning +latest +cloning +[0-9]+s +[0-9]+s +aaaaaaa +receiving 40%, 1200/3000 ob" "the cloning build's progress in the list"
-wait_for "^$running +latest +building +[0-9]+s +[0-9]+s +aaaaaaa *\$" "the running build without a result"
+wait_for "^$cloning +latest +cloning +[0-9]+s +hand +[0-9]+s +aaaaaaa +receiving 40%, 1200/3000" "the cloning build's progress in the list"
+wait_for "^$running +latest +building +[0-9]+s +hand +[0-9]+s +aaaaaaa *\$" "the running build without a result"
 wait_for "^$failed +latest +finished +failed " "the failed build"
 
 # ---- 1: the running build's header: state, time so far, the command.
 keys : b u i l d ' ' "$running" Enter
-wait_for "^Build #$running  watch/latest  building  [0-9]+s  \\\$ make html  \\[following\\]" "the running build's header"
+wait_for "^Build #$running  watch/latest  building  by hand  [0-9]+s  \\\$ make html  \\[following\\]" "the running build's header"
 screen | sed -n 2p | grep -q passed && fail "a running build shows a result" || pass
 wait_for '^  compiling page 1 *$' "the running command's output"
 
@@ -68,7 +68,7 @@ wait_for '^#  ' "back on the list"
 
 # ---- 5: the fetching build's progress line on its screen.
 keys : b u i l d ' ' "$cloning" Enter
-wait_for "^Build #$cloning  watch/latest  cloning  [0-9]+s" "the cloning build's header"
+wait_for "^Build #$cloning  watch/latest  cloning  by hand  [0-9]+s" "the cloning build's header"
 wait_for '^receiving 40%, 1200/3000 objects, 2\.0 MiB *$' "the progress line"
 keys q
 

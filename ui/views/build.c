@@ -10,8 +10,9 @@
  * one (after asking). Long lines are cut and scroll sideways (`h`/`l`),
  * or wrap (`w`). The header says what a running build is doing (its
  * state, time so far, current command and, while it fetches, the v3
- * build's progress, polled beside the v2 detail) and a failed build's
- * whole error, wrapped.
+ * build's progress, polled beside the v2 detail), how the build started
+ * (the v3 build's triggered_by, asked once for a build already ended)
+ * and a failed build's whole error, wrapped.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 #include "client.h"
 #include "edit.h"
 
-enum { TAG_BUILD = 0, TAG_PROGRESS };
+enum { TAG_BUILD = 0, TAG_V3 };
 
 /* Header lines a failed build's error may take when wrapped: a cause
  * line and its command fit in far fewer on an 80-column screen. */
@@ -53,6 +54,9 @@ struct build_view {
 	int width;          /* the screen's width at the last draw */
 	int left;           /* columns scrolled sideways (not wrapping) */
 	struct lc_build_progress progress; /* the v3 build's; owned */
+	char *triggered_by; /* the v3 build's; owned, NULL: by hand */
+	int v3_answered;    /* the v3 build has answered (or failed) once */
+	int v3_loaded;      /* ... and triggered_by is its answer's */
 };
 
 static void push_line(struct build_view *bv, enum ui_slot slot, int command,
@@ -159,31 +163,40 @@ static void relayout(struct ui_view *v)
 		ui_view_clamp(v);
 }
 
+/* The fetch's progress and how the build started are the v3 build's
+ * (Lectern's extensions): polled while the build runs, asked once for one
+ * already ended. v3 needs the project, which the first v2 answer names. */
+static void poll_v3(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+	char *path;
+
+	if (bv->build == NULL || bv->build->project == NULL ||
+	    (ui_build_final(bv->build) && bv->v3_answered) ||
+	    ui_app_pending(v->app, v, TAG_V3))
+		return;
+	path = ui_xasprintf("/api/v3/projects/%s/builds/%lld/",
+			    bv->build->project, bv->id);
+	ui_app_get(v->app, v, TAG_V3, path, NULL, NULL);
+	free(path);
+}
+
 static void poll_build(struct ui_view *v)
 {
 	struct build_view *bv = v->priv;
 	char *path;
 
-	if (ui_build_final(bv->build))
-		return;
-	if (!ui_app_pending(v->app, v, TAG_BUILD)) {
+	if (!ui_build_final(bv->build) && !ui_app_pending(v->app, v, TAG_BUILD)) {
 		path = ui_xasprintf("/api/v2/build/%lld/", bv->id);
 		ui_app_get(v->app, v, TAG_BUILD, path, NULL, bv->etag);
 		free(path);
 	}
-	/* The fetch's progress is the v3 build's (Lectern's extension);
-	 * v3 needs the project, which the first v2 answer names. */
-	if (bv->build && bv->build->project &&
-	    !ui_app_pending(v->app, v, TAG_PROGRESS)) {
-		path = ui_xasprintf("/api/v3/projects/%s/builds/%lld/",
-				    bv->build->project, bv->id);
-		ui_app_get(v->app, v, TAG_PROGRESS, path, NULL, NULL);
-		free(path);
-	}
+	poll_v3(v);
 }
 
-/* The v3 build's progress (absent: none) replaces the last one. */
-static void take_progress(struct build_view *bv, const cJSON *json)
+/* The v3 build's progress (absent: none) and trigger replace the last
+ * ones. */
+static void take_v3(struct build_view *bv, const cJSON *json)
 {
 	struct lc_build *b;
 
@@ -192,6 +205,10 @@ static void take_progress(struct build_view *bv, const cJSON *json)
 	free(bv->progress.phase);
 	bv->progress = b->progress;
 	b->progress.phase = NULL;
+	free(bv->triggered_by);
+	bv->triggered_by = b->triggered_by;
+	b->triggered_by = NULL;
+	bv->v3_loaded = 1;
 	lc_build_free(b);
 }
 
@@ -220,10 +237,12 @@ static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 			open_retry(v, resp);
 		return;
 	}
-	if (tag == TAG_PROGRESS) {
-		/* Progress is extra: its errors are the v2 poll's to report. */
+	if (tag == TAG_V3) {
+		/* The v3 build is extra: its errors are the v2 poll's to
+		 * report, and a build already ended is not asked again. */
+		bv->v3_answered = 1;
 		if (err->code == LC_OK && !resp->not_modified)
-			take_progress(bv, resp->json);
+			take_v3(bv, resp->json);
 		return;
 	}
 	if (err->code != LC_OK && err->status == 404 && !bv->loaded) {
@@ -250,6 +269,8 @@ static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 		bv->follow = !ui_build_final(b);
 	bv->loaded = 1;
 	relayout(v);
+	/* Now that the project is known, at once rather than next tick. */
+	poll_v3(v);
 }
 
 /* Searching ------------------------------------------------------------------------ */
@@ -391,6 +412,7 @@ static int build_action(struct ui_view *v, enum ui_action action)
 		ui_set_str(&bv->etag, NULL);
 		lc_build_free(bv->build);
 		bv->build = NULL;
+		bv->v3_answered = 0;
 		poll_build(v);
 		return UI_HANDLED;
 	case UI_ACTION_WRAP:
@@ -435,6 +457,7 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 	time_t created = ui_parse_time(b->created);
 	int final = ui_build_final(b), x;
 	const char *cmd = final ? NULL : current_command(b);
+	struct lc_build shown = { 0 };
 	char dur[16], *text;
 
 	ui_format_duration(dur, sizeof(dur),
@@ -449,6 +472,13 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 			    *ui_build_result(b) ? " " : "", ui_build_result(b));
 	x += ui_draw_text(w, 0, x, width - x, text, ui_attr(ui_build_slot(b)));
 	free(text);
+	if (bv->v3_loaded) {
+		shown.triggered_by = bv->triggered_by;
+		text = ui_xasprintf("  by %s", ui_build_trigger(&shown));
+		x += ui_draw_text(w, 0, x, width - x, text,
+				  ui_attr(UI_SLOT_HEADER));
+		free(text);
+	}
 	if (final)
 		text = ui_xasprintf("  %s%s%.7s  %zu commands%s%s", dur,
 				    b->commit ? "  " : "", b->commit ? b->commit : "",
@@ -565,6 +595,7 @@ static void build_close(struct ui_view *v)
 	free(bv->etag);
 	free(bv->search);
 	free(bv->progress.phase);
+	free(bv->triggered_by);
 	free(bv);
 }
 

@@ -17,10 +17,12 @@
 #include "builds.h"
 #include "client.h"
 
+/* Each as wide as its longest value ("bitbucket", "59m59s", a 7-digit
+ * commit), so the error keeps what 80 columns leave. */
 static const struct ui_column columns[] = {
-	{ "#", 7 },         { "Version", 16 }, { "State", 10 },
-	{ "Result", 7 },    { "Started", 8 },  { "Time", 8 },
-	{ "Commit", 8 },    { "Error", 0 },
+	{ "#", 7 },         { "Version", 14 }, { "State", 10 },
+	{ "Result", 6 },    { "Started", 7 },  { "By", 9 },
+	{ "Time", 6 },      { "Commit", 7 },   { "Error", 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -197,13 +199,14 @@ static void build_row(struct ui_table *t, const struct lc_build *build,
 		   build->state ? build->state : "?");
 	ui_row_set(row, 3, ui_build_slot(build), "%s", ui_build_result(build));
 	ui_row_set(row, 4, UI_SLOT_DIM, "%s", age);
-	ui_row_set(row, 5, UI_SLOT_NORMAL, "%s", took);
-	ui_row_set(row, 6, UI_SLOT_DIM, "%.7s", build->commit ? build->commit : "");
+	ui_row_set(row, 5, UI_SLOT_NORMAL, "%s", ui_build_trigger(build));
+	ui_row_set(row, 6, UI_SLOT_NORMAL, "%s", took);
+	ui_row_set(row, 7, UI_SLOT_DIM, "%.7s", build->commit ? build->commit : "");
 	/* The last column is the error, or a clone's live progress. */
 	if (ui_build_progress(build, progress, sizeof(progress)))
-		ui_row_set(row, 7, UI_SLOT_STATE_RUNNING, "%s", progress);
+		ui_row_set(row, 8, UI_SLOT_STATE_RUNNING, "%s", progress);
 	else
-		ui_row_set(row, 7, UI_SLOT_STATE_FAIL, "%s",
+		ui_row_set(row, 8, UI_SLOT_STATE_FAIL, "%s",
 			   build->error ? build->error : "");
 }
 
@@ -417,6 +420,22 @@ const char *ui_build_result(const struct lc_build *b)
 	if (!ui_build_final(b))
 		return "";
 	return b->success == 1 ? "passed" : b->success == 0 ? "failed" : "";
+}
+
+/* The API's prefix of a forge's delivery ("webhook:github"). */
+#define WEBHOOK_PREFIX "webhook:"
+
+const char *ui_build_trigger(const struct lc_build *b)
+{
+	const char *how = b->triggered_by;
+
+	if (how == NULL)
+		return "hand";
+	/* The forge alone says it in a narrow column; "commit" and any
+	 * value added later are shown as sent. */
+	if (strncmp(how, WEBHOOK_PREFIX, strlen(WEBHOOK_PREFIX)) == 0)
+		return how + strlen(WEBHOOK_PREFIX);
+	return how;
 }
 
 enum ui_slot ui_build_slot(const struct lc_build *b)
