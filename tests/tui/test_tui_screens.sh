@@ -32,7 +32,7 @@ wait_for '^markdown-guide ' "the kept filter"
 keys Enter
 wait_for '^latest +yes +no +yes +branch +#1 finished passed, [0-9]+s ago' "versions"
 expect_line 1 " Lectern [t]  Projects ▸ markdown-guide                                           ? help  : command"
-expect_line 2 " Versions  Builds  Subprojects  Translations  Redirects  Env vars  Settings"
+expect_line 2 " Versions  Builds  Subprojects  Translations  Redirects  Env vars  Settings  Integrations"
 expect_line 3 "Version              Active Hidden Built Type    Last build"
 keys Tab
 wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +[0-9a-f]{7} *$' "the builds tab"

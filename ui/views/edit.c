@@ -10,6 +10,7 @@
 #include "../app.h"
 #include "../confirm.h"
 #include "../form.h"
+#include "../notice.h"
 #include "builds.h"
 #include "client.h"
 #include "edit.h"
@@ -317,6 +318,92 @@ void ui_edit_subproject(struct ui_view *parent, const char *project)
 	ui_form_choices_from(f, "child", list, project);
 	ui_form_open(parent->app, parent, "Add a subproject", f);
 	free(list);
+	free(path);
+}
+
+/* Integrations ---------------------------------------------------------------------- */
+
+/* The forges as the screen names them, and the API's integration types. */
+static const struct {
+	const char *forge;
+	const char *type;
+} forge_types[] = {
+	{ "github", "github_webhook" },
+	{ "gitlab", "gitlab_webhook" },
+	{ "bitbucket", "bitbucket_webhook" },
+	{ "generic", "api_webhook" },
+};
+#define NFORGES (sizeof(forge_types) / sizeof(forge_types[0]))
+
+const char *ui_edit_forge(const char *type)
+{
+	size_t i;
+
+	for (i = 0; type && i < NFORGES; i++)
+		if (strcmp(type, forge_types[i].type) == 0)
+			return forge_types[i].forge;
+	return type ? type : "?";
+}
+
+static cJSON *integration_body(const struct ui_form *f)
+{
+	const char *forge = ui_field_text(ui_form_field(f, "forge"));
+	cJSON *body = cJSON_CreateObject();
+	size_t i;
+
+	for (i = 0; i < NFORGES; i++)
+		if (strcmp(forge, forge_types[i].forge) == 0)
+			cJSON_AddStringToObject(body, "integration_type",
+						forge_types[i].type);
+	return body;
+}
+
+/* The answer is the one place the secret is ever given: show it with the
+ * URL until the user closes the notice, and wipe the answer's copies (the
+ * app frees it after this call). */
+static void integration_saved(struct ui_view *parent,
+			      const struct lc_response *resp)
+{
+	cJSON *secret = cJSON_GetObjectItemCaseSensitive(resp->json, "secret");
+	const char *url = json_str(resp->json, "url");
+	char *text;
+
+	parent->ops->on_action(parent, UI_ACTION_REFRESH);
+	if (cJSON_IsString(secret)) {
+		text = ui_xasprintf("Paste these into the forge's webhook "
+				    "settings:\n\n  URL     %s\n  Secret  %s\n\n"
+				    "The secret is shown this once: the server "
+				    "never returns it.",
+				    url ? url : "?", secret->valuestring);
+		explicit_bzero(secret->valuestring, strlen(secret->valuestring));
+		explicit_bzero(resp->body, resp->body_len);
+	} else {
+		/* A secret the user chose is not sent back. */
+		text = ui_xasprintf("Paste this into the forge's webhook "
+				    "settings:\n\n  URL     %s",
+				    url ? url : "?");
+	}
+	ui_notice_open(parent->app, "New integration", text);
+	explicit_bzero(text, strlen(text));
+	free(text);
+	ui_app_message(parent->app, "integration added");
+}
+
+void ui_edit_integration(struct ui_view *parent, const char *project)
+{
+	const char *forges[NFORGES];
+	struct ui_form *f;
+	char *path;
+	size_t i;
+
+	if (!ui_app_can_write(parent->app))
+		return;
+	for (i = 0; i < NFORGES; i++)
+		forges[i] = forge_types[i].forge;
+	path = project_path(project, "integrations/");
+	f = ui_form_new("POST", path, integration_body, integration_saved);
+	ui_form_add_choice(f, "forge", "Forge", forges, NFORGES, NULL);
+	ui_form_open(parent->app, parent, "Add an integration", f);
 	free(path);
 }
 

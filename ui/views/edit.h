@@ -1,10 +1,10 @@
 /*
  * The TUI's writes, shared by the screens that bind them: the forms
  * (import a project, project settings, a redirect, an env var, a
- * subproject), the confirmations of destructive actions, and the direct
- * writes (trigger a build, flip a version's flags, move a redirect). Each
- * checks ui_app_can_write first, so a read-only context refuses every one
- * of them with its reason in the status line.
+ * subproject, an integration), the confirmations of destructive actions,
+ * and the direct writes (trigger a build, flip a version's flags, move a
+ * redirect). Each checks ui_app_can_write first, so a read-only context
+ * refuses every one of them with its reason in the status line.
  *
  * Direct and confirmed writes belong to the screen that started them: its
  * on_data gets UI_EDIT_TAG and reloads what changed. A form's success
@@ -43,6 +43,13 @@ void ui_edit_envvar(struct ui_view *parent, const char *project);
 /* The subproject form: a child among the context's other projects, and an
  * alias. */
 void ui_edit_subproject(struct ui_view *parent, const char *project);
+/* The integration form: the forge (github, gitlab, bitbucket, generic);
+ * on success the webhook URL and the secret, shown this once, stay in a
+ * notice until the user closes it. */
+void ui_edit_integration(struct ui_view *parent, const char *project);
+/* The forge an integration type is for ("github" for github_webhook,
+ * "generic" for api_webhook); an unknown type as it is. */
+const char *ui_edit_forge(const char *type);
 /* Confirm, then DELETE path below /api/v3/projects/<project>/; what names
  * it in the question ("redirect /a -> /b"). */
 void ui_edit_delete(struct ui_view *parent, const char *project,

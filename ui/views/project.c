@@ -1,13 +1,15 @@
 /*
  * A project: tabs for its versions, builds (live, as on the Builds
  * screen), subprojects, translations, redirects, environment variables
- * (names only; the API never returns values) and settings. A tab loads
+ * (names only; the API never returns values), settings and integrations
+ * (the incoming webhooks; their secrets are never returned). A tab loads
  * when first shown; `R` reloads it. Enter on a build opens it, on a
  * subproject or translation opens that project.
  *
  * The writes (edit.h) are bound per tab: builds and version flags on the
  * versions tab, retry and cancel on the builds tab, add/edit/move/delete
- * on the redirects, env vars and subprojects tabs, edit on settings. Each
+ * on the redirects, env vars, subprojects and integrations tabs, edit on
+ * settings. Each
  * reloads the tab it changed as soon as the server has answered.
  */
 #include <stdio.h>
@@ -34,6 +36,7 @@ enum tab {
 	TAB_REDIRECTS,
 	TAB_ENVVARS,
 	TAB_SETTINGS,
+	TAB_INTEGRATIONS,
 	TAB_COUNT
 };
 
@@ -57,6 +60,9 @@ static const struct ui_column envvar_cols[] = {
 static const struct ui_column setting_cols[] = {
 	{ "Setting", 22 }, { "Value", 0 },
 };
+static const struct ui_column integration_cols[] = {
+	{ "Type", 9 }, { "URL", 0 }, { "Created", 8 },
+};
 
 struct tab_info {
 	const char *title;
@@ -64,6 +70,9 @@ struct tab_info {
 	const struct ui_column *cols;
 	size_t ncols;
 	void (*fill)(struct ui_table *t, const cJSON *body, time_t now);
+	/* A Lectern extension: a 404 means the instance has none, not that
+	 * the project is gone. */
+	int extension;
 };
 
 struct tab_state {
@@ -238,6 +247,36 @@ static void fill_settings(struct ui_table *t, const cJSON *body, time_t now)
 	lc_project_free(p);
 }
 
+/* An item's string field, or "" when it is absent or not a string. */
+static const char *item_str(const cJSON *item, const char *key)
+{
+	const char *s = cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(item, key));
+
+	return s ? s : "";
+}
+
+static void fill_integrations(struct ui_table *t, const cJSON *body, time_t now)
+{
+	const cJSON *item;
+	struct ui_row *row;
+	time_t created;
+	char age[16];
+
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "results")) {
+		row = ui_table_add(t);
+		row->id = (long long)cJSON_GetNumberValue(
+			cJSON_GetObjectItemCaseSensitive(item, "id"));
+		ui_row_set(row, 0, UI_SLOT_HEADING, "%s",
+			   ui_edit_forge(item_str(item, "integration_type")));
+		ui_row_set(row, 1, UI_SLOT_LINK, "%s", item_str(item, "url"));
+		if ((created = ui_parse_time(item_str(item, "created"))) < 0)
+			continue;
+		ui_format_age(age, sizeof(age), created, now);
+		ui_row_set(row, 2, UI_SLOT_DIM, "%s ago", age);
+	}
+}
+
 #define COLS_OF(a) a, sizeof(a) / sizeof(a[0])
 
 static const struct tab_info tabs[TAB_COUNT] = {
@@ -253,6 +292,8 @@ static const struct tab_info tabs[TAB_COUNT] = {
 	[TAB_ENVVARS] = { "Env vars", "environmentvariables/",
 			  COLS_OF(envvar_cols), fill_envvars },
 	[TAB_SETTINGS] = { "Settings", "", COLS_OF(setting_cols), fill_settings },
+	[TAB_INTEGRATIONS] = { "Integrations", "integrations/",
+			       COLS_OF(integration_cols), fill_integrations, 1 },
 };
 
 /* The current tab's table (not the builds tab's: that is the builds
@@ -334,6 +375,11 @@ static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 	}
 	if (tag < 0 || tag >= TAB_COUNT)
 		return;
+	if (err->code != LC_OK && err->status == 404 && tabs[tag].extension) {
+		ui_app_error(v->app, "%s: not on this instance (%s)",
+			     tabs[tag].title, err->message);
+		return;
+	}
 	if (err->code != LC_OK && err->status == 404) {
 		/* The project itself is missing or hidden: stay where the
 		 * user was rather than show an empty project. */
@@ -387,15 +433,22 @@ static void project_close(struct ui_view *v)
 static int project_header(struct ui_view *v, WINDOW *w, int width)
 {
 	struct project *pr = v->priv;
-	int x = 0, i;
+	int x = 0, i, first = 0, end = 0;
+	char label[32];
 
-	/* All seven tabs fit in 80 columns; the active one stands out by
-	 * its colour (reverse without colour), so no separators. */
+	/* The active tab stands out by its colour (reverse without colour),
+	 * so no separators. The tabs take 90 columns: on a narrower screen
+	 * the first ones give way until the active one is whole, and the
+	 * last one seen is cut with an ellipsis. */
+	for (i = 0; i <= (int)pr->tab; i++)
+		end += snprintf(label, sizeof(label), " %s ", tabs[i].title);
+	while (end > width && first < (int)pr->tab)
+		end -= snprintf(label, sizeof(label), " %s ",
+				tabs[first++].title);
 	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_TAB));
-	for (i = 0; i < TAB_COUNT && x < width; i++) {
+	for (i = first; i < TAB_COUNT && x < width; i++) {
 		enum ui_slot slot = i == (int)pr->tab ? UI_SLOT_TAB_ACTIVE
 						      : UI_SLOT_TAB;
-		char label[32];
 
 		snprintf(label, sizeof(label), " %s ", tabs[i].title);
 		x += ui_draw_text(w, 0, x, width - x, label, ui_attr(slot));
@@ -466,9 +519,12 @@ static void add_item(struct ui_view *v)
 		ui_edit_envvar(v, pr->slug);
 	else if (pr->tab == TAB_SUBPROJECTS)
 		ui_edit_subproject(v, pr->slug);
+	else if (pr->tab == TAB_INTEGRATIONS)
+		ui_edit_integration(v, pr->slug);
 	else
-		ui_app_error(v->app, "nothing to add here: redirects, env vars "
-				     "and subprojects have their tabs");
+		ui_app_error(v->app, "nothing to add here: redirects, env vars, "
+				     "subprojects and integrations have their "
+				     "tabs");
 }
 
 static void edit_item(struct ui_view *v, const struct ui_row *row)
@@ -505,6 +561,11 @@ static void delete_item(struct ui_view *v, const struct ui_row *row)
 		path = ui_xasprintf("subprojects/%s/", row->cells[0]);
 		what = ui_xasprintf("subproject %s (%s)", row->cells[0],
 				    row->key);
+	} else if (pr->tab == TAB_INTEGRATIONS) {
+		path = ui_xasprintf("integrations/%lld/", row->id);
+		/* The id, not the URL: the question must fit 80 columns. */
+		what = ui_xasprintf("integration #%lld (%s)", row->id,
+				    row->cells[0]);
 	}
 	if (path)
 		ui_edit_delete(v, pr->slug, path, what);
