@@ -905,6 +905,7 @@ void ui_conn_dispose(struct ui_conn *conn)
 	free(conn->docs_domain);
 	free(conn->unix_socket);
 	free(conn->link_name);
+	free(conn->forward_hint);
 	if (conn->token)
 		explicit_bzero(conn->token, strlen(conn->token));
 	free(conn->token);

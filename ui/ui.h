@@ -18,6 +18,9 @@ struct ui_conn {
 	char *token;       /* API token, or NULL */
 	char *unix_socket; /* an ssh context's forwarded socket, or NULL */
 	char *link_name;   /* what the socket leads to, for messages */
+	/* ssh: the command forwarding a local port ("PORT") to the remote
+	 * engine, which the reader's `o` shows; NULL otherwise */
+	char *forward_hint;
 	int readonly;      /* the context refuses every change */
 };
 

@@ -30,9 +30,10 @@ static void take_conn(struct cli_conn *from, struct ui_conn *to)
 	to->token = from->token;
 	to->unix_socket = from->unix_socket;
 	to->link_name = from->link_name;
+	to->forward_hint = from->forward_hint;
 	to->readonly = from->readonly;
 	from->name = from->base_url = from->docs_url = from->token = NULL;
-	from->unix_socket = from->link_name = NULL;
+	from->unix_socket = from->link_name = from->forward_hint = NULL;
 	cli_conn_dispose(from);
 }
 

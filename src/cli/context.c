@@ -547,6 +547,7 @@ void cli_conn_dispose(struct cli_conn *conn)
 	free(conn->docs_url);
 	free(conn->unix_socket);
 	free(conn->link_name);
+	free(conn->forward_hint);
 	memset(conn, 0, sizeof(*conn));
 }
 

@@ -48,6 +48,10 @@ struct cli_conn {
 	char *token;    /* API token; wiped on dispose */
 	char *unix_socket; /* ssh context: the forwarded engine socket */
 	char *link_name;   /* ssh context: "ssh context NAME", for messages */
+	/* ssh context: the ssh command that forwards a local port to the
+	 * remote engine, with "PORT" for the port, so a browser here can
+	 * open its pages ("ssh -N -L PORT:/run/.../engine.sock host") */
+	char *forward_hint;
 	int readonly;
 	int is_local;
 };

@@ -520,12 +520,17 @@ int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn)
 		goto done;
 	/* Host "localhost": the engine builds every link from it, and docs
 	 * hosts are <slug>.localhost over the same socket. */
-	if ((conn->base_url = strdup("http://localhost")) == NULL ||
-	    (conn->unix_socket = strdup(l.local)) == NULL ||
-	    asprintf(&conn->link_name, "ssh context %s", c->name) < 0) {
+	conn->base_url = strdup("http://localhost");
+	conn->unix_socket = strdup(l.local);
+	if (asprintf(&conn->link_name, "ssh context %s", c->name) < 0)
 		conn->link_name = NULL;
+	if (asprintf(&conn->forward_hint, "ssh -N -L PORT:%s%s%s %s%s%s",
+		     remote, l.port_opt[0] ? " -p " : "", l.port_opt,
+		     l.user ? l.user : "", l.user ? "@" : "", host) < 0)
+		conn->forward_hint = NULL;
+	if (conn->base_url == NULL || conn->unix_socket == NULL ||
+	    conn->link_name == NULL || conn->forward_hint == NULL)
 		status = cli_fail("out of memory");
-	}
 done:
 	link_dispose(&l);
 	return status;

@@ -2,7 +2,7 @@
 # The TUI at 80x24 through an ssh context (a real sshd on 127.0.0.1,
 # tests/sshd.sh): the projects of the remote engine, search and the reader
 # over the same forwarded socket (the page's URL names the socket's host,
-# no port), then the remote engine killed and the ssh master killed: each
+# no port; `o` says which ssh -L reaches it from a browser here), then the remote engine killed and the ssh master killed: each
 # time the status line says the link is down, the watcher brings it back,
 # and the next reload shows the projects again. Nothing of ssh reaches the
 # screen or stderr, and the watcher ends with the TUI.
@@ -66,6 +66,13 @@ keys : s e a r c h ' ' i n s t a l l Enter
 wait_for '^  Install *$' "a search hit"
 keys Enter
 wait_for '^Install  http://guide\.localhost/en/latest/pages/install\.html *$' "the page through ssh"
+# `o`: no browser here reaches the remote page; it says what to forward.
+keys o
+wait_for "^ssh -N -L 8800:$(echo "$SSHDIR" | cut -c1-20)" "how to forward, first at 80 columns"
+t resize-window -t s -x 220 -y 24
+keys o
+wait_for "^ssh -N -L 8800:$SSHDIR/remote/run/lectern/engine\.sock -p $SSHD_PORT $(id -un)@127\.0\.0\.1, then open http://guide\.localhost:8800/en/latest/pages/install\.html " "how to forward, whole"
+t resize-window -t s -x 80 -y 24
 keys q q
 wait_for '^guide +Guide' "back on the projects"
 

@@ -42,6 +42,9 @@ enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS };
 #define PREVIEW_STATUS "_/preview/status"
 /* Digits of a typed link number. */
 #define MAX_DIGITS 6
+/* The local port `o` suggests forwarding to a remote engine's socket
+ * (an ssh context), since no browser here reaches the remote page. */
+#define READER_FORWARD_PORT 8800
 
 struct reader {
 	char *url;       /* the page, without its fragment */
@@ -363,6 +366,25 @@ static void list_pages(struct ui_view *v)
 	free(titles);
 }
 
+/* Through an ssh context the page is on the remote engine, which no
+ * browser here reaches: say how to forward a port to it, and the page's
+ * address through that port. */
+static void say_forward(struct ui_view *v, const char *hint)
+{
+	struct reader *r = v->priv;
+	const char *port = strstr(hint, "PORT");
+	const char *host = strstr(r->url, "://");
+	size_t hn = host ? strcspn(host + 3, "/") + 3 : 0;
+
+	if (port == NULL || host == NULL)
+		return;
+	/* The command first: an 80-column status line may cut the rest. */
+	ui_app_message(v->app, "%.*s%d%s, then open %.*s:%d%s",
+		       (int)(port - hint), hint, READER_FORWARD_PORT, port + 4,
+		       (int)(host - r->url) + (int)hn, r->url,
+		       READER_FORWARD_PORT, host + hn);
+}
+
 /* Hand the page to $BROWSER, detached: the TUI neither waits for it nor
  * lets it write on the screen. */
 static void open_browser(struct ui_view *v)
@@ -372,6 +394,10 @@ static void open_browser(struct ui_view *v)
 	pid_t pid;
 	int fd;
 
+	if (v->app->conn.forward_hint) {
+		say_forward(v, v->app->conn.forward_hint);
+		return;
+	}
 	if (browser == NULL || *browser == '\0') {
 		ui_app_error(v->app, "set $BROWSER to open pages in a browser");
 		return;
