@@ -117,12 +117,12 @@ _lectern()
 		fi
 		case $sub in
 		use|remove) COMPREPLY=($(compgen -W "$(_lectern_names contexts)" -- "$cur")); return ;;
-		add) opts="--url --docs-domain --token-env --token-file --readonly --help" ;;
+		add) opts="--url --docs-domain --token-env --token-file --ssh --remote-command --ssh-options --readonly --help" ;;
 		list) opts="--json --help" ;;
 		esac ;;
 	preview) opts="--port --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
-	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --build-timeout --build-memory --build-output --help" ;;
+	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --socket --print-socket --detach --trust-forwarded --build-timeout --build-memory --build-output --help" ;;
 	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create" -- "$cur")); return; } ;;
 	user) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "list" -- "$cur")); return; }
 		opts="--json --help" ;;

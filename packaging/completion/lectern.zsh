@@ -145,6 +145,9 @@ _lectern() {
 					'--docs-domain[docs host]:host:' \
 					'(--token-file)--token-env[token variable]:variable:_parameters' \
 					'(--token-env)--token-file[0600 token file]:file:_files' \
+					'--ssh[remote engine over ssh]:[user@]host[\:port]:_hosts' \
+					'--remote-command[remote lectern path]:path:' \
+					'--ssh-options[extra ssh arguments]:options:' \
 					'--readonly[refuse changes]' ;;
 				esac
 			fi ;;
@@ -154,6 +157,7 @@ _lectern() {
 			_arguments '--listen:host\:port:' '--edition:edition:(community business)' \
 				'--docs-domain:domain:' '--threads:n:' '--workers:n:' \
 				'--local-repos:directories:_files -/' '--local-engine' \
+				'--socket:socket:_files' '--print-socket' '--detach' '--trust-forwarded' \
 				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' ;;
 		token) _values 'action' create ;;
 		user) _values 'action' list ;;

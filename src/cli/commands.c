@@ -24,7 +24,8 @@ static const struct cli_command commands[] = {
 	  "[--build-open-files N] [--build-file-size MIB] "
 	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
 	  "[--build-user UID:GID] [--offline] [--no-watch] "
-	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine]",
+	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine] "
+	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",
@@ -104,8 +105,9 @@ static const struct cli_command commands[] = {
 	{ "context use", "NAME", "make NAME the current context",
 	  cli_cmd_context_use },
 	{ "context add",
-	  "NAME --url URL [--docs-domain DOMAIN] "
-	  "(--token-env VAR | --token-file FILE) [--readonly]",
+	  "NAME (--url URL [--docs-domain DOMAIN] "
+	  "(--token-env VAR | --token-file FILE) | --ssh [USER@]HOST[:PORT] "
+	  "[--remote-command PATH] [--ssh-options 'OPTS']) [--readonly]",
 	  "add a remote context", cli_cmd_context_add },
 	{ "context remove", "NAME", "remove a remote context",
 	  cli_cmd_context_remove },
