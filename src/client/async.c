@@ -6,7 +6,8 @@
  * our fds and timeout, calls lc_async_perform, and the callbacks of finished
  * jobs fire from there. A job that must retry leaves the multi handle and
  * waits on a timer (retry_at) that lc_async_timeout reports, so backoff and
- * Retry-After cost the loop nothing.
+ * Retry-After cost the loop nothing. After a 429, new jobs wait on the
+ * same timer until the instance's Retry-After is over.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -117,8 +118,10 @@ int lc_async_submit(struct lc_client *c, const struct lc_async_request *req,
 		rc = lc__fail(err, LC_ENOMEM, 0, "out of memory");
 		goto done;
 	}
-	rc = start(c, j);
-	if (rc != LC_OK) {
+	/* A throttled instance gets nothing new before its Retry-After. */
+	if (c->throttled_until > lc__now_ms())
+		j->retry_at = c->throttled_until;
+	else if ((rc = start(c, j)) != LC_OK) {
 		if (err != NULL)
 			*err = j->err;
 		goto done;

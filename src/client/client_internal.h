@@ -22,6 +22,11 @@
  * gets its 429 reported at once (blocking a CLI or a UI for minutes helps
  * nobody). The hosted service throttles per minute, so 60 s is its worst. */
 #define LC_RETRY_AFTER_MAX_MS 60000
+/* After a 429, the client's other asynchronous requests wait until the
+ * server's Retry-After is over, at most this long: a UI that polls must
+ * not knock on a throttled instance, but must not go silent for an hour
+ * either. */
+#define LC_THROTTLE_HOLD_MAX_MS (10L * 60 * 1000)
 /* A response body beyond this is refused: the largest legitimate answer is
  * a build log (4 MiB of output per command by default, several commands). */
 #define LC_BODY_MAX (64L * 1024 * 1024)
@@ -41,6 +46,7 @@ struct lc_client {
 	int max_attempts;
 	enum lc_remote remote; /* learnt from the first API answer */
 	unsigned long long requests; /* attempts sent, retries included */
+	long long throttled_until;   /* monotonic ms; async starts wait */
 	char *unix_socket;   /* NULL: TCP */
 	char *link_name;     /* for messages; NULL with unix_socket NULL */
 	uint64_t rng;        /* jitter state (xorshift), seeded per client */

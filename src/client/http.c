@@ -799,6 +799,9 @@ static int http_error(struct lc_response *r, struct lc_error *err)
 			r->url);
 }
 
+static void hold_after_429(struct lc_client *c, const char *retry_after,
+			   long retry_ms);
+
 int lc__xfer_finish(struct lc_client *c, struct lc_xfer *x, CURL *h,
 		    CURLcode cc, long *retry_ms, struct lc_response **out,
 		    struct lc_error *err)
@@ -836,6 +839,8 @@ int lc__xfer_finish(struct lc_client *c, struct lc_xfer *x, CURL *h,
 					    x->resp_retry_after,
 					    (long long)time(NULL));
 	}
+	if (r->status == 429)
+		hold_after_429(c, x->resp_retry_after, *retry_ms);
 	*out = r;
 	return rc;
 }
@@ -907,6 +912,23 @@ static long backoff_ms(struct lc_client *c, int attempt)
 	if (d > LC_BACKOFF_MAX_MS)
 		d = LC_BACKOFF_MAX_MS;
 	return d - (long)(next_random(c) % (uint64_t)(d / 2 + 1));
+}
+
+/* A 429 holds the client's next asynchronous requests until its
+ * Retry-After (or this request's own backoff) is over, even when the
+ * request itself gives up because the wait is too long. */
+static void hold_after_429(struct lc_client *c, const char *retry_after,
+			   long retry_ms)
+{
+	long long secs = retry_after_seconds(retry_after, (long long)time(NULL));
+	long long hold = secs >= 0 ? secs * 1000 : retry_ms;
+
+	if (hold <= 0)
+		return;
+	if (hold > LC_THROTTLE_HOLD_MAX_MS)
+		hold = LC_THROTTLE_HOLD_MAX_MS;
+	if (lc__now_ms() + hold > c->throttled_until)
+		c->throttled_until = lc__now_ms() + hold;
 }
 
 long lc__retry_delay(struct lc_client *c, const char *method, int attempt,

@@ -210,6 +210,35 @@ TEST(retry_after_in_async)
 	lc_client_free(c);
 }
 
+/* A 429 the client gives up on (one attempt allowed) still holds the next
+ * requests until its Retry-After is over: a polling UI does not knock
+ * again at once, and the count of requests sent shows it. */
+TEST(throttle_holds_new_requests)
+{
+	struct lc_client *c = lct_client(&fake, NULL, 0, 1);
+	struct seen s = { 0 }, s2 = { 0 };
+	unsigned long long sent;
+	long long t0;
+
+	submit(c, "GET", "/throttle?fails=9&after=2&key=h1", NULL, &s);
+	run_poll(c, 5000);
+	CHECK_INT(s.code, LC_EHTTP);
+	CHECK_INT(s.status, 429);
+	sent = lc_client_requests(c);
+	t0 = lct_now_ms();
+	submit(c, "GET", "/flaky?fails=0&key=h2", NULL, &s2);
+	/* Nothing went out: the job waits on the client's timer. */
+	CHECK_INT((long long)(lc_client_requests(c) - sent), 0);
+	CHECK(lc_async_timeout(c) > 1000);
+	run_poll(c, 5000);
+	CHECK_INT(s2.code, LC_OK);
+	CHECK(s2.at_ms - t0 >= 1500);
+	CHECK_INT((long long)(lc_client_requests(c) - sent), 1);
+	cJSON_Delete(s.json);
+	cJSON_Delete(s2.json);
+	lc_client_free(c);
+}
+
 TEST(errors_through_the_callback)
 {
 	struct lc_client *c = lct_client(&fake, NULL, 300, 1);
@@ -326,6 +355,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(cancel_a_pending_request),
 		TEST_ENTRY(retry_waits_on_a_timer),
 		TEST_ENTRY(retry_after_in_async),
+		TEST_ENTRY(throttle_holds_new_requests),
 		TEST_ENTRY(errors_through_the_callback),
 		TEST_ENTRY(callback_submits_conditional_follow_up),
 		TEST_ENTRY(free_with_pending_requests),
