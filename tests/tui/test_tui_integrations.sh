@@ -7,8 +7,13 @@
 # one, whose secret is shown once in a notice that stray keys do not
 # close, is gone from the screen once it is closed, never appears in the
 # list, and is the real one (a GitLab delivery with it builds); `d`
-# deletes after asking; --readonly refuses both.
+# deletes after asking; --readonly refuses both. Against a stand-in for
+# the hosted service (tests/cli/fake_service.py), which never says how a
+# build started, builds read "-", not "hand".
 . "$LEC_TESTS/tui/lib.sh"
+
+fake_pid=
+trap '[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null; cleanup' EXIT
 
 # jq-less JSON: evaluate the Python expression EXPR on stdin (bound to j).
 py() { /usr/bin/python3 -c "import json, sys; j = json.load(sys.stdin); print($1)"; }
@@ -133,6 +138,26 @@ keys d
 wait_for '^read-only: started with --readonly' "delete refused"
 never_shown 'Delete integration'
 [ "$(api GET "$P/integrations/" | py 'j["count"]')" = 1 ] && pass || fail "a read-only TUI changed the integrations"
+quit_tui
+
+# ---- The hosted service: how its builds started is not known.
+/usr/bin/python3 "$LEC_TESTS/cli/fake_service.py" "$TMP/fake.log" fake-token \
+	>"$TMP/fake.out" 2>"$TMP/fake.err" &
+fake_pid=$!
+i=0
+until grep -q '^listening on ' "$TMP/fake.out" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt $((DEADLINE * 10)) ] || { fail "the fake did not start: $(cat "$TMP/fake.err")"; exit 1; }
+	sleep 0.1
+done
+"$LECTERN" context remove t >/dev/null &&
+	SVC_TOKEN=fake-token "$LECTERN" context add t --url "$(sed -n 's,^listening on \(http://[^/]*\)/$,\1,p' "$TMP/fake.out")" \
+		--token-env SVC_TOKEN >/dev/null || fail "the fake's context"
+tui SVC_TOKEN=fake-token
+wait_for '^project +project ' "the fake's projects"
+keys : b u i l d s ' ' p r o j e c t Enter
+wait_for '^3 +v1\.0 +finished +passed +[0-9]+[smhdy] +- +1m00s +a1b2c3 *$' "a service build, its start unknown"
+never_shown hand
 quit_tui
 
 finish

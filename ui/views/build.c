@@ -451,13 +451,15 @@ static const char *current_command(const struct lc_build *b)
 /* Header line 0: the build, its state, and either its result and time
  * or, while it runs, its time so far and what it runs. */
 static void draw_summary(struct build_view *bv, WINDOW *w, int width,
-			 time_t now)
+			 const struct ui_app *app)
 {
 	const struct lc_build *b = bv->build;
+	time_t now = app->now;
 	time_t created = ui_parse_time(b->created);
 	int final = ui_build_final(b), x;
 	const char *cmd = final ? NULL : current_command(b);
 	struct lc_build shown = { 0 };
+	const char *how;
 	char dur[16], *text;
 
 	ui_format_duration(dur, sizeof(dur),
@@ -472,9 +474,12 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 			    *ui_build_result(b) ? " " : "", ui_build_result(b));
 	x += ui_draw_text(w, 0, x, width - x, text, ui_attr(ui_build_slot(b)));
 	free(text);
-	if (bv->v3_loaded) {
-		shown.triggered_by = bv->triggered_by;
-		text = ui_xasprintf("  by %s", ui_build_trigger(&shown));
+	shown.triggered_by = bv->triggered_by;
+	how = ui_build_trigger(&shown, app);
+	/* Nothing to say before the v3 build answers, nor where it is not
+	 * known ("-"). */
+	if (bv->v3_loaded && strcmp(how, "-") != 0) {
+		text = ui_xasprintf("  by %s", how);
 		x += ui_draw_text(w, 0, x, width - x, text,
 				  ui_attr(UI_SLOT_HEADER));
 		free(text);
@@ -551,7 +556,7 @@ static int build_header(struct ui_view *v, WINDOW *w, int width)
 		ui_draw_fill(w, 1, 0, width, ui_attr(UI_SLOT_NORMAL));
 		return 2;
 	}
-	draw_summary(bv, w, width, v->app->now);
+	draw_summary(bv, w, width, v->app);
 	return 1 + draw_detail(bv, w, width, 1);
 }
 

@@ -18,6 +18,7 @@
 
 #include "../table.h"
 
+struct ui_app;
 struct ui_view;
 struct lc_build;
 struct lc_build_progress;
@@ -91,10 +92,12 @@ int ui_build_final(const struct lc_build *b);
 /* "passed" or "failed" once it has ended; "" while it runs (the API's
  * `success` is provisional until then). */
 const char *ui_build_result(const struct lc_build *b);
-/* How it started, in a word: "hand" (the API leaves triggered_by out),
+/* How it started, in a word: "hand" (a Lectern leaves triggered_by out),
  * the forge of a webhook ("github", "gitlab", "bitbucket", "generic"),
- * "commit" (the engine's commit watch). */
-const char *ui_build_trigger(const struct lc_build *b);
+ * "commit" (the engine's commit watch); "-" on the hosted service, which
+ * never says. */
+const char *ui_build_trigger(const struct lc_build *b,
+			     const struct ui_app *app);
 /* The slot for its result: state-ok, state-fail, or state-running. */
 enum ui_slot ui_build_slot(const struct lc_build *b);
 /* Its fetch or checkout progress as one line ("receiving 40%, 1200/3000

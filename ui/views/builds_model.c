@@ -179,9 +179,10 @@ int ui_build_progress(const struct lc_build *b, char *out, size_t size)
 }
 
 static void build_row(struct ui_table *t, const struct lc_build *build,
-		      time_t now)
+		      const struct ui_app *app)
 {
 	struct ui_row *row = ui_table_add(t);
+	time_t now = app->now;
 	time_t created = ui_parse_time(build->created);
 	int final = ui_build_final(build);
 	char age[16], took[16], progress[128];
@@ -199,7 +200,7 @@ static void build_row(struct ui_table *t, const struct lc_build *build,
 		   build->state ? build->state : "?");
 	ui_row_set(row, 3, ui_build_slot(build), "%s", ui_build_result(build));
 	ui_row_set(row, 4, UI_SLOT_DIM, "%s", age);
-	ui_row_set(row, 5, UI_SLOT_NORMAL, "%s", ui_build_trigger(build));
+	ui_row_set(row, 5, UI_SLOT_NORMAL, "%s", ui_build_trigger(build, app));
 	ui_row_set(row, 6, UI_SLOT_NORMAL, "%s", took);
 	ui_row_set(row, 7, UI_SLOT_DIM, "%.7s", build->commit ? build->commit : "");
 	/* The last column is the error, or a clone's live progress. */
@@ -210,7 +211,8 @@ static void build_row(struct ui_table *t, const struct lc_build *build,
 			   build->error ? build->error : "");
 }
 
-static void page_rows(struct ui_builds_page *p, const char *filter, time_t now)
+static void page_rows(struct ui_builds_page *p, const char *filter,
+		      const struct ui_app *app)
 {
 	size_t i;
 
@@ -218,7 +220,7 @@ static void page_rows(struct ui_builds_page *p, const char *filter, time_t now)
 		ui_table_init(&p->table, columns, NCOLUMNS);
 	ui_table_clear(&p->table);
 	for (i = 0; i < p->len; i++)
-		build_row(&p->table, p->items[i], now);
+		build_row(&p->table, p->items[i], app);
 	ui_table_filter(&p->table, filter);
 }
 
@@ -242,7 +244,7 @@ void ui_builds_refresh(struct ui_builds *b, struct ui_view *v)
 
 	for (i = 0; i < UI_BUILDS_CACHE; i++)
 		if (b->pages[i].no >= 0)
-			page_rows(&b->pages[i], b->filter, v->app->now);
+			page_rows(&b->pages[i], b->filter, v->app);
 	v->lines = b->lines = count_lines(b);
 	ui_view_clamp(v);
 }
@@ -343,7 +345,7 @@ void ui_builds_draw_row(struct ui_builds *b, struct ui_view *v, WINDOW *w,
 
 /* The results of page no into its slot. */
 static void take_page(struct ui_builds *b, long long no, const cJSON *body,
-		      const char *etag, time_t now)
+		      const char *etag, const struct ui_app *app)
 {
 	const cJSON *item, *results = cJSON_GetObjectItemCaseSensitive(body, "results");
 	struct ui_builds_page *p = slot_for(b, no);
@@ -364,7 +366,7 @@ static void take_page(struct ui_builds *b, long long no, const cJSON *body,
 		build->raw = NULL;
 		p->items[p->len++] = build;
 	}
-	page_rows(p, b->filter, now);
+	page_rows(p, b->filter, app);
 }
 
 int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
@@ -401,7 +403,7 @@ int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
 		}
 	}
 	b->count = now_count;
-	take_page(b, no, resp->json, resp->etag, v->app->now);
+	take_page(b, no, resp->json, resp->etag, v->app);
 	v->lines = b->lines = count_lines(b);
 	ui_view_clamp(v);
 	return 1;
@@ -425,12 +427,17 @@ const char *ui_build_result(const struct lc_build *b)
 /* The API's prefix of a forge's delivery ("webhook:github"). */
 #define WEBHOOK_PREFIX "webhook:"
 
-const char *ui_build_trigger(const struct lc_build *b)
+const char *ui_build_trigger(const struct lc_build *b,
+			     const struct ui_app *app)
 {
 	const char *how = b->triggered_by;
 
+	/* Only a Lectern leaves the field out for a build started by hand;
+	 * the hosted service never sends it, so there it is not known. */
 	if (how == NULL)
-		return "hand";
+		return lc_client_remote(app->client) == LC_REMOTE_SERVICE
+			       ? "-"
+			       : "hand";
 	/* The forge alone says it in a narrow column; "commit" and any
 	 * value added later are shown as sent. */
 	if (strncmp(how, WEBHOOK_PREFIX, strlen(WEBHOOK_PREFIX)) == 0)
