@@ -315,7 +315,7 @@ static void search_data(struct ui_view *v, int tag, struct lc_response *resp,
 	clear_lines(s);
 	s->from_index = 0;
 	/* An error is said as one; the docs' own index may still find. */
-	if (err->code != LC_OK && err->code != LC_ECANCELLED)
+	if (err->code != LC_OK)
 		ui_app_error(v->app, "search: %s", err->message);
 	count = err->code == LC_OK
 			? cJSON_GetObjectItemCaseSensitive(resp->json, "count")
