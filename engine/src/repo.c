@@ -1230,8 +1230,11 @@ struct gitmodules_read {
 static int gitmodules_entry(const git_config_entry *e, void *payload)
 {
 	struct gitmodules_read *r = payload;
+	size_t len = strlen(e->name);
 	const char *name = e->name + strlen("submodule.");
-	size_t n = strlen(name) - strlen(".path");
+	size_t n = len > strlen("submodule..path")
+			   ? len - strlen("submodule.") - strlen(".path")
+			   : 0;
 	struct lec__buf key = LEC__BUF_INIT;
 	git_tree_entry *te = NULL;
 	git_buf url = { 0 };
@@ -1239,7 +1242,10 @@ static int gitmodules_entry(const git_config_entry *e, void *payload)
 	char hex[LEC_REPO_COMMIT_HEX + 1];
 	char *k;
 
-	if (r->out->len >= LEC_REPO_MAX_SUBMODULES)
+	/* Only submodule.<name>.path entries. */
+	if (n == 0 || strncmp(e->name, "submodule.", 10) != 0 ||
+	    strcmp(e->name + len - 5, ".path") != 0 ||
+	    r->out->len >= LEC_REPO_MAX_SUBMODULES)
 		return 0;
 	lec__buf_printf(&key, "submodule.%.*s.url", (int)n, name);
 	if ((k = lec__buf_take(&key)) == NULL) {
@@ -1300,8 +1306,9 @@ int lec_repo_submodules(const char *mirror_dir, const char *commit,
 		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
 		goto done;
 	}
-	if (git_config_foreach_match(r.cfg, "^submodule\\..+\\.path$",
-				     gitmodules_entry, &r) < 0)
+	/* Every entry, filtered by hand: libgit2 1.5's regex matching
+	 * (pcre2) leaks its match data. */
+	if (git_config_foreach(r.cfg, gitmodules_entry, &r) < 0)
 		error = r.error < 0 ? r.error
 				    : git_fail_as(LEC_ECORRUPT,
 						  "cannot read .gitmodules");
