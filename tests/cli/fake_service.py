@@ -134,6 +134,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, projects()[0])
         if path == "/api/v3/projects/project/builds/":
             return self.send(200, page([build("project", i) for i in (3, 2, 1)], q, path))
+        if path == "/api/v3/projects/project/versions/":
+            return self.send(200, page([version("project")], q, path))
         if path == "/api/v3/projects/project/versions/v1.0/":
             return self.send(200, version("project"))
         if path == "/api/v3/search/":

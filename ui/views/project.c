@@ -114,7 +114,13 @@ static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
 		ui_row_set(row, 3, UI_SLOT_NORMAL, "%s", yes_no(ver->built));
 		ui_row_set(row, 4, UI_SLOT_NORMAL, "%s", ver->type ? ver->type : "");
 		last = cJSON_GetObjectItemCaseSensitive(item, "last_build");
-		if (cJSON_IsObject(last) && lc_build_parse(last, &b, NULL) == LC_OK) {
+		/* expand=last_build is Lectern's: an instance that ignores it
+		 * (the hosted service) gets that said, not a blank. */
+		if (last == NULL)
+			ui_row_set(row, 5, UI_SLOT_DIM,
+				   "not given by this instance");
+		else if (cJSON_IsObject(last) &&
+			 lc_build_parse(last, &b, NULL) == LC_OK) {
 			ui_format_age(age, sizeof(age), ui_parse_time(b->created), now);
 			ui_row_set(row, 5, ui_build_slot(b), "#%lld %s%s%s, %s ago",
 				   b->id, b->state ? b->state : "?",
