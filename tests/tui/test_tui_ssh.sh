@@ -22,7 +22,7 @@ cleanup_ssh() {
 }
 trap cleanup_ssh EXIT
 
-master_pid() { pgrep -f -- "$XDG_RUNTIME_DIR/lectern/ssh/t-.*\.ctl \[mux\]"; }
+master_pid() { pgrep -f -- "$XDG_RUNTIME_DIR/lectern/ssh/tssh-.*\.ctl \[mux\]"; }
 
 # wait_new CMD OLD WHAT: until CMD prints a pid other than OLD.
 wait_new() {
@@ -50,16 +50,16 @@ reload_until_ok() {
 
 sshd_start "$SSHDIR"
 markdown_repo
-"$LECTERN" context add t --ssh "$(id -un)@127.0.0.1:$SSHD_PORT" \
+"$LECTERN" context add tssh --ssh "$(id -un)@127.0.0.1:$SSHD_PORT" \
 	--remote-command "$REMOTE_LECTERN" --ssh-options "$SSH_OPTS" >/dev/null ||
 	{ echo "context add failed" >&2; exit 1; }
-"$LECTERN" --context t import "file://$TMP/guide" --name Guide >/dev/null 2>"$TMP/import.err" ||
+"$LECTERN" --context tssh import "file://$TMP/guide" --name Guide >/dev/null 2>"$TMP/import.err" ||
 	{ echo "import failed: $(cat "$TMP/import.err")" >&2; exit 1; }
 
 t new-session -d -s s -x 80 -y 24 -c "$TMP" \
-	"env LANG=C.UTF-8 TERM=tmux-256color '$LECTERN' --context t tui 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
+	"env LANG=C.UTF-8 TERM=tmux-256color '$LECTERN' --context tssh tui 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
 wait_for '^guide +Guide +latest +finished' "the remote project"
-expect_line 1 " Lectern [t]  Projects                                        ? help  : command"
+expect_line 1 " Lectern [tssh]  Projects                                     ? help  : command"
 
 # Search and the reader over the socket: the docs host is guide.localhost.
 keys : s e a r c h ' ' i n s t a l l Enter
@@ -80,7 +80,7 @@ wait_for '^guide +Guide' "back on the projects"
 old=$(engine_pid)
 kill "$old"
 keys R
-wait_for 'no answer from the engine through ssh context t' "the link down"
+wait_for 'no answer from the engine through ssh context tssh' "the link down"
 wait_new engine_pid "$old" "the remote engine"
 reload_until_ok
 wait_for '^guide +Guide +latest +finished' "the projects again"
@@ -89,7 +89,7 @@ wait_for '^guide +Guide +latest +finished' "the projects again"
 old=$(master_pid)
 kill -KILL "$old"
 keys R
-wait_for 'no answer from the engine through ssh context t' "the master down"
+wait_for 'no answer from the engine through ssh context tssh' "the master down"
 wait_new master_pid "$old" "the ssh master"
 reload_until_ok
 wait_for '^guide +Guide +latest +finished' "the projects after the master"
@@ -97,6 +97,7 @@ wait_for '^guide +Guide +latest +finished' "the projects after the master"
 quit_tui
 # The watcher went with the TUI.
 sleep 0.5
-left=$(pgrep -f -- "^$LECTERN --context t tui" || true)
+# (A context name of its own: other TUI tests run "--context t tui".)
+left=$(pgrep -f -- "^$LECTERN --context tssh tui" || true)
 [ -z "$left" ] && pass || fail "processes left after the TUI: $(ps -o pid,args -p $left)"
 finish
