@@ -12,17 +12,6 @@
 #include "cli.h"
 #include "cmd.h"
 
-/* The forges as typed, and their integration types. */
-static const struct {
-	const char *forge;
-	const char *type;
-} forge_types[] = {
-	{ "github", "github_webhook" },
-	{ "gitlab", "gitlab_webhook" },
-	{ "bitbucket", "bitbucket_webhook" },
-	{ "generic", "api_webhook" },
-};
-
 static int integration_row(struct cli_table *t, const cJSON *item)
 {
 	char id[24];
@@ -53,13 +42,9 @@ static int integration_add(struct cli_session *s, const char *project,
 	struct lc_response *r = NULL;
 	struct lc_error err;
 	char path[CLI_PATH_MAX], body[96];
-	const char *type = NULL;
-	size_t i;
+	const char *type = lc_forge_type(forge);
 	int status = CLI_EXIT_OK;
 
-	for (i = 0; i < sizeof(forge_types) / sizeof(forge_types[0]); i++)
-		if (strcmp(forge, forge_types[i].forge) == 0)
-			type = forge_types[i].type;
 	if (type == NULL) {
 		cli_fail("integrations: add github, gitlab, bitbucket or "
 			 "generic, not '%s'",

@@ -116,6 +116,19 @@ const char *lc_user_agent(void);
  * NUL-terminated there when it shrank). */
 size_t lc_strip_ansi(char *text, size_t len);
 
+/* The forges of an engine's integrations: the name people use and the
+ * API's integration_type (forges.c). */
+struct lc_forge {
+	const char *forge; /* "github", "gitlab", "bitbucket", "generic" */
+	const char *type;  /* "github_webhook", ..., "api_webhook" */
+};
+#define LC_FORGE_COUNT 4
+extern const struct lc_forge lc_forges[LC_FORGE_COUNT];
+/* The integration type of a forge's name, or NULL when unknown. */
+const char *lc_forge_type(const char *forge);
+/* The forge's name of an integration type, or NULL when unknown. */
+const char *lc_forge_name(const char *type);
+
 /* -------------------------------------------------- Query parameters */
 
 struct lc_param {

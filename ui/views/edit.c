@@ -323,38 +323,21 @@ void ui_edit_subproject(struct ui_view *parent, const char *project)
 
 /* Integrations ---------------------------------------------------------------------- */
 
-/* The forges as the screen names them, and the API's integration types. */
-static const struct {
-	const char *forge;
-	const char *type;
-} forge_types[] = {
-	{ "github", "github_webhook" },
-	{ "gitlab", "gitlab_webhook" },
-	{ "bitbucket", "bitbucket_webhook" },
-	{ "generic", "api_webhook" },
-};
-#define NFORGES (sizeof(forge_types) / sizeof(forge_types[0]))
-
 const char *ui_edit_forge(const char *type)
 {
-	size_t i;
+	const char *forge = lc_forge_name(type);
 
-	for (i = 0; type && i < NFORGES; i++)
-		if (strcmp(type, forge_types[i].type) == 0)
-			return forge_types[i].forge;
-	return type ? type : "?";
+	return forge ? forge : type ? type : "?";
 }
 
 static cJSON *integration_body(const struct ui_form *f)
 {
 	const char *forge = ui_field_text(ui_form_field(f, "forge"));
 	cJSON *body = cJSON_CreateObject();
-	size_t i;
 
-	for (i = 0; i < NFORGES; i++)
-		if (strcmp(forge, forge_types[i].forge) == 0)
-			cJSON_AddStringToObject(body, "integration_type",
-						forge_types[i].type);
+	if (lc_forge_type(forge))
+		cJSON_AddStringToObject(body, "integration_type",
+					lc_forge_type(forge));
 	return body;
 }
 
@@ -391,18 +374,18 @@ static void integration_saved(struct ui_view *parent,
 
 void ui_edit_integration(struct ui_view *parent, const char *project)
 {
-	const char *forges[NFORGES];
+	const char *forges[LC_FORGE_COUNT];
 	struct ui_form *f;
 	char *path;
 	size_t i;
 
 	if (!ui_app_can_write(parent->app))
 		return;
-	for (i = 0; i < NFORGES; i++)
-		forges[i] = forge_types[i].forge;
+	for (i = 0; i < LC_FORGE_COUNT; i++)
+		forges[i] = lc_forges[i].forge;
 	path = project_path(project, "integrations/");
 	f = ui_form_new("POST", path, integration_body, integration_saved);
-	ui_form_add_choice(f, "forge", "Forge", forges, NFORGES, NULL);
+	ui_form_add_choice(f, "forge", "Forge", forges, LC_FORGE_COUNT, NULL);
 	ui_form_open(parent->app, parent, "Add an integration", f);
 	free(path);
 }
