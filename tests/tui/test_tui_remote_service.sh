@@ -1,9 +1,10 @@
 #!/bin/sh
 # The TUI against a remote that is not a Lectern (tests/cli/fake_service.py,
 # shaped like the hosted service's v3 fixtures, no ETag, no X-Lectern):
-# the projects screen's polling over a fixed time is counted in the fake's
-# log (it backs off while every build is final and stops on a 404, so an
-# idle screen costs a few requests, not one per project every 3 s), and
+# the projects screen's and the builds list's polling over a fixed time is
+# counted in the fake's log (they back off while every build is final and
+# stop on a 404, so an idle screen costs a few requests, not one per
+# project every 3 s or the list every second), and
 # search uses the service's v3 search on the API host with the token,
 # waiting out a 429's Retry-After.
 . "$LEC_TESTS/tui/lib.sh"
@@ -41,6 +42,17 @@ other=$(grep -c '/projects/other/builds/' "$LOG")
 # it and the column says so.
 keys k Enter
 wait_for '^v1\.0 .*not given by this instance' "the versions tab"
+keys q
+wait_for '^project +project' "back on the projects"
+
+# The builds list backs off too while every build is final.
+keys : b u i l d s ' ' p r o j e c t Enter
+wait_for '^ *3 +v1\.0 +finished' "the service's builds"
+sleep 2
+start=$(wc -l <"$LOG")
+sleep 24
+n=$(tail -n +"$((start + 1))" "$LOG" | grep -c '/projects/project/builds/?limit=100')
+[ "$n" -le 4 ] && pass || fail "$n builds-list requests in 24 s of idle builds: $(tail -n +"$((start + 1))" "$LOG")"
 keys q
 wait_for '^project +project' "back on the projects"
 

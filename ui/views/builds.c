@@ -85,7 +85,7 @@ static void builds_data(struct ui_view *v, int tag, struct lc_response *resp,
 static void builds_tick(struct ui_view *v)
 {
 	ui_builds_refresh(v->priv, v);
-	ui_builds_poll(v->priv, v);
+	ui_builds_tick(v->priv, v);
 }
 
 static void builds_filter(struct ui_view *v, const char *text)

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../table.h"
 
@@ -37,6 +38,12 @@ struct lc_error;
  * tags stay below. */
 enum { UI_BUILDS_TAG_PAGE = 1000 };
 
+/* Seconds between polls of a builds list: while a build runs; when none
+ * does, at first; and at most, the wait doubling while nothing changes. */
+#define UI_BUILDS_RUNNING 1
+#define UI_BUILDS_EVERY 3
+#define UI_BUILDS_IDLE_MAX 30
+
 struct ui_builds_page {
 	long long no;            /* offset / UI_BUILDS_PAGE; -1: slot free */
 	struct lc_build **items; /* owned */
@@ -56,6 +63,8 @@ struct ui_builds {
 				  * for no page (after a failed answer) */
 	char *filter;            /* the `/` text, or NULL; owned */
 	size_t lines;            /* rows shown */
+	time_t asked;            /* when the first page was last asked */
+	int every;               /* seconds between polls (see UI_BUILDS_*) */
 };
 
 void ui_builds_init(struct ui_builds *b, const char *project);
@@ -63,6 +72,11 @@ void ui_builds_dispose(struct ui_builds *b);
 /* Ask again (conditionally) for the first page and the pages on v's
  * screen, unless already asking. */
 void ui_builds_poll(struct ui_builds *b, struct ui_view *v);
+/* The same on a tick, when it is due: every second while a loaded build
+ * runs, else after UI_BUILDS_EVERY seconds, the wait doubling up to
+ * UI_BUILDS_IDLE_MAX while every build stays final (a remote instance
+ * rate-limits; a screen of finished builds changes only when one starts). */
+void ui_builds_tick(struct ui_builds *b, struct ui_view *v);
 /* Forget the ETags, so the next poll gets full answers (`R`). */
 void ui_builds_reload(struct ui_builds *b, struct ui_view *v);
 /* Switch the running-only filter and start over. */

@@ -87,6 +87,7 @@ void ui_builds_init(struct ui_builds *b, const char *project)
 	memset(b, 0, sizeof(*b));
 	b->project = ui_xstrdup(project);
 	b->count = -1;
+	b->every = UI_BUILDS_RUNNING;
 	for (i = 0; i < UI_BUILDS_CACHE; i++)
 		b->pages[i].no = -1;
 }
@@ -121,6 +122,7 @@ void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
 	size_t first = v->top, last = v->top + (size_t)(v->height > 0 ? v->height : 1);
 	long long no;
 
+	b->asked = v->app->now;
 	ask_page(b, v, 0);
 	/* The pages on screen stay live too; with a `/` filter the rows are
 	 * the cache's, so no page is on screen by position. */
@@ -132,6 +134,37 @@ void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
 	     no * UI_BUILDS_PAGE < (long long)last; no++)
 		if (no > 0)
 			ask_page(b, v, no);
+}
+
+void ui_builds_tick(struct ui_builds *b, struct ui_view *v)
+{
+	if (v->app->now >= b->asked + b->every)
+		ui_builds_poll(b, v);
+}
+
+/* Whether a loaded build has not finished: then the list changes within
+ * seconds. */
+static int any_running(const struct ui_builds *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		for (j = 0; b->pages[i].no >= 0 && j < b->pages[i].len; j++)
+			if (!ui_build_final(b->pages[i].items[j]))
+				return 1;
+	return 0;
+}
+
+/* After an answer for the first page: fast while something runs, backing
+ * off while nothing moves. */
+static void pace(struct ui_builds *b)
+{
+	if (any_running(b))
+		b->every = UI_BUILDS_RUNNING;
+	else if (b->every < UI_BUILDS_EVERY)
+		b->every = UI_BUILDS_EVERY;
+	else if ((b->every *= 2) > UI_BUILDS_IDLE_MAX)
+		b->every = UI_BUILDS_IDLE_MAX;
 }
 
 void ui_builds_reload(struct ui_builds *b, struct ui_view *v)
@@ -388,8 +421,11 @@ int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
 				     err->message);
 		return 1;
 	}
-	if (resp->not_modified)
+	if (resp->not_modified) {
+		if (no == 0)
+			pace(b);
 		return 1;
+	}
 	count = cJSON_GetObjectItemCaseSensitive(resp->json, "count");
 	now_count = cJSON_IsNumber(count) ? (long long)count->valuedouble : old;
 	if (old >= 0 && now_count != old) {
@@ -406,6 +442,8 @@ int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
 	take_page(b, no, resp->json, resp->etag, v->app);
 	v->lines = b->lines = count_lines(b);
 	ui_view_clamp(v);
+	if (no == 0)
+		pace(b);
 	return 1;
 }
 

@@ -691,7 +691,7 @@ static void project_tick(struct ui_view *v)
 	if (pr->tab != TAB_BUILDS)
 		return;
 	ui_builds_refresh(&pr->builds, v);
-	ui_builds_poll(&pr->builds, v);
+	ui_builds_tick(&pr->builds, v);
 }
 
 static void project_filter(struct ui_view *v, const char *text)
