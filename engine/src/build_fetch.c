@@ -184,47 +184,25 @@ static void record_outcome(struct lec__job *job, int64_t id,
 
 /* Running the helper ----------------------------------------------------- */
 
-static int env_push(char **env, size_t *n, size_t cap, const char *name,
-		    const char *value)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-
-	if (value == NULL || *n + 1 >= cap)
-		return LEC_OK;
-	lec__buf_printf(&b, "%s=%s", name, value);
-	if ((env[*n] = lec__buf_take(&b)) == NULL)
-		return lec__error_oom();
-	env[++*n] = NULL;
-	return LEC_OK;
-}
-
-static void env_free(char **env)
-{
-	size_t i;
-
-	for (i = 0; env[i]; i++)
-		lec__free(env[i]);
-}
-
 /* The helper's whole environment: the URL (never an argv), a fixed PATH
- * and HOME, and the pass-through list. */
-static int helper_env(char **env, size_t cap, const char *url)
+ * and HOME, and what the pass-through list names that is set. */
+static int helper_env(char ***env, const char *url)
 {
 	size_t n = 0, i;
-	int error = LEC_OK;
+	int error;
 
-	env[0] = NULL;
-	if ((error = env_push(env, &n, cap, "PATH", "/usr/bin:/bin")) < 0 ||
-	    (error = env_push(env, &n, cap, "HOME", "/tmp")) < 0 ||
-	    (error = env_push(env, &n, cap, "LANG", "C.UTF-8")) < 0 ||
-	    (url && (error = env_push(env, &n, cap, "LECTERN_REPO_URL", url)) <
+	if ((error = lec__env_add(env, &n, "PATH", "/usr/bin:/bin")) < 0 ||
+	    (error = lec__env_add(env, &n, "HOME", "/tmp")) < 0 ||
+	    (error = lec__env_add(env, &n, "LANG", "C.UTF-8")) < 0 ||
+	    (url && (error = lec__env_add(env, &n, "LECTERN_REPO_URL", url)) <
 			    0))
 		return error;
 	for (i = 0; error == LEC_OK &&
 		    i < sizeof(helper_passthrough) / sizeof(helper_passthrough[0]);
 	     i++)
-		error = env_push(env, &n, cap, helper_passthrough[i],
-				 getenv(helper_passthrough[i]));
+		if (getenv(helper_passthrough[i]))
+			error = lec__env_add(env, &n, helper_passthrough[i],
+					     getenv(helper_passthrough[i]));
 	return error;
 }
 
@@ -237,7 +215,7 @@ static int helper_run(struct lec_pipeline *pl, const char *const *args,
 		      struct lec_runner_result *r)
 {
 	const char *argv[8];
-	char *env[4 + sizeof(helper_passthrough) / sizeof(char *) + 1];
+	char **env = NULL;
 	struct lec_runner_limits limits = pl->config.limits;
 	struct lec_runner_spec spec = { 0 };
 	size_t n = 0, i;
@@ -253,8 +231,7 @@ static int helper_run(struct lec_pipeline *pl, const char *const *args,
 	/* Lectern's own code: an address-space cap would only break builds
 	 * of Lectern under AddressSanitizer, which reserves terabytes. */
 	limits.memory_bytes = 0;
-	if ((error = helper_env(env, sizeof(env) / sizeof(env[0]), url)) ==
-	    LEC_OK) {
+	if ((error = helper_env(&env, url)) == LEC_OK) {
 		spec.argv = argv;
 		spec.env = (const char *const *)env;
 		spec.cwd = "/";
@@ -268,7 +245,7 @@ static int helper_run(struct lec_pipeline *pl, const char *const *args,
 		error = lec_runner_run(&spec, helper_output, helper_cancel, w,
 				       r);
 	}
-	env_free(env);
+	lec__env_free(env);
 	return error;
 }
 

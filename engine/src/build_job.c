@@ -352,19 +352,37 @@ int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook)
 
 /* Environment (notes §5.6) ---------------------------------------------------- */
 
-static int env_add(char ***env, size_t *n, const char *name,
-		   const char *value)
+int lec__env_take(char ***env, size_t *n, char *entry)
+{
+	char **grown;
+
+	if (entry == NULL)
+		return lec__error_oom();
+	if ((grown = lec__realloc(*env, (*n + 2) * sizeof(char *))) == NULL) {
+		lec__free(entry);
+		return lec__error_oom();
+	}
+	*env = grown;
+	grown[(*n)++] = entry;
+	grown[*n] = NULL;
+	return LEC_OK;
+}
+
+int lec__env_add(char ***env, size_t *n, const char *name, const char *value)
 {
 	struct lec__buf b = LEC__BUF_INIT;
-	char **grown = lec__realloc(*env, (*n + 2) * sizeof(char *));
 
-	LEC__CHECK_ALLOC(grown);
-	*env = grown;
 	lec__buf_printf(&b, "%s=%s", name, value ? value : "");
-	grown[*n] = lec__buf_take(&b);
-	LEC__CHECK_ALLOC(grown[*n]);
-	grown[++*n] = NULL;
-	return LEC_OK;
+	return lec__env_take(env, n, lec__buf_take(&b));
+}
+
+void lec__env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env && env[i]; i++)
+		lec__free(env[i]);
+	lec__free(env);
 }
 
 /* The ways a build may URL-encode a secret before printing it: '/' kept
@@ -467,13 +485,13 @@ static int build_env(struct lec__job *job)
 		goto done;
 	}
 	for (i = 0; error == LEC_OK && i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		error = env_add(&job->env, &n, fixed[i].name, fixed[i].value);
+		error = lec__env_add(&job->env, &n, fixed[i].name, fixed[i].value);
 	/* Then the project's own variables (notes §5.6), secret ones masked
 	 * wherever they appear in the log. */
 	if (error == LEC_OK)
 		error = lec_envvar_values(job->st, p->id, 0, &job->vars);
 	for (i = 0; error == LEC_OK && i < job->vars.len; i++)
-		error = env_add(&job->env, &n, job->vars.items[i].name,
+		error = lec__env_add(&job->env, &n, job->vars.items[i].name,
 				job->vars.items[i].value);
 	/* Each secret is masked as it is and URL-encoded (a build that
 	 * puts it into a URL, then prints the URL). */
@@ -709,9 +727,7 @@ static void job_dispose(struct lec__job *job)
 
 	if (job->build_dir)
 		lec__remove_tree(job->build_dir);
-	for (i = 0; job->env && job->env[i]; i++)
-		lec__free(job->env[i]);
-	lec__free(job->env);
+	lec__env_free(job->env);
 	for (i = 0; i < job->nencoded; i++)
 		lec__free(job->encoded[i]);
 	lec__free(job->encoded);

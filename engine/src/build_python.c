@@ -71,30 +71,9 @@ struct install {
 
 /* Environment ------------------------------------------------------------- */
 
-/* Append an owned "KEY=VALUE" string. */
-static int env_take(struct install *in, char *entry)
-{
-	char **grown;
-
-	if (entry == NULL)
-		return lec__error_oom();
-	grown = lec__realloc(in->env, (in->nenv + 2) * sizeof(char *));
-	if (grown == NULL) {
-		lec__free(entry);
-		return lec__error_oom();
-	}
-	in->env = grown;
-	in->env[in->nenv++] = entry;
-	in->env[in->nenv] = NULL;
-	return LEC_OK;
-}
-
 static int env_add(struct install *in, const char *name, const char *value)
 {
-	struct lec__buf b = LEC__BUF_INIT;
-
-	lec__buf_printf(&b, "%s=%s", name, value);
-	return env_take(in, lec__buf_take(&b));
+	return lec__env_add(&in->env, &in->nenv, name, value);
 }
 
 /* The user:password of each URL in value becomes a secret to mask. */
@@ -174,7 +153,8 @@ static int install_env(struct install *in)
 	int error = LEC_OK;
 
 	for (i = 0; job->env && job->env[i]; i++)
-		if ((error = env_take(in, lec__strdup(job->env[i]))) < 0)
+		if ((error = lec__env_take(&in->env, &in->nenv,
+					   lec__strdup(job->env[i]))) < 0)
 			return error;
 	if ((error = env_add(in, "READTHEDOCS_VIRTUALENV_PATH", job->venv)) < 0)
 		return error;
@@ -220,9 +200,7 @@ static void install_dispose(struct install *in)
 {
 	size_t i;
 
-	for (i = 0; i < in->nenv; i++)
-		lec__free(in->env[i]);
-	lec__free(in->env);
+	lec__env_free(in->env);
 	for (i = 0; i < in->nowned; i++)
 		lec__free(in->owned[i]);
 	lec__free((void *)in->secrets);

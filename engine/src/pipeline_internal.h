@@ -146,6 +146,12 @@ int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
 
 /* The Python generators run with: the project's venv, or the pipeline's. */
 const char *lec__job_python(const struct lec__job *job);
+/* A command's environment: a NULL-terminated vector of owned "KEY=VALUE"
+ * strings, *n of them. take appends an owned entry (NULL: out of memory,
+ * reported); add formats one (value NULL: empty); free takes NULL. */
+int lec__env_take(char ***env, size_t *n, char *entry);
+int lec__env_add(char ***env, size_t *n, const char *name, const char *value);
+void lec__env_free(char **env);
 /* Whether the build was cancelled or Lectern is stopping (asked while
  * commands run; the store is read). */
 int lec__job_cancelled(struct lec__job *job);

@@ -34,7 +34,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -157,14 +156,6 @@ static void strvec_dispose(struct strvec *v)
 		lec__free(v->items[i]);
 	lec__free(v->items);
 	memset(v, 0, sizeof(*v));
-}
-
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Spec checking and the exec arguments ----------------------------------- */
@@ -645,7 +636,7 @@ static void run_stop(struct run *r, enum lec_runner_end why)
 		return;
 	r->stopping = 1;
 	r->stop_end = why;
-	r->stop_ms = monotonic_ms();
+	r->stop_ms = lec__monotonic_ms();
 	if (r->pidfd >= 0)
 		kill(-r->pid, SIGTERM);
 	else /* it has exited already: just stop reading */
@@ -737,7 +728,7 @@ static void run_reap(struct run *r)
 	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 		;
 	close_fd(&r->pidfd);
-	r->exit_ms = monotonic_ms();
+	r->exit_ms = lec__monotonic_ms();
 }
 
 /* Bytes of disk below the directory dirfd (which this closes), without
@@ -788,7 +779,7 @@ static void run_check_disk(struct run *r, int64_t now)
 			total += tree_bytes(fd, 0);
 	if (total > r->limits->disk_bytes)
 		run_stop(r, LEC_RUNNER_DISK_LIMIT);
-	took = monotonic_ms() - now;
+	took = lec__monotonic_ms() - now;
 	r->next_disk_ms = now + (took * RUNNER_DISK_BACKOFF > RUNNER_DISK_EVERY_MS
 					 ? took * RUNNER_DISK_BACKOFF
 					 : RUNNER_DISK_EVERY_MS);
@@ -869,7 +860,7 @@ static int run_watch(struct run *r)
 					 { r->info_fd, POLLIN, 0 } };
 
 		/* poll() ignores the negative (closed) ones. */
-		if (poll(fds, 3, run_timeout(r, monotonic_ms())) < 0 &&
+		if (poll(fds, 3, run_timeout(r, lec__monotonic_ms())) < 0 &&
 		    errno != EINTR)
 			return lec__error(LEC_ERROR, "poll: %s",
 					  strerror(errno));
@@ -879,7 +870,7 @@ static int run_watch(struct run *r)
 			run_read_info(r);
 		if (fds[1].revents)
 			run_reap(r);
-		run_check(r, monotonic_ms());
+		run_check(r, lec__monotonic_ms());
 	}
 	return LEC_OK;
 }
@@ -985,7 +976,7 @@ static int run_start(struct run *r, struct child_plan *plan)
 	plan->group_fd = group[0];
 	plan->parent = getpid();
 	plan->max_fd = (int)sysconf(_SC_OPEN_MAX);
-	r->started_ms = monotonic_ms();
+	r->started_ms = lec__monotonic_ms();
 	r->next_cancel_ms = r->started_ms + LEC_RUNNER_CANCEL_POLL_MS;
 	r->next_disk_ms = r->started_ms + RUNNER_DISK_EVERY_MS;
 	if ((r->pid = fork()) < 0) {

@@ -58,9 +58,8 @@ int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern reindex [PROJECT [VERSION]]` (reindex.c). */
 int cli_cmd_reindex(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv);
-/* `lectern __repo ...`: the pipeline's sandboxed git helper
- * (repo_helper.c). The word must match LEC_PIPELINE_HELPER_WORD. */
-#define CLI_REPO_HELPER "__repo"
+/* `lectern __repo ...` (LEC_PIPELINE_HELPER_WORD): the pipeline's
+ * sandboxed git helper (repo_helper.c). */
 int cli_repo_helper(int argc, char **argv);
 
 /* The organization commands (org.c). Their argument synopses are shared by
