@@ -465,7 +465,7 @@ static void cmd_build(struct ui_app *app, const char *arg)
 		ui_app_error(app, "not a build number: %s", arg);
 		return;
 	}
-	ui_app_push(app, ui_build_new(app, id));
+	ui_app_push(app, ui_build_new(app, NULL, id));
 }
 
 static void cmd_builds(struct ui_app *app, const char *arg)

@@ -96,7 +96,8 @@ void ui_view_draw(struct ui_view *v, WINDOW *w);
 struct ui_view *ui_projects_new(struct ui_app *app);
 struct ui_view *ui_project_new(struct ui_app *app, const char *slug);
 struct ui_view *ui_builds_new(struct ui_app *app, const char *project);
-struct ui_view *ui_build_new(struct ui_app *app, long long id);
+struct ui_view *ui_build_new(struct ui_app *app, const char *project,
+			     long long id);
 /* Search project's version (NULL: latest) for query. */
 struct ui_view *ui_search_new(struct ui_app *app, const char *project,
 			      const char *version, const char *query);

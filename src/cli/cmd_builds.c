@@ -264,6 +264,21 @@ static int parse_build_id(const char *arg, long long *id)
 	return CLI_EXIT_OK;
 }
 
+/* The log is the v2 build detail's. The hosted service's v2 does not
+ * show a private project's builds: say where the build's state is. */
+static int log_fail(struct cli_session *s, long long id,
+		    const struct lc_error *err)
+{
+	if (err->status == 404 &&
+	    lc_client_remote(s->client) == LC_REMOTE_SERVICE)
+		return cli_fail("build %lld: this instance's v2 API does not "
+				"show it (a private project's build?), and the "
+				"log is v2's; 'lectern builds PROJECT' shows its "
+				"state",
+				id);
+	return cli_fail_client(err);
+}
+
 int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s = { 0 };
@@ -287,7 +302,7 @@ int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 		lc_build_free(b);
 		b = NULL;
 		if (lc_v2_build_get(s.client, id, &b, &err) != LC_OK) {
-			status = cli_fail_client(&err);
+			status = log_fail(&s, id, &err);
 			goto done;
 		}
 		if (!json && (status = log_print(&st, b)) != CLI_EXIT_OK)

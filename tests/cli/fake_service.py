@@ -11,10 +11,12 @@ projects-builds-list, projects-versions-detail), written here from those
 shapes with fields Lectern never sends, and it has what the service has
 and Lectern adds nothing to: no X-Lectern header, no ETag, v3 search on the
 API host (/api/v3/search/, token required), no /_/api/v2/search/ there
-(404). The first search is throttled once (429, Retry-After: 1), as the
+(404), no v2 build detail (the service's v2 cannot show a private
+project's builds; the v3 build detail can). The first search is throttled once (429, Retry-After: 1), as the
 service does per minute.
 """
 import json
+import re
 import sys
 import threading
 import urllib.parse
@@ -134,6 +136,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, projects()[0])
         if path == "/api/v3/projects/project/builds/":
             return self.send(200, page([build("project", i) for i in (3, 2, 1)], q, path))
+        m = re.fullmatch(r"/api/v3/projects/project/builds/([123])/", path)
+        if m:
+            return self.send(200, build("project", int(m.group(1))))
         if path == "/api/v3/projects/project/versions/":
             return self.send(200, page([version("project")], q, path))
         if path == "/api/v3/projects/project/versions/v1.0/":

@@ -69,6 +69,13 @@ count_requests
 # Every request carried the token (the fake's API host is the API's origin).
 grep -q ' noauth$' "$LOG" && fail "a request went without the token" || pass
 
+# ---- The log is v2's, which the service does not give for this build:
+# the error says so and where the build's state is.
+expect_status 1 "$LECTERN" --context svc log 3
+expect_match err "build 3: this instance's v2 API does not show it"
+expect_match err "lectern builds PROJECT"
+count_requests
+
 # ---- A write is refused before anything is sent (readonly context).
 expect_status 1 "$LECTERN" --context svc build project
 expect_match err "context 'svc' is read-only"

@@ -5,6 +5,7 @@
 # counted in the fake's log (they back off while every build is final and
 # stop on a 404, so an idle screen costs a few requests, not one per
 # project every 3 s or the list every second), and
+# a build v2 cannot show opens from the v3 build detail, and
 # search uses the service's v3 search on the API host with the token,
 # waiting out a 429's Retry-After.
 . "$LEC_TESTS/tui/lib.sh"
@@ -53,6 +54,15 @@ start=$(wc -l <"$LOG")
 sleep 24
 n=$(tail -n +"$((start + 1))" "$LOG" | grep -c '/projects/project/builds/?limit=100')
 [ "$n" -le 4 ] && pass || fail "$n builds-list requests in 24 s of idle builds: $(tail -n +"$((start + 1))" "$LOG")"
+# A build the service's v2 detail does not show: the v3 detail instead,
+# and the screen says the log is not given rather than "Loading...".
+keys Enter
+wait_for 'Build #3 +project/v1\.0 +finished' "the v3 build detail"
+wait_for 'commands and output not given by this instance' "the missing log said"
+grep -q '^GET /api/v2/build/3/ auth$' "$LOG" && pass || fail "v2 was not asked first"
+grep -q '^GET /api/v3/projects/project/builds/3/ auth$' "$LOG" && pass || fail "no v3 build detail asked"
+keys q
+wait_for '^ *3 +v1\.0 +finished' "back on the builds"
 keys q
 wait_for '^project +project' "back on the projects"
 

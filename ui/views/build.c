@@ -12,7 +12,10 @@
  * state, time so far, current command and, while it fetches, the v3
  * build's progress, polled beside the v2 detail), how the build started
  * (the v3 build's triggered_by, asked once for a build already ended)
- * and a failed build's whole error, wrapped.
+ * and a failed build's whole error, wrapped. Where the v2 detail cannot
+ * show the build (the hosted service answers 404 for a private project's
+ * builds), the screen falls back to the v3 build detail, found through
+ * the project the opener names, and says the log is not given.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +36,9 @@ enum { TAG_BUILD = 0, TAG_V3 };
 #define MAX_ERROR_LINES 8
 /* Log lines are indented under their command's heading. */
 #define OUTPUT_INDENT 2
+/* What the v3 fallback cannot show. */
+#define V3_ONLY_NOTE "commands and output not given by this instance " \
+		     "(its v2 build detail does not show this build)"
 
 struct line {
 	char *text;         /* owned */
@@ -43,6 +49,8 @@ struct line {
 
 struct build_view {
 	long long id;
+	char *project;      /* the opener's, or NULL (`:build N`); owned */
+	int v3_only;        /* v2 cannot show it: the v3 detail instead */
 	struct lc_build *build;
 	char *etag;
 	struct line *lines;
@@ -136,6 +144,10 @@ static void make_lines(struct build_view *bv, time_t now)
 	size_t i;
 
 	clear_lines(bv);
+	if (bv->v3_only && bv->build) {
+		add_line(bv, UI_SLOT_DIM, 0, V3_ONLY_NOTE, strlen(V3_ONLY_NOTE));
+		return;
+	}
 	for (i = 0; bv->build && i < bv->build->commands_len; i++) {
 		c = &bv->build->commands[i];
 		add_command(bv, c, now);
@@ -163,20 +175,30 @@ static void relayout(struct ui_view *v)
 		ui_view_clamp(v);
 }
 
+/* The project the v3 build lives under: the v2 answer's, else the
+ * opener's. */
+static const char *project_of(const struct build_view *bv)
+{
+	return bv->build && bv->build->project ? bv->build->project
+					       : bv->project;
+}
+
 /* The fetch's progress and how the build started are the v3 build's
  * (Lectern's extensions): polled while the build runs, asked once for one
- * already ended. v3 needs the project, which the first v2 answer names. */
+ * already ended. In the v3 fallback it is the whole build, polled the
+ * same way. v3 needs the project, which the first v2 answer names. */
 static void poll_v3(struct ui_view *v)
 {
 	struct build_view *bv = v->priv;
 	char *path;
 
-	if (bv->build == NULL || bv->build->project == NULL ||
-	    (ui_build_final(bv->build) && bv->v3_answered) ||
+	if (project_of(bv) == NULL ||
+	    (bv->build && ui_build_final(bv->build) && bv->v3_answered) ||
+	    (bv->build == NULL && !bv->v3_only) ||
 	    ui_app_pending(v->app, v, TAG_V3))
 		return;
-	path = ui_xasprintf("/api/v3/projects/%s/builds/%lld/",
-			    bv->build->project, bv->id);
+	path = ui_xasprintf("/api/v3/projects/%s/builds/%lld/", project_of(bv),
+			    bv->id);
 	ui_app_get(v->app, v, TAG_V3, path, NULL, NULL);
 	free(path);
 }
@@ -186,7 +208,8 @@ static void poll_build(struct ui_view *v)
 	struct build_view *bv = v->priv;
 	char *path;
 
-	if (!ui_build_final(bv->build) && !ui_app_pending(v->app, v, TAG_BUILD)) {
+	if (!bv->v3_only && !ui_build_final(bv->build) &&
+	    !ui_app_pending(v->app, v, TAG_BUILD)) {
 		path = ui_xasprintf("/api/v2/build/%lld/", bv->id);
 		ui_app_get(v->app, v, TAG_BUILD, path, NULL, bv->etag);
 		free(path);
@@ -195,13 +218,19 @@ static void poll_build(struct ui_view *v)
 }
 
 /* The v3 build's progress (absent: none) and trigger replace the last
- * ones. */
-static void take_v3(struct build_view *bv, const cJSON *json)
+ * ones; in the fallback its answer is the build shown. */
+static void take_v3(struct ui_view *v, const cJSON *json)
 {
+	struct build_view *bv = v->priv;
 	struct lc_build *b;
+	struct lc_error perr;
 
-	if (lc_build_parse(json, &b, NULL) != LC_OK)
+	if (lc_build_parse(json, &b, &perr) != LC_OK) {
+		if (bv->v3_only)
+			ui_app_error(v->app, "build %lld: %s", bv->id,
+				     perr.message);
 		return;
+	}
 	free(bv->progress.phase);
 	bv->progress = b->progress;
 	b->progress.phase = NULL;
@@ -209,7 +238,32 @@ static void take_v3(struct build_view *bv, const cJSON *json)
 	bv->triggered_by = b->triggered_by;
 	b->triggered_by = NULL;
 	bv->v3_loaded = 1;
-	lc_build_free(b);
+	if (!bv->v3_only) {
+		lc_build_free(b);
+		return;
+	}
+	lc_build_free(bv->build);
+	bv->build = b;
+	bv->loaded = 1;
+	relayout(v);
+}
+
+/* The v3 build answered: extra beside v2 (its errors are the v2 poll's
+ * to report), or the build itself in the fallback. */
+static void v3_data(struct ui_view *v, struct lc_response *resp,
+		    const struct lc_error *err)
+{
+	struct build_view *bv = v->priv;
+
+	bv->v3_answered = 1;
+	if (err->code == LC_OK) {
+		if (!resp->not_modified)
+			take_v3(v, resp->json);
+	} else if (bv->v3_only && !bv->loaded) {
+		ui_app_fail(v->app, v, "build %lld: %s", bv->id, err->message);
+	} else if (bv->v3_only) {
+		ui_app_error(v->app, "build %lld: %s", bv->id, err->message);
+	}
 }
 
 /* A write of this screen went through: a retry (the answer carries the
@@ -220,9 +274,16 @@ static void open_retry(struct ui_view *v, const struct lc_response *resp)
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(resp->json, "build"), "id");
 
+	const cJSON *project = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(resp->json, "build"),
+		"project");
+
 	if (cJSON_IsNumber(id))
 		ui_app_push(v->app,
-			    ui_build_new(v->app, (long long)id->valuedouble));
+			    ui_build_new(v->app, cJSON_IsString(project)
+						     ? project->valuestring
+						     : NULL,
+					 (long long)id->valuedouble));
 }
 
 static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
@@ -238,11 +299,15 @@ static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 		return;
 	}
 	if (tag == TAG_V3) {
-		/* The v3 build is extra: its errors are the v2 poll's to
-		 * report, and a build already ended is not asked again. */
-		bv->v3_answered = 1;
-		if (err->code == LC_OK && !resp->not_modified)
-			take_v3(bv, resp->json);
+		v3_data(v, resp, err);
+		return;
+	}
+	if (err->code != LC_OK && err->status == 404 && !bv->loaded &&
+	    bv->project) {
+		/* Not a build v2 shows (a private project's on the hosted
+		 * service): the v3 detail of the opener's project instead. */
+		bv->v3_only = 1;
+		poll_v3(v);
 		return;
 	}
 	if (err->code != LC_OK && err->status == 404 && !bv->loaded) {
@@ -413,6 +478,8 @@ static int build_action(struct ui_view *v, enum ui_action action)
 		lc_build_free(bv->build);
 		bv->build = NULL;
 		bv->v3_answered = 0;
+		bv->loaded = 0;
+		bv->v3_only = 0;
 		poll_build(v);
 		return UI_HANDLED;
 	case UI_ACTION_WRAP:
@@ -460,8 +527,13 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 	const char *cmd = final ? NULL : current_command(b);
 	struct lc_build shown = { 0 };
 	const char *how;
-	char dur[16], *text;
+	char dur[16], commands[32], *text;
 
+	if (bv->v3_only)
+		snprintf(commands, sizeof(commands), "no log");
+	else
+		snprintf(commands, sizeof(commands), "%zu commands",
+			 b->commands_len);
 	ui_format_duration(dur, sizeof(dur),
 			   final ? b->duration
 				 : (created >= 0 ? (long long)(now - created) : -1));
@@ -485,9 +557,9 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 		free(text);
 	}
 	if (final)
-		text = ui_xasprintf("  %s%s%.7s  %zu commands%s%s", dur,
+		text = ui_xasprintf("  %s%s%.7s  %s%s%s", dur,
 				    b->commit ? "  " : "", b->commit ? b->commit : "",
-				    b->commands_len, bv->wrap ? "  [wrap]" : "",
+				    commands, bv->wrap ? "  [wrap]" : "",
 				    bv->follow ? "  [following]" : "");
 	else
 		text = ui_xasprintf("  %s%s%s%s%s", dur, cmd ? "  $ " : "",
@@ -601,6 +673,7 @@ static void build_close(struct ui_view *v)
 	free(bv->search);
 	free(bv->progress.phase);
 	free(bv->triggered_by);
+	free(bv->project);
 	free(bv);
 }
 
@@ -633,12 +706,14 @@ static const struct ui_view_ops build_ops = {
 	.live = build_live,
 };
 
-struct ui_view *ui_build_new(struct ui_app *app, long long id)
+struct ui_view *ui_build_new(struct ui_app *app, const char *project,
+			     long long id)
 {
 	struct build_view *bv = ui_xcalloc(1, sizeof(*bv));
 	char title[32];
 
 	bv->id = id;
+	bv->project = project ? ui_xstrdup(project) : NULL;
 	snprintf(title, sizeof(title), "Build #%lld", id);
 	return ui_view_new(app, &build_ops, title, bv);
 }

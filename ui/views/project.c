@@ -485,7 +485,7 @@ static void open_selected(struct ui_view *v)
 
 	if (pr->tab == TAB_BUILDS) {
 		if ((id = ui_builds_id(&pr->builds, v->cursor)) >= 0)
-			ui_app_push(v->app, ui_build_new(v->app, id));
+			ui_app_push(v->app, ui_build_new(v->app, pr->slug, id));
 	} else if (row && row->key &&
 		   (pr->tab == TAB_SUBPROJECTS || pr->tab == TAB_TRANSLATIONS)) {
 		ui_app_push(v->app, ui_project_new(v->app, row->key));
