@@ -904,6 +904,7 @@ void ui_conn_dispose(struct ui_conn *conn)
 	free(conn->api_url);
 	free(conn->docs_domain);
 	free(conn->unix_socket);
+	free(conn->remote_socket);
 	free(conn->link_name);
 	free(conn->forward_hint);
 	if (conn->token)

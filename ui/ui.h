@@ -17,10 +17,12 @@ struct ui_conn {
 	char *docs_domain; /* docs host (search, pages), or NULL */
 	char *token;       /* API token, or NULL */
 	char *unix_socket; /* an ssh context's forwarded socket, or NULL */
+	char *remote_socket; /* ... and the engine's socket over there */
 	char *link_name;   /* what the socket leads to, for messages */
 	/* ssh: the command forwarding a local port ("PORT") to the remote
 	 * engine, which the reader's `o` shows; NULL otherwise */
 	char *forward_hint;
+	int forward_port;  /* the local port the reader's `O` forwarded, 0 */
 	int readonly;      /* the context refuses every change */
 };
 
@@ -43,6 +45,11 @@ struct ui_start {
 	 * in err. NULL: `:context` is not available. */
 	int (*connect)(void *payload, const char *name, struct ui_conn *out,
 		       char *err, size_t errsize);
+	/* Forward a free local port to conn's remote engine (an ssh
+	 * context), for a browser here; the port, or -1 with a one-line
+	 * message in err. NULL: not offered. */
+	int (*forward)(void *payload, const struct ui_conn *conn, char *err,
+		       size_t errsize);
 	void *payload;
 };
 

@@ -29,11 +29,13 @@ static void take_conn(struct cli_conn *from, struct ui_conn *to)
 	to->docs_domain = from->docs_url;
 	to->token = from->token;
 	to->unix_socket = from->unix_socket;
+	to->remote_socket = from->remote_socket;
 	to->link_name = from->link_name;
 	to->forward_hint = from->forward_hint;
 	to->readonly = from->readonly;
 	from->name = from->base_url = from->docs_url = from->token = NULL;
-	from->unix_socket = from->link_name = from->forward_hint = NULL;
+	from->unix_socket = from->remote_socket = from->link_name = NULL;
+	from->forward_hint = NULL;
 	cli_conn_dispose(from);
 }
 
@@ -52,38 +54,150 @@ static void last_line(FILE *f, char *out, size_t size)
 	}
 }
 
-/* `:context NAME`. cli_connect reports errors on stderr, which would
- * scribble over the screen, so stderr goes to a temporary file for the
- * call and the message comes back through err. */
-static int connect_context(void *payload, const char *name,
-			   struct ui_conn *out, char *err, size_t errsize)
+/* Ports the reader's `O` may forward in one TUI session; each stays until
+ * the TUI quits. */
+#define MAX_FORWARDS 8
+
+/* What the TUI's callbacks share: the CLI's state, and the ports
+ * forwarded so far (ended when the TUI quits). */
+struct tui_payload {
+	struct cli_ctx *ctx;
+	struct {
+		char *context, *remote;
+		int port;
+	} forwards[MAX_FORWARDS];
+	size_t nforwards;
+};
+
+/* Run fn(arg) with stderr going to a temporary file, so what the CLI's
+ * code reports (cli_fail) does not scribble over the screen; its last
+ * line comes back in err when fn fails. */
+static int captured(int (*fn)(void *arg), void *arg, char *err,
+		    size_t errsize)
 {
-	struct cli_ctx *ctx = payload;
-	struct cli_conn conn;
-	const char *saved = ctx->context_opt;
 	FILE *capture = tmpfile();
 	int old_stderr = -1, status;
 
 	if (capture == NULL || (old_stderr = dup(STDERR_FILENO)) < 0) {
-		snprintf(err, errsize, "cannot switch context: out of resources");
+		snprintf(err, errsize, "out of resources");
 		if (capture)
 			fclose(capture);
-		return -1;
+		return CLI_EXIT_FAIL;
 	}
 	fflush(stderr);
 	dup2(fileno(capture), STDERR_FILENO);
-	ctx->context_opt = name;
-	status = cli_connect(ctx, &conn);
-	ctx->context_opt = saved;
+	status = fn(arg);
 	fflush(stderr);
 	dup2(old_stderr, STDERR_FILENO);
 	close(old_stderr);
 	if (status != CLI_EXIT_OK)
 		last_line(capture, err, errsize);
-	else
-		take_conn(&conn, out);
 	fclose(capture);
-	return status == CLI_EXIT_OK ? 0 : -1;
+	return status;
+}
+
+struct connect_call {
+	struct cli_ctx *ctx;
+	const char *name;
+	struct cli_conn conn;
+};
+
+static int connect_named(void *arg)
+{
+	struct connect_call *call = arg;
+	const char *saved = call->ctx->context_opt;
+	int status;
+
+	call->ctx->context_opt = call->name;
+	status = cli_connect(call->ctx, &call->conn);
+	call->ctx->context_opt = saved;
+	return status;
+}
+
+/* `:context NAME`. */
+static int connect_context(void *payload, const char *name,
+			   struct ui_conn *out, char *err, size_t errsize)
+{
+	struct tui_payload *tp = payload;
+	struct connect_call call = { .ctx = tp->ctx, .name = name };
+
+	if (captured(connect_named, &call, err, errsize) != CLI_EXIT_OK)
+		return -1;
+	take_conn(&call.conn, out);
+	return 0;
+}
+
+struct forward_call {
+	const char *context, *remote;
+	int port, cancel;
+};
+
+/* A forward of call->context's remote engine to a free local port, or
+ * (cancel) the end of one; the context is read from the config again. */
+static int forward_named(void *arg)
+{
+	struct forward_call *call = arg;
+	struct cli_config cfg;
+	const struct cli_context *c;
+	int status;
+
+	if ((status = cli_config_load(&cfg)) != CLI_EXIT_OK)
+		return status;
+	if ((c = cli_config_find(&cfg, call->context)) == NULL || !c->ssh)
+		status = cli_fail("context '%s' is not an ssh context",
+				  call->context);
+	else if (call->cancel)
+		status = cli_ssh_forward_cancel(c, call->remote, call->port);
+	else
+		status = cli_ssh_forward_port(c, call->remote, &call->port);
+	cli_config_dispose(&cfg);
+	return status;
+}
+
+/* The reader's `O` (ui_start.forward). */
+static int forward_context(void *payload, const struct ui_conn *conn,
+			   char *err, size_t errsize)
+{
+	struct tui_payload *tp = payload;
+	struct forward_call call = { conn->name, conn->remote_socket, 0, 0 };
+	size_t n = tp->nforwards;
+
+	if (conn->name == NULL || conn->remote_socket == NULL) {
+		snprintf(err, errsize, "not an ssh context");
+		return -1;
+	}
+	if (n == MAX_FORWARDS) {
+		snprintf(err, errsize, "already %d ports forwarded",
+			 MAX_FORWARDS);
+		return -1;
+	}
+	if (captured(forward_named, &call, err, errsize) != CLI_EXIT_OK)
+		return -1;
+	tp->forwards[n].context = strdup(conn->name);
+	tp->forwards[n].remote = strdup(conn->remote_socket);
+	tp->forwards[n].port = call.port;
+	if (tp->forwards[n].context && tp->forwards[n].remote)
+		tp->nforwards++;
+	return call.port;
+}
+
+/* The TUI quit: its forwards go (quietly; the master may be gone). */
+static void end_forwards(struct tui_payload *tp)
+{
+	struct forward_call call;
+	char err[MAX_MESSAGE];
+	size_t i;
+
+	for (i = 0; i < MAX_FORWARDS; i++) {
+		if (i < tp->nforwards) {
+			call = (struct forward_call){ tp->forwards[i].context,
+						      tp->forwards[i].remote,
+						      tp->forwards[i].port, 1 };
+			captured(forward_named, &call, err, sizeof(err));
+		}
+		free(tp->forwards[i].context);
+		free(tp->forwards[i].remote);
+	}
 }
 
 /* "local" and every configured context's name, for completion; owned
@@ -106,6 +220,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 {
 	static const struct cli_command self = { "tui", "[--theme NAME|FILE] [--readonly]",
 						 "", NULL };
+	struct tui_payload payload = { .ctx = ctx };
 	struct ui_start start;
 	struct cli_config cfg;
 	struct cli_conn conn;
@@ -140,10 +255,12 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	names = context_names(&cfg, &start.contexts_len);
 	start.contexts = names;
 	start.connect = connect_context;
-	start.payload = ctx;
+	start.forward = forward_context;
+	start.payload = &payload;
 	start.demo_repo = cli_demo_repo();
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	ui_conn_dispose(&start.conn);
+	end_forwards(&payload);
 	cli_ssh_keeper_stop(keeper);
 done:
 	free(names);

@@ -546,6 +546,7 @@ void cli_conn_dispose(struct cli_conn *conn)
 	free(conn->base_url);
 	free(conn->docs_url);
 	free(conn->unix_socket);
+	free(conn->remote_socket);
 	free(conn->link_name);
 	free(conn->forward_hint);
 	memset(conn, 0, sizeof(*conn));

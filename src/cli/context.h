@@ -47,6 +47,7 @@ struct cli_conn {
 			 * loopback, localhost:<port>) */
 	char *token;    /* API token; wiped on dispose */
 	char *unix_socket; /* ssh context: the forwarded engine socket */
+	char *remote_socket; /* ssh context: the engine's socket there */
 	char *link_name;   /* ssh context: "ssh context NAME", for messages */
 	/* ssh context: the ssh command that forwards a local port to the
 	 * remote engine, with "PORT" for the port, so a browser here can
@@ -91,6 +92,15 @@ int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn);
  * link and re-runs cli_ssh_connect when the master or the remote engine
  * is gone, so the TUI's requests work again once the link is back. The
  * pid to stop with cli_ssh_keeper_stop, or -1 when none was started. */
+/* The reader's `O`: a free local TCP port (127.0.0.1) forwarded through
+ * the context's master to the remote engine's socket (remote), so a
+ * browser here opens its pages; only the local master is asked, so it is
+ * quick. Errors are reported (cli_fail). */
+int cli_ssh_forward_port(const struct cli_context *c, const char *remote,
+			 int *port);
+/* The end of such a forward (when the TUI quits). */
+int cli_ssh_forward_cancel(const struct cli_context *c, const char *remote,
+			   int port);
 long cli_ssh_keeper_start(const char *name, const char *unix_socket);
 void cli_ssh_keeper_stop(long pid);
 

@@ -37,6 +37,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -482,26 +484,29 @@ static int start_remote(const struct ssh_link *l, const char *host,
 	return CLI_EXIT_OK;
 }
 
-/* Step 2: the master forwards l->local to the remote socket. */
+/* Step 2: the master forwards local (a unix socket path, or
+ * "127.0.0.1:PORT") to the remote socket; cancel: -O cancel instead. */
 static int forward(const struct ssh_link *l, const char *host,
-		   const char *remote)
+		   const char *local, const char *remote, int cancel)
 {
 	char spec[2 * SOCKET_PATH_MAX + 2];
-	const char *extra[] = { "-O", "forward", "-L", spec, NULL };
+	const char *extra[] = { "-O", cancel ? "cancel" : "forward", "-L", spec,
+				NULL };
 	const char *argv[SSH_ARGV_MAX + 16];
 	struct ssh_result r;
 	int status;
 
-	snprintf(spec, sizeof(spec), "%s:%s", l->local, remote);
+	snprintf(spec, sizeof(spec), "%s:%s", local, remote);
 	link_argv(l, argv, extra, host, NULL);
 	if (run_ssh(argv, &r) < 0)
 		return cli_fail("cannot run ssh: %s", strerror(errno));
 	if ((status = ssh_ran(l, &r)) != 0)
 		return status;
 	if (r.status != 0)
-		return cli_fail("context '%s': ssh could not forward %s to %s "
-				"(%s)", l->c->name, l->local, remote,
-				last_line(r.err));
+		return cli_fail("context '%s': ssh could not %s %s to %s "
+				"(%s)", l->c->name,
+				cancel ? "stop forwarding" : "forward", local,
+				remote, last_line(r.err));
 	return CLI_EXIT_OK;
 }
 
@@ -516,12 +521,13 @@ int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn)
 		    CLI_EXIT_OK ||
 	    (status = start_remote(&l, host, remote, sizeof(remote))) !=
 		    CLI_EXIT_OK ||
-	    (status = forward(&l, host, remote)) != CLI_EXIT_OK)
+	    (status = forward(&l, host, l.local, remote, 0)) != CLI_EXIT_OK)
 		goto done;
 	/* Host "localhost": the engine builds every link from it, and docs
 	 * hosts are <slug>.localhost over the same socket. */
 	conn->base_url = strdup("http://localhost");
 	conn->unix_socket = strdup(l.local);
+	conn->remote_socket = strdup(remote);
 	if (asprintf(&conn->link_name, "ssh context %s", c->name) < 0)
 		conn->link_name = NULL;
 	if (asprintf(&conn->forward_hint, "ssh -N -L PORT:%s%s%s %s%s%s",
@@ -529,11 +535,61 @@ int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn)
 		     l.user ? l.user : "", l.user ? "@" : "", host) < 0)
 		conn->forward_hint = NULL;
 	if (conn->base_url == NULL || conn->unix_socket == NULL ||
-	    conn->link_name == NULL || conn->forward_hint == NULL)
+	    conn->remote_socket == NULL || conn->link_name == NULL ||
+	    conn->forward_hint == NULL)
 		status = cli_fail("out of memory");
 done:
 	link_dispose(&l);
 	return status;
+}
+
+/* A free port of 127.0.0.1 at this moment, or -1: the kernel's pick
+ * for a socket bound to port 0. */
+static int free_local_port(void)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t len = sizeof(addr);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&addr, &len) == 0)
+		port = ntohs(addr.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* The forward of a TCP port (cancel 0) or its end (1), through the
+ * context's master: only the local master is asked. */
+static int tcp_forward(const struct cli_context *c, const char *remote,
+		       int port, int cancel)
+{
+	struct ssh_link l;
+	char hostbuf[256], local[32];
+	const char *host = NULL;
+	int status;
+
+	snprintf(local, sizeof(local), "127.0.0.1:%d", port);
+	if ((status = link_init(&l, c, &host, hostbuf, sizeof(hostbuf))) ==
+	    CLI_EXIT_OK)
+		status = forward(&l, host, local, remote, cancel);
+	link_dispose(&l);
+	return status;
+}
+
+int cli_ssh_forward_port(const struct cli_context *c, const char *remote,
+			 int *port)
+{
+	if ((*port = free_local_port()) < 0)
+		return cli_fail("no free local port: %s", strerror(errno));
+	return tcp_forward(c, remote, *port, 0);
+}
+
+int cli_ssh_forward_cancel(const struct cli_context *c, const char *remote,
+			   int port)
+{
+	return tcp_forward(c, remote, port, 1);
 }
 
 /* ---- The TUI's watcher ------------------------------------------------------ */

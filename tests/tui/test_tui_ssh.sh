@@ -2,7 +2,8 @@
 # The TUI at 80x24 through an ssh context (a real sshd on 127.0.0.1,
 # tests/sshd.sh): the projects of the remote engine, search and the reader
 # over the same forwarded socket (the page's URL names the socket's host,
-# no port; `o` says which ssh -L reaches it from a browser here), then the remote engine killed and the ssh master killed: each
+# no port; `o` says which ssh -L reaches it from a browser here, `O`
+# forwards a free local port itself and opens the page through it), then the remote engine killed and the ssh master killed: each
 # time the status line says the link is down, the watcher brings it back,
 # and the next reload shows the projects again. Nothing of ssh reaches the
 # screen or stderr, and the watcher ends with the TUI.
@@ -56,8 +57,17 @@ markdown_repo
 "$LECTERN" --context tssh import "file://$TMP/guide" --name Guide >/dev/null 2>"$TMP/import.err" ||
 	{ echo "import failed: $(cat "$TMP/import.err")" >&2; exit 1; }
 
+# The browser `O` opens: it fetches what it is given, as a browser here
+# would, through the port the TUI forwarded.
+cat >"$TMP/browser" <<EOF
+#!/bin/sh
+echo "\$1" >"$TMP/browsed.url"
+curl -sS "\$1" >"$TMP/browsed.html" 2>"$TMP/browsed.err"
+EOF
+chmod +x "$TMP/browser"
+
 t new-session -d -s s -x 80 -y 24 -c "$TMP" \
-	"env LANG=C.UTF-8 TERM=tmux-256color '$LECTERN' --context tssh tui 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
+	"env LANG=C.UTF-8 TERM=tmux-256color BROWSER='$TMP/browser' '$LECTERN' --context tssh tui 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
 wait_for '^guide +Guide +latest +finished' "the remote project"
 expect_line 1 " Lectern [tssh]  Projects                                     ? help  : command"
 
@@ -71,8 +81,21 @@ keys o
 wait_for "^ssh -N -L 8800:$(echo "$SSHDIR" | cut -c1-20)" "how to forward, first at 80 columns"
 t resize-window -t s -x 220 -y 24
 keys o
-wait_for "^ssh -N -L 8800:$SSHDIR/remote/run/lectern/engine\.sock -p $SSHD_PORT $(id -un)@127\.0\.0\.1, then open http://guide\.localhost:8800/en/latest/pages/install\.html " "how to forward, whole"
+wait_for "^ssh -N -L 8800:$SSHDIR/remote/run/lectern/engine\.sock -p $SSHD_PORT $(id -un)@127\.0\.0\.1, then open http://guide\.localhost:8800/en/latest/pages/install\.html \(or O: forward a port now\)" "how to forward, whole"
 t resize-window -t s -x 80 -y 24
+# `O`: the TUI forwards a free local port itself and the browser reads the
+# remote page through it.
+keys O
+wait_for '^opened http://guide\.localhost:[0-9]*/en/latest/pages/install\.html in \$BROWSER' "the page opened through a forward"
+i=0
+until [ -s "$TMP/browsed.html" ] || [ $i -ge 50 ]; do i=$((i + 1)); sleep 0.1; done
+fwd_port=$(sed -n 's,^http://guide\.localhost:\([0-9]*\)/.*,\1,p' "$TMP/browsed.url")
+[ -n "$fwd_port" ] && [ "$fwd_port" != 8800 ] && pass || fail "no forwarded port in $(cat "$TMP/browsed.url")"
+grep -q 'Install' "$TMP/browsed.html" && pass ||
+	fail "the browser did not get the page: $(cat "$TMP/browsed.err")"
+# A second `o` goes through the same forward.
+keys o
+wait_for "^opened http://guide\.localhost:$fwd_port/" "o through the forward"
 keys q q
 wait_for '^guide +Guide' "back on the projects"
 
@@ -95,6 +118,9 @@ reload_until_ok
 wait_for '^guide +Guide +latest +finished' "the projects after the master"
 
 quit_tui
+# The forward went with the TUI.
+curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$fwd_port/" &&
+	fail "port $fwd_port still forwarded after the TUI quit" || pass
 # The watcher went with the TUI.
 sleep 0.5
 # (A context name of its own: other TUI tests run "--context t tui".)

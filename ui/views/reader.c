@@ -366,42 +366,47 @@ static void list_pages(struct ui_view *v)
 	free(titles);
 }
 
+/* url with port as its host's port: the page through a forwarded port;
+ * owned. */
+static char *with_port(const char *url, int port)
+{
+	const char *host = strstr(url, "://");
+	size_t hn;
+
+	if (host == NULL)
+		return ui_xstrdup(url);
+	host += 3;
+	hn = strcspn(host, "/:");
+	return ui_xasprintf("%.*s:%d%s", (int)(host + hn - url), url, port,
+			    host + hn + strcspn(host + hn, "/"));
+}
+
 /* Through an ssh context the page is on the remote engine, which no
- * browser here reaches: say how to forward a port to it, and the page's
- * address through that port. */
+ * browser here reaches: say how to forward a port to it, the page's
+ * address through that port, and that `O` does it. */
 static void say_forward(struct ui_view *v, const char *hint)
 {
 	struct reader *r = v->priv;
 	const char *port = strstr(hint, "PORT");
-	const char *host = strstr(r->url, "://");
-	size_t hn = host ? strcspn(host + 3, "/") + 3 : 0;
+	char *url;
 
-	if (port == NULL || host == NULL)
+	if (port == NULL)
 		return;
+	url = with_port(r->url, READER_FORWARD_PORT);
 	/* The command first: an 80-column status line may cut the rest. */
-	ui_app_message(v->app, "%.*s%d%s, then open %.*s:%d%s",
-		       (int)(port - hint), hint, READER_FORWARD_PORT, port + 4,
-		       (int)(host - r->url) + (int)hn, r->url,
-		       READER_FORWARD_PORT, host + hn);
+	ui_app_message(v->app, "%.*s%d%s, then open %s (or O: forward a port "
+		       "now)", (int)(port - hint), hint, READER_FORWARD_PORT,
+		       port + 4, url);
+	free(url);
 }
 
-/* Hand the page to $BROWSER, detached: the TUI neither waits for it nor
- * lets it write on the screen. */
-static void open_browser(struct ui_view *v)
+/* Hand url to $BROWSER, detached: the TUI neither waits for it nor lets
+ * it write on the screen. */
+static void launch_browser(struct ui_view *v, const char *url)
 {
-	struct reader *r = v->priv;
-	const char *browser = getenv("BROWSER");
 	pid_t pid;
 	int fd;
 
-	if (v->app->conn.forward_hint) {
-		say_forward(v, v->app->conn.forward_hint);
-		return;
-	}
-	if (browser == NULL || *browser == '\0') {
-		ui_app_error(v->app, "set $BROWSER to open pages in a browser");
-		return;
-	}
 	if ((pid = fork()) < 0) {
 		ui_app_error(v->app, "cannot start $BROWSER");
 		return;
@@ -416,12 +421,75 @@ static void open_browser(struct ui_view *v)
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
-		execl("/bin/sh", "sh", "-c", "$BROWSER \"$1\"", "sh", r->url,
+		execl("/bin/sh", "sh", "-c", "$BROWSER \"$1\"", "sh", url,
 		      (char *)NULL);
 		_exit(127);
 	}
 	waitpid(pid, NULL, 0);
-	ui_app_message(v->app, "opened %s in $BROWSER", r->url);
+	ui_app_message(v->app, "opened %s in $BROWSER", url);
+}
+
+static int have_browser(void)
+{
+	const char *browser = getenv("BROWSER");
+
+	return browser && *browser;
+}
+
+/* `o`: the page in $BROWSER; through an ssh context, through the port
+ * `O` forwarded, else what to forward. */
+static void open_browser(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	const struct ui_conn *conn = &v->app->conn;
+	char *url;
+
+	if (conn->forward_hint && conn->forward_port == 0) {
+		say_forward(v, conn->forward_hint);
+		return;
+	}
+	if (!have_browser()) {
+		ui_app_error(v->app, "set $BROWSER to open pages in a browser");
+		return;
+	}
+	url = conn->forward_port ? with_port(r->url, conn->forward_port)
+				 : ui_xstrdup(r->url);
+	launch_browser(v, url);
+	free(url);
+}
+
+/* `O`: through an ssh context, forward a free local port to the remote
+ * engine (once; it lasts until the TUI quits), then open the page through
+ * it, or say its address when there is no $BROWSER. Only the local ssh
+ * master is asked, so this does not wait on the network. */
+static void forward_and_open(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	struct ui_app *app = v->app;
+	char err[256], *url;
+	int port;
+
+	if (app->conn.forward_hint == NULL || app->start->forward == NULL) {
+		ui_app_message(app, "no forward needed here: o opens the page");
+		return;
+	}
+	if (app->conn.forward_port == 0) {
+		port = app->start->forward(app->start->payload, &app->conn, err,
+					   sizeof(err));
+		if (port < 0) {
+			ui_app_error(app, "cannot forward a port: %s", err);
+			return;
+		}
+		app->conn.forward_port = port;
+	}
+	if (have_browser()) {
+		open_browser(v);
+		return;
+	}
+	url = with_port(r->url, app->conn.forward_port);
+	ui_app_message(app, "forwarded 127.0.0.1:%d to the remote engine; "
+		       "open %s", app->conn.forward_port, url);
+	free(url);
 }
 
 /* Ops -------------------------------------------------------------------------------- */
@@ -477,6 +545,9 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 		return UI_HANDLED;
 	case UI_ACTION_BROWSER:
 		open_browser(v);
+		return UI_HANDLED;
+	case UI_ACTION_FORWARD:
+		forward_and_open(v);
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		/* A preview's page reloads in place, as on a new build. */
