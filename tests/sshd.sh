@@ -69,7 +69,7 @@ EOF
 
 # remote_engine_pid: the remote side's engine (on its socket), if any.
 remote_engine_pid() {
-	pgrep -f "serve --socket $1/remote/run/lectern/engine.sock" | head -1
+	pgrep -f -- "--socket $1/remote/run/lectern/engine.sock" | head -1
 }
 
 sshd_stop() {

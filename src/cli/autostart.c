@@ -7,6 +7,9 @@
  *               so two CLIs never start two engines
  *   serve.pid   the background engine's pid
  *   serve.port  its port on 127.0.0.1
+ *   serve.socket its unix socket (engine.sock here, mode 0600), which an
+ *               ssh context reaches, so one engine serves a data directory
+ *               for both (serve_socket.c)
  *   serve.log   its stdout and stderr (appended)
  *   cli-token   the local user's API token (0600), made on first use
  *
@@ -28,6 +31,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -270,7 +274,10 @@ char *cli_local_roots(void)
 	return roots;
 }
 
-static pid_t spawn_engine(const char *dir, const char *roots, int log_fd)
+/* The engine listens on a free port and, when the path fits, on the data
+ * directory's socket too (for an ssh context). */
+static pid_t spawn_engine(const char *dir, const char *roots,
+			  const char *socket, int log_fd)
 {
 	pid_t pid = fork();
 	int null_fd;
@@ -284,13 +291,20 @@ static pid_t spawn_engine(const char *dir, const char *roots, int log_fd)
 	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
 	    dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0)
 		_exit(127);
-	execl("/proc/self/exe", "lectern", "--data", dir, "serve", "--listen",
-	      "127.0.0.1:0", "--local-repos", roots, (char *)NULL);
+	if (socket)
+		execl("/proc/self/exe", "lectern", "--data", dir, "serve",
+		      "--listen", "127.0.0.1:0", "--local-repos", roots,
+		      "--socket", socket, (char *)NULL);
+	else
+		execl("/proc/self/exe", "lectern", "--data", dir, "serve",
+		      "--listen", "127.0.0.1:0", "--local-repos", roots,
+		      (char *)NULL);
 	_exit(127);
 }
 
 /* Start an engine and wait for its port; reports failures itself. */
-static int start_engine(const char *dir, long *pid_out, long *port_out)
+static int start_engine(const char *dir, const char *socket, long *pid_out,
+			long *port_out)
 {
 	char *log = data_path(dir, "serve.log");
 	char why[LOG_TAIL_MAX + 1], *roots = NULL;
@@ -309,7 +323,7 @@ static int start_engine(const char *dir, long *pid_out, long *port_out)
 		goto fail;
 	}
 	fflush(NULL);
-	pid = spawn_engine(dir, roots, log_fd);
+	pid = spawn_engine(dir, roots, socket, log_fd);
 	close(log_fd);
 	if (pid < 0) {
 		cli_fail("cannot start the local engine: %s", strerror(errno));
@@ -442,7 +456,8 @@ int cli_engine_lock(const char *dir)
 	return fd;
 }
 
-int cli_engine_record(const char *dir, long pid, long port)
+int cli_engine_record(const char *dir, long pid, long port,
+		      const char *socket)
 {
 	char text[32];
 
@@ -454,7 +469,33 @@ int cli_engine_record(const char *dir, long pid, long port)
 	if (write_small(dir, "serve.port", text) < 0)
 		return cli_fail("cannot write %s/serve.port: %s", dir,
 				strerror(errno));
+	if (socket == NULL)
+		remove_file(dir, "serve.socket");
+	else if (write_small(dir, "serve.socket", socket) < 0)
+		return cli_fail("cannot write %s/serve.socket: %s", dir,
+				strerror(errno));
 	return CLI_EXIT_OK;
+}
+
+char *cli_engine_socket(const char *dir)
+{
+	char buf[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+
+	if (read_small(dir, "serve.socket", buf, sizeof(buf)) < 0 ||
+	    buf[0] != '/')
+		return NULL;
+	return strdup(buf);
+}
+
+char *cli_engine_socket_path(const char *dir)
+{
+	char *path = data_path(dir, "engine.sock");
+
+	if (path && strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		free(path);
+		path = NULL;
+	}
+	return path;
 }
 
 long cli_engine_running(const char *dir, long *port)
@@ -469,12 +510,13 @@ void cli_engine_forget(const char *dir)
 {
 	remove_file(dir, "serve.pid");
 	remove_file(dir, "serve.port");
+	remove_file(dir, "serve.socket");
 }
 
 int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
 {
 	const char *dir = cli_data_dir(ctx);
-	char url[64];
+	char url[64], *socket = NULL;
 	long pid, port;
 	int lock_fd, status;
 
@@ -486,8 +528,11 @@ int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
 		goto done;
 	if (cli_engine_running(dir, &port) == 0) {
 		cli_engine_forget(dir);
-		if ((status = start_engine(dir, &pid, &port)) != CLI_EXIT_OK ||
-		    (status = cli_engine_record(dir, pid, port)) != CLI_EXIT_OK)
+		socket = cli_engine_socket_path(dir);
+		if ((status = start_engine(dir, socket, &pid, &port)) !=
+			    CLI_EXIT_OK ||
+		    (status = cli_engine_record(dir, pid, port, socket)) !=
+			    CLI_EXIT_OK)
 			goto done;
 	}
 	snprintf(url, sizeof(url), "http://127.0.0.1:%ld", port);
@@ -495,6 +540,7 @@ int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
 		status = cli_fail("out of memory");
 done:
 	close(lock_fd);
+	free(socket);
 	if (status != CLI_EXIT_OK && *token) {
 		memset(*token, 0, strlen(*token));
 		free(*token);

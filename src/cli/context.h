@@ -129,11 +129,19 @@ int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
  * directory's serve.lock (creating the directory); the fd to close, or -1
  * after reporting why. Running: the pid of the recorded engine when it is
  * alive and its port answers (*port set), else 0. Record and forget write
- * and remove serve.pid and serve.port; call them under the lock. */
+ * and remove serve.pid, serve.port and serve.socket (the engine's unix
+ * socket, beside its port: socket NULL records none); call them under the
+ * lock. Socket: the recorded socket path (owned), or NULL. */
 int cli_engine_lock(const char *dir);
 long cli_engine_running(const char *dir, long *port);
-int cli_engine_record(const char *dir, long pid, long port);
+int cli_engine_record(const char *dir, long pid, long port,
+		      const char *socket);
+char *cli_engine_socket(const char *dir);
 void cli_engine_forget(const char *dir);
+/* DATA/engine.sock, the socket the data directory's local engine serves
+ * beside its port; owned, NULL when out of memory or when the path is too
+ * long for a unix socket (the engine then has none). */
+char *cli_engine_socket_path(const char *dir);
 /* The --local-repos value of the local engine: home, the temporary
  * directory and the demo's repository; owned (free()), NULL when out of
  * memory. */

@@ -13,9 +13,12 @@
  *
  * --socket PATH serves on a 0600 unix socket instead of a port, where a
  * connection from the engine's own uid acts as the local user without a
- * token; --print-socket names the default one and --detach starts an
- * engine there in the background unless one answers (serve_socket.c): the
- * remote end of an ssh context. --trust-forwarded builds links from a
+ * token; with --listen or --local-engine it serves on both. A local engine
+ * always has a socket (DATA/engine.sock unless --socket names one), so one
+ * engine serves a data directory both for the CLI here and for an ssh
+ * context. --print-socket names the socket and --detach starts an engine
+ * there in the background unless the data directory's engine already
+ * answers (serve_socket.c): the remote end of an ssh context. --trust-forwarded builds links from a
  * reverse proxy's Forwarded / X-Forwarded-* headers.
  */
 #include <pthread.h>
@@ -326,9 +329,16 @@ static int socket_mode(struct cli_ctx *ctx, struct srv_config *cfg,
 					"or no data directory)");
 		cfg->socket_path = *owned;
 	}
-	if (cfg->socket_path && (mode->listen || mode->local_engine))
-		return cli_fail("serve: --socket, --print-socket and --detach "
-				"do not go with --listen or --local-engine");
+	if ((mode->print_socket || mode->detach) &&
+	    (mode->listen || mode->local_engine))
+		return cli_fail("serve: --print-socket and --detach do not go "
+				"with --listen or --local-engine");
+	if (mode->local_engine && cfg->socket_path == NULL &&
+	    cli_data_dir(ctx) != NULL)
+		cfg->socket_path = *owned =
+			cli_engine_socket_path(cli_data_dir(ctx));
+	cfg->socket_and_tcp = cfg->socket_path &&
+			      (mode->listen || mode->local_engine);
 	return CLI_EXIT_OK;
 }
 
@@ -483,7 +493,7 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (mode.local_engine) {
 		status = cli_engine_record(cfg.data_dir, (long)getpid(),
-					   (long)srv_port(srv));
+					   (long)srv_port(srv), cfg.socket_path);
 		close(lock_fd);
 		lock_fd = -1;
 		if (status != CLI_EXIT_OK) {
@@ -492,7 +502,14 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (cfg.socket_path) {
+	if (cfg.socket_and_tcp) {
+		printf("listening on %s/\n", srv_base_url(srv));
+		fflush(stdout);
+		fprintf(stderr, "lectern serve: data in %s; API at %s/api/v3/ "
+				"and on the unix socket %s (mode 0600: its "
+				"owner's); Ctrl-C stops\n", cfg.data_dir,
+			srv_base_url(srv), cfg.socket_path);
+	} else if (cfg.socket_path) {
 		printf("listening on unix:%s\n", cfg.socket_path);
 		fflush(stdout);
 		fprintf(stderr, "lectern serve: data in %s; API on the unix "

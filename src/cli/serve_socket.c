@@ -4,9 +4,13 @@
  * ssh context runs on the remote machine to make sure an engine answers
  * there before it forwards the socket.
  *
- * The default socket is $XDG_RUNTIME_DIR/lectern/engine.sock (the systemd
- * user unit's %t/lectern/engine.sock), else DATA/engine.sock: an ssh
- * session without PAM has no XDG_RUNTIME_DIR. The engine is started in a
+ * The default socket is the one the data directory's running engine
+ * serves beside its port (started by the CLI here or by systemd: one engine
+ * per store, whoever started it), else $XDG_RUNTIME_DIR/lectern/engine.sock,
+ * else DATA/engine.sock: an ssh session without PAM has no
+ * XDG_RUNTIME_DIR. An engine --detach starts is the data directory's local
+ * engine too (a free loopback port beside the socket, recorded), so the
+ * CLI here finds it rather than starting another. The engine is started in a
  * session of its own with its output appended to DATA/serve-socket.log and
  * no descriptor of the ssh session kept open, or the session would never
  * end.
@@ -33,16 +37,27 @@
 
 char *cli_engine_socket_default(struct cli_ctx *ctx)
 {
-	const char *run = getenv("XDG_RUNTIME_DIR"), *data;
+	const char *run = getenv("XDG_RUNTIME_DIR"), *data = cli_data_dir(ctx);
 	char *path = NULL;
+	long port;
+
+	/* The data directory's engine, started by the CLI here or by
+	 * systemd, serves a socket of its own: that one, not a second
+	 * engine on the same store. */
+	if (data && cli_engine_running(data, &port) &&
+	    (path = cli_engine_socket(data)) != NULL) {
+		if (cli_socket_answers(path))
+			return path;
+		free(path);
+		path = NULL;
+	}
 
 	if (run && run[0] == '/') {
 		if (asprintf(&path, "%s/lectern/engine.sock", run) < 0)
 			return NULL;
 		return path;
 	}
-	if ((data = cli_data_dir(ctx)) == NULL ||
-	    asprintf(&path, "%s/engine.sock", data) < 0)
+	if (data == NULL || asprintf(&path, "%s/engine.sock", data) < 0)
 		return NULL;
 	return path;
 }
@@ -79,7 +94,7 @@ static void exec_engine(const char *dir, const char *path, int log_fd,
 		const char **in;
 		char *const *out;
 	} cast;
-	const char **args = calloc((size_t)argc + 7, sizeof(*args));
+	const char **args = calloc((size_t)argc + 10, sizeof(*args));
 	int null_fd = open("/dev/null", O_RDONLY), i, n = 0;
 
 	setsid();
@@ -90,6 +105,9 @@ static void exec_engine(const char *dir, const char *path, int log_fd,
 	args[n++] = "--data";
 	args[n++] = dir;
 	args[n++] = "serve";
+	args[n++] = "--local-engine";
+	args[n++] = "--listen";
+	args[n++] = "127.0.0.1:0";
 	args[n++] = "--socket";
 	args[n++] = path;
 	for (i = 0; i < argc; i++)
@@ -100,18 +118,40 @@ static void exec_engine(const char *dir, const char *path, int log_fd,
 	_exit(127);
 }
 
+/* The engine --detach started answers on path and is recorded as the
+ * data directory's engine. */
+static int detached_ready(const char *dir, const char *path)
+{
+	char *recorded;
+	int ready;
+
+	if (!cli_socket_answers(path))
+		return 0;
+	recorded = cli_engine_socket(dir);
+	ready = recorded && strcmp(recorded, path) == 0;
+	free(recorded);
+	return ready;
+}
+
 int cli_serve_detach(struct cli_ctx *ctx, const char *path, int argc,
 		     char **argv)
 {
 	const char *dir = cli_data_dir(ctx);
 	char *log = NULL;
 	int log_fd = -1, wstatus, waited = 0, status = CLI_EXIT_FAIL;
+	long pid_running, port;
 	pid_t pid;
 
 	if (cli_socket_answers(path))
 		goto ready;
 	if (dir == NULL)
 		return CLI_EXIT_FAIL;
+	/* An engine without a socket (an older one) holds the data
+	 * directory: a second engine would refuse to start. */
+	if ((pid_running = cli_engine_running(dir, &port)) != 0)
+		return cli_fail("the engine of %s (pid %ld, port %ld) serves "
+				"no socket; 'lectern stop' it and try again",
+				dir, pid_running, port);
 	if (asprintf(&log, "%s/serve-socket.log", dir) < 0) {
 		log = NULL;
 		return cli_fail("out of memory");
@@ -134,9 +174,11 @@ int cli_serve_detach(struct cli_ctx *ctx, const char *path, int argc,
 		exec_engine(dir, path, log_fd, argc, argv);
 	/* Two --detach at once both start one; the second one's engine finds
 	 * the socket taken and exits, and both see the first answer. */
-	while (!cli_socket_answers(path)) {
+	/* Ready once it answers and has recorded itself, so a CLI here that
+	 * comes next finds it rather than starting another. */
+	while (!detached_ready(dir, path)) {
 		if (waitpid(pid, &wstatus, WNOHANG) == pid &&
-		    !cli_socket_answers(path)) {
+		    !detached_ready(dir, path)) {
 			cli_fail("the engine did not start; see %s", log);
 			goto done;
 		}

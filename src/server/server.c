@@ -33,6 +33,9 @@
 
 struct srv {
 	struct MHD_Daemon *daemon;
+	/* The owner's unix socket beside the TCP listener (socket_and_tcp),
+	 * or NULL. */
+	struct MHD_Daemon *daemon_socket;
 	struct srv_guard *guard;
 	struct srv_config config;
 	char *data_dir;
@@ -601,7 +604,7 @@ static int init_names(struct srv *srv, int ipv6)
 	const char *host = srv->config.listen_host;
 	char domain[160];
 
-	if (srv->config.socket_path) {
+	if (srv->config.socket_path && !srv->config.socket_and_tcp) {
 		/* Clients of the socket name no port (curl's Host is the URL's:
 		 * http://localhost/). */
 		snprintf(srv->base_url, sizeof(srv->base_url), "http://localhost");
@@ -705,32 +708,59 @@ fail:
 	return -1;
 }
 
+/* One libmicrohttpd daemon on where (MHD_OPTION_SOCK_ADDR or a listening
+ * socket) with the server's handlers and limits, threads of its own. */
+static struct MHD_Daemon *start_daemon(struct srv *srv, unsigned flags,
+				       unsigned short port,
+				       struct MHD_OptionItem *where,
+				       unsigned threads)
+{
+	return MHD_start_daemon(
+		flags, port, NULL, NULL, on_request, srv,
+		/* First, or libmicrohttpd logs the options on its own. */
+		MHD_OPTION_EXTERNAL_LOGGER, srv_guard_log, srv->guard,
+		MHD_OPTION_ARRAY, where,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, srv->guard,
+		/* One thread is the polling thread itself: no pool. */
+		MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0u,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONNECTION_MEMORY,
+		MHD_OPTION_CONNECTION_LIMIT, srv_guard_connection_limit(),
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		(unsigned)SRV_MAX_CONNECTIONS_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_CONNECTION_TIMEOUT,
+		MHD_OPTION_END);
+}
+
 int srv_start(struct srv **out, const struct srv_config *config)
 {
 	struct sockaddr_storage addr;
 	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem where[2] = { { MHD_OPTION_END, 0, NULL },
-					   { MHD_OPTION_END, 0, NULL } };
+	struct MHD_OptionItem on_tcp[2] = { { MHD_OPTION_END, 0, NULL },
+					    { MHD_OPTION_END, 0, NULL } };
+	struct MHD_OptionItem on_unix[2] = { { MHD_OPTION_END, 0, NULL },
+					     { MHD_OPTION_END, 0, NULL } };
 	struct srv *srv;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_USE_TURBO | MHD_USE_ERROR_LOG;
-	unsigned threads, connections;
+	unsigned threads;
 	int ipv6 = 0, unix_fd = -1, keys = 0;
+	int tcp = config->socket_path == NULL || config->socket_and_tcp;
 
 	*out = NULL;
-	if (config->socket_path) {
-		if ((unix_fd = listen_unix(config->socket_path)) < 0)
-			return -1;
-		where[0] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET,
-						    unix_fd, NULL };
-	} else if (parse_address(config->listen_host, config->port, &addr,
+	if (tcp && parse_address(config->listen_host, config->port, &addr,
 				 &ipv6) < 0) {
 		srv_log("cannot listen on '%s': not a numeric address",
 			config->listen_host);
 		return -1;
-	} else {
-		where[0] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0,
-						    &addr };
+	}
+	on_tcp[0] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, &addr };
+	if (config->socket_path) {
+		if ((unix_fd = listen_unix(config->socket_path)) < 0)
+			return -1;
+		on_unix[0] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET,
+						      unix_fd, NULL };
 	}
 	if ((srv = calloc(1, sizeof(*srv))) == NULL)
 		goto fail;
@@ -745,38 +775,33 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	keys = 2;
 	if (srv_guard_new(&srv->guard) < 0)
 		goto fail;
-	if (ipv6)
-		flags |= MHD_USE_IPv6;
 	threads = config->threads ? config->threads : default_threads();
-	connections = srv_guard_connection_limit();
-	srv->daemon = MHD_start_daemon(
-		flags, config->port, NULL, NULL, on_request, srv,
-		/* First, or libmicrohttpd logs the options on its own. */
-		MHD_OPTION_EXTERNAL_LOGGER, srv_guard_log, srv->guard,
-		MHD_OPTION_ARRAY, where,
-		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, srv->guard,
-		/* One thread is the polling thread itself: no pool. */
-		MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0u,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONNECTION_MEMORY,
-		MHD_OPTION_CONNECTION_LIMIT, connections,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned)SRV_MAX_CONNECTIONS_PER_IP,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_CONNECTION_TIMEOUT,
-		MHD_OPTION_END);
+	srv->daemon = start_daemon(srv, flags | (ipv6 ? MHD_USE_IPv6 : 0u),
+				   tcp ? config->port : 0, tcp ? on_tcp : on_unix,
+				   threads);
 	if (srv->daemon == NULL) {
-		if (config->socket_path)
+		if (!tcp)
 			srv_log("cannot serve on %s", config->socket_path);
 		else
 			srv_log("cannot listen on %s:%u (address in use or not "
 				"permitted)", config->listen_host, config->port);
 		goto fail;
 	}
-	/* libmicrohttpd owns the socket from here on and closes it. */
-	unix_fd = -1;
+	if (!tcp)
+		unix_fd = -1; /* libmicrohttpd owns it from here on */
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	srv->port = info && !config->socket_path ? info->port : config->port;
+	srv->port = info && tcp ? info->port : config->port;
+	/* The owner's socket beside the port: a few people's, so the
+	 * polling thread alone serves it. */
+	if (tcp && unix_fd >= 0) {
+		srv->daemon_socket = start_daemon(srv, flags, 0, on_unix, 1);
+		if (srv->daemon_socket == NULL) {
+			srv_log("cannot serve on %s", config->socket_path);
+			MHD_stop_daemon(srv->daemon);
+			goto fail;
+		}
+		unix_fd = -1;
+	}
 	if (init_names(srv, ipv6) < 0) {
 		srv_stop(srv);
 		return -1;
@@ -804,6 +829,8 @@ void srv_stop(struct srv *srv)
 	 * request they are in; their store handles close as they exit. The
 	 * guard goes after (srv_free): closing connections notifies it. */
 	MHD_stop_daemon(srv->daemon);
+	if (srv->daemon_socket)
+		MHD_stop_daemon(srv->daemon_socket);
 	if (srv->config.socket_path)
 		unlink(srv->config.socket_path);
 	pthread_key_delete(srv->store_key);

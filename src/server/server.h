@@ -37,6 +37,9 @@ struct srv_config {
 	/* Listen on this unix socket instead (created mode 0600, a stale one
 	 * replaced); NULL: listen_host:port. */
 	const char *socket_path;
+	/* ... and on listen_host:port too: the data directory's one engine,
+	 * for the CLI here (the port) and an ssh context (the socket). */
+	int socket_and_tcp;
 	enum srv_edition edition;
 	/* NULL: "localhost" with the port of the request's host, so docs
 	 * links follow the port the client reached the server on. */
