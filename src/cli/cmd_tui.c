@@ -58,10 +58,12 @@ static void last_line(FILE *f, char *out, size_t size)
  * the TUI quits. */
 #define MAX_FORWARDS 8
 
-/* What the TUI's callbacks share: the CLI's state, and the ports
- * forwarded so far (ended when the TUI quits). */
+/* What the TUI's callbacks share: the CLI's state, the watcher of the
+ * current ssh context's link (-1: none), and the ports forwarded so far
+ * (ended when the TUI quits). */
 struct tui_payload {
 	struct cli_ctx *ctx;
+	long keeper;
 	struct {
 		char *context, *remote;
 		int port;
@@ -123,6 +125,13 @@ static int connect_context(void *payload, const char *name,
 
 	if (captured(connect_named, &call, err, errsize) != CLI_EXIT_OK)
 		return -1;
+	/* The watcher follows the context: the old link's goes, an ssh
+	 * context gets its own. */
+	cli_ssh_keeper_stop(tp->keeper);
+	tp->keeper = call.conn.unix_socket
+			     ? cli_ssh_keeper_start(call.conn.name,
+						    call.conn.unix_socket)
+			     : -1;
 	take_conn(&call.conn, out);
 	return 0;
 }
@@ -220,12 +229,11 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 {
 	static const struct cli_command self = { "tui", "[--theme NAME|FILE] [--readonly]",
 						 "", NULL };
-	struct tui_payload payload = { .ctx = ctx };
+	struct tui_payload payload = { .ctx = ctx, .keeper = -1 };
 	struct ui_start start;
 	struct cli_config cfg;
 	struct cli_conn conn;
 	const char **names = NULL;
-	long keeper = -1;
 	char err[256];
 	int i, status;
 
@@ -250,7 +258,8 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	/* Through ssh, a watcher brings the link back when it drops. */
 	if (conn.unix_socket)
-		keeper = cli_ssh_keeper_start(conn.name, conn.unix_socket);
+		payload.keeper = cli_ssh_keeper_start(conn.name,
+						      conn.unix_socket);
 	take_conn(&conn, &start.conn);
 	names = context_names(&cfg, &start.contexts_len);
 	start.contexts = names;
@@ -261,7 +270,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	ui_conn_dispose(&start.conn);
 	end_forwards(&payload);
-	cli_ssh_keeper_stop(keeper);
+	cli_ssh_keeper_stop(payload.keeper);
 done:
 	free(names);
 	cli_config_dispose(&cfg);
