@@ -521,11 +521,6 @@ static int job_fetch(struct lec__job *job)
 	return rc;
 }
 
-static int looks_like_commit(const char *s)
-{
-	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
-}
-
 /* The commit a version stands for, and the branch or tag name behind it. */
 static int resolve_commit(struct lec__job *job,
 			  const struct lec_repo_refs *refs)
@@ -545,7 +540,7 @@ static int resolve_commit(struct lec__job *job,
 		return lec__job_fail(job, "The repository has no default "
 					  "branch; set the project's default "
 					  "branch.");
-	if (looks_like_commit(name)) {
+	if (lec_repo_is_commit_id(name)) {
 		job->commit = lec__strdup(name);
 		job->git_identifier = lec__strdup(v->verbose_name);
 	} else {

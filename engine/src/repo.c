@@ -812,10 +812,12 @@ int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out)
 	return error;
 }
 
-static int is_commit_hex(const char *s)
+int lec_repo_is_commit_id(const char *s)
 {
 	size_t i;
 
+	if (s == NULL)
+		return 0;
 	for (i = 0; i < LEC_REPO_COMMIT_HEX; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') ||
 		      (s[i] >= 'a' && s[i] <= 'f') ||
@@ -872,7 +874,8 @@ static int resolve_ref(git_repository *repo, const char *name,
 		goto done;
 	}
 	rc = git_reference_lookup(&ref, repo, full);
-	if (rc == GIT_ENOTFOUND && type == LEC_REPO_TAG && is_commit_hex(name))
+	if (rc == GIT_ENOTFOUND && type == LEC_REPO_TAG &&
+	    lec_repo_is_commit_id(name))
 		error = resolve_commit(repo, name, out);
 	else if (rc == GIT_ENOTFOUND)
 		error = lec__error(LEC_ENOTFOUND, "no %s '%s' in the mirror",
@@ -1143,7 +1146,7 @@ static int lookup_tree(git_repository *repo, const char *hex,
 	int rc;
 
 	*tree = NULL;
-	if (!is_commit_hex(hex) || git_oid_fromstr(&oid, hex) < 0)
+	if (!lec_repo_is_commit_id(hex) || git_oid_fromstr(&oid, hex) < 0)
 		return lec__error(LEC_EINVALID, "'%s' is not a commit id "
 				  "(%d hexadecimal digits)", hex,
 				  LEC_REPO_COMMIT_HEX);

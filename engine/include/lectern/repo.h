@@ -30,6 +30,10 @@ extern "C" {
 /* Hexadecimal digits of a commit id (SHA-1). */
 #define LEC_REPO_COMMIT_HEX 40
 
+/* Whether s is a whole commit id: LEC_REPO_COMMIT_HEX hexadecimal digits
+ * (NULL is not). */
+int lec_repo_is_commit_id(const char *s);
+
 /* How far a transfer or a checkout has got (libgit2's indexer counters;
  * a checkout counts the files it has written in received_objects). */
 struct lec_repo_progress {
