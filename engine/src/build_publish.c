@@ -1,8 +1,10 @@
 /*
  * The publishing (uploading) step: the output a build wrote under its
  * checkout is made safe, moved out of the checkout, and made the version's
- * published docs with one rename() of a symbolic link; the previous output
- * is removed and the new HTML indexed for search.
+ * published docs with one rename() of a symbolic link; the new HTML is
+ * indexed for search. Earlier outputs stay under <data>/outputs/<build>
+ * for page diffs (diff.h) until the version has more than keep_builds of
+ * them, counting the new one; the oldest go first.
  *
  * The output was written by untrusted code, so before anything is moved
  * it is walked without following links: only regular files and
@@ -21,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lectern/build.h"
+#include "lectern/diff.h"
 #include "lectern/search.h"
 #include "pipeline_internal.h"
 
@@ -178,8 +182,43 @@ static void step_index(struct lec__job *job, const char *html_dir)
 	lec__free(display);
 }
 
+/* Remove the outputs of the version's passed builds beyond the newest
+ * keep_builds (this one, still uploading, counted first). Failing to list
+ * them only keeps them longer: nothing here fails the build. */
+static void prune_outputs(struct lec__job *job, const char *outputs)
+{
+	struct lec_build_list list = { 0 };
+	unsigned keep = job->pl->config.keep_builds
+				? job->pl->config.keep_builds
+				: LEC_DIFF_KEEP_BUILDS_DEFAULT;
+	unsigned kept = 0;
+	size_t i;
+
+	if (lec_build_list(job->st, job->project->id, job->version->id, NULL,
+			   NULL, &list) < 0)
+		return;
+	for (i = 0; i < list.len; i++) {
+		const struct lec_build *b = &list.items[i];
+		char name[24], *dir;
+		struct stat sb;
+
+		if (b->id != job->build->id &&
+		    (b->state != LEC_BUILD_STATE_FINISHED || !b->success))
+			continue;
+		snprintf(name, sizeof(name), "%lld", (long long)b->id);
+		if ((dir = lec__path_join(outputs, name)) == NULL)
+			break;
+		if (lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		    ++kept > keep)
+			lec__remove_tree(dir);
+		lec__free(dir);
+	}
+	lec_build_list_dispose(&list);
+}
+
 /* Move the output out of the checkout, point the version's published link
- * at it with one rename(), then drop the previous output. */
+ * at it with one rename(), then drop outputs beyond the version's kept
+ * ones. */
 int lec__job_publish(struct lec__job *job)
 {
 	struct lec__buf b = LEC__BUF_INIT;
@@ -187,8 +226,7 @@ int lec__job_publish(struct lec__job *job)
 	char *html = lec__path_join(job->output, "html");
 	char *outputs = lec__path_join(job->pl->data_dir, "outputs");
 	char *dest = NULL, *pubdir = NULL, *link = NULL, *tmp = NULL;
-	char target[PATH_MAX], old[PATH_MAX];
-	ssize_t oldlen;
+	char target[PATH_MAX];
 	int rc = -1;
 
 	if (html == NULL || outputs == NULL)
@@ -232,8 +270,6 @@ int lec__job_publish(struct lec__job *job)
 	tmp = lec__buf_take(&b);
 	snprintf(target, sizeof(target), "../../outputs/%lld",
 		 (long long)job->build->id);
-	oldlen = link ? readlink(link, old, sizeof(old) - 1) : -1;
-	old[oldlen > 0 ? oldlen : 0] = '\0';
 	if (tmp)
 		unlink(tmp); /* left by a build that died here */
 	if (link == NULL || tmp == NULL || symlink(target, tmp) < 0 ||
@@ -243,14 +279,9 @@ int lec__job_publish(struct lec__job *job)
 		lec__remove_tree(dest);
 		goto done;
 	}
-	/* The previous output is no longer served. */
-	if (oldlen > 0 && strncmp(old, "../../outputs/", 14) == 0) {
-		char *previous = lec__path_join(outputs, old + 14);
-
-		if (previous && strcmp(previous, dest) != 0)
-			lec__remove_tree(previous);
-		lec__free(previous);
-	}
+	/* The previous output is no longer served; it stays for diffs while
+	 * the version's newest keep_builds hold it. */
+	prune_outputs(job, outputs);
 	patch.set |= LEC_VERSION_SET_DOCUMENTATION_TYPE;
 	patch.documentation_type = lec_doctype_code(job->doctype);
 	lec_version_update(job->st, job->version->id, &patch);

@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
 	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
 	  "[--build-user UID:GID] [--offline] [--no-watch] "
 	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine] "
+	  "[--keep-builds N (outputs kept per version for diffs, default 5)] "
 	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },

@@ -76,6 +76,9 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "integrations/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_integration_detail),
 	    ADMIN(SRV_DELETE, srv_v3_integration_delete) } },
+	/* Lectern's extension: page diffs between versions or builds
+	 * (docs/api.md); seen as the builds are. */
+	{ P "diff/", SRV_API_V3, SRV_PERM_ADMIN, 0, { GET(srv_v3_diff) } },
 	/* Business edition (absent, 404, in the community edition); any
 	 * authenticated user, so other methods are 405. */
 	{ "/api/v3/organizations/", SRV_API_V3, SRV_PERM_AUTH, 1,
