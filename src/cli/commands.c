@@ -95,6 +95,10 @@ static const struct cli_command commands[] = {
 	  cli_cmd_translations },
 	{ "orgs", "[--json]", "list your organizations (business edition)",
 	  cli_cmd_orgs },
+	{ "diff", "PROJECT BASE HEAD [PAGE] [--json]",
+	  "what changed between two versions or builds (build:ID) of the "
+	  "docs, as a unified diff",
+	  cli_cmd_diff },
 	{ "api", "[-X METHOD] PATH [-d JSON]",
 	  "send any request to the API and print the answer", cli_cmd_api },
 	{ "tui", "[--theme NAME|FILE] [--readonly]",

@@ -609,6 +609,55 @@ int lc_search(struct lc_client *c, const char *query, const char *project,
 int lc_embed_get(struct lc_client *c, const char *url, struct lc_embed **out,
 		 struct lc_error *err);
 
+/* ------------------------------------ Page diffs (Lectern's extension) */
+
+/* GET /api/v3/projects/<p>/diff/ (docs/api.md "Page diffs"). Statuses are
+ * "changed", "added" or "removed"; a line starts with ' ', '-' or '+'. */
+struct lc_diff_section {
+	char *id;
+	char *status;
+	char *title;
+	char *base_title; /* NULL unless the title changed */
+	char **lines;
+	size_t lines_len;
+};
+
+struct lc_diff_page {
+	char *path;
+	char *status;
+	char *title;
+	char *base_title;
+	struct lc_diff_section *sections;
+	size_t sections_len;
+};
+
+struct lc_diff {
+	char *base_ref, *head_ref;
+	long long base_build, head_build;
+	struct lc_diff_page *pages;
+	size_t pages_len;
+	long long unchanged;
+	int truncated; /* 1, 0 or LC_UNKNOWN */
+	cJSON *raw;
+};
+
+int lc_diff_parse(const cJSON *json, struct lc_diff **out,
+		  struct lc_error *err);
+void lc_diff_free(struct lc_diff *d);
+/* The request lc_diff_get sends, for an asynchronous caller: *path is the
+ * caller's (free), the parameters go into q. page may be NULL (every
+ * page). LC_OK, LC_EINVAL (a missing argument) or LC_ENOMEM. */
+int lc_diff_request(const char *project, const char *base, const char *head,
+		    const char *page, char **path, struct lc_query *q);
+int lc_diff_get(struct lc_client *c, const char *project, const char *base,
+		const char *head, const char *page, struct lc_diff **out,
+		struct lc_error *err);
+/* A diff as unified-diff text: per page "--- a/PATH (BASE)" and
+ * "+++ b/PATH (HEAD)" (/dev/null for an added or removed page), then per
+ * section a "@@ #id title @@" hunk of its lines. only: one page of d, or
+ * NULL for all. Caller frees; NULL when out of memory. */
+char *lc_diff_unified(const struct lc_diff *d, const struct lc_diff_page *only);
+
 /* ------------------------------------------- Asynchronous mode */
 
 /*
