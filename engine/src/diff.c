@@ -9,6 +9,7 @@
  * sees exactly the pages search sees; a page whose bytes are identical on
  * both sides is not parsed at all.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -150,6 +151,33 @@ int lec_diff_ref_resolve(struct lec_store *st, const char *data_dir,
 	if (rc < 0)
 		lec_diff_ref_dispose(out);
 	return rc;
+}
+
+int lec_diff_usage(const char *data_dir, struct lec_diff_usage *out)
+{
+	char *outputs, *path;
+	struct dirent *e;
+	DIR *d;
+
+	lec_error_clear();
+	if (data_dir == NULL || out == NULL)
+		return lec__error(LEC_EINVALID, "no data directory to measure");
+	memset(out, 0, sizeof(*out));
+	if ((outputs = lec__path_join(data_dir, "outputs")) == NULL)
+		return LEC_ENOMEM;
+	if ((d = opendir(outputs)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
+			    (path = lec__path_join(outputs, e->d_name)) == NULL)
+				continue;
+			out->outputs++;
+			out->bytes += lec__dir_bytes(path);
+			lec__free(path);
+		}
+		closedir(d);
+	}
+	lec__free(outputs);
+	return LEC_OK;
 }
 
 /* The comparison ------------------------------------------------------------ */

@@ -155,6 +155,9 @@ class DiffTest(ServerTestCase):
         self.assertDetail(self.diff(base="build:%d" % self.first, head="latest"), 404,
                           "The output of build %d is no longer kept." % self.first)
         self.assertStatus(self.diff(base="build:%d" % self.second, head="latest"), 200)
+        # The kept outputs count in the data directory's disk use.
+        status = self.server.lectern("status").stdout
+        self.assertRegex(status, r"(?m)^build outputs:  2 \([0-9.]+ MiB; published and kept")
         self.assertEqual(self.server.stop(), 0)
         again = Server("--workers", "1", data=self.server.data)
         try:

@@ -66,6 +66,19 @@ int lec_diff_ref_resolve(struct lec_store *store, const char *data_dir,
 /** Free what a reference holds. Accepts NULL. */
 void lec_diff_ref_dispose(struct lec_diff_ref *ref);
 
+/* What the outputs of builds take in a data directory: the published ones
+ * and those kept for diffs alike (<data>/outputs/<build>). */
+struct lec_diff_usage {
+	size_t outputs;   /* builds with an output */
+	uint64_t bytes;   /* disk they take */
+};
+
+/**
+ * Measure <data_dir>/outputs (symbolic links not followed).
+ * @return LEC_OK (no outputs yet: zeros); LEC_EINVALID (NULL argument)
+ */
+int lec_diff_usage(const char *data_dir, struct lec_diff_usage *out);
+
 /* Diffs ---------------------------------------------------------------- */
 
 enum lec_diff_status {
