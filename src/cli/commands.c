@@ -99,6 +99,13 @@ static const struct cli_command commands[] = {
 	  "what changed between two versions or builds (build:ID) of the "
 	  "docs, as a unified diff",
 	  cli_cmd_diff },
+	{ "mirror add", "CONTEXT PROJECT [--version V]... [--interval MS]",
+	  "copy a remote project's docs into the local engine, to read and "
+	  "search offline",
+	  cli_cmd_mirror_add },
+	{ "mirror update", "[--interval MS]",
+	  "refresh every mirror, downloading only the pages that changed",
+	  cli_cmd_mirror_update },
 	{ "api", "[-X METHOD] PATH [-d JSON]",
 	  "send any request to the API and print the answer", cli_cmd_api },
 	{ "tui", "[--theme NAME|FILE] [--readonly]",

@@ -172,6 +172,9 @@ void lc_project_free(struct lc_project *pr)
 	free(pr->created);
 	free(pr->modified);
 	strings_free(pr->tags, pr->tags_len);
+	free(pr->mirror_source);
+	free(pr->mirror_project);
+	free(pr->mirror_updated);
 	cJSON_Delete(pr->raw);
 	free(pr);
 }
@@ -206,6 +209,9 @@ static void project_fields(struct parse *p, const cJSON *j,
 	pr->created = str(p, j, "created");
 	pr->modified = str(p, j, "modified");
 	pr->tags = strings(p, field(j, "tags"), NULL, &pr->tags_len);
+	pr->mirror_source = str2(p, j, "mirror", "source");
+	pr->mirror_project = str2(p, j, "mirror", "project");
+	pr->mirror_updated = str2(p, j, "mirror", "updated");
 	pr->raw = copy(p, j);
 }
 
