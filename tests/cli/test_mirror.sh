@@ -12,7 +12,9 @@ unset LECTERN_CONTEXT NO_COLOR
 REMOTE_DATA="$DATA/remote"
 remote_pid=
 
+TMUX_SOCKET="lectern-mirror-$$"
 cleanup() {
+	tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null
 	"$LECTERN" stop >/dev/null 2>&1
 	if [ -n "$remote_pid" ]; then
 		kill "$remote_pid" 2>/dev/null
@@ -88,6 +90,21 @@ expect_match err 'mirror of another instance'
 expect_status 1 "$LECTERN" mirror update --interval 0
 expect_match err '1 of 1 mirrors could not be updated'
 expect_status 2 "$LECTERN" mirror add far
+# The TUI's Projects screen shows the mirror with its source and age.
+tmux -L "$TMUX_SOCKET" new-session -d -s s -x 120 -y 30 \
+	"env LANG=C.UTF-8 TERM=tmux-256color '$LECTERN' tui 2>'$DATA/tui.err'; sleep 60"
+host=${remote_url#http://}
+shown=
+for i in $(seq 1 300); do
+	tmux -L "$TMUX_SOCKET" capture-pane -p -t s >"$DATA/screen" 2>/dev/null
+	if grep -Eq "^mirror-guide +Mirror Guide \(mirror of $host/mirror-guide\) +latest +mirrored +[0-9]+[smhd]" "$DATA/screen"; then
+		shown=1
+		break
+	fi
+	sleep 0.1
+done
+[ -n "$shown" ] && pass || fail "the Projects screen: $(cat "$DATA/screen")"
+tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null
 expect_status 2 "$LECTERN" mirror add far x --interval never
 
 finish

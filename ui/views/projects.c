@@ -1,6 +1,7 @@
 /*
  * The Projects screen: every project of the context, with its default
- * version and its last build's state and age. The list is read page by
+ * version and its last build's state and age (a mirror: where it was
+ * copied from, and how long ago). The list is read page by
  * page (following `next`); each project's last build is asked for only
  * once its row is on screen, and again every few seconds while it is, so
  * a long list costs no more requests than a short one.
@@ -91,10 +92,26 @@ static void fill_row(struct projects *ps, const struct entry *e, time_t now)
 
 	row->key = ui_xstrdup(e->project->slug);
 	ui_row_set(row, 0, UI_SLOT_HEADING, "%s", e->project->slug);
-	ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
-		   e->project->name ? e->project->name : "");
 	ui_row_set(row, 2, UI_SLOT_NORMAL, "%s",
 		   e->project->default_version ? e->project->default_version : "");
+	if (e->project->mirror_source) {
+		/* A mirror is never built: its source and its copy's age. */
+		const char *src = strstr(e->project->mirror_source, "://");
+
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s (mirror of %s/%s)",
+			   e->project->name ? e->project->name : "",
+			   src ? src + 3 : e->project->mirror_source,
+			   e->project->mirror_project
+				   ? e->project->mirror_project
+				   : "");
+		ui_row_set(row, 3, UI_SLOT_DIM, "mirrored");
+		ui_format_age(age, sizeof(age),
+			      ui_parse_time(e->project->mirror_updated), now);
+		ui_row_set(row, 5, UI_SLOT_DIM, "%s", age);
+		return;
+	}
+	ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
+		   e->project->name ? e->project->name : "");
 	if (!e->last_known) {
 		ui_row_set(row, 3, UI_SLOT_DIM, "...");
 		return;
