@@ -315,7 +315,9 @@ static int assemble(const char *staged, const char *served, const char *tree,
 				*slash = '\0';
 				rc = lec__mkdirs(to);
 				*slash = '/';
-				if (rc == LEC_OK && rename(from, to) < 0)
+				/* Linked, not moved: a publish that fails
+				 * leaves the staged pages for the next. */
+				if (rc == LEC_OK && link(from, to) < 0)
 					rc = lec__error(LEC_EIO, "%s: %s",
 							pages[i].path,
 							strerror(errno));
@@ -529,7 +531,9 @@ int lec_mirror_publish(struct lec_store *st, const char *data_dir,
 	if ((rc = lec_search_index_dir(st, v->id, html, NULL, &ir)) == LEC_OK)
 		r->indexed = ir.pages;
 done:
-	if (stage)
+	/* Published: the staged pages are done with. Failed: they stay for
+	 * another try, and the half-made tree goes. */
+	if (stage && rc == LEC_OK)
 		lec__remove_tree(stage);
 	if (tree && rc < 0)
 		lec__remove_tree(tree);

@@ -89,7 +89,8 @@ struct lec_mirror_report {
  * Publish a refresh of a mirror's version: exactly the pages listed, each
  * the one staged for it or else (not modified at the remote) the one the
  * version serves now. The version is created (active) when missing; the
- * staging area is emptied.
+ * staging area is emptied once it is published (a failed publish leaves
+ * it for another try).
  * @param keep outputs kept per version for diffs (0: the default)
  * @return LEC_OK; LEC_EINVALID (not a mirror; no pages or more than
  *         LEC_MIRROR_PAGES_MAX; a bad path or etag; field "pages" names a
