@@ -62,4 +62,11 @@ expect_match err 'No Version matches the given query'
 expect_status 2 "$LECTERN" diff guide latest
 expect_status 1 "$LECTERN" diff nosuch latest latest
 
+# The engine stopped cleanly (a sanitizer build reports leaks and errors
+# into its log).
+expect_status 0 "$LECTERN" stop
+if grep -q 'Sanitizer\|runtime error' "$LECTERN_DATA/serve.log"; then
+	fail "engine log: $(grep -A5 'Sanitizer\|runtime error' "$LECTERN_DATA/serve.log")"
+else pass; fi
+
 finish

@@ -109,4 +109,12 @@ done
 tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null
 expect_status 2 "$LECTERN" mirror add far x --interval never
 
+# The engines stopped cleanly (a sanitizer build reports leaks and errors
+# into their logs).
+expect_status 0 "$LECTERN" stop
+if grep -q 'Sanitizer\|runtime error' "$LECTERN_DATA/serve.log" "$DATA/remote.err"; then
+	fail "engine log: $(grep -A5 'Sanitizer\|runtime error' "$LECTERN_DATA/serve.log" "$DATA/remote.err")"
+else pass; fi
+[ ! -s "$DATA/tui.err" ] && pass || fail "the TUI wrote to stderr: $(cat "$DATA/tui.err")"
+
 finish
