@@ -142,6 +142,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	start.connect = connect_context;
 	start.payload = ctx;
 	start.demo_repo = cli_demo_repo();
+	start.data_dir = cli_data_dir(ctx);
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	ui_conn_dispose(&start.conn);
 	cli_ssh_keeper_stop(keeper);

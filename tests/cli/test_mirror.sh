@@ -2,7 +2,8 @@
 # Offline mirrors: a second `lectern serve` acts as the remote, with a
 # Markdown project built there. `lectern mirror add` copies its docs into
 # the local engine; `mirror update` downloads nothing when nothing changed
-# (ETags) and the rewritten pages after a new build there; then, with
+# (ETags) and the rewritten pages after a new build there; the TUI's `m`
+# on the remote's Projects screen copies it in the background; then, with
 # the remote stopped, the mirror is read, searched and embedded from the
 # local engine, is diffed across its refreshes, and refuses to be built.
 . "$LEC_TESTS/cli/lib.sh"
@@ -67,6 +68,39 @@ expect_status 0 "$LECTERN" --context far build mirror-guide --watch --exit-statu
 expect_status 0 "$LECTERN" mirror update --interval 0
 expect_match out '^mirror-guide/latest: 2 pages \(2 downloaded, 0 unchanged, 0 skipped\)'
 second=$(sed -n 's/.* as build \([0-9]*\)$/\1/p' "$DATA/out")
+
+# ---- m on the remote context's Projects screen copies again, detached.
+builds() {
+	"$LECTERN" api /api/v3/projects/mirror-guide/builds/ | sed -n 's/^{"count":\([0-9]*\).*/\1/p'
+}
+before=$(builds)
+tmux -L "$TMUX_SOCKET" new-session -d -s m -x 120 -y 30 \
+	"env LANG=C.UTF-8 TERM=tmux-256color '$LECTERN' --context far tui 2>'$DATA/tui-far.err'; sleep 60"
+seen=
+for i in $(seq 1 300); do
+	tmux -L "$TMUX_SOCKET" capture-pane -p -t m >"$DATA/screen" 2>/dev/null
+	grep -Eq '^mirror-guide +Mirror Guide ' "$DATA/screen" && seen=1 && break
+	sleep 0.1
+done
+[ -n "$seen" ] && pass || fail "the remote's Projects screen: $(cat "$DATA/screen")"
+tmux -L "$TMUX_SOCKET" send-keys -t m m
+seen=
+for i in $(seq 1 300); do
+	tmux -L "$TMUX_SOCKET" capture-pane -p -t m >"$DATA/screen" 2>/dev/null
+	grep -q 'mirroring mirror-guide into the local engine in the background' "$DATA/screen" && seen=1 && break
+	sleep 0.1
+done
+[ -n "$seen" ] && pass || fail "m's message: $(cat "$DATA/screen")"
+log="$LECTERN_DATA/mirror-mirror-guide.log"
+for i in $(seq 1 300); do
+	grep -q '^mirror-guide/latest: 2 pages' "$log" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q '^mirror-guide/latest: 2 pages' "$log" && pass ||
+	fail "the background copy's log: $(cat "$log" 2>/dev/null)"
+[ "$(builds)" -gt "$before" ] && pass || fail "m made no refresh"
+tmux -L "$TMUX_SOCKET" kill-session -t m
+[ ! -s "$DATA/tui-far.err" ] && pass || fail "the TUI wrote to stderr: $(cat "$DATA/tui-far.err")"
 
 # ---- The remote goes away; the mirror still reads, searches and embeds.
 kill "$remote_pid"

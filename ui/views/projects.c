@@ -24,6 +24,7 @@
 #include "builds.h"
 #include "client.h"
 #include "edit.h"
+#include "../mirror.h"
 
 /* Projects per list request. */
 #define PAGE 100
@@ -295,6 +296,33 @@ static char *demo_body(const char *dir)
 
 /* `d`: import the demo the ordinary way (POST /api/v3/projects/, which
  * queues the first build); demo_imported takes the answer. */
+/* m: copy the selected project of this remote context into the local
+ * engine, in the background (mirror.h). */
+static void start_mirror(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	const struct ui_row *row = ui_table_row(&ps->table, v->cursor);
+	const char *context = v->app->conn.name;
+	char err[256], *log = NULL;
+
+	if (row == NULL)
+		return;
+	if (context == NULL || strcmp(context, LOCAL_CONTEXT) == 0) {
+		ui_app_error(v->app, "these docs are local already: mirror a "
+				     "project of a remote context (:context)");
+		return;
+	}
+	if (ui_mirror_start(v->app->start->data_dir, context, row->key, &log,
+			    err, sizeof(err)) < 0) {
+		ui_app_error(v->app, "%s", err);
+		return;
+	}
+	ui_app_message(v->app, "mirroring %s into the local engine in the "
+			       "background (log: %s)",
+		       row->key, log ? log : "none");
+	free(log);
+}
+
 static void start_demo(struct ui_view *v)
 {
 	const char *dir = demo_source(v);
@@ -452,6 +480,9 @@ static int projects_action(struct ui_view *v, enum ui_action action)
 		return UI_HANDLED;
 	case UI_ACTION_ORGS:
 		ui_app_push(v->app, ui_orgs_new(v->app));
+		return UI_HANDLED;
+	case UI_ACTION_MIRROR:
+		start_mirror(v);
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		/* A reload cancels the view's requests, the demo's import
