@@ -140,7 +140,7 @@ static char *link_target(const char *from, const char *href, size_t len,
 	free(joined);
 	/* A directory is its index page; anything else must be a page. */
 	if (out[0] == '\0' || dst[-1] == '/')
-		strcat(out, "index.html");
+		memcpy(dst, "index.html", sizeof("index.html"));
 	n = strlen(out);
 	if (n < 6 || strcmp(out + n - 5, ".html") != 0) {
 		free(out);
@@ -206,14 +206,16 @@ static int split_url(const char *url, char **origin, char **path)
 	}
 	if ((*path)[strlen(*path) - 1] != '/') {
 		/* A version URL names a directory. */
-		char *p = realloc(*path, strlen(*path) + 2);
+		size_t len = strlen(*path);
+		char *p = realloc(*path, len + 2);
 
 		if (p == NULL) {
 			free(*origin);
 			free(*path);
 			return LC_ENOMEM;
 		}
-		strcat(p, "/");
+		p[len] = '/';
+		p[len + 1] = '\0';
 		*path = p;
 	}
 	return LC_OK;
