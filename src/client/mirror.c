@@ -74,11 +74,8 @@ static int pages_add(struct pages *ps, char *path)
 
 /* Links ----------------------------------------------------------------- */
 
-/* The page a link of page `from` leads to, as a path below the version's
- * root (root_path: the version's URL path, "/en/latest/"), or NULL when
- * it leads elsewhere: another site, another version, not a page. */
-static char *link_target(const char *from, const char *href, size_t len,
-			 const char *root_path)
+char *lc__mirror_link(const char *from, const char *href, size_t len,
+		      const char *root_path)
 {
 	struct lc_buf b = { 0 };
 	char *joined, *out, *seg, *dst;
@@ -168,8 +165,8 @@ static int add_links(struct pages *ps, const char *from, const char *body,
 		if ((close = memchr(v, q, (size_t)(end - v))) == NULL)
 			break;
 		{
-			char *t = link_target(from, v, (size_t)(close - v),
-					      root_path);
+			char *t = lc__mirror_link(from, v, (size_t)(close - v),
+						  root_path);
 
 			if (t)
 				rc = pages_add(ps, t);
