@@ -4,7 +4,9 @@
 # commit. D on a build lists the pages that changed against the build
 # before it, Enter shows one page's changed section inline with its
 # removed and added sentences; D on a version compares it with the default
-# version; D on the default version itself says why it cannot.
+# version; D on the default version itself says why it cannot; in the
+# reader, C marks the sections of a page that changed since the default
+# version.
 . "$LEC_TESTS/tui/lib.sh"
 
 mkdir -p "$TMP/guide/docs"
@@ -68,6 +70,14 @@ wait_for '^latest +yes ' "the versions tab again"
 select_version latest
 keys D
 wait_for 'latest is the default version' "the default version's refusal"
+# ---- The reader marks the sections of old's page that differ from latest.
+keys : s e a r c h ' ' p r o j e c t : g u i d e / o l d ' ' r e t u r n s Enter
+wait_for 'usage\.html|Usage' "the search result on old"
+keys Enter
+wait_for 'It returns zero\.' "old's page in the reader"
+keys C
+wait_for '1 sections changed or new since latest \(~ and \+ in the margin\), 0 removed' "the compare's count"
+wait_for '^~ *Calling' "the changed section's mark"
 quit_tui
 
 finish
