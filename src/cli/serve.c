@@ -254,6 +254,7 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			if (parse_count(opt, val, 1, 1000, &n))
 				return CLI_EXIT_FAIL;
 			pcfg->keep_builds = (unsigned)n;
+			cfg->keep_builds = (unsigned)n;
 		} else if (strcmp(opt, "--socket") == 0) {
 			if (val[0] != '/')
 				return cli_fail("serve: --socket wants an "

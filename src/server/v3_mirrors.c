@@ -157,8 +157,8 @@ int srv_v3_mirror_publish(struct srv_request *req, struct srv_response *res)
 		pages[n++].etag = item->valuestring;
 	}
 	rc = lec_mirror_publish(srv_store(req), srv_data_dir(req),
-				parent.project, req->params[1], pages, n, 0,
-				&r);
+				parent.project, req->params[1], pages, n,
+				srv_keep_builds(req), &r);
 	if (rc < 0) {
 		srv_respond_engine_error(res, rc);
 		goto done;

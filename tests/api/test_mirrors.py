@@ -3,7 +3,10 @@
 rules, publishing a version's page list (uploaded and kept pages, the
 errors), the ETags kept for the next refresh, the mirror served on its own
 docs host only and searchable, refreshes recorded as builds, and mirrors
-refusing builds. The client's crawl is tested by tests/cli/test_mirror.sh."""
+refusing builds, and refreshes kept for diffs as --keep-builds says. The
+client's crawl is tested by tests/cli/test_mirror.sh."""
+import os
+
 from lectern_test import ServerTestCase, main
 
 SOURCE = "http://remote.example:8000"
@@ -14,6 +17,8 @@ GUIDE = (b"<html><head><title>Guide</title></head><body><div role=\"main\">"
 
 
 class MirrorTest(ServerTestCase):
+    SERVER_ARGS = ("--keep-builds", "2")
+
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
@@ -115,6 +120,25 @@ class MirrorTest(ServerTestCase):
         self.assertDetail(r, 400, "This project is not a mirror.")
         r = self.server.get("/api/v3/projects/built-here/", token=self.token)
         self.assertNotIn("mirror", r.json)
+
+    def test_d_kept_refreshes(self):
+        """Runs after test_b's two refreshes of latest: a third leaves the
+        newest two outputs (--keep-builds 2) and the diff between them."""
+        builds = self.server.get("/api/v3/projects/guide/versions/latest/builds/",
+                                 token=self.token).json["results"]
+        first, second = sorted(b["id"] for b in builds)
+        self.assertStatus(self.stage("guide/zebra.html", GUIDE.replace(b"graze", b"sleep")), 204)
+        r = self.publish({"index.html": "\"e1\"", "guide/zebra.html": "\"e3\""})
+        self.assertStatus(r, 200)
+        third = r.json["build"]
+        outputs = os.path.join(self.server.data, "outputs")
+        self.assertFalse(os.path.exists(os.path.join(outputs, str(first))))
+        self.assertTrue(os.path.isdir(os.path.join(outputs, str(second))))
+        r = self.server.get("/api/v3/projects/guide/diff/?base=build:%d&head=build:%d&path=guide/zebra"
+                            % (second, third), token=self.token)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json["pages"][0]["sections"][0]["lines"],
+                         ["-Zebras graze here.", "+Zebras sleep here."])
 
 
 if __name__ == "__main__":
