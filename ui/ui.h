@@ -39,6 +39,10 @@ struct ui_start {
 	/* The git repository the Projects screen's demo imports (an empty
 	 * local engine's first run), or NULL: no demo. */
 	const char *demo_repo;
+	/* The CLI's data directory (its local engine's), given to the
+	 * background `lectern mirror add` that `m` starts; NULL: the
+	 * child's default. */
+	const char *data_dir;
 	const char *const *contexts; /* context names for completion */
 	size_t contexts_len;
 	/* Resolve context name into *out; 0, or -1 with a one-line message

@@ -112,6 +112,13 @@ struct ui_view *ui_orgs_new(struct ui_app *app);
 struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
 			     char *const *titles, char *const *urls, size_t n,
 			     size_t current);
+/* What changed between base and head (version slugs or "build:<id>") of
+ * project's docs. base NULL: a build head is compared with the newest
+ * passed build of version before it, a version head with the project's
+ * default version. */
+struct ui_view *ui_diff_new(struct ui_app *app, const char *project,
+			    const char *base, const char *head,
+			    const char *version);
 /* The keys of views of kind (UI_VIEW_*) named name. */
 struct ui_view *ui_help_new(struct ui_app *app, unsigned kind,
 			    const char *name);

@@ -659,7 +659,8 @@ static int trigger_in_tx(struct lec_store *st, int64_t project_id,
 	int64_t now = lec__now_us();
 	int error;
 
-	if ((error = trigger_version_type(st, project_id, version_id,
+	if ((error = lec__mirror_refuse(st, project_id, "built")) < 0 ||
+	    (error = trigger_version_type(st, project_id, version_id,
 					  &type)) < 0)
 		return error;
 	/* A pull request's version is rebuilt at the commit last built. */

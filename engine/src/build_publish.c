@@ -1,8 +1,10 @@
 /*
  * The publishing (uploading) step: the output a build wrote under its
  * checkout is made safe, moved out of the checkout, and made the version's
- * published docs with one rename() of a symbolic link; the previous output
- * is removed and the new HTML indexed for search.
+ * published docs with one rename() of a symbolic link; the new HTML is
+ * indexed for search. Earlier outputs stay under <data>/outputs/<build>
+ * for page diffs (diff.h) until the version has more than keep_builds of
+ * them, counting the new one; the oldest go first.
  *
  * The output was written by untrusted code, so before anything is moved
  * it is walked without following links: only regular files and
@@ -21,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lectern/build.h"
+#include "lectern/diff.h"
 #include "lectern/search.h"
 #include "pipeline_internal.h"
 
@@ -178,20 +182,108 @@ static void step_index(struct lec__job *job, const char *html_dir)
 	lec__free(display);
 }
 
-/* Move the output out of the checkout, point the version's published link
- * at it with one rename(), then drop the previous output. */
-int lec__job_publish(struct lec__job *job)
+/* Remove the outputs of the version's passed builds beyond the newest
+ * keep (the one just published, whatever its state, counted first).
+ * Failing to list them only keeps them longer. */
+static void prune_outputs(const struct lec__publish *p, const char *outputs)
+{
+	struct lec_build_list list = { 0 };
+	unsigned keep = p->keep ? p->keep : LEC_DIFF_KEEP_BUILDS_DEFAULT;
+	unsigned kept = 0;
+	size_t i;
+
+	if (lec_build_list(p->st, p->project_id, p->version_id, NULL, NULL,
+			   &list) < 0)
+		return;
+	for (i = 0; i < list.len; i++) {
+		const struct lec_build *b = &list.items[i];
+		char name[24], *dir;
+		struct stat sb;
+
+		if (b->id != p->build_id &&
+		    (b->state != LEC_BUILD_STATE_FINISHED || !b->success))
+			continue;
+		snprintf(name, sizeof(name), "%lld", (long long)b->id);
+		if ((dir = lec__path_join(outputs, name)) == NULL)
+			break;
+		if (lstat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		    ++kept > keep)
+			lec__remove_tree(dir);
+		lec__free(dir);
+	}
+	lec_build_list_dispose(&list);
+}
+
+int lec__publish_tree(const struct lec__publish *p, const char *src)
 {
 	struct lec__buf b = LEC__BUF_INIT;
-	struct lec_version_patch patch = { 0 };
-	char *html = lec__path_join(job->output, "html");
-	char *outputs = lec__path_join(job->pl->data_dir, "outputs");
+	char *outputs = lec__path_join(p->data_dir, "outputs");
 	char *dest = NULL, *pubdir = NULL, *link = NULL, *tmp = NULL;
-	char target[PATH_MAX], old[PATH_MAX];
-	ssize_t oldlen;
+	char target[PATH_MAX];
+	int rc = LEC_OK;
+
+	lec__buf_printf(&b, "%s/%lld", outputs ? outputs : "",
+			(long long)p->build_id);
+	dest = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s/published/%s", p->data_dir, p->project_slug);
+	pubdir = lec__buf_take(&b);
+	if (outputs == NULL || dest == NULL || pubdir == NULL) {
+		rc = lec__error_oom();
+		goto done;
+	}
+	if (lec__mkdirs(outputs) < 0 || lec__mkdirs(pubdir) < 0 ||
+	    rename(src, dest) < 0) {
+		rc = lec__error(LEC_EIO, "%s", strerror(errno));
+		goto done;
+	}
+	lec__buf_printf(&b, "%s/%s", pubdir, p->version_slug);
+	link = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s/.%s.%lld.tmp", pubdir, p->version_slug,
+			(long long)p->build_id);
+	tmp = lec__buf_take(&b);
+	snprintf(target, sizeof(target), "../../outputs/%lld",
+		 (long long)p->build_id);
+	if (tmp)
+		unlink(tmp); /* left by a publisher that died here */
+	if (link == NULL || tmp == NULL || symlink(target, tmp) < 0 ||
+	    rename(tmp, link) < 0) {
+		rc = lec__error(LEC_EIO, "%s", strerror(errno));
+		lec__remove_tree(dest);
+		goto done;
+	}
+	/* The previous output is no longer served; it stays for diffs while
+	 * the version's newest keep hold it. */
+	prune_outputs(p, outputs);
+done:
+	lec__free(outputs);
+	lec__free(dest);
+	lec__free(pubdir);
+	lec__free(link);
+	lec__free(tmp);
+	return rc;
+}
+
+/* Move the output out of the checkout, point the version's published link
+ * at it with one rename(), then drop outputs beyond the version's kept
+ * ones. */
+int lec__job_publish(struct lec__job *job)
+{
+	struct lec_version_patch patch = { 0 };
+	struct lec__publish pub = {
+		job->st,
+		job->pl->data_dir,
+		job->project->slug,
+		job->project->id,
+		job->version->id,
+		job->version->slug,
+		job->build->id,
+		job->pl->config.keep_builds,
+	};
+	char *html = lec__path_join(job->output, "html");
+	char *published = NULL;
 	int rc = -1;
 
-	if (html == NULL || outputs == NULL)
+	if (html == NULL)
 		goto done;
 	/* Every process of the build has ended: nothing changes the tree
 	 * between these checks, this walk and the rename. The path down to
@@ -214,61 +306,25 @@ int lec__job_publish(struct lec__job *job)
 	patch.has_htmlzip = has_dir_entries(job->output, "htmlzip");
 	patch.has_pdf = has_dir_entries(job->output, "pdf");
 	patch.has_epub = has_dir_entries(job->output, "epub");
-	lec__buf_printf(&b, "%s/%lld", outputs, (long long)job->build->id);
-	dest = lec__buf_take(&b);
-	lec__buf_printf(&b, "%s/published/%s", job->pl->data_dir,
-			job->project->slug);
-	pubdir = lec__buf_take(&b);
-	if (dest == NULL || pubdir == NULL || lec__mkdirs(outputs) < 0 ||
-	    lec__mkdirs(pubdir) < 0 || rename(job->output, dest) < 0) {
+	if (lec__publish_tree(&pub, job->output) < 0) {
 		lec__job_fail(job, "Publishing the output failed: %s",
-			      strerror(errno));
+			      lec_error_last());
 		goto done;
-	}
-	lec__buf_printf(&b, "%s/%s", pubdir, job->version->slug);
-	link = lec__buf_take(&b);
-	lec__buf_printf(&b, "%s/.%s.%lld.tmp", pubdir, job->version->slug,
-			(long long)job->build->id);
-	tmp = lec__buf_take(&b);
-	snprintf(target, sizeof(target), "../../outputs/%lld",
-		 (long long)job->build->id);
-	oldlen = link ? readlink(link, old, sizeof(old) - 1) : -1;
-	old[oldlen > 0 ? oldlen : 0] = '\0';
-	if (tmp)
-		unlink(tmp); /* left by a build that died here */
-	if (link == NULL || tmp == NULL || symlink(target, tmp) < 0 ||
-	    rename(tmp, link) < 0) {
-		lec__job_fail(job, "Publishing the output failed: %s",
-			      strerror(errno));
-		lec__remove_tree(dest);
-		goto done;
-	}
-	/* The previous output is no longer served. */
-	if (oldlen > 0 && strncmp(old, "../../outputs/", 14) == 0) {
-		char *previous = lec__path_join(outputs, old + 14);
-
-		if (previous && strcmp(previous, dest) != 0)
-			lec__remove_tree(previous);
-		lec__free(previous);
 	}
 	patch.set |= LEC_VERSION_SET_DOCUMENTATION_TYPE;
 	patch.documentation_type = lec_doctype_code(job->doctype);
 	lec_version_update(job->st, job->version->id, &patch);
 	{
-		char *published = lec__path_join(dest, "html");
+		struct lec__buf b = LEC__BUF_INIT;
 
-		if (published)
+		lec__buf_printf(&b, "%s/outputs/%lld/html", job->pl->data_dir,
+				(long long)job->build->id);
+		if ((published = lec__buf_take(&b)) != NULL)
 			step_index(job, published);
-		lec__free(published);
 	}
 	rc = 0;
 done:
 	lec__free(html);
-	lec__free(outputs);
-	lec__free(dest);
-	lec__free(pubdir);
-	lec__free(link);
-	lec__free(tmp);
+	lec__free(published);
 	return rc;
 }
-

@@ -30,6 +30,7 @@
 
 #include "internal.h"
 #include "lectern/pageparse.h"
+#include "search_internal.h"
 
 /* Forgiving parse that never touches the network or prints: a page's
  * markup errors are the page author's business. */
@@ -1105,8 +1106,7 @@ int lec_page_parse_html(const char *html, size_t len, const char *path,
 	return LEC_OK;
 }
 
-/* Reads a whole file of at most LEC_PAGE_HTML_MAX bytes. */
-static int read_page(const char *file, char **data, size_t *len)
+int lec__page_read(const char *file, char **data, size_t *len)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -1175,7 +1175,7 @@ int lec_page_parse_file(const char *file, const char *path,
 	*out = NULL;
 	if (file == NULL || path == NULL)
 		return lec__error(LEC_EINVALID, "no page file or path given");
-	if ((error = read_page(file, &data, &len)) < 0)
+	if ((error = lec__page_read(file, &data, &len)) < 0)
 		return error;
 	error = lec_page_parse_html(data, len, path, out);
 	lec__free(data);

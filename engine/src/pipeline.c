@@ -366,9 +366,26 @@ static void kill_stray_sandboxes(const char *builds)
 		closedir(proc);
 }
 
-/* Remove working trees, and outputs no published link points at (a build
- * that died between moving its output and publishing it). */
-static void remove_leftovers(struct lec_pipeline *pl)
+/* Whether outputs/<name> is the output of a build that passed, kept for
+ * page diffs (build_publish.c prunes those). */
+static int output_passed(struct lec_store *st, const char *name)
+{
+	struct lec_build *b = NULL;
+	char *end;
+	long long id = strtoll(name, &end, 10);
+	int passed;
+
+	if (*end != '\0' || id <= 0 || lec_build_get(st, id, &b) < 0)
+		return 0;
+	passed = b->state == LEC_BUILD_STATE_FINISHED && b->success;
+	lec_build_free(b);
+	return passed;
+}
+
+/* Remove working trees, and outputs neither published nor of a passed
+ * build (one that died between moving its output and publishing it,
+ * which finish_interrupted has failed). */
+static void remove_leftovers(struct lec_pipeline *pl, struct lec_store *st)
 {
 	char *builds = lec__path_join(pl->data_dir, "builds");
 	char *outputs = lec__path_join(pl->data_dir, "outputs");
@@ -384,7 +401,8 @@ static void remove_leftovers(struct lec_pipeline *pl)
 			char *path;
 
 			if (e->d_name[0] == '.' ||
-			    output_published(pl->data_dir, e->d_name))
+			    output_published(pl->data_dir, e->d_name) ||
+			    output_passed(st, e->d_name))
 				continue;
 			if ((path = lec__path_join(outputs, e->d_name))) {
 				lec__remove_tree(path);
@@ -580,9 +598,9 @@ static int recover(struct lec_pipeline *pl)
 	if ((error = lec_store_open_dir(&st, pl->data_dir, NULL)) < 0)
 		return error;
 	error = finish_interrupted(st);
-	lec_store_free(st);
 	if (error == LEC_OK)
-		remove_leftovers(pl);
+		remove_leftovers(pl, st);
+	lec_store_free(st);
 	return error;
 }
 

@@ -212,6 +212,23 @@ int lec__job_publish(struct lec__job *job);
  * directory (links, devices, fifos, sockets), drop set-id bits, and give
  * it to the server's user: nothing in it can then lead out of it. */
 int lec__sanitize_tree(const char *dir);
+/* Which output becomes which version's published docs (build_publish.c;
+ * a build's, or a mirror's refresh, mirror.c). Strings borrowed. */
+struct lec__publish {
+	struct lec_store *st;
+	const char *data_dir;
+	const char *project_slug;
+	int64_t project_id;
+	int64_t version_id;
+	const char *version_slug;
+	int64_t build_id;  /* the output is <data>/outputs/<build_id> */
+	unsigned keep;     /* outputs kept per version; 0: the default */
+};
+/* Move the sanitized tree src (holding html/) to outputs/<build_id>, make
+ * it the version's published output with one rename() of its link, then
+ * remove the version's passed outputs beyond the newest keep. LEC_OK;
+ * LEC_EIO (nothing published, the message says why); LEC_ENOMEM. */
+int lec__publish_tree(const struct lec__publish *p, const char *src);
 /* When the server is root: give path (and with recurse all below it,
  * links not followed) to the build user, or back to the server's user. */
 int lec__chown_tree(struct lec_pipeline *pl, const char *path,

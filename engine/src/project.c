@@ -55,7 +55,8 @@ static const char *const documentation_types[] = {
 	"m.slug, sp.slug, pr.alias, "                                        \
 	"p.external_builds_enabled, p.show_version_warning, "                \
 	"p.analytics_disabled, p.main_language_project_id, p.created, "      \
-	"p.modified, p.watch_commits, p.poll_interval"
+	"p.modified, p.watch_commits, p.poll_interval, "                     \
+	"p.mirror_source, p.mirror_project, p.mirror_updated"
 #define PROJECT_JOINS                                                        \
 	" LEFT JOIN projects m ON m.id = p.main_language_project_id"         \
 	" LEFT JOIN subprojects pr ON pr.child_id = p.id"                    \
@@ -82,7 +83,7 @@ static void project_dispose(void *item)
 		&p->versioning_scheme, &p->analytics_code,
 		&p->readthedocs_yaml_path, &p->documentation_type,
 		&p->translation_of, &p->superproject_slug,
-		&p->superproject_alias,
+		&p->superproject_alias, &p->mirror_source, &p->mirror_project,
 	};
 	size_t i;
 
@@ -120,7 +121,11 @@ static int project_read(sqlite3_stmt *stmt, int col, struct lec_project *p)
 	p->created = sqlite3_column_int64(stmt, col++);
 	p->modified = sqlite3_column_int64(stmt, col++);
 	p->watch_commits = sqlite3_column_int(stmt, col++);
-	p->poll_interval = (unsigned)sqlite3_column_int(stmt, col);
+	p->poll_interval = (unsigned)sqlite3_column_int(stmt, col++);
+	if ((error = lec_store__col_text(stmt, col++, &p->mirror_source)) < 0 ||
+	    (error = lec_store__col_text(stmt, col++, &p->mirror_project)) < 0)
+		return error;
+	p->mirror_updated = sqlite3_column_int64(stmt, col);
 	p->single_version = p->versioning_scheme &&
 			    strcmp(p->versioning_scheme, SCHEME_SINGLE) == 0;
 	return LEC_OK;

@@ -761,6 +761,13 @@ static uint64_t tree_bytes(int dirfd, int depth)
 	return total;
 }
 
+uint64_t lec__dir_bytes(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? 0 : tree_bytes(fd, 0);
+}
+
 /* The disk watchdog: measure the watched directory when it is time, and
  * stop the command once it holds more than the cap. */
 static void run_check_disk(struct run *r, int64_t now)

@@ -335,6 +335,18 @@ static const char migration_6[] =
 	"ALTER TABLE projects ADD COLUMN poll_interval INTEGER NOT NULL"
 	"  DEFAULT 0;";
 
+/* 7: offline mirrors of remote docs (mirror.c): a project copied from
+ * another instance says where from (the remote's API URL and project
+ * slug) and when it was last refreshed (microseconds; 0: never). Mirrors
+ * are read-only: they are never built. A build row with triggered_by
+ * 'mirror' records each refresh, so its output is published, kept and
+ * diffed like a build's. */
+static const char migration_7[] =
+	"ALTER TABLE projects ADD COLUMN mirror_source TEXT;"
+	"ALTER TABLE projects ADD COLUMN mirror_project TEXT;"
+	"ALTER TABLE projects ADD COLUMN mirror_updated INTEGER NOT NULL"
+	"  DEFAULT 0;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -342,6 +354,7 @@ static const char *const migrations[] = {
 	migration_4,
 	migration_5,
 	migration_6,
+	migration_7,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

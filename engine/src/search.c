@@ -576,12 +576,7 @@ int lec_search_index_count(struct lec_store *st, int64_t version_id,
 
 /* Indexing a directory --------------------------------------------------------- */
 
-struct paths {
-	char **items;
-	size_t len, cap;
-};
-
-static void paths_dispose(struct paths *p)
+void lec__paths_dispose(struct lec__paths *p)
 {
 	size_t i;
 
@@ -591,7 +586,7 @@ static void paths_dispose(struct paths *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int paths_push(struct paths *p, char *path)
+static int paths_push(struct lec__paths *p, char *path)
 {
 	if (path == NULL)
 		return lec__error_oom();
@@ -619,7 +614,8 @@ static int ends_with_html(const char *name)
 
 /* Collect the *.html files under root/rel (rel "" for the root). Links
  * are skipped: published output must not index files outside itself. */
-static int walk(const char *root, const char *rel, int depth, struct paths *out)
+static int walk(const char *root, const char *rel, int depth,
+		struct lec__paths *out)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *dir, *child;
@@ -674,6 +670,18 @@ static int path_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int lec__html_pages(const char *root, struct lec__paths *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = walk(root, "", 0, out)) < 0)
+		lec__paths_dispose(out);
+	else if (out->len > 1)
+		qsort(out->items, out->len, sizeof(char *), path_cmp);
+	return rc;
+}
+
 void lec_search_index_report_dispose(struct lec_search_index_report *r)
 {
 	size_t i;
@@ -706,7 +714,7 @@ static void report_failure(struct lec_search_index_report *r,
 
 /* Parse the pages that are not ignored; a page that fails is indexed
  * empty and reported. docs[i] belongs to pages[i]. */
-static int parse_pages(const char *html_dir, const struct paths *files,
+static int parse_pages(const char *html_dir, const struct lec__paths *files,
 		       const struct rules *rules, struct lec_search_page *pages,
 		       struct lec_page_doc **docs, size_t *npages,
 		       struct lec_search_index_report *r)
@@ -754,7 +762,7 @@ int lec_search_index_dir(struct lec_store *st, int64_t version_id,
 	struct lec_search_index_report own = { 0 };
 	struct lec_search_index_report *r = report ? report : &own;
 	struct rules rules = { 0 };
-	struct paths files = { 0 };
+	struct lec__paths files = { 0 };
 	struct lec_search_page *pages = NULL;
 	struct lec_page_doc **docs = NULL;
 	char *json = NULL;
@@ -767,10 +775,8 @@ int lec_search_index_dir(struct lec_store *st, int64_t version_id,
 		return lec__error(LEC_EINVALID, "no directory to index");
 	rc = config ? rules_from_config(&rules, config)
 		    : rules_stored(st, version_id, &rules);
-	if (rc < 0 || (rc = walk(html_dir, "", 0, &files)) < 0)
+	if (rc < 0 || (rc = lec__html_pages(html_dir, &files)) < 0)
 		goto done;
-	if (files.len > 1)
-		qsort(files.items, files.len, sizeof(char *), path_cmp);
 	pages = lec__calloc(files.len + 1, sizeof(*pages));
 	docs = lec__calloc(files.len + 1, sizeof(*docs));
 	if (pages == NULL || docs == NULL) {
@@ -792,7 +798,7 @@ done:
 	lec__free(docs);
 	lec__free(pages);
 	lec__free(json);
-	paths_dispose(&files);
+	lec__paths_dispose(&files);
 	rules_dispose(&rules);
 	if (report == NULL)
 		lec_search_index_report_dispose(&own);

@@ -52,6 +52,30 @@ void lec__search_expr_dispose(struct lec__search_expr *expr);
  */
 char *lec__search_clean_text(const char *s, size_t len, size_t *chars);
 
+/* The pages of a published tree -------------------------------------------- */
+
+/* File paths relative to a root ("a/b.html"), owned. */
+struct lec__paths {
+	char **items;
+	size_t len, cap;
+};
+
+/*
+ * Every *.html file under root, sorted bytewise (strcmp); symbolic links are
+ * not followed, so nothing outside the tree is listed. Shared by indexing and
+ * by page diffs (diff.c), which must see the same pages.
+ * @return LEC_OK; LEC_EIO (root unreadable); LEC_ENOMEM. On failure out is
+ *         empty.
+ */
+int lec__html_pages(const char *root, struct lec__paths *out);
+/* Accepts an empty list. */
+void lec__paths_dispose(struct lec__paths *p);
+
+/* Read a whole page file of at most LEC_PAGE_HTML_MAX bytes (pageparse.c):
+ * *data (owned, lec__free) holds *len bytes, not NUL-terminated.
+ * Returns LEC_OK, LEC_EIO (naming the file), LEC_ELIMIT, LEC_ENOMEM. */
+int lec__page_read(const char *file, char **data, size_t *len);
+
 /* Ranking (search_rank.c) -------------------------------------------------- */
 
 /* Low bits of an entry's rowid holding its length bucket. */

@@ -151,4 +151,9 @@ int lec_store__migrate(struct lec_store *st, int target);
 int lec_store__open_at(struct lec_store **out, const char *path,
 		       const struct lec_store_options *opts, int target);
 
+/* LEC_OK, or LEC_EINVALID saying that project_id is a mirror (mirror.c),
+ * which is never what: "built", "synced". */
+int lec__mirror_refuse(struct lec_store *st, int64_t project_id,
+		       const char *what);
+
 #endif

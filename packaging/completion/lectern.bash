@@ -34,7 +34,7 @@ _lectern()
 
 	local commands="projects import versions version builds build log search
 		redirects env integrations subprojects translations orgs api tui
-		context stop
+		context stop diff mirror
 		serve preview status token user org reindex"
 	local globals="--data --context --help --version"
 
@@ -85,9 +85,9 @@ _lectern()
 		search:*:--version) [ -n "$project" ] && want=versions ;;
 		search:*) ;;
 		*:*:--commit|*:*:--alias) ;;
-		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|integrations:0:*|subprojects:0:*|translations:0:*|reindex:0:*)
+		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|integrations:0:*|subprojects:0:*|translations:0:*|reindex:0:*|diff:0:*)
 			want=projects ;;
-		version:1:*|build:1:*|reindex:1:*)
+		version:1:*|build:1:*|reindex:1:*|diff:1:*|diff:2:*)
 			want=versions project=${args[0]} ;;
 		esac
 		if [ -n "$want" ]; then
@@ -109,6 +109,16 @@ _lectern()
 	integrations) opts="--json --help" ;;
 	subprojects) opts="--alias --json --help" ;;
 	api) opts="-X -d --help" ;;
+	diff) opts="--json --help" ;;
+	mirror)
+		if [ -z "$sub" ]; then
+			COMPREPLY=($(compgen -W "add update" -- "$cur"))
+			return
+		fi
+		[ "$sub" = add ] && [ "${#args[@]}" -eq 1 ] && [[ $cur != -* ]] &&
+			{ COMPREPLY=($(compgen -W "$(_lectern_names contexts)" -- "$cur")); return; }
+		opts="--interval --help"
+		[ "$sub" = add ] && opts="--version --interval --help" ;;
 	tui) opts="--theme --help" ;;
 	context)
 		if [ -z "$sub" ]; then
@@ -122,7 +132,7 @@ _lectern()
 		esac ;;
 	preview) opts="--port --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
-	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --socket --print-socket --detach --trust-forwarded --build-timeout --build-memory --build-output --help" ;;
+	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --socket --print-socket --detach --trust-forwarded --build-timeout --build-memory --build-output --keep-builds --help" ;;
 	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create" -- "$cur")); return; } ;;
 	user) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "list" -- "$cur")); return; }
 		opts="--json --help" ;;

@@ -60,6 +60,8 @@ _lectern() {
 		'tui:browse projects and watch builds full-screen'
 		'context:list, use, add or remove contexts'
 		'stop:stop the background local engine'
+		'diff:what changed between two versions or builds of the docs'
+		'mirror:copy a remote project'"'"'s docs here, or refresh the copies'
 		'serve:run the local engine in the foreground'
 		'preview:build a working tree, serve it, rebuild on save'
 		'status:show the data directory'
@@ -134,6 +136,21 @@ _lectern() {
 			_arguments '--theme[a theme name or file]:theme:_files' ;;
 		reindex)
 			_arguments '1:project:_lectern_projects' '2:version:_lectern_versions' ;;
+		diff)
+			_arguments '--json' '1:project:_lectern_projects' \
+				'2:base (version or build\:ID):_lectern_versions' \
+				'3:head (version or build\:ID):_lectern_versions' '4:page:' ;;
+		mirror)
+			if (( CURRENT == 2 )); then
+				_values 'action' add update
+			else
+				case $words[2] in
+				add) _arguments '*--version[a version to copy]:version:' \
+					'--interval[ms between requests]:ms:' \
+					'2:context:_lectern_contexts' '3:remote project:' ;;
+				update) _arguments '--interval[ms between requests]:ms:' ;;
+				esac
+			fi ;;
 		context)
 			if (( CURRENT == 2 )); then
 				_values 'action' list use add remove

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lectern/diff.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
@@ -17,6 +18,7 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_store *store;
 	struct lec_user_list users = { 0 };
 	struct lec_page none = { 1, 0 };
+	struct lec_diff_usage usage;
 
 	(void)argv;
 	/* A wrong command line is status 2, as for every command. */
@@ -32,6 +34,10 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	printf("store:          %s (schema %d)\n", lec_store_path(store),
 	       lec_store_schema_version(store));
 	printf("users:          %zu\n", users.total);
+	if (lec_diff_usage(cli_data_dir(ctx), &usage) == LEC_OK)
+		printf("build outputs:  %zu (%.1f MiB; published and kept for "
+		       "diffs)\n",
+		       usage.outputs, (double)usage.bytes / (1024.0 * 1024.0));
 	lec_user_list_dispose(&users);
 	return CLI_EXIT_OK;
 }

@@ -92,5 +92,10 @@ int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_api(struct cli_ctx *ctx, int argc, char **argv);
+/* cmd_diff.c */
+int cli_cmd_diff(struct cli_ctx *ctx, int argc, char **argv);
+/* cmd_mirror.c */
+int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_mirror_update(struct cli_ctx *ctx, int argc, char **argv);
 
 #endif

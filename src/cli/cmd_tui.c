@@ -267,6 +267,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	start.forward = forward_context;
 	start.payload = &payload;
 	start.demo_repo = cli_demo_repo();
+	start.data_dir = cli_data_dir(ctx);
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	ui_conn_dispose(&start.conn);
 	end_forwards(&payload);

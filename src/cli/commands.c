@@ -25,6 +25,7 @@ static const struct cli_command commands[] = {
 	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
 	  "[--build-user UID:GID] [--offline] [--no-watch] "
 	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine] "
+	  "[--keep-builds N (outputs kept per version for diffs, default 5)] "
 	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
@@ -94,6 +95,17 @@ static const struct cli_command commands[] = {
 	  cli_cmd_translations },
 	{ "orgs", "[--json]", "list your organizations (business edition)",
 	  cli_cmd_orgs },
+	{ "diff", "PROJECT BASE HEAD [PAGE] [--json]",
+	  "what changed between two versions or builds (build:ID) of the "
+	  "docs, as a unified diff",
+	  cli_cmd_diff },
+	{ "mirror add", "CONTEXT PROJECT [--version V]... [--interval MS]",
+	  "copy a remote project's docs into the local engine, to read and "
+	  "search offline",
+	  cli_cmd_mirror_add },
+	{ "mirror update", "[--interval MS]",
+	  "refresh every mirror, downloading only the pages that changed",
+	  cli_cmd_mirror_update },
 	{ "api", "[-X METHOD] PATH [-d JSON]",
 	  "send any request to the API and print the answer", cli_cmd_api },
 	{ "tui", "[--theme NAME|FILE] [--readonly]",

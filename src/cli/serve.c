@@ -253,6 +253,11 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			if (parse_count(opt, val, 1, 600000, &n))
 				return CLI_EXIT_FAIL;
 			pcfg->watch_poll_ms = (unsigned)n;
+		} else if (strcmp(opt, "--keep-builds") == 0) {
+			if (parse_count(opt, val, 1, 1000, &n))
+				return CLI_EXIT_FAIL;
+			pcfg->keep_builds = (unsigned)n;
+			cfg->keep_builds = (unsigned)n;
 		} else if (strcmp(opt, "--socket") == 0) {
 			if (val[0] != '/')
 				return cli_fail("serve: --socket wants an "

@@ -251,6 +251,12 @@ struct lc_project {
 	char *modified;
 	char **tags;
 	size_t tags_len;
+	/* Lectern's extension: an offline mirror's source (the remote's API
+	 * URL), its slug there and when it was refreshed (ISO 8601); NULL
+	 * for projects built where they are. */
+	char *mirror_source;
+	char *mirror_project;
+	char *mirror_updated;
 	cJSON *raw;
 };
 
@@ -608,6 +614,98 @@ int lc_search(struct lc_client *c, const char *query, const char *project,
  * section). */
 int lc_embed_get(struct lc_client *c, const char *url, struct lc_embed **out,
 		 struct lc_error *err);
+
+/* ------------------------------------ Page diffs (Lectern's extension) */
+
+/* GET /api/v3/projects/<p>/diff/ (docs/api.md "Page diffs"). Statuses are
+ * "changed", "added" or "removed"; a line starts with ' ', '-' or '+'. */
+struct lc_diff_section {
+	char *id;
+	char *status;
+	char *title;
+	char *base_title; /* NULL unless the title changed */
+	char **lines;
+	size_t lines_len;
+};
+
+struct lc_diff_page {
+	char *path;
+	char *status;
+	char *title;
+	char *base_title;
+	struct lc_diff_section *sections;
+	size_t sections_len;
+};
+
+struct lc_diff {
+	char *base_ref, *head_ref;
+	long long base_build, head_build;
+	struct lc_diff_page *pages;
+	size_t pages_len;
+	long long unchanged;
+	int truncated; /* 1, 0 or LC_UNKNOWN */
+	cJSON *raw;
+};
+
+int lc_diff_parse(const cJSON *json, struct lc_diff **out,
+		  struct lc_error *err);
+void lc_diff_free(struct lc_diff *d);
+/* The request lc_diff_get sends, for an asynchronous caller: *path is the
+ * caller's (free), the parameters go into q. page may be NULL (every
+ * page). LC_OK, LC_EINVAL (a missing argument) or LC_ENOMEM. */
+int lc_diff_request(const char *project, const char *base, const char *head,
+		    const char *page, char **path, struct lc_query *q);
+int lc_diff_get(struct lc_client *c, const char *project, const char *base,
+		const char *head, const char *page, struct lc_diff **out,
+		struct lc_error *err);
+/* A diff as unified-diff text: per page "--- a/PATH (BASE)" and
+ * "+++ b/PATH (HEAD)" (/dev/null for an added or removed page), then per
+ * section a "@@ #id title @@" hunk of its lines. only: one page of d, or
+ * NULL for all. Caller frees; NULL when out of memory. */
+char *lc_diff_unified(const struct lc_diff *d, const struct lc_diff_page *only);
+
+/* ------------------------------- Offline mirrors (Lectern's extension) */
+
+/* Pages one version's copy may hold: the engine's LEC_MIRROR_PAGES_MAX. */
+#define LC_MIRROR_PAGES_MAX 4000
+/* The default pause between two requests to the remote: a polite crawl
+ * of a 500-page site takes two minutes, an update of it as long, with no
+ * page sent again unless it changed. */
+#define LC_MIRROR_INTERVAL_MS 250
+
+struct lc_mirror_options {
+	long interval_ms; /* pause between requests to the remote; 0: none */
+	/* Called after each page: its path, pages done, pages known. */
+	void (*progress)(void *data, const char *path, size_t done,
+			 size_t known);
+	void *data;
+};
+
+struct lc_mirror_result {
+	size_t fetched;   /* pages downloaded */
+	size_t unchanged; /* pages the remote said were not modified */
+	size_t skipped;   /* linked but missing (404) or not HTML */
+	long long build;  /* the local build recording the refresh */
+};
+
+/*
+ * Find or create the local mirror of a remote project (POST
+ * /api/v3/mirrors/ on the local engine). source: the remote's API URL.
+ * @param out the local project (caller frees)
+ */
+int lc_mirror_create(struct lc_client *local, const char *source,
+		     const struct lc_project *remote, struct lc_project **out,
+		     struct lc_error *err);
+/*
+ * Copy a version of a remote project into the local mirror slug: walk its
+ * pages from the version's root through their links, conditional on the
+ * ETags of the last copy, upload the changed ones and publish the page
+ * list. Blocks (and sleeps between requests) until done: for the CLI.
+ */
+int lc_mirror_version(struct lc_client *remote, struct lc_client *local,
+		      const char *slug, const char *project,
+		      const char *version, const struct lc_mirror_options *opt,
+		      struct lc_mirror_result *res, struct lc_error *err);
 
 /* ------------------------------------------- Asynchronous mode */
 

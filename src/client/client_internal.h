@@ -119,6 +119,14 @@ int lc__url(const struct lc_client *c, const char *path,
 /* A JSON number as an integer, or def if it is not one or out of range. */
 long long lc__json_int(const cJSON *v, long long def);
 
+/* The page a link (href, len bytes) of mirrored page `from` leads to, as a
+ * path below the version's root (root_path: the version's URL path,
+ * "/en/latest/"): "a/b.html", a directory's "a/index.html"; NULL when it
+ * leads elsewhere (another site or version, above the root, not a page,
+ * %-escaped) or out of memory. Caller frees (mirror.c). */
+char *lc__mirror_link(const char *from, const char *href, size_t len,
+		      const char *root_path);
+
 /* Flattens a DRF error body into one line in buf ("" if nothing usable). */
 void lc__flatten_error(const cJSON *body, char *buf, size_t size);
 

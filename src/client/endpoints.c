@@ -54,6 +54,7 @@ KIND(subproject, struct lc_subproject, "subproject");
 KIND(organization, struct lc_organization, "organization");
 KIND(search_result, struct lc_search_result, "search result");
 KIND(embed, struct lc_embed, "embed answer");
+KIND(diff, struct lc_diff, "page diff");
 
 /* Typed fronts of get_one, so no struct pointer is written through a
  * void ** (out NULL: the answer is not parsed). */
@@ -79,6 +80,7 @@ GETTER(envvar, struct lc_envvar)
 GETTER(subproject, struct lc_subproject)
 GETTER(organization, struct lc_organization)
 GETTER(embed, struct lc_embed)
+GETTER(diff, struct lc_diff)
 
 /* --------------------------------------------------------- Plumbing */
 
@@ -997,6 +999,59 @@ int lc_embed_get(struct lc_client *c, const char *url, struct lc_embed **out,
 		return lc__fail(err, rc, 0, "out of memory");
 	lc__buf_str(&path, "/api/v3/embed/");
 	rc = get_embed(c, "GET", &path, &q, NULL, out, err);
+	lc_query_dispose(&q);
+	return rc;
+}
+
+/* ------------------------------------------------------- Page diffs */
+
+int lc_diff_request(const char *project, const char *base, const char *head,
+		    const char *page, char **path, struct lc_query *q)
+{
+	struct lc_buf b = { 0 };
+	int rc;
+
+	*path = NULL;
+	if (project == NULL || !*project || base == NULL || !*base ||
+	    head == NULL || !*head)
+		return LC_EINVAL;
+	project_path(&b, project, "diff/");
+	rc = lc_query_add(q, "base", base);
+	if (rc == LC_OK)
+		rc = lc_query_add(q, "head", head);
+	if (rc == LC_OK && page != NULL)
+		rc = lc_query_add(q, "path", page);
+	if (rc == LC_OK && b.rc)
+		rc = b.rc;
+	if (rc != LC_OK) {
+		free(b.s);
+		return rc;
+	}
+	*path = b.s;
+	return LC_OK;
+}
+
+int lc_diff_get(struct lc_client *c, const char *project, const char *base,
+		const char *head, const char *page, struct lc_diff **out,
+		struct lc_error *err)
+{
+	struct lc_query q = { 0 };
+	struct lc_buf path = { 0 };
+	int rc;
+
+	*out = NULL;
+	lc_error_clear(err);
+	if (c == NULL)
+		return lc__fail(err, LC_EINVAL, 0, "no client");
+	if (need(project, "a project slug", err) != LC_OK ||
+	    need(base, "a base version or build", err) != LC_OK ||
+	    need(head, "a head version or build", err) != LC_OK)
+		return LC_EINVAL;
+	rc = lc_diff_request(project, base, head, page, &path.s, &q);
+	if (rc == LC_OK)
+		rc = get_diff(c, "GET", &path, &q, NULL, out, err);
+	else
+		lc__fail(err, rc, 0, "out of memory");
 	lc_query_dispose(&q);
 	return rc;
 }

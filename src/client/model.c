@@ -172,6 +172,9 @@ void lc_project_free(struct lc_project *pr)
 	free(pr->created);
 	free(pr->modified);
 	strings_free(pr->tags, pr->tags_len);
+	free(pr->mirror_source);
+	free(pr->mirror_project);
+	free(pr->mirror_updated);
 	cJSON_Delete(pr->raw);
 	free(pr);
 }
@@ -206,6 +209,9 @@ static void project_fields(struct parse *p, const cJSON *j,
 	pr->created = str(p, j, "created");
 	pr->modified = str(p, j, "modified");
 	pr->tags = strings(p, field(j, "tags"), NULL, &pr->tags_len);
+	pr->mirror_source = str2(p, j, "mirror", "source");
+	pr->mirror_project = str2(p, j, "mirror", "project");
+	pr->mirror_updated = str2(p, j, "mirror", "updated");
 	pr->raw = copy(p, j);
 }
 
@@ -776,5 +782,113 @@ int lc_embed_parse(const cJSON *json, struct lc_embed **out,
 		lc_embed_free(e);
 	else
 		*out = e;
+	return rc;
+}
+
+/* ---------------------------------------------------------- Page diff */
+
+static void diff_sections_free(struct lc_diff_section *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		free(s[i].id);
+		free(s[i].status);
+		free(s[i].title);
+		free(s[i].base_title);
+		strings_free(s[i].lines, s[i].lines_len);
+	}
+	free(s);
+}
+
+void lc_diff_free(struct lc_diff *d)
+{
+	size_t i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->pages_len; i++) {
+		free(d->pages[i].path);
+		free(d->pages[i].status);
+		free(d->pages[i].title);
+		free(d->pages[i].base_title);
+		diff_sections_free(d->pages[i].sections,
+				   d->pages[i].sections_len);
+	}
+	free(d->pages);
+	free(d->base_ref);
+	free(d->head_ref);
+	cJSON_Delete(d->raw);
+	free(d);
+}
+
+/* calloc of an array's length of items (NULL for an empty or no array). */
+static void *items_for(struct parse *p, const cJSON *arr, size_t size)
+{
+	void *out;
+
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0 ||
+	    p->rc != LC_OK)
+		return NULL;
+	if ((out = calloc((size_t)cJSON_GetArraySize(arr), size)) == NULL)
+		p->rc = LC_ENOMEM;
+	return out;
+}
+
+static void diff_page(struct parse *p, const cJSON *j, struct lc_diff_page *pg)
+{
+	const cJSON *arr = field(j, "sections"), *item;
+
+	pg->path = str(p, j, "path");
+	pg->status = str(p, j, "status");
+	pg->title = str(p, j, "title");
+	pg->base_title = str(p, j, "base_title");
+	if ((pg->sections = items_for(p, arr, sizeof(*pg->sections))) == NULL)
+		return;
+	cJSON_ArrayForEach(item, arr) {
+		struct lc_diff_section *s = &pg->sections[pg->sections_len];
+
+		if (!cJSON_IsObject(item))
+			continue;
+		s->id = str(p, item, "id");
+		s->status = str(p, item, "status");
+		s->title = str(p, item, "title");
+		s->base_title = str(p, item, "base_title");
+		s->lines = strings(p, field(item, "lines"), NULL,
+				   &s->lines_len);
+		pg->sections_len++;
+	}
+}
+
+int lc_diff_parse(const cJSON *json, struct lc_diff **out,
+		  struct lc_error *err)
+{
+	struct parse p = { LC_OK };
+	const cJSON *arr = field(json, "pages"), *item;
+	struct lc_diff *d;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_object(json, "a diff", err)) != LC_OK)
+		return rc;
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	d->base_ref = str2(&p, json, "base", "ref");
+	d->head_ref = str2(&p, json, "head", "ref");
+	d->base_build = num(field(json, "base"), "build", -1);
+	d->head_build = num(field(json, "head"), "build", -1);
+	d->unchanged = num(json, "unchanged", -1);
+	d->truncated = boolean(json, "truncated");
+	if ((d->pages = items_for(&p, arr, sizeof(*d->pages))) != NULL)
+		cJSON_ArrayForEach(item, arr) {
+			if (cJSON_IsObject(item))
+				diff_page(&p, item, &d->pages[d->pages_len++]);
+		}
+	d->raw = copy(&p, json);
+	rc = finish(&p, err);
+	if (rc != LC_OK)
+		lc_diff_free(d);
+	else
+		*out = d;
 	return rc;
 }

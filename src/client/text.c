@@ -1,5 +1,6 @@
 /*
- * Text of build logs as the CLI and the TUI show it. A build's recorded
+ * Text as the CLI and the TUI show it: build logs, and page diffs as
+ * unified-diff text. A build's recorded
  * output is the generator's raw bytes, colour escapes included (a log keeps
  * what the tool wrote); a terminal view draws them as stray '?[31m' and a
  * file or pipe gets them literally, so both remove them before showing.
@@ -7,8 +8,10 @@
  * engine code.)
  */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "client.h"
+#include "client_internal.h"
 
 /* Bytes of the escape sequence at p (left bytes remain): CSI (ESC [ ...
  * final byte), OSC (ESC ] ... BEL or ESC \), or ESC and one character. A
@@ -52,4 +55,65 @@ size_t lc_strip_ansi(char *text, size_t len)
 	if (out < len)
 		text[out] = '\0';
 	return out;
+}
+
+/* Page diffs ---------------------------------------------------------------- */
+
+static int status_is(const char *status, const char *want)
+{
+	return status != NULL && strcmp(status, want) == 0;
+}
+
+static void unified_page(struct lc_buf *b, const struct lc_diff *d,
+			 const struct lc_diff_page *pg)
+{
+	const char *path = pg->path ? pg->path : "?";
+	const char *base = d->base_ref ? d->base_ref : "base";
+	const char *head = d->head_ref ? d->head_ref : "head";
+	size_t i, j;
+
+	if (status_is(pg->status, "added"))
+		lc__buf_printf(b, "--- /dev/null\n+++ b/%s\t(%s)\n", path,
+			       head);
+	else
+		lc__buf_printf(b, "--- a/%s\t(%s)\n", path, base);
+	if (status_is(pg->status, "removed"))
+		lc__buf_str(b, "+++ /dev/null\n");
+	else if (!status_is(pg->status, "added"))
+		lc__buf_printf(b, "+++ b/%s\t(%s)\n", path, head);
+	if (!status_is(pg->status, "changed"))
+		lc__buf_printf(b, "@@ page %s: %s @@\n", pg->status,
+			       pg->title ? pg->title : path);
+	else if (pg->base_title)
+		lc__buf_printf(b, "@@ page title @@\n-%s\n+%s\n",
+			       pg->base_title, pg->title ? pg->title : "");
+	for (i = 0; i < pg->sections_len; i++) {
+		const struct lc_diff_section *s = &pg->sections[i];
+
+		lc__buf_printf(b, "@@ #%s %s", s->id ? s->id : "",
+			       s->title ? s->title : "");
+		if (s->base_title)
+			lc__buf_printf(b, " (was: %s)", s->base_title);
+		if (!status_is(s->status, "changed"))
+			lc__buf_printf(b, " (%s)", s->status ? s->status : "?");
+		lc__buf_str(b, " @@\n");
+		for (j = 0; j < s->lines_len; j++)
+			lc__buf_printf(b, "%s\n", s->lines[j]);
+	}
+}
+
+char *lc_diff_unified(const struct lc_diff *d, const struct lc_diff_page *only)
+{
+	struct lc_buf b = { 0 };
+	size_t i;
+
+	lc__buf_str(&b, "");
+	for (i = 0; i < d->pages_len; i++)
+		if (only == NULL || only == &d->pages[i])
+			unified_page(&b, d, &d->pages[i]);
+	if (b.rc != LC_OK) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
 }

@@ -294,6 +294,11 @@ const char *srv_data_dir(const struct srv_request *req)
 	return req->srv->data_dir;
 }
 
+unsigned srv_keep_builds(const struct srv_request *req)
+{
+	return req->srv->config.keep_builds;
+}
+
 const char *const *srv_local_roots(const struct srv_request *req)
 {
 	return req->srv->config.local_roots;

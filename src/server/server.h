@@ -55,6 +55,10 @@ struct srv_config {
 	/* Directories file:// repositories may lie in (lec_localrepo_check),
 	 * NULL-terminated; NULL: none. Not copied: must outlive the server. */
 	const char *const *local_roots;
+	/* Outputs kept per version for page diffs when a mirror is
+	 * refreshed (the pipeline's keep_builds, --keep-builds); 0: the
+	 * engine's default. */
+	unsigned keep_builds;
 };
 
 struct srv;
@@ -139,6 +143,8 @@ int srv_peer_is_owner(struct srv_request *req);
 int64_t srv_owner_user_id(const struct srv_request *req);
 /* The server's data directory (the pipeline's layout lives under it). */
 const char *srv_data_dir(const struct srv_request *req);
+/* Outputs kept per version for diffs (srv_config.keep_builds). */
+unsigned srv_keep_builds(const struct srv_request *req);
 /* Where imported file:// repositories may lie (srv_config.local_roots). */
 const char *const *srv_local_roots(const struct srv_request *req);
 

@@ -144,6 +144,15 @@ int srv_v3_subproject_delete(struct srv_request *req,
 int srv_v3_translations_list(struct srv_request *req,
 			     struct srv_response *res);
 
+/* Lectern's offline mirrors (v3_mirrors.c, docs/api.md). */
+int srv_v3_mirrors_create(struct srv_request *req, struct srv_response *res);
+int srv_v3_mirror_pages(struct srv_request *req, struct srv_response *res);
+int srv_v3_mirror_stage(struct srv_request *req, struct srv_response *res);
+int srv_v3_mirror_publish(struct srv_request *req, struct srv_response *res);
+
+/* Lectern's page diff (v3_diff.c, docs/api.md). */
+int srv_v3_diff(struct srv_request *req, struct srv_response *res);
+
 int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_redirects_create(struct srv_request *req, struct srv_response *res);
 int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res);

@@ -76,6 +76,18 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "integrations/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_integration_detail),
 	    ADMIN(SRV_DELETE, srv_v3_integration_delete) } },
+	/* Lectern's extension: page diffs between versions or builds
+	 * (docs/api.md); seen as the builds are. */
+	{ P "diff/", SRV_API_V3, SRV_PERM_ADMIN, 0, { GET(srv_v3_diff) } },
+	/* Lectern's extension: offline mirrors of another instance's docs
+	 * (docs/api.md). */
+	{ "/api/v3/mirrors/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_POST, srv_v3_mirrors_create) } },
+	{ P "mirror/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_GET, srv_v3_mirror_pages),
+	    ADMIN(SRV_POST, srv_v3_mirror_publish) } },
+	{ P "mirror/{}/pages/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { ADMIN(SRV_PUT, srv_v3_mirror_stage) } },
 	/* Business edition (absent, 404, in the community edition); any
 	 * authenticated user, so other methods are 405. */
 	{ "/api/v3/organizations/", SRV_API_V3, SRV_PERM_AUTH, 1,

@@ -330,6 +330,15 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 				      string_array(p->users, p->nusers,
 						   "username"));
 	cJSON_AddStringToObject(o, "versioning_scheme", p->versioning_scheme);
+	/* Lectern's extension (docs/api.md "Mirrors"): where a mirror's
+	 * docs came from; absent on projects built here. */
+	if (p->mirror_source) {
+		cJSON *m = cJSON_AddObjectToObject(o, "mirror");
+
+		cJSON_AddStringToObject(m, "source", p->mirror_source);
+		cJSON_AddStringToObject(m, "project", p->mirror_project);
+		srv_v3_add_time(m, "updated", p->mirror_updated);
+	}
 
 	if (flex && srv_flex_expands(flex, "active_versions"))
 		cJSON_AddItemToObject(o, "active_versions",

@@ -430,6 +430,25 @@ static int widest(const struct build_view *bv)
 
 /* Ops ----------------------------------------------------------------------------------- */
 
+/* D: what this build changed against its version's previous passed one. */
+static void diff_build(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+	const struct lc_build *b = bv->build;
+	char *head;
+
+	if (b == NULL || b->project == NULL || b->version == NULL ||
+	    b->success != 1 || b->state == NULL ||
+	    strcmp(b->state, "finished") != 0) {
+		ui_app_error(v->app, "only a passed build has docs to compare");
+		return;
+	}
+	head = ui_xasprintf("build:%lld", b->id);
+	ui_app_push(v->app,
+		    ui_diff_new(v->app, b->project, NULL, head, b->version));
+	free(head);
+}
+
 static int build_action(struct ui_view *v, enum ui_action action)
 {
 	struct build_view *bv = v->priv;
@@ -472,6 +491,9 @@ static int build_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_CANCEL:
 		if (bv->build)
 			ui_edit_cancel(v, bv->build);
+		return UI_HANDLED;
+	case UI_ACTION_DIFF:
+		diff_build(v);
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		ui_set_str(&bv->etag, NULL);

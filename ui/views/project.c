@@ -595,6 +595,28 @@ static void trigger(struct ui_view *v, const struct ui_row *row)
 		ui_app_error(v->app, "select a version or a build to build");
 }
 
+/* D: a version against the default one, or a build against the one
+ * before it (the diff screen finds either). */
+static void diff_selected(struct ui_view *v, const struct ui_row *row)
+{
+	struct project *pr = v->priv;
+	const struct lc_build *b;
+	char *head;
+
+	if (pr->tab == TAB_VERSIONS && row) {
+		ui_app_push(v->app, ui_diff_new(v->app, pr->slug, NULL,
+						row->cells[0], NULL));
+	} else if (pr->tab == TAB_BUILDS && (b = selected_build(v)) &&
+		   b->version && b->success == 1) {
+		head = ui_xasprintf("build:%lld", b->id);
+		ui_app_push(v->app, ui_diff_new(v->app, pr->slug, NULL, head,
+						b->version));
+		free(head);
+	} else {
+		ui_app_error(v->app, "select a version, or a passed build");
+	}
+}
+
 static void version_flag(struct ui_view *v, const struct ui_row *row,
 			 const char *flag, size_t col)
 {
@@ -642,6 +664,9 @@ static int write_action(struct ui_view *v, enum ui_action action)
 		break;
 	case UI_ACTION_TOGGLE_ACTIVE:
 		version_flag(v, row, "active", 1);
+		break;
+	case UI_ACTION_DIFF:
+		diff_selected(v, row);
 		break;
 	case UI_ACTION_TOGGLE_HIDDEN:
 		version_flag(v, row, "hidden", 2);

@@ -1,6 +1,7 @@
 /*
  * The Projects screen: every project of the context, with its default
- * version and its last build's state and age. The list is read page by
+ * version and its last build's state and age (a mirror: where it was
+ * copied from, and how long ago). The list is read page by
  * page (following `next`); each project's last build is asked for only
  * once its row is on screen, and again every few seconds while it is, so
  * a long list costs no more requests than a short one.
@@ -23,6 +24,7 @@
 #include "builds.h"
 #include "client.h"
 #include "edit.h"
+#include "../mirror.h"
 
 /* Projects per list request. */
 #define PAGE 100
@@ -91,10 +93,26 @@ static void fill_row(struct projects *ps, const struct entry *e, time_t now)
 
 	row->key = ui_xstrdup(e->project->slug);
 	ui_row_set(row, 0, UI_SLOT_HEADING, "%s", e->project->slug);
-	ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
-		   e->project->name ? e->project->name : "");
 	ui_row_set(row, 2, UI_SLOT_NORMAL, "%s",
 		   e->project->default_version ? e->project->default_version : "");
+	if (e->project->mirror_source) {
+		/* A mirror is never built: its source and its copy's age. */
+		const char *src = strstr(e->project->mirror_source, "://");
+
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s (mirror of %s/%s)",
+			   e->project->name ? e->project->name : "",
+			   src ? src + 3 : e->project->mirror_source,
+			   e->project->mirror_project
+				   ? e->project->mirror_project
+				   : "");
+		ui_row_set(row, 3, UI_SLOT_DIM, "mirrored");
+		ui_format_age(age, sizeof(age),
+			      ui_parse_time(e->project->mirror_updated), now);
+		ui_row_set(row, 5, UI_SLOT_DIM, "%s", age);
+		return;
+	}
+	ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
+		   e->project->name ? e->project->name : "");
 	if (!e->last_known) {
 		ui_row_set(row, 3, UI_SLOT_DIM, "...");
 		return;
@@ -278,6 +296,33 @@ static char *demo_body(const char *dir)
 
 /* `d`: import the demo the ordinary way (POST /api/v3/projects/, which
  * queues the first build); demo_imported takes the answer. */
+/* m: copy the selected project of this remote context into the local
+ * engine, in the background (mirror.h). */
+static void start_mirror(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	const struct ui_row *row = ui_table_row(&ps->table, v->cursor);
+	const char *context = v->app->conn.name;
+	char err[256], *log = NULL;
+
+	if (row == NULL)
+		return;
+	if (context == NULL || strcmp(context, LOCAL_CONTEXT) == 0) {
+		ui_app_error(v->app, "these docs are local already: mirror a "
+				     "project of a remote context (:context)");
+		return;
+	}
+	if (ui_mirror_start(v->app->start->data_dir, context, row->key, &log,
+			    err, sizeof(err)) < 0) {
+		ui_app_error(v->app, "%s", err);
+		return;
+	}
+	ui_app_message(v->app, "mirroring %s into the local engine in the "
+			       "background (log: %s)",
+		       row->key, log ? log : "none");
+	free(log);
+}
+
 static void start_demo(struct ui_view *v)
 {
 	const char *dir = demo_source(v);
@@ -435,6 +480,9 @@ static int projects_action(struct ui_view *v, enum ui_action action)
 		return UI_HANDLED;
 	case UI_ACTION_ORGS:
 		ui_app_push(v->app, ui_orgs_new(v->app));
+		return UI_HANDLED;
+	case UI_ACTION_MIRROR:
+		start_mirror(v);
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		/* A reload cancels the view's requests, the demo's import

@@ -17,6 +17,11 @@
  * so the writer stays on the page being written; a failed build leaves
  * the page as it was and says why in the status line. A change to another
  * page's source does not move the reader: it stays on its page.
+ *
+ * `C` compares the page with the same page of the project's default
+ * version through the page-diff API (docs/api.md "Page diffs") and marks
+ * the headings of the sections that changed in the left margin: `~`
+ * changed, `+` new; the status line counts them and the removed ones.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,7 +38,7 @@
 #include "../theme.h"
 #include "client.h"
 
-enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS };
+enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS, TAG_CMP_PROJECT, TAG_CMP_DIFF };
 /* How often a preview's reader asks whether a new build is out: the
  * issue's target is a save visible within 300 ms, of which the build
  * takes about 100; a loopback status request costs well under 1 ms. */
@@ -60,6 +65,14 @@ struct reader {
 	char *origin;    /* the preview's URL when on one, else NULL */
 	long long published;  /* the preview's build the page came from */
 	long long generation; /* the preview's last finished build seen */
+	/* `C`: the page as the API names it, and what it found. */
+	char *cmp_project, *cmp_version, *cmp_page;
+	char *cmp_base;       /* the version compared with */
+	struct changed {
+		char *id;
+		char mark;    /* '~' changed, '+' new */
+	} *changed;
+	size_t nchanged;
 };
 
 static enum ui_slot style_slot(enum ui_render_style style)
@@ -94,6 +107,10 @@ static int style_attr(enum ui_render_style style)
 
 	return ui_attr(style_slot(style)) | extra;
 }
+
+/* `C`'s answers (below). */
+static void compare_project(struct ui_view *v, struct lc_response *resp);
+static void compare_diff(struct ui_view *v, struct lc_response *resp);
 
 /* Laying out --------------------------------------------------------------------- */
 
@@ -199,6 +216,14 @@ static void reader_data(struct ui_view *v, int tag, struct lc_response *resp,
 	}
 	if (tag == TAG_RELOAD) {
 		reload_data(v, resp);
+		return;
+	}
+	if (tag == TAG_CMP_PROJECT) {
+		compare_project(v, resp);
+		return;
+	}
+	if (tag == TAG_CMP_DIFF) {
+		compare_diff(v, resp);
 		return;
 	}
 	free(r->html);
@@ -492,6 +517,147 @@ static void forward_and_open(struct ui_view *v)
 	free(url);
 }
 
+/* Comparing with the default version ------------------------------------------- */
+
+static void changed_clear(struct reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nchanged; i++)
+		free(r->changed[i].id);
+	free(r->changed);
+	r->changed = NULL;
+	r->nchanged = 0;
+}
+
+/* The project, version and page path of a docs URL
+ * (scheme://<project>.<domain>/<lang>/<version>/<page>); 0, or -1 when
+ * the URL is not laid out so. */
+static int docs_parts(struct reader *r)
+{
+	const char *host = strstr(r->url, "://"), *dot, *path, *lang_end,
+		   *ver_end;
+
+	if (host == NULL)
+		return -1;
+	host += 3;
+	dot = strchr(host, '.');
+	path = strchr(host, '/');
+	if (dot == NULL || path == NULL || dot > path ||
+	    (lang_end = strchr(path + 1, '/')) == NULL ||
+	    (ver_end = strchr(lang_end + 1, '/')) == NULL ||
+	    ver_end == lang_end + 1)
+		return -1;
+	free(r->cmp_project);
+	r->cmp_project = ui_xstrndup(host, (size_t)(dot - host));
+	free(r->cmp_version);
+	r->cmp_version = ui_xstrndup(lang_end + 1,
+				     (size_t)(ver_end - lang_end - 1));
+	free(r->cmp_page);
+	/* A directory's page is its index. */
+	r->cmp_page = ui_xasprintf("%s%s", ver_end + 1,
+				   ver_end[strlen(ver_end) - 1] == '/'
+					   ? "index.html"
+					   : "");
+	return 0;
+}
+
+static void compare_start(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	char *path;
+
+	if (r->page == NULL || r->origin || docs_parts(r) < 0) {
+		ui_app_error(v->app, "only a page of a project's docs can be "
+				     "compared");
+		return;
+	}
+	path = ui_xasprintf("/api/v3/projects/%s/", r->cmp_project);
+	ui_app_get(v->app, v, TAG_CMP_PROJECT, path, NULL, NULL);
+	free(path);
+}
+
+static void compare_project(struct ui_view *v, struct lc_response *resp)
+{
+	struct reader *r = v->priv;
+	struct lc_project *p = NULL;
+	struct lc_query q = { 0 };
+	char *path = NULL;
+
+	if (lc_project_parse(resp->json, &p, NULL) != LC_OK ||
+	    p->default_version == NULL) {
+		ui_app_error(v->app, "%s: no default version to compare with",
+			     r->cmp_project);
+	} else if (strcmp(p->default_version, r->cmp_version) == 0) {
+		ui_app_error(v->app, "this page is of the default version (%s): "
+				     "open another version's to compare",
+			     p->default_version);
+	} else {
+		ui_set_str(&r->cmp_base, p->default_version);
+		if (lc_diff_request(r->cmp_project, r->cmp_base,
+				    r->cmp_version, r->cmp_page, &path,
+				    &q) == LC_OK)
+			ui_app_get(v->app, v, TAG_CMP_DIFF, path, &q, NULL);
+	}
+	free(path);
+	lc_query_dispose(&q);
+	lc_project_free(p);
+}
+
+static void compare_diff(struct ui_view *v, struct lc_response *resp)
+{
+	struct reader *r = v->priv;
+	struct lc_diff *d = NULL;
+	const struct lc_diff_page *pg;
+	size_t i, removed = 0;
+
+	changed_clear(r);
+	if (lc_diff_parse(resp->json, &d, NULL) != LC_OK) {
+		ui_app_error(v->app, "the diff could not be read");
+		return;
+	}
+	pg = d->pages_len ? &d->pages[0] : NULL;
+	if (pg == NULL) {
+		ui_app_message(v->app, "no change since %s", r->cmp_base);
+	} else if (pg->status && strcmp(pg->status, "added") == 0) {
+		ui_app_message(v->app, "this page is new since %s",
+			       r->cmp_base);
+	} else {
+		r->changed = ui_xcalloc(pg->sections_len + 1,
+					sizeof(*r->changed));
+		for (i = 0; i < pg->sections_len; i++) {
+			const struct lc_diff_section *s = &pg->sections[i];
+
+			if (s->status && strcmp(s->status, "removed") == 0) {
+				removed++;
+				continue;
+			}
+			r->changed[r->nchanged].id = ui_xstrdup(s->id ? s->id
+								      : "");
+			r->changed[r->nchanged++].mark =
+				s->status && strcmp(s->status, "added") == 0
+					? '+'
+					: '~';
+		}
+		ui_app_message(v->app, "%zu sections changed or new since %s "
+				       "(~ and + in the margin), %zu removed",
+			       r->nchanged, r->cmp_base, removed);
+	}
+	lc_diff_free(d);
+}
+
+/* The margin mark of line n: a changed section's heading, or 0. */
+static char line_mark(const struct reader *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < r->nchanged; i++)
+		if (r->changed[i].id[0] &&
+		    ui_page_anchor(r->page, r->changed[i].id) == (long)n)
+			return r->changed[i].mark;
+	return 0;
+}
+
 /* Ops -------------------------------------------------------------------------------- */
 
 static int reader_action(struct ui_view *v, enum ui_action action)
@@ -549,6 +715,9 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_FORWARD:
 		forward_and_open(v);
 		return UI_HANDLED;
+	case UI_ACTION_COMPARE:
+		compare_start(v);
+		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		/* A preview's page reloads in place, as on a new build. */
 		ui_app_get(v->app, v, r->origin && r->page ? TAG_RELOAD : TAG_PAGE,
@@ -595,6 +764,7 @@ static void reader_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	struct reader *r = v->priv;
 	const struct ui_line *l = &r->page->lines[n];
 	int x = 0, col = 0, sw, skip, base = ui_attr(UI_SLOT_NORMAL);
+	char mark[2];
 	const struct ui_span *sp;
 	char *text;
 	size_t i;
@@ -602,9 +772,13 @@ static void reader_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	/* The cursor line is marked by the dim bar at the left edge rather
 	 * than reverse video, which would hide the page's own colours. */
 	ui_draw_fill(w, y, 0, width, base);
-	if (selected)
+	if (selected) {
 		ui_draw_text(w, y, 0, 1, ui_glyph(UI_GLYPH_BULLET),
 			     ui_attr(UI_SLOT_CURSOR));
+	} else if ((mark[0] = line_mark(r, n)) != 0) {
+		mark[1] = '\0';
+		ui_draw_text(w, y, 0, 1, mark, ui_attr(UI_SLOT_MATCH));
+	}
 	for (i = 0; i < l->nspans && x < width - 1; i++) {
 		sp = &l->spans[i];
 		text = ui_xstrndup(l->text + sp->off, sp->len);
@@ -668,6 +842,11 @@ static void reader_close(struct ui_view *v)
 	free(r->url);
 	free(r->anchor);
 	free(r->origin);
+	changed_clear(r);
+	free(r->cmp_project);
+	free(r->cmp_version);
+	free(r->cmp_page);
+	free(r->cmp_base);
 	free(r);
 }
 

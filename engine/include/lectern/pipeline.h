@@ -76,6 +76,10 @@ struct lec_pipeline_config {
 	unsigned watch_debounce_ms;
 	int watch_no_inotify;
 	unsigned watch_poll_ms;
+	/* Builds of each version whose published output is kept for page
+	 * diffs (diff.h), the one served included; 0:
+	 * LEC_DIFF_KEEP_BUILDS_DEFAULT, 1: only the served one. */
+	unsigned keep_builds;
 };
 /* The helper's subcommand (src/cli/repo_helper.c). */
 #define LEC_PIPELINE_HELPER_WORD "__repo"

@@ -83,6 +83,12 @@ struct lec_project {
 	/* A remote repository is fetched every this many seconds and its
 	 * moved versions built (pipeline's watcher); 0: not polled. */
 	unsigned poll_interval;
+	/* An offline mirror of another instance's project (mirror.h): the
+	 * remote's API URL and its slug there, NULL for a project built
+	 * here; when last refreshed (microseconds, 0: never). */
+	char *mirror_source;
+	char *mirror_project;
+	int64_t mirror_updated;
 	char **tags;                /* ntags names, sorted */
 	size_t ntags;
 	char **users;               /* nusers maintainer usernames, sorted */

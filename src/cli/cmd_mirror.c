@@ -1,0 +1,244 @@
+/*
+ * `lectern mirror add CONTEXT PROJECT [--version V]...` and `lectern mirror
+ * update`: offline copies of another instance's docs in the local engine
+ * (docs/api.md "Mirrors"). The client downloads the remote's published
+ * pages and hands them to the local engine through its API (lc_mirror_*);
+ * this command never opens the store. Once copied, reading, search and
+ * embed of the mirror need no network.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+
+/* Versions one `mirror add` copies (each --version once). */
+#define MIRROR_VERSIONS_MAX 32
+
+static int parse_interval(const char *text, long *ms)
+{
+	char *end;
+	long v;
+
+	if (text == NULL) {
+		*ms = LC_MIRROR_INTERVAL_MS;
+		return CLI_EXIT_OK;
+	}
+	v = strtol(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || v < 0 || v > 60000) {
+		cli_fail("mirror: --interval wants milliseconds (0 to 60000), "
+			 "got '%s'", text);
+		return CLI_EXIT_USAGE;
+	}
+	*ms = v;
+	return CLI_EXIT_OK;
+}
+
+/* Open a session on context name (the local engine for "local"). */
+static int open_on(struct cli_ctx *ctx, const char *name,
+		   struct cli_session *s)
+{
+	const char *saved = ctx->context_opt;
+	int status;
+
+	ctx->context_opt = name;
+	status = cli_session_open(ctx, s);
+	ctx->context_opt = saved;
+	return status;
+}
+
+static int copy_version(struct cli_session *remote, struct cli_session *local,
+			const char *slug, const char *project,
+			const char *version, long interval)
+{
+	struct lc_mirror_options opt = { interval, NULL, NULL };
+	struct lc_mirror_result res;
+	struct lc_error err;
+
+	if (lc_mirror_version(remote->client, local->client, slug, project,
+			      version, &opt, &res, &err) != LC_OK)
+		return cli_fail("mirror of %s/%s: %s", project, version,
+				err.message);
+	printf("%s/%s: %zu pages (%zu downloaded, %zu unchanged, %zu "
+	       "skipped) as build %lld\n",
+	       slug, version, res.fetched + res.unchanged, res.fetched,
+	       res.unchanged, res.skipped, res.build);
+	return CLI_EXIT_OK;
+}
+
+int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session remote = { 0 }, local = { 0 };
+	struct lc_project *rp = NULL, *lp = NULL;
+	struct lc_error err;
+	const char *versions[MIRROR_VERSIONS_MAX], *interval_text = NULL;
+	char *rest[64], *pos[2];
+	long interval;
+	int nversions = 0, nrest = 0, n, i, status;
+	const struct cli_opt opts[] = { { "--interval", &interval_text, NULL },
+					{ NULL, NULL, NULL } };
+
+	/* --version repeats: taken out before the common parser sees it. */
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--version") == 0 && i + 1 < argc) {
+			if (nversions == MIRROR_VERSIONS_MAX)
+				return cli_fail("mirror add: at most %d "
+						"versions at once",
+						MIRROR_VERSIONS_MAX);
+			versions[nversions++] = argv[++i];
+		} else if (nrest < (int)(sizeof(rest) / sizeof(rest[0]))) {
+			rest[nrest++] = argv[i];
+		}
+	}
+	if ((status = cli_parse_args("mirror add", nrest, rest, opts, pos, 2,
+				     2, &n)) != CLI_EXIT_OK ||
+	    (status = parse_interval(interval_text, &interval)) !=
+		    CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[1])) != CLI_EXIT_OK)
+		return status;
+	if (strcmp(pos[0], "local") == 0)
+		return cli_fail("mirror add: the local engine's docs are here "
+				"already; name a remote context");
+	if ((status = open_on(ctx, pos[0], &remote)) != CLI_EXIT_OK)
+		return status;
+	if ((status = open_on(ctx, "local", &local)) != CLI_EXIT_OK)
+		goto done;
+	if ((status = cli_session_writable(&local)) != CLI_EXIT_OK)
+		goto done;
+	if (lc_project_get(remote.client, pos[1], NULL, &rp, &err) != LC_OK ||
+	    lc_mirror_create(local.client, remote.conn.base_url, rp, &lp,
+			     &err) != LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	if (nversions == 0)
+		versions[nversions++] = rp->default_version ? rp->default_version
+							    : "latest";
+	for (i = 0; i < nversions && status == CLI_EXIT_OK; i++)
+		status = copy_version(&remote, &local, lp->slug, rp->slug,
+				      versions[i], interval);
+done:
+	lc_project_free(rp);
+	lc_project_free(lp);
+	cli_session_close(&remote);
+	cli_session_close(&local);
+	return status;
+}
+
+/* A session on the mirror's source: the context whose URL it is (its
+ * token, its docs domain), else that URL without a token. */
+static int open_source(struct cli_ctx *ctx, const char *source,
+		       struct cli_session *s)
+{
+	struct cli_config cfg;
+	struct lc_client_options o = { 0 };
+	struct lc_error err;
+	size_t i;
+	int status;
+
+	memset(s, 0, sizeof(*s));
+	if ((status = cli_config_load(&cfg)) != CLI_EXIT_OK)
+		return status;
+	for (i = 0; i < cfg.len; i++)
+		if (cfg.contexts[i].url &&
+		    strcmp(cfg.contexts[i].url, source) == 0)
+			break;
+	if (i < cfg.len) {
+		status = open_on(ctx, cfg.contexts[i].name, s);
+	} else {
+		o.api_url = source;
+		if (lc_client_new(&s->client, &o, &err) != LC_OK)
+			status = cli_fail("%s: %s", source, err.message);
+	}
+	cli_config_dispose(&cfg);
+	return status;
+}
+
+/* Refresh every active, built version of one mirror. */
+static int update_one(struct cli_ctx *ctx, struct cli_session *local,
+		      const struct lc_project *p, long interval)
+{
+	struct cli_session remote;
+	struct lc_list *vs = NULL;
+	struct lc_query q = { 0 };
+	struct lc_error err;
+	size_t i;
+	int status;
+
+	if ((status = open_source(ctx, p->mirror_source, &remote)) !=
+	    CLI_EXIT_OK)
+		return status;
+	if (lc_query_add(&q, "active", "true") != LC_OK ||
+	    lc_query_add_int(&q, "limit", 100) != LC_OK) {
+		status = cli_fail("out of memory");
+		goto done;
+	}
+	if (lc_versions_list(local->client, p->slug, &q, &vs, &err) != LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	for (i = 0; i < vs->len && status == CLI_EXIT_OK; i++) {
+		const struct lc_version *v = vs->items[i];
+
+		if (v->built == 1 && v->slug)
+			status = copy_version(&remote, local, p->slug,
+					      p->mirror_project, v->slug,
+					      interval);
+	}
+done:
+	lc_list_free(vs);
+	lc_query_dispose(&q);
+	cli_session_close(&remote);
+	return status;
+}
+
+int cli_cmd_mirror_update(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session local;
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	const char *interval_text = NULL;
+	char *pos[1];
+	long interval;
+	int n, rc, status, failed = 0, found = 0;
+	const struct cli_opt opts[] = { { "--interval", &interval_text, NULL },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("mirror update", argc, argv, opts, pos, 0,
+				     0, &n)) != CLI_EXIT_OK ||
+	    (status = parse_interval(interval_text, &interval)) != CLI_EXIT_OK)
+		return status;
+	if ((status = open_on(ctx, "local", &local)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_writable(&local)) != CLI_EXIT_OK ||
+	    lc_iter_new(&it, local.client, "/api/v3/projects/", NULL, &err) !=
+		    LC_OK) {
+		status = status ? status : cli_fail_client(&err);
+		goto done;
+	}
+	while ((rc = lc_iter_next(it, &item, &err)) == 1) {
+		struct lc_project *p = NULL;
+
+		if (lc_project_parse(item, &p, &err) == LC_OK &&
+		    p->mirror_source && p->mirror_project) {
+			found++;
+			/* One unreachable source does not stop the others. */
+			if (update_one(ctx, &local, p, interval) != CLI_EXIT_OK)
+				failed++;
+		}
+		lc_project_free(p);
+	}
+	if (rc < 0)
+		status = cli_fail_client(&err);
+	else if (failed)
+		status = cli_fail("%d of %d mirrors could not be updated",
+				  failed, found);
+	else if (found == 0)
+		printf("no mirrors (see 'lectern mirror add')\n");
+done:
+	lc_iter_free(it);
+	cli_session_close(&local);
+	return status;
+}
