@@ -335,6 +335,30 @@ static const char migration_6[] =
 	"ALTER TABLE projects ADD COLUMN poll_interval INTEGER NOT NULL"
 	"  DEFAULT 0;";
 
+/* 7: names of sections and domain objects for exact, suffix and prefix
+ * matches (search_names.c), and their words for correcting misspellings.
+ * key is lowercase; name keeps the written case; kind: 0 the whole name,
+ * 1 a dotted suffix of it, 2 one word of it; weight the object type's
+ * weight in thousandths. Indexes made before this migration keep working
+ * without these matches until `lectern reindex` (or the next build)
+ * rebuilds them. */
+static const char migration_7[] =
+	"CREATE TABLE search_names ("
+	"  key TEXT NOT NULL,"
+	"  entry INTEGER NOT NULL,"
+	"  kind INTEGER NOT NULL,"
+	"  weight INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  role TEXT NOT NULL,"
+	"  PRIMARY KEY (key, entry, kind)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX search_names_entry ON search_names(entry);"
+	"CREATE TRIGGER search_pages_names_deleted AFTER DELETE ON search_pages"
+	"  BEGIN"
+	"  DELETE FROM search_names WHERE entry BETWEEN old.id * 1048576"
+	"    AND old.id * 1048576 + 1048575;"
+	"END;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -342,6 +366,7 @@ static const char *const migrations[] = {
 	migration_4,
 	migration_5,
 	migration_6,
+	migration_7,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -394,10 +394,12 @@ static int64_t entry_rowid(int64_t base, int64_t n, const struct entry *e)
 	       lec__search_length_bucket(bytes);
 }
 
-/* A page's title row, then its sections, then its domain entries. */
+/* A page's title row, then its sections, then its domain entries, each
+ * section and entry with its names (names_stmt). */
 static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
-			  int64_t page_id, int64_t version_id, int rank,
-			  const char *title, const struct lec_page_doc *doc)
+			  sqlite3_stmt *names_stmt, int64_t page_id,
+			  int64_t version_id, int rank, const char *title,
+			  const struct lec_page_doc *doc)
 {
 	int64_t base = page_id * ENTRIES_PER_PAGE, n = 1;
 	struct entry e = { KIND_PAGE, title, "", "", "", "" };
@@ -412,25 +414,32 @@ static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
 		const struct lec_page_section *s = &doc->sections[i];
 		struct entry se = { KIND_SECTION, "", s->title, s->content,
 				    s->id, "" };
+		int64_t rowid = entry_rowid(base, n, &se);
 
-		if ((rc = insert_entry(st, stmt, entry_rowid(base, n, &se),
-				       version_id, rank, &se)) < 0)
+		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
+				       &se)) < 0 ||
+		    (rc = lec__search_names_add(st, names_stmt, rowid, "",
+						s->id, s->title)) < 0)
 			return rc;
 	}
 	for (i = 0; i < doc->domains_len && n < ENTRIES_MAX; i++, n++) {
 		const struct lec_page_domain *d = &doc->domains[i];
 		struct entry de = { KIND_DOMAIN, "", d->name, d->content,
 				    d->id, d->role };
+		int64_t rowid = entry_rowid(base, n, &de);
 
-		if ((rc = insert_entry(st, stmt, entry_rowid(base, n, &de),
-				       version_id, rank, &de)) < 0)
+		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
+				       &de)) < 0 ||
+		    (rc = lec__search_names_add(st, names_stmt, rowid, d->role,
+						d->id, d->name)) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
 static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
-		       sqlite3_stmt *entry_stmt, int64_t version_id,
+		       sqlite3_stmt *entry_stmt, sqlite3_stmt *names_stmt,
+		       int64_t version_id,
 		       const struct lec_search_page *p)
 {
 	const char *title = p->doc && p->doc->title ? p->doc->title : "";
@@ -454,8 +463,8 @@ static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
 	if (rc < 0)
 		goto done;
 	page_id = sqlite3_last_insert_rowid(st->db);
-	rc = insert_entries(st, entry_stmt, page_id, version_id, rank, title,
-			    p->doc);
+	rc = insert_entries(st, entry_stmt, names_stmt, page_id, version_id,
+			    rank, title, p->doc);
 done:
 	sqlite3_reset(page_stmt);
 	sqlite3_clear_bindings(page_stmt);
@@ -468,6 +477,7 @@ static int replace(struct lec_store *st, int64_t version_id,
 		   const char *rules_json)
 {
 	sqlite3_stmt *page_stmt = NULL, *entry_stmt = NULL, *ver = NULL;
+	sqlite3_stmt *names_stmt = NULL;
 	int64_t ids[1] = { version_id }, one = 0;
 	int found = 0, rc;
 	size_t i;
@@ -496,11 +506,15 @@ static int replace(struct lec_store *st, int64_t version_id,
 		     st, &entry_stmt,
 		     "INSERT INTO search_entries (rowid, page_title, title, "
 		     "content, version_id, page_rank, kind, anchor, role) "
-		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0 ||
+	    (rc = lec_store__prepare(
+		     st, &names_stmt,
+		     "INSERT OR IGNORE INTO search_names (key, entry, kind, "
+		     "weight, name, role) VALUES (?, ?, ?, ?, ?, ?)")) < 0)
 		goto done;
 	for (i = 0; i < n && rc == LEC_OK; i++)
-		rc = insert_page(st, page_stmt, entry_stmt, version_id,
-				 &pages[i]);
+		rc = insert_page(st, page_stmt, entry_stmt, names_stmt,
+				 version_id, &pages[i]);
 	if (rc < 0)
 		goto done;
 	if ((rc = lec_store__prepare(
@@ -518,6 +532,7 @@ static int replace(struct lec_store *st, int64_t version_id,
 done:
 	lec_store__finalize(st, page_stmt);
 	lec_store__finalize(st, entry_stmt);
+	lec_store__finalize(st, names_stmt);
 	lec_store__finalize(st, ver);
 	if (rc == LEC_OK)
 		return lec_store__commit(st);
@@ -809,7 +824,9 @@ struct page_acc {
 	int rank;
 	double title_score;   /* its title row, 0 if that did not match */
 	double section_score; /* its best section or domain entry */
+	double name_score;    /* its best name match (search_names.c) */
 	double score;         /* the page's score, set once gathered */
+	int moved;            /* listed in gather.named instead */
 	int64_t blocks[LEC_SEARCH_BLOCKS_MAX]; /* best entries, best first */
 	double block_scores[LEC_SEARCH_BLOCKS_MAX];
 	size_t nblocks;
@@ -828,6 +845,9 @@ struct gather {
 	size_t npages;
 	struct acc_list all; /* pages matching the AND form */
 	struct acc_list any; /* pages matching only the OR form */
+	struct acc_list named; /* pages of name matches, ranked first */
+	struct lec__search_tokenizer *tok;
+	int page_checks; /* FTS5 lookups left for page_has */
 };
 
 static int acc_push(struct acc_list *l, int64_t page_id, int rank)
@@ -1019,6 +1039,147 @@ static int gather_rows(struct gather *g, const char *expr,
 	return steps_end(g, stmt, rc);
 }
 
+/* Names ------------------------------------------------------------------------ */
+
+/* A name match ranks its page above every page without one: its score is
+ * NAME_BONUS times the match's (at most 1) plus the page's BM25. */
+#define NAME_BONUS 1000.0
+/* Pages page_has may look up with FTS5 per query when the AND matches do
+ * not already say (bounds a query naming hundreds of objects). */
+#define PAGE_CHECKS_MAX 32
+
+static struct page_acc *acc_find(struct acc_list *l, int64_t page_id)
+{
+	size_t lo = 0, hi = l->len, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (l->items[mid].page_id < page_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->len && l->items[lo].page_id == page_id ? &l->items[lo]
+							      : NULL;
+}
+
+static const struct page_info *page_find(const struct gather *g,
+					 int64_t page_id)
+{
+	size_t lo = 0, hi = g->npages, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (g->pages[mid].id < page_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->npages && g->pages[lo].id == page_id ? &g->pages[lo]
+							    : NULL;
+}
+
+static int names_in_scope(void *ctx, int64_t entry)
+{
+	return page_find(ctx, entry >> ENTRY_BITS) != NULL;
+}
+
+/* Whether the page of entry has all of words: a page matching the whole
+ * query does; others are asked of FTS5 while the budget lasts. */
+static int names_page_has(void *ctx, int64_t entry, const char *words)
+{
+	struct gather *g = ctx;
+	struct lec__search_expr ex = { 0 };
+	int64_t page_id = entry >> ENTRY_BITS;
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	if (acc_find(&g->all, page_id) != NULL)
+		return 1;
+	if (g->page_checks <= 0)
+		return 0;
+	g->page_checks--;
+	if ((rc = lec__search_translate(words, has_tokens, g->tok, &ex)) < 0)
+		return rc;
+	if (ex.all == NULL) {
+		lec__search_expr_dispose(&ex);
+		return 1; /* nothing to require */
+	}
+	rc = lec_store__prepare(g->st, &stmt,
+				"SELECT 1 FROM search_entries WHERE "
+				"search_entries MATCH ?1 AND rowid BETWEEN ?2 "
+				"AND ?3 LIMIT 1");
+	if (rc == LEC_OK && (rc = lec_store__bind_text(stmt, 1, ex.all)) == 0) {
+		sqlite3_bind_int64(stmt, 2, page_id * ENTRIES_PER_PAGE);
+		sqlite3_bind_int64(stmt, 3,
+				   page_id * ENTRIES_PER_PAGE +
+					   ENTRIES_PER_PAGE - 1);
+		rc = sqlite3_step(stmt);
+		rc = rc == SQLITE_ROW	 ? 1
+		     : rc == SQLITE_DONE ? 0
+					 : lec_store__sqlerr(g->st, rc,
+							     "searching");
+	}
+	lec_store__finalize(g->st, stmt);
+	lec__search_expr_dispose(&ex);
+	return rc;
+}
+
+/* The pages the query names, into g->named, each with its name matches
+ * as its first blocks. */
+static int gather_names(struct gather *g)
+{
+	struct lec__search_name_hit *hits = NULL;
+	struct page_acc *p;
+	size_t nhits = 0, i, j;
+	int64_t page_id;
+	int rc;
+
+	g->page_checks = PAGE_CHECKS_MAX;
+	if ((rc = lec__search_names_match(g->st, g->req->query, names_in_scope,
+					  names_page_has, g, &hits, &nhits)) <
+	    0)
+		return rc;
+	for (i = 0; i < nhits && rc == LEC_OK; i++) {
+		page_id = hits[i].entry >> ENTRY_BITS;
+		for (j = 0; j < g->named.len; j++)
+			if (g->named.items[j].page_id == page_id)
+				break;
+		if (j == g->named.len) {
+			if ((rc = acc_push(&g->named, page_id,
+					   page_find(g, page_id)->rank)) < 0)
+				break;
+			g->named.items[j].name_score = hits[i].score;
+		}
+		p = &g->named.items[j];
+		acc_block(p, hits[i].entry, NAME_BONUS * hits[i].score);
+	}
+	lec__free(hits);
+	return rc;
+}
+
+/* Take what list l found on each named page (its BM25 scores and best
+ * entries, after the names) and take the page out of l; returns how many
+ * named pages l has. */
+static size_t merge_named(struct gather *g, struct acc_list *l)
+{
+	struct page_acc *p, *found;
+	size_t i, j, n = 0;
+
+	for (j = 0; j < g->named.len; j++) {
+		p = &g->named.items[j];
+		if ((found = acc_find(l, p->page_id)) == NULL)
+			continue;
+		n++;
+		found->moved = 1;
+		p->title_score = found->title_score;
+		p->section_score = found->section_score;
+		for (i = 0; i < found->nblocks; i++)
+			acc_block(p, found->blocks[i], found->block_scores[i]);
+	}
+	return n;
+}
+
 static int acc_cmp(const void *a, const void *b)
 {
 	const struct page_acc *x = a, *y = b;
@@ -1034,7 +1195,8 @@ static void acc_rank(struct acc_list *l)
 
 	for (i = 0; i < l->len; i++)
 		l->items[i].score =
-			(l->items[i].title_score + l->items[i].section_score) *
+			(NAME_BONUS * l->items[i].name_score +
+			 l->items[i].title_score + l->items[i].section_score) *
 			lec_search_rank_factor(l->items[i].rank);
 	if (l->len > 1)
 		qsort(l->items, l->len, sizeof(*l->items), acc_cmp);
@@ -1192,59 +1354,106 @@ static int check_page(const struct lec_search_request *req, size_t *offset,
 }
 
 /* Gather and rank the pages the window [offset, offset+limit) needs, and
- * the total. */
+ * the total: name matches first, then the AND form's pages, then the OR
+ * form's (only counted when the others fill the window; a named page among
+ * them may then be counted twice). */
 static int gather(struct gather *g, const struct lec__search_expr *ex,
 		  size_t window_end, size_t *total)
 {
-	size_t n = 0;
+	size_t n = 0, in_all, in_any = 0;
 	int rc;
 
 	if ((rc = load_pages(g)) < 0 || g->npages == 0 ||
-	    (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) < 0)
+	    (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) < 0 ||
+	    (rc = gather_names(g)) < 0)
 		return rc;
-	*total = n;
+	in_all = merge_named(g, &g->all);
+	*total = n + g->named.len - in_all;
 	if (strcmp(ex->all, ex->any) == 0)
 		return LEC_OK;
-	/* Only pages past the AND matches need OR scores. */
-	rc = gather_rows(g, ex->any, &g->any, &g->all, window_end <= n, &n);
-	*total += n;
+	rc = gather_rows(g, ex->any, &g->any, &g->all,
+			 window_end <= n - in_all + g->named.len, &n);
+	if (rc == LEC_OK)
+		in_any = merge_named(g, &g->any);
+	*total += n - in_any;
 	return rc;
+}
+
+/* The ranked pages in order: named, then AND, then OR matches, each page
+ * once. */
+static const struct page_acc *ranked_at(const struct gather *g, size_t i)
+{
+	const struct acc_list *lists[] = { &g->named, &g->all, &g->any };
+	size_t l, j;
+
+	for (l = 0; l < 3; l++)
+		for (j = 0; j < lists[l]->len; j++)
+			if (!lists[l]->items[j].moved && i-- == 0)
+				return &lists[l]->items[j];
+	return NULL;
 }
 
 static int fill_window(struct gather *g, size_t offset, size_t limit,
 		       struct lec_search_results *out)
 {
-	size_t end = offset + limit, i, nall = g->all.len;
-	size_t total_ranked = nall + g->any.len;
+	const struct page_acc *acc;
+	size_t i;
 	int rc = LEC_OK;
 
-	if (end > total_ranked)
-		end = total_ranked;
-	if (offset >= end)
+	if (limit == 0 || ranked_at(g, offset) == NULL)
 		return LEC_OK;
-	out->items = lec__calloc(end - offset, sizeof(*out->items));
+	out->items = lec__calloc(limit, sizeof(*out->items));
 	if (out->items == NULL)
 		return lec__error_oom();
-	for (i = offset; i < end && rc == LEC_OK; i++) {
-		const struct page_acc *acc = i < nall ? &g->all.items[i]
-						      : &g->any.items[i - nall];
-
+	for (i = offset; i < offset + limit && rc == LEC_OK &&
+			 (acc = ranked_at(g, i)) != NULL;
+	     i++)
 		rc = fill_page(g, acc, &out->items[out->len++]);
-	}
 	return rc;
 }
 
-int lec_search_query(struct lec_store *st,
-		     const struct lec_search_request *req,
+/* Whether a word of the query matches anything indexed. */
+static int word_matches(void *ctx, const char *word, size_t len)
+{
+	struct gather *g = ctx;
+	struct lec__buf b = LEC__BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	lec__buf_printf(&b, "\"%.*s\"", (int)len, word);
+	if (b.oom)
+		return lec__error_oom();
+	rc = lec_store__prepare(g->st, &stmt,
+				"SELECT 1 FROM search_entries WHERE "
+				"search_entries MATCH ?1 LIMIT 1");
+	if (rc == LEC_OK && (rc = lec_store__bind_text(stmt, 1, b.ptr)) == 0) {
+		rc = sqlite3_step(stmt);
+		rc = rc == SQLITE_ROW	 ? 1
+		     : rc == SQLITE_DONE ? 0
+					 : lec_store__sqlerr(g->st, rc,
+							     "searching");
+	}
+	lec_store__finalize(g->st, stmt);
+	lec__buf_dispose(&b);
+	return rc;
+}
+
+/* One query. When nothing matches every word and no name either, and
+ * correct allows, the query is run once more with its unmatched words
+ * replaced by the nearest indexed ones (search_names.c): the service's
+ * fuzziness, which finds "asyncio gather" for "asynico gather". */
+static int run_query(struct lec_store *st,
+		     const struct lec_search_request *req, int correct,
 		     struct lec_search_results *out)
 {
 	struct lec__search_expr ex = { 0 };
+	struct lec_search_request fixed;
 	struct gather g;
 	struct lec__search_tokenizer tok;
 	size_t offset = 0, limit = 0, total = 0;
+	char *corrected = NULL;
 	int rc, own_read;
 
-	lec_error_clear();
 	memset(out, 0, sizeof(*out));
 	memset(&g, 0, sizeof(g));
 	memset(&tok, 0, sizeof(tok));
@@ -1262,11 +1471,17 @@ int lec_search_query(struct lec_store *st,
 		goto done;
 	g.st = st;
 	g.req = req;
+	g.tok = &tok;
 	/* One snapshot for gathering and filling, unless the caller has one. */
 	own_read = sqlite3_get_autocommit(st->db);
 	if (own_read && (rc = lec_store_read_begin(st)) < 0)
 		goto done;
-	if ((rc = gather(&g, &ex, offset + limit, &total)) == LEC_OK) {
+	rc = gather(&g, &ex, offset + limit, &total);
+	if (rc == LEC_OK && correct && g.all.len == 0 && g.named.len == 0)
+		rc = lec__search_names_correct(st, req->query, word_matches, &g,
+					       &corrected);
+	if (rc == LEC_OK && corrected == NULL) {
+		acc_rank(&g.named);
 		acc_rank(&g.all);
 		acc_rank(&g.any);
 		out->total = total;
@@ -1281,7 +1496,22 @@ done:
 	lec__free(g.pages);
 	lec__free(g.all.items);
 	lec__free(g.any.items);
+	lec__free(g.named.items);
 	lec__search_expr_dispose(&ex);
 	tokenizer_close(&tok);
+	if (rc == LEC_OK && corrected) {
+		fixed = *req;
+		fixed.query = corrected;
+		rc = run_query(st, &fixed, 0, out);
+	}
+	lec__free(corrected);
 	return rc;
+}
+
+int lec_search_query(struct lec_store *st,
+		     const struct lec_search_request *req,
+		     struct lec_search_results *out)
+{
+	lec_error_clear();
+	return run_query(st, req, 1, out);
 }
