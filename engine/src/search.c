@@ -1158,6 +1158,16 @@ static int gather_names(struct gather *g)
 	return rc;
 }
 
+static int has_block(const struct page_acc *p, int64_t rowid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nblocks; i++)
+		if (p->blocks[i] == rowid)
+			return 1;
+	return 0;
+}
+
 /* Take what list l found on each named page (its BM25 scores and best
  * entries, after the names) and take the page out of l; returns how many
  * named pages l has. */
@@ -1175,7 +1185,9 @@ static size_t merge_named(struct gather *g, struct acc_list *l)
 		p->title_score = found->title_score;
 		p->section_score = found->section_score;
 		for (i = 0; i < found->nblocks; i++)
-			acc_block(p, found->blocks[i], found->block_scores[i]);
+			if (!has_block(p, found->blocks[i]))
+				acc_block(p, found->blocks[i],
+					  found->block_scores[i]);
 	}
 	return n;
 }
