@@ -16,7 +16,10 @@
  * that pages matching every word come first; Lectern makes that order
  * strict (AND matches, then OR-only matches), which also lets a query skip
  * scoring the OR-only pages when the AND matches fill the requested page.
- * Highlights (search_highlight.c) are computed only for the results shown.
+ * Pages whose sections or domain objects the query names (search_names.c)
+ * come before both, a query that is only an exclusion ("-X") finding
+ * nothing but them. Highlights (search_highlight.c) are computed only for
+ * the results shown.
  */
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -1376,12 +1379,13 @@ static int gather(struct gather *g, const struct lec__search_expr *ex,
 	int rc;
 
 	if ((rc = load_pages(g)) < 0 || g->npages == 0 ||
-	    (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) < 0 ||
+	    (ex->all && (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) <
+				0) ||
 	    (rc = gather_names(g)) < 0)
 		return rc;
 	in_all = merge_named(g, &g->all);
 	*total = n + g->named.len - in_all;
-	if (strcmp(ex->all, ex->any) == 0)
+	if (ex->all == NULL || strcmp(ex->all, ex->any) == 0)
 		return LEC_OK;
 	rc = gather_rows(g, ex->any, &g->any, &g->all,
 			 window_end <= n - in_all + g->named.len, &n);
@@ -1478,7 +1482,7 @@ static int run_query(struct lec_store *st,
 	if ((rc = tokenizer_open(st, &tok)) < 0 ||
 	    (rc = lec__search_translate(req->query, has_tokens, &tok, &ex)) <
 		    0 ||
-	    ex.all == NULL || req->nversions == 0 ||
+	    req->nversions == 0 ||
 	    (rc = lec__search_hl_new(&tok, &ex, &g.hl)) < 0)
 		goto done;
 	g.st = st;

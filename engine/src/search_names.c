@@ -495,6 +495,8 @@ int lec__search_names_match(struct lec_store *st, const char *query,
 
 	*out = NULL;
 	*n = 0;
+	if (query == NULL)
+		return LEC_OK;
 	if ((clean = lec__search_clean_text(query, strlen(query), NULL)) ==
 	    NULL)
 		return LEC_ENOMEM;
@@ -635,7 +637,7 @@ int lec__search_names_correct(struct lec_store *st, const char *query,
 	int rc = LEC_OK, changed = 0, plain, has = 0;
 
 	*out = NULL;
-	while (*s && rc == LEC_OK) {
+	while (s && *s && rc == LEC_OK) {
 		if (!is_word_char(*s)) {
 			lec__buf_printf(&b, "%c", *s++);
 			continue;

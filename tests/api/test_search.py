@@ -52,6 +52,8 @@ HOSTILE = [
     "(garden|water)(daily|weekly)", '""*', "garden~", "~", "~2", "%", ";DROP TABLE search_pages;--",
     "' OR 1=1 --", 'garden*"', "+-|()\"*~\\", "search_entries MATCH 'x'", "\ufeffgarden",
     "\U0001F600 garden", "garden " * 70, "x" * 7000, "(" * 500 + "garden", "\u2028garden\u2029",
+    "NEAR(", ":", "^", "*garden", "the of and a", "...", "!!!", "_", "-X", "--", "+garden -", '"garden',
+    "garden.", ".garden", "gard", "gardne", "gardne waterr", "\u00ff" * 40,
 ]
 
 
@@ -341,6 +343,8 @@ class SearchTest(ServerTestCase):
                          "/api/v3/search/?q=project:%s+" % self.sph):
                 r = self.server.get(path + urllib.parse.quote(q.encode("utf-8")))
                 self.assertIn(r.status, (200, 400), (q[:80], r))
+                self.assertNotIn(b"fts5", r.body.lower(), (q[:80], r))
+                self.assertNotIn(b"syntax error", r.body.lower(), (q[:80], r))
                 if r.status == 400:
                     self.assertEqual(list(r.json), ["q"], (q[:80], r))
         # 10 KB of text is past the server's URI limit before any search.
