@@ -353,6 +353,11 @@ static const char migration_7[] =
 	"  PRIMARY KEY (key, entry, kind)"
 	") WITHOUT ROWID;"
 	"CREATE INDEX search_names_entry ON search_names(entry);"
+	/* A version's pages as an id range, and its ranked pages apart
+	 * (search.c load_pages). */
+	"CREATE INDEX search_pages_version ON search_pages(version_id, id);"
+	"CREATE INDEX search_pages_ranked ON search_pages(version_id, id, rank)"
+	"  WHERE rank <> 0;"
 	"CREATE TRIGGER search_pages_names_deleted AFTER DELETE ON search_pages"
 	"  BEGIN"
 	"  DELETE FROM search_names WHERE entry BETWEEN old.id * 1048576"

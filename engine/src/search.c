@@ -844,8 +844,14 @@ struct gather {
 	struct lec_store *st;
 	const struct lec_search_request *req;
 	struct lec__search_hl *hl; /* the query's terms, for highlights */
-	struct page_info *pages; /* the searched versions' pages, by id */
-	size_t npages;
+	/* The searched versions' pages: one id range each, and those with
+	 * a search.ranking rank, by id (see load_pages). */
+	struct id_range {
+		int64_t first, last;
+	} *ranges;
+	size_t nranges;
+	struct page_info *ranked;
+	size_t nranked;
 	struct acc_list all; /* pages matching the AND form */
 	struct acc_list any; /* pages matching only the OR form */
 	struct acc_list named; /* pages of name matches, ranked first */
@@ -892,10 +898,7 @@ static void acc_block(struct page_acc *p, int64_t rowid, double score)
 	p->block_scores[i] = score;
 }
 
-/* The searched versions' pages, by id, with their ranks: rows are matched
- * to them by a forward walk, since FTS5 returns rows in rowid (so page)
- * order. Reading version_id or page_rank from each FTS5 row instead would
- * cost a content-table lookup per row, many times the match itself. */
+/* A page with a rank other than 0. */
 struct page_info {
 	int64_t id;
 	int rank;
@@ -914,49 +917,96 @@ static int steps_end(struct gather *g, sqlite3_stmt *stmt, int rc)
 	return rc;
 }
 
-static int load_pages(struct gather *g)
+/* One version's pages: its id range, and those of its pages with a rank
+ * into g->ranked. */
+static int load_version(struct gather *g, int64_t version_id)
 {
-	struct lec__buf b = LEC__BUF_INIT;
 	sqlite3_stmt *stmt = NULL;
-	char *sql;
-	size_t i, cap = 0;
+	struct id_range *r = &g->ranges[g->nranges];
 	int rc;
 
-	lec__buf_puts(&b, "SELECT id, rank FROM search_pages "
-			  "WHERE version_id IN (");
-	for (i = 0; i < g->req->nversions; i++)
-		lec__buf_printf(&b, "%s?%zu", i ? ", " : "", i + 1);
-	lec__buf_puts(&b, ") ORDER BY id");
-	if ((sql = lec__buf_take(&b)) == NULL)
-		return LEC_ENOMEM;
-	rc = lec_store__prepare(g->st, &stmt, sql);
-	lec__free(sql);
-	for (i = 0; rc == LEC_OK && i < g->req->nversions; i++)
-		sqlite3_bind_int64(stmt, (int)i + 1, g->req->version_ids[i]);
-	while (rc == LEC_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		rc = LEC_OK;
-		if (g->npages == cap) {
-			struct page_info *grown;
+	if ((rc = lec_store__prepare(
+		     g->st, &stmt,
+		     "SELECT (SELECT min(id) FROM search_pages WHERE "
+		     "version_id = ?1), (SELECT max(id) FROM search_pages "
+		     "WHERE version_id = ?1)")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW &&
+	    sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
+		r->first = sqlite3_column_int64(stmt, 0);
+		r->last = sqlite3_column_int64(stmt, 1);
+		g->nranges++;
+	}
+	rc = steps_end(g, stmt, rc == SQLITE_ROW ? SQLITE_DONE : rc);
+	if (rc < 0 || (rc = lec_store__prepare(
+			       g->st, &stmt,
+			       "SELECT id, rank FROM search_pages WHERE "
+			       "version_id = ?1 AND rank <> 0")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct page_info *grown =
+			lec__realloc(g->ranked, (g->nranked + 1) *
+							sizeof(*grown));
 
-			cap = cap ? cap * 2 : 256;
-			grown = lec__realloc(g->pages, cap * sizeof(*grown));
-			if (grown == NULL) {
-				rc = lec__error_oom();
-				break;
-			}
-			g->pages = grown;
+		if (grown == NULL) {
+			rc = lec__error_oom();
+			break;
 		}
-		g->pages[g->npages].id = sqlite3_column_int64(stmt, 0);
-		g->pages[g->npages++].rank = sqlite3_column_int(stmt, 1);
+		g->ranked = grown;
+		g->ranked[g->nranked].id = sqlite3_column_int64(stmt, 0);
+		g->ranked[g->nranked++].rank = sqlite3_column_int(stmt, 1);
 	}
 	return steps_end(g, stmt, rc);
 }
 
-/* Rows of expr within the searched pages' rowid range (pages of one
- * version are one range: an index is written in one transaction). */
+static int range_cmp(const void *a, const void *b)
+{
+	const struct id_range *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int info_cmp(const void *a, const void *b)
+{
+	const struct page_info *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The searched versions' pages. A version's pages are one id range (its
+ * index is written in one transaction: ids follow each other), found in
+ * the (version_id, id) index in two steps, and the few pages with a
+ * search.ranking rank come from a partial index: a query reads neither
+ * every page of the version nor anything per FTS5 row (reading version_id
+ * or page_rank from an FTS5 row costs a content-table lookup, many times
+ * the match itself).
+ */
+static int load_pages(struct gather *g)
+{
+	size_t i;
+	int rc = LEC_OK;
+
+	g->ranges = lec__calloc(g->req->nversions + 1, sizeof(*g->ranges));
+	if (g->ranges == NULL)
+		return lec__error_oom();
+	for (i = 0; i < g->req->nversions && rc == LEC_OK; i++)
+		rc = load_version(g, g->req->version_ids[i]);
+	if (g->nranges > 1)
+		qsort(g->ranges, g->nranges, sizeof(*g->ranges), range_cmp);
+	if (g->nranked > 1)
+		qsort(g->ranked, g->nranked, sizeof(*g->ranked), info_cmp);
+	return rc;
+}
+
+/* Rows of expr within the searched pages' rowid range. */
 static int match_prepare(struct gather *g, int count_only, const char *expr,
 			 sqlite3_stmt **stmt)
 {
+	int64_t last = g->ranges[0].last;
+	size_t i;
 	int rc = lec_store__prepare(
 		g->st, stmt,
 		count_only ? "SELECT rowid FROM search_entries WHERE "
@@ -968,23 +1018,37 @@ static int match_prepare(struct gather *g, int count_only, const char *expr,
 
 	if (rc < 0 || (rc = lec_store__bind_text(*stmt, 1, expr)) < 0)
 		return rc;
-	sqlite3_bind_int64(*stmt, 2, g->pages[0].id * ENTRIES_PER_PAGE);
+	for (i = 1; i < g->nranges; i++)
+		if (g->ranges[i].last > last)
+			last = g->ranges[i].last;
+	sqlite3_bind_int64(*stmt, 2, g->ranges[0].first * ENTRIES_PER_PAGE);
 	sqlite3_bind_int64(*stmt, 3,
-			   g->pages[g->npages - 1].id * ENTRIES_PER_PAGE +
-				   ENTRIES_PER_PAGE - 1);
+			   last * ENTRIES_PER_PAGE + ENTRIES_PER_PAGE - 1);
 	return LEC_OK;
 }
 
-/* The searched page of page_id, walking the cursor forward; NULL when the
- * row belongs to a version not searched. */
-static const struct page_info *page_of(const struct gather *g, size_t *cursor,
-				       int64_t page_id)
+/* Whether page_id is a searched page; *rank gets its rank. */
+static int page_rank(const struct gather *g, int64_t page_id, int *rank)
 {
-	while (*cursor < g->npages && g->pages[*cursor].id < page_id)
-		(*cursor)++;
-	return *cursor < g->npages && g->pages[*cursor].id == page_id
-		       ? &g->pages[*cursor]
-		       : NULL;
+	size_t i, lo = 0, hi = g->nranked, mid;
+
+	for (i = 0; i < g->nranges; i++)
+		if (page_id >= g->ranges[i].first &&
+		    page_id <= g->ranges[i].last)
+			break;
+	if (i == g->nranges)
+		return 0;
+	*rank = 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (g->ranked[mid].id < page_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->nranked && g->ranked[lo].id == page_id)
+		*rank = g->ranked[lo].rank;
+	return 1;
 }
 
 /* Whether page_id is in the sorted list (a cursor walks it forward). */
@@ -1001,12 +1065,11 @@ static int gather_rows(struct gather *g, const char *expr,
 		       struct acc_list *out, const struct acc_list *skip,
 		       int count_only, size_t *count)
 {
-	const struct page_info *info;
 	sqlite3_stmt *stmt = NULL;
 	int64_t last = -1, rowid, page_id;
-	size_t cursor = 0, pcursor = 0;
+	size_t cursor = 0;
 	double score;
-	int rc;
+	int rc, rank = 0;
 
 	*count = 0;
 	rc = match_prepare(g, count_only, expr, &stmt);
@@ -1014,14 +1077,14 @@ static int gather_rows(struct gather *g, const char *expr,
 		rowid = sqlite3_column_int64(stmt, 0);
 		page_id = rowid >> ENTRY_BITS;
 		rc = LEC_OK;
-		if ((info = page_of(g, &pcursor, page_id)) == NULL ||
+		if ((page_id != last && !page_rank(g, page_id, &rank)) ||
 		    (skip && in_list(skip, &cursor, page_id)))
 			continue;
 		if (page_id != last) {
 			++*count;
 			last = page_id;
 			if (!count_only &&
-			    (rc = acc_push(out, page_id, info->rank)) < 0)
+			    (rc = acc_push(out, page_id, rank)) < 0)
 				break;
 		}
 		if (count_only)
@@ -1066,25 +1129,11 @@ static struct page_acc *acc_find(struct acc_list *l, int64_t page_id)
 							      : NULL;
 }
 
-static const struct page_info *page_find(const struct gather *g,
-					 int64_t page_id)
-{
-	size_t lo = 0, hi = g->npages, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (g->pages[mid].id < page_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->npages && g->pages[lo].id == page_id ? &g->pages[lo]
-							    : NULL;
-}
-
 static int names_in_scope(void *ctx, int64_t entry)
 {
-	return page_find(ctx, entry >> ENTRY_BITS) != NULL;
+	int rank;
+
+	return page_rank(ctx, entry >> ENTRY_BITS, &rank);
 }
 
 /* Whether the page of entry has all of words: a page matching the whole
@@ -1149,8 +1198,10 @@ static int gather_names(struct gather *g)
 			if (g->named.items[j].page_id == page_id)
 				break;
 		if (j == g->named.len) {
-			if ((rc = acc_push(&g->named, page_id,
-					   page_find(g, page_id)->rank)) < 0)
+			int rank = 0;
+
+			page_rank(g, page_id, &rank);
+			if ((rc = acc_push(&g->named, page_id, rank)) < 0)
 				break;
 			g->named.items[j].name_score = hits[i].score;
 		}
@@ -1378,7 +1429,7 @@ static int gather(struct gather *g, const struct lec__search_expr *ex,
 	size_t n = 0, in_all, in_any = 0;
 	int rc;
 
-	if ((rc = load_pages(g)) < 0 || g->npages == 0 ||
+	if ((rc = load_pages(g)) < 0 || g->nranges == 0 ||
 	    (ex->all && (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) <
 				0) ||
 	    (rc = gather_names(g)) < 0)
@@ -1509,7 +1560,8 @@ done:
 	if (rc < 0)
 		lec_search_results_dispose(out);
 	lec__search_hl_free(g.hl);
-	lec__free(g.pages);
+	lec__free(g.ranges);
+	lec__free(g.ranked);
 	lec__free(g.all.items);
 	lec__free(g.any.items);
 	lec__free(g.named.items);

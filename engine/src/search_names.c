@@ -458,9 +458,10 @@ static int lookup_words(struct matcher *m, const struct words *w)
 		lec__buf_dispose(&others);
 		for (j = 0; j < w->n; j++)
 			if (j != i && j != hint_at)
-				lec__buf_printf(&others, "%s%.*s",
-						others.len ? " " : "",
-						(int)w->len[j], w->at[j]);
+			{
+				lec__buf_putn(&others, " ", others.len ? 1 : 0);
+				lec__buf_putn(&others, w->at[j], w->len[j]);
+			}
 		if (others.oom) {
 			rc = lec__error_oom();
 			break;
@@ -503,9 +504,10 @@ int lec__search_names_match(struct lec_store *st, const char *query,
 	if (!split_words(clean, &w) || w.n == 0)
 		goto done;
 	/* The whole query, its words joined by single spaces. */
-	for (i = 0; i < w.n; i++)
-		lec__buf_printf(&whole, "%s%.*s", i ? " " : "", (int)w.len[i],
-				w.at[i]);
+	for (i = 0; i < w.n; i++) {
+		lec__buf_putn(&whole, " ", i ? 1 : 0);
+		lec__buf_putn(&whole, w.at[i], w.len[i]);
+	}
 	if (whole.oom) {
 		rc = lec__error_oom();
 		goto done;
@@ -639,7 +641,7 @@ int lec__search_names_correct(struct lec_store *st, const char *query,
 	*out = NULL;
 	while (s && *s && rc == LEC_OK) {
 		if (!is_word_char(*s)) {
-			lec__buf_printf(&b, "%c", *s++);
+			lec__buf_putn(&b, s++, 1);
 			continue;
 		}
 		start = s;
@@ -654,15 +656,14 @@ int lec__search_names_correct(struct lec_store *st, const char *query,
 				rc = has;
 				break;
 			}
-			lec__buf_printf(&b, "%.*s", (int)n, start);
+			lec__buf_putn(&b, start, n);
 			continue;
 		}
 		for (i = 0; i < n; i++)
 			word[i] = lower(start[i]);
 		if ((rc = nearest_word(st, word, n, &near)) < 0)
 			break;
-		lec__buf_printf(&b, "%.*s", near ? (int)strlen(near) : (int)n,
-				near ? near : start);
+		lec__buf_putn(&b, near ? near : start, near ? strlen(near) : n);
 		changed |= near != NULL;
 		lec__free(near);
 		near = NULL;
