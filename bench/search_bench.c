@@ -7,8 +7,10 @@
  *                                          "python") in the store of
  *                                          DATA_DIR; prints seconds, pages,
  *                                          entries
- *   bench_search query DATA_DIR [REPS]     the 20 fixed queries, top 10 with
- *                                          highlights, REPS times each;
+ *   bench_search query DATA_DIR [REPS [PROJECT]]
+ *                                          the 20 fixed queries, top 10 with
+ *                                          highlights, REPS times each, in
+ *                                          PROJECT (default "python");
  *                                          prints p50 (median of per-query
  *                                          medians) and p99 (all runs)
  *   bench_search queries                   print the 20 queries, one a line
@@ -329,11 +331,11 @@ int main(int argc, char **argv)
 		rc = cmd_index(st, argv[3], argc == 5 ? argv[4] : "python");
 	else if (strcmp(argv[1], "rank") == 0 && argc == 4)
 		rc = cmd_rank(st, argv[3]);
-	else if (strcmp(argv[1], "query") == 0 && argc <= 4)
-		rc = version_of(st, "python", &version) < 0
+	else if (strcmp(argv[1], "query") == 0 && argc <= 5)
+		rc = version_of(st, argc == 5 ? argv[4] : "python", &version) < 0
 			     ? fail("project")
 			     : run_queries(st, version,
-					   argc == 4 ? (int)strtol(argv[3], NULL, 10)
+					   argc >= 4 ? (int)strtol(argv[3], NULL, 10)
 						 : DEFAULT_REPS);
 	else if (strcmp(argv[1], "synth") == 0 && argc == 4)
 		rc = cmd_synth(st, (size_t)strtoul(argv[3], NULL, 10),
@@ -345,7 +347,7 @@ usage:
 	fprintf(stderr, "usage: bench_search index DATA_DIR HTML_DIR [PROJECT]\n"
 			"       bench_search queries\n"
 			"       bench_search rank DATA_DIR PROJECT\n"
-			"       bench_search query DATA_DIR [REPS]\n"
+			"       bench_search query DATA_DIR [REPS [PROJECT]]\n"
 			"       bench_search synth DATA_DIR SECTIONS\n");
 	return 2;
 }
