@@ -1505,6 +1505,34 @@ static int word_matches(void *ctx, const char *word, size_t len)
 	return rc;
 }
 
+/* Shortest last word searched as a prefix too: shorter ones begin too many
+ * words. */
+#define TYPED_PREFIX_MIN 3
+
+/* The query with its last word also searched as a prefix ("format spec"
+ * finds "specification"), as a reader typing it has not finished it: a
+ * '*' after it, unless it is excluded, inside a phrase, short or already a
+ * prefix. *out NULL when unchanged, else owned by the caller (lec__free). */
+static int typed_query(const char *q, char **out)
+{
+	size_t n = q ? strlen(q) : 0, start = n, quotes = 0, i;
+	struct lec__buf b = LEC__BUF_INIT;
+
+	*out = NULL;
+	while (start > 0 && ((q[start - 1] >= 'a' && q[start - 1] <= 'z') ||
+			     (q[start - 1] >= 'A' && q[start - 1] <= 'Z') ||
+			     (q[start - 1] >= '0' && q[start - 1] <= '9')))
+		start--;
+	for (i = 0; i < n; i++)
+		quotes += q[i] == '"';
+	if (n - start < TYPED_PREFIX_MIN || quotes % 2 ||
+	    (start > 0 && (q[start - 1] == '-' || q[start - 1] == '\\')))
+		return LEC_OK;
+	lec__buf_putn(&b, q, n);
+	lec__buf_puts(&b, "*");
+	return (*out = lec__buf_take(&b)) == NULL ? LEC_ENOMEM : LEC_OK;
+}
+
 /* One query. When nothing matches every word and no name either, and
  * correct allows, the query is run once more with its unmatched words
  * replaced by the nearest indexed ones (search_names.c): the service's
@@ -1518,7 +1546,7 @@ static int run_query(struct lec_store *st,
 	struct gather g;
 	struct lec__search_tokenizer tok;
 	size_t offset = 0, limit = 0, total = 0;
-	char *corrected = NULL;
+	char *corrected = NULL, *typed = NULL;
 	int rc, own_read;
 
 	memset(out, 0, sizeof(*out));
@@ -1530,9 +1558,10 @@ static int run_query(struct lec_store *st,
 		return lec__error(LEC_EINVALID,
 				  "at most %d versions can be searched at once",
 				  LEC_SEARCH_VERSIONS_MAX);
-	if ((rc = tokenizer_open(st, &tok)) < 0 ||
-	    (rc = lec__search_translate(req->query, has_tokens, &tok, &ex)) <
-		    0 ||
+	if ((rc = typed_query(req->query, &typed)) < 0 ||
+	    (rc = tokenizer_open(st, &tok)) < 0 ||
+	    (rc = lec__search_translate(typed ? typed : req->query, has_tokens,
+					&tok, &ex)) < 0 ||
 	    req->nversions == 0 ||
 	    (rc = lec__search_hl_new(&tok, &ex, &g.hl)) < 0)
 		goto done;
@@ -1567,6 +1596,7 @@ done:
 	lec__free(g.named.items);
 	lec__search_expr_dispose(&ex);
 	tokenizer_close(&tok);
+	lec__free(typed);
 	if (rc == LEC_OK && corrected) {
 		fixed = *req;
 		fixed.query = corrected;

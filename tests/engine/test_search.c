@@ -983,10 +983,14 @@ TEST(names_rank_first)
 	/* An identifier among other words, found with them on its page. */
 	check_first(st, v, "plant_tulips bed", "api.html",
 		    "garden.plant_tulips");
-	/* The start of a name (search as you type) and misspellings. */
+	/* The start of a name or of the last word (search as you type),
+	 * and misspellings. */
 	check_first(st, v, "html_the", "api.html", "confval-html_theme");
 	check_first(st, v, "garden.plant_t", "api.html",
 		    "garden.plant_tulips");
+	check_first(st, v, "tulips in a be", "api.html",
+		    "garden.plant_tulips");
+	CHECK_INT(total_of(st, v, "tulips in a be"), 1);
 	check_first(st, v, "hmtl_theme", "api.html", "confval-html_theme");
 	check_first(st, v, "matetr", "talk.html", "talk");
 	/* Prose words are not looked up one by one. */
