@@ -1177,18 +1177,54 @@ static int names_page_has(void *ctx, int64_t entry, const char *words)
 	return rc;
 }
 
+/* Whether a word of the query matches anything indexed. */
+static int word_matches(void *ctx, const char *word, size_t len)
+{
+	struct gather *g = ctx;
+	struct lec__buf b = LEC__BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int rc;
+
+	/* One FTS5 string: quoted, quotes doubled. */
+	lec__buf_puts(&b, "\"");
+	for (i = 0; i < len; i++)
+		lec__buf_putn(&b, word[i] == '"' ? "\"\"" : word + i,
+			      word[i] == '"' ? 2 : 1);
+	lec__buf_puts(&b, "\"");
+	if (b.oom)
+		return lec__error_oom();
+	rc = lec_store__prepare(g->st, &stmt,
+				"SELECT 1 FROM search_entries WHERE "
+				"search_entries MATCH ?1 LIMIT 1");
+	if (rc == LEC_OK && (rc = lec_store__bind_text(stmt, 1, b.ptr)) == 0) {
+		rc = sqlite3_step(stmt);
+		rc = rc == SQLITE_ROW	 ? 1
+		     : rc == SQLITE_DONE ? 0
+					 : lec_store__sqlerr(g->st, rc,
+							     "searching");
+	}
+	lec_store__finalize(g->st, stmt);
+	lec__buf_dispose(&b);
+	return rc;
+}
+
 /* The pages the query names, into g->named, each with its name matches
  * as its first blocks. */
 static int gather_names(struct gather *g)
 {
 	struct lec__search_name_hit *hits = NULL;
+	const char *q = g->req->query;
 	struct page_acc *p;
 	size_t nhits = 0, i, j;
 	int64_t page_id;
-	int rc;
+	int rc, indexed = 1;
 
 	g->page_checks = PAGE_CHECKS_MAX;
-	if ((rc = lec__search_names_match(g->st, g->req->query, names_in_scope,
+	if (q != NULL && q[strcspn(q, " ")] == '\0' &&
+	    (indexed = word_matches(g, q, strlen(q))) < 0)
+		return indexed;
+	if ((rc = lec__search_names_match(g->st, q, indexed, names_in_scope,
 					  names_page_has, g, &hits, &nhits)) <
 	    0)
 		return rc;
@@ -1476,32 +1512,6 @@ static int fill_window(struct gather *g, size_t offset, size_t limit,
 			 (acc = ranked_at(g, i)) != NULL;
 	     i++)
 		rc = fill_page(g, acc, &out->items[out->len++]);
-	return rc;
-}
-
-/* Whether a word of the query matches anything indexed. */
-static int word_matches(void *ctx, const char *word, size_t len)
-{
-	struct gather *g = ctx;
-	struct lec__buf b = LEC__BUF_INIT;
-	sqlite3_stmt *stmt = NULL;
-	int rc;
-
-	lec__buf_printf(&b, "\"%.*s\"", (int)len, word);
-	if (b.oom)
-		return lec__error_oom();
-	rc = lec_store__prepare(g->st, &stmt,
-				"SELECT 1 FROM search_entries WHERE "
-				"search_entries MATCH ?1 LIMIT 1");
-	if (rc == LEC_OK && (rc = lec_store__bind_text(stmt, 1, b.ptr)) == 0) {
-		rc = sqlite3_step(stmt);
-		rc = rc == SQLITE_ROW	 ? 1
-		     : rc == SQLITE_DONE ? 0
-					 : lec_store__sqlerr(g->st, rc,
-							     "searching");
-	}
-	lec_store__finalize(g->st, stmt);
-	lec__buf_dispose(&b);
 	return rc;
 }
 

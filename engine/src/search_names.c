@@ -19,7 +19,9 @@
  * other words ("sqlite3 cursor execute" finds sqlite3.Cursor.execute), and
  * a word naming an object type ("ref role", "glossary directive") prefers
  * entries of that type. A one-word query that names nothing is taken as the
- * start of a name (search as you type: "html_the"). Each hit scores its
+ * start of a name at most twice as long (search as you type: "html_the",
+ * "literalinc") when it is written like an identifier or is no indexed
+ * word of its own: "theme" is a finished word, left to BM25. Each hit scores its
  * match (whole name, suffix, prefix), its case (exact above folded) and
  * its type weight; search.c puts the pages of hits before all others.
  */
@@ -46,6 +48,9 @@
  * shorter ones prefix or nearly match too many names. */
 #define PREFIX_MIN 3
 #define CORRECT_MIN 4
+/* A prefix must be at least 1/PREFIX_SHARE of the name it begins: "the"
+ * is not yet "the_longest_method_name". */
+#define PREFIX_SHARE 2
 /* Shortest word allowed two edits; shorter ones get one. */
 #define TWO_EDITS_MIN 6
 
@@ -208,12 +213,13 @@ int lec__search_names_add(struct lec_store *st, sqlite3_stmt *stmt,
 	n = strlen(s);
 	while (n > 0 && s[n - 1] == ' ')
 		n--;
-	/* ".. toctree::" and ":ref:" are named toctree and ref. */
+	/* ".. toctree::" and ":ref:" are named toctree and ref, the
+	 * directive's argument left out. */
 	if (strncmp(s, ".. ", 3) == 0)
 		s += 3, n -= 3;
-	if (n > 2 && strcmp(a.role, "rst:directive") == 0 &&
-	    strncmp(s + n - 2, "::", 2) == 0)
-		n -= 2;
+	if (strcmp(a.role, "rst:directive") == 0 && (end = strstr(s, "::")) &&
+	    (size_t)(end - s) < n)
+		n = (size_t)(end - s); /* ".. literalinclude:: filename" */
 	if (n > 2 && s[0] == ':' && s[n - 1] == ':')
 		s++, n -= 2;
 	/* "8.6. The match statement" is named "match statement". */
@@ -302,7 +308,7 @@ struct lookup {
 	const char *others; /* the other words a page must have, or NULL */
 	const char *hint;   /* the role a type word asks for, or NULL */
 	double factor;
-	int prefix;
+	int prefix; /* keys it begins rather than the key */
 };
 
 /* Whether the written name ends with the word as typed (its case). */
@@ -356,6 +362,8 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 
 		rc = LEC_OK;
 		if (name == NULL || role == NULL || !m->in_scope(m->ctx, entry))
+			continue;
+		if (l->prefix && keylen > (int)l->len * PREFIX_SHARE)
 			continue;
 		if (l->prefix)
 			score *= F_PREFIX * (double)l->len / keylen;
@@ -483,7 +491,7 @@ static int hit_cmp(const void *a, const void *b)
 }
 
 int lec__search_names_match(struct lec_store *st, const char *query,
-			    lec__search_scope_fn in_scope,
+			    int word_indexed, lec__search_scope_fn in_scope,
 			    lec__search_page_has_fn page_has, void *ctx,
 			    struct lec__search_name_hit **out, size_t *n)
 {
@@ -520,7 +528,8 @@ int lec__search_names_match(struct lec_store *st, const char *query,
 	}
 	if (rc == LEC_OK && w.n > 1)
 		rc = lookup_words(&m, &w);
-	if (rc == LEC_OK && w.n == 1 && found == 0 && w.len[0] >= PREFIX_MIN) {
+	if (rc == LEC_OK && w.n == 1 && found == 0 && w.len[0] >= PREFIX_MIN &&
+	    (!word_indexed || identifier_like(w.at[0], w.len[0]))) {
 		struct lookup pre = { w.at[0], w.len[0], NULL, NULL, F_WHOLE,
 				      1 };
 

@@ -929,6 +929,8 @@ static void index_names(struct lec_store *st, int64_t version)
 	doc_domain(api, "std:confval", "html_theme", "confval-html_theme",
 		   "The theme.");
 	doc_domain(api, "rst:role", ":ref:", "role-ref", "A reference.");
+	doc_domain(api, "rst:directive", ".. include:: filename",
+		   "directive-include", "Include a file.");
 	doc_domain(api, "std:option", "-W, --warnings-as-errors",
 		   "cmdoption-build-W", "Turn warnings into errors.");
 	doc_section(talk, "talk",
@@ -980,6 +982,7 @@ TEST(names_rank_first)
 	check_first(st, v, "--warnings-as-errors", "api.html",
 		    "cmdoption-build-W");
 	check_first(st, v, "tulip", "glossary.html", "term-tulip");
+	check_first(st, v, "include", "api.html", "directive-include");
 	/* An identifier among other words, found with them on its page. */
 	check_first(st, v, "plant_tulips bed", "api.html",
 		    "garden.plant_tulips");
