@@ -336,10 +336,9 @@ static const char migration_6[] =
 	"  DEFAULT 0;";
 
 /* 7: names of sections and domain objects for exact, suffix and prefix
- * matches (search_names.c), and their words for correcting misspellings.
- * key is lowercase; name keeps the written case; kind: 0 the whole name,
- * 1 a dotted suffix of it, 2 one word of it; weight the object type's
- * weight in thousandths. Indexes made before this migration keep working
+ * matches and for correcting misspellings (search_names.c). key is
+ * lowercase; name keeps the written case; kind: 0 the whole name, 1 a
+ * dotted suffix of it; weight the object type's weight in thousandths. Indexes made before this migration keep working
  * without these matches until `lectern reindex` (or the next build)
  * rebuilds them. */
 static const char migration_7[] =

@@ -102,7 +102,7 @@ int lec__search_names_match(struct lec_store *st, const char *query,
 
 /*
  * The query with each word that matches nothing (matches() says 0)
- * replaced by the nearest indexed word within one or two edits; *out NULL
+ * replaced by the nearest name key within one or two edits; *out NULL
  * when no word changed, else owned by the caller (lec__free).
  */
 int lec__search_names_correct(struct lec_store *st, const char *query,

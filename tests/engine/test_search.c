@@ -994,7 +994,7 @@ TEST(names_rank_first)
 	check_first(st, v, "tulips in a be", "api.html",
 		    "garden.plant_tulips");
 	check_first(st, v, "hmtl_theme", "api.html", "confval-html_theme");
-	check_first(st, v, "matetr", "talk.html", "talk");
+	check_first(st, v, "plant_tulisp", "api.html", "garden.plant_tulips");
 	/* Prose words are not looked up one by one. */
 	check_first(st, v, "water matter", "talk.html", "talk");
 	/* Names belong to their version, and go with their pages. */
