@@ -1177,10 +1177,10 @@ static int names_page_has(void *ctx, int64_t entry, const char *words)
 	return rc;
 }
 
-/* Whether a word of the query matches anything indexed. */
-static int word_matches(void *ctx, const char *word, size_t len)
+/* Whether a word of the query matches anything indexed as it is (1 yes,
+ * 0 no, < 0 an engine error). */
+static int word_indexed(struct lec_store *st, const char *word, size_t len)
 {
-	struct gather *g = ctx;
 	struct lec__buf b = LEC__BUF_INIT;
 	sqlite3_stmt *stmt = NULL;
 	size_t i;
@@ -1194,19 +1194,25 @@ static int word_matches(void *ctx, const char *word, size_t len)
 	lec__buf_puts(&b, "\"");
 	if (b.oom)
 		return lec__error_oom();
-	rc = lec_store__prepare(g->st, &stmt,
+	rc = lec_store__prepare(st, &stmt,
 				"SELECT 1 FROM search_entries WHERE "
 				"search_entries MATCH ?1 LIMIT 1");
 	if (rc == LEC_OK && (rc = lec_store__bind_text(stmt, 1, b.ptr)) == 0) {
 		rc = sqlite3_step(stmt);
 		rc = rc == SQLITE_ROW	 ? 1
 		     : rc == SQLITE_DONE ? 0
-					 : lec_store__sqlerr(g->st, rc,
+					 : lec_store__sqlerr(st, rc,
 							     "searching");
 	}
-	lec_store__finalize(g->st, stmt);
+	lec_store__finalize(st, stmt);
 	lec__buf_dispose(&b);
 	return rc;
+}
+
+/* word_indexed as a lec__search_tokens_fn over a gather. */
+static int word_matches(void *ctx, const char *word, size_t len)
+{
+	return word_indexed(((struct gather *)ctx)->st, word, len);
 }
 
 /* The pages the query names, into g->named, each with its name matches
@@ -1214,17 +1220,13 @@ static int word_matches(void *ctx, const char *word, size_t len)
 static int gather_names(struct gather *g)
 {
 	struct lec__search_name_hit *hits = NULL;
-	const char *q = g->req->query;
 	struct page_acc *p;
 	size_t nhits = 0, i, j;
 	int64_t page_id;
-	int rc, indexed = 1;
+	int rc;
 
 	g->page_checks = PAGE_CHECKS_MAX;
-	if (q != NULL && q[strcspn(q, " ")] == '\0' &&
-	    (indexed = word_matches(g, q, strlen(q))) < 0)
-		return indexed;
-	if ((rc = lec__search_names_match(g->st, q, indexed, names_in_scope,
+	if ((rc = lec__search_names_match(g->st, g->req->query, names_in_scope,
 					  names_page_has, g, &hits, &nhits)) <
 	    0)
 		return rc;
@@ -1519,14 +1521,17 @@ static int fill_window(struct gather *g, size_t offset, size_t limit,
  * words. */
 #define TYPED_PREFIX_MIN 3
 
-/* The query with its last word also searched as a prefix ("format spec"
- * finds "specification"), as a reader typing it has not finished it: a
- * '*' after it, unless it is excluded, inside a phrase, short or already a
- * prefix. *out NULL when unchanged, else owned by the caller (lec__free). */
-static int typed_query(const char *q, char **out)
+/* The query with its last word also searched as a prefix ("asyncio
+ * gat" finds gather), as a reader typing it has not finished it: a '*'
+ * after it, unless it is an indexed word as it is (finished: a prefix
+ * search would only cost time), excluded, inside a phrase, short or
+ * already a prefix. *out NULL when unchanged, else owned by the caller
+ * (lec__free). */
+static int typed_query(struct lec_store *st, const char *q, char **out)
 {
 	size_t n = q ? strlen(q) : 0, start = n, quotes = 0, i;
 	struct lec__buf b = LEC__BUF_INIT;
+	int rc;
 
 	*out = NULL;
 	while (start > 0 && ((q[start - 1] >= 'a' && q[start - 1] <= 'z') ||
@@ -1538,6 +1543,8 @@ static int typed_query(const char *q, char **out)
 	if (n - start < TYPED_PREFIX_MIN || quotes % 2 ||
 	    (start > 0 && (q[start - 1] == '-' || q[start - 1] == '\\')))
 		return LEC_OK;
+	if ((rc = word_indexed(st, q + start, n - start)) != 0)
+		return rc < 0 ? rc : LEC_OK;
 	lec__buf_putn(&b, q, n);
 	lec__buf_puts(&b, "*");
 	return (*out = lec__buf_take(&b)) == NULL ? LEC_ENOMEM : LEC_OK;
@@ -1568,7 +1575,7 @@ static int run_query(struct lec_store *st,
 		return lec__error(LEC_EINVALID,
 				  "at most %d versions can be searched at once",
 				  LEC_SEARCH_VERSIONS_MAX);
-	if ((rc = typed_query(req->query, &typed)) < 0 ||
+	if ((rc = typed_query(st, req->query, &typed)) < 0 ||
 	    (rc = tokenizer_open(st, &tok)) < 0 ||
 	    (rc = lec__search_translate(typed ? typed : req->query, has_tokens,
 					&tok, &ex)) < 0 ||

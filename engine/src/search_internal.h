@@ -90,13 +90,11 @@ struct lec__search_name_hit {
 };
 
 /*
- * The entries a query names, best first (see search_names.c).
- * word_indexed: whether a one-word query is an indexed word as it is (a
- * finished word, then not taken as the start of a name). *out is owned by
- * the caller (lec__free), NULL when *n is 0.
+ * The entries a query names, best first (see search_names.c). *out is
+ * owned by the caller (lec__free), NULL when *n is 0.
  */
 int lec__search_names_match(struct lec_store *st, const char *query,
-			    int word_indexed, lec__search_scope_fn in_scope,
+			    lec__search_scope_fn in_scope,
 			    lec__search_page_has_fn page_has, void *ctx,
 			    struct lec__search_name_hit **out, size_t *n);
 

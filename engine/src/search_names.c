@@ -21,9 +21,8 @@
  * other words ("sqlite3 cursor execute" finds sqlite3.Cursor.execute), and
  * a word naming an object type ("ref role", "glossary directive") prefers
  * entries of that type. A one-word query that names nothing is taken as the
- * start of a name at most twice as long (search as you type: "html_the",
- * "literalinc") when it is written like an identifier or is no indexed
- * word of its own: "theme" is a finished word, left to BM25. Each hit scores its
+ * start of a name at most half as long again (search as you type:
+ * "html_the", "literalinc"). Each hit scores its
  * match (whole name, suffix, prefix), its case (exact above folded) and
  * its type weight; search.c puts the pages of hits before all others.
  */
@@ -49,9 +48,10 @@
  * shorter ones prefix or nearly match too many names. */
 #define PREFIX_MIN 3
 #define CORRECT_MIN 4
-/* A prefix must be at least 1/PREFIX_SHARE of the name it begins: "the"
- * is not yet "the_longest_method_name". */
-#define PREFIX_SHARE 2
+/* A prefix must be at least 2/3 of the name it begins: "html_the" is
+ * html_theme, but "theme" (a word of its own) is not yet ThemeError. */
+#define PREFIX_SHARE_NUM 3
+#define PREFIX_SHARE_DEN 2
 /* Shortest word allowed two edits; shorter ones get one. */
 #define TWO_EDITS_MIN 6
 
@@ -354,7 +354,8 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 		rc = LEC_OK;
 		if (name == NULL || role == NULL || !m->in_scope(m->ctx, entry))
 			continue;
-		if (l->prefix && keylen > (int)l->len * PREFIX_SHARE)
+		if (l->prefix && keylen * PREFIX_SHARE_DEN >
+					 (int)l->len * PREFIX_SHARE_NUM)
 			continue;
 		if (l->prefix)
 			score *= F_PREFIX * (double)l->len / keylen;
@@ -482,7 +483,7 @@ static int hit_cmp(const void *a, const void *b)
 }
 
 int lec__search_names_match(struct lec_store *st, const char *query,
-			    int word_indexed, lec__search_scope_fn in_scope,
+			    lec__search_scope_fn in_scope,
 			    lec__search_page_has_fn page_has, void *ctx,
 			    struct lec__search_name_hit **out, size_t *n)
 {
@@ -519,8 +520,7 @@ int lec__search_names_match(struct lec_store *st, const char *query,
 	}
 	if (rc == LEC_OK && w.n > 1)
 		rc = lookup_words(&m, &w);
-	if (rc == LEC_OK && w.n == 1 && found == 0 && w.len[0] >= PREFIX_MIN &&
-	    (!word_indexed || identifier_like(w.at[0], w.len[0]))) {
+	if (rc == LEC_OK && w.n == 1 && found == 0 && w.len[0] >= PREFIX_MIN) {
 		struct lookup pre = { w.at[0], w.len[0], NULL, NULL, F_WHOLE,
 				      1 };
 
