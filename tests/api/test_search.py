@@ -4,8 +4,9 @@ search.ranking in its .readthedocs.yaml), a Markdown project that is its
 subproject, and an MkDocs project, each built and indexed by the pipeline.
 Exact v2 and v3 bodies, highlights and their escaping, index.html paths per
 doc type, subproject results, private versions, paging links, every error
-body, the /_/api/ route on docs hosts, 30+ hostile queries (200 or 400,
-never 500), the build's indexing command, and `lectern reindex`."""
+body, the /_/api/ route on docs hosts, names first with prefixes and
+misspellings, 30+ hostile queries (200 or 400, never 500 nor FTS5 text),
+the build's indexing command, and `lectern reindex`."""
 import time
 import urllib.parse
 
@@ -149,6 +150,22 @@ class SearchTest(ServerTestCase):
         self.assertEqual(self.search(self.sph, '"daily garden"').json["count"], 0)
         self.assertEqual(self.search(self.sph, "gard*").json["count"], 3)
         self.assertEqual(self.search(self.sph, "(weekly | daily) +water").json["count"], 2)
+
+    def test_names_first_prefix_and_misspelling(self):
+        # The domain object's name, typed whole, begun (search as you
+        # type) or misspelled, gives its page with the object's block
+        # first: the TUI searches as you type through this API.
+        for q in ("prune", "Prune", "prun", "prnue"):
+            r = self.search(self.sph, q)
+            self.assertStatus(r, 200)
+            self.assertEqual(r.json["results"][0]["path"], "/en/latest/api.html", q)
+            self.assertEqual(r.json["results"][0]["blocks"][0]["id"], "prune", q)
+        # A section title named whole comes first even on a page ranked -5.
+        r = self.search(self.sph, "low")
+        self.assertEqual(r.json["results"][0]["path"], "/en/latest/low.html")
+        # The unfinished last word is a prefix: "water" and "watering".
+        self.assertEqual(self.search(self.sph, "garden wat").json["count"], 3)
+        self.assertEqual(self.search(self.sph, "+garden +wat").json["count"], 2)
 
     def test_highlights_are_escaped(self):
         r = self.search(self.md, "care")
