@@ -82,5 +82,4 @@ for corpus in python3-doc sphinx-doc; do
 		"lectern=$work/$corpus.lectern" \
 		"xapian=$work/$corpus.xapian.tsv" \
 		"sphinx-js=$work/$corpus.sphinx"
-	cat "$work/$corpus.q" >>"$work/all.q"
 done
