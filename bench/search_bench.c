@@ -1,15 +1,25 @@
 /*
  * Search benchmark (issue 6), the in-process half of bench/search.sh:
  *
- *   bench_search index DATA_DIR HTML_DIR   index HTML_DIR as the version
- *                                          "latest" of project "python" in
- *                                          the store of DATA_DIR; prints
- *                                          seconds, pages, entries
- *   bench_search query DATA_DIR [REPS]     the 20 fixed queries, top 10 with
- *                                          highlights, REPS times each;
+ *   bench_search index DATA_DIR HTML_DIR [PROJECT]
+ *                                          index HTML_DIR as the version
+ *                                          "latest" of PROJECT (default
+ *                                          "python") in the store of
+ *                                          DATA_DIR; prints seconds, pages,
+ *                                          entries
+ *   bench_search query DATA_DIR [REPS [PROJECT]]
+ *                                          the 20 fixed queries, top 10 with
+ *                                          highlights, REPS times each, in
+ *                                          PROJECT (default "python");
  *                                          prints p50 (median of per-query
  *                                          medians) and p99 (all runs)
  *   bench_search queries                   print the 20 queries, one a line
+ *   bench_search rank DATA_DIR PROJECT     for each query read from stdin
+ *                                          (one a line), its top 10 as
+ *                                          "N<TAB>rank<TAB>path<TAB>anchor"
+ *                                          lines (N counts queries from 1,
+ *                                          anchor is the best block's id);
+ *                                          what bench/relevance.sh judges
  *   bench_search synth DATA_DIR SECTIONS   a synthetic index of SECTIONS
  *                                          sections (20 per page) in
  *                                          project "synth", then the same
@@ -134,13 +144,14 @@ static int run_queries(struct lec_store *st, int64_t version, int reps)
 	return 0;
 }
 
-static int cmd_index(struct lec_store *st, const char *html)
+static int cmd_index(struct lec_store *st, const char *html,
+		     const char *project)
 {
 	struct lec_search_index_report rep;
 	int64_t version;
 	double t0;
 
-	if (version_of(st, "python", &version) < 0)
+	if (version_of(st, project, &version) < 0)
 		return fail("project");
 	t0 = now_s();
 	if (lec_search_index_dir(st, version, html, NULL, &rep) < 0)
@@ -149,6 +160,38 @@ static int cmd_index(struct lec_store *st, const char *html)
 	printf("pages %zu\nentries %zu\nignored %zu\nfailed %zu\n", rep.pages,
 	       rep.entries, rep.ignored, rep.failed);
 	lec_search_index_report_dispose(&rep);
+	return 0;
+}
+
+/* Longest query line read by cmd_rank. */
+#define RANK_LINE_MAX 4096
+
+static int cmd_rank(struct lec_store *st, const char *project)
+{
+	char line[RANK_LINE_MAX];
+	int64_t version;
+	size_t n = 0, i;
+
+	if (version_of(st, project, &version) < 0)
+		return fail("project");
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		struct lec_search_request req = { line, &version, 1, 1, 10 };
+		struct lec_search_results res;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		n++;
+		if (lec_search_query(st, &req, &res) < 0) {
+			fprintf(stderr, "bench_search: %s: %s\n", line,
+				lec_error_last());
+			continue;
+		}
+		for (i = 0; i < res.len; i++)
+			printf("%zu\t%zu\t%s\t%s\n", n, i + 1, res.items[i].path,
+			       res.items[i].blocks_len
+				       ? res.items[i].blocks[0].id
+				       : "");
+		lec_search_results_dispose(&res);
+	}
 	return 0;
 }
 
@@ -284,13 +327,15 @@ int main(int argc, char **argv)
 		goto usage;
 	if (lec_store_open_dir(&st, argv[2], NULL) < 0)
 		return fail(argv[2]);
-	if (strcmp(argv[1], "index") == 0 && argc == 4)
-		rc = cmd_index(st, argv[3]);
-	else if (strcmp(argv[1], "query") == 0 && argc <= 4)
-		rc = version_of(st, "python", &version) < 0
+	if (strcmp(argv[1], "index") == 0 && (argc == 4 || argc == 5))
+		rc = cmd_index(st, argv[3], argc == 5 ? argv[4] : "python");
+	else if (strcmp(argv[1], "rank") == 0 && argc == 4)
+		rc = cmd_rank(st, argv[3]);
+	else if (strcmp(argv[1], "query") == 0 && argc <= 5)
+		rc = version_of(st, argc == 5 ? argv[4] : "python", &version) < 0
 			     ? fail("project")
 			     : run_queries(st, version,
-					   argc == 4 ? (int)strtol(argv[3], NULL, 10)
+					   argc >= 4 ? (int)strtol(argv[3], NULL, 10)
 						 : DEFAULT_REPS);
 	else if (strcmp(argv[1], "synth") == 0 && argc == 4)
 		rc = cmd_synth(st, (size_t)strtoul(argv[3], NULL, 10),
@@ -299,9 +344,10 @@ int main(int argc, char **argv)
 	if (rc != 2)
 		return rc;
 usage:
-	fprintf(stderr, "usage: bench_search index DATA_DIR HTML_DIR\n"
+	fprintf(stderr, "usage: bench_search index DATA_DIR HTML_DIR [PROJECT]\n"
 			"       bench_search queries\n"
-			"       bench_search query DATA_DIR [REPS]\n"
+			"       bench_search rank DATA_DIR PROJECT\n"
+			"       bench_search query DATA_DIR [REPS [PROJECT]]\n"
 			"       bench_search synth DATA_DIR SECTIONS\n");
 	return 2;
 }

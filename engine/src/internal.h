@@ -65,6 +65,9 @@ struct lec__buf {
 #define LEC__BUF_INIT { NULL, 0, 0, 0 }
 
 void lec__buf_puts(struct lec__buf *b, const char *s);
+/* n bytes of s (no NUL needed): what "%.*s" would append, without printf's
+ * cost on hot paths (highlights). */
+void lec__buf_putn(struct lec__buf *b, const char *s, size_t n);
 void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)
 	LEC__PRINTF(2, 3);
 /* Hands the string to the caller (who frees it with lec__free) and resets

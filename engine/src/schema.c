@@ -347,6 +347,34 @@ static const char migration_7[] =
 	"ALTER TABLE projects ADD COLUMN mirror_updated INTEGER NOT NULL"
 	"  DEFAULT 0;";
 
+/* 8: names of sections and domain objects for exact, suffix and prefix
+ * matches and for correcting misspellings (search_names.c). key is
+ * lowercase; name keeps the written case; kind: 0 the whole name, 1 a
+ * dotted suffix of it; weight the object type's weight in thousandths.
+ * Indexes made before this migration keep working without these matches
+ * until `lectern reindex` (or the next build) rebuilds them. */
+static const char migration_8[] =
+	"CREATE TABLE search_names ("
+	"  key TEXT NOT NULL,"
+	"  entry INTEGER NOT NULL,"
+	"  kind INTEGER NOT NULL,"
+	"  weight INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  role TEXT NOT NULL,"
+	"  PRIMARY KEY (key, entry, kind)"
+	") WITHOUT ROWID;"
+	"CREATE INDEX search_names_entry ON search_names(entry);"
+	/* A version's pages as an id range, and its ranked pages apart
+	 * (search.c load_pages). */
+	"CREATE INDEX search_pages_version ON search_pages(version_id, id);"
+	"CREATE INDEX search_pages_ranked ON search_pages(version_id, id, rank)"
+	"  WHERE rank <> 0;"
+	"CREATE TRIGGER search_pages_names_deleted AFTER DELETE ON search_pages"
+	"  BEGIN"
+	"  DELETE FROM search_names WHERE entry BETWEEN old.id * 1048576"
+	"    AND old.id * 1048576 + 1048575;"
+	"END;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -355,6 +383,7 @@ static const char *const migrations[] = {
 	migration_5,
 	migration_6,
 	migration_7,
+	migration_8,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

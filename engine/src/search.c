@@ -16,7 +16,10 @@
  * that pages matching every word come first; Lectern makes that order
  * strict (AND matches, then OR-only matches), which also lets a query skip
  * scoring the OR-only pages when the AND matches fill the requested page.
- * Highlights (search_highlight.c) are computed only for the results shown.
+ * Pages whose sections or domain objects the query names (search_names.c)
+ * come before both, a query that is only an exclusion ("-X") finding
+ * nothing but them. Highlights (search_highlight.c) are computed only for
+ * the results shown.
  */
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -394,10 +397,12 @@ static int64_t entry_rowid(int64_t base, int64_t n, const struct entry *e)
 	       lec__search_length_bucket(bytes);
 }
 
-/* A page's title row, then its sections, then its domain entries. */
+/* A page's title row, then its sections, then its domain entries, each
+ * section and entry with its names (names_stmt). */
 static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
-			  int64_t page_id, int64_t version_id, int rank,
-			  const char *title, const struct lec_page_doc *doc)
+			  sqlite3_stmt *names_stmt, int64_t page_id,
+			  int64_t version_id, int rank, const char *title,
+			  const struct lec_page_doc *doc)
 {
 	int64_t base = page_id * ENTRIES_PER_PAGE, n = 1;
 	struct entry e = { KIND_PAGE, title, "", "", "", "" };
@@ -412,25 +417,32 @@ static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
 		const struct lec_page_section *s = &doc->sections[i];
 		struct entry se = { KIND_SECTION, "", s->title, s->content,
 				    s->id, "" };
+		int64_t rowid = entry_rowid(base, n, &se);
 
-		if ((rc = insert_entry(st, stmt, entry_rowid(base, n, &se),
-				       version_id, rank, &se)) < 0)
+		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
+				       &se)) < 0 ||
+		    (rc = lec__search_names_add(st, names_stmt, rowid, "",
+						s->id, s->title)) < 0)
 			return rc;
 	}
 	for (i = 0; i < doc->domains_len && n < ENTRIES_MAX; i++, n++) {
 		const struct lec_page_domain *d = &doc->domains[i];
 		struct entry de = { KIND_DOMAIN, "", d->name, d->content,
 				    d->id, d->role };
+		int64_t rowid = entry_rowid(base, n, &de);
 
-		if ((rc = insert_entry(st, stmt, entry_rowid(base, n, &de),
-				       version_id, rank, &de)) < 0)
+		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
+				       &de)) < 0 ||
+		    (rc = lec__search_names_add(st, names_stmt, rowid, d->role,
+						d->id, d->name)) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
 static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
-		       sqlite3_stmt *entry_stmt, int64_t version_id,
+		       sqlite3_stmt *entry_stmt, sqlite3_stmt *names_stmt,
+		       int64_t version_id,
 		       const struct lec_search_page *p)
 {
 	const char *title = p->doc && p->doc->title ? p->doc->title : "";
@@ -454,8 +466,8 @@ static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
 	if (rc < 0)
 		goto done;
 	page_id = sqlite3_last_insert_rowid(st->db);
-	rc = insert_entries(st, entry_stmt, page_id, version_id, rank, title,
-			    p->doc);
+	rc = insert_entries(st, entry_stmt, names_stmt, page_id, version_id,
+			    rank, title, p->doc);
 done:
 	sqlite3_reset(page_stmt);
 	sqlite3_clear_bindings(page_stmt);
@@ -468,6 +480,7 @@ static int replace(struct lec_store *st, int64_t version_id,
 		   const char *rules_json)
 {
 	sqlite3_stmt *page_stmt = NULL, *entry_stmt = NULL, *ver = NULL;
+	sqlite3_stmt *names_stmt = NULL;
 	int64_t ids[1] = { version_id }, one = 0;
 	int found = 0, rc;
 	size_t i;
@@ -496,11 +509,15 @@ static int replace(struct lec_store *st, int64_t version_id,
 		     st, &entry_stmt,
 		     "INSERT INTO search_entries (rowid, page_title, title, "
 		     "content, version_id, page_rank, kind, anchor, role) "
-		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0 ||
+	    (rc = lec_store__prepare(
+		     st, &names_stmt,
+		     "INSERT OR IGNORE INTO search_names (key, entry, kind, "
+		     "weight, name, role) VALUES (?, ?, ?, ?, ?, ?)")) < 0)
 		goto done;
 	for (i = 0; i < n && rc == LEC_OK; i++)
-		rc = insert_page(st, page_stmt, entry_stmt, version_id,
-				 &pages[i]);
+		rc = insert_page(st, page_stmt, entry_stmt, names_stmt,
+				 version_id, &pages[i]);
 	if (rc < 0)
 		goto done;
 	if ((rc = lec_store__prepare(
@@ -518,6 +535,7 @@ static int replace(struct lec_store *st, int64_t version_id,
 done:
 	lec_store__finalize(st, page_stmt);
 	lec_store__finalize(st, entry_stmt);
+	lec_store__finalize(st, names_stmt);
 	lec_store__finalize(st, ver);
 	if (rc == LEC_OK)
 		return lec_store__commit(st);
@@ -815,7 +833,9 @@ struct page_acc {
 	int rank;
 	double title_score;   /* its title row, 0 if that did not match */
 	double section_score; /* its best section or domain entry */
+	double name_score;    /* its best name match (search_names.c) */
 	double score;         /* the page's score, set once gathered */
+	int moved;            /* listed in gather.named instead */
 	int64_t blocks[LEC_SEARCH_BLOCKS_MAX]; /* best entries, best first */
 	double block_scores[LEC_SEARCH_BLOCKS_MAX];
 	size_t nblocks;
@@ -830,10 +850,19 @@ struct gather {
 	struct lec_store *st;
 	const struct lec_search_request *req;
 	struct lec__search_hl *hl; /* the query's terms, for highlights */
-	struct page_info *pages; /* the searched versions' pages, by id */
-	size_t npages;
+	/* The searched versions' pages: one id range each, and those with
+	 * a search.ranking rank, by id (see load_pages). */
+	struct id_range {
+		int64_t first, last;
+	} *ranges;
+	size_t nranges;
+	struct page_info *ranked;
+	size_t nranked;
 	struct acc_list all; /* pages matching the AND form */
 	struct acc_list any; /* pages matching only the OR form */
+	struct acc_list named; /* pages of name matches, ranked first */
+	struct lec__search_tokenizer *tok;
+	int page_checks; /* FTS5 lookups left for page_has */
 };
 
 static int acc_push(struct acc_list *l, int64_t page_id, int rank)
@@ -875,10 +904,7 @@ static void acc_block(struct page_acc *p, int64_t rowid, double score)
 	p->block_scores[i] = score;
 }
 
-/* The searched versions' pages, by id, with their ranks: rows are matched
- * to them by a forward walk, since FTS5 returns rows in rowid (so page)
- * order. Reading version_id or page_rank from each FTS5 row instead would
- * cost a content-table lookup per row, many times the match itself. */
+/* A page with a rank other than 0. */
 struct page_info {
 	int64_t id;
 	int rank;
@@ -897,49 +923,96 @@ static int steps_end(struct gather *g, sqlite3_stmt *stmt, int rc)
 	return rc;
 }
 
-static int load_pages(struct gather *g)
+/* One version's pages: its id range, and those of its pages with a rank
+ * into g->ranked. */
+static int load_version(struct gather *g, int64_t version_id)
 {
-	struct lec__buf b = LEC__BUF_INIT;
 	sqlite3_stmt *stmt = NULL;
-	char *sql;
-	size_t i, cap = 0;
+	struct id_range *r = &g->ranges[g->nranges];
 	int rc;
 
-	lec__buf_puts(&b, "SELECT id, rank FROM search_pages "
-			  "WHERE version_id IN (");
-	for (i = 0; i < g->req->nversions; i++)
-		lec__buf_printf(&b, "%s?%zu", i ? ", " : "", i + 1);
-	lec__buf_puts(&b, ") ORDER BY id");
-	if ((sql = lec__buf_take(&b)) == NULL)
-		return LEC_ENOMEM;
-	rc = lec_store__prepare(g->st, &stmt, sql);
-	lec__free(sql);
-	for (i = 0; rc == LEC_OK && i < g->req->nversions; i++)
-		sqlite3_bind_int64(stmt, (int)i + 1, g->req->version_ids[i]);
-	while (rc == LEC_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		rc = LEC_OK;
-		if (g->npages == cap) {
-			struct page_info *grown;
+	if ((rc = lec_store__prepare(
+		     g->st, &stmt,
+		     "SELECT (SELECT min(id) FROM search_pages WHERE "
+		     "version_id = ?1), (SELECT max(id) FROM search_pages "
+		     "WHERE version_id = ?1)")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW &&
+	    sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
+		r->first = sqlite3_column_int64(stmt, 0);
+		r->last = sqlite3_column_int64(stmt, 1);
+		g->nranges++;
+	}
+	rc = steps_end(g, stmt, rc == SQLITE_ROW ? SQLITE_DONE : rc);
+	if (rc < 0 || (rc = lec_store__prepare(
+			       g->st, &stmt,
+			       "SELECT id, rank FROM search_pages WHERE "
+			       "version_id = ?1 AND rank <> 0")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct page_info *grown =
+			lec__realloc(g->ranked, (g->nranked + 1) *
+							sizeof(*grown));
 
-			cap = cap ? cap * 2 : 256;
-			grown = lec__realloc(g->pages, cap * sizeof(*grown));
-			if (grown == NULL) {
-				rc = lec__error_oom();
-				break;
-			}
-			g->pages = grown;
+		if (grown == NULL) {
+			rc = lec__error_oom();
+			break;
 		}
-		g->pages[g->npages].id = sqlite3_column_int64(stmt, 0);
-		g->pages[g->npages++].rank = sqlite3_column_int(stmt, 1);
+		g->ranked = grown;
+		g->ranked[g->nranked].id = sqlite3_column_int64(stmt, 0);
+		g->ranked[g->nranked++].rank = sqlite3_column_int(stmt, 1);
 	}
 	return steps_end(g, stmt, rc);
 }
 
-/* Rows of expr within the searched pages' rowid range (pages of one
- * version are one range: an index is written in one transaction). */
+static int range_cmp(const void *a, const void *b)
+{
+	const struct id_range *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int info_cmp(const void *a, const void *b)
+{
+	const struct page_info *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The searched versions' pages. A version's pages are one id range (its
+ * index is written in one transaction: ids follow each other), found in
+ * the (version_id, id) index in two steps, and the few pages with a
+ * search.ranking rank come from a partial index: a query reads neither
+ * every page of the version nor anything per FTS5 row (reading version_id
+ * or page_rank from an FTS5 row costs a content-table lookup, many times
+ * the match itself).
+ */
+static int load_pages(struct gather *g)
+{
+	size_t i;
+	int rc = LEC_OK;
+
+	g->ranges = lec__calloc(g->req->nversions + 1, sizeof(*g->ranges));
+	if (g->ranges == NULL)
+		return lec__error_oom();
+	for (i = 0; i < g->req->nversions && rc == LEC_OK; i++)
+		rc = load_version(g, g->req->version_ids[i]);
+	if (g->nranges > 1)
+		qsort(g->ranges, g->nranges, sizeof(*g->ranges), range_cmp);
+	if (g->nranked > 1)
+		qsort(g->ranked, g->nranked, sizeof(*g->ranked), info_cmp);
+	return rc;
+}
+
+/* Rows of expr within the searched pages' rowid range. */
 static int match_prepare(struct gather *g, int count_only, const char *expr,
 			 sqlite3_stmt **stmt)
 {
+	int64_t last = g->ranges[0].last;
+	size_t i;
 	int rc = lec_store__prepare(
 		g->st, stmt,
 		count_only ? "SELECT rowid FROM search_entries WHERE "
@@ -951,23 +1024,37 @@ static int match_prepare(struct gather *g, int count_only, const char *expr,
 
 	if (rc < 0 || (rc = lec_store__bind_text(*stmt, 1, expr)) < 0)
 		return rc;
-	sqlite3_bind_int64(*stmt, 2, g->pages[0].id * ENTRIES_PER_PAGE);
+	for (i = 1; i < g->nranges; i++)
+		if (g->ranges[i].last > last)
+			last = g->ranges[i].last;
+	sqlite3_bind_int64(*stmt, 2, g->ranges[0].first * ENTRIES_PER_PAGE);
 	sqlite3_bind_int64(*stmt, 3,
-			   g->pages[g->npages - 1].id * ENTRIES_PER_PAGE +
-				   ENTRIES_PER_PAGE - 1);
+			   last * ENTRIES_PER_PAGE + ENTRIES_PER_PAGE - 1);
 	return LEC_OK;
 }
 
-/* The searched page of page_id, walking the cursor forward; NULL when the
- * row belongs to a version not searched. */
-static const struct page_info *page_of(const struct gather *g, size_t *cursor,
-				       int64_t page_id)
+/* Whether page_id is a searched page; *rank gets its rank. */
+static int page_rank(const struct gather *g, int64_t page_id, int *rank)
 {
-	while (*cursor < g->npages && g->pages[*cursor].id < page_id)
-		(*cursor)++;
-	return *cursor < g->npages && g->pages[*cursor].id == page_id
-		       ? &g->pages[*cursor]
-		       : NULL;
+	size_t i, lo = 0, hi = g->nranked, mid;
+
+	for (i = 0; i < g->nranges; i++)
+		if (page_id >= g->ranges[i].first &&
+		    page_id <= g->ranges[i].last)
+			break;
+	if (i == g->nranges)
+		return 0;
+	*rank = 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (g->ranked[mid].id < page_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->nranked && g->ranked[lo].id == page_id)
+		*rank = g->ranked[lo].rank;
+	return 1;
 }
 
 /* Whether page_id is in the sorted list (a cursor walks it forward). */
@@ -984,12 +1071,11 @@ static int gather_rows(struct gather *g, const char *expr,
 		       struct acc_list *out, const struct acc_list *skip,
 		       int count_only, size_t *count)
 {
-	const struct page_info *info;
 	sqlite3_stmt *stmt = NULL;
 	int64_t last = -1, rowid, page_id;
-	size_t cursor = 0, pcursor = 0;
+	size_t cursor = 0;
 	double score;
-	int rc;
+	int rc, rank = 0;
 
 	*count = 0;
 	rc = match_prepare(g, count_only, expr, &stmt);
@@ -997,14 +1083,14 @@ static int gather_rows(struct gather *g, const char *expr,
 		rowid = sqlite3_column_int64(stmt, 0);
 		page_id = rowid >> ENTRY_BITS;
 		rc = LEC_OK;
-		if ((info = page_of(g, &pcursor, page_id)) == NULL ||
+		if ((page_id != last && !page_rank(g, page_id, &rank)) ||
 		    (skip && in_list(skip, &cursor, page_id)))
 			continue;
 		if (page_id != last) {
 			++*count;
 			last = page_id;
 			if (!count_only &&
-			    (rc = acc_push(out, page_id, info->rank)) < 0)
+			    (rc = acc_push(out, page_id, rank)) < 0)
 				break;
 		}
 		if (count_only)
@@ -1025,6 +1111,185 @@ static int gather_rows(struct gather *g, const char *expr,
 	return steps_end(g, stmt, rc);
 }
 
+/* Names ------------------------------------------------------------------------ */
+
+/* A name match ranks its page above every page without one: its score is
+ * NAME_BONUS times the match's (at most 1) plus the page's BM25. */
+#define NAME_BONUS 1000.0
+/* Pages page_has may look up with FTS5 per query when the AND matches do
+ * not already say (bounds a query naming hundreds of objects). */
+#define PAGE_CHECKS_MAX 32
+
+static struct page_acc *acc_find(struct acc_list *l, int64_t page_id)
+{
+	size_t lo = 0, hi = l->len, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (l->items[mid].page_id < page_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->len && l->items[lo].page_id == page_id ? &l->items[lo]
+							      : NULL;
+}
+
+static int names_in_scope(void *ctx, int64_t entry)
+{
+	int rank;
+
+	return page_rank(ctx, entry >> ENTRY_BITS, &rank);
+}
+
+/* Whether the page of entry has all of words: a page matching the whole
+ * query does; others are asked of FTS5 while the budget lasts. */
+static int names_page_has(void *ctx, int64_t entry, const char *words)
+{
+	struct gather *g = ctx;
+	struct lec__search_expr ex = { 0 };
+	int64_t page_id = entry >> ENTRY_BITS;
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	if (acc_find(&g->all, page_id) != NULL)
+		return 1;
+	if (g->page_checks <= 0)
+		return 0;
+	g->page_checks--;
+	if ((rc = lec__search_translate(words, has_tokens, g->tok, &ex)) < 0)
+		return rc;
+	if (ex.all == NULL) {
+		lec__search_expr_dispose(&ex);
+		return 1; /* nothing to require */
+	}
+	rc = lec_store__prepare(g->st, &stmt,
+				"SELECT 1 FROM search_entries WHERE "
+				"search_entries MATCH ?1 AND rowid BETWEEN ?2 "
+				"AND ?3 LIMIT 1");
+	if (rc == LEC_OK && (rc = lec_store__bind_text(stmt, 1, ex.all)) == 0) {
+		sqlite3_bind_int64(stmt, 2, page_id * ENTRIES_PER_PAGE);
+		sqlite3_bind_int64(stmt, 3,
+				   page_id * ENTRIES_PER_PAGE +
+					   ENTRIES_PER_PAGE - 1);
+		rc = sqlite3_step(stmt);
+		rc = rc == SQLITE_ROW	 ? 1
+		     : rc == SQLITE_DONE ? 0
+					 : lec_store__sqlerr(g->st, rc,
+							     "searching");
+	}
+	lec_store__finalize(g->st, stmt);
+	lec__search_expr_dispose(&ex);
+	return rc;
+}
+
+/* Whether a word of the query matches anything indexed as it is (1 yes,
+ * 0 no, < 0 an engine error). */
+static int word_indexed(struct lec_store *st, const char *word, size_t len)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int rc;
+
+	/* One FTS5 string: quoted, quotes doubled. */
+	lec__buf_puts(&b, "\"");
+	for (i = 0; i < len; i++)
+		lec__buf_putn(&b, word[i] == '"' ? "\"\"" : word + i,
+			      word[i] == '"' ? 2 : 1);
+	lec__buf_puts(&b, "\"");
+	if (b.oom)
+		return lec__error_oom();
+	rc = lec_store__prepare(st, &stmt,
+				"SELECT 1 FROM search_entries WHERE "
+				"search_entries MATCH ?1 LIMIT 1");
+	if (rc == LEC_OK && (rc = lec_store__bind_text(stmt, 1, b.ptr)) == 0) {
+		rc = sqlite3_step(stmt);
+		rc = rc == SQLITE_ROW	 ? 1
+		     : rc == SQLITE_DONE ? 0
+					 : lec_store__sqlerr(st, rc,
+							     "searching");
+	}
+	lec_store__finalize(st, stmt);
+	lec__buf_dispose(&b);
+	return rc;
+}
+
+/* word_indexed as a lec__search_tokens_fn over a gather. */
+static int word_matches(void *ctx, const char *word, size_t len)
+{
+	return word_indexed(((struct gather *)ctx)->st, word, len);
+}
+
+/* The pages the query names, into g->named, each with its name matches
+ * as its first blocks. */
+static int gather_names(struct gather *g)
+{
+	struct lec__search_name_hit *hits = NULL;
+	struct page_acc *p;
+	size_t nhits = 0, i, j;
+	int64_t page_id;
+	int rc;
+
+	g->page_checks = PAGE_CHECKS_MAX;
+	if ((rc = lec__search_names_match(g->st, g->req->query, names_in_scope,
+					  names_page_has, g, &hits, &nhits)) <
+	    0)
+		return rc;
+	for (i = 0; i < nhits && rc == LEC_OK; i++) {
+		page_id = hits[i].entry >> ENTRY_BITS;
+		for (j = 0; j < g->named.len; j++)
+			if (g->named.items[j].page_id == page_id)
+				break;
+		if (j == g->named.len) {
+			int rank = 0;
+
+			page_rank(g, page_id, &rank);
+			if ((rc = acc_push(&g->named, page_id, rank)) < 0)
+				break;
+			g->named.items[j].name_score = hits[i].score;
+		}
+		p = &g->named.items[j];
+		acc_block(p, hits[i].entry, NAME_BONUS * hits[i].score);
+	}
+	lec__free(hits);
+	return rc;
+}
+
+static int has_block(const struct page_acc *p, int64_t rowid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nblocks; i++)
+		if (p->blocks[i] == rowid)
+			return 1;
+	return 0;
+}
+
+/* Take what list l found on each named page (its BM25 scores and best
+ * entries, after the names) and take the page out of l; returns how many
+ * named pages l has. */
+static size_t merge_named(struct gather *g, struct acc_list *l)
+{
+	struct page_acc *p, *found;
+	size_t i, j, n = 0;
+
+	for (j = 0; j < g->named.len; j++) {
+		p = &g->named.items[j];
+		if ((found = acc_find(l, p->page_id)) == NULL)
+			continue;
+		n++;
+		found->moved = 1;
+		p->title_score = found->title_score;
+		p->section_score = found->section_score;
+		for (i = 0; i < found->nblocks; i++)
+			if (!has_block(p, found->blocks[i]))
+				acc_block(p, found->blocks[i],
+					  found->block_scores[i]);
+	}
+	return n;
+}
+
 static int acc_cmp(const void *a, const void *b)
 {
 	const struct page_acc *x = a, *y = b;
@@ -1040,7 +1305,8 @@ static void acc_rank(struct acc_list *l)
 
 	for (i = 0; i < l->len; i++)
 		l->items[i].score =
-			(l->items[i].title_score + l->items[i].section_score) *
+			(NAME_BONUS * l->items[i].name_score +
+			 l->items[i].title_score + l->items[i].section_score) *
 			lec_search_rank_factor(l->items[i].rank);
 	if (l->len > 1)
 		qsort(l->items, l->len, sizeof(*l->items), acc_cmp);
@@ -1198,59 +1464,114 @@ static int check_page(const struct lec_search_request *req, size_t *offset,
 }
 
 /* Gather and rank the pages the window [offset, offset+limit) needs, and
- * the total. */
+ * the total: name matches first, then the AND form's pages, then the OR
+ * form's (only counted when the others fill the window; a named page among
+ * them may then be counted twice). */
 static int gather(struct gather *g, const struct lec__search_expr *ex,
 		  size_t window_end, size_t *total)
 {
-	size_t n = 0;
+	size_t n = 0, in_all, in_any = 0;
 	int rc;
 
-	if ((rc = load_pages(g)) < 0 || g->npages == 0 ||
-	    (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) < 0)
+	if ((rc = load_pages(g)) < 0 || g->nranges == 0 ||
+	    (ex->all && (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) <
+				0) ||
+	    (rc = gather_names(g)) < 0)
 		return rc;
-	*total = n;
-	if (strcmp(ex->all, ex->any) == 0)
+	in_all = merge_named(g, &g->all);
+	*total = n + g->named.len - in_all;
+	if (ex->all == NULL || strcmp(ex->all, ex->any) == 0)
 		return LEC_OK;
-	/* Only pages past the AND matches need OR scores. */
-	rc = gather_rows(g, ex->any, &g->any, &g->all, window_end <= n, &n);
-	*total += n;
+	rc = gather_rows(g, ex->any, &g->any, &g->all,
+			 window_end <= n - in_all + g->named.len, &n);
+	if (rc == LEC_OK)
+		in_any = merge_named(g, &g->any);
+	*total += n - in_any;
 	return rc;
+}
+
+/* The ranked pages in order: named, then AND, then OR matches, each page
+ * once. */
+static const struct page_acc *ranked_at(const struct gather *g, size_t i)
+{
+	const struct acc_list *lists[] = { &g->named, &g->all, &g->any };
+	size_t l, j;
+
+	for (l = 0; l < 3; l++)
+		for (j = 0; j < lists[l]->len; j++)
+			if (!lists[l]->items[j].moved && i-- == 0)
+				return &lists[l]->items[j];
+	return NULL;
 }
 
 static int fill_window(struct gather *g, size_t offset, size_t limit,
 		       struct lec_search_results *out)
 {
-	size_t end = offset + limit, i, nall = g->all.len;
-	size_t total_ranked = nall + g->any.len;
+	const struct page_acc *acc;
+	size_t i;
 	int rc = LEC_OK;
 
-	if (end > total_ranked)
-		end = total_ranked;
-	if (offset >= end)
+	if (limit == 0 || ranked_at(g, offset) == NULL)
 		return LEC_OK;
-	out->items = lec__calloc(end - offset, sizeof(*out->items));
+	out->items = lec__calloc(limit, sizeof(*out->items));
 	if (out->items == NULL)
 		return lec__error_oom();
-	for (i = offset; i < end && rc == LEC_OK; i++) {
-		const struct page_acc *acc = i < nall ? &g->all.items[i]
-						      : &g->any.items[i - nall];
-
+	for (i = offset; i < offset + limit && rc == LEC_OK &&
+			 (acc = ranked_at(g, i)) != NULL;
+	     i++)
 		rc = fill_page(g, acc, &out->items[out->len++]);
-	}
 	return rc;
 }
 
-int lec_search_query(struct lec_store *st,
-		     const struct lec_search_request *req,
+/* Shortest last word searched as a prefix too: shorter ones begin too many
+ * words. */
+#define TYPED_PREFIX_MIN 3
+
+/* The query with its last word also searched as a prefix ("asyncio
+ * gat" finds gather), as a reader typing it has not finished it: a '*'
+ * after it, unless it is an indexed word as it is (finished: a prefix
+ * search would only cost time), excluded, inside a phrase, short or
+ * already a prefix. *out NULL when unchanged, else owned by the caller
+ * (lec__free). */
+static int typed_query(struct lec_store *st, const char *q, char **out)
+{
+	size_t n = q ? strlen(q) : 0, start = n, quotes = 0, i;
+	struct lec__buf b = LEC__BUF_INIT;
+	int rc;
+
+	*out = NULL;
+	while (start > 0 && ((q[start - 1] >= 'a' && q[start - 1] <= 'z') ||
+			     (q[start - 1] >= 'A' && q[start - 1] <= 'Z') ||
+			     (q[start - 1] >= '0' && q[start - 1] <= '9')))
+		start--;
+	for (i = 0; i < n; i++)
+		quotes += q[i] == '"';
+	if (n - start < TYPED_PREFIX_MIN || quotes % 2 ||
+	    (start > 0 && (q[start - 1] == '-' || q[start - 1] == '\\')))
+		return LEC_OK;
+	if ((rc = word_indexed(st, q + start, n - start)) != 0)
+		return rc < 0 ? rc : LEC_OK;
+	lec__buf_putn(&b, q, n);
+	lec__buf_puts(&b, "*");
+	return (*out = lec__buf_take(&b)) == NULL ? LEC_ENOMEM : LEC_OK;
+}
+
+/* One query. When nothing matches every word and no name either, and
+ * correct allows, the query is run once more with its unmatched words
+ * replaced by the nearest indexed ones (search_names.c): the service's
+ * fuzziness, which finds "asyncio gather" for "asynico gather". */
+static int run_query(struct lec_store *st,
+		     const struct lec_search_request *req, int correct,
 		     struct lec_search_results *out)
 {
 	struct lec__search_expr ex = { 0 };
+	struct lec_search_request fixed;
 	struct gather g;
 	struct lec__search_tokenizer tok;
 	size_t offset = 0, limit = 0, total = 0;
+	char *corrected = NULL, *typed = NULL;
 	int rc, own_read;
 
-	lec_error_clear();
 	memset(out, 0, sizeof(*out));
 	memset(&g, 0, sizeof(g));
 	memset(&tok, 0, sizeof(tok));
@@ -1260,19 +1581,26 @@ int lec_search_query(struct lec_store *st,
 		return lec__error(LEC_EINVALID,
 				  "at most %d versions can be searched at once",
 				  LEC_SEARCH_VERSIONS_MAX);
-	if ((rc = tokenizer_open(st, &tok)) < 0 ||
-	    (rc = lec__search_translate(req->query, has_tokens, &tok, &ex)) <
-		    0 ||
-	    ex.all == NULL || req->nversions == 0 ||
+	if ((rc = typed_query(st, req->query, &typed)) < 0 ||
+	    (rc = tokenizer_open(st, &tok)) < 0 ||
+	    (rc = lec__search_translate(typed ? typed : req->query, has_tokens,
+					&tok, &ex)) < 0 ||
+	    req->nversions == 0 ||
 	    (rc = lec__search_hl_new(&tok, &ex, &g.hl)) < 0)
 		goto done;
 	g.st = st;
 	g.req = req;
+	g.tok = &tok;
 	/* One snapshot for gathering and filling, unless the caller has one. */
 	own_read = sqlite3_get_autocommit(st->db);
 	if (own_read && (rc = lec_store_read_begin(st)) < 0)
 		goto done;
-	if ((rc = gather(&g, &ex, offset + limit, &total)) == LEC_OK) {
+	rc = gather(&g, &ex, offset + limit, &total);
+	if (rc == LEC_OK && correct && g.all.len == 0 && g.named.len == 0)
+		rc = lec__search_names_correct(st, req->query, word_matches, &g,
+					       &corrected);
+	if (rc == LEC_OK && corrected == NULL) {
+		acc_rank(&g.named);
 		acc_rank(&g.all);
 		acc_rank(&g.any);
 		out->total = total;
@@ -1284,10 +1612,27 @@ done:
 	if (rc < 0)
 		lec_search_results_dispose(out);
 	lec__search_hl_free(g.hl);
-	lec__free(g.pages);
+	lec__free(g.ranges);
+	lec__free(g.ranked);
 	lec__free(g.all.items);
 	lec__free(g.any.items);
+	lec__free(g.named.items);
 	lec__search_expr_dispose(&ex);
 	tokenizer_close(&tok);
+	lec__free(typed);
+	if (rc == LEC_OK && corrected) {
+		fixed = *req;
+		fixed.query = corrected;
+		rc = run_query(st, &fixed, 0, out);
+	}
+	lec__free(corrected);
 	return rc;
+}
+
+int lec_search_query(struct lec_store *st,
+		     const struct lec_search_request *req,
+		     struct lec_search_results *out)
+{
+	lec_error_clear();
+	return run_query(st, req, 1, out);
 }

@@ -156,10 +156,11 @@ static void put_escaped(struct lec__buf *b, const char *s, size_t n)
 		case '/': entity = "&#x2F;"; break;
 		default: continue;
 		}
-		lec__buf_printf(b, "%.*s%s", (int)(i - from), s + from, entity);
+		lec__buf_putn(b, s + from, i - from);
+		lec__buf_puts(b, entity);
 		from = i + 1;
 	}
-	lec__buf_printf(b, "%.*s", (int)(n - from), s + from);
+	lec__buf_putn(b, s + from, n - from);
 }
 
 static int find_token(void *ctx, int flags, const char *token, int n,

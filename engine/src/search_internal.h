@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Deepest parenthesis nesting honoured; deeper '(' and ')' are spaces. */
 #define LEC__SEARCH_DEPTH_MAX 16
@@ -88,6 +89,47 @@ int lec__page_read(const char *file, char **data, size_t *len);
 int lec__search_length_bucket(size_t bytes);
 /* Register lec_rank on the connection of api. */
 int lec__search_rank_register(fts5_api *api);
+
+/* Names (search_names.c) ---------------------------------------------------- */
+
+struct lec_store;
+
+/* Put the names of a section or domain entry (its rowid entry) in
+ * search_names through stmt, "INSERT OR IGNORE INTO search_names (key,
+ * entry, kind, weight, name, role) VALUES (?, ?, ?, ?, ?, ?)". */
+int lec__search_names_add(struct lec_store *st, sqlite3_stmt *stmt,
+			  int64_t entry, const char *role, const char *anchor,
+			  const char *title);
+
+/* Whether an entry belongs to the searched versions (1 yes, 0 no). */
+typedef int (*lec__search_scope_fn)(void *ctx, int64_t entry);
+/* Whether the page of an entry has all the words (1 yes, 0 no, < 0 an
+ * engine error). */
+typedef int (*lec__search_page_has_fn)(void *ctx, int64_t entry,
+				       const char *words);
+
+struct lec__search_name_hit {
+	int64_t entry;
+	double score; /* in (0, 1]: match, case and object type */
+};
+
+/*
+ * The entries a query names, best first (see search_names.c). *out is
+ * owned by the caller (lec__free), NULL when *n is 0.
+ */
+int lec__search_names_match(struct lec_store *st, const char *query,
+			    lec__search_scope_fn in_scope,
+			    lec__search_page_has_fn page_has, void *ctx,
+			    struct lec__search_name_hit **out, size_t *n);
+
+/*
+ * The query with each word that matches nothing (matches() says 0)
+ * replaced by the nearest name key within one or two edits; *out NULL
+ * when no word changed, else owned by the caller (lec__free).
+ */
+int lec__search_names_correct(struct lec_store *st, const char *query,
+			      lec__search_tokens_fn matches, void *ctx,
+			      char **out);
 
 /* Highlighting (search_highlight.c) -------------------------------------- */
 

@@ -321,14 +321,18 @@ static int buf_grow(struct lec__buf *b, size_t extra)
 	return 0;
 }
 
-void lec__buf_puts(struct lec__buf *b, const char *s)
+void lec__buf_putn(struct lec__buf *b, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
 	if (buf_grow(b, n) < 0)
 		return;
-	memcpy(b->ptr + b->len, s, n + 1);
+	memcpy(b->ptr + b->len, s, n);
 	b->len += n;
+	b->ptr[b->len] = '\0';
+}
+
+void lec__buf_puts(struct lec__buf *b, const char *s)
+{
+	lec__buf_putn(b, s, strlen(s));
 }
 
 void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)

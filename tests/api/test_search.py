@@ -4,8 +4,9 @@ search.ranking in its .readthedocs.yaml), a Markdown project that is its
 subproject, and an MkDocs project, each built and indexed by the pipeline.
 Exact v2 and v3 bodies, highlights and their escaping, index.html paths per
 doc type, subproject results, private versions, paging links, every error
-body, the /_/api/ route on docs hosts, 30+ hostile queries (200 or 400,
-never 500), the build's indexing command, and `lectern reindex`."""
+body, the /_/api/ route on docs hosts, names first with prefixes and
+misspellings, 30+ hostile queries (200 or 400, never 500 nor FTS5 text),
+the build's indexing command, and `lectern reindex`."""
 import time
 import urllib.parse
 
@@ -52,6 +53,8 @@ HOSTILE = [
     "(garden|water)(daily|weekly)", '""*', "garden~", "~", "~2", "%", ";DROP TABLE search_pages;--",
     "' OR 1=1 --", 'garden*"', "+-|()\"*~\\", "search_entries MATCH 'x'", "\ufeffgarden",
     "\U0001F600 garden", "garden " * 70, "x" * 7000, "(" * 500 + "garden", "\u2028garden\u2029",
+    "NEAR(", ":", "^", "*garden", "the of and a", "...", "!!!", "_", "-X", "--", "+garden -", '"garden',
+    "garden.", ".garden", "gard", "gardne", "gardne waterr", "\u00ff" * 40,
 ]
 
 
@@ -147,6 +150,22 @@ class SearchTest(ServerTestCase):
         self.assertEqual(self.search(self.sph, '"daily garden"').json["count"], 0)
         self.assertEqual(self.search(self.sph, "gard*").json["count"], 3)
         self.assertEqual(self.search(self.sph, "(weekly | daily) +water").json["count"], 2)
+
+    def test_names_first_prefix_and_misspelling(self):
+        # The domain object's name, typed whole, begun (search as you
+        # type) or misspelled, gives its page with the object's block
+        # first: the TUI searches as you type through this API.
+        for q in ("prune", "Prune", "prun", "prnue"):
+            r = self.search(self.sph, q)
+            self.assertStatus(r, 200)
+            self.assertEqual(r.json["results"][0]["path"], "/en/latest/api.html", q)
+            self.assertEqual(r.json["results"][0]["blocks"][0]["id"], "prune", q)
+        # A section title named whole comes first even on a page ranked -5.
+        r = self.search(self.sph, "low")
+        self.assertEqual(r.json["results"][0]["path"], "/en/latest/low.html")
+        # The unfinished last word is a prefix: "water" and "watering".
+        self.assertEqual(self.search(self.sph, "garden wat").json["count"], 3)
+        self.assertEqual(self.search(self.sph, "+garden +wat").json["count"], 2)
 
     def test_highlights_are_escaped(self):
         r = self.search(self.md, "care")
@@ -341,6 +360,8 @@ class SearchTest(ServerTestCase):
                          "/api/v3/search/?q=project:%s+" % self.sph):
                 r = self.server.get(path + urllib.parse.quote(q.encode("utf-8")))
                 self.assertIn(r.status, (200, 400), (q[:80], r))
+                self.assertNotIn(b"fts5", r.body.lower(), (q[:80], r))
+                self.assertNotIn(b"syntax error", r.body.lower(), (q[:80], r))
                 if r.status == 400:
                     self.assertEqual(list(r.json), ["q"], (q[:80], r))
         # 10 KB of text is past the server's URI limit before any search.

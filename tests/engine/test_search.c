@@ -5,10 +5,13 @@
  * version, its deactivation and its project, search.ignore and
  * search.ranking when indexing a directory, results and their highlights
  * (escaping, bare spans, blocks), AND matches above OR matches, the rank
- * factor, paging and its errors, and hostile queries that must give
- * results or a "q" validation error, never an SQL error.
+ * factor, paging and its errors, names first (an object's whole name,
+ * dotted suffix, an identifier among words, a type word, a prefix, a
+ * misspelling; the names go with their page), and hostile queries that
+ * must give results or a "q" validation error, never an SQL error.
  */
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -905,6 +908,103 @@ TEST(index_directory_with_ignore_and_ranking)
 	lec_store_free(st);
 }
 
+/* Names first ----------------------------------------------------------------- */
+
+/* Three pages: one defining objects and a config value, two that only
+ * mention them (often, so that BM25 alone would put them first). */
+static void index_names(struct lec_store *st, int64_t version)
+{
+	struct lec_page_doc *api = doc_new("API reference");
+	struct lec_page_doc *talk = doc_new("Notes on html_theme");
+	struct lec_page_doc *gloss = doc_new("Glossary");
+	struct lec_search_page pages[] = { { "api.html", 0, api },
+					   { "talk.html", 0, talk },
+					   { "glossary.html", 0, gloss } };
+
+	doc_section(api, "api", "API", "The functions.");
+	doc_domain(api, "py:function", "garden.plant_tulips",
+		   "garden.plant_tulips", "Plant tulips in a bed.");
+	doc_domain(api, "py:method", "water", "garden.Bed.water",
+		   "Water the bed.");
+	doc_domain(api, "std:confval", "html_theme", "confval-html_theme",
+		   "The theme.");
+	doc_domain(api, "rst:role", ":ref:", "role-ref", "A reference.");
+	doc_domain(api, "rst:directive", ".. include:: filename",
+		   "directive-include", "Include a file.");
+	doc_domain(api, "std:option", "-W, --warnings-as-errors",
+		   "cmdoption-build-W", "Turn warnings into errors.");
+	doc_section(talk, "talk",
+		    "Why html_theme, plant_tulips and water matter",
+		    "html_theme html_theme html_theme plant_tulips "
+		    "plant_tulips water water water ref ref role role build "
+		    "tulips tulips");
+	doc_section(gloss, "term-tulip", "tulip", "A flower, see ref.");
+	CHECK_OK(lec_search_index_replace(st, version, pages, 3));
+	lec_page_doc_free(api);
+	lec_page_doc_free(talk);
+	lec_page_doc_free(gloss);
+}
+
+/* The first result's page and first block's anchor are path and id. */
+static void check_first(struct lec_store *st, int64_t version, const char *q,
+			const char *path, const char *id)
+{
+	struct lec_search_request req = { q, &version, 1, 1, 0 };
+	struct lec_search_results r;
+
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len == 0 || r.items[0].blocks_len == 0)
+		FAIL_AT("\"%s\": no result with a block", q);
+	else if (strcmp(r.items[0].path, path) != 0 ||
+		 strcmp(r.items[0].blocks[0].id, id) != 0)
+		FAIL_AT("\"%s\": first %s#%s, expected %s#%s", q,
+			r.items[0].path, r.items[0].blocks[0].id, path, id);
+	lec_search_results_dispose(&r);
+}
+
+TEST(names_rank_first)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	int64_t other = new_version(st, lec_test_project(st, "q"), "v1");
+
+	index_names(st, v);
+	/* Whole names, either case; a dotted suffix; Python's qualified
+	 * name from the anchor of a method written "water". */
+	check_first(st, v, "html_theme", "api.html", "confval-html_theme");
+	check_first(st, v, "HTML_Theme", "api.html", "confval-html_theme");
+	check_first(st, v, "plant_tulips", "api.html", "garden.plant_tulips");
+	check_first(st, v, "garden.Bed.water", "api.html", "garden.Bed.water");
+	check_first(st, v, "Bed.water", "api.html", "garden.Bed.water");
+	/* A role written ":ref:", found by its name and a type word; each
+	 * spelling of an option; a glossary term (a section). */
+	check_first(st, v, "ref role", "api.html", "role-ref");
+	check_first(st, v, "--warnings-as-errors", "api.html",
+		    "cmdoption-build-W");
+	check_first(st, v, "tulip", "glossary.html", "term-tulip");
+	check_first(st, v, "include", "api.html", "directive-include");
+	/* An identifier among other words, found with them on its page. */
+	check_first(st, v, "plant_tulips bed", "api.html",
+		    "garden.plant_tulips");
+	/* The start of a name or of the last word (search as you type),
+	 * and misspellings. */
+	check_first(st, v, "html_the", "api.html", "confval-html_theme");
+	check_first(st, v, "garden.plant_t", "api.html",
+		    "garden.plant_tulips");
+	check_first(st, v, "a flowe", "glossary.html", "term-tulip");
+	check_first(st, v, "hmtl_theme", "api.html", "confval-html_theme");
+	check_first(st, v, "plant_tulisp", "api.html", "garden.plant_tulips");
+	/* Prose words are not looked up one by one. */
+	check_first(st, v, "water matter", "talk.html", "talk");
+	/* Names belong to their version, and go with their pages. */
+	CHECK_INT(total_of(st, other, "html_theme"), 0);
+	CHECK_INT(total_of(st, other, "html_the"), 0);
+	CHECK(count_sql(st, "SELECT count(*) FROM search_names") > 0);
+	CHECK_OK(lec_search_index_replace(st, v, NULL, 0));
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_names"), 0);
+	lec_store_free(st);
+}
+
 /* Hostile queries ---------------------------------------------------------- */
 
 TEST(hostile_queries_never_fail_in_sql)
@@ -919,6 +1019,9 @@ TEST(hostile_queries_never_fail_in_sql)
 		"lectern*\"", "\"lectern", "lec*tern", "+-|()\"*~\\",
 		"search_entries MATCH 'x'", "\xef\xbb\xbflectern",
 		"\xf0\x9f\x98\x80 lectern", "l\xcc\x88" "ectern",
+		"NEAR(", ":", "^", "the of and a", "...", "_", "-X", "a.",
+		".lectern", "lectern.", "\"unbalanced", "instal\xc3",
+		"\xc3\xbf\xc3\xbf\xc3\xbf", "lecturn instal",
 	};
 	struct lec_store *st = lec_test_store();
 	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
@@ -971,6 +1074,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(replace_is_atomic),
 	TEST_ENTRY(index_goes_with_its_version_and_project),
 	TEST_ENTRY(index_directory_with_ignore_and_ranking),
+	TEST_ENTRY(names_rank_first),
 	TEST_ENTRY(hostile_queries_never_fail_in_sql),
 };
 
