@@ -377,6 +377,8 @@ int lec_notification_list(struct lec_store *st,
 		lec__query_where_int(&q, "n.attached_id = ?",
 				     filter->attached_id);
 	}
+	if (filter->id > 0)
+		lec__query_where_int(&q, "n.id = ?", filter->id);
 	query_states(&q, filter->states);
 	error = lec__query_list(st, &q, "n.modified DESC, n.id DESC", page,
 				sizeof(*out->items), notification_row,

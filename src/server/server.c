@@ -29,11 +29,13 @@
 #include "lectern/user.h"
 #include "cache.h"
 #include "guard.h"
+#include "hook_sender.h"
 #include "server.h"
 
 struct srv {
 	struct MHD_Daemon *daemon;
 	struct srv_guard *guard;
+	struct srv_hook_sender *hooks; /* outgoing webhook deliveries */
 	struct srv_config config;
 	char *data_dir;
 	char *docs_domain;
@@ -777,7 +779,9 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	unix_fd = -1;
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info && !config->socket_path ? info->port : config->port;
-	if (init_names(srv, ipv6) < 0) {
+	if (init_names(srv, ipv6) < 0 ||
+	    srv_hook_sender_start(&srv->hooks, srv->data_dir,
+				  config->webhook_backoff_ms) < 0) {
 		srv_stop(srv);
 		return -1;
 	}
@@ -804,6 +808,7 @@ void srv_stop(struct srv *srv)
 	 * request they are in; their store handles close as they exit. The
 	 * guard goes after (srv_free): closing connections notifies it. */
 	MHD_stop_daemon(srv->daemon);
+	srv_hook_sender_stop(srv->hooks);
 	if (srv->config.socket_path)
 		unlink(srv->config.socket_path);
 	pthread_key_delete(srv->store_key);

@@ -52,6 +52,9 @@ struct srv_config {
 	/* Directories file:// repositories may lie in (lec_localrepo_check),
 	 * NULL-terminated; NULL: none. Not copied: must outlive the server. */
 	const char *const *local_roots;
+	/* Outgoing webhooks: the first retry's delay in milliseconds,
+	 * doubling per try (0: SRV_HOOK_BACKOFF_DEFAULT_MS). */
+	unsigned webhook_backoff_ms;
 };
 
 struct srv;

@@ -89,6 +89,8 @@ struct lec_notification_filter {
 	int64_t feed_user_id;
 	/* Bits (1 << state) of the states kept; 0 keeps all. */
 	unsigned states;
+	/* > 0: only this notification (a detail looked up in its scope). */
+	int64_t id;
 };
 
 /* What a new notification says. */
