@@ -92,5 +92,7 @@ int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_api(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_notifications(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv);
 
 #endif
