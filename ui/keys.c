@@ -34,6 +34,7 @@ static const struct {
 	{ "build", UI_VIEW_BUILD },    { "help", UI_VIEW_HELP },
 	{ "search", UI_VIEW_SEARCH },  { "reader", UI_VIEW_READER },
 	{ "orgs", UI_VIEW_ORGS },      { "pages", UI_VIEW_PAGES },
+	{ "notifications", UI_VIEW_NOTIFICATIONS },
 };
 
 static const struct {

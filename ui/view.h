@@ -111,6 +111,8 @@ struct ui_view *ui_orgs_new(struct ui_app *app);
 struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
 			     char *const *titles, char *const *urls, size_t n,
 			     size_t current);
+/* The user's notifications (the v3 feed), to read or dismiss. */
+struct ui_view *ui_notifications_new(struct ui_app *app);
 /* The keys of views of kind (UI_VIEW_*) named name. */
 struct ui_view *ui_help_new(struct ui_app *app, unsigned kind,
 			    const char *name);
