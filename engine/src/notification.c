@@ -466,11 +466,11 @@ static int raise_build_failed(struct lec_store *st, const struct lec_build *b)
 		if (strncmp(error, failures[i].prefix,
 			    strlen(failures[i].prefix)) == 0)
 			break;
-	if ((body = lec__strndup(*error ? error
-					: "We encountered a problem with a "
-					  "command while building your "
-					  "project.",
-				 BODY_ERROR_MAX)) == NULL)
+	if ((body = lec__strdup_cut(*error ? error
+					   : "We encountered a problem with a "
+					     "command while building your "
+					     "project.",
+				    BODY_ERROR_MAX)) == NULL)
 		return lec__error_oom();
 	n.message_id = failures[i].message_id;
 	n.target = LEC_NOTIFICATION_BUILD;

@@ -965,7 +965,7 @@ int lec_webhook_delivery_done(struct lec_store *st, int64_t delivery_id,
 				LEC_MSG_WEBHOOK_FAILING);
 	} else {
 		if (error_text)
-			why = lec__strndup(error_text, DELIVERY_ERROR_MAX);
+			why = lec__strdup_cut(error_text, DELIVERY_ERROR_MAX);
 		else if (status_code > 0)
 			why = lec__strdup("the receiver did not answer 2xx");
 		if (attempts >= LEC_WEBHOOK_ATTEMPTS_MAX) {

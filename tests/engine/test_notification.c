@@ -276,6 +276,30 @@ TEST(build_events_raise_where_the_service_does)
 	lec_store_free(st);
 }
 
+/* A long error is quoted cut to the limit, never inside a character. */
+TEST(long_error_cut_at_a_character)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "docs");
+	int64_t v = add_version(st, p, "latest"), b;
+	struct lec_notification_filter f = { LEC_NOTIFICATION_BUILD, 0, 0, 0,
+					     0 };
+	struct lec_notification_list list = { 0 };
+	char error[4100];
+
+	memset(error, 'a', 3999);
+	memcpy(error + 3999, "\xc3\xa9 and more", sizeof("\xc3\xa9 and more"));
+	b = add_build(st, p, v, "finished", error);
+	CHECK_OK(lec_notification_build_event(st, b, LEC_BUILD_EVENT_FINISHED,
+					      NULL));
+	f.attached_id = b;
+	CHECK_OK(lec_notification_list(st, &f, NULL, &list));
+	CHECK_INT(list.len, 1);
+	CHECK_INT(strlen(list.items[0].body), 3999);
+	lec_notification_list_dispose(&list);
+	lec_store_free(st);
+}
+
 TEST(webhook_validation)
 {
 	struct lec_store *st = lec_test_store();
@@ -427,6 +451,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(add_dedups_and_cancel_and_states),
 	TEST_ENTRY(feed_is_admins_and_owners_only),
 	TEST_ENTRY(build_events_raise_where_the_service_does),
+	TEST_ENTRY(long_error_cut_at_a_character),
 	TEST_ENTRY(webhook_validation),
 	TEST_ENTRY(webhook_queue_sign_retry_and_fail),
 };
