@@ -277,5 +277,64 @@ class NotificationsTest(ServerTestCase):
                                           token=self.alice), 404, "Not found.")
 
 
+class OrganizationNotificationsTest(ServerTestCase):
+    """The business edition's organization notifications: Lectern raises
+    none of its own yet, so one is written into the store as the service's
+    would be (its organizations-notifications-list.json)."""
+    SERVER_ARGS = ("--edition", "business")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        s = cls.server
+        cls.owen = s.token("owen")
+        cls.tess = s.token("tess")
+        cls.zed = s.token("zed")
+        s.lectern("org", "create", "acme", "--owner", "owen", "--name", "Acme")
+        s.lectern("org", "team", "create", "acme", "Writers", "--access", "admin")
+        s.lectern("org", "team", "add", "acme", "writers", "tess")
+        db = Store(s)
+        org = db.rows("SELECT id FROM organizations WHERE slug = 'acme'")[0][0]
+        cls.note = db.execute(
+            "INSERT INTO notifications (message_id, attached_type, attached_id,"
+            " type, header, body, created, modified) VALUES"
+            " ('organization:disabled', 'organization', ?, 'info',"
+            " 'Your organization has been disabled', 'Renew it.', 1, 1)", (org,))
+        cls.org = org
+
+    def test_owner_lists_changes_and_feeds(self):
+        base = "/api/v3/organizations/acme/notifications/"
+        r = self.server.get(base, token=self.owen)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json["count"], 1)
+        n = r.json["results"][0]
+        self.assertEqual(set(n), NOTIFICATION_KEYS)
+        self.assertEqual(n["attached_to_content_type"], "organization")
+        self.assertEqual(n["attached_to_id"], self.org)
+        self.assertEqual(n["message"]["icon_classes"], "fas fa-circle-info")
+        self.assertEqual(n["_links"]["_self"], "%s%s%d/" % (self.server.base, base, n["id"]))
+        feed = self.server.get("/api/v3/notifications/", token=self.owen).json
+        self.assertEqual([x["id"] for x in feed["results"]], [n["id"]])
+        r = self.server.patch("%s%d/" % (base, n["id"]), {"state": "read"}, token=self.owen)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json["state"], "read")
+        # Through the feed's own detail too.
+        r = self.server.patch("/api/v3/notifications/%d/" % n["id"], {"state": "unread"},
+                              token=self.owen)
+        self.assertEqual(r.json["state"], "unread")
+
+    def test_others(self):
+        base = "/api/v3/organizations/acme/notifications/"
+        self.assertDetail(self.server.get(base, token=self.tess), 403, FORBIDDEN)
+        self.assertDetail(self.server.get(base, token=self.zed), 404,
+                          "No Organization matches the given query.")
+        self.assertDetail(self.server.get("/api/v3/organizations/nope/notifications/",
+                                          token=self.owen), 404,
+                          "No Organization matches the given query.")
+        self.assertDetail(self.server.get(base), 401, UNAUTHENTICATED)
+        self.assertEqual(self.server.get("/api/v3/notifications/",
+                                         token=self.tess).json["count"], 0)
+
+
 if __name__ == "__main__":
     main()
