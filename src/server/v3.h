@@ -195,6 +195,10 @@ int srv_v3_org_notifications_list(struct srv_request *req,
 				  struct srv_response *res);
 int srv_v3_org_notification_detail(struct srv_request *req,
 				   struct srv_response *res);
+int srv_v3_user_notifications_list(struct srv_request *req,
+				   struct srv_response *res);
+int srv_v3_user_notification_detail(struct srv_request *req,
+				    struct srv_response *res);
 
 /* Outgoing webhooks (v3_webhooks.c): a Lectern extension. */
 int srv_v3_webhooks_list(struct srv_request *req, struct srv_response *res);

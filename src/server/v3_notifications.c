@@ -11,7 +11,9 @@
  * - a build's: whoever sees the build; changing one takes an admin (the
  *   router's check);
  * - an organization's (business edition): its owners; a team member gets
- *   403, anyone else the 404 of an organization that does not exist.
+ *   403, anyone else the 404 of an organization that does not exist;
+ * - a user's (/api/v3/users/<name>/notifications/): theirs alone, 403 for
+ *   anyone else (the service's IsCurrentUser).
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "lectern/notification.h"
 #include "lectern/org.h"
 #include "lectern/project.h"
+#include "lectern/user.h"
 #include "v3.h"
 
 #define NO_NOTIFICATION "No Notification matches the given query."
@@ -28,7 +31,13 @@
 #define OPEN_STATES                                                          \
 	((1u << LEC_NOTIFICATION_UNREAD) | (1u << LEC_NOTIFICATION_READ))
 
-enum scope_kind { SCOPE_FEED, SCOPE_PROJECT, SCOPE_BUILD, SCOPE_ORG };
+enum scope_kind {
+	SCOPE_FEED,
+	SCOPE_PROJECT,
+	SCOPE_BUILD,
+	SCOPE_ORG,
+	SCOPE_USER,
+};
 
 /* A route's scope: the engine filter it lists with, and which path
  * parameter holds a detail's notification id. */
@@ -180,6 +189,17 @@ static int scope_load(struct srv_request *req, struct srv_response *res,
 	case SCOPE_ORG:
 		sc->id_param = 1;
 		return org_scope(req, res, sc);
+	case SCOPE_USER:
+		if (strcmp(req->params[0], req->user->username) != 0)
+			return srv_respond_detail(res, 403,
+						  "You do not have permission "
+						  "to perform this action."),
+			       -1;
+		sc->filter.target = LEC_NOTIFICATION_USER;
+		sc->filter.attached_id = req->user->id;
+		sc->filter.states = OPEN_STATES;
+		sc->id_param = 1;
+		return 0;
 	}
 	return -1;
 }
@@ -377,4 +397,16 @@ int srv_v3_org_notification_detail(struct srv_request *req,
 				   struct srv_response *res)
 {
 	return respond_detail(req, res, SCOPE_ORG);
+}
+
+int srv_v3_user_notifications_list(struct srv_request *req,
+				   struct srv_response *res)
+{
+	return respond_list(req, res, SCOPE_USER);
+}
+
+int srv_v3_user_notification_detail(struct srv_request *req,
+				    struct srv_response *res)
+{
+	return respond_detail(req, res, SCOPE_USER);
 }

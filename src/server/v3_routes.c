@@ -114,6 +114,12 @@ const struct srv_route srv_v3_routes[] = {
 	  { AUTH(SRV_GET, srv_v3_org_notification_detail),
 	    AUTH(SRV_PATCH, srv_v3_org_notification_detail),
 	    AUTH(SRV_PUT, srv_v3_org_notification_detail) } },
+	{ "/api/v3/users/{}/notifications/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_user_notifications_list) } },
+	{ "/api/v3/users/{}/notifications/{}/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_user_notification_detail),
+	    AUTH(SRV_PATCH, srv_v3_user_notification_detail),
+	    AUTH(SRV_PUT, srv_v3_user_notification_detail) } },
 	/* Lectern's extension: outgoing webhooks (docs/api.md). */
 	{ P "webhooks/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_webhooks_list),

@@ -323,6 +323,28 @@ class OrganizationNotificationsTest(ServerTestCase):
                               token=self.owen)
         self.assertEqual(r.json["state"], "unread")
 
+    def test_user_notifications(self):
+        db = Store(self.server)
+        owen = db.rows("SELECT id FROM users WHERE username = 'owen'")[0][0]
+        note = db.execute(
+            "INSERT INTO notifications (message_id, attached_type, attached_id,"
+            " type, header, body, created, modified) VALUES"
+            " ('core:email:validation-pending', 'user', ?, 'warning',"
+            " 'Email address not verified', 'Verify it.', 2, 2)", (owen,))
+        base = "/api/v3/users/owen/notifications/"
+        r = self.server.get(base, token=self.owen)
+        self.assertStatus(r, 200)
+        self.assertEqual([n["id"] for n in r.json["results"]], [note])
+        n = r.json["results"][0]
+        self.assertEqual(n["attached_to_content_type"], "user")
+        self.assertEqual(n["message"]["icon_classes"], "fas fa-circle-exclamation")
+        self.assertEqual(n["_links"]["_self"], "%s%s%d/" % (self.server.base, base, note))
+        self.assertStatus(self.server.get("%s%d/" % (base, note), token=self.owen), 200)
+        self.assertDetail(self.server.get(base, token=self.zed), 403, FORBIDDEN)
+        self.assertIn(note, [x["id"] for x in self.server.get(
+            "/api/v3/notifications/", token=self.owen).json["results"]])
+        db.execute("DELETE FROM notifications WHERE id = ?", (note,))
+
     def test_others(self):
         base = "/api/v3/organizations/acme/notifications/"
         self.assertDetail(self.server.get(base, token=self.tess), 403, FORBIDDEN)
