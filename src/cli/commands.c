@@ -25,7 +25,8 @@ static const struct cli_command commands[] = {
 	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
 	  "[--build-user UID:GID] [--offline] [--no-watch] "
 	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine] "
-	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded]",
+	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded] "
+	  "[--webhook-backoff MS]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",
