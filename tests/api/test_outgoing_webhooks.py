@@ -40,12 +40,14 @@ class Receiver:
     def __init__(self):
         self.requests = []
         self.plan = {}
+        self.delay = {}  # path: seconds to wait before answering
         self.lock = threading.Lock()
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                time.sleep(receiver.delay.get(self.path, 0))
                 with receiver.lock:
                     statuses = receiver.plan.get(self.path, [])
                     status = statuses.pop(0) if statuses else 200
@@ -299,6 +301,19 @@ class OutgoingWebhooksTest(ServerTestCase):
         self.assertEqual(listed[0]["attempts"], 3)
         self.assertEqual(listed[0]["status_code"], 200)
         self.assertIsNone(listed[0]["error"])
+        self.call("DELETE", "%s%d/" % (self.base, hook["id"]))
+
+    def test_slow_receiver_never_blocks_a_build(self):
+        # Each answer takes 4 s; a build that waited for the
+        # build:triggered delivery would take that long too.
+        self.receiver.delay["/slow"] = 4
+        hook = self.create("/slow", events=["build:triggered", "build:passed"])
+        start = time.time()
+        build = self.build()
+        self.assertLess(time.time() - start, 3.5, build)
+        got = self.wait_received("/slow", 2)
+        self.assertEqual([h["X-RTD-Event"] for h, _ in got],
+                         ["build:triggered", "build:passed"])
         self.call("DELETE", "%s%d/" % (self.base, hook["id"]))
 
     def test_receiver_down_raises_notification(self):
