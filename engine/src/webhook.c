@@ -825,16 +825,14 @@ done:
 	return error;
 }
 
-int lec_webhook_delivery_next(struct lec_store *st, int64_t now_us,
-			      unsigned lease_ms,
-			      struct lec_webhook_outgoing *out)
+/* lec_webhook_delivery_next inside its write transaction. */
+static int take_due(struct lec_store *st, int64_t now_us, unsigned lease_ms,
+		    struct lec_webhook_outgoing *out)
 {
 	sqlite3_stmt *stmt = NULL;
 	int64_t project_id = 0;
 	int error, rc;
 
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
 	if ((error = lec_store__prepare(
 		     st, &stmt,
 		     "SELECT d.id, d.event, d.body, d.attempts, w.url, "
@@ -875,6 +873,29 @@ done:
 		error = delivery_set(st, out->delivery_id, "pending", 1,
 				     now_us + (int64_t)lease_ms * 1000, 0,
 				     NULL);
+	}
+	return error;
+}
+
+int lec_webhook_delivery_next(struct lec_store *st, int64_t now_us,
+			      unsigned lease_ms,
+			      struct lec_webhook_outgoing *out)
+{
+	int error, committed;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	/* One write transaction from the choice to the lease, so that two
+	 * senders on one data directory never take the same delivery. */
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	error = take_due(st, now_us, lease_ms, out);
+	if (error == LEC_OK || error == LEC_ECORRUPT) {
+		committed = lec_store__commit(st);
+		if (error == LEC_OK)
+			error = committed;
+	} else {
+		lec_store__rollback(st);
 	}
 	if (error < 0)
 		lec_webhook_outgoing_dispose(out);
