@@ -18,7 +18,8 @@ enum {
 	UI_VIEW_ORGS = 1 << 7,
 	UI_VIEW_PAGES = 1 << 8,
 	UI_VIEW_DIFF = 1 << 9,
-	UI_VIEW_LAST = UI_VIEW_DIFF, /* the highest bit, for loops */
+	UI_VIEW_NOTIFICATIONS = 1 << 10,
+	UI_VIEW_LAST = UI_VIEW_NOTIFICATIONS, /* the highest bit, for loops */
 };
 /* Every view: the action lives in the generic keymap. */
 #define UI_VIEWS_ALL 0

@@ -438,6 +438,7 @@ static void switch_context(struct ui_app *app, const char *name)
 	app->conn = conn;
 	memset(&conn, 0, sizeof(conn));
 	free_projects(app);
+	ui_unread_reset(app);
 	ui_app_push(app, ui_projects_new(app));
 	ui_app_message(app, "context %s", app->conn.name);
 done:
@@ -527,6 +528,12 @@ static void cmd_orgs(struct ui_app *app, const char *arg)
 	ui_app_push(app, ui_orgs_new(app));
 }
 
+static void cmd_notifications(struct ui_app *app, const char *arg)
+{
+	(void)arg;
+	ui_app_push(app, ui_notifications_new(app));
+}
+
 static void cmd_context(struct ui_app *app, const char *arg)
 {
 	switch_context(app, arg);
@@ -557,6 +564,7 @@ static void cmd_quit(struct ui_app *app, const char *arg)
 static const struct command commands[] = {
 	{ "build", 1, cmd_build },       { "builds", 1, cmd_builds },
 	{ "context", 1, cmd_context },   { "orgs", 0, cmd_orgs },
+	{ "notifications", 0, cmd_notifications },
 	{ "preview", 0, cmd_preview },   { "project", 1, cmd_project },
 	{ "projects", 0, cmd_projects }, { "q", 0, cmd_quit },
 	{ "quit", 0, cmd_quit },         { "search", 1, cmd_search },
@@ -696,6 +704,10 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 		break;
 	case UI_ACTION_PREVIEW:
 		prompt_preview(app);
+		break;
+	case UI_ACTION_NOTIFICATIONS:
+		if (top->ops->kind != UI_VIEW_NOTIFICATIONS)
+			ui_app_push(app, ui_notifications_new(app));
 		break;
 	default:
 		break;
@@ -869,7 +881,10 @@ static void run_loop(struct ui_app *app)
 		if (app->dirty)
 			ui_draw_frame(app);
 		now = ui_now_ms();
+		ui_unread_poll(app, now);
 		wake = app->next_tick;
+		if (ui_unread_due(app) < wake)
+			wake = ui_unread_due(app);
 		if (app->status && !app->status_error && app->status_until < wake)
 			wake = app->status_until;
 		wait_input(app, lc_async_pending(app->client)
@@ -956,6 +971,7 @@ int ui_main(struct ui_start *start)
 		goto done;
 	}
 	app.next_tick = ui_now_ms() + UI_TICK_MS;
+	ui_unread_reset(&app);
 	ui_app_push(&app, ui_projects_new(&app));
 	run_loop(&app);
 	pop_all(&app);

@@ -13,6 +13,7 @@
 
 #include "prompt.h"
 #include "ui.h"
+#include "unread.h"
 #include "util.h"
 #include "view.h"
 
@@ -71,6 +72,7 @@ struct ui_app {
 	time_t now;                    /* wall clock at this loop turn */
 	int64_t next_tick;             /* ui_now_ms() of the next tick */
 	struct ui_preview *preview;    /* `:preview`'s child, or NULL */
+	struct ui_unread unread;       /* the title bar's unread count */
 };
 
 /* The view on top, or NULL. */

@@ -102,6 +102,10 @@ static void draw_title(struct ui_app *app)
 	ui_buf_printf(&trail, " Lectern [%s%s]  ", app->conn.name,
 		      app->start->readonly || app->conn.readonly ? " read-only"
 								  : "");
+	/* Unread notifications, where the instance has them (`!` shows
+	 * them). */
+	if (app->unread.count > 0)
+		ui_buf_printf(&trail, "[%ld unread]  ", app->unread.count);
 	for (i = 0; i < app->depth; i++)
 		ui_buf_printf(&trail, "%s%s", i ? sep : "", app->stack[i]->title);
 	ui_draw_fill(w, 0, 0, width, attr);

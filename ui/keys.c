@@ -35,6 +35,7 @@ static const struct {
 	{ "search", UI_VIEW_SEARCH },  { "reader", UI_VIEW_READER },
 	{ "orgs", UI_VIEW_ORGS },      { "pages", UI_VIEW_PAGES },
 	{ "diff", UI_VIEW_DIFF },
+	{ "notifications", UI_VIEW_NOTIFICATIONS },
 };
 
 static const struct {

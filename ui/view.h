@@ -119,6 +119,8 @@ struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
 struct ui_view *ui_diff_new(struct ui_app *app, const char *project,
 			    const char *base, const char *head,
 			    const char *version);
+/* The user's notifications (the v3 feed), to read or dismiss. */
+struct ui_view *ui_notifications_new(struct ui_app *app);
 /* The keys of views of kind (UI_VIEW_*) named name. */
 struct ui_view *ui_help_new(struct ui_app *app, unsigned kind,
 			    const char *name);

@@ -58,6 +58,21 @@ char *lec__strndup(const char *s, size_t n)
 	return copy;
 }
 
+char *lec__strdup_cut(const char *s, size_t max)
+{
+	size_t n;
+
+	if (s == NULL)
+		return NULL;
+	n = strnlen(s, max);
+	/* Cut inside a character (a continuation byte just past the cut):
+	 * back off to before the character's first byte. */
+	if (n == max)
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	return lec__strndup(s, n);
+}
+
 char *lec__strdup(const char *s)
 {
 	return s ? lec__strndup(s, strlen(s)) : NULL;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lectern/notification.h"
 #include "lectern/repo.h"
 #include "lectern/resolve.h"
 #include "lectern/search.h"
@@ -751,12 +752,17 @@ static void job_dispose(struct lec__job *job)
 int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
 		     struct lec_build *build)
 {
+	const struct lec_notification_site site = { pl->docs_domain,
+						    pl->production_domain };
 	struct lec__job job = { 0 };
 	int ok;
 
 	job.pl = pl;
 	job.st = st;
 	job.build = build;
+	/* Its notifications and webhooks are queued, never awaited. */
+	lec_notification_build_event(st, build->id, LEC_BUILD_EVENT_TRIGGERED,
+				     &site);
 	/* The build is in `cloning` already (lec_build_claim). */
 	ok = job_prepare(&job) == 0 && lec__job_checkout(&job) == 0 &&
 	     build_env(&job) == LEC_OK && step_config(&job) == 0 &&
@@ -772,6 +778,8 @@ int lec__job_execute(struct lec_pipeline *pl, struct lec_store *st,
 		lec__job_fail(&job, "The build failed: %s", lec_error_last());
 	/* A cancelled build stays cancelled (lec_build_finish keeps it). */
 	lec_build_finish(st, build->id, ok, ok ? NULL : job.error);
+	lec_notification_build_event(st, build->id, LEC_BUILD_EVENT_FINISHED,
+				     &site);
 	job_dispose(&job);
 	return ok ? LEC_OK : LEC_ERROR;
 }

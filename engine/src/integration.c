@@ -106,46 +106,6 @@ void lec_integration_list_dispose(struct lec_integration_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
-/* A generated secret: letters and digits, drawn without bias. */
-static int generate_secret(char *out)
-{
-	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz"
-				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	unsigned char bytes[LEC_INTEGRATION_SECRET_LEN * 2];
-	size_t i = 0, j = 0;
-	int error;
-
-	while (i < LEC_INTEGRATION_SECRET_LEN) {
-		if (j == 0 && (error = lec__random_bytes(bytes,
-							 sizeof(bytes))) < 0)
-			return error;
-		/* 248 = 62 * 4: larger bytes would favour some letters. */
-		if (bytes[j] < 248)
-			out[i++] = alphabet[bytes[j] % 62];
-		j = (j + 1) % sizeof(bytes);
-	}
-	out[i] = '\0';
-	explicit_bzero(bytes, sizeof(bytes));
-	return LEC_OK;
-}
-
-static int check_secret(const char *secret)
-{
-	size_t n = strlen(secret), i;
-
-	if (n == 0 || n > LEC_INTEGRATION_SECRET_MAX)
-		return lec__error_field(LEC_EINVALID, "secret",
-					"Ensure this field has 1 to %d "
-					"characters.",
-					LEC_INTEGRATION_SECRET_MAX);
-	for (i = 0; i < n; i++)
-		if (secret[i] < 0x21 || secret[i] > 0x7e)
-			return lec__error_field(LEC_EINVALID, "secret",
-						"Use printable ASCII characters "
-						"only.");
-	return LEC_OK;
-}
-
 static int insert(struct lec_store *st, int64_t project_id,
 		  enum lec_integration_type type, const unsigned char *blob,
 		  size_t blob_len, int64_t *id)
@@ -196,10 +156,12 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 	if (secret_out)
 		*secret_out = NULL;
 	if (secret == NULL) {
-		if ((error = generate_secret(generated)) < 0)
+		if ((error = lec__secret_generate(generated,
+						   LEC_INTEGRATION_SECRET_LEN)) < 0)
 			return error;
 		secret = generated;
-	} else if ((error = check_secret(secret)) < 0) {
+	} else if ((error = lec__secret_check(secret,
+						 LEC_INTEGRATION_SECRET_MAX)) < 0) {
 		return error;
 	}
 	error = lec__secret_seal_stored(st, secret, aad,

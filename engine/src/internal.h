@@ -43,6 +43,9 @@ void lec__free(void *ptr);
 /* Copies s (NULL gives NULL). Owned by caller, freed with lec__free. */
 char *lec__strdup(const char *s);
 char *lec__strndup(const char *s, size_t n);
+/* A copy of at most max bytes of s, cut at a UTF-8 character boundary
+ * (for texts quoted into messages). */
+char *lec__strdup_cut(const char *s, size_t max);
 
 /* Sets an error and returns LEC_ENOMEM from the enclosing function. */
 #define LEC__CHECK_ALLOC(ptr)                                                \

@@ -375,6 +375,65 @@ static const char migration_8[] =
 	"    AND old.id * 1048576 + 1048575;"
 	"END;";
 
+/* 9: notifications (notification.c) and outgoing webhooks (webhook.c). A
+ * notification hangs from a build, project, organization or user
+ * (attached_type, attached_id, as the service's generic relation);
+ * project_id is its project for the first two, so they go with it. Its
+ * header and body are rendered when raised. A webhook's secret is sealed
+ * like an environment variable's value; its deliveries are the queue the
+ * server's sender drains, each with its rendered body and last outcome. */
+static const char migration_9[] =
+	"CREATE TABLE notifications ("
+	"  id INTEGER PRIMARY KEY,"
+	"  message_id TEXT NOT NULL,"
+	"  state TEXT NOT NULL DEFAULT 'unread' CHECK (state IN ('unread',"
+	"    'read', 'dismissed', 'cancelled')),"
+	"  dismissable INTEGER NOT NULL DEFAULT 0,"
+	"  news INTEGER NOT NULL DEFAULT 0,"
+	"  attached_type TEXT NOT NULL CHECK (attached_type IN ('build',"
+	"    'project', 'organization', 'user')),"
+	"  attached_id INTEGER NOT NULL,"
+	"  project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,"
+	"  type TEXT NOT NULL,"
+	"  header TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE INDEX notifications_attached ON notifications(attached_type,"
+	"  attached_id, message_id);"
+	"CREATE INDEX notifications_project ON notifications(project_id);"
+	"CREATE TABLE webhooks ("
+	"  id INTEGER PRIMARY KEY,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  url TEXT NOT NULL,"
+	"  events INTEGER NOT NULL,"
+	"  payload TEXT,"
+	"  secret BLOB NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE INDEX webhooks_project ON webhooks(project_id, id);"
+	"CREATE TABLE webhook_deliveries ("
+	"  id INTEGER PRIMARY KEY,"
+	"  webhook_id INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,"
+	"  event TEXT NOT NULL,"
+	"  build_id INTEGER,"
+	"  body TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('pending', 'delivered',"
+	"    'failed')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL,"
+	"  status_code INTEGER,"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(webhook_id,"
+	"  id);"
+	"CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt)"
+	"  WHERE state = 'pending';";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -384,6 +443,7 @@ static const char *const migrations[] = {
 	migration_6,
 	migration_7,
 	migration_8,
+	migration_9,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -290,7 +290,8 @@ int lec__secret_seal_stored(struct lec_store *st, const char *plain,
 	if ((error = lec_store__query_int(
 		     st,
 		     "SELECT (SELECT count(*) FROM env_vars) + "
-		     "(SELECT count(*) FROM integrations)",
+		     "(SELECT count(*) FROM integrations) + "
+		     "(SELECT count(*) FROM webhooks)",
 		     NULL, 0, "counting sealed values", &sealed, NULL)) < 0 ||
 	    (error = lec__secret_key_load(st, sealed == 0, &key)) < 0)
 		return error;
@@ -298,4 +299,45 @@ int lec__secret_seal_stored(struct lec_store *st, const char *plain,
 				 out_len);
 	lec__secret_key_wipe(&key);
 	return error;
+}
+
+/* Letters and digits, like the service's get_random_string; drawn without
+ * bias. */
+int lec__secret_generate(char *out, size_t len)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char bytes[64];
+	size_t i = 0, j = 0;
+	int error;
+
+	while (i < len) {
+		if (j == 0 && (error = lec__random_bytes(bytes,
+							 sizeof(bytes))) < 0)
+			return error;
+		/* 248 = 62 * 4: larger bytes would favour some letters. */
+		if (bytes[j] < 248)
+			out[i++] = alphabet[bytes[j] % 62];
+		j = (j + 1) % sizeof(bytes);
+	}
+	out[i] = '\0';
+	explicit_bzero(bytes, sizeof(bytes));
+	return LEC_OK;
+}
+
+int lec__secret_check(const char *secret, size_t max)
+{
+	size_t n = strlen(secret), i;
+
+	if (n == 0 || n > max)
+		return lec__error_field(LEC_EINVALID, "secret",
+					"Ensure this field has 1 to %zu "
+					"characters.",
+					max);
+	for (i = 0; i < n; i++)
+		if (secret[i] < 0x21 || secret[i] > 0x7e)
+			return lec__error_field(LEC_EINVALID, "secret",
+						"Use printable ASCII characters "
+						"only.");
+	return LEC_OK;
 }

@@ -80,4 +80,12 @@ int lec__secret_seal_stored(struct lec_store *st, const char *plain,
 /* Wipe size bytes at p and free it. Accepts NULL. */
 void lec__secret_free(void *p, size_t size);
 
+/* A generated secret of len letters and digits into out (len + 1 bytes),
+ * for the secrets Lectern makes up (integrations, webhooks). */
+int lec__secret_generate(char *out, size_t len);
+
+/* A secret a caller gives: 1 to max printable ASCII characters; else
+ * LEC_EINVALID on field "secret". */
+int lec__secret_check(const char *secret, size_t max);
+
 #endif

@@ -34,6 +34,7 @@ _lectern()
 
 	local commands="projects import versions version builds build log search
 		redirects env integrations subprojects translations orgs api tui
+		notifications webhooks
 		context stop diff mirror
 		serve preview status token user org reindex"
 	local globals="--data --context --help --version"
@@ -85,7 +86,7 @@ _lectern()
 		search:*:--version) [ -n "$project" ] && want=versions ;;
 		search:*) ;;
 		*:*:--commit|*:*:--alias) ;;
-		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|integrations:0:*|subprojects:0:*|translations:0:*|reindex:0:*|diff:0:*)
+		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|integrations:0:*|webhooks:0:*|subprojects:0:*|translations:0:*|reindex:0:*|diff:0:*)
 			want=projects ;;
 		version:1:*|build:1:*|reindex:1:*|diff:1:*|diff:2:*)
 			want=versions project=${args[0]} ;;
@@ -107,6 +108,8 @@ _lectern()
 	redirects) opts="--json --help" ;;
 	env) opts="--public --json --help" ;;
 	integrations) opts="--json --help" ;;
+	notifications) opts="--project --build --all --json --help" ;;
+	webhooks) opts="--events --payload --json --help" ;;
 	subprojects) opts="--alias --json --help" ;;
 	api) opts="-X -d --help" ;;
 	diff) opts="--json --help" ;;
@@ -149,6 +152,10 @@ _lectern()
 		[ "${#args[@]}" -eq 1 ] && COMPREPLY=($(compgen -W "add remove" -- "$cur"))
 		[ "$cmd" = integrations ] && [ "${#args[@]}" -eq 2 ] && [ "${args[1]}" = add ] &&
 			COMPREPLY=($(compgen -W "github gitlab bitbucket generic" -- "$cur")) ;;
+	webhooks)
+		[ "${#args[@]}" -eq 1 ] && COMPREPLY=($(compgen -W "add remove deliveries" -- "$cur")) ;;
+	notifications)
+		[ "${#args[@]}" -eq 0 ] && COMPREPLY=($(compgen -W "read dismiss" -- "$cur")) ;;
 	esac
 }
 

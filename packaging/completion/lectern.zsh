@@ -53,6 +53,8 @@ _lectern() {
 		'redirects:list, add or remove redirects'
 		'env:list, add or remove environment variables'
 		'integrations:list, add or remove incoming webhooks'
+		'notifications:list your notifications, or mark one read or dismissed'
+		'webhooks:list, add or remove outgoing webhooks, or their deliveries'
 		'subprojects:list, add or remove subprojects'
 		'translations:list the translations of a project'
 		'orgs:list the organizations'
@@ -126,6 +128,14 @@ _lectern() {
 		integrations)
 			_arguments $common '1:project:_lectern_projects' '2:action:(add remove)' \
 				'3:forge or id:(github gitlab bitbucket generic)' ;;
+		notifications)
+			_arguments $common '--project[a project'"'"'s notifications]:project:_lectern_projects' \
+				'--build[a build'"'"'s notifications]:build id:' '--all[every state]' \
+				'1:action:(read dismiss)' '2:id:' ;;
+		webhooks)
+			_arguments $common '--events[events, comma-separated]:events:' \
+				'--payload[a JSON template file]:file:_files' \
+				'1:project:_lectern_projects' '2:action:(add remove deliveries)' '3:url or id:' ;;
 		subprojects)
 			_arguments $common '--alias[alias of the child]:alias:' \
 				'1:project:_lectern_projects' '2:action:(add remove)' '3:child:' ;;

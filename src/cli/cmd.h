@@ -97,5 +97,7 @@ int cli_cmd_diff(struct cli_ctx *ctx, int argc, char **argv);
 /* cmd_mirror.c */
 int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_mirror_update(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_notifications(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -26,7 +26,8 @@ static const struct cli_command commands[] = {
 	  "[--build-user UID:GID] [--offline] [--no-watch] "
 	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine] "
 	  "[--keep-builds N (outputs kept per version for diffs, default 5)] "
-	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded]",
+	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded] "
+	  "[--webhook-backoff MS]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",
@@ -85,6 +86,17 @@ static const struct cli_command commands[] = {
 	  "list, add (prints the webhook URL and secret) or remove incoming "
 	  "webhooks",
 	  cli_cmd_integrations },
+	{ "notifications",
+	  "[read ID | dismiss ID] [--project P [--build N]] [--all] [--json]",
+	  "list your notifications (a project's or a build's), or mark one "
+	  "read or dismissed",
+	  cli_cmd_notifications },
+	{ "webhooks",
+	  "PROJECT [add URL [--events E,E] [--payload FILE] | remove ID | "
+	  "deliveries ID] [--json]",
+	  "list, add (prints the secret once) or remove outgoing webhooks, or "
+	  "list a webhook's deliveries",
+	  cli_cmd_webhooks },
 	{ "env", "PROJECT [add NAME [--public] | remove NAME] [--json]",
 	  "list, add (value from stdin) or remove environment variables",
 	  cli_cmd_env },

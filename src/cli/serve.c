@@ -258,6 +258,12 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 				return CLI_EXIT_FAIL;
 			pcfg->keep_builds = (unsigned)n;
 			cfg->keep_builds = (unsigned)n;
+		} else if (strcmp(opt, "--webhook-backoff") == 0) {
+			/* Milliseconds: tests set a few, so retries come
+			 * quickly. */
+			if (parse_count(opt, val, 1, 3600000, &n))
+				return CLI_EXIT_FAIL;
+			cfg->webhook_backoff_ms = (unsigned)n;
 		} else if (strcmp(opt, "--socket") == 0) {
 			if (val[0] != '/')
 				return cli_fail("serve: --socket wants an "

@@ -29,6 +29,7 @@
 #include "lectern/user.h"
 #include "cache.h"
 #include "guard.h"
+#include "hook_sender.h"
 #include "server.h"
 
 struct srv {
@@ -37,6 +38,7 @@ struct srv {
 	 * or NULL. */
 	struct MHD_Daemon *daemon_socket;
 	struct srv_guard *guard;
+	struct srv_hook_sender *hooks; /* outgoing webhook deliveries */
 	struct srv_config config;
 	char *data_dir;
 	char *docs_domain;
@@ -807,7 +809,9 @@ int srv_start(struct srv **out, const struct srv_config *config)
 		}
 		unix_fd = -1;
 	}
-	if (init_names(srv, ipv6) < 0) {
+	if (init_names(srv, ipv6) < 0 ||
+	    srv_hook_sender_start(&srv->hooks, srv->data_dir,
+				  config->webhook_backoff_ms) < 0) {
 		srv_stop(srv);
 		return -1;
 	}
@@ -836,6 +840,7 @@ void srv_stop(struct srv *srv)
 	MHD_stop_daemon(srv->daemon);
 	if (srv->daemon_socket)
 		MHD_stop_daemon(srv->daemon_socket);
+	srv_hook_sender_stop(srv->hooks);
 	if (srv->config.socket_path)
 		unlink(srv->config.socket_path);
 	pthread_key_delete(srv->store_key);

@@ -59,6 +59,9 @@ struct srv_config {
 	 * refreshed (the pipeline's keep_builds, --keep-builds); 0: the
 	 * engine's default. */
 	unsigned keep_builds;
+	/* Outgoing webhooks: the first retry's delay in milliseconds,
+	 * doubling per try (0: SRV_HOOK_BACKOFF_DEFAULT_MS). */
+	unsigned webhook_backoff_ms;
 };
 
 struct srv;

@@ -131,6 +131,12 @@ int srv_v3_version_builds_list(struct srv_request *req,
 			       struct srv_response *res);
 int srv_v3_version_build_detail(struct srv_request *req,
 				struct srv_response *res);
+/* The build id_text of the project params[0], visible to the requester
+ * (its version's visibility): *parent filled (dispose it) and *build_id
+ * set; or -1 after filling res with the project's or build's 404. */
+int srv_v3_build_find(struct srv_request *req, struct srv_response *res,
+		      const char *id_text, struct srv_parent *parent,
+		      int64_t *build_id);
 int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res);
 int srv_v3_build_cancel(struct srv_request *req, struct srv_response *res);
 
@@ -178,6 +184,39 @@ int srv_v3_integration_delete(struct srv_request *req,
 /* POST /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
  * /api/v2/webhook/<project>/<integration id>/. */
 int srv_webhook_route(struct srv_request *req, struct srv_response *res);
+
+/* Notifications (v3_notifications.c): the user's feed, and those of a
+ * project, a build, an organization; a detail handler answers GET, PATCH
+ * and PUT. */
+int srv_v3_notifications_list(struct srv_request *req,
+			      struct srv_response *res);
+int srv_v3_notification_detail(struct srv_request *req,
+			       struct srv_response *res);
+int srv_v3_project_notifications_list(struct srv_request *req,
+				      struct srv_response *res);
+int srv_v3_project_notification_detail(struct srv_request *req,
+				       struct srv_response *res);
+int srv_v3_build_notifications_list(struct srv_request *req,
+				    struct srv_response *res);
+int srv_v3_build_notification_detail(struct srv_request *req,
+				     struct srv_response *res);
+int srv_v3_org_notifications_list(struct srv_request *req,
+				  struct srv_response *res);
+int srv_v3_org_notification_detail(struct srv_request *req,
+				   struct srv_response *res);
+int srv_v3_user_notifications_list(struct srv_request *req,
+				   struct srv_response *res);
+int srv_v3_user_notification_detail(struct srv_request *req,
+				    struct srv_response *res);
+
+/* Outgoing webhooks (v3_webhooks.c): a Lectern extension. */
+int srv_v3_webhooks_list(struct srv_request *req, struct srv_response *res);
+int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res);
+int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res);
+int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res);
+int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res);
+int srv_v3_webhook_deliveries(struct srv_request *req,
+			      struct srv_response *res);
 
 int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_org_detail(struct srv_request *req, struct srv_response *res);

@@ -351,3 +351,20 @@ done:
 	detail_dispose(&d);
 	return res->status;
 }
+
+int srv_v3_build_find(struct srv_request *req, struct srv_response *res,
+		      const char *id_text, struct srv_parent *parent,
+		      int64_t *build_id)
+{
+	struct build_detail d = { 0 };
+	int rc = detail_load(req, res, id_text, SRV_PARENT_PROJECT, &d);
+
+	*parent = (struct srv_parent){ 0 };
+	if (rc == 0) {
+		*build_id = d.b->id;
+		*parent = d.parent;
+		d.parent = (struct srv_parent){ 0 };
+	}
+	detail_dispose(&d);
+	return rc;
+}

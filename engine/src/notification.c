@@ -1,0 +1,607 @@
+/*
+ * Notifications: their rows, the deduplicating add and cancel of the
+ * service's NotificationQuerySet, the per-user feed, and what a build's
+ * start and end raise (and queue for webhooks).
+ *
+ * The build row keeps only the text of why a build failed, so a failure
+ * is told apart by the start of that text, which the pipeline words
+ * (build_job.c, build_publish.c): one table below maps those starts to the
+ * service's message ids.
+ */
+#include <string.h>
+
+#include "lectern/build.h"
+#include "lectern/notification.h"
+#include "lectern/webhook.h"
+#include "store_internal.h"
+
+#define NOTIFICATION_COLUMNS                                                 \
+	"n.id, n.message_id, n.state, n.dismissable, n.news, "               \
+	"n.attached_type, n.attached_id, "                                   \
+	"CASE n.attached_type WHEN 'organization' THEN "                     \
+	"(SELECT slug FROM organizations WHERE id = n.attached_id) "         \
+	"WHEN 'user' THEN "                                                  \
+	"(SELECT username FROM users WHERE id = n.attached_id) "             \
+	"ELSE (SELECT slug FROM projects WHERE id = n.project_id) END, "     \
+	"n.type, n.header, n.body, n.created, n.modified"
+
+/* Most bytes of a build's error quoted in its notification's body: the
+ * build's log has the rest. */
+#define BODY_ERROR_MAX 4000
+
+static const char not_found[] = "No Notification matches the given query.";
+
+static const char *const state_codes[] = {
+	[LEC_NOTIFICATION_UNREAD] = "unread",
+	[LEC_NOTIFICATION_READ] = "read",
+	[LEC_NOTIFICATION_DISMISSED] = "dismissed",
+	[LEC_NOTIFICATION_CANCELLED] = "cancelled",
+};
+
+static const char *const target_codes[] = {
+	[LEC_NOTIFICATION_BUILD] = "build",
+	[LEC_NOTIFICATION_PROJECT] = "project",
+	[LEC_NOTIFICATION_ORGANIZATION] = "organization",
+	[LEC_NOTIFICATION_USER] = "user",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *lec_notification_state_code(enum lec_notification_state state)
+{
+	return (size_t)state < COUNT(state_codes) ? state_codes[state]
+						  : "unread";
+}
+
+const char *lec_notification_target_code(enum lec_notification_target t)
+{
+	return (size_t)t < COUNT(target_codes) ? target_codes[t] : "project";
+}
+
+/* Index of code in a table of names, or -1. */
+static int code_index(const char *const *codes, size_t n, const char *code)
+{
+	size_t i;
+
+	for (i = 0; code && i < n; i++)
+		if (strcmp(codes[i], code) == 0)
+			return (int)i;
+	return -1;
+}
+
+int lec_notification_state_lookup(const char *code,
+				  enum lec_notification_state *out)
+{
+	int i = code_index(state_codes, COUNT(state_codes), code);
+
+	if (i < 0)
+		return lec__error_field(LEC_EINVALID, "state",
+					"\"%s\" is not a valid choice.",
+					code ? code : "");
+	*out = (enum lec_notification_state)i;
+	return LEC_OK;
+}
+
+/* Rows ------------------------------------------------------------------------ */
+
+static void notification_dispose(void *item)
+{
+	struct lec_notification *n = item;
+
+	lec__free(n->message_id);
+	lec__free(n->attached_slug);
+	lec__free(n->type);
+	lec__free(n->header);
+	lec__free(n->body);
+}
+
+static int notification_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_notification *n = item;
+	char *text = NULL;
+	int error, i;
+
+	n->id = sqlite3_column_int64(stmt, 0);
+	if ((error = lec_store__col_text(stmt, 1, &n->message_id)) < 0 ||
+	    (error = lec_store__col_text(stmt, 2, &text)) < 0)
+		return error;
+	i = code_index(state_codes, COUNT(state_codes), text);
+	lec__free(text);
+	n->state = i < 0 ? LEC_NOTIFICATION_UNREAD
+			 : (enum lec_notification_state)i;
+	n->dismissable = sqlite3_column_int(stmt, 3);
+	n->news = sqlite3_column_int(stmt, 4);
+	if ((error = lec_store__col_text(stmt, 5, &text)) < 0)
+		return error;
+	i = code_index(target_codes, COUNT(target_codes), text);
+	lec__free(text);
+	n->target = i < 0 ? LEC_NOTIFICATION_PROJECT
+			  : (enum lec_notification_target)i;
+	n->attached_id = sqlite3_column_int64(stmt, 6);
+	if ((error = lec_store__col_text(stmt, 7, &n->attached_slug)) < 0 ||
+	    (error = lec_store__col_text(stmt, 8, &n->type)) < 0 ||
+	    (error = lec_store__col_text(stmt, 9, &n->header)) < 0 ||
+	    (error = lec_store__col_text(stmt, 10, &n->body)) < 0)
+		return error;
+	n->created = sqlite3_column_int64(stmt, 11);
+	n->modified = sqlite3_column_int64(stmt, 12);
+	return LEC_OK;
+}
+
+void lec_notification_free(struct lec_notification *n)
+{
+	if (n == NULL)
+		return;
+	notification_dispose(n);
+	lec__free(n);
+}
+
+void lec_notification_list_dispose(struct lec_notification_list *list)
+{
+	if (list == NULL)
+		return;
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			notification_dispose);
+	memset(list, 0, sizeof(*list));
+}
+
+/* Adding and cancelling ----------------------------------------------------- */
+
+/* The project a build or project notification goes with (deleted with
+ * it); 0 for organizations and users. */
+static int owning_project(struct lec_store *st,
+			  enum lec_notification_target target,
+			  int64_t attached_id, int64_t *project_id)
+{
+	int found = 0, error;
+
+	*project_id = 0;
+	if (target == LEC_NOTIFICATION_BUILD)
+		error = lec_store__query_int(st,
+					     "SELECT project_id FROM builds "
+					     "WHERE id = ?",
+					     &attached_id, 1,
+					     "reading a build", project_id,
+					     &found);
+	else if (target == LEC_NOTIFICATION_PROJECT)
+		error = lec_store__query_int(st,
+					     "SELECT id FROM projects "
+					     "WHERE id = ?",
+					     &attached_id, 1,
+					     "reading a project", project_id,
+					     &found);
+	else
+		return LEC_OK;
+	if (error == LEC_OK && !found)
+		error = lec__error(LEC_ENOTFOUND, "no %s with id %lld",
+				   target_codes[target],
+				   (long long)attached_id);
+	return error;
+}
+
+/* Refresh the open (unread or read) notification of the same message on
+ * the same object; *changed says whether there was one. */
+static int refresh_open(struct lec_store *st,
+			const struct lec_notification_new *n, int64_t now,
+			int64_t *id, int *changed)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*changed = 0;
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "UPDATE notifications SET state = 'unread', type = ?1, "
+		     "header = ?2, body = ?3, modified = ?4 WHERE id = "
+		     "(SELECT id FROM notifications WHERE attached_type = ?5 "
+		     "AND attached_id = ?6 AND message_id = ?7 AND state IN "
+		     "('unread', 'read') ORDER BY id LIMIT 1) RETURNING id")) <
+	    0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, n->type)) < 0 ||
+	    (error = lec_store__bind_text(stmt, 2, n->header)) < 0 ||
+	    (error = lec_store__bind_text(stmt, 3, n->body)) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 4, now);
+	if ((error = lec_store__bind_text(stmt, 5,
+					  target_codes[n->target])) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 6, n->attached_id);
+	if ((error = lec_store__bind_text(stmt, 7, n->message_id)) < 0)
+		goto done;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(stmt, 0);
+		*changed = 1;
+		rc = sqlite3_step(stmt);
+	}
+	if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "refreshing a notification");
+done:
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+static int insert_row(struct lec_store *st,
+		      const struct lec_notification_new *n,
+		      int64_t project_id, int64_t now, int64_t *id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "INSERT INTO notifications (message_id, dismissable, "
+		     "attached_type, attached_id, project_id, type, header, "
+		     "body, created, modified) VALUES "
+		     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, n->message_id)) < 0)
+		goto done;
+	sqlite3_bind_int(stmt, 2, n->dismissable ? 1 : 0);
+	if ((error = lec_store__bind_text(stmt, 3,
+					  target_codes[n->target])) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 4, n->attached_id);
+	if (project_id)
+		sqlite3_bind_int64(stmt, 5, project_id);
+	if ((error = lec_store__bind_text(stmt, 6, n->type)) < 0 ||
+	    (error = lec_store__bind_text(stmt, 7, n->header)) < 0 ||
+	    (error = lec_store__bind_text(stmt, 8, n->body)) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 9, now);
+	sqlite3_bind_int64(stmt, 10, now);
+	error = lec_store__step_done(st, stmt, "raising a notification");
+	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
+done:
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+int lec_notification_add(struct lec_store *st,
+			 const struct lec_notification_new *n, int64_t *id)
+{
+	int64_t project_id = 0, new_id = 0, now = lec__now_us();
+	int error, changed = 0;
+
+	lec_error_clear();
+	if (n->message_id == NULL || n->type == NULL || n->header == NULL ||
+	    n->body == NULL || (size_t)n->target >= COUNT(target_codes))
+		return lec__error(LEC_EINVALID,
+				  "a notification needs a message id, a "
+				  "type, a header and a body");
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	if ((error = owning_project(st, n->target, n->attached_id,
+				    &project_id)) < 0 ||
+	    (error = refresh_open(st, n, now, &new_id, &changed)) < 0 ||
+	    (!changed &&
+	     (error = insert_row(st, n, project_id, now, &new_id)) < 0)) {
+		lec_store__rollback(st);
+		return error;
+	}
+	if ((error = lec_store__commit(st)) < 0)
+		return error;
+	if (id)
+		*id = new_id;
+	return LEC_OK;
+}
+
+int lec_notification_cancel(struct lec_store *st,
+			    enum lec_notification_target target,
+			    int64_t attached_id, const char *message_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((size_t)target >= COUNT(target_codes) || message_id == NULL)
+		return lec__error(LEC_EINVALID, "no notification to cancel");
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "UPDATE notifications SET state = 'cancelled', "
+		     "modified = ? WHERE attached_type = ? AND attached_id = ? "
+		     "AND message_id = ? AND state IN ('unread', 'read')")) <
+	    0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, lec__now_us());
+	if ((error = lec_store__bind_text(stmt, 2, target_codes[target])) <
+	    0)
+		goto done;
+	sqlite3_bind_int64(stmt, 3, attached_id);
+	if ((error = lec_store__bind_text(stmt, 4, message_id)) < 0)
+		goto done;
+	error = lec_store__step_done(st, stmt, "cancelling a notification");
+done:
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+/* Reading ------------------------------------------------------------------------ */
+
+/* A user's feed: what is attached to them, to projects they administer
+ * (the project_admins view: maintainers, organization owners, admin
+ * teams) and to organizations they own. One parameter, the user's id,
+ * joined in as v.u so the builder binds it once. */
+#define FEED_CONDITION                                                       \
+	"n.id IN (SELECT f.id FROM notifications f, (SELECT ? AS u) v "      \
+	"WHERE (f.attached_type = 'user' AND f.attached_id = v.u) "          \
+	"OR (f.attached_type = 'project' AND f.attached_id IN "              \
+	"(SELECT project_id FROM project_admins WHERE user_id = v.u)) "      \
+	"OR (f.attached_type = 'organization' AND f.attached_id IN "         \
+	"(SELECT organization_id FROM organization_owners "                  \
+	"WHERE user_id = v.u)))"
+
+static void query_states(struct lec__query *q, unsigned states)
+{
+	static const char *const conds[] = {
+		[LEC_NOTIFICATION_UNREAD] = "n.state = 'unread'",
+		[LEC_NOTIFICATION_READ] = "n.state = 'read'",
+		[LEC_NOTIFICATION_DISMISSED] = "n.state = 'dismissed'",
+		[LEC_NOTIFICATION_CANCELLED] = "n.state = 'cancelled'",
+	};
+	struct lec__buf b = LEC__BUF_INIT;
+	char *cond;
+	size_t i;
+
+	if (states == 0)
+		return;
+	lec__buf_puts(&b, "(0");
+	for (i = 0; i < COUNT(conds); i++)
+		if (states & (1u << i))
+			lec__buf_printf(&b, " OR %s", conds[i]);
+	lec__buf_puts(&b, ")");
+	/* Out of memory keeps every state: the list call reports it. */
+	if ((cond = lec__buf_take(&b)) != NULL)
+		lec__query_where(q, cond);
+	lec__free(cond);
+}
+
+int lec_notification_list(struct lec_store *st,
+			  const struct lec_notification_filter *filter,
+			  const struct lec_page *page,
+			  struct lec_notification_list *out)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, NOTIFICATION_COLUMNS, "notifications n");
+	if (filter->feed_user_id > 0) {
+		lec__query_where_int(&q, FEED_CONDITION, filter->feed_user_id);
+	} else if (filter->attached_id > 0) {
+		lec__query_where_text(&q, "n.attached_type = ?",
+				      lec_notification_target_code(
+					      filter->target));
+		lec__query_where_int(&q, "n.attached_id = ?",
+				     filter->attached_id);
+	}
+	if (filter->id > 0)
+		lec__query_where_int(&q, "n.id = ?", filter->id);
+	query_states(&q, filter->states);
+	error = lec__query_list(st, &q, "n.modified DESC, n.id DESC", page,
+				sizeof(*out->items), notification_row,
+				notification_dispose, (void **)&out->items,
+				&out->len, &out->total);
+	lec__query_dispose(&q);
+	return error;
+}
+
+int lec_notification_get(struct lec_store *st, int64_t id,
+			 struct lec_notification **out)
+{
+	struct lec_notification *item = NULL;
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	*out = NULL;
+	lec__query_init(&q, NOTIFICATION_COLUMNS, "notifications n");
+	lec__query_where_int(&q, "n.id = ?", id);
+	error = lec__query_one(st, &q, sizeof(*item), notification_row,
+			       notification_dispose, (void **)&item);
+	lec__query_dispose(&q);
+	if (error == LEC_ENOTFOUND)
+		return lec__error(LEC_ENOTFOUND, "%s", not_found);
+	if (error == LEC_OK)
+		*out = item;
+	return error;
+}
+
+int lec_notification_set_state(struct lec_store *st, int64_t id,
+			       enum lec_notification_state state)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((size_t)state >= COUNT(state_codes))
+		return lec__error_field(LEC_EINVALID, "state",
+					"not a valid choice");
+	if ((error = lec_store__prepare(st, &stmt,
+					"UPDATE notifications SET state = ?, "
+					"modified = ? WHERE id = ?")) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, state_codes[state])) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 2, lec__now_us());
+	sqlite3_bind_int64(stmt, 3, id);
+	error = lec_store__step_done(st, stmt, "updating a notification");
+	if (error == LEC_OK && sqlite3_changes(sqlite3_db_handle(stmt)) == 0)
+		error = lec__error(LEC_ENOTFOUND, "%s", not_found);
+done:
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+/* Build events ------------------------------------------------------------- */
+
+/* How a failed build's error text begins, and the service's message for
+ * it; the last row, with no prefix, is every other failure. */
+static const struct {
+	const char *prefix;
+	const char *message_id;
+	const char *header;
+} failures[] = {
+	{ "Problem in your project's configuration.", LEC_MSG_CONFIG_GENERIC,
+	  "There was an unexpected problem in your config file" },
+	{ "Your documentation did not generate an 'index.html'",
+	  LEC_MSG_BUILD_NO_INDEX,
+	  "Index file is not present in HTML output directory" },
+	{ "", LEC_MSG_BUILD_GENERIC, "Unknown problem" },
+};
+
+/* The failed build's notification: its message by the error's start, the
+ * error itself (shortened) as the body. */
+static int raise_build_failed(struct lec_store *st, const struct lec_build *b)
+{
+	struct lec_notification_new n = { 0 };
+	const char *error = b->error ? b->error : "";
+	char *body;
+	size_t i;
+	int rc;
+
+	for (i = 0; i + 1 < COUNT(failures); i++)
+		if (strncmp(error, failures[i].prefix,
+			    strlen(failures[i].prefix)) == 0)
+			break;
+	if ((body = lec__strdup_cut(*error ? error
+					   : "We encountered a problem with a "
+					     "command while building your "
+					     "project.",
+				    BODY_ERROR_MAX)) == NULL)
+		return lec__error_oom();
+	n.message_id = failures[i].message_id;
+	n.target = LEC_NOTIFICATION_BUILD;
+	n.attached_id = b->id;
+	n.type = "error";
+	n.header = failures[i].header;
+	n.body = body;
+	rc = lec_notification_add(st, &n, NULL);
+	lec__free(body);
+	return rc;
+}
+
+static int raise_build_cancelled(struct lec_store *st,
+				 const struct lec_build *b)
+{
+	const struct lec_notification_new n = {
+		.message_id = LEC_MSG_BUILD_CANCELLED,
+		.target = LEC_NOTIFICATION_BUILD,
+		.attached_id = b->id,
+		.type = "error",
+		.header = "Build cancelled manually.",
+		.body = "The user has cancelled this build.",
+	};
+
+	return lec_notification_add(st, &n, NULL);
+}
+
+/* Whether the version's finished build before b passed: 1, 0 (failed),
+ * or -1 when there was none. */
+static int previous_passed(struct lec_store *st, const struct lec_build *b,
+			   int *out)
+{
+	int64_t v[2] = { b->version_id, b->id }, success = 0;
+	int found = 0, error;
+
+	error = lec_store__query_int(st,
+				     "SELECT success FROM builds WHERE "
+				     "version_id = ?1 AND id < ?2 AND state = "
+				     "'finished' ORDER BY id DESC LIMIT 1",
+				     v, 2, "reading builds", &success, &found);
+	*out = found ? (int)(success != 0) : -1;
+	return error;
+}
+
+/* A version failing after it passed raises the project's notification;
+ * one passing cancels it. The message names the version in its body, so
+ * versions of one project share the one notification, as the service's
+ * per-object dedup would. */
+static int version_transition(struct lec_store *st, const struct lec_build *b)
+{
+	struct lec__buf body = LEC__BUF_INIT;
+	struct lec_notification_new n = { 0 };
+	char *text, *vname = NULL;
+	int before, error, found = 0;
+
+	if (b->version_id == 0)
+		return LEC_OK;
+	if (b->success)
+		return lec_notification_cancel(st, LEC_NOTIFICATION_PROJECT,
+					       b->project_id,
+					       LEC_MSG_VERSION_FAILING);
+	if ((error = previous_passed(st, b, &before)) < 0 || before != 1)
+		return error;
+	{
+		sqlite3_stmt *stmt = NULL;
+
+		if ((error = lec_store__prepare(st, &stmt,
+						"SELECT verbose_name FROM "
+						"versions WHERE id = ?")) < 0)
+			return error;
+		sqlite3_bind_int64(stmt, 1, b->version_id);
+		if (sqlite3_step(stmt) == SQLITE_ROW) {
+			found = 1;
+			error = lec_store__col_text(stmt, 0, &vname);
+		}
+		lec_store__finalize(st, stmt);
+		if (error < 0 || !found)
+			return error;
+	}
+	lec__buf_printf(&body,
+			"The version \"%s\" built successfully before, and "
+			"its build #%lld failed. Its documentation stays as "
+			"the last passing build left it.",
+			vname ? vname : "", (long long)b->id);
+	lec__free(vname);
+	if ((text = lec__buf_take(&body)) == NULL)
+		return lec__error_oom();
+	n.message_id = LEC_MSG_VERSION_FAILING;
+	n.target = LEC_NOTIFICATION_PROJECT;
+	n.attached_id = b->project_id;
+	n.type = "error";
+	n.header = "A version that built before now fails";
+	n.body = text;
+	error = lec_notification_add(st, &n, NULL);
+	lec__free(text);
+	return error;
+}
+
+int lec_notification_build_event(struct lec_store *st, int64_t build_id,
+				 enum lec_build_event event,
+				 const struct lec_notification_site *site)
+{
+	const struct lec_webhook_site hook_site = {
+		site ? site->docs_domain : NULL,
+		site ? site->production_domain : NULL,
+	};
+	struct lec_build *b = NULL;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_build_get(st, build_id, &b)) < 0)
+		return error;
+	if (event == LEC_BUILD_EVENT_TRIGGERED) {
+		error = lec_webhook_queue_build(st, build_id,
+						LEC_WEBHOOK_BUILD_TRIGGERED,
+						&hook_site);
+	} else if (b->state == LEC_BUILD_STATE_CANCELLED) {
+		/* The service sends no webhook for a cancelled build. */
+		error = raise_build_cancelled(st, b);
+	} else {
+		if (!b->success)
+			error = raise_build_failed(st, b);
+		if (error == LEC_OK)
+			error = version_transition(st, b);
+		if (error == LEC_OK)
+			error = lec_webhook_queue_build(
+				st, build_id,
+				b->success ? LEC_WEBHOOK_BUILD_PASSED
+					   : LEC_WEBHOOK_BUILD_FAILED,
+				&hook_site);
+	}
+	lec_build_free(b);
+	return error;
+}

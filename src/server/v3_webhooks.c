@@ -1,0 +1,379 @@
+/*
+ * Outgoing webhooks under v3 (a Lectern extension, docs/api.md; the
+ * service has them in its dashboard only): a project's admins list,
+ * create, change and delete them, and list each one's latest deliveries.
+ *
+ * A secret is write-only. A generated one is in the 201 answer once, as
+ * "secret"; one the caller gives is never shown back. Its copy in the
+ * parsed body is wiped before the body is freed, and no answer or log
+ * line holds it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "lectern/project.h"
+#include "lectern/webhook.h"
+#include "v3.h"
+
+#define NO_WEBHOOK "No WebHook matches the given query."
+
+static void add_link(cJSON *links, const char *key, const char *origin,
+		     const char *slug, const char *suffix, int64_t id)
+{
+	char url[SRV_MAX_HOST + 400];
+
+	if (id)
+		snprintf(url, sizeof(url), "%s/api/v3/projects/%s/%s%lld/",
+			 origin, slug, suffix, (long long)id);
+	else
+		snprintf(url, sizeof(url), "%s/api/v3/projects/%s/%s", origin,
+			 slug, suffix);
+	cJSON_AddStringToObject(links, key, url);
+}
+
+static cJSON *webhook_object(struct srv_request *req, const char *slug,
+			     const struct lec_webhook *w)
+{
+	const char *origin = srv_request_origin(req);
+	static const enum lec_webhook_event all[] = {
+		LEC_WEBHOOK_BUILD_TRIGGERED,
+		LEC_WEBHOOK_BUILD_PASSED,
+		LEC_WEBHOOK_BUILD_FAILED,
+	};
+	cJSON *o = cJSON_CreateObject(), *links, *events;
+	char path[64];
+	size_t i;
+
+	links = cJSON_AddObjectToObject(o, "_links");
+	add_link(links, "_self", origin, slug, "webhooks/", w->id);
+	add_link(links, "project", origin, slug, "", 0);
+	snprintf(path, sizeof(path), "webhooks/%lld/deliveries/",
+		 (long long)w->id);
+	add_link(links, "deliveries", origin, slug, path, 0);
+	srv_v3_add_time(o, "created", w->created);
+	events = cJSON_AddArrayToObject(o, "events");
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (w->events & (unsigned)all[i])
+			cJSON_AddItemToArray(
+				events, cJSON_CreateString(
+						lec_webhook_event_code(all[i])));
+	cJSON_AddNumberToObject(o, "id", (double)w->id);
+	srv_v3_add_time(o, "modified", w->modified);
+	if (w->payload)
+		cJSON_AddStringToObject(o, "payload", w->payload);
+	else
+		cJSON_AddNullToObject(o, "payload");
+	cJSON_AddStringToObject(o, "project", slug);
+	cJSON_AddStringToObject(o, "url", w->url);
+	return o;
+}
+
+static cJSON *delivery_object(const struct lec_webhook_delivery *d)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "attempts", d->attempts);
+	if (d->build_id)
+		cJSON_AddNumberToObject(o, "build", (double)d->build_id);
+	else
+		cJSON_AddNullToObject(o, "build");
+	srv_v3_add_time(o, "created", d->created);
+	if (d->error)
+		cJSON_AddStringToObject(o, "error", d->error);
+	else
+		cJSON_AddNullToObject(o, "error");
+	cJSON_AddStringToObject(o, "event", d->event);
+	cJSON_AddNumberToObject(o, "id", (double)d->id);
+	srv_v3_add_time(o, "modified", d->modified);
+	srv_v3_add_time(o, "next_attempt", d->state == LEC_WEBHOOK_PENDING
+						   ? d->next_attempt
+						   : 0);
+	cJSON_AddStringToObject(o, "payload", d->body);
+	cJSON_AddStringToObject(o, "state",
+				lec_webhook_delivery_state_code(d->state));
+	if (d->status_code)
+		cJSON_AddNumberToObject(o, "status_code", d->status_code);
+	else
+		cJSON_AddNullToObject(o, "status_code");
+	return o;
+}
+
+/* Lists -------------------------------------------------------------------------- */
+
+static int fill_webhooks(struct srv_request *req, struct srv_response *res,
+			 const struct srv_parent *parent,
+			 const struct lec_page *page,
+			 const struct srv_flex *flex, cJSON *results,
+			 size_t *total)
+{
+	struct lec_webhook_list list = { 0 };
+	size_t i;
+	int rc;
+
+	(void)flex;
+	rc = lec_webhook_list(srv_store(req), parent->project->id, page, &list);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc), -1;
+	for (i = 0; i < list.len; i++)
+		cJSON_AddItemToArray(results,
+				     webhook_object(req, parent->project->slug,
+						    &list.items[i]));
+	*total = list.total;
+	lec_webhook_list_dispose(&list);
+	return 0;
+}
+
+static const struct srv_v3_list webhooks_list = {
+	SRV_PARENT_PROJECT, 0, fill_webhooks
+};
+
+int srv_v3_webhooks_list(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_list(req, res, &webhooks_list);
+}
+
+/* The webhook params[1] must be one of the parent's. */
+static int fill_deliveries(struct srv_request *req, struct srv_response *res,
+			   const struct srv_parent *parent,
+			   const struct lec_page *page,
+			   const struct srv_flex *flex, cJSON *results,
+			   size_t *total)
+{
+	struct lec_webhook_delivery_list list = { 0 };
+	struct lec_webhook *w = NULL;
+	int64_t id;
+	size_t i;
+	int rc;
+
+	(void)flex;
+	if (srv_param_id(req->params[1], res, &id) < 0)
+		return -1;
+	rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
+	if (rc == LEC_ENOTFOUND)
+		return srv_respond_detail(res, 404, NO_WEBHOOK), -1;
+	if (rc == LEC_OK)
+		rc = lec_webhook_delivery_list(srv_store(req), id, page, &list);
+	lec_webhook_free(w);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc), -1;
+	for (i = 0; i < list.len; i++)
+		cJSON_AddItemToArray(results, delivery_object(&list.items[i]));
+	*total = list.total;
+	lec_webhook_delivery_list_dispose(&list);
+	return 0;
+}
+
+static const struct srv_v3_list deliveries_list = {
+	SRV_PARENT_PROJECT, 0, fill_deliveries
+};
+
+int srv_v3_webhook_deliveries(struct srv_request *req,
+			      struct srv_response *res)
+{
+	return srv_v3_respond_list(req, res, &deliveries_list);
+}
+
+/* Writing ------------------------------------------------------------------------ */
+
+/* Read url, events and payload from body into f (fields present set in
+ * f->fields). required: url and events must be there (a create). */
+static int read_fields(cJSON *body, int required, struct srv_response *res,
+		       struct lec_webhook_fields *f)
+{
+	const char **events = NULL;
+	enum lec_webhook_event ev;
+	size_t n = 0, i;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	rc = srv_body_string(body, "url", "url",
+			     required ? SRV_FIELD_REQUIRED : 0, &f->url, res);
+	if (rc < 0)
+		return -1;
+	if (rc == SRV_FIELD_PRESENT)
+		f->fields |= LEC_WEBHOOK_FIELD_URL;
+	if ((rc = srv_body_string_list(body, "events", "events", &events, &n,
+				       res)) < 0)
+		return -1;
+	if (rc == 0 && required) {
+		srv_respond_field_error(res, "events",
+					"This field is required.");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (lec_webhook_event_lookup(events[i], &ev) < 0) {
+			free(events);
+			srv_respond_engine_error(res, LEC_EINVALID);
+			return -1;
+		}
+		f->events |= (unsigned)ev;
+	}
+	free(events);
+	if (rc == SRV_FIELD_PRESENT)
+		f->fields |= LEC_WEBHOOK_FIELD_EVENTS;
+	rc = srv_body_string(body, "payload", "payload",
+			     SRV_FIELD_NULLABLE | SRV_FIELD_BLANK, &f->payload,
+			     res);
+	if (rc < 0)
+		return -1;
+	if (rc == SRV_FIELD_PRESENT) {
+		f->fields |= LEC_WEBHOOK_FIELD_PAYLOAD;
+		/* A blank template is none: the service's default payload. */
+		if (f->payload && *f->payload == '\0')
+			f->payload = NULL;
+	}
+	return 0;
+}
+
+/* Wipe the secret's copy in the parsed body, so that freed memory holds no
+ * secret. */
+static void wipe_secret(cJSON *body)
+{
+	cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "secret");
+
+	if (cJSON_IsString(item))
+		explicit_bzero(item->valuestring, strlen(item->valuestring));
+}
+
+int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_webhook_fields f;
+	struct lec_webhook *w = NULL;
+	struct srv_parent parent;
+	const char *secret = NULL;
+	char *generated = NULL;
+	cJSON *body = NULL, *o;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if ((body = srv_parse_body(req, res)) == NULL ||
+	    read_fields(body, 1, res, &f) < 0 ||
+	    srv_body_string(body, "secret", "secret", SRV_FIELD_NULLABLE,
+			    &secret, res) < 0)
+		goto done;
+	rc = lec_webhook_create(srv_store(req), parent.project->id, &f, secret,
+				&w, &generated);
+	if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	o = webhook_object(req, parent.project->slug, w);
+	if (generated)
+		cJSON_AddStringToObject(o, "secret", generated);
+	srv_respond_json(res, 201, o, SRV_JSON_SORTED);
+	/* The response body is the only copy that leaves. */
+	if (generated) {
+		explicit_bzero(generated, strlen(generated));
+		free(generated);
+	}
+done:
+	if (body)
+		wipe_secret(body);
+	cJSON_Delete(body);
+	lec_webhook_free(w);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
+/* The webhook params[1] of the parent project, or its 404. */
+static int load_webhook(struct srv_request *req, struct srv_response *res,
+			const struct srv_parent *parent, struct lec_webhook **w)
+{
+	int64_t id;
+	int rc;
+
+	*w = NULL;
+	if (srv_param_id(req->params[1], res, &id) < 0)
+		return -1;
+	rc = lec_webhook_get(srv_store(req), parent->project->id, id, w);
+	if (rc == LEC_OK)
+		return 0;
+	if (rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, NO_WEBHOOK);
+	else
+		srv_respond_engine_error(res, rc);
+	return -1;
+}
+
+int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_webhook *w = NULL;
+	struct srv_parent parent;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if (load_webhook(req, res, &parent, &w) == 0)
+		srv_respond_json(res, 200,
+				 webhook_object(req, parent.project->slug, w),
+				 SRV_JSON_SORTED);
+	lec_webhook_free(w);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
+int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_webhook_fields f;
+	struct lec_webhook *w = NULL;
+	struct srv_parent parent;
+	cJSON *body = NULL;
+	int64_t id;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if (load_webhook(req, res, &parent, &w) < 0 ||
+	    (body = srv_parse_body(req, res)) == NULL ||
+	    read_fields(body, 0, res, &f) < 0)
+		goto done;
+	if (cJSON_GetObjectItemCaseSensitive(body, "secret")) {
+		srv_respond_field_error(res, "secret",
+					"The secret cannot be changed; create "
+					"a new webhook.");
+		goto done;
+	}
+	id = w->id;
+	lec_webhook_free(w);
+	w = NULL;
+	rc = lec_webhook_update(srv_store(req), parent.project->id, id, &f);
+	if (rc == LEC_OK)
+		rc = lec_webhook_get(srv_store(req), parent.project->id, id,
+				     &w);
+	if (rc < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		srv_respond_json(res, 200,
+				 webhook_object(req, parent.project->slug, w),
+				 SRV_JSON_SORTED);
+done:
+	if (body)
+		wipe_secret(body);
+	cJSON_Delete(body);
+	lec_webhook_free(w);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
+int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_webhook *w = NULL;
+	struct srv_parent parent;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if (load_webhook(req, res, &parent, &w) == 0) {
+		rc = lec_webhook_delete(srv_store(req), parent.project->id,
+					w->id);
+		if (rc == LEC_OK)
+			srv_respond_empty(res, 204);
+		else
+			srv_respond_engine_error(res, rc);
+	}
+	lec_webhook_free(w);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
