@@ -128,12 +128,14 @@ static int mark_mirror(struct lec_store *st, int64_t id,
 
 	if ((rc = lec_store__prepare(st, &stmt,
 				     "UPDATE projects SET mirror_source = ?, "
-				     "mirror_project = ?, watch_commits = 0, "
-				     "poll_interval = 0 WHERE id = ?")) < 0)
+				     "mirror_project = ?, repo_url = ?, "
+				     "watch_commits = 0, poll_interval = 0 "
+				     "WHERE id = ?")) < 0)
 		return rc;
 	if ((rc = lec_store__bind_text(stmt, 1, in->source)) == LEC_OK &&
-	    (rc = lec_store__bind_text(stmt, 2, in->project)) == LEC_OK) {
-		sqlite3_bind_int64(stmt, 3, id);
+	    (rc = lec_store__bind_text(stmt, 2, in->project)) == LEC_OK &&
+	    (rc = lec_store__bind_text(stmt, 3, in->source)) == LEC_OK) {
+		sqlite3_bind_int64(stmt, 4, id);
 		rc = lec_store__step_done(st, stmt, "marking a mirror");
 	}
 	lec_store__finalize(st, stmt);
@@ -153,12 +155,16 @@ int lec_mirror_ensure(struct lec_store *st, const struct lec_mirror_new *in,
 	if (out == NULL || in == NULL)
 		return lec__error(LEC_EINVALID, "no mirror to make");
 	*out = NULL;
+	/* ssh://[USER@]HOST[:PORT]: an ssh context's remote engine, whose
+	 * API URL (the forwarded socket's) names no machine. */
 	if (in->source == NULL ||
 	    (strncmp(in->source, "http://", 7) != 0 &&
-	     strncmp(in->source, "https://", 8) != 0))
+	     strncmp(in->source, "https://", 8) != 0 &&
+	     strncmp(in->source, "ssh://", 6) != 0))
 		return lec__error_field(LEC_EINVALID, "source",
 					"The source is the remote's API URL "
-					"(http or https).");
+					"(http or https), or ssh://HOST for "
+					"an ssh context.");
 	if (!lec_slug_version_valid(in->project))
 		return lec__error_field(LEC_EINVALID, "project",
 					"Not a project slug.");
@@ -170,8 +176,10 @@ int lec_mirror_ensure(struct lec_store *st, const struct lec_mirror_new *in,
 	lec_error_clear();
 	pn.name = in->name;
 	/* A mirror has no repository: the address shown is where it came
-	 * from, which is never cloned (builds are refused). */
-	pn.repo_url = in->source;
+	 * from, which is never cloned (builds are refused). It is set when
+	 * the project is marked, as an ssh:// source is no repository URL
+	 * the project rules take. */
+	pn.repo_url = "https://localhost/";
 	pn.language = in->language;
 	/* Made then marked: a project left unmarked by a failure here is
 	 * deleted again, so no half-made mirror is ever built. */

@@ -35,6 +35,46 @@ static int parse_interval(const char *text, long *ms)
 	return CLI_EXIT_OK;
 }
 
+/* The source a mirror records for context name: its API URL, or for an
+ * ssh context ssh://[USER@]HOST[:PORT] (its API URL is the forwarded
+ * socket's, http://localhost, the same for every ssh context); owned,
+ * NULL after reporting. */
+static char *source_of(const char *name, const char *api_url)
+{
+	struct cli_config cfg;
+	const struct cli_context *c;
+	char *source = NULL;
+
+	if (cli_config_load(&cfg) != CLI_EXIT_OK)
+		return NULL;
+	c = cli_config_find(&cfg, name);
+	if (c && c->ssh ? asprintf(&source, "ssh://%s", c->ssh) < 0
+			: (source = strdup(api_url)) == NULL) {
+		source = NULL;
+		cli_fail("out of memory");
+	}
+	cli_config_dispose(&cfg);
+	return source;
+}
+
+/* The context a mirror's source names: the one whose URL it is, or the
+ * ssh context of that target. */
+static const struct cli_context *source_context(const struct cli_config *cfg,
+						const char *source)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->len; i++) {
+		const struct cli_context *c = &cfg->contexts[i];
+
+		if ((c->url && strcmp(c->url, source) == 0) ||
+		    (c->ssh && strncmp(source, "ssh://", 6) == 0 &&
+		     strcmp(c->ssh, source + 6) == 0))
+			return c;
+	}
+	return NULL;
+}
+
 /* Open a session on context name (the local engine for "local"). */
 static int open_on(struct cli_ctx *ctx, const char *name,
 		   struct cli_session *s)
@@ -73,7 +113,7 @@ int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv)
 	struct lc_project *rp = NULL, *lp = NULL;
 	struct lc_error err;
 	const char *versions[MIRROR_VERSIONS_MAX], *interval_text = NULL;
-	char *rest[64], *pos[2];
+	char *rest[64], *pos[2], *source = NULL;
 	long interval;
 	int nversions = 0, nrest = 0, n, i, status;
 	const struct cli_opt opts[] = { { "--interval", &interval_text, NULL },
@@ -106,9 +146,12 @@ int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	if ((status = cli_session_writable(&local)) != CLI_EXIT_OK)
 		goto done;
+	if ((source = source_of(pos[0], remote.conn.base_url)) == NULL) {
+		status = CLI_EXIT_FAIL;
+		goto done;
+	}
 	if (lc_project_get(remote.client, pos[1], NULL, &rp, &err) != LC_OK ||
-	    lc_mirror_create(local.client, remote.conn.base_url, rp, &lp,
-			     &err) != LC_OK) {
+	    lc_mirror_create(local.client, source, rp, &lp, &err) != LC_OK) {
 		status = cli_fail_client(&err);
 		goto done;
 	}
@@ -119,6 +162,7 @@ int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv)
 		status = copy_version(&remote, &local, lp->slug, rp->slug,
 				      versions[i], interval);
 done:
+	free(source);
 	lc_project_free(rp);
 	lc_project_free(lp);
 	cli_session_close(&remote);
@@ -133,19 +177,19 @@ static int open_source(struct cli_ctx *ctx, const char *source,
 {
 	struct cli_config cfg;
 	struct lc_client_options o = { 0 };
+	const struct cli_context *c;
 	struct lc_error err;
-	size_t i;
 	int status;
 
 	memset(s, 0, sizeof(*s));
 	if ((status = cli_config_load(&cfg)) != CLI_EXIT_OK)
 		return status;
-	for (i = 0; i < cfg.len; i++)
-		if (cfg.contexts[i].url &&
-		    strcmp(cfg.contexts[i].url, source) == 0)
-			break;
-	if (i < cfg.len) {
-		status = open_on(ctx, cfg.contexts[i].name, s);
+	if ((c = source_context(&cfg, source)) != NULL) {
+		status = open_on(ctx, c->name, s);
+	} else if (strncmp(source, "ssh://", 6) == 0) {
+		status = cli_fail("%s: no ssh context for it any more; add one "
+				  "with 'lectern context add NAME --ssh %s'",
+				  source, source + 6);
 	} else {
 		o.api_url = source;
 		if (lc_client_new(&s->client, &o, &err) != LC_OK)

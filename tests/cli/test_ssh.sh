@@ -25,6 +25,7 @@ cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null
 	[ -n "$silent_pid" ] && kill "$silent_pid" 2>/dev/null
 	sshd_stop
+	"$LECTERN" stop >/dev/null 2>&1
 	rm -rf "$DATA"
 }
 trap cleanup EXIT
@@ -103,6 +104,17 @@ expect_status 0 "$LECTERN" --context far projects
 expect_match out '^guide +Guide'
 [ -n "$(remote_engine_pid "$SSHDIR")" ] && [ "$(remote_engine_pid "$SSHDIR")" != "$pid" ] && pass ||
 	fail "the remote engine was not restarted"
+
+# ---- A mirror of the remote project in the local engine: its source is
+# the ssh target (the socket's URL names no machine), so `mirror update`
+# finds the context again.
+expect_status 0 "$LECTERN" mirror add far guide --interval 0
+expect_match out '^guide/latest: [1-9][0-9]* pages'
+expect_status 0 "$LECTERN" api /api/v3/projects/guide/
+expect_match out "\"source\":\"ssh://$(id -un)@127\\.0\\.0\\.1:$SSHD_PORT\""
+expect_status 0 "$LECTERN" mirror update --interval 0
+expect_match out '^guide/latest: [1-9][0-9]* pages \(0 downloaded'
+"$LECTERN" stop >/dev/null
 
 # ---- The master drops (killed): the next command makes a new one.
 master=$(pgrep -f -- "$XDG_RUNTIME_DIR/lectern/ssh/far-.*\.ctl \[mux\]")
