@@ -414,21 +414,27 @@ int lc_mirror_version(struct lc_client *remote, struct lc_client *local,
 			free(url);
 			ps.etag[i] = strdup(known);
 			res->unchanged++;
+			have[i] = true;
 		} else if (r->content_type &&
 			   strncmp(r->content_type, "text/html", 9) != 0) {
 			res->skipped++;
 			lc_response_free(r);
 			continue;
+		} else if ((rc = upload(local, slug, version, ps.path[i], r,
+					err)) == LC_EHTTP && err->status == 413) {
+			/* Bigger than the local API takes a page: left out
+			 * of the copy, its links still followed. */
+			res->skipped++;
+			ps.etag[i] = strdup("");
+			rc = LC_OK;
+		} else if (rc != LC_OK) {
+			lc_response_free(r);
+			break;
 		} else {
-			if ((rc = upload(local, slug, version, ps.path[i], r,
-					 err)) != LC_OK) {
-				lc_response_free(r);
-				break;
-			}
 			ps.etag[i] = strdup(r->etag ? r->etag : "");
 			res->fetched++;
+			have[i] = true;
 		}
-		have[i] = true;
 		{
 			const struct lc_response *src = back ? back : r;
 

@@ -102,6 +102,22 @@ grep -q '^mirror-guide/latest: 2 pages' "$log" && pass ||
 tmux -L "$TMUX_SOCKET" kill-session -t m
 [ ! -s "$DATA/tui-far.err" ] && pass || fail "the TUI wrote to stderr: $(cat "$DATA/tui-far.err")"
 
+# ---- A page bigger than the local API takes is left out (skipped), and
+# the pages it links to are still copied.
+BIG="$DATA/big.git"
+mkdir -p "$BIG/docs"
+printf '# Big\n\nSee [huge](huge.md).\n' >"$BIG/docs/index.md"
+{ printf '# Huge\n\nSee [tail](tail.md).\n\n'
+  i=0; while [ $i -lt 9000 ]; do
+	printf 'Line %d of a page far bigger than one upload may be.\n\n' $i; i=$((i + 1))
+  done; } >"$BIG/docs/huge.md"
+printf '# Tail\n\nThe end.\n' >"$BIG/docs/tail.md"
+make_repo "$BIG"
+expect_status 0 "$LECTERN" --context far import "file://$BIG" --name "Big Guide"
+expect_status 0 "$LECTERN" mirror add far big-guide --interval 0
+# index and tail: huge is skipped, but its link to tail was followed.
+expect_match out '^big-guide/latest: 2 pages \(2 downloaded, 0 unchanged, 1 skipped\)'
+
 # ---- The remote goes away; the mirror still reads, searches and embeds.
 kill "$remote_pid"
 wait "$remote_pid" 2>/dev/null
@@ -124,7 +140,7 @@ expect_match out '^\+It returns one\.$'
 expect_status 1 "$LECTERN" build mirror-guide
 expect_match err 'mirror of another instance'
 expect_status 1 "$LECTERN" mirror update --interval 0
-expect_match err '1 of 1 mirrors could not be updated'
+expect_match err '2 of 2 mirrors could not be updated'
 expect_status 2 "$LECTERN" mirror add far
 # The TUI's Projects screen shows the mirror with its source and age.
 tmux -L "$TMUX_SOCKET" new-session -d -s s -x 120 -y 30 \
