@@ -368,23 +368,31 @@ static void kill_stray_sandboxes(const char *builds)
 
 /* Whether outputs/<name> is the output of a build that passed, kept for
  * page diffs (build_publish.c prunes those). */
-static int output_passed(struct lec_store *st, const char *name)
+/* Whether the output named name is a passed build's of a version still
+ * active: one kept for page diffs. */
+static int output_kept(struct lec_store *st, const char *name)
 {
 	struct lec_build *b = NULL;
+	struct lec_version *v = NULL;
 	char *end;
 	long long id = strtoll(name, &end, 10);
-	int passed;
+	int kept;
 
 	if (*end != '\0' || id <= 0 || lec_build_get(st, id, &b) < 0)
 		return 0;
-	passed = b->state == LEC_BUILD_STATE_FINISHED && b->success;
+	kept = b->state == LEC_BUILD_STATE_FINISHED && b->success &&
+	       b->version_id != 0 &&
+	       lec_version_get_by_id(st, b->version_id, &v) == 0 && v->active;
+	lec_version_free(v);
 	lec_build_free(b);
-	return passed;
+	lec_error_clear();
+	return kept;
 }
 
-/* Remove working trees, and outputs neither published nor of a passed
- * build (one that died between moving its output and publishing it,
- * which finish_interrupted has failed). */
+/* Remove working trees, and outputs neither published nor kept for page
+ * diffs: a build's that died between moving its output and publishing it
+ * (which finish_interrupted has failed), and those of a version deleted
+ * or deactivated since. */
 static void remove_leftovers(struct lec_pipeline *pl, struct lec_store *st)
 {
 	char *builds = lec__path_join(pl->data_dir, "builds");
@@ -402,7 +410,7 @@ static void remove_leftovers(struct lec_pipeline *pl, struct lec_store *st)
 
 			if (e->d_name[0] == '.' ||
 			    output_published(pl->data_dir, e->d_name) ||
-			    output_passed(st, e->d_name))
+			    output_kept(st, e->d_name))
 				continue;
 			if ((path = lec__path_join(outputs, e->d_name))) {
 				lec__remove_tree(path);

@@ -169,6 +169,17 @@ class DiffTest(ServerTestCase):
         finally:
             self.assertEqual(again.stop(), 0, again.log())
             self.assertNotIn("Sanitizer", again.log())
+        # A version deactivated since: its kept outputs go at the next
+        # start, all but the one its link still names.
+        Store(again).execute(
+            "UPDATE versions SET active = 0 WHERE slug = 'latest' AND project_id ="
+            " (SELECT id FROM projects WHERE slug = ?)", (self.slug,))
+        last = Server("--workers", "1", data=self.server.data)
+        try:
+            self.assertFalse(os.path.exists(os.path.join(outputs, str(self.second))))
+        finally:
+            self.assertEqual(last.stop(), 0, last.log())
+            self.assertNotIn("Sanitizer", last.log())
             again.cleanup()
 
 
