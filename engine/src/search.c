@@ -108,7 +108,7 @@ static int tokenizer_open(struct lec_store *st,
 		lec_store__finalize(st, probe);
 	} else {
 		lec_error_clear();
-		if ((rc = lec__search_rank_register(api)) < 0)
+		if ((rc = lec__search_rank_register(api, st->db)) < 0)
 			return rc;
 	}
 	if (api == NULL ||
@@ -1018,7 +1018,7 @@ static int match_prepare(struct gather *g, int count_only, const char *expr,
 		count_only ? "SELECT rowid FROM search_entries WHERE "
 			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
 			   : "SELECT rowid, " LEC__SEARCH_RANK_NAME
-			     "(search_entries) FROM search_entries WHERE "
+			     "(search_entries, ?1) FROM search_entries WHERE "
 			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND "
 			     "?3");
 
