@@ -76,13 +76,15 @@ int lec__search_length_bucket(size_t bytes)
 	return b;
 }
 
-/* What a query computes once: inverse document frequencies and the
- * average row length; freq is per-row scratch space. */
+/* Length buckets a rowid can hold. */
+#define LENGTH_BUCKETS (1 << LEC__SEARCH_LENGTH_BITS)
+
+/* What a query computes once: inverse document frequencies, and BM25's
+ * length normalization for each length bucket. */
 struct rank_data {
 	int nphrase;
-	double avg_bytes;
 	double *idf;
-	double *freq;
+	double norm[LENGTH_BUCKETS];
 };
 
 /* The state of the database the frequencies were counted in: commits by
@@ -215,7 +217,8 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts,
 	struct rank_cache *c = api->xUserData(fts);
 	struct rank_stamp stamp = { 0 };
 	struct rank_slot *slot;
-	int n, rc;
+	double len, avg_bytes;
+	int n, rc, i;
 
 	if ((*out = d) != NULL)
 		return SQLITE_OK;
@@ -227,16 +230,16 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts,
 		expr = NULL; /* no way to tell a change: count every time */
 	stamp.changes = sqlite3_total_changes64(c->db);
 	n = api->xPhraseCount(fts);
-	d = lec__calloc(1, sizeof(*d) + 2 * (size_t)n * sizeof(double));
+	d = lec__calloc(1, sizeof(*d) + (size_t)n * sizeof(double));
 	if (d == NULL)
 		return SQLITE_NOMEM;
 	d->nphrase = n;
 	d->idf = (double *)(d + 1);
-	d->freq = d->idf + n;
-	d->avg_bytes = stamp.rows > 0 ? (double)stamp.tokens /
-						(double)stamp.rows *
-						BYTES_PER_TOKEN
-				      : 1;
+	avg_bytes = stamp.rows > 0 ? (double)stamp.tokens / (double)stamp.rows *
+					     BYTES_PER_TOKEN
+				   : 1;
+	for (len = 1, i = 0; i < LENGTH_BUCKETS; i++, len *= BUCKET_STEP)
+		d->norm[i] = K1 * (1 - B + B * len / avg_bytes);
 	if ((slot = cache_find(c, expr, &stamp, n)) != NULL) {
 		memcpy(d->idf, slot->idf, (size_t)n * sizeof(double));
 	} else if ((rc = count_idf(api, fts, stamp.rows, d)) == SQLITE_OK) {
@@ -255,29 +258,32 @@ static void lec_rank(const Fts5ExtensionApi *api, Fts5Context *fts,
 		     sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct rank_data *d = NULL;
-	int ninst = 0, i, phrase, col, off, rc;
-	double len, score = 0, norm;
-	int bucket;
+	Fts5PhraseIter it;
+	int i, col, off, rc;
+	double freq, norm, score = 0;
 
 	if ((rc = rank_data(api, fts,
 			    nargs > 0 ? (const char *)sqlite3_value_text(args[0])
 				      : NULL,
-			    &d)) != SQLITE_OK ||
-	    (rc = api->xInstCount(fts, &ninst)) != SQLITE_OK) {
+			    &d)) != SQLITE_OK) {
 		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	memset(d->freq, 0, (size_t)d->nphrase * sizeof(double));
-	for (i = 0; i < ninst; i++)
-		if (api->xInst(fts, i, &phrase, &col, &off) == SQLITE_OK &&
-		    col < NWEIGHTS && phrase < d->nphrase)
-			d->freq[phrase] += weights[col];
-	bucket = (int)(api->xRowid(fts) & ((1 << LEC__SEARCH_LENGTH_BITS) - 1));
-	for (len = 1, i = 0; i < bucket; i++)
-		len *= BUCKET_STEP;
-	norm = K1 * (1 - B + B * len / d->avg_bytes);
-	for (i = 0; i < d->nphrase; i++)
-		score += d->idf[i] * d->freq[i] * (K1 + 1) / (d->freq[i] + norm);
+	norm = d->norm[api->xRowid(fts) & (LENGTH_BUCKETS - 1)];
+	/* Phrase by phrase: xInst would first merge every phrase's
+	 * instances into one sorted array. */
+	for (i = 0; i < d->nphrase; i++) {
+		freq = 0;
+		if ((rc = api->xPhraseFirst(fts, i, &it, &col, &off)) !=
+		    SQLITE_OK) {
+			sqlite3_result_error_code(ctx, rc);
+			return;
+		}
+		for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off))
+			if (col < NWEIGHTS)
+				freq += weights[col];
+		score += d->idf[i] * freq * (K1 + 1) / (freq + norm);
+	}
 	sqlite3_result_double(ctx, score);
 }
 
