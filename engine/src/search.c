@@ -80,17 +80,20 @@ double lec_search_rank_factor(int rank)
 
 /* Tokenizing ----------------------------------------------------------------- */
 
-static fts5_api *fts5_api_of(sqlite3 *db)
+/* The connection's FTS5 API (the handle's statement cache keeps the
+ * statement: every query asks). */
+static fts5_api *fts5_api_of(struct lec_store *st)
 {
 	fts5_api *api = NULL;
 	sqlite3_stmt *stmt = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) !=
-	    SQLITE_OK)
+	if (lec_store__prepare(st, &stmt, "SELECT fts5(?1)") < 0) {
+		lec_error_clear();
 		return NULL;
+	}
 	sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
 	sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return api;
 }
 
@@ -98,7 +101,7 @@ static fts5_api *fts5_api_of(sqlite3 *db)
 static int tokenizer_open(struct lec_store *st,
 			  struct lec__search_tokenizer *t)
 {
-	fts5_api *api = fts5_api_of(st->db);
+	fts5_api *api = fts5_api_of(st);
 	sqlite3_stmt *probe = NULL;
 	void *user = NULL;
 	int rc;
