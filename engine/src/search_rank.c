@@ -1,7 +1,7 @@
 /*
  * The ranking function of search queries: Okapi BM25 over the index's three
  * text columns (page title 1.5, section title 2, content 1: notes §4.1), as
- * an FTS5 auxiliary function, lec_rank(search_entries).
+ * an FTS5 auxiliary function, lec_rank(search_entries, expr).
  *
  * It computes what FTS5's bm25() does, except for the row's length: bm25()
  * reads it from the %_docsize table, one b-tree lookup per matching row,
@@ -14,7 +14,8 @@
  * doclist (xQueryPhrase), as much work as the match itself on common words.
  * The connection remembers them for the last few expressions (the query's
  * FTS5 text is lec_rank's second argument), as long as the database has not
- * changed: a reader typing, paging or repeating a search pays the pass once.
+ * changed: a reader paging, repeating a search or going back over what they
+ * typed pays the pass once.
  */
 #include <string.h>
 
@@ -29,8 +30,8 @@
 #define BYTES_PER_TOKEN 6.0
 /* Growth of the length buckets: 2^(1/4), so a bucket is within 19%. */
 #define BUCKET_STEP 1.189207115002721
-/* Expressions whose frequencies a connection remembers: more than a page
- * of results' worth of typing (each keystroke is a new expression). */
+/* Expressions whose frequencies a connection remembers: a reader's recent
+ * searches, each keystroke of search as you type being one. */
 #define CACHE_SLOTS 32
 /* Longest expression remembered; longer ones are rare and not retyped. */
 #define CACHE_EXPR_MAX 1024
