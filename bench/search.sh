@@ -12,7 +12,9 @@
 # The query mix of every speed figure is the 20 fixed queries of
 # bench_search (two- and three-word concepts, bench-anchors.md), each run
 # REPS times; p50 is the median of the per-query medians, p99 over all
-# runs. Relevance is measured apart (bench/relevance.sh).
+# runs. The connection remembers each query's document frequencies after
+# its first run (search_rank.c): the first runs' median is printed too.
+# Relevance is measured apart (bench/relevance.sh).
 # Prints the figures, the targets (issue 17), and the ratios to Xapian.
 #
 # Usage: sh bench/search.sh [BUILD_DIR]  (default build/plain; a Release
@@ -72,7 +74,8 @@ echo "lectern index: ${lec_index} s (runs:$times); pages $(value pages "$work/in
 "$bench" query "$work/data" "$reps" >"$work/query.out"
 lec_p50=$(value query_p50_ms "$work/query.out")
 lec_p99=$(value query_p99_ms "$work/query.out")
-echo "lectern query (in-process, top 10 + highlights): p50 ${lec_p50} ms, p99 ${lec_p99} ms"
+echo "lectern query (in-process, top 10 + highlights): p50 ${lec_p50} ms, p99 ${lec_p99} ms;" \
+	"first run of each query (no remembered document frequencies): p50 $(value query_first_p50_ms "$work/query.out") ms"
 
 # Lectern: queries over HTTP ---------------------------------------------------
 "$lectern" --data "$work/data" serve --listen 127.0.0.1:0 --workers 0 \

@@ -80,17 +80,20 @@ double lec_search_rank_factor(int rank)
 
 /* Tokenizing ----------------------------------------------------------------- */
 
-static fts5_api *fts5_api_of(sqlite3 *db)
+/* The connection's FTS5 API (the handle's statement cache keeps the
+ * statement: every query asks). */
+static fts5_api *fts5_api_of(struct lec_store *st)
 {
 	fts5_api *api = NULL;
 	sqlite3_stmt *stmt = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, NULL) !=
-	    SQLITE_OK)
+	if (lec_store__prepare(st, &stmt, "SELECT fts5(?1)") < 0) {
+		lec_error_clear();
 		return NULL;
+	}
 	sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
 	sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
+	lec_store__finalize(st, stmt);
 	return api;
 }
 
@@ -98,7 +101,7 @@ static fts5_api *fts5_api_of(sqlite3 *db)
 static int tokenizer_open(struct lec_store *st,
 			  struct lec__search_tokenizer *t)
 {
-	fts5_api *api = fts5_api_of(st->db);
+	fts5_api *api = fts5_api_of(st);
 	sqlite3_stmt *probe = NULL;
 	void *user = NULL;
 	int rc;
@@ -108,7 +111,7 @@ static int tokenizer_open(struct lec_store *st,
 		lec_store__finalize(st, probe);
 	} else {
 		lec_error_clear();
-		if ((rc = lec__search_rank_register(api)) < 0)
+		if ((rc = lec__search_rank_register(api, st->db)) < 0)
 			return rc;
 	}
 	if (api == NULL ||
@@ -1018,7 +1021,7 @@ static int match_prepare(struct gather *g, int count_only, const char *expr,
 		count_only ? "SELECT rowid FROM search_entries WHERE "
 			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
 			   : "SELECT rowid, " LEC__SEARCH_RANK_NAME
-			     "(search_entries) FROM search_entries WHERE "
+			     "(search_entries, ?1) FROM search_entries WHERE "
 			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND "
 			     "?3");
 

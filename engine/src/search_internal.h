@@ -81,14 +81,15 @@ int lec__page_read(const char *file, char **data, size_t *len);
 
 /* Low bits of an entry's rowid holding its length bucket. */
 #define LEC__SEARCH_LENGTH_BITS 6
-/* The FTS5 auxiliary function: lec_rank(search_entries), BM25, higher is
- * better. */
+/* The FTS5 auxiliary function: lec_rank(search_entries, expr), BM25, higher
+ * is better; expr, the MATCH expression, keys the connection's memory of
+ * document frequencies (without it they are counted every time). */
 #define LEC__SEARCH_RANK_NAME "lec_rank"
 
 /* The length bucket of an entry of `bytes` bytes (of its three texts). */
 int lec__search_length_bucket(size_t bytes);
-/* Register lec_rank on the connection of api. */
-int lec__search_rank_register(fts5_api *api);
+/* Register lec_rank on db, the connection of api. */
+int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 
 /* Names (search_names.c) ---------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /*
  * The ranking function of search queries: Okapi BM25 over the index's three
  * text columns (page title 1.5, section title 2, content 1: notes §4.1), as
- * an FTS5 auxiliary function, lec_rank(search_entries).
+ * an FTS5 auxiliary function, lec_rank(search_entries, expr).
  *
  * It computes what FTS5's bm25() does, except for the row's length: bm25()
  * reads it from the %_docsize table, one b-tree lookup per matching row,
@@ -9,6 +9,13 @@
  * Lectern keeps an approximate length in the row's own rowid instead (the
  * low LEC__SEARCH_LENGTH_BITS bits, a logarithmic bucket of the entry's
  * bytes, see lec__search_length_bucket), which FTS5 hands over for free.
+ *
+ * The inverse document frequencies take one pass over each phrase's whole
+ * doclist (xQueryPhrase), as much work as the match itself on common words.
+ * The connection remembers them for the last few expressions (the query's
+ * FTS5 text is lec_rank's second argument), as long as the database has not
+ * changed: a reader paging, repeating a search or going back over what they
+ * typed pays the pass once.
  */
 #include <string.h>
 
@@ -23,6 +30,11 @@
 #define BYTES_PER_TOKEN 6.0
 /* Growth of the length buckets: 2^(1/4), so a bucket is within 19%. */
 #define BUCKET_STEP 1.189207115002721
+/* Expressions whose frequencies a connection remembers: a reader's recent
+ * searches, each keystroke of search as you type being one. */
+#define CACHE_SLOTS 32
+/* Longest expression remembered; longer ones are rare and not retyped. */
+#define CACHE_EXPR_MAX 1024
 
 /* Column weights: page_title, title, content; UNINDEXED columns 0. */
 static const double weights[] = { 1.5, 2.0, 1.0 };
@@ -65,14 +77,109 @@ int lec__search_length_bucket(size_t bytes)
 	return b;
 }
 
-/* What a query computes once: inverse document frequencies and the
- * average row length; freq is per-row scratch space. */
+/* Length buckets a rowid can hold. */
+#define LENGTH_BUCKETS (1 << LEC__SEARCH_LENGTH_BITS)
+
+/* What a query computes once: inverse document frequencies, and BM25's
+ * length normalization for each length bucket. */
 struct rank_data {
 	int nphrase;
-	double avg_bytes;
 	double *idf;
-	double *freq;
+	double norm[LENGTH_BUCKETS];
 };
+
+/* The state of the database the frequencies were counted in: commits by
+ * any connection (the data version), this connection's own changes, and
+ * the table's size (a cheap extra guard). */
+struct rank_stamp {
+	unsigned int data_version;
+	sqlite3_int64 changes;
+	sqlite3_int64 rows, tokens;
+};
+
+/* One remembered expression. */
+struct rank_slot {
+	char *expr; /* owned; NULL when the slot is free */
+	struct rank_stamp stamp;
+	int nphrase;
+	double *idf; /* owned */
+	unsigned long used; /* clock of the last use, for eviction */
+};
+
+/* The per-connection memory of frequencies, lec_rank's user data. */
+struct rank_cache {
+	sqlite3 *db;
+	unsigned long clock;
+	struct rank_slot slots[CACHE_SLOTS];
+};
+
+static void slot_clear(struct rank_slot *s)
+{
+	lec__free(s->expr);
+	lec__free(s->idf);
+	memset(s, 0, sizeof(*s));
+}
+
+static void cache_free(void *p)
+{
+	struct rank_cache *c = p;
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++)
+		slot_clear(&c->slots[i]);
+	lec__free(c);
+}
+
+static int stamp_eq(const struct rank_stamp *a, const struct rank_stamp *b)
+{
+	return a->data_version == b->data_version &&
+	       a->changes == b->changes && a->rows == b->rows &&
+	       a->tokens == b->tokens;
+}
+
+/* The remembered frequencies of expr, or NULL. */
+static struct rank_slot *cache_find(struct rank_cache *c, const char *expr,
+				    const struct rank_stamp *stamp, int nphrase)
+{
+	size_t i;
+
+	for (i = 0; expr && i < CACHE_SLOTS; i++)
+		if (c->slots[i].expr && c->slots[i].nphrase == nphrase &&
+		    strcmp(c->slots[i].expr, expr) == 0 &&
+		    stamp_eq(&c->slots[i].stamp, stamp)) {
+			c->slots[i].used = ++c->clock;
+			return &c->slots[i];
+		}
+	return NULL;
+}
+
+/* Remember expr's frequencies in the least recently used slot; running
+ * out of memory only means not remembering. */
+static void cache_put(struct rank_cache *c, const char *expr,
+		      const struct rank_stamp *stamp, const struct rank_data *d)
+{
+	struct rank_slot *victim = &c->slots[0];
+	size_t i, bytes = (size_t)d->nphrase * sizeof(double);
+
+	if (expr == NULL || strlen(expr) > CACHE_EXPR_MAX)
+		return;
+	for (i = 1; i < CACHE_SLOTS && victim->expr; i++)
+		if (c->slots[i].expr == NULL || c->slots[i].used < victim->used)
+			victim = &c->slots[i];
+	slot_clear(victim);
+	victim->expr = lec__strdup(expr);
+	victim->idf = lec__malloc(bytes ? bytes : 1);
+	if (victim->expr == NULL || victim->idf == NULL) {
+		slot_clear(victim);
+		return;
+	}
+	memcpy(victim->idf, d->idf, bytes);
+	victim->nphrase = d->nphrase;
+	victim->stamp = *stamp;
+	victim->used = ++c->clock;
+}
 
 static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts,
 		     void *ctx)
@@ -82,38 +189,65 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts,
 	return SQLITE_OK;
 }
 
-static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts,
-		     struct rank_data **out)
+/* The frequencies of expr's phrases, counted over the whole table. */
+static int count_idf(const Fts5ExtensionApi *api, Fts5Context *fts,
+		     sqlite3_int64 rows, struct rank_data *d)
 {
-	struct rank_data *d = api->xGetAuxdata(fts, 0);
-	sqlite3_int64 rows = 0, tokens = 0, hits;
+	sqlite3_int64 hits;
 	int i, rc;
 
-	if ((*out = d) != NULL)
-		return SQLITE_OK;
-	if ((rc = api->xRowCount(fts, &rows)) != SQLITE_OK ||
-	    (rc = api->xColumnTotalSize(fts, -1, &tokens)) != SQLITE_OK)
-		return rc;
-	i = api->xPhraseCount(fts);
-	d = lec__calloc(1, sizeof(*d) + 2 * (size_t)i * sizeof(double));
-	if (d == NULL)
-		return SQLITE_NOMEM;
-	d->nphrase = i;
-	d->idf = (double *)(d + 1);
-	d->freq = d->idf + i;
-	d->avg_bytes = rows > 0 ? (double)tokens / (double)rows * BYTES_PER_TOKEN
-				: 1;
 	for (i = 0; i < d->nphrase; i++) {
 		hits = 0;
 		if ((rc = api->xQueryPhrase(fts, i, &hits, count_row)) !=
-		    SQLITE_OK) {
-			lec__free(d);
+		    SQLITE_OK)
 			return rc;
-		}
 		d->idf[i] = ln(((double)(rows - hits) + 0.5) /
 			       ((double)hits + 0.5));
 		if (d->idf[i] <= 0)
 			d->idf[i] = 1e-6; /* as FTS5: common terms still count */
+	}
+	return SQLITE_OK;
+}
+
+/* The query's rank_data, made on its first row (expr may be NULL: then
+ * nothing is remembered). */
+static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts,
+		     const char *expr, struct rank_data **out)
+{
+	struct rank_data *d = api->xGetAuxdata(fts, 0);
+	struct rank_cache *c = api->xUserData(fts);
+	struct rank_stamp stamp = { 0 };
+	struct rank_slot *slot;
+	double len, avg_bytes;
+	int n, rc, i;
+
+	if ((*out = d) != NULL)
+		return SQLITE_OK;
+	if ((rc = api->xRowCount(fts, &stamp.rows)) != SQLITE_OK ||
+	    (rc = api->xColumnTotalSize(fts, -1, &stamp.tokens)) != SQLITE_OK)
+		return rc;
+	if (sqlite3_file_control(c->db, "main", SQLITE_FCNTL_DATA_VERSION,
+				 &stamp.data_version) != SQLITE_OK)
+		expr = NULL; /* no way to tell a change: count every time */
+	stamp.changes = sqlite3_total_changes64(c->db);
+	n = api->xPhraseCount(fts);
+	d = lec__calloc(1, sizeof(*d) + (size_t)n * sizeof(double));
+	if (d == NULL)
+		return SQLITE_NOMEM;
+	d->nphrase = n;
+	d->idf = (double *)(d + 1);
+	avg_bytes = stamp.rows > 0 ? (double)stamp.tokens / (double)stamp.rows *
+					     BYTES_PER_TOKEN
+				   : 1;
+	for (len = 1, i = 0; i < LENGTH_BUCKETS; i++, len *= BUCKET_STEP)
+		d->norm[i] = K1 * (1 - B + B * len / avg_bytes);
+	if ((slot = cache_find(c, expr, &stamp, n)) != NULL) {
+		memcpy(d->idf, slot->idf, (size_t)n * sizeof(double));
+	} else if ((rc = count_idf(api, fts, stamp.rows, d)) == SQLITE_OK) {
+		cache_put(c, expr, &stamp, d);
+	} else {
+		lec__free(d);
+		return rc;
 	}
 	if ((rc = api->xSetAuxdata(fts, d, lec__free)) != SQLITE_OK)
 		return rc;
@@ -125,35 +259,49 @@ static void lec_rank(const Fts5ExtensionApi *api, Fts5Context *fts,
 		     sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct rank_data *d = NULL;
-	int ninst = 0, i, phrase, col, off, rc;
-	double len, score = 0, norm;
-	int bucket;
+	Fts5PhraseIter it;
+	int i, col, off, rc;
+	double freq, norm, score = 0;
 
-	(void)nargs, (void)args;
-	if ((rc = rank_data(api, fts, &d)) != SQLITE_OK ||
-	    (rc = api->xInstCount(fts, &ninst)) != SQLITE_OK) {
+	if ((rc = rank_data(api, fts,
+			    nargs > 0 ? (const char *)sqlite3_value_text(args[0])
+				      : NULL,
+			    &d)) != SQLITE_OK) {
 		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	memset(d->freq, 0, (size_t)d->nphrase * sizeof(double));
-	for (i = 0; i < ninst; i++)
-		if (api->xInst(fts, i, &phrase, &col, &off) == SQLITE_OK &&
-		    col < NWEIGHTS && phrase < d->nphrase)
-			d->freq[phrase] += weights[col];
-	bucket = (int)(api->xRowid(fts) & ((1 << LEC__SEARCH_LENGTH_BITS) - 1));
-	for (len = 1, i = 0; i < bucket; i++)
-		len *= BUCKET_STEP;
-	norm = K1 * (1 - B + B * len / d->avg_bytes);
-	for (i = 0; i < d->nphrase; i++)
-		score += d->idf[i] * d->freq[i] * (K1 + 1) / (d->freq[i] + norm);
+	norm = d->norm[api->xRowid(fts) & (LENGTH_BUCKETS - 1)];
+	/* Phrase by phrase: xInst would first merge every phrase's
+	 * instances into one sorted array. */
+	for (i = 0; i < d->nphrase; i++) {
+		freq = 0;
+		if ((rc = api->xPhraseFirst(fts, i, &it, &col, &off)) !=
+		    SQLITE_OK) {
+			sqlite3_result_error_code(ctx, rc);
+			return;
+		}
+		for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off))
+			if (col < NWEIGHTS)
+				freq += weights[col];
+		score += d->idf[i] * freq * (K1 + 1) / (freq + norm);
+	}
 	sqlite3_result_double(ctx, score);
 }
 
-int lec__search_rank_register(fts5_api *api)
+int lec__search_rank_register(fts5_api *api, sqlite3 *db)
 {
+	struct rank_cache *c = lec__calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return lec__error_oom();
+	c->db = db;
+	/* Once registered, FTS5 frees c with the connection; a failed
+	 * registration leaves it to us. */
 	if (api == NULL ||
-	    api->xCreateFunction(api, LEC__SEARCH_RANK_NAME, NULL, lec_rank,
-				 NULL) != SQLITE_OK)
+	    api->xCreateFunction(api, LEC__SEARCH_RANK_NAME, c, lec_rank,
+				 cache_free) != SQLITE_OK) {
+		cache_free(c);
 		return lec__error(LEC_ERROR, "cannot register the search rank");
+	}
 	return LEC_OK;
 }

@@ -35,6 +35,28 @@ uint64_t srv_fnv1a(const void *data, size_t len, uint64_t seed)
 	return h;
 }
 
+/* Multiplier of srv_hash_body: 2^64 over the golden ratio, odd, so each
+ * step is a bijection of the state and every input bit moves high bits. */
+#define BODY_MUL 0x9E3779B97F4A7C15ULL
+
+uint64_t srv_hash_body(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 1469598103934665603ULL ^ len, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * BODY_MUL;
+		h ^= h >> 29;
+	}
+	w = 0;
+	if (len > i)
+		memcpy(&w, p + i, len - i);
+	h = (h ^ w) * BODY_MUL;
+	return h ^ (h >> 32);
+}
+
 static uint64_t hash_key(const char *key, int64_t user)
 {
 	return srv_fnv1a(key, strlen(key), (uint64_t)user);

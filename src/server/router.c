@@ -311,7 +311,7 @@ static void call_cached(struct srv_request *req, struct srv_response *res,
 static void set_body_etag(struct srv_response *res)
 {
 	snprintf(res->etag, sizeof(res->etag), "\"%016" PRIx64 "\"",
-		 srv_fnv1a(res->body, res->body_len, 0));
+		 srv_hash_body(res->body, res->body_len));
 }
 
 /* Whether an If-None-Match header lists etag (or is "*"); weak

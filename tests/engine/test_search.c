@@ -7,8 +7,10 @@
  * (escaping, bare spans, blocks), AND matches above OR matches, the rank
  * factor, paging and its errors, names first (an object's whole name,
  * dotted suffix, an identifier among words, a type word, a prefix, a
- * misspelling; the names go with their page), and hostile queries that
- * must give results or a "q" validation error, never an SQL error.
+ * misspelling; the names go with their page), hostile queries that
+ * must give results or a "q" validation error, never an SQL error, and
+ * that what makes queries fast changes nothing (remembered document
+ * frequencies, scanned highlights).
  */
 #include <stdio.h>
 #include <string.h>
@@ -1058,6 +1060,161 @@ TEST(hostile_queries_never_fail_in_sql)
 	lec_store_free(st);
 }
 
+/* Speed without change (search_rank.c, search_highlight.c) --------------- */
+
+static double first_score(struct lec_store *st, int64_t version,
+			  const char *q)
+{
+	struct lec_search_request req = { q, &version, 1, 1, 0 };
+	struct lec_search_results r;
+	double score = -1;
+
+	CHECK_OK(lec_search_query(st, &req, &r));
+	if (r.len > 0)
+		score = r.items[0].score;
+	lec_search_results_dispose(&r);
+	return score;
+}
+
+/* v1 and v2 of a new project "p", v1 with "alpha one two", v2 with
+ * v2_content. */
+static int64_t two_versions(struct lec_store *st, const char *v2_content,
+			    int64_t *v2)
+{
+	int64_t project = lec_test_project(st, "p");
+	int64_t v1 = new_version(st, project, "v1");
+
+	*v2 = new_version(st, project, "v2");
+	index_one(st, v1, "a.html", "A", "alpha one two");
+	index_one(st, *v2, "b.html", "B", v2_content);
+	return v1;
+}
+
+/* A connection remembers an expression's document frequencies; a change by
+ * another connection or its own makes it count them again, even one that
+ * keeps the index's rows and tokens (what a reindex of the same pages
+ * does): the scores are those of a fresh connection. */
+TEST(remembered_frequencies_follow_index_changes)
+{
+	const char *dir = lec_test_tmpdir();
+	struct lec_store *a = NULL, *b = NULL, *fresh = lec_test_store();
+	int64_t v1, v2, fv1, fv2;
+	double before, after, expected;
+
+	CHECK_OK(lec_store_open_dir(&a, dir, NULL));
+	CHECK_OK(lec_store_open_dir(&b, dir, NULL));
+	if (a == NULL || b == NULL)
+		goto done;
+	v1 = two_versions(a, "gamma gamma three", &v2);
+	before = first_score(a, v1, "alpha");
+	CHECK(first_score(a, v1, "alpha") == before);
+	index_one(b, v2, "b.html", "B", "alpha alpha three");
+	after = first_score(a, v1, "alpha");
+	fv1 = two_versions(fresh, "alpha alpha three", &fv2);
+	expected = first_score(fresh, fv1, "alpha");
+	CHECK(before > 0 && after > 0 && after != before);
+	CHECK(after == expected);
+	index_one(a, v2, "b.html", "B", "gamma gamma three");
+	CHECK(first_score(a, v1, "alpha") == before);
+done:
+	lec_store_free(a);
+	lec_store_free(b);
+	lec_store_free(fresh);
+}
+
+/* The content highlight of text for query, through the index's tokenizer
+ * (owned by the caller; NULL when nothing matches). */
+static char *highlight(struct lec_store *st, const char *query,
+		       const char *text)
+{
+	struct lec__search_tokenizer t = { 0 };
+	struct lec__search_expr ex = { 0 };
+	struct lec__search_hl *hl = NULL;
+	const char *args[] = { "unicode61", "remove_diacritics", "2" };
+	sqlite3_stmt *stmt = NULL;
+	fts5_api *api = NULL;
+	void *user = NULL;
+	char *out = NULL;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &stmt, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr",
+				     NULL);
+		sqlite3_step(stmt);
+	}
+	sqlite3_finalize(stmt);
+	if (api == NULL ||
+	    api->xFindTokenizer(api, "porter", &user, &t.api) != SQLITE_OK ||
+	    t.api.xCreate(user, args, 3, &t.tok) != SQLITE_OK) {
+		FAIL_AT("no porter tokenizer");
+		return NULL;
+	}
+	CHECK_OK(lec__search_translate(query, test_tokens, NULL, &ex));
+	CHECK_OK(lec__search_hl_new(&t, &ex, &hl));
+	CHECK_OK(lec__search_hl_text(hl, text, 0, &out));
+	lec__search_hl_free(hl);
+	lec__search_expr_dispose(&ex);
+	t.api.xDelete(t.tok);
+	return out;
+}
+
+/* ASCII text is scanned for words that may match, other text tokenized
+ * word by word: the two give the same fragment (a non-ASCII word far
+ * before the match sends the second through the tokenizer), for stems the
+ * stemmer rewrites, words that only begin like a term, prefixes, no
+ * match, and matches at the start and the end. */
+TEST(scanned_highlights_equal_tokenized_ones)
+{
+	static const struct {
+		const char *query, *text, *marked;
+	} cases[] = {
+		{ "relate", "a needless word and relational algebra",
+		  "<span>relational</span>" },
+		{ "probably", "the ability probably helps", "<span>probably</span>" },
+		{ "needle", "needless needling, then the needles", "<span>needles</span>" },
+		{ "flies", "a fly and two flies", "<span>flies</span>" },
+		{ "hop", "hoping hopped hops", "<span>hopped</span>" },
+		{ "happy", "a happy ending", "<span>happy</span>" },
+		{ "gat*", "gathering gates", "<span>gathering</span>" },
+		{ "Context manager", "ContextManager or context_manager",
+		  "<span>context</span>" },
+		{ "absent", "nothing here matches at all", NULL },
+		{ "end", "the match is at the very end", "<span>end</span>" },
+	};
+	struct lec_store *st = lec_test_store();
+	struct lec__buf b = LEC__BUF_INIT;
+	char *pad, *ascii, *other, *h1, *h2;
+	size_t i, j;
+
+	for (j = 0; j < 40; j++)
+		lec__buf_puts(&b, "filler words ");
+	pad = lec__buf_take(&b);
+	for (i = 0; pad && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lec__buf_printf(&b, "%s%s %s", pad, cases[i].text, pad);
+		ascii = lec__buf_take(&b);
+		lec__buf_printf(&b, "caf\xc3\xa9 %s", ascii);
+		other = lec__buf_take(&b);
+		h1 = highlight(st, cases[i].query, ascii);
+		h2 = highlight(st, cases[i].query, other);
+		if ((h1 == NULL) != (h2 == NULL) ||
+		    (h1 && strcmp(h1, h2) != 0))
+			FAIL_AT("'%s': scanned '%s', tokenized '%s'",
+				cases[i].query, h1 ? h1 : "(null)",
+				h2 ? h2 : "(null)");
+		if (cases[i].marked == NULL)
+			CHECK(h1 == NULL);
+		else if (h1 == NULL || strstr(h1, cases[i].marked) == NULL)
+			FAIL_AT("'%s': '%s' lacks %s", cases[i].query,
+				h1 ? h1 : "(null)", cases[i].marked);
+		lec__free(h1);
+		lec__free(h2);
+		lec__free(ascii);
+		lec__free(other);
+	}
+	lec__free(pad);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(translation_of_the_query_syntax),
 	TEST_ENTRY(translation_of_broken_queries),
@@ -1076,6 +1233,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(index_directory_with_ignore_and_ranking),
 	TEST_ENTRY(names_rank_first),
 	TEST_ENTRY(hostile_queries_never_fail_in_sql),
+	TEST_ENTRY(remembered_frequencies_follow_index_changes),
+	TEST_ENTRY(scanned_highlights_equal_tokenized_ones),
 };
 
 LEC_TEST_MAIN(tests)
