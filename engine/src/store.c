@@ -821,6 +821,7 @@ void lec_store_free(struct lec_store *st)
 		return;
 	for (i = 0; i < LEC_STORE_STMT_CACHE; i++)
 		stmt_slot_clear(&st->stmts[i]);
+	lec__token_memo_clear(st);
 	sqlite3_close_v2(st->db);
 	lec__free(st->path);
 	lec__free(st->data_dir);
