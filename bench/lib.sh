@@ -109,6 +109,24 @@ median() { # numbers on stdin
 		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# With BENCH_PERF=<directory>, each Lectern run is profiled (perf record
+# -g, cpu-clock: hardware events may be denied in a VM) into
+# <directory>/<row>-<round>.data, for `perf report --no-children -i`.
+bench_perf_start() {
+	[ -n "${BENCH_PERF:-}" ] || return 0
+	mkdir -p "$BENCH_PERF"
+	perf record -q -e cpu-clock -g -p "$serve_pid" \
+		-o "$BENCH_PERF/$(echo "$name-c$conns-$i" | tr ' ,' '__').data" 2>/dev/null &
+	perf_pid=$!
+	sleep 0.5
+}
+
+bench_perf_stop() {
+	[ -n "${BENCH_PERF:-}" ] || return 0
+	kill -INT "$perf_pid"
+	wait "$perf_pid" || true
+}
+
 # Lectern (A) and nginx (B) take turns, $rounds times, with the same wrk
 # options and $conns connections: prints each pair and its ratio, then the
 # median ratio and the median p99s against the target ratio; adds that
@@ -120,7 +138,9 @@ bench_compare() { # name target lectern_url nginx_url [wrk option...]
 	i=0
 	while [ "$i" -lt "$rounds" ]; do
 		i=$((i + 1))
+		bench_perf_start
 		bench_wrk "$a" "$@"
+		bench_perf_stop
 		ra=$rps pa=$p99 ba=$bad
 		bench_wrk "$b" "$@"
 		echo "$ra $rps $pa $p99" >>"$work/pairs"
