@@ -38,11 +38,14 @@ trap cleanup EXIT INT TERM
 : >"$work/summary"
 
 # Starts `lectern serve` on $work/data with serve's options (none: build
-# workers on, as users run it); sets base, port, and once a token.
+# workers on, as users run it) and BENCH_SERVE_OPTIONS (to compare, say,
+# --threads 1); sets base, port, and once a token.
 bench_serve() { # [serve option...]
 	rm -f "$work/serve.out"
+	# shellcheck disable=SC2086 # options, split on purpose
 	nice -n 0 "$lectern" --data "$work/data" serve --listen 127.0.0.1:0 \
-		--local-repos "$work" "$@" >"$work/serve.out" 2>>"$work/serve.err" &
+		--local-repos "$work" ${BENCH_SERVE_OPTIONS:-} "$@" \
+		>"$work/serve.out" 2>>"$work/serve.err" &
 	serve_pid=$!
 	for _ in $(seq 100); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
 	base=$(sed -n 's|^listening on \(http://[^/]*\)/$|\1|p' "$work/serve.out")
