@@ -856,9 +856,18 @@ int lec_store_data_version(struct lec_store *st, uint64_t *out)
 
 void lec_store_read_end(struct lec_store *st)
 {
+	sqlite3_stmt *stmt = NULL;
 
-	if (st && !sqlite3_get_autocommit(st->db))
+	if (st == NULL || sqlite3_get_autocommit(st->db))
+		return;
+	/* A cached statement: every GET ends a snapshot, and parsing the
+	 * COMMIT afresh each time showed in the server's profile. */
+	if (lec_store__prepare(st, &stmt, "COMMIT") == LEC_OK) {
+		sqlite3_step(stmt);
+		lec_store__finalize(st, stmt);
+	} else {
 		sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	}
 }
 
 int lec_store_schema_version(struct lec_store *st)
