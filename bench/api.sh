@@ -1,24 +1,25 @@
 #!/bin/sh
-# API benchmark (issue: the API server). Measures `lectern serve` with wrk on
-#   GET /api/v3/projects/<slug>/        (detail, anonymous)
-#   GET /api/v3/projects/?limit=10      (the list page, with a token)
-# with 1,000 projects in the store, and in the same run nginx serving the
-# identical response bytes as static files, so the ratio compares like with
-# like on this machine. Prints req/s, p50/p99 latency and the ratios.
-#
-# Lectern keeps rendered responses while the database is unchanged; the
-# "uncached" rows defeat that with a distinct no-op query parameter on every
-# request, so they measure the full path (auth, queries, JSON).
+# API benchmark (issue 19: serving speed as users run it). With 1,000
+# projects in the store and `lectern serve` running with its build workers,
+# wrk asks, with a token on every request,
+#   GET /api/v3/projects/<slug>/        (project detail)
+#   GET /api/v3/projects/?limit=10      (the list page)
+# kept alive and with Connection: close, at 64 and 256 connections, taking
+# turns with nginx serving the identical response bytes as static files
+# (lib.sh: A B A B A B, each ratio and the median). Targets: >= 0.8 x
+# nginx, p99 < 5 ms at 64 connections. A last row repeats the detail with
+# one Sphinx build running (contention; no target; BENCH_CONTENTION=0
+# skips it). BENCH_ROWS=<awk regex> runs only the rows whose name matches.
 #
 # Usage: sh bench/api.sh [BUILD_DIR]   (default build/plain; needs wrk, nginx)
 # Loopback only; every server started here is stopped on exit.
 set -eu
 . "$(dirname "$0")/lib.sh"
 projects=1000
+rows=${BENCH_ROWS:-.}
 
 # The store: 1,000 projects imported through the API itself.
-# No build workers: the imported projects point at made-up remote URLs.
-bench_serve
+bench_serve --workers 0
 i=0
 while [ $i -lt $projects ]; do
 	printf '{"name":"bench-project-%04d","repository":{"url":"https://github.com/example/p%04d.git"},"tags":["docs","bench"]}\n' $i $i
@@ -35,14 +36,15 @@ for line in open(bodies):
     r = c.getresponse(); r.read()
     assert r.status == 201, r.status
 PY
+bench_serve_as_users
 
+auth="Authorization: Token $token"
 detail=/api/v3/projects/bench-project-0500/
 list='/api/v3/projects/?limit=10'
-mkdir -p "$work/www/api/v3/projects/bench-project-0500"
-curl -sf "$base$detail" >"$work/www/api/v3/projects/bench-project-0500/index.json"
-curl -sf -H "Authorization: Token $token" "$base$list" >"$work/www/list.json"
+mkdir -p "$work/www"
+curl -sf -H "$auth" "$base$detail" >"$work/www/detail.json"
+curl -sf -H "$auth" "$base$list" >"$work/www/list.json"
 
-# nginx with 2 workers serving the same bytes (the anchor's configuration).
 cat >"$work/nginx.conf" <<NGINX
 worker_processes 2;
 pid $work/nginx.pid;
@@ -51,36 +53,30 @@ events { worker_connections 1024; }
 http {
 	access_log off;
 	default_type application/json;
+	keepalive_requests 1000000;
 	server {
 		listen 127.0.0.1:18089;
 		root $work/www;
-		location = /detail { try_files /api/v3/projects/bench-project-0500/index.json =404; }
+		location = /detail { try_files /detail.json =404; }
 		location = /list { try_files /list.json =404; }
 	}
 }
 NGINX
 bench_nginx
 
-# Every request a new URI: ?nocache=<n> (ignored by the API).
-cat >"$work/vary.lua" <<'LUA'
-local n = 0
-request = function()
-	n = n + 1
-	local sep = string.find(wrk.path, "?", 1, true) and "&" or "?"
-	return wrk.format(nil, wrk.path .. sep .. "nocache=" .. n)
-end
-LUA
+echo "== $projects projects, token on, build workers idle, wrk -t2 -d${duration}s, $rounds rounds; load: $(uptime | sed 's/.*load/load/')"
+row() { # name target lectern_path nginx_path
+	echo "$1" | awk -v r="$rows" '$0 ~ r {f = 1} END {exit !f}' || return 0
+	bench_matrix "$1" "$2" "$base$3" "http://127.0.0.1:18089$4" -H "$auth"
+}
+row detail 0.8 "$detail" /detail
+row list 0.8 "$list" /list
 
-echo "== $projects projects, wrk -t2 -c$conns -d${duration}s, keep-alive =="
-bench_run nginx_detail "http://127.0.0.1:18089/detail"
-bench_run lectern_detail "$base$detail"
-bench_run lectern_detail_uncached "$base$detail" -s "$work/vary.lua"
-bench_run nginx_list "http://127.0.0.1:18089/list"
-bench_run lectern_list "$base$list" -H "Authorization: Token $token"
-bench_run lectern_list_uncached "$base$list" -H "Authorization: Token $token" \
-	-s "$work/vary.lua"
-awk -v a="$rps_lectern_detail" -v au="$rps_lectern_detail_uncached" -v b="$rps_nginx_detail" \
-    -v c="$rps_lectern_list" -v cu="$rps_lectern_list_uncached" -v d="$rps_nginx_list" 'BEGIN {
-	printf "detail: lectern/nginx = %.2f (uncached %.2f), target >= 0.5\n", a / b, au / b
-	printf "list:   lectern/nginx = %.2f (uncached %.2f), target >= 0.3\n", c / d, cu / d
-}'
+if [ "${BENCH_CONTENTION:-1}" != 0 ]; then
+	bench_build_start
+	echo "== contention: one build running"
+	bench_compare "detail, one build" - "$base$detail" "http://127.0.0.1:18089/detail" -H "$auth"
+	bench_build_running || echo "  (the build finished during the row: raise BENCH_BUSY_PAGES)"
+fi
+echo "== summary"
+cat "$work/summary"

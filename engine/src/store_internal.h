@@ -10,8 +10,10 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "lectern/store.h"
+#include "lectern/user.h"
 
 /* Prepared statements kept per handle, by SQL text: preparing (parsing and
  * planning) costs more than running the small queries the API makes. */
@@ -28,13 +30,33 @@ struct lec_store_cached_stmt {
 	uint64_t last_used; /* the handle's clock at the last hand-out */
 };
 
+/* Tokens verified per handle (lec_token_authenticate): a client sends
+ * the same token with every request, and the database lookup behind it
+ * cost more than serving a remembered response. A few slots cover the
+ * clients of one server thread; a colliding token replaces the older. */
+#define LEC_STORE_TOKEN_MEMO 8
+
+/* One verified token: its SHA-256 (what the tokens table holds, never
+ * the token itself) and its user as read at data_version; any write to
+ * the database, a revocation or a deactivation included, moves the data
+ * version and the slot stops matching. */
+struct lec_store_token_memo {
+	char hash[LEC__SHA256_HEX_LEN + 1]; /* "" when the slot is empty */
+	uint64_t data_version;
+	struct lec_user user;               /* strings owned */
+};
+
 struct lec_store {
 	sqlite3 *db;
 	char *path;
 	char *data_dir; /* directory of the database file */
 	struct lec_store_cached_stmt stmts[LEC_STORE_STMT_CACHE];
 	uint64_t stmt_clock;
+	struct lec_store_token_memo tokens[LEC_STORE_TOKEN_MEMO];
 };
+
+/* Forget every remembered token (user.c); lec_store_free calls it. */
+void lec__token_memo_clear(struct lec_store *st);
 
 /* Map an SQLite result code to an engine code with a message naming what
  * was being done; returns the engine code. */

@@ -265,6 +265,92 @@ done:
 	return LEC_OK;
 }
 
+/* The memo of verified tokens (store_internal.h) --------------------------- */
+
+/* The memo's slot for a token's hash: hex digits of a SHA-256 are evenly
+ * spread, so the first two pick it. */
+static struct lec_store_token_memo *memo_slot(struct lec_store *st,
+					      const char *hash)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		v = v * 16 + (unsigned)(hash[i] <= '9' ? hash[i] - '0'
+						       : hash[i] - 'a' + 10);
+	return &st->tokens[v % LEC_STORE_TOKEN_MEMO];
+}
+
+static void memo_clear(struct lec_store_token_memo *m)
+{
+	user_dispose(&m->user);
+	memset(m, 0, sizeof(*m));
+}
+
+void lec__token_memo_clear(struct lec_store *st)
+{
+	size_t i;
+
+	for (i = 0; i < LEC_STORE_TOKEN_MEMO; i++)
+		memo_clear(&st->tokens[i]);
+}
+
+/* The data version the memo may be used at: only inside a transaction,
+ * where it names the snapshot every read sees (outside one, the next
+ * read may see a newer database than the version says). 0 when not. */
+static int memo_version(struct lec_store *st, uint64_t *version)
+{
+	return !sqlite3_get_autocommit(st->db) &&
+	       lec_store_data_version(st, version) == LEC_OK;
+}
+
+static int user_copy(const struct lec_user *from, struct lec_user **out)
+{
+	struct lec_user *u = lec__calloc(1, sizeof(*u));
+
+	LEC__CHECK_ALLOC(u);
+	*u = *from;
+	u->username = lec__strdup(from->username);
+	u->email = lec__strdup(from->email);
+	if ((from->username && u->username == NULL) ||
+	    (from->email && u->email == NULL)) {
+		lec_user_free(u);
+		return lec__error_oom();
+	}
+	*out = u;
+	return LEC_OK;
+}
+
+/* The active user of a token verified at this version, copied; 1 when
+ * remembered, 0 when the database must be asked. */
+static int memo_find(struct lec_store *st, const char *hash,
+		     struct lec_user **out)
+{
+	struct lec_store_token_memo *m = memo_slot(st, hash);
+	uint64_t version;
+
+	if (m->hash[0] == '\0' || strcmp(m->hash, hash) != 0 ||
+	    !memo_version(st, &version) || version != m->data_version)
+		return 0;
+	return user_copy(&m->user, out) == LEC_OK;
+}
+
+static void memo_keep(struct lec_store *st, const char *hash,
+		      const struct lec_user *user)
+{
+	struct lec_store_token_memo *m = memo_slot(st, hash);
+	struct lec_user *copy = NULL;
+	uint64_t version;
+
+	if (!memo_version(st, &version) || user_copy(user, &copy) < 0)
+		return;
+	memo_clear(m);
+	memcpy(m->hash, hash, sizeof(m->hash));
+	m->data_version = version;
+	m->user = *copy;
+	lec__free(copy);
+}
+
 int lec_token_authenticate(struct lec_store *st, const char *token,
 			   struct lec_user **out)
 {
@@ -279,6 +365,8 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 		return lec__error(LEC_ENOTFOUND, "invalid token");
 	if ((error = lec__sha256_hex(token, LEC_TOKEN_LEN, hash)) < 0)
 		return error;
+	if (memo_find(st, hash, out))
+		return LEC_OK;
 	lec__query_init(&q, "u.id, u.username, u.email, u.is_active, "
 			    "u.is_superuser, u.created",
 			"users u JOIN tokens t ON t.user_id = u.id");
@@ -294,6 +382,7 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 		lec_user_free(items);
 		return lec__error(LEC_EAUTH, "user inactive or deleted");
 	}
+	memo_keep(st, hash, items);
 	*out = items;
 	return LEC_OK;
 }

@@ -1,21 +1,32 @@
 /*
  * The response cache: a direct-mapped table per thread, so lookups need no
- * locks. An entry is (key, user, data version) → body; a write anywhere
- * moves the data version, so stale entries simply stop matching and are
- * overwritten later.
+ * locks. An entry is (key, user, data version) → body and entity tag; a
+ * write anywhere moves the data version, so stale entries simply stop
+ * matching and are overwritten later. Bodies are blobs (server.h): a hit
+ * hands libmicrohttpd a reference to the cached bytes, and an entry
+ * replaced while a slow client still receives its body keeps the bytes
+ * alive until that response is done.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache.h"
+
+struct srv_blob {
+	atomic_size_t refs;
+	size_t len;
+	char data[]; /* len bytes and a NUL */
+};
 
 struct cache_entry {
 	uint64_t hash;
 	uint64_t version;
 	int64_t user;
 	char *key;
-	char *body;
-	size_t len;
+	struct srv_blob *body;
+	const char *content_type; /* static */
+	char etag[sizeof(((struct srv_response *)0)->etag)];
 };
 
 struct srv_cache {
@@ -57,6 +68,44 @@ uint64_t srv_hash_body(const void *data, size_t len)
 	return h ^ (h >> 32);
 }
 
+struct srv_blob *srv_blob_new(const void *data, size_t len)
+{
+	struct srv_blob *b = malloc(sizeof(*b) + len + 1);
+
+	if (b == NULL)
+		return NULL;
+	atomic_init(&b->refs, 1);
+	b->len = len;
+	memcpy(b->data, data, len);
+	b->data[len] = '\0';
+	return b;
+}
+
+char *srv_blob_data(struct srv_blob *blob)
+{
+	return blob->data;
+}
+
+size_t srv_blob_len(const struct srv_blob *blob)
+{
+	return blob->len;
+}
+
+struct srv_blob *srv_blob_hold(struct srv_blob *blob)
+{
+	atomic_fetch_add_explicit(&blob->refs, 1, memory_order_relaxed);
+	return blob;
+}
+
+void srv_blob_release(struct srv_blob *blob)
+{
+	/* acq_rel: the last holder must see every other holder's reads
+	 * done before it frees the bytes. */
+	if (blob && atomic_fetch_sub_explicit(&blob->refs, 1,
+					      memory_order_acq_rel) == 1)
+		free(blob);
+}
+
 static uint64_t hash_key(const char *key, int64_t user)
 {
 	return srv_fnv1a(key, strlen(key), (uint64_t)user);
@@ -70,7 +119,7 @@ struct srv_cache *srv_cache_new(void)
 static void entry_clear(struct cache_entry *e)
 {
 	free(e->key);
-	free(e->body);
+	srv_blob_release(e->body);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -90,18 +139,14 @@ int srv_cache_get(struct srv_cache *cache, const char *key, int64_t user,
 {
 	uint64_t h = hash_key(key, user);
 	struct cache_entry *e = &cache->slots[h % SRV_CACHE_SLOTS];
-	char *copy;
 
 	if (e->body == NULL || e->hash != h || e->user != user ||
 	    e->version != version || strcmp(e->key, key) != 0)
 		return 0;
-	if ((copy = malloc(e->len + 1)) == NULL)
-		return 0;
-	memcpy(copy, e->body, e->len + 1);
 	res->status = 200;
-	res->body = copy;
-	res->body_len = e->len;
-	res->content_type = "application/json";
+	srv_response_set_blob(res, e->body);
+	res->content_type = e->content_type;
+	memcpy(res->etag, e->etag, sizeof(res->etag));
 	return 1;
 }
 
@@ -112,18 +157,17 @@ void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
 	struct cache_entry *e = &cache->slots[h % SRV_CACHE_SLOTS];
 
 	if (res->status != 200 || res->body == NULL || res->allow ||
-	    res->location || res->body_len > SRV_CACHE_MAX_BODY)
+	    res->location || res->nextra || res->body_len > SRV_CACHE_MAX_BODY)
 		return;
 	entry_clear(e);
 	e->key = strdup(key);
-	e->body = malloc(res->body_len + 1);
+	e->body = srv_blob_new(res->body, res->body_len);
 	if (e->key == NULL || e->body == NULL) {
 		entry_clear(e);
 		return;
 	}
-	memcpy(e->body, res->body, res->body_len);
-	e->body[res->body_len] = '\0';
-	e->len = res->body_len;
+	memcpy(e->etag, res->etag, sizeof(e->etag));
+	e->content_type = res->content_type;
 	e->hash = h;
 	e->user = user;
 	e->version = version;

@@ -31,11 +31,12 @@ struct srv_cache *srv_cache_new(void);
 /* Accepts NULL. */
 void srv_cache_free(struct srv_cache *cache);
 
-/* Fill res with a copy of the cached response for (key, user) rendered at
- * this data version. Returns 1 on a hit, 0 otherwise. */
+/* Fill res with the cached response for (key, user) rendered at this
+ * data version: its body shared with the cache (srv_response_set_blob)
+ * its type and entity tag. Returns 1 on a hit, 0 otherwise. */
 int srv_cache_get(struct srv_cache *cache, const char *key, int64_t user,
 		  uint64_t version, struct srv_response *res);
-/* Keep a copy of a 200 JSON response. */
+/* Keep a 200 response (body, type and entity tag). */
 void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
 		   uint64_t version, const struct srv_response *res);
 

@@ -5,8 +5,9 @@
  * text types when the client asks for it. A small uncompressed file is
  * read into memory and sent with its headers in one go; a larger one is
  * handed to libmicrohttpd as a descriptor and offset, so the kernel copies
- * it (sendfile). A compressed body is kept in a small shared cache so a
- * popular page is compressed once. Files are opened beneath their
+ * it (sendfile). Small and compressed bodies are kept in a small shared
+ * cache, so a popular page is read and compressed once and sent from
+ * memory without a copy. Files are opened beneath their
  * version's directory (docs_open_inside), never by a path that could
  * lead out of it.
  *
@@ -48,10 +49,11 @@
  * call instead of corking the socket around a sendfile, which measured
  * about 25% more pages a second for a 30 KB page (docs/serving.md). */
 #define DOCS_MEMORY_MAX (64 * 1024)
-/* Compressed bodies kept for reuse, and the largest kept: at most 16 MiB
- * of memory, enough for the hot pages of several projects. */
-#define DOCS_GZIP_CACHE_SLOTS 64
-#define DOCS_GZIP_CACHE_MAX_BODY (256 * 1024)
+/* Bodies kept for reuse (small files as they are, and compressed ones),
+ * and the largest kept: at most 32 MiB of memory, enough for the hot
+ * pages of several projects. */
+#define DOCS_BODY_CACHE_SLOTS 128
+#define DOCS_BODY_CACHE_MAX_BODY (256 * 1024)
 /* deflate's internal state size: zlib's default, a fine speed/memory
  * balance for pages of a few hundred KiB. */
 #define DOCS_GZIP_MEMLEVEL 8
@@ -315,77 +317,84 @@ static int send_range(struct docs_ctx *c, int fd, uint64_t size,
 	return 206;
 }
 
-/* Compression ------------------------------------------------------------- */
+/* Bodies kept ------------------------------------------------------------ */
 
 /*
- * Compressed bodies already made, so a popular page is compressed once:
- * direct-mapped on the file's identity (device, inode, mtime, size), so a
- * rebuilt page (a new file) never gets an old body. Shared by the server's
- * threads under one mutex held only for a lookup or a copy.
+ * File bodies already read or compressed, so a popular page is read and
+ * compressed once: direct-mapped on the file's identity (device, inode,
+ * mtime, size) and encoding, so a rebuilt page (a new file) never gets an
+ * old body. Shared by the server's threads under one mutex held only for
+ * a lookup or a store; a body is a blob (server.h), so a hit hands the
+ * response a reference instead of a copy.
  */
-struct gzip_entry {
+struct body_entry {
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
 	off_t size;
-	char *body; /* NULL: empty slot */
-	size_t len;
+	int gzip;
+	struct srv_blob *body; /* NULL: empty slot */
 };
 
-static struct gzip_entry gzip_cache[DOCS_GZIP_CACHE_SLOTS];
-static pthread_mutex_t gzip_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct body_entry body_cache[DOCS_BODY_CACHE_SLOTS];
+static pthread_mutex_t body_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct gzip_entry *gzip_slot(const struct stat *st)
+static struct body_entry *body_slot(const struct stat *st, int gzip)
 {
 	uint64_t h = ((uint64_t)st->st_dev * 0x9e3779b97f4a7c15ULL) ^
-		     (uint64_t)st->st_ino;
+		     (uint64_t)st->st_ino ^ (uint64_t)gzip;
 
-	return &gzip_cache[h % DOCS_GZIP_CACHE_SLOTS];
+	return &body_cache[h % DOCS_BODY_CACHE_SLOTS];
 }
 
-static int same_file(const struct gzip_entry *e, const struct stat *st)
+static int same_body(const struct body_entry *e, const struct stat *st,
+		     int gzip)
 {
-	return e->body && e->dev == st->st_dev && e->ino == st->st_ino &&
-	       e->size == st->st_size &&
+	return e->body && e->gzip == gzip && e->dev == st->st_dev &&
+	       e->ino == st->st_ino && e->size == st->st_size &&
 	       e->mtime.tv_sec == st->st_mtim.tv_sec &&
 	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* A copy of the cached body of st into res; 0, or -1 on a miss. */
-static int gzip_cached(const struct stat *st, struct srv_response *res)
+/* The kept body of st in this encoding as res's body; 0, or -1 on a
+ * miss. */
+static int body_cached(const struct stat *st, int gzip,
+		       struct srv_response *res)
 {
-	struct gzip_entry *e = gzip_slot(st);
+	struct body_entry *e = body_slot(st, gzip);
 	int hit;
 
-	pthread_mutex_lock(&gzip_cache_lock);
-	hit = same_file(e, st) && (res->body = malloc(e->len)) != NULL;
-	if (hit) {
-		memcpy(res->body, e->body, e->len);
-		res->body_len = e->len;
-	}
-	pthread_mutex_unlock(&gzip_cache_lock);
+	pthread_mutex_lock(&body_cache_lock);
+	hit = same_body(e, st, gzip);
+	if (hit)
+		srv_response_set_blob(res, e->body);
+	pthread_mutex_unlock(&body_cache_lock);
 	return hit ? 0 : -1;
 }
 
-static void gzip_keep(const struct stat *st, const struct srv_response *res)
+/* Keep res's body (just made) for st, and send it from the kept blob. */
+static void body_keep(const struct stat *st, int gzip,
+		      struct srv_response *res)
 {
-	struct gzip_entry *e = gzip_slot(st);
-	char *copy;
+	struct body_entry *e = body_slot(st, gzip);
+	struct srv_blob *blob;
 
-	if (res->body_len > DOCS_GZIP_CACHE_MAX_BODY ||
-	    (copy = malloc(res->body_len)) == NULL)
+	if (res->body_len > DOCS_BODY_CACHE_MAX_BODY ||
+	    (blob = srv_blob_new(res->body, res->body_len)) == NULL)
 		return;
-	memcpy(copy, res->body, res->body_len);
-	pthread_mutex_lock(&gzip_cache_lock);
-	free(e->body);
+	srv_response_set_blob(res, blob);
+	pthread_mutex_lock(&body_cache_lock);
+	srv_blob_release(e->body);
 	e->dev = st->st_dev;
 	e->ino = st->st_ino;
 	e->mtime = st->st_mtim;
 	e->size = st->st_size;
-	e->body = copy;
-	e->len = res->body_len;
-	pthread_mutex_unlock(&gzip_cache_lock);
+	e->gzip = gzip;
+	e->body = blob;
+	pthread_mutex_unlock(&body_cache_lock);
 }
+
+/* Compression ------------------------------------------------------------- */
 
 /* Read all of fd (size bytes) and gzip it into res->body. -1 on failure
  * (the caller then sends the file as it is). */
@@ -435,10 +444,10 @@ done:
  * made now and kept. -1 when compression failed (fd stays open). */
 static int send_gzip(int fd, const struct stat *st, struct srv_response *res)
 {
-	if (gzip_cached(st, res) < 0) {
+	if (body_cached(st, 1, res) < 0) {
 		if (gzip_body(fd, (uint64_t)st->st_size, res) < 0)
 			return -1;
-		gzip_keep(st, res);
+		body_keep(st, 1, res);
 	}
 	close(fd);
 	srv_response_header(res, "Content-Encoding", "gzip");
@@ -447,14 +456,20 @@ static int send_gzip(int fd, const struct stat *st, struct srv_response *res)
 
 /* Sending ----------------------------------------------------------------- */
 
-/* Read all of a small file (size bytes) into res->body and close fd; -1
- * (fd left open) when it cannot be read. */
-static int read_small(int fd, uint64_t size, struct srv_response *res)
+/* A small file's bytes as res's body and fd closed: kept from an
+ * earlier request, or read now (and kept); -1 (fd left open) when it
+ * cannot be read. */
+static int read_small(int fd, const struct stat *st, struct srv_response *res)
 {
-	char *buf = malloc(size ? (size_t)size : 1);
+	uint64_t size = (uint64_t)st->st_size;
+	char *buf;
 	size_t got = 0;
 
-	if (buf == NULL)
+	if (body_cached(st, 0, res) == 0) {
+		close(fd);
+		return 0;
+	}
+	if ((buf = malloc(size ? (size_t)size : 1)) == NULL)
 		return -1;
 	while (got < size) {
 		ssize_t n = pread(fd, buf + got, (size_t)size - got, (off_t)got);
@@ -468,6 +483,7 @@ static int read_small(int fd, uint64_t size, struct srv_response *res)
 	close(fd);
 	res->body = buf;
 	res->body_len = (size_t)size;
+	body_keep(st, 0, res);
 	return 0;
 }
 
@@ -572,7 +588,7 @@ int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
 		return status;
 	if (gzip) /* compression failed: the identity entity after all */
 		set_validators(res, st, 0);
-	if (size <= DOCS_MEMORY_MAX && read_small(fd, size, res) == 0)
+	if (size <= DOCS_MEMORY_MAX && read_small(fd, st, res) == 0)
 		return status;
 	res->has_file = 1;
 	res->file_fd = fd;

@@ -38,12 +38,18 @@
 
 /* Header and connection buffer per connection (libmicrohttpd's memory
  * limit): the request line and headers must fit in it with room to
- * spare, or libmicrohttpd answers with its own HTML page. At least twice
- * the URI and header limits above together; not much more, as
+ * spare, or libmicrohttpd answers with its own HTML page. It holds the
+ * URI and header limits above together, plus a quarter for
+ * libmicrohttpd's own records of the headers and the response's header
+ * lines; and no more, for two costs measured at 32 and 64 KiB (issue 19):
  * libmicrohttpd zeroes the whole buffer between the requests of a
- * kept-alive connection. */
-#define SRV_CONNECTION_MEMORY (64 * 1024)
-_Static_assert(SRV_CONNECTION_MEMORY >= 2 * (SRV_MAX_URI + SRV_MAX_HEADER_BYTES),
+ * kept-alive connection (8% of the server's time at 64 KiB), and a pool
+ * over 32 KiB is mmap()ed and unmapped per connection (page faults and
+ * cross-CPU TLB flushes on every Connection: close request) where one
+ * of 32 KiB comes from malloc. */
+#define SRV_CONNECTION_MEMORY (32 * 1024)
+_Static_assert(SRV_CONNECTION_MEMORY >=
+		       (SRV_MAX_URI + SRV_MAX_HEADER_BYTES) * 5 / 4,
 	       "Lectern's URI and header limits must come before "
 	       "libmicrohttpd's");
 

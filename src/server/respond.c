@@ -228,8 +228,7 @@ int srv_respond_field_error(struct srv_response *res, const char *field,
 		previous = NULL;
 	}
 	cJSON_Delete(previous);
-	free(res->body);
-	res->body = NULL;
+	srv_response_drop_body(res);
 	return srv_respond_json(res, 400, errors, SRV_JSON_SORTED);
 }
 

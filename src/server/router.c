@@ -272,11 +272,34 @@ static void respond_parse_error(struct srv_response *res, int status)
 	}
 }
 
+/* An entity tag for a rendered JSON body: a hash of the bytes. Clients
+ * that poll (the TUI's build list) send it back and get a bodiless 304
+ * while nothing changed; the hash costs far less than the rendering, and
+ * a cached response keeps its tag. */
+static void set_body_etag(struct srv_response *res)
+{
+	snprintf(res->etag, sizeof(res->etag), "\"%016" PRIx64 "\"",
+		 srv_hash_body(res->body, res->body_len));
+}
+
+/* Whether a response is one apply_etag tags. */
+static int taggable(const struct srv_request *req,
+		    const struct srv_response *res)
+{
+	return (req->method == SRV_GET || req->method == SRV_HEAD) &&
+	       res->status == 200 && res->body != NULL && !res->has_file;
+}
+
+/* The thread's cache key of a request, "<origin>\n<raw URI>" (a request's
+ * URI is at most SRV_MAX_URI bytes, checked before routing). */
+static _Thread_local char cache_key[SRV_MAX_URI + sizeof(
+	((struct srv_request *)0)->origin) + 2];
+
 /* A safe method's response comes from the thread's cache when the data
  * it was rendered from is unchanged (same data version, same user, same
  * URI and origin: its links follow the Host, or a trusted proxy's
- * forwarded host and scheme); otherwise the handler renders it and it is
- * kept. */
+ * forwarded host and scheme); otherwise the handler renders it, it is
+ * tagged, and it is kept. */
 static void call_cached(struct srv_request *req, struct srv_response *res,
 			srv_handler handler, struct lec_store *store)
 {
@@ -284,34 +307,22 @@ static void call_cached(struct srv_request *req, struct srv_response *res,
 	int64_t user = req->user ? req->user->id : 0;
 	const char *host = srv_request_origin(req);
 	uint64_t version = 0;
-	char *key = NULL;
-	size_t n;
+	int keyed;
 
 	if (cache == NULL || store == NULL ||
 	    lec_store_data_version(store, &version) < 0) {
 		handler(req, res);
 		return;
 	}
-	n = strlen(req->raw_uri) + strlen(host) + 2;
-	if ((key = malloc(n)) != NULL)
-		snprintf(key, n, "%s\n%s", host, req->raw_uri);
-	if (key && srv_cache_get(cache, key, user, version, res)) {
-		free(key);
+	keyed = (size_t)snprintf(cache_key, sizeof(cache_key), "%s\n%s", host,
+				 req->raw_uri) < sizeof(cache_key);
+	if (keyed && srv_cache_get(cache, cache_key, user, version, res))
 		return;
-	}
 	handler(req, res);
-	if (key)
-		srv_cache_put(cache, key, user, version, res);
-	free(key);
-}
-
-/* An entity tag for a rendered JSON body: a hash of the bytes. Clients
- * that poll (the TUI's build list) send it back and get a bodiless 304
- * while nothing changed; the hash costs far less than the rendering. */
-static void set_body_etag(struct srv_response *res)
-{
-	snprintf(res->etag, sizeof(res->etag), "\"%016" PRIx64 "\"",
-		 srv_hash_body(res->body, res->body_len));
+	if (!keyed || !taggable(req, res))
+		return;
+	set_body_etag(res);
+	srv_cache_put(cache, cache_key, user, version, res);
 }
 
 /* Whether an If-None-Match header lists etag (or is "*"); weak
@@ -330,23 +341,21 @@ static int etag_listed(const char *header, const char *etag)
 	return 0;
 }
 
-/* A successful GET/HEAD answer gets an ETag; a matching If-None-Match
- * turns it into 304 Not Modified with no body. */
+/* A successful GET/HEAD answer gets an ETag (a cached one has it
+ * already); a matching If-None-Match turns it into 304 Not Modified with
+ * no body. */
 static void apply_etag(struct srv_request *req, struct srv_response *res)
 {
 	const char *inm;
 
-	if ((req->method != SRV_GET && req->method != SRV_HEAD) ||
-	    res->status != 200 || res->body == NULL || res->has_file ||
-	    res->etag[0])
+	if (!taggable(req, res))
 		return;
-	set_body_etag(res);
+	if (res->etag[0] == '\0')
+		set_body_etag(res);
 	inm = srv_header(req, "If-None-Match");
 	if (inm == NULL || !etag_listed(inm, res->etag))
 		return;
-	free(res->body);
-	res->body = NULL;
-	res->body_len = 0;
+	srv_response_drop_body(res);
 	res->status = 304;
 }
 

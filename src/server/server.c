@@ -451,6 +451,31 @@ int srv_response_header(struct srv_response *res, const char *name,
 	return 0;
 }
 
+void srv_response_set_blob(struct srv_response *res, struct srv_blob *blob)
+{
+	srv_response_drop_body(res);
+	res->blob = srv_blob_hold(blob);
+	res->body = srv_blob_data(blob);
+	res->body_len = srv_blob_len(blob);
+}
+
+void srv_response_drop_body(struct srv_response *res)
+{
+	if (res->blob)
+		srv_blob_release(res->blob);
+	else
+		free(res->body);
+	res->blob = NULL;
+	res->body = NULL;
+	res->body_len = 0;
+}
+
+/* libmicrohttpd is done with a response sending a blob. */
+static void release_blob(void *blob)
+{
+	srv_blob_release(blob);
+}
+
 static void free_extra_headers(struct srv_response *res)
 {
 	size_t i;
@@ -470,18 +495,23 @@ static enum MHD_Result send_response(struct srv_request *req,
 	/* A file is handed to libmicrohttpd, which owns the descriptor from
 	 * here on and sends it with sendfile(). */
 	if (res->has_file) {
-		free(res->body);
-		res->body = NULL;
+		srv_response_drop_body(res);
 		r = MHD_create_response_from_fd_at_offset64(
 			res->file_size, res->file_fd, res->file_offset);
 		if (r == NULL)
 			close(res->file_fd);
+	} else if (res->blob) {
+		/* The response holds the reference from here on. */
+		r = MHD_create_response_from_buffer_with_free_callback_cls(
+			res->body_len, res->body, release_blob, res->blob);
+		if (r != NULL)
+			res->blob = NULL;
 	} else {
 		r = MHD_create_response_from_buffer(res->body_len, res->body,
 						    MHD_RESPMEM_MUST_FREE);
 	}
 	if (r == NULL) {
-		free(res->body);
+		srv_response_drop_body(res);
 		free(res->allow);
 		free(res->location);
 		free_extra_headers(res);

@@ -179,7 +179,30 @@ struct srv_response {
 		char *value;        /* owned */
 	} extra[SRV_MAX_EXTRA_HEADERS];
 	size_t nextra;
+	/* When set, body is this blob's bytes, shared with a cache and held
+	 * by the response (srv_response_set_blob), not owned: sent without
+	 * a copy and released once sent. */
+	struct srv_blob *blob;
 };
+
+/* Immutable bytes shared by a cache and the responses sending them,
+ * freed when the last holder lets go (cache.c). A cache hit then costs a
+ * reference, not a copy of the body. */
+struct srv_blob;
+/* A new blob holding a copy of len bytes (NUL-terminated), one
+ * reference; NULL when out of memory. */
+struct srv_blob *srv_blob_new(const void *data, size_t len);
+char *srv_blob_data(struct srv_blob *blob);
+size_t srv_blob_len(const struct srv_blob *blob);
+/* Another reference to blob. */
+struct srv_blob *srv_blob_hold(struct srv_blob *blob);
+/* Drop one reference; accepts NULL. Any thread may drop the last. */
+void srv_blob_release(struct srv_blob *blob);
+
+/* Make blob (a new reference taken) res's body. */
+void srv_response_set_blob(struct srv_response *res, struct srv_blob *blob);
+/* Drop res's body, owned or shared. */
+void srv_response_drop_body(struct srv_response *res);
 
 /* Add a header to res (value copied). Returns 0, or -1 when out of memory
  * or past SRV_MAX_EXTRA_HEADERS (a programming error, logged). */

@@ -1036,8 +1036,7 @@ static int text_error(struct srv_response *res)
 	int status = res->status;
 
 	cJSON_Delete(body);
-	free(res->body);
-	res->body = NULL;
+	srv_response_drop_body(res);
 	if (text == NULL)
 		return srv_respond_internal(res, "out of memory");
 	return respond_text(res, status, text, strlen(text));

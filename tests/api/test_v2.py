@@ -407,6 +407,13 @@ class V2Test(ServerTestCase):
             "None, duration: None, exit-code: None\n"
             "git clone x\n"
             "\n") % self.fin)
+        # Asked again while nothing changed, it comes from the server
+        # threads' response caches: still text, still the same bytes.
+        for _ in range(4):
+            again = self.server.get("/api/v2/build/%d.txt" % self.fin)
+            self.assertStatus(again, 200)
+            self.assertTrue(again.header("Content-Type").startswith("text/plain"))
+            self.assertEqual(again.body, r.body)
         r = self.server.get("/api/v2/build/%d.txt" % self.hidden)
         self.assertStatus(r, 404)
         self.assertEqual(r.body, b"No Build matches the given query.")

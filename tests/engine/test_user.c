@@ -1,9 +1,12 @@
 /*
  * Users and tokens: creation rules, lookups, paging, and that tokens are
  * stored only as hashes, authenticate their user, fail for inactive users,
- * and can be revoked.
+ * and can be revoked, and that a handle's remembered tokens (kept as
+ * hashes) follow revocations and deactivations made by other connections
+ * at once.
  */
 #include <fcntl.h>
+#include <string.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -193,6 +196,79 @@ TEST(inactive_users_and_revocation)
 	lec_store_free(st);
 }
 
+/* Whether any of the handle's remembered tokens holds the token itself
+ * (it must hold only its hash). */
+static int memo_holds(const struct lec_store *st, const char *token)
+{
+	const char *p = (const char *)st->tokens;
+	size_t n = sizeof(st->tokens), len = strlen(token), i;
+
+	for (i = 0; i + len <= n; i++)
+		if (memcmp(p + i, token, len) == 0)
+			return 1;
+	return 0;
+}
+
+/* Authenticate inside a read snapshot, as the server does. */
+static int auth_read(struct lec_store *st, const char *token,
+		     struct lec_user **who)
+{
+	int rc;
+
+	CHECK_OK(lec_store_read_begin(st));
+	rc = lec_token_authenticate(st, token, who);
+	lec_store_read_end(st);
+	return rc;
+}
+
+TEST(remembered_tokens_follow_the_database)
+{
+	struct lec_store *st = lec_test_store(), *other = NULL;
+	struct lec_user *u = NULL, *who = NULL;
+	char *t = NULL;
+	size_t i, kept = 0;
+
+	CHECK_OK(lec_user_create(st, "alice", &u));
+	CHECK_OK(lec_token_create(st, u->id, &t));
+	/* A second connection, as the CLI's engine-direct commands are. */
+	CHECK_OK(lec_store_open(&other, lec_store_path(st), NULL));
+
+	CHECK_OK(auth_read(st, t, &who));
+	CHECK_STR(who->username, "alice");
+	lec_user_free(who);
+	for (i = 0; i < LEC_STORE_TOKEN_MEMO; i++)
+		kept += st->tokens[i].hash[0] != '\0';
+	CHECK_INT(kept, 1);
+	CHECK(!memo_holds(st, t));
+	CHECK_OK(auth_read(st, t, &who));
+	CHECK_INT(who->id, u->id);
+	CHECK_STR(who->username, "alice");
+	lec_user_free(who);
+
+	/* Deactivated elsewhere: refused at once, remembered or not. */
+	CHECK_OK(lec_user_set_active(other, u->id, 0));
+	CHECK_ERR(auth_read(st, t, &who), LEC_EAUTH);
+	CHECK(who == NULL);
+	CHECK_OK(lec_user_set_active(other, u->id, 1));
+	CHECK_OK(auth_read(st, t, &who));
+	lec_user_free(who);
+
+	/* Revoked elsewhere: refused at once, in a snapshot and outside. */
+	CHECK_OK(lec_token_revoke_all(other, u->id, NULL));
+	CHECK_ERR(auth_read(st, t, &who), LEC_ENOTFOUND);
+	lec__free(t);
+	CHECK_OK(lec_token_create(st, u->id, &t));
+	CHECK_OK(auth_read(st, t, &who));
+	lec_user_free(who);
+	CHECK_OK(lec_token_revoke_all(other, u->id, NULL));
+	CHECK_ERR(lec_token_authenticate(st, t, &who), LEC_ENOTFOUND);
+
+	lec__free(t);
+	lec_user_free(u);
+	lec_store_free(other);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(create_get_and_duplicates),
 	TEST_ENTRY(usernames_are_validated),
@@ -200,6 +276,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(tokens_are_hashed_and_authenticate),
 	TEST_ENTRY(bad_tokens_are_rejected),
 	TEST_ENTRY(inactive_users_and_revocation),
+	TEST_ENTRY(remembered_tokens_follow_the_database),
 };
 
 LEC_TEST_MAIN(tests)
