@@ -387,8 +387,18 @@ void lec_diff_free(struct lec_diff *d)
 	lec__free(d);
 }
 
-/* What pairs sections: the anchor, or for a section without one its
- * title behind a byte no anchor holds. Owned by the caller. */
+/* Whether id is one docutils numbers itself ("id1", "id2", ...) for a
+ * heading whose own name is taken: numbered in page order, so a section
+ * added above shifts every later one, and the title pairs them better. */
+static int generated_id(const char *id)
+{
+	return id[0] == 'i' && id[1] == 'd' && id[2] &&
+	       strspn(id + 2, "0123456789") == strlen(id + 2);
+}
+
+/* What pairs sections: the anchor, or for a section without one (or
+ * with a generated one) its title behind a byte no anchor holds. Owned
+ * by the caller. */
 static char **section_keys(const struct lec_page_doc *doc)
 {
 	struct lec__buf b = LEC__BUF_INIT;
@@ -398,7 +408,7 @@ static char **section_keys(const struct lec_page_doc *doc)
 	for (i = 0; keys && i < doc->sections_len; i++) {
 		const struct lec_page_section *s = &doc->sections[i];
 
-		if (s->id[0])
+		if (s->id[0] && !generated_id(s->id))
 			lec__buf_puts(&b, s->id);
 		else
 			lec__buf_printf(&b, "\001%s", s->title);

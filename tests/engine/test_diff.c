@@ -320,6 +320,42 @@ done:
 	lec_diff_free(d);
 }
 
+/* A changelog: docutils numbers the ids of headings whose names repeat
+ * (id1, id2, ...) in page order, so a release added on top renumbers every
+ * later one. Its sections pair by title: one added, nothing changed. */
+TEST(generated_ids_pair_by_title)
+{
+	char base[3072], head[3072], dir_a[4096], dir_b[4096];
+	struct lec_diff *d = NULL;
+
+	snprintf(dir_a, sizeof(dir_a), "%s/log-a", lec_test_tmpdir());
+	snprintf(dir_b, sizeof(dir_b), "%s/log-b", lec_test_tmpdir());
+	mkdir(dir_a, 0700);
+	mkdir(dir_b, 0700);
+	snprintf(base, sizeof(base), "%s%s",
+		 sec("id1", "2.1 (May)", "Fixed a bug."),
+		 sec("id2", "2.0 (April)", "New API."));
+	snprintf(head, sizeof(head), "%s%s%s",
+		 sec("id1", "2.2 (June)", "Faster."),
+		 sec("id2", "2.1 (May)", "Fixed a bug."),
+		 sec("id3", "2.0 (April)", "New API."));
+	page(dir_a, "changes.html", "Changes", base, "");
+	page(dir_b, "changes.html", "Changes", head, "");
+	CHECK_OK(lec_diff_pages(dir_a, dir_b, NULL, &d));
+	if (d == NULL)
+		return;
+	CHECK_INT(d->pages_len, 1);
+	if (d->pages_len == 1) {
+		CHECK_INT(d->pages[0].sections_len, 1);
+		if (d->pages[0].sections_len == 1) {
+			CHECK_INT(d->pages[0].sections[0].status,
+				  LEC_DIFF_ADDED);
+			CHECK_STR(d->pages[0].sections[0].title, "2.2 (June)");
+		}
+	}
+	lec_diff_free(d);
+}
+
 TEST(one_page_by_path)
 {
 	static const char *const ways[] = { "guide.html", "guide", "/guide" };
@@ -428,6 +464,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(random_diffs_are_shortest),
 	TEST_ENTRY(cell_limit_falls_back),
 	TEST_ENTRY(pages_across_trees),
+	TEST_ENTRY(generated_ids_pair_by_title),
 	TEST_ENTRY(one_page_by_path),
 	TEST_ENTRY(references),
 	TEST_ENTRY(allocation_failures),
