@@ -10,7 +10,8 @@
  * misspelling; the names go with their page), hostile queries that
  * must give results or a "q" validation error, never an SQL error, and
  * that what makes queries fast changes nothing (remembered document
- * frequencies, scanned highlights).
+ * frequencies, scanned highlights; the first results page of partial
+ * matches is the best of the whole ranking, whatever cut-off computes it).
  */
 #include <stdio.h>
 #include <string.h>
@@ -1215,6 +1216,67 @@ TEST(scanned_highlights_equal_tokenized_ones)
 	lec_store_free(st);
 }
 
+/* Pages matching only some words, more of them than a results page: the
+ * first page must hold the best of the whole ranking, which the later
+ * pages (ranked in full) check. "split.html" has the query's words in two
+ * short rows, one each (its title and a section); "three*.html" have three
+ * of them in one longer row. Each of split's rows alone scores below the
+ * others' row, their sum above: a top-k cut-off that bounded a page by
+ * its best row instead of the rows its score adds would leave it out. */
+#define PARTIAL_PAGES 48
+
+TEST(first_page_of_partial_matches_is_the_best_of_all)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec_search_page pages[PARTIAL_PAGES];
+	struct lec_page_doc *docs[PARTIAL_PAGES];
+	char paths[PARTIAL_PAGES][32];
+	struct lec_search_request req = { "alpha beta gamma delta", &v, 1, 1,
+					  3 };
+	struct lec_search_results r;
+	double last = 1e300;
+	size_t i, seen = 0, total = 0;
+	int first_is_split = 0;
+
+	for (i = 0; i < PARTIAL_PAGES; i++) {
+		const char *name = i == 0 ? "split" : i <= 4 ? "three"
+					   : i == 5 ? "delta" : "other";
+
+		docs[i] = doc_new(i == 0 ? "Alpha" : "Other");
+		doc_section(docs[i], "s", "Intro",
+			    i == 0   ? "beta"
+			    : i <= 4 ? "alpha beta gamma notes text"
+			    : i == 5 ? "delta"
+				     : "lorem ipsum dolor sit amet elit");
+		snprintf(paths[i], sizeof(paths[i]), "%s%zu.html", name, i);
+		pages[i].path = paths[i];
+		pages[i].rank = 0;
+		pages[i].doc = docs[i];
+	}
+	CHECK_OK(lec_search_index_replace(st, v, pages, PARTIAL_PAGES));
+	for (i = 0; i < PARTIAL_PAGES; i++)
+		lec_page_doc_free(docs[i]);
+	for (req.page = 1; req.page <= 3; req.page++) {
+		CHECK_OK(lec_search_query(st, &req, &r));
+		if (req.page == 1) {
+			total = r.total;
+			first_is_split = r.len > 0 &&
+					 strcmp(r.items[0].path, "split0.html") == 0;
+		}
+		CHECK_INT(r.total, total);
+		for (i = 0; i < r.len; i++, seen++) {
+			CHECK(r.items[i].score <= last);
+			last = r.items[i].score;
+		}
+		lec_search_results_dispose(&r);
+	}
+	CHECK_INT(total, 6);
+	CHECK_INT(seen, 6);
+	CHECK(first_is_split);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(translation_of_the_query_syntax),
 	TEST_ENTRY(translation_of_broken_queries),
@@ -1235,6 +1297,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(hostile_queries_never_fail_in_sql),
 	TEST_ENTRY(remembered_frequencies_follow_index_changes),
 	TEST_ENTRY(scanned_highlights_equal_tokenized_ones),
+	TEST_ENTRY(first_page_of_partial_matches_is_the_best_of_all),
 };
 
 LEC_TEST_MAIN(tests)
