@@ -30,6 +30,20 @@ PASSING = fixtures.commands_config(
 FAILING = fixtures.commands_config("echo about to fail", "exit 3")
 
 
+def eventually(check, seconds=10):
+    """check() until it passes, for a few seconds: a build's notifications
+    are raised just after it is final (as the service's task queue raises
+    them), so a read right after the build may come first."""
+    deadline = time.time() + seconds
+    while True:
+        try:
+            return check()
+        except AssertionError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class NotificationsTest(ServerTestCase):
     SERVER_ARGS = ("--build-timeout", "30", "--workers", "1")
 
@@ -43,6 +57,12 @@ class NotificationsTest(ServerTestCase):
         cls.broken_repo = fixtures.make_repo(FAILING)
         cls.broken = cls.import_repo("Broken", cls.broken_repo)
         cls.broken_build = cls.wait_build(cls.broken)
+
+        def raised():
+            r = s.get("/api/v3/projects/%s/builds/%d/notifications/"
+                      % (cls.broken, cls.broken_build["id"]), token=cls.alice)
+            assert r.json["count"] == 1, r.json
+        eventually(raised)
         # A project that passes, then fails, then passes again.
         cls.flaky_repo = fixtures.make_repo(PASSING)
         cls.flaky = cls.import_repo("Flaky", cls.flaky_repo)
@@ -145,10 +165,13 @@ class NotificationsTest(ServerTestCase):
     def test_version_failing_after_passing(self):
         fail = self.rebuild_with(FAILING, "break it", self.flaky_first["id"])
         self.assertFalse(fail["success"])
-        r = self.server.get("/api/v3/projects/%s/notifications/" % self.flaky,
-                            token=self.alice)
-        self.assertStatus(r, 200)
-        self.assertEqual(r.json["count"], 1)
+        def raised():
+            r = self.server.get("/api/v3/projects/%s/notifications/" % self.flaky,
+                                token=self.alice)
+            self.assertStatus(r, 200)
+            self.assertEqual(r.json["count"], 1)
+            return r
+        r = eventually(raised)
         n = r.json["results"][0]
         self.assertShape(n)
         self.assertEqual(n["message"]["id"], "project:version:build-failing")
@@ -167,11 +190,14 @@ class NotificationsTest(ServerTestCase):
         # Passing again cancels it: gone from the feed, kept as cancelled.
         passed = self.rebuild_with(PASSING, "fix it", fail["id"])
         self.assertTrue(passed["success"])
-        feed = self.server.get("/api/v3/notifications/", token=self.alice).json
-        self.assertNotIn(n["id"], [x["id"] for x in feed["results"]])
-        r = self.server.get("/api/v3/projects/%s/notifications/?state=cancelled"
-                            % self.flaky, token=self.alice)
-        self.assertEqual([x["id"] for x in r.json["results"]], [n["id"]])
+
+        def cancelled():
+            feed = self.server.get("/api/v3/notifications/", token=self.alice).json
+            self.assertNotIn(n["id"], [x["id"] for x in feed["results"]])
+            r = self.server.get("/api/v3/projects/%s/notifications/?state=cancelled"
+                                % self.flaky, token=self.alice)
+            self.assertEqual([x["id"] for x in r.json["results"]], [n["id"]])
+        eventually(cancelled)
 
     def rebuild_with(self, files, message, after):
         self.commit(self.flaky_repo, files, message)
@@ -227,10 +253,13 @@ class NotificationsTest(ServerTestCase):
         # Each build's list has its own; the pages follow the v3 envelope.
         builds = self.server.get("/api/v3/projects/%s/builds/" % self.broken,
                                  token=self.alice).json["results"]
-        for b in builds:
-            r = self.build_notifications(self.broken, b, self.alice, "?limit=1")
-            self.assertEqual(r.json["count"], 1, b)
-            self.assertIsNone(r.json["next"])
+
+        def each_has_one():
+            for b in builds:
+                r = self.build_notifications(self.broken, b, self.alice, "?limit=1")
+                self.assertEqual(r.json["count"], 1, b)
+                self.assertIsNone(r.json["next"])
+        eventually(each_has_one)
 
     # Permissions.
 

@@ -24,6 +24,11 @@ git -C "$REPO" add -A
 git -C "$REPO" -c user.email=t@example.com -c user.name=t commit -q -m docs
 
 expect_status 1 "$LECTERN" import "file://$REPO" --name "Broken"
+# Raised just after the build is final: asked until it shows.
+i=0
+until "$LECTERN" notifications --project broken --build 1 2>/dev/null | grep -q '^1 '; do
+	i=$((i + 1)); [ $i -lt 100 ] || break; sleep 0.1
+done
 expect_status 0 "$LECTERN" notifications --project broken --build 1
 expect_match out '^1 +unread +build 1 +Unknown problem'
 expect_status 0 "$LECTERN" notifications read 1 --project broken --build 1
