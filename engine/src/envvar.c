@@ -132,15 +132,11 @@ static int query_int(struct lec_store *st, const char *sql, const int64_t *a,
 static int check_project_room(struct lec_store *st, int64_t project_id,
 			      size_t chars)
 {
-	int64_t found = 0, used = 0;
+	int64_t used = 0;
 	int error;
 
-	if ((error = query_int(st, "SELECT count(*) FROM projects WHERE id = ?",
-			       &project_id, &found)) < 0)
+	if ((error = lec__project_exists(st, project_id)) < 0)
 		return error;
-	if (!found)
-		return lec__error(LEC_ENOTFOUND, "no project with id %lld",
-				  (long long)project_id);
 	if ((error = query_int(st,
 			       "SELECT COALESCE(SUM(value_size), 0) "
 			       "FROM env_vars WHERE project_id = ?",

@@ -111,18 +111,10 @@ static int insert(struct lec_store *st, int64_t project_id,
 		  size_t blob_len, int64_t *id)
 {
 	sqlite3_stmt *stmt = NULL;
-	int64_t found = 0;
 	int error;
 
-	if ((error = lec_store__query_int(st,
-					  "SELECT count(*) FROM projects "
-					  "WHERE id = ?",
-					  &project_id, 1, "reading projects",
-					  &found, NULL)) < 0)
+	if ((error = lec__project_exists(st, project_id)) < 0)
 		return error;
-	if (!found)
-		return lec__error(LEC_ENOTFOUND, "no project with id %lld",
-				  (long long)project_id);
 	if ((error = lec_store__prepare(st, &stmt,
 					"INSERT INTO integrations (project_id, "
 					"type, secret, created) VALUES "

@@ -304,7 +304,7 @@ static int row_exists(struct lec_store *st, const char *sql, int64_t id,
 	return query_int_ids(st, sql, &id, 1, &value, found);
 }
 
-static int require_project(struct lec_store *st, int64_t id)
+int lec__project_exists(struct lec_store *st, int64_t id)
 {
 	int found = 0;
 	int error = row_exists(st, "SELECT 1 FROM projects WHERE id = ?", id,
@@ -1564,7 +1564,7 @@ int lec_project_maintainer_add(struct lec_store *st, int64_t project_id,
 	int error;
 
 	lec_error_clear();
-	if ((error = require_project(st, project_id)) < 0 ||
+	if ((error = lec__project_exists(st, project_id)) < 0 ||
 	    (error = require_user(st, user_id)) < 0)
 		return error;
 	error = maintainer_insert(st, project_id, user_id);
@@ -1940,7 +1940,7 @@ static int subproject_link(struct lec_store *st, int64_t parent_id,
 	int given = alias && *alias;
 	int error;
 
-	if ((error = require_project(st, parent_id)) < 0)
+	if ((error = lec__project_exists(st, parent_id)) < 0)
 		return error;
 	if (child_slug == NULL)
 		return lec__error_field(LEC_EINVALID, "child",

@@ -443,15 +443,11 @@ static int insert_locked(struct lec_store *st, int64_t project_id,
 			 struct draft *d, int64_t *id)
 {
 	sqlite3_stmt *stmt = NULL;
-	int64_t found = 0, count = 0, now = lec__now_us();
+	int64_t count = 0, now = lec__now_us();
 	int error;
 
-	if ((error = query_int(st, "SELECT count(*) FROM projects WHERE id = ?",
-			       project_id, &found)) < 0)
+	if ((error = lec__project_exists(st, project_id)) < 0)
 		return error;
-	if (!found)
-		return lec__error(LEC_ENOTFOUND, "no project with id %lld",
-				  (long long)project_id);
 	if ((error = count_redirects(st, project_id, &count)) < 0)
 		return error;
 	if (count >= LEC_REDIRECT_MAX_PER_PROJECT)

@@ -94,6 +94,11 @@ int lec_store__query_int(struct lec_store *st, const char *sql,
 			 const int64_t *v, int n, const char *what,
 			 int64_t *out, int *found);
 
+/* LEC_OK when the project with this id exists, else LEC_ENOTFOUND ("no
+ * project with id N") or the store's error: what a resource hanging from a
+ * project checks before it is added (project.c). */
+int lec__project_exists(struct lec_store *st, int64_t project_id);
+
 /* Columns and binds ---------------------------------------------------- */
 
 /* Copy a text column into *out (NULL for SQL NULL). */

@@ -258,18 +258,6 @@ done:
 	return error;
 }
 
-static int project_exists(struct lec_store *st, int64_t project_id)
-{
-	int found = 0;
-	int error = row_exists(st, "SELECT 1 FROM projects WHERE id = ?",
-			       project_id, NULL, &found);
-
-	if (error == LEC_OK && !found)
-		error = lec__error(LEC_ENOTFOUND, "no project with id %lld",
-				   (long long)project_id);
-	return error;
-}
-
 /* Run an UPDATE/DELETE that must touch exactly one version. */
 static int step_one(struct lec_store *st, sqlite3_stmt *stmt, int64_t id,
 		    const char *what)
@@ -458,7 +446,7 @@ int lec_version_create(struct lec_store *st, int64_t project_id,
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
 	/* Read back before committing: a failure then creates nothing. */
-	if ((error = project_exists(st, project_id)) == LEC_OK &&
+	if ((error = lec__project_exists(st, project_id)) == LEC_OK &&
 	    (error = version_insert(st, &n, &id)) == LEC_OK && out)
 		error = lec_version_get_by_id(st, id, &created);
 	if ((error = finish_write(st, error)) < 0) {
@@ -1339,7 +1327,7 @@ int lec_version_update_stable(struct lec_store *st, int64_t project_id,
 		*promoted = NULL;
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = project_exists(st, project_id)) == LEC_OK)
+	if ((error = lec__project_exists(st, project_id)) == LEC_OK)
 		error = stable_sync(st, project_id, &winner);
 	if ((error = finish_write(st, error)) < 0) {
 		lec_version_free(winner);
@@ -1420,7 +1408,7 @@ int lec_version_update_latest(struct lec_store *st, int64_t project_id,
 	if ((error = check_identifier(default_branch)) < 0 ||
 	    (error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = project_exists(st, project_id)) == LEC_OK)
+	if ((error = lec__project_exists(st, project_id)) == LEC_OK)
 		error = latest_sync(st, project_id, default_branch);
 	return finish_write(st, error);
 }
@@ -1515,7 +1503,7 @@ int lec_version_sync_request(struct lec_store *st, int64_t project_id)
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
 	/* A pending request keeps its id, and so its place in the queue. */
-	if ((error = project_exists(st, project_id)) == LEC_OK &&
+	if ((error = lec__project_exists(st, project_id)) == LEC_OK &&
 	    (error = lec__mirror_refuse(st, project_id, "synced")) == LEC_OK &&
 	    (error = lec_store__prepare(
 		     st, &stmt,
