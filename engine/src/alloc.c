@@ -73,6 +73,16 @@ char *lec__strdup_cut(const char *s, size_t max)
 	return lec__strndup(s, n);
 }
 
+size_t lec__utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
 char *lec__strdup(const char *s)
 {
 	return s ? lec__strndup(s, strlen(s)) : NULL;

@@ -32,17 +32,6 @@ static size_t envvar_aad(int64_t project_id, char buf[ENVVAR_AAD_MAX])
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* Characters as the service counts them: UTF-8 code points. */
-static size_t utf8_chars(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			n++;
-	return n;
-}
-
 /* A required, length-limited text field, with DRF's messages. */
 static int check_text(const char *field, const char *s, size_t max,
 		      size_t *chars)
@@ -53,7 +42,7 @@ static int check_text(const char *field, const char *s, size_t max,
 	if (*s == '\0')
 		return lec__error_field(LEC_EINVALID, field,
 					"This field may not be blank.");
-	*chars = utf8_chars(s);
+	*chars = lec__utf8_chars(s);
 	if (*chars > max)
 		return lec__error_field(LEC_EINVALID, field,
 					"Ensure this field has no more than "

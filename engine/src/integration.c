@@ -147,15 +147,10 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 		*out = NULL;
 	if (secret_out)
 		*secret_out = NULL;
-	if (secret == NULL) {
-		if ((error = lec__secret_generate(generated,
-						   LEC_INTEGRATION_SECRET_LEN)) < 0)
-			return error;
-		secret = generated;
-	} else if ((error = lec__secret_check(secret,
-						 LEC_INTEGRATION_SECRET_MAX)) < 0) {
+	if ((error = lec__secret_choose(secret, LEC_INTEGRATION_SECRET_MAX,
+					generated, LEC_INTEGRATION_SECRET_LEN,
+					&secret)) < 0)
 		return error;
-	}
 	error = lec__secret_seal_stored(st, secret, aad,
 					integration_aad(project_id, aad),
 					&blob, &blob_len);

@@ -46,6 +46,9 @@ char *lec__strndup(const char *s, size_t n);
 /* A copy of at most max bytes of s, cut at a UTF-8 character boundary
  * (for texts quoted into messages). */
 char *lec__strdup_cut(const char *s, size_t max);
+/* Characters of a valid UTF-8 string as the service counts them (code
+ * points): what its length limits count. */
+size_t lec__utf8_chars(const char *s);
 
 /* Sets an error and returns LEC_ENOMEM from the enclosing function. */
 #define LEC__CHECK_ALLOC(ptr)                                                \

@@ -198,16 +198,6 @@ static int end_transaction(struct lec_store *st, int error)
 
 /* Names and slugs ---------------------------------------------------------- */
 
-static size_t utf8_chars(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			n++;
-	return n;
-}
-
 static int check_name(const char *name, size_t max)
 {
 	if (name == NULL)
@@ -216,7 +206,7 @@ static int check_name(const char *name, size_t max)
 	if (*name == '\0')
 		return lec__error_field(LEC_EINVALID, "name",
 					"This field may not be blank.");
-	if (utf8_chars(name) > max)
+	if (lec__utf8_chars(name) > max)
 		return lec__error_field(LEC_EINVALID, "name",
 					"Ensure this field has no more than "
 					"%zu characters.",

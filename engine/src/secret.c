@@ -303,7 +303,7 @@ int lec__secret_seal_stored(struct lec_store *st, const char *plain,
 
 /* Letters and digits, like the service's get_random_string; drawn without
  * bias. */
-int lec__secret_generate(char *out, size_t len)
+static int generate(char *out, size_t len)
 {
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz"
 				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -325,7 +325,8 @@ int lec__secret_generate(char *out, size_t len)
 	return LEC_OK;
 }
 
-int lec__secret_check(const char *secret, size_t max)
+/* A secret a caller gives: 1 to max printable ASCII characters. */
+static int check_given(const char *secret, size_t max)
 {
 	size_t n = strlen(secret), i;
 
@@ -340,4 +341,13 @@ int lec__secret_check(const char *secret, size_t max)
 						"Use printable ASCII characters "
 						"only.");
 	return LEC_OK;
+}
+
+int lec__secret_choose(const char *given, size_t max, char *generated,
+		       size_t len, const char **secret)
+{
+	int error = given ? check_given(given, max) : generate(generated, len);
+
+	*secret = error == LEC_OK ? (given ? given : generated) : NULL;
+	return error;
 }

@@ -80,12 +80,11 @@ int lec__secret_seal_stored(struct lec_store *st, const char *plain,
 /* Wipe size bytes at p and free it. Accepts NULL. */
 void lec__secret_free(void *p, size_t size);
 
-/* A generated secret of len letters and digits into out (len + 1 bytes),
- * for the secrets Lectern makes up (integrations, webhooks). */
-int lec__secret_generate(char *out, size_t len);
-
-/* A secret a caller gives: 1 to max printable ASCII characters; else
- * LEC_EINVALID on field "secret". */
-int lec__secret_check(const char *secret, size_t max);
+/* The secret an integration or a webhook stores: given, when the caller
+ * gave one (1 to max printable ASCII characters, else LEC_EINVALID on
+ * field "secret"), else len letters and digits made up into generated
+ * (len + 1 bytes). *secret points at the one chosen. */
+int lec__secret_choose(const char *given, size_t max, char *generated,
+		       size_t len, const char **secret);
 
 #endif

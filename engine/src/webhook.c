@@ -200,17 +200,6 @@ void lec_webhook_outgoing_dispose(struct lec_webhook_outgoing *out)
 
 /* Validation ------------------------------------------------------------------ */
 
-/* Characters as the service counts them: UTF-8 code points. */
-static size_t utf8_chars(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			n++;
-	return n;
-}
-
 /* An http(s) URL with a host and no spaces or control characters (what
  * Django's URLField takes, near enough), at most _URL_MAX characters. */
 static int check_url(const char *url)
@@ -220,7 +209,7 @@ static int check_url(const char *url)
 	if (url == NULL)
 		return lec__error_field(LEC_EINVALID, "url",
 					"This field is required.");
-	if (utf8_chars(url) > LEC_WEBHOOK_URL_MAX)
+	if (lec__utf8_chars(url) > LEC_WEBHOOK_URL_MAX)
 		return lec__error_field(LEC_EINVALID, "url",
 					"Ensure this field has no more than "
 					"%d characters.",
@@ -249,7 +238,7 @@ static int check_payload(const char *payload)
 
 	if (payload == NULL)
 		return LEC_OK;
-	if (utf8_chars(payload) > LEC_WEBHOOK_PAYLOAD_MAX)
+	if (lec__utf8_chars(payload) > LEC_WEBHOOK_PAYLOAD_MAX)
 		return lec__error_field(LEC_EINVALID, "payload",
 					"Ensure this field has no more than "
 					"%d characters.",
@@ -341,15 +330,10 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 	all.fields |= LEC_WEBHOOK_FIELD_URL | LEC_WEBHOOK_FIELD_EVENTS;
 	if ((error = check_fields(&all)) < 0)
 		return error;
-	if (secret == NULL) {
-		if ((error = lec__secret_generate(generated,
-						  LEC_WEBHOOK_SECRET_LEN)) < 0)
-			return error;
-		secret = generated;
-	} else if ((error = lec__secret_check(secret,
-					      LEC_WEBHOOK_SECRET_MAX)) < 0) {
+	if ((error = lec__secret_choose(secret, LEC_WEBHOOK_SECRET_MAX,
+					generated, LEC_WEBHOOK_SECRET_LEN,
+					&secret)) < 0)
 		return error;
-	}
 	error = lec__secret_seal_stored(st, secret, aad,
 					webhook_aad(project_id, aad), &blob,
 					&blob_len);
