@@ -909,6 +909,20 @@ int lc_v2_build_log(struct lc_client *c, long long id, char **out,
 
 /* ------------------------------------------------ Search and embed */
 
+/* A request's path built in b, with rc the status of its query: the path
+ * into *path (the caller's), or b freed and the first error returned. */
+static int take_path(struct lc_buf *b, int rc, char **path)
+{
+	if (rc == LC_OK && b->rc)
+		rc = b->rc;
+	if (rc != LC_OK) {
+		free(b->s);
+		return rc;
+	}
+	*path = b->s;
+	return LC_OK;
+}
+
 int lc_search_request(struct lc_client *c, const char *query,
 		      const char *project, const char *version, int page,
 		      int page_size, char **path, struct lc_query *q)
@@ -947,14 +961,7 @@ int lc_search_request(struct lc_client *c, const char *query,
 		rc = lc_query_add_int(q, "page", page);
 	if (rc == LC_OK && page_size > 0)
 		rc = lc_query_add_int(q, "page_size", page_size);
-	if (rc == LC_OK && b.rc)
-		rc = b.rc;
-	if (rc != LC_OK) {
-		free(b.s);
-		return rc;
-	}
-	*path = b.s;
-	return LC_OK;
+	return take_path(&b, rc, path);
 }
 
 int lc_search(struct lc_client *c, const char *query, const char *project,
@@ -1021,14 +1028,7 @@ int lc_diff_request(const char *project, const char *base, const char *head,
 		rc = lc_query_add(q, "head", head);
 	if (rc == LC_OK && page != NULL)
 		rc = lc_query_add(q, "path", page);
-	if (rc == LC_OK && b.rc)
-		rc = b.rc;
-	if (rc != LC_OK) {
-		free(b.s);
-		return rc;
-	}
-	*path = b.s;
-	return LC_OK;
+	return take_path(&b, rc, path);
 }
 
 int lc_diff_get(struct lc_client *c, const char *project, const char *base,
