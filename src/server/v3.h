@@ -97,6 +97,14 @@ struct srv_v3_list {
  * page in the paginated envelope. Returns res->status. */
 int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
 			const struct srv_v3_list *list);
+/* DELETE of an object of the project in the path, by the id in
+ * params[1] (the project's 404 first, then the id's): 204, a 404 with
+ * not_found when the engine finds no such object (NULL: the engine's
+ * message), or the engine's error. Returns res->status. */
+int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
+			  int (*del)(struct lec_store *store,
+				     int64_t project_id, int64_t id),
+			  const char *not_found);
 /* The requester's user id, or 0 when anonymous. */
 int64_t srv_viewer_id(const struct srv_request *req);
 /* A query boolean as django-filter reads it: "true"/"1", "false"/"0"

@@ -153,6 +153,30 @@ done:
 	return res->status;
 }
 
+int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
+			  int (*del)(struct lec_store *store,
+				     int64_t project_id, int64_t id),
+			  const char *not_found)
+{
+	struct srv_parent parent;
+	int64_t id;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	if (srv_param_id(req->params[1], res, &id) == 0) {
+		rc = del(srv_store(req), parent.project->id, id);
+		if (rc == LEC_OK)
+			srv_respond_empty(res, 204);
+		else if (rc == LEC_ENOTFOUND && not_found)
+			srv_respond_detail(res, 404, not_found);
+		else
+			srv_respond_engine_error(res, rc);
+	}
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
 enum lec_filter_bool srv_query_filter(const struct srv_request *req,
 				      const char *key)
 {

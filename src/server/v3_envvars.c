@@ -158,21 +158,5 @@ int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
 
 int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res)
 {
-	struct srv_parent parent;
-	int64_t id;
-	int rc;
-
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (srv_param_id(req->params[1], res, &id) == 0) {
-		rc = lec_envvar_delete(srv_store(req), parent.project->id, id);
-		if (rc == LEC_OK)
-			srv_respond_empty(res, 204);
-		else if (rc == LEC_ENOTFOUND)
-			srv_respond_detail(res, 404, NO_ENVVAR);
-		else
-			srv_respond_engine_error(res, rc);
-	}
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return srv_v3_respond_delete(req, res, lec_envvar_delete, NO_ENVVAR);
 }
