@@ -858,6 +858,56 @@ int lec_store_data_version(struct lec_store *st, uint64_t *out)
 			       : lec_store__sqlerr(st, rc, "reading the version");
 }
 
+/* The WAL-index header (https://www.sqlite.org/walformat.html, "The
+ * WAL-Index Header"): two copies of 48 bytes, twelve native 32-bit words,
+ * at the start of the shared memory. A commit writes the second copy, then
+ * the first; a reader that finds both equal has read a header no commit
+ * was writing (SQLite's own readers check it the same way). Its words
+ * count the commits (iChange), the log's frames (mxFrame), the log's
+ * generation (salts) and the checksum of every frame written, so equal
+ * headers mean equal databases. */
+#define WAL_HEADER_WORDS 12
+/* Byte of each copy that is nonzero once the header has been written. */
+#define WAL_HEADER_ISINIT 12
+/* Bytes SQLite maps per region of the shared memory; the header is in the
+ * first one. */
+#define WAL_SHM_REGION 32768
+
+int lec_store_commit_stamp(struct lec_store *st, uint64_t *out)
+{
+	sqlite3_file *file = NULL;
+	void volatile *region = NULL;
+	const volatile uint32_t *words;
+	uint32_t first[WAL_HEADER_WORDS], second[WAL_HEADER_WORDS];
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a over the words */
+	size_t i;
+
+	*out = 0;
+	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_FILE_POINTER,
+				 &file) != SQLITE_OK ||
+	    file == NULL || file->pMethods == NULL ||
+	    file->pMethods->iVersion < 2 || file->pMethods->xShmMap == NULL ||
+	    file->pMethods->xShmMap(file, 0, WAL_SHM_REGION, 0, &region) !=
+		    SQLITE_OK ||
+	    region == NULL)
+		return lec__error(LEC_ENOTFOUND, "%s: no write-ahead log index "
+				  "to read", st->path);
+	words = region;
+	for (i = 0; i < WAL_HEADER_WORDS; i++)
+		first[i] = words[i];
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (i = 0; i < WAL_HEADER_WORDS; i++)
+		second[i] = words[WAL_HEADER_WORDS + i];
+	if (memcmp(first, second, sizeof(first)) != 0 ||
+	    ((const unsigned char *)first)[WAL_HEADER_ISINIT] == 0)
+		return lec__error(LEC_ENOTFOUND, "%s: a commit is being "
+				  "written", st->path);
+	for (i = 0; i < WAL_HEADER_WORDS; i++)
+		h = (h ^ first[i]) * 1099511628211ULL;
+	*out = h ? h : 1;
+	return LEC_OK;
+}
+
 void lec_store_read_end(struct lec_store *st)
 {
 	sqlite3_stmt *stmt = NULL;

@@ -498,8 +498,9 @@ static void cache_key(struct docs_ctx *c, const char *host)
 	memcpy(c->key + hn + 1, c->req->raw_uri, un + 1);
 }
 
-/* Send the page remembered for this request at this data version; 0 on
- * a miss (the file gone or changed into something else included). */
+/* Send the page remembered for this request at this commit stamp, with
+ * no transaction at all; 0 on a miss (the file gone or changed into
+ * something else included). */
 static int serve_remembered(struct docs_ctx *c)
 {
 	const char *rel;
@@ -507,7 +508,7 @@ static int serve_remembered(struct docs_ctx *c)
 	int dir, fd;
 
 	if (c->key[0] == '\0' ||
-	    !docs_cache_find(c->cache, c->key, c->data_version, &dir, &rel) ||
+	    !docs_cache_find(c->cache, c->key, c->stamp, &dir, &rel) ||
 	    (fd = docs_open_beneath(dir, rel, &st)) < 0)
 		return 0;
 	docs_send_file(c, fd, &st, rel, 200);
@@ -529,17 +530,27 @@ static void serve_resolved(struct docs_ctx *c, char *slug)
 	}
 }
 
-/* For GET and HEAD: one read snapshot for the whole request, and the
- * thread's cache at its data version. 1 when a snapshot was begun. */
-static int begin_read(struct docs_ctx *c, const char *host)
+/* For GET and HEAD: the thread's cache keyed at the store's commit stamp,
+ * taken before any read, so a decision made from a later snapshot is only
+ * ever filed under an older stamp (a harmless miss), never the reverse. 1
+ * when the request may use the cache. */
+static int cache_open(struct docs_ctx *c, const char *host)
 {
 	if ((c->req->method != SRV_GET && c->req->method != SRV_HEAD) ||
-	    lec_store_read_begin(c->store) < 0)
+	    (c->cache = docs_cache_thread()) == NULL)
 		return 0;
-	if (lec_store_data_version(c->store, &c->data_version) == LEC_OK &&
-	    (c->cache = docs_cache_thread()) != NULL)
-		cache_key(c, host);
+	cache_key(c, host);
+	if (lec_store_commit_stamp(c->store, &c->stamp) < 0)
+		c->stamp = 0;
 	return 1;
+}
+
+/* One read snapshot for the whole resolution of a GET or HEAD. 1 when a
+ * snapshot was begun. */
+static int begin_read(struct docs_ctx *c)
+{
+	return (c->req->method == SRV_GET || c->req->method == SRV_HEAD) &&
+	       lec_store_read_begin(c->store) == LEC_OK;
 }
 
 int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
@@ -562,11 +573,12 @@ int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 		srv_respond_internal(res, "no store");
 		return 1;
 	}
-	reading = begin_read(&c, host);
-	if (!(reading && serve_remembered(&c)))
+	if (!(cache_open(&c, host) && c.stamp && serve_remembered(&c))) {
+		reading = begin_read(&c);
 		serve_resolved(&c, slug);
-	if (reading)
-		lec_store_read_end(c.store);
+		if (reading)
+			lec_store_read_end(c.store);
+	}
 	set_project(&c, NULL);
 	lec_project_free(c.host_project);
 	lec_user_free(c.user);

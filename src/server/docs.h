@@ -54,7 +54,8 @@ struct docs_ctx {
 	int private_content;          /* a private version or project was
 					 read: no shared caching */
 	struct docs_cache *cache;     /* this thread's, NULL: not used */
-	uint64_t data_version;        /* of the snapshot being read */
+	uint64_t stamp;               /* the store's commit stamp, taken
+					 before any read; 0: unknown */
 	char key[DOCS_KEY_MAX];       /* the cache key; "" when none */
 };
 
@@ -151,7 +152,7 @@ int docs_login(struct docs_ctx *c);
 /* This thread's cache (created on first use, freed when the thread
  * exits); NULL when out of memory. */
 struct docs_cache *docs_cache_thread(void);
-/* The remembered decision for key at data version: the directory
+/* The remembered decision for key at commit stamp version: the directory
  * descriptor (owned by the cache) and the file in it (valid until the next
  * call on this thread). 1 on a hit, 0 otherwise. Checks that the
  * directory's path still names the directory held open. */

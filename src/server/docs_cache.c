@@ -1,13 +1,14 @@
 /*
  * A per-thread memory of documentation requests that served a page, so a
- * page asked for again runs no SQL beyond reading the data version: the
- * request (Host and raw URI) at a data version maps to the published
- * directory and the file inside it that the full resolution chose (project,
+ * page asked for again runs no SQL and begins no transaction: the request
+ * (Host and raw URI) at a commit stamp (lec_store_commit_stamp, read from
+ * SQLite's shared memory without a lock) maps to the published directory
+ * and the file inside it that the full resolution chose (project,
  * translation or subproject, version, privacy, forced redirects: all of it
- * database state, so a write anywhere, in any process, moves the data
- * version and the entry stops matching).
+ * database state, so a commit anywhere, in any process, moves the stamp
+ * and the entry stops matching).
  *
- * The file system is not covered by the data version, so it is checked on
+ * The file system is not covered by the stamp, so it is checked on
  * every hit: the directory's path must still name the directory held open
  * (a new build swaps the published symlink before it writes the build's
  * row), and the file is opened and stat'ed afresh by the caller, so a page
@@ -48,7 +49,7 @@ struct dir_slot {
 struct page_slot {
 	char *key;        /* "<host>\n<raw uri>"; NULL: empty */
 	uint64_t hash;    /* of key */
-	uint64_t version; /* the data version the decision was made at */
+	uint64_t version; /* the commit stamp the decision was filed at */
 	char *rel;        /* the file, relative to the directory */
 	size_t dir;       /* index into dirs */
 	uint64_t dir_gen; /* dirs[dir].gen when remembered */

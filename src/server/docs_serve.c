@@ -155,9 +155,8 @@ static int send_page(struct docs_ctx *c, const struct miss *m, int dir,
 		close(fd);
 		return c->res->status;
 	}
-	if (c->cache && c->key[0] && !c->user_known)
-		docs_cache_put(c->cache, c->key, c->data_version, root, dir,
-			       rel);
+	if (c->cache && c->key[0] && c->stamp && !c->user_known)
+		docs_cache_put(c->cache, c->key, c->stamp, root, dir, rel);
 	return docs_send_file(c, fd, st, rel, 200);
 }
 

@@ -388,6 +388,55 @@ TEST(data_version_tracks_every_writer)
 	lec_store_free(b);
 }
 
+/* The commit stamp, read without a transaction, is the same through
+ * every handle, stays put over reads and a rolled-back write, and moves
+ * with every commit: through either handle, through a connection that is
+ * not Lectern's, and across a checkpoint that restarts the log. */
+TEST(commit_stamp_moves_with_every_commit)
+{
+	const char *dir = lec_test_tmpdir();
+	struct lec_store *a = NULL, *b = NULL;
+	sqlite3 *raw = NULL;
+	uint64_t seen[5] = { 0 }, s = 0, t = 0;
+	size_t i, j;
+
+	CHECK_OK(lec_store_open_dir(&a, dir, NULL));
+	CHECK_OK(lec_store_open_dir(&b, dir, NULL));
+	CHECK_OK(lec_store_commit_stamp(a, &seen[0]));
+	CHECK(seen[0] != 0);
+	CHECK_OK(lec_store_commit_stamp(b, &s));
+	CHECK(s == seen[0]);
+	CHECK_OK(lec_store_read_begin(a));
+	lec_store_read_end(a);
+	CHECK_OK(lec_store__exec(b, "BEGIN IMMEDIATE"));
+	CHECK_OK(lec_store__exec(b, "DELETE FROM users"));
+	CHECK_OK(lec_store__exec(b, "ROLLBACK"));
+	CHECK_OK(lec_store_commit_stamp(a, &s));
+	CHECK(s == seen[0]);
+	CHECK_OK(lec_user_create(b, "other-handle", NULL));
+	CHECK_OK(lec_store_commit_stamp(a, &seen[1]));
+	CHECK_OK(lec_user_create(a, "same-handle", NULL));
+	CHECK_OK(lec_store_commit_stamp(a, &seen[2]));
+	CHECK_OK(lec_store_commit_stamp(b, &t));
+	CHECK(t == seen[2]);
+	CHECK(sqlite3_open(a->path, &raw) == SQLITE_OK);
+	CHECK(sqlite3_exec(raw, "UPDATE users SET username = 'renamed' WHERE "
+			   "username = 'same-handle'", NULL, NULL, NULL) ==
+	      SQLITE_OK);
+	CHECK_OK(lec_store_commit_stamp(a, &seen[3]));
+	CHECK(sqlite3_wal_checkpoint_v2(raw, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+					NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(raw, "UPDATE users SET username = 'again' WHERE "
+			   "username = 'renamed'", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(raw);
+	CHECK_OK(lec_store_commit_stamp(a, &seen[4]));
+	for (i = 0; i < 5; i++)
+		for (j = i + 1; j < 5; j++)
+			CHECK(seen[i] != seen[j]);
+	lec_store_free(a);
+	lec_store_free(b);
+}
+
 /* A cached statement comes back reset and unbound; one in use is never
  * handed out twice. */
 TEST(statement_cache_reuses_safely)
@@ -442,6 +491,7 @@ TEST(statement_cache_checks_text_behind_address)
 
 static const struct lec_test tests[] = {
 	TEST_ENTRY(data_version_tracks_every_writer),
+	TEST_ENTRY(commit_stamp_moves_with_every_commit),
 	TEST_ENTRY(statement_cache_reuses_safely),
 	TEST_ENTRY(statement_cache_checks_text_behind_address),
 	TEST_ENTRY(creates_private_wal_store),

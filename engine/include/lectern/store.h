@@ -79,6 +79,20 @@ void lec_store_read_end(struct lec_store *store);
  */
 int lec_store_data_version(struct lec_store *store, uint64_t *out);
 
+/**
+ * The database's newest commit, told without a transaction: a number that
+ * changes with every commit, through this handle or any other, in any
+ * process, read from the header SQLite keeps of its write-ahead log in
+ * shared memory (no lock, no system call). Take it before a read
+ * snapshot: what that snapshot derives is still valid while the stamp is
+ * unchanged, so a repeated request can be answered without beginning a
+ * transaction at all.
+ * @return LEC_OK with *out set (never 0); LEC_ENOTFOUND when it cannot be
+ *         told now (not in WAL mode, no read yet, a commit under way):
+ *         take a snapshot instead
+ */
+int lec_store_commit_stamp(struct lec_store *store, uint64_t *out);
+
 /** The schema version of the open database. */
 int lec_store_schema_version(struct lec_store *store);
 
