@@ -111,7 +111,8 @@ static int tokenizer_open(struct lec_store *st,
 		lec_store__finalize(st, probe);
 	} else {
 		lec_error_clear();
-		if ((rc = lec__search_rank_register(api, st->db)) < 0)
+		if ((rc = lec__search_rank_register(api, st->db)) < 0 ||
+		    (rc = lec__search_postings_register(api, st)) < 0)
 			return rc;
 	}
 	if (api == NULL ||
@@ -866,6 +867,8 @@ struct gather {
 	struct acc_list named; /* pages of name matches, ranked first */
 	struct lec__search_tokenizer *tok;
 	int page_checks; /* FTS5 lookups left for page_has */
+	/* The query's remembered postings, NULL: rank with FTS5 statements */
+	struct lec__search_postings *post;
 };
 
 static int acc_push(struct acc_list *l, int64_t page_id, int rank)
@@ -1010,30 +1013,179 @@ static int load_pages(struct gather *g)
 	return rc;
 }
 
-/* Rows of expr within the searched pages' rowid range. */
-static int match_prepare(struct gather *g, int count_only, const char *expr,
-			 sqlite3_stmt **stmt)
+/* The searched pages' rowid range: [*lo, *hi]. */
+static void rowid_range(const struct gather *g, int64_t *lo, int64_t *hi)
 {
 	int64_t last = g->ranges[0].last;
 	size_t i;
-	int rc = lec_store__prepare(
-		g->st, stmt,
+
+	for (i = 1; i < g->nranges; i++)
+		if (g->ranges[i].last > last)
+			last = g->ranges[i].last;
+	*lo = g->ranges[0].first * ENTRIES_PER_PAGE;
+	*hi = last * ENTRIES_PER_PAGE + ENTRIES_PER_PAGE - 1;
+}
+
+/* Where gather_rows reads the matching rows, in ascending rowid order,
+ * each with its lec_rank score (unless count_only): an FTS5 statement, or
+ * the query's remembered postings merged in memory (every phrase: the AND
+ * form; any: the OR form), which give the same rows and scores. */
+struct rows {
+	sqlite3_stmt *stmt;
+	const struct lec__search_postings *post;
+	int all;
+	int count_only;
+	size_t at[LEC_SEARCH_TERMS_MAX]; /* each list's next row */
+	int64_t hi;
+};
+
+/* The first index of list (len rowids) at or after from. */
+static size_t seek_row(const int64_t *list, size_t len, size_t from,
+		       int64_t rowid)
+{
+	size_t step = 1, lo = from, hi;
+
+	/* Gallop, then halve: lists are walked forward in small steps. */
+	while (lo + step < len && list[lo + step] < rowid) {
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step < len ? lo + step : len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (list[mid] < rowid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int rows_open(struct gather *g, struct rows *r, const char *expr,
+		     int all, int count_only)
+{
+	int64_t lo, hi;
+	size_t i;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rowid_range(g, &lo, &hi);
+	r->count_only = count_only;
+	if (g->post) {
+		r->post = g->post;
+		r->all = all;
+		r->hi = hi;
+		for (i = 0; i < g->post->n; i++)
+			r->at[i] = seek_row(g->post->rowids[i], g->post->len[i],
+					    0, lo);
+		return LEC_OK;
+	}
+	rc = lec_store__prepare(
+		g->st, &r->stmt,
 		count_only ? "SELECT rowid FROM search_entries WHERE "
 			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND ?3"
 			   : "SELECT rowid, " LEC__SEARCH_RANK_NAME
 			     "(search_entries, ?1) FROM search_entries WHERE "
 			     "search_entries MATCH ?1 AND rowid BETWEEN ?2 AND "
 			     "?3");
-
-	if (rc < 0 || (rc = lec_store__bind_text(*stmt, 1, expr)) < 0)
+	if (rc < 0 || (rc = lec_store__bind_text(r->stmt, 1, expr)) < 0)
 		return rc;
-	for (i = 1; i < g->nranges; i++)
-		if (g->ranges[i].last > last)
-			last = g->ranges[i].last;
-	sqlite3_bind_int64(*stmt, 2, g->ranges[0].first * ENTRIES_PER_PAGE);
-	sqlite3_bind_int64(*stmt, 3,
-			   last * ENTRIES_PER_PAGE + ENTRIES_PER_PAGE - 1);
+	sqlite3_bind_int64(r->stmt, 2, lo);
+	sqlite3_bind_int64(r->stmt, 3, hi);
 	return LEC_OK;
+}
+
+/* The next row of every list (the AND form): leapfrog to a rowid they
+ * all have. 0 when one list runs out. */
+static int postings_next_all(struct rows *r, int64_t *rowid)
+{
+	const struct lec__search_postings *p = r->post;
+	int64_t target;
+	size_t i, agree = 0;
+
+	if (r->at[0] >= p->len[0])
+		return 0;
+	target = p->rowids[0][r->at[0]];
+	for (i = 0; agree < p->n; i = (i + 1) % p->n) {
+		r->at[i] = seek_row(p->rowids[i], p->len[i], r->at[i], target);
+		if (r->at[i] >= p->len[i])
+			return 0;
+		if (p->rowids[i][r->at[i]] == target) {
+			agree++;
+		} else {
+			target = p->rowids[i][r->at[i]];
+			agree = 1;
+		}
+	}
+	*rowid = target;
+	return 1;
+}
+
+/* The next row of any list (the OR form). 0 when all have run out. */
+static int postings_next_any(struct rows *r, int64_t *rowid)
+{
+	const struct lec__search_postings *p = r->post;
+	int64_t min = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (r->at[i] < p->len[i] && p->rowids[i][r->at[i]] < min)
+			min = p->rowids[i][r->at[i]];
+	*rowid = min;
+	return min != INT64_MAX;
+}
+
+/* The next matching row: 1, 0 at the end, < 0 an engine error. */
+static int rows_next(struct gather *g, struct rows *r, int64_t *rowid,
+		     double *score)
+{
+	const struct lec__search_postings *p = r->post;
+	double norm;
+	size_t i;
+	int rc;
+
+	if (r->stmt) {
+		if ((rc = sqlite3_step(r->stmt)) != SQLITE_ROW)
+			return rc == SQLITE_DONE ? 0
+						 : lec_store__sqlerr(g->st, rc,
+								     "searching");
+		*rowid = sqlite3_column_int64(r->stmt, 0);
+		*score = r->count_only ? 0 : sqlite3_column_double(r->stmt, 1);
+		return 1;
+	}
+	if (!(r->all ? postings_next_all(r, rowid) : postings_next_any(r, rowid)) ||
+	    *rowid > r->hi)
+		return 0;
+	/* lec_rank's sum, phrase by phrase; a phrase not in the row adds
+	 * exactly 0 there. */
+	norm = p->norm[*rowid & (LEC__SEARCH_LENGTH_BUCKETS - 1)];
+	*score = 0;
+	for (i = 0; i < p->n; i++)
+		if (r->at[i] < p->len[i] && p->rowids[i][r->at[i]] == *rowid) {
+			if (!r->count_only)
+				*score += lec__search_bm25(
+					p->idf[i], p->freqs[i][r->at[i]], norm);
+			r->at[i]++;
+		}
+	return 1;
+}
+
+/* Counting pages only: nothing more of this page is needed. */
+static void rows_skip_page(struct rows *r, int64_t page_id)
+{
+	size_t i;
+
+	if (r->post == NULL)
+		return;
+	for (i = 0; i < r->post->n; i++)
+		r->at[i] = seek_row(r->post->rowids[i], r->post->len[i],
+				    r->at[i], (page_id + 1) * ENTRIES_PER_PAGE);
+}
+
+static void rows_close(struct gather *g, struct rows *r)
+{
+	lec_store__finalize(g->st, r->stmt);
 }
 
 /* Whether page_id is a searched page; *rank gets its rank. */
@@ -1068,37 +1220,38 @@ static int in_list(const struct acc_list *l, size_t *cursor, int64_t page_id)
 	return *cursor < l->len && l->items[*cursor].page_id == page_id;
 }
 
-/* Run expr; score its pages into out, skipping pages in `skip`. With
- * count_only, just count the distinct pages (no bm25). */
-static int gather_rows(struct gather *g, const char *expr,
+/* Run expr (all: the AND form); score its pages into out, skipping pages
+ * in `skip`. With count_only, just count the distinct pages (no bm25). */
+static int gather_rows(struct gather *g, const char *expr, int all,
 		       struct acc_list *out, const struct acc_list *skip,
 		       int count_only, size_t *count)
 {
-	sqlite3_stmt *stmt = NULL;
-	int64_t last = -1, rowid, page_id;
+	struct rows r;
+	int64_t last = -1, rowid = 0, page_id;
 	size_t cursor = 0;
-	double score;
+	double score = 0;
 	int rc, rank = 0;
 
 	*count = 0;
-	rc = match_prepare(g, count_only, expr, &stmt);
-	while (rc == LEC_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		rowid = sqlite3_column_int64(stmt, 0);
+	if ((rc = rows_open(g, &r, expr, all, count_only)) < 0)
+		goto done;
+	while ((rc = rows_next(g, &r, &rowid, &score)) == 1) {
 		page_id = rowid >> ENTRY_BITS;
-		rc = LEC_OK;
 		if ((page_id != last && !page_rank(g, page_id, &rank)) ||
 		    (skip && in_list(skip, &cursor, page_id)))
 			continue;
 		if (page_id != last) {
 			++*count;
 			last = page_id;
-			if (!count_only &&
-			    (rc = acc_push(out, page_id, rank)) < 0)
+			if (count_only) {
+				rows_skip_page(&r, page_id);
+				continue;
+			}
+			if ((rc = acc_push(out, page_id, rank)) < 0)
 				break;
 		}
 		if (count_only)
 			continue;
-		score = sqlite3_column_double(stmt, 1);
 		if ((rowid & (ENTRIES_PER_PAGE - 1)) >>
 			    LEC__SEARCH_LENGTH_BITS ==
 		    0) {
@@ -1111,7 +1264,9 @@ static int gather_rows(struct gather *g, const char *expr,
 			acc_block(p, rowid, score);
 		}
 	}
-	return steps_end(g, stmt, rc);
+done:
+	rows_close(g, &r);
+	return rc < 0 ? rc : LEC_OK;
 }
 
 /* Names ------------------------------------------------------------------------ */
@@ -1476,16 +1631,22 @@ static int gather(struct gather *g, const struct lec__search_expr *ex,
 	size_t n = 0, in_all, in_any = 0;
 	int rc;
 
-	if ((rc = load_pages(g)) < 0 || g->nranges == 0 ||
-	    (ex->all && (rc = gather_rows(g, ex->all, &g->all, NULL, 0, &n)) <
-				0) ||
+	if ((rc = load_pages(g)) < 0 || g->nranges == 0)
+		return rc;
+	if (ex->phrases &&
+	    (rc = lec__search_postings_get(g->st, ex, &g->post)) < 0 &&
+	    rc != LEC_ENOTFOUND)
+		return rc;
+	lec_error_clear();
+	if ((ex->all &&
+	     (rc = gather_rows(g, ex->all, 1, &g->all, NULL, 0, &n)) < 0) ||
 	    (rc = gather_names(g)) < 0)
 		return rc;
 	in_all = merge_named(g, &g->all);
 	*total = n + g->named.len - in_all;
 	if (ex->all == NULL || strcmp(ex->all, ex->any) == 0)
 		return LEC_OK;
-	rc = gather_rows(g, ex->any, &g->any, &g->all,
+	rc = gather_rows(g, ex->any, 0, &g->any, &g->all,
 			 window_end <= n - in_all + g->named.len, &n);
 	if (rc == LEC_OK)
 		in_any = merge_named(g, &g->any);
@@ -1615,6 +1776,7 @@ done:
 	if (rc < 0)
 		lec_search_results_dispose(out);
 	lec__search_hl_free(g.hl);
+	lec__search_postings_free(g.post);
 	lec__free(g.ranges);
 	lec__free(g.ranked);
 	lec__free(g.all.items);

@@ -299,6 +299,65 @@ static int scan_first(struct pass *p, const struct lec__search_tokenizer *t,
 	return 1;
 }
 
+/* Whether the ASCII word text[i..e) tokenizes to a query token: only a
+ * word that may_match one is stemmed. */
+static int word_is_match(struct pass *p, const struct lec__search_tokenizer *t,
+			 size_t i, size_t e)
+{
+	size_t j;
+
+	for (j = 0; j < p->hl->len; j++)
+		if (may_match(&p->hl->tokens[j], p->text, e, i))
+			break;
+	if (j == p->hl->len)
+		return 0;
+	p->found = 0;
+	t->api.xTokenize(t->tok, p, FTS5_TOKENIZE_DOCUMENT, p->text + i,
+			 (int)(e - i), word_token);
+	return p->found;
+}
+
+static int is_ascii(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return 0;
+	return 1;
+}
+
+/* emit_token's pass over an ASCII slice [p->base, to) without tokenizing
+ * the words that cannot match (as scan_first): the same output. */
+static void scan_emit(struct pass *p, const struct lec__search_tokenizer *t,
+		      size_t to)
+{
+	const char *text = p->text;
+	size_t i, e, last = p->done;
+
+	for (i = p->base; i < to; i = e) {
+		if (!is_ascii_alnum(text[i])) {
+			e = i + 1;
+			continue;
+		}
+		for (e = i; e < to && is_ascii_alnum(text[e]); e++)
+			;
+		if (e > p->limit)
+			break; /* maybe cut short by the slice */
+		last = e;
+		if (!word_is_match(p, t, i, e))
+			continue;
+		put_escaped(&p->out, text + p->done, i - p->done);
+		lec__buf_puts(&p->out, "<span>");
+		put_escaped(&p->out, text + i, e - i);
+		lec__buf_puts(&p->out, "</span>");
+		p->done = e;
+		p->matched = 1;
+	}
+	put_escaped(&p->out, text + p->done, last - p->done);
+	p->done = last;
+}
+
 /* Where a fragment starts: the text's start when the match is near it,
  * else the first remembered token start within LEAD bytes before it. */
 static size_t fragment_start(const struct pass *p)
@@ -348,8 +407,11 @@ int lec__search_hl_text(const struct lec__search_hl *hl, const char *text,
 	p.done = from;
 	/* A token ending at a cut slice's end may be cut itself. */
 	p.limit = to == len ? len : to - 1;
-	t->api.xTokenize(t->tok, &p, FTS5_TOKENIZE_DOCUMENT, text + from,
-			 (int)(to - from), emit_token);
+	if (hl->ascii && is_ascii(text + from, to - from))
+		scan_emit(&p, t, to);
+	else
+		t->api.xTokenize(t->tok, &p, FTS5_TOKENIZE_DOCUMENT,
+				 text + from, (int)(to - from), emit_token);
 	/* The rest of the text when the fragment reaches its end; else stop
 	 * after the last whole token. */
 	if (to == len)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lectern/search.h"
+
 /* Deepest parenthesis nesting honoured; deeper '(' and ')' are spaces. */
 #define LEC__SEARCH_DEPTH_MAX 16
 
@@ -31,6 +33,12 @@ struct lec__search_expr {
 		int prefix;
 	} *positive;
 	size_t npositive;
+	/* When the query is a plain list of words and phrases (no operator,
+	 * exclusion or group), the FTS5 phrases of `all` and `any` in their
+	 * order there, each once per occurrence; NULL otherwise. search.c
+	 * then ranks from remembered postings (search_postings.c). Owned. */
+	char **phrases;
+	size_t nphrases;
 };
 
 /*
@@ -86,14 +94,64 @@ int lec__page_read(const char *file, char **data, size_t *len);
  * document frequencies (without it they are counted every time). */
 #define LEC__SEARCH_RANK_NAME "lec_rank"
 
+/* Length buckets a rowid can hold. */
+#define LEC__SEARCH_LENGTH_BUCKETS (1 << LEC__SEARCH_LENGTH_BITS)
+
 /* The length bucket of an entry of `bytes` bytes (of its three texts). */
 int lec__search_length_bucket(size_t bytes);
+
+/* The parts of lec_rank's BM25, shared with search_postings.c so that
+ * scores computed from remembered postings are the same to the bit: the
+ * inverse document frequency of a phrase in hits of rows; BM25's length
+ * normalisation per length bucket (norm has LEC__SEARCH_LENGTH_BUCKETS
+ * elements) from the table's row and token counts; a phrase's instances
+ * in the current row of fts weighted by column; and one phrase's term. */
+double lec__search_idf(sqlite3_int64 rows, sqlite3_int64 hits);
+void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
+		       double *norm);
+int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
+			    int phrase, double *freq);
+double lec__search_bm25(double idf, double freq, double norm);
 /* Register lec_rank on db, the connection of api. */
 int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 
-/* Names (search_names.c) ---------------------------------------------------- */
+/* Remembered postings (search_postings.c) ------------------------------------ */
 
 struct lec_store;
+struct lec__search_memo;
+
+/* The rows of a plain query's phrases (lec__search_expr.phrases), each
+ * list ascending by rowid with the phrase's weighted instances in that row
+ * (lec__search_phrase_freq), over the whole table; and what BM25 needs to
+ * score them as lec_rank does. */
+struct lec__search_postings {
+	size_t n;
+	const char *const *phrases;
+	const int64_t *rowids[LEC_SEARCH_TERMS_MAX];
+	const double *freqs[LEC_SEARCH_TERMS_MAX];
+	size_t len[LEC_SEARCH_TERMS_MAX];
+	double idf[LEC_SEARCH_TERMS_MAX];
+	double norm[LEC__SEARCH_LENGTH_BUCKETS];
+	struct lec__search_plist *own; /* lists read for this query and not remembered */
+};
+
+/*
+ * The postings of ex's phrases, from the connection's memory or read now;
+ * call inside a read snapshot. *out owned by the caller
+ * (lec__search_postings_free), valid until the next call on the store.
+ * @return LEC_OK; LEC_ENOTFOUND when ex is not a plain list of phrases or
+ *         one occurs in too many rows (rank with FTS5 statements
+ *         instead); an engine error
+ */
+int lec__search_postings_get(struct lec_store *st,
+			     const struct lec__search_expr *ex,
+			     struct lec__search_postings **out);
+/* Accepts NULL. */
+void lec__search_postings_free(struct lec__search_postings *p);
+/* Register lec_postings on the store's connection (api its FTS5 API). */
+int lec__search_postings_register(fts5_api *api, struct lec_store *st);
+
+/* Names (search_names.c) ---------------------------------------------------- */
 
 /* Put the names of a section or domain entry (its rowid entry) in
  * search_names through stmt, "INSERT OR IGNORE INTO search_names (key,

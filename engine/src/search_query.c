@@ -453,6 +453,30 @@ static int collect_positive(struct lexer *lx, struct lec__search_expr *out)
 	return LEC_OK;
 }
 
+/* The phrases of a plain list of words and phrases, in order: `all` is
+ * then exactly "P0 AND P1 ..." and `any` "P0 OR P1 ...". Anything else
+ * (an operator, an exclusion, a group) leaves out->phrases NULL. */
+static int collect_phrases(struct lexer *lx, struct lec__search_expr *out)
+{
+	size_t i;
+
+	for (i = 0; i < lx->len; i++)
+		if (lx->items[i].kind != ITEM_TEXT || lx->items[i].negated ||
+		    lx->items[i].op != OP_NONE)
+			return LEC_OK;
+	if (lx->len == 0)
+		return LEC_OK;
+	out->phrases = lec__calloc(lx->len, sizeof(*out->phrases));
+	if (out->phrases == NULL)
+		return lec__error_oom();
+	for (i = 0; i < lx->len; i++) {
+		out->phrases[i] = lx->items[i].fts;
+		lx->items[i].fts = NULL; /* moved */
+	}
+	out->nphrases = lx->len;
+	return LEC_OK;
+}
+
 /* Translating -------------------------------------------------------------- */
 
 int lec__search_translate(const char *query, lec__search_tokens_fn has_tokens,
@@ -487,7 +511,8 @@ int lec__search_translate(const char *query, lec__search_tokens_fn has_tokens,
 	out->terms = lx.terms;
 	if ((rc = fold_all(&lx, OP_AND, &out->all)) < 0 ||
 	    (rc = fold_all(&lx, OP_OR, &out->any)) < 0 ||
-	    (rc = collect_positive(&lx, out)) < 0)
+	    (rc = collect_positive(&lx, out)) < 0 ||
+	    (rc = collect_phrases(&lx, out)) < 0)
 		lec__search_expr_dispose(out);
 done:
 	for (i = 0; i < lx.len; i++) {
@@ -508,6 +533,9 @@ void lec__search_expr_dispose(struct lec__search_expr *expr)
 	for (i = 0; i < expr->npositive; i++)
 		lec__free(expr->positive[i].text);
 	lec__free(expr->positive);
+	for (i = 0; i < expr->nphrases; i++)
+		lec__free(expr->phrases[i]);
+	lec__free(expr->phrases);
 	lec__free(expr->all);
 	lec__free(expr->any);
 	memset(expr, 0, sizeof(*expr));

@@ -78,7 +78,47 @@ int lec__search_length_bucket(size_t bytes)
 }
 
 /* Length buckets a rowid can hold. */
-#define LENGTH_BUCKETS (1 << LEC__SEARCH_LENGTH_BITS)
+#define LENGTH_BUCKETS LEC__SEARCH_LENGTH_BUCKETS
+
+double lec__search_idf(sqlite3_int64 rows, sqlite3_int64 hits)
+{
+	double idf = ln(((double)(rows - hits) + 0.5) / ((double)hits + 0.5));
+
+	return idf > 0 ? idf : 1e-6; /* as FTS5: common terms still count */
+}
+
+void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
+		       double *norm)
+{
+	double len, avg_bytes = rows > 0 ? (double)tokens / (double)rows *
+						   BYTES_PER_TOKEN
+					 : 1;
+	int i;
+
+	for (len = 1, i = 0; i < LENGTH_BUCKETS; i++, len *= BUCKET_STEP)
+		norm[i] = K1 * (1 - B + B * len / avg_bytes);
+}
+
+int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
+			    int phrase, double *freq)
+{
+	Fts5PhraseIter it;
+	int col, off, rc;
+
+	*freq = 0;
+	if ((rc = api->xPhraseFirst(fts, phrase, &it, &col, &off)) !=
+	    SQLITE_OK)
+		return rc;
+	for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off))
+		if (col < NWEIGHTS)
+			*freq += weights[col];
+	return SQLITE_OK;
+}
+
+double lec__search_bm25(double idf, double freq, double norm)
+{
+	return idf * freq * (K1 + 1) / (freq + norm);
+}
 
 /* What a query computes once: inverse document frequencies, and BM25's
  * length normalization for each length bucket. */
@@ -201,10 +241,7 @@ static int count_idf(const Fts5ExtensionApi *api, Fts5Context *fts,
 		if ((rc = api->xQueryPhrase(fts, i, &hits, count_row)) !=
 		    SQLITE_OK)
 			return rc;
-		d->idf[i] = ln(((double)(rows - hits) + 0.5) /
-			       ((double)hits + 0.5));
-		if (d->idf[i] <= 0)
-			d->idf[i] = 1e-6; /* as FTS5: common terms still count */
+		d->idf[i] = lec__search_idf(rows, hits);
 	}
 	return SQLITE_OK;
 }
@@ -218,8 +255,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts,
 	struct rank_cache *c = api->xUserData(fts);
 	struct rank_stamp stamp = { 0 };
 	struct rank_slot *slot;
-	double len, avg_bytes;
-	int n, rc, i;
+	int n, rc;
 
 	if ((*out = d) != NULL)
 		return SQLITE_OK;
@@ -236,11 +272,7 @@ static int rank_data(const Fts5ExtensionApi *api, Fts5Context *fts,
 		return SQLITE_NOMEM;
 	d->nphrase = n;
 	d->idf = (double *)(d + 1);
-	avg_bytes = stamp.rows > 0 ? (double)stamp.tokens / (double)stamp.rows *
-					     BYTES_PER_TOKEN
-				   : 1;
-	for (len = 1, i = 0; i < LENGTH_BUCKETS; i++, len *= BUCKET_STEP)
-		d->norm[i] = K1 * (1 - B + B * len / avg_bytes);
+	lec__search_norms(stamp.rows, stamp.tokens, d->norm);
 	if ((slot = cache_find(c, expr, &stamp, n)) != NULL) {
 		memcpy(d->idf, slot->idf, (size_t)n * sizeof(double));
 	} else if ((rc = count_idf(api, fts, stamp.rows, d)) == SQLITE_OK) {
@@ -259,8 +291,7 @@ static void lec_rank(const Fts5ExtensionApi *api, Fts5Context *fts,
 		     sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct rank_data *d = NULL;
-	Fts5PhraseIter it;
-	int i, col, off, rc;
+	int i, rc;
 	double freq, norm, score = 0;
 
 	if ((rc = rank_data(api, fts,
@@ -274,16 +305,12 @@ static void lec_rank(const Fts5ExtensionApi *api, Fts5Context *fts,
 	/* Phrase by phrase: xInst would first merge every phrase's
 	 * instances into one sorted array. */
 	for (i = 0; i < d->nphrase; i++) {
-		freq = 0;
-		if ((rc = api->xPhraseFirst(fts, i, &it, &col, &off)) !=
+		if ((rc = lec__search_phrase_freq(api, fts, i, &freq)) !=
 		    SQLITE_OK) {
 			sqlite3_result_error_code(ctx, rc);
 			return;
 		}
-		for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off))
-			if (col < NWEIGHTS)
-				freq += weights[col];
-		score += d->idf[i] * freq * (K1 + 1) / (freq + norm);
+		score += lec__search_bm25(d->idf[i], freq, norm);
 	}
 	sqlite3_result_double(ctx, score);
 }

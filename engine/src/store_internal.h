@@ -53,6 +53,10 @@ struct lec_store {
 	struct lec_store_cached_stmt stmts[LEC_STORE_STMT_CACHE];
 	uint64_t stmt_clock;
 	struct lec_store_token_memo tokens[LEC_STORE_TOKEN_MEMO];
+	/* The connection's remembered search postings (search_postings.c;
+	 * owned by the connection's FTS5 function), NULL until the first
+	 * search. */
+	struct lec__search_memo *search_memo;
 };
 
 /* Forget every remembered token (user.c); lec_store_free calls it. */

@@ -1277,6 +1277,218 @@ TEST(first_page_of_partial_matches_is_the_best_of_all)
 	lec_store_free(st);
 }
 
+/* Remembered postings --------------------------------------------------------- */
+
+/* Words of the generated pages: few, so pages share many of them. */
+static const char *const vocabulary[] = {
+	"alpha", "beta", "gamma", "delta", "loop", "loops", "event",
+	"runner", "context", "manager", "statement", "with", "timeout",
+};
+#define VOCABULARY (sizeof(vocabulary) / sizeof(vocabulary[0]))
+#define GEN_PAGES 40
+
+static unsigned next_word(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) % (unsigned)VOCABULARY;
+}
+
+/* Words of the generated text, space-separated (owned). */
+static char *gen_text(unsigned *seed, unsigned words)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	unsigned i;
+
+	for (i = 0; i < words; i++)
+		lec__buf_printf(&b, "%s%s", i ? " " : "",
+				vocabulary[next_word(seed)]);
+	return lec__buf_take(&b);
+}
+
+/* GEN_PAGES pages of generated text into version v (seeded by seed). */
+static void index_generated(struct lec_store *st, int64_t v, unsigned seed)
+{
+	struct lec_search_page pages[GEN_PAGES];
+	struct lec_page_doc *docs[GEN_PAGES];
+	char paths[GEN_PAGES][24], id[8], *t, *c;
+	size_t i, j;
+
+	for (i = 0; i < GEN_PAGES; i++) {
+		t = gen_text(&seed, 1 + i % 3);
+		docs[i] = doc_new(t);
+		lec__free(t);
+		for (j = 0; j < 1 + i % 4; j++) {
+			snprintf(id, sizeof(id), "s%zu", j);
+			t = gen_text(&seed, 1 + j % 2);
+			c = gen_text(&seed, 4 + (unsigned)((i * 7 + j) % 30));
+			doc_section(docs[i], id, t, c);
+			lec__free(t);
+			lec__free(c);
+		}
+		if (i % 5 == 0)
+			doc_domain(docs[i], "py:function", "event.loop", "event.loop",
+				   "runs the event loop");
+		snprintf(paths[i], sizeof(paths[i]), "p%02zu.html", i);
+		pages[i].path = paths[i];
+		pages[i].rank = (int)(i % 7) - 3;
+		pages[i].doc = docs[i];
+	}
+	CHECK_OK(lec_search_index_replace(st, v, pages, GEN_PAGES));
+	for (i = 0; i < GEN_PAGES; i++)
+		lec_page_doc_free(docs[i]);
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether two result pages are the same, field by field, scores to the
+ * bit. */
+static int same_results(const struct lec_search_results *a,
+			const struct lec_search_results *b)
+{
+	size_t i, j;
+
+	if (a->total != b->total || a->len != b->len)
+		return 0;
+	for (i = 0; i < a->len; i++) {
+		const struct lec_search_hit *x = &a->items[i], *y = &b->items[i];
+
+		if (x->version_id != y->version_id || x->score != y->score ||
+		    !same_text(x->path, y->path) ||
+		    !same_text(x->title_highlight, y->title_highlight) ||
+		    x->blocks_len != y->blocks_len)
+			return 0;
+		for (j = 0; j < x->blocks_len; j++)
+			if (x->blocks[j].type != y->blocks[j].type ||
+			    !same_text(x->blocks[j].id, y->blocks[j].id) ||
+			    !same_text(x->blocks[j].title_highlight,
+				       y->blocks[j].title_highlight) ||
+			    !same_text(x->blocks[j].content_highlight,
+				       y->blocks[j].content_highlight))
+				return 0;
+	}
+	return 1;
+}
+
+/* Each query, in each window and version set, gives the same results
+ * from remembered postings as from FTS5 statements (the store's memory
+ * taken away: lec__search_postings_get then declines). */
+static void check_postings_rank_as_fts5(struct lec_store *st,
+					const int64_t *versions)
+{
+	static const char *const queries[] = {
+		"alpha", "alpha beta", "context manager with statement",
+		"loop", "loops event", "event loop runner", "gam*",
+		"alpha alpha", "\"event loop\" timeout", "beta zzzz",
+		"zzzz", "manag", "with",
+	};
+	static const size_t windows[][2] = { { 1, 10 }, { 2, 3 }, { 1, 50 },
+					     { 3, 2 } };
+	struct lec__search_memo *memo = st->search_memo;
+	struct lec_search_results with, without;
+	size_t q, w, n;
+
+	for (n = 1; n <= 2; n++)
+		for (q = 0; q < sizeof(queries) / sizeof(queries[0]); q++)
+			for (w = 0; w < 4; w++) {
+				struct lec_search_request req = {
+					queries[q], versions, n, windows[w][0],
+					windows[w][1]
+				};
+
+				st->search_memo = memo;
+				CHECK_OK(lec_search_query(st, &req, &with));
+				st->search_memo = NULL;
+				CHECK_OK(lec_search_query(st, &req, &without));
+				if (!same_results(&with, &without))
+					FAIL_AT("'%s' in %zu version(s), page %zu "
+						"of %zu: remembered postings "
+						"rank otherwise",
+						queries[q], n, windows[w][0],
+						windows[w][1]);
+				lec_search_results_dispose(&with);
+				lec_search_results_dispose(&without);
+			}
+	st->search_memo = memo;
+}
+
+TEST(remembered_postings_rank_as_fts5_does)
+{
+	const char *dir = lec_test_tmpdir();
+	struct lec_store *st = NULL, *other = NULL;
+	int64_t versions[2], project;
+
+	CHECK_OK(lec_store_open_dir(&st, dir, NULL));
+	CHECK_OK(lec_store_open_dir(&other, dir, NULL));
+	if (st == NULL || other == NULL)
+		goto done;
+	project = lec_test_project(st, "p");
+	versions[0] = new_version(st, project, "v1");
+	versions[1] = new_version(st, project, "v2");
+	index_generated(st, versions[0], 1);
+	index_generated(st, versions[1], 2);
+	total_of(st, versions[0], "alpha"); /* registers the memory */
+	CHECK(st->search_memo != NULL);
+	check_postings_rank_as_fts5(st, versions);
+	/* Another connection rewrites a version: what was remembered goes. */
+	index_generated(other, versions[1], 3);
+	check_postings_rank_as_fts5(st, versions);
+	/* So does a change through this one. */
+	index_generated(st, versions[0], 4);
+	check_postings_rank_as_fts5(st, versions);
+done:
+	lec_store_free(st);
+	lec_store_free(other);
+}
+
+/* The postings of a plain query: every row of each phrase, ascending, as
+ * FTS5 counts them; remembered (the same lists the next time); none for
+ * a query with operators. */
+TEST(postings_are_every_row_and_remembered)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
+	struct lec__search_expr ex = { 0 }, ops = { 0 };
+	struct lec__search_postings *p = NULL, *again = NULL, *none = NULL;
+	char sql[128];
+	size_t i, j;
+
+	index_generated(st, v, 7);
+	total_of(st, v, "alpha"); /* registers the memory */
+	CHECK_OK(lec__search_translate("alpha loop \"event loop\" gam* zzzz",
+				       test_tokens, NULL, &ex));
+	CHECK_OK(lec__search_translate("alpha -loop", test_tokens, NULL, &ops));
+	CHECK_OK(lec_store_read_begin(st));
+	CHECK_OK(lec__search_postings_get(st, &ex, &p));
+	CHECK_OK(lec__search_postings_get(st, &ex, &again));
+	CHECK_INT(lec__search_postings_get(st, &ops, &none), LEC_ENOTFOUND);
+	lec_store_read_end(st);
+	CHECK(none == NULL);
+	if (p == NULL || again == NULL)
+		goto done;
+	CHECK_INT(p->n, 5);
+	for (i = 0; i < p->n; i++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM search_entries "
+			 "WHERE search_entries MATCH '%s'", ex.phrases[i]);
+		CHECK_INT((int64_t)p->len[i], count_sql(st, sql));
+		for (j = 1; j < p->len[i]; j++)
+			CHECK(p->rowids[i][j - 1] < p->rowids[i][j]);
+		for (j = 0; j < p->len[i]; j++)
+			CHECK(p->freqs[i][j] > 0);
+		CHECK(again->rowids[i] == p->rowids[i]);
+	}
+	CHECK(p->len[0] > 0 && p->len[2] > 0 && p->len[3] > 0);
+	CHECK_INT(p->len[4], 0);
+done:
+	lec__search_postings_free(p);
+	lec__search_postings_free(again);
+	lec__search_expr_dispose(&ex);
+	lec__search_expr_dispose(&ops);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(translation_of_the_query_syntax),
 	TEST_ENTRY(translation_of_broken_queries),
@@ -1298,6 +1510,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(remembered_frequencies_follow_index_changes),
 	TEST_ENTRY(scanned_highlights_equal_tokenized_ones),
 	TEST_ENTRY(first_page_of_partial_matches_is_the_best_of_all),
+	TEST_ENTRY(remembered_postings_rank_as_fts5_does),
+	TEST_ENTRY(postings_are_every_row_and_remembered),
 };
 
 LEC_TEST_MAIN(tests)

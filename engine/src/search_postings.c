@@ -1,0 +1,383 @@
+/*
+ * Remembered postings: for the phrases of recent queries, every row of
+ * search_entries each one occurs in (ascending rowids) with its instances
+ * weighted by column, exactly what lec_rank reads of a matching row. A
+ * query that is a plain list of words and phrases then finds the rows
+ * matching all or any of them by merging these lists in memory and scores
+ * them with lec_rank's own arithmetic (search_rank.c), to the bit: no FTS5
+ * statement steps through thousands of rows, which was most of a query's
+ * time (the OR form of "context manager with statement" alone steps
+ * through 5,000 rows of python3-doc to count its pages).
+ *
+ * A phrase's list is read in one pass over its doclist (FTS5's
+ * xQueryPhrase, from inside the auxiliary function lec_postings, the only
+ * place FTS5 hands out its API), the same pass lec_rank makes to count
+ * document frequencies, so even a query's first run costs no more than it
+ * did. Lists are remembered per connection, like lec_rank's frequencies,
+ * while the database is unchanged (data version and this connection's
+ * changes), the least recently used going first past a byte budget.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "search_internal.h"
+#include "store_internal.h"
+
+/* Bytes of postings a connection remembers: the lists of a few hundred
+ * words of python3-doc, or of the forty commonest of a 100,000-section
+ * index; each server thread has a connection of its own. */
+#define MEMO_BYTES_MAX ((size_t)8 << 20)
+/* Lists remembered per connection, whatever their size. */
+#define MEMO_SLOTS 128
+/* Rows of one phrase read into memory for one query; a phrase in more
+ * rows is ranked by FTS5 statements instead (they need no memory). */
+#define PHRASE_ROWS_MAX ((size_t)1 << 21)
+/* Pointer type of lec_postings' request argument (sqlite3_bind_pointer). */
+#define REQUEST_TYPE "lec_postings_request"
+#define POSTINGS_FN "lec_postings"
+
+/* One phrase's rows. */
+struct lec__search_plist {
+	char *phrase; /* the FTS5 phrase; NULL when the slot is free */
+	int64_t *rowids;
+	double *freqs;
+	size_t len, cap;
+	unsigned long used; /* clock of the last use, for eviction */
+};
+
+/* A connection's memory, lec_postings' user data. */
+struct lec__search_memo {
+	sqlite3 *db;
+	int valid; /* the state below describes the database */
+	unsigned int data_version;
+	sqlite3_int64 changes;
+	sqlite3_int64 rows, tokens; /* the table's, for BM25 */
+	struct lec__search_plist slots[MEMO_SLOTS];
+	size_t bytes;
+	unsigned long clock;
+};
+
+/* What one lec_postings call is asked to read. */
+struct request {
+	struct lec__search_postings *post;
+	struct lec__search_plist *read; /* post->n lists read now (phrase NULL: not) */
+	int too_many;      /* a phrase has more than PHRASE_ROWS_MAX rows */
+	int rc;            /* an SQLite code, from a failed read */
+};
+
+static size_t list_bytes(const struct lec__search_plist *l)
+{
+	return l->cap * (sizeof(*l->rowids) + sizeof(*l->freqs));
+}
+
+static void list_clear(struct lec__search_plist *l)
+{
+	lec__free(l->phrase);
+	lec__free(l->rowids);
+	lec__free(l->freqs);
+	memset(l, 0, sizeof(*l));
+}
+
+static void memo_flush(struct lec__search_memo *m)
+{
+	size_t i;
+
+	for (i = 0; i < MEMO_SLOTS; i++)
+		list_clear(&m->slots[i]);
+	m->bytes = 0;
+	m->valid = 0;
+}
+
+static void memo_free(void *p)
+{
+	struct lec__search_memo *m = p;
+
+	if (m == NULL)
+		return;
+	memo_flush(m);
+	lec__free(m);
+}
+
+static struct lec__search_plist *memo_find(struct lec__search_memo *m, const char *phrase)
+{
+	size_t i;
+
+	for (i = 0; i < MEMO_SLOTS; i++)
+		if (m->slots[i].phrase && strcmp(m->slots[i].phrase, phrase) == 0)
+			return &m->slots[i];
+	return NULL;
+}
+
+/* Keep a list read for the current query, evicting the least recently
+ * used lists that this query does not use (pinned: used at the clock's
+ * current value). On return l is either moved into the memory (emptied)
+ * or left to the caller. */
+static void memo_keep(struct lec__search_memo *m, struct lec__search_plist *l)
+{
+	struct lec__search_plist *free_slot, *victim;
+	size_t i, need = list_bytes(l);
+
+	if (need > MEMO_BYTES_MAX / 4 || memo_find(m, l->phrase))
+		return;
+	for (;;) {
+		free_slot = victim = NULL;
+		for (i = 0; i < MEMO_SLOTS; i++) {
+			struct lec__search_plist *s = &m->slots[i];
+
+			if (s->phrase == NULL)
+				free_slot = free_slot ? free_slot : s;
+			else if (s->used != m->clock &&
+				 (victim == NULL || s->used < victim->used))
+				victim = s;
+		}
+		if (free_slot && m->bytes + need <= MEMO_BYTES_MAX)
+			break;
+		if (victim == NULL)
+			return; /* everything is this query's own */
+		m->bytes -= list_bytes(victim);
+		list_clear(victim);
+	}
+	*free_slot = *l;
+	free_slot->used = m->clock;
+	m->bytes += need;
+	memset(l, 0, sizeof(*l));
+}
+
+/* Reading ------------------------------------------------------------------- */
+
+struct reader {
+	struct lec__search_plist *list;
+	struct request *rq;
+};
+
+static int list_grow(struct lec__search_plist *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 64;
+	int64_t *rowids = lec__realloc(l->rowids, cap * sizeof(*rowids));
+	double *freqs;
+
+	if (rowids == NULL)
+		return SQLITE_NOMEM;
+	l->rowids = rowids;
+	if ((freqs = lec__realloc(l->freqs, cap * sizeof(*freqs))) == NULL)
+		return SQLITE_NOMEM;
+	l->freqs = freqs;
+	l->cap = cap;
+	return SQLITE_OK;
+}
+
+/* xQueryPhrase's callback: one row of the phrase (phrase 0 of fts). */
+static int read_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
+{
+	struct reader *r = ctx;
+	struct lec__search_plist *l = r->list;
+	int rc;
+
+	if (l->len == PHRASE_ROWS_MAX) {
+		r->rq->too_many = 1;
+		return SQLITE_DONE;
+	}
+	if (l->len == l->cap && (rc = list_grow(l)) != SQLITE_OK)
+		return rc;
+	l->rowids[l->len] = api->xRowid(fts);
+	if ((rc = lec__search_phrase_freq(api, fts, 0, &l->freqs[l->len])) !=
+	    SQLITE_OK)
+		return rc;
+	l->len++;
+	return SQLITE_OK;
+}
+
+/* lec_postings(search_entries, request): read the lists of the request's
+ * phrases that it does not have yet, and the table's sizes. Called on the
+ * first row matching any of them. */
+static void postings_fn(const Fts5ExtensionApi *api, Fts5Context *fts,
+			sqlite3_context *ctx, int nargs, sqlite3_value **args)
+{
+	struct lec__search_memo *m = api->xUserData(fts);
+	struct request *rq =
+		nargs == 1 ? sqlite3_value_pointer(args[0], REQUEST_TYPE) : NULL;
+	struct reader r;
+	size_t i;
+	int rc;
+
+	if (rq == NULL || (size_t)api->xPhraseCount(fts) != rq->post->n) {
+		sqlite3_result_error(ctx, "lec_postings: bad request", -1);
+		return;
+	}
+	if ((rc = api->xRowCount(fts, &m->rows)) != SQLITE_OK ||
+	    (rc = api->xColumnTotalSize(fts, -1, &m->tokens)) != SQLITE_OK)
+		goto fail;
+	m->valid = 1;
+	r.rq = rq;
+	for (i = 0; i < rq->post->n && !rq->too_many; i++) {
+		if (rq->post->rowids[i] != NULL)
+			continue; /* remembered */
+		r.list = &rq->read[i];
+		if ((rc = api->xQueryPhrase(fts, (int)i, &r, read_row)) !=
+		    SQLITE_OK)
+			goto fail;
+	}
+	sqlite3_result_int(ctx, 1);
+	return;
+fail:
+	rq->rc = rc;
+	sqlite3_result_error_code(ctx, rc);
+}
+
+/* Looking up ---------------------------------------------------------------- */
+
+/* Whether the memory describes the database as the current read sees it;
+ * if not, it is emptied and stamped with the current state. */
+static int memo_current(struct lec__search_memo *m)
+{
+	unsigned int version = 0;
+	sqlite3_int64 changes = sqlite3_total_changes64(m->db);
+
+	if (sqlite3_file_control(m->db, "main", SQLITE_FCNTL_DATA_VERSION,
+				 &version) != SQLITE_OK) {
+		memo_flush(m); /* no way to tell a change */
+		return 0;
+	}
+	if (m->valid && version == m->data_version && changes == m->changes)
+		return 1;
+	memo_flush(m);
+	m->data_version = version;
+	m->changes = changes;
+	return 0;
+}
+
+void lec__search_postings_free(struct lec__search_postings *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; p->own && i < p->n; i++)
+		list_clear(&p->own[i]);
+	lec__free(p->own);
+	lec__free(p);
+}
+
+/* Point p's phrase i at list l. */
+static void post_set(struct lec__search_postings *p, size_t i,
+		     const struct lec__search_plist *l)
+{
+	static const int64_t none;
+
+	p->rowids[i] = l->rowids ? l->rowids : &none;
+	p->freqs[i] = l->freqs;
+	p->len[i] = l->len;
+}
+
+/* Read the lists the memory lacks through lec_postings, on the first row
+ * of expr (which must have p's phrases, in order). */
+static int read_missing(struct lec_store *st, struct lec__search_memo *m,
+			const char *expr, struct lec__search_postings *p,
+			int *too_many)
+{
+	struct request rq = { p, p->own, 0, SQLITE_OK };
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = lec_store__prepare(st, &stmt,
+				     "SELECT " POSTINGS_FN "(search_entries, ?2)"
+				     " FROM search_entries WHERE search_entries "
+				     "MATCH ?1 LIMIT 1")) < 0 ||
+	    (rc = lec_store__bind_text(stmt, 1, expr)) < 0)
+		goto done;
+	sqlite3_bind_pointer(stmt, 2, &rq, REQUEST_TYPE, NULL);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		/* No row: no phrase occurs anywhere, every list is empty. */
+		rc = LEC_OK;
+	} else {
+		rc = lec_store__sqlerr(st, rq.rc != SQLITE_OK ? rq.rc : rc,
+				       "searching");
+		goto done;
+	}
+	*too_many = rq.too_many;
+	for (i = 0; i < p->n && !rq.too_many; i++) {
+		if (p->rowids[i] != NULL)
+			continue;
+		p->own[i].phrase = lec__strdup(p->phrases[i]);
+		if (p->own[i].phrase == NULL) {
+			rc = lec__error_oom();
+			goto done;
+		}
+		memo_keep(m, &p->own[i]);
+		post_set(p, i, p->own[i].phrase ? &p->own[i]
+						 : memo_find(m, p->phrases[i]));
+	}
+done:
+	lec_store__finalize(st, stmt);
+	return rc;
+}
+
+int lec__search_postings_get(struct lec_store *st,
+			     const struct lec__search_expr *ex,
+			     struct lec__search_postings **out)
+{
+	struct lec__search_memo *m = st->search_memo;
+	struct lec__search_postings *p;
+	struct lec__search_plist *l;
+	size_t i, n = ex->nphrases, missing = 0;
+	int rc = LEC_OK, too_many = 0;
+
+	*out = NULL;
+	if (m == NULL || ex->phrases == NULL || n == 0 ||
+	    n > LEC_SEARCH_TERMS_MAX)
+		return LEC_ENOTFOUND;
+	p = lec__calloc(1, sizeof(*p));
+	if (p == NULL || (p->own = lec__calloc(n, sizeof(*p->own))) == NULL) {
+		lec__free(p);
+		return lec__error_oom();
+	}
+	p->n = n;
+	p->phrases = (const char *const *)ex->phrases;
+	m->clock++;
+	memo_current(m);
+	for (i = 0; i < n; i++) {
+		if ((l = memo_find(m, ex->phrases[i])) != NULL) {
+			l->used = m->clock;
+			post_set(p, i, l);
+		} else {
+			missing++;
+		}
+	}
+	if ((missing > 0 || !m->valid) &&
+	    (rc = read_missing(st, m, ex->any, p, &too_many)) < 0)
+		goto fail;
+	if (too_many) {
+		rc = LEC_ENOTFOUND;
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		p->idf[i] = lec__search_idf(m->rows, (sqlite3_int64)p->len[i]);
+	lec__search_norms(m->rows, m->tokens, p->norm);
+	*out = p;
+	return LEC_OK;
+fail:
+	lec__search_postings_free(p);
+	return rc;
+}
+
+int lec__search_postings_register(fts5_api *api, struct lec_store *st)
+{
+	struct lec__search_memo *m = lec__calloc(1, sizeof(*m));
+
+	if (m == NULL)
+		return lec__error_oom();
+	m->db = st->db;
+	/* Once registered, FTS5 frees m with the connection; a failed
+	 * registration leaves it to us. */
+	if (api == NULL || api->xCreateFunction(api, POSTINGS_FN, m,
+						postings_fn,
+						memo_free) != SQLITE_OK) {
+		memo_free(m);
+		return lec__error(LEC_ERROR, "cannot register the postings "
+				  "reader");
+	}
+	st->search_memo = m;
+	return LEC_OK;
+}
