@@ -11,14 +11,19 @@
  * tokenized only until the first match, then over one fragment.
  *
  * Stemming every word up to the first match is still most of the cost of
- * a long section, and the match is often only in its title. In ASCII text
- * a plain scan comes first: the porter stemmer rewrites at most the last
- * two letters of a stem (y to i, "bility" to "ble"), so a word whose stem
- * matches a query token begins with that token's letters but the last
- * two, and only such words are stemmed (scan_first). Checked over the
- * 33,794 distinct words of python3-doc and sphinx-doc: none rewrites more
- * than its last letter.
+ * a long section, and the match is often only in its title. The index's
+ * tokenizer (unicode61) ends a token at every ASCII byte but letters and
+ * digits, so a text is cut there into runs, each tokenized alone as it
+ * would be in place (scan). A run of ASCII letters and digits is one word,
+ * and only a word that may match is stemmed: the porter stemmer rewrites
+ * at most the last two letters of a stem (y to i, "bility" to "ble"), so a
+ * word whose stem matches a query token begins with that token's letters
+ * but the last two. Checked over the 33,794 distinct words of python3-doc
+ * and sphinx-doc: none rewrites more than its last letter. Words looked up
+ * are remembered for the query, whose results repeat them; runs with
+ * other bytes go through the tokenizer.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "internal.h"
@@ -38,12 +43,25 @@ struct hl_token {
 	int prefix; /* matches any token it begins */
 };
 
+/* Candidate words whose stem was looked up, remembered for the rest of
+ * the query: result texts repeat their words. Direct-mapped. */
+#define WORD_SLOTS 64
+/* Longest word remembered. */
+#define WORD_MAX 24
+
+struct word_slot {
+	char word[WORD_MAX + 1]; /* lowercased; "" when empty */
+	int match;
+};
+
 struct lec__search_hl {
 	const struct lec__search_tokenizer *tokenizer; /* borrowed */
 	struct hl_token *tokens;
 	size_t len, cap;
 	int oom;
-	int ascii; /* every token is ASCII: scan_first may be used */
+	/* ASCII bytes a word that may_match some token can start with */
+	unsigned char starts[128];
+	struct word_slot words[WORD_SLOTS];
 };
 
 /* Query tokens ------------------------------------------------------------ */
@@ -105,11 +123,15 @@ int lec__search_hl_new(const struct lec__search_tokenizer *t,
 		lec__search_hl_free(hl);
 		return lec__error_oom();
 	}
-	hl->ascii = 1;
-	for (i = 0; i < hl->len; i++)
-		for (first = 0; first < (size_t)hl->tokens[i].len; first++)
-			if ((unsigned char)hl->tokens[i].text[first] >= 0x80)
-				hl->ascii = 0;
+	for (i = 0; i < hl->len; i++) {
+		unsigned char c = (unsigned char)hl->tokens[i].text[0];
+
+		if (c < 0x80) {
+			hl->starts[c] = 1;
+			if (c >= 'a' && c <= 'z')
+				hl->starts[c - 'a' + 'A'] = 1;
+		}
+	}
 	*out = hl;
 	return LEC_OK;
 }
@@ -143,9 +165,8 @@ static int matches(const struct lec__search_hl *hl, const char *token, int n)
 /* Passes over a text ------------------------------------------------------- */
 
 struct pass {
-	const struct lec__search_hl *hl;
+	struct lec__search_hl *hl;
 	const char *text;
-	size_t base;  /* offset of the tokenized slice in text */
 	size_t limit; /* emit: tokens ending past it are left out */
 	/* find: the first match, and token starts before it */
 	int found;
@@ -155,6 +176,7 @@ struct pass {
 	/* emit */
 	struct lec__buf out;
 	size_t done; /* bytes of text written to out */
+	size_t last; /* end of the last token within the limit */
 	int matched;
 };
 
@@ -180,46 +202,6 @@ static void put_escaped(struct lec__buf *b, const char *s, size_t n)
 	lec__buf_putn(b, s + from, n - from);
 }
 
-static int find_token(void *ctx, int flags, const char *token, int n,
-		      int start, int end)
-{
-	struct pass *p = ctx;
-
-	if (flags & FTS5_TOKEN_COLOCATED)
-		return SQLITE_OK;
-	p->starts[p->nstarts++ % RING] = (size_t)start;
-	if (!matches(p->hl, token, n))
-		return SQLITE_OK;
-	p->found = 1;
-	p->match_start = (size_t)start;
-	p->match_end = (size_t)end;
-	return SQLITE_DONE;
-}
-
-static int emit_token(void *ctx, int flags, const char *token, int n,
-		      int start, int end)
-{
-	struct pass *p = ctx;
-	size_t s = p->base + (size_t)start, e = p->base + (size_t)end;
-
-	if (flags & FTS5_TOKEN_COLOCATED)
-		return SQLITE_OK;
-	if (e > p->limit)
-		return SQLITE_DONE; /* maybe cut short by the slice */
-	if (matches(p->hl, token, n)) {
-		put_escaped(&p->out, p->text + p->done, s - p->done);
-		lec__buf_puts(&p->out, "<span>");
-		put_escaped(&p->out, p->text + s, e - s);
-		lec__buf_puts(&p->out, "</span>");
-		p->done = e;
-		p->matched = 1;
-	} else {
-		put_escaped(&p->out, p->text + p->done, e - p->done);
-		p->done = e;
-	}
-	return SQLITE_OK;
-}
-
 static int is_ascii_alnum(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
@@ -231,7 +213,8 @@ static char ascii_lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-/* Whether a word starting at text[i] may tokenize to t. */
+/* Whether an ASCII word starting at text[i] (and ending by len) may
+ * tokenize to t. */
 static int may_match(const struct hl_token *t, const char *text, size_t len,
 		     size_t i)
 {
@@ -247,115 +230,159 @@ static int may_match(const struct hl_token *t, const char *text, size_t len,
 	return 1;
 }
 
+/* A run of the text handed to the tokenizer: the pass, where the run
+ * starts in the text, what to call for each token, and whether it
+ * stopped the pass. */
+struct run {
+	struct pass *p;
+	size_t base;
+	int (*fn)(struct pass *p, size_t start, size_t end, int match);
+	int stopped;
+	int found; /* word_is_match: the word's token matches */
+};
+
 static int word_token(void *ctx, int flags, const char *token, int n,
 		      int start, int end)
 {
-	struct pass *p = ctx;
+	struct run *r = ctx;
 
 	(void)start, (void)end;
-	if (!(flags & FTS5_TOKEN_COLOCATED) && matches(p->hl, token, n))
-		p->found = 1;
+	if (!(flags & FTS5_TOKEN_COLOCATED) && matches(r->p->hl, token, n))
+		r->found = 1;
 	return SQLITE_OK;
 }
 
-/*
- * find_token's pass over ASCII text without the tokenizer: in ASCII, the
- * tokens are the runs of letters and digits, so their starts are known,
- * and only a word that may_match some query token is stemmed (alone, as
- * it would be in place). Returns 1 when it decided (p->found says whether
- * there is a match), 0 when the text is not ASCII up to the answer.
- */
-static int scan_first(struct pass *p, const struct lec__search_tokenizer *t,
-		      size_t len)
-{
-	const char *text = p->text;
-	size_t i, e, j;
-
-	for (i = 0; i < len; i = e) {
-		if ((unsigned char)text[i] >= 0x80)
-			return 0;
-		if (!is_ascii_alnum(text[i])) {
-			e = i + 1;
-			continue;
-		}
-		for (e = i; e < len && is_ascii_alnum(text[e]); e++)
-			;
-		if (e < len && (unsigned char)text[e] >= 0x80)
-			return 0;
-		p->starts[p->nstarts++ % RING] = i;
-		for (j = 0; j < p->hl->len; j++)
-			if (may_match(&p->hl->tokens[j], text, len, i))
-				break;
-		if (j == p->hl->len)
-			continue;
-		t->api.xTokenize(t->tok, p, FTS5_TOKENIZE_DOCUMENT, text + i,
-				 (int)(e - i), word_token);
-		if (p->found) {
-			p->match_start = i;
-			p->match_end = e;
-			return 1;
-		}
-	}
-	return 1;
-}
-
 /* Whether the ASCII word text[i..e) tokenizes to a query token: only a
- * word that may_match one is stemmed. */
-static int word_is_match(struct pass *p, const struct lec__search_tokenizer *t,
-			 size_t i, size_t e)
+ * word that may_match one is stemmed, and each such word once a query. */
+static int word_is_match(struct pass *p, size_t i, size_t e)
 {
+	struct lec__search_hl *hl = p->hl;
+	const struct lec__search_tokenizer *t = hl->tokenizer;
+	struct run r = { p, i, NULL, 0, 0 };
+	struct word_slot *slot = NULL;
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a of the lowered word */
 	size_t j;
 
-	for (j = 0; j < p->hl->len; j++)
-		if (may_match(&p->hl->tokens[j], p->text, e, i))
-			break;
-	if (j == p->hl->len)
+	if (!hl->starts[(unsigned char)p->text[i]])
 		return 0;
-	p->found = 0;
-	t->api.xTokenize(t->tok, p, FTS5_TOKENIZE_DOCUMENT, p->text + i,
+	for (j = 0; j < hl->len; j++)
+		if (may_match(&hl->tokens[j], p->text, e, i))
+			break;
+	if (j == hl->len)
+		return 0;
+	if (e - i <= WORD_MAX) {
+		for (j = i; j < e; j++)
+			h = (h ^ (unsigned char)ascii_lower(p->text[j])) *
+			    1099511628211ULL;
+		slot = &hl->words[h % WORD_SLOTS];
+		for (j = 0; j < e - i &&
+			    slot->word[j] == ascii_lower(p->text[i + j]);
+		     j++)
+			;
+		if (j == e - i && slot->word[j] == '\0')
+			return slot->match;
+	}
+	t->api.xTokenize(t->tok, &r, FTS5_TOKENIZE_DOCUMENT, p->text + i,
 			 (int)(e - i), word_token);
-	return p->found;
+	if (slot) {
+		for (j = 0; j < e - i; j++)
+			slot->word[j] = ascii_lower(p->text[i + j]);
+		slot->word[j] = '\0';
+		slot->match = r.found;
+	}
+	return r.found;
 }
 
-static int is_ascii(const char *s, size_t n)
+static int run_token(void *ctx, int flags, const char *token, int n,
+		     int start, int end)
 {
-	size_t i;
+	struct run *r = ctx;
 
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] >= 0x80)
-			return 0;
+	if (flags & FTS5_TOKEN_COLOCATED)
+		return SQLITE_OK;
+	if (r->fn(r->p, r->base + (size_t)start, r->base + (size_t)end,
+		  matches(r->p->hl, token, n))) {
+		r->stopped = 1;
+		return SQLITE_DONE;
+	}
+	return SQLITE_OK;
+}
+
+static int in_run(unsigned char c)
+{
+	return c >= 0x80 || is_ascii_alnum((char)c);
+}
+
+/*
+ * Every token of text[from, to), in order, to fn (its offsets in the
+ * text, whether it matches a query token; nonzero stops the scan). The
+ * index's tokenizer (unicode61) separates tokens at every ASCII byte but
+ * letters and digits, so the text is cut there into runs, each tokenized
+ * alone as it would be in place: a run of ASCII letters and digits is one
+ * token, stemmed only when it may match (word_is_match); a run with other
+ * bytes goes through the tokenizer.
+ */
+static void scan(struct pass *p, size_t from, size_t to,
+		 int (*fn)(struct pass *p, size_t start, size_t end,
+			   int match))
+{
+	const struct lec__search_tokenizer *t = p->hl->tokenizer;
+	const char *text = p->text;
+	size_t i = from, e;
+	int ascii;
+
+	while (i < to) {
+		if (!in_run((unsigned char)text[i])) {
+			i++;
+			continue;
+		}
+		ascii = 1;
+		for (e = i; e < to && in_run((unsigned char)text[e]); e++)
+			ascii &= (unsigned char)text[e] < 0x80;
+		if (ascii) {
+			if (fn(p, i, e, word_is_match(p, i, e)))
+				return;
+		} else {
+			struct run r = { p, i, fn, 0, 0 };
+
+			t->api.xTokenize(t->tok, &r, FTS5_TOKENIZE_DOCUMENT,
+					 text + i, (int)(e - i), run_token);
+			if (r.stopped)
+				return;
+		}
+		i = e;
+	}
+}
+
+/* The find pass: remember token starts up to the first match. */
+static int find_at(struct pass *p, size_t start, size_t end, int match)
+{
+	p->starts[p->nstarts++ % RING] = start;
+	if (!match)
+		return 0;
+	p->found = 1;
+	p->match_start = start;
+	p->match_end = end;
 	return 1;
 }
 
-/* emit_token's pass over an ASCII slice [p->base, to) without tokenizing
- * the words that cannot match (as scan_first): the same output. */
-static void scan_emit(struct pass *p, const struct lec__search_tokenizer *t,
-		      size_t to)
+/* The emit pass: each matching token wrapped, the text before it
+ * escaped; a token ending past the limit (maybe cut short by the slice)
+ * ends the pass. */
+static int emit_at(struct pass *p, size_t start, size_t end, int match)
 {
-	const char *text = p->text;
-	size_t i, e, last = p->done;
-
-	for (i = p->base; i < to; i = e) {
-		if (!is_ascii_alnum(text[i])) {
-			e = i + 1;
-			continue;
-		}
-		for (e = i; e < to && is_ascii_alnum(text[e]); e++)
-			;
-		if (e > p->limit)
-			break; /* maybe cut short by the slice */
-		last = e;
-		if (!word_is_match(p, t, i, e))
-			continue;
-		put_escaped(&p->out, text + p->done, i - p->done);
-		lec__buf_puts(&p->out, "<span>");
-		put_escaped(&p->out, text + i, e - i);
-		lec__buf_puts(&p->out, "</span>");
-		p->done = e;
-		p->matched = 1;
-	}
-	put_escaped(&p->out, text + p->done, last - p->done);
-	p->done = last;
+	if (end > p->limit)
+		return 1;
+	p->last = end;
+	if (!match)
+		return 0;
+	put_escaped(&p->out, p->text + p->done, start - p->done);
+	lec__buf_puts(&p->out, "<span>");
+	put_escaped(&p->out, p->text + start, end - start);
+	lec__buf_puts(&p->out, "</span>");
+	p->done = end;
+	p->matched = 1;
+	return 0;
 }
 
 /* Where a fragment starts: the text's start when the match is near it,
@@ -372,28 +399,20 @@ static size_t fragment_start(const struct pass *p)
 	return best;
 }
 
-int lec__search_hl_text(const struct lec__search_hl *hl, const char *text,
+int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
 			int whole, char **out)
 {
-	const struct lec__search_tokenizer *t = NULL;
 	struct pass p;
 	size_t len = text ? strlen(text) : 0, from = 0, to = len;
 
 	*out = NULL;
 	if (hl == NULL || hl->len == 0 || len == 0)
 		return LEC_OK;
-	t = hl->tokenizer;
 	memset(&p, 0, sizeof(p));
 	p.hl = hl;
 	p.text = text;
 	if (!whole && len > LEC__SEARCH_FRAGMENT) {
-		if (!hl->ascii || !scan_first(&p, t, len)) {
-			memset(&p, 0, sizeof(p));
-			p.hl = hl;
-			p.text = text;
-			t->api.xTokenize(t->tok, &p, FTS5_TOKENIZE_DOCUMENT, text,
-					 (int)len, find_token);
-		}
+		scan(&p, 0, len, find_at);
 		if (!p.found)
 			return LEC_OK;
 		from = fragment_start(&p);
@@ -403,19 +422,15 @@ int lec__search_hl_text(const struct lec__search_hl *hl, const char *text,
 		if (to > len)
 			to = len;
 	}
-	p.base = from;
-	p.done = from;
+	p.done = p.last = from;
 	/* A token ending at a cut slice's end may be cut itself. */
 	p.limit = to == len ? len : to - 1;
-	if (hl->ascii && is_ascii(text + from, to - from))
-		scan_emit(&p, t, to);
-	else
-		t->api.xTokenize(t->tok, &p, FTS5_TOKENIZE_DOCUMENT,
-				 text + from, (int)(to - from), emit_token);
+	scan(&p, from, to, emit_at);
+	put_escaped(&p.out, text + p.done, p.last - p.done);
 	/* The rest of the text when the fragment reaches its end; else stop
 	 * after the last whole token. */
 	if (to == len)
-		put_escaped(&p.out, text + p.done, len - p.done);
+		put_escaped(&p.out, text + p.last, len - p.last);
 	if (!p.matched) {
 		lec__buf_dispose(&p.out);
 		return LEC_OK;

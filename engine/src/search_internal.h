@@ -216,9 +216,9 @@ void lec__search_hl_free(struct lec__search_hl *hl);
  * term wrapped in <span>...</span>. whole: all of text; otherwise one
  * fragment of about LEC__SEARCH_FRAGMENT bytes around the first match
  * (text no longer than that is whole). *out is NULL when nothing matches;
- * owned by the caller (lec__free).
+ * owned by the caller (lec__free). hl remembers the words it looked up.
  */
-int lec__search_hl_text(const struct lec__search_hl *hl, const char *text,
+int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
 			int whole, char **out);
 
 #endif

@@ -69,45 +69,6 @@ void srv_json_sort(cJSON *json)
 	json->child->prev = last;
 }
 
-/* U+2028 and U+2029 are valid in JSON but not in JavaScript source; the
- * service escapes them, so do the same (they only occur inside strings). */
-static char *escape_line_separators(char *text, size_t *len)
-{
-	size_t n = strlen(text), extra = 0, i, j;
-	char *out;
-
-	for (i = 0; i + 2 < n; i++)
-		if ((unsigned char)text[i] == 0xE2 &&
-		    (unsigned char)text[i + 1] == 0x80 &&
-		    ((unsigned char)text[i + 2] == 0xA8 ||
-		     (unsigned char)text[i + 2] == 0xA9))
-			extra += 3;
-	*len = n + extra;
-	if (extra == 0)
-		return text;
-	out = malloc(n + extra + 1);
-	if (out == NULL)
-		return NULL;
-	for (i = 0, j = 0; i < n; i++) {
-		if (i + 2 < n && (unsigned char)text[i] == 0xE2 &&
-		    (unsigned char)text[i + 1] == 0x80 &&
-		    ((unsigned char)text[i + 2] == 0xA8 ||
-		     (unsigned char)text[i + 2] == 0xA9)) {
-			memcpy(out + j,
-			       (unsigned char)text[i + 2] == 0xA8 ? "\\u2028"
-								  : "\\u2029",
-			       6);
-			j += 6;
-			i += 2;
-		} else {
-			out[j++] = text[i];
-		}
-	}
-	out[j] = '\0';
-	free(text);
-	return out;
-}
-
 int srv_respond_json(struct srv_response *res, int status, cJSON *json,
 		     enum srv_json_order order)
 {
@@ -117,10 +78,8 @@ int srv_respond_json(struct srv_response *res, int status, cJSON *json,
 		return srv_respond_internal(res, "out of memory building JSON");
 	if (order == SRV_JSON_SORTED)
 		srv_json_sort(json);
-	text = cJSON_PrintUnformatted(json);
+	text = srv_json_print(json, &res->body_len);
 	cJSON_Delete(json);
-	if (text)
-		text = escape_line_separators(text, &res->body_len);
 	if (text == NULL)
 		return srv_respond_internal(res, "out of memory rendering JSON");
 	res->status = status;

@@ -214,6 +214,11 @@ enum srv_json_order {
 	SRV_JSON_AS_BUILT,  /* v2, root, search: insertion order */
 };
 
+/* JSON text of item as cJSON_PrintUnformatted writes it, U+2028 and
+ * U+2029 escaped as \u2028 and \u2029 (the service's, for JavaScript);
+ * *len gets its length. NULL when out of memory. Owned by the caller. */
+char *srv_json_print(const cJSON *item, size_t *len);
+
 /* Render json (consumed) as the body. Returns status. */
 int srv_respond_json(struct srv_response *res, int status, cJSON *json,
 		     enum srv_json_order order);
