@@ -16,7 +16,7 @@
 struct srv_blob {
 	atomic_size_t refs;
 	size_t len;
-	char data[]; /* len bytes and a NUL */
+	char *data; /* owned */
 };
 
 struct cache_entry {
@@ -68,16 +68,15 @@ uint64_t srv_hash_body(const void *data, size_t len)
 	return h ^ (h >> 32);
 }
 
-struct srv_blob *srv_blob_new(const void *data, size_t len)
+struct srv_blob *srv_blob_adopt(char *data, size_t len)
 {
-	struct srv_blob *b = malloc(sizeof(*b) + len + 1);
+	struct srv_blob *b = malloc(sizeof(*b));
 
 	if (b == NULL)
 		return NULL;
 	atomic_init(&b->refs, 1);
 	b->len = len;
-	memcpy(b->data, data, len);
-	b->data[len] = '\0';
+	b->data = data;
 	return b;
 }
 
@@ -102,8 +101,10 @@ void srv_blob_release(struct srv_blob *blob)
 	/* acq_rel: the last holder must see every other holder's reads
 	 * done before it frees the bytes. */
 	if (blob && atomic_fetch_sub_explicit(&blob->refs, 1,
-					      memory_order_acq_rel) == 1)
+					      memory_order_acq_rel) == 1) {
+		free(blob->data);
 		free(blob);
+	}
 }
 
 static uint64_t hash_key(const char *key, int64_t user)
@@ -151,7 +152,7 @@ int srv_cache_get(struct srv_cache *cache, const char *key, int64_t user,
 }
 
 void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
-		   uint64_t version, const struct srv_response *res)
+		   uint64_t version, struct srv_response *res)
 {
 	uint64_t h = hash_key(key, user);
 	struct cache_entry *e = &cache->slots[h % SRV_CACHE_SLOTS];
@@ -161,7 +162,7 @@ void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
 		return;
 	entry_clear(e);
 	e->key = strdup(key);
-	e->body = srv_blob_new(res->body, res->body_len);
+	e->body = srv_response_share_body(res);
 	if (e->key == NULL || e->body == NULL) {
 		entry_clear(e);
 		return;

@@ -36,8 +36,9 @@ void srv_cache_free(struct srv_cache *cache);
  * its type and entity tag. Returns 1 on a hit, 0 otherwise. */
 int srv_cache_get(struct srv_cache *cache, const char *key, int64_t user,
 		  uint64_t version, struct srv_response *res);
-/* Keep a 200 response (body, type and entity tag). */
+/* Keep a 200 response (body, type and entity tag); its body becomes
+ * shared (srv_response_share_body), not copied. */
 void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
-		   uint64_t version, const struct srv_response *res);
+		   uint64_t version, struct srv_response *res);
 
 #endif

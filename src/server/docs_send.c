@@ -380,9 +380,8 @@ static void body_keep(const struct stat *st, int gzip,
 	struct srv_blob *blob;
 
 	if (res->body_len > DOCS_BODY_CACHE_MAX_BODY ||
-	    (blob = srv_blob_new(res->body, res->body_len)) == NULL)
+	    (blob = srv_response_share_body(res)) == NULL)
 		return;
-	srv_response_set_blob(res, blob);
 	pthread_mutex_lock(&body_cache_lock);
 	srv_blob_release(e->body);
 	e->dev = st->st_dev;

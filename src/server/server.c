@@ -459,6 +459,19 @@ void srv_response_set_blob(struct srv_response *res, struct srv_blob *blob)
 	res->body_len = srv_blob_len(blob);
 }
 
+struct srv_blob *srv_response_share_body(struct srv_response *res)
+{
+	struct srv_blob *blob;
+
+	if (res->blob)
+		return srv_blob_hold(res->blob);
+	if (res->body == NULL ||
+	    (blob = srv_blob_adopt(res->body, res->body_len)) == NULL)
+		return NULL;
+	res->blob = blob; /* res's reference; body points into it */
+	return srv_blob_hold(blob);
+}
+
 void srv_response_drop_body(struct srv_response *res)
 {
 	if (res->blob)

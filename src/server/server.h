@@ -189,9 +189,9 @@ struct srv_response {
  * freed when the last holder lets go (cache.c). A cache hit then costs a
  * reference, not a copy of the body. */
 struct srv_blob;
-/* A new blob holding a copy of len bytes (NUL-terminated), one
- * reference; NULL when out of memory. */
-struct srv_blob *srv_blob_new(const void *data, size_t len);
+/* A new blob of data (len bytes, malloc'ed; the blob frees it), one
+ * reference; NULL when out of memory (data is then still the caller's). */
+struct srv_blob *srv_blob_adopt(char *data, size_t len);
 char *srv_blob_data(struct srv_blob *blob);
 size_t srv_blob_len(const struct srv_blob *blob);
 /* Another reference to blob. */
@@ -203,6 +203,11 @@ void srv_blob_release(struct srv_blob *blob);
 void srv_response_set_blob(struct srv_response *res, struct srv_blob *blob);
 /* Drop res's body, owned or shared. */
 void srv_response_drop_body(struct srv_response *res);
+/* res's body as a blob, for a cache to keep: an owned body becomes a blob
+ * without a copy (res holds it and sends it from there), a shared one is
+ * held again. A new reference for the caller; NULL when res has no body
+ * or memory runs out (res unchanged). */
+struct srv_blob *srv_response_share_body(struct srv_response *res);
 
 /* Add a header to res (value copied). Returns 0, or -1 when out of memory
  * or past SRV_MAX_EXTRA_HEADERS (a programming error, logged). */
