@@ -305,6 +305,13 @@ static cJSON *envelope(struct srv_request *req, size_t page, size_t size,
 
 /* Results --------------------------------------------------------------------- */
 
+/* A string member under a constant key (cJSON keeps the key's address
+ * instead of a copy: a results page has hundreds of members). */
+static void add_string(cJSON *o, const char *key, const char *value)
+{
+	cJSON_AddItemToObjectCS(o, key, cJSON_CreateString(value));
+}
+
 /* [] or [text]: the service asks for one fragment per field. */
 static cJSON *fragments(const char *text)
 {
@@ -325,19 +332,19 @@ static cJSON *block_json(const struct lec_search_block *b)
 		cJSON_Delete(h);
 		return NULL;
 	}
-	cJSON_AddStringToObject(o, "type", domain ? "domain" : "section");
+	add_string(o, "type", domain ? "domain" : "section");
 	if (domain) {
-		cJSON_AddStringToObject(o, "role", b->role ? b->role : "");
-		cJSON_AddStringToObject(o, "name", b->title);
+		add_string(o, "role", b->role ? b->role : "");
+		add_string(o, "name", b->title);
 	}
-	cJSON_AddStringToObject(o, "id", b->id);
+	add_string(o, "id", b->id);
 	if (!domain)
-		cJSON_AddStringToObject(o, "title", b->title);
-	cJSON_AddStringToObject(o, "content", b->content);
-	cJSON_AddItemToObject(h, domain ? "name" : "title",
-			      fragments(b->title_highlight));
-	cJSON_AddItemToObject(h, "content", fragments(b->content_highlight));
-	cJSON_AddItemToObject(o, "highlights", h);
+		add_string(o, "title", b->title);
+	add_string(o, "content", b->content);
+	cJSON_AddItemToObjectCS(h, domain ? "name" : "title",
+				fragments(b->title_highlight));
+	cJSON_AddItemToObjectCS(h, "content", fragments(b->content_highlight));
+	cJSON_AddItemToObjectCS(o, "highlights", h);
 	return o;
 }
 
@@ -378,32 +385,32 @@ static cJSON *hit_json(const struct target *t, const struct lec_search_hit *h,
 		free(path);
 		return NULL;
 	}
-	cJSON_AddStringToObject(o, "type", "page");
+	add_string(o, "type", "page");
 	if (v3) {
 		proj = cJSON_AddObjectToObject(o, "project");
-		cJSON_AddStringToObject(proj, "slug", t->project->slug);
+		add_string(proj, "slug", t->project->slug);
 		if (t->alias)
-			cJSON_AddStringToObject(proj, "alias", t->alias);
+			add_string(proj, "alias", t->alias);
 		else
 			cJSON_AddNullToObject(proj, "alias");
 		ver = cJSON_AddObjectToObject(o, "version");
-		cJSON_AddStringToObject(ver, "slug", t->version_slug);
+		add_string(ver, "slug", t->version_slug);
 	} else {
-		cJSON_AddStringToObject(o, "project", t->project->slug);
+		add_string(o, "project", t->project->slug);
 		if (t->alias)
-			cJSON_AddStringToObject(o, "project_alias", t->alias);
+			add_string(o, "project_alias", t->alias);
 		else
 			cJSON_AddNullToObject(o, "project_alias");
-		cJSON_AddStringToObject(o, "version", t->version_slug);
+		add_string(o, "version", t->version_slug);
 	}
-	cJSON_AddStringToObject(o, "title", h->title);
-	cJSON_AddStringToObject(o, "path", path);
-	cJSON_AddStringToObject(o, "domain", t->origin);
-	cJSON_AddItemToObject(hl, "title", fragments(h->title_highlight));
-	cJSON_AddItemToObject(o, "highlights", hl);
+	add_string(o, "title", h->title);
+	add_string(o, "path", path);
+	add_string(o, "domain", t->origin);
+	cJSON_AddItemToObjectCS(hl, "title", fragments(h->title_highlight));
+	cJSON_AddItemToObjectCS(o, "highlights", hl);
 	for (i = 0; i < h->blocks_len; i++)
 		cJSON_AddItemToArray(blocks, block_json(&h->blocks[i]));
-	cJSON_AddItemToObject(o, "blocks", blocks);
+	cJSON_AddItemToObjectCS(o, "blocks", blocks);
 	free(path);
 	return o;
 }
