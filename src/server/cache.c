@@ -27,10 +27,20 @@ struct cache_entry {
 	struct srv_blob *body;
 	const char *content_type; /* static */
 	char etag[sizeof(((struct srv_response *)0)->etag)];
+	uint64_t seq; /* when it was put */
 };
 
 struct srv_cache {
 	struct cache_entry slots[SRV_CACHE_SLOTS];
+	size_t bytes; /* of the bodies held, at most SRV_CACHE_BYTES */
+	uint64_t seq; /* puts so far */
+	/* Puts in order, oldest first, for eviction: the slot and the seq it
+	 * was put with (an entry replaced since is no longer there). */
+	struct put_record {
+		uint32_t slot;
+		uint64_t seq;
+	} order[SRV_CACHE_SLOTS];
+	size_t first, count;
 };
 
 uint64_t srv_fnv1a(const void *data, size_t len, uint64_t seed)
@@ -117,8 +127,10 @@ struct srv_cache *srv_cache_new(void)
 	return calloc(1, sizeof(struct srv_cache));
 }
 
-static void entry_clear(struct cache_entry *e)
+static void entry_clear(struct srv_cache *cache, struct cache_entry *e)
 {
+	if (e->body)
+		cache->bytes -= srv_blob_len(e->body);
 	free(e->key);
 	srv_blob_release(e->body);
 	memset(e, 0, sizeof(*e));
@@ -131,7 +143,7 @@ void srv_cache_free(struct srv_cache *cache)
 	if (cache == NULL)
 		return;
 	for (i = 0; i < SRV_CACHE_SLOTS; i++)
-		entry_clear(&cache->slots[i]);
+		entry_clear(cache, &cache->slots[i]);
 	free(cache);
 }
 
@@ -151,6 +163,27 @@ int srv_cache_get(struct srv_cache *cache, const char *key, int64_t user,
 	return 1;
 }
 
+/* Forget the oldest put, evicting its entry if it is still there. */
+static void drop_oldest(struct srv_cache *cache)
+{
+	struct put_record *r = &cache->order[cache->first];
+	struct cache_entry *e = &cache->slots[r->slot];
+
+	if (e->body && e->seq == r->seq)
+		entry_clear(cache, e);
+	cache->first = (cache->first + 1) % SRV_CACHE_SLOTS;
+	cache->count--;
+}
+
+/* Evict the oldest entries until need more bytes fit, and room for one
+ * more put record. */
+static void make_room(struct srv_cache *cache, size_t need)
+{
+	while (cache->count > 0 && (cache->bytes + need > SRV_CACHE_BYTES ||
+				    cache->count == SRV_CACHE_SLOTS))
+		drop_oldest(cache);
+}
+
 void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
 		   uint64_t version, struct srv_response *res)
 {
@@ -160,11 +193,13 @@ void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
 	if (res->status != 200 || res->body == NULL || res->allow ||
 	    res->location || res->nextra || res->body_len > SRV_CACHE_MAX_BODY)
 		return;
-	entry_clear(e);
+	entry_clear(cache, e);
+	make_room(cache, res->body_len);
 	e->key = strdup(key);
-	e->body = srv_response_share_body(res);
+	if ((e->body = srv_response_share_body(res)) != NULL)
+		cache->bytes += srv_blob_len(e->body);
 	if (e->key == NULL || e->body == NULL) {
-		entry_clear(e);
+		entry_clear(cache, e);
 		return;
 	}
 	memcpy(e->etag, res->etag, sizeof(e->etag));
@@ -172,4 +207,7 @@ void srv_cache_put(struct srv_cache *cache, const char *key, int64_t user,
 	e->hash = h;
 	e->user = user;
 	e->version = version;
+	e->seq = ++cache->seq;
+	cache->order[(cache->first + cache->count++) % SRV_CACHE_SLOTS] =
+		(struct put_record){ (uint32_t)(e - cache->slots), e->seq };
 }

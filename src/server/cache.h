@@ -17,6 +17,12 @@ struct srv_cache;
 #define SRV_CACHE_SLOTS 1024
 /* Bodies larger than this are not kept (a page of 1,000 projects). */
 #define SRV_CACHE_MAX_BODY (512 * 1024)
+/* Bytes of bodies kept per thread: the pages a few clients poll and the
+ * searches a reader types (30-50 KB each). Without a bound 1,024 slots of
+ * up to 512 KiB could hold half a gigabyte per thread, and a stream of
+ * distinct searches kept taking fresh memory (a page fault every 4 KiB)
+ * instead of reusing what older entries held. */
+#define SRV_CACHE_BYTES (8 * 1024 * 1024)
 
 /* FNV-1a of len bytes, its offset basis mixed with seed (0: plain FNV-1a):
  * the server's hash for cache keys, where a collision only evicts; no

@@ -20,8 +20,7 @@
 
 #include "server.h"
 
-/* Bytes a response starts with room for; most are far smaller, a search
- * results page is about 30 KB and grows the buffer a few times. */
+/* Bytes a thread's first response starts with room for. */
 #define INITIAL_CAP 1024
 /* Room for a double in cJSON's formats ("%1.17g": sign, 17 digits, point,
  * exponent), as cJSON's own number buffer. */
@@ -71,9 +70,16 @@ static size_t ordinary_run(const unsigned char *s, size_t n)
 	return i;
 }
 
+/* The length of the last response this thread printed: the next one
+ * starts with that much room. Growing a buffer by doubling cost a page
+ * fault for every fresh page (15 a search results page), more than the
+ * printing itself. */
+static __thread size_t last_len;
+
 static int grow(struct out *o, size_t more)
 {
-	size_t cap = o->cap ? o->cap : INITIAL_CAP;
+	size_t cap = o->cap ? o->cap
+			    : last_len > INITIAL_CAP ? last_len : INITIAL_CAP;
 	char *p;
 
 	if (o->oom)
@@ -236,6 +242,14 @@ char *srv_json_print(const cJSON *item, size_t *len)
 		return NULL;
 	}
 	o.p[o.len] = '\0';
-	*len = o.len;
+	*len = last_len = o.len;
+	/* Far more room than text (a small response after a large one):
+	 * give the rest back, which shrinks the block where it is. */
+	if (o.cap > 2 * (o.len + 1) && o.cap > INITIAL_CAP) {
+		char *fit = realloc(o.p, o.len + 1);
+
+		if (fit)
+			o.p = fit;
+	}
 	return o.p;
 }
