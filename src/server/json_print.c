@@ -20,16 +20,14 @@
 
 #include "server.h"
 
-/* Bytes a thread's first response starts with room for. */
-#define INITIAL_CAP 1024
 /* Room for a double in cJSON's formats ("%1.17g": sign, 17 digits, point,
  * exponent), as cJSON's own number buffer. */
 #define NUMBER_MAX 26
 
 struct out {
 	char *p;
-	size_t len, cap;
-	int oom;
+	size_t len;
+	int failed; /* what cJSON would not print (or a number too long) */
 };
 
 /* Whether a byte inside a string is not copied as it is: control
@@ -70,38 +68,11 @@ static size_t ordinary_run(const unsigned char *s, size_t n)
 	return i;
 }
 
-/* The length of the last response this thread printed: the next one
- * starts with that much room. Growing a buffer by doubling cost a page
- * fault for every fresh page (15 a search results page), more than the
- * printing itself. */
-static __thread size_t last_len;
-
-static int grow(struct out *o, size_t more)
-{
-	size_t cap = o->cap ? o->cap
-			    : last_len > INITIAL_CAP ? last_len : INITIAL_CAP;
-	char *p;
-
-	if (o->oom)
-		return -1;
-	while (cap - o->len < more + 1)
-		cap *= 2;
-	if (cap == o->cap)
-		return 0;
-	if ((p = realloc(o->p, cap)) == NULL) {
-		o->oom = 1;
-		return -1;
-	}
-	o->p = p;
-	o->cap = cap;
-	return 0;
-}
-
+/* Bytes go into o->p, or are only counted while it is NULL. */
 static void put(struct out *o, const char *s, size_t n)
 {
-	if (o->cap - o->len < n + 1 && grow(o, n) < 0)
-		return;
-	memcpy(o->p + o->len, s, n);
+	if (o->p)
+		memcpy(o->p + o->len, s, n);
 	o->len += n;
 }
 
@@ -184,7 +155,7 @@ static void put_number(struct out *o, double d)
 	if (sscanf(buf, "%lg", &back) != 1 || !same_double(back, d))
 		n = snprintf(buf, sizeof(buf), "%1.17g", d);
 	if (n < 0 || n >= (int)sizeof(buf)) {
-		o->oom = 1;
+		o->failed = 1;
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -205,7 +176,7 @@ static void put_value(struct out *o, const cJSON *item)
 	case cJSON_String: put_string(o, item->valuestring); break;
 	case cJSON_Raw:
 		if (item->valuestring == NULL)
-			o->oom = 1; /* cJSON fails the whole print */
+			o->failed = 1; /* cJSON fails the whole print */
 		else
 			put(o, item->valuestring, strlen(item->valuestring));
 		break;
@@ -224,32 +195,27 @@ static void put_value(struct out *o, const cJSON *item)
 		put_char(o, cJSON_IsArray(item) ? ']' : '}');
 		break;
 	default:
-		o->oom = 1; /* cJSON_Invalid: cJSON prints nothing */
+		o->failed = 1; /* cJSON_Invalid: cJSON prints nothing */
 		break;
 	}
 }
 
 char *srv_json_print(const cJSON *item, size_t *len)
 {
-	struct out o = { NULL, 0, 0, 0 };
+	struct out o = { NULL, 0, 0 };
 
 	*len = 0;
-	if (item == NULL || grow(&o, 0) < 0)
+	if (item == NULL)
 		return NULL;
+	/* Twice: once counting, then into a buffer of exactly that size.
+	 * Growing one by doubling cost a page fault for every fresh page (15
+	 * a search results page), more than the printing itself. */
 	put_value(&o, item);
-	if (o.oom) {
-		free(o.p);
+	if (o.failed || (o.p = malloc(o.len + 1)) == NULL)
 		return NULL;
-	}
+	*len = o.len;
+	o.len = 0;
+	put_value(&o, item);
 	o.p[o.len] = '\0';
-	*len = last_len = o.len;
-	/* Far more room than text (a small response after a large one):
-	 * give the rest back, which shrinks the block where it is. */
-	if (o.cap > 2 * (o.len + 1) && o.cap > INITIAL_CAP) {
-		char *fit = realloc(o.p, o.len + 1);
-
-		if (fit)
-			o.p = fit;
-	}
 	return o.p;
 }
