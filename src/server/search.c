@@ -67,6 +67,10 @@ struct target {
 struct targets {
 	struct target items[LEC_SEARCH_VERSIONS_MAX];
 	size_t len;
+	/* What the search found: the response's strings refer to it until
+	 * it is rendered (cJSON_CreateStringReference), so it goes with the
+	 * targets. */
+	struct lec_search_results found;
 };
 
 static void target_dispose(struct target *t)
@@ -82,6 +86,7 @@ static void target_dispose(struct target *t)
 
 static void targets_dispose(struct targets *ts)
 {
+	lec_search_results_dispose(&ts->found);
 	size_t i;
 
 	for (i = 0; i < ts->len; i++)
@@ -305,11 +310,12 @@ static cJSON *envelope(struct srv_request *req, size_t page, size_t size,
 
 /* Results --------------------------------------------------------------------- */
 
-/* A string member under a constant key (cJSON keeps the key's address
- * instead of a copy: a results page has hundreds of members). */
+/* A string member under a constant key, its value referred to, not
+ * copied (it lives in the targets until the response is rendered): a
+ * results page has hundreds of members and tens of KB of text. */
 static void add_string(cJSON *o, const char *key, const char *value)
 {
-	cJSON_AddItemToObjectCS(o, key, cJSON_CreateString(value));
+	cJSON_AddItemToObjectCS(o, key, cJSON_CreateStringReference(value));
 }
 
 /* [] or [text]: the service asks for one fragment per field. */
@@ -318,7 +324,7 @@ static cJSON *fragments(const char *text)
 	cJSON *list = cJSON_CreateArray();
 
 	if (list && text)
-		cJSON_AddItemToArray(list, cJSON_CreateString(text));
+		cJSON_AddItemToArray(list, cJSON_CreateStringReference(text));
 	return list;
 }
 
@@ -404,7 +410,7 @@ static cJSON *hit_json(const struct target *t, const struct lec_search_hit *h,
 		add_string(o, "version", t->version_slug);
 	}
 	add_string(o, "title", h->title);
-	add_string(o, "path", path);
+	cJSON_AddItemToObjectCS(o, "path", cJSON_CreateString(path));
 	add_string(o, "domain", t->origin);
 	cJSON_AddItemToObjectCS(hl, "title", fragments(h->title_highlight));
 	cJSON_AddItemToObjectCS(o, "highlights", hl);
@@ -429,11 +435,11 @@ static const struct target *target_of(const struct targets *ts,
 /* Search the targets; *results gets the page's result objects. On
  * failure fills res and returns -1. */
 static int run_search(struct srv_request *req, struct srv_response *res,
-		      const struct targets *ts, const char *text, size_t page,
+		      struct targets *ts, const char *text, size_t page,
 		      size_t page_size, cJSON **results, size_t *total, int v3)
 {
 	struct lec_search_request sr = { text, NULL, ts->len, page, page_size };
-	struct lec_search_results found = { 0 };
+	struct lec_search_results *found = &ts->found;
 	int64_t ids[LEC_SEARCH_VERSIONS_MAX];
 	const struct target *t;
 	size_t i;
@@ -443,17 +449,16 @@ static int run_search(struct srv_request *req, struct srv_response *res,
 	for (i = 0; i < ts->len; i++)
 		ids[i] = ts->items[i].version_id;
 	sr.version_ids = ids;
-	if ((rc = lec_search_query(srv_store(req), &sr, &found)) < 0) {
+	if ((rc = lec_search_query(srv_store(req), &sr, found)) < 0) {
 		srv_respond_engine_error(res, rc);
 		return -1;
 	}
-	*total = found.total;
+	*total = found->total;
 	*results = cJSON_CreateArray();
-	for (i = 0; *results && i < found.len; i++)
-		if ((t = target_of(ts, found.items[i].version_id)) != NULL)
+	for (i = 0; *results && i < found->len; i++)
+		if ((t = target_of(ts, found->items[i].version_id)) != NULL)
 			cJSON_AddItemToArray(*results,
-					     hit_json(t, &found.items[i], v3));
-	lec_search_results_dispose(&found);
+					     hit_json(t, &found->items[i], v3));
 	if (*results == NULL) {
 		srv_respond_internal(res, "out of memory");
 		return -1;
