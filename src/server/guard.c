@@ -12,8 +12,15 @@
  * reports a connection closed (MHD_CONNECTION_NOTIFY_CLOSED, which takes
  * the lock) before it closes the descriptor, so the sweeper never shuts
  * down a descriptor number that has been reused.
+ *
+ * The guard also counts connections by client address for the server as
+ * a whole: the server runs one libmicrohttpd daemon per thread, and each
+ * daemon's own per-address limit would let an address hold that many
+ * allowances. The accept policy counts a connection in (or refuses it),
+ * and its close counts it out.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +47,25 @@ _Static_assert(sizeof(TIMEOUT_BODY) - 1 == 50, "TIMEOUT_RESPONSE's length");
 /* A libmicrohttpd message longer than this is cut in the log. */
 #define LOG_LINE_MAX 256
 
+/* Buckets of the per-address counts: one per connection the server can
+ * hold, so chains stay about one entry long even when every connection
+ * comes from an address of its own. */
+#define ADDR_BUCKETS SRV_MAX_CONNECTIONS
+
+/* A client address as a key: IPv6, with IPv4 mapped into it (::ffff:a.b.c.d,
+ * as an IPv6 socket sees an IPv4 client), so both spellings count as one. */
+struct addr_key {
+	unsigned char bytes[16];
+};
+
+/* Connections from one address; an entry exists while its count is
+ * above 0. */
+struct addr_count {
+	struct addr_count *next; /* in its bucket */
+	struct addr_key key;
+	unsigned count;
+};
+
 struct guard_conn {
 	struct srv_guard *guard;
 	struct guard_conn *prev, *next; /* on the waiting list */
@@ -48,6 +74,8 @@ struct guard_conn {
 	int request_line;   /* the awaited request's line has arrived */
 	int cut_off;        /* shut down by the sweeper: never waits again */
 	uint64_t since_ms;  /* when it started waiting */
+	int counted;        /* holds one of addr's connections */
+	struct addr_key addr;
 };
 
 struct srv_guard {
@@ -62,7 +90,20 @@ struct srv_guard {
 	uint64_t log_window_ms;     /* start of the current window */
 	unsigned log_lines;         /* written in the window */
 	unsigned long log_dropped;  /* left out in the window */
+
+	pthread_mutex_t addr_lock;  /* the per-address counts */
+	struct addr_count *addrs[ADDR_BUCKETS];
 };
+
+/* The connection the accept policy has just counted in on this thread
+ * (guard NULL: none). libmicrohttpd reports it started right after, on
+ * the same thread, and the count passes to its guard_conn then; if
+ * libmicrohttpd drops it in between (out of memory), no close is ever
+ * reported, so the count is given back instead (srv_guard_settle). */
+static _Thread_local struct {
+	struct srv_guard *guard;
+	struct addr_key addr;
+} pending;
 
 static uint64_t now_ms(void)
 {
@@ -167,6 +208,108 @@ void srv_guard_log(void *cls, const char *fmt, va_list ap)
 	pthread_mutex_unlock(&g->log_lock);
 }
 
+/* Connections per address ------------------------------------------------ */
+
+/* The key of an IP address into key; 0 for any other kind (a unix
+ * socket's peer, which has no address to count). */
+static int addr_key_of(const struct sockaddr *addr, struct addr_key *key)
+{
+	if (addr->sa_family == AF_INET6) {
+		memcpy(key->bytes,
+		       &((const struct sockaddr_in6 *)addr)->sin6_addr, 16);
+		return 1;
+	}
+	if (addr->sa_family == AF_INET) {
+		memset(key->bytes, 0, 10);
+		key->bytes[10] = key->bytes[11] = 0xff;
+		memcpy(key->bytes + 12,
+		       &((const struct sockaddr_in *)addr)->sin_addr, 4);
+		return 1;
+	}
+	return 0;
+}
+
+static struct addr_count **addr_bucket(struct srv_guard *g,
+				       const struct addr_key *key)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < sizeof(key->bytes); i++)
+		h = (h ^ key->bytes[i]) * 16777619u;
+	return &g->addrs[h % ADDR_BUCKETS];
+}
+
+/* Count one more connection from key: 0, or -1 when the address already
+ * holds SRV_MAX_CONNECTIONS_PER_IP or memory ran out. */
+static int addr_add(struct srv_guard *g, const struct addr_key *key)
+{
+	struct addr_count **bucket = addr_bucket(g, key), *a;
+	int rc = -1;
+
+	pthread_mutex_lock(&g->addr_lock);
+	for (a = *bucket; a; a = a->next)
+		if (memcmp(&a->key, key, sizeof(*key)) == 0)
+			break;
+	if (a == NULL) {
+		if ((a = calloc(1, sizeof(*a))) == NULL)
+			goto done;
+		a->key = *key;
+		a->next = *bucket;
+		*bucket = a;
+	}
+	if (a->count < SRV_MAX_CONNECTIONS_PER_IP) {
+		a->count++;
+		rc = 0;
+	}
+done:
+	pthread_mutex_unlock(&g->addr_lock);
+	return rc;
+}
+
+/* Count one connection from key out; the entry goes with its last. */
+static void addr_remove(struct srv_guard *g, const struct addr_key *key)
+{
+	struct addr_count **link = addr_bucket(g, key), *a;
+
+	pthread_mutex_lock(&g->addr_lock);
+	for (; (a = *link) != NULL; link = &a->next) {
+		if (memcmp(&a->key, key, sizeof(*key)) != 0)
+			continue;
+		if (--a->count == 0) {
+			*link = a->next;
+			free(a);
+		}
+		break;
+	}
+	pthread_mutex_unlock(&g->addr_lock);
+}
+
+enum MHD_Result srv_guard_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t addrlen)
+{
+	struct srv_guard *g = cls;
+	struct addr_key key;
+
+	(void)addrlen;
+	srv_guard_settle();
+	if (!addr_key_of(addr, &key))
+		return MHD_YES;
+	if (addr_add(g, &key) < 0)
+		return MHD_NO;
+	pending.guard = g;
+	pending.addr = key;
+	return MHD_YES;
+}
+
+void srv_guard_settle(void)
+{
+	if (pending.guard == NULL)
+		return;
+	addr_remove(pending.guard, &pending.addr);
+	pending.guard = NULL;
+}
+
 /* The sweeper ------------------------------------------------------------- */
 
 static void *sweeper_main(void *arg)
@@ -202,6 +345,7 @@ int srv_guard_new(struct srv_guard **out)
 		return -1;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_mutex_init(&g->log_lock, NULL);
+	pthread_mutex_init(&g->addr_lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&g->wake, &attr);
@@ -213,6 +357,7 @@ int srv_guard_new(struct srv_guard **out)
 		pthread_cond_destroy(&g->wake);
 		pthread_mutex_destroy(&g->lock);
 		pthread_mutex_destroy(&g->log_lock);
+		pthread_mutex_destroy(&g->addr_lock);
 		free(g);
 		return -1;
 	}
@@ -232,6 +377,9 @@ void srv_guard_free(struct srv_guard *g)
 	pthread_cond_destroy(&g->wake);
 	pthread_mutex_destroy(&g->lock);
 	pthread_mutex_destroy(&g->log_lock);
+	/* Every connection has closed, so every count is back to 0 and its
+	 * entry freed (a leak checker would report one that is not). */
+	pthread_mutex_destroy(&g->addr_lock);
 	free(g);
 }
 
@@ -278,11 +426,19 @@ void srv_guard_notify(void *cls, struct MHD_Connection *conn,
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		info = MHD_get_connection_info(conn,
 					       MHD_CONNECTION_INFO_CONNECTION_FD);
-		/* Out of memory: this one connection goes unguarded. */
-		if (info == NULL || (c = calloc(1, sizeof(*c))) == NULL)
+		/* Out of memory: this one connection goes unguarded and
+		 * uncounted. */
+		if (info == NULL || (c = calloc(1, sizeof(*c))) == NULL) {
+			srv_guard_settle();
 			return;
+		}
 		c->guard = g;
 		c->fd = info->connect_fd;
+		if (pending.guard == g) {
+			c->counted = 1;
+			c->addr = pending.addr;
+			pending.guard = NULL;
+		}
 		pthread_mutex_lock(&g->lock);
 		start_waiting(g, c);
 		pthread_mutex_unlock(&g->lock);
@@ -294,6 +450,8 @@ void srv_guard_notify(void *cls, struct MHD_Connection *conn,
 	pthread_mutex_lock(&g->lock);
 	stop_waiting(g, c);
 	pthread_mutex_unlock(&g->lock);
+	if (c->counted)
+		addr_remove(g, &c->addr);
 	free(c);
 	*socket_context = NULL;
 }

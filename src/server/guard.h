@@ -1,7 +1,8 @@
 /*
  * The server's defences against clients that hold connections rather than
  * make requests (guard.c): a deadline on each request's headers however
- * slowly they trickle in, the open-file limit raised so the connection
+ * slowly they trickle in, the connections of one address counted across
+ * all the server's daemons, the open-file limit raised so the connection
  * limit holds, and libmicrohttpd's client-caused log lines rate-limited.
  * server.c wires these callbacks into libmicrohttpd.
  */
@@ -10,6 +11,7 @@
 
 #include <microhttpd.h>
 #include <stdarg.h>
+#include <sys/socket.h>
 
 struct srv_guard;
 
@@ -25,8 +27,19 @@ void srv_guard_free(struct srv_guard *guard);
  * SRV_MAX_CONNECTIONS. */
 unsigned srv_guard_connection_limit(void);
 
+/* MHD_start_daemon's accept policy (cls: the guard): MHD_NO when the
+ * client's address already holds SRV_MAX_CONNECTIONS_PER_IP connections
+ * on any of the server's daemons, else the connection is counted in. */
+enum MHD_Result srv_guard_accept(void *cls, const struct sockaddr *addr,
+				 socklen_t addrlen);
+/* After each MHD_run on a daemon's thread: give back the count of a
+ * connection the accept policy let in but libmicrohttpd dropped before
+ * it started (out of memory), which no close will ever report. */
+void srv_guard_settle(void);
+
 /* MHD_OPTION_NOTIFY_CONNECTION (cls: the guard): a new connection starts
- * waiting for its first request's headers; a closed one is forgotten. */
+ * waiting for its first request's headers (and keeps the count the accept
+ * policy took for it); a closed one is forgotten and counted out. */
 void srv_guard_notify(void *cls, struct MHD_Connection *conn,
 		      void **socket_context,
 		      enum MHD_ConnectionNotificationCode code);

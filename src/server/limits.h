@@ -56,13 +56,21 @@ _Static_assert(SRV_CONNECTION_MEMORY >=
 /* Simultaneous connections: beyond this new ones wait in the kernel's
  * backlog. Several per-address allowances (below), so one address cannot
  * take them all; lowered at start when the open-file limit cannot hold
- * them plus SRV_FD_RESERVE. */
+ * them plus SRV_FD_RESERVE. Divided evenly among the server's threads,
+ * each of which accepts until it holds its share. */
 #define SRV_MAX_CONNECTIONS 4096
 
-/* Connections from one address: more are closed as soon as accepted. The
- * API benchmark's 256 keep-alive connections plus the TUI and CLI beside
- * them fit; a flood from one address holds at most this many. */
+/* Connections from one address, counted across all the server's threads:
+ * more are closed as soon as accepted. The API benchmark's 256 keep-alive
+ * connections plus the TUI and CLI beside them fit; a flood from one
+ * address holds at most this many. */
 #define SRV_MAX_CONNECTIONS_PER_IP 512
+
+/* Connections the kernel completes and queues on the listening socket
+ * before the server accepts them (listen()'s backlog; the kernel caps it
+ * at net.core.somaxconn, 4096 by default): a burst as large as the
+ * connection limit waits there instead of being refused. */
+#define SRV_LISTEN_BACKLOG SRV_MAX_CONNECTIONS
 
 /* Descriptors kept for everything but client sockets: each thread's
  * SQLite handles and WAL files, files being sent, build pipes and logs. */

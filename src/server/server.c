@@ -1,25 +1,33 @@
 /*
  * The HTTP server's connection to libmicrohttpd: starting and stopping the
- * daemon, collecting each request (raw URI, headers and body under their
+ * daemons, collecting each request (raw URI, headers and body under their
  * caps), handing the complete request to the router, and sending the
  * response. Connections are watched by the guard (guard.c): per-address
  * and total limits, a deadline on each request's headers.
  *
- * Threading: libmicrohttpd runs a pool of threads, one epoll loop each; a
- * request is handled start to finish on one thread, which owns one store
- * handle (SQLite connections are not shared between threads). Handlers are
- * short database calls, so a pool the size of the machine keeps every core
- * busy without a separate worker queue.
+ * Threading: the server runs one libmicrohttpd daemon per thread, all
+ * accepting on one listening socket, and each thread runs its daemon's
+ * event loop itself (loop_main): it waits on the daemon's epoll descriptor
+ * and lets MHD_run do what is ready without blocking. libmicrohttpd
+ * 0.9.75's own loop blocks again in epoll_wait after a batch of exactly
+ * 128 events, leaving those connections unserved until the next event or
+ * timeout. A request is handled start to finish on one thread, which owns
+ * one store handle (SQLite connections are not shared between threads).
+ * Handlers are short database calls, so a thread per core keeps every
+ * core busy without a separate worker queue.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -32,11 +40,21 @@
 #include "hook_sender.h"
 #include "server.h"
 
-struct srv {
+/* One daemon and the thread running its event loop. */
+struct srv_loop {
 	struct MHD_Daemon *daemon;
-	/* The owner's unix socket beside the TCP listener (socket_and_tcp),
-	 * or NULL. */
-	struct MHD_Daemon *daemon_socket;
+	int epoll_fd;        /* the daemon's, which the thread waits on */
+	int stop_fd;         /* the server's: readable once it stops */
+	pthread_t thread;
+	int running;         /* the thread was started: join it */
+};
+
+struct srv {
+	/* The TCP port's daemons, then the owner's unix socket's (on its
+	 * own, or beside the port with socket_and_tcp): nloops in use. */
+	struct srv_loop *loops;
+	unsigned nloops;
+	int stop_fd;         /* eventfd the loop threads wait on, or -1 */
 	struct srv_guard *guard;
 	struct srv_hook_sender *hooks; /* outgoing webhook deliveries */
 	struct srv_config config;
@@ -644,6 +662,9 @@ static void srv_free(struct srv *srv)
 	if (srv == NULL)
 		return;
 	srv_guard_free(srv->guard);
+	free(srv->loops);
+	if (srv->stop_fd >= 0)
+		close(srv->stop_fd);
 	free(srv->data_dir);
 	free(srv->docs_domain);
 	free(srv);
@@ -758,44 +779,155 @@ fail:
 	return -1;
 }
 
-/* One libmicrohttpd daemon on where (MHD_OPTION_SOCK_ADDR or a listening
- * socket) with the server's handlers and limits, threads of its own. */
-static struct MHD_Daemon *start_daemon(struct srv *srv, unsigned flags,
-				       unsigned short port,
-				       struct MHD_OptionItem *where,
-				       unsigned threads)
+/* A listening TCP socket on addr, its port (the one bound, when addr
+ * asks for 0) into *port: the descriptor, or -1 after logging why. */
+static int listen_tcp(const struct sockaddr_storage *addr, int ipv6,
+		      const char *host, unsigned short *port)
 {
-	return MHD_start_daemon(
-		flags, port, NULL, NULL, on_request, srv,
+	struct sockaddr_storage bound;
+	socklen_t len = ipv6 ? sizeof(struct sockaddr_in6)
+			     : sizeof(struct sockaddr_in);
+	int fd, on = 1;
+
+	fd = socket(addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		goto fail;
+	/* As libmicrohttpd's own listener: a restarted server gets its port
+	 * back while the last one's connections linger in TIME_WAIT, and an
+	 * IPv6 address does not take the IPv4 port too. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
+	    (ipv6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on,
+				sizeof(on)) < 0) ||
+	    bind(fd, (const struct sockaddr *)addr, len) < 0 ||
+	    listen(fd, SRV_LISTEN_BACKLOG) < 0)
+		goto fail;
+	len = sizeof(bound);
+	if (getsockname(fd, (struct sockaddr *)&bound, &len) < 0)
+		goto fail;
+	*port = ntohs(ipv6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+			   : ((struct sockaddr_in *)&bound)->sin_port);
+	return fd;
+fail:
+	srv_log("cannot listen on %s:%u: %s", host, *port, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* One libmicrohttpd daemon accepting on its own copy of listen_fd, with
+ * the server's handlers and limits, holding at most limit connections.
+ * No thread of its own: a loop thread runs it (loop_main). NULL when it
+ * cannot start (libmicrohttpd logs why). */
+static struct MHD_Daemon *start_daemon(struct srv *srv, unsigned flags,
+				       int listen_fd, unsigned limit)
+{
+	struct MHD_Daemon *d;
+	/* Each daemon closes the socket it was given when it stops. */
+	int fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0) {
+		srv_log("cannot copy a listening socket: %s", strerror(errno));
+		return NULL;
+	}
+	d = MHD_start_daemon(
+		flags, 0, srv_guard_accept, srv->guard, on_request, srv,
 		/* First, or libmicrohttpd logs the options on its own. */
 		MHD_OPTION_EXTERNAL_LOGGER, srv_guard_log, srv->guard,
-		MHD_OPTION_ARRAY, where,
+		MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, srv->guard,
-		/* One thread is the polling thread itself: no pool. */
-		MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0u,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SRV_CONNECTION_MEMORY,
-		MHD_OPTION_CONNECTION_LIMIT, srv_guard_connection_limit(),
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-		(unsigned)SRV_MAX_CONNECTIONS_PER_IP,
+		MHD_OPTION_CONNECTION_LIMIT, limit,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)SRV_CONNECTION_TIMEOUT,
 		MHD_OPTION_END);
+	/* libmicrohttpd closes the socket on some of its failures and not on
+	 * others (epoll_create failing, say). Nothing else opens descriptors
+	 * while the server starts (its threads start after its daemons), so
+	 * a descriptor still open is still the copy. */
+	if (d == NULL && fcntl(fd, F_GETFD) != -1)
+		close(fd);
+	return d;
+}
+
+/* A daemon's thread. libmicrohttpd's MHD_run never blocks: it drains the
+ * daemon's epoll set without waiting and handles whatever is ready. The
+ * waiting is done here, on the daemon's epoll descriptor and the stop
+ * descriptor, for no longer than libmicrohttpd's timeout: 0 while a
+ * connection still has data to handle, else until the oldest idle
+ * connection's timeout (at most SRV_CONNECTION_TIMEOUT), or for ever
+ * without connections. A failed poll (EINTR after SIGCONT, say) runs the
+ * daemon all the same: that does not wait either. */
+static void *loop_main(void *arg)
+{
+	struct srv_loop *loop = arg;
+	struct pollfd fds[2] = { { loop->epoll_fd, POLLIN, 0 },
+				 { loop->stop_fd, POLLIN, 0 } };
+	const MHD_UNSIGNED_LONG_LONG longest = SRV_CONNECTION_TIMEOUT * 1000u;
+	MHD_UNSIGNED_LONG_LONG ms;
+	int timeout;
+
+	for (;;) {
+		timeout = -1;
+		if (MHD_get_timeout(loop->daemon, &ms) == MHD_YES)
+			timeout = (int)(ms < longest ? ms : longest);
+		if (poll(fds, 2, timeout) > 0 && fds[1].revents)
+			break;
+		MHD_run(loop->daemon);
+		srv_guard_settle();
+	}
+	return NULL;
+}
+
+/* Start the next loop's daemon (not its thread yet): 0, or -1. */
+static int add_loop(struct srv *srv, unsigned flags, int listen_fd,
+		    unsigned limit)
+{
+	struct srv_loop *loop = &srv->loops[srv->nloops];
+	const union MHD_DaemonInfo *info;
+
+	loop->daemon = start_daemon(srv, flags, listen_fd, limit);
+	if (loop->daemon == NULL)
+		return -1;
+	srv->nloops++;
+	info = MHD_get_daemon_info(loop->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	loop->epoll_fd = info->epoll_fd;
+	loop->stop_fd = srv->stop_fd;
+	return 0;
+}
+
+/* Stop every loop thread, then every daemon: libmicrohttpd may only be
+ * called from one thread at a time per daemon, so a daemon stops after its
+ * thread has finished. Each thread finishes the request it is in; its
+ * store handle and caches are freed as it exits. */
+static void stop_loops(struct srv *srv)
+{
+	uint64_t one = 1;
+	unsigned i;
+
+	if (srv->nloops == 0)
+		return;
+	/* Never read: it stays readable for every thread. */
+	if (write(srv->stop_fd, &one, sizeof(one)) != sizeof(one))
+		srv_log("cannot stop the server's threads: %s", strerror(errno));
+	for (i = 0; i < srv->nloops; i++)
+		if (srv->loops[i].running)
+			pthread_join(srv->loops[i].thread, NULL);
+	/* Closing the connections notifies the guard, which goes after. */
+	for (i = 0; i < srv->nloops; i++)
+		MHD_stop_daemon(srv->loops[i].daemon);
+	srv->nloops = 0;
 }
 
 int srv_start(struct srv **out, const struct srv_config *config)
 {
 	struct sockaddr_storage addr;
-	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem on_tcp[2] = { { MHD_OPTION_END, 0, NULL },
-					    { MHD_OPTION_END, 0, NULL } };
-	struct MHD_OptionItem on_unix[2] = { { MHD_OPTION_END, 0, NULL },
-					     { MHD_OPTION_END, 0, NULL } };
-	struct srv *srv;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-			 MHD_USE_TURBO | MHD_USE_ERROR_LOG;
-	unsigned threads;
-	int ipv6 = 0, unix_fd = -1, keys = 0;
+	struct srv *srv = NULL;
+	unsigned flags = MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+	unsigned threads, limit, i;
+	unsigned short port = config->port;
+	int ipv6 = 0, tcp_fd = -1, unix_fd = -1, keys = 0;
 	int tcp = config->socket_path == NULL || config->socket_and_tcp;
 
 	*out = NULL;
@@ -805,16 +937,17 @@ int srv_start(struct srv **out, const struct srv_config *config)
 			config->listen_host);
 		return -1;
 	}
-	on_tcp[0] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, &addr };
-	if (config->socket_path) {
-		if ((unix_fd = listen_unix(config->socket_path)) < 0)
-			return -1;
-		on_unix[0] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET,
-						      unix_fd, NULL };
-	}
+	if (tcp && (tcp_fd = listen_tcp(&addr, ipv6, config->listen_host,
+					&port)) < 0)
+		return -1;
+	if (config->socket_path &&
+	    (unix_fd = listen_unix(config->socket_path)) < 0)
+		goto fail;
 	if ((srv = calloc(1, sizeof(*srv))) == NULL)
 		goto fail;
+	srv->stop_fd = -1;
 	srv->config = *config;
+	srv->port = port;
 	srv->data_dir = strdup(config->data_dir);
 	if (srv->data_dir == NULL ||
 	    pthread_key_create(&srv->store_key, close_thread_store) != 0)
@@ -826,31 +959,45 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	if (srv_guard_new(&srv->guard) < 0)
 		goto fail;
 	threads = config->threads ? config->threads : default_threads();
-	srv->daemon = start_daemon(srv, flags | (ipv6 ? MHD_USE_IPv6 : 0u),
-				   tcp ? config->port : 0, tcp ? on_tcp : on_unix,
-				   threads);
-	if (srv->daemon == NULL) {
-		if (!tcp)
-			srv_log("cannot serve on %s", config->socket_path);
-		else
-			srv_log("cannot listen on %s:%u (address in use or not "
-				"permitted)", config->listen_host, config->port);
+	limit = srv_guard_connection_limit();
+	/* A daemon whose share is 0 would never accept: fewer daemons when
+	 * the open-file limit holds fewer connections than threads. */
+	if (threads > limit)
+		threads = limit;
+	if ((srv->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0 ||
+	    (srv->loops = calloc(threads + 1, sizeof(*srv->loops))) == NULL) {
+		srv_log("cannot start the server: %s", strerror(errno));
 		goto fail;
 	}
-	if (!tcp)
-		unix_fd = -1; /* libmicrohttpd owns it from here on */
-	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	srv->port = info && tcp ? info->port : config->port;
-	/* The owner's socket beside the port: a few people's, so the
-	 * polling thread alone serves it. */
-	if (tcp && unix_fd >= 0) {
-		srv->daemon_socket = start_daemon(srv, flags, 0, on_unix, 1);
-		if (srv->daemon_socket == NULL) {
-			srv_log("cannot serve on %s", config->socket_path);
-			MHD_stop_daemon(srv->daemon);
-			goto fail;
+	/* The port's connections are shared out as libmicrohttpd's own
+	 * thread pool does: evenly, the first daemons one more. */
+	for (i = 0; tcp && i < threads; i++) {
+		if (add_loop(srv, flags | (ipv6 ? MHD_USE_IPv6 : 0u), tcp_fd,
+			     limit / threads + (i < limit % threads)) < 0) {
+			srv_log("cannot serve on %s:%u", config->listen_host,
+				port);
+			goto fail_loops;
 		}
-		unix_fd = -1;
+	}
+	/* The owner's socket: a few people's, so one thread serves it. */
+	if (unix_fd >= 0 && add_loop(srv, flags, unix_fd, limit) < 0) {
+		srv_log("cannot serve on %s", config->socket_path);
+		goto fail_loops;
+	}
+	/* Each daemon has its own copy now. */
+	if (tcp_fd >= 0)
+		close(tcp_fd);
+	if (unix_fd >= 0)
+		close(unix_fd);
+	tcp_fd = unix_fd = -1;
+	for (i = 0; i < srv->nloops; i++) {
+		if (pthread_create(&srv->loops[i].thread, NULL, loop_main,
+				   &srv->loops[i]) != 0) {
+			srv_log("cannot start the server's threads");
+			srv_stop(srv);
+			return -1;
+		}
+		srv->loops[i].running = 1;
 	}
 	if (init_names(srv, ipv6) < 0 ||
 	    srv_hook_sender_start(&srv->hooks, srv->data_dir,
@@ -860,7 +1007,11 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	}
 	*out = srv;
 	return 0;
+fail_loops:
+	stop_loops(srv);
 fail:
+	if (tcp_fd >= 0)
+		close(tcp_fd);
 	if (unix_fd >= 0) {
 		close(unix_fd);
 		unlink(config->socket_path);
@@ -877,12 +1028,9 @@ void srv_stop(struct srv *srv)
 {
 	if (srv == NULL)
 		return;
-	/* Stops accepting, waits for the pool threads, which finish the
-	 * request they are in; their store handles close as they exit. The
-	 * guard goes after (srv_free): closing connections notifies it. */
-	MHD_stop_daemon(srv->daemon);
-	if (srv->daemon_socket)
-		MHD_stop_daemon(srv->daemon_socket);
+	/* The guard goes after (srv_free): closing connections notifies
+	 * it. */
+	stop_loops(srv);
 	srv_hook_sender_stop(srv->hooks);
 	if (srv->config.socket_path)
 		unlink(srv->config.socket_path);

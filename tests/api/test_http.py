@@ -1,8 +1,13 @@
 """Cross-cutting HTTP behaviour of `lectern serve`: the first line and a
 clean stop, bad input of every kind (each a JSON error with the right
 status and nothing changed), routing rules (trailing slash, unknown paths,
-405 with Allow), the API root, HEAD, and concurrent writers."""
+405 with Allow), the API root, HEAD, concurrent writers, and one server
+thread serving hundreds of busy kept-alive connections without stalling."""
+import os
+import signal
+import socket
 import threading
+import time
 
 from lectern_test import Server, ServerTestCase, main
 
@@ -157,6 +162,75 @@ class ConcurrencyTest(ServerTestCase):
         r = self.server.get("/api/v3/projects/?limit=100", token=token).json
         self.assertEqual(r["count"], 40)
         self.assertEqual(len({p["id"] for p in r["results"]}), 40)
+
+
+class ManyConnectionsTest(ServerTestCase):
+    """libmicrohttpd 0.9.75's own event loop takes at most 128 events per
+    epoll_wait and, after a batch of exactly 128, waits again with its full
+    timeout: with 256 requests ready at once it takes two batches and then
+    blocks with all 256 unserved (until the header deadline cuts them, 10 s
+    later). The server runs the loop itself and never waits while events
+    are pending (src/server/server.c, loop_main)."""
+
+    SERVER_ARGS = ("--threads", "1")
+    # Twice libmicrohttpd's batch of events.
+    CONNECTIONS = 256
+    ROUNDS = 10
+    # A round is 256 small requests (tens of milliseconds, more in a
+    # sanitizer build); a stalled one takes 10 s.
+    ROUND_SECONDS = 3
+
+    def read_response(self, s):
+        """Read one response on s; its status."""
+        got = b""
+        while b"\r\n\r\n" not in got:
+            chunk = s.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed by the server")
+            got += chunk
+        head, _, body = got.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        length = [int(line.split(b":")[1]) for line in lines[1:]
+                  if line.lower().startswith(b"content-length:")][0]
+        while len(body) < length:
+            chunk = s.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed by the server")
+            body += chunk
+        return int(lines[0].split()[1])
+
+    def test_lockstep_rounds(self):
+        """Each round sends one GET on every connection, then reads every
+        response. The server is stopped while the requests are sent, so
+        all of them are ready at once when it resumes, as they are when a
+        busy thread comes back to its loop."""
+        pid = self.server.proc.pid
+        conns = []
+        try:
+            for _ in range(self.CONNECTIONS):
+                s = socket.create_connection((self.server.host, self.server.port),
+                                             timeout=self.ROUND_SECONDS)
+                conns.append(s)
+            for n in range(self.ROUNDS):
+                start = time.monotonic()
+                os.kill(pid, signal.SIGSTOP)
+                try:
+                    for s in conns:
+                        s.sendall(b"GET /api/v3/ HTTP/1.1\r\nHost: x\r\n\r\n")
+                finally:
+                    os.kill(pid, signal.SIGCONT)
+                answered = 0
+                try:
+                    for s in conns:
+                        s.settimeout(max(0.1, start + self.ROUND_SECONDS - time.monotonic()))
+                        self.assertEqual(self.read_response(s), 200)
+                        answered += 1
+                except (socket.timeout, ConnectionError) as e:
+                    self.fail("round %d: %d of %d answered within %d s (%s)"
+                              % (n, answered, self.CONNECTIONS, self.ROUND_SECONDS, e))
+        finally:
+            for s in conns:
+                s.close()
 
 
 class LifecycleTest(ServerTestCase):
