@@ -85,6 +85,9 @@ struct srv_guard {
 	int stopping;
 	struct guard_conn *head, *tail; /* oldest first */
 	unsigned nwaiting;
+	/* Connections waiting since this time or before were waiting while
+	 * the server was crowded: they keep the crowded deadline. */
+	uint64_t crowd_mark_ms;
 
 	pthread_mutex_t log_lock;   /* the rate limit below */
 	uint64_t log_window_ms;     /* start of the current window */
@@ -160,16 +163,25 @@ static void cut(struct srv_guard *g, struct guard_conn *c)
 }
 
 /* Cut every connection past its deadline: the list is in the order the
- * connections started waiting, so they are all at its head. */
+ * connections started waiting, so they are all at its head. Every
+ * connection that was waiting while the server was crowded keeps the
+ * crowded deadline, also once cutting the oldest has made it less
+ * crowded: a flood whose connects straddle a tick would otherwise see its
+ * younger part get the normal deadline. */
 static void sweep(struct srv_guard *g)
 {
-	uint64_t now = now_ms();
-	uint64_t limit = 1000u * (g->nwaiting > SRV_CROWDED_CONNECTIONS
-					  ? SRV_HEADER_SECONDS_CROWDED
-					  : SRV_HEADER_SECONDS);
+	uint64_t now = now_ms(), seconds;
 
-	while (g->head && now - g->head->since_ms >= limit)
+	if (g->nwaiting > SRV_CROWDED_CONNECTIONS && g->tail)
+		g->crowd_mark_ms = g->tail->since_ms;
+	while (g->head) {
+		seconds = g->head->since_ms <= g->crowd_mark_ms
+				  ? SRV_HEADER_SECONDS_CROWDED
+				  : SRV_HEADER_SECONDS;
+		if (now - g->head->since_ms < 1000u * seconds)
+			break;
 		cut(g, g->head);
+	}
 }
 
 /* Logging ----------------------------------------------------------------- */
