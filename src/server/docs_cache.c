@@ -34,7 +34,7 @@
  * page replaces the older one. */
 #define DOCS_CACHE_PAGES 256
 /* Published directories held open per thread: descriptors are shared by
- * the process, and 16 per pool thread stays far below the usual limit of
+ * the process, and 16 per server thread stays far below the usual limit of
  * 1024 while covering the versions a reader moves between. */
 #define DOCS_CACHE_DIRS 16
 
@@ -98,7 +98,7 @@ static void cache_free(void *p)
 	free(cache);
 }
 
-/* The key lives as long as the process: pool threads come and go with a
+/* The key lives as long as the process: server threads come and go with a
  * server, and each one's table is freed by the destructor as it exits. */
 static void make_key(void)
 {

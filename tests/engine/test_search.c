@@ -1310,7 +1310,7 @@ static void index_generated(struct lec_store *st, int64_t v, unsigned seed)
 {
 	struct lec_search_page pages[GEN_PAGES];
 	struct lec_page_doc *docs[GEN_PAGES];
-	char paths[GEN_PAGES][24], id[8], *t, *c;
+	char paths[GEN_PAGES][32], id[24], *t, *c;
 	size_t i, j;
 
 	for (i = 0; i < GEN_PAGES; i++) {
