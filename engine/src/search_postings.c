@@ -345,7 +345,7 @@ int lec__search_postings_get(struct lec_store *st,
 			missing++;
 		}
 	}
-	if ((missing > 0 || !m->valid) &&
+	if (missing > 0 &&
 	    (rc = read_missing(st, m, ex->any, p, &too_many)) < 0)
 		goto fail;
 	if (too_many) {
