@@ -3,12 +3,15 @@
  * byte for byte (cJSON 1.7.15: the same escapes, number formats and
  * order), with U+2028 and U+2029 escaped as the service escapes them.
  *
- * cJSON's printer looks at every byte of a string twice through a switch,
- * then the line separators took a third pass over the whole text, which
- * made rendering a search results page (28 KB, mostly section text) cost
- * as much as the search. Here a table says which bytes need attention and
- * the runs between them are copied whole, in one pass. The fuzz target
- * json_print checks the output against cJSON's own.
+ * cJSON's printer looks at every byte of a string twice through a switch
+ * and grows its buffer by doubling, then the line separators took a third
+ * pass over the whole text, which made rendering a search results page
+ * (28 KB, mostly section text) cost as much as the search. Here strings
+ * are scanned eight bytes a step for the few bytes that need escaping and
+ * the runs between them are copied whole; the tree is walked twice, once
+ * counting and once writing into a buffer of exactly that size. The fuzz
+ * target json_print and tests/server/test_json_print.c check the output
+ * against cJSON's own.
  */
 #include <float.h>
 #include <locale.h>
