@@ -23,9 +23,9 @@
  * are remembered for the query, whose results repeat them; runs with
  * other bytes go through the tokenizer.
  */
-#include <stdint.h>
 #include <string.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "search_internal.h"
 
@@ -260,8 +260,8 @@ static int word_is_match(struct pass *p, size_t i, size_t e)
 	const struct lec__search_tokenizer *t = hl->tokenizer;
 	struct run r = { p, i, NULL, 0, 0 };
 	struct word_slot *slot = NULL;
-	uint64_t h = 14695981039346656037ULL; /* FNV-1a of the lowered word */
-	size_t j;
+	char lowered[WORD_MAX + 1];
+	size_t j, n = e - i;
 
 	if (!hl->starts[(unsigned char)p->text[i]])
 		return 0;
@@ -270,24 +270,18 @@ static int word_is_match(struct pass *p, size_t i, size_t e)
 			break;
 	if (j == hl->len)
 		return 0;
-	if (e - i <= WORD_MAX) {
-		for (j = i; j < e; j++)
-			h = (h ^ (unsigned char)ascii_lower(p->text[j])) *
-			    1099511628211ULL;
-		slot = &hl->words[h % WORD_SLOTS];
-		for (j = 0; j < e - i &&
-			    slot->word[j] == ascii_lower(p->text[i + j]);
-		     j++)
-			;
-		if (j == e - i && slot->word[j] == '\0')
+	if (n <= WORD_MAX) {
+		for (j = 0; j < n; j++)
+			lowered[j] = ascii_lower(p->text[i + j]);
+		lowered[n] = '\0';
+		slot = &hl->words[lec__fnv1a(lowered, n) % WORD_SLOTS];
+		if (strcmp(slot->word, lowered) == 0)
 			return slot->match;
 	}
 	t->api.xTokenize(t->tok, &r, FTS5_TOKENIZE_DOCUMENT, p->text + i,
-			 (int)(e - i), word_token);
+			 (int)n, word_token);
 	if (slot) {
-		for (j = 0; j < e - i; j++)
-			slot->word[j] = ascii_lower(p->text[i + j]);
-		slot->word[j] = '\0';
+		memcpy(slot->word, lowered, n + 1);
 		slot->match = r.found;
 	}
 	return r.found;

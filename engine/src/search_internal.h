@@ -132,7 +132,8 @@ struct lec__search_postings {
 	size_t len[LEC_SEARCH_TERMS_MAX];
 	double idf[LEC_SEARCH_TERMS_MAX];
 	double norm[LEC__SEARCH_LENGTH_BUCKETS];
-	struct lec__search_plist *own; /* lists read for this query and not remembered */
+	/* Lists read for this query and not remembered (owned). */
+	struct lec__search_plist *own;
 };
 
 /*

@@ -59,8 +59,7 @@ struct lec__search_memo {
 
 /* What one lec_postings call is asked to read. */
 struct request {
-	struct lec__search_postings *post;
-	struct lec__search_plist *read; /* post->n lists read now (phrase NULL: not) */
+	struct lec__search_postings *post; /* lists read go to post->own */
 	int too_many;      /* a phrase has more than PHRASE_ROWS_MAX rows */
 	int rc;            /* an SQLite code, from a failed read */
 };
@@ -98,12 +97,14 @@ static void memo_free(void *p)
 	lec__free(m);
 }
 
-static struct lec__search_plist *memo_find(struct lec__search_memo *m, const char *phrase)
+static struct lec__search_plist *memo_find(struct lec__search_memo *m,
+					   const char *phrase)
 {
 	size_t i;
 
 	for (i = 0; i < MEMO_SLOTS; i++)
-		if (m->slots[i].phrase && strcmp(m->slots[i].phrase, phrase) == 0)
+		if (m->slots[i].phrase &&
+		    strcmp(m->slots[i].phrase, phrase) == 0)
 			return &m->slots[i];
 	return NULL;
 }
@@ -143,7 +144,7 @@ static void memo_keep(struct lec__search_memo *m, struct lec__search_plist *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Reading ------------------------------------------------------------------- */
+/* Reading ----------------------------------------------------------------- */
 
 struct reader {
 	struct lec__search_plist *list;
@@ -212,7 +213,7 @@ static void postings_fn(const Fts5ExtensionApi *api, Fts5Context *fts,
 	for (i = 0; i < rq->post->n && !rq->too_many; i++) {
 		if (rq->post->rowids[i] != NULL)
 			continue; /* remembered */
-		r.list = &rq->read[i];
+		r.list = &rq->post->own[i];
 		if ((rc = api->xQueryPhrase(fts, (int)i, &r, read_row)) !=
 		    SQLITE_OK)
 			goto fail;
@@ -224,7 +225,7 @@ fail:
 	sqlite3_result_error_code(ctx, rc);
 }
 
-/* Looking up ---------------------------------------------------------------- */
+/* Looking up -------------------------------------------------------------- */
 
 /* Whether the memory describes the database as the current read sees it;
  * if not, it is emptied and stamped with the current state. */
@@ -275,7 +276,7 @@ static int read_missing(struct lec_store *st, struct lec__search_memo *m,
 			const char *expr, struct lec__search_postings *p,
 			int *too_many)
 {
-	struct request rq = { p, p->own, 0, SQLITE_OK };
+	struct request rq = { p, 0, SQLITE_OK };
 	sqlite3_stmt *stmt = NULL;
 	size_t i;
 	int rc;

@@ -77,9 +77,6 @@ int lec__search_length_bucket(size_t bytes)
 	return b;
 }
 
-/* Length buckets a rowid can hold. */
-#define LENGTH_BUCKETS LEC__SEARCH_LENGTH_BUCKETS
-
 double lec__search_idf(sqlite3_int64 rows, sqlite3_int64 hits)
 {
 	double idf = ln(((double)(rows - hits) + 0.5) / ((double)hits + 0.5));
@@ -95,7 +92,8 @@ void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
 					 : 1;
 	int i;
 
-	for (len = 1, i = 0; i < LENGTH_BUCKETS; i++, len *= BUCKET_STEP)
+	for (len = 1, i = 0; i < LEC__SEARCH_LENGTH_BUCKETS;
+	     i++, len *= BUCKET_STEP)
 		norm[i] = K1 * (1 - B + B * len / avg_bytes);
 }
 
@@ -125,7 +123,7 @@ double lec__search_bm25(double idf, double freq, double norm)
 struct rank_data {
 	int nphrase;
 	double *idf;
-	double norm[LENGTH_BUCKETS];
+	double norm[LEC__SEARCH_LENGTH_BUCKETS];
 };
 
 /* The state of the database the frequencies were counted in: commits by
@@ -301,7 +299,7 @@ static void lec_rank(const Fts5ExtensionApi *api, Fts5Context *fts,
 		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	norm = d->norm[api->xRowid(fts) & (LENGTH_BUCKETS - 1)];
+	norm = d->norm[api->xRowid(fts) & (LEC__SEARCH_LENGTH_BUCKETS - 1)];
 	/* Phrase by phrase: xInst would first merge every phrase's
 	 * instances into one sorted array. */
 	for (i = 0; i < d->nphrase; i++) {

@@ -879,7 +879,7 @@ int lec_store_commit_stamp(struct lec_store *st, uint64_t *out)
 	void volatile *region = NULL;
 	const volatile uint32_t *words;
 	uint32_t first[WAL_HEADER_WORDS], second[WAL_HEADER_WORDS];
-	uint64_t h = 14695981039346656037ULL; /* FNV-1a over the words */
+	uint64_t h;
 	size_t i;
 
 	*out = 0;
@@ -902,8 +902,7 @@ int lec_store_commit_stamp(struct lec_store *st, uint64_t *out)
 	    ((const unsigned char *)first)[WAL_HEADER_ISINIT] == 0)
 		return lec__error(LEC_ENOTFOUND, "%s: a commit is being "
 				  "written", st->path);
-	for (i = 0; i < WAL_HEADER_WORDS; i++)
-		h = (h ^ first[i]) * 1099511628211ULL;
+	h = lec__fnv1a(first, sizeof(first));
 	*out = h ? h : 1;
 	return LEC_OK;
 }
