@@ -141,7 +141,7 @@ struct lec__search_postings {
  * call inside a read snapshot. *out owned by the caller
  * (lec__search_postings_free), valid until the next call on the store.
  * @return LEC_OK; LEC_ENOTFOUND when ex is not a plain list of phrases or
- *         one occurs in too many rows (rank with FTS5 statements
+ *         its new lists pass QUERY_ROWS_MAX rows (rank with FTS5 statements
  *         instead); an engine error
  */
 int lec__search_postings_get(struct lec_store *st,

@@ -29,9 +29,11 @@
 #define MEMO_BYTES_MAX ((size_t)8 << 20)
 /* Lists remembered per connection, whatever their size. */
 #define MEMO_SLOTS 128
-/* Rows of one phrase read into memory for one query; a phrase in more
- * rows is ranked by FTS5 statements instead (they need no memory). */
-#define PHRASE_ROWS_MAX ((size_t)1 << 21)
+/* Rows read into memory for one query, all its phrases together (16 MiB
+ * of lists): ten common words of a 100,000-section index. A query of
+ * more, such as 64 words each in every row, is ranked by FTS5 statements
+ * instead, which need no memory. */
+#define QUERY_ROWS_MAX ((size_t)1 << 20)
 /* Pointer type of lec_postings' request argument (sqlite3_bind_pointer). */
 #define REQUEST_TYPE "lec_postings_request"
 #define POSTINGS_FN "lec_postings"
@@ -60,7 +62,8 @@ struct lec__search_memo {
 /* What one lec_postings call is asked to read. */
 struct request {
 	struct lec__search_postings *post; /* lists read go to post->own */
-	int too_many;      /* a phrase has more than PHRASE_ROWS_MAX rows */
+	size_t rows;       /* read for it so far */
+	int too_many;      /* QUERY_ROWS_MAX reached */
 	int rc;            /* an SQLite code, from a failed read */
 };
 
@@ -174,7 +177,7 @@ static int read_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
 	struct lec__search_plist *l = r->list;
 	int rc;
 
-	if (l->len == PHRASE_ROWS_MAX) {
+	if (r->rq->rows == QUERY_ROWS_MAX) {
 		r->rq->too_many = 1;
 		return SQLITE_DONE;
 	}
@@ -185,6 +188,7 @@ static int read_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
 	    SQLITE_OK)
 		return rc;
 	l->len++;
+	r->rq->rows++;
 	return SQLITE_OK;
 }
 
@@ -276,7 +280,7 @@ static int read_missing(struct lec_store *st, struct lec__search_memo *m,
 			const char *expr, struct lec__search_postings *p,
 			int *too_many)
 {
-	struct request rq = { p, 0, SQLITE_OK };
+	struct request rq = { p, 0, 0, SQLITE_OK };
 	sqlite3_stmt *stmt = NULL;
 	size_t i;
 	int rc;
