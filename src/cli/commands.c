@@ -27,7 +27,7 @@ static const struct cli_command commands[] = {
 	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine] "
 	  "[--keep-builds N (outputs kept per version for diffs, default 5)] "
 	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded] "
-	  "[--webhook-backoff MS]",
+	  "[--webhook-backoff MS] [--webhook-timeout MS]",
 	  "run the local engine's HTTP server in the foreground",
 	  cli_cmd_serve },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",

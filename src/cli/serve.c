@@ -264,6 +264,10 @@ static int parse_options(int argc, char **argv, struct srv_config *cfg,
 			if (parse_count(opt, val, 1, 3600000, &n))
 				return CLI_EXIT_FAIL;
 			cfg->webhook_backoff_ms = (unsigned)n;
+		} else if (strcmp(opt, "--webhook-timeout") == 0) {
+			if (parse_count(opt, val, 100, 600000, &n))
+				return CLI_EXIT_FAIL;
+			cfg->webhook_timeout_ms = (unsigned)n;
 		} else if (strcmp(opt, "--socket") == 0) {
 			if (val[0] != '/')
 				return cli_fail("serve: --socket wants an "

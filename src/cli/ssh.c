@@ -141,6 +141,8 @@ static void exec_ssh(const char *const *argv, int out, int err, int report)
 	int null_fd = open("/dev/null", O_RDWR);
 	int e;
 
+	/* The watcher ignores SIGPIPE, and ssh would inherit that. */
+	signal(SIGPIPE, SIG_DFL);
 	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
 	    dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
 		_exit(EXIT_NOT_FOUND);
@@ -610,7 +612,8 @@ static int link_answers(const char *path)
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return 0;
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 &&
-	    write(fd, probe, sizeof(probe) - 1) == (ssize_t)sizeof(probe) - 1) {
+	    send(fd, probe, sizeof(probe) - 1, MSG_NOSIGNAL) ==
+		    (ssize_t)sizeof(probe) - 1) {
 		pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
 		ok = poll(&pfd, 1, KEEPER_PROBE_TIMEOUT_MS) == 1 &&
 		     read(fd, reply, sizeof(reply) - 1) > 0 &&
@@ -662,6 +665,9 @@ long cli_ssh_keeper_start(const char *name, const char *unix_socket)
 	 * deaf to the terminal's Ctrl-C (the TUI reads keys itself). */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	signal(SIGINT, SIG_IGN);
+	/* A probe or an ssh call writing to a link that just died gets EPIPE
+	 * and tries again later; SIGPIPE would end the watcher for good. */
+	signal(SIGPIPE, SIG_IGN);
 	null_fd = open("/dev/null", O_RDWR);
 	if (null_fd >= 0) {
 		dup2(null_fd, STDIN_FILENO);

@@ -23,12 +23,9 @@
 #include "lectern/webhook.h"
 #include "server.h"
 
-/* A receiver gets this long to answer: the service gives 2 s; a local
- * machine under build load may need more. */
-#define HOOK_TIMEOUT_MS 5000L
-/* How long a delivery taken stays reserved: past any try's timeout, so a
- * sender that died mid-try leaves it to be tried again. */
-#define HOOK_LEASE_MS 60000u
+/* How long a delivery taken stays reserved beyond its try's timeout, so
+ * a sender that died mid-try leaves it to be tried again. */
+#define HOOK_LEASE_SLACK_MS 60000u
 /* Longest sleep with nothing due: new deliveries wait at most this. */
 #define HOOK_POLL_MAX_MS 1000u
 /* Headers' room: the event name and the signature are short. */
@@ -41,6 +38,7 @@ struct srv_hook_sender {
 	int stopping;
 	char *data_dir;
 	unsigned backoff_ms;
+	unsigned timeout_ms;
 };
 
 static int stopping(struct srv_hook_sender *s)
@@ -101,7 +99,8 @@ static void post(struct srv_hook_sender *s,
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, d->body);
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
 				 (curl_off_t)d->body_len);
-		curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, HOOK_TIMEOUT_MS);
+		curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
+				 (long)s->timeout_ms);
 		curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 		curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 		curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -152,7 +151,9 @@ static void *run(void *payload)
 	}
 	while (!stopping(s)) {
 		rc = lec_webhook_delivery_next(store, lec_time_now(),
-					       HOOK_LEASE_MS, &d);
+					       s->timeout_ms +
+						       HOOK_LEASE_SLACK_MS,
+					       &d);
 		if (rc == LEC_ENOTFOUND) {
 			nap(s, poll);
 			continue;
@@ -179,7 +180,7 @@ static void *run(void *payload)
 }
 
 int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
-			  unsigned backoff_ms)
+			  unsigned backoff_ms, unsigned timeout_ms)
 {
 	struct srv_hook_sender *s = calloc(1, sizeof(*s));
 
@@ -190,6 +191,7 @@ int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
 		return -1;
 	}
 	s->backoff_ms = backoff_ms ? backoff_ms : SRV_HOOK_BACKOFF_DEFAULT_MS;
+	s->timeout_ms = timeout_ms ? timeout_ms : SRV_HOOK_TIMEOUT_DEFAULT_MS;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->wake, NULL);

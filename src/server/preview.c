@@ -45,6 +45,11 @@
 #define PREVIEW_HTML_MAX ((size_t)64 * 1024 * 1024)
 /* Bytes of an event stream handed to libmicrohttpd at a time. */
 #define PREVIEW_STREAM_BLOCK 4096
+/* State changes kept for event streams: a stream that fell behind (a
+ * rebuild's "building" and "ready" a millisecond apart) still sends each
+ * one in order. A reader more than this many behind gets the oldest kept
+ * next; a rebuild makes two or three changes, so this is many rebuilds. */
+#define PREVIEW_HISTORY 16
 
 /* Reloads the page when a build newer than the one it shows is ready; the
  * format's one argument is the build the page came from. */
@@ -63,7 +68,9 @@ struct srv_preview {
 	pthread_cond_t changed; /* seq moved or stopping */
 	uint64_t seq;           /* state changes so far */
 	uint64_t published;
-	char *json;             /* the status body */
+	/* The status bodies of the last PREVIEW_HISTORY changes, change n
+	 * at n % PREVIEW_HISTORY; the current one is at seq. */
+	char *history[PREVIEW_HISTORY];
 	int stopping;
 };
 
@@ -118,12 +125,20 @@ void srv_preview_update(struct srv_preview *p,
 	if (json == NULL)
 		return;
 	pthread_mutex_lock(&p->lock);
-	free(p->json);
-	p->json = json;
-	p->published = st->published;
 	p->seq++;
+	free(p->history[p->seq % PREVIEW_HISTORY]);
+	p->history[p->seq % PREVIEW_HISTORY] = json;
+	p->published = st->published;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
+}
+
+/* Change n's status body, with the lock held; n within the history. */
+static const char *status_at(const struct srv_preview *p, uint64_t n)
+{
+	const char *json = p->history[n % PREVIEW_HISTORY];
+
+	return json ? json : "{}";
 }
 
 /* The status body and the published build, copied under the lock. */
@@ -132,7 +147,7 @@ static char *current_json(struct srv_preview *p, uint64_t *published)
 	char *copy;
 
 	pthread_mutex_lock(&p->lock);
-	copy = strdup(p->json ? p->json : "{}");
+	copy = strdup(status_at(p, p->seq));
 	if (published)
 		*published = p->published;
 	pthread_mutex_unlock(&p->lock);
@@ -344,12 +359,13 @@ static enum MHD_Result serve_file(struct srv_preview *p,
 
 struct stream {
 	struct srv_preview *p;
-	uint64_t seq; /* the state change sent last */
+	uint64_t seq; /* the state change sent last; UINT64_MAX: none yet */
 	char *pending;
 	size_t len, off;
 };
 
-/* Wait for the next state change (or the keep-alive time) and queue it.
+/* Wait for the next state change (or the keep-alive time) and queue it:
+ * the current state first, then every change after it in order, as kept.
  * -1 when the server stops. */
 static int next_event(struct stream *s)
 {
@@ -363,17 +379,22 @@ static int next_event(struct stream *s)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += PREVIEW_KEEPALIVE_S;
 	pthread_mutex_lock(&p->lock);
+	if (s->seq == UINT64_MAX)
+		s->seq = p->seq - 1;
 	while (!p->stopping && s->seq == p->seq && rc == 0)
 		rc = pthread_cond_timedwait(&p->changed, &p->lock, &until);
-	if (p->stopping)
+	if (p->stopping) {
 		n = -2;
-	else if (s->seq != p->seq)
+	} else if (s->seq != p->seq) {
+		if (p->seq - s->seq >= PREVIEW_HISTORY)
+			s->seq = p->seq - PREVIEW_HISTORY;
+		s->seq++;
 		n = asprintf(&s->pending,
 			     "retry: %d\nevent: status\ndata: %s\n\n",
-			     PREVIEW_RETRY_MS, p->json ? p->json : "{}");
-	else
+			     PREVIEW_RETRY_MS, status_at(p, s->seq));
+	} else {
 		n = asprintf(&s->pending, ": keep-alive\n\n");
-	s->seq = p->seq;
+	}
 	pthread_mutex_unlock(&p->lock);
 	if (n < 0)
 		return -1;
@@ -412,6 +433,7 @@ static enum MHD_Result serve_events(struct srv_preview *p,
 	if (s == NULL)
 		return MHD_NO;
 	s->p = p;
+	s->seq = UINT64_MAX;
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
 					      PREVIEW_STREAM_BLOCK, stream_read,
 					      s, stream_free);
@@ -489,10 +511,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 
 static void preview_free(struct srv_preview *p)
 {
+	size_t i;
+
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->changed);
+	for (i = 0; i < PREVIEW_HISTORY; i++)
+		free(p->history[i]);
 	free(p->site);
-	free(p->json);
 	free(p);
 }
 

@@ -1001,7 +1001,8 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	}
 	if (init_names(srv, ipv6) < 0 ||
 	    srv_hook_sender_start(&srv->hooks, srv->data_dir,
-				  config->webhook_backoff_ms) < 0) {
+				  config->webhook_backoff_ms,
+				  config->webhook_timeout_ms) < 0) {
 		srv_stop(srv);
 		return -1;
 	}

@@ -62,6 +62,9 @@ struct srv_config {
 	/* Outgoing webhooks: the first retry's delay in milliseconds,
 	 * doubling per try (0: SRV_HOOK_BACKOFF_DEFAULT_MS). */
 	unsigned webhook_backoff_ms;
+	/* Outgoing webhooks: how long a receiver gets to answer one try, in
+	 * milliseconds (0: SRV_HOOK_TIMEOUT_DEFAULT_MS). */
+	unsigned webhook_timeout_ms;
 };
 
 struct srv;

@@ -15,11 +15,16 @@ import signal
 import sqlite3
 import subprocess
 import tempfile
+import time
 import unittest
 
 LECTERN = os.environ.get("LECTERN", "lectern")
 # How long the server may take to start or stop; a sanitizer build is slow.
 SERVER_TIMEOUT = 30
+# How long a killed build's processes may take to be gone.
+PROCESS_GONE_SECONDS = 30
+# Options that say a test wants the commit watcher on.
+WATCH_ARGS = ("--watch-debounce", "--watch-poll", "--no-inotify")
 
 
 class Response:
@@ -56,6 +61,11 @@ class Server:
         # fetched (tests reach nothing but 127.0.0.1).
         if "--workers" not in args:
             args = args + ("--workers", "0")
+        # No commit watcher unless a test asks for it (WATCH_ARGS): tests
+        # commit and then trigger builds themselves, and a watcher's build
+        # of the same commit would race theirs.
+        if not any(a in args for a in WATCH_ARGS):
+            args = args + ("--no-watch",)
         # Fixture repositories are made under the temporary directory, so
         # file:// imports of it are allowed unless a test lists its own.
         if "--local-repos" not in args:
@@ -226,6 +236,19 @@ class ServerTestCase(unittest.TestCase):
             raise AssertionError("sanitizer report:\n" + log)
 
     # Assertions shared by the API tests.
+
+    def assertNoProcess(self, marker, message):
+        """No process whose command line has marker, within
+        PROCESS_GONE_SECONDS: a killed sandbox's processes are reaped
+        asynchronously, later on a loaded machine."""
+        deadline = time.time() + PROCESS_GONE_SECONDS
+        while True:
+            ps = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+            if ps.stdout == "":
+                return
+            if time.time() > deadline:
+                self.fail("%s: %s" % (message, ps.stdout))
+            time.sleep(0.1)
 
     def assertStatus(self, response, status):
         self.assertEqual(response.status, status, response)

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import fixtures  # noqa: E402
 from lectern_test import ServerTestCase, Store, main  # noqa: E402
 
-BUILD_TIMEOUT = 60
+BUILD_TIMEOUT = 180
 # The service's fields (its v3 test responses).
 NOTIFICATION_KEYS = {"_links", "attached_to_content_type", "attached_to_id",
                      "dismissable", "id", "message", "news", "state"}
@@ -30,7 +30,7 @@ PASSING = fixtures.commands_config(
 FAILING = fixtures.commands_config("echo about to fail", "exit 3")
 
 
-def eventually(check, seconds=10):
+def eventually(check, seconds=30):
     """check() until it passes, for a few seconds: a build's notifications
     are raised just after it is final (as the service's task queue raises
     them), so a read right after the build may come first."""

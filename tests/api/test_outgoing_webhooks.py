@@ -40,14 +40,16 @@ class Receiver:
     def __init__(self):
         self.requests = []
         self.plan = {}
-        self.delay = {}  # path: seconds to wait before answering
+        self.hold = {}  # path: a threading.Event set to let it answer
         self.lock = threading.Lock()
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                time.sleep(receiver.delay.get(self.path, 0))
+                held = receiver.hold.get(self.path)
+                if held is not None:
+                    held.wait(TIMEOUT)
                 with receiver.lock:
                     statuses = receiver.plan.get(self.path, [])
                     status = statuses.pop(0) if statuses else 200
@@ -73,8 +75,10 @@ class Receiver:
 
 
 class OutgoingWebhooksTest(ServerTestCase):
+    # A receiver gets longer to answer than any test holds an answer, so
+    # a held delivery is never timed out whatever the machine's speed.
     SERVER_ARGS = ("--build-timeout", "30", "--workers", "1",
-                   "--webhook-backoff", "50")
+                   "--webhook-backoff", "50", "--webhook-timeout", "120000")
 
     @classmethod
     def setUpClass(cls):
@@ -304,16 +308,24 @@ class OutgoingWebhooksTest(ServerTestCase):
         self.call("DELETE", "%s%d/" % (self.base, hook["id"]))
 
     def test_slow_receiver_never_blocks_a_build(self):
-        # Each answer takes 4 s; a build that waited for the
-        # build:triggered delivery would take that long too.
-        self.receiver.delay["/slow"] = 4
-        hook = self.create("/slow", events=["build:triggered", "build:passed"])
-        start = time.time()
-        build = self.build()
-        self.assertLess(time.time() - start, 3.5, build)
+        # The receiver holds every answer until the build has finished: a
+        # build that waited for its build:triggered delivery would never
+        # finish (the receiver gets two minutes to answer).
+        release = self.receiver.hold["/slow"] = threading.Event()
+        try:
+            hook = self.create("/slow", events=["build:triggered", "build:passed"])
+            build = self.build()
+            self.assertTrue(build["success"], build)
+            self.assertEqual(self.receiver.received("/slow"), [])
+        finally:
+            release.set()
         got = self.wait_received("/slow", 2)
         self.assertEqual([h["X-RTD-Event"] for h, _ in got],
                          ["build:triggered", "build:passed"])
+        # Each answered on its first try: nothing was cut short.
+        listed = self.wait_deliveries(hook, lambda d: len(d) == 2 and all(
+            x["state"] == "delivered" for x in d))
+        self.assertEqual([x["attempts"] for x in listed], [1, 1])
         self.call("DELETE", "%s%d/" % (self.base, hook["id"]))
 
     def test_receiver_down_raises_notification(self):

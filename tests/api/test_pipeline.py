@@ -182,8 +182,7 @@ class FailuresTest(PipelineCase):
         self.assertFalse(build["success"])
         self.assertEqual(build["error"], "The build exceeded its time limit of 20 seconds.")
         self.assertLess(time.time() - start, 90)
-        ps = subprocess.run(["pgrep", "-f", MARK + "-sleeper"], capture_output=True, text=True)
-        self.assertEqual(ps.stdout, "", "the timed-out command is still running")
+        self.assertNoProcess(MARK + "-sleeper", "the timed-out command is still running")
 
     def test_no_network_and_no_data_dir(self):
         listener = socket.socket()
@@ -240,9 +239,7 @@ class FailuresTest(PipelineCase):
         build = self.wait_build(slug, b["id"])
         self.assertEqual(build["state"]["code"], "cancelled")
         self.assertFalse(build["success"])
-        time.sleep(1)
-        ps = subprocess.run(["pgrep", "-f", MARK + "-cancel"], capture_output=True, text=True)
-        self.assertEqual(ps.stdout, "")
+        self.assertNoProcess(MARK + "-cancel", "the cancelled command is still running")
         r = self.server.post("/api/v3/projects/%s/builds/%d/cancel/" % (slug, b["id"]), token=self.token)
         self.assertDetail(r, 400, "This build has already finished.")
 
@@ -381,8 +378,7 @@ class CrashTest(PipelineCase):
         try:
             build = self.wait_build(slug, b["id"], server=again)
             # The next start leaves no process of the killed build behind.
-            ps = subprocess.run(["pgrep", "-f", MARK + "-crash"], capture_output=True, text=True)
-            self.assertEqual(ps.stdout, "", "a build process outlived the restart")
+            self.assertNoProcess(MARK + "-crash", "a build process outlived the restart")
             self.assertFalse(build["success"])
             self.assertEqual(build["error"], "Lectern stopped while this build was running; trigger it again.")
             self.assertEqual(os.listdir(os.path.join(self.server.data, "builds")) if

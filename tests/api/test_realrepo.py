@@ -365,6 +365,15 @@ class RealRepoCase(ServerTestCase):
         finally:
             db.close()
 
+    def build_times(self, build_id):
+        """(started, finished) of a build as the server recorded them."""
+        db = sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
+        try:
+            return db.execute("SELECT started, finished FROM builds WHERE id = ?",
+                              (build_id,)).fetchone()
+        finally:
+            db.close()
+
     def published(self, slug, *path):
         return os.path.join(self.server.data, "published", slug, "latest", *path)
 
@@ -392,9 +401,7 @@ class LongHistoryTest(RealRepoCase):
     @classmethod
     def prepare(cls):
         cls.repo = bare_repo(cls.git_root, "history.git")
-        start = time.time()
         cls.tip = fast_import(cls.repo, 3000)
-        cls.make_time = time.time() - start
         cls.objects = object_count(cls.repo)
         # About 3 MB of pack sent at about 1.5 MB/s: a second or two of
         # receiving to watch.
@@ -402,7 +409,6 @@ class LongHistoryTest(RealRepoCase):
 
     def test_long_history_clones_with_progress_then_fetches_incrementally(self):
         self.assertGreater(self.objects, 12000)
-        self.assertLess(self.make_time, 20)
         slug = self.import_repo("Long History", self.http.url("history.git"))
         seen = []
         build = self.wait_build(slug, self.first_build(slug), seen)
@@ -650,9 +656,7 @@ class StalledServerTest(RealRepoCase):
         self.assertReadableError(build, "time limit of 15 seconds")
         self.assertLessEqual(build["duration"], 25, build)
         self.assertTrue(any(c[0].startswith("python -m pip wheel") for c in self.commands(build["id"])))
-        time.sleep(1)
-        ps = subprocess.run(["pgrep", "-f", self.MARK], capture_output=True, text=True)
-        self.assertEqual(ps.stdout, "", "the hanging install is still running")
+        self.assertNoProcess(self.MARK, "the hanging install is still running")
 
     def test_stalled_server_fails_by_the_deadline_without_blocking_others(self):
         repo = fixtures.make_repo(fixtures.MARKDOWN, root=self.git_root)
@@ -671,20 +675,22 @@ class StalledServerTest(RealRepoCase):
             while self.build_json(slug, stalled_id)["state"]["code"] not in ("cloning", "building"):
                 self.assertLess(time.time(), deadline)
                 time.sleep(0.1)
-            started = time.time()
             # Another project builds meanwhile, on the second worker.
             other = fixtures.make_repo(fixtures.MARKDOWN, root=self.tmp)
             other_slug = self.import_repo("Meanwhile", "file://" + other)
-            self.assertBuilt(self.wait_build(other_slug, self.first_build(other_slug)))
-            self.assertNotIn(self.build_json(slug, stalled_id)["state"]["code"], ("finished", "cancelled"))
+            meanwhile = self.wait_build(other_slug, self.first_build(other_slug))
+            self.assertBuilt(meanwhile)
             self.assertTrue(staller.held, "the build never connected to the stalled server")
             stalled = self.wait_build(slug, stalled_id)
-            waited = time.time() - started
         finally:
             staller.close()
         self.assertReadableError(stalled, "Fetching the repository failed", "time limit")
-        self.assertLess(waited, 40)
         self.assertLessEqual(stalled["duration"], 25, stalled)
+        # The other build ran while the stalled one held its worker: it
+        # started (as the server recorded it) before the stalled build
+        # ended, however slow the machine.
+        self.assertLess(self.build_times(meanwhile["id"])[0],
+                        self.build_times(stalled_id)[1])
         self.assertEqual(os.readlink(self.published(slug)), good)
         # The mirror the killed fetch left behind still serves the next build.
         r = self.server.patch("/api/v3/projects/%s/" % slug, {"repository": {"url": url}}, token=self.token)

@@ -27,7 +27,7 @@ expect_status 1 "$LECTERN" import "file://$REPO" --name "Broken"
 # Raised just after the build is final: asked until it shows.
 i=0
 until "$LECTERN" notifications --project broken --build 1 2>/dev/null | grep -q '^1 '; do
-	i=$((i + 1)); [ $i -lt 100 ] || break; sleep 0.1
+	i=$((i + 1)); [ $i -lt 300 ] || break; sleep 0.1
 done
 expect_status 0 "$LECTERN" notifications --project broken --build 1
 expect_match out '^1 +unread +build 1 +Unknown problem'

@@ -63,10 +63,13 @@ markdown_repo() {
 }
 
 # start_server: `lectern serve` with one build worker; sets URL, TOKEN and
-# a context "t" in the temporary config.
+# a context "t" in the temporary config. The commit watcher is off unless
+# WATCH=1: tests commit and trigger builds themselves, and a watcher's
+# build of the same commit would race theirs.
 start_server() {
 	"$LECTERN" --data "$TMP/data" serve --listen 127.0.0.1:0 --workers 1 \
-		--threads 2 --local-repos "$TMP" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+		--threads 2 --local-repos "$TMP" \
+		$([ -n "${WATCH:-}" ] || echo --no-watch) >"$TMP/serve.out" 2>"$TMP/serve.err" &
 	server_pid=$!
 	i=0
 	while ! grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do

@@ -39,7 +39,7 @@ builds_count() {
 PUSH='{"ref": "refs/heads/main", "before": "1111111111111111111111111111111111111111", "after": "2222222222222222222222222222222222222222", "created": false, "deleted": false, "repository": {"default_branch": "main"}}'
 
 markdown_repo
-start_server
+WATCH=1 start_server
 slug=$(import Guide "$TMP/guide")
 wait_build "$slug"
 P="/api/v3/projects/$slug"
