@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "lectern/localrepo.h"
 #include "lectern/repo.h"
 #include "lectern/vsync.h"
@@ -40,6 +42,9 @@
 #define SUBMODULE_MAX_DEPTH 4
 /* Longest helper output line kept: progress lines are a few dozen bytes. */
 #define HELPER_LINE_MAX 256
+/* Most output of the helper's submodule listing kept: LEC_REPO_MAX_SUBMODULES
+ * lines of a name, a path, a URL and a commit each. */
+#define HELPER_COLLECT_MAX ((size_t)LEC_REPO_MAX_SUBMODULES * 8192)
 /* What the helper's environment takes from the server's: proxies for the
  * network, and the sanitizers' settings of a test build. */
 static const char *const helper_passthrough[] = {
@@ -68,6 +73,7 @@ struct helper_watch {
 	enum phase current;
 	int64_t written_ms; /* last progress write */
 	struct lec__tail tail; /* for the cause of a failure */
+	struct lec__buf *all;  /* every byte, up to HELPER_COLLECT_MAX, or NULL */
 };
 
 /* Progress --------------------------------------------------------------- */
@@ -121,6 +127,8 @@ static int helper_output(const char *data, size_t len, void *payload)
 	size_t i;
 
 	lec__tail_add(&w->tail, data, len);
+	if (w->all && w->all->len + len <= HELPER_COLLECT_MAX)
+		lec__buf_putn(w->all, data, len);
 	for (i = 0; i < len; i++) {
 		if (data[i] == '\n') {
 			w->line[w->len] = '\0';
@@ -263,7 +271,8 @@ static void helper_cause(struct helper_watch *w,
 			 "the build's time limit",
 			 time_limit_s);
 	else if (r->end == LEC_RUNNER_OUTPUT_LIMIT ||
-		 r->end == LEC_RUNNER_DISK_LIMIT)
+		 r->end == LEC_RUNNER_DISK_LIMIT ||
+		 r->end == LEC_RUNNER_TREE_LIMIT)
 		snprintf(out, cap, "it exceeded a limit of the build");
 	else
 		lec__tail_cause(&w->tail, out, cap);
@@ -748,6 +757,82 @@ done:
 	return rc;
 }
 
+/* One "submodule {...}" line of the helper into subs. */
+static int submodule_line(const char *line, struct lec_repo_submodules *subs)
+{
+	static const char *const keys[] = { "name", "path", "url", "commit" };
+	struct lec_repo_submodule *grown, *s;
+	cJSON *o = cJSON_Parse(line + strlen("submodule "));
+	char **fields[4];
+	size_t i;
+	int error = LEC_OK;
+
+	if (subs->len >= LEC_REPO_MAX_SUBMODULES || o == NULL) {
+		cJSON_Delete(o);
+		return o ? LEC_OK : lec__error(LEC_ECORRUPT, "unreadable output");
+	}
+	if ((grown = lec__realloc(subs->items,
+				  (subs->len + 1) * sizeof(*grown))) == NULL) {
+		cJSON_Delete(o);
+		return lec__error_oom();
+	}
+	subs->items = grown;
+	s = &grown[subs->len++];
+	memset(s, 0, sizeof(*s));
+	fields[0] = &s->name;
+	fields[1] = &s->path;
+	fields[2] = &s->url;
+	fields[3] = &s->commit;
+	for (i = 0; error == LEC_OK && i < 4; i++) {
+		const char *v = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(o, keys[i]));
+
+		if (v == NULL)
+			error = lec__error(LEC_ECORRUPT, "unreadable output");
+		else if ((*fields[i] = lec__strdup(v)) == NULL)
+			error = lec__error_oom();
+	}
+	cJSON_Delete(o);
+	return error;
+}
+
+/* The submodules .gitmodules names at commit of mirror, read by the helper
+ * in the sandbox (an [include] in it could name any file of the host). */
+static int list_submodules(struct lec__job *job, const char *mirror,
+			   const char *commit, struct lec_repo_submodules *subs)
+{
+	struct lec_runner_mount mounts[2] = { { mirror, 0 } };
+	const char *args[] = { "submodules", mirror, commit, NULL };
+	struct lec_runner_result r = { 0 };
+	struct lec__buf all = LEC__BUF_INIT;
+	struct helper_watch w;
+	char cause[LEC__CAUSE_MAX], *text, *line, *save = NULL;
+	unsigned left = time_left_s(job);
+	int error;
+
+	memset(&w, 0, sizeof(w));
+	w.job = job;
+	w.all = &all;
+	memset(subs, 0, sizeof(*subs));
+	error = helper_run(job->pl, args, NULL, mounts, 1, 0, 0, left, &w, &r);
+	text = lec__buf_take(&all);
+	if (error == LEC_OK &&
+	    (r.end != LEC_RUNNER_EXITED || r.exit_code != 0)) {
+		helper_cause(&w, &r, error, cause, sizeof(cause), left);
+		error = lec__error(LEC_ECORRUPT, "%s", cause);
+	}
+	for (line = text ? strtok_r(text, "\n", &save) : NULL;
+	     error == LEC_OK && line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "submodule ", 10) == 0)
+			error = submodule_line(line, subs);
+	if (error == LEC_OK && text == NULL)
+		error = lec__error_oom();
+	if (error < 0)
+		lec_repo_submodules_dispose(subs);
+	lec__free(text);
+	return error;
+}
+
 /* The submodules of the tree in dir (checked out of mirror at commit) the
  * configuration wants; with submodules.recursive, theirs too, down to
  * SUBMODULE_MAX_DEPTH. */
@@ -759,9 +844,12 @@ static int update_submodules(struct lec__job *job, const char *base_url,
 	size_t i;
 	int rc = 0;
 
-	if (lec_repo_submodules(mirror, commit, dir, &subs) < 0)
-		return lec__job_fail(job, "Reading .gitmodules failed: %s",
-				     lec_error_last());
+	if (list_submodules(job, mirror, commit, &subs) < 0)
+		return job->cancelled
+			       ? -1
+			       : lec__job_fail(job, "Reading .gitmodules "
+						    "failed: %s",
+					       lec_error_last());
 	for (i = 0; rc == 0 && i < subs.len; i++) {
 		const struct lec_repo_submodule *s = &subs.items[i];
 		char *sub_mirror = NULL, *sub_dir = NULL, *sub_url = NULL;

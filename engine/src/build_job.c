@@ -216,6 +216,12 @@ static int run_failed(struct lec__job *job, const char *display,
 					  "limit of %zu MiB (command \"%s\").",
 				     job->pl->config.limits.disk_bytes >> 20,
 				     display);
+	case LEC_RUNNER_TREE_LIMIT:
+		return lec__job_fail(job, "The build made a directory tree "
+					  "deeper than %d levels or with more "
+					  "than %u entries (command \"%s\").",
+				     LEC_RUNNER_TREE_MAX_DEPTH,
+				     LEC_RUNNER_TREE_MAX_ENTRIES, display);
 	case LEC_RUNNER_CANCELLED:
 		job->cancelled = 1;
 		return -1;
@@ -546,25 +552,17 @@ int lec__job_real_dirs(struct lec__job *job, const char *rel)
 	return rc;
 }
 
-/* Show the file as `cat` would, capped: a file of the checkout only, never
- * reached through a link the build made. */
+/* Show the file as `cat` would, capped: a regular file beneath the
+ * checkout only, never reached through a link out of it. */
 void lec__job_note_file(struct lec__job *job, const char *relpath)
 {
 	struct lec__buf cmd = LEC__BUF_INIT;
-	char *path = lec__path_join(job->checkout, relpath);
-	char *dir = NULL, *slash, *display, buf[CAT_MAX + 1];
+	char *display, buf[CAT_MAX + 1];
 	ssize_t n = -1;
 	int fd = -1;
 
-	lec__buf_printf(&cmd, "checkout/%s", relpath);
-	if ((dir = lec__buf_take(&cmd)) != NULL &&
-	    (slash = strrchr(dir, '/')) != NULL)
-		*slash = '\0';
-	/* A preview's tree is the writer's own: no build directory. */
-	if (path && dir && (job->sink || lec__job_real_dirs(job, dir) == 1))
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	lec__free(dir);
-
+	if (lec__open_in(job->checkout, relpath, LEC__OPEN_FILE, &fd) < 0)
+		fd = -1;
 	if (fd >= 0) {
 		n = read(fd, buf, CAT_MAX);
 		close(fd);
@@ -574,7 +572,6 @@ void lec__job_note_file(struct lec__job *job, const char *relpath)
 	if ((display = lec__buf_take(&cmd)) != NULL)
 		lec__job_note(job, display, buf);
 	lec__free(display);
-	lec__free(path);
 }
 
 int lec__job_read_config(struct lec__job *job, const char *yaml_path)

@@ -26,7 +26,13 @@
  * read-only at their own paths, and nothing else of the host is visible.
  *
  * A venv is reused while its inputs (the requirement files, the entries,
- * the interpreter) are unchanged: a stamp file holds their hash.
+ * the interpreter) are unchanged: a stamp file holds their hash. Builds
+ * write the project's Python directory, so nothing the engine trusts lives
+ * there: the stamps are in DATA/python/.stamps/<project>/ (never mounted
+ * into a build), requirement files are read beneath the checkout only
+ * (lec__read_in), and a venv is removed beneath the Python directory
+ * (lec__remove_beneath): a link or fifo a build left there is never
+ * followed out of it or blocked on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +49,8 @@
 /* The interpreter venvs are made with: Debian's, whose site-packages hold
  * the packaged Sphinx and MkDocs (a python3 earlier on PATH may not). */
 #define VENV_PYTHON "/usr/bin/python3"
+/* A stamp holds one hash in hex. */
+#define STAMP_MAX 64
 /* Largest requirements file hashed for the reuse stamp. */
 #define REQUIREMENTS_MAX (1024 * 1024)
 /* The server's pip settings a build's pip sees. */
@@ -340,17 +348,17 @@ static uint64_t venv_inputs(const struct lec__job *job)
 {
 	const struct lec_rtd_config *c = job->config;
 	struct lec__buf b = LEC__BUF_INIT;
-	char *file, data[4096];
+	char *file, *text = NULL;
+	size_t len;
 	uint64_t h;
-	int i, fd;
-	ssize_t n;
+	int i;
 
 	lec__buf_printf(&b, "%s\n", job->pl->python_about
 					    ? job->pl->python_about
 					    : VENV_PYTHON);
 	for (i = 0; i < c->python_install_count; i++) {
 		const struct lec_rtd_install *e = &c->python_install[i];
-		size_t j, total = 0;
+		size_t j;
 
 		lec__buf_printf(&b, "%d %s %s %s", (int)e->kind,
 				e->requirements ? e->requirements : "",
@@ -358,19 +366,14 @@ static uint64_t venv_inputs(const struct lec__job *job)
 		for (j = 0; j < e->extra_requirements.len; j++)
 			lec__buf_printf(&b, " %s", e->extra_requirements.items[j]);
 		lec__buf_puts(&b, "\n");
-		if (e->requirements == NULL ||
-		    (file = lec__path_join(job->checkout, e->requirements)) ==
-			    NULL)
-			continue;
-		fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		lec__free(file);
-		while (fd >= 0 && total < REQUIREMENTS_MAX &&
-		       (n = read(fd, data, sizeof(data))) > 0) {
-			lec__buf_printf(&b, "%.*s", (int)n, data);
-			total += (size_t)n;
-		}
-		if (fd >= 0)
-			close(fd);
+		/* A file that cannot be read safely hashes as absent: pip,
+		 * in the sandbox, says what is wrong with it. */
+		if (e->requirements &&
+		    lec__read_in(job->checkout, e->requirements,
+				 REQUIREMENTS_MAX, &text, &len) == LEC_OK)
+			lec__buf_putn(&b, text, len);
+		lec__free(text);
+		text = NULL;
 	}
 	file = lec__buf_take(&b);
 	h = file ? lec__fnv1a(file, strlen(file)) : 0;
@@ -381,14 +384,19 @@ static uint64_t venv_inputs(const struct lec__job *job)
 /* Whether the venv's stamp says it was made from these inputs. */
 static int stamp_matches(const char *stamp, uint64_t inputs)
 {
-	char text[32] = "";
-	int fd = open(stamp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+	char *dir = lec__strdup(stamp), *name, *text = NULL;
+	size_t len = 0;
+	int match = 0;
 
-	if (fd >= 0)
-		close(fd);
-	text[n > 0 ? n : 0] = '\0';
-	return n > 0 && strtoull(text, NULL, 16) == inputs;
+	if (dir && (name = strrchr(dir, '/')) != NULL) {
+		*name++ = '\0';
+		match = lec__read_in(dir, name, STAMP_MAX, &text, &len) ==
+				LEC_OK &&
+			len > 0 && strtoull(text, NULL, 16) == inputs;
+	}
+	lec__free(text);
+	lec__free(dir);
+	return match;
 }
 
 static void stamp_write(const char *stamp, uint64_t inputs)
@@ -436,27 +444,52 @@ static int venv_paths(struct lec__job *job, struct install *in)
 static int venv_make(struct install *in, uint64_t inputs)
 {
 	struct lec__job *job = in->job;
-	char *stamp = lec__path_join(job->venv_root, "venvs/.stamp-");
 	struct lec__buf b = LEC__BUF_INIT;
+	char *stamp, *venv_rel;
 	const char *argv[] = { VENV_PYTHON, "-m", "venv",
 			       "--system-site-packages", "--without-pip",
 			       job->venv, NULL };
 	int rc;
 
-	lec__buf_printf(&b, "%s%s", stamp ? stamp : "", job->version->slug);
+	lec__buf_printf(&b, "%s/python/.stamps/%s", job->pl->data_dir,
+			job->project->slug);
+	stamp = lec__buf_take(&b);
+	lec__buf_printf(&b, "venvs/%s", job->version->slug);
+	venv_rel = lec__buf_take(&b);
+	if (stamp == NULL || venv_rel == NULL || lec__mkdirs(stamp) < 0) {
+		lec__free(stamp);
+		lec__free(venv_rel);
+		return lec__job_fail(job, "Preparing the virtualenv failed: %s",
+				     lec_error_last());
+	}
+	lec__buf_printf(&b, "%s/%s", stamp, job->version->slug);
 	lec__free(stamp);
-	if ((stamp = lec__buf_take(&b)) == NULL)
+	if ((stamp = lec__buf_take(&b)) == NULL) {
+		lec__free(venv_rel);
 		return lec__job_fail(job, "out of memory");
+	}
 	if (access(job->venv_python, X_OK) == 0 &&
 	    stamp_matches(stamp, inputs)) {
 		lec__job_note(job, "python -m venv", "Reusing the virtualenv: "
 						     "its requirements are "
 						     "unchanged.\n");
 		lec__free(stamp);
+		lec__free(venv_rel);
 		return 1;
 	}
 	unlink(stamp);
-	lec__remove_tree(job->venv);
+	/* venvs/ is the builds' to spoil: when it is not a directory any
+	 * more (a link out, a file), all of it goes. */
+	rc = lec__remove_beneath(job->venv_root, venv_rel);
+	if (rc == LEC_EINVALID)
+		rc = lec__remove_beneath(job->venv_root, "venvs");
+	lec__free(venv_rel);
+	if (rc < 0) {
+		lec__free(stamp);
+		return lec__job_fail(job, "Removing the old virtualenv failed: "
+					  "%s",
+				     lec_error_last());
+	}
 	rc = pip_run(in, "python -m venv --system-site-packages --without-pip "
 			 "$READTHEDOCS_VIRTUALENV_PATH",
 		     argv, 0, 0);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "internal.h"
 #include "lectern/build.h"
 #include "lectern/diff.h"
@@ -155,6 +156,7 @@ int lec_diff_ref_resolve(struct lec_store *st, const char *data_dir,
 
 int lec_diff_usage(const char *data_dir, struct lec_diff_usage *out)
 {
+	struct lec__tree_size size;
 	char *outputs, *path;
 	struct dirent *e;
 	DIR *d;
@@ -171,7 +173,8 @@ int lec_diff_usage(const char *data_dir, struct lec_diff_usage *out)
 			    (path = lec__path_join(outputs, e->d_name)) == NULL)
 				continue;
 			out->outputs++;
-			out->bytes += lec__dir_bytes(path);
+			lec__tree_measure(path, &size);
+			out->bytes += size.bytes;
 			lec__free(path);
 		}
 		closedir(d);

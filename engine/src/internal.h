@@ -81,11 +81,6 @@ void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)
 char *lec__buf_take(struct lec__buf *b);
 void lec__buf_dispose(struct lec__buf *b);
 
-/* Bytes of disk a directory tree takes (blocks allocated), without
- * following symbolic links; 0 for one that cannot be opened (runner.c,
- * whose disk watchdog measures builds the same way). */
-uint64_t lec__dir_bytes(const char *path);
-
 /* Time ------------------------------------------------------------------ */
 
 /* Microseconds since the Unix epoch, UTC. */

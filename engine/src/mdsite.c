@@ -632,7 +632,8 @@ static int read_file(struct site *s, const struct page *p,
 {
 	const char *path = p->read_path ? p->read_path : p->src_rel;
 	struct stat st;
-	int fd = openat(s->src_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(s->src_fd, path,
+			 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int rc = -1;
 
 	buf->len = 0;
@@ -1186,7 +1187,8 @@ static int copy_asset(struct site *s, const struct asset *a)
 		     a->src_rel);
 		return LEC_OK;
 	}
-	in = openat(s->src_fd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	in = openat(s->src_fd, path,
+			 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
 		warn(s, "cannot read %s: %s", a->src_rel,
 		     in < 0 ? strerror(errno) : "not a regular file");

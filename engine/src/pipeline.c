@@ -45,116 +45,42 @@ void lec__job_log(struct lec_pipeline *pl, const char *fmt, ...)
 	pl->config.log(pl->config.log_payload, msg);
 }
 
-/* Paths ------------------------------------------------------------------ */
+/* Give each thing walked to owner (links not followed), when it is not
+ * theirs yet; without recurse, only the top. */
+struct chown_walk {
+	uid_t uid;
+	gid_t gid;
+	int recurse;
+};
 
-char *lec__path_join(const char *a, const char *b)
+static int chown_visit(const struct lec__walk_at *at,
+		       enum lec__walk_event event, void *payload)
 {
-	struct lec__buf buf = LEC__BUF_INIT;
+	const struct chown_walk *c = payload;
 
-	lec__buf_printf(&buf, "%s/%s", a, b);
-	return lec__buf_take(&buf);
-}
-
-int lec__mkdirs(const char *path)
-{
-	char *copy = lec__strdup(path);
-	char *p;
-	int error = LEC_OK;
-
-	LEC__CHECK_ALLOC(copy);
-	for (p = copy + 1; error == LEC_OK; p++) {
-		char c = *p;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0700) < 0 && errno != EEXIST)
-			error = lec__error(LEC_EIO, "%s: cannot create: %s",
-					   copy, strerror(errno));
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-	lec__free(copy);
-	return error;
-}
-
-/* rm -rf without following symlinks (unlinkat on each entry). */
-static int remove_at(int parent, const char *name)
-{
-	struct stat sb;
-	DIR *dir;
-	struct dirent *e;
-	int fd;
-
-	if (fstatat(parent, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(sb.st_mode))
-		return unlinkat(parent, name, 0);
-	fd = openat(parent, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	while ((e = readdir(dir)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			remove_at(dirfd(dir), e->d_name);
-	closedir(dir);
-	return unlinkat(parent, name, AT_REMOVEDIR);
-}
-
-int lec__remove_tree(const char *path)
-{
-	return remove_at(AT_FDCWD, path) < 0 && errno != ENOENT
-		       ? lec__error(LEC_EIO, "%s: cannot remove: %s", path,
-				    strerror(errno))
-		       : LEC_OK;
-}
-
-/* Give path (and, with recurse, everything below it, links not followed)
- * to the build user, when the server is root and it is not theirs yet. */
-static int chown_at(int parent, const char *name, uid_t uid, gid_t gid,
-		    int recurse)
-{
-	struct stat sb;
-	DIR *dir;
-	struct dirent *e;
-	int fd, error = LEC_OK;
-
-	if (fstatat(parent, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
-	if ((sb.st_uid != uid || sb.st_gid != gid) &&
-	    fchownat(parent, name, uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
+	if (event == LEC__WALK_LEAVE)
+		return 0;
+	if ((at->st->st_uid != c->uid || at->st->st_gid != c->gid) &&
+	    fchownat(at->dirfd, at->name, c->uid, c->gid,
+		     AT_SYMLINK_NOFOLLOW) != 0)
 		return lec__error(LEC_EIO, "%s: cannot change its owner: %s",
-				  name, strerror(errno));
-	if (!recurse || !S_ISDIR(sb.st_mode))
-		return LEC_OK;
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					  O_CLOEXEC);
-	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
-	}
-	while (error == LEC_OK && (e = readdir(dir)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			error = chown_at(dirfd(dir), e->d_name, uid, gid, 1);
-	closedir(dir);
-	return error;
+				  at->name, strerror(errno));
+	return event == LEC__WALK_ENTER && !c->recurse ? LEC__WALK_SKIP : 0;
 }
 
 int lec__chown_tree(struct lec_pipeline *pl, const char *path,
 		    int to_build_user, int recurse)
 {
+	struct chown_walk c = { geteuid(), getegid(), recurse };
+
 	/* Not root, or a preview's unsandboxed build: nobody to give it to. */
 	if (geteuid() != 0 || pl->build_uid == 0)
 		return LEC_OK;
-	return to_build_user ? chown_at(AT_FDCWD, path, (uid_t)pl->build_uid,
-					(gid_t)pl->build_gid, recurse)
-			     : chown_at(AT_FDCWD, path, geteuid(), getegid(),
-					recurse);
+	if (to_build_user) {
+		c.uid = (uid_t)pl->build_uid;
+		c.gid = (gid_t)pl->build_gid;
+	}
+	return lec__walk(AT_FDCWD, path, chown_visit, &c);
 }
 
 /* Python ------------------------------------------------------------------ */

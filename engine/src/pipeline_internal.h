@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "files.h"
 #include "internal.h"
 #include "lectern/build.h"
 #include "lectern/envvar.h"
@@ -247,11 +248,5 @@ enum lec__generator {
 };
 enum lec__generator lec__job_generator(const struct lec__job *job);
 
-/* Paths: "<a>/<b>", owned by the caller. */
-char *lec__path_join(const char *a, const char *b);
-/* mkdir -p with mode 0700. */
-int lec__mkdirs(const char *path);
-/* rm -rf, never following symlinks out of the tree. */
-int lec__remove_tree(const char *path);
 
 #endif

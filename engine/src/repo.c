@@ -1245,8 +1245,10 @@ static int gitmodules_entry(const git_config_entry *e, void *payload)
 	char hex[LEC_REPO_COMMIT_HEX + 1];
 	char *k;
 
-	/* Only submodule.<name>.path entries. */
-	if (n == 0 || strncmp(e->name, "submodule.", 10) != 0 ||
+	/* Only submodule.<name>.path entries of the file itself: git
+	 * follows no include in .gitmodules, and neither does Lectern. */
+	if (n == 0 || e->include_depth > 0 ||
+	    strncmp(e->name, "submodule.", 10) != 0 ||
 	    strcmp(e->name + len - 5, ".path") != 0 ||
 	    r->out->len >= LEC_REPO_MAX_SUBMODULES)
 		return 0;
@@ -1280,30 +1282,65 @@ static int gitmodules_entry(const git_config_entry *e, void *payload)
 	return r->error < 0 ? -1 : 0;
 }
 
+/* The commit's .gitmodules blob written to a private temporary file
+ * (libgit2 1.5 parses configuration from files only); *file is NULL when
+ * the tree has none. */
+static int gitmodules_file(git_repository *repo, git_tree *tree, char **file)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct lec__buf b = LEC__BUF_INIT;
+	git_tree_entry *te = NULL;
+	git_blob *blob = NULL;
+	int fd = -1, error = LEC_OK;
+
+	*file = NULL;
+	if (git_tree_entry_bypath(&te, tree, ".gitmodules") < 0 ||
+	    git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		git_tree_entry_free(te);
+		return LEC_OK;
+	}
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(te)) < 0) {
+		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
+		goto done;
+	}
+	lec__buf_printf(&b, "%s/lectern-gitmodules-XXXXXX",
+			tmp && *tmp == '/' ? tmp : "/tmp");
+	if ((*file = lec__buf_take(&b)) == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	if ((fd = mkstemp(*file)) < 0 ||
+	    write_all(fd, (const char *)git_blob_rawcontent(blob),
+		      (size_t)git_blob_rawsize(blob)) < 0) {
+		error = lec__error(LEC_EIO, "cannot write .gitmodules: %s",
+				   strerror(errno));
+		if (fd >= 0)
+			unlink(*file);
+		lec__free(*file);
+		*file = NULL;
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	git_blob_free(blob);
+	git_tree_entry_free(te);
+	return error;
+}
+
 int lec_repo_submodules(const char *mirror_dir, const char *commit,
-			const char *checkout_dir,
 			struct lec_repo_submodules *out)
 {
 	struct gitmodules_read r = { NULL, NULL, out, LEC_OK };
-	struct lec__buf path = LEC__BUF_INIT;
 	git_repository *repo = NULL;
 	char *file = NULL;
-	struct stat sb;
 	int error;
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
 	if ((error = open_mirror(mirror_dir, &repo)) < 0)
 		return error;
-	if ((error = lookup_tree(repo, commit, &r.tree)) < 0)
-		goto done;
-	lec__buf_printf(&path, "%s/.gitmodules", checkout_dir);
-	if ((file = lec__buf_take(&path)) == NULL) {
-		error = lec__error_oom();
-		goto done;
-	}
-	/* A link could make the parser read a file of the host. */
-	if (lstat(file, &sb) != 0 || !S_ISREG(sb.st_mode))
+	if ((error = lookup_tree(repo, commit, &r.tree)) < 0 ||
+	    (error = gitmodules_file(repo, r.tree, &file)) < 0 || file == NULL)
 		goto done;
 	if (git_config_open_ondisk(&r.cfg, file) < 0) {
 		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
@@ -1318,6 +1355,8 @@ int lec_repo_submodules(const char *mirror_dir, const char *commit,
 done:
 	if (error < 0)
 		lec_repo_submodules_dispose(out);
+	if (file)
+		unlink(file);
 	git_config_free(r.cfg);
 	git_tree_free(r.tree);
 	git_repository_free(repo);

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 #include <yaml.h>
 
+#include "files.h"
 #include "internal.h"
 #include "lectern/rtdconfig.h"
 
@@ -1990,14 +1991,6 @@ static int check_config(struct ctx *cx)
 
 /* Files -------------------------------------------------------------------- */
 
-static char *path_join(const char *dir, const char *name)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-
-	lec__buf_printf(&b, "%s/%s", dir, name);
-	return lec__buf_take(&b);
-}
-
 /* A path the caller names: relative and without "..". */
 static int check_relpath(const char *path, const char *what)
 {
@@ -2012,26 +2005,26 @@ static int check_relpath(const char *path, const char *what)
 	return LEC_OK;
 }
 
-static int is_file(const char *path)
+/* Whether rel names a configuration file to read in the checkout: a
+ * regular file beneath it, or a link out of it (which reading refuses by
+ * name). Resolved beneath the checkout, so whether a file of the host
+ * exists never shows. */
+static int is_file(const char *checkout_dir, const char *rel)
 {
-	struct stat sb;
+	int fd, rc = lec__open_in(checkout_dir, rel, LEC__OPEN_FILE, &fd);
 
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+	if (rc == LEC_OK)
+		close(fd);
+	return rc == LEC_OK || (rc == LEC_EINVALID && errno == EXDEV);
 }
 
 /* The default file: the first of default_files present in the root. */
 static int find_default(const char *checkout_dir, char **relpath)
 {
-	char *path;
 	size_t i;
-	int found;
 
 	for (i = 0; i < COUNT(default_files); i++) {
-		if ((path = path_join(checkout_dir, default_files[i])) == NULL)
-			return LEC_ENOMEM;
-		found = is_file(path);
-		lec__free(path);
-		if (found) {
+		if (is_file(checkout_dir, default_files[i])) {
 			*relpath = lec__strdup(default_files[i]);
 			LEC__CHECK_ALLOC(*relpath);
 			return LEC_OK;
@@ -2045,16 +2038,11 @@ static int find_default(const char *checkout_dir, char **relpath)
 static int find_given(const char *checkout_dir, const char *project_path,
 		      char **relpath)
 {
-	char *path;
-	int found, rc;
+	int rc;
 
 	if ((rc = check_relpath(project_path, "readthedocs_yaml_path")) < 0)
 		return rc;
-	if ((path = path_join(checkout_dir, project_path)) == NULL)
-		return LEC_ENOMEM;
-	found = is_file(path);
-	lec__free(path);
-	if (!found)
+	if (!is_file(checkout_dir, project_path))
 		return lec__error(LEC_EINVALID,
 				  "readthedocs_yaml_path '%s': no such file "
 				  "in the repository",
@@ -2114,34 +2102,24 @@ static int read_fd(const struct ctx *cx, int fd, size_t size, char **data,
 }
 
 /* The file's bytes; a symlink must resolve inside the checkout (as the
- * service's safe_open demands). */
+ * service's safe_open demands), and the file is opened beneath it without
+ * blocking (a fifo a build left in a kept checkout is not a file). */
 static int read_config_file(struct ctx *cx, const char *checkout_dir,
 			    char **data, size_t *len)
 {
-	char root[PATH_MAX], real[PATH_MAX];
-	char *path = path_join(checkout_dir, cx->relpath);
-	size_t n;
-	int fd, rc;
 	struct stat sb;
+	int fd, rc;
 
-	LEC__CHECK_ALLOC(path);
-	if (realpath(checkout_dir, root) == NULL ||
-	    realpath(path, real) == NULL) {
-		rc = errno == ENOENT ? LEC_ENOTFOUND : LEC_EIO;
-		lec__free(path);
-		return lec__error(rc, "%s: %s", cx->relpath, strerror(errno));
-	}
-	lec__free(path);
-	n = strlen(root);
-	if (strncmp(real, root, n) != 0 ||
-	    (n > 1 && real[n] != '/' && real[n] != '\0'))
-		return fail(cx, 1, NULL, "the file is a link to outside the "
-					 "repository");
-	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
-		return lec__error(errno == ENOENT ? LEC_ENOTFOUND : LEC_EIO,
-				  "%s: %s", cx->relpath, strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		rc = fail(cx, 1, NULL, "not a regular file");
+	rc = lec__open_in(checkout_dir, cx->relpath, LEC__OPEN_FILE, &fd);
+	if (rc == LEC_EINVALID)
+		return fail(cx, 1, NULL, "%s",
+			    errno == EXDEV ? "the file is a link to outside "
+					     "the repository"
+					   : "not a regular file");
+	if (rc < 0)
+		return rc;
+	if (fstat(fd, &sb) != 0)
+		rc = lec__error(LEC_EIO, "%s: %s", cx->relpath, strerror(errno));
 	else if (sb.st_size > LEC_RTD_CONFIG_MAX_BYTES)
 		rc = fail(cx, 1, NULL, "the file is larger than %d bytes",
 			  LEC_RTD_CONFIG_MAX_BYTES);

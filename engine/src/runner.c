@@ -66,8 +66,10 @@
  * huge tree is not walked back to back). */
 #define RUNNER_DISK_EVERY_MS 1000
 #define RUNNER_DISK_BACKOFF 4
-/* Deepest directory the disk watchdog descends: bounds its recursion. */
-#define RUNNER_DISK_MAX_DEPTH 128
+/* /dev/shm's size: POSIX semaphores and shared memory of Python's
+ * multiprocessing (Sphinx -j) need a little; a build's bulk goes to its
+ * directory or /tmp. */
+#define RUNNER_SHM_BYTES ((size_t)64 * 1024 * 1024)
 /* util-linux's prlimit sets RLIMIT_NPROC inside the sandbox's user
  * namespace, where the kernel counts that namespace's processes only. */
 #define RUNNER_PRLIMIT "/usr/bin/prlimit"
@@ -278,8 +280,8 @@ static int push_system(struct strvec *v)
 	return error;
 }
 
-/* The size cap of the private /tmp, then the tmpfs itself. */
-static int push_tmp(struct strvec *v, size_t bytes)
+/* A tmpfs at path, of at most bytes (0: no cap). */
+static int push_tmpfs(struct strvec *v, const char *path, size_t bytes)
 {
 	char size[32];
 	int error;
@@ -289,7 +291,33 @@ static int push_tmp(struct strvec *v, size_t bytes)
 		if ((error = push3(v, "--size", size, NULL)) < 0)
 			return error;
 	}
-	return push3(v, "--tmpfs", "/tmp", NULL);
+	return push3(v, "--tmpfs", path, NULL);
+}
+
+/* The writable memory of the sandbox: the private /tmp (tmp_bytes) and
+ * /dev/shm (the smaller of RUNNER_SHM_BYTES and tmp_bytes). Everything
+ * else in memory is made read-only (push_read_only). */
+static int push_scratch(struct strvec *v, size_t tmp_bytes)
+{
+	size_t shm = tmp_bytes > 0 && tmp_bytes < RUNNER_SHM_BYTES
+			     ? tmp_bytes
+			     : RUNNER_SHM_BYTES;
+	int error;
+
+	if ((error = push_tmpfs(v, "/tmp", tmp_bytes)) < 0 ||
+	    (error = push3(v, "--perms", "1777", NULL)) < 0)
+		return error;
+	return push_tmpfs(v, "/dev/shm", shm);
+}
+
+/* bubblewrap's root and /dev are tmpfs of no size: left writable, a build
+ * could fill the host's memory through them. Once every mount point is
+ * made, both become read-only (the mounts below keep their own modes). */
+static int push_read_only(struct strvec *v)
+{
+	int error = push3(v, "--remount-ro", "/dev", NULL);
+
+	return error < 0 ? error : push3(v, "--remount-ro", "/", NULL);
 }
 
 /* Each mount from its staged name (root) or its own path. */
@@ -348,8 +376,9 @@ static int bwrap_args(const struct lec_runner_spec *spec,
 
 	if ((error = strvec_push(v, lec_runner__bwrap_path)) < 0 ||
 	    (error = push_system(v)) < 0 || (error = push_all(v, head)) < 0 ||
-	    (error = push_tmp(v, limits->tmp_bytes)) < 0 ||
+	    (error = push_scratch(v, limits->tmp_bytes)) < 0 ||
 	    (error = push_mounts(v, spec, staged)) < 0 ||
+	    (error = push_read_only(v)) < 0 ||
 	    (error = push_all(v, tail)) < 0 ||
 	    (spec->network && (error = strvec_push(v, "--share-net")) < 0) ||
 	    (error = push3(v, "--chdir", spec->cwd ? spec->cwd : "/", "--")) <
@@ -731,48 +760,52 @@ static void run_reap(struct run *r)
 	r->exit_ms = lec__monotonic_ms();
 }
 
-/* Bytes of disk below the directory dirfd (which this closes), without
- * following symbolic links; depth bounds the recursion. */
-static uint64_t tree_bytes(int dirfd, int depth)
+/* What the watchdog found in the watched directories so far. */
+struct tree_count {
+	uint64_t bytes, entries;
+	int too_big; /* past LEC_RUNNER_TREE_MAX_DEPTH or _ENTRIES */
+};
+
+/* Count the tree below dirfd (which this closes) without following links.
+ * It runs while the build writes, so it holds a descriptor per level
+ * (renames cannot send it elsewhere, unlike files.h's walk) and a tree
+ * past the bounds ends the count: the build is stopped for making it.
+ * The depth bound is what bounds the descriptors and the recursion. */
+static void tree_count(int dirfd, unsigned depth, struct tree_count *t)
 {
 	DIR *dir = fdopendir(dirfd);
 	struct dirent *e;
 	struct stat sb;
-	uint64_t total = 0;
 
 	if (dir == NULL) {
 		close(dirfd);
-		return 0;
+		return;
 	}
-	while ((e = readdir(dir)) != NULL) {
+	while (!t->too_big && (e = readdir(dir)) != NULL) {
 		int fd;
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
 		    fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		total += (uint64_t)sb.st_blocks * 512;
-		if (S_ISDIR(sb.st_mode) && depth < RUNNER_DISK_MAX_DEPTH &&
-		    (fd = openat(dirfd, e->d_name,
-				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC)) >= 0)
-			total += tree_bytes(fd, depth + 1);
+		t->bytes += (uint64_t)sb.st_blocks * 512;
+		if (++t->entries > LEC_RUNNER_TREE_MAX_ENTRIES ||
+		    (S_ISDIR(sb.st_mode) && depth + 1 > LEC_RUNNER_TREE_MAX_DEPTH))
+			t->too_big = 1;
+		else if (S_ISDIR(sb.st_mode) &&
+			 (fd = openat(dirfd, e->d_name,
+				      O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					      O_CLOEXEC)) >= 0)
+			tree_count(fd, depth + 1, t);
 	}
 	closedir(dir);
-	return total;
 }
 
-uint64_t lec__dir_bytes(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	return fd < 0 ? 0 : tree_bytes(fd, 0);
-}
-
-/* The disk watchdog: measure the watched directory when it is time, and
- * stop the command once it holds more than the cap. */
+/* The disk watchdog: measure the watched directories when it is time, and
+ * stop the command once they hold more than the cap, or a tree past the
+ * bounds a cleanup must walk. */
 static void run_check_disk(struct run *r, int64_t now)
 {
-	uint64_t total = 0;
+	struct tree_count t = { 0, 0, 0 };
 	int64_t took;
 	size_t i;
 	int fd;
@@ -780,11 +813,13 @@ static void run_check_disk(struct run *r, int64_t now)
 	if (r->watch_dirs == NULL || r->limits->disk_bytes == 0 ||
 	    now < r->next_disk_ms)
 		return;
-	for (i = 0; r->watch_dirs[i]; i++)
+	for (i = 0; r->watch_dirs[i] && !t.too_big; i++)
 		if ((fd = open(r->watch_dirs[i],
 			       O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
-			total += tree_bytes(fd, 0);
-	if (total > r->limits->disk_bytes)
+			tree_count(fd, 0, &t);
+	if (t.too_big)
+		run_stop(r, LEC_RUNNER_TREE_LIMIT);
+	else if (t.bytes > r->limits->disk_bytes)
 		run_stop(r, LEC_RUNNER_DISK_LIMIT);
 	took = lec__monotonic_ms() - now;
 	r->next_disk_ms = now + (took * RUNNER_DISK_BACKOFF > RUNNER_DISK_EVERY_MS

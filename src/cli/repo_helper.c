@@ -1,7 +1,7 @@
 /*
- * `lectern __repo fetch DIR` and `lectern __repo checkout MIRROR COMMIT
- * DIR`: the build pipeline's git work, run as a child inside the build
- * sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
+ * `lectern __repo fetch DIR`, `lectern __repo checkout MIRROR COMMIT DIR`
+ * and `lectern __repo submodules MIRROR COMMIT`: the build pipeline's git
+ * work, run as a child inside the build sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
  * calls back), so the pipeline runs the fetch as a process it can kill at
  * the build's deadline; the checkout runs the same way so that every phase
  * of a build is inside its time limit and libgit2 reads a hostile
@@ -14,11 +14,17 @@
  * (PHASE receiving, resolving or checkout; TOTAL 0 when unknown), at most
  * REPO_HELPER_PROGRESS_HZ a second and once more at each phase's end; a
  * failure ends with one line "error: MESSAGE" and exit status 1.
+ * `submodules` prints one line per submodule of the commit's .gitmodules,
+ *     submodule {"commit": ..., "name": ..., "path": ..., "url": ...}
+ * because reading that file may open what an [include] names: only here,
+ * in the sandbox, is there nothing of the host to open.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "lectern/errors.h"
@@ -96,6 +102,35 @@ static int helper_fail(void)
 	return CLI_EXIT_FAIL;
 }
 
+/* One "submodule {...}" line per submodule. */
+static int print_submodules(const char *mirror, const char *commit)
+{
+	struct lec_repo_submodules subs;
+	size_t i;
+	int rc = lec_repo_submodules(mirror, commit, &subs);
+
+	for (i = 0; rc == LEC_OK && i < subs.len; i++) {
+		const struct lec_repo_submodule *s = &subs.items[i];
+		cJSON *o = cJSON_CreateObject();
+		char *text = NULL;
+
+		if (o && cJSON_AddStringToObject(o, "commit", s->commit) &&
+		    cJSON_AddStringToObject(o, "name", s->name) &&
+		    cJSON_AddStringToObject(o, "path", s->path) &&
+		    cJSON_AddStringToObject(o, "url", s->url))
+			text = cJSON_PrintUnformatted(o);
+		if (text)
+			printf("submodule %s\n", text);
+		else
+			rc = LEC_ENOMEM;
+		cJSON_free(text);
+		cJSON_Delete(o);
+	}
+	lec_repo_submodules_dispose(&subs);
+	fflush(stdout);
+	return rc;
+}
+
 int cli_repo_helper(int argc, char **argv)
 {
 	struct reporter r = { 0 };
@@ -107,10 +142,12 @@ int cli_repo_helper(int argc, char **argv)
 	else if (argc == 4 && strcmp(argv[0], "checkout") == 0)
 		rc = lec_repo_checkout(argv[1], argv[2], argv[3], on_checkout,
 				       &r);
+	else if (argc == 3 && strcmp(argv[0], "submodules") == 0)
+		rc = print_submodules(argv[1], argv[2]);
 	else {
 		fprintf(stderr, "usage: lectern __repo fetch DIR (URL in "
 				"LECTERN_REPO_URL) | checkout MIRROR COMMIT "
-				"DIR\n");
+				"DIR | submodules MIRROR COMMIT\n");
 		return CLI_EXIT_USAGE;
 	}
 	if (rc < 0)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "harness.h"
 #include "internal.h"
 #include "lectern/runner.h"
@@ -426,6 +427,18 @@ TEST(only_the_build_directory_is_writable)
 	CHECK(c.data && strstr(c.data, "Read-only file system"));
 	capture_reset(&c);
 
+	/* The root and /dev are read-only too: a build's bytes cannot land
+	 * in a tmpfs of no size (the host's memory). */
+	snprintf(script, sizeof(script),
+		 "echo out > /lectern-test; echo out > /dev/lectern-test; "
+		 "mkdir /run; echo null > /dev/null && echo null-ok");
+	res = run(&spec, &c);
+	CHECK(c.data && strstr(c.data, "/lectern-test: Read-only file system"));
+	CHECK(c.data && strstr(c.data, "/dev/lectern-test: Read-only file system"));
+	CHECK(c.data && strstr(c.data, "'/run': Read-only file system"));
+	CHECK(c.data && strstr(c.data, "null-ok\n"));
+	capture_reset(&c);
+
 	/* /tmp is writable but private: nothing reaches the host's. */
 	snprintf(script, sizeof(script), "echo t > %s && cat %s", private_tmp,
 		 private_tmp);
@@ -529,11 +542,20 @@ TEST(process_and_tmp_limits)
 	}
 	capture_reset(&c);
 
-	/* /tmp holds at most tmp_bytes. */
+	/* /tmp holds at most tmp_bytes, and so does /dev/shm (below its
+	 * own cap), which Python's semaphores need writable. */
 	snprintf(script, sizeof(script),
 		 "dd if=/dev/zero of=/tmp/f bs=1024 count=4096 2>&1; "
 		 "ls -l /tmp/f");
 	res = run(&spec, &c);
+	CHECK(c.data && strstr(c.data, "No space left on device") != NULL);
+	capture_reset(&c);
+	snprintf(script, sizeof(script),
+		 "python3 -c 'import multiprocessing as m; m.Lock(); "
+		 "print(\"lock-ok\")' && "
+		 "dd if=/dev/zero of=/dev/shm/f bs=1024 count=4096 2>&1");
+	res = run(&spec, &c);
+	CHECK(c.data && strstr(c.data, "lock-ok\n") != NULL);
 	CHECK(c.data && strstr(c.data, "No space left on device") != NULL);
 	capture_reset(&c);
 	(void)res;
@@ -566,6 +588,29 @@ TEST(disk_watchdog_stops_a_growing_build)
 	spec.watch_dirs = NULL;
 	run(&spec, &c);
 	capture_reset(&c);
+
+	/* The same 16 MiB at depth 135 (the watchdog once stopped at 128). */
+	spec.watch_dirs = watched;
+	snprintf(script, sizeof(script),
+		 "cd %s && i=0; while [ $i -lt 135 ]; do mkdir deep && cd deep; "
+		 "i=$((i+1)); done; i=0; while [ $i -lt 32 ]; do "
+		 "dd if=/dev/zero of=fill$i bs=512k count=1 2>/dev/null; "
+		 "sleep 0.1; i=$((i+1)); done",
+		 build_dir);
+	res = run(&spec, &c);
+	CHECK_INT(res.end, LEC_RUNNER_DISK_LIMIT);
+	capture_reset(&c);
+	CHECK_OK(lec__remove_beneath(build_dir, "deep"));
+
+	/* A tree deeper than a build may make is stopped, however small. */
+	snprintf(script, sizeof(script),
+		 "cd %s && i=0; while [ $i -lt %d ]; do mkdir d && cd d; "
+		 "i=$((i+1)); done; sleep 5",
+		 build_dir, LEC_RUNNER_TREE_MAX_DEPTH + 10);
+	res = run(&spec, &c);
+	CHECK_INT(res.end, LEC_RUNNER_TREE_LIMIT);
+	capture_reset(&c);
+	CHECK_OK(lec__remove_beneath(build_dir, "d"));
 }
 
 /* A listening TCP socket on 127.0.0.1; *port gets its port. */

@@ -156,16 +156,19 @@ struct lec_repo_submodules {
 };
 
 /**
- * The submodules of a checked-out commit: each entry of checkout_dir's
- * .gitmodules (a regular file; a link is not read) whose path is a
- * submodule (a gitlink) in the commit's tree, with the commit it records.
+ * The submodules of a commit: each entry of the .gitmodules its tree holds
+ * whose path is a submodule (a gitlink) in that tree, with the commit it
+ * records. Entries from [include] files are ignored, as git ignores them,
+ * but libgit2 still opens the files an include names: call this only
+ * inside the build sandbox (`lectern __repo submodules`), where no file of
+ * the host is there to open. The blob is parsed from a private temporary
+ * file under $TMPDIR (else /tmp), removed before returning.
  * @param out filled on success (dispose with lec_repo_submodules_dispose);
  *            empty when there is no .gitmodules
  * @return LEC_OK; LEC_ENOTFOUND (no mirror or commit); LEC_EINVALID (bad
- *         commit id); LEC_ECORRUPT (.gitmodules cannot be parsed)
+ *         commit id); LEC_ECORRUPT (.gitmodules cannot be parsed); LEC_EIO
  */
 int lec_repo_submodules(const char *mirror_dir, const char *commit,
-			const char *checkout_dir,
 			struct lec_repo_submodules *out);
 
 /** Free what subs holds (not the struct itself). Accepts NULL. */

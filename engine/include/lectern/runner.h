@@ -7,8 +7,10 @@
  * short list of /etc files interpreters need (the dynamic linker's cache,
  * certificates, alternatives, MIME types, font and Python configuration), a
  * synthetic /etc/passwd and /etc/group naming only the build user, a fresh
- * /proc and /dev, a size-capped private /tmp, and the spec's mounts (the
- * checkout, the output, a project's virtualenv) each at its own path. Nothing
+ * /proc and /dev, a size-capped private /tmp and /dev/shm, and the spec's
+ * mounts (the checkout, the output, a project's virtualenv) each at its own
+ * path. The root and /dev are read-only, so every byte a build writes lands
+ * in a capped tmpfs or a watched directory, never in uncounted memory. Nothing
  * else of the host is there: no /root, /home, /srv, /var, no data directory,
  * no other build. Every namespace is unshared, so there is no network unless
  * the spec asks for it (the fetch and dependency-install steps only), and the
@@ -91,6 +93,11 @@ extern "C" {
 /* The checkout and output together: a large documentation repository with
  * its built site and formats stays below this. */
 #define LEC_RUNNER_DEFAULT_DISK ((size_t)5 * 1024 * 1024 * 1024)
+/* What a build may create in its watched directories (runner.c stops it
+ * past either): a documentation tree is a dozen levels deep and a
+ * virtualenv tens of thousands of files. */
+#define LEC_RUNNER_TREE_MAX_DEPTH 256
+#define LEC_RUNNER_TREE_MAX_ENTRIES 2000000u
 /* Whom a build runs as when the runner is root: nobody:nogroup. */
 #define LEC_RUNNER_DEFAULT_UID 65534
 #define LEC_RUNNER_DEFAULT_GID 65534
@@ -192,6 +199,8 @@ enum lec_runner_end {
 	LEC_RUNNER_CANCELLED,    /* the cancel or output callback said stop */
 	LEC_RUNNER_OUTPUT_LIMIT, /* it wrote more than output_bytes */
 	LEC_RUNNER_DISK_LIMIT,   /* watch_dirs grew past disk_bytes */
+	LEC_RUNNER_TREE_LIMIT,   /* watch_dirs held a tree deeper or with
+				    more entries than LEC_RUNNER_TREE_MAX_* */
 	LEC_RUNNER_START_FAILED  /* it could not be started */
 };
 

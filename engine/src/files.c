@@ -1,0 +1,519 @@
+/*
+ * Files and paths (files.h): the helpers every floor of the engine above
+ * may use, and which use nothing of the engine but errors and allocation.
+ *
+ * Opening beneath a directory is openat2(2) with RESOLVE_BENEATH (Linux
+ * 5.6); where the kernel lacks it the path is walked one component at a
+ * time with O_NOFOLLOW, which refuses every link rather than only those
+ * that leave. Either way the file is opened O_NONBLOCK and checked with
+ * fstat before anything reads it: a fifo a build planted answers "not a
+ * regular file" instead of blocking a worker forever.
+ *
+ * The walk keeps a stack of names, not of descriptors: a directory is
+ * read whole (its files visited, its subdirectories' names kept), then
+ * each subdirectory is entered with openat and left through "..". A tree
+ * of any depth costs memory for its names, never the process's descriptor
+ * table, and there is no recursion.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "files.h"
+#include "internal.h"
+
+/* openat2 answers EAGAIN when a rename raced its lookup: try this often. */
+#define OPEN_BENEATH_TRIES 8
+
+/* Paths ------------------------------------------------------------------ */
+
+char *lec__path_join(const char *a, const char *b)
+{
+	struct lec__buf buf = LEC__BUF_INIT;
+
+	lec__buf_printf(&buf, "%s/%s", a, b);
+	return lec__buf_take(&buf);
+}
+
+int lec__mkdirs_mode(const char *path, mode_t mode)
+{
+	char *copy = lec__strdup(path);
+	char *p;
+	int error = LEC_OK;
+
+	LEC__CHECK_ALLOC(copy);
+	for (p = copy + 1; error == LEC_OK; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST)
+			error = lec__error(LEC_EIO, "%s: cannot create: %s",
+					   copy, strerror(errno));
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	lec__free(copy);
+	return error;
+}
+
+int lec__mkdirs(const char *path)
+{
+	return lec__mkdirs_mode(path, 0700);
+}
+
+/* Opening beneath a directory ---------------------------------------------- */
+
+/* Without openat2: one component at a time, no link followed, no "..". */
+static int open_by_components(int dirfd, const char *rel, int flags)
+{
+	char *copy = lec__strdup(rel), *part, *next, *save = NULL;
+	int fd = -1, at = dirfd, saved;
+
+	if (copy == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (rel[0] == '/') {
+		errno = EXDEV;
+		goto done;
+	}
+	for (part = strtok_r(copy, "/", &save); part; part = next) {
+		next = strtok_r(NULL, "/", &save);
+		if (strcmp(part, "..") == 0) {
+			errno = EXDEV;
+			fd = -1;
+			break;
+		}
+		fd = openat(at, part,
+			    (next ? O_RDONLY | O_DIRECTORY | O_CLOEXEC : flags) |
+				    O_NOFOLLOW);
+		if (at != dirfd)
+			close(at);
+		at = dirfd;
+		if (fd < 0)
+			break;
+		at = fd;
+	}
+done:
+	saved = errno;
+	lec__free(copy);
+	errno = saved;
+	return fd;
+}
+
+static int open_resolved(int dirfd, const char *rel, int flags)
+{
+	struct open_how how;
+	int fd = -1, tries;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)flags;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+	for (tries = 0; tries < OPEN_BENEATH_TRIES; tries++) {
+		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))
+		return open_by_components(dirfd, rel, flags);
+	return fd;
+}
+
+int lec__open_beneath(int dirfd, const char *rel, enum lec__open_kind kind,
+		      int *out)
+{
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+		    (kind == LEC__OPEN_DIR ? O_DIRECTORY : 0);
+	struct stat sb;
+	int fd;
+
+	*out = -1;
+	if (rel == NULL || *rel == '\0')
+		return lec__error(LEC_EINVALID, "no file named");
+	if ((fd = open_resolved(dirfd, rel, flags)) < 0) {
+		if (errno == ENOENT || (errno == ENOTDIR && kind == LEC__OPEN_FILE))
+			return lec__error(LEC_ENOTFOUND, "%s: no such file", rel);
+		if (errno == EXDEV || errno == ELOOP) {
+			lec__error(LEC_EINVALID,
+				   "%s: a link leads out of the directory", rel);
+			errno = EXDEV;
+			return LEC_EINVALID;
+		}
+		if (errno == ENOTDIR)
+			return lec__error(LEC_EINVALID, "%s: not a directory",
+					  rel);
+		return lec__error(LEC_EIO, "%s: %s", rel, strerror(errno));
+	}
+	if (fstat(fd, &sb) != 0 ||
+	    !(kind == LEC__OPEN_DIR ? S_ISDIR(sb.st_mode) : S_ISREG(sb.st_mode))) {
+		close(fd);
+		lec__error(LEC_EINVALID, "%s: not a %s", rel,
+			   kind == LEC__OPEN_DIR ? "directory" : "regular file");
+		errno = EINVAL;
+		return LEC_EINVALID;
+	}
+	/* A regular file never blocks; reads may now wait for the disk. */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		close(fd);
+		return lec__error(LEC_EIO, "%s: %s", rel, strerror(errno));
+	}
+	*out = fd;
+	return LEC_OK;
+}
+
+int lec__open_in(const char *dir, const char *rel, enum lec__open_kind kind,
+		 int *out)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int error, saved;
+
+	*out = -1;
+	if (dirfd < 0)
+		return lec__error(errno == ENOENT ? LEC_ENOTFOUND : LEC_EIO,
+				  "%s: %s", dir, strerror(errno));
+	error = lec__open_beneath(dirfd, rel, kind, out);
+	saved = errno;
+	close(dirfd);
+	errno = saved; /* what lec__open_beneath said of a refusal */
+	return error;
+}
+
+int lec__read_in(const char *dir, const char *rel, size_t max, char **data,
+		 size_t *len)
+{
+	struct stat sb;
+	char *buf = NULL;
+	size_t n = 0;
+	ssize_t got;
+	int fd, error;
+
+	*data = NULL;
+	*len = 0;
+	if ((error = lec__open_in(dir, rel, LEC__OPEN_FILE, &fd)) < 0)
+		return error;
+	if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size > max) {
+		close(fd);
+		return lec__error(LEC_EINVALID, "%s: larger than %zu bytes", rel,
+				  max);
+	}
+	if ((buf = lec__malloc((size_t)sb.st_size + 2)) == NULL) {
+		close(fd);
+		return lec__error_oom();
+	}
+	/* One byte more than the size tells a file that grew meanwhile. */
+	while (n <= (size_t)sb.st_size) {
+		got = read(fd, buf + n, (size_t)sb.st_size + 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (got < 0 || n > (size_t)sb.st_size) {
+		lec__free(buf);
+		return lec__error(LEC_EIO, "%s: %s", rel,
+				  got < 0 ? strerror(errno)
+					  : "the file changed while it was read");
+	}
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return LEC_OK;
+}
+
+/* Walking a tree ------------------------------------------------------------ */
+
+/* A directory being walked: its name in its parent, its lstat, and the
+ * names of its subdirectories, entered one after the other. */
+struct frame {
+	char *name;
+	struct stat st;
+	char **subdirs;
+	size_t nsub, next, cap;
+};
+
+struct walk {
+	lec__walk_fn fn;
+	void *payload;
+	struct frame *stack;
+	size_t depth, cap; /* frames in use, room */
+};
+
+static void frame_dispose(struct frame *f)
+{
+	size_t i;
+
+	for (i = f->next; i < f->nsub; i++)
+		lec__free(f->subdirs[i]);
+	lec__free(f->subdirs);
+	lec__free(f->name);
+}
+
+static int frame_push(struct walk *w, const char *name, const struct stat *st)
+{
+	struct frame *f;
+
+	if (w->depth == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct frame *grown = lec__realloc(w->stack, cap * sizeof(*grown));
+
+		LEC__CHECK_ALLOC(grown);
+		w->stack = grown;
+		w->cap = cap;
+	}
+	f = &w->stack[w->depth];
+	memset(f, 0, sizeof(*f));
+	f->st = *st;
+	LEC__CHECK_ALLOC(f->name = lec__strdup(name));
+	w->depth++;
+	return LEC_OK;
+}
+
+static int subdir_add(struct frame *f, const char *name)
+{
+	if (f->nsub == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 8;
+		char **grown = lec__realloc(f->subdirs, cap * sizeof(*grown));
+
+		LEC__CHECK_ALLOC(grown);
+		f->subdirs = grown;
+		f->cap = cap;
+	}
+	LEC__CHECK_ALLOC(f->subdirs[f->nsub] = lec__strdup(name));
+	f->nsub++;
+	return LEC_OK;
+}
+
+/* Visit the current directory's non-directories, keep its subdirectories'
+ * names in the top frame. */
+static int read_dir(struct walk *w, int cur)
+{
+	struct frame *f = &w->stack[w->depth - 1];
+	int copy = dup(cur), error = LEC_OK;
+	DIR *dir = copy >= 0 ? fdopendir(copy) : NULL;
+	struct dirent *e;
+	struct stat st;
+
+	if (dir == NULL) {
+		if (copy >= 0)
+			close(copy);
+		return lec__error(LEC_EIO, "%s: %s", f->name, strerror(errno));
+	}
+	while (error == LEC_OK && (e = readdir(dir)) != NULL) {
+		struct lec__walk_at at = { cur, e->d_name, &st,
+					   (unsigned)w->depth };
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    fstatat(cur, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		error = S_ISDIR(st.st_mode)
+				? subdir_add(f, e->d_name)
+				: w->fn(&at, LEC__WALK_ENTRY, w->payload);
+	}
+	closedir(dir);
+	return error < 0 ? error : LEC_OK;
+}
+
+/* Enter name (a directory of cur) when the callback wants it: *cur
+ * becomes it and a frame is pushed; or visit it as left at once. */
+static int enter(struct walk *w, int *cur, const char *name)
+{
+	struct stat st;
+	struct lec__walk_at at = { *cur, name, &st, (unsigned)w->depth };
+	int rc, fd;
+
+	if (fstatat(*cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return LEC_OK; /* gone meanwhile */
+	if (!S_ISDIR(st.st_mode))
+		return w->fn(&at, LEC__WALK_ENTRY, w->payload);
+	if ((rc = w->fn(&at, LEC__WALK_ENTER, w->payload)) < 0)
+		return rc;
+	if (rc == LEC__WALK_SKIP)
+		return w->fn(&at, LEC__WALK_LEAVE, w->payload);
+	fd = openat(*cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) /* unreadable: its entries stay unvisited */
+		return w->fn(&at, LEC__WALK_LEAVE, w->payload);
+	if ((rc = frame_push(w, name, &st)) < 0) {
+		close(fd);
+		return rc;
+	}
+	close(*cur);
+	*cur = fd;
+	return read_dir(w, fd);
+}
+
+/* Leave the top directory through ".." and visit it as left; *cur
+ * becomes its parent. */
+static int leave(struct walk *w, int *cur)
+{
+	struct frame *f = &w->stack[w->depth - 1];
+	const struct stat *parent = &w->stack[w->depth - 2].st;
+	struct lec__walk_at at = { -1, f->name, &f->st,
+				   (unsigned)w->depth - 1 };
+	int up = openat(*cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+	struct stat st;
+
+	if (up < 0)
+		return lec__error(LEC_EIO, "%s/..: %s", f->name, strerror(errno));
+	/* ".." is the directory we came down from unless someone moved
+	 * this one meanwhile: then stop rather than walk elsewhere. */
+	if (fstat(up, &st) != 0 || st.st_dev != parent->st_dev ||
+	    st.st_ino != parent->st_ino) {
+		close(up);
+		return lec__error(LEC_EIO, "%s: the tree changed while it was "
+					   "walked",
+				  f->name);
+	}
+	close(*cur);
+	*cur = up;
+	at.dirfd = up;
+	rc = w->fn(&at, LEC__WALK_LEAVE, w->payload);
+	frame_dispose(f);
+	w->depth--;
+	return rc;
+}
+
+int lec__walk(int parent, const char *name, lec__walk_fn fn, void *payload)
+{
+	struct walk w = { fn, payload, NULL, 0, 0 };
+	struct stat st;
+	struct lec__walk_at top = { parent, name, &st, 0 };
+	int cur = -1, rc;
+
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? LEC_OK
+				       : lec__error(LEC_EIO, "%s: %s", name,
+						    strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fn(&top, LEC__WALK_ENTRY, payload);
+	if ((rc = fn(&top, LEC__WALK_ENTER, payload)) < 0)
+		return rc;
+	if (rc == LEC__WALK_SKIP)
+		return fn(&top, LEC__WALK_LEAVE, payload);
+	cur = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cur < 0)
+		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
+	if ((rc = frame_push(&w, name, &st)) == LEC_OK)
+		rc = read_dir(&w, cur);
+	/* Down into each subdirectory in turn, up when one is done; the top
+	 * directory is left through the caller's descriptor instead. */
+	while (rc >= 0) {
+		struct frame *f = &w.stack[w.depth - 1];
+		char *sub;
+
+		if (f->next == f->nsub) {
+			if (w.depth == 1)
+				break;
+			rc = leave(&w, &cur);
+			continue;
+		}
+		sub = f->subdirs[f->next++];
+		rc = enter(&w, &cur, sub); /* may move w.stack */
+		lec__free(sub);
+	}
+	close(cur);
+	if (rc >= 0)
+		rc = fn(&top, LEC__WALK_LEAVE, payload);
+	while (w.depth > 0)
+		frame_dispose(&w.stack[--w.depth]);
+	lec__free(w.stack);
+	return rc < 0 ? rc : LEC_OK;
+}
+
+/* Removing and measuring ------------------------------------------------------ */
+
+struct removal {
+	int error; /* errno of the top's removal; 0: removed */
+};
+
+static int remove_visit(const struct lec__walk_at *at,
+			enum lec__walk_event event, void *payload)
+{
+	struct removal *r = payload;
+
+	if (event == LEC__WALK_ENTER) {
+		/* A directory its builder made unreadable or unwritable is
+		 * removed all the same. */
+		if ((at->st->st_mode & 0700) != 0700)
+			fchmodat(at->dirfd, at->name, 0700, 0);
+		return 0;
+	}
+	if (unlinkat(at->dirfd, at->name,
+		     event == LEC__WALK_LEAVE ? AT_REMOVEDIR : 0) != 0 &&
+	    errno != ENOENT && at->depth == 0)
+		r->error = errno;
+	return 0;
+}
+
+int lec__remove_tree_at(int parent, const char *name)
+{
+	struct removal r = { 0 };
+	int error = lec__walk(parent, name, remove_visit, &r);
+
+	if (error < 0)
+		return error;
+	return r.error ? lec__error(LEC_EIO, "%s: cannot remove: %s", name,
+				    strerror(r.error))
+		       : LEC_OK;
+}
+
+int lec__remove_tree(const char *path)
+{
+	return lec__remove_tree_at(AT_FDCWD, path);
+}
+
+int lec__remove_beneath(const char *root, const char *rel)
+{
+	char *dir = lec__strdup(rel), *base;
+	int parent = -1, error;
+
+	LEC__CHECK_ALLOC(dir);
+	if ((base = strrchr(dir, '/')) == NULL) {
+		base = dir;
+		error = lec__open_in(root, ".", LEC__OPEN_DIR, &parent);
+	} else {
+		*base++ = '\0';
+		error = lec__open_in(root, dir, LEC__OPEN_DIR, &parent);
+	}
+	if (error == LEC_ENOTFOUND)
+		error = LEC_OK; /* nothing there to remove */
+	else if (error == LEC_OK && (*base == '\0' || strcmp(base, ".") == 0 ||
+				     strcmp(base, "..") == 0))
+		error = lec__error(LEC_EINVALID, "%s: not a removable name", rel);
+	else if (error == LEC_OK)
+		error = lec__remove_tree_at(parent, base);
+	if (parent >= 0)
+		close(parent);
+	lec__free(dir);
+	return error;
+}
+
+static int measure_visit(const struct lec__walk_at *at,
+			 enum lec__walk_event event, void *payload)
+{
+	struct lec__tree_size *t = payload;
+
+	if (event == LEC__WALK_LEAVE)
+		return 0;
+	t->bytes += (uint64_t)at->st->st_blocks * 512u;
+	t->entries++;
+	if (at->depth > t->depth)
+		t->depth = at->depth;
+	return 0;
+}
+
+void lec__tree_measure(const char *path, struct lec__tree_size *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (lec__walk(AT_FDCWD, path, measure_visit, out) < 0)
+		memset(out, 0, sizeof(*out));
+}
