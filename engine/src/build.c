@@ -18,7 +18,7 @@
 #define BUILD_COLUMNS                                                        \
 	"id, project_id, version_id, type, state, success, error, "          \
 	"commit_sha, created, started, finished, duration, config, progress, " \
-	"triggered_by"
+	"triggered_by, failure"
 
 /* The service's list order; id breaks ties so that pages are stable. */
 #define BUILD_ORDER "created DESC, id DESC"
@@ -30,6 +30,11 @@
 	"start_time, end_time"
 
 #define US_PER_SECOND 1000000
+
+/* The failure column's codes, in enum lec_build_failure's order. */
+static const char *const failure_codes[] = { NULL, "generic", "config",
+					     "no-index" };
+#define FAILURE_COUNT (sizeof(failure_codes) / sizeof(failure_codes[0]))
 
 static const struct {
 	const char *code;
@@ -104,6 +109,17 @@ static int64_t col_or(sqlite3_stmt *stmt, int col, int64_t null_value)
 		       : sqlite3_column_int64(stmt, col);
 }
 
+/* An unknown code (a later Lectern's) reads as a generic failure. */
+static enum lec_build_failure failure_lookup(const char *code)
+{
+	size_t i;
+
+	for (i = 1; code && i < FAILURE_COUNT; i++)
+		if (strcmp(code, failure_codes[i]) == 0)
+			return (enum lec_build_failure)i;
+	return code ? LEC_BUILD_FAILURE_GENERIC : LEC_BUILD_FAILURE_NONE;
+}
+
 static int build_row(sqlite3_stmt *stmt, void *item)
 {
 	struct lec_build *b = item;
@@ -125,6 +141,8 @@ static int build_row(sqlite3_stmt *stmt, void *item)
 				  "build %lld has an unknown state",
 				  (long long)b->id);
 	b->success = sqlite3_column_int(stmt, 5);
+	b->failure = failure_lookup(
+		(const char *)sqlite3_column_text(stmt, 15));
 	b->created = sqlite3_column_int64(stmt, 8);
 	b->started = col_or(stmt, 9, 0);
 	b->finished = col_or(stmt, 10, 0);
@@ -266,18 +284,24 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 	if ((error = lec_store__prepare(
 		     st, &stmt,
 		     "UPDATE builds SET state = ?, success = ?, error = ?, "
-		     "started = ?, finished = ?, duration = ? WHERE id = ?")) <
-	    0)
+		     "started = ?, finished = ?, duration = ?, failure = ? "
+		     "WHERE id = ?")) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 1,
 					  lec_build_state_code(b->state))) ==
 		    LEC_OK &&
-	    (error = lec_store__bind_text(stmt, 3, b->error)) == LEC_OK) {
+	    (error = lec_store__bind_text(stmt, 3, b->error)) == LEC_OK &&
+	    (error = lec_store__bind_text(
+		     stmt, 7,
+		     (unsigned)b->failure < FAILURE_COUNT
+			     ? failure_codes[b->failure]
+			     : failure_codes[LEC_BUILD_FAILURE_GENERIC])) ==
+		    LEC_OK) {
 		sqlite3_bind_int(stmt, 2, b->success ? 1 : 0);
 		bind_time(stmt, 4, b->started, 0);
 		bind_time(stmt, 5, b->finished, 0);
 		bind_time(stmt, 6, b->duration, -1);
-		sqlite3_bind_int64(stmt, 7, b->id);
+		sqlite3_bind_int64(stmt, 8, b->id);
 		error = lec_store__step_done(st, stmt, "updating a build");
 	}
 	lec_store__finalize(st, stmt);
@@ -351,7 +375,8 @@ static int move_state(struct lec_build *b, enum lec_build_state to,
 }
 
 /* The finish rules (see lec_build_finish) applied to b in memory. */
-static int finish_state(struct lec_build *b, int success, const char *error,
+static int finish_state(struct lec_build *b, int success,
+			enum lec_build_failure why, const char *error,
 			int64_t now)
 {
 	if (b->state == LEC_BUILD_STATE_FINISHED)
@@ -363,6 +388,7 @@ static int finish_state(struct lec_build *b, int success, const char *error,
 		return LEC_OK;
 	b->state = LEC_BUILD_STATE_FINISHED;
 	b->success = success ? 1 : 0;
+	b->failure = success ? LEC_BUILD_FAILURE_NONE : why;
 	return set_error(b, success ? NULL : error);
 }
 
@@ -371,6 +397,7 @@ struct build_change {
 	int finish; /* 0: move to `to`; 1: lec_build_finish */
 	enum lec_build_state to;
 	int success;
+	enum lec_build_failure why; /* when not success */
 	const char *error;
 };
 
@@ -385,7 +412,7 @@ static int build_change(struct lec_store *st, int64_t id,
 		return error;
 	if ((error = build_fetch(st, id, &b)) < 0)
 		goto done;
-	error = c->finish ? finish_state(b, c->success, c->error, now)
+	error = c->finish ? finish_state(b, c->success, c->why, c->error, now)
 			  : move_state(b, c->to, now);
 	if (error == LEC_OK && (error = build_write(st, b)) == LEC_OK)
 		error = mark_version_built(st, b);
@@ -415,7 +442,17 @@ int lec_build_finish(struct lec_store *st, int64_t id, int success,
 {
 	struct build_change c = { .finish = 1,
 				  .success = success,
+				  .why = LEC_BUILD_FAILURE_GENERIC,
 				  .error = error };
+
+	lec_error_clear();
+	return build_change(st, id, &c);
+}
+
+int lec_build_fail(struct lec_store *st, int64_t id,
+		   enum lec_build_failure why, const char *error)
+{
+	struct build_change c = { .finish = 1, .why = why, .error = error };
 
 	lec_error_clear();
 	return build_change(st, id, &c);
@@ -659,7 +696,8 @@ static int trigger_in_tx(struct lec_store *st, int64_t project_id,
 	int64_t now = lec__now_us();
 	int error;
 
-	if ((error = lec__mirror_refuse(st, project_id, "built")) < 0 ||
+	if ((error = lec__project_refuse_mirrored(st, project_id,
+						  "built")) < 0 ||
 	    (error = trigger_version_type(st, project_id, version_id,
 					  &type)) < 0)
 		return error;

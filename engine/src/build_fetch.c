@@ -216,44 +216,44 @@ static int helper_env(char ***env, const char *url)
 
 /* Run `lectern __repo ARGS...` with these mounts (the helper program is
  * added) for at most time_limit_s. The result says how it ended. */
-static int helper_run(struct lec_pipeline *pl, const char *const *args,
+static int helper_run(struct lec__build_env *env, const char *const *args,
 		      const char *url, struct lec_runner_mount *mounts,
 		      size_t nmounts, int network, int same_user,
 		      unsigned time_limit_s, struct helper_watch *w,
 		      struct lec_runner_result *r)
 {
 	const char *argv[8];
-	char **env = NULL;
-	struct lec_runner_limits limits = pl->config.limits;
+	char **vars = NULL;
+	struct lec_runner_limits limits = env->limits;
 	struct lec_runner_spec spec = { 0 };
 	size_t n = 0, i;
 	int error;
 
-	argv[n++] = pl->helper;
+	argv[n++] = env->helper;
 	argv[n++] = LEC_PIPELINE_HELPER_WORD;
 	for (i = 0; args[i] && n < 7; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	mounts[nmounts++] = (struct lec_runner_mount){ pl->helper, 0 };
+	mounts[nmounts++] = (struct lec_runner_mount){ env->helper, 0 };
 	limits.time_limit_s = time_limit_s;
 	/* Lectern's own code: an address-space cap would only break builds
 	 * of Lectern under AddressSanitizer, which reserves terabytes. */
 	limits.memory_bytes = 0;
-	if ((error = helper_env(&env, url)) == LEC_OK) {
+	if ((error = helper_env(&vars, url)) == LEC_OK) {
 		spec.argv = argv;
-		spec.env = (const char *const *)env;
+		spec.env = (const char *const *)vars;
 		spec.cwd = "/";
 		spec.mounts = mounts;
 		spec.nmounts = nmounts;
 		spec.network = network;
-		spec.uid = pl->build_uid;
-		spec.gid = pl->build_gid;
+		spec.uid = env->build_uid;
+		spec.gid = env->build_gid;
 		spec.same_user = same_user;
 		spec.limits = &limits;
 		error = lec_runner_run(&spec, helper_output, helper_cancel, w,
 				       r);
 	}
-	lec__env_free(env);
+	lec__env_free(vars);
 	return error;
 }
 
@@ -365,7 +365,7 @@ static void fetch_plan_dispose(struct fetch_plan *fp)
 
 /* What the helper writes: the mirror, or a fresh staging directory for a
  * first clone; and what it reads: a local repository. */
-static int fetch_prepare(struct lec_pipeline *pl, const char *url,
+static int fetch_prepare(struct lec__build_env *env, const char *url,
 			 const char *mirror, struct fetch_plan *fp)
 {
 	struct lec__buf b = LEC__BUF_INIT;
@@ -376,13 +376,13 @@ static int fetch_prepare(struct lec_pipeline *pl, const char *url,
 	/* Checked again at every fetch: the allowed directories or the
 	 * repository's place may have changed since the import. */
 	memset(fp, 0, sizeof(*fp));
-	if ((error = lec_localrepo_check(url, pl->config.local_roots,
+	if ((error = lec_localrepo_check(url, env->local_roots,
 					 &fp->local)) < 0)
 		return error;
 	fp->same_user = fp->local != NULL;
 	if (stat(mirror, &sb) == 0) {
 		clean_mirror(mirror);
-		if ((error = lec__chown_tree(pl, mirror, !fp->same_user, 1)) <
+		if ((error = lec__chown_tree(env, mirror, !fp->same_user, 1)) <
 		    0)
 			return error;
 		fp->target = lec__strdup(mirror);
@@ -393,7 +393,7 @@ static int fetch_prepare(struct lec_pipeline *pl, const char *url,
 			return lec__error_oom();
 		lec__remove_tree(fp->staging);
 		if ((error = lec__mkdirs(fp->staging)) < 0 ||
-		    (error = lec__chown_tree(pl, fp->staging, !fp->same_user,
+		    (error = lec__chown_tree(env, fp->staging, !fp->same_user,
 					     0)) < 0)
 			return error;
 		fp->target = lec__path_join(fp->staging, "mirror.git");
@@ -410,7 +410,7 @@ static int fetch_prepare(struct lec_pipeline *pl, const char *url,
 
 /* Fetch url's mirror through the helper; on failure cause says why in one
  * line. */
-static int fetch(struct lec_pipeline *pl, const char *url,
+static int fetch(struct lec__build_env *env, const char *url,
 		 const char *mirror, unsigned time_limit_s,
 		 struct helper_watch *w, char *cause, size_t cap)
 {
@@ -433,10 +433,10 @@ static int fetch(struct lec_pipeline *pl, const char *url,
 			 strerror(errno));
 		return -1;
 	}
-	error = fetch_prepare(pl, url, mirror, &fp);
+	error = fetch_prepare(env, url, mirror, &fp);
 	if (error == LEC_OK) {
 		args[1] = fp.target;
-		error = helper_run(pl, args, fp.local ? fp.local : url,
+		error = helper_run(env, args, fp.local ? fp.local : url,
 				   fp.mounts, fp.nmounts, !fp.same_user,
 				   fp.same_user, time_limit_s, w, &r);
 		ok = error == LEC_OK && r.end == LEC_RUNNER_EXITED &&
@@ -450,7 +450,7 @@ static int fetch(struct lec_pipeline *pl, const char *url,
 		ok = 0;
 	}
 	/* Checkouts read the mirror as the build user. */
-	if (ok && fp.same_user && lec__chown_tree(pl, mirror, 1, 1) < 0) {
+	if (ok && fp.same_user && lec__chown_tree(env, mirror, 1, 1) < 0) {
 		snprintf(cause, cap, "%s", lec_error_last());
 		ok = 0;
 	}
@@ -465,12 +465,12 @@ static unsigned time_left_s(const struct lec__job *job)
 	int64_t left;
 
 	if (job->deadline_ms == 0)
-		return job->pl->config.limits.time_limit_s;
+		return job->env->limits.time_limit_s;
 	left = job->deadline_ms - lec__monotonic_ms();
 	return left > 1000 ? (unsigned)((left + 999) / 1000) : 1;
 }
 
-int lec__fetch_mirror(struct lec_pipeline *pl, const struct lec_project *p,
+int lec__fetch_mirror(struct lec__build_env *env, const struct lec_project *p,
 		      unsigned time_limit_s)
 {
 	struct helper_watch w;
@@ -479,10 +479,10 @@ int lec__fetch_mirror(struct lec_pipeline *pl, const struct lec_project *p,
 	int rc;
 
 	memset(&w, 0, sizeof(w));
-	lec__buf_printf(&b, "%s/repos/%s.git", pl->data_dir, p->slug);
+	lec__buf_printf(&b, "%s/repos/%s.git", env->data_dir, p->slug);
 	if ((mirror = lec__buf_take(&b)) == NULL)
 		return lec__error_oom();
-	rc = fetch(pl, p->repo_url, mirror, time_limit_s, &w, cause,
+	rc = fetch(env, p->repo_url, mirror, time_limit_s, &w, cause,
 		   sizeof(cause));
 	lec__free(mirror);
 	return rc < 0 ? lec__error(LEC_EIO, "%s", cause) : LEC_OK;
@@ -521,7 +521,7 @@ static int job_fetch(struct lec__job *job)
 		return lec__job_fail(job, "out of memory");
 	}
 	lec__free(text);
-	rc = fetch(job->pl, job->project->repo_url, job->mirror,
+	rc = fetch(job->env, job->project->repo_url, job->mirror,
 		   time_left_s(job), &w, cause, sizeof(cause));
 	record_outcome(job, id, &w, rc, cause);
 	if (rc < 0 && !job->cancelled)
@@ -605,7 +605,7 @@ static int checkout_files(struct lec__job *job, const char *display,
 	w.job = job;
 	if (lec__job_record_start(job, display, &id) < 0)
 		return -1;
-	error = helper_run(job->pl, args, NULL, mounts, 2, 0, 0, left, &w, &r);
+	error = helper_run(job->env, args, NULL, mounts, 2, 0, 0, left, &w, &r);
 	if (error < 0 || r.end != LEC_RUNNER_EXITED || r.exit_code != 0) {
 		helper_cause(&w, &r, error, cause, sizeof(cause), left);
 		rc = -1;
@@ -686,7 +686,7 @@ static char *submodule_mirror(const struct lec__job *job, const char *name)
 	char *path, *p;
 	size_t start;
 
-	lec__buf_printf(&b, "%s/repos/%s.modules/", job->pl->data_dir,
+	lec__buf_printf(&b, "%s/repos/%s.modules/", job->env->data_dir,
 			job->project->slug);
 	start = b.len;
 	lec__buf_printf(&b, "%.64s.git", name);
@@ -732,7 +732,7 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 	if ((display = lec__buf_take(&b)) == NULL ||
 	    lec__job_record_start(job, display, &id) < 0)
 		goto done;
-	rc = fetch(job->pl, url, *mirror, time_left_s(job), &w, cause,
+	rc = fetch(job->env, url, *mirror, time_left_s(job), &w, cause,
 		   sizeof(cause));
 	record_outcome(job, id, &w, rc, cause);
 	lec__free(display);
@@ -814,7 +814,7 @@ static int list_submodules(struct lec__job *job, const char *mirror,
 	w.job = job;
 	w.all = &all;
 	memset(subs, 0, sizeof(*subs));
-	error = helper_run(job->pl, args, NULL, mounts, 1, 0, 0, left, &w, &r);
+	error = helper_run(job->env, args, NULL, mounts, 1, 0, 0, left, &w, &r);
 	text = lec__buf_take(&all);
 	if (error == LEC_OK &&
 	    (r.end != LEC_RUNNER_EXITED || r.exit_code != 0)) {

@@ -271,13 +271,13 @@ int lec__job_publish(struct lec__job *job)
 	struct lec_version_patch patch = { 0 };
 	struct lec__publish pub = {
 		job->st,
-		job->pl->data_dir,
+		job->env->data_dir,
 		job->project->slug,
 		job->project->id,
 		job->version->id,
 		job->version->slug,
 		job->build->id,
-		job->pl->config.keep_builds,
+		job->env->keep_builds,
 	};
 	char *html = lec__path_join(job->output, "html");
 	char *published = NULL;
@@ -289,7 +289,7 @@ int lec__job_publish(struct lec__job *job)
 	 * between these checks, this walk and the rename. The path down to
 	 * the output must not be a link the build made. */
 	if (lec__job_real_dirs(job, "checkout/_readthedocs") != 1) {
-		lec__job_fail(job, NO_INDEX_ERROR);
+		lec__job_fail_as(job, LEC_BUILD_FAILURE_NO_INDEX, NO_INDEX_ERROR);
 		goto done;
 	}
 	if (lec__sanitize_tree(job->output) < 0) {
@@ -298,7 +298,7 @@ int lec__job_publish(struct lec__job *job)
 		goto done;
 	}
 	if (!has_file(html, "index.html")) {
-		lec__job_fail(job, NO_INDEX_ERROR);
+		lec__job_fail_as(job, LEC_BUILD_FAILURE_NO_INDEX, NO_INDEX_ERROR);
 		goto done;
 	}
 	patch.set = LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
@@ -317,7 +317,7 @@ int lec__job_publish(struct lec__job *job)
 	{
 		struct lec__buf b = LEC__BUF_INIT;
 
-		lec__buf_printf(&b, "%s/outputs/%lld/html", job->pl->data_dir,
+		lec__buf_printf(&b, "%s/outputs/%lld/html", job->env->data_dir,
 				(long long)job->build->id);
 		if ((published = lec__buf_take(&b)) != NULL)
 			step_index(job, published);

@@ -160,9 +160,9 @@ static int install_env(struct install *in)
 	const char *value;
 	int error = LEC_OK;
 
-	for (i = 0; job->env && job->env[i]; i++)
+	for (i = 0; job->cmd_env && job->cmd_env[i]; i++)
 		if ((error = lec__env_take(&in->env, &in->nenv,
-					   lec__strdup(job->env[i]))) < 0)
+					   lec__strdup(job->cmd_env[i]))) < 0)
 			return error;
 	if ((error = env_add(in, "READTHEDOCS_VIRTUALENV_PATH", job->venv)) < 0)
 		return error;
@@ -197,7 +197,7 @@ static int install_env(struct install *in)
 	if (error == LEC_OK)
 		error = env_add(in, "PIP_CACHE_DIR", in->cache);
 	value = getenv("PIP_NO_INDEX");
-	in->no_index = job->pl->config.offline ||
+	in->no_index = job->env->offline ||
 		       (value && *value && strcmp(value, "0") != 0 &&
 			strcasecmp(value, "false") != 0 &&
 			strcasecmp(value, "no") != 0);
@@ -230,7 +230,7 @@ static int pip_run(struct install *in, const char *display,
 	sb.mounts = in->mounts;
 	sb.nmounts = in->nmounts;
 	sb.env = (const char *const *)in->env;
-	sb.network = network && !in->job->pl->config.offline;
+	sb.network = network && !in->job->env->offline;
 	sb.venv_writable = 1;
 	sb.soft = soft;
 	in->job->secrets = in->secrets;
@@ -353,8 +353,8 @@ static uint64_t venv_inputs(const struct lec__job *job)
 	uint64_t h;
 	int i;
 
-	lec__buf_printf(&b, "%s\n", job->pl->python_about
-					    ? job->pl->python_about
+	lec__buf_printf(&b, "%s\n", job->env->python_about
+					    ? job->env->python_about
 					    : VENV_PYTHON);
 	for (i = 0; i < c->python_install_count; i++) {
 		const struct lec_rtd_install *e = &c->python_install[i];
@@ -419,7 +419,7 @@ static int venv_paths(struct lec__job *job, struct install *in)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 
-	lec__buf_printf(&b, "%s/python/%s", job->pl->data_dir,
+	lec__buf_printf(&b, "%s/python/%s", job->env->data_dir,
 			job->project->slug);
 	job->venv_root = lec__buf_take(&b);
 	lec__buf_printf(&b, "%s/venvs/%s", job->venv_root ? job->venv_root : "",
@@ -436,7 +436,7 @@ static int venv_paths(struct lec__job *job, struct install *in)
 		return lec__error_oom();
 	if (lec__mkdirs(in->wheels) < 0 || lec__mkdirs(in->cache) < 0)
 		return lec_error_last_code();
-	return lec__chown_tree(job->pl, job->venv_root, 1, 1);
+	return lec__chown_tree(job->env, job->venv_root, 1, 1);
 }
 
 /* Make the venv, or keep the one made from the same inputs. Returns 1
@@ -451,7 +451,7 @@ static int venv_make(struct install *in, uint64_t inputs)
 			       job->venv, NULL };
 	int rc;
 
-	lec__buf_printf(&b, "%s/python/.stamps/%s", job->pl->data_dir,
+	lec__buf_printf(&b, "%s/python/.stamps/%s", job->env->data_dir,
 			job->project->slug);
 	stamp = lec__buf_take(&b);
 	lec__buf_printf(&b, "venvs/%s", job->version->slug);
@@ -513,7 +513,7 @@ static void note_tools(struct lec__job *job)
 	for (i = 0; i < job->config->tools.len; i++)
 		lec__buf_printf(&b, "%s requested; ", job->config->tools.items[i]);
 	lec__buf_printf(&b, "Lectern builds with the machine's own tools: %s\n",
-			job->pl->python_about ? job->pl->python_about
+			job->env->python_about ? job->env->python_about
 					      : VENV_PYTHON);
 	if ((text = lec__buf_take(&b)) != NULL)
 		lec__job_note(job, "build.tools", text);
@@ -528,7 +528,7 @@ int lec__job_install_python(struct lec__job *job)
 	note_tools(job);
 	if (job->config == NULL || job->config->python_install_count == 0) {
 		lec__job_note(job, "python --version",
-			      job->pl->python_about ? job->pl->python_about
+			      job->env->python_about ? job->env->python_about
 						    : "no Python with Sphinx "
 						      "or MkDocs found");
 		return 0;

@@ -82,7 +82,7 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 	int n = 0, rc;
 	int strict = job->config && job->config->sphinx_fail_on_warning;
 
-	if (!job->pl->has_sphinx)
+	if (!job->env->has_sphinx)
 		return lec__job_fail(job, "Sphinx is not installed: install "
 					  "Debian's python3-sphinx.");
 	sphinx_language(job->project->language, lang, sizeof(lang));
@@ -157,7 +157,7 @@ static int build_mkdocs_html(struct lec__job *job)
 	char *display;
 	int n = 0, rc;
 
-	if (!job->pl->has_mkdocs) {
+	if (!job->env->has_mkdocs) {
 		lec__free(outdir);
 		return lec__job_fail(job, "MkDocs is not installed: install "
 					  "Debian's mkdocs.");
@@ -242,7 +242,7 @@ static int build_markdown_html(struct lec__job *job)
 	lec__free(src);
 	/* Later steps (a zip of the site) run as the build user. */
 	if (rc == LEC_OK)
-		rc = lec__chown_tree(job->pl, job->output, 1, 1);
+		rc = lec__chown_tree(job->env, job->output, 1, 1);
 	/* Nothing to publish: a repository without documentation. */
 	if (rc == LEC_OK && stats.bytes_in == 0)
 		rc = lec__error(LEC_ENOTFOUND,
@@ -296,7 +296,7 @@ static int zip_dir(struct lec__job *job, const char *src)
 	int rc;
 
 	if (dir == NULL || lec__job_real_dirs(job, "checkout/_readthedocs") < 0 ||
-	    lec__mkdirs(dir) < 0 || lec__chown_tree(job->pl, dir, 1, 0) < 0) {
+	    lec__mkdirs(dir) < 0 || lec__chown_tree(job->env, dir, 1, 0) < 0) {
 		lec__free(dir);
 		return lec__job_fail(job, "%s", lec_error_last());
 	}

@@ -432,7 +432,8 @@ int lec__walk(int parent, const char *name, lec__walk_fn fn, void *payload)
 /* Removing and measuring ------------------------------------------------------ */
 
 struct removal {
-	int error; /* errno of the top's removal; 0: removed */
+	int error;     /* errno of the top's removal; 0: removed */
+	int keep_top;  /* only what is inside the top goes */
 };
 
 static int remove_visit(const struct lec__walk_at *at,
@@ -447,6 +448,8 @@ static int remove_visit(const struct lec__walk_at *at,
 			fchmodat(at->dirfd, at->name, 0700, 0);
 		return 0;
 	}
+	if (at->depth == 0 && r->keep_top)
+		return 0;
 	if (unlinkat(at->dirfd, at->name,
 		     event == LEC__WALK_LEAVE ? AT_REMOVEDIR : 0) != 0 &&
 	    errno != ENOENT && at->depth == 0)
@@ -456,7 +459,7 @@ static int remove_visit(const struct lec__walk_at *at,
 
 int lec__remove_tree_at(int parent, const char *name)
 {
-	struct removal r = { 0 };
+	struct removal r = { 0, 0 };
 	int error = lec__walk(parent, name, remove_visit, &r);
 
 	if (error < 0)
@@ -469,6 +472,13 @@ int lec__remove_tree_at(int parent, const char *name)
 int lec__remove_tree(const char *path)
 {
 	return lec__remove_tree_at(AT_FDCWD, path);
+}
+
+int lec__empty_tree(const char *path)
+{
+	struct removal r = { 0, 1 };
+
+	return lec__walk(AT_FDCWD, path, remove_visit, &r);
 }
 
 int lec__remove_beneath(const char *root, const char *rel)

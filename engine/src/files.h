@@ -90,6 +90,8 @@ int lec__walk(int parent, const char *name, lec__walk_fn fn, void *payload);
 int lec__remove_tree_at(int parent, const char *name);
 /* rm -rf of path. */
 int lec__remove_tree(const char *path);
+/* rm -rf of everything inside the directory path, which stays. */
+int lec__empty_tree(const char *path);
 /* rm -rf of rel below the directory root, rel resolved as
  * lec__open_beneath resolves it: a link the build put in the way is
  * never followed out of root. */

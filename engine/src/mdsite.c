@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "lectern/mdsite.h"
 #include "mdsite_internal.h"
 
@@ -1227,28 +1228,6 @@ static int copy_assets(struct site *s)
 
 /* The build --------------------------------------------------------------- */
 
-/* mkdir -p */
-static int make_out_dir(const char *out_dir)
-{
-	char path[PATH_MAX];
-	size_t n = strlen(out_dir), i;
-
-	if (n >= sizeof(path))
-		return lec__error(LEC_EIO, "cannot create %s: path too long",
-				  out_dir);
-	memcpy(path, out_dir, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		path[i] = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			return lec__error(LEC_EIO,
-					  "cannot create the output directory "
-					  "%s: %s", out_dir, strerror(errno));
-		path[i] = i < n ? '/' : '\0';
-	}
-	return LEC_OK;
-}
 
 static int open_source(struct site *s, const char *src_dir)
 {
@@ -1271,7 +1250,7 @@ static int open_output(struct site *s, const char *out_dir)
 {
 	int error;
 
-	if ((error = make_out_dir(out_dir)) < 0)
+	if ((error = lec__mkdirs_mode(out_dir, 0755)) < 0)
 		return error;
 	if (realpath(out_dir, s->out_real) == NULL ||
 	    (s->out_fd = open(s->out_real, O_RDONLY | O_DIRECTORY |

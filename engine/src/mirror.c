@@ -33,29 +33,6 @@
 /* Bytes copied per read when a page is kept from the previous refresh. */
 #define COPY_CHUNK 65536
 
-/* Rules ------------------------------------------------------------------ */
-
-int lec__mirror_refuse(struct lec_store *st, int64_t project_id,
-		       const char *what)
-{
-	int64_t v[1] = { project_id };
-	int64_t found = 0;
-	int rc;
-
-	rc = lec_store__query_int(st,
-				  "SELECT 1 FROM projects WHERE id = ? AND "
-				  "mirror_source IS NOT NULL",
-				  v, 1, "reading the project", &found, NULL);
-	if (rc < 0)
-		return rc;
-	return found ? lec__error(LEC_EINVALID,
-				  "This project is a mirror of another "
-				  "instance's docs: it is never %s here "
-				  "(`lectern mirror update` refreshes it).",
-				  what)
-		     : LEC_OK;
-}
-
 /* A page path as mirror.h allows it. */
 static int check_path(const char *path)
 {

@@ -1,18 +1,16 @@
 /*
  * Notifications: their rows, the deduplicating add and cancel of the
  * service's NotificationQuerySet, the per-user feed, and what a build's
- * start and end raise (and queue for webhooks).
+ * end raises (build_events.c calls it, and queues the webhooks).
  *
- * The build row keeps only the text of why a build failed, so a failure
- * is told apart by the start of that text, which the pipeline words
- * (build_job.c, build_publish.c): one table below maps those starts to the
- * service's message ids.
+ * A failed build's notification follows from why the pipeline failed it
+ * (the build's failure code, lec_build_fail): one table below maps each to
+ * the service's message id; the error's text is only quoted.
  */
 #include <string.h>
 
 #include "lectern/build.h"
 #include "lectern/notification.h"
-#include "lectern/webhook.h"
 #include "store_internal.h"
 
 #define NOTIFICATION_COLUMNS                                                 \
@@ -437,22 +435,21 @@ done:
 
 /* Build events ------------------------------------------------------------- */
 
-/* How a failed build's error text begins, and the service's message for
- * it; the last row, with no prefix, is every other failure. */
+/* The service's message for each way a build fails; row 0 is the
+ * generic one. */
 static const struct {
-	const char *prefix;
+	enum lec_build_failure why;
 	const char *message_id;
 	const char *header;
 } failures[] = {
-	{ "Problem in your project's configuration.", LEC_MSG_CONFIG_GENERIC,
+	{ LEC_BUILD_FAILURE_GENERIC, LEC_MSG_BUILD_GENERIC, "Unknown problem" },
+	{ LEC_BUILD_FAILURE_CONFIG, LEC_MSG_CONFIG_GENERIC,
 	  "There was an unexpected problem in your config file" },
-	{ "Your documentation did not generate an 'index.html'",
-	  LEC_MSG_BUILD_NO_INDEX,
+	{ LEC_BUILD_FAILURE_NO_INDEX, LEC_MSG_BUILD_NO_INDEX,
 	  "Index file is not present in HTML output directory" },
-	{ "", LEC_MSG_BUILD_GENERIC, "Unknown problem" },
 };
 
-/* The failed build's notification: its message by the error's start, the
+/* The failed build's notification: its message by why it failed, the
  * error itself (shortened) as the body. */
 static int raise_build_failed(struct lec_store *st, const struct lec_build *b)
 {
@@ -462,9 +459,9 @@ static int raise_build_failed(struct lec_store *st, const struct lec_build *b)
 	size_t i;
 	int rc;
 
-	for (i = 0; i + 1 < COUNT(failures); i++)
-		if (strncmp(error, failures[i].prefix,
-			    strlen(failures[i].prefix)) == 0)
+	/* Anything else (none recorded) is the generic failure, row 0. */
+	for (i = COUNT(failures) - 1; i > 0; i--)
+		if (failures[i].why == b->failure)
 			break;
 	if ((body = lec__strdup_cut(*error ? error
 					   : "We encountered a problem with a "
@@ -569,39 +566,14 @@ static int version_transition(struct lec_store *st, const struct lec_build *b)
 	return error;
 }
 
-int lec_notification_build_event(struct lec_store *st, int64_t build_id,
-				 enum lec_build_event event,
-				 const struct lec_notification_site *site)
+int lec__notification_build_ended(struct lec_store *st,
+				  const struct lec_build *b)
 {
-	const struct lec_webhook_site hook_site = {
-		site ? site->docs_domain : NULL,
-		site ? site->production_domain : NULL,
-	};
-	struct lec_build *b = NULL;
-	int error;
+	int error = LEC_OK;
 
-	lec_error_clear();
-	if ((error = lec_build_get(st, build_id, &b)) < 0)
-		return error;
-	if (event == LEC_BUILD_EVENT_TRIGGERED) {
-		error = lec_webhook_queue_build(st, build_id,
-						LEC_WEBHOOK_BUILD_TRIGGERED,
-						&hook_site);
-	} else if (b->state == LEC_BUILD_STATE_CANCELLED) {
-		/* The service sends no webhook for a cancelled build. */
-		error = raise_build_cancelled(st, b);
-	} else {
-		if (!b->success)
-			error = raise_build_failed(st, b);
-		if (error == LEC_OK)
-			error = version_transition(st, b);
-		if (error == LEC_OK)
-			error = lec_webhook_queue_build(
-				st, build_id,
-				b->success ? LEC_WEBHOOK_BUILD_PASSED
-					   : LEC_WEBHOOK_BUILD_FAILED,
-				&hook_site);
-	}
-	lec_build_free(b);
-	return error;
+	if (b->state == LEC_BUILD_STATE_CANCELLED)
+		return raise_build_cancelled(st, b);
+	if (!b->success)
+		error = raise_build_failed(st, b);
+	return error == LEC_OK ? version_transition(st, b) : error;
 }

@@ -31,8 +31,6 @@
 #define CACHE_HASH_LEN 16
 /* Bytes copied at a time when publishing Sphinx's output. */
 #define COPY_CHUNK (128 * 1024)
-/* Longest probe answer read from Python ("1 0\n"). */
-#define PROBE_MAX 64
 
 struct lec_preview {
 	char *tree;       /* real path */
@@ -42,7 +40,7 @@ struct lec_preview {
 	char *output;     /* cache/build ($READTHEDOCS_OUTPUT) */
 	char *doctrees;   /* cache/doctrees */
 	char *home;       /* cache/home */
-	struct lec_pipeline pl; /* the generator steps' settings only */
+	struct lec__build_env env; /* the generator steps' settings */
 	struct lec_project project; /* name and slug from the tree's name */
 	uint64_t generation;       /* of the output published last */
 	/* When the Sphinx build whose output is published began (0: the
@@ -121,53 +119,6 @@ static uint64_t published_generation(const struct lec_preview *p)
 		return 0;
 	target[n] = '\0';
 	return gen_number(target);
-}
-
-/* Python -------------------------------------------------------------------- */
-
-struct probe {
-	char text[PROBE_MAX];
-	size_t len;
-};
-
-static int probe_output(const char *data, size_t len, void *payload)
-{
-	struct probe *pr = payload;
-	size_t room = sizeof(pr->text) - 1 - pr->len;
-
-	if (len > room)
-		len = room;
-	memcpy(pr->text + pr->len, data, len);
-	pr->len += len;
-	pr->text[pr->len] = '\0';
-	return 0;
-}
-
-/* Which generators the interpreter has: find_spec answers without
- * importing them, so the probe costs a Python start-up only. It runs our
- * own fixed script, hence without the sandbox. */
-static void probe_python(struct lec_pipeline *pl)
-{
-	static const char script[] =
-		"import importlib.util as u\n"
-		"print(*(int(u.find_spec(m) is not None) "
-		"for m in ('sphinx', 'mkdocs')))\n";
-	const char *const argv[] = { pl->python, "-c", script, NULL };
-	const char *const env[] = { "PATH=/usr/bin:/bin", "LANG=C.UTF-8",
-				    NULL };
-	struct lec_runner_spec spec = { 0 };
-	struct lec_runner_result r;
-	struct probe pr = { { 0 }, 0 };
-
-	spec.argv = argv;
-	spec.env = env;
-	spec.unsandboxed = 1;
-	if (access(pl->python, X_OK) != 0 ||
-	    lec_runner_run(&spec, probe_output, NULL, &pr, &r) < 0 ||
-	    r.end != LEC_RUNNER_EXITED || r.exit_code != 0)
-		return;
-	pl->has_sphinx = pr.text[0] == '1';
-	pl->has_mkdocs = pr.len > 2 && pr.text[2] == '1';
 }
 
 /* Opening -------------------------------------------------------------------- */
@@ -271,6 +222,7 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 		     const struct lec_preview_options *opts)
 {
 	struct lec_preview_options defaults = LEC_PREVIEW_OPTIONS_INIT;
+	struct lec_pipeline_config config = { 0 };
 	struct lec_preview *p = NULL;
 	int error;
 
@@ -291,19 +243,16 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 				  opts->python);
 	p = lec__calloc(1, sizeof(*p));
 	LEC__CHECK_ALLOC(p);
-	if ((error = resolve_tree(tree, &p->tree)) < 0 ||
+	config.limits = (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
+	if ((error = lec__build_env_init(&p->env, &config)) < 0 ||
+	    (error = resolve_tree(tree, &p->tree)) < 0 ||
 	    (error = make_paths(p, opts->cache_dir)) < 0 ||
 	    (error = set_project(p)) < 0)
 		goto done;
-	p->pl.python = lec__strdup(opts->python ? opts->python
-						: DEFAULT_PYTHON);
-	if (p->pl.python == NULL) {
-		error = lec__error_oom();
+	if ((error = lec__build_env_find_python(
+		     &p->env, opts->python ? opts->python : DEFAULT_PYTHON)) <
+	    0)
 		goto done;
-	}
-	p->pl.config.version = LEC_PIPELINE_CONFIG_VERSION;
-	p->pl.config.limits = (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
-	probe_python(&p->pl);
 	p->generation = published_generation(p);
 	*out = p;
 	p = NULL;
@@ -323,7 +272,7 @@ void lec_preview_free(struct lec_preview *p)
 	lec__free(p->output);
 	lec__free(p->doctrees);
 	lec__free(p->home);
-	lec__free(p->pl.python);
+	lec__build_env_dispose(&p->env);
 	lec__free(p->project.name);
 	lec__free(p->project.slug);
 	lec__free(p->project.language);
@@ -779,7 +728,7 @@ int lec_preview_build(struct lec_preview *p,
 	if (cb)
 		callbacks = *cb;
 	sink.payload = &callbacks;
-	job.pl = &p->pl;
+	job.env = &p->env;
 	job.project = &p->project;
 	job.checkout = p->tree;
 	job.build_dir = p->cache;
@@ -787,7 +736,7 @@ int lec_preview_build(struct lec_preview *p,
 	job.doctrees = p->doctrees;
 	job.html_only = 1;
 	job.sink = &sink;
-	if ((job.env = preview_env(p)) == NULL) {
+	if ((job.cmd_env = preview_env(p)) == NULL) {
 		error = lec__error_oom();
 		goto done;
 	}
@@ -809,7 +758,7 @@ int lec_preview_build(struct lec_preview *p,
 		result->duration_us = lec__now_us() - start;
 	}
 done:
-	free_env(job.env);
+	free_env(job.cmd_env);
 	lec_rtd_config_free(job.config);
 	lec__free(job.error);
 	return error;

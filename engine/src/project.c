@@ -422,6 +422,27 @@ static int query_visible_to(struct lec_store *st, struct lec__query *q,
 	return LEC_OK;
 }
 
+int lec__project_refuse_mirrored(struct lec_store *st, int64_t project_id,
+				 const char *what)
+{
+	int64_t v[1] = { project_id };
+	int64_t found = 0;
+	int rc;
+
+	rc = lec_store__query_int(st,
+				  "SELECT 1 FROM projects WHERE id = ? AND "
+				  "mirror_source IS NOT NULL",
+				  v, 1, "reading the project", &found, NULL);
+	if (rc < 0)
+		return rc;
+	return found ? lec__error(LEC_EINVALID,
+				  "This project is a mirror of another "
+				  "instance's docs: it is never %s here "
+				  "(`lectern mirror update` refreshes it).",
+				  what)
+		     : LEC_OK;
+}
+
 /* Listing ----------------------------------------------------------------- */
 
 static int query_admin_of(struct lec_store *st, struct lec__query *q,

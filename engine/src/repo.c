@@ -19,7 +19,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 
 #include <git2.h>
 
+#include "files.h"
 #include "internal.h"
 #include "lectern/repo.h"
 
@@ -41,8 +41,6 @@
  * repositories, and it bounds the recursion and the descriptors it holds. */
 #define CHECKOUT_MAX_DEPTH 256
 
-/* Descriptors nftw may keep open while removing a directory tree. */
-#define REMOVE_TREE_FDS 16
 
 #define HEADS_PREFIX "refs/heads/"
 #define TAGS_PREFIX "refs/tags/"
@@ -337,54 +335,6 @@ static int dir_state(const char *path, enum dir_state *state)
 	return LEC_OK;
 }
 
-/* mkdir -p: create path and its missing parents. */
-static int make_dirs(const char *path)
-{
-	char *copy = lec__strdup(path);
-	char *p;
-	int error = LEC_OK;
-
-	LEC__CHECK_ALLOC(copy);
-	for (p = copy + 1; error == LEC_OK; p++) {
-		char c = *p;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
-			error = lec__error(LEC_EIO, "cannot create '%s': %s",
-					   copy, strerror(errno));
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-	lec__free(copy);
-	return error;
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag,
-			struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int remove_below(const char *path, const struct stat *sb, int flag,
-			struct FTW *ftw)
-{
-	return ftw->level == 0 ? 0 : remove_entry(path, sb, flag, ftw);
-}
-
-/* Best effort, on a failure path: remove path's tree (keep_root: only
- * what is inside it). */
-static void remove_tree(const char *path, int keep_root)
-{
-	nftw(path, keep_root ? remove_below : remove_entry, REMOVE_TREE_FDS,
-	     FTW_DEPTH | FTW_PHYS);
-}
-
 /* path without trailing slashes (but "/" stays "/"). */
 static char *trim_slashes(const char *path)
 {
@@ -406,7 +356,7 @@ static int make_parent(const char *path)
 		return LEC_OK;
 	parent = lec__strndup(path, (size_t)(slash - path));
 	LEC__CHECK_ALLOC(parent);
-	error = make_dirs(parent);
+	error = lec__mkdirs_mode(parent, 0777);
 	lec__free(parent);
 	return error;
 }
@@ -589,7 +539,7 @@ static int clone_new(const char *url, const char *shown, const char *dir,
 		error = lec__error(LEC_EIO, "cannot move the new mirror to "
 				   "'%s': %s", dir, strerror(errno));
 	if (error < 0)
-		remove_tree(tmp, 0);
+		lec__remove_tree(tmp);
 	lec__free(tmp);
 	return error;
 }
@@ -1131,7 +1081,7 @@ static int prepare_target(const char *target, int *created)
 		return lec__error(LEC_EEXISTS, "checkout target '%s' is not "
 				  "empty", target);
 	if (state == DIR_MISSING) {
-		if ((error = make_dirs(target)) < 0)
+		if ((error = lec__mkdirs_mode(target, 0777)) < 0)
 			return error;
 		*created = 1;
 	}
@@ -1176,8 +1126,11 @@ static int write_checkout(git_repository *repo, git_tree *tree,
 		error = checkout_tree(&co, tree, dirfd, "", 0);
 	if (dirfd >= 0)
 		close(dirfd);
-	if (error < 0)
-		remove_tree(target, !created);
+	/* Best effort, on a failure path: what this wrote goes. */
+	if (error < 0 && created)
+		lec__remove_tree(target);
+	else if (error < 0)
+		lec__empty_tree(target);
 	return error;
 }
 

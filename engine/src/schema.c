@@ -434,6 +434,19 @@ static const char migration_9[] =
 	"CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt)"
 	"  WHERE state = 'pending';";
 
+/* Why a build failed, as a code the pipeline sets (lec_build_fail), not
+ * read back from the words of its error; builds that ended before this
+ * migration are classified once from those words. */
+static const char migration_10[] =
+	"ALTER TABLE builds ADD COLUMN failure TEXT;"
+	"UPDATE builds SET failure = CASE"
+	"  WHEN error LIKE 'Problem in your project''s configuration.%'"
+	"    THEN 'config'"
+	"  WHEN error LIKE 'Your documentation did not generate an "
+	"''index.html''%' THEN 'no-index'"
+	"  ELSE 'generic' END"
+	"  WHERE state = 'finished' AND success = 0;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -444,6 +457,7 @@ static const char *const migrations[] = {
 	migration_7,
 	migration_8,
 	migration_9,
+	migration_10,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -182,9 +182,18 @@ int lec_store__migrate(struct lec_store *st, int target);
 int lec_store__open_at(struct lec_store **out, const char *path,
 		       const struct lec_store_options *opts, int target);
 
-/* LEC_OK, or LEC_EINVALID saying that project_id is a mirror (mirror.c),
- * which is never what: "built", "synced". */
-int lec__mirror_refuse(struct lec_store *st, int64_t project_id,
-		       const char *what);
+/* A build ended (build_events.c calls this): raise its notification
+ * (failed or cancelled) and its version's (failing after passing, or
+ * cancel that once it passes). notification.c. */
+struct lec_build;
+int lec__notification_build_ended(struct lec_store *st,
+				  const struct lec_build *b);
+
+/* LEC_OK, or LEC_EINVALID saying that project_id is an offline mirror of
+ * another instance's docs (mirror.h), which is never what: "built",
+ * "synced" (project.c: the rule belongs to the project, not the feature
+ * that makes such projects). */
+int lec__project_refuse_mirrored(struct lec_store *st, int64_t project_id,
+				 const char *what);
 
 #endif

@@ -1504,7 +1504,8 @@ int lec_version_sync_request(struct lec_store *st, int64_t project_id)
 		return error;
 	/* A pending request keeps its id, and so its place in the queue. */
 	if ((error = lec__project_exists(st, project_id)) == LEC_OK &&
-	    (error = lec__mirror_refuse(st, project_id, "synced")) == LEC_OK &&
+	    (error = lec__project_refuse_mirrored(st, project_id,
+						  "synced")) == LEC_OK &&
 	    (error = lec_store__prepare(
 		     st, &stmt,
 		     "INSERT INTO version_sync_requests (project_id, "

@@ -178,7 +178,7 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 	char *path = NULL, *gitdir = NULL, *mirror;
 
 	if (w->nrepos >= WATCH_MAX_REPOS ||
-	    lec_localrepo_check(url, w->pl->config.local_roots, &path) < 0 ||
+	    lec_localrepo_check(url, w->pl->env.local_roots, &path) < 0 ||
 	    path == NULL || lec_repo_local_gitdir(path, &gitdir) < 0) {
 		lec__free(path);
 		return;
@@ -189,7 +189,7 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 	r->project_id = id;
 	r->gitdir = gitdir;
 	r->seen = 1;
-	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->data_dir, slug);
+	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->env.data_dir, slug);
 	mirror = lec__buf_take(&b);
 	if (mirror && lec_repo_list_refs(mirror, &r->refs) == LEC_OK)
 		r->due_ms = lec__monotonic_ms();
@@ -280,10 +280,10 @@ static void act_on(struct lec__watcher *w, struct lec_store *st,
 			};
 	}
 	if (sync && lec_version_sync_request(st, project_id) < 0)
-		lec__job_log(w->pl, "%s watch: %s", how, lec_error_last());
+		lec__build_log(&w->pl->env, "%s watch: %s", how, lec_error_last());
 	if (n && lec_integration_build_refs(st, project_id, moved, n,
 					    changed_us, how, &built) < 0)
-		lec__job_log(w->pl, "%s watch: %s", how, lec_error_last());
+		lec__build_log(&w->pl->env, "%s watch: %s", how, lec_error_last());
 	lec_integration_builds_dispose(&built);
 }
 
@@ -356,7 +356,7 @@ static void *watch_loop(void *arg)
 {
 	struct lec__watcher *w = arg;
 
-	while (!lec__pipeline_stopping(w->pl)) {
+	while (!lec__build_env_stopping(&w->pl->env)) {
 		int64_t now = lec__monotonic_ms(), wait;
 		struct pollfd pfd = { w->ifd, POLLIN, 0 };
 		size_t i;
@@ -416,16 +416,16 @@ static void poll_one(struct lec__watcher *w, int64_t id)
 
 	if (lec_project_get_by_id(w->poll_st, id, &p) < 0)
 		return;
-	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->data_dir, p->slug);
+	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->env.data_dir, p->slug);
 	if ((mirror = lec__buf_take(&b)) == NULL)
 		goto done;
 	/* A project not fetched yet has its first build coming. */
 	if (lec_repo_list_refs(mirror, &before) < 0)
 		goto done;
-	if (lec__fetch_mirror(w->pl, p, w->pl->config.limits.time_limit_s) <
+	if (lec__fetch_mirror(&w->pl->env, p, w->pl->env.limits.time_limit_s) <
 		    0 ||
 	    lec_repo_list_refs(mirror, &after) < 0) {
-		lec__job_log(w->pl, "polling %s: %s", p->slug,
+		lec__build_log(&w->pl->env, "polling %s: %s", p->slug,
 			     lec_error_last());
 		goto done;
 	}
@@ -473,7 +473,7 @@ static void poll_due(struct lec__watcher *w)
 			i++;
 		else
 			w->polled[i] = w->polled[--w->npolled];
-	for (i = 0; i < ndue && !lec__pipeline_stopping(w->pl); i++)
+	for (i = 0; i < ndue && !lec__build_env_stopping(&w->pl->env); i++)
 		poll_one(w, due[i]);
 }
 
@@ -481,7 +481,7 @@ static void *poll_loop(void *arg)
 {
 	struct lec__watcher *w = arg;
 
-	while (!lec__pipeline_stopping(w->pl)) {
+	while (!lec__build_env_stopping(&w->pl->env)) {
 		poll_due(w);
 		poll(NULL, 0, LEC_PIPELINE_POLL_MS);
 	}
@@ -500,11 +500,11 @@ int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out)
 			 ? -1
 			 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->ifd < 0 && !pl->config.watch_no_inotify)
-		lec__job_log(pl, "commit watch: inotify unavailable (%s); "
+		lec__build_log(&pl->env, "commit watch: inotify unavailable (%s); "
 				 "polling every %u ms",
 			     strerror(errno), pl->watch_poll_ms);
-	if ((error = lec_store_open_dir(&w->st, pl->data_dir, NULL)) < 0 ||
-	    (error = lec_store_open_dir(&w->poll_st, pl->data_dir, NULL)) < 0) {
+	if ((error = lec_store_open_dir(&w->st, pl->env.data_dir, NULL)) < 0 ||
+	    (error = lec_store_open_dir(&w->poll_st, pl->env.data_dir, NULL)) < 0) {
 		lec__watcher_stop(w);
 		return error;
 	}

@@ -56,8 +56,11 @@ static int64_t add_version(struct lec_store *st, int64_t project,
 }
 
 /* A finished build of a version; error NULL: it passed. */
-static int64_t add_build(struct lec_store *st, int64_t project,
-			 int64_t version, const char *state, const char *error)
+/* A build as the pipeline leaves it; failure is the code lec_build_fail
+ * records ("generic", "config", "no-index"), NULL for a passed one. */
+static int64_t add_failed(struct lec_store *st, int64_t project,
+			  int64_t version, const char *state, const char *error,
+			  const char *failure)
 {
 	sqlite3_stmt *stmt = NULL;
 	int64_t id = 0;
@@ -65,20 +68,31 @@ static int64_t add_build(struct lec_store *st, int64_t project,
 	CHECK_OK(lec_store__prepare(st, &stmt,
 				    "INSERT INTO builds (project_id, "
 				    "version_id, state, success, error, "
-				    "commit_sha, created) VALUES "
-				    "(?, ?, ?, ?, ?, 'abc123', 1704164645000000)"));
+				    "commit_sha, created, failure) VALUES "
+				    "(?, ?, ?, ?, ?, 'abc123', 1704164645000000,"
+				    " ?)"));
 	sqlite3_bind_int64(stmt, 1, project);
 	sqlite3_bind_int64(stmt, 2, version);
 	sqlite3_bind_text(stmt, 3, state, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 4, error == NULL);
 	if (error)
 		sqlite3_bind_text(stmt, 5, error, -1, SQLITE_STATIC);
+	if (failure)
+		sqlite3_bind_text(stmt, 6, failure, -1, SQLITE_STATIC);
 	if (sqlite3_step(stmt) == SQLITE_DONE)
 		id = sqlite3_last_insert_rowid(st->db);
 	else
 		FAIL_AT("insert build: %s", sqlite3_errmsg(st->db));
 	lec_store__finalize(st, stmt);
 	return id;
+}
+
+static int64_t add_build(struct lec_store *st, int64_t project,
+			 int64_t version, const char *state, const char *error)
+{
+	return add_failed(st, project, version, state, error,
+			  error && strcmp(state, "finished") == 0 ? "generic"
+								  : NULL);
 }
 
 static size_t count(struct lec_store *st,
@@ -219,9 +233,10 @@ TEST(build_events_raise_where_the_service_does)
 	struct lec_store *st = lec_test_store();
 	int64_t p = lec_test_project(st, "docs");
 	int64_t v = add_version(st, p, "latest");
-	int64_t cfg = add_build(st, p, v, "finished",
-				"Problem in your project's configuration. "
-				"Invalid \"version\"");
+	int64_t cfg = add_failed(st, p, v, "finished",
+				 "Problem in your project's configuration. "
+				 "Invalid \"version\"",
+				 "config");
 	int64_t pass, fail, again, cancelled;
 	struct lec_notification_list list = { 0 };
 	struct lec_notification_filter f = { LEC_NOTIFICATION_BUILD, cfg, 0,
@@ -252,8 +267,9 @@ TEST(build_events_raise_where_the_service_does)
 	check_messages(st, LEC_NOTIFICATION_PROJECT, p, open,
 		       LEC_MSG_VERSION_FAILING);
 	/* Failing again after a failure raises nothing new. */
-	again = add_build(st, p, v, "finished", "Your documentation did not "
-						"generate an 'index.html' x");
+	again = add_failed(st, p, v, "finished", "Your documentation did not "
+						 "generate an 'index.html' x",
+			   "no-index");
 	CHECK_OK(lec_notification_build_event(st, again,
 					      LEC_BUILD_EVENT_FINISHED, NULL));
 	check_messages(st, LEC_NOTIFICATION_BUILD, again, 0,

@@ -48,6 +48,15 @@ extern "C" {
 	"This build was cancelled because a newer build of the same "        \
 	"version was triggered."
 
+/* Why a finished build failed, as the pipeline knew it when it failed it
+ * (lec_build_fail): what its notification says follows from this. */
+enum lec_build_failure {
+	LEC_BUILD_FAILURE_NONE,     /* it passed, or has not finished */
+	LEC_BUILD_FAILURE_GENERIC,  /* a command failed, a limit was hit... */
+	LEC_BUILD_FAILURE_CONFIG,   /* the project's configuration is wrong */
+	LEC_BUILD_FAILURE_NO_INDEX  /* the HTML output has no index.html */
+};
+
 enum lec_build_state {
 	LEC_BUILD_STATE_TRIGGERED,
 	LEC_BUILD_STATE_CLONING,
@@ -80,6 +89,7 @@ struct lec_build {
 	 * "webhook:<forge>" by an incoming webhook, "commit" by a commit in
 	 * a watched local repository. */
 	char *triggered_by;
+	enum lec_build_failure failure; /* NONE unless it finished failed */
 };
 
 struct lec_build_list {
@@ -187,6 +197,13 @@ int lec_build_set_state(struct lec_store *store, int64_t id,
  */
 int lec_build_finish(struct lec_store *store, int64_t id, int success,
 		     const char *error);
+
+/**
+ * lec_build_finish of a failed build, saying why it failed (a generic
+ * failure is what lec_build_finish records).
+ */
+int lec_build_fail(struct lec_store *store, int64_t id,
+		   enum lec_build_failure why, const char *error);
 
 /**
  * Cancel an unfinished build: state cancelled, success 0, error

@@ -1,0 +1,609 @@
+/*
+ * The job services (job.h): what every step of a build uses to do its
+ * work, on a floor below the steps. Failing the build with its reason and
+ * failure kind; cancellation; recording commands and notes with live,
+ * masked output; running a command in the sandbox with the build's mounts,
+ * limits and time left; the environment of the build's commands (notes
+ * §5.6) and the secrets to mask; reading the configuration; and the
+ * build.jobs hooks. The order of the steps is build_job.c's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "lectern/repo.h"
+#include "lectern/resolve.h"
+#include "store_internal.h"
+
+/* Most bytes of a config file shown in the log's `cat` step. */
+#define CAT_MAX (64 * 1024)
+
+static int job_fail(struct lec__job *job, enum lec_build_failure why,
+		    const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	if (job->error)
+		return -1;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	job->error = lec__strdup(msg);
+	job->failure = why;
+	return -1;
+}
+
+int lec__job_fail(struct lec__job *job, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = job_fail(job, LEC_BUILD_FAILURE_GENERIC, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = job_fail(job, why, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Cancellation ------------------------------------------------------------ */
+
+/* The build was cancelled (through the API or a newer trigger), or Lectern
+ * is stopping. Polled while commands run. */
+int lec__job_cancelled(struct lec__job *job)
+{
+	struct lec_build *now = NULL;
+
+	if (job->cancelled)
+		return 1;
+	if (job->sink)
+		return job->cancelled = job->sink->cancelled &&
+					job->sink->cancelled(job->sink->payload);
+	if (job->env && lec__build_env_stopping(job->env)) {
+		lec__job_fail(job, "Lectern stopped while this build was "
+				   "running; trigger it again.");
+		return job->cancelled = 1;
+	}
+	if (lec_build_get(job->st, job->build->id, &now) == LEC_OK &&
+	    now->state == LEC_BUILD_STATE_CANCELLED)
+		job->cancelled = 1;
+	lec_build_free(now);
+	return job->cancelled;
+}
+
+/* Recording ----------------------------------------------------------------- */
+
+int lec__job_record_start(struct lec__job *job, const char *display,
+			  int64_t *id)
+{
+	int rc;
+
+	if (job->sink) {
+		job->sink->start(job->sink->payload, display);
+		*id = 0;
+		return 0;
+	}
+	rc = lec_build_command_start(job->st, job->build->id, display, "", id);
+
+	/* A finished or cancelled build takes no more commands. */
+	if (rc == LEC_EINVALID)
+		job->cancelled = 1;
+	return rc < 0 ? -1 : 0;
+}
+
+/* Output masked already: into the command record, or to a preview's sink. */
+static void emit(struct lec__job_output *o, const char *data, size_t len)
+{
+	if (o->job->sink)
+		o->job->sink->text(o->job->sink->payload, data, len);
+	else
+		lec_build_command_append(o->job->st, o->id, data, len);
+}
+
+/* Output goes through the masker, so secret values never reach the log
+ * even when split across chunks. */
+static void append_masked(struct lec__job_output *o,
+			  struct lec_runner_masker *m, const char *data,
+			  size_t len)
+{
+	const char *out = NULL;
+	size_t n = 0;
+
+	if (lec_runner_masker_feed(m, data, len, &out, &n) == LEC_OK && n)
+		emit(o, out, n);
+}
+
+static void flush_masked(struct lec__job_output *o,
+			 struct lec_runner_masker *m)
+{
+	const char *out = NULL;
+	size_t n = 0;
+
+	lec_runner_masker_flush(m, &out, &n);
+	if (n)
+		emit(o, out, n);
+}
+
+void lec__job_record_text(struct lec__job *job, int64_t id, const char *text)
+{
+	struct lec__job_output o = { job, id };
+	struct lec_runner_masker m;
+
+	lec_runner_masker_init(&m, job->secrets);
+	append_masked(&o, &m, text, strlen(text));
+	flush_masked(&o, &m);
+	lec_runner_masker_dispose(&m);
+}
+
+void lec__job_record_finish(struct lec__job *job, int64_t id, int exit_code)
+{
+	if (job->sink)
+		job->sink->finish(job->sink->payload, exit_code);
+	else
+		lec_build_command_finish(job->st, id, exit_code);
+}
+
+void lec__job_note(struct lec__job *job, const char *display,
+		   const char *text)
+{
+	int64_t id;
+
+	if (lec__job_record_start(job, display, &id) < 0)
+		return;
+	lec__job_record_text(job, id, text);
+	lec__job_record_finish(job, id, 0);
+}
+
+/* Running ------------------------------------------------------------------- */
+
+struct run_state {
+	struct lec__job_output out;
+	struct lec_runner_masker masker;
+	const struct lec__job_sandbox *sb;
+	struct lec__tail tail; /* the output's end, for the failure's cause */
+};
+
+static int run_output(const char *data, size_t len, void *payload)
+{
+	struct run_state *rs = payload;
+
+	lec__tail_add(&rs->tail, data, len);
+	if (rs->sb && rs->sb->output)
+		return rs->sb->output(rs->sb->payload, data, len);
+	append_masked(&rs->out, &rs->masker, data, len);
+	return 0;
+}
+
+static int run_cancel(void *payload)
+{
+	struct run_state *rs = payload;
+
+	return lec__job_cancelled(rs->out.job);
+}
+
+/* Why a command failed, as the build's error: the cause the command gave
+ * (its last error line) first, then what ran. */
+static int run_failed(struct lec__job *job, const char *display,
+		      const struct lec_runner_result *r, const char *cause)
+{
+	const char *sep = cause && *cause ? ": " : "";
+
+	if (cause == NULL)
+		cause = "";
+	switch (r->end) {
+	case LEC_RUNNER_EXITED:
+	case LEC_RUNNER_SIGNALED:
+		if (*cause)
+			return lec__job_fail(job, "%s (command \"%s\" failed "
+						  "with exit code %d)",
+					     cause, display, r->exit_code);
+		return lec__job_fail(job, "Command \"%s\" failed with exit code "
+					  "%d.",
+				     display, r->exit_code);
+	case LEC_RUNNER_TIMED_OUT:
+		return lec__job_fail(job, "The build exceeded its time limit "
+					  "of %u seconds.",
+				     job->env->limits.time_limit_s);
+	case LEC_RUNNER_OUTPUT_LIMIT:
+		return lec__job_fail(job, "Command \"%s\" wrote more output "
+					  "than the limit of %zu bytes.",
+				     display, job->env->limits.output_bytes);
+	case LEC_RUNNER_DISK_LIMIT:
+		return lec__job_fail(job, "The build used more disk than the "
+					  "limit of %zu MiB (command \"%s\").",
+				     job->env->limits.disk_bytes >> 20,
+				     display);
+	case LEC_RUNNER_TREE_LIMIT:
+		return lec__job_fail(job, "The build made a directory tree "
+					  "deeper than %d levels or with more "
+					  "than %u entries (command \"%s\").",
+				     LEC_RUNNER_TREE_MAX_DEPTH,
+				     LEC_RUNNER_TREE_MAX_ENTRIES, display);
+	case LEC_RUNNER_CANCELLED:
+		job->cancelled = 1;
+		return -1;
+	case LEC_RUNNER_START_FAILED:
+	default:
+		return lec__job_fail(job, "Command \"%s\" could not start%s%s",
+				     display, sep[0] ? sep : ": ",
+				     lec_error_last());
+	}
+}
+
+/* The limits of the next command: the build's, with the time left of the
+ * build's whole time limit. 0 when no time is left. */
+static int job_limits(struct lec__job *job, struct lec_runner_limits *out)
+{
+	int64_t left_ms;
+
+	*out = job->env->limits;
+	if (out->time_limit_s == 0 || job->deadline_ms == 0)
+		return 1;
+	left_ms = job->deadline_ms - lec__monotonic_ms();
+	if (left_ms <= 0)
+		return 0;
+	out->time_limit_s = (unsigned)((left_ms + 999) / 1000);
+	return 1;
+}
+
+int lec__job_run_in(struct lec__job *job, const char *display,
+		    const char *const *argv, const char *cwd,
+		    const struct lec__job_sandbox *sb)
+{
+	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS];
+	const char *watch[3] = { NULL, NULL, NULL };
+	struct lec_runner_spec spec = { 0 };
+	struct lec_runner_result r = { 0 };
+	struct lec_runner_limits limits;
+	struct run_state rs;
+	size_t i;
+	int64_t id;
+	int rc;
+
+	if (job->cancelled || lec__job_record_start(job, display, &id) < 0)
+		return -1;
+	if (!job_limits(job, &limits)) {
+		lec__job_record_finish(job, id, 1);
+		return lec__job_fail(job, "The build exceeded its time limit "
+					  "of %u seconds.",
+				     job->env->limits.time_limit_s);
+	}
+	/* The build's directory, the project's environment, then what this
+	 * step adds (pip's configuration, a mirror). */
+	mounts[spec.nmounts++] =
+		(struct lec_runner_mount){ job->build_dir, 1 };
+	if (job->venv)
+		mounts[spec.nmounts++] = (struct lec_runner_mount){
+			job->venv_root, sb == NULL || sb->venv_writable
+		};
+	for (i = 0; sb && i < sb->nmounts &&
+		    spec.nmounts < LEC__JOB_MAX_MOUNTS;
+	     i++)
+		mounts[spec.nmounts++] = sb->mounts[i];
+	spec.argv = argv;
+	spec.env = sb && sb->env ? sb->env : (const char *const *)job->cmd_env;
+	spec.cwd = cwd;
+	spec.mounts = mounts;
+	watch[0] = job->build_dir;
+	watch[1] = job->venv ? job->venv_root : NULL;
+	spec.watch_dirs = watch;
+	spec.network = sb ? sb->network : 0;
+	spec.uid = job->env->build_uid;
+	spec.gid = job->env->build_gid;
+	spec.limits = &limits;
+	/* A preview builds a writer's own tree on their own machine. */
+	spec.unsandboxed = job->sink != NULL;
+	memset(&rs, 0, sizeof(rs));
+	rs.out.job = job;
+	rs.out.id = id;
+	rs.sb = sb;
+	lec_runner_masker_init(&rs.masker, job->secrets);
+	rc = lec_runner_run(&spec, run_output, run_cancel, &rs, &r);
+	flush_masked(&rs.out, &rs.masker);
+	lec_runner_masker_dispose(&rs.masker);
+	if (rc < 0)
+		r.end = LEC_RUNNER_START_FAILED;
+	lec__job_record_finish(job, id,
+			       r.end == LEC_RUNNER_EXITED ? r.exit_code
+							  : r.exit_code ? r.exit_code
+									: 1);
+	if (r.end == LEC_RUNNER_EXITED && r.exit_code == 0)
+		return 0;
+	if (sb && sb->soft && r.end == LEC_RUNNER_EXITED)
+		return 1;
+	{
+		char cause[LEC__CAUSE_MAX];
+
+		lec__tail_cause(&rs.tail, cause, sizeof(cause));
+		lec_runner_mask(cause, strlen(cause), job->secrets);
+		return run_failed(job, display, &r, cause);
+	}
+}
+
+const char *lec__job_python(const struct lec__job *job)
+{
+	if (job->python)
+		return job->python;
+	return job->env->python ? job->env->python : "/usr/bin/python3";
+}
+
+int lec__job_run(struct lec__job *job, const char *display,
+		 const char *const *argv, const char *cwd, int network)
+{
+	struct lec__job_sandbox sb = { 0 };
+
+	sb.network = network;
+	return lec__job_run_in(job, display, argv, cwd, &sb);
+}
+
+int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook)
+{
+	const struct lec_rtd_strings *cmds;
+	size_t i;
+
+	if (job->config == NULL)
+		return 0;
+	cmds = &job->config->jobs[hook];
+	for (i = 0; i < cmds->len; i++) {
+		const char *argv[] = { "/bin/sh", "-c", cmds->items[i], NULL };
+
+		if (lec__job_run(job, cmds->items[i], argv, job->checkout, 0) <
+		    0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Environment (notes §5.6) ---------------------------------------------------- */
+
+int lec__env_take(char ***env, size_t *n, char *entry)
+{
+	char **grown;
+
+	if (entry == NULL)
+		return lec__error_oom();
+	if ((grown = lec__realloc(*env, (*n + 2) * sizeof(char *))) == NULL) {
+		lec__free(entry);
+		return lec__error_oom();
+	}
+	*env = grown;
+	grown[(*n)++] = entry;
+	grown[*n] = NULL;
+	return LEC_OK;
+}
+
+int lec__env_add(char ***env, size_t *n, const char *name, const char *value)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	lec__buf_printf(&b, "%s=%s", name, value ? value : "");
+	return lec__env_take(env, n, lec__buf_take(&b));
+}
+
+void lec__env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env && env[i]; i++)
+		lec__free(env[i]);
+	lec__free(env);
+}
+
+/* The ways a build may URL-encode a secret before printing it: '/' kept
+ * (Python's quote()) or not, a space as "+" (quote_plus, forms) or "%20",
+ * upper- or lowercase hex. Each is masked. */
+enum {
+	ENCODE_KEEP_SLASH = 1,
+	ENCODE_PLUS_SPACE = 2,
+	ENCODE_LOWER_HEX = 4,
+	ENCODE_VARIANTS = 8
+};
+
+/* value with every byte outside RFC 3986's unreserved set as %XX, as the
+ * variant says. */
+static char *url_encode(const char *value, unsigned variant)
+{
+	const char *hex = variant & ENCODE_LOWER_HEX ? "0123456789abcdef"
+						     : "0123456789ABCDEF";
+	char *out = lec__malloc(3 * strlen(value) + 1), *o = out;
+	const unsigned char *p;
+
+	if (out == NULL)
+		return NULL;
+	for (p = (const unsigned char *)value; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) ||
+		    (*p == '/' && (variant & ENCODE_KEEP_SLASH))) {
+			*o++ = (char)*p;
+		} else if (*p == ' ' && (variant & ENCODE_PLUS_SPACE)) {
+			*o++ = '+';
+		} else {
+			*o++ = '%';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Add each encoding of a secret that differs from those already masked. */
+static int add_encodings(struct lec__job *job, const char *value,
+			 size_t *nsecrets)
+{
+	unsigned v;
+	size_t i;
+
+	for (v = 0; v < ENCODE_VARIANTS; v++) {
+		char *encoded = url_encode(value, v);
+		int known = 0;
+
+		if (encoded == NULL)
+			return lec__error_oom();
+		for (i = 0; i < *nsecrets && !known; i++)
+			known = strcmp(job->secrets[i], encoded) == 0;
+		if (known) {
+			lec__free(encoded);
+			continue;
+		}
+		job->secrets[(*nsecrets)++] = job->encoded[job->nencoded++] =
+			encoded;
+	}
+	return LEC_OK;
+}
+
+int lec__job_make_env(struct lec__job *job)
+{
+	struct lec_project *p = job->project;
+	struct lec_version *v = job->version;
+	char *canonical = lec_resolve_docs_url(p, v->slug, job->env->docs_domain);
+	char *repo = lec_repo_redact_url(p->repo_url);
+	char *output = lec__path_join(job->checkout, "_readthedocs/");
+	size_t n = 0, i, nsecrets = 0;
+	int error = LEC_OK;
+	struct {
+		const char *name;
+		const char *value;
+	} fixed[] = {
+		{ "PATH", "/usr/local/bin:/usr/bin:/bin" },
+		{ "HOME", job->build_dir },
+		{ "LANG", "C.UTF-8" },
+		{ "NO_COLOR", "1" },
+		{ "READTHEDOCS", "True" },
+		{ "READTHEDOCS_VERSION", v->slug },
+		{ "READTHEDOCS_VERSION_TYPE", lec_version_type_code(v->type) },
+		{ "READTHEDOCS_VERSION_NAME", v->verbose_name },
+		{ "READTHEDOCS_PROJECT", p->slug },
+		{ "READTHEDOCS_LANGUAGE", p->language },
+		{ "READTHEDOCS_REPOSITORY_PATH", job->checkout },
+		{ "READTHEDOCS_OUTPUT", output },
+		{ "READTHEDOCS_GIT_CLONE_URL", repo },
+		{ "READTHEDOCS_GIT_IDENTIFIER", job->git_identifier },
+		{ "READTHEDOCS_GIT_COMMIT_HASH", job->commit },
+		{ "READTHEDOCS_PRODUCTION_DOMAIN", job->env->production_domain },
+		{ "READTHEDOCS_CANONICAL_URL", canonical },
+	};
+
+	if (canonical == NULL || repo == NULL || output == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	for (i = 0; error == LEC_OK && i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		error = lec__env_add(&job->cmd_env, &n, fixed[i].name, fixed[i].value);
+	/* Then the project's own variables (notes §5.6), secret ones masked
+	 * wherever they appear in the log. */
+	if (error == LEC_OK)
+		error = lec_envvar_values(job->st, p->id, 0, &job->vars);
+	for (i = 0; error == LEC_OK && i < job->vars.len; i++)
+		error = lec__env_add(&job->cmd_env, &n, job->vars.items[i].name,
+				job->vars.items[i].value);
+	/* Each secret is masked as it is and URL-encoded (a build that
+	 * puts it into a URL, then prints the URL). */
+	if (error == LEC_OK) {
+		job->secrets = lec__calloc(
+			(ENCODE_VARIANTS + 1) * job->vars.len + 1,
+			sizeof(char *));
+		job->encoded = lec__calloc(ENCODE_VARIANTS * job->vars.len + 1,
+					   sizeof(char *));
+		if (job->secrets == NULL || job->encoded == NULL)
+			error = lec__error_oom();
+	}
+	for (i = 0; error == LEC_OK && i < job->vars.len; i++) {
+		if (job->vars.items[i].is_public)
+			continue;
+		job->secrets[nsecrets++] = job->vars.items[i].value;
+		error = add_encodings(job, job->vars.items[i].value, &nsecrets);
+	}
+done:
+	lec__free(canonical);
+	lec__free(repo);
+	lec__free(output);
+	return error;
+}
+
+int lec__job_real_dirs(struct lec__job *job, const char *rel)
+{
+	char *copy = lec__strdup(rel), *part, *save = NULL;
+	int fd = open(job->build_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 1, next;
+
+	for (part = copy ? strtok_r(copy, "/", &save) : NULL;
+	     part && fd >= 0 && rc == 1; part = strtok_r(NULL, "/", &save)) {
+		next = openat(fd, part,
+			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT)
+			rc = 0;
+		else if (next < 0)
+			rc = lec__job_fail(job, "The build replaced %s with "
+						"something that is not a "
+						"directory; refusing to use it.",
+					   rel);
+		close(fd);
+		fd = next;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (copy == NULL)
+		rc = lec__job_fail(job, "out of memory");
+	lec__free(copy);
+	return rc;
+}
+
+/* Show the file as `cat` would, capped: a regular file beneath the
+ * checkout only, never reached through a link out of it. */
+void lec__job_note_file(struct lec__job *job, const char *relpath)
+{
+	struct lec__buf cmd = LEC__BUF_INIT;
+	char *display, buf[CAT_MAX + 1];
+	ssize_t n = -1;
+	int fd = -1;
+
+	if (lec__open_in(job->checkout, relpath, LEC__OPEN_FILE, &fd) < 0)
+		fd = -1;
+	if (fd >= 0) {
+		n = read(fd, buf, CAT_MAX);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	lec__buf_printf(&cmd, "cat %s", relpath);
+	if ((display = lec__buf_take(&cmd)) != NULL)
+		lec__job_note(job, display, buf);
+	lec__free(display);
+}
+
+int lec__job_read_config(struct lec__job *job, const char *yaml_path)
+{
+	char *relpath = NULL;
+	int rc = lec_rtd_config_find(job->checkout, yaml_path, &relpath);
+
+	if (rc == LEC_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return lec__job_fail(job, "%s", lec_error_last());
+	lec__job_note_file(job, relpath);
+	rc = lec_rtd_config_load(job->checkout, relpath, &job->config);
+	lec__free(relpath);
+	if (rc < 0)
+		return lec__job_fail_as(job, LEC_BUILD_FAILURE_CONFIG,
+					"Problem in your project's "
+					"configuration. %s",
+					lec_error_last());
+	return 0;
+}
+

@@ -1,0 +1,167 @@
+/*
+ * The job services: one build in progress (a job) and what every step of
+ * it uses, failing it, cancellation, running and recording commands in the
+ * sandbox, its commands' environment, reading its configuration (job.c),
+ * and finding a failed command's cause in its output (build_cause.c). A
+ * floor below the steps (fetch, install, generators, publish) and above
+ * the build environment (buildenv.h): the steps call down into it, and it
+ * calls no step.
+ */
+#ifndef LECTERN_JOB_H
+#define LECTERN_JOB_H
+
+#include <stdint.h>
+
+#include "buildenv.h"
+#include "files.h"
+#include "internal.h"
+#include "lectern/build.h"
+#include "lectern/envvar.h"
+#include "lectern/project.h"
+#include "lectern/rtdconfig.h"
+#include "lectern/runner.h"
+#include "lectern/store.h"
+#include "lectern/version.h"
+
+/* Where a job with no build record (a preview, preview.c) sends its log,
+ * and how it learns that it should stop. Called on the job's thread. */
+struct lec__job_sink {
+	void (*start)(void *payload, const char *display); /* a command */
+	void (*text)(void *payload, const char *data, size_t len);
+	void (*finish)(void *payload, int exit_code);
+	int (*cancelled)(void *payload); /* non-zero: stop the build */
+	void *payload;
+};
+
+/* One build in progress. A preview (sink set) has no store, build,
+ * version or mirror: only the fields the generator steps read. */
+struct lec__job {
+	struct lec__build_env *env; /* the settings and the stop flag */
+	struct lec_store *st;
+	struct lec_build *build;
+	struct lec_project *project;
+	struct lec_version *version;
+	char *build_dir;  /* builds/<id> */
+	char *checkout;   /* builds/<id>/checkout */
+	char *output;     /* checkout/_readthedocs */
+	char *mirror;     /* repos/<project>.git */
+	char *commit;
+	char *git_identifier; /* branch or tag name the version follows */
+	struct lec_rtd_config *config; /* NULL: no .readthedocs.yaml */
+	enum lec_doctype doctype; /* what the build produced, for the version */
+	struct lec_envvar_values vars;
+	char **cmd_env;   /* NULL-terminated "K=V" for build commands */
+	const char **secrets; /* NULL-terminated values to mask */
+	char **encoded;       /* the URL-encoded secrets (owned) */
+	size_t nencoded;
+	char *error;      /* why the build failed; NULL while it goes well */
+	enum lec_build_failure failure; /* its kind, with error */
+	int cancelled;    /* the build was cancelled: stop at once */
+	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */
+	const char *doctrees;     /* Sphinx's -d; NULL: _build/doctrees */
+	int html_only;            /* no htmlzip/PDF/EPUB (a preview) */
+	int64_t deadline_ms;      /* monotonic end of the time limit; 0: none */
+	char *venv_root;  /* python/<project>/<version>: venv and wheelhouse */
+	char *venv;       /* venv_root/venv once made; NULL: none */
+	char *venv_python; /* venv/bin/python, or NULL */
+	const char *python; /* what generators run with: venv_python or the
+			       environment's (NULL: env->python) */
+};
+
+/* Most mounts one command gets: the build directory, the venv, and what
+ * its step adds (pip's configuration files and find-links directories). */
+#define LEC__JOB_MAX_MOUNTS 12
+
+/* What one command sees beyond the build directory, when it is not the
+ * default of lec__job_run. */
+struct lec__job_sandbox {
+	const struct lec_runner_mount *mounts; /* added after the venv */
+	size_t nmounts;
+	const char *const *env; /* NULL: the job's */
+	int network;
+	int venv_writable;      /* the install step writes the venv */
+	/* 1: a command that exits non-zero is recorded as failed but does
+	 * not fail the build (lec__job_run_in returns 1). */
+	int soft;
+	/* Non-NULL: the output goes here instead of the log (the fetch
+	 * helper's progress protocol); return non-zero to stop. */
+	int (*output)(void *payload, const char *data, size_t len);
+	void *payload;
+};
+
+/* The last bytes a command wrote: where its error usually is. */
+#define LEC__TAIL_MAX 8192
+/* Longest cause put into a build's error. */
+#define LEC__CAUSE_MAX 320
+struct lec__tail {
+	char buf[LEC__TAIL_MAX];
+	size_t len;  /* bytes in buf (at most LEC__TAIL_MAX) */
+	size_t next; /* where the next byte goes (ring) */
+};
+void lec__tail_add(struct lec__tail *t, const char *data, size_t len);
+/* The cause of a failure in one line (ANSI escapes removed): the last line
+ * naming an error or exception, else the last non-empty line; "" when the
+ * command wrote nothing. */
+void lec__tail_cause(const struct lec__tail *t, char *out, size_t cap);
+/* text without ANSI escape sequences, in place; returns the new length. */
+size_t lec__strip_ansi(char *text, size_t len);
+
+/* Where a command's output goes: the job and the command record. */
+struct lec__job_output {
+	struct lec__job *job;
+	int64_t id;
+};
+
+
+/* The Python generators run with: the project's venv, or the pipeline's. */
+const char *lec__job_python(const struct lec__job *job);
+/* A command's environment: a NULL-terminated vector of owned "KEY=VALUE"
+ * strings, *n of them. take appends an owned entry (NULL: out of memory,
+ * reported); add formats one (value NULL: empty); free takes NULL. */
+int lec__env_take(char ***env, size_t *n, char *entry);
+int lec__env_add(char ***env, size_t *n, const char *name, const char *value);
+void lec__env_free(char **env);
+/* Whether the build was cancelled or Lectern is stopping (asked while
+ * commands run; the store is read). */
+int lec__job_cancelled(struct lec__job *job);
+/* Fail the job with a message (the first failure wins). Returns -1. */
+int lec__job_fail(struct lec__job *job, const char *fmt, ...)
+	LEC__PRINTF(2, 3);
+/* The same, saying what kind of failure it is (lec__job_fail's is
+ * LEC_BUILD_FAILURE_GENERIC): the build's notification follows from it. */
+int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
+		     const char *fmt, ...) LEC__PRINTF(3, 4);
+
+/* Commands. A recorded command shows `display` in the build's log; an
+ * internal one (done in-process) gets its output from the step itself. */
+int lec__job_run(struct lec__job *job, const char *display,
+		 const char *const *argv, const char *cwd, int network);
+int lec__job_run_in(struct lec__job *job, const char *display,
+		    const char *const *argv, const char *cwd,
+		    const struct lec__job_sandbox *sb);
+int lec__job_record_start(struct lec__job *job, const char *display,
+			  int64_t *id);
+void lec__job_record_text(struct lec__job *job, int64_t id, const char *text);
+void lec__job_record_finish(struct lec__job *job, int64_t id, int exit_code);
+/* A note in the log: a finished pseudo-command with its text as output. */
+void lec__job_note(struct lec__job *job, const char *display,
+		   const char *text);
+/* Whether every component of rel (relative to the build directory) is a
+ * real directory, not a link a build made: 1 yes, 0 one is missing, -1 the
+ * job failed (one is a link or a file). Only race-free once no process of
+ * the build runs, which is when the pipeline reads or moves what a build
+ * wrote. */
+int lec__job_real_dirs(struct lec__job *job, const char *rel);
+/* `cat <relpath>` in the log, with the file's text (capped). */
+void lec__job_note_file(struct lec__job *job, const char *relpath);
+/* Read the checkout's .readthedocs.yaml into job->config (NULL without
+ * one), recorded as a "cat" command; yaml_path is the project's
+ * readthedocs_yaml_path or NULL for the default. -1 fails the job. */
+int lec__job_read_config(struct lec__job *job, const char *yaml_path);
+/* Run each user command of a build.jobs hook (sh -c, checkout root). */
+int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
+/* The environment of the build's commands (notes §5.6) and the secrets
+ * to mask in their output: job->env_vars, job->secrets. */
+int lec__job_make_env(struct lec__job *job);
+
+#endif
