@@ -40,78 +40,49 @@
 
 /* Sanitizing --------------------------------------------------------------- */
 
-static int sanitize_at(int parent, const char *name, int depth);
-
-static int sanitize_dir(int fd, int depth)
+/* Keep each entry only as a regular file or a directory, owned by us,
+ * without set-id bits; remove anything else (a directory too deep: all
+ * of it). The top, the output directory itself, is the pipeline's. */
+static int sanitize_visit(const struct lec__walk_at *at,
+			  enum lec__walk_event event, void *payload)
 {
-	DIR *dir = fdopendir(fd);
-	struct dirent *e;
-	int error = LEC_OK;
+	const struct stat *sb = at->st;
+	int rc;
 
-	if (dir == NULL) {
-		close(fd);
-		return lec__error(LEC_EIO, "cannot read the output: %s",
-				  strerror(errno));
+	(void)payload;
+	if (event == LEC__WALK_LEAVE || at->depth == 0)
+		return 0;
+	if (event == LEC__WALK_ENTER && at->depth > PUBLISH_MAX_DEPTH) {
+		rc = lec__remove_tree_at(at->dirfd, at->name);
+		return rc < 0 ? rc : LEC__WALK_SKIP;
 	}
-	while (error == LEC_OK && (e = readdir(dir)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			error = sanitize_at(dirfd(dir), e->d_name, depth + 1);
-	closedir(dir);
-	return error;
-}
-
-/* Keep name only as a regular file or a directory, owned by us, without
- * set-id bits; remove anything else (a directory too deep: all of it). */
-static int sanitize_at(int parent, const char *name, int depth)
-{
-	struct stat sb;
-	int fd;
-
-	if (fstatat(parent, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
-	if (S_ISREG(sb.st_mode) || (S_ISDIR(sb.st_mode) &&
-				     depth <= PUBLISH_MAX_DEPTH)) {
-		if ((sb.st_uid != geteuid() &&
-		     fchownat(parent, name, geteuid(), getegid(),
-			      AT_SYMLINK_NOFOLLOW) != 0) ||
-		    fchmodat(parent, name,
-			     (sb.st_mode & 0777) | (S_ISDIR(sb.st_mode) ? 0700
-									: 0600),
-			     0) != 0)
-			return lec__error(LEC_EIO, "%s: %s", name,
-					  strerror(errno));
-		if (!S_ISDIR(sb.st_mode))
-			return LEC_OK;
-		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						  O_CLOEXEC);
-		if (fd < 0)
-			return lec__error(LEC_EIO, "%s: %s", name,
-					  strerror(errno));
-		return sanitize_dir(fd, depth);
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		char path[PATH_MAX];
-
-		/* Too deep: the whole subtree goes (through /proc, so the
-		 * removal starts from this very directory). */
-		snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", parent,
-			 name);
-		return lec__remove_tree(path);
-	}
-	return unlinkat(parent, name, 0) == 0
-		       ? LEC_OK
-		       : lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
+	if (event == LEC__WALK_ENTRY && !S_ISREG(sb->st_mode))
+		return unlinkat(at->dirfd, at->name, 0) == 0
+			       ? 0
+			       : lec__error(LEC_EIO, "%s: %s", at->name,
+					    strerror(errno));
+	if ((sb->st_uid != geteuid() &&
+	     fchownat(at->dirfd, at->name, geteuid(), getegid(),
+		      AT_SYMLINK_NOFOLLOW) != 0) ||
+	    fchmodat(at->dirfd, at->name,
+		     (sb->st_mode & 0777) |
+			     (S_ISDIR(sb->st_mode) ? 0700 : 0600),
+		     0) != 0)
+		return lec__error(LEC_EIO, "%s: %s", at->name, strerror(errno));
+	return 0;
 }
 
 int lec__sanitize_tree(const char *dir)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sb;
 
-	if (fd < 0)
+	if (lstat(dir, &sb) != 0)
 		return errno == ENOENT ? LEC_OK
 				       : lec__error(LEC_EIO, "%s: %s", dir,
 						    strerror(errno));
-	return sanitize_dir(fd, 0);
+	if (!S_ISDIR(sb.st_mode))
+		return lec__error(LEC_EIO, "%s: not a directory", dir);
+	return lec__walk(AT_FDCWD, dir, sanitize_visit, NULL);
 }
 
 /* Publishing ----------------------------------------------------------------- */

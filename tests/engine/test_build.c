@@ -1041,7 +1041,37 @@ TEST(out_of_memory_is_clean)
 	lec_store_free(st);
 }
 
+/* Why a build failed is recorded as a kind, whatever its error's words. */
+TEST(failure_kinds)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "docs");
+	int64_t v = make_version(st, p, "latest", LEC_VERSION_BRANCH);
+	int64_t id;
+	struct lec_build *b;
+
+	id = trigger(st, p, v, NULL);
+	CHECK_OK(lec_build_fail(st, id, LEC_BUILD_FAILURE_CONFIG,
+				"Command \"x\" failed."));
+	b = get(st, id);
+	CHECK(b && !b->success && b->failure == LEC_BUILD_FAILURE_CONFIG);
+	lec_build_free(b);
+	id = trigger(st, p, v, NULL);
+	CHECK_OK(lec_build_finish(st, id, 0,
+				  "Problem in your project's configuration."));
+	b = get(st, id);
+	CHECK(b && b->failure == LEC_BUILD_FAILURE_GENERIC);
+	lec_build_free(b);
+	id = trigger(st, p, v, NULL);
+	CHECK_OK(lec_build_finish(st, id, 1, NULL));
+	b = get(st, id);
+	CHECK(b && b->success && b->failure == LEC_BUILD_FAILURE_NONE);
+	lec_build_free(b);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
+	TEST_ENTRY(failure_kinds),
 	TEST_ENTRY(state_codes_and_names),
 	TEST_ENTRY(trigger_round_trip),
 	TEST_ENTRY(trigger_cancels_unfinished_builds),
