@@ -1,7 +1,12 @@
 /*
- * What search.c shares with search_query.c: the translation of the
- * service's simple-query-string syntax into FTS5 expressions. Kept apart so
- * that the unit tests can check translations without an index.
+ * What the search module's files share (search.h is its public face):
+ * search_query.c translates the service's simple-query-string syntax into
+ * FTS5 expressions (kept apart so that the unit tests check translations
+ * without an index); search_rank.c is the lec_rank BM25 function;
+ * search_postings.c ranks plain queries from remembered postings;
+ * search_names.c indexes and matches documentation-object names;
+ * search_highlight.c marks matches in results. The walk of a published
+ * tree's pages is shared with diff.c, mirror.c and pageparse.c.
  */
 #ifndef LECTERN_SEARCH_INTERNAL_H
 #define LECTERN_SEARCH_INTERNAL_H
