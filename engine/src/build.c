@@ -18,7 +18,7 @@
 #define BUILD_COLUMNS                                                        \
 	"id, project_id, version_id, type, state, success, error, "          \
 	"commit_sha, created, started, finished, duration, config, progress, " \
-	"triggered_by, failure"
+	"triggered_by, failure, fresh, cache"
 
 /* The service's list order; id breaks ties so that pages are stable. */
 #define BUILD_ORDER "created DESC, id DESC"
@@ -99,6 +99,7 @@ static void build_dispose(void *item)
 	lec__free(b->config);
 	lec__free(b->progress);
 	lec__free(b->triggered_by);
+	lec__free(b->cache);
 }
 
 /* An integer column, or null_value for SQL NULL. */
@@ -133,7 +134,8 @@ static int build_row(sqlite3_stmt *stmt, void *item)
 	    (error = lec_store__col_text(stmt, 7, &b->commit)) < 0 ||
 	    (error = lec_store__col_text(stmt, 12, &b->config)) < 0 ||
 	    (error = lec_store__col_text(stmt, 13, &b->progress)) < 0 ||
-	    (error = lec_store__col_text(stmt, 14, &b->triggered_by)) < 0)
+	    (error = lec_store__col_text(stmt, 14, &b->triggered_by)) < 0 ||
+	    (error = lec_store__col_text(stmt, 17, &b->cache)) < 0)
 		return error;
 	if (!state_lookup((const char *)sqlite3_column_text(stmt, 4),
 			  &b->state))
@@ -143,6 +145,7 @@ static int build_row(sqlite3_stmt *stmt, void *item)
 	b->success = sqlite3_column_int(stmt, 5);
 	b->failure = failure_lookup(
 		(const char *)sqlite3_column_text(stmt, 15));
+	b->fresh = sqlite3_column_int(stmt, 16);
 	b->created = sqlite3_column_int64(stmt, 8);
 	b->started = col_or(stmt, 9, 0);
 	b->finished = col_or(stmt, 10, 0);
@@ -583,6 +586,13 @@ int lec_build_set_config(struct lec_store *st, int64_t id, const char *json)
 			      json);
 }
 
+int lec_build_set_cache(struct lec_store *st, int64_t id, const char *json)
+{
+	lec_error_clear();
+	return build_set_text(st, id, "UPDATE builds SET cache = ? WHERE id = ?",
+			      json);
+}
+
 /* Triggering -------------------------------------------------------------- */
 
 /* The version's type, checking that it belongs to the project. */
@@ -663,8 +673,8 @@ static int cancel_superseded(struct lec_store *st, int64_t version_id,
 }
 
 static int insert_build(struct lec_store *st, int64_t project_id,
-			int64_t version_id, const char *commit, int64_t now,
-			int64_t *id)
+			int64_t version_id, const char *commit, int fresh,
+			int64_t now, int64_t *id)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error;
@@ -672,13 +682,14 @@ static int insert_build(struct lec_store *st, int64_t project_id,
 	if ((error = lec_store__prepare(
 		     st, &stmt,
 		     "INSERT INTO builds (project_id, version_id, type, state, "
-		     "success, commit_sha, created) "
-		     "VALUES (?, ?, 'html', 'triggered', 1, ?, ?)")) < 0)
+		     "success, commit_sha, created, fresh) "
+		     "VALUES (?, ?, 'html', 'triggered', 1, ?, ?, ?)")) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, project_id);
 	sqlite3_bind_int64(stmt, 2, version_id);
 	if ((error = lec_store__bind_text(stmt, 3, commit)) == LEC_OK) {
 		sqlite3_bind_int64(stmt, 4, now);
+		sqlite3_bind_int(stmt, 5, fresh ? 1 : 0);
 		error = lec_store__step_done(st, stmt, "triggering a build");
 	}
 	if (error == LEC_OK)
@@ -689,7 +700,7 @@ static int insert_build(struct lec_store *st, int64_t project_id,
 
 /* The trigger's work inside its transaction. */
 static int trigger_in_tx(struct lec_store *st, int64_t project_id,
-			 int64_t version_id, const char *commit,
+			 int64_t version_id, const char *commit, int fresh,
 			 size_t *cancelled, int64_t *id)
 {
 	char *type = NULL, *reused = NULL;
@@ -708,15 +719,15 @@ static int trigger_in_tx(struct lec_store *st, int64_t project_id,
 		error = cancel_superseded(st, version_id, now, cancelled);
 	if (error == LEC_OK)
 		error = insert_build(st, project_id, version_id,
-				     commit ? commit : reused, now, id);
+				     commit ? commit : reused, fresh, now, id);
 	lec__free(type);
 	lec__free(reused);
 	return error;
 }
 
-int lec_build_trigger(struct lec_store *st, int64_t project_id,
-		      int64_t version_id, const char *commit,
-		      struct lec_build **out, size_t *cancelled)
+static int trigger(struct lec_store *st, int64_t project_id,
+		   int64_t version_id, const char *commit, int fresh,
+		   struct lec_build **out, size_t *cancelled)
 {
 	struct lec_build *created = NULL;
 	size_t count = 0;
@@ -732,7 +743,8 @@ int lec_build_trigger(struct lec_store *st, int64_t project_id,
 	    (error = lec_store__begin(st)) < 0)
 		return error;
 	/* Read back before committing: a failure then triggers nothing. */
-	error = trigger_in_tx(st, project_id, version_id, commit, &count, &id);
+	error = trigger_in_tx(st, project_id, version_id, commit, fresh, &count,
+			      &id);
 	if (error == LEC_OK && out)
 		error = build_fetch(st, id, &created);
 	if ((error = finish_write(st, error)) < 0) {
@@ -744,6 +756,20 @@ int lec_build_trigger(struct lec_store *st, int64_t project_id,
 	if (cancelled)
 		*cancelled = count;
 	return LEC_OK;
+}
+
+int lec_build_trigger(struct lec_store *st, int64_t project_id,
+		      int64_t version_id, const char *commit,
+		      struct lec_build **out, size_t *cancelled)
+{
+	return trigger(st, project_id, version_id, commit, 0, out, cancelled);
+}
+
+int lec_build_trigger_fresh(struct lec_store *st, int64_t project_id,
+			    int64_t version_id, const char *commit,
+			    struct lec_build **out, size_t *cancelled)
+{
+	return trigger(st, project_id, version_id, commit, 1, out, cancelled);
 }
 
 /* The queue --------------------------------------------------------------- */

@@ -74,6 +74,7 @@ struct helper_watch {
 	int64_t written_ms; /* last progress write */
 	struct lec__tail tail; /* for the cause of a failure */
 	struct lec__buf *all;  /* every byte, up to HELPER_COLLECT_MAX, or NULL */
+	int all_cut;           /* all stopped short of the output */
 };
 
 /* Progress --------------------------------------------------------------- */
@@ -129,6 +130,8 @@ static int helper_output(const char *data, size_t len, void *payload)
 	lec__tail_add(&w->tail, data, len);
 	if (w->all && w->all->len + len <= HELPER_COLLECT_MAX)
 		lec__buf_putn(w->all, data, len);
+	else if (w->all)
+		w->all_cut = 1;
 	for (i = 0; i < len; i++) {
 		if (data[i] == '\n') {
 			w->line[w->len] = '\0';
@@ -585,36 +588,55 @@ static int sync_refs(struct lec__job *job)
 	return rc;
 }
 
-/* Write a commit's files into target (inside the build directory), from
- * mirror, through the helper; recorded as the command display. */
-static int checkout_files(struct lec__job *job, const char *display,
-			  const char *mirror, const char *commit,
-			  const char *target)
+/* Run `lectern __repo checkout MIRROR COMMIT TARGET [FROM]` (FROM: update
+ * the kept tree, its changes collected in *changes), recorded as the
+ * command display; 0, or -1 with the cause. */
+static int run_checkout(struct lec__job *job, const char *display,
+			const char *mirror, const char *commit,
+			const char *target, const char *from,
+			struct lec__buf *changes, int *cut, char *cause,
+			size_t cap)
 {
 	struct lec_runner_mount mounts[3] = { { mirror, 0 },
-					      { job->build_dir, 1 } };
-	const char *args[] = { "checkout", mirror, commit, target, NULL };
+					      { job->checkout, 1 } };
+	const char *args[] = { "checkout", mirror, commit, target, from,
+			       NULL };
 	struct lec_runner_result r = { 0 };
 	struct helper_watch w;
-	char cause[LEC__CAUSE_MAX];
 	unsigned left = time_left_s(job);
 	int64_t id;
 	int error, rc = 0;
 
 	memset(&w, 0, sizeof(w));
 	w.job = job;
+	w.all = changes;
 	if (lec__job_record_start(job, display, &id) < 0)
 		return -1;
 	error = helper_run(job->env, args, NULL, mounts, 2, 0, 0, left, &w, &r);
 	if (error < 0 || r.end != LEC_RUNNER_EXITED || r.exit_code != 0) {
-		helper_cause(&w, &r, error, cause, sizeof(cause), left);
+		helper_cause(&w, &r, error, cause, cap, left);
 		rc = -1;
 	}
 	record_outcome(job, id, &w, rc, cause);
-	if (rc < 0 && !job->cancelled)
-		return lec__job_fail(job, "Checking out %s failed: %s", commit,
-				     cause);
+	if (cut)
+		*cut = w.all_cut;
 	return rc;
+}
+
+/* Write a commit's files into target (inside the checkout), from mirror,
+ * through the helper; recorded as the command display. */
+static int checkout_files(struct lec__job *job, const char *display,
+			  const char *mirror, const char *commit,
+			  const char *target)
+{
+	char cause[LEC__CAUSE_MAX];
+
+	if (run_checkout(job, display, mirror, commit, target, NULL, NULL,
+			 NULL, cause, sizeof(cause)) == 0)
+		return 0;
+	return job->cancelled ? -1
+			      : lec__job_fail(job, "Checking out %s failed: %s",
+					      commit, cause);
 }
 
 /* Submodules ------------------------------------------------------------------ */
@@ -887,18 +909,87 @@ int lec__job_submodules(struct lec__job *job)
 				 job->commit, job->checkout, 0);
 }
 
-/* The version's commit into the checkout. */
+/* The letters of "change C PATH" lines, as job->changes bits; all of
+ * them when the lines were cut (too many changes to list). */
+static unsigned long change_bits(const struct lec__buf *out, int cut)
+{
+	const char *p = out->ptr, *end = out->ptr + out->len;
+	unsigned long bits = 0;
+
+	if (cut)
+		return ~0UL;
+	while (p && p < end) {
+		if (end - p > 9 && strncmp(p, "change ", 7) == 0 &&
+		    p[7] >= 'A' && p[7] <= 'Z')
+			bits |= 1UL << (p[7] - 'A');
+		p = memchr(p, '\n', (size_t)(end - p));
+		p = p ? p + 1 : NULL;
+	}
+	return bits;
+}
+
+/* Update the kept tree from the commit it holds; 0, or -1 when it must be
+ * checked out afresh (noted, never a failed build). */
+static int update_tree(struct lec__job *job, const char *display,
+		       const char *from)
+{
+	struct lec__buf changes = LEC__BUF_INIT;
+	char cause[LEC__CAUSE_MAX];
+	int cut = 0;
+	int rc = run_checkout(job, display, job->mirror, job->commit,
+			      job->checkout, from, &changes, &cut, cause,
+			      sizeof(cause));
+
+	if (rc == 0) {
+		job->changes = change_bits(&changes, cut);
+		lec__job_cache_note(job, "checkout", 1, NULL);
+	} else if (!job->cancelled) {
+		lec__job_cache_note(job, "checkout", 0,
+				    "updating the kept tree failed: %s", cause);
+	}
+	lec__buf_dispose(&changes);
+	return rc;
+}
+
+/* An empty tree, the build user's, for a fresh checkout. */
+static int fresh_tree(struct lec__job *job)
+{
+	lec__tree_forget(job);
+	job->changes = ~0UL;
+	if (lec__remove_tree(job->checkout) < 0 ||
+	    lec__mkdirs_mode(job->checkout, 0755) < 0 ||
+	    lec__chown_tree(job->env, job->checkout, 1, 0) < 0)
+		return lec__job_fail(job, "%s", lec_error_last());
+	return 0;
+}
+
+/* The version's commit into its kept tree: updated from the commit it
+ * holds when the tree is as the last checkout left it, else afresh. */
 static int job_checkout_files(struct lec__job *job)
 {
 	struct lec__buf b = LEC__BUF_INIT;
-	char *display;
+	char *display, *from = NULL;
 	int rc;
 
 	lec__buf_printf(&b, "git checkout --force %s", job->commit);
 	if ((display = lec__buf_take(&b)) == NULL)
 		return lec__job_fail(job, "out of memory");
-	rc = checkout_files(job, display, job->mirror, job->commit,
-			    job->checkout);
+	if (lec__tree_prepare(job, job->build->fresh, &from) < 0) {
+		lec__free(display);
+		return lec__job_fail(job, "%s", lec_error_last());
+	}
+	rc = from ? update_tree(job, display, from) : -1;
+	if (rc < 0 && !job->cancelled)
+		rc = fresh_tree(job) == 0
+			     ? checkout_files(job, display, job->mirror,
+					      job->commit, job->checkout)
+			     : -1;
+	if (rc == 0 && lec__tree_record(job) < 0) {
+		lec__build_log(job->env, "build %lld: %s",
+			       (long long)job->build->id, lec_error_last());
+		lec__tree_forget(job);
+	}
+	lec__free(from);
 	lec__free(display);
 	return rc;
 }

@@ -106,14 +106,19 @@ static int job_prepare(struct lec__job *job)
 	lec__buf_printf(&b, "%s/repos/%s.git", job->env->data_dir,
 			job->project->slug);
 	job->mirror = lec__buf_take(&b);
-	job->checkout = job->build_dir
-				? lec__path_join(job->build_dir, "checkout")
-				: NULL;
+	/* The version's tree is kept between builds, at a path that stays
+	 * the same (Sphinx's state names it); its manifest beside it. */
+	lec__buf_printf(&b, "%s/checkouts/%s/%s", job->env->data_dir,
+			job->project->slug, job->version->slug);
+	job->checkout = lec__buf_take(&b);
+	lec__buf_printf(&b, "%s.manifest", job->checkout ? job->checkout : "");
+	job->tree_manifest = lec__buf_take(&b);
 	job->output = job->checkout
 			      ? lec__path_join(job->checkout, "_readthedocs")
 			      : NULL;
 	if (job->build_dir == NULL || job->mirror == NULL ||
-	    job->checkout == NULL || job->output == NULL)
+	    job->checkout == NULL || job->tree_manifest == NULL ||
+	    job->output == NULL)
 		return lec__job_fail(job, "out of memory");
 	if (job->env->sandbox_error)
 		return lec__job_fail(job, "%s", job->env->sandbox_error);
@@ -124,7 +129,9 @@ static int job_prepare(struct lec__job *job)
 	lec__remove_tree(job->build_dir);
 	if (lec__mkdirs(job->build_dir) < 0 ||
 	    lec__mkdirs(job->env->data_dir) < 0 ||
-	    lec__chown_tree(job->env, job->build_dir, 1, 0) < 0)
+	    lec__chown_tree(job->env, job->build_dir, 1, 0) < 0 ||
+	    lec__mkdirs_mode(job->checkout, 0755) < 0 ||
+	    lec__chown_tree(job->env, job->checkout, 1, 0) < 0)
 		return lec__job_fail(job, "%s", lec_error_last());
 	{
 		char *repos = lec__path_join(job->env->data_dir, "repos");
@@ -154,6 +161,8 @@ static void job_dispose(struct lec__job *job)
 	lec_version_free(job->version);
 	lec__free(job->build_dir);
 	lec__free(job->checkout);
+	lec__free(job->tree_manifest);
+	lec__free(job->state_record);
 	lec__free(job->output);
 	lec__free(job->mirror);
 	lec__free(job->commit);
@@ -170,6 +179,7 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 	const struct lec_notification_site site = { env->docs_domain,
 						    env->production_domain };
 	struct lec__job job = { 0 };
+	char *cache;
 	int ok;
 
 	job.env = env;
@@ -191,6 +201,14 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 	     lec__job_publish(&job) == 0;
 	if (!ok && job.error == NULL && !job.cancelled)
 		lec__job_fail(&job, "The build failed: %s", lec_error_last());
+	if ((cache = lec__job_cache_json(&job)) != NULL)
+		lec_build_set_cache(st, build->id, cache);
+	lec__free(cache);
+	/* The generator's state is trusted next time only after a pass. */
+	if (job.state_record && ok)
+		lec__cache_key_save(&job.state_key, job.state_record);
+	else if (job.state_record)
+		lec__cache_key_forget(job.state_record);
 	/* A cancelled build stays cancelled (lec_build_finish keeps it). */
 	if (ok)
 		lec_build_finish(st, build->id, 1, NULL);

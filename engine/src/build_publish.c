@@ -234,6 +234,39 @@ done:
 	return rc;
 }
 
+/* The output, out of the kept tree into <build>/publish: each format
+ * moved, but the pages Sphinx keeps for its next build copied. */
+static int stage_output(struct lec__job *job, const char *stage)
+{
+	DIR *d = opendir(job->output);
+	struct dirent *e;
+	int error = LEC_OK;
+
+	if (d == NULL)
+		return lec__error(LEC_EIO, "%s", strerror(errno));
+	lec__remove_tree(stage);
+	if (mkdir(stage, 0700) != 0)
+		error = lec__error(LEC_EIO, "%s", strerror(errno));
+	while (error == LEC_OK && (e = readdir(d)) != NULL) {
+		char *from, *to;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		from = lec__path_join(job->output, e->d_name);
+		to = lec__path_join(stage, e->d_name);
+		if (from == NULL || to == NULL)
+			error = lec__error_oom();
+		else if (job->keep_html && strcmp(e->d_name, "html") == 0)
+			error = lec__copy_tree(from, to);
+		else if (rename(from, to) != 0)
+			error = lec__error(LEC_EIO, "%s", strerror(errno));
+		lec__free(from);
+		lec__free(to);
+	}
+	closedir(d);
+	return error;
+}
+
 /* Move the output out of the checkout, point the version's published link
  * at it with one rename(), then drop outputs beyond the version's kept
  * ones. */
@@ -250,7 +283,8 @@ int lec__job_publish(struct lec__job *job)
 		job->build->id,
 		job->env->keep_builds,
 	};
-	char *html = lec__path_join(job->output, "html");
+	char *stage = lec__path_join(job->build_dir, "publish");
+	char *html = stage ? lec__path_join(stage, "html") : NULL;
 	char *published = NULL;
 	int rc = -1;
 
@@ -259,11 +293,11 @@ int lec__job_publish(struct lec__job *job)
 	/* Every process of the build has ended: nothing changes the tree
 	 * between these checks, this walk and the rename. The path down to
 	 * the output must not be a link the build made. */
-	if (lec__job_real_dirs(job, "checkout/_readthedocs") != 1) {
+	if (lec__job_real_dirs(job, job->checkout, "_readthedocs") != 1) {
 		lec__job_fail_as(job, LEC_BUILD_FAILURE_NO_INDEX, NO_INDEX_ERROR);
 		goto done;
 	}
-	if (lec__sanitize_tree(job->output) < 0) {
+	if (stage_output(job, stage) < 0 || lec__sanitize_tree(stage) < 0) {
 		lec__job_fail(job, "Publishing the output failed: %s",
 			      lec_error_last());
 		goto done;
@@ -274,10 +308,10 @@ int lec__job_publish(struct lec__job *job)
 	}
 	patch.set = LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
 		    LEC_VERSION_SET_HAS_EPUB;
-	patch.has_htmlzip = has_dir_entries(job->output, "htmlzip");
-	patch.has_pdf = has_dir_entries(job->output, "pdf");
-	patch.has_epub = has_dir_entries(job->output, "epub");
-	if (lec__publish_tree(&pub, job->output) < 0) {
+	patch.has_htmlzip = has_dir_entries(stage, "htmlzip");
+	patch.has_pdf = has_dir_entries(stage, "pdf");
+	patch.has_epub = has_dir_entries(stage, "epub");
+	if (lec__publish_tree(&pub, stage) < 0) {
 		lec__job_fail(job, "Publishing the output failed: %s",
 			      lec_error_last());
 		goto done;
@@ -295,6 +329,7 @@ int lec__job_publish(struct lec__job *job)
 	}
 	rc = 0;
 done:
+	lec__free(stage);
 	lec__free(html);
 	lec__free(published);
 	return rc;

@@ -468,8 +468,14 @@ static int venv_make(struct install *in, uint64_t inputs)
 		lec__free(venv_rel);
 		return lec__job_fail(job, "out of memory");
 	}
-	if (access(job->venv_python, X_OK) == 0 &&
-	    stamp_matches(stamp, inputs)) {
+	snprintf(job->venv_stamp, sizeof(job->venv_stamp), "%016llx",
+		 (unsigned long long)inputs);
+	if (job->build && job->build->fresh) {
+		lec__job_cache_note(job, "python", 0,
+				    "a fresh build was asked for");
+	} else if (access(job->venv_python, X_OK) == 0 &&
+		   stamp_matches(stamp, inputs)) {
+		lec__job_cache_note(job, "python", 1, NULL);
 		lec__job_note(job, "python -m venv", "Reusing the virtualenv: "
 						     "its requirements are "
 						     "unchanged.\n");
@@ -477,6 +483,11 @@ static int venv_make(struct install *in, uint64_t inputs)
 		lec__free(venv_rel);
 		return 1;
 	}
+	if (!(job->build && job->build->fresh))
+		lec__job_cache_note(job, "python", 0,
+				    access(job->venv_python, X_OK) == 0
+					    ? "the requirements changed"
+					    : "no environment was kept");
 	unlink(stamp);
 	/* venvs/ is the builds' to spoil: when it is not a directory any
 	 * more (a link out, a file), all of it goes. */

@@ -23,6 +23,8 @@ static const char *const conf_candidates[] = {
 	"docs/source/conf.py", "doc/source/conf.py", "source/conf.py",
 };
 
+/* What Sphinx says when its kept environment cannot be loaded. */
+#define SPHINX_ENV_FAILED "loading pickled environment... failed"
 /* latexmk turns Sphinx's LaTeX into PDF; without it there is no PDF. */
 #define LATEXMK "/usr/bin/latexmk"
 
@@ -119,6 +121,109 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 	return rc;
 }
 
+/* Generator state ------------------------------------------------------------- */
+
+/* The path of the version's kept-state record for cache name, beside its
+ * tree (the engine's own, like the tree's manifest). */
+static char *state_path(const struct lec__job *job, const char *name)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	lec__buf_printf(&b, "%s.%s", job->checkout, name);
+	return lec__buf_take(&b);
+}
+
+/* Lectern's and the generators' versions, the configuration and the
+ * requirement files: what every generator's kept state depends on. */
+static void key_common(const struct lec__job *job, struct lec__cache_key *k)
+{
+	const struct lec_rtd_config *c = job->config;
+	int i;
+
+	lec__cache_key_text(k, "Lectern", job->env->lectern_stamp, 0);
+	lec__cache_key_text(k, "Sphinx", job->env->sphinx_version, 1);
+	lec__cache_key_text(k, "MkDocs", job->env->mkdocs_version, 1);
+	lec__cache_key_text(k, "the Python environment", job->venv_stamp, 0);
+	lec__cache_key_file(k, job->checkout,
+			    c && c->path ? c->path : ".readthedocs.yaml");
+	for (i = 0; c && i < c->python_install_count &&
+		    k->n < LEC__CACHE_KEY_PARTS - 2;
+	     i++)
+		if (c->python_install[i].requirements)
+			lec__cache_key_file(k, job->checkout,
+					    c->python_install[i].requirements);
+}
+
+/* Why the kept pages (not the environment) cannot be reused: pages added,
+ * removed or renamed, or a page's titles, labels or toctree changed, or
+ * any other file (each may change every page); NULL when they can. */
+static const char *pages_invalid(const struct lec__job *job)
+{
+	unsigned long c = job->changes;
+
+	if (c & (1UL << ('A' - 'A') | 1UL << ('D' - 'A')))
+		return "pages were added or removed";
+	if (c & 1UL << ('O' - 'A'))
+		return "a page's titles, labels or toctree changed";
+	if (c & 1UL << ('X' - 'A'))
+		return "files other than pages changed";
+	return NULL;
+}
+
+/* Sphinx keeps its environment (doctrees, under conf.py's directory) and
+ * its pages (_readthedocs/html) in the version's tree between builds, and
+ * rereads and rewrites only what changed. Both are used only when the
+ * key is unchanged; the pages only when no other page could show what
+ * changed (Sphinx itself does not rewrite the navigation of pages it did
+ * not reread). Otherwise what cannot be used goes, and the reason is
+ * noted. Preview builds keep their own state (preview.c). */
+static void sphinx_state(struct lec__job *job, const char *conf)
+{
+	struct lec__cache_key key = { .n = 0 };
+	char reason[160], *record = state_path(job, "sphinx"), *doctrees;
+	const char *why = NULL;
+	struct lec__buf b = LEC__BUF_INIT;
+	int reuse;
+
+	if (job->sink || record == NULL) {
+		lec__free(record);
+		return;
+	}
+	key_common(job, &key);
+	lec__cache_key_file(&key, job->checkout, conf);
+	lec__cache_key_text(&key, "the builder",
+			    job->config && job->config->sphinx_builder
+				    ? job->config->sphinx_builder
+				    : "html",
+			    1);
+	reuse = lec__cache_key_check(&key, record, reason, sizeof(reason));
+	if (job->build->fresh)
+		snprintf(reason, sizeof(reason), "a fresh build was asked for");
+	else if (reuse && job->changes == ~0UL)
+		snprintf(reason, sizeof(reason), "the tree was checked out "
+						 "afresh");
+	reuse = reuse && !job->build->fresh && job->changes != ~0UL;
+	lec__buf_printf(&b, "%.*s_build/doctrees",
+			strrchr(conf, '/') ? (int)(strrchr(conf, '/') - conf + 1)
+					   : 0,
+			conf);
+	doctrees = lec__buf_take(&b);
+	if (!reuse && doctrees)
+		lec__remove_beneath(job->checkout, doctrees);
+	lec__job_cache_note(job, "doctrees", reuse, reuse ? NULL : "%s",
+			    reason);
+	why = reuse ? pages_invalid(job) : reason;
+	if (why)
+		lec__remove_beneath(job->checkout, "_readthedocs/html");
+	lec__job_cache_note(job, "html", why == NULL, why ? "%s" : NULL, why);
+	job->keep_html = 1;
+	/* Recorded now, used by the next build only if this one passes
+	 * (build_job.c forgets it otherwise). */
+	job->state_record = record;
+	job->state_key = key;
+	lec__free(doctrees);
+}
+
 static int build_sphinx_html(struct lec__job *job)
 {
 	const char *conf = find_conf(job);
@@ -138,9 +243,20 @@ static int build_sphinx_html(struct lec__job *job)
 			builder = "dirhtml";
 	}
 	lec__job_note_file(job, conf);
+	sphinx_state(job, conf);
+	/* A kept environment Sphinx cannot load (a build spoiled it) is
+	 * rebuilt by Sphinx itself: the notes then say so. */
+	lec__job_listen(job, SPHINX_ENV_FAILED);
 	rc = outdir ? run_sphinx(job, conf, builder, outdir,
 				 "$READTHEDOCS_OUTPUT/html")
 		    : lec__job_fail(job, "out of memory");
+	if (job->listen.heard) {
+		lec__job_cache_note(job, "doctrees", 0, "Sphinx could not read "
+							"its kept environment");
+		lec__job_cache_note(job, "html", 0, "Sphinx could not read its "
+						    "kept environment");
+	}
+	lec__job_listen(job, NULL);
 	lec__free(outdir);
 	return rc;
 }
@@ -295,7 +411,7 @@ static int zip_dir(struct lec__job *job, const char *src)
 	char *zip = NULL;
 	int rc;
 
-	if (dir == NULL || lec__job_real_dirs(job, "checkout/_readthedocs") < 0 ||
+	if (dir == NULL || lec__job_real_dirs(job, job->checkout, "_readthedocs") < 0 ||
 	    lec__mkdirs(dir) < 0 || lec__chown_tree(job->env, dir, 1, 0) < 0) {
 		lec__free(dir);
 		return lec__job_fail(job, "%s", lec_error_last());
@@ -330,8 +446,8 @@ static int keep_single(struct lec__job *job, const char *from,
 	struct stat sb;
 	int found = 0, rc = -1;
 
-	if (lec__job_real_dirs(job, fmt) == 1 &&
-	    lec__job_real_dirs(job, "checkout/_readthedocs") >= 0)
+	if (lec__job_real_dirs(job, job->build_dir, fmt) == 1 &&
+	    lec__job_real_dirs(job, job->checkout, "_readthedocs") >= 0)
 		d = opendir(from);
 	while (d && (e = readdir(d)) != NULL) {
 		size_t n = strlen(e->d_name), m = strlen(ext);
@@ -472,6 +588,14 @@ int lec__job_build_docs(struct lec__job *job)
 	 * the configuration's, else the one detected, and the built-in
 	 * Markdown site has the clean URLs of "generic". */
 	job->doctype = c ? c->doctype : LEC_DOCTYPE_SPHINX;
+	/* Only Sphinx builds on the pages it kept (sphinx_state); any other
+	 * generator starts from an empty output, whatever ran before. */
+	if (gen != LEC__GEN_SPHINX && !job->sink)
+		lec__remove_beneath(job->checkout, "_readthedocs/html");
+	if (gen == LEC__GEN_MKDOCS)
+		lec__job_cache_note(job, "mkdocs", 0,
+				    "MkDocs has no incremental mode: every "
+				    "page is built");
 	switch (gen) {
 	case LEC__GEN_COMMANDS:
 		rc = build_commands(job);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,10 +53,27 @@ int lec__build_env_init(struct lec__build_env *env,
 	return LEC_OK;
 }
 
+/* This Lectern's program as its size and time: a rebuilt Lectern may
+ * build differently, so its kept state is not reused. */
+static int stamp_program(struct lec__build_env *env, const char *program)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	struct stat sb;
+
+	if (stat(program, &sb) != 0)
+		return lec__error(LEC_EIO, "%s: %s", program, strerror(errno));
+	lec__buf_printf(&b, "%lld-%lld.%09ld", (long long)sb.st_size,
+			(long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec);
+	lec__free(env->lectern_stamp);
+	LEC__CHECK_ALLOC(env->lectern_stamp = lec__buf_take(&b));
+	return LEC_OK;
+}
+
 int lec__build_env_identify(struct lec__build_env *env,
 			    const struct lec_pipeline_config *config)
 {
 	char *why = NULL, real[PATH_MAX];
+	int error;
 
 	env->build_uid = config->build_uid ? config->build_uid
 					   : LEC_RUNNER_DEFAULT_UID;
@@ -66,6 +84,8 @@ int lec__build_env_identify(struct lec__build_env *env,
 		return lec__error(LEC_EIO, "cannot find the lectern program: %s",
 				  strerror(errno));
 	LEC__CHECK_ALLOC(env->helper = lec__strdup(real));
+	if ((error = stamp_program(env, real)) < 0)
+		return error;
 	if (!lec_runner_sandbox_available(&why)) {
 		struct lec__buf b = LEC__BUF_INIT;
 
@@ -88,6 +108,7 @@ void lec__build_env_dispose(struct lec__build_env *env)
 	lec__free(env->production_domain);
 	lec__free(env->helper);
 	lec__free(env->sandbox_error);
+	lec__free(env->lectern_stamp);
 	lec__free(env->python);
 	lec__free(env->python_about);
 	pthread_mutex_destroy(&env->lock);
@@ -182,6 +203,10 @@ int lec__build_env_find_python(struct lec__build_env *env, const char *only)
 	}
 	env->has_sphinx = strcmp(sphinx, "-") != 0;
 	env->has_mkdocs = strcmp(mkdocs, "-") != 0;
+	snprintf(env->sphinx_version, sizeof(env->sphinx_version), "%s",
+		 sphinx);
+	snprintf(env->mkdocs_version, sizeof(env->mkdocs_version), "%s",
+		 mkdocs);
 	lec__buf_printf(&about, "%s (Sphinx %s, MkDocs %s)", found,
 			env->has_sphinx ? sphinx : "not installed",
 			env->has_mkdocs ? mkdocs : "not installed");

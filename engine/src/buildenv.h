@@ -26,9 +26,11 @@ struct lec__build_env {
 	unsigned build_uid, build_gid;  /* whom builds run as under root */
 	char *helper;        /* the `lectern` program for git work, or NULL */
 	char *sandbox_error; /* why builds cannot run here, or NULL */
+	char *lectern_stamp; /* this Lectern build, for cache keys */
 	char *python;        /* interpreter with Sphinx/MkDocs, or NULL */
 	char *python_about;  /* "/usr/bin/python3 (Sphinx 5.3.0, MkDocs -)" */
 	int has_sphinx, has_mkdocs;
+	char sphinx_version[48], mkdocs_version[48]; /* "-": none */
 	void (*log)(void *payload, const char *message); /* or NULL */
 	void *log_payload;
 	pthread_mutex_t lock; /* guards stopping; wake waits on it */

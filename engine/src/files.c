@@ -29,6 +29,8 @@
 
 /* openat2 answers EAGAIN when a rename raced its lookup: try this often. */
 #define OPEN_BENEATH_TRIES 8
+/* Bytes copied per call. */
+#define COPY_CHUNK (1024 * 1024)
 
 /* Paths ------------------------------------------------------------------ */
 
@@ -236,6 +238,7 @@ int lec__read_in(const char *dir, const char *rel, size_t max, char **data,
  * names of its subdirectories, entered one after the other. */
 struct frame {
 	char *name;
+	size_t path_len; /* of its path in the walk's path buffer */
 	struct stat st;
 	char **subdirs;
 	size_t nsub, next, cap;
@@ -246,7 +249,18 @@ struct walk {
 	void *payload;
 	struct frame *stack;
 	size_t depth, cap; /* frames in use, room */
+	struct lec__buf path; /* of what is visited */
 };
+
+/* The path of name in the directory whose path is base bytes long. */
+static const char *walk_path(struct walk *w, size_t base, const char *name)
+{
+	w->path.len = base;
+	if (base > 0)
+		lec__buf_putn(&w->path, "/", 1);
+	lec__buf_puts(&w->path, name);
+	return w->path.oom ? NULL : w->path.ptr;
+}
 
 static void frame_dispose(struct frame *f)
 {
@@ -258,7 +272,8 @@ static void frame_dispose(struct frame *f)
 	lec__free(f->name);
 }
 
-static int frame_push(struct walk *w, const char *name, const struct stat *st)
+static int frame_push(struct walk *w, const char *name, const struct stat *st,
+		      size_t path_len)
 {
 	struct frame *f;
 
@@ -273,6 +288,7 @@ static int frame_push(struct walk *w, const char *name, const struct stat *st)
 	f = &w->stack[w->depth];
 	memset(f, 0, sizeof(*f));
 	f->st = *st;
+	f->path_len = path_len;
 	LEC__CHECK_ALLOC(f->name = lec__strdup(name));
 	w->depth++;
 	return LEC_OK;
@@ -310,11 +326,16 @@ static int read_dir(struct walk *w, int cur)
 	}
 	while (error == LEC_OK && (e = readdir(dir)) != NULL) {
 		struct lec__walk_at at = { cur, e->d_name, &st,
-					   (unsigned)w->depth };
+					   (unsigned)w->depth, NULL };
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
 		    fstatat(cur, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
+		if (!S_ISDIR(st.st_mode) &&
+		    (at.path = walk_path(w, f->path_len, e->d_name)) == NULL)
+			error = lec__error_oom();
+		if (error < 0)
+			break;
 		error = S_ISDIR(st.st_mode)
 				? subdir_add(f, e->d_name)
 				: w->fn(&at, LEC__WALK_ENTRY, w->payload);
@@ -328,11 +349,14 @@ static int read_dir(struct walk *w, int cur)
 static int enter(struct walk *w, int *cur, const char *name)
 {
 	struct stat st;
-	struct lec__walk_at at = { *cur, name, &st, (unsigned)w->depth };
+	struct lec__walk_at at = { *cur, name, &st, (unsigned)w->depth, NULL };
 	int rc, fd;
 
 	if (fstatat(*cur, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return LEC_OK; /* gone meanwhile */
+	if ((at.path = walk_path(w, w->stack[w->depth - 1].path_len, name)) ==
+	    NULL)
+		return lec__error_oom();
 	if (!S_ISDIR(st.st_mode))
 		return w->fn(&at, LEC__WALK_ENTRY, w->payload);
 	if ((rc = w->fn(&at, LEC__WALK_ENTER, w->payload)) < 0)
@@ -342,7 +366,7 @@ static int enter(struct walk *w, int *cur, const char *name)
 	fd = openat(*cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) /* unreadable: its entries stay unvisited */
 		return w->fn(&at, LEC__WALK_LEAVE, w->payload);
-	if ((rc = frame_push(w, name, &st)) < 0) {
+	if ((rc = frame_push(w, name, &st, w->path.len)) < 0) {
 		close(fd);
 		return rc;
 	}
@@ -358,7 +382,7 @@ static int leave(struct walk *w, int *cur)
 	struct frame *f = &w->stack[w->depth - 1];
 	const struct stat *parent = &w->stack[w->depth - 2].st;
 	struct lec__walk_at at = { -1, f->name, &f->st,
-				   (unsigned)w->depth - 1 };
+				   (unsigned)w->depth - 1, NULL };
 	int up = openat(*cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 	struct stat st;
 
@@ -376,6 +400,9 @@ static int leave(struct walk *w, int *cur)
 	close(*cur);
 	*cur = up;
 	at.dirfd = up;
+	w->path.len = f->path_len;
+	w->path.ptr[f->path_len] = '\0';
+	at.path = w->path.ptr;
 	rc = w->fn(&at, LEC__WALK_LEAVE, w->payload);
 	frame_dispose(f);
 	w->depth--;
@@ -384,9 +411,9 @@ static int leave(struct walk *w, int *cur)
 
 int lec__walk(int parent, const char *name, lec__walk_fn fn, void *payload)
 {
-	struct walk w = { fn, payload, NULL, 0, 0 };
+	struct walk w = { fn, payload, NULL, 0, 0, LEC__BUF_INIT };
 	struct stat st;
-	struct lec__walk_at top = { parent, name, &st, 0 };
+	struct lec__walk_at top = { parent, name, &st, 0, "" };
 	int cur = -1, rc;
 
 	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -402,7 +429,7 @@ int lec__walk(int parent, const char *name, lec__walk_fn fn, void *payload)
 	cur = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cur < 0)
 		return lec__error(LEC_EIO, "%s: %s", name, strerror(errno));
-	if ((rc = frame_push(&w, name, &st)) == LEC_OK)
+	if ((rc = frame_push(&w, name, &st, 0)) == LEC_OK)
 		rc = read_dir(&w, cur);
 	/* Down into each subdirectory in turn, up when one is done; the top
 	 * directory is left through the caller's descriptor instead. */
@@ -426,7 +453,96 @@ int lec__walk(int parent, const char *name, lec__walk_fn fn, void *payload)
 	while (w.depth > 0)
 		frame_dispose(&w.stack[--w.depth]);
 	lec__free(w.stack);
+	lec__buf_dispose(&w.path);
 	return rc < 0 ? rc : LEC_OK;
+}
+
+/* Copying --------------------------------------------------------------------- */
+
+int lec__copy_fd(int in, int out, size_t *bytes)
+{
+	char *buf = NULL;
+	ssize_t n, w;
+	int error = LEC_OK;
+
+	while ((n = copy_file_range(in, NULL, out, NULL, COPY_CHUNK, 0)) > 0)
+		if (bytes)
+			*bytes += (size_t)n;
+	if (n == 0)
+		return LEC_OK;
+	if (errno != EXDEV && errno != ENOSYS && errno != EINVAL &&
+	    errno != EOPNOTSUPP)
+		return lec__error(LEC_EIO, "cannot copy: %s", strerror(errno));
+	LEC__CHECK_ALLOC(buf = lec__malloc(COPY_CHUNK));
+	while (error == LEC_OK && (n = read(in, buf, COPY_CHUNK)) != 0) {
+		ssize_t done = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			error = lec__error(LEC_EIO, "cannot copy: %s",
+					   strerror(errno));
+		while (error == LEC_OK && done < n) {
+			if ((w = write(out, buf + done, (size_t)(n - done))) < 0 &&
+			    errno != EINTR)
+				error = lec__error(LEC_EIO, "cannot copy: %s",
+						   strerror(errno));
+			done += w > 0 ? w : 0;
+		}
+		if (bytes && error == LEC_OK)
+			*bytes += (size_t)n;
+	}
+	lec__free(buf);
+	return error;
+}
+
+struct copying {
+	const char *to;
+	struct lec__buf dst;
+};
+
+static int copy_visit(const struct lec__walk_at *at,
+		      enum lec__walk_event event, void *payload)
+{
+	struct copying *c = payload;
+	int in, out, error;
+
+	if (event == LEC__WALK_LEAVE ||
+	    (event == LEC__WALK_ENTRY && !S_ISREG(at->st->st_mode)))
+		return 0;
+	c->dst.len = 0;
+	lec__buf_printf(&c->dst, "%s%s%s", c->to, at->depth ? "/" : "",
+			at->path);
+	if (c->dst.oom)
+		return lec__error_oom();
+	if (event == LEC__WALK_ENTER)
+		return mkdir(c->dst.ptr, 0755) == 0 || errno == EEXIST
+			       ? 0
+			       : lec__error(LEC_EIO, "%s: cannot create: %s",
+					    c->dst.ptr, strerror(errno));
+	in = openat(at->dirfd, at->name,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0)
+		return lec__error(LEC_EIO, "%s: %s", at->path, strerror(errno));
+	out = open(c->dst.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				       O_CLOEXEC,
+		   0644);
+	error = out < 0 ? lec__error(LEC_EIO, "%s: cannot create: %s",
+				     c->dst.ptr, strerror(errno))
+			: lec__copy_fd(in, out, NULL);
+	close(in);
+	if (out >= 0)
+		close(out);
+	return error;
+}
+
+int lec__copy_tree(const char *from, const char *to)
+{
+	struct copying c = { to, LEC__BUF_INIT };
+	int error = lec__walk(AT_FDCWD, from, copy_visit, &c);
+
+	lec__buf_dispose(&c.dst);
+	return error;
 }
 
 /* Removing and measuring ------------------------------------------------------ */

@@ -62,12 +62,14 @@ enum lec__walk_event {
 };
 
 /* What the walk is at: name in the directory dirfd (valid during the
- * call), its lstat and its depth (the walk's top is 0). */
+ * call), its lstat, its depth (the walk's top is 0) and its path from the
+ * top ("" for the top, "a/b" below it). */
 struct lec__walk_at {
 	int dirfd;
 	const char *name;
 	const struct stat *st;
 	unsigned depth;
+	const char *path;
 };
 
 /* Return 0 to go on, LEC__WALK_SKIP from ENTER to leave that directory's
@@ -96,6 +98,14 @@ int lec__empty_tree(const char *path);
  * lec__open_beneath resolves it: a link the build put in the way is
  * never followed out of root. */
 int lec__remove_beneath(const char *root, const char *rel);
+
+/* Copy what remains of in to out, in the kernel when it can; *bytes (or
+ * NULL) counts what was copied. */
+int lec__copy_fd(int in, int out, size_t *bytes);
+/* Copy the directories and regular files of the tree from into to (made
+ * when missing; files there are replaced), never following a link; links
+ * and special files are left out. */
+int lec__copy_tree(const char *from, const char *to);
 
 /* What a tree holds: bytes of disk (blocks allocated), entries, and its
  * deepest level. */

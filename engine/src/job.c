@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "job.h"
 #include "lectern/repo.h"
 #include "lectern/resolve.h"
@@ -179,11 +181,47 @@ struct run_state {
 	struct lec__tail tail; /* the output's end, for the failure's cause */
 };
 
+void lec__job_listen(struct lec__job *job, const char *phrase)
+{
+	memset(&job->listen, 0, sizeof(job->listen));
+	if (phrase && strlen(phrase) <= LEC__LISTEN_MAX)
+		job->listen.phrase = phrase;
+}
+
+/* Whether the phrase listened for is in data, or across the chunk before
+ * and this one; keeps this chunk's end for the next. */
+static void listen_to(struct lec__listen *l, const char *data, size_t len)
+{
+	size_t n, take;
+	char joined[2 * LEC__LISTEN_MAX];
+
+	if (l->phrase == NULL || l->heard)
+		return;
+	n = strlen(l->phrase);
+	take = len < n ? len : n;
+	memcpy(joined, l->carry, l->ncarry);
+	memcpy(joined + l->ncarry, data, take);
+	l->heard = memmem(joined, l->ncarry + take, l->phrase, n) != NULL ||
+		   memmem(data, len, l->phrase, n) != NULL;
+	/* Keep the last n - 1 bytes of what has come so far. */
+	if (len >= n - 1) {
+		l->ncarry = n - 1;
+		memcpy(l->carry, data + len - l->ncarry, l->ncarry);
+	} else {
+		size_t keep = l->ncarry + len > n - 1 ? n - 1 - len : l->ncarry;
+
+		memmove(l->carry, l->carry + l->ncarry - keep, keep);
+		memcpy(l->carry + keep, data, len);
+		l->ncarry = keep + len;
+	}
+}
+
 static int run_output(const char *data, size_t len, void *payload)
 {
 	struct run_state *rs = payload;
 
 	lec__tail_add(&rs->tail, data, len);
+	listen_to(&rs->out.job->listen, data, len);
 	if (rs->sb && rs->sb->output)
 		return rs->sb->output(rs->sb->payload, data, len);
 	append_masked(&rs->out, &rs->masker, data, len);
@@ -267,7 +305,8 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		    const struct lec__job_sandbox *sb)
 {
 	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS];
-	const char *watch[3] = { NULL, NULL, NULL };
+	const char *watch[4] = { NULL, NULL, NULL, NULL };
+	size_t nwatch = 0;
 	struct lec_runner_spec spec = { 0 };
 	struct lec_runner_result r = { 0 };
 	struct lec_runner_limits limits;
@@ -284,10 +323,18 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 					  "of %u seconds.",
 				     job->env->limits.time_limit_s);
 	}
-	/* The build's directory, the project's environment, then what this
-	 * step adds (pip's configuration, a mirror). */
+	/* The build's directory, the version's kept tree, the project's
+	 * environment, then what this step adds (pip's configuration, a
+	 * mirror). What a build writes in any of them counts towards its
+	 * disk cap. */
 	mounts[spec.nmounts++] =
 		(struct lec_runner_mount){ job->build_dir, 1 };
+	watch[nwatch++] = job->build_dir;
+	if (job->tree_manifest) {
+		mounts[spec.nmounts++] =
+			(struct lec_runner_mount){ job->checkout, 1 };
+		watch[nwatch++] = job->checkout;
+	}
 	if (job->venv)
 		mounts[spec.nmounts++] = (struct lec_runner_mount){
 			job->venv_root, sb == NULL || sb->venv_writable
@@ -300,8 +347,8 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	spec.env = sb && sb->env ? sb->env : (const char *const *)job->cmd_env;
 	spec.cwd = cwd;
 	spec.mounts = mounts;
-	watch[0] = job->build_dir;
-	watch[1] = job->venv ? job->venv_root : NULL;
+	if (job->venv)
+		watch[nwatch++] = job->venv_root;
 	spec.watch_dirs = watch;
 	spec.network = sb ? sb->network : 0;
 	spec.uid = job->env->build_uid;
@@ -537,10 +584,11 @@ done:
 	return error;
 }
 
-int lec__job_real_dirs(struct lec__job *job, const char *rel)
+int lec__job_real_dirs(struct lec__job *job, const char *base,
+		       const char *rel)
 {
 	char *copy = lec__strdup(rel), *part, *save = NULL;
-	int fd = open(job->build_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 1, next;
 
 	for (part = copy ? strtok_r(copy, "/", &save) : NULL;
@@ -607,3 +655,55 @@ int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 	return 0;
 }
 
+
+/* Caches ---------------------------------------------------------------------- */
+
+int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
+			const char *fmt, ...)
+{
+	struct lec__cache_note *note = NULL;
+	va_list ap;
+	size_t i;
+
+	for (i = 0; i < job->ncache && note == NULL; i++)
+		if (strcmp(job->cache[i].name, name) == 0)
+			note = &job->cache[i];
+	if (note == NULL && job->ncache < LEC__JOB_CACHES)
+		note = &job->cache[job->ncache++];
+	if (note == NULL)
+		return 0;
+	note->name = name;
+	note->reused = reused;
+	note->reason[0] = '\0';
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(note->reason, sizeof(note->reason), fmt, ap);
+		va_end(ap);
+	}
+	return 0;
+}
+
+char *lec__job_cache_json(const struct lec__job *job)
+{
+	cJSON *all = job->ncache ? cJSON_CreateObject() : NULL;
+	char *text = NULL, *copy = NULL;
+	size_t i;
+
+	for (i = 0; all && i < job->ncache; i++) {
+		const struct lec__cache_note *n = &job->cache[i];
+		cJSON *one = cJSON_AddObjectToObject(all, n->name);
+
+		if (one == NULL ||
+		    cJSON_AddBoolToObject(one, "reused", n->reused) == NULL ||
+		    (n->reason[0] &&
+		     cJSON_AddStringToObject(one, "reason", n->reason) == NULL)) {
+			cJSON_Delete(all);
+			return NULL;
+		}
+	}
+	if (all && (text = cJSON_PrintUnformatted(all)) != NULL)
+		copy = lec__strdup(text);
+	cJSON_free(text);
+	cJSON_Delete(all);
+	return copy;
+}

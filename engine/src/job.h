@@ -33,6 +33,21 @@ struct lec__job_sink {
 	void *payload;
 };
 
+/* Longest phrase lec__job_listen searches output for. */
+#define LEC__LISTEN_MAX 64
+/* Caches one build reports on (checkout, python, generator state...). */
+#define LEC__JOB_CACHES 8
+/* Parts of a cache key (build_cache.c). */
+#define LEC__CACHE_KEY_PARTS 16
+struct lec__cache_key {
+	struct lec__cache_part {
+		char label[96];
+		char value[80];
+		int version; /* a version ("A 1 → 2"), else a hash ("A changed") */
+	} parts[LEC__CACHE_KEY_PARTS];
+	size_t n;
+};
+
 /* One build in progress. A preview (sink set) has no store, build,
  * version or mirror: only the fields the generator steps read. */
 struct lec__job {
@@ -42,7 +57,8 @@ struct lec__job {
 	struct lec_project *project;
 	struct lec_version *version;
 	char *build_dir;  /* builds/<id> */
-	char *checkout;   /* builds/<id>/checkout */
+	char *checkout;   /* checkouts/<project>/<version>, kept */
+	char *tree_manifest; /* what the last checkout wrote (build_tree.c) */
 	char *output;     /* checkout/_readthedocs */
 	char *mirror;     /* repos/<project>.git */
 	char *commit;
@@ -66,6 +82,31 @@ struct lec__job {
 	char *venv_python; /* venv/bin/python, or NULL */
 	const char *python; /* what generators run with: venv_python or the
 			       environment's (NULL: env->python) */
+	/* What the checkout changed since the last build's (build_tree.c):
+	 * lec_repo_change letters seen, as bits (1 << (letter - 'A')); all
+	 * set when the tree was checked out afresh. */
+	unsigned long changes;
+	char venv_stamp[24]; /* what the venv was made from, hex; "" none */
+	/* A phrase the next commands' output is searched for (a generator
+	 * saying it dropped its kept state), and whether it came. */
+	struct lec__listen {
+		const char *phrase; /* at most LEC__LISTEN_MAX bytes */
+		int heard;
+		char carry[LEC__LISTEN_MAX]; /* the output's last bytes */
+		size_t ncarry;
+	} listen;
+	int keep_html;       /* _readthedocs/html stays for the next build */
+	/* The generator state's key, saved at state_record (owned) once the
+	 * build has passed, forgotten otherwise. */
+	char *state_record;
+	struct lec__cache_key state_key;
+	/* Each cache the build could use, whether it was, and why not. */
+	struct lec__cache_note {
+		const char *name; /* "checkout", "python", "doctrees"... */
+		int reused;
+		char reason[160];
+	} cache[LEC__JOB_CACHES];
+	size_t ncache;
 };
 
 /* Most mounts one command gets: the build directory, the venv, and what
@@ -146,12 +187,13 @@ void lec__job_record_finish(struct lec__job *job, int64_t id, int exit_code);
 /* A note in the log: a finished pseudo-command with its text as output. */
 void lec__job_note(struct lec__job *job, const char *display,
 		   const char *text);
-/* Whether every component of rel (relative to the build directory) is a
- * real directory, not a link a build made: 1 yes, 0 one is missing, -1 the
- * job failed (one is a link or a file). Only race-free once no process of
- * the build runs, which is when the pipeline reads or moves what a build
- * wrote. */
-int lec__job_real_dirs(struct lec__job *job, const char *rel);
+/* Whether every component of rel (relative to base, the build directory
+ * or the checkout) is a real directory, not a link a build made: 1 yes, 0
+ * one is missing, -1 the job failed (one is a link or a file). Only
+ * race-free once no process of the build runs, which is when the pipeline
+ * reads or moves what a build wrote. */
+int lec__job_real_dirs(struct lec__job *job, const char *base,
+		       const char *rel);
 /* `cat <relpath>` in the log, with the file's text (capped). */
 void lec__job_note_file(struct lec__job *job, const char *relpath);
 /* Read the checkout's .readthedocs.yaml into job->config (NULL without
@@ -160,6 +202,34 @@ void lec__job_note_file(struct lec__job *job, const char *relpath);
 int lec__job_read_config(struct lec__job *job, const char *yaml_path);
 /* Run each user command of a build.jobs hook (sh -c, checkout root). */
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
+/* Search the output of the commands that follow for phrase (static, at
+ * most LEC__LISTEN_MAX bytes), across their chunks; job->listen.heard
+ * says whether it came. */
+void lec__job_listen(struct lec__job *job, const char *phrase);
+/* Note whether the cache called name was reused (reused 1, fmt NULL) or
+ * why not; a second note of the same name replaces the first. Returns 0
+ * (the build goes on either way). */
+int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
+			const char *fmt, ...) LEC__PRINTF(4, 5);
+/* The notes as JSON, {"<name>": {"reused": bool[, "reason": text]}};
+ * owned by the caller, NULL without notes. */
+char *lec__job_cache_json(const struct lec__job *job);
+/* Cache keys (build_cache.c): the named parts a kept cache depends on.
+ * Add a part whose value is text: a version (its change reads "A 1 →
+ * 2") or not ("A changed"); or the SHA-256 of the regular file rel
+ * beneath dir (read as lec__read_in reads; "absent" when not there). */
+void lec__cache_key_text(struct lec__cache_key *key, const char *label,
+			 const char *value, int version);
+void lec__cache_key_file(struct lec__cache_key *key, const char *dir,
+			 const char *rel);
+/* Whether key equals the one saved at path: 1, or 0 with the first part
+ * that differs as the reason ("docs/conf.py changed", "Sphinx 5.3.0 →
+ * 7.2.6", "no earlier build to reuse"). */
+int lec__cache_key_check(const struct lec__cache_key *key, const char *path,
+			 char *reason, size_t cap);
+/* Save key at path (atomically), or forget the one there. */
+int lec__cache_key_save(const struct lec__cache_key *key, const char *path);
+void lec__cache_key_forget(const char *path);
 /* The environment of the build's commands (notes §5.6) and the secrets
  * to mask in their output: job->env_vars, job->secrets. */
 int lec__job_make_env(struct lec__job *job);

@@ -49,6 +49,15 @@ int lec__job_submodules(struct lec__job *job);
  * time_limit_s. */
 int lec__fetch_mirror(struct lec__build_env *env,
 		      const struct lec_project *p, unsigned time_limit_s);
+/* The version's kept working tree (build_tree.c). Before a checkout:
+ * check the tree against what the last one wrote and clean what the
+ * commit does not have, keeping the generators' state; *from (owned) is
+ * then the commit the tree holds, to update from, or NULL when the tree
+ * must be checked out afresh (the reason noted as the "checkout" cache).
+ * After it: record what it wrote, or forget the record. */
+int lec__tree_prepare(struct lec__job *job, int fresh, char **from);
+int lec__tree_record(struct lec__job *job);
+void lec__tree_forget(struct lec__job *job);
 /* The install step (build_python.c): the venv and python.install. */
 int lec__job_install_python(struct lec__job *job);
 /* The publish step (build_publish.c). */

@@ -447,6 +447,12 @@ static const char migration_10[] =
 	"  ELSE 'generic' END"
 	"  WHERE state = 'finished' AND success = 0;";
 
+/* A fresh build on demand (the trigger's "fresh"), and what each build
+ * could reuse of the last one's work (its caches), as JSON. */
+static const char migration_11[] =
+	"ALTER TABLE builds ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE builds ADD COLUMN cache TEXT;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -458,6 +464,7 @@ static const char *const migrations[] = {
 	migration_8,
 	migration_9,
 	migration_10,
+	migration_11,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

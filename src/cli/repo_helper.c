@@ -1,7 +1,7 @@
 /*
- * `lectern __repo fetch DIR`, `lectern __repo checkout MIRROR COMMIT DIR`
- * and `lectern __repo submodules MIRROR COMMIT`: the build pipeline's git
- * work, run as a child inside the build sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
+ * `lectern __repo fetch DIR`, `lectern __repo checkout MIRROR COMMIT DIR
+ * [FROM]` and `lectern __repo submodules MIRROR COMMIT`: the build
+ * pipeline's git work, run as a child inside the build sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
  * calls back), so the pipeline runs the fetch as a process it can kill at
  * the build's deadline; the checkout runs the same way so that every phase
  * of a build is inside its time limit and libgit2 reads a hostile
@@ -14,6 +14,10 @@
  * (PHASE receiving, resolving or checkout; TOTAL 0 when unknown), at most
  * REPO_HELPER_PROGRESS_HZ a second and once more at each phase's end; a
  * failure ends with one line "error: MESSAGE" and exit status 1.
+ * `checkout ... FROM` updates a kept checkout of FROM instead of writing a
+ * fresh one, and prints one line per path it changed,
+ *     change C PATH
+ * with C one of lec_repo_change's letters (A, D, M, O, X).
  * `submodules` prints one line per submodule of the commit's .gitmodules,
  *     submodule {"commit": ..., "name": ..., "path": ..., "url": ...}
  * because reading that file may open what an [include] names: only here,
@@ -102,6 +106,14 @@ static int helper_fail(void)
 	return CLI_EXIT_FAIL;
 }
 
+static int on_change(enum lec_repo_change change, const char *path,
+		     void *payload)
+{
+	(void)payload;
+	printf("change %c %s\n", (char)change, path);
+	return 0;
+}
+
 /* One "submodule {...}" line per submodule. */
 static int print_submodules(const char *mirror, const char *commit)
 {
@@ -142,12 +154,15 @@ int cli_repo_helper(int argc, char **argv)
 	else if (argc == 4 && strcmp(argv[0], "checkout") == 0)
 		rc = lec_repo_checkout(argv[1], argv[2], argv[3], on_checkout,
 				       &r);
+	else if (argc == 5 && strcmp(argv[0], "checkout") == 0)
+		rc = lec_repo_checkout_update(argv[1], argv[4], argv[2],
+					      argv[3], on_change, NULL, &r);
 	else if (argc == 3 && strcmp(argv[0], "submodules") == 0)
 		rc = print_submodules(argv[1], argv[2]);
 	else {
 		fprintf(stderr, "usage: lectern __repo fetch DIR (URL in "
 				"LECTERN_REPO_URL) | checkout MIRROR COMMIT "
-				"DIR | submodules MIRROR COMMIT\n");
+				"DIR [FROM] | submodules MIRROR COMMIT\n");
 		return CLI_EXIT_USAGE;
 	}
 	if (rc < 0)

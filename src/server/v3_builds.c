@@ -13,6 +13,9 @@
  * expand=config is allowed in lists too.
  */
 
+#include <string.h>
+
+#include "body.h"
 #include "lectern/build.h"
 #include "lectern/project.h"
 #include "lectern/version.h"
@@ -281,19 +284,47 @@ int srv_v3_version_build_detail(struct srv_request *req,
 			    SRV_PARENT_BUILDS_VERSION);
 }
 
+/* Whether the trigger asks for a fresh build: {"fresh": true}, Lectern's
+ * extension. The service reads no body here, so any other body is
+ * ignored as it ignores it; 1, 0, or -1 with res set (a bad "fresh"). */
+static int trigger_fresh(struct srv_request *req, struct srv_response *res)
+{
+	const char *ct = srv_header(req, "Content-Type");
+	cJSON *body;
+	int fresh = 0;
+
+	if (req->body_len == 0 || ct == NULL ||
+	    strncmp(ct, "application/json", strlen("application/json")) != 0)
+		return 0;
+	if ((body = srv_parse_body(req, res)) == NULL)
+		return -1;
+	if (cJSON_IsObject(body) &&
+	    srv_body_bool(body, "fresh", "fresh", 0, &fresh, res) < 0)
+		fresh = -1;
+	cJSON_Delete(body);
+	return fresh;
+}
+
 int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res)
 {
 	struct srv_parent parent;
 	struct lec_build *b = NULL;
 	cJSON *o;
-	int rc;
+	int rc, fresh;
 
-	/* The body is ignored. Any version may be built, pull-request ones
-	 * too; the engine cancels the version's unfinished builds. */
+	/* Any version may be built, pull-request ones too; the engine
+	 * cancels the version's unfinished builds. */
 	if (srv_v3_parent_load(req, res, SRV_PARENT_BUILDS_VERSION, &parent) < 0)
 		return res->status;
-	rc = lec_build_trigger(srv_store(req), parent.project->id,
-			       parent.version->id, NULL, &b, NULL);
+	if ((fresh = trigger_fresh(req, res)) < 0) {
+		srv_v3_parent_dispose(&parent);
+		return res->status;
+	}
+	rc = fresh ? lec_build_trigger_fresh(srv_store(req),
+					     parent.project->id,
+					     parent.version->id, NULL, &b, NULL)
+		   : lec_build_trigger(srv_store(req), parent.project->id,
+				       parent.version->id, NULL, &b, NULL);
 	if (rc < 0) {
 		srv_respond_engine_error(res, rc);
 	} else {

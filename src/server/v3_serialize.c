@@ -642,6 +642,16 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 			cJSON_Delete(progress);
 	}
 	cJSON_AddStringToObject(o, "project", p->slug);
+	/* Lectern's extension: what the build reused of earlier builds'
+	 * work, and why not (docs/api.md); absent before it is known. */
+	if (b->cache) {
+		cJSON *cache = cJSON_Parse(b->cache);
+
+		if (cJSON_IsObject(cache))
+			cJSON_AddItemToObject(o, "cache", cache);
+		else
+			cJSON_Delete(cache);
+	}
 	/* Lectern's extension: how a build that was not started by hand
 	 * started (absent otherwise, so the service's shape holds). */
 	if (b->triggered_by)

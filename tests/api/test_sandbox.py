@@ -180,7 +180,7 @@ class SandboxTest(ServerTestCase):
         cancel_a = "/api/v3/projects/%s/builds/%d/cancel/" % (a, a_build["id"])
         # Whatever fails below, A does not hold a worker for the next tests.
         self.addCleanup(self.server.post, cancel_a, token=self.token)
-        checkout = os.path.join(data, "builds", str(a_build["id"]), "checkout")
+        checkout = os.path.join(data, "checkouts", a, "latest")
         deadline = time.time() + BUILD_TIMEOUT
         while not os.path.exists(os.path.join(checkout, "ready")):
             self.assertLess(time.time(), deadline, "the other build never started its commands")
@@ -311,26 +311,27 @@ class SandboxTest(ServerTestCase):
                 self.assertNotIn(secret.encode(), r.body, path)
 
     def test_checkout_swapped_for_a_link_publishes_nothing_of_another_build(self):
-        """The build directory is the build user's, so a build can replace
-        its checkout with a link to another project's running build; the
-        server (root) must not publish through it (rename() would follow
-        the link: O_NOFOLLOW guards only a path's last component), so the
-        path down to the output is checked to be real directories once no
-        process of the build runs."""
+        """The checkout is the build user's, so a build can replace its
+        output directory with a link to another project's running build;
+        the server (root) must not publish through it (rename() would
+        follow the link: O_NOFOLLOW guards only a path's last component),
+        so the path down to the output is checked to be real directories
+        once no process of the build runs."""
         victim = self.import_repo("Robbed", fixtures.commands_config(
             "mkdir -p $READTHEDOCS_OUTPUT/html && echo %s > $READTHEDOCS_OUTPUT/html/index.html"
             % VICTIM_MARK, "sleep 60 # %s-robbed" % MARK))
         v_build = self.wait_build(victim, states=("building",))
-        index = os.path.join(self.server.data, "builds", str(v_build["id"]), "checkout",
-                             "_readthedocs", "html", "index.html")
+        victim_output = os.path.join(self.server.data, "checkouts", victim, "latest",
+                                     "_readthedocs")
+        index = os.path.join(victim_output, "html", "index.html")
         deadline = time.time() + BUILD_TIMEOUT
         while not os.path.exists(index):
             self.assertLess(time.time(), deadline)
             time.sleep(0.1)
         try:
             thief = self.import_repo("Thief", fixtures.commands_config(
-                'cd / && mv $HOME/checkout $HOME/real && ln -s "$(dirname $HOME)/%d/checkout" '
-                '$HOME/checkout' % v_build["id"]))
+                'cd / && mkdir -p $READTHEDOCS_OUTPUT && mv $READTHEDOCS_OUTPUT $HOME/real && '
+                'ln -s %s $READTHEDOCS_OUTPUT' % victim_output))
             self.wait_build(thief)
             r = self.docs(thief, "/en/latest/")
             self.assertNotIn(VICTIM_MARK.encode(), r.body)

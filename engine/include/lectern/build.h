@@ -90,6 +90,12 @@ struct lec_build {
 	 * a watched local repository. */
 	char *triggered_by;
 	enum lec_build_failure failure; /* NONE unless it finished failed */
+	/* A Lectern extension: 1 when the trigger asked for a fresh build
+	 * (no cache of earlier builds used); and what of the last build's
+	 * work the build reused, as JSON text {"<cache>": {"reused": bool,
+	 * "reason": text}}, or NULL (not built yet). */
+	int fresh;
+	char *cache;
 };
 
 struct lec_build_list {
@@ -155,6 +161,13 @@ int lec_build_state_final(enum lec_build_state state);
 int lec_build_trigger(struct lec_store *store, int64_t project_id,
 		      int64_t version_id, const char *commit,
 		      struct lec_build **out, size_t *cancelled);
+
+/** lec_build_trigger of a build that uses nothing earlier builds kept
+ * (the service's "wipe", as one build): the checkout, the environment and
+ * the generators' state are made afresh. */
+int lec_build_trigger_fresh(struct lec_store *store, int64_t project_id,
+			    int64_t version_id, const char *commit,
+			    struct lec_build **out, size_t *cancelled);
 
 /** A build by id. @param out owned by caller (lec_build_free)
  * @return LEC_OK or LEC_ENOTFOUND */
@@ -236,6 +249,11 @@ int lec_build_set_triggered_by(struct lec_store *store, int64_t id,
  * a second at most. @return LEC_OK; LEC_ENOTFOUND */
 int lec_build_set_progress(struct lec_store *store, int64_t id,
 			   const char *json);
+
+/** Record what the build reused of earlier builds' work (see struct
+ * lec_build.cache): JSON text, or NULL. @return LEC_OK; LEC_ENOTFOUND */
+int lec_build_set_cache(struct lec_store *store, int64_t id,
+			const char *json);
 
 /** Record the build's configuration, a JSON object (NULL clears it).
  * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (field "config": not a JSON

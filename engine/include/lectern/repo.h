@@ -139,6 +139,49 @@ int lec_repo_checkout(const char *mirror_dir, const char *commit,
  */
 int lec_repo_local_gitdir(const char *path, char **gitdir);
 
+/* How a path changed between two commits, for a kept checkout: what the
+ * generators' caches must take into account. */
+enum lec_repo_change {
+	LEC_REPO_ADDED = 'A',
+	LEC_REPO_DELETED = 'D',
+	LEC_REPO_MODIFIED = 'M', /* a document, changed only within itself */
+	LEC_REPO_OUTLINE = 'O',  /* a document whose titles, labels or
+				    toctrees changed: other pages show them */
+	LEC_REPO_OTHER = 'X'     /* any other file changed */
+};
+/* Told each path a checkout update changed; non-zero aborts the update. */
+typedef int (*lec_repo_change_cb)(enum lec_repo_change change,
+				  const char *path, void *payload);
+
+/**
+ * Bring target_dir, a checkout of `from` (exactly as lec_repo_checkout
+ * wrote it), to `commit`: only the paths that differ are removed or
+ * written, so unchanged files keep their contents and times and
+ * generators see them as unchanged. Directories left empty go. Entries
+ * are checked as lec_repo_checkout checks them, and every directory is
+ * entered without following a link.
+ * @param changed told every path written or removed
+ * @return as lec_repo_checkout; on failure the tree is in between and
+ *         must be checked out afresh
+ */
+int lec_repo_checkout_update(const char *mirror_dir, const char *from,
+			     const char *commit, const char *target_dir,
+			     lec_repo_change_cb changed,
+			     lec_repo_progress_cb cb, void *payload);
+
+/* Told each file, link and submodule of a commit's tree: its path and
+ * git file mode; non-zero stops the listing. */
+typedef int (*lec_repo_entry_cb)(const char *path, unsigned mode,
+				 void *payload);
+
+/**
+ * Every entry of commit's tree but its directories, depth first in the
+ * tree's order (what lec_repo_checkout writes).
+ * @return LEC_OK; LEC_EINVALID; LEC_ENOTFOUND; LEC_ERROR when cb stopped
+ */
+int lec_repo_tree_list(const char *mirror_dir, const char *commit,
+		       lec_repo_entry_cb cb, void *payload);
+
 /* Most submodules read from one .gitmodules: far beyond real projects,
  * and it bounds what a hostile file can make the pipeline fetch. */
 #define LEC_REPO_MAX_SUBMODULES 64
