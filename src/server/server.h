@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "lectern/store.h"
-#include "limits.h"
+#include "srv_limits.h"
 
 struct lec_store;
 struct lec_user;
