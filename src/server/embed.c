@@ -351,8 +351,7 @@ static int unresolve_path(struct srv_request *req, struct embed_page *pg,
 	    (rc = enter_subproject(req, pg, rest + 9, &rest)) < 0)
 		return rc;
 	scheme = pg->project->versioning_scheme;
-	if (scheme && strcmp(scheme, "single_version_without_translations") ==
-			      0) {
+	if (scheme && strcmp(scheme, DOCS_SCHEME_SINGLE) == 0) {
 		rc = lec_version_default_slug(srv_store(req), pg->project->id,
 					      &slug);
 		if (rc == LEC_OK)
@@ -361,8 +360,8 @@ static int unresolve_path(struct srv_request *req, struct embed_page *pg,
 		if (rc != LEC_OK)
 			return rc;
 	} else {
-		if (!(scheme && strcmp(scheme, "multiple_versions_without_"
-					       "translations") == 0) &&
+		if ((scheme == NULL ||
+		     strcmp(scheme, DOCS_SCHEME_NO_TRANSLATIONS) != 0) &&
 		    (next_segment(&rest, lang, sizeof(lang)) < 0 ||
 		     (rc = enter_language(req, pg, lang)) != LEC_OK))
 			return LEC_ENOTFOUND;
