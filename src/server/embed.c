@@ -112,19 +112,16 @@ static const char *py_str(const char *s)
 
 /* Visibility -------------------------------------------------------------- */
 
-/* Whether the requester may embed this version: active, and public or
- * administered by the requester. 1, 0, or an engine error code. */
+/* Whether the requester, who sees p, may embed this version: active, and
+ * one they may see. 1, 0, or an engine error code. */
 static int version_embeddable(struct srv_request *req,
 			      const struct lec_project *p,
 			      const struct lec_version *v)
 {
 	if (!v->active)
 		return 0;
-	if (strcmp(v->privacy_level, "public") == 0)
-		return 1;
-	return req->user ? lec_project_is_admin(srv_store(req), p->id,
-						req->user->id)
-			 : 0;
+	return lec_version_can_view(srv_store(req), p, v, srv_viewer_id(req),
+				    0);
 }
 
 /* The project of a slug (as written, then with '-' as '_' the way host
