@@ -5,9 +5,12 @@ connected component) wider than the limit and exits 1 when there is one,
 so that tests/lint.sh can hold the engine and the server to calls that run
 one way (floors, docs/ARCHITECTURE.md).
 
-    python3 callgraph.py [--max N] [--edges] OBJDIR...
+    python3 callgraph.py [--max N] [--edges] [--sources SRCDIR] OBJDIR...
 
---edges lists, for each circle, the calls that make it (what to cut)."""
+--edges lists, for each circle, the calls that make it (what to cut).
+--sources reads only the objects of the .c files SRCDIR holds: a build
+directory keeps the objects of files since removed or renamed, whose calls
+would otherwise still count."""
 import argparse
 import collections
 import glob
@@ -16,11 +19,13 @@ import subprocess
 import sys
 
 
-def read_objects(objdir):
+def read_objects(objdir, srcdir=None):
     """{file: set of functions it uses}, {function: set of defining files}."""
     uses, defs = collections.defaultdict(set), collections.defaultdict(set)
     for obj in sorted(glob.glob(os.path.join(objdir, "*.c.o"))):
         name = os.path.basename(obj)[:-len(".c.o")]
+        if srcdir and not os.path.exists(os.path.join(srcdir, name + ".c")):
+            continue
         out = subprocess.run(["nm", obj], capture_output=True, text=True,
                              check=True).stdout
         for line in out.splitlines():
@@ -95,11 +100,12 @@ def main():
     parser.add_argument("--max", type=int, default=3,
                         help="widest circle allowed (files)")
     parser.add_argument("--edges", action="store_true")
+    parser.add_argument("--sources", help="only objects of SRCDIR's .c files")
     parser.add_argument("objdirs", nargs="+")
     args = parser.parse_args()
     status = 0
     for objdir in args.objdirs:
-        uses, defs = read_objects(objdir)
+        uses, defs = read_objects(objdir, args.sources)
         if not uses:
             print("callgraph: no object files in %s" % objdir)
             status = 1

@@ -3,9 +3,15 @@
 # copies, silent number parsing, non-reentrant tokenising) anywhere, raw
 # allocation in the engine (it goes through lec__malloc so tests can fail
 # it), and the dependency direction (the UI and the client never include
-# engine headers; the engine never includes HTTP or curses headers).
+# engine headers; the engine never includes HTTP or curses headers). Given
+# a build directory too, the calls among the server's files run one way:
+# no circle of calls wider than 3 files (tests/callgraph.py, read from the
+# build's objects; docs/ARCHITECTURE.md draws the floors).
+#
+#     sh tests/lint.sh [SOURCE_DIR [BUILD_DIR]]
 set -u
 top=${1:-.}
+build=${2:-}
 status=0
 
 report() {
@@ -46,6 +52,18 @@ ui_side=$(grep -rnE '#include\s*[<"](microhttpd|[./]*(engine|src|server|cli)/)' 
 	"$top/ui" 2>/dev/null)
 [ -z "$ui_side" ] || report "the UI includes engine, server or CLI headers:
 $ui_side"
+
+# A file calls another when it uses a non-static function only the other
+# defines; a circle of more than 3 such files means the floors broke.
+if [ -z "$build" ]; then
+	echo "lint: no build directory given: calls between files not checked"
+else
+	circles=$(python3 "$top/tests/callgraph.py" --max 3 --edges \
+		--sources "$top/src/server" \
+		"$build/src/CMakeFiles/lectern_server.dir/server" 2>&1) ||
+		report "calls between the server's files go round (docs/ARCHITECTURE.md):
+$circles"
+fi
 
 [ $status -eq 0 ] && echo "lint: clean"
 exit $status

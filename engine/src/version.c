@@ -16,6 +16,7 @@
 #include <uninorm.h>
 #include <unistr.h>
 
+#include "lectern/project.h"
 #include "lectern/slug.h"
 #include "lectern/version.h"
 #include "store_internal.h"
@@ -1561,4 +1562,45 @@ int lec_version_sync_take(struct lec_store *st, int64_t *project_id)
 		return error;
 	*project_id = taken;
 	return LEC_OK;
+}
+
+/* Visibility --------------------------------------------------------------- */
+
+static int is_public(const char *privacy_level)
+{
+	return privacy_level && strcmp(privacy_level, "public") == 0;
+}
+
+/* The project part of lec_version_can_view: 1 when the viewer sees it. */
+static int project_visible(struct lec_store *st, const struct lec_project *p,
+			   int64_t viewer_id)
+{
+	if (is_public(p->privacy_level) || viewer_id == LEC_VIEWER_ALL)
+		return 1;
+	if (viewer_id == LEC_VIEWER_ANONYMOUS)
+		return 0;
+	return lec_project_can_view(st, p->id, viewer_id);
+}
+
+int lec_version_can_view(struct lec_store *st, const struct lec_project *p,
+			 const struct lec_version *v, int64_t viewer_id,
+			 unsigned int flags)
+{
+	const char *level = v->privacy_level;
+	int rc;
+
+	lec_error_clear();
+	if ((flags & LEC_VERSION_VIEW_LISTED) && v->hidden)
+		return 0;
+	if ((flags & LEC_VERSION_VIEW_PROJECT) &&
+	    (rc = project_visible(st, p, viewer_id)) != 1)
+		return rc;
+	if ((flags & LEC_VERSION_VIEW_EXTERNAL_BUILDS) &&
+	    v->type == LEC_VERSION_EXTERNAL)
+		level = p->external_builds_privacy_level;
+	if (is_public(level) || viewer_id == LEC_VIEWER_ALL)
+		return 1;
+	if (viewer_id == LEC_VIEWER_ANONYMOUS)
+		return 0;
+	return lec_project_is_admin(st, p->id, viewer_id);
 }

@@ -28,6 +28,9 @@ struct cli_command {
 	const char *args;    /* argument synopsis for usage */
 	const char *summary; /* one line for the command list */
 	int (*run)(struct cli_ctx *ctx, int argc, char **argv);
+	/* What --help prints after the summary (a command's options), or
+	 * NULL. */
+	void (*help)(FILE *out);
 };
 
 /* Print "lectern: <message>" on stderr; returns CLI_EXIT_FAIL. */

@@ -14,129 +14,120 @@
 #include "context.h"
 #include "lectern/errors.h"
 #include "lectern/store.h"
+#include "serve_options.h"
 
 static const struct cli_command commands[] = {
 	{ "serve",
-	  "[--listen HOST:PORT] [--edition community|business] "
-	  "[--docs-domain DOMAIN] [--threads N] [--workers N (0: none)] "
-	  "[--local-repos DIR[:DIR...]] [--build-timeout SECONDS] "
-	  "[--build-memory MIB] [--build-output MIB] [--build-processes N] "
-	  "[--build-open-files N] [--build-file-size MIB] "
-	  "[--build-cpu SECONDS] [--build-tmp MIB] [--build-disk MIB] "
-	  "[--build-user UID:GID] [--offline] [--no-watch] "
-	  "[--watch-debounce MS] [--watch-poll MS] [--no-inotify] [--local-engine] "
-	  "[--keep-builds N (outputs kept per version for diffs, default 5)] "
-	  "[--socket PATH] [--print-socket] [--detach] [--trust-forwarded] "
-	  "[--webhook-backoff MS] [--webhook-timeout MS]",
+	  "[--listen HOST:PORT | --socket PATH] [--local-engine] [OPTIONS]",
 	  "run the local engine's HTTP server in the foreground",
-	  cli_cmd_serve },
+	  cli_cmd_serve, serve_options_help },
 	{ "preview", "[DIR] [--port N (0: any free)] [--cache DIR]",
 	  "build DIR as it is on disk, serve it on 127.0.0.1 and rebuild on "
 	  "every save",
-	  cli_cmd_preview },
+	  cli_cmd_preview, NULL },
 	{ "status", "", "show the data directory and what it holds",
-	  cli_cmd_status },
+	  cli_cmd_status, NULL },
 	{ "token create", "USER",
 	  "create USER if missing and print a new API token",
-	  cli_cmd_token_create },
+	  cli_cmd_token_create, NULL },
 	{ "user list", "[--json]", "list the users of the local engine",
-	  cli_cmd_user_list },
+	  cli_cmd_user_list, NULL },
 	{ "reindex", "[PROJECT [VERSION]]",
-	  "rebuild search indexes from published HTML", cli_cmd_reindex },
+	  "rebuild search indexes from published HTML", cli_cmd_reindex, NULL },
 	{ "org create", CLI_ORG_CREATE_ARGS,
 	  "create an organization (and its owner if missing)",
-	  cli_cmd_org_create },
+	  cli_cmd_org_create, NULL },
 	{ "org list", CLI_ORG_LIST_ARGS,
-	  "list the organizations with their owners", cli_cmd_org_list },
+	  "list the organizations with their owners", cli_cmd_org_list, NULL },
 	{ "org owner add", CLI_ORG_OWNER_ADD_ARGS,
-	  "make a user an owner of an organization", cli_cmd_org_owner_add },
+	  "make a user an owner of an organization", cli_cmd_org_owner_add, NULL },
 	{ "org team create", CLI_ORG_TEAM_CREATE_ARGS,
 	  "create a team (readonly by default) and print its slug",
-	  cli_cmd_org_team_create },
+	  cli_cmd_org_team_create, NULL },
 	{ "org team add", CLI_ORG_TEAM_ADD_ARGS,
-	  "make a user a member of a team", cli_cmd_org_team_add },
+	  "make a user a member of a team", cli_cmd_org_team_add, NULL },
 	{ "org project add", CLI_ORG_PROJECT_ADD_ARGS,
-	  "put a project into an organization", cli_cmd_org_project_add },
+	  "put a project into an organization", cli_cmd_org_project_add, NULL },
 	{ "org team project add", CLI_ORG_TEAM_PROJECT_ADD_ARGS,
 	  "give a team a project of its organization",
-	  cli_cmd_org_team_project_add },
-	{ "projects", "[--json]", "list your projects", cli_cmd_projects },
+	  cli_cmd_org_team_project_add, NULL },
+	{ "projects", "[--json]", "list your projects", cli_cmd_projects, NULL },
 	{ "import",
 	  "URL [--name N] [--language L] [--programming-language P] "
 	  "[--organization O] [--no-wait] [--json]",
-	  "import a repository and wait for its first build", cli_cmd_import },
+	  "import a repository and wait for its first build", cli_cmd_import, NULL },
 	{ "versions", "PROJECT [--json]", "list a project's versions",
-	  cli_cmd_versions },
+	  cli_cmd_versions, NULL },
 	{ "version",
 	  "PROJECT VERSION [--active|--inactive] [--hidden|--visible] "
 	  "[--json]",
-	  "show a version, or change its flags", cli_cmd_version },
+	  "show a version, or change its flags", cli_cmd_version, NULL },
 	{ "builds", "PROJECT [--running] [--commit C] [--json]",
-	  "list a project's builds", cli_cmd_builds },
+	  "list a project's builds", cli_cmd_builds, NULL },
 	{ "build", "PROJECT [VERSION] [--watch] [--exit-status] [--json]",
-	  "trigger a build (and follow it)", cli_cmd_build },
+	  "trigger a build (and follow it)", cli_cmd_build, NULL },
 	{ "log", "BUILD [--follow] [--json]",
-	  "print a build's commands and output", cli_cmd_log },
+	  "print a build's commands and output", cli_cmd_log, NULL },
 	{ "search", "QUERY --project P [--version V] [--json]",
-	  "search a project's documentation", cli_cmd_search },
+	  "search a project's documentation", cli_cmd_search, NULL },
 	{ "redirects", "PROJECT [add TYPE [FROM [TO]] | remove ID] [--json]",
-	  "list, add or remove a project's redirects", cli_cmd_redirects },
+	  "list, add or remove a project's redirects", cli_cmd_redirects, NULL },
 	{ "integrations",
 	  "PROJECT [add github|gitlab|bitbucket|generic | remove ID] [--json]",
 	  "list, add (prints the webhook URL and secret) or remove incoming "
 	  "webhooks",
-	  cli_cmd_integrations },
+	  cli_cmd_integrations, NULL },
 	{ "notifications",
 	  "[read ID | dismiss ID] [--project P [--build N]] [--all] [--json]",
 	  "list your notifications (a project's or a build's), or mark one "
 	  "read or dismissed",
-	  cli_cmd_notifications },
+	  cli_cmd_notifications, NULL },
 	{ "webhooks",
 	  "PROJECT [add URL [--events E,E] [--payload FILE] | remove ID | "
 	  "deliveries ID] [--json]",
 	  "list, add (prints the secret once) or remove outgoing webhooks, or "
 	  "list a webhook's deliveries",
-	  cli_cmd_webhooks },
+	  cli_cmd_webhooks, NULL },
 	{ "env", "PROJECT [add NAME [--public] | remove NAME] [--json]",
 	  "list, add (value from stdin) or remove environment variables",
-	  cli_cmd_env },
+	  cli_cmd_env, NULL },
 	{ "subprojects",
 	  "PROJECT [add CHILD [--alias A] | remove CHILD] [--json]",
-	  "list, add or remove subprojects", cli_cmd_subprojects },
+	  "list, add or remove subprojects", cli_cmd_subprojects, NULL },
 	{ "translations", "PROJECT [--json]", "list a project's translations",
-	  cli_cmd_translations },
+	  cli_cmd_translations, NULL },
 	{ "orgs", "[--json]", "list your organizations (business edition)",
-	  cli_cmd_orgs },
+	  cli_cmd_orgs, NULL },
 	{ "diff", "PROJECT BASE HEAD [PAGE] [--json]",
 	  "what changed between two versions or builds (build:ID) of the "
 	  "docs, as a unified diff",
-	  cli_cmd_diff },
+	  cli_cmd_diff, NULL },
 	{ "mirror add", "CONTEXT PROJECT [--version V]... [--interval MS]",
 	  "copy a remote project's docs into the local engine, to read and "
 	  "search offline",
-	  cli_cmd_mirror_add },
+	  cli_cmd_mirror_add, NULL },
 	{ "mirror update", "[--interval MS]",
 	  "refresh every mirror, downloading only the pages that changed",
-	  cli_cmd_mirror_update },
+	  cli_cmd_mirror_update, NULL },
 	{ "api", "[-X METHOD] PATH [-d JSON]",
-	  "send any request to the API and print the answer", cli_cmd_api },
+	  "send any request to the API and print the answer", cli_cmd_api, NULL },
 	{ "tui", "[--theme NAME|FILE] [--readonly]",
 	  "browse projects and watch builds full-screen (the default)",
-	  cli_cmd_tui },
+	  cli_cmd_tui, NULL },
 	{ "context list", "[--json]",
 	  "list the contexts (instances the CLI talks to)",
-	  cli_cmd_context_list },
+	  cli_cmd_context_list, NULL },
 	{ "context use", "NAME", "make NAME the current context",
-	  cli_cmd_context_use },
+	  cli_cmd_context_use, NULL },
 	{ "context add",
 	  "NAME (--url URL [--docs-domain DOMAIN] "
 	  "(--token-env VAR | --token-file FILE) | --ssh [USER@]HOST[:PORT] "
 	  "[--remote-command PATH] [--ssh-options 'OPTS']) [--readonly]",
-	  "add a remote context", cli_cmd_context_add },
+	  "add a remote context", cli_cmd_context_add, NULL },
 	{ "context remove", "NAME", "remove a remote context",
-	  cli_cmd_context_remove },
+	  cli_cmd_context_remove, NULL },
 	{ "stop", "", "stop the local engine (started by the CLI or by systemd)",
-	  cli_cmd_stop },
+	  cli_cmd_stop, NULL },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -291,6 +282,8 @@ int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv)
 	if (wants_help(argc, argv)) {
 		printf("usage: lectern %s%s%s\n\n%s\n", best->name,
 		       best->args[0] ? " " : "", best->args, best->summary);
+		if (best->help)
+			best->help(stdout);
 		return CLI_EXIT_OK;
 	}
 	status = best->run(ctx, argc, argv);

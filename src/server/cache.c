@@ -2,22 +2,15 @@
  * The response cache: a direct-mapped table per thread, so lookups need no
  * locks. An entry is (key, user, data version) → body and entity tag; a
  * write anywhere moves the data version, so stale entries simply stop
- * matching and are overwritten later. Bodies are blobs (server.h): a hit
+ * matching and are overwritten later. Bodies are blobs (response.c): a hit
  * hands libmicrohttpd a reference to the cached bytes, and an entry
  * replaced while a slow client still receives its body keeps the bytes
  * alive until that response is done.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache.h"
-
-struct srv_blob {
-	atomic_size_t refs;
-	size_t len;
-	char *data; /* owned */
-};
 
 struct cache_entry {
 	uint64_t hash;
@@ -76,45 +69,6 @@ uint64_t srv_hash_body(const void *data, size_t len)
 		memcpy(&w, p + i, len - i);
 	h = (h ^ w) * BODY_MUL;
 	return h ^ (h >> 32);
-}
-
-struct srv_blob *srv_blob_adopt(char *data, size_t len)
-{
-	struct srv_blob *b = malloc(sizeof(*b));
-
-	if (b == NULL)
-		return NULL;
-	atomic_init(&b->refs, 1);
-	b->len = len;
-	b->data = data;
-	return b;
-}
-
-char *srv_blob_data(struct srv_blob *blob)
-{
-	return blob->data;
-}
-
-size_t srv_blob_len(const struct srv_blob *blob)
-{
-	return blob->len;
-}
-
-struct srv_blob *srv_blob_hold(struct srv_blob *blob)
-{
-	atomic_fetch_add_explicit(&blob->refs, 1, memory_order_relaxed);
-	return blob;
-}
-
-void srv_blob_release(struct srv_blob *blob)
-{
-	/* acq_rel: the last holder must see every other holder's reads
-	 * done before it frees the bytes. */
-	if (blob && atomic_fetch_sub_explicit(&blob->refs, 1,
-					      memory_order_acq_rel) == 1) {
-		free(blob->data);
-		free(blob);
-	}
 }
 
 static uint64_t hash_key(const char *key, int64_t user)

@@ -36,66 +36,22 @@
  * a page served before at the same data version is sent from the thread's
  * docs cache (docs_cache.c) without resolving anything again.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "lectern/errors.h"
-#include "lectern/language.h"
 #include "lectern/resolve.h"
 #include "lectern/slug.h"
 #include "lectern/store.h"
 #include "docs.h"
 
-#define DOCS_NOT_FOUND_PAGE                                              \
-	"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n" \
-	"<body><h1>Not Found</h1>\n<p>The page you requested does not "     \
-	"exist.</p></body></html>\n"
-#define SCHEME_SINGLE "single_version_without_translations"
-#define SCHEME_NO_TRANSLATIONS "multiple_versions_without_translations"
 #define SUBPROJECTS "/projects/"
 #define LOGIN_PATH "/_/login/"
 #define DOWNLOADS_PATH "/_/downloads/"
 /* Longest language code in a URL ("sr@latin" style codes are far
  * shorter). */
 #define DOCS_LANG_MAX 32
-
-/* Host -------------------------------------------------------------------- */
-
-int docs_host_slug(const char *host, const char *domain, char *out,
-		   size_t cap)
-{
-	size_t hn = host ? strlen(host) : 0, dn = strlen(domain), n, i;
-
-	if (hn <= dn + 1 || strcasecmp(host + hn - dn, domain) != 0 ||
-	    host[hn - dn - 1] != '.')
-		return 0;
-	n = hn - dn - 1;
-	if (n >= cap || memchr(host, '.', n) != NULL)
-		return 0;
-	for (i = 0; i < n; i++)
-		out[i] = (char)(host[i] >= 'A' && host[i] <= 'Z'
-					? host[i] - 'A' + 'a'
-					: host[i]);
-	out[n] = '\0';
-	return 1;
-}
-
-int docs_find_project(struct lec_store *store, char *slug,
-		      struct lec_project **out)
-{
-	int rc = lec_project_get(store, slug, out);
-	char *p;
-
-	if (rc != LEC_ENOTFOUND || strchr(slug, '-') == NULL)
-		return rc;
-	for (p = slug; *p; p++)
-		if (*p == '-')
-			*p = '_';
-	return lec_project_get(store, slug, out);
-}
 
 /* Path decoding ----------------------------------------------------------- */
 
@@ -156,30 +112,6 @@ fail:
 	return NULL;
 }
 
-/* Responses --------------------------------------------------------------- */
-
-int docs_plain_not_found(struct srv_response *res)
-{
-	res->status = 404;
-	res->content_type = "text/html; charset=utf-8";
-	res->body_len = sizeof(DOCS_NOT_FOUND_PAGE) - 1;
-	res->body = strdup(DOCS_NOT_FOUND_PAGE);
-	if (res->body == NULL)
-		res->body_len = 0;
-	return 404;
-}
-
-int docs_system_redirect(struct docs_ctx *c, const char *target)
-{
-	size_t n = strlen(target) + strlen(c->query) + 1;
-
-	if ((c->res->location = malloc(n)) == NULL)
-		return srv_respond_internal(c->res, "out of memory");
-	snprintf(c->res->location, n, "%s%s", target, c->query);
-	c->res->rtd_redirect = "system";
-	return srv_respond_empty(c->res, 302);
-}
-
 /* Projects ---------------------------------------------------------------- */
 
 /* Make p (owned, or the host project) the project being served. */
@@ -188,57 +120,6 @@ static void set_project(struct docs_ctx *c, struct lec_project *p)
 	if (c->project != c->host_project && c->project != p)
 		lec_project_free(c->project);
 	c->project = p;
-}
-
-int docs_language_code(const char *segment, char *out, size_t cap)
-{
-	size_t i, n = strlen(segment);
-
-	if (n == 0 || n >= cap)
-		return 0;
-	for (i = 0; i <= n; i++)
-		out[i] = segment[i] == '_'
-				 ? '-'
-				 : (char)tolower((unsigned char)segment[i]);
-	return lec_language_valid(out) || strcmp(out, "zh") == 0;
-}
-
-struct lec_project *docs_language_project(struct docs_ctx *c,
-					  struct lec_project *main,
-					  const char *lang)
-{
-	struct lec_project_list list = { 0 };
-	struct lec_project *found = NULL;
-	size_t i;
-
-	if (main->language && strcasecmp(main->language, lang) == 0)
-		return main;
-	if (lec_project_translations(c->store, main->id, LEC_VIEWER_ALL, NULL,
-				     &list) != LEC_OK)
-		return NULL;
-	for (i = 0; i < list.len && found == NULL; i++)
-		if (list.items[i].language &&
-		    strcmp(list.items[i].language, lang) == 0 &&
-		    lec_project_get(c->store, list.items[i].slug, &found) !=
-			    LEC_OK)
-			found = NULL;
-	lec_project_list_dispose(&list);
-	return found;
-}
-
-void docs_root_url(struct docs_ctx *c, const char *version, char *out,
-		   size_t cap)
-{
-	const char *scheme = c->project->versioning_scheme;
-
-	if (scheme && strcmp(scheme, SCHEME_SINGLE) == 0)
-		snprintf(out, cap, "%s", c->prefix);
-	else if (scheme && strcmp(scheme, SCHEME_NO_TRANSLATIONS) == 0)
-		snprintf(out, cap, "%s/%s", c->prefix, version);
-	else
-		snprintf(out, cap, "%s/%s/%s", c->prefix,
-			 c->project->language ? c->project->language : "",
-			 version);
 }
 
 /* Path resolution --------------------------------------------------------- */
@@ -392,7 +273,7 @@ static int resolve_path(struct docs_ctx *c, const char *path)
 	    strncmp(path, SUBPROJECTS, strlen(SUBPROJECTS)) == 0 &&
 	    (status = resolve_subproject(c, path + strlen(SUBPROJECTS))) >= 0)
 		return status;
-	if (scheme && strcmp(scheme, SCHEME_SINGLE) == 0) {
+	if (scheme && strcmp(scheme, DOCS_SCHEME_SINGLE) == 0) {
 		if (lec_version_default_slug(c->store, c->project->id,
 					     &slug) != LEC_OK)
 			return docs_plain_not_found(c->res);
@@ -400,7 +281,7 @@ static int resolve_path(struct docs_ctx *c, const char *path)
 		free(slug);
 		return status;
 	}
-	if (scheme && strcmp(scheme, SCHEME_NO_TRANSLATIONS) == 0) {
+	if (scheme && strcmp(scheme, DOCS_SCHEME_NO_TRANSLATIONS) == 0) {
 		if (path[1] == '\0')
 			return to_default_version(c, "");
 		return resolve_version(c, c->prefix, path + 1);

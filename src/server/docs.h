@@ -1,7 +1,9 @@
 /*
  * The docs host's private declarations, shared by its files:
- *   docs.c          dispatch, host and path decoding, path resolution
- *                   (schemes, translations, subprojects, system redirects)
+ *   docs.c          dispatch, path decoding, path resolution (schemes,
+ *                   translations, subprojects, system redirects)
+ *   docs_common.c   what the others share: a host's project, the plain
+ *                   404 and system redirects, languages, version roots
  *   docs_serve.c    a version's files: the directory-index redirect, user
  *                   redirects, the 404 handler, downloads
  *   docs_send.c     sending one open file: validators, Range, gzip
@@ -9,7 +11,9 @@
  *                   a private version, the login route
  *   docs_cache.c    per-thread memory of pages served, so a repeat request
  *                   runs no resolution
- * One struct docs_ctx travels through all of them for a request.
+ * One struct docs_ctx travels through all of them for a request. The calls
+ * run one way: docs.c calls docs_serve.c, which calls the other four, and
+ * those call no other docs file.
  */
 #ifndef LECTERN_SRV_DOCS_H
 #define LECTERN_SRV_DOCS_H
@@ -32,6 +36,10 @@
 /* URL prefix of a subproject ("/projects/" + alias): aliases are slugs of
  * at most a project slug's length, and may contain '/'. */
 #define DOCS_PREFIX_MAX 320
+/* The versioning schemes whose URLs lack a part (the default one has
+ * /<lang>/<version>/). */
+#define DOCS_SCHEME_SINGLE "single_version_without_translations"
+#define DOCS_SCHEME_NO_TRANSLATIONS "multiple_versions_without_translations"
 
 struct docs_cache;
 
@@ -59,7 +67,7 @@ struct docs_ctx {
 	char key[DOCS_KEY_MAX];       /* the cache key; "" when none */
 };
 
-/* docs.c ------------------------------------------------------------------ */
+/* docs_common.c ----------------------------------------------------------- */
 
 /* The slug label of "<label>.<docs domain>" (exactly one label, compared
  * case-insensitively), lowercased into out; 0 when host is not one (or

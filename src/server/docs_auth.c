@@ -243,27 +243,21 @@ const struct lec_user *docs_user(struct docs_ctx *c)
 	return c->user;
 }
 
-static int is_private(const char *privacy_level)
-{
-	return privacy_level && strcmp(privacy_level, "private") == 0;
-}
-
+/* What anyone may read is decided without looking the requester up: only
+ * a private project or version makes the answer depend on who asks (and
+ * keeps it out of the docs cache, docs_user). */
 int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
 		  const struct lec_version *version)
 {
-	int private_project = is_private(project->privacy_level);
-	int private_version = is_private(version->privacy_level);
 	const struct lec_user *user;
 
-	if (!private_project && !private_version)
+	if (lec_version_can_view(c->store, project, version,
+				 LEC_VIEWER_ANONYMOUS,
+				 LEC_VERSION_VIEW_PROJECT) == 1)
 		return 1;
-	if ((user = docs_user(c)) == NULL)
-		return 0;
-	if (private_project &&
-	    lec_project_can_view(c->store, project->id, user->id) != 1)
-		return 0;
-	if (private_version &&
-	    lec_project_is_admin(c->store, project->id, user->id) != 1)
+	if ((user = docs_user(c)) == NULL ||
+	    lec_version_can_view(c->store, project, version, user->id,
+				 LEC_VERSION_VIEW_PROJECT) != 1)
 		return 0;
 	c->private_content = 1;
 	return 1;

@@ -112,19 +112,16 @@ static const char *py_str(const char *s)
 
 /* Visibility -------------------------------------------------------------- */
 
-/* Whether the requester may embed this version: active, and public or
- * administered by the requester. 1, 0, or an engine error code. */
+/* Whether the requester, who sees p, may embed this version: active, and
+ * one they may see. 1, 0, or an engine error code. */
 static int version_embeddable(struct srv_request *req,
 			      const struct lec_project *p,
 			      const struct lec_version *v)
 {
 	if (!v->active)
 		return 0;
-	if (strcmp(v->privacy_level, "public") == 0)
-		return 1;
-	return req->user ? lec_project_is_admin(srv_store(req), p->id,
-						req->user->id)
-			 : 0;
+	return lec_version_can_view(srv_store(req), p, v, srv_viewer_id(req),
+				    0);
 }
 
 /* The project of a slug (as written, then with '-' as '_' the way host
@@ -351,8 +348,7 @@ static int unresolve_path(struct srv_request *req, struct embed_page *pg,
 	    (rc = enter_subproject(req, pg, rest + 9, &rest)) < 0)
 		return rc;
 	scheme = pg->project->versioning_scheme;
-	if (scheme && strcmp(scheme, "single_version_without_translations") ==
-			      0) {
+	if (scheme && strcmp(scheme, DOCS_SCHEME_SINGLE) == 0) {
 		rc = lec_version_default_slug(srv_store(req), pg->project->id,
 					      &slug);
 		if (rc == LEC_OK)
@@ -361,8 +357,8 @@ static int unresolve_path(struct srv_request *req, struct embed_page *pg,
 		if (rc != LEC_OK)
 			return rc;
 	} else {
-		if (!(scheme && strcmp(scheme, "multiple_versions_without_"
-					       "translations") == 0) &&
+		if ((scheme == NULL ||
+		     strcmp(scheme, DOCS_SCHEME_NO_TRANSLATIONS) != 0) &&
 		    (next_segment(&rest, lang, sizeof(lang)) < 0 ||
 		     (rc = enter_language(req, pg, lang)) != LEC_OK))
 			return LEC_ENOTFOUND;

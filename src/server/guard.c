@@ -31,7 +31,8 @@
 #include <time.h>
 
 #include "guard.h"
-#include "server.h"
+#include "log.h"
+#include "srv_limits.h"
 
 /* Sent to a client cut off in the middle of a request (its request line
  * arrived); one that never started a request is closed silently, as an

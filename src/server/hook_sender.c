@@ -21,7 +21,7 @@
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/webhook.h"
-#include "server.h"
+#include "log.h"
 
 /* How long a delivery taken stays reserved beyond its try's timeout, so
  * a sender that died mid-try leaves it to be tried again. */

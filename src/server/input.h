@@ -20,7 +20,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "limits.h"
+#include "srv_limits.h"
 
 /* Why some input was refused. */
 struct srv_input_error {

@@ -139,25 +139,18 @@ static int target_add(struct srv_request *req, struct targets *ts,
 	return 0;
 }
 
-static int is_private(const char *privacy_level)
-{
-	return privacy_level && strcmp(privacy_level, "private") == 0;
-}
-
-/* A private version is readable by the project's admins only (the rule of
- * the v3 API and of docs serving). */
+/* Whether the requester may read version v of p, whose project they have
+ * been found to see; listed: leave a hidden version out. */
 static int version_readable(struct srv_request *req, struct lec_store *store,
 			    const struct lec_project *p,
-			    const struct lec_version *v)
+			    const struct lec_version *v, int listed)
 {
-	if (!is_private(v->privacy_level))
-		return 1;
-	return req->user &&
-	       lec_project_is_admin(store, p->id, req->user->id) == 1;
+	return lec_version_can_view(store, p, v, srv_viewer_id(req),
+				    listed ? LEC_VERSION_VIEW_LISTED : 0) == 1;
 }
 
 /* The version slug of p if it can be searched as a subproject's or an
- * argument's version: readable, built, and (unless hidden_ok) not hidden.
+ * argument's version: built, readable, and not hidden unless hidden_ok.
  * NULL otherwise; owned by the caller (lec_version_free). */
 static struct lec_version *searchable_version(struct srv_request *req,
 					      struct lec_store *store,
@@ -168,8 +161,7 @@ static struct lec_version *searchable_version(struct srv_request *req,
 
 	if (slug == NULL || lec_version_get(store, p->id, slug, &v) != LEC_OK)
 		return NULL;
-	if (v->built && (hidden_ok || !v->hidden) &&
-	    version_readable(req, store, p, v))
+	if (v->built && version_readable(req, store, p, v, !hidden_ok))
 		return v;
 	lec_version_free(v);
 	return NULL;
@@ -491,7 +483,7 @@ static int v2_load(struct srv_request *req, struct srv_response *res,
 		return srv_respond_detail(res, 404, NO_VERSION), -1;
 	if (rc < 0)
 		return srv_respond_engine_error(res, rc), -1;
-	if (version_readable(req, store, *p, *v))
+	if (version_readable(req, store, *p, *v, 0))
 		return 0;
 	srv_respond_detail(res, 403,
 			   req->user ? "You do not have permission to perform "

@@ -15,6 +15,11 @@
  * one store handle (SQLite connections are not shared between threads).
  * Handlers are short database calls, so a thread per core keeps every
  * core busy without a separate worker queue.
+ *
+ * This is the server's top floor (docs/ARCHITECTURE.md): it calls down
+ * into the router, the guard and the webhook sender, and nothing of the
+ * server calls up into it. What a request needs of the server it reads
+ * from the site (request.h), which the daemon sets up and owns.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,7 +27,6 @@
 #include <microhttpd.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +37,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "lectern/store.h"
 #include "lectern/user.h"
-#include "cache.h"
 #include "guard.h"
 #include "hook_sender.h"
+#include "log.h"
+#include "request.h"
 #include "server.h"
 
 /* One daemon and the thread running its event loop. */
@@ -57,272 +61,9 @@ struct srv {
 	int stop_fd;         /* eventfd the loop threads wait on, or -1 */
 	struct srv_guard *guard;
 	struct srv_hook_sender *hooks; /* outgoing webhook deliveries */
-	struct srv_config config;
-	char *data_dir;
-	char *docs_domain;
-	char base_url[128];
+	struct srv_site site; /* what the requests read (request.c) */
 	unsigned short port;
-	pthread_key_t store_key;
-	pthread_key_t cache_key;
 };
-
-void srv_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("lectern serve: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* Per-thread store ----------------------------------------------------- */
-
-static void close_thread_store(void *store)
-{
-	lec_store_free(store);
-}
-
-struct lec_store *srv_store(struct srv_request *req)
-{
-	struct srv *srv = req->srv;
-	struct lec_store *store = pthread_getspecific(srv->store_key);
-
-	if (store)
-		return store;
-	if (lec_store_open_dir(&store, srv->data_dir, NULL) < 0) {
-		srv_log("cannot open the store: %s", lec_error_last());
-		return NULL;
-	}
-	pthread_setspecific(srv->store_key, store);
-	return store;
-}
-
-static void free_thread_cache(void *cache)
-{
-	srv_cache_free(cache);
-}
-
-struct srv_cache *srv_thread_cache(struct srv_request *req)
-{
-	struct srv *srv = req->srv;
-	struct srv_cache *cache = pthread_getspecific(srv->cache_key);
-
-	if (cache == NULL && (cache = srv_cache_new()) != NULL)
-		pthread_setspecific(srv->cache_key, cache);
-	return cache;
-}
-
-/* Accessors ------------------------------------------------------------ */
-
-const char *srv_header(struct srv_request *req, const char *name)
-{
-	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
-}
-
-const char *srv_query(const struct srv_request *req, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < req->nquery; i++)
-		if (strcmp(req->query[i].key, key) == 0)
-			return req->query[i].value;
-	return NULL;
-}
-
-/* A host is only used for links when it looks like host[:port]; anything
- * else falls back to the listening address, so a header cannot inject
- * text into links. */
-static int plausible_host(const char *h, size_t n)
-{
-	size_t i;
-
-	if (n == 0 || n > SRV_MAX_HOST)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (h[i] == '\0' ||
-		    !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789.-:[]_", h[i]))
-			return 0;
-	return 1;
-}
-
-/* The value of parameter `name` in the first element of a Forwarded
- * header (RFC 7239: the proxy nearest the client, which saw the host it
- * asked for), unquoted, into out; 0 when absent or too long. */
-static int forwarded_param(const char *h, const char *name, char *out,
-			   size_t cap)
-{
-	size_t nlen = strlen(name), n;
-	const char *p = h, *v;
-
-	while (p && *p && *p != ',') {
-		while (*p == ' ' || *p == ';')
-			p++;
-		if (strncasecmp(p, name, nlen) == 0 && p[nlen] == '=') {
-			v = p + nlen + 1;
-			if (*v == '"')
-				n = strcspn(++v, "\"");
-			else
-				n = strcspn(v, ";, ");
-			if (n == 0 || n >= cap)
-				return 0;
-			memcpy(out, v, n);
-			out[n] = '\0';
-			return 1;
-		}
-		p += strcspn(p, ";,");
-	}
-	return 0;
-}
-
-/* The first value of a comma-separated X-Forwarded-* header into out. */
-static int first_value(const char *h, char *out, size_t cap)
-{
-	size_t n;
-
-	if (h == NULL)
-		return 0;
-	h += strspn(h, " ");
-	n = strcspn(h, ", ");
-	if (n == 0 || n >= cap)
-		return 0;
-	memcpy(out, h, n);
-	out[n] = '\0';
-	return 1;
-}
-
-/* The forwarded host or proto ("host", "proto") a trusted proxy set. */
-static int forwarded(struct srv_request *req, const char *what, char *out,
-		     size_t cap)
-{
-	const char *fwd = srv_header(req, "Forwarded");
-	char xname[32];
-
-	if (!req->srv->config.trust_forwarded)
-		return 0;
-	if (fwd && forwarded_param(fwd, what, out, cap))
-		return 1;
-	snprintf(xname, sizeof(xname), "X-Forwarded-%s", what);
-	return first_value(srv_header(req, xname), out, cap);
-}
-
-const char *srv_request_host(struct srv_request *req)
-{
-	const char *host;
-	char fwd[SRV_MAX_HOST + 1];
-
-	if (req->host[0])
-		return req->host;
-	if (forwarded(req, "host", fwd, sizeof(fwd)))
-		host = fwd;
-	else
-		host = srv_header(req, "Host");
-	if (host == NULL || !plausible_host(host, strlen(host)))
-		return NULL;
-	snprintf(req->host, sizeof(req->host), "%s", host);
-	return req->host;
-}
-
-const char *srv_request_scheme(struct srv_request *req)
-{
-	char proto[8];
-
-	if (forwarded(req, "proto", proto, sizeof(proto)) &&
-	    strcasecmp(proto, "https") == 0)
-		return "https";
-	return "http";
-}
-
-const char *srv_request_origin(struct srv_request *req)
-{
-	const char *host = srv_request_host(req);
-
-	if (req->origin[0])
-		return req->origin;
-	if (host)
-		snprintf(req->origin, sizeof(req->origin), "%s://%s",
-			 srv_request_scheme(req), host);
-	else
-		snprintf(req->origin, sizeof(req->origin), "%s",
-			 req->srv->base_url);
-	return req->origin;
-}
-
-/* The ":port" of host[:port] ("[v6]:port" too), or "". */
-static const char *port_of(const char *host)
-{
-	const char *colon = strrchr(host, ':');
-
-	if (colon == NULL || (host[0] == '[' && colon < strchr(host, ']')))
-		return "";
-	return colon;
-}
-
-const char *srv_docs_domain(struct srv_request *req)
-{
-	const char *host;
-
-	if (req->srv->config.docs_domain)
-		return req->srv->config.docs_domain;
-	if (req->docs_domain[0])
-		return req->docs_domain;
-	/* The docs host is <slug>.localhost on whatever port the client
-	 * reached (a tunnel's, a proxy's, or none on a unix socket). */
-	host = srv_request_host(req);
-	if (host == NULL)
-		return req->srv->docs_domain;
-	snprintf(req->docs_domain, sizeof(req->docs_domain), "localhost%s",
-		 port_of(host));
-	return req->docs_domain;
-}
-
-int srv_peer_is_owner(struct srv_request *req)
-{
-	const union MHD_ConnectionInfo *info;
-	struct sockaddr_storage addr;
-	socklen_t len = sizeof(addr);
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
-
-	if (req->srv->config.socket_path == NULL)
-		return 0;
-	info = MHD_get_connection_info(req->conn,
-				       MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (info == NULL ||
-	    getsockname(info->connect_fd, (struct sockaddr *)&addr, &len) < 0 ||
-	    addr.ss_family != AF_UNIX ||
-	    getsockopt(info->connect_fd, SOL_SOCKET, SO_PEERCRED, &cred,
-		       &clen) < 0)
-		return 0;
-	return cred.uid == geteuid();
-}
-
-int64_t srv_owner_user_id(const struct srv_request *req)
-{
-	return req->srv->config.owner_user_id;
-}
-
-enum srv_edition srv_edition(const struct srv_request *req)
-{
-	return req->srv->config.edition;
-}
-
-const char *srv_data_dir(const struct srv_request *req)
-{
-	return req->srv->data_dir;
-}
-
-unsigned srv_keep_builds(const struct srv_request *req)
-{
-	return req->srv->config.keep_builds;
-}
-
-const char *const *srv_local_roots(const struct srv_request *req)
-{
-	return req->srv->config.local_roots;
-}
 
 unsigned short srv_port(const struct srv *srv)
 {
@@ -331,12 +72,12 @@ unsigned short srv_port(const struct srv *srv)
 
 const char *srv_base_url(const struct srv *srv)
 {
-	return srv->base_url;
+	return srv->site.base_url;
 }
 
 const char *srv_docs_domain_of(const struct srv *srv)
 {
-	return srv->docs_domain;
+	return srv->site.docs_domain;
 }
 
 /* Request life cycle --------------------------------------------------- */
@@ -383,12 +124,13 @@ static void srv_request_free(struct srv_request *req)
  * The returned pointer becomes the request's state. */
 static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
 {
+	struct srv *srv = cls;
 	struct srv_request *req = calloc(1, sizeof(*req));
 
 	srv_guard_request_line(conn);
 	if (req == NULL)
 		return NULL;
-	req->srv = cls;
+	req->site = &srv->site;
 	req->conn = conn;
 	req->raw_uri = strdup(uri);
 	return req;
@@ -451,54 +193,6 @@ static int append_body(struct srv_request *req, const char *data, size_t n)
 	req->body_len += n;
 	req->body[req->body_len] = '\0';
 	return 0;
-}
-
-int srv_response_header(struct srv_response *res, const char *name,
-			const char *value)
-{
-	char *copy;
-
-	if (res->nextra >= SRV_MAX_EXTRA_HEADERS) {
-		srv_log("too many headers on a response (%s)", name);
-		return -1;
-	}
-	if ((copy = strdup(value)) == NULL)
-		return -1;
-	res->extra[res->nextra].name = name;
-	res->extra[res->nextra++].value = copy;
-	return 0;
-}
-
-void srv_response_set_blob(struct srv_response *res, struct srv_blob *blob)
-{
-	srv_response_drop_body(res);
-	res->blob = srv_blob_hold(blob);
-	res->body = srv_blob_data(blob);
-	res->body_len = srv_blob_len(blob);
-}
-
-struct srv_blob *srv_response_share_body(struct srv_response *res)
-{
-	struct srv_blob *blob;
-
-	if (res->blob)
-		return srv_blob_hold(res->blob);
-	if (res->body == NULL ||
-	    (blob = srv_blob_adopt(res->body, res->body_len)) == NULL)
-		return NULL;
-	res->blob = blob; /* res's reference; body points into it */
-	return srv_blob_hold(blob);
-}
-
-void srv_response_drop_body(struct srv_response *res)
-{
-	if (res->blob)
-		srv_blob_release(res->blob);
-	else
-		free(res->body);
-	res->blob = NULL;
-	res->body = NULL;
-	res->body_len = 0;
 }
 
 /* libmicrohttpd is done with a response sending a blob. */
@@ -665,31 +359,32 @@ static void srv_free(struct srv *srv)
 	free(srv->loops);
 	if (srv->stop_fd >= 0)
 		close(srv->stop_fd);
-	free(srv->data_dir);
-	free(srv->docs_domain);
+	srv_site_dispose(&srv->site);
 	free(srv);
 }
 
 static int init_names(struct srv *srv, int ipv6)
 {
-	const char *host = srv->config.listen_host;
+	struct srv_site *site = &srv->site;
+	const char *host = site->config.listen_host;
 	char domain[160];
 
-	if (srv->config.socket_path && !srv->config.socket_and_tcp) {
+	if (site->config.socket_path && !site->config.socket_and_tcp) {
 		/* Clients of the socket name no port (curl's Host is the URL's:
 		 * http://localhost/). */
-		snprintf(srv->base_url, sizeof(srv->base_url), "http://localhost");
+		snprintf(site->base_url, sizeof(site->base_url),
+			 "http://localhost");
 		snprintf(domain, sizeof(domain), "localhost");
 	} else {
-		snprintf(srv->base_url, sizeof(srv->base_url),
+		snprintf(site->base_url, sizeof(site->base_url),
 			 ipv6 ? "http://[%s]:%u" : "http://%s:%u", host,
 			 srv->port);
 		snprintf(domain, sizeof(domain), "localhost:%u", srv->port);
 	}
-	srv->docs_domain = strdup(srv->config.docs_domain
-					  ? srv->config.docs_domain
-					  : domain);
-	return srv->docs_domain ? 0 : -1;
+	site->docs_domain = strdup(site->config.docs_domain
+					   ? site->config.docs_domain
+					   : domain);
+	return site->docs_domain ? 0 : -1;
 }
 
 /* Whether something accepts connections on the unix socket at path. */
@@ -927,7 +622,7 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	unsigned flags = MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
 	unsigned threads, limit, i;
 	unsigned short port = config->port;
-	int ipv6 = 0, tcp_fd = -1, unix_fd = -1, keys = 0;
+	int ipv6 = 0, tcp_fd = -1, unix_fd = -1;
 	int tcp = config->socket_path == NULL || config->socket_and_tcp;
 
 	*out = NULL;
@@ -946,17 +641,9 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	if ((srv = calloc(1, sizeof(*srv))) == NULL)
 		goto fail;
 	srv->stop_fd = -1;
-	srv->config = *config;
 	srv->port = port;
-	srv->data_dir = strdup(config->data_dir);
-	if (srv->data_dir == NULL ||
-	    pthread_key_create(&srv->store_key, close_thread_store) != 0)
-		goto fail;
-	keys = 1;
-	if (pthread_key_create(&srv->cache_key, free_thread_cache) != 0)
-		goto fail;
-	keys = 2;
-	if (srv_guard_new(&srv->guard) < 0)
+	if (srv_site_init(&srv->site, config) < 0 ||
+	    srv_guard_new(&srv->guard) < 0)
 		goto fail;
 	threads = config->threads ? config->threads : default_threads();
 	limit = srv_guard_connection_limit();
@@ -1000,7 +687,7 @@ int srv_start(struct srv **out, const struct srv_config *config)
 		srv->loops[i].running = 1;
 	}
 	if (init_names(srv, ipv6) < 0 ||
-	    srv_hook_sender_start(&srv->hooks, srv->data_dir,
+	    srv_hook_sender_start(&srv->hooks, srv->site.data_dir,
 				  config->webhook_backoff_ms,
 				  config->webhook_timeout_ms) < 0) {
 		srv_stop(srv);
@@ -1017,10 +704,6 @@ fail:
 		close(unix_fd);
 		unlink(config->socket_path);
 	}
-	if (keys >= 1)
-		pthread_key_delete(srv->store_key);
-	if (keys >= 2)
-		pthread_key_delete(srv->cache_key);
 	srv_free(srv);
 	return -1;
 }
@@ -1033,9 +716,7 @@ void srv_stop(struct srv *srv)
 	 * it. */
 	stop_loops(srv);
 	srv_hook_sender_stop(srv->hooks);
-	if (srv->config.socket_path)
-		unlink(srv->config.socket_path);
-	pthread_key_delete(srv->store_key);
-	pthread_key_delete(srv->cache_key);
+	if (srv->site.config.socket_path)
+		unlink(srv->site.config.socket_path);
 	srv_free(srv);
 }

@@ -2,6 +2,8 @@
  * The HTTP server's shared declarations: the server context, one request as
  * handlers see it, responses, routing, and the helpers every endpoint uses
  * (JSON rendering, error bodies, pagination, fields/omit/expand, auth).
+ * Each group names the file that defines it; the files call one another
+ * one way, floor by floor (docs/ARCHITECTURE.md).
  *
  * The server sits between libmicrohttpd and the engine: handlers read a
  * struct srv_request, call the engine through the thread's store handle, and
@@ -15,7 +17,8 @@
 #include <stdint.h>
 
 #include "lectern/store.h"
-#include "limits.h"
+#include "log.h"
+#include "srv_limits.h"
 
 struct lec_store;
 struct lec_user;
@@ -67,6 +70,8 @@ struct srv_config {
 	unsigned webhook_timeout_ms;
 };
 
+/* The daemon (server.c) ------------------------------------------------- */
+
 struct srv;
 
 /* Start serving in background threads; *out is owned by the caller and
@@ -83,7 +88,7 @@ const char *srv_docs_domain_of(const struct srv *srv);
  * Accepts NULL. */
 void srv_stop(struct srv *srv);
 
-/* Requests ----------------------------------------------------------------- */
+/* Requests (accessors: request.c) ------------------------------------------ */
 
 enum srv_method {
 	SRV_GET,
@@ -101,8 +106,10 @@ struct srv_param {
 	char *value;
 };
 
+struct srv_site;
+
 struct srv_request {
-	struct srv *srv;
+	struct srv_site *site;    /* the server's settings (request.h) */
 	void *conn;               /* struct MHD_Connection */
 	enum srv_method method;
 	const char *method_name;
@@ -154,7 +161,7 @@ unsigned srv_keep_builds(const struct srv_request *req);
 /* Where imported file:// repositories may lie (srv_config.local_roots). */
 const char *const *srv_local_roots(const struct srv_request *req);
 
-/* Responses ---------------------------------------------------------------- */
+/* Responses (bodies and headers: response.c; rendering: respond.c) -------- */
 
 struct srv_response {
 	int status;
@@ -189,7 +196,7 @@ struct srv_response {
 };
 
 /* Immutable bytes shared by a cache and the responses sending them,
- * freed when the last holder lets go (cache.c). A cache hit then costs a
+ * freed when the last holder lets go (response.c). A cache hit then costs a
  * reference, not a copy of the body. */
 struct srv_blob;
 /* A new blob of data (len bytes, malloc'ed; the blob frees it), one
@@ -359,8 +366,5 @@ int srv_is_project_admin_slug(struct srv_request *req, const char *slug);
 
 /* The value of a hexadecimal digit, or -1 (percent-decoding; input.c). */
 int srv_hex_value(char c);
-
-/* Logging: one line to stderr, never with secrets. */
-void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

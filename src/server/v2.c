@@ -42,20 +42,23 @@ static const char *const command_prefixes[] = {
 
 /* Visibility ------------------------------------------------------------- */
 
+/* A project anyone may see (v2 answers anonymous requests only). */
 static int is_public(const char *privacy_level)
 {
 	return privacy_level && strcmp(privacy_level, "public") == 0;
 }
 
-/* A pull-request version follows its project's external builds privacy. */
-static int version_public(const struct lec_project *p,
+/* v2 is anonymous: a public version of a public project, a pull-request
+ * version when the project's external builds are public. Asks the
+ * database nothing. */
+static int version_public(struct lec_store *store, const struct lec_project *p,
 			  const struct lec_version *v)
 {
-	if (!is_public(p->privacy_level))
-		return 0;
-	if (v->type == LEC_VERSION_EXTERNAL)
-		return is_public(p->external_builds_privacy_level);
-	return is_public(v->privacy_level);
+	unsigned rules = LEC_VERSION_VIEW_PROJECT |
+			 LEC_VERSION_VIEW_EXTERNAL_BUILDS;
+
+	return lec_version_can_view(store, p, v, LEC_VIEWER_ANONYMOUS,
+				    rules) == 1;
 }
 
 /* Small builders ---------------------------------------------------------- */
@@ -621,7 +624,7 @@ static int project_active_versions(struct srv_request *req,
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "versions");
 	for (i = 0; a && i < list.len; i++)
-		if (version_public(p, &list.items[i]))
+		if (version_public(srv_store(req), p, &list.items[i]))
 			cJSON_AddItemToArray(a, v2_version(req, p,
 							   &list.items[i]));
 	rc = srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
@@ -698,7 +701,7 @@ static int versions_list(struct srv_request *req, struct srv_response *res)
 			goto done;
 		}
 		for (j = 0; j < lists[i].len; j++) {
-			if (!version_public(p, &lists[i].items[j]))
+			if (!version_public(store, p, &lists[i].items[j]))
 				continue;
 			if (grow_rows((void **)&rows, &cap, n, sizeof(*rows)) < 0) {
 				rc = srv_respond_internal(res, "out of memory");
@@ -746,7 +749,7 @@ static int load_version(struct srv_request *req, struct srv_response *res,
 	rc = lec_version_get_by_id(store, id, v);
 	if (rc == LEC_OK)
 		rc = lec_project_get_by_id(store, (*v)->project_id, p);
-	if (rc == LEC_OK && version_public(*p, *v))
+	if (rc == LEC_OK && version_public(store, *p, *v))
 		return 0;
 	lec_project_free(*p);
 	lec_version_free(*v);
@@ -804,7 +807,7 @@ static struct lec_version *public_build_version(struct lec_store *store,
 	if (b->version_id == 0 ||
 	    lec_version_get_by_id(store, b->version_id, &v) != LEC_OK)
 		return NULL;
-	if (version_public(p, v))
+	if (version_public(store, p, v))
 		return v;
 	lec_version_free(v);
 	return NULL;

@@ -75,10 +75,11 @@ int srv_v3_parent_load(struct srv_request *req, struct srv_response *res,
 /* Accepts NULL. */
 void srv_v3_parent_dispose(struct srv_parent *parent);
 /* Whether the requester, who can see parent's project, sees version v of
- * it and its builds: admins every one, others public versions (a
- * pull-request version: when the project's external builds are public).
- * v NULL is a deleted version, whose builds are the admins' only. */
-int srv_v3_version_visible(const struct srv_parent *parent,
+ * it and its builds (lec_version_can_view, with the project's external
+ * builds privacy for pull-request versions). v NULL is a deleted version,
+ * whose builds are the admins' only. */
+int srv_v3_version_visible(struct lec_store *store,
+			   const struct srv_parent *parent,
 			   const struct lec_version *v);
 
 /* A nested list: the parent it hangs from and how to fill a page. */

@@ -92,6 +92,7 @@ static int visible_page(struct srv_request *req,
 			const struct srv_flex *flex, cJSON *results,
 			size_t *total)
 {
+	struct lec_store *store = srv_store(req);
 	struct lec_page chunk = { BUILD_SCAN_CHUNK, 0 };
 	struct lec_build_list list = { 0 };
 	size_t i, seen = 0;
@@ -99,13 +100,13 @@ static int visible_page(struct srv_request *req,
 
 	do {
 		lec_build_list_dispose(&list);
-		rc = lec_build_list(srv_store(req), parent->project->id, 0, f,
-				    &chunk, &list);
+		rc = lec_build_list(store, parent->project->id, 0, f, &chunk,
+				    &list);
 		for (i = 0; rc == LEC_OK && i < list.len; i++) {
 			const struct lec_version *v = find_version(
 				versions, list.items[i].version_id);
 
-			if (!srv_v3_version_visible(parent, v))
+			if (!srv_v3_version_visible(store, parent, v))
 				continue;
 			if (seen >= page->offset &&
 			    seen - page->offset < page->limit)
@@ -241,7 +242,7 @@ static int detail_load(struct srv_request *req, struct srv_response *res,
 			rc = LEC_OK;
 	}
 	if (rc == LEC_OK &&
-	    !srv_v3_version_visible(&d->parent, detail_version(d)))
+	    !srv_v3_version_visible(store, &d->parent, detail_version(d)))
 		rc = LEC_ENOTFOUND;
 	if (rc == LEC_OK)
 		return 0;

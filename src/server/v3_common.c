@@ -31,21 +31,19 @@ int64_t srv_viewer_id(const struct srv_request *req)
 	return req->user ? req->user->id : 0;
 }
 
-static int is_public(const char *privacy_level)
-{
-	return privacy_level && strcmp(privacy_level, "public") == 0;
-}
-
-int srv_v3_version_visible(const struct srv_parent *parent,
+/* The requester's rights were looked up once with the parent: an admin
+ * sees every version, anyone else what every viewer of the project sees,
+ * so no row of a list asks the database again. */
+int srv_v3_version_visible(struct lec_store *store,
+			   const struct srv_parent *parent,
 			   const struct lec_version *v)
 {
-	if (parent->admin)
-		return 1;
 	if (v == NULL)
-		return 0;
-	if (v->type == LEC_VERSION_EXTERNAL)
-		return is_public(parent->project->external_builds_privacy_level);
-	return is_public(v->privacy_level);
+		return parent->admin;
+	return lec_version_can_view(store, parent->project, v,
+				    parent->admin ? LEC_VIEWER_ALL
+						  : LEC_VIEWER_ANONYMOUS,
+				    LEC_VERSION_VIEW_EXTERNAL_BUILDS) == 1;
 }
 
 /* The project of params[0] if the requester may see it, with whether they
@@ -82,8 +80,9 @@ static int load_version(struct srv_request *req, struct lec_store *store,
 	if (kind == SRV_PARENT_VERSION &&
 	    out->version->type == LEC_VERSION_EXTERNAL)
 		return LEC_ENOTFOUND;
-	return srv_v3_version_visible(out, out->version) ? LEC_OK
-							 : LEC_ENOTFOUND;
+	return srv_v3_version_visible(store, out, out->version)
+		       ? LEC_OK
+		       : LEC_ENOTFOUND;
 }
 
 int srv_v3_parent_load(struct srv_request *req, struct srv_response *res,

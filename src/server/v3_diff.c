@@ -49,13 +49,13 @@ static int ref_visible(struct srv_request *req, const struct srv_parent *parent,
 			if (b->version_id &&
 			    lec_version_get_by_id(st, b->version_id, &v) < 0)
 				v = NULL;
-			visible = srv_v3_version_visible(parent, v);
+			visible = srv_v3_version_visible(st, parent, v);
 			snprintf(why, why_size, "No build %lld in this project.",
 				 id);
 		}
 	} else if (lec_version_get(st, parent->project->id, text, &v) ==
 		   LEC_OK) {
-		visible = srv_v3_version_visible(parent, v);
+		visible = srv_v3_version_visible(st, parent, v);
 		snprintf(why, why_size, "%s", NO_VERSION);
 	}
 	lec_build_free(b);

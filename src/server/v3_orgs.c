@@ -15,60 +15,17 @@
  * route. That list holds the projects the user may see: public ones, and
  * private ones the user maintains or reads through the organization.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "lectern/org.h"
 #include "lectern/project.h"
-#include "lectern/timefmt.h"
 #include "lectern/user.h"
 #include "v3.h"
 
 #define NO_ORGANIZATION "No Organization matches the given query."
 #define FORBIDDEN "You do not have permission to perform this action."
 
-/* The fraction Python's isoformat omits when it is zero: the contract
- * promises organization datetimes "with microseconds", always. */
-#define ZERO_FRACTION ".000000Z"
-#define USEC_PER_SECOND 1000000
-
 /* Serializing ------------------------------------------------------------- */
-
-void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us)
-{
-	char text[LEC_TIME_ISO_MAX + sizeof(ZERO_FRACTION)];
-	size_t n;
-
-	lec_time_iso8601(us, text);
-	n = strlen(text);
-	if (us % USEC_PER_SECOND == 0 && n > 0 && text[n - 1] == 'Z')
-		snprintf(text + n - 1, sizeof(text) - (n - 1), "%s",
-			 ZERO_FRACTION);
-	cJSON_AddStringToObject(obj, key, text);
-}
-
-/* Organization _links are absolute, from the public origin (the service's
- * PRODUCTION_DOMAIN), unlike the relative links of project objects. */
-cJSON *srv_v3_org_links(struct srv_request *req, const char *slug)
-{
-	static const struct {
-		const char *key, *suffix;
-	} links[] = {
-		{ "_self", "" },
-		{ "notifications", "notifications/" },
-		{ "projects", "projects/" },
-	};
-	cJSON *o = cJSON_CreateObject();
-	char url[1024];
-	size_t i;
-
-	for (i = 0; o && i < sizeof(links) / sizeof(links[0]); i++) {
-		snprintf(url, sizeof(url), "%s/api/v3/organizations/%s/%s",
-			 srv_request_origin(req), slug, links[i].suffix);
-		cJSON_AddStringToObject(o, links[i].key, url);
-	}
-	return o;
-}
 
 /* [{"username": ...}] of the owners, sorted by username. */
 static int org_owners(struct lec_store *store, const struct lec_org *org,

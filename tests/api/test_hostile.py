@@ -20,7 +20,7 @@ import urllib.parse
 
 from lectern_test import ServerTestCase, main
 
-# The server's limits (src/server/limits.h) the assertions depend on.
+# The server's limits (src/server/srv_limits.h) the assertions depend on.
 MAX_CONNECTIONS_PER_IP = 512
 HEADER_SECONDS = 10
 HEADER_SECONDS_CROWDED = 2

@@ -300,6 +300,60 @@ int lec_version_sync_request(struct lec_store *store, int64_t project_id);
  */
 int lec_version_sync_take(struct lec_store *store, int64_t *project_id);
 
+/* Visibility --------------------------------------------------------------- */
+
+/*
+ * Who sees a version: one rule for every route that shows versions, their
+ * builds or their pages. A version whose privacy level is "public" is seen
+ * by whoever sees its project; a private one by the project's admins only
+ * (maintainers and superusers, lec_project_is_admin). Routes differ on
+ * purpose in what else they ask, each as the service's own view does; the
+ * flags below name each difference rather than hide it in one route.
+ */
+struct lec_project;
+
+enum lec_version_view_flag {
+	/* The project must be visible too (lec_project_can_view): for the
+	 * callers that have not checked it already (docs serving, v2); v3,
+	 * search and embed look the project up first and answer a 404 of
+	 * their own for it. */
+	LEC_VERSION_VIEW_PROJECT = 1u << 0,
+	/* An external (pull request) version takes its project's
+	 * external_builds_privacy_level instead of its own level: the v3 and
+	 * v2 APIs, where the service applies that setting to versions and
+	 * builds. Docs serving, search and embed read the version's own
+	 * level, as they did before this rule was one function; nothing sets
+	 * an external version's own level (the v3 API refuses to change one),
+	 * so there it stays "public" whatever the project's setting. */
+	LEC_VERSION_VIEW_EXTERNAL_BUILDS = 1u << 1,
+	/* Hidden versions are not seen: search, where it picks a version
+	 * itself (a project's default, a subproject's). Hidden versions are
+	 * still served, listed by the APIs and searched when named. */
+	LEC_VERSION_VIEW_LISTED = 1u << 2
+};
+
+/**
+ * Whether viewer_id may see version of project (rules above). The
+ * database is asked only what the two structs do not answer: nothing for
+ * a public version (of a public project, with LEC_VERSION_VIEW_PROJECT),
+ * nor for the two special viewers, so a caller may check every row of a
+ * list.
+ * @param project   the version's project, as read from the store
+ * @param viewer_id a user id; LEC_VIEWER_ANONYMOUS sees public versions
+ *                  only; LEC_VIEWER_ALL sees every version (a caller that
+ *                  has already found the viewer administers the project
+ *                  passes it, and a non-admin viewer of a project it
+ *                  has checked can pass LEC_VIEWER_ANONYMOUS: a non-admin
+ *                  sees what anyone who sees the project sees)
+ * @param flags     LEC_VERSION_VIEW_* bits, or 0
+ * @return 1 or 0; an error code from looking the viewer's rights up
+ *         (LEC_ENOTFOUND when the project is gone)
+ */
+int lec_version_can_view(struct lec_store *store,
+			 const struct lec_project *project,
+			 const struct lec_version *version, int64_t viewer_id,
+			 unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,11 @@
+/*
+ * The server's log: one line per message on stderr, "lectern serve: "
+ * first, never with a secret in it. The lowest floor of the server: every
+ * file may log, and logging calls nothing of the server's.
+ */
+#ifndef LECTERN_SRV_LOG_H
+#define LECTERN_SRV_LOG_H
+
+void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
