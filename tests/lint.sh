@@ -4,9 +4,10 @@
 # allocation in the engine (it goes through lec__malloc so tests can fail
 # it), and the dependency direction (the UI and the client never include
 # engine headers; the engine never includes HTTP or curses headers). Given
-# a build directory too, the calls among the server's files run one way:
-# no circle of calls wider than 3 files (tests/callgraph.py, read from the
-# build's objects; docs/ARCHITECTURE.md draws the floors).
+# a build directory too, the calls among the engine's files and among the
+# server's run one way: no circle of calls wider than 3 files
+# (tests/callgraph.py, read from the build's objects; docs/ARCHITECTURE.md
+# draws the floors).
 #
 #     sh tests/lint.sh [SOURCE_DIR [BUILD_DIR]]
 set -u
@@ -58,11 +59,15 @@ $ui_side"
 if [ -z "$build" ]; then
 	echo "lint: no build directory given: calls between files not checked"
 else
-	circles=$(python3 "$top/tests/callgraph.py" --max 3 --edges \
-		--sources "$top/src/server" \
-		"$build/src/CMakeFiles/lectern_server.dir/server" 2>&1) ||
-		report "calls between the server's files go round (docs/ARCHITECTURE.md):
+	for room in "engine/src engine/CMakeFiles/lectern_engine.dir/src" \
+		"src/server src/CMakeFiles/lectern_server.dir/server"; do
+		sources=${room% *}
+		objects=${room#* }
+		circles=$(python3 "$top/tests/callgraph.py" --max 3 --edges \
+			--sources "$top/$sources" "$build/$objects" 2>&1) ||
+			report "calls between the files of $sources go round (docs/ARCHITECTURE.md):
 $circles"
+	done
 fi
 
 [ $status -eq 0 ] && echo "lint: clean"
