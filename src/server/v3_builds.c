@@ -13,8 +13,6 @@
  * expand=config is allowed in lists too.
  */
 
-#include <string.h>
-
 #include "body.h"
 #include "lectern/build.h"
 #include "lectern/project.h"
@@ -286,19 +284,16 @@ int srv_v3_version_build_detail(struct srv_request *req,
 }
 
 /* Whether the trigger asks for a fresh build: {"fresh": true}, Lectern's
- * extension. The service reads no body here, so any other body is
- * ignored as it ignores it; 1, 0, or -1 with res set (a bad "fresh"). */
+ * extension. The service reads no body here, so a body that is not a
+ * JSON object is ignored as it ignores it; 1, 0, or -1 with res set (a
+ * "fresh" that is not a boolean). */
 static int trigger_fresh(struct srv_request *req, struct srv_response *res)
 {
-	const char *ct = srv_header(req, "Content-Type");
-	cJSON *body;
+	cJSON *body = req->body_len > 0
+			      ? cJSON_ParseWithLength(req->body, req->body_len)
+			      : NULL;
 	int fresh = 0;
 
-	if (req->body_len == 0 || ct == NULL ||
-	    strncmp(ct, "application/json", strlen("application/json")) != 0)
-		return 0;
-	if ((body = srv_parse_body(req, res)) == NULL)
-		return -1;
 	if (cJSON_IsObject(body) &&
 	    srv_body_bool(body, "fresh", "fresh", 0, &fresh, res) < 0)
 		fresh = -1;
