@@ -11,16 +11,31 @@
 # Each tool builds BENCH_RUNS times (default 3) into a fresh directory; the
 # best run counts, so a cold page cache does not decide.
 #
-# Usage: sh bench/mdsite.sh [BUILD_DIR]   (default build/plain; needs a C
-# compiler, pkg-config and python3-mkdocs)
+# --incremental times Lectern against itself instead (no MkDocs): the tree
+# is built once with a state directory, one page is edited, then the same
+# tree is built into fresh directories both without state (a fresh build)
+# and with it (an incremental build, which renders the edited page and
+# links the 1,000 others from the state), the two outputs compared byte
+# for byte. Each run edits the page anew; the order of the two builds
+# alternates between runs, as the first to create files after the previous
+# run's were deleted pays for it on ext4.
+#
+# Usage: sh bench/mdsite.sh [--incremental] [BUILD_DIR]   (default
+# build/plain; needs a C compiler, pkg-config, and python3-mkdocs unless
+# --incremental)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+mode=mkdocs
+if [ "${1:-}" = --incremental ]; then
+	mode=incremental
+	shift
+fi
 build=${1:-$top/build/plain}
 runs=${BENCH_RUNS:-3}
 pages=1000
 python=/usr/bin/python3
 
-if ! "$python" -m mkdocs --version >/dev/null 2>&1; then
+if [ $mode = mkdocs ] && ! "$python" -m mkdocs --version >/dev/null 2>&1; then
 	echo "bench: installing mkdocs (Debian package)"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mkdocs >/dev/null
 fi
@@ -30,7 +45,8 @@ cmake --build "$build" --target lectern_engine >/dev/null
 work=$(mktemp -d /tmp/lectern-bench-mdsite-XXXXXX)
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# The driver: one lec_mdsite_build call, as the build pipeline makes it.
+# The driver: one lec_mdsite_build call, as the build pipeline makes it
+# (with a state directory when given one).
 cat >"$work/driver.c" <<'EOF'
 #include <stdio.h>
 #include "lectern/errors.h"
@@ -41,17 +57,21 @@ int main(int argc, char **argv)
 	struct lec_mdsite_options opts = LEC_MDSITE_OPTIONS_INIT;
 	struct lec_mdsite_stats st;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: driver SRC OUT\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: driver SRC OUT [STATE]\n");
 		return 2;
 	}
 	opts.title = "Bench";
+	opts.state_dir = argc == 4 ? argv[3] : NULL;
 	if (lec_mdsite_build(argv[1], argv[2], &opts, &st) != LEC_OK) {
 		fprintf(stderr, "driver: %s\n", lec_error_last());
 		return 1;
 	}
-	printf("%zu pages, %zu assets, %zu bytes in, %zu bytes out\n",
-	       st.pages, st.assets, st.bytes_in, st.bytes_out);
+	printf("%zu pages (%zu rendered, %zu reused: %s), %zu assets, "
+	       "%zu bytes in, %zu bytes out\n",
+	       st.pages, st.pages_rendered, st.pages_reused,
+	       st.rebuild_reason ? st.rebuild_reason : "all reused",
+	       st.assets, st.bytes_in, st.bytes_out);
 	return 0;
 }
 EOF
@@ -112,6 +132,46 @@ size=$(du -sk "$work/repo/docs" | cut -f1)
 echo "sources: $pages pages + index, ${size} KB of Markdown (file system blocks)"
 
 now() { date +%s%N; }
+
+if [ $mode = incremental ]; then
+	edited="$work/repo/docs/section-07/page-013.md"
+	best_fresh=
+	best_incr=
+	i=0
+	while [ $i -lt "$runs" ]; do
+		rm -rf "$work/state" "$work/prime" "$work/fresh" "$work/incr"
+		"$work/driver" "$work/repo/docs" "$work/prime" "$work/state" >/dev/null
+		printf '\nA paragraph edited in run %d.\n' "$i" >>"$edited"
+		orders="fresh incr"
+		[ $((i % 2)) -eq 0 ] || orders="incr fresh"
+		for order in $orders; do
+			t0=$(now)
+			if [ $order = fresh ]; then
+				"$work/driver" "$work/repo/docs" "$work/fresh" >"$work/fresh.log"
+			else
+				"$work/driver" "$work/repo/docs" "$work/incr" "$work/state" >"$work/incr.log"
+			fi
+			t=$(( ($(now) - t0) / 1000 ))
+			if [ $order = fresh ]; then
+				if [ -z "$best_fresh" ] || [ "$t" -lt "$best_fresh" ]; then best_fresh=$t; fi
+			elif [ -z "$best_incr" ] || [ "$t" -lt "$best_incr" ]; then
+				best_incr=$t
+			fi
+		done
+		diff -r "$work/fresh" "$work/incr" >/dev/null ||
+			{ echo "bench: the incremental output differs from the fresh one"; exit 1; }
+		i=$((i + 1))
+	done
+	echo "fresh:       $(cat "$work/fresh.log")"
+	echo "incremental: $(cat "$work/incr.log")"
+	awk -v f="$best_fresh" -v n="$best_incr" 'BEGIN {
+		printf "fresh build (no state):          %8.3f s\n", f / 1e6
+		printf "incremental build (1 page edited): %6.3f s\n", n / 1e6
+		printf "ratio:                           %8.1f x faster\n", f / n
+	}'
+	exit 0
+fi
+
 best_lectern=
 best_mkdocs=
 i=0

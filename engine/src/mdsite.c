@@ -9,6 +9,19 @@
  * never leaves the source tree through a symbolic link, whatever the
  * repository contains; links are only taken after realpath() shows where
  * they lead.
+ *
+ * With a state directory, each page's source is read and hashed first; a
+ * page the previous build made from the same bytes gets its title from the
+ * manifest and waits, text in hand, until the frame of the site is known:
+ * when the frame is the previous build's too, the page's old HTML is taken
+ * from the state, else it is rendered after all. Every page carries the
+ * whole navigation (about 88 KB a page on a 1,000-page site), so writing
+ * pages costs more than rendering their Markdown: the state holds hard
+ * links to the pages written, and reused pages are linked back into the
+ * output, each checked against its SHA-256 first, as the output's files
+ * are the state's. The manifest is removed before the state's pages
+ * change and written anew at the end (mdsite_state.c has its format), so
+ * a build that stops half-way leaves no state that could be trusted.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +35,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "hash.h"
 #include "lectern/mdsite.h"
 #include "mdsite_internal.h"
 
@@ -37,6 +51,28 @@
 #define NAV_FULL_MAX 2000
 /* Longest warning; longer ones are cut. */
 #define WARNING_MAX 1024
+/* Largest manifest read or written: a line per page of a few hundred
+ * bytes (its paths and title), so 64 MiB holds far more pages than a site
+ * that is built in seconds; a bigger one is damaged or not ours, and the
+ * site is built without it. */
+#define MANIFEST_MAX ((size_t)64 << 20)
+
+/* What the state directory holds (mdsite_state.c). */
+#define STATE_MANIFEST "manifest"
+#define STATE_MANIFEST_TMP "manifest.tmp"
+#define STATE_PAGES "pages"
+
+/* Why pages were rendered rather than reused (stats.rebuild_reason). */
+static const char REASON_OFF[] = "incremental builds are off";
+static const char REASON_FIRST[] = "first build";
+static const char REASON_UNREADABLE[] = "the state was unreadable";
+static const char REASON_UNUSABLE[] = "the state directory could not be used";
+static const char REASON_NO_STAMP[] = "Lectern's build has no build id";
+static const char REASON_GENERATOR[] = "Lectern's generator changed";
+static const char REASON_SPOILED[] = "a kept page was changed or deleted";
+static const char REASON_PAGE_LIST[] = "the page list changed";
+static const char REASON_TITLE[] = "a title changed";
+static const char REASON_PAGES[] = "pages changed";
 
 #define NO_PAGE ((size_t)-1)
 
@@ -61,7 +97,16 @@ struct page {
 	char *body;       /* rendered HTML */
 	unsigned depth;   /* directories between the page and the root */
 	int is_dir_index;
+	int has_h1;       /* title is its first h1 */
 	size_t nav_at;    /* its item in the navigation */
+	/* Kept state: the SHA-256 of the source ("" when unread); the
+	 * previous build's page when it may be reused, with the source held
+	 * until that is decided; the SHA-256 and size of the HTML written. */
+	char hash[LEC__SHA256_HEX_LEN + 1];
+	const struct lec_mdsite__kept_page *kept;
+	struct lec_mdsite__buf source;
+	char html_hash[LEC__SHA256_HEX_LEN + 1];
+	size_t html_size;
 };
 
 struct asset {
@@ -69,11 +114,18 @@ struct asset {
 	char *read_path; /* as in struct page */
 };
 
+/* A directory written into: the output, or the state's copy of it. */
+struct tree {
+	int fd;                      /* -1: not open */
+	const char *name;            /* its path, for messages */
+	struct lec_mdsite__map dirs; /* directories made in it */
+};
+
 struct site {
-	const char *out_dir;
 	const struct lec_mdsite_options *opts;
 	struct lec_mdsite_stats *stats;
-	int src_fd, out_fd;
+	int src_fd;
+	struct tree out;
 	char src_real[PATH_MAX], out_real[PATH_MAX];
 	struct stat out_st;
 	struct page *pages;
@@ -87,9 +139,16 @@ struct site {
 	int collapse_nav; /* more than NAV_FULL_MAX pages */
 	struct lec_mdsite__map by_src;  /* page src_rel -> page */
 	struct lec_mdsite__map outputs; /* every written path -> page */
-	struct lec_mdsite__map dirs;    /* output directories made */
 	char *title, *title_html;
 	struct lec_mdsite__buf html; /* the page being written */
+	/* Kept state: state_fd is -1 when none is kept. */
+	int state_fd;
+	const char *stamp;           /* the generator's */
+	struct lec_mdsite__state prev; /* the previous build's manifest */
+	struct tree kept;            /* <state_dir>/pages */
+	char *kept_name;             /* its name */
+	char site_hash[LEC__SHA256_HEX_LEN + 1]; /* digest of the frame */
+	const char *reason;          /* why pages are rendered, or NULL */
 };
 
 /* Small helpers ----------------------------------------------------------- */
@@ -109,6 +168,32 @@ static void warn(struct site *s, const char *fmt, ...)
 		s->opts->warn(msg, s->opts->warn_payload);
 	else
 		fprintf(stderr, "mdsite: warning: %s\n", msg);
+}
+
+static void tree_close(struct tree *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	lec_mdsite__map_dispose(&t->dirs);
+}
+
+/* Stop keeping state after failing to write it (a full disk, say): this
+ * build's output is right without it, and with the manifest gone the next
+ * build starts afresh. Running out of memory is still an error. */
+static int drop_state(struct site *s, int error)
+{
+	if (error == LEC_ENOMEM)
+		return error;
+	warn(s, "not keeping the state of this build in %s: %s",
+	     s->opts->state_dir, lec_error_last());
+	if (s->state_fd >= 0) {
+		unlinkat(s->state_fd, STATE_MANIFEST, 0);
+		close(s->state_fd);
+	}
+	s->state_fd = -1;
+	tree_close(&s->kept);
+	return LEC_OK;
 }
 
 /* Make room for one more item in a growable array. */
@@ -704,9 +789,11 @@ static void prepare_text(struct lec_mdsite__buf *raw,
 	}
 }
 
-static int render_page(struct site *s, struct page *p,
+/* Render the page's Markdown (raw: its bytes as read) into p->body; *title
+ * gets its first h1 or NULL. */
+static int render_text(struct site *s, struct page *p,
 		       struct lec_mdsite__buf *raw,
-		       struct lec_mdsite__buf *fixed)
+		       struct lec_mdsite__buf *fixed, char **title)
 {
 	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__links links;
@@ -714,23 +801,13 @@ static int render_page(struct site *s, struct page *p,
 	size_t n;
 	int error;
 
-	if (read_file(s, p, raw) < 0) {
-		if (errno == ENOMEM)
-			return lec__error_oom();
-		warn(s, "cannot read %s: %s", p->src_rel, strerror(errno));
-		p->body = lec__strdup("<p>The source of this page could not "
-				      "be read.</p>\n");
-		LEC__CHECK_ALLOC(p->body);
-		return LEC_OK;
-	}
-	s->stats->bytes_in += raw->len;
 	prepare_text(raw, fixed, &md, &n);
 	if (fixed->oom)
 		return lec__error_oom();
 	links.page_dir = p->dir;
 	links.resolve = resolve_page;
 	links.payload = s;
-	error = lec_mdsite__render(md, n, &links, &body, &p->title);
+	error = lec_mdsite__render(md, n, &links, &body, title);
 	if (error == LEC_OK && (p->body = lec_mdsite__buf_take(&body)) == NULL)
 		error = LEC_ENOMEM;
 	lec_mdsite__buf_dispose(&body);
@@ -743,7 +820,64 @@ static int render_page(struct site *s, struct page *p,
 	return error;
 }
 
-static int render_pages(struct site *s)
+/* Render a page whose source was held for reuse that did not happen. Its
+ * title stays the one the manifest gave, which this same generator made
+ * from these same bytes. */
+static int render_held(struct site *s, struct page *p)
+{
+	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+	char *title = NULL;
+	int error = render_text(s, p, &p->source, &fixed, &title);
+
+	lec__free(title);
+	lec_mdsite__buf_dispose(&fixed);
+	lec_mdsite__buf_dispose(&p->source);
+	return error;
+}
+
+/* Read a page's source and render it; or, when the previous build made the
+ * same page from the same bytes, take the title it had and hold the text:
+ * whether the old HTML can be reused is known only once every page has its
+ * title (decide_reuse). */
+static int scan_page(struct site *s, struct page *p,
+		     struct lec_mdsite__buf *raw,
+		     struct lec_mdsite__buf *fixed)
+{
+	const struct lec_mdsite__kept_page *k;
+	int error;
+
+	if (read_file(s, p, raw) < 0) {
+		if (errno == ENOMEM)
+			return lec__error_oom();
+		warn(s, "cannot read %s: %s", p->src_rel, strerror(errno));
+		p->body = lec__strdup("<p>The source of this page could not "
+				      "be read.</p>\n");
+		LEC__CHECK_ALLOC(p->body);
+		return LEC_OK;
+	}
+	s->stats->bytes_in += raw->len;
+	if (s->state_fd >= 0 &&
+	    (error = lec__sha256_hex(raw->ptr, raw->len, p->hash)) < 0 &&
+	    (error = drop_state(s, error)) < 0)
+		return error;
+	k = s->state_fd >= 0 ? lec_mdsite__state_find(&s->prev, p->out_rel)
+			     : NULL;
+	if (k == NULL || k->hash[0] == '\0' || strcmp(k->hash, p->hash) != 0 ||
+	    strcmp(k->src_rel, p->src_rel) != 0) {
+		error = render_text(s, p, raw, fixed, &p->title);
+		p->has_h1 = p->title != NULL;
+		return error;
+	}
+	if (k->title != NULL && (p->title = lec__strdup(k->title)) == NULL)
+		return lec__error_oom();
+	p->has_h1 = k->title != NULL;
+	p->kept = k;
+	p->source = *raw;
+	*raw = (struct lec_mdsite__buf)LEC_MDSITE__BUF_INIT;
+	return LEC_OK;
+}
+
+static int scan_pages(struct site *s)
 {
 	struct lec_mdsite__buf raw = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
@@ -751,7 +885,7 @@ static int render_pages(struct site *s)
 	int error = LEC_OK;
 
 	for (i = 0; i < s->npages && error == LEC_OK; i++)
-		error = render_page(s, &s->pages[i], &raw, &fixed);
+		error = scan_page(s, &s->pages[i], &raw, &fixed);
 	lec_mdsite__buf_dispose(&raw);
 	lec_mdsite__buf_dispose(&fixed);
 	return error;
@@ -987,35 +1121,35 @@ static int generate_index(struct site *s)
 
 /* Writing ----------------------------------------------------------------- */
 
-/* Make the output directory rel (and its parents) once. */
-static int make_dir(struct site *s, const char *rel, size_t n)
+/* Make the directory rel (and its parents) in t once. */
+static int make_dir(struct tree *t, const char *rel, size_t n)
 {
 	char path[PATH_MAX];
 	size_t parent = n;
 	int error;
 
-	if (n == 0 || lec_mdsite__map_get(&s->dirs, rel, n) != NULL)
+	if (n == 0 || lec_mdsite__map_get(&t->dirs, rel, n) != NULL)
 		return LEC_OK;
 	if (n >= sizeof(path))
 		return lec__error(LEC_EIO, "cannot create %s/%.*s: path too "
-					   "long", s->out_dir, (int)n, rel);
+					   "long", t->name, (int)n, rel);
 	while (parent > 0 && rel[parent - 1] != '/')
 		parent--;
-	if (parent > 0 && (error = make_dir(s, rel, parent - 1)) < 0)
+	if (parent > 0 && (error = make_dir(t, rel, parent - 1)) < 0)
 		return error;
 	memcpy(path, rel, n);
 	path[n] = '\0';
-	if (mkdirat(s->out_fd, path, 0755) != 0 && errno != EEXIST)
+	if (mkdirat(t->fd, path, 0755) != 0 && errno != EEXIST)
 		return lec__error(LEC_EIO, "cannot create %s/%s: %s",
-				  s->out_dir, path, strerror(errno));
-	return lec_mdsite__map_put(&s->dirs, rel, n, 1);
+				  t->name, path, strerror(errno));
+	return lec_mdsite__map_put(&t->dirs, rel, n, 1);
 }
 
-static int make_parent(struct site *s, const char *rel)
+static int make_parent(struct tree *t, const char *rel)
 {
 	const char *slash = strrchr(rel, '/');
 
-	return slash ? make_dir(s, rel, (size_t)(slash - rel)) : LEC_OK;
+	return slash ? make_dir(t, rel, (size_t)(slash - rel)) : LEC_OK;
 }
 
 static int write_all(int fd, const char *data, size_t len)
@@ -1033,30 +1167,59 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-static int write_file(struct site *s, const char *rel, const char *data,
+static int write_file(struct tree *t, const char *rel, const char *data,
 		      size_t len)
 {
 	int fd, error;
 
-	if ((error = make_parent(s, rel)) < 0)
+	if ((error = make_parent(t, rel)) < 0)
 		return error;
-	fd = openat(s->out_fd, rel,
+	fd = openat(t->fd, rel,
 		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		    0644);
 	if (fd < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				  s->out_dir, rel, strerror(errno));
+		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
+				  rel, strerror(errno));
 	if (write_all(fd, data, len) < 0) {
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				   s->out_dir, rel, strerror(errno));
+		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
+				   rel, strerror(errno));
 		close(fd);
 		return error;
 	}
 	if (close(fd) != 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				  s->out_dir, rel, strerror(errno));
-	s->stats->bytes_out += len;
+		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
+				  rel, strerror(errno));
 	return LEC_OK;
+}
+
+/* Make rel in t (its directory made, an older file replaced) a hard link
+ * to `from` in from_dir (linkat's flags); *linked is 0 when that cannot be
+ * (another file system), and the caller writes the file instead. */
+static int link_into(struct tree *t, const char *rel, int from_dir,
+		     const char *from, int flags, int *linked)
+{
+	int error;
+
+	*linked = 0;
+	if ((error = make_parent(t, rel)) < 0)
+		return error;
+	if (unlinkat(t->fd, rel, 0) != 0 && errno != ENOENT)
+		return lec__error(LEC_EIO, "cannot replace %s/%s: %s", t->name,
+				  rel, strerror(errno));
+	*linked = linkat(from_dir, from, t->fd, rel, flags) == 0;
+	return LEC_OK;
+}
+
+/* link_into for an open file: the link is made from the descriptor, so
+ * what lands in t is the file that was checked, whatever its name leads to
+ * by then. */
+static int link_open_file(struct tree *t, const char *rel, int in,
+			  int *linked)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
+	return link_into(t, rel, AT_FDCWD, proc, AT_SYMLINK_FOLLOW, linked);
 }
 
 static void put_neighbour(struct site *s, struct lec_mdsite__buf *out,
@@ -1119,40 +1282,144 @@ static void put_page(struct site *s, size_t at)
 				  "</body>\n</html>\n");
 }
 
+/* Read the n bytes of fd into b; -1 when it holds fewer or more, or when
+ * b ran out of memory (b->oom). */
+static int read_exactly(int fd, size_t n, struct lec_mdsite__buf *b)
+{
+	b->len = 0;
+	if (!lec_mdsite__buf_reserve(b, n + 1))
+		return -1;
+	while (b->len <= n) {
+		ssize_t got = read(fd, b->ptr + b->len, n + 1 - b->len);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		b->len += (size_t)got;
+	}
+	return b->len == n ? 0 : -1;
+}
+
+/* Put the page's old HTML from the state into the output (*reused 1): a
+ * hard link when both are on one file system, else a copy. The bytes are
+ * checked against the manifest's digest first, as the files are shared
+ * with the published site, which later steps of the build touch. A page
+ * that fails the check is rendered instead (*reused 0). */
+static int reuse_page(struct site *s, struct page *p, int *reused)
+{
+	const struct lec_mdsite__kept_page *k = p->kept;
+	char digest[LEC__SHA256_HEX_LEN + 1];
+	struct stat st;
+	int in, error = LEC_OK, linked;
+
+	*reused = 0;
+	if (s->kept.fd < 0)
+		return LEC_OK;
+	in = openat(s->kept.fd, p->out_rel,
+		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size != k->size ||
+	    read_exactly(in, (size_t)k->size, &s->html) < 0) {
+		if (s->html.oom)
+			error = lec__error_oom();
+		goto done;
+	}
+	if ((error = lec__sha256_hex(s->html.ptr, s->html.len, digest)) < 0 ||
+	    strcmp(digest, k->html) != 0 ||
+	    (error = link_open_file(&s->out, p->out_rel, in, &linked)) < 0 ||
+	    (!linked && (error = write_file(&s->out, p->out_rel, s->html.ptr,
+					    s->html.len)) < 0))
+		goto done;
+	memcpy(p->html_hash, digest, sizeof(digest));
+	p->html_size = k->size;
+	s->stats->bytes_out += s->html.len;
+	s->stats->pages_reused++;
+	*reused = 1;
+done:
+	if (in >= 0)
+		close(in);
+	if (!*reused && error == LEC_OK)
+		s->reason = REASON_SPOILED;
+	return error;
+}
+
+/* Keep the page just written for the next build: its digest, and the file
+ * under the state, a hard link to the output's (else a copy). */
+static int keep_page(struct site *s, struct page *p)
+{
+	int error, linked;
+
+	if ((error = lec__sha256_hex(s->html.ptr, s->html.len,
+				     p->html_hash)) < 0 ||
+	    (error = link_into(&s->kept, p->out_rel, s->out.fd, p->out_rel, 0,
+			       &linked)) < 0 ||
+	    (!linked && (error = write_file(&s->kept, p->out_rel, s->html.ptr,
+					    s->html.len)) < 0))
+		return drop_state(s, error);
+	p->html_size = s->html.len;
+	return LEC_OK;
+}
+
+/* Render the page at position `at` of the order and write it (and keep it,
+ * when state is kept). */
+static int render_into_site(struct site *s, size_t at)
+{
+	struct page *p = &s->pages[s->order[at]];
+	int error;
+
+	if (p->body == NULL && (error = render_held(s, p)) < 0)
+		return error;
+	put_page(s, at);
+	if (s->html.oom)
+		return lec__error_oom();
+	if ((error = write_file(&s->out, p->out_rel, s->html.ptr,
+				s->html.len)) < 0)
+		return error;
+	s->stats->bytes_out += s->html.len;
+	s->stats->pages_rendered++;
+	return s->state_fd >= 0 ? keep_page(s, p) : LEC_OK;
+}
+
 static int write_pages(struct site *s)
 {
 	size_t at;
-	int error;
+	int error, reused;
 
 	for (at = 0; at < s->norder; at++) {
-		put_page(s, at);
-		if (s->html.oom)
-			return lec__error_oom();
-		if ((error = write_file(s, s->pages[s->order[at]].out_rel,
-					s->html.ptr, s->html.len)) < 0)
+		struct page *p = &s->pages[s->order[at]];
+
+		reused = 0;
+		if (p->kept != NULL && (error = reuse_page(s, p, &reused)) < 0)
 			return error;
+		if (!reused && (error = render_into_site(s, at)) < 0)
+			return error;
+		lec_mdsite__buf_dispose(&p->source);
 		s->stats->pages++;
 	}
-	return write_file(s, LEC_MDSITE_STYLESHEET, lec_mdsite__css,
-			  lec_mdsite__css_len);
+	if ((error = write_file(&s->out, LEC_MDSITE_STYLESHEET,
+				lec_mdsite__css, lec_mdsite__css_len)) < 0)
+		return error;
+	s->stats->bytes_out += lec_mdsite__css_len;
+	return LEC_OK;
 }
 
 /* Assets ------------------------------------------------------------------ */
 
-/* Copy the open file `in` to rel: bytes through the kernel when it can,
- * else through a buffer. */
-static int copy_data(struct site *s, int in, const char *rel)
+/* Copy the open file `in` to rel in t: bytes through the kernel when it
+ * can, else through a buffer. */
+static int copy_data(struct tree *t, int in, const char *rel)
 {
 	char chunk[1 << 16];
 	int out, error = LEC_OK;
 	ssize_t n;
 
-	out = openat(s->out_fd, rel,
+	out = openat(t->fd, rel,
 		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		     0644);
 	if (out < 0)
 		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				  s->out_dir, rel, strerror(errno));
+				  t->name, rel, strerror(errno));
 	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
 		;
 	if (n < 0) {
@@ -1166,22 +1433,20 @@ static int copy_data(struct site *s, int in, const char *rel)
 	}
 	if (n != 0)
 		error = lec__error(LEC_EIO, "cannot copy to %s/%s: %s",
-				   s->out_dir, rel, strerror(errno));
+				   t->name, rel, strerror(errno));
 	if (close(out) != 0 && error == LEC_OK)
 		error = lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				   s->out_dir, rel, strerror(errno));
+				   t->name, rel, strerror(errno));
 	return error;
 }
 
 /* Hard-link the asset into the output when both are on one file system,
- * else copy it. The link is made from the descriptor opened without
- * following links, so what lands in the site is the file that was checked. */
+ * else copy it; from the descriptor opened without following links. */
 static int copy_asset(struct site *s, const struct asset *a)
 {
 	const char *path = a->read_path ? a->read_path : a->src_rel;
-	char proc[64];
 	struct stat st;
-	int in, error;
+	int in, error, linked;
 
 	if (lec_mdsite__map_get(&s->outputs, a->src_rel, strlen(a->src_rel))) {
 		warn(s, "skipping %s: a generated file has the same name",
@@ -1197,17 +1462,8 @@ static int copy_asset(struct site *s, const struct asset *a)
 			close(in);
 		return LEC_OK;
 	}
-	if ((error = make_parent(s, a->src_rel)) < 0)
-		goto done;
-	if (unlinkat(s->out_fd, a->src_rel, 0) != 0 && errno != ENOENT) {
-		error = lec__error(LEC_EIO, "cannot replace %s/%s: %s",
-				   s->out_dir, a->src_rel, strerror(errno));
-		goto done;
-	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
-	if (linkat(AT_FDCWD, proc, s->out_fd, a->src_rel, AT_SYMLINK_FOLLOW) !=
-		    0 &&
-	    (error = copy_data(s, in, a->src_rel)) < 0)
+	if ((error = link_open_file(&s->out, a->src_rel, in, &linked)) < 0 ||
+	    (!linked && (error = copy_data(&s->out, in, a->src_rel)) < 0))
 		goto done;
 	s->stats->assets++;
 done:
@@ -1224,6 +1480,321 @@ static int copy_assets(struct site *s)
 		if ((error = copy_asset(s, &s->assets[i])) < 0)
 			return error;
 	return LEC_OK;
+}
+
+/* Kept state -------------------------------------------------------------- */
+
+/* Build without state when its directory cannot be used; nothing in it is
+ * touched, as it may not be ours. */
+static int refuse_state_dir(struct site *s, int error)
+{
+	if (error == LEC_ENOMEM)
+		return error;
+	warn(s, "not keeping state in %s: %s", s->opts->state_dir,
+	     lec_error_last());
+	if (s->state_fd >= 0)
+		close(s->state_fd);
+	s->state_fd = -1;
+	s->reason = REASON_UNUSABLE;
+	return LEC_OK;
+}
+
+/* Whether the state directory dir lies in the source or the output, or
+ * holds either, checked before anything is made: a missing one is where
+ * its deepest existing ancestor really is (nothing below that can be a
+ * link yet). 1 yes, 0 no, < 0 when that cannot be told. */
+static int state_overlaps(const struct site *s, const char *dir)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	char *slash;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s", dir) >= sizeof(path))
+		return lec__error(LEC_EINVALID, "path too long");
+	while (realpath(path[0] ? path : "/", real) == NULL) {
+		if (errno != ENOENT)
+			return lec__error(LEC_EIO, "%s", strerror(errno));
+		if ((slash = strrchr(path, '/')) != NULL)
+			*slash = '\0';
+		else
+			memcpy(path, ".", 2);
+	}
+	return path_within(real, s->src_real) ||
+	       path_within(real, s->out_real) ||
+	       (strcmp(path, dir) == 0 && (path_within(s->src_real, real) ||
+					   path_within(s->out_real, real)));
+}
+
+/* Open the state directory, made when missing; a file in its way is
+ * replaced. One that overlaps the source or the output is not used: its
+ * pages would be published, or read as the site's files. */
+static int open_state_dir(struct site *s, const char *dir)
+{
+	struct stat st;
+	int error;
+
+	if ((error = state_overlaps(s, dir)) != 0)
+		return refuse_state_dir(s, error < 0 ? error : lec__error(
+			LEC_EINVALID, "it overlaps the source or the output "
+				      "directory"));
+	if (lstat(dir, &st) != 0 && errno == ENOENT &&
+	    (error = lec__mkdirs_mode(dir, 0700)) < 0)
+		return refuse_state_dir(s, error);
+	s->state_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->state_fd < 0 && errno == ENOTDIR && unlink(dir) == 0 &&
+	    mkdir(dir, 0700) == 0) {
+		s->reason = REASON_UNREADABLE;
+		s->state_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (s->state_fd < 0)
+		return refuse_state_dir(s, lec__error(LEC_EIO, "%s",
+						      strerror(errno)));
+	return LEC_OK;
+}
+
+/* Read what the previous build kept, when there is a state directory.
+ * Nothing here fails the build but running out of memory: state that
+ * cannot be used means rendering every page, and s->reason says why. */
+static int state_open(struct site *s)
+{
+	const char *dir = s->opts->state_dir;
+	char *text = NULL;
+	size_t len = 0;
+	int error;
+
+	if (dir == NULL || dir[0] == '\0') {
+		s->reason = REASON_OFF;
+		return LEC_OK;
+	}
+	if ((s->stamp = lec_mdsite__generator_stamp()) == NULL) {
+		s->reason = REASON_NO_STAMP;
+		return LEC_OK;
+	}
+	if ((error = open_state_dir(s, dir)) < 0 || s->state_fd < 0)
+		return error;
+	s->kept_name = lec__path_join(dir, STATE_PAGES);
+	LEC__CHECK_ALLOC(s->kept_name);
+	s->kept.name = s->kept_name;
+	s->kept.fd = openat(s->state_fd, STATE_PAGES,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	error = lec__read_in(dir, STATE_MANIFEST, MANIFEST_MAX, &text, &len);
+	if (error == LEC_OK && lec_mdsite__state_foreign(text, len))
+		s->reason = REASON_GENERATOR;
+	else if (error == LEC_OK)
+		error = lec_mdsite__state_parse(text, len, &s->prev);
+	lec__free(text);
+	if (error == LEC_ENOMEM)
+		return error;
+	if (s->reason == NULL && error == LEC_ENOTFOUND)
+		s->reason = REASON_FIRST;
+	else if (s->reason == NULL && error < 0)
+		s->reason = REASON_UNREADABLE;
+	else if (s->reason == NULL &&
+		 strcmp(s->prev.generator, s->stamp) != 0)
+		s->reason = REASON_GENERATOR;
+	if (s->reason != NULL)
+		lec_mdsite__state_dispose(&s->prev);
+	return LEC_OK;
+}
+
+/* The digest of the site's frame: everything put_page (and the generated
+ * index) writes besides the page's own body, and the page list that
+ * decides where links to .md files lead. A page whose source and frame
+ * are both unchanged has the HTML it had. */
+static int frame_digest(struct site *s)
+{
+	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	size_t i;
+	int error;
+
+	lec_mdsite__state_put_string(&b, s->title);
+	for (i = 0; i < s->nnav; i++) {
+		const struct nav_item *item = &s->nav[i];
+		char head[64];
+
+		snprintf(head, sizeof(head), "\n%d %zu ", (int)item->kind,
+			 item->end);
+		lec_mdsite__buf_puts(&b, head);
+		lec_mdsite__state_put_string(&b, item->label ? item->label
+							     : "");
+		if (item->page != NO_PAGE) {
+			const struct page *p = &s->pages[item->page];
+
+			lec_mdsite__state_put_string(&b, p->src_rel ? p->src_rel
+								    : "");
+			lec_mdsite__state_put_string(&b, p->out_rel);
+			lec_mdsite__state_put_string(&b, p->title);
+			lec_mdsite__buf_putc(&b, p->is_dir_index ? 'i' : 'p');
+		}
+	}
+	if (b.oom)
+		error = lec__error_oom();
+	else
+		error = lec__sha256_hex(b.ptr, b.len, s->site_hash);
+	lec_mdsite__buf_dispose(&b);
+	return error;
+}
+
+/* Whether the page list is not the previous build's (else a title
+ * changed). */
+static int page_list_changed(const struct site *s)
+{
+	size_t i;
+
+	if (s->npages != s->prev.npages)
+		return 1;
+	for (i = 0; i < s->npages; i++) {
+		const struct page *p = &s->pages[i];
+		const struct lec_mdsite__kept_page *k =
+			lec_mdsite__state_find(&s->prev, p->out_rel);
+
+		if (k == NULL ||
+		    strcmp(k->src_rel, p->src_rel ? p->src_rel : "") != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether every page to reuse is in the state, of the size the manifest
+ * says (its bytes are checked as it is copied: reuse_page). */
+static int kept_pages_intact(const struct site *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->npages; i++) {
+		const struct page *p = &s->pages[i];
+		struct stat st;
+
+		if (p->kept != NULL &&
+		    (s->kept.fd < 0 ||
+		     fstatat(s->kept.fd, p->out_rel, &st,
+			     AT_SYMLINK_NOFOLLOW) != 0 ||
+		     !S_ISREG(st.st_mode) ||
+		     (uint64_t)st.st_size != p->kept->size))
+			return 0;
+	}
+	return 1;
+}
+
+/* Decide which pages are copied from the state: none unless the frame is
+ * the previous build's and every page to copy is intact, and then the
+ * generated index too. Pages held for reuse that will not be are
+ * rendered now. */
+static int decide_reuse(struct site *s)
+{
+	size_t i;
+	int error = LEC_OK;
+
+	if (s->state_fd >= 0 && (error = frame_digest(s)) < 0)
+		return error;
+	if (s->reason == NULL && strcmp(s->site_hash, s->prev.site) != 0)
+		s->reason = page_list_changed(s) ? REASON_PAGE_LIST
+						 : REASON_TITLE;
+	for (i = 0; i < s->npages && s->reason == NULL; i++) {
+		struct page *p = &s->pages[i];
+		const struct lec_mdsite__kept_page *k =
+			lec_mdsite__state_find(&s->prev, p->out_rel);
+
+		if (p->src_rel == NULL && k != NULL && k->src_rel[0] == '\0')
+			p->kept = k;
+	}
+	if (s->reason == NULL && !kept_pages_intact(s))
+		s->reason = REASON_SPOILED;
+	for (i = 0; i < s->npages && s->reason != NULL && error == LEC_OK;
+	     i++) {
+		struct page *p = &s->pages[i];
+
+		p->kept = NULL;
+		if (p->body == NULL && p->source.ptr != NULL)
+			error = render_held(s, p);
+	}
+	return error;
+}
+
+/* Ready the state for this build's pages. The manifest goes first: from
+ * here until the new one is written, nothing in the state is trusted.
+ * Pages of a manifest that could not be read are unknown, and go too; so
+ * does anything in the way of the state's own names. */
+static int state_begin(struct site *s)
+{
+	int error;
+
+	if (s->state_fd < 0)
+		return LEC_OK;
+	if ((error = lec__remove_tree_at(s->state_fd, STATE_MANIFEST)) < 0 ||
+	    (error = lec__remove_tree_at(s->state_fd, STATE_MANIFEST_TMP)) < 0)
+		return drop_state(s, error);
+	if (s->prev.generator != NULL && s->kept.fd >= 0)
+		return LEC_OK;
+	tree_close(&s->kept);
+	if ((error = lec__remove_tree_at(s->state_fd, STATE_PAGES)) < 0)
+		return drop_state(s, error);
+	if (mkdirat(s->state_fd, STATE_PAGES, 0700) != 0 ||
+	    (s->kept.fd = openat(s->state_fd, STATE_PAGES,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC)) < 0)
+		return drop_state(s, lec__error(LEC_EIO, "cannot create %s: %s",
+						s->kept.name, strerror(errno)));
+	return LEC_OK;
+}
+
+/* Write the manifest whole under a temporary name, then rename it over:
+ * a reader finds all of it or none. */
+static int write_manifest(struct site *s, const char *data, size_t len)
+{
+	struct tree t = { s->state_fd, s->opts->state_dir,
+			  LEC_MDSITE__MAP_INIT };
+	int error = write_file(&t, STATE_MANIFEST_TMP, data, len);
+
+	if (error == LEC_OK && renameat(s->state_fd, STATE_MANIFEST_TMP,
+					s->state_fd, STATE_MANIFEST) != 0)
+		error = lec__error(LEC_EIO, "cannot rename %s: %s",
+				   STATE_MANIFEST_TMP, strerror(errno));
+	return error;
+}
+
+/* Record this build for the next one, and remove the kept pages that are
+ * no longer in the site. */
+static int state_commit(struct site *s)
+{
+	static char none[] = "";
+	struct lec_mdsite__buf m = LEC_MDSITE__BUF_INIT;
+	size_t i;
+	int error = LEC_OK;
+
+	if (s->state_fd < 0)
+		return LEC_OK;
+	for (i = 0; i < s->prev.npages; i++) {
+		const char *rel = s->prev.pages[i].out_rel;
+		size_t *page = lec_mdsite__map_get(&s->outputs, rel,
+						   strlen(rel));
+
+		if (page == NULL || *page == NO_PAGE)
+			unlinkat(s->kept.fd, rel, 0); /* gone already: fine */
+	}
+	lec_mdsite__state_put_header(&m, s->stamp, s->site_hash);
+	for (i = 0; i < s->npages; i++) {
+		struct page *p = &s->pages[i];
+		struct lec_mdsite__kept_page k;
+
+		k.out_rel = p->out_rel;
+		k.src_rel = p->src_rel ? p->src_rel : none;
+		k.title = p->has_h1 ? p->title : NULL;
+		memcpy(k.hash, p->hash, sizeof(k.hash));
+		memcpy(k.html, p->html_hash, sizeof(k.html));
+		k.size = p->html_size;
+		lec_mdsite__state_put_page(&m, &k);
+	}
+	lec_mdsite__state_put_end(&m, s->npages);
+	if (m.oom)
+		error = lec__error_oom();
+	else if (m.len > MANIFEST_MAX)
+		error = drop_state(s, lec__error(LEC_ELIMIT,
+			"its manifest would be over %zu MiB",
+			MANIFEST_MAX >> 20));
+	else if ((error = write_manifest(s, m.ptr, m.len)) < 0)
+		error = drop_state(s, error);
+	lec_mdsite__buf_dispose(&m);
+	return error;
 }
 
 /* The build --------------------------------------------------------------- */
@@ -1253,9 +1824,9 @@ static int open_output(struct site *s, const char *out_dir)
 	if ((error = lec__mkdirs_mode(out_dir, 0755)) < 0)
 		return error;
 	if (realpath(out_dir, s->out_real) == NULL ||
-	    (s->out_fd = open(s->out_real, O_RDONLY | O_DIRECTORY |
+	    (s->out.fd = open(s->out_real, O_RDONLY | O_DIRECTORY |
 						   O_CLOEXEC)) < 0 ||
-	    fstat(s->out_fd, &s->out_st) != 0)
+	    fstat(s->out.fd, &s->out_st) != 0)
 		return lec__error(LEC_EIO,
 				  "cannot use the output directory %s: %s",
 				  out_dir, strerror(errno));
@@ -1263,7 +1834,7 @@ static int open_output(struct site *s, const char *out_dir)
 		return lec__error(LEC_EINVALID,
 				  "the output directory %s must not contain "
 				  "the source directory", out_dir);
-	if (faccessat(s->out_fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
+	if (faccessat(s->out.fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
 		return lec__error(LEC_EIO,
 				  "cannot write to the output directory %s: %s",
 				  out_dir, strerror(errno));
@@ -1285,6 +1856,7 @@ static void site_dispose(struct site *s)
 		lec__free(p->title_html);
 		lec__free(p->href);
 		lec__free(p->body);
+		lec_mdsite__buf_dispose(&p->source);
 	}
 	lec__free(s->pages);
 	for (i = 0; i < s->nassets; i++) {
@@ -1297,14 +1869,17 @@ static void site_dispose(struct site *s)
 	lec__free(s->order);
 	lec_mdsite__map_dispose(&s->by_src);
 	lec_mdsite__map_dispose(&s->outputs);
-	lec_mdsite__map_dispose(&s->dirs);
 	lec__free(s->title);
 	lec__free(s->title_html);
 	lec_mdsite__buf_dispose(&s->html);
 	if (s->src_fd >= 0)
 		close(s->src_fd);
-	if (s->out_fd >= 0)
-		close(s->out_fd);
+	tree_close(&s->out);
+	tree_close(&s->kept);
+	lec__free(s->kept_name);
+	if (s->state_fd >= 0)
+		close(s->state_fd);
+	lec_mdsite__state_dispose(&s->prev);
 }
 
 int lec_mdsite_build(const char *src_dir, const char *out_dir,
@@ -1332,22 +1907,27 @@ int lec_mdsite_build(const char *src_dir, const char *out_dir,
 				  opts->version);
 	s = lec__calloc(1, sizeof(*s));
 	LEC__CHECK_ALLOC(s);
-	s->src_fd = s->out_fd = -1;
+	s->src_fd = s->out.fd = s->kept.fd = s->state_fd = -1;
 	s->opts = opts ? opts : &defaults;
 	s->stats = stats;
-	s->out_dir = out_dir;
+	s->out.name = out_dir;
 	if ((error = open_source(s, src_dir)) < 0 ||
 	    (error = open_output(s, out_dir)) < 0 ||
-	    (error = walk(s, "", 0)) < 0 ||
-	    (error = render_pages(s)) < 0 || (error = page_titles(s)) < 0 ||
+	    (error = state_open(s)) < 0 || (error = walk(s, "", 0)) < 0 ||
+	    (error = scan_pages(s)) < 0 || (error = page_titles(s)) < 0 ||
 	    (error = generate_index(s)) < 0 ||
 	    (error = lec_mdsite__map_put(&s->outputs, LEC_MDSITE_STYLESHEET,
 					 strlen(LEC_MDSITE_STYLESHEET),
 					 NO_PAGE)) < 0 ||
-	    (error = nav_order(s)) < 0 || (error = write_pages(s)) < 0)
+	    (error = nav_order(s)) < 0 || (error = decide_reuse(s)) < 0 ||
+	    (error = state_begin(s)) < 0 || (error = write_pages(s)) < 0 ||
+	    (error = copy_assets(s)) < 0)
 		goto done;
-	error = copy_assets(s);
+	error = state_commit(s);
 done:
+	stats->rebuild_reason = s->reason;
+	if (s->reason == NULL && stats->pages_rendered > 0)
+		stats->rebuild_reason = REASON_PAGES;
 	site_dispose(s);
 	lec__free(s);
 	return error;

@@ -1,15 +1,17 @@
 /*
  * What the Markdown site generator's files share: a byte buffer, a string
  * map, the text helpers (UTF-8 repair, HTML and URL escaping, heading slugs),
- * link rewriting, and the md4c renderer that turns one page's Markdown into
- * its HTML body. mdsite.c builds the site from these; the unit tests call
- * them directly.
+ * link rewriting, the md4c renderer that turns one page's Markdown into its
+ * HTML body, and the manifest of the state kept for incremental builds.
+ * mdsite.c builds the site from these; the unit tests call them directly.
  */
 #ifndef LECTERN_MDSITE_INTERNAL_H
 #define LECTERN_MDSITE_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "hash.h"
 #include "internal.h"
 
 /* Longest heading id in bytes: ids end up in URLs, and a whole paragraph
@@ -137,5 +139,62 @@ int lec_mdsite__render(const char *md, size_t n,
 /* The stylesheet, themes/site.css compiled in. */
 extern const char lec_mdsite__css[];
 extern const size_t lec_mdsite__css_len;
+
+/* Kept state -------------------------------------------------------------- */
+
+/* Longest generator stamp: two build ids of up to 32 bytes in hex and the
+ * '+' between them (mdsite_state.c). */
+#define LEC_MDSITE__STAMP_MAX 129
+
+/* A page of the previous build, as its manifest line says. */
+struct lec_mdsite__kept_page {
+	char *out_rel; /* "guide/index.html", never empty */
+	char *src_rel; /* "guide/README.md"; "" for the generated index */
+	char *title;   /* its first h1; NULL: none */
+	char hash[LEC__SHA256_HEX_LEN + 1]; /* of the source; "": never reuse */
+	char html[LEC__SHA256_HEX_LEN + 1]; /* of its HTML (<state>/pages) */
+	uint64_t size;                      /* of its HTML */
+};
+
+/* A manifest read whole. */
+struct lec_mdsite__state {
+	char *generator;                     /* the stamp that wrote it */
+	char site[LEC__SHA256_HEX_LEN + 1];  /* digest of the site's frame */
+	struct lec_mdsite__kept_page *pages;
+	size_t npages;
+	struct lec_mdsite__map by_out;       /* out_rel -> pages index */
+};
+
+/* Parse a manifest (len bytes, not NUL-terminated) into *out, which the
+ * caller disposes of after LEC_OK. LEC_EINVALID for anything but a whole,
+ * well-formed manifest of this format (*out is then empty); LEC_ENOMEM. */
+int lec_mdsite__state_parse(const char *text, size_t len,
+			    struct lec_mdsite__state *out);
+/* Whether text starts as a manifest of another format does, which another
+ * Lectern wrote. */
+int lec_mdsite__state_foreign(const char *text, size_t len);
+/* Free what *st holds and empty it; st may be NULL. */
+void lec_mdsite__state_dispose(struct lec_mdsite__state *st);
+/* The kept page written at out_rel, or NULL. */
+const struct lec_mdsite__kept_page *
+lec_mdsite__state_find(const struct lec_mdsite__state *st,
+		       const char *out_rel);
+
+/* Append a manifest: the header, one line per page, the end line. */
+void lec_mdsite__state_put_header(struct lec_mdsite__buf *out,
+				  const char *generator, const char *site);
+void lec_mdsite__state_put_page(struct lec_mdsite__buf *out,
+				const struct lec_mdsite__kept_page *k);
+void lec_mdsite__state_put_end(struct lec_mdsite__buf *out, size_t npages);
+/* Append s as the manifest writes strings, its length first ("5:guide"):
+ * what follows it cannot be mistaken for part of it. */
+void lec_mdsite__state_put_string(struct lec_mdsite__buf *out, const char *s);
+
+/* What tells this build of the generator from any other: the GNU build
+ * ids of the program or library holding mdsite (its code and the compiled
+ * in stylesheet) and of md4c's, which a package upgrade can change under
+ * an unchanged Lectern. NULL when one has no build id: no state is kept
+ * then, as nothing would tell a changed generator. Static storage. */
+const char *lec_mdsite__generator_stamp(void);
 
 #endif

@@ -4,7 +4,10 @@
  * with libxml2's HTML parser and following every link), heading ids and
  * their duplicates, link rewriting, copied assets, symbolic links that try
  * to leave the tree, broken UTF-8, an empty tree, the error cases, and
- * out-of-memory at every allocation.
+ * out-of-memory at every allocation. Incremental builds: after each edit of
+ * a sequence (and with the state damaged every way we know), a build with
+ * state into an empty directory writes the very tree a build without state
+ * writes, rendering only the pages expected; and the manifest's parser.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,6 +20,7 @@
 
 #include "harness.h"
 #include "lectern/mdsite.h"
+#include "files.h"
 #include "mdsite_internal.h"
 
 /* Helpers ----------------------------------------------------------------- */
@@ -57,9 +61,10 @@ static int warned(const char *text)
 	return strstr(warnings, text) != NULL;
 }
 
-/* Build with warnings collected into `warnings`. */
-static int build(const char *src, const char *out, const char *title,
-		 struct lec_mdsite_stats *stats)
+/* Build with warnings collected into `warnings`, keeping state in `state`
+ * (NULL: none). */
+static int build_kept(const char *src, const char *out, const char *title,
+		      const char *state, struct lec_mdsite_stats *stats)
 {
 	struct lec_mdsite_options opts = LEC_MDSITE_OPTIONS_INIT;
 
@@ -68,7 +73,14 @@ static int build(const char *src, const char *out, const char *title,
 	opts.title = title;
 	opts.warn = collect_warning;
 	opts.warn_payload = &nwarnings;
+	opts.state_dir = state;
 	return lec_mdsite_build(src, out, &opts, stats);
+}
+
+static int build(const char *src, const char *out, const char *title,
+		 struct lec_mdsite_stats *stats)
+{
+	return build_kept(src, out, title, NULL, stats);
 }
 
 static void mkdirs(const char *path)
@@ -1252,20 +1264,21 @@ TEST(css_matches_theme_file)
 	free(css);
 }
 
-TEST(out_of_memory_everywhere)
+/* Build with the Nth allocation failing, for N = 1, 2, ... until a build
+ * goes through: every failure must be LEC_ENOMEM, and the build must
+ * allocate. `before` (may be NULL) sets the scene for each try. */
+static void fail_each_allocation(const char *src, const char *out,
+				 const char *state,
+				 void (*before)(long n, const char *state))
 {
-	char src[4096], out[4096];
 	long n;
 	int rc = LEC_ENOMEM;
 
-	dirs(src, out);
-	put(src, "README.md", "# Home\n\n## A\n## A\n[x](guide/b.md) &#60;\n");
-	put(src, "guide/b.md", "# B\n\n| a |\n|---|\n| ![i](p.png \"t\") |\n");
-	put(src, "guide/p.png", "png");
-	put(src, "other/c.md", "text\n");
 	for (n = 1; rc == LEC_ENOMEM && n < 5000; n++) {
+		if (before != NULL)
+			before(n, state);
 		lec__alloc_fail_after(n);
-		rc = build(src, out, NULL, NULL);
+		rc = build_kept(src, out, NULL, state, NULL);
 		lec__alloc_fail_after(0);
 		if (rc != LEC_OK && rc != LEC_ENOMEM)
 			FAIL_AT("allocation %ld: %d (%s)", n, rc,
@@ -1273,6 +1286,566 @@ TEST(out_of_memory_everywhere)
 	}
 	CHECK_INT(rc, LEC_OK);
 	CHECK(n > 20);
+}
+
+TEST(out_of_memory_everywhere)
+{
+	char src[4096], out[4096];
+
+	dirs(src, out);
+	put(src, "README.md", "# Home\n\n## A\n## A\n[x](guide/b.md) &#60;\n");
+	put(src, "guide/b.md", "# B\n\n| a |\n|---|\n| ![i](p.png \"t\") |\n");
+	put(src, "guide/p.png", "png");
+	put(src, "other/c.md", "text\n");
+	fail_each_allocation(src, out, NULL, NULL);
+}
+
+
+/* Incremental builds ------------------------------------------------------ */
+
+/* Every file and directory below a tree, relative and sorted. */
+#define LISTED_MAX 256
+static char *listed[LISTED_MAX];
+static size_t nlisted, listed_base;
+
+static int list_entry(const char *path, const struct stat *sb, int flag,
+		      struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (nlisted < LISTED_MAX && path[listed_base] != '\0') {
+		char entry[4096];
+
+		pathf(entry, sizeof(entry), "%s%s", path + listed_base + 1,
+		      flag == FTW_D ? "/" : "");
+		listed[nlisted++] = strdup(entry);
+	}
+	return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static size_t list_tree(const char *dir, char **out)
+{
+	size_t i, n;
+
+	nlisted = 0;
+	listed_base = strlen(dir);
+	nftw(dir, list_entry, 16, FTW_PHYS);
+	qsort(listed, nlisted, sizeof(*listed), compare_names);
+	for (i = 0; i < nlisted; i++)
+		out[i] = listed[i];
+	n = nlisted;
+	nlisted = 0;
+	return n;
+}
+
+/* Whether trees a and b hold the same names with the same bytes; the first
+ * difference is printed. */
+static int same_tree(const char *a, const char *b)
+{
+	char *la[LISTED_MAX], *lb[LISTED_MAX];
+	size_t na = list_tree(a, la), nb = list_tree(b, lb), i;
+	int same = na == nb && na > 0;
+
+	for (i = 0; same && i < na; i++) {
+		size_t sa = 0, sb = 0;
+		char *da, *db;
+
+		if (strcmp(la[i], lb[i]) != 0) {
+			fprintf(stderr, "  %s in one tree, %s in the other\n",
+				la[i], lb[i]);
+			same = 0;
+			break;
+		}
+		if (la[i][strlen(la[i]) - 1] == '/')
+			continue;
+		da = slurp(a, la[i], &sa);
+		db = slurp(b, lb[i], &sb);
+		same = da && db && sa == sb && memcmp(da, db, sa) == 0;
+		if (!same)
+			fprintf(stderr, "  %s differs\n", la[i]);
+		free(da);
+		free(db);
+	}
+	if (na != nb)
+		fprintf(stderr, "  %zu entries against %zu\n", na, nb);
+	for (i = 0; i < na; i++)
+		free(la[i]);
+	for (i = 0; i < nb; i++)
+		free(lb[i]);
+	return same;
+}
+
+/* Build with state into a new directory (its path into out) and without
+ * state into another: the trees must be the same, `rendered` pages
+ * rendered (the others reused), for `reason`. */
+static void check_step(const char *what, const char *src, const char *title,
+		       const char *state, size_t rendered, const char *reason,
+		       char *out)
+{
+	struct lec_mdsite_stats st, fresh_st;
+	char fresh[4096];
+	int failures = lec_test_failures;
+
+	pathf(out, 4096, "%s/out", lec_test_tmpdir());
+	pathf(fresh, sizeof(fresh), "%s/fresh", lec_test_tmpdir());
+	CHECK_OK(build_kept(src, out, title, state, &st));
+	CHECK_OK(build(src, fresh, title, &fresh_st));
+	CHECK(same_tree(out, fresh));
+	CHECK_INT(st.pages, fresh_st.pages);
+	CHECK_INT(st.pages_rendered, rendered);
+	CHECK_INT(st.pages_reused, st.pages - rendered);
+	CHECK_INT(st.bytes_out, fresh_st.bytes_out);
+	CHECK_INT(st.assets, fresh_st.assets);
+	CHECK_INT(fresh_st.pages_rendered, fresh_st.pages);
+	CHECK_STR(fresh_st.rebuild_reason, "incremental builds are off");
+	if (reason)
+		CHECK_STR(st.rebuild_reason, reason);
+	else if (st.rebuild_reason != NULL)
+		FAIL_AT("reason \"%s\", expected none", st.rebuild_reason);
+	if (lec_test_failures != failures)
+		fprintf(stderr, "  (in step: %s)\n", what);
+}
+
+/* A small handbook: an index made from README.md, pages in directories,
+ * links between them (one to a heading), an image. */
+static void put_handbook(const char *src)
+{
+	put(src, "README.md",
+	    "# Handbook\n\nStart with [installing](install.md#linux-setup), "
+	    "then [the basics](usage/basics.md).\n\n![logo](img/logo.png)\n");
+	put(src, "install.md",
+	    "# Installing\n\n## Linux setup\n\nRun the installer.\n\n"
+	    "## Windows\n\nUse the MSI.\n");
+	put(src, "usage/basics.md",
+	    "# Basics\n\nBack to [the start](../README.md); then "
+	    "[advanced use](advanced.md).\n");
+	put(src, "usage/advanced.md",
+	    "# Advanced use\n\nA paragraph about caching.\n\n"
+	    "See [Linux](../install.md#linux-setup).\n");
+	put(src, "reference/api.md",
+	    "# API\n\n| call | use |\n|---|---|\n| `get` | read |\n");
+	put(src, "reference/config.md", "# Configuration\n\n- `title`\n");
+	put(src, "img/logo.png", "\x89PNG one");
+}
+
+static void remove_file(const char *dir, const char *rel)
+{
+	char path[4096];
+
+	pathf(path, sizeof(path), "%s/%s", dir, rel);
+	CHECK(unlink(path) == 0);
+}
+
+TEST(incremental_builds_equal_fresh_ones)
+{
+	char src[4096], out[4096], state[4096], path[4096];
+	struct stat sa, sb;
+
+	dirs(src, out);
+	pathf(state, sizeof(state), "%s/state", lec_test_tmpdir());
+	put_handbook(src);
+	check_step("first build", src, NULL, state, 6, "first build", out);
+	check_step("nothing changed", src, NULL, state, 0, NULL, out);
+	/* A reused page is a hard link to the state's copy: no bytes
+	 * written twice. */
+	pathf(path, sizeof(path), "%s/usage/basics.html", out);
+	CHECK(stat(path, &sa) == 0);
+	pathf(path, sizeof(path), "%s/pages/usage/basics.html", state);
+	CHECK(stat(path, &sb) == 0 && sa.st_ino == sb.st_ino);
+
+	put(src, "usage/advanced.md",
+	    "# Advanced use\n\nA paragraph about caching, edited.\n\n"
+	    "See [Linux](../install.md#linux-setup).\n");
+	check_step("a paragraph edited", src, NULL, state, 1, "pages changed",
+		   out);
+	CHECK(contains(out, "usage/advanced.html", "caching, edited."));
+
+	put(src, "reference/faq.md", "Ask about [the API](api.md).\n");
+	check_step("a page without a title added", src, NULL, state, 7,
+		   "the page list changed", out);
+	CHECK(contains(out, "reference/faq.html", "<title>faq"));
+	check_step("nothing changed again", src, NULL, state, 0, NULL, out);
+
+	remove_file(src, "reference/config.md");
+	check_step("a page deleted", src, NULL, state, 6,
+		   "the page list changed", out);
+	CHECK(!exists(out, "reference/config.html"));
+	pathf(path, sizeof(path), "%s/pages/reference/config.html", state);
+	CHECK(access(path, F_OK) != 0);
+
+	remove_file(src, "usage/basics.md");
+	put(src, "usage/first-steps.md",
+	    "# Basics\n\nBack to [the start](../README.md); then "
+	    "[advanced use](advanced.md).\n");
+	check_step("a page renamed", src, NULL, state, 6,
+		   "the page list changed", out);
+	CHECK(exists(out, "usage/first-steps.html"));
+	CHECK(!exists(out, "usage/basics.html"));
+
+	put(src, "install.md",
+	    "# Installation\n\n## Linux setup\n\nRun the installer.\n\n"
+	    "## Windows\n\nUse the MSI.\n");
+	check_step("a title changed", src, NULL, state, 6, "a title changed",
+		   out);
+	CHECK(contains(out, "reference/api.html", ">Installation</a>"));
+
+	/* Links keep their #anchor as written: renaming the heading it
+	 * names changes that page only. */
+	put(src, "install.md",
+	    "# Installation\n\n## Linux and BSD setup\n\nRun the "
+	    "installer.\n\n## Windows\n\nUse the MSI.\n");
+	check_step("a linked heading renamed", src, NULL, state, 1,
+		   "pages changed", out);
+	CHECK(contains(out, "install.html", "id=\"linux-and-bsd-setup\""));
+	CHECK(contains(out, "index.html", "href=\"install.html#linux-setup\""));
+
+	put(src, "img/logo.png", "\x89PNG two");
+	check_step("an asset changed", src, NULL, state, 0, NULL, out);
+	CHECK(contains(out, "img/logo.png", "two"));
+
+	check_step("the site title changed", src, "Manual", state, 6,
+		   "a title changed", out);
+	check_step("the same title again", src, "Manual", state, 0, NULL, out);
+}
+
+TEST(incremental_build_of_a_generated_index)
+{
+	char src[4096], out[4096], state[4096];
+
+	dirs(src, out);
+	pathf(state, sizeof(state), "%s/state", lec_test_tmpdir());
+	put(src, "alpha.md", "# Alpha\n\nSee [beta](beta.md).\n");
+	put(src, "beta.md", "# Beta\n\nText.\n");
+	check_step("first build", src, "Site", state, 3, "first build", out);
+	put(src, "beta.md", "# Beta\n\nOther text.\n");
+	check_step("a paragraph edited", src, "Site", state, 1,
+		   "pages changed", out);
+	put(src, "gamma.md", "# Gamma\n");
+	check_step("a page added", src, "Site", state, 4,
+		   "the page list changed", out);
+	CHECK(contains(out, "index.html", "gamma.html"));
+}
+
+/* Replace the manifest's bytes from `at` on with `text`. */
+static void spoil_manifest(const char *state, size_t at, const char *text)
+{
+	size_t len = 0;
+	char *data = slurp(state, "manifest", &len);
+
+	CHECK(data != NULL && at <= len);
+	if (data == NULL || at > len)
+		return;
+	data[at] = '\0';
+	{
+		size_t n = strlen(text);
+		char *joined = malloc(at + n);
+
+		memcpy(joined, data, at);
+		memcpy(joined + at, text, n);
+		put_bytes(state, "manifest", joined, at + n);
+		free(joined);
+	}
+	free(data);
+}
+
+/* Overwrite one byte of a file in place, as a step that writes into the
+ * published site would: the state shares the file. */
+static void poke(const char *dir, const char *rel, off_t at)
+{
+	char path[4096];
+	int fd;
+
+	pathf(path, sizeof(path), "%s/%s", dir, rel);
+	fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, "#", 1, at) == 1);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST(damaged_state_means_a_full_build)
+{
+	char src[4096], out[4096], base[4096], state[4096], path[4096];
+	size_t len = 0;
+	char *manifest;
+
+	dirs(src, out);
+	pathf(base, sizeof(base), "%s", lec_test_tmpdir());
+	pathf(state, sizeof(state), "%s/state", base);
+	put_handbook(src);
+	check_step("first build", src, NULL, state, 6, "first build", out);
+	manifest = slurp(state, "manifest", &len);
+	CHECK(manifest != NULL && len > 100);
+
+	spoil_manifest(state, len / 2, "");
+	check_step("manifest cut in half", src, NULL, state, 6,
+		   "the state was unreadable", out);
+	spoil_manifest(state, len - 1, "");
+	check_step("manifest without its last byte", src, NULL, state, 6,
+		   "the state was unreadable", out);
+	spoil_manifest(state, 0, "\x7f\x45LF garbage\n\0\n");
+	check_step("garbage", src, NULL, state, 6, "the state was unreadable",
+		   out);
+	spoil_manifest(state, 0, "");
+	check_step("empty manifest", src, NULL, state, 6,
+		   "the state was unreadable", out);
+	check_step("state rewritten", src, NULL, state, 0, NULL, out);
+
+	spoil_manifest(state, strlen("lectern-mdsite-state "), "9\n");
+	check_step("another format", src, NULL, state, 6,
+		   "Lectern's generator changed", out);
+	free(manifest);
+	manifest = slurp(state, "manifest", &len);
+	{
+		/* The generator line names another build of Lectern. */
+		char *gen = manifest ? strstr(manifest, "generator ") : NULL;
+
+		CHECK(gen != NULL);
+		if (gen) {
+			gen[strlen("generator ")] =
+				gen[strlen("generator ")] == 'a' ? 'b' : 'a';
+			put_bytes(state, "manifest", manifest, len);
+		}
+	}
+	check_step("another generator", src, NULL, state, 6,
+		   "Lectern's generator changed", out);
+
+	remove_file(state, "pages/install.html");
+	check_step("a kept page deleted", src, NULL, state, 6,
+		   "a kept page was changed or deleted", out);
+	put(state, "pages/install.html", "<p>not what was kept</p>\n");
+	check_step("a kept page replaced", src, NULL, state, 6,
+		   "a kept page was changed or deleted", out);
+	/* Same size, other bytes, through the output it shares: only that
+	 * page is rendered again. */
+	poke(out, "usage/advanced.html", 20);
+	check_step("a kept page written to", src, NULL, state, 1,
+		   "a kept page was changed or deleted", out);
+	poke(state, "pages/index.html", 0);
+	check_step("another written to", src, NULL, state, 1,
+		   "a kept page was changed or deleted", out);
+	check_step("whole again", src, NULL, state, 0, NULL, out);
+
+	/* Directories and files where the state's own names should be. */
+	remove_file(state, "manifest");
+	pathf(path, sizeof(path), "%s/manifest/x", state);
+	mkdirs(path);
+	put(state, "manifest.tmp/y", "");
+	check_step("a directory for a manifest", src, NULL, state, 6,
+		   "the state was unreadable", out);
+	check_step("whole once more", src, NULL, state, 0, NULL, out);
+	pathf(path, sizeof(path), "%s/pages", state);
+	CHECK(lec__remove_tree(path) == LEC_OK);
+	put(state, "pages", "a file");
+	check_step("a file for the pages", src, NULL, state, 6,
+		   "a kept page was changed or deleted", out);
+	check_step("whole at last", src, NULL, state, 0, NULL, out);
+
+	/* Too big to be ours: not read. */
+	pathf(path, sizeof(path), "%s/manifest", state);
+	CHECK(truncate(path, ((off_t)64 << 20) + 1) == 0);
+	check_step("a huge manifest", src, NULL, state, 6,
+		   "the state was unreadable", out);
+
+	/* A file where the state directory should be is replaced. */
+	CHECK(lec__remove_tree(state) == LEC_OK);
+	put(base, "state", "not a directory");
+	check_step("state_dir is a file", src, NULL, state, 6,
+		   "the state was unreadable", out);
+	check_step("state_dir made", src, NULL, state, 0, NULL, out);
+	free(manifest);
+}
+
+TEST(state_directory_checks)
+{
+	struct lec_mdsite_options v1 = LEC_MDSITE_OPTIONS_INIT;
+	char src[4096], out[4096], state[4096];
+	struct lec_mdsite_stats st;
+
+	dirs(src, out);
+	put_handbook(src);
+	/* Inside the source or the output: not used, and not touched. */
+	pathf(state, sizeof(state), "%s/.state", src);
+	put(state, "manifest", "a file of the repository");
+	CHECK_OK(build_kept(src, out, NULL, state, &st));
+	CHECK_STR(st.rebuild_reason, "the state directory could not be used");
+	CHECK(warned("overlaps the source or the output directory"));
+	CHECK(contains(state, "manifest", "a file of the repository"));
+	CHECK_INT(st.pages_rendered, 6);
+	pathf(state, sizeof(state), "%s/state", out);
+	CHECK_OK(build_kept(src, out, NULL, state, &st));
+	CHECK_STR(st.rebuild_reason, "the state directory could not be used");
+	CHECK(!exists(out, "state"));
+	/* One that cannot be made: the build goes on without. */
+	pathf(state, sizeof(state), "%s/README.md/state", src);
+	CHECK_OK(build_kept(src, out, NULL, state, &st));
+	CHECK_STR(st.rebuild_reason, "the state directory could not be used");
+	CHECK_INT(st.pages, 6);
+	/* Options of the first version have no state_dir. */
+	v1.version = 1;
+	CHECK_ERR(lec_mdsite_build(src, out, &v1, NULL), LEC_EINVALID);
+}
+
+/* A manifest with every kind of line, strings with spaces, newlines and
+ * digits in them. */
+static char *sample_manifest(size_t *len)
+{
+	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	struct lec_mdsite__kept_page k;
+	char hex[LEC__SHA256_HEX_LEN + 1];
+
+	memset(hex, 'a', LEC__SHA256_HEX_LEN);
+	hex[LEC__SHA256_HEX_LEN] = '\0';
+	lec_mdsite__state_put_header(&b, "0123abcd+ef", hex);
+	memset(&k, 0, sizeof(k));
+	k.out_rel = (char[]){ "index.html" };
+	k.src_rel = (char[]){ "" };
+	k.title = NULL;
+	memcpy(k.html, hex, sizeof(hex));
+	k.size = 1234;
+	lec_mdsite__state_put_page(&b, &k);
+	k.out_rel = (char[]){ "odd dir/12:x\nname.html" };
+	k.src_rel = (char[]){ "odd dir/12:x\nname.md" };
+	k.title = (char[]){ "3:a title - with\tsigns" };
+	memcpy(k.hash, hex, sizeof(hex));
+	k.hash[0] = '0';
+	k.size = UINT64_MAX;
+	lec_mdsite__state_put_page(&b, &k);
+	k.out_rel = (char[]){ "empty.html" };
+	k.title = (char[]){ "" };
+	lec_mdsite__state_put_page(&b, &k);
+	lec_mdsite__state_put_end(&b, 3);
+	*len = b.len;
+	return lec_mdsite__buf_take(&b);
+}
+
+TEST(state_manifest_parser)
+{
+	static const char *const bad[] = {
+		"",
+		"lectern-mdsite-state 1\n",
+		"lectern-mdsite-state 1\ngenerator \nsite ",
+		"lectern-mdsite-state 1\ngenerator XYZ\nsite ",
+	};
+	struct lec_mdsite__buf again = LEC_MDSITE__BUF_INIT;
+	struct lec_mdsite__state st;
+	const struct lec_mdsite__kept_page *k;
+	size_t len, i;
+	char *text = sample_manifest(&len), *copy;
+
+	CHECK_OK(lec_mdsite__state_parse(text, len, &st));
+	CHECK_INT(st.npages, 3);
+	CHECK_STR(st.generator, "0123abcd+ef");
+	k = lec_mdsite__state_find(&st, "odd dir/12:x\nname.html");
+	CHECK(k != NULL);
+	if (k) {
+		CHECK_STR(k->src_rel, "odd dir/12:x\nname.md");
+		CHECK_STR(k->title, "3:a title - with\tsigns");
+		CHECK(k->hash[0] == '0' && strlen(k->hash) == 64);
+		CHECK(k->size == UINT64_MAX);
+	}
+	k = lec_mdsite__state_find(&st, "index.html");
+	CHECK(k != NULL && k->title == NULL && k->hash[0] == '\0' &&
+	      k->src_rel[0] == '\0' && k->size == 1234);
+	k = lec_mdsite__state_find(&st, "empty.html");
+	CHECK(k != NULL && k->title != NULL && k->title[0] == '\0');
+	CHECK(lec_mdsite__state_find(&st, "missing.html") == NULL);
+	/* Written again, the same bytes. */
+	lec_mdsite__state_put_header(&again, st.generator, st.site);
+	for (i = 0; i < st.npages; i++)
+		lec_mdsite__state_put_page(&again, &st.pages[i]);
+	lec_mdsite__state_put_end(&again, st.npages);
+	CHECK(again.len == len && memcmp(again.ptr, text, len) == 0);
+	lec_mdsite__buf_dispose(&again);
+	lec_mdsite__state_dispose(&st);
+	lec_mdsite__state_dispose(NULL);
+	CHECK(!lec_mdsite__state_foreign(text, len));
+
+	/* Every proper prefix is refused, and so is any byte added. */
+	for (i = 0; i < len; i++) {
+		if (lec_mdsite__state_parse(text, i, &st) != LEC_EINVALID) {
+			FAIL_AT("a manifest cut at %zu accepted", i);
+			break;
+		}
+		CHECK(st.npages == 0 && st.generator == NULL);
+	}
+	copy = malloc(len + 2);
+	memcpy(copy, text, len);
+	copy[len] = '\n';
+	copy[len + 1] = '\0';
+	CHECK_ERR(lec_mdsite__state_parse(copy, len + 1, &st), LEC_EINVALID);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_ERR(lec_mdsite__state_parse(bad[i], strlen(bad[i]), &st),
+			  LEC_EINVALID);
+#define REFUSED(from, to)                                                    \
+	do {                                                                 \
+		char *at_ = strstr(copy, from);                              \
+		CHECK(at_ != NULL);                                          \
+		if (at_) {                                                   \
+			memcpy(at_, to, sizeof(to) - 1);                     \
+			CHECK_ERR(lec_mdsite__state_parse(copy, len, &st),  \
+				  LEC_EINVALID);                             \
+			memcpy(at_, from, sizeof(from) - 1);                 \
+		}                                                            \
+	} while (0)
+	REFUSED("end 3", "end 2");           /* a page line lost */
+	REFUSED("aaaa", "AAAA");             /* hex in capitals */
+	REFUSED("10:index", "99:index");     /* a length past the end */
+	REFUSED("10:index", "10:empty");     /* a page listed twice */
+	REFUSED("1234 ", "12x4 ");           /* not a number */
+	REFUSED("1234 ", "0234 ");           /* not as written */
+	REFUSED("18446744073709551615", "99999999999999999999"); /* > 2^64 */
+	REFUSED("page -", "page +");
+	REFUSED("index.html", "index\0html"); /* a NUL in a string */
+	REFUSED(" 0:", " 0-");
+	REFUSED("generator 0", "generator  ");
+#undef REFUSED
+	memcpy(copy, "lectern-mdsite-state 2\n", 23);
+	CHECK(lec_mdsite__state_foreign(copy, len));
+	CHECK(!lec_mdsite__state_foreign("garbage", 7));
+	free(copy);
+	lec__free(text);
+}
+
+static char oom_src[4096];
+
+/* Each try edits a page, so that one is rendered and the others are
+ * reused, from no state at all or from a build's whole state. */
+static void edit_without_state(long n, const char *state)
+{
+	lec__remove_tree(state);
+	put(oom_src, "guide/c.md", n % 2 ? "# C\n\none\n" : "# C\n\ntwo\n");
+}
+
+static void edit_with_state(long n, const char *state)
+{
+	char out[4096];
+
+	pathf(out, sizeof(out), "%s-whole", state);
+	CHECK_OK(build_kept(oom_src, out, NULL, state, NULL));
+	put(oom_src, "guide/c.md", n % 2 ? "# C\n\none\n" : "# C\n\ntwo\n");
+}
+
+TEST(out_of_memory_with_state)
+{
+	char out[4096], state[4096], fresh[4096];
+
+	dirs(oom_src, out);
+	pathf(state, sizeof(state), "%s/state", lec_test_tmpdir());
+	pathf(fresh, sizeof(fresh), "%s/fresh", lec_test_tmpdir());
+	put(oom_src, "README.md", "# Home\n\n[b](guide/b.md)\n");
+	put(oom_src, "guide/b.md", "# B\n\ntext\n");
+	put(oom_src, "guide/c.md", "# C\n");
+	fail_each_allocation(oom_src, out, state, edit_without_state);
+	fail_each_allocation(oom_src, out, state, edit_with_state);
+	/* Whatever a failed build left, the next one is right. */
+	CHECK_OK(build_kept(oom_src, out, NULL, state, NULL));
+	CHECK_OK(build(oom_src, fresh, NULL, NULL));
+	CHECK(same_tree(out, fresh));
 }
 
 static const struct lec_test tests[] = {
@@ -1304,6 +1877,12 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(error_cases),
 	TEST_ENTRY(css_matches_theme_file),
 	TEST_ENTRY(out_of_memory_everywhere),
+	TEST_ENTRY(incremental_builds_equal_fresh_ones),
+	TEST_ENTRY(incremental_build_of_a_generated_index),
+	TEST_ENTRY(damaged_state_means_a_full_build),
+	TEST_ENTRY(state_directory_checks),
+	TEST_ENTRY(state_manifest_parser),
+	TEST_ENTRY(out_of_memory_with_state),
 };
 
 LEC_TEST_MAIN(tests)
