@@ -336,7 +336,7 @@ static int build_markdown_html(struct lec__job *job)
 	char *outdir = lec__path_join(job->output, "html");
 	char *src = lec__path_join(job->checkout, rel);
 	struct lec__buf b = LEC__BUF_INIT;
-	char text[256], *display;
+	char text[256], *display, *state;
 	int64_t id;
 	int rc;
 
@@ -354,7 +354,20 @@ static int build_markdown_html(struct lec__job *job)
 	out.id = id;
 	opts.warn = markdown_warning;
 	opts.warn_payload = &out;
+	/* Pages kept beside the version's tree, the engine's own: a fresh
+	 * build starts without them. */
+	state = job->sink ? NULL : state_path(job, "mdsite");
+	if (state && job->build->fresh)
+		lec__remove_tree(state);
+	opts.state_dir = state;
 	rc = lec_mdsite_build(src, outdir, &opts, &stats);
+	if (state && rc == LEC_OK)
+		lec__job_cache_note(job, "markdown", stats.pages_reused > 0,
+				    stats.pages_reused > 0 ? NULL : "%s",
+				    job->build->fresh
+					    ? "a fresh build was asked for"
+					    : stats.rebuild_reason);
+	lec__free(state);
 	lec__free(src);
 	/* Later steps (a zip of the site) run as the build user. */
 	if (rc == LEC_OK)

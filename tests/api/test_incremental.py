@@ -116,18 +116,26 @@ class IncrementalTest(ServerTestCase):
     def html(self, slug):
         return os.path.join(self.server.data, "published", slug, "latest", "html")
 
-    def assertSameSite(self, a, b, what):
+    def assertSameSite(self, a, b, what, names=None):
+        """Every published file of a and b the same; names (a's, b's)
+        are the project names a site shows, which differ."""
         files_a, files_b = tree_files(self.html(a)), tree_files(self.html(b))
         self.assertEqual(files_a, files_b, what)
         _, mismatch, errors = filecmp.cmpfiles(self.html(a), self.html(b), files_a,
                                                shallow=False)
         self.assertEqual(errors, [], what)
-        # Sphinx's search index is one JSON object whose keys come in the
-        # order its environment met the pages: equal as JSON, not as bytes.
         for name in mismatch:
-            self.assertEqual(name, "searchindex.js", (what, mismatch))
-            self.assertEqual(search_index(os.path.join(self.html(a), name)),
-                             search_index(os.path.join(self.html(b), name)), what)
+            path_a, path_b = (os.path.join(self.html(x), name) for x in (a, b))
+            if name == "searchindex.js":
+                # Sphinx's search index is one JSON object whose keys come
+                # in the order its environment met the pages.
+                self.assertEqual(search_index(path_a), search_index(path_b), what)
+                continue
+            self.assertTrue(names, (what, mismatch))
+            with open(path_a, "rb") as fa, open(path_b, "rb") as fb:
+                self.assertEqual(fa.read().replace(names[0].encode(), b"NAME"),
+                                 fb.read().replace(names[1].encode(), b"NAME"),
+                                 (what, name))
 
     def assertReused(self, build, expected, what):
         cache = build.get("cache", {})
@@ -168,6 +176,38 @@ class IncrementalTest(ServerTestCase):
                              "a fresh build was asked for")
             self.assertSameSite(incremental, fresh, what)
         self.assertEqual(kept["cache"]["doctrees"]["reason"], "docs/conf.py changed")
+
+    def test_markdown_pages_rendered_only_when_changed(self):
+        files = dict(fixtures.MARKDOWN)
+        repo = fixtures.make_repo(files)
+        slugs = []
+        for name in ("Md Kept", "Md Fresh"):
+            r = self.server.post("/api/v3/projects/", {"name": name, "repository": {
+                "url": "file://" + repo}}, token=self.token)
+            self.assertStatus(r, 201)
+            slugs.append(r.json["slug"])
+            self.build(slugs[-1], first=True)
+        kept, fresh = slugs
+        names = ("Md Kept", "Md Fresh")
+        self.assertSameSite(kept, fresh, "the first build", names)
+        for what, change, reused in (
+                ("an edit", {"docs/usage.md": "# Usage\n\nEdited.\n"}, True),
+                ("a new page", {"docs/more.md": "# More\n\nNew.\n"}, False)):
+            for path, text in change.items():
+                with open(os.path.join(repo, path), "w") as f:
+                    f.write(text)
+            fixtures.git(repo, "add", "-A")
+            fixtures.git(repo, "commit", "-q", "-m", what)
+            b = self.build(kept)
+            self.build(fresh, fresh=True)
+            self.assertEqual(b["cache"]["markdown"]["reused"], reused, (what, b["cache"]))
+            self.assertSameSite(kept, fresh, what, names)
+
+    def test_fresh_must_be_a_boolean(self):
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % self.import_repo("Odd"),
+                             {"fresh": "perhaps"}, token=self.token)
+        self.assertStatus(r, 400)
+        self.assertIn("fresh", r.json)
 
     def spoiler(self, name, job):
         """A project whose every build ends with the shell command job."""
