@@ -14,7 +14,7 @@
 #include "util.h"
 
 /* The widest table: the builds list's nine columns. */
-#define UI_TABLE_MAX_COLS 9
+#define UI_TABLE_MAX_COLS 10
 
 struct ui_column {
 	const char *title;

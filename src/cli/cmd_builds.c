@@ -45,7 +45,8 @@ static int build_row(struct cli_table *t, const cJSON *item)
 		snprintf(duration, sizeof(duration), "%llds", b->duration);
 	cli_table_row(t, id, b->version ? b->version : "",
 		      b->state ? b->state : "", outcome(b), commit,
-		      b->created ? b->created : "", duration, NULL);
+		      b->created ? b->created : "", duration,
+		      lc_build_cache_word(b), NULL);
 	lc_build_free(b);
 	return CLI_EXIT_OK;
 }
@@ -76,7 +77,7 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 		snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/",
 			 pos[0]);
 		cli_table_init(&t, "ID", "VERSION", "STATE", "RESULT", "COMMIT",
-			       "CREATED", "DURATION", NULL);
+			       "CREATED", "DURATION", "CACHE", NULL);
 		status = cli_print_list(&s, path, &q, json, &t, build_row);
 		cli_session_close(&s);
 	}
@@ -123,10 +124,11 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 	struct lc_build *b = NULL, *done_build = NULL;
 	struct lc_error err;
 	char *pos[2], *version = NULL;
-	int watch = 0, exit_status = 0, json = 0, n, status;
+	int watch = 0, exit_status = 0, json = 0, fresh = 0, n, status;
 	const struct cli_opt opts[] = { { "--watch", NULL, &watch },
 					{ "--exit-status", NULL, &exit_status },
 					{ "--json", NULL, &json },
+					{ "--fresh", NULL, &fresh },
 					{ NULL, NULL, NULL } };
 
 	if ((status = cli_parse_args("build", argc, argv, opts, pos, 1, 2,
@@ -147,7 +149,8 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_fail("out of memory");
 		goto done;
 	}
-	if (lc_build_trigger(s.client, pos[0], version, &b, &err) != LC_OK) {
+	if (lc_build_trigger_fresh(s.client, pos[0], version, fresh, &b,
+				   &err) != LC_OK) {
 		status = cli_fail_client(&err);
 		goto done;
 	}
@@ -177,6 +180,24 @@ done:
 }
 
 /* ---- log ------------------------------------------------------------------ */
+
+/* "cache: kept", or "cache: partly (doctrees: docs/conf.py changed)": the
+ * v3 build's, where the server says it (a Lectern); nothing otherwise. */
+static void print_cache(struct cli_session *s, const struct lc_build *v2)
+{
+	struct lc_build *b = NULL;
+	struct lc_error err;
+
+	if (v2->project &&
+	    lc_build_get(s->client, v2->project, v2->id, NULL, &b, &err) ==
+		    LC_OK &&
+	    b->cache != LC_CACHE_UNKNOWN)
+		printf("cache: %s%s%s%s\n", lc_build_cache_word(b),
+		       b->cache_reason ? " (" : "",
+		       b->cache_reason ? b->cache_reason : "",
+		       b->cache_reason ? ")" : "");
+	lc_build_free(b);
+}
 
 /* How much of each command `log` has printed, so following prints only
  * what is new. */
@@ -316,9 +337,12 @@ int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	/* The log ends with why the build failed, as the build's own one
-	 * line names it (the last of a long log is rarely the cause). */
+	 * line names it (the last of a long log is rarely the cause), and
+	 * with what it reused of earlier builds' work. */
 	if (is_done(b) && b->error)
 		printf("error: %s\n", b->error);
+	if (is_done(b))
+		print_cache(&s, b);
 	if (follow)
 		printf("build %lld %s\n", id,
 		       b->success == 1 ? "passed" : "failed");

@@ -64,7 +64,7 @@ static const struct cli_command commands[] = {
 	  "show a version, or change its flags", cli_cmd_version, NULL },
 	{ "builds", "PROJECT [--running] [--commit C] [--json]",
 	  "list a project's builds", cli_cmd_builds, NULL },
-	{ "build", "PROJECT [VERSION] [--watch] [--exit-status] [--json]",
+	{ "build", "PROJECT [VERSION] [--watch] [--exit-status] [--fresh] [--json]",
 	  "trigger a build (and follow it)", cli_cmd_build, NULL },
 	{ "log", "BUILD [--follow] [--json]",
 	  "print a build's commands and output", cli_cmd_log, NULL },

@@ -322,8 +322,24 @@ struct lc_build {
 	 * bitbucket, generic), "commit"; NULL when started by hand, and
 	 * always on servers that do not say (the hosted service). */
 	char *triggered_by;
+	/* What it reused of earlier builds' work, Lectern's v3 extension
+	 * ("cache", absent on the hosted service and before it is known):
+	 * LC_CACHE_UNKNOWN, LC_CACHE_FRESH (nothing), LC_CACHE_PARTLY or
+	 * LC_CACHE_KEPT (everything); and the first cache it could not use,
+	 * "doctrees: docs/conf.py changed", or NULL. */
+	int cache;
+	char *cache_reason;
 	cJSON *raw;
 };
+enum { LC_CACHE_UNKNOWN, LC_CACHE_FRESH, LC_CACHE_PARTLY, LC_CACHE_KEPT };
+/* lc_build.cache in a word: "kept", "partly", "fresh"; "" when unknown. */
+const char *lc_build_cache_word(const struct lc_build *b);
+/* POST .../versions/<version>/builds/ with {"fresh": true} when fresh:
+ * a build that uses nothing earlier builds kept (a Lectern extension; the
+ * hosted service ignores the body and builds as ever). */
+int lc_build_trigger_fresh(struct lc_client *c, const char *project,
+			   const char *version, int fresh,
+			   struct lc_build **out, struct lc_error *err);
 
 struct lc_redirect {
 	long long pk;

@@ -594,9 +594,17 @@ int lc_build_trigger(struct lc_client *c, const char *project,
 		     const char *version, struct lc_build **out,
 		     struct lc_error *err)
 {
+	return lc_build_trigger_fresh(c, project, version, 0, out, err);
+}
+
+int lc_build_trigger_fresh(struct lc_client *c, const char *project,
+			   const char *version, int fresh,
+			   struct lc_build **out, struct lc_error *err)
+{
 	struct lc_response *resp = NULL;
 	struct lc_buf path = { 0 };
 	const cJSON *build;
+	cJSON *body = NULL;
 	int rc;
 
 	*out = NULL;
@@ -606,7 +614,14 @@ int lc_build_trigger(struct lc_client *c, const char *project,
 	project_path(&path, project, "versions/");
 	lc__buf_escape(&path, version, false);
 	lc__buf_str(&path, "/builds/");
-	rc = call(c, "POST", &path, NULL, NULL, true, &resp, err);
+	if (fresh && ((body = cJSON_CreateObject()) == NULL ||
+		      cJSON_AddTrueToObject(body, "fresh") == NULL)) {
+		cJSON_Delete(body);
+		free(path.s);
+		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	}
+	rc = call(c, "POST", &path, NULL, body, true, &resp, err);
+	cJSON_Delete(body);
 	if (rc == LC_OK) {
 		/* {"build":..., "project":..., "version":...} */
 		build = cJSON_GetObjectItemCaseSensitive(resp->json, "build");

@@ -6,6 +6,7 @@
  * field of an unexpected type is treated as missing. Only a value that is not
  * an object at all is an error. Each model keeps a copy of its JSON (`raw`).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,6 +324,7 @@ void lc_build_free(struct lc_build *b)
 	free(b->docs_url);
 	free(b->progress.phase);
 	free(b->triggered_by);
+	free(b->cache_reason);
 	commands_free(b->commands, b->commands_len);
 	cJSON_Delete(b->raw);
 	free(b);
@@ -358,6 +360,40 @@ static void build_commands(struct parse *p, const cJSON *arr,
 		n++;
 	}
 	b->commands_len = n;
+}
+
+/* {"<cache>": {"reused": bool, "reason": text}, ...} into a word and the
+ * first reason. */
+static void build_cache(struct parse *p, const cJSON *cache,
+			struct lc_build *b)
+{
+	const cJSON *one;
+	int reused = 0, all = 0;
+
+	if (!cJSON_IsObject(cache))
+		return;
+	cJSON_ArrayForEach(one, cache)
+	{
+		const cJSON *why = field(one, "reason");
+
+		all++;
+		if (cJSON_IsTrue(field(one, "reused"))) {
+			reused++;
+		} else if (b->cache_reason == NULL && cJSON_IsString(why) &&
+			   one->string) {
+			size_t n = strlen(one->string) + strlen(why->valuestring) + 3;
+
+			if ((b->cache_reason = malloc(n)) == NULL)
+				p->rc = LC_ENOMEM;
+			else
+				snprintf(b->cache_reason, n, "%s: %s",
+					 one->string, why->valuestring);
+		}
+	}
+	b->cache = all == 0	     ? LC_CACHE_UNKNOWN
+		   : reused == all ? LC_CACHE_KEPT
+		   : reused == 0   ? LC_CACHE_FRESH
+				   : LC_CACHE_PARTLY;
 }
 
 /* v3 names first, then the v2 ones (project_slug, date, length, ...). */
@@ -402,7 +438,17 @@ static void build_fields(struct parse *p, const cJSON *j, struct lc_build *b)
 	build_commands(p, field(j, "commands"), b);
 	build_progress(p, field(j, "progress"), &b->progress);
 	b->triggered_by = str(p, j, "triggered_by");
+	build_cache(p, field(j, "cache"), b);
 	b->raw = copy(p, j);
+}
+
+const char *lc_build_cache_word(const struct lc_build *b)
+{
+	static const char *const words[] = { "", "fresh", "partly", "kept" };
+
+	return b && (unsigned)b->cache < sizeof(words) / sizeof(words[0])
+		       ? words[b->cache]
+		       : "";
 }
 
 int lc_build_parse(const cJSON *json, struct lc_build **out,

@@ -185,7 +185,7 @@ grep -q CURRENT "$DATA/tty" && ! grep -q "$esc" "$DATA/tty" && pass || fail "NO_
 
 # Command lines: usage errors exit 2, --help prints the usage.
 expect_status 0 "$LECTERN" build --help
-expect_match out '^usage: lectern build PROJECT \[VERSION\] \[--watch\] \[--exit-status\] \[--json\]$'
+expect_match out '^usage: lectern build PROJECT \[VERSION\] \[--watch\] \[--exit-status\] \[--fresh\] \[--json\]$'
 expect_status 2 "$LECTERN" import
 expect_match err '^lectern: import: missing arguments'
 expect_status 2 "$LECTERN" projects --bogus

@@ -85,7 +85,7 @@ grep -q "$(printf '\033')\\[K. build 3: " "$DATA/tty" && pass || fail "no progre
 expect_match_tty() { grep -Eq "$1" "$DATA/tty" && pass || fail "tty output does not match /$1/"; }
 expect_match_tty 'build 3 passed'
 expect_status 0 "$LECTERN" builds guide
-expect_match out '^ID +VERSION +STATE +RESULT +COMMIT +CREATED +DURATION$'
+expect_match out '^ID +VERSION +STATE +RESULT +COMMIT +CREATED +DURATION +CACHE$'
 expect_match out '^3 +latest +finished +passed +[0-9a-f]{12} +20[0-9-]+T'
 expect_match out '^1 +latest +finished +passed '
 commit=$(git -C "$REPO" rev-parse HEAD)
@@ -103,6 +103,17 @@ expect_status 0 "$LECTERN" log 2 --follow
 expect_match out '^build 2 passed$'
 expect_status 0 "$LECTERN" log 2 --json
 expect_match out '^\{.*"commands":\[\{'
+# What each build reused of the one before: build 3 kept everything (the
+# commit did not change); a fresh one reused nothing, and says why.
+expect_status 0 "$LECTERN" log 3
+expect_match out '^cache: kept$'
+expect_status 0 "$LECTERN" build guide --fresh --watch --exit-status
+fresh=$(sed -n 's/^triggered build \([0-9]*\) of guide\/latest$/\1/p' "$DATA/out")
+expect_status 0 "$LECTERN" log "$fresh"
+expect_match out '^cache: fresh \(checkout: a fresh build was asked for\)$'
+expect_status 0 "$LECTERN" builds guide
+expect_match out "^$fresh +latest +finished +passed +[0-9a-f]{12} +20[0-9T:.Z-]+ +[0-9]+s +fresh\$"
+expect_match out '^3 +latest +finished +passed +[0-9a-f]{12} +20[0-9T:.Z-]+ +[0-9]+s +kept$'
 expect_status 1 "$LECTERN" log 999
 expect_match err '\(HTTP 404\)$'
 
@@ -124,10 +135,10 @@ printf 'version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: "3.12"\n  
 git_env -C "$REPO" add -A
 git_env -C "$REPO" commit -q -m broken
 expect_status 1 "$LECTERN" build guide latest --exit-status
-expect_match err '^lectern: build 4 failed$'
+expect_match err "^lectern: build $((fresh + 1)) failed\$"
 [ "$(wc -l <"$DATA/err")" -eq 1 ] && pass || fail "build failure is not one line"
 expect_status 0 "$LECTERN" build guide latest --watch
-expect_match out '^build 5 finished: '
+expect_match out "^build $((fresh + 2)) finished: "
 expect_status 0 "$LECTERN" log 5
 expect_match out '^\(exit status 3\)$'
 git_env -C "$REPO" reset -q --hard HEAD~1

@@ -3,8 +3,9 @@
 # Builds screen going from a running state to finished (the list polls
 # with its ETag every second), `r` shows running builds only, the build
 # screen streams the running command's output and follows it, scrolling
-# up stops following and the bottom resumes it, and `f` jumps to the
-# first failed command of a failed build.
+# up stops following and the bottom resumes it, the header and the list
+# say what a build reused of the one before and `T` builds afresh, and
+# `f` jumps to the first failed command of a failed build.
 . "$LEC_TESTS/tui/lib.sh"
 
 # A build whose first command runs for a few seconds, printing a line
@@ -22,8 +23,8 @@ wait_build "$fails"
 tui
 wait_for '^fails +Fails +latest +finished +failed ' "the failed project"
 keys : b u i l d s ' ' s l o w Enter
-wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +[0-9a-f]{7} *$' "the first build"
-expect_line 2 "#       Version        State      Result Started By        Time   Commit  Error"
+wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +fresh +[0-9a-f]{7} *$' "the first build"
+expect_line 2 "#       Version    State      Result Started By      Time   Cache  Commit  Error"
 
 # ---- A build started now shows up running, then finished.
 id=$(api POST "/api/v3/projects/$slow/versions/latest/builds/" |
@@ -53,7 +54,15 @@ wait_for '^\$ echo first-line && sleep 6 && echo second-line  \[exit 0, [0-9]+s\
 total=$(screen | sed -n 's,.* \([0-9][0-9]*\)/\([0-9][0-9]*\) *$,\1 \2,p' | tail -n 1)
 set -- $total
 [ "${1:-x}" = "${2:-y}" ] && pass || fail "the cursor is not on the last line: $total"
+# The commit did not change: the header says everything was reused.
+wait_for '^cache kept *$' "the build's cache"
+# ---- T builds it again afresh, and the list says so.
+keys T
+wait_for "^Build #$((id + 1))"'  slow/latest  finished passed ' "the fresh build"
+wait_for '^cache fresh: checkout: a fresh build was asked for *$' "the fresh build's cache"
 keys q q
+wait_for "^$((id + 1))"' +latest +finished +passed +[0-9]+s +hand +[0-9]+s +fresh ' "the fresh build in the list"
+keys q
 
 # ---- f jumps to the first failed command.
 keys : b u i l d s ' ' f a i l s Enter

@@ -35,7 +35,7 @@ expect_line 1 " Lectern [t]  Projects ▸ markdown-guide                        
 expect_line 2 " Versions  Builds  Subprojects  Translations  Redirects  Env vars  Settings  Integrations"
 expect_line 3 "Version              Active Hidden Built Type    Last build"
 keys Tab
-wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +[0-9a-f]{7} *$' "the builds tab"
+wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +fresh +[0-9a-f]{7} *$' "the builds tab"
 keys End Tab Tab Tab Tab Tab
 wait_for '^repository +file://' "the settings tab"
 wait_for '^default version +latest *$' "the settings tab"

@@ -63,6 +63,7 @@ struct build_view {
 	int left;           /* columns scrolled sideways (not wrapping) */
 	struct lc_build_progress progress; /* the v3 build's; owned */
 	char *triggered_by; /* the v3 build's; owned, NULL: by hand */
+	struct lc_build cache; /* its cache and cache_reason (owned) only */
 	int v3_answered;    /* the v3 build has answered (or failed) once */
 	int v3_loaded;      /* ... and triggered_by is its answer's */
 };
@@ -237,6 +238,10 @@ static void take_v3(struct ui_view *v, const cJSON *json)
 	free(bv->triggered_by);
 	bv->triggered_by = b->triggered_by;
 	b->triggered_by = NULL;
+	free(bv->cache.cache_reason);
+	bv->cache.cache = b->cache;
+	bv->cache.cache_reason = b->cache_reason;
+	b->cache_reason = NULL;
 	bv->v3_loaded = 1;
 	if (!bv->v3_only) {
 		lc_build_free(b);
@@ -484,9 +489,11 @@ static int build_action(struct ui_view *v, enum ui_action action)
 		save_log(v);
 		return UI_HANDLED;
 	case UI_ACTION_TRIGGER:
+	case UI_ACTION_TRIGGER_FRESH:
 		if (bv->build && bv->build->project && bv->build->version)
 			ui_edit_trigger(v, bv->build->project,
-					bv->build->version);
+					bv->build->version,
+					action == UI_ACTION_TRIGGER_FRESH);
 		return UI_HANDLED;
 	case UI_ACTION_CANCEL:
 		if (bv->build)
@@ -618,6 +625,22 @@ static int draw_detail(struct build_view *bv, WINDOW *w, int width, int y)
 			     ui_attr(UI_SLOT_STATE_RUNNING));
 		return 1;
 	}
+	/* A passed build: what it reused of earlier builds' work, where
+	 * the server says (a Lectern), on the rule's line. */
+	if (bv->build->error == NULL && ui_build_final(bv->build) &&
+	    bv->cache.cache != LC_CACHE_UNKNOWN) {
+		char *text = ui_xasprintf("cache %s%s%s",
+					  lc_build_cache_word(&bv->cache),
+					  bv->cache.cache_reason ? ": " : "",
+					  bv->cache.cache_reason
+						  ? bv->cache.cache_reason
+						  : "");
+
+		ui_draw_fill(w, y, 0, width, ui_attr(UI_SLOT_NORMAL));
+		ui_draw_text(w, y, 0, width, text, ui_attr(UI_SLOT_DIM));
+		free(text);
+		return 1;
+	}
 	if (bv->build->error == NULL) {
 		ui_draw_hline(w, y, 0, width, ui_attr(UI_SLOT_BORDER));
 		return 1;
@@ -695,6 +718,7 @@ static void build_close(struct ui_view *v)
 	free(bv->search);
 	free(bv->progress.phase);
 	free(bv->triggered_by);
+	free(bv->cache.cache_reason);
 	free(bv->project);
 	free(bv);
 }

@@ -43,9 +43,11 @@ static int builds_action(struct ui_view *v, enum ui_action action)
 
 	switch (action) {
 	case UI_ACTION_TRIGGER:
+	case UI_ACTION_TRIGGER_FRESH:
 		sel = ui_builds_get(b, v->cursor);
 		if (sel && sel->version)
-			ui_edit_trigger(v, b->project, sel->version);
+			ui_edit_trigger(v, b->project, sel->version,
+					action == UI_ACTION_TRIGGER_FRESH);
 		return UI_HANDLED;
 	case UI_ACTION_CANCEL:
 		sel = ui_builds_get(b, v->cursor);

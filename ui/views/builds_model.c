@@ -20,9 +20,10 @@
 /* Each as wide as its longest value ("bitbucket", "59m59s", a 7-digit
  * commit), so the error keeps what 80 columns leave. */
 static const struct ui_column columns[] = {
-	{ "#", 7 },         { "Version", 14 }, { "State", 10 },
-	{ "Result", 6 },    { "Started", 7 },  { "By", 9 },
-	{ "Time", 6 },      { "Commit", 7 },   { "Error", 0 },
+	{ "#", 7 },         { "Version", 10 }, { "State", 10 },
+	{ "Result", 6 },    { "Started", 7 },  { "By", 7 },
+	{ "Time", 6 },      { "Cache", 6 },    { "Commit", 7 },
+	{ "Error", 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -235,12 +236,13 @@ static void build_row(struct ui_table *t, const struct lc_build *build,
 	ui_row_set(row, 4, UI_SLOT_DIM, "%s", age);
 	ui_row_set(row, 5, UI_SLOT_NORMAL, "%s", ui_build_trigger(build, app));
 	ui_row_set(row, 6, UI_SLOT_NORMAL, "%s", took);
-	ui_row_set(row, 7, UI_SLOT_DIM, "%.7s", build->commit ? build->commit : "");
+	ui_row_set(row, 7, UI_SLOT_DIM, "%s", lc_build_cache_word(build));
+	ui_row_set(row, 8, UI_SLOT_DIM, "%.7s", build->commit ? build->commit : "");
 	/* The last column is the error, or a clone's live progress. */
 	if (ui_build_progress(build, progress, sizeof(progress)))
-		ui_row_set(row, 8, UI_SLOT_STATE_RUNNING, "%s", progress);
+		ui_row_set(row, 9, UI_SLOT_STATE_RUNNING, "%s", progress);
 	else
-		ui_row_set(row, 8, UI_SLOT_STATE_FAIL, "%s",
+		ui_row_set(row, 9, UI_SLOT_STATE_FAIL, "%s",
 			   build->error ? build->error : "");
 }
 

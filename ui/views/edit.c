@@ -410,7 +410,7 @@ void ui_edit_delete(struct ui_view *parent, const char *project,
 }
 
 void ui_edit_trigger(struct ui_view *parent, const char *project,
-		     const char *version)
+		     const char *version, int fresh)
 {
 	char *below, *path, *done;
 
@@ -418,8 +418,10 @@ void ui_edit_trigger(struct ui_view *parent, const char *project,
 		return;
 	below = ui_xasprintf("versions/%s/builds/", version);
 	path = project_path(project, below);
-	done = ui_xasprintf("triggered a build of %s/%s", project, version);
-	ui_app_send(parent->app, parent, UI_EDIT_TAG, "POST", path, NULL, done);
+	done = ui_xasprintf("triggered a %sbuild of %s/%s",
+			    fresh ? "fresh " : "", project, version);
+	ui_app_send(parent->app, parent, UI_EDIT_TAG, "POST", path,
+		    fresh ? "{\"fresh\": true}" : NULL, done);
 	free(done);
 	free(path);
 	free(below);

@@ -54,9 +54,11 @@ const char *ui_edit_forge(const char *type);
  * it in the question ("redirect /a -> /b"). */
 void ui_edit_delete(struct ui_view *parent, const char *project,
 		    const char *path, const char *what);
-/* Trigger a build of version. */
+/* Trigger a build of version; fresh: one that reuses nothing earlier
+ * builds kept (the body {"fresh": true}, which the hosted service
+ * ignores). */
 void ui_edit_trigger(struct ui_view *parent, const char *project,
-		     const char *version);
+		     const char *version, int fresh);
 /* Confirm, then cancel build b (it must be running; a final one is
  * refused here with a message). */
 void ui_edit_cancel(struct ui_view *parent, const struct lc_build *b);

@@ -582,15 +582,15 @@ static void delete_item(struct ui_view *v, const struct ui_row *row)
 }
 
 /* t: a version's build, or the selected build's version again. */
-static void trigger(struct ui_view *v, const struct ui_row *row)
+static void trigger(struct ui_view *v, const struct ui_row *row, int fresh)
 {
 	struct project *pr = v->priv;
 	const struct lc_build *b;
 
 	if (pr->tab == TAB_VERSIONS && row)
-		ui_edit_trigger(v, pr->slug, row->cells[0]);
+		ui_edit_trigger(v, pr->slug, row->cells[0], fresh);
 	else if (pr->tab == TAB_BUILDS && (b = selected_build(v)) && b->version)
-		ui_edit_trigger(v, pr->slug, b->version);
+		ui_edit_trigger(v, pr->slug, b->version, fresh);
 	else
 		ui_app_error(v->app, "select a version or a build to build");
 }
@@ -654,7 +654,8 @@ static int write_action(struct ui_view *v, enum ui_action action)
 					      action == UI_ACTION_MOVE_UP ? -1 : 1);
 		break;
 	case UI_ACTION_TRIGGER:
-		trigger(v, row);
+	case UI_ACTION_TRIGGER_FRESH:
+		trigger(v, row, action == UI_ACTION_TRIGGER_FRESH);
 		break;
 	case UI_ACTION_CANCEL:
 		if (pr->tab == TAB_BUILDS && (b = selected_build(v)))
