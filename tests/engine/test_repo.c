@@ -889,7 +889,139 @@ TEST(mirror_over_git_protocol)
 	stop_daemon(pid);
 }
 
+/* A local source is mirrored by copying its object files: a fetch after
+ * one commit copies only that commit's loose objects; a source with
+ * alternates (objects elsewhere) is fetched through libgit2 instead, and
+ * both end with the source's refs. */
+TEST(local_mirror_copies_only_what_is_missing)
+{
+	const char *tmp;
+	char src[PATH_LEN], mirror[PATH_LEN], shared[PATH_LEN];
+	char want[HEX_LEN], got[HEX_LEN];
+	struct progress_log log = { 0 };
+	struct lec_repo_refs refs = { 0 };
+
+	git_env();
+	tmp = lec_test_tmpdir();
+	make_source(tmp, src);
+	SH("cd %s && git gc -q", src); /* everything in one pack */
+	mirror_path(tmp, mirror);
+	CHECK_OK(lec_repo_mirror(src, mirror, on_progress, &log));
+	CHECK_INT(log.last.received_objects, 2); /* the pack and its index */
+	SH("cd %s && printf 'three\\n' >> README.md && git commit -q -am three",
+	   src);
+	memset(&log, 0, sizeof(log));
+	CHECK_OK(lec_repo_mirror(src, mirror, on_progress, &log));
+	CHECK_INT(log.last.received_objects, 3); /* commit, tree, blob */
+	rev_parse(src, "main", want);
+	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	check_ref(&refs, "main", LEC_REPO_BRANCH, want);
+	CHECK_STR(refs.default_branch, "main");
+	lec_repo_refs_dispose(&refs);
+	/* A deleted branch goes (the fetch prunes). */
+	SH("cd %s && git branch -q -D feature", src);
+	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK(find(&refs, "feature", LEC_REPO_BRANCH) == NULL);
+	lec_repo_refs_dispose(&refs);
+
+	/* git clone --shared: its objects are the source's. */
+	snprintf(shared, sizeof(shared), "%s/shared", tmp);
+	SH("git clone -q --shared %s %s && cd %s && printf 's\\n' > s.md && "
+	   "git add s.md && git commit -q -m shared",
+	   src, shared, shared);
+	snprintf(mirror, sizeof(mirror), "%s/repos/shared.git", tmp);
+	CHECK_OK(lec_repo_mirror(shared, mirror, NULL, NULL));
+	rev_parse(shared, "main", want);
+	CHECK_OK(lec_repo_resolve(mirror, "main", LEC_REPO_BRANCH, &refs.default_branch));
+	snprintf(got, sizeof(got), "%s", refs.default_branch ? refs.default_branch : "");
+	CHECK_STR(got, want);
+	lec_repo_refs_dispose(&refs);
+}
+
+static int count_change(enum lec_repo_change change, const char *path,
+			void *payload)
+{
+	char *seen = payload;
+	size_t n = strlen(seen);
+
+	(void)path;
+	if (n + 1 < 64) {
+		seen[n] = (char)change;
+		seen[n + 1] = '\0';
+	}
+	return 0;
+}
+
+/* Updating a checkout of one commit to another writes what a fresh
+ * checkout writes, touching only what changed, and tells each change. */
+TEST(checkout_update_equals_a_fresh_checkout)
+{
+	const char *tmp;
+	char src[PATH_LEN], mirror[PATH_LEN], kept[PATH_LEN], fresh[PATH_LEN];
+	char one[HEX_LEN], two[HEX_LEN], mid[HEX_LEN], seen[64] = "";
+	struct stat before, after;
+
+	git_env();
+	tmp = lec_test_tmpdir();
+	make_source(tmp, src);
+	rev_parse(src, "main", one);
+	/* A file becomes a directory, a directory goes, a title changes, a
+	 * paragraph changes, a link is retargeted, a file is added. */
+	SH("cd %s && git rm -q run.sh && mkdir run.sh && printf x > run.sh/f && "
+	   "git rm -q -r docs && printf 'Title\\n=====\\n\\nText.\\n' > a.rst && "
+	   "printf 'Body\\n' > b.md && ln -sf b.md link && git add -A && "
+	   "git commit -q -m move && "
+	   "printf 'Title\\n=====\\n\\nOther text.\\n' > a.rst && "
+	   "printf '# Heading\\nBody\\n' > b.md && printf 'new\\n' > c.txt && "
+	   "git add -A && git commit -q -m edit",
+	   src);
+	rev_parse(src, "main", two);
+	mirror_path(tmp, mirror);
+	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
+	snprintf(kept, sizeof(kept), "%s/kept", tmp);
+	snprintf(fresh, sizeof(fresh), "%s/fresh", tmp);
+	CHECK_OK(lec_repo_checkout(mirror, one, kept, NULL, NULL));
+	CHECK(lstat(kept, &before) == 0);
+	{
+		char readme[PATH_LEN + 16];
+
+		snprintf(readme, sizeof(readme), "%s/README.md", kept);
+		CHECK(stat(readme, &before) == 0);
+		CHECK_OK(lec_repo_checkout_update(mirror, one, two, kept,
+						  count_change, NULL, seen));
+		CHECK(stat(readme, &after) == 0);
+		/* Unchanged: the same file, its time untouched. */
+		CHECK(before.st_ino == after.st_ino &&
+		      before.st_mtim.tv_nsec == after.st_mtim.tv_nsec &&
+		      before.st_mtim.tv_sec == after.st_mtim.tv_sec);
+	}
+	CHECK_OK(lec_repo_checkout(mirror, two, fresh, NULL, NULL));
+	SH("diff -r --no-dereference %s %s", kept, fresh);
+	/* docs/index.md went and run.sh became a directory: D and A. */
+	CHECK(strchr(seen, 'D') && strchr(seen, 'A'));
+	/* From the middle commit: a.rst's outline (its title) is the same,
+	 * M; b.md gained a heading, O; c.txt is new, A. */
+	seen[0] = '\0';
+	rev_parse(src, "main~1", mid);
+	SH("rm -rf %s && true", fresh);
+	CHECK_OK(lec_repo_checkout(mirror, mid, fresh, NULL, NULL));
+	CHECK_OK(lec_repo_checkout_update(mirror, mid, two, fresh, count_change,
+					  NULL, seen));
+	CHECK_STR(seen, "MOA");
+	SH("diff -r --no-dereference %s %s", kept, fresh);
+	/* And back again. */
+	seen[0] = '\0';
+	CHECK_OK(lec_repo_checkout_update(mirror, two, one, kept, count_change,
+					  NULL, seen));
+	SH("rm -rf %s && true", fresh);
+	CHECK_OK(lec_repo_checkout(mirror, one, fresh, NULL, NULL));
+	SH("diff -r --no-dereference %s %s", kept, fresh);
+}
+
 static const struct lec_test tests[] = {
+	TEST_ENTRY(local_mirror_copies_only_what_is_missing),
+	TEST_ENTRY(checkout_update_equals_a_fresh_checkout),
 	TEST_ENTRY(redact_url),
 	TEST_ENTRY(mirror_file_url),
 	TEST_ENTRY(mirror_path_then_fetch_with_prune),
