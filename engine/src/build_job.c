@@ -219,6 +219,8 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 			       job.error);
 	lec_notification_build_event(st, build->id, LEC_BUILD_EVENT_FINISHED,
 				     &site);
+	if (job.project)
+		lec__prune_caches(env, st, job.project);
 	job_dispose(&job);
 	return ok ? LEC_OK : LEC_ERROR;
 }

@@ -15,6 +15,7 @@
  * Only the engine walks the tree here, after every process of the
  * previous build has ended, never following a link (files.h's walk).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -446,4 +447,83 @@ int lec__tree_record(struct lec__job *job)
 void lec__tree_forget(struct lec__job *job)
 {
 	unlink(job->tree_manifest);
+}
+
+/* Pruning ----------------------------------------------------------------------- */
+
+/* The name of a version's tree or of what lies beside it (<v>,
+ * <v>.manifest, <v>.sphinx, <v>.mdsite...): the version's slug. Slugs
+ * have no dot. */
+static int version_of(const char *name, char *slug, size_t cap)
+{
+	size_t n = strcspn(name, ".");
+
+	if (n == 0 || n >= cap)
+		return 0;
+	memcpy(slug, name, n);
+	slug[n] = '\0';
+	return 1;
+}
+
+/* Whether the project's version of that slug is active (a deleted or
+ * deactivated one's caches go). */
+static int version_active(struct lec_store *st, int64_t project_id,
+			  const char *slug)
+{
+	struct lec_version *v = NULL;
+	int active = lec_version_get(st, project_id, slug, &v) == LEC_OK &&
+		     v->active;
+
+	lec_version_free(v);
+	lec_error_clear();
+	return active;
+}
+
+/* Remove what root/rel holds for versions that are no longer active.
+ * python/<project>/venvs is the builds' to write: it is opened beneath
+ * the data directory, never through a link a build put there. */
+static void prune_dir(struct lec_store *st, int64_t project_id,
+		      const char *root, const char *rel)
+{
+	DIR *d = NULL;
+	struct dirent *e;
+	char slug[128];
+	int fd;
+
+	if (lec__open_in(root, rel, LEC__OPEN_DIR, &fd) < 0) {
+		lec_error_clear();
+		return;
+	}
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' &&
+		    version_of(e->d_name, slug, sizeof(slug)) &&
+		    !version_active(st, project_id, slug))
+			lec__remove_tree_at(dirfd(d), e->d_name);
+	closedir(d);
+}
+
+void lec__prune_caches(const struct lec__build_env *env, struct lec_store *st,
+		       const struct lec_project *p)
+{
+	/* Where a version's caches are, around the project's slug. */
+	static const struct {
+		const char *before, *after;
+	} places[] = { { "checkouts/", "" },
+		       { "python/", "/venvs" },
+		       { "python/.stamps/", "" } };
+	struct lec__buf b = LEC__BUF_INIT;
+	char *rel;
+	size_t i;
+
+	for (i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
+		lec__buf_printf(&b, "%s%s%s", places[i].before, p->slug,
+				places[i].after);
+		if ((rel = lec__buf_take(&b)) != NULL)
+			prune_dir(st, p->id, env->data_dir, rel);
+		lec__free(rel);
+	}
 }

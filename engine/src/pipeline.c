@@ -35,6 +35,30 @@ const char *lec_pipeline_python(const struct lec_pipeline *pl)
 	return pl->env.python_about;
 }
 
+int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
+{
+	static const char *const dirs[] = { "checkouts", "python", "repos" };
+	uint64_t *fields[3];
+	struct lec__tree_size size;
+	size_t i;
+
+	lec_error_clear();
+	if (data_dir == NULL || out == NULL)
+		return lec__error(LEC_EINVALID, "nothing to measure");
+	fields[0] = &out->trees;
+	fields[1] = &out->python;
+	fields[2] = &out->repos;
+	for (i = 0; i < 3; i++) {
+		char *path = lec__path_join(data_dir, dirs[i]);
+
+		LEC__CHECK_ALLOC(path);
+		lec__tree_measure(path, &size);
+		*fields[i] = size.bytes;
+		lec__free(path);
+	}
+	return LEC_OK;
+}
+
 /* Recovery ----------------------------------------------------------------- */
 
 static int finish_interrupted(struct lec_store *st)

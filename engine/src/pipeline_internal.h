@@ -56,6 +56,10 @@ int lec__fetch_mirror(struct lec__build_env *env,
  * must be checked out afresh (the reason noted as the "checkout" cache).
  * After it: record what it wrote, or forget the record. */
 int lec__tree_prepare(struct lec__job *job, int fresh, char **from);
+/* Remove the kept trees, generator state and Python environments of p's
+ * versions that are no longer active (deleted or deactivated). */
+void lec__prune_caches(const struct lec__build_env *env, struct lec_store *st,
+		       const struct lec_project *p);
 int lec__tree_record(struct lec__job *job);
 void lec__tree_forget(struct lec__job *job);
 /* The install step (build_python.c): the venv and python.install. */

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "lectern/diff.h"
+#include "lectern/pipeline.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
@@ -19,6 +20,7 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_user_list users = { 0 };
 	struct lec_page none = { 1, 0 };
 	struct lec_diff_usage usage;
+	struct lec_pipeline_usage caches;
 
 	(void)argv;
 	/* A wrong command line is status 2, as for every command. */
@@ -38,6 +40,15 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 		printf("build outputs:  %zu (%.1f MiB; published and kept for "
 		       "diffs)\n",
 		       usage.outputs, (double)usage.bytes / (1024.0 * 1024.0));
+	if (lec_pipeline_usage(cli_data_dir(ctx), &caches) == LEC_OK)
+		printf("build caches:   %.1f MiB (kept trees and generator "
+		       "state %.1f MiB, Python environments %.1f MiB, "
+		       "repository mirrors %.1f MiB)\n",
+		       (double)(caches.trees + caches.python + caches.repos) /
+			       (1024.0 * 1024.0),
+		       (double)caches.trees / (1024.0 * 1024.0),
+		       (double)caches.python / (1024.0 * 1024.0),
+		       (double)caches.repos / (1024.0 * 1024.0));
 	lec_user_list_dispose(&users);
 	return CLI_EXIT_OK;
 }

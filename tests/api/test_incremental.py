@@ -203,6 +203,28 @@ class IncrementalTest(ServerTestCase):
             self.assertEqual(b["cache"]["markdown"]["reused"], reused, (what, b["cache"]))
             self.assertSameSite(kept, fresh, what, names)
 
+    def test_caches_of_an_inactive_version_go(self):
+        repo = fixtures.make_repo(fixtures.MARKDOWN, branches=("dev",))
+        r = self.server.post("/api/v3/projects/", {"name": "Pruned", "repository": {
+            "url": "file://" + repo}}, token=self.token)
+        self.assertStatus(r, 201)
+        slug = r.json["slug"]
+        self.build(slug, first=True)
+        dev = "/api/v3/projects/%s/versions/dev/" % slug
+        self.assertStatus(self.server.patch(dev, {"active": True}, token=self.token), 204)
+        builds = self.server.get("/api/v3/projects/%s/builds/" % slug,
+                                 token=self.token).json["results"]
+        deadline = time.time() + BUILD_TIMEOUT
+        while not os.path.isdir(os.path.join(self.server.data, "checkouts", slug, "dev")):
+            self.assertLess(time.time(), deadline, builds)
+            time.sleep(0.2)
+        self.build(slug, first=True)
+        self.assertStatus(self.server.patch(dev, {"active": False}, token=self.token), 204)
+        self.build(slug)
+        kept = sorted(os.listdir(os.path.join(self.server.data, "checkouts", slug)))
+        self.assertEqual([k for k in kept if k.startswith("dev")], [], kept)
+        self.assertIn("latest", kept)
+
     def test_fresh_must_be_a_boolean(self):
         r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % self.import_repo("Odd"),
                              {"fresh": "perhaps"}, token=self.token)

@@ -111,6 +111,20 @@ void lec_pipeline_stop(struct lec_pipeline *pipeline);
  */
 const char *lec_pipeline_python(const struct lec_pipeline *pipeline);
 
+/* What the kept work of builds takes on disk (symbolic links not
+ * followed), for `lectern status`. */
+struct lec_pipeline_usage {
+	uint64_t trees;   /* versions' kept trees and generator state */
+	uint64_t python;  /* projects' virtualenvs, wheels and pip caches */
+	uint64_t repos;   /* the repositories' mirrors */
+};
+
+/**
+ * Measure data_dir's caches (absent ones: zero). Walks every file: as
+ * slow as `du`. @return LEC_OK; LEC_EINVALID (NULL argument)
+ */
+int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out);
+
 #ifdef __cplusplus
 }
 #endif
