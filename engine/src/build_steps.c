@@ -356,12 +356,13 @@ static int build_markdown_html(struct lec__job *job)
 	opts.warn_payload = &out;
 	/* Pages kept beside the version's tree, the engine's own: a fresh
 	 * build starts without them. */
-	state = job->sink ? NULL : state_path(job, "mdsite");
-	if (state && job->build->fresh)
+	state = job->sink ? lec__strdup(job->mdsite_state)
+			  : state_path(job, "mdsite");
+	if (state && job->build && job->build->fresh)
 		lec__remove_tree(state);
 	opts.state_dir = state;
 	rc = lec_mdsite_build(src, outdir, &opts, &stats);
-	if (state && rc == LEC_OK)
+	if (state && rc == LEC_OK && job->build)
 		lec__job_cache_note(job, "markdown", stats.pages_reused > 0,
 				    stats.pages_reused > 0 ? NULL : "%s",
 				    job->build->fresh

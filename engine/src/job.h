@@ -75,6 +75,7 @@ struct lec__job {
 	int cancelled;    /* the build was cancelled: stop at once */
 	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */
 	const char *doctrees;     /* Sphinx's -d; NULL: _build/doctrees */
+	const char *mdsite_state; /* a preview's Markdown state, or NULL */
 	int html_only;            /* no htmlzip/PDF/EPUB (a preview) */
 	int64_t deadline_ms;      /* monotonic end of the time limit; 0: none */
 	char *venv_root;  /* python/<project>/<version>: venv and wheelhouse */

@@ -39,6 +39,7 @@ struct lec_preview {
 	char *site;       /* cache/site */
 	char *output;     /* cache/build ($READTHEDOCS_OUTPUT) */
 	char *doctrees;   /* cache/doctrees */
+	char *mdsite;     /* cache/mdsite: the Markdown builder's state */
 	char *home;       /* cache/home */
 	struct lec__build_env env; /* the generator steps' settings */
 	struct lec_project project; /* name and slug from the tree's name */
@@ -212,8 +213,9 @@ static int make_paths(struct lec_preview *p, const char *cache_opt)
 	p->site = lec__path_join(p->cache, LEC_PREVIEW_SITE);
 	p->output = lec__path_join(p->cache, "build");
 	p->doctrees = lec__path_join(p->cache, "doctrees");
+	p->mdsite = lec__path_join(p->cache, "mdsite");
 	p->home = lec__path_join(p->cache, "home");
-	if (!p->site || !p->output || !p->doctrees || !p->home)
+	if (!p->site || !p->output || !p->doctrees || !p->mdsite || !p->home)
 		return lec__error_oom();
 	return LEC_OK;
 }
@@ -271,6 +273,7 @@ void lec_preview_free(struct lec_preview *p)
 	lec__free(p->site);
 	lec__free(p->output);
 	lec__free(p->doctrees);
+	lec__free(p->mdsite);
 	lec__free(p->home);
 	lec__build_env_dispose(&p->env);
 	lec__free(p->project.name);
@@ -734,6 +737,7 @@ int lec_preview_build(struct lec_preview *p,
 	job.build_dir = p->cache;
 	job.output = p->output;
 	job.doctrees = p->doctrees;
+	job.mdsite_state = p->mdsite;
 	job.html_only = 1;
 	job.sink = &sink;
 	if ((job.cmd_env = preview_env(p)) == NULL) {
