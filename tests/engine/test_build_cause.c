@@ -47,8 +47,108 @@ TEST(sphinx_extension_error)
 		 "Could not import extension myst_parser (exception: No module "
 		 "named 'myst_parser')\n",
 		 cause, sizeof(cause));
-	CHECK_STR(cause, "Could not import extension myst_parser (exception: "
-			 "No module named 'myst_parser')");
+	/* The heading and the message under it. */
+	CHECK_STR(cause, "Extension error: Could not import extension "
+			 "myst_parser (exception: No module named "
+			 "'myst_parser')");
+}
+
+/* Sphinx 5.3's own output for a conf.py with an unclosed bracket: the
+ * heading says nothing alone, the line under it says what and where. */
+TEST(sphinx_configuration_error)
+{
+	char cause[LEC__CAUSE_MAX];
+
+	cause_of("Running Sphinx v5.3.0\n"
+		 "\n"
+		 "Configuration error:\n"
+		 "There is a syntax error in your configuration file: '[' was "
+		 "never closed (conf.py, line 2)\n"
+		 "\n",
+		 cause, sizeof(cause));
+	CHECK_STR(cause, "Configuration error: There is a syntax error in "
+			 "your configuration file: '[' was never closed "
+			 "(conf.py, line 2)");
+}
+
+/* A conf.py that raises: Sphinx's heading only announces a traceback,
+ * whose exception is the cause, with the user's frame (not Sphinx's). */
+TEST(python_traceback)
+{
+	char cause[LEC__CAUSE_MAX];
+
+	cause_of("Running Sphinx v5.3.0\n"
+		 "\n"
+		 "Configuration error:\n"
+		 "There is a programmable error in your configuration file:\n"
+		 "\n"
+		 "Traceback (most recent call last):\n"
+		 "  File \"/usr/lib/python3/dist-packages/sphinx/config.py\", "
+		 "line 350, in eval_config_file\n"
+		 "    exec(code, namespace)\n"
+		 "  File \"/home/docs/checkouts/latest/docs/conf.py\", line 2, "
+		 "in <module>\n"
+		 "    import nosuch\n"
+		 "ModuleNotFoundError: No module named 'nosuch'\n",
+		 cause, sizeof(cause));
+	CHECK_STR(cause, "ModuleNotFoundError: No module named 'nosuch' "
+			 "(conf.py, line 2)");
+	/* Sphinx's heading for an exception in an extension's setup, and
+	 * the advice it prints after the exception (which mentions "a user
+	 * error"). */
+	cause_of("Exception occurred:\n"
+		 "  File \"/tmp/h/conf.py\", line 3, in setup\n"
+		 "    1/0\n"
+		 "    ~^~\n"
+		 "ZeroDivisionError: division by zero\n"
+		 "The full traceback has been saved in /tmp/sphinx-err-g1.log, "
+		 "if you want to report the issue to the developers.\n"
+		 "Please also report this if it was a user error, so that a "
+		 "better error message can be provided next time.\n",
+		 cause, sizeof(cause));
+	CHECK_STR(cause, "ZeroDivisionError: division by zero (conf.py, line 3)");
+	/* Only installed packages' frames: no place is given. */
+	cause_of("Traceback (most recent call last):\n"
+		 "  File \"/usr/lib/python3.11/json/__init__.py\", line 293, "
+		 "in load\n"
+		 "json.decoder.JSONDecodeError: Expecting value: line 1 column "
+		 "1 (char 0)\n",
+		 cause, sizeof(cause));
+	CHECK_STR(cause, "json.decoder.JSONDecodeError: Expecting value: line 1 "
+			 "column 1 (char 0)");
+}
+
+/* MkDocs 1.4's configuration failures: the record and the lines that
+ * continue it, not the "Aborted" summary nor half the record. */
+TEST(mkdocs_configuration_errors)
+{
+	char cause[LEC__CAUSE_MAX];
+
+	cause_of("\x1b[31mERROR    -  \x1b[0mConfig value "
+		 "'markdown_extensions': Failed to load extension "
+		 "'nosuchext'.\n"
+		 "ModuleNotFoundError: No module named 'nosuchext'\n"
+		 "Aborted with 1 Configuration Errors!\n",
+		 cause, sizeof(cause));
+	CHECK_STR(cause, "ERROR - Config value 'markdown_extensions': Failed to "
+			 "load extension 'nosuchext'. ModuleNotFoundError: No "
+			 "module named 'nosuchext'");
+	cause_of("Error: MkDocs encountered an error parsing the "
+		 "configuration file: while parsing a flow node\n"
+		 "expected the node content, but found '<stream end>'\n"
+		 "  in \"/tmp/h31mk/mkdocs.yml\", line 4, column 1\n",
+		 cause, sizeof(cause));
+	CHECK_STR(cause, "Error: MkDocs encountered an error parsing the "
+			 "configuration file: while parsing a flow node "
+			 "expected the node content, but found '<stream end>' "
+			 "in \"/tmp/h31mk/mkdocs.yml\", line 4, column 1");
+	/* MkDocs 1.6's wording of the summary. */
+	cause_of("ERROR    -  Config value 'theme': Unrecognised theme name: "
+		 "'nosuch'.\n"
+		 "Aborted with a configuration error!\n",
+		 cause, sizeof(cause));
+	CHECK_STR(cause, "ERROR - Config value 'theme': Unrecognised theme "
+			 "name: 'nosuch'.");
 }
 
 TEST(pip_and_plain_failures)
@@ -109,6 +209,9 @@ TEST(strip_ansi)
 static const struct lec_test tests[] = {
 	TEST_ENTRY(mkdocs_missing_plugin),
 	TEST_ENTRY(sphinx_extension_error),
+	TEST_ENTRY(sphinx_configuration_error),
+	TEST_ENTRY(python_traceback),
+	TEST_ENTRY(mkdocs_configuration_errors),
 	TEST_ENTRY(pip_and_plain_failures),
 	TEST_ENTRY(only_the_end_is_kept),
 	TEST_ENTRY(cut_at_a_character),
