@@ -6,6 +6,7 @@
 #ifndef LECTERN_CLI_H
 #define LECTERN_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit statuses: 0 success, 1 the operation failed, 2 the command line was
@@ -31,6 +32,9 @@ struct cli_command {
 	/* What --help prints after the summary (a command's options), or
 	 * NULL. */
 	void (*help)(FILE *out);
+	/* "SPEC<TAB>WHAT" lines, what each option and argument does, and
+	 * "$ EXAMPLE" lines (help.c); NULL: none. */
+	const char *detail;
 };
 
 /* Print "lectern: <message>" on stderr; returns CLI_EXIT_FAIL. */
@@ -47,7 +51,22 @@ const char *cli_data_dir(struct cli_ctx *ctx);
 struct lec_store *cli_store(struct cli_ctx *ctx);
 
 void cli_print_commands(FILE *out);
+/* `lectern --help` (main.c). */
+void cli_print_usage(FILE *out);
 int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv);
+/* `lectern help [COMMAND]` (commands.c). */
+int cli_cmd_help(struct cli_ctx *ctx, int argc, char **argv);
+
+/* Help texts (help.c). One option: "  SPEC  TEXT", TEXT wrapped to 80
+ * columns under itself. */
+void cli_help_option(FILE *out, const char *spec, size_t spec_len,
+		     const char *text, size_t text_len);
+/* A command's --help: usage, summary, options, examples. */
+void cli_command_help(FILE *out, const struct cli_command *cmd);
+/* The commands whose names start with the words of group, on out (NULL:
+ * only whether there are any); -1 when there are none. */
+int cli_group_help(FILE *out, const char *group,
+		   const struct cli_command *commands, size_t count);
 
 /* `lectern serve` (serve.c). */
 int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv);

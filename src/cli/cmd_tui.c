@@ -227,8 +227,9 @@ static const char **context_names(const struct cli_config *cfg, size_t *n)
 
 int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static const struct cli_command self = { "tui", "[--theme NAME|FILE] [--readonly]",
-						 "", NULL, NULL };
+	static const struct cli_command self = {
+		"tui", "[--theme NAME|FILE] [--readonly]", "", NULL, NULL, NULL
+	};
 	struct tui_payload payload = { .ctx = ctx, .keeper = -1 };
 	struct ui_start start;
 	struct cli_config cfg;

@@ -10,7 +10,7 @@
 #include "lectern/pipeline.h"
 #include "version.h"
 
-static void usage(FILE *out)
+void cli_print_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: lectern [--data DIR] [--context NAME] [--version] [--help] "
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 		return cli_repo_helper(argc - 2, argv + 2);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
+			cli_print_usage(stdout);
 			return 0;
 		}
 		if (strcmp(argv[i], "--version") == 0) {
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		fprintf(stderr, "lectern: unknown option '%s'\n", argv[i]);
-		usage(stderr);
+		cli_print_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
 	return cli_dispatch(&ctx, argc - i, argv + i);

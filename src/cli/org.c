@@ -29,7 +29,7 @@ struct opt {
 
 static int usage(const char *name, const char *args)
 {
-	const struct cli_command cmd = { name, args, "", NULL, NULL };
+	const struct cli_command cmd = { name, args, "", NULL, NULL, NULL };
 
 	return cli_usage(&cmd);
 }

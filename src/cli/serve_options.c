@@ -408,7 +408,7 @@ static const char *default_of(const struct option *o, char *buf, size_t cap)
 
 void serve_options_help(FILE *out)
 {
-	char spec[64], range[64], def[32];
+	char spec[64], range[64], def[32], text[512];
 	const char *dflt;
 	size_t i;
 
@@ -424,10 +424,11 @@ void serve_options_help(FILE *out)
 				 o->max);
 		dflt = default_of(o, def, sizeof(def));
 		if (dflt[0])
-			fprintf(out, "  %-30s %s (%sdefault %s)\n", spec,
-				o->help, range, dflt);
+			snprintf(text, sizeof(text), "%s (%sdefault %s)",
+				 o->help, range, dflt);
 		else
-			fprintf(out, "  %-30s %s\n", spec, o->help);
+			snprintf(text, sizeof(text), "%s", o->help);
+		cli_help_option(out, spec, strlen(spec), text, strlen(text));
 	}
 }
 
