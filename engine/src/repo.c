@@ -268,6 +268,17 @@ static int vfail(int code, const char *url, const char *fmt, va_list ap)
 	char *detail;
 
 	vsnprintf(context, sizeof(context), fmt, ap);
+	/* libgit2's "remote authentication required but no callback set"
+	 * tells a person nothing they can do. */
+	if (e && e->message && strstr(e->message, "authentication"))
+		return lec__error(code, "%s: the repository asks for "
+					"credentials and Lectern was given "
+					"none: put a read token in the URL "
+					"(https://USER:TOKEN@HOST/PATH; it "
+					"is used only to clone, never shown), "
+					"or make the repository readable "
+					"without one",
+				  context);
 	detail = scrub(e && e->message ? e->message : "unknown libgit2 error",
 		       url);
 	if (detail == NULL)

@@ -110,9 +110,12 @@ static int report_build(const struct lc_build *b, int json, int exit_status)
 		status = cli_print_json(b->raw);
 	else if (b->success == 1)
 		printf("build %lld passed\n", b->id);
-	else
-		printf("build %lld %s: %s\n", b->id, b->state,
-		       b->error ? b->error : "no error message");
+	else /* "finished" alone would not say how */
+		printf("build %lld %s: %s\n", b->id,
+		       b->state && strcmp(b->state, "cancelled") == 0
+			       ? "cancelled"
+			       : "failed",
+		       b->error && *b->error ? b->error : "no error message");
 	if (status == CLI_EXIT_OK && exit_status && b->success != 1)
 		status = cli_fail("build %lld failed", b->id);
 	return status;

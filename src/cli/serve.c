@@ -254,11 +254,16 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	} else {
 		printf("listening on %s/\n", srv_base_url(srv));
 		fflush(stdout);
+		/* The token goes to this data directory's store, so the
+		 * command names it when it is not the default one. */
 		fprintf(stderr,
 			"lectern serve: data in %s; API at %s/api/v3/; "
-			"create a token with 'lectern token create USER'; "
-			"Ctrl-C stops\n",
-			cfg->data_dir, srv_base_url(srv));
+			"create a token with 'lectern%s%s%s token create "
+			"USER'; Ctrl-C stops\n",
+			cfg->data_dir, srv_base_url(srv),
+			ctx->data_dir_opt ? " --data '" : "",
+			ctx->data_dir_opt ? cfg->data_dir : "",
+			ctx->data_dir_opt ? "'" : "");
 	}
 	sigwait(&stop_signals, &sig);
 	fprintf(stderr, "lectern serve: %s, stopping\n",

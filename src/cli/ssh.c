@@ -98,6 +98,7 @@ struct ssh_link {
 	char ctl[SOCKET_PATH_MAX + 1];   /* the master's control socket */
 	char local[SOCKET_PATH_MAX + 1]; /* the forwarded engine socket */
 	char host[256];                  /* for messages: USER@HOST[:PORT] */
+	const char *hostname;            /* HOST alone (the caller's buffer) */
 };
 
 static long long now_ms(void)
@@ -230,10 +231,25 @@ static const char *last_line(char *text)
 	return nl ? nl + 1 : text;
 }
 
+/* What follows `ssh` in a command a person types to reach the context's
+ * host as the link does: "-p 22822 -i KEY root@127.0.0.1", its port as
+ * -p (ssh reads no HOST:PORT) and its ssh-options kept. */
+static void typed_args(const struct ssh_link *l, char *out, size_t cap)
+{
+	const char *opts = l->c->ssh_options;
+
+	snprintf(out, cap, "%s%s%s%s%s%s%s", l->port_opt[0] ? "-p " : "",
+		 l->port_opt, l->port_opt[0] ? " " : "", opts ? opts : "",
+		 opts ? " " : "", l->user ? l->user : "", l->user ? "@" : "");
+	snprintf(out + strlen(out), cap - strlen(out), "%s",
+		 l->hostname ? l->hostname : l->c->ssh);
+}
+
 /* ssh's own failure (exit 255), as one line for its context. */
 static int ssh_failure(const struct ssh_link *l, struct ssh_result *r)
 {
 	const char *why = last_line(r->err), *name = l->c->name;
+	char typed[1024];
 
 	if (*why == '\0')
 		why = "no message";
@@ -242,10 +258,12 @@ static int ssh_failure(const struct ssh_link *l, struct ssh_result *r)
 				"add it to the remote authorized_keys or load "
 				"it in your agent", name, l->host, why);
 	if (strstr(why, "Host key verification failed") ||
-	    strstr(why, "REMOTE HOST IDENTIFICATION"))
+	    strstr(why, "REMOTE HOST IDENTIFICATION")) {
+		typed_args(l, typed, sizeof(typed));
 		return cli_fail("context '%s': the host key of %s is unknown or "
 				"has changed (%s); connect once with 'ssh %s' "
-				"to check it", name, l->host, why, l->c->ssh);
+				"to check it", name, l->host, why, typed);
+	}
 	return cli_fail("context '%s': cannot reach %s over ssh (%s)", name,
 			l->host, why);
 }
@@ -337,7 +355,7 @@ static int link_init(struct ssh_link *l, const struct cli_context *c,
 		memmove(hostbuf, hostbuf + 1, strlen(hostbuf));
 		hostbuf[strlen(hostbuf) - 1] = '\0';
 	}
-	*host_out = hostbuf;
+	*host_out = l->hostname = hostbuf;
 	if ((status = socket_dir(dir, sizeof(dir))) != CLI_EXIT_OK)
 		return status;
 	h = hash_str(hash_str(hash_str(2166136261u, c->ssh),
@@ -515,7 +533,7 @@ static int forward(const struct ssh_link *l, const char *host,
 int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn)
 {
 	struct ssh_link l;
-	char hostbuf[256], remote[SOCKET_PATH_MAX + 1];
+	char hostbuf[256], remote[SOCKET_PATH_MAX + 1], typed[1024];
 	const char *host = NULL;
 	int status;
 
@@ -532,9 +550,9 @@ int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn)
 	conn->remote_socket = strdup(remote);
 	if (asprintf(&conn->link_name, "ssh context %s", c->name) < 0)
 		conn->link_name = NULL;
-	if (asprintf(&conn->forward_hint, "ssh -N -L PORT:%s%s%s %s%s%s",
-		     remote, l.port_opt[0] ? " -p " : "", l.port_opt,
-		     l.user ? l.user : "", l.user ? "@" : "", host) < 0)
+	typed_args(&l, typed, sizeof(typed));
+	if (asprintf(&conn->forward_hint, "ssh -N -L PORT:%s %s", remote,
+		     typed) < 0)
 		conn->forward_hint = NULL;
 	if (conn->base_url == NULL || conn->unix_socket == NULL ||
 	    conn->remote_socket == NULL || conn->link_name == NULL ||

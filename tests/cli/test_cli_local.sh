@@ -138,7 +138,7 @@ expect_status 1 "$LECTERN" build guide latest --exit-status
 expect_match err "^lectern: build $((fresh + 1)) failed\$"
 [ "$(wc -l <"$DATA/err")" -eq 1 ] && pass || fail "build failure is not one line"
 expect_status 0 "$LECTERN" build guide latest --watch
-expect_match out "^build $((fresh + 2)) finished: "
+expect_match out "^build $((fresh + 2)) failed: Command \"exit 3\" failed with exit code 3\.\$"
 expect_status 0 "$LECTERN" log 5
 expect_match out '^\(exit status 3\)$'
 git_env -C "$REPO" reset -q --hard HEAD~1

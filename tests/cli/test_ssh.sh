@@ -172,6 +172,10 @@ expect_status 0 "$LECTERN" context add unknown --ssh "$(id -un)@127.0.0.1:$SSHD_
 	--ssh-options "$(echo "$SSH_OPTS" | sed "s,UserKnownHostsFile=[^ ]*,UserKnownHostsFile=$DATA/empty_known_hosts,")"
 expect_status 1 "$LECTERN" --context unknown projects
 expect_match err "^lectern: context 'unknown': the host key of .* is unknown or has changed"
+# The command to check it is one ssh runs as typed: the port as -p, the
+# context's options kept.
+grep -F "connect once with 'ssh -p $SSHD_PORT $(echo "$SSH_OPTS" | sed "s,UserKnownHostsFile=[^ ]*,UserKnownHostsFile=$DATA/empty_known_hosts,") $(id -un)@127.0.0.1' to check it" "$DATA/err" >/dev/null &&
+	pass || fail "the host-key hint is not a command ssh takes: $(cat "$DATA/err")"
 one_line
 
 # ---- No lectern on the remote machine.

@@ -502,6 +502,62 @@ TEST(bad_urls)
 	CHECK_ERR(lec_repo_mirror(missing, "", NULL, NULL), LEC_EINVALID);
 }
 
+/* A server that answers every request with 401 and a Basic challenge, as
+ * a forge does for a private repository; forked, serving until killed.
+ * Its port into *port. */
+static pid_t start_private_server(int *port)
+{
+	static const char answer[] =
+		"HTTP/1.1 401 Unauthorized\r\n"
+		"WWW-Authenticate: Basic realm=\"private\"\r\n"
+		"Content-Length: 0\r\nConnection: close\r\n\r\n";
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t len = sizeof(addr);
+	char buf[4096];
+	int fd = socket(AF_INET, SOCK_STREAM, 0), c;
+	pid_t pid;
+
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+	    listen(fd, 8) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&addr, &len) < 0)
+		return -1;
+	*port = ntohs(addr.sin_port);
+	if ((pid = fork()) != 0) {
+		close(fd);
+		return pid;
+	}
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		if (read(c, buf, sizeof(buf)) > 0 &&
+		    write(c, answer, sizeof(answer) - 1) < 0)
+			_exit(1);
+		close(c);
+	}
+	_exit(0);
+}
+
+/* A private repository: the message says it needs credentials and how to
+ * give them, not libgit2's "no callback set". */
+TEST(private_repository)
+{
+	char url[64];
+	int port = 0;
+	pid_t pid;
+
+	git_env();
+	pid = start_private_server(&port);
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/private.git", port);
+	check_bad_url(lec_test_tmpdir(), url, LEC_EAUTH,
+		      "the repository asks for credentials");
+	CHECK(strstr(lec_error_last(), "https://USER:TOKEN@") != NULL);
+	CHECK(strstr(lec_error_last(), "callback") == NULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 TEST(local_directory_that_is_not_a_repository)
 {
 	const char *tmp;
@@ -1030,6 +1086,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(progress_reports),
 	TEST_ENTRY(abort_through_callback),
 	TEST_ENTRY(bad_urls),
+	TEST_ENTRY(private_repository),
 	TEST_ENTRY(local_directory_that_is_not_a_repository),
 	TEST_ENTRY(list_refs_without_mirror),
 	TEST_ENTRY(resolve_refs),

@@ -79,9 +79,10 @@ wait_for '^Install  http://guide\.localhost/en/latest/pages/install\.html *$' "t
 # `o`: no browser here reaches the remote page; it says what to forward.
 keys o
 wait_for "^ssh -N -L 8800:$(echo "$SSHDIR" | cut -c1-20)" "how to forward, first at 80 columns"
-t resize-window -t s -x 220 -y 24
+t resize-window -t s -x 500 -y 24
 keys o
-wait_for "^ssh -N -L 8800:$SSHDIR/remote/run/lectern/engine\.sock -p $SSHD_PORT $(id -un)@127\.0\.0\.1, then open http://guide\.localhost:8800/en/latest/pages/install\.html \(or O: forward a port now\)" "how to forward, whole"
+# The context's ssh options go with the command, as any ssh of it needs.
+wait_for "^ssh -N -L 8800:$SSHDIR/remote/run/lectern/engine\.sock -p $SSHD_PORT $(echo "$SSH_OPTS" | sed 's/[.]/\\./g') $(id -un)@127\.0\.0\.1, then open http://guide\.localhost:8800/en/latest/pages/install\.html \(or O: forward a port now\)" "how to forward, whole"
 t resize-window -t s -x 80 -y 24
 # `O`: the TUI forwards a free local port itself and the browser reads the
 # remote page through it.
