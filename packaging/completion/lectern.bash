@@ -36,7 +36,7 @@ _lectern()
 		redirects env integrations subprojects translations orgs api tui
 		notifications webhooks
 		context stop diff mirror
-		serve preview status token user org reindex"
+		serve preview status token user org reindex help"
 	local globals="--data --context --help --version"
 
 	case $prev in
@@ -122,7 +122,8 @@ _lectern()
 			{ COMPREPLY=($(compgen -W "$(_lectern_names contexts)" -- "$cur")); return; }
 		opts="--interval --help"
 		[ "$sub" = add ] && opts="--version --interval --help" ;;
-	tui) opts="--theme --help" ;;
+	tui) opts="--theme --readonly --help" ;;
+	help) COMPREPLY=($(compgen -W "$commands" -- "$cur")); return ;;
 	context)
 		if [ -z "$sub" ]; then
 			COMPREPLY=($(compgen -W "list use add remove" -- "$cur"))

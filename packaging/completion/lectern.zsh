@@ -49,7 +49,7 @@ _lectern() {
 		'builds:list the builds of a project'
 		'build:trigger a build and follow it'
 		'log:print a build'"'"'s commands and output'
-		'search:search a project'"'"'s documentation'
+		'search:search your projects'"'"' documentation'
 		'redirects:list, add or remove redirects'
 		'env:list, add or remove environment variables'
 		'integrations:list, add or remove incoming webhooks'
@@ -71,6 +71,7 @@ _lectern() {
 		'user:list the users'
 		'org:manage organizations (business edition)'
 		'reindex:rebuild search indexes from published HTML'
+		'help:list the commands, or show one'"'"'s help'
 	)
 	local curcontext=$curcontext state line
 	local -A opt_args
@@ -143,7 +144,10 @@ _lectern() {
 			_arguments '-X[method]:method:(GET POST PUT PATCH DELETE)' \
 				'-d[JSON body]:json:' '1:path:' ;;
 		tui)
-			_arguments '--theme[a theme name or file]:theme:_files' ;;
+			_arguments '--theme[a theme name or file]:theme:_files' \
+				'--readonly[refuse every change]' ;;
+		help)
+			_describe -t commands 'lectern command' commands ;;
 		reindex)
 			_arguments '1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		diff)

@@ -17,45 +17,118 @@
 
 /* ---- search --------------------------------------------------------------- */
 
-static int search_row(struct cli_table *t, const cJSON *item)
-{
-	struct lc_search_result *r = NULL;
-	struct lc_error err;
+/* Section blocks shown under each page: enough to see why it matched. */
+#define SEARCH_BLOCKS_SHOWN 3
 
-	if (lc_search_result_parse(item, &r, &err) != LC_OK)
-		return cli_fail_client(&err);
-	cli_table_row(t, r->project ? r->project : "",
-		      r->version ? r->version : "", r->path ? r->path : "",
-		      r->title ? r->title : "", NULL);
-	lc_search_result_free(r);
-	return CLI_EXIT_OK;
+/* The entities the service's highlighter writes (search.md, "Highlights"). */
+static const struct {
+	const char *entity, *text;
+} entities[] = { { "&amp;", "&" },  { "&lt;", "<" },   { "&gt;", ">" },
+		 { "&quot;", "\"" }, { "&#x27;", "'" }, { "&#39;", "'" },
+		 { "&#x2F;", "/" } };
+
+/* A highlight (HTML-escaped text, each match in <span>...</span>) as
+ * text: the matches bold on a colour terminal, plain elsewhere; control
+ * characters (an escape sequence the page carried) become spaces. */
+static void print_highlight(const char *html, int color)
+{
+	size_t i, n;
+
+	while (*html) {
+		if (strncmp(html, "<span>", 6) == 0 || strncmp(html, "</span>", 7) == 0) {
+			if (color)
+				fputs(html[1] == '/' ? "\033[0m" : "\033[1;33m",
+				      stdout);
+			html += html[1] == '/' ? 7 : 6;
+			continue;
+		}
+		for (i = 0; i < sizeof(entities) / sizeof(entities[0]); i++)
+			if (strncmp(html, entities[i].entity,
+				    n = strlen(entities[i].entity)) == 0)
+				break;
+		if (i < sizeof(entities) / sizeof(entities[0])) {
+			fputs(entities[i].text, stdout);
+			html += n;
+			continue;
+		}
+		putchar((unsigned char)*html < 0x20 || *html == 0x7f ? ' '
+								  : *html);
+		html++;
+	}
+}
+
+/* The first highlight, else the plain text (escaped as a highlight is). */
+static void print_field(const struct lc_highlights *hl, const char *plain,
+			int color)
+{
+	const char *s;
+
+	if (hl->len > 0 && hl->items[0]) {
+		print_highlight(hl->items[0], color);
+		return;
+	}
+	for (s = plain ? plain : ""; *s; s++)
+		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+}
+
+/* "guide/latest /en/latest/install.html  Install", then under it the
+ * sections (or documentation objects) that matched, each with its
+ * snippet: "    Setup: Run it." */
+static void print_result(const struct lc_search_result *r, int color)
+{
+	size_t i, shown = 0;
+
+	printf("%s/%s %s  ", r->project ? r->project : "",
+	       r->version ? r->version : "", r->path ? r->path : "");
+	print_field(&r->hl_title, r->title, color);
+	putchar('\n');
+	for (i = 0; i < r->blocks_len && shown < SEARCH_BLOCKS_SHOWN; i++) {
+		const struct lc_search_block *b = &r->blocks[i];
+		int domain = b->type && strcmp(b->type, "domain") == 0;
+
+		fputs("    ", stdout);
+		if (domain)
+			print_field(&b->hl_name, b->name, color);
+		else
+			print_field(&b->hl_title, b->title, color);
+		if (domain && b->role)
+			printf(" (%s)", b->role);
+		if ((b->hl_content.len > 0) || (b->content && *b->content)) {
+			fputs(": ", stdout);
+			print_field(&b->hl_content, b->content, color);
+		}
+		putchar('\n');
+		shown++;
+	}
 }
 
 int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s;
-	struct cli_table t;
 	struct lc_list *page = NULL;
 	struct lc_error err;
 	const char *project = NULL, *version = NULL;
 	char *pos[1];
 	size_t i;
-	int json = 0, n, status;
+	int json = 0, n, status, color = cli_use_color(stdout);
 	const struct cli_opt opts[] = { { "--project", &project, NULL },
 					{ "--version", &version, NULL },
 					{ "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
 	if ((status = cli_parse_args("search", argc, argv, opts, pos, 1, 1,
-				     &n)) != CLI_EXIT_OK)
+				     &n)) != CLI_EXIT_OK ||
+	    (project && (status = cli_check_slug("project", project)) !=
+				CLI_EXIT_OK))
 		return status;
-	if (project == NULL) {
-		cli_fail("search: --project is required");
+	if (version && project == NULL) {
+		cli_fail("search: --version needs --project");
 		return CLI_EXIT_USAGE;
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
-	/* One page of the best matches, as the service ranks them. */
+	/* One page of the best matches, as the service ranks them; without
+	 * a project, across every project of the user. */
 	if (lc_search(s.client, pos[0], project, version, 0, 0, &page, &err) !=
 	    LC_OK) {
 		status = cli_fail_client(&err);
@@ -65,15 +138,16 @@ int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_print_json(page->raw);
 		goto done;
 	}
-	cli_table_init(&t, "PROJECT", "VERSION", "PATH", "TITLE", NULL);
-	for (i = 0; i < page->len && status == CLI_EXIT_OK; i++) {
-		struct lc_search_result *r = page->items[i];
-
-		status = search_row(&t, r->raw);
-	}
-	if (status == CLI_EXIT_OK)
-		status = cli_table_print(&t, stdout);
-	cli_table_dispose(&t);
+	for (i = 0; i < page->len; i++)
+		print_result(page->items[i], color);
+	if (page->len == 0)
+		printf("no page matches '%s'\n", pos[0]);
+	else if (page->count > (long long)page->len)
+		printf("(the best %zu of %lld pages; --json for the API's "
+		       "answer)\n",
+		       page->len, page->count);
+	status = ferror(stdout) ? cli_fail("cannot write the output")
+				: CLI_EXIT_OK;
 done:
 	lc_list_free(page);
 	cli_session_close(&s);

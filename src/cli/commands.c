@@ -147,13 +147,17 @@ static const struct cli_command commands[] = {
 	  "--follow\tkeep printing new output until the build finishes\n"
 	  "--json\tthe v2 build detail as JSON\n"
 	  "$ lectern log 42 --follow\n" },
-	{ "search", "QUERY --project P [--version V] [--json]",
-	  "search a project's documentation", cli_cmd_search, NULL,
+	{ "search", "QUERY [--project P [--version V]] [--json]",
+	  "search your projects' documentation: each page found with the "
+	  "sections that matched and a snippet, matches highlighted",
+	  cli_cmd_search, NULL,
 	  "QUERY\twords, \"a phrase\", +required, -excluded\n"
-	  "--project P\tthe project to search\n"
-	  "--version V\tits version (default latest)\n"
+	  "--project P\tonly project P (default: every project you "
+	  "maintain)\n"
+	  "--version V\tP's version (default latest)\n"
 	  "--json\tthe search API's JSON\n"
-	  "$ lectern search 'install' --project guide\n" },
+	  "$ lectern search 'install proxy'\n"
+	  "$ lectern search Setup --project guide --version v2.0\n" },
 	{ "redirects", "PROJECT [add TYPE [FROM [TO]] | remove ID] [--json]",
 	  "list, add or remove a project's redirects", cli_cmd_redirects, NULL,
 	  "add TYPE [FROM [TO]]\tadd one: page, exact, clean_url_to_html, "

@@ -610,6 +610,8 @@ int lc_v2_build_log(struct lc_client *c, long long id, char **out,
  * (or one not known yet) <docs>/_/api/v2/search/?q=&project=&version=, on
  * another instance the service's v3 search on the API host,
  * /api/v3/search/?q=project:SLUG[/VERSION] QUERY, which takes the token.
+ * project NULL: every project the token's user maintains, v3's
+ * /api/v3/search/?q=user:@me QUERY on either kind of instance.
  * page and page_size: 0 for the server's default. *path is the caller's
  * (free), the parameters go into q. LC_OK or LC_ENOMEM.
  */

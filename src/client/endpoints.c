@@ -946,12 +946,18 @@ int lc_search_request(struct lc_client *c, const char *query,
 	int rc;
 
 	*path = NULL;
-	if (c->remote == LC_REMOTE_SERVICE) {
+	if (c->remote == LC_REMOTE_SERVICE || project == NULL) {
 		/* The service's own search, on the API host (the token goes
-		 * with it): the scope is part of the query. */
-		lc__buf_str(&b, "project:");
-		lc__buf_str(&b, project);
-		if (version) {
+		 * with it): the scope is part of the query. Without a
+		 * project, every project the user maintains (v3's
+		 * user:@me, which a Lectern answers too). */
+		if (project == NULL) {
+			lc__buf_str(&b, "user:@me");
+		} else {
+			lc__buf_str(&b, "project:");
+			lc__buf_str(&b, project);
+		}
+		if (project && version) {
 			lc__buf_str(&b, "/");
 			lc__buf_str(&b, version);
 		}
@@ -991,7 +997,7 @@ int lc_search(struct lc_client *c, const char *query, const char *project,
 	lc_error_clear(err);
 	if (c == NULL || query == NULL)
 		return lc__fail(err, LC_EINVAL, 0, "a query is required");
-	if (need(project, "a project slug", err) != LC_OK)
+	if (project && need(project, "a project slug", err) != LC_OK)
 		return LC_EINVAL;
 	if ((rc = lc_client_detect(c, err)) != LC_OK)
 		return rc;

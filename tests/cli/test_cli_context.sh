@@ -185,7 +185,8 @@ grep -q CURRENT "$DATA/tty" && ! grep -q "$esc" "$DATA/tty" && pass || fail "NO_
 
 # Command lines: usage errors exit 2, --help prints the usage.
 expect_status 0 "$LECTERN" build --help
-expect_match out '^usage: lectern build PROJECT \[VERSION\] \[--watch\] \[--exit-status\] \[--fresh\] \[--json\]$'
+expect_match out '^usage: lectern build PROJECT \[VERSION\] \[--watch\] \[--exit-status\] \[--fresh\]$'
+expect_match out '^ +\[--json\]$'
 expect_status 2 "$LECTERN" import
 expect_match err '^lectern: import: missing arguments'
 expect_status 2 "$LECTERN" projects --bogus
@@ -195,8 +196,8 @@ expect_match err "^lectern: 'a/b' is not a project slug$"
 expect_status 2 "$LECTERN" env p add NAME value-on-argv
 expect_match err "unexpected argument 'value-on-argv'"
 expect_status 2 "$LECTERN" log abc
-expect_status 2 "$LECTERN" search words
-expect_match err '^lectern: search: --project is required$'
+expect_status 2 "$LECTERN" search words --version latest
+expect_match err '^lectern: search: --version needs --project$'
 expect_status 2 "$LECTERN" api projects/
 expect_status 2 "$LECTERN" --context
 expect_status 2 "$LECTERN" context use

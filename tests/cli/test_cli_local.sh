@@ -118,13 +118,24 @@ expect_status 1 "$LECTERN" log 999
 expect_match err '\(HTTP 404\)$'
 
 # Search (on the docs host, <slug>.localhost:<port>): the built pages.
+# Each page found with the section that matched and its snippet.
 expect_status 0 "$LECTERN" search Setup --project guide
-expect_match out '^PROJECT +VERSION +PATH +TITLE$'
-expect_match out '^guide +latest +/en/latest/install\.html +Install$'
-[ "$(grep -c . "$DATA/out")" -eq 2 ] && pass || fail "search found extra pages"
+expect_match out '^guide/latest /en/latest/install\.html  Install$'
+expect_match out '^    Setup: Run it\.$'
+[ "$(grep -c . "$DATA/out")" -eq 2 ] && pass || fail "search found extra pages: $(cat "$DATA/out")"
+# Without --project: every project of the user (v3's user:@me).
+expect_status 0 "$LECTERN" search Setup
+expect_match out '^guide/latest /en/latest/install\.html  Install$'
+expect_match out '^    Setup: Run it\.$'
+if grep -q "$(printf '\033')" "$DATA/out"; then fail "search highlighted off a terminal"; else pass; fi
+# On a terminal the matched words are highlighted.
+script -qec "\"$LECTERN\" search Setup" /dev/null >"$DATA/tty" 2>&1
+grep -q "^    $(printf '\033')\\[1;33mSetup$(printf '\033')\\[0m: Run it\\." "$DATA/tty" && pass ||
+	fail "no highlight on a terminal: $(cat -v "$DATA/tty")"
 expect_status 0 "$LECTERN" search Setup --project guide --version latest --json
 expect_match out '^\{"count":1,.*"id":"setup","title":"Setup",.*"highlights":\{"title":\["<span>Setup</span>"\]'
 expect_status 0 "$LECTERN" search zzyzx --project guide
+expect_match out "^no page matches 'zzyzx'\$"
 [ "$(grep -c . "$DATA/out")" -eq 1 ] && pass || fail "search for nothing found something"
 expect_status 1 "$LECTERN" search Setup --project nope
 expect_match err '\(HTTP 404\)$'
@@ -262,7 +273,7 @@ for what in versions builds version redirects search; do
 	fi
 done
 expect_match_file "$DATA/builds.lab" '^latest +finished +passed '
-expect_match_file "$DATA/search.lab" '^same-docs +latest +/en/latest/install\.html +Install$'
+expect_match_file "$DATA/search.lab" '^same-docs/latest /en/latest/install\.html  Install$'
 # An explicit docs domain is where search goes.
 remote_port=${remote_url##*:}
 expect_status 0 "$LECTERN" context add labdocs --url "$remote_url" \

@@ -130,7 +130,7 @@ curl -s -o "$DATA/page" -w '%{http_code}' --resolve "mirror-guide.localhost:$por
 [ "$(cat "$DATA/code")" = 200 ] && grep -q 'It returns one.' "$DATA/page" && pass ||
 	fail "the mirrored page: $(cat "$DATA/code") $(head -c 300 "$DATA/page")"
 expect_status 0 "$LECTERN" search "returns" --project mirror-guide
-expect_match out '^mirror-guide +latest +/en/latest/usage\.html +Usage'
+expect_match out '^mirror-guide/latest /en/latest/usage\.html  Usage'
 expect_status 0 "$LECTERN" api "/api/v3/embed/?url=$docs/usage.html"
 expect_match out 'It returns one\.'
 # Each refresh is a build: the diff between them is the changed sentence.
