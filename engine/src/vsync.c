@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "lectern/build.h"
 #include "lectern/project.h"
 #include "lectern/version.h"
 #include "lectern/vsync.h"
@@ -288,6 +289,38 @@ static int sync_stable(struct vsync *s)
 	return error;
 }
 
+/* The service builds stable after a sync that created or moved it, when it
+ * is active (sync_versions_task): otherwise /en/stable/ stays a 404. A build
+ * of it already queued or running builds the new commit anyway (a build
+ * reads its version after this sync), and a trigger would cancel it. */
+static int build_stable(struct vsync *s)
+{
+	struct lec_build_filter unfinished = { .running = LEC_FILTER_TRUE };
+	struct lec_page one = { 1, 0 };
+	struct lec_build_list pending = { 0 };
+	struct lec_version *stable = NULL;
+	struct lec_build *b = NULL;
+	int error;
+
+	if (s->res->promoted_stable_id == 0)
+		return LEC_OK;
+	if ((error = version_at(s, LEC_VERSION_STABLE, &stable)) < 0 ||
+	    stable == NULL || !stable->active)
+		goto done;
+	if ((error = lec_build_list(s->st, s->project_id, stable->id,
+				    &unfinished, &one, &pending)) < 0 ||
+	    pending.total > 0)
+		goto done;
+	if ((error = lec_build_trigger(s->st, s->project_id, stable->id, NULL,
+				       &b, NULL)) == LEC_OK)
+		s->res->stable_build_id = b->id;
+done:
+	lec_build_list_dispose(&pending);
+	lec_build_free(b);
+	lec_version_free(stable);
+	return error;
+}
+
 int lec_vsync_apply(struct lec_store *store, int64_t project_id,
 		    const struct lec_repo_refs *refs,
 		    struct lec_vsync_result *out)
@@ -306,8 +339,9 @@ int lec_vsync_apply(struct lec_store *store, int64_t project_id,
 	if ((error = sync_type(&s, LEC_REPO_TAG)) == LEC_OK &&
 	    (error = sync_type(&s, LEC_REPO_BRANCH)) == LEC_OK &&
 	    (error = remove_vanished(&s)) == LEC_OK &&
-	    (error = sync_latest(&s, p)) == LEC_OK)
-		error = sync_stable(&s);
+	    (error = sync_latest(&s, p)) == LEC_OK &&
+	    (error = sync_stable(&s)) == LEC_OK)
+		error = build_stable(&s);
 	lec_project_free(p);
 	return error;
 }

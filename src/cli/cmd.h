@@ -61,6 +61,12 @@ typedef int (*cli_row_fn)(struct cli_table *t, const cJSON *item);
 int cli_print_list(struct cli_session *s, const char *path,
 		   const struct lc_query *q, int json, struct cli_table *t,
 		   cli_row_fn row);
+/* The same, the table's rows in the order sort (may be NULL) puts the
+ * items in (the JSON keeps the API's order). */
+int cli_print_list_sorted(struct cli_session *s, const char *path,
+			  const struct lc_query *q, int json,
+			  struct cli_table *t, cli_row_fn row,
+			  int (*sort)(cJSON *items));
 
 /* A cJSON string member, or "" when absent or not a string. */
 const char *cli_json_str(const cJSON *obj, const char *key);

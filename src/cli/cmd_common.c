@@ -184,13 +184,21 @@ int cli_print_list(struct cli_session *s, const char *path,
 		   const struct lc_query *q, int json, struct cli_table *t,
 		   cli_row_fn row)
 {
+	return cli_print_list_sorted(s, path, q, json, t, row, NULL);
+}
+
+int cli_print_list_sorted(struct cli_session *s, const char *path,
+			  const struct lc_query *q, int json,
+			  struct cli_table *t, cli_row_fn row,
+			  int (*sort)(cJSON *items))
+{
 	struct lc_iter *it = NULL;
 	struct lc_error err;
 	const cJSON *item;
 	cJSON *env = NULL, *results = NULL, *copy;
 	int rc, status = CLI_EXIT_OK;
 
-	if (json && (env = new_envelope(&results)) == NULL) {
+	if ((env = new_envelope(&results)) == NULL) {
 		status = cli_fail("out of memory");
 		goto done;
 	}
@@ -199,11 +207,6 @@ int cli_print_list(struct cli_session *s, const char *path,
 		goto done;
 	}
 	while ((rc = lc_iter_next(it, &item, &err)) == 1) {
-		if (!json) {
-			if ((status = row(t, item)) != CLI_EXIT_OK)
-				goto done;
-			continue;
-		}
 		if ((copy = cJSON_Duplicate(item, 1)) == NULL) {
 			status = cli_fail("out of memory");
 			goto done;
@@ -214,13 +217,20 @@ int cli_print_list(struct cli_session *s, const char *path,
 		status = cli_fail_client(&err);
 		goto done;
 	}
-	if (json) {
+	if (json) { /* the API's own order */
 		cJSON_SetNumberValue(cJSON_GetObjectItem(env, "count"),
 				     (double)cJSON_GetArraySize(results));
 		status = cli_print_json(env);
-	} else {
-		status = cli_table_print(t, stdout);
+		goto done;
 	}
+	if (sort && sort(results) != LC_OK) {
+		status = cli_fail("out of memory");
+		goto done;
+	}
+	cJSON_ArrayForEach(item, results)
+		if ((status = row(t, item)) != CLI_EXIT_OK)
+			goto done;
+	status = cli_table_print(t, stdout);
 done:
 	lc_iter_free(it);
 	cJSON_Delete(env);

@@ -213,10 +213,11 @@ static void version_table(struct cli_table *t)
 		       "IDENTIFIER", NULL);
 }
 
-/* A list below a project: "/api/v3/projects/<p>/<what>/". */
+/* A list below a project: "/api/v3/projects/<p>/<what>/", its rows in
+ * the order sort (may be NULL) gives. */
 static int project_list(struct cli_ctx *ctx, const char *cmd, int argc,
 			char **argv, const char *what, struct cli_table *t,
-			cli_row_fn row)
+			cli_row_fn row, int (*sort)(cJSON *items))
 {
 	struct cli_session s;
 	char path[CLI_PATH_MAX], *pos[1];
@@ -232,7 +233,7 @@ static int project_list(struct cli_ctx *ctx, const char *cmd, int argc,
 		return status;
 	}
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/%s/", pos[0], what);
-	status = cli_print_list(&s, path, NULL, json, t, row);
+	status = cli_print_list_sorted(&s, path, NULL, json, t, row, sort);
 	cli_session_close(&s);
 	return status;
 }
@@ -242,8 +243,10 @@ int cli_cmd_versions(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_table t;
 
 	version_table(&t);
+	/* As the service's dashboard lists them: latest, stable, then
+	 * the newest version first. */
 	return project_list(ctx, "versions", argc, argv, "versions", &t,
-			    version_row);
+			    version_row, lc_versions_sort);
 }
 
 /* The flag options of `version`; LC_UNKNOWN leaves a flag as it is. */
@@ -331,7 +334,7 @@ int cli_cmd_translations(struct cli_ctx *ctx, int argc, char **argv)
 
 	project_table(&t);
 	return project_list(ctx, "translations", argc, argv, "translations",
-			    &t, project_row);
+			    &t, project_row, NULL);
 }
 
 static int subproject_row(struct cli_table *t, const cJSON *item)

@@ -633,6 +633,15 @@ int lc_search(struct lc_client *c, const char *query, const char *project,
 int lc_embed_get(struct lc_client *c, const char *url, struct lc_embed **out,
 		 struct lc_error *err);
 
+/*
+ * Sort a v3 versions list's "results" array in place into the order the
+ * service's dashboard shows (version_order.c): master, latest, stable,
+ * then PEP 440 versions newest first, then the rest as they came. The API's lists
+ * keep the API's order (verbose_name descending); this is for display.
+ * @return LC_OK or LC_ENOMEM (the array unchanged)
+ */
+int lc_versions_sort(cJSON *versions);
+
 /* ------------------------------------ Page diffs (Lectern's extension) */
 
 /* GET /api/v3/projects/<p>/diff/ (docs/api.md "Page diffs"). Statuses are

@@ -66,7 +66,11 @@ class MarkdownBuildTest(PipelineCase):
         repo = fixtures.make_repo(fixtures.MARKDOWN, branches=["dev"], tags=["v1.0", "v2.0rc1"],
                                   annotated=["v1.1"])
         slug = self.import_repo("Markdown Guide", "file://" + repo)
-        build = self.wait_build(slug)
+        # The import's build (of latest) is the first; the version sync it
+        # runs adds stable, which is built too (below).
+        first = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json
+        build = self.wait_build(slug, first["results"][-1]["id"])
+        self.assertEqual(build["version"], "latest")
         self.assertTrue(build["success"], (build, self.commands(build["id"])))
         self.assertIsNone(build["error"])
         self.assertEqual(len(build["commit"]), 40)
@@ -94,6 +98,16 @@ class MarkdownBuildTest(PipelineCase):
         self.assertFalse(by_slug["dev"]["active"])
         self.assertEqual(by_slug["stable"]["ref"], "v1.1")
         self.assertTrue(by_slug["latest"]["built"])
+        # stable appeared active with that sync: as the service after a
+        # sync, it is built, so /en/stable/ is served (issue 31, item 9).
+        builds = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
+        stable = [b for b in builds if b["version"] == "stable"]
+        self.assertEqual(len(stable), 1, builds)
+        stable = self.wait_build(slug, stable[0]["id"])
+        self.assertTrue(stable["success"], (stable, self.commands(stable["id"])))
+        self.assertTrue(os.path.exists(self.published(slug, "stable", "html", "index.html")))
+        r = self.server.get("/api/v3/projects/%s/versions/stable/" % slug, token=self.token)
+        self.assertTrue(r.json["built"], r.json)
         # The built-in Markdown site has clean URLs: documentation type "generic".
         v2 = self.server.get("/api/v2/version/%d/" % by_slug["latest"]["id"]).json
         self.assertEqual(v2["documentation_type"], "generic")

@@ -562,6 +562,57 @@ TEST(error_helpers)
 	CHECK_INT(lc__fail(NULL, LC_EINVAL, 0, "x"), LC_EINVAL);
 }
 
+/* names (in the API's order: verbose_name descending) sorted for display
+ * must read as want, both comma-separated. */
+static void check_sorted(const char *names, const char *want)
+{
+	cJSON *list = cJSON_CreateArray(), *item;
+	char buf[512], got[512] = "", *save = NULL, *w;
+	int n;
+
+	snprintf(buf, sizeof(buf), "%s", names);
+	for (w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		item = cJSON_CreateObject();
+		cJSON_AddStringToObject(item, "verbose_name", w);
+		cJSON_AddItemToArray(list, item);
+	}
+	CHECK_INT(lc_versions_sort(list), LC_OK);
+	cJSON_ArrayForEach(item, list)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
+			 *got ? "," : "",
+			 cJSON_GetObjectItem(item, "verbose_name")->valuestring);
+	CHECK_STR(got, want);
+	/* Still a well-formed array: appending goes to its end. */
+	n = cJSON_GetArraySize(list);
+	item = cJSON_CreateObject();
+	cJSON_AddItemToArray(list, item);
+	CHECK(cJSON_GetArrayItem(list, n) == item);
+	cJSON_Delete(list);
+}
+
+/* The service's own cases (rtd_tests/tests/projects/test_version_sorting.py)
+ * and PEP 440's pre, post and dev releases. */
+TEST(versions_in_the_dashboard_order)
+{
+	check_sorted("latest,2.0,1.9,1.10,1.1,1.0", "latest,2.0,1.10,1.9,1.1,1.0");
+	check_sorted("latest,2.1.99,2.1.0,2.0.x,1.9.x,1.11.0,1.10.x,1.10.8,"
+		     "1.1.x,1.0.x,1.0.1,1.0.0",
+		     "latest,2.1.99,2.1.0,2.0.x,1.11.0,1.10.x,1.10.8,1.9.x,"
+		     "1.1.x,1.0.x,1.0.1,1.0.0");
+	check_sorted("latest,carrot,banana,apple", "latest,carrot,banana,apple");
+	check_sorted("master,latest,2.0,1.9,1.10,1.1,1.0",
+		     "master,latest,2.0,1.10,1.9,1.1,1.0");
+	/* stable after latest; branches that are no version last. */
+	check_sorted("v2.0,v10.0,stable,main,latest,feature",
+		     "latest,stable,v10.0,v2.0,main,feature");
+	check_sorted("2.0rc1,2.0b2,2.0a1,2.0.post1,2.0.dev3,2.0,1.9",
+		     "2.0.post1,2.0,2.0rc1,2.0b2,2.0a1,2.0.dev3,1.9");
+	/* A version below 0.01 goes below the names that are none, as
+	 * there. */
+	check_sorted("zeta,0.2,0.0.1", "0.2,zeta,0.0.1");
+	CHECK_INT(lc_versions_sort(NULL), LC_OK);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct lec_test tests[] = {
@@ -580,6 +631,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(parse_versions_redirects_envvars),
 		TEST_ENTRY(parse_subproject_org_search_embed),
 		TEST_ENTRY(error_helpers),
+		TEST_ENTRY(versions_in_the_dashboard_order),
 	};
 
 	return lct_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]));

@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "internal.h"
+#include "lectern/build.h"
 #include "lectern/project.h"
 #include "lectern/repo.h"
 #include "lectern/version.h"
@@ -429,6 +430,84 @@ TEST(latest_tag_takes_over_and_gives_back)
 	lec_store_free(st);
 }
 
+/* Unfinished builds of a version. */
+static size_t unfinished_builds(struct lec_store *st, int64_t project,
+				int64_t version)
+{
+	struct lec_build_filter f = { .running = LEC_FILTER_TRUE };
+	struct lec_build_list list = { 0 };
+	size_t n;
+
+	CHECK_OK(lec_build_list(st, project, version, &f, NULL, &list));
+	n = list.total;
+	lec_build_list_dispose(&list);
+	return n;
+}
+
+/* As the service's sync_versions_task: stable, created or moved and
+ * active, is built; an unchanged one is not, nor one whose build is
+ * already queued (a trigger would cancel that build). */
+TEST(new_stable_is_built)
+{
+	static const struct spec newer[] = {
+		{ "main", B, C5 }, { "v1.0", T, C1 }, { "v2.0", T, C2 },
+		{ "v3.0rc1", T, C3 }, { "v3.0", T, C4 },
+	};
+	struct lec_store *st = lec_test_store();
+	struct lec_repo_refs refs = { 0 };
+	struct lec_vsync_result r;
+	struct lec_build *b = NULL;
+	int64_t p = mkproject(st, "p"), stable;
+
+	SET_REFS(&refs, first_refs, "main");
+	CHECK_OK(lec_vsync_apply(st, p, &refs, &r));
+	stable = id_of(st, p, "stable");
+	CHECK(r.stable_build_id > 0);
+	CHECK_INT((long long)unfinished_builds(st, p, stable), 1);
+	CHECK_OK(lec_build_get(st, r.stable_build_id, &b));
+	CHECK_INT(b ? b->version_id : 0, stable);
+	lec_build_free(b);
+	/* Nothing moved: no build. */
+	CHECK_OK(lec_vsync_apply(st, p, &refs, &r));
+	CHECK_INT(r.stable_build_id, 0);
+	/* v3.0 arrives and stable moves to it, but its first build is still
+	 * queued: that one builds v3.0 and is left alone. */
+	SET_REFS(&refs, newer, "main");
+	CHECK_OK(lec_vsync_apply(st, p, &refs, &r));
+	CHECK_INT(r.promoted_stable_id, id_of(st, p, "v3.0"));
+	CHECK_INT(r.stable_build_id, 0);
+	CHECK_INT((long long)unfinished_builds(st, p, stable), 1);
+	lec_repo_refs_dispose(&refs);
+	lec_store_free(st);
+}
+
+/* An inactive stable is not built. */
+TEST(inactive_stable_is_not_built)
+{
+	struct lec_store *st = lec_test_store();
+	struct lec_repo_refs refs = { 0 };
+	struct lec_vsync_result r;
+	struct lec_version_patch patch = { 0 };
+	static const struct spec more[] = {
+		{ "main", B, C5 }, { "v1.0", T, C1 }, { "v2.0", T, C2 },
+		{ "v3.0", T, C4 },
+	};
+	int64_t p = mkproject(st, "p");
+
+	SET_REFS(&refs, first_refs, "main");
+	CHECK_OK(lec_vsync_apply(st, p, &refs, &r));
+	CHECK_OK(lec_build_cancel(st, r.stable_build_id));
+	patch.set = LEC_VERSION_SET_ACTIVE;
+	patch.active = 0;
+	CHECK_OK(lec_version_update(st, id_of(st, p, "stable"), &patch));
+	SET_REFS(&refs, more, "main");
+	CHECK_OK(lec_vsync_apply(st, p, &refs, &r));
+	CHECK(r.promoted_stable_id > 0);
+	CHECK_INT(r.stable_build_id, 0);
+	lec_repo_refs_dispose(&refs);
+	lec_store_free(st);
+}
+
 TEST(bad_input)
 {
 	struct lec_store *st = lec_test_store();
@@ -545,6 +624,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(stable_branch_takes_over_and_gives_back),
 	TEST_ENTRY(stable_branch_on_first_sync),
 	TEST_ENTRY(latest_tag_takes_over_and_gives_back),
+	TEST_ENTRY(new_stable_is_built),
+	TEST_ENTRY(inactive_stable_is_not_built),
 	TEST_ENTRY(bad_input),
 	TEST_ENTRY(sync_from_a_mirror),
 };

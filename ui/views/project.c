@@ -103,8 +103,17 @@ static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
 	struct lc_build *b;
 	struct ui_row *row;
 	char age[16];
+	/* As the service's dashboard lists them (latest, stable, then the
+	 * newest version first), not in the API's order. */
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(body, "results");
+	cJSON *sorted;
 
-	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "results")) {
+	if (results == NULL)
+		return;
+	if ((sorted = cJSON_Duplicate(results, 1)) == NULL ||
+	    lc_versions_sort(sorted) != LC_OK)
+		ui_die("out of memory");
+	cJSON_ArrayForEach(item, sorted) {
 		if (lc_version_parse(item, &ver, NULL) != LC_OK)
 			continue;
 		row = ui_table_add(t);
@@ -130,6 +139,7 @@ static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
 		}
 		lc_version_free(ver);
 	}
+	cJSON_Delete(sorted);
 }
 
 static void fill_subprojects(struct ui_table *t, const cJSON *body, time_t now)

@@ -36,6 +36,9 @@ struct lec_vsync_result {
 	/* The version `stable` now stands for when the sync created or moved
 	 * stable (the service's "promoted" version), else 0. */
 	int64_t promoted_stable_id;
+	/* The build of `stable` the sync triggered (it was created or moved,
+	 * it is active, and no build of it was queued or running), else 0. */
+	int64_t stable_build_id;
 };
 
 /**
@@ -53,6 +56,11 @@ struct lec_vsync_result {
  *
  * Refs whose name or identifier is longer than a version allows
  * (LEC_VERSION_NAME_MAX) are ignored: they cannot be versions.
+ *
+ * As the service's sync_versions_task, a sync that creates or moves an
+ * active `stable` triggers a build of it, so /en/stable/ is served; not
+ * when a build of it is already queued or running (that one resolves the
+ * new commit itself, and a trigger would cancel it).
  * @param refs what lec_repo_list_refs returned
  * @param out  counts of what changed; zeroed first
  * @return LEC_OK; LEC_ENOTFOUND (no such project); LEC_EINVALID (refs or
