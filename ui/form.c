@@ -169,7 +169,13 @@ static void form_free(struct ui_form *f)
 	free(f->error);
 	free(f->method);
 	free(f->path);
+	free(f->note);
 	free(f);
+}
+
+void ui_form_note(struct ui_form *f, const char *note)
+{
+	ui_set_str(&f->note, note);
 }
 
 /* Sending --------------------------------------------------------------------- */
@@ -190,6 +196,22 @@ static void wipe_body(const struct ui_form *f, cJSON *body)
 	}
 }
 
+/* The form's own check said no: its message goes next to its field (or
+ * under the form), and nothing is sent. */
+static int refused(struct ui_form *f)
+{
+	const char *field = NULL, *why;
+	struct ui_field *fl;
+
+	if (f->check == NULL || (why = f->check(f, &field)) == NULL)
+		return 0;
+	if (field && (fl = ui_form_field(f, field)) != NULL)
+		ui_set_str(&fl->error, why);
+	else
+		ui_set_str(&f->error, why);
+	return 1;
+}
+
 static void submit(struct ui_view *v)
 {
 	struct ui_form *f = v->priv;
@@ -203,15 +225,20 @@ static void submit(struct ui_view *v)
 		return;
 	}
 	clear_errors(f);
-	body = f->body(f);
-	text = cJSON_PrintUnformatted(body);
-	wipe_body(f, body);
-	cJSON_Delete(body);
-	if (text == NULL)
-		ui_die("out of memory");
+	if (refused(f))
+		return;
+	text = NULL;
+	if ((body = f->body(f)) != NULL) {
+		text = cJSON_PrintUnformatted(body);
+		wipe_body(f, body);
+		cJSON_Delete(body);
+		if (text == NULL)
+			ui_die("out of memory");
+	}
 	if (ui_app_send(v->app, v, TAG_SAVE, f->method, f->path, text, NULL) == 0)
 		f->sending = 1;
-	explicit_bzero(text, strlen(text));
+	if (text)
+		explicit_bzero(text, strlen(text));
 	cJSON_free(text);
 	wipe_secrets(f);
 }
@@ -519,6 +546,11 @@ static int form_header(struct ui_view *v, WINDOW *w, int width)
 		     "Enter saves, Tab/BTab move between fields, Space or "
 		     "Left/Right changes a choice, Esc cancels",
 		     ui_attr(UI_SLOT_DIM));
+	if (f->note) {
+		ui_draw_text(w, y, 2, width - 2, f->note,
+			     ui_attr(UI_SLOT_HEADING));
+		y += 2;
+	}
 	for (i = 0; i < f->len && y < rows - 2; i++)
 		if (!f->fields[i].hidden)
 			y += draw_field(f, i, w, y, width);

@@ -58,6 +58,10 @@ typedef void (*ui_form_change_fn)(struct ui_form *f);
  * open), resp the answer (NULL body for 204). */
 typedef void (*ui_form_saved_fn)(struct ui_view *parent,
 				 const struct lc_response *resp);
+/* Before sending: NULL to send, else why not (a message for the field it
+ * names in *field). */
+typedef const char *(*ui_form_check_fn)(const struct ui_form *f,
+					const char **field);
 
 struct ui_form {
 	char *method;           /* POST, PATCH, PUT */
@@ -71,9 +75,11 @@ struct ui_form {
 	char *list_path;
 	char *list_exclude;
 	struct ui_view *parent;
-	ui_form_body_fn body;
+	ui_form_body_fn body;   /* may return NULL: no body (a DELETE) */
 	ui_form_change_fn on_change;
 	ui_form_saved_fn saved;
+	ui_form_check_fn check; /* NULL: none */
+	char *note;             /* a line over the fields, or NULL; owned */
 };
 
 /* A new form sending method to path; open it with ui_form_open. */
@@ -103,6 +109,8 @@ const char *ui_field_text(const struct ui_field *fl);
 /* Add a field to a JSON body by kind (number: a JSON number, bool: true
  * or false, else a string); hidden fields are left out. */
 void ui_form_put(cJSON *body, const struct ui_field *fl);
+/* A line shown over the fields (what the form will do); copied. */
+void ui_form_note(struct ui_form *f, const char *note);
 /* Open f over parent, titled title (the form is the view's from now on). */
 void ui_form_open(struct ui_app *app, struct ui_view *parent,
 		  const char *title, struct ui_form *f);

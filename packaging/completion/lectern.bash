@@ -36,7 +36,7 @@ _lectern()
 		redirects env integrations subprojects translations orgs api tui
 		notifications webhooks
 		context stop diff mirror
-		serve preview status token user org reindex help"
+		serve preview status token user org reindex help remove"
 	local globals="--data --context --help --version"
 
 	case $prev in
@@ -86,7 +86,7 @@ _lectern()
 		search:*:--version) [ -n "$project" ] && want=versions ;;
 		search:*) ;;
 		*:*:--commit|*:*:--alias) ;;
-		versions:0:*|version:0:*|builds:0:*|build:0:*|redirects:0:*|env:0:*|integrations:0:*|webhooks:0:*|subprojects:0:*|translations:0:*|reindex:0:*|diff:0:*)
+		versions:0:*|version:0:*|builds:0:*|build:0:*|remove:0:*|redirects:0:*|env:0:*|integrations:0:*|webhooks:0:*|subprojects:0:*|translations:0:*|reindex:0:*|diff:0:*)
 			want=projects ;;
 		version:1:*|build:1:*|reindex:1:*|diff:1:*|diff:2:*)
 			want=versions project=${args[0]} ;;
@@ -99,6 +99,7 @@ _lectern()
 
 	case $cmd in
 	projects|translations|orgs|versions) opts="--json --help" ;;
+	remove) opts="--yes --help" ;;
 	import) opts="--name --language --programming-language --organization --no-wait --json --help" ;;
 	version) opts="--active --inactive --hidden --visible --json --help" ;;
 	builds) opts="--running --commit --json --help" ;;

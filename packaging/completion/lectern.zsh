@@ -72,6 +72,7 @@ _lectern() {
 		'org:manage organizations (business edition)'
 		'reindex:rebuild search indexes from published HTML'
 		'help:list the commands, or show one'"'"'s help'
+		'remove:remove a project with everything of it'
 	)
 	local curcontext=$curcontext state line
 	local -A opt_args
@@ -98,6 +99,8 @@ _lectern() {
 			_arguments $common ;;
 		translations|versions)
 			_arguments $common '1:project:_lectern_projects' ;;
+		remove)
+			_arguments '--yes[remove without asking]' '1:project:_lectern_projects' ;;
 		import)
 			_arguments $common '--name[project name]:name:' \
 				'--language[language code]:code:' \

@@ -109,6 +109,16 @@ static const struct cli_command commands[] = {
 	  "$ lectern import https://github.com/acme/handbook.git\n"
 	  "$ lectern import file://$HOME/src/guide --name 'User Guide' "
 	  "--no-wait\n" },
+	{ "remove", "PROJECT [--yes]",
+	  "remove a project with everything of it (its versions, builds, "
+	  "docs, search entries, settings, repository mirror and caches)",
+	  cli_cmd_remove, NULL,
+	  "PROJECT\tthe project's slug; on a terminal you type it again to "
+	  "confirm\n"
+	  "--yes\tremove without asking (needed when stdin is not a "
+	  "terminal)\n"
+	  "$ lectern remove old-guide\n"
+	  "$ lectern --context build1 remove scratch --yes\n" },
 	{ "versions", "PROJECT [--json]", "list a project's versions",
 	  cli_cmd_versions, NULL,
 	  "--json\tthe API's JSON, every page in one envelope\n"

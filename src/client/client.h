@@ -503,6 +503,11 @@ int lc_project_import(struct lc_client *c, const struct lc_project_import *in,
  * writable fields) as the body; the server answers 204. */
 int lc_project_update(struct lc_client *c, const char *slug,
 		      const cJSON *fields, struct lc_error *err);
+/* DELETE /api/v3/projects/<slug>/ (Lectern's extension): the project with
+ * everything of it; 204. A 409 (LC_EHTTP, status 409) says a cancelled
+ * build of it is still stopping: ask again shortly. */
+int lc_project_delete(struct lc_client *c, const char *slug,
+		      struct lc_error *err);
 
 /* GET /api/v3/projects/<p>/versions/ (items: struct lc_version) */
 int lc_versions_list(struct lc_client *c, const char *project,

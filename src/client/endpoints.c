@@ -496,6 +496,18 @@ int lc_project_update(struct lc_client *c, const char *slug,
 	return get_project(c, "PATCH", &path, NULL, fields, NULL, err);
 }
 
+int lc_project_delete(struct lc_client *c, const char *slug,
+		      struct lc_error *err)
+{
+	struct lc_buf path = { 0 };
+
+	lc_error_clear(err);
+	if (need(slug, "a project slug", err) != LC_OK)
+		return LC_EINVAL;
+	project_path(&path, slug, "");
+	return get_project(c, "DELETE", &path, NULL, NULL, NULL, err);
+}
+
 /* ------------------------------------------------------- Versions */
 
 int lc_versions_list(struct lc_client *c, const char *project,

@@ -454,6 +454,25 @@ done:
 	return res->status;
 }
 
+int srv_v3_project_delete(struct srv_request *req, struct srv_response *res)
+{
+	struct srv_parent parent;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
+		return res->status;
+	rc = lec_project_remove(srv_store(req), srv_data_dir(req),
+				parent.project->id);
+	if (rc == LEC_EBUSY) /* a build still stopping: not the database */
+		srv_respond_detail(res, 409, lec_error_last());
+	else if (rc < 0)
+		srv_respond_engine_error(res, rc);
+	else
+		srv_respond_empty(res, 204);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
 int srv_v3_project_superproject(struct srv_request *req,
 				struct srv_response *res)
 {

@@ -18,12 +18,14 @@ const struct srv_route srv_v3_routes[] = {
 	{ "/api/v3/projects/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
 	  { AUTH(SRV_GET, srv_v3_projects_list),
 	    AUTH(SRV_POST, srv_v3_projects_create) } },
-	/* Projects: unmapped methods are read-only, so DELETE is 401/403,
-	 * never 405 (§1.9). */
+	/* Projects. DELETE is Lectern's (the service has none, and answers
+	 * 401/403 as for any unmapped method here, §1.9): the project's
+	 * admins remove it with everything of it. */
 	{ P, SRV_API_V3, SRV_PERM_READ_ONLY, 0,
 	  { GET(srv_v3_project_detail),
 	    ADMIN(SRV_PATCH, srv_v3_project_update),
-	    ADMIN(SRV_PUT, srv_v3_project_update) } },
+	    ADMIN(SRV_PUT, srv_v3_project_update),
+	    ADMIN(SRV_DELETE, srv_v3_project_delete) } },
 	{ P "superproject/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
 	  { GET(srv_v3_project_superproject) } },
 	{ P "sync-versions/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,

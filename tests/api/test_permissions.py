@@ -97,7 +97,9 @@ ROUTES = [
     ("open", "GET", "/_/api/v3/search/?q=project:{p}/latest+zebraword", None, {200}),
     # Safe methods pass the read-only permission, then find no handler.
     ("open", "GET", "/api/v3/projects/{p}/sync-versions/", None, {405}),
-    ("denied", "DELETE", "/api/v3/projects/{p}/", None, {403}),
+    # A project's unmapped POST; its DELETE is Lectern's, for admins
+    # (test_project_delete_for_admins_only).
+    ("denied", "POST", "/api/v3/projects/{p}/", {}, {403}),
     ("denied", "POST", "/api/v3/projects/{p}/superproject/", {}, {403}),
 ]
 
@@ -224,6 +226,32 @@ class PermissionMatrixTest(ServerTestCase):
                                 self.assertNotIn(marker, r.body)
                         for secret in CREDENTIALS:
                             self.assertNotIn(secret, r.body)
+
+    def test_project_delete_for_admins_only(self):
+        # Lectern's DELETE of a project: anonymous 401, those who cannot
+        # see it the missing project's answer, viewers who do not
+        # administer it 403 -- and the project stays. An admin removes a
+        # project of its own (not the matrix's).
+        path = "/api/v3/projects/%s/"
+        for slug in (PUBLIC, PRIVATE):
+            for role in ("anonymous", "other", "member"):
+                with self.subTest(project=slug, role=role):
+                    r = self.server.delete(path % slug, token=self.tokens[role])
+                    if role == "anonymous":
+                        self.assertStatus(r, 401)
+                    elif role not in VIEWERS[slug]:
+                        gone = self.server.delete(path % MISSING, token=self.tokens[role])
+                        self.assertEqual(self.normalized(r, slug), self.normalized(gone, MISSING))
+                    else:
+                        self.assertStatus(r, 403)
+                    self.assertStatus(self.server.get(path % slug, token=self.tokens["owner"]), 200)
+        self.import_as("Throwaway Manual", "https://github.com/acme/throwaway.git")
+        r = self.server.delete(path % "throwaway-manual", token=self.tokens["member"])
+        self.assertStatus(r, 403)
+        r = self.server.delete(path % "throwaway-manual", token=self.tokens["owner"])
+        self.assertStatus(r, 204)
+        self.assertDetail(self.server.get(path % "throwaway-manual", token=self.tokens["owner"]),
+                          404, NO_PROJECT)
 
     def test_project_itself_matches_missing(self):
         # The reference the matrix compares with: the private project's own

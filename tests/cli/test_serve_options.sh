@@ -94,8 +94,16 @@ PY
 then pass; else fail "the documented serve options differ from the table:
 $(cat "$DATA/check")"; fi
 
-# The table is --help's too.
+# The table is --help's too, wrapped to 80 columns: each option's text is
+# joined from its lines here.
 expect_status 0 "$LECTERN" serve --help
+awk 'length($0) > 80 { long = 1 } END { exit long }' "$DATA/out" && pass ||
+	fail "serve --help has lines over 80 columns"
+awk '/^  -/ { if (l != "") print l; l = $0; next }
+	/^                        / { sub(/^ +/, " "); l = l $0; next }
+	{ if (l != "") print l; l = ""; print }
+	END { if (l != "") print l }' "$DATA/out" >"$DATA/joined"
+mv "$DATA/joined" "$DATA/out"
 expect_match out '^  --webhook-timeout MS +.*\(100 to 600000; default 5000\)$'
 expect_match out '^  --edition community\|business +.*\(default community\)$'
 

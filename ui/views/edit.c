@@ -101,6 +101,58 @@ void ui_edit_import(struct ui_view *parent)
 	ui_form_open(parent->app, parent, "Import a project", f);
 }
 
+/* Remove a project -------------------------------------------------------------- */
+
+/* The slug the user must type is the form's path's last part. */
+static const char *typed_slug_check(const struct ui_form *f,
+				    const char **field)
+{
+	const char *want = f->path + strlen("/api/v3/projects/");
+	const struct ui_field *fl = ui_form_field(f, "confirm");
+
+	*field = "confirm";
+	if (strncmp(fl->value, want, strlen(want) - 1) == 0 &&
+	    fl->len == strlen(want) - 1)
+		return NULL;
+	return "type the project's slug exactly, or Esc to keep it";
+}
+
+static cJSON *no_body(const struct ui_form *f)
+{
+	(void)f;
+	return NULL;
+}
+
+static void project_removed(struct ui_view *parent,
+			    const struct lc_response *resp)
+{
+	(void)resp;
+	parent->ops->on_action(parent, UI_ACTION_REFRESH);
+	ui_app_message(parent->app, "removed the project with everything of it");
+}
+
+void ui_edit_remove_project(struct ui_view *parent, const char *project)
+{
+	struct ui_form *f;
+	char *path, *note;
+
+	if (!ui_app_can_write(parent->app))
+		return;
+	path = project_path(project, "");
+	f = ui_form_new("DELETE", path, no_body, project_removed);
+	f->check = typed_slug_check;
+	/* Nothing brings it back: say what goes, and make the user type
+	 * which project. */
+	note = ui_xasprintf("Type %s to remove it with its versions, builds, "
+			    "docs, search, settings and caches.",
+			    project);
+	ui_form_note(f, note);
+	ui_form_add(f, UI_FIELD_TEXT, "confirm", "The project's slug", NULL);
+	ui_form_open(parent->app, parent, "Remove a project", f);
+	free(note);
+	free(path);
+}
+
 /* Every shown field, as the form has it. */
 static cJSON *all_fields_body(const struct ui_form *f)
 {

@@ -28,6 +28,11 @@ struct lc_build;
  * parent reloads and the new project opens on its builds tab, where the
  * first build runs live. */
 void ui_edit_import(struct ui_view *parent);
+/* Remove project with everything of it (Lectern's DELETE): a form where
+ * the user types the slug, sent only when it matches; a 409 (a cancelled
+ * build still stopping) stays under the form, and Enter asks again. On
+ * success parent (the Projects screen) reloads. */
+void ui_edit_remove_project(struct ui_view *parent, const char *project);
 /* The settings form of project, filled from its v3 detail (may be NULL). */
 void ui_edit_settings(struct ui_view *parent, const char *project,
 		      const cJSON *detail);

@@ -481,6 +481,12 @@ static int projects_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_ORGS:
 		ui_app_push(v->app, ui_orgs_new(v->app));
 		return UI_HANDLED;
+	case UI_ACTION_REMOVE_PROJECT:
+		if (row)
+			ui_edit_remove_project(v, row->key);
+		else
+			ui_app_error(v->app, "no project selected");
+		return UI_HANDLED;
 	case UI_ACTION_MIRROR:
 		start_mirror(v);
 		return UI_HANDLED;

@@ -266,6 +266,23 @@ int lec_project_update(struct lec_store *store, int64_t id,
  */
 int lec_project_delete(struct lec_store *store, int64_t id);
 
+/**
+ * Remove a project with everything of it (project_remove.c): its rows as
+ * lec_project_delete, and its files under data_dir: the repository mirror
+ * (repos/<slug>.git and .modules/), kept trees and generator state
+ * (checkouts/<slug>/), Python environments and their stamps
+ * (python/<slug>/, python/.stamps/<slug>/), its builds' outputs and
+ * working directories (outputs/<id>/, builds/<id>/) and its published docs
+ * (published/<slug>/).
+ *
+ * Its unfinished builds are cancelled first. While a worker still holds
+ * one (until its sandbox has stopped, a second or two after the cancel),
+ * nothing is removed: LEC_EBUSY, and the caller asks again.
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EBUSY; store errors
+ */
+int lec_project_remove(struct lec_store *store, const char *data_dir,
+		       int64_t id);
+
 /* Maintainers -------------------------------------------------------------- */
 
 /** Make a user a maintainer. @return LEC_OK, LEC_EEXISTS, LEC_ENOTFOUND */
