@@ -198,6 +198,11 @@ static void request_done(struct lc_response *resp, const struct lc_error *err,
 	struct ui_app *app = req->app;
 
 	unlink_request(app, req);
+	/* No answer at all: the local engine may have gone (reconnect). */
+	if (err->code == LC_ETRANSPORT)
+		app->link_down = 1;
+	else if (err->code != LC_ECANCELLED)
+		app->link_down = 0;
 	if (req->view && err->code != LC_ECANCELLED && req->report) {
 		if (err->code == LC_OK)
 			ui_app_message(app, "%s", req->done);
@@ -443,6 +448,66 @@ static void switch_context(struct ui_app *app, const char *name)
 	ui_app_message(app, "context %s", app->conn.name);
 done:
 	ui_conn_dispose(&conn);
+}
+
+static int same_token(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The local engine stopped answering (it was stopped, or restarted on
+ * another port): ask the CLI for it again, which finds it or starts it as
+ * any command would, and carry on with a new client when its address
+ * changed. The view stack stays; reload (the loop's own look, not the
+ * user's R) reloads the screen on top. Blocks while an engine starts
+ * (well under a second; the CLI's own limit otherwise), after saying so. */
+static void reconnect_local(struct ui_app *app, int reload)
+{
+	struct ui_conn conn = { 0 };
+	struct lc_client *client = NULL;
+	struct ui_view *top;
+	char err[MAX_ERROR];
+
+	if (app->reconnect_ms == 0)
+		app->reconnect_ms = UI_RECONNECT_MS;
+	app->next_reconnect = ui_now_ms() + app->reconnect_ms;
+	ui_app_message(app, "the local engine does not answer: finding or "
+			    "starting it...");
+	ui_draw_frame(app);
+	if (app->start->connect(app->start->payload, app->conn.name, &conn,
+				err, sizeof(err)) < 0) {
+		ui_app_error(app, "the local engine: %s", err);
+		if ((app->reconnect_ms *= 2) > UI_RECONNECT_MAX_MS)
+			app->reconnect_ms = UI_RECONNECT_MAX_MS;
+		goto done;
+	}
+	if (strcmp(conn.api_url, app->conn.api_url) != 0 ||
+	    !same_token(conn.token, app->conn.token)) {
+		if (connect_client(app, &conn, &client) < 0)
+			goto done;
+		/* Every request of the old client ends cancelled here. */
+		lc_client_free(app->client);
+		app->client = client;
+		ui_conn_dispose(&app->conn);
+		app->conn = conn;
+		memset(&conn, 0, sizeof(conn));
+		ui_unread_reset(app);
+	}
+	app->link_down = 0;
+	app->reconnect_ms = UI_RECONNECT_MS;
+	ui_app_message(app, "the local engine answers at %s", app->conn.api_url);
+	if (reload && (top = ui_app_top(app)) && top->ops->on_action)
+		top->ops->on_action(top, UI_ACTION_REFRESH);
+done:
+	ui_conn_dispose(&conn);
+}
+
+/* Whether to look for the local engine now: it stopped answering and the
+ * last look is old enough. */
+static int reconnect_due(const struct ui_app *app, int64_t now)
+{
+	return app->link_down && app->conn.local && app->start->connect &&
+	       now >= app->next_reconnect;
 }
 
 /* `:` commands ---------------------------------------------------------------- */
@@ -720,6 +785,10 @@ static void run_action(struct ui_app *app, struct ui_view *top,
 		       enum ui_action action, int asked)
 {
 	app->dirty = 1;
+	/* R after the local engine went away looks for it first. */
+	if (action == UI_ACTION_REFRESH && app->link_down && app->conn.local &&
+	    app->start->connect)
+		reconnect_local(app, 0);
 	if (top->ops->on_action && top->ops->on_action(top, action) == UI_HANDLED)
 		return;
 	if (ui_view_navigate(top, action) == UI_HANDLED)
@@ -891,6 +960,8 @@ static void run_loop(struct ui_app *app)
 					? UI_SPIN_MS
 					: (long)(wake - now > 0 ? wake - now : 0));
 		lc_async_perform(app->client);
+		if (reconnect_due(app, ui_now_ms()))
+			reconnect_local(app, 1);
 		close_gone(app);
 		poll_preview(app);
 		app->now = time(NULL);

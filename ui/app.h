@@ -29,6 +29,10 @@
  * config file's `set message-timeout` says otherwise: long enough to
  * read a sentence, short enough not to read as current later. */
 #define UI_MESSAGE_MS 4000
+/* After the local engine stopped answering, how soon the TUI looks for
+ * it (or starts it) again, doubling up to the maximum while it fails. */
+#define UI_RECONNECT_MS 2000
+#define UI_RECONNECT_MAX_MS 60000
 /* Lines one step of the mouse wheel scrolls (as most terminals' pagers). */
 #define UI_WHEEL_LINES 3
 /* The smallest screen drawn; below it the TUI says it is too small. */
@@ -72,6 +76,9 @@ struct ui_app {
 	time_t now;                    /* wall clock at this loop turn */
 	int64_t next_tick;             /* ui_now_ms() of the next tick */
 	struct ui_preview *preview;    /* `:preview`'s child, or NULL */
+	int link_down;                 /* the last answer was no answer */
+	int64_t next_reconnect;        /* ui_now_ms() of the next look */
+	long reconnect_ms;             /* the wait after a failed look */
 	struct ui_unread unread;       /* the title bar's unread count */
 };
 

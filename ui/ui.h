@@ -24,6 +24,10 @@ struct ui_conn {
 	char *forward_hint;
 	int forward_port;  /* the local port the reader's `O` forwarded, 0 */
 	int readonly;      /* the context refuses every change */
+	/* The CLI's local engine: when it stops answering, connect() is
+	 * asked again, which finds it (its port may have changed) or starts
+	 * it, as any CLI command would. */
+	int local;
 };
 
 void ui_conn_dispose(struct ui_conn *conn);

@@ -6,7 +6,9 @@
  *   serve.lock  flock()ed while a CLI checks, starts or stops the engine,
  *               so two CLIs never start two engines
  *   serve.pid   the background engine's pid
- *   serve.port  its port on 127.0.0.1
+ *   serve.port  its port on 127.0.0.1, kept after it stops: the next
+ *               engine takes the same port while it is free, so docs
+ *               URLs printed earlier (and an open TUI) keep working
  *   serve.socket its unix socket (engine.sock here, mode 0600), which an
  *               ssh context reaches, so one engine serves a data directory
  *               for both (serve_socket.c)
@@ -50,6 +52,9 @@
 #define LOG_TAIL_MAX 4096
 /* The first line `lectern serve` prints (serve.c). */
 #define LISTEN_PREFIX "listening on http://127.0.0.1:"
+/* A remembered port below this is not one the engine picked (the kernel
+ * hands out ephemeral ports above it): not reused. */
+#define PORT_REUSE_MIN 1024
 /* Used when $USER is not a valid username. */
 #define LOCAL_USER "local"
 /* A token file bigger than this is not ours. */
@@ -274,10 +279,11 @@ char *cli_local_roots(void)
 	return roots;
 }
 
-/* The engine listens on a free port and, when the path fits, on the data
- * directory's socket too (for an ssh context). */
+/* The engine listens on listen ("127.0.0.1:PORT", port 0 for a free
+ * one) and, when the path fits, on the data directory's socket too (for
+ * an ssh context). */
 static pid_t spawn_engine(const char *dir, const char *roots,
-			  const char *socket, int log_fd)
+			  const char *socket, const char *listen, int log_fd)
 {
 	pid_t pid = fork();
 	int null_fd;
@@ -293,25 +299,27 @@ static pid_t spawn_engine(const char *dir, const char *roots,
 		_exit(127);
 	if (socket)
 		execl("/proc/self/exe", "lectern", "--data", dir, "serve",
-		      "--listen", "127.0.0.1:0", "--local-repos", roots,
-		      "--socket", socket, (char *)NULL);
+		      "--listen", listen, "--local-repos", roots, "--socket",
+		      socket, (char *)NULL);
 	else
 		execl("/proc/self/exe", "lectern", "--data", dir, "serve",
-		      "--listen", "127.0.0.1:0", "--local-repos", roots,
-		      (char *)NULL);
+		      "--listen", listen, "--local-repos", roots, (char *)NULL);
 	_exit(127);
 }
 
-/* Start an engine and wait for its port; reports failures itself. */
-static int start_engine(const char *dir, const char *socket, long *pid_out,
-			long *port_out)
+/* Start an engine on port (0: a free one) and wait for its port; reports
+ * failures itself unless quiet (a first try on the old port). */
+static int start_engine(const char *dir, const char *socket, long port_in,
+			int quiet, long *pid_out, long *port_out)
 {
 	char *log = data_path(dir, "serve.log");
-	char why[LOG_TAIL_MAX + 1], *roots = NULL;
+	char why[LOG_TAIL_MAX + 1], *roots = NULL, listen[32];
 	struct stat st;
 	pid_t pid;
 	int log_fd, waited = 0, wstatus;
 	long port = 0;
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%ld", port_in);
 
 	if (log == NULL || (roots = cli_local_roots()) == NULL) {
 		free(log);
@@ -323,7 +331,7 @@ static int start_engine(const char *dir, const char *socket, long *pid_out,
 		goto fail;
 	}
 	fflush(NULL);
-	pid = spawn_engine(dir, roots, socket, log_fd);
+	pid = spawn_engine(dir, roots, socket, listen, log_fd);
 	close(log_fd);
 	if (pid < 0) {
 		cli_fail("cannot start the local engine: %s", strerror(errno));
@@ -332,8 +340,10 @@ static int start_engine(const char *dir, const char *socket, long *pid_out,
 	while ((port = port_from_log(log, st.st_size)) == 0) {
 		if (waitpid(pid, &wstatus, WNOHANG) == pid) {
 			last_log_line(log, st.st_size, why, sizeof(why));
-			cli_fail("the local engine did not start (%s); see %s",
-				 why[0] ? why : "no output", log);
+			if (!quiet)
+				cli_fail("the local engine did not start (%s); "
+					 "see %s",
+					 why[0] ? why : "no output", log);
 			goto fail;
 		}
 		if (waited >= START_TIMEOUT_MS) {
@@ -508,9 +518,30 @@ long cli_engine_running(const char *dir, long *port)
 
 void cli_engine_forget(const char *dir)
 {
+	/* serve.port stays: the port the next engine asks for first. */
 	remove_file(dir, "serve.pid");
-	remove_file(dir, "serve.port");
 	remove_file(dir, "serve.socket");
+}
+
+/* The last engine's port when it may be asked for again (the first try,
+ * which fails quietly when another program took it meanwhile), else 0. */
+static long remembered_port(const char *dir)
+{
+	long port = read_number(dir, "serve.port");
+
+	return port >= PORT_REUSE_MIN && port <= 65535 ? port : 0;
+}
+
+/* The engine on the data directory's last port while it is free, else on
+ * any free one. */
+static int start_local(const char *dir, const char *socket, long *pid,
+		       long *port)
+{
+	long old = remembered_port(dir);
+
+	if (old && start_engine(dir, socket, old, 1, pid, port) == CLI_EXIT_OK)
+		return CLI_EXIT_OK;
+	return start_engine(dir, socket, 0, 0, pid, port);
 }
 
 int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
@@ -529,7 +560,7 @@ int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
 	if (cli_engine_running(dir, &port) == 0) {
 		cli_engine_forget(dir);
 		socket = cli_engine_socket_path(dir);
-		if ((status = start_engine(dir, socket, &pid, &port)) !=
+		if ((status = start_local(dir, socket, &pid, &port)) !=
 			    CLI_EXIT_OK ||
 		    (status = cli_engine_record(dir, pid, port, socket)) !=
 			    CLI_EXIT_OK)

@@ -132,7 +132,8 @@ PY
 }
 
 # tui [ENV=VALUE...] [-- ARGS]: start `lectern --context t tui ARGS` in a
-# 100x30 tmux session named s, with the environment given.
+# 100x30 tmux session named s, with the environment given (TUI_CONTEXT
+# names another context than t).
 tui() {
 	envs=""
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -144,7 +145,7 @@ tui() {
 	TMUX_RUN=$((TMUX_RUN + 1))
 	TMUX_SOCKET="lectern-tui-$$-$TMUX_RUN"
 	t new-session -d -s s -x 100 -y 30 -c "$TMP" \
-		"env LANG=C.UTF-8 TERM=${TUI_TERM:-tmux-256color} $envs '$LECTERN' --context t tui $* 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
+		"env LANG=C.UTF-8 TERM=${TUI_TERM:-tmux-256color} $envs '$LECTERN' --context ${TUI_CONTEXT:-t} tui $* 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
 }
 
 screen() { t capture-pane -p -t s; }
