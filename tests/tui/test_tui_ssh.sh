@@ -100,6 +100,22 @@ wait_for "^opened http://guide\.localhost:$fwd_port/" "o through the forward"
 keys q q
 wait_for '^guide +Guide' "back on the projects"
 
+# The watcher survives a SIGPIPE (issue 31, item 2: a probe or an ssh call
+# writing to a link that had just died killed it, and the link never came
+# back): it is the TUI's child with the TUI's command line.
+watcher_pid() {
+	pids=$(pgrep -f -- "^$LECTERN --context tssh tui")
+	for p in $pids; do
+		pp=$(ps -o ppid= -p "$p" | tr -d ' ')
+		echo "$pids" | grep -qx "$pp" && echo "$p"
+	done
+}
+running() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" | grep -q '^Z'; }
+watcher=$(watcher_pid)
+[ -n "$watcher" ] && kill -PIPE "$watcher"
+sleep 0.5
+[ -n "$watcher" ] && running "$watcher" && pass || fail "the watcher died of SIGPIPE"
+
 # The remote engine dies: the link is reported down, then comes back.
 old=$(engine_pid)
 kill "$old"
