@@ -757,8 +757,7 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 		break;
 	case UI_ACTION_HELP:
 		if (top->ops->kind != UI_VIEW_HELP)
-			ui_app_push(app, ui_help_new(app, top->ops->kind,
-						     top->ops->name));
+			ui_app_push(app, ui_help_new(app, top));
 		break;
 	case UI_ACTION_PROMPT:
 		ui_prompt_start(&app->prompt, ':', NULL, 0);

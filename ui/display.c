@@ -116,6 +116,24 @@ static void draw_title(struct ui_app *app)
 	wnoutrefresh(w);
 }
 
+/* While `/` is typed, what the screen says about it ("not found: x",
+ * "3 lines with x") at the right of the prompt, when it fits: the status
+ * line itself is the prompt then. */
+static void draw_prompt_status(struct ui_app *app, WINDOW *w, int width)
+{
+	int tw, x;
+
+	if (app->prompt.kind != '/' || app->status == NULL)
+		return;
+	tw = ui_text_width(app->status);
+	x = width - tw - 1;
+	if (x < ui_text_width(app->prompt.text) + 4)
+		return;
+	ui_draw_text(w, 0, x, tw, app->status,
+		     ui_attr(app->status_error ? UI_SLOT_STATUS_ERROR
+					       : UI_SLOT_DIM));
+}
+
 static void draw_status(struct ui_app *app)
 {
 	WINDOW *w = app->status_win;
@@ -126,6 +144,7 @@ static void draw_status(struct ui_app *app)
 
 	if (app->prompt.active) {
 		ui_prompt_draw(&app->prompt, w, 0, width);
+		draw_prompt_status(app, w, width);
 		wnoutrefresh(w);
 		return;
 	}

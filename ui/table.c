@@ -108,8 +108,7 @@ struct ui_row *ui_table_row(const struct ui_table *t, size_t n)
 	return n < t->nshown ? &t->rows[t->shown[n]] : NULL;
 }
 
-/* The width of column i when the table is width columns wide. */
-static int col_width(const struct ui_table *t, size_t i, int width)
+int ui_table_col_width(const struct ui_table *t, size_t i, int width)
 {
 	int fixed = 0;
 	size_t j;
@@ -129,7 +128,7 @@ void ui_table_draw_header(const struct ui_table *t, WINDOW *w, int y,
 
 	ui_draw_fill(w, y, 0, width, attr);
 	for (i = 0; i < t->ncols && x < width; i++) {
-		cw = col_width(t, i, width);
+		cw = ui_table_col_width(t, i, width);
 		if (cw > width - x)
 			cw = width - x;
 		ui_draw_text(w, y, x, cw, t->cols[i].title, attr);
@@ -149,7 +148,7 @@ void ui_table_draw_row(const struct ui_table *t, WINDOW *w, int y, int width,
 	if (r == NULL)
 		return;
 	for (i = 0; i < t->ncols && x < width; i++) {
-		cw = col_width(t, i, width);
+		cw = ui_table_col_width(t, i, width);
 		if (cw > width - x)
 			cw = width - x;
 		attr = selected || r->slots[i] == UI_SLOT_NORMAL

@@ -52,6 +52,8 @@ void ui_row_set(struct ui_row *r, size_t col, enum ui_slot slot,
 void ui_table_filter(struct ui_table *t, const char *filter);
 /* The n-th shown row, or NULL. */
 struct ui_row *ui_table_row(const struct ui_table *t, size_t n);
+/* The width of column i when the table is width columns wide. */
+int ui_table_col_width(const struct ui_table *t, size_t i, int width);
 /* Draw the header line, then the n-th shown row (selected: the cursor). */
 void ui_table_draw_header(const struct ui_table *t, WINDOW *w, int y,
 			  int width);

@@ -57,6 +57,26 @@ void ui_view_goto(struct ui_view *v, size_t n)
 	ui_view_clamp(v);
 }
 
+int ui_view_offers(const struct ui_view *v, enum ui_action action)
+{
+	const struct ui_view_ops *ops = v->ops;
+
+	switch (action) {
+	case UI_ACTION_FILTER:
+		return ops->filter != NULL;
+	case UI_ACTION_REFRESH:
+		return ops->open != NULL;
+	case UI_ACTION_OPEN:
+		return ops->on_action != NULL;
+	case UI_ACTION_HELP:
+		return ops->kind != UI_VIEW_HELP;
+	case UI_ACTION_NOTIFICATIONS:
+		return ops->kind != UI_VIEW_NOTIFICATIONS;
+	default:
+		return ops->offers == NULL || ops->offers(v, action);
+	}
+}
+
 int ui_view_navigate(struct ui_view *v, enum ui_action action)
 {
 	size_t page = v->height > 1 ? (size_t)v->height - 1 : 1;

@@ -57,6 +57,10 @@ struct ui_view_ops {
 	/* Non-zero while it shows something live the user may be watching
 	 * (a running build's log): quitting asks once. NULL: never. */
 	int (*live)(struct ui_view *v);
+	/* Whether one of the screen's own actions does something here and
+	 * now (the demo only on an empty local engine); NULL: all do. The
+	 * help screen lists only those. */
+	int (*offers)(const struct ui_view *v, enum ui_action action);
 	/* Non-zero: every key goes to on_key, no keymap applies (forms and
 	 * dialogs, where `q` or `j` is typed text). */
 	int grab_keys;
@@ -83,6 +87,10 @@ struct ui_view *ui_view_new(struct ui_app *app, const struct ui_view_ops *ops,
 			    const char *title, void *priv);
 /* Close and free (NULL is a no-op). */
 void ui_view_free(struct ui_view *v);
+/* Whether action does something on v's screen: the generic actions some
+ * screens cannot do (`/` without a filter, reloading a screen that loads
+ * nothing, help on help) are left out of its help. */
+int ui_view_offers(const struct ui_view *v, enum ui_action action);
 /* The generic list navigation: UI_HANDLED or UI_PASS. */
 int ui_view_navigate(struct ui_view *v, enum ui_action action);
 /* Put the cursor on row n (clamped) and scroll it into sight. */
@@ -121,8 +129,7 @@ struct ui_view *ui_diff_new(struct ui_app *app, const char *project,
 			    const char *version);
 /* The user's notifications (the v3 feed), to read or dismiss. */
 struct ui_view *ui_notifications_new(struct ui_app *app);
-/* The keys of views of kind (UI_VIEW_*) named name. */
-struct ui_view *ui_help_new(struct ui_app *app, unsigned kind,
-			    const char *name);
+/* The keys of view from's screen that do something there. */
+struct ui_view *ui_help_new(struct ui_app *app, const struct ui_view *from);
 
 #endif

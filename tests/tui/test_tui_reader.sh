@@ -92,9 +92,12 @@ wait_for '^Install  http://guide\.localhost:[0-9]+/en/latest/pages/install\.html
 keys q
 wait_for '^Guide  http://guide\.localhost:[0-9]+/en/latest/(index\.html)? *$' "back on the first page"
 keys ?
+# The help's own filter: its long descriptions take two lines each now.
+keys / n e x t - l i n k
 wait_for '^<Tab> +next-link ' "the reader's help"
+keys Escape / b r o w s e r
 wait_for '^o +browser +open the page in \$BROWSER *$' "the reader's help"
-keys q
+keys Escape q
 quit_tui
 
 finish

@@ -525,6 +525,20 @@ static const char *projects_project(struct ui_view *v)
 	return row ? row->key : NULL;
 }
 
+/* The demo on an empty local engine only; mirroring from a remote
+ * context only. */
+static int projects_offers(const struct ui_view *v, enum ui_action action)
+{
+	const char *context = v->app->conn.name;
+	int local = context && strcmp(context, LOCAL_CONTEXT) == 0;
+
+	if (action == UI_ACTION_DEMO)
+		return demo_offered(v);
+	if (action == UI_ACTION_MIRROR)
+		return !local;
+	return 1;
+}
+
 static const struct ui_view_ops projects_ops = {
 	.name = "projects",
 	.kind = UI_VIEW_PROJECTS,
@@ -537,6 +551,7 @@ static const struct ui_view_ops projects_ops = {
 	.tick = projects_tick,
 	.filter = projects_filter,
 	.project = projects_project,
+	.offers = projects_offers,
 };
 
 struct ui_view *ui_projects_new(struct ui_app *app)

@@ -18,6 +18,11 @@
  * the page as it was and says why in the status line. A change to another
  * page's source does not move the reader: it stays on its page.
  *
+ * `/` finds text in the page as it is typed (case-insensitive), the
+ * matches in the match colour, the cursor on the first line at or after
+ * it that has one; n and N go to the next and previous such line,
+ * wrapping round.
+ *
  * `C` compares the page with the same page of the project's default
  * version through the page-diff API (docs/api.md "Page diffs") and marks
  * the headings of the sections that changed in the left margin: `~`
@@ -27,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +79,7 @@ struct reader {
 		char mark;    /* '~' changed, '+' new */
 	} *changed;
 	size_t nchanged;
+	char *find;           /* the `/` text, or NULL */
 };
 
 static enum ui_slot style_slot(enum ui_render_style style)
@@ -658,6 +665,70 @@ static char line_mark(const struct reader *r, size_t n)
 	return 0;
 }
 
+/* Finding -------------------------------------------------------------------------- */
+
+/* Where needle (n bytes) first occurs in hay (len bytes) at or after
+ * from, ASCII letters compared without case; -1 when it does not. */
+static long find_in(const char *hay, size_t len, size_t from,
+		    const char *needle, size_t n)
+{
+	size_t i;
+
+	for (i = from; n > 0 && i + n <= len; i++)
+		if (strncasecmp(hay + i, needle, n) == 0)
+			return (long)i;
+	return -1;
+}
+
+static int line_has(const struct reader *r, size_t n)
+{
+	const struct ui_line *l = &r->page->lines[n];
+
+	return find_in(l->text, l->len, 0, r->find, strlen(r->find)) >= 0;
+}
+
+/* The next (dir 1) or previous (-1) line with a match from the cursor
+ * (from: the cursor's own line counts). */
+static void find_line(struct ui_view *v, int dir, int from)
+{
+	struct reader *r = v->priv;
+	size_t i, n = r->page ? r->page->nlines : 0, start = v->cursor, at;
+
+	if (r->find == NULL || n == 0)
+		return;
+	for (i = from ? 0 : 1; i <= n; i++) {
+		at = dir > 0 ? (start + i) % n : (start + n - i % n) % n;
+		if (!line_has(r, at))
+			continue;
+		ui_view_goto(v, at);
+		if ((dir > 0 && at < start) || (dir < 0 && at > start))
+			ui_app_message(v->app, "search wrapped");
+		return;
+	}
+	ui_app_error(v->app, "not found: %s", r->find);
+}
+
+/* The `/` text changed (NULL: cleared): the first match from the cursor,
+ * and how many lines have one. */
+static void reader_filter(struct ui_view *v, const char *text)
+{
+	struct reader *r = v->priv;
+	size_t i, lines = 0;
+
+	ui_set_str(&r->find, text && *text ? text : NULL);
+	if (r->find == NULL || r->page == NULL)
+		return;
+	for (i = 0; i < r->page->nlines; i++)
+		lines += line_has(r, i);
+	if (lines == 0) {
+		ui_app_error(v->app, "not found: %s", r->find);
+		return;
+	}
+	find_line(v, 1, 1);
+	ui_app_message(v->app, "%zu line%s with \"%s\" (n next, N previous)",
+		       lines, lines == 1 ? "" : "s", r->find);
+}
+
 /* Ops -------------------------------------------------------------------------------- */
 
 static int reader_action(struct ui_view *v, enum ui_action action)
@@ -718,6 +789,14 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_COMPARE:
 		compare_start(v);
 		return UI_HANDLED;
+	case UI_ACTION_NEXT_MATCH:
+	case UI_ACTION_PREV_MATCH:
+		if (r->find == NULL)
+			ui_app_message(v->app, "nothing to find: / first");
+		else
+			find_line(v, action == UI_ACTION_NEXT_MATCH ? 1 : -1,
+				  0);
+		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		/* A preview's page reloads in place, as on a new build. */
 		ui_app_get(v->app, v, r->origin && r->page ? TAG_RELOAD : TAG_PAGE,
@@ -758,15 +837,57 @@ static int reader_header(struct ui_view *v, WINDOW *w, int width)
 	return 1;
 }
 
+/* Bytes [off, off + len) of the line in attr, after the columns the
+ * sideways scroll hides; *x and *col move on. */
+static void draw_piece(const struct reader *r, const struct ui_line *l,
+		       size_t off, size_t len, int attr, WINDOW *w, int y,
+		       int width, int *x, int *col)
+{
+	char *text = ui_xstrndup(l->text + off, len);
+	int sw = ui_text_width(text), skip;
+
+	skip = r->hscroll > *col ? r->hscroll - *col : 0;
+	if (skip < sw && *x < width - 1)
+		*x += ui_draw_text(w, y, 1 + *x, width - 1 - *x,
+				   ui_text_skip(text, skip), attr);
+	*col += sw;
+	free(text);
+}
+
+/* A span in its style, the find's matches in it in the match colour (a
+ * match across two spans is coloured in each). */
+static void draw_span(const struct reader *r, const struct ui_line *l,
+		      const struct ui_span *sp, WINDOW *w, int y, int width,
+		      int *x, int *col)
+{
+	size_t at = sp->off, end = sp->off + sp->len,
+	       n = r->find ? strlen(r->find) : 0;
+	long m;
+
+	while (at < end) {
+		m = n ? find_in(l->text, end, at, r->find, n) : -1;
+		if (m < 0) {
+			draw_piece(r, l, at, end - at, style_attr(sp->style),
+				   w, y, width, x, col);
+			return;
+		}
+		if ((size_t)m > at)
+			draw_piece(r, l, at, (size_t)m - at,
+				   style_attr(sp->style), w, y, width, x, col);
+		draw_piece(r, l, (size_t)m, n, ui_attr(UI_SLOT_MATCH), w, y,
+			   width, x, col);
+		at = (size_t)m + n;
+	}
+}
+
 static void reader_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 		       int selected)
 {
 	struct reader *r = v->priv;
 	const struct ui_line *l = &r->page->lines[n];
-	int x = 0, col = 0, sw, skip, base = ui_attr(UI_SLOT_NORMAL);
+	int x = 0, col = 0, base = ui_attr(UI_SLOT_NORMAL);
 	char mark[2];
 	const struct ui_span *sp;
-	char *text;
 	size_t i;
 
 	/* The cursor line is marked by the dim bar at the left edge rather
@@ -781,15 +902,7 @@ static void reader_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	}
 	for (i = 0; i < l->nspans && x < width - 1; i++) {
 		sp = &l->spans[i];
-		text = ui_xstrndup(l->text + sp->off, sp->len);
-		sw = ui_text_width(text);
-		skip = r->hscroll > col ? r->hscroll - col : 0;
-		if (skip < sw)
-			x += ui_draw_text(w, y, 1 + x, width - 1 - x,
-					  ui_text_skip(text, skip),
-					  style_attr(sp->style));
-		col += sw;
-		free(text);
+		draw_span(r, l, sp, w, y, width, &x, &col);
 	}
 }
 
@@ -847,7 +960,16 @@ static void reader_close(struct ui_view *v)
 	free(r->cmp_version);
 	free(r->cmp_page);
 	free(r->cmp_base);
+	free(r->find);
 	free(r);
+}
+
+/* `O` forwards a port of an ssh context only. */
+static int reader_offers(const struct ui_view *v, enum ui_action action)
+{
+	if (action == UI_ACTION_FORWARD)
+		return v->app->conn.forward_hint && v->app->start->forward;
+	return 1;
 }
 
 static const struct ui_view_ops reader_ops = {
@@ -861,6 +983,8 @@ static const struct ui_view_ops reader_ops = {
 	.on_data = reader_data,
 	.on_key = reader_key,
 	.tick = reader_tick,
+	.filter = reader_filter,
+	.offers = reader_offers,
 };
 
 struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
