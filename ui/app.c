@@ -534,9 +534,10 @@ static void cmd_build(struct ui_app *app, const char *arg)
 	ui_app_push(app, ui_build_new(app, NULL, id));
 }
 
+/* `:builds [SLUG]`: a project's builds, or every project's. */
 static void cmd_builds(struct ui_app *app, const char *arg)
 {
-	ui_app_push(app, ui_builds_new(app, arg));
+	ui_app_push(app, ui_builds_new(app, arg && *arg ? arg : NULL));
 }
 
 /* The project of the topmost screen that has one in focus. */
@@ -627,7 +628,7 @@ static void cmd_quit(struct ui_app *app, const char *arg)
 }
 
 static const struct command commands[] = {
-	{ "build", 1, cmd_build },       { "builds", 1, cmd_builds },
+	{ "build", 1, cmd_build },       { "builds", 0, cmd_builds },
 	{ "context", 1, cmd_context },   { "orgs", 0, cmd_orgs },
 	{ "notifications", 0, cmd_notifications },
 	{ "preview", 0, cmd_preview },   { "project", 1, cmd_project },

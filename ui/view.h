@@ -103,6 +103,7 @@ void ui_view_draw(struct ui_view *v, WINDOW *w);
 /* The screens (views/). */
 struct ui_view *ui_projects_new(struct ui_app *app);
 struct ui_view *ui_project_new(struct ui_app *app, const char *slug);
+/* A project's builds; project NULL: every project's (a Lectern's). */
 struct ui_view *ui_builds_new(struct ui_app *app, const char *project);
 struct ui_view *ui_build_new(struct ui_app *app, const char *project,
 			     long long id);

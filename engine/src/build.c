@@ -233,7 +233,16 @@ int lec_build_list(struct lec_store *st, int64_t project_id,
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
 	lec__query_init(&q, BUILD_COLUMNS, "builds");
-	lec__query_where_int(&q, "project_id = ?", project_id);
+	if (project_id)
+		lec__query_where_int(&q, "project_id = ?", project_id);
+	else /* the first condition: its ?1 is the builder's first bind */
+		lec__query_where_int(
+			&q,
+			"(EXISTS (SELECT 1 FROM project_admins a WHERE "
+			"a.project_id = builds.project_id AND a.user_id = ?1) OR "
+			"EXISTS (SELECT 1 FROM users u WHERE u.id = ?1 AND "
+			"u.is_superuser = 1))",
+			filter ? filter->admin_user_id : 0);
 	if (version_id)
 		lec__query_where_int(&q, "version_id = ?", version_id);
 	if (filter && filter->commit && *filter->commit)
@@ -773,6 +782,29 @@ int lec_build_trigger_fresh(struct lec_store *st, int64_t project_id,
 }
 
 /* The queue --------------------------------------------------------------- */
+
+int lec_build_queue_position(struct lec_store *st, const struct lec_build *b,
+			     int64_t *out)
+{
+	int64_t v[3];
+	int error;
+
+	lec_error_clear();
+	*out = 0;
+	if (b == NULL || b->state != LEC_BUILD_STATE_TRIGGERED)
+		return LEC_OK;
+	v[0] = b->created;
+	v[1] = b->created;
+	v[2] = b->id;
+	error = lec_store__query_int(
+		st,
+		"SELECT count(*) FROM builds WHERE state = 'triggered' AND "
+		"(created < ? OR (created = ? AND id < ?))",
+		v, 3, "reading the build queue", out, NULL);
+	if (error == LEC_OK)
+		(*out)++;
+	return error;
+}
 
 int lec_build_next(struct lec_store *st, struct lec_build **out)
 {

@@ -283,10 +283,16 @@ char *cli_local_roots(void)
  * one) and, when the path fits, on the data directory's socket too (for
  * an ssh context). */
 static pid_t spawn_engine(const char *dir, const char *roots,
-			  const char *socket, const char *listen, int log_fd)
+			  const char *socket, const char *listen,
+			  const char *workers, int log_fd)
 {
+	const char *argv[16];
+	union {
+		const char **in;
+		char *const *out;
+	} args;
 	pid_t pid = fork();
-	int null_fd;
+	int null_fd, n = 0;
 
 	if (pid != 0)
 		return pid;
@@ -297,29 +303,43 @@ static pid_t spawn_engine(const char *dir, const char *roots,
 	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
 	    dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0)
 		_exit(127);
-	if (socket)
-		execl("/proc/self/exe", "lectern", "--data", dir, "serve",
-		      "--listen", listen, "--local-repos", roots, "--socket",
-		      socket, (char *)NULL);
-	else
-		execl("/proc/self/exe", "lectern", "--data", dir, "serve",
-		      "--listen", listen, "--local-repos", roots, (char *)NULL);
+	argv[n++] = "lectern";
+	argv[n++] = "--data";
+	argv[n++] = dir;
+	argv[n++] = "serve";
+	argv[n++] = "--listen";
+	argv[n++] = listen;
+	argv[n++] = "--local-repos";
+	argv[n++] = roots;
+	if (socket) {
+		argv[n++] = "--socket";
+		argv[n++] = socket;
+	}
+	if (workers) { /* the config file's local-workers */
+		argv[n++] = "--workers";
+		argv[n++] = workers;
+	}
+	argv[n] = NULL;
+	/* execv's argument is char *const[] for history; it writes nothing. */
+	args.in = argv;
+	execv("/proc/self/exe", args.out);
 	_exit(127);
 }
 
 /* Start an engine on port (0: a free one) and wait for its port; reports
  * failures itself unless quiet (a first try on the old port). */
-static int start_engine(const char *dir, const char *socket, long port_in,
-			int quiet, long *pid_out, long *port_out)
+static int start_engine(const char *dir, const char *socket, int workers,
+			long port_in, int quiet, long *pid_out, long *port_out)
 {
 	char *log = data_path(dir, "serve.log");
-	char why[LOG_TAIL_MAX + 1], *roots = NULL, listen[32];
+	char why[LOG_TAIL_MAX + 1], *roots = NULL, listen[32], nworkers[16];
 	struct stat st;
 	pid_t pid;
 	int log_fd, waited = 0, wstatus;
 	long port = 0;
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%ld", port_in);
+	snprintf(nworkers, sizeof(nworkers), "%d", workers);
 
 	if (log == NULL || (roots = cli_local_roots()) == NULL) {
 		free(log);
@@ -331,7 +351,8 @@ static int start_engine(const char *dir, const char *socket, long port_in,
 		goto fail;
 	}
 	fflush(NULL);
-	pid = spawn_engine(dir, roots, socket, listen, log_fd);
+	pid = spawn_engine(dir, roots, socket, listen,
+			   workers >= 0 ? nworkers : NULL, log_fd);
 	close(log_fd);
 	if (pid < 0) {
 		cli_fail("cannot start the local engine: %s", strerror(errno));
@@ -533,18 +554,20 @@ static long remembered_port(const char *dir)
 }
 
 /* The engine on the data directory's last port while it is free, else on
- * any free one. */
-static int start_local(const char *dir, const char *socket, long *pid,
-		       long *port)
+ * any free one; workers (-1: serve's default) from the config file. */
+static int start_local(const char *dir, const char *socket, int workers,
+		       long *pid, long *port)
 {
 	long old = remembered_port(dir);
 
-	if (old && start_engine(dir, socket, old, 1, pid, port) == CLI_EXIT_OK)
+	if (old && start_engine(dir, socket, workers, old, 1, pid, port) ==
+			   CLI_EXIT_OK)
 		return CLI_EXIT_OK;
-	return start_engine(dir, socket, 0, 0, pid, port);
+	return start_engine(dir, socket, workers, 0, 0, pid, port);
 }
 
-int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
+int cli_local_engine(struct cli_ctx *ctx, int workers, char **base_url,
+		     char **token)
 {
 	const char *dir = cli_data_dir(ctx);
 	char url[64], *socket = NULL;
@@ -560,7 +583,7 @@ int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token)
 	if (cli_engine_running(dir, &port) == 0) {
 		cli_engine_forget(dir);
 		socket = cli_engine_socket_path(dir);
-		if ((status = start_local(dir, socket, &pid, &port)) !=
+		if ((status = start_local(dir, socket, workers, &pid, &port)) !=
 			    CLI_EXIT_OK ||
 		    (status = cli_engine_record(dir, pid, port, socket)) !=
 			    CLI_EXIT_OK)

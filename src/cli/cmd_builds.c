@@ -31,11 +31,34 @@ static const char *outcome(const struct lc_build *b)
 
 /* ---- builds --------------------------------------------------------------- */
 
+/* The state as a person reads it: a build waiting for a worker is
+ * "queued" (the API's "triggered"), with its place when the instance
+ * says it (a Lectern's queue, the table's payload). */
+static const char *shown_state(const struct lc_build *b,
+			       const struct lc_queue *q, char *buf,
+			       size_t size)
+{
+	long long place;
+
+	if (b->state == NULL)
+		return "";
+	if (strcmp(b->state, "triggered") != 0)
+		return b->state;
+	if ((place = lc_queue_position(q, b->id)) > 0)
+		snprintf(buf, size, "queued #%lld", place);
+	else
+		snprintf(buf, size, "queued");
+	return buf;
+}
+
+/* One row; across projects (the table has a PROJECT column) the
+ * project comes first. */
 static int build_row(struct cli_table *t, const cJSON *item)
 {
 	struct lc_build *b = NULL;
 	struct lc_error err;
-	char id[24], commit[SHORT_COMMIT + 1], duration[24] = "";
+	char id[24], commit[SHORT_COMMIT + 1], duration[24] = "", state[32];
+	const char *shown;
 
 	if (lc_build_parse(item, &b, &err) != LC_OK)
 		return cli_fail_client(&err);
@@ -43,12 +66,32 @@ static int build_row(struct cli_table *t, const cJSON *item)
 	snprintf(commit, sizeof(commit), "%s", b->commit ? b->commit : "");
 	if (b->duration >= 0)
 		snprintf(duration, sizeof(duration), "%llds", b->duration);
-	cli_table_row(t, id, b->version ? b->version : "",
-		      b->state ? b->state : "", outcome(b), commit,
-		      b->created ? b->created : "", duration,
-		      lc_build_cache_word(b), NULL);
+	shown = shown_state(b, t->payload, state, sizeof(state));
+	if (t->ncols == 9)
+		cli_table_row(t, id, b->project ? b->project : "",
+			      b->version ? b->version : "", shown, outcome(b),
+			      commit, b->created ? b->created : "", duration,
+			      lc_build_cache_word(b), NULL);
+	else
+		cli_table_row(t, id, b->version ? b->version : "", shown,
+			      outcome(b), commit, b->created ? b->created : "",
+			      duration, lc_build_cache_word(b), NULL);
 	lc_build_free(b);
 	return CLI_EXIT_OK;
+}
+
+/* A Lectern's queue, for the places of waiting builds; nothing (and no
+ * request) elsewhere or with --json. */
+static void read_queue(struct cli_session *s, int json, struct lc_queue *q)
+{
+	struct lc_error err;
+
+	memset(q, 0, sizeof(*q));
+	if (json || lc_client_detect(s->client, &err) != LC_OK ||
+	    lc_client_remote(s->client) != LC_REMOTE_LECTERN)
+		return;
+	if (lc_build_queue(s->client, q, &err) != LC_OK)
+		lc_queue_dispose(q);
 }
 
 int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
@@ -56,17 +99,24 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_session s;
 	struct cli_table t;
 	struct lc_query q = { 0 };
+	struct lc_queue queue;
 	const char *commit = NULL;
 	char path[CLI_PATH_MAX], *pos[1];
-	int json = 0, running = 0, n, status;
+	int json = 0, running = 0, all = 0, n, status;
 	const struct cli_opt opts[] = { { "--running", NULL, &running },
 					{ "--commit", &commit, NULL },
+					{ "--all", NULL, &all },
 					{ "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("builds", argc, argv, opts, pos, 1, 1,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_args("builds", argc, argv, opts, pos, 0, 1,
+				     &n)) != CLI_EXIT_OK)
+		return status;
+	if (all == (n == 1)) {
+		cli_fail("builds: give a PROJECT, or --all for every project's");
+		return CLI_EXIT_USAGE;
+	}
+	if (n == 1 && (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
 		return status;
 	if ((running && lc_query_add(&q, "running", "true") != LC_OK) ||
 	    (commit && lc_query_add(&q, "commit", commit) != LC_OK)) {
@@ -74,11 +124,27 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail("out of memory");
 	}
 	if ((status = cli_session_open(ctx, &s)) == CLI_EXIT_OK) {
-		snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/",
-			 pos[0]);
-		cli_table_init(&t, "ID", "VERSION", "STATE", "RESULT", "COMMIT",
-			       "CREATED", "DURATION", "CACHE", NULL);
+		if (all)
+			snprintf(path, sizeof(path), "%s", LC_ALL_BUILDS_PATH);
+		else
+			snprintf(path, sizeof(path),
+				 "/api/v3/projects/%s/builds/", pos[0]);
+		if (all)
+			cli_table_init(&t, "ID", "PROJECT", "VERSION", "STATE",
+				       "RESULT", "COMMIT", "CREATED",
+				       "DURATION", "CACHE", NULL);
+		else
+			cli_table_init(&t, "ID", "VERSION", "STATE", "RESULT",
+				       "COMMIT", "CREATED", "DURATION",
+				       "CACHE", NULL);
+		read_queue(&s, json, &queue);
+		t.payload = &queue;
 		status = cli_print_list(&s, path, &q, json, &t, build_row);
+		if (status != CLI_EXIT_OK && all &&
+		    lc_client_remote(s.client) == LC_REMOTE_SERVICE)
+			cli_fail("builds --all is a Lectern's: this instance "
+				 "lists builds one project at a time");
+		lc_queue_dispose(&queue);
 		cli_session_close(&s);
 	}
 	lc_query_dispose(&q);

@@ -33,7 +33,7 @@ static void take_conn(struct cli_conn *from, struct ui_conn *to)
 	to->link_name = from->link_name;
 	to->forward_hint = from->forward_hint;
 	to->readonly = from->readonly;
-	to->local = strcmp(from->name, CLI_CONTEXT_LOCAL) == 0;
+	to->local = from->is_local;
 	from->name = from->base_url = from->docs_url = from->token = NULL;
 	from->unix_socket = from->remote_socket = from->link_name = NULL;
 	from->forward_hint = NULL;

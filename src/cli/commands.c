@@ -133,12 +133,18 @@ static const struct cli_command commands[] = {
 	  "--visible\tlist it again\n"
 	  "--json\tprint the version as JSON\n"
 	  "$ lectern version guide v2.0 --active\n" },
-	{ "builds", "PROJECT [--running] [--commit C] [--json]",
-	  "list a project's builds", cli_cmd_builds, NULL,
-	  "--running\tonly the builds that have not finished\n"
+	{ "builds", "(PROJECT | --all) [--running] [--commit C] [--json]",
+	  "list a project's builds, or every project's; a build waiting for "
+	  "a worker shows as queued, with its place on a Lectern",
+	  cli_cmd_builds, NULL,
+	  "--all\tthe builds of every project you maintain, newest first (a "
+	  "Lectern's)\n"
+	  "--running\tonly the builds that have not finished (queued ones "
+	  "too)\n"
 	  "--commit C\tonly the builds of commit C\n"
 	  "--json\tthe API's JSON, every page in one envelope\n"
-	  "$ lectern builds guide --running\n" },
+	  "$ lectern builds guide --running\n"
+	  "$ lectern builds --all --running\n" },
 	{ "build",
 	  "PROJECT [VERSION] [--watch] [--exit-status] [--fresh] [--json]",
 	  "trigger a build (and follow it)", cli_cmd_build, NULL,

@@ -3,6 +3,7 @@
  * the format). The file is small and INI-like:
  *
  *     current-context = prod
+ *     local-workers = 2
  *     [context prod]
  *     url = https://readthedocs.org
  *     token-env = RTD_TOKEN
@@ -316,13 +317,28 @@ static int section_header(struct cli_config *cfg, char *line,
 	return 0;
 }
 
-/* "key = value" before the first section: only current-context. */
+/* Workers a local engine may be given: serve's --workers bounds. */
+#define LOCAL_WORKERS_MAX 16
+
+/* "key = value" before the first section: current-context and
+ * local-workers. */
 static const char *top_key(struct cli_config *cfg, const char *key,
 			   const char *value)
 {
+	char *end;
+	long n;
+
+	if (strcmp(key, "local-workers") == 0) {
+		n = strtol(value, &end, 10);
+		if (*value == '\0' || *end != '\0' || n < 0 ||
+		    n > LOCAL_WORKERS_MAX)
+			return "local-workers wants 0 to 16 (0: no builds)";
+		cfg->local_workers = (int)n;
+		return NULL;
+	}
 	if (strcmp(key, "current-context") != 0)
-		return "only current-context may come before the first "
-		       "[context NAME]";
+		return "only current-context and local-workers may come before "
+		       "the first [context NAME]";
 	if (!valid_name(value))
 		return "current-context needs a context name";
 	return set_string(&cfg->current, value) < 0 ? "out of memory" : NULL;
@@ -397,6 +413,7 @@ int cli_config_load(struct cli_config *cfg)
 	int status;
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->local_workers = -1;
 	if ((cfg->path = config_path()) == NULL)
 		return cli_fail("no config directory: set XDG_CONFIG_HOME or "
 				"HOME");
@@ -453,6 +470,8 @@ int cli_config_save(const struct cli_config *cfg)
 		   "`lectern context` rewrites this file.\n");
 	if (cfg->current)
 		fprintf(f, "current-context = %s\n", cfg->current);
+	if (cfg->local_workers >= 0)
+		fprintf(f, "local-workers = %d\n", cfg->local_workers);
 	for (i = 0; i < cfg->len; i++)
 		write_context(f, &cfg->contexts[i]);
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
@@ -613,7 +632,8 @@ int cli_connect(struct cli_ctx *ctx, struct cli_conn *conn)
 		conn->is_local = 1;
 		/* Its docs are at <slug>.localhost:<port>, the client's
 		 * default for a loopback API. */
-		status = cli_local_engine(ctx, &conn->base_url, &conn->token);
+		status = cli_local_engine(ctx, cfg.local_workers,
+					  &conn->base_url, &conn->token);
 		goto done;
 	}
 	if ((c = cli_config_find(&cfg, name)) == NULL) {

@@ -34,6 +34,9 @@ struct cli_context {
 struct cli_config {
 	char *path;                    /* the file, existing or not */
 	char *current;                 /* current-context, NULL: local */
+	/* local-workers: the build workers of the engine the CLI starts for
+	 * the local context; -1 when unset (serve's default). */
+	int local_workers;
 	struct cli_context *contexts;  /* declared remote contexts */
 	size_t len;
 };
@@ -119,7 +122,8 @@ int cli_local_user(struct lec_store *store, struct lec_user **out);
 /* The local engine (autostart.c): make sure one runs for the data
  * directory and hand back its base URL and the local user's token (both
  * caller-owned). */
-int cli_local_engine(struct cli_ctx *ctx, char **base_url, char **token);
+int cli_local_engine(struct cli_ctx *ctx, int workers, char **base_url,
+		     char **token);
 /* `lectern stop`: stop the background engine of the data directory. */
 int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
 

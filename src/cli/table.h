@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* Enough for every table the CLI prints. */
-#define CLI_TABLE_MAX_COLS 8
+#define CLI_TABLE_MAX_COLS 10
 
 struct cli_table {
 	size_t ncols;
@@ -17,6 +17,9 @@ struct cli_table {
 	char **cells;  /* rows * ncols copies, row-major */
 	size_t rows;
 	int oom;       /* an allocation failed; print reports it */
+	/* What a command's row function needs besides the item (borrowed),
+	 * or NULL. */
+	const void *payload;
 };
 
 /* Start a table with these column titles (NULL-terminated list). */

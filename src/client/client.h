@@ -647,6 +647,35 @@ int lc_embed_get(struct lc_client *c, const char *url, struct lc_embed **out,
  */
 int lc_versions_sort(cJSON *versions);
 
+/* -------------------------------- Builds across projects (Lectern's) */
+
+/* Every build of the projects the token's user administers, newest first
+ * (v3 build items); the same filters as a project's list. */
+#define LC_ALL_BUILDS_PATH "/api/v3/builds/"
+/* Where the user's waiting builds stand in the instance's queue. */
+#define LC_QUEUE_PATH "/api/v3/builds/queue/"
+
+struct lc_queue_entry {
+	long long id;       /* a waiting build of the user's */
+	long long position; /* 1: the next to start */
+};
+
+struct lc_queue {
+	struct lc_queue_entry *items; /* owned */
+	size_t len;
+	long long waiting;  /* builds waiting on the whole instance */
+};
+
+/* The queue's answer ({"count", "results": [{"id", "position", ...}]})
+ * into out (lc_queue_dispose). LC_OK, LC_EJSON or LC_ENOMEM. */
+int lc_queue_parse(const cJSON *json, struct lc_queue *out);
+/* GET LC_QUEUE_PATH (a Lectern only; the service answers 404). */
+int lc_build_queue(struct lc_client *c, struct lc_queue *out,
+		   struct lc_error *err);
+/* Build build_id's place, or 0 when it is not waiting (q may be NULL). */
+long long lc_queue_position(const struct lc_queue *q, long long build_id);
+void lc_queue_dispose(struct lc_queue *q);
+
 /* ------------------------------------ Page diffs (Lectern's extension) */
 
 /* GET /api/v3/projects/<p>/diff/ (docs/api.md "Page diffs"). Statuses are

@@ -81,6 +81,12 @@ const struct srv_route srv_v3_routes[] = {
 	/* Lectern's extension: page diffs between versions or builds
 	 * (docs/api.md); seen as the builds are. */
 	{ P "diff/", SRV_API_V3, SRV_PERM_ADMIN, 0, { GET(srv_v3_diff) } },
+	/* Lectern's extension: builds across the requester's projects, and
+	 * where their waiting builds stand in the queue (docs/api.md). */
+	{ "/api/v3/builds/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_all_builds_list) } },
+	{ "/api/v3/builds/queue/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_build_queue) } },
 	/* Lectern's extension: offline mirrors of another instance's docs
 	 * (docs/api.md). */
 	{ "/api/v3/mirrors/", SRV_API_V3, SRV_PERM_AUTH, 0,

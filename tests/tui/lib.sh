@@ -62,12 +62,12 @@ markdown_repo() {
 	make_repo "$TMP/guide"
 }
 
-# start_server: `lectern serve` with one build worker; sets URL, TOKEN and
-# a context "t" in the temporary config. The commit watcher is off unless
+# start_server: `lectern serve` with one build worker (WORKERS: another
+# number); sets URL, TOKEN and a context "t" in the temporary config. The commit watcher is off unless
 # WATCH=1: tests commit and trigger builds themselves, and a watcher's
 # build of the same commit would race theirs.
 start_server() {
-	"$LECTERN" --data "$TMP/data" serve --listen 127.0.0.1:0 --workers 1 \
+	"$LECTERN" --data "$TMP/data" serve --listen 127.0.0.1:0 --workers "${WORKERS:-1}" \
 		--threads 2 --local-repos "$TMP" \
 		$([ -n "${WATCH:-}" ] || echo --no-watch) >"$TMP/serve.out" 2>"$TMP/serve.err" &
 	server_pid=$!

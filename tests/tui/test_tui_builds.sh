@@ -29,17 +29,17 @@ expect_line 2 "#       Version    State      Result Started By      Time   Cache
 # ---- A build started now shows up running, then finished.
 id=$(api POST "/api/v3/projects/$slow/versions/latest/builds/" |
 	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["build"]["id"])')
-wait_for "^$id"' +latest +(triggered|cloning|installing|building) +[0-9]+s +hand +[0-9]+s ' "the running build"
+wait_for "^$id"' +latest +(queued( #[0-9]+)?|cloning|installing|building) +[0-9]+s +hand +[0-9]+s ' "the running build"
 keys r
 wait_for 'running builds only' "the running filter"
 wait_gone '^1 +latest' "the running filter"
-wait_for "^$id"' +latest +(triggered|cloning|installing|building) ' "the running filter"
+wait_for "^$id"' +latest +(queued( #[0-9]+)?|cloning|installing|building) ' "the running filter"
 keys r
 wait_for '^1 +latest +finished +passed' "all builds again"
 
 # ---- The running build's log streams and is followed.
 keys g Enter
-wait_for "^Build #$id"'  slow/latest  (triggered|cloning|installing|building) ' "the running build's header"
+wait_for "^Build #$id"'  slow/latest  (queued( #[0-9]+)?|cloning|installing|building) ' "the running build's header"
 wait_for '^\$ echo first-line && sleep 6 && echo second-line  \[running, [0-9]+s\]$' "the running command"
 wait_for '^  first-line *$' "the streamed output"
 wait_for '\[following\]' "following"

@@ -134,7 +134,7 @@ wait_for '^triggered a build of markdown-guide/latest' "the retry"
 expect_api "$P/markdown-guide/versions/latest/builds/" 'j["count"]' $((n + 1))
 wait_build markdown-guide
 wait_for " [0-9]+/$((n + 1)) *\$" "the retried build, live"
-wait_gone '^[0-9]+ +latest +(triggered|cloning|building|installing)' "the retried build finishing, live"
+wait_gone '^[0-9]+ +latest +(queued( #[0-9]+)?|cloning|building|installing)' "the retried build finishing, live"
 
 # ---- Redirects: add, a validation error by its field, edit, reorder,
 # delete with confirmation, fields by type.
@@ -289,7 +289,7 @@ expect_api "$P/markdown-guide/" 'j["default_branch"]' main
 # ---- Cancel a running build (asks first), then one already ended.
 slow=$(import Slow "$TMP/slow")
 keys : b u i l d s ' ' s l o w Enter
-wait_for '^[0-9]+ +latest +(building|cloning|installing|triggered)' "the slow build running"
+wait_for '^[0-9]+ +latest +(building|cloning|installing|queued( #[0-9]+)?)' "the slow build running"
 keys X
 wait_for "Cancel build #[0-9]+ of $slow/latest\? \[y/N\]" "the cancel question"
 keys n

@@ -110,7 +110,8 @@ expect_api2 "$P/environmentvariables/" '[e["name"] for e in j["results"]]' "['RE
 # No workers here: a triggered build stays queued, and cancelling it is
 # the instance's call.
 keys : b u i l d s ' ' r e m o t e - d o c s Enter
-wait_for '^[0-9]+ +latest +triggered' "the remote's queued build"
+# A Lectern says its place in the queue (the only build waiting).
+wait_for '^[0-9]+ +latest +queued #1 ' "the remote's queued build"
 keys X
 wait_for 'Cancel build #[0-9]+ of remote-docs/latest\? \[y/N\]' "the cancel question"
 keys y

@@ -556,7 +556,7 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 	const char *cmd = final ? NULL : current_command(b);
 	struct lc_build shown = { 0 };
 	const char *how;
-	char dur[16], commands[32], *text;
+	char dur[16], commands[32], state[32], *text;
 
 	if (bv->v3_only)
 		snprintf(commands, sizeof(commands), "no log");
@@ -571,7 +571,7 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 			    b->version ? b->version : "-");
 	x = ui_draw_text(w, 0, 0, width, text, ui_attr(UI_SLOT_HEADER));
 	free(text);
-	text = ui_xasprintf("%s%s%s", b->state ? b->state : "?",
+	text = ui_xasprintf("%s%s%s", ui_build_state(b, NULL, state, sizeof(state)),
 			    *ui_build_result(b) ? " " : "", ui_build_result(b));
 	x += ui_draw_text(w, 0, x, width - x, text, ui_attr(ui_build_slot(b)));
 	free(text);

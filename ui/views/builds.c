@@ -1,5 +1,6 @@
 /*
- * The Builds screen: one project's builds, live (see builds.h). Enter
+ * The Builds screen: one project's builds, or every project's (`:builds`
+ * alone, a Lectern's /api/v3/builds/), live (see builds.h). Enter
  * opens a build, `r` shows only running builds, `t` builds the selected
  * build's version again, `X` cancels the selected build.
  */
@@ -24,8 +25,7 @@ static void builds_close(struct ui_view *v)
 
 static int builds_header(struct ui_view *v, WINDOW *w, int width)
 {
-	(void)v;
-	ui_builds_draw_header(w, 0, width);
+	ui_builds_draw_header(v->priv, w, 0, width);
 	return 1;
 }
 
@@ -46,7 +46,8 @@ static int builds_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_TRIGGER_FRESH:
 		sel = ui_builds_get(b, v->cursor);
 		if (sel && sel->version)
-			ui_edit_trigger(v, b->project, sel->version,
+			ui_edit_trigger(v, b->project ? b->project : sel->project,
+					sel->version,
 					action == UI_ACTION_TRIGGER_FRESH);
 		return UI_HANDLED;
 	case UI_ACTION_CANCEL:
@@ -100,11 +101,17 @@ static void builds_filter(struct ui_view *v, const char *text)
 	ui_builds_filter(v->priv, v, text);
 }
 
+/* The project in focus: the list's, or across projects the selected
+ * build's. */
 static const char *builds_project(struct ui_view *v)
 {
 	struct ui_builds *b = v->priv;
+	const struct lc_build *sel;
 
-	return b->project;
+	if (b->project)
+		return b->project;
+	sel = ui_builds_get(b, v->cursor);
+	return sel ? sel->project : NULL;
 }
 
 static const struct ui_view_ops builds_ops = {
@@ -127,6 +134,9 @@ struct ui_view *ui_builds_new(struct ui_app *app, const char *project)
 	char title[128];
 
 	ui_builds_init(b, project);
-	snprintf(title, sizeof(title), "Builds: %s", project);
+	if (project)
+		snprintf(title, sizeof(title), "Builds: %s", project);
+	else
+		snprintf(title, sizeof(title), "Builds: every project");
 	return ui_view_new(app, &builds_ops, title, b);
 }

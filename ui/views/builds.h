@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "../table.h"
+#include "client.h"
 
 struct ui_app;
 struct ui_view;
@@ -34,9 +35,9 @@ struct lc_error;
  * again. 800 builds whatever the history's length. */
 #define UI_BUILDS_CACHE 8
 
-/* Request tags the model uses: page N is TAG_PAGE + N; the views' own
- * tags stay below. */
-enum { UI_BUILDS_TAG_PAGE = 1000 };
+/* Request tags the model uses: page N is TAG_PAGE + N, the queue's places
+ * TAG_QUEUE; the views' own tags stay below. */
+enum { UI_BUILDS_TAG_QUEUE = 999, UI_BUILDS_TAG_PAGE = 1000 };
 
 /* Seconds between polls of a builds list: while a build runs; when none
  * does, at first; and at most, the wait doubling while nothing changes. */
@@ -54,7 +55,8 @@ struct ui_builds_page {
 };
 
 struct ui_builds {
-	char *project;           /* slug; owned */
+	char *project;           /* slug; owned; NULL: every project's
+				  * (Lectern's /api/v3/builds/) */
 	int running_only;
 	long long count;         /* the server's total, -1 before the first */
 	struct ui_builds_page pages[UI_BUILDS_CACHE];
@@ -65,8 +67,10 @@ struct ui_builds {
 	size_t lines;            /* rows shown */
 	time_t asked;            /* when the first page was last asked */
 	int every;               /* seconds between polls (see UI_BUILDS_*) */
+	struct lc_queue queue;   /* a Lectern's places of waiting builds */
 };
 
+/* project NULL: the builds of every project the user administers. */
 void ui_builds_init(struct ui_builds *b, const char *project);
 void ui_builds_dispose(struct ui_builds *b);
 /* Ask again (conditionally) for the first page and the pages on v's
@@ -96,13 +100,19 @@ const struct lc_build *ui_builds_get(struct ui_builds *b, size_t n);
 long long ui_builds_id(struct ui_builds *b, size_t n);
 /* Draw the column header at line y, and shown row n at line y; a row not
  * loaded yet is drawn as such and its page asked for. */
-void ui_builds_draw_header(WINDOW *w, int y, int width);
+void ui_builds_draw_header(const struct ui_builds *b, WINDOW *w, int y,
+			   int width);
 void ui_builds_draw_row(struct ui_builds *b, struct ui_view *v, WINDOW *w,
 			int y, int width, size_t n, int selected);
 
 /* How every screen shows one build's outcome. */
 /* Whether it has ended (finished or cancelled). */
 int ui_build_final(const struct lc_build *b);
+/* Its state as a person reads it: "queued" for the API's "triggered" (a
+ * build waiting for a worker), with its place ("queued #2") when q knows
+ * it (q may be NULL); buf holds the text when needed. */
+const char *ui_build_state(const struct lc_build *b, const struct lc_queue *q,
+			   char *buf, size_t size);
 /* "passed" or "failed" once it has ended; "" while it runs (the API's
  * `success` is provisional until then). */
 const char *ui_build_result(const struct lc_build *b);

@@ -26,6 +26,21 @@ static const struct ui_column columns[] = {
 	{ "Error", 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+/* Every project's builds: the project first, how and from what commit
+ * left out, so the error keeps as much room. */
+static const struct ui_column all_columns[] = {
+	{ "#", 7 },      { "Project", 14 }, { "Version", 10 }, { "State", 10 },
+	{ "Result", 6 }, { "Started", 7 },  { "Time", 6 },     { "Error", 0 },
+};
+#define NALL_COLUMNS (sizeof(all_columns) / sizeof(all_columns[0]))
+
+static void table_init(const struct ui_builds *b, struct ui_table *t)
+{
+	if (b->project)
+		ui_table_init(t, columns, NCOLUMNS);
+	else
+		ui_table_init(t, all_columns, NALL_COLUMNS);
+}
 
 /* Pages ------------------------------------------------------------------------ */
 
@@ -86,7 +101,7 @@ void ui_builds_init(struct ui_builds *b, const char *project)
 	size_t i;
 
 	memset(b, 0, sizeof(*b));
-	b->project = ui_xstrdup(project);
+	b->project = project ? ui_xstrdup(project) : NULL;
 	b->count = -1;
 	b->every = UI_BUILDS_RUNNING;
 	for (i = 0; i < UI_BUILDS_CACHE; i++)
@@ -98,6 +113,7 @@ void ui_builds_dispose(struct ui_builds *b)
 	drop_pages(b, 0);
 	free(b->project);
 	free(b->filter);
+	lc_queue_dispose(&b->queue);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -110,12 +126,48 @@ static void ask_page(struct ui_builds *b, struct ui_view *v, long long no)
 
 	if (no < 0 || ui_app_pending(v->app, v, UI_BUILDS_TAG_PAGE + (int)no))
 		return;
-	path = ui_xasprintf("/api/v3/projects/%s/builds/?limit=%d&offset=%lld%s",
-			    b->project, UI_BUILDS_PAGE, no * UI_BUILDS_PAGE,
-			    b->running_only ? "&running=true" : "");
+	if (b->project)
+		path = ui_xasprintf("/api/v3/projects/%s/builds/?limit=%d&"
+				    "offset=%lld%s",
+				    b->project, UI_BUILDS_PAGE,
+				    no * UI_BUILDS_PAGE,
+				    b->running_only ? "&running=true" : "");
+	else
+		path = ui_xasprintf("%s?limit=%d&offset=%lld%s",
+				    LC_ALL_BUILDS_PATH, UI_BUILDS_PAGE,
+				    no * UI_BUILDS_PAGE,
+				    b->running_only ? "&running=true" : "");
 	ui_app_get(v->app, v, UI_BUILDS_TAG_PAGE + (int)no, path, NULL,
 		   p ? p->etag : NULL);
 	free(path);
+}
+
+/* Whether a loaded build waits for a worker. */
+static int any_waiting(const struct ui_builds *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < UI_BUILDS_CACHE; i++)
+		for (j = 0; b->pages[i].no >= 0 && j < b->pages[i].len; j++)
+			if (b->pages[i].items[j]->state &&
+			    strcmp(b->pages[i].items[j]->state, "triggered") ==
+				    0)
+				return 1;
+	return 0;
+}
+
+/* A Lectern says where waiting builds stand: ask with the pages while one
+ * is on them (the service has no queue to ask). */
+static void ask_queue(struct ui_builds *b, struct ui_view *v)
+{
+	if (!any_waiting(b)) {
+		lc_queue_dispose(&b->queue);
+		return;
+	}
+	if (lc_client_remote(v->app->client) != LC_REMOTE_LECTERN ||
+	    ui_app_pending(v->app, v, UI_BUILDS_TAG_QUEUE))
+		return;
+	ui_app_get(v->app, v, UI_BUILDS_TAG_QUEUE, LC_QUEUE_PATH, NULL, NULL);
 }
 
 void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
@@ -125,6 +177,7 @@ void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
 
 	b->asked = v->app->now;
 	ask_page(b, v, 0);
+	ask_queue(b, v);
 	/* The pages on screen stay live too; with a `/` filter the rows are
 	 * the cache's, so no page is on screen by position. */
 	if (b->filter || b->count <= 0)
@@ -212,51 +265,70 @@ int ui_build_progress(const struct lc_build *b, char *out, size_t size)
 	return 1;
 }
 
+/* One build's row; all: the table of every project's builds (its own
+ * columns, all_columns). */
 static void build_row(struct ui_table *t, const struct lc_build *build,
-		      const struct ui_app *app)
+		      const struct ui_app *app, int all,
+		      const struct lc_queue *queue)
 {
 	struct ui_row *row = ui_table_add(t);
 	time_t now = app->now;
 	time_t created = ui_parse_time(build->created);
 	int final = ui_build_final(build);
-	char age[16], took[16], progress[128];
+	size_t c = 1;
+	char age[16], took[16], progress[128], state[32];
 
 	row->id = build->id;
 	ui_format_age(age, sizeof(age), created, now);
-	/* A running build shows how long it has been going. */
+	/* A running build shows how long it has been going, a queued one
+	 * how long it has waited. */
 	ui_format_duration(took, sizeof(took),
 			   final ? build->duration
 				 : (created >= 0 ? (long long)(now - created) : -1));
 	ui_row_set(row, 0, UI_SLOT_NORMAL, "%lld", build->id);
-	ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
-		   build->version ? build->version : "-");
-	ui_row_set(row, 2, final ? UI_SLOT_NORMAL : UI_SLOT_STATE_RUNNING, "%s",
-		   build->state ? build->state : "?");
-	ui_row_set(row, 3, ui_build_slot(build), "%s", ui_build_result(build));
-	ui_row_set(row, 4, UI_SLOT_DIM, "%s", age);
-	ui_row_set(row, 5, UI_SLOT_NORMAL, "%s", ui_build_trigger(build, app));
-	ui_row_set(row, 6, UI_SLOT_NORMAL, "%s", took);
-	ui_row_set(row, 7, UI_SLOT_DIM, "%s", lc_build_cache_word(build));
-	ui_row_set(row, 8, UI_SLOT_DIM, "%.7s", build->commit ? build->commit : "");
+	if (!all) {
+		ui_row_set(row, c++, UI_SLOT_NORMAL, "%s",
+			   build->version ? build->version : "-");
+	} else {
+		ui_row_set(row, c++, UI_SLOT_HEADING, "%s",
+			   build->project ? build->project : "-");
+		ui_row_set(row, c++, UI_SLOT_NORMAL, "%s",
+			   build->version ? build->version : "-");
+	}
+	ui_row_set(row, c++, final ? UI_SLOT_NORMAL : UI_SLOT_STATE_RUNNING,
+		   "%s", ui_build_state(build, queue, state, sizeof(state)));
+	ui_row_set(row, c++, ui_build_slot(build), "%s", ui_build_result(build));
+	ui_row_set(row, c++, UI_SLOT_DIM, "%s", age);
+	if (!all)
+		ui_row_set(row, c++, UI_SLOT_NORMAL, "%s",
+			   ui_build_trigger(build, app));
+	ui_row_set(row, c++, UI_SLOT_NORMAL, "%s", took);
+	if (!all) {
+		ui_row_set(row, c++, UI_SLOT_DIM, "%s",
+			   lc_build_cache_word(build));
+		ui_row_set(row, c++, UI_SLOT_DIM, "%.7s",
+			   build->commit ? build->commit : "");
+	}
 	/* The last column is the error, or a clone's live progress. */
 	if (ui_build_progress(build, progress, sizeof(progress)))
-		ui_row_set(row, 9, UI_SLOT_STATE_RUNNING, "%s", progress);
+		ui_row_set(row, c, UI_SLOT_STATE_RUNNING, "%s", progress);
 	else
-		ui_row_set(row, 9, UI_SLOT_STATE_FAIL, "%s",
+		ui_row_set(row, c, UI_SLOT_STATE_FAIL, "%s",
 			   build->error ? build->error : "");
 }
 
-static void page_rows(struct ui_builds_page *p, const char *filter,
+static void page_rows(const struct ui_builds *b, struct ui_builds_page *p,
 		      const struct ui_app *app)
 {
 	size_t i;
 
 	if (p->table.cols == NULL)
-		ui_table_init(&p->table, columns, NCOLUMNS);
+		table_init(b, &p->table);
 	ui_table_clear(&p->table);
 	for (i = 0; i < p->len; i++)
-		build_row(&p->table, p->items[i], app);
-	ui_table_filter(&p->table, filter);
+		build_row(&p->table, p->items[i], app, b->project == NULL,
+			  &b->queue);
+	ui_table_filter(&p->table, b->filter);
 }
 
 /* The shown row count: the whole history, or the filter's matches among
@@ -279,7 +351,7 @@ void ui_builds_refresh(struct ui_builds *b, struct ui_view *v)
 
 	for (i = 0; i < UI_BUILDS_CACHE; i++)
 		if (b->pages[i].no >= 0)
-			page_rows(&b->pages[i], b->filter, v->app);
+			page_rows(b, &b->pages[i], v->app);
 	v->lines = b->lines = count_lines(b);
 	ui_view_clamp(v);
 }
@@ -344,12 +416,13 @@ long long ui_builds_id(struct ui_builds *b, size_t n)
 	return build ? build->id : -1;
 }
 
-void ui_builds_draw_header(WINDOW *w, int y, int width)
+void ui_builds_draw_header(const struct ui_builds *b, WINDOW *w, int y,
+			   int width)
 {
 	struct ui_table t;
 
 	/* The header is the columns' alone, rows or no rows. */
-	ui_table_init(&t, columns, NCOLUMNS);
+	table_init(b, &t);
 	ui_table_draw_header(&t, w, y, width);
 }
 
@@ -401,7 +474,18 @@ static void take_page(struct ui_builds *b, long long no, const cJSON *body,
 		build->raw = NULL;
 		p->items[p->len++] = build;
 	}
-	page_rows(p, b->filter, app);
+	page_rows(b, p, app);
+}
+
+/* The queue's places; an error leaves the rows saying "queued" alone. */
+static void take_queue(struct ui_builds *b, struct ui_view *v,
+		       const struct lc_response *resp,
+		       const struct lc_error *err)
+{
+	lc_queue_dispose(&b->queue);
+	if (err->code == LC_OK && lc_queue_parse(resp->json, &b->queue) != LC_OK)
+		lc_queue_dispose(&b->queue);
+	ui_builds_refresh(b, v);
 }
 
 int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
@@ -410,16 +494,22 @@ int ui_builds_on_data(struct ui_builds *b, struct ui_view *v, int tag,
 	const cJSON *count;
 	long long no = tag - UI_BUILDS_TAG_PAGE, old = b->count, now_count;
 
+	if (tag == UI_BUILDS_TAG_QUEUE) {
+		take_queue(b, v, resp, err);
+		return 1;
+	}
 	if (tag < UI_BUILDS_TAG_PAGE)
 		return 0;
 	if (err->code != LC_OK) {
 		/* Every redraw would ask again at once: wait for the tick. */
 		b->hold_until = ui_now_ms() + UI_TICK_MS;
 		if (err->status == 404 && b->count < 0)
-			ui_app_fail(v->app, v, "builds of %s: %s", b->project,
+			ui_app_fail(v->app, v, "builds of %s: %s",
+				    b->project ? b->project : "every project",
 				    err->message);
 		else
-			ui_app_error(v->app, "builds of %s: %s", b->project,
+			ui_app_error(v->app, "builds of %s: %s",
+				     b->project ? b->project : "every project",
 				     err->message);
 		return 1;
 	}
@@ -483,6 +573,22 @@ const char *ui_build_trigger(const struct lc_build *b,
 	if (strncmp(how, WEBHOOK_PREFIX, strlen(WEBHOOK_PREFIX)) == 0)
 		return how + strlen(WEBHOOK_PREFIX);
 	return how;
+}
+
+const char *ui_build_state(const struct lc_build *b, const struct lc_queue *q,
+			   char *buf, size_t size)
+{
+	long long place;
+
+	if (b->state == NULL)
+		return "?";
+	if (strcmp(b->state, "triggered") != 0)
+		return b->state;
+	if ((place = lc_queue_position(q, b->id)) > 0)
+		snprintf(buf, size, "queued #%lld", place);
+	else
+		snprintf(buf, size, "queued");
+	return buf;
 }
 
 enum ui_slot ui_build_slot(const struct lc_build *b)

@@ -102,7 +102,7 @@ static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
 	struct lc_version *ver;
 	struct lc_build *b;
 	struct ui_row *row;
-	char age[16];
+	char age[16], state[32];
 	/* As the service's dashboard lists them (latest, stable, then the
 	 * newest version first), not in the API's order. */
 	const cJSON *results = cJSON_GetObjectItemCaseSensitive(body, "results");
@@ -132,7 +132,8 @@ static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
 			 lc_build_parse(last, &b, NULL) == LC_OK) {
 			ui_format_age(age, sizeof(age), ui_parse_time(b->created), now);
 			ui_row_set(row, 5, ui_build_slot(b), "#%lld %s%s%s, %s ago",
-				   b->id, b->state ? b->state : "?",
+				   b->id, ui_build_state(b, NULL, state,
+							 sizeof(state)),
 				   *ui_build_result(b) ? " " : "",
 				   ui_build_result(b), age);
 			lc_build_free(b);
@@ -470,7 +471,7 @@ static int project_header(struct ui_view *v, WINDOW *w, int width)
 		x += ui_draw_text(w, 0, x, width - x, label, ui_attr(slot));
 	}
 	if (pr->tab == TAB_BUILDS)
-		ui_builds_draw_header(w, 1, width);
+		ui_builds_draw_header(&pr->builds, w, 1, width);
 	else
 		ui_table_draw_header(table_of(pr), w, 1, width);
 	return 2;

@@ -89,7 +89,7 @@ static void fill_row(struct projects *ps, const struct entry *e, time_t now)
 {
 	struct ui_row *row = ui_table_add(&ps->table);
 	const struct lc_build *b = e->last;
-	char age[16];
+	char age[16], state[32];
 
 	row->key = ui_xstrdup(e->project->slug);
 	ui_row_set(row, 0, UI_SLOT_HEADING, "%s", e->project->slug);
@@ -123,7 +123,7 @@ static void fill_row(struct projects *ps, const struct entry *e, time_t now)
 	}
 	ui_row_set(row, 3,
 		   ui_build_final(b) ? UI_SLOT_NORMAL : UI_SLOT_STATE_RUNNING,
-		   "%s", b->state ? b->state : "?");
+		   "%s", ui_build_state(b, NULL, state, sizeof(state)));
 	ui_row_set(row, 4, ui_build_slot(b), "%s", ui_build_result(b));
 	ui_format_age(age, sizeof(age), ui_parse_time(b->created), now);
 	ui_row_set(row, 5, UI_SLOT_DIM, "%s", age);

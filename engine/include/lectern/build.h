@@ -109,6 +109,9 @@ struct lec_build_filter {
 	const char *commit; /* exact; NULL or "" = any */
 	/* TRUE: states before finished/cancelled; FALSE: those two. */
 	enum lec_filter_bool running;
+	/* With project_id 0 in lec_build_list: the builds of every project
+	 * this user administers (all of them for a superuser). */
+	int64_t admin_user_id;
 };
 
 struct lec_build_command {
@@ -179,7 +182,8 @@ int lec_build_get_in_project(struct lec_store *store, int64_t project_id,
 			     int64_t id, struct lec_build **out);
 
 /**
- * A project's builds, newest first.
+ * A project's builds, newest first; with project_id 0, those of the
+ * projects filter->admin_user_id administers (no filter or no user: none).
  * @param version_id only this version's builds, or 0 for all
  * @param filter     NULL for all
  * @param page       NULL for all rows
@@ -188,6 +192,17 @@ int lec_build_get_in_project(struct lec_store *store, int64_t project_id,
 int lec_build_list(struct lec_store *store, int64_t project_id,
 		   int64_t version_id, const struct lec_build_filter *filter,
 		   const struct lec_page *page, struct lec_build_list *out);
+
+/**
+ * A triggered build's place in the queue: 1 + the triggered builds of the
+ * instance created before it. The workers' fair order (lec_build_claim)
+ * may take another owner's later build first, so this is the builds
+ * ahead of it by age, what a person waiting can read.
+ * @param out 0 for a build that is not waiting
+ * @return LEC_OK or a store error
+ */
+int lec_build_queue_position(struct lec_store *store, const struct lec_build *b,
+			     int64_t *out);
 
 /**
  * Move a build to a later state. Leaving triggered records `started`.
