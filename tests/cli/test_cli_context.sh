@@ -120,7 +120,7 @@ expect_status 1 "$LECTERN" context list
 expect_match err "^lectern: $CFG:1: context 'a' has no token-env or token-file$"
 printf 'url = http://x\n' >"$CFG"
 expect_status 1 "$LECTERN" projects
-expect_match err "^lectern: $CFG:1: only current-context may come before"
+expect_match err "^lectern: $CFG:1: only current-context and local-workers may come before"
 printf '[context a]\nurl http://x\n' >"$CFG"
 expect_status 1 "$LECTERN" context list
 expect_match err "^lectern: $CFG:2: expected 'key = value'$"
