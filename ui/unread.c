@@ -65,6 +65,11 @@ void ui_unread_poll(struct ui_app *app, int64_t now_ms)
 
 	if (u->off || u->pending || now_ms < u->next_ms)
 		return;
+	/* The poll budget is spent: try again at its next refill. */
+	if (!ui_app_poll_allowed(app)) {
+		u->next_ms = now_ms + UI_POLL_REFILL_MS;
+		return;
+	}
 	ar.path = UNREAD_PATH;
 	ar.done = unread_done;
 	ar.data = app;

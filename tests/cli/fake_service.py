@@ -13,9 +13,12 @@ and Lectern adds nothing to: no X-Lectern header, no ETag, v3 search on the
 API host (/api/v3/search/, token required), no /_/api/v2/search/ there
 (404), no v2 build detail (the service's v2 cannot show a private
 project's builds; the v3 build detail can). The first search is throttled once (429, Retry-After: 1), as the
-service does per minute.
+service does per minute. With FAKE_PROJECTS=N in the environment it has N
+more projects, p01 to pNN, each with finished builds, for counting what
+an idle screen of many projects costs.
 """
 import json
+import os
 import re
 import sys
 import threading
@@ -23,6 +26,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG, TOKEN = sys.argv[1], sys.argv[2]
+EXTRA = ["p%02d" % i for i in range(1, int(os.environ.get("FAKE_PROJECTS", "0")) + 1)]
 LOCK = threading.Lock()
 THROTTLED = set()
 BASE = ""
@@ -90,7 +94,8 @@ def version(slug):
 
 
 def projects():
-    return [project("project", "project"), project("other", "Other project")]
+    return ([project("project", "project"), project("other", "Other project")] +
+            [project(slug, "Project %s" % slug) for slug in EXTRA])
 
 
 def page(items, q, path):
@@ -136,6 +141,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, projects()[0])
         if path == "/api/v3/projects/project/builds/":
             return self.send(200, page([build("project", i) for i in (3, 2, 1)], q, path))
+        m = re.fullmatch(r"/api/v3/projects/(p\d\d)/builds/", path)
+        if m and m.group(1) in EXTRA:
+            return self.send(200, page([build(m.group(1), i) for i in (2, 1)], q, path))
         m = re.fullmatch(r"/api/v3/projects/project/builds/([123])/", path)
         if m:
             return self.send(200, build("project", int(m.group(1))))

@@ -212,7 +212,11 @@ static void poll_build(struct ui_view *v)
 	if (!bv->v3_only && !ui_build_final(bv->build) &&
 	    !ui_app_pending(v->app, v, TAG_BUILD)) {
 		path = ui_xasprintf("/api/v2/build/%lld/", bv->id);
-		ui_app_get(v->app, v, TAG_BUILD, path, NULL, bv->etag);
+		/* The first answer is the screen; then it is a poll. */
+		if (bv->build == NULL)
+			ui_app_get(v->app, v, TAG_BUILD, path, NULL, bv->etag);
+		else
+			ui_app_poll(v->app, v, TAG_BUILD, path, NULL, bv->etag);
 		free(path);
 	}
 	poll_v3(v);

@@ -119,7 +119,10 @@ void ui_builds_dispose(struct ui_builds *b)
 
 /* Requests --------------------------------------------------------------------- */
 
-static void ask_page(struct ui_builds *b, struct ui_view *v, long long no)
+/* Ask for page no; budgeted: a poll of a page already shown (within the
+ * budget all screens share), else what the screen needs now. */
+static void ask_page(struct ui_builds *b, struct ui_view *v, long long no,
+		     int budgeted)
 {
 	const struct ui_builds_page *p = find_page(b, no);
 	char *path;
@@ -137,8 +140,12 @@ static void ask_page(struct ui_builds *b, struct ui_view *v, long long no)
 				    LC_ALL_BUILDS_PATH, UI_BUILDS_PAGE,
 				    no * UI_BUILDS_PAGE,
 				    b->running_only ? "&running=true" : "");
-	ui_app_get(v->app, v, UI_BUILDS_TAG_PAGE + (int)no, path, NULL,
-		   p ? p->etag : NULL);
+	if (budgeted && p)
+		ui_app_poll(v->app, v, UI_BUILDS_TAG_PAGE + (int)no, path,
+			    NULL, p->etag);
+	else
+		ui_app_get(v->app, v, UI_BUILDS_TAG_PAGE + (int)no, path,
+			   NULL, p ? p->etag : NULL);
 	free(path);
 }
 
@@ -170,13 +177,15 @@ static void ask_queue(struct ui_builds *b, struct ui_view *v)
 	ui_app_get(v->app, v, UI_BUILDS_TAG_QUEUE, LC_QUEUE_PATH, NULL, NULL);
 }
 
-void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
+/* The first page and those on screen, and the queue; budgeted: a tick's
+ * poll. */
+static void poll_pages(struct ui_builds *b, struct ui_view *v, int budgeted)
 {
 	size_t first = v->top, last = v->top + (size_t)(v->height > 0 ? v->height : 1);
 	long long no;
 
 	b->asked = v->app->now;
-	ask_page(b, v, 0);
+	ask_page(b, v, 0, budgeted);
 	ask_queue(b, v);
 	/* The pages on screen stay live too; with a `/` filter the rows are
 	 * the cache's, so no page is on screen by position. */
@@ -187,13 +196,18 @@ void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
 	for (no = (long long)(first / UI_BUILDS_PAGE);
 	     no * UI_BUILDS_PAGE < (long long)last; no++)
 		if (no > 0)
-			ask_page(b, v, no);
+			ask_page(b, v, no, budgeted);
+}
+
+void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
+{
+	poll_pages(b, v, 0);
 }
 
 void ui_builds_tick(struct ui_builds *b, struct ui_view *v)
 {
 	if (v->app->now >= b->asked + b->every)
-		ui_builds_poll(b, v);
+		poll_pages(b, v, 1);
 }
 
 /* Whether a loaded build has not finished: then the list changes within
@@ -442,7 +456,7 @@ void ui_builds_draw_row(struct ui_builds *b, struct ui_view *v, WINDOW *w,
 							      : UI_SLOT_NORMAL));
 		ui_draw_text(w, y, 0, width, "  ...", ui_attr(UI_SLOT_DIM));
 		if (ui_now_ms() >= b->hold_until)
-			ask_page(b, v, no);
+			ask_page(b, v, no, 0);
 		return;
 	}
 	p->used = ++b->clock;

@@ -156,6 +156,7 @@ static void ask_last_builds(struct ui_view *v)
 	struct entry *e;
 	long i;
 	char *path;
+	int sent;
 
 	for (n = v->top; n < v->top + rows && n < v->lines; n++) {
 		if ((i = entry_of(ps, n)) < 0)
@@ -166,11 +167,19 @@ static void ask_last_builds(struct ui_view *v)
 			    v->app->now ||
 		    ui_app_pending(v->app, v, TAG_LAST + (int)i))
 			continue;
-		e->asked = v->app->now;
 		path = ui_xasprintf("/api/v3/projects/%s/builds/?limit=1",
 				    e->project->slug);
-		ui_app_get(v->app, v, TAG_LAST + (int)i, path, NULL, e->etag);
+		/* A row's first answer is what the screen shows; asking again
+		 * is a poll, within the budget all screens share. */
+		if (!e->last_known)
+			sent = ui_app_get(v->app, v, TAG_LAST + (int)i, path,
+					  NULL, e->etag) == 0;
+		else
+			sent = ui_app_poll(v->app, v, TAG_LAST + (int)i, path,
+					   NULL, e->etag) == 0;
 		free(path);
+		if (sent)
+			e->asked = v->app->now;
 	}
 }
 
