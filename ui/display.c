@@ -88,6 +88,28 @@ void ui_layout(struct ui_app *app)
 	app->dirty = 1;
 }
 
+/* The first screen of the trail that leaves the rest room columns (with
+ * an ellipsis before it when it is not the first); the top screen at
+ * least. */
+static size_t trail_start(const struct ui_app *app, const char *sep, int room)
+{
+	size_t first = app->depth ? app->depth - 1 : 0, i;
+	int need, sepw = ui_text_width(sep);
+
+	while (first > 0) {
+		need = ui_text_width(ui_glyph(UI_GLYPH_ELLIPSIS));
+		for (i = first - 1; i < app->depth; i++)
+			need += sepw + ui_text_width(app->stack[i]->title);
+		if (first - 1 == 0)
+			need -= ui_text_width(ui_glyph(UI_GLYPH_ELLIPSIS)) +
+				sepw;
+		if (need > room)
+			break;
+		first--;
+	}
+	return first;
+}
+
 static void draw_title(struct ui_app *app)
 {
 	WINDOW *w = app->title_win;
@@ -95,7 +117,7 @@ static void draw_title(struct ui_app *app)
 	int attr = ui_attr(UI_SLOT_TITLE), width = COLS;
 	const char *help = "? help  : command";
 	char sep[16];
-	size_t i;
+	size_t i, first;
 
 	snprintf(sep, sizeof(sep), " %s ", ui_glyph(UI_GLYPH_BULLET));
 	/* A read-only context says so before anything else on screen. */
@@ -106,8 +128,15 @@ static void draw_title(struct ui_app *app)
 	 * them). */
 	if (app->unread.count > 0)
 		ui_buf_printf(&trail, "[%ld unread]  ", app->unread.count);
-	for (i = 0; i < app->depth; i++)
-		ui_buf_printf(&trail, "%s%s", i ? sep : "", app->stack[i]->title);
+	/* The screens from the first; when they do not fit, the oldest give
+	 * way to an ellipsis, so the one on top is read whole. */
+	first = trail_start(app, sep, width - (int)strlen(help) - 2 -
+					      ui_text_width(trail.ptr));
+	if (first > 0)
+		ui_buf_printf(&trail, "%s", ui_glyph(UI_GLYPH_ELLIPSIS));
+	for (i = first; i < app->depth; i++)
+		ui_buf_printf(&trail, "%s%s", i || first ? sep : "",
+			      app->stack[i]->title);
 	ui_draw_fill(w, 0, 0, width, attr);
 	ui_draw_text(w, 0, 0, width - (int)strlen(help) - 2, trail.ptr, attr);
 	ui_draw_text(w, 0, width - (int)strlen(help) - 1, (int)strlen(help),

@@ -3,11 +3,13 @@
  * that the width ui_text_width reports is exactly what ui_draw_text
  * draws, which the column layouts rely on.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <wchar.h>
 
 #include "draw.h"
+#include "util.h"
 
 /* Tab stops in logs and other text. */
 #define TAB_WIDTH 8
@@ -159,4 +161,34 @@ void ui_draw_hline(WINDOW *w, int y, int x, int width, int attr)
 	for (i = 0; i < width; i++)
 		waddstr(w, ui_glyph(UI_GLYPH_HLINE));
 	wattrset(w, A_NORMAL);
+}
+
+int ui_draw_wrapped(WINDOW *w, int y, int x, int width, int max_rows,
+		    const char *s, int attr)
+{
+	const char *p = s, *end, *space;
+	char *piece;
+	int rows = 0;
+
+	while (*p && rows < max_rows && width > 0) {
+		end = ui_text_skip(p, width);
+		if (*end && rows < max_rows - 1) {
+			/* Back to the last space that fits, when there is one. */
+			for (space = end; space > p && *space != ' '; space--)
+				;
+			if (space > p)
+				end = space;
+		} else if (*end) {
+			end = p + strlen(p); /* the last line: cut */
+		}
+		if (w) {
+			piece = ui_xstrndup(p, (size_t)(end - p));
+			ui_draw_text(w, y + rows, x, width, piece, attr);
+			free(piece);
+		}
+		rows++;
+		for (p = end; *p == ' '; p++)
+			;
+	}
+	return rows;
 }

@@ -30,6 +30,11 @@ int ui_draw_text(WINDOW *w, int y, int x, int width, const char *s, int attr);
  * with match_attr. */
 int ui_draw_match(WINDOW *w, int y, int x, int width, const char *s, int attr,
 		  const char *needle, int match_attr);
+/* Draw s wrapped at spaces into at most max_rows lines of width columns
+ * from (y, x), the last line allowed cut with an ellipsis; the lines it
+ * takes. w NULL: only count them. */
+int ui_draw_wrapped(WINDOW *w, int y, int x, int width, int max_rows,
+		    const char *s, int attr);
 /* Fill width columns from (y, x) with spaces in attr. */
 void ui_draw_fill(WINDOW *w, int y, int x, int width, int attr);
 /* A horizontal rule of width columns. */

@@ -539,18 +539,18 @@ static int draw_field(const struct ui_form *f, size_t i, WINDOW *w, int y,
 static int form_header(struct ui_view *v, WINDOW *w, int width)
 {
 	struct ui_form *f = v->priv;
-	int rows = getmaxy(w), y = 2;
+	int rows = getmaxy(w), y;
 	size_t i;
 
-	ui_draw_text(w, 0, 0, width,
-		     "Enter saves, Tab/BTab move between fields, Space or "
-		     "Left/Right changes a choice, Esc cancels",
-		     ui_attr(UI_SLOT_DIM));
-	if (f->note) {
-		ui_draw_text(w, y, 2, width - 2, f->note,
-			     ui_attr(UI_SLOT_HEADING));
-		y += 2;
-	}
+	/* Wrapped at 80 columns rather than cut. */
+	y = 1 + ui_draw_wrapped(w, 0, 0, width, 2,
+				"Enter saves, Tab/BTab move between fields, "
+				"Space or Left/Right changes a choice, Esc "
+				"cancels",
+				ui_attr(UI_SLOT_DIM));
+	if (f->note)
+		y += 1 + ui_draw_wrapped(w, y, 2, width - 2, 3, f->note,
+					 ui_attr(UI_SLOT_HEADING));
 	for (i = 0; i < f->len && y < rows - 2; i++)
 		if (!f->fields[i].hidden)
 			y += draw_field(f, i, w, y, width);

@@ -110,20 +110,26 @@ int ui_view_navigate(struct ui_view *v, enum ui_action action)
 
 void ui_view_draw(struct ui_view *v, WINDOW *w)
 {
-	int width = getmaxx(w), rows = getmaxy(w), y, head = 0;
+	int width = getmaxx(w), rows = getmaxy(w), y, head = 0, foot = 0;
 	size_t n;
 
 	werase(w);
 	if (v->ops->draw_header)
 		head = v->ops->draw_header(v, w, width);
+	/* The footer never takes more than a third of the rows. */
+	if (v->ops->draw_footer &&
+	    (foot = v->ops->draw_footer(v, NULL, 0, width)) > (rows - head) / 3)
+		foot = (rows - head) / 3;
 	v->head = head;
-	v->height = rows - head > 0 ? rows - head : 1;
+	v->height = rows - head - foot > 0 ? rows - head - foot : 1;
 	ui_view_clamp(v);
-	for (y = head; y < rows; y++) {
+	for (y = head; y < rows - foot; y++) {
 		n = v->top + (size_t)(y - head);
 		if (n >= v->lines)
 			break;
 		v->ops->draw_row(v, w, y, width, n, n == v->cursor);
 	}
+	if (foot > 0)
+		v->ops->draw_footer(v, w, rows - foot, width);
 	wnoutrefresh(w);
 }

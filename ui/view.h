@@ -38,6 +38,10 @@ struct ui_view_ops {
 	 * for a view that never has rows (a form draws in its header). */
 	void (*draw_row)(struct ui_view *v, WINDOW *w, int y, int width,
 			 size_t n, int selected);
+	/* Lines under the rows about the selected one (the whole of what
+	 * its row cuts), drawn from line y of w; how many it takes at width
+	 * (w NULL: only count them). NULL: none. */
+	int (*draw_footer)(struct ui_view *v, WINDOW *w, int y, int width);
 	/* First refusal on an action: UI_HANDLED or UI_PASS. */
 	int (*on_action)(struct ui_view *v, enum ui_action action);
 	/* One of the view's requests (tag: which) was answered; resp is

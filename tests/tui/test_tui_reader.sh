@@ -84,9 +84,11 @@ keys [
 wait_for '^Guide  http://guide\.localhost:[0-9]+/en/latest/(index\.html)? *$' "the previous page"
 keys p
 wait_for '▸ Pages:' "the page list"
-wait_for '^Install +http://guide\.localhost:[0-9]+/en/lates' "the page list's second page"
+# Addresses from the site's root (the pages' shared directory), whole.
+wait_for '^Install +pages/install\.html *$' "the page list's second page"
+wait_for '^Guide +(\./|index\.html) *$' "the root page"
 keys / i n s t Enter
-wait_gone '^Guide +http' "the page list filtered"
+wait_gone '^Guide +(\./|index)' "the page list filtered"
 keys Enter
 wait_for '^Install  http://guide\.localhost:[0-9]+/en/latest/pages/install\.html *$' "the page read from the list"
 keys q

@@ -35,6 +35,11 @@ static void builds_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	ui_builds_draw_row(v->priv, v, w, y, width, n, selected);
 }
 
+static int builds_footer(struct ui_view *v, WINDOW *w, int y, int width)
+{
+	return ui_builds_draw_footer(v->priv, v, w, y, width);
+}
+
 static int builds_action(struct ui_view *v, enum ui_action action)
 {
 	struct ui_builds *b = v->priv;
@@ -121,6 +126,7 @@ static const struct ui_view_ops builds_ops = {
 	.close = builds_close,
 	.draw_header = builds_header,
 	.draw_row = builds_row,
+	.draw_footer = builds_footer,
 	.on_action = builds_action,
 	.on_data = builds_data,
 	.tick = builds_tick,

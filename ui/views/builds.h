@@ -105,6 +105,14 @@ void ui_builds_draw_header(const struct ui_builds *b, WINDOW *w, int y,
 void ui_builds_draw_row(struct ui_builds *b, struct ui_view *v, WINDOW *w,
 			int y, int width, size_t n, int selected);
 
+/* Under the list, the selected build's error (or its fetch's progress)
+ * whole when its column cuts it: a rule, then the text wrapped (at most
+ * UI_BUILDS_FOOTER_LINES); the lines taken, 0 when it fits (w NULL: only
+ * count). A view's draw_footer. */
+#define UI_BUILDS_FOOTER_LINES 4
+int ui_builds_draw_footer(struct ui_builds *b, struct ui_view *v, WINDOW *w,
+			  int y, int width);
+
 /* How every screen shows one build's outcome. */
 /* Whether it has ended (finished or cancelled). */
 int ui_build_final(const struct lc_build *b);

@@ -463,6 +463,38 @@ void ui_builds_draw_row(struct ui_builds *b, struct ui_view *v, WINDOW *w,
 	ui_table_draw_row(&p->table, w, y, width, row, selected);
 }
 
+int ui_builds_draw_footer(struct ui_builds *b, struct ui_view *v, WINDOW *w,
+			  int y, int width)
+{
+	const struct lc_build *sel = ui_builds_get(b, v->cursor);
+	struct ui_table t;
+	char progress[128];
+	const char *text;
+	enum ui_slot slot = UI_SLOT_STATE_FAIL;
+	int room, lines;
+
+	if (sel == NULL)
+		return 0;
+	if (ui_build_progress(sel, progress, sizeof(progress))) {
+		text = progress;
+		slot = UI_SLOT_STATE_RUNNING;
+	} else if ((text = sel->error) == NULL || *text == '\0') {
+		return 0;
+	}
+	table_init(b, &t);
+	room = ui_table_col_width(&t, t.ncols - 1, width);
+	if (ui_text_width(text) <= room)
+		return 0;
+	lines = ui_draw_wrapped(NULL, 0, 0, width, UI_BUILDS_FOOTER_LINES - 1,
+				text, 0);
+	if (w == NULL)
+		return 1 + lines;
+	ui_draw_hline(w, y, 0, width, ui_attr(UI_SLOT_BORDER));
+	ui_draw_wrapped(w, y + 1, 0, width, UI_BUILDS_FOOTER_LINES - 1, text,
+			ui_attr(slot));
+	return 1 + lines;
+}
+
 /* Answers ---------------------------------------------------------------------- */
 
 /* The results of page no into its slot. */

@@ -36,7 +36,9 @@ struct help {
 };
 
 static const struct ui_column columns[] = {
-	{ "Keys", 22 }, { "Action", 16 }, { "Description", 0 },
+	/* Action fits the longest name (trigger-fresh-build); Keys the
+	 * longest default keys (<PgDn> C-f <Space>). */
+	{ "Keys", 20 }, { "Action", 19 }, { "Description", 0 },
 };
 
 static void add_entry(struct help *h, const int *keys, size_t n,

@@ -488,6 +488,16 @@ static void project_row(struct ui_view *v, WINDOW *w, int y, int width,
 		ui_table_draw_row(table_of(pr), w, y, width, n, selected);
 }
 
+/* On the builds tab, the selected build's error whole when cut. */
+static int project_footer(struct ui_view *v, WINDOW *w, int y, int width)
+{
+	struct project *pr = v->priv;
+
+	return pr->tab == TAB_BUILDS
+		       ? ui_builds_draw_footer(&pr->builds, v, w, y, width)
+		       : 0;
+}
+
 static void open_selected(struct ui_view *v)
 {
 	struct project *pr = v->priv;
@@ -757,6 +767,7 @@ static const struct ui_view_ops project_ops = {
 	.close = project_close,
 	.draw_header = project_header,
 	.draw_row = project_row,
+	.draw_footer = project_footer,
 	.on_action = project_action,
 	.on_data = project_data,
 	.tick = project_tick,

@@ -43,8 +43,10 @@ enum { TAG_LIST = 0, TAG_DEMO = 1, TAG_LAST = 1000 };
 #define LOCAL_CONTEXT "local"
 /* The demo project's name; its repository is file://<ui_start.demo_repo>. */
 #define DEMO_NAME "Lectern"
-/* An empty-state line: one sentence and a path. */
+/* An empty-state line: one sentence and a path; and the screen lines each
+ * may wrap over. */
 #define EMPTY_LINE_MAX 512
+#define EMPTY_ROWS 4
 
 struct entry {
 	struct lc_project *project;
@@ -377,7 +379,7 @@ static void demo_imported(struct ui_view *v, const cJSON *project)
 static int draw_empty(struct ui_view *v, WINDOW *w, int y, int width)
 {
 	char line[EMPTY_LINE_MAX], key[UI_KEY_NAME_MAX];
-	int keys[1];
+	int keys[1], rows;
 
 	if (ui_app_pending(v->app, v, TAG_DEMO)) {
 		snprintf(line, sizeof(line), "Importing %s's documentation "
@@ -385,13 +387,11 @@ static int draw_empty(struct ui_view *v, WINDOW *w, int y, int width)
 		ui_draw_text(w, y, 1, width - 1, line, ui_attr(UI_SLOT_NORMAL));
 		return 1;
 	}
-	if (!demo_offered(v)) {
-		ui_draw_text(w, y, 1, width - 1,
-			     "No projects yet. Import one with "
-			     "`lectern import URL`.",
-			     ui_attr(UI_SLOT_NORMAL));
-		return 1;
-	}
+	if (!demo_offered(v))
+		return ui_draw_wrapped(w, y, 1, width - 1, EMPTY_ROWS,
+				       "No projects yet. Import one with "
+				       "`lectern import URL`.",
+				       ui_attr(UI_SLOT_NORMAL));
 	/* The key as bound now: the config file may have moved it. */
 	if (ui_keys_of(UI_VIEW_PROJECTS, UI_ACTION_DEMO, keys, 1) == 0) {
 		snprintf(line, sizeof(line), "No projects yet. Bind a key to "
@@ -402,11 +402,13 @@ static int draw_empty(struct ui_view *v, WINDOW *w, int y, int width)
 			 "import a demo: %s's own documentation.", key,
 			 DEMO_NAME);
 	}
-	ui_draw_text(w, y, 1, width - 1, line, ui_attr(UI_SLOT_NORMAL));
+	/* Wrapped, not cut: a newcomer's first screen at 80 columns. */
+	rows = ui_draw_wrapped(w, y, 1, width - 1, EMPTY_ROWS, line,
+			       ui_attr(UI_SLOT_NORMAL));
 	snprintf(line, sizeof(line), "It is imported from %s and built like "
 		 "any project; its build shows live.", demo_source(v));
-	ui_draw_text(w, y + 1, 1, width - 1, line, ui_attr(UI_SLOT_DIM));
-	return 2;
+	return rows + ui_draw_wrapped(w, y + rows, 1, width - 1, EMPTY_ROWS,
+				      line, ui_attr(UI_SLOT_DIM));
 }
 
 static void projects_data(struct ui_view *v, int tag, struct lc_response *resp,
