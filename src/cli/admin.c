@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "context.h"
 #include "lectern/diff.h"
 #include "lectern/pipeline.h"
 #include "lectern/store.h"
@@ -21,6 +22,7 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_page none = { 1, 0 };
 	struct lec_diff_usage usage;
 	struct lec_pipeline_usage caches;
+	long pid, port;
 
 	(void)argv;
 	/* A wrong command line is status 2, as for every command. */
@@ -36,6 +38,15 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	printf("store:          %s (schema %d)\n", lec_store_path(store),
 	       lec_store_schema_version(store));
 	printf("users:          %zu\n", users.total);
+	/* Whether commands find an engine or start one: what a newcomer
+	 * asks first when a URL stops answering. */
+	if ((pid = cli_engine_running(cli_data_dir(ctx), &port)) != 0)
+		printf("engine:         running (pid %ld) at "
+		       "http://127.0.0.1:%ld\n",
+		       pid, port);
+	else
+		printf("engine:         not running (the next command starts "
+		       "it; `lectern stop` stops it)\n");
 	if (lec_diff_usage(cli_data_dir(ctx), &usage) == LEC_OK)
 		printf("build outputs:  %zu (%.1f MiB; published and kept for "
 		       "diffs)\n",

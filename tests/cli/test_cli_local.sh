@@ -42,6 +42,9 @@ listening_lines() { grep -c '^listening on ' "$LECTERN_DATA/serve.log"; }
 # ---- The local engine starts on first use, once, even when CLIs race.
 expect_status 0 "$LECTERN" stop
 expect_match out "^no local engine is running for $LECTERN_DATA$"
+# status says whether the engine runs (issue 31, item 13).
+expect_status 0 "$LECTERN" status
+expect_match out '^engine: +not running \(the next command starts it'
 for i in 1 2 3 4; do
 	"$LECTERN" projects >"$DATA/race$i" 2>&1 &
 done
@@ -52,6 +55,8 @@ done
 [ "$(listening_lines)" -eq 1 ] && pass || fail "racing CLIs started $(listening_lines) engines"
 pid1=$(engine_pid)
 alive "$pid1" && pass || fail "engine pid $pid1 is not running"
+expect_status 0 "$LECTERN" status
+expect_match out "^engine: +running \\(pid $pid1\\) at http://127\\.0\\.0\\.1:$(cat "$LECTERN_DATA/serve.port")\$"
 for f in serve.pid serve.port cli-token; do
 	[ "$(stat -c %a "$LECTERN_DATA/$f")" = 600 ] && pass || fail "$f mode is not 0600"
 done
@@ -69,8 +74,9 @@ expect_match out '^imported guide: http://guide\.localhost:[0-9]+/en/latest/$'
 # This test commits and builds by hand: no builds on commit.
 expect_status 0 "$LECTERN" api -X PATCH /api/v3/projects/guide/ -d '{"watch_commits": false}'
 expect_status 0 "$LECTERN" projects
-expect_match out '^SLUG +NAME +LANGUAGE +DEFAULT +REPOSITORY$'
-expect_match out "^guide +Guide +en +latest +file://$REPO\$"
+# Each project's newest build (issue 31, item 13).
+expect_match out '^SLUG +NAME +LANGUAGE +DEFAULT +LAST BUILD +REPOSITORY$'
+expect_match out "^guide +Guide +en +latest +#[0-9]+ passed +file://$REPO\$"
 expect_status 0 "$LECTERN" versions guide
 expect_match out '^latest +branch +yes +no +yes +main$'
 expect_match out '^dev +branch +no +no +no +dev$'
@@ -266,7 +272,7 @@ done
 LECTERN_CONTEXT=lab "$LECTERN" projects >"$DATA/projects.env"
 cmp -s "$DATA/projects.lab" "$DATA/projects.env" && pass || fail "LECTERN_CONTEXT did not select lab"
 expect_match_file() { grep -Eq "$2" "$1" && pass || fail "$1 does not match /$2/: $(cat "$1")"; }
-expect_match_file "$DATA/projects.lab" "^same-docs +Same Docs +en +latest +file://$REPO\$"
+expect_match_file "$DATA/projects.lab" "^same-docs +Same Docs +en +latest +#[0-9]+ [a-z]+ +file://$REPO\$"
 for what in versions builds version redirects search; do
 	if cmp -s "$DATA/$what.local" "$DATA/$what.lab"; then pass; else
 		fail "$what differ between local and lab: $(diff "$DATA/$what.local" "$DATA/$what.lab")"
