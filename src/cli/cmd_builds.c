@@ -51,10 +51,24 @@ static const char *shown_state(const struct lc_build *b,
 	return buf;
 }
 
+/* A builds table's payload: the queue, read when the first row is made
+ * (the list's answers have told what the instance is by then, so the
+ * hosted service gets no request to learn it). */
+struct queue_ref {
+	struct cli_session *s;
+	struct lc_queue *q;
+	int *read;
+	int json;
+};
+
+static void read_queue(struct cli_session *s, int json, struct lc_queue *q);
+
 /* One row; across projects (the table has a PROJECT column) the
  * project comes first. */
 static int build_row(struct cli_table *t, const cJSON *item)
 {
+	const struct queue_ref *ref = t->payload;
+
 	struct lc_build *b = NULL;
 	struct lc_error err;
 	char id[24], commit[SHORT_COMMIT + 1], duration[24] = "", state[32];
@@ -66,7 +80,11 @@ static int build_row(struct cli_table *t, const cJSON *item)
 	snprintf(commit, sizeof(commit), "%s", b->commit ? b->commit : "");
 	if (b->duration >= 0)
 		snprintf(duration, sizeof(duration), "%llds", b->duration);
-	shown = shown_state(b, t->payload, state, sizeof(state));
+	if (!*ref->read) {
+		read_queue(ref->s, ref->json, ref->q);
+		*ref->read = 1;
+	}
+	shown = shown_state(b, ref->q, state, sizeof(state));
 	if (t->ncols == 9)
 		cli_table_row(t, id, b->project ? b->project : "",
 			      b->version ? b->version : "", shown, outcome(b),
@@ -86,7 +104,6 @@ static void read_queue(struct cli_session *s, int json, struct lc_queue *q)
 {
 	struct lc_error err;
 
-	memset(q, 0, sizeof(*q));
 	if (json || lc_client_detect(s->client, &err) != LC_OK ||
 	    lc_client_remote(s->client) != LC_REMOTE_LECTERN)
 		return;
@@ -100,9 +117,10 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_table t;
 	struct lc_query q = { 0 };
 	struct lc_queue queue;
+	struct queue_ref ref;
 	const char *commit = NULL;
 	char path[CLI_PATH_MAX], *pos[1];
-	int json = 0, running = 0, all = 0, n, status;
+	int json = 0, running = 0, all = 0, read = 0, n, status;
 	const struct cli_opt opts[] = { { "--running", NULL, &running },
 					{ "--commit", &commit, NULL },
 					{ "--all", NULL, &all },
@@ -137,8 +155,12 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 			cli_table_init(&t, "ID", "VERSION", "STATE", "RESULT",
 				       "COMMIT", "CREATED", "DURATION",
 				       "CACHE", NULL);
-		read_queue(&s, json, &queue);
-		t.payload = &queue;
+		memset(&queue, 0, sizeof(queue));
+		ref.s = &s;
+		ref.q = &queue;
+		ref.read = &read;
+		ref.json = json;
+		t.payload = &ref;
 		status = cli_print_list(&s, path, &q, json, &t, build_row);
 		if (status != CLI_EXIT_OK && all &&
 		    lc_client_remote(s.client) == LC_REMOTE_SERVICE)

@@ -49,7 +49,7 @@ count_requests
 expect_status 0 "$LECTERN" --context svc builds project
 expect_match out '^3 '
 count_requests
-[ "$got" -eq 3 ] && pass || fail "builds took other than 3 requests"
+[ "$got" -eq 3 ] && pass || fail "builds took other than 3 requests: $(tail -n "$got" "$LOG")"
 expect_status 0 "$LECTERN" --context svc api /api/v3/projects/project/versions/v1.0/
 expect_match out '"slug":"v1.0"'
 count_requests
