@@ -81,6 +81,9 @@ void ui_app_pop(struct ui_app *app)
 	ui_set_str(&app->saved_filter, NULL);
 	if (app->depth == 0)
 		app->quit = 1;
+	else if (app->stack[app->depth - 1]->ops->reveal)
+		app->stack[app->depth - 1]->ops->reveal(
+			app->stack[app->depth - 1]);
 	app->dirty = 1;
 }
 

@@ -49,6 +49,10 @@ struct ui_view_ops {
 	 * view makes no requests. */
 	void (*on_data)(struct ui_view *v, int tag, struct lc_response *resp,
 			const struct lc_error *err);
+	/* It is on top again: the screen above it went back. What it shows
+	 * may have changed meanwhile (a build triggered there); NULL:
+	 * nothing to do. */
+	void (*reveal)(struct ui_view *v);
 	/* About once a second while the view is on top (polling); NULL: none. */
 	void (*tick)(struct ui_view *v);
 	/* The `/` text changed (NULL: cleared): refilter, set v->lines. */

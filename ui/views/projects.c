@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -520,6 +521,24 @@ static void projects_tick(struct ui_view *v)
 	ask_last_builds(v);
 }
 
+/* Back from a screen where a build may have been triggered or finished:
+ * every shown row's last build is due now, not after its backed-off
+ * wait (up to LAST_BUILD_IDLE_MAX), and the ages are redrawn at once
+ * rather than at the next tick. The asks are polls: against the hosted
+ * service they stay within the shared budget. */
+static void projects_reveal(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	size_t i;
+
+	for (i = 0; i < ps->len; i++) {
+		ps->items[i].asked = 0;
+		ps->items[i].every = 0;
+	}
+	v->app->now = time(NULL);
+	projects_tick(v);
+}
+
 static void projects_filter(struct ui_view *v, const char *text)
 {
 	struct projects *ps = v->priv;
@@ -559,6 +578,7 @@ static const struct ui_view_ops projects_ops = {
 	.draw_row = projects_row,
 	.on_action = projects_action,
 	.on_data = projects_data,
+	.reveal = projects_reveal,
 	.tick = projects_tick,
 	.filter = projects_filter,
 	.project = projects_project,

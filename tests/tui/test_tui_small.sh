@@ -1,0 +1,31 @@
+#!/bin/sh
+# The smaller things of issue 31 (item 13) in the TUI: the Projects rows
+# are current as soon as the user goes back to them (not after the row's
+# backed-off wait).
+. "$LEC_TESTS/tui/lib.sh"
+
+# A build that passes, until a commit makes it fail.
+commands_repo "$TMP/flaky" \
+	'mkdir -p $READTHEDOCS_OUTPUT/html' 'echo ok > $READTHEDOCS_OUTPUT/html/index.html'
+start_server
+slug=$(import Flaky "$TMP/flaky")
+wait_build "$slug"
+
+# ---- Back on Projects, a build finished meanwhile shows at once.
+tui
+wait_for "^$slug +Flaky +latest +finished +passed " "the passed project"
+# Idle long enough for the row's polls to back off (3, 6, 12 s).
+sleep 10
+keys Enter
+wait_for '^latest +yes +no +yes +branch +#1 finished passed' "the project's versions"
+printf '    - "exit 3"\n' >>"$TMP/flaky/.readthedocs.yaml"
+git_env -C "$TMP/flaky" commit -qam "fail"
+api POST "/api/v3/projects/$slug/versions/latest/builds/" >/dev/null
+wait_build "$slug"
+keys R
+wait_for '^latest +yes +no +yes +branch +#2 finished failed' "the failed build on the project"
+keys q
+DEADLINE=2 wait_for "^$slug +Flaky +latest +finished +failed " "the failed build on Projects at once"
+quit_tui
+
+finish
