@@ -22,11 +22,15 @@
 #include "client.h"
 #include "display.h"
 #include "keys.h"
+#include "notice.h"
 #include "preview.h"
 #include "theme.h"
 
 /* A config or theme error plus its file name and line. */
 #define MAX_ERROR 512
+/* The config file's bad lines, all of them unless the file is mostly
+ * typos. */
+#define MAX_CONFIG_REPORT 4096
 
 struct ui_request {
 	struct ui_app *app;
@@ -1037,23 +1041,31 @@ void ui_conn_dispose(struct ui_conn *conn)
 }
 
 /* Keymaps and theme from the config file and --theme; the first problem
- * goes to the status line. */
+ * goes to the status line, and several bad config lines to a notice
+ * listing them all (config_report). */
 static void load_settings(struct ui_app *app)
 {
-	char err[MAX_ERROR], terr[MAX_ERROR];
+	char err[MAX_CONFIG_REPORT], terr[MAX_ERROR];
 	char *path = ui_config_path(app->start->config_path);
-	int bad_config;
+	const char *nl;
+	size_t bad = 0;
 
 	ui_keys_reset();
 	app->options.theme = ui_xstrdup(app->start->theme);
 	app->options.message_ms = UI_MESSAGE_MS;
-	bad_config = path && ui_config_load(path, &app->options, err,
-					    sizeof(err)) < 0;
+	if (path && ui_config_load(path, &app->options, err, sizeof(err)) < 0)
+		for (bad = 1, nl = err; (nl = strchr(nl, '\n')) != NULL; nl++)
+			bad++;
+	if (bad > 1)
+		app->config_report = ui_xstrdup(err);
 	if (ui_theme_apply(app->options.theme, ui_theme_detect_mode(), terr,
 			   sizeof(terr)) < 0)
 		ui_app_error(app, "%s (using the default theme)", terr);
-	else if (bad_config)
+	else if (bad == 1)
 		ui_app_error(app, "%s", err);
+	else if (bad > 1)
+		ui_app_error(app, "%zu bad lines in %s (listed above)", bad,
+			     path);
 	free(path);
 }
 
@@ -1081,6 +1093,9 @@ int ui_main(struct ui_start *start)
 	app.next_tick = ui_now_ms() + UI_TICK_MS;
 	ui_unread_reset(&app);
 	ui_app_push(&app, ui_projects_new(&app));
+	/* Over the first screen, so closing it leaves the user there. */
+	if (app.config_report)
+		ui_notice_open(&app, "Config file", app.config_report);
 	run_loop(&app);
 	pop_all(&app);
 	ui_preview_stop(app.preview);
@@ -1096,6 +1111,7 @@ done:
 	ui_prompt_stop(&app.prompt);
 	free_projects(&app);
 	free(app.saved_filter);
+	free(app.config_report);
 	free(app.status);
 	free(app.options.theme);
 	ui_conn_dispose(&app.conn);

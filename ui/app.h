@@ -69,6 +69,9 @@ struct ui_app {
 	struct ui_request *requests;   /* in flight */
 	struct ui_prompt prompt;
 	char *saved_filter;            /* the filter before `/`, for Esc */
+	char *config_report;           /* the config file's bad lines when
+					  several, shown once the first
+					  screen is up; NULL: none */
 	char *status;                  /* the status line's message */
 	int status_error;              /* errors stay until the next key */
 	unsigned status_screen;        /* a message's screen (see screen) */
@@ -164,8 +167,8 @@ void ui_app_complete(struct ui_app *app);
 /* The TUI config file (config.c): `set theme = NAME`, `set
  * message-timeout = MS` and `bind KEYMAP KEY ACTION` lines. opt->theme
  * gets the theme named (owned), unless already set. 0, or -1 with
- * "FILE:LINE: what" in err for the first bad line (the rest of the file
- * still applies). */
+ * "FILE:LINE: what" in err for each bad line, separated by newlines, as
+ * many as fit (the rest of the file still applies). */
 int ui_config_load(const char *path, struct ui_options *opt, char *err,
 		   size_t errsize);
 /* The config file's path (start's, the environment's or the XDG one);

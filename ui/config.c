@@ -10,7 +10,9 @@
  * It is a file of its own ($XDG_CONFIG_HOME/lectern/tui) rather than a
  * section of the CLI's config, which the `lectern context` commands
  * rewrite. A bad line is reported with its file and line and skipped;
- * the rest still applies, so one typo never costs every binding.
+ * the rest still applies, so one typo never costs every binding. Every
+ * bad line is reported, not the first: fixing them one start at a time
+ * is how a newcomer learns to distrust the file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +110,7 @@ int ui_config_load(const char *path, struct ui_options *opt, char *err,
 	char line[MAX_LINE], why[256];
 	FILE *f = fopen(path, "r");
 	int lineno = 0, rc = 0;
+	size_t used = 0;
 
 	/* No config file is the usual case, not an error. */
 	if (f == NULL)
@@ -123,8 +126,11 @@ int ui_config_load(const char *path, struct ui_options *opt, char *err,
 		} else if (config_line(line, opt, why, sizeof(why)) == 0) {
 			continue;
 		}
-		if (rc == 0)
-			snprintf(err, errsize, "%s:%d: %s", path, lineno, why);
+		/* One line of err each, as many as fit. */
+		if (used < errsize)
+			used += (size_t)snprintf(err + used, errsize - used,
+						 "%s%s:%d: %s", rc ? "\n" : "",
+						 path, lineno, why);
 		rc = -1;
 	}
 	fclose(f);

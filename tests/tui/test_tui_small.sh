@@ -1,7 +1,8 @@
 #!/bin/sh
 # The smaller things of issue 31 (item 13) in the TUI: the Projects rows
 # are current as soon as the user goes back to them (not after the row's
-# backed-off wait).
+# backed-off wait); every bad line of the TUI's config file is listed
+# (a notice over the first screen when there are several).
 . "$LEC_TESTS/tui/lib.sh"
 
 # A build that passes, until a commit makes it fail.
@@ -27,5 +28,20 @@ wait_for '^latest +yes +no +yes +branch +#2 finished failed' "the failed build o
 keys q
 DEADLINE=2 wait_for "^$slug +Flaky +latest +finished +failed " "the failed build on Projects at once"
 quit_tui
+
+# ---- Every bad line of the TUI's config file is reported, not the first.
+export LECTERN_TUI_CONFIG="$TMP/tui.conf"
+printf 'bind generic y frobnicate\nbind generic x quit\nset colour = red\nfrob\n' >"$LECTERN_TUI_CONFIG"
+tui
+wait_for "^ +$LECTERN_TUI_CONFIG:1: unknown action 'frobnicate'" "the first bad line"
+wait_for "^ +$LECTERN_TUI_CONFIG:3: " "the second bad line"
+wait_for "^ +$LECTERN_TUI_CONFIG:4: unknown keyword 'frob'" "the third bad line"
+wait_for "^3 bad lines in $LECTERN_TUI_CONFIG \\(listed above\\)" "the status line"
+keys Enter
+wait_for "^$slug +Flaky " "the projects after the notice"
+# The good line still applies.
+keys x
+wait_for '^TUI-EXIT=0( |$)' "the rebound quit"
+: >"$LECTERN_TUI_CONFIG"
 
 finish
