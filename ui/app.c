@@ -366,6 +366,21 @@ const char *ui_app_preview_url(const struct ui_app *app)
 	return app->preview ? ui_preview_url(app->preview) : NULL;
 }
 
+/* Mark the screens of the preview at url (its readers, their page
+ * lists) for close_gone: its server is about to stop, and going back to
+ * them would show a page that can no longer be fetched. */
+static void close_preview_screens(struct ui_app *app, const char *url)
+{
+	const char *site;
+	size_t i;
+
+	for (i = 1; url && i < app->depth; i++)
+		if (app->stack[i]->ops->site &&
+		    (site = app->stack[i]->ops->site(app->stack[i])) != NULL &&
+		    strncmp(site, url, strlen(url)) == 0)
+			app->stack[i]->gone = 1;
+}
+
 /* `:preview [DIR]`: a new preview replaces the running one; the reader
  * opens on its index page once the child has printed its URL
  * (poll_preview). */
@@ -373,6 +388,8 @@ static void cmd_preview(struct ui_app *app, const char *dir)
 {
 	char err[MAX_ERROR];
 
+	if (app->preview)
+		close_preview_screens(app, ui_preview_url(app->preview));
 	ui_preview_stop(app->preview);
 	app->preview = NULL;
 	if (ui_preview_start(dir, &app->preview, err, sizeof(err)) < 0) {

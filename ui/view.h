@@ -62,6 +62,9 @@ struct ui_view_ops {
 	const char *(*project)(struct ui_view *v);
 	/* A key no keymap binds (the reader's link numbers); NULL: none. */
 	void (*on_key)(struct ui_view *v, int key);
+	/* The URL of what it shows (a page, a site's pages), so screens of
+	 * a server that goes away can go with it; NULL: none. */
+	const char *(*site)(const struct ui_view *v);
 	/* Non-zero while it shows something live the user may be watching
 	 * (a running build's log): quitting asks once. NULL: never. */
 	int (*live)(struct ui_view *v);

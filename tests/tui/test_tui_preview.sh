@@ -4,7 +4,8 @@
 # preview DIR --port 0` as a child and opens the reader on its index page.
 # A save shows up in the reader without a key pressed, at the same place;
 # a broken build says why in the status line and keeps the page; a fixed
-# one shows again. A second `:preview` replaces the first child, a
+# one shows again. A second `:preview` replaces the first child (its
+# reader leaves the screen stack with it), a
 # directory that is not there is reported, and quitting stops the child.
 . "$LEC_TESTS/tui/lib.sh"
 
@@ -84,6 +85,11 @@ keys : "preview $other" Enter
 wait_for '^Other Tree  http://127\.0\.0\.1:[0-9]+/ *$' "the second preview"
 [ "$(running "$book")" = 0 ] && pass || fail "the first preview still runs"
 [ "$(running "$other")" = 1 ] && pass || fail "no preview child of $other"
+# The first preview's reader went with its server (issue 31, item 13):
+# back is the Projects screen.
+wait_for '^ Lectern \[t\]  Projects ▸ preview +\? help' "one preview in the trail"
+keys q
+wait_for '^ No projects yet' "Projects, back from the second preview"
 
 quit_tui
 i=0

@@ -115,6 +115,13 @@ static void pages_filter(struct ui_view *v, const char *text)
 	v->lines = ps->table.nshown;
 }
 
+static const char *pages_site(const struct ui_view *v)
+{
+	const struct pages *ps = v->priv;
+
+	return ps->root;
+}
+
 static const struct ui_view_ops pages_ops = {
 	.name = "pages",
 	.kind = UI_VIEW_PAGES,
@@ -124,6 +131,7 @@ static const struct ui_view_ops pages_ops = {
 	.draw_footer = pages_footer,
 	.on_action = pages_action,
 	.filter = pages_filter,
+	.site = pages_site,
 };
 
 struct ui_view *ui_pages_new(struct ui_app *app, const char *site,

@@ -972,6 +972,13 @@ static int reader_offers(const struct ui_view *v, enum ui_action action)
 	return 1;
 }
 
+static const char *reader_site(const struct ui_view *v)
+{
+	const struct reader *r = v->priv;
+
+	return r->url;
+}
+
 static const struct ui_view_ops reader_ops = {
 	.name = "reader",
 	.kind = UI_VIEW_READER,
@@ -985,6 +992,7 @@ static const struct ui_view_ops reader_ops = {
 	.tick = reader_tick,
 	.filter = reader_filter,
 	.offers = reader_offers,
+	.site = reader_site,
 };
 
 struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
