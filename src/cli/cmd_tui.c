@@ -70,6 +70,7 @@ struct tui_payload {
 		int port;
 	} forwards[MAX_FORWARDS];
 	size_t nforwards;
+	int used_local; /* the local context was shown: its engine runs on */
 };
 
 /* Run fn(arg) with stderr going to a temporary file, so what the CLI's
@@ -133,6 +134,7 @@ static int connect_context(void *payload, const char *name,
 			     ? cli_ssh_keeper_start(call.conn.name,
 						    call.conn.unix_socket)
 			     : -1;
+	tp->used_local |= call.conn.is_local;
 	take_conn(&call.conn, out);
 	return 0;
 }
@@ -237,6 +239,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_conn conn;
 	const char **names = NULL;
 	char err[256];
+	long pid, port;
 	int i, status;
 
 	memset(&start, 0, sizeof(start));
@@ -262,6 +265,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	if (conn.unix_socket)
 		payload.keeper = cli_ssh_keeper_start(conn.name,
 						      conn.unix_socket);
+	payload.used_local = conn.is_local;
 	take_conn(&conn, &start.conn);
 	names = context_names(&cfg, &start.contexts_len);
 	start.contexts = names;
@@ -271,6 +275,13 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	start.demo_repo = cli_demo_repo();
 	start.data_dir = cli_data_dir(ctx);
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	/* Quitting says what it leaves behind: the engine the TUI used
+	 * (or started) goes on serving the docs. */
+	if (status == CLI_EXIT_OK && payload.used_local &&
+	    (pid = cli_engine_running(cli_data_dir(ctx), &port)) != 0)
+		printf("the local engine keeps running at http://127.0.0.1:%ld "
+		       "(pid %ld); 'lectern stop' stops it\n",
+		       port, pid);
 	ui_conn_dispose(&start.conn);
 	end_forwards(&payload);
 	cli_ssh_keeper_stop(payload.keeper);

@@ -949,7 +949,16 @@ int cli_cmd_context_add(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	*slot = add;
 	memset(&add, 0, sizeof(add));
-	status = cli_config_save(&cfg);
+	/* Say what was added and how to reach it: a newcomer's next
+	 * question, and a silent success reads as nothing happened. */
+	if ((status = cli_config_save(&cfg)) == CLI_EXIT_OK)
+		printf("added context '%s' (%s%s%s); use it with --context %s "
+		       "or make it the default with 'lectern context use "
+		       "%s'\n",
+		       slot->name, slot->ssh ? "ssh " : "",
+		       slot->ssh ? slot->ssh : slot->url,
+		       slot->readonly ? ", read-only" : "", slot->name,
+		       slot->name);
 done:
 	context_dispose(&add);
 	cli_config_dispose(&cfg);

@@ -33,7 +33,10 @@ chmod 600 "$DATA/tok"
 (cd "$DATA" && "$LECTERN" context add prod --url https://docs.example.test/ \
 	--docs-domain docs.example.test --token-file tok --readonly) >"$DATA/out" 2>"$DATA/err" \
 	&& pass || fail "context add prod failed: $(cat "$DATA/err")"
+expect_match out "^added context 'prod' \\(https://docs\\.example\\.test, read-only\\); "
 expect_status 0 "$LECTERN" context add dev --url "$DEAD" --token-env DEV_TOKEN
+# It says what it added and how to use it (issue 31, item 13).
+expect_match out "^added context 'dev' \\($DEAD\\); use it with --context dev or make it the default with 'lectern context use dev'\$"
 [ "$(stat -c %a "$CFG")" = 600 ] && pass || fail "config mode is not 0600"
 expect_match_file() { grep -Eq "$2" "$1" && pass || fail "$1 does not match /$2/: $(cat "$1")"; }
 expect_match_file "$CFG" '^\[context prod\]$'

@@ -2,8 +2,15 @@
 # The smaller things of issue 31 (item 13) in the TUI: the Projects rows
 # are current as soon as the user goes back to them (not after the row's
 # backed-off wait); every bad line of the TUI's config file is listed
-# (a notice over the first screen when there are several).
+# (a notice over the first screen when there are several); quitting on
+# the local context says that its engine keeps running.
 . "$LEC_TESTS/tui/lib.sh"
+export LECTERN_DATA="$TMP/local"
+cleanup_local() {
+	"$LECTERN" stop >/dev/null 2>&1
+	cleanup
+}
+trap cleanup_local EXIT
 
 # A build that passes, until a commit makes it fail.
 commands_repo "$TMP/flaky" \
@@ -43,5 +50,12 @@ wait_for "^$slug +Flaky " "the projects after the notice"
 keys x
 wait_for '^TUI-EXIT=0( |$)' "the rebound quit"
 : >"$LECTERN_TUI_CONFIG"
+
+# ---- Quitting the TUI on the local context says its engine runs on.
+TUI_CONTEXT=local tui "LECTERN_DATA='$LECTERN_DATA'"
+wait_for '^ No projects yet' "the local engine's empty Projects"
+port=$(cat "$LECTERN_DATA/serve.port")
+quit_tui
+wait_for "^the local engine keeps running at http://127\\.0\\.0\\.1:$port \\(pid [0-9]+\\); 'lectern stop' stops it" "what quitting leaves running"
 
 finish
