@@ -3,7 +3,8 @@
 # are current as soon as the user goes back to them (not after the row's
 # backed-off wait); every bad line of the TUI's config file is listed
 # (a notice over the first screen when there are several); quitting on
-# the local context says that its engine keeps running.
+# the local context says that its engine keeps running; an empty tab
+# says so rather than show only its column headers.
 . "$LEC_TESTS/tui/lib.sh"
 export LECTERN_DATA="$TMP/local"
 cleanup_local() {
@@ -34,6 +35,23 @@ keys R
 wait_for '^latest +yes +no +yes +branch +#2 finished failed' "the failed build on the project"
 keys q
 DEADLINE=2 wait_for "^$slug +Flaky +latest +finished +failed " "the failed build on Projects at once"
+
+# ---- An empty tab says so, and how to add one, under its headers.
+keys Enter
+wait_for '^latest +yes ' "the project again"
+keys l l
+wait_for '^Alias +Project +Name *$' "the subprojects tab"
+wait_for '^ No subprojects\. Press a to add one\. *$' "the empty subprojects tab"
+keys l
+wait_for '^ No translations\. Press a to add one\. *$' "the empty translations tab"
+keys l
+wait_for '^ No redirects\. Press a to add one\. *$' "the empty redirects tab"
+keys l
+wait_for '^ No environment variables\. Press a to add one\. *$' "the empty env vars tab"
+keys h h h h
+wait_for '^2 +latest +finished +failed' "the builds tab with builds"
+if screen | grep -q '^ No builds'; then fail "a builds tab with builds says none"; else pass; fi
+keys q
 quit_tui
 
 # ---- Every bad line of the TUI's config file is reported, not the first.

@@ -20,6 +20,7 @@
 
 #include "../app.h"
 #include "../draw.h"
+#include "../keys.h"
 #include "builds.h"
 #include "client.h"
 #include "edit.h"
@@ -73,6 +74,9 @@ struct tab_info {
 	/* A Lectern extension: a 404 means the instance has none, not that
 	 * the project is gone. */
 	int extension;
+	/* What an empty tab says in place of rows ("No redirects"); the
+	 * key that adds one follows when the tab offers it. */
+	const char *empty;
 };
 
 struct tab_state {
@@ -298,19 +302,27 @@ static void fill_integrations(struct ui_table *t, const cJSON *body, time_t now)
 
 static const struct tab_info tabs[TAB_COUNT] = {
 	[TAB_VERSIONS] = { "Versions", "versions/?expand=last_build",
-			   COLS_OF(version_cols), fill_versions },
-	[TAB_BUILDS] = { "Builds", NULL, NULL, 0, NULL },
+			   COLS_OF(version_cols), fill_versions, 0,
+			   "No versions yet: they appear once the repository "
+			   "is fetched" },
+	[TAB_BUILDS] = { "Builds", NULL, NULL, 0, NULL, 0, "No builds yet" },
 	[TAB_SUBPROJECTS] = { "Subprojects", "subprojects/",
-			      COLS_OF(subproject_cols), fill_subprojects },
+			      COLS_OF(subproject_cols), fill_subprojects, 0,
+			      "No subprojects" },
 	[TAB_TRANSLATIONS] = { "Translations", "translations/",
-			       COLS_OF(translation_cols), fill_translations },
+			       COLS_OF(translation_cols), fill_translations,
+			       0, "No translations" },
 	[TAB_REDIRECTS] = { "Redirects", "redirects/",
-			    COLS_OF(redirect_cols), fill_redirects },
+			    COLS_OF(redirect_cols), fill_redirects, 0,
+			    "No redirects" },
 	[TAB_ENVVARS] = { "Env vars", "environmentvariables/",
-			  COLS_OF(envvar_cols), fill_envvars },
-	[TAB_SETTINGS] = { "Settings", "", COLS_OF(setting_cols), fill_settings },
+			  COLS_OF(envvar_cols), fill_envvars, 0,
+			  "No environment variables" },
+	[TAB_SETTINGS] = { "Settings", "", COLS_OF(setting_cols),
+			   fill_settings, 0, "No settings" },
 	[TAB_INTEGRATIONS] = { "Integrations", "integrations/",
-			       COLS_OF(integration_cols), fill_integrations, 1 },
+			       COLS_OF(integration_cols), fill_integrations, 1,
+			       "No integrations" },
 };
 
 /* The current tab's table (not the builds tab's: that is the builds
@@ -447,6 +459,48 @@ static void project_close(struct ui_view *v)
 	free(pr);
 }
 
+/* Under the column headers of a tab that has loaded and has no rows, a
+ * line saying so (and how to add one, with the key as bound now), so an
+ * empty tab does not read as one still loading; 1 when drawn. */
+static int draw_empty_tab(struct ui_view *v, WINDOW *w, int y, int width)
+{
+	struct project *pr = v->priv;
+	const struct ui_table *t = table_of(pr);
+	char line[256], key[UI_KEY_NAME_MAX];
+	int keys[1];
+
+	if (pr->tab == TAB_BUILDS) {
+		if (pr->builds.count != 0 || pr->builds.lines != 0)
+			return 0;
+		if (pr->builds.running_only || pr->builds.filter)
+			snprintf(line, sizeof(line), "No builds %s.",
+				 pr->builds.running_only ? "running"
+							 : "match");
+		else if (ui_keys_of(UI_VIEW_PROJECT, UI_ACTION_TRIGGER, keys, 1)) {
+			ui_key_format(keys[0], key, sizeof(key));
+			snprintf(line, sizeof(line), "%s. Press %s on the "
+				 "Versions tab to build a version.",
+				 tabs[pr->tab].empty, key);
+		} else {
+			snprintf(line, sizeof(line), "%s.", tabs[pr->tab].empty);
+		}
+	} else if (!pr->tabs[pr->tab].loaded || t->nshown != 0) {
+		return 0;
+	} else if (t->len != 0) {
+		snprintf(line, sizeof(line), "Nothing here matches '%s'.",
+			 t->filter ? t->filter : "");
+	} else if (ui_view_offers(v, UI_ACTION_ADD) &&
+		   ui_keys_of(UI_VIEW_PROJECT, UI_ACTION_ADD, keys, 1)) {
+		ui_key_format(keys[0], key, sizeof(key));
+		snprintf(line, sizeof(line), "%s. Press %s to add one.",
+			 tabs[pr->tab].empty, key);
+	} else {
+		snprintf(line, sizeof(line), "%s.", tabs[pr->tab].empty);
+	}
+	ui_draw_wrapped(w, y, 1, width - 1, 1, line, ui_attr(UI_SLOT_DIM));
+	return 1;
+}
+
 static int project_header(struct ui_view *v, WINDOW *w, int width)
 {
 	struct project *pr = v->priv;
@@ -474,7 +528,7 @@ static int project_header(struct ui_view *v, WINDOW *w, int width)
 		ui_builds_draw_header(&pr->builds, w, 1, width);
 	else
 		ui_table_draw_header(table_of(pr), w, 1, width);
-	return 2;
+	return 2 + draw_empty_tab(v, w, 2, width);
 }
 
 static void project_row(struct ui_view *v, WINDOW *w, int y, int width,
