@@ -29,8 +29,9 @@ static int step_config(struct lec__job *job)
 /* Installing ------------------------------------------------------------------- */
 
 /* The environment hooks around the project's own install (notes §5.3):
- * the virtualenv and python.install happen between create_environment and
- * post_install. apt packages cannot be installed into a shared machine;
+ * the virtualenv (or build.jobs.create_environment) after
+ * pre_create_environment, python.install (or build.jobs.install) after
+ * pre_install. apt packages cannot be installed into a shared machine;
  * the log says so. */
 static int step_install(struct lec__job *job)
 {
@@ -38,13 +39,10 @@ static int step_install(struct lec__job *job)
 		LEC_RTD_JOB_PRE_SYSTEM_DEPENDENCIES,
 		LEC_RTD_JOB_POST_SYSTEM_DEPENDENCIES,
 		LEC_RTD_JOB_PRE_CREATE_ENVIRONMENT,
-		LEC_RTD_JOB_CREATE_ENVIRONMENT,
 	};
-	static const enum lec_rtd_job after[] = {
+	static const enum lec_rtd_job between[] = {
 		LEC_RTD_JOB_POST_CREATE_ENVIRONMENT,
 		LEC_RTD_JOB_PRE_INSTALL,
-		LEC_RTD_JOB_INSTALL,
-		LEC_RTD_JOB_POST_INSTALL,
 	};
 	size_t i;
 
@@ -67,12 +65,14 @@ static int step_install(struct lec__job *job)
 	for (i = 0; i < sizeof(before) / sizeof(before[0]); i++)
 		if (lec__job_hook(job, before[i]) < 0)
 			return -1;
-	if (lec__job_install_python(job) < 0)
+	if (lec__job_python_create(job) < 0)
 		return -1;
-	for (i = 0; i < sizeof(after) / sizeof(after[0]); i++)
-		if (lec__job_hook(job, after[i]) < 0)
+	for (i = 0; i < sizeof(between) / sizeof(between[0]); i++)
+		if (lec__job_hook(job, between[i]) < 0)
 			return -1;
-	return 0;
+	if (lec__job_python_install(job) < 0)
+		return -1;
+	return lec__job_hook(job, LEC_RTD_JOB_POST_INSTALL);
 }
 
 /* The job --------------------------------------------------------------------- */
@@ -171,6 +171,7 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->venv_root);
 	lec__free(job->venv);
 	lec__free(job->venv_python);
+	lec__free(job->venv_stamp_file);
 }
 
 int lec__job_execute(struct lec__build_env *env, struct lec_store *st,

@@ -113,6 +113,69 @@ static int has_dir_entries(const char *dir, const char *sub)
 	return found;
 }
 
+/* The one file of a download format's directory, renamed
+ * <project>.<extension> as the service renames it; a directory that is
+ * not one, or holds no file or several, fails the build as there. 0, or
+ * -1 (the job failed). */
+static int single_file(struct lec__job *job, const char *stage,
+		       const char *kind)
+{
+	char *dir = lec__path_join(stage, kind), name[NAME_MAX + 1] = "";
+	struct lec__buf b = LEC__BUF_INIT;
+	struct dirent *e;
+	struct stat sb;
+	char *target, *from, *to;
+	size_t files = 0;
+	const char *dot;
+	DIR *d;
+	int rc = 0;
+
+	if (dir == NULL)
+		return lec__job_fail(job, "out of memory");
+	if (lstat(dir, &sb) != 0) {
+		lec__free(dir);
+		return 0; /* not built */
+	}
+	if (!S_ISDIR(sb.st_mode) || (d = opendir(dir)) == NULL) {
+		lec__free(dir);
+		return lec__job_fail_as(job, LEC_BUILD_FAILURE_OUTPUT_NOT_DIR,
+					"Build output directory for format "
+					"\"%s\" is not a directory.",
+					kind);
+	}
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    files++ == 0)
+			snprintf(name, sizeof(name), "%s", e->d_name);
+	closedir(d);
+	if (files != 1) {
+		lec__free(dir);
+		return lec__job_fail_as(
+			job,
+			files ? LEC_BUILD_FAILURE_OUTPUT_MULTIPLE
+			      : LEC_BUILD_FAILURE_OUTPUT_EMPTY,
+			files ? "Build output directory for format \"%s\" "
+				"contains multiple files and it is not "
+				"currently supported."
+			      : "Build output directory for format \"%s\" does "
+				"not contain any files.",
+			kind);
+	}
+	dot = strrchr(name, '.');
+	lec__buf_printf(&b, "%s%s", job->project->slug, dot ? dot : "");
+	target = lec__buf_take(&b);
+	from = lec__path_join(dir, name);
+	to = target ? lec__path_join(dir, target) : NULL;
+	if (from == NULL || to == NULL ||
+	    (strcmp(from, to) != 0 && rename(from, to) != 0))
+		rc = lec__job_fail(job, "Publishing the %s file failed.", kind);
+	lec__free(from);
+	lec__free(to);
+	lec__free(target);
+	lec__free(dir);
+	return rc;
+}
+
 /* Index the published HTML for search (behaviour notes §4.3), recorded as
  * the command `lectern reindex` would run. Pages that fail to parse are
  * indexed empty and listed in its output; nothing here fails the build. */
@@ -306,6 +369,10 @@ int lec__job_publish(struct lec__job *job)
 		lec__job_fail_as(job, LEC_BUILD_FAILURE_NO_INDEX, NO_INDEX_ERROR);
 		goto done;
 	}
+	if (single_file(job, stage, "htmlzip") < 0 ||
+	    single_file(job, stage, "pdf") < 0 ||
+	    single_file(job, stage, "epub") < 0)
+		goto done;
 	patch.set = LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
 		    LEC_VERSION_SET_HAS_EPUB;
 	patch.has_htmlzip = has_dir_entries(stage, "htmlzip");

@@ -244,6 +244,10 @@ static int run_failed(struct lec__job *job, const char *display,
 
 	if (cause == NULL)
 		cause = "";
+	/* The service's "skip this build": no failure, the docs stay. */
+	if (r->end == LEC_RUNNER_EXITED && r->exit_code == LEC_BUILD_EXIT_SKIP)
+		return lec__job_fail_as(job, LEC_BUILD_FAILURE_SKIPPED, "%s",
+					LEC_BUILD_ERROR_SKIPPED);
 	switch (r->end) {
 	case LEC_RUNNER_EXITED:
 	case LEC_RUNNER_SIGNALED:
@@ -399,19 +403,35 @@ int lec__job_run(struct lec__job *job, const char *display,
 	return lec__job_run_in(job, display, argv, cwd, &sb);
 }
 
+int lec__job_overrides(const struct lec__job *job, enum lec_rtd_job which)
+{
+	return job->config && (job->config->jobs_set & (1u << which));
+}
+
+/* The jobs of the environment's steps, which may write the venv (a
+ * `pip install` in pre_install); later ones see it read-only, as it is
+ * kept for the next build. */
+static int writes_venv(enum lec_rtd_job hook)
+{
+	return hook >= LEC_RTD_JOB_CREATE_ENVIRONMENT &&
+	       hook <= LEC_RTD_JOB_POST_INSTALL;
+}
+
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook)
 {
+	struct lec__job_sandbox sb = { 0 };
 	const struct lec_rtd_strings *cmds;
 	size_t i;
 
 	if (job->config == NULL)
 		return 0;
+	sb.venv_writable = writes_venv(hook);
 	cmds = &job->config->jobs[hook];
 	for (i = 0; i < cmds->len; i++) {
 		const char *argv[] = { "/bin/sh", "-c", cmds->items[i], NULL };
 
-		if (lec__job_run(job, cmds->items[i], argv, job->checkout, 0) <
-		    0)
+		if (lec__job_run_in(job, cmds->items[i], argv, job->checkout,
+				    &sb) < 0)
 			return -1;
 	}
 	return 0;
@@ -515,6 +535,45 @@ static int add_encodings(struct lec__job *job, const char *value,
 	return LEC_OK;
 }
 
+char *lec__job_venv_dir(const struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	lec__buf_printf(&b, "%s/python/%s/venvs/%s", job->env->data_dir,
+			job->project->slug, job->version->slug);
+	return lec__buf_take(&b);
+}
+
+/* The build's own bin directory: `python`, which the service's images
+ * have and Debian has not, for the project's commands (`python -m sphinx`
+ * in build.jobs), naming the interpreter the generators run with. */
+static char *tools_dir(struct lec__job *job)
+{
+	char *dir = lec__path_join(job->build_dir, ".lectern/bin");
+	char *python = dir ? lec__path_join(dir, "python") : NULL;
+	int ok = python && lec__mkdirs_mode(dir, 0755) == LEC_OK &&
+		 (symlink(lec__job_python(job), python) == 0 || errno == EEXIST);
+
+	lec__free(python);
+	if (!ok) {
+		lec__free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* The venv's bin first, as the service runs every command (its
+ * BIN_PATH), then the build's own, then the machine's. */
+static char *command_path(const char *bin, const char *tools)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	if (bin == NULL || tools == NULL)
+		return NULL;
+	lec__buf_printf(&b, "%s:%s:/usr/local/bin:/usr/bin:/bin", bin, tools);
+	return lec__buf_take(&b);
+}
+
 int lec__job_make_env(struct lec__job *job)
 {
 	struct lec_project *p = job->project;
@@ -522,13 +581,16 @@ int lec__job_make_env(struct lec__job *job)
 	char *canonical = lec_resolve_docs_url(p, v->slug, job->env->docs_domain);
 	char *repo = lec_repo_redact_url(p->repo_url);
 	char *output = lec__path_join(job->checkout, "_readthedocs/");
+	char *venv = lec__job_venv_dir(job), *tools = tools_dir(job);
+	char *bin = venv ? lec__path_join(venv, "bin") : NULL;
+	char *path = command_path(bin, tools);
 	size_t n = 0, i, nsecrets = 0;
 	int error = LEC_OK;
 	struct {
 		const char *name;
 		const char *value;
 	} fixed[] = {
-		{ "PATH", "/usr/local/bin:/usr/bin:/bin" },
+		{ "PATH", path },
 		{ "HOME", job->build_dir },
 		{ "LANG", "C.UTF-8" },
 		{ "NO_COLOR", "1" },
@@ -545,9 +607,12 @@ int lec__job_make_env(struct lec__job *job)
 		{ "READTHEDOCS_GIT_COMMIT_HASH", job->commit },
 		{ "READTHEDOCS_PRODUCTION_DOMAIN", job->env->production_domain },
 		{ "READTHEDOCS_CANONICAL_URL", canonical },
+		{ "READTHEDOCS_VIRTUALENV_PATH", venv },
+		{ "BIN_PATH", bin },
 	};
 
-	if (canonical == NULL || repo == NULL || output == NULL) {
+	if (canonical == NULL || repo == NULL || output == NULL ||
+	    venv == NULL || tools == NULL || bin == NULL || path == NULL) {
 		error = lec__error_oom();
 		goto done;
 	}
@@ -581,6 +646,10 @@ done:
 	lec__free(canonical);
 	lec__free(repo);
 	lec__free(output);
+	lec__free(venv);
+	lec__free(tools);
+	lec__free(bin);
+	lec__free(path);
 	return error;
 }
 

@@ -88,6 +88,9 @@ struct lec__job {
 	 * set when the tree was checked out afresh. */
 	unsigned long changes;
 	char venv_stamp[24]; /* what the venv was made from, hex; "" none */
+	char *venv_stamp_file; /* where it is written once installed */
+	uint64_t venv_inputs;  /* the same, for the stamp */
+	int venv_kept;         /* the venv was kept: requirements installed */
 	/* A phrase the next commands' output is searched for (a generator
 	 * saying it dropped its kept state), and whether it came. */
 	struct lec__listen {
@@ -155,8 +158,15 @@ struct lec__job_output {
 };
 
 
+/* Whether the configuration names build.jobs.<which> (even as an empty
+ * list): for create_environment, install and build.<format>, the
+ * project's commands then replace Lectern's step (notes §5.4). */
+int lec__job_overrides(const struct lec__job *job, enum lec_rtd_job which);
 /* The Python generators run with: the project's venv, or the pipeline's. */
 const char *lec__job_python(const struct lec__job *job);
+/* $READTHEDOCS_VIRTUALENV_PATH: DATA/python/<project>/venvs/<version>,
+ * whether or not a venv is there. Owned; NULL when out of memory. */
+char *lec__job_venv_dir(const struct lec__job *job);
 /* A command's environment: a NULL-terminated vector of owned "KEY=VALUE"
  * strings, *n of them. take appends an owned entry (NULL: out of memory,
  * reported); add formats one (value NULL: empty); free takes NULL. */

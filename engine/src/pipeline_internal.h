@@ -62,8 +62,11 @@ void lec__prune_caches(const struct lec__build_env *env, struct lec_store *st,
 		       const struct lec_project *p);
 int lec__tree_record(struct lec__job *job);
 void lec__tree_forget(struct lec__job *job);
-/* The install step (build_python.c): the venv and python.install. */
-int lec__job_install_python(struct lec__job *job);
+/* The install step's two parts (build_python.c): the venv, or the
+ * project's build.jobs.create_environment; python.install into it, or the
+ * project's build.jobs.install. */
+int lec__job_python_create(struct lec__job *job);
+int lec__job_python_install(struct lec__job *job);
 /* The publish step (build_publish.c). */
 int lec__job_publish(struct lec__job *job);
 /* Remove from a finished build's tree whatever is not a regular file or a
