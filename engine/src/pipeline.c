@@ -271,10 +271,28 @@ done:
 	lec__free(repos);
 }
 
+/* A build whose end the store could not take (a full disk) keeps its
+ * project held: record it as soon as the store takes writes again. 1
+ * while it still cannot. */
+static int still_unrecorded(struct lec_pipeline *pl, struct lec_store *st,
+			    int64_t id)
+{
+	int rc = lec_build_fail(st, id, LEC_BUILD_FAILURE_GENERIC,
+				LEC__BUILD_ERROR_DISK_FULL);
+
+	if (rc == LEC_OK || rc == LEC_EINVALID || rc == LEC_ENOTFOUND) {
+		lec__build_log(&pl->env, "build %lld: its end is recorded",
+			       (long long)id);
+		return 0;
+	}
+	return 1;
+}
+
 static void *worker(void *arg)
 {
 	struct lec_pipeline *pl = arg;
 	struct lec_store *st = NULL;
+	int64_t unrecorded = 0;
 
 	if (lec_store_open_dir(&st, pl->env.data_dir, NULL) < 0) {
 		lec__build_log(&pl->env, "worker cannot open the store: %s",
@@ -285,12 +303,18 @@ static void *worker(void *arg)
 		struct lec_build *build = NULL;
 		int64_t project_id = 0;
 
+		if (unrecorded && still_unrecorded(pl, st, unrecorded)) {
+			lec__build_env_idle(&pl->env, LEC_PIPELINE_POLL_MS);
+			continue;
+		}
+		unrecorded = 0;
 		if (lec_version_sync_take(st, &project_id) == LEC_OK) {
 			sync_versions(pl, st, project_id);
 			continue;
 		}
 		if (lec_build_claim(st, &build) == LEC_OK) {
-			lec__job_execute(&pl->env, st, build);
+			if (lec__job_execute(&pl->env, st, build) < 0)
+				unrecorded = build->id;
 			lec_build_free(build);
 			continue;
 		}

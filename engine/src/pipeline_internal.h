@@ -29,7 +29,17 @@ struct lec_pipeline {
 	int lock_fd; /* flock on <data>/pipeline.lock: one pipeline per data dir */
 };
 
-/* Carry out one claimed build and finish it (build_job.c). */
+/* The error of a build whose end could be recorded only once its kept
+ * files were removed: the disk holding the data directory was full. */
+#define LEC__BUILD_ERROR_DISK_FULL                                           \
+	"The disk holding Lectern's data is full: this build's kept "        \
+	"files were removed to record its end. Free some space and build "   \
+	"again."
+
+/* Carry out one claimed build and finish it (build_job.c). LEC_OK once
+ * its end is recorded, passed or failed; an error when the store could
+ * not take it even after removing what the build kept (the worker tries
+ * again, lec_build_fail with LEC__BUILD_ERROR_DISK_FULL). */
 int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 		     struct lec_build *build);
 
@@ -62,6 +72,9 @@ void lec__prune_caches(const struct lec__build_env *env, struct lec_store *st,
 		       const struct lec_project *p);
 int lec__tree_record(struct lec__job *job);
 void lec__tree_forget(struct lec__job *job);
+/* Remove the version's kept tree and all that lies beside it: the room a
+ * build made when the disk is full. */
+void lec__tree_drop(struct lec__job *job);
 /* The install step's two parts (build_python.c): the venv, or the
  * project's build.jobs.create_environment; python.install into it, or the
  * project's build.jobs.install. */
