@@ -243,6 +243,19 @@ const struct lec_user *docs_user(struct docs_ctx *c)
 	return c->user;
 }
 
+int docs_project_visible(struct docs_ctx *c, const struct lec_project *p)
+{
+	const struct lec_user *user;
+
+	if (lec_project_can_view(c->store, p->id, LEC_VIEWER_ANONYMOUS) == 1)
+		return 1;
+	if ((user = docs_user(c)) == NULL ||
+	    lec_project_can_view(c->store, p->id, user->id) != 1)
+		return 0;
+	c->private_content = 1;
+	return 1;
+}
+
 /* What anyone may read is decided without looking the requester up: only
  * a private project or version makes the answer depend on who asks (and
  * keeps it out of the docs cache, docs_user). */
