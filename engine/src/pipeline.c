@@ -61,7 +61,20 @@ int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 
 /* Recovery ----------------------------------------------------------------- */
 
-static int finish_interrupted(struct lec_store *st)
+/* An interrupted build failed, unless its output was already published:
+ * then it is what the docs serve, and passed (lec__publish_recover). */
+static int finish_one(struct lec_store *st, const char *data_dir, int64_t id)
+{
+	struct lec_build *b = NULL;
+	int published = lec_build_get(st, id, &b) == LEC_OK &&
+			lec__publish_recover(st, data_dir, b);
+
+	lec_build_free(b);
+	return published ? lec_build_finish(st, id, 1, NULL)
+			 : lec_build_finish(st, id, 0, INTERRUPTED_ERROR);
+}
+
+static int finish_interrupted(struct lec_store *st, const char *data_dir)
 {
 	sqlite3_stmt *stmt = NULL;
 	int64_t ids[64];
@@ -79,11 +92,10 @@ static int finish_interrupted(struct lec_store *st)
 		ids[n++] = sqlite3_column_int64(stmt, 0);
 	lec_store__finalize(st, stmt);
 	for (i = 0; i < n; i++)
-		if ((error = lec_build_finish(st, ids[i], 0,
-					      INTERRUPTED_ERROR)) < 0)
+		if ((error = finish_one(st, data_dir, ids[i])) < 0)
 			return error;
 	/* A full batch may hide more. */
-	return n == 64 ? finish_interrupted(st) : LEC_OK;
+	return n == 64 ? finish_interrupted(st, data_dir) : LEC_OK;
 }
 
 /* Whether outputs/<name> is what some published/<p>/<v> link points at. */
@@ -371,7 +383,7 @@ static int recover(struct lec_pipeline *pl)
 
 	if ((error = lec_store_open_dir(&st, pl->env.data_dir, NULL)) < 0)
 		return error;
-	error = finish_interrupted(st);
+	error = finish_interrupted(st, pl->env.data_dir);
 	if (error == LEC_OK)
 		remove_leftovers(pl, st);
 	lec_store_free(st);

@@ -103,6 +103,12 @@ struct lec__publish {
  * remove the version's passed outputs beyond the newest keep. LEC_OK;
  * LEC_EIO (nothing published, the message says why); LEC_ENOMEM. */
 int lec__publish_tree(const struct lec__publish *p, const char *src);
+/* A build interrupted (kill -9) after its output became the version's
+ * published docs: bring the version's downloads and search index in line
+ * with what is served and return 1 (the build did publish); 0 when its
+ * output is not the one published. */
+int lec__publish_recover(struct lec_store *st, const char *data_dir,
+			 const struct lec_build *build);
 
 /* Generator steps (build_steps.c); each returns 0 or -1 (job failed). */
 int lec__job_build_docs(struct lec__job *job);
