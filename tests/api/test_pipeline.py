@@ -13,50 +13,14 @@ import threading
 import time
 
 import fixtures
-from lectern_test import Server, ServerTestCase, main
+from lectern_test import BuildTestCase, Server, main
 
-# A build of a tiny project takes well under this even under ASan.
-BUILD_TIMEOUT = 180
 # Marks this run's build commands, so a check for leftover processes never
 # sees another test run's.
 MARK = "lectern-test-%d" % os.getpid()
 
 
-class PipelineCase(ServerTestCase):
-    SERVER_ARGS = ("--build-timeout", "20", "--workers", "1")
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.token = cls.server.token("builder")
-
-    def db(self):
-        return sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
-
-    def import_repo(self, name, repo_url):
-        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {"url": repo_url}},
-                             token=self.token)
-        self.assertStatus(r, 201)
-        return r.json["slug"]
-
-    def wait_build(self, slug, build_id=None, server=None):
-        server = server or self.server
-        deadline = time.time() + BUILD_TIMEOUT
-        while time.time() < deadline:
-            builds = server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
-            build = next((b for b in builds if build_id is None or b["id"] == build_id), None)
-            if build and build["state"]["code"] in ("finished", "cancelled"):
-                return build
-            time.sleep(0.2)
-        self.fail("build of %s did not finish: %r" % (slug, builds))
-
-    def commands(self, build_id):
-        db = self.db()
-        rows = db.execute("SELECT command, output, exit_code FROM build_commands WHERE build_id = ? "
-                          "ORDER BY id", (build_id,)).fetchall()
-        db.close()
-        return rows
-
+class PipelineCase(BuildTestCase):
     def published(self, slug, version, *path):
         return os.path.join(self.server.data, "published", slug, version, *path)
 
@@ -227,7 +191,7 @@ class FailuresTest(PipelineCase):
     def test_cancel(self):
         repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # " + MARK + "-cancel"))
         slug = self.import_repo("Cancelled", "file://" + repo)
-        deadline = time.time() + BUILD_TIMEOUT
+        deadline = time.time() + self.BUILD_TIMEOUT
         while time.time() < deadline:
             b = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"][0]
             if b["state"]["code"] == "building":
@@ -366,7 +330,7 @@ class CrashTest(PipelineCase):
     def test_kill_9_mid_build(self):
         repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # " + MARK + "-crash"))
         slug = self.import_repo("Crashy", "file://" + repo)
-        deadline = time.time() + BUILD_TIMEOUT
+        deadline = time.time() + self.BUILD_TIMEOUT
         while time.time() < deadline:
             b = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"][0]
             if b["state"]["code"] == "building":
