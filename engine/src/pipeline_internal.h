@@ -1,8 +1,10 @@
 /*
- * What the pipeline's upper floors share. Bottom up: the build
- * environment (buildenv.h), the job services (job.h), then the steps,
- * build_fetch.c (the repository, through the `lectern` helper in a
- * sandbox) and build_publish.c (the output, made safe and published), then
+ * What the pipeline's upper floors share (docs/ARCHITECTURE.md draws them).
+ * Bottom up: the build environment (buildenv.h), the job services (job.h:
+ * job.c, with build_cause.c and build_cache.c beside it), then the steps,
+ * build_tree.c (the version's kept tree), build_fetch.c (the repository,
+ * through the `lectern` helper in a sandbox) and build_publish.c (the
+ * output, made safe and published, and recovered after a crash), then
  * build_python.c (the project's virtualenv and dependencies) and
  * build_steps.c (the generators and formats), then build_job.c (one
  * build: its steps in order), and at the top pipeline.c (workers,
