@@ -97,9 +97,8 @@ static fts5_api *fts5_api_of(struct lec_store *st)
 	return api;
 }
 
-/* The tokenizer for a query, and the rank function on the connection. */
-static int tokenizer_open(struct lec_store *st,
-			  struct lec__search_tokenizer *t)
+int lec__search_tokenizer_open(struct lec_store *st,
+			       struct lec__search_tokenizer *t)
 {
 	fts5_api *api = fts5_api_of(st);
 	sqlite3_stmt *probe = NULL;
@@ -126,7 +125,7 @@ static int tokenizer_open(struct lec_store *st,
 	return LEC_OK;
 }
 
-static void tokenizer_close(struct lec__search_tokenizer *t)
+void lec__search_tokenizer_close(struct lec__search_tokenizer *t)
 {
 	if (t->tok)
 		t->api.xDelete(t->tok);
@@ -347,16 +346,20 @@ static int rules_rank(const struct rules *r, const char *path)
 /* Replacing an index ----------------------------------------------------------- */
 
 /* Bind cleaned text (no control characters, valid UTF-8): the highlight
- * markers must never occur in indexed text. */
-static int bind_clean(sqlite3_stmt *stmt, int idx, const char *text)
+ * markers must never occur in indexed text. *clean (may be NULL) gets the
+ * bound copy, valid until the bindings are cleared. */
+static int bind_clean(sqlite3_stmt *stmt, int idx, const char *text,
+		      const char **clean)
 {
 	size_t len = text ? strlen(text) : 0;
-	char *clean = lec__search_clean_text(text ? text : "", len, NULL);
+	char *copy = lec__search_clean_text(text ? text : "", len, NULL);
 
-	if (clean == NULL)
+	if (copy == NULL)
 		return LEC_ENOMEM;
-	if (sqlite3_bind_text(stmt, idx, clean, -1, lec__free) != SQLITE_OK)
+	if (sqlite3_bind_text(stmt, idx, copy, -1, lec__free) != SQLITE_OK)
 		return lec__error_oom();
+	if (clean)
+		*clean = copy;
 	return LEC_OK;
 }
 
@@ -365,23 +368,36 @@ struct entry {
 	const char *page_title, *title, *content, *anchor, *role;
 };
 
-static int insert_entry(struct lec_store *st, sqlite3_stmt *stmt,
-			int64_t rowid, int64_t version_id, int rank,
+/* What replacing a version's index writes through. */
+struct writer {
+	struct lec_store *st;
+	int64_t version_id;
+	sqlite3_stmt *page, *entry, *names;
+	struct lec__search_terms_builder *terms;
+};
+
+/* One row of search_entries, its text counted into the term index. */
+static int insert_entry(struct writer *w, int64_t rowid, int rank,
 			const struct entry *e)
 {
+	sqlite3_stmt *stmt = w->entry;
+	const char *texts[LEC__SEARCH_COLUMNS];
 	int rc;
 
 	sqlite3_bind_int64(stmt, 1, rowid);
-	if ((rc = bind_clean(stmt, 2, e->page_title)) < 0 ||
-	    (rc = bind_clean(stmt, 3, e->title)) < 0 ||
-	    (rc = bind_clean(stmt, 4, e->content)) < 0 ||
-	    (rc = bind_clean(stmt, 8, e->anchor)) < 0 ||
-	    (rc = bind_clean(stmt, 9, e->role)) < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 5, version_id);
+	if ((rc = bind_clean(stmt, 2, e->page_title, &texts[0])) < 0 ||
+	    (rc = bind_clean(stmt, 3, e->title, &texts[1])) < 0 ||
+	    (rc = bind_clean(stmt, 4, e->content, &texts[2])) < 0 ||
+	    (rc = bind_clean(stmt, 8, e->anchor, NULL)) < 0 ||
+	    (rc = bind_clean(stmt, 9, e->role, NULL)) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 5, w->version_id);
 	sqlite3_bind_int(stmt, 6, rank);
 	sqlite3_bind_int(stmt, 7, e->kind);
-	rc = lec_store__step_done(st, stmt, "indexing a page");
+	if ((rc = lec_store__step_done(w->st, stmt, "indexing a page")) ==
+	    LEC_OK)
+		rc = lec__search_terms_add(w->terms, rowid, texts);
+done:
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
 	return rc;
@@ -402,19 +418,16 @@ static int64_t entry_rowid(int64_t base, int64_t n, const struct entry *e)
 }
 
 /* A page's title row, then its sections, then its domain entries, each
- * section and entry with its names (names_stmt). */
-static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
-			  sqlite3_stmt *names_stmt, int64_t page_id,
-			  int64_t version_id, int rank, const char *title,
-			  const struct lec_page_doc *doc)
+ * section and entry with its names. */
+static int insert_entries(struct writer *w, int64_t page_id, int rank,
+			  const char *title, const struct lec_page_doc *doc)
 {
 	int64_t base = page_id * ENTRIES_PER_PAGE, n = 1;
 	struct entry e = { KIND_PAGE, title, "", "", "", "" };
 	size_t i;
 	int rc;
 
-	if ((rc = insert_entry(st, stmt, entry_rowid(base, 0, &e), version_id,
-			       rank, &e)) < 0 ||
+	if ((rc = insert_entry(w, entry_rowid(base, 0, &e), rank, &e)) < 0 ||
 	    doc == NULL)
 		return rc;
 	for (i = 0; i < doc->sections_len && n < ENTRIES_MAX; i++, n++) {
@@ -423,9 +436,8 @@ static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
 				    s->id, "" };
 		int64_t rowid = entry_rowid(base, n, &se);
 
-		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
-				       &se)) < 0 ||
-		    (rc = lec__search_names_add(st, names_stmt, rowid, "",
+		if ((rc = insert_entry(w, rowid, rank, &se)) < 0 ||
+		    (rc = lec__search_names_add(w->st, w->names, rowid, "",
 						s->id, s->title)) < 0)
 			return rc;
 	}
@@ -435,20 +447,17 @@ static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
 				    d->id, d->role };
 		int64_t rowid = entry_rowid(base, n, &de);
 
-		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
-				       &de)) < 0 ||
-		    (rc = lec__search_names_add(st, names_stmt, rowid, d->role,
-						d->id, d->name)) < 0)
+		if ((rc = insert_entry(w, rowid, rank, &de)) < 0 ||
+		    (rc = lec__search_names_add(w->st, w->names, rowid,
+						d->role, d->id, d->name)) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
-static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
-		       sqlite3_stmt *entry_stmt, sqlite3_stmt *names_stmt,
-		       int64_t version_id,
-		       const struct lec_search_page *p)
+static int insert_page(struct writer *w, const struct lec_search_page *p)
 {
+	sqlite3_stmt *page_stmt = w->page;
 	const char *title = p->doc && p->doc->title ? p->doc->title : "";
 	int rank = p->rank < LEC_SEARCH_RANK_MIN || p->rank > LEC_SEARCH_RANK_MAX
 			   ? 0
@@ -458,23 +467,74 @@ static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
 
 	if (p->path == NULL || p->path[0] == '\0')
 		return lec__error(LEC_EINVALID, "a page to index has no path");
-	sqlite3_bind_int64(page_stmt, 1, version_id);
-	if ((rc = bind_clean(page_stmt, 2, p->path)) < 0 ||
-	    (rc = bind_clean(page_stmt, 3, title)) < 0)
+	sqlite3_bind_int64(page_stmt, 1, w->version_id);
+	if ((rc = bind_clean(page_stmt, 2, p->path, NULL)) < 0 ||
+	    (rc = bind_clean(page_stmt, 3, title, NULL)) < 0)
 		goto done;
 	sqlite3_bind_int(page_stmt, 4, rank);
-	rc = lec_store__step_done(st, page_stmt, "indexing a page");
+	rc = lec_store__step_done(w->st, page_stmt, "indexing a page");
 	if (rc == LEC_EEXISTS)
 		rc = lec__error(LEC_EINVALID, "page '%s' is given twice",
 				p->path);
 	if (rc < 0)
 		goto done;
-	page_id = sqlite3_last_insert_rowid(st->db);
-	rc = insert_entries(st, entry_stmt, names_stmt, page_id, version_id,
-			    rank, title, p->doc);
+	page_id = sqlite3_last_insert_rowid(w->st->db);
+	rc = insert_entries(w, page_id, rank, title, p->doc);
 done:
 	sqlite3_reset(page_stmt);
 	sqlite3_clear_bindings(page_stmt);
+	return rc;
+}
+
+/* The statements of a writer; its term builder is the caller's. */
+static int writer_prepare(struct writer *w)
+{
+	int rc;
+
+	if ((rc = lec_store__prepare(w->st, &w->page,
+				     "INSERT INTO search_pages (version_id, "
+				     "path, title, rank) VALUES (?, ?, ?, ?)")) <
+		    0 ||
+	    (rc = lec_store__prepare(
+		     w->st, &w->entry,
+		     "INSERT INTO search_entries (rowid, page_title, title, "
+		     "content, version_id, page_rank, kind, anchor, role) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		return rc;
+	return lec_store__prepare(
+		w->st, &w->names,
+		"INSERT OR IGNORE INTO search_names (key, entry, kind, "
+		"weight, name, role) VALUES (?, ?, ?, ?, ?, ?)");
+}
+
+static void writer_dispose(struct writer *w)
+{
+	lec_store__finalize(w->st, w->page);
+	lec_store__finalize(w->st, w->entry);
+	lec_store__finalize(w->st, w->names);
+}
+
+/* The version's row in search_versions: its rules (rules_json NULL keeps
+ * the stored ones) and when it was indexed. */
+static int record_version(struct lec_store *st, int64_t version_id,
+			  const char *rules_json)
+{
+	sqlite3_stmt *ver = NULL;
+	int rc;
+
+	if ((rc = lec_store__prepare(
+		     st, &ver,
+		     "INSERT INTO search_versions (version_id, rules, indexed) "
+		     "VALUES (?, ?, ?) ON CONFLICT (version_id) DO UPDATE SET "
+		     "indexed = excluded.indexed, "
+		     "rules = coalesce(excluded.rules, rules)")) < 0)
+		return rc;
+	sqlite3_bind_int64(ver, 1, version_id);
+	if ((rc = lec_store__bind_text(ver, 2, rules_json)) == LEC_OK) {
+		sqlite3_bind_int64(ver, 3, lec__now_us());
+		rc = lec_store__step_done(st, ver, "recording a search index");
+	}
+	lec_store__finalize(st, ver);
 	return rc;
 }
 
@@ -483,14 +543,17 @@ static int replace(struct lec_store *st, int64_t version_id,
 		   const struct lec_search_page *pages, size_t n,
 		   const char *rules_json)
 {
-	sqlite3_stmt *page_stmt = NULL, *entry_stmt = NULL, *ver = NULL;
-	sqlite3_stmt *names_stmt = NULL;
+	struct writer w = { st, version_id, NULL, NULL, NULL, NULL };
+	struct lec__search_tokenizer tok;
 	int64_t ids[1] = { version_id }, one = 0;
 	int found = 0, rc;
 	size_t i;
 
-	if ((rc = lec_store__begin(st)) < 0)
-		return rc;
+	memset(&tok, 0, sizeof(tok));
+	if ((rc = lec__search_tokenizer_open(st, &tok)) < 0 ||
+	    (rc = lec__search_terms_begin(&tok, &w.terms)) < 0 ||
+	    (rc = lec_store__begin(st)) < 0)
+		goto out;
 	if ((rc = lec_store__query_int(st, "SELECT 1 FROM versions WHERE id = ?",
 				       ids, 1, "finding a version", &one,
 				       &found)) < 0)
@@ -505,45 +568,27 @@ static int replace(struct lec_store *st, int64_t version_id,
 				       "WHERE version_id = ?",
 				       ids, 1, "removing a search index",
 				       NULL)) < 0 ||
-	    (rc = lec_store__prepare(st, &page_stmt,
-				     "INSERT INTO search_pages (version_id, "
-				     "path, title, rank) VALUES (?, ?, ?, ?)")) <
-		    0 ||
-	    (rc = lec_store__prepare(
-		     st, &entry_stmt,
-		     "INSERT INTO search_entries (rowid, page_title, title, "
-		     "content, version_id, page_rank, kind, anchor, role) "
-		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0 ||
-	    (rc = lec_store__prepare(
-		     st, &names_stmt,
-		     "INSERT OR IGNORE INTO search_names (key, entry, kind, "
-		     "weight, name, role) VALUES (?, ?, ?, ?, ?, ?)")) < 0)
+	    (rc = lec_store__exec_ints(st,
+				       "DELETE FROM search_terms "
+				       "WHERE version_id = ?",
+				       ids, 1, "removing a search index",
+				       NULL)) < 0 ||
+	    (rc = writer_prepare(&w)) < 0)
 		goto done;
 	for (i = 0; i < n && rc == LEC_OK; i++)
-		rc = insert_page(st, page_stmt, entry_stmt, names_stmt,
-				 version_id, &pages[i]);
-	if (rc < 0)
-		goto done;
-	if ((rc = lec_store__prepare(
-		     st, &ver,
-		     "INSERT INTO search_versions (version_id, rules, indexed) "
-		     "VALUES (?, ?, ?) ON CONFLICT (version_id) DO UPDATE SET "
-		     "indexed = excluded.indexed, "
-		     "rules = coalesce(excluded.rules, rules)")) < 0)
-		goto done;
-	sqlite3_bind_int64(ver, 1, version_id);
-	if ((rc = lec_store__bind_text(ver, 2, rules_json)) < 0)
-		goto done;
-	sqlite3_bind_int64(ver, 3, lec__now_us());
-	rc = lec_store__step_done(st, ver, "recording a search index");
+		rc = insert_page(&w, &pages[i]);
+	if (rc == LEC_OK &&
+	    (rc = record_version(st, version_id, rules_json)) == LEC_OK)
+		rc = lec__search_terms_write(st, w.terms, version_id);
 done:
-	lec_store__finalize(st, page_stmt);
-	lec_store__finalize(st, entry_stmt);
-	lec_store__finalize(st, names_stmt);
-	lec_store__finalize(st, ver);
+	writer_dispose(&w);
 	if (rc == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
+		rc = lec_store__commit(st);
+	else
+		lec_store__rollback(st);
+out:
+	lec__search_terms_free(w.terms);
+	lec__search_tokenizer_close(&tok);
 	return rc;
 }
 
@@ -1342,14 +1387,20 @@ static int names_page_has(void *ctx, int64_t entry, const char *words)
 }
 
 /* Whether a word of the query matches anything indexed as it is (1 yes,
- * 0 no, < 0 an engine error). */
-static int word_indexed(struct lec_store *st, const char *word, size_t len)
+ * 0 no, < 0 an engine error): one term index lookup when it can say, else
+ * an FTS5 query. */
+static int word_indexed(struct lec_store *st,
+			const struct lec__search_tokenizer *tok,
+			const char *word, size_t len)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	sqlite3_stmt *stmt = NULL;
 	size_t i;
-	int rc;
+	int rc = lec__search_terms_word(st, tok, word, len);
 
+	if (rc != LEC_ENOTFOUND)
+		return rc;
+	lec_error_clear();
 	/* One FTS5 string: quoted, quotes doubled. */
 	lec__buf_puts(&b, "\"");
 	for (i = 0; i < len; i++)
@@ -1376,7 +1427,9 @@ static int word_indexed(struct lec_store *st, const char *word, size_t len)
 /* word_indexed as a lec__search_tokens_fn over a gather. */
 static int word_matches(void *ctx, const char *word, size_t len)
 {
-	return word_indexed(((struct gather *)ctx)->st, word, len);
+	struct gather *g = ctx;
+
+	return word_indexed(g->st, g->tok, word, len);
 }
 
 /* The pages the query names, into g->named, each with its name matches
@@ -1497,8 +1550,8 @@ static int fill_block(struct gather *g, int64_t rowid,
 
 	*found = 0;
 	if ((rc = lec_store__prepare(g->st, &stmt,
-				     "SELECT kind, anchor, role, title, content "
-				     "FROM search_entries WHERE rowid = ?")) < 0)
+				     "SELECT c5, c6, c7, c1, c2 "
+				     "FROM search_entries_content WHERE id = ?")) < 0)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, rowid);
 	rc = sqlite3_step(stmt);
@@ -1634,7 +1687,7 @@ static int gather(struct gather *g, const struct lec__search_expr *ex,
 	if ((rc = load_pages(g)) < 0 || g->nranges == 0)
 		return rc;
 	if (ex->phrases &&
-	    (rc = lec__search_postings_get(g->st, ex, &g->post)) < 0 &&
+	    (rc = lec__search_postings_get(g->st, ex, g->tok, &g->post)) < 0 &&
 	    rc != LEC_ENOTFOUND)
 		return rc;
 	lec_error_clear();
@@ -1697,7 +1750,9 @@ static int fill_window(struct gather *g, size_t offset, size_t limit,
  * search would only cost time), excluded, inside a phrase, short or
  * already a prefix. *out NULL when unchanged, else owned by the caller
  * (lec__free). */
-static int typed_query(struct lec_store *st, const char *q, char **out)
+static int typed_query(struct lec_store *st,
+		       const struct lec__search_tokenizer *tok, const char *q,
+		       char **out)
 {
 	size_t n = q ? strlen(q) : 0, start = n, quotes = 0, i;
 	struct lec__buf b = LEC__BUF_INIT;
@@ -1713,7 +1768,7 @@ static int typed_query(struct lec_store *st, const char *q, char **out)
 	if (n - start < TYPED_PREFIX_MIN || quotes % 2 ||
 	    (start > 0 && (q[start - 1] == '-' || q[start - 1] == '\\')))
 		return LEC_OK;
-	if ((rc = word_indexed(st, q + start, n - start)) != 0)
+	if ((rc = word_indexed(st, tok, q + start, n - start)) != 0)
 		return rc < 0 ? rc : LEC_OK;
 	lec__buf_putn(&b, q, n);
 	lec__buf_puts(&b, "*");
@@ -1745,8 +1800,8 @@ static int run_query(struct lec_store *st,
 		return lec__error(LEC_EINVALID,
 				  "at most %d versions can be searched at once",
 				  LEC_SEARCH_VERSIONS_MAX);
-	if ((rc = typed_query(st, req->query, &typed)) < 0 ||
-	    (rc = tokenizer_open(st, &tok)) < 0 ||
+	if ((rc = lec__search_tokenizer_open(st, &tok)) < 0 ||
+	    (rc = typed_query(st, &tok, req->query, &typed)) < 0 ||
 	    (rc = lec__search_translate(typed ? typed : req->query, has_tokens,
 					&tok, &ex)) < 0 ||
 	    req->nversions == 0 ||
@@ -1783,7 +1838,7 @@ done:
 	lec__free(g.any.items);
 	lec__free(g.named.items);
 	lec__search_expr_dispose(&ex);
-	tokenizer_close(&tok);
+	lec__search_tokenizer_close(&tok);
 	lec__free(typed);
 	if (rc == LEC_OK && corrected) {
 		fixed = *req;

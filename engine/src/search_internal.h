@@ -92,6 +92,8 @@ int lec__page_read(const char *file, char **data, size_t *len);
 
 /* Ranking (search_rank.c) -------------------------------------------------- */
 
+/* The indexed text columns: page_title, title, content. */
+#define LEC__SEARCH_COLUMNS 3
 /* Low bits of an entry's rowid holding its length bucket. */
 #define LEC__SEARCH_LENGTH_BITS 6
 /* The FTS5 auxiliary function: lec_rank(search_entries, expr), BM25, higher
@@ -116,6 +118,8 @@ void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
 		       double *norm);
 int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
 			    int phrase, double *freq);
+/* The same from a row's instances per column (the term index's counts). */
+double lec__search_freq(const unsigned counts[LEC__SEARCH_COLUMNS]);
 double lec__search_bm25(double idf, double freq, double norm);
 /* Register lec_rank on db, the connection of api. */
 int lec__search_rank_register(fts5_api *api, sqlite3 *db);
@@ -124,6 +128,15 @@ int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 
 struct lec_store;
 struct lec__search_memo;
+
+/* One phrase's rows, ascending, with its weighted instances in each. */
+struct lec__search_plist {
+	char *phrase; /* the FTS5 phrase; NULL when a memory slot is free */
+	int64_t *rowids;
+	double *freqs;
+	size_t len, cap;
+	unsigned long used; /* clock of the last use, for eviction */
+};
 
 /* The rows of a plain query's phrases (lec__search_expr.phrases), each
  * list ascending by rowid with the phrase's weighted instances in that row
@@ -149,13 +162,61 @@ struct lec__search_postings {
  *         its new lists pass QUERY_ROWS_MAX rows (rank with FTS5 statements
  *         instead); an engine error
  */
+struct lec__search_tokenizer;
 int lec__search_postings_get(struct lec_store *st,
 			     const struct lec__search_expr *ex,
+			     const struct lec__search_tokenizer *tok,
 			     struct lec__search_postings **out);
 /* Accepts NULL. */
 void lec__search_postings_free(struct lec__search_postings *p);
 /* Register lec_postings on the store's connection (api its FTS5 API). */
 int lec__search_postings_register(fts5_api *api, struct lec_store *st);
+
+/* The term index (search_terms.c) ------------------------------------------- */
+
+/* A version's terms while it is indexed. */
+struct lec__search_terms_builder;
+
+struct lec__search_tokenizer;
+/* *out owned by the caller (lec__search_terms_free); tok borrowed. */
+int lec__search_terms_begin(const struct lec__search_tokenizer *tok,
+			    struct lec__search_terms_builder **out);
+/* Accepts NULL. */
+void lec__search_terms_free(struct lec__search_terms_builder *b);
+/* Count the terms of row rowid (rowids ascending), its three columns'
+ * texts as indexed. */
+int lec__search_terms_add(struct lec__search_terms_builder *b, int64_t rowid,
+			  const char *const texts[LEC__SEARCH_COLUMNS]);
+/* Write the terms as version_id's, and its row and token totals into its
+ * search_versions row (which must exist). */
+int lec__search_terms_write(struct lec_store *st,
+			    struct lec__search_terms_builder *b,
+			    int64_t version_id);
+/* The whole index's rows and tokens; LEC_ENOTFOUND when a version has no
+ * term index (indexed before migration 12): read FTS5 instead. */
+int lec__search_terms_stats(struct lec_store *st, int64_t *rows,
+			    int64_t *tokens);
+/* Append the rows of term[0..n) (or of every term it begins) in every
+ * version to out, ascending; LEC_ENOTFOUND when they would pass rows_max
+ * rows or a prefix covers too many terms (out is then partly filled). */
+int lec__search_terms_read(struct lec_store *st, const char *term, size_t n,
+			   int prefix, size_t rows_max,
+			   struct lec__search_plist *out);
+/* Longest term looked up in the term index (words are far shorter; a
+ * longer one is left to FTS5). */
+#define LEC__SEARCH_TERM_MAX 256
+/* The term text[0..n) is for the index's tokenizer (stemmed; a prefix
+ * term when prefix), into term: its length, 0 when text is not exactly
+ * one token (a phrase of several needs FTS5's positions) or too long. */
+size_t lec__search_terms_one(const struct lec__search_tokenizer *tok,
+			     const char *text, size_t n, int prefix,
+			     char term[LEC__SEARCH_TERM_MAX]);
+/* Whether the word[0..n) matches anything indexed: 1 yes, 0 no, < 0 an
+ * engine error; LEC_ENOTFOUND when the term index cannot say (not one
+ * token, or a version without terms): ask FTS5. */
+int lec__search_terms_word(struct lec_store *st,
+			   const struct lec__search_tokenizer *tok,
+			   const char *word, size_t n);
 
 /* Names (search_names.c) ---------------------------------------------------- */
 
@@ -206,6 +267,13 @@ struct lec__search_tokenizer {
 	fts5_tokenizer api;
 	Fts5Tokenizer *tok;
 };
+
+/* The index's tokenizer for a query or an indexing, with lec_rank and
+ * lec_postings registered on the connection (search.c). */
+int lec__search_tokenizer_open(struct lec_store *st,
+			       struct lec__search_tokenizer *t);
+/* Accepts a tokenizer that did not open. */
+void lec__search_tokenizer_close(struct lec__search_tokenizer *t);
 
 /* A query's positive terms as index tokens (stemmed). */
 struct lec__search_hl;

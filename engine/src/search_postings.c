@@ -38,15 +38,6 @@
 #define REQUEST_TYPE "lec_postings_request"
 #define POSTINGS_FN "lec_postings"
 
-/* One phrase's rows. */
-struct lec__search_plist {
-	char *phrase; /* the FTS5 phrase; NULL when the slot is free */
-	int64_t *rowids;
-	double *freqs;
-	size_t len, cap;
-	unsigned long used; /* clock of the last use, for eviction */
-};
-
 /* A connection's memory, lec_postings' user data. */
 struct lec__search_memo {
 	sqlite3 *db;
@@ -274,15 +265,15 @@ static void post_set(struct lec__search_postings *p, size_t i,
 	p->len[i] = l->len;
 }
 
-/* Read the lists the memory lacks through lec_postings, on the first row
- * of expr (which must have p's phrases, in order). */
-static int read_missing(struct lec_store *st, struct lec__search_memo *m,
-			const char *expr, struct lec__search_postings *p,
-			int *too_many)
+/* Read the lists still missing (rowids NULL) through lec_postings, on the
+ * first row of expr (which must have p's phrases, in order), into
+ * p->own; rows counts those read for the query so far. */
+static int read_fts5(struct lec_store *st, const char *expr,
+		     struct lec__search_postings *p, size_t rows,
+		     int *too_many)
 {
-	struct request rq = { p, 0, 0, SQLITE_OK };
+	struct request rq = { p, rows, 0, SQLITE_OK };
 	sqlite3_stmt *stmt = NULL;
-	size_t i;
 	int rc;
 
 	if ((rc = lec_store__prepare(st, &stmt,
@@ -302,31 +293,100 @@ static int read_missing(struct lec_store *st, struct lec__search_memo *m,
 		goto done;
 	}
 	*too_many = rq.too_many;
-	for (i = 0; i < p->n && !rq.too_many; i++) {
-		if (p->rowids[i] != NULL)
-			continue;
-		p->own[i].phrase = lec__strdup(p->phrases[i]);
-		if (p->own[i].phrase == NULL) {
-			rc = lec__error_oom();
-			goto done;
-		}
-		memo_keep(m, &p->own[i]);
-		post_set(p, i, p->own[i].phrase ? &p->own[i]
-						 : memo_find(m, p->phrases[i]));
-	}
 done:
 	lec_store__finalize(st, stmt);
 	return rc;
 }
 
+/* Read from the term index the missing lists of phrases that are one
+ * word or prefix; *rows counts the rows read. */
+static int read_terms(struct lec_store *st, const struct lec__search_expr *ex,
+		      const struct lec__search_tokenizer *tok,
+		      struct lec__search_postings *p, size_t *rows)
+{
+	char term[LEC__SEARCH_TERM_MAX];
+	size_t i, n;
+	int rc = LEC_OK;
+
+	for (i = 0; i < p->n && rc == LEC_OK; i++) {
+		if (p->rowids[i] != NULL || ex->npositive != p->n ||
+		    (n = lec__search_terms_one(tok, ex->positive[i].text,
+					       strlen(ex->positive[i].text),
+					       ex->positive[i].prefix, term)) ==
+			    0)
+			continue;
+		rc = lec__search_terms_read(st, term, n, ex->positive[i].prefix,
+					    QUERY_ROWS_MAX - *rows, &p->own[i]);
+		if (rc == LEC_OK) {
+			*rows += p->own[i].len;
+			post_set(p, i, &p->own[i]);
+		} else if (rc == LEC_ENOTFOUND) {
+			/* Too big for the term index: FTS5 reads it (or
+			 * finds it too many rows). */
+			list_clear(&p->own[i]);
+			lec_error_clear();
+			rc = LEC_OK;
+		}
+	}
+	return rc;
+}
+
+/* Remember the lists read for this query (those not remembered before);
+ * each phrase then points at its list, kept or still the query's own. */
+static int keep_read(struct lec__search_memo *m,
+		     struct lec__search_postings *p, const char *remembered)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		if (remembered[i])
+			continue;
+		if ((p->own[i].phrase = lec__strdup(p->phrases[i])) == NULL)
+			return lec__error_oom();
+		memo_keep(m, &p->own[i]);
+		post_set(p, i, p->own[i].phrase ? &p->own[i]
+						 : memo_find(m, p->phrases[i]));
+	}
+	return LEC_OK;
+}
+
+/* The lists the memory lacks: from the term index when every version has
+ * one (the table's totals then come from it too), the rest from FTS5. */
+static int read_missing(struct lec_store *st, struct lec__search_memo *m,
+			const struct lec__search_expr *ex,
+			const struct lec__search_tokenizer *tok,
+			struct lec__search_postings *p, size_t *rows,
+			int *too_many)
+{
+	int64_t total_rows, tokens;
+	size_t i;
+	int rc = lec__search_terms_stats(st, &total_rows, &tokens);
+
+	if (rc == LEC_OK) {
+		m->rows = total_rows;
+		m->tokens = tokens;
+		m->valid = 1;
+		rc = read_terms(st, ex, tok, p, rows);
+	} else if (rc == LEC_ENOTFOUND) {
+		lec_error_clear();
+		rc = LEC_OK;
+	}
+	for (i = 0; rc == LEC_OK && i < p->n; i++)
+		if (p->rowids[i] == NULL)
+			return read_fts5(st, ex->any, p, *rows, too_many);
+	return rc;
+}
+
 int lec__search_postings_get(struct lec_store *st,
 			     const struct lec__search_expr *ex,
+			     const struct lec__search_tokenizer *tok,
 			     struct lec__search_postings **out)
 {
 	struct lec__search_memo *m = st->search_memo;
 	struct lec__search_postings *p;
 	struct lec__search_plist *l;
-	size_t i, n = ex->nphrases, missing = 0;
+	size_t i, n = ex->nphrases, missing = 0, rows = 0;
+	char remembered[LEC_SEARCH_TERMS_MAX] = { 0 };
 	int rc = LEC_OK, too_many = 0;
 
 	*out = NULL;
@@ -346,17 +406,20 @@ int lec__search_postings_get(struct lec_store *st,
 		if ((l = memo_find(m, ex->phrases[i])) != NULL) {
 			l->used = m->clock;
 			post_set(p, i, l);
+			remembered[i] = 1;
 		} else {
 			missing++;
 		}
 	}
-	if (missing > 0 &&
-	    (rc = read_missing(st, m, ex->any, p, &too_many)) < 0)
+	if (missing > 0 && (rc = read_missing(st, m, ex, tok, p, &rows,
+					      &too_many)) < 0)
 		goto fail;
 	if (too_many) {
 		rc = LEC_ENOTFOUND;
 		goto fail;
 	}
+	if ((rc = keep_read(m, p, remembered)) < 0)
+		goto fail;
 	for (i = 0; i < n; i++)
 		p->idf[i] = lec__search_idf(m->rows, (sqlite3_int64)p->len[i]);
 	lec__search_norms(m->rows, m->tokens, p->norm);

@@ -113,6 +113,18 @@ int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
 	return SQLITE_OK;
 }
 
+double lec__search_freq(const unsigned counts[LEC__SEARCH_COLUMNS])
+{
+	double freq = 0;
+	int col;
+
+	/* Whole and half numbers: exact in any order, so equal to the sum
+	 * lec__search_phrase_freq makes instance by instance. */
+	for (col = 0; col < LEC__SEARCH_COLUMNS; col++)
+		freq += weights[col] * counts[col];
+	return freq;
+}
+
 double lec__search_bm25(double idf, double freq, double norm)
 {
 	return idf * freq * (K1 + 1) / (freq + norm);

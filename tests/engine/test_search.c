@@ -1443,6 +1443,48 @@ done:
 	lec_store_free(other);
 }
 
+/* An index without terms (made before migration 12) is read from FTS5:
+ * the same rows, the same weighted instances as the term index gave (p,
+ * whose lists the next read frees: copied first). */
+static void check_read_from_fts5(struct lec_store *st,
+				 const struct lec__search_expr *ex,
+				 const struct lec__search_tokenizer *tok,
+				 const struct lec__search_postings *p)
+{
+	struct lec__search_postings *fts = NULL, copy = *p;
+	int64_t *rowids[LEC_SEARCH_TERMS_MAX];
+	double *freqs[LEC_SEARCH_TERMS_MAX];
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		rowids[i] = lec__calloc(p->len[i] + 1, sizeof(int64_t));
+		freqs[i] = lec__calloc(p->len[i] + 1, sizeof(double));
+		memcpy(rowids[i], p->rowids[i], p->len[i] * sizeof(int64_t));
+		memcpy(freqs[i], p->freqs[i], p->len[i] * sizeof(double));
+		copy.rowids[i] = rowids[i];
+		copy.freqs[i] = freqs[i];
+	}
+	CHECK_OK(lec_store__exec(st, "UPDATE search_versions SET tokens = "
+				 "NULL"));
+	CHECK_OK(lec_store_read_begin(st));
+	CHECK_OK(lec__search_postings_get(st, ex, tok, &fts));
+	lec_store_read_end(st);
+	for (i = 0; fts && i < p->n; i++) {
+		CHECK_INT((int64_t)fts->len[i], (int64_t)copy.len[i]);
+		for (j = 0; j < copy.len[i] && j < fts->len[i]; j++)
+			CHECK(fts->rowids[i][j] == copy.rowids[i][j] &&
+			      fts->freqs[i][j] == copy.freqs[i][j]);
+		CHECK(fts->idf[i] == copy.idf[i]);
+	}
+	for (j = 0; fts && j < LEC__SEARCH_LENGTH_BUCKETS; j++)
+		CHECK(fts->norm[j] == copy.norm[j]);
+	for (i = 0; i < p->n; i++) {
+		lec__free(rowids[i]);
+		lec__free(freqs[i]);
+	}
+	lec__search_postings_free(fts);
+}
+
 /* The postings of a plain query: every row of each phrase, ascending, as
  * FTS5 counts them; remembered (the same lists the next time); none for
  * a query with operators. */
@@ -1452,18 +1494,21 @@ TEST(postings_are_every_row_and_remembered)
 	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
 	struct lec__search_expr ex = { 0 }, ops = { 0 };
 	struct lec__search_postings *p = NULL, *again = NULL, *none = NULL;
+	struct lec__search_tokenizer tok;
 	char sql[128];
 	size_t i, j;
 
 	index_generated(st, v, 7);
 	total_of(st, v, "alpha"); /* registers the memory */
+	CHECK_OK(lec__search_tokenizer_open(st, &tok));
 	CHECK_OK(lec__search_translate("alpha loop \"event loop\" gam* zzzz",
 				       test_tokens, NULL, &ex));
 	CHECK_OK(lec__search_translate("alpha -loop", test_tokens, NULL, &ops));
 	CHECK_OK(lec_store_read_begin(st));
-	CHECK_OK(lec__search_postings_get(st, &ex, &p));
-	CHECK_OK(lec__search_postings_get(st, &ex, &again));
-	CHECK_INT(lec__search_postings_get(st, &ops, &none), LEC_ENOTFOUND);
+	CHECK_OK(lec__search_postings_get(st, &ex, &tok, &p));
+	CHECK_OK(lec__search_postings_get(st, &ex, &tok, &again));
+	CHECK_INT(lec__search_postings_get(st, &ops, &tok, &none),
+		  LEC_ENOTFOUND);
 	lec_store_read_end(st);
 	CHECK(none == NULL);
 	if (p == NULL || again == NULL)
@@ -1481,9 +1526,11 @@ TEST(postings_are_every_row_and_remembered)
 	}
 	CHECK(p->len[0] > 0 && p->len[2] > 0 && p->len[3] > 0);
 	CHECK_INT(p->len[4], 0);
+	check_read_from_fts5(st, &ex, &tok, p);
 done:
 	lec__search_postings_free(p);
 	lec__search_postings_free(again);
+	lec__search_tokenizer_close(&tok);
 	lec__search_expr_dispose(&ex);
 	lec__search_expr_dispose(&ops);
 	lec_store_free(st);
