@@ -22,6 +22,9 @@ import random
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "relevance"))
+from prefixes import modules_of  # noqa: E402
+
 SEED = 33
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
 TAG = re.compile(r"<[^>]+>")
@@ -50,7 +53,7 @@ def collect(root):
                 kinds["title"].add(" ".join(t[i:i + 2]))
         for ident in re.findall(r'<dt class="sig sig-object py" id="([A-Za-z_][\w.]*)"', page):
             kinds["object"].add(ident)
-        for ident in re.findall(r'<section id="module-([A-Za-z_][\w.]*)"', page):
+        for ident in modules_of(page):
             base = ident.split(".")[0]
             for n in range(4, min(7, len(base) - 1) + 1):
                 kinds["prefix"].add(base[:n])

@@ -912,6 +912,7 @@ struct gather {
 	struct acc_list named; /* pages of name matches, ranked first */
 	struct lec__search_tokenizer *tok;
 	int page_checks; /* FTS5 lookups left for page_has */
+	int unfinished;  /* the last word is not an indexed one (typed_query) */
 	/* The query's remembered postings, NULL: rank with FTS5 statements */
 	struct lec__search_postings *post;
 };
@@ -1443,9 +1444,9 @@ static int gather_names(struct gather *g)
 	int rc;
 
 	g->page_checks = PAGE_CHECKS_MAX;
-	if ((rc = lec__search_names_match(g->st, g->req->query, names_in_scope,
-					  names_page_has, g, &hits, &nhits)) <
-	    0)
+	if ((rc = lec__search_names_match(g->st, g->req->query, g->unfinished,
+					  names_in_scope, names_page_has, g,
+					  &hits, &nhits)) < 0)
 		return rc;
 	for (i = 0; i < nhits && rc == LEC_OK; i++) {
 		page_id = hits[i].entry >> ENTRY_BITS;
@@ -1810,6 +1811,7 @@ static int run_query(struct lec_store *st,
 	g.st = st;
 	g.req = req;
 	g.tok = &tok;
+	g.unfinished = typed != NULL;
 	/* One snapshot for gathering and filling, unless the caller has one. */
 	own_read = sqlite3_get_autocommit(st->db);
 	if (own_read && (rc = lec_store_read_begin(st)) < 0)

@@ -240,11 +240,12 @@ struct lec__search_name_hit {
 };
 
 /*
- * The entries a query names, best first (see search_names.c). *out is
- * owned by the caller (lec__free), NULL when *n is 0.
+ * The entries a query names, best first (see search_names.c); unfinished:
+ * its last word is not one the index has (typed so far). *out is owned by
+ * the caller (lec__free), NULL when *n is 0.
  */
 int lec__search_names_match(struct lec_store *st, const char *query,
-			    lec__search_scope_fn in_scope,
+			    int unfinished, lec__search_scope_fn in_scope,
 			    lec__search_page_has_fn page_has, void *ctx,
 			    struct lec__search_name_hit **out, size_t *n);
 

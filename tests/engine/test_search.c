@@ -920,9 +920,11 @@ static void index_names(struct lec_store *st, int64_t version)
 	struct lec_page_doc *api = doc_new("API reference");
 	struct lec_page_doc *talk = doc_new("Notes on html_theme");
 	struct lec_page_doc *gloss = doc_new("Glossary");
+	struct lec_page_doc *mod = doc_new("gardening — Tending plants");
 	struct lec_search_page pages[] = { { "api.html", 0, api },
 					   { "talk.html", 0, talk },
-					   { "glossary.html", 0, gloss } };
+					   { "glossary.html", 0, gloss },
+					   { "gardening.html", 0, mod } };
 
 	doc_section(api, "api", "API", "The functions.");
 	doc_domain(api, "py:function", "garden.plant_tulips",
@@ -941,11 +943,20 @@ static void index_names(struct lec_store *st, int64_t version)
 		    "html_theme html_theme html_theme plant_tulips "
 		    "plant_tulips water water water ref ref role role build "
 		    "tulips tulips");
+	doc_section(talk, "gardening", "gardening", "What changed in it.");
 	doc_section(gloss, "term-tulip", "tulip", "A flower, see ref.");
-	CHECK_OK(lec_search_index_replace(st, version, pages, 3));
+	doc_section(gloss, "planting-schedules", "Planting Schedules",
+		    "When to plant bulbs.");
+	/* A module's section (Sphinx's module-NAME target), and a section
+	 * whose title only slugs to such an id. */
+	doc_section(mod, "module-gardening", "gardening — Tending plants",
+		    "Tools for beds.");
+	doc_section(mod, "module-functions", "Module Functions", "Some.");
+	CHECK_OK(lec_search_index_replace(st, version, pages, 4));
 	lec_page_doc_free(api);
 	lec_page_doc_free(talk);
 	lec_page_doc_free(gloss);
+	lec_page_doc_free(mod);
 }
 
 /* The first result's page and first block's anchor are path and id. */
@@ -999,6 +1010,20 @@ TEST(names_rank_first)
 	check_first(st, v, "plant_tulisp", "api.html", "garden.plant_tulips");
 	/* Prose words are not looked up one by one. */
 	check_first(st, v, "water matter", "talk.html", "talk");
+	/* A module by its name, above a section titled with it, and by the
+	 * start of it however long the name (typed, not a word yet); a
+	 * section titled "Module Functions" is no module. */
+	check_first(st, v, "gardening", "gardening.html", "module-gardening");
+	check_first(st, v, "garde", "gardening.html", "module-gardening");
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_names WHERE "
+				"role = 'py:module'"),
+		  1);
+	/* The last words as the start of a title, the words before them on
+	 * its page or not. */
+	check_first(st, v, "tulip planting sched", "glossary.html",
+		    "planting-schedules");
+	check_first(st, v, "daffodil planting sched", "glossary.html",
+		    "planting-schedules");
 	/* Names belong to their version, and go with their pages. */
 	CHECK_INT(total_of(st, other, "html_theme"), 0);
 	CHECK_INT(total_of(st, other, "html_the"), 0);
