@@ -379,14 +379,33 @@ static int emit_at(struct pass *p, size_t start, size_t end, int match)
 	return 0;
 }
 
+/* Whether a fragment may start at text[i]: the start of a word, as a
+ * reader sees words (after a space), not of a token ("path" in os.path,
+ * "subprocess" in create_subprocess_exec). */
+static int word_start(const char *text, size_t i)
+{
+	return i == 0 || (text[i - 1] == ' ' && text[i] != ' ');
+}
+
 /* Where a fragment starts: the text's start when the match is near it,
- * else the first remembered token start within LEAD bytes before it. */
+ * else the first word start within LEAD bytes before it, else the start
+ * of the match's own word; only a word longer than the fragment's half
+ * (a URL) makes it start at a remembered token within LEAD. */
 static size_t fragment_start(const struct pass *p)
 {
 	size_t i, n = p->nstarts < RING ? p->nstarts : RING, best = p->match_start;
+	size_t lo = p->match_start > LEC__SEARCH_FRAGMENT / 2
+			    ? p->match_start - LEC__SEARCH_FRAGMENT / 2
+			    : 0;
 
 	if (p->match_start < LEAD)
 		return 0;
+	for (i = p->match_start - LEAD; i <= p->match_start; i++)
+		if (word_start(p->text, i))
+			return i;
+	for (i = p->match_start - LEAD; i > lo; i--)
+		if (word_start(p->text, i - 1))
+			return i - 1;
 	for (i = 0; i < n; i++)
 		if (p->starts[i] + LEAD >= p->match_start && p->starts[i] < best)
 			best = p->starts[i];

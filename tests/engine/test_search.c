@@ -430,6 +430,21 @@ TEST(fragments_cut_at_words_and_follow_the_terms)
 	}
 	lec_search_results_dispose(&r);
 	lec__free(text);
+	/* A fragment starts at a word, not at a token inside a dotted name
+	 * (the last tokens before the match are all in a.b.c...). */
+	for (i = 0; i < 300; i++)
+		lec__buf_printf(&b, i == 150 ? "a.b.c.d.e.f.g.h.i.needle "
+					     : "word%d ",
+				i);
+	text = lec__buf_take(&b);
+	index_one(st, v, "deep.html", "Deep", text);
+	if ((blk = only_block(st, &req, &r)) != NULL)
+		CHECK(blk->content_highlight &&
+		      strncmp(blk->content_highlight,
+			      "word148 word149 a.b.c.d.e.f.g.h.i.<span>needle",
+			      46) == 0);
+	lec_search_results_dispose(&r);
+	lec__free(text);
 
 	/* Prefixes, phrases and stems are highlighted; excluded words are
 	 * not. */
