@@ -1543,9 +1543,47 @@ static char *dup_or_fail(const char *s, int *rc)
 	return copy;
 }
 
+/* Columns of row rowid (bit c for column c) that hold a query token, when
+ * the remembered postings can say (every phrase one token); else all.
+ * Highlighting a column without one would scan it to find nothing. */
+static unsigned row_cols(const struct gather *g, int64_t rowid)
+{
+	const struct lec__search_postings *p = g->post;
+	unsigned cols = 0;
+	size_t i, at;
+
+	if (p == NULL || !p->token_cols)
+		return ~0u;
+	for (i = 0; i < p->n; i++) {
+		at = seek_row(p->rowids[i], p->len[i], 0, rowid);
+		if (at < p->len[i] && p->rowids[i][at] == rowid)
+			cols |= p->cols[i][at];
+	}
+	return cols;
+}
+
+/* row_cols of a page's title row (entry 0, whatever its length bucket). */
+static unsigned title_cols(const struct gather *g, int64_t page_id)
+{
+	const struct lec__search_postings *p = g->post;
+	int64_t first = page_id * ENTRIES_PER_PAGE;
+	size_t i, at;
+
+	if (p == NULL || !p->token_cols)
+		return ~0u;
+	for (i = 0; i < p->n; i++) {
+		at = seek_row(p->rowids[i], p->len[i], 0, first);
+		if (at < p->len[i] &&
+		    p->rowids[i][at] < first + LEC__SEARCH_LENGTH_BUCKETS)
+			return row_cols(g, p->rowids[i][at]);
+	}
+	return 0;
+}
+
 static int fill_block(struct gather *g, int64_t rowid,
 		      struct lec_search_block *blk, int *found)
 {
+	unsigned cols = row_cols(g, rowid);
 	sqlite3_stmt *stmt = NULL;
 	int rc;
 
@@ -1571,10 +1609,10 @@ static int fill_block(struct gather *g, int64_t rowid,
 		blk->role = dup_or_fail(col_str(stmt, 2), &rc);
 	blk->title = dup_or_fail(col_str(stmt, 3), &rc);
 	blk->content = dup_or_fail(col_str(stmt, 4), &rc);
-	if (rc == LEC_OK)
+	if (rc == LEC_OK && (cols & 2))
 		rc = lec__search_hl_text(g->hl, blk->title, 1,
 					 &blk->title_highlight);
-	if (rc == LEC_OK)
+	if (rc == LEC_OK && (cols & 4))
 		rc = lec__search_hl_text(g->hl, blk->content, 0,
 					 &blk->content_highlight);
 done:
@@ -1605,7 +1643,7 @@ static int fill_page(struct gather *g, const struct page_acc *acc,
 	hit->version_id = sqlite3_column_int64(stmt, 0);
 	hit->path = dup_or_fail(col_str(stmt, 1), &rc);
 	hit->title = dup_or_fail(col_str(stmt, 2), &rc);
-	if (rc == LEC_OK)
+	if (rc == LEC_OK && (title_cols(g, acc->page_id) & 1))
 		rc = lec__search_hl_text(g->hl, hit->title, 1,
 					 &hit->title_highlight);
 	if (rc < 0)

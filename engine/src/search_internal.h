@@ -117,7 +117,7 @@ double lec__search_idf(sqlite3_int64 rows, sqlite3_int64 hits);
 void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
 		       double *norm);
 int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
-			    int phrase, double *freq);
+			    int phrase, double *freq, unsigned *cols);
 /* The same from a row's instances per column (the term index's counts). */
 double lec__search_freq(const unsigned counts[LEC__SEARCH_COLUMNS]);
 double lec__search_bm25(double idf, double freq, double norm);
@@ -129,14 +129,21 @@ int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 struct lec_store;
 struct lec__search_memo;
 
-/* One phrase's rows, ascending, with its weighted instances in each. */
+/* One phrase's rows, ascending, with its weighted instances in each and
+ * the columns it occurs in (bit c for column c: what highlights skip). */
 struct lec__search_plist {
 	char *phrase; /* the FTS5 phrase; NULL when a memory slot is free */
 	int64_t *rowids;
 	double *freqs;
+	unsigned char *cols;
 	size_t len, cap;
 	unsigned long used; /* clock of the last use, for eviction */
 };
+/* Room for `more` rows (search_terms.c): LEC_OK or LEC_ENOMEM (no message
+ * set: an FTS5 callback reports it as SQLITE_NOMEM). */
+int lec__search_plist_reserve(struct lec__search_plist *l, size_t more);
+/* Free the rows and the phrase; l is then empty. */
+void lec__search_plist_clear(struct lec__search_plist *l);
 
 /* The rows of a plain query's phrases (lec__search_expr.phrases), each
  * list ascending by rowid with the phrase's weighted instances in that row
@@ -147,6 +154,10 @@ struct lec__search_postings {
 	const char *const *phrases;
 	const int64_t *rowids[LEC_SEARCH_TERMS_MAX];
 	const double *freqs[LEC_SEARCH_TERMS_MAX];
+	const unsigned char *cols[LEC_SEARCH_TERMS_MAX];
+	/* Every phrase is one token: a row's columns then say where
+	 * highlights can find a match. */
+	int token_cols;
 	size_t len[LEC_SEARCH_TERMS_MAX];
 	double idf[LEC_SEARCH_TERMS_MAX];
 	double norm[LEC__SEARCH_LENGTH_BUCKETS];

@@ -60,15 +60,8 @@ struct request {
 
 static size_t list_bytes(const struct lec__search_plist *l)
 {
-	return l->cap * (sizeof(*l->rowids) + sizeof(*l->freqs));
-}
-
-static void list_clear(struct lec__search_plist *l)
-{
-	lec__free(l->phrase);
-	lec__free(l->rowids);
-	lec__free(l->freqs);
-	memset(l, 0, sizeof(*l));
+	return l->cap *
+	       (sizeof(*l->rowids) + sizeof(*l->freqs) + sizeof(*l->cols));
 }
 
 static void memo_flush(struct lec__search_memo *m)
@@ -76,7 +69,7 @@ static void memo_flush(struct lec__search_memo *m)
 	size_t i;
 
 	for (i = 0; i < MEMO_SLOTS; i++)
-		list_clear(&m->slots[i]);
+		lec__search_plist_clear(&m->slots[i]);
 	m->bytes = 0;
 	m->valid = 0;
 }
@@ -130,7 +123,7 @@ static void memo_keep(struct lec__search_memo *m, struct lec__search_plist *l)
 		if (victim == NULL)
 			return; /* everything is this query's own */
 		m->bytes -= list_bytes(victim);
-		list_clear(victim);
+		lec__search_plist_clear(victim);
 	}
 	*free_slot = *l;
 	free_slot->used = m->clock;
@@ -145,40 +138,25 @@ struct reader {
 	struct request *rq;
 };
 
-static int list_grow(struct lec__search_plist *l)
-{
-	size_t cap = l->cap ? l->cap * 2 : 64;
-	int64_t *rowids = lec__realloc(l->rowids, cap * sizeof(*rowids));
-	double *freqs;
-
-	if (rowids == NULL)
-		return SQLITE_NOMEM;
-	l->rowids = rowids;
-	if ((freqs = lec__realloc(l->freqs, cap * sizeof(*freqs))) == NULL)
-		return SQLITE_NOMEM;
-	l->freqs = freqs;
-	l->cap = cap;
-	return SQLITE_OK;
-}
-
 /* xQueryPhrase's callback: one row of the phrase (phrase 0 of fts). */
 static int read_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
 {
 	struct reader *r = ctx;
 	struct lec__search_plist *l = r->list;
+	unsigned cols;
 	int rc;
 
 	if (r->rq->rows == QUERY_ROWS_MAX) {
 		r->rq->too_many = 1;
 		return SQLITE_DONE;
 	}
-	if (l->len == l->cap && (rc = list_grow(l)) != SQLITE_OK)
-		return rc;
+	if (lec__search_plist_reserve(l, 1) < 0)
+		return SQLITE_NOMEM;
 	l->rowids[l->len] = api->xRowid(fts);
-	if ((rc = lec__search_phrase_freq(api, fts, 0, &l->freqs[l->len])) !=
-	    SQLITE_OK)
+	if ((rc = lec__search_phrase_freq(api, fts, 0, &l->freqs[l->len],
+					  &cols)) != SQLITE_OK)
 		return rc;
-	l->len++;
+	l->cols[l->len++] = (unsigned char)cols;
 	r->rq->rows++;
 	return SQLITE_OK;
 }
@@ -249,7 +227,7 @@ void lec__search_postings_free(struct lec__search_postings *p)
 	if (p == NULL)
 		return;
 	for (i = 0; p->own && i < p->n; i++)
-		list_clear(&p->own[i]);
+		lec__search_plist_clear(&p->own[i]);
 	lec__free(p->own);
 	lec__free(p);
 }
@@ -262,6 +240,7 @@ static void post_set(struct lec__search_postings *p, size_t i,
 
 	p->rowids[i] = l->rowids ? l->rowids : &none;
 	p->freqs[i] = l->freqs;
+	p->cols[i] = l->cols;
 	p->len[i] = l->len;
 }
 
@@ -323,7 +302,7 @@ static int read_terms(struct lec_store *st, const struct lec__search_expr *ex,
 		} else if (rc == LEC_ENOTFOUND) {
 			/* Too big for the term index: FTS5 reads it (or
 			 * finds it too many rows). */
-			list_clear(&p->own[i]);
+			lec__search_plist_clear(&p->own[i]);
 			lec_error_clear();
 			rc = LEC_OK;
 		}
@@ -387,6 +366,7 @@ int lec__search_postings_get(struct lec_store *st,
 	struct lec__search_plist *l;
 	size_t i, n = ex->nphrases, missing = 0, rows = 0;
 	char remembered[LEC_SEARCH_TERMS_MAX] = { 0 };
+	char term[LEC__SEARCH_TERM_MAX];
 	int rc = LEC_OK, too_many = 0;
 
 	*out = NULL;
@@ -400,6 +380,12 @@ int lec__search_postings_get(struct lec_store *st,
 	}
 	p->n = n;
 	p->phrases = (const char *const *)ex->phrases;
+	p->token_cols = ex->npositive == n;
+	for (i = 0; i < n && p->token_cols; i++)
+		p->token_cols = lec__search_terms_one(
+					tok, ex->positive[i].text,
+					strlen(ex->positive[i].text),
+					ex->positive[i].prefix, term) > 0;
 	m->clock++;
 	memo_current(m);
 	for (i = 0; i < n; i++) {

@@ -98,9 +98,10 @@ void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
 }
 
 int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
-			    int phrase, double *freq)
+			    int phrase, double *freq, unsigned *cols)
 {
 	Fts5PhraseIter it;
+	unsigned seen = 0;
 	int col, off, rc;
 
 	*freq = 0;
@@ -108,8 +109,12 @@ int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
 	    SQLITE_OK)
 		return rc;
 	for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off))
-		if (col < NWEIGHTS)
+		if (col < NWEIGHTS) {
 			*freq += weights[col];
+			seen |= 1u << col;
+		}
+	if (cols)
+		*cols = seen;
 	return SQLITE_OK;
 }
 
@@ -315,7 +320,7 @@ static void lec_rank(const Fts5ExtensionApi *api, Fts5Context *fts,
 	/* Phrase by phrase: xInst would first merge every phrase's
 	 * instances into one sorted array. */
 	for (i = 0; i < d->nphrase; i++) {
-		if ((rc = lec__search_phrase_freq(api, fts, i, &freq)) !=
+		if ((rc = lec__search_phrase_freq(api, fts, i, &freq, NULL)) !=
 		    SQLITE_OK) {
 			sqlite3_result_error_code(ctx, rc);
 			return;

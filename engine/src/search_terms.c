@@ -352,24 +352,37 @@ static const unsigned char *get_varint(const unsigned char *p,
 	return NULL;
 }
 
-static int list_reserve(struct lec__search_plist *l, size_t more)
+int lec__search_plist_reserve(struct lec__search_plist *l, size_t more)
 {
 	size_t cap = l->cap ? l->cap : 64;
 	int64_t *rowids;
 	double *freqs;
+	unsigned char *cols;
 
 	if (l->len + more <= l->cap)
 		return LEC_OK;
 	while (cap < l->len + more)
 		cap *= 2;
 	if ((rowids = lec__realloc(l->rowids, cap * sizeof(*rowids))) == NULL)
-		return lec__error_oom();
+		return LEC_ENOMEM;
 	l->rowids = rowids;
 	if ((freqs = lec__realloc(l->freqs, cap * sizeof(*freqs))) == NULL)
-		return lec__error_oom();
+		return LEC_ENOMEM;
 	l->freqs = freqs;
+	if ((cols = lec__realloc(l->cols, cap * sizeof(*cols))) == NULL)
+		return LEC_ENOMEM;
+	l->cols = cols;
 	l->cap = cap;
 	return LEC_OK;
+}
+
+void lec__search_plist_clear(struct lec__search_plist *l)
+{
+	lec__free(l->phrase);
+	lec__free(l->rowids);
+	lec__free(l->freqs);
+	lec__free(l->cols);
+	memset(l, 0, sizeof(*l));
 }
 
 /* Append a blob's rows (n of them) to l. */
@@ -380,10 +393,9 @@ static int decode(const unsigned char *p, size_t bytes, int64_t n,
 	unsigned counts[LEC__SEARCH_COLUMNS];
 	uint64_t delta, v, extra;
 	int64_t row = 0, i;
-	int rc;
 
-	if ((rc = list_reserve(l, (size_t)n)) < 0)
-		return rc;
+	if (lec__search_plist_reserve(l, (size_t)n) < 0)
+		return lec__error_oom();
 	for (i = 0; i < n; i++) {
 		if ((p = get_varint(p, end, &delta)) == NULL ||
 		    (p = get_varint(p, end, &v)) == NULL)
@@ -401,7 +413,10 @@ static int decode(const unsigned char *p, size_t bytes, int64_t n,
 			break;
 		row += (int64_t)delta;
 		l->rowids[l->len] = row;
-		l->freqs[l->len++] = lec__search_freq(counts);
+		l->freqs[l->len] = lec__search_freq(counts);
+		l->cols[l->len++] = (unsigned char)((counts[0] ? 1 : 0) |
+						    (counts[1] ? 2 : 0) |
+						    (counts[2] ? 4 : 0));
 	}
 	if (i < n)
 		return lec__error(LEC_ERROR, "the search term index is damaged");
@@ -412,35 +427,29 @@ static int decode(const unsigned char *p, size_t bytes, int64_t n,
  * row in both adding its instances (a prefix's terms share rows). */
 static int merge_tail(struct lec__search_plist *l, size_t from)
 {
-	size_t n = l->len, a = 0, b = from, o = 0;
-	int64_t *rowids;
-	double *freqs;
+	struct lec__search_plist m = { 0 };
+	size_t n = l->len, a = 0, b = from, take;
 
 	if (from == 0 || l->rowids[from - 1] < l->rowids[from])
 		return LEC_OK; /* already in order: versions follow each other */
-	rowids = lec__malloc(n * sizeof(*rowids));
-	freqs = lec__malloc(n * sizeof(*freqs));
-	if (rowids == NULL || freqs == NULL) {
-		lec__free(rowids);
-		lec__free(freqs);
+	if (lec__search_plist_reserve(&m, n) < 0) {
+		lec__search_plist_clear(&m);
 		return lec__error_oom();
 	}
 	while (a < from || b < n) {
-		if (b == n || (a < from && l->rowids[a] < l->rowids[b])) {
-			rowids[o] = l->rowids[a], freqs[o++] = l->freqs[a++];
-		} else if (a == from || l->rowids[b] < l->rowids[a]) {
-			rowids[o] = l->rowids[b], freqs[o++] = l->freqs[b++];
+		take = b == n || (a < from && l->rowids[a] <= l->rowids[b]) ? a++
+									  : b++;
+		if (m.len > 0 && m.rowids[m.len - 1] == l->rowids[take]) {
+			m.freqs[m.len - 1] += l->freqs[take];
+			m.cols[m.len - 1] |= l->cols[take];
 		} else {
-			rowids[o] = l->rowids[a];
-			freqs[o++] = l->freqs[a++] + l->freqs[b++];
+			m.rowids[m.len] = l->rowids[take];
+			m.freqs[m.len] = l->freqs[take];
+			m.cols[m.len++] = l->cols[take];
 		}
 	}
-	lec__free(l->rowids);
-	lec__free(l->freqs);
-	l->rowids = rowids;
-	l->freqs = freqs;
-	l->len = o;
-	l->cap = n;
+	lec__search_plist_clear(l);
+	*l = m;
 	return LEC_OK;
 }
 
