@@ -19,6 +19,7 @@
  */
 #include <string.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "search_internal.h"
 #include "store_internal.h"
@@ -46,6 +47,9 @@ struct lec__search_memo {
 	sqlite3_int64 changes;
 	sqlite3_int64 rows, tokens; /* the table's, for BM25 */
 	struct lec__search_plist slots[MEMO_SLOTS];
+	/* Each used slot's phrase hashed: a lookup compares hashes, not the
+	 * phrases of every slot. */
+	uint64_t hashes[MEMO_SLOTS];
 	size_t bytes;
 	unsigned long clock;
 };
@@ -87,10 +91,11 @@ static void memo_free(void *p)
 static struct lec__search_plist *memo_find(struct lec__search_memo *m,
 					   const char *phrase)
 {
+	uint64_t h = lec__fnv1a(phrase, strlen(phrase));
 	size_t i;
 
 	for (i = 0; i < MEMO_SLOTS; i++)
-		if (m->slots[i].phrase &&
+		if (m->hashes[i] == h && m->slots[i].phrase &&
 		    strcmp(m->slots[i].phrase, phrase) == 0)
 			return &m->slots[i];
 	return NULL;
@@ -127,6 +132,8 @@ static void memo_keep(struct lec__search_memo *m, struct lec__search_plist *l)
 	}
 	*free_slot = *l;
 	free_slot->used = m->clock;
+	m->hashes[free_slot - m->slots] = lec__fnv1a(l->phrase,
+						     strlen(l->phrase));
 	m->bytes += need;
 	memset(l, 0, sizeof(*l));
 }
