@@ -75,8 +75,8 @@
 #define F_PREFIX 0.6
 /* The query's last words as the start of a longer title (times
  * F_PREFIX's factor): below a word that is a whole name; halved again when
- * the words before them are not on its page (readers write "f-string"
- * where the page says "formatted string literal"). */
+ * no such title's page has the words before them (readers write
+ * "f-string" where the page says "formatted string literal"). */
 #define F_RUN 0.7
 #define F_RUN_ALONE 0.5
 #define F_OTHER_TYPE 0.5
@@ -343,11 +343,10 @@ struct lookup {
 	const char *word;   /* as typed */
 	size_t len;
 	const char *others; /* the other words a page must have, or NULL */
-	double without; /* others not on the page: 0 drops the entry, else
-			   its score's factor */
 	const char *hint;   /* the role a type word asks for, or NULL */
 	double factor;
 	int prefix; /* keys it begins rather than the key */
+	int rows;   /* keys read at most */
 	int unfinished; /* prefix: any name it begins, however long */
 };
 
@@ -387,7 +386,7 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 	sqlite3_bind_text(stmt, 1, key, (int)l->len, SQLITE_TRANSIENT);
 	if (l->prefix)
 		sqlite3_bind_text(stmt, 2, end, (int)l->len, SQLITE_TRANSIENT);
-	sqlite3_bind_int(stmt, 3, l->prefix ? PREFIX_ROWS : LOOKUP_ROWS);
+	sqlite3_bind_int(stmt, 3, l->rows);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		int64_t entry = sqlite3_column_int64(stmt, 0);
 		const char *name = (const char *)sqlite3_column_text(stmt, 3);
@@ -417,10 +416,8 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 				rc = has;
 				break;
 			}
-			if (!has && l->without == 0)
-				continue;
 			if (!has)
-				score *= l->without;
+				continue;
 		}
 		if ((rc = hit_push(m, entry, score)) < 0)
 			break;
@@ -500,8 +497,9 @@ static int lookup_words(struct matcher *m, const struct words *w)
 		if ((hint = hint_of(w->at[i], w->len[i])) != NULL)
 			hint_at = i;
 	for (i = 0; i < w->n && rc == LEC_OK; i++) {
-		struct lookup l = { w->at[i], w->len[i], NULL, 0, hint, F_WORD,
-				    0, 0 };
+		struct lookup l = { w->at[i], w->len[i], NULL,	 hint,
+				    F_WORD,	     0,	       LOOKUP_ROWS,
+				    0 };
 
 		if (i == hint_at ||
 		    (hint == NULL && !identifier_like(w->at[i], w->len[i])))
@@ -536,8 +534,9 @@ static int lookup_runs(struct matcher *m, const struct words *w,
 	int rc = LEC_OK;
 
 	for (i = 0; i + 1 < w->n && rc == LEC_OK; i++) {
-		struct lookup l = { whole + at, strlen(whole + at), NULL,
-				    F_RUN_ALONE, NULL, F_RUN, 1, 1 };
+		struct lookup l = { whole + at, strlen(whole + at), NULL, NULL,
+				    F_RUN,	       1,		   LOOKUP_ROWS,
+				    1 };
 
 		lec__buf_dispose(&others);
 		lec__buf_putn(&others, whole, at ? at - 1 : 0);
@@ -546,6 +545,11 @@ static int lookup_runs(struct matcher *m, const struct words *w,
 		l.others = others.len ? others.ptr : NULL;
 		if (rc == LEC_OK)
 			rc = lookup(m, &l, &found);
+		if (rc == LEC_OK && found == 0 && l.others) {
+			l.others = NULL;
+			l.factor *= F_RUN_ALONE;
+			rc = lookup(m, &l, &found);
+		}
 		at += w->len[i] + 1;
 	}
 	lec__buf_dispose(&others);
@@ -592,16 +596,16 @@ int lec__search_names_match(struct lec_store *st, const char *query,
 		goto done;
 	}
 	{
-		struct lookup l = { whole.ptr, whole.len, NULL, 0, NULL, F_WHOLE,
-				    0, 0 };
+		struct lookup l = { whole.ptr, whole.len, NULL, NULL, F_WHOLE,
+				    0,	       LOOKUP_ROWS, 0 };
 
 		rc = lookup(&m, &l, &found);
 	}
 	if (rc == LEC_OK && w.n > 1 && (rc = lookup_words(&m, &w)) == LEC_OK)
 		rc = lookup_runs(&m, &w, whole.ptr);
 	if (rc == LEC_OK && w.n == 1 && found == 0 && w.len[0] >= PREFIX_MIN) {
-		struct lookup pre = { w.at[0], w.len[0], NULL, 0, NULL, F_WHOLE,
-				      1,
+		struct lookup pre = { w.at[0], w.len[0], NULL, NULL, F_WHOLE,
+				      1,       PREFIX_ROWS,
 				      unfinished ||
 					      identifier_like(w.at[0], w.len[0]) };
 
