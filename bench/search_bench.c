@@ -234,10 +234,11 @@ static int run_distinct(struct lec_store *st, int64_t version,
 		}
 		ms[i] = (now_s() - t0) * 1000;
 		hits += res.total;
-		lec_search_results_dispose(&res);
 		if (getenv("BENCH_VERBOSE"))
-			fprintf(stderr, "%-8s %-40s %8.3f ms\n", l->kind[i],
-				l->text[i], ms[i]);
+			fprintf(stderr, "%-8s %-40s %8.3f ms %zu %s\n",
+				l->kind[i], l->text[i], ms[i], res.total,
+				res.len ? res.items[0].path : "-");
+		lec_search_results_dispose(&res);
 		for (j = 0; j < nkinds && strcmp(kinds[j], l->kind[i]); j++)
 			;
 		if (j == nkinds && nkinds < KINDS_MAX)

@@ -9,13 +9,14 @@
  * time (the OR form of "context manager with statement" alone steps
  * through 5,000 rows of python3-doc to count its pages).
  *
- * A phrase's list is read in one pass over its doclist (FTS5's
- * xQueryPhrase, from inside the auxiliary function lec_postings, the only
- * place FTS5 hands out its API), the same pass lec_rank makes to count
- * document frequencies, so even a query's first run costs no more than it
- * did. Lists are remembered per connection, like lec_rank's frequencies,
- * while the database is unchanged (data version and this connection's
- * changes), the least recently used going first past a byte budget.
+ * A word's or a typed prefix's list comes from the term index
+ * (search_terms.c), one lookup; a phrase of several tokens, which needs
+ * positions, from FTS5: its MATCH stepped once, the auxiliary function
+ * lec_postings (the only place FTS5 hands out its API) weighing each row's
+ * instances. Lists are remembered per connection, like lec_rank's
+ * frequencies, while the database is unchanged (data version and this
+ * connection's changes), the least recently used going first past a byte
+ * budget.
  */
 #include <string.h>
 
@@ -35,8 +36,6 @@
  * more, such as 64 words each in every row, is ranked by FTS5 statements
  * instead, which need no memory. */
 #define QUERY_ROWS_MAX ((size_t)1 << 20)
-/* Pointer type of lec_postings' request argument (sqlite3_bind_pointer). */
-#define REQUEST_TYPE "lec_postings_request"
 #define POSTINGS_FN "lec_postings"
 
 /* A connection's memory, lec_postings' user data. */
@@ -52,14 +51,6 @@ struct lec__search_memo {
 	uint64_t hashes[MEMO_SLOTS];
 	size_t bytes;
 	unsigned long clock;
-};
-
-/* What one lec_postings call is asked to read. */
-struct request {
-	struct lec__search_postings *post; /* lists read go to post->own */
-	size_t rows;       /* read for it so far */
-	int too_many;      /* QUERY_ROWS_MAX reached */
-	int rc;            /* an SQLite code, from a failed read */
 };
 
 static size_t list_bytes(const struct lec__search_plist *l)
@@ -140,69 +131,28 @@ static void memo_keep(struct lec__search_memo *m, struct lec__search_plist *l)
 
 /* Reading ----------------------------------------------------------------- */
 
-struct reader {
-	struct lec__search_plist *list;
-	struct request *rq;
-};
-
-/* xQueryPhrase's callback: one row of the phrase (phrase 0 of fts). */
-static int read_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
-{
-	struct reader *r = ctx;
-	struct lec__search_plist *l = r->list;
-	unsigned cols;
-	int rc;
-
-	if (r->rq->rows == QUERY_ROWS_MAX) {
-		r->rq->too_many = 1;
-		return SQLITE_DONE;
-	}
-	if (lec__search_plist_reserve(l, 1) < 0)
-		return SQLITE_NOMEM;
-	l->rowids[l->len] = api->xRowid(fts);
-	if ((rc = lec__search_phrase_freq(api, fts, 0, &l->freqs[l->len],
-					  &cols)) != SQLITE_OK)
-		return rc;
-	l->cols[l->len++] = (unsigned char)cols;
-	r->rq->rows++;
-	return SQLITE_OK;
-}
-
-/* lec_postings(search_entries, request): read the lists of the request's
- * phrases that it does not have yet, and the table's sizes. Called on the
- * first row matching any of them. */
+/* lec_postings(search_entries): the current row's weighted instances of
+ * the query's only phrase, and the columns they are in, as one integer
+ * (instances x 2, whole since weights are whole or half, then 3 bits of
+ * columns); the table's sizes into the memory on the way. */
 static void postings_fn(const Fts5ExtensionApi *api, Fts5Context *fts,
 			sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct lec__search_memo *m = api->xUserData(fts);
-	struct request *rq =
-		nargs == 1 ? sqlite3_value_pointer(args[0], REQUEST_TYPE) : NULL;
-	struct reader r;
-	size_t i;
+	unsigned cols;
+	double freq;
 	int rc;
 
-	if (rq == NULL || (size_t)api->xPhraseCount(fts) != rq->post->n) {
-		sqlite3_result_error(ctx, "lec_postings: bad request", -1);
+	(void)nargs, (void)args;
+	if ((rc = api->xRowCount(fts, &m->rows)) != SQLITE_OK ||
+	    (rc = api->xColumnTotalSize(fts, -1, &m->tokens)) != SQLITE_OK ||
+	    (rc = lec__search_phrase_freq(api, fts, 0, &freq, &cols)) !=
+		    SQLITE_OK) {
+		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	if ((rc = api->xRowCount(fts, &m->rows)) != SQLITE_OK ||
-	    (rc = api->xColumnTotalSize(fts, -1, &m->tokens)) != SQLITE_OK)
-		goto fail;
 	m->valid = 1;
-	r.rq = rq;
-	for (i = 0; i < rq->post->n && !rq->too_many; i++) {
-		if (rq->post->rowids[i] != NULL)
-			continue; /* remembered */
-		r.list = &rq->post->own[i];
-		if ((rc = api->xQueryPhrase(fts, (int)i, &r, read_row)) !=
-		    SQLITE_OK)
-			goto fail;
-	}
-	sqlite3_result_int(ctx, 1);
-	return;
-fail:
-	rq->rc = rc;
-	sqlite3_result_error_code(ctx, rc);
+	sqlite3_result_int64(ctx, (sqlite3_int64)(freq * 2) << 3 | cols);
 }
 
 /* Looking up -------------------------------------------------------------- */
@@ -251,34 +201,39 @@ static void post_set(struct lec__search_postings *p, size_t i,
 	p->len[i] = l->len;
 }
 
-/* Read the lists still missing (rowids NULL) through lec_postings, on the
- * first row of expr (which must have p's phrases, in order), into
- * p->own; rows counts those read for the query so far. */
-static int read_fts5(struct lec_store *st, const char *expr,
-		     struct lec__search_postings *p, size_t rows,
-		     int *too_many)
+/* Read one phrase's rows from FTS5, stepping its MATCH (one pass over its
+ * doclist) into l; *rows counts those read for the query. */
+static int read_fts5(struct lec_store *st, const char *phrase,
+		     struct lec__search_plist *l, size_t *rows, int *too_many)
 {
-	struct request rq = { p, rows, 0, SQLITE_OK };
 	sqlite3_stmt *stmt = NULL;
+	sqlite3_int64 v;
 	int rc;
 
 	if ((rc = lec_store__prepare(st, &stmt,
-				     "SELECT " POSTINGS_FN "(search_entries, ?2)"
-				     " FROM search_entries WHERE search_entries "
-				     "MATCH ?1 LIMIT 1")) < 0 ||
-	    (rc = lec_store__bind_text(stmt, 1, expr)) < 0)
+				     "SELECT rowid, " POSTINGS_FN
+				     "(search_entries) FROM search_entries "
+				     "WHERE search_entries MATCH ?1")) < 0 ||
+	    (rc = lec_store__bind_text(stmt, 1, phrase)) < 0)
 		goto done;
-	sqlite3_bind_pointer(stmt, 2, &rq, REQUEST_TYPE, NULL);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-		/* No row: no phrase occurs anywhere, every list is empty. */
-		rc = LEC_OK;
-	} else {
-		rc = lec_store__sqlerr(st, rq.rc != SQLITE_OK ? rq.rc : rc,
-				       "searching");
-		goto done;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*rows == QUERY_ROWS_MAX) {
+			*too_many = 1;
+			break;
+		}
+		if (lec__search_plist_reserve(l, 1) < 0) {
+			rc = lec__error_oom();
+			goto done;
+		}
+		v = sqlite3_column_int64(stmt, 1);
+		l->rowids[l->len] = sqlite3_column_int64(stmt, 0);
+		l->freqs[l->len] = (double)(v >> 3) / 2;
+		l->cols[l->len++] = (unsigned char)(v & 7);
+		++*rows;
 	}
-	*too_many = rq.too_many;
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE
+		     ? LEC_OK
+		     : lec_store__sqlerr(st, rc, "searching");
 done:
 	lec_store__finalize(st, stmt);
 	return rc;
@@ -357,9 +312,10 @@ static int read_missing(struct lec_store *st, struct lec__search_memo *m,
 		lec_error_clear();
 		rc = LEC_OK;
 	}
-	for (i = 0; rc == LEC_OK && i < p->n; i++)
+	for (i = 0; rc == LEC_OK && !*too_many && i < p->n; i++)
 		if (p->rowids[i] == NULL)
-			return read_fts5(st, ex->any, p, *rows, too_many);
+			rc = read_fts5(st, p->phrases[i], &p->own[i], rows,
+				       too_many);
 	return rc;
 }
 
