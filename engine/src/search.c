@@ -1093,6 +1093,11 @@ struct rows {
 	int count_only;
 	size_t at[LEC_SEARCH_TERMS_MAX]; /* each list's next row */
 	int64_t hi;
+	/* The OR form: list `solo` alone has rows below solo_end (the other
+	 * lists' smallest next row), so they come from it without looking at
+	 * the others: a common word's long run between a rarer word's rows. */
+	size_t solo;
+	int64_t solo_end;
 };
 
 /* The first index of list (len rowids) at or after from. */
@@ -1128,6 +1133,7 @@ static int rows_open(struct gather *g, struct rows *r, const char *expr,
 	memset(r, 0, sizeof(*r));
 	rowid_range(g, &lo, &hi);
 	r->count_only = count_only;
+	r->solo = LEC_SEARCH_TERMS_MAX;
 	if (g->post) {
 		r->post = g->post;
 		r->all = all;
@@ -1178,16 +1184,31 @@ static int postings_next_all(struct rows *r, int64_t *rowid)
 	return 1;
 }
 
-/* The next row of any list (the OR form). 0 when all have run out. */
+/* The next row of any list (the OR form). 0 when all have run out. Sets
+ * r->solo when one list alone has the smallest rows. */
 static int postings_next_any(struct rows *r, int64_t *rowid)
 {
 	const struct lec__search_postings *p = r->post;
-	int64_t min = INT64_MAX;
-	size_t i;
+	int64_t min = INT64_MAX, second = INT64_MAX, v;
+	size_t i, at_min = 0, n_min = 0;
 
-	for (i = 0; i < p->n; i++)
-		if (r->at[i] < p->len[i] && p->rowids[i][r->at[i]] < min)
-			min = p->rowids[i][r->at[i]];
+	for (i = 0; i < p->n; i++) {
+		if (r->at[i] >= p->len[i])
+			continue;
+		v = p->rowids[i][r->at[i]];
+		if (v < min) {
+			second = min;
+			min = v;
+			at_min = i;
+			n_min = 1;
+		} else if (v == min) {
+			n_min++;
+		} else if (v < second) {
+			second = v;
+		}
+	}
+	r->solo = n_min == 1 ? at_min : LEC_SEARCH_TERMS_MAX;
+	r->solo_end = n_min == 1 ? second : min;
 	*rowid = min;
 	return min != INT64_MAX;
 }
@@ -1208,6 +1229,21 @@ static int rows_next(struct gather *g, struct rows *r, int64_t *rowid,
 								     "searching");
 		*rowid = sqlite3_column_int64(r->stmt, 0);
 		*score = r->count_only ? 0 : sqlite3_column_double(r->stmt, 1);
+		return 1;
+	}
+	if (!r->all && r->solo < p->n && r->at[r->solo] < p->len[r->solo] &&
+	    (*rowid = p->rowids[r->solo][r->at[r->solo]]) < r->solo_end) {
+		if (*rowid > r->hi)
+			return 0;
+		i = r->solo;
+		*score = r->count_only
+				 ? 0
+				 : lec__search_bm25(
+					   p->idf[i], p->freqs[i][r->at[i]],
+					   p->norm[*rowid &
+						   (LEC__SEARCH_LENGTH_BUCKETS -
+						    1)]);
+		r->at[i]++;
 		return 1;
 	}
 	if (!(r->all ? postings_next_all(r, rowid) : postings_next_any(r, rowid)) ||

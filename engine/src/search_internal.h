@@ -120,7 +120,13 @@ int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
 			    int phrase, double *freq, unsigned *cols);
 /* The same from a row's instances per column (the term index's counts). */
 double lec__search_freq(const unsigned counts[LEC__SEARCH_COLUMNS]);
-double lec__search_bm25(double idf, double freq, double norm);
+/* BM25's k1 (FTS5's default). */
+#define LEC__SEARCH_K1 1.2
+/* Inline: a query's merge calls it for every matching row. */
+static inline double lec__search_bm25(double idf, double freq, double norm)
+{
+	return idf * freq * (LEC__SEARCH_K1 + 1) / (freq + norm);
+}
 /* Register lec_rank on db, the connection of api. */
 int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 

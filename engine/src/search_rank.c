@@ -22,8 +22,9 @@
 #include "internal.h"
 #include "search_internal.h"
 
-/* BM25 parameters, FTS5's (and Elasticsearch's) defaults. */
-#define K1 1.2
+/* BM25 parameters, FTS5's (and Elasticsearch's) defaults; k1 is
+ * LEC__SEARCH_K1 (search_internal.h, where lec__search_bm25 uses it). */
+#define K1 LEC__SEARCH_K1
 #define B 0.75
 /* Bytes per token, to compare a row's length in bytes with the average in
  * tokens that FTS5 keeps: prose and code average about six. */
@@ -128,11 +129,6 @@ double lec__search_freq(const unsigned counts[LEC__SEARCH_COLUMNS])
 	for (col = 0; col < LEC__SEARCH_COLUMNS; col++)
 		freq += weights[col] * counts[col];
 	return freq;
-}
-
-double lec__search_bm25(double idf, double freq, double norm)
-{
-	return idf * freq * (K1 + 1) / (freq + norm);
 }
 
 /* What a query computes once: inverse document frequencies, and BM25's
