@@ -1591,20 +1591,30 @@ static char *dup_or_fail(const char *s, int *rc)
 
 /* Columns of row rowid (bit c for column c) that hold a query token, when
  * the remembered postings can say (every phrase one token); else all.
- * Highlighting a column without one would scan it to find nothing. */
-static unsigned row_cols(const struct gather *g, int64_t rowid)
+ * Highlighting a column without one would scan it to find nothing.
+ * *first (may be NULL) gets the content offset before which no token
+ * occurs, 0 when unknown. */
+static unsigned row_cols(const struct gather *g, int64_t rowid,
+			 size_t *first)
 {
 	const struct lec__search_postings *p = g->post;
 	unsigned cols = 0;
-	size_t i, at;
+	size_t i, at, min = SIZE_MAX;
 
+	if (first)
+		*first = 0;
 	if (p == NULL || !p->token_cols)
 		return ~0u;
 	for (i = 0; i < p->n; i++) {
 		at = seek_row(p->rowids[i], p->len[i], 0, rowid);
-		if (at < p->len[i] && p->rowids[i][at] == rowid)
-			cols |= p->cols[i][at];
+		if (at >= p->len[i] || p->rowids[i][at] != rowid)
+			continue;
+		cols |= p->cols[i][at];
+		if ((p->cols[i][at] & 4) && p->firsts[i][at] < min)
+			min = p->firsts[i][at];
 	}
+	if (first && min != SIZE_MAX)
+		*first = min;
 	return cols;
 }
 
@@ -1621,7 +1631,7 @@ static unsigned title_cols(const struct gather *g, int64_t page_id)
 		at = seek_row(p->rowids[i], p->len[i], 0, first);
 		if (at < p->len[i] &&
 		    p->rowids[i][at] < first + LEC__SEARCH_LENGTH_BUCKETS)
-			return row_cols(g, p->rowids[i][at]);
+			return row_cols(g, p->rowids[i][at], NULL);
 	}
 	return 0;
 }
@@ -1629,7 +1639,8 @@ static unsigned title_cols(const struct gather *g, int64_t page_id)
 static int fill_block(struct gather *g, int64_t rowid,
 		      struct lec_search_block *blk, int *found)
 {
-	unsigned cols = row_cols(g, rowid);
+	size_t first;
+	unsigned cols = row_cols(g, rowid, &first);
 	sqlite3_stmt *stmt = NULL;
 	int rc;
 
@@ -1656,10 +1667,10 @@ static int fill_block(struct gather *g, int64_t rowid,
 	blk->title = dup_or_fail(col_str(stmt, 3), &rc);
 	blk->content = dup_or_fail(col_str(stmt, 4), &rc);
 	if (rc == LEC_OK && (cols & 2))
-		rc = lec__search_hl_text(g->hl, blk->title, 1,
+		rc = lec__search_hl_text(g->hl, blk->title, 1, 0,
 					 &blk->title_highlight);
 	if (rc == LEC_OK && (cols & 4))
-		rc = lec__search_hl_text(g->hl, blk->content, 0,
+		rc = lec__search_hl_text(g->hl, blk->content, 0, first,
 					 &blk->content_highlight);
 done:
 	lec_store__finalize(g->st, stmt);
@@ -1690,7 +1701,7 @@ static int fill_page(struct gather *g, const struct page_acc *acc,
 	hit->path = dup_or_fail(col_str(stmt, 1), &rc);
 	hit->title = dup_or_fail(col_str(stmt, 2), &rc);
 	if (rc == LEC_OK && (title_cols(g, acc->page_id) & 1))
-		rc = lec__search_hl_text(g->hl, hit->title, 1,
+		rc = lec__search_hl_text(g->hl, hit->title, 1, 0,
 					 &hit->title_highlight);
 	if (rc < 0)
 		goto done;

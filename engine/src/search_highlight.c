@@ -416,7 +416,7 @@ static size_t fragment_start(const struct pass *p)
 }
 
 int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
-			int whole, char **out)
+			int whole, size_t first, char **out)
 {
 	struct pass p;
 	size_t len = text ? strlen(text) : 0, from = 0, to = len;
@@ -428,7 +428,7 @@ int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
 	p.hl = hl;
 	p.text = text;
 	if (!whole && len > LEC__SEARCH_FRAGMENT) {
-		scan(&p, 0, len, find_at);
+		scan(&p, first < len ? first : 0, len, find_at);
 		if (!p.found)
 			return LEC_OK;
 		from = fragment_start(&p);

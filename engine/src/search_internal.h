@@ -135,13 +135,16 @@ int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 struct lec_store;
 struct lec__search_memo;
 
-/* One phrase's rows, ascending, with its weighted instances in each and
- * the columns it occurs in (bit c for column c: what highlights skip). */
+/* One phrase's rows, ascending, with its weighted instances in each, the
+ * columns it occurs in (bit c for column c: what highlights skip) and
+ * the byte offset in the content before which it does not occur (where
+ * a highlight's search starts; 0 when unknown). */
 struct lec__search_plist {
 	char *phrase; /* the FTS5 phrase; NULL when a memory slot is free */
 	int64_t *rowids;
 	double *freqs;
 	unsigned char *cols;
+	uint32_t *firsts;
 	size_t len, cap;
 	unsigned long used; /* clock of the last use, for eviction */
 };
@@ -161,6 +164,7 @@ struct lec__search_postings {
 	const int64_t *rowids[LEC_SEARCH_TERMS_MAX];
 	const double *freqs[LEC_SEARCH_TERMS_MAX];
 	const unsigned char *cols[LEC_SEARCH_TERMS_MAX];
+	const uint32_t *firsts[LEC_SEARCH_TERMS_MAX];
 	/* Every phrase is one token: a row's columns then say where
 	 * highlights can find a match. */
 	int token_cols;
@@ -307,10 +311,12 @@ void lec__search_hl_free(struct lec__search_hl *hl);
  * Highlight text: HTML-escaped (& < > " ' /) with each token matching a
  * term wrapped in <span>...</span>. whole: all of text; otherwise one
  * fragment of about LEC__SEARCH_FRAGMENT bytes around the first match
- * (text no longer than that is whole). *out is NULL when nothing matches;
- * owned by the caller (lec__free). hl remembers the words it looked up.
+ * (text no longer than that is whole), searched for from byte `from` on (a
+ * token start before which no term occurs; 0 when unknown). *out is NULL
+ * when nothing matches; owned by the caller (lec__free). hl remembers the
+ * words it looked up.
  */
 int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
-			int whole, char **out);
+			int whole, size_t from, char **out);
 
 #endif

@@ -55,8 +55,8 @@ struct lec__search_memo {
 
 static size_t list_bytes(const struct lec__search_plist *l)
 {
-	return l->cap *
-	       (sizeof(*l->rowids) + sizeof(*l->freqs) + sizeof(*l->cols));
+	return l->cap * (sizeof(*l->rowids) + sizeof(*l->freqs) +
+			 sizeof(*l->cols) + sizeof(*l->firsts));
 }
 
 static void memo_flush(struct lec__search_memo *m)
@@ -198,6 +198,7 @@ static void post_set(struct lec__search_postings *p, size_t i,
 	p->rowids[i] = l->rowids ? l->rowids : &none;
 	p->freqs[i] = l->freqs;
 	p->cols[i] = l->cols;
+	p->firsts[i] = l->firsts;
 	p->len[i] = l->len;
 }
 
@@ -228,6 +229,7 @@ static int read_fts5(struct lec_store *st, const char *phrase,
 		v = sqlite3_column_int64(stmt, 1);
 		l->rowids[l->len] = sqlite3_column_int64(stmt, 0);
 		l->freqs[l->len] = (double)(v >> 3) / 2;
+		l->firsts[l->len] = 0; /* unknown: a phrase keeps no offsets */
 		l->cols[l->len++] = (unsigned char)(v & 7);
 		++*rows;
 	}

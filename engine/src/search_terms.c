@@ -24,7 +24,9 @@
  * previous one and the counts, as unsigned LEB128 varints: content << 4 |
  * section title << 2 | page title, a title count of 3 or more written 3
  * and followed by its own varint (titles are short, so nearly every row
- * is two or three bytes).
+ * is two or three bytes); then, when the term is in the content, the byte
+ * offset of its first instance there, where a highlight's search for the
+ * first match can start (it scanned every word before it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,7 @@ struct term {
 	int64_t row;         /* the row being counted; -1 before the first */
 	int64_t last;        /* the last row written to list */
 	unsigned counts[LEC__SEARCH_COLUMNS]; /* instances in row */
+	unsigned first;      /* byte offset of the first in the content */
 	int64_t rows;        /* rows in list */
 	struct lec__buf list;
 };
@@ -132,6 +135,8 @@ static void flush_row(struct term *t)
 		put_varint(&t->list, title);
 	if (page >= SMALL_COUNT_MAX)
 		put_varint(&t->list, page);
+	if (t->counts[2])
+		put_varint(&t->list, t->first);
 	t->last = t->row;
 	t->rows++;
 	memset(t->counts, 0, sizeof(t->counts));
@@ -200,7 +205,7 @@ static int add_token(void *ctx, int flags, const char *token, int n,
 	struct lec__search_terms_builder *b = ctx;
 	struct term *t;
 
-	(void)start, (void)end;
+	(void)end;
 	if (flags & FTS5_TOKEN_COLOCATED)
 		return SQLITE_OK;
 	b->tokens++;
@@ -215,6 +220,8 @@ static int add_token(void *ctx, int flags, const char *token, int n,
 			flush_row(t);
 		t->row = b->rowid;
 	}
+	if (b->col == 2 && t->counts[2] == 0)
+		t->first = (unsigned)start;
 	t->counts[b->col]++;
 	return SQLITE_OK;
 }
@@ -358,6 +365,7 @@ int lec__search_plist_reserve(struct lec__search_plist *l, size_t more)
 	int64_t *rowids;
 	double *freqs;
 	unsigned char *cols;
+	uint32_t *firsts;
 
 	if (l->len + more <= l->cap)
 		return LEC_OK;
@@ -372,6 +380,9 @@ int lec__search_plist_reserve(struct lec__search_plist *l, size_t more)
 	if ((cols = lec__realloc(l->cols, cap * sizeof(*cols))) == NULL)
 		return LEC_ENOMEM;
 	l->cols = cols;
+	if ((firsts = lec__realloc(l->firsts, cap * sizeof(*firsts))) == NULL)
+		return LEC_ENOMEM;
+	l->firsts = firsts;
 	l->cap = cap;
 	return LEC_OK;
 }
@@ -382,6 +393,7 @@ void lec__search_plist_clear(struct lec__search_plist *l)
 	lec__free(l->rowids);
 	lec__free(l->freqs);
 	lec__free(l->cols);
+	lec__free(l->firsts);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -391,7 +403,7 @@ static int decode(const unsigned char *p, size_t bytes, int64_t n,
 {
 	const unsigned char *end = p + bytes;
 	unsigned counts[LEC__SEARCH_COLUMNS];
-	uint64_t delta, v, extra;
+	uint64_t delta, v, extra, first = 0;
 	int64_t row = 0, i;
 
 	if (lec__search_plist_reserve(l, (size_t)n) < 0)
@@ -409,11 +421,14 @@ static int decode(const unsigned char *p, size_t bytes, int64_t n,
 		if (p && counts[0] == SMALL_COUNT_MAX &&
 		    (p = get_varint(p, end, &extra)) != NULL)
 			counts[0] = (unsigned)extra;
+		if (p && counts[2] && (p = get_varint(p, end, &first)) == NULL)
+			break;
 		if (p == NULL)
 			break;
 		row += (int64_t)delta;
 		l->rowids[l->len] = row;
 		l->freqs[l->len] = lec__search_freq(counts);
+		l->firsts[l->len] = counts[2] ? (uint32_t)first : 0;
 		l->cols[l->len++] = (unsigned char)((counts[0] ? 1 : 0) |
 						    (counts[1] ? 2 : 0) |
 						    (counts[2] ? 4 : 0));
@@ -425,6 +440,18 @@ static int decode(const unsigned char *p, size_t bytes, int64_t n,
 
 /* Merge the ascending rows of l from `from` on into those before it, a
  * row in both adding its instances (a prefix's terms share rows). */
+/* The first content offset of two terms' instances in a row (cols say
+ * which have any). */
+static uint32_t earlier(unsigned cols_a, uint32_t a, unsigned cols_b,
+			uint32_t b)
+{
+	if (!(cols_a & 4))
+		return b;
+	if (!(cols_b & 4))
+		return a;
+	return a < b ? a : b;
+}
+
 static int merge_tail(struct lec__search_plist *l, size_t from)
 {
 	struct lec__search_plist m = { 0 };
@@ -441,10 +468,14 @@ static int merge_tail(struct lec__search_plist *l, size_t from)
 									  : b++;
 		if (m.len > 0 && m.rowids[m.len - 1] == l->rowids[take]) {
 			m.freqs[m.len - 1] += l->freqs[take];
+			m.firsts[m.len - 1] = earlier(
+				m.cols[m.len - 1], m.firsts[m.len - 1],
+				l->cols[take], l->firsts[take]);
 			m.cols[m.len - 1] |= l->cols[take];
 		} else {
 			m.rowids[m.len] = l->rowids[take];
 			m.freqs[m.len] = l->freqs[take];
+			m.firsts[m.len] = l->firsts[take];
 			m.cols[m.len++] = l->cols[take];
 		}
 	}

@@ -1192,7 +1192,7 @@ static char *highlight(struct lec_store *st, const char *query,
 	}
 	CHECK_OK(lec__search_translate(query, test_tokens, NULL, &ex));
 	CHECK_OK(lec__search_hl_new(&t, &ex, &hl));
-	CHECK_OK(lec__search_hl_text(hl, text, 0, &out));
+	CHECK_OK(lec__search_hl_text(hl, text, 0, 0, &out));
 	lec__search_hl_free(hl);
 	lec__search_expr_dispose(&ex);
 	t.api.xDelete(t.tok);

@@ -123,7 +123,7 @@ static void highlight(const struct lec__search_expr *ex, const char *text)
 	if (lec__search_hl_new(&tokenizer, ex, &hl) < 0)
 		return;
 	for (whole = 0; whole <= 1; whole++) {
-		if (lec__search_hl_text(hl, text, whole, &out) == LEC_OK &&
+		if (lec__search_hl_text(hl, text, whole, 0, &out) == LEC_OK &&
 		    out != NULL) {
 			FUZZ_CHECK(fuzz_utf8_valid(out, strlen(out)),
 				   "a highlight is valid UTF-8");
