@@ -1567,6 +1567,14 @@ TEST(postings_are_every_row_and_remembered)
 	CHECK(p->len[0] > 0 && p->len[2] > 0 && p->len[3] > 0);
 	CHECK_INT(p->len[4], 0);
 	check_read_from_fts5(st, &ex, &tok, p);
+	/* A damaged list is an error, not a crash or a wrong answer. */
+	CHECK_OK(lec_store__exec(st, "UPDATE search_versions SET tokens = 0"));
+	CHECK_OK(lec_store__exec(st, "UPDATE search_terms SET list = "
+				 "substr(list, 1, 1)"));
+	lec__search_postings_free(p);
+	CHECK_INT(lec_store_read_begin(st), LEC_OK);
+	CHECK(lec__search_postings_get(st, &ex, &tok, &p) < 0);
+	lec_store_read_end(st);
 done:
 	lec__search_postings_free(p);
 	lec__search_postings_free(again);
