@@ -757,10 +757,12 @@ TEST(index_goes_with_its_version_and_project)
 	size_t n = 9;
 
 	index_sample(st, v);
+	CHECK(count_sql(st, "SELECT count(*) FROM search_terms") > 0);
 	CHECK_OK(lec_search_index_remove(st, v));
 	CHECK_OK(lec_search_index_count(st, v, &n));
 	CHECK_INT(n, 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 	CHECK_OK(lec_search_index_remove(st, v)); /* no index: no error */
 
 	/* Deactivating drops the index; other updates keep it. */
@@ -775,12 +777,14 @@ TEST(index_goes_with_its_version_and_project)
 	CHECK_INT(total_of(st, v, "lectern"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_versions"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 
 	/* Deleting the version, or the project, drops it too. */
 	index_sample(st, v);
 	CHECK_OK(lec_version_delete(st, v));
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_pages"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 	v = new_version(st, p, "v2");
 	index_sample(st, v);
 	CHECK(count_sql(st, "SELECT count(*) FROM search_entries") > 0);
@@ -788,6 +792,7 @@ TEST(index_goes_with_its_version_and_project)
 				      ids, 1, "test", NULL));
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_versions"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 	lec_store_free(st);
 }
 
