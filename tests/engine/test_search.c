@@ -1504,8 +1504,12 @@ static void check_read_from_fts5(struct lec_store *st,
 	for (i = 0; i < p->n; i++) {
 		rowids[i] = lec__calloc(p->len[i] + 1, sizeof(int64_t));
 		freqs[i] = lec__calloc(p->len[i] + 1, sizeof(double));
-		memcpy(rowids[i], p->rowids[i], p->len[i] * sizeof(int64_t));
-		memcpy(freqs[i], p->freqs[i], p->len[i] * sizeof(double));
+		if (p->len[i] > 0) { /* an empty list has no arrays */
+			memcpy(rowids[i], p->rowids[i],
+			       p->len[i] * sizeof(int64_t));
+			memcpy(freqs[i], p->freqs[i],
+			       p->len[i] * sizeof(double));
+		}
 		copy.rowids[i] = rowids[i];
 		copy.freqs[i] = freqs[i];
 	}
