@@ -1393,8 +1393,9 @@ static int names_in_scope(void *ctx, int64_t entry)
 }
 
 /* Whether the page of entry has all of words: a page matching the whole
- * query does; others are asked of FTS5 while the budget lasts. */
-static int names_page_has(void *ctx, int64_t entry, const char *words)
+ * query does; others are asked of FTS5 (look) while the budget lasts. */
+static int names_page_has(void *ctx, int64_t entry, const char *words,
+			  int look)
 {
 	struct gather *g = ctx;
 	struct lec__search_expr ex = { 0 };
@@ -1404,7 +1405,7 @@ static int names_page_has(void *ctx, int64_t entry, const char *words)
 
 	if (acc_find(&g->all, page_id) != NULL)
 		return 1;
-	if (g->page_checks <= 0)
+	if (!look || g->page_checks <= 0)
 		return 0;
 	g->page_checks--;
 	if ((rc = lec__search_translate(words, has_tokens, g->tok, &ex)) < 0)

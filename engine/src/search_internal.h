@@ -251,9 +251,10 @@ int lec__search_names_add(struct lec_store *st, sqlite3_stmt *stmt,
 /* Whether an entry belongs to the searched versions (1 yes, 0 no). */
 typedef int (*lec__search_scope_fn)(void *ctx, int64_t entry);
 /* Whether the page of an entry has all the words (1 yes, 0 no, < 0 an
- * engine error). */
+ * engine error); look: may search the index for them, else only what the
+ * query has found says. */
 typedef int (*lec__search_page_has_fn)(void *ctx, int64_t entry,
-				       const char *words);
+				       const char *words, int look);
 
 struct lec__search_name_hit {
 	int64_t entry;

@@ -412,7 +412,10 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 		if (l->hint && !role_is(role, l->hint))
 			score *= F_OTHER_TYPE;
 		if (l->others) {
-			if ((has = m->page_has(m->ctx, entry, l->others)) < 0) {
+			/* A prefix begins many titles: only what the
+			 * query matched says (lookup_runs). */
+			if ((has = m->page_has(m->ctx, entry, l->others,
+					       !l->prefix)) < 0) {
 				rc = has;
 				break;
 			}
@@ -525,7 +528,10 @@ static int lookup_words(struct matcher *m, const struct words *w)
 /* The query's last two words or more as the start of a title ("f-string
  * format spec": "format spec" begins "Format Specification
  * Mini-Language"), the words before them required on its page: readers
- * shorten the titles they type. whole is the words joined by spaces. */
+ * shorten the titles they type. Only the pages the query matched as a
+ * whole say they have them (asking the index of each of hundreds of
+ * titles was most of a large index's slowest queries); else, if none, any
+ * such title at half the score. whole is the words joined by spaces. */
 static int lookup_runs(struct matcher *m, const struct words *w,
 		       const char *whole)
 {
