@@ -1646,6 +1646,8 @@ static int fill_block(struct gather *g, int64_t rowid,
 	int rc;
 
 	*found = 0;
+	/* FTS5's own content table (kind, anchor, role, title, content by
+	 * column number): through the FTS5 table each row costs a cursor. */
 	if ((rc = lec_store__prepare(g->st, &stmt,
 				     "SELECT c5, c6, c7, c1, c2 "
 				     "FROM search_entries_content WHERE id = ?")) < 0)
