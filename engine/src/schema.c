@@ -453,6 +453,28 @@ static const char migration_11[] =
 	"ALTER TABLE builds ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE builds ADD COLUMN cache TEXT;";
 
+/* 12: the term index (search_terms.c): per indexed version and term, the
+ * rows it occurs in with its instances per column (list, a blob), and the
+ * version's row and token totals, so that a query reads a word's rows in
+ * one lookup and scores them as FTS5 would. Terms go with their version's
+ * search_versions row (removal, deactivation, the version's deletion).
+ * Indexes made before this migration have no terms (tokens NULL) and are
+ * searched through FTS5 alone until `lectern reindex` (or the next build)
+ * rebuilds them. */
+static const char migration_12[] =
+	"ALTER TABLE search_versions ADD COLUMN entries INTEGER;"
+	"ALTER TABLE search_versions ADD COLUMN tokens INTEGER;"
+	"CREATE TABLE search_terms ("
+	"  id INTEGER PRIMARY KEY,"
+	"  term TEXT NOT NULL,"
+	"  version_id INTEGER NOT NULL"
+	"    REFERENCES search_versions(version_id) ON DELETE CASCADE,"
+	"  rows INTEGER NOT NULL,"
+	"  list BLOB NOT NULL"
+	");"
+	"CREATE UNIQUE INDEX search_terms_term ON search_terms(term, version_id);"
+	"CREATE INDEX search_terms_version ON search_terms(version_id);";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -465,6 +487,7 @@ static const char *const migrations[] = {
 	migration_9,
 	migration_10,
 	migration_11,
+	migration_12,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
