@@ -329,6 +329,12 @@ struct srv_route {
 	enum srv_perm fallback;   /* permission for unlisted methods */
 	int business_only;
 	struct srv_route_method methods[6];
+	/* What OPTIONS names the view (DRF's get_view_name: the viewset's
+	 * class name in words and "List" or "Instance") and describes it
+	 * (its docstring; NULL: none). A route without a view name does not
+	 * serve OPTIONS (the service's GET-only views). */
+	const char *view;
+	const char *about;
 };
 
 enum {

@@ -1108,29 +1108,37 @@ static int build_suffix(struct srv_request *req, struct srv_response *res)
 
 /* Routes ----------------------------------------------------------------- */
 
-#define V2(pattern, handler)                                                 \
+#define V2(pattern, handler, view, about)                                     \
 	{ pattern, SRV_API_V2, SRV_PERM_ANYONE, 0,                           \
-	  { { SRV_GET, SRV_PERM_ANYONE, handler } } }
+	  { { SRV_GET, SRV_PERM_ANYONE, handler } }, view, about }
+
+/* The v2 project viewset's docstring, which its routes' OPTIONS show. */
+#define ABOUT_PROJECTS "List, filter, etc, Projects."
 
 const struct srv_route srv_v2_routes[] = {
-	V2("/api/v2/project/", projects_list),
-	V2("/api/v2/project/{}/", project_detail),
-	V2("/api/v2/project/{}/active_versions/", project_active_versions),
-	V2("/api/v2/version/", versions_list),
-	V2("/api/v2/version/{}/", version_detail),
-	V2("/api/v2/build/", builds_list),
-	V2("/api/v2/build/{}/", build_detail),
-	V2("/api/v2/build/{}", build_suffix),
+	V2("/api/v2/project/", projects_list, "Project List", ABOUT_PROJECTS),
+	V2("/api/v2/project/{}/", project_detail, "Project Instance",
+	   ABOUT_PROJECTS),
+	V2("/api/v2/project/{}/active_versions/", project_active_versions,
+	   "Active versions", ABOUT_PROJECTS),
+	V2("/api/v2/version/", versions_list, "Version List", NULL),
+	V2("/api/v2/version/{}/", version_detail, "Version Instance", NULL),
+	V2("/api/v2/build/", builds_list, "Build List", NULL),
+	V2("/api/v2/build/{}/", build_detail, "Build Instance", NULL),
+	V2("/api/v2/build/{}", build_suffix, "Build Instance", NULL),
 	/* Incoming webhooks (webhooks.c): anyone may deliver; the delivery
 	 * proves itself with its signature or token. */
 	{ "/api/v2/webhook/{}/{}/", SRV_API_V2, SRV_PERM_ANYONE, 0,
-	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } } },
+	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } },
+	  "Webhook", NULL },
 	/* Embed authenticates like v3 so that a private version can be
 	 * embedded by its admins (embed.c). */
 	{ "/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } },
+	  "Embed API", NULL },
 	{ "/_/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } },
+	  "Embed API", NULL },
 };
 
 const size_t srv_v2_route_count = sizeof(srv_v2_routes) /
