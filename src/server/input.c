@@ -506,3 +506,156 @@ done:
 	free(sc);
 	return json;
 }
+
+/* Form bodies -------------------------------------------------------------- */
+
+/* A form object's kind is kept in the object's own valueint, which cJSON
+ * leaves unused for objects (and never frees). */
+cJSON *srv_input_form_new(enum srv_form_kind kind)
+{
+	cJSON *form = cJSON_CreateObject();
+
+	if (form)
+		form->valueint = (int)kind;
+	return form;
+}
+
+enum srv_form_kind srv_input_form_kind(const cJSON *obj)
+{
+	if (obj == NULL || !cJSON_IsObject(obj))
+		return SRV_FORM_NONE;
+	return obj->valueint == SRV_FORM_FULL	   ? SRV_FORM_FULL
+	       : obj->valueint == SRV_FORM_PARTIAL ? SRV_FORM_PARTIAL
+						   : SRV_FORM_NONE;
+}
+
+/* The facts of n bytes of valid UTF-8 (or of a key). */
+static void text_facts(const char *s, size_t n, struct string_facts *f)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + n;
+	ucs4_t cp;
+	int len;
+
+	memset(f, 0, sizeof(*f));
+	while (p < end && (len = u8_mbtouc(&cp, p, (size_t)(end - p))) > 0) {
+		note_code_point(f, cp);
+		p += len;
+	}
+}
+
+/* The nested form object under part (stored as "part."), made when
+ * missing. */
+static cJSON *nested_form(cJSON *form, const char *part, size_t n)
+{
+	char *name = malloc(n + 2);
+	cJSON *child;
+
+	if (name == NULL)
+		return NULL;
+	memcpy(name, part, n);
+	memcpy(name + n, ".", 2);
+	child = cJSON_GetObjectItemCaseSensitive(form, name);
+	if (child == NULL &&
+	    (child = srv_input_form_new(srv_input_form_kind(form))) != NULL &&
+	    !cJSON_AddItemToObject(form, name, child)) {
+		cJSON_Delete(child);
+		child = NULL;
+	}
+	free(name);
+	return cJSON_IsObject(child) ? child : NULL;
+}
+
+/* The field path of a key as errors name it: its dots, nothing else. */
+static void form_path(char *out, size_t cap, const char *key, size_t klen)
+{
+	snprintf(out, cap, "%.*s", (int)(klen < cap ? klen : cap - 1), key);
+	trim_partial_utf8(out);
+}
+
+static int form_refuse(struct srv_input_error *err, const char *key,
+		       size_t klen, const char *leaf, const char *msg)
+{
+	char path[SRV_FIELD_PATH_MAX];
+
+	form_path(path, sizeof(path), key, klen);
+	if (leaf && strlen(path) + strlen(leaf) + 2 <= sizeof(path)) {
+		if (path[0])
+			strcat(path, ".");
+		strcat(path, leaf);
+	}
+	return fail(err, 400, path[0] ? path : "non_field_errors", msg);
+}
+
+int srv_input_form_add(cJSON *form, const char *key, size_t klen,
+		       const char *value, size_t vlen, int is_file,
+		       struct srv_input_error *err)
+{
+	struct string_facts f;
+	const char *part = key, *dot, *why;
+	size_t left = klen;
+	int depth = 1;
+	cJSON *values, *item;
+	char *name, *text;
+
+	if (u8_check((const uint8_t *)key, klen) != NULL ||
+	    (!is_file && u8_check((const uint8_t *)value, vlen) != NULL))
+		return fail(err, 400, "",
+			    "Malformed request: the body is not valid UTF-8.");
+	text_facts(key, klen, &f);
+	if (refusal(&f, 1))
+		return form_refuse(err, key, klen, "non_field_errors",
+				   "Field names may not contain control or "
+				   "null characters.");
+	if (!is_file) {
+		char path[SRV_FIELD_PATH_MAX];
+
+		text_facts(value, vlen, &f);
+		form_path(path, sizeof(path), key, klen);
+		if ((why = refusal(&f, !is_multiline(path))) != NULL)
+			return form_refuse(err, key, klen, NULL, why);
+	}
+	/* "a.b.c": the nested forms "a." and "b.", then "c". */
+	while ((dot = memchr(part, '.', left)) != NULL && dot + 1 < part + left) {
+		if (++depth > SRV_MAX_JSON_DEPTH)
+			return fail(err, 400, "",
+				    "Form field names nest too deep.");
+		if ((form = nested_form(form, part, (size_t)(dot - part))) ==
+		    NULL)
+			return fail(err, 400, "", "Out of memory.");
+		left -= (size_t)(dot + 1 - part);
+		part = dot + 1;
+	}
+	/* "a." names no field (nested forms are stored under such names). */
+	if (left > 0 && part[left - 1] == '.')
+		return 0;
+	if ((name = malloc(left + 1)) == NULL)
+		return fail(err, 400, "", "Out of memory.");
+	memcpy(name, part, left);
+	name[left] = '\0';
+	values = cJSON_GetObjectItemCaseSensitive(form, name);
+	if (!cJSON_IsArray(values) &&
+	    ((values = cJSON_CreateArray()) == NULL ||
+	     !cJSON_AddItemToObject(form, name, values))) {
+		cJSON_Delete(values);
+		values = NULL;
+	}
+	free(name);
+	if (values == NULL)
+		return fail(err, 400, "", "Out of memory.");
+	if (is_file) {
+		item = cJSON_CreateRaw("{}");
+	} else if ((text = malloc(vlen + 1)) != NULL) {
+		memcpy(text, value, vlen);
+		text[vlen] = '\0';
+		item = cJSON_CreateString(text);
+		explicit_bzero(text, vlen);
+		free(text);
+	} else {
+		item = NULL;
+	}
+	if (item == NULL || !cJSON_AddItemToArray(values, item)) {
+		cJSON_Delete(item);
+		return fail(err, 400, "", "Out of memory.");
+	}
+	return 0;
+}

@@ -264,8 +264,10 @@ int srv_respond_input_error(struct srv_response *res,
 
 /* Sort object keys recursively by code point. */
 void srv_json_sort(cJSON *json);
-/* Parse the request body as a JSON object. On failure fills res with the
- * 400/415 error and returns NULL. An empty body gives an empty object. */
+/* Parse the request body (body.c): a JSON object, or a form
+ * (application/x-www-form-urlencoded, multipart/form-data) as the tree the
+ * body readers read (body.h). On failure fills res with the 400/415 error
+ * and returns NULL. An empty body gives an empty object. */
 cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res);
 
 /* Pagination (limit/offset, behaviour notes §1.2) ------------------------ */

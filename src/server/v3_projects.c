@@ -334,21 +334,24 @@ struct patch_bool {
 	const char *key;
 	unsigned bit;
 	size_t offset; /* of the int in lec_project_patch */
+	unsigned flags;
 };
 
-#define PB(key, bit, member)                                                 \
-	{ key, bit, offsetof(struct lec_project_patch, member) }
+#define PB(key, bit, member, flags)                                          \
+	{ key, bit, offsetof(struct lec_project_patch, member), flags }
 
+/* The service's serializer booleans are false when a form's full update
+ * leaves them out; Lectern's own fields are left alone then. */
 static const struct patch_bool patch_bools[] = {
 	PB("analytics_disabled", LEC_PROJECT_F_ANALYTICS_DISABLED,
-	   analytics_disabled),
+	   analytics_disabled, SRV_FIELD_FORM_FALSE),
 	PB("show_version_warning", LEC_PROJECT_F_SHOW_VERSION_WARNING,
-	   show_version_warning),
+	   show_version_warning, SRV_FIELD_FORM_FALSE),
 	/* Lectern's extension (docs/api.md): builds on local commits. */
-	PB("watch_commits", LEC_PROJECT_F_WATCH_COMMITS, watch_commits),
-	PB("single_version", LEC_PROJECT_F_SINGLE_VERSION, single_version),
+	PB("watch_commits", LEC_PROJECT_F_WATCH_COMMITS, watch_commits, 0),
+	PB("single_version", LEC_PROJECT_F_SINGLE_VERSION, single_version, 0),
 	PB("external_builds_enabled", LEC_PROJECT_F_EXTERNAL_BUILDS_ENABLED,
-	   external_builds_enabled),
+	   external_builds_enabled, SRV_FIELD_FORM_FALSE),
 };
 
 static int read_patch(const cJSON *body, int put,
@@ -397,8 +400,8 @@ static int read_patch(const cJSON *body, int put,
 		const struct patch_bool *pb = &patch_bools[i];
 		int *dst = (int *)((char *)patch + pb->offset);
 
-		if ((got = srv_body_bool(body, pb->key, pb->key, 0, dst, res)) <
-		    0)
+		if ((got = srv_body_bool(body, pb->key, pb->key, pb->flags, dst,
+					 res)) < 0)
 			return -1;
 		if (got)
 			patch->fields |= pb->bit;

@@ -533,11 +533,8 @@ done:
 		explicit_bzero(generated, strlen(generated));
 		free(generated);
 	}
-	if (secret) { /* no copy of a secret left in freed memory */
-		cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "secret");
-
-		explicit_bzero(item->valuestring, strlen(item->valuestring));
-	}
+	if (secret) /* no copy of a secret left in freed memory */
+		srv_body_wipe(body, "secret");
 	lec_integration_free(in);
 	cJSON_Delete(body);
 	srv_v3_parent_dispose(&parent);
