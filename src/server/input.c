@@ -578,10 +578,11 @@ static int form_refuse(struct srv_input_error *err, const char *key,
 	char path[SRV_FIELD_PATH_MAX];
 
 	form_path(path, sizeof(path), key, klen);
-	if (leaf && strlen(path) + strlen(leaf) + 2 <= sizeof(path)) {
-		if (path[0])
-			strcat(path, ".");
-		strcat(path, leaf);
+	if (leaf) {
+		size_t n = strlen(path);
+
+		snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "",
+			 leaf);
 	}
 	return fail(err, 400, path[0] ? path : "non_field_errors", msg);
 }
