@@ -118,6 +118,24 @@ static int read_import(const cJSON *body, struct lec_project_new *in,
 	return bad ? -1 : 0;
 }
 
+/* The privacy levels, which only the business edition's serializers have
+ * (the community's ignore them, as the service's pop them); "" goes to
+ * the engine, which names it no valid choice. */
+static int read_privacy(const cJSON *body, const char **level,
+			const char **external, struct srv_response *res)
+{
+	int got, bad = 0;
+
+	got = srv_body_string(body, "privacy_level", "privacy_level",
+			      SRV_FIELD_BLANK, level, res);
+	bad |= got < 0;
+	got = srv_body_string(body, "external_builds_privacy_level",
+			      "external_builds_privacy_level",
+			      SRV_FIELD_BLANK, external, res);
+	bad |= got < 0;
+	return bad ? -1 : 0;
+}
+
 /* The import's side effect: a build of the default version, queued. */
 static int trigger_first_build(struct lec_store *store,
 			       const struct lec_project *p)
@@ -251,7 +269,10 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 		return res->status;
 	bad = read_import(body, &in, &tags, res) < 0;
 	if (business)
-		bad |= read_organization(req, body, &org, &teams, &nteams,
+		bad |= read_privacy(body, &in.privacy_level,
+				    &in.external_builds_privacy_level,
+				    res) < 0 ||
+		       read_organization(req, body, &org, &teams, &nteams,
 					 res) < 0 ||
 		       check_teams(req, org, teams, nteams, res) < 0;
 	if (bad)
@@ -354,10 +375,11 @@ static const struct patch_bool patch_bools[] = {
 	   external_builds_enabled, SRV_FIELD_FORM_FALSE),
 };
 
-static int read_patch(const cJSON *body, int put,
+static int read_patch(struct srv_request *req, const cJSON *body,
 		      struct lec_project_patch *patch, const char ***tags,
 		      struct srv_response *res)
 {
+	int put = req->method == SRV_PUT;
 	const cJSON *repo = NULL;
 	size_t i;
 	int got;
@@ -427,6 +449,15 @@ static int read_patch(const cJSON *body, int put,
 		patch->tags = *tags;
 		patch->fields |= LEC_PROJECT_F_TAGS;
 	}
+	if (srv_edition(req) != SRV_EDITION_BUSINESS)
+		return 0;
+	if (read_privacy(body, &patch->privacy_level,
+			 &patch->external_builds_privacy_level, res) < 0)
+		return -1;
+	if (patch->privacy_level)
+		patch->fields |= LEC_PROJECT_F_PRIVACY_LEVEL;
+	if (patch->external_builds_privacy_level)
+		patch->fields |= LEC_PROJECT_F_EXTERNAL_BUILDS_PRIVACY_LEVEL;
 	return 0;
 }
 
@@ -442,7 +473,7 @@ int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
 		return res->status;
 	if ((body = srv_parse_body(req, res)) == NULL)
 		goto done;
-	if (read_patch(body, req->method == SRV_PUT, &patch, &tags, res) < 0)
+	if (read_patch(req, body, &patch, &tags, res) < 0)
 		goto done;
 	patch.local_roots = srv_local_roots(req);
 	rc = lec_project_update(srv_store(req), parent.project->id, &patch);
