@@ -76,13 +76,28 @@ int srv_parse_uri(struct srv_request *req)
 /* Routing ------------------------------------------------------------------ */
 
 /* Match path against a pattern whose "{}" segments capture one non-empty
- * segment each. */
+ * segment each, and whose "{+}" (the last capture of a pattern) captures
+ * one or more whole segments: everything up to the literal rest of the
+ * pattern (a subproject's alias "api/python", the service's
+ * lookup_value_regex). */
 static int match(const char *pattern, const char *path, const char **params,
 		 char *scratch, size_t cap)
 {
 	size_t np = 0, used = 0;
 
 	while (*pattern && *path) {
+		if (strncmp(pattern, "{+}", 3) == 0) {
+			size_t rest = strlen(pattern + 3), n = strlen(path);
+
+			if (n <= rest || strcmp(path + n - rest, pattern + 3) ||
+			    np >= SRV_MAX_ROUTE_PARAMS || used + n + 1 > cap)
+				return 0;
+			n -= rest;
+			memcpy(scratch + used, path, n);
+			scratch[used + n] = '\0';
+			params[np++] = scratch + used;
+			return 1;
+		}
 		if (pattern[0] == '{' && pattern[1] == '}') {
 			size_t n = strcspn(path, "/");
 

@@ -134,7 +134,7 @@ struct lec_store *srv_store(struct srv_request *req);
 struct srv_cache *srv_thread_cache(struct srv_request *req);
 /* A request header, or NULL. */
 const char *srv_header(struct srv_request *req, const char *name);
-/* The first value of a query parameter, or NULL. */
+/* The last value of a query parameter (Django's QueryDict), or NULL. */
 const char *srv_query(const struct srv_request *req, const char *key);
 /* The host[:port] the client asked for: the Host header, or a trusted
  * forwarded host (srv_config.trust_forwarded); NULL when there is none

@@ -516,12 +516,17 @@ int srv_v3_project_superproject(struct srv_request *req,
 	return res->status;
 }
 
-/* The API root lists the resources Lectern serves, in the service's
- * insertion order (not sorted: the root uses the default renderer). */
+/* The API root lists the resources the service's root lists, in its
+ * insertion order (not sorted: the root uses the default renderer), and
+ * the business edition's organizations after the projects. */
 int srv_v3_root(struct srv_request *req, struct srv_response *res)
 {
+	static const char *const community[] = {
+		"notifications", "remote/repositories", "remote/organizations",
+	};
 	cJSON *o = cJSON_CreateObject();
 	char url[400];
+	size_t i;
 
 	snprintf(url, sizeof(url), "%s/api/v3/projects/",
 		 srv_request_origin(req));
@@ -531,5 +536,21 @@ int srv_v3_root(struct srv_request *req, struct srv_response *res)
 			 srv_request_origin(req));
 		cJSON_AddStringToObject(o, "organizations", url);
 	}
+	for (i = 0; i < sizeof(community) / sizeof(community[0]); i++) {
+		snprintf(url, sizeof(url), "%s/api/v3/%s/",
+			 srv_request_origin(req), community[i]);
+		cJSON_AddStringToObject(o, community[i], url);
+	}
 	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}
+
+int srv_v3_remote_empty(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_page page;
+
+	srv_page_parse(req, &page);
+	return srv_respond_json(res, 200,
+				srv_page_envelope(req, &page, 0,
+						  cJSON_CreateArray()),
+				SRV_JSON_SORTED);
 }

@@ -64,7 +64,8 @@ const struct srv_route srv_v3_routes[] = {
 	  { GET(srv_v3_subprojects_list),
 	    ADMIN(SRV_POST, srv_v3_subprojects_create) },
 	  "Subproject Relationship List", NULL },
-	{ P "subprojects/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	/* An alias may hold slashes. */
+	{ P "subprojects/{+}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_subproject_detail),
 	    ADMIN(SRV_DELETE, srv_v3_subproject_delete) },
 	  "Subproject Relationship Instance", NULL },
@@ -134,6 +135,17 @@ const struct srv_route srv_v3_routes[] = {
 	{ "/api/v3/organizations/{}/projects/", SRV_API_V3, SRV_PERM_AUTH, 1,
 	  { AUTH(SRV_GET, srv_v3_org_projects) },
 	  "Organizations Projects List", NULL },
+	{ "/api/v3/organizations/{}/teams/", SRV_API_V3, SRV_PERM_AUTH, 1,
+	  { AUTH(SRV_GET, srv_v3_org_teams) },
+	  "Organizations Teams List", NULL },
+	/* The user's connected accounts' repositories and organizations:
+	 * none on Lectern, an empty page for any authenticated user. */
+	{ "/api/v3/remote/repositories/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_remote_empty) },
+	  "Remote Repository List", NULL },
+	{ "/api/v3/remote/organizations/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_remote_empty) },
+	  "Remote Organization List", NULL },
 	/* Notifications: the feed and an organization's for any
 	 * authenticated user (the handler checks the organization), a
 	 * project's for its admins, a build's for whoever sees the build;

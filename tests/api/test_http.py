@@ -77,7 +77,10 @@ class RoutingTest(ServerTestCase):
     def test_root(self):
         r = self.server.get("/api/v3/")
         self.assertStatus(r, 200)
-        self.assertEqual(r.json, {"projects": self.server.base + "/api/v3/projects/"})
+        base = self.server.base + "/api/v3/"
+        self.assertEqual(r.json, {"projects": base + "projects/", "notifications": base + "notifications/",
+                                  "remote/repositories": base + "remote/repositories/",
+                                  "remote/organizations": base + "remote/organizations/"})
 
     def test_trailing_slash_redirect(self):
         r = self.server.get("/api/v3/projects?limit=5")
