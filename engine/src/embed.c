@@ -22,6 +22,7 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/HTMLtree.h>
 
+#include "html_internal.h"
 #include "internal.h"
 #include "lectern/embed.h"
 
@@ -140,7 +141,7 @@ static int test_role_main(const xmlNode *n, const void *unused)
 
 /* The page's main content: [role=main], <main>, the parent of the first
  * <h1>, and for v2 (which read a whole body) finally <body>. */
-static xmlNode *main_node(xmlDoc *doc, int body_fallback)
+xmlNode *lec__html_main_node(xmlDoc *doc, int body_fallback)
 {
 	xmlNode *root = (xmlNode *)doc;
 	xmlNode *n = find_first(root, test_role_main, NULL);
@@ -375,9 +376,18 @@ static int range_html(xmlDoc *doc, const struct embed_range *r,
 
 /* Parsing ----------------------------------------------------------------- */
 
-static int parse(const char *html, size_t len, const char *url,
-		 xmlDoc **doc)
+/* libxml2's generic error channel, which HTML_PARSE_NOERROR does not
+ * cover (a page in a broken encoding would print on stderr). */
+static void ignore_libxml_message(void *ctx, const char *msg, ...)
 {
+	(void)ctx;
+	(void)msg;
+}
+
+int lec__html_parse(const char *html, size_t len, const char *url,
+		    xmlDoc **doc)
+{
+	xmlSetGenericErrorFunc(NULL, ignore_libxml_message);
 	if (len > LEC_EMBED_PAGE_MAX)
 		return lec__error(LEC_EINVALID, "page larger than %d bytes",
 				  LEC_EMBED_PAGE_MAX);
@@ -639,7 +649,7 @@ static int embed_v2(xmlDoc *doc, const char *url, const char *section,
 		    struct lec_embed_v2 *e)
 {
 	struct heading_list hl = { NULL, 0, 0 };
-	xmlNode *body = main_node(doc, 1);
+	xmlNode *body = lec__html_main_node(doc, 1);
 	char *p;
 	int rc = LEC_OK;
 
@@ -694,7 +704,7 @@ int lec_embed_v2_html(const char *html, size_t len, const char *page_url,
 					"Ensure this field has no more than "
 					"%d characters.",
 					LEC_EMBED_SECTION_MAX);
-	if ((rc = parse(html, len, page_url, &doc)) != LEC_OK)
+	if ((rc = lec__html_parse(html, len, page_url, &doc)) != LEC_OK)
 		goto done;
 	if ((e = lec__calloc(1, sizeof(*e))) == NULL) {
 		rc = lec__error_oom();
@@ -871,7 +881,7 @@ static int v3_node(xmlDoc *doc, const char *fragment,
 	} else if (sel) {
 		*node = find_first((xmlNode *)doc, test_selector, sel);
 	} else {
-		*node = main_node(doc, 0);
+		*node = lec__html_main_node(doc, 0);
 	}
 	return *node ? LEC_OK
 		     : lec__error(LEC_ENOTFOUND, "no content for fragment %s",
@@ -898,7 +908,7 @@ int lec_embed_v3_html(const char *html, size_t len, const char *page_url,
 		return lec__error_field(LEC_EINVALID, "maincontent",
 					"Unsupported selector: %s",
 					maincontent);
-	if ((rc = parse(html, len, page_url, &doc)) != LEC_OK)
+	if ((rc = lec__html_parse(html, len, page_url, &doc)) != LEC_OK)
 		goto done;
 	if ((rc = v3_node(doc, fragment, use_sel ? &sel : NULL, doctool,
 			  &r.first)) != LEC_OK)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistr.h>
 
 #include "input.h"
@@ -659,4 +660,124 @@ int srv_input_form_add(cJSON *form, const char *key, size_t klen,
 		return fail(err, 400, "", "Out of memory.");
 	}
 	return 0;
+}
+
+/* Accept ------------------------------------------------------------------- */
+
+/* Quality (0..1000) of one "q=..." value: "1", "1.000", "0", "0.5", up to
+ * three decimals (RFC 9110 §12.4.2); -1 when malformed. */
+static int parse_quality(const char *s, size_t n)
+{
+	int q = 0, scale = 100;
+	size_t i;
+
+	if (n == 0 || (s[0] != '0' && s[0] != '1'))
+		return -1;
+	if (n == 1)
+		return s[0] == '1' ? 1000 : 0;
+	if (s[1] != '.' || n > 5)
+		return -1;
+	for (i = 2; i < n; i++, scale /= 10) {
+		if (s[i] < '0' || s[i] > '9' || (s[0] == '1' && s[i] != '0'))
+			return -1;
+		q += (s[i] - '0') * scale;
+	}
+	return s[0] == '1' ? 1000 : q;
+}
+
+static int is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* One media range of an Accept header (the n bytes at s): its type and
+ * subtype (trimmed) and quality; 0 when it is no range. */
+static int media_range(const char *s, size_t n, const char **type,
+		       size_t *tlen, int *q)
+{
+	size_t i = 0, end;
+
+	while (i < n && is_ows(s[i]))
+		i++;
+	end = i;
+	while (end < n && s[end] != ';')
+		end++;
+	*type = s + i;
+	*tlen = end - i;
+	while (*tlen > 0 && is_ows((*type)[*tlen - 1]))
+		(*tlen)--;
+	if (*tlen == 0 || memchr(*type, '/', *tlen) == NULL)
+		return 0;
+	*q = 1000;
+	while (end < n) {
+		size_t p = end + 1, pend;
+
+		while (p < n && is_ows(s[p]))
+			p++;
+		pend = p;
+		while (pend < n && s[pend] != ';')
+			pend++;
+		if (pend - p >= 2 && (s[p] == 'q' || s[p] == 'Q') &&
+		    s[p + 1] == '=') {
+			size_t vend = pend;
+
+			while (vend > p + 2 && is_ows(s[vend - 1]))
+				vend--;
+			if ((*q = parse_quality(s + p + 2, vend - p - 2)) < 0)
+				return 0;
+		}
+		end = pend;
+	}
+	return 1;
+}
+
+/* How specifically the range (tlen bytes) matches media type t: 3 the
+ * type itself, 2 its major type with a wildcard, 1 the wildcard of
+ * everything, 0 not at all. */
+static int range_match(const char *range, size_t tlen, const char *t)
+{
+	const char *slash = strchr(t, '/');
+	size_t major = (size_t)(slash - t);
+
+	if (tlen == strlen(t) && strncasecmp(range, t, tlen) == 0)
+		return 3;
+	if (tlen == major + 2 && strncasecmp(range, t, major + 1) == 0 &&
+	    range[major + 1] == '*')
+		return 2;
+	if (tlen == 3 && memcmp(range, "*/*", 3) == 0)
+		return 1;
+	return 0;
+}
+
+int srv_input_accept_prefers(const char *accept, const char *type,
+			     const char *over)
+{
+	int q_type = -1, q_over = 0, best_over = 0, ranges = 0;
+	const char *s = accept;
+
+	if (accept == NULL || strchr(type, '/') == NULL ||
+	    strchr(over, '/') == NULL)
+		return 0;
+	while (*s && ranges < SRV_ACCEPT_RANGES_MAX) {
+		size_t n = strcspn(s, ",");
+		const char *range;
+		size_t tlen;
+		int q, how;
+
+		if (media_range(s, n, &range, &tlen, &q)) {
+			ranges++;
+			if (range_match(range, tlen, type) == 3 && q > q_type)
+				q_type = q;
+			how = range_match(range, tlen, over);
+			if (how > best_over || (how == best_over && how &&
+						q > q_over)) {
+				best_over = how;
+				q_over = q;
+			}
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return q_type > 0 && q_type >= q_over;
 }

@@ -10,6 +10,8 @@
  *   srv_input_parse_json     a JSON request body parsed and validated: the
  *                            service's parse errors, then every string's
  *                            characters by the class of its field
+ *   srv_input_accept_prefers content negotiation: whether an Accept
+ *                            header asks for one media type over another
  *   srv_input_form_*         a form body's fields (decoded by
  *                            libmicrohttpd's post processor, form.c) put
  *                            together as DRF reads HTML form input, each
@@ -59,6 +61,18 @@ char *srv_percent_decode(const char *s, size_t n, int plus_is_space);
  * as a 400 parse error too, never as a valid body. */
 cJSON *srv_input_parse_json(const char *body, size_t len,
 			    struct srv_input_error *err);
+
+/* Whether the Accept header (NULL: none) names media type `type`
+ * ("text/markdown") itself with a quality above 0, at least as high as the
+ * quality it gives `over` ("text/html", by the most specific range that
+ * matches it: the type itself, then its major type with a wildcard
+ * subtype, then the wildcard of everything; none is 0). So a browser,
+ * which never names text/markdown, and a client accepting anything keep
+ * getting `over`. Types compare case-insensitively; a range with a
+ * malformed quality is ignored; at most SRV_ACCEPT_RANGES_MAX ranges are
+ * read. */
+int srv_input_accept_prefers(const char *accept, const char *type,
+			     const char *over);
 
 /* Form bodies (application/x-www-form-urlencoded, multipart/form-data)
  * become a tree the body readers (body.h) read as DRF reads a QueryDict:
