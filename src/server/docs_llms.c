@@ -28,46 +28,13 @@
 #include "lectern/pagemd.h"
 #include "lectern/search.h"
 #include "docs.h"
+#include "text.h"
 
 #define LLMS_TYPE "text/plain; charset=utf-8"
 /* Bytes of /llms-full.txt at most: a large documentation set's pages as
  * Markdown (CPython's are about 25 MB); past it the file says where it
  * stopped, and the rest is one request per page away. */
 #define DOCS_LLMS_FULL_MAX (32 * 1024 * 1024)
-
-/* A growing text; oom set once an append failed. */
-struct text {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-static void put(struct text *t, const char *s, size_t n)
-{
-	if (t->oom)
-		return;
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		char *grown;
-
-		while (cap < t->len + n + 1)
-			cap *= 2;
-		if ((grown = realloc(t->s, cap)) == NULL) {
-			t->oom = 1;
-			return;
-		}
-		t->s = grown;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->len, s, n);
-	t->len += n;
-	t->s[t->len] = '\0';
-}
-
-static void puts_text(struct text *t, const char *s)
-{
-	put(t, s, strlen(s));
-}
 
 /* A page's URL: the version's root URL and its path, a directory's index
  * page as the directory ("guide/"). */
@@ -98,14 +65,14 @@ static int generated_index(const char *path)
 }
 
 /* One line of text (a summary, a title) without line breaks. */
-static void put_line(struct text *t, const char *s)
+static void put_line(struct srv_text *t, const char *s)
 {
 	for (; *s; s++)
-		put(t, *s == '\n' || *s == '\r' ? " " : s, 1);
+		srv_text_put(t, *s == '\n' || *s == '\r' ? " " : s, 1);
 }
 
 /* "# <name>", the summary, and how to read the pages. */
-static void head(struct text *t, const struct lec_project *p,
+static void head(struct srv_text *t, const struct lec_project *p,
 		 const struct lec_search_listing *pages, const char *base,
 		 const char *version, int full)
 {
@@ -115,54 +82,54 @@ static void head(struct text *t, const struct lec_project *p,
 
 	if (summary == NULL && pages->len > 0 && pages->items[0].summary[0])
 		summary = pages->items[0].summary;
-	puts_text(t, "# ");
+	srv_text_puts(t, "# ");
 	put_line(t, p->name);
-	puts_text(t, "\n\n");
+	srv_text_puts(t, "\n\n");
 	if (summary) {
-		puts_text(t, "> ");
+		srv_text_puts(t, "> ");
 		put_line(t, summary);
-		puts_text(t, "\n\n");
+		srv_text_puts(t, "\n\n");
 	}
-	puts_text(t, "The documentation of ");
+	srv_text_puts(t, "The documentation of ");
 	put_line(t, p->name);
-	puts_text(t, ", version ");
-	puts_text(t, version);
-	puts_text(t, ", at ");
-	puts_text(t, base);
-	puts_text(t, full ? ": every page below as Markdown.\n"
+	srv_text_puts(t, ", version ");
+	srv_text_puts(t, version);
+	srv_text_puts(t, ", at ");
+	srv_text_puts(t, base);
+	srv_text_puts(t, full ? ": every page below as Markdown.\n"
 			  : ". Each page is also served as Markdown to a "
 			    "request with \"Accept: text/markdown\"; "
 			    "/llms-full.txt holds them all.\n");
 }
 
-static void pages_list(struct text *t, const struct lec_search_listing *pages,
+static void pages_list(struct srv_text *t, const struct lec_search_listing *pages,
 		       const char *base)
 {
 	char url[DOCS_PATH_MAX * 2];
 	size_t i;
 
-	puts_text(t, "\n## Pages\n\n");
+	srv_text_puts(t, "\n## Pages\n\n");
 	for (i = 0; i < pages->len; i++) {
 		const struct lec_search_listed *it = &pages->items[i];
 
 		if (generated_index(it->path))
 			continue;
 		page_url(base, it->path, url, sizeof(url));
-		puts_text(t, "- [");
+		srv_text_puts(t, "- [");
 		put_line(t, it->title[0] ? it->title : it->path);
-		puts_text(t, "](");
-		puts_text(t, url);
-		puts_text(t, ")");
+		srv_text_puts(t, "](");
+		srv_text_puts(t, url);
+		srv_text_puts(t, ")");
 		if (it->summary[0]) {
-			puts_text(t, ": ");
+			srv_text_puts(t, ": ");
 			put_line(t, it->summary);
 		}
-		puts_text(t, "\n");
+		srv_text_puts(t, "\n");
 	}
 }
 
 /* Every page as Markdown, read from the published directory dir (root). */
-static void pages_full(struct text *t, const struct lec_search_listing *pages,
+static void pages_full(struct srv_text *t, const struct lec_search_listing *pages,
 		       const char *base, int dir, const char *root)
 {
 	char url[DOCS_PATH_MAX * 2];
@@ -174,7 +141,7 @@ static void pages_full(struct text *t, const struct lec_search_listing *pages,
 		int fd;
 
 		if (t->len >= DOCS_LLMS_FULL_MAX) {
-			puts_text(t, "\n---\n\n(llms-full.txt stops here, at "
+			srv_text_puts(t, "\n---\n\n(llms-full.txt stops here, at "
 				     "its size limit; the remaining pages are "
 				     "listed in /llms.txt.)\n");
 			return;
@@ -187,10 +154,10 @@ static void pages_full(struct text *t, const struct lec_search_listing *pages,
 			continue;
 		if (docs_page_markdown(fd, &st, url, &md) == LEC_OK &&
 		    md->len > 0) {
-			puts_text(t, "\n---\n\nSource: ");
-			puts_text(t, url);
-			puts_text(t, "\n\n");
-			put(t, md->markdown, md->len);
+			srv_text_puts(t, "\n---\n\nSource: ");
+			srv_text_puts(t, url);
+			srv_text_puts(t, "\n\n");
+			srv_text_put(t, md->markdown, md->len);
 		}
 		lec_page_md_free(md);
 		close(fd);
@@ -215,7 +182,7 @@ int docs_llms(struct docs_ctx *c, int full)
 	const char *name = full ? "llms-full.txt" : "llms.txt";
 	struct lec_search_listing pages = { 0 };
 	struct lec_version *v = NULL;
-	struct text t = { 0 };
+	struct srv_text t = { 0 };
 	char *slug = NULL, root[DOCS_PATH_MAX], base[DOCS_PATH_MAX];
 	int dir = -1, status;
 
@@ -247,12 +214,14 @@ int docs_llms(struct docs_ctx *c, int full)
 		else
 			pages_list(&t, &pages, absolute);
 	}
-	if (t.oom) {
-		free(t.s);
-		status = srv_respond_internal(c->res, "out of memory");
-		goto done;
+	{
+		size_t len = 0;
+		char *body = srv_text_take(&t, &len);
+
+		status = body ? docs_send_text(c, body, len, LLMS_TYPE, NULL,
+					       "")
+			      : srv_respond_internal(c->res, "out of memory");
 	}
-	status = docs_send_text(c, t.s, t.len, LLMS_TYPE, NULL, "");
 done:
 	if (dir >= 0)
 		close(dir);

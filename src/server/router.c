@@ -11,6 +11,7 @@
 
 #include "lectern/errors.h"
 #include "cache.h"
+#include "dash.h"
 #include "input.h"
 #include "lectern/store.h"
 #include "options.h"
@@ -126,6 +127,7 @@ static const struct route_table tables[] = {
 	{ srv_v3_routes, &srv_v3_route_count },
 	{ srv_v2_routes, &srv_v2_route_count },
 	{ srv_search_routes, &srv_search_route_count },
+	{ srv_dash_routes, &srv_dash_route_count },
 };
 
 /* Per-thread copy of the captured segments; valid for one request. */
@@ -445,6 +447,8 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	m = find_method(route, req->method);
 	if (route->api == SRV_API_V3 && srv_authenticate(req, res) < 0)
 		goto done;
+	if (route->api == SRV_API_DASH)
+		srv_dash_authenticate(req);
 	if (req->method == SRV_OPTIONS && route->view) {
 		if (check_permission(req, res, options_perm(route)) == 0)
 			srv_respond_options(res, route, allow_header(route));
@@ -459,6 +463,9 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	else
 		m->handler(req, res);
 	apply_etag(req, res);
+	/* A dashboard page is another to another user, or after a login. */
+	if (route->api == SRV_API_DASH)
+		res->vary = "Accept, Authorization, Cookie";
 done:
 	if (cors)
 		srv_cors_headers(req, res);

@@ -343,6 +343,9 @@ enum {
 	SRV_API_V3 = 1,
 	SRV_API_V2,
 	SRV_API_OTHER,
+	/* The dashboard's pages (dash.c): the requester comes from a token
+	 * or the docs login's cookie. */
+	SRV_API_DASH,
 };
 
 /* Route tables of each API area. */
