@@ -490,6 +490,19 @@ static void code_language(const xmlNode *pre, char *lang, size_t cap)
 		}
 }
 
+/* A language name keeps letters, digits and "+#._-" (a class attribute can
+ * hold anything, and the name ends up on the fence's line). */
+static void clean_language(char *lang)
+{
+	char *r, *w = lang;
+
+	for (r = lang; *r; r++)
+		if ((*r >= 'a' && *r <= 'z') || (*r >= 'A' && *r <= 'Z') ||
+		    (*r >= '0' && *r <= '9') || strchr("+#._-", *r))
+			*w++ = *r;
+	*w = '\0';
+}
+
 static void code_block(struct lec__buf *out, const xmlNode *pre, int depth)
 {
 	struct lec__buf t = LEC__BUF_INIT;
@@ -509,6 +522,7 @@ static void code_block(struct lec__buf *out, const xmlNode *pre, int depth)
 			fence = run + 1;
 	}
 	code_language(pre, lang, sizeof(lang));
+	clean_language(lang);
 	if (out->len > 0)
 		lec__buf_puts(out, "\n\n");
 	for (i = 0; i < fence; i++)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistr.h>
 
 #include "body.h"
 #include "form.h"
@@ -29,6 +30,22 @@ static int is_json_content_type(const char *ct)
 
 	return strncmp(ct, "application/json", n) == 0 &&
 	       (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* The Content-Type as an error message may show it: its first 100 bytes,
+ * cut before anything that is not UTF-8 (header values are bytes), control
+ * characters as spaces. */
+static void shown_type(const char *ct, char *out, size_t cap)
+{
+	const uint8_t *bad;
+	size_t i;
+
+	snprintf(out, cap, "%.100s", ct);
+	if ((bad = u8_check((const uint8_t *)out, strlen(out))) != NULL)
+		out[bad - (const uint8_t *)out] = '\0';
+	for (i = 0; out[i]; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = ' ';
 }
 
 cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res)
@@ -50,9 +67,11 @@ cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res)
 	if (req->body_len == 0)
 		return cJSON_CreateObject();
 	if (ct == NULL || !is_json_content_type(ct)) {
+		char type[104];
+
+		shown_type(ct ? ct : "", type, sizeof(type));
 		snprintf(msg, sizeof(msg),
-			 "Unsupported media type \"%.100s\" in request.",
-			 ct ? ct : "");
+			 "Unsupported media type \"%s\" in request.", type);
 		srv_respond_detail(res, 415, msg);
 		return NULL;
 	}

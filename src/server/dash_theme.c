@@ -10,9 +10,10 @@
  * Colours are the terminal's: names and the xterm 256-colour palette, as
  * hex; "default" is the browser's own text or background colour (CSS
  * CanvasText and Canvas, which follow the reader's light or dark mode, as
- * the default theme follows the terminal's), and a colour name is the
- * terminal's colour in light mode and its bright variant in dark mode
- * (light-dark()), so the default theme reads well in both. Attributes: bold, dim,
+ * the default theme follows the terminal's), and a colour name is a
+ * terminal palette's colour tuned for a light page, and another for a
+ * dark one (light-dark()), so the default theme reads well in both. A
+ * slot's background is only written where it differs from the page's. Attributes: bold, dim,
  * underline, italic, and reverse (or standout) swap the two colours.
  */
 #include <stdio.h>
@@ -77,7 +78,8 @@ static const char layout[] =
 	".command { font-weight: bold; margin-top: 0.8rem; }\n"
 	".pages { margin: 0.8rem 0; display: flex; gap: 1.5rem; }\n"
 	".status { position: sticky; bottom: 0; padding: 0.2rem 1rem; "
-	"display: flex; gap: 1rem; }\n";
+	"display: flex; gap: 1rem; background: Canvas; "
+	"border-top: 1px solid var(--border); }\n";
 
 /* xterm's first sixteen colours. */
 static const char *const ansi16[] = {
@@ -88,11 +90,15 @@ static const char *const ansi16[] = {
 
 static const char *const names[] = { "black", "red",	 "green", "yellow",
 				     "blue",  "magenta", "cyan",  "white" };
-/* The eight names' colours on a dark page: their bright variants, lighter
- * still for blue, which xterm's bright blue leaves hard to read. */
-static const char *const bright[] = { "#7f7f7f", "#ff5f5f", "#5fff5f",
-				      "#ffff5f", "#87afff", "#ff5fff",
-				      "#5fffff", "#ffffff" };
+/* The eight names' colours on a light page and on a dark one: a
+ * terminal's palette darkened, and brightened, until each reads on its
+ * page (xterm's cyan and yellow vanish on white). */
+static const char *const on_light[] = { "#000000", "#b3261e", "#1a7f37",
+					"#7d6200", "#0550ae", "#8250df",
+					"#0a7d8c", "#6e7781" };
+static const char *const on_dark[] = { "#8b949e", "#ff7b72", "#7ee787",
+				       "#e3b341", "#79c0ff", "#d2a8ff",
+				       "#56d4dd", "#f0f6fc" };
 
 /* A theme colour as CSS into out (COLOUR_MAX bytes): fg says which of
  * the browser's own colours "default" is. 0 for a word that is no
@@ -109,8 +115,8 @@ static int css_colour(const char *word, int fg, char *out, size_t cap)
 	}
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(word, names[i]) == 0) {
-			snprintf(out, cap, "light-dark(%s, %s)", ansi16[i],
-				 bright[i]);
+			snprintf(out, cap, "light-dark(%s, %s)", on_light[i],
+				 on_dark[i]);
 			return 1;
 		}
 	n = strtol(word, &end, 10);
@@ -160,8 +166,9 @@ static int word(const char **s, char *w)
 }
 
 /* One "color" line's rule; a line that is no colour line, or names a
- * slot the dashboard does not show, writes nothing. */
-static void rule(struct srv_text *css, const char *line)
+ * slot the dashboard does not show, writes nothing. page_bg is the normal
+ * slot's background word. */
+static void rule(struct srv_text *css, const char *line, const char *page_bg)
 {
 	char cmd[WORD_MAX], slot[WORD_MAX], fgw[WORD_MAX], bgw[WORD_MAX];
 	char fg[COLOUR_MAX], bg[COLOUR_MAX], attr[WORD_MAX];
@@ -193,7 +200,7 @@ static void rule(struct srv_text *css, const char *line)
 	srv_text_printf(css, "%s {", sel);
 	if (reverse || strcmp(fgw, "default") || !strcmp(slot, "normal"))
 		srv_text_printf(css, " color: %s;", reverse ? bg : fg);
-	if (reverse || strcmp(bgw, "default") || !strcmp(slot, "normal"))
+	if (reverse || strcmp(bgw, page_bg) || !strcmp(slot, "normal"))
 		srv_text_printf(css, " background: %s;", reverse ? fg : bg);
 	if (bold)
 		srv_text_puts(css, " font-weight: bold;");
@@ -203,6 +210,28 @@ static void rule(struct srv_text *css, const char *line)
 		srv_text_puts(css, " font-style: italic;");
 	srv_text_printf(css, " text-decoration: %s; }\n",
 			underline ? "underline" : "none");
+}
+
+/* The normal slot's background word of a theme's text into bg
+ * ("default" when it has none). */
+static void page_background(const char *text, char *bg)
+{
+	const char *s = text;
+
+	snprintf(bg, WORD_MAX, "default");
+	while (s && *s) {
+		char w[WORD_MAX];
+		const char *line = s;
+
+		if (word(&line, w) && strcmp(w, "color") == 0 &&
+		    word(&line, w) && strcmp(w, "normal") == 0 &&
+		    word(&line, w) && word(&line, w)) {
+			snprintf(bg, WORD_MAX, "%s", w);
+			return;
+		}
+		s = strchr(s, '\n');
+		s = s ? s + 1 : NULL;
+	}
 }
 
 const char *dash_theme_name(const char *requested)
@@ -219,6 +248,7 @@ char *dash_theme_css(const char *name, size_t *len)
 {
 	struct srv_text css = { 0 };
 	const char *text = NULL, *line;
+	char page_bg[WORD_MAX];
 	size_t i;
 
 	for (i = 0; i < srv_builtin_theme_count; i++)
@@ -229,6 +259,7 @@ char *dash_theme_css(const char *name, size_t *len)
 			name, name);
 	srv_text_puts(&css, ":root { --border: GrayText; }\n");
 	srv_text_puts(&css, layout);
+	page_background(text, page_bg);
 	for (line = text; line && *line;) {
 		const char *end = strchr(line, '\n');
 		size_t n = end ? (size_t)(end - line) : strlen(line);
@@ -237,7 +268,7 @@ char *dash_theme_css(const char *name, size_t *len)
 		if (n < sizeof(buf)) {
 			memcpy(buf, line, n);
 			buf[n] = '\0';
-			rule(&css, buf);
+			rule(&css, buf, page_bg);
 		}
 		line += n + (end != NULL);
 	}

@@ -87,9 +87,11 @@ class FormsTest(ServerTestCase):
         # JSON's answers to the same mistakes, for comparison.
         r = self.json_body("POST", url, {"name": "Ftp", "repository": {"url": "ftp://x/y"}})
         self.assertEqual(r.json, cases[1][1])
-        # Other types are still refused.
+        # Other types are still refused, the type shown in valid UTF-8.
         r = self.form("POST", url, b"name=x", "text/plain")
         self.assertDetail(r, 415, 'Unsupported media type "text/plain" in request.')
+        r = self.form("POST", url, b"name=x", "text/pl\xe4in")
+        self.assertDetail(r, 415, 'Unsupported media type "text/pl" in request.')
 
     def test_last_value_lists_and_partial_updates(self):
         self.server.import_project(self.token, "Patched")

@@ -13,8 +13,8 @@
  *
  * Input: the first line is the Content-Type ("PATCH " before it makes the
  * request a PATCH, a partial update), the rest the body. Besides the
- * sanitizers: a refused body gets a 400 whose response is valid JSON in
- * valid UTF-8; an accepted one is a form tree whose keys and strings are
+ * sanitizers: a refused body gets a 400 (415 for a type that is no form
+ * and not JSON) whose response is valid JSON in valid UTF-8; an accepted one is a form tree whose keys and strings are
  * valid UTF-8 without control characters (line breaks and tabs aside in
  * strings), and every reader either reads it or answers a 400 with a
  * valid JSON body.
@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "body.h"
+#include "form.h"
 #include "fuzz.h"
 #include "input.h"
 #include "srv_fuzz.h"
@@ -57,10 +58,15 @@ static void check_request(struct MHD_Connection *conn, const char *method,
 	}
 	memset(&res, 0, sizeof(res));
 	if ((body = srv_parse_body(&req, &res)) == NULL) {
-		FUZZ_CHECK(res.status == 400, "a refused form is 400");
+		/* 415: a Content-Type that is neither a form nor JSON. */
+		FUZZ_CHECK(res.status == 400 || res.status == 415,
+			   "a refused body is 400 (or 415)");
 		srv_fuzz_response_check_dispose(&res);
 	} else {
-		FUZZ_CHECK(srv_input_form_kind(body) != SRV_FORM_NONE,
+		const char *ct = srv_header(&req, "Content-Type");
+
+		FUZZ_CHECK(srv_input_form_kind(body) != SRV_FORM_NONE ||
+				   ct == NULL || !srv_form_is_content_type(ct),
 			   "a form body is a form tree");
 		srv_fuzz_check_strings(body);
 		srv_fuzz_read_fields(body);
