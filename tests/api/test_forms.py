@@ -167,6 +167,21 @@ class FormsTest(ServerTestCase):
         r = self.form("POST", url, body, "multipart/form-data")
         self.assertDetail(r, 400, "Multipart form parse error - Invalid boundary in multipart: None")
 
+    def test_generic_webhook_form(self):
+        # Scripts post the generic webhook's token and branches as a form
+        # (the service's view reads request.data, which forms fill).
+        integration = self.json_body("POST", "/api/v3/projects/base/integrations/",
+                                     {"integration_type": "api_webhook"}).json
+        url = urllib.parse.urlsplit(integration["url"]).path
+        r = self.server.request("POST", url, raw=urllib.parse.urlencode(
+            {"token": integration["secret"], "branches": "nope"}).encode(),
+            headers={"Content-Type": FORM})
+        self.assertEqual((r.status, r.json),
+                         (200, {"build_triggered": False, "project": "base", "versions": []}))
+        r = self.server.request("POST", url, raw=b"token=wrong&branches=nope",
+                                headers={"Content-Type": FORM})
+        self.assertDetail(r, 400, "Payload not valid")
+
     def test_notifications_and_webhooks(self):
         r = self.form("POST", "/api/v3/projects/base/webhooks/",
                       [("url", "https://hooks.example/x"), ("events", "build:passed"),
