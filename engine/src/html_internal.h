@@ -16,6 +16,11 @@
  * LEC_ENOMEM. */
 int lec__html_parse(const char *html, size_t len, const char *url,
 		    xmlDoc **doc);
+/* Whether n is an element with this tag name (any case). */
+int lec__html_is(const xmlNode *n, const char *name);
+/* An attribute's value ("" when it has no text), or NULL when absent (or
+ * n is no element). */
+const char *lec__html_attr(const xmlNode *n, const char *name);
 /* The page's main content: [role=main], <main>, the parent of the first
  * <h1>, and with body_fallback finally <body> or the root; NULL without. */
 xmlNode *lec__html_main_node(xmlDoc *doc, int body_fallback);

@@ -35,30 +35,12 @@ struct md {
 
 /* Elements ---------------------------------------------------------------- */
 
-static int is_tag(const xmlNode *n, const char *name)
-{
-	return n && n->type == XML_ELEMENT_NODE &&
-	       xmlStrcasecmp(n->name, (const xmlChar *)name) == 0;
-}
-
-static const char *attr(const xmlNode *n, const char *name)
-{
-	const xmlAttr *a;
-
-	for (a = n->properties; a; a = a->next)
-		if (xmlStrcasecmp(a->name, (const xmlChar *)name) == 0)
-			return a->children && a->children->content
-				       ? (const char *)a->children->content
-				       : "";
-	return NULL;
-}
-
 /* Whether the class attribute of n has the word w (prefix: starts with
  * it, the rest into rest). */
 static int has_class(const xmlNode *n, const char *w, int prefix,
 		     char *rest, size_t cap)
 {
-	const char *cls = attr(n, "class"), *p;
+	const char *cls = lec__html_attr(n, "class"), *p;
 	size_t wn = strlen(w);
 
 	for (p = cls; p && *p;) {
@@ -85,11 +67,11 @@ static int is_noise(const xmlNode *n)
 	static const char *const tags[] = { "script", "style", "template",
 					    "noscript", "nav", "button",
 					    "head", "form" };
-	const char *role = attr(n, "role");
+	const char *role = lec__html_attr(n, "role");
 	size_t i;
 
 	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-		if (is_tag(n, tags[i]))
+		if (lec__html_is(n, tags[i]))
 			return 1;
 	return (role && (strcmp(role, "navigation") == 0 ||
 			 strcmp(role, "search") == 0)) ||
@@ -112,13 +94,13 @@ static int heading_level(const xmlNode *n)
 static int is_block(const xmlNode *n)
 {
 	static const char *const tags[] = {
-		"p",	    "div",     "section",    "article", "main",
-		"header",   "footer",  "aside",	     "ul",	"ol",
-		"li",	    "pre",     "blockquote", "table",	"dl",
-		"dt",	    "dd",      "hr",	     "figure",	"figcaption",
-		"details",  "summary", "address",    "center",	"body",
-		"html",	    "fieldset", "caption",    "tr",	"tbody",
-		"thead",    "tfoot",   "td",	     "th",
+		"p",	   "div",      "section",    "article", "main",
+		"header",  "footer",   "aside",	     "ul",	"ol",
+		"li",	   "pre",      "blockquote", "table",	"dl",
+		"dt",	   "dd",       "hr",	     "figure",	"figcaption",
+		"details", "summary",  "address",    "center",	"body",
+		"html",	   "fieldset", "caption",    "tr",	"tbody",
+		"thead",   "tfoot",    "td",	     "th",
 	};
 	size_t i;
 
@@ -127,7 +109,7 @@ static int is_block(const xmlNode *n)
 	if (heading_level(n))
 		return 1;
 	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-		if (is_tag(n, tags[i]))
+		if (lec__html_is(n, tags[i]))
 			return 1;
 	return 0;
 }
@@ -139,7 +121,7 @@ static int holds_pre(const xmlNode *n, int depth)
 
 	for (c = n->children; c && depth > 0; c = c->next)
 		if (c->type == XML_ELEMENT_NODE &&
-		    (is_tag(c, "pre") || holds_pre(c, depth - 1)))
+		    (lec__html_is(c, "pre") || holds_pre(c, depth - 1)))
 			return 1;
 	return 0;
 }
@@ -181,10 +163,11 @@ static void raw_text(struct lec__buf *b, const xmlNode *n, int depth)
 	const xmlNode *c;
 
 	for (c = n->children; c && depth > 0; c = c->next) {
-		if (c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE)
+		if (c->type == XML_TEXT_NODE ||
+		    c->type == XML_CDATA_SECTION_NODE)
 			put_plain(b, (const char *)c->content);
 		else if (c->type == XML_ELEMENT_NODE && !is_noise(c)) {
-			if (is_tag(c, "br"))
+			if (lec__html_is(c, "br"))
 				lec__buf_puts(b, "\n");
 			raw_text(b, c, depth - 1);
 		}
@@ -301,7 +284,7 @@ static void put_url(struct md *m, struct lec__buf *b, const char *url)
 
 static void link(struct md *m, struct lec__buf *b, const xmlNode *n, int depth)
 {
-	const char *href = attr(n, "href");
+	const char *href = lec__html_attr(n, "href");
 	struct lec__buf text = LEC__BUF_INIT;
 
 	inline_children(m, &text, n, depth);
@@ -324,7 +307,8 @@ static void link(struct md *m, struct lec__buf *b, const xmlNode *n, int depth)
 
 static void image(struct md *m, struct lec__buf *b, const xmlNode *n)
 {
-	const char *src = attr(n, "src"), *alt = attr(n, "alt");
+	const char *src = lec__html_attr(n, "src"),
+		   *alt = lec__html_attr(n, "alt");
 
 	if (src == NULL || src[0] == '\0')
 		return;
@@ -364,19 +348,19 @@ static void inline_node(struct md *m, struct lec__buf *b, const xmlNode *c,
 	}
 	if (c->type != XML_ELEMENT_NODE || is_noise(c) || depth <= 0)
 		return;
-	if (is_tag(c, "br"))
+	if (lec__html_is(c, "br"))
 		lec__buf_putn(b, (const char[]){ HARD_BREAK }, 1);
-	else if (is_tag(c, "a"))
+	else if (lec__html_is(c, "a"))
 		link(m, b, c, depth - 1);
-	else if (is_tag(c, "img"))
+	else if (lec__html_is(c, "img"))
 		image(m, b, c);
-	else if (is_tag(c, "code") || is_tag(c, "tt") || is_tag(c, "kbd") ||
-		 is_tag(c, "samp"))
+	else if (lec__html_is(c, "code") || lec__html_is(c, "tt") ||
+		 lec__html_is(c, "kbd") || lec__html_is(c, "samp"))
 		code_span(b, c, depth - 1);
-	else if (is_tag(c, "em") || is_tag(c, "i") || is_tag(c, "cite") ||
-		 is_tag(c, "dfn"))
+	else if (lec__html_is(c, "em") || lec__html_is(c, "i") ||
+		 lec__html_is(c, "cite") || lec__html_is(c, "dfn"))
 		emphasis(m, b, c, depth - 1, "*");
-	else if (is_tag(c, "strong") || is_tag(c, "b"))
+	else if (lec__html_is(c, "strong") || lec__html_is(c, "b"))
 		emphasis(m, b, c, depth - 1, "**");
 	else {
 		/* A block inside inline content reads as words apart. */
@@ -473,7 +457,7 @@ static void code_language(const xmlNode *pre, char *lang, size_t cap)
 	lang[0] = '\0';
 	while (code && code->type != XML_ELEMENT_NODE)
 		code = code->next;
-	if (code && is_tag(code, "code") &&
+	if (code && lec__html_is(code, "code") &&
 	    (has_class(code, "language-", 1, rest, sizeof(rest)) ||
 	     has_class(code, "lang-", 1, rest, sizeof(rest)))) {
 		snprintf(lang, cap, "%s", rest);
@@ -510,7 +494,8 @@ static void code_block(struct lec__buf *out, const xmlNode *pre, int depth)
 	size_t i, run = 0, fence = 3;
 
 	raw_text(&t, pre, depth);
-	while (t.len > 0 && (t.ptr[t.len - 1] == '\n' || t.ptr[t.len - 1] == ' '))
+	while (t.len > 0 &&
+	       (t.ptr[t.len - 1] == '\n' || t.ptr[t.len - 1] == ' '))
 		t.len--;
 	while (t.len > 0 && t.ptr[0] == '\n') {
 		memmove(t.ptr, t.ptr + 1, t.len - 1);
@@ -565,9 +550,9 @@ static void list(struct md *m, struct lec__buf *out, const xmlNode *l,
 		 int depth)
 {
 	struct lec__buf items = LEC__BUF_INIT;
-	const char *start = attr(l, "start");
+	const char *start = lec__html_attr(l, "start");
 	long number = start ? strtol(start, NULL, 10) : 1;
-	int ordered = is_tag(l, "ol"), loose = 0, first = 1;
+	int ordered = lec__html_is(l, "ol"), loose = 0, first = 1;
 	const xmlNode *c;
 
 	for (c = l->children; c; c = c->next) {
@@ -575,7 +560,7 @@ static void list(struct md *m, struct lec__buf *out, const xmlNode *l,
 		char marker[32], indent[32];
 		size_t w;
 
-		if (!is_tag(c, "li") || is_noise(c))
+		if (!lec__html_is(c, "li") || is_noise(c))
 			continue;
 		flow(m, &item, c, depth);
 		if (ordered)
@@ -640,10 +625,10 @@ static void definitions(struct md *m, struct lec__buf *out, const xmlNode *dl,
 
 		if (c->type != XML_ELEMENT_NODE || is_noise(c))
 			continue;
-		if (is_tag(c, "dt")) {
+		if (lec__html_is(c, "dt")) {
 			inline_children(m, &t, c, depth);
 			paragraph(out, &t);
-		} else if (is_tag(c, "dd")) {
+		} else if (lec__html_is(c, "dd")) {
 			flow(m, &t, c, depth);
 			if (t.len > 0) {
 				lec__buf_puts(out, out->len ? "\n" : "");
@@ -674,28 +659,29 @@ static void table_rows(struct md *m, const xmlNode *t, int depth,
 	const xmlNode *sec, *tr, *td;
 
 	for (sec = t->children; sec; sec = sec->next) {
-		const xmlNode *first_tr = is_tag(sec, "tr") ? sec : NULL;
+		const xmlNode *first_tr = lec__html_is(sec, "tr") ? sec : NULL;
 		const xmlNode *list = first_tr ? NULL : sec->children;
 
-		if (!first_tr && !is_tag(sec, "thead") && !is_tag(sec, "tbody") &&
-		    !is_tag(sec, "tfoot"))
+		if (!first_tr && !lec__html_is(sec, "thead") &&
+		    !lec__html_is(sec, "tbody") && !lec__html_is(sec, "tfoot"))
 			continue;
 		for (tr = first_tr ? first_tr : list; tr;
 		     tr = first_tr ? NULL : tr->next) {
 			size_t cells = 0;
 
-			if (!is_tag(tr, "tr"))
+			if (!lec__html_is(tr, "tr"))
 				continue;
 			if (*nrows == 0)
-				*header = is_tag(sec, "thead");
+				*header = lec__html_is(sec, "thead");
 			lec__buf_puts(rows, "|");
 			for (td = tr->children; td; td = td->next) {
 				struct lec__buf cell = LEC__BUF_INIT;
 				size_t i;
 
-				if (!is_tag(td, "td") && !is_tag(td, "th"))
+				if (!lec__html_is(td, "td") &&
+				    !lec__html_is(td, "th"))
 					continue;
-				if (*nrows == 0 && is_tag(td, "th"))
+				if (*nrows == 0 && lec__html_is(td, "th"))
 					*header = 1;
 				if (cells++ >= TABLE_COLUMNS_MAX)
 					continue;
@@ -787,17 +773,17 @@ static void block(struct md *m, struct lec__buf *out, const xmlNode *n,
 		return;
 	if (heading_level(n))
 		heading(m, out, n, depth - 1);
-	else if (is_tag(n, "pre"))
+	else if (lec__html_is(n, "pre"))
 		code_block(out, n, depth - 1);
-	else if (is_tag(n, "ul") || is_tag(n, "ol"))
+	else if (lec__html_is(n, "ul") || lec__html_is(n, "ol"))
 		list(m, out, n, depth - 1);
-	else if (is_tag(n, "blockquote"))
+	else if (lec__html_is(n, "blockquote"))
 		quote(m, out, n, depth - 1);
-	else if (is_tag(n, "dl"))
+	else if (lec__html_is(n, "dl"))
 		definitions(m, out, n, depth - 1);
-	else if (is_tag(n, "table") && !holds_pre(n, depth - 1))
+	else if (lec__html_is(n, "table") && !holds_pre(n, depth - 1))
 		table(m, out, n, depth - 1);
-	else if (is_tag(n, "hr"))
+	else if (lec__html_is(n, "hr"))
 		add_block(out, "---", 3);
 	else
 		flow(m, out, n, depth - 1);
@@ -855,9 +841,9 @@ static char *page_title(xmlDoc *doc, const xmlNode *main)
 		const xmlNode *root = xmlDocGetRootElement(doc), *h, *ti;
 
 		for (h = root ? root->children : NULL; h; h = h->next)
-			if (is_tag(h, "head"))
+			if (lec__html_is(h, "head"))
 				for (ti = h->children; ti; ti = ti->next)
-					if (is_tag(ti, "title"))
+					if (lec__html_is(ti, "title"))
 						raw_text(&t, ti, 4);
 	}
 	collapse(&t);

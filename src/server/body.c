@@ -57,8 +57,9 @@ cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res)
 
 	if (ct && srv_form_is_content_type(ct)) {
 		json = srv_form_parse(req,
-				      req->method == SRV_PATCH ? SRV_FORM_PARTIAL
-							       : SRV_FORM_FULL,
+				      req->method == SRV_PATCH
+					      ? SRV_FORM_PARTIAL
+					      : SRV_FORM_FULL,
 				      &err);
 		if (json == NULL)
 			srv_respond_input_error(res, &err);
@@ -247,7 +248,8 @@ int srv_body_int(const cJSON *obj, const char *key, const char *field,
 		v = (double)parsed;
 	} else if (cJSON_IsNumber(item) &&
 		   (!fits_long_long(item->valuedouble) ||
-		    item->valuedouble == (double)(long long)item->valuedouble)) {
+		    item->valuedouble ==
+			    (double)(long long)item->valuedouble)) {
 		/* Past a long long a double is whole; the range says no. */
 		v = item->valuedouble;
 	} else {
@@ -261,7 +263,8 @@ int srv_body_int(const cJSON *obj, const char *key, const char *field,
 	}
 	if (v > (double)max || !fits_long_long(v)) {
 		snprintf(msg, sizeof(msg),
-			 "Ensure this value is less than or equal to %lld.", max);
+			 "Ensure this value is less than or equal to %lld.",
+			 max);
 		return field_error(res, field, msg);
 	}
 	*out = (long long)v;
@@ -376,13 +379,14 @@ static const cJSON **form_list(const cJSON *obj, const char *key, size_t *n)
 	    (values = calloc(len, sizeof(*values))) == NULL)
 		goto oom;
 	len = 0;
-	cJSON_ArrayForEach(el, obj)
-		if (indexed_key(el->string, key, &index) &&
-		    (found[len].value = srv_body_get(obj, el->string)) != NULL) {
-			found[len].index = index;
-			found[len].order = len;
-			len++;
-		}
+	cJSON_ArrayForEach(el, obj) if (indexed_key(el->string, key, &index) &&
+					(found[len].value = srv_body_get(
+						 obj, el->string)) != NULL)
+	{
+		found[len].index = index;
+		found[len].order = len;
+		len++;
+	}
 	/* By index, a later key of an index replacing an earlier one. */
 	qsort(found, len, sizeof(*found), by_index);
 	for (i = 0; i < len; i++) {

@@ -115,7 +115,8 @@ static void frame(struct view *v, const char *title, const char *tab)
 		v->f.project_name = p->name;
 		v->f.project_slug = p->slug;
 		if (v->docs_url == NULL)
-			v->docs_url = srv_docs_url(v->req, p, p->default_version);
+			v->docs_url =
+				srv_docs_url(v->req, p, p->default_version);
 		v->f.docs_url = v->docs_url;
 	}
 }
@@ -407,6 +408,17 @@ static void versions_table(struct view *v, int active_only)
 
 /* Pages ------------------------------------------------------------------- */
 
+/* End the page and send it, unless reading what it shows failed (rc). */
+static void finish(struct view *v, int rc)
+{
+	if (rc < 0) {
+		srv_respond_internal(v->res, "reading builds");
+		return;
+	}
+	dash_page_end(&v->h, &v->f);
+	send_html(v, 200);
+}
+
 static int overview(struct srv_request *req, struct srv_response *res)
 {
 	struct view v;
@@ -441,12 +453,7 @@ static int overview(struct srv_request *req, struct srv_response *res)
 	versions_table(&v, 1);
 	srv_text_puts(&v.h, "<h2>Latest builds</h2>\n");
 	rc = builds_table(&v, 0, 0, DASH_RECENT_BUILDS, &total);
-	if (rc < 0) {
-		srv_respond_internal(res, "listing builds");
-		goto done;
-	}
-	dash_page_end(&v.h, &v.f);
-	send_html(&v, 200);
+	finish(&v, rc);
 done:
 	view_dispose(&v);
 	return res->status;
@@ -485,7 +492,7 @@ static int builds(struct srv_request *req, struct srv_response *res)
 	dash_page_begin(&v.h, &v.f);
 	if (builds_table(&v, 0, (page - 1) * DASH_BUILDS_PER_PAGE,
 			 DASH_BUILDS_PER_PAGE, &total) < 0) {
-		srv_respond_internal(res, "listing builds");
+		finish(&v, -1);
 		goto done;
 	}
 	pages = (total + DASH_BUILDS_PER_PAGE - 1) / DASH_BUILDS_PER_PAGE;
@@ -553,12 +560,7 @@ static int version(struct srv_request *req, struct srv_response *res)
 		anchor(&v.h, docs, docs);
 	free(docs);
 	srv_text_puts(&v.h, "</dd>\n</dl>\n<h2>Builds</h2>\n");
-	if (builds_table(&v, ver->id, 0, DASH_RECENT_BUILDS, &total) < 0) {
-		srv_respond_internal(res, "listing builds");
-		goto done;
-	}
-	dash_page_end(&v.h, &v.f);
-	send_html(&v, 200);
+	finish(&v, builds_table(&v, ver->id, 0, DASH_RECENT_BUILDS, &total));
 done:
 	view_dispose(&v);
 	return res->status;
@@ -606,8 +608,8 @@ static void build_head(struct view *v, const struct lec_build *b)
 				 "</th></tr></thead><tbody>\n");
 		cJSON_ArrayForEach(c, cache) {
 			const cJSON *reason = cJSON_GetObjectItem(c, "reason");
-			int reused = cJSON_IsTrue(cJSON_GetObjectItem(c,
-								      "reused"));
+			int reused =
+				cJSON_IsTrue(cJSON_GetObjectItem(c, "reused"));
 
 			srv_text_puts(h, "<tr><td>");
 			dash_esc(h, c->string);
@@ -708,7 +710,8 @@ static const char live_script[] =
 	"        if (d.done) live.dataset.state = 'done';\n"
 	"        else setTimeout(tick, live.dataset.ms);\n"
 	"      })\n"
-	"      .catch(function () { setTimeout(tick, 3 * live.dataset.ms); });\n"
+	"      .catch(function () { setTimeout(tick, 3 * live.dataset.ms); "
+	"});\n"
 	"  }\n"
 	"  setTimeout(tick, live.dataset.ms);\n"
 	"})();\n"

@@ -112,10 +112,10 @@ static void tab(struct srv_text *h, const struct dash_frame *f,
 {
 	srv_text_puts(h, "<a href=\"");
 	dash_esc(h, url);
-	srv_text_printf(h, "\"%s>%s</a>",
-			f->tab && strcmp(f->tab, name) == 0 ? " class=\"active\""
-							    : "",
-			label);
+	srv_text_printf(
+		h, "\"%s>%s</a>",
+		f->tab && strcmp(f->tab, name) == 0 ? " class=\"active\"" : "",
+		label);
 }
 
 void dash_page_begin(struct srv_text *h, const struct dash_frame *f)

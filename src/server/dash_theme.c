@@ -13,8 +13,9 @@
  * the default theme follows the terminal's), and a colour name is a
  * terminal palette's colour tuned for a light page, and another for a
  * dark one (light-dark()), so the default theme reads well in both. A
- * slot's background is only written where it differs from the page's. Attributes: bold, dim,
- * underline, italic, and reverse (or standout) swap the two colours.
+ * slot's background is only written where it differs from the page's.
+ * Attributes: bold, dim, underline, italic, and reverse (or standout) swap the
+ * two colours.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,7 +190,8 @@ static void rule(struct srv_text *css, const char *line, const char *page_bg)
 	if ((sel = selector_of(slot)) == NULL)
 		return;
 	while (word(&s, attr)) {
-		reverse |= !strcmp(attr, "reverse") || !strcmp(attr, "standout");
+		reverse |=
+			!strcmp(attr, "reverse") || !strcmp(attr, "standout");
 		bold |= !strcmp(attr, "bold");
 		dim |= !strcmp(attr, "dim");
 		underline |= !strcmp(attr, "underline");

@@ -102,8 +102,8 @@ static void head(struct srv_text *t, const struct lec_project *p,
 			    "/llms-full.txt holds them all.\n");
 }
 
-static void pages_list(struct srv_text *t, const struct lec_search_listing *pages,
-		       const char *base)
+static void pages_list(struct srv_text *t,
+		       const struct lec_search_listing *pages, const char *base)
 {
 	char url[DOCS_PATH_MAX * 2];
 	size_t i;
@@ -129,8 +129,9 @@ static void pages_list(struct srv_text *t, const struct lec_search_listing *page
 }
 
 /* Every page as Markdown, read from the published directory dir (root). */
-static void pages_full(struct srv_text *t, const struct lec_search_listing *pages,
-		       const char *base, int dir, const char *root)
+static void pages_full(struct srv_text *t,
+		       const struct lec_search_listing *pages, const char *base,
+		       int dir, const char *root)
 {
 	char url[DOCS_PATH_MAX * 2];
 	size_t i;
@@ -141,9 +142,10 @@ static void pages_full(struct srv_text *t, const struct lec_search_listing *page
 		int fd;
 
 		if (t->len >= DOCS_LLMS_FULL_MAX) {
-			srv_text_puts(t, "\n---\n\n(llms-full.txt stops here, at "
-				     "its size limit; the remaining pages are "
-				     "listed in /llms.txt.)\n");
+			srv_text_puts(t,
+				      "\n---\n\n(llms-full.txt stops here, at "
+				      "its size limit; the remaining pages are "
+				      "listed in /llms.txt.)\n");
 			return;
 		}
 		if (generated_index(pages->items[i].path))

@@ -27,26 +27,35 @@
 
 /* Serializing ------------------------------------------------------------- */
 
-/* [{"username": ...}] of the owners, sorted by username. */
-static int org_owners(struct lec_store *store, const struct lec_org *org,
-		      cJSON **out)
+/* [{"username": ...}] of the usernames list (an organization's owners, a
+ * team's members) reads for id, sorted by username. */
+static int usernames(struct lec_store *store, int64_t id,
+		     int (*list)(struct lec_store *, int64_t,
+				 struct lec_org_usernames *),
+		     cJSON **out)
 {
 	struct lec_org_usernames names = { 0 };
 	size_t i;
 	int rc;
 
 	*out = NULL;
-	if ((rc = lec_org_owner_list(store, org->id, &names)) < 0)
+	if ((rc = list(store, id, &names)) < 0)
 		return rc;
 	*out = cJSON_CreateArray();
 	for (i = 0; *out && i < names.len; i++) {
-		cJSON *owner = cJSON_CreateObject();
+		cJSON *user = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(owner, "username", names.items[i]);
-		cJSON_AddItemToArray(*out, owner);
+		cJSON_AddStringToObject(user, "username", names.items[i]);
+		cJSON_AddItemToArray(*out, user);
 	}
 	lec_org_usernames_dispose(&names);
 	return LEC_OK;
+}
+
+static int org_owners(struct lec_store *store, const struct lec_org *org,
+		      cJSON **out)
+{
+	return usernames(store, org->id, lec_org_owner_list, out);
 }
 
 /* The service's Organization object; *out NULL on an engine error. */
@@ -323,28 +332,6 @@ done:
 	return res->status;
 }
 
-/* [{"username": ...}] of a team's members, sorted by username. */
-static int team_members(struct lec_store *store, int64_t team_id,
-			cJSON **out)
-{
-	struct lec_org_usernames names = { 0 };
-	size_t i;
-	int rc;
-
-	*out = NULL;
-	if ((rc = lec_team_member_list(store, team_id, &names)) < 0)
-		return rc;
-	*out = cJSON_CreateArray();
-	for (i = 0; *out && i < names.len; i++) {
-		cJSON *u = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(u, "username", names.items[i]);
-		cJSON_AddItemToArray(*out, u);
-	}
-	lec_org_usernames_dispose(&names);
-	return LEC_OK;
-}
-
 /* The organization's teams, for its owners (the service's
  * IsOrganizationAdmin): a member of one of its teams gets 403, anyone
  * else the 404 of an organization that does not exist, as for its
@@ -389,8 +376,8 @@ int srv_v3_org_teams(struct srv_request *req, struct srv_response *res)
 		cJSON *t = srv_v3_team(&list.items[i]);
 
 		if (srv_flex_expands(&flex, "members")) {
-			if ((rc = team_members(store, list.items[i].id,
-					       &members)) < 0)
+			if ((rc = usernames(store, list.items[i].id,
+					    lec_team_member_list, &members)) < 0)
 				break;
 			cJSON_AddItemToObject(t, "members", members);
 		}

@@ -11,9 +11,8 @@ import tempfile
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, Store, main
+from lectern_test import BUILD_TIMEOUT, ServerTestCase, Store, main
 
-BUILD_TIMEOUT = 240
 
 SPHINX = {
     ".readthedocs.yaml": "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\"\n"
@@ -55,26 +54,13 @@ class AgentsTest(ServerTestCase):
             assert r.status == 201, r
             cls.slugs[name] = r.json["slug"]
         for slug in cls.slugs.values():
-            cls.wait_build(slug)
+            cls.wait_build(slug, cls.token)
 
     @classmethod
     def tearDownClass(cls):
         for repo in getattr(cls, "repos", {}).values():
             shutil.rmtree(repo, ignore_errors=True)
         super().tearDownClass()
-
-    @classmethod
-    def wait_build(cls, slug):
-        deadline = time.time() + BUILD_TIMEOUT
-        builds = []
-        while time.time() < deadline:
-            builds = cls.server.get("/api/v3/projects/%s/builds/" % slug,
-                                    token=cls.token).json["results"]
-            if builds and builds[0]["state"]["code"] in ("finished", "cancelled"):
-                assert builds[0]["success"], builds[0]
-                return
-            time.sleep(0.3)
-        raise AssertionError("build of %s did not finish: %r" % (slug, builds))
 
     def host(self, slug):
         return "%s.localhost:%d" % (slug, self.server.port)

@@ -24,10 +24,9 @@ import unittest
 import urllib.parse
 
 import fixtures
-from lectern_test import ServerTestCase, Store, main
+from lectern_test import BUILD_TIMEOUT, ServerTestCase, Store, main
 from test_browser import CHROMIUM, WINDOW, MIN_COLOURS, output_dir, png_colours
 
-BUILD_TIMEOUT = 240
 # A command of the live build waits this long between its two lines: the
 # browser must be looking before the second one comes.
 LIVE_PAUSE = 12
@@ -156,26 +155,13 @@ class DashboardTest(ServerTestCase):
         assert r.status == 201, r
         cls.slug = r.json["slug"]
         cls.project = r.json
-        cls.wait_build(cls.slug)
+        cls.wait_build(cls.slug, cls.token)
 
     @classmethod
     def tearDownClass(cls):
         for repo in getattr(cls, "repos", []):
             shutil.rmtree(repo, ignore_errors=True)
         super().tearDownClass()
-
-    @classmethod
-    def wait_build(cls, slug):
-        deadline = time.time() + BUILD_TIMEOUT
-        builds = []
-        while time.time() < deadline:
-            builds = cls.server.get("/api/v3/projects/%s/builds/" % slug,
-                                    token=cls.token).json["results"]
-            if builds and builds[0]["state"]["code"] in ("finished", "cancelled"):
-                assert builds[0]["success"], builds[0]
-                return builds[0]
-            time.sleep(0.3)
-        raise AssertionError("build of %s did not finish: %r" % (slug, builds))
 
     def path(self, url):
         parts = urllib.parse.urlsplit(url)
