@@ -291,6 +291,29 @@ static int project_page(struct srv_request *req, struct lec_store *store,
 	return LEC_OK;
 }
 
+/* The organization of the path, whoever may see it (the nested routes
+ * decide that themselves); NULL after filling res with its 404 or an
+ * error. */
+static struct lec_org *find_org(struct srv_request *req,
+				struct lec_store *store,
+				struct srv_response *res)
+{
+	struct lec_org *org = NULL;
+	int rc;
+
+	if (store == NULL) {
+		srv_respond_internal(res, "no store");
+		return NULL;
+	}
+	if ((rc = lec_org_get(store, req->params[0], &org)) == LEC_OK)
+		return org;
+	if (rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, NO_ORGANIZATION);
+	else
+		srv_respond_engine_error(res, rc);
+	return NULL;
+}
+
 int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_org_project_ids ids = { 0 };
@@ -301,13 +324,8 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	cJSON *results;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	if ((rc = lec_org_get(store, req->params[0], &org)) < 0) {
-		if (rc == LEC_ENOTFOUND)
-			return srv_respond_detail(res, 404, NO_ORGANIZATION);
-		return srv_respond_engine_error(res, rc);
-	}
+	if ((org = find_org(req, store, res)) == NULL)
+		return res->status;
 	if (check_projects_access(store, org, req->user->id, res) < 0 ||
 	    srv_flex_parse(req, &flex, res) < 0)
 		goto done;
@@ -347,13 +365,8 @@ int srv_v3_org_teams(struct srv_request *req, struct srv_response *res)
 	int rc, owner = 0, member = 0;
 	size_t i;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	if ((rc = lec_org_get(store, req->params[0], &org)) < 0) {
-		if (rc == LEC_ENOTFOUND)
-			return srv_respond_detail(res, 404, NO_ORGANIZATION);
-		return srv_respond_engine_error(res, rc);
-	}
+	if ((org = find_org(req, store, res)) == NULL)
+		return res->status;
 	if ((rc = lec_org_is_owner(store, org->id, req->user->id, &owner)) <
 		    0 ||
 	    (!owner &&
