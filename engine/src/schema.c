@@ -475,6 +475,54 @@ static const char migration_12[] =
 	"CREATE UNIQUE INDEX search_terms_term ON search_terms(term, version_id);"
 	"CREATE INDEX search_terms_version ON search_terms(version_id);";
 
+/* 13: ids of deleted redirects and environment variables are never given
+ * again (the service's tables never reuse a primary key): the tables are
+ * rebuilt with AUTOINCREMENT, rows and ids kept; the copy sets each
+ * table's sequence to its highest id. */
+static const char migration_13[] =
+	"CREATE TABLE redirects_13 ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  type TEXT NOT NULL,"
+	"  from_url TEXT NOT NULL DEFAULT '',"
+	"  from_url_without_rest TEXT,"
+	"  to_url TEXT NOT NULL DEFAULT '',"
+	"  http_status INTEGER NOT NULL DEFAULT 302"
+	"    CHECK (http_status IN (301, 302)),"
+	"  enabled INTEGER NOT NULL DEFAULT 1,"
+	"  force INTEGER NOT NULL DEFAULT 0,"
+	"  description TEXT NOT NULL DEFAULT '',"
+	"  position INTEGER NOT NULL DEFAULT 0 CHECK (position >= 0),"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"INSERT INTO redirects_13 (id, project_id, type, from_url,"
+	"  from_url_without_rest, to_url, http_status, enabled, force,"
+	"  description, position, created, modified)"
+	"  SELECT id, project_id, type, from_url, from_url_without_rest, to_url,"
+	"  http_status, enabled, force, description, position, created,"
+	"  modified FROM redirects;"
+	"DROP TABLE redirects;"
+	"ALTER TABLE redirects_13 RENAME TO redirects;"
+	"CREATE INDEX redirects_project ON redirects(project_id, position);"
+	"CREATE TABLE env_vars_13 ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  value BLOB NOT NULL,"
+	"  value_size INTEGER NOT NULL,"
+	"  public INTEGER NOT NULL DEFAULT 0,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"INSERT INTO env_vars_13 (id, project_id, name, value, value_size,"
+	"  public, created, modified)"
+	"  SELECT id, project_id, name, value, value_size, public, created,"
+	"  modified FROM env_vars;"
+	"DROP TABLE env_vars;"
+	"ALTER TABLE env_vars_13 RENAME TO env_vars;"
+	"CREATE INDEX env_vars_project ON env_vars(project_id);";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -488,6 +536,7 @@ static const char *const migrations[] = {
 	migration_10,
 	migration_11,
 	migration_12,
+	migration_13,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

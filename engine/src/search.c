@@ -1956,3 +1956,131 @@ int lec_search_query(struct lec_store *st,
 	lec_error_clear();
 	return run_query(st, req, 1, out);
 }
+
+/* Listing ------------------------------------------------------------------ */
+
+void lec_search_listing_dispose(struct lec_search_listing *listing)
+{
+	size_t i;
+
+	if (listing == NULL)
+		return;
+	for (i = 0; i < listing->len; i++) {
+		lec__free(listing->items[i].path);
+		lec__free(listing->items[i].title);
+		lec__free(listing->items[i].summary);
+	}
+	lec__free(listing->items);
+	memset(listing, 0, sizeof(*listing));
+}
+
+/* Bytes of s's first sentence (up to ". ", "! ", "? " or the end), cut
+ * at a space before LEC_SEARCH_SUMMARY_MAX characters; *cut says so. */
+static size_t first_sentence(const char *s, int *cut)
+{
+	size_t i, chars = 0, space = 0;
+
+	*cut = 0;
+	for (i = 0; s[i]; i++) {
+		if ((s[i] == '.' || s[i] == '!' || s[i] == '?') &&
+		    (s[i + 1] == ' ' || s[i + 1] == '\0'))
+			return i + 1;
+		if (s[i] == ' ')
+			space = i;
+		if (((unsigned char)s[i] & 0xC0) != 0x80 &&
+		    ++chars > LEC_SEARCH_SUMMARY_MAX) {
+			*cut = 1;
+			return space ? space : i;
+		}
+	}
+	return i;
+}
+
+/* The order pages are listed in: "index.html" of a directory sorts as the
+ * directory itself, before everything in it. */
+static int listing_cmp(const void *a, const void *b)
+{
+	const char *x = ((const struct lec_search_listed *)a)->path;
+	const char *y = ((const struct lec_search_listed *)b)->path;
+	size_t xn = strlen(x), yn = strlen(y), k = sizeof("index.html") - 1;
+
+	if (xn >= k && strcmp(x + xn - k, "index.html") == 0 &&
+	    (xn == k || x[xn - k - 1] == '/'))
+		xn -= k;
+	if (yn >= k && strcmp(y + yn - k, "index.html") == 0 &&
+	    (yn == k || y[yn - k - 1] == '/'))
+		yn -= k;
+	{
+		size_t n = xn < yn ? xn : yn;
+		int c = memcmp(x, y, n);
+
+		if (c != 0)
+			return c;
+		return (xn > yn) - (xn < yn);
+	}
+}
+
+int lec_search_index_pages(struct lec_store *st, int64_t version_id,
+			   struct lec_search_listing *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t cap = 0;
+	int rc, step;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	if ((rc = lec_store__prepare(
+		     st, &stmt,
+		     "SELECT p.path, p.title, (SELECT e.content FROM "
+		     "search_entries e WHERE e.rowid BETWEEN p.id * 1048576 "
+		     "AND p.id * 1048576 + 1048575 AND e.kind = 1 ORDER BY "
+		     "e.rowid LIMIT 1) FROM search_pages p WHERE "
+		     "p.version_id = ?")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct lec_search_listed *it;
+		const char *content = col_str(stmt, 2);
+		size_t n;
+		int cut;
+
+		if (out->len == cap) {
+			size_t grown = cap ? cap * 2 : 64;
+			void *p = lec__malloc(grown * sizeof(*out->items));
+
+			if (p == NULL) {
+				rc = lec__error_oom();
+				break;
+			}
+			if (out->len)
+				memcpy(p, out->items,
+				       out->len * sizeof(*out->items));
+			lec__free(out->items);
+			out->items = p;
+			cap = grown;
+		}
+		it = &out->items[out->len++];
+		memset(it, 0, sizeof(*it));
+		it->path = dup_or_fail(col_str(stmt, 0), &rc);
+		it->title = dup_or_fail(col_str(stmt, 1), &rc);
+		n = first_sentence(content, &cut);
+		if ((it->summary = lec__malloc(n + 4)) == NULL) {
+			rc = lec__error_oom();
+		} else {
+			memcpy(it->summary, content, n);
+			memcpy(it->summary + n, cut ? "..." : "", cut ? 4 : 1);
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc == LEC_OK && step != SQLITE_DONE)
+		rc = lec_store__sqlerr(st, step, "listing indexed pages");
+	lec_store__finalize(st, stmt);
+	if (rc < 0) {
+		lec_search_listing_dispose(out);
+		return rc;
+	}
+	if (out->len > 1)
+		qsort(out->items, out->len, sizeof(*out->items), listing_cmp);
+	return LEC_OK;
+}

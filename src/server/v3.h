@@ -40,6 +40,9 @@ void srv_v3_add_time(cJSON *obj, const char *key, int64_t us);
 cJSON *srv_v3_org_links(struct srv_request *req, const char *slug);
 /* A datetime always with six fraction digits (organizations and teams). */
 void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us);
+struct lec_team;
+/* A Team (business): access, created, modified, name, slug. */
+cJSON *srv_v3_team(const struct lec_team *team);
 
 /* The documentation URL of a project's version ("http://slug.domain/en/
  * latest/"), following subprojects, translations and versioning schemes.
@@ -230,5 +233,9 @@ int srv_v3_webhook_deliveries(struct srv_request *req,
 int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_org_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_org_projects(struct srv_request *req, struct srv_response *res);
+int srv_v3_org_teams(struct srv_request *req, struct srv_response *res);
+/* remote/repositories/ and remote/organizations/: the service's lists of
+ * the user's connected accounts; Lectern has none, so an empty page. */
+int srv_v3_remote_empty(struct srv_request *req, struct srv_response *res);
 
 #endif

@@ -153,6 +153,39 @@ TEST(migrates_from_every_earlier_version)
 	}
 }
 
+/* Migration 13: redirects and environment variables keep their rows and
+ * ids, and a deleted row's id is never given again. */
+TEST(migration_13_never_reuses_ids)
+{
+	const char *file = path_in(lec_test_tmpdir(), "ids.db");
+	char owned[512];
+	struct lec_store *st = NULL;
+
+	snprintf(owned, sizeof(owned), "%s", file);
+	CHECK_OK(lec_store__open_at(&st, owned, NULL, 11));
+	CHECK_OK(lec_store__exec(
+		st, "INSERT INTO projects (name, slug, repo_url, created, "
+		    "modified) VALUES ('P', 'p', 'https://x/y.git', 1, 1);"
+		    "INSERT INTO redirects (id, project_id, type, created, "
+		    "modified) VALUES (7, 1, 'page', 1, 1);"
+		    "INSERT INTO env_vars (id, project_id, name, value, "
+		    "value_size, created, modified) VALUES (4, 1, 'A', x'00', "
+		    "1, 1, 1)"));
+	lec_store_free(st);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK_INT(sql_int(st, "SELECT id FROM redirects"), 7);
+	CHECK_INT(sql_int(st, "SELECT id FROM env_vars"), 4);
+	CHECK_OK(lec_store__exec(
+		st, "DELETE FROM redirects; DELETE FROM env_vars;"
+		    "INSERT INTO redirects (project_id, type, created, "
+		    "modified) VALUES (1, 'page', 1, 1);"
+		    "INSERT INTO env_vars (project_id, name, value, value_size,"
+		    " created, modified) VALUES (1, 'B', x'00', 1, 1, 1)"));
+	CHECK_INT(sql_int(st, "SELECT id FROM redirects"), 8);
+	CHECK_INT(sql_int(st, "SELECT id FROM env_vars"), 5);
+	lec_store_free(st);
+}
+
 TEST(refuses_newer_schema_untouched)
 {
 	const char *file = path_in(lec_test_tmpdir(), "new.db");
@@ -569,6 +602,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(reopen_keeps_data),
 	TEST_ENTRY(missing_file_without_create),
 	TEST_ENTRY(migrates_from_every_earlier_version),
+	TEST_ENTRY(migration_13_never_reuses_ids),
 	TEST_ENTRY(refuses_newer_schema_untouched),
 	TEST_ENTRY(refuses_foreign_sqlite_database),
 	TEST_ENTRY(refuses_garbage_untouched),
