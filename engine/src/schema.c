@@ -453,6 +453,30 @@ static const char migration_11[] =
 	"ALTER TABLE builds ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE builds ADD COLUMN cache TEXT;";
 
+/* 12 to 14 are taken by branches in flight (issue 27's other items,
+ * build warnings, search); each is replaced by its branch's migration when
+ * it merges. Until then they change nothing. */
+static const char migration_reserved[] = "";
+
+/* Outgoing webhooks (issue 27): a delivery keeps the URL it was queued for,
+ * so a webhook's URL changed afterwards does not redirect it; the sender's
+ * hold on a delivery (sending_until, microseconds; 0: none) and when it
+ * was last taken (claimed) let it share its slots fairly among projects.
+ * Polling a remote repository gets a floor of 60 seconds (the value of
+ * LEC_PROJECT_POLL_MIN_S when this was written): shorter intervals set
+ * before are raised to it. */
+static const char migration_15[] =
+	"ALTER TABLE webhook_deliveries ADD COLUMN url TEXT NOT NULL"
+	"  DEFAULT '';"
+	"UPDATE webhook_deliveries SET url = (SELECT w.url FROM webhooks w"
+	"  WHERE w.id = webhook_deliveries.webhook_id);"
+	"ALTER TABLE webhook_deliveries ADD COLUMN sending_until INTEGER"
+	"  NOT NULL DEFAULT 0;"
+	"ALTER TABLE webhook_deliveries ADD COLUMN claimed INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"UPDATE projects SET poll_interval = 60"
+	"  WHERE poll_interval > 0 AND poll_interval < 60;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -465,6 +489,10 @@ static const char *const migrations[] = {
 	migration_9,
 	migration_10,
 	migration_11,
+	migration_reserved,
+	migration_reserved,
+	migration_reserved,
+	migration_15,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
