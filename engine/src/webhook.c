@@ -833,7 +833,7 @@ static int claim(struct lec_store *st, int64_t id, int64_t now_us,
 /* The due delivery to send next (see lec_webhook_delivery_next): per
  * project, its deliveries in a sender's hands (sending_until still to
  * come) and when one of them was last taken (claimed), both read only for
- * the projects that have one due. */
+ * the projects that have one due; none of a webhook with one in hand. */
 #define PROJECT_DELIVERIES(what)                                             \
 	"(SELECT " what " FROM webhook_deliveries d2 JOIN webhooks w2 ON "   \
 	"w2.id = d2.webhook_id WHERE w2.project_id = w.project_id"
@@ -843,6 +843,8 @@ static int claim(struct lec_store *st, int64_t id, int64_t now_us,
 	"FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "  \
 	"WHERE d.state = 'pending' AND d.next_attempt <= ?1 AND "            \
 	PROJECT_DELIVERIES("count(*)") " AND d2.sending_until > ?1) < ?2 "   \
+	"AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d3 WHERE "         \
+	"d3.webhook_id = d.webhook_id AND d3.sending_until > ?1) "           \
 	"ORDER BY turn, d.next_attempt, d.id LIMIT 1"
 
 /* lec_webhook_delivery_next inside its write transaction. */

@@ -8,7 +8,8 @@
  * the body under that secret, retries with a doubling delay, the failing
  * notification after the last try and its cancelling by a delivery; at
  * most LEC_WEBHOOK_PROJECT_MAX webhooks a project, each delivery sent to
- * the URL it was queued for, and deliveries taken fairly across projects.
+ * the URL it was queued for, deliveries taken fairly across projects and
+ * one webhook's one at a time, in order.
  */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -588,6 +589,37 @@ TEST(deliveries_are_taken_fairly_across_projects)
 	lec_store_free(st);
 }
 
+TEST(a_webhooks_deliveries_go_one_at_a_time_in_order)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "docs");
+	int64_t b = add_build(st, p, add_version(st, p, "latest"), "finished",
+			      NULL);
+	struct lec_webhook_fields f = { 0, "https://example.org/a",
+					LEC_WEBHOOK_EVENTS_ALL, NULL };
+	struct lec_webhook_outgoing out = { 0 };
+	int64_t now, first;
+
+	CHECK_OK(lec_webhook_create(st, p, &f, "s", NULL, NULL));
+	CHECK_OK(lec_webhook_queue_build(st, b, LEC_WEBHOOK_BUILD_TRIGGERED,
+					 NULL));
+	CHECK_OK(lec_webhook_queue_build(st, b, LEC_WEBHOOK_BUILD_PASSED,
+					 NULL));
+	now = lec__now_us() + 1000000;
+	CHECK_OK(lec_webhook_delivery_next(st, now, 60000, &out));
+	CHECK_STR(out.event, "build:triggered");
+	first = out.delivery_id;
+	lec_webhook_outgoing_dispose(&out);
+	/* build:passed waits while build:triggered is in hand. */
+	CHECK_ERR(lec_webhook_delivery_next(st, now, 60000, &out),
+		  LEC_ENOTFOUND);
+	CHECK_OK(lec_webhook_delivery_done(st, first, 200, NULL, 1000));
+	CHECK_OK(lec_webhook_delivery_next(st, now, 60000, &out));
+	CHECK_STR(out.event, "build:passed");
+	lec_webhook_outgoing_dispose(&out);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(add_dedups_and_cancel_and_states),
 	TEST_ENTRY(feed_is_admins_and_owners_only),
@@ -598,6 +630,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(webhooks_per_project_are_capped),
 	TEST_ENTRY(a_delivery_goes_to_the_url_it_was_queued_for),
 	TEST_ENTRY(deliveries_are_taken_fairly_across_projects),
+	TEST_ENTRY(a_webhooks_deliveries_go_one_at_a_time_in_order),
 };
 
 LEC_TEST_MAIN(tests)

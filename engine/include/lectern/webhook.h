@@ -22,7 +22,9 @@
  * The sender runs deliveries side by side; which one it takes next is
  * fair across projects: the due delivery of the project served longest
  * ago, never more than LEC_WEBHOOK_PROJECT_SENDING_MAX of one project at
- * once, so one project's slow receivers cannot hold up another's.
+ * once, so one project's slow receivers cannot hold up another's. A
+ * webhook's deliveries go one at a time, oldest first, so its receiver
+ * gets a build's events in order.
  */
 #ifndef LECTERN_WEBHOOK_H
 #define LECTERN_WEBHOOK_H
@@ -205,7 +207,8 @@ int lec_webhook_queue_build(struct lec_store *store, int64_t build_id,
  * Take a delivery due at now_us (microseconds since the epoch) and sign
  * its body: of the projects with fewer than LEC_WEBHOOK_PROJECT_SENDING_MAX
  * deliveries in a sender's hands, the one whose last delivery was taken
- * longest ago, and its oldest due delivery. It stays in the sender's hands
+ * longest ago, and its oldest due delivery of a webhook with none in a
+ * sender's hands. It stays in the sender's hands
  * for lease_ms at most: its next try is put off that long, so a sender
  * that dies mid-try leaves it to be tried again.
  * @param out filled; release with lec_webhook_outgoing_dispose
