@@ -522,6 +522,24 @@ static const char migration_13[] =
 	"DROP TABLE env_vars;"
 	"ALTER TABLE env_vars_13 RENAME TO env_vars;"
 	"CREATE INDEX env_vars_project ON env_vars(project_id);";
+/* 14: outgoing webhooks (issue 27): a delivery keeps the URL it was queued for,
+ * so a webhook's URL changed afterwards does not redirect it; the sender's
+ * hold on a delivery (sending_until, microseconds; 0: none) and when it
+ * was last taken (claimed) let it share its slots fairly among projects.
+ * Polling a remote repository gets a floor of 60 seconds (the value of
+ * LEC_PROJECT_POLL_MIN_S when this was written): shorter intervals set
+ * before are raised to it. */
+static const char migration_14[] =
+	"ALTER TABLE webhook_deliveries ADD COLUMN url TEXT NOT NULL"
+	"  DEFAULT '';"
+	"UPDATE webhook_deliveries SET url = (SELECT w.url FROM webhooks w"
+	"  WHERE w.id = webhook_deliveries.webhook_id);"
+	"ALTER TABLE webhook_deliveries ADD COLUMN sending_until INTEGER"
+	"  NOT NULL DEFAULT 0;"
+	"ALTER TABLE webhook_deliveries ADD COLUMN claimed INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"UPDATE projects SET poll_interval = 60"
+	"  WHERE poll_interval > 0 AND poll_interval < 60;";
 
 static const char *const migrations[] = {
 	migration_1,
@@ -537,6 +555,7 @@ static const char *const migrations[] = {
 	migration_11,
 	migration_12,
 	migration_13,
+	migration_14,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "srv_limits.h"
 
+struct lec_netrule;
 struct lec_store;
 struct lec_user;
 
@@ -68,6 +69,9 @@ struct srv_config {
 	/* Outgoing webhooks: how long a receiver gets to answer one try, in
 	 * milliseconds (0: SRV_HOOK_TIMEOUT_DEFAULT_MS). */
 	unsigned webhook_timeout_ms;
+	/* Outgoing webhooks: the networks receivers may be on besides the
+	 * globally reachable addresses (--webhook-allow); NULL: none. */
+	const struct lec_netrule *webhook_allow;
 };
 
 /* The daemon (server.c) ------------------------------------------------- */

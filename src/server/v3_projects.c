@@ -223,10 +223,19 @@ static int check_teams(struct srv_request *req, const struct lec_org *org,
 	return 0;
 }
 
-/* Put a new project into its organization and teams. */
-static int join_organization(struct srv_request *req, struct lec_org *org,
-			     int64_t project_id, const char **teams,
-			     size_t nteams, struct srv_response *res)
+int srv_v3_org_read(struct srv_request *req, const cJSON *body,
+		    struct lec_org **org, const char ***teams, size_t *nteams,
+		    struct srv_response *res)
+{
+	return read_organization(req, body, org, teams, nteams, res) < 0 ||
+			       check_teams(req, *org, *teams, *nteams, res) < 0
+		       ? -1
+		       : 0;
+}
+
+int srv_v3_org_join(struct srv_request *req, struct lec_org *org,
+		    int64_t project_id, const char **teams, size_t nteams,
+		    struct srv_response *res)
 {
 	struct lec_store *store = srv_store(req);
 	size_t i;
@@ -272,9 +281,8 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 		bad |= read_privacy(body, &in.privacy_level,
 				    &in.external_builds_privacy_level,
 				    res) < 0 ||
-		       read_organization(req, body, &org, &teams, &nteams,
-					 res) < 0 ||
-		       check_teams(req, org, teams, nteams, res) < 0;
+		       srv_v3_org_read(req, body, &org, &teams, &nteams, res) <
+			       0;
 	if (bad)
 		goto done;
 	in.local_roots = srv_local_roots(req);
@@ -284,7 +292,7 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 		goto done;
 	}
 	if (business &&
-	    join_organization(req, org, p->id, teams, nteams, res) < 0) {
+	    srv_v3_org_join(req, org, p->id, teams, nteams, res) < 0) {
 		lec_project_delete(store, p->id);
 		goto done;
 	}
