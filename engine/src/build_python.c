@@ -21,7 +21,13 @@
  * wheelhouse (DATA/python/<project>/wheels) from the index pip is
  * configured with (this is the one step of a build with network, unless
  * `lectern serve --offline`); then `pip install --no-index --find-links
- * WHEELHOUSE` installs from it alone. So a later build installs the same
+ * WHEELHOUSE` installs from it alone. `pip wheel` runs the repository's
+ * code (setup.py, a build backend), so its network is the egress proxy's
+ * (egress.h): public addresses, and beyond them only the endpoints of the
+ * index URLs the server's administrator configured (PIP_INDEX_URL,
+ * PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS of `lectern serve`'s environment
+ * and its pip.conf files), never the host's loopback or local network,
+ * whatever the project's variables or requirement lines name. So a later build installs the same
  * requirements without any index, and a build whose index is unreachable
  * still works from what an earlier one fetched. With no index at all
  * (offline, or PIP_NO_INDEX) the wheel step runs --no-index too and both
@@ -41,6 +47,7 @@
  * (lec__remove_beneath): a link or fifo a build left there is never
  * followed out of it or blocked on.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -68,6 +75,14 @@ static const char *const pip_passthrough[] = {
 };
 /* pip.conf files of the machine, bound when present. */
 static const char *const pip_configs[] = { "/etc/pip.conf" };
+/* Largest pip.conf read for its index URLs: an administrator's file is a
+ * few lines. */
+#define PIP_CONFIG_MAX (64 * 1024)
+/* The settings, in the environment and (without the PIP_ and with '-'
+ * for '_', in any case) in pip.conf, that name where packages come from. */
+static const char *const pip_sources[] = { "PIP_INDEX_URL",
+					   "PIP_EXTRA_INDEX_URL",
+					   "PIP_FIND_LINKS" };
 
 /* What the install commands share. */
 struct install {
@@ -78,6 +93,7 @@ struct install {
 	char **env;     /* the job's environment plus pip's */
 	size_t nenv;
 	const char **secrets; /* job's secrets plus credentials in PIP_* */
+	struct lec_netrule egress; /* the administrator's index endpoints */
 	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS - 2];
 	size_t nmounts;
 	char *owned[LEC__JOB_MAX_MOUNTS]; /* paths the mounts borrow */
@@ -159,6 +175,80 @@ static int mount_find_links(struct install *in, const char *value)
 	return error;
 }
 
+/* Whether name (an environment variable's) is one of pip_sources. */
+static int is_source(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
+		if (strcmp(name, pip_sources[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether the pip.conf key of n bytes is one of pip_sources, which pip
+ * reads as PIP_ and the key in upper case with '_' for '-'. */
+static int is_source_key(const char *key, size_t n)
+{
+	char name[32] = "PIP_";
+	size_t i;
+
+	if (n + 5 > sizeof(name))
+		return 0;
+	for (i = 0; i < n; i++)
+		name[4 + i] = key[i] == '-' ? '_' : (char)toupper((unsigned char)key[i]);
+	name[4 + n] = '\0';
+	return is_source(name);
+}
+
+/* Allow the install step's egress proxy the endpoints of each http(s)
+ * URL among the words of value (a setting of pip_sources): the server's
+ * administrator named them. A URL that does not resolve is pip's to
+ * report. */
+static void allow_sources(struct install *in, const char *value, size_t n)
+{
+	char *copy = lec__strndup(value, n), *word, *save = NULL;
+
+	for (word = copy ? strtok_r(copy, " \t\r\n", &save) : NULL; word;
+	     word = strtok_r(NULL, " \t\r\n", &save))
+		lec_egress_allow_url(&in->egress, word);
+	lec__free(copy);
+}
+
+/* The same for the pip_sources keys of a pip.conf (in any section, with
+ * their indented continuation lines), read as the server's file. */
+static void allow_config_sources(struct install *in, const char *path)
+{
+	char *text = lec__malloc(PIP_CONFIG_MAX + 1), *line, *save = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), in_source = 0;
+	struct stat sb;
+	ssize_t n = -1;
+
+	if (text && fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		n = read(fd, text, PIP_CONFIG_MAX);
+	if (fd >= 0)
+		close(fd);
+	for (line = n > 0 ? (text[n] = '\0', strtok_r(text, "\n", &save))
+			  : NULL;
+	     line; line = strtok_r(NULL, "\n", &save)) {
+		size_t key = strcspn(line, "=:");
+
+		if (line[0] == ' ' || line[0] == '\t') {
+			if (in_source)
+				allow_sources(in, line, strlen(line));
+			continue;
+		}
+		in_source = line[key] != '\0';
+		while (key > 0 && (line[key - 1] == ' ' || line[key - 1] == '\t'))
+			key--;
+		in_source = in_source && is_source_key(line, key);
+		if (in_source)
+			allow_sources(in, line + strcspn(line, "=:") + 1,
+				      strlen(line + strcspn(line, "=:") + 1));
+	}
+	lec__free(text);
+}
+
 /* The job's environment, pip's settings, and what pip reads. */
 static int install_env(struct install *in)
 {
@@ -186,17 +276,25 @@ static int install_env(struct install *in)
 		error = env_add(in, pip_passthrough[i], value);
 		if (error == LEC_OK)
 			error = add_url_secrets(in, value, &nsecrets);
+		if (!job->env->offline && is_source(pip_passthrough[i]))
+			allow_sources(in, value, strlen(value));
 		if (error == LEC_OK && strcmp(pip_passthrough[i],
 					      "PIP_FIND_LINKS") == 0)
 			error = mount_find_links(in, value);
 		if (error == LEC_OK && strcmp(pip_passthrough[i],
-					      "PIP_CONFIG_FILE") == 0)
+					      "PIP_CONFIG_FILE") == 0) {
 			error = mount_add(in, value, 0);
+			if (!job->env->offline)
+				allow_config_sources(in, value);
+		}
 	}
 	for (i = 0; error == LEC_OK &&
 		    i < sizeof(pip_configs) / sizeof(pip_configs[0]);
-	     i++)
+	     i++) {
 		error = mount_add(in, pip_configs[i], 0);
+		if (!job->env->offline)
+			allow_config_sources(in, pip_configs[i]);
+	}
 	if (error == LEC_OK)
 		error = env_add(in, "PIP_DISABLE_PIP_VERSION_CHECK", "1");
 	if (error == LEC_OK)
@@ -238,6 +336,7 @@ static int pip_run(struct install *in, const char *display,
 	sb.nmounts = in->nmounts;
 	sb.env = (const char *const *)in->env;
 	sb.network = network && !in->job->env->offline;
+	sb.egress_rule = &in->egress;
 	sb.venv_writable = 1;
 	sb.soft = soft;
 	in->job->secrets = in->secrets;
