@@ -94,6 +94,7 @@ struct install {
 	size_t nenv;
 	const char **secrets; /* job's secrets plus credentials in PIP_* */
 	struct lec_netrule egress; /* the administrator's index endpoints */
+	int egress_ready;          /* egress holds them */
 	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS - 2];
 	size_t nmounts;
 	char *owned[LEC__JOB_MAX_MOUNTS]; /* paths the mounts borrow */
@@ -175,17 +176,6 @@ static int mount_find_links(struct install *in, const char *value)
 	return error;
 }
 
-/* Whether name (an environment variable's) is one of pip_sources. */
-static int is_source(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
-		if (strcmp(name, pip_sources[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* Whether the pip.conf key of n bytes is one of pip_sources, which pip
  * reads as PIP_ and the key in upper case with '_' for '-'. */
 static int is_source_key(const char *key, size_t n)
@@ -196,18 +186,22 @@ static int is_source_key(const char *key, size_t n)
 	if (n + 5 > sizeof(name))
 		return 0;
 	for (i = 0; i < n; i++)
-		name[4 + i] = key[i] == '-' ? '_' : (char)toupper((unsigned char)key[i]);
+		name[4 + i] = key[i] == '-' ? '_'
+					    : (char)toupper((unsigned char)key[i]);
 	name[4 + n] = '\0';
-	return is_source(name);
+	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
+		if (strcmp(name, pip_sources[i]) == 0)
+			return 1;
+	return 0;
 }
 
 /* Allow the install step's egress proxy the endpoints of each http(s)
  * URL among the words of value (a setting of pip_sources): the server's
  * administrator named them. A URL that does not resolve is pip's to
  * report. */
-static void allow_sources(struct install *in, const char *value, size_t n)
+static void allow_sources(struct install *in, const char *value)
 {
-	char *copy = lec__strndup(value, n), *word, *save = NULL;
+	char *copy = lec__strdup(value), *word, *save = NULL;
 
 	for (word = copy ? strtok_r(copy, " \t\r\n", &save) : NULL; word;
 	     word = strtok_r(NULL, " \t\r\n", &save))
@@ -228,25 +222,43 @@ static void allow_config_sources(struct install *in, const char *path)
 		n = read(fd, text, PIP_CONFIG_MAX);
 	if (fd >= 0)
 		close(fd);
-	for (line = n > 0 ? (text[n] = '\0', strtok_r(text, "\n", &save))
-			  : NULL;
-	     line; line = strtok_r(NULL, "\n", &save)) {
-		size_t key = strcspn(line, "=:");
+	if (n > 0)
+		text[n] = '\0';
+	for (line = n > 0 ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *sep = line + strcspn(line, "=:");
+		size_t key = (size_t)(sep - line);
 
 		if (line[0] == ' ' || line[0] == '\t') {
 			if (in_source)
-				allow_sources(in, line, strlen(line));
+				allow_sources(in, line);
 			continue;
 		}
-		in_source = line[key] != '\0';
 		while (key > 0 && (line[key - 1] == ' ' || line[key - 1] == '\t'))
 			key--;
-		in_source = in_source && is_source_key(line, key);
+		in_source = *sep != '\0' && is_source_key(line, key);
 		if (in_source)
-			allow_sources(in, line + strcspn(line, "=:") + 1,
-				      strlen(line + strcspn(line, "=:") + 1));
+			allow_sources(in, sep + 1);
 	}
 	lec__free(text);
+}
+
+/* What the install step's egress proxy allows beyond public addresses:
+ * the endpoints of the index URLs of the server's own environment and
+ * pip.conf files, resolved once per install step. */
+static void allow_admin_sources(struct install *in)
+{
+	const char *value;
+	size_t i;
+
+	in->egress_ready = 1;
+	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
+		if ((value = getenv(pip_sources[i])) != NULL)
+			allow_sources(in, value);
+	for (i = 0; i < sizeof(pip_configs) / sizeof(pip_configs[0]); i++)
+		allow_config_sources(in, pip_configs[i]);
+	if ((value = getenv("PIP_CONFIG_FILE")) != NULL)
+		allow_config_sources(in, value);
 }
 
 /* The job's environment, pip's settings, and what pip reads. */
@@ -276,25 +288,17 @@ static int install_env(struct install *in)
 		error = env_add(in, pip_passthrough[i], value);
 		if (error == LEC_OK)
 			error = add_url_secrets(in, value, &nsecrets);
-		if (!job->env->offline && is_source(pip_passthrough[i]))
-			allow_sources(in, value, strlen(value));
 		if (error == LEC_OK && strcmp(pip_passthrough[i],
 					      "PIP_FIND_LINKS") == 0)
 			error = mount_find_links(in, value);
 		if (error == LEC_OK && strcmp(pip_passthrough[i],
-					      "PIP_CONFIG_FILE") == 0) {
+					      "PIP_CONFIG_FILE") == 0)
 			error = mount_add(in, value, 0);
-			if (!job->env->offline)
-				allow_config_sources(in, value);
-		}
 	}
 	for (i = 0; error == LEC_OK &&
 		    i < sizeof(pip_configs) / sizeof(pip_configs[0]);
-	     i++) {
+	     i++)
 		error = mount_add(in, pip_configs[i], 0);
-		if (!job->env->offline)
-			allow_config_sources(in, pip_configs[i]);
-	}
 	if (error == LEC_OK)
 		error = env_add(in, "PIP_DISABLE_PIP_VERSION_CHECK", "1");
 	if (error == LEC_OK)
@@ -336,6 +340,8 @@ static int pip_run(struct install *in, const char *display,
 	sb.nmounts = in->nmounts;
 	sb.env = (const char *const *)in->env;
 	sb.network = network && !in->job->env->offline;
+	if (sb.network && !in->egress_ready)
+		allow_admin_sources(in);
 	sb.egress_rule = &in->egress;
 	sb.venv_writable = 1;
 	sb.soft = soft;

@@ -325,5 +325,39 @@ class ProjectIndexTest(EgressCase):
         self.assertRefusedInLog(build)
 
 
+class PipConfTest(EgressCase):
+    # The administrator's index in a pip.conf of the server's, beside a
+    # commented-out line naming the listener.
+
+    @classmethod
+    def setUpClass(cls):
+        conf = os.path.join(tempfile.gettempdir(), "lectern-egress-pip-%d.conf" % os.getpid())
+        cls.SERVER_ENV = {"PIP_CONFIG_FILE": conf}
+        cls.conf = conf
+        cls.conf_text = ("[global]\ntimeout = 10\nindex_url = INDEX/simple/\n"
+                         "[wheel]\n# extra-index-url = http://127.0.0.1:LISTENER/\n")
+        super().setUpClass()
+        with open(conf, "w") as f:
+            f.write(cls.conf_text.replace("INDEX/", cls.index.url(""))
+                    .replace("LISTENER", str(cls.listener.port)))
+        os.chmod(conf, 0o644)
+
+    @classmethod
+    def tearDownClass(cls):
+        os.unlink(cls.conf)
+        super().tearDownClass()
+
+    def test_the_index_of_the_servers_pip_conf_is_allowed_and_no_other(self):
+        files = dict(sphinx_project("    - requirements: docs/requirements.txt\n"), **{
+            "docs/requirements.txt": "--extra-index-url http://127.0.0.1:%d/simple/\n%s\n"
+                                     % (self.listener.port, DEP)})
+        slug = self.import_repo("Egress Conf", files)
+        build = self.wait_build(slug)
+        self.assertHeardNothing()
+        self.assertTrue(build["success"], self.log(build))
+        self.assertIn("/simple/%s/" % DEP, self.index.paths)
+        self.assertRefusedInLog(build)
+
+
 if __name__ == "__main__":
     main()
