@@ -233,15 +233,21 @@ static int parse_absolute(const char *method, size_t mlen, const char *t,
 	return LEC_OK;
 }
 
-/* Whether what has come so far can still start a request: a method's
- * characters up to the first space (a client speaking TLS or another
- * protocol to the proxy is refused at once, not when its time is up). */
-static int plausible_start(const char *data, size_t len)
+/* Whether what has come so far can still be a request's head: a
+ * method's characters up to the first space, then no NUL and every line
+ * ended by CRLF. A client speaking TLS or another protocol, or ending its
+ * lines with bare LFs, is refused at once, not when its time is up. */
+static int plausible(const char *data, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < len && data[i] != ' '; i++)
 		if (!is_tchar((unsigned char)data[i]) || i >= EGRESS_METHOD_MAX)
+			return 0;
+	for (i = 0; i < len; i++)
+		if (data[i] == '\0' ||
+		    (data[i] == '\r' && i + 1 < len && data[i + 1] != '\n') ||
+		    (data[i] == '\n' && (i == 0 || data[i - 1] != '\r')))
 			return 0;
 	return 1;
 }
@@ -261,9 +267,12 @@ int lec_egress_parse(const char *data, size_t len,
 	memset(out, 0, sizeof(*out));
 	if (data == NULL && len > 0)
 		return lec__error(LEC_EINVALID, "no request");
-	if (!plausible_start(data, scan))
-		return lec__error(LEC_EINVALID, "not an HTTP request");
+	/* Only the head is judged: what follows a CONNECT's is the tunnel's. */
 	end = scan >= 4 ? memmem(data, scan, "\r\n\r\n", 4) : NULL;
+	if (!plausible(data, end ? (size_t)(end - data) + 4 : scan))
+		return lec__error(LEC_EINVALID, "not an HTTP request: a bad "
+						"method, a NUL, or a line not "
+						"ended by CRLF");
 	if (end == NULL)
 		return len >= LEC_EGRESS_HEAD_MAX
 			       ? lec__error(LEC_ELIMIT, "a request head longer "
@@ -271,12 +280,6 @@ int lec_egress_parse(const char *data, size_t len,
 					    LEC_EGRESS_HEAD_MAX)
 			       : 1;
 	out->head_len = (size_t)(end - data) + 4;
-	for (i = 0; i < out->head_len; i++)
-		if (data[i] == '\0' ||
-		    (data[i] == '\r' && data[i + 1] != '\n') ||
-		    (data[i] == '\n' && (i == 0 || data[i - 1] != '\r')))
-			return lec__error(LEC_EINVALID, "a NUL, or a line not "
-							"ended by CRLF");
 	/* METHOD SP TARGET SP VERSION CRLF, the target of visible ASCII. */
 	line_end = memchr(data, '\r', out->head_len);
 	sp1 = memchr(data, ' ', (size_t)(line_end - data));

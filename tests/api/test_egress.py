@@ -5,19 +5,21 @@ loopback and local network and lets through the package index the
 server's administrator configured.
 
 A listener on every address of the host (its loopback and its own
-non-loopback address) records whatever reaches it; every build here tries
-to reach it and it must hear nothing, while the packages the builds need
+non-loopback address) and on an abstract unix socket records whatever
+reaches it; every build here tries to reach it and it must hear nothing, while the packages the builds need
 come from an index served over HTTP on 127.0.0.1, allowed because the
 server's own PIP_* environment names it.
 
 - A repository whose setup.py (python.install: path: .) connects to the
-  listener directly and through the proxy (a CONNECT tunnel and a plain
+  listener directly (and to its abstract socket) and through the proxy (a CONNECT tunnel and a plain
   request) during the install step: it reaches nothing, and pip still
   installs the project's requirement from the administrator's find-links
   over HTTP, through the proxy.
 - A project variable PIP_INDEX_URL naming the listener, and requirement
-  lines (--index-url, a direct URL on the host's address) naming it: pip
-  is refused, the build says so, the listener hears nothing.
+  lines (--extra-index-url, a direct URL on the host's address) naming
+  it: pip is refused, the build says so, the listener hears nothing.
+- The index a pip.conf of the server's names is allowed; a project's
+  --extra-index-url beside it is not.
 
 Each fails on a Lectern whose install step ran with the host's network."""
 import glob
@@ -54,8 +56,11 @@ def host_address():
 
 
 class Listener:
-    """A TCP listener on every IPv4 address of the host, recording each
-    connection and its first bytes."""
+    """A TCP listener on every IPv4 address of the host, and one on an
+    abstract unix socket (ABSTRACT, which a network namespace of its own
+    does not see), recording each connection and its first bytes."""
+
+    ABSTRACT = "\0lectern-egress-test-%d" % os.getpid()
 
     def __init__(self):
         self.sock = socket.socket()
@@ -63,14 +68,17 @@ class Listener:
         self.sock.bind(("0.0.0.0", 0))
         self.sock.listen(16)
         self.port = self.sock.getsockname()[1]
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind(self.ABSTRACT)
+        self.unix.listen(16)
         self.heard = []
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
+        for sock in (self.sock, self.unix):
+            threading.Thread(target=self.run, args=(sock,), daemon=True).start()
 
-    def run(self):
+    def run(self, sock):
         while True:
             try:
-                conn, peer = self.sock.accept()
+                conn, peer = sock.accept()
             except OSError:
                 return
             conn.settimeout(2)
@@ -82,7 +90,10 @@ class Listener:
             conn.close()
 
     def close(self):
-        self.sock.close()
+        for sock in (self.sock, self.unix):
+            # Wakes the accept, which would hold the socket (and its name).
+            sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
 
 
 class Index:
@@ -137,9 +148,9 @@ def sphinx_project(install):
 
 
 # setup.py of the hostile repository: while pip runs it, it tries the
-# listener on each target directly, then through the proxy pip was given
-# (a tunnel, and a plain request), and appends what happened to a file of
-# the checkout.
+# listener on each target directly and on its abstract unix socket, then
+# through the proxy pip was given (a tunnel, and a plain request), and
+# appends what happened to a file of the checkout.
 SETUP_PY = r'''import http.client, os, socket
 from setuptools import setup
 
@@ -147,6 +158,13 @@ PORT = %d
 TARGETS = %r
 proxy = os.environ.get("HTTP_PROXY", "")
 log = ["run proxy=%%s" %% bool(proxy)]
+try:
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.connect(%r)
+    unix.sendall(b"setup.py abstract\n")
+    log.append("abstract CONNECTED")
+except OSError as e:
+    log.append("abstract refused: %%s" %% e)
 for host in TARGETS:
     try:
         socket.create_connection((host, PORT), timeout=5).sendall(b"setup.py direct\n")
@@ -259,7 +277,7 @@ class SetupPyTest(EgressCase):
 
     def test_setup_py_reaches_nothing_of_the_host_and_pip_installs_through_the_proxy(self):
         files = sphinx_project("    - path: .\n")
-        files["setup.py"] = SETUP_PY % (self.listener.port, self.targets, DEP)
+        files["setup.py"] = SETUP_PY % (self.listener.port, self.targets, Listener.ABSTRACT, DEP)
         slug = self.import_repo("Egress Setup", files)
         build = self.wait_build(slug)
         self.assertHeardNothing()

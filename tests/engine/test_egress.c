@@ -35,10 +35,12 @@ static int parse(const char *text, struct lec_egress_request *req)
 
 TEST(connect_names_a_host_and_port)
 {
+	/* The tunnel's first bytes may come with the head, NUL and LF
+	 * included. */
 	static const char text[] = "CONNECT pypi.org:443 HTTP/1.1\r\n"
 				   "Host: pypi.org:443\r\n"
 				   "User-Agent: pip/23.0.1\r\n\r\n"
-				   "\x16\x03\x01 early TLS bytes";
+				   "\x16\x03\x01\0\n\r early TLS bytes";
 	struct lec_egress_request req;
 
 	CHECK_OK(lec_egress_parse(text, sizeof(text) - 1, &req));
@@ -160,6 +162,9 @@ TEST(what_the_proxy_does_not_take_is_refused)
 		"GET http://h/ HTTP/1.1\r\nA: 1\rB: 2\r\n\r\n",
 		"\r\nGET http://h/ HTTP/1.1\r\n\r\n",
 		"G(T http://h/ HTTP/1.1\r\n\r\n",
+		/* Bare line ends: refused before the head could end. */
+		"GET http://h/ HTTP/1.1\nHost: h\n",
+		"GET http://h/ HTTP/1.1\rHost",
 		/* Not HTTP at all: refused before the head could end. */
 		"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
 		"AVERYLONGMETHODNAMEINDEED http://h/",
