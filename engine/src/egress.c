@@ -49,8 +49,9 @@
 /* Addresses one name is tried at: a few of each family is what names
  * have; a name with hundreds only costs connection attempts. */
 #define EGRESS_ADDRESSES_MAX 16
-/* Descriptors taken from one message: the forwarder sends one; a
- * message carrying more has the rest closed. */
+/* Descriptors received from one message: the forwarder sends one; of a
+ * message carrying more, the kernel drops those past this room and the
+ * proxy closes all but the first. */
 #define EGRESS_FDS_PER_MESSAGE 4
 /* Connections waiting for the forwarder's accept: the command opens a
  * few at a time. */
@@ -64,7 +65,8 @@
 static int is_tchar(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
+	       (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
 }
 
 /* A host name's characters: letters, digits, '-', '.' and the '_' some
