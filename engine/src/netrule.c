@@ -141,11 +141,14 @@ static int in_net(const unsigned char addr[16], const char *text)
 	return same_prefix(addr, net.addr, net.prefix);
 }
 
-/* addr's 16-byte form (an IPv4 address carried in IPv6 made mapped) and
- * port; -1 for anything but IPv4 and IPv6. */
+/* addr's 16-byte form as written (raw; may be NULL) and as judged (an
+ * IPv4 address carried in IPv6 made mapped), and its port; -1 for
+ * anything but IPv4 and IPv6. */
 static int normalize(const struct sockaddr *sa, size_t len,
-		     unsigned char out[16], unsigned *port)
+		     unsigned char raw[16], unsigned char judged[16],
+		     unsigned *port)
 {
+	unsigned char a[16];
 	size_t i;
 
 	if (sa == NULL)
@@ -153,23 +156,26 @@ static int normalize(const struct sockaddr *sa, size_t len,
 	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const void *)sa;
 
-		v4_mapped(&in->sin_addr, out);
+		v4_mapped(&in->sin_addr, a);
 		*port = ntohs(in->sin_port);
-		return 0;
-	}
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+	} else if (sa->sa_family == AF_INET6 &&
+		   len >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *in6 = (const void *)sa;
 
-		memcpy(out, &in6->sin6_addr, 16);
+		memcpy(a, &in6->sin6_addr, 16);
 		*port = ntohs(in6->sin6_port);
-		for (i = 0; i < COUNT(carries_ipv4); i++)
-			if (in_net(out, carries_ipv4[i])) {
-				v4_mapped(out + 12, out);
-				break;
-			}
-		return 0;
+	} else {
+		return -1;
 	}
-	return -1;
+	if (raw)
+		memcpy(raw, a, 16);
+	memcpy(judged, a, 16);
+	for (i = 0; i < COUNT(carries_ipv4); i++)
+		if (in_net(a, carries_ipv4[i])) {
+			v4_mapped(a + 12, judged);
+			break;
+		}
+	return 0;
 }
 
 static int add(struct lec_netrule *rule, const struct lec_netrule_net *net)
@@ -208,24 +214,31 @@ int lec_netrule_allow_endpoint(struct lec_netrule *rule,
 	struct lec_netrule_net net = { .prefix = 128 };
 
 	lec_error_clear();
-	if (rule == NULL || normalize(addr, len, net.addr, &net.port) < 0)
+	if (rule == NULL || normalize(addr, len, NULL, net.addr, &net.port) < 0)
 		return lec__error(LEC_EINVALID, "not an IP address");
 	return add(rule, &net);
 }
 
+/* An allowed network matches an address as written or as judged: a NAT64
+ * network allows its addresses, an IPv4 one the same addresses carried in
+ * IPv6. */
 int lec_netrule_check(const struct lec_netrule *rule,
 		      const struct sockaddr *addr, size_t len)
 {
-	unsigned char a[16];
+	unsigned char raw[16], a[16];
 	unsigned port;
 	size_t i;
 
-	if (normalize(addr, len, a, &port) < 0)
+	if (normalize(addr, len, raw, a, &port) < 0)
 		return 0;
-	for (i = 0; rule && i < rule->n; i++)
-		if (same_prefix(a, rule->allow[i].addr, rule->allow[i].prefix) &&
-		    (rule->allow[i].port == 0 || rule->allow[i].port == port))
+	for (i = 0; rule && i < rule->n; i++) {
+		const struct lec_netrule_net *net = &rule->allow[i];
+
+		if ((same_prefix(a, net->addr, net->prefix) ||
+		     same_prefix(raw, net->addr, net->prefix)) &&
+		    (net->port == 0 || net->port == port))
 			return 1;
+	}
 	for (i = 0; i < COUNT(special); i++)
 		if (in_net(a, special[i]))
 			return 0;

@@ -453,9 +453,30 @@ static const char migration_11[] =
 	"ALTER TABLE builds ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE builds ADD COLUMN cache TEXT;";
 
-/* 12 to 14 are taken by branches in flight (issue 27's other items,
- * build warnings, search); each is replaced by its branch's migration when
- * it merges. Until then they change nothing. */
+/* 12: the term index (search_terms.c): per indexed version and term, the
+ * rows it occurs in with its instances per column (list, a blob), and the
+ * version's row and token totals, so that a query reads a word's rows in
+ * one lookup and scores them as FTS5 would. Terms go with their version's
+ * search_versions row (removal, deactivation, the version's deletion).
+ * Indexes made before this migration have no terms (tokens NULL) and are
+ * searched through FTS5 alone until `lectern reindex` (or the next build)
+ * rebuilds them. */
+static const char migration_12[] =
+	"ALTER TABLE search_versions ADD COLUMN entries INTEGER;"
+	"ALTER TABLE search_versions ADD COLUMN tokens INTEGER;"
+	"CREATE TABLE search_terms ("
+	"  id INTEGER PRIMARY KEY,"
+	"  term TEXT NOT NULL,"
+	"  version_id INTEGER NOT NULL"
+	"    REFERENCES search_versions(version_id) ON DELETE CASCADE,"
+	"  rows INTEGER NOT NULL,"
+	"  list BLOB NOT NULL"
+	");"
+	"CREATE UNIQUE INDEX search_terms_term ON search_terms(term, version_id);"
+	"CREATE INDEX search_terms_version ON search_terms(version_id);";
+
+/* 13 and 14 are taken by branches in flight; each is replaced by its
+ * branch's migration when it merges. Until then they change nothing. */
 static const char migration_reserved[] = "";
 
 /* Outgoing webhooks (issue 27): a delivery keeps the URL it was queued for,
@@ -489,7 +510,7 @@ static const char *const migrations[] = {
 	migration_9,
 	migration_10,
 	migration_11,
-	migration_reserved,
+	migration_12,
 	migration_reserved,
 	migration_reserved,
 	migration_15,

@@ -100,7 +100,13 @@ TEST(ipv4_carried_in_ipv6_is_judged_as_ipv4)
 	CHECK_OK(lec_netrule_allow(&rule, "127.0.0.0/8"));
 	CHECK_ALLOWED(&rule, "::ffff:127.0.0.1");
 	CHECK_ALLOWED(&rule, "127.0.0.1");
+	CHECK_ALLOWED(&rule, "64:ff9b::127.0.0.1");
 	CHECK_REFUSED(&rule, "::1");
+	/* A NAT64 network allows its addresses as written. */
+	memset(&rule, 0, sizeof(rule));
+	CHECK_OK(lec_netrule_allow(&rule, "64:ff9b::7f00:1"));
+	CHECK_ALLOWED(&rule, "64:ff9b::7f00:1");
+	CHECK_REFUSED(&rule, "64:ff9b::7f00:2");
 }
 
 TEST(an_allowed_network_lets_exactly_its_addresses_through)
