@@ -27,17 +27,15 @@ import http.server
 import os
 import shutil
 import socket
-import sqlite3
 import tempfile
 import threading
 import time
 import unittest
 
 import fixtures
-from lectern_test import Server, ServerTestCase, main
+from lectern_test import BuildTestCase, Server, main
 from test_realrepo import write_wheel
 
-BUILD_TIMEOUT = 240
 DEP = "lectern-egress-dep"
 MARK = "egress-mark-%d" % os.getpid()
 DEP_MODULE = {"lectern_egress_dep/__init__.py": "MARK = %r\n" % MARK}
@@ -195,7 +193,7 @@ setup(name="egress-victim", version="1.0", py_modules=[], install_requires=[%r])
 
 
 @unittest.skipUnless(os.geteuid() == 0, "the builds run as a build user under a root server")
-class EgressCase(ServerTestCase):
+class EgressCase(BuildTestCase):
     """A server with a build worker whose environment names the test's
     index (SERVER_ENV, with INDEX for the index's URL), and the listener."""
     SERVER_ENV = {}
@@ -222,41 +220,22 @@ class EgressCase(ServerTestCase):
     def setUp(self):
         self.listener.heard.clear()
 
-    def import_repo(self, name, files):
+    def build_repo(self, name, files):
+        """Import a repository of files (kept as self.repo); its first
+        build once ended."""
         self.repo = fixtures.make_repo(files)
-        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {
-            "url": "file://" + self.repo}}, token=self.token)
-        self.assertStatus(r, 201)
-        return r.json["slug"]
+        slug = self.import_repo(name, "file://" + self.repo)
+        return slug, self.wait_build(slug)
 
-    def wait_build(self, slug, after=0):
-        deadline = time.time() + BUILD_TIMEOUT
-        while time.time() < deadline:
-            builds = self.server.get("/api/v3/projects/%s/builds/" % slug,
-                                     token=self.token).json["results"]
-            done = [b for b in builds if b["id"] > after
-                    and b["state"]["code"] in ("finished", "cancelled")]
-            if done:
-                return done[0]
-            time.sleep(0.2)
-        self.fail("no build of %s finished" % slug)
-
-    def rebuild(self, slug, after):
+    def rebuild(self, slug):
         r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug,
                              token=self.token)
         self.assertStatus(r, 202)
-        return self.wait_build(slug, after)
-
-    def commands(self, build):
-        db = sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
-        try:
-            return db.execute("SELECT command, output FROM build_commands WHERE build_id = ?"
-                              " ORDER BY id", (build["id"],)).fetchall()
-        finally:
-            db.close()
+        return self.wait_build(slug, r.json["build"]["id"])
 
     def log(self, build):
-        return (build["error"] or "") + "\n" + "\n".join(c + "\n" + o for c, o in self.commands(build))
+        return (build["error"] or "") + "\n" + "\n".join(
+            c + "\n" + o for c, o, _ in self.commands(build["id"]))
 
     def assertHeardNothing(self):
         # A connection the build opened may reach the listener a moment
@@ -265,7 +244,7 @@ class EgressCase(ServerTestCase):
         self.assertEqual(self.listener.heard, [], "the build reached the host's listener")
 
     def assertRefusedInLog(self, build):
-        wheel = [o for c, o in self.commands(build) if c.startswith("python -m pip wheel")]
+        wheel = [o for c, o, _ in self.commands(build["id"]) if c.startswith("python -m pip wheel")]
         self.assertTrue(wheel, self.log(build))
         self.assertTrue(any("the egress proxy refused" in o for o in wheel), self.log(build))
 
@@ -278,8 +257,7 @@ class SetupPyTest(EgressCase):
     def test_setup_py_reaches_nothing_of_the_host_and_pip_installs_through_the_proxy(self):
         files = sphinx_project("    - path: .\n")
         files["setup.py"] = SETUP_PY % (self.listener.port, self.targets, Listener.ABSTRACT, DEP)
-        slug = self.import_repo("Egress Setup", files)
-        build = self.wait_build(slug)
+        slug, build = self.build_repo("Egress Setup", files)
         self.assertHeardNothing()
         self.assertTrue(build["success"], self.log(build))
         # The requirement came from the index, over HTTP, through the proxy.
@@ -309,9 +287,8 @@ class ProjectIndexTest(EgressCase):
     def test_a_project_variable_cannot_point_pip_at_the_host(self):
         files = dict(sphinx_project("    - requirements: docs/requirements.txt\n"),
                      **{"docs/requirements.txt": DEP + "\n"})
-        slug = self.import_repo("Egress Variable", files)
         # The administrator's index, through the proxy.
-        first = self.wait_build(slug)
+        slug, first = self.build_repo("Egress Variable", files)
         self.assertTrue(first["success"], self.log(first))
         self.assertIn("/simple/%s/" % DEP, self.index.paths)
         self.assertHeardNothing()
@@ -325,7 +302,7 @@ class ProjectIndexTest(EgressCase):
         with open(os.path.join(self.repo, "docs", "requirements.txt"), "a") as f:
             f.write("# from the project's index now\n")
         fixtures.git(self.repo, "commit", "-q", "-am", "requirements")
-        build = self.rebuild(slug, first["id"])
+        build = self.rebuild(slug)
         self.assertHeardNothing()
         self.assertRefusedInLog(build)
 
@@ -336,8 +313,7 @@ class ProjectIndexTest(EgressCase):
                 "--extra-index-url http://127.0.0.1:%d/simple/\n%s\n"
                 "victim @ http://%s:%d/victim-1.0-py3-none-any.whl\n"
                 % (self.listener.port, DEP, host, self.listener.port)})
-        slug = self.import_repo("Egress Lines", files)
-        build = self.wait_build(slug)
+        slug, build = self.build_repo("Egress Lines", files)
         self.assertHeardNothing()
         self.assertFalse(build["success"], self.log(build))
         self.assertRefusedInLog(build)
@@ -369,8 +345,7 @@ class PipConfTest(EgressCase):
         files = dict(sphinx_project("    - requirements: docs/requirements.txt\n"), **{
             "docs/requirements.txt": "--extra-index-url http://127.0.0.1:%d/simple/\n%s\n"
                                      % (self.listener.port, DEP)})
-        slug = self.import_repo("Egress Conf", files)
-        build = self.wait_build(slug)
+        slug, build = self.build_repo("Egress Conf", files)
         self.assertHeardNothing()
         self.assertTrue(build["success"], self.log(build))
         self.assertIn("/simple/%s/" % DEP, self.index.paths)
