@@ -32,8 +32,11 @@
 #define US_PER_SECOND 1000000
 
 /* The failure column's codes, in enum lec_build_failure's order. */
-static const char *const failure_codes[] = { NULL, "generic", "config",
-					     "no-index" };
+static const char *const failure_codes[] = {
+	NULL,	      "generic",	 "config",
+	"no-index",   "output-not-dir", "output-empty",
+	"output-multiple", "skipped",
+};
 #define FAILURE_COUNT (sizeof(failure_codes) / sizeof(failure_codes[0]))
 
 static const struct {
@@ -398,7 +401,10 @@ static int finish_state(struct lec_build *b, int success,
 	mark_end(b, now);
 	if (b->state == LEC_BUILD_STATE_CANCELLED)
 		return LEC_OK;
-	b->state = LEC_BUILD_STATE_FINISHED;
+	/* Skipped (exit code 183): cancelled, as the service records it. */
+	b->state = !success && why == LEC_BUILD_FAILURE_SKIPPED
+			   ? LEC_BUILD_STATE_CANCELLED
+			   : LEC_BUILD_STATE_FINISHED;
 	b->success = success ? 1 : 0;
 	b->failure = success ? LEC_BUILD_FAILURE_NONE : why;
 	return set_error(b, success ? NULL : error);

@@ -29,8 +29,9 @@ static int step_config(struct lec__job *job)
 /* Installing ------------------------------------------------------------------- */
 
 /* The environment hooks around the project's own install (notes §5.3):
- * the virtualenv and python.install happen between create_environment and
- * post_install. apt packages cannot be installed into a shared machine;
+ * the virtualenv (or build.jobs.create_environment) after
+ * pre_create_environment, python.install (or build.jobs.install) after
+ * pre_install. apt packages cannot be installed into a shared machine;
  * the log says so. */
 static int step_install(struct lec__job *job)
 {
@@ -38,13 +39,10 @@ static int step_install(struct lec__job *job)
 		LEC_RTD_JOB_PRE_SYSTEM_DEPENDENCIES,
 		LEC_RTD_JOB_POST_SYSTEM_DEPENDENCIES,
 		LEC_RTD_JOB_PRE_CREATE_ENVIRONMENT,
-		LEC_RTD_JOB_CREATE_ENVIRONMENT,
 	};
-	static const enum lec_rtd_job after[] = {
+	static const enum lec_rtd_job between[] = {
 		LEC_RTD_JOB_POST_CREATE_ENVIRONMENT,
 		LEC_RTD_JOB_PRE_INSTALL,
-		LEC_RTD_JOB_INSTALL,
-		LEC_RTD_JOB_POST_INSTALL,
 	};
 	size_t i;
 
@@ -67,12 +65,14 @@ static int step_install(struct lec__job *job)
 	for (i = 0; i < sizeof(before) / sizeof(before[0]); i++)
 		if (lec__job_hook(job, before[i]) < 0)
 			return -1;
-	if (lec__job_install_python(job) < 0)
+	if (lec__job_python_create(job) < 0)
 		return -1;
-	for (i = 0; i < sizeof(after) / sizeof(after[0]); i++)
-		if (lec__job_hook(job, after[i]) < 0)
+	for (i = 0; i < sizeof(between) / sizeof(between[0]); i++)
+		if (lec__job_hook(job, between[i]) < 0)
 			return -1;
-	return 0;
+	if (lec__job_python_install(job) < 0)
+		return -1;
+	return lec__job_hook(job, LEC_RTD_JOB_POST_INSTALL);
 }
 
 /* The job --------------------------------------------------------------------- */
@@ -81,11 +81,44 @@ static int set_state(struct lec__job *job, enum lec_build_state state)
 {
 	if (job->cancelled || lec__job_cancelled(job))
 		return -1;
-	if (lec_build_set_state(job->st, job->build->id, state) < 0) {
-		job->cancelled = 1;
+	if (lec_build_set_state(job->st, job->build->id, state) == LEC_OK)
+		return 0;
+	/* Cancelled meanwhile (the move is then not forward), or the store
+	 * could not take the write (a full disk): the build fails saying
+	 * so, never as if cancelled. */
+	if (lec__job_cancelled(job))
 		return -1;
-	}
-	return 0;
+	return lec__job_fail(job, "Recording the build's state failed: %s",
+			     lec_error_last());
+}
+
+/* Record the build's end. When the store cannot take it (the disk is
+ * full, maybe with what this very build wrote), make room by removing
+ * what the build kept (its tree and generator state are caches) and try
+ * again with the reason; the worker tries after that. */
+static int record_end(struct lec__job *job, int ok)
+{
+	int64_t id = job->build->id;
+	int rc;
+
+	if (ok)
+		rc = lec_build_finish(job->st, id, 1, NULL);
+	else
+		rc = lec_build_fail(job->st, id,
+				    job->failure ? job->failure
+						 : LEC_BUILD_FAILURE_GENERIC,
+				    job->error);
+	if (rc == LEC_OK)
+		return rc;
+	lec__build_log(job->env, "build %lld: recording its end failed (%s); "
+				 "removing its kept files",
+		       (long long)id, lec_error_last());
+	if (job->checkout)
+		lec__tree_drop(job);
+	if (job->build_dir)
+		lec__remove_tree(job->build_dir);
+	return lec_build_fail(job->st, id, LEC_BUILD_FAILURE_GENERIC,
+			      LEC__BUILD_ERROR_DISK_FULL);
 }
 
 static int job_prepare(struct lec__job *job)
@@ -171,6 +204,7 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->venv_root);
 	lec__free(job->venv);
 	lec__free(job->venv_python);
+	lec__free(job->venv_stamp_file);
 }
 
 int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
@@ -180,7 +214,7 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 						    env->production_domain };
 	struct lec__job job = { 0 };
 	char *cache;
-	int ok;
+	int ok, recorded;
 
 	job.env = env;
 	job.st = st;
@@ -210,17 +244,11 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 	else if (job.state_record)
 		lec__cache_key_forget(job.state_record);
 	/* A cancelled build stays cancelled (lec_build_finish keeps it). */
-	if (ok)
-		lec_build_finish(st, build->id, 1, NULL);
-	else
-		lec_build_fail(st, build->id,
-			       job.failure ? job.failure
-					   : LEC_BUILD_FAILURE_GENERIC,
-			       job.error);
-	lec_notification_build_event(st, build->id, LEC_BUILD_EVENT_FINISHED,
-				     &site);
+	if ((recorded = record_end(&job, ok)) == LEC_OK)
+		lec_notification_build_event(st, build->id,
+					     LEC_BUILD_EVENT_FINISHED, &site);
 	if (job.project)
 		lec__prune_caches(env, st, job.project);
 	job_dispose(&job);
-	return ok ? LEC_OK : LEC_ERROR;
+	return recorded;
 }

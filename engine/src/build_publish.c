@@ -113,6 +113,79 @@ static int has_dir_entries(const char *dir, const char *sub)
 	return found;
 }
 
+/* The one file of a download format's directory, renamed
+ * <project>.<extension> as the service renames it; a directory that is
+ * not one, or holds no file or several, fails the build as there. 0, or
+ * -1 (the job failed). */
+static int single_file(struct lec__job *job, const char *stage,
+		       const char *kind)
+{
+	char *dir = lec__path_join(stage, kind), name[NAME_MAX + 1] = "";
+	struct lec__buf b = LEC__BUF_INIT;
+	struct dirent *e;
+	struct stat sb;
+	char *target, *from, *to;
+	size_t files = 0;
+	const char *dot;
+	DIR *d;
+	int rc = 0;
+
+	if (dir == NULL)
+		return lec__job_fail(job, "out of memory");
+	if (lstat(dir, &sb) != 0) {
+		lec__free(dir);
+		return 0; /* not built */
+	}
+	if (!S_ISDIR(sb.st_mode) || (d = opendir(dir)) == NULL) {
+		lec__free(dir);
+		return lec__job_fail_as(job, LEC_BUILD_FAILURE_OUTPUT_NOT_DIR,
+					"Build output directory for format "
+					"\"%s\" is not a directory.",
+					kind);
+	}
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    files++ == 0)
+			snprintf(name, sizeof(name), "%s", e->d_name);
+	closedir(d);
+	if (files != 1) {
+		lec__free(dir);
+		return lec__job_fail_as(
+			job,
+			files ? LEC_BUILD_FAILURE_OUTPUT_MULTIPLE
+			      : LEC_BUILD_FAILURE_OUTPUT_EMPTY,
+			files ? "Build output directory for format \"%s\" "
+				"contains multiple files and it is not "
+				"currently supported."
+			      : "Build output directory for format \"%s\" does "
+				"not contain any files.",
+			kind);
+	}
+	dot = strrchr(name, '.');
+	lec__buf_printf(&b, "%s%s", job->project->slug, dot ? dot : "");
+	target = lec__buf_take(&b);
+	from = lec__path_join(dir, name);
+	to = target ? lec__path_join(dir, target) : NULL;
+	if (from == NULL || to == NULL ||
+	    (strcmp(from, to) != 0 && rename(from, to) != 0))
+		rc = lec__job_fail(job, "Publishing the %s file failed.", kind);
+	lec__free(from);
+	lec__free(to);
+	lec__free(target);
+	lec__free(dir);
+	return rc;
+}
+
+/* The version's download flags from an output directory. */
+static void downloads_patch(struct lec_version_patch *patch, const char *dir)
+{
+	patch->set |= LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
+		      LEC_VERSION_SET_HAS_EPUB;
+	patch->has_htmlzip = has_dir_entries(dir, "htmlzip");
+	patch->has_pdf = has_dir_entries(dir, "pdf");
+	patch->has_epub = has_dir_entries(dir, "epub");
+}
+
 /* Index the published HTML for search (behaviour notes §4.3), recorded as
  * the command `lectern reindex` would run. Pages that fail to parse are
  * indexed empty and listed in its output; nothing here fails the build. */
@@ -306,11 +379,11 @@ int lec__job_publish(struct lec__job *job)
 		lec__job_fail_as(job, LEC_BUILD_FAILURE_NO_INDEX, NO_INDEX_ERROR);
 		goto done;
 	}
-	patch.set = LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
-		    LEC_VERSION_SET_HAS_EPUB;
-	patch.has_htmlzip = has_dir_entries(stage, "htmlzip");
-	patch.has_pdf = has_dir_entries(stage, "pdf");
-	patch.has_epub = has_dir_entries(stage, "epub");
+	if (single_file(job, stage, "htmlzip") < 0 ||
+	    single_file(job, stage, "pdf") < 0 ||
+	    single_file(job, stage, "epub") < 0)
+		goto done;
+	downloads_patch(&patch, stage);
 	if (lec__publish_tree(&pub, stage) < 0) {
 		lec__job_fail(job, "Publishing the output failed: %s",
 			      lec_error_last());
@@ -333,4 +406,78 @@ done:
 	lec__free(html);
 	lec__free(published);
 	return rc;
+}
+
+/* Recovery ------------------------------------------------------------------ */
+
+/* Whether build's output is what the version's published link names: the
+ * swap (lec__publish_tree) happened. Fills the link's path. */
+static int is_published(const char *data_dir, const struct lec_project *p,
+			const struct lec_version *v, int64_t build_id,
+			char *link, size_t cap)
+{
+	char target[PATH_MAX], want[64];
+	ssize_t n;
+
+	snprintf(link, cap, "%s/published/%s/%s", data_dir, p->slug, v->slug);
+	snprintf(want, sizeof(want), "../../outputs/%lld", (long long)build_id);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	return strcmp(target, want) == 0;
+}
+
+/* The configuration the build had, read again from the version's kept
+ * tree (search.ignore and the like); NULL when there is none. */
+static struct lec_rtd_config *kept_config(const char *data_dir,
+					  const struct lec_project *p,
+					  const struct lec_version *v)
+{
+	struct lec_rtd_config *config = NULL;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *tree, *rel = NULL;
+
+	lec__buf_printf(&b, "%s/checkouts/%s/%s", data_dir, p->slug, v->slug);
+	if ((tree = lec__buf_take(&b)) != NULL &&
+	    lec_rtd_config_find(tree, p->readthedocs_yaml_path, &rel) == LEC_OK)
+		lec_rtd_config_load(tree, rel, &config);
+	lec_error_clear();
+	lec__free(rel);
+	lec__free(tree);
+	return config;
+}
+
+int lec__publish_recover(struct lec_store *st, const char *data_dir,
+			 const struct lec_build *build)
+{
+	struct lec_version_patch patch = { 0 };
+	struct lec_search_index_report r;
+	struct lec_rtd_config *config = NULL;
+	struct lec_project *p = NULL;
+	struct lec_version *v = NULL;
+	char link[PATH_MAX], *html = NULL;
+	int published = 0;
+
+	if (build->version_id == 0 ||
+	    lec_project_get_by_id(st, build->project_id, &p) < 0 ||
+	    lec_version_get_by_id(st, build->version_id, &v) < 0 ||
+	    !is_published(data_dir, p, v, build->id, link, sizeof(link)))
+		goto done;
+	published = 1;
+	/* What is served decides: its downloads, and its pages indexed. */
+	downloads_patch(&patch, link);
+	lec_version_update(st, v->id, &patch);
+	if ((html = lec__path_join(link, "html")) != NULL) {
+		config = kept_config(data_dir, p, v);
+		if (lec_search_index_dir(st, v->id, html, config, &r) == LEC_OK)
+			lec_search_index_report_dispose(&r);
+	}
+done:
+	lec_error_clear();
+	lec_rtd_config_free(config);
+	lec__free(html);
+	lec_project_free(p);
+	lec_version_free(v);
+	return published;
 }

@@ -10,11 +10,24 @@
  * with the venv's Python. A project without python.install builds with
  * /usr/bin/python3 directly: nothing to make, nothing to wait for.
  *
+ * Two steps, each replaced by the project's own commands when its
+ * configuration names build.jobs.create_environment or build.jobs.install
+ * (even as an empty list), as the service's director does: the project's
+ * create_environment makes $READTHEDOCS_VIRTUALENV_PATH itself (emptied
+ * first), its install installs into the venv Lectern made. A generic build
+ * (neither Sphinx nor MkDocs) gets neither by default.
+ *
  * Installing is two commands per entry. `pip wheel` fills the project's
  * wheelhouse (DATA/python/<project>/wheels) from the index pip is
  * configured with (this is the one step of a build with network, unless
  * `lectern serve --offline`); then `pip install --no-index --find-links
- * WHEELHOUSE` installs from it alone. So a later build installs the same
+ * WHEELHOUSE` installs from it alone. `pip wheel` runs the repository's
+ * code (setup.py, a build backend), so its network is the egress proxy's
+ * (egress.h): public addresses, and beyond them only the endpoints of the
+ * index URLs the server's administrator configured (PIP_INDEX_URL,
+ * PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS of `lectern serve`'s environment
+ * and its pip.conf files), never the host's loopback or local network,
+ * whatever the project's variables or requirement lines name. So a later build installs the same
  * requirements without any index, and a build whose index is unreachable
  * still works from what an earlier one fetched. With no index at all
  * (offline, or PIP_NO_INDEX) the wheel step runs --no-index too and both
@@ -34,6 +47,7 @@
  * (lec__remove_beneath): a link or fifo a build left there is never
  * followed out of it or blocked on.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -61,6 +75,14 @@ static const char *const pip_passthrough[] = {
 };
 /* pip.conf files of the machine, bound when present. */
 static const char *const pip_configs[] = { "/etc/pip.conf" };
+/* Largest pip.conf read for its index URLs: an administrator's file is a
+ * few lines. */
+#define PIP_CONFIG_MAX (64 * 1024)
+/* The settings, in the environment and (without the PIP_ and with '-'
+ * for '_', in any case) in pip.conf, that name where packages come from. */
+static const char *const pip_sources[] = { "PIP_INDEX_URL",
+					   "PIP_EXTRA_INDEX_URL",
+					   "PIP_FIND_LINKS" };
 
 /* What the install commands share. */
 struct install {
@@ -71,6 +93,8 @@ struct install {
 	char **env;     /* the job's environment plus pip's */
 	size_t nenv;
 	const char **secrets; /* job's secrets plus credentials in PIP_* */
+	struct lec_netrule egress; /* the administrator's index endpoints */
+	int egress_ready;          /* egress holds them */
 	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS - 2];
 	size_t nmounts;
 	char *owned[LEC__JOB_MAX_MOUNTS]; /* paths the mounts borrow */
@@ -152,6 +176,91 @@ static int mount_find_links(struct install *in, const char *value)
 	return error;
 }
 
+/* Whether the pip.conf key of n bytes is one of pip_sources, which pip
+ * reads as PIP_ and the key in upper case with '_' for '-'. */
+static int is_source_key(const char *key, size_t n)
+{
+	char name[32] = "PIP_";
+	size_t i;
+
+	if (n + 5 > sizeof(name))
+		return 0;
+	for (i = 0; i < n; i++)
+		name[4 + i] = key[i] == '-' ? '_'
+					    : (char)toupper((unsigned char)key[i]);
+	name[4 + n] = '\0';
+	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
+		if (strcmp(name, pip_sources[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Allow the install step's egress proxy the endpoints of each http(s)
+ * URL among the words of value (a setting of pip_sources): the server's
+ * administrator named them. A URL that does not resolve is pip's to
+ * report. */
+static void allow_sources(struct install *in, const char *value)
+{
+	char *copy = lec__strdup(value), *word, *save = NULL;
+
+	for (word = copy ? strtok_r(copy, " \t\r\n", &save) : NULL; word;
+	     word = strtok_r(NULL, " \t\r\n", &save))
+		lec_egress_allow_url(&in->egress, word);
+	lec__free(copy);
+}
+
+/* The same for the pip_sources keys of a pip.conf (in any section, with
+ * their indented continuation lines), read as the server's file. */
+static void allow_config_sources(struct install *in, const char *path)
+{
+	char *text = lec__malloc(PIP_CONFIG_MAX + 1), *line, *save = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), in_source = 0;
+	struct stat sb;
+	ssize_t n = -1;
+
+	if (text && fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		n = read(fd, text, PIP_CONFIG_MAX);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0)
+		text[n] = '\0';
+	for (line = n > 0 ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *sep = line + strcspn(line, "=:");
+		size_t key = (size_t)(sep - line);
+
+		if (line[0] == ' ' || line[0] == '\t') {
+			if (in_source)
+				allow_sources(in, line);
+			continue;
+		}
+		while (key > 0 && (line[key - 1] == ' ' || line[key - 1] == '\t'))
+			key--;
+		in_source = *sep != '\0' && is_source_key(line, key);
+		if (in_source)
+			allow_sources(in, sep + 1);
+	}
+	lec__free(text);
+}
+
+/* What the install step's egress proxy allows beyond public addresses:
+ * the endpoints of the index URLs of the server's own environment and
+ * pip.conf files, resolved once per install step. */
+static void allow_admin_sources(struct install *in)
+{
+	const char *value;
+	size_t i;
+
+	in->egress_ready = 1;
+	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
+		if ((value = getenv(pip_sources[i])) != NULL)
+			allow_sources(in, value);
+	for (i = 0; i < sizeof(pip_configs) / sizeof(pip_configs[0]); i++)
+		allow_config_sources(in, pip_configs[i]);
+	if ((value = getenv("PIP_CONFIG_FILE")) != NULL)
+		allow_config_sources(in, value);
+}
+
 /* The job's environment, pip's settings, and what pip reads. */
 static int install_env(struct install *in)
 {
@@ -231,6 +340,9 @@ static int pip_run(struct install *in, const char *display,
 	sb.nmounts = in->nmounts;
 	sb.env = (const char *const *)in->env;
 	sb.network = network && !in->job->env->offline;
+	if (sb.network && !in->egress_ready)
+		allow_admin_sources(in);
+	sb.egress_rule = &in->egress;
 	sb.venv_writable = 1;
 	sb.soft = soft;
 	in->job->secrets = in->secrets;
@@ -343,6 +455,13 @@ static int install_all(struct install *in, int paths_only)
 
 /* The venv --------------------------------------------------------------------- */
 
+/* A generic build (no Sphinx, no MkDocs) gets no environment by default,
+ * as at the service: its own commands install what they need. */
+static int generic(const struct lec__job *job)
+{
+	return job->config && job->config->doctype == LEC_DOCTYPE_GENERIC;
+}
+
 /* A hash of what the venv is made from: the entries and their files. */
 static uint64_t venv_inputs(const struct lec__job *job)
 {
@@ -356,6 +475,11 @@ static uint64_t venv_inputs(const struct lec__job *job)
 	lec__buf_printf(&b, "%s\n", job->env->python_about
 					    ? job->env->python_about
 					    : VENV_PYTHON);
+	/* A venv the project's build.jobs.install filled is not one
+	 * python.install filled, and the other way round. */
+	lec__buf_printf(&b, "install: %s\n",
+			lec__job_overrides(job, LEC_RTD_JOB_INSTALL) ? "build.jobs"
+							     : "python.install");
 	for (i = 0; i < c->python_install_count; i++) {
 		const struct lec_rtd_install *e = &c->python_install[i];
 		size_t j;
@@ -419,14 +543,15 @@ static int venv_paths(struct lec__job *job, struct install *in)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 
-	lec__buf_printf(&b, "%s/python/%s", job->env->data_dir,
-			job->project->slug);
-	job->venv_root = lec__buf_take(&b);
-	lec__buf_printf(&b, "%s/venvs/%s", job->venv_root ? job->venv_root : "",
-			job->version->slug);
-	job->venv = lec__buf_take(&b);
-	lec__buf_printf(&b, "%s/bin/python", job->venv ? job->venv : "");
-	job->venv_python = lec__buf_take(&b);
+	/* The install step asks again after create_environment did. */
+	if (job->venv_root == NULL) {
+		lec__buf_printf(&b, "%s/python/%s", job->env->data_dir,
+				job->project->slug);
+		job->venv_root = lec__buf_take(&b);
+		job->venv = lec__job_venv_dir(job);
+		lec__buf_printf(&b, "%s/bin/python", job->venv ? job->venv : "");
+		job->venv_python = lec__buf_take(&b);
+	}
 	in->wheels = job->venv_root ? lec__path_join(job->venv_root, "wheels")
 				    : NULL;
 	in->cache = job->venv_root ? lec__path_join(job->venv_root, "cache")
@@ -439,77 +564,82 @@ static int venv_paths(struct lec__job *job, struct install *in)
 	return lec__chown_tree(job->env, job->venv_root, 1, 1);
 }
 
-/* Make the venv, or keep the one made from the same inputs. Returns 1
- * when it was kept (its packages are installed already). */
-static int venv_make(struct install *in, uint64_t inputs)
+/* The venv's stamp file, beside the other projects' and never in a build's
+ * reach. Owned by the caller; NULL when out of memory. */
+static char *stamp_path(const struct lec__job *job)
 {
-	struct lec__job *job = in->job;
 	struct lec__buf b = LEC__BUF_INIT;
-	char *stamp, *venv_rel;
-	const char *argv[] = { VENV_PYTHON, "-m", "venv",
-			       "--system-site-packages", "--without-pip",
-			       job->venv, NULL };
-	int rc;
 
 	lec__buf_printf(&b, "%s/python/.stamps/%s", job->env->data_dir,
 			job->project->slug);
-	stamp = lec__buf_take(&b);
+	if (b.oom || b.len == 0 || lec__mkdirs(b.ptr) < 0) {
+		lec__buf_dispose(&b);
+		return NULL;
+	}
+	lec__buf_printf(&b, "/%s", job->version->slug);
+	return lec__buf_take(&b);
+}
+
+/* Remove the version's venv beneath the Python directory. venvs/ is the
+ * builds' to spoil: when it is not a directory any more (a link out, a
+ * file), all of it goes. */
+static int venv_remove(struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *venv_rel;
+	int rc;
+
 	lec__buf_printf(&b, "venvs/%s", job->version->slug);
-	venv_rel = lec__buf_take(&b);
-	if (stamp == NULL || venv_rel == NULL || lec__mkdirs(stamp) < 0) {
-		lec__free(stamp);
-		lec__free(venv_rel);
+	if ((venv_rel = lec__buf_take(&b)) == NULL)
+		return lec__error_oom();
+	rc = lec__remove_beneath(job->venv_root, venv_rel);
+	if (rc == LEC_EINVALID)
+		rc = lec__remove_beneath(job->venv_root, "venvs");
+	lec__free(venv_rel);
+	return rc;
+}
+
+/* Make the venv, or keep the one made from the same inputs (its packages
+ * are then installed already: job->venv_kept). Its stamp is written once
+ * the install step has passed (lec__job_python_install). */
+static int venv_make(struct install *in, uint64_t inputs)
+{
+	struct lec__job *job = in->job;
+	const char *argv[] = { VENV_PYTHON, "-m", "venv",
+			       "--system-site-packages", "--without-pip",
+			       job->venv, NULL };
+
+	if ((job->venv_stamp_file = stamp_path(job)) == NULL)
 		return lec__job_fail(job, "Preparing the virtualenv failed: %s",
 				     lec_error_last());
-	}
-	lec__buf_printf(&b, "%s/%s", stamp, job->version->slug);
-	lec__free(stamp);
-	if ((stamp = lec__buf_take(&b)) == NULL) {
-		lec__free(venv_rel);
-		return lec__job_fail(job, "out of memory");
-	}
 	snprintf(job->venv_stamp, sizeof(job->venv_stamp), "%016llx",
 		 (unsigned long long)inputs);
+	job->venv_inputs = inputs;
 	if (job->build && job->build->fresh) {
 		lec__job_cache_note(job, "python", 0,
 				    "a fresh build was asked for");
 	} else if (access(job->venv_python, X_OK) == 0 &&
-		   stamp_matches(stamp, inputs)) {
+		   stamp_matches(job->venv_stamp_file, inputs)) {
 		lec__job_cache_note(job, "python", 1, NULL);
 		lec__job_note(job, "python -m venv", "Reusing the virtualenv: "
 						     "its requirements are "
 						     "unchanged.\n");
-		lec__free(stamp);
-		lec__free(venv_rel);
-		return 1;
+		job->venv_kept = 1;
+		return 0;
 	}
 	if (!(job->build && job->build->fresh))
 		lec__job_cache_note(job, "python", 0,
 				    access(job->venv_python, X_OK) == 0
 					    ? "the requirements changed"
 					    : "no environment was kept");
-	unlink(stamp);
-	/* venvs/ is the builds' to spoil: when it is not a directory any
-	 * more (a link out, a file), all of it goes. */
-	rc = lec__remove_beneath(job->venv_root, venv_rel);
-	if (rc == LEC_EINVALID)
-		rc = lec__remove_beneath(job->venv_root, "venvs");
-	lec__free(venv_rel);
-	if (rc < 0) {
-		lec__free(stamp);
+	unlink(job->venv_stamp_file);
+	if (venv_remove(job) < 0)
 		return lec__job_fail(job, "Removing the old virtualenv failed: "
 					  "%s",
 				     lec_error_last());
-	}
-	rc = pip_run(in, "python -m venv --system-site-packages --without-pip "
-			 "$READTHEDOCS_VIRTUALENV_PATH",
-		     argv, 0, 0);
-	if (rc == 0)
-		rc = install_all(in, 0);
-	if (rc == 0)
-		stamp_write(stamp, inputs);
-	lec__free(stamp);
-	return rc;
+	return pip_run(in, "python -m venv --system-site-packages --without-pip "
+			   "$READTHEDOCS_VIRTUALENV_PATH",
+		       argv, 0, 0);
 }
 
 /* build.tools: Lectern builds with the machine's interpreters; say which. */
@@ -531,31 +661,94 @@ static void note_tools(struct lec__job *job)
 	lec__free(text);
 }
 
-int lec__job_install_python(struct lec__job *job)
+/* The project makes its environment itself, at
+ * $READTHEDOCS_VIRTUALENV_PATH, emptied first as on the service's fresh
+ * machine; no stamp vouches for what it made. */
+static int create_by_project(struct lec__job *job)
+{
+	char *stamp = stamp_path(job);
+
+	if (stamp)
+		unlink(stamp);
+	lec__free(stamp);
+	lec__job_cache_note(job, "python", 0, "build.jobs.create_environment "
+					      "makes the environment");
+	if (venv_remove(job) < 0)
+		return lec__job_fail(job, "Removing the old virtualenv failed: "
+					  "%s",
+				     lec_error_last());
+	if (lec__job_hook(job, LEC_RTD_JOB_CREATE_ENVIRONMENT) < 0)
+		return -1;
+	if (access(job->venv_python, X_OK) == 0)
+		job->python = job->venv_python;
+	return 0;
+}
+
+/* The venv's paths and pip's environment for either step; -1 when the
+ * job failed. */
+static int install_begin(struct lec__job *job, struct install *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->job = job;
+	if (venv_paths(job, in) == LEC_OK && install_env(in) == LEC_OK)
+		return 0;
+	install_dispose(in);
+	return lec__job_fail(job, "Preparing the virtualenv failed: %s",
+			     lec_error_last());
+}
+
+int lec__job_python_create(struct lec__job *job)
 {
 	struct install in;
-	int rc;
+	int rc = 0;
 
 	note_tools(job);
-	if (job->config == NULL || job->config->python_install_count == 0) {
+	if (!lec__job_overrides(job, LEC_RTD_JOB_CREATE_ENVIRONMENT) &&
+	    (generic(job) ||
+	     ((job->config == NULL || job->config->python_install_count == 0) &&
+	      !lec__job_overrides(job, LEC_RTD_JOB_INSTALL)))) {
 		lec__job_note(job, "python --version",
 			      job->env->python_about ? job->env->python_about
 						    : "no Python with Sphinx "
 						      "or MkDocs found");
 		return 0;
 	}
-	memset(&in, 0, sizeof(in));
-	in.job = job;
-	if (venv_paths(job, &in) < 0 || install_env(&in) < 0) {
-		install_dispose(&in);
-		return lec__job_fail(job, "Preparing the virtualenv failed: %s",
-				     lec_error_last());
-	}
-	rc = venv_make(&in, venv_inputs(job));
-	if (rc == 1) /* kept: the project itself may have changed */
-		rc = install_all(&in, 1);
-	if (rc == 0)
+	if (install_begin(job, &in) < 0)
+		return -1;
+	if (lec__job_overrides(job, LEC_RTD_JOB_CREATE_ENVIRONMENT))
+		rc = create_by_project(job);
+	else if ((rc = venv_make(&in, venv_inputs(job))) == 0)
 		job->python = job->venv_python;
 	install_dispose(&in);
+	return rc;
+}
+
+int lec__job_python_install(struct lec__job *job)
+{
+	struct install in;
+	int rc;
+
+	if (lec__job_overrides(job, LEC_RTD_JOB_INSTALL)) {
+		rc = lec__job_hook(job, LEC_RTD_JOB_INSTALL);
+		goto stamp;
+	}
+	if (generic(job) || job->config == NULL ||
+	    job->config->python_install_count == 0)
+		return 0;
+	if (job->venv_python == NULL || access(job->venv_python, X_OK) != 0)
+		return lec__job_fail(job, "python.install needs a Python "
+					  "environment at "
+					  "$READTHEDOCS_VIRTUALENV_PATH, and "
+					  "build.jobs.create_environment made "
+					  "none.");
+	if (install_begin(job, &in) < 0)
+		return -1;
+	/* A kept venv has the requirements; the project itself changes with
+	 * every commit. */
+	rc = install_all(&in, job->venv_kept);
+	install_dispose(&in);
+stamp:
+	if (rc == 0 && job->venv_stamp_file && !job->venv_kept)
+		stamp_write(job->venv_stamp_file, job->venv_inputs);
 	return rc;
 }

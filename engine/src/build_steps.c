@@ -524,51 +524,78 @@ static int sphinx_format(struct lec__job *job, const char *builder,
 	return rc;
 }
 
-static int build_formats(struct lec__job *job, int sphinx)
+static int format_htmlzip(struct lec__job *job, int sphinx)
 {
-	unsigned formats = job->config ? job->config->formats : 0;
 	char *html;
-	int rc = 0;
+	int rc;
 
-	if (formats & LEC_FORMAT_HTMLZIP) {
-		if (sphinx) {
-			rc = sphinx_format(job, "singlehtml", "htmlzip", ".zip");
-		} else if ((html = lec__path_join(job->output, "html"))) {
-			rc = zip_dir(job, html);
-			lec__free(html);
-		}
-	}
-	if (rc == 0 && (formats & LEC_FORMAT_EPUB)) {
-		if (sphinx)
-			rc = sphinx_format(job, "epub", "epub", ".epub");
-		else
-			lec__job_note(job, "epub", "EPUB is built for Sphinx "
-						   "projects only; skipped.\n");
-	}
-	if (rc == 0 && (formats & LEC_FORMAT_PDF)) {
-		if (!sphinx)
-			lec__job_note(job, "pdf", "PDF is built for Sphinx "
-						  "projects only; skipped.\n");
-		else if (access(LATEXMK, X_OK) != 0)
-			lec__job_note(job, "pdf",
-				      "PDF needs latexmk and LaTeX, which are "
-				      "not installed (Debian: latexmk, "
-				      "texlive-latex-extra); skipped.\n");
-		else
-			rc = sphinx_format(job, "latex", "pdf", ".pdf");
-	}
+	if (sphinx)
+		return sphinx_format(job, "singlehtml", "htmlzip", ".zip");
+	if ((html = lec__path_join(job->output, "html")) == NULL)
+		return lec__job_fail(job, "out of memory");
+	rc = zip_dir(job, html);
+	lec__free(html);
 	return rc;
 }
 
-/* Generic builds through build.jobs.build.<format> (notes §5.4). */
-static int build_jobs(struct lec__job *job)
+static int format_pdf(struct lec__job *job, int sphinx)
 {
-	return lec__job_hook(job, LEC_RTD_JOB_BUILD_HTML) < 0 ||
-			       lec__job_hook(job, LEC_RTD_JOB_BUILD_HTMLZIP) < 0 ||
-			       lec__job_hook(job, LEC_RTD_JOB_BUILD_EPUB) < 0 ||
-			       lec__job_hook(job, LEC_RTD_JOB_BUILD_PDF) < 0
-		       ? -1
-		       : 0;
+	if (!sphinx)
+		lec__job_note(job, "pdf", "PDF is built for Sphinx projects "
+					  "only; skipped.\n");
+	else if (access(LATEXMK, X_OK) != 0)
+		lec__job_note(job, "pdf", "PDF needs latexmk and LaTeX, which "
+					  "are not installed (Debian: latexmk, "
+					  "texlive-latex-extra); skipped.\n");
+	else
+		return sphinx_format(job, "latex", "pdf", ".pdf");
+	return 0;
+}
+
+static int format_epub(struct lec__job *job, int sphinx)
+{
+	if (sphinx)
+		return sphinx_format(job, "epub", "epub", ".epub");
+	lec__job_note(job, "epub", "EPUB is built for Sphinx projects only; "
+				   "skipped.\n");
+	return 0;
+}
+
+/* The download formats, in the order the service builds them. */
+static const struct {
+	unsigned bit;		/* LEC_FORMAT_* */
+	enum lec_rtd_job job;	/* the project's own commands for it */
+	int (*build)(struct lec__job *job, int sphinx);
+} download_formats[] = {
+	{ LEC_FORMAT_HTMLZIP, LEC_RTD_JOB_BUILD_HTMLZIP, format_htmlzip },
+	{ LEC_FORMAT_PDF, LEC_RTD_JOB_BUILD_PDF, format_pdf },
+	{ LEC_FORMAT_EPUB, LEC_RTD_JOB_BUILD_EPUB, format_epub },
+};
+
+/* Each format the configuration lists, as the service's director does:
+ * never for a pull request's build; the project's own commands when it
+ * names them; else the generator's, Sphinx's (the built-in Markdown
+ * builder zips its pages too); a generic build has none of its own. */
+static int build_formats(struct lec__job *job, enum lec__generator gen)
+{
+	unsigned formats = job->config ? job->config->formats : 0;
+	size_t i;
+	int rc = 0;
+
+	if (job->version && job->version->type == LEC_VERSION_EXTERNAL)
+		return 0;
+	for (i = 0; rc == 0 && i < sizeof(download_formats) /
+					   sizeof(download_formats[0]);
+	     i++) {
+		if (!(formats & download_formats[i].bit))
+			continue;
+		if (lec__job_overrides(job, download_formats[i].job))
+			rc = lec__job_hook(job, download_formats[i].job);
+		else if (gen != LEC__GEN_JOBS)
+			rc = download_formats[i].build(job,
+						       gen == LEC__GEN_SPHINX);
+	}
+	return rc;
 }
 
 enum lec__generator lec__job_generator(const struct lec__job *job)
@@ -590,11 +617,33 @@ enum lec__generator lec__job_generator(const struct lec__job *job)
 	return LEC__GEN_MARKDOWN;
 }
 
+/* The generator's HTML. */
+static int build_html(struct lec__job *job, enum lec__generator gen)
+{
+	switch (gen) {
+	case LEC__GEN_COMMANDS:
+		return build_commands(job);
+	case LEC__GEN_JOBS: /* a generic build without build.html: nothing */
+		return 0;
+	case LEC__GEN_MKDOCS:
+		job->doctype = LEC_DOCTYPE_MKDOCS;
+		return build_mkdocs_html(job);
+	case LEC__GEN_SPHINX:
+		return build_sphinx_html(job);
+	case LEC__GEN_MARKDOWN:
+		job->doctype = LEC_DOCTYPE_GENERIC;
+		return build_markdown_html(job);
+	}
+	return 0;
+}
+
 int lec__job_build_docs(struct lec__job *job)
 {
 	const struct lec_rtd_config *c = job->config;
 	enum lec__generator gen = lec__job_generator(job);
-	int rc = 0;
+	int own_html = gen != LEC__GEN_COMMANDS &&
+		       lec__job_overrides(job, LEC_RTD_JOB_BUILD_HTML);
+	int rc;
 
 	if (lec__job_hook(job, LEC_RTD_JOB_PRE_BUILD) < 0)
 		return -1;
@@ -602,36 +651,19 @@ int lec__job_build_docs(struct lec__job *job)
 	 * the configuration's, else the one detected, and the built-in
 	 * Markdown site has the clean URLs of "generic". */
 	job->doctype = c ? c->doctype : LEC_DOCTYPE_SPHINX;
-	/* Only Sphinx builds on the pages it kept (sphinx_state); any other
-	 * generator starts from an empty output, whatever ran before. */
-	if (gen != LEC__GEN_SPHINX && !job->sink)
+	/* Only Sphinx builds on the pages it kept (sphinx_state); the
+	 * project's own commands and any other generator start from an empty
+	 * output, whatever ran before. */
+	if ((gen != LEC__GEN_SPHINX || own_html) && !job->sink)
 		lec__remove_beneath(job->checkout, "_readthedocs/html");
-	if (gen == LEC__GEN_MKDOCS)
+	if (gen == LEC__GEN_MKDOCS && !own_html)
 		lec__job_cache_note(job, "mkdocs", 0,
 				    "MkDocs has no incremental mode: every "
 				    "page is built");
-	switch (gen) {
-	case LEC__GEN_COMMANDS:
-		rc = build_commands(job);
-		break;
-	case LEC__GEN_JOBS:
-		rc = build_jobs(job);
-		break;
-	case LEC__GEN_MKDOCS:
-		job->doctype = LEC_DOCTYPE_MKDOCS;
-		rc = build_mkdocs_html(job);
-		break;
-	case LEC__GEN_SPHINX:
-		rc = build_sphinx_html(job);
-		break;
-	case LEC__GEN_MARKDOWN:
-		job->doctype = LEC_DOCTYPE_GENERIC;
-		rc = build_markdown_html(job);
-		break;
-	}
-	if (rc == 0 && !job->html_only && gen != LEC__GEN_COMMANDS &&
-	    gen != LEC__GEN_JOBS)
-		rc = build_formats(job, gen == LEC__GEN_SPHINX);
+	rc = own_html ? lec__job_hook(job, LEC_RTD_JOB_BUILD_HTML)
+		      : build_html(job, gen);
+	if (rc == 0 && !job->html_only && gen != LEC__GEN_COMMANDS)
+		rc = build_formats(job, gen);
 	if (rc == 0)
 		rc = lec__job_hook(job, LEC_RTD_JOB_POST_BUILD);
 	return rc;

@@ -244,6 +244,10 @@ static int run_failed(struct lec__job *job, const char *display,
 
 	if (cause == NULL)
 		cause = "";
+	/* The service's "skip this build": no failure, the docs stay. */
+	if (r->end == LEC_RUNNER_EXITED && r->exit_code == LEC_BUILD_EXIT_SKIP)
+		return lec__job_fail_as(job, LEC_BUILD_FAILURE_SKIPPED, "%s",
+					LEC_BUILD_ERROR_SKIPPED);
 	switch (r->end) {
 	case LEC_RUNNER_EXITED:
 	case LEC_RUNNER_SIGNALED:
@@ -284,6 +288,39 @@ static int run_failed(struct lec__job *job, const char *display,
 	}
 }
 
+/* A command with network gets an egress proxy of its own, which the
+ * runner hands it and the lectern program's forwarder points it to
+ * inside the sandbox (egress.h). */
+static int egress_open(struct lec__job *job, const struct lec__job_sandbox *sb,
+		       const struct lec_runner_limits *limits,
+		       struct lec_egress **egress, int *fd)
+{
+	if (job->env->helper == NULL)
+		return lec__error(LEC_ERROR, "no lectern program to run the "
+					     "egress forwarder");
+	return lec_egress_start(egress, sb->egress_rule, limits->time_limit_s,
+				fd);
+}
+
+/* What the proxy refused, after the command's output: why a download
+ * failed, and the trace of a build that tried to reach the host. */
+static void egress_note(struct lec__job *job, int64_t id,
+			struct lec_egress *egress)
+{
+	struct lec_egress_stats st;
+	char text[sizeof(st.first_refused) + 200];
+
+	lec_egress_stats(egress, &st);
+	if (st.refused == 0)
+		return;
+	snprintf(text, sizeof(text),
+		 "\nlectern: the egress proxy refused %u connection%s (the "
+		 "first to %s): builds reach public addresses and the "
+		 "server's package index only.\n",
+		 st.refused, st.refused == 1 ? "" : "s", st.first_refused);
+	lec__job_record_text(job, id, text);
+}
+
 /* The limits of the next command: the build's, with the time left of the
  * build's whole time limit. 0 when no time is left. */
 static int job_limits(struct lec__job *job, struct lec_runner_limits *out)
@@ -304,8 +341,11 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		    const char *const *argv, const char *cwd,
 		    const struct lec__job_sandbox *sb)
 {
-	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS];
+	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS + 1];
 	const char *watch[4] = { NULL, NULL, NULL, NULL };
+	const char *launcher[5];
+	struct lec_egress *egress = NULL;
+	int egress_fd = -1;
 	size_t nwatch = 0;
 	struct lec_runner_spec spec = { 0 };
 	struct lec_runner_result r = { 0 };
@@ -322,6 +362,13 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		return lec__job_fail(job, "The build exceeded its time limit "
 					  "of %u seconds.",
 				     job->env->limits.time_limit_s);
+	}
+	/* A preview runs unsandboxed, on the writer's own machine. */
+	if (sb && sb->network && !job->sink &&
+	    egress_open(job, sb, &limits, &egress, &egress_fd) < 0) {
+		lec__job_record_finish(job, id, 1);
+		return lec__job_fail(job, "Command \"%s\" could not start: %s",
+				     display, lec_error_last());
 	}
 	/* The build's directory, the version's kept tree, the project's
 	 * environment, then what this step adds (pip's configuration, a
@@ -343,6 +390,18 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		    spec.nmounts < LEC__JOB_MAX_MOUNTS;
 	     i++)
 		mounts[spec.nmounts++] = sb->mounts[i];
+	if (egress) {
+		launcher[0] = job->env->helper;
+		launcher[1] = LEC_EGRESS_HELPER_WORD;
+		launcher[2] = LEC_RUNNER_EGRESS_FD_TEXT;
+		launcher[3] = "--";
+		launcher[4] = NULL;
+		mounts[spec.nmounts++] =
+			(struct lec_runner_mount){ job->env->helper, 0 };
+		spec.network = LEC_RUNNER_NET_EGRESS;
+		spec.egress_fd = egress_fd;
+		spec.launcher = launcher;
+	}
 	spec.argv = argv;
 	spec.env = sb && sb->env ? sb->env : (const char *const *)job->cmd_env;
 	spec.cwd = cwd;
@@ -350,7 +409,6 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	if (job->venv)
 		watch[nwatch++] = job->venv_root;
 	spec.watch_dirs = watch;
-	spec.network = sb ? sb->network : 0;
 	spec.uid = job->env->build_uid;
 	spec.gid = job->env->build_gid;
 	spec.limits = &limits;
@@ -364,6 +422,12 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	rc = lec_runner_run(&spec, run_output, run_cancel, &rs, &r);
 	flush_masked(&rs.out, &rs.masker);
 	lec_runner_masker_dispose(&rs.masker);
+	if (egress) {
+		close(egress_fd);
+		lec_egress_stop(egress);
+		egress_note(job, id, egress);
+		lec_egress_free(egress);
+	}
 	if (rc < 0)
 		r.end = LEC_RUNNER_START_FAILED;
 	lec__job_record_finish(job, id,
@@ -399,19 +463,35 @@ int lec__job_run(struct lec__job *job, const char *display,
 	return lec__job_run_in(job, display, argv, cwd, &sb);
 }
 
+int lec__job_overrides(const struct lec__job *job, enum lec_rtd_job which)
+{
+	return job->config && (job->config->jobs_set & (1u << which));
+}
+
+/* The jobs of the environment's steps, which may write the venv (a
+ * `pip install` in pre_install); later ones see it read-only, as it is
+ * kept for the next build. */
+static int writes_venv(enum lec_rtd_job hook)
+{
+	return hook >= LEC_RTD_JOB_CREATE_ENVIRONMENT &&
+	       hook <= LEC_RTD_JOB_POST_INSTALL;
+}
+
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook)
 {
+	struct lec__job_sandbox sb = { 0 };
 	const struct lec_rtd_strings *cmds;
 	size_t i;
 
 	if (job->config == NULL)
 		return 0;
+	sb.venv_writable = writes_venv(hook);
 	cmds = &job->config->jobs[hook];
 	for (i = 0; i < cmds->len; i++) {
 		const char *argv[] = { "/bin/sh", "-c", cmds->items[i], NULL };
 
-		if (lec__job_run(job, cmds->items[i], argv, job->checkout, 0) <
-		    0)
+		if (lec__job_run_in(job, cmds->items[i], argv, job->checkout,
+				    &sb) < 0)
 			return -1;
 	}
 	return 0;
@@ -515,6 +595,45 @@ static int add_encodings(struct lec__job *job, const char *value,
 	return LEC_OK;
 }
 
+char *lec__job_venv_dir(const struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	lec__buf_printf(&b, "%s/python/%s/venvs/%s", job->env->data_dir,
+			job->project->slug, job->version->slug);
+	return lec__buf_take(&b);
+}
+
+/* The build's own bin directory: `python`, which the service's images
+ * have and Debian has not, for the project's commands (`python -m sphinx`
+ * in build.jobs), naming the interpreter the generators run with. */
+static char *tools_dir(struct lec__job *job)
+{
+	char *dir = lec__path_join(job->build_dir, ".lectern/bin");
+	char *python = dir ? lec__path_join(dir, "python") : NULL;
+	int ok = python && lec__mkdirs_mode(dir, 0755) == LEC_OK &&
+		 (symlink(lec__job_python(job), python) == 0 || errno == EEXIST);
+
+	lec__free(python);
+	if (!ok) {
+		lec__free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* The venv's bin first, as the service runs every command (its
+ * BIN_PATH), then the build's own, then the machine's. */
+static char *command_path(const char *bin, const char *tools)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+
+	if (bin == NULL || tools == NULL)
+		return NULL;
+	lec__buf_printf(&b, "%s:%s:/usr/local/bin:/usr/bin:/bin", bin, tools);
+	return lec__buf_take(&b);
+}
+
 int lec__job_make_env(struct lec__job *job)
 {
 	struct lec_project *p = job->project;
@@ -522,13 +641,16 @@ int lec__job_make_env(struct lec__job *job)
 	char *canonical = lec_resolve_docs_url(p, v->slug, job->env->docs_domain);
 	char *repo = lec_repo_redact_url(p->repo_url);
 	char *output = lec__path_join(job->checkout, "_readthedocs/");
+	char *venv = lec__job_venv_dir(job), *tools = tools_dir(job);
+	char *bin = venv ? lec__path_join(venv, "bin") : NULL;
+	char *path = command_path(bin, tools);
 	size_t n = 0, i, nsecrets = 0;
 	int error = LEC_OK;
 	struct {
 		const char *name;
 		const char *value;
 	} fixed[] = {
-		{ "PATH", "/usr/local/bin:/usr/bin:/bin" },
+		{ "PATH", path },
 		{ "HOME", job->build_dir },
 		{ "LANG", "C.UTF-8" },
 		{ "NO_COLOR", "1" },
@@ -545,9 +667,12 @@ int lec__job_make_env(struct lec__job *job)
 		{ "READTHEDOCS_GIT_COMMIT_HASH", job->commit },
 		{ "READTHEDOCS_PRODUCTION_DOMAIN", job->env->production_domain },
 		{ "READTHEDOCS_CANONICAL_URL", canonical },
+		{ "READTHEDOCS_VIRTUALENV_PATH", venv },
+		{ "BIN_PATH", bin },
 	};
 
-	if (canonical == NULL || repo == NULL || output == NULL) {
+	if (canonical == NULL || repo == NULL || output == NULL ||
+	    venv == NULL || tools == NULL || bin == NULL || path == NULL) {
 		error = lec__error_oom();
 		goto done;
 	}
@@ -581,6 +706,10 @@ done:
 	lec__free(canonical);
 	lec__free(repo);
 	lec__free(output);
+	lec__free(venv);
+	lec__free(tools);
+	lec__free(bin);
+	lec__free(path);
 	return error;
 }
 

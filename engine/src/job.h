@@ -16,6 +16,7 @@
 #include "files.h"
 #include "internal.h"
 #include "lectern/build.h"
+#include "lectern/egress.h"
 #include "lectern/envvar.h"
 #include "lectern/project.h"
 #include "lectern/rtdconfig.h"
@@ -88,6 +89,9 @@ struct lec__job {
 	 * set when the tree was checked out afresh. */
 	unsigned long changes;
 	char venv_stamp[24]; /* what the venv was made from, hex; "" none */
+	char *venv_stamp_file; /* where it is written once installed */
+	uint64_t venv_inputs;  /* the same, for the stamp */
+	int venv_kept;         /* the venv was kept: requirements installed */
 	/* A phrase the next commands' output is searched for (a generator
 	 * saying it dropped its kept state), and whether it came. */
 	struct lec__listen {
@@ -111,7 +115,8 @@ struct lec__job {
 };
 
 /* Most mounts one command gets: the build directory, the venv, and what
- * its step adds (pip's configuration files and find-links directories). */
+ * its step adds (pip's configuration files and find-links directories);
+ * a command with network also gets the lectern program, its forwarder. */
 #define LEC__JOB_MAX_MOUNTS 12
 
 /* What one command sees beyond the build directory, when it is not the
@@ -120,7 +125,10 @@ struct lec__job_sandbox {
 	const struct lec_runner_mount *mounts; /* added after the venv */
 	size_t nmounts;
 	const char *const *env; /* NULL: the job's */
+	/* 1: the network, through an egress proxy of the command's own
+	 * (egress.h), which allows public addresses and egress_rule's. */
 	int network;
+	const struct lec_netrule *egress_rule; /* NULL: public ones only */
 	int venv_writable;      /* the install step writes the venv */
 	/* 1: a command that exits non-zero is recorded as failed but does
 	 * not fail the build (lec__job_run_in returns 1). */
@@ -155,8 +163,15 @@ struct lec__job_output {
 };
 
 
+/* Whether the configuration names build.jobs.<which> (even as an empty
+ * list): for create_environment, install and build.<format>, the
+ * project's commands then replace Lectern's step (notes §5.4). */
+int lec__job_overrides(const struct lec__job *job, enum lec_rtd_job which);
 /* The Python generators run with: the project's venv, or the pipeline's. */
 const char *lec__job_python(const struct lec__job *job);
+/* $READTHEDOCS_VIRTUALENV_PATH: DATA/python/<project>/venvs/<version>,
+ * whether or not a venv is there. Owned; NULL when out of memory. */
+char *lec__job_venv_dir(const struct lec__job *job);
 /* A command's environment: a NULL-terminated vector of owned "KEY=VALUE"
  * strings, *n of them. take appends an owned entry (NULL: out of memory,
  * reported); add formats one (value NULL: empty); free takes NULL. */

@@ -447,6 +447,12 @@ static const struct {
 	  "There was an unexpected problem in your config file" },
 	{ LEC_BUILD_FAILURE_NO_INDEX, LEC_MSG_BUILD_NO_INDEX,
 	  "Index file is not present in HTML output directory" },
+	{ LEC_BUILD_FAILURE_OUTPUT_NOT_DIR, LEC_MSG_BUILD_OUTPUT_NOT_DIR,
+	  "Build output directory is not a directory" },
+	{ LEC_BUILD_FAILURE_OUTPUT_EMPTY, LEC_MSG_BUILD_OUTPUT_EMPTY,
+	  "Build output directory doesn't contain any file" },
+	{ LEC_BUILD_FAILURE_OUTPUT_MULTIPLE, LEC_MSG_BUILD_OUTPUT_MULTIPLE,
+	  "Build output directory contains multiple files" },
 };
 
 /* The failed build's notification: its message by why it failed, the
@@ -480,10 +486,12 @@ static int raise_build_failed(struct lec_store *st, const struct lec_build *b)
 	return rc;
 }
 
+/* Cancelled by a user (or a newer build), or skipped by the build itself
+ * (exit code 183): the service's two messages, the second an "info". */
 static int raise_build_cancelled(struct lec_store *st,
 				 const struct lec_build *b)
 {
-	const struct lec_notification_new n = {
+	const struct lec_notification_new cancelled = {
 		.message_id = LEC_MSG_BUILD_CANCELLED,
 		.target = LEC_NOTIFICATION_BUILD,
 		.attached_id = b->id,
@@ -491,8 +499,21 @@ static int raise_build_cancelled(struct lec_store *st,
 		.header = "Build cancelled manually.",
 		.body = "The user has cancelled this build.",
 	};
+	const struct lec_notification_new skipped = {
+		.message_id = LEC_MSG_BUILD_SKIPPED,
+		.target = LEC_NOTIFICATION_BUILD,
+		.attached_id = b->id,
+		.type = "info",
+		.header = "Build skipped.",
+		.body = "This build was skipped because\none of the commands "
+			"exited with code 183",
+	};
 
-	return lec_notification_add(st, &n, NULL);
+	return lec_notification_add(st,
+				    b->failure == LEC_BUILD_FAILURE_SKIPPED
+					    ? &skipped
+					    : &cancelled,
+				    NULL);
 }
 
 /* Whether the version's finished build before b passed: 1, 0 (failed),

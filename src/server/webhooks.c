@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "form.h"
 #include "input.h"
 
 #include "lectern/integration.h"
@@ -318,9 +319,33 @@ static const struct forge forges[] = {
 
 /* Handling --------------------------------------------------------------------- */
 
-/* The payload: JSON, or GitHub's form-encoded payload=<json>. Webhook
- * payloads carry free text (commit messages) anywhere, so they are parsed
- * as JSON only, without the API's single-line field rules. */
+/* Another form's fields as the service's webhook views read them
+ * (request.data.get): each key's last value, a string. */
+static cJSON *form_fields(struct srv_request *req, struct srv_response *res)
+{
+	struct srv_input_error err;
+	cJSON *form = srv_form_parse(req, SRV_FORM_FULL, &err), *item, *out;
+
+	if (form == NULL) {
+		srv_respond_input_error(res, &err);
+		return NULL;
+	}
+	out = cJSON_CreateObject();
+	cJSON_ArrayForEach(item, form) {
+		const cJSON *last = srv_body_get(form, item->string);
+
+		if (cJSON_IsString(last))
+			cJSON_AddStringToObject(out, item->string,
+						last->valuestring);
+	}
+	cJSON_Delete(form);
+	return out;
+}
+
+/* The payload: JSON, GitHub's form-encoded payload=<json>, or another
+ * form's fields (the generic webhook's token and branches, as scripts post
+ * them). Webhook payloads carry free text (commit messages) anywhere, so
+ * JSON is parsed without the API's single-line field rules. */
 static cJSON *payload(struct srv_request *req, struct srv_response *res)
 {
 	const char *ct = srv_header(req, "Content-Type");
@@ -335,6 +360,8 @@ static cJSON *payload(struct srv_request *req, struct srv_response *res)
 				       1)) != NULL) {
 		json = cJSON_Parse(form);
 		free(form);
+	} else if (ct && srv_form_is_content_type(ct)) {
+		return form_fields(req, res);
 	} else {
 		json = cJSON_ParseWithLength(req->body, req->body_len);
 	}
@@ -346,6 +373,17 @@ static cJSON *payload(struct srv_request *req, struct srv_response *res)
 	return json;
 }
 
+/* A private project the requester cannot see is answered as one that does
+ * not exist, whatever is wrong with the delivery: a forge configured with
+ * the right secret never meets this, and nobody else learns the project
+ * is there (issue 27, item 12). */
+static int hidden(struct srv_request *req, const struct lec_project *p)
+{
+	return lec_project_can_view(srv_store(req), p->id,
+				    req->user ? req->user->id
+					      : LEC_VIEWER_ANONYMOUS) != 1;
+}
+
 /* A delivery for this forge's integration (or the one named by id). */
 static int deliver(struct srv_request *req, struct srv_response *res,
 		   const struct forge *forge, const char *slug,
@@ -353,6 +391,9 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 {
 	struct delivery d = { forge->path_name, req, res, NULL, integration,
 			      NULL };
+	/* What a route answers for what is not there: the forge's routes
+	 * name the project, the integration's route the integration. */
+	const char *absent = integration ? NO_INTEGRATION : NO_PROJECT;
 	int rc;
 
 	if ((d.data = payload(req, res)) == NULL)
@@ -370,13 +411,17 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 	    (rc = lec_integration_find(srv_store(req), d.project->id,
 				       forge->type, &d.integration)) < 0) {
 		if (rc == LEC_ENOTFOUND)
-			srv_respond_detail(res, 404, NO_INTEGRATION);
+			srv_respond_detail(res, 404, hidden(req, d.project)
+							     ? absent
+							     : NO_INTEGRATION);
 		else
 			srv_respond_engine_error(res, rc);
 		goto done;
 	}
 	rc = forge->verify(&d);
-	if (rc == LEC_EAUTH)
+	if (rc == LEC_EAUTH && hidden(req, d.project))
+		srv_respond_detail(res, 404, absent);
+	else if (rc == LEC_EAUTH)
 		srv_respond_detail(res, 400, forge->invalid);
 	else if (rc < 0)
 		srv_respond_engine_error(res, rc);
@@ -533,11 +578,8 @@ done:
 		explicit_bzero(generated, strlen(generated));
 		free(generated);
 	}
-	if (secret) { /* no copy of a secret left in freed memory */
-		cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "secret");
-
-		explicit_bzero(item->valuestring, strlen(item->valuestring));
-	}
+	if (secret) /* no copy of a secret left in freed memory */
+		srv_body_wipe(body, "secret");
 	lec_integration_free(in);
 	cJSON_Delete(body);
 	srv_v3_parent_dispose(&parent);

@@ -23,6 +23,8 @@ LECTERN = os.environ.get("LECTERN", "lectern")
 SERVER_TIMEOUT = 30
 # How long a killed build's processes may take to be gone.
 PROCESS_GONE_SECONDS = 30
+# How long a small fixture project's build may take, even under ASan.
+BUILD_TIMEOUT = 240
 # Options that say a test wants the commit watcher on.
 WATCH_ARGS = ("--watch-debounce", "--watch-poll", "--no-inotify")
 
@@ -235,6 +237,21 @@ class ServerTestCase(unittest.TestCase):
         if "Sanitizer" in log or "runtime error" in log:
             raise AssertionError("sanitizer report:\n" + log)
 
+    @classmethod
+    def wait_build(cls, slug, token, timeout=BUILD_TIMEOUT):
+        """The project's newest build once it has ended: AssertionError
+        unless it passed within timeout seconds."""
+        deadline = time.time() + timeout
+        builds = []
+        while time.time() < deadline:
+            builds = cls.server.get("/api/v3/projects/%s/builds/" % slug,
+                                    token=token).json["results"]
+            if builds and builds[0]["state"]["code"] in ("finished", "cancelled"):
+                assert builds[0]["success"], builds[0]
+                return builds[0]
+            time.sleep(0.3)
+        raise AssertionError("build of %s did not finish: %r" % (slug, builds))
+
     # Assertions shared by the API tests.
 
     def assertNoProcess(self, marker, message):
@@ -269,6 +286,51 @@ class ServerTestCase(unittest.TestCase):
     def import_project(self, token, name, url="https://github.com/example/%s.git", **extra):
         return self.server.import_project(token, name, url, **extra)
 
+
+
+class BuildTestCase(ServerTestCase):
+    """A server with a build worker, and what its tests share: importing a
+    repository, waiting for a build to end, reading its recorded
+    commands."""
+
+    SERVER_ARGS = ("--build-timeout", "20", "--workers", "1")
+    # A build of a tiny project takes well under this even under ASan.
+    BUILD_TIMEOUT = 180
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.token = cls.server.token("builder")
+
+    def db(self):
+        return sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
+
+    def import_repo(self, name, repo_url):
+        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {"url": repo_url}},
+                             token=self.token)
+        self.assertStatus(r, 201)
+        return r.json["slug"]
+
+    def wait_build(self, slug, build_id=None, server=None):
+        """The build (the newest without build_id) once it has ended."""
+        server = server or self.server
+        deadline = time.time() + self.BUILD_TIMEOUT
+        builds = []
+        while time.time() < deadline:
+            builds = server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
+            build = next((b for b in builds if build_id is None or b["id"] == build_id), None)
+            if build and build["state"]["code"] in ("finished", "cancelled"):
+                return build
+            time.sleep(0.2)
+        self.fail("build of %s did not finish: %r" % (slug, builds))
+
+    def commands(self, build_id):
+        """(command, output, exit_code) of each recorded command."""
+        db = self.db()
+        rows = db.execute("SELECT command, output, exit_code FROM build_commands WHERE build_id = ? "
+                          "ORDER BY id", (build_id,)).fetchall()
+        db.close()
+        return rows
 
 def main():
     unittest.main(verbosity=2)

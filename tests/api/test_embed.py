@@ -40,6 +40,9 @@ INSTALL_HTML = ('<section id="install"><h2>Install</h2><p>Run <code>pip</code>. 
                 '<img src="http://emb.localhost:%d/en/latest/_static/i.png"></p></section>')
 
 
+# A page on another site calling the API from a browser.
+ORIGIN = "https://elsewhere.example"
+
 class EmbedTest(ServerTestCase):
 
     @classmethod
@@ -60,7 +63,10 @@ class EmbedTest(ServerTestCase):
             cls.store.version(slug, "latest", active=1)
             cls.store.publish(slug, "latest", {"guide/usage.html": USAGE,
                                          "setup/index.html": SETUP,
-                                         "index.html": "<h1>Home</h1>"})
+                                         "index.html": "<h1>Home</h1>",
+                                         # Latin-1, not UTF-8, as old pages are.
+                                         "latin.html": b"<h1 id=\"caf\xe9\">Caf\xe9 \xff\xfe</h1>"
+                                                       b"<p>cr\xe8me \xc3(</p>"})
         # A translation served on emb's host under /es/, and a subproject
         # under /projects/sub/child/ (an alias with a '/').
         cls.store.execute("UPDATE projects SET language = 'es', main_language_project_id ="
@@ -85,6 +91,8 @@ class EmbedTest(ServerTestCase):
 
     def get(self, path, params, **kw):
         from urllib.parse import urlencode
+        # A browser's cross-origin call: CORS answers only those.
+        kw.setdefault("headers", {"Origin": ORIGIN})
         return self.server.get(path + "?" + urlencode(params), **kw)
 
     def v2(self, **params):
@@ -246,7 +254,7 @@ class EmbedTest(ServerTestCase):
         # Authenticated like v3, so a token that is not one is refused.
         r = self.v2(project="emb", doc="index", token="0" * 40)
         self.assertDetail(r, 401, "Invalid token.")
-        r = self.server.post("/api/v2/embed/", {})
+        r = self.server.post("/api/v2/embed/", {}, headers={"Origin": ORIGIN})
         self.assertDetail(r, 405, 'Method "POST" not allowed.')
         self.assertEqual(r.header("Allow"), "GET, HEAD, OPTIONS")
         self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
@@ -256,11 +264,13 @@ class EmbedTest(ServerTestCase):
         url = self.docs("emb", "/en/latest/guide/usage.html#install")
         from urllib.parse import urlencode
         for host in ("emb.localhost:%d" % self.server.port, None):
-            r = self.server.get("/_/api/v3/embed/?" + urlencode({"url": url}), host=host)
+            r = self.server.get("/_/api/v3/embed/?" + urlencode({"url": url}), host=host,
+                                headers={"Origin": ORIGIN})
             self.assertStatus(r, 200)
             self.assertEqual(r.json["content"], INSTALL_HTML % self.server.port)
             self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
-            r = self.server.get("/_/api/v2/embed/?" + urlencode({"url": url}), host=host)
+            r = self.server.get("/_/api/v2/embed/?" + urlencode({"url": url}), host=host,
+                                headers={"Origin": ORIGIN})
             self.assertStatus(r, 200)
             self.assertEqual(r.json["content"], [INSTALL_HTML % self.server.port])
             self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
@@ -273,11 +283,15 @@ class EmbedTest(ServerTestCase):
             r = self.v3(url=self.docs("emb", "/en/latest/"))
             self.assertStatus(r, 200)
             self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
-        r = self.server.get("/api/v3/projects/emb/", token=self.owner)
+        r = self.server.get("/api/v3/projects/emb/", token=self.owner,
+                            headers={"Origin": ORIGIN})
         self.assertStatus(r, 200)
         self.assertIsNone(r.header("Access-Control-Allow-Origin"))
-        self.assertIsNone(self.server.get("/api/v2/project/").header(
+        self.assertIsNone(self.server.get("/api/v2/project/", headers={"Origin": ORIGIN}).header(
             "Access-Control-Allow-Origin"))
+        # Without an Origin (no browser), no CORS header either.
+        self.assertIsNone(self.get("/api/v3/embed/", {"url": self.docs("emb", "/en/latest/")},
+                                   headers={}).header("Access-Control-Allow-Origin"))
 
     # v3 -----------------------------------------------------------------
 
@@ -303,6 +317,14 @@ class EmbedTest(ServerTestCase):
         self.assertEqual(r.json, expected)
         self.assertEqual(r.body, json.dumps(expected, separators=(",", ":")).encode())
         self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
+
+    def test_pages_not_in_utf8_give_valid_json(self):
+        # Issue 27, item 13: the bytes went into the JSON as they were.
+        for r in (self.v2(url=self.docs("emb", "/en/latest/latin.html")),
+                  self.v3(url=self.docs("emb", "/en/latest/latin.html"))):
+            self.assertStatus(r, 200)
+            body = json.loads(r.body.decode("utf-8"))  # strict: fails on invalid bytes
+            self.assertIn("Caf\ufffd \ufffd\ufffd", json.dumps(body, ensure_ascii=False))
 
     def test_v3_main_node_and_maincontent(self):
         url = self.docs("emb", "/en/latest/setup/")

@@ -1067,6 +1067,20 @@ TEST(failure_kinds)
 	b = get(st, id);
 	CHECK(b && b->success && b->failure == LEC_BUILD_FAILURE_NONE);
 	lec_build_free(b);
+	/* Skipped (exit code 183): cancelled, not finished, and it stays so
+	 * when read back. */
+	id = trigger(st, p, v, NULL);
+	CHECK_OK(lec_build_fail(st, id, LEC_BUILD_FAILURE_SKIPPED,
+				LEC_BUILD_ERROR_SKIPPED));
+	b = get(st, id);
+	CHECK(b && !b->success && b->state == LEC_BUILD_STATE_CANCELLED &&
+	      b->failure == LEC_BUILD_FAILURE_SKIPPED && b->finished > 0 &&
+	      strcmp(b->error, LEC_BUILD_ERROR_SKIPPED) == 0);
+	lec_build_free(b);
+	CHECK_OK(lec_build_finish(st, id, 1, NULL));
+	b = get(st, id);
+	CHECK(b && !b->success && b->state == LEC_BUILD_STATE_CANCELLED);
+	lec_build_free(b);
 	lec_store_free(st);
 }
 

@@ -953,7 +953,7 @@ TEST(local_mirror_copies_only_what_is_missing)
 {
 	const char *tmp;
 	char src[PATH_LEN], mirror[PATH_LEN], shared[PATH_LEN];
-	char want[HEX_LEN], got[HEX_LEN];
+	char want[HEX_LEN + 1], got[HEX_LEN + 1];
 	struct progress_log log = { 0 };
 	struct lec_repo_refs refs = { 0 };
 
@@ -1015,7 +1015,7 @@ TEST(checkout_update_equals_a_fresh_checkout)
 {
 	const char *tmp;
 	char src[PATH_LEN], mirror[PATH_LEN], kept[PATH_LEN], fresh[PATH_LEN];
-	char one[HEX_LEN], two[HEX_LEN], mid[HEX_LEN], seen[64] = "";
+	char one[HEX_LEN + 1], two[HEX_LEN + 1], mid[HEX_LEN + 1], seen[64] = "";
 	struct stat before, after;
 
 	git_env();

@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "internal.h"
+#include "lectern/project.h"
 #include "lectern/store.h"
 #include "lectern/user.h"
 #include "store_internal.h"
@@ -153,6 +154,78 @@ TEST(migrates_from_every_earlier_version)
 	}
 }
 
+/* Migration 13: redirects and environment variables keep their rows and
+ * ids, and a deleted row's id is never given again. */
+TEST(migration_13_never_reuses_ids)
+{
+	const char *file = path_in(lec_test_tmpdir(), "ids.db");
+	char owned[512];
+	struct lec_store *st = NULL;
+
+	snprintf(owned, sizeof(owned), "%s", file);
+	CHECK_OK(lec_store__open_at(&st, owned, NULL, 11));
+	CHECK_OK(lec_store__exec(
+		st, "INSERT INTO projects (name, slug, repo_url, created, "
+		    "modified) VALUES ('P', 'p', 'https://x/y.git', 1, 1);"
+		    "INSERT INTO redirects (id, project_id, type, created, "
+		    "modified) VALUES (7, 1, 'page', 1, 1);"
+		    "INSERT INTO env_vars (id, project_id, name, value, "
+		    "value_size, created, modified) VALUES (4, 1, 'A', x'00', "
+		    "1, 1, 1)"));
+	lec_store_free(st);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK_INT(sql_int(st, "SELECT id FROM redirects"), 7);
+	CHECK_INT(sql_int(st, "SELECT id FROM env_vars"), 4);
+	CHECK_OK(lec_store__exec(
+		st, "DELETE FROM redirects; DELETE FROM env_vars;"
+		    "INSERT INTO redirects (project_id, type, created, "
+		    "modified) VALUES (1, 'page', 1, 1);"
+		    "INSERT INTO env_vars (project_id, name, value, value_size,"
+		    " created, modified) VALUES (1, 'B', x'00', 1, 1, 1)"));
+	CHECK_INT(sql_int(st, "SELECT id FROM redirects"), 8);
+	CHECK_INT(sql_int(st, "SELECT id FROM env_vars"), 5);
+	lec_store_free(st);
+}
+
+/* Migration 14 (issue 27): a queued delivery keeps its webhook's URL of
+ * the moment, and poll intervals under the new floor are raised to it. */
+TEST(migration_14_keeps_delivery_urls_and_raises_polls)
+{
+	const char *file = path_in(lec_test_tmpdir(), "m14.db");
+	char owned[512];
+	struct lec_store *st = NULL;
+
+	snprintf(owned, sizeof(owned), "%s", file);
+	CHECK_OK(lec_store__open_at(&st, owned, NULL, 13));
+	CHECK_OK(lec_store__exec(
+		st, "INSERT INTO projects (name, slug, repo_url, created, "
+		    "modified, poll_interval) VALUES ('P', 'p', "
+		    "'https://x/y.git', 1, 1, 5), ('Q', 'q', "
+		    "'https://x/z.git', 1, 1, 0), ('R', 'r', "
+		    "'https://x/r.git', 1, 1, 600);"
+		    "INSERT INTO webhooks (project_id, url, events, secret, "
+		    "created, modified) VALUES (1, 'https://hook/a', 7, x'00', "
+		    "1, 1);"
+		    "INSERT INTO webhook_deliveries (webhook_id, event, body, "
+		    "state, next_attempt, created, modified) VALUES (1, "
+		    "'build:passed', '{}', 'pending', 1, 1, 1)"));
+	lec_store_free(st);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM webhook_deliveries WHERE "
+			      "url = 'https://hook/a' AND sending_until = 0"),
+		  1);
+	CHECK_INT(sql_int(st, "SELECT poll_interval FROM projects WHERE "
+			      "slug = 'p'"),
+		  LEC_PROJECT_POLL_MIN_S);
+	CHECK_INT(sql_int(st, "SELECT poll_interval FROM projects WHERE "
+			      "slug = 'q'"),
+		  0);
+	CHECK_INT(sql_int(st, "SELECT poll_interval FROM projects WHERE "
+			      "slug = 'r'"),
+		  600);
+	lec_store_free(st);
+}
+
 TEST(refuses_newer_schema_untouched)
 {
 	const char *file = path_in(lec_test_tmpdir(), "new.db");
@@ -230,6 +303,77 @@ TEST(refuses_corrupt_pages_untouched)
 	CHECK(st == NULL);
 	CHECK(slurp(owned, after, sizeof(after)) == n);
 	CHECK(memcmp(before, after, n) == 0);
+}
+
+/* An empty file is damage, never a new store: Lectern makes its store
+ * whole under another name and renames it into place. */
+TEST(empty_file_is_refused_and_new_stores_are_whole)
+{
+	const char *dir = lec_test_tmpdir();
+	char owned[512], creating[600];
+	struct lec_store *st = NULL;
+	struct stat sb;
+
+	snprintf(owned, sizeof(owned), "%s", path_in(dir, "empty.db"));
+	write_file(owned, "", 0);
+	CHECK_ERR(lec_store_open(&st, owned, NULL), LEC_ECORRUPT);
+	CHECK(strstr(lec_error_last(), owned) != NULL);
+	CHECK(strstr(lec_error_last(), "empty file") != NULL);
+	CHECK(stat(owned, &sb) == 0 && sb.st_size == 0);
+	snprintf(owned, sizeof(owned), "%s", path_in(dir, "new.db"));
+	snprintf(creating, sizeof(creating), "%s.creating", owned);
+	write_file(creating, "left by a crash", 15);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK(stat(owned, &sb) == 0 && sb.st_size > 0 &&
+	      (sb.st_mode & 0777) == 0600);
+	CHECK(access(creating, F_OK) != 0);
+	CHECK_INT(lec_store_schema_version(st), lec_store_schema_latest());
+	lec_store_free(st);
+}
+
+/* The start's check: a whole store passes; a page past the schema
+ * scribbled over (which opening does not read) is found. */
+TEST(check_finds_damaged_pages)
+{
+	const char *dir = lec_test_tmpdir();
+	struct lec_store *st = NULL;
+	char owned[512], junk[64];
+	int complete = 0, pages = 0, size = 0, fd;
+
+	CHECK_OK(lec_store_open_dir(&st, dir, NULL));
+	snprintf(owned, sizeof(owned), "%s", lec_store_path(st));
+	CHECK_OK(lec_store__exec(st, "CREATE TABLE filler (t TEXT)"));
+	CHECK_OK(lec_store__exec(st, "INSERT INTO filler WITH RECURSIVE "
+				     "n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+				     "FROM n WHERE i < 2000) SELECT "
+				     "printf('row %08d', i) FROM n"));
+	CHECK_OK(lec_store_check(st, 10000, &complete));
+	CHECK_INT(complete, 1);
+	CHECK_OK(lec_store__exec(st, "PRAGMA wal_checkpoint(TRUNCATE)"));
+	{
+		sqlite3_stmt *s = NULL;
+
+		CHECK(sqlite3_prepare_v2(st->db,
+					 "SELECT page_count, page_size FROM "
+					 "pragma_page_count, pragma_page_size",
+					 -1, &s, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(s) == SQLITE_ROW);
+		pages = sqlite3_column_int(s, 0);
+		size = sqlite3_column_int(s, 1);
+		sqlite3_finalize(s);
+	}
+	lec_store_free(st);
+	CHECK(pages > 4);
+	memset(junk, 0xFF, sizeof(junk));
+	fd = open(owned, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, junk, sizeof(junk),
+				(off_t)(pages / 2) * size) == sizeof(junk));
+	close(fd);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK_ERR(lec_store_check(st, 10000, &complete), LEC_ECORRUPT);
+	CHECK(strstr(lec_error_last(), owned) != NULL);
+	CHECK(strstr(lec_error_last(), "damaged") != NULL);
+	lec_store_free(st);
 }
 
 /* A child process holds the write lock; our write must fail with EBUSY
@@ -498,10 +642,14 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(reopen_keeps_data),
 	TEST_ENTRY(missing_file_without_create),
 	TEST_ENTRY(migrates_from_every_earlier_version),
+	TEST_ENTRY(migration_13_never_reuses_ids),
+	TEST_ENTRY(migration_14_keeps_delivery_urls_and_raises_polls),
 	TEST_ENTRY(refuses_newer_schema_untouched),
 	TEST_ENTRY(refuses_foreign_sqlite_database),
 	TEST_ENTRY(refuses_garbage_untouched),
 	TEST_ENTRY(refuses_corrupt_pages_untouched),
+	TEST_ENTRY(empty_file_is_refused_and_new_stores_are_whole),
+	TEST_ENTRY(check_finds_damaged_pages),
 	TEST_ENTRY(locked_by_another_process),
 	TEST_ENTRY(read_only_file_is_refused),
 	TEST_ENTRY(allocation_failures_are_reported),

@@ -54,8 +54,23 @@ enum lec_build_failure {
 	LEC_BUILD_FAILURE_NONE,     /* it passed, or has not finished */
 	LEC_BUILD_FAILURE_GENERIC,  /* a command failed, a limit was hit... */
 	LEC_BUILD_FAILURE_CONFIG,   /* the project's configuration is wrong */
-	LEC_BUILD_FAILURE_NO_INDEX  /* the HTML output has no index.html */
+	LEC_BUILD_FAILURE_NO_INDEX, /* the HTML output has no index.html */
+	/* $READTHEDOCS_OUTPUT/<pdf|epub|htmlzip> is not a directory, or
+	 * holds no file, or more than one */
+	LEC_BUILD_FAILURE_OUTPUT_NOT_DIR,
+	LEC_BUILD_FAILURE_OUTPUT_EMPTY,
+	LEC_BUILD_FAILURE_OUTPUT_MULTIPLE,
+	/* A command exited with LEC_BUILD_EXIT_SKIP: the build ends
+	 * cancelled, its version's docs as they were (lec_build_fail) */
+	LEC_BUILD_FAILURE_SKIPPED
 };
+
+/* The exit code with which a build's command skips the build (the
+ * service's RTD_SKIP_BUILD_EXIT_CODE), and what the build then says. */
+#define LEC_BUILD_EXIT_SKIP 183
+#define LEC_BUILD_ERROR_SKIPPED                                              \
+	"This build was skipped because one of the commands exited with "    \
+	"code 183."
 
 enum lec_build_state {
 	LEC_BUILD_STATE_TRIGGERED,
@@ -228,7 +243,8 @@ int lec_build_finish(struct lec_store *store, int64_t id, int success,
 
 /**
  * lec_build_finish of a failed build, saying why it failed (a generic
- * failure is what lec_build_finish records).
+ * failure is what lec_build_finish records). A skipped build
+ * (LEC_BUILD_FAILURE_SKIPPED) ends cancelled instead of finished.
  */
 int lec_build_fail(struct lec_store *store, int64_t id,
 		   enum lec_build_failure why, const char *error);

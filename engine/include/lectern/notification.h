@@ -44,11 +44,15 @@ enum lec_notification_target {
 	LEC_NOTIFICATION_USER,
 };
 
-/* The message ids the engine raises. The first four are the service's; the
- * last two are Lectern's (the service has no such message). */
+/* The message ids the engine raises. All but the last two are the
+ * service's; those are Lectern's (the service has no such message). */
 #define LEC_MSG_BUILD_GENERIC "build:user:generic"
 #define LEC_MSG_BUILD_CANCELLED "build:user:cancelled"
+#define LEC_MSG_BUILD_SKIPPED "build:user:exit-code-183"
 #define LEC_MSG_BUILD_NO_INDEX "build:user:output:html-no-index-file"
+#define LEC_MSG_BUILD_OUTPUT_NOT_DIR "build:user:output:is-no-a-directory"
+#define LEC_MSG_BUILD_OUTPUT_EMPTY "build:user:output:has-0-files"
+#define LEC_MSG_BUILD_OUTPUT_MULTIPLE "build:user:output:has-multiple-files"
 #define LEC_MSG_CONFIG_GENERIC "config:generic"
 #define LEC_MSG_VERSION_FAILING "project:version:build-failing"
 #define LEC_MSG_WEBHOOK_FAILING "project:webhook:failing"
