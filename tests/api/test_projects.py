@@ -185,10 +185,12 @@ class ProjectsTest(ServerTestCase):
         self.assertStatus(self.server.get("/api/v3/projects/det/", headers={"Authorization": "token " + self.alice}), 200)
 
     def test_delete_project_is_forbidden_not_405(self):
+        # DELETE is Lectern's, for the project's admins (issue 31, item 4;
+        # test_project_delete); anyone else gets 401/403, never 405.
         self.import_project(self.alice, "Undeletable")
         self.assertDetail(self.server.delete("/api/v3/projects/undeletable/"), 401,
                           "Authentication credentials were not provided.")
-        self.assertDetail(self.server.delete("/api/v3/projects/undeletable/", token=self.alice), 403,
+        self.assertDetail(self.server.delete("/api/v3/projects/undeletable/", token=self.bob), 403,
                           "You do not have permission to perform this action.")
         r = self.server.get("/api/v3/projects/undeletable/sync-versions/", token=self.alice)
         self.assertDetail(r, 405, 'Method "GET" not allowed.')
