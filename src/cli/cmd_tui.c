@@ -239,7 +239,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_conn conn;
 	const char **names = NULL;
 	char err[256];
-	long pid, port;
+	long port;
 	int i, status;
 
 	memset(&start, 0, sizeof(start));
@@ -276,12 +276,13 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	start.data_dir = cli_data_dir(ctx);
 	status = ui_main(&start) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 	/* Quitting says what it leaves behind: the engine the TUI used
-	 * (or started) goes on serving the docs. */
+	 * (or started) goes on serving the docs. One line within 80
+	 * columns. */
 	if (status == CLI_EXIT_OK && payload.used_local &&
-	    (pid = cli_engine_running(cli_data_dir(ctx), &port)) != 0)
-		printf("the local engine keeps running at http://127.0.0.1:%ld "
-		       "(pid %ld); 'lectern stop' stops it\n",
-		       port, pid);
+	    cli_engine_running(cli_data_dir(ctx), &port) != 0)
+		printf("the local engine runs on at http://127.0.0.1:%ld "
+		       "('lectern stop' stops it)\n",
+		       port);
 	ui_conn_dispose(&start.conn);
 	end_forwards(&payload);
 	cli_ssh_keeper_stop(payload.keeper);
