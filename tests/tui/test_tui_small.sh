@@ -4,7 +4,8 @@
 # backed-off wait); every bad line of the TUI's config file is listed
 # (a notice over the first screen when there are several); quitting on
 # the local context says that its engine keeps running; an empty tab
-# says so rather than show only its column headers.
+# says so rather than show only its column headers; Enter on a built
+# version reads its docs.
 . "$LEC_TESTS/tui/lib.sh"
 export LECTERN_DATA="$TMP/local"
 cleanup_local() {
@@ -51,6 +52,16 @@ wait_for '^ No environment variables\. Press a to add one\. *$' "the empty env v
 keys h h h h
 wait_for '^2 +latest +finished +failed' "the builds tab with builds"
 if screen | grep -q '^ No builds'; then fail "a builds tab with builds says none"; else pass; fi
+# ---- Enter on a built version reads its docs.
+keys h
+wait_for '^latest +yes +no +yes ' "the versions tab"
+keys Enter
+wait_for "^ *http://$slug\\.localhost:[0-9]+/en/latest/ *\$" "the version's docs in the reader"
+wait_for '^(▸| )ok *$' "the page's text"
+keys q
+wait_for '^latest +yes +no +yes ' "back on the versions tab"
+keys j Enter
+wait_for '^main is not built yet' "an unbuilt version"
 keys q
 quit_tui
 

@@ -3,8 +3,9 @@
  * screen), subprojects, translations, redirects, environment variables
  * (names only; the API never returns values), settings and integrations
  * (the incoming webhooks; their secrets are never returned). A tab loads
- * when first shown; `R` reloads it. Enter on a build opens it, on a
- * subproject or translation opens that project.
+ * when first shown; `R` reloads it. Enter on a built version reads its
+ * docs, on a build opens it, on a subproject or translation opens that
+ * project.
  *
  * The writes (edit.h) are bound per tab: builds and version flags on the
  * versions tab, retry and cancel on the builds tab, add/edit/move/delete
@@ -121,6 +122,9 @@ static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
 		if (lc_version_parse(item, &ver, NULL) != LC_OK)
 			continue;
 		row = ui_table_add(t);
+		/* Its docs, which Enter reads, once built. */
+		if (ver->built == 1 && ver->documentation_url)
+			row->key = ui_xstrdup(ver->documentation_url);
 		ui_row_set(row, 0, UI_SLOT_HEADING, "%s", ver->slug ? ver->slug : "");
 		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s", yes_no(ver->active));
 		ui_row_set(row, 2, UI_SLOT_NORMAL, "%s", yes_no(ver->hidden));
@@ -564,6 +568,14 @@ static void open_selected(struct ui_view *v)
 	} else if (row && row->key &&
 		   (pr->tab == TAB_SUBPROJECTS || pr->tab == TAB_TRANSLATIONS)) {
 		ui_app_push(v->app, ui_project_new(v->app, row->key));
+	} else if (row && pr->tab == TAB_VERSIONS) {
+		/* A version's docs in the reader: the first thing a writer
+		 * wants after a build. */
+		if (row->key)
+			ui_app_push(v->app, ui_reader_new(v->app, row->key, NULL));
+		else
+			ui_app_error(v->app, "%s is not built yet",
+				     row->cells[0]);
 	}
 }
 
