@@ -453,6 +453,45 @@ static const char migration_11[] =
 	"ALTER TABLE builds ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE builds ADD COLUMN cache TEXT;";
 
+/* 12 and 13 are taken by branches in flight (h31daily, h32service);
+ * these stand in for them until they are merged, when the real ones
+ * replace them. */
+static const char migration_12[] = "SELECT 1;";
+static const char migration_13[] = "SELECT 1;";
+
+/* Build warnings (lectern/warning.h): a build's records in the order
+ * found, its totals, and the pages and anchors of each version's newest
+ * passed build, which the next build's `removed` records come from. */
+static const char migration_14[] =
+	"CREATE TABLE build_warnings ("
+	"  id INTEGER PRIMARY KEY,"
+	"  build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,"
+	"  position INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  file TEXT NOT NULL DEFAULT '',"
+	"  line INTEGER NOT NULL DEFAULT 0,"
+	"  message TEXT NOT NULL,"
+	"  is_new INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE INDEX build_warnings_build"
+	"  ON build_warnings(build_id, is_new DESC, position);"
+	"CREATE TABLE build_warning_totals ("
+	"  build_id INTEGER PRIMARY KEY"
+	"    REFERENCES builds(id) ON DELETE CASCADE,"
+	"  count INTEGER NOT NULL,"
+	"  new INTEGER NOT NULL,"
+	"  fixed INTEGER NOT NULL,"
+	"  dropped INTEGER NOT NULL"
+	");"
+	"CREATE TABLE build_inventories ("
+	"  build_id INTEGER PRIMARY KEY"
+	"    REFERENCES builds(id) ON DELETE CASCADE,"
+	"  version_id INTEGER NOT NULL,"
+	"  data BLOB NOT NULL"
+	");"
+	"CREATE INDEX build_inventories_version"
+	"  ON build_inventories(version_id, build_id);";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -465,6 +504,9 @@ static const char *const migrations[] = {
 	migration_9,
 	migration_10,
 	migration_11,
+	migration_12,
+	migration_13,
+	migration_14,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
