@@ -222,6 +222,8 @@ static int run_output(const char *data, size_t len, void *payload)
 
 	lec__tail_add(&rs->tail, data, len);
 	listen_to(&rs->out.job->listen, data, len);
+	if (rs->out.job->warn_parser)
+		lec__warn_parser_feed(rs->out.job->warn_parser, data, len);
 	if (rs->sb && rs->sb->output)
 		return rs->sb->output(rs->sb->payload, data, len);
 	append_masked(&rs->out, &rs->masker, data, len);

@@ -15,6 +15,7 @@
 #include "lectern/errors.h"
 #include "lectern/store.h"
 #include "serve_options.h"
+#include "warnings.h"
 
 static const struct cli_command commands[] = {
 	{ "serve",
@@ -25,6 +26,10 @@ static const struct cli_command commands[] = {
 	  "build DIR as it is on disk, serve it on 127.0.0.1 and rebuild on "
 	  "every save",
 	  cli_cmd_preview, NULL },
+	{ "check", "[DIR] [--new-only] [--json] [--cache DIR]",
+	  "build DIR once as preview does and print its warnings and broken "
+	  "links (file:line: kind: message); exit 1 if there are any",
+	  cli_cmd_check, NULL },
 	{ "status", "", "show the data directory and what it holds",
 	  cli_cmd_status, NULL },
 	{ "token create", "USER",
@@ -68,6 +73,10 @@ static const struct cli_command commands[] = {
 	  "trigger a build (and follow it)", cli_cmd_build, NULL },
 	{ "log", "BUILD [--follow] [--json]",
 	  "print a build's commands and output", cli_cmd_log, NULL },
+	{ "warnings", "PROJECT [BUILD] [--new] [--json]",
+	  "print a build's warnings and broken links (default: the newest "
+	  "finished build)",
+	  cli_cmd_warnings, NULL },
 	{ "search", "QUERY --project P [--version V] [--json]",
 	  "search a project's documentation", cli_cmd_search, NULL },
 	{ "redirects", "PROJECT [add TYPE [FROM [TO]] | remove ID] [--json]",

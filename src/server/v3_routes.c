@@ -114,6 +114,10 @@ const struct srv_route srv_v3_routes[] = {
 	    ADMIN(SRV_PUT, srv_v3_project_notification_detail) } },
 	{ P "builds/{}/notifications/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_build_notifications_list) } },
+	/* Lectern's extension: a build's warnings, seen as the build is
+	 * (docs/api.md). */
+	{ P "builds/{}/warnings/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_build_warnings_list) } },
 	{ P "builds/{}/notifications/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_build_notification_detail),
 	    ADMIN(SRV_PATCH, srv_v3_build_notification_detail),
