@@ -224,14 +224,25 @@ void lec_warning_compare(struct lec_warning_set *set,
 	unsigned char *used = nprev ? lec__calloc(nprev, 1) : NULL;
 	size_t i, j, matched = 0;
 
-	for (j = 0; keys && j < nprev; j++)
+	size_t gone = 0;
+
+	/* What a build lost since the one before is news once: never carried
+	 * over, never fixed. */
+	for (j = 0; keys && used && j < nprev; j++) {
 		keys[j] = identity(&prev[j]);
+		if (prev[j].kind == LEC_WARNING_REMOVED) {
+			used[j] = 1;
+			gone++;
+		}
+	}
 	for (i = 0; i < set->len; i++) {
 		struct lec_warning *w = &set->items[i];
 		uint64_t key = identity(w);
 
 		w->is_new = 1;
-		for (j = 0; keys && used && j < nprev && w->is_new; j++)
+		for (j = 0; keys && used && j < nprev && w->is_new &&
+			    w->kind != LEC_WARNING_REMOVED;
+		     j++)
 			if (!used[j] && keys[j] == key && same(w, &prev[j])) {
 				used[j] = 1;
 				w->is_new = 0;
@@ -240,7 +251,7 @@ void lec_warning_compare(struct lec_warning_set *set,
 	}
 	/* Out of memory: everything reads as new, nothing as fixed. */
 	if (fixed)
-		*fixed = keys && used ? nprev - matched : 0;
+		*fixed = keys && used ? nprev - matched - gone : 0;
 	lec__free(keys);
 	lec__free(used);
 }

@@ -339,6 +339,9 @@ TEST(compare_with_last_good)
 	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "a.rst", 9, "twice");
 	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "a.rst", 12, "twice");
 	lec_warning_set_add(&prev, LEC_WARNING_ERROR, "b.rst", 1, "fixed since");
+	/* What the build before lost is neither carried nor fixed. */
+	lec_warning_set_add(&prev, LEC_WARNING_REMOVED, "old.html", 0,
+			    "removed page old.html");
 	/* Moved down by an edit above it: carried over. */
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "a.rst", 30, "same");
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "a.rst", 40, "twice");
@@ -346,12 +349,15 @@ TEST(compare_with_last_good)
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "a.rst", 42, "twice");
 	/* Same text, another kind: another warning. */
 	lec_warning_set_add(&set, LEC_WARNING_ERROR, "a.rst", 3, "same");
+	lec_warning_set_add(&set, LEC_WARNING_REMOVED, "old.html", 0,
+			    "removed page old.html");
 	lec_warning_compare(&set, prev.items, prev.len, &fixed);
 	CHECK_INT(set.items[0].is_new, 0);
 	CHECK_INT(set.items[1].is_new, 0);
 	CHECK_INT(set.items[2].is_new, 0);
 	CHECK_INT(set.items[3].is_new, 1);
 	CHECK_INT(set.items[4].is_new, 1);
+	CHECK_INT(set.items[5].is_new, 1);
 	CHECK_INT(fixed, 1);
 	lec_warning_set_dispose(&set);
 	lec_warning_set_dispose(&prev);
