@@ -11,7 +11,8 @@
  * --new-only prints only what the current context's last successful
  * build of the same project and version did not have: the project is the
  * one whose repository is the tree's `origin` remote, the version the one
- * of the tree's branch (the default branch's is "latest"). Records match
+ * of the tree's branch, else "latest" (what the default branch builds
+ * as). Records match
  * as the engine matches a build with the last good one: kind, file and
  * message, whatever the line.
  */
@@ -328,6 +329,13 @@ static int compare_with_context(struct cli_ctx *ctx, const char *tree,
 	if ((status = find_version(&s, branch, &b)) != CLI_EXIT_OK ||
 	    (status = find_build(&s, &b)) != CLI_EXIT_OK)
 		goto done;
+	/* The default branch's own version is seldom built: "latest" is. */
+	if (b.build < 0 && strcmp(b.version, "latest") != 0) {
+		free(b.version);
+		if ((b.version = strdup("latest")) == NULL ||
+		    (status = find_build(&s, &b)) != CLI_EXIT_OK)
+			goto done;
+	}
 	if (b.build < 0) {
 		fprintf(stderr, "lectern: check: %s/%s has no successful build: "
 				"every warning counts as new\n",
