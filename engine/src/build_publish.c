@@ -250,11 +250,15 @@ static void step_links(struct lec__job *job, const char *html_dir,
 				"build are gone.\n",
 				stats.links, stats.pages, stats.broken,
 				stats.removed);
-	for (i = first; i < job->warnings.len && i < first + LINKS_LOGGED; i++)
-		lec__buf_printf(&b, "%s:%u: %s: %s\n", job->warnings.items[i].file,
-				job->warnings.items[i].line,
-				lec_warning_kind_code(job->warnings.items[i].kind),
-				job->warnings.items[i].message);
+	for (i = first; i < job->warnings.len && i < first + LINKS_LOGGED; i++) {
+		const struct lec_warning *w = &job->warnings.items[i];
+
+		lec__buf_printf(&b, "%s:", w->file);
+		if (w->line)
+			lec__buf_printf(&b, "%u:", w->line);
+		lec__buf_printf(&b, " %s: %s\n", lec_warning_kind_code(w->kind),
+				w->message);
+	}
 	if ((text = lec__buf_take(&b)) != NULL)
 		lec__job_note(job, "link check $READTHEDOCS_OUTPUT/html",
 			      text);
