@@ -41,10 +41,6 @@
 
 /* Bytes of each block of the string arena. */
 #define ARENA_BLOCK (256 * 1024)
-/* Broken links remembered per page, so a link repeated on one page (a
- * navigation bar's) is reported once; more distinct ones are all
- * reported. */
-#define PAGE_SEEN_MAX 64
 /* Longest href quoted in a record (a data: blob is not a link). */
 #define HREF_QUOTE_MAX 300
 
@@ -198,8 +194,13 @@ struct check {
 	unsigned line;  /* at counted */
 	char *base;     /* <base href>'s directory, owned; NULL: the page's */
 	int base_external; /* <base href> names another site */
-	const char *seen[PAGE_SEEN_MAX];
-	size_t nseen;
+	/* What the page has reported or is waiting for: an #anchor link is
+	 * checked once per page, and a missing file reported once per page
+	 * (a navigation bar repeats links; an index links one page's many
+	 * anchors). */
+	struct table seen;
+	const char **seen_keys;
+	size_t cap_seen;
 	int error;
 };
 
@@ -318,6 +319,38 @@ static void anchor_add(struct check *c, const char *name, size_t n)
 	c->anchor_index.slots[j].hash = h;
 	c->anchor_index.slots[j].entry = (uint32_t)++c->nanchors;
 	c->anchor_index.n++;
+}
+
+/* Whether key (n bytes) is new to the page, remembering it; 0 when it
+ * was seen before (or memory ran out: nothing more is reported). */
+static int seen_first(struct check *c, const char *key, size_t n)
+{
+	uint64_t h;
+	size_t j;
+
+	if (c->error)
+		return 0;
+	if ((c->seen.n + 1) * 2 > c->seen.cap &&
+	    (c->error = table_grow(&c->seen)) < 0)
+		return 0;
+	h = key_hash(0, key, n);
+	for (j = h & (c->seen.cap - 1); c->seen.slots[j].entry;
+	     j = (j + 1) & (c->seen.cap - 1)) {
+		const char *k = c->seen_keys[c->seen.slots[j].entry - 1];
+
+		if (c->seen.slots[j].hash == h && strncmp(k, key, n) == 0 &&
+		    k[n] == '\0')
+			return 0;
+	}
+	if ((c->error = grow((void **)&c->seen_keys, &c->cap_seen, c->seen.n,
+			     sizeof(*c->seen_keys))) < 0 ||
+	    (c->seen_keys[c->seen.n] = arena_dup(&c->arena, key, n)) == NULL) {
+		c->error = c->error < 0 ? c->error : lec__error_oom();
+		return 0;
+	}
+	c->seen.slots[j].hash = h;
+	c->seen.slots[j].entry = (uint32_t)++c->seen.n;
+	return 1;
 }
 
 /* Text ------------------------------------------------------------------- */
@@ -529,19 +562,13 @@ static void report(struct check *c, enum lec_warning_kind kind,
 		c->error = lec_warning_set_add(c->set, kind, file, line, message);
 }
 
-/* A broken link of the page being read, once per href per page. */
+/* A broken link of the page being read. */
 static void broken(struct check *c, size_t at, const char *href,
 		   const char *why)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *msg;
-	size_t i;
 
-	for (i = 0; i < c->nseen; i++)
-		if (strcmp(c->seen[i], href) == 0)
-			return;
-	if (c->nseen < PAGE_SEEN_MAX)
-		c->seen[c->nseen++] = arena_dup(&c->arena, href, strlen(href));
 	c->stats->broken++;
 	lec__buf_printf(&b, "broken link '%.*s': %s", HREF_QUOTE_MAX, href,
 			why);
@@ -566,8 +593,9 @@ static void want_anchor(struct check *c, size_t at, uint32_t to,
 {
 	struct pending *p;
 
-	/* Even the page's own anchors may come later in it: all wait. */
-	if (fragment_passes(fragment))
+	/* Even the page's own anchors may come later in it: all wait, each
+	 * once per page. */
+	if (fragment_passes(fragment) || !seen_first(c, href, strlen(href)))
 		return;
 	if ((c->error = grow((void **)&c->pending, &c->cap_pending, c->npending,
 			     sizeof(*c->pending))) < 0)
@@ -649,7 +677,7 @@ static void follow(struct check *c, size_t at, const char *raw, size_t n)
 		lec__buf_printf(&frag, "no file %s in the output", path.ptr);
 		if (frag.oom)
 			c->error = lec__error_oom();
-		else
+		else if (seen_first(c, frag.ptr, frag.len))
 			broken(c, at, s, frag.ptr);
 	} else if (c->files[to].html) {
 		want_anchor(c, at, (uint32_t)to, frag.ptr, s);
@@ -799,7 +827,9 @@ static void scan_page(struct check *c)
 
 	c->counted = 0;
 	c->line = 1;
-	c->nseen = 0;
+	c->seen.n = 0;
+	if (c->seen.slots)
+		memset(c->seen.slots, 0, c->seen.cap * sizeof(*c->seen.slots));
 	c->base_external = 0;
 	lec__free(c->base);
 	c->base = NULL;
@@ -1120,6 +1150,8 @@ static void check_dispose(struct check *c)
 	lec__free(c->anchor_index.slots);
 	lec__free(c->pending);
 	lec__free(c->base);
+	lec__free(c->seen.slots);
+	lec__free(c->seen_keys);
 }
 
 int lec__linkcheck(const char *dir, struct lec_warning_set *set,
