@@ -140,7 +140,10 @@ int lec_warning_set_add(struct lec_warning_set *set,
 {
 	struct lec_warning w = { 0 };
 
-	if (set->len >= LEC_WARNINGS_MAX) {
+	int generator = kind <= LEC_WARNING_CRITICAL;
+
+	if (set->len >= LEC_WARNINGS_MAX ||
+	    (generator && set->generator >= LEC_WARNINGS_GENERATOR_MAX)) {
 		set->dropped++;
 		return LEC_OK;
 	}
@@ -168,6 +171,7 @@ int lec_warning_set_add(struct lec_warning_set *set,
 		lec_runner_mask(w.message, strlen(w.message), set->secrets);
 	}
 	set->items[set->len++] = w;
+	set->generator += generator != 0;
 	return LEC_OK;
 }
 
@@ -195,7 +199,7 @@ void lec_warning_set_dispose(struct lec_warning_set *set)
 		warning_dispose(&set->items[i]);
 	lec__free(set->items);
 	set->items = NULL;
-	set->len = set->cap = set->dropped = 0;
+	set->len = set->cap = set->dropped = set->generator = 0;
 }
 
 /* Comparing ----------------------------------------------------------------- */

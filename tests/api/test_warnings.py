@@ -253,9 +253,11 @@ class WarningsCase(ServerTestCase):
         slug, _ = self.import_repo("Many", files)
         build = self.wait_build(slug)
         self.assertTrue(build["success"], self.log(build))
+        # 750 of the generator's are kept: a flood of them leaves room for
+        # the broken links.
         self.assertEqual(build["warnings"]["count"], 1200)
-        self.assertEqual(build["warnings"]["dropped"], 200)
-        self.assertEqual(self.records(slug, build, "?limit=1")["count"], 1000)
+        self.assertEqual(build["warnings"]["dropped"], 450)
+        self.assertEqual(self.records(slug, build, "?limit=1")["count"], 750)
 
     def test_secret_in_a_warning_is_masked(self):
         files = {"docs/conf.py": ("import os\nproject = 'Secret'\n"

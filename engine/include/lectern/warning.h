@@ -35,6 +35,10 @@ extern "C" {
  * broken one (a theme that lost its templates) millions, of which the
  * first thousand say what happened and the rest are counted. */
 #define LEC_WARNINGS_MAX 1000
+/* Of those, the generator's at most: a flood of them (a theme's missing
+ * templates, an extension not installed) leaves room for the published
+ * HTML's broken links and lost pages, which the generator never sees. */
+#define LEC_WARNINGS_GENERATOR_MAX 750
 /* Bytes of one record's message: a Sphinx warning with its quoted source
  * block fits; a traceback is cut. */
 #define LEC_WARNING_MESSAGE_MAX 2048
@@ -66,7 +70,8 @@ struct lec_warning {
 struct lec_warning_set {
 	struct lec_warning *items; /* owned */
 	size_t len, cap;
-	size_t dropped; /* records past the cap */
+	size_t dropped; /* records past the caps */
+	size_t generator; /* kept records of the generator's kinds */
 	/* Secret values to mask in every text added (NULL-terminated,
 	 * borrowed), as the build log masks them; NULL: none. */
 	const char *const *secrets;
@@ -98,7 +103,8 @@ int lec_warning_kind_lookup(const char *code, enum lec_warning_kind *out);
 
 /**
  * Add a record: texts copied, made safe (see above) and masked; past
- * LEC_WARNINGS_MAX only counted.
+ * LEC_WARNINGS_MAX (LEC_WARNINGS_GENERATOR_MAX for the generator's
+ * warning, error and critical) only counted.
  * @param file NULL or "" when none
  * @return LEC_OK (also when only counted); LEC_ENOMEM
  */
