@@ -356,7 +356,8 @@ static int compare_with_context(struct cli_ctx *ctx, const char *tree,
 			    strcmp(theirs.items[j]->kind,
 				   lec_warning_kind_code(w->kind)) == 0 &&
 			    strcmp(theirs.items[j]->file, w->file) == 0 &&
-			    strcmp(theirs.items[j]->message, w->message) == 0) {
+			    lec_warning_message_equal(theirs.items[j]->message,
+						      w->message)) {
 				used[j] = 1;
 				w->is_new = 0;
 			}

@@ -345,6 +345,8 @@ TEST(compare_with_last_good)
 	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "a.rst", 9, "twice");
 	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "a.rst", 12, "twice");
 	lec_warning_set_add(&prev, LEC_WARNING_ERROR, "b.rst", 1, "fixed since");
+	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "", 0,
+			    "not fetchable: <object at 0x7f4df1a84390>");
 	/* What the build before lost is neither carried nor fixed. */
 	lec_warning_set_add(&prev, LEC_WARNING_REMOVED, "old.html", 0,
 			    "removed page old.html");
@@ -357,6 +359,9 @@ TEST(compare_with_last_good)
 	lec_warning_set_add(&set, LEC_WARNING_ERROR, "a.rst", 3, "same");
 	lec_warning_set_add(&set, LEC_WARNING_REMOVED, "old.html", 0,
 			    "removed page old.html");
+	/* Another run's address: the same warning. */
+	lec_warning_set_add(&set, LEC_WARNING_WARNING, "", 0,
+			    "not fetchable: <object at 0x7f4df06cc550>");
 	lec_warning_compare(&set, prev.items, prev.len, &fixed);
 	CHECK_INT(set.items[0].is_new, 0);
 	CHECK_INT(set.items[1].is_new, 0);
@@ -364,7 +369,10 @@ TEST(compare_with_last_good)
 	CHECK_INT(set.items[3].is_new, 1);
 	CHECK_INT(set.items[4].is_new, 1);
 	CHECK_INT(set.items[5].is_new, 1);
+	CHECK_INT(set.items[6].is_new, 0);
 	CHECK_INT(fixed, 1);
+	CHECK(lec_warning_message_equal("a 0x7f4d0123 b", "a 0x55aa0102 b"));
+	CHECK(!lec_warning_message_equal("code 0x1F", "code 0x2F"));
 	lec_warning_set_dispose(&set);
 	lec_warning_set_dispose(&prev);
 }

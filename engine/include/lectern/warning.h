@@ -119,8 +119,16 @@ int lec_warning_set_has(const struct lec_warning_set *set,
 void lec_warning_set_dispose(struct lec_warning_set *set);
 
 /**
+ * Whether two messages say the same: equal but for memory addresses
+ * ("<object at 0x7f4df1a84390>", which Python prints and which differ
+ * from run to run).
+ */
+int lec_warning_message_equal(const char *a, const char *b);
+
+/**
  * Mark each record of set new or not against prev (a multiset: two equal
- * records in set match two in prev), matching kind, file and message.
+ * records in set match two in prev), matching kind, file and message
+ * (lec_warning_message_equal).
  * @param fixed   the records of prev that match none of set's; may be NULL
  */
 void lec_warning_compare(struct lec_warning_set *set,
