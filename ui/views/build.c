@@ -335,6 +335,23 @@ static void warnings_data(struct ui_view *v, struct lc_response *resp,
 		relayout(v);
 }
 
+/* The actions that work on the log's lines. */
+static int log_action(enum ui_action action)
+{
+	static const enum ui_action on_log[] = {
+		UI_ACTION_FOLLOW,      UI_ACTION_FIRST_FAILED,
+		UI_ACTION_NEXT_MATCH,  UI_ACTION_PREV_MATCH,
+		UI_ACTION_SAVE_LOG,    UI_ACTION_WRAP,
+		UI_ACTION_SCROLL_LEFT, UI_ACTION_SCROLL_RIGHT,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(on_log) / sizeof(on_log[0]); i++)
+		if (on_log[i] == action)
+			return 1;
+	return 0;
+}
+
 /* W: the Warnings tab, or back to the log where it was left. */
 static void toggle_tab(struct ui_view *v)
 {
@@ -470,6 +487,9 @@ static void build_filter(struct ui_view *v, const char *text)
 {
 	struct build_view *bv = v->priv;
 
+	/* The search is the log's. */
+	if (bv->tab)
+		toggle_tab(v);
 	ui_set_str(&bv->search, text && *text ? text : NULL);
 	find(v, 1, 1);
 }
@@ -560,6 +580,9 @@ static int build_action(struct ui_view *v, enum ui_action action)
 		ui_warnings_open(&bv->warnings, v, v->cursor);
 		return UI_HANDLED;
 	}
+	/* What works on the log takes the reader back to it first. */
+	if (bv->tab && log_action(action))
+		toggle_tab(v);
 	switch (action) {
 	case UI_ACTION_WARNINGS:
 		toggle_tab(v);
