@@ -27,8 +27,7 @@ static const struct cli_command commands[] = {
 	  "every save",
 	  cli_cmd_preview, NULL },
 	{ "check", "[DIR] [--new-only] [--json] [--cache DIR]",
-	  "build DIR once as preview does and print its warnings and broken "
-	  "links (file:line: kind: message); exit 1 if there are any",
+	  "build DIR once; print its warnings and broken links, exit 1 if any",
 	  cli_cmd_check, NULL },
 	{ "status", "", "show the data directory and what it holds",
 	  cli_cmd_status, NULL },
