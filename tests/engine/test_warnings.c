@@ -294,6 +294,9 @@ TEST(junk_is_kept_as_safe_text)
 {
 	struct lec_warning_set set = { 0 };
 	struct lec__warn_parser p;
+	static const char bad[] = "\n/tree/x.rst:1: WARNING: \xff\xfe"
+				  "bad \x01\x1b[31mred\x1b[0m \xc3\x28 "
+				  "caf\xc3\xa9\n";
 	char junk[3 * LEC__WARN_LINE_MAX];
 	size_t i;
 	unsigned seed = 7;
@@ -306,10 +309,7 @@ TEST(junk_is_kept_as_safe_text)
 	}
 	for (i = 0; i < 50; i++) {
 		lec__warn_parser_feed(&p, junk, sizeof(junk));
-		lec__warn_parser_feed(&p, "\n/tree/x.rst:1: WARNING: \xff\xfe"
-					  "bad \x01\x1b[31mred\x1b[0m \xc3\x28 "
-					  "caf\xc3\xa9\n",
-				      62);
+		lec__warn_parser_feed(&p, bad, strlen(bad));
 	}
 	lec__warn_parser_end(&p);
 	lec__warn_parser_dispose(&p);
