@@ -88,3 +88,16 @@ int lec_test_main(int argc, char **argv, const struct lec_test *tests,
 	atexit(remove_tmpdirs);
 	return lec_test_run(argc, argv, tests, count);
 }
+
+void lec_test_put(const char *dir, const char *rel, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	CHECK((f = fopen(path, "w")) != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}

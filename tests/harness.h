@@ -33,6 +33,10 @@
  * returned path is valid until the next call. */
 const char *lec_test_tmpdir(void);
 
+/* Write text to the file dir/rel (its directory must exist), failing
+ * the test when it cannot. */
+void lec_test_put(const char *dir, const char *rel, const char *text);
+
 /* Open a fresh store in a new temporary directory (fails the test run if it
  * cannot). */
 struct lec_store;

@@ -81,11 +81,44 @@ static int set_state(struct lec__job *job, enum lec_build_state state)
 {
 	if (job->cancelled || lec__job_cancelled(job))
 		return -1;
-	if (lec_build_set_state(job->st, job->build->id, state) < 0) {
-		job->cancelled = 1;
+	if (lec_build_set_state(job->st, job->build->id, state) == LEC_OK)
+		return 0;
+	/* Cancelled meanwhile (the move is then not forward), or the store
+	 * could not take the write (a full disk): the build fails saying
+	 * so, never as if cancelled. */
+	if (lec__job_cancelled(job))
 		return -1;
-	}
-	return 0;
+	return lec__job_fail(job, "Recording the build's state failed: %s",
+			     lec_error_last());
+}
+
+/* Record the build's end. When the store cannot take it (the disk is
+ * full, maybe with what this very build wrote), make room by removing
+ * what the build kept (its tree and generator state are caches) and try
+ * again with the reason; the worker tries after that. */
+static int record_end(struct lec__job *job, int ok)
+{
+	int64_t id = job->build->id;
+	int rc;
+
+	if (ok)
+		rc = lec_build_finish(job->st, id, 1, NULL);
+	else
+		rc = lec_build_fail(job->st, id,
+				    job->failure ? job->failure
+						 : LEC_BUILD_FAILURE_GENERIC,
+				    job->error);
+	if (rc == LEC_OK)
+		return rc;
+	lec__build_log(job->env, "build %lld: recording its end failed (%s); "
+				 "removing its kept files",
+		       (long long)id, lec_error_last());
+	if (job->checkout)
+		lec__tree_drop(job);
+	if (job->build_dir)
+		lec__remove_tree(job->build_dir);
+	return lec_build_fail(job->st, id, LEC_BUILD_FAILURE_GENERIC,
+			      LEC__BUILD_ERROR_DISK_FULL);
 }
 
 static int job_prepare(struct lec__job *job)
@@ -197,7 +230,7 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 	struct lec__job job = { 0 };
 	size_t fresh;
 	char *cache;
-	int ok;
+	int ok, recorded;
 
 	job.env = env;
 	job.st = st;
@@ -228,21 +261,15 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 		lec__cache_key_forget(job.state_record);
 	fresh = store_warnings(&job);
 	/* A cancelled build stays cancelled (lec_build_finish keeps it). */
-	if (ok)
-		lec_build_finish(st, build->id, 1, NULL);
-	else
-		lec_build_fail(st, build->id,
-			       job.failure ? job.failure
-					   : LEC_BUILD_FAILURE_GENERIC,
-			       job.error);
-	lec_notification_build_event(st, build->id, LEC_BUILD_EVENT_FINISHED,
-				     &site);
-	if (fresh > 0 && !job.cancelled)
+	if ((recorded = record_end(&job, ok)) == LEC_OK)
+		lec_notification_build_event(st, build->id,
+					     LEC_BUILD_EVENT_FINISHED, &site);
+	if (recorded == LEC_OK && fresh > 0 && !job.cancelled)
 		lec_notification_build_event(st, build->id,
 					     LEC_BUILD_EVENT_NEW_WARNINGS,
 					     &site);
 	if (job.project)
 		lec__prune_caches(env, st, job.project);
 	job_dispose(&job);
-	return ok ? LEC_OK : LEC_ERROR;
+	return recorded;
 }

@@ -178,6 +178,16 @@ static int single_file(struct lec__job *job, const char *stage,
 	return rc;
 }
 
+/* The version's download flags from an output directory. */
+static void downloads_patch(struct lec_version_patch *patch, const char *dir)
+{
+	patch->set |= LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
+		      LEC_VERSION_SET_HAS_EPUB;
+	patch->has_htmlzip = has_dir_entries(dir, "htmlzip");
+	patch->has_pdf = has_dir_entries(dir, "pdf");
+	patch->has_epub = has_dir_entries(dir, "epub");
+}
+
 /* Index the published HTML for search (behaviour notes §4.3), recorded as
  * the command `lectern reindex` would run. Pages that fail to parse are
  * indexed empty and listed in its output; nothing here fails the build. */
@@ -423,11 +433,7 @@ int lec__job_publish(struct lec__job *job)
 	    single_file(job, stage, "pdf") < 0 ||
 	    single_file(job, stage, "epub") < 0)
 		goto done;
-	patch.set = LEC_VERSION_SET_HAS_HTMLZIP | LEC_VERSION_SET_HAS_PDF |
-		    LEC_VERSION_SET_HAS_EPUB;
-	patch.has_htmlzip = has_dir_entries(stage, "htmlzip");
-	patch.has_pdf = has_dir_entries(stage, "pdf");
-	patch.has_epub = has_dir_entries(stage, "epub");
+	downloads_patch(&patch, stage);
 	step_links(job, html, &inventory, &inventory_len);
 	if (lec__publish_tree(&pub, stage) < 0) {
 		lec__job_fail(job, "Publishing the output failed: %s",
@@ -455,4 +461,78 @@ done:
 	lec__free(published);
 	lec__free(inventory);
 	return rc;
+}
+
+/* Recovery ------------------------------------------------------------------ */
+
+/* Whether build's output is what the version's published link names: the
+ * swap (lec__publish_tree) happened. Fills the link's path. */
+static int is_published(const char *data_dir, const struct lec_project *p,
+			const struct lec_version *v, int64_t build_id,
+			char *link, size_t cap)
+{
+	char target[PATH_MAX], want[64];
+	ssize_t n;
+
+	snprintf(link, cap, "%s/published/%s/%s", data_dir, p->slug, v->slug);
+	snprintf(want, sizeof(want), "../../outputs/%lld", (long long)build_id);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	return strcmp(target, want) == 0;
+}
+
+/* The configuration the build had, read again from the version's kept
+ * tree (search.ignore and the like); NULL when there is none. */
+static struct lec_rtd_config *kept_config(const char *data_dir,
+					  const struct lec_project *p,
+					  const struct lec_version *v)
+{
+	struct lec_rtd_config *config = NULL;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *tree, *rel = NULL;
+
+	lec__buf_printf(&b, "%s/checkouts/%s/%s", data_dir, p->slug, v->slug);
+	if ((tree = lec__buf_take(&b)) != NULL &&
+	    lec_rtd_config_find(tree, p->readthedocs_yaml_path, &rel) == LEC_OK)
+		lec_rtd_config_load(tree, rel, &config);
+	lec_error_clear();
+	lec__free(rel);
+	lec__free(tree);
+	return config;
+}
+
+int lec__publish_recover(struct lec_store *st, const char *data_dir,
+			 const struct lec_build *build)
+{
+	struct lec_version_patch patch = { 0 };
+	struct lec_search_index_report r;
+	struct lec_rtd_config *config = NULL;
+	struct lec_project *p = NULL;
+	struct lec_version *v = NULL;
+	char link[PATH_MAX], *html = NULL;
+	int published = 0;
+
+	if (build->version_id == 0 ||
+	    lec_project_get_by_id(st, build->project_id, &p) < 0 ||
+	    lec_version_get_by_id(st, build->version_id, &v) < 0 ||
+	    !is_published(data_dir, p, v, build->id, link, sizeof(link)))
+		goto done;
+	published = 1;
+	/* What is served decides: its downloads, and its pages indexed. */
+	downloads_patch(&patch, link);
+	lec_version_update(st, v->id, &patch);
+	if ((html = lec__path_join(link, "html")) != NULL) {
+		config = kept_config(data_dir, p, v);
+		if (lec_search_index_dir(st, v->id, html, config, &r) == LEC_OK)
+			lec_search_index_report_dispose(&r);
+	}
+done:
+	lec_error_clear();
+	lec_rtd_config_free(config);
+	lec__free(html);
+	lec_project_free(p);
+	lec_version_free(v);
+	return published;
 }

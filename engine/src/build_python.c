@@ -579,6 +579,19 @@ static int create_by_project(struct lec__job *job)
 	return 0;
 }
 
+/* The venv's paths and pip's environment for either step; -1 when the
+ * job failed. */
+static int install_begin(struct lec__job *job, struct install *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->job = job;
+	if (venv_paths(job, in) == LEC_OK && install_env(in) == LEC_OK)
+		return 0;
+	install_dispose(in);
+	return lec__job_fail(job, "Preparing the virtualenv failed: %s",
+			     lec_error_last());
+}
+
 int lec__job_python_create(struct lec__job *job)
 {
 	struct install in;
@@ -595,13 +608,8 @@ int lec__job_python_create(struct lec__job *job)
 						      "or MkDocs found");
 		return 0;
 	}
-	memset(&in, 0, sizeof(in));
-	in.job = job;
-	if (venv_paths(job, &in) < 0 || install_env(&in) < 0) {
-		install_dispose(&in);
-		return lec__job_fail(job, "Preparing the virtualenv failed: %s",
-				     lec_error_last());
-	}
+	if (install_begin(job, &in) < 0)
+		return -1;
 	if (lec__job_overrides(job, LEC_RTD_JOB_CREATE_ENVIRONMENT))
 		rc = create_by_project(job);
 	else if ((rc = venv_make(&in, venv_inputs(job))) == 0)
@@ -628,13 +636,8 @@ int lec__job_python_install(struct lec__job *job)
 					  "$READTHEDOCS_VIRTUALENV_PATH, and "
 					  "build.jobs.create_environment made "
 					  "none.");
-	memset(&in, 0, sizeof(in));
-	in.job = job;
-	if (venv_paths(job, &in) < 0 || install_env(&in) < 0) {
-		install_dispose(&in);
-		return lec__job_fail(job, "Preparing the virtualenv failed: %s",
-				     lec_error_last());
-	}
+	if (install_begin(job, &in) < 0)
+		return -1;
 	/* A kept venv has the requirements; the project itself changes with
 	 * every commit. */
 	rc = install_all(&in, job->venv_kept);

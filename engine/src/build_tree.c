@@ -449,6 +449,24 @@ void lec__tree_forget(struct lec__job *job)
 	unlink(job->tree_manifest);
 }
 
+void lec__tree_drop(struct lec__job *job)
+{
+	/* What lies beside the tree: its manifest and the generators'
+	 * state records (build_steps.c's state_path). */
+	static const char *const beside[] = { "manifest", "sphinx", "mdsite" };
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path;
+	size_t i;
+
+	for (i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+		lec__buf_printf(&b, "%s.%s", job->checkout, beside[i]);
+		if ((path = lec__buf_take(&b)) != NULL)
+			lec__remove_tree(path);
+		lec__free(path);
+	}
+	lec__remove_tree(job->checkout);
+}
+
 /* Pruning ----------------------------------------------------------------------- */
 
 /* The name of a version's tree or of what lies beside it (<v>,

@@ -22,8 +22,6 @@
 #include "buildenv.h"
 #include "files.h"
 
-/* Longest probe answer read from Python ("5.3.0 1.4.2\n"). */
-#define PROBE_MAX 128
 /* The probe's time limit: a Python start-up. */
 #define PROBE_TIME_LIMIT_S 30
 
@@ -128,24 +126,6 @@ static const char probe_script[] =
 	"    except Exception: v.append('?' if u.find_spec(d) else '-')\n"
 	"print(' '.join(v))\n";
 
-struct probe {
-	char text[PROBE_MAX];
-	size_t len;
-};
-
-static int probe_output(const char *data, size_t len, void *payload)
-{
-	struct probe *pr = payload;
-	size_t room = sizeof(pr->text) - 1 - pr->len;
-
-	if (len > room)
-		len = room;
-	memcpy(pr->text + pr->len, data, len);
-	pr->len += len;
-	pr->text[pr->len] = '\0';
-	return 0;
-}
-
 /* Run the probe under python (a path, or a name looked up on PATH). */
 static int probe(const char *python, char *sphinx, char *mkdocs)
 {
@@ -156,7 +136,7 @@ static int probe(const char *python, char *sphinx, char *mkdocs)
 	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
 	struct lec_runner_spec spec = { 0 };
 	struct lec_runner_result r;
-	struct probe pr = { { 0 }, 0 };
+	struct lec_runner_kept pr = { { 0 }, 0 };
 	char *path_var;
 	int ok;
 
@@ -169,7 +149,8 @@ static int probe(const char *python, char *sphinx, char *mkdocs)
 	spec.env = env;
 	spec.limits = &limits;
 	spec.unsandboxed = 1;
-	ok = lec_runner_run(&spec, probe_output, NULL, &pr, &r) == LEC_OK &&
+	ok = lec_runner_run(&spec, lec_runner_keep_output, NULL, &pr, &r) ==
+		     LEC_OK &&
 	     r.end == LEC_RUNNER_EXITED && r.exit_code == 0 &&
 	     sscanf(pr.text, "%47s %47s", sphinx, mkdocs) == 2 &&
 	     (strcmp(sphinx, "-") != 0 || strcmp(mkdocs, "-") != 0);

@@ -21,6 +21,7 @@
 
 #include <libxml/HTMLparser.h>
 #include <libxml/HTMLtree.h>
+#include <unistr.h>
 
 #include "internal.h"
 #include "lectern/embed.h"
@@ -29,6 +30,8 @@
 #define EMBED_PARSE_OPTIONS                                                  \
 	(HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |      \
 	 HTML_PARSE_RECOVER)
+/* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
+#define EMBED_FFFD "\xEF\xBF\xBD"
 /* The identifier forms a section is tried as (notes §3.6). */
 #define EMBED_ID_FORMS 4
 /* Deepest element the tree walks visit: real pages nest a few dozen deep;
@@ -375,14 +378,54 @@ static int range_html(xmlDoc *doc, const struct embed_range *r,
 
 /* Parsing ----------------------------------------------------------------- */
 
+/* A copy of a page that is not valid UTF-8 with each invalid sequence
+ * as U+FFFD, as a browser shows it: libxml2, told the page is UTF-8,
+ * would pass its bytes on into the JSON answer. NULL when the page is
+ * valid or out of memory (*oom). Owned by the caller. */
+static char *utf8_repaired(const char *html, size_t len, size_t *out_len,
+			   int *oom)
+{
+	const uint8_t *s = (const uint8_t *)html, *end = s + len;
+	struct lec__buf b = LEC__BUF_INIT;
+	ucs4_t uc;
+	int n;
+
+	*oom = 0;
+	if (u8_check(s, len) == NULL)
+		return NULL;
+	while (s < end) {
+		n = u8_mbtouc(&uc, s, (size_t)(end - s));
+		if (uc == 0xFFFD && !(n == 3 && memcmp(s, EMBED_FFFD, 3) == 0))
+			lec__buf_puts(&b, EMBED_FFFD);
+		else
+			lec__buf_putn(&b, (const char *)s, (size_t)n);
+		s += n;
+	}
+	*out_len = b.len;
+	if ((*oom = b.oom) != 0)
+		lec__buf_dispose(&b);
+	return lec__buf_take(&b);
+}
+
 static int parse(const char *html, size_t len, const char *url,
 		 xmlDoc **doc)
 {
+	size_t fixed_len = 0;
+	char *fixed;
+	int oom;
+
 	if (len > LEC_EMBED_PAGE_MAX)
 		return lec__error(LEC_EINVALID, "page larger than %d bytes",
 				  LEC_EMBED_PAGE_MAX);
+	if ((fixed = utf8_repaired(html, len, &fixed_len, &oom)) != NULL) {
+		html = fixed;
+		len = fixed_len;
+	} else if (oom) {
+		return lec__error_oom();
+	}
 	*doc = htmlReadMemory(html, (int)len, url, "UTF-8",
 			      EMBED_PARSE_OPTIONS);
+	lec__free(fixed);
 	/* An empty page parses to nothing; embed finds nothing in it. */
 	if (*doc == NULL)
 		*doc = htmlNewDocNoDtD(NULL, NULL);

@@ -61,7 +61,20 @@ int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 
 /* Recovery ----------------------------------------------------------------- */
 
-static int finish_interrupted(struct lec_store *st)
+/* An interrupted build failed, unless its output was already published:
+ * then it is what the docs serve, and passed (lec__publish_recover). */
+static int finish_one(struct lec_store *st, const char *data_dir, int64_t id)
+{
+	struct lec_build *b = NULL;
+	int published = lec_build_get(st, id, &b) == LEC_OK &&
+			lec__publish_recover(st, data_dir, b);
+
+	lec_build_free(b);
+	return published ? lec_build_finish(st, id, 1, NULL)
+			 : lec_build_finish(st, id, 0, INTERRUPTED_ERROR);
+}
+
+static int finish_interrupted(struct lec_store *st, const char *data_dir)
 {
 	sqlite3_stmt *stmt = NULL;
 	int64_t ids[64];
@@ -79,11 +92,10 @@ static int finish_interrupted(struct lec_store *st)
 		ids[n++] = sqlite3_column_int64(stmt, 0);
 	lec_store__finalize(st, stmt);
 	for (i = 0; i < n; i++)
-		if ((error = lec_build_finish(st, ids[i], 0,
-					      INTERRUPTED_ERROR)) < 0)
+		if ((error = finish_one(st, data_dir, ids[i])) < 0)
 			return error;
 	/* A full batch may hide more. */
-	return n == 64 ? finish_interrupted(st) : LEC_OK;
+	return n == 64 ? finish_interrupted(st, data_dir) : LEC_OK;
 }
 
 /* Whether outputs/<name> is what some published/<p>/<v> link points at. */
@@ -271,10 +283,28 @@ done:
 	lec__free(repos);
 }
 
+/* A build whose end the store could not take (a full disk) keeps its
+ * project held: record it as soon as the store takes writes again. 1
+ * while it still cannot. */
+static int still_unrecorded(struct lec_pipeline *pl, struct lec_store *st,
+			    int64_t id)
+{
+	int rc = lec_build_fail(st, id, LEC_BUILD_FAILURE_GENERIC,
+				LEC__BUILD_ERROR_DISK_FULL);
+
+	if (rc == LEC_OK || rc == LEC_EINVALID || rc == LEC_ENOTFOUND) {
+		lec__build_log(&pl->env, "build %lld: its end is recorded",
+			       (long long)id);
+		return 0;
+	}
+	return 1;
+}
+
 static void *worker(void *arg)
 {
 	struct lec_pipeline *pl = arg;
 	struct lec_store *st = NULL;
+	int64_t unrecorded = 0;
 
 	if (lec_store_open_dir(&st, pl->env.data_dir, NULL) < 0) {
 		lec__build_log(&pl->env, "worker cannot open the store: %s",
@@ -285,12 +315,18 @@ static void *worker(void *arg)
 		struct lec_build *build = NULL;
 		int64_t project_id = 0;
 
+		if (unrecorded && still_unrecorded(pl, st, unrecorded)) {
+			lec__build_env_idle(&pl->env, LEC_PIPELINE_POLL_MS);
+			continue;
+		}
+		unrecorded = 0;
 		if (lec_version_sync_take(st, &project_id) == LEC_OK) {
 			sync_versions(pl, st, project_id);
 			continue;
 		}
 		if (lec_build_claim(st, &build) == LEC_OK) {
-			lec__job_execute(&pl->env, st, build);
+			if (lec__job_execute(&pl->env, st, build) < 0)
+				unrecorded = build->id;
 			lec_build_free(build);
 			continue;
 		}
@@ -347,7 +383,7 @@ static int recover(struct lec_pipeline *pl)
 
 	if ((error = lec_store_open_dir(&st, pl->env.data_dir, NULL)) < 0)
 		return error;
-	error = finish_interrupted(st);
+	error = finish_interrupted(st, pl->env.data_dir);
 	if (error == LEC_OK)
 		remove_leftovers(pl, st);
 	lec_store_free(st);

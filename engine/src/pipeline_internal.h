@@ -1,8 +1,10 @@
 /*
- * What the pipeline's upper floors share. Bottom up: the build
- * environment (buildenv.h), the job services (job.h), then the steps,
- * build_fetch.c (the repository, through the `lectern` helper in a
- * sandbox) and build_publish.c (the output, made safe and published), then
+ * What the pipeline's upper floors share (docs/ARCHITECTURE.md draws them).
+ * Bottom up: the build environment (buildenv.h), the job services (job.h:
+ * job.c, with build_cause.c and build_cache.c beside it), then the steps,
+ * build_tree.c (the version's kept tree), build_fetch.c (the repository,
+ * through the `lectern` helper in a sandbox) and build_publish.c (the
+ * output, made safe and published, and recovered after a crash), then
  * build_python.c (the project's virtualenv and dependencies) and
  * build_steps.c (the generators and formats), then build_job.c (one
  * build: its steps in order), and at the top pipeline.c (workers,
@@ -29,7 +31,17 @@ struct lec_pipeline {
 	int lock_fd; /* flock on <data>/pipeline.lock: one pipeline per data dir */
 };
 
-/* Carry out one claimed build and finish it (build_job.c). */
+/* The error of a build whose end could be recorded only once its kept
+ * files were removed: the disk holding the data directory was full. */
+#define LEC__BUILD_ERROR_DISK_FULL                                           \
+	"The disk holding Lectern's data is full: this build's kept "        \
+	"files were removed to record its end. Free some space and build "   \
+	"again."
+
+/* Carry out one claimed build and finish it (build_job.c). LEC_OK once
+ * its end is recorded, passed or failed; an error when the store could
+ * not take it even after removing what the build kept (the worker tries
+ * again, lec_build_fail with LEC__BUILD_ERROR_DISK_FULL). */
 int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 		     struct lec_build *build);
 
@@ -62,6 +74,9 @@ void lec__prune_caches(const struct lec__build_env *env, struct lec_store *st,
 		       const struct lec_project *p);
 int lec__tree_record(struct lec__job *job);
 void lec__tree_forget(struct lec__job *job);
+/* Remove the version's kept tree and all that lies beside it: the room a
+ * build made when the disk is full. */
+void lec__tree_drop(struct lec__job *job);
 /* The install step's two parts (build_python.c): the venv, or the
  * project's build.jobs.create_environment; python.install into it, or the
  * project's build.jobs.install. */
@@ -90,6 +105,12 @@ struct lec__publish {
  * remove the version's passed outputs beyond the newest keep. LEC_OK;
  * LEC_EIO (nothing published, the message says why); LEC_ENOMEM. */
 int lec__publish_tree(const struct lec__publish *p, const char *src);
+/* A build interrupted (kill -9) after its output became the version's
+ * published docs: bring the version's downloads and search index in line
+ * with what is served and return 1 (the build did publish); 0 when its
+ * output is not the one published. */
+int lec__publish_recover(struct lec_store *st, const char *data_dir,
+			 const struct lec_build *build);
 
 /* Generator steps (build_steps.c); each returns 0 or -1 (job failed). */
 int lec__job_build_docs(struct lec__job *job);

@@ -51,7 +51,6 @@
 /* Room for bubblewrap's info JSON up to the child pid it starts with. */
 #define RUNNER_INFO_MAX 256
 /* Bytes of bubblewrap's own error kept for lec_runner_sandbox_available. */
-#define RUNNER_PROBE_OUTPUT_MAX 512
 /* The probe's time limit: creating namespaces takes milliseconds. */
 #define RUNNER_PROBE_TIME_LIMIT_S 10
 /* PATH of the unsandboxed lookup when the environment has none (the POSIX
@@ -1196,14 +1195,9 @@ done:
 
 /* The sandbox probe ------------------------------------------------------- */
 
-struct probe_output {
-	char text[RUNNER_PROBE_OUTPUT_MAX];
-	size_t len;
-};
-
-static int probe_collect(const char *data, size_t len, void *payload)
+int lec_runner_keep_output(const char *data, size_t len, void *payload)
 {
-	struct probe_output *po = payload;
+	struct lec_runner_kept *po = payload;
 	size_t room = sizeof(po->text) - 1 - po->len;
 
 	if (len > room)
@@ -1237,7 +1231,7 @@ int lec_runner_sandbox_available(char **why)
 	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
 	struct lec_runner_spec spec;
 	struct lec_runner_result res;
-	struct probe_output po;
+	struct lec_runner_kept po;
 
 	lec_error_clear();
 	if (why)
@@ -1255,7 +1249,7 @@ int lec_runner_sandbox_available(char **why)
 	spec.limits = &limits;
 	spec.uid = LEC_RUNNER_DEFAULT_UID;
 	spec.gid = LEC_RUNNER_DEFAULT_GID;
-	if (lec_runner_run(&spec, probe_collect, NULL, &po, &res) < 0) {
+	if (lec_runner_run(&spec, lec_runner_keep_output, NULL, &po, &res) < 0) {
 		probe_why(why, "bubblewrap cannot be started: ",
 			  lec_error_last());
 		return 0;

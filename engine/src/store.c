@@ -7,6 +7,7 @@
  * written by a newer Lectern is refused before anything is written to it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -620,6 +621,16 @@ static int check_exists(const char *path, int create, int *exists)
 	*exists = stat(path, &sb) == 0;
 	if (*exists && !S_ISREG(sb.st_mode))
 		return lec__error(LEC_ECORRUPT, "%s: not a regular file", path);
+	/* Lectern creates its store whole (create_whole): an empty file is
+	 * damage (a disk that filled, a copy cut short), never a new store
+	 * to write over. */
+	if (*exists && sb.st_size == 0)
+		return lec__error(LEC_ECORRUPT,
+				  "%s: the store is an empty file, which "
+				  "Lectern never leaves: it was damaged. "
+				  "Restore it from a backup, or move it away "
+				  "to start with an empty store",
+				  path);
 	if (!*exists && errno != ENOENT)
 		return lec__error(errno == EACCES ? LEC_EREADONLY : LEC_EIO,
 				  "%s: %s", path, strerror(errno));
@@ -708,23 +719,14 @@ static void configure_sqlite(void)
 	sqlite3_initialize();
 }
 
-int lec_store__open_at(struct lec_store **out, const char *path,
-		       const struct lec_store_options *opts, int target)
+/* Open path (exists: whether it does) and bring it to the target
+ * schema. */
+static int open_file(struct lec_store **out, const char *path,
+		     const struct lec_store_options *opts, int target,
+		     int exists)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct lec_store_options defaults = LEC_STORE_OPTIONS_INIT;
 	struct lec_store *st = NULL;
-	int error, exists = 0, rc;
-
-	lec_error_clear();
-	pthread_once(&once, configure_sqlite);
-	*out = NULL;
-	if (opts == NULL)
-		opts = &defaults;
-	if (path == NULL || *path == '\0')
-		return lec__error(LEC_EINVALID, "no database path given");
-	if ((error = check_exists(path, opts->create, &exists)) < 0)
-		return error;
+	int error, rc;
 
 	st = lec__calloc(1, sizeof(*st));
 	LEC__CHECK_ALLOC(st);
@@ -759,6 +761,87 @@ done:
 	}
 	*out = st;
 	return LEC_OK;
+}
+
+/* Remove a file SQLite may have left beside base ("-wal", "-shm"). */
+static void unlink_beside(const char *base, const char *suffix)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path;
+
+	lec__buf_printf(&b, "%s%s", base, suffix);
+	if ((path = lec__buf_take(&b)) != NULL)
+		unlink(path);
+	lec__free(path);
+}
+
+/* Make a new store whole: migrated under another name, its WAL folded in
+ * and the file synced, then renamed into place, so path never names an
+ * empty or half-made store (check_exists refuses an empty one). Another
+ * process that made it first wins. */
+static int create_whole(const char *path,
+			const struct lec_store_options *opts, int target)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	struct lec_store *st = NULL;
+	char *tmp, *dir = dir_of(path);
+	int error, fd = -1;
+
+	lec__buf_printf(&b, "%s.creating", path);
+	if ((tmp = lec__buf_take(&b)) == NULL || dir == NULL) {
+		lec__free(tmp);
+		lec__free(dir);
+		return lec__error_oom();
+	}
+	unlink(tmp); /* an earlier attempt's, cut short */
+	unlink_beside(tmp, "-wal");
+	unlink_beside(tmp, "-shm");
+	if ((error = open_file(&st, tmp, opts, target, 0)) < 0)
+		goto done;
+	error = lec_store__exec(st, "PRAGMA wal_checkpoint(TRUNCATE)");
+	lec_store_free(st); /* the last connection: SQLite drops the WAL */
+	if (error < 0)
+		goto done;
+	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0 || fsync(fd) < 0 ||
+	    (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0 &&
+	     errno != EEXIST)) {
+		error = lec__error(LEC_EIO, "%s: cannot create the store: %s",
+				   path, strerror(errno));
+		goto done;
+	}
+	close(fd);
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+		fsync(fd);
+done:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp); /* gone after the rename; ours when another won */
+	unlink_beside(tmp, "-wal");
+	unlink_beside(tmp, "-shm");
+	lec__free(tmp);
+	lec__free(dir);
+	return error;
+}
+
+int lec_store__open_at(struct lec_store **out, const char *path,
+		       const struct lec_store_options *opts, int target)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct lec_store_options defaults = LEC_STORE_OPTIONS_INIT;
+	int error, exists = 0;
+
+	lec_error_clear();
+	pthread_once(&once, configure_sqlite);
+	*out = NULL;
+	if (opts == NULL)
+		opts = &defaults;
+	if (path == NULL || *path == '\0')
+		return lec__error(LEC_EINVALID, "no database path given");
+	if ((error = check_exists(path, opts->create, &exists)) < 0)
+		return error;
+	if (!exists && (error = create_whole(path, opts, target)) < 0)
+		return error;
+	return open_file(out, path, opts, target, 1);
 }
 
 int lec_store_open(struct lec_store **out, const char *path,
@@ -830,6 +913,46 @@ void lec_store_free(struct lec_store *st)
 	lec__free(st->path);
 	lec__free(st->data_dir);
 	lec__free(st);
+}
+
+/* sqlite3_progress_handler's callback: stop once the deadline passed. */
+static int past_deadline(void *deadline_ms)
+{
+	return lec__monotonic_ms() > *(int64_t *)deadline_ms;
+}
+
+int lec_store_check(struct lec_store *st, int budget_ms, int *complete)
+{
+	int64_t deadline = lec__monotonic_ms() + budget_ms;
+	sqlite3_stmt *stmt = NULL;
+	const char *problem;
+	int rc, error = LEC_OK;
+
+	lec_error_clear();
+	*complete = 0;
+	/* Its first problem is enough to refuse the store. */
+	rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &stmt,
+				NULL);
+	if (rc != SQLITE_OK)
+		return lec_store__sqlerr(st, rc, "checking the store");
+	sqlite3_progress_handler(st->db, 1000, past_deadline, &deadline);
+	rc = sqlite3_step(stmt);
+	sqlite3_progress_handler(st->db, 0, NULL, NULL);
+	if (rc == SQLITE_ROW) {
+		problem = (const char *)sqlite3_column_text(stmt, 0);
+		*complete = 1;
+		if (problem && strcmp(problem, "ok") != 0)
+			error = lec__error(LEC_ECORRUPT,
+					   "%s: the store is damaged (%s). "
+					   "Stop Lectern and restore it from a "
+					   "backup, or try `sqlite3 %s "
+					   ".recover`",
+					   st->path, problem, st->path);
+	} else if (rc != SQLITE_INTERRUPT) {
+		error = lec_store__sqlerr(st, rc, "checking the store");
+	}
+	sqlite3_finalize(stmt);
+	return error;
 }
 
 int lec_store_read_begin(struct lec_store *st)

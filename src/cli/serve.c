@@ -104,6 +104,24 @@ static int detach(struct cli_ctx *ctx, const char *path, int argc,
 
 /* The user the socket's owner acts as: the local user the CLI's engine
  * uses, created if missing. */
+/* How long the start may spend checking the store's pages: a few
+ * seconds cover stores of a few GB; a larger one is checked in part. */
+#define STORE_CHECK_MS 3000
+
+/* A damaged store is refused before anything writes to it. */
+static int check_store(struct lec_store *st)
+{
+	int complete = 0;
+
+	if (lec_store_check(st, STORE_CHECK_MS, &complete) < 0)
+		return cli_fail_engine("serve: refusing to start");
+	if (!complete)
+		fprintf(stderr, "lectern serve: the store is large: its first "
+				"%d ms of pages were checked\n",
+			STORE_CHECK_MS);
+	return CLI_EXIT_OK;
+}
+
 static int owner_user(struct cli_ctx *ctx, int64_t *id)
 {
 	struct lec_user *user = NULL;
@@ -195,8 +213,10 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	cfg->local_roots = s.roots.dirs;
 	pcfg->local_roots = s.roots.dirs;
 	/* Open (and migrate) the store once up front, so a bad data
-	 * directory fails here and not on the first request. */
-	if (cli_store(ctx) == NULL) {
+	 * directory or a damaged store fails here and not on the first
+	 * request, before anything is written. */
+	if (cli_store(ctx) == NULL ||
+	    (status = check_store(cli_store(ctx))) != CLI_EXIT_OK) {
 		status = CLI_EXIT_FAIL;
 		goto done;
 	}

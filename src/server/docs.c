@@ -241,15 +241,18 @@ static int resolve_subproject(struct docs_ctx *c, const char *after)
 	}
 	if (best > 0 && sizeof(SUBPROJECTS) + best <= sizeof(c->prefix) &&
 	    lec_project_get(c->store, list.items[bi].child.slug, &child) ==
-		    LEC_OK) {
+		    LEC_OK &&
+	    docs_project_visible(c, child)) {
 		snprintf(c->prefix, sizeof(c->prefix), SUBPROJECTS "%s",
 			 list.items[bi].alias);
 		set_project(c, child);
 		rc = 0;
 	}
 	lec_subproject_list_dispose(&list);
-	if (rc < 0)
+	if (rc < 0) {
+		lec_project_free(child);
 		return -1;
+	}
 	after += best;
 	if (*after == '\0') {
 		char target[DOCS_PREFIX_MAX + 1];
@@ -341,8 +344,6 @@ static int handle(struct docs_ctx *c)
 		return to_parent_domain(c, raw, n);
 	if (strstr(c->path, "//"))
 		return collapse_slashes(c, raw, n);
-	if (strcmp(c->path, LOGIN_PATH) == 0)
-		return docs_login(c);
 	if (strncmp(c->path, DOWNLOADS_PATH, strlen(DOWNLOADS_PATH)) == 0)
 		return docs_download(c, c->path + strlen(DOWNLOADS_PATH));
 	if (strncmp(c->path, "/_/", 3) == 0)
@@ -350,13 +351,19 @@ static int handle(struct docs_ctx *c)
 	return resolve_path(c, c->path);
 }
 
+/* Whether the raw request URI is the login route (with a query or not). */
+static int login_route(const char *raw)
+{
+	size_t n = strlen(LOGIN_PATH);
+
+	return strncmp(raw, LOGIN_PATH, n) == 0 &&
+	       (raw[n] == '\0' || raw[n] == '?');
+}
+
 /* Only GET and HEAD, and POST to the login route. */
 static int method_allowed(struct srv_request *req, struct srv_response *res)
 {
-	const char *raw = req->raw_uri;
-	int login = strncmp(raw, LOGIN_PATH, strlen(LOGIN_PATH)) == 0 &&
-		    (raw[strlen(LOGIN_PATH)] == '\0' ||
-		     raw[strlen(LOGIN_PATH)] == '?');
+	int login = login_route(req->raw_uri);
 
 	if (req->method == SRV_GET || req->method == SRV_HEAD ||
 	    (login && req->method == SRV_POST))
@@ -396,11 +403,20 @@ static int serve_remembered(struct docs_ctx *c)
 	return 1;
 }
 
-/* Resolve and answer the request from the host's project slug. */
+/* Resolve and answer the request from the host's project slug. The login
+ * route answers on every docs host, so that it says nothing of which
+ * projects exist. */
 static void serve_resolved(struct docs_ctx *c, char *slug)
 {
-	int rc = docs_find_project(c->store, slug, &c->host_project);
+	int rc;
 
+	if (login_route(c->req->raw_uri)) {
+		docs_login(c);
+		return;
+	}
+	rc = docs_find_project(c->store, slug, &c->host_project);
+	if (rc == LEC_OK && !docs_project_visible(c, c->host_project))
+		rc = LEC_ENOTFOUND;
 	if (rc == LEC_OK) {
 		c->project = c->host_project;
 		handle(c);

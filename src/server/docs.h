@@ -149,6 +149,11 @@ int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
 const struct lec_user *docs_user(struct docs_ctx *c);
 /* Whether the requester may read version of project: 1 yes, 0 no (the
  * caller answers 404, so a private version's existence is not revealed). */
+/* Whether the requester may know the project exists: a private one that
+ * they cannot see is answered everywhere as a project that does not
+ * exist (its host's root, a subproject's or translation's path). 1 or
+ * 0. */
+int docs_project_visible(struct docs_ctx *c, const struct lec_project *p);
 int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
 		  const struct lec_version *version);
 /* GET and POST /_/login/: the form, and exchanging a token for a session

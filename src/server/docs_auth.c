@@ -7,21 +7,23 @@
  * it (the v3 API's rule for private versions).
  *
  * The session needs no table: the cookie is "<user id>.<expiry>.<mac>",
- * the mac an HMAC-SHA256 of the first two parts under a random key kept in
- * <data>/session.key (created 0600 on first use, atomically, like the
- * engine's secret.key). A cookie is valid until its expiry while the user
- * stays active; deleting the key file ends every session. POST /_/login/
- * exchanges an API token (a form field) for the cookie. The token is never
- * logged, echoed or stored.
+ * the mac an HMAC-SHA256 of the first two parts and the Host under a
+ * random key kept in <data>/session.key (created 0600 on first use,
+ * atomically, like the engine's secret.key), so a session works on the
+ * docs host it was made on only. A cookie is valid until its expiry while
+ * the user stays active; deleting the key file ends every session. POST
+ * /_/login/ exchanges an API token (a form field) for the cookie. The
+ * token is never logged, echoed or stored.
  *
  * The login form is protected against cross-site request forgery (another
  * page making a visitor's browser log in, as the attacker): the form's GET
- * sets a random nonce cookie and puts HMAC(session key, host and nonce) in
- * a hidden field, and a POST is refused unless the field matches the
- * cookie it comes with. A page on another docs host (another project's
- * docs, same site, so SameSite does not help) can set a cookie for this
- * one, but cannot compute the HMAC for its nonce; a browser's Origin
- * header, when sent, must name this host too.
+ * sets a nonce cookie the server made (random, with an expiry, signed for
+ * this host: one the client chose is replaced) and puts HMAC(session key,
+ * host and nonce) in a hidden field; a POST is refused unless the field
+ * matches the cookie it comes with and its Origin (or, without one, its
+ * Referer) names this host. A page on another docs host (another
+ * project's docs, same site, so SameSite does not help) can plant a nonce
+ * cookie it fetched for this host, but its post carries its own origin.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,9 +58,8 @@
 #define LOGIN_NEXT_MAX 2048
 #define LOGIN_TOKEN_MAX 128
 #define CSRF_COOKIE "lectern_csrf"
-/* Random bytes of the CSRF nonce: unguessable, as a session id is. */
-#define CSRF_NONCE_LEN 16
-#define CSRF_NONCE_HEX (2 * CSRF_NONCE_LEN)
+/* How long a login form's nonce is good for: an hour to type a token. */
+#define CSRF_SECONDS 3600
 /* Longest Host header the CSRF MAC covers (a DNS name and a port). */
 #define CSRF_HOST_MAX 300
 
@@ -184,20 +185,57 @@ static int64_t number_before_dot(const char **value)
 	return n;
 }
 
-/* The user id of a valid, unexpired cookie value; 0 otherwise. */
-static int64_t session_user(struct docs_ctx *c, const char *value)
+/* The hex HMAC of "<purpose>\n<Host>\n<value's first n bytes>" into
+ * hex: a cookie or token made for one docs host is no good on another
+ * (one project's docs cannot use a session or form of another's). */
+static int host_mac(struct docs_ctx *c, const char *purpose,
+		    const char *value, size_t n, char *hex)
+{
+	const char *host = srv_header(c->req, "Host");
+	char msg[CSRF_HOST_MAX + SESSION_VALUE_MAX + 16];
+	int len = snprintf(msg, sizeof(msg), "%s\n%s\n%.*s", purpose,
+			   host ? host : "", (int)n, value);
+
+	if (len < 0 || (size_t)len >= sizeof(msg))
+		return -1;
+	return session_mac(c, msg, (size_t)len, hex);
+}
+
+/* The first number of a valid, unexpired "<number>.<expiry>.<mac>" made
+ * for purpose on this host (a session's user id); 0 otherwise. */
+static int64_t signed_number(struct docs_ctx *c, const char *purpose,
+			     const char *value)
 {
 	char expected[2 * SESSION_MAC_LEN + 1];
 	const char *mac = value;
-	int64_t uid = number_before_dot(&mac);
-	int64_t expires = uid > 0 ? number_before_dot(&mac) : -1;
+	int64_t number = number_before_dot(&mac);
+	int64_t expires = number > 0 ? number_before_dot(&mac) : -1;
 
-	if (uid <= 0 || expires < (int64_t)time(NULL) ||
+	if (number <= 0 || expires < (int64_t)time(NULL) ||
 	    strlen(mac) != 2 * SESSION_MAC_LEN ||
-	    session_mac(c, value, (size_t)(mac - 1 - value), expected) < 0 ||
+	    host_mac(c, purpose, value, (size_t)(mac - 1 - value), expected) <
+		    0 ||
 	    CRYPTO_memcmp(expected, mac, 2 * SESSION_MAC_LEN) != 0)
 		return 0;
-	return uid;
+	return number;
+}
+
+/* "<number>.<expiry>.<mac>" for purpose on this host, lasting seconds,
+ * into out (SESSION_VALUE_MAX bytes). */
+static int signed_value(struct docs_ctx *c, const char *purpose,
+			uint64_t number, int seconds, char *out)
+{
+	int n = snprintf(out, SESSION_VALUE_MAX, "%" PRIu64 ".%lld.", number,
+			 (long long)time(NULL) + seconds);
+
+	/* The mac covers everything before its own '.' separator. */
+	return host_mac(c, purpose, out, (size_t)n - 1, out + n);
+}
+
+/* The user id of a valid, unexpired session cookie value; 0 otherwise. */
+static int64_t session_user(struct docs_ctx *c, const char *value)
+{
+	return signed_number(c, "session", value);
 }
 
 /* The user of an "Authorization: Token <t>" header, or NULL. */
@@ -241,6 +279,19 @@ const struct lec_user *docs_user(struct docs_ctx *c)
 		c->user = NULL;
 	}
 	return c->user;
+}
+
+int docs_project_visible(struct docs_ctx *c, const struct lec_project *p)
+{
+	const struct lec_user *user;
+
+	if (lec_project_can_view(c->store, p->id, LEC_VIEWER_ANONYMOUS) == 1)
+		return 1;
+	if ((user = docs_user(c)) == NULL ||
+	    lec_project_can_view(c->store, p->id, user->id) != 1)
+		return 0;
+	c->private_content = 1;
+	return 1;
 }
 
 /* What anyone may read is decided without looking the requester up: only
@@ -320,56 +371,59 @@ static int html_page(struct srv_response *res, int status, const char *body)
 
 /* CSRF -------------------------------------------------------------------- */
 
-/* The request's nonce cookie into nonce (CSRF_NONCE_HEX + 1); 0 when it
- * has none that looks like one of ours. */
+/* The request's nonce cookie into nonce (SESSION_VALUE_MAX bytes); 0
+ * unless it is one this server issued for this host, unexpired: a nonce
+ * the client chose is never signed. */
 static int csrf_nonce(struct docs_ctx *c, char *nonce)
 {
 	return cookie_value(srv_header(c->req, "Cookie"), CSRF_COOKIE, nonce,
-			    CSRF_NONCE_HEX + 1) &&
-	       strlen(nonce) == CSRF_NONCE_HEX &&
-	       strspn(nonce, "0123456789abcdef") == CSRF_NONCE_HEX;
+			    SESSION_VALUE_MAX) &&
+	       signed_number(c, "nonce", nonce) > 0;
 }
 
 /* The form token for nonce on this host into token (2 * SESSION_MAC_LEN
- * + 1): bound to the host so that a token shown on one docs host is no
- * good on another. */
+ * + 1). */
 static int csrf_token(struct docs_ctx *c, const char *nonce, char *token)
 {
-	const char *host = srv_header(c->req, "Host");
-	char msg[CSRF_HOST_MAX + CSRF_NONCE_HEX + 8];
-	int n = snprintf(msg, sizeof(msg), "csrf\n%s\n%s", host ? host : "",
-			 nonce);
-
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		return -1;
-	return session_mac(c, msg, (size_t)n, token);
+	return host_mac(c, "csrf", nonce, strlen(nonce), token);
 }
 
-/* A browser's Origin, when it sends one, must be this host's. */
+/* Whether url ("http://host/..." or "https://host...") names this
+ * host. */
+static int names_host(const char *url, const char *host)
+{
+	size_t n;
+
+	if (strncmp(url, "http://", 7) == 0)
+		url += 7;
+	else if (strncmp(url, "https://", 8) == 0)
+		url += 8;
+	else
+		return 0;
+	n = strcspn(url, "/");
+	return host && strlen(host) == n && strncasecmp(url, host, n) == 0;
+}
+
+/* A login POST must come from a page of this host: its Origin, which
+ * browsers send with every POST, or else its Referer, must name it. A
+ * request naming neither is refused (issue 27, item 11: one without
+ * Origin logged a visitor in as an attacker). */
 static int same_origin(struct docs_ctx *c)
 {
 	const char *origin = srv_header(c->req, "Origin");
+	const char *referer = srv_header(c->req, "Referer");
 	const char *host = srv_header(c->req, "Host");
-	const char *rest;
 
-	if (origin == NULL)
-		return 1;
-	if (host == NULL)
-		return 0;
-	if (strncmp(origin, "http://", 7) == 0)
-		rest = origin + 7;
-	else if (strncmp(origin, "https://", 8) == 0)
-		rest = origin + 8;
-	else
-		return 0;
-	return strcasecmp(rest, host) == 0;
+	if (origin)
+		return names_host(origin, host);
+	return referer && names_host(referer, host);
 }
 
 /* Whether a login POST carries the token of the nonce cookie it came
  * with, from a page of this host. */
 static int csrf_valid(struct docs_ctx *c, const char *body)
 {
-	char nonce[CSRF_NONCE_HEX + 1], sent[2 * SESSION_MAC_LEN + 1];
+	char nonce[SESSION_VALUE_MAX], sent[2 * SESSION_MAC_LEN + 1];
 	char expected[2 * SESSION_MAC_LEN + 1];
 
 	return same_origin(c) && csrf_nonce(c, nonce) &&
@@ -379,20 +433,23 @@ static int csrf_valid(struct docs_ctx *c, const char *body)
 	       CRYPTO_memcmp(sent, expected, 2 * SESSION_MAC_LEN) == 0;
 }
 
-/* The nonce of this form: the request's own, else a new one set as a
- * cookie on the login path. 0, or -1 when no random bytes. */
+/* The nonce of this form: the request's own when this server issued it,
+ * else a new one (random, with an expiry, signed for this host) set as a
+ * cookie on the login path. 0, or -1 when no random bytes or key. */
 static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 {
-	unsigned char raw[CSRF_NONCE_LEN];
-	char cookie[CSRF_NONCE_HEX + 96];
-	size_t i;
+	char cookie[SESSION_VALUE_MAX + 96];
+	uint64_t random;
 
 	if (csrf_nonce(c, nonce))
 		return 0;
-	if (RAND_bytes(raw, sizeof(raw)) != 1)
+	do {
+		if (RAND_bytes((unsigned char *)&random, sizeof(random)) != 1)
+			return -1;
+		random &= INT64_MAX; /* a positive number, as signed_number reads */
+	} while (random == 0);
+	if (signed_value(c, "nonce", random, CSRF_SECONDS, nonce) < 0)
 		return -1;
-	for (i = 0; i < sizeof(raw); i++)
-		snprintf(nonce + 2 * i, 3, "%02x", raw[i]);
 	snprintf(cookie, sizeof(cookie),
 		 CSRF_COOKIE "=%s; Path=/_/login/; HttpOnly; SameSite=Strict",
 		 nonce);
@@ -419,7 +476,7 @@ static int login_form(struct docs_ctx *c)
 	char next[LOGIN_NEXT_MAX], page[sizeof(head) + sizeof(middle) +
 					sizeof(tail) + 2 * SESSION_MAC_LEN +
 					6 * LOGIN_NEXT_MAX];
-	char nonce[CSRF_NONCE_HEX + 1], token[2 * SESSION_MAC_LEN + 1];
+	char nonce[SESSION_VALUE_MAX], token[2 * SESSION_MAC_LEN + 1];
 	const char *n, *p;
 	size_t len = sizeof(head) - 1;
 
@@ -455,16 +512,6 @@ static int login_form(struct docs_ctx *c)
 	return html_page(c->res, 200, page);
 }
 
-/* "<user>.<expiry>.<mac>" for a session starting now, into out
- * (SESSION_VALUE_MAX bytes). */
-static int session_value(struct docs_ctx *c, int64_t user_id, char *out)
-{
-	int n = snprintf(out, SESSION_VALUE_MAX, "%" PRId64 ".%lld.", user_id,
-			 (long long)time(NULL) + SESSION_SECONDS);
-
-	/* The mac covers everything before its own '.' separator. */
-	return session_mac(c, out, (size_t)n - 1, out + n);
-}
 
 /* Exchange the form's token for a session cookie, then 302 to next. */
 static int login_post(struct docs_ctx *c)
@@ -491,7 +538,8 @@ static int login_post(struct docs_ctx *c)
 				 "<!DOCTYPE html>\n<html><head><title>Log in"
 				 "</title></head>\n<body><h1>Invalid token"
 				 "</h1></body></html>\n");
-	rc = session_value(c, user->id, value);
+	rc = signed_value(c, "session", (uint64_t)user->id, SESSION_SECONDS,
+			  value);
 	lec_user_free(user);
 	if (rc < 0)
 		return srv_respond_internal(c->res, "no session key");

@@ -114,6 +114,10 @@ struct lec_project *docs_language_project(struct docs_ctx *c,
 			    LEC_OK)
 			found = NULL;
 	lec_project_list_dispose(&list);
+	if (found && !docs_project_visible(c, found)) {
+		lec_project_free(found);
+		found = NULL;
+	}
 	return found;
 }
 

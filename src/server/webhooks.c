@@ -346,6 +346,17 @@ static cJSON *payload(struct srv_request *req, struct srv_response *res)
 	return json;
 }
 
+/* A private project the requester cannot see is answered as one that does
+ * not exist, whatever is wrong with the delivery: a forge configured with
+ * the right secret never meets this, and nobody else learns the project
+ * is there (issue 27, item 12). */
+static int hidden(struct srv_request *req, const struct lec_project *p)
+{
+	return lec_project_can_view(srv_store(req), p->id,
+				    req->user ? req->user->id
+					      : LEC_VIEWER_ANONYMOUS) != 1;
+}
+
 /* A delivery for this forge's integration (or the one named by id). */
 static int deliver(struct srv_request *req, struct srv_response *res,
 		   const struct forge *forge, const char *slug,
@@ -353,6 +364,9 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 {
 	struct delivery d = { forge->path_name, req, res, NULL, integration,
 			      NULL };
+	/* What a route answers for what is not there: the forge's routes
+	 * name the project, the integration's route the integration. */
+	const char *absent = integration ? NO_INTEGRATION : NO_PROJECT;
 	int rc;
 
 	if ((d.data = payload(req, res)) == NULL)
@@ -370,13 +384,17 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 	    (rc = lec_integration_find(srv_store(req), d.project->id,
 				       forge->type, &d.integration)) < 0) {
 		if (rc == LEC_ENOTFOUND)
-			srv_respond_detail(res, 404, NO_INTEGRATION);
+			srv_respond_detail(res, 404, hidden(req, d.project)
+							     ? absent
+							     : NO_INTEGRATION);
 		else
 			srv_respond_engine_error(res, rc);
 		goto done;
 	}
 	rc = forge->verify(&d);
-	if (rc == LEC_EAUTH)
+	if (rc == LEC_EAUTH && hidden(req, d.project))
+		srv_respond_detail(res, 404, absent);
+	else if (rc == LEC_EAUTH)
 		srv_respond_detail(res, 400, forge->invalid);
 	else if (rc < 0)
 		srv_respond_engine_error(res, rc);

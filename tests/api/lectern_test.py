@@ -270,5 +270,50 @@ class ServerTestCase(unittest.TestCase):
         return self.server.import_project(token, name, url, **extra)
 
 
+
+class BuildTestCase(ServerTestCase):
+    """A server with a build worker, and what its tests share: importing a
+    repository, waiting for a build to end, reading its recorded
+    commands."""
+
+    SERVER_ARGS = ("--build-timeout", "20", "--workers", "1")
+    # A build of a tiny project takes well under this even under ASan.
+    BUILD_TIMEOUT = 180
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.token = cls.server.token("builder")
+
+    def db(self):
+        return sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
+
+    def import_repo(self, name, repo_url):
+        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {"url": repo_url}},
+                             token=self.token)
+        self.assertStatus(r, 201)
+        return r.json["slug"]
+
+    def wait_build(self, slug, build_id=None, server=None):
+        """The build (the newest without build_id) once it has ended."""
+        server = server or self.server
+        deadline = time.time() + self.BUILD_TIMEOUT
+        builds = []
+        while time.time() < deadline:
+            builds = server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
+            build = next((b for b in builds if build_id is None or b["id"] == build_id), None)
+            if build and build["state"]["code"] in ("finished", "cancelled"):
+                return build
+            time.sleep(0.2)
+        self.fail("build of %s did not finish: %r" % (slug, builds))
+
+    def commands(self, build_id):
+        """(command, output, exit_code) of each recorded command."""
+        db = self.db()
+        rows = db.execute("SELECT command, output, exit_code FROM build_commands WHERE build_id = ? "
+                          "ORDER BY id", (build_id,)).fetchall()
+        db.close()
+        return rows
+
 def main():
     unittest.main(verbosity=2)

@@ -11,16 +11,12 @@ notification, no webhook, and the version's published docs as they were.
 Each of these failed on the main before it (issue 32, items 1 and 2)."""
 import json
 import os
-import sqlite3
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import fixtures
-from lectern_test import ServerTestCase, main
-
-# A build of a tiny project takes well under this even under ASan.
-BUILD_TIMEOUT = 180
+from lectern_test import BuildTestCase, main
 
 CONF = {
     "docs/conf.py": "project = 'Jobs Fixture'\nextensions = []\n",
@@ -64,40 +60,14 @@ class Receiver:
         self.httpd.server_close()
 
 
-class BuildJobsCase(ServerTestCase):
+class BuildJobsCase(BuildTestCase):
     SERVER_ARGS = ("--build-timeout", "60", "--workers", "1")
 
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.token = cls.server.token("jobs")
-
-    def import_repo(self, name, files):
+    def import_files(self, name, files):
+        """Import a repository made of files ({path: text}); its slug and
+        its path."""
         repo = fixtures.make_repo(files)
-        r = self.server.post("/api/v3/projects/", {"name": name,
-                                                   "repository": {"url": "file://" + repo}},
-                             token=self.token)
-        self.assertStatus(r, 201)
-        return r.json["slug"], repo
-
-    def wait_build(self, slug, build_id=None):
-        deadline = time.time() + BUILD_TIMEOUT
-        builds = []
-        while time.time() < deadline:
-            builds = self.server.get("/api/v3/projects/%s/builds/" % slug,
-                                     token=self.token).json["results"]
-            build = next((b for b in builds if build_id is None or b["id"] == build_id), None)
-            if build and build["state"]["code"] in ("finished", "cancelled"):
-                return build
-            time.sleep(0.2)
-        self.fail("build of %s did not finish: %r" % (slug, builds))
-
-    def commands(self, build_id):
-        db = sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
-        rows = db.execute("SELECT command, output, exit_code FROM build_commands "
-                          "WHERE build_id = ? ORDER BY id", (build_id,)).fetchall()
-        db.close()
-        return rows
+        return self.import_repo(name, "file://" + repo), repo
 
     def published(self, slug, *path):
         return os.path.join(self.server.data, "published", slug, "latest", *path)
@@ -127,7 +97,7 @@ class BuildOverrideTest(BuildJobsCase):
         files[".readthedocs.yaml"] = config(
             "  jobs:", "    build:", "      html:", "        - " + json.dumps(write_index("own pages")),
             "sphinx:", "  configuration: docs/conf.py")
-        slug, _ = self.import_repo("Own HTML", files)
+        slug, _ = self.import_files("Own HTML", files)
         build = self.passes(slug)
         cmds = [c[0] for c in self.commands(build["id"])]
         self.assertFalse([c for c in cmds if "sphinx" in c], cmds)
@@ -145,7 +115,7 @@ class BuildOverrideTest(BuildJobsCase):
             "  jobs:", "    build:", "      html:",
             "        - python -m sphinx -T -b html docs $READTHEDOCS_OUTPUT/html",
             "sphinx:", "  configuration: docs/conf.py")
-        slug, _ = self.import_repo("Python Found", files)
+        slug, _ = self.import_files("Python Found", files)
         build = self.passes(slug)
         ran = [(c[0], c[2]) for c in self.commands(build["id"]) if "sphinx" in c[0]]
         self.assertEqual(ran, [("python -m sphinx -T -b html docs $READTHEDOCS_OUTPUT/html", 0)])
@@ -161,7 +131,7 @@ class BuildOverrideTest(BuildJobsCase):
             "        - echo one > $READTHEDOCS_OUTPUT/epub/a.epub",
             "        - echo two > $READTHEDOCS_OUTPUT/epub/b.epub",
             "formats:", "  - pdf", "  - epub")}
-        slug, repo = self.import_repo("Own Formats", files)
+        slug, repo = self.import_files("Own Formats", files)
         build = self.wait_build(slug)
         # Two EPUB files: the service fails the build and says why.
         self.assertFalse(build["success"])
@@ -191,7 +161,7 @@ class BuildOverrideTest(BuildJobsCase):
             "      html:", "        - " + json.dumps(write_index("generic")),
             "      htmlzip:", "        - mkdir -p $READTHEDOCS_OUTPUT/htmlzip",
             "formats:", "  - htmlzip")}
-        slug, _ = self.import_repo("Empty Zip", files)
+        slug, _ = self.import_files("Empty Zip", files)
         build = self.wait_build(slug)
         self.assertFalse(build["success"])
         self.assertIn('format "htmlzip" does not contain any files', build["error"])
@@ -215,7 +185,7 @@ class EnvironmentOverrideTest(BuildJobsCase):
             "sphinx:", "  configuration: docs/conf.py",
             # Would fail the build if Lectern installed it.
             "python:", "  install:", "    - requirements: requirements.txt")
-        slug, _ = self.import_repo("Own Environment", files)
+        slug, _ = self.import_files("Own Environment", files)
         build = self.passes(slug)
         rows = self.commands(build["id"])
         cmds = [c[0] for c in rows]
@@ -233,7 +203,7 @@ class EnvironmentOverrideTest(BuildJobsCase):
             "    install:",
             "      - python -c 'import sys; print(\"prefix\", sys.prefix)'",
             "sphinx:", "  configuration: docs/conf.py")
-        slug, _ = self.import_repo("Own Install", files)
+        slug, _ = self.import_files("Own Install", files)
         build = self.passes(slug)
         rows = self.commands(build["id"])
         cmds = [c[0] for c in rows]
@@ -249,7 +219,7 @@ class EnvironmentOverrideTest(BuildJobsCase):
             "  jobs:", "    create_environment:", "      - echo not making one",
             "sphinx:", "  configuration: docs/conf.py",
             "python:", "  install:", "    - requirements: requirements.txt")
-        slug, _ = self.import_repo("No Environment", files)
+        slug, _ = self.import_files("No Environment", files)
         build = self.wait_build(slug)
         self.assertFalse(build["success"])
         self.assertIn("$READTHEDOCS_VIRTUALENV_PATH", build["error"])
@@ -262,7 +232,7 @@ class SkipTest(BuildJobsCase):
         files = {"README.md": "# Skip\n",
                  ".readthedocs.yaml": config("  jobs:", "    build:", "      html:",
                                              "        - " + json.dumps(write_index("first")))}
-        slug, repo = self.import_repo("Skipper", files)
+        slug, repo = self.import_files("Skipper", files)
         self.passes(slug)
         index = self.published(slug, "html", "index.html")
         self.assertIn("first", self.read(index))

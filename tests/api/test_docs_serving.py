@@ -402,7 +402,7 @@ class DocsServingTest(ServerTestCase):
         return self.server.request(
             "POST", "/_/login/", raw=body.encode(), host=self.host(),
             headers={"Content-Type": "application/x-www-form-urlencoded",
-                     "Cookie": cookie})
+                     "Cookie": cookie, "Origin": "http://" + self.host()})
 
     def cookie_of(self, r):
         return r.header("Set-Cookie").split(";")[0]
@@ -440,12 +440,13 @@ class DocsServingTest(ServerTestCase):
         self.assertStatus(r, 405)
         self.assertEqual(r.header("Allow"), "GET, HEAD, POST")
 
-    def session(self, uid, expires):
+    def session(self, uid, expires, host=None):
         with open(os.path.join(self.server.data, "session.key"), "rb") as f:
             key = f.read()
-        msg = ("%d.%d" % (uid, expires)).encode()
+        value = "%d.%d" % (uid, expires)
+        msg = ("session\n%s\n%s" % (host or self.host(), value)).encode()
         return "lectern_session=%s.%s" % (
-            msg.decode(), hmac.new(key, msg, hashlib.sha256).hexdigest())
+            value, hmac.new(key, msg, hashlib.sha256).hexdigest())
 
     def test_bad_and_forged_cookies(self):
         self.login(self.alice)  # makes sure the key exists
@@ -461,8 +462,12 @@ class DocsServingTest(ServerTestCase):
         expired = self.session(alice, int(time.time()) - 10)
         wrong_key = "lectern_session=%d.%d.%s" % (
             alice, int(time.time()) + 60, "ab" * 32)
+        # Signed right, but for another docs host (issue 27, item 11: a
+        # session made on one host worked on every other).
+        elsewhere = self.session(alice, int(time.time()) + 60,
+                                 host="other.localhost:%d" % self.server.port)
         for cookie in ("lectern_session=garbage", "lectern_session=",
-                       forged, expired, wrong_key,
+                       forged, expired, wrong_key, elsewhere,
                        self.session(bob, int(time.time()) + 60)):
             r = self.get("/en/secret/", headers={"Cookie": cookie})
             self.assertStatus(r, 404)

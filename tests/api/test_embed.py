@@ -60,7 +60,10 @@ class EmbedTest(ServerTestCase):
             cls.store.version(slug, "latest", active=1)
             cls.store.publish(slug, "latest", {"guide/usage.html": USAGE,
                                          "setup/index.html": SETUP,
-                                         "index.html": "<h1>Home</h1>"})
+                                         "index.html": "<h1>Home</h1>",
+                                         # Latin-1, not UTF-8, as old pages are.
+                                         "latin.html": b"<h1 id=\"caf\xe9\">Caf\xe9 \xff\xfe</h1>"
+                                                       b"<p>cr\xe8me \xc3(</p>"})
         # A translation served on emb's host under /es/, and a subproject
         # under /projects/sub/child/ (an alias with a '/').
         cls.store.execute("UPDATE projects SET language = 'es', main_language_project_id ="
@@ -303,6 +306,14 @@ class EmbedTest(ServerTestCase):
         self.assertEqual(r.json, expected)
         self.assertEqual(r.body, json.dumps(expected, separators=(",", ":")).encode())
         self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
+
+    def test_pages_not_in_utf8_give_valid_json(self):
+        # Issue 27, item 13: the bytes went into the JSON as they were.
+        for r in (self.v2(url=self.docs("emb", "/en/latest/latin.html")),
+                  self.v3(url=self.docs("emb", "/en/latest/latin.html"))):
+            self.assertStatus(r, 200)
+            body = json.loads(r.body.decode("utf-8"))  # strict: fails on invalid bytes
+            self.assertIn("Caf\ufffd \ufffd\ufffd", json.dumps(body, ensure_ascii=False))
 
     def test_v3_main_node_and_maincontent(self):
         url = self.docs("emb", "/en/latest/setup/")

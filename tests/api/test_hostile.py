@@ -452,6 +452,27 @@ class HostileTest(ServerTestCase):
         self.assertIn(csrf.encode(), r.body)
         self.assertEqual(r.header("Cache-Control"), "no-store")
 
+    def test_login_csrf_second_round(self):
+        # Issue 27, item 11. A post naming no origin at all (no Origin, no
+        # Referer) logged a visitor in as the attacker.
+        cookie, csrf = self.login_form()
+        fields = {"token": self.token, "next": "/", "csrf_token": csrf}
+        self.assertRefused(self.login(fields, cookie=cookie))
+        self.assertRefused(self.login(fields, cookie=cookie, headers={
+            "Referer": "http://%s/en/latest/" % self.docs_host("other")}))
+        r = self.login(fields, cookie=cookie, headers={
+            "Referer": "http://%s/_/login/?next=/" % self.docs_host()})
+        self.assertStatus(r, 302)
+        # A nonce the client chose is never signed: the form replaces it.
+        chosen = "lectern_csrf=" + "0" * 32
+        r = self.server.get("/_/login/", host=self.docs_host(), headers={"Cookie": chosen})
+        self.assertTrue(r.header("Set-Cookie").startswith("lectern_csrf="))
+        self.assertNotEqual(r.header("Set-Cookie").split(";")[0], chosen)
+        # Nor is another host's: a nonce is signed for its host.
+        other_cookie, _ = self.login_form("other")
+        r = self.server.get("/_/login/", host=self.docs_host(), headers={"Cookie": other_cookie})
+        self.assertIsNotNone(r.header("Set-Cookie"))
+
 
 if __name__ == "__main__":
     main()

@@ -13,50 +13,14 @@ import threading
 import time
 
 import fixtures
-from lectern_test import Server, ServerTestCase, main
+from lectern_test import BuildTestCase, Server, main
 
-# A build of a tiny project takes well under this even under ASan.
-BUILD_TIMEOUT = 180
 # Marks this run's build commands, so a check for leftover processes never
 # sees another test run's.
 MARK = "lectern-test-%d" % os.getpid()
 
 
-class PipelineCase(ServerTestCase):
-    SERVER_ARGS = ("--build-timeout", "20", "--workers", "1")
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.token = cls.server.token("builder")
-
-    def db(self):
-        return sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
-
-    def import_repo(self, name, repo_url):
-        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {"url": repo_url}},
-                             token=self.token)
-        self.assertStatus(r, 201)
-        return r.json["slug"]
-
-    def wait_build(self, slug, build_id=None, server=None):
-        server = server or self.server
-        deadline = time.time() + BUILD_TIMEOUT
-        while time.time() < deadline:
-            builds = server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
-            build = next((b for b in builds if build_id is None or b["id"] == build_id), None)
-            if build and build["state"]["code"] in ("finished", "cancelled"):
-                return build
-            time.sleep(0.2)
-        self.fail("build of %s did not finish: %r" % (slug, builds))
-
-    def commands(self, build_id):
-        db = self.db()
-        rows = db.execute("SELECT command, output, exit_code FROM build_commands WHERE build_id = ? "
-                          "ORDER BY id", (build_id,)).fetchall()
-        db.close()
-        return rows
-
+class PipelineCase(BuildTestCase):
     def published(self, slug, version, *path):
         return os.path.join(self.server.data, "published", slug, version, *path)
 
@@ -227,7 +191,7 @@ class FailuresTest(PipelineCase):
     def test_cancel(self):
         repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # " + MARK + "-cancel"))
         slug = self.import_repo("Cancelled", "file://" + repo)
-        deadline = time.time() + BUILD_TIMEOUT
+        deadline = time.time() + self.BUILD_TIMEOUT
         while time.time() < deadline:
             b = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"][0]
             if b["state"]["code"] == "building":
@@ -366,7 +330,7 @@ class CrashTest(PipelineCase):
     def test_kill_9_mid_build(self):
         repo = fixtures.make_repo(fixtures.commands_config("sleep 60 # " + MARK + "-crash"))
         slug = self.import_repo("Crashy", "file://" + repo)
-        deadline = time.time() + BUILD_TIMEOUT
+        deadline = time.time() + self.BUILD_TIMEOUT
         while time.time() < deadline:
             b = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"][0]
             if b["state"]["code"] == "building":
@@ -390,6 +354,69 @@ class CrashTest(PipelineCase):
             self.assertEqual(again.stop(), 0, again.log())
             again.cleanup()
         # Let the class teardown see a stopped server with status 0.
+        self.server.proc = subprocess.Popen(["true"])
+        self.server.proc.wait()
+
+
+class PublishCrashTest(PipelineCase):
+    """kill -9 right after a build's publish swap (issue 27, item 14): the
+    docs served are its output, so the restart records it passed and
+    indexes what is served; a build killed before its swap failed and its
+    output goes. On the main before this the first was reported failed
+    while its output was served, with the older pages in the index."""
+
+    def search(self, server, slug, word):
+        r = server.get("/api/v2/search/?q=%s&project=%s&version=latest" % (word, slug))
+        self.assertStatus(r, 200)
+        return r.json["count"]
+
+    def test_kill_9_after_the_publish_swap(self):
+        repo = fixtures.make_repo({"docs/index.md": "# Home\n\nalphaword here.\n"})
+        slug = self.import_repo("Swapped", "file://" + repo)
+        first = self.wait_build(slug)
+        self.assertTrue(first["success"], first)
+        self.assertEqual(self.search(self.server, slug, "alphaword"), 1)
+        self.server.proc.send_signal(signal.SIGKILL)
+        self.server.proc.wait(30)
+        data = self.server.data
+        db = self.db()
+        pid, vid = db.execute("SELECT project_id, version_id FROM builds WHERE id = ?",
+                              (first["id"],)).fetchone()
+        now = int(time.time()) * 1000000
+        ids = []
+        for _ in range(2):
+            ids.append(db.execute(
+                "INSERT INTO builds (project_id, version_id, state, success, commit_sha, created,"
+                " started, held) VALUES (?, ?, 'uploading', 1, ?, ?, ?, 1)",
+                (pid, vid, "a" * 40, now, now)).lastrowid)
+        db.commit()
+        db.close()
+        swapped, cut = ids
+        for build_id in ids:
+            out = os.path.join(data, "outputs", str(build_id))
+            subprocess.run(["cp", "-a", os.path.join(data, "outputs", str(first["id"])), out],
+                           check=True)
+            with open(os.path.join(out, "html", "index.html"), "w") as f:
+                f.write("<html><body><div role=main><h1 id=home>Home</h1>"
+                        "<p>omegaword %d here.</p></div></body></html>" % build_id)
+        link = os.path.join(data, "published", slug, "latest")
+        os.unlink(link)
+        os.symlink("../../outputs/%d" % swapped, link)
+        again = Server("--workers", "1", data=data)
+        try:
+            build = self.wait_build(slug, swapped, server=again)
+            self.assertTrue(build["success"], build)
+            self.assertEqual(build["state"]["code"], "finished")
+            interrupted = self.wait_build(slug, cut, server=again)
+            self.assertFalse(interrupted["success"])
+            self.assertFalse(os.path.exists(os.path.join(data, "outputs", str(cut))))
+            self.assertEqual(self.search(again, slug, "omegaword"), 1)
+            self.assertEqual(self.search(again, slug, "alphaword"), 0)
+            r = again.get("/en/latest/", host="%s.localhost:%d" % (slug, again.port))
+            self.assertIn(b"omegaword %d" % swapped, r.body)
+        finally:
+            self.assertEqual(again.stop(), 0, again.log())
+            again.cleanup()
         self.server.proc = subprocess.Popen(["true"])
         self.server.proc.wait()
 

@@ -23,19 +23,6 @@
 static char root[256];
 static char outside[256];
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	CHECK((f = fopen(path, "w")) != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static void setup(void)
 {
 	char path[512];
@@ -48,8 +35,8 @@ static void setup(void)
 	CHECK_OK(lec__mkdirs(outside));
 	snprintf(path, sizeof(path), "%s/docs", root);
 	CHECK_OK(lec__mkdirs(path));
-	put(root, "docs/req.txt", "sphinx\n");
-	put(outside, "secret", "host secret\n");
+	lec_test_put(root, "docs/req.txt", "sphinx\n");
+	lec_test_put(outside, "secret", "host secret\n");
 	snprintf(path, sizeof(path), "%s/fifo", outside);
 	CHECK(mkfifo(path, 0600) == 0);
 	snprintf(path, sizeof(path), "%s/docs/fifo", root);
@@ -158,7 +145,7 @@ TEST(remove_unreadable_directories)
 
 	snprintf(path, sizeof(path), "%s/locked/inner", base);
 	CHECK_OK(lec__mkdirs(path));
-	put(path, "f", "x");
+	lec_test_put(path, "f", "x");
 	CHECK(chmod(path, 0) == 0);
 	snprintf(path, sizeof(path), "%s/locked", base);
 	CHECK(chmod(path, 0500) == 0);
@@ -173,7 +160,7 @@ TEST(remove_beneath_never_follows)
 	setup();
 	snprintf(victim, sizeof(victim), "%s/latest", outside);
 	CHECK_OK(lec__mkdirs(victim));
-	put(victim, "keep", "host data\n");
+	lec_test_put(victim, "keep", "host data\n");
 	/* venvs is a link to the host directory holding latest/. */
 	snprintf(venvs, sizeof(venvs), "%s/venvs", root);
 	CHECK(symlink(outside, venvs) == 0);

@@ -31,19 +31,6 @@
 /* Deeper than build_publish.c's PUBLISH_MAX_DEPTH (64). */
 #define TOO_DEEP 70
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	CHECK((f = fopen(path, "w")) != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 static int exists(const char *dir, const char *rel)
 {
 	char path[1024];
@@ -63,9 +50,9 @@ TEST(sanitize_keeps_files_and_directories_only)
 
 	snprintf(path, sizeof(path), "%s/html/_static", out);
 	CHECK_OK(lec__mkdirs(path));
-	put(out, "html/index.html", "<p>hi</p>");
+	lec_test_put(out, "html/index.html", "<p>hi</p>");
 	snprintf(path, sizeof(path), "%s/html/setuid", out);
-	put(out, "html/setuid", "x");
+	lec_test_put(out, "html/setuid", "x");
 	CHECK(chmod(path, 04755) == 0);
 	snprintf(path, sizeof(path), "%s/html/shadow.html", out);
 	CHECK(symlink("/etc/shadow", path) == 0);
@@ -81,7 +68,7 @@ TEST(sanitize_keeps_files_and_directories_only)
 	for (i = 0; i < TOO_DEEP; i++)
 		strncat(path, "/d", sizeof(path) - strlen(path) - 1);
 	CHECK_OK(lec__mkdirs(path));
-	put(path, "deep.html", "x");
+	lec_test_put(path, "deep.html", "x");
 
 	CHECK_OK(lec__sanitize_tree(out));
 	CHECK(exists(out, "html/index.html"));
@@ -114,7 +101,7 @@ static void make_output(const char *data, int64_t id, const char *text,
 	snprintf(out, cap, "%s/builds/%lld/out", data, (long long)id);
 	snprintf(html, sizeof(html), "%s/html", out);
 	CHECK_OK(lec__mkdirs(html));
-	put(html, "index.html", text);
+	lec_test_put(html, "index.html", text);
 }
 
 static int64_t passed_build(struct lec_store *st, int64_t project,
@@ -213,7 +200,7 @@ TEST(build_environment)
 	env.build_gid = 65534;
 	snprintf(path, sizeof(path), "%s/tree/sub", dir);
 	CHECK_OK(lec__mkdirs(path));
-	put(path, "f", "x");
+	lec_test_put(path, "f", "x");
 	snprintf(path, sizeof(path), "%s/tree/out", dir);
 	CHECK(symlink("/etc/passwd", path) == 0);
 	snprintf(path, sizeof(path), "%s/tree", dir);
@@ -239,19 +226,19 @@ TEST(generator_choice)
 	job.env = &env;
 	job.checkout = checkout;
 	CHECK_INT(lec__job_generator(&job), LEC__GEN_MARKDOWN);
-	put(tree, "mkdocs.yml", "site_name: x\n");
+	lec_test_put(tree, "mkdocs.yml", "site_name: x\n");
 	CHECK_INT(lec__job_generator(&job), LEC__GEN_MKDOCS);
 	snprintf(path, sizeof(path), "%s/docs", tree);
 	CHECK_OK(lec__mkdirs(path));
-	put(tree, "docs/conf.py", "project = 'x'\n");
+	lec_test_put(tree, "docs/conf.py", "project = 'x'\n");
 	CHECK_INT(lec__job_generator(&job), LEC__GEN_SPHINX);
-	put(tree, ".readthedocs.yaml",
+	lec_test_put(tree, ".readthedocs.yaml",
 	    "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: "
 	    "\"3\"\nmkdocs:\n  configuration: mkdocs.yml\n");
 	CHECK_OK(lec_rtd_config_load(tree, ".readthedocs.yaml", &job.config));
 	CHECK_INT(lec__job_generator(&job), LEC__GEN_MKDOCS);
 	lec_rtd_config_free(job.config);
-	put(tree, ".readthedocs.yaml",
+	lec_test_put(tree, ".readthedocs.yaml",
 	    "version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: "
 	    "\"3\"\n  commands:\n    - echo hi\n");
 	CHECK_OK(lec_rtd_config_load(tree, ".readthedocs.yaml", &job.config));

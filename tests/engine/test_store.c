@@ -232,6 +232,77 @@ TEST(refuses_corrupt_pages_untouched)
 	CHECK(memcmp(before, after, n) == 0);
 }
 
+/* An empty file is damage, never a new store: Lectern makes its store
+ * whole under another name and renames it into place. */
+TEST(empty_file_is_refused_and_new_stores_are_whole)
+{
+	const char *dir = lec_test_tmpdir();
+	char owned[512], creating[600];
+	struct lec_store *st = NULL;
+	struct stat sb;
+
+	snprintf(owned, sizeof(owned), "%s", path_in(dir, "empty.db"));
+	write_file(owned, "", 0);
+	CHECK_ERR(lec_store_open(&st, owned, NULL), LEC_ECORRUPT);
+	CHECK(strstr(lec_error_last(), owned) != NULL);
+	CHECK(strstr(lec_error_last(), "empty file") != NULL);
+	CHECK(stat(owned, &sb) == 0 && sb.st_size == 0);
+	snprintf(owned, sizeof(owned), "%s", path_in(dir, "new.db"));
+	snprintf(creating, sizeof(creating), "%s.creating", owned);
+	write_file(creating, "left by a crash", 15);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK(stat(owned, &sb) == 0 && sb.st_size > 0 &&
+	      (sb.st_mode & 0777) == 0600);
+	CHECK(access(creating, F_OK) != 0);
+	CHECK_INT(lec_store_schema_version(st), lec_store_schema_latest());
+	lec_store_free(st);
+}
+
+/* The start's check: a whole store passes; a page past the schema
+ * scribbled over (which opening does not read) is found. */
+TEST(check_finds_damaged_pages)
+{
+	const char *dir = lec_test_tmpdir();
+	struct lec_store *st = NULL;
+	char owned[512], junk[64];
+	int complete = 0, pages = 0, size = 0, fd;
+
+	CHECK_OK(lec_store_open_dir(&st, dir, NULL));
+	snprintf(owned, sizeof(owned), "%s", lec_store_path(st));
+	CHECK_OK(lec_store__exec(st, "CREATE TABLE filler (t TEXT)"));
+	CHECK_OK(lec_store__exec(st, "INSERT INTO filler WITH RECURSIVE "
+				     "n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+				     "FROM n WHERE i < 2000) SELECT "
+				     "printf('row %08d', i) FROM n"));
+	CHECK_OK(lec_store_check(st, 10000, &complete));
+	CHECK_INT(complete, 1);
+	CHECK_OK(lec_store__exec(st, "PRAGMA wal_checkpoint(TRUNCATE)"));
+	{
+		sqlite3_stmt *s = NULL;
+
+		CHECK(sqlite3_prepare_v2(st->db,
+					 "SELECT page_count, page_size FROM "
+					 "pragma_page_count, pragma_page_size",
+					 -1, &s, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(s) == SQLITE_ROW);
+		pages = sqlite3_column_int(s, 0);
+		size = sqlite3_column_int(s, 1);
+		sqlite3_finalize(s);
+	}
+	lec_store_free(st);
+	CHECK(pages > 4);
+	memset(junk, 0xFF, sizeof(junk));
+	fd = open(owned, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, junk, sizeof(junk),
+				(off_t)(pages / 2) * size) == sizeof(junk));
+	close(fd);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK_ERR(lec_store_check(st, 10000, &complete), LEC_ECORRUPT);
+	CHECK(strstr(lec_error_last(), owned) != NULL);
+	CHECK(strstr(lec_error_last(), "damaged") != NULL);
+	lec_store_free(st);
+}
+
 /* A child process holds the write lock; our write must fail with EBUSY
  * after the (short) busy timeout instead of hanging or corrupting. */
 TEST(locked_by_another_process)
@@ -502,6 +573,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(refuses_foreign_sqlite_database),
 	TEST_ENTRY(refuses_garbage_untouched),
 	TEST_ENTRY(refuses_corrupt_pages_untouched),
+	TEST_ENTRY(empty_file_is_refused_and_new_stores_are_whole),
+	TEST_ENTRY(check_finds_damaged_pages),
 	TEST_ENTRY(locked_by_another_process),
 	TEST_ENTRY(read_only_file_is_refused),
 	TEST_ENTRY(allocation_failures_are_reported),

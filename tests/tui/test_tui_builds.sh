@@ -24,7 +24,7 @@ tui
 wait_for '^fails +Fails +latest +finished +failed ' "the failed project"
 keys : b u i l d s ' ' s l o w Enter
 wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +fresh +[0-9a-f]{7} *$' "the first build"
-expect_line 2 "#       Version    State      Result Started By      Time   Cache  Commit  Warn   Error"
+expect_line 2 "#       Version    State      Result Started By      Time   Cache  Commit  Warn  Error"
 
 # ---- A build started now shows up running, then finished.
 id=$(api POST "/api/v3/projects/$slow/versions/latest/builds/" |

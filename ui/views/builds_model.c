@@ -18,12 +18,12 @@
 #include "client.h"
 
 /* Each as wide as its longest value ("bitbucket", "59m59s", a 7-digit
- * commit, "999+99" warnings), so the error keeps what 80 columns leave. */
+ * commit, "99+99" warnings), so the error keeps what 80 columns leave. */
 static const struct ui_column columns[] = {
 	{ "#", 7 },         { "Version", 10 }, { "State", 10 },
 	{ "Result", 6 },    { "Started", 7 },  { "By", 7 },
 	{ "Time", 6 },      { "Cache", 6 },    { "Commit", 7 },
-	{ "Warn", 6 },      { "Error", 0 },
+	{ "Warn", 5 },      { "Error", 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 

@@ -187,6 +187,17 @@ struct lec_runner_spec {
  * (it then ends LEC_RUNNER_CANCELLED). */
 typedef int (*lec_runner_output_cb)(const char *data, size_t len,
 				    void *payload);
+/* The first bytes of a short command's output (a probe's line or two),
+ * NUL-terminated: the payload of lec_runner_keep_output. Zero it first. */
+#define LEC_RUNNER_KEPT_MAX 512
+struct lec_runner_kept {
+	char text[LEC_RUNNER_KEPT_MAX];
+	size_t len;
+};
+/* A lec_runner_output_cb keeping what fits in a struct lec_runner_kept
+ * (payload) and dropping the rest. */
+int lec_runner_keep_output(const char *data, size_t len, void *payload);
+
 /* Asked about every LEC_RUNNER_CANCEL_POLL_MS; return non-zero to cancel the
  * command (its whole process tree is killed). */
 typedef int (*lec_runner_cancel_cb)(void *payload);

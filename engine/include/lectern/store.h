@@ -99,6 +99,17 @@ int lec_store_schema_version(struct lec_store *store);
 /** The schema version this program migrates to. */
 int lec_store_schema_latest(void);
 
+/**
+ * Check the store's pages and indexes (SQLite's quick_check) for at most
+ * budget_ms, as `lectern serve` does at start: damage SQLite would only
+ * meet when a page is read is then found before anything is written.
+ * @param complete  set to 1 when the whole store was checked in time, 0
+ *                  when the budget ran out first (a large store)
+ * @return LEC_OK; LEC_ECORRUPT naming the file, the first problem and
+ *         what to do; LEC_EIO
+ */
+int lec_store_check(struct lec_store *store, int budget_ms, int *complete);
+
 /** The database file's path; valid while the store is open. */
 const char *lec_store_path(const struct lec_store *store);
 
