@@ -679,9 +679,6 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 			p->slug, version_slug);
 	else
 		cJSON_AddNullToObject(links, "version");
-	/* Lectern's extension: the build's warnings (docs/api.md). */
-	add_fmt(links, "warnings", "/api/v3/projects/%s/builds/%lld/warnings/",
-		p->slug, (long long)b->id);
 	add_string_or_null(o, "commit", b->commit);
 	srv_v3_add_time(o, "created", b->created);
 	if (b->duration >= 0 && final)
