@@ -16,7 +16,9 @@
 # Prints success@1, success@3 and MRR@10 per engine at page level, and at
 # section level for the engines that point into pages (bench/relevance/
 # judge.py says how each is counted). BENCH_VERBOSE=1 adds per-kind figures
-# and the misses.
+# and the misses. Then names as typed (issue 33): every prefix of 4 letters
+# or more of each module's name, and of object names, asked of Lectern,
+# judged by whether the page is in the top 3 (bench/relevance/prefixes.py).
 #
 # Usage: sh bench/relevance.sh [BUILD_DIR]  (default build/plain). Installs
 #        python3-doc, sphinx-doc, xapian-omega, xapian-tools and nodejs when
@@ -82,4 +84,11 @@ for corpus in python3-doc sphinx-doc; do
 		"lectern=$work/$corpus.lectern" \
 		"xapian=$work/$corpus.xapian.tsv" \
 		"sphinx-js=$work/$corpus.sphinx"
+
+	"$python" "$rel/prefixes.py" queries "$html" >"$work/$corpus.prefixes"
+	cut -f2 "$work/$corpus.prefixes" |
+		"$bench" rank "$work/lectern" "$corpus" >"$work/$corpus.prefixes.lectern"
+	echo "names as typed (lectern):"
+	"$python" "$rel/prefixes.py" judge $verbose "$work/$corpus.prefixes" \
+		"$work/$corpus.prefixes.lectern"
 done

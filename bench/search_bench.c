@@ -15,6 +15,10 @@
  *                                          medians), p99 (all runs) and
  *                                          the median of the first runs
  *   bench_search queries                   print the 20 queries, one a line
+ *   bench_search distinct DATA_DIR PROJECT each "kind<TAB>query" line of
+ *                                          stdin asked once, in order, top
+ *                                          10 with highlights: p50, p99
+ *                                          and max over all, p50 per kind
  *   bench_search rank DATA_DIR PROJECT     for each query read from stdin
  *                                          (one a line), its top 10 as
  *                                          "N<TAB>rank<TAB>path<TAB>anchor"
@@ -24,7 +28,9 @@
  *   bench_search synth DATA_DIR SECTIONS   a synthetic index of SECTIONS
  *                                          sections (20 per page) in
  *                                          project "synth", then the same
- *                                          queries against it
+ *                                          queries against it, then
+ *                                          SYNTH_DISTINCT distinct ones
+ *                                          (synth_distinct_* lines)
  *
  * Output lines are "key value" pairs that search.sh reads.
  */
@@ -150,6 +156,135 @@ static int run_queries(struct lec_store *st, int64_t version, int reps)
 	return 0;
 }
 
+/* Kinds of distinct queries told apart in the figures. */
+#define KINDS_MAX 8
+/* Longest query line (and kind) read from a query list. */
+#define LINE_MAX_BYTES 4096
+
+/* The distinct queries of one run, each with its kind. */
+struct qlist {
+	char **kind, **text;
+	size_t len, cap;
+};
+
+static void qlist_free(struct qlist *l)
+{
+	for (size_t i = 0; i < l->len; i++) {
+		free(l->kind[i]);
+		free(l->text[i]);
+	}
+	free(l->kind);
+	free(l->text);
+	memset(l, 0, sizeof(*l));
+}
+
+static int qlist_add(struct qlist *l, const char *kind, const char *text)
+{
+	if (l->len == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		char **k = realloc(l->kind, cap * sizeof(char *));
+		char **t = k ? realloc(l->text, cap * sizeof(char *)) : NULL;
+
+		if (k)
+			l->kind = k;
+		if (t == NULL)
+			return -1;
+		l->text = t;
+		l->cap = cap;
+	}
+	l->kind[l->len] = strdup(kind);
+	l->text[l->len] = strdup(text);
+	l->len++;
+	return l->kind[l->len - 1] && l->text[l->len - 1] ? 0 : -1;
+}
+
+static double sorted_at(double *v, size_t n, double share)
+{
+	size_t i = (size_t)((double)n * share);
+
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[i < n ? i : n - 1];
+}
+
+/* Each query of l once, top 10 with highlights, in order; prints
+ * "<prefix>_p50_ms" (all), _p99_ms, _max_ms and _p50_ms_<kind>. */
+static int run_distinct(struct lec_store *st, int64_t version,
+			const struct qlist *l, const char *prefix)
+{
+	double *ms = calloc(l->len + 1, sizeof(double));
+	double *of_kind = calloc(l->len + 1, sizeof(double));
+	const char *kinds[KINDS_MAX];
+	size_t i, j, n, nkinds = 0, hits = 0;
+
+	if (ms == NULL || of_kind == NULL || l->len == 0) {
+		free(ms);
+		free(of_kind);
+		return 1;
+	}
+	for (i = 0; i < l->len; i++) {
+		struct lec_search_request req = { l->text[i], &version, 1, 1,
+						  10 };
+		struct lec_search_results res;
+		double t0 = now_s();
+
+		if (lec_search_query(st, &req, &res) < 0) {
+			fprintf(stderr, "bench_search: %s: %s\n", l->text[i],
+				lec_error_last());
+			continue;
+		}
+		ms[i] = (now_s() - t0) * 1000;
+		hits += res.total;
+		if (getenv("BENCH_VERBOSE"))
+			fprintf(stderr, "%-8s %-40s %8.3f ms %zu %s\n",
+				l->kind[i], l->text[i], ms[i], res.total,
+				res.len ? res.items[0].path : "-");
+		lec_search_results_dispose(&res);
+		for (j = 0; j < nkinds && strcmp(kinds[j], l->kind[i]); j++)
+			;
+		if (j == nkinds && nkinds < KINDS_MAX)
+			kinds[nkinds++] = l->kind[i];
+	}
+	for (j = 0; j < nkinds; j++) {
+		for (i = n = 0; i < l->len; i++)
+			if (strcmp(l->kind[i], kinds[j]) == 0)
+				of_kind[n++] = ms[i];
+		printf("%s_p50_ms_%s %.3f\n", prefix, kinds[j],
+		       sorted_at(of_kind, n, 0.5));
+	}
+	printf("%s_queries %zu\n%s_hits %zu\n", prefix, l->len, prefix, hits);
+	printf("%s_p50_ms %.3f\n", prefix, sorted_at(ms, l->len, 0.5));
+	printf("%s_p99_ms %.3f\n", prefix, sorted_at(ms, l->len, 0.99));
+	printf("%s_max_ms %.3f\n", prefix, ms[l->len - 1]);
+	free(ms);
+	free(of_kind);
+	return 0;
+}
+
+/* "kind<TAB>query" lines of stdin (a line without a tab is kind "all"). */
+static int cmd_distinct(struct lec_store *st, const char *project)
+{
+	char line[LINE_MAX_BYTES], *tab;
+	struct qlist l = { 0 };
+	int64_t version;
+	int rc = 1;
+
+	if (version_of(st, project, &version) < 0)
+		return fail("project");
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		tab = strchr(line, '\t');
+		if (tab)
+			*tab = '\0';
+		if (line[0] && qlist_add(&l, tab ? line : "all",
+					 tab ? tab + 1 : line) < 0)
+			goto done;
+	}
+	rc = run_distinct(st, version, &l, "distinct");
+done:
+	qlist_free(&l);
+	return rc;
+}
+
 static int cmd_index(struct lec_store *st, const char *html,
 		     const char *project)
 {
@@ -201,6 +336,24 @@ static int cmd_rank(struct lec_store *st, const char *project)
 	return 0;
 }
 
+static const char *const synth_real[] = {
+	"asyncio", "event",	"loop",	      "dict",	   "comprehension",
+	"subprocess", "timeout", "unicode",   "normalization", "json",
+	"dumps",   "indent",	"regular",    "expression", "lookahead",
+	"thread",  "pool",	"executor",   "context",   "manager",
+	"with",	   "statement", "pathlib",    "glob",	   "pattern",
+	"datetime", "timezone", "aware",      "string",	   "formatting",
+	"exception", "chaining", "dataclass", "field",	   "default",
+	"socket",  "sqlite3",	"cursor",     "execute",   "logging",
+	"handler", "formatter", "argparse",   "subcommands", "functools",
+	"wraps",   "decorator", "generator",  "yield",	   "from",
+	"typing",  "generic",	"type",	      "hints",	   "the",
+	"a",	   "of",	"to",	      "and",	   "in",
+	"is",	   "for",	"that",	      "return",
+};
+
+#define SYNTH_REAL (sizeof(synth_real) / sizeof(synth_real[0]))
+
 /* Words for synthetic text: the query words (so queries match), then
  * made-up filler words, picked with a skewed distribution as real text
  * repeats its common words. */
@@ -209,24 +362,8 @@ static const char *synth_word(unsigned *seed, char *buf, size_t cap)
 	unsigned r = (*seed = *seed * 1103515245u + 12345u) >> 8;
 	unsigned pick = (r % 1000) < 30 ? r % 64 : (r % SYNTH_VOCABULARY) *
 						       (r % 7 + 1) / 7;
-	static const char *const real[] = {
-		"asyncio", "event",	"loop",	      "dict",	   "comprehension",
-		"subprocess", "timeout", "unicode",   "normalization", "json",
-		"dumps",   "indent",	"regular",    "expression", "lookahead",
-		"thread",  "pool",	"executor",   "context",   "manager",
-		"with",	   "statement", "pathlib",    "glob",	   "pattern",
-		"datetime", "timezone", "aware",      "string",	   "formatting",
-		"exception", "chaining", "dataclass", "field",	   "default",
-		"socket",  "sqlite3",	"cursor",     "execute",   "logging",
-		"handler", "formatter", "argparse",   "subcommands", "functools",
-		"wraps",   "decorator", "generator",  "yield",	   "from",
-		"typing",  "generic",	"type",	      "hints",	   "the",
-		"a",	   "of",	"to",	      "and",	   "in",
-		"is",	   "for",	"that",	      "return",
-	};
-
-	if (pick < sizeof(real) / sizeof(real[0]))
-		return real[pick];
+	if (pick < SYNTH_REAL)
+		return synth_real[pick];
 	snprintf(buf, cap, "w%uq%u", pick, pick % 13);
 	return buf;
 }
@@ -269,6 +406,51 @@ static void synth_free(struct lec_page_doc *docs, size_t npages)
 	free(docs);
 }
 
+/* Distinct queries asked of the synthetic index. */
+#define SYNTH_DISTINCT 400
+
+/* Distinct queries over the synthetic text's words, each kind in turn:
+ * two and three of the query words, one with a filler word, and the start
+ * of a query word (4 letters or more, not the whole word) as typed. */
+static int synth_queries(struct qlist *l)
+{
+	static const char *const kinds[] = { "pair", "triple", "filler",
+					     "prefix" };
+	unsigned seed = 33, r;
+	char q[128], filler[32];
+	size_t tries, i;
+
+	for (tries = 0; l->len < SYNTH_DISTINCT && tries < SYNTH_DISTINCT * 100;
+	     tries++) {
+		const char *kind = kinds[tries % 4], *a, *b, *c;
+
+		r = (seed = seed * 1103515245u + 12345u) >> 8;
+		a = synth_real[r % SYNTH_REAL];
+		b = synth_real[(r / SYNTH_REAL) % SYNTH_REAL];
+		c = synth_real[(r / SYNTH_REAL / SYNTH_REAL) % SYNTH_REAL];
+		if (strcmp(kind, "pair") == 0) {
+			snprintf(q, sizeof(q), "%s %s", a, b);
+		} else if (strcmp(kind, "triple") == 0) {
+			snprintf(q, sizeof(q), "%s %s %s", a, b, c);
+		} else if (strcmp(kind, "filler") == 0) {
+			snprintf(filler, sizeof(filler), "w%uq%u",
+				 r % SYNTH_VOCABULARY, r % SYNTH_VOCABULARY % 13);
+			snprintf(q, sizeof(q), "%s %s", a, filler);
+		} else {
+			size_t n = strlen(a);
+
+			if (n < 6)
+				continue;
+			snprintf(q, sizeof(q), "%.*s", (int)(4 + r % (n - 4)), a);
+		}
+		for (i = 0; i < l->len && strcmp(l->text[i], q); i++)
+			;
+		if (i == l->len && qlist_add(l, kind, q) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int cmd_synth(struct lec_store *st, size_t sections, int reps)
 {
 	size_t npages = (sections + SYNTH_SECTIONS_PER_PAGE - 1) /
@@ -309,7 +491,14 @@ static int cmd_synth(struct lec_store *st, size_t sections, int reps)
 		goto done;
 	}
 	printf("synth_sections %zu\nsynth_index_s %.3f\n", made, now_s() - t0);
-	rc = run_queries(st, version, reps);
+	if ((rc = run_queries(st, version, reps)) == 0) {
+		struct qlist l = { 0 };
+
+		rc = synth_queries(&l) < 0
+			     ? 1
+			     : run_distinct(st, version, &l, "synth_distinct");
+		qlist_free(&l);
+	}
 done:
 	if (docs)
 		synth_free(docs, npages);
@@ -343,6 +532,8 @@ int main(int argc, char **argv)
 			     : run_queries(st, version,
 					   argc >= 4 ? (int)strtol(argv[3], NULL, 10)
 						 : DEFAULT_REPS);
+	else if (strcmp(argv[1], "distinct") == 0 && argc == 4)
+		rc = cmd_distinct(st, argv[3]);
 	else if (strcmp(argv[1], "synth") == 0 && argc == 4)
 		rc = cmd_synth(st, (size_t)strtoul(argv[3], NULL, 10),
 			       DEFAULT_REPS);
@@ -353,6 +544,7 @@ usage:
 	fprintf(stderr, "usage: bench_search index DATA_DIR HTML_DIR [PROJECT]\n"
 			"       bench_search queries\n"
 			"       bench_search rank DATA_DIR PROJECT\n"
+			"       bench_search distinct DATA_DIR PROJECT\n"
 			"       bench_search query DATA_DIR [REPS [PROJECT]]\n"
 			"       bench_search synth DATA_DIR SECTIONS\n");
 	return 2;

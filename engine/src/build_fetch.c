@@ -248,7 +248,10 @@ static int helper_run(struct lec__build_env *env, const char *const *args,
 		spec.cwd = "/";
 		spec.mounts = mounts;
 		spec.nmounts = nmounts;
-		spec.network = network;
+		/* The host's network: the helper is Lectern's own code
+		 * (libgit2), never the repository's (docs/hardening.md,
+		 * issue 27 item 9). */
+		spec.network = network ? LEC_RUNNER_NET_HOST : LEC_RUNNER_NET_NONE;
 		spec.uid = env->build_uid;
 		spec.gid = env->build_gid;
 		spec.same_user = same_user;

@@ -21,7 +21,13 @@
  * wheelhouse (DATA/python/<project>/wheels) from the index pip is
  * configured with (this is the one step of a build with network, unless
  * `lectern serve --offline`); then `pip install --no-index --find-links
- * WHEELHOUSE` installs from it alone. So a later build installs the same
+ * WHEELHOUSE` installs from it alone. `pip wheel` runs the repository's
+ * code (setup.py, a build backend), so its network is the egress proxy's
+ * (egress.h): public addresses, and beyond them only the endpoints of the
+ * index URLs the server's administrator configured (PIP_INDEX_URL,
+ * PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS of `lectern serve`'s environment
+ * and its pip.conf files), never the host's loopback or local network,
+ * whatever the project's variables or requirement lines name. So a later build installs the same
  * requirements without any index, and a build whose index is unreachable
  * still works from what an earlier one fetched. With no index at all
  * (offline, or PIP_NO_INDEX) the wheel step runs --no-index too and both
@@ -41,6 +47,7 @@
  * (lec__remove_beneath): a link or fifo a build left there is never
  * followed out of it or blocked on.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -68,6 +75,14 @@ static const char *const pip_passthrough[] = {
 };
 /* pip.conf files of the machine, bound when present. */
 static const char *const pip_configs[] = { "/etc/pip.conf" };
+/* Largest pip.conf read for its index URLs: an administrator's file is a
+ * few lines. */
+#define PIP_CONFIG_MAX (64 * 1024)
+/* The settings, in the environment and (without the PIP_ and with '-'
+ * for '_', in any case) in pip.conf, that name where packages come from. */
+static const char *const pip_sources[] = { "PIP_INDEX_URL",
+					   "PIP_EXTRA_INDEX_URL",
+					   "PIP_FIND_LINKS" };
 
 /* What the install commands share. */
 struct install {
@@ -78,6 +93,8 @@ struct install {
 	char **env;     /* the job's environment plus pip's */
 	size_t nenv;
 	const char **secrets; /* job's secrets plus credentials in PIP_* */
+	struct lec_netrule egress; /* the administrator's index endpoints */
+	int egress_ready;          /* egress holds them */
 	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS - 2];
 	size_t nmounts;
 	char *owned[LEC__JOB_MAX_MOUNTS]; /* paths the mounts borrow */
@@ -159,6 +176,91 @@ static int mount_find_links(struct install *in, const char *value)
 	return error;
 }
 
+/* Whether the pip.conf key of n bytes is one of pip_sources, which pip
+ * reads as PIP_ and the key in upper case with '_' for '-'. */
+static int is_source_key(const char *key, size_t n)
+{
+	char name[32] = "PIP_";
+	size_t i;
+
+	if (n + 5 > sizeof(name))
+		return 0;
+	for (i = 0; i < n; i++)
+		name[4 + i] = key[i] == '-' ? '_'
+					    : (char)toupper((unsigned char)key[i]);
+	name[4 + n] = '\0';
+	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
+		if (strcmp(name, pip_sources[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Allow the install step's egress proxy the endpoints of each http(s)
+ * URL among the words of value (a setting of pip_sources): the server's
+ * administrator named them. A URL that does not resolve is pip's to
+ * report. */
+static void allow_sources(struct install *in, const char *value)
+{
+	char *copy = lec__strdup(value), *word, *save = NULL;
+
+	for (word = copy ? strtok_r(copy, " \t\r\n", &save) : NULL; word;
+	     word = strtok_r(NULL, " \t\r\n", &save))
+		lec_egress_allow_url(&in->egress, word);
+	lec__free(copy);
+}
+
+/* The same for the pip_sources keys of a pip.conf (in any section, with
+ * their indented continuation lines), read as the server's file. */
+static void allow_config_sources(struct install *in, const char *path)
+{
+	char *text = lec__malloc(PIP_CONFIG_MAX + 1), *line, *save = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), in_source = 0;
+	struct stat sb;
+	ssize_t n = -1;
+
+	if (text && fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		n = read(fd, text, PIP_CONFIG_MAX);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0)
+		text[n] = '\0';
+	for (line = n > 0 ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *sep = line + strcspn(line, "=:");
+		size_t key = (size_t)(sep - line);
+
+		if (line[0] == ' ' || line[0] == '\t') {
+			if (in_source)
+				allow_sources(in, line);
+			continue;
+		}
+		while (key > 0 && (line[key - 1] == ' ' || line[key - 1] == '\t'))
+			key--;
+		in_source = *sep != '\0' && is_source_key(line, key);
+		if (in_source)
+			allow_sources(in, sep + 1);
+	}
+	lec__free(text);
+}
+
+/* What the install step's egress proxy allows beyond public addresses:
+ * the endpoints of the index URLs of the server's own environment and
+ * pip.conf files, resolved once per install step. */
+static void allow_admin_sources(struct install *in)
+{
+	const char *value;
+	size_t i;
+
+	in->egress_ready = 1;
+	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
+		if ((value = getenv(pip_sources[i])) != NULL)
+			allow_sources(in, value);
+	for (i = 0; i < sizeof(pip_configs) / sizeof(pip_configs[0]); i++)
+		allow_config_sources(in, pip_configs[i]);
+	if ((value = getenv("PIP_CONFIG_FILE")) != NULL)
+		allow_config_sources(in, value);
+}
+
 /* The job's environment, pip's settings, and what pip reads. */
 static int install_env(struct install *in)
 {
@@ -238,6 +340,9 @@ static int pip_run(struct install *in, const char *display,
 	sb.nmounts = in->nmounts;
 	sb.env = (const char *const *)in->env;
 	sb.network = network && !in->job->env->offline;
+	if (sb.network && !in->egress_ready)
+		allow_admin_sources(in);
+	sb.egress_rule = &in->egress;
 	sb.venv_writable = 1;
 	sb.soft = soft;
 	in->job->secrets = in->secrets;

@@ -23,6 +23,7 @@
 #include <libxml/HTMLtree.h>
 #include <unistr.h>
 
+#include "html_internal.h"
 #include "internal.h"
 #include "lectern/embed.h"
 
@@ -47,14 +48,13 @@ struct embed_range {
 
 /* Tree helpers ------------------------------------------------------------ */
 
-static int is_element(const xmlNode *n, const char *name)
+int lec__html_is(const xmlNode *n, const char *name)
 {
 	return n && n->type == XML_ELEMENT_NODE &&
 	       xmlStrcasecmp(n->name, (const xmlChar *)name) == 0;
 }
 
-/* An attribute's value ("" when it has no text), or NULL when absent. */
-static const char *attr_of(const xmlNode *n, const char *name)
+const char *lec__html_attr(const xmlNode *n, const char *name)
 {
 	const xmlAttr *a;
 
@@ -70,7 +70,7 @@ static const char *attr_of(const xmlNode *n, const char *name)
 
 static int has_class(const xmlNode *n, const char *cls)
 {
-	const char *v = attr_of(n, "class");
+	const char *v = lec__html_attr(n, "class");
 	size_t len = strlen(cls);
 
 	while (v && *v) {
@@ -123,19 +123,19 @@ static xmlNode *find_first(xmlNode *root,
 
 static int test_id(const xmlNode *n, const void *id)
 {
-	const char *v = attr_of(n, "id");
+	const char *v = lec__html_attr(n, "id");
 
 	return v && strcmp(v, id) == 0;
 }
 
 static int test_tag(const xmlNode *n, const void *name)
 {
-	return is_element(n, name);
+	return lec__html_is(n, name);
 }
 
 static int test_role_main(const xmlNode *n, const void *unused)
 {
-	const char *v = attr_of(n, "role");
+	const char *v = lec__html_attr(n, "role");
 
 	(void)unused;
 	return v && strcmp(v, "main") == 0;
@@ -143,7 +143,7 @@ static int test_role_main(const xmlNode *n, const void *unused)
 
 /* The page's main content: [role=main], <main>, the parent of the first
  * <h1>, and for v2 (which read a whole body) finally <body>. */
-static xmlNode *main_node(xmlDoc *doc, int body_fallback)
+xmlNode *lec__html_main_node(xmlDoc *doc, int body_fallback)
 {
 	xmlNode *root = (xmlNode *)doc;
 	xmlNode *n = find_first(root, test_role_main, NULL);
@@ -168,11 +168,14 @@ static void put_text(struct lec__buf *b, const xmlNode *n, int depth)
 	const xmlNode *c;
 
 	for (c = n->children; c && depth > 0; c = c->next) {
-		if (c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE)
+		if (c->type == XML_TEXT_NODE ||
+		    c->type == XML_CDATA_SECTION_NODE)
 			lec__buf_puts(b, (const char *)c->content);
 		else if (c->type == XML_ELEMENT_NODE &&
-			 !(is_element(c, "a") && has_class(c, "headerlink")) &&
-			 !is_element(c, "script") && !is_element(c, "style"))
+			 !(lec__html_is(c, "a") &&
+			   has_class(c, "headerlink")) &&
+			 !lec__html_is(c, "script") &&
+			 !lec__html_is(c, "style"))
 			put_text(b, c, depth - 1);
 	}
 }
@@ -309,7 +312,7 @@ static int id_forms(const char *section, char *forms[EMBED_ID_FORMS])
 /* Rewrite one attribute of n to its absolute form. */
 static int absolutize_attr(xmlNode *n, const char *name, const char *url)
 {
-	const char *v = attr_of(n, name);
+	const char *v = lec__html_attr(n, name);
 	char *abs = NULL;
 	int rc;
 
@@ -331,9 +334,9 @@ static int absolutize(xmlNode *n, const char *url, int depth)
 
 	if (n->type != XML_ELEMENT_NODE || depth <= 0)
 		return LEC_OK;
-	if (is_element(n, "a"))
+	if (lec__html_is(n, "a"))
 		rc = absolutize_attr(n, "href", url);
-	else if (is_element(n, "img"))
+	else if (lec__html_is(n, "img"))
 		rc = absolutize_attr(n, "src", url);
 	for (c = n->children; c && rc == LEC_OK; c = c->next)
 		rc = absolutize(c, url, depth - 1);
@@ -407,13 +410,22 @@ static char *utf8_repaired(const char *html, size_t len, size_t *out_len,
 	return lec__buf_take(&b);
 }
 
-static int parse(const char *html, size_t len, const char *url,
-		 xmlDoc **doc)
+/* libxml2's generic error channel, which HTML_PARSE_NOERROR does not
+ * cover (a page in a broken encoding would print on stderr). */
+static void ignore_libxml_message(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+int lec__html_parse(const char *html, size_t len, const char *url,
+		    xmlDoc **doc)
 {
 	size_t fixed_len = 0;
 	char *fixed;
 	int oom;
 
+	xmlSetGenericErrorFunc(NULL, ignore_libxml_message);
 	if (len > LEC_EMBED_PAGE_MAX)
 		return lec__error(LEC_EINVALID, "page larger than %d bytes",
 				  LEC_EMBED_PAGE_MAX);
@@ -515,7 +527,7 @@ static int collect_headings(xmlNode *root, struct heading_list *l,
 
 static int is_sectioning(const xmlNode *n)
 {
-	return is_element(n, "section") || has_class(n, "section");
+	return lec__html_is(n, "section") || has_class(n, "section");
 }
 
 static xmlNode *next_element(xmlNode *n)
@@ -554,17 +566,17 @@ static struct embed_range v2_range(xmlNode *hit)
 	struct embed_range r = { hit, hit };
 	xmlNode *p = hit->parent, *dd;
 
-	if (is_element(hit, "dt") && is_element(p, "dl")) {
+	if (lec__html_is(hit, "dt") && lec__html_is(p, "dl")) {
 		if (has_class(p, "glossary") || has_class(p, "citation")) {
 			if ((dd = next_element(hit)) != NULL &&
-			    is_element(dd, "dd"))
+			    lec__html_is(dd, "dd"))
 				r.first = r.last = dd;
 		} else {
 			r.first = r.last = p;
 		}
 	} else if (heading_rank(hit) > 0) {
 		r = heading_section(hit);
-	} else if (is_element(hit, "span") && p &&
+	} else if (lec__html_is(hit, "span") && p &&
 		   p->type == XML_ELEMENT_NODE) {
 		r.first = r.last = p;
 	}
@@ -585,7 +597,7 @@ static int v2_headers(const struct heading_list *hl, struct lec_embed_v2 *e)
 	for (i = 0; i < hl->len; i++) {
 		xmlNode *h = hl->items[i];
 		struct lec_embed_header *out = &e->headers[e->headers_len];
-		const char *id = attr_of(h, "id");
+		const char *id = lec__html_attr(h, "id");
 		struct lec__buf anchor = LEC__BUF_INIT;
 
 		if ((out->title = text_of(h)) == NULL)
@@ -596,7 +608,7 @@ static int v2_headers(const struct heading_list *hl, struct lec_embed_v2 *e)
 			continue;
 		}
 		if ((id == NULL || *id == '\0') && is_sectioning(h->parent))
-			id = attr_of(h->parent, "id");
+			id = lec__html_attr(h->parent, "id");
 		if (i == 0 && heading_rank(h) == 1)
 			lec__buf_puts(&anchor, "#");
 		else if (id && *id)
@@ -682,7 +694,7 @@ static int embed_v2(xmlDoc *doc, const char *url, const char *section,
 		    struct lec_embed_v2 *e)
 {
 	struct heading_list hl = { NULL, 0, 0 };
-	xmlNode *body = main_node(doc, 1);
+	xmlNode *body = lec__html_main_node(doc, 1);
 	char *p;
 	int rc = LEC_OK;
 
@@ -737,7 +749,7 @@ int lec_embed_v2_html(const char *html, size_t len, const char *page_url,
 					"Ensure this field has no more than "
 					"%d characters.",
 					LEC_EMBED_SECTION_MAX);
-	if ((rc = parse(html, len, page_url, &doc)) != LEC_OK)
+	if ((rc = lec__html_parse(html, len, page_url, &doc)) != LEC_OK)
 		goto done;
 	if ((e = lec__calloc(1, sizeof(*e))) == NULL) {
 		rc = lec__error_oom();
@@ -867,14 +879,14 @@ static int test_selector(const xmlNode *n, const void *arg)
 	const struct simple_selector *sel = arg;
 	const char *v;
 
-	if (sel->tag[0] && !is_element(n, sel->tag))
+	if (sel->tag[0] && !lec__html_is(n, sel->tag))
 		return 0;
 	if (sel->cls[0] && !has_class(n, sel->cls))
 		return 0;
 	if (sel->id[0] && !test_id(n, sel->id))
 		return 0;
 	if (sel->attr[0]) {
-		v = attr_of(n, sel->attr);
+		v = lec__html_attr(n, sel->attr);
 		if (v == NULL || (sel->has_value && strcmp(v, sel->value)))
 			return 0;
 	}
@@ -888,7 +900,7 @@ static xmlNode *sphinx_dt(xmlNode *dt)
 {
 	xmlNode *dl = dt->parent, *dd = next_element(dt), *c, *next;
 
-	if (!is_element(dl, "dl"))
+	if (!lec__html_is(dl, "dl"))
 		return dt;
 	if (!has_class(dl, "glossary") && !has_class(dl, "citation"))
 		return dl;
@@ -909,12 +921,12 @@ static int v3_node(xmlDoc *doc, const char *fragment,
 	if (fragment && *fragment) {
 		*node = find_first((xmlNode *)doc, test_id, fragment);
 		if (*node && doctool && strcmp(doctool, "sphinx") == 0 &&
-		    is_element(*node, "dt"))
+		    lec__html_is(*node, "dt"))
 			*node = sphinx_dt(*node);
 	} else if (sel) {
 		*node = find_first((xmlNode *)doc, test_selector, sel);
 	} else {
-		*node = main_node(doc, 0);
+		*node = lec__html_main_node(doc, 0);
 	}
 	return *node ? LEC_OK
 		     : lec__error(LEC_ENOTFOUND, "no content for fragment %s",
@@ -941,7 +953,7 @@ int lec_embed_v3_html(const char *html, size_t len, const char *page_url,
 		return lec__error_field(LEC_EINVALID, "maincontent",
 					"Unsupported selector: %s",
 					maincontent);
-	if ((rc = parse(html, len, page_url, &doc)) != LEC_OK)
+	if ((rc = lec__html_parse(html, len, page_url, &doc)) != LEC_OK)
 		goto done;
 	if ((rc = v3_node(doc, fragment, use_sel ? &sel : NULL, doctool,
 			  &r.first)) != LEC_OK)

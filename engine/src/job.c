@@ -290,6 +290,39 @@ static int run_failed(struct lec__job *job, const char *display,
 	}
 }
 
+/* A command with network gets an egress proxy of its own, which the
+ * runner hands it and the lectern program's forwarder points it to
+ * inside the sandbox (egress.h). */
+static int egress_open(struct lec__job *job, const struct lec__job_sandbox *sb,
+		       const struct lec_runner_limits *limits,
+		       struct lec_egress **egress, int *fd)
+{
+	if (job->env->helper == NULL)
+		return lec__error(LEC_ERROR, "no lectern program to run the "
+					     "egress forwarder");
+	return lec_egress_start(egress, sb->egress_rule, limits->time_limit_s,
+				fd);
+}
+
+/* What the proxy refused, after the command's output: why a download
+ * failed, and the trace of a build that tried to reach the host. */
+static void egress_note(struct lec__job *job, int64_t id,
+			struct lec_egress *egress)
+{
+	struct lec_egress_stats st;
+	char text[sizeof(st.first_refused) + 200];
+
+	lec_egress_stats(egress, &st);
+	if (st.refused == 0)
+		return;
+	snprintf(text, sizeof(text),
+		 "\nlectern: the egress proxy refused %u connection%s (the "
+		 "first to %s): builds reach public addresses and the "
+		 "server's package index only.\n",
+		 st.refused, st.refused == 1 ? "" : "s", st.first_refused);
+	lec__job_record_text(job, id, text);
+}
+
 /* The limits of the next command: the build's, with the time left of the
  * build's whole time limit. 0 when no time is left. */
 static int job_limits(struct lec__job *job, struct lec_runner_limits *out)
@@ -310,8 +343,11 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		    const char *const *argv, const char *cwd,
 		    const struct lec__job_sandbox *sb)
 {
-	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS];
+	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS + 1];
 	const char *watch[4] = { NULL, NULL, NULL, NULL };
+	const char *launcher[5];
+	struct lec_egress *egress = NULL;
+	int egress_fd = -1;
 	size_t nwatch = 0;
 	struct lec_runner_spec spec = { 0 };
 	struct lec_runner_result r = { 0 };
@@ -328,6 +364,13 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		return lec__job_fail(job, "The build exceeded its time limit "
 					  "of %u seconds.",
 				     job->env->limits.time_limit_s);
+	}
+	/* A preview runs unsandboxed, on the writer's own machine. */
+	if (sb && sb->network && !job->sink &&
+	    egress_open(job, sb, &limits, &egress, &egress_fd) < 0) {
+		lec__job_record_finish(job, id, 1);
+		return lec__job_fail(job, "Command \"%s\" could not start: %s",
+				     display, lec_error_last());
 	}
 	/* The build's directory, the version's kept tree, the project's
 	 * environment, then what this step adds (pip's configuration, a
@@ -349,6 +392,18 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		    spec.nmounts < LEC__JOB_MAX_MOUNTS;
 	     i++)
 		mounts[spec.nmounts++] = sb->mounts[i];
+	if (egress) {
+		launcher[0] = job->env->helper;
+		launcher[1] = LEC_EGRESS_HELPER_WORD;
+		launcher[2] = LEC_RUNNER_EGRESS_FD_TEXT;
+		launcher[3] = "--";
+		launcher[4] = NULL;
+		mounts[spec.nmounts++] =
+			(struct lec_runner_mount){ job->env->helper, 0 };
+		spec.network = LEC_RUNNER_NET_EGRESS;
+		spec.egress_fd = egress_fd;
+		spec.launcher = launcher;
+	}
 	spec.argv = argv;
 	spec.env = sb && sb->env ? sb->env : (const char *const *)job->cmd_env;
 	spec.cwd = cwd;
@@ -356,7 +411,6 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	if (job->venv)
 		watch[nwatch++] = job->venv_root;
 	spec.watch_dirs = watch;
-	spec.network = sb ? sb->network : 0;
 	spec.uid = job->env->build_uid;
 	spec.gid = job->env->build_gid;
 	spec.limits = &limits;
@@ -370,6 +424,12 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	rc = lec_runner_run(&spec, run_output, run_cancel, &rs, &r);
 	flush_masked(&rs.out, &rs.masker);
 	lec_runner_masker_dispose(&rs.masker);
+	if (egress) {
+		close(egress_fd);
+		lec_egress_stop(egress);
+		egress_note(job, id, egress);
+		lec_egress_free(egress);
+	}
 	if (rc < 0)
 		r.end = LEC_RUNNER_START_FAILED;
 	lec__job_record_finish(job, id,

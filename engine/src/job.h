@@ -17,6 +17,7 @@
 #include "files.h"
 #include "internal.h"
 #include "lectern/build.h"
+#include "lectern/egress.h"
 #include "lectern/envvar.h"
 #include "lectern/project.h"
 #include "lectern/rtdconfig.h"
@@ -127,7 +128,8 @@ struct lec__job {
 };
 
 /* Most mounts one command gets: the build directory, the venv, and what
- * its step adds (pip's configuration files and find-links directories). */
+ * its step adds (pip's configuration files and find-links directories);
+ * a command with network also gets the lectern program, its forwarder. */
 #define LEC__JOB_MAX_MOUNTS 12
 
 /* What one command sees beyond the build directory, when it is not the
@@ -136,7 +138,10 @@ struct lec__job_sandbox {
 	const struct lec_runner_mount *mounts; /* added after the venv */
 	size_t nmounts;
 	const char *const *env; /* NULL: the job's */
+	/* 1: the network, through an egress proxy of the command's own
+	 * (egress.h), which allows public addresses and egress_rule's. */
 	int network;
+	const struct lec_netrule *egress_rule; /* NULL: public ones only */
 	int venv_writable;      /* the install step writes the venv */
 	/* 1: a command that exits non-zero is recorded as failed but does
 	 * not fail the build (lec__job_run_in returns 1). */

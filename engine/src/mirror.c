@@ -36,7 +36,7 @@
 /* A page path as mirror.h allows it. */
 static int check_path(const char *path)
 {
-	size_t len = path ? strlen(path) : 0;
+	size_t len = path ? strlen(path) : 0, name;
 	const char *p;
 
 	if (len == 0 || len > LEC_MIRROR_PATH_MAX || path[0] == '/' ||
@@ -55,6 +55,12 @@ static int check_path(const char *path)
 						"A page path may not hold '..', "
 						"'.', '//', backslashes or "
 						"control characters.");
+	for (p = path; *p; p += name + (p[name] == '/'))
+		if ((name = strcspn(p, "/")) > LEC_MIRROR_NAME_MAX)
+			return lec__error_field(LEC_EINVALID, "path",
+						"A name in a page path has at "
+						"most %d bytes.",
+						LEC_MIRROR_NAME_MAX);
 	return LEC_OK;
 }
 

@@ -85,6 +85,7 @@
 #define CHILD_PASSWD_FD_TEXT "5"
 #define CHILD_GROUP_FD 6  /* the synthetic /etc/group */
 #define CHILD_GROUP_FD_TEXT "6"
+#define CHILD_EGRESS_FD LEC_RUNNER_EGRESS_FD /* the egress proxy's socket */
 
 /* The system part of the sandbox: /usr read-only, and the top-level names
  * that merged-/usr systems make links into it (bound as directories where
@@ -205,6 +206,11 @@ static int check_spec(const struct lec_runner_spec *spec)
 	    (spec->uid == 0 || spec->gid == 0))
 		return lec__error(LEC_EINVALID,
 				  "a build never runs as uid or gid 0");
+	if (spec->network < LEC_RUNNER_NET_NONE ||
+	    spec->network > LEC_RUNNER_NET_EGRESS ||
+	    (spec->network == LEC_RUNNER_NET_EGRESS && spec->egress_fd < 0))
+		return lec__error(LEC_EINVALID,
+				  "unknown network, or no egress socket");
 	if (spec->nmounts > RUNNER_MAX_MOUNTS)
 		return lec__error(LEC_EINVALID, "at most %d mounts",
 				  RUNNER_MAX_MOUNTS);
@@ -338,17 +344,27 @@ static int push_mounts(struct strvec *v, const struct lec_runner_spec *spec,
 	return LEC_OK;
 }
 
-/* The command, under prlimit when processes are capped. */
+/* The command, after the launcher if any, under prlimit when processes
+ * are capped, or its address space is and a launcher runs it (the
+ * launcher itself runs outside that cap: see lec_runner_spec). */
 static int push_command(struct strvec *v, const struct lec_runner_spec *spec,
 			const struct lec_runner_limits *limits)
 {
-	char nproc[48];
+	int as = spec->launcher != NULL && limits->memory_bytes > 0;
+	char nproc[48], address_space[48];
 	int error;
 
-	if (limits->nproc > 0) {
+	if ((error = push_all(v, spec->launcher)) < 0)
+		return error;
+	if (limits->nproc > 0 || as) {
 		snprintf(nproc, sizeof(nproc), "--nproc=%u:%u", limits->nproc,
 			 limits->nproc);
-		if ((error = push3(v, RUNNER_PRLIMIT, nproc, "--")) < 0)
+		snprintf(address_space, sizeof(address_space), "--as=%zu:%zu",
+			 limits->memory_bytes, limits->memory_bytes);
+		if ((error = strvec_push(v, RUNNER_PRLIMIT)) < 0 ||
+		    (limits->nproc > 0 && (error = strvec_push(v, nproc)) < 0) ||
+		    (as && (error = strvec_push(v, address_space)) < 0) ||
+		    (error = strvec_push(v, "--")) < 0)
 			return error;
 	}
 	return push_all(v, spec->argv);
@@ -379,7 +395,8 @@ static int bwrap_args(const struct lec_runner_spec *spec,
 	    (error = push_mounts(v, spec, staged)) < 0 ||
 	    (error = push_read_only(v)) < 0 ||
 	    (error = push_all(v, tail)) < 0 ||
-	    (spec->network && (error = strvec_push(v, "--share-net")) < 0) ||
+	    (spec->network == LEC_RUNNER_NET_HOST &&
+	     (error = strvec_push(v, "--share-net")) < 0) ||
 	    (error = push3(v, "--chdir", spec->cwd ? spec->cwd : "/", "--")) <
 		    0)
 		return error;
@@ -441,6 +458,7 @@ struct child_plan {
 	struct rlimit limits[4]; /* RLIMIT_AS, _FSIZE, _NOFILE, _CPU; 0: none */
 	int out_fd, status_fd, info_fd; /* write ends; info_fd -1 if unused */
 	int passwd_fd, group_fd; /* read ends of the synthetic files, or -1 */
+	int egress_fd;       /* the egress proxy's socket, or -1 */
 	/* Root only (drop): bind these sources under RUNNER_STAGE_DIR,
 	 * then become uid:gid. */
 	const char *stage_src[RUNNER_MAX_MOUNTS];
@@ -472,7 +490,7 @@ static _Noreturn void child_fail(int status_fd)
  * have closed its stdin, making the pipes or /dev/null land on 0 to 6). */
 static int child_lift(int fd)
 {
-	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, CHILD_GROUP_FD + 1);
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, CHILD_EGRESS_FD + 1);
 }
 
 /* Put a lifted fd at its number (without close-on-exec), or fail. */
@@ -490,12 +508,15 @@ static void child_fds(const struct child_plan *plan)
 	int info = child_lift(plan->info_fd);
 	int passwd = child_lift(plan->passwd_fd);
 	int group = child_lift(plan->group_fd);
-	int first_closed = plan->info_fd >= 0 ? CHILD_GROUP_FD + 1
-					      : CHILD_STATUS_FD + 1;
+	int egress = child_lift(plan->egress_fd);
+	int first_closed = plan->egress_fd >= 0 ? CHILD_EGRESS_FD + 1
+			   : plan->info_fd >= 0 ? CHILD_GROUP_FD + 1
+						: CHILD_STATUS_FD + 1;
 	int fd;
 
 	if (null_fd < 0 || out < 0 || status < 0 ||
-	    (plan->info_fd >= 0 && (info < 0 || passwd < 0 || group < 0)))
+	    (plan->info_fd >= 0 && (info < 0 || passwd < 0 || group < 0)) ||
+	    (plan->egress_fd >= 0 && egress < 0))
 		child_fail(plan->status_fd);
 	if (dup3(status, CHILD_STATUS_FD, O_CLOEXEC) < 0)
 		child_fail(status);
@@ -505,6 +526,7 @@ static void child_fds(const struct child_plan *plan)
 	child_place(info, CHILD_INFO_FD);
 	child_place(passwd, CHILD_PASSWD_FD);
 	child_place(group, CHILD_GROUP_FD);
+	child_place(egress, CHILD_EGRESS_FD);
 	if (close_range((unsigned)first_closed, ~0u, 0) != 0)
 		for (fd = first_closed; fd < plan->max_fd; fd++)
 			close(fd);
@@ -1061,12 +1083,14 @@ done:
 	return error;
 }
 
-/* The rlimits of the command's processes, in child_rlimits order. */
+/* The rlimits of the command's processes, in child_rlimits order. With a
+ * launcher, the address space is prlimit's to cap (push_command). */
 static void plan_limits(struct child_plan *plan,
-			const struct lec_runner_limits *limits)
+			const struct lec_runner_limits *limits, int launcher)
 {
-	const rlim_t values[4] = { limits->memory_bytes, limits->fsize_bytes,
-				   limits->nofile, limits->cpu_s };
+	const rlim_t values[4] = { launcher ? 0 : limits->memory_bytes,
+				   limits->fsize_bytes, limits->nofile,
+				   limits->cpu_s };
 	size_t i;
 
 	for (i = 0; i < 4; i++)
@@ -1113,8 +1137,8 @@ static int make_plan(const struct lec_runner_spec *spec,
 	int error;
 
 	memset(plan, 0, sizeof(*plan));
-	plan->passwd_fd = plan->group_fd = -1;
-	plan_limits(plan, limits);
+	plan->passwd_fd = plan->group_fd = plan->egress_fd = -1;
+	plan_limits(plan, limits, !spec->unsandboxed && spec->launcher);
 	if (spec->unsandboxed) {
 		if ((error = resolve_command(spec->argv[0], spec->env,
 					     &plan->path)) < 0 ||
@@ -1128,6 +1152,8 @@ static int make_plan(const struct lec_runner_spec *spec,
 			return error;
 		if ((plan->path = lec__strdup(lec_runner__bwrap_path)) == NULL)
 			return lec__error_oom();
+		if (spec->network == LEC_RUNNER_NET_EGRESS)
+			plan->egress_fd = spec->egress_fd;
 	}
 	/* The command's environment, and bubblewrap's: it passes its own on.
 	 * execve needs a vector even for an empty environment. */

@@ -453,16 +453,98 @@ static const char migration_11[] =
 	"ALTER TABLE builds ADD COLUMN fresh INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE builds ADD COLUMN cache TEXT;";
 
-/* 12 and 13 are taken by branches in flight (h31daily, h32service);
- * these stand in for them until they are merged, when the real ones
- * replace them. */
-static const char migration_12[] = "SELECT 1;";
-static const char migration_13[] = "SELECT 1;";
+/* 12: the term index (search_terms.c): per indexed version and term, the
+ * rows it occurs in with its instances per column (list, a blob), and the
+ * version's row and token totals, so that a query reads a word's rows in
+ * one lookup and scores them as FTS5 would. Terms go with their version's
+ * search_versions row (removal, deactivation, the version's deletion).
+ * Indexes made before this migration have no terms (tokens NULL) and are
+ * searched through FTS5 alone until `lectern reindex` (or the next build)
+ * rebuilds them. */
+static const char migration_12[] =
+	"ALTER TABLE search_versions ADD COLUMN entries INTEGER;"
+	"ALTER TABLE search_versions ADD COLUMN tokens INTEGER;"
+	"CREATE TABLE search_terms ("
+	"  id INTEGER PRIMARY KEY,"
+	"  term TEXT NOT NULL,"
+	"  version_id INTEGER NOT NULL"
+	"    REFERENCES search_versions(version_id) ON DELETE CASCADE,"
+	"  rows INTEGER NOT NULL,"
+	"  list BLOB NOT NULL"
+	");"
+	"CREATE UNIQUE INDEX search_terms_term ON search_terms(term, version_id);"
+	"CREATE INDEX search_terms_version ON search_terms(version_id);";
 
-/* Build warnings (lectern/warning.h): a build's records in the order
+/* 13: ids of deleted redirects and environment variables are never given
+ * again (the service's tables never reuse a primary key): the tables are
+ * rebuilt with AUTOINCREMENT, rows and ids kept; the copy sets each
+ * table's sequence to its highest id. */
+static const char migration_13[] =
+	"CREATE TABLE redirects_13 ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  type TEXT NOT NULL,"
+	"  from_url TEXT NOT NULL DEFAULT '',"
+	"  from_url_without_rest TEXT,"
+	"  to_url TEXT NOT NULL DEFAULT '',"
+	"  http_status INTEGER NOT NULL DEFAULT 302"
+	"    CHECK (http_status IN (301, 302)),"
+	"  enabled INTEGER NOT NULL DEFAULT 1,"
+	"  force INTEGER NOT NULL DEFAULT 0,"
+	"  description TEXT NOT NULL DEFAULT '',"
+	"  position INTEGER NOT NULL DEFAULT 0 CHECK (position >= 0),"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"INSERT INTO redirects_13 (id, project_id, type, from_url,"
+	"  from_url_without_rest, to_url, http_status, enabled, force,"
+	"  description, position, created, modified)"
+	"  SELECT id, project_id, type, from_url, from_url_without_rest, to_url,"
+	"  http_status, enabled, force, description, position, created,"
+	"  modified FROM redirects;"
+	"DROP TABLE redirects;"
+	"ALTER TABLE redirects_13 RENAME TO redirects;"
+	"CREATE INDEX redirects_project ON redirects(project_id, position);"
+	"CREATE TABLE env_vars_13 ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  value BLOB NOT NULL,"
+	"  value_size INTEGER NOT NULL,"
+	"  public INTEGER NOT NULL DEFAULT 0,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"INSERT INTO env_vars_13 (id, project_id, name, value, value_size,"
+	"  public, created, modified)"
+	"  SELECT id, project_id, name, value, value_size, public, created,"
+	"  modified FROM env_vars;"
+	"DROP TABLE env_vars;"
+	"ALTER TABLE env_vars_13 RENAME TO env_vars;"
+	"CREATE INDEX env_vars_project ON env_vars(project_id);";
+/* 14: outgoing webhooks (issue 27): a delivery keeps the URL it was queued for,
+ * so a webhook's URL changed afterwards does not redirect it; the sender's
+ * hold on a delivery (sending_until, microseconds; 0: none) and when it
+ * was last taken (claimed) let it share its slots fairly among projects.
+ * Polling a remote repository gets a floor of 60 seconds (the value of
+ * LEC_PROJECT_POLL_MIN_S when this was written): shorter intervals set
+ * before are raised to it. */
+static const char migration_14[] =
+	"ALTER TABLE webhook_deliveries ADD COLUMN url TEXT NOT NULL"
+	"  DEFAULT '';"
+	"UPDATE webhook_deliveries SET url = (SELECT w.url FROM webhooks w"
+	"  WHERE w.id = webhook_deliveries.webhook_id);"
+	"ALTER TABLE webhook_deliveries ADD COLUMN sending_until INTEGER"
+	"  NOT NULL DEFAULT 0;"
+	"ALTER TABLE webhook_deliveries ADD COLUMN claimed INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"UPDATE projects SET poll_interval = 60"
+	"  WHERE poll_interval > 0 AND poll_interval < 60;";
+
+/* 15: build warnings (lectern/warning.h): a build's records in the order
  * found, its totals, and the pages and anchors of each version's newest
  * passed build, which the next build's `removed` records come from. */
-static const char migration_14[] =
+static const char migration_15[] =
 	"CREATE TABLE build_warnings ("
 	"  id INTEGER PRIMARY KEY,"
 	"  build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,"
@@ -507,6 +589,7 @@ static const char *const migrations[] = {
 	migration_12,
 	migration_13,
 	migration_14,
+	migration_15,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -48,6 +48,14 @@
 	"SELECT " LEC__SEARCH_RANK_NAME "(search_entries) FROM search_entries " \
 	"WHERE 0"
 
+/* Bytes of the database a connection that searches reads through a
+ * memory map (PRAGMA mmap_size): a query reads the text of the sections
+ * it shows and the term lists it needs, pages the kernel already caches,
+ * and a map spares a copy of each into SQLite's page cache (7% of a
+ * query on python3-doc). Address space only; every thread's map shares
+ * the same pages. */
+#define SEARCH_MMAP_BYTES "268435456"
+
 /* Entry kinds (search_entries.kind). */
 #define KIND_PAGE 0
 #define KIND_SECTION 1
@@ -97,9 +105,8 @@ static fts5_api *fts5_api_of(struct lec_store *st)
 	return api;
 }
 
-/* The tokenizer for a query, and the rank function on the connection. */
-static int tokenizer_open(struct lec_store *st,
-			  struct lec__search_tokenizer *t)
+int lec__search_tokenizer_open(struct lec_store *st,
+			       struct lec__search_tokenizer *t)
 {
 	fts5_api *api = fts5_api_of(st);
 	sqlite3_stmt *probe = NULL;
@@ -112,7 +119,9 @@ static int tokenizer_open(struct lec_store *st,
 	} else {
 		lec_error_clear();
 		if ((rc = lec__search_rank_register(api, st->db)) < 0 ||
-		    (rc = lec__search_postings_register(api, st)) < 0)
+		    (rc = lec__search_postings_register(api, st)) < 0 ||
+		    (rc = lec_store__exec(st, "PRAGMA mmap_size = "
+					      SEARCH_MMAP_BYTES)) < 0)
 			return rc;
 	}
 	if (api == NULL ||
@@ -126,7 +135,7 @@ static int tokenizer_open(struct lec_store *st,
 	return LEC_OK;
 }
 
-static void tokenizer_close(struct lec__search_tokenizer *t)
+void lec__search_tokenizer_close(struct lec__search_tokenizer *t)
 {
 	if (t->tok)
 		t->api.xDelete(t->tok);
@@ -347,16 +356,20 @@ static int rules_rank(const struct rules *r, const char *path)
 /* Replacing an index ----------------------------------------------------------- */
 
 /* Bind cleaned text (no control characters, valid UTF-8): the highlight
- * markers must never occur in indexed text. */
-static int bind_clean(sqlite3_stmt *stmt, int idx, const char *text)
+ * markers must never occur in indexed text. *clean (may be NULL) gets the
+ * bound copy, valid until the bindings are cleared. */
+static int bind_clean(sqlite3_stmt *stmt, int idx, const char *text,
+		      const char **clean)
 {
 	size_t len = text ? strlen(text) : 0;
-	char *clean = lec__search_clean_text(text ? text : "", len, NULL);
+	char *copy = lec__search_clean_text(text ? text : "", len, NULL);
 
-	if (clean == NULL)
+	if (copy == NULL)
 		return LEC_ENOMEM;
-	if (sqlite3_bind_text(stmt, idx, clean, -1, lec__free) != SQLITE_OK)
+	if (sqlite3_bind_text(stmt, idx, copy, -1, lec__free) != SQLITE_OK)
 		return lec__error_oom();
+	if (clean)
+		*clean = copy;
 	return LEC_OK;
 }
 
@@ -365,23 +378,36 @@ struct entry {
 	const char *page_title, *title, *content, *anchor, *role;
 };
 
-static int insert_entry(struct lec_store *st, sqlite3_stmt *stmt,
-			int64_t rowid, int64_t version_id, int rank,
+/* What replacing a version's index writes through. */
+struct writer {
+	struct lec_store *st;
+	int64_t version_id;
+	sqlite3_stmt *page, *entry, *names;
+	struct lec__search_terms_builder *terms;
+};
+
+/* One row of search_entries, its text counted into the term index. */
+static int insert_entry(struct writer *w, int64_t rowid, int rank,
 			const struct entry *e)
 {
+	sqlite3_stmt *stmt = w->entry;
+	const char *texts[LEC__SEARCH_COLUMNS];
 	int rc;
 
 	sqlite3_bind_int64(stmt, 1, rowid);
-	if ((rc = bind_clean(stmt, 2, e->page_title)) < 0 ||
-	    (rc = bind_clean(stmt, 3, e->title)) < 0 ||
-	    (rc = bind_clean(stmt, 4, e->content)) < 0 ||
-	    (rc = bind_clean(stmt, 8, e->anchor)) < 0 ||
-	    (rc = bind_clean(stmt, 9, e->role)) < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 5, version_id);
+	if ((rc = bind_clean(stmt, 2, e->page_title, &texts[0])) < 0 ||
+	    (rc = bind_clean(stmt, 3, e->title, &texts[1])) < 0 ||
+	    (rc = bind_clean(stmt, 4, e->content, &texts[2])) < 0 ||
+	    (rc = bind_clean(stmt, 8, e->anchor, NULL)) < 0 ||
+	    (rc = bind_clean(stmt, 9, e->role, NULL)) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 5, w->version_id);
 	sqlite3_bind_int(stmt, 6, rank);
 	sqlite3_bind_int(stmt, 7, e->kind);
-	rc = lec_store__step_done(st, stmt, "indexing a page");
+	if ((rc = lec_store__step_done(w->st, stmt, "indexing a page")) ==
+	    LEC_OK)
+		rc = lec__search_terms_add(w->terms, rowid, texts);
+done:
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
 	return rc;
@@ -402,19 +428,16 @@ static int64_t entry_rowid(int64_t base, int64_t n, const struct entry *e)
 }
 
 /* A page's title row, then its sections, then its domain entries, each
- * section and entry with its names (names_stmt). */
-static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
-			  sqlite3_stmt *names_stmt, int64_t page_id,
-			  int64_t version_id, int rank, const char *title,
-			  const struct lec_page_doc *doc)
+ * section and entry with its names. */
+static int insert_entries(struct writer *w, int64_t page_id, int rank,
+			  const char *title, const struct lec_page_doc *doc)
 {
 	int64_t base = page_id * ENTRIES_PER_PAGE, n = 1;
 	struct entry e = { KIND_PAGE, title, "", "", "", "" };
 	size_t i;
 	int rc;
 
-	if ((rc = insert_entry(st, stmt, entry_rowid(base, 0, &e), version_id,
-			       rank, &e)) < 0 ||
+	if ((rc = insert_entry(w, entry_rowid(base, 0, &e), rank, &e)) < 0 ||
 	    doc == NULL)
 		return rc;
 	for (i = 0; i < doc->sections_len && n < ENTRIES_MAX; i++, n++) {
@@ -423,9 +446,8 @@ static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
 				    s->id, "" };
 		int64_t rowid = entry_rowid(base, n, &se);
 
-		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
-				       &se)) < 0 ||
-		    (rc = lec__search_names_add(st, names_stmt, rowid, "",
+		if ((rc = insert_entry(w, rowid, rank, &se)) < 0 ||
+		    (rc = lec__search_names_add(w->st, w->names, rowid, "",
 						s->id, s->title)) < 0)
 			return rc;
 	}
@@ -435,20 +457,17 @@ static int insert_entries(struct lec_store *st, sqlite3_stmt *stmt,
 				    d->id, d->role };
 		int64_t rowid = entry_rowid(base, n, &de);
 
-		if ((rc = insert_entry(st, stmt, rowid, version_id, rank,
-				       &de)) < 0 ||
-		    (rc = lec__search_names_add(st, names_stmt, rowid, d->role,
-						d->id, d->name)) < 0)
+		if ((rc = insert_entry(w, rowid, rank, &de)) < 0 ||
+		    (rc = lec__search_names_add(w->st, w->names, rowid,
+						d->role, d->id, d->name)) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
-static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
-		       sqlite3_stmt *entry_stmt, sqlite3_stmt *names_stmt,
-		       int64_t version_id,
-		       const struct lec_search_page *p)
+static int insert_page(struct writer *w, const struct lec_search_page *p)
 {
+	sqlite3_stmt *page_stmt = w->page;
 	const char *title = p->doc && p->doc->title ? p->doc->title : "";
 	int rank = p->rank < LEC_SEARCH_RANK_MIN || p->rank > LEC_SEARCH_RANK_MAX
 			   ? 0
@@ -458,23 +477,74 @@ static int insert_page(struct lec_store *st, sqlite3_stmt *page_stmt,
 
 	if (p->path == NULL || p->path[0] == '\0')
 		return lec__error(LEC_EINVALID, "a page to index has no path");
-	sqlite3_bind_int64(page_stmt, 1, version_id);
-	if ((rc = bind_clean(page_stmt, 2, p->path)) < 0 ||
-	    (rc = bind_clean(page_stmt, 3, title)) < 0)
+	sqlite3_bind_int64(page_stmt, 1, w->version_id);
+	if ((rc = bind_clean(page_stmt, 2, p->path, NULL)) < 0 ||
+	    (rc = bind_clean(page_stmt, 3, title, NULL)) < 0)
 		goto done;
 	sqlite3_bind_int(page_stmt, 4, rank);
-	rc = lec_store__step_done(st, page_stmt, "indexing a page");
+	rc = lec_store__step_done(w->st, page_stmt, "indexing a page");
 	if (rc == LEC_EEXISTS)
 		rc = lec__error(LEC_EINVALID, "page '%s' is given twice",
 				p->path);
 	if (rc < 0)
 		goto done;
-	page_id = sqlite3_last_insert_rowid(st->db);
-	rc = insert_entries(st, entry_stmt, names_stmt, page_id, version_id,
-			    rank, title, p->doc);
+	page_id = sqlite3_last_insert_rowid(w->st->db);
+	rc = insert_entries(w, page_id, rank, title, p->doc);
 done:
 	sqlite3_reset(page_stmt);
 	sqlite3_clear_bindings(page_stmt);
+	return rc;
+}
+
+/* The statements of a writer; its term builder is the caller's. */
+static int writer_prepare(struct writer *w)
+{
+	int rc;
+
+	if ((rc = lec_store__prepare(w->st, &w->page,
+				     "INSERT INTO search_pages (version_id, "
+				     "path, title, rank) VALUES (?, ?, ?, ?)")) <
+		    0 ||
+	    (rc = lec_store__prepare(
+		     w->st, &w->entry,
+		     "INSERT INTO search_entries (rowid, page_title, title, "
+		     "content, version_id, page_rank, kind, anchor, role) "
+		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		return rc;
+	return lec_store__prepare(
+		w->st, &w->names,
+		"INSERT OR IGNORE INTO search_names (key, entry, kind, "
+		"weight, name, role) VALUES (?, ?, ?, ?, ?, ?)");
+}
+
+static void writer_dispose(struct writer *w)
+{
+	lec_store__finalize(w->st, w->page);
+	lec_store__finalize(w->st, w->entry);
+	lec_store__finalize(w->st, w->names);
+}
+
+/* The version's row in search_versions: its rules (rules_json NULL keeps
+ * the stored ones) and when it was indexed. */
+static int record_version(struct lec_store *st, int64_t version_id,
+			  const char *rules_json)
+{
+	sqlite3_stmt *ver = NULL;
+	int rc;
+
+	if ((rc = lec_store__prepare(
+		     st, &ver,
+		     "INSERT INTO search_versions (version_id, rules, indexed) "
+		     "VALUES (?, ?, ?) ON CONFLICT (version_id) DO UPDATE SET "
+		     "indexed = excluded.indexed, "
+		     "rules = coalesce(excluded.rules, rules)")) < 0)
+		return rc;
+	sqlite3_bind_int64(ver, 1, version_id);
+	if ((rc = lec_store__bind_text(ver, 2, rules_json)) == LEC_OK) {
+		sqlite3_bind_int64(ver, 3, lec__now_us());
+		rc = lec_store__step_done(st, ver, "recording a search index");
+	}
+	lec_store__finalize(st, ver);
 	return rc;
 }
 
@@ -483,14 +553,17 @@ static int replace(struct lec_store *st, int64_t version_id,
 		   const struct lec_search_page *pages, size_t n,
 		   const char *rules_json)
 {
-	sqlite3_stmt *page_stmt = NULL, *entry_stmt = NULL, *ver = NULL;
-	sqlite3_stmt *names_stmt = NULL;
+	struct writer w = { st, version_id, NULL, NULL, NULL, NULL };
+	struct lec__search_tokenizer tok;
 	int64_t ids[1] = { version_id }, one = 0;
 	int found = 0, rc;
 	size_t i;
 
-	if ((rc = lec_store__begin(st)) < 0)
-		return rc;
+	memset(&tok, 0, sizeof(tok));
+	if ((rc = lec__search_tokenizer_open(st, &tok)) < 0 ||
+	    (rc = lec__search_terms_begin(&tok, &w.terms)) < 0 ||
+	    (rc = lec_store__begin(st)) < 0)
+		goto out;
 	if ((rc = lec_store__query_int(st, "SELECT 1 FROM versions WHERE id = ?",
 				       ids, 1, "finding a version", &one,
 				       &found)) < 0)
@@ -505,45 +578,27 @@ static int replace(struct lec_store *st, int64_t version_id,
 				       "WHERE version_id = ?",
 				       ids, 1, "removing a search index",
 				       NULL)) < 0 ||
-	    (rc = lec_store__prepare(st, &page_stmt,
-				     "INSERT INTO search_pages (version_id, "
-				     "path, title, rank) VALUES (?, ?, ?, ?)")) <
-		    0 ||
-	    (rc = lec_store__prepare(
-		     st, &entry_stmt,
-		     "INSERT INTO search_entries (rowid, page_title, title, "
-		     "content, version_id, page_rank, kind, anchor, role) "
-		     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0 ||
-	    (rc = lec_store__prepare(
-		     st, &names_stmt,
-		     "INSERT OR IGNORE INTO search_names (key, entry, kind, "
-		     "weight, name, role) VALUES (?, ?, ?, ?, ?, ?)")) < 0)
+	    (rc = lec_store__exec_ints(st,
+				       "DELETE FROM search_terms "
+				       "WHERE version_id = ?",
+				       ids, 1, "removing a search index",
+				       NULL)) < 0 ||
+	    (rc = writer_prepare(&w)) < 0)
 		goto done;
 	for (i = 0; i < n && rc == LEC_OK; i++)
-		rc = insert_page(st, page_stmt, entry_stmt, names_stmt,
-				 version_id, &pages[i]);
-	if (rc < 0)
-		goto done;
-	if ((rc = lec_store__prepare(
-		     st, &ver,
-		     "INSERT INTO search_versions (version_id, rules, indexed) "
-		     "VALUES (?, ?, ?) ON CONFLICT (version_id) DO UPDATE SET "
-		     "indexed = excluded.indexed, "
-		     "rules = coalesce(excluded.rules, rules)")) < 0)
-		goto done;
-	sqlite3_bind_int64(ver, 1, version_id);
-	if ((rc = lec_store__bind_text(ver, 2, rules_json)) < 0)
-		goto done;
-	sqlite3_bind_int64(ver, 3, lec__now_us());
-	rc = lec_store__step_done(st, ver, "recording a search index");
+		rc = insert_page(&w, &pages[i]);
+	if (rc == LEC_OK &&
+	    (rc = record_version(st, version_id, rules_json)) == LEC_OK)
+		rc = lec__search_terms_write(st, w.terms, version_id);
 done:
-	lec_store__finalize(st, page_stmt);
-	lec_store__finalize(st, entry_stmt);
-	lec_store__finalize(st, names_stmt);
-	lec_store__finalize(st, ver);
+	writer_dispose(&w);
 	if (rc == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
+		rc = lec_store__commit(st);
+	else
+		lec_store__rollback(st);
+out:
+	lec__search_terms_free(w.terms);
+	lec__search_tokenizer_close(&tok);
 	return rc;
 }
 
@@ -867,6 +922,7 @@ struct gather {
 	struct acc_list named; /* pages of name matches, ranked first */
 	struct lec__search_tokenizer *tok;
 	int page_checks; /* FTS5 lookups left for page_has */
+	int unfinished;  /* the last word is not an indexed one (typed_query) */
 	/* The query's remembered postings, NULL: rank with FTS5 statements */
 	struct lec__search_postings *post;
 };
@@ -1037,6 +1093,11 @@ struct rows {
 	int count_only;
 	size_t at[LEC_SEARCH_TERMS_MAX]; /* each list's next row */
 	int64_t hi;
+	/* The OR form: list `solo` alone has rows below solo_end (the other
+	 * lists' smallest next row), so they come from it without looking at
+	 * the others: a common word's long run between a rarer word's rows. */
+	size_t solo;
+	int64_t solo_end;
 };
 
 /* The first index of list (len rowids) at or after from. */
@@ -1072,6 +1133,7 @@ static int rows_open(struct gather *g, struct rows *r, const char *expr,
 	memset(r, 0, sizeof(*r));
 	rowid_range(g, &lo, &hi);
 	r->count_only = count_only;
+	r->solo = LEC_SEARCH_TERMS_MAX;
 	if (g->post) {
 		r->post = g->post;
 		r->all = all;
@@ -1122,16 +1184,31 @@ static int postings_next_all(struct rows *r, int64_t *rowid)
 	return 1;
 }
 
-/* The next row of any list (the OR form). 0 when all have run out. */
+/* The next row of any list (the OR form). 0 when all have run out. Sets
+ * r->solo when one list alone has the smallest rows. */
 static int postings_next_any(struct rows *r, int64_t *rowid)
 {
 	const struct lec__search_postings *p = r->post;
-	int64_t min = INT64_MAX;
-	size_t i;
+	int64_t min = INT64_MAX, second = INT64_MAX, v;
+	size_t i, at_min = 0, n_min = 0;
 
-	for (i = 0; i < p->n; i++)
-		if (r->at[i] < p->len[i] && p->rowids[i][r->at[i]] < min)
-			min = p->rowids[i][r->at[i]];
+	for (i = 0; i < p->n; i++) {
+		if (r->at[i] >= p->len[i])
+			continue;
+		v = p->rowids[i][r->at[i]];
+		if (v < min) {
+			second = min;
+			min = v;
+			at_min = i;
+			n_min = 1;
+		} else if (v == min) {
+			n_min++;
+		} else if (v < second) {
+			second = v;
+		}
+	}
+	r->solo = n_min == 1 ? at_min : LEC_SEARCH_TERMS_MAX;
+	r->solo_end = n_min == 1 ? second : min;
 	*rowid = min;
 	return min != INT64_MAX;
 }
@@ -1152,6 +1229,21 @@ static int rows_next(struct gather *g, struct rows *r, int64_t *rowid,
 								     "searching");
 		*rowid = sqlite3_column_int64(r->stmt, 0);
 		*score = r->count_only ? 0 : sqlite3_column_double(r->stmt, 1);
+		return 1;
+	}
+	if (!r->all && r->solo < p->n && r->at[r->solo] < p->len[r->solo] &&
+	    (*rowid = p->rowids[r->solo][r->at[r->solo]]) < r->solo_end) {
+		if (*rowid > r->hi)
+			return 0;
+		i = r->solo;
+		*score = r->count_only
+				 ? 0
+				 : lec__search_bm25(
+					   p->idf[i], p->freqs[i][r->at[i]],
+					   p->norm[*rowid &
+						   (LEC__SEARCH_LENGTH_BUCKETS -
+						    1)]);
+		r->at[i]++;
 		return 1;
 	}
 	if (!(r->all ? postings_next_all(r, rowid) : postings_next_any(r, rowid)) ||
@@ -1301,8 +1393,9 @@ static int names_in_scope(void *ctx, int64_t entry)
 }
 
 /* Whether the page of entry has all of words: a page matching the whole
- * query does; others are asked of FTS5 while the budget lasts. */
-static int names_page_has(void *ctx, int64_t entry, const char *words)
+ * query does; others are asked of FTS5 (look) while the budget lasts. */
+static int names_page_has(void *ctx, int64_t entry, const char *words,
+			  int look)
 {
 	struct gather *g = ctx;
 	struct lec__search_expr ex = { 0 };
@@ -1312,7 +1405,7 @@ static int names_page_has(void *ctx, int64_t entry, const char *words)
 
 	if (acc_find(&g->all, page_id) != NULL)
 		return 1;
-	if (g->page_checks <= 0)
+	if (!look || g->page_checks <= 0)
 		return 0;
 	g->page_checks--;
 	if ((rc = lec__search_translate(words, has_tokens, g->tok, &ex)) < 0)
@@ -1342,14 +1435,20 @@ static int names_page_has(void *ctx, int64_t entry, const char *words)
 }
 
 /* Whether a word of the query matches anything indexed as it is (1 yes,
- * 0 no, < 0 an engine error). */
-static int word_indexed(struct lec_store *st, const char *word, size_t len)
+ * 0 no, < 0 an engine error): one term index lookup when it can say, else
+ * an FTS5 query. */
+static int word_indexed(struct lec_store *st,
+			const struct lec__search_tokenizer *tok,
+			const char *word, size_t len)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	sqlite3_stmt *stmt = NULL;
 	size_t i;
-	int rc;
+	int rc = lec__search_terms_word(st, tok, word, len);
 
+	if (rc != LEC_ENOTFOUND)
+		return rc;
+	lec_error_clear();
 	/* One FTS5 string: quoted, quotes doubled. */
 	lec__buf_puts(&b, "\"");
 	for (i = 0; i < len; i++)
@@ -1376,7 +1475,9 @@ static int word_indexed(struct lec_store *st, const char *word, size_t len)
 /* word_indexed as a lec__search_tokens_fn over a gather. */
 static int word_matches(void *ctx, const char *word, size_t len)
 {
-	return word_indexed(((struct gather *)ctx)->st, word, len);
+	struct gather *g = ctx;
+
+	return word_indexed(g->st, g->tok, word, len);
 }
 
 /* The pages the query names, into g->named, each with its name matches
@@ -1390,9 +1491,9 @@ static int gather_names(struct gather *g)
 	int rc;
 
 	g->page_checks = PAGE_CHECKS_MAX;
-	if ((rc = lec__search_names_match(g->st, g->req->query, names_in_scope,
-					  names_page_has, g, &hits, &nhits)) <
-	    0)
+	if ((rc = lec__search_names_match(g->st, g->req->query, g->unfinished,
+					  names_in_scope, names_page_has, g,
+					  &hits, &nhits)) < 0)
 		return rc;
 	for (i = 0; i < nhits && rc == LEC_OK; i++) {
 		page_id = hits[i].entry >> ENTRY_BITS;
@@ -1489,16 +1590,67 @@ static char *dup_or_fail(const char *s, int *rc)
 	return copy;
 }
 
+/* Columns of row rowid (bit c for column c) that hold a query token, when
+ * the remembered postings can say (every phrase one token); else all.
+ * Highlighting a column without one would scan it to find nothing.
+ * *first (may be NULL) gets the content offset before which no token
+ * occurs, 0 when unknown. */
+static unsigned row_cols(const struct gather *g, int64_t rowid,
+			 size_t *first)
+{
+	const struct lec__search_postings *p = g->post;
+	unsigned cols = 0;
+	size_t i, at, min = SIZE_MAX;
+
+	if (first)
+		*first = 0;
+	if (p == NULL || !p->token_cols)
+		return ~0u;
+	for (i = 0; i < p->n; i++) {
+		at = seek_row(p->rowids[i], p->len[i], 0, rowid);
+		if (at >= p->len[i] || p->rowids[i][at] != rowid)
+			continue;
+		cols |= p->cols[i][at];
+		if ((p->cols[i][at] & 4) && p->firsts[i][at] < min)
+			min = p->firsts[i][at];
+	}
+	if (first && min != SIZE_MAX)
+		*first = min;
+	return cols;
+}
+
+/* row_cols of a page's title row (entry 0, whatever its length bucket). */
+static unsigned title_cols(const struct gather *g, int64_t page_id)
+{
+	const struct lec__search_postings *p = g->post;
+	int64_t first = page_id * ENTRIES_PER_PAGE;
+	size_t i, at;
+
+	if (p == NULL || !p->token_cols)
+		return ~0u;
+	for (i = 0; i < p->n; i++) {
+		at = seek_row(p->rowids[i], p->len[i], 0, first);
+		if (at < p->len[i] &&
+		    p->rowids[i][at] < first + LEC__SEARCH_LENGTH_BUCKETS)
+			return row_cols(g, p->rowids[i][at], NULL);
+	}
+	return 0;
+}
+
 static int fill_block(struct gather *g, int64_t rowid,
 		      struct lec_search_block *blk, int *found)
 {
+	size_t first;
+	unsigned cols = row_cols(g, rowid, &first);
 	sqlite3_stmt *stmt = NULL;
 	int rc;
 
 	*found = 0;
+	/* FTS5's own content table (kind, anchor, role, title, content by
+	 * column number): through the FTS5 table each row costs a cursor. */
 	if ((rc = lec_store__prepare(g->st, &stmt,
-				     "SELECT kind, anchor, role, title, content "
-				     "FROM search_entries WHERE rowid = ?")) < 0)
+				     "SELECT c5, c6, c7, c1, c2 "
+				     "FROM search_entries_content WHERE id = ?")) < 0)
 		return rc;
 	sqlite3_bind_int64(stmt, 1, rowid);
 	rc = sqlite3_step(stmt);
@@ -1517,11 +1669,11 @@ static int fill_block(struct gather *g, int64_t rowid,
 		blk->role = dup_or_fail(col_str(stmt, 2), &rc);
 	blk->title = dup_or_fail(col_str(stmt, 3), &rc);
 	blk->content = dup_or_fail(col_str(stmt, 4), &rc);
-	if (rc == LEC_OK)
-		rc = lec__search_hl_text(g->hl, blk->title, 1,
+	if (rc == LEC_OK && (cols & 2))
+		rc = lec__search_hl_text(g->hl, blk->title, 1, 0,
 					 &blk->title_highlight);
-	if (rc == LEC_OK)
-		rc = lec__search_hl_text(g->hl, blk->content, 0,
+	if (rc == LEC_OK && (cols & 4))
+		rc = lec__search_hl_text(g->hl, blk->content, 0, first,
 					 &blk->content_highlight);
 done:
 	lec_store__finalize(g->st, stmt);
@@ -1551,8 +1703,8 @@ static int fill_page(struct gather *g, const struct page_acc *acc,
 	hit->version_id = sqlite3_column_int64(stmt, 0);
 	hit->path = dup_or_fail(col_str(stmt, 1), &rc);
 	hit->title = dup_or_fail(col_str(stmt, 2), &rc);
-	if (rc == LEC_OK)
-		rc = lec__search_hl_text(g->hl, hit->title, 1,
+	if (rc == LEC_OK && (title_cols(g, acc->page_id) & 1))
+		rc = lec__search_hl_text(g->hl, hit->title, 1, 0,
 					 &hit->title_highlight);
 	if (rc < 0)
 		goto done;
@@ -1634,7 +1786,7 @@ static int gather(struct gather *g, const struct lec__search_expr *ex,
 	if ((rc = load_pages(g)) < 0 || g->nranges == 0)
 		return rc;
 	if (ex->phrases &&
-	    (rc = lec__search_postings_get(g->st, ex, &g->post)) < 0 &&
+	    (rc = lec__search_postings_get(g->st, ex, g->tok, &g->post)) < 0 &&
 	    rc != LEC_ENOTFOUND)
 		return rc;
 	lec_error_clear();
@@ -1697,7 +1849,9 @@ static int fill_window(struct gather *g, size_t offset, size_t limit,
  * search would only cost time), excluded, inside a phrase, short or
  * already a prefix. *out NULL when unchanged, else owned by the caller
  * (lec__free). */
-static int typed_query(struct lec_store *st, const char *q, char **out)
+static int typed_query(struct lec_store *st,
+		       const struct lec__search_tokenizer *tok, const char *q,
+		       char **out)
 {
 	size_t n = q ? strlen(q) : 0, start = n, quotes = 0, i;
 	struct lec__buf b = LEC__BUF_INIT;
@@ -1713,7 +1867,7 @@ static int typed_query(struct lec_store *st, const char *q, char **out)
 	if (n - start < TYPED_PREFIX_MIN || quotes % 2 ||
 	    (start > 0 && (q[start - 1] == '-' || q[start - 1] == '\\')))
 		return LEC_OK;
-	if ((rc = word_indexed(st, q + start, n - start)) != 0)
+	if ((rc = word_indexed(st, tok, q + start, n - start)) != 0)
 		return rc < 0 ? rc : LEC_OK;
 	lec__buf_putn(&b, q, n);
 	lec__buf_puts(&b, "*");
@@ -1745,8 +1899,8 @@ static int run_query(struct lec_store *st,
 		return lec__error(LEC_EINVALID,
 				  "at most %d versions can be searched at once",
 				  LEC_SEARCH_VERSIONS_MAX);
-	if ((rc = typed_query(st, req->query, &typed)) < 0 ||
-	    (rc = tokenizer_open(st, &tok)) < 0 ||
+	if ((rc = lec__search_tokenizer_open(st, &tok)) < 0 ||
+	    (rc = typed_query(st, &tok, req->query, &typed)) < 0 ||
 	    (rc = lec__search_translate(typed ? typed : req->query, has_tokens,
 					&tok, &ex)) < 0 ||
 	    req->nversions == 0 ||
@@ -1755,6 +1909,7 @@ static int run_query(struct lec_store *st,
 	g.st = st;
 	g.req = req;
 	g.tok = &tok;
+	g.unfinished = typed != NULL;
 	/* One snapshot for gathering and filling, unless the caller has one. */
 	own_read = sqlite3_get_autocommit(st->db);
 	if (own_read && (rc = lec_store_read_begin(st)) < 0)
@@ -1783,7 +1938,7 @@ done:
 	lec__free(g.any.items);
 	lec__free(g.named.items);
 	lec__search_expr_dispose(&ex);
-	tokenizer_close(&tok);
+	lec__search_tokenizer_close(&tok);
 	lec__free(typed);
 	if (rc == LEC_OK && corrected) {
 		fixed = *req;
@@ -1800,4 +1955,132 @@ int lec_search_query(struct lec_store *st,
 {
 	lec_error_clear();
 	return run_query(st, req, 1, out);
+}
+
+/* Listing ------------------------------------------------------------------ */
+
+void lec_search_listing_dispose(struct lec_search_listing *listing)
+{
+	size_t i;
+
+	if (listing == NULL)
+		return;
+	for (i = 0; i < listing->len; i++) {
+		lec__free(listing->items[i].path);
+		lec__free(listing->items[i].title);
+		lec__free(listing->items[i].summary);
+	}
+	lec__free(listing->items);
+	memset(listing, 0, sizeof(*listing));
+}
+
+/* Bytes of s's first sentence (up to ". ", "! ", "? " or the end), cut
+ * at a space before LEC_SEARCH_SUMMARY_MAX characters; *cut says so. */
+static size_t first_sentence(const char *s, int *cut)
+{
+	size_t i, chars = 0, space = 0;
+
+	*cut = 0;
+	for (i = 0; s[i]; i++) {
+		if ((s[i] == '.' || s[i] == '!' || s[i] == '?') &&
+		    (s[i + 1] == ' ' || s[i + 1] == '\0'))
+			return i + 1;
+		if (s[i] == ' ')
+			space = i;
+		if (((unsigned char)s[i] & 0xC0) != 0x80 &&
+		    ++chars > LEC_SEARCH_SUMMARY_MAX) {
+			*cut = 1;
+			return space ? space : i;
+		}
+	}
+	return i;
+}
+
+/* The order pages are listed in: "index.html" of a directory sorts as the
+ * directory itself, before everything in it. */
+static int listing_cmp(const void *a, const void *b)
+{
+	const char *x = ((const struct lec_search_listed *)a)->path;
+	const char *y = ((const struct lec_search_listed *)b)->path;
+	size_t xn = strlen(x), yn = strlen(y), k = sizeof("index.html") - 1;
+
+	if (xn >= k && strcmp(x + xn - k, "index.html") == 0 &&
+	    (xn == k || x[xn - k - 1] == '/'))
+		xn -= k;
+	if (yn >= k && strcmp(y + yn - k, "index.html") == 0 &&
+	    (yn == k || y[yn - k - 1] == '/'))
+		yn -= k;
+	{
+		size_t n = xn < yn ? xn : yn;
+		int c = memcmp(x, y, n);
+
+		if (c != 0)
+			return c;
+		return (xn > yn) - (xn < yn);
+	}
+}
+
+int lec_search_index_pages(struct lec_store *st, int64_t version_id,
+			   struct lec_search_listing *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t cap = 0;
+	int rc, step;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	if ((rc = lec_store__prepare(
+		     st, &stmt,
+		     "SELECT p.path, p.title, (SELECT e.content FROM "
+		     "search_entries e WHERE e.rowid BETWEEN p.id * 1048576 "
+		     "AND p.id * 1048576 + 1048575 AND e.kind = 1 ORDER BY "
+		     "e.rowid LIMIT 1) FROM search_pages p WHERE "
+		     "p.version_id = ?")) < 0)
+		return rc;
+	sqlite3_bind_int64(stmt, 1, version_id);
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct lec_search_listed *it;
+		const char *content = col_str(stmt, 2);
+		size_t n;
+		int cut;
+
+		if (out->len == cap) {
+			size_t grown = cap ? cap * 2 : 64;
+			void *p = lec__malloc(grown * sizeof(*out->items));
+
+			if (p == NULL) {
+				rc = lec__error_oom();
+				break;
+			}
+			if (out->len)
+				memcpy(p, out->items,
+				       out->len * sizeof(*out->items));
+			lec__free(out->items);
+			out->items = p;
+			cap = grown;
+		}
+		it = &out->items[out->len++];
+		memset(it, 0, sizeof(*it));
+		it->path = dup_or_fail(col_str(stmt, 0), &rc);
+		it->title = dup_or_fail(col_str(stmt, 1), &rc);
+		n = first_sentence(content, &cut);
+		if ((it->summary = lec__malloc(n + 4)) == NULL) {
+			rc = lec__error_oom();
+		} else {
+			memcpy(it->summary, content, n);
+			memcpy(it->summary + n, cut ? "..." : "", cut ? 4 : 1);
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc == LEC_OK && step != SQLITE_DONE)
+		rc = lec_store__sqlerr(st, step, "listing indexed pages");
+	lec_store__finalize(st, stmt);
+	if (rc < 0) {
+		lec_search_listing_dispose(out);
+		return rc;
+	}
+	if (out->len > 1)
+		qsort(out->items, out->len, sizeof(*out->items), listing_cmp);
+	return LEC_OK;
 }

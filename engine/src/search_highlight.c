@@ -29,9 +29,6 @@
 #include "internal.h"
 #include "search_internal.h"
 
-/* Token starts remembered before the first match, to begin the fragment a
- * little before it. */
-#define RING 8
 /* Bytes of context wanted before the first match in a fragment. */
 #define LEAD (LEC__SEARCH_FRAGMENT * 2 / 5)
 /* Trailing letters of a stem the porter stemmer may have rewritten. */
@@ -59,10 +56,40 @@ struct lec__search_hl {
 	struct hl_token *tokens;
 	size_t len, cap;
 	int oom;
-	/* ASCII bytes a word that may_match some token can start with */
-	unsigned char starts[128];
+	/* Each byte's class for scanning (CLASS_*): one table lookup a byte,
+	 * where the scan spends its time on long sections. */
+	unsigned char cls[256];
 	struct word_slot words[WORD_SLOTS];
 };
+
+/* Byte classes: a byte of a run the tokenizer keeps together (ASCII
+ * letters and digits, any byte of a multibyte character), a byte of such
+ * a character, and an ASCII letter a query token starts with. */
+#define CLASS_RUN 1
+#define CLASS_HIGH 2
+#define CLASS_START 4
+
+static void classify(struct lec__search_hl *hl)
+{
+	size_t i;
+	int c;
+
+	for (c = 0; c < 256; c++)
+		hl->cls[c] = c >= 0x80 ? CLASS_RUN | CLASS_HIGH
+			     : (c >= '0' && c <= '9') ||
+					     (c >= 'a' && c <= 'z') ||
+					     (c >= 'A' && c <= 'Z')
+				     ? CLASS_RUN
+				     : 0;
+	for (i = 0; i < hl->len; i++) {
+		c = (unsigned char)hl->tokens[i].text[0];
+		if (c < 0x80) {
+			hl->cls[c] |= CLASS_START;
+			if (c >= 'a' && c <= 'z')
+				hl->cls[c - 'a' + 'A'] |= CLASS_START;
+		}
+	}
+}
 
 /* Query tokens ------------------------------------------------------------ */
 
@@ -123,15 +150,7 @@ int lec__search_hl_new(const struct lec__search_tokenizer *t,
 		lec__search_hl_free(hl);
 		return lec__error_oom();
 	}
-	for (i = 0; i < hl->len; i++) {
-		unsigned char c = (unsigned char)hl->tokens[i].text[0];
-
-		if (c < 0x80) {
-			hl->starts[c] = 1;
-			if (c >= 'a' && c <= 'z')
-				hl->starts[c - 'a' + 'A'] = 1;
-		}
-	}
+	classify(hl);
 	*out = hl;
 	return LEC_OK;
 }
@@ -168,11 +187,9 @@ struct pass {
 	struct lec__search_hl *hl;
 	const char *text;
 	size_t limit; /* emit: tokens ending past it are left out */
-	/* find: the first match, and token starts before it */
+	/* find: the first match */
 	int found;
 	size_t match_start, match_end;
-	size_t starts[RING];
-	size_t nstarts;
 	/* emit */
 	struct lec__buf out;
 	size_t done; /* bytes of text written to out */
@@ -200,12 +217,6 @@ static void put_escaped(struct lec__buf *b, const char *s, size_t n)
 		from = i + 1;
 	}
 	lec__buf_putn(b, s + from, n - from);
-}
-
-static int is_ascii_alnum(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z');
 }
 
 static char ascii_lower(char c)
@@ -263,7 +274,7 @@ static int word_is_match(struct pass *p, size_t i, size_t e)
 	char lowered[WORD_MAX + 1];
 	size_t j, n = e - i;
 
-	if (!hl->starts[(unsigned char)p->text[i]])
+	if (!(hl->cls[(unsigned char)p->text[i]] & CLASS_START))
 		return 0;
 	for (j = 0; j < hl->len; j++)
 		if (may_match(&hl->tokens[j], p->text, e, i))
@@ -302,10 +313,6 @@ static int run_token(void *ctx, int flags, const char *token, int n,
 	return SQLITE_OK;
 }
 
-static int in_run(unsigned char c)
-{
-	return c >= 0x80 || is_ascii_alnum((char)c);
-}
 
 /*
  * Every token of text[from, to), in order, to fn (its offsets in the
@@ -321,18 +328,19 @@ static void scan(struct pass *p, size_t from, size_t to,
 			   int match))
 {
 	const struct lec__search_tokenizer *t = p->hl->tokenizer;
-	const char *text = p->text;
+	const unsigned char *cls = p->hl->cls;
+	const unsigned char *text = (const unsigned char *)p->text;
 	size_t i = from, e;
 	int ascii;
 
 	while (i < to) {
-		if (!in_run((unsigned char)text[i])) {
+		if (!(cls[text[i]] & CLASS_RUN)) {
 			i++;
 			continue;
 		}
 		ascii = 1;
-		for (e = i; e < to && in_run((unsigned char)text[e]); e++)
-			ascii &= (unsigned char)text[e] < 0x80;
+		for (e = i; e < to && (cls[text[e]] & CLASS_RUN); e++)
+			ascii &= !(cls[text[e]] & CLASS_HIGH);
 		if (ascii) {
 			if (fn(p, i, e, word_is_match(p, i, e)))
 				return;
@@ -340,7 +348,7 @@ static void scan(struct pass *p, size_t from, size_t to,
 			struct run r = { p, i, fn, 0, 0 };
 
 			t->api.xTokenize(t->tok, &r, FTS5_TOKENIZE_DOCUMENT,
-					 text + i, (int)(e - i), run_token);
+					 p->text + i, (int)(e - i), run_token);
 			if (r.stopped)
 				return;
 		}
@@ -348,10 +356,9 @@ static void scan(struct pass *p, size_t from, size_t to,
 	}
 }
 
-/* The find pass: remember token starts up to the first match. */
+/* The find pass: stop at the first match. */
 static int find_at(struct pass *p, size_t start, size_t end, int match)
 {
-	p->starts[p->nstarts++ % RING] = start;
 	if (!match)
 		return 0;
 	p->found = 1;
@@ -379,22 +386,37 @@ static int emit_at(struct pass *p, size_t start, size_t end, int match)
 	return 0;
 }
 
+/* Whether a fragment may start at text[i]: the start of a word, as a
+ * reader sees words (after a space), not of a token ("path" in os.path,
+ * "subprocess" in create_subprocess_exec). */
+static int word_start(const char *text, size_t i)
+{
+	return i == 0 || (text[i - 1] == ' ' && text[i] != ' ');
+}
+
 /* Where a fragment starts: the text's start when the match is near it,
- * else the first remembered token start within LEAD bytes before it. */
+ * else the first word start within LEAD bytes before it, else the start
+ * of the match's own word; only a word longer than the fragment's half
+ * (a URL) makes it start at the match. */
 static size_t fragment_start(const struct pass *p)
 {
-	size_t i, n = p->nstarts < RING ? p->nstarts : RING, best = p->match_start;
+	size_t i, lo = p->match_start > LEC__SEARCH_FRAGMENT / 2
+			    ? p->match_start - LEC__SEARCH_FRAGMENT / 2
+			    : 0;
 
 	if (p->match_start < LEAD)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (p->starts[i] + LEAD >= p->match_start && p->starts[i] < best)
-			best = p->starts[i];
-	return best;
+	for (i = p->match_start - LEAD; i <= p->match_start; i++)
+		if (word_start(p->text, i))
+			return i;
+	for (i = p->match_start - LEAD; i > lo; i--)
+		if (word_start(p->text, i - 1))
+			return i - 1;
+	return p->match_start;
 }
 
 int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
-			int whole, char **out)
+			int whole, size_t first, char **out)
 {
 	struct pass p;
 	size_t len = text ? strlen(text) : 0, from = 0, to = len;
@@ -406,7 +428,7 @@ int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
 	p.hl = hl;
 	p.text = text;
 	if (!whole && len > LEC__SEARCH_FRAGMENT) {
-		scan(&p, 0, len, find_at);
+		scan(&p, first < len ? first : 0, len, find_at);
 		if (!p.found)
 			return LEC_OK;
 		from = fragment_start(&p);

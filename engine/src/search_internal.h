@@ -92,6 +92,8 @@ int lec__page_read(const char *file, char **data, size_t *len);
 
 /* Ranking (search_rank.c) -------------------------------------------------- */
 
+/* The indexed text columns: page_title, title, content. */
+#define LEC__SEARCH_COLUMNS 3
 /* Low bits of an entry's rowid holding its length bucket. */
 #define LEC__SEARCH_LENGTH_BITS 6
 /* The FTS5 auxiliary function: lec_rank(search_entries, expr), BM25, higher
@@ -115,8 +117,16 @@ double lec__search_idf(sqlite3_int64 rows, sqlite3_int64 hits);
 void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
 		       double *norm);
 int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
-			    int phrase, double *freq);
-double lec__search_bm25(double idf, double freq, double norm);
+			    int phrase, double *freq, unsigned *cols);
+/* The same from a row's instances per column (the term index's counts). */
+double lec__search_freq(const unsigned counts[LEC__SEARCH_COLUMNS]);
+/* BM25's k1 (FTS5's default). */
+#define LEC__SEARCH_K1 1.2
+/* Inline: a query's merge calls it for every matching row. */
+static inline double lec__search_bm25(double idf, double freq, double norm)
+{
+	return idf * freq * (LEC__SEARCH_K1 + 1) / (freq + norm);
+}
 /* Register lec_rank on db, the connection of api. */
 int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 
@@ -124,6 +134,25 @@ int lec__search_rank_register(fts5_api *api, sqlite3 *db);
 
 struct lec_store;
 struct lec__search_memo;
+
+/* One phrase's rows, ascending, with its weighted instances in each, the
+ * columns it occurs in (bit c for column c: what highlights skip) and
+ * the byte offset in the content before which it does not occur (where
+ * a highlight's search starts; 0 when unknown). */
+struct lec__search_plist {
+	char *phrase; /* the FTS5 phrase; NULL when a memory slot is free */
+	int64_t *rowids;
+	double *freqs;
+	unsigned char *cols;
+	uint32_t *firsts;
+	size_t len, cap;
+	unsigned long used; /* clock of the last use, for eviction */
+};
+/* Room for `more` rows (search_terms.c): LEC_OK or LEC_ENOMEM (no message
+ * set: an FTS5 callback reports it as SQLITE_NOMEM). */
+int lec__search_plist_reserve(struct lec__search_plist *l, size_t more);
+/* Free the rows and the phrase; l is then empty. */
+void lec__search_plist_clear(struct lec__search_plist *l);
 
 /* The rows of a plain query's phrases (lec__search_expr.phrases), each
  * list ascending by rowid with the phrase's weighted instances in that row
@@ -134,6 +163,11 @@ struct lec__search_postings {
 	const char *const *phrases;
 	const int64_t *rowids[LEC_SEARCH_TERMS_MAX];
 	const double *freqs[LEC_SEARCH_TERMS_MAX];
+	const unsigned char *cols[LEC_SEARCH_TERMS_MAX];
+	const uint32_t *firsts[LEC_SEARCH_TERMS_MAX];
+	/* Every phrase is one token: a row's columns then say where
+	 * highlights can find a match. */
+	int token_cols;
 	size_t len[LEC_SEARCH_TERMS_MAX];
 	double idf[LEC_SEARCH_TERMS_MAX];
 	double norm[LEC__SEARCH_LENGTH_BUCKETS];
@@ -149,13 +183,61 @@ struct lec__search_postings {
  *         its new lists pass QUERY_ROWS_MAX rows (rank with FTS5 statements
  *         instead); an engine error
  */
+struct lec__search_tokenizer;
 int lec__search_postings_get(struct lec_store *st,
 			     const struct lec__search_expr *ex,
+			     const struct lec__search_tokenizer *tok,
 			     struct lec__search_postings **out);
 /* Accepts NULL. */
 void lec__search_postings_free(struct lec__search_postings *p);
 /* Register lec_postings on the store's connection (api its FTS5 API). */
 int lec__search_postings_register(fts5_api *api, struct lec_store *st);
+
+/* The term index (search_terms.c) ------------------------------------------- */
+
+/* A version's terms while it is indexed. */
+struct lec__search_terms_builder;
+
+struct lec__search_tokenizer;
+/* *out owned by the caller (lec__search_terms_free); tok borrowed. */
+int lec__search_terms_begin(const struct lec__search_tokenizer *tok,
+			    struct lec__search_terms_builder **out);
+/* Accepts NULL. */
+void lec__search_terms_free(struct lec__search_terms_builder *b);
+/* Count the terms of row rowid (rowids ascending), its three columns'
+ * texts as indexed. */
+int lec__search_terms_add(struct lec__search_terms_builder *b, int64_t rowid,
+			  const char *const texts[LEC__SEARCH_COLUMNS]);
+/* Write the terms as version_id's, and its row and token totals into its
+ * search_versions row (which must exist). */
+int lec__search_terms_write(struct lec_store *st,
+			    struct lec__search_terms_builder *b,
+			    int64_t version_id);
+/* The whole index's rows and tokens; LEC_ENOTFOUND when a version has no
+ * term index (indexed before migration 12): read FTS5 instead. */
+int lec__search_terms_stats(struct lec_store *st, int64_t *rows,
+			    int64_t *tokens);
+/* Append the rows of term[0..n) (or of every term it begins) in every
+ * version to out, ascending; LEC_ENOTFOUND when they would pass rows_max
+ * rows or a prefix covers too many terms (out is then partly filled). */
+int lec__search_terms_read(struct lec_store *st, const char *term, size_t n,
+			   int prefix, size_t rows_max,
+			   struct lec__search_plist *out);
+/* Longest term looked up in the term index (words are far shorter; a
+ * longer one is left to FTS5). */
+#define LEC__SEARCH_TERM_MAX 256
+/* The term text[0..n) is for the index's tokenizer (stemmed; a prefix
+ * term when prefix), into term: its length, 0 when text is not exactly
+ * one token (a phrase of several needs FTS5's positions) or too long. */
+size_t lec__search_terms_one(const struct lec__search_tokenizer *tok,
+			     const char *text, size_t n, int prefix,
+			     char term[LEC__SEARCH_TERM_MAX]);
+/* Whether the word[0..n) matches anything indexed: 1 yes, 0 no, < 0 an
+ * engine error; LEC_ENOTFOUND when the term index cannot say (not one
+ * token, or a version without terms): ask FTS5. */
+int lec__search_terms_word(struct lec_store *st,
+			   const struct lec__search_tokenizer *tok,
+			   const char *word, size_t n);
 
 /* Names (search_names.c) ---------------------------------------------------- */
 
@@ -169,9 +251,10 @@ int lec__search_names_add(struct lec_store *st, sqlite3_stmt *stmt,
 /* Whether an entry belongs to the searched versions (1 yes, 0 no). */
 typedef int (*lec__search_scope_fn)(void *ctx, int64_t entry);
 /* Whether the page of an entry has all the words (1 yes, 0 no, < 0 an
- * engine error). */
+ * engine error); look: may search the index for them, else only what the
+ * query has found says. */
 typedef int (*lec__search_page_has_fn)(void *ctx, int64_t entry,
-				       const char *words);
+				       const char *words, int look);
 
 struct lec__search_name_hit {
 	int64_t entry;
@@ -179,11 +262,12 @@ struct lec__search_name_hit {
 };
 
 /*
- * The entries a query names, best first (see search_names.c). *out is
- * owned by the caller (lec__free), NULL when *n is 0.
+ * The entries a query names, best first (see search_names.c); unfinished:
+ * its last word is not one the index has (typed so far). *out is owned by
+ * the caller (lec__free), NULL when *n is 0.
  */
 int lec__search_names_match(struct lec_store *st, const char *query,
-			    lec__search_scope_fn in_scope,
+			    int unfinished, lec__search_scope_fn in_scope,
 			    lec__search_page_has_fn page_has, void *ctx,
 			    struct lec__search_name_hit **out, size_t *n);
 
@@ -207,6 +291,13 @@ struct lec__search_tokenizer {
 	Fts5Tokenizer *tok;
 };
 
+/* The index's tokenizer for a query or an indexing, with lec_rank and
+ * lec_postings registered on the connection (search.c). */
+int lec__search_tokenizer_open(struct lec_store *st,
+			       struct lec__search_tokenizer *t);
+/* Accepts a tokenizer that did not open. */
+void lec__search_tokenizer_close(struct lec__search_tokenizer *t);
+
 /* A query's positive terms as index tokens (stemmed). */
 struct lec__search_hl;
 
@@ -221,10 +312,12 @@ void lec__search_hl_free(struct lec__search_hl *hl);
  * Highlight text: HTML-escaped (& < > " ' /) with each token matching a
  * term wrapped in <span>...</span>. whole: all of text; otherwise one
  * fragment of about LEC__SEARCH_FRAGMENT bytes around the first match
- * (text no longer than that is whole). *out is NULL when nothing matches;
- * owned by the caller (lec__free). hl remembers the words it looked up.
+ * (text no longer than that is whole), searched for from byte `from` on (a
+ * token start before which no term occurs; 0 when unknown). *out is NULL
+ * when nothing matches; owned by the caller (lec__free). hl remembers the
+ * words it looked up.
  */
 int lec__search_hl_text(struct lec__search_hl *hl, const char *text,
-			int whole, char **out);
+			int whole, size_t from, char **out);
 
 #endif

@@ -42,27 +42,43 @@
 /* Rows read per key lookup: a common suffix (get, __init__) names hundreds
  * of methods, and past the best few the order is BM25's anyway. */
 #define LOOKUP_ROWS 256
+/* Rows read per prefix lookup: the keys a word begins
+ * come in key order, and the best (a module's short name) may follow
+ * hundreds of longer ones ("mult" reads past every "multiple ..." title
+ * to reach multiprocessing). */
+#define PREFIX_ROWS 1024
 /* Query words looked up one by one; longer queries are prose. */
 #define WORDS_MAX 6
 /* Shortest word a prefix lookup or a misspelling correction is tried on:
  * shorter ones prefix or nearly match too many names. */
 #define PREFIX_MIN 3
 #define CORRECT_MIN 4
-/* A prefix must be at least 2/3 of the name it begins: "html_the" is
- * html_theme, but "theme" (a word of its own) is not yet ThemeError. */
+/* A finished word (one the index has) must be at least 2/3 of the name
+ * it begins ("theme" is not yet ThemeError), unless the name is a
+ * module's ("cont" is a word, and the start of contextlib). An unfinished
+ * one ("asyn", "subproc") or one written like an identifier ("email.c",
+ * "__fu") may begin a name of any length. */
 #define PREFIX_SHARE_NUM 3
 #define PREFIX_SHARE_DEN 2
 /* Shortest word allowed two edits; shorter ones get one. */
 #define TWO_EDITS_MIN 6
 
 /* Match factors: a whole name, a dotted suffix, one word of a longer query
- * (the rest found on the page), a prefix (times the share of the name
- * typed). An object type named in the query halves entries of other
- * types; a name matched only with its case folded loses a little. */
+ * (the rest found on the page), a prefix (times the mean of 1 and the
+ * share of the name typed: shorter completions first, but a module's
+ * longer name above a section title's shorter one, "asyn" being asyncio
+ * before "async"). An object type named in the query halves entries of
+ * other types; a name matched only with its case folded loses a little. */
 #define F_WHOLE 1.0
 #define F_SUFFIX 0.85
 #define F_WORD 0.8
 #define F_PREFIX 0.6
+/* The query's last words as the start of a longer title (times
+ * F_PREFIX's factor): below a word that is a whole name; halved again when
+ * no such title's page has the words before them (readers write
+ * "f-string" where the page says "formatted string literal"). */
+#define F_RUN 0.7
+#define F_RUN_ALONE 0.5
 #define F_OTHER_TYPE 0.5
 #define F_FOLDED 0.95
 
@@ -142,6 +158,14 @@ struct adder {
 	const char *role;
 };
 
+/* The role of a module's section: Sphinx's target id module-NAME on the
+ * section whose title starts with NAME ("pathlib — Object-oriented
+ * filesystem paths"), so that typing "pathlib" finds the module before the
+ * What's New sections titled "pathlib"; "Module Attributes" has the id
+ * module-attributes too, and is no module. */
+#define MODULE_ANCHOR "module-"
+#define MODULE_ROLE "py:module"
+
 /* One row: key is name[0..n) lowercased. */
 static int add_row(struct adder *a, const char *name, size_t n, int kind)
 {
@@ -197,6 +221,23 @@ static int add_options(struct adder *a, const char *s)
 	return rc;
 }
 
+/* A section that documents a module: its name and dotted suffixes. */
+static int add_module(struct adder *a, const char *anchor, const char *title)
+{
+	const char *name = anchor + strlen(MODULE_ANCHOR);
+	size_t n = strlen(name);
+	struct adder m = *a;
+
+	while (*title == ' ')
+		title++;
+	if (n == 0 || strncmp(title, name, n) != 0 ||
+	    (title[n] != '\0' && title[n] != ' '))
+		return LEC_OK;
+	m.role = MODULE_ROLE;
+	m.weight = weight_of(MODULE_ROLE);
+	return add_name(&m, name, n, 1);
+}
+
 int lec__search_names_add(struct lec_store *st, sqlite3_stmt *stmt,
 			  int64_t entry, const char *role, const char *anchor,
 			  const char *title)
@@ -206,6 +247,10 @@ int lec__search_names_add(struct lec_store *st, sqlite3_stmt *stmt,
 	size_t n;
 	int rc;
 
+	if (a.role[0] == '\0' && anchor &&
+	    strncmp(anchor, MODULE_ANCHOR, strlen(MODULE_ANCHOR)) == 0 &&
+	    (rc = add_module(&a, anchor, s)) < 0)
+		return rc;
 	if (a.role[0] == '\0' && anchor && strncmp(anchor, "term-", 5) == 0)
 		a.role = "std:term";
 	a.weight = weight_of(a.role);
@@ -301,6 +346,8 @@ struct lookup {
 	const char *hint;   /* the role a type word asks for, or NULL */
 	double factor;
 	int prefix; /* keys it begins rather than the key */
+	int rows;   /* keys read at most */
+	int unfinished; /* prefix: any name it begins, however long */
 };
 
 /* Whether the written name ends with the word as typed (its case). */
@@ -330,7 +377,7 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 	rc = lec_store__prepare(
 		m->st, &stmt,
 		l->prefix ? "SELECT entry, kind, weight, name, role, key "
-			    "FROM search_names WHERE key > ?1 AND key < ?2 "
+			    "FROM search_names WHERE key >= ?1 AND key < ?2 "
 			    "LIMIT ?3"
 			  : "SELECT entry, kind, weight, name, role, key "
 			    "FROM search_names WHERE key = ?1 LIMIT ?3");
@@ -339,7 +386,7 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 	sqlite3_bind_text(stmt, 1, key, (int)l->len, SQLITE_TRANSIENT);
 	if (l->prefix)
 		sqlite3_bind_text(stmt, 2, end, (int)l->len, SQLITE_TRANSIENT);
-	sqlite3_bind_int(stmt, 3, LOOKUP_ROWS);
+	sqlite3_bind_int(stmt, 3, l->rows);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		int64_t entry = sqlite3_column_int64(stmt, 0);
 		const char *name = (const char *)sqlite3_column_text(stmt, 3);
@@ -354,17 +401,21 @@ static int lookup(struct matcher *m, const struct lookup *l, size_t *found)
 		rc = LEC_OK;
 		if (name == NULL || role == NULL || !m->in_scope(m->ctx, entry))
 			continue;
-		if (l->prefix && keylen * PREFIX_SHARE_DEN >
-					 (int)l->len * PREFIX_SHARE_NUM)
+		if (l->prefix && !l->unfinished &&
+		    keylen * PREFIX_SHARE_DEN > (int)l->len * PREFIX_SHARE_NUM &&
+		    strcmp(role, MODULE_ROLE) != 0)
 			continue;
 		if (l->prefix)
-			score *= F_PREFIX * (double)l->len / keylen;
+			score *= F_PREFIX * (1 + (double)l->len / keylen) / 2;
 		else if (!same_case(name, l))
 			score *= F_FOLDED;
 		if (l->hint && !role_is(role, l->hint))
 			score *= F_OTHER_TYPE;
 		if (l->others) {
-			if ((has = m->page_has(m->ctx, entry, l->others)) < 0) {
+			/* A prefix begins many titles: only what the
+			 * query matched says (lookup_runs). */
+			if ((has = m->page_has(m->ctx, entry, l->others,
+					       !l->prefix)) < 0) {
 				rc = has;
 				break;
 			}
@@ -449,7 +500,8 @@ static int lookup_words(struct matcher *m, const struct words *w)
 		if ((hint = hint_of(w->at[i], w->len[i])) != NULL)
 			hint_at = i;
 	for (i = 0; i < w->n && rc == LEC_OK; i++) {
-		struct lookup l = { w->at[i], w->len[i], NULL, hint, F_WORD,
+		struct lookup l = { w->at[i], w->len[i], NULL,	 hint,
+				    F_WORD,	     0,	       LOOKUP_ROWS,
 				    0 };
 
 		if (i == hint_at ||
@@ -473,6 +525,43 @@ static int lookup_words(struct matcher *m, const struct words *w)
 	return rc;
 }
 
+/* The query's last two words or more as the start of a title ("f-string
+ * format spec": "format spec" begins "Format Specification
+ * Mini-Language"), the words before them required on its page: readers
+ * shorten the titles they type. Only the pages the query matched as a
+ * whole say they have them (asking the index of each of hundreds of
+ * titles was most of a large index's slowest queries); else, if none, any
+ * such title at half the score. whole is the words joined by spaces. */
+static int lookup_runs(struct matcher *m, const struct words *w,
+		       const char *whole)
+{
+	struct lec__buf others = LEC__BUF_INIT;
+	size_t i, at = 0, found;
+	int rc = LEC_OK;
+
+	for (i = 0; i + 1 < w->n && rc == LEC_OK; i++) {
+		struct lookup l = { whole + at, strlen(whole + at), NULL, NULL,
+				    F_RUN,	       1,		   LOOKUP_ROWS,
+				    1 };
+
+		lec__buf_dispose(&others);
+		lec__buf_putn(&others, whole, at ? at - 1 : 0);
+		if (others.oom)
+			rc = lec__error_oom();
+		l.others = others.len ? others.ptr : NULL;
+		if (rc == LEC_OK)
+			rc = lookup(m, &l, &found);
+		if (rc == LEC_OK && found == 0 && l.others) {
+			l.others = NULL;
+			l.factor *= F_RUN_ALONE;
+			rc = lookup(m, &l, &found);
+		}
+		at += w->len[i] + 1;
+	}
+	lec__buf_dispose(&others);
+	return rc;
+}
+
 static int hit_cmp(const void *a, const void *b)
 {
 	const struct lec__search_name_hit *x = a, *y = b;
@@ -483,7 +572,7 @@ static int hit_cmp(const void *a, const void *b)
 }
 
 int lec__search_names_match(struct lec_store *st, const char *query,
-			    lec__search_scope_fn in_scope,
+			    int unfinished, lec__search_scope_fn in_scope,
 			    lec__search_page_has_fn page_has, void *ctx,
 			    struct lec__search_name_hit **out, size_t *n)
 {
@@ -514,15 +603,17 @@ int lec__search_names_match(struct lec_store *st, const char *query,
 	}
 	{
 		struct lookup l = { whole.ptr, whole.len, NULL, NULL, F_WHOLE,
-				    0 };
+				    0,	       LOOKUP_ROWS, 0 };
 
 		rc = lookup(&m, &l, &found);
 	}
-	if (rc == LEC_OK && w.n > 1)
-		rc = lookup_words(&m, &w);
+	if (rc == LEC_OK && w.n > 1 && (rc = lookup_words(&m, &w)) == LEC_OK)
+		rc = lookup_runs(&m, &w, whole.ptr);
 	if (rc == LEC_OK && w.n == 1 && found == 0 && w.len[0] >= PREFIX_MIN) {
 		struct lookup pre = { w.at[0], w.len[0], NULL, NULL, F_WHOLE,
-				      1 };
+				      1,       PREFIX_ROWS,
+				      unfinished ||
+					      identifier_like(w.at[0], w.len[0]) };
 
 		rc = lookup(&m, &pre, &found);
 	}

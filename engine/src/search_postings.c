@@ -9,16 +9,18 @@
  * time (the OR form of "context manager with statement" alone steps
  * through 5,000 rows of python3-doc to count its pages).
  *
- * A phrase's list is read in one pass over its doclist (FTS5's
- * xQueryPhrase, from inside the auxiliary function lec_postings, the only
- * place FTS5 hands out its API), the same pass lec_rank makes to count
- * document frequencies, so even a query's first run costs no more than it
- * did. Lists are remembered per connection, like lec_rank's frequencies,
- * while the database is unchanged (data version and this connection's
- * changes), the least recently used going first past a byte budget.
+ * A word's or a typed prefix's list comes from the term index
+ * (search_terms.c), one lookup; a phrase of several tokens, which needs
+ * positions, from FTS5: its MATCH stepped once, the auxiliary function
+ * lec_postings (the only place FTS5 hands out its API) weighing each row's
+ * instances. Lists are remembered per connection, like lec_rank's
+ * frequencies, while the database is unchanged (data version and this
+ * connection's changes), the least recently used going first past a byte
+ * budget.
  */
 #include <string.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "search_internal.h"
 #include "store_internal.h"
@@ -34,18 +36,7 @@
  * more, such as 64 words each in every row, is ranked by FTS5 statements
  * instead, which need no memory. */
 #define QUERY_ROWS_MAX ((size_t)1 << 20)
-/* Pointer type of lec_postings' request argument (sqlite3_bind_pointer). */
-#define REQUEST_TYPE "lec_postings_request"
 #define POSTINGS_FN "lec_postings"
-
-/* One phrase's rows. */
-struct lec__search_plist {
-	char *phrase; /* the FTS5 phrase; NULL when the slot is free */
-	int64_t *rowids;
-	double *freqs;
-	size_t len, cap;
-	unsigned long used; /* clock of the last use, for eviction */
-};
 
 /* A connection's memory, lec_postings' user data. */
 struct lec__search_memo {
@@ -55,29 +46,17 @@ struct lec__search_memo {
 	sqlite3_int64 changes;
 	sqlite3_int64 rows, tokens; /* the table's, for BM25 */
 	struct lec__search_plist slots[MEMO_SLOTS];
+	/* Each used slot's phrase hashed: a lookup compares hashes, not the
+	 * phrases of every slot. */
+	uint64_t hashes[MEMO_SLOTS];
 	size_t bytes;
 	unsigned long clock;
 };
 
-/* What one lec_postings call is asked to read. */
-struct request {
-	struct lec__search_postings *post; /* lists read go to post->own */
-	size_t rows;       /* read for it so far */
-	int too_many;      /* QUERY_ROWS_MAX reached */
-	int rc;            /* an SQLite code, from a failed read */
-};
-
 static size_t list_bytes(const struct lec__search_plist *l)
 {
-	return l->cap * (sizeof(*l->rowids) + sizeof(*l->freqs));
-}
-
-static void list_clear(struct lec__search_plist *l)
-{
-	lec__free(l->phrase);
-	lec__free(l->rowids);
-	lec__free(l->freqs);
-	memset(l, 0, sizeof(*l));
+	return l->cap * (sizeof(*l->rowids) + sizeof(*l->freqs) +
+			 sizeof(*l->cols) + sizeof(*l->firsts));
 }
 
 static void memo_flush(struct lec__search_memo *m)
@@ -85,7 +64,7 @@ static void memo_flush(struct lec__search_memo *m)
 	size_t i;
 
 	for (i = 0; i < MEMO_SLOTS; i++)
-		list_clear(&m->slots[i]);
+		lec__search_plist_clear(&m->slots[i]);
 	m->bytes = 0;
 	m->valid = 0;
 }
@@ -103,10 +82,11 @@ static void memo_free(void *p)
 static struct lec__search_plist *memo_find(struct lec__search_memo *m,
 					   const char *phrase)
 {
+	uint64_t h = lec__fnv1a(phrase, strlen(phrase));
 	size_t i;
 
 	for (i = 0; i < MEMO_SLOTS; i++)
-		if (m->slots[i].phrase &&
+		if (m->hashes[i] == h && m->slots[i].phrase &&
 		    strcmp(m->slots[i].phrase, phrase) == 0)
 			return &m->slots[i];
 	return NULL;
@@ -139,94 +119,40 @@ static void memo_keep(struct lec__search_memo *m, struct lec__search_plist *l)
 		if (victim == NULL)
 			return; /* everything is this query's own */
 		m->bytes -= list_bytes(victim);
-		list_clear(victim);
+		lec__search_plist_clear(victim);
 	}
 	*free_slot = *l;
 	free_slot->used = m->clock;
+	m->hashes[free_slot - m->slots] = lec__fnv1a(l->phrase,
+						     strlen(l->phrase));
 	m->bytes += need;
 	memset(l, 0, sizeof(*l));
 }
 
 /* Reading ----------------------------------------------------------------- */
 
-struct reader {
-	struct lec__search_plist *list;
-	struct request *rq;
-};
-
-static int list_grow(struct lec__search_plist *l)
-{
-	size_t cap = l->cap ? l->cap * 2 : 64;
-	int64_t *rowids = lec__realloc(l->rowids, cap * sizeof(*rowids));
-	double *freqs;
-
-	if (rowids == NULL)
-		return SQLITE_NOMEM;
-	l->rowids = rowids;
-	if ((freqs = lec__realloc(l->freqs, cap * sizeof(*freqs))) == NULL)
-		return SQLITE_NOMEM;
-	l->freqs = freqs;
-	l->cap = cap;
-	return SQLITE_OK;
-}
-
-/* xQueryPhrase's callback: one row of the phrase (phrase 0 of fts). */
-static int read_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
-{
-	struct reader *r = ctx;
-	struct lec__search_plist *l = r->list;
-	int rc;
-
-	if (r->rq->rows == QUERY_ROWS_MAX) {
-		r->rq->too_many = 1;
-		return SQLITE_DONE;
-	}
-	if (l->len == l->cap && (rc = list_grow(l)) != SQLITE_OK)
-		return rc;
-	l->rowids[l->len] = api->xRowid(fts);
-	if ((rc = lec__search_phrase_freq(api, fts, 0, &l->freqs[l->len])) !=
-	    SQLITE_OK)
-		return rc;
-	l->len++;
-	r->rq->rows++;
-	return SQLITE_OK;
-}
-
-/* lec_postings(search_entries, request): read the lists of the request's
- * phrases that it does not have yet, and the table's sizes. Called on the
- * first row matching any of them. */
+/* lec_postings(search_entries): the current row's weighted instances of
+ * the query's only phrase, and the columns they are in, as one integer
+ * (instances x 2, whole since weights are whole or half, then 3 bits of
+ * columns); the table's sizes into the memory on the way. */
 static void postings_fn(const Fts5ExtensionApi *api, Fts5Context *fts,
 			sqlite3_context *ctx, int nargs, sqlite3_value **args)
 {
 	struct lec__search_memo *m = api->xUserData(fts);
-	struct request *rq =
-		nargs == 1 ? sqlite3_value_pointer(args[0], REQUEST_TYPE) : NULL;
-	struct reader r;
-	size_t i;
+	unsigned cols;
+	double freq;
 	int rc;
 
-	if (rq == NULL || (size_t)api->xPhraseCount(fts) != rq->post->n) {
-		sqlite3_result_error(ctx, "lec_postings: bad request", -1);
+	(void)nargs, (void)args;
+	if ((rc = api->xRowCount(fts, &m->rows)) != SQLITE_OK ||
+	    (rc = api->xColumnTotalSize(fts, -1, &m->tokens)) != SQLITE_OK ||
+	    (rc = lec__search_phrase_freq(api, fts, 0, &freq, &cols)) !=
+		    SQLITE_OK) {
+		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	if ((rc = api->xRowCount(fts, &m->rows)) != SQLITE_OK ||
-	    (rc = api->xColumnTotalSize(fts, -1, &m->tokens)) != SQLITE_OK)
-		goto fail;
 	m->valid = 1;
-	r.rq = rq;
-	for (i = 0; i < rq->post->n && !rq->too_many; i++) {
-		if (rq->post->rowids[i] != NULL)
-			continue; /* remembered */
-		r.list = &rq->post->own[i];
-		if ((rc = api->xQueryPhrase(fts, (int)i, &r, read_row)) !=
-		    SQLITE_OK)
-			goto fail;
-	}
-	sqlite3_result_int(ctx, 1);
-	return;
-fail:
-	rq->rc = rc;
-	sqlite3_result_error_code(ctx, rc);
+	sqlite3_result_int64(ctx, (sqlite3_int64)(freq * 2) << 3 | cols);
 }
 
 /* Looking up -------------------------------------------------------------- */
@@ -258,7 +184,7 @@ void lec__search_postings_free(struct lec__search_postings *p)
 	if (p == NULL)
 		return;
 	for (i = 0; p->own && i < p->n; i++)
-		list_clear(&p->own[i]);
+		lec__search_plist_clear(&p->own[i]);
 	lec__free(p->own);
 	lec__free(p);
 }
@@ -271,62 +197,141 @@ static void post_set(struct lec__search_postings *p, size_t i,
 
 	p->rowids[i] = l->rowids ? l->rowids : &none;
 	p->freqs[i] = l->freqs;
+	p->cols[i] = l->cols;
+	p->firsts[i] = l->firsts;
 	p->len[i] = l->len;
 }
 
-/* Read the lists the memory lacks through lec_postings, on the first row
- * of expr (which must have p's phrases, in order). */
-static int read_missing(struct lec_store *st, struct lec__search_memo *m,
-			const char *expr, struct lec__search_postings *p,
-			int *too_many)
+/* Read one phrase's rows from FTS5, stepping its MATCH (one pass over its
+ * doclist) into l; *rows counts those read for the query. */
+static int read_fts5(struct lec_store *st, const char *phrase,
+		     struct lec__search_plist *l, size_t *rows, int *too_many)
 {
-	struct request rq = { p, 0, 0, SQLITE_OK };
 	sqlite3_stmt *stmt = NULL;
-	size_t i;
+	sqlite3_int64 v;
 	int rc;
 
 	if ((rc = lec_store__prepare(st, &stmt,
-				     "SELECT " POSTINGS_FN "(search_entries, ?2)"
-				     " FROM search_entries WHERE search_entries "
-				     "MATCH ?1 LIMIT 1")) < 0 ||
-	    (rc = lec_store__bind_text(stmt, 1, expr)) < 0)
+				     "SELECT rowid, " POSTINGS_FN
+				     "(search_entries) FROM search_entries "
+				     "WHERE search_entries MATCH ?1")) < 0 ||
+	    (rc = lec_store__bind_text(stmt, 1, phrase)) < 0)
 		goto done;
-	sqlite3_bind_pointer(stmt, 2, &rq, REQUEST_TYPE, NULL);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-		/* No row: no phrase occurs anywhere, every list is empty. */
-		rc = LEC_OK;
-	} else {
-		rc = lec_store__sqlerr(st, rq.rc != SQLITE_OK ? rq.rc : rc,
-				       "searching");
-		goto done;
-	}
-	*too_many = rq.too_many;
-	for (i = 0; i < p->n && !rq.too_many; i++) {
-		if (p->rowids[i] != NULL)
-			continue;
-		p->own[i].phrase = lec__strdup(p->phrases[i]);
-		if (p->own[i].phrase == NULL) {
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*rows == QUERY_ROWS_MAX) {
+			*too_many = 1;
+			break;
+		}
+		if (lec__search_plist_reserve(l, 1) < 0) {
 			rc = lec__error_oom();
 			goto done;
 		}
-		memo_keep(m, &p->own[i]);
-		post_set(p, i, p->own[i].phrase ? &p->own[i]
-						 : memo_find(m, p->phrases[i]));
+		v = sqlite3_column_int64(stmt, 1);
+		l->rowids[l->len] = sqlite3_column_int64(stmt, 0);
+		l->freqs[l->len] = (double)(v >> 3) / 2;
+		l->firsts[l->len] = 0; /* unknown: a phrase keeps no offsets */
+		l->cols[l->len++] = (unsigned char)(v & 7);
+		++*rows;
 	}
+	rc = rc == SQLITE_ROW || rc == SQLITE_DONE
+		     ? LEC_OK
+		     : lec_store__sqlerr(st, rc, "searching");
 done:
 	lec_store__finalize(st, stmt);
 	return rc;
 }
 
+/* Read from the term index the missing lists of phrases that are one
+ * word or prefix; *rows counts the rows read. */
+static int read_terms(struct lec_store *st, const struct lec__search_expr *ex,
+		      const struct lec__search_tokenizer *tok,
+		      struct lec__search_postings *p, size_t *rows)
+{
+	char term[LEC__SEARCH_TERM_MAX];
+	size_t i, n;
+	int rc = LEC_OK;
+
+	for (i = 0; i < p->n && rc == LEC_OK; i++) {
+		if (p->rowids[i] != NULL || ex->npositive != p->n ||
+		    (n = lec__search_terms_one(tok, ex->positive[i].text,
+					       strlen(ex->positive[i].text),
+					       ex->positive[i].prefix, term)) ==
+			    0)
+			continue;
+		rc = lec__search_terms_read(st, term, n, ex->positive[i].prefix,
+					    QUERY_ROWS_MAX - *rows, &p->own[i]);
+		if (rc == LEC_OK) {
+			*rows += p->own[i].len;
+			post_set(p, i, &p->own[i]);
+		} else if (rc == LEC_ENOTFOUND) {
+			/* Too big for the term index: FTS5 reads it (or
+			 * finds it too many rows). */
+			lec__search_plist_clear(&p->own[i]);
+			lec_error_clear();
+			rc = LEC_OK;
+		}
+	}
+	return rc;
+}
+
+/* Remember the lists read for this query (those not remembered before);
+ * each phrase then points at its list, kept or still the query's own. */
+static int keep_read(struct lec__search_memo *m,
+		     struct lec__search_postings *p, const char *remembered)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		if (remembered[i])
+			continue;
+		if ((p->own[i].phrase = lec__strdup(p->phrases[i])) == NULL)
+			return lec__error_oom();
+		memo_keep(m, &p->own[i]);
+		post_set(p, i, p->own[i].phrase ? &p->own[i]
+						 : memo_find(m, p->phrases[i]));
+	}
+	return LEC_OK;
+}
+
+/* The lists the memory lacks: from the term index when every version has
+ * one (the table's totals then come from it too), the rest from FTS5. */
+static int read_missing(struct lec_store *st, struct lec__search_memo *m,
+			const struct lec__search_expr *ex,
+			const struct lec__search_tokenizer *tok,
+			struct lec__search_postings *p, size_t *rows,
+			int *too_many)
+{
+	int64_t total_rows, tokens;
+	size_t i;
+	int rc = lec__search_terms_stats(st, &total_rows, &tokens);
+
+	if (rc == LEC_OK) {
+		m->rows = total_rows;
+		m->tokens = tokens;
+		m->valid = 1;
+		rc = read_terms(st, ex, tok, p, rows);
+	} else if (rc == LEC_ENOTFOUND) {
+		lec_error_clear();
+		rc = LEC_OK;
+	}
+	for (i = 0; rc == LEC_OK && !*too_many && i < p->n; i++)
+		if (p->rowids[i] == NULL)
+			rc = read_fts5(st, p->phrases[i], &p->own[i], rows,
+				       too_many);
+	return rc;
+}
+
 int lec__search_postings_get(struct lec_store *st,
 			     const struct lec__search_expr *ex,
+			     const struct lec__search_tokenizer *tok,
 			     struct lec__search_postings **out)
 {
 	struct lec__search_memo *m = st->search_memo;
 	struct lec__search_postings *p;
 	struct lec__search_plist *l;
-	size_t i, n = ex->nphrases, missing = 0;
+	size_t i, n = ex->nphrases, missing = 0, rows = 0;
+	char remembered[LEC_SEARCH_TERMS_MAX] = { 0 };
+	char term[LEC__SEARCH_TERM_MAX];
 	int rc = LEC_OK, too_many = 0;
 
 	*out = NULL;
@@ -340,23 +345,32 @@ int lec__search_postings_get(struct lec_store *st,
 	}
 	p->n = n;
 	p->phrases = (const char *const *)ex->phrases;
+	p->token_cols = ex->npositive == n;
+	for (i = 0; i < n && p->token_cols; i++)
+		p->token_cols = lec__search_terms_one(
+					tok, ex->positive[i].text,
+					strlen(ex->positive[i].text),
+					ex->positive[i].prefix, term) > 0;
 	m->clock++;
 	memo_current(m);
 	for (i = 0; i < n; i++) {
 		if ((l = memo_find(m, ex->phrases[i])) != NULL) {
 			l->used = m->clock;
 			post_set(p, i, l);
+			remembered[i] = 1;
 		} else {
 			missing++;
 		}
 	}
-	if (missing > 0 &&
-	    (rc = read_missing(st, m, ex->any, p, &too_many)) < 0)
+	if (missing > 0 && (rc = read_missing(st, m, ex, tok, p, &rows,
+					      &too_many)) < 0)
 		goto fail;
 	if (too_many) {
 		rc = LEC_ENOTFOUND;
 		goto fail;
 	}
+	if ((rc = keep_read(m, p, remembered)) < 0)
+		goto fail;
 	for (i = 0; i < n; i++)
 		p->idf[i] = lec__search_idf(m->rows, (sqlite3_int64)p->len[i]);
 	lec__search_norms(m->rows, m->tokens, p->norm);

@@ -22,8 +22,9 @@
 #include "internal.h"
 #include "search_internal.h"
 
-/* BM25 parameters, FTS5's (and Elasticsearch's) defaults. */
-#define K1 1.2
+/* BM25 parameters, FTS5's (and Elasticsearch's) defaults; k1 is
+ * LEC__SEARCH_K1 (search_internal.h, where lec__search_bm25 uses it). */
+#define K1 LEC__SEARCH_K1
 #define B 0.75
 /* Bytes per token, to compare a row's length in bytes with the average in
  * tokens that FTS5 keeps: prose and code average about six. */
@@ -98,9 +99,10 @@ void lec__search_norms(sqlite3_int64 rows, sqlite3_int64 tokens,
 }
 
 int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
-			    int phrase, double *freq)
+			    int phrase, double *freq, unsigned *cols)
 {
 	Fts5PhraseIter it;
+	unsigned seen = 0;
 	int col, off, rc;
 
 	*freq = 0;
@@ -108,14 +110,25 @@ int lec__search_phrase_freq(const Fts5ExtensionApi *api, Fts5Context *fts,
 	    SQLITE_OK)
 		return rc;
 	for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off))
-		if (col < NWEIGHTS)
+		if (col < NWEIGHTS) {
 			*freq += weights[col];
+			seen |= 1u << col;
+		}
+	if (cols)
+		*cols = seen;
 	return SQLITE_OK;
 }
 
-double lec__search_bm25(double idf, double freq, double norm)
+double lec__search_freq(const unsigned counts[LEC__SEARCH_COLUMNS])
 {
-	return idf * freq * (K1 + 1) / (freq + norm);
+	double freq = 0;
+	int col;
+
+	/* Whole and half numbers: exact in any order, so equal to the sum
+	 * lec__search_phrase_freq makes instance by instance. */
+	for (col = 0; col < LEC__SEARCH_COLUMNS; col++)
+		freq += weights[col] * counts[col];
+	return freq;
 }
 
 /* What a query computes once: inverse document frequencies, and BM25's
@@ -303,7 +316,7 @@ static void lec_rank(const Fts5ExtensionApi *api, Fts5Context *fts,
 	/* Phrase by phrase: xInst would first merge every phrase's
 	 * instances into one sorted array. */
 	for (i = 0; i < d->nphrase; i++) {
-		if ((rc = lec__search_phrase_freq(api, fts, i, &freq)) !=
+		if ((rc = lec__search_phrase_freq(api, fts, i, &freq, NULL)) !=
 		    SQLITE_OK) {
 			sqlite3_result_error_code(ctx, rc);
 			return;

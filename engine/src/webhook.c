@@ -285,11 +285,14 @@ static int insert_webhook(struct lec_store *st, int64_t project_id,
 
 	if ((error = lec__project_exists(st, project_id)) < 0)
 		return error;
-	if ((error = lec_store__prepare(st, &stmt,
-					"INSERT INTO webhooks (project_id, "
-					"url, events, payload, secret, "
-					"created, modified) VALUES "
-					"(?, ?, ?, ?, ?, ?, ?)")) < 0)
+	/* The count and the insert in one statement: two creates at once
+	 * cannot both take the last place. */
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     "INSERT INTO webhooks (project_id, url, events, payload, "
+		     "secret, created, modified) SELECT ?1, ?2, ?3, ?4, ?5, "
+		     "?6, ?7 WHERE (SELECT count(*) FROM webhooks WHERE "
+		     "project_id = ?1) < ?8")) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, project_id);
 	if ((error = lec_store__bind_text(stmt, 2, in->url)) < 0)
@@ -304,7 +307,14 @@ static int insert_webhook(struct lec_store *st, int64_t project_id,
 	}
 	sqlite3_bind_int64(stmt, 6, now);
 	sqlite3_bind_int64(stmt, 7, now);
+	sqlite3_bind_int(stmt, 8, LEC_WEBHOOK_PROJECT_MAX);
 	error = lec_store__step_done(st, stmt, "creating a webhook");
+	if (error == LEC_OK && sqlite3_changes(sqlite3_db_handle(stmt)) == 0)
+		error = lec__error(LEC_ELIMIT,
+				   "This project has %d webhooks, the most a "
+				   "project may have; delete one to add "
+				   "another.",
+				   LEC_WEBHOOK_PROJECT_MAX);
 	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
 done:
 	lec_store__finalize(st, stmt);
@@ -667,7 +677,8 @@ static char *render_template(const char *payload, const struct payload_vars *v)
 	return text;
 }
 
-static int insert_delivery(struct lec_store *st, int64_t webhook_id,
+/* Queue a delivery to hook's URL as it is now. */
+static int insert_delivery(struct lec_store *st, const struct lec_webhook *hook,
 			   const char *event, int64_t build_id,
 			   const char *body)
 {
@@ -679,10 +690,11 @@ static int insert_delivery(struct lec_store *st, int64_t webhook_id,
 					"INSERT INTO webhook_deliveries "
 					"(webhook_id, event, build_id, body, "
 					"state, next_attempt, created, "
-					"modified) VALUES "
-					"(?, ?, ?, ?, 'pending', ?, ?, ?)")) < 0)
+					"modified, url) VALUES "
+					"(?, ?, ?, ?, 'pending', ?, ?, ?, ?)")) <
+	    0)
 		return error;
-	sqlite3_bind_int64(stmt, 1, webhook_id);
+	sqlite3_bind_int64(stmt, 1, hook->id);
 	if ((error = lec_store__bind_text(stmt, 2, event)) < 0)
 		goto done;
 	sqlite3_bind_int64(stmt, 3, build_id);
@@ -691,6 +703,8 @@ static int insert_delivery(struct lec_store *st, int64_t webhook_id,
 	sqlite3_bind_int64(stmt, 5, now);
 	sqlite3_bind_int64(stmt, 6, now);
 	sqlite3_bind_int64(stmt, 7, now);
+	if ((error = lec_store__bind_text(stmt, 8, hook->url)) < 0)
+		goto done;
 	error = lec_store__step_done(st, stmt, "queueing a delivery");
 done:
 	lec_store__finalize(st, stmt);
@@ -728,8 +742,8 @@ int lec_webhook_queue_build(struct lec_store *st, int64_t build_id,
 			error = lec__error_oom();
 			break;
 		}
-		error = insert_delivery(st, hooks.items[i].id, v.event,
-					build_id, body);
+		error = insert_delivery(st, &hooks.items[i], v.event, build_id,
+					body);
 		lec__free(body);
 	}
 	lec_webhook_list_dispose(&hooks);
@@ -771,7 +785,7 @@ static int sign_body(struct lec_store *st, int64_t project_id,
 	return error;
 }
 
-/* Set a delivery's row after a try (or a claim). */
+/* Set a delivery's row after a try, out of the sender's hands. */
 static int delivery_set(struct lec_store *st, int64_t id, const char *state,
 			int attempts_add, int64_t next_attempt,
 			int status_code, const char *error_text)
@@ -783,8 +797,8 @@ static int delivery_set(struct lec_store *st, int64_t id, const char *state,
 		     st, &stmt,
 		     "UPDATE webhook_deliveries SET state = ?, attempts = "
 		     "attempts + ?, next_attempt = ?, status_code = "
-		     "coalesce(?, status_code), error = ?, modified = ? "
-		     "WHERE id = ?")) < 0)
+		     "coalesce(?, status_code), error = ?, modified = ?, "
+		     "sending_until = 0 WHERE id = ?")) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 1, state)) < 0)
 		goto done;
@@ -802,6 +816,38 @@ done:
 	return error;
 }
 
+/* Put a delivery in a sender's hands until until_us: a try counted, its
+ * next one put off till then, the project's turn taken now. */
+static int claim(struct lec_store *st, int64_t id, int64_t now_us,
+		 int64_t until_us)
+{
+	int64_t v[3] = { until_us, now_us, id };
+
+	return lec_store__exec_ints(
+		st,
+		"UPDATE webhook_deliveries SET attempts = attempts + 1, "
+		"next_attempt = ?1, sending_until = ?1, claimed = ?2, "
+		"modified = ?2, error = NULL WHERE id = ?3",
+		v, 3, "taking a delivery", NULL);
+}
+
+/* The due delivery to send next (see lec_webhook_delivery_next): per
+ * project, its deliveries in a sender's hands (sending_until still to
+ * come) and when one of them was last taken (claimed), both read only for
+ * the projects that have one due; none of a webhook with one in hand. */
+#define PROJECT_DELIVERIES(what)                                             \
+	"(SELECT " what " FROM webhook_deliveries d2 JOIN webhooks w2 ON "   \
+	"w2.id = d2.webhook_id WHERE w2.project_id = w.project_id"
+#define NEXT_DUE                                                             \
+	"SELECT d.id, d.event, d.body, d.attempts, d.url, w.secret, "        \
+	"w.project_id, " PROJECT_DELIVERIES("max(d2.claimed)") ") AS turn "  \
+	"FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id "  \
+	"WHERE d.state = 'pending' AND d.next_attempt <= ?1 AND "            \
+	PROJECT_DELIVERIES("count(*)") " AND d2.sending_until > ?1) < ?2 "   \
+	"AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d3 WHERE "         \
+	"d3.webhook_id = d.webhook_id AND d3.sending_until > ?1) "           \
+	"ORDER BY turn, d.next_attempt, d.id LIMIT 1"
+
 /* lec_webhook_delivery_next inside its write transaction. */
 static int take_due(struct lec_store *st, int64_t now_us, unsigned lease_ms,
 		    struct lec_webhook_outgoing *out)
@@ -810,15 +856,10 @@ static int take_due(struct lec_store *st, int64_t now_us, unsigned lease_ms,
 	int64_t project_id = 0;
 	int error, rc;
 
-	if ((error = lec_store__prepare(
-		     st, &stmt,
-		     "SELECT d.id, d.event, d.body, d.attempts, w.url, "
-		     "w.secret, w.project_id FROM webhook_deliveries d JOIN "
-		     "webhooks w ON w.id = d.webhook_id WHERE d.state = "
-		     "'pending' AND d.next_attempt <= ? ORDER BY "
-		     "d.next_attempt, d.id LIMIT 1")) < 0)
+	if ((error = lec_store__prepare(st, &stmt, NEXT_DUE)) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, now_us);
+	sqlite3_bind_int(stmt, 2, LEC_WEBHOOK_PROJECT_SENDING_MAX);
 	rc = sqlite3_step(stmt);
 	if (rc != SQLITE_ROW) {
 		error = rc == SQLITE_DONE
@@ -844,12 +885,11 @@ done:
 	if (error == LEC_ECORRUPT) {
 		/* A secret that does not open never will: stop trying. */
 		delivery_set(st, out->delivery_id, "failed", 1, now_us, 0,
-			     "the webhook's secret cannot be opened");
+			     "failed: the webhook's secret cannot be opened");
 		lec__error(LEC_ECORRUPT, "a webhook's secret cannot be opened");
 	} else if (error == LEC_OK) {
-		error = delivery_set(st, out->delivery_id, "pending", 1,
-				     now_us + (int64_t)lease_ms * 1000, 0,
-				     NULL);
+		error = claim(st, out->delivery_id, now_us,
+			      now_us + (int64_t)lease_ms * 1000);
 	}
 	return error;
 }
@@ -965,7 +1005,8 @@ int lec_webhook_delivery_done(struct lec_store *st, int64_t delivery_id,
 		if (error_text)
 			why = lec__strdup_cut(error_text, DELIVERY_ERROR_MAX);
 		else if (status_code > 0)
-			why = lec__strdup("the receiver did not answer 2xx");
+			why = lec__strdup(
+				"failed: the receiver did not answer 2xx");
 		if (attempts >= LEC_WEBHOOK_ATTEMPTS_MAX) {
 			error = delivery_set(st, delivery_id, "failed", 0, now,
 					     status_code, why);

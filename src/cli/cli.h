@@ -64,6 +64,9 @@ int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern __repo ...` (LEC_PIPELINE_HELPER_WORD): the pipeline's
  * sandboxed git helper (repo_helper.c). */
 int cli_repo_helper(int argc, char **argv);
+/* `lectern __egress FD -- COMMAND...` (LEC_EGRESS_HELPER_WORD): the egress
+ * proxy's forwarder in the build sandbox (egress_helper.c). */
+int cli_egress_helper(int argc, char **argv);
 
 /* The organization commands (org.c). Their argument synopses are shared by
  * the command table and the usage lines the commands print. */

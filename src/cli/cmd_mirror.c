@@ -5,13 +5,25 @@
  * pages and hands them to the local engine through its API (lc_mirror_*);
  * this command never opens the store. Once copied, reading, search and
  * embed of the mirror need no network.
+ *
+ * The remote is not trusted: it names the pages' address (its
+ * documentation URL) and may redirect them anywhere. Every connection the
+ * copy makes is held to the engine's address rule (lectern/netrule.h), so
+ * a hostile remote cannot have this machine's or this network's services
+ * read and published as its pages. The one exception is the host the
+ * context names, at its port: the user chose it (a Lectern here, or on the
+ * local network), and an ssh context's forwarded socket.
  */
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "cli.h"
 #include "cmd.h"
+#include "lectern/errors.h"
+#include "lectern/netrule.h"
 
 /* Versions one `mirror add` copies (each --version once). */
 #define MIRROR_VERSIONS_MAX 32
@@ -88,6 +100,84 @@ static int open_on(struct cli_ctx *ctx, const char *name,
 	return status;
 }
 
+/* The host and port of an http(s) URL, into host and port; -1 when there
+ * is none. */
+static int url_endpoint(const char *url, char *host, size_t host_cap,
+			char *port, size_t port_cap)
+{
+	const char *p = strstr(url, "://"), *end, *at, *name, *colon = NULL;
+	size_t len;
+
+	if (p == NULL)
+		return -1;
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	for (at = p; at < end; at++)
+		if (*at == '@')
+			p = at + 1;
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(end - p));
+
+		if (close == NULL)
+			return -1;
+		name = p + 1;
+		len = (size_t)(close - name);
+		if (close + 1 < end && close[1] == ':')
+			colon = close + 1;
+	} else {
+		name = p;
+		colon = memchr(p, ':', (size_t)(end - p));
+		len = (size_t)((colon ? colon : end) - p);
+	}
+	if (len == 0 || len >= host_cap)
+		return -1;
+	memcpy(host, name, len);
+	host[len] = '\0';
+	if (colon && colon + 1 < end)
+		snprintf(port, port_cap, "%.*s", (int)(end - colon - 1),
+			 colon + 1);
+	else
+		snprintf(port, port_cap, "%s",
+			 strncmp(url, "https:", 6) == 0 ? "443" : "80");
+	return 0;
+}
+
+static int check_connection(const struct sockaddr *addr, size_t len,
+			    void *payload)
+{
+	if (addr->sa_family == AF_UNIX)
+		return 1;
+	return lec_netrule_check(payload, addr, len);
+}
+
+/* Hold every connection of the session on the remote to the address rule,
+ * allowing the host of api_url at its port as it resolves now. rule must
+ * outlive the session. */
+static void guard_remote(struct cli_session *remote, const char *api_url,
+			 struct lec_netrule *rule)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *found = NULL;
+	const struct addrinfo *ai;
+	char host[256], port[16];
+
+	memset(rule, 0, sizeof(*rule));
+	/* Over an ssh context's socket there is no address to allow. A name
+	 * that does not resolve allows nothing; the first request then says
+	 * it does not resolve. */
+	if (remote->conn.unix_socket == NULL &&
+	    url_endpoint(api_url, host, sizeof(host), port, sizeof(port)) ==
+		    0 &&
+	    getaddrinfo(host, port, &hints, &found) == 0)
+		for (ai = found; ai; ai = ai->ai_next)
+			if (lec_netrule_allow_endpoint(rule, ai->ai_addr,
+						       ai->ai_addrlen) ==
+			    LEC_ELIMIT)
+				break;
+	if (found)
+		freeaddrinfo(found);
+	lc_client_check_connections(remote->client, check_connection, rule);
+}
+
 static int copy_version(struct cli_session *remote, struct cli_session *local,
 			const char *slug, const char *project,
 			const char *version, long interval)
@@ -104,6 +194,10 @@ static int copy_version(struct cli_session *remote, struct cli_session *local,
 	       "skipped) as build %lld\n",
 	       slug, version, res.fetched + res.unchanged, res.fetched,
 	       res.unchanged, res.skipped, res.build);
+	if (res.long_names)
+		printf("%s/%s: %zu of the skipped left out: a name in their "
+		       "path is over %d bytes\n",
+		       slug, version, res.long_names, LC_MIRROR_NAME_MAX);
 	return CLI_EXIT_OK;
 }
 
@@ -111,6 +205,7 @@ int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session remote = { 0 }, local = { 0 };
 	struct lc_project *rp = NULL, *lp = NULL;
+	struct lec_netrule rule;
 	struct lc_error err;
 	const char *versions[MIRROR_VERSIONS_MAX], *interval_text = NULL;
 	char *rest[64], *pos[2], *source = NULL;
@@ -142,6 +237,7 @@ int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv)
 				"already; name a remote context");
 	if ((status = open_on(ctx, pos[0], &remote)) != CLI_EXIT_OK)
 		return status;
+	guard_remote(&remote, remote.conn.base_url, &rule);
 	if ((status = open_on(ctx, "local", &local)) != CLI_EXIT_OK)
 		goto done;
 	if ((status = cli_session_writable(&local)) != CLI_EXIT_OK)
@@ -171,9 +267,10 @@ done:
 }
 
 /* A session on the mirror's source: the context whose URL it is (its
- * token, its docs domain), else that URL without a token. */
+ * token, its docs domain), else that URL without a token; guarded by
+ * rule, which must outlive it. */
 static int open_source(struct cli_ctx *ctx, const char *source,
-		       struct cli_session *s)
+		       struct cli_session *s, struct lec_netrule *rule)
 {
 	struct cli_config cfg;
 	struct lc_client_options o = { 0 };
@@ -195,6 +292,8 @@ static int open_source(struct cli_ctx *ctx, const char *source,
 		if (lc_client_new(&s->client, &o, &err) != LC_OK)
 			status = cli_fail("%s: %s", source, err.message);
 	}
+	if (status == CLI_EXIT_OK)
+		guard_remote(s, c ? s->conn.base_url : source, rule);
 	cli_config_dispose(&cfg);
 	return status;
 }
@@ -204,13 +303,14 @@ static int update_one(struct cli_ctx *ctx, struct cli_session *local,
 		      const struct lc_project *p, long interval)
 {
 	struct cli_session remote;
+	struct lec_netrule rule;
 	struct lc_list *vs = NULL;
 	struct lc_query q = { 0 };
 	struct lc_error err;
 	size_t i;
 	int status;
 
-	if ((status = open_source(ctx, p->mirror_source, &remote)) !=
+	if ((status = open_source(ctx, p->mirror_source, &remote, &rule)) !=
 	    CLI_EXIT_OK)
 		return status;
 	if (lc_query_add(&q, "active", "true") != LC_OK ||

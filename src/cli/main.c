@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lectern/egress.h"
 #include "lectern/pipeline.h"
 #include "version.h"
 
@@ -41,6 +42,9 @@ int main(int argc, char **argv)
 	/* The build pipeline's git helper: no options, no data directory. */
 	if (argc > 1 && strcmp(argv[1], LEC_PIPELINE_HELPER_WORD) == 0)
 		return cli_repo_helper(argc - 2, argv + 2);
+	/* Its egress forwarder, the same way. */
+	if (argc > 1 && strcmp(argv[1], LEC_EGRESS_HELPER_WORD) == 0)
+		return cli_egress_helper(argc - 2, argv + 2);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);

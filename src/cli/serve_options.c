@@ -17,6 +17,8 @@
 #include "cli.h"
 #include "hook_sender.h"
 #include "lectern/diff.h"
+#include "lectern/errors.h"
+#include "lectern/netrule.h"
 #include "lectern/runner.h"
 #include "serve_options.h"
 
@@ -150,6 +152,16 @@ static int parse_local_repos(struct serve_settings *s,
 	return serve_local_roots_add(&s->roots, val);
 }
 
+/* Repeatable: each value adds a network. */
+static int parse_webhook_allow(struct serve_settings *s,
+			       const struct option *o, const char *val)
+{
+	if (lec_netrule_allow(&s->webhook_allow, val) < 0)
+		return cli_fail("serve: %s: %s", o->name, lec_error_last());
+	s->srv.webhook_allow = &s->webhook_allow;
+	return CLI_EXIT_OK;
+}
+
 /* UID:GID as numbers: the build user needs no account. */
 static int parse_build_user(struct serve_settings *s, const struct option *o,
 			    const char *val)
@@ -274,6 +286,10 @@ static const struct option options[] = {
 	COUNT("--webhook-timeout", "MS", srv.webhook_timeout_ms, 100, 600000,
 	      SRV_HOOK_TIMEOUT_DEFAULT_MS,
 	      "outgoing webhooks: how long a receiver gets per try"),
+	CUSTOM("--webhook-allow", "CIDR", parse_webhook_allow,
+	       "public addresses only",
+	       "outgoing webhooks may also reach this network (loopback, "
+	       "private...); repeatable"),
 };
 
 #define OPTION_COUNT_ALL (sizeof(options) / sizeof(options[0]))

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "lectern/netrule.h"
 #include "lectern/pipeline.h"
 #include "server.h"
 
@@ -33,6 +34,7 @@ struct serve_settings {
 	struct srv_config srv;
 	struct lec_pipeline_config pipeline;
 	struct serve_local_roots roots;
+	struct lec_netrule webhook_allow; /* --webhook-allow's networks */
 	int local_engine;     /* --local-engine */
 	int print_socket;     /* --print-socket: print the path, exit */
 	int detach;           /* --detach: make sure one runs on the socket */

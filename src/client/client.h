@@ -108,6 +108,22 @@ unsigned long long lc_client_requests(const struct lc_client *c);
  * callbacks fire with LC_ECANCELLED). NULL is a no-op. */
 void lc_client_free(struct lc_client *c);
 
+struct sockaddr;
+/* Whether a connection to addr (len bytes: an IPv4, IPv6 or unix socket
+ * address) may be opened: 1 yes, 0 no. */
+typedef int (*lc_connect_check)(const struct sockaddr *addr, size_t len,
+				void *payload);
+/* From now on, offer every connection the client opens (the API, the docs
+ * host, redirects; blocking and asynchronous) to check, with the address
+ * it is about to reach after name resolution, before its socket exists: a
+ * refusal fails the request with LC_ETRANSPORT, "refused: the address of
+ * HOST is not allowed". Such a client uses no proxy, which would connect
+ * for it unchecked. NULL checks nothing again. What to allow is the
+ * caller's rule (the CLI's mirror applies the engine's address rule to a
+ * remote's pages). */
+void lc_client_check_connections(struct lc_client *c, lc_connect_check check,
+				 void *payload);
+
 /* The User-Agent the client sends: "lectern/<version>". */
 const char *lc_user_agent(void);
 
@@ -711,6 +727,9 @@ char *lc_diff_unified(const struct lc_diff *d, const struct lc_diff_page *only);
 
 /* Pages one version's copy may hold: the engine's LEC_MIRROR_PAGES_MAX. */
 #define LC_MIRROR_PAGES_MAX 4000
+/* Bytes of one name in a page's path: the engine's and the file system's
+ * (NAME_MAX); a page whose path has a longer one cannot be stored. */
+#define LC_MIRROR_NAME_MAX 255
 /* The default pause between two requests to the remote: a polite crawl
  * of a 500-page site takes two minutes, an update of it as long, with no
  * page sent again unless it changed. */
@@ -727,7 +746,10 @@ struct lc_mirror_options {
 struct lc_mirror_result {
 	size_t fetched;   /* pages downloaded */
 	size_t unchanged; /* pages the remote said were not modified */
-	size_t skipped;   /* linked but missing (404) or not HTML */
+	size_t skipped;   /* linked but missing (404), not HTML, too big, or
+			   * long_names */
+	size_t long_names; /* of those, never fetched: a name in the path is
+			    * over LC_MIRROR_NAME_MAX bytes */
 	long long build;  /* the local build recording the refresh */
 };
 

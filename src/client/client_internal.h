@@ -50,6 +50,8 @@ struct lc_client {
 	char *unix_socket;   /* NULL: TCP */
 	char *link_name;     /* for messages; NULL with unix_socket NULL */
 	uint64_t rng;        /* jitter state (xorshift), seeded per client */
+	lc_connect_check check; /* lc_client_check_connections; NULL: none */
+	void *check_payload;
 	CURL *easy;          /* the blocking path's handle, reused */
 	CURLM *multi;        /* the asynchronous path's, created on first use */
 	struct lc_async_job *jobs;
@@ -90,6 +92,11 @@ struct lc_xfer {
 	char *resp_etag;
 	char *resp_retry_after;
 	bool resp_lectern;        /* the answer had X-Lectern */
+	/* The client's connection check, and whether it refused one in the
+	 * current attempt. */
+	lc_connect_check check;
+	void *check_payload;
+	bool refused;
 	char errbuf[CURL_ERROR_SIZE];
 };
 

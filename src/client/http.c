@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "client_internal.h"
@@ -438,6 +439,13 @@ done:
 	return rc;
 }
 
+void lc_client_check_connections(struct lc_client *c, lc_connect_check check,
+				 void *payload)
+{
+	c->check = check;
+	c->check_payload = check ? payload : NULL;
+}
+
 void lc_client_free(struct lc_client *c)
 {
 	if (c == NULL)
@@ -635,6 +643,7 @@ static void reset_received(struct lc_xfer *x)
 	free(x->resp_retry_after);
 	x->resp_etag = x->resp_retry_after = NULL;
 	x->resp_lectern = false;
+	x->refused = false;
 	x->errbuf[0] = '\0';
 }
 
@@ -657,6 +666,21 @@ void lc__xfer_dispose(struct lc_xfer *x)
 static bool method_is(const struct lc_xfer *x, const char *m)
 {
 	return strcasecmp(x->method, m) == 0;
+}
+
+/* libcurl's socket for a connection of a checked client: only where the
+ * check allows (close-on-exec, as the socket is ours to make). */
+static curl_socket_t open_checked(void *payload, curlsocktype purpose,
+				  struct curl_sockaddr *a)
+{
+	struct lc_xfer *x = payload;
+
+	if (purpose != CURLSOCKTYPE_IPCXN ||
+	    !x->check(&a->addr, a->addrlen, x->check_payload)) {
+		x->refused = true;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
 int lc__xfer_setup(struct lc_client *c, struct lc_xfer *x, CURL *h,
@@ -685,6 +709,13 @@ int lc__xfer_setup(struct lc_client *c, struct lc_xfer *x, CURL *h,
 	SET(CURLOPT_ERRORBUFFER, x->errbuf);
 	if (c->unix_socket != NULL)
 		SET(CURLOPT_UNIX_SOCKET_PATH, c->unix_socket);
+	x->check = c->check;
+	x->check_payload = c->check_payload;
+	if (c->check != NULL) {
+		SET(CURLOPT_OPENSOCKETFUNCTION, open_checked);
+		SET(CURLOPT_OPENSOCKETDATA, x);
+		SET(CURLOPT_PROXY, "");
+	}
 	/* Only reads follow redirects (Django's trailing-slash 301s); a
 	 * redirected write would silently turn into a GET. */
 	SET(CURLOPT_FOLLOWLOCATION, follow ? 1L : 0L);
@@ -737,6 +768,16 @@ static int transport_error(const struct lc_xfer *x, CURL *h, CURLcode cc,
 		return lc__fail(err, LC_ETIMEOUT, 0,
 				"timed out after %ld ms waiting for %s",
 				c->timeout_ms, x->url);
+	/* A redirect may have led elsewhere: name where it was refused. */
+	if (x->refused && cc == CURLE_COULDNT_CONNECT) {
+		char *at = NULL;
+
+		curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &at);
+		url_authority(at ? at : x->url, where, sizeof(where));
+		return lc__fail(err, LC_ETRANSPORT, 0,
+				"refused: the address of %s is not allowed",
+				where);
+	}
 	/* Over a forwarded socket, a refused or cut connection means the link
 	 * or the engine behind it is down, whatever the URL names. */
 	if (c->unix_socket != NULL)

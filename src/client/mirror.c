@@ -10,7 +10,13 @@
  * tests set it to 0) and conditional on the ETags of the last refresh, so
  * an update downloads only what changed; a page the remote reports
  * unchanged is read back from the local mirror to follow its links. Only
- * HTML pages are copied: the reader, search and embed read nothing else.
+ * HTML pages are copied: the reader, search and embed read nothing else,
+ * and a page whose path has a name longer than a file's may be is left
+ * out (counted) rather than failing the copy.
+ *
+ * The remote is whatever the caller's client reaches: a client whose
+ * connections are checked (lc_client_check_connections) keeps the pages,
+ * and every redirect they answer with, to the addresses its check allows.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +180,20 @@ static int add_links(struct pages *ps, const char *from, const char *body,
 		p = close + 1;
 	}
 	return rc;
+}
+
+/* Whether a name in path is longer than any file's may be: such a page
+ * cannot be stored, so it is left out and never fetched. */
+static bool name_too_long(const char *path)
+{
+	size_t n;
+
+	for (; *path; path += n + (path[n] == '/')) {
+		n = strcspn(path, "/");
+		if (n > LC_MIRROR_NAME_MAX)
+			return true;
+	}
+	return false;
 }
 
 /* Copying ----------------------------------------------------------------- */
@@ -368,6 +388,11 @@ int lc_mirror_version(struct lc_client *remote, struct lc_client *local,
 		char *url = NULL;
 		struct lc_error perr;
 
+		if (name_too_long(ps.path[i])) {
+			res->skipped++;
+			res->long_names++;
+			continue;
+		}
 		if (i > 0 && opt && opt->interval_ms > 0)
 			pause_ms(opt->interval_ms);
 		if (asprintf(&url, "%s%s%s", rorigin, rpath, ps.path[i]) < 0) {

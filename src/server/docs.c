@@ -348,6 +348,12 @@ static int handle(struct docs_ctx *c)
 		return docs_download(c, c->path + strlen(DOWNLOADS_PATH));
 	if (strncmp(c->path, "/_/", 3) == 0)
 		return docs_plain_not_found(c->res);
+	/* At the root of a project's host, before any version (the
+	 * service's core URLs). */
+	if (strcmp(c->path, "/llms.txt") == 0)
+		return docs_llms(c, 0);
+	if (strcmp(c->path, "/llms-full.txt") == 0)
+		return docs_llms(c, 1);
 	return resolve_path(c, c->path);
 }
 
@@ -433,7 +439,9 @@ static void serve_resolved(struct docs_ctx *c, char *slug)
  * when the request may use the cache. */
 static int cache_open(struct docs_ctx *c, const char *host)
 {
+	/* A page asked for as Markdown is not the file the cache sends. */
 	if ((c->req->method != SRV_GET && c->req->method != SRV_HEAD) ||
+	    docs_wants_markdown(c->req) ||
 	    (c->cache = docs_cache_thread()) == NULL)
 		return 0;
 	cache_key(c, host);

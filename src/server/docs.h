@@ -11,9 +11,12 @@
  *                   a private version, the login route
  *   docs_cache.c    per-thread memory of pages served, so a repeat request
  *                   runs no resolution
+ *   docs_md.c       a page as Markdown when the client asks for it
+ *   docs_llms.c     /llms.txt and /llms-full.txt of a project
  * One struct docs_ctx travels through all of them for a request. The calls
- * run one way: docs.c calls docs_serve.c, which calls the other four, and
- * those call no other docs file.
+ * run one way: docs.c calls docs_llms.c and docs_serve.c, docs_llms.c
+ * calls docs_serve.c and docs_md.c, docs_serve.c calls the others, and
+ * those call no other docs file but docs_md.c docs_send.c.
  */
 #ifndef LECTERN_SRV_DOCS_H
 #define LECTERN_SRV_DOCS_H
@@ -117,6 +120,33 @@ int docs_not_found(struct docs_ctx *c);
 /* GET /_/downloads/<lang>/<version>/<format>/ (rest: after "downloads/"). */
 int docs_download(struct docs_ctx *c, const char *rest);
 
+/* The published directory of version of c->project for kind ("html"), if
+ * it may be served to this client (it exists, is active and readable):
+ * its path into root (DOCS_PATH_MAX bytes) and an open descriptor the
+ * caller closes; -1 otherwise. */
+int docs_version_root(struct docs_ctx *c, const char *version,
+		      const char *kind, char *root);
+
+/* docs_llms.c ------------------------------------------------------------- */
+
+/* GET /llms.txt (full: /llms-full.txt) on a project's host. */
+int docs_llms(struct docs_ctx *c, int full);
+
+/* docs_md.c --------------------------------------------------------------- */
+
+struct lec_page_md;
+/* Whether the client asks for a page as Markdown (Accept). */
+int docs_wants_markdown(struct srv_request *req);
+/* Whether a file is an HTML page (by its name). */
+int docs_is_page(const char *rel);
+/* The Markdown of the page open as fd (st its size), links made absolute
+ * against url; *out owned by the caller (lec_page_md_free). fd stays
+ * open. An engine code (LEC_EIO: unreadable or too large). */
+int docs_page_markdown(int fd, const struct stat *st, const char *url,
+		       struct lec_page_md **out);
+/* Answer with the page open as fd (consumed) as Markdown. */
+int docs_send_markdown(struct docs_ctx *c, int fd, const struct stat *st);
+
 /* docs_send.c ------------------------------------------------------------- */
 
 /* Open the directory root (a version's published directory) as an O_PATH
@@ -140,6 +170,13 @@ const char *docs_content_type(const char *name);
  * when asked for on a 200, gzip when the client takes it for a text type. */
 int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
 		   const char *name, int status);
+
+/* Fill c->res with body (len bytes, malloc'ed; consumed) of Content-Type
+ * type, made from the file st describes (NULL: from nothing on disk): the
+ * file's validators with tag added to its ETag ("-md": another entity),
+ * else a hash of the body; 304 when the client's copy is current. */
+int docs_send_text(struct docs_ctx *c, char *body, size_t len,
+		   const char *type, const struct stat *st, const char *tag);
 
 /* docs_auth.c ------------------------------------------------------------- */
 

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cache.h"
 #include "docs.h"
 
 /* Smaller text files are sent as they are: gzip's header and trailer
@@ -569,7 +570,9 @@ int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
 	if (c->private_content)
 		srv_response_header(res, "Cache-Control", "private");
 	if (text)
-		res->vary = "Accept-Encoding";
+		res->vary = strncmp(types[ti].type, "text/html", 9) == 0
+				    ? "Accept, Accept-Encoding"
+				    : "Accept-Encoding";
 	if (status == 200 &&
 	    etag_matches(srv_header(c->req, "If-None-Match"), res->etag)) {
 		close(fd);
@@ -593,4 +596,36 @@ int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
 	res->file_fd = fd;
 	res->file_size = size;
 	return status;
+}
+
+int docs_send_text(struct docs_ctx *c, char *body, size_t len,
+		   const char *type, const struct stat *st, const char *tag)
+{
+	struct srv_response *res = c->res;
+	size_t n, tn = strlen(tag);
+
+	if (st) {
+		set_validators(res, st, 0);
+		/* Another entity than the file: its own tag. */
+		n = strlen(res->etag);
+		if (n > 1 && n + tn < sizeof(res->etag)) {
+			memcpy(res->etag + n - 1, tag, tn);
+			memcpy(res->etag + n - 1 + tn, "\"", 2);
+		}
+	} else {
+		snprintf(res->etag, sizeof(res->etag), "\"%016" PRIx64 "\"",
+			 srv_hash_body(body, len));
+	}
+	if (c->private_content)
+		srv_response_header(res, "Cache-Control", "private");
+	res->vary = "Accept, Accept-Encoding";
+	if (etag_matches(srv_header(c->req, "If-None-Match"), res->etag)) {
+		free(body);
+		return srv_respond_empty(res, 304);
+	}
+	res->status = 200;
+	res->content_type = type;
+	res->body = body;
+	res->body_len = len;
+	return 200;
 }

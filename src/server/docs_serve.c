@@ -155,6 +155,8 @@ static int send_page(struct docs_ctx *c, const struct miss *m, int dir,
 		close(fd);
 		return c->res->status;
 	}
+	if (docs_is_page(rel) && docs_wants_markdown(c->req))
+		return docs_send_markdown(c, fd, st);
 	if (c->cache && c->key[0] && c->stamp && !c->user_known)
 		docs_cache_put(c->cache, c->key, c->stamp, root, dir, rel);
 	return docs_send_file(c, fd, st, rel, 200);
@@ -187,6 +189,14 @@ static int serve_in(struct docs_ctx *c, const struct miss *m, int dir,
 		return docs_system_redirect(c, target);
 	}
 	return not_found_at(c, m);
+}
+
+int docs_version_root(struct docs_ctx *c, const char *version,
+		      const char *kind, char *root)
+{
+	if (!version_served(c, version))
+		return -1;
+	return version_dir(c, version, kind, root);
 }
 
 int docs_serve(struct docs_ctx *c, const char *version, const char *file,

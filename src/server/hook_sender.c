@@ -1,23 +1,40 @@
 /*
- * The outgoing webhook sender. Its thread takes the due delivery from the
+ * The outgoing webhook sender. Its thread takes due deliveries from the
  * engine (body and signature made there: the secret never reaches this
- * file), posts it with the service's headers (Content-Type, User-Agent,
- * X-RTD-Event, X-Hub-Signature) and hands the outcome back; the engine
- * schedules retries. With nothing due it sleeps a short poll, woken early
- * only to stop.
+ * file), posts them with the service's headers (Content-Type, User-Agent,
+ * X-RTD-Event, X-Hub-Signature) and hands each outcome back; the engine
+ * schedules retries.
  *
- * What is logged names the delivery by id and the failure by curl's
- * generic text, never the URL (which may carry a token) or the body.
+ * Deliveries run side by side on one curl multi handle, up to
+ * SRV_HOOK_SENDING_MAX at once, each with the receiver's deadline (the
+ * webhook timeout) for everything from name resolution to the answer. The
+ * engine hands them out fairly across projects (lec_webhook_delivery_next),
+ * so a project's slow receivers hold at most its share of the slots and
+ * another project's delivery waits at most one deadline for a free one.
+ * With nothing due the thread sleeps in curl's poll, woken early only to
+ * stop.
+ *
+ * Every connection is checked against the address rule (lectern/netrule.h)
+ * as its socket is opened, with the address it is about to reach: a
+ * receiver's name that resolves to loopback or the host's private network
+ * is refused unless `--webhook-allow` lists it, and since the check is on
+ * the connection itself a name that resolves differently the next time
+ * changes nothing. Redirects are not followed and no proxy is used (a
+ * proxy would reach the address for us, unchecked). An outcome records
+ * only "refused" or "failed" and the HTTP status, never what the socket
+ * said: which ports of a host answer is not the deliveries list's to tell.
+ * Nothing logged names the URL (which may carry a token) or the body.
  */
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/socket.h>
 
 #include "hook_sender.h"
 #include "lectern/errors.h"
+#include "lectern/netrule.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/webhook.h"
@@ -31,14 +48,32 @@
 /* Headers' room: the event name and the signature are short. */
 #define HOOK_HEADER_MAX 128
 
+/* What a delivery's error says: refused before any connection, or failed
+ * without saying how (refused, reset, timed out, no such host alike). */
+#define HOOK_REFUSED "refused: the address is not allowed"
+#define HOOK_FAILED "failed: no answer from the receiver"
+
+/* One delivery in flight. */
+struct slot {
+	CURL *curl;                 /* NULL: the slot is free */
+	struct curl_slist *headers;
+	struct lec_webhook_outgoing d;
+	const struct lec_netrule *rule;
+	int refused;                /* the rule refused a connection */
+	char event[HOOK_HEADER_MAX];
+	char signature[HOOK_HEADER_MAX];
+};
+
 struct srv_hook_sender {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
 	int stopping;
+	CURLM *multi;
 	char *data_dir;
 	unsigned backoff_ms;
 	unsigned timeout_ms;
+	struct lec_netrule rule;
+	struct slot slots[SRV_HOOK_SENDING_MAX];
 };
 
 static int stopping(struct srv_hook_sender *s)
@@ -51,17 +86,6 @@ static int stopping(struct srv_hook_sender *s)
 	return stop;
 }
 
-/* Cut a try short when the server stops. */
-static int on_progress(void *payload, curl_off_t dltotal, curl_off_t dlnow,
-		       curl_off_t ultotal, curl_off_t ulnow)
-{
-	(void)dltotal;
-	(void)dlnow;
-	(void)ultotal;
-	(void)ulnow;
-	return stopping(payload);
-}
-
 static size_t discard(char *data, size_t size, size_t n, void *payload)
 {
 	(void)data;
@@ -69,80 +93,157 @@ static size_t discard(char *data, size_t size, size_t n, void *payload)
 	return size * n;
 }
 
-/* POST one delivery: *status the HTTP status (0: none), *why a static
- * text when there was no answer. */
-static void post(struct srv_hook_sender *s,
-		 const struct lec_webhook_outgoing *d, long *status,
-		 const char **why)
+/* libcurl's socket for a connection: only to an address the rule allows
+ * (close-on-exec, as builds are forked beside this thread). */
+static curl_socket_t open_checked(void *payload, curlsocktype purpose,
+				  struct curl_sockaddr *a)
 {
-	struct curl_slist *headers = NULL, *h = NULL;
-	char event[HOOK_HEADER_MAX], signature[HOOK_HEADER_MAX];
-	const char *lines[] = { "Content-Type: application/json",
-				"User-Agent: Lectern", event, signature };
-	CURL *curl = curl_easy_init();
-	CURLcode rc = CURLE_OUT_OF_MEMORY;
-	size_t i;
+	struct slot *slot = payload;
 
-	*status = 0;
-	snprintf(event, sizeof(event), "X-RTD-Event: %s", d->event);
-	snprintf(signature, sizeof(signature), "X-Hub-Signature: %s",
-		 d->signature);
-	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		if ((h = curl_slist_append(headers, lines[i])) == NULL)
-			break;
-		headers = h;
+	if (purpose != CURLSOCKTYPE_IPCXN ||
+	    !lec_netrule_check(slot->rule, &a->addr, a->addrlen)) {
+		slot->refused = 1;
+		return CURL_SOCKET_BAD;
 	}
-	if (curl && h) {
-		curl_easy_setopt(curl, CURLOPT_URL, d->url);
-		curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-		curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, d->body);
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-				 (curl_off_t)d->body_len);
-		curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
-				 (long)s->timeout_ms);
-		curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-		curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-		curl_easy_setopt(curl, CURLOPT_XFERINFODATA, s);
-		curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
-		rc = curl_easy_perform(curl);
-		if (rc == CURLE_OK)
-			curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
-	}
-	*why = rc == CURLE_OK ? NULL : curl_easy_strerror(rc);
-	curl_slist_free_all(headers);
-	curl_easy_cleanup(curl);
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
-/* Sleep up to ms, or until told to stop. */
-static void nap(struct srv_hook_sender *s, unsigned ms)
+static void slot_release(struct srv_hook_sender *s, struct slot *slot)
 {
-	struct timespec until;
+	curl_multi_remove_handle(s->multi, slot->curl);
+	curl_easy_cleanup(slot->curl);
+	curl_slist_free_all(slot->headers);
+	lec_webhook_outgoing_dispose(&slot->d);
+	slot->curl = NULL;
+	slot->headers = NULL;
+	slot->refused = 0;
+}
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
+/* Start posting the delivery in slot->d; 0, or -1 when curl could not be
+ * set up (the slot is released). */
+static int slot_start(struct srv_hook_sender *s, struct slot *slot)
+{
+	const char *lines[] = { "Content-Type: application/json",
+				"User-Agent: Lectern", slot->event,
+				slot->signature };
+	struct curl_slist *h = NULL;
+	CURLcode cc = CURLE_OK;
+	size_t i;
+
+	snprintf(slot->event, sizeof(slot->event), "X-RTD-Event: %s",
+		 slot->d.event);
+	snprintf(slot->signature, sizeof(slot->signature),
+		 "X-Hub-Signature: %s", slot->d.signature);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if ((h = curl_slist_append(slot->headers, lines[i])) == NULL)
+			break;
+		slot->headers = h;
 	}
-	pthread_mutex_lock(&s->lock);
-	if (!s->stopping)
-		pthread_cond_timedwait(&s->wake, &s->lock, &until);
-	pthread_mutex_unlock(&s->lock);
+	slot->rule = &s->rule;
+	if (h == NULL || (slot->curl = curl_easy_init()) == NULL) {
+		slot_release(s, slot);
+		return -1;
+	}
+#define SET(opt, val) if (cc == CURLE_OK) cc = curl_easy_setopt(slot->curl, opt, val)
+	SET(CURLOPT_URL, slot->d.url);
+	SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	SET(CURLOPT_FOLLOWLOCATION, 0L);
+	SET(CURLOPT_PROXY, "");
+	SET(CURLOPT_OPENSOCKETFUNCTION, open_checked);
+	SET(CURLOPT_OPENSOCKETDATA, slot);
+	SET(CURLOPT_HTTPHEADER, slot->headers);
+	SET(CURLOPT_POSTFIELDS, slot->d.body);
+	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)slot->d.body_len);
+	SET(CURLOPT_TIMEOUT_MS, (long)s->timeout_ms);
+	SET(CURLOPT_NOSIGNAL, 1L);
+	SET(CURLOPT_WRITEFUNCTION, discard);
+	SET(CURLOPT_PRIVATE, slot);
+#undef SET
+	if (cc != CURLE_OK ||
+	    curl_multi_add_handle(s->multi, slot->curl) != CURLM_OK) {
+		slot_release(s, slot);
+		return -1;
+	}
+	return 0;
+}
+
+/* Take due deliveries into the free slots; the number started. */
+static int fill(struct srv_hook_sender *s, struct lec_store *store)
+{
+	int64_t now = lec_time_now();
+	int started = 0, rc;
+	size_t i;
+
+	for (i = 0; i < SRV_HOOK_SENDING_MAX; i++) {
+		struct slot *slot = &s->slots[i];
+
+		if (slot->curl)
+			continue;
+		rc = lec_webhook_delivery_next(store, now,
+					       s->timeout_ms +
+						       HOOK_LEASE_SLACK_MS,
+					       &slot->d);
+		if (rc == LEC_ENOTFOUND)
+			break;
+		if (rc < 0) {
+			srv_log("webhooks: %s", lec_error_last());
+			break;
+		}
+		if (slot_start(s, slot) < 0) {
+			/* Its lease brings it back. */
+			srv_log("webhooks: cannot set up a delivery");
+			break;
+		}
+		started++;
+	}
+	return started;
+}
+
+/* Hand the outcomes of finished deliveries to the engine; the number. */
+static int reap(struct srv_hook_sender *s, struct lec_store *store)
+{
+	struct slot *slot = NULL;
+	const char *why;
+	long status;
+	CURLMsg *msg;
+	int left, done = 0;
+
+	while ((msg = curl_multi_info_read(s->multi, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
+				  (char **)&slot);
+		status = 0;
+		why = NULL;
+		if (msg->data.result == CURLE_OK)
+			curl_easy_getinfo(slot->curl, CURLINFO_RESPONSE_CODE,
+					  &status);
+		else if (slot->refused &&
+			 msg->data.result == CURLE_COULDNT_CONNECT)
+			why = HOOK_REFUSED;
+		else
+			why = HOOK_FAILED;
+		if (lec_webhook_delivery_done(store, slot->d.delivery_id,
+					      (int)status, why,
+					      s->backoff_ms) < 0)
+			srv_log("webhooks: delivery %lld: %s",
+				(long long)slot->d.delivery_id,
+				lec_error_last());
+		slot_release(s, slot);
+		done++;
+	}
+	return done;
 }
 
 static void *run(void *payload)
 {
 	struct srv_hook_sender *s = payload;
-	struct lec_webhook_outgoing d;
 	struct lec_store *store = NULL;
 	unsigned poll = s->backoff_ms < HOOK_POLL_MAX_MS ? s->backoff_ms
 							 : HOOK_POLL_MAX_MS;
-	const char *why;
-	long status;
-	int rc;
+	int64_t next_fill = 0;
+	int running = 0;
+	size_t i;
 
 	if (lec_store_open_dir(&store, s->data_dir, NULL) < 0) {
 		srv_log("webhooks: cannot open the store: %s",
@@ -150,37 +251,29 @@ static void *run(void *payload)
 		return NULL;
 	}
 	while (!stopping(s)) {
-		rc = lec_webhook_delivery_next(store, lec_time_now(),
-					       s->timeout_ms +
-						       HOOK_LEASE_SLACK_MS,
-					       &d);
-		if (rc == LEC_ENOTFOUND) {
-			nap(s, poll);
-			continue;
+		/* The store is asked when a slot has freed or the poll is
+		 * due, not on every byte a receiver sends. */
+		if (lec_time_now() >= next_fill) {
+			fill(s, store);
+			next_fill = lec_time_now() + (int64_t)poll * 1000;
 		}
-		if (rc < 0) {
-			srv_log("webhooks: %s", lec_error_last());
-			nap(s, poll);
-			continue;
-		}
-		post(s, &d, &status, &why);
-		if (stopping(s) && status == 0) {
-			/* Cut short: the lease brings it back next start. */
-			lec_webhook_outgoing_dispose(&d);
-			break;
-		}
-		if (lec_webhook_delivery_done(store, d.delivery_id, (int)status,
-					      why, s->backoff_ms) < 0)
-			srv_log("webhooks: delivery %lld: %s",
-				(long long)d.delivery_id, lec_error_last());
-		lec_webhook_outgoing_dispose(&d);
+		curl_multi_perform(s->multi, &running);
+		if (reap(s, store) > 0)
+			next_fill = 0;
+		else
+			curl_multi_poll(s->multi, NULL, 0, poll, NULL);
 	}
+	/* Cut short: their leases bring them back at the next start. */
+	for (i = 0; i < SRV_HOOK_SENDING_MAX; i++)
+		if (s->slots[i].curl)
+			slot_release(s, &s->slots[i]);
 	lec_store_free(store);
 	return NULL;
 }
 
 int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
-			  unsigned backoff_ms, unsigned timeout_ms)
+			  unsigned backoff_ms, unsigned timeout_ms,
+			  const struct lec_netrule *allow)
 {
 	struct srv_hook_sender *s = calloc(1, sizeof(*s));
 
@@ -192,15 +285,18 @@ int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
 	}
 	s->backoff_ms = backoff_ms ? backoff_ms : SRV_HOOK_BACKOFF_DEFAULT_MS;
 	s->timeout_ms = timeout_ms ? timeout_ms : SRV_HOOK_TIMEOUT_DEFAULT_MS;
+	if (allow)
+		s->rule = *allow;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->wake, NULL);
-	if (pthread_create(&s->thread, NULL, run, s) != 0) {
-		srv_log("webhooks: cannot start the sender thread");
-		pthread_cond_destroy(&s->wake);
+	if ((s->multi = curl_multi_init()) == NULL ||
+	    pthread_create(&s->thread, NULL, run, s) != 0) {
+		srv_log("webhooks: cannot start the sender");
+		curl_multi_cleanup(s->multi);
 		pthread_mutex_destroy(&s->lock);
 		free(s->data_dir);
 		free(s);
+		curl_global_cleanup();
 		return -1;
 	}
 	*out = s;
@@ -213,10 +309,10 @@ void srv_hook_sender_stop(struct srv_hook_sender *s)
 		return;
 	pthread_mutex_lock(&s->lock);
 	s->stopping = 1;
-	pthread_cond_signal(&s->wake);
 	pthread_mutex_unlock(&s->lock);
+	curl_multi_wakeup(s->multi);
 	pthread_join(s->thread, NULL);
-	pthread_cond_destroy(&s->wake);
+	curl_multi_cleanup(s->multi);
 	pthread_mutex_destroy(&s->lock);
 	free(s->data_dir);
 	free(s);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistr.h>
 
 #include "input.h"
@@ -505,4 +506,278 @@ fail_json:
 done:
 	free(sc);
 	return json;
+}
+
+/* Form bodies -------------------------------------------------------------- */
+
+/* A form object's kind is kept in the object's own valueint, which cJSON
+ * leaves unused for objects (and never frees). */
+cJSON *srv_input_form_new(enum srv_form_kind kind)
+{
+	cJSON *form = cJSON_CreateObject();
+
+	if (form)
+		form->valueint = (int)kind;
+	return form;
+}
+
+enum srv_form_kind srv_input_form_kind(const cJSON *obj)
+{
+	if (obj == NULL || !cJSON_IsObject(obj))
+		return SRV_FORM_NONE;
+	return obj->valueint == SRV_FORM_FULL	   ? SRV_FORM_FULL
+	       : obj->valueint == SRV_FORM_PARTIAL ? SRV_FORM_PARTIAL
+						   : SRV_FORM_NONE;
+}
+
+/* The facts of n bytes of valid UTF-8 (or of a key). */
+static void text_facts(const char *s, size_t n, struct string_facts *f)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + n;
+	ucs4_t cp;
+	int len;
+
+	memset(f, 0, sizeof(*f));
+	while (p < end && (len = u8_mbtouc(&cp, p, (size_t)(end - p))) > 0) {
+		note_code_point(f, cp);
+		p += len;
+	}
+}
+
+/* The nested form object under part (stored as "part."), made when
+ * missing. */
+static cJSON *nested_form(cJSON *form, const char *part, size_t n)
+{
+	char *name = malloc(n + 2);
+	cJSON *child;
+
+	if (name == NULL)
+		return NULL;
+	memcpy(name, part, n);
+	memcpy(name + n, ".", 2);
+	child = cJSON_GetObjectItemCaseSensitive(form, name);
+	if (child == NULL &&
+	    (child = srv_input_form_new(srv_input_form_kind(form))) != NULL &&
+	    !cJSON_AddItemToObject(form, name, child)) {
+		cJSON_Delete(child);
+		child = NULL;
+	}
+	free(name);
+	return cJSON_IsObject(child) ? child : NULL;
+}
+
+/* The field path of a key as errors name it: its dots, nothing else. */
+static void form_path(char *out, size_t cap, const char *key, size_t klen)
+{
+	snprintf(out, cap, "%.*s", (int)(klen < cap ? klen : cap - 1), key);
+	trim_partial_utf8(out);
+}
+
+static int form_refuse(struct srv_input_error *err, const char *key,
+		       size_t klen, const char *leaf, const char *msg)
+{
+	char path[SRV_FIELD_PATH_MAX];
+
+	form_path(path, sizeof(path), key, klen);
+	if (leaf) {
+		size_t n = strlen(path);
+
+		snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "",
+			 leaf);
+	}
+	return fail(err, 400, path[0] ? path : "non_field_errors", msg);
+}
+
+int srv_input_form_add(cJSON *form, const char *key, size_t klen,
+		       const char *value, size_t vlen, int is_file,
+		       struct srv_input_error *err)
+{
+	struct string_facts f;
+	const char *part = key, *dot, *why;
+	size_t left = klen;
+	int depth = 1;
+	cJSON *values, *item;
+	char *name, *text;
+
+	if (u8_check((const uint8_t *)key, klen) != NULL ||
+	    (!is_file && u8_check((const uint8_t *)value, vlen) != NULL))
+		return fail(err, 400, "",
+			    "Malformed request: the body is not valid UTF-8.");
+	text_facts(key, klen, &f);
+	if (refusal(&f, 1))
+		return form_refuse(err, key, klen, "non_field_errors",
+				   "Field names may not contain control or "
+				   "null characters.");
+	if (!is_file) {
+		char path[SRV_FIELD_PATH_MAX];
+
+		text_facts(value, vlen, &f);
+		form_path(path, sizeof(path), key, klen);
+		if ((why = refusal(&f, !is_multiline(path))) != NULL)
+			return form_refuse(err, key, klen, NULL, why);
+	}
+	/* "a.b.c": the nested forms "a." and "b.", then "c". */
+	while ((dot = memchr(part, '.', left)) != NULL && dot + 1 < part + left) {
+		if (++depth > SRV_MAX_JSON_DEPTH)
+			return fail(err, 400, "",
+				    "Form field names nest too deep.");
+		if ((form = nested_form(form, part, (size_t)(dot - part))) ==
+		    NULL)
+			return fail(err, 400, "", "Out of memory.");
+		left -= (size_t)(dot + 1 - part);
+		part = dot + 1;
+	}
+	/* "a." names no field (nested forms are stored under such names). */
+	if (left > 0 && part[left - 1] == '.')
+		return 0;
+	if ((name = malloc(left + 1)) == NULL)
+		return fail(err, 400, "", "Out of memory.");
+	memcpy(name, part, left);
+	name[left] = '\0';
+	values = cJSON_GetObjectItemCaseSensitive(form, name);
+	if (!cJSON_IsArray(values) &&
+	    ((values = cJSON_CreateArray()) == NULL ||
+	     !cJSON_AddItemToObject(form, name, values))) {
+		cJSON_Delete(values);
+		values = NULL;
+	}
+	free(name);
+	if (values == NULL)
+		return fail(err, 400, "", "Out of memory.");
+	if (is_file) {
+		item = cJSON_CreateRaw("{}");
+	} else if ((text = malloc(vlen + 1)) != NULL) {
+		memcpy(text, value, vlen);
+		text[vlen] = '\0';
+		item = cJSON_CreateString(text);
+		explicit_bzero(text, vlen);
+		free(text);
+	} else {
+		item = NULL;
+	}
+	if (item == NULL || !cJSON_AddItemToArray(values, item)) {
+		cJSON_Delete(item);
+		return fail(err, 400, "", "Out of memory.");
+	}
+	return 0;
+}
+
+/* Accept ------------------------------------------------------------------- */
+
+/* Quality (0..1000) of one "q=..." value: "1", "1.000", "0", "0.5", up to
+ * three decimals (RFC 9110 §12.4.2); -1 when malformed. */
+static int parse_quality(const char *s, size_t n)
+{
+	int q = 0, scale = 100;
+	size_t i;
+
+	if (n == 0 || (s[0] != '0' && s[0] != '1'))
+		return -1;
+	if (n == 1)
+		return s[0] == '1' ? 1000 : 0;
+	if (s[1] != '.' || n > 5)
+		return -1;
+	for (i = 2; i < n; i++, scale /= 10) {
+		if (s[i] < '0' || s[i] > '9' || (s[0] == '1' && s[i] != '0'))
+			return -1;
+		q += (s[i] - '0') * scale;
+	}
+	return s[0] == '1' ? 1000 : q;
+}
+
+static int is_ows(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* One media range of an Accept header (the n bytes at s): its type and
+ * subtype (trimmed) and quality; 0 when it is no range. */
+static int media_range(const char *s, size_t n, const char **type,
+		       size_t *tlen, int *q)
+{
+	size_t i = 0, end;
+
+	while (i < n && is_ows(s[i]))
+		i++;
+	end = i;
+	while (end < n && s[end] != ';')
+		end++;
+	*type = s + i;
+	*tlen = end - i;
+	while (*tlen > 0 && is_ows((*type)[*tlen - 1]))
+		(*tlen)--;
+	if (*tlen == 0 || memchr(*type, '/', *tlen) == NULL)
+		return 0;
+	*q = 1000;
+	while (end < n) {
+		size_t p = end + 1, pend;
+
+		while (p < n && is_ows(s[p]))
+			p++;
+		pend = p;
+		while (pend < n && s[pend] != ';')
+			pend++;
+		if (pend - p >= 2 && (s[p] == 'q' || s[p] == 'Q') &&
+		    s[p + 1] == '=') {
+			size_t vend = pend;
+
+			while (vend > p + 2 && is_ows(s[vend - 1]))
+				vend--;
+			if ((*q = parse_quality(s + p + 2, vend - p - 2)) < 0)
+				return 0;
+		}
+		end = pend;
+	}
+	return 1;
+}
+
+/* How specifically the range (tlen bytes) matches media type t: 3 the
+ * type itself, 2 its major type with a wildcard, 1 the wildcard of
+ * everything, 0 not at all. */
+static int range_match(const char *range, size_t tlen, const char *t)
+{
+	const char *slash = strchr(t, '/');
+	size_t major = (size_t)(slash - t);
+
+	if (tlen == strlen(t) && strncasecmp(range, t, tlen) == 0)
+		return 3;
+	if (tlen == major + 2 && strncasecmp(range, t, major + 1) == 0 &&
+	    range[major + 1] == '*')
+		return 2;
+	if (tlen == 3 && memcmp(range, "*/*", 3) == 0)
+		return 1;
+	return 0;
+}
+
+int srv_input_accept_prefers(const char *accept, const char *type,
+			     const char *over)
+{
+	int q_type = -1, q_over = 0, best_over = 0, ranges = 0;
+	const char *s = accept;
+
+	if (accept == NULL || strchr(type, '/') == NULL ||
+	    strchr(over, '/') == NULL)
+		return 0;
+	while (*s && ranges < SRV_ACCEPT_RANGES_MAX) {
+		size_t n = strcspn(s, ",");
+		const char *range;
+		size_t tlen;
+		int q, how;
+
+		if (media_range(s, n, &range, &tlen, &q)) {
+			ranges++;
+			if (range_match(range, tlen, type) == 3 && q > q_type)
+				q_type = q;
+			how = range_match(range, tlen, over);
+			if (how > best_over || (how == best_over && how &&
+						q > q_over)) {
+				best_over = how;
+				q_over = q;
+			}
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return q_type > 0 && q_type >= q_over;
 }

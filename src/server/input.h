@@ -10,6 +10,12 @@
  *   srv_input_parse_json     a JSON request body parsed and validated: the
  *                            service's parse errors, then every string's
  *                            characters by the class of its field
+ *   srv_input_accept_prefers content negotiation: whether an Accept
+ *                            header asks for one media type over another
+ *   srv_input_form_*         a form body's fields (decoded by
+ *                            libmicrohttpd's post processor, form.c) put
+ *                            together as DRF reads HTML form input, each
+ *                            key and value held to the same rules
  *
  * Each fills a struct srv_input_error that respond.c turns into the
  * service's error body (srv_respond_input_error).
@@ -55,5 +61,46 @@ char *srv_percent_decode(const char *s, size_t n, int plus_is_space);
  * as a 400 parse error too, never as a valid body. */
 cJSON *srv_input_parse_json(const char *body, size_t len,
 			    struct srv_input_error *err);
+
+/* Whether the Accept header (NULL: none) names media type `type`
+ * ("text/markdown") itself with a quality above 0, at least as high as the
+ * quality it gives `over` ("text/html", by the most specific range that
+ * matches it: the type itself, then its major type with a wildcard
+ * subtype, then the wildcard of everything; none is 0). So a browser,
+ * which never names text/markdown, and a client accepting anything keep
+ * getting `over`. Types compare case-insensitively; a range with a
+ * malformed quality is ignored; at most SRV_ACCEPT_RANGES_MAX ranges are
+ * read. */
+int srv_input_accept_prefers(const char *accept, const char *type,
+			     const char *over);
+
+/* Form bodies (application/x-www-form-urlencoded, multipart/form-data)
+ * become a tree the body readers (body.h) read as DRF reads a QueryDict:
+ * an object whose keys each hold an array of every value given (strings,
+ * or raw "{}" for an uploaded file, which no field accepts); a dotted key
+ * "a.b" puts "b" in the nested form object stored under "a." (DRF's nested
+ * serializers read "repository.url"), "a[0]" stays a key of its own (DRF's
+ * list fields read them when "a" itself is absent). Every form object is
+ * marked with its kind below. */
+enum srv_form_kind {
+	SRV_FORM_NONE = 0,    /* a JSON object */
+	SRV_FORM_FULL = 1,    /* a form of a create or full update */
+	SRV_FORM_PARTIAL = 2, /* a form of a partial update (PATCH) */
+};
+
+/* An empty form tree of kind; NULL when out of memory. The caller's
+ * (cJSON_Delete). */
+cJSON *srv_input_form_new(enum srv_form_kind kind);
+/* Add one field, key of klen bytes with value of vlen bytes (is_file: an
+ * uploaded file, whose bytes are not kept). Returns 0, or the status
+ * (400) with err filled: a key or value that is not UTF-8, a NUL or a
+ * control character its field does not allow (the JSON rules: the same
+ * messages and field), keys nested deeper than SRV_MAX_JSON_DEPTH, or out
+ * of memory. */
+int srv_input_form_add(cJSON *form, const char *key, size_t klen,
+		       const char *value, size_t vlen, int is_file,
+		       struct srv_input_error *err);
+/* The kind of a form object (or of a JSON object: SRV_FORM_NONE). */
+enum srv_form_kind srv_input_form_kind(const cJSON *obj);
 
 #endif

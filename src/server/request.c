@@ -99,9 +99,10 @@ const char *srv_query(const struct srv_request *req, const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < req->nquery; i++)
-		if (strcmp(req->query[i].key, key) == 0)
-			return req->query[i].value;
+	/* Django's QueryDict gives a repeated parameter's last value. */
+	for (i = req->nquery; i > 0; i--)
+		if (strcmp(req->query[i - 1].key, key) == 0)
+			return req->query[i - 1].value;
 	return NULL;
 }
 

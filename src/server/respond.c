@@ -227,33 +227,3 @@ int srv_respond_input_error(struct srv_response *res,
 		return srv_respond_field_error(res, err->field, err->message);
 	return srv_respond_detail(res, err->status, err->message);
 }
-
-static int is_json_content_type(const char *ct)
-{
-	size_t n = strlen("application/json");
-
-	return strncmp(ct, "application/json", n) == 0 &&
-	       (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
-}
-
-cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res)
-{
-	const char *ct = srv_header(req, "Content-Type");
-	struct srv_input_error err;
-	char msg[192];
-	cJSON *json;
-
-	if (req->body_len == 0)
-		return cJSON_CreateObject();
-	if (ct == NULL || !is_json_content_type(ct)) {
-		snprintf(msg, sizeof(msg),
-			 "Unsupported media type \"%.100s\" in request.",
-			 ct ? ct : "");
-		srv_respond_detail(res, 415, msg);
-		return NULL;
-	}
-	if ((json = srv_input_parse_json(req->body, req->body_len, &err)) ==
-	    NULL)
-		srv_respond_input_error(res, &err);
-	return json;
-}

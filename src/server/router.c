@@ -11,8 +11,10 @@
 
 #include "lectern/errors.h"
 #include "cache.h"
+#include "dash.h"
 #include "input.h"
 #include "lectern/store.h"
+#include "options.h"
 #include "lectern/user.h"
 #include "search.h"
 #include "server.h"
@@ -75,13 +77,28 @@ int srv_parse_uri(struct srv_request *req)
 /* Routing ------------------------------------------------------------------ */
 
 /* Match path against a pattern whose "{}" segments capture one non-empty
- * segment each. */
+ * segment each, and whose "{+}" (the last capture of a pattern) captures
+ * one or more whole segments: everything up to the literal rest of the
+ * pattern (a subproject's alias "api/python", the service's
+ * lookup_value_regex). */
 static int match(const char *pattern, const char *path, const char **params,
 		 char *scratch, size_t cap)
 {
 	size_t np = 0, used = 0;
 
 	while (*pattern && *path) {
+		if (strncmp(pattern, "{+}", 3) == 0) {
+			size_t rest = strlen(pattern + 3), n = strlen(path);
+
+			if (n <= rest || strcmp(path + n - rest, pattern + 3) ||
+			    np >= SRV_MAX_ROUTE_PARAMS || used + n + 1 > cap)
+				return 0;
+			n -= rest;
+			memcpy(scratch + used, path, n);
+			scratch[used + n] = '\0';
+			params[np++] = scratch + used;
+			return 1;
+		}
 		if (pattern[0] == '{' && pattern[1] == '}') {
 			size_t n = strcspn(path, "/");
 
@@ -110,6 +127,7 @@ static const struct route_table tables[] = {
 	{ srv_v3_routes, &srv_v3_route_count },
 	{ srv_v2_routes, &srv_v2_route_count },
 	{ srv_search_routes, &srv_search_route_count },
+	{ srv_dash_routes, &srv_dash_route_count },
 };
 
 /* Per-thread copy of the captured segments; valid for one request. */
@@ -210,8 +228,9 @@ static char *allow_header(const struct srv_route *r)
 	size_t i;
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		int served = order[i].method == SRV_OPTIONS ||
-			     find_method(r, order[i].method) != NULL;
+		int served = order[i].method == SRV_OPTIONS
+				     ? r->view != NULL
+				     : find_method(r, order[i].method) != NULL;
 
 		if (!served)
 			continue;
@@ -359,28 +378,17 @@ static void apply_etag(struct srv_request *req, struct srv_response *res)
 	res->status = 304;
 }
 
-/* Reads other sites may make from a browser (behaviour notes §4.2, the
- * service's CORS_URLS_REGEX): the embed and search APIs, which tooltips
- * and search boxes on other origins call; every other route stays
- * same-origin. */
-static void allow_cross_origin(const struct srv_request *req,
-			       struct srv_response *res)
+/* The permission OPTIONS needs on a route: the service's viewsets let
+ * anyone ask when their read permission is ReadOnlyPermission (OPTIONS is
+ * a safe method: the routes whose other methods are read-only, and those
+ * anyone may GET), and otherwise ask what a GET asks. */
+static enum srv_perm options_perm(const struct srv_route *r)
 {
-	static const char *const prefixes[] = {
-		"/api/v2/search", "/api/v2/docsearch", "/api/v2/embed",
-		"/api/v3/embed", "/api/v2/sustainability",
-	};
-	const char *path = req->path;
-	size_t i;
+	const struct srv_route_method *get = find_method(r, SRV_GET);
 
-	if (strncmp(path, "/_/", 3) == 0)
-		path += 2;
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0) {
-			srv_response_header(res, "Access-Control-Allow-Origin",
-					    "*");
-			return;
-		}
+	if (r->fallback == SRV_PERM_READ_ONLY || get == NULL)
+		return r->fallback;
+	return get->perm;
 }
 
 void srv_dispatch(struct srv_request *req, struct srv_response *res)
@@ -389,7 +397,7 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	const struct srv_route_method *m;
 	struct lec_store *store = NULL;
 	struct srv_input_error err;
-	int status;
+	int status, cors;
 
 	/* What no part of the server should see, on any host: a body past
 	 * its cap (not kept), an over-long URI, bytes that are not UTF-8. */
@@ -411,19 +419,25 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 		respond_parse_error(res, status);
 		return;
 	}
+	/* A preflight on the search and embed APIs is answered before any
+	 * route (django-cors-headers runs before the views). */
+	if ((cors = srv_cors_enabled(req->path)) && srv_cors_is_preflight(req)) {
+		srv_respond_empty(res, 200);
+		goto done;
+	}
 	route = find_route(req, req->path);
 	if (route == NULL ||
 	    (route->business_only && srv_edition(req) != SRV_EDITION_BUSINESS)) {
 		if (route == NULL && try_append_slash(req, res))
-			return;
+			goto done;
 		srv_respond_detail(res, 404, "Not found.");
-		return;
+		goto done;
 	}
 	/* A method no route serves (PROPFIND, TRACE, ...) needs no
 	 * permission check: whoever asks, the answer is 405. */
 	if (req->method == SRV_METHOD_OTHER) {
 		method_not_allowed(req, res, route);
-		return;
+		goto done;
 	}
 	/* A safe method reads one snapshot, authentication included: one
 	 * consistent view, and the database's locks taken once. */
@@ -433,6 +447,13 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	m = find_method(route, req->method);
 	if (route->api == SRV_API_V3 && srv_authenticate(req, res) < 0)
 		goto done;
+	if (route->api == SRV_API_DASH)
+		srv_dash_authenticate(req);
+	if (req->method == SRV_OPTIONS && route->view) {
+		if (check_permission(req, res, options_perm(route)) == 0)
+			srv_respond_options(res, route, allow_header(route));
+		goto done;
+	}
 	if (check_permission(req, res, m ? m->perm : route->fallback) != 0)
 		goto done;
 	if (m == NULL)
@@ -442,7 +463,11 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	else
 		m->handler(req, res);
 	apply_etag(req, res);
+	/* A dashboard page is another to another user, or after a login. */
+	if (route->api == SRV_API_DASH)
+		res->vary = "Accept, Authorization, Cookie";
 done:
-	allow_cross_origin(req, res);
+	if (cors)
+		srv_cors_headers(req, res);
 	lec_store_read_end(store);
 }

@@ -37,15 +37,21 @@
 #define PAGE_DIGITS_MAX 9
 
 const struct srv_route srv_search_routes[] = {
-	/* SRV_API_V3: a token is checked as on v3 (a bad one is 401). */
+	/* SRV_API_V3: a token is checked as on v3 (a bad one is 401). The
+	 * service's search views serve GET only: no view name, so OPTIONS
+	 * is a 405 there (a CORS preflight is answered before routing). */
 	{ "/api/v2/search/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v2 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v2 } },
+	  NULL, NULL },
 	{ "/_/api/v2/search/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v2 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v2 } },
+	  NULL, NULL },
 	{ "/api/v3/search/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v3 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v3 } },
+	  NULL, NULL },
 	{ "/_/api/v3/search/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v3 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_search_v3 } },
+	  NULL, NULL },
 };
 
 const size_t srv_search_route_count =

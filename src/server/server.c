@@ -689,7 +689,8 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	if (init_names(srv, ipv6) < 0 ||
 	    srv_hook_sender_start(&srv->hooks, srv->site.data_dir,
 				  config->webhook_backoff_ms,
-				  config->webhook_timeout_ms) < 0) {
+				  config->webhook_timeout_ms,
+				  config->webhook_allow) < 0) {
 		srv_stop(srv);
 		return -1;
 	}

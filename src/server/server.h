@@ -20,6 +20,7 @@
 #include "log.h"
 #include "srv_limits.h"
 
+struct lec_netrule;
 struct lec_store;
 struct lec_user;
 
@@ -68,6 +69,9 @@ struct srv_config {
 	/* Outgoing webhooks: how long a receiver gets to answer one try, in
 	 * milliseconds (0: SRV_HOOK_TIMEOUT_DEFAULT_MS). */
 	unsigned webhook_timeout_ms;
+	/* Outgoing webhooks: the networks receivers may be on besides the
+	 * globally reachable addresses (--webhook-allow); NULL: none. */
+	const struct lec_netrule *webhook_allow;
 };
 
 /* The daemon (server.c) ------------------------------------------------- */
@@ -134,7 +138,7 @@ struct lec_store *srv_store(struct srv_request *req);
 struct srv_cache *srv_thread_cache(struct srv_request *req);
 /* A request header, or NULL. */
 const char *srv_header(struct srv_request *req, const char *name);
-/* The first value of a query parameter, or NULL. */
+/* The last value of a query parameter (Django's QueryDict), or NULL. */
 const char *srv_query(const struct srv_request *req, const char *key);
 /* The host[:port] the client asked for: the Host header, or a trusted
  * forwarded host (srv_config.trust_forwarded); NULL when there is none
@@ -264,8 +268,10 @@ int srv_respond_input_error(struct srv_response *res,
 
 /* Sort object keys recursively by code point. */
 void srv_json_sort(cJSON *json);
-/* Parse the request body as a JSON object. On failure fills res with the
- * 400/415 error and returns NULL. An empty body gives an empty object. */
+/* Parse the request body (body.c): a JSON object, or a form
+ * (application/x-www-form-urlencoded, multipart/form-data) as the tree the
+ * body readers read (body.h). On failure fills res with the 400/415 error
+ * and returns NULL. An empty body gives an empty object. */
 cJSON *srv_parse_body(struct srv_request *req, struct srv_response *res);
 
 /* Pagination (limit/offset, behaviour notes §1.2) ------------------------ */
@@ -329,12 +335,21 @@ struct srv_route {
 	enum srv_perm fallback;   /* permission for unlisted methods */
 	int business_only;
 	struct srv_route_method methods[6];
+	/* What OPTIONS names the view (DRF's get_view_name: the viewset's
+	 * class name in words and "List" or "Instance") and describes it
+	 * (its docstring; NULL: none). A route without a view name does not
+	 * serve OPTIONS (the service's GET-only views). */
+	const char *view;
+	const char *about;
 };
 
 enum {
 	SRV_API_V3 = 1,
 	SRV_API_V2,
 	SRV_API_OTHER,
+	/* The dashboard's pages (dash.c): the requester comes from a token
+	 * or the docs login's cookie. */
+	SRV_API_DASH,
 };
 
 /* Route tables of each API area. */

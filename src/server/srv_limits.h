@@ -24,6 +24,11 @@
  * and links use the listening address. */
 #define SRV_MAX_HOST 260
 
+/* Media ranges of an Accept header read when choosing a page's form
+ * (Markdown or HTML): a browser sends under ten; the header's size is
+ * bounded by SRV_MAX_HEADER_BYTES anyway. */
+#define SRV_ACCEPT_RANGES_MAX 64
+
 /* Query parameters per request: more is 400. Filters plus paging plus
  * fields/omit/expand need about ten. */
 #define SRV_MAX_QUERY_PARAMS 64

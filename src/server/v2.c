@@ -186,16 +186,27 @@ static cJSON *project_users(struct lec_store *store, int64_t project_id)
 	return a;
 }
 
+/* The canonical URL of a project's docs: its default version's (owned by
+ * the caller). */
+static char *canonical_url(struct srv_request *req,
+			   const struct lec_project *p)
+{
+	char *vslug = NULL, *url;
+
+	if (lec_version_default_slug(srv_store(req), p->id, &vslug) < 0)
+		vslug = NULL;
+	url = srv_docs_url(req, p, vslug ? vslug : p->default_version);
+	free(vslug);
+	return url;
+}
+
 static cJSON *v2_project(struct srv_request *req, const struct lec_project *p)
 {
 	struct lec_store *store = srv_store(req);
 	cJSON *o = cJSON_CreateObject();
-	char *vslug = NULL;
 
 	if (o == NULL || store == NULL)
 		return o;
-	if (lec_version_default_slug(store, p->id, &vslug) < 0)
-		vslug = NULL;
 	cJSON_AddNumberToObject(o, "id", (double)p->id);
 	cJSON_AddStringToObject(o, "name", p->name);
 	cJSON_AddStringToObject(o, "slug", p->slug);
@@ -210,11 +221,8 @@ static cJSON *v2_project(struct srv_request *req, const struct lec_project *p)
 	add_string_or_null(o, "default_branch", p->default_branch);
 	add_string_or_null(o, "documentation_type", p->documentation_type);
 	cJSON_AddItemToObject(o, "users", project_users(store, p->id));
-	add_owned_string(o, "canonical_url",
-			 srv_docs_url(req, p, vslug ? vslug
-						    : p->default_version));
+	add_owned_string(o, "canonical_url", canonical_url(req, p));
 	cJSON_AddNullToObject(o, "custom_prefix");
-	free(vslug);
 	return o;
 }
 
@@ -631,6 +639,73 @@ static int project_active_versions(struct srv_request *req,
 	lec_version_list_dispose(&list);
 	lec_project_free(p);
 	return rc;
+}
+
+/* {"translations": [...]}: the project's translations, public ones only
+ * (v2 shows public data), as the service's action lists them. */
+static int project_translations(struct srv_request *req,
+				struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res, req->params[0]);
+	struct lec_project_list list = { 0 };
+	cJSON *o, *a;
+	size_t i;
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	rc = lec_project_translations(srv_store(req), p->id,
+				      LEC_VIEWER_ANONYMOUS, NULL, &list);
+	lec_project_free(p);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc);
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "translations");
+	for (i = 0; a && i < list.len; i++)
+		cJSON_AddItemToArray(a, v2_project(req, &list.items[i]));
+	lec_project_list_dispose(&list);
+	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}
+
+/* {"subprojects": [...]}: the child projects, public ones only. */
+static int project_subprojects(struct srv_request *req,
+			       struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res, req->params[0]);
+	struct lec_subproject_list list = { 0 };
+	cJSON *o, *a;
+	size_t i;
+	int rc;
+
+	if (p == NULL)
+		return res->status;
+	rc = lec_subproject_list(srv_store(req), p->id, LEC_VIEWER_ANONYMOUS,
+				 NULL, &list);
+	lec_project_free(p);
+	if (rc < 0)
+		return srv_respond_engine_error(res, rc);
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "subprojects");
+	for (i = 0; a && i < list.len; i++)
+		cJSON_AddItemToArray(a, v2_project(req, &list.items[i].child));
+	lec_subproject_list_dispose(&list);
+	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}
+
+/* {"url": ...}: the documentation URL of the default version, the v2
+ * project's canonical_url. */
+static int project_canonical_url(struct srv_request *req,
+				 struct srv_response *res)
+{
+	struct lec_project *p = load_project(req, res, req->params[0]);
+	cJSON *o;
+
+	if (p == NULL)
+		return res->status;
+	o = cJSON_CreateObject();
+	add_owned_string(o, "url", canonical_url(req, p));
+	lec_project_free(p);
+	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
 }
 
 /* Versions ----------------------------------------------------------------- */
@@ -1108,29 +1183,43 @@ static int build_suffix(struct srv_request *req, struct srv_response *res)
 
 /* Routes ----------------------------------------------------------------- */
 
-#define V2(pattern, handler)                                                 \
+#define V2(pattern, handler, view, about)                                     \
 	{ pattern, SRV_API_V2, SRV_PERM_ANYONE, 0,                           \
-	  { { SRV_GET, SRV_PERM_ANYONE, handler } } }
+	  { { SRV_GET, SRV_PERM_ANYONE, handler } }, view, about }
+
+/* The v2 project viewset's docstring, which its routes' OPTIONS show. */
+#define ABOUT_PROJECTS "List, filter, etc, Projects."
 
 const struct srv_route srv_v2_routes[] = {
-	V2("/api/v2/project/", projects_list),
-	V2("/api/v2/project/{}/", project_detail),
-	V2("/api/v2/project/{}/active_versions/", project_active_versions),
-	V2("/api/v2/version/", versions_list),
-	V2("/api/v2/version/{}/", version_detail),
-	V2("/api/v2/build/", builds_list),
-	V2("/api/v2/build/{}/", build_detail),
-	V2("/api/v2/build/{}", build_suffix),
+	V2("/api/v2/project/", projects_list, "Project List", ABOUT_PROJECTS),
+	V2("/api/v2/project/{}/", project_detail, "Project Instance",
+	   ABOUT_PROJECTS),
+	V2("/api/v2/project/{}/active_versions/", project_active_versions,
+	   "Active versions", ABOUT_PROJECTS),
+	V2("/api/v2/project/{}/translations/", project_translations,
+	   "Translations", ABOUT_PROJECTS),
+	V2("/api/v2/project/{}/subprojects/", project_subprojects,
+	   "Subprojects", ABOUT_PROJECTS),
+	V2("/api/v2/project/{}/canonical_url/", project_canonical_url,
+	   "Canonical url", ABOUT_PROJECTS),
+	V2("/api/v2/version/", versions_list, "Version List", NULL),
+	V2("/api/v2/version/{}/", version_detail, "Version Instance", NULL),
+	V2("/api/v2/build/", builds_list, "Build List", NULL),
+	V2("/api/v2/build/{}/", build_detail, "Build Instance", NULL),
+	V2("/api/v2/build/{}", build_suffix, "Build Instance", NULL),
 	/* Incoming webhooks (webhooks.c): anyone may deliver; the delivery
 	 * proves itself with its signature or token. */
 	{ "/api/v2/webhook/{}/{}/", SRV_API_V2, SRV_PERM_ANYONE, 0,
-	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } } },
+	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } },
+	  "Webhook", NULL },
 	/* Embed authenticates like v3 so that a private version can be
 	 * embedded by its admins (embed.c). */
 	{ "/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } },
+	  "Embed API", NULL },
 	{ "/_/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
-	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } } },
+	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } },
+	  "Embed API", NULL },
 };
 
 const size_t srv_v2_route_count = sizeof(srv_v2_routes) /

@@ -13,6 +13,7 @@
 struct lec_project;
 struct lec_version;
 struct lec_build;
+struct lec_org;
 
 /* Serializers (v3_serialize.c) ----------------------------------------- */
 
@@ -40,6 +41,9 @@ void srv_v3_add_time(cJSON *obj, const char *key, int64_t us);
 cJSON *srv_v3_org_links(struct srv_request *req, const char *slug);
 /* A datetime always with six fraction digits (organizations and teams). */
 void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us);
+struct lec_team;
+/* A Team (business): access, created, modified, name, slug. */
+cJSON *srv_v3_team(const struct lec_team *team);
 
 /* The documentation URL of a project's version ("http://slug.domain/en/
  * latest/"), following subprojects, translations and versioning schemes.
@@ -123,6 +127,19 @@ int srv_v3_root(struct srv_request *req, struct srv_response *res);
 
 int srv_v3_projects_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_projects_create(struct srv_request *req, struct srv_response *res);
+/* A new project's organization in the business edition, the same rights
+ * for an import and a mirror (v3_projects.c): the body's "organization",
+ * required and owned by the user, and its optional "teams", all checked
+ * before anything is created. 0 with *org (owned by the caller) and
+ * *teams (the array owned, its strings the body's), or -1 with res
+ * filled. */
+int srv_v3_org_read(struct srv_request *req, const cJSON *body,
+		    struct lec_org **org, const char ***teams, size_t *nteams,
+		    struct srv_response *res);
+/* Put a new project into its organization and teams; -1 with res filled. */
+int srv_v3_org_join(struct srv_request *req, struct lec_org *org,
+		    int64_t project_id, const char **teams, size_t nteams,
+		    struct srv_response *res);
 int srv_v3_project_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_project_update(struct srv_request *req, struct srv_response *res);
 int srv_v3_project_superproject(struct srv_request *req,
@@ -235,5 +252,9 @@ int srv_v3_webhook_deliveries(struct srv_request *req,
 int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_org_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_org_projects(struct srv_request *req, struct srv_response *res);
+int srv_v3_org_teams(struct srv_request *req, struct srv_response *res);
+/* remote/repositories/ and remote/organizations/: the service's lists of
+ * the user's connected accounts; Lectern has none, so an empty page. */
+int srv_v3_remote_empty(struct srv_request *req, struct srv_response *res);
 
 #endif

@@ -87,10 +87,7 @@ int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
  * secret. */
 static void wipe_value(cJSON *body)
 {
-	cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "value");
-
-	if (cJSON_IsString(item))
-		explicit_bzero(item->valuestring, strlen(item->valuestring));
+	srv_body_wipe(body, "value");
 }
 
 int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
@@ -110,7 +107,8 @@ int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
 			    res) < 0 ||
 	    srv_body_string(body, "value", "value", SRV_FIELD_REQUIRED, &value,
 			    res) < 0 ||
-	    srv_body_bool(body, "public", "public", 0, &is_public, res) < 0)
+	    srv_body_bool(body, "public", "public", SRV_FIELD_FORM_FALSE,
+			  &is_public, res) < 0)
 		goto done;
 	rc = lec_envvar_create(srv_store(req), parent.project->id, name, value,
 			       is_public, &v);

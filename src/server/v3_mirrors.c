@@ -9,14 +9,19 @@
  *   PUT  /api/v3/projects/<p>/mirror/<v>/pages/?path=a/b.html   a page
  *   POST /api/v3/projects/<p>/mirror/<v>/       publish {"pages": {...}}
  *
- * Creating needs a token (the mirror is the requester's project); the
- * others are the mirror's admins', as every write under a project is.
+ * Creating needs a token (the mirror is the requester's project) and the
+ * rights of an import: in the business edition an organization the user
+ * owns (and optional teams), refused exactly as POST /api/v3/projects/
+ * refuses it, since a mirror publishes pages on the docs domain as any
+ * project does. The others are the mirror's admins', as every write under
+ * a project is.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "body.h"
 #include "lectern/mirror.h"
+#include "lectern/org.h"
 #include "lectern/project.h"
 #include "v3.h"
 
@@ -37,6 +42,10 @@ int srv_v3_mirrors_create(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_mirror_new in = { 0 };
 	struct lec_project *p = NULL;
+	struct lec_org *org = NULL;
+	const char **teams = NULL;
+	size_t nteams = 0;
+	int business = srv_edition(req) == SRV_EDITION_BUSINESS;
 	cJSON *body;
 	int created = 0, rc;
 
@@ -49,12 +58,19 @@ int srv_v3_mirrors_create(struct srv_request *req, struct srv_response *res)
 	    srv_body_string(body, "name", "name", SRV_FIELD_REQUIRED,
 			    &in.name, res) < 0 ||
 	    srv_body_string(body, "language", "language", 0, &in.language,
-			    res) < 0)
+			    res) < 0 ||
+	    (business &&
+	     srv_v3_org_read(req, body, &org, &teams, &nteams, res) < 0))
 		goto done;
 	rc = lec_mirror_ensure(srv_store(req), &in, srv_viewer_id(req), &p,
 			       &created);
 	if (rc < 0) {
 		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	if (created && business &&
+	    srv_v3_org_join(req, org, p->id, teams, nteams, res) < 0) {
+		lec_project_delete(srv_store(req), p->id);
 		goto done;
 	}
 	/* An existing mirror is shown only to those who may refresh it. */
@@ -68,6 +84,8 @@ int srv_v3_mirrors_create(struct srv_request *req, struct srv_response *res)
 	srv_respond_json(res, created ? 201 : 200,
 			 srv_v3_project(req, p, NULL, 0), SRV_JSON_SORTED);
 done:
+	free(teams);
+	lec_org_free(org);
 	lec_project_free(p);
 	cJSON_Delete(body);
 	return res->status;

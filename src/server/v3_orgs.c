@@ -1,7 +1,7 @@
 /*
  * v3 organizations of the business edition (contract §4.9, behaviour notes
  * §1.5 "Organization"): the list of the user's organizations, one
- * organization, and the projects of one. The router answers 404 for these
+ * organization, the projects of one, and its teams. The router answers 404 for these
  * routes in the community edition and 401 for anonymous requests, so the
  * handlers always have an authenticated user.
  *
@@ -27,26 +27,35 @@
 
 /* Serializing ------------------------------------------------------------- */
 
-/* [{"username": ...}] of the owners, sorted by username. */
-static int org_owners(struct lec_store *store, const struct lec_org *org,
-		      cJSON **out)
+/* [{"username": ...}] of the usernames list (an organization's owners, a
+ * team's members) reads for id, sorted by username. */
+static int usernames(struct lec_store *store, int64_t id,
+		     int (*list)(struct lec_store *, int64_t,
+				 struct lec_org_usernames *),
+		     cJSON **out)
 {
 	struct lec_org_usernames names = { 0 };
 	size_t i;
 	int rc;
 
 	*out = NULL;
-	if ((rc = lec_org_owner_list(store, org->id, &names)) < 0)
+	if ((rc = list(store, id, &names)) < 0)
 		return rc;
 	*out = cJSON_CreateArray();
 	for (i = 0; *out && i < names.len; i++) {
-		cJSON *owner = cJSON_CreateObject();
+		cJSON *user = cJSON_CreateObject();
 
-		cJSON_AddStringToObject(owner, "username", names.items[i]);
-		cJSON_AddItemToArray(*out, owner);
+		cJSON_AddStringToObject(user, "username", names.items[i]);
+		cJSON_AddItemToArray(*out, user);
 	}
 	lec_org_usernames_dispose(&names);
 	return LEC_OK;
+}
+
+static int org_owners(struct lec_store *store, const struct lec_org *org,
+		      cJSON **out)
+{
+	return usernames(store, org->id, lec_org_owner_list, out);
 }
 
 /* The service's Organization object; *out NULL on an engine error. */
@@ -282,6 +291,29 @@ static int project_page(struct srv_request *req, struct lec_store *store,
 	return LEC_OK;
 }
 
+/* The organization of the path, whoever may see it (the nested routes
+ * decide that themselves); NULL after filling res with its 404 or an
+ * error. */
+static struct lec_org *find_org(struct srv_request *req,
+				struct lec_store *store,
+				struct srv_response *res)
+{
+	struct lec_org *org = NULL;
+	int rc;
+
+	if (store == NULL) {
+		srv_respond_internal(res, "no store");
+		return NULL;
+	}
+	if ((rc = lec_org_get(store, req->params[0], &org)) == LEC_OK)
+		return org;
+	if (rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, NO_ORGANIZATION);
+	else
+		srv_respond_engine_error(res, rc);
+	return NULL;
+}
+
 int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_org_project_ids ids = { 0 };
@@ -292,13 +324,8 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	cJSON *results;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	if ((rc = lec_org_get(store, req->params[0], &org)) < 0) {
-		if (rc == LEC_ENOTFOUND)
-			return srv_respond_detail(res, 404, NO_ORGANIZATION);
-		return srv_respond_engine_error(res, rc);
-	}
+	if ((org = find_org(req, store, res)) == NULL)
+		return res->status;
 	if (check_projects_access(store, org, req->user->id, res) < 0 ||
 	    srv_flex_parse(req, &flex, res) < 0)
 		goto done;
@@ -319,6 +346,69 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	srv_flex_dispose(&flex);
 done:
 	lec_org_project_ids_dispose(&ids);
+	lec_org_free(org);
+	return res->status;
+}
+
+/* The organization's teams, for its owners (the service's
+ * IsOrganizationAdmin): a member of one of its teams gets 403, anyone
+ * else the 404 of an organization that does not exist, as for its
+ * projects. Flex: fields/omit, and expand=members. */
+int srv_v3_org_teams(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_team_list list = { 0 };
+	struct lec_store *store = srv_store(req);
+	struct lec_org *org = NULL;
+	struct srv_flex flex;
+	struct lec_page page;
+	cJSON *results = NULL, *members;
+	int rc, owner = 0, member = 0;
+	size_t i;
+
+	if ((org = find_org(req, store, res)) == NULL)
+		return res->status;
+	if ((rc = lec_org_is_owner(store, org->id, req->user->id, &owner)) <
+		    0 ||
+	    (!owner &&
+	     (rc = org_is_mine(store, req->user->id, org->slug, &member)) <
+		     0)) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	if (!owner) {
+		srv_respond_detail(res, member ? 403 : 404,
+				   member ? FORBIDDEN : NO_ORGANIZATION);
+		goto done;
+	}
+	if (srv_flex_parse(req, &flex, res) < 0)
+		goto done;
+	srv_page_parse(req, &page);
+	rc = lec_team_list(store, org->id, &page, &list);
+	results = rc < 0 ? NULL : cJSON_CreateArray();
+	for (i = 0; results && i < list.len; i++) {
+		cJSON *t = srv_v3_team(&list.items[i]);
+
+		if (srv_flex_expands(&flex, "members")) {
+			if ((rc = usernames(store, list.items[i].id,
+					    lec_team_member_list, &members)) < 0)
+				break;
+			cJSON_AddItemToObject(t, "members", members);
+		}
+		srv_flex_apply(&flex, t);
+		cJSON_AddItemToArray(results, t);
+	}
+	if (rc < 0) {
+		srv_respond_engine_error(res, rc);
+		cJSON_Delete(results);
+	} else {
+		srv_respond_json(res, 200,
+				 srv_page_envelope(req, &page, list.total,
+						   results),
+				 SRV_JSON_SORTED);
+	}
+	srv_flex_dispose(&flex);
+done:
+	lec_team_list_dispose(&list);
 	lec_org_free(org);
 	return res->status;
 }

@@ -118,6 +118,24 @@ static int read_import(const cJSON *body, struct lec_project_new *in,
 	return bad ? -1 : 0;
 }
 
+/* The privacy levels, which only the business edition's serializers have
+ * (the community's ignore them, as the service's pop them); "" goes to
+ * the engine, which names it no valid choice. */
+static int read_privacy(const cJSON *body, const char **level,
+			const char **external, struct srv_response *res)
+{
+	int got, bad = 0;
+
+	got = srv_body_string(body, "privacy_level", "privacy_level",
+			      SRV_FIELD_BLANK, level, res);
+	bad |= got < 0;
+	got = srv_body_string(body, "external_builds_privacy_level",
+			      "external_builds_privacy_level",
+			      SRV_FIELD_BLANK, external, res);
+	bad |= got < 0;
+	return bad ? -1 : 0;
+}
+
 /* The import's side effect: a build of the default version, queued. */
 static int trigger_first_build(struct lec_store *store,
 			       const struct lec_project *p)
@@ -205,10 +223,19 @@ static int check_teams(struct srv_request *req, const struct lec_org *org,
 	return 0;
 }
 
-/* Put a new project into its organization and teams. */
-static int join_organization(struct srv_request *req, struct lec_org *org,
-			     int64_t project_id, const char **teams,
-			     size_t nteams, struct srv_response *res)
+int srv_v3_org_read(struct srv_request *req, const cJSON *body,
+		    struct lec_org **org, const char ***teams, size_t *nteams,
+		    struct srv_response *res)
+{
+	return read_organization(req, body, org, teams, nteams, res) < 0 ||
+			       check_teams(req, *org, *teams, *nteams, res) < 0
+		       ? -1
+		       : 0;
+}
+
+int srv_v3_org_join(struct srv_request *req, struct lec_org *org,
+		    int64_t project_id, const char **teams, size_t nteams,
+		    struct srv_response *res)
 {
 	struct lec_store *store = srv_store(req);
 	size_t i;
@@ -251,9 +278,11 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 		return res->status;
 	bad = read_import(body, &in, &tags, res) < 0;
 	if (business)
-		bad |= read_organization(req, body, &org, &teams, &nteams,
-					 res) < 0 ||
-		       check_teams(req, org, teams, nteams, res) < 0;
+		bad |= read_privacy(body, &in.privacy_level,
+				    &in.external_builds_privacy_level,
+				    res) < 0 ||
+		       srv_v3_org_read(req, body, &org, &teams, &nteams, res) <
+			       0;
 	if (bad)
 		goto done;
 	in.local_roots = srv_local_roots(req);
@@ -263,7 +292,7 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 		goto done;
 	}
 	if (business &&
-	    join_organization(req, org, p->id, teams, nteams, res) < 0) {
+	    srv_v3_org_join(req, org, p->id, teams, nteams, res) < 0) {
 		lec_project_delete(store, p->id);
 		goto done;
 	}
@@ -334,27 +363,31 @@ struct patch_bool {
 	const char *key;
 	unsigned bit;
 	size_t offset; /* of the int in lec_project_patch */
+	unsigned flags;
 };
 
-#define PB(key, bit, member)                                                 \
-	{ key, bit, offsetof(struct lec_project_patch, member) }
+#define PB(key, bit, member, flags)                                          \
+	{ key, bit, offsetof(struct lec_project_patch, member), flags }
 
+/* The service's serializer booleans are false when a form's full update
+ * leaves them out; Lectern's own fields are left alone then. */
 static const struct patch_bool patch_bools[] = {
 	PB("analytics_disabled", LEC_PROJECT_F_ANALYTICS_DISABLED,
-	   analytics_disabled),
+	   analytics_disabled, SRV_FIELD_FORM_FALSE),
 	PB("show_version_warning", LEC_PROJECT_F_SHOW_VERSION_WARNING,
-	   show_version_warning),
+	   show_version_warning, SRV_FIELD_FORM_FALSE),
 	/* Lectern's extension (docs/api.md): builds on local commits. */
-	PB("watch_commits", LEC_PROJECT_F_WATCH_COMMITS, watch_commits),
-	PB("single_version", LEC_PROJECT_F_SINGLE_VERSION, single_version),
+	PB("watch_commits", LEC_PROJECT_F_WATCH_COMMITS, watch_commits, 0),
+	PB("single_version", LEC_PROJECT_F_SINGLE_VERSION, single_version, 0),
 	PB("external_builds_enabled", LEC_PROJECT_F_EXTERNAL_BUILDS_ENABLED,
-	   external_builds_enabled),
+	   external_builds_enabled, SRV_FIELD_FORM_FALSE),
 };
 
-static int read_patch(const cJSON *body, int put,
+static int read_patch(struct srv_request *req, const cJSON *body,
 		      struct lec_project_patch *patch, const char ***tags,
 		      struct srv_response *res)
 {
+	int put = req->method == SRV_PUT;
 	const cJSON *repo = NULL;
 	size_t i;
 	int got;
@@ -397,8 +430,8 @@ static int read_patch(const cJSON *body, int put,
 		const struct patch_bool *pb = &patch_bools[i];
 		int *dst = (int *)((char *)patch + pb->offset);
 
-		if ((got = srv_body_bool(body, pb->key, pb->key, 0, dst, res)) <
-		    0)
+		if ((got = srv_body_bool(body, pb->key, pb->key, pb->flags, dst,
+					 res)) < 0)
 			return -1;
 		if (got)
 			patch->fields |= pb->bit;
@@ -424,6 +457,15 @@ static int read_patch(const cJSON *body, int put,
 		patch->tags = *tags;
 		patch->fields |= LEC_PROJECT_F_TAGS;
 	}
+	if (srv_edition(req) != SRV_EDITION_BUSINESS)
+		return 0;
+	if (read_privacy(body, &patch->privacy_level,
+			 &patch->external_builds_privacy_level, res) < 0)
+		return -1;
+	if (patch->privacy_level)
+		patch->fields |= LEC_PROJECT_F_PRIVACY_LEVEL;
+	if (patch->external_builds_privacy_level)
+		patch->fields |= LEC_PROJECT_F_EXTERNAL_BUILDS_PRIVACY_LEVEL;
 	return 0;
 }
 
@@ -439,7 +481,7 @@ int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
 		return res->status;
 	if ((body = srv_parse_body(req, res)) == NULL)
 		goto done;
-	if (read_patch(body, req->method == SRV_PUT, &patch, &tags, res) < 0)
+	if (read_patch(req, body, &patch, &tags, res) < 0)
 		goto done;
 	patch.local_roots = srv_local_roots(req);
 	rc = lec_project_update(srv_store(req), parent.project->id, &patch);
@@ -482,12 +524,17 @@ int srv_v3_project_superproject(struct srv_request *req,
 	return res->status;
 }
 
-/* The API root lists the resources Lectern serves, in the service's
- * insertion order (not sorted: the root uses the default renderer). */
+/* The API root lists the resources the service's root lists, in its
+ * insertion order (not sorted: the root uses the default renderer), and
+ * the business edition's organizations after the projects. */
 int srv_v3_root(struct srv_request *req, struct srv_response *res)
 {
+	static const char *const community[] = {
+		"notifications", "remote/repositories", "remote/organizations",
+	};
 	cJSON *o = cJSON_CreateObject();
 	char url[400];
+	size_t i;
 
 	snprintf(url, sizeof(url), "%s/api/v3/projects/",
 		 srv_request_origin(req));
@@ -497,5 +544,21 @@ int srv_v3_root(struct srv_request *req, struct srv_response *res)
 			 srv_request_origin(req));
 		cJSON_AddStringToObject(o, "organizations", url);
 	}
+	for (i = 0; i < sizeof(community) / sizeof(community[0]); i++) {
+		snprintf(url, sizeof(url), "%s/api/v3/%s/",
+			 srv_request_origin(req), community[i]);
+		cJSON_AddStringToObject(o, community[i], url);
+	}
 	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}
+
+int srv_v3_remote_empty(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_page page;
+
+	srv_page_parse(req, &page);
+	return srv_respond_json(res, 200,
+				srv_page_envelope(req, &page, 0,
+						  cJSON_CreateArray()),
+				SRV_JSON_SORTED);
 }

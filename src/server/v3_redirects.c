@@ -142,7 +142,7 @@ static int invalid_choice(struct srv_response *res, const char *field,
 static int read_type(const cJSON *body, unsigned flags, const char **out,
 		     struct srv_response *res)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "type");
+	const cJSON *item = srv_body_get(body, "type");
 
 	*out = NULL;
 	if (item == NULL || cJSON_IsNull(item) || cJSON_IsString(item))
@@ -156,13 +156,13 @@ static int read_type(const cJSON *body, unsigned flags, const char **out,
 static int read_http_status(const cJSON *body, struct lec_redirect_patch *p,
 			    struct srv_response *res)
 {
-	const cJSON *item =
-		cJSON_GetObjectItemCaseSensitive(body, "http_status");
+	int null;
+	const cJSON *item = srv_body_value(body, "http_status", 0, &null);
 	double v;
 
 	if (item == NULL)
 		return 0;
-	if (cJSON_IsNull(item)) {
+	if (null) {
 		srv_respond_field_error(res, "http_status",
 					"This field may not be null.");
 		return -1;
@@ -199,12 +199,12 @@ static int read_redirect(const cJSON *body, unsigned type_flags,
 	    read_text(body, "to_url", REDIRECT_URL_MAX, 0, &p->to_url, res) <
 		    0)
 		return -1;
-	if ((got = srv_body_bool(body, "force", "force", 0, &p->force, res)) <
-	    0)
+	if ((got = srv_body_bool(body, "force", "force", SRV_FIELD_FORM_FALSE,
+				 &p->force, res)) < 0)
 		return -1;
 	p->has_force = got == SRV_FIELD_PRESENT;
-	if ((got = srv_body_bool(body, "enabled", "enabled", 0, &p->enabled,
-				 res)) < 0)
+	if ((got = srv_body_bool(body, "enabled", "enabled",
+				 SRV_FIELD_FORM_FALSE, &p->enabled, res)) < 0)
 		return -1;
 	p->has_enabled = got == SRV_FIELD_PRESENT;
 	if (read_text(body, "description", REDIRECT_DESCRIPTION_MAX,

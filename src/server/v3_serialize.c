@@ -275,6 +275,18 @@ static cJSON *project_organization(struct srv_request *req,
 	return o;
 }
 
+cJSON *srv_v3_team(const struct lec_team *team)
+{
+	cJSON *t = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(t, "access", team->access);
+	srv_v3_add_time_us(t, "created", team->created);
+	srv_v3_add_time_us(t, "modified", team->modified);
+	cJSON_AddStringToObject(t, "name", team->name);
+	cJSON_AddStringToObject(t, "slug", team->slug);
+	return t;
+}
+
 /* expand=teams (business): the teams holding the project. */
 static cJSON *project_teams(struct srv_request *req,
 			    const struct lec_project *p)
@@ -286,16 +298,8 @@ static cJSON *project_teams(struct srv_request *req,
 
 	if (store == NULL || lec_team_list_for_project(store, p->id, &teams) < 0)
 		return a;
-	for (i = 0; a && i < teams.len; i++) {
-		cJSON *t = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(t, "access", teams.items[i].access);
-		srv_v3_add_time_us(t, "created", teams.items[i].created);
-		srv_v3_add_time_us(t, "modified", teams.items[i].modified);
-		cJSON_AddStringToObject(t, "name", teams.items[i].name);
-		cJSON_AddStringToObject(t, "slug", teams.items[i].slug);
-		cJSON_AddItemToArray(a, t);
-	}
+	for (i = 0; a && i < teams.len; i++)
+		cJSON_AddItemToArray(a, srv_v3_team(&teams.items[i]));
 	lec_team_list_dispose(&teams);
 	return a;
 }

@@ -87,7 +87,7 @@ static int child_error(struct srv_response *res, const char *msg)
 static int read_child(const cJSON *body, char *scratch, size_t cap,
 		      const char **out, struct srv_response *res)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "child");
+	const cJSON *item = srv_body_get(body, "child");
 
 	*out = NULL;
 	if (item == NULL)

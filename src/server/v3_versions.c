@@ -152,13 +152,15 @@ static int read_patch(struct srv_request *req, const cJSON *body,
 {
 	int got;
 
-	if ((got = srv_body_bool(body, "active", "active", 0, &patch->active,
-				 res)) < 0)
+	if ((got = srv_body_bool(body, "active", "active",
+				 SRV_FIELD_FORM_FALSE, &patch->active, res)) <
+	    0)
 		return -1;
 	if (got)
 		patch->set |= LEC_VERSION_SET_ACTIVE;
-	if ((got = srv_body_bool(body, "hidden", "hidden", 0, &patch->hidden,
-				 res)) < 0)
+	if ((got = srv_body_bool(body, "hidden", "hidden",
+				 SRV_FIELD_FORM_FALSE, &patch->hidden, res)) <
+	    0)
 		return -1;
 	if (got)
 		patch->set |= LEC_VERSION_SET_HIDDEN;

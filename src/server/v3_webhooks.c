@@ -232,10 +232,7 @@ static int read_fields(cJSON *body, int required, struct srv_response *res,
  * secret. */
 static void wipe_secret(cJSON *body)
 {
-	cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "secret");
-
-	if (cJSON_IsString(item))
-		explicit_bzero(item->valuestring, strlen(item->valuestring));
+	srv_body_wipe(body, "secret");
 }
 
 int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res)
@@ -330,7 +327,7 @@ int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res)
 	    (body = srv_parse_body(req, res)) == NULL ||
 	    read_fields(body, 0, res, &f) < 0)
 		goto done;
-	if (cJSON_GetObjectItemCaseSensitive(body, "secret")) {
+	if (srv_body_get(body, "secret")) {
 		srv_respond_field_error(res, "secret",
 					"The secret cannot be changed; create "
 					"a new webhook.");

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "form.h"
 #include "input.h"
 
 #include "lectern/integration.h"
@@ -318,9 +319,33 @@ static const struct forge forges[] = {
 
 /* Handling --------------------------------------------------------------------- */
 
-/* The payload: JSON, or GitHub's form-encoded payload=<json>. Webhook
- * payloads carry free text (commit messages) anywhere, so they are parsed
- * as JSON only, without the API's single-line field rules. */
+/* Another form's fields as the service's webhook views read them
+ * (request.data.get): each key's last value, a string. */
+static cJSON *form_fields(struct srv_request *req, struct srv_response *res)
+{
+	struct srv_input_error err;
+	cJSON *form = srv_form_parse(req, SRV_FORM_FULL, &err), *item, *out;
+
+	if (form == NULL) {
+		srv_respond_input_error(res, &err);
+		return NULL;
+	}
+	out = cJSON_CreateObject();
+	cJSON_ArrayForEach(item, form) {
+		const cJSON *last = srv_body_get(form, item->string);
+
+		if (cJSON_IsString(last))
+			cJSON_AddStringToObject(out, item->string,
+						last->valuestring);
+	}
+	cJSON_Delete(form);
+	return out;
+}
+
+/* The payload: JSON, GitHub's form-encoded payload=<json>, or another
+ * form's fields (the generic webhook's token and branches, as scripts post
+ * them). Webhook payloads carry free text (commit messages) anywhere, so
+ * JSON is parsed without the API's single-line field rules. */
 static cJSON *payload(struct srv_request *req, struct srv_response *res)
 {
 	const char *ct = srv_header(req, "Content-Type");
@@ -335,6 +360,8 @@ static cJSON *payload(struct srv_request *req, struct srv_response *res)
 				       1)) != NULL) {
 		json = cJSON_Parse(form);
 		free(form);
+	} else if (ct && srv_form_is_content_type(ct)) {
+		return form_fields(req, res);
 	} else {
 		json = cJSON_ParseWithLength(req->body, req->body_len);
 	}
@@ -551,11 +578,8 @@ done:
 		explicit_bzero(generated, strlen(generated));
 		free(generated);
 	}
-	if (secret) { /* no copy of a secret left in freed memory */
-		cJSON *item = cJSON_GetObjectItemCaseSensitive(body, "secret");
-
-		explicit_bzero(item->valuestring, strlen(item->valuestring));
-	}
+	if (secret) /* no copy of a secret left in freed memory */
+		srv_body_wipe(body, "secret");
 	lec_integration_free(in);
 	cJSON_Delete(body);
 	srv_v3_parent_dispose(&parent);

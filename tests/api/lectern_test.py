@@ -23,6 +23,8 @@ LECTERN = os.environ.get("LECTERN", "lectern")
 SERVER_TIMEOUT = 30
 # How long a killed build's processes may take to be gone.
 PROCESS_GONE_SECONDS = 30
+# How long a small fixture project's build may take, even under ASan.
+BUILD_TIMEOUT = 240
 # Options that say a test wants the commit watcher on.
 WATCH_ARGS = ("--watch-debounce", "--watch-poll", "--no-inotify")
 
@@ -234,6 +236,21 @@ class ServerTestCase(unittest.TestCase):
             raise AssertionError("server exited %s: %s" % (status, log))
         if "Sanitizer" in log or "runtime error" in log:
             raise AssertionError("sanitizer report:\n" + log)
+
+    @classmethod
+    def wait_build(cls, slug, token, timeout=BUILD_TIMEOUT):
+        """The project's newest build once it has ended: AssertionError
+        unless it passed within timeout seconds."""
+        deadline = time.time() + timeout
+        builds = []
+        while time.time() < deadline:
+            builds = cls.server.get("/api/v3/projects/%s/builds/" % slug,
+                                    token=token).json["results"]
+            if builds and builds[0]["state"]["code"] in ("finished", "cancelled"):
+                assert builds[0]["success"], builds[0]
+                return builds[0]
+            time.sleep(0.3)
+        raise AssertionError("build of %s did not finish: %r" % (slug, builds))
 
     # Assertions shared by the API tests.
 

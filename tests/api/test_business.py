@@ -1,7 +1,10 @@
 """The business edition's project import and expansions (contract §4.1):
 import requires `organization` (one the user owns) and accepts `teams`;
 `expand=organization,teams` on projects; no `users` key; organization
-owners and admin teams administer the organization's projects."""
+owners and admin teams administer the organization's projects. An offline
+mirror (POST /api/v3/mirrors/) is a project too: it is refused exactly as
+an import is (issue 27: a read-only team member or a user without an
+organization used to create one), and joins its organization."""
 import os
 import sqlite3
 
@@ -76,6 +79,55 @@ class BusinessImportTest(ServerTestCase):
         self.assertStatus(r, 201)
         r = self.server.get("/api/v3/projects/solo/?expand=organization&fields=organization")
         self.assertEqual(r.json["organization"]["slug"], "acme")
+
+
+class BusinessMirrorTest(ServerTestCase):
+    SERVER_ARGS = ("--edition", "business")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        s = cls.server
+        cls.owner = s.token("owner")
+        cls.reader = s.token("reader")
+        cls.writer = s.token("writer")
+        cls.lonely = s.token("lonely")
+        s.lectern("org", "create", "acme", "--owner", "owner")
+        s.lectern("org", "team", "create", "acme", "Readers")
+        s.lectern("org", "team", "add", "acme", "readers", "reader")
+        s.lectern("org", "team", "create", "acme", "Writers", "--access", "admin")
+        s.lectern("org", "team", "add", "acme", "writers", "writer")
+
+    count = BusinessImportTest.count
+
+    def test_a_mirror_has_the_rights_of_an_import(self):
+        before = self.count()
+        for token, extra in ((self.reader, {"organization": "acme"}),
+                             (self.writer, {"organization": "acme"}),
+                             (self.lonely, {}),
+                             (self.lonely, {"organization": "acme"}),
+                             (self.owner, {}),
+                             (self.owner, {"organization": "nope"}),
+                             (self.owner, {"organization": "acme", "teams": ["ghosts"]})):
+            imported = self.server.post("/api/v3/projects/", dict(
+                {"name": "Copied", "repository": {"url": "https://github.com/x/copied"}}, **extra),
+                token=token)
+            mirrored = self.server.post("/api/v3/mirrors/", dict(
+                {"source": "https://docs.example", "project": "copied", "name": "Copied"}, **extra),
+                token=token)
+            self.assertEqual(imported.status, 400, (extra, imported))
+            self.assertEqual((mirrored.status, mirrored.json), (imported.status, imported.json),
+                             extra)
+        self.assertEqual(self.count(), before)
+        # The organization's owner may, and the mirror joins it.
+        r = self.server.post("/api/v3/mirrors/", {
+            "source": "https://docs.example", "project": "copied", "name": "Copied",
+            "organization": "acme", "teams": ["readers"]}, token=self.owner)
+        self.assertStatus(r, 201)
+        r = self.server.get("/api/v3/projects/copied/?expand=organization,teams", token=self.owner)
+        self.assertEqual(r.json["organization"]["slug"], "acme")
+        self.assertEqual([t["slug"] for t in r.json["teams"]], ["readers"])
+        self.assertEqual(r.json["mirror"]["source"], "https://docs.example")
 
 
 if __name__ == "__main__":

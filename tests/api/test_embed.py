@@ -40,6 +40,9 @@ INSTALL_HTML = ('<section id="install"><h2>Install</h2><p>Run <code>pip</code>. 
                 '<img src="http://emb.localhost:%d/en/latest/_static/i.png"></p></section>')
 
 
+# A page on another site calling the API from a browser.
+ORIGIN = "https://elsewhere.example"
+
 class EmbedTest(ServerTestCase):
 
     @classmethod
@@ -88,6 +91,8 @@ class EmbedTest(ServerTestCase):
 
     def get(self, path, params, **kw):
         from urllib.parse import urlencode
+        # A browser's cross-origin call: CORS answers only those.
+        kw.setdefault("headers", {"Origin": ORIGIN})
         return self.server.get(path + "?" + urlencode(params), **kw)
 
     def v2(self, **params):
@@ -249,7 +254,7 @@ class EmbedTest(ServerTestCase):
         # Authenticated like v3, so a token that is not one is refused.
         r = self.v2(project="emb", doc="index", token="0" * 40)
         self.assertDetail(r, 401, "Invalid token.")
-        r = self.server.post("/api/v2/embed/", {})
+        r = self.server.post("/api/v2/embed/", {}, headers={"Origin": ORIGIN})
         self.assertDetail(r, 405, 'Method "POST" not allowed.')
         self.assertEqual(r.header("Allow"), "GET, HEAD, OPTIONS")
         self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
@@ -259,11 +264,13 @@ class EmbedTest(ServerTestCase):
         url = self.docs("emb", "/en/latest/guide/usage.html#install")
         from urllib.parse import urlencode
         for host in ("emb.localhost:%d" % self.server.port, None):
-            r = self.server.get("/_/api/v3/embed/?" + urlencode({"url": url}), host=host)
+            r = self.server.get("/_/api/v3/embed/?" + urlencode({"url": url}), host=host,
+                                headers={"Origin": ORIGIN})
             self.assertStatus(r, 200)
             self.assertEqual(r.json["content"], INSTALL_HTML % self.server.port)
             self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
-            r = self.server.get("/_/api/v2/embed/?" + urlencode({"url": url}), host=host)
+            r = self.server.get("/_/api/v2/embed/?" + urlencode({"url": url}), host=host,
+                                headers={"Origin": ORIGIN})
             self.assertStatus(r, 200)
             self.assertEqual(r.json["content"], [INSTALL_HTML % self.server.port])
             self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
@@ -276,11 +283,15 @@ class EmbedTest(ServerTestCase):
             r = self.v3(url=self.docs("emb", "/en/latest/"))
             self.assertStatus(r, 200)
             self.assertEqual(r.header("Access-Control-Allow-Origin"), "*")
-        r = self.server.get("/api/v3/projects/emb/", token=self.owner)
+        r = self.server.get("/api/v3/projects/emb/", token=self.owner,
+                            headers={"Origin": ORIGIN})
         self.assertStatus(r, 200)
         self.assertIsNone(r.header("Access-Control-Allow-Origin"))
-        self.assertIsNone(self.server.get("/api/v2/project/").header(
+        self.assertIsNone(self.server.get("/api/v2/project/", headers={"Origin": ORIGIN}).header(
             "Access-Control-Allow-Origin"))
+        # Without an Origin (no browser), no CORS header either.
+        self.assertIsNone(self.get("/api/v3/embed/", {"url": self.docs("emb", "/en/latest/")},
+                                   headers={}).header("Access-Control-Allow-Origin"))
 
     # v3 -----------------------------------------------------------------
 

@@ -3,8 +3,10 @@
 rules, publishing a version's page list (uploaded and kept pages, the
 errors), the ETags kept for the next refresh, the mirror served on its own
 docs host only and searchable, refreshes recorded as builds, and mirrors
-refusing builds, and refreshes kept for diffs as --keep-builds says. The
-client's crawl is tested by tests/cli/test_mirror.sh."""
+refusing builds, and refreshes kept for diffs as --keep-builds says; a
+name in a page path over 255 bytes is a 400 on the path. The client's
+crawl is tested by tests/cli/test_mirror.sh, against a hostile remote by
+tests/cli/test_mirror_hostile.sh."""
 import os
 
 from lectern_test import ServerTestCase, main
@@ -107,6 +109,19 @@ class MirrorTest(ServerTestCase):
         self.assertTrue(r.json["active"])
         r = self.server.get("/api/v3/projects/guide/mirror/nosuch/", token=self.token)
         self.assertEqual(r.json, {"pages": {}})
+
+    def test_b2_names_longer_than_a_file_name(self):
+        # A name over 255 bytes cannot be a file: the page is refused on
+        # its path, never a 500 (issue 27: it used to abort the mirror).
+        for bad in ("a" * 251 + ".html", "d" * 256 + "/x.html"):
+            r = self.stage(bad, PAGE)
+            self.assertStatus(r, 400)
+            self.assertIn("path", r.json)
+            r = self.publish({bad: ""})
+            self.assertStatus(r, 400)
+            self.assertIn("path", r.json)
+        longest = "d" * 255 + "/" + "a" * 250 + ".html"
+        self.assertStatus(self.stage(longest, PAGE), 204)
 
     def test_c_read_only(self):
         r = self.server.post("/api/v3/projects/guide/versions/latest/builds/", token=self.token)

@@ -5,12 +5,23 @@ creation and a given one never, and neither in any answer or the server's
 log; the service's default payload and template variables; X-Hub-Signature
 the hex HMAC-SHA256 of the body, checked by the receiver; retries when the
 receiver answers 500, then success; a receiver that never answers raising
-the project's notification; and the deliveries listed."""
+the project's notification; and the deliveries listed.
+
+The address rule (issue 27): without `--webhook-allow` no delivery
+reaches loopback, however the URL writes it (127.0.0.1, localhost,
+[::ffff:127.0.0.1], 0.0.0.0, [::1], 127.1), and a listening port and a
+closed one give the same refused outcome; with it, only the networks it
+names, redirects never followed. A delivery goes to the URL it was made
+for even when the webhook's URL changes before its retry. Deliveries run
+side by side: six slow receivers of one project hold up another project's
+delivery by less than one deadline; a project has at most ten webhooks."""
+import datetime
 import hashlib
 import hmac
 import http.server
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -37,16 +48,31 @@ class Receiver:
     """A loopback HTTP server recording each POST; `plan` maps a path to
     the statuses it answers in turn (200 once they run out)."""
 
-    def __init__(self):
+    def __init__(self, host="127.0.0.1", redirect=None):
         self.requests = []
+        self.arrived = []  # paths, as soon as a request's body is read
         self.plan = {}
         self.hold = {}  # path: a threading.Event set to let it answer
         self.lock = threading.Lock()
         receiver = self
 
+        class Server(http.server.ThreadingHTTPServer):
+            address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.lock:
+                    receiver.arrived.append(self.path)
+                if redirect:
+                    # Every answer sends the client elsewhere.
+                    with receiver.lock:
+                        receiver.requests.append((self.path, dict(self.headers), body))
+                    self.send_response(307)
+                    self.send_header("Location", redirect + self.path)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 held = receiver.hold.get(self.path)
                 if held is not None:
                     held.wait(TIMEOUT)
@@ -61,8 +87,9 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        self.httpd = Server((host, 0), Handler)
+        self.port = self.httpd.server_address[1]
+        self.url = "http://%s:%d" % ("[%s]" % host if ":" in host else host, self.port)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def received(self, path):
@@ -70,6 +97,8 @@ class Receiver:
             return [(h, b) for p, h, b in self.requests if p == path]
 
     def close(self):
+        for held in list(self.hold.values()):
+            held.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -77,8 +106,10 @@ class Receiver:
 class OutgoingWebhooksTest(ServerTestCase):
     # A receiver gets longer to answer than any test holds an answer, so
     # a held delivery is never timed out whatever the machine's speed.
+    # The receivers are on loopback, which an administrator must allow.
     SERVER_ARGS = ("--build-timeout", "30", "--workers", "1",
-                   "--webhook-backoff", "50", "--webhook-timeout", "120000")
+                   "--webhook-backoff", "50", "--webhook-timeout", "120000",
+                   "--webhook-allow", "127.0.0.0/8")
 
     @classmethod
     def setUpClass(cls):
@@ -352,6 +383,26 @@ class OutgoingWebhooksTest(ServerTestCase):
         self.assertEqual(n["state"], "unread")
         self.call("DELETE", "%s%d/" % (self.base, hook["id"]))
 
+    def test_a_delivery_keeps_its_url(self):
+        # The first try is held until the webhook points elsewhere, then
+        # fails; its retry still goes where the delivery was made for.
+        release = self.receiver.hold["/made-for"] = threading.Event()
+        self.receiver.plan["/made-for"] = [500]
+        hook = self.create("/made-for", events=["build:passed"])
+        self.build()
+        deadline = time.time() + TIMEOUT
+        while "/made-for" not in self.receiver.arrived and time.time() < deadline:
+            time.sleep(0.05)
+        r = self.call("PATCH", "%s%d/" % (self.base, hook["id"]),
+                      {"url": self.receiver.url + "/moved"})
+        self.assertStatus(r, 200)
+        release.set()
+        listed = self.wait_deliveries(hook, lambda d: d and d[0]["state"] == "delivered")
+        self.assertEqual(listed[0]["attempts"], 2)
+        self.assertEqual(len(self.receiver.received("/made-for")), 2)
+        self.assertEqual(self.receiver.received("/moved"), [])
+        self.call("DELETE", "%s%d/" % (self.base, hook["id"]))
+
     def check_no_secret(self, secret):
         for body in self.answers:
             if b'"secret"' in body:
@@ -360,6 +411,204 @@ class OutgoingWebhooksTest(ServerTestCase):
         shown = [b for b in self.answers if secret.encode() in b]
         self.assertLessEqual(len(shown), 1)
         self.assertNotIn(secret, self.server.log())
+
+
+class HookCase(ServerTestCase):
+    """A server with a build worker and a project whose builds pass."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.alice = cls.server.token("alice")
+        cls.repo = fixtures.make_repo(PASSING)
+
+    def project(self, name):
+        r = self.server.post("/api/v3/projects/", {
+            "name": name, "repository": {"url": "file://" + self.repo}}, token=self.alice)
+        self.assertStatus(r, 201)
+        slug = r.json["slug"]
+        self.wait_build(slug, 0)
+        return slug
+
+    def hook(self, slug, url, events=("build:passed",)):
+        r = self.server.post("/api/v3/projects/%s/webhooks/" % slug,
+                             {"url": url, "events": list(events)}, token=self.alice)
+        self.assertStatus(r, 201)
+        return r.json
+
+    def build(self, slug):
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug,
+                             token=self.alice)
+        self.assertStatus(r, 202)
+        return r.json["build"]["id"]
+
+    def wait_build(self, slug, after):
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            builds = self.server.get("/api/v3/projects/%s/builds/" % slug,
+                                     token=self.alice).json["results"]
+            done = [b for b in builds if b["id"] > after
+                    and b["state"]["code"] in ("finished", "cancelled")]
+            if done:
+                return done[0]
+            time.sleep(0.1)
+        self.fail("no build of %s finished" % slug)
+
+    def deliveries(self, slug, hook):
+        r = self.server.get("/api/v3/projects/%s/webhooks/%d/deliveries/" % (slug, hook["id"]),
+                            token=self.alice)
+        self.assertStatus(r, 200)
+        return r.json["results"]
+
+    def wait_finished(self, slug, hooks, n=1):
+        """Each hook's first n deliveries, once none of them is pending."""
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            got = [self.deliveries(slug, h) for h in hooks]
+            if all(len(d) >= n and all(x["state"] != "pending" for x in d) for d in got):
+                return got
+            time.sleep(0.05)
+        self.fail("deliveries still pending: %r" % got)
+
+
+REFUSED = "refused: the address is not allowed"
+FAILED = "failed: no answer from the receiver"
+
+
+class DefaultAddressRuleTest(HookCase):
+    """No --webhook-allow: loopback is refused however it is written, and
+    what the deliveries list says never tells an open port from a closed
+    one."""
+    SERVER_ARGS = ("--workers", "1", "--webhook-backoff", "50",
+                   "--webhook-timeout", "5000")
+
+    def test_loopback_is_refused_however_written(self):
+        receiver = Receiver()
+        self.addCleanup(receiver.close)
+        closed = Receiver()
+        closed_port = closed.port
+        closed.close()
+        port = receiver.port
+        urls = ["http://127.0.0.1:%d/plain" % port,
+                "http://localhost:%d/name" % port,
+                "http://[::ffff:127.0.0.1]:%d/mapped" % port,
+                "http://0.0.0.0:%d/unspecified" % port,
+                "http://127.1:%d/short" % port,
+                "http://2130706433:%d/decimal" % port,
+                "http://127.0.0.1:%d/closed" % closed_port]
+        try:
+            v6 = Receiver("::1")
+            self.addCleanup(v6.close)
+            urls.append("http://[::1]:%d/v6" % v6.port)
+        except OSError:
+            v6 = None
+        slug = self.project("Refused")
+        hooks = [self.hook(slug, u) for u in urls]
+        self.build(slug)
+        got = self.wait_finished(slug, hooks)
+        for url, listed in zip(urls, got):
+            d = listed[0]
+            self.assertEqual((d["state"], d["status_code"], d["error"]),
+                             ("failed", None, REFUSED), url)
+            self.assertEqual(d["attempts"], 5, url)
+        self.assertEqual(receiver.arrived, [])
+        if v6:
+            self.assertEqual(v6.arrived, [])
+        # The project is told its webhook fails, naming no URL.
+        notes = self.server.get("/api/v3/projects/%s/notifications/" % slug,
+                                token=self.alice).json["results"]
+        self.assertIn("project:webhook:failing", [n["message"]["id"] for n in notes])
+
+
+class AllowedAddressRuleTest(HookCase):
+    """--webhook-allow 127.0.0.1/32: that address is reached, the rest of
+    loopback is not, a redirect is never followed, and a receiver that
+    does not answer fails with the same words whether its port is closed
+    or it is too slow."""
+    SERVER_ARGS = ("--workers", "1", "--webhook-backoff", "50",
+                   "--webhook-timeout", "1000", "--webhook-allow", "127.0.0.1/32")
+
+    def test_only_the_allowed_network_and_no_redirects(self):
+        allowed = Receiver()
+        self.addCleanup(allowed.close)
+        other = Receiver("127.0.0.2")
+        self.addCleanup(other.close)
+        to_other = Receiver(redirect=other.url)
+        self.addCleanup(to_other.close)
+        to_allowed = Receiver(redirect=allowed.url)
+        self.addCleanup(to_allowed.close)
+        closed = Receiver()
+        closed_url = closed.url + "/closed"
+        closed.close()
+        allowed.hold["/slow"] = threading.Event()
+        slug = self.project("Allowed")
+        hooks = [self.hook(slug, allowed.url + "/ok"),
+                 self.hook(slug, other.url + "/other"),
+                 self.hook(slug, to_other.url + "/away"),
+                 self.hook(slug, to_allowed.url + "/back"),
+                 self.hook(slug, closed_url),
+                 self.hook(slug, allowed.url + "/slow")]
+        self.build(slug)
+        ok, other_d, away, back, closed_d, slow = [d[0] for d in self.wait_finished(slug, hooks)]
+        self.assertEqual((ok["state"], ok["status_code"]), ("delivered", 200))
+        self.assertEqual((other_d["state"], other_d["error"]), ("failed", REFUSED))
+        self.assertEqual(other.arrived, [])
+        # The redirects were answered and not followed, whatever their
+        # target.
+        for d in (away, back):
+            self.assertEqual((d["state"], d["status_code"]), ("failed", 307))
+        self.assertEqual(len(to_other.arrived), 5)
+        self.assertEqual(allowed.arrived.count("/away") + allowed.arrived.count("/back"), 0)
+        self.assertEqual(closed_d["error"], FAILED)
+        self.assertEqual(slow["error"], FAILED)
+        self.assertEqual(closed_d["status_code"], slow["status_code"])
+
+
+class FairnessTest(HookCase):
+    """Six slow receivers of one project, each holding every delivery
+    until its deadline, delay another project's delivery by less than one
+    deadline; and a project has at most ten webhooks."""
+    DEADLINE = 3.0
+    SERVER_ARGS = ("--workers", "1", "--webhook-backoff", "50",
+                   "--webhook-timeout", "3000", "--webhook-allow", "127.0.0.0/8")
+
+    def test_slow_receivers_of_one_project_do_not_hold_up_another(self):
+        slow = Receiver()
+        self.addCleanup(slow.close)
+        fast = Receiver()
+        self.addCleanup(fast.close)
+        hog = self.project("Hog")
+        other = self.project("Other")
+        for i in range(6):
+            slow.hold["/slow%d" % i] = threading.Event()
+            self.hook(hog, "%s/slow%d" % (slow.url, i),
+                      events=("build:triggered", "build:passed"))
+        fast_hook = self.hook(other, fast.url + "/fast", events=("build:triggered",))
+        self.build(hog)
+        deadline = time.time() + TIMEOUT
+        while len(slow.arrived) < 4 and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertGreaterEqual(len(slow.arrived), 4)
+        self.build(other)
+        d = self.wait_finished(other, [fast_hook])[0][0]
+        self.assertEqual(d["state"], "delivered")
+        waited = (parse_time(d["modified"]) - parse_time(d["created"])).total_seconds()
+        self.assertLess(waited, self.DEADLINE)
+
+    def test_webhooks_per_project_are_capped(self):
+        slug = self.project("Capped")
+        for i in range(10):
+            self.hook(slug, "http://127.0.0.1:9/%d" % i)
+        r = self.server.post("/api/v3/projects/%s/webhooks/" % slug,
+                             {"url": "http://127.0.0.1:9/eleventh", "events": ALL_EVENTS},
+                             token=self.alice)
+        self.assertEqual((r.status, r.json), (400, [
+            "This project has 10 webhooks, the most a project may have; "
+            "delete one to add another."]))
+
+
+def parse_time(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 if __name__ == "__main__":

@@ -259,9 +259,8 @@ class ValidationTest(RedirectTestCase):
         self.assertRejected(["page"], {"non_field_errors": [
             "Invalid data. Expected a dictionary, but got list."]})
         r = self.server.request("POST", self.url("valid"), raw=b"type=page", token=self.alice,
-                                headers={"Content-Type": "application/x-www-form-urlencoded"})
-        self.assertDetail(r, 415,
-                          'Unsupported media type "application/x-www-form-urlencoded" in request.')
+                                headers={"Content-Type": "text/plain"})
+        self.assertDetail(r, 415, 'Unsupported media type "text/plain" in request.')
         r = self.server.request("POST", self.url("valid"), raw=b'{"type": ', token=self.alice,
                                 headers={"Content-Type": "application/json"})
         self.assertStatus(r, 400)

@@ -1,9 +1,11 @@
 #!/bin/sh
-# `lectern notifications` and `lectern webhooks` against the auto-started
-# local engine: a failing build's notification is listed on its build and
-# marked read then dismissed; a webhook added prints its secret once, the
-# list never shows it, a build's delivery is listed as delivered to a
-# loopback receiver, remove deletes it, and bad arguments are usage errors.
+# `lectern notifications` and `lectern webhooks` against the local engine:
+# a failing build's notification is listed on its build and marked read
+# then dismissed; a webhook added prints its secret once, the list never
+# shows it, a build's delivery is listed as delivered to a loopback
+# receiver, remove deletes it, and bad arguments are usage errors. The
+# local engine is started here, as the CLI would, but allowed to reach
+# the receiver on loopback (`serve --webhook-allow`).
 . "$LEC_TESTS/cli/lib.sh"
 
 export XDG_CONFIG_HOME="$DATA/config"
@@ -14,6 +16,15 @@ cleanup() {
 	rm -rf "$DATA"
 }
 trap cleanup EXIT
+
+"$LECTERN" serve --local-engine --listen 127.0.0.1:0 --webhook-allow 127.0.0.0/8 \
+	>"$DATA/engine.out" 2>"$DATA/engine.err" &
+i=0
+until grep -q '^listening on' "$DATA/engine.out" 2>/dev/null; do
+	i=$((i + 1)); [ $i -lt 300 ] || break; sleep 0.1
+done
+grep -q '^listening on' "$DATA/engine.out" && pass ||
+	fail "the local engine did not start: $(cat "$DATA/engine.err")"
 
 REPO="$DATA/repo"
 mkdir -p "$REPO"

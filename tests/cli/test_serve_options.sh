@@ -4,7 +4,8 @@
 # and the OPTIONS of lectern-serve(1) to that table, read from
 # `lectern serve --options-table`: the same options with the same values,
 # each once, and the same defaults. A row or an entry may group several
-# options; its defaults are then theirs in order, joined with ", ".
+# options; its defaults are then theirs in order, joined with ", ". A
+# network --webhook-allow cannot take is refused with what is wrong.
 . "$LEC_TESTS/cli/lib.sh"
 TOP="$LEC_TESTS/.."
 
@@ -98,5 +99,13 @@ $(cat "$DATA/check")"; fi
 expect_status 0 "$LECTERN" serve --help
 expect_match out '^  --webhook-timeout MS +.*\(100 to 600000; default 5000\)$'
 expect_match out '^  --edition community\|business +.*\(default community\)$'
+expect_match out '^  --webhook-allow CIDR +.*repeatable \(default public addresses only\)$'
+
+# --webhook-allow takes networks only, each said wrong before anything
+# starts.
+expect_status 1 "$LECTERN" serve --webhook-allow 127.0.0.1/8
+expect_match err "^lectern: serve: --webhook-allow: '127\.0\.0\.1/8' has address bits set past its prefix length"
+expect_status 1 "$LECTERN" serve --webhook-allow 127.0.0.0/8 --webhook-allow localhost
+expect_match err "^lectern: serve: --webhook-allow: 'localhost' is not an IPv4 or IPv6 network"
 
 finish

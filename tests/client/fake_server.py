@@ -6,7 +6,8 @@ fields Lectern does not send and lack some it does.
 Run with /usr/bin/python3; it listens on 127.0.0.1 on a free port and
 prints "listening on http://127.0.0.1:PORT" as its first line. Per-key
 counters (the `key` query parameter) let each test script its own sequence.
-GET /hits?key=K answers how many requests carried that key.
+GET /hits?key=K answers how many requests carried that key; GET
+/redirect?to=URL sends the client to URL.
 
 Asked as localhost or a *.localhost docs host, it answers as a Lectern
 (every answer carries X-Lectern); as 127.0.0.1, as the hosted service,
@@ -180,6 +181,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, '{"count": 3, "results": [', ctype="application/json")
         if path == "/html":
             return self.send(200, "<html>hello</html>", ctype="text/html")
+        if path == "/redirect":
+            return self.send(302, headers=[("Location", q["to"])])
         if path == "/slow":
             time.sleep(float(q.get("seconds", "2")))
             return self.send(200, {"ok": True})

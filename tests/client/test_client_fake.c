@@ -2,7 +2,8 @@
  * The blocking client against the scripted fake server (fake_server.py):
  * retries on 5xx (idempotent only) and 429 with Retry-After in seconds and
  * as a date, the Retry-After cap, malformed JSON, a dead port, a slow server
- * hitting the total timeout, conditional requests, what goes on the wire
+ * hitting the total timeout, connections checked before they are opened
+ * (redirects too), conditional requests, what goes on the wire
  * (token, User-Agent, encoding, body), DRF error bodies over HTTP, the
  * pagination iterator, and the typed calls on the hosted service's shapes.
  */
@@ -205,6 +206,75 @@ TEST(dead_port_is_a_transport_error)
 	CHECK_INT(err.status, 0);
 	CHECK(r == NULL);
 	CHECK(strstr(err.message, "secret-token") == NULL);
+	lc_client_free(c);
+}
+
+/* A connection check that allows one port of 127.0.0.1 and records the
+ * last address offered. */
+struct seen {
+	int allowed_port;
+	char last[INET6_ADDRSTRLEN + 8];
+	int calls;
+};
+
+static int check_port(const struct sockaddr *addr, size_t len, void *payload)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+	struct seen *seen = payload;
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	seen->calls++;
+	if (addr->sa_family != AF_INET || len < sizeof(*in))
+		return 0;
+	inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+	snprintf(seen->last, sizeof(seen->last), "%s:%d", ip,
+		 ntohs(in->sin_port));
+	return in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
+	       ntohs(in->sin_port) == seen->allowed_port;
+}
+
+TEST(checked_connections)
+{
+	struct seen seen = { fake.port, "", 0 };
+	struct lc_client *c = lct_client(&fake, "secret-token", 0, 0);
+	struct lc_response *r = NULL;
+	struct lc_error err;
+	char path[256], expected[128];
+
+	/* Allowed: the check saw the address connected to. */
+	lc_client_check_connections(c, check_port, &seen);
+	CHECK_INT(get_int(c, "/flaky?fails=0&key=k1", "attempts"), 1);
+	CHECK_INT(seen.calls, 1);
+	snprintf(expected, sizeof(expected), "127.0.0.1:%d", fake.port);
+	CHECK_STR(seen.last, expected);
+	lc_client_free(c);
+	/* A redirect elsewhere is checked too, and refused before any
+	 * connection, with where it was going. */
+	c = lct_client(&fake, NULL, 0, 0);
+	lc_client_check_connections(c, check_port, &seen);
+	snprintf(path, sizeof(path),
+		 "/redirect?to=http://127.0.0.2:%d/flaky%%3Fkey=k2",
+		 fake.port);
+	CHECK_RC(lc_get(c, path, NULL, NULL, &r, &err), LC_ETRANSPORT, &err);
+	snprintf(expected, sizeof(expected),
+		 "refused: the address of 127.0.0.2:%d is not allowed",
+		 fake.port);
+	CHECK_STR(err.message, expected);
+	CHECK(r == NULL);
+	lc_client_free(c);
+	/* Refused from the start: the server never hears of it. */
+	seen.allowed_port = 0;
+	c = lct_client(&fake, NULL, 0, 0);
+	lc_client_check_connections(c, check_port, &seen);
+	CHECK_RC(lc_get(c, "/flaky?key=k3", NULL, NULL, &r, &err),
+		 LC_ETRANSPORT, &err);
+	snprintf(expected, sizeof(expected),
+		 "refused: the address of 127.0.0.1:%d is not allowed",
+		 fake.port);
+	CHECK_STR(err.message, expected);
+	/* Checking nothing again. */
+	lc_client_check_connections(c, NULL, &seen);
+	CHECK_INT(hits(c, "k3"), 0);
 	lc_client_free(c);
 }
 
@@ -614,6 +684,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(throttled_beyond_cap_fails_at_once),
 		TEST_ENTRY(malformed_json_is_an_error),
 		TEST_ENTRY(dead_port_is_a_transport_error),
+		TEST_ENTRY(checked_connections),
 		TEST_ENTRY(slow_server_times_out),
 		TEST_ENTRY(conditional_get_with_etag),
 		TEST_ENTRY(what_goes_on_the_wire),

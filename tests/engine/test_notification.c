@@ -6,7 +6,10 @@
  * after passing, cancelled once it passes again), and the webhook queue:
  * a generated secret, a rendered template, a signature that is the HMAC of
  * the body under that secret, retries with a doubling delay, the failing
- * notification after the last try and its cancelling by a delivery.
+ * notification after the last try and its cancelling by a delivery; at
+ * most LEC_WEBHOOK_PROJECT_MAX webhooks a project, each delivery sent to
+ * the URL it was queued for, deliveries taken fairly across projects and
+ * one webhook's one at a time, in order.
  */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -463,6 +466,160 @@ TEST(webhook_queue_sign_retry_and_fail)
 	lec_store_free(st);
 }
 
+TEST(webhooks_per_project_are_capped)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "docs");
+	int64_t q = lec_test_project(st, "other");
+	struct lec_webhook_fields f = { 0, "https://example.org/hook",
+					LEC_WEBHOOK_BUILD_PASSED, NULL };
+	struct lec_webhook_list list = { 0 };
+	int i;
+
+	for (i = 0; i < LEC_WEBHOOK_PROJECT_MAX; i++)
+		CHECK_OK(lec_webhook_create(st, p, &f, "s", NULL, NULL));
+	CHECK_ERR(lec_webhook_create(st, p, &f, "s", NULL, NULL), LEC_ELIMIT);
+	CHECK(strstr(lec_error_last(), "the most a project may have") != NULL);
+	CHECK(lec_error_last_field() == NULL);
+	CHECK_OK(lec_webhook_list(st, p, NULL, &list));
+	CHECK_INT(list.total, LEC_WEBHOOK_PROJECT_MAX);
+	/* Another project has its own. */
+	CHECK_OK(lec_webhook_create(st, q, &f, "s", NULL, NULL));
+	/* A place freed is a place to take. */
+	CHECK_OK(lec_webhook_delete(st, p, list.items[0].id));
+	CHECK_OK(lec_webhook_create(st, p, &f, "s", NULL, NULL));
+	lec_webhook_list_dispose(&list);
+	lec_store_free(st);
+}
+
+TEST(a_delivery_goes_to_the_url_it_was_queued_for)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "docs");
+	int64_t b = add_build(st, p, add_version(st, p, "latest"), "finished",
+			      NULL);
+	struct lec_webhook_fields f = { 0, "https://example.org/before",
+					LEC_WEBHOOK_BUILD_PASSED, NULL };
+	struct lec_webhook_outgoing out = { 0 };
+	struct lec_webhook *w = NULL;
+	int64_t now;
+
+	CHECK_OK(lec_webhook_create(st, p, &f, "s", &w, NULL));
+	CHECK_OK(lec_webhook_queue_build(st, b, LEC_WEBHOOK_BUILD_PASSED,
+					 NULL));
+	now = lec__now_us();
+	f.fields = LEC_WEBHOOK_FIELD_URL;
+	f.url = "https://example.org/after";
+	CHECK_OK(lec_webhook_update(st, p, w ? w->id : 0, &f));
+	CHECK_OK(lec_webhook_delivery_next(st, now, 60000, &out));
+	CHECK_STR(out.url, "https://example.org/before");
+	/* Its retry too. */
+	CHECK_OK(lec_webhook_delivery_done(st, out.delivery_id, 500, NULL, 1));
+	lec_webhook_outgoing_dispose(&out);
+	CHECK_OK(lec_webhook_delivery_next(st, now + 3600LL * 1000000, 60000,
+					   &out));
+	CHECK_STR(out.url, "https://example.org/before");
+	CHECK_OK(lec_webhook_delivery_done(st, out.delivery_id, 200, NULL, 1));
+	lec_webhook_outgoing_dispose(&out);
+	/* What is queued from now on goes to the new URL. */
+	CHECK_OK(lec_webhook_queue_build(st, b, LEC_WEBHOOK_BUILD_PASSED,
+					 NULL));
+	CHECK_OK(lec_webhook_delivery_next(st, lec__now_us(), 60000, &out));
+	CHECK_STR(out.url, "https://example.org/after");
+	lec_webhook_outgoing_dispose(&out);
+	lec_webhook_free(w);
+	lec_store_free(st);
+}
+
+/* Take the next due delivery at now; its URL's last letter names the
+ * project ('a' or 'b'), '-' when none is due. */
+static char take(struct lec_store *st, int64_t now, int64_t *id)
+{
+	struct lec_webhook_outgoing out = { 0 };
+	char which;
+
+	if (lec_webhook_delivery_next(st, now, 60000, &out) != LEC_OK)
+		return '-';
+	which = out.url[strlen(out.url) - 1];
+	*id = out.delivery_id;
+	lec_webhook_outgoing_dispose(&out);
+	return which;
+}
+
+TEST(deliveries_are_taken_fairly_across_projects)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t pa = lec_test_project(st, "alpha");
+	int64_t pb = lec_test_project(st, "beta");
+	int64_t ba = add_build(st, pa, add_version(st, pa, "latest"),
+			       "finished", NULL);
+	int64_t bb = add_build(st, pb, add_version(st, pb, "latest"),
+			       "finished", NULL);
+	struct lec_webhook_fields fa = { 0, "https://example.org/a",
+					 LEC_WEBHOOK_BUILD_PASSED, NULL };
+	struct lec_webhook_fields fb = { 0, "https://example.org/b",
+					 LEC_WEBHOOK_BUILD_PASSED, NULL };
+	int64_t now = lec__now_us(), ids[LEC_WEBHOOK_PROJECT_MAX], id = 0;
+	int i;
+
+	for (i = 0; i < LEC_WEBHOOK_PROJECT_MAX; i++)
+		CHECK_OK(lec_webhook_create(st, pa, &fa, "s", NULL, NULL));
+	CHECK_OK(lec_webhook_create(st, pb, &fb, "s", NULL, NULL));
+	/* Alpha's ten deliveries are queued before beta's one. */
+	CHECK_OK(lec_webhook_queue_build(st, ba, LEC_WEBHOOK_BUILD_PASSED,
+					 NULL));
+	CHECK_OK(lec_webhook_queue_build(st, bb, LEC_WEBHOOK_BUILD_PASSED,
+					 NULL));
+	now += 1000000;
+	/* The oldest goes first; then beta, whose turn has not come yet,
+	 * before alpha's older ones. */
+	CHECK_INT(take(st, now++, &ids[0]), 'a');
+	CHECK_INT(take(st, now++, &id), 'b');
+	CHECK_OK(lec_webhook_delivery_done(st, id, 200, NULL, 1000));
+	/* Alpha alone now, up to its share of the sender at once. */
+	for (i = 1; i < LEC_WEBHOOK_PROJECT_SENDING_MAX; i++)
+		CHECK_INT(take(st, now++, &ids[i]), 'a');
+	CHECK_INT(take(st, now++, &id), '-');
+	/* One answered: its place goes to the next of alpha's. */
+	CHECK_OK(lec_webhook_delivery_done(st, ids[0], 200, NULL, 1000));
+	CHECK_INT(take(st, now++, &ids[0]), 'a');
+	CHECK_INT(take(st, now++, &id), '-');
+	/* A sender that died holds them only until their lease ends. */
+	CHECK_INT(take(st, now + 61LL * 1000000, &id), 'a');
+	lec_store_free(st);
+}
+
+TEST(a_webhooks_deliveries_go_one_at_a_time_in_order)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "docs");
+	int64_t b = add_build(st, p, add_version(st, p, "latest"), "finished",
+			      NULL);
+	struct lec_webhook_fields f = { 0, "https://example.org/a",
+					LEC_WEBHOOK_EVENTS_ALL, NULL };
+	struct lec_webhook_outgoing out = { 0 };
+	int64_t now, first;
+
+	CHECK_OK(lec_webhook_create(st, p, &f, "s", NULL, NULL));
+	CHECK_OK(lec_webhook_queue_build(st, b, LEC_WEBHOOK_BUILD_TRIGGERED,
+					 NULL));
+	CHECK_OK(lec_webhook_queue_build(st, b, LEC_WEBHOOK_BUILD_PASSED,
+					 NULL));
+	now = lec__now_us() + 1000000;
+	CHECK_OK(lec_webhook_delivery_next(st, now, 60000, &out));
+	CHECK_STR(out.event, "build:triggered");
+	first = out.delivery_id;
+	lec_webhook_outgoing_dispose(&out);
+	/* build:passed waits while build:triggered is in hand. */
+	CHECK_ERR(lec_webhook_delivery_next(st, now, 60000, &out),
+		  LEC_ENOTFOUND);
+	CHECK_OK(lec_webhook_delivery_done(st, first, 200, NULL, 1000));
+	CHECK_OK(lec_webhook_delivery_next(st, now, 60000, &out));
+	CHECK_STR(out.event, "build:passed");
+	lec_webhook_outgoing_dispose(&out);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(add_dedups_and_cancel_and_states),
 	TEST_ENTRY(feed_is_admins_and_owners_only),
@@ -470,6 +627,10 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(long_error_cut_at_a_character),
 	TEST_ENTRY(webhook_validation),
 	TEST_ENTRY(webhook_queue_sign_retry_and_fail),
+	TEST_ENTRY(webhooks_per_project_are_capped),
+	TEST_ENTRY(a_delivery_goes_to_the_url_it_was_queued_for),
+	TEST_ENTRY(deliveries_are_taken_fairly_across_projects),
+	TEST_ENTRY(a_webhooks_deliveries_go_one_at_a_time_in_order),
 };
 
 LEC_TEST_MAIN(tests)

@@ -1281,10 +1281,6 @@ TEST(subproject_alias_rules)
 		   LEC_EINVALID, "alias",
 		   "Aliases can contain letters, numbers, underscores, and "
 		   "hyphens.");
-	CHECK_FAIL(lec_subproject_create(f.st, f.alpha, "beta", "a/b",
-					 f.alice, NULL),
-		   LEC_EINVALID, "non_field_errors",
-		   "Aliases can't contain slashes.");
 	memset(alias, 'a', sizeof(alias) - 1);
 	alias[sizeof(alias) - 1] = '\0';
 	CHECK_FAIL(lec_subproject_create(f.st, f.alpha, "beta", alias,

@@ -648,12 +648,73 @@ TEST(no_network_unless_asked)
 	CHECK(c.data && strstr(c.data, "connected\n") == NULL);
 	capture_reset(&c);
 
-	spec.network = 1;
+	spec.network = LEC_RUNNER_NET_HOST;
 	res = run(&spec, &c);
 	CHECK_INT(res.exit_code, 0);
 	CHECK_STR(c.data, "connected\n");
 	capture_reset(&c);
 	close(fd);
+}
+
+TEST(egress_network_is_its_socket_alone)
+{
+	char script[256];
+	const char *const argv[] = { "/bin/bash", "-c", script, NULL };
+	struct lec_runner_spec spec = spec_for(argv);
+	struct capture c = { 0 };
+	struct lec_runner_result res;
+	int port = 0, fd = listen_local(&port), pair[2];
+	char got[64] = "";
+
+	CHECK(fd >= 0);
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+	spec.network = LEC_RUNNER_NET_EGRESS;
+	spec.egress_fd = pair[1];
+	/* No route to the host's loopback; the socket as descriptor 7, and
+	 * nothing else above 3 (ls's own directory). */
+	snprintf(script, sizeof(script),
+		 "(exec 3<>/dev/tcp/127.0.0.1/%d) 2>/dev/null && "
+		 "echo connected; echo through the socket >&" LEC_RUNNER_EGRESS_FD_TEXT "; "
+		 "ls /proc/self/fd",
+		 port);
+	res = run(&spec, &c);
+	CHECK_INT(res.exit_code, 0);
+	CHECK_STR(c.data, "0\n1\n2\n3\n7\n");
+	capture_reset(&c);
+	CHECK(recv(pair[0], got, sizeof(got) - 1, MSG_DONTWAIT) > 0);
+	CHECK_STR(got, "through the socket\n");
+	/* With no socket to hand over, the spec is refused. */
+	spec.egress_fd = -1;
+	CHECK_ERR(lec_runner_run(&spec, NULL, NULL, NULL, &res), LEC_EINVALID);
+	close(pair[0]);
+	close(pair[1]);
+	close(fd);
+}
+
+TEST(a_launcher_runs_outside_the_address_space_cap)
+{
+	/* The launcher says its own cap, then runs the command, which says
+	 * its own. */
+	const char *const launcher[] = {
+		"/bin/sh", "-c",
+		"grep 'Max address space' /proc/self/limits; exec \"$@\"", "sh",
+		NULL
+	};
+	const char *const argv[] = { "grep", "Max address space",
+				     "/proc/self/limits", NULL };
+	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
+	struct lec_runner_spec spec = spec_for(argv);
+	struct capture c = { 0 };
+	struct lec_runner_result res;
+
+	limits.memory_bytes = (size_t)256 << 20;
+	spec.limits = &limits;
+	spec.launcher = launcher;
+	res = run(&spec, &c);
+	CHECK_INT(res.exit_code, 0);
+	CHECK(c.data && strstr(c.data, "unlimited") != NULL &&
+	      strstr(c.data, "unlimited") < strstr(c.data, "268435456"));
+	capture_reset(&c);
 }
 
 /* Limits ------------------------------------------------------------------- */
@@ -1091,6 +1152,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(process_and_tmp_limits),
 	TEST_ENTRY(disk_watchdog_stops_a_growing_build),
 	TEST_ENTRY(no_network_unless_asked),
+	TEST_ENTRY(egress_network_is_its_socket_alone),
+	TEST_ENTRY(a_launcher_runs_outside_the_address_space_cap),
 	TEST_ENTRY(time_limit),
 	TEST_ENTRY(sigkill_after_the_grace_period),
 	TEST_ENTRY(output_cap),

@@ -430,6 +430,21 @@ TEST(fragments_cut_at_words_and_follow_the_terms)
 	}
 	lec_search_results_dispose(&r);
 	lec__free(text);
+	/* A fragment starts at a word, not at a token inside a dotted name
+	 * (the last tokens before the match are all in a.b.c...). */
+	for (i = 0; i < 300; i++)
+		lec__buf_printf(&b, i == 150 ? "a.b.c.d.e.f.g.h.i.needle "
+					     : "word%d ",
+				i);
+	text = lec__buf_take(&b);
+	index_one(st, v, "deep.html", "Deep", text);
+	if ((blk = only_block(st, &req, &r)) != NULL)
+		CHECK(blk->content_highlight &&
+		      strncmp(blk->content_highlight,
+			      "word148 word149 a.b.c.d.e.f.g.h.i.<span>needle",
+			      46) == 0);
+	lec_search_results_dispose(&r);
+	lec__free(text);
 
 	/* Prefixes, phrases and stems are highlighted; excluded words are
 	 * not. */
@@ -742,10 +757,12 @@ TEST(index_goes_with_its_version_and_project)
 	size_t n = 9;
 
 	index_sample(st, v);
+	CHECK(count_sql(st, "SELECT count(*) FROM search_terms") > 0);
 	CHECK_OK(lec_search_index_remove(st, v));
 	CHECK_OK(lec_search_index_count(st, v, &n));
 	CHECK_INT(n, 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 	CHECK_OK(lec_search_index_remove(st, v)); /* no index: no error */
 
 	/* Deactivating drops the index; other updates keep it. */
@@ -760,12 +777,14 @@ TEST(index_goes_with_its_version_and_project)
 	CHECK_INT(total_of(st, v, "lectern"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_versions"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 
 	/* Deleting the version, or the project, drops it too. */
 	index_sample(st, v);
 	CHECK_OK(lec_version_delete(st, v));
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_pages"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 	v = new_version(st, p, "v2");
 	index_sample(st, v);
 	CHECK(count_sql(st, "SELECT count(*) FROM search_entries") > 0);
@@ -773,6 +792,7 @@ TEST(index_goes_with_its_version_and_project)
 				      ids, 1, "test", NULL));
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_entries"), 0);
 	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_versions"), 0);
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_terms"), 0);
 	lec_store_free(st);
 }
 
@@ -920,9 +940,11 @@ static void index_names(struct lec_store *st, int64_t version)
 	struct lec_page_doc *api = doc_new("API reference");
 	struct lec_page_doc *talk = doc_new("Notes on html_theme");
 	struct lec_page_doc *gloss = doc_new("Glossary");
+	struct lec_page_doc *mod = doc_new("gardening — Tending plants");
 	struct lec_search_page pages[] = { { "api.html", 0, api },
 					   { "talk.html", 0, talk },
-					   { "glossary.html", 0, gloss } };
+					   { "glossary.html", 0, gloss },
+					   { "gardening.html", 0, mod } };
 
 	doc_section(api, "api", "API", "The functions.");
 	doc_domain(api, "py:function", "garden.plant_tulips",
@@ -941,11 +963,20 @@ static void index_names(struct lec_store *st, int64_t version)
 		    "html_theme html_theme html_theme plant_tulips "
 		    "plant_tulips water water water ref ref role role build "
 		    "tulips tulips");
+	doc_section(talk, "gardening", "gardening", "What changed in it.");
 	doc_section(gloss, "term-tulip", "tulip", "A flower, see ref.");
-	CHECK_OK(lec_search_index_replace(st, version, pages, 3));
+	doc_section(gloss, "planting-schedules", "Planting Schedules",
+		    "When to plant bulbs.");
+	/* A module's section (Sphinx's module-NAME target), and a section
+	 * whose title only slugs to such an id. */
+	doc_section(mod, "module-gardening", "gardening — Tending plants",
+		    "Tools for beds.");
+	doc_section(mod, "module-functions", "Module Functions", "Some.");
+	CHECK_OK(lec_search_index_replace(st, version, pages, 4));
 	lec_page_doc_free(api);
 	lec_page_doc_free(talk);
 	lec_page_doc_free(gloss);
+	lec_page_doc_free(mod);
 }
 
 /* The first result's page and first block's anchor are path and id. */
@@ -999,6 +1030,20 @@ TEST(names_rank_first)
 	check_first(st, v, "plant_tulisp", "api.html", "garden.plant_tulips");
 	/* Prose words are not looked up one by one. */
 	check_first(st, v, "water matter", "talk.html", "talk");
+	/* A module by its name, above a section titled with it, and by the
+	 * start of it however long the name (typed, not a word yet); a
+	 * section titled "Module Functions" is no module. */
+	check_first(st, v, "gardening", "gardening.html", "module-gardening");
+	check_first(st, v, "garde", "gardening.html", "module-gardening");
+	CHECK_INT(count_sql(st, "SELECT count(*) FROM search_names WHERE "
+				"role = 'py:module'"),
+		  1);
+	/* The last words as the start of a title, the words before them on
+	 * its page or not. */
+	check_first(st, v, "tulip planting sched", "glossary.html",
+		    "planting-schedules");
+	check_first(st, v, "daffodil planting sched", "glossary.html",
+		    "planting-schedules");
 	/* Names belong to their version, and go with their pages. */
 	CHECK_INT(total_of(st, other, "html_theme"), 0);
 	CHECK_INT(total_of(st, other, "html_the"), 0);
@@ -1152,7 +1197,7 @@ static char *highlight(struct lec_store *st, const char *query,
 	}
 	CHECK_OK(lec__search_translate(query, test_tokens, NULL, &ex));
 	CHECK_OK(lec__search_hl_new(&t, &ex, &hl));
-	CHECK_OK(lec__search_hl_text(hl, text, 0, &out));
+	CHECK_OK(lec__search_hl_text(hl, text, 0, 0, &out));
 	lec__search_hl_free(hl);
 	lec__search_expr_dispose(&ex);
 	t.api.xDelete(t.tok);
@@ -1443,6 +1488,52 @@ done:
 	lec_store_free(other);
 }
 
+/* An index without terms (made before migration 12) is read from FTS5:
+ * the same rows, the same weighted instances as the term index gave (p,
+ * whose lists the next read frees: copied first). */
+static void check_read_from_fts5(struct lec_store *st,
+				 const struct lec__search_expr *ex,
+				 const struct lec__search_tokenizer *tok,
+				 const struct lec__search_postings *p)
+{
+	struct lec__search_postings *fts = NULL, copy = *p;
+	int64_t *rowids[LEC_SEARCH_TERMS_MAX];
+	double *freqs[LEC_SEARCH_TERMS_MAX];
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		rowids[i] = lec__calloc(p->len[i] + 1, sizeof(int64_t));
+		freqs[i] = lec__calloc(p->len[i] + 1, sizeof(double));
+		if (p->len[i] > 0) { /* an empty list has no arrays */
+			memcpy(rowids[i], p->rowids[i],
+			       p->len[i] * sizeof(int64_t));
+			memcpy(freqs[i], p->freqs[i],
+			       p->len[i] * sizeof(double));
+		}
+		copy.rowids[i] = rowids[i];
+		copy.freqs[i] = freqs[i];
+	}
+	CHECK_OK(lec_store__exec(st, "UPDATE search_versions SET tokens = "
+				 "NULL"));
+	CHECK_OK(lec_store_read_begin(st));
+	CHECK_OK(lec__search_postings_get(st, ex, tok, &fts));
+	lec_store_read_end(st);
+	for (i = 0; fts && i < p->n; i++) {
+		CHECK_INT((int64_t)fts->len[i], (int64_t)copy.len[i]);
+		for (j = 0; j < copy.len[i] && j < fts->len[i]; j++)
+			CHECK(fts->rowids[i][j] == copy.rowids[i][j] &&
+			      fts->freqs[i][j] == copy.freqs[i][j]);
+		CHECK(fts->idf[i] == copy.idf[i]);
+	}
+	for (j = 0; fts && j < LEC__SEARCH_LENGTH_BUCKETS; j++)
+		CHECK(fts->norm[j] == copy.norm[j]);
+	for (i = 0; i < p->n; i++) {
+		lec__free(rowids[i]);
+		lec__free(freqs[i]);
+	}
+	lec__search_postings_free(fts);
+}
+
 /* The postings of a plain query: every row of each phrase, ascending, as
  * FTS5 counts them; remembered (the same lists the next time); none for
  * a query with operators. */
@@ -1452,18 +1543,21 @@ TEST(postings_are_every_row_and_remembered)
 	int64_t v = new_version(st, lec_test_project(st, "p"), "v1");
 	struct lec__search_expr ex = { 0 }, ops = { 0 };
 	struct lec__search_postings *p = NULL, *again = NULL, *none = NULL;
+	struct lec__search_tokenizer tok;
 	char sql[128];
 	size_t i, j;
 
 	index_generated(st, v, 7);
 	total_of(st, v, "alpha"); /* registers the memory */
+	CHECK_OK(lec__search_tokenizer_open(st, &tok));
 	CHECK_OK(lec__search_translate("alpha loop \"event loop\" gam* zzzz",
 				       test_tokens, NULL, &ex));
 	CHECK_OK(lec__search_translate("alpha -loop", test_tokens, NULL, &ops));
 	CHECK_OK(lec_store_read_begin(st));
-	CHECK_OK(lec__search_postings_get(st, &ex, &p));
-	CHECK_OK(lec__search_postings_get(st, &ex, &again));
-	CHECK_INT(lec__search_postings_get(st, &ops, &none), LEC_ENOTFOUND);
+	CHECK_OK(lec__search_postings_get(st, &ex, &tok, &p));
+	CHECK_OK(lec__search_postings_get(st, &ex, &tok, &again));
+	CHECK_INT(lec__search_postings_get(st, &ops, &tok, &none),
+		  LEC_ENOTFOUND);
 	lec_store_read_end(st);
 	CHECK(none == NULL);
 	if (p == NULL || again == NULL)
@@ -1481,9 +1575,19 @@ TEST(postings_are_every_row_and_remembered)
 	}
 	CHECK(p->len[0] > 0 && p->len[2] > 0 && p->len[3] > 0);
 	CHECK_INT(p->len[4], 0);
+	check_read_from_fts5(st, &ex, &tok, p);
+	/* A damaged list is an error, not a crash or a wrong answer. */
+	CHECK_OK(lec_store__exec(st, "UPDATE search_versions SET tokens = 0"));
+	CHECK_OK(lec_store__exec(st, "UPDATE search_terms SET list = "
+				 "substr(list, 1, 1)"));
+	lec__search_postings_free(p);
+	CHECK_INT(lec_store_read_begin(st), LEC_OK);
+	CHECK(lec__search_postings_get(st, &ex, &tok, &p) < 0);
+	lec_store_read_end(st);
 done:
 	lec__search_postings_free(p);
 	lec__search_postings_free(again);
+	lec__search_tokenizer_close(&tok);
 	lec__search_expr_dispose(&ex);
 	lec__search_expr_dispose(&ops);
 	lec_store_free(st);

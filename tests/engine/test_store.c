@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "internal.h"
+#include "lectern/project.h"
 #include "lectern/store.h"
 #include "lectern/user.h"
 #include "store_internal.h"
@@ -151,6 +152,78 @@ TEST(migrates_from_every_earlier_version)
 		lec_user_free(u);
 		lec_store_free(st);
 	}
+}
+
+/* Migration 13: redirects and environment variables keep their rows and
+ * ids, and a deleted row's id is never given again. */
+TEST(migration_13_never_reuses_ids)
+{
+	const char *file = path_in(lec_test_tmpdir(), "ids.db");
+	char owned[512];
+	struct lec_store *st = NULL;
+
+	snprintf(owned, sizeof(owned), "%s", file);
+	CHECK_OK(lec_store__open_at(&st, owned, NULL, 11));
+	CHECK_OK(lec_store__exec(
+		st, "INSERT INTO projects (name, slug, repo_url, created, "
+		    "modified) VALUES ('P', 'p', 'https://x/y.git', 1, 1);"
+		    "INSERT INTO redirects (id, project_id, type, created, "
+		    "modified) VALUES (7, 1, 'page', 1, 1);"
+		    "INSERT INTO env_vars (id, project_id, name, value, "
+		    "value_size, created, modified) VALUES (4, 1, 'A', x'00', "
+		    "1, 1, 1)"));
+	lec_store_free(st);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK_INT(sql_int(st, "SELECT id FROM redirects"), 7);
+	CHECK_INT(sql_int(st, "SELECT id FROM env_vars"), 4);
+	CHECK_OK(lec_store__exec(
+		st, "DELETE FROM redirects; DELETE FROM env_vars;"
+		    "INSERT INTO redirects (project_id, type, created, "
+		    "modified) VALUES (1, 'page', 1, 1);"
+		    "INSERT INTO env_vars (project_id, name, value, value_size,"
+		    " created, modified) VALUES (1, 'B', x'00', 1, 1, 1)"));
+	CHECK_INT(sql_int(st, "SELECT id FROM redirects"), 8);
+	CHECK_INT(sql_int(st, "SELECT id FROM env_vars"), 5);
+	lec_store_free(st);
+}
+
+/* Migration 14 (issue 27): a queued delivery keeps its webhook's URL of
+ * the moment, and poll intervals under the new floor are raised to it. */
+TEST(migration_14_keeps_delivery_urls_and_raises_polls)
+{
+	const char *file = path_in(lec_test_tmpdir(), "m14.db");
+	char owned[512];
+	struct lec_store *st = NULL;
+
+	snprintf(owned, sizeof(owned), "%s", file);
+	CHECK_OK(lec_store__open_at(&st, owned, NULL, 13));
+	CHECK_OK(lec_store__exec(
+		st, "INSERT INTO projects (name, slug, repo_url, created, "
+		    "modified, poll_interval) VALUES ('P', 'p', "
+		    "'https://x/y.git', 1, 1, 5), ('Q', 'q', "
+		    "'https://x/z.git', 1, 1, 0), ('R', 'r', "
+		    "'https://x/r.git', 1, 1, 600);"
+		    "INSERT INTO webhooks (project_id, url, events, secret, "
+		    "created, modified) VALUES (1, 'https://hook/a', 7, x'00', "
+		    "1, 1);"
+		    "INSERT INTO webhook_deliveries (webhook_id, event, body, "
+		    "state, next_attempt, created, modified) VALUES (1, "
+		    "'build:passed', '{}', 'pending', 1, 1, 1)"));
+	lec_store_free(st);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM webhook_deliveries WHERE "
+			      "url = 'https://hook/a' AND sending_until = 0"),
+		  1);
+	CHECK_INT(sql_int(st, "SELECT poll_interval FROM projects WHERE "
+			      "slug = 'p'"),
+		  LEC_PROJECT_POLL_MIN_S);
+	CHECK_INT(sql_int(st, "SELECT poll_interval FROM projects WHERE "
+			      "slug = 'q'"),
+		  0);
+	CHECK_INT(sql_int(st, "SELECT poll_interval FROM projects WHERE "
+			      "slug = 'r'"),
+		  600);
+	lec_store_free(st);
 }
 
 TEST(refuses_newer_schema_untouched)
@@ -569,6 +642,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(reopen_keeps_data),
 	TEST_ENTRY(missing_file_without_create),
 	TEST_ENTRY(migrates_from_every_earlier_version),
+	TEST_ENTRY(migration_13_never_reuses_ids),
+	TEST_ENTRY(migration_14_keeps_delivery_urls_and_raises_polls),
 	TEST_ENTRY(refuses_newer_schema_untouched),
 	TEST_ENTRY(refuses_foreign_sqlite_database),
 	TEST_ENTRY(refuses_garbage_untouched),

@@ -114,16 +114,32 @@ static void check_fts5(const char *expr)
 	sqlite3_clear_bindings(match);
 }
 
+static int last_start(void *ctx, int flags, const char *token, int n,
+		      int start, int end)
+{
+	(void)flags, (void)token, (void)n, (void)end;
+	*(int *)ctx = start;
+	return SQLITE_OK;
+}
+
+/* Whole, a fragment searched for from the start, and a fragment searched
+ * for from the last token's start (a token start, as the term index's
+ * first offsets are). */
 static void highlight(const struct lec__search_expr *ex, const char *text)
 {
 	struct lec__search_hl *hl = NULL;
+	size_t first[3] = { 0, 0, 0 };
 	char *out = NULL;
-	int whole;
+	int i, last = 0;
 
 	if (lec__search_hl_new(&tokenizer, ex, &hl) < 0)
 		return;
-	for (whole = 0; whole <= 1; whole++) {
-		if (lec__search_hl_text(hl, text, whole, &out) == LEC_OK &&
+	tokenizer.api.xTokenize(tokenizer.tok, &last, FTS5_TOKENIZE_DOCUMENT,
+				text, (int)strlen(text), last_start);
+	first[2] = (size_t)last;
+	for (i = 0; i < 3; i++) {
+		if (lec__search_hl_text(hl, text, i == 0, first[i], &out) ==
+			    LEC_OK &&
 		    out != NULL) {
 			FUZZ_CHECK(fuzz_utf8_valid(out, strlen(out)),
 				   "a highlight is valid UTF-8");

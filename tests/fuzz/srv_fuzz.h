@@ -27,4 +27,13 @@ void srv_fuzz_request_dispose(struct srv_request *req);
  * for bytes that were not), then free it and zero res for the next use. */
 void srv_fuzz_response_check_dispose(struct srv_response *res);
 
+/* Each kind of body reader (body.h) once, with the flags handlers use;
+ * each refused field's error response is checked. */
+void srv_fuzz_read_fields(const cJSON *body);
+/* input.h's promises about every key and string of an accepted body, JSON
+ * or form: UTF-8, no control character in a key, none but line breaks and
+ * tabs in a string; the depth is bounded by SRV_MAX_JSON_DEPTH, which the
+ * parsers enforce. */
+void srv_fuzz_check_strings(const cJSON *node);
+
 #endif

@@ -11,6 +11,7 @@
 #include "lectern/language.h"
 #include "lectern/mdsite.h"
 #include "lectern/org.h"
+#include "lectern/pagemd.h"
 #include "lectern/pageparse.h"
 #include "lectern/pipeline.h"
 #include "lectern/preview.h"

@@ -32,6 +32,9 @@ extern "C" {
 #define LEC_MIRROR_PAGES_MAX 4000
 /* Bytes of a page path ("a/b.html"). */
 #define LEC_MIRROR_PATH_MAX 1024
+/* Bytes of each name in it: the file system's NAME_MAX, as pages are
+ * files here. */
+#define LEC_MIRROR_NAME_MAX 255
 /* Bytes of one entity tag kept for incremental refreshes. */
 #define LEC_MIRROR_ETAG_MAX 256
 
@@ -62,7 +65,7 @@ int lec_mirror_ensure(struct lec_store *store, const struct lec_mirror_new *in,
  * @param data_dir the engine's data directory
  * @param path the page's path below the version's root: relative, ending
  *        in ".html", without "..", backslashes or control characters, at
- *        most LEC_MIRROR_PATH_MAX bytes
+ *        most LEC_MIRROR_PATH_MAX bytes and LEC_MIRROR_NAME_MAX a name
  * @return LEC_OK; LEC_EINVALID (field "path"; the version slug);
  *         LEC_ELIMIT (over LEC_PAGE_HTML_MAX bytes); LEC_EIO; LEC_ENOMEM
  */

@@ -215,8 +215,12 @@ enum lec_project_field {
  * 0 removes every tag. The privacy fields are accepted here; the community
  * edition's API ignores them, as the service does. */
 /* A remote repository's poll interval: often enough to replace a webhook,
- * not so often that a forge throttles the fetches. */
-#define LEC_PROJECT_POLL_MIN_S 1
+ * not so often that a forge throttles the fetches. The floor is a minute:
+ * each poll is a fetch (a connection and a ref advertisement) from the
+ * forge, GitHub's unauthenticated git traffic is rate-limited per address,
+ * and every project of a busy instance polls from the same one; a change
+ * waiting a minute is what a webhook-less project can expect. */
+#define LEC_PROJECT_POLL_MIN_S 60
 #define LEC_PROJECT_POLL_MAX_S (7 * 24 * 3600)
 
 struct lec_project_patch {

@@ -12,10 +12,13 @@
  * path. The root and /dev are read-only, so every byte a build writes lands
  * in a capped tmpfs or a watched directory, never in uncounted memory. Nothing
  * else of the host is there: no /root, /home, /srv, /var, no data directory,
- * no other build. Every namespace is unshared, so there is no network unless
- * the spec asks for it (the fetch and dependency-install steps only), and the
- * command runs as a pid namespace whose whole tree dies with it: when the
- * runner returns, nothing the command started is still running.
+ * no other build. Every namespace is unshared, so a command has no network
+ * but its own loopback unless the spec asks for more: the egress proxy
+ * (LEC_RUNNER_NET_EGRESS, egress.h: the dependency-install step, whose
+ * commands run the repository's code) or, for Lectern's own git helper
+ * alone, the host's network (LEC_RUNNER_NET_HOST). The command runs as a
+ * pid namespace whose whole tree dies with it: when the runner returns,
+ * nothing the command started is still running.
  *
  * Identity: when the runner's process is root, the forked child drops to the
  * spec's build uid and gid (setgroups, setgid, setuid) before it execs
@@ -109,6 +112,23 @@ extern "C" {
  * clean up, short enough that a stuck one does not hold a build worker. */
 #define LEC_RUNNER_KILL_GRACE_MS 2000
 
+/* The network a command has (struct lec_runner_spec.network). */
+/* None: a network namespace of its own, with its own loopback only. */
+#define LEC_RUNNER_NET_NONE 0
+/* The host's: its loopback and local network too. Only for Lectern's own
+ * code (the git helper fetching the repository), never a command that
+ * runs the repository's. */
+#define LEC_RUNNER_NET_HOST 1
+/* A namespace of its own, and the egress proxy's socket (egress_fd) as
+ * descriptor LEC_RUNNER_EGRESS_FD: the command reaches the network only
+ * through the proxy, and the launcher (Lectern's forwarder) is what
+ * points it there. */
+#define LEC_RUNNER_NET_EGRESS 2
+/* The descriptor the proxy's socket has in the command: the first one
+ * after those the runner sets up for bubblewrap. */
+#define LEC_RUNNER_EGRESS_FD 7
+#define LEC_RUNNER_EGRESS_FD_TEXT "7"
+
 /* Secrets shorter than this are not masked: masking every "a" or "1" of a
  * log would destroy it and hide nothing worth hiding. */
 #define LEC_RUNNER_MASK_MIN_LEN 4
@@ -160,9 +180,20 @@ struct lec_runner_spec {
 	 * build's directory, the project's virtualenvs), NULL-terminated;
 	 * NULL: none. */
 	const char *const *watch_dirs;
-	/* 0: no network (an empty network namespace); 1: the host's network
-	 * (the fetch and dependency-install steps only). */
+	/* LEC_RUNNER_NET_NONE (0), _HOST or _EGRESS (see above); ignored
+	 * unsandboxed. */
 	int network;
+	/* With LEC_RUNNER_NET_EGRESS: the proxy's end for the command
+	 * (lec_egress_start), given to it as LEC_RUNNER_EGRESS_FD; still the
+	 * caller's to close after the run. */
+	int egress_fd;
+	/* NULL, or a NULL-terminated argv of a program of Lectern's own that
+	 * runs the command inside the sandbox (`lectern __egress FD --`,
+	 * which argv is appended to); it must be visible there (a mount).
+	 * It runs outside the address-space cap, which the runner then sets
+	 * on the command alone (Lectern under AddressSanitizer reserves
+	 * terabytes of address space). Ignored unsandboxed. */
+	const char *const *launcher;
 	/* Whom the command runs as when the runner is root; ignored
 	 * otherwise. Must not be 0. */
 	unsigned uid, gid;

@@ -115,6 +115,39 @@ void lec_search_index_report_dispose(struct lec_search_index_report *report);
 int lec_search_index_count(struct lec_store *store, int64_t version_id,
 			   size_t *count);
 
+/* Listing ------------------------------------------------------------------ */
+
+/* Characters of a listed page's summary at most (a cut sentence ends in
+ * "..."). */
+#define LEC_SEARCH_SUMMARY_MAX 200
+
+/* One page of a version's index, as a table of contents lists it. */
+struct lec_search_listed {
+	char *path;    /* file path relative to the HTML root */
+	char *title;
+	char *summary; /* the first sentence of its first section, cut at
+			  LEC_SEARCH_SUMMARY_MAX; "" when it has none */
+};
+
+struct lec_search_listing {
+	struct lec_search_listed *items; /* len items, owned */
+	size_t len;
+};
+
+/**
+ * Every page of a version's index, in reading order: a directory's index
+ * page before the rest of the directory, then by path ("index.html",
+ * "api.html", "guide/index.html", "guide/a.html").
+ * @param out filled (empty for a version without an index); dispose with
+ *            lec_search_listing_dispose
+ * @return LEC_OK, LEC_ENOMEM, a store error
+ */
+int lec_search_index_pages(struct lec_store *store, int64_t version_id,
+			   struct lec_search_listing *out);
+
+/** Free what a listing holds (not the struct). Accepts NULL. */
+void lec_search_listing_dispose(struct lec_search_listing *listing);
+
 /* Querying ------------------------------------------------------------------ */
 
 struct lec_search_request {

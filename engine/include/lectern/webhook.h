@@ -12,12 +12,20 @@
  * key, bound to the project) and never read back but to sign a delivery.
  *
  * The engine knows nothing of HTTP: a build event queues one delivery per
- * subscribed webhook, with its body rendered then; the server's sender
- * takes due deliveries (lec_webhook_delivery_next), posts them, and
- * records each outcome (lec_webhook_delivery_done), which schedules the
- * retries with a doubling backoff and, when the last one fails, raises a
- * notification on the project (notification.h). The newest deliveries of
- * each webhook are kept to be listed.
+ * subscribed webhook, with its body and the webhook's URL of the moment
+ * (a URL changed later does not redirect it); the server's sender takes
+ * due deliveries (lec_webhook_delivery_next), posts them, and records each
+ * outcome (lec_webhook_delivery_done), which schedules the retries with a
+ * doubling backoff and, when the last one fails, raises a notification on
+ * the project (notification.h). The newest deliveries of each webhook are
+ * kept to be listed.
+ *
+ * The sender runs deliveries side by side; which one it takes next is
+ * fair across projects: the due delivery of the project served longest
+ * ago, never more than LEC_WEBHOOK_PROJECT_SENDING_MAX of one project at
+ * once, so one project's slow receivers cannot hold up another's. A
+ * webhook's deliveries go one at a time, oldest first, so its receiver
+ * gets a build's events in order.
  */
 #ifndef LECTERN_WEBHOOK_H
 #define LECTERN_WEBHOOK_H
@@ -45,6 +53,16 @@ extern "C" {
 #define LEC_WEBHOOK_DELIVERIES_KEPT 25
 /* The hex HMAC-SHA256 of a body. */
 #define LEC_WEBHOOK_SIGNATURE_LEN 64
+/* Webhooks of one project: each build event is a delivery to every one,
+ * so this bounds what one build queues and how many receivers one project
+ * keeps the sender busy with; a project that notifies more places wants
+ * one receiver that relays. */
+#define LEC_WEBHOOK_PROJECT_MAX 10
+/* Deliveries of one project in a sender's hands at once: enough to send a
+ * build's events to its receivers side by side, few enough that one
+ * project's slow receivers leave the sender's other slots to the other
+ * projects. */
+#define LEC_WEBHOOK_PROJECT_SENDING_MAX 4
 
 /* Event bits of a webhook's subscription. */
 enum lec_webhook_event {
@@ -117,7 +135,7 @@ struct lec_webhook_delivery_list {
 /* One due delivery, for the sender. */
 struct lec_webhook_outgoing {
 	int64_t delivery_id;
-	char *url;
+	char *url; /* the webhook's when the delivery was queued */
 	char *event;
 	char *body;
 	size_t body_len;
@@ -133,7 +151,7 @@ const char *lec_webhook_delivery_state_code(
 	enum lec_webhook_delivery_state state);
 
 /**
- * Create a webhook.
+ * Create a webhook, up to LEC_WEBHOOK_PROJECT_MAX per project.
  * @param in         url and events required (both bits set in fields)
  * @param secret     the secret, or NULL to generate one
  * @param out        the new webhook (owned by caller), or NULL
@@ -141,7 +159,8 @@ const char *lec_webhook_delivery_state_code(
  *                   secret (owned by the caller; wipe, then free()): the
  *                   only time anyone sees it
  * @return LEC_OK; LEC_EINVALID with field "url", "events", "payload" or
- *         "secret"; LEC_ENOTFOUND (no such project)
+ *         "secret"; LEC_ELIMIT (the project has LEC_WEBHOOK_PROJECT_MAX);
+ *         LEC_ENOTFOUND (no such project)
  */
 int lec_webhook_create(struct lec_store *store, int64_t project_id,
 		       const struct lec_webhook_fields *in, const char *secret,
@@ -189,9 +208,13 @@ int lec_webhook_queue_build(struct lec_store *store, int64_t build_id,
 			    const struct lec_webhook_site *site);
 
 /**
- * Take the oldest delivery due at now_us (microseconds since the epoch)
- * and sign its body. Its next try is put off by lease_ms meanwhile, so a
- * sender that dies mid-try leaves it to be tried again.
+ * Take a delivery due at now_us (microseconds since the epoch) and sign
+ * its body: of the projects with fewer than LEC_WEBHOOK_PROJECT_SENDING_MAX
+ * deliveries in a sender's hands, the one whose last delivery was taken
+ * longest ago, and its oldest due delivery of a webhook with none in a
+ * sender's hands. It stays in the sender's hands
+ * for lease_ms at most: its next try is put off that long, so a sender
+ * that dies mid-try leaves it to be tried again.
  * @param out filled; release with lec_webhook_outgoing_dispose
  * @return LEC_OK; LEC_ENOTFOUND when none is due; LEC_ECORRUPT (the secret
  *         does not open: the delivery is marked failed)
@@ -201,7 +224,8 @@ int lec_webhook_delivery_next(struct lec_store *store, int64_t now_us,
 			      struct lec_webhook_outgoing *out);
 
 /**
- * Record how a try went: a 2xx status_code delivers it; anything else
+ * Record how a try went (the delivery leaves the sender's hands): a 2xx
+ * status_code delivers it; anything else
  * (status_code 0 for no answer, with error saying why) schedules the next
  * try backoff_ms * 2^(attempt-1) later, or, after the last, fails it and
  * raises LEC_MSG_WEBHOOK_FAILING on the project. A delivered one cancels

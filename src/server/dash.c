@@ -1,0 +1,846 @@
+/*
+ * The dashboard's pages (docs/dashboard.md): every dashboard URL the API
+ * emits answers with a read-only page, server-rendered, on the host the
+ * API is on:
+ *
+ *   /projects/<p>/                          a project: facts, its active
+ *                                           versions, its latest builds
+ *   /projects/<p>/builds/                   its builds, a page at a time
+ *   /projects/<p>/versions/                 its versions
+ *   /projects/<p>/builds/<id>/              a build: state, what it reused
+ *                                           (cache), its log, live while
+ *                                           it runs (live/: the page's
+ *                                           changing parts as JSON)
+ *   /dashboard/<p>/version/<v>/edit/        a version and its builds
+ *   /_/login/                               the docs login, on this host
+ *   /_/dashboard.css                        the theme (?theme=NAME)
+ *
+ * Who may see what is the API's rule, to the letter: the project is looked
+ * up as the v3 routes do (srv_v3_parent_load: a private project is, for
+ * anyone else, a project that does not exist), and a version and its
+ * builds are shown when srv_v3_version_visible says so. The requester is
+ * found as the docs host finds them: a token header, or the session
+ * cookie of the docs login, which works here too (srv_dash_authenticate,
+ * called by the router before the response cache is consulted, so a page
+ * is kept per user).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "lectern/build.h"
+#include "lectern/project.h"
+#include "lectern/repo.h"
+#include "lectern/timefmt.h"
+#include "lectern/user.h"
+#include "lectern/version.h"
+#include "dash.h"
+#include "docs.h"
+#include "v3.h"
+
+/* Builds per page of the builds list, and on a project's or version's
+ * page. */
+#define DASH_BUILDS_PER_PAGE 25
+#define DASH_RECENT_BUILDS 10
+/* Builds read per query while the visible ones are picked out (as
+ * v3_builds.c's scan). */
+#define DASH_SCAN_CHUNK 200
+/* Milliseconds between a running build page's updates. */
+#define DASH_LIVE_MS 1000
+
+/* One page being answered. */
+struct view {
+	struct srv_request *req;
+	struct srv_response *res;
+	struct lec_store *store;
+	struct srv_parent parent;
+	struct lec_version_list versions; /* the project's, for slugs */
+	struct srv_text h;
+	struct dash_frame f;
+	char *docs_url;
+	char path[600];
+};
+
+/* Who is asking -------------------------------------------------------- */
+
+void srv_dash_authenticate(struct srv_request *req)
+{
+	struct docs_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	if ((c.store = srv_store(req)) == NULL)
+		return;
+	docs_user(&c);
+	lec_user_free(req->user);
+	req->user = c.user; /* the request's now */
+}
+
+/* Answers ---------------------------------------------------------------- */
+
+static int send_html(struct view *v, int status)
+{
+	size_t len = 0;
+	char *body = srv_text_take(&v->h, &len);
+
+	if (body == NULL)
+		return srv_respond_internal(v->res, "out of memory");
+	srv_response_drop_body(v->res);
+	v->res->status = status;
+	v->res->body = body;
+	v->res->body_len = len;
+	v->res->content_type = "text/html; charset=utf-8";
+	return status;
+}
+
+/* The path (with query) of the request, for the login's return. */
+static void request_path(struct view *v)
+{
+	snprintf(v->path, sizeof(v->path), "%s", v->req->raw_uri);
+}
+
+static void frame(struct view *v, const char *title, const char *tab)
+{
+	const struct lec_project *p = v->parent.project;
+
+	v->f.title = title;
+	v->f.tab = tab;
+	v->f.theme = dash_theme_name(srv_query(v->req, "theme"));
+	v->f.user = v->req->user ? v->req->user->username : NULL;
+	request_path(v);
+	v->f.path = v->path;
+	if (p) {
+		v->f.project_name = p->name;
+		v->f.project_slug = p->slug;
+		if (v->docs_url == NULL)
+			v->docs_url =
+				srv_docs_url(v->req, p, p->default_version);
+		v->f.docs_url = v->docs_url;
+	}
+}
+
+/* The 404 page of a project, version or build the requester cannot see
+ * (or that does not exist: the two look alike), inviting an anonymous
+ * one to log in. */
+static int not_found(struct view *v)
+{
+	srv_text_dispose(&v->h);
+	frame(v, "Not found", NULL);
+	v->f.project_name = v->f.project_slug = NULL;
+	v->f.docs_url = NULL;
+	dash_page_begin(&v->h, &v->f);
+	srv_text_puts(&v->h, "<p>There is no such page here, or it belongs "
+			     "to a project you may not see.</p>\n");
+	if (v->req->user == NULL) {
+		srv_text_puts(&v->h, "<p>");
+		dash_login_link(&v->h, v->path, "Log in");
+		srv_text_puts(&v->h, " to see private projects.</p>\n");
+	}
+	dash_page_end(&v->h, &v->f);
+	return send_html(v, 404);
+}
+
+static void view_dispose(struct view *v)
+{
+	srv_text_dispose(&v->h);
+	lec_version_list_dispose(&v->versions);
+	srv_v3_parent_dispose(&v->parent);
+	free(v->docs_url);
+}
+
+/* Look the page's project (and version) up as the v3 routes do; an HTML
+ * 404 for what is missing or hidden. 0, or -1 with the answer given. */
+static int open_view(struct view *v, struct srv_request *req,
+		     struct srv_response *res, enum srv_parent_kind kind)
+{
+	struct lec_version_filter all = { 0 };
+
+	memset(v, 0, sizeof(*v));
+	v->req = req;
+	v->res = res;
+	if ((v->store = srv_store(req)) == NULL) {
+		srv_respond_internal(res, "no store");
+		return -1;
+	}
+	request_path(v);
+	if (srv_v3_parent_load(req, res, kind, &v->parent) < 0) {
+		if (res->status == 404)
+			not_found(v);
+		return -1;
+	}
+	if (lec_version_list(v->store, v->parent.project->id, &all, NULL,
+			     &v->versions) < 0) {
+		srv_respond_internal(res, "listing versions");
+		return -1;
+	}
+	return 0;
+}
+
+/* Values ----------------------------------------------------------------- */
+
+static const struct lec_version *version_of(const struct view *v, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; id && i < v->versions.len; i++)
+		if (v->versions.items[i].id == id)
+			return &v->versions.items[i];
+	return NULL;
+}
+
+static void fact(struct srv_text *h, const char *name, const char *value)
+{
+	srv_text_puts(h, "<dt>");
+	srv_text_puts(h, name);
+	srv_text_puts(h, "</dt><dd>");
+	dash_esc(h, value ? value : "");
+	srv_text_puts(h, "</dd>\n");
+}
+
+static void anchor(struct srv_text *h, const char *url, const char *text)
+{
+	srv_text_puts(h, "<a href=\"");
+	dash_esc(h, url);
+	srv_text_puts(h, "\">");
+	dash_esc(h, text);
+	srv_text_puts(h, "</a>");
+}
+
+/* A build's state: its class and words. */
+static void state(struct srv_text *h, const struct lec_build *b)
+{
+	const char *cls, *words;
+
+	if (!lec_build_state_final(b->state)) {
+		cls = "state-running";
+		words = lec_build_state_name(b->state);
+	} else if (b->state == LEC_BUILD_STATE_CANCELLED) {
+		cls = "state-fail";
+		words = "Cancelled";
+	} else if (b->success) {
+		cls = "state-ok";
+		words = "Passed";
+	} else {
+		cls = "state-fail";
+		words = "Failed";
+	}
+	srv_text_printf(h, "<span class=\"%s\">%s</span>", cls,
+			words ? words : "");
+}
+
+static void build_url(const struct view *v, int64_t id, char *out,
+		      size_t cap)
+{
+	snprintf(out, cap, "/projects/%s/builds/%lld/",
+		 v->parent.project->slug, (long long)id);
+	dash_themed(&v->f, out, cap);
+}
+
+static void version_url(const struct view *v, const char *slug, char *out,
+			size_t cap)
+{
+	snprintf(out, cap, "/dashboard/%s/version/%s/edit/",
+		 v->parent.project->slug, slug);
+	dash_themed(&v->f, out, cap);
+}
+
+/* Seconds a build has taken: its duration, or while it runs, so far. */
+static int64_t build_seconds(const struct lec_build *b)
+{
+	if (b->duration >= 0)
+		return b->duration;
+	if (b->started > 0)
+		return (lec_time_now() - b->started) / 1000000;
+	return -1;
+}
+
+/* The first reason a cache was not reused, in a word: what the builds
+ * list shows ("all reused" when every one was). */
+static void cache_word(struct srv_text *h, const char *json)
+{
+	cJSON *cache = json ? cJSON_Parse(json) : NULL, *c;
+	int all = cache && cache->child;
+
+	cJSON_ArrayForEach(c, cache) {
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "reused"))) {
+			all = 0;
+			srv_text_puts(h, "<span class=\"dim\">");
+			dash_esc(h, c->string);
+			srv_text_puts(h, " not reused</span>");
+			break;
+		}
+	}
+	if (all)
+		srv_text_puts(h, "all reused");
+	cJSON_Delete(cache);
+}
+
+static void builds_head(struct srv_text *h)
+{
+	srv_text_puts(h, "<table><thead><tr><th>Build</th><th>Version</th>"
+			 "<th>State</th><th>Started</th><th>Duration</th>"
+			 "<th>Commit</th><th>Cache</th></tr></thead><tbody>\n");
+}
+
+static void build_row(struct view *v, const struct lec_build *b)
+{
+	const struct lec_version *ver = version_of(v, b->version_id);
+	struct srv_text *h = &v->h;
+	char url[700], num[32];
+
+	build_url(v, b->id, url, sizeof(url));
+	snprintf(num, sizeof(num), "#%lld", (long long)b->id);
+	srv_text_puts(h, "<tr><td>");
+	anchor(h, url, num);
+	srv_text_puts(h, "</td><td>");
+	if (ver) {
+		version_url(v, ver->slug, url, sizeof(url));
+		anchor(h, url, ver->slug);
+	}
+	srv_text_puts(h, "</td><td>");
+	state(h, b);
+	srv_text_puts(h, "</td><td>");
+	dash_time(h, b->created);
+	srv_text_puts(h, "</td><td>");
+	dash_duration(h, build_seconds(b));
+	srv_text_puts(h, "</td><td><code>");
+	if (b->commit)
+		dash_text(h, b->commit, strlen(b->commit) < 12 ?
+						strlen(b->commit) : 12);
+	srv_text_puts(h, "</code></td><td>");
+	cache_word(h, b->cache);
+	srv_text_puts(h, "</td></tr>\n");
+}
+
+/* Rows of the builds (of version_id, 0: all) the requester may see, from
+ * the offset-th of them, at most limit; *total gets how many there are. */
+static int build_rows(struct view *v, int64_t version_id, size_t offset,
+		      size_t limit, size_t *total)
+{
+	struct lec_page chunk = { DASH_SCAN_CHUNK, 0 };
+	struct lec_build_list list = { 0 };
+	size_t i, seen = 0;
+	int rc;
+
+	do {
+		lec_build_list_dispose(&list);
+		rc = lec_build_list(v->store, v->parent.project->id,
+				    version_id, NULL, &chunk, &list);
+		for (i = 0; rc == LEC_OK && i < list.len; i++) {
+			const struct lec_build *b = &list.items[i];
+
+			if (!srv_v3_version_visible(
+				    v->store, &v->parent,
+				    version_of(v, b->version_id)))
+				continue;
+			if (seen >= offset && seen - offset < limit)
+				build_row(v, b);
+			seen++;
+		}
+		chunk.offset += DASH_SCAN_CHUNK;
+	} while (rc == LEC_OK && list.len == DASH_SCAN_CHUNK);
+	lec_build_list_dispose(&list);
+	*total = seen;
+	return rc;
+}
+
+/* A table of builds, or a line saying there are none. */
+static int builds_table(struct view *v, int64_t version_id, size_t offset,
+			size_t limit, size_t *total)
+{
+	size_t mark = v->h.len;
+	int rc;
+
+	builds_head(&v->h);
+	rc = build_rows(v, version_id, offset, limit, total);
+	srv_text_puts(&v->h, "</tbody></table>\n");
+	if (rc == LEC_OK && *total == 0 && !v->h.oom) {
+		v->h.len = mark;
+		v->h.s[mark] = '\0';
+		srv_text_puts(&v->h, "<p class=\"dim\">No builds.</p>\n");
+	}
+	return rc;
+}
+
+static void versions_table(struct view *v, int active_only)
+{
+	struct srv_text *h = &v->h;
+	char url[700];
+	size_t i, shown = 0;
+
+	srv_text_puts(h, "<table><thead><tr><th>Version</th><th>Type</th>"
+			 "<th>Active</th><th>Built</th><th>Hidden</th>"
+			 "<th>Privacy</th><th>Docs</th></tr></thead><tbody>\n");
+	for (i = 0; i < v->versions.len; i++) {
+		const struct lec_version *ver = &v->versions.items[i];
+		char *docs;
+
+		if ((active_only && !ver->active) ||
+		    ver->type == LEC_VERSION_EXTERNAL ||
+		    !srv_v3_version_visible(v->store, &v->parent, ver))
+			continue;
+		shown++;
+		version_url(v, ver->slug, url, sizeof(url));
+		srv_text_puts(h, "<tr><td>");
+		anchor(h, url, ver->verbose_name);
+		srv_text_printf(h, "</td><td>%s</td><td>%s</td><td>%s</td>"
+				   "<td>%s</td><td>",
+				lec_version_type_code(ver->type),
+				ver->active ? "yes" : "no",
+				ver->built ? "yes" : "no",
+				ver->hidden ? "yes" : "no");
+		dash_esc(h, ver->privacy_level);
+		srv_text_puts(h, "</td><td>");
+		if (ver->active && ver->built &&
+		    (docs = srv_docs_url(v->req, v->parent.project,
+					 ver->slug)) != NULL) {
+			anchor(h, docs, "read");
+			free(docs);
+		}
+		srv_text_puts(h, "</td></tr>\n");
+	}
+	srv_text_puts(h, "</tbody></table>\n");
+	if (shown == 0)
+		srv_text_puts(h, "<p class=\"dim\">No versions.</p>\n");
+}
+
+/* Pages ------------------------------------------------------------------- */
+
+/* End the page and send it, unless reading what it shows failed (rc). */
+static void finish(struct view *v, int rc)
+{
+	if (rc < 0) {
+		srv_respond_internal(v->res, "reading builds");
+		return;
+	}
+	dash_page_end(&v->h, &v->f);
+	send_html(v, 200);
+}
+
+static int overview(struct srv_request *req, struct srv_response *res)
+{
+	struct view v;
+	const struct lec_project *p;
+	char *repo;
+	size_t total;
+	int rc;
+
+	if (open_view(&v, req, res, SRV_PARENT_PROJECT) < 0)
+		goto done;
+	p = v.parent.project;
+	frame(&v, p->name, "overview");
+	dash_page_begin(&v.h, &v.f);
+	if (p->description && p->description[0]) {
+		srv_text_puts(&v.h, "<p>");
+		dash_esc(&v.h, p->description);
+		srv_text_puts(&v.h, "</p>\n");
+	}
+	srv_text_puts(&v.h, "<dl class=\"facts\">\n");
+	repo = lec_repo_redact_url(p->repo_url);
+	fact(&v.h, "Repository", repo);
+	free(repo);
+	fact(&v.h, "Default version", p->default_version);
+	fact(&v.h, "Default branch",
+	     p->default_branch ? p->default_branch : "master");
+	fact(&v.h, "Language", p->language);
+	fact(&v.h, "Privacy", p->privacy_level);
+	srv_text_puts(&v.h, "<dt>Documentation</dt><dd>");
+	if (v.docs_url)
+		anchor(&v.h, v.docs_url, v.docs_url);
+	srv_text_puts(&v.h, "</dd>\n</dl>\n<h2>Active versions</h2>\n");
+	versions_table(&v, 1);
+	srv_text_puts(&v.h, "<h2>Latest builds</h2>\n");
+	rc = builds_table(&v, 0, 0, DASH_RECENT_BUILDS, &total);
+	finish(&v, rc);
+done:
+	view_dispose(&v);
+	return res->status;
+}
+
+/* The 1-based page number of ?page= (1 for anything else). */
+static size_t page_number(struct srv_request *req)
+{
+	const char *s = srv_query(req, "page");
+	char *end;
+	unsigned long n = s ? strtoul(s, &end, 10) : 1;
+
+	return s && *s && *end == '\0' && n >= 1 && n < 100000 ? (size_t)n
+							      : 1;
+}
+
+static void page_link(struct view *v, size_t page, const char *text)
+{
+	char url[64];
+
+	snprintf(url, sizeof(url), "?page=%zu", page);
+	dash_themed(&v->f, url, sizeof(url));
+	anchor(&v->h, url, text);
+}
+
+static int builds(struct srv_request *req, struct srv_response *res)
+{
+	size_t page = page_number(req), total = 0, pages;
+	char title[400];
+	struct view v;
+
+	if (open_view(&v, req, res, SRV_PARENT_PROJECT) < 0)
+		goto done;
+	snprintf(title, sizeof(title), "Builds of %s", v.parent.project->name);
+	frame(&v, title, "builds");
+	dash_page_begin(&v.h, &v.f);
+	if (builds_table(&v, 0, (page - 1) * DASH_BUILDS_PER_PAGE,
+			 DASH_BUILDS_PER_PAGE, &total) < 0) {
+		finish(&v, -1);
+		goto done;
+	}
+	pages = (total + DASH_BUILDS_PER_PAGE - 1) / DASH_BUILDS_PER_PAGE;
+	srv_text_puts(&v.h, "<div class=\"pages\">");
+	if (page > 1)
+		page_link(&v, page - 1, "Newer");
+	if (pages > 1)
+		srv_text_printf(&v.h, "<span class=\"dim\">page %zu of %zu, "
+				      "%zu builds</span>",
+				page, pages, total);
+	if (page < pages)
+		page_link(&v, page + 1, "Older");
+	srv_text_puts(&v.h, "</div>\n");
+	dash_page_end(&v.h, &v.f);
+	send_html(&v, 200);
+done:
+	view_dispose(&v);
+	return res->status;
+}
+
+static int versions(struct srv_request *req, struct srv_response *res)
+{
+	char title[400];
+	struct view v;
+
+	if (open_view(&v, req, res, SRV_PARENT_PROJECT) < 0)
+		goto done;
+	snprintf(title, sizeof(title), "Versions of %s",
+		 v.parent.project->name);
+	frame(&v, title, "versions");
+	dash_page_begin(&v.h, &v.f);
+	versions_table(&v, 0);
+	dash_page_end(&v.h, &v.f);
+	send_html(&v, 200);
+done:
+	view_dispose(&v);
+	return res->status;
+}
+
+static int version(struct srv_request *req, struct srv_response *res)
+{
+	const struct lec_version *ver;
+	char title[400], *docs = NULL;
+	struct view v;
+	size_t total;
+
+	if (open_view(&v, req, res, SRV_PARENT_VERSION) < 0)
+		goto done;
+	ver = v.parent.version;
+	snprintf(title, sizeof(title), "Version %s", ver->verbose_name);
+	frame(&v, title, "versions");
+	dash_page_begin(&v.h, &v.f);
+	srv_text_puts(&v.h, "<dl class=\"facts\">\n");
+	fact(&v.h, "Slug", ver->slug);
+	fact(&v.h, "Type", lec_version_type_code(ver->type));
+	fact(&v.h, "Identifier", ver->identifier);
+	fact(&v.h, "Active", ver->active ? "yes" : "no");
+	fact(&v.h, "Hidden", ver->hidden ? "yes" : "no");
+	fact(&v.h, "Built", ver->built ? "yes" : "no");
+	fact(&v.h, "Privacy", ver->privacy_level);
+	fact(&v.h, "Documentation type", ver->documentation_type);
+	srv_text_puts(&v.h, "<dt>Documentation</dt><dd>");
+	if (ver->active && ver->built &&
+	    (docs = srv_docs_url(req, v.parent.project, ver->slug)) != NULL)
+		anchor(&v.h, docs, docs);
+	free(docs);
+	srv_text_puts(&v.h, "</dd>\n</dl>\n<h2>Builds</h2>\n");
+	finish(&v, builds_table(&v, ver->id, 0, DASH_RECENT_BUILDS, &total));
+done:
+	view_dispose(&v);
+	return res->status;
+}
+
+/* A build ------------------------------------------------------------------ */
+
+/* The build's facts and what it reused: the part of its page that
+ * changes as it runs, besides the log. */
+static void build_head(struct view *v, const struct lec_build *b)
+{
+	const struct lec_version *ver = version_of(v, b->version_id);
+	struct srv_text *h = &v->h;
+	cJSON *cache = b->cache ? cJSON_Parse(b->cache) : NULL, *c;
+	char url[700];
+
+	srv_text_puts(h, "<dl class=\"facts\">\n<dt>State</dt><dd>");
+	state(h, b);
+	srv_text_puts(h, "</dd>\n<dt>Version</dt><dd>");
+	if (ver) {
+		version_url(v, ver->slug, url, sizeof(url));
+		anchor(h, url, ver->verbose_name);
+	}
+	srv_text_puts(h, "</dd>\n");
+	fact(h, "Commit", b->commit);
+	fact(h, "Triggered by", b->triggered_by ? b->triggered_by : "hand");
+	srv_text_puts(h, "<dt>Created</dt><dd>");
+	dash_time(h, b->created);
+	srv_text_puts(h, "</dd>\n<dt>Finished</dt><dd>");
+	dash_time(h, b->finished);
+	srv_text_puts(h, "</dd>\n<dt>Duration</dt><dd>");
+	dash_duration(h, build_seconds(b));
+	srv_text_puts(h, "</dd>\n");
+	if (b->fresh)
+		fact(h, "Fresh", "yes: nothing of earlier builds was used");
+	if (b->error) {
+		srv_text_puts(h, "<dt>Error</dt><dd class=\"error\">");
+		dash_esc(h, b->error);
+		srv_text_puts(h, "</dd>\n");
+	}
+	srv_text_puts(h, "</dl>\n");
+	if (cJSON_IsObject(cache) && cache->child) {
+		srv_text_puts(h, "<h2>Cache</h2>\n<table><thead><tr><th>Kept "
+				 "work</th><th>Reused</th><th>Why not"
+				 "</th></tr></thead><tbody>\n");
+		cJSON_ArrayForEach(c, cache) {
+			const cJSON *reason = cJSON_GetObjectItem(c, "reason");
+			int reused =
+				cJSON_IsTrue(cJSON_GetObjectItem(c, "reused"));
+
+			srv_text_puts(h, "<tr><td>");
+			dash_esc(h, c->string);
+			srv_text_printf(h, "</td><td class=\"%s\">%s</td><td>",
+					reused ? "state-ok" : "dim",
+					reused ? "yes" : "no");
+			if (cJSON_IsString(reason))
+				dash_esc(h, reason->valuestring);
+			srv_text_puts(h, "</td></tr>\n");
+		}
+		srv_text_puts(h, "</tbody></table>\n");
+	}
+	cJSON_Delete(cache);
+}
+
+/* The commands and their output. */
+static int build_log(struct view *v, const struct lec_build *b)
+{
+	struct lec_build_command_list cl = { 0 };
+	struct srv_text *h = &v->h;
+	size_t i;
+	int rc;
+
+	if ((rc = lec_build_command_list(v->store, b->id, &cl)) < 0)
+		return rc;
+	for (i = 0; i < cl.len; i++) {
+		const struct lec_build_command *c = &cl.items[i];
+
+		srv_text_puts(h, "<div class=\"command\">$ ");
+		dash_esc(h, c->description && c->description[0]
+				    ? c->description
+				    : c->command);
+		srv_text_puts(h, "</div>\n<pre>");
+		dash_text(h, c->output ? c->output : "", c->output_len);
+		srv_text_puts(h, "</pre>\n<div class=\"dim\">");
+		if (c->end_time)
+			srv_text_printf(h, "exit code %d, %lld s", c->exit_code,
+					(long long)c->run_time);
+		else
+			srv_text_puts(h, "running");
+		srv_text_puts(h, "</div>\n");
+	}
+	if (cl.len == 0)
+		srv_text_puts(h, "<p class=\"dim\">Nothing has run yet.</p>\n");
+	lec_build_command_list_dispose(&cl);
+	return LEC_OK;
+}
+
+/* The build of the path as the API would show it to the requester: its
+ * view and the build, or -1 with the answer given (an HTML 404). */
+static int open_build(struct view *v, struct srv_request *req,
+		      struct srv_response *res, struct lec_build **b)
+{
+	struct lec_version_filter all = { 0 };
+	int64_t id;
+
+	*b = NULL;
+	memset(v, 0, sizeof(*v));
+	v->req = req;
+	v->res = res;
+	v->store = srv_store(req);
+	request_path(v);
+	if (v->store == NULL) {
+		srv_respond_internal(res, "no store");
+		return -1;
+	}
+	if (srv_v3_build_find(req, res, req->params[1], &v->parent, &id) < 0) {
+		if (res->status == 404)
+			not_found(v);
+		return -1;
+	}
+	if (lec_build_get(v->store, id, b) < 0 ||
+	    lec_version_list(v->store, v->parent.project->id, &all, NULL,
+			     &v->versions) < 0) {
+		srv_respond_internal(res, "reading the build");
+		return -1;
+	}
+	return 0;
+}
+
+/* The script that keeps a running build's page current: it asks live/
+ * for the parts that change, puts them in place (following the log's end
+ * when the reader is there), and stops once the build has ended. */
+static const char live_script[] =
+	"<script>\n"
+	"(function () {\n"
+	"  var live = document.getElementById('live');\n"
+	"  function tick() {\n"
+	"    fetch(live.dataset.src, {credentials: 'same-origin', "
+	"cache: 'no-store'})\n"
+	"      .then(function (r) { return r.json(); })\n"
+	"      .then(function (d) {\n"
+	"        var end = window.innerHeight + window.scrollY >= "
+	"document.body.scrollHeight - 40;\n"
+	"        document.getElementById('build-head').innerHTML = d.head;\n"
+	"        document.getElementById('log').innerHTML = d.log;\n"
+	"        if (end) window.scrollTo(0, document.body.scrollHeight);\n"
+	"        if (d.done) live.dataset.state = 'done';\n"
+	"        else setTimeout(tick, live.dataset.ms);\n"
+	"      })\n"
+	"      .catch(function () { setTimeout(tick, 3 * live.dataset.ms); "
+	"});\n"
+	"  }\n"
+	"  setTimeout(tick, live.dataset.ms);\n"
+	"})();\n"
+	"</script>\n";
+
+static int build(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_build *b = NULL;
+	char title[64];
+	struct view v;
+	int running;
+
+	if (open_build(&v, req, res, &b) < 0)
+		goto done;
+	snprintf(title, sizeof(title), "Build #%lld", (long long)b->id);
+	frame(&v, title, "builds");
+	dash_page_begin(&v.h, &v.f);
+	running = !lec_build_state_final(b->state);
+	srv_text_puts(&v.h, "<div id=\"build-head\">\n");
+	build_head(&v, b);
+	srv_text_puts(&v.h, "</div>\n<h2>Log</h2>\n<div id=\"log\">\n");
+	if (build_log(&v, b) < 0) {
+		srv_respond_internal(res, "reading the log");
+		goto done;
+	}
+	srv_text_puts(&v.h, "</div>\n");
+	srv_text_printf(&v.h, "<div id=\"live\" data-state=\"%s\" "
+			      "data-ms=\"%d\" data-src=\"live/\"></div>\n",
+			running ? "running" : "done", DASH_LIVE_MS);
+	if (running)
+		srv_text_puts(&v.h, live_script);
+	dash_page_end(&v.h, &v.f);
+	send_html(&v, 200);
+done:
+	lec_build_free(b);
+	view_dispose(&v);
+	return res->status;
+}
+
+/* The changing parts of a build's page as JSON: {"done", "head", "log"}. */
+static int build_live(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_build *b = NULL;
+	cJSON *o = NULL;
+	struct view v;
+	char *part;
+
+	if (open_build(&v, req, res, &b) < 0) {
+		if (res->status == 404) {
+			srv_response_drop_body(res);
+			srv_respond_detail(res, 404, "Not found.");
+		}
+		goto done;
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "done", lec_build_state_final(b->state));
+	build_head(&v, b);
+	part = srv_text_take(&v.h, NULL);
+	cJSON_AddStringToObject(o, "head", part ? part : "");
+	free(part);
+	if (build_log(&v, b) < 0) {
+		srv_respond_internal(res, "reading the log");
+		goto done;
+	}
+	part = srv_text_take(&v.h, NULL);
+	cJSON_AddStringToObject(o, "log", part ? part : "");
+	free(part);
+	srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	o = NULL;
+done:
+	cJSON_Delete(o);
+	lec_build_free(b);
+	view_dispose(&v);
+	return res->status;
+}
+
+/* Login and theme ------------------------------------------------------- */
+
+static int login(struct srv_request *req, struct srv_response *res)
+{
+	struct docs_ctx c;
+	const char *q = strchr(req->raw_uri, '?');
+	int status;
+
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.res = res;
+	c.query = q ? q : "";
+	if ((c.store = srv_store(req)) == NULL)
+		return srv_respond_internal(res, "no store");
+	status = docs_login(&c);
+	lec_user_free(c.user);
+	return status;
+}
+
+static int stylesheet(struct srv_request *req, struct srv_response *res)
+{
+	size_t len = 0;
+	char *css = dash_theme_css(
+		dash_theme_name(srv_query(req, "theme")), &len);
+
+	if (css == NULL)
+		return srv_respond_internal(res, "out of memory");
+	res->status = 200;
+	res->body = css;
+	res->body_len = len;
+	res->content_type = "text/css; charset=utf-8";
+	return 200;
+}
+
+/* Routes ------------------------------------------------------------------ */
+
+#define PAGE(pattern, handler, view)                                         \
+	{ pattern, SRV_API_DASH, SRV_PERM_ANYONE, 0,                         \
+	  { { SRV_GET, SRV_PERM_ANYONE, handler } }, view, NULL }
+
+const struct srv_route srv_dash_routes[] = {
+	PAGE("/projects/{}/", overview, "Project"),
+	PAGE("/projects/{}/builds/", builds, "Builds"),
+	PAGE("/projects/{}/versions/", versions, "Versions"),
+	PAGE("/projects/{}/builds/{}/", build, "Build"),
+	PAGE("/projects/{}/builds/{}/live/", build_live, "Build"),
+	PAGE("/dashboard/{}/version/{}/edit/", version, "Version"),
+	PAGE("/_/dashboard.css", stylesheet, "Stylesheet"),
+	{ "/_/login/", SRV_API_DASH, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, login },
+	    { SRV_POST, SRV_PERM_ANYONE, login } },
+	  "Login", NULL },
+};
+
+const size_t srv_dash_route_count =
+	sizeof(srv_dash_routes) / sizeof(srv_dash_routes[0]);

@@ -1,0 +1,369 @@
+"""The read-only web dashboard (issue 32, item 6; docs/dashboard.md): every
+dashboard URL the API emits (a project's urls.home, urls.builds and
+urls.versions, a build's urls.build, a version's urls.dashboard.edit)
+answers with a page, under the API's visibility rules, with the docs login
+for private projects; a build's page shows what it reused (its cache) and
+its log, kept current while the build runs.
+
+In a real browser, Debian's headless Chromium: a screenshot of a build's
+page (a real picture in the theme's colours) and a live-log test, driven
+over the DevTools protocol on a pipe (--remote-debugging-pipe): the page of
+a running build is opened once, and its log must grow to the build's last
+line and its state to Passed without a reload. Skipped, with a message,
+only when /usr/bin/chromium is not installed (packaging/deps.sh installs
+it)."""
+import html.parser
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.parse
+
+import fixtures
+from lectern_test import BUILD_TIMEOUT, ServerTestCase, Store, main
+from test_browser import CHROMIUM, WINDOW, MIN_COLOURS, output_dir, png_colours
+
+# A command of the live build waits this long between its two lines: the
+# browser must be looking before the second one comes.
+LIVE_PAUSE = 12
+# How long the live page may take to show what the build wrote.
+LIVE_TIMEOUT = 60
+
+# A build that writes a line, pauses, writes another, and publishes a page.
+# The lines are made by printf, so the log's command lines do not hold
+# them.
+LIVE = fixtures.commands_config(
+    "printf 'al%%s\\n' pha; sleep %d; printf 'om%%s\\n' ega" % LIVE_PAUSE,
+    "mkdir -p $READTHEDOCS_OUTPUT/html && echo '<h1>Live</h1>' > $READTHEDOCS_OUTPUT/html/index.html")
+
+
+class Links(html.parser.HTMLParser):
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.links, self.text, self.title = [], [], ""
+        self._title = False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.links.append(dict(attrs).get("href"))
+        self._title = tag == "title"
+
+    def handle_data(self, data):
+        if self._title:
+            self.title += data
+        self.text.append(data)
+
+
+class DevTools:
+    """Chromium driven over the DevTools protocol on a pipe: messages are
+    JSON texts ended by a NUL, the browser reading fd 3 and writing fd 4."""
+
+    def __init__(self, profile):
+        to_chrome, self._cmd = os.pipe()
+        self._events, from_chrome = os.pipe()
+
+        def fds():
+            os.dup2(to_chrome, 3)
+            os.dup2(from_chrome, 4)
+
+        self.proc = subprocess.Popen(
+            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
+             "--user-data-dir=" + profile, "--no-first-run", "--remote-debugging-pipe",
+             "--host-resolver-rules=MAP *.localhost 127.0.0.1", "about:blank"],
+            pass_fds=(3, 4), preexec_fn=fds, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        os.close(to_chrome)
+        os.close(from_chrome)
+        self._next = 0
+        self._buffer = b""
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target,
+                                 flatten=True)["sessionId"]
+        self.call("Page.enable", session=True)
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=WINDOW[0],
+                  height=WINDOW[1], deviceScaleFactor=1, mobile=False)
+
+    def _read(self):
+        while b"\0" not in self._buffer:
+            chunk = os.read(self._events, 65536)
+            if not chunk:
+                raise AssertionError("Chromium went away")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method, session=False, **params):
+        self._next += 1
+        message = {"id": self._next, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self._cmd, json.dumps(message).encode() + b"\0")
+        while True:
+            reply = self._read()
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    raise AssertionError("%s: %s" % (method, reply["error"]))
+                return reply["result"]
+
+    def open(self, url):
+        """Navigate and wait until the page has loaded."""
+        self.call("Page.navigate", session=True, url=url)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.eval("document.readyState") == "complete":
+                return
+            time.sleep(0.1)
+        raise AssertionError("%s did not load" % url)
+
+    def eval(self, expression):
+        result = self.call("Runtime.evaluate", session=True, expression=expression,
+                           returnByValue=True)
+        return result["result"].get("value")
+
+    def close(self):
+        try:
+            self.call("Browser.close")
+        except (AssertionError, OSError):
+            pass
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self._cmd)
+        os.close(self._events)
+
+
+class DashboardTest(ServerTestCase):
+    SERVER_ARGS = ("--workers", "1", "--build-timeout", "180")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        s = cls.server
+        cls.token = s.token("alice")
+        cls.other = s.token("bob")
+        cls.store = Store(s)
+        cls.repos = [fixtures.make_repo(fixtures.MARKDOWN)]
+        r = s.post("/api/v3/projects/", {"name": "Dash Docs", "repository": {
+            "url": "file://" + cls.repos[0]}}, token=cls.token)
+        assert r.status == 201, r
+        cls.slug = r.json["slug"]
+        cls.project = r.json
+        cls.wait_build(cls.slug, cls.token)
+
+    @classmethod
+    def tearDownClass(cls):
+        for repo in getattr(cls, "repos", []):
+            shutil.rmtree(repo, ignore_errors=True)
+        super().tearDownClass()
+
+    def path(self, url):
+        parts = urllib.parse.urlsplit(url)
+        self.assertEqual(parts.netloc, "%s:%d" % (self.server.host, self.server.port))
+        return parts.path
+
+    def page(self, url, status=200, **kw):
+        r = self.server.get(self.path(url) if url.startswith("http") else url, **kw)
+        self.assertStatus(r, status)
+        self.assertEqual(r.header("Content-Type"), "text/html; charset=utf-8")
+        self.assertIn("Cookie", r.header("Vary"))
+        return Links(r.body.decode())
+
+    # Every URL the API emits ----------------------------------------------
+
+    def test_every_emitted_url_is_a_page(self):
+        p = self.server.get("/api/v3/projects/%s/" % self.slug, token=self.token).json
+        build = self.server.get("/api/v3/projects/%s/builds/" % self.slug,
+                                token=self.token).json["results"][0]
+        version = self.server.get("/api/v3/projects/%s/versions/latest/" % self.slug,
+                                  token=self.token).json
+        urls = [p["urls"]["home"], p["urls"]["builds"], p["urls"]["versions"],
+                build["urls"]["build"], build["urls"]["project"], build["urls"]["version"],
+                version["urls"]["dashboard"]["edit"]]
+        for url in urls:
+            with self.subTest(url=url):
+                page = self.page(url)
+                # The project's tabs and its docs.
+                self.assertIn("/projects/%s/builds/" % self.slug, page.links)
+                self.assertIn(p["urls"]["documentation"], page.links)
+        home = self.page(p["urls"]["home"])
+        self.assertEqual(home.title.strip(), "Dash Docs \u00b7 Lectern")
+        self.assertIn(self.path(build["urls"]["build"]), home.links)
+        self.assertIn("/dashboard/%s/version/latest/edit/" % self.slug, home.links)
+
+    def test_build_page_shows_cache_and_log(self):
+        build = self.server.get("/api/v3/projects/%s/builds/" % self.slug,
+                                token=self.token).json["results"][0]
+        r = self.server.get(self.path(build["urls"]["build"]))
+        text = r.body.decode()
+        self.assertIn('<span class="state-ok">Passed</span>', text)
+        # What it reused: each cache of the v3 build, with its reason.
+        self.assertIn("<h2>Cache</h2>", text)
+        for name, cache in build["cache"].items():
+            self.assertIn("<td>%s</td>" % name, text)
+            self.assertIn(cache["reason"] or "", text)
+        self.assertIn("lectern markdown docs", text)
+        self.assertIn('data-state="done"', text)
+        self.assertNotIn("<script>", text)
+        r = self.server.get(self.path(build["urls"]["build"]) + "live/")
+        self.assertEqual(r.header("Content-Type"), "application/json")
+        self.assertEqual(sorted(r.json), ["done", "head", "log"])
+        self.assertTrue(r.json["done"])
+
+    def test_themes(self):
+        for theme in ("default", "dark", "light", "high-contrast"):
+            with self.subTest(theme=theme):
+                r = self.server.get("/_/dashboard.css?theme=" + theme)
+                self.assertStatus(r, 200)
+                self.assertEqual(r.header("Content-Type"), "text/css; charset=utf-8")
+                self.assertIn('"%s"' % theme, r.body.decode().splitlines()[0])
+                self.assertIn(".state-ok", r.body.decode())
+        # The dark theme's title bar: its xterm colours, as the TUI shows them.
+        dark = self.server.get("/_/dashboard.css?theme=dark").body.decode()
+        self.assertIn(".title { color: #ffffff; background: #005f87; font-weight: bold;", dark)
+        # A page in a theme links its stylesheet and keeps the theme in its links.
+        page = self.server.get("/projects/%s/?theme=dark" % self.slug).body.decode()
+        self.assertIn('href="/_/dashboard.css?theme=dark"', page)
+        self.assertIn('href="/projects/%s/builds/?theme=dark"' % self.slug, page)
+        self.assertIn('href="/_/dashboard.css"', self.server.get(
+            "/projects/%s/?theme=nope" % self.slug).body.decode())
+
+    def test_private_project_and_login(self):
+        self.store.execute("UPDATE projects SET privacy_level = 'private' WHERE slug = ?",
+                           (self.slug,))
+        try:
+            home = "/projects/%s/" % self.slug
+            r = self.server.get(home)
+            self.assertStatus(r, 404)
+            self.assertNotIn(b"Dash Docs", r.body)
+            self.assertIn(b'href="/_/login/?next=/projects/%s/"' % self.slug.encode(), r.body)
+            self.assertStatus(self.server.get(home, token=self.other), 404)
+            self.assertStatus(self.server.get(home + "builds/1/live/"), 404)
+            # By token, and by the docs login's session on this host.
+            self.assertStatus(self.server.get(home, token=self.token), 200)
+            form = self.server.get("/_/login/?next=" + home)
+            self.assertStatus(form, 200)
+            cookie = form.header("Set-Cookie").split(";")[0]
+            csrf = re.search(rb'name="csrf_token" value="([0-9a-f]+)"', form.body).group(1)
+            r = self.server.request(
+                "POST", "/_/login/", raw=urllib.parse.urlencode({
+                    "csrf_token": csrf.decode(), "token": self.token, "next": home}).encode(),
+                headers={"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie,
+                         "Origin": "http://%s:%d" % (self.server.host, self.server.port)})
+            self.assertStatus(r, 302)
+            self.assertEqual(r.header("Location"), home)
+            session = r.header("Set-Cookie").split(";")[0]
+            r = self.server.get(home, headers={"Cookie": session})
+            self.assertStatus(r, 200)
+            self.assertIn(b"<span>alice</span>", r.body)
+            # Not kept for anyone else by the response cache.
+            self.assertStatus(self.server.get(home), 404)
+        finally:
+            self.store.execute("UPDATE projects SET privacy_level = 'public' WHERE slug = ?",
+                               (self.slug,))
+
+    def test_private_version(self):
+        self.store.version(self.slug, "secret", privacy="private")
+        self.assertStatus(self.server.get("/dashboard/%s/version/secret/edit/" % self.slug), 404)
+        page = self.server.get("/projects/%s/versions/" % self.slug).body.decode()
+        self.assertNotIn("secret", page)
+        r = self.server.get("/dashboard/%s/version/secret/edit/" % self.slug, token=self.token)
+        self.assertStatus(r, 200)
+
+    # In a browser ---------------------------------------------------------
+
+    def chromium_available(self):
+        if not os.path.exists(CHROMIUM):
+            raise unittest.SkipTest("%s is not installed (packaging/deps.sh installs"
+                                    " Debian's chromium)" % CHROMIUM)
+
+    def test_screenshot(self):
+        self.chromium_available()
+        build = self.server.get("/api/v3/projects/%s/builds/" % self.slug,
+                                token=self.token).json["results"][0]
+        profile = tempfile.mkdtemp(prefix="lectern-chromium-")
+        try:
+            for theme, name in (("dark", "dashboard-build-dark"), ("default", "dashboard-build")):
+                url = build["urls"]["build"] + ("?theme=dark" if theme == "dark" else "")
+                shot = os.path.join(output_dir(), "%s.png" % name)
+                if os.path.exists(shot):
+                    os.unlink(shot)
+                done = subprocess.run(
+                    [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--user-data-dir=" + profile, "--no-first-run", "--hide-scrollbars",
+                     "--screenshot=" + shot, "--window-size=%d,%d" % WINDOW, url],
+                    capture_output=True, timeout=120)
+                self.assertEqual(done.returncode, 0, done.stderr[-2000:])
+                print("screenshot: %s" % shot)
+                width, height, colours = png_colours(shot)
+                self.assertEqual((width, height), WINDOW)
+                self.assertGreaterEqual(colours, MIN_COLOURS)
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+
+    def test_live_log(self):
+        self.chromium_available()
+        repo = fixtures.make_repo(LIVE)
+        self.repos.append(repo)
+        r = self.server.post("/api/v3/projects/", {"name": "Live Log", "repository": {
+            "url": "file://" + repo}}, token=self.token)
+        self.assertStatus(r, 201)
+        slug = r.json["slug"]
+        # Wait until the build has written its first line.
+        deadline = time.time() + BUILD_TIMEOUT
+        build = None
+        while time.time() < deadline:
+            builds = self.server.get("/api/v3/projects/%s/builds/" % slug,
+                                     token=self.token).json["results"]
+            if builds and builds[0]["state"]["code"] != "triggered":
+                live = self.server.get(self.path(builds[0]["urls"]["build"]) + "live/").json
+                if "alpha" in live["log"]:
+                    build = builds[0]
+                    break
+            time.sleep(0.2)
+        self.assertIsNotNone(build, "the build never wrote its first line")
+        profile = tempfile.mkdtemp(prefix="lectern-chromium-")
+        browser = DevTools(profile)
+        try:
+            browser.open(build["urls"]["build"])
+            browser.eval("window.loadedOnce = 'yes'")
+            self.assertEqual(browser.eval("document.getElementById('live').dataset.state"),
+                             "running")
+            log = browser.eval("document.getElementById('log').innerText")
+            self.assertIn("alpha", log)
+            self.assertNotIn("omega", log)
+            deadline = time.time() + LIVE_TIMEOUT
+            state = None
+            while time.time() < deadline:
+                state = browser.eval("document.getElementById('live').dataset.state")
+                if state == "done":
+                    break
+                time.sleep(0.5)
+            self.assertEqual(state, "done")
+            log = browser.eval("document.getElementById('log').innerText")
+            self.assertIn("omega", log)
+            self.assertLess(log.index("alpha"), log.index("omega"))
+            head = browser.eval("document.getElementById('build-head').innerText")
+            self.assertIn("Passed", head)
+            # The same page all along: updated in place, never reloaded.
+            self.assertEqual(browser.eval("window.loadedOnce"), "yes")
+            shot = browser.call("Page.captureScreenshot", session=True, format="png")["data"]
+            path = os.path.join(output_dir(), "dashboard-live.png")
+            import base64
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(shot))
+            print("screenshot: %s" % path)
+            self.assertGreaterEqual(png_colours(path)[2], MIN_COLOURS)
+        finally:
+            browser.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
