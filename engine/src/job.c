@@ -30,6 +30,10 @@
 
 static int job_fail(struct lec__job *job, enum lec_build_failure why,
 		    const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static int job_fail(struct lec__job *job, enum lec_build_failure why,
+		    const char *fmt, va_list ap)
 {
 	char msg[2048];
 
