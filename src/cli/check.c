@@ -441,10 +441,11 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail_engine("check: cannot build");
 	built = lec_preview_build(pv, &cb, NULL) == LEC_OK;
 	if (!built) {
-		fprintf(stderr, "lectern: check: the build failed: %s\n%s%s",
-			lec_error_last(), run.tail,
-			run.tail_len && run.tail[run.tail_len - 1] != '\n' ? "\n"
-									    : "");
+		fprintf(stderr, "lectern: check: the build failed: %s\n",
+			lec_error_last());
+		cli_print_output(stderr, run.tail, run.tail_len);
+		if (run.tail_len && run.tail[run.tail_len - 1] != '\n')
+			fputc('\n', stderr);
 	}
 	lec_preview_prune(pv);
 	/* A copy of the engine's, marked against the context's build, or all

@@ -33,6 +33,7 @@
 
 
 #include "cli.h"
+#include "cmd.h"
 #include "lectern/errors.h"
 #include "lectern/preview.h"
 #include "preview.h"
@@ -362,10 +363,11 @@ static void build(struct loop *l)
 		print_warnings(l);
 		publish_state(l, "ready", NULL, now_ms() - start);
 	} else {
-		printf("preview: build %" PRIu64 " failed: %s\n%s%s",
-		       l->generation, lec_error_last(), l->tail,
-		       l->tail_len && l->tail[l->tail_len - 1] != '\n' ? "\n"
-								       : "");
+		printf("preview: build %" PRIu64 " failed: %s\n",
+		       l->generation, lec_error_last());
+		cli_print_output(stdout, l->tail, l->tail_len);
+		if (l->tail_len && l->tail[l->tail_len - 1] != '\n')
+			putchar('\n');
 		print_warnings(l);
 		if (l->published)
 			printf("preview: still serving build %" PRIu64 "\n",

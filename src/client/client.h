@@ -132,6 +132,12 @@ const char *lc_user_agent(void);
  * NUL-terminated there when it shrank). */
 size_t lc_strip_ansi(char *text, size_t len);
 
+/* Keep only what a terminal may be sent of a build's raw output, in place:
+ * colour escapes (SGR), text, line breaks, tabs and carriage returns; every
+ * other escape sequence and control character goes. Returns the new length
+ * (text is NUL-terminated there when it shrank). */
+size_t lc_terminal_text(char *text, size_t len);
+
 /* The forges of an engine's integrations: the name people use and the
  * API's integration_type (forges.c). */
 struct lc_forge {

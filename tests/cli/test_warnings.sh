@@ -48,6 +48,28 @@ assert sorted(o["results"][0]) == ["file", "kind", "line", "message", "new"], o
 PY
 expect_status 2 "$LECTERN" check "$REPO" --no-such-option
 
+# ---- check: a failed build's output reaches a terminal with its colours
+# and nothing else a hostile build may send (a clipboard write by OSC 52,
+# a screen erase); a pipe gets neither.
+mkdir -p "$DATA/esc"
+cat >"$DATA/esc/.readthedocs.yaml" <<'EOF'
+version: 2
+build:
+  os: ubuntu-22.04
+  tools: {python: "3"}
+  commands:
+    - printf '\033[31mred\033[0m \033]52;c;ZXZpbA==\007 \033[2J done\n'
+    - exit 3
+EOF
+script -qec "'$LECTERN' check '$DATA/esc' --cache '$CACHE/esc'" /dev/null >"$DATA/tty" 2>&1
+grep -q "$(printf '\033\\[31mred\033\\[0m')" "$DATA/tty" && pass || fail "the colours did not reach the terminal: $(cat -v "$DATA/tty")"
+if grep -q "$(printf '\033\\]')\|$(printf '\033\\[2J')\|$(printf '\007')" "$DATA/tty"; then
+	fail "an escape other than a colour reached the terminal: $(cat -v "$DATA/tty")"
+else pass; fi
+expect_status 1 "$LECTERN" check "$DATA/esc" --cache "$CACHE/esc"
+if grep -q "$(printf '\033')" "$DATA/err"; then fail "escapes in a pipe: $(cat -v "$DATA/err")"; else pass; fi
+grep -q '^red   done' "$DATA/err" && pass || fail "the output's text: $(cat -v "$DATA/err")"
+
 # ---- warnings: the build's records through the local engine.
 expect_status 0 "$LECTERN" import "file://$REPO" --name "Guide"
 expect_status 0 "$LECTERN" api -X PATCH /api/v3/projects/guide/ -d '{"watch_commits": false}'
