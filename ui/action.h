@@ -19,7 +19,8 @@ enum {
 	UI_VIEW_PAGES = 1 << 8,
 	UI_VIEW_DIFF = 1 << 9,
 	UI_VIEW_NOTIFICATIONS = 1 << 10,
-	UI_VIEW_LAST = UI_VIEW_NOTIFICATIONS, /* the highest bit, for loops */
+	UI_VIEW_WARNINGS = 1 << 11,
+	UI_VIEW_LAST = UI_VIEW_WARNINGS, /* the highest bit, for loops */
 };
 /* Every view: the action lives in the generic keymap. */
 #define UI_VIEWS_ALL 0

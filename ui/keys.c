@@ -36,6 +36,7 @@ static const struct {
 	{ "orgs", UI_VIEW_ORGS },      { "pages", UI_VIEW_PAGES },
 	{ "diff", UI_VIEW_DIFF },
 	{ "notifications", UI_VIEW_NOTIFICATIONS },
+	{ "warnings", UI_VIEW_WARNINGS },
 };
 
 static const struct {

@@ -13,8 +13,8 @@
 #include "theme.h"
 #include "util.h"
 
-/* The widest table: the builds list's nine columns. */
-#define UI_TABLE_MAX_COLS 10
+/* The widest table: the builds list's eleven columns. */
+#define UI_TABLE_MAX_COLS 12
 
 struct ui_column {
 	const char *title;

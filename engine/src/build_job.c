@@ -205,6 +205,21 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->venv);
 	lec__free(job->venv_python);
 	lec__free(job->venv_stamp_file);
+	lec_warning_set_dispose(&job->warnings);
+}
+
+/* The build's warnings, compared with its version's last good build's,
+ * kept with it before it shows as finished; the number of new ones. */
+static size_t store_warnings(struct lec__job *job)
+{
+	size_t i, fresh = 0;
+
+	if (job->warnings_off ||
+	    lec_warning_store(job->st, job->build->id, &job->warnings) < 0)
+		return 0;
+	for (i = 0; i < job->warnings.len; i++)
+		fresh += job->warnings.items[i].is_new != 0;
+	return fresh;
 }
 
 int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
@@ -213,6 +228,7 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 	const struct lec_notification_site site = { env->docs_domain,
 						    env->production_domain };
 	struct lec__job job = { 0 };
+	size_t fresh;
 	char *cache;
 	int ok, recorded;
 
@@ -243,10 +259,15 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 		lec__cache_key_save(&job.state_key, job.state_record);
 	else if (job.state_record)
 		lec__cache_key_forget(job.state_record);
+	fresh = store_warnings(&job);
 	/* A cancelled build stays cancelled (lec_build_finish keeps it). */
 	if ((recorded = record_end(&job, ok)) == LEC_OK)
 		lec_notification_build_event(st, build->id,
 					     LEC_BUILD_EVENT_FINISHED, &site);
+	if (recorded == LEC_OK && fresh > 0 && !job.cancelled)
+		lec_notification_build_event(st, build->id,
+					     LEC_BUILD_EVENT_NEW_WARNINGS,
+					     &site);
 	if (job.project)
 		lec__prune_caches(env, st, job.project);
 	job_dispose(&job);

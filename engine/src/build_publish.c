@@ -37,6 +37,8 @@
 /* Deepest directory of an output kept: deeper ones are removed (a real
  * site is a dozen levels at most; this bounds the walk's recursion). */
 #define PUBLISH_MAX_DEPTH 64
+/* Broken links and lost pages listed in the log; all are records. */
+#define LINKS_LOGGED 20
 
 /* Sanitizing --------------------------------------------------------------- */
 
@@ -226,6 +228,53 @@ static void step_index(struct lec__job *job, const char *html_dir)
 	lec__free(display);
 }
 
+/* Check the links of the HTML about to be published (build_warnings.h),
+ * against the pages and anchors of the version's last good build: the
+ * records go into the build's warnings, a summary and the first of them
+ * into its log, and *inventory (owned) is what the next build compares
+ * with once this one is published. Nothing here fails the build. */
+static void step_links(struct lec__job *job, const char *html_dir,
+		       char **inventory, size_t *inventory_len)
+{
+	struct lec__linkcheck_stats stats;
+	struct lec__buf b = LEC__BUF_INIT;
+	char *prev = NULL, *text;
+	size_t prev_len = 0, first = job->warnings.len, i;
+	int rc;
+
+	if (job->warnings_off)
+		return;
+	job->warnings.secrets = (const char *const *)job->secrets;
+	lec_warning_inventory_get(job->st, job->version->id, job->build->id,
+				  &prev, &prev_len);
+	rc = lec__linkcheck(html_dir, &job->warnings, prev, prev_len,
+			    inventory, inventory_len, &stats);
+	lec_warning_text_free(prev);
+	if (rc < 0)
+		lec__buf_printf(&b, "Checking links failed: %s\n",
+				lec_error_last());
+	else
+		lec__buf_printf(&b,
+				"Checked %zu internal links in %zu pages: %zu "
+				"broken. %zu pages or anchors of the last good "
+				"build are gone.\n",
+				stats.links, stats.pages, stats.broken,
+				stats.removed);
+	for (i = first; i < job->warnings.len && i < first + LINKS_LOGGED; i++) {
+		const struct lec_warning *w = &job->warnings.items[i];
+
+		lec__buf_printf(&b, "%s:", w->file);
+		if (w->line)
+			lec__buf_printf(&b, "%u:", w->line);
+		lec__buf_printf(&b, " %s: %s\n", lec_warning_kind_code(w->kind),
+				w->message);
+	}
+	if ((text = lec__buf_take(&b)) != NULL)
+		lec__job_note(job, "link check $READTHEDOCS_OUTPUT/html",
+			      text);
+	lec__free(text);
+}
+
 /* Remove the outputs of the version's passed builds beyond the newest
  * keep (the one just published, whatever its state, counted first).
  * Failing to list them only keeps them longer. */
@@ -358,7 +407,8 @@ int lec__job_publish(struct lec__job *job)
 	};
 	char *stage = lec__path_join(job->build_dir, "publish");
 	char *html = stage ? lec__path_join(stage, "html") : NULL;
-	char *published = NULL;
+	char *published = NULL, *inventory = NULL;
+	size_t inventory_len = 0;
 	int rc = -1;
 
 	if (html == NULL)
@@ -384,11 +434,15 @@ int lec__job_publish(struct lec__job *job)
 	    single_file(job, stage, "epub") < 0)
 		goto done;
 	downloads_patch(&patch, stage);
+	step_links(job, html, &inventory, &inventory_len);
 	if (lec__publish_tree(&pub, stage) < 0) {
 		lec__job_fail(job, "Publishing the output failed: %s",
 			      lec_error_last());
 		goto done;
 	}
+	if (inventory)
+		lec_warning_inventory_save(job->st, job->build->id, inventory,
+					   inventory_len);
 	patch.set |= LEC_VERSION_SET_DOCUMENTATION_TYPE;
 	patch.documentation_type = lec_doctype_code(job->doctype);
 	lec_version_update(job->st, job->version->id, &patch);
@@ -405,6 +459,7 @@ done:
 	lec__free(stage);
 	lec__free(html);
 	lec__free(published);
+	lec__free(inventory);
 	return rc;
 }
 

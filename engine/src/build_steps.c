@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lectern/mdsite.h"
@@ -27,6 +28,9 @@ static const char *const conf_candidates[] = {
 #define SPHINX_ENV_FAILED "loading pickled environment... failed"
 /* latexmk turns Sphinx's LaTeX into PDF; without it there is no PDF. */
 #define LATEXMK "/usr/bin/latexmk"
+/* Bytes of mkdocs.yml read for its docs_dir: a configuration, not a
+ * page. */
+#define MKDOCS_YML_MAX (64 * 1024)
 
 static int exists_in(const char *dir, const char *rel)
 {
@@ -119,6 +123,115 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 	lec__free(display);
 	lec__free(confdir);
 	return rc;
+}
+
+/* Warnings ----------------------------------------------------------------------- */
+
+/* The directory part of a path relative to the tree ("" at the top).
+ * Owned; NULL when out of memory. */
+static char *dir_of(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	return lec__strndup(rel, slash ? (size_t)(slash - rel) : 0);
+}
+
+/* Read the generator's output into the job's warnings while its command
+ * runs: base is where its relative paths start, config its
+ * configuration file (both relative to the tree). */
+static void warnings_begin(struct lec__job *job, struct lec__warn_parser *p,
+			   enum lec__warn_format format, const char *base,
+			   const char *config)
+{
+	if (job->warnings_off)
+		return;
+	job->warnings.secrets = (const char *const *)job->secrets;
+	lec__warn_parser_init(p, format, &job->warnings, job->checkout, base,
+			      config);
+	job->warn_parser = p;
+}
+
+static void warnings_end(struct lec__job *job)
+{
+	if (job->warn_parser == NULL)
+		return;
+	lec__warn_parser_end(job->warn_parser);
+	lec__warn_parser_dispose(job->warn_parser);
+	job->warn_parser = NULL;
+}
+
+/* The clock file times come from (see preview.c's realtime_ns). */
+static int64_t file_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* An incremental Sphinx build said nothing of the pages it did not
+ * reread: their warnings come from the last build's records, a
+ * preview's own or the version's last good build's. */
+static void sphinx_carry(struct lec__job *job, const struct lec__sphinx_run *run)
+{
+	struct lec_warning_list prev = { 0 };
+	int64_t good = 0;
+
+	if (job->warnings_off)
+		return;
+	if (job->warn_prev) {
+		lec__warnings_carry_sphinx(&job->warnings, job->warn_prev,
+					   job->warn_nprev, run);
+		return;
+	}
+	if (job->st && job->version &&
+	    lec_warning_previous_good(job->st, job->version->id,
+				      job->build->id, &good) == LEC_OK &&
+	    good && lec_warning_list(job->st, good, NULL, NULL, &prev) == LEC_OK)
+		lec__warnings_carry_sphinx(&job->warnings, prev.items, prev.len,
+					   run);
+	lec_warning_list_dispose(&prev);
+}
+
+/* Where MkDocs reads pages from, relative to the tree: mkdocs.yml's
+ * top-level docs_dir, else "docs", beside the configuration. Owned. */
+static char *mkdocs_docs_dir(const struct lec__job *job, const char *conf)
+{
+	char buf[MKDOCS_YML_MAX + 1], *line, *save = NULL, *dir = dir_of(conf);
+	const char *docs = "docs";
+	struct lec__buf b = LEC__BUF_INIT;
+	ssize_t n = -1;
+	int fd;
+
+	if (lec__open_in(job->checkout, conf, LEC__OPEN_FILE, &fd) == LEC_OK) {
+		n = read(fd, buf, MKDOCS_YML_MAX);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *v, *end;
+
+		if (strncmp(line, "docs_dir:", 9) != 0)
+			continue;
+		for (v = line + 9; *v == ' ' || *v == '\t'; v++)
+			;
+		end = v + strcspn(v, "#\r");
+		while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		if (end - v >= 2 && (*v == '\'' || *v == '"') && end[-1] == *v) {
+			v++;
+			end--;
+		}
+		*end = '\0';
+		if (*v)
+			docs = v;
+		break;
+	}
+	lec__buf_printf(&b, "%s%s%s", dir ? dir : "", dir && *dir ? "/" : "",
+			docs);
+	lec__free(dir);
+	return lec__buf_take(&b);
 }
 
 /* Generator state ------------------------------------------------------------- */
@@ -229,6 +342,9 @@ static int build_sphinx_html(struct lec__job *job)
 	const char *conf = find_conf(job);
 	const char *builder = "html";
 	char *outdir = lec__path_join(job->output, "html");
+	struct lec__warn_parser parser;
+	struct lec__sphinx_run run = { 0 };
+	char *srcdir = NULL, *doctrees = NULL;
 	int rc;
 
 	if (conf == NULL || !exists_in(job->checkout, conf)) {
@@ -247,9 +363,29 @@ static int build_sphinx_html(struct lec__job *job)
 	/* A kept environment Sphinx cannot load (a build spoiled it) is
 	 * rebuilt by Sphinx itself: the notes then say so. */
 	lec__job_listen(job, SPHINX_ENV_FAILED);
+	srcdir = dir_of(conf);
+	if (srcdir && !job->doctrees) {
+		struct lec__buf b = LEC__BUF_INIT;
+
+		lec__buf_printf(&b, "%s/%s%s_build/doctrees", job->checkout,
+				srcdir, *srcdir ? "/" : "");
+		doctrees = lec__buf_take(&b);
+	}
+	warnings_begin(job, &parser, LEC__WARN_SPHINX, srcdir, conf);
+	run.started_ns = file_clock_ns();
 	rc = outdir ? run_sphinx(job, conf, builder, outdir,
 				 "$READTHEDOCS_OUTPUT/html")
 		    : lec__job_fail(job, "out of memory");
+	warnings_end(job);
+	run.root = job->checkout;
+	run.srcdir = srcdir;
+	run.doctrees = job->doctrees ? job->doctrees : doctrees;
+	run.html = outdir;
+	run.dirhtml = strcmp(builder, "dirhtml") == 0;
+	if (rc == 0 && srcdir && run.doctrees && outdir)
+		sphinx_carry(job, &run);
+	lec__free(srcdir);
+	lec__free(doctrees);
 	if (job->listen.heard) {
 		lec__job_cache_note(job, "doctrees", 0, "Sphinx could not read "
 							"its kept environment");
@@ -269,8 +405,9 @@ static int build_mkdocs_html(struct lec__job *job)
 	int strict = job->config && job->config->mkdocs_fail_on_warning;
 	char *outdir = lec__path_join(job->output, "html");
 	struct lec__buf b = LEC__BUF_INIT;
+	struct lec__warn_parser parser;
 	const char *argv[12];
-	char *display;
+	char *display, *docs_dir;
 	int n = 0, rc;
 
 	if (!job->env->has_mkdocs) {
@@ -294,22 +431,38 @@ static int build_mkdocs_html(struct lec__job *job)
 			    "$READTHEDOCS_OUTPUT/html --config-file %s%s",
 			conf, strict ? " --strict" : "");
 	display = lec__buf_take(&b);
+	docs_dir = mkdocs_docs_dir(job, conf);
+	warnings_begin(job, &parser, LEC__WARN_MKDOCS, docs_dir, conf);
 	rc = display && outdir ? lec__job_run(job, display, argv,
 					      job->checkout, 0)
 			       : lec__job_fail(job, "out of memory");
+	warnings_end(job);
+	lec__free(docs_dir);
 	lec__free(display);
 	lec__free(outdir);
 	return rc;
 }
 
 /* The generator's warnings (a skipped symlink, an unreadable page) go into
- * the step's log. */
+ * the step's log, and those about a source file into the build's
+ * warnings. */
+struct markdown_output {
+	struct lec__job_output out;
+	const char *source; /* the source directory, relative to the tree */
+};
+
 static void markdown_warning(const char *message, void *payload)
 {
-	struct lec__job_output *o = payload;
+	struct markdown_output *m = payload;
 
-	lec__job_record_text(o->job, o->id, message);
-	lec__job_record_text(o->job, o->id, "\n");
+	lec__job_record_text(m->out.job, m->out.id, message);
+	lec__job_record_text(m->out.job, m->out.id, "\n");
+	if (!m->out.job->warnings_off) {
+		m->out.job->warnings.secrets =
+			(const char *const *)m->out.job->secrets;
+		lec__warnings_markdown(&m->out.job->warnings, m->source,
+				       message);
+	}
 }
 
 /* The Markdown sources: docs/ when the repository has that directory
@@ -329,10 +482,10 @@ static const char *markdown_source(const struct lec__job *job)
  * sandbox or Python. */
 static int build_markdown_html(struct lec__job *job)
 {
-	struct lec__job_output out = { job, 0 };
 	struct lec_mdsite_options opts = LEC_MDSITE_OPTIONS_INIT;
 	struct lec_mdsite_stats stats = { 0 };
 	const char *rel = markdown_source(job);
+	struct markdown_output out = { { job, 0 }, rel };
 	char *outdir = lec__path_join(job->output, "html");
 	char *src = lec__path_join(job->checkout, rel);
 	struct lec__buf b = LEC__BUF_INIT;
@@ -351,7 +504,7 @@ static int build_markdown_html(struct lec__job *job)
 	}
 	lec__free(display);
 	opts.title = job->project->name;
-	out.id = id;
+	out.out.id = id;
 	opts.warn = markdown_warning;
 	opts.warn_payload = &out;
 	/* Pages kept beside the version's tree, the engine's own: a fresh

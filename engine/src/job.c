@@ -30,6 +30,10 @@
 
 static int job_fail(struct lec__job *job, enum lec_build_failure why,
 		    const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static int job_fail(struct lec__job *job, enum lec_build_failure why,
+		    const char *fmt, va_list ap)
 {
 	char msg[2048];
 
@@ -222,6 +226,8 @@ static int run_output(const char *data, size_t len, void *payload)
 
 	lec__tail_add(&rs->tail, data, len);
 	listen_to(&rs->out.job->listen, data, len);
+	if (rs->out.job->warn_parser)
+		lec__warn_parser_feed(rs->out.job->warn_parser, data, len);
 	if (rs->sb && rs->sb->output)
 		return rs->sb->output(rs->sb->payload, data, len);
 	append_masked(&rs->out, &rs->masker, data, len);

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "build_warnings.h"
 #include "buildenv.h"
 #include "files.h"
 #include "internal.h"
@@ -112,6 +113,18 @@ struct lec__job {
 		char reason[160];
 	} cache[LEC__JOB_CACHES];
 	size_t ncache;
+	/* The build's warnings (build_warnings.h): the records found so
+	 * far; the generator output being read into them while its command
+	 * runs (NULL otherwise); the last build's records, which an
+	 * incremental Sphinx build carries over for the pages it did not
+	 * reread (a preview's; a pipeline build reads its version's last
+	 * good build's from the store); and whether none are looked for
+	 * (the benchmark's baseline). */
+	struct lec_warning_set warnings;
+	struct lec__warn_parser *warn_parser;
+	const struct lec_warning *warn_prev;
+	size_t warn_nprev;
+	int warnings_off;
 };
 
 /* Most mounts one command gets: the build directory, the venv, and what

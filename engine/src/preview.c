@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "hash.h"
 #include "lectern/preview.h"
 #include "pipeline_internal.h"
@@ -31,6 +33,11 @@
 #define CACHE_HASH_LEN 16
 /* Bytes copied at a time when publishing Sphinx's output. */
 #define COPY_CHUNK (128 * 1024)
+/* Bytes of warnings.json read back: LEC_WARNINGS_MAX records of the
+ * longest kind, with room for JSON's escapes. */
+#define WARNINGS_FILE_MAX                                                    \
+	((size_t)LEC_WARNINGS_MAX *                                          \
+	 (6 * (LEC_WARNING_MESSAGE_MAX + LEC_WARNING_FILE_MAX) + 128))
 
 struct lec_preview {
 	char *tree;       /* real path */
@@ -44,6 +51,13 @@ struct lec_preview {
 	struct lec__build_env env; /* the generator steps' settings */
 	struct lec_project project; /* name and slug from the tree's name */
 	uint64_t generation;       /* of the output published last */
+	/* The last build's warnings, kept in warnings_file for the next run;
+	 * has_last: there was a build to compare with. */
+	struct lec_warning_set last;
+	int has_last;
+	size_t fixed;
+	int no_warnings;
+	char *warnings_file;       /* cache/warnings.json */
 	/* When the Sphinx build whose output is published began (0: the
 	 * published output is not that of a Sphinx build of this handle). */
 	int64_t sphinx_published_ns;
@@ -120,6 +134,113 @@ static uint64_t published_generation(const struct lec_preview *p)
 		return 0;
 	target[n] = '\0';
 	return gen_number(target);
+}
+
+/* Warnings kept between runs ---------------------------------------------- */
+
+/* The last run's warnings (warnings.json), so that an incremental Sphinx
+ * build carries over those of the pages it does not reread; a missing or
+ * damaged file is no earlier build. */
+static void load_warnings(struct lec_preview *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *root = NULL, *item;
+
+	if (lec__read_in(p->cache, "warnings.json", WARNINGS_FILE_MAX, &text,
+			 &len) == LEC_OK)
+		root = cJSON_ParseWithLength(text, len);
+	lec__free(text);
+	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, "records"))
+	{
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(item, "kind");
+		const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "file");
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(item, "line");
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
+		enum lec_warning_kind k;
+
+		if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
+		    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
+		    lec_warning_kind_lookup(kind->valuestring, &k) < 0 ||
+		    line->valuedouble < 0 || line->valuedouble > 1e9)
+			continue;
+		lec_warning_set_add(&p->last, k, file->valuestring,
+				    (unsigned)line->valuedouble,
+				    msg->valuestring);
+	}
+	p->has_last = cJSON_IsObject(root);
+	cJSON_Delete(root);
+	lec_error_clear();
+}
+
+/* Write the last build's warnings for the next run (atomically). */
+static void save_warnings(struct lec_preview *p)
+{
+	cJSON *root = cJSON_CreateObject(), *list;
+	struct lec__buf tmp = LEC__BUF_INIT;
+	char *text = NULL, *path;
+	size_t i;
+	int fd = -1;
+
+	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
+	for (i = 0; list && i < p->last.len; i++) {
+		const struct lec_warning *w = &p->last.items[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddItemToArray(list, o);
+		cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
+		cJSON_AddStringToObject(o, "file", w->file);
+		cJSON_AddNumberToObject(o, "line", w->line);
+		cJSON_AddStringToObject(o, "message", w->message);
+	}
+	if (list)
+		text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	lec__buf_printf(&tmp, "%s.tmp", p->warnings_file);
+	path = lec__buf_take(&tmp);
+	if (text && path &&
+	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+				     O_NOFOLLOW,
+		       0600)) >= 0) {
+		size_t n = strlen(text);
+		int ok = write(fd, text, n) == (ssize_t)n;
+
+		if (close(fd) == 0 && ok)
+			rename(path, p->warnings_file);
+		else
+			unlink(path);
+	}
+	cJSON_free(text);
+	lec__free(path);
+}
+
+/* The build's warnings become the last: new ones marked against the build
+ * before, kept for the next run. */
+static void keep_warnings(struct lec_preview *p, struct lec_warning_set *set)
+{
+	size_t i;
+
+	p->fixed = 0;
+	if (p->has_last)
+		lec_warning_compare(set, p->last.items, p->last.len, &p->fixed);
+	else
+		for (i = 0; i < set->len; i++)
+			set->items[i].is_new = 0;
+	lec_warning_set_dispose(&p->last);
+	p->last = *set;
+	memset(set, 0, sizeof(*set));
+	p->has_last = 1;
+	save_warnings(p);
+}
+
+const struct lec_warning_set *lec_preview_warnings(const struct lec_preview *p)
+{
+	return &p->last;
+}
+
+size_t lec_preview_warnings_fixed(const struct lec_preview *p)
+{
+	return p->fixed;
 }
 
 /* Opening -------------------------------------------------------------------- */
@@ -215,7 +336,9 @@ static int make_paths(struct lec_preview *p, const char *cache_opt)
 	p->doctrees = lec__path_join(p->cache, "doctrees");
 	p->mdsite = lec__path_join(p->cache, "mdsite");
 	p->home = lec__path_join(p->cache, "home");
-	if (!p->site || !p->output || !p->doctrees || !p->mdsite || !p->home)
+	p->warnings_file = lec__path_join(p->cache, "warnings.json");
+	if (!p->site || !p->output || !p->doctrees || !p->mdsite || !p->home ||
+	    !p->warnings_file)
 		return lec__error_oom();
 	return LEC_OK;
 }
@@ -235,7 +358,7 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 		opts = &defaults;
 	if (out == NULL || tree == NULL || tree[0] == '\0')
 		return lec__error(LEC_EINVALID, "no tree to preview");
-	if (opts->version != LEC_PREVIEW_OPTIONS_VERSION)
+	if (opts->version < 1 || opts->version > LEC_PREVIEW_OPTIONS_VERSION)
 		return lec__error(LEC_EINVALID,
 				  "unknown preview options version %u",
 				  opts->version);
@@ -256,6 +379,8 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 	    0)
 		goto done;
 	p->generation = published_generation(p);
+	p->no_warnings = opts->version >= 2 && opts->no_warnings;
+	load_warnings(p);
 	*out = p;
 	p = NULL;
 done:
@@ -275,6 +400,8 @@ void lec_preview_free(struct lec_preview *p)
 	lec__free(p->doctrees);
 	lec__free(p->mdsite);
 	lec__free(p->home);
+	lec__free(p->warnings_file);
+	lec_warning_set_dispose(&p->last);
 	lec__build_env_dispose(&p->env);
 	lec__free(p->project.name);
 	lec__free(p->project.slug);
@@ -697,6 +824,19 @@ int lec_preview_prune(struct lec_preview *p)
 	return error;
 }
 
+/* The built HTML's broken links, before it is published (moved away).
+ * A preview has no earlier inventory: nothing is `removed`. */
+static void check_links(struct lec_preview *p, struct lec__job *job)
+{
+	char *html;
+
+	if (p->no_warnings || (html = lec__path_join(p->output, "html")) == NULL)
+		return;
+	lec__linkcheck(html, &job->warnings, NULL, 0, NULL, NULL, NULL);
+	lec__free(html);
+	lec_error_clear();
+}
+
 /* The cache directories a build writes. Markdown, MkDocs and commands
  * start from an empty output; Sphinx keeps its own for incremental
  * builds. */
@@ -740,6 +880,9 @@ int lec_preview_build(struct lec_preview *p,
 	job.mdsite_state = p->mdsite;
 	job.html_only = 1;
 	job.sink = &sink;
+	job.warnings_off = p->no_warnings;
+	job.warn_prev = p->last.items;
+	job.warn_nprev = p->last.len;
 	if ((job.cmd_env = preview_env(p)) == NULL) {
 		error = lec__error_oom();
 		goto done;
@@ -749,9 +892,13 @@ int lec_preview_build(struct lec_preview *p,
 		keep = gen == LEC__GEN_SPHINX;
 		if ((error = prepare_dirs(p, keep)) < 0)
 			goto done;
-		if (lec__job_build_docs(&job) == 0)
+		if (lec__job_build_docs(&job) == 0) {
+			check_links(p, &job);
 			error = publish(p, keep, started_ns);
+		}
 	}
+	if (!p->no_warnings)
+		keep_warnings(p, &job.warnings);
 	if (job.error || job.cancelled)
 		error = lec__error(LEC_ERROR, "%s",
 				   job.error ? job.error
@@ -765,5 +912,6 @@ done:
 	free_env(job.cmd_env);
 	lec_rtd_config_free(job.config);
 	lec__free(job.error);
+	lec_warning_set_dispose(&job.warnings);
 	return error;
 }

@@ -541,6 +541,39 @@ static const char migration_14[] =
 	"UPDATE projects SET poll_interval = 60"
 	"  WHERE poll_interval > 0 AND poll_interval < 60;";
 
+/* 15: build warnings (lectern/warning.h): a build's records in the order
+ * found, its totals, and the pages and anchors of each version's newest
+ * passed build, which the next build's `removed` records come from. */
+static const char migration_15[] =
+	"CREATE TABLE build_warnings ("
+	"  id INTEGER PRIMARY KEY,"
+	"  build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,"
+	"  position INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  file TEXT NOT NULL DEFAULT '',"
+	"  line INTEGER NOT NULL DEFAULT 0,"
+	"  message TEXT NOT NULL,"
+	"  is_new INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE INDEX build_warnings_build"
+	"  ON build_warnings(build_id, is_new DESC, position);"
+	"CREATE TABLE build_warning_totals ("
+	"  build_id INTEGER PRIMARY KEY"
+	"    REFERENCES builds(id) ON DELETE CASCADE,"
+	"  count INTEGER NOT NULL,"
+	"  new INTEGER NOT NULL,"
+	"  fixed INTEGER NOT NULL,"
+	"  dropped INTEGER NOT NULL"
+	");"
+	"CREATE TABLE build_inventories ("
+	"  build_id INTEGER PRIMARY KEY"
+	"    REFERENCES builds(id) ON DELETE CASCADE,"
+	"  version_id INTEGER NOT NULL,"
+	"  data BLOB NOT NULL"
+	");"
+	"CREATE INDEX build_inventories_version"
+	"  ON build_inventories(version_id, build_id);";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -556,6 +589,7 @@ static const char *const migrations[] = {
 	migration_12,
 	migration_13,
 	migration_14,
+	migration_15,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

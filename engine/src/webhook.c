@@ -51,6 +51,7 @@ static const struct {
 	{ LEC_WEBHOOK_BUILD_TRIGGERED, "build:triggered" },
 	{ LEC_WEBHOOK_BUILD_PASSED, "build:passed" },
 	{ LEC_WEBHOOK_BUILD_FAILED, "build:failed" },
+	{ LEC_WEBHOOK_BUILD_NEW_WARNINGS, "build:new-warnings" },
 };
 
 static const char *const delivery_states[] = {

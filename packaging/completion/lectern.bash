@@ -32,11 +32,11 @@ _lectern()
 		cword=$COMP_CWORD
 	}
 
-	local commands="projects import versions version builds build log search
+	local commands="projects import versions version builds build log warnings search
 		redirects env integrations subprojects translations orgs api tui
 		notifications webhooks
 		context stop diff mirror
-		serve preview status token user org reindex help remove"
+		serve preview check status token user org reindex help remove"
 	local globals="--data --context --help --version"
 
 	case $prev in
@@ -105,6 +105,7 @@ _lectern()
 	builds) opts="--running --commit --json --help" ;;
 	build) opts="--watch --exit-status --json --help" ;;
 	log) opts="--follow --json --help" ;;
+	warnings) opts="--new --json --help" ;;
 	search) opts="--project --version --json --help" ;;
 	redirects) opts="--json --help" ;;
 	env) opts="--public --json --help" ;;
@@ -136,6 +137,8 @@ _lectern()
 		list) opts="--json --help" ;;
 		esac ;;
 	preview) opts="--port --cache --help"
+		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
+	check) opts="--new-only --json --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
 	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --socket --print-socket --detach --trust-forwarded --build-timeout --build-memory --build-output --keep-builds --help" ;;
 	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create" -- "$cur")); return; } ;;

@@ -49,6 +49,7 @@ _lectern() {
 		'builds:list the builds of a project'
 		'build:trigger a build and follow it'
 		'log:print a build'"'"'s commands and output'
+		'warnings:print a build'"'"'s warnings and broken links'
 		'search:search your projects'"'"' documentation'
 		'redirects:list, add or remove redirects'
 		'env:list, add or remove environment variables'
@@ -66,6 +67,7 @@ _lectern() {
 		'mirror:copy a remote project'"'"'s docs here, or refresh the copies'
 		'serve:run the local engine in the foreground'
 		'preview:build a working tree, serve it, rebuild on save'
+		'check:build a working tree once and print its warnings'
 		'status:show the data directory'
 		'token:create an API token'
 		'user:list the users'
@@ -121,6 +123,9 @@ _lectern() {
 				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		log)
 			_arguments $common '--follow[follow until finished]' '1:build id:' ;;
+		warnings)
+			_arguments $common '--new[only the new ones]' \
+				'1:project:_lectern_projects' '2:build id:' ;;
 		search)
 			_arguments $common '--project[project slug]:project:_lectern_projects' \
 				'--version[version slug]:version:_lectern_versions' '1:query:' ;;
@@ -187,6 +192,9 @@ _lectern() {
 			fi ;;
 		preview)
 			_arguments '--port:port:' '--cache:directory:_files -/' '1:tree:_files -/' ;;
+		check)
+			_arguments '--new-only[only what the last good build lacked]' '--json' \
+				'--cache:directory:_files -/' '1:tree:_files -/' ;;
 		serve)
 			_arguments '--listen:host\:port:' '--edition:edition:(community business)' \
 				'--docs-domain:domain:' '--threads:n:' '--workers:n:' \

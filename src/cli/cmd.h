@@ -74,6 +74,11 @@ const char *cli_json_str(const cJSON *obj, const char *key);
 /* Sleep between polls. */
 void cli_sleep_ms(long ms);
 
+/* Write a build's raw output to f: with its colours
+ * and no other escape on a terminal (lc_terminal_text), without escapes
+ * elsewhere. */
+void cli_print_output(FILE *f, const char *text, size_t len);
+
 /* How cli_watch_build reports progress: quiet (a progress line on a TTY
  * only) or one line per state on stdout. */
 enum cli_watch_mode { CLI_WATCH_QUIET, CLI_WATCH_LINES };

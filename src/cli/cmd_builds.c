@@ -319,19 +319,6 @@ static int log_grow(struct log_state *st, size_t len)
 	return 0;
 }
 
-/* Output as recorded on a terminal (colours and all); elsewhere (a file, a
- * pipe) without escape sequences. */
-static void print_output(const char *text, size_t len)
-{
-	char *plain;
-
-	if (isatty(STDOUT_FILENO) || (plain = strndup(text, len)) == NULL) {
-		fwrite(text, 1, len, stdout);
-		return;
-	}
-	fwrite(plain, 1, lc_strip_ansi(plain, len), stdout);
-	free(plain);
-}
 
 /* Print what is new in the build's commands since the last call. */
 static int log_print(struct log_state *st, const struct lc_build *b)
@@ -348,7 +335,8 @@ static int log_print(struct log_state *st, const struct lc_build *b)
 		if (i >= old)
 			printf("$ %s\n", c->command ? c->command : "");
 		if (len > st->printed[i]) {
-			print_output(out + st->printed[i], len - st->printed[i]);
+			cli_print_output(stdout, out + st->printed[i],
+					 len - st->printed[i]);
 			st->printed[i] = len;
 		}
 		if (!st->ended[i] && c->exit_code >= 0) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -239,6 +240,20 @@ done:
 }
 
 /* ---- Watching a build ----------------------------------------------------- */
+
+void cli_print_output(FILE *f, const char *text, size_t len)
+{
+	char *copy;
+
+	if (len == 0 || (copy = strndup(text, len)) == NULL)
+		return;
+	if (isatty(fileno(f)))
+		len = lc_terminal_text(copy, len);
+	else
+		len = lc_strip_ansi(copy, len);
+	fwrite(copy, 1, len, f);
+	free(copy);
+}
 
 void cli_sleep_ms(long ms)
 {

@@ -15,6 +15,7 @@
 #include "lectern/errors.h"
 #include "lectern/store.h"
 #include "serve_options.h"
+#include "warnings.h"
 
 /* Each command's words, synopsis, summary, runner, extra help (serve's
  * options table) and detail: "SPEC<TAB>WHAT" lines (options, arguments)
@@ -36,6 +37,16 @@ static const struct cli_command commands[] = {
 	  "--cache DIR\twhere builds go (default: under $XDG_RUNTIME_DIR, "
 	  "else ~/.cache)\n"
 	  "$ lectern preview ~/src/handbook --port 8800\n" },
+	{ "check", "[DIR] [--new-only] [--json] [--cache DIR]",
+	  "build DIR once; print its warnings and broken links, exit 1 if any",
+	  cli_cmd_check, NULL,
+	  "DIR\tthe working tree (default: the current directory)\n"
+	  "--new-only\tonly what the current context's last successful "
+	  "build of the same project and version did not have\n"
+	  "--json\tprint JSON instead of file:line: kind: message lines\n"
+	  "--cache DIR\twhere the build goes (as for preview)\n"
+	  "$ lectern check && git push\n"
+	  "$ lectern check ~/src/handbook --new-only\n" },
 	{ "status", "", "show the data directory, whether its engine runs, "
 	  "and what it holds",
 	  cli_cmd_status, NULL, "$ lectern status\n" },
@@ -163,6 +174,16 @@ static const struct cli_command commands[] = {
 	  "--follow\tkeep printing new output until the build finishes\n"
 	  "--json\tthe v2 build detail as JSON\n"
 	  "$ lectern log 42 --follow\n" },
+	{ "warnings", "PROJECT [BUILD] [--new] [--json]",
+	  "print a build's warnings and broken links (default: the newest "
+	  "finished build)",
+	  cli_cmd_warnings, NULL,
+	  "PROJECT\tthe project\n"
+	  "BUILD\tthe build's id (default: the newest finished build)\n"
+	  "--new\tonly those its version's last good build did not have\n"
+	  "--json\tprint JSON instead of a table\n"
+	  "$ lectern warnings guide\n"
+	  "$ lectern warnings guide 42 --new\n" },
 	{ "search", "QUERY [--project P [--version V]] [--json]",
 	  "search your projects' documentation: each page found with the "
 	  "sections that matched and a snippet, matches highlighted",

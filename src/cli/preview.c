@@ -33,9 +33,11 @@
 
 
 #include "cli.h"
+#include "cmd.h"
 #include "lectern/errors.h"
 #include "lectern/preview.h"
 #include "preview.h"
+#include "warnings.h"
 
 /* A build starts once the tree has been quiet this long: long enough to
  * take in an editor's whole save (write, rename, chmod) and a scripted
@@ -46,6 +48,8 @@
 #define PREVIEW_MAX_DELAY_MS 1000
 /* The end of the commands' output kept, shown when a build fails. */
 #define PREVIEW_LOG_TAIL 4096
+/* New warnings printed after a build; the status endpoint has the rest. */
+#define PREVIEW_WARNINGS_PRINTED 10
 /* What inotify reports that may change the output. */
 #define PREVIEW_WATCH_MASK                                                   \
 	(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM |            \
@@ -301,7 +305,32 @@ static void publish_state(struct loop *l, const char *state,
 	st.log = error && l->tail_len ? l->tail : NULL;
 	st.changed = (const char *const *)l->changed;
 	st.duration_ms = duration_ms;
+	st.warnings = l->generation ? lec_preview_warnings(l->pv) : NULL;
+	st.warnings_fixed = lec_preview_warnings_fixed(l->pv);
 	srv_preview_update(l->srv, &st);
+}
+
+/* After a build: how many warnings, and the new ones (all of them after
+ * the first build), as `lectern check` prints them. */
+static void print_warnings(struct loop *l)
+{
+	const struct lec_warning_set *set = lec_preview_warnings(l->pv);
+	size_t i, fresh = 0, shown = 0;
+
+	for (i = 0; i < set->len; i++)
+		fresh += set->items[i].is_new != 0;
+	if (set->len + set->dropped == 0)
+		return;
+	printf("preview: %zu warning%s", set->len + set->dropped,
+	       set->len + set->dropped == 1 ? "" : "s");
+	if (fresh)
+		printf(" (%zu new)", fresh);
+	printf("\n");
+	for (i = 0; i < set->len && shown < PREVIEW_WARNINGS_PRINTED; i++)
+		if (set->items[i].is_new || l->generation == 1) {
+			cli_print_engine_record(stdout, &set->items[i]);
+			shown++;
+		}
 }
 
 static void build(struct loop *l)
@@ -331,12 +360,15 @@ static void build(struct loop *l)
 		       ")\n",
 		       now_ms() - start, l->generator ? l->generator : "",
 		       l->generation);
+		print_warnings(l);
 		publish_state(l, "ready", NULL, now_ms() - start);
 	} else {
-		printf("preview: build %" PRIu64 " failed: %s\n%s%s",
-		       l->generation, lec_error_last(), l->tail,
-		       l->tail_len && l->tail[l->tail_len - 1] != '\n' ? "\n"
-								       : "");
+		printf("preview: build %" PRIu64 " failed: %s\n",
+		       l->generation, lec_error_last());
+		cli_print_output(stdout, l->tail, l->tail_len);
+		if (l->tail_len && l->tail[l->tail_len - 1] != '\n')
+			putchar('\n');
+		print_warnings(l);
 		if (l->published)
 			printf("preview: still serving build %" PRIu64 "\n",
 			       l->published);

@@ -132,6 +132,12 @@ const char *lc_user_agent(void);
  * NUL-terminated there when it shrank). */
 size_t lc_strip_ansi(char *text, size_t len);
 
+/* Keep only what a terminal may be sent of a build's raw output, in place:
+ * colour escapes (SGR), text, line breaks, tabs and carriage returns; every
+ * other escape sequence and control character goes. Returns the new length
+ * (text is NUL-terminated there when it shrank). */
+size_t lc_terminal_text(char *text, size_t len);
+
 /* The forges of an engine's integrations: the name people use and the
  * API's integration_type (forges.c). */
 struct lc_forge {
@@ -345,6 +351,14 @@ struct lc_build {
 	 * "doctrees: docs/conf.py changed", or NULL. */
 	int cache;
 	char *cache_reason;
+	/* Its warnings, Lectern's v3 extension ("warnings", absent on the
+	 * hosted service and before the build has ended): how many, how
+	 * many new since the version's last good build, how many of that
+	 * build's it fixed, how many were only counted; count is -1 when
+	 * not given. */
+	struct lc_build_warnings {
+		long long count, new_count, fixed, dropped;
+	} warnings;
 	cJSON *raw;
 };
 enum { LC_CACHE_UNKNOWN, LC_CACHE_FRESH, LC_CACHE_PARTLY, LC_CACHE_KEPT };
@@ -356,6 +370,23 @@ const char *lc_build_cache_word(const struct lc_build *b);
 int lc_build_trigger_fresh(struct lc_client *c, const char *project,
 			   const char *version, int fresh,
 			   struct lc_build **out, struct lc_error *err);
+
+/* One of a build's warnings (Lectern's GET .../builds/<id>/warnings/,
+ * and the preview's status): kind is "warning", "error", "critical",
+ * "link" (a broken internal link of the page named by file) or "removed"
+ * (a page or anchor the last good build had). */
+struct lc_warning {
+	char *file;      /* "" when none */
+	long long line;  /* 0 when not known */
+	char *kind;
+	char *message;
+	int is_new;      /* 1, 0, or LC_UNKNOWN */
+	cJSON *raw;
+};
+/* "file:line: kind: message" (what editors and CI read; no "file:" when
+ * there is none, no "line:" when it is 0), the message's further lines
+ * indented below it. Caller frees; NULL when out of memory. */
+char *lc_warning_format(const struct lc_warning *w);
 
 struct lc_redirect {
 	long long pk;
@@ -454,6 +485,7 @@ int lc_project_parse(const cJSON *json, struct lc_project **out, struct lc_error
 int lc_version_parse(const cJSON *json, struct lc_version **out, struct lc_error *err);
 int lc_build_parse(const cJSON *json, struct lc_build **out, struct lc_error *err);
 int lc_redirect_parse(const cJSON *json, struct lc_redirect **out, struct lc_error *err);
+int lc_warning_parse(const cJSON *json, struct lc_warning **out, struct lc_error *err);
 int lc_envvar_parse(const cJSON *json, struct lc_envvar **out, struct lc_error *err);
 int lc_subproject_parse(const cJSON *json, struct lc_subproject **out, struct lc_error *err);
 int lc_organization_parse(const cJSON *json, struct lc_organization **out, struct lc_error *err);
@@ -464,6 +496,7 @@ void lc_project_free(struct lc_project *p);
 void lc_version_free(struct lc_version *v);
 void lc_build_free(struct lc_build *b);
 void lc_redirect_free(struct lc_redirect *r);
+void lc_warning_free(struct lc_warning *w);
 void lc_envvar_free(struct lc_envvar *e);
 void lc_subproject_free(struct lc_subproject *s);
 void lc_organization_free(struct lc_organization *o);

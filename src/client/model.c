@@ -396,6 +396,15 @@ static void build_cache(struct parse *p, const cJSON *cache,
 				   : LC_CACHE_PARTLY;
 }
 
+/* Lectern's {"count", "new", "fixed"[, "dropped"]}; count -1 when absent. */
+static void build_warnings(const cJSON *w, struct lc_build_warnings *out)
+{
+	out->count = cJSON_IsObject(w) ? num(w, "count", -1) : -1;
+	out->new_count = num(w, "new", 0);
+	out->fixed = num(w, "fixed", 0);
+	out->dropped = num(w, "dropped", 0);
+}
+
 /* v3 names first, then the v2 ones (project_slug, date, length, ...). */
 /* Lectern's `progress` object (absent: phase stays NULL). */
 static void build_progress(struct parse *p, const cJSON *o,
@@ -439,6 +448,7 @@ static void build_fields(struct parse *p, const cJSON *j, struct lc_build *b)
 	build_progress(p, field(j, "progress"), &b->progress);
 	b->triggered_by = str(p, j, "triggered_by");
 	build_cache(p, field(j, "cache"), b);
+	build_warnings(field(j, "warnings"), &b->warnings);
 	b->raw = copy(p, j);
 }
 
@@ -488,6 +498,80 @@ void lc_redirect_free(struct lc_redirect *r)
 	free(r->modified);
 	cJSON_Delete(r->raw);
 	free(r);
+}
+
+int lc_warning_parse(const cJSON *json, struct lc_warning **out,
+		     struct lc_error *err)
+{
+	struct parse p = { LC_OK };
+	struct lc_warning *w;
+	int rc;
+
+	*out = NULL;
+	rc = check_object(json, "a warning", err);
+	if (rc != LC_OK)
+		return rc;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	w->file = str(&p, json, "file");
+	if (w->file == NULL && p.rc == LC_OK && (w->file = strdup("")) == NULL)
+		p.rc = LC_ENOMEM;
+	w->line = num(json, "line", 0);
+	w->kind = str(&p, json, "kind");
+	if (w->kind == NULL && p.rc == LC_OK &&
+	    (w->kind = strdup("warning")) == NULL)
+		p.rc = LC_ENOMEM;
+	w->message = str(&p, json, "message");
+	if (w->message == NULL && p.rc == LC_OK &&
+	    (w->message = strdup("")) == NULL)
+		p.rc = LC_ENOMEM;
+	w->is_new = boolean(json, "new");
+	w->raw = copy(&p, json);
+	rc = finish(&p, err);
+	if (rc != LC_OK)
+		lc_warning_free(w);
+	else
+		*out = w;
+	return rc;
+}
+
+void lc_warning_free(struct lc_warning *w)
+{
+	if (w == NULL)
+		return;
+	free(w->file);
+	free(w->kind);
+	free(w->message);
+	cJSON_Delete(w->raw);
+	free(w);
+}
+
+char *lc_warning_format(const struct lc_warning *w)
+{
+	size_t cap = strlen(w->file) + strlen(w->kind) + 32, n = 0, i;
+	char *out, *p;
+
+	for (i = 0; w->message[i]; i++)
+		cap += w->message[i] == '\n' ? 3 : 1;
+	if ((out = malloc(cap)) == NULL)
+		return NULL;
+	if (*w->file)
+		n += (size_t)snprintf(out + n, cap - n, "%s:", w->file);
+	if (*w->file && w->line > 0)
+		n += (size_t)snprintf(out + n, cap - n, "%lld:", w->line);
+	n += (size_t)snprintf(out + n, cap - n, "%s%s: ", n ? " " : "",
+			      w->kind);
+	/* Further lines indented, so each record starts a line of its own. */
+	for (p = w->message; *p && n + 3 < cap; p++) {
+		out[n++] = *p;
+		if (*p == '\n' && p[1] != '\n' && p[1] != '\0') {
+			out[n++] = ' ';
+			out[n++] = ' ';
+		}
+	}
+	out[n] = '\0';
+	return out;
 }
 
 int lc_redirect_parse(const cJSON *json, struct lc_redirect **out,

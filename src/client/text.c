@@ -4,6 +4,10 @@
  * output is the generator's raw bytes, colour escapes included (a log keeps
  * what the tool wrote); a terminal view draws them as stray '?[31m' and a
  * file or pipe gets them literally, so both remove them before showing.
+ * A terminal that shows them as colours gets the colours only: a build is
+ * hostile code, and its other escapes (a window title, the clipboard by
+ * OSC 52, cursor moves over earlier lines) would act on the reader's
+ * terminal.
  * (The engine has its own copy for build errors: the client never includes
  * engine code.)
  */
@@ -48,6 +52,55 @@ size_t lc_strip_ansi(char *text, size_t len)
 	while (in < len) {
 		if (text[in] == 0x1b) {
 			in += escape_length(text + in, len - in);
+			continue;
+		}
+		text[out++] = text[in++];
+	}
+	if (out < len)
+		text[out] = '\0';
+	return out;
+}
+
+/* Whether the escape at p, n bytes long, only sets colours and attributes
+ * (SGR: ESC [ digits, ';' and ':' m). */
+static int is_sgr(const char *p, size_t n)
+{
+	size_t i;
+
+	if (n < 3 || p[1] != '[' || p[n - 1] != 'm')
+		return 0;
+	for (i = 2; i + 1 < n; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || p[i] == ';' ||
+		      p[i] == ':'))
+			return 0;
+	return 1;
+}
+
+size_t lc_terminal_text(char *text, size_t len)
+{
+	size_t in = 0, out = 0, n;
+	unsigned char c;
+
+	while (in < len) {
+		c = (unsigned char)text[in];
+		if (c == 0x1b) {
+			n = escape_length(text + in, len - in);
+			if (is_sgr(text + in, n))
+				memmove(text + out, text + in, n), out += n;
+			in += n;
+			continue;
+		}
+		/* C1 controls as UTF-8 (U+0080..U+009F: 0xC2 0x80..0x9F),
+		 * which some terminals take as ESC-sequences' openers. */
+		if (c == 0xc2 && in + 1 < len &&
+		    (unsigned char)text[in + 1] >= 0x80 &&
+		    (unsigned char)text[in + 1] <= 0x9f) {
+			in += 2;
+			continue;
+		}
+		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') ||
+		    c == 0x7f) {
+			in++;
 			continue;
 		}
 		text[out++] = text[in++];

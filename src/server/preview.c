@@ -51,13 +51,35 @@
  * next; a rebuild makes two or three changes, so this is many rebuilds. */
 #define PREVIEW_HISTORY 16
 
-/* Reloads the page when a build newer than the one it shows is ready; the
- * format's one argument is the build the page came from. */
+/* Reloads the page when a build newer than the one it shows is ready, and
+ * keeps a small banner in its corner saying how many warnings the last
+ * build had (a click lists them); the format's one argument is the build
+ * the page came from. The records are the project's text: they go in as
+ * text nodes, never as markup. */
 static const char reload_script[] =
 	"<script id=\"lectern-preview\">(function(){var g=%" PRIu64 ";"
+	"var b=null,l=null;"
+	"function show(d){var c=d.warning_counts,w=d.warnings||[];"
+	"if(!c||!c.count){if(b){b.remove();b=null;}return;}"
+	"if(!b){b=document.createElement(\"div\");b.id=\"lectern-warnings\";"
+	"b.style.cssText=\"position:fixed;right:8px;bottom:8px;z-index:99999;"
+	"max-width:40em;max-height:50vh;overflow:auto;background:#fff8e1;"
+	"color:#5d4037;border:1px solid #ffb300;border-radius:4px;padding:4px 8px;"
+	"font:13px sans-serif;cursor:pointer\";"
+	"b.onclick=function(){if(l)l.hidden=!l.hidden;};"
+	"document.body.appendChild(b);}"
+	"b.textContent=c.count+(c.count===1?\" warning\":\" warnings\")+"
+	"(c.new?\" (\"+c.new+\" new)\":\"\");"
+	"l=document.createElement(\"ul\");l.hidden=true;"
+	"l.style.cssText=\"margin:4px 0 0;padding-left:1.2em\";"
+	"w.forEach(function(r){var i=document.createElement(\"li\");"
+	"i.textContent=(r.file?r.file+(r.line?\":\"+r.line:\"\")+\": \":\"\")+"
+	"r.kind+\": \"+r.message+(r.new?\" (new)\":\"\");l.appendChild(i);});"
+	"b.appendChild(l);}"
 	"var s=new EventSource(\"" SRV_PREVIEW_EVENTS "\");"
 	"s.addEventListener(\"status\",function(e){var d=JSON.parse(e.data);"
-	"if(d.state===\"ready\"&&d.published!==g)location.reload();});"
+	"if(d.state===\"ready\"&&d.published!==g)location.reload();"
+	"else if(d.state!==\"building\")show(d);});"
 	"})();</script>";
 
 struct srv_preview {
@@ -75,6 +97,41 @@ struct srv_preview {
 };
 
 /* State ----------------------------------------------------------------- */
+
+/* "warning_counts" and "warnings", the records as the v3 build's warnings
+ * list has them; null before the first build ends. */
+static void add_warnings(cJSON *o, const struct srv_preview_state *st)
+{
+	const struct lec_warning_set *set = st->warnings;
+	cJSON *counts, *list;
+	size_t i, fresh = 0;
+
+	if (set == NULL) {
+		cJSON_AddNullToObject(o, "warning_counts");
+		cJSON_AddNullToObject(o, "warnings");
+		return;
+	}
+	for (i = 0; i < set->len; i++)
+		fresh += set->items[i].is_new != 0;
+	counts = cJSON_AddObjectToObject(o, "warning_counts");
+	cJSON_AddNumberToObject(counts, "count",
+				(double)(set->len + set->dropped));
+	cJSON_AddNumberToObject(counts, "dropped", (double)set->dropped);
+	cJSON_AddNumberToObject(counts, "fixed", (double)st->warnings_fixed);
+	cJSON_AddNumberToObject(counts, "new", (double)fresh);
+	list = cJSON_AddArrayToObject(o, "warnings");
+	for (i = 0; list && i < set->len && i < SRV_PREVIEW_WARNINGS_MAX; i++) {
+		const struct lec_warning *w = &set->items[i];
+		cJSON *r = cJSON_CreateObject();
+
+		cJSON_AddItemToArray(list, r);
+		cJSON_AddStringToObject(r, "file", w->file);
+		cJSON_AddStringToObject(r, "kind", lec_warning_kind_code(w->kind));
+		cJSON_AddNumberToObject(r, "line", w->line);
+		cJSON_AddStringToObject(r, "message", w->message);
+		cJSON_AddBoolToObject(r, "new", w->is_new);
+	}
+}
 
 static char *state_json(const struct srv_preview_state *st)
 {
@@ -112,6 +169,7 @@ static char *state_json(const struct srv_preview_state *st)
 		cJSON_AddNullToObject(o, "log");
 	cJSON_AddNumberToObject(o, "published", (double)st->published);
 	cJSON_AddStringToObject(o, "state", st->state);
+	add_warnings(o, st);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -526,7 +584,7 @@ struct srv_preview *srv_preview_start(const char *host, unsigned short port,
 {
 	struct srv_preview *p = calloc(1, sizeof(*p));
 	struct srv_preview_state initial = { "building", 0, 0, NULL, NULL,
-					     NULL, NULL, -1 };
+					     NULL, NULL, -1, NULL, 0 };
 	struct sockaddr_in addr = { 0 };
 	const union MHD_DaemonInfo *info;
 

@@ -3,8 +3,10 @@
  * loopback port that sends one working tree's built site (the preview's
  * `site` link, read afresh for every request so a rebuild shows at once),
  * with a script injected into every HTML page that reloads it after each
- * successful rebuild, and two endpoints for watchers:
- *   GET /_/preview/status  the build state as JSON (see docs/preview.md)
+ * successful rebuild and shows a banner with the build's warnings, and two
+ * endpoints for watchers:
+ *   GET /_/preview/status  the build state as JSON (see docs/preview.md),
+ *                          with the last build's warnings
  *   GET /_/preview/events  the same JSON as Server-Sent Events ("status"
  *                          events), one now and one per state change
  * It is separate from `lectern serve` (no store, no accounts): a writer's
@@ -16,9 +18,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lectern/warning.h"
+
 /* The changed paths a state lists, at most: enough for a TUI to find the
  * page being written, small enough for one event. */
 #define SRV_PREVIEW_CHANGED_MAX 100
+
+/* The warnings a state lists, at most (all are counted): what a banner and
+ * a reader show, and what keeps each event small. */
+#define SRV_PREVIEW_WARNINGS_MAX 200
 
 /* The endpoints' paths. */
 #define SRV_PREVIEW_STATUS "/_/preview/status"
@@ -39,6 +47,10 @@ struct srv_preview_state {
 				       first SRV_PREVIEW_CHANGED_MAX shown;
 				       NULL: [] */
 	int64_t duration_ms;    /* of the last build; < 0: none yet */
+	/* The last build's warnings (lectern/preview.h), the first
+	 * SRV_PREVIEW_WARNINGS_MAX shown; NULL: none yet. */
+	const struct lec_warning_set *warnings;
+	size_t warnings_fixed;  /* the build before's that it lacks */
 };
 
 struct srv_preview;

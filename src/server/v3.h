@@ -230,6 +230,11 @@ int srv_v3_project_notification_detail(struct srv_request *req,
 				       struct srv_response *res);
 int srv_v3_build_notifications_list(struct srv_request *req,
 				    struct srv_response *res);
+/* v3_warnings.c: a build's warnings, and one as JSON. */
+struct lec_warning;
+int srv_v3_build_warnings_list(struct srv_request *req,
+			       struct srv_response *res);
+cJSON *srv_v3_warning(const struct lec_warning *w);
 int srv_v3_build_notification_detail(struct srv_request *req,
 				     struct srv_response *res);
 int srv_v3_org_notifications_list(struct srv_request *req,

@@ -187,6 +187,12 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "builds/{}/notifications/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_build_notifications_list) },
 	  "Notifications Build List", NULL },
+	/* Lectern's extension: a build's warnings, seen as the build is
+	 * (docs/api.md). */
+	{ P "builds/{}/warnings/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_build_warnings_list) },
+	  "Warnings List",
+	  "A build's warnings and broken links (Lectern's extension)." },
 	{ P "builds/{}/notifications/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_build_notification_detail),
 	    ADMIN(SRV_PATCH, srv_v3_build_notification_detail),

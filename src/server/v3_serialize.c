@@ -18,6 +18,7 @@
 #include "lectern/resolve.h"
 #include "lectern/timefmt.h"
 #include "lectern/version.h"
+#include "lectern/warning.h"
 #include "v3.h"
 
 /* The fraction Python's isoformat omits when it is zero: the contract
@@ -647,6 +648,22 @@ static cJSON *build_config(const struct lec_build *b)
 	return config ? config : cJSON_CreateObject();
 }
 
+static void add_warnings(struct srv_request *req, cJSON *o,
+			 const struct lec_build *b)
+{
+	struct lec_store *store = srv_store(req);
+	struct lec_warning_summary sum;
+	cJSON *w;
+
+	if (store == NULL || lec_warning_summary_get(store, b->id, &sum) < 0 ||
+	    (w = cJSON_AddObjectToObject(o, "warnings")) == NULL)
+		return;
+	cJSON_AddNumberToObject(w, "count", (double)sum.count);
+	cJSON_AddNumberToObject(w, "dropped", (double)sum.dropped);
+	cJSON_AddNumberToObject(w, "fixed", (double)sum.fixed);
+	cJSON_AddNumberToObject(w, "new", (double)sum.new_count);
+}
+
 cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 		    const struct lec_build *b, const char *version_slug,
 		    const struct srv_flex *flex)
@@ -697,6 +714,11 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 		else
 			cJSON_Delete(cache);
 	}
+	/* Lectern's extension: how many warnings, how many new since the
+	 * version's last good build, how many of its it fixed; absent until
+	 * the build has ended (docs/api.md). */
+	if (final)
+		add_warnings(req, o, b);
 	/* Lectern's extension: how a build that was not started by hand
 	 * started (absent otherwise, so the service's shape holds). */
 	if (b->triggered_by)

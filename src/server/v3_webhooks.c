@@ -41,6 +41,7 @@ static cJSON *webhook_object(struct srv_request *req, const char *slug,
 		LEC_WEBHOOK_BUILD_TRIGGERED,
 		LEC_WEBHOOK_BUILD_PASSED,
 		LEC_WEBHOOK_BUILD_FAILED,
+		LEC_WEBHOOK_BUILD_NEW_WARNINGS,
 	};
 	cJSON *o = cJSON_CreateObject(), *links, *events;
 	char path[64];

@@ -27,7 +27,7 @@ DEADLINE = 30
 # Quiet time after which no further build may start on its own.
 SETTLE = 0.6
 STATUS_KEYS = ["changed", "duration_ms", "error", "generation", "generator",
-               "log", "published", "state"]
+               "log", "published", "state", "warning_counts", "warnings"]
 SCRIPT_MARK = b'<script id="lectern-preview">'
 
 

@@ -48,6 +48,18 @@ TEST(strip_ansi_from_logs)
 	CHECK_STR(cut, "tail ");
 }
 
+/* A hostile build's output reaches the reader's terminal with its colours
+ * only: no title, clipboard (OSC 52), cursor move, erase, bell or C1. */
+TEST(terminal_text_keeps_only_colours)
+{
+	char log[] = "\x1b[1;31mERROR\x1b[0m \x1b]0;owned\a\x1b]52;c;ZXZpbA==\x1b\\"
+		     "a\x1b[2J\x1b[1A\x1b[?1049h\bb\x07\tc\r\n\xc2\x9b" "6n\xc3\xa9\x7f.";
+
+	CHECK_INT((int)lc_terminal_text(log, strlen(log)),
+		  (int)strlen("\x1b[1;31mERROR\x1b[0m ab\tc\r\n6n\xc3\xa9."));
+	CHECK_STR(log, "\x1b[1;31mERROR\x1b[0m ab\tc\r\n6n\xc3\xa9.");
+}
+
 TEST(flatten_drf_bodies)
 {
 	flat("{\"detail\":\"Invalid token.\"}", "Invalid token.");
@@ -617,6 +629,7 @@ int main(int argc, char **argv)
 {
 	static const struct lec_test tests[] = {
 		TEST_ENTRY(strip_ansi_from_logs),
+		TEST_ENTRY(terminal_text_keeps_only_colours),
 		TEST_ENTRY(flatten_drf_bodies),
 		TEST_ENTRY(flatten_cuts_long_bodies),
 		TEST_ENTRY(retry_policy_statuses_and_methods),

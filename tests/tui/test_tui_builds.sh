@@ -24,7 +24,7 @@ tui
 wait_for '^fails +Fails +latest +finished +failed ' "the failed project"
 keys : b u i l d s ' ' s l o w Enter
 wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +fresh +[0-9a-f]{7} *$' "the first build"
-expect_line 2 "#       Version    State      Result Started By      Time   Cache  Commit  Error"
+expect_line 2 "#       Version    State      Result Started By      Time   Cache  Commit  Warn  Error"
 
 # ---- A build started now shows up running, then finished.
 id=$(api POST "/api/v3/projects/$slow/versions/latest/builds/" |
@@ -72,8 +72,8 @@ wait_for '^Build #[0-9]+  fails/latest  finished failed ' "the failed build's he
 wait_for 'Command "exit 3" failed with exit code 3' "the build's error"
 keys f
 lineno=$(screen | grep -nE '^\$ exit 3  \[exit 3, [0-9]+s\]' | cut -d: -f1)
-# Screen line 4 is the log's first line.
-wait_for " $((lineno - 3))/[0-9]+ *$" "the cursor on the failed command"
+# Screen line 5 is the log's first line (below the Log/Warnings tabs).
+wait_for " $((lineno - 4))/[0-9]+ *$" "the cursor on the failed command"
 quit_tui
 
 finish

@@ -49,7 +49,8 @@ tui
 wait_for '^watch +Watch ' "the project"
 keys : b u i l d s ' ' w a t c h Enter
 # ---- 1 and 5 in the list: states without a result, the clone's progress.
-wait_for "^$cloning +latest +cloning +[0-9]+s +hand +[0-9]+s +aaaaaaa +receiving 40%, 1200/300" "the cloning build's progress in the list"
+# (At 100 columns the Error column keeps 18 characters: "receiving 40%, 12…".)
+wait_for "^$cloning +latest +cloning +[0-9]+s +hand +[0-9]+s +aaaaaaa +receiving 40%, 12" "the cloning build's progress in the list"
 wait_for "^$running +latest +building +[0-9]+s +hand +[0-9]+s +aaaaaaa *\$" "the running build without a result"
 wait_for "^$failed +latest +finished +failed " "the failed build"
 

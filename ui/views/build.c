@@ -15,7 +15,11 @@
  * and a failed build's whole error, wrapped. Where the v2 detail cannot
  * show the build (the hosted service answers 404 for a private project's
  * builds), the screen falls back to the v3 build detail, found through
- * the project the opener names, and says the log is not given.
+ * the project the opener names, and says the log is not given. Once a
+ * Lectern says how many warnings the build had, a tab line shows them:
+ * `W` switches to the Warnings tab (new ones first; Enter opens a page's
+ * record in the reader or says a generator's file:line, `a` offers a
+ * redirect for a removed page) and back to the log where it was left.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,14 +32,18 @@
 #include "builds.h"
 #include "client.h"
 #include "edit.h"
+#include "warnings.h"
 
-enum { TAG_BUILD = 0, TAG_V3 };
+enum { TAG_BUILD = 0, TAG_V3, TAG_WARNINGS };
 
 /* Header lines a failed build's error may take when wrapped: a cause
  * line and its command fit in far fewer on an 80-column screen. */
 #define MAX_ERROR_LINES 8
 /* Log lines are indented under their command's heading. */
 #define OUTPUT_INDENT 2
+/* Records asked for at once: every one a build keeps (the engine's
+ * LEC_WARNINGS_MAX, the v3 list's largest page). */
+#define WARNINGS_PAGE 1000
 /* What the v3 fallback cannot show. */
 #define V3_ONLY_NOTE "commands and output not given by this instance " \
 		     "(its v2 build detail does not show this build)"
@@ -66,6 +74,13 @@ struct build_view {
 	struct lc_build cache; /* its cache and cache_reason (owned) only */
 	int v3_answered;    /* the v3 build has answered (or failed) once */
 	int v3_loaded;      /* ... and triggered_by is its answer's */
+	int v3_final;       /* ... of the build once it had ended */
+	/* The Warnings tab (W): the v3 build's totals, the records asked
+	 * for when the tab first opens, and where the log was left. */
+	int tab;            /* 0: the log, 1: the warnings */
+	struct ui_warnings warnings;
+	int warnings_asked;
+	size_t log_cursor, log_top;
 };
 
 static void push_line(struct build_view *bv, enum ui_slot slot, int command,
@@ -169,6 +184,11 @@ static void relayout(struct ui_view *v)
 	struct build_view *bv = v->priv;
 
 	make_lines(bv, v->app->now);
+	if (bv->tab) {
+		v->lines = bv->warnings.len;
+		ui_view_clamp(v);
+		return;
+	}
 	v->lines = bv->len;
 	if (bv->follow && bv->len)
 		ui_view_goto(v, bv->len - 1);
@@ -193,8 +213,10 @@ static void poll_v3(struct ui_view *v)
 	struct build_view *bv = v->priv;
 	char *path;
 
+	/* Once more after the build has ended: its warnings are known then. */
 	if (project_of(bv) == NULL ||
-	    (bv->build && ui_build_final(bv->build) && bv->v3_answered) ||
+	    (bv->build && ui_build_final(bv->build) && bv->v3_answered &&
+	     (bv->v3_final || !bv->v3_loaded)) ||
 	    (bv->build == NULL && !bv->v3_only) ||
 	    ui_app_pending(v->app, v, TAG_V3))
 		return;
@@ -246,7 +268,10 @@ static void take_v3(struct ui_view *v, const cJSON *json)
 	bv->cache.cache = b->cache;
 	bv->cache.cache_reason = b->cache_reason;
 	b->cache_reason = NULL;
+	ui_warnings_set_counts(&bv->warnings,
+			       cJSON_GetObjectItemCaseSensitive(json, "warnings"));
 	bv->v3_loaded = 1;
+	bv->v3_final = ui_build_final(b);
 	if (!bv->v3_only) {
 		lc_build_free(b);
 		return;
@@ -272,6 +297,90 @@ static void v3_data(struct ui_view *v, struct lc_response *resp,
 		ui_app_fail(v->app, v, "build %lld: %s", bv->id, err->message);
 	} else if (bv->v3_only) {
 		ui_app_error(v->app, "build %lld: %s", bv->id, err->message);
+	}
+}
+
+/* The Warnings tab ------------------------------------------------------------ */
+
+/* The records, once: a build's are final when it has ended. */
+static void ask_warnings(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+	struct lc_query q = { 0 };
+	char *path;
+
+	if (bv->warnings_asked || project_of(bv) == NULL)
+		return;
+	bv->warnings_asked = 1;
+	/* Every record a build keeps fits one page of the largest size. */
+	lc_query_add_int(&q, "limit", WARNINGS_PAGE);
+	path = ui_xasprintf("/api/v3/projects/%s/builds/%lld/warnings/",
+			    project_of(bv), bv->id);
+	ui_app_get(v->app, v, TAG_WARNINGS, path, &q, NULL);
+	lc_query_dispose(&q);
+	free(path);
+}
+
+static void warnings_data(struct ui_view *v, struct lc_response *resp,
+			  const struct lc_error *err)
+{
+	struct build_view *bv = v->priv;
+
+	if (err->code != LC_OK) {
+		bv->warnings_asked = 0;
+		ui_app_error(v->app, "build %lld: warnings: %s", bv->id,
+			     err->message);
+		return;
+	}
+	ui_warnings_set_records(&bv->warnings,
+				cJSON_GetObjectItemCaseSensitive(resp->json,
+								 "results"));
+	if (bv->tab)
+		relayout(v);
+}
+
+/* The actions that work on the log's lines. */
+static int log_action(enum ui_action action)
+{
+	static const enum ui_action on_log[] = {
+		UI_ACTION_FOLLOW,      UI_ACTION_FIRST_FAILED,
+		UI_ACTION_NEXT_MATCH,  UI_ACTION_PREV_MATCH,
+		UI_ACTION_SAVE_LOG,    UI_ACTION_WRAP,
+		UI_ACTION_SCROLL_LEFT, UI_ACTION_SCROLL_RIGHT,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(on_log) / sizeof(on_log[0]); i++)
+		if (on_log[i] == action)
+			return 1;
+	return 0;
+}
+
+/* W: the Warnings tab, or back to the log where it was left. */
+static void toggle_tab(struct ui_view *v)
+{
+	struct build_view *bv = v->priv;
+
+	if (bv->warnings.count < 0) {
+		ui_app_message(v->app, bv->build && ui_build_final(bv->build)
+					       ? "this instance keeps no "
+						 "warnings"
+					       : "warnings come when the build "
+						 "has ended");
+		return;
+	}
+	bv->tab = !bv->tab;
+	if (bv->tab) {
+		bv->log_cursor = v->cursor;
+		bv->log_top = v->top;
+		bv->follow = 0;
+		v->cursor = v->top = 0;
+		ask_warnings(v);
+		relayout(v);
+	} else {
+		relayout(v);
+		v->top = bv->log_top;
+		ui_view_goto(v, bv->log_cursor);
 	}
 }
 
@@ -311,6 +420,10 @@ static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 		v3_data(v, resp, err);
 		return;
 	}
+	if (tag == TAG_WARNINGS) {
+		warnings_data(v, resp, err);
+		return;
+	}
 	if (err->code != LC_OK && err->status == 404 && !bv->loaded &&
 	    bv->project) {
 		/* Not a build v2 shows (a private project's on the hosted
@@ -337,6 +450,8 @@ static void build_data(struct ui_view *v, int tag, struct lc_response *resp,
 	ui_set_str(&bv->etag, resp->etag);
 	lc_build_free(bv->build);
 	bv->build = b;
+	if (b->docs_url && bv->warnings.docs == NULL)
+		bv->warnings.docs = ui_xstrdup(b->docs_url);
 	/* A running build opens following its log; a finished one at the
 	 * top. */
 	if (!bv->loaded)
@@ -376,6 +491,9 @@ static void build_filter(struct ui_view *v, const char *text)
 {
 	struct build_view *bv = v->priv;
 
+	/* The search is the log's. */
+	if (bv->tab)
+		toggle_tab(v);
 	ui_set_str(&bv->search, text && *text ? text : NULL);
 	find(v, 1, 1);
 }
@@ -462,7 +580,25 @@ static int build_action(struct ui_view *v, enum ui_action action)
 {
 	struct build_view *bv = v->priv;
 
+	if (bv->tab && action == UI_ACTION_OPEN) {
+		ui_warnings_open(&bv->warnings, v, v->cursor);
+		return UI_HANDLED;
+	}
+	/* What works on the log takes the reader back to it first. */
+	if (bv->tab && log_action(action))
+		toggle_tab(v);
 	switch (action) {
+	case UI_ACTION_WARNINGS:
+		toggle_tab(v);
+		return UI_HANDLED;
+	case UI_ACTION_ADD:
+		if (bv->tab && project_of(bv))
+			ui_warnings_redirect(&bv->warnings, v, project_of(bv),
+					     v->cursor);
+		else
+			ui_app_message(v->app, "on the Warnings tab (W), `a` "
+					       "redirects a removed page");
+		return UI_HANDLED;
 	case UI_ACTION_UP:
 	case UI_ACTION_DOWN:
 	case UI_ACTION_PAGE_UP:
@@ -470,6 +606,8 @@ static int build_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_FIRST:
 	case UI_ACTION_LAST:
 		ui_view_navigate(v, action);
+		if (bv->tab)
+			return UI_HANDLED;
 		/* Following stops when the reader moves up and resumes when
 		 * they reach the bottom again. */
 		bv->follow = v->lines > 0 && v->cursor == v->lines - 1;
@@ -511,6 +649,10 @@ static int build_action(struct ui_view *v, enum ui_action action)
 		lc_build_free(bv->build);
 		bv->build = NULL;
 		bv->v3_answered = 0;
+		bv->v3_final = 0;
+		bv->warnings_asked = 0;
+		if (bv->tab)
+			ask_warnings(v);
 		bv->loaded = 0;
 		bv->v3_only = 0;
 		poll_build(v);
@@ -660,9 +802,33 @@ static int draw_detail(struct build_view *bv, WINDOW *w, int width, int y)
 	return lines;
 }
 
+/* Once a Lectern says the build's warnings: the log and Warnings tabs,
+ * the active one highlighted, with the totals. */
+static int draw_tabs(struct build_view *bv, WINDOW *w, int width, int y)
+{
+	char summary[96], *text;
+	int x;
+
+	ui_warnings_summary(&bv->warnings, 1, summary, sizeof(summary));
+	ui_draw_fill(w, y, 0, width, ui_attr(UI_SLOT_TAB));
+	x = ui_draw_text(w, y, 0, width, " Log ",
+			 ui_attr(bv->tab ? UI_SLOT_TAB : UI_SLOT_TAB_ACTIVE));
+	text = ui_xasprintf(" Warnings: %s ", summary);
+	x += 1 + ui_draw_text(w, y, x + 1, width - x - 1, text,
+			      ui_attr(bv->tab ? UI_SLOT_TAB_ACTIVE
+					      : UI_SLOT_TAB));
+	free(text);
+	if (bv->tab)
+		ui_draw_text(w, y, x + 1, width - x - 1,
+			     "Enter: open  a: redirect a removed page  W: log",
+			     ui_attr(UI_SLOT_DIM));
+	return 1;
+}
+
 static int build_header(struct ui_view *v, WINDOW *w, int width)
 {
 	struct build_view *bv = v->priv;
+	int lines;
 
 	if (bv->width != width) {
 		/* Wrapped lines depend on the width. */
@@ -678,16 +844,26 @@ static int build_header(struct ui_view *v, WINDOW *w, int width)
 		return 2;
 	}
 	draw_summary(bv, w, width, v->app);
-	return 1 + draw_detail(bv, w, width, 1);
+	lines = 1 + draw_detail(bv, w, width, 1);
+	if (bv->warnings.count >= 0)
+		lines += draw_tabs(bv, w, width, lines);
+	return lines;
 }
 
 static void build_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 		      int selected)
 {
 	struct build_view *bv = v->priv;
-	const struct line *l = &bv->lines[n];
-	int attr = ui_attr(selected ? UI_SLOT_CURSOR : l->slot);
-	int indent = l->command ? 0 : OUTPUT_INDENT;
+	const struct line *l;
+	int attr, indent;
+
+	if (bv->tab) {
+		ui_warnings_draw_row(&bv->warnings, w, y, width, n, selected);
+		return;
+	}
+	l = &bv->lines[n];
+	attr = ui_attr(selected ? UI_SLOT_CURSOR : l->slot);
+	indent = l->command ? 0 : OUTPUT_INDENT;
 
 	ui_draw_fill(w, y, 0, width, ui_attr(selected ? UI_SLOT_CURSOR
 						      : UI_SLOT_NORMAL));
@@ -724,6 +900,7 @@ static void build_close(struct ui_view *v)
 	free(bv->triggered_by);
 	free(bv->cache.cache_reason);
 	free(bv->project);
+	ui_warnings_dispose(&bv->warnings);
 	free(bv);
 }
 
@@ -764,6 +941,7 @@ struct ui_view *ui_build_new(struct ui_app *app, const char *project,
 
 	bv->id = id;
 	bv->project = project ? ui_xstrdup(project) : NULL;
+	bv->warnings.count = -1;
 	snprintf(title, sizeof(title), "Build #%lld", id);
 	return ui_view_new(app, &build_ops, title, bv);
 }

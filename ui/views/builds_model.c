@@ -18,12 +18,12 @@
 #include "client.h"
 
 /* Each as wide as its longest value ("bitbucket", "59m59s", a 7-digit
- * commit), so the error keeps what 80 columns leave. */
+ * commit, "99+99" warnings), so the error keeps what 80 columns leave. */
 static const struct ui_column columns[] = {
 	{ "#", 7 },         { "Version", 10 }, { "State", 10 },
 	{ "Result", 6 },    { "Started", 7 },  { "By", 7 },
 	{ "Time", 6 },      { "Cache", 6 },    { "Commit", 7 },
-	{ "Error", 0 },
+	{ "Warn", 5 },      { "Error", 0 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 /* Every project's builds: the project first, how and from what commit
@@ -322,6 +322,17 @@ static void build_row(struct ui_table *t, const struct lc_build *build,
 			   lc_build_cache_word(build));
 		ui_row_set(row, c++, UI_SLOT_DIM, "%.7s",
 			   build->commit ? build->commit : "");
+		/* Its warnings where a Lectern says them: the count, and
+		 * "+N" new since the last good build; nothing when there
+		 * are none. */
+		if (build->warnings.new_count > 0)
+			ui_row_set(row, c, UI_SLOT_STATE_FAIL, "%lld+%lld",
+				   build->warnings.count,
+				   build->warnings.new_count);
+		else if (build->warnings.count > 0)
+			ui_row_set(row, c, UI_SLOT_NORMAL, "%lld",
+				   build->warnings.count);
+		c++;
 	}
 	/* The last column is the error, or a clone's live progress. */
 	if (ui_build_progress(build, progress, sizeof(progress)))

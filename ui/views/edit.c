@@ -260,15 +260,17 @@ void ui_edit_redirect(struct ui_view *parent, const char *project,
 {
 	struct ui_form *f;
 	char *path, *below = NULL, status[24];
+	/* A redirect without a pk is a new one filled in beforehand. */
+	int editing = redirect && json_int(redirect, "pk", 0) > 0;
 
 	if (!ui_app_can_write(parent->app))
 		return;
-	if (redirect)
+	if (editing)
 		below = ui_xasprintf("redirects/%lld/",
 				     json_int(redirect, "pk", 0));
 	path = project_path(project, below ? below : "redirects/");
 	/* Editing replaces the redirect with what the form shows (PUT). */
-	f = ui_form_new(redirect ? "PUT" : "POST", path, all_fields_body,
+	f = ui_form_new(editing ? "PUT" : "POST", path, all_fields_body,
 			redirect_saved);
 	f->on_change = redirect_changed;
 	ui_form_add_choice(f, "type", "Type", redirect_types,
@@ -288,7 +290,7 @@ void ui_edit_redirect(struct ui_view *parent, const char *project,
 	ui_form_add(f, UI_FIELD_TEXT, "description", "Description",
 		    json_str(redirect, "description"));
 	ui_form_open(parent->app, parent,
-		     redirect ? "Edit redirect" : "Add a redirect", f);
+		     editing ? "Edit redirect" : "Add a redirect", f);
 	free(below);
 	free(path);
 }

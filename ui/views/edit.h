@@ -36,8 +36,8 @@ void ui_edit_remove_project(struct ui_view *parent, const char *project);
 /* The settings form of project, filled from its v3 detail (may be NULL). */
 void ui_edit_settings(struct ui_view *parent, const char *project,
 		      const cJSON *detail);
-/* The redirect form: a new one (redirect NULL) or editing redirect (its
- * v3 JSON). */
+/* The redirect form: a new one (redirect NULL, or its fields without a
+ * pk to start from) or editing redirect (its v3 JSON). */
 void ui_edit_redirect(struct ui_view *parent, const char *project,
 		      const cJSON *redirect);
 /* Move redirect (its v3 JSON) one place up (step -1) or down (1). */

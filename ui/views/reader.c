@@ -16,7 +16,8 @@
  * was (the same first line and cursor line, clamped to the new length),
  * so the writer stays on the page being written; a failed build leaves
  * the page as it was and says why in the status line. A change to another
- * page's source does not move the reader: it stays on its page.
+ * page's source does not move the reader: it stays on its page. The
+ * header counts the last build's warnings, and `W` lists them.
  *
  * `/` finds text in the page as it is typed (case-insensitive), the
  * matches in the match colour, the cursor on the first line at or after
@@ -43,6 +44,7 @@
 #include "../render.h"
 #include "../theme.h"
 #include "client.h"
+#include "warnings.h"
 
 enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS, TAG_CMP_PROJECT, TAG_CMP_DIFF };
 /* How often a preview's reader asks whether a new build is out: the
@@ -71,6 +73,7 @@ struct reader {
 	char *origin;    /* the preview's URL when on one, else NULL */
 	long long published;  /* the preview's build the page came from */
 	long long generation; /* the preview's last finished build seen */
+	struct ui_warnings warnings; /* the preview's last build's (W) */
 	/* `C`: the page as the API names it, and what it found. */
 	char *cmp_project, *cmp_version, *cmp_page;
 	char *cmp_base;       /* the version compared with */
@@ -190,8 +193,15 @@ static void status_data(struct ui_view *v, struct lc_response *resp)
 	if (gen > r->generation && strcmp(state->valuestring, "failed") == 0)
 		ui_app_error(v->app, "preview: build %lld failed: %s", gen,
 			     cJSON_IsString(error) ? error->valuestring : "?");
-	if (strcmp(state->valuestring, "building") != 0)
+	if (strcmp(state->valuestring, "building") != 0) {
 		r->generation = gen;
+		ui_warnings_set_counts(&r->warnings,
+				       cJSON_GetObjectItemCaseSensitive(
+					       json, "warning_counts"));
+		ui_warnings_set_records(&r->warnings,
+					cJSON_GetObjectItemCaseSensitive(
+						json, "warnings"));
+	}
 	/* A fetch still under way carries the older build: ask again at the
 	 * next poll rather than twice at once. */
 	if (pub > r->published && !ui_app_pending(v->app, v, TAG_PAGE) &&
@@ -797,6 +807,17 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 			find_line(v, action == UI_ACTION_NEXT_MATCH ? 1 : -1,
 				  0);
 		return UI_HANDLED;
+	case UI_ACTION_WARNINGS:
+		if (r->origin == NULL)
+			ui_app_message(v->app, "W lists a preview's warnings; a "
+					       "build's are on its screen");
+		else if (r->warnings.count <= 0)
+			ui_app_message(v->app, "the preview's last build had no "
+					       "warnings");
+		else
+			ui_app_push(v->app, ui_warnings_new(v->app, "warnings",
+							    &r->warnings));
+		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		/* A preview's page reloads in place, as on a new build. */
 		ui_app_get(v->app, v, r->origin && r->page ? TAG_RELOAD : TAG_PAGE,
@@ -824,13 +845,18 @@ static void reader_key(struct ui_view *v, int key)
 static int reader_header(struct ui_view *v, WINDOW *w, int width)
 {
 	struct reader *r = v->priv;
-	char *text;
+	char *text, summary[96];
 
 	r->width = width;
 	if (r->page && width != r->laid_out)
 		layout(v);
-	text = ui_xasprintf("%s  %s", r->page ? r->page->title : "Loading...",
-			    r->url);
+	/* A preview's: what its last build warned about (nothing when all
+	 * is well), before the URL that a narrow screen cuts. */
+	summary[0] = '\0';
+	if (r->origin && r->warnings.count > 0)
+		ui_warnings_summary(&r->warnings, 0, summary, sizeof(summary));
+	text = ui_xasprintf("%s  %s%s%s", r->page ? r->page->title : "Loading...",
+			    summary, *summary ? " (W)  " : "", r->url);
 	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_HEADER));
 	ui_draw_text(w, 0, 0, width, text, ui_attr(UI_SLOT_HEADER));
 	free(text);
@@ -955,6 +981,7 @@ static void reader_close(struct ui_view *v)
 	free(r->url);
 	free(r->anchor);
 	free(r->origin);
+	ui_warnings_dispose(&r->warnings);
 	changed_clear(r);
 	free(r->cmp_project);
 	free(r->cmp_version);
@@ -1007,6 +1034,8 @@ struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
 	r->anchor = anchor && *anchor ? ui_xstrdup(anchor) : NULL;
 	if (preview && strncmp(url, preview, strlen(preview)) == 0)
 		r->origin = ui_xstrdup(preview);
+	r->warnings.count = -1;
+	r->warnings.docs = r->origin ? ui_xstrdup(r->origin) : NULL;
 	if (slash && slash[1])
 		title = slash + 1;
 	else

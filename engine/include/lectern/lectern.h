@@ -28,5 +28,6 @@
 #include "lectern/user.h"
 #include "lectern/version.h"
 #include "lectern/vsync.h"
+#include "lectern/warning.h"
 
 #endif

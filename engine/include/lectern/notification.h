@@ -44,7 +44,7 @@ enum lec_notification_target {
 	LEC_NOTIFICATION_USER,
 };
 
-/* The message ids the engine raises. All but the last two are the
+/* The message ids the engine raises. All but the last three are the
  * service's; those are Lectern's (the service has no such message). */
 #define LEC_MSG_BUILD_GENERIC "build:user:generic"
 #define LEC_MSG_BUILD_CANCELLED "build:user:cancelled"
@@ -56,6 +56,7 @@ enum lec_notification_target {
 #define LEC_MSG_CONFIG_GENERIC "config:generic"
 #define LEC_MSG_VERSION_FAILING "project:version:build-failing"
 #define LEC_MSG_WEBHOOK_FAILING "project:webhook:failing"
+#define LEC_MSG_BUILD_NEW_WARNINGS "build:user:new-warnings"
 
 struct lec_notification {
 	int64_t id;
@@ -161,6 +162,9 @@ int lec_notification_set_state(struct lec_store *store, int64_t id,
 enum lec_build_event {
 	LEC_BUILD_EVENT_TRIGGERED, /* the build starts running */
 	LEC_BUILD_EVENT_FINISHED,  /* it passed, failed or was cancelled */
+	/* Lectern's: it ended with warnings its version's last good build
+	 * did not have (lectern/warning.h) */
+	LEC_BUILD_EVENT_NEW_WARNINGS,
 };
 
 /* Where the instance is, for the URLs a webhook's payload carries. */
@@ -175,7 +179,9 @@ struct lec_notification_site {
  * cancel that once it passes); for either, queue the deliveries of the
  * project's webhooks that subscribe to the event (build:triggered,
  * build:passed, build:failed; a cancelled build sends none, as in the
- * service). Never blocks on a delivery.
+ * service). New warnings raise the build's "build:user:new-warnings"
+ * notification and queue build:new-warnings deliveries, for the webhooks
+ * that subscribe to it only. Never blocks on a delivery.
  * @param site may be NULL (URLs then name localhost)
  */
 int lec_notification_build_event(struct lec_store *store, int64_t build_id,

@@ -23,7 +23,13 @@
  *   gen-<N>/        the output of successful build N, served; older
  *                   ones until lec_preview_prune
  *   site            symlink to the newest gen-<N>, replaced with rename()
+ *   warnings.json   the last build's warnings, for the next run (Sphinx
+ *                   warns only about the pages it rereads)
  * A failed build leaves `site` alone: the last good output stays served.
+ *
+ * Each build finds its warnings as a pipeline build does
+ * (lectern/warning.h): the generator's, and when it succeeds its HTML's
+ * broken links; each is new or not against the build before it.
  *
  * A handle is used by one thread at a time.
  */
@@ -32,6 +38,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lectern/warning.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,9 +66,14 @@ struct lec_preview_options {
 	/* The Python with Sphinx or MkDocs, an absolute path (never looked
 	 * up on a PATH); NULL: /usr/bin/python3, Debian's. */
 	const char *python;
+	/* Below this point: version 2 and later. */
+	/* 1: look for no warnings (no parsing, no link check): the
+	 * benchmark's baseline. */
+	int no_warnings;
 };
-#define LEC_PREVIEW_OPTIONS_VERSION 1
-#define LEC_PREVIEW_OPTIONS_INIT { LEC_PREVIEW_OPTIONS_VERSION, NULL, NULL }
+#define LEC_PREVIEW_OPTIONS_VERSION 2
+#define LEC_PREVIEW_OPTIONS_INIT                                             \
+	{ LEC_PREVIEW_OPTIONS_VERSION, NULL, NULL, 0 }
 
 /* Which generator a build ran. */
 enum lec_preview_generator {
@@ -85,7 +98,7 @@ struct lec_preview;
  * @param tree the working tree (a directory)
  * @param opts NULL for the defaults (LEC_PREVIEW_OPTIONS_INIT)
  * @return LEC_OK; LEC_EINVALID (NULL or empty tree, unknown options
- *         version, a cache directory that is the tree); LEC_ENOTFOUND (no
+ *         version (1 and 2 are known), a cache directory that is the tree); LEC_ENOTFOUND (no
  *         such directory); LEC_EIO (the cache cannot be created); LEC_ENOMEM
  */
 int lec_preview_open(struct lec_preview **out, const char *tree,
@@ -114,6 +127,16 @@ int lec_preview_build(struct lec_preview *p,
  *         could not be removed); LEC_ENOMEM
  */
 int lec_preview_prune(struct lec_preview *p);
+
+/**
+ * The last build's warnings: the generator's and, when it succeeded, its
+ * HTML's broken links; is_new against the build before it (none new
+ * after the first build of a cache). Valid until the next build or
+ * lec_preview_free.
+ */
+const struct lec_warning_set *lec_preview_warnings(const struct lec_preview *p);
+/** The warnings of the build before the last that the last has not. */
+size_t lec_preview_warnings_fixed(const struct lec_preview *p);
 
 /** The tree's real path. Valid while p lives. */
 const char *lec_preview_tree(const struct lec_preview *p);

@@ -1,7 +1,8 @@
 /*
  * A project's outgoing webhooks (a Lectern extension of the v3 API; the
  * service has them in its dashboard): a URL told of build events
- * (build:triggered, build:passed, build:failed) with the service's payload,
+ * (build:triggered, build:passed, build:failed, and Lectern's
+ * build:new-warnings) with the service's payload,
  * or the project's own JSON template with the service's {{ variables }},
  * signed with the webhook's secret (X-Hub-Signature: the hex HMAC-SHA256 of
  * the body, as the service sends it).
@@ -68,8 +69,11 @@ enum lec_webhook_event {
 	LEC_WEBHOOK_BUILD_TRIGGERED = 1 << 0,
 	LEC_WEBHOOK_BUILD_PASSED = 1 << 1,
 	LEC_WEBHOOK_BUILD_FAILED = 1 << 2,
+	/* Lectern's: a build ended with new warnings (lectern/warning.h);
+	 * only webhooks that name it get it. */
+	LEC_WEBHOOK_BUILD_NEW_WARNINGS = 1 << 3,
 };
-#define LEC_WEBHOOK_EVENTS_ALL 7u
+#define LEC_WEBHOOK_EVENTS_ALL 15u
 
 struct lec_webhook {
 	int64_t id;

@@ -1,0 +1,716 @@
+/*
+ * A generator's warnings, read from its output as it streams
+ * (build_warnings.h): Sphinx's "path:line: WARNING: message" (and ERROR,
+ * CRITICAL, docutils' SEVERE; without a path or a line; followed by the
+ * lines it quotes; stuck behind a status line written without its newline;
+ * the "Extension error:" kind of ending), MkDocs' "WARNING -  message" with
+ * the page it names, and the Markdown builder's own messages. Each becomes
+ * a record whose file is relative to the repository.
+ *
+ * Sphinx rereads only the pages that changed when it keeps its
+ * environment, and warns only about those: the warnings of the others
+ * would vanish from a build that fixed nothing. They are carried over
+ * from the last build for each page Sphinx neither reread nor, for the
+ * warnings it finds while writing, rewrote; its doctrees and pages are
+ * newer than the build's start when it did, in any language it speaks.
+ *
+ * The output is the project's: anything may come, of any length. Lines
+ * are looked at up to LEC__WARN_LINE_MAX bytes, a record takes at most
+ * LEC__WARN_FOLLOW_LINES more, and the warning set caps the rest.
+ */
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "build_warnings.h"
+#include "files.h"
+#include "job.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Paths ------------------------------------------------------------------- */
+
+/* Append the segments of rel (n bytes) to out, a normalised relative path;
+ * 0 when ".." climbs above the top. */
+static int push_segments(struct lec__buf *out, const char *rel, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && rel[j] != '/')
+			j++;
+		if (j - i == 2 && rel[i] == '.' && rel[i + 1] == '.') {
+			char *slash;
+
+			if (out->len == 0)
+				return 0;
+			out->ptr[out->len] = '\0';
+			slash = strrchr(out->ptr, '/');
+			out->len = slash ? (size_t)(slash - out->ptr) : 0;
+		} else if (j > i && !(j - i == 1 && rel[i] == '.')) {
+			if (out->len)
+				lec__buf_putn(out, "/", 1);
+			lec__buf_putn(out, rel + i, j - i);
+		}
+		i = j + 1;
+	}
+	return 1;
+}
+
+char *lec__warn_relative(const char *root, const char *base, const char *path,
+			 size_t n)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	size_t r = root ? strlen(root) : 0;
+	int inside = 1;
+
+	if (n > 0 && path[0] == '/') {
+		if (r > 0 && n > r && strncmp(path, root, r) == 0 &&
+		    path[r] == '/')
+			inside = push_segments(&b, path + r + 1, n - r - 1);
+		else
+			inside = 0;
+	} else {
+		inside = push_segments(&b, base ? base : "",
+				       base ? strlen(base) : 0) &&
+			 push_segments(&b, path, n);
+	}
+	if (!inside) {
+		lec__buf_dispose(&b);
+		return lec__strndup(path, n);
+	}
+	if (b.ptr == NULL)
+		lec__buf_puts(&b, "");
+	else
+		b.ptr[b.len] = '\0';
+	return lec__buf_take(&b);
+}
+
+/* Records ------------------------------------------------------------------ */
+
+static void record_close(struct lec__warn_parser *p)
+{
+	if (!p->open)
+		return;
+	lec_warning_set_add(p->set, p->kind, p->file, p->lineno,
+			    p->message.ptr && !p->message.oom ? p->message.ptr
+							       : "");
+	lec__free(p->file);
+	p->file = NULL;
+	lec__buf_dispose(&p->message);
+	p->open = 0;
+	p->fatal = 0;
+	p->follow = 0;
+	p->blank = 0;
+}
+
+/* Start a record; file owned (NULL: none). */
+static void record_open(struct lec__warn_parser *p, enum lec_warning_kind kind,
+			char *file, unsigned lineno, const char *text,
+			size_t n)
+{
+	record_close(p);
+	p->open = 1;
+	p->kind = kind;
+	p->file = file;
+	p->lineno = lineno;
+	lec__buf_putn(&p->message, text, n);
+}
+
+/* A line that follows the open record. Blank lines count only when text
+ * follows them. */
+static void record_follow(struct lec__warn_parser *p, const char *line,
+			  size_t n)
+{
+	if (n == 0) {
+		p->blank++;
+		return;
+	}
+	if (p->follow >= LEC__WARN_FOLLOW_LINES)
+		return;
+	for (; p->blank > 0; p->blank--)
+		lec__buf_putn(&p->message, "\n", 1);
+	lec__buf_putn(&p->message, "\n", 1);
+	lec__buf_putn(&p->message, line, n);
+	p->follow++;
+}
+
+/* Sphinx ------------------------------------------------------------------- */
+
+static const struct {
+	const char *token;
+	enum lec_warning_kind kind;
+} sphinx_levels[] = {
+	{ "WARNING: ", LEC_WARNING_WARNING },
+	{ "ERROR: ", LEC_WARNING_ERROR },
+	{ "CRITICAL: ", LEC_WARNING_CRITICAL },
+	{ "SEVERE: ", LEC_WARNING_CRITICAL },
+};
+
+/* How Sphinx ends a build it cannot finish: the message follows, up to a
+ * blank line. Configuration errors are about conf.py. */
+static const struct {
+	const char *prefix;
+	int about_config;
+} sphinx_fatal[] = {
+	{ "Sphinx error:", 0 },
+	{ "Extension error:", 0 },
+	{ "Configuration error:", 1 },
+	{ "Theme error:", 0 },
+};
+
+/* Lines that are Sphinx's own progress, never the rest of a warning. */
+static const char *const sphinx_status[] = {
+	"build succeeded",  "build finished", "The HTML pages are in",
+	"The text files are in", "Running Sphinx", "building [",
+	"updating environment", "[",	      "Warning, treated as error",
+	"making output directory", "loading ",
+};
+
+/* "word word... " at the start: a status line Sphinx wrote, perhaps with
+ * a warning after it on the same line (it writes "checking
+ * consistency... " without a newline). */
+static size_t status_prefix(const char *line, size_t n)
+{
+	const char *dots;
+	size_t i;
+
+	if (n == 0 || line[0] < 'a' || line[0] > 'z')
+		return 0;
+	if ((dots = memmem(line, n, "... ", 4)) == NULL)
+		return n >= 3 && memcmp(line + n - 3, "...", 3) == 0 ? n : 0;
+	for (i = 0; line + i < dots; i++)
+		if (line[i] == ':' || line[i] == '/')
+			return 0;
+	return (size_t)(dots - line) + 4;
+}
+
+/* The end of a status line a warning interrupted ("done", "none found",
+ * "genindex py-modindex done"): lowercase words only, ending in one of
+ * these. */
+static const char *const status_ends[] = { "done", "failed", "none found",
+					   "not yet created" };
+
+static int status_end(const char *line, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((line[i] >= 'a' && line[i] <= 'z') || line[i] == ' ' ||
+		      line[i] == '-' || line[i] == '_'))
+			return 0;
+	for (i = 0; i < COUNT(status_ends); i++) {
+		size_t m = strlen(status_ends[i]);
+
+		if (n >= m && memcmp(line + n - m, status_ends[i], m) == 0 &&
+		    (n == m || line[n - m - 1] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+static int sphinx_stops(const char *line, size_t n)
+{
+	size_t i;
+
+	if (status_prefix(line, n) || status_end(line, n))
+		return 1;
+	for (i = 0; i < COUNT(sphinx_status); i++)
+		if (starts_with(line, sphinx_status[i]))
+			return 1;
+	return 0;
+}
+
+/* The first level token of the line that starts it or follows ": ";
+ * its offset, or -1. */
+static long find_level(const char *line, size_t n, size_t *level)
+{
+	long best = -1;
+	size_t i;
+
+	for (i = 0; i < COUNT(sphinx_levels); i++) {
+		const char *tok = sphinx_levels[i].token;
+		size_t tn = strlen(tok), from = 0;
+		const char *at;
+
+		while (from < n && (at = memmem(line + from, n - from, tok,
+						tn)) != NULL) {
+			long pos = at - line;
+
+			if (pos == 0 || (pos >= 2 && at[-2] == ':' &&
+					 at[-1] == ' ')) {
+				if (best < 0 || pos < best) {
+					best = pos;
+					*level = i;
+				}
+				break;
+			}
+			from = (size_t)pos + 1;
+		}
+	}
+	return best;
+}
+
+/* A location "path", "path:", "path:12", "path:docstring of x:3" or
+ * "<unknown>:3" into a record's file and line; what does not fit the
+ * file (the docstring) is put before the message. */
+static void sphinx_location(struct lec__warn_parser *p, const char *loc,
+			    size_t n, char **file, unsigned *lineno,
+			    struct lec__buf *prefix)
+{
+	const char *doc;
+	size_t end = n, digits = 0;
+
+	*file = NULL;
+	*lineno = 0;
+	while (end > 0 && is_digit(loc[end - 1]) && digits < 9) {
+		end--;
+		digits++;
+	}
+	if (digits && end > 0 && loc[end - 1] == ':') {
+		unsigned v = 0;
+		size_t i;
+
+		for (i = end; i < n; i++)
+			v = v * 10 + (unsigned)(loc[i] - '0');
+		*lineno = v;
+		n = end - 1;
+	} else if (n > 0 && loc[n - 1] == ':') {
+		n--;
+	}
+	if ((doc = memmem(loc, n, ":docstring of ", 14)) != NULL) {
+		lec__buf_putn(prefix, doc + 1, (size_t)(loc + n - doc - 1));
+		if (*lineno)
+			lec__buf_printf(prefix, ", line %u", *lineno);
+		lec__buf_puts(prefix, ": ");
+		*lineno = 0;
+		n = (size_t)(doc - loc);
+	}
+	if (n == 9 && memcmp(loc, "<unknown>", 9) == 0)
+		n = 0;
+	if (n > 0)
+		*file = lec__warn_relative(p->root, p->base, loc, n);
+}
+
+/* A diagnostic at offset pos of the line, of level lv. */
+static void sphinx_diagnostic(struct lec__warn_parser *p, const char *line,
+			      size_t n, size_t pos, size_t lv)
+{
+	struct lec__buf text = LEC__BUF_INIT;
+	const char *loc = line;
+	size_t loc_len = pos >= 2 ? pos - 2 : 0, skip;
+	const char *msg = line + pos + strlen(sphinx_levels[lv].token);
+	char *file = NULL;
+	unsigned lineno = 0;
+
+	/* A status line before it: "checking consistency... /x.rst". */
+	if (loc_len && (skip = status_prefix(loc, loc_len)) > 0 &&
+	    skip < loc_len) {
+		loc += skip;
+		loc_len -= skip;
+	}
+	if (pos > 0)
+		sphinx_location(p, loc, loc_len, &file, &lineno, &text);
+	lec__buf_putn(&text, msg, (size_t)(line + n - msg));
+	record_open(p, sphinx_levels[lv].kind, file, lineno,
+		    text.ptr ? text.ptr : "", text.len);
+	lec__buf_dispose(&text);
+}
+
+/* After "Warning, treated as error:" Sphinx 5 writes "path:line:msg". */
+static void sphinx_treated(struct lec__warn_parser *p, const char *line,
+			   size_t n)
+{
+	const char *c = memchr(line, ':', n);
+	size_t i;
+
+	while (c) {
+		for (i = (size_t)(c - line) + 1; i < n && is_digit(line[i]); i++)
+			;
+		if (i > (size_t)(c - line) + 1 && i < n && line[i] == ':') {
+			char *file = lec__warn_relative(p->root, p->base, line,
+							(size_t)(c - line));
+			unsigned v = 0;
+			size_t k;
+
+			for (k = (size_t)(c - line) + 1; k < i && k < (size_t)(c - line) + 10; k++)
+				v = v * 10 + (unsigned)(line[k] - '0');
+			record_open(p, LEC_WARNING_ERROR, file, v, line + i + 1,
+				    n - i - 1);
+			record_close(p);
+			return;
+		}
+		c = memchr(c + 1, ':', n - (size_t)(c + 1 - line));
+	}
+	record_open(p, LEC_WARNING_ERROR, NULL, 0, line, n);
+	record_close(p);
+}
+
+static void sphinx_line(struct lec__warn_parser *p, const char *line,
+			size_t n)
+{
+	size_t lv = 0, i;
+	long pos;
+
+	if (p->treated) {
+		p->treated = 0;
+		sphinx_treated(p, line, n);
+		return;
+	}
+	if ((pos = find_level(line, n, &lv)) >= 0) {
+		sphinx_diagnostic(p, line, n, (size_t)pos, lv);
+		return;
+	}
+	if (starts_with(line, "Warning, treated as error:")) {
+		record_close(p);
+		p->treated = 1;
+		return;
+	}
+	for (i = 0; i < COUNT(sphinx_fatal); i++) {
+		size_t k = strlen(sphinx_fatal[i].prefix);
+
+		if (!starts_with(line, sphinx_fatal[i].prefix))
+			continue;
+		while (k < n && line[k] == ' ')
+			k++;
+		record_open(p, LEC_WARNING_ERROR,
+			    sphinx_fatal[i].about_config && p->config
+				    ? lec__strdup(p->config)
+				    : NULL,
+			    0, line + k, n - k);
+		p->fatal = 1;
+		return;
+	}
+	if (!p->open)
+		return;
+	if (sphinx_stops(line, n) || (p->fatal && n == 0 && p->message.len))
+		record_close(p);
+	else if (p->fatal && p->message.len == 0 && n)
+		lec__buf_putn(&p->message, line, n);
+	else
+		record_follow(p, line, n);
+}
+
+/* MkDocs ------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum lec_warning_kind kind;
+	int record;
+} mkdocs_levels[] = {
+	{ "WARNING", LEC_WARNING_WARNING, 1 },
+	{ "ERROR", LEC_WARNING_ERROR, 1 },
+	{ "CRITICAL", LEC_WARNING_CRITICAL, 1 },
+	{ "INFO", LEC_WARNING_WARNING, 0 },
+	{ "DEBUG", LEC_WARNING_WARNING, 0 },
+};
+
+/* Phrases of MkDocs' messages about its configuration file. */
+static const char *const mkdocs_config_phrases[] = {
+	"Config value", "'nav' configuration", "nav configuration",
+};
+
+/* The file a MkDocs message names: "Doc file 'x.md'", "Documentation file
+ * 'x.md'" (relative to docs_dir), or the configuration. Owned or NULL. */
+static char *mkdocs_file(const struct lec__warn_parser *p, const char *msg,
+			 size_t n)
+{
+	const char *at = memmem(msg, n, "file '", 6), *end;
+	size_t i;
+
+	if (at && (end = memchr(at + 6, '\'', n - (size_t)(at + 6 - msg))))
+		return lec__warn_relative(p->root, p->base, at + 6,
+					  (size_t)(end - at - 6));
+	for (i = 0; p->config && i < COUNT(mkdocs_config_phrases); i++)
+		if (memmem(msg, n, mkdocs_config_phrases[i],
+			   strlen(mkdocs_config_phrases[i])))
+			return lec__strdup(p->config);
+	return NULL;
+}
+
+static void mkdocs_line(struct lec__warn_parser *p, const char *line, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < COUNT(mkdocs_levels); i++) {
+		k = strlen(mkdocs_levels[i].name);
+		if (!starts_with(line, mkdocs_levels[i].name) ||
+		    (k < n && line[k] != ' ' && line[k] != '-'))
+			continue;
+		while (k < n && line[k] == ' ')
+			k++;
+		if (k >= n || line[k] != '-')
+			continue;
+		k++;
+		while (k < n && line[k] == ' ')
+			k++;
+		record_close(p);
+		if (mkdocs_levels[i].record)
+			record_open(p, mkdocs_levels[i].kind,
+				    mkdocs_file(p, line + k, n - k), 0,
+				    line + k, n - k);
+		return;
+	}
+	/* click's ending: "Error: Config file 'mkdocs.yml' does not
+	 * exist." */
+	if (starts_with(line, "Error: ")) {
+		record_open(p, LEC_WARNING_ERROR, mkdocs_file(p, line + 7, n - 7),
+			    0, line + 7, n - 7);
+		record_close(p);
+		return;
+	}
+	if (p->open && n > 0 && (line[0] == ' ' || line[0] == '\t'))
+		record_follow(p, line, n);
+	else if (n > 0)
+		record_close(p);
+}
+
+/* Streaming ------------------------------------------------------------------ */
+
+void lec__warn_parser_init(struct lec__warn_parser *p,
+			   enum lec__warn_format format,
+			   struct lec_warning_set *set, const char *root,
+			   const char *base, const char *config)
+{
+	memset(p, 0, sizeof(*p));
+	p->format = format;
+	p->set = set;
+	p->root = root;
+	p->base = lec__strdup(base ? base : "");
+	p->config = config ? lec__strdup(config) : NULL;
+}
+
+static void end_line(struct lec__warn_parser *p)
+{
+	char *line = p->line, *cr;
+	size_t n = p->len;
+
+	line[n] = '\0';
+	/* A terminal's progress redraws the line: what is after the last
+	 * carriage return is what shows. */
+	while (n > 0 && line[n - 1] == '\r')
+		line[--n] = '\0';
+	if ((cr = memrchr(line, '\r', n)) != NULL) {
+		n -= (size_t)(cr + 1 - line);
+		line = cr + 1;
+	}
+	n = lec__strip_ansi(line, n);
+	line[n] = '\0';
+	while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		line[--n] = '\0';
+	if (p->format == LEC__WARN_SPHINX)
+		sphinx_line(p, line, n);
+	else
+		mkdocs_line(p, line, n);
+	p->len = 0;
+	p->overlong = 0;
+}
+
+void lec__warn_parser_feed(struct lec__warn_parser *p, const char *data,
+			   size_t len)
+{
+	while (len > 0) {
+		const char *nl = memchr(data, '\n', len);
+		size_t take = nl ? (size_t)(nl - data) : len;
+		size_t room = LEC__WARN_LINE_MAX - p->len;
+
+		if (take > room) {
+			p->overlong = 1;
+			memcpy(p->line + p->len, data, room);
+			p->len += room;
+		} else {
+			memcpy(p->line + p->len, data, take);
+			p->len += take;
+		}
+		if (nl == NULL)
+			return;
+		end_line(p);
+		data = nl + 1;
+		len -= take + 1;
+	}
+}
+
+void lec__warn_parser_end(struct lec__warn_parser *p)
+{
+	if (p->len > 0)
+		end_line(p);
+	record_close(p);
+}
+
+void lec__warn_parser_dispose(struct lec__warn_parser *p)
+{
+	if (p == NULL)
+		return;
+	lec__free(p->file);
+	lec__free(p->base);
+	lec__free(p->config);
+	lec__buf_dispose(&p->message);
+	p->file = p->base = p->config = NULL;
+	p->open = 0;
+}
+
+/* The Markdown builder --------------------------------------------------- */
+
+/* Its messages about a source file: "<prefix><file>: reason" or
+ * "<file><suffix>". Others (about its own state) are not the writer's. */
+static const struct {
+	const char *prefix;
+	const char *until; /* what ends the file name */
+} markdown_forms[] = {
+	{ "skipping ", ": " },
+	{ "cannot read ", ": " },
+	{ "", " is too large to render" },
+};
+
+void lec__warnings_markdown(struct lec_warning_set *set, const char *base,
+			    const char *message)
+{
+	size_t i, n = strlen(message);
+
+	for (i = 0; i < COUNT(markdown_forms); i++) {
+		size_t k = strlen(markdown_forms[i].prefix);
+		const char *end;
+		char *file;
+
+		if (!starts_with(message, markdown_forms[i].prefix) ||
+		    (end = memmem(message + k, n - k, markdown_forms[i].until,
+				  strlen(markdown_forms[i].until))) == NULL)
+			continue;
+		file = lec__warn_relative(NULL, base, message + k,
+					  (size_t)(end - message - k));
+		lec_warning_set_add(set, LEC_WARNING_WARNING, file, 0, message);
+		lec__free(file);
+		return;
+	}
+}
+
+/* Carrying Sphinx's warnings over ------------------------------------------ */
+
+/* When Sphinx finds what a warning says. */
+enum phase {
+	PHASE_READ,  /* reading the page (the default) */
+	PHASE_WRITE, /* resolving its references while writing it */
+	PHASE_EVERY  /* checking every page, every build */
+};
+
+static const struct {
+	const char *phrase;
+	enum phase phase;
+} sphinx_phases[] = {
+	{ "document isn't included in any toctree", PHASE_EVERY },
+	{ "undefined label", PHASE_WRITE },
+	{ "unknown document", PHASE_WRITE },
+	{ "reference target not found", PHASE_WRITE },
+	{ "term not in glossary", PHASE_WRITE },
+	{ "more than one target found", PHASE_WRITE },
+	{ "Failed to create a cross reference", PHASE_WRITE },
+	{ "citation not found", PHASE_WRITE },
+	{ "unknown option", PHASE_WRITE },
+};
+
+static enum phase phase_of(const char *message)
+{
+	size_t i;
+
+	for (i = 0; i < COUNT(sphinx_phases); i++)
+		if (strstr(message, sphinx_phases[i].phrase))
+			return sphinx_phases[i].phase;
+	return PHASE_READ;
+}
+
+/* Whether root/rel is newer than the run's start; -1 when missing. */
+static int newer(const char *dir, const char *rel, int64_t started_ns)
+{
+	char *path = lec__path_join(dir, rel);
+	struct stat sb;
+	int rc = -1;
+
+	if (path && lstat(path, &sb) == 0)
+		rc = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
+				     sb.st_mtim.tv_nsec >=
+		     started_ns;
+	lec__free(path);
+	return rc;
+}
+
+/* The page a record's file is, relative to the source directory and
+ * without its suffix ("usage/install"); NULL when it is no page there
+ * (absolute, climbing out, outside srcdir, no suffix). Owned. */
+static char *docname_of(const char *srcdir, const char *file)
+{
+	size_t s = strlen(srcdir);
+	const char *rel = file, *dot, *slash;
+
+	if (file[0] == '/' || strstr(file, "..") || file[0] == '\0')
+		return NULL;
+	if (s > 0) {
+		if (strncmp(file, srcdir, s) != 0 || file[s] != '/')
+			return NULL;
+		rel = file + s + 1;
+	}
+	dot = strrchr(rel, '.');
+	slash = strrchr(rel, '/');
+	if (dot == NULL || dot == rel || (slash && dot < slash))
+		return NULL;
+	return lec__strndup(rel, (size_t)(dot - rel));
+}
+
+static int carried(const struct lec__sphinx_run *run, const struct lec_warning *w)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	enum phase phase = phase_of(w->message);
+	char *doc, *rel;
+	int keep = 0, read;
+
+	if (phase == PHASE_EVERY || w->kind > LEC_WARNING_CRITICAL ||
+	    (doc = docname_of(run->srcdir, w->file)) == NULL)
+		return 0;
+	/* The page must still be there (a removed page's warnings go). */
+	if (newer(run->root, w->file, 0) < 0)
+		goto done;
+	lec__buf_printf(&b, "%s.doctree", doc);
+	rel = lec__buf_take(&b);
+	read = rel ? newer(run->doctrees, rel, run->started_ns) : -1;
+	lec__free(rel);
+	/* A page without a doctree is not Sphinx's any more. */
+	if (read != 0)
+		goto done;
+	keep = 1;
+	if (phase == PHASE_WRITE) {
+		lec__buf_printf(&b, run->dirhtml ? "%s/index.html" : "%s.html",
+				doc);
+		rel = lec__buf_take(&b);
+		keep = rel && newer(run->html, rel, run->started_ns) != 1;
+		lec__free(rel);
+	}
+done:
+	lec__free(doc);
+	return keep;
+}
+
+void lec__warnings_carry_sphinx(struct lec_warning_set *set,
+				const struct lec_warning *prev, size_t nprev,
+				const struct lec__sphinx_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < nprev; i++)
+		if (!lec_warning_set_has(set, prev[i].kind, prev[i].file,
+					 prev[i].message) &&
+		    carried(run, &prev[i]))
+			lec_warning_set_add(set, prev[i].kind, prev[i].file,
+					    prev[i].line, prev[i].message);
+}

@@ -1,0 +1,141 @@
+/*
+ * Finding a build's warnings (lectern/warning.h's records) without a
+ * store: the generators' output read as it streams (build_warnings.c),
+ * the warnings of pages Sphinx did not reread carried over from the last
+ * build (the same file), and the links and anchors of published HTML
+ * (linkcheck.c). The pipeline's steps and the preview call these; they
+ * call nothing of the pipeline's, only the warning set and the file
+ * helpers.
+ */
+#ifndef LECTERN_BUILD_WARNINGS_H
+#define LECTERN_BUILD_WARNINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "lectern/warning.h"
+
+/* Output parsing ----------------------------------------------------------- */
+
+/* Bytes of one output line looked at; the rest of a longer line (a
+ * minified blob, binary junk) is skipped. */
+#define LEC__WARN_LINE_MAX 8192
+/* Lines after a warning taken into its message (the source block Sphinx
+ * quotes, an import's exception); a runaway follow-up is cut. */
+#define LEC__WARN_FOLLOW_LINES 40
+
+enum lec__warn_format {
+	LEC__WARN_SPHINX,
+	LEC__WARN_MKDOCS,
+};
+
+/* A generator's output being read. Set up with lec__warn_parser_init,
+ * fed in any chunks, ended once, then disposed. */
+struct lec__warn_parser {
+	enum lec__warn_format format;
+	struct lec_warning_set *set;    /* where records go (borrowed) */
+	const char *root;   /* the tree, absolute: paths under it are made
+			       relative to it (borrowed) */
+	char *base;         /* where the generator's relative paths start,
+			       relative to root ("" the top) */
+	char *config;       /* the configuration file relative to root, for
+			       warnings about it; NULL: none */
+	char line[LEC__WARN_LINE_MAX + 1];
+	size_t len;
+	int overlong;       /* the line went past LEC__WARN_LINE_MAX */
+	/* The record being read: lines may follow it. */
+	int open;
+	enum lec_warning_kind kind;
+	char *file;
+	unsigned lineno;
+	struct lec__buf message;
+	unsigned follow;    /* lines added to it */
+	int blank;          /* blank lines held back (kept only when more
+			       text follows) */
+	int treated;        /* Sphinx -W: the next line is "file:line:msg" */
+	int fatal;          /* the record is a Sphinx "... error:" block */
+};
+
+/* root, base and config are borrowed until dispose; base may be NULL or
+ * "" (the top), config NULL. */
+void lec__warn_parser_init(struct lec__warn_parser *p,
+			   enum lec__warn_format format,
+			   struct lec_warning_set *set, const char *root,
+			   const char *base, const char *config);
+void lec__warn_parser_feed(struct lec__warn_parser *p, const char *data,
+			   size_t len);
+/* The last line and record, once the output has ended. */
+void lec__warn_parser_end(struct lec__warn_parser *p);
+void lec__warn_parser_dispose(struct lec__warn_parser *p);
+
+/* A warning of Lectern's Markdown builder ("skipping docs/x.md: ..."),
+ * its file relative to base (the source directory). */
+void lec__warnings_markdown(struct lec_warning_set *set, const char *base,
+			    const char *message);
+
+/* A path a generator printed, as a record's file: relative to root when it
+ * lies under it (base joined to a relative one), else as given. Owned;
+ * NULL when out of memory. */
+char *lec__warn_relative(const char *root, const char *base,
+			 const char *path, size_t n);
+
+/* Sphinx's incremental builds ------------------------------------------- */
+
+/* What tells which pages a Sphinx build reread and rewrote: each page
+ * read leaves its doctree, each page written its HTML, newer than the
+ * build's start. */
+struct lec__sphinx_run {
+	const char *root;     /* the tree, absolute */
+	const char *srcdir;   /* conf.py's directory relative to root ("" top) */
+	const char *doctrees; /* absolute */
+	const char *html;     /* the HTML output, absolute */
+	int dirhtml;          /* pages are <doc>/index.html */
+	int64_t started_ns;   /* CLOCK_REALTIME (coarse) when it started */
+};
+
+/* Sphinx says nothing of pages it did not reread: add to set those of
+ * prev's generator records (nprev) whose page it neither reread nor (for
+ * warnings found while writing) rewrote, which still exist, and which set
+ * does not hold already. */
+void lec__warnings_carry_sphinx(struct lec_warning_set *set,
+				const struct lec_warning *prev, size_t nprev,
+				const struct lec__sphinx_run *run);
+
+/* Link check ---------------------------------------------------------------- */
+
+/* Bytes of one HTML page read for its links: bigger ones are checked as
+ * far as this (a page past 64 MiB is not documentation). */
+#define LEC__LINKCHECK_PAGE_MAX ((size_t)64 * 1024 * 1024)
+
+/* What a link check found besides its records. */
+struct lec__linkcheck_stats {
+	size_t pages;   /* HTML pages read */
+	size_t links;   /* internal links checked */
+	size_t broken;  /* of them, leading nowhere */
+	size_t removed; /* pages and anchors prev had and this one lacks */
+};
+
+/*
+ * Check every internal link of the HTML pages below dir: a page, a page
+ * and #anchor, or a bare #anchor must lead to a file below dir and to an
+ * id or name in it; external and absolute links are not followed. Each
+ * broken one is a `link` record (file: the page, relative to dir).
+ * With inventory non-NULL, *inventory gets the pages and their anchors,
+ * sorted, one per line ("page" and "page#anchor"; owned by the caller,
+ * lec__free), and with prev (an earlier inventory, prev_len bytes) those
+ * it had and this output has not are `removed` records.
+ * @return LEC_OK; LEC_EIO (dir cannot be read); LEC_ENOMEM
+ */
+int lec__linkcheck(const char *dir, struct lec_warning_set *set,
+		   const char *prev, size_t prev_len, char **inventory,
+		   size_t *inventory_len, struct lec__linkcheck_stats *stats);
+
+/* The check of one page's HTML (len bytes) alone, as page (its path below
+ * the site): links between pages cannot be known, so only bare #anchors
+ * are checked. For the fuzz target and tests. */
+int lec__linkcheck_page(const char *html, size_t len, const char *page,
+			struct lec_warning_set *set,
+			struct lec__linkcheck_stats *stats);
+
+#endif

@@ -1,0 +1,493 @@
+/*
+ * `lectern check [DIR] [--new-only] [--json] [--cache DIR]`: what a writer
+ * runs before `git push` and a CI job runs on every change. The working
+ * tree is built once the way `lectern preview` builds it (the engine's
+ * preview: the pipeline's generator choice, no server, nothing fetched,
+ * its cache reused so a second check is incremental), and its warnings
+ * and broken links are printed as "file:line: kind: message", the form
+ * editors and CI parse. It exits 1 when there is any (or the build
+ * failed), 0 when there is none.
+ *
+ * --new-only prints only what the current context's last successful
+ * build of the same project and version did not have: the project is the
+ * one whose repository is the tree's `origin` remote, the version the one
+ * of the tree's branch, else "latest" (what the default branch builds
+ * as). Records match
+ * as the engine matches a build with the last good one: kind, file and
+ * message, whatever the line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "lectern/errors.h"
+#include "lectern/preview.h"
+#include "warnings.h"
+
+/* The end of the build's output kept, shown when it fails. */
+#define CHECK_LOG_TAIL 4096
+/* Bytes of git's answer read (a remote URL, a branch name). */
+#define GIT_ANSWER_MAX 4096
+
+extern char **environ;
+
+struct check_run {
+	char tail[CHECK_LOG_TAIL + 1];
+	size_t tail_len;
+};
+
+static void on_output(void *payload, const char *data, size_t len)
+{
+	struct check_run *r = payload;
+
+	if (len >= CHECK_LOG_TAIL) {
+		data += len - CHECK_LOG_TAIL;
+		len = CHECK_LOG_TAIL;
+	}
+	if (r->tail_len + len > CHECK_LOG_TAIL) {
+		size_t drop = r->tail_len + len - CHECK_LOG_TAIL;
+
+		memmove(r->tail, r->tail + drop, r->tail_len - drop);
+		r->tail_len -= drop;
+	}
+	memcpy(r->tail + r->tail_len, data, len);
+	r->tail_len += len;
+	r->tail[r->tail_len] = '\0';
+}
+
+/* An engine record as the client's, borrowing its texts. */
+static void as_client(const struct lec_warning *w, struct lc_warning *out,
+		      char *kind, size_t cap)
+{
+	snprintf(kind, cap, "%s", lec_warning_kind_code(w->kind));
+	memset(out, 0, sizeof(*out));
+	out->file = w->file;
+	out->line = w->line;
+	out->kind = kind;
+	out->message = w->message;
+	out->is_new = w->is_new;
+}
+
+int cli_print_engine_record(FILE *out, const struct lec_warning *w)
+{
+	struct lc_warning cw;
+	char kind[16];
+
+	as_client(w, &cw, kind, sizeof(kind));
+	return cli_print_record(out, &cw, 0);
+}
+
+static int copy_set(const struct lec_warning_set *from,
+		    struct lec_warning_set *to)
+{
+	size_t i;
+
+	for (i = 0; i < from->len; i++)
+		if (lec_warning_set_add(to, from->items[i].kind,
+					from->items[i].file, from->items[i].line,
+					from->items[i].message) < 0)
+			return -1;
+	to->dropped = from->dropped;
+	return 0;
+}
+
+/* Git ------------------------------------------------------------------------- */
+
+static void free_argv(char **argv)
+{
+	size_t i;
+
+	for (i = 0; argv[i]; i++)
+		free(argv[i]);
+}
+
+/* `git -C dir <args>`'s first line of output, or NULL (no git, not a
+ * repository, no such remote). Owned. */
+static char *git_line(const char *dir, const char *a, const char *b,
+		      const char *c)
+{
+	const char *args[] = { "git", "-C", dir, a, b, c };
+	char *argv[sizeof(args) / sizeof(args[0]) + 1] = { NULL };
+	posix_spawn_file_actions_t fa;
+	char buf[GIT_ANSWER_MAX + 1];
+	size_t got = 0, i;
+	int pipefd[2], status = -1;
+	pid_t pid;
+
+	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		if ((argv[i] = strdup(args[i])) == NULL)
+			break;
+	if (i < sizeof(args) / sizeof(args[0]) || pipe2(pipefd, O_CLOEXEC) < 0) {
+		free_argv(argv);
+		return NULL;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	while (pid > 0 && got < GIT_ANSWER_MAX) {
+		ssize_t n = read(pipefd[0], buf + got, GIT_ANSWER_MAX - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(pipefd[0]);
+	free_argv(argv);
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (pid <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return NULL;
+	buf[got] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return buf[0] ? strdup(buf) : NULL;
+}
+
+/* A repository URL in one comparable form: "host/owner/repo" for the
+ * forges' https, ssh and scp-like forms (no user, no ".git", no trailing
+ * slash), a path for file:// and local paths. Owned. */
+static char *repo_key(const char *url)
+{
+	const char *s = url, *at, *colon, *slash;
+	char *out;
+	size_t n;
+
+	if (strncmp(s, "file://", 7) == 0) {
+		s += 7;
+	} else if (strstr(s, "://")) {
+		s = strstr(s, "://") + 3;
+		slash = strchr(s, '/');
+		at = strchr(s, '@');
+		if (at && (!slash || at < slash))
+			s = at + 1;
+	} else if ((colon = strchr(s, ':')) != NULL &&
+		   ((slash = strchr(s, '/')) == NULL || colon < slash)) {
+		/* scp-like: [user@]host:path */
+		at = strchr(s, '@');
+		if (at && at < colon)
+			s = at + 1;
+	}
+	if ((out = strdup(s)) == NULL)
+		return NULL;
+	/* host:path → host/path; a port's colon too (never compared). */
+	if (s[0] != '/' && (colon = strchr(out, ':')) != NULL)
+		out[colon - out] = '/';
+	n = strlen(out);
+	while (n > 0 && out[n - 1] == '/')
+		out[--n] = '\0';
+	if (n > 4 && strcasecmp(out + n - 4, ".git") == 0)
+		out[n -= 4] = '\0';
+	while (n > 0 && out[n - 1] == '/')
+		out[--n] = '\0';
+	return out;
+}
+
+/* The server side ---------------------------------------------------------- */
+
+struct baseline {
+	char *project;
+	char *version;
+	long long build;
+};
+
+static void baseline_dispose(struct baseline *b)
+{
+	free(b->project);
+	free(b->version);
+}
+
+/* The project of the context whose repository is remote's. */
+static int find_project(struct cli_session *s, const char *remote,
+			struct baseline *b)
+{
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	char *want = repo_key(remote);
+	int rc = 0;
+
+	if (want == NULL)
+		return cli_fail("out of memory");
+	if (lc_iter_new(&it, s->client, "/api/v3/projects/", NULL, &err) !=
+	    LC_OK) {
+		free(want);
+		return cli_fail_client(&err);
+	}
+	while (b->project == NULL && (rc = lc_iter_next(it, &item, &err)) == 1) {
+		const char *url = cli_json_str(
+			cJSON_GetObjectItemCaseSensitive(item, "repository"),
+			"url");
+		char *key = repo_key(url);
+
+		if (key && strcmp(key, want) == 0)
+			b->project = strdup(cli_json_str(item, "slug"));
+		free(key);
+	}
+	lc_iter_free(it);
+	free(want);
+	return rc < 0 ? cli_fail_client(&err) : CLI_EXIT_OK;
+}
+
+/* The version of branch: its own, else "latest" (the default branch's). */
+static int find_version(struct cli_session *s, const char *branch,
+			struct baseline *b)
+{
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	char path[CLI_PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/versions/",
+		 b->project);
+	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+		return cli_fail_client(&err);
+	while (b->version == NULL && (rc = lc_iter_next(it, &item, &err)) == 1)
+		if (branch && strcmp(cli_json_str(item, "verbose_name"), branch) ==
+				      0)
+			b->version = strdup(cli_json_str(item, "slug"));
+	lc_iter_free(it);
+	if (rc < 0)
+		return cli_fail_client(&err);
+	if (b->version == NULL)
+		b->version = strdup("latest");
+	return b->version ? CLI_EXIT_OK : cli_fail("out of memory");
+}
+
+/* The version's newest passed build. */
+static int find_build(struct cli_session *s, struct baseline *b)
+{
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	char path[CLI_PATH_MAX];
+	int rc;
+
+	b->build = -1;
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/versions/%s/builds/",
+		 b->project, b->version);
+	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+		return cli_fail_client(&err);
+	while (b->build < 0 && (rc = lc_iter_next(it, &item, &err)) == 1)
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item,
+								  "success")))
+			b->build = (long long)cJSON_GetNumberValue(
+				cJSON_GetObjectItemCaseSensitive(item, "id"));
+	lc_iter_free(it);
+	return rc < 0 && b->build < 0 ? cli_fail_client(&err) : CLI_EXIT_OK;
+}
+
+/* Mark each record of set new or not against the baseline build's. What
+ * cannot be found is said on stderr, and every record stays new. */
+static int compare_with_context(struct cli_ctx *ctx, const char *tree,
+				struct lec_warning_set *set, char *about,
+				size_t cap)
+{
+	struct cli_session s = { 0 };
+	struct cli_warning_list theirs = { 0 };
+	struct baseline b = { 0 };
+	char *remote = git_line(tree, "remote", "get-url", "origin");
+	char *branch = git_line(tree, "rev-parse", "--abbrev-ref", "HEAD");
+	unsigned char *used = NULL;
+	size_t i, j;
+	int status;
+
+	for (i = 0; i < set->len; i++)
+		set->items[i].is_new = 1;
+	snprintf(about, cap, "no build to compare with");
+	if (remote == NULL) {
+		fprintf(stderr, "lectern: check: %s has no git remote "
+				"'origin': every warning counts as new\n",
+			tree);
+		status = CLI_EXIT_OK;
+		goto done;
+	}
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		goto done;
+	if ((status = find_project(&s, remote, &b)) != CLI_EXIT_OK)
+		goto done;
+	if (b.project == NULL) {
+		fprintf(stderr, "lectern: check: no project of this context "
+				"has the repository %s: every warning counts as "
+				"new\n",
+			remote);
+		goto done;
+	}
+	if ((status = find_version(&s, branch, &b)) != CLI_EXIT_OK ||
+	    (status = find_build(&s, &b)) != CLI_EXIT_OK)
+		goto done;
+	/* The default branch's own version is seldom built: "latest" is. */
+	if (b.build < 0 && strcmp(b.version, "latest") != 0) {
+		free(b.version);
+		if ((b.version = strdup("latest")) == NULL ||
+		    (status = find_build(&s, &b)) != CLI_EXIT_OK)
+			goto done;
+	}
+	if (b.build < 0) {
+		fprintf(stderr, "lectern: check: %s/%s has no successful build: "
+				"every warning counts as new\n",
+			b.project, b.version);
+		goto done;
+	}
+	if ((status = cli_build_warnings(&s, b.project, b.build, 0, &theirs)) !=
+	    CLI_EXIT_OK)
+		goto done;
+	snprintf(about, cap, "build %lld of %s/%s", b.build, b.project,
+		 b.version);
+	used = calloc(theirs.len + 1, 1);
+	for (i = 0; used && i < set->len; i++) {
+		struct lec_warning *w = &set->items[i];
+
+		for (j = 0; j < theirs.len && w->is_new; j++)
+			if (!used[j] &&
+			    strcmp(theirs.items[j]->kind,
+				   lec_warning_kind_code(w->kind)) == 0 &&
+			    strcmp(theirs.items[j]->file, w->file) == 0 &&
+			    lec_warning_message_equal(theirs.items[j]->message,
+						      w->message)) {
+				used[j] = 1;
+				w->is_new = 0;
+			}
+	}
+done:
+	free(used);
+	cli_warning_list_dispose(&theirs);
+	baseline_dispose(&b);
+	if (s.client)
+		cli_session_close(&s);
+	free(remote);
+	free(branch);
+	return status;
+}
+
+/* Output ------------------------------------------------------------------- */
+
+static int print_json(const struct lec_warning_set *set, int new_only,
+		      int built, const char *about)
+{
+	cJSON *o = cJSON_CreateObject(), *list;
+	size_t i, n = 0;
+	int status;
+
+	list = cJSON_CreateArray();
+	for (i = 0; list && i < set->len; i++) {
+		const struct lec_warning *w = &set->items[i];
+		cJSON *r;
+
+		if (new_only && !w->is_new)
+			continue;
+		r = cJSON_CreateObject();
+		cJSON_AddItemToArray(list, r);
+		cJSON_AddStringToObject(r, "file", w->file);
+		cJSON_AddStringToObject(r, "kind", lec_warning_kind_code(w->kind));
+		cJSON_AddNumberToObject(r, "line", w->line);
+		cJSON_AddStringToObject(r, "message", w->message);
+		cJSON_AddBoolToObject(r, "new", w->is_new);
+		n++;
+	}
+	if (o == NULL || list == NULL) {
+		cJSON_Delete(o);
+		cJSON_Delete(list);
+		return cli_fail("out of memory");
+	}
+	/* Keys in sorted order, as every Lectern JSON body. */
+	cJSON_AddBoolToObject(o, "built", built);
+	if (about)
+		cJSON_AddStringToObject(o, "compared_with", about);
+	else
+		cJSON_AddNullToObject(o, "compared_with");
+	cJSON_AddNumberToObject(o, "count", (double)n);
+	cJSON_AddNumberToObject(o, "dropped", (double)set->dropped);
+	cJSON_AddItemToObject(o, "results", list);
+	status = cli_print_json(o);
+	cJSON_Delete(o);
+	return status;
+}
+
+int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct lec_preview_options popts = LEC_PREVIEW_OPTIONS_INIT;
+	struct check_run run = { .tail_len = 0 };
+	struct lec_preview_callbacks cb = { NULL, on_output, NULL, &run };
+	struct lec_preview *pv = NULL;
+	struct lec_warning_set own = { 0 }, *set;
+	const char *cache = NULL;
+	char *pos[1], about[256] = "";
+	int new_only = 0, json = 0, n, status, built;
+	size_t i, shown = 0;
+	const struct cli_opt opts[] = { { "--new-only", NULL, &new_only },
+					{ "--json", NULL, &json },
+					{ "--cache", &cache, NULL },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("check", argc, argv, opts, pos, 0, 1,
+				     &n)) != CLI_EXIT_OK)
+		return status;
+	popts.cache_dir = cache;
+	if (lec_preview_open(&pv, n ? pos[0] : ".", &popts) < 0)
+		return cli_fail_engine("check: cannot build");
+	built = lec_preview_build(pv, &cb, NULL) == LEC_OK;
+	if (!built) {
+		fprintf(stderr, "lectern: check: the build failed: %s\n",
+			lec_error_last());
+		cli_print_output(stderr, run.tail, run.tail_len);
+		if (run.tail_len && run.tail[run.tail_len - 1] != '\n')
+			fputc('\n', stderr);
+	}
+	lec_preview_prune(pv);
+	/* A copy of the engine's, marked against the context's build, or all
+	 * new for this run. */
+	set = &own;
+	if (copy_set(lec_preview_warnings(pv), set) < 0) {
+		status = cli_fail("out of memory");
+		goto done;
+	}
+	if (new_only)
+		status = compare_with_context(ctx, lec_preview_tree(pv), set,
+					      about, sizeof(about));
+	else
+		for (i = 0; i < set->len; i++)
+			set->items[i].is_new = 1;
+	if (status != CLI_EXIT_OK)
+		goto done;
+	if (json) {
+		status = print_json(set, new_only, built, new_only ? about : NULL);
+	} else {
+		for (i = 0; i < set->len && status == CLI_EXIT_OK; i++) {
+			if (new_only && !set->items[i].is_new)
+				continue;
+			status = cli_print_engine_record(stdout, &set->items[i]);
+			shown++;
+		}
+		fflush(stdout);
+		if (set->dropped)
+			fprintf(stderr, "lectern: check: %zu more not kept\n",
+				set->dropped);
+		if (new_only)
+			fprintf(stderr, "check: %zu new warning%s (against %s)\n",
+				shown, shown == 1 ? "" : "s", about);
+	}
+	if (json)
+		for (i = 0; i < set->len; i++)
+			shown += !new_only || set->items[i].is_new;
+	if (status == CLI_EXIT_OK && (!built || shown > 0 ||
+				      (!new_only && set->dropped > 0)))
+		status = CLI_EXIT_FAIL;
+done:
+	lec_warning_set_dispose(&own);
+	lec_preview_free(pv);
+	return status;
+}

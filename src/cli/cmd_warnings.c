@@ -1,0 +1,194 @@
+/*
+ * `lectern warnings PROJECT [BUILD] [--new] [--json]`: a build's warnings
+ * (Lectern's GET .../builds/<id>/warnings/), by default those of the
+ * project's newest finished build, one per line in the form editors and
+ * CI read ("file:line: kind: message", what `lectern check` prints), new
+ * ones first and marked; the totals follow on stderr. And what the other
+ * commands share of warnings: printing one, and the warnings of a build
+ * as a list (`lectern check --new-only` compares with them).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "warnings.h"
+
+int cli_print_record(FILE *out, const struct lc_warning *w, int mark_new)
+{
+	char *text = lc_warning_format(w), *nl;
+
+	if (text == NULL)
+		return cli_fail("out of memory");
+	/* The mark goes on the record's first line. */
+	nl = strchr(text, '\n');
+	if (mark_new && w->is_new == 1)
+		fprintf(out, "%.*s [new]%s\n", nl ? (int)(nl - text) : (int)strlen(text),
+			text, nl ? nl : "");
+	else
+		fprintf(out, "%s\n", text);
+	free(text);
+	return CLI_EXIT_OK;
+}
+
+int cli_build_warnings(struct cli_session *s, const char *project,
+		       long long build, int new_only,
+		       struct cli_warning_list *out)
+{
+	struct lc_iter *it = NULL;
+	struct lc_query q = { 0 };
+	struct lc_error err;
+	const cJSON *item;
+	char path[CLI_PATH_MAX];
+	int rc, status = CLI_EXIT_OK;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/%lld/warnings/",
+		 project, build);
+	if (new_only && lc_query_add(&q, "new", "true") != LC_OK)
+		return cli_fail("out of memory");
+	if (lc_iter_new(&it, s->client, path, &q, &err) != LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	while ((rc = lc_iter_next(it, &item, &err)) == 1) {
+		struct lc_warning *w, **grown;
+
+		if (lc_warning_parse(item, &w, &err) != LC_OK) {
+			status = cli_fail_client(&err);
+			goto done;
+		}
+		grown = realloc(out->items, (out->len + 1) * sizeof(*grown));
+		if (grown == NULL) {
+			lc_warning_free(w);
+			status = cli_fail("out of memory");
+			goto done;
+		}
+		out->items = grown;
+		out->items[out->len++] = w;
+	}
+	if (rc < 0)
+		status = cli_fail_client(&err);
+done:
+	if (status != CLI_EXIT_OK)
+		cli_warning_list_dispose(out);
+	lc_iter_free(it);
+	lc_query_dispose(&q);
+	return status;
+}
+
+void cli_warning_list_dispose(struct cli_warning_list *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->len; i++)
+		lc_warning_free(list->items[i]);
+	free(list->items);
+	list->items = NULL;
+	list->len = 0;
+}
+
+/* The project's newest build that has ended (its warnings are known). */
+static int newest_finished(struct cli_session *s, const char *project,
+			   long long *out)
+{
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	char path[CLI_PATH_MAX];
+	int rc, status = CLI_EXIT_OK;
+
+	*out = -1;
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/", project);
+	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+		return cli_fail_client(&err);
+	while (*out < 0 && (rc = lc_iter_next(it, &item, &err)) == 1) {
+		const cJSON *state = cJSON_GetObjectItemCaseSensitive(item,
+								      "state");
+		const char *code = cli_json_str(state, "code");
+
+		if (strcmp(code, "finished") == 0)
+			*out = (long long)cJSON_GetNumberValue(
+				cJSON_GetObjectItemCaseSensitive(item, "id"));
+	}
+	if (*out < 0 && rc < 0)
+		status = cli_fail_client(&err);
+	else if (*out < 0)
+		status = cli_fail("warnings: project %s has no finished build",
+				  project);
+	lc_iter_free(it);
+	return status;
+}
+
+int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s;
+	struct cli_warning_list list = { 0 };
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char *pos[2], *end;
+	long long build = -1;
+	int json = 0, new_only = 0, n, status;
+	size_t i;
+	const struct cli_opt opts[] = { { "--new", NULL, &new_only },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("warnings", argc, argv, opts, pos, 1, 2,
+				     &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+		return status;
+	if (n == 2) {
+		build = strtoll(pos[1], &end, 10);
+		if (*pos[1] == '\0' || *end || build <= 0) {
+			fprintf(stderr, "lectern: warnings: BUILD is a build "
+					"number, not '%s'\n",
+				pos[1]);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		return status;
+	if (build < 0 && (status = newest_finished(&s, pos[0], &build)) !=
+			         CLI_EXIT_OK)
+		goto done;
+	if (json) {
+		char path[CLI_PATH_MAX];
+		struct lc_query q = { 0 };
+		struct cli_table unused;
+
+		snprintf(path, sizeof(path),
+			 "/api/v3/projects/%s/builds/%lld/warnings/", pos[0],
+			 build);
+		if (new_only && lc_query_add(&q, "new", "true") != LC_OK) {
+			status = cli_fail("out of memory");
+			goto done;
+		}
+		cli_table_init(&unused, "FILE", NULL);
+		status = cli_print_list(&s, path, &q, 1, &unused, NULL);
+		lc_query_dispose(&q);
+		goto done;
+	}
+	if ((status = cli_build_warnings(&s, pos[0], build, new_only, &list)) !=
+	    CLI_EXIT_OK)
+		goto done;
+	for (i = 0; i < list.len && status == CLI_EXIT_OK; i++)
+		status = cli_print_record(stdout, list.items[i], !new_only);
+	/* The totals, where the server keeps them (a Lectern). */
+	if (lc_build_get(s.client, pos[0], build, NULL, &b, &err) == LC_OK &&
+	    b->warnings.count >= 0)
+		fprintf(stderr,
+			"build %lld: %lld warning%s, %lld new, %lld fixed since "
+			"the last good build%s\n",
+			build, b->warnings.count,
+			b->warnings.count == 1 ? "" : "s", b->warnings.new_count,
+			b->warnings.fixed,
+			b->warnings.dropped ? " (only the first are kept)" : "");
+	else if (status == CLI_EXIT_OK)
+		fprintf(stderr, "build %lld: no warnings recorded\n", build);
+done:
+	lc_build_free(b);
+	cli_warning_list_dispose(&list);
+	cli_session_close(&s);
+	return status;
+}
