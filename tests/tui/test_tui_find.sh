@@ -50,9 +50,13 @@ wait_for '^Guide  http://guide\.localhost:[0-9]+/en/latest/ *$' "the page"
 # Its help: / n N, and no O without an ssh context.
 keys '?'
 wait_for 'Help: reader' "the reader's help"
-keys G
+# (Filtered: the help has grown past a screen, W among it.)
+keys / m a t c h Enter
 wait_for '^n +next-match' "n listed"
 wait_for '^N +prev-match' "N listed"
+keys Escape
+wait_gone '^/match' "the help's filter cleared"
+keys G
 if screen | grep -q '^O '; then fail "help lists O without an ssh context"; else pass; fi
 # Whole at 80 columns: a long description goes on below.
 keys / f i n d
