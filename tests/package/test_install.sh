@@ -150,7 +150,8 @@ for page in "$tmp"/root/usr/share/man/man*/*.gz; do
 done
 [ "$n" -eq 8 ] || fail "$n man pages, want 8"
 # lectern(1) lists every command `lectern --help` has.
-man -l "$tmp/root/usr/share/man/man1/lectern.1.gz" 2>/dev/null |
+# No hyphenation: a command cut over two lines is not found.
+man --nh -l "$tmp/root/usr/share/man/man1/lectern.1.gz" 2>/dev/null |
 	sed -n '/^COMMANDS/,/^EXIT STATUS/p' >"$tmp/commands.txt"
 for cmd in $("$bin" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }' | sort -u); do
 	grep -qw -- "$cmd" "$tmp/commands.txt" || fail "lectern(1) does not list '$cmd'"
