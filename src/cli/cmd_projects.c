@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -151,6 +152,28 @@ static char *name_from_url(const char *url)
 	return name;
 }
 
+/* A directory of this machine named as it is typed ("docs", "~/src/guide",
+ * "/srv/repo.git") for the local engine, which reads it: its file:// URL
+ * (the API takes URLs only). NULL when url is a URL, an scp-like
+ * "host:path", or no directory here; the remote engines of other contexts
+ * never read this machine's paths. */
+static char *local_path_url(const char *url)
+{
+	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+	char *real, *out = NULL;
+	struct stat st;
+
+	if (strstr(url, "://") || (colon && (!slash || colon < slash)))
+		return NULL;
+	if (stat(url, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    (real = realpath(url, NULL)) == NULL)
+		return NULL;
+	if ((out = malloc(strlen(real) + sizeof("file://"))) != NULL)
+		sprintf(out, "file://%s", real);
+	free(real);
+	return out;
+}
+
 /* The id of the project's first build, waiting for it to be queued. */
 static int first_build(struct cli_session *s, const char *slug,
 		       long long *id)
@@ -204,7 +227,7 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	struct lc_project *p = NULL;
 	struct lc_error err;
 	struct cli_session s = { 0 };
-	char *pos[1], *name = NULL;
+	char *pos[1], *name = NULL, *path_url = NULL;
 	int json = 0, no_wait = 0, n, status;
 	const struct cli_opt opts[] = {
 		{ "--name", &in.name, NULL },
@@ -220,17 +243,21 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 				     &n)) != CLI_EXIT_OK)
 		return status;
 	in.repository_url = pos[0];
-	if (in.name == NULL) {
-		if ((name = name_from_url(pos[0])) == NULL) {
-			cli_fail("import: cannot name a project after '%s'; "
-				 "use --name", pos[0]);
-			return CLI_EXIT_USAGE;
-		}
-		in.name = name;
-	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
 	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
+	if (s.conn.is_local &&
+	    (path_url = local_path_url(in.repository_url)) != NULL)
+		in.repository_url = path_url;
+	if (in.name == NULL) {
+		if ((name = name_from_url(in.repository_url)) == NULL) {
+			cli_fail("import: cannot name a project after '%s'; "
+				 "use --name", pos[0]);
+			status = CLI_EXIT_USAGE;
+			goto done;
+		}
+		in.name = name;
+	}
 	/* The engine, not this machine, reads a file:// repository. */
 	if (s.conn.unix_socket && strncmp(in.repository_url, "file://", 7) == 0)
 		fprintf(stderr, "lectern: import: %s is a path on the remote "
@@ -252,6 +279,7 @@ done:
 	lc_project_free(p);
 	cli_session_close(&s);
 	free(name);
+	free(path_url);
 	return status;
 }
 

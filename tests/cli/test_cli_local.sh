@@ -222,6 +222,14 @@ expect_match err "^lectern: 'guide' has no variable SECRET_NAME$"
 
 expect_status 0 "$LECTERN" import "file://$REPO" --name "Child Docs" --no-wait
 expect_match out '^imported child-docs'
+# A directory named as typed, for the local engine: its file:// URL.
+expect_status 0 sh -c "cd '$DATA' && '$LECTERN' import ./guide.git/ --name 'Path Docs' --no-wait"
+expect_match out '^imported path-docs'
+expect_status 0 "$LECTERN" api /api/v3/projects/path-docs/
+expect_match out "\"url\":\"file://$DATA/guide\\.git\""
+# An scp-like address or a missing directory stays as typed (the API's error).
+expect_status 1 "$LECTERN" import "$DATA/no-such-dir" --no-wait
+expect_match err 'repository\.url'
 expect_status 0 "$LECTERN" subprojects guide add child-docs --alias kid
 expect_status 0 "$LECTERN" subprojects guide
 expect_match out '^kid +child-docs +Child Docs$'
