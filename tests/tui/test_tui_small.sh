@@ -5,7 +5,7 @@
 # (a notice over the first screen when there are several); quitting on
 # the local context says that its engine keeps running; an empty tab
 # says so rather than show only its column headers; Enter on a built
-# version reads its docs.
+# version reads its docs; a project imported elsewhere shows without R.
 . "$LEC_TESTS/tui/lib.sh"
 export LECTERN_DATA="$TMP/local"
 cleanup_local() {
@@ -63,6 +63,12 @@ wait_for '^latest +yes +no +yes ' "back on the versions tab"
 keys j Enter
 wait_for '^main is not built yet' "an unbuilt version"
 keys q
+# ---- A project imported elsewhere (the CLI, another user) shows on
+# Projects without R: the list's count is polled.
+wait_for "^$slug +Flaky " "Projects"
+commands_repo "$TMP/other" 'mkdir -p $READTHEDOCS_OUTPUT/html'
+other=$(import Other "$TMP/other")
+DEADLINE=40 wait_for "^$other +Other " "the project imported elsewhere, without R"
 quit_tui
 
 # ---- Every bad line of the TUI's config file is reported, not the first.

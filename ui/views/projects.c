@@ -36,9 +36,13 @@
 #define LAST_BUILD_EVERY 3
 #define LAST_BUILD_RUNNING 1
 #define LAST_BUILD_IDLE_MAX 30
-/* Request tags: the list; the demo's import; a project's last build is
- * TAG_LAST + index. */
-enum { TAG_LIST = 0, TAG_DEMO = 1, TAG_LAST = 1000 };
+/* Seconds between asking how many projects there are: one imported or
+ * removed elsewhere (the CLI, another user) shows without R. A poll, in
+ * the budget all screens share. */
+#define LIST_COUNT_EVERY 10
+/* Request tags: the list; the demo's import; the list's count; a
+ * project's last build is TAG_LAST + index. */
+enum { TAG_LIST = 0, TAG_DEMO = 1, TAG_COUNT = 2, TAG_LAST = 1000 };
 /* The CLI's name for the local engine's context; a config file cannot
  * declare a context of that name, so it never names a remote instance. */
 #define LOCAL_CONTEXT "local"
@@ -68,6 +72,7 @@ struct projects {
 	/* Every page of the list has arrived at least once: only then is an
 	 * empty list known to be empty. */
 	int loaded;
+	time_t count_asked; /* when the list's count was last asked for */
 	struct ui_table table;
 };
 
@@ -195,6 +200,32 @@ static void load(struct ui_view *v)
 	ps->reloading = 1;
 	ui_app_get(v->app, v, TAG_LIST, path, NULL, NULL);
 	free(path);
+}
+
+/* Ask how many projects there are now, when due. */
+static void ask_count(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+
+	if (!ps->loaded || ps->reloading ||
+	    ps->count_asked + LIST_COUNT_EVERY > v->app->now ||
+	    ui_app_pending(v->app, v, TAG_COUNT) ||
+	    ui_app_pending(v->app, v, TAG_LIST))
+		return;
+	if (ui_app_poll(v->app, v, TAG_COUNT, "/api/v3/projects/?limit=1",
+			NULL, NULL) == 0)
+		ps->count_asked = v->app->now;
+}
+
+/* Another count than the list's: projects came or went, load it again. */
+static void take_count(struct ui_view *v, const cJSON *page)
+{
+	struct projects *ps = v->priv;
+	const cJSON *count = cJSON_GetObjectItemCaseSensitive(page, "count");
+
+	if (cJSON_IsNumber(count) && !ps->reloading &&
+	    count->valuedouble != (double)ps->len)
+		load(v);
 }
 
 /* Hand the slugs to the app for :project completion. */
@@ -429,6 +460,8 @@ static void projects_data(struct ui_view *v, int tag, struct lc_response *resp,
 		take_list(v, resp->json);
 	else if (tag == TAG_DEMO)
 		demo_imported(v, resp->json);
+	else if (tag == TAG_COUNT)
+		take_count(v, resp->json);
 	else if (tag >= TAG_LAST && (size_t)(tag - TAG_LAST) < ps->len)
 		take_last(v, (size_t)(tag - TAG_LAST), resp);
 	fill_rows(v);
@@ -519,6 +552,7 @@ static void projects_tick(struct ui_view *v)
 {
 	fill_rows(v);
 	ask_last_builds(v);
+	ask_count(v);
 }
 
 /* Back from a screen where a build may have been triggered or finished:
