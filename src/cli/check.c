@@ -31,35 +31,15 @@
 #include "lectern/preview.h"
 #include "warnings.h"
 
-/* The end of the build's output kept, shown when it fails. */
-#define CHECK_LOG_TAIL 4096
 /* Bytes of git's answer read (a remote URL, a branch name). */
 #define GIT_ANSWER_MAX 4096
 
 extern char **environ;
 
-struct check_run {
-	char tail[CHECK_LOG_TAIL + 1];
-	size_t tail_len;
-};
-
+/* The output's end, kept for a failed build's message. */
 static void on_output(void *payload, const char *data, size_t len)
 {
-	struct check_run *r = payload;
-
-	if (len >= CHECK_LOG_TAIL) {
-		data += len - CHECK_LOG_TAIL;
-		len = CHECK_LOG_TAIL;
-	}
-	if (r->tail_len + len > CHECK_LOG_TAIL) {
-		size_t drop = r->tail_len + len - CHECK_LOG_TAIL;
-
-		memmove(r->tail, r->tail + drop, r->tail_len - drop);
-		r->tail_len -= drop;
-	}
-	memcpy(r->tail + r->tail_len, data, len);
-	r->tail_len += len;
-	r->tail[r->tail_len] = '\0';
+	cli_log_tail_add(payload, data, len);
 }
 
 /* An engine record as the client's, borrowing its texts. */
@@ -420,7 +400,7 @@ static int print_json(const struct lec_warning_set *set, int new_only,
 int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct lec_preview_options popts = LEC_PREVIEW_OPTIONS_INIT;
-	struct check_run run = { .tail_len = 0 };
+	struct cli_log_tail run = { .len = 0 };
 	struct lec_preview_callbacks cb = { NULL, on_output, NULL, &run };
 	struct lec_preview *pv = NULL;
 	struct lec_warning_set own = { 0 }, *set;
@@ -443,8 +423,8 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 	if (!built) {
 		fprintf(stderr, "lectern: check: the build failed: %s\n",
 			lec_error_last());
-		cli_print_output(stderr, run.tail, run.tail_len);
-		if (run.tail_len && run.tail[run.tail_len - 1] != '\n')
+		cli_print_output(stderr, run.text, run.len);
+		if (run.len && run.text[run.len - 1] != '\n')
 			fputc('\n', stderr);
 	}
 	lec_preview_prune(pv);

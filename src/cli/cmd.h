@@ -74,6 +74,16 @@ const char *cli_json_str(const cJSON *obj, const char *key);
 /* Sleep between polls. */
 void cli_sleep_ms(long ms);
 
+/* The end of a build's output, kept as it streams: it holds the error when
+ * a build fails (lectern check and preview print it then). */
+#define CLI_LOG_TAIL 4096
+struct cli_log_tail {
+	char text[CLI_LOG_TAIL + 1];
+	size_t len;
+};
+/* Append len bytes of output, dropping the oldest past CLI_LOG_TAIL. */
+void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len);
+
 /* Write a build's raw output to f: with its colours
  * and no other escape on a terminal (lc_terminal_text), without escapes
  * elsewhere. */

@@ -31,25 +31,6 @@ static const char *outcome(const struct lc_build *b)
 
 /* ---- builds --------------------------------------------------------------- */
 
-/* The state as a person reads it: a build waiting for a worker is
- * "queued" (the API's "triggered"), with its place when the instance
- * says it (a Lectern's queue, the table's payload). */
-static const char *shown_state(const struct lc_build *b,
-			       const struct lc_queue *q, char *buf,
-			       size_t size)
-{
-	long long place;
-
-	if (b->state == NULL)
-		return "";
-	if (strcmp(b->state, "triggered") != 0)
-		return b->state;
-	if ((place = lc_queue_position(q, b->id)) > 0)
-		snprintf(buf, size, "queued #%lld", place);
-	else
-		snprintf(buf, size, "queued");
-	return buf;
-}
 
 /* A builds table's payload: the queue, read when the first row is made
  * (the list's answers have told what the instance is by then, so the
@@ -84,7 +65,9 @@ static int build_row(struct cli_table *t, const cJSON *item)
 		read_queue(ref->s, ref->json, ref->q);
 		*ref->read = 1;
 	}
-	shown = shown_state(b, ref->q, state, sizeof(state));
+	if ((shown = lc_build_state_shown(b, ref->q, state, sizeof(state))) ==
+	    NULL)
+		shown = "";
 	if (t->ncols == 9)
 		cli_table_row(t, id, b->project ? b->project : "",
 			      b->version ? b->version : "", shown, outcome(b),

@@ -241,6 +241,23 @@ done:
 
 /* ---- Watching a build ----------------------------------------------------- */
 
+void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len)
+{
+	if (len >= CLI_LOG_TAIL) {
+		data += len - CLI_LOG_TAIL;
+		len = CLI_LOG_TAIL;
+	}
+	if (t->len + len > CLI_LOG_TAIL) {
+		size_t drop = t->len + len - CLI_LOG_TAIL;
+
+		memmove(t->text, t->text + drop, t->len - drop);
+		t->len -= drop;
+	}
+	memcpy(t->text + t->len, data, len);
+	t->len += len;
+	t->text[t->len] = '\0';
+}
+
 void cli_print_output(FILE *f, const char *text, size_t len)
 {
 	char *copy;

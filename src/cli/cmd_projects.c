@@ -162,14 +162,16 @@ static char *local_path_url(const char *url)
 	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
 	char *real, *out = NULL;
 	struct stat st;
+	size_t size;
 
 	if (strstr(url, "://") || (colon && (!slash || colon < slash)))
 		return NULL;
 	if (stat(url, &st) != 0 || !S_ISDIR(st.st_mode) ||
 	    (real = realpath(url, NULL)) == NULL)
 		return NULL;
-	if ((out = malloc(strlen(real) + sizeof("file://"))) != NULL)
-		sprintf(out, "file://%s", real);
+	size = strlen(real) + sizeof("file://");
+	if ((out = malloc(size)) != NULL)
+		snprintf(out, size, "file://%s", real);
 	free(real);
 	return out;
 }

@@ -46,8 +46,6 @@
 /* ...or this long after the first change, when changes never pause (a
  * long `git checkout`, a generator writing into the tree). */
 #define PREVIEW_MAX_DELAY_MS 1000
-/* The end of the commands' output kept, shown when a build fails. */
-#define PREVIEW_LOG_TAIL 4096
 /* New warnings printed after a build; the status endpoint has the rest. */
 #define PREVIEW_WARNINGS_PRINTED 10
 /* What inotify reports that may change the output. */
@@ -79,8 +77,7 @@ struct loop {
 	int64_t first_ms, last_ms; /* of the pending burst; 0: none */
 	uint64_t generation, published;
 	char *generator; /* of the last finished build */
-	char tail[PREVIEW_LOG_TAIL + 1];
-	size_t tail_len;
+	struct cli_log_tail tail;
 };
 
 static int64_t now_ms(void)
@@ -256,8 +253,8 @@ static void on_command(void *payload, const char *display)
 {
 	struct loop *l = payload;
 
-	l->tail_len = 0;
-	l->tail[0] = '\0';
+	l->tail.len = 0;
+	l->tail.text[0] = '\0';
 	printf("preview:   $ %s\n", display);
 	fflush(stdout);
 }
@@ -267,19 +264,7 @@ static void on_output(void *payload, const char *data, size_t len)
 {
 	struct loop *l = payload;
 
-	if (len >= PREVIEW_LOG_TAIL) {
-		data += len - PREVIEW_LOG_TAIL;
-		len = PREVIEW_LOG_TAIL;
-	}
-	if (l->tail_len + len > PREVIEW_LOG_TAIL) {
-		size_t drop = l->tail_len + len - PREVIEW_LOG_TAIL;
-
-		memmove(l->tail, l->tail + drop, l->tail_len - drop);
-		l->tail_len -= drop;
-	}
-	memcpy(l->tail + l->tail_len, data, len);
-	l->tail_len += len;
-	l->tail[l->tail_len] = '\0';
+	cli_log_tail_add(&l->tail, data, len);
 }
 
 /* A stop signal is pending: the running command is stopped, and the loop
@@ -302,7 +287,7 @@ static void publish_state(struct loop *l, const char *state,
 	st.published = l->published;
 	st.generator = l->generator;
 	st.error = error;
-	st.log = error && l->tail_len ? l->tail : NULL;
+	st.log = error && l->tail.len ? l->tail.text : NULL;
 	st.changed = (const char *const *)l->changed;
 	st.duration_ms = duration_ms;
 	st.warnings = l->generation ? lec_preview_warnings(l->pv) : NULL;
@@ -341,8 +326,8 @@ static void build(struct loop *l)
 	int64_t start = now_ms();
 	int rc;
 
-	l->tail_len = 0;
-	l->tail[0] = '\0';
+	l->tail.len = 0;
+	l->tail.text[0] = '\0';
 	if (l->nchanged)
 		printf("preview: building: %s%s changed\n", l->changed[0],
 		       l->nchanged > 1 ? " and more" : "");
@@ -365,8 +350,8 @@ static void build(struct loop *l)
 	} else {
 		printf("preview: build %" PRIu64 " failed: %s\n",
 		       l->generation, lec_error_last());
-		cli_print_output(stdout, l->tail, l->tail_len);
-		if (l->tail_len && l->tail[l->tail_len - 1] != '\n')
+		cli_print_output(stdout, l->tail.text, l->tail.len);
+		if (l->tail.len && l->tail.text[l->tail.len - 1] != '\n')
 			putchar('\n');
 		print_warnings(l);
 		if (l->published)

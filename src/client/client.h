@@ -723,6 +723,12 @@ int lc_build_queue(struct lc_client *c, struct lc_queue *out,
 		   struct lc_error *err);
 /* Build build_id's place, or 0 when it is not waiting (q may be NULL). */
 long long lc_queue_position(const struct lc_queue *q, long long build_id);
+/* A build's state as people read it: a build waiting for a worker
+ * ("triggered") is "queued", with its place in q when q has it ("queued
+ * #2", written into buf); other states as sent; NULL without one. */
+const char *lc_build_state_shown(const struct lc_build *b,
+				 const struct lc_queue *q, char *buf,
+				 size_t size);
 void lc_queue_dispose(struct lc_queue *q);
 
 /* ------------------------------------ Page diffs (Lectern's extension) */

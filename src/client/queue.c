@@ -4,6 +4,7 @@
  * than show a triggered build as if it ran. Only a Lectern has it; the
  * callers ask only when lc_client_remote says so.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,23 @@ long long lc_queue_position(const struct lc_queue *q, long long build_id)
 		if (q->items[i].id == build_id)
 			return q->items[i].position;
 	return 0;
+}
+
+const char *lc_build_state_shown(const struct lc_build *b,
+				 const struct lc_queue *q, char *buf,
+				 size_t size)
+{
+	long long place;
+
+	if (b->state == NULL)
+		return NULL;
+	if (strcmp(b->state, "triggered") != 0)
+		return b->state;
+	if ((place = lc_queue_position(q, b->id)) > 0)
+		snprintf(buf, size, "queued #%lld", place);
+	else
+		snprintf(buf, size, "queued");
+	return buf;
 }
 
 void lc_queue_dispose(struct lc_queue *q)

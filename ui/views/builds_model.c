@@ -635,17 +635,9 @@ const char *ui_build_trigger(const struct lc_build *b,
 const char *ui_build_state(const struct lc_build *b, const struct lc_queue *q,
 			   char *buf, size_t size)
 {
-	long long place;
+	const char *shown = lc_build_state_shown(b, q, buf, size);
 
-	if (b->state == NULL)
-		return "?";
-	if (strcmp(b->state, "triggered") != 0)
-		return b->state;
-	if ((place = lc_queue_position(q, b->id)) > 0)
-		snprintf(buf, size, "queued #%lld", place);
-	else
-		snprintf(buf, size, "queued");
-	return buf;
+	return shown ? shown : "?";
 }
 
 enum ui_slot ui_build_slot(const struct lc_build *b)
