@@ -85,8 +85,10 @@ size_t lc_terminal_text(char *text, size_t len)
 		c = (unsigned char)text[in];
 		if (c == 0x1b) {
 			n = escape_length(text + in, len - in);
-			if (is_sgr(text + in, n))
-				memmove(text + out, text + in, n), out += n;
+			if (is_sgr(text + in, n)) {
+				memmove(text + out, text + in, n);
+				out += n;
+			}
 			in += n;
 			continue;
 		}
