@@ -201,6 +201,9 @@ struct check {
 	struct table seen;
 	const char **seen_keys;
 	size_t cap_seen;
+	/* follow()'s work buffers, kept from link to link: a page's
+	 * navigation alone is hundreds of links. */
+	struct lec__buf href, path, frag, target;
 	int error;
 };
 
@@ -461,16 +464,23 @@ static void percent_decode(struct lec__buf *b, const char *s, size_t n)
 	int hi, lo;
 
 	b->len = 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n &&
-		    (hi = hex_value(s[i + 1])) >= 0 &&
+	for (i = 0; i < n;) {
+		const char *pct = memchr(s + i, '%', n - i);
+		size_t run = pct ? (size_t)(pct - s) - i : n - i;
+
+		/* The text up to the next '%' in one copy. */
+		lec__buf_putn(b, s + i, run);
+		if ((i += run) >= n)
+			break;
+		if (i + 2 < n && (hi = hex_value(s[i + 1])) >= 0 &&
 		    (lo = hex_value(s[i + 2])) >= 0) {
 			char ch = (char)(hi * 16 + lo);
 
 			lec__buf_putn(b, &ch, 1);
-			i += 2;
+			i += 3;
 		} else {
-			lec__buf_putn(b, s + i, 1);
+			lec__buf_putn(b, "%", 1);
+			i++;
 		}
 	}
 	lec__buf_putn(b, "", 0);
@@ -615,78 +625,81 @@ static void want_anchor(struct check *c, size_t at, uint32_t to,
 /* An href of the page being read, at offset at. */
 static void follow(struct check *c, size_t at, const char *raw, size_t n)
 {
-	struct lec__buf href = LEC__BUF_INIT, path = LEC__BUF_INIT,
-			frag = LEC__BUF_INIT, target = LEC__BUF_INIT;
+	struct lec__buf *href = &c->href, *path = &c->path, *frag = &c->frag,
+			*target = &c->target;
 	const char *s, *hash, *query, *page = c->files[c->page].path;
 	size_t len, plen, i;
 	long to;
 
+	target->len = 0;
+	path->len = 0;
 	/* URLs drop surrounding white space and any tab or newline. */
-	decode_attr(&href, raw, n);
-	s = href.ptr ? href.ptr : "";
-	len = href.len;
+	decode_attr(href, raw, n);
+	s = href->ptr ? href->ptr : "";
+	len = href->len;
 	while (len > 0 && strchr(" \t\n\r\f", s[0])) {
 		s++;
 		len--;
 	}
 	while (len > 0 && strchr(" \t\n\r\f", s[len - 1]))
 		len--;
-	for (i = 0; i < len; i++)
-		if (s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
-			lec__buf_putn(&target, s + i, 1);
-	lec__buf_putn(&target, "", 0);
-	s = target.ptr;
-	len = target.len;
+	for (i = 0; i < len; i++) {
+		size_t j = i;
+
+		/* What lies between tabs and newlines, a run at a time. */
+		while (j < len && s[j] != '\t' && s[j] != '\n' && s[j] != '\r')
+			j++;
+		lec__buf_putn(target, s + i, j - i);
+		i = j;
+	}
+	lec__buf_putn(target, "", 0);
+	s = target->ptr;
+	len = target->len;
 	if (len == 0 || has_scheme(s, len) || s[0] == '/' || c->error)
-		goto done;
+		return;
 	c->stats->links++;
 	hash = memchr(s, '#', len);
 	query = memchr(s, '?', hash ? (size_t)(hash - s) : len);
 	plen = query ? (size_t)(query - s) : hash ? (size_t)(hash - s) : len;
-	percent_decode(&frag, hash ? hash + 1 : "",
+	percent_decode(frag, hash ? hash + 1 : "",
 		       hash ? len - (size_t)(hash + 1 - s) : 0);
 	if (plen == 0) {
-		want_anchor(c, at, c->page, frag.ptr, s);
-		goto done;
+		want_anchor(c, at, c->page, frag->ptr, s);
+		return;
 	}
 	if (c->single || c->base_external)
-		goto done;
+		return;
 	/* Where the page's relative links start. */
 	if (c->base)
-		lec__buf_puts(&path, c->base);
+		lec__buf_puts(path, c->base);
 	else
-		lec__buf_putn(&path, page, dir_len(page));
-	percent_decode(&href, s, plen);
-	if (!push_path(&path, href.ptr, href.len))
-		goto done; /* above the output: another version's docs */
-	if (path.len == 0 || s[plen - 1] == '/')
-		lec__buf_puts(&path, path.len ? "/index.html" : "index.html");
-	if (path.oom || frag.oom || href.oom) {
+		lec__buf_putn(path, page, dir_len(page));
+	percent_decode(href, s, plen);
+	if (!push_path(path, href->ptr, href->len))
+		return; /* above the output: another version's docs */
+	if (path->len == 0 || s[plen - 1] == '/')
+		lec__buf_puts(path, path->len ? "/index.html" : "index.html");
+	if (path->oom || frag->oom || href->oom) {
 		c->error = lec__error_oom();
-		goto done;
+		return;
 	}
-	if ((to = file_find(c, path.ptr, path.len)) < 0) {
+	if ((to = file_find(c, path->ptr, path->len)) < 0) {
 		/* A directory named without its slash. */
-		lec__buf_puts(&path, "/index.html");
-		to = file_find(c, path.ptr, path.len);
+		lec__buf_puts(path, "/index.html");
+		to = file_find(c, path->ptr, path->len);
 	}
 	if (to < 0) {
-		path.len -= strlen("/index.html");
-		path.ptr[path.len] = '\0';
-		frag.len = 0;
-		lec__buf_printf(&frag, "no file %s in the output", path.ptr);
-		if (frag.oom)
+		path->len -= strlen("/index.html");
+		path->ptr[path->len] = '\0';
+		frag->len = 0;
+		lec__buf_printf(frag, "no file %s in the output", path->ptr);
+		if (frag->oom)
 			c->error = lec__error_oom();
-		else if (seen_first(c, frag.ptr, frag.len))
-			broken(c, at, s, frag.ptr);
+		else if (seen_first(c, frag->ptr, frag->len))
+			broken(c, at, s, frag->ptr);
 	} else if (c->files[to].html) {
-		want_anchor(c, at, (uint32_t)to, frag.ptr, s);
+		want_anchor(c, at, (uint32_t)to, frag->ptr, s);
 	}
-done:
-	lec__buf_dispose(&href);
-	lec__buf_dispose(&path);
-	lec__buf_dispose(&frag);
-	lec__buf_dispose(&target);
 }
 
 /* <base href>: an external one means relative links leave the site; a
@@ -1152,6 +1165,10 @@ static void check_dispose(struct check *c)
 	lec__free(c->base);
 	lec__free(c->seen.slots);
 	lec__free(c->seen_keys);
+	lec__buf_dispose(&c->href);
+	lec__buf_dispose(&c->path);
+	lec__buf_dispose(&c->frag);
+	lec__buf_dispose(&c->target);
 }
 
 int lec__linkcheck(const char *dir, struct lec_warning_set *set,
