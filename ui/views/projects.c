@@ -73,6 +73,7 @@ struct projects {
 	 * empty list known to be empty. */
 	int loaded;
 	time_t count_asked; /* when the list's count was last asked for */
+	double list_count;  /* the count the list's last load said */
 	struct ui_table table;
 };
 
@@ -217,14 +218,16 @@ static void ask_count(struct ui_view *v)
 		ps->count_asked = v->app->now;
 }
 
-/* Another count than the list's: projects came or went, load it again. */
+/* Another count than the list's last load said: projects came or went,
+ * load it again (compared with that count, not the rows kept, so a row
+ * the client cannot read does not reload the list every time). */
 static void take_count(struct ui_view *v, const cJSON *page)
 {
 	struct projects *ps = v->priv;
 	const cJSON *count = cJSON_GetObjectItemCaseSensitive(page, "count");
 
 	if (cJSON_IsNumber(count) && !ps->reloading &&
-	    count->valuedouble != (double)ps->len)
+	    count->valuedouble != ps->list_count)
 		load(v);
 }
 
@@ -247,10 +250,13 @@ static void take_list(struct ui_view *v, const cJSON *page)
 	struct lc_project *p;
 
 	if (ps->reloading) {
+		const cJSON *count = cJSON_GetObjectItemCaseSensitive(page, "count");
+
 		/* Last-build answers still coming are for the old indexes. */
 		ui_app_cancel(v->app, v);
 		clear_entries(ps);
 		ps->reloading = 0;
+		ps->list_count = cJSON_IsNumber(count) ? count->valuedouble : -1;
 	}
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(page, "results")) {
 		if (lc_project_parse(item, &p, NULL) != LC_OK || p->slug == NULL) {
