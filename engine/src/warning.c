@@ -358,19 +358,35 @@ int lec_warning_previous_good(struct lec_store *st, int64_t version_id,
 				    NULL);
 }
 
-/* The records of the version's previous good build, for comparing. */
-static int previous_records(struct lec_store *st, int64_t build_id,
-			    struct lec_warning_list *out)
+/* The build's version (0 when it has none), or LEC_ENOTFOUND when there
+ * is no such build. */
+static int build_version(struct lec_store *st, int64_t build_id,
+			 int64_t *version_id)
 {
-	int64_t version_id = 0, prev = 0;
-	int error;
+	int error, found = 0;
 
+	*version_id = 0;
 	if ((error = lec_store__query_int(st, "SELECT version_id FROM builds "
 					      "WHERE id = ?",
 					  &build_id, 1, "reading a build",
-					  &version_id, NULL)) < 0 ||
-	    version_id == 0 ||
-	    (error = lec_warning_previous_good(st, version_id, build_id,
+					  version_id, &found)) < 0)
+		return error;
+	if (!found)
+		return lec__error(LEC_ENOTFOUND, "no build with id %lld",
+				  (long long)build_id);
+	return LEC_OK;
+}
+
+/* The records of the version's previous good build, for comparing. */
+static int previous_records(struct lec_store *st, int64_t version_id,
+			    int64_t build_id, struct lec_warning_list *out)
+{
+	int64_t prev = 0;
+	int error;
+
+	if (version_id == 0)
+		return LEC_OK;
+	if ((error = lec_warning_previous_good(st, version_id, build_id,
 					       &prev)) < 0 ||
 	    prev == 0)
 		return error;
@@ -403,19 +419,12 @@ int lec_warning_store(struct lec_store *st, int64_t build_id,
 	struct lec_warning_list prev = { 0 };
 	sqlite3_stmt *stmt = NULL;
 	size_t i, fixed = 0, fresh = 0;
-	int64_t totals[5], one = 0;
-	int error, found = 0;
+	int64_t totals[5], version_id = 0;
+	int error;
 
 	lec_error_clear();
-	if ((error = lec_store__query_int(st, "SELECT 1 FROM builds WHERE "
-					      "id = ?",
-					  &build_id, 1, "reading a build",
-					  &one, &found)) < 0)
-		return error;
-	if (!found)
-		return lec__error(LEC_ENOTFOUND, "no build with id %lld",
-				  (long long)build_id);
-	if ((error = previous_records(st, build_id, &prev)) < 0)
+	if ((error = build_version(st, build_id, &version_id)) < 0 ||
+	    (error = previous_records(st, version_id, build_id, &prev)) < 0)
 		return error;
 	lec_warning_compare(set, prev.items, prev.len, &fixed);
 	lec_warning_list_dispose(&prev);
@@ -525,17 +534,11 @@ int lec_warning_inventory_save(struct lec_store *st, int64_t build_id,
 {
 	sqlite3_stmt *stmt = NULL;
 	int64_t version_id = 0;
-	int error, found = 0;
+	int error;
 
 	lec_error_clear();
-	if ((error = lec_store__query_int(st, "SELECT version_id FROM builds "
-					      "WHERE id = ?",
-					  &build_id, 1, "reading a build",
-					  &version_id, &found)) < 0)
+	if ((error = build_version(st, build_id, &version_id)) < 0)
 		return error;
-	if (!found)
-		return lec__error(LEC_ENOTFOUND, "no build with id %lld",
-				  (long long)build_id);
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
 	/* One per version: only the newest passed build is compared with. */
