@@ -15,8 +15,10 @@ import signal
 import sqlite3
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 LECTERN = os.environ.get("LECTERN", "lectern")
 # How long the server may take to start or stop; a sanitizer build is slow.
@@ -286,6 +288,32 @@ class ServerTestCase(unittest.TestCase):
     def import_project(self, token, name, url="https://github.com/example/%s.git", **extra):
         return self.server.import_project(token, name, url, **extra)
 
+
+class HookReceiver:
+    """An outgoing webhook's receiver on loopback: every POST's JSON body in
+    `received` and its X-Lectern-Event header in `events`, in turn."""
+
+    def __init__(self):
+        received, events = self.received, self.events = [], []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                events.append(self.headers.get("X-Lectern-Event") or "")
+                received.append(json.loads(body or b"{}"))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/hook" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 class BuildTestCase(ServerTestCase):

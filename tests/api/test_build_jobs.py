@@ -11,12 +11,10 @@ notification, no webhook, and the version's published docs as they were.
 Each of these failed on the main before it (issue 32, items 1 and 2)."""
 import json
 import os
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import fixtures
-from lectern_test import BuildTestCase, main
+from lectern_test import BuildTestCase, HookReceiver, main
 
 CONF = {
     "docs/conf.py": "project = 'Jobs Fixture'\nextensions = []\n",
@@ -33,31 +31,6 @@ def config(*lines):
 def write_index(text):
     return ("mkdir -p $READTHEDOCS_OUTPUT/html && echo '<h1>%s</h1>' > "
             "$READTHEDOCS_OUTPUT/html/index.html" % text)
-
-
-class Receiver:
-    """An outgoing webhook's receiver on loopback: every POST it gets."""
-
-    def __init__(self):
-        received = self.received = []
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                received.append(json.loads(body or b"{}"))
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/hook" % self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 class BuildJobsCase(BuildTestCase):
@@ -230,7 +203,7 @@ class SkipTest(BuildJobsCase):
     SERVER_ARGS = BuildJobsCase.SERVER_ARGS + ("--webhook-allow", "127.0.0.0/8")
 
     def test_exit_183_skips_and_keeps_the_docs(self):
-        receiver = Receiver()
+        receiver = HookReceiver()
         self.addCleanup(receiver.close)
         files = {"README.md": "# Skip\n",
                  ".readthedocs.yaml": config("  jobs:", "    build:", "      html:",

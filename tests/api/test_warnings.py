@@ -12,12 +12,10 @@ builder; a build with more warnings than are kept; and a secret in a
 warning masked. Each of these failed on the main before it."""
 import json
 import os
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import fixtures
-from lectern_test import ServerTestCase, Store, main
+from lectern_test import HookReceiver, ServerTestCase, Store, main
 
 # A build of a tiny project takes well under this even under ASan.
 BUILD_TIMEOUT = 180
@@ -34,32 +32,6 @@ SPHINX = {
         "Text with *unclosed emphasis.\n"),
     "docs/old.rst": ":orphan:\n\nOld\n===\n\nGoing away.\n",
 }
-
-
-class Receiver:
-    """An outgoing webhook's receiver on loopback: every POST it gets."""
-
-    def __init__(self):
-        received = self.received = []
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                received.append((self.headers.get("X-Lectern-Event") or "",
-                                 json.loads(body or b"{}")))
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/hook" % self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 class WarningsCase(ServerTestCase):
@@ -280,7 +252,7 @@ class WarningsCase(ServerTestCase):
                                          (slug, build["id"]), token=self.token).body)
 
     def test_new_warnings_webhook_only_when_subscribed(self):
-        receiver = Receiver()
+        receiver = HookReceiver()
         try:
             slug, repo = self.import_repo("Hooked", fixtures.MARKDOWN)
             first = self.wait_build(slug)
