@@ -163,9 +163,34 @@ static ssize_t read_proc(long pid, const char *what, char *buf, size_t cap)
 	return n;
 }
 
-/* A live `lectern serve` process: not gone, not a zombie waiting for a
- * parent that never reaps, and its command line has the serve word (a pid
- * reused by another program is not ours). */
+/* When the process started (field 22 of its stat, in clock ticks since
+ * boot), 0 when it is gone or a zombie waiting for a parent that never
+ * reaps. With the pid, it names one process: a pid reused later has another
+ * start time. */
+static unsigned long long live_start_time(long pid)
+{
+	char buf[4096], *p;
+	unsigned long long start = 0;
+	int field;
+
+	if (pid <= 0 || kill((pid_t)pid, 0) < 0 ||
+	    read_proc(pid, "stat", buf, sizeof(buf)) <= 0)
+		return 0;
+	/* Fields after the command name, which may hold spaces: the state is
+	 * field 3, the start time field 22. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == 'Z')
+		return 0;
+	for (field = 3, p++; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL)
+		start = strtoull(p + 1, NULL, 10);
+	return start;
+}
+
+/* A live `lectern serve` process: live_start_time() says it is alive, and
+ * its command line has the serve word (a pid reused by another program is
+ * not ours). A process on its way out may have dropped its command line
+ * already: it is no engine to talk to any more, though not yet gone. */
 static int is_engine_process(long pid)
 {
 	char buf[4096];
@@ -173,13 +198,8 @@ static int is_engine_process(long pid)
 	int found = 0;
 	char *p;
 
-	if (pid <= 0 || kill((pid_t)pid, 0) < 0)
-		return 0;
-	if (read_proc(pid, "stat", buf, sizeof(buf)) <= 0)
-		return 0;
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == 'Z')
-		return 0;
-	if ((n = read_proc(pid, "cmdline", buf, sizeof(buf))) <= 0)
+	if (live_start_time(pid) == 0 ||
+	    (n = read_proc(pid, "cmdline", buf, sizeof(buf))) <= 0)
 		return 0;
 	for (p = buf; p < buf + n; p += strlen(p) + 1)
 		if (strcmp(p, "serve") == 0)
@@ -605,12 +625,15 @@ done:
 
 /* ---- `lectern stop` ------------------------------------------------------ */
 
-static int wait_gone(long pid)
+/* Waits until the process that started at `start` has gone (or is a
+ * zombie): not merely until it dropped its command line on the way out,
+ * since it may still hold its port and files then. */
+static int wait_gone(long pid, unsigned long long start)
 {
 	int waited;
 
 	for (waited = 0; waited < STOP_TIMEOUT_MS; waited += POLL_MS) {
-		if (!is_engine_process(pid))
+		if (live_start_time(pid) != start)
 			return 1;
 		sleep_ms(POLL_MS);
 	}
@@ -620,6 +643,7 @@ static int wait_gone(long pid)
 int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *dir;
+	unsigned long long start;
 	long pid;
 	int lock_fd, status = CLI_EXIT_OK;
 
@@ -630,9 +654,9 @@ int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
 	    (lock_fd = cli_engine_lock(dir)) < 0)
 		return CLI_EXIT_FAIL;
 	pid = read_number(dir, "serve.pid");
-	if (!is_engine_process(pid)) {
+	if ((start = live_start_time(pid)) == 0 || !is_engine_process(pid)) {
 		printf("no local engine is running for %s\n", dir);
-	} else if (kill((pid_t)pid, SIGTERM) < 0 || !wait_gone(pid)) {
+	} else if (kill((pid_t)pid, SIGTERM) < 0 || !wait_gone(pid, start)) {
 		status = cli_fail("the local engine (pid %ld) did not stop", pid);
 		goto done;
 	} else {
