@@ -4,6 +4,7 @@
  * make talking over HTTP possible in the first place).
  */
 #include <cjson/cJSON.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,11 @@
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
+
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024.0);
+}
 
 int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -46,20 +52,23 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 		       pid, port);
 	else
 		printf("engine:         not running (the next command starts "
-		       "it; `lectern stop` stops it)\n");
+		       "it)\n");
 	if (lec_diff_usage(cli_data_dir(ctx), &usage) == LEC_OK)
 		printf("build outputs:  %zu (%.1f MiB; published and kept for "
 		       "diffs)\n",
-		       usage.outputs, (double)usage.bytes / (1024.0 * 1024.0));
-	if (lec_pipeline_usage(cli_data_dir(ctx), &caches) == LEC_OK)
-		printf("build caches:   %.1f MiB (kept trees and generator "
-		       "state %.1f MiB, Python environments %.1f MiB, "
-		       "repository mirrors %.1f MiB)\n",
-		       (double)(caches.trees + caches.python + caches.repos) /
-			       (1024.0 * 1024.0),
-		       (double)caches.trees / (1024.0 * 1024.0),
-		       (double)caches.python / (1024.0 * 1024.0),
-		       (double)caches.repos / (1024.0 * 1024.0));
+		       usage.outputs, mib(usage.bytes));
+	/* One line per cache, so the listing fits an 80-column terminal. */
+	if (lec_pipeline_usage(cli_data_dir(ctx), &caches) == LEC_OK) {
+		printf("build caches:   %.1f MiB\n",
+		       mib(caches.trees + caches.python + caches.repos));
+		printf("  trees:        %.1f MiB (kept working trees and "
+		       "generator state)\n",
+		       mib(caches.trees));
+		printf("  python:       %.1f MiB (Python environments)\n",
+		       mib(caches.python));
+		printf("  mirrors:      %.1f MiB (repository mirrors)\n",
+		       mib(caches.repos));
+	}
 	lec_user_list_dispose(&users);
 	return CLI_EXIT_OK;
 }

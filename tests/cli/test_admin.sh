@@ -44,7 +44,13 @@ expect_status 0 env -u LECTERN_DATA XDG_DATA_HOME="$DATA/xdg" "$LECTERN" token c
 expect_status 0 "$LECTERN" status
 expect_match out "^data directory: $LECTERN_DATA"
 expect_match out '^users: +2$'
-expect_match out '^build caches: +0\.0 MiB \(kept trees and generator state 0\.0 MiB, Python environments 0\.0 MiB, repository mirrors 0\.0 MiB\)$'
+expect_match out '^build caches: +0\.0 MiB$'
+expect_match out '^  trees: +0\.0 MiB \(kept working trees and generator state\)$'
+expect_match out '^  python: +0\.0 MiB \(Python environments\)$'
+expect_match out '^  mirrors: +0\.0 MiB \(repository mirrors\)$'
+# Every line fits an 80-column terminal.
+awk 'length > 79 { exit 1 }' "$DATA/out" && pass ||
+	fail "a status line is wider than 79 columns: $(cat "$DATA/out")"
 
 # Errors: non-zero status, one line on stderr.
 expect_status 1 "$LECTERN" token create 'bad name'
