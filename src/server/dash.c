@@ -802,7 +802,7 @@ static int login(struct srv_request *req, struct srv_response *res)
 	c.query = q ? q : "";
 	if ((c.store = srv_store(req)) == NULL)
 		return srv_respond_internal(res, "no store");
-	status = docs_login(&c);
+	status = docs_login_form(&c);
 	lec_user_free(c.user);
 	return status;
 }

@@ -167,17 +167,8 @@ void dash_page_begin(struct srv_text *h, const struct dash_frame *f)
 
 void dash_login_link(struct srv_text *h, const char *path, const char *text)
 {
-	const char *p;
-
 	srv_text_puts(h, "<a href=\"/_/login/?next=");
-	/* The return path as one query value: what would end or change it
-	 * percent-encoded. */
-	for (p = path ? path : "/"; *p; p++) {
-		if (strchr("&?#%+ \"'<>", *p) || (unsigned char)*p < 0x20)
-			srv_text_printf(h, "%%%02X", (unsigned char)*p);
-		else
-			srv_text_put(h, p, 1);
-	}
+	srv_text_query_value(h, path ? path : "/");
 	srv_text_puts(h, "\">");
 	srv_text_puts(h, text);
 	srv_text_puts(h, "</a>");

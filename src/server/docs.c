@@ -47,7 +47,6 @@
 #include "docs.h"
 
 #define SUBPROJECTS "/projects/"
-#define LOGIN_PATH "/_/login/"
 #define DOWNLOADS_PATH "/_/downloads/"
 /* Longest language code in a URL ("sr@latin" style codes are far
  * shorter). */
@@ -360,22 +359,19 @@ static int handle(struct docs_ctx *c)
 /* Whether the raw request URI is the login route (with a query or not). */
 static int login_route(const char *raw)
 {
-	size_t n = strlen(LOGIN_PATH);
+	size_t n = strlen(DOCS_LOGIN_PATH);
 
-	return strncmp(raw, LOGIN_PATH, n) == 0 &&
+	return strncmp(raw, DOCS_LOGIN_PATH, n) == 0 &&
 	       (raw[n] == '\0' || raw[n] == '?');
 }
 
-/* Only GET and HEAD, and POST to the login route. */
+/* Only GET and HEAD (the login route's form, which takes a POST, is on
+ * the API's host). */
 static int method_allowed(struct srv_request *req, struct srv_response *res)
 {
-	int login = login_route(req->raw_uri);
-
-	if (req->method == SRV_GET || req->method == SRV_HEAD ||
-	    (login && req->method == SRV_POST))
+	if (req->method == SRV_GET || req->method == SRV_HEAD)
 		return 1;
-	srv_respond_not_allowed(res, req->method_name,
-				strdup(login ? "GET, HEAD, POST" : "GET, HEAD"));
+	srv_respond_not_allowed(res, req->method_name, strdup("GET, HEAD"));
 	return 0;
 }
 

@@ -193,8 +193,16 @@ const struct lec_user *docs_user(struct docs_ctx *c);
 int docs_project_visible(struct docs_ctx *c, const struct lec_project *p);
 int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
 		  const struct lec_version *version);
-/* GET and POST /_/login/: the form, and exchanging a token for a session
- * cookie. */
+/* The login route, on the API's host and on every docs host alike. */
+#define DOCS_LOGIN_PATH "/_/login/"
+/* On the API's host: GET shows the form (or, for a visitor logged in
+ * there already who is on the way to a docs host, goes on at once), POST
+ * exchanges an API token for a session there; with a docs host named in
+ * "host", the browser goes on to that host with a one-time ticket. */
+int docs_login_form(struct docs_ctx *c);
+/* On a docs host: GET with a ticket starts a session on this host, and
+ * without one goes to the form on the API's host, so that a token is
+ * never typed into a page that a build's output shares an origin with. */
 int docs_login(struct docs_ctx *c);
 
 /* docs_cache.c ------------------------------------------------------------ */

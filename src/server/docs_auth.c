@@ -11,9 +11,16 @@
  * random key kept in <data>/session.key (created 0600 on first use,
  * atomically, like the engine's secret.key), so a session works on the
  * docs host it was made on only. A cookie is valid until its expiry while
- * the user stays active; deleting the key file ends every session. POST
- * /_/login/ exchanges an API token (a form field) for the cookie. The
- * token is never logged, echoed or stored.
+ * the user stays active; deleting the key file ends every session.
+ *
+ * Logging in happens on the API's host (the docs domain itself), never on
+ * a docs host, whose pages are a build's output: a token typed there
+ * could be read by the build's scripts. A docs host's /_/login/ sends the
+ * browser to the form on the API's host, naming itself; the form's POST
+ * exchanges an API token (a form field) for a session there and sends the
+ * browser back with a ticket, signed like a session for that docs host,
+ * good for a minute and once, which the docs host exchanges for its own
+ * session. The token is never logged, echoed or stored.
  *
  * The login form is protected against cross-site request forgery (another
  * page making a visitor's browser log in, as the attacker): the form's GET
@@ -32,6 +39,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +48,11 @@
 #include <unistd.h>
 
 #include "lectern/errors.h"
+#include "lectern/slug.h"
+#include "dash.h"
 #include "docs.h"
 #include "input.h"
+#include "text.h"
 
 #define SESSION_COOKIE "lectern_session"
 /* How long a session lasts: Django's default SESSION_COOKIE_AGE, which
@@ -62,6 +73,13 @@
 #define CSRF_SECONDS 3600
 /* Longest Host header the CSRF MAC covers (a DNS name and a port). */
 #define CSRF_HOST_MAX 300
+/* How long a login ticket is good for: the browser follows the redirect
+ * that carries it at once; a minute allows for a slow one. */
+#define TICKET_SECONDS 60
+/* Redeemed tickets remembered so none works twice: more logins than this
+ * in one TICKET_SECONDS would let the oldest be replayed by whoever has
+ * its URL, well beyond what one engine sees. */
+#define TICKETS_REMEMBERED 1024
 
 /* The session key --------------------------------------------------------- */
 
@@ -185,13 +203,14 @@ static int64_t number_before_dot(const char **value)
 	return n;
 }
 
-/* The hex HMAC of "<purpose>\n<Host>\n<value's first n bytes>" into
- * hex: a cookie or token made for one docs host is no good on another
- * (one project's docs cannot use a session or form of another's). */
-static int host_mac(struct docs_ctx *c, const char *purpose,
-		    const char *value, size_t n, char *hex)
+/* The hex HMAC of "<purpose>\n<host>\n<value's first n bytes>" into
+ * hex: a cookie, ticket or token made for one docs host is no good on
+ * another (one project's docs cannot use a session or form of
+ * another's). */
+static int host_mac_for(struct docs_ctx *c, const char *host,
+			const char *purpose, const char *value, size_t n,
+			char *hex)
 {
-	const char *host = srv_header(c->req, "Host");
 	char msg[CSRF_HOST_MAX + SESSION_VALUE_MAX + 16];
 	int len = snprintf(msg, sizeof(msg), "%s\n%s\n%.*s", purpose,
 			   host ? host : "", (int)n, value);
@@ -199,6 +218,14 @@ static int host_mac(struct docs_ctx *c, const char *purpose,
 	if (len < 0 || (size_t)len >= sizeof(msg))
 		return -1;
 	return session_mac(c, msg, (size_t)len, hex);
+}
+
+/* host_mac_for this request's host. */
+static int host_mac(struct docs_ctx *c, const char *purpose,
+		    const char *value, size_t n, char *hex)
+{
+	return host_mac_for(c, srv_header(c->req, "Host"), purpose, value, n,
+			    hex);
 }
 
 /* The first number of a valid, unexpired "<number>.<expiry>.<mac>" made
@@ -220,16 +247,25 @@ static int64_t signed_number(struct docs_ctx *c, const char *purpose,
 	return number;
 }
 
-/* "<number>.<expiry>.<mac>" for purpose on this host, lasting seconds,
- * into out (SESSION_VALUE_MAX bytes). */
-static int signed_value(struct docs_ctx *c, const char *purpose,
-			uint64_t number, int seconds, char *out)
+/* "<number>.<expiry>.<mac>" for purpose on host, lasting seconds, into
+ * out (SESSION_VALUE_MAX bytes). */
+static int signed_value_for(struct docs_ctx *c, const char *host,
+			    const char *purpose, uint64_t number, int seconds,
+			    char *out)
 {
 	int n = snprintf(out, SESSION_VALUE_MAX, "%" PRIu64 ".%lld.", number,
 			 (long long)time(NULL) + seconds);
 
 	/* The mac covers everything before its own '.' separator. */
-	return host_mac(c, purpose, out, (size_t)n - 1, out + n);
+	return host_mac_for(c, host, purpose, out, (size_t)n - 1, out + n);
+}
+
+/* signed_value_for this request's host. */
+static int signed_value(struct docs_ctx *c, const char *purpose,
+			uint64_t number, int seconds, char *out)
+{
+	return signed_value_for(c, srv_header(c->req, "Host"), purpose, number,
+				seconds, out);
 }
 
 /* The user id of a valid, unexpired session cookie value; 0 otherwise. */
@@ -369,6 +405,31 @@ static int html_page(struct srv_response *res, int status, const char *body)
 	return status;
 }
 
+/* The page's text (taken) as the response. */
+static int text_page(struct srv_response *res, int status,
+		     struct srv_text *page)
+{
+	res->content_type = "text/html; charset=utf-8";
+	if ((res->body = srv_text_take(page, &res->body_len)) == NULL)
+		return srv_respond_internal(res, "out of memory");
+	res->status = status;
+	return status;
+}
+
+/* A positive random number (as number_before_dot reads them), 0 when
+ * there are no random bytes. */
+static uint64_t random_number(void)
+{
+	uint64_t random;
+
+	do {
+		if (RAND_bytes((unsigned char *)&random, sizeof(random)) != 1)
+			return 0;
+		random &= INT64_MAX;
+	} while (random == 0);
+	return random;
+}
+
 /* CSRF -------------------------------------------------------------------- */
 
 /* The request's nonce cookie into nonce (SESSION_VALUE_MAX bytes); 0
@@ -443,12 +504,8 @@ static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 
 	if (csrf_nonce(c, nonce))
 		return 0;
-	do {
-		if (RAND_bytes((unsigned char *)&random, sizeof(random)) != 1)
-			return -1;
-		random &= INT64_MAX; /* a positive number, as signed_number reads */
-	} while (random == 0);
-	if (signed_value(c, "nonce", random, CSRF_SECONDS, nonce) < 0)
+	if ((random = random_number()) == 0 ||
+	    signed_value(c, "nonce", random, CSRF_SECONDS, nonce) < 0)
 		return -1;
 	snprintf(cookie, sizeof(cookie),
 		 CSRF_COOKIE "=%s; Path=/_/login/; HttpOnly; SameSite=Strict",
@@ -456,70 +513,200 @@ static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 	return srv_response_header(c->res, "Set-Cookie", cookie);
 }
 
-/* The login form --------------------------------------------------------- */
+/* Tickets ----------------------------------------------------------------- */
 
-/* The login form; next is HTML-escaped into its hidden field, the CSRF
- * token (hex) goes in as it is. */
+/* Whether ticket (a whole "<user>.<expiry>.<mac>") is redeemed for the
+ * first time; remembered until it expires. A ticket travels in a URL,
+ * which browsers keep in their history: it works once. */
+static int ticket_first_use(const char *ticket)
+{
+	static struct {
+		char value[SESSION_VALUE_MAX];
+		time_t until;
+	} used[TICKETS_REMEMBERED];
+	static size_t next;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	time_t now = time(NULL);
+	size_t i;
+	int first = 1;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < TICKETS_REMEMBERED && first; i++)
+		first = used[i].until < now ||
+			strcmp(used[i].value, ticket) != 0;
+	if (first) {
+		snprintf(used[next].value, sizeof(used[next].value), "%s",
+			 ticket);
+		used[next].until = now + TICKET_SECONDS;
+		next = (next + 1) % TICKETS_REMEMBERED;
+	}
+	pthread_mutex_unlock(&lock);
+	return first;
+}
+
+/* Where a ticket's purpose is written: "ticket <its random number>". */
+#define TICKET_PURPOSE_MAX 32
+
+/* A ticket for user uid on host into out (SESSION_VALUE_MAX bytes):
+ * "<random>.<user>.<expiry>.<mac>", its mac also covering the random
+ * number, so two logins in one second make two tickets. */
+static int ticket_make(struct docs_ctx *c, const char *host, int64_t uid,
+		       char *out)
+{
+	char purpose[TICKET_PURPOSE_MAX];
+	uint64_t random = random_number();
+	int n;
+
+	if (random == 0)
+		return -1;
+	snprintf(purpose, sizeof(purpose), "ticket %" PRIu64, random);
+	n = snprintf(out, SESSION_VALUE_MAX, "%" PRIu64 ".", random);
+	return signed_value_for(c, host, purpose, (uint64_t)uid,
+				TICKET_SECONDS, out + n);
+}
+
+/* The user of a valid, unexpired ticket made for this host; 0
+ * otherwise. */
+static int64_t ticket_user(struct docs_ctx *c, const char *ticket)
+{
+	char purpose[TICKET_PURPOSE_MAX];
+	const char *rest = ticket;
+	int64_t random = number_before_dot(&rest);
+
+	if (random <= 0)
+		return 0;
+	snprintf(purpose, sizeof(purpose), "ticket %" PRId64, random);
+	return signed_number(c, purpose, rest);
+}
+
+/* The docs host a login is for, from the "host" value of s (a query or
+ * form body), lowercased into out (CSRF_HOST_MAX bytes): one of this
+ * server's docs hosts, "<label>.<docs domain>", its label a slug's
+ * characters only (a '/' or '@' there would send the ticket elsewhere);
+ * 0 when absent or not one. */
+static int login_target(struct docs_ctx *c, const char *s, char *out)
+{
+	char label[LEC_PROJECT_SLUG_MAX + 1], *p;
+
+	if (!form_value(s, "host", out, CSRF_HOST_MAX))
+		return 0;
+	for (p = out; *p; p++)
+		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	if (!docs_host_slug(out, srv_docs_domain(c->req), label,
+			    sizeof(label)))
+		return 0;
+	return label[0] && strspn(label, "abcdefghijklmnopqrstuvwxyz"
+					 "0123456789-_") == strlen(label);
+}
+
+/* Responses --------------------------------------------------------------- */
+
+/* A 302 to the text's URL (taken). */
+static int redirect(struct docs_ctx *c, struct srv_text *url)
+{
+	if ((c->res->location = srv_text_take(url, NULL)) == NULL)
+		return srv_respond_internal(c->res, "out of memory");
+	srv_response_header(c->res, "Cache-Control", "no-store");
+	return srv_respond_empty(c->res, 302);
+}
+
+/* Set the session cookie of user uid for this host. */
+static int set_session(struct docs_ctx *c, int64_t uid)
+{
+	char value[SESSION_VALUE_MAX], cookie[SESSION_VALUE_MAX + 96];
+
+	if (signed_value(c, "session", (uint64_t)uid, SESSION_SECONDS,
+			 value) < 0)
+		return -1;
+	snprintf(cookie, sizeof(cookie),
+		 SESSION_COOKIE "=%s; Max-Age=%d; Path=/; HttpOnly; "
+				"SameSite=Lax",
+		 value, SESSION_SECONDS);
+	return srv_response_header(c->res, "Set-Cookie", cookie);
+}
+
+/* The "next" value of s (a query or form body), safe for this host, into
+ * out (LOGIN_NEXT_MAX bytes); "/" when absent. */
+static void login_next(const char *s, char *out)
+{
+	if (!form_value(s, "next", out, LOGIN_NEXT_MAX))
+		snprintf(out, LOGIN_NEXT_MAX, "/");
+	memmove(out, safe_next(out), strlen(safe_next(out)) + 1);
+}
+
+/* After a login on the API host: to next there, or, for a docs host, to
+ * that host with a ticket for user uid. */
+static int login_done(struct docs_ctx *c, int64_t uid, const char *host,
+		      const char *next)
+{
+	struct srv_text url = { 0 };
+	char ticket[SESSION_VALUE_MAX];
+
+	if (host[0] == '\0') {
+		srv_text_puts(&url, next);
+		return redirect(c, &url);
+	}
+	if (ticket_make(c, host, uid, ticket) < 0)
+		return srv_respond_internal(c->res, "no session key");
+	srv_text_printf(&url, "%s://%s" DOCS_LOGIN_PATH "?ticket=%s&next=",
+			srv_request_scheme(c->req), host, ticket);
+	srv_text_query_value(&url, next);
+	return redirect(c, &url);
+}
+
+/* The login form on the API host ------------------------------------------ */
+
+/* The login form, for this host or for the docs host in the query; next
+ * and host are HTML-escaped into hidden fields. It may not be framed: a
+ * page of a build could otherwise lay itself over it. */
 static int login_form(struct docs_ctx *c)
 {
-	static const char head[] =
-		"<!DOCTYPE html>\n<html><head><title>Log in</title></head>\n"
-		"<body><h1>Log in</h1>\n<form method=\"post\" "
-		"action=\"/_/login/\">\n<input type=\"hidden\" "
-		"name=\"csrf_token\" value=\"";
-	static const char middle[] =
-		"\">\n<input type=\"hidden\" name=\"next\" value=\"";
-	static const char tail[] =
-		"\">\n<label>API token <input type=\"password\" "
-		"name=\"token\"></label>\n<button>Log in</button>\n</form>"
-		"</body></html>\n";
-	char next[LOGIN_NEXT_MAX], page[sizeof(head) + sizeof(middle) +
-					sizeof(tail) + 2 * SESSION_MAC_LEN +
-					6 * LOGIN_NEXT_MAX];
+	struct srv_text page = { 0 };
+	const char *query = c->query[0] ? c->query + 1 : "";
 	char nonce[SESSION_VALUE_MAX], token[2 * SESSION_MAC_LEN + 1];
-	const char *n, *p;
-	size_t len = sizeof(head) - 1;
+	char next[LOGIN_NEXT_MAX], host[CSRF_HOST_MAX];
 
 	if (csrf_form_nonce(c, nonce) < 0 || csrf_token(c, nonce, token) < 0)
 		return srv_respond_internal(c->res, "no CSRF token");
 	/* The token is tied to this visitor's cookie: no shared caching. */
 	srv_response_header(c->res, "Cache-Control", "no-store");
-	if (!form_value(c->query[0] ? c->query + 1 : "", "next", next,
-			sizeof(next)))
-		snprintf(next, sizeof(next), "/");
-	n = safe_next(next);
-	memcpy(page, head, len);
-	memcpy(page + len, token, 2 * SESSION_MAC_LEN);
-	len += 2 * SESSION_MAC_LEN;
-	memcpy(page + len, middle, sizeof(middle) - 1);
-	len += sizeof(middle) - 1;
-	for (p = n; *p; p++) {
-		const char *e = *p == '&'   ? "&amp;"
-				: *p == '<' ? "&lt;"
-				: *p == '>' ? "&gt;"
-				: *p == '"' ? "&quot;"
-				: *p == '\'' ? "&#39;"
-					     : NULL;
-
-		if (e) {
-			memcpy(page + len, e, strlen(e));
-			len += strlen(e);
-		} else {
-			page[len++] = *p;
-		}
+	srv_response_header(c->res, "X-Frame-Options", "DENY");
+	srv_response_header(c->res, "Content-Security-Policy",
+			    "frame-ancestors 'none'");
+	login_next(query, next);
+	if (!login_target(c, query, host))
+		host[0] = '\0';
+	srv_text_puts(&page, "<!DOCTYPE html>\n<html><head><title>Log in"
+			     "</title></head>\n<body><h1>Log in</h1>\n");
+	if (host[0]) {
+		srv_text_puts(&page, "<p>to read the docs at ");
+		dash_esc(&page, host);
+		srv_text_puts(&page, "</p>\n");
 	}
-	memcpy(page + len, tail, sizeof(tail));
-	return html_page(c->res, 200, page);
+	srv_text_printf(&page,
+			"<form method=\"post\" action=\"" DOCS_LOGIN_PATH "\">\n"
+			"<input type=\"hidden\" name=\"csrf_token\" "
+			"value=\"%s\">\n<input type=\"hidden\" name=\"next\" "
+			"value=\"",
+			token);
+	dash_esc(&page, next);
+	srv_text_puts(&page, "\">\n<input type=\"hidden\" name=\"host\" "
+			     "value=\"");
+	dash_esc(&page, host);
+	srv_text_puts(&page, "\">\n<label>API token <input type=\"password\" "
+			     "name=\"token\"></label>\n<button>Log in</button>\n"
+			     "</form></body></html>\n");
+	return text_page(c->res, 200, &page);
 }
 
-
-/* Exchange the form's token for a session cookie, then 302 to next. */
+/* Exchange the form's token for a session cookie on this host, then on
+ * to next (login_done). */
 static int login_post(struct docs_ctx *c)
 {
-	char token[LOGIN_TOKEN_MAX], next[LOGIN_NEXT_MAX];
-	char value[SESSION_VALUE_MAX], cookie[SESSION_VALUE_MAX + 96];
+	char token[LOGIN_TOKEN_MAX], next[LOGIN_NEXT_MAX], host[CSRF_HOST_MAX];
 	struct lec_user *user = NULL;
 	const char *body = c->req->body ? c->req->body : "";
+	int64_t uid;
 	int rc;
 
 	if (!csrf_valid(c, body))
@@ -538,26 +725,80 @@ static int login_post(struct docs_ctx *c)
 				 "<!DOCTYPE html>\n<html><head><title>Log in"
 				 "</title></head>\n<body><h1>Invalid token"
 				 "</h1></body></html>\n");
-	rc = signed_value(c, "session", (uint64_t)user->id, SESSION_SECONDS,
-			  value);
+	uid = user->id;
 	lec_user_free(user);
-	if (rc < 0)
+	if (set_session(c, uid) < 0)
 		return srv_respond_internal(c->res, "no session key");
-	snprintf(cookie, sizeof(cookie),
-		 SESSION_COOKIE "=%s; Max-Age=%d; Path=/; HttpOnly; "
-				"SameSite=Lax",
-		 value, SESSION_SECONDS);
-	srv_response_header(c->res, "Set-Cookie", cookie);
-	if (!form_value(body, "next", next, sizeof(next)))
-		snprintf(next, sizeof(next), "/");
-	if ((c->res->location = strdup(safe_next(next))) == NULL)
-		return srv_respond_internal(c->res, "out of memory");
-	return srv_respond_empty(c->res, 302);
+	login_next(body, next);
+	if (!login_target(c, body, host))
+		host[0] = '\0';
+	return login_done(c, uid, host, next);
+}
+
+int docs_login_form(struct docs_ctx *c)
+{
+	const struct lec_user *user;
+	char next[LOGIN_NEXT_MAX], host[CSRF_HOST_MAX];
+	const char *query = c->query[0] ? c->query + 1 : "";
+
+	if (c->req->method == SRV_POST)
+		return login_post(c);
+	/* Logged in here already: on to the docs host at once. */
+	if (login_target(c, query, host) && (user = docs_user(c)) != NULL) {
+		login_next(query, next);
+		return login_done(c, user->id, host, next);
+	}
+	return login_form(c);
+}
+
+/* The login on a docs host ------------------------------------------------ */
+
+/* To the form on the API's host (the docs domain itself), which sends the
+ * browser back here with a ticket. */
+static int to_login_form(struct docs_ctx *c)
+{
+	struct srv_text url = { 0 };
+	char next[LOGIN_NEXT_MAX];
+
+	login_next(c->query[0] ? c->query + 1 : "", next);
+	srv_text_printf(&url, "%s://%s" DOCS_LOGIN_PATH "?next=",
+			srv_request_scheme(c->req), srv_docs_domain(c->req));
+	srv_text_query_value(&url, next);
+	srv_text_puts(&url, "&host=");
+	srv_text_query_value(&url, srv_header(c->req, "Host"));
+	return redirect(c, &url);
+}
+
+/* A ticket made on the API's host for this host, unexpired and never used:
+ * a session here, then on to next. */
+static int redeem(struct docs_ctx *c, const char *ticket)
+{
+	struct srv_text url = { 0 };
+	char next[LOGIN_NEXT_MAX];
+	int64_t uid = ticket_user(c, ticket);
+
+	if (uid <= 0 || !ticket_first_use(ticket))
+		return html_page(c->res, 403,
+				 "<!DOCTYPE html>\n<html><head><title>Log in"
+				 "</title></head>\n<body><h1>Forbidden: this "
+				 "login link has expired or was used already."
+				 "</h1>\n<p>Open the login page again.</p>"
+				 "</body></html>\n");
+	if (set_session(c, uid) < 0)
+		return srv_respond_internal(c->res, "no session key");
+	/* The ticket's URL is not passed on to the next page. */
+	srv_response_header(c->res, "Referrer-Policy", "no-referrer");
+	login_next(c->query + 1, next);
+	srv_text_puts(&url, next);
+	return redirect(c, &url);
 }
 
 int docs_login(struct docs_ctx *c)
 {
-	if (c->req->method == SRV_POST)
-		return login_post(c);
-	return login_form(c);
+	char ticket[SESSION_VALUE_MAX];
+
+	if (c->query[0] &&
+	    form_value(c->query + 1, "ticket", ticket, sizeof(ticket)))
+		return redeem(c, ticket);
+	return to_login_form(c);
 }

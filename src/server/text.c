@@ -62,6 +62,19 @@ void srv_text_printf(struct srv_text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
+void srv_text_query_value(struct srv_text *t, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("-._~/:", c))
+			srv_text_put(t, s, 1);
+		else
+			srv_text_printf(t, "%%%02X", c);
+	}
+}
+
 char *srv_text_take(struct srv_text *t, size_t *len)
 {
 	char *s;

@@ -20,6 +20,10 @@ void srv_text_put(struct srv_text *t, const char *s, size_t n);
 void srv_text_puts(struct srv_text *t, const char *s);
 void srv_text_printf(struct srv_text *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Append s as one value of a URL's query: what is not unreserved (nor
+ * '/' or ':', which a query may hold as they are) percent-encoded, so
+ * nothing in it ends the value or the URL. */
+void srv_text_query_value(struct srv_text *t, const char *s);
 /* Hand the text over (the caller frees it; "" when empty) and reset t;
  * NULL (t freed) when an append had failed. */
 char *srv_text_take(struct srv_text *t, size_t *len);

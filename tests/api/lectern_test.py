@@ -10,6 +10,7 @@ that a sanitizer build reports fails the test run.
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -18,6 +19,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 LECTERN = os.environ.get("LECTERN", "lectern")
@@ -144,6 +146,40 @@ class Server:
 
     def post(self, path, body=None, **kw):
         return self.request("POST", path, body=body, **kw)
+
+    def login_form(self, host, query=""):
+        """The docs login form on host (an API host) as a browser gets it:
+        (response, its nonce cookie "lectern_csrf=...", its CSRF token)."""
+        r = self.get("/_/login/" + query, host=host)
+        cookie = (r.header("Set-Cookie") or "").split(";")[0]
+        m = re.search(rb'name="csrf_token" value="([0-9a-f]+)"', r.body)
+        return r, cookie, m.group(1).decode() if m else None
+
+    def browser_login(self, token, docs_host, nxt="/"):
+        """Log in to docs_host as a browser does: the docs host sends it to
+        the form on the API's host, which sends it back with a ticket.
+        Returns (the ticket's URL path on docs_host, the docs host's answer
+        to it: a 302 to nxt with the session cookie when all went well)."""
+        r = self.get("/_/login/?next=" + urllib.parse.quote(nxt, safe=""),
+                     host=docs_host)
+        if r.status != 302:
+            raise AssertionError("the docs host's login: %s" % r)
+        form_url = urllib.parse.urlsplit(r.header("Location"))
+        _, cookie, csrf = self.login_form(form_url.netloc, "?" + form_url.query)
+        query = dict(urllib.parse.parse_qsl(form_url.query))
+        r = self.request(
+            "POST", "/_/login/", host=form_url.netloc,
+            raw=urllib.parse.urlencode(dict(query, csrf_token=csrf,
+                                            token=token)).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded",
+                     "Cookie": cookie, "Origin": "http://" + form_url.netloc})
+        if r.status != 302:
+            raise AssertionError("the login form's post: %s" % r)
+        ticket_url = urllib.parse.urlsplit(r.header("Location"))
+        if ticket_url.netloc != docs_host:
+            raise AssertionError("a ticket for %s" % ticket_url.netloc)
+        path = ticket_url.path + "?" + ticket_url.query
+        return path, self.get(path, host=docs_host)
 
     def import_project(self, token, name, url="https://github.com/example/%s.git", **extra):
         """Import a project (by default from a made-up repository URL named

@@ -392,25 +392,22 @@ class DocsServingTest(ServerTestCase):
                                    token=self.alice), b"private project")
 
     def login(self, token, nxt="/en/secret/"):
-        """Post the login form as a browser does: first its GET, for the
-        CSRF cookie and token (test_hostile.py tests their refusals)."""
-        form = self.server.get("/_/login/", host=self.host())
-        cookie = form.header("Set-Cookie").split(";")[0]
-        csrf = re.search(rb'name="csrf_token" value="([0-9a-f]+)"', form.body)
-        body = "csrf_token=%s&token=%s&next=%s" % (
-            csrf.group(1).decode(), token, nxt.replace("/", "%2F"))
-        return self.server.request(
-            "POST", "/_/login/", raw=body.encode(), host=self.host(),
-            headers={"Content-Type": "application/x-www-form-urlencoded",
-                     "Cookie": cookie, "Origin": "http://" + self.host()})
+        """Log in to main's docs host as a browser does (the form is on the
+        API's host, test_hostile.py tests its CSRF refusals): the docs
+        host's answer to the ticket."""
+        return self.server.browser_login(token, self.host(), nxt)[1]
 
     def cookie_of(self, r):
         return r.header("Set-Cookie").split(";")[0]
+
+    def api_host(self):
+        return "localhost:%d" % self.server.port
 
     def test_login_sets_session_cookie(self):
         r = self.login(self.alice)
         self.assertStatus(r, 302)
         self.assertEqual(r.header("Location"), "/en/secret/")
+        self.assertEqual(r.header("Referrer-Policy"), "no-referrer")
         parts = [p.strip() for p in r.header("Set-Cookie").split(";")]
         self.assertTrue(parts[0].startswith("lectern_session="))
         self.assertEqual(sorted(parts[1:]), ["HttpOnly", "Max-Age=1209600",
@@ -423,30 +420,120 @@ class DocsServingTest(ServerTestCase):
         self.assertEqual(stat.S_IMODE(os.stat(key).st_mode), 0o600)
         self.assertNotIn(self.alice, self.server.log())
 
+    def test_login_form_is_on_the_api_host(self):
+        # Issue 27, item 11: a token typed into a page of the docs host
+        # shares its origin with the build's output. The docs host sends
+        # the browser to the API's host (the docs domain itself).
+        r = self.get("/_/login/?next=/en/secret/")
+        self.assertStatus(r, 302)
+        self.assertEqual(r.header("Location"),
+                         "http://%s/_/login/?next=/en/secret/&host=%s"
+                         % (self.api_host(), self.host()))
+        r = self.server.request("POST", "/_/login/", host=self.host(),
+                                raw=b"token=" + self.alice.encode())
+        self.assertStatus(r, 405)
+        self.assertEqual(r.header("Allow"), "GET, HEAD")
+        self.assertIsNone(r.header("Set-Cookie"))
+        # The form says where it logs in to, and may not be framed.
+        form, _, _ = self.server.login_form(
+            self.api_host(), "?next=/en/secret/&host=" + self.host())
+        self.assertStatus(form, 200)
+        self.assertIn(b"to read the docs at " + self.host().encode(), form.body)
+        self.assertIn(b'name="host" value="%s"' % self.host().encode(), form.body)
+        self.assertEqual(form.header("X-Frame-Options"), "DENY")
+        self.assertEqual(form.header("Content-Security-Policy"), "frame-ancestors 'none'")
+
+    def test_login_tickets(self):
+        path, r = self.server.browser_login(self.alice, self.host())
+        self.assertStatus(r, 302)
+        # A ticket works once, on its own host only, and is not a session.
+        self.assertRefusedTicket(self.get(path))
+        path, _ = self.server.browser_login(self.alice, self.host())
+        self.assertRefusedTicket(self.get(path, slug="main-es"))
+        ticket = re.search(r"ticket=([^&]+)", path).group(1)
+        self.assertStatus(self.get("/en/secret/", headers={
+            "Cookie": "lectern_session=" + ticket}), 404)
+        alice = self.store.rows("SELECT id FROM users WHERE username ="
+                                " 'alice'")[0][0]
+        expired = "7." + self.signed("ticket 7", alice, int(time.time()) - 1)
+        other_random = "8." + self.signed("ticket 7", alice, int(time.time()) + 60)
+        session = "7." + self.signed("session", alice, int(time.time()) + 60)
+        for t in (expired, other_random, session, self.signed("ticket", alice, int(time.time()) + 60),
+                  "garbage", ""):
+            self.assertRefusedTicket(self.get("/_/login/?ticket=" + t))
+        fresh = "7." + self.signed("ticket 7", alice, int(time.time()) + 60)
+        self.assertStatus(self.get("/_/login/?ticket=" + fresh + "&next=/en/secret/"), 302)
+
+    def test_login_on_the_api_host_first(self):
+        # Logged in on the API's host already: on to the docs host at once.
+        api = self.api_host()
+        form, cookie, csrf = self.server.login_form(api)
+        r = self.server.request(
+            "POST", "/_/login/", host=api,
+            raw=("csrf_token=%s&token=%s&next=/" % (csrf, self.alice)).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded",
+                     "Cookie": cookie, "Origin": "http://" + api})
+        self.assertStatus(r, 302)
+        self.assertEqual(r.header("Location"), "/")
+        session = self.cookie_of(r)
+        r = self.server.get("/_/login/?next=/en/secret/&host=" + self.host(),
+                            host=api, headers={"Cookie": session})
+        self.assertStatus(r, 302)
+        m = re.match(r"http://%s(/_/login/\?ticket=[0-9]+\.[0-9]+\.[0-9]+\.[0-9a-f]{64}"
+                     r"&next=/en/secret/)$" % re.escape(self.host()),
+                     r.header("Location"))
+        self.assertIsNotNone(m, r.header("Location"))
+        r = self.get(m.group(1))
+        self.assertStatus(r, 302)
+        self.assertServed(self.get("/en/secret/", headers={"Cookie": self.cookie_of(r)}),
+                          b"top secret")
+        # A host that is not one of this server's docs hosts is never sent
+        # a ticket: the form is shown, for the API's host.
+        for host in ("evil.com", "a/b.localhost:%d" % self.server.port,
+                     "x@evil.com/.localhost:%d" % self.server.port,
+                     "a.b.localhost:%d" % self.server.port):
+            r = self.server.get("/_/login/?host=" + host.replace("/", "%2F"),
+                                host=api, headers={"Cookie": session})
+            self.assertStatus(r, 200)
+            self.assertIn(b'name="host" value=""', r.body)
+
+    def assertRefusedTicket(self, r):
+        self.assertStatus(r, 403)
+        self.assertIsNone(r.header("Set-Cookie"))
+        self.assertIn(b"expired or was used already", r.body)
+
     def test_login_refusals(self):
-        r = self.login("0" * 40)
+        api = self.api_host()
+        form, cookie, csrf = self.server.login_form(api)
+        r = self.server.request(
+            "POST", "/_/login/", host=api,
+            raw=("csrf_token=%s&token=%s&host=%s" % (csrf, "0" * 40, self.host())).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded",
+                     "Cookie": cookie, "Origin": "http://" + api})
         self.assertStatus(r, 403)
         self.assertIsNone(r.header("Set-Cookie"))
         self.assertNotIn(b"0" * 40, r.body)
-        # next must stay on this host.
+        # next must stay on the docs host.
         for nxt in ("//evil.com/", "http://evil.com/", "/\\evil.com"):
             r = self.login(self.alice, nxt)
             self.assertStatus(r, 302)
             self.assertEqual(r.header("Location"), "/")
-        r = self.get("/_/login/?next=/en/secret/%22%3E")
+        r, _, _ = self.server.login_form(api, "?next=/en/secret/%22%3E")
         self.assertStatus(r, 200)
         self.assertIn(b'value="/en/secret/&quot;&gt;"', r.body)
-        r = self.server.request("DELETE", "/_/login/", host=self.host())
+        r = self.server.request("DELETE", "/_/login/", host=api)
         self.assertStatus(r, 405)
-        self.assertEqual(r.header("Allow"), "GET, HEAD, POST")
+        self.assertEqual(r.header("Allow"), "GET, POST, HEAD, OPTIONS")
 
-    def session(self, uid, expires, host=None):
+    def signed(self, purpose, uid, expires, host=None):
         with open(os.path.join(self.server.data, "session.key"), "rb") as f:
             key = f.read()
         value = "%d.%d" % (uid, expires)
-        msg = ("session\n%s\n%s" % (host or self.host(), value)).encode()
-        return "lectern_session=%s.%s" % (
-            value, hmac.new(key, msg, hashlib.sha256).hexdigest())
+        msg = ("%s\n%s\n%s" % (purpose, host or self.host(), value)).encode()
+        return "%s.%s" % (value, hmac.new(key, msg, hashlib.sha256).hexdigest())
+
+    def session(self, uid, expires, host=None):
+        return "lectern_session=" + self.signed("session", uid, expires, host)
 
     def test_bad_and_forged_cookies(self):
         self.login(self.alice)  # makes sure the key exists

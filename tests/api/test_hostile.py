@@ -399,25 +399,27 @@ class HostileTest(ServerTestCase):
         r = self.server.get("/api/v2/search/?q=%s&project=docs&version=latest" % q)
         self.assertNotEqual(r.status, 400, r)
 
-    # The docs login form.
+    # The docs login form, on the API's host (a docs host sends browsers
+    # there: test_docs_serving.py).
 
     def docs_host(self, slug="docs"):
         return "%s.localhost:%d" % (slug, self.server.port)
 
-    def login_form(self, slug="docs"):
-        r = self.server.get("/_/login/", host=self.docs_host(slug))
+    def api_host(self, name="localhost"):
+        return "%s:%d" % (name, self.server.port)
+
+    def login_form(self, host=None):
+        r, cookie, token = self.server.login_form(host or self.api_host())
         self.assertStatus(r, 200)
-        cookie = r.header("Set-Cookie").split(";")[0]
         self.assertTrue(cookie.startswith("lectern_csrf="), cookie)
-        token = re.search(rb'name="csrf_token" value="([0-9a-f]+)"', r.body).group(1).decode()
         return cookie, token
 
-    def login(self, fields, cookie=None, headers=None, slug="docs"):
+    def login(self, fields, cookie=None, headers=None, host=None):
         hdrs = {"Content-Type": "application/x-www-form-urlencoded"}
         if cookie:
             hdrs["Cookie"] = cookie
         hdrs.update(headers or {})
-        return self.server.request("POST", "/_/login/", host=self.docs_host(slug),
+        return self.server.request("POST", "/_/login/", host=host or self.api_host(),
                                    raw=urllib.parse.urlencode(fields).encode(),
                                    headers=hdrs)
 
@@ -427,27 +429,31 @@ class HostileTest(ServerTestCase):
 
     def test_login_csrf(self):
         cookie, csrf = self.login_form()
-        fields = {"token": self.token, "next": "/en/latest/"}
-        # No token, no cookie, a token of another cookie or another docs
-        # host, a cross-origin post: refused before the API token is read.
+        fields = {"token": self.token, "next": "/en/latest/", "host": self.docs_host()}
+        # No token, no cookie, a token of another cookie or another host, a
+        # post from another origin (a docs host's page: a build's output):
+        # refused before the API token is read.
         self.assertRefused(self.login(fields))
         self.assertRefused(self.login(fields, cookie=cookie))
         self.assertRefused(self.login(dict(fields, csrf_token=csrf)))
         other_cookie, other_csrf = self.login_form()
         self.assertNotEqual(other_cookie, cookie)
         self.assertRefused(self.login(dict(fields, csrf_token=other_csrf), cookie=cookie))
-        _, foreign = self.login_form("other")
+        _, foreign = self.login_form(self.api_host("127.0.0.1"))
         self.assertRefused(self.login(dict(fields, csrf_token=foreign), cookie=cookie))
         self.assertRefused(self.login(dict(fields, csrf_token=csrf), cookie=cookie,
-                                      headers={"Origin": "http://" + self.docs_host("other")}))
-        # The form's own token with its cookie: logged in.
+                                      headers={"Origin": "http://" + self.docs_host()}))
+        # The form's own token with its cookie: logged in, and on to the
+        # docs host with a ticket.
         r = self.login(dict(fields, csrf_token=csrf), cookie=cookie,
-                       headers={"Origin": "http://" + self.docs_host()})
+                       headers={"Origin": "http://" + self.api_host()})
         self.assertStatus(r, 302)
-        self.assertEqual(r.header("Location"), "/en/latest/")
+        self.assertTrue(r.header("Location").startswith(
+            "http://%s/_/login/?ticket=" % self.docs_host()), r.header("Location"))
+        self.assertTrue(r.header("Location").endswith("&next=/en/latest/"))
         self.assertTrue(r.header("Set-Cookie").startswith("lectern_session="))
         # A form shown again keeps the visitor's nonce.
-        r = self.server.get("/_/login/", host=self.docs_host(), headers={"Cookie": cookie})
+        r = self.server.get("/_/login/", host=self.api_host(), headers={"Cookie": cookie})
         self.assertIsNone(r.header("Set-Cookie"))
         self.assertIn(csrf.encode(), r.body)
         self.assertEqual(r.header("Cache-Control"), "no-store")
@@ -459,20 +465,19 @@ class HostileTest(ServerTestCase):
         fields = {"token": self.token, "next": "/", "csrf_token": csrf}
         self.assertRefused(self.login(fields, cookie=cookie))
         self.assertRefused(self.login(fields, cookie=cookie, headers={
-            "Referer": "http://%s/en/latest/" % self.docs_host("other")}))
+            "Referer": "http://%s/en/latest/" % self.docs_host()}))
         r = self.login(fields, cookie=cookie, headers={
-            "Referer": "http://%s/_/login/?next=/" % self.docs_host()})
+            "Referer": "http://%s/_/login/?next=/" % self.api_host()})
         self.assertStatus(r, 302)
         # A nonce the client chose is never signed: the form replaces it.
         chosen = "lectern_csrf=" + "0" * 32
-        r = self.server.get("/_/login/", host=self.docs_host(), headers={"Cookie": chosen})
+        r = self.server.get("/_/login/", host=self.api_host(), headers={"Cookie": chosen})
         self.assertTrue(r.header("Set-Cookie").startswith("lectern_csrf="))
         self.assertNotEqual(r.header("Set-Cookie").split(";")[0], chosen)
         # Nor is another host's: a nonce is signed for its host.
-        other_cookie, _ = self.login_form("other")
-        r = self.server.get("/_/login/", host=self.docs_host(), headers={"Cookie": other_cookie})
+        other_cookie, _ = self.login_form(self.api_host("127.0.0.1"))
+        r = self.server.get("/_/login/", host=self.api_host(), headers={"Cookie": other_cookie})
         self.assertIsNotNone(r.header("Set-Cookie"))
-
 
 if __name__ == "__main__":
     main()

@@ -69,10 +69,13 @@ class PrivateExistenceTest(ServerTestCase):
         self.assertStatus(self.docs("open", "/es/latest/", self.owner), 200)
 
     def test_login_answers_on_every_host(self):
-        known = self.docs("hidden", "/_/login/")
-        unknown = self.docs("no-such-project", "/_/login/")
-        self.assertStatus(known, 200)
-        self.assertStatus(unknown, 200)
+        # Each sends the browser to the form on the API's host, naming
+        # itself and nothing else.
+        for slug in ("hidden", "no-such-project"):
+            r = self.docs(slug, "/_/login/")
+            self.assertStatus(r, 302)
+            self.assertEqual(r.header("Location"), "http://localhost:%d/_/login/?next=/&host="
+                             "%s.localhost:%d" % (self.server.port, slug, self.server.port))
 
     def test_incoming_webhooks(self):
         def post(path, body=b"{}", headers=None):
