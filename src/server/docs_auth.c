@@ -80,6 +80,8 @@
  * in one TICKET_SECONDS would let the oldest be replayed by whoever has
  * its URL, well beyond what one engine sees. */
 #define TICKETS_REMEMBERED 1024
+/* Longest ticket: its random number and a '.' before a signed value. */
+#define TICKET_MAX (24 + SESSION_VALUE_MAX)
 
 /* The session key --------------------------------------------------------- */
 
@@ -515,13 +517,13 @@ static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 
 /* Tickets ----------------------------------------------------------------- */
 
-/* Whether ticket (a whole "<user>.<expiry>.<mac>") is redeemed for the
- * first time; remembered until it expires. A ticket travels in a URL,
+/* Whether ticket (a whole "<random>.<user>.<expiry>.<mac>") is redeemed
+ * for the first time; remembered until it expires. A ticket travels in a URL,
  * which browsers keep in their history: it works once. */
 static int ticket_first_use(const char *ticket)
 {
 	static struct {
-		char value[SESSION_VALUE_MAX];
+		char value[TICKET_MAX];
 		time_t until;
 	} used[TICKETS_REMEMBERED];
 	static size_t next;
@@ -547,7 +549,7 @@ static int ticket_first_use(const char *ticket)
 /* Where a ticket's purpose is written: "ticket <its random number>". */
 #define TICKET_PURPOSE_MAX 32
 
-/* A ticket for user uid on host into out (SESSION_VALUE_MAX bytes):
+/* A ticket for user uid on host into out (TICKET_MAX bytes):
  * "<random>.<user>.<expiry>.<mac>", its mac also covering the random
  * number, so two logins in one second make two tickets. */
 static int ticket_make(struct docs_ctx *c, const char *host, int64_t uid,
@@ -560,7 +562,8 @@ static int ticket_make(struct docs_ctx *c, const char *host, int64_t uid,
 	if (random == 0)
 		return -1;
 	snprintf(purpose, sizeof(purpose), "ticket %" PRIu64, random);
-	n = snprintf(out, SESSION_VALUE_MAX, "%" PRIu64 ".", random);
+	n = snprintf(out, TICKET_MAX - SESSION_VALUE_MAX, "%" PRIu64 ".",
+		     random);
 	return signed_value_for(c, host, purpose, (uint64_t)uid,
 				TICKET_SECONDS, out + n);
 }
@@ -640,7 +643,7 @@ static int login_done(struct docs_ctx *c, int64_t uid, const char *host,
 		      const char *next)
 {
 	struct srv_text url = { 0 };
-	char ticket[SESSION_VALUE_MAX];
+	char ticket[TICKET_MAX];
 
 	if (host[0] == '\0') {
 		srv_text_puts(&url, next);
@@ -795,7 +798,7 @@ static int redeem(struct docs_ctx *c, const char *ticket)
 
 int docs_login(struct docs_ctx *c)
 {
-	char ticket[SESSION_VALUE_MAX];
+	char ticket[TICKET_MAX];
 
 	if (c->query[0] &&
 	    form_value(c->query + 1, "ticket", ticket, sizeof(ticket)))
