@@ -65,8 +65,8 @@ for root, dirs, files in os.walk(src, followlinks=True):
         if f.endswith(".rst.txt"):
             pages.append(os.path.relpath(os.path.join(root, f), src)[:-len(".rst.txt")])
 pages.sort()
-def slug(t):
-    return re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")
+def slug(t):  # GitHub's heading anchors, as the Markdown builder makes them
+    return re.sub(r"[^\w\- ]", "", t.strip().lower()).replace(" ", "-")
 titles = {}
 for p in pages:
     text = open(os.path.join(src, p + ".rst.txt"), encoding="utf-8", errors="replace").read()

@@ -87,9 +87,11 @@ void lec_mdsite__url_escape(struct lec_mdsite__buf *out, const char *s,
 int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
 			      size_t n);
 
-/* Append the slug of a heading's text: letters and digits (any script)
- * lowercased, every other run of characters one '-', none at either end,
- * at most LEC_MDSITE_SLUG_MAX bytes; "section" when nothing is left. */
+/* Append the slug of a heading's text as GitHub makes it, so that links
+ * written for GitHub find their anchors: the text trimmed and lowercased,
+ * letters, marks, digits, '_' and '-' kept, each space a '-', the rest
+ * dropped; at most LEC_MDSITE_SLUG_MAX bytes (a cut one ends in no '-');
+ * "section" when nothing is left. */
 void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *s,
 			 size_t n);
 

@@ -2,7 +2,7 @@
  * Text helpers of the Markdown site generator: the byte buffer and string map
  * it builds pages with, UTF-8 repair (a page with stray Latin-1 bytes must
  * still render, never crash), HTML and URL escaping, entity decoding, and
- * heading slugs with GitHub's way of telling duplicates apart. Everything
+ * heading slugs as GitHub makes them, duplicates told apart its way. Everything
  * here runs once per byte of every page, so the common cases (ASCII, nothing
  * to escape) are handled in bulk.
  */
@@ -475,14 +475,29 @@ int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
 
 /* Slugs ------------------------------------------------------------------- */
 
-/* Letters and digits of any script; combining marks too, so that a
- * decomposed "é" stays one word. */
-static int slug_char(ucs4_t c)
+/* What a heading's slug keeps, as GitHub does (its \p{Word}): letters,
+ * marks (so a decomposed "é" stays one word), decimal and letter numbers
+ * and connector punctuation ('_'), besides '-' and ' ' (which becomes
+ * '-'). Other punctuation and symbols are dropped, not made separators:
+ * "fs.watch()" is "fswatch", the anchor writers link to on GitHub. */
+static int slug_keeps(ucs4_t c)
 {
 	if (c < 0x80)
 		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		       (c >= '0' && c <= '9');
-	return uc_is_alnum(c) || uc_is_general_category(c, UC_CATEGORY_M);
+		       (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+		       c == ' ';
+	return uc_is_general_category(
+		c, uc_general_category_or(
+			   uc_general_category_or(UC_CATEGORY_L, UC_CATEGORY_M),
+			   uc_general_category_or(
+				   uc_general_category_or(UC_CATEGORY_Nd,
+							  UC_CATEGORY_Nl),
+				   UC_CATEGORY_Pc)));
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *text,
@@ -490,27 +505,30 @@ void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *text,
 {
 	const uint8_t *s = (const uint8_t *)text;
 	size_t i = 0, start = out->len;
-	int gap = 0;
 
+	/* The heading's text as shown: no blanks at either end. */
+	while (n > 0 && is_blank(text[n - 1]))
+		n--;
+	while (i < n && is_blank(text[i]))
+		i++;
 	while (i < n) {
 		ucs4_t c;
 		uint8_t enc[6];
 		int len = u8_mbtouc(&c, s + i, n - i);
 
 		i += (size_t)(len > 0 ? len : 1);
-		if (!slug_char(c)) {
-			gap = out->len > start;
+		if (len <= 0 || !slug_keeps(c))
 			continue;
-		}
-		len = u8_uctomb(enc, uc_tolower(c), (int)sizeof(enc));
+		len = c == ' ' ? (enc[0] = '-', 1)
+			       : u8_uctomb(enc, uc_tolower(c), (int)sizeof(enc));
 		if (len <= 0)
 			continue;
-		if (out->len - start + (size_t)len + (size_t)gap >
-		    LEC_MDSITE_SLUG_MAX)
+		if (out->len - start + (size_t)len > LEC_MDSITE_SLUG_MAX) {
+			/* Cut at a character; a cut slug ends in no '-'. */
+			while (out->len > start && out->ptr[out->len - 1] == '-')
+				out->len--;
 			break;
-		if (gap)
-			lec_mdsite__buf_putc(out, '-');
-		gap = 0;
+		}
 		lec_mdsite__buf_add(out, (const char *)enc, (size_t)len);
 	}
 	if (out->len == start)

@@ -582,23 +582,24 @@ TEST(heading_ids)
 	    "## Tom&#39;s API_v2.0\n");
 	CHECK_OK(build(src, out, NULL, NULL));
 	doc = parse(out, "index.html");
+	/* GitHub's anchors: a space each a '-', punctuation dropped. */
 	CHECK_XSTR(doc, "//main/h1/@id", "hello-world");
 	CHECK_XSTR(doc, "//main/h2[1]/@id", "hello-world-1");
-	CHECK_XSTR(doc, "//main/h2[2]/@id", "hello-world-2");
+	CHECK_XSTR(doc, "//main/h2[2]/@id", "hello---world");
 	CHECK_XSTR(doc, "//main/h2[3]/@id", "hello-world-1-1");
 	CHECK_XSTR(doc, "//main/h3[1]/@id", "a");
 	CHECK_XSTR(doc, "//main/h3[2]/@id", "a-1");
 	CHECK_XSTR(doc, "//main/h3[3]/@id", "a-1-1");
-	CHECK_XSTR(doc, "//main/h2[4]/@id", "code-and-emphasis-link");
-	CHECK_XSTR(doc, "//main/h2[5]/@id", "café-crème-co");
+	CHECK_XSTR(doc, "//main/h2[4]/@id", "code-and-emphasis--link");
+	CHECK_XSTR(doc, "//main/h2[5]/@id", "café-crème--co");
 	CHECK_XSTR(doc, "//main/h2[6]/@id", "привет-мир");
 	CHECK_XSTR(doc, "//main/h2[7]/@id", "日本語のテキスト");
 	CHECK_XSTR(doc, "//main/h2[8]/@id", "cafe\xCC\x81-decomposed");
-	CHECK_XSTR(doc, "//main/h2[9]/@id", "launch");
+	CHECK_XSTR(doc, "//main/h2[9]/@id", "-launch-");
 	CHECK_XSTR(doc, "//main/h2[10]/@id", "section");
 	CHECK_XSTR(doc, "//main/h2[11]/@id", "section-1");
-	CHECK_XSTR(doc, "//main/h2[12]/@id", "trim-me");
-	CHECK_XSTR(doc, "//main/h2[13]/@id", "tom-s-api-v2-0");
+	CHECK_XSTR(doc, "//main/h2[12]/@id", "--trim--me--");
+	CHECK_XSTR(doc, "//main/h2[13]/@id", "toms-api_v20");
 	/* Each heading links to itself. */
 	CHECK_INT(xcount(doc, "//main/*[self::h1 or self::h2 or self::h3]"),
 		  17);
@@ -619,13 +620,25 @@ TEST(slugify_rules)
 	} cases[] = {
 		{ "Hello World", "hello-world" },
 		{ "  leading and trailing  ", "leading-and-trailing" },
-		{ "a -- b __ c", "a-b-c" },
+		/* GitHub's rules (its anchors are what writers link to):
+		 * each space a '-', '-' and '_' kept, punctuation and
+		 * symbols dropped rather than made separators. */
+		{ "a -- b __ c", "a----b-__-c" },
+		{ "v1.2.3", "v123" },
+		{ "What's new?", "whats-new" },
+		{ "Class: net.Server", "class-netserver" },
+		{ "async_hooks.createHook(callbacks)",
+		  "async_hookscreatehookcallbacks" },
+		{ "fs.watch(filename[, options][, listener])",
+		  "fswatchfilename-options-listener" },
+		{ "--no-deprecation", "--no-deprecation" },
+		{ "\xF0\x9F\x98\x84 emoji", "-emoji" },
 		{ "ÀÉÎ ÕÜ", "àéî-õü" },
 		{ "ΣΊΣΥΦΟΣ", "σίσυφοσ" },
+		{ "Привет non-latin 你好", "привет-non-latin-你好" },
 		{ "", "section" },
 		{ "\xE2\x80\x94\xE2\x80\x94", "section" },
-		{ "v1.2.3", "v1-2-3" },
-		{ "\xFF bad \xC3", "bad" },
+		{ "\xFF bad \xC3", "-bad-" },
 	};
 	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
 	char long_text[1000];

@@ -559,7 +559,7 @@ TEST(deliveries_are_taken_fairly_across_projects)
 					 LEC_WEBHOOK_BUILD_PASSED, NULL };
 	struct lec_webhook_fields fb = { 0, "https://example.org/b",
 					 LEC_WEBHOOK_BUILD_PASSED, NULL };
-	int64_t now = lec__now_us(), ids[LEC_WEBHOOK_PROJECT_MAX], id = 0;
+	int64_t now = lec__now_us(), ids[LEC_WEBHOOK_PROJECT_MAX] = { 0 }, id = 0;
 	int i;
 
 	for (i = 0; i < LEC_WEBHOOK_PROJECT_MAX; i++)
