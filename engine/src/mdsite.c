@@ -790,24 +790,33 @@ static void prepare_text(struct lec_mdsite__buf *raw,
 }
 
 /* Render the page's Markdown (raw: its bytes as read) into p->body; *title
- * gets its first h1 or NULL. */
+ * gets the title of its front matter, else its first h1, else NULL. */
 static int render_text(struct site *s, struct page *p,
 		       struct lec_mdsite__buf *raw,
 		       struct lec_mdsite__buf *fixed, char **title)
 {
 	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__links links;
+	char *meta_title = NULL;
 	const char *md;
-	size_t n;
+	size_t n, skip;
 	int error;
 
 	prepare_text(raw, fixed, &md, &n);
 	if (fixed->oom)
 		return lec__error_oom();
+	if ((error = lec_mdsite__front_matter(md, n, &skip, &meta_title)) < 0)
+		return error;
 	links.page_dir = p->dir;
 	links.resolve = resolve_page;
 	links.payload = s;
-	error = lec_mdsite__render(md, n, &links, &body, title);
+	error = lec_mdsite__render(md + skip, n - skip, &links, &body, title);
+	if (error == LEC_OK && meta_title != NULL) {
+		lec__free(*title);
+		*title = meta_title;
+		meta_title = NULL;
+	}
+	lec__free(meta_title);
 	if (error == LEC_OK && (p->body = lec_mdsite__buf_take(&body)) == NULL)
 		error = LEC_ENOMEM;
 	lec_mdsite__buf_dispose(&body);

@@ -138,6 +138,15 @@ int lec_mdsite__render(const char *md, size_t n,
 		       const struct lec_mdsite__links *links,
 		       struct lec_mdsite__buf *body, char **title);
 
+/* A page's front matter (mdsite_meta.c): when md (valid UTF-8) opens with
+ * a "---" line, a "---" or "..." line closes the block within 64 KiB and
+ * the block is a YAML mapping (or empty), *skip is the bytes it takes (the
+ * Markdown starts after them) and *title a copy of its top-level "title"
+ * (owned by the caller) or NULL. Else *skip is 0 and *title NULL. LEC_OK
+ * or LEC_ENOMEM. */
+int lec_mdsite__front_matter(const char *md, size_t n, size_t *skip,
+			     char **title);
+
 /* The stylesheet, themes/site.css compiled in. */
 extern const char lec_mdsite__css[];
 extern const size_t lec_mdsite__css_len;

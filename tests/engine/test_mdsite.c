@@ -556,6 +556,48 @@ TEST(titles_are_escaped)
 	xmlFreeDoc(doc);
 }
 
+TEST(front_matter)
+{
+	char src[4096], out[4096];
+	htmlDocPtr doc;
+
+	dirs(src, out);
+	put(src, "index.md", "# Home\n");
+	/* Metadata, not text: its title is the page's (before the h1, as in
+	 * MkDocs). */
+	put(src, "edit.md",
+	    "---\ntitle: npm-edit\nsection: 1\ndescription: Edit a package\n"
+	    "---\n\n# The heading\n\nBody.\n");
+	/* No title: the h1 is the title; "..." closes it; CRLF lines. */
+	put(src, "dots.md", "---\r\nlayout: page\r\ntags: [a, b]\r\n...\r\n"
+			    "# Dots\r\n\r\nText.\r\n");
+	/* Not metadata: prose between two rules, a YAML mistake, no
+	 * closing line. All stay Markdown. */
+	put(src, "prose.md", "---\nJust a paragraph.\n\nAnd another.\n---\n"
+			     "# Prose\n");
+	put(src, "broken.md", "---\ntitle: [unclosed\n---\n# Broken\n");
+	put(src, "open.md", "---\n# Open\n\ntitle: not metadata\n");
+	CHECK_OK(build(src, out, NULL, NULL));
+	doc = parse(out, "edit.html");
+	CHECK_XSTR(doc, "//nav//a[@href='edit.html']", "npm-edit");
+	CHECK_XSTR(doc, "//main/h1", "The heading\xC2\xB6");
+	CHECK_INT(xcount(doc, "//main/hr"), 0);
+	CHECK(!contains(out, "edit.html", "description"));
+	CHECK(!contains(out, "edit.html", "section: 1"));
+	CHECK_XSTR(doc, "//nav//a[@href='dots.html']", "Dots");
+	xmlFreeDoc(doc);
+	doc = parse(out, "dots.html");
+	CHECK_INT(xcount(doc, "//main/hr"), 0);
+	CHECK(!contains(out, "dots.html", "layout"));
+	xmlFreeDoc(doc);
+	CHECK(contains(out, "prose.html", "Just a paragraph."));
+	CHECK(contains(out, "broken.html", "[unclosed"));
+	CHECK(contains(out, "open.html", "title: not metadata"));
+	doc = parse(out, "open.html");
+	CHECK_INT(xcount(doc, "//main/hr"), 1);
+	xmlFreeDoc(doc);
+}
+
 /* Headings ---------------------------------------------------------------- */
 
 TEST(heading_ids)
@@ -1871,6 +1913,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(navigation_and_prev_next),
 	TEST_ENTRY(big_site_navigation_collapses),
 	TEST_ENTRY(titles_are_escaped),
+	TEST_ENTRY(front_matter),
 	TEST_ENTRY(heading_ids),
 	TEST_ENTRY(slugify_rules),
 	TEST_ENTRY(link_rewriting),

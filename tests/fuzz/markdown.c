@@ -1,7 +1,8 @@
 /*
  * Fuzz target: the Markdown generator's page renderer
  * (engine/src/mdsite_render.c with md4c, and the link rewriting, heading
- * ids and entity decoding of mdsite_link.c and mdsite_text.c).
+ * ids and entity decoding of mdsite_link.c and mdsite_text.c), after the
+ * page's front matter (mdsite_meta.c, with libyaml).
  *
  * lec_mdsite_build renders each page by repairing its bytes to valid UTF-8
  * (lec_mdsite__utf8_repair), NUL-terminating them (md4c reads one byte
@@ -37,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__links links = { PAGE_DIR, resolve, NULL };
 	const struct lec_mdsite__buf *md = &raw;
-	char *title = NULL;
+	char *title = NULL, *meta_title = NULL;
+	size_t skip = 0;
 
 	lec_mdsite__buf_add(&raw, (const char *)data, size);
 	lec_mdsite__buf_putc(&raw, '\0');
@@ -47,15 +49,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fixed.len--;
 		md = &fixed;
 	}
+	/* The front matter first, as the generator reads a page. */
 	if (!raw.oom && !fixed.oom &&
-	    lec_mdsite__render(md->ptr, md->len, &links, &body, &title) ==
+	    lec_mdsite__front_matter(md->ptr, md->len, &skip, &meta_title) ==
 		    LEC_OK) {
+		FUZZ_CHECK(skip <= md->len, "the front matter is in the page");
+		FUZZ_CHECK(meta_title == NULL ||
+				   fuzz_utf8_valid(meta_title, strlen(meta_title)),
+			   "the front matter's title is valid UTF-8");
+	}
+	if (!raw.oom && !fixed.oom &&
+	    lec_mdsite__render(md->ptr + skip, md->len - skip, &links, &body,
+			       &title) == LEC_OK) {
 		FUZZ_CHECK(fuzz_utf8_valid(body.ptr ? body.ptr : "", body.len),
 			   "the page's HTML is valid UTF-8");
 		FUZZ_CHECK(title == NULL || fuzz_utf8_valid(title, strlen(title)),
 			   "the title is valid UTF-8");
 	}
 	lec__free(title);
+	lec__free(meta_title);
 	lec_mdsite__buf_dispose(&body);
 	lec_mdsite__buf_dispose(&fixed);
 	lec_mdsite__buf_dispose(&raw);
