@@ -54,7 +54,7 @@ static int find_block(const char *md, size_t n, size_t *start, size_t *len,
 	*start = at;
 	while (at < limit) {
 		size_t line = line_at(md + at, limit - at, "---", &is);
-		int dots;
+		int dots = 0;
 
 		if (!is)
 			line_at(md + at, limit - at, "...", &dots);
