@@ -519,8 +519,12 @@ void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *text,
 		i += (size_t)(len > 0 ? len : 1);
 		if (len <= 0 || !slug_keeps(c))
 			continue;
-		len = c == ' ' ? (enc[0] = '-', 1)
-			       : u8_uctomb(enc, uc_tolower(c), (int)sizeof(enc));
+		if (c == ' ') {
+			enc[0] = '-';
+			len = 1;
+		} else {
+			len = u8_uctomb(enc, uc_tolower(c), (int)sizeof(enc));
+		}
 		if (len <= 0)
 			continue;
 		if (out->len - start + (size_t)len > LEC_MDSITE_SLUG_MAX) {
