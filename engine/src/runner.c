@@ -664,7 +664,8 @@ struct run {
 	char *chunk;
 	size_t written; /* output bytes passed to the callback */
 	int status;     /* wait status once reaped */
-	int stopping;   /* SIGTERM sent; stop_end says why */
+	int stopping;   /* stop asked for; stop_end says why */
+	int signalled;  /* SIGTERM sent (a sandbox's waits for its init) */
 	enum lec_runner_end stop_end;
 	int killed;     /* SIGKILL sent */
 	int64_t started_ms, stop_ms, exit_ms, next_cancel_ms;
@@ -679,7 +680,39 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Stop the command: SIGTERM to its process group now, SIGKILL later. */
+/* SIGKILL to the pid namespace's init, which ends every process of the
+ * namespace. bubblewrap's --die-with-parent does it too, but only once
+ * the init has asked for it: killed in the instant after it cloned the
+ * init, bubblewrap leaves a sandbox running that nobody stops (a cancelled
+ * build's command outlived its deleted project on CI). */
+static void kill_init(const struct run *r)
+{
+	if (r->init_fd >= 0)
+		pidfd_send_signal(r->init_fd, SIGKILL, NULL, 0);
+}
+
+/* SIGTERM to the process group, once for a stop; a sandbox's init is
+ * killed at once (the command runs in a session of its own, which the
+ * group's signal never reaches). */
+static void run_signal_stop(struct run *r)
+{
+	if (r->signalled || r->pidfd < 0)
+		return;
+	r->signalled = 1;
+	kill(-r->pid, SIGTERM);
+	kill_init(r);
+}
+
+/* Whether bubblewrap has yet to say which process is the namespace's
+ * init: a stop waits for that (a few milliseconds after its start), so
+ * that the init is known and killed, not orphaned. */
+static int init_unknown(const struct run *r)
+{
+	return !r->unsandboxed && r->info_fd >= 0 && !r->info_parsed;
+}
+
+/* Stop the command: SIGTERM to its process group now (a sandbox: once its
+ * init is known), SIGKILL later. */
 static void run_stop(struct run *r, enum lec_runner_end why)
 {
 	if (r->stopping)
@@ -687,10 +720,10 @@ static void run_stop(struct run *r, enum lec_runner_end why)
 	r->stopping = 1;
 	r->stop_end = why;
 	r->stop_ms = lec__monotonic_ms();
-	if (r->pidfd >= 0)
-		kill(-r->pid, SIGTERM);
-	else /* it has exited already: just stop reading */
+	if (r->pidfd < 0) /* it has exited already: just stop reading */
 		close_fd(&r->out_fd);
+	else if (!init_unknown(r))
+		run_signal_stop(r);
 }
 
 /* Hand output to the callback, up to the cap. */
@@ -722,6 +755,19 @@ static void run_read_output(struct run *r)
 		close_fd(&r->out_fd);
 }
 
+/* Whether process pid (held by a pidfd) is in another pid namespace than
+ * this one, as a sandbox's init is. */
+static int in_other_pid_namespace(pid_t pid)
+{
+	char path[64], theirs[64], ours[64];
+	ssize_t n, m;
+
+	snprintf(path, sizeof(path), "/proc/%ld/ns/pid", (long)pid);
+	n = readlink(path, theirs, sizeof(theirs) - 1);
+	m = readlink("/proc/self/ns/pid", ours, sizeof(ours) - 1);
+	return n > 0 && m > 0 && (n != m || memcmp(theirs, ours, (size_t)n));
+}
+
 /* bubblewrap's info starts {"child-pid": N, ...: N is the host pid of the
  * namespace's init. Watch it with a pidfd once the number is complete. */
 static void run_parse_info(struct run *r)
@@ -741,6 +787,10 @@ static void run_parse_info(struct run *r)
 		return; /* not complete yet */
 	r->init_fd = pidfd_open((pid_t)pid, 0);
 	r->info_parsed = 1;
+	if (r->init_fd >= 0 && !in_other_pid_namespace((pid_t)pid))
+		close_fd(&r->init_fd); /* gone, its number reused: not ours */
+	if (r->stopping)
+		run_signal_stop(r);
 }
 
 /* Read bubblewrap's info to its end: closing the pipe early would kill
@@ -761,6 +811,8 @@ static void run_read_info(struct run *r)
 		return;
 	if (n <= 0) {
 		close_fd(&r->info_fd);
+		if (r->stopping) /* bubblewrap said nothing: stop it anyway */
+			run_signal_stop(r);
 		return;
 	}
 	if (to == discard)
@@ -771,10 +823,12 @@ static void run_read_info(struct run *r)
 }
 
 /* The child exited: kill what is left of its process group (the zombie
- * still holds the group's id, so the id is not someone else's), reap it. */
+ * still holds the group's id, so the id is not someone else's) and of its
+ * sandbox, reap it. */
 static void run_reap(struct run *r)
 {
 	kill(-r->pid, SIGKILL);
+	kill_init(r);
 	while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 		;
 	close_fd(&r->pidfd);
@@ -894,6 +948,7 @@ static void run_check(struct run *r, int64_t now)
 		if (!r->killed &&
 		    now >= r->stop_ms + LEC_RUNNER_KILL_GRACE_MS) {
 			kill(-r->pid, SIGKILL);
+			kill_init(r);
 			r->killed = 1;
 		}
 		return;
@@ -938,7 +993,8 @@ static int run_watch(struct run *r)
 	return LEC_OK;
 }
 
-/* Wait until the pid namespace's init is gone: the kernel reports it gone
+/* Kill the pid namespace's init (bubblewrap is gone: nothing of its
+ * sandbox may stay) and wait until it is gone: the kernel reports it gone
  * only after every other process of the namespace is. */
 static void run_wait_namespace(struct run *r)
 {
@@ -946,6 +1002,7 @@ static void run_wait_namespace(struct run *r)
 
 	if (r->init_fd < 0)
 		return;
+	kill_init(r);
 	pfd.fd = r->init_fd;
 	pfd.events = POLLIN;
 	while (poll(&pfd, 1, RUNNER_REAP_WAIT_MS) < 0 && errno == EINTR)

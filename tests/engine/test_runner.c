@@ -910,6 +910,33 @@ TEST(no_process_survives)
 	capture_reset(&c);
 }
 
+/* A cancel at any moment of the sandbox's start, also before bubblewrap
+ * has said which process is the namespace's init, leaves nothing running
+ * once the runner returns (a project deleted while its build started kept
+ * its command alive on CI). */
+TEST(cancel_during_start_leaves_nothing)
+{
+	char script[128];
+	const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+	struct lec_runner_spec spec = spec_for(argv);
+	struct capture c = { 0 };
+	struct lec_runner_result res;
+	int i, left = 0;
+
+	for (i = 0; i < 40 && left == 0; i++) {
+		const char *marker = marker_sleep();
+
+		snprintf(script, sizeof(script), "sleep %s", marker);
+		/* From at once to 40 ms in: the first check, or a later one. */
+		c.cancel_at_s = now_s() + (i % 5) * 0.01;
+		res = run(&spec, &c);
+		CHECK_INT(res.end, LEC_RUNNER_CANCELLED);
+		left = count_processes(marker);
+		capture_reset(&c);
+	}
+	CHECK_INT(left, 0);
+}
+
 /* Errors ------------------------------------------------------------------- */
 
 TEST(bad_specs_are_refused)
@@ -1159,6 +1186,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(output_cap),
 	TEST_ENTRY(memory_limit),
 	TEST_ENTRY(cancel),
+	TEST_ENTRY(cancel_during_start_leaves_nothing),
 	TEST_ENTRY(no_process_survives),
 	TEST_ENTRY(bad_specs_are_refused),
 	TEST_ENTRY(sandbox_availability),
