@@ -658,6 +658,7 @@ struct run {
 	int out_fd;  /* read end of the output pipe; -1 at EOF */
 	int info_fd; /* read end of bubblewrap's info; -1 once read */
 	int init_fd; /* pidfd of the pid namespace's init, or -1 */
+	int init_ours; /* init_fd is in another pid namespace: may be killed */
 	char info[RUNNER_INFO_MAX];
 	size_t info_len;
 	int info_parsed; /* init_fd was opened (or could not be) */
@@ -687,7 +688,7 @@ static void close_fd(int *fd)
  * build's command outlived its deleted project on CI). */
 static void kill_init(const struct run *r)
 {
-	if (r->init_fd >= 0)
+	if (r->init_fd >= 0 && r->init_ours)
 		pidfd_send_signal(r->init_fd, SIGKILL, NULL, 0);
 }
 
@@ -787,8 +788,9 @@ static void run_parse_info(struct run *r)
 		return; /* not complete yet */
 	r->init_fd = pidfd_open((pid_t)pid, 0);
 	r->info_parsed = 1;
-	if (r->init_fd >= 0 && !in_other_pid_namespace((pid_t)pid))
-		close_fd(&r->init_fd); /* gone, its number reused: not ours */
+	/* Not in a namespace of its own: gone, and its number reused by
+	 * another process, which is watched (harmlessly) but never killed. */
+	r->init_ours = r->init_fd >= 0 && in_other_pid_namespace((pid_t)pid);
 	if (r->stopping)
 		run_signal_stop(r);
 }
