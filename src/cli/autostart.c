@@ -187,24 +187,29 @@ static unsigned long long live_start_time(long pid)
 	return start;
 }
 
-/* A live `lectern serve` process: live_start_time() says it is alive, and
- * its command line has the serve word (a pid reused by another program is
- * not ours). A process on its way out may have dropped its command line
- * already: it is no engine to talk to any more, though not yet gone. */
-static int is_engine_process(long pid)
+/* Whether the process's command line has the serve word (a pid reused by
+ * another program is not ours). A process on its way out may have dropped
+ * its command line already: it is no engine to talk to any more, though
+ * not yet gone. */
+static int runs_serve(long pid)
 {
 	char buf[4096];
 	ssize_t n;
 	int found = 0;
 	char *p;
 
-	if (live_start_time(pid) == 0 ||
-	    (n = read_proc(pid, "cmdline", buf, sizeof(buf))) <= 0)
+	if ((n = read_proc(pid, "cmdline", buf, sizeof(buf))) <= 0)
 		return 0;
 	for (p = buf; p < buf + n; p += strlen(p) + 1)
 		if (strcmp(p, "serve") == 0)
 			found = 1;
 	return found;
+}
+
+/* A live `lectern serve` process. */
+static int is_engine_process(long pid)
+{
+	return live_start_time(pid) != 0 && runs_serve(pid);
 }
 
 static int port_answers(long port)
@@ -654,7 +659,7 @@ int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
 	    (lock_fd = cli_engine_lock(dir)) < 0)
 		return CLI_EXIT_FAIL;
 	pid = read_number(dir, "serve.pid");
-	if ((start = live_start_time(pid)) == 0 || !is_engine_process(pid)) {
+	if ((start = live_start_time(pid)) == 0 || !runs_serve(pid)) {
 		printf("no local engine is running for %s\n", dir);
 	} else if (kill((pid_t)pid, SIGTERM) < 0 || !wait_gone(pid, start)) {
 		status = cli_fail("the local engine (pid %ld) did not stop", pid);

@@ -31,7 +31,6 @@ static const char *outcome(const struct lc_build *b)
 
 /* ---- builds --------------------------------------------------------------- */
 
-
 /* A builds table's payload: the queue, read when the first row is made
  * (the list's answers have told what the instance is by then, so the
  * hosted service gets no request to learn it). */

@@ -397,16 +397,6 @@ static const char *safe_next(const char *next)
 	return next;
 }
 
-static int html_page(struct srv_response *res, int status, const char *body)
-{
-	res->content_type = "text/html; charset=utf-8";
-	if ((res->body = strdup(body)) == NULL)
-		return srv_respond_internal(res, "out of memory");
-	res->body_len = strlen(body);
-	res->status = status;
-	return status;
-}
-
 /* The page's text (taken) as the response. */
 static int text_page(struct srv_response *res, int status,
 		     struct srv_text *page)
@@ -416,6 +406,23 @@ static int text_page(struct srv_response *res, int status,
 		return srv_respond_internal(res, "out of memory");
 	res->status = status;
 	return status;
+}
+
+/* A login refused: a 403 page saying why in its headline, and what to do
+ * when there is something (NULL: nothing). */
+static int refused(struct srv_response *res, const char *why,
+		   const char *advice)
+{
+	struct srv_text page = { 0 };
+
+	srv_text_printf(&page,
+			"<!DOCTYPE html>\n<html><head><title>Log in</title>"
+			"</head>\n<body><h1>%s</h1>",
+			why);
+	if (advice)
+		srv_text_printf(&page, "\n<p>%s</p>", advice);
+	srv_text_puts(&page, "</body></html>\n");
+	return text_page(res, 403, &page);
 }
 
 /* A positive random number (as number_before_dot reads them), 0 when
@@ -632,9 +639,12 @@ static int set_session(struct docs_ctx *c, int64_t uid)
  * out (LOGIN_NEXT_MAX bytes); "/" when absent. */
 static void login_next(const char *s, char *out)
 {
+	const char *safe;
+
 	if (!form_value(s, "next", out, LOGIN_NEXT_MAX))
 		snprintf(out, LOGIN_NEXT_MAX, "/");
-	memmove(out, safe_next(out), strlen(safe_next(out)) + 1);
+	safe = safe_next(out);
+	memmove(out, safe, strlen(safe) + 1);
 }
 
 /* After a login on the API host: to next there, or, for a docs host, to
@@ -713,21 +723,16 @@ static int login_post(struct docs_ctx *c)
 	int rc;
 
 	if (!csrf_valid(c, body))
-		return html_page(c->res, 403,
-				 "<!DOCTYPE html>\n<html><head><title>Log in"
-				 "</title></head>\n<body><h1>Forbidden: the "
-				 "form has expired or came from another site."
-				 "</h1>\n<p>Open the login page again.</p>"
-				 "</body></html>\n");
+		return refused(c->res,
+			       "Forbidden: the form has expired or came from "
+			       "another site.",
+			       "Open the login page again.");
 	if (!form_value(body, "token", token, sizeof(token)))
 		token[0] = '\0';
 	rc = lec_token_authenticate(c->store, token, &user);
 	OPENSSL_cleanse(token, sizeof(token));
 	if (rc != LEC_OK)
-		return html_page(c->res, 403,
-				 "<!DOCTYPE html>\n<html><head><title>Log in"
-				 "</title></head>\n<body><h1>Invalid token"
-				 "</h1></body></html>\n");
+		return refused(c->res, "Invalid token", NULL);
 	uid = user->id;
 	lec_user_free(user);
 	if (set_session(c, uid) < 0)
@@ -781,12 +786,10 @@ static int redeem(struct docs_ctx *c, const char *ticket)
 	int64_t uid = ticket_user(c, ticket);
 
 	if (uid <= 0 || !ticket_first_use(ticket))
-		return html_page(c->res, 403,
-				 "<!DOCTYPE html>\n<html><head><title>Log in"
-				 "</title></head>\n<body><h1>Forbidden: this "
-				 "login link has expired or was used already."
-				 "</h1>\n<p>Open the login page again.</p>"
-				 "</body></html>\n");
+		return refused(c->res,
+			       "Forbidden: this login link has expired or was "
+			       "used already.",
+			       "Open the login page again.");
 	if (set_session(c, uid) < 0)
 		return srv_respond_internal(c->res, "no session key");
 	/* The ticket's URL is not passed on to the next page. */
