@@ -408,10 +408,11 @@ static int text_page(struct srv_response *res, int status,
 	return status;
 }
 
-/* A login refused: a 403 page saying why in its headline, and what to do
- * when there is something (NULL: nothing). */
-static int refused(struct srv_response *res, const char *why,
-		   const char *advice)
+/* A login refused: a page of status saying why in its headline, and what
+ * to do when there is something (NULL: nothing); refused() is the 403 of
+ * a form that may not log in. */
+static int refused_with(struct srv_response *res, int status,
+			const char *why, const char *advice)
 {
 	struct srv_text page = { 0 };
 
@@ -422,7 +423,24 @@ static int refused(struct srv_response *res, const char *why,
 	if (advice)
 		srv_text_printf(&page, "\n<p>%s</p>", advice);
 	srv_text_puts(&page, "</body></html>\n");
-	return text_page(res, 403, &page);
+	return text_page(res, status, &page);
+}
+
+static int refused(struct srv_response *res, const char *why,
+		   const char *advice)
+{
+	return refused_with(res, 403, why, advice);
+}
+
+/* Whether an "a=b&c=d" body has more fields than any form may
+ * (SRV_MAX_FORM_FIELDS, as the API's form bodies). */
+static int too_many_fields(const char *body)
+{
+	size_t fields = 1;
+
+	for (; *body && fields <= SRV_MAX_FORM_FIELDS; body++)
+		fields += *body == '&';
+	return fields > SRV_MAX_FORM_FIELDS;
 }
 
 /* A positive random number (as number_before_dot reads them), 0 when
@@ -722,6 +740,9 @@ static int login_post(struct docs_ctx *c)
 	int64_t uid;
 	int rc;
 
+	if (too_many_fields(body))
+		return refused_with(c->res, 400, "Too many fields in the form.",
+				    "Open the login page again.");
 	if (!csrf_valid(c, body))
 		return refused(c->res,
 			       "Forbidden: the form has expired or came from "

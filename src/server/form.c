@@ -5,6 +5,9 @@
  * (percent escapes, '+', multipart boundaries and part headers), and each
  * field it hands over, in pieces when long, is put into the form tree of
  * input.c, which the body readers (body.c) read with DRF's form rules.
+ * A body of more than SRV_MAX_FORM_FIELDS fields is refused at the first
+ * one too many: the post processor stops there, so a long form costs no
+ * more than the fields it may have.
  */
 #include <microhttpd.h>
 #include <stdio.h>
@@ -20,7 +23,7 @@
 
 /* The field being read and what the iterator has seen. */
 struct form_reader {
-	cJSON *form;
+	struct srv_form_builder form;
 	struct srv_input_error *err;
 	char *key;       /* owned; NULL before the first field */
 	int is_file;
@@ -35,7 +38,7 @@ static int flush(struct form_reader *r)
 	int rc = 0;
 
 	if (r->key && !r->failed &&
-	    srv_input_form_add(r->form, r->key, strlen(r->key),
+	    srv_input_form_add(&r->form, r->key, strlen(r->key),
 			       r->value ? r->value : "", r->len, r->is_file,
 			       r->err) != 0) {
 		r->failed = 1;
@@ -143,12 +146,12 @@ cJSON *srv_form_parse(struct srv_request *req, enum srv_form_kind kind,
 	enum MHD_Result ok;
 
 	r.err = err;
-	if ((r.form = srv_input_form_new(kind)) == NULL) {
+	if (srv_input_form_begin(&r.form, kind) < 0) {
 		parse_error(err, "out of memory");
 		return NULL;
 	}
 	if (req->body_len == 0)
-		return r.form;
+		return srv_input_form_finish(&r.form);
 	pp = MHD_create_post_processor(req->conn, FORM_BUFFER, on_field, &r);
 	if (pp == NULL) {
 		/* The one case libmicrohttpd refuses up front. */
@@ -169,10 +172,10 @@ cJSON *srv_form_parse(struct srv_request *req, enum srv_form_kind kind,
 		goto fail;
 	}
 	free(r.value);
-	return r.form;
+	return srv_input_form_finish(&r.form);
 fail:
 	flush(&r);
 	free(r.value);
-	cJSON_Delete(r.form);
+	cJSON_Delete(srv_input_form_finish(&r.form));
 	return NULL;
 }

@@ -20,6 +20,7 @@
 #include <unistr.h>
 
 #include "input.h"
+#include "keymap.h"
 #include "server.h"
 
 /* Fields whose text may span lines (the service's TextFields and secrets
@@ -73,6 +74,36 @@ char *srv_percent_decode(const char *s, size_t n, int plus_is_space)
 	return out;
 }
 
+/* UTF-8 ------------------------------------------------------------------- */
+
+/* Bytes read at once while they are ASCII. */
+#define ASCII_WORD sizeof(uint64_t)
+#define HIGH_BITS UINT64_C(0x8080808080808080)
+
+int srv_utf8_valid(const char *s, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + n;
+	uint64_t word;
+	ucs4_t uc;
+	int len;
+
+	while (p < end) {
+		while ((size_t)(end - p) >= ASCII_WORD &&
+		       (memcpy(&word, p, ASCII_WORD), (word & HIGH_BITS) == 0))
+			p += ASCII_WORD;
+		if (p == end)
+			break;
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if ((len = u8_mbtoucr(&uc, p, (size_t)(end - p))) < 0)
+			return 0;
+		p += len;
+	}
+	return 1;
+}
+
 static int fail(struct srv_input_error *err, int status, const char *field,
 		const char *msg)
 {
@@ -87,8 +118,7 @@ static int fail(struct srv_input_error *err, int status, const char *field,
 static int decodes_to_utf8(const char *s, size_t n, int plus_is_space)
 {
 	char *text = srv_percent_decode(s, n, plus_is_space);
-	int ok = text == NULL ||
-		 u8_check((const uint8_t *)text, strlen(text)) == NULL;
+	int ok = text == NULL || srv_utf8_valid(text, strlen(text));
 
 	free(text);
 	return ok;
@@ -117,7 +147,7 @@ int srv_input_check_request(const char *raw_uri, const char *body,
 				    "not valid UTF-8.");
 		q = start[len] ? start + len : NULL;
 	}
-	if (body_len > 0 && u8_check((const uint8_t *)body, body_len) != NULL)
+	if (body_len > 0 && !srv_utf8_valid(body, body_len))
 		return fail(err, 400, "",
 			    "Malformed request: the body is not valid UTF-8.");
 	return 0;
@@ -441,7 +471,7 @@ cJSON *srv_input_parse_json(const char *body, size_t len,
 
 	if (len == 0)
 		return cJSON_CreateObject();
-	if (u8_check((const uint8_t *)body, len) != NULL) {
+	if (!srv_utf8_valid(body, len)) {
 		fail(err, 400, "",
 		     "JSON parse error - 'utf-8' codec can't decode the "
 		     "request body");
@@ -512,12 +542,27 @@ done:
 
 /* A form object's kind is kept in the object's own valueint, which cJSON
  * leaves unused for objects (and never frees). */
-cJSON *srv_input_form_new(enum srv_form_kind kind)
+static cJSON *form_new(enum srv_form_kind kind)
 {
 	cJSON *form = cJSON_CreateObject();
 
 	if (form)
 		form->valueint = (int)kind;
+	return form;
+}
+
+int srv_input_form_begin(struct srv_form_builder *b, enum srv_form_kind kind)
+{
+	memset(b, 0, sizeof(*b));
+	return (b->form = form_new(kind)) ? 0 : -1;
+}
+
+cJSON *srv_input_form_finish(struct srv_form_builder *b)
+{
+	cJSON *form = b->form;
+
+	srv_keymap_dispose(&b->nodes);
+	memset(b, 0, sizeof(*b));
 	return form;
 }
 
@@ -544,26 +589,54 @@ static void text_facts(const char *s, size_t n, struct string_facts *f)
 	}
 }
 
-/* The nested form object under part (stored as "part."), made when
- * missing. */
-static cJSON *nested_form(cJSON *form, const char *part, size_t n)
+/* The node the first n bytes of key name ("a." a nested form, "a.b.c" a
+ * field's values), from the builder's index or made under parent by make
+ * (with name, the key's last part) and indexed; NULL when out of memory or
+ * when the name holds the other kind of node. */
+static cJSON *node(struct srv_form_builder *b, cJSON *parent, const char *key,
+		   size_t n, const char *name, cJSON *(*make)(cJSON *parent))
 {
-	char *name = malloc(n + 2);
+	cJSON *child = srv_keymap_get(&b->nodes, key, n);
+
+	if (child)
+		return child;
+	if ((child = make(parent)) == NULL)
+		return NULL;
+	if (!cJSON_AddItemToObject(parent, name, child)) {
+		cJSON_Delete(child);
+		return NULL;
+	}
+	/* Added to the tree, the node is the tree's whatever happens here. */
+	return srv_keymap_put(&b->nodes, key, n, child) == 0 ? child : NULL;
+}
+
+static cJSON *make_form(cJSON *parent)
+{
+	return form_new(srv_input_form_kind(parent));
+}
+
+static cJSON *make_values(cJSON *parent)
+{
+	(void)parent;
+	return cJSON_CreateArray();
+}
+
+/* The node of the first n bytes of key under parent, whose own name is
+ * the last len bytes of them. */
+static cJSON *named_node(struct srv_form_builder *b, cJSON *parent,
+			 const char *key, size_t n, size_t len,
+			 cJSON *(*make)(cJSON *parent))
+{
+	char *name = malloc(len + 1);
 	cJSON *child;
 
 	if (name == NULL)
 		return NULL;
-	memcpy(name, part, n);
-	memcpy(name + n, ".", 2);
-	child = cJSON_GetObjectItemCaseSensitive(form, name);
-	if (child == NULL &&
-	    (child = srv_input_form_new(srv_input_form_kind(form))) != NULL &&
-	    !cJSON_AddItemToObject(form, name, child)) {
-		cJSON_Delete(child);
-		child = NULL;
-	}
+	memcpy(name, key + n - len, len);
+	name[len] = '\0';
+	child = node(b, parent, key, n, name, make);
 	free(name);
-	return cJSON_IsObject(child) ? child : NULL;
+	return child;
 }
 
 /* The field path of a key as errors name it: its dots, nothing else. */
@@ -588,19 +661,21 @@ static int form_refuse(struct srv_input_error *err, const char *key,
 	return fail(err, 400, path[0] ? path : "non_field_errors", msg);
 }
 
-int srv_input_form_add(cJSON *form, const char *key, size_t klen,
-		       const char *value, size_t vlen, int is_file,
-		       struct srv_input_error *err)
+int srv_input_form_add(struct srv_form_builder *b, const char *key,
+		       size_t klen, const char *value, size_t vlen,
+		       int is_file, struct srv_input_error *err)
 {
 	struct string_facts f;
 	const char *part = key, *dot, *why;
 	size_t left = klen;
 	int depth = 1;
-	cJSON *values, *item;
-	char *name, *text;
+	cJSON *form = b->form, *values, *item;
+	char *text;
 
-	if (u8_check((const uint8_t *)key, klen) != NULL ||
-	    (!is_file && u8_check((const uint8_t *)value, vlen) != NULL))
+	if (++b->fields > SRV_MAX_FORM_FIELDS)
+		return fail(err, 400, "", SRV_TOO_MANY_FIELDS);
+	if (!srv_utf8_valid(key, klen) ||
+	    (!is_file && !srv_utf8_valid(value, vlen)))
 		return fail(err, 400, "",
 			    "Malformed request: the body is not valid UTF-8.");
 	text_facts(key, klen, &f);
@@ -618,10 +693,13 @@ int srv_input_form_add(cJSON *form, const char *key, size_t klen,
 	}
 	/* "a.b.c": the nested forms "a." and "b.", then "c". */
 	while ((dot = memchr(part, '.', left)) != NULL && dot + 1 < part + left) {
+		size_t through = (size_t)(dot + 1 - key);
+
 		if (++depth > SRV_MAX_JSON_DEPTH)
 			return fail(err, 400, "",
 				    "Form field names nest too deep.");
-		if ((form = nested_form(form, part, (size_t)(dot - part))) ==
+		if ((form = named_node(b, form, key, through,
+				       (size_t)(dot + 1 - part), make_form)) ==
 		    NULL)
 			return fail(err, 400, "", "Out of memory.");
 		left -= (size_t)(dot + 1 - part);
@@ -630,19 +708,8 @@ int srv_input_form_add(cJSON *form, const char *key, size_t klen,
 	/* "a." names no field (nested forms are stored under such names). */
 	if (left > 0 && part[left - 1] == '.')
 		return 0;
-	if ((name = malloc(left + 1)) == NULL)
-		return fail(err, 400, "", "Out of memory.");
-	memcpy(name, part, left);
-	name[left] = '\0';
-	values = cJSON_GetObjectItemCaseSensitive(form, name);
-	if (!cJSON_IsArray(values) &&
-	    ((values = cJSON_CreateArray()) == NULL ||
-	     !cJSON_AddItemToObject(form, name, values))) {
-		cJSON_Delete(values);
-		values = NULL;
-	}
-	free(name);
-	if (values == NULL)
+	if ((values = named_node(b, form, key, klen, left, make_values)) ==
+	    NULL)
 		return fail(err, 400, "", "Out of memory.");
 	if (is_file) {
 		item = cJSON_CreateRaw("{}");

@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "keymap.h"
 #include "srv_limits.h"
 
 /* Why some input was refused. */
@@ -42,6 +43,13 @@ struct srv_input_error {
  * or body that is not UTF-8 once decoded (400). */
 int srv_input_check_request(const char *raw_uri, const char *body,
 			    size_t body_len, struct srv_input_error *err);
+
+/* Whether n bytes of s are UTF-8 (RFC 3629, as libunistring's u8_check:
+ * no overlongs, surrogates or code points past U+10FFFF). ASCII runs are
+ * read a word at a time: a body of mostly ASCII is checked before every
+ * route, and a byte at a time was a third of the server's work under a
+ * flood of large bodies. */
+int srv_utf8_valid(const char *s, size_t n);
 
 /* Percent-decode n bytes of s ('+' as a space when plus_is_space, as in
  * a query). A new string (the caller's), or NULL for a malformed escape or
@@ -88,18 +96,29 @@ enum srv_form_kind {
 	SRV_FORM_PARTIAL = 2, /* a form of a partial update (PATCH) */
 };
 
-/* An empty form tree of kind; NULL when out of memory. The caller's
- * (cJSON_Delete). */
-cJSON *srv_input_form_new(enum srv_form_kind kind);
+/* A form tree being built: the tree, the fields added so far, and an
+ * index of its nested forms and value lists by the key's bytes up to
+ * them ("a.", "a.b.", "a.b.c"), so that each field is placed without a
+ * scan of the ones before it (a form of n fields is built in O(n)). */
+struct srv_form_builder {
+	cJSON *form;
+	struct srv_keymap nodes;
+	size_t fields;
+};
+
+/* Start an empty form tree of kind in b: 0, or -1 when out of memory. */
+int srv_input_form_begin(struct srv_form_builder *b, enum srv_form_kind kind);
 /* Add one field, key of klen bytes with value of vlen bytes (is_file: an
  * uploaded file, whose bytes are not kept). Returns 0, or the status
- * (400) with err filled: a key or value that is not UTF-8, a NUL or a
- * control character its field does not allow (the JSON rules: the same
- * messages and field), keys nested deeper than SRV_MAX_JSON_DEPTH, or out
- * of memory. */
-int srv_input_form_add(cJSON *form, const char *key, size_t klen,
-		       const char *value, size_t vlen, int is_file,
-		       struct srv_input_error *err);
+ * (400) with err filled: more than SRV_MAX_FORM_FIELDS fields, a key or
+ * value that is not UTF-8, a NUL or a control character its field does
+ * not allow (the JSON rules: the same messages and field), keys nested
+ * deeper than SRV_MAX_JSON_DEPTH, or out of memory. */
+int srv_input_form_add(struct srv_form_builder *b, const char *key,
+		       size_t klen, const char *value, size_t vlen,
+		       int is_file, struct srv_input_error *err);
+/* The tree built (the caller's: cJSON_Delete), the rest of b freed. */
+cJSON *srv_input_form_finish(struct srv_form_builder *b);
 /* The kind of a form object (or of a JSON object: SRV_FORM_NONE). */
 enum srv_form_kind srv_input_form_kind(const cJSON *obj);
 

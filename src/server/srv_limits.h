@@ -15,6 +15,15 @@
  * per character), plus its name. */
 #define SRV_MAX_BODY (512 * 1024)
 
+/* Fields of a form body (each key=value, or each part of a multipart
+ * body): more are 400 with Django's words. Django's own default
+ * (DATA_UPLOAD_MAX_NUMBER_FIELDS), so a form the service takes is taken
+ * here; the widest legitimate form, a project's, has about 20 fields. */
+#define SRV_MAX_FORM_FIELDS 1000
+#define SRV_TOO_MANY_FIELDS                                                  \
+	"The number of GET/POST parameters exceeded "                        \
+	"settings.DATA_UPLOAD_MAX_NUMBER_FIELDS."
+
 /* JSON nesting depth of a request body: deeper is 400. The API's deepest
  * legitimate body is two levels ({"repository": {"url": ...}}). */
 #define SRV_MAX_JSON_DEPTH 32

@@ -3,9 +3,10 @@
  * (readthedocs/api/v2/views/integrations.py): POST
  * /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
  * /api/v2/webhook/<project>/<integration id>/. One path for every forge: the
- * payload is read (JSON, or GitHub's form-encoded "payload"), the project
- * and its integration looked up, the delivery verified (a signature, a
- * token, or for the generic webhook an admin's API token), then the forge's
+ * project and its integration are looked up, the delivery verified (a
+ * signature, a token, or for the generic webhook an admin's API token or
+ * the token in its body), the payload read (JSON, or GitHub's form-encoded
+ * "payload"), then the forge's
  * events mapped to what they ask for: a push builds the active versions of
  * the pushed branch or tag, a branch or tag created or deleted syncs the
  * versions. Answers and their status codes are the service's: {"detail":
@@ -53,6 +54,10 @@ struct forge {
 	const char *path_name; /* /api/v2/webhook/<path_name>/<slug>/ */
 	enum lec_integration_type type;
 	const char *invalid; /* the answer to a bad signature or token */
+	/* Whether verify reads the payload (a token in the body); the other
+	 * forges' payloads are read only once the delivery is verified, so
+	 * nobody without the secret makes the server parse a body. */
+	int verify_reads_payload;
 	int (*verify)(struct delivery *d);
 	int (*handle)(struct delivery *d); /* fills res */
 };
@@ -306,14 +311,14 @@ static int handle_api(struct delivery *d)
 
 static const struct forge forges[] = {
 	{ "github", LEC_INTEGRATION_GITHUB,
-	  "Payload not valid, invalid or missing signature", verify_github,
+	  "Payload not valid, invalid or missing signature", 0, verify_github,
 	  handle_github },
 	{ "gitlab", LEC_INTEGRATION_GITLAB,
-	  "Payload not valid, invalid or missing token", verify_gitlab,
+	  "Payload not valid, invalid or missing token", 0, verify_gitlab,
 	  handle_gitlab },
-	{ "bitbucket", LEC_INTEGRATION_BITBUCKET, "Payload not valid",
+	{ "bitbucket", LEC_INTEGRATION_BITBUCKET, "Payload not valid", 0,
 	  verify_bitbucket, handle_bitbucket },
-	{ "generic", LEC_INTEGRATION_API, "Payload not valid", verify_api,
+	{ "generic", LEC_INTEGRATION_API, "Payload not valid", 1, verify_api,
 	  handle_api },
 };
 
@@ -332,7 +337,11 @@ static cJSON *form_fields(struct srv_request *req, struct srv_response *res)
 	}
 	out = cJSON_CreateObject();
 	cJSON_ArrayForEach(item, form) {
-		const cJSON *last = srv_body_get(form, item->string);
+		/* A field's values, in order: cJSON keeps an array's last
+		 * element in its first one's prev. */
+		const cJSON *last = cJSON_IsArray(item) && item->child
+					    ? item->child->prev
+					    : NULL;
 
 		if (cJSON_IsString(last))
 			cJSON_AddStringToObject(out, item->string,
@@ -396,8 +405,8 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 	const char *absent = integration ? NO_INTEGRATION : NO_PROJECT;
 	int rc;
 
-	if ((d.data = payload(req, res)) == NULL)
-		goto done;
+	/* The service's order: the project, its integration, the
+	 * signature, and only then the payload. */
 	rc = lec_project_get(srv_store(req), slug, &d.project);
 	if (rc == LEC_ENOTFOUND) {
 		srv_respond_detail(res, 404, NO_PROJECT);
@@ -418,6 +427,9 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 			srv_respond_engine_error(res, rc);
 		goto done;
 	}
+	if (forge->verify_reads_payload &&
+	    (d.data = payload(req, res)) == NULL)
+		goto done;
 	rc = forge->verify(&d);
 	if (rc == LEC_EAUTH && hidden(req, d.project))
 		srv_respond_detail(res, 404, absent);
@@ -425,7 +437,7 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 		srv_respond_detail(res, 400, forge->invalid);
 	else if (rc < 0)
 		srv_respond_engine_error(res, rc);
-	else
+	else if (d.data || (d.data = payload(req, res)) != NULL)
 		forge->handle(&d);
 done:
 	if (d.integration != integration)

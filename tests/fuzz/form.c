@@ -16,8 +16,9 @@
  * sanitizers: a refused body gets a 400 (415 for a type that is no form
  * and not JSON) whose response is valid JSON in valid UTF-8; an accepted one is a form tree whose keys and strings are
  * valid UTF-8 without control characters (line breaks and tabs aside in
- * strings), and every reader either reads it or answers a 400 with a
- * valid JSON body.
+ * strings) holding SRV_MAX_FORM_FIELDS values at most, and every reader
+ * either reads it or answers a 400 with a valid JSON body; a body refused
+ * for too many fields is one long enough to hold them.
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -41,6 +42,18 @@ struct upload {
 	size_t len;
 };
 
+/* The values of a form tree: each field's list, in every nested form. */
+static size_t form_values(const cJSON *form)
+{
+	const cJSON *item;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(item, form)
+		n += cJSON_IsObject(item) ? form_values(item)
+					  : (size_t)cJSON_GetArraySize(item);
+	return n;
+}
+
 /* Parse the request's body as the server does and check the result. */
 static void check_request(struct MHD_Connection *conn, const char *method,
 			  struct upload *up)
@@ -61,6 +74,14 @@ static void check_request(struct MHD_Connection *conn, const char *method,
 		/* 415: a Content-Type that is neither a form nor JSON. */
 		FUZZ_CHECK(res.status == 400 || res.status == 415,
 			   "a refused body is 400 (or 415)");
+		/* A field takes a byte at least (its separator). */
+		FUZZ_CHECK(res.body == NULL ||
+				   memmem(res.body, res.body_len,
+					  SRV_TOO_MANY_FIELDS,
+					  strlen(SRV_TOO_MANY_FIELDS)) ==
+					   NULL ||
+				   up->len >= SRV_MAX_FORM_FIELDS,
+			   "too many fields only in a body that holds them");
 		srv_fuzz_response_check_dispose(&res);
 	} else {
 		const char *ct = srv_header(&req, "Content-Type");
@@ -68,6 +89,9 @@ static void check_request(struct MHD_Connection *conn, const char *method,
 		FUZZ_CHECK(srv_input_form_kind(body) != SRV_FORM_NONE ||
 				   ct == NULL || !srv_form_is_content_type(ct),
 			   "a form body is a form tree");
+		FUZZ_CHECK(srv_input_form_kind(body) == SRV_FORM_NONE ||
+				   form_values(body) <= SRV_MAX_FORM_FIELDS,
+			   "a form tree holds SRV_MAX_FORM_FIELDS values at most");
 		srv_fuzz_check_strings(body);
 		srv_fuzz_read_fields(body);
 		cJSON_Delete(body);
