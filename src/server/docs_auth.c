@@ -52,6 +52,7 @@
 #include "dash.h"
 #include "docs.h"
 #include "input.h"
+#include "signed_value.h"
 #include "text.h"
 
 #define SESSION_COOKIE "lectern_session"
@@ -61,7 +62,7 @@
 #define SESSION_KEY_FILE "session.key"
 /* Bytes of HMAC-SHA256 key: the hash's block-size-independent strength. */
 #define SESSION_KEY_LEN 32
-#define SESSION_MAC_LEN 32
+#define SESSION_MAC_LEN (SRV_SIGNED_MAC_HEX / 2)
 /* Longest cookie value we look at: two 20-digit numbers, two dots and
  * 64 hex digits, rounded up. */
 #define SESSION_VALUE_MAX 128
@@ -186,25 +187,6 @@ static int cookie_value(const char *header, const char *name, char *out,
 	return 0;
 }
 
-/* A decimal number of value up to its '.', or -1. */
-static int64_t number_before_dot(const char **value)
-{
-	const char *s = *value;
-	int64_t n = 0;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (n > (INT64_MAX - 9) / 10)
-			return -1;
-		n = n * 10 + (*s - '0');
-	}
-	if (*s != '.')
-		return -1;
-	*value = s + 1;
-	return n;
-}
-
 /* The hex HMAC of "<purpose>\n<host>\n<value's first n bytes>" into
  * hex: a cookie, ticket or token made for one docs host is no good on
  * another (one project's docs cannot use a session or form of
@@ -236,17 +218,14 @@ static int64_t signed_number(struct docs_ctx *c, const char *purpose,
 			     const char *value)
 {
 	char expected[2 * SESSION_MAC_LEN + 1];
-	const char *mac = value;
-	int64_t number = number_before_dot(&mac);
-	int64_t expires = number > 0 ? number_before_dot(&mac) : -1;
+	struct srv_signed v;
 
-	if (number <= 0 || expires < (int64_t)time(NULL) ||
-	    strlen(mac) != 2 * SESSION_MAC_LEN ||
-	    host_mac(c, purpose, value, (size_t)(mac - 1 - value), expected) <
-		    0 ||
-	    CRYPTO_memcmp(expected, mac, 2 * SESSION_MAC_LEN) != 0)
+	if (srv_signed_parse(value, &v) < 0 ||
+	    v.expires < (int64_t)time(NULL) ||
+	    host_mac(c, purpose, value, v.signed_len, expected) < 0 ||
+	    CRYPTO_memcmp(expected, v.mac, 2 * SESSION_MAC_LEN) != 0)
 		return 0;
-	return number;
+	return v.number;
 }
 
 /* "<number>.<expiry>.<mac>" for purpose on host, lasting seconds, into
@@ -443,7 +422,7 @@ static int too_many_fields(const char *body)
 	return fields > SRV_MAX_FORM_FIELDS;
 }
 
-/* A positive random number (as number_before_dot reads them), 0 when
+/* A positive random number (as srv_signed_parse reads them), 0 when
  * there are no random bytes. */
 static uint64_t random_number(void)
 {
@@ -542,13 +521,15 @@ static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 
 /* Tickets ----------------------------------------------------------------- */
 
-/* Whether ticket (a whole "<random>.<user>.<expiry>.<mac>") is redeemed
- * for the first time; remembered until it expires. A ticket travels in a URL,
- * which browsers keep in their history: it works once. */
-static int ticket_first_use(const char *ticket)
+/* Whether the ticket of this random number is redeemed for the first
+ * time; remembered until it expires. The number, not the ticket's text,
+ * is what is remembered: a ticket is known by what was parsed from it.
+ * A ticket travels in a URL, which browsers keep in their history: it
+ * works once. */
+static int ticket_first_use(uint64_t random)
 {
 	static struct {
-		char value[TICKET_MAX];
+		uint64_t random;
 		time_t until;
 	} used[TICKETS_REMEMBERED];
 	static size_t next;
@@ -559,11 +540,9 @@ static int ticket_first_use(const char *ticket)
 
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < TICKETS_REMEMBERED && first; i++)
-		first = used[i].until < now ||
-			strcmp(used[i].value, ticket) != 0;
+		first = used[i].until < now || used[i].random != random;
 	if (first) {
-		snprintf(used[next].value, sizeof(used[next].value), "%s",
-			 ticket);
+		used[next].random = random;
 		used[next].until = now + TICKET_SECONDS;
 		next = (next + 1) % TICKETS_REMEMBERED;
 	}
@@ -593,17 +572,19 @@ static int ticket_make(struct docs_ctx *c, const char *host, int64_t uid,
 				TICKET_SECONDS, out + n);
 }
 
-/* The user of a valid, unexpired ticket made for this host; 0
- * otherwise. */
-static int64_t ticket_user(struct docs_ctx *c, const char *ticket)
+/* The user of a valid, unexpired ticket made for this host, with its
+ * random number in *random; 0 otherwise. */
+static int64_t ticket_user(struct docs_ctx *c, const char *ticket,
+			   uint64_t *random)
 {
 	char purpose[TICKET_PURPOSE_MAX];
-	const char *rest = ticket;
-	int64_t random = number_before_dot(&rest);
+	const char *rest;
+	int64_t number = srv_ticket_random(ticket, &rest);
 
-	if (random <= 0)
+	if (number <= 0)
 		return 0;
-	snprintf(purpose, sizeof(purpose), "ticket %" PRId64, random);
+	*random = (uint64_t)number;
+	snprintf(purpose, sizeof(purpose), "ticket %" PRId64, number);
 	return signed_number(c, purpose, rest);
 }
 
@@ -804,9 +785,10 @@ static int redeem(struct docs_ctx *c, const char *ticket)
 {
 	struct srv_text url = { 0 };
 	char next[LOGIN_NEXT_MAX];
-	int64_t uid = ticket_user(c, ticket);
+	uint64_t random = 0;
+	int64_t uid = ticket_user(c, ticket, &random);
 
-	if (uid <= 0 || !ticket_first_use(ticket))
+	if (uid <= 0 || !ticket_first_use(random))
 		return refused(c->res,
 			       "Forbidden: this login link has expired or was "
 			       "used already.",

@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import time
+import urllib.parse
 
 from lectern_test import ServerTestCase, Store, main
 
@@ -464,6 +465,36 @@ class DocsServingTest(ServerTestCase):
         fresh = "7." + self.signed("ticket 7", alice, int(time.time()) + 60)
         self.assertStatus(self.get("/_/login/?ticket=" + fresh + "&next=/en/secret/"), 302)
 
+    def test_used_ticket_in_another_spelling(self):
+        # Issue 36, finding 2: a redeemed ticket's random number padded
+        # with zeros was a fresh ticket (the MAC covers the number, not its
+        # spelling), about 70 times over. Every number has one spelling.
+        path, r = self.server.browser_login(self.alice, self.host())
+        self.assertStatus(r, 302)
+        ticket = re.search(r"ticket=([^&]+)", path).group(1)
+        random, uid, expires, mac = ticket.split(".")
+        for spelling in ("0" + random, "00" + random, "+" + random, " " + random):
+            with self.subTest(spelling=spelling):
+                t = ".".join((spelling, uid, expires, mac))
+                self.assertRefusedTicket(self.get("/_/login/?ticket=" +
+                                                  urllib.parse.quote(t)))
+        alice = self.store.rows("SELECT id FROM users WHERE username ="
+                                " 'alice'")[0][0]
+        # Signed in another spelling (the MAC right for those bytes): refused.
+        later = int(time.time()) + 60
+        for uid_text, exp_text in (("0%d" % alice, "%d" % later),
+                                   ("%d" % alice, "0%d" % later)):
+            t = "9." + self.signed_text("ticket 9", uid_text, exp_text)
+            with self.subTest(ticket=t):
+                self.assertRefusedTicket(self.get("/_/login/?ticket=" + t))
+        upper = "9." + self.signed("ticket 9", alice, later).upper()
+        self.assertRefusedTicket(self.get("/_/login/?ticket=" + upper))
+        padded = self.signed_text("session", "0%d" % alice, "%d" % later)
+        self.assertStatus(self.get("/en/secret/", headers={
+            "Cookie": "lectern_session=" + padded}), 404)
+        self.assertServed(self.get("/en/secret/", headers={
+            "Cookie": self.session(alice, later)}), b"top secret")
+
     def test_login_on_the_api_host_first(self):
         # Logged in on the API's host already: on to the docs host at once.
         api = self.api_host()
@@ -526,9 +557,14 @@ class DocsServingTest(ServerTestCase):
         self.assertEqual(r.header("Allow"), "GET, POST, HEAD, OPTIONS")
 
     def signed(self, purpose, uid, expires, host=None):
+        return self.signed_text(purpose, "%d" % uid, "%d" % expires, host)
+
+    def signed_text(self, purpose, uid_text, expires_text, host=None):
+        """A value signed with the server's key as the server signs, its
+        numbers spelt as given."""
         with open(os.path.join(self.server.data, "session.key"), "rb") as f:
             key = f.read()
-        value = "%d.%d" % (uid, expires)
+        value = "%s.%s" % (uid_text, expires_text)
         msg = ("%s\n%s\n%s" % (purpose, host or self.host(), value)).encode()
         return "%s.%s" % (value, hmac.new(key, msg, hashlib.sha256).hexdigest())
 
