@@ -338,40 +338,70 @@ static int target_skipped(const char *rel)
 	return 0;
 }
 
-/* Where a symbolic link leads, when that is a file the site may use:
- * returns 1 with *read_path (owned by caller) and *st set, 0 when it is
- * skipped (with a warning), < 0 on error. */
+/* The path of the file open at fd, as the kernel resolved it, into real
+ * (PATH_MAX bytes); -1 when it cannot be told. */
+static int opened_path(int fd, char *real)
+{
+	char proc[64];
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if ((n = readlink(proc, real, PATH_MAX - 1)) <= 0 || real[0] != '/')
+		return -1;
+	real[n] = '\0';
+	return 0;
+}
+
+/* Where a symbolic link leads, when that is a file of the source the site
+ * may use: returns 1 with *read_path (owned by caller) and *st set, 0 when
+ * it is skipped (with a warning), < 0 on error. The link is resolved by
+ * the kernel beneath the source directory (lec__open_beneath): a link out
+ * of it is never followed on the host, so nothing outside the checkout is
+ * looked at as the engine's user, and its target is never printed (the
+ * warnings are public). */
 static int follow_link(struct site *s, const char *rel, char **read_path,
 		       struct stat *st)
 {
-	char path[PATH_MAX], real[PATH_MAX];
+	char real[PATH_MAX];
 	size_t root = strlen(s->src_real);
+	int fd = -1, dir = -1, error, rc = 0;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", s->src_real, rel) >=
-		    sizeof(path) ||
-	    realpath(path, real) == NULL) {
+	error = lec__open_beneath(s->src_fd, rel, LEC__OPEN_FILE, &fd);
+	if (error == LEC_ENOTFOUND) {
 		warn(s, "skipping %s: broken symbolic link", rel);
-		return 0;
+		goto done;
 	}
-	if (!path_within(real, s->src_real) || strcmp(real, s->src_real) == 0) {
-		warn(s, "skipping %s: symbolic link to %s, outside the source "
-			"directory", rel, real);
-		return 0;
+	if (error == LEC_EINVALID &&
+	    lec__open_beneath(s->src_fd, rel, LEC__OPEN_DIR, &dir) == LEC_OK) {
+		warn(s, "skipping %s: symbolic links are only followed to "
+			"files", rel);
+		goto done;
+	}
+	if (error < 0 || opened_path(fd, real) < 0 ||
+	    !path_within(real, s->src_real)) {
+		warn(s, "skipping %s: symbolic link that leads outside the "
+			"source directory", rel);
+		goto done;
 	}
 	if (path_within(real, s->out_real) ||
 	    target_skipped(real + root + (root > 1))) {
 		warn(s, "skipping %s: symbolic link into a skipped directory",
 		     rel);
-		return 0;
+		goto done;
 	}
-	if (stat(real, st) != 0 || !S_ISREG(st->st_mode)) {
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
 		warn(s, "skipping %s: symbolic links are only followed to "
 			"files", rel);
-		return 0;
+		goto done;
 	}
 	*read_path = lec__strdup(real);
-	LEC__CHECK_ALLOC(*read_path);
-	return 1;
+	rc = *read_path ? 1 : lec__error_oom();
+done:
+	if (fd >= 0)
+		close(fd);
+	if (dir >= 0)
+		close(dir);
+	return rc;
 }
 
 /* Classify a directory entry: 1 to keep (kind set), 0 to skip. */

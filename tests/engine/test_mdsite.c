@@ -1167,6 +1167,10 @@ TEST(output_inside_source_is_skipped)
 	CHECK(!exists(out, "public"));
 }
 
+#define OUTSIDE(name)                                                        \
+	"skipping " name ": symbolic link that leads outside the source "    \
+	"directory"
+
 TEST(symlinks_out_of_the_tree_are_skipped)
 {
 	char src[4096], out[4096], path[4096], outside[4096];
@@ -1193,6 +1197,12 @@ TEST(symlinks_out_of_the_tree_are_skipped)
 	LINK("/", "root-link");
 	LINK("nowhere.md", "dangling.md");
 	LINK(".git/config", "git-config.txt");
+	/* Issue 36, finding 6: where links outside lead was looked up on the
+	 * host and printed: a descriptor's link showed the store's path, a
+	 * root-only path whether it exists. */
+	LINK("/proc/self/fd/3", "fd.md");
+	LINK("/etc/shadow", "shadow.md");
+	LINK("/no/such/file.md", "nowhere-outside.md");
 #undef LINK
 	put(src, ".git/config", "[core]");
 	CHECK_OK(build(src, out, NULL, &st));
@@ -1204,15 +1214,27 @@ TEST(symlinks_out_of_the_tree_are_skipped)
 	CHECK(!exists(out, "root-link"));
 	CHECK(!exists(out, "dangling.html"));
 	CHECK(!exists(out, "git-config.txt"));
-	CHECK(warned("skipping escape.md: symbolic link to"));
-	CHECK(warned("skipping passwd.png: symbolic link to /etc/passwd, "
-		     "outside the source directory"));
-	CHECK(warned("skipping subdir-link"));
+	CHECK(!exists(out, "fd.html"));
+	CHECK(!exists(out, "shadow.html"));
+	/* Every link out says the same, whatever is there, and names no
+	 * target. */
+	CHECK(warned(OUTSIDE("escape.md")));
+	CHECK(warned(OUTSIDE("relative-escape.md")));
+	CHECK(warned(OUTSIDE("passwd.png")));
+	CHECK(warned(OUTSIDE("sneaky.md")));
+	CHECK(warned(OUTSIDE("root-link")));
+	CHECK(warned(OUTSIDE("fd.md")));
+	CHECK(warned(OUTSIDE("shadow.md")));
+	CHECK(warned(OUTSIDE("nowhere-outside.md")));
+	CHECK(!warned("/etc") && !warned("/proc") && !warned("/no/such") &&
+	      !warned(outside) && !warned(src));
+	CHECK(warned("skipping subdir-link: symbolic links are only followed "
+		     "to files"));
 	CHECK(warned("skipping dangling.md: broken symbolic link"));
 	CHECK(warned("skipping git-config.txt: symbolic link into a skipped "
 		     "directory"));
-	CHECK_INT(st.warnings, 8);
-	CHECK_INT(nwarnings, 8);
+	CHECK_INT(st.warnings, 11);
+	CHECK_INT(nwarnings, 11);
 	/* A link to a file inside the tree is that file under its name. */
 	CHECK(contains(out, "alias.html", HEADING("Real page")));
 	CHECK(contains(out, "pic-alias.png", "png"));
