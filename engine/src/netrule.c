@@ -54,8 +54,9 @@ static const char *const special[] = {
 
 /* IPv6 prefixes whose last 32 bits are an IPv4 address judged as such. */
 static const char *const carries_ipv4[] = {
-	"::ffff:0:0/96", /* IPv4-mapped */
-	"64:ff9b::/96",  /* NAT64 */
+	"::ffff:0:0/96",   /* IPv4-mapped */
+	"::ffff:0:0:0/96", /* IPv4-translated (RFC 2765, SIIT) */
+	"64:ff9b::/96",    /* NAT64 */
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

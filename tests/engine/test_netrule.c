@@ -94,8 +94,15 @@ TEST(ipv4_carried_in_ipv6_is_judged_as_ipv4)
 	CHECK_REFUSED(NULL, "::ffff:169.254.169.254");
 	CHECK_REFUSED(NULL, "64:ff9b::127.0.0.1");
 	CHECK_REFUSED(NULL, "64:ff9b::192.168.0.1");
+	/* Issue 36, finding 9: the IPv4-translated form (RFC 2765) was a
+	 * global IPv6 address to the rule. */
+	CHECK_REFUSED(NULL, "::ffff:0:7f00:1");
+	CHECK_REFUSED(NULL, "::ffff:0:127.0.0.1");
+	CHECK_REFUSED(NULL, "::ffff:0:a9fe:a9fe");
+	CHECK_REFUSED(NULL, "0:0:0:0:ffff:0:c0a8:1");
 	CHECK_ALLOWED(NULL, "::ffff:8.8.8.8");
 	CHECK_ALLOWED(NULL, "64:ff9b::8.8.8.8");
+	CHECK_ALLOWED(NULL, "::ffff:0:8.8.8.8");
 	/* And an IPv4 network allows its mapped form. */
 	CHECK_OK(lec_netrule_allow(&rule, "127.0.0.0/8"));
 	CHECK_ALLOWED(&rule, "::ffff:127.0.0.1");
