@@ -20,8 +20,9 @@
 
 #include "options.h"
 
-/* The path prefixes CORS is enabled on (the service's CORS_URLS_REGEX, a
- * match at the start of the path). */
+/* The paths CORS is enabled on: these and what is below them (the
+ * service's CORS_URLS_REGEX, matched at a segment's end here where the
+ * service matches any prefix: /api/v2/searchx/ is no API of its). */
 static const char *const cors_prefixes[] = {
 	"/api/v2/search", "/api/v2/docsearch", "/api/v2/embed",
 	"/api/v3/embed",  "/api/v2/sustainability",
@@ -43,10 +44,13 @@ int srv_cors_enabled(const char *path)
 	 * paths). */
 	if (strncmp(path, "/_/", 3) == 0)
 		path += 2;
-	for (i = 0; i < sizeof(cors_prefixes) / sizeof(cors_prefixes[0]); i++)
-		if (strncmp(path, cors_prefixes[i], strlen(cors_prefixes[i])) ==
-		    0)
+	for (i = 0; i < sizeof(cors_prefixes) / sizeof(cors_prefixes[0]); i++) {
+		size_t n = strlen(cors_prefixes[i]);
+
+		if (strncmp(path, cors_prefixes[i], n) == 0 &&
+		    (path[n] == '/' || path[n] == '\0' || path[n] == '?'))
 			return 1;
+	}
 	return 0;
 }
 

@@ -130,6 +130,14 @@ class CorsTest(ServerTestCase):
                 self.assertIn("name", r.json)
                 self.assertIsNone(r.header("Access-Control-Allow-Origin"))
                 self.assertIsNone(r.header("Access-Control-Allow-Methods"))
+        # The service's paths end at a segment's end (issue 36, finding 9):
+        # a longer name is another path.
+        for path in ("/api/v2/searchx/", "/api/v2/embedded/", "/_/api/v3/embedding/?url=x"):
+            with self.subTest(path=path):
+                r = self.preflight(path)
+                self.assertIsNone(r.header("Access-Control-Allow-Origin"))
+                r = self.server.get(path, headers={"Origin": ORIGIN})
+                self.assertIsNone(r.header("Access-Control-Allow-Origin"))
         # v3 search is not among the service's CORS paths.
         r = self.preflight("/api/v3/search/?q=x")
         self.assertStatus(r, 405)
