@@ -1,16 +1,23 @@
-"""The calls between the files of one directory of Lectern, read from the
-object files a build made: file A calls file B when A uses a non-static
-function that B alone defines. Prints each circle of calls (a strongly
-connected component) wider than the limit and exits 1 when there is one,
-so that tests/lint.sh can hold the engine and the server to calls that run
-one way (floors, docs/ARCHITECTURE.md).
+"""The calls between the files of a part of Lectern, read from the object
+files a build made: file A calls file B when A uses a non-static function
+that B alone defines (among the files read together). Prints each circle
+of calls (a strongly connected component) wider than the limit and exits 1
+when there is one, so that tests/lint.sh can hold each part to calls that
+run one way (floors, docs/ARCHITECTURE.md).
 
-    python3 callgraph.py [--max N] [--edges] [--sources SRCDIR] OBJDIR...
+    python3 callgraph.py [--max N] [--edges] [--allow FILE] ROOM...
+
+A ROOM is SRCDIR=OBJDIR: the objects in OBJDIR of the .c files SRCDIR holds
+(a build directory keeps the objects of files since removed or renamed,
+whose calls would otherwise still count). Rooms given together are one
+graph (ui and ui/views), their files named by SRCDIR/name. A bare OBJDIR
+reads every object there, named by its file name alone.
 
 --edges lists, for each circle, the calls that make it (what to cut).
---sources reads only the objects of the .c files SRCDIR holds: a build
-directory keeps the objects of files since removed or renamed, whose calls
-would otherwise still count."""
+--allow names a reviewed list of accepted calls, one "caller -> callee"
+a line with the reason after it (# starts a comment): those calls are left
+out of the graph. A listed call that no longer exists is an error too, so
+the list cannot outlive what it excuses."""
 import argparse
 import collections
 import glob
@@ -19,13 +26,17 @@ import subprocess
 import sys
 
 
-def read_objects(objdir, srcdir=None):
-    """{file: set of functions it uses}, {function: set of defining files}."""
-    uses, defs = collections.defaultdict(set), collections.defaultdict(set)
+def read_objects(objdir, srcdir=None, uses=None, defs=None):
+    """{file: set of functions it uses}, {function: set of defining files},
+    added to the given ones; files named srcdir/name when srcdir is given."""
+    if uses is None:
+        uses, defs = collections.defaultdict(set), collections.defaultdict(set)
     for obj in sorted(glob.glob(os.path.join(objdir, "*.c.o"))):
         name = os.path.basename(obj)[:-len(".c.o")]
-        if srcdir and not os.path.exists(os.path.join(srcdir, name + ".c")):
-            continue
+        if srcdir:
+            if not os.path.exists(os.path.join(srcdir, name + ".c")):
+                continue
+            name = os.path.join(os.path.normpath(srcdir), name)
         out = subprocess.run(["nm", obj], capture_output=True, text=True,
                              check=True).stdout
         for line in out.splitlines():
@@ -36,6 +47,22 @@ def read_objects(objdir, srcdir=None):
                 uses[name].add(parts[1])
         uses.setdefault(name, set())
     return uses, defs
+
+
+def read_allowed(path):
+    """[(caller, callee, line number)] of an allow-list file."""
+    allowed = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            words = line.split()
+            if len(words) < 3 or words[1] != "->":
+                raise SystemExit("%s:%d: not \"caller -> callee reason\""
+                                 % (path, number))
+            allowed.append((words[0], words[2], number))
+    return allowed
 
 
 def call_graph(uses, defs):
@@ -100,29 +127,39 @@ def main():
     parser.add_argument("--max", type=int, default=3,
                         help="widest circle allowed (files)")
     parser.add_argument("--edges", action="store_true")
+    parser.add_argument("--allow", help="accepted calls, caller -> callee")
     parser.add_argument("--sources", help="only objects of SRCDIR's .c files")
-    parser.add_argument("objdirs", nargs="+")
+    parser.add_argument("rooms", nargs="+", metavar="SRCDIR=OBJDIR")
     args = parser.parse_args()
-    status = 0
-    for objdir in args.objdirs:
-        uses, defs = read_objects(objdir, args.sources)
-        if not uses:
+    uses = defs = None
+    for room in args.rooms:
+        srcdir, _, objdir = room.rpartition("=")
+        before = len(uses) if uses else 0
+        uses, defs = read_objects(objdir, srcdir or args.sources, uses, defs)
+        if len(uses) == before:
             print("callgraph: no object files in %s" % objdir)
+            return 1
+    graph = call_graph(uses, defs)
+    status = 0
+    for caller, callee, number in read_allowed(args.allow) if args.allow else []:
+        if caller in graph and callee in graph[caller]:
+            del graph[caller][callee]
+        elif caller in graph:
             status = 1
+            print("callgraph: %s:%d: %s no longer calls %s: remove the line"
+                  % (args.allow, number, caller, callee))
+    for component in circles(graph):
+        if len(component) <= args.max:
             continue
-        graph = call_graph(uses, defs)
-        for component in circles(graph):
-            if len(component) <= args.max:
-                continue
-            status = 1
-            print("callgraph: %d files call each other in a circle: %s"
-                  % (len(component), " ".join(component)))
-            if args.edges:
-                members = set(component)
-                for f in component:
-                    for callee, fns in sorted(graph[f].items()):
-                        if callee in members:
-                            print("  %s -> %s: %s" % (f, callee, " ".join(fns)))
+        status = 1
+        print("callgraph: %d files call each other in a circle: %s"
+              % (len(component), " ".join(component)))
+        if args.edges:
+            members = set(component)
+            for f in component:
+                for callee, fns in sorted(graph[f].items()):
+                    if callee in members:
+                        print("  %s -> %s: %s" % (f, callee, " ".join(fns)))
     return status
 
 
