@@ -931,6 +931,12 @@ int lec_build_claim(struct lec_store *st, struct lec_build **out)
 
 /* Commands ---------------------------------------------------------------- */
 
+/* A listing reads every column but the output, which can be megabytes:
+ * its size comes from the record's header instead (output_size). */
+#define COMMAND_LIST_COLUMNS                                                 \
+	"id, build_id, command, description, NULL, exit_code, "              \
+	"start_time, end_time"
+
 static void command_dispose(void *item)
 {
 	struct lec_build_command *c = item;
@@ -1037,16 +1043,76 @@ int lec_build_command_list(struct lec_store *st, int64_t build_id,
 			   struct lec_build_command_list *out)
 {
 	struct lec__query q;
+	size_t i;
 	int error;
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, COMMAND_COLUMNS, "build_commands");
+	lec__query_init(&q, COMMAND_LIST_COLUMNS, "build_commands");
 	lec__query_where_int(&q, "build_id = ?", build_id);
 	error = lec__query_list(st, &q, "id", NULL, sizeof(*out->items),
 				command_row, command_dispose,
 				(void **)&out->items, &out->len, NULL);
 	lec__query_dispose(&q);
+	/* A command gone since (its build was reset) shows as empty. */
+	for (i = 0; error == LEC_OK && i < out->len; i++)
+		if ((error = output_size(st, out->items[i].id,
+					 &out->items[i].output_len)) ==
+		    LEC_ENOTFOUND)
+			error = LEC_OK;
+	if (error < 0)
+		lec_build_command_list_dispose(out);
+	return error;
+}
+
+/* Whether the record with c's id is still c: its build and start time
+ * (ids of deleted rows are given again). */
+static int command_is(struct lec_store *st, const struct lec_build_command *c)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT build_id, start_time FROM "
+					"build_commands WHERE id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, c->id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(stmt, 0) == c->build_id &&
+	    sqlite3_column_int64(stmt, 1) == c->start_time)
+		error = LEC_OK;
+	else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		error = lec__error(LEC_ENOTFOUND, "build command %lld is gone",
+				   (long long)c->id);
+	else
+		error = lec_store__sqlerr(st, rc, "reading a build command");
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+int lec_build_command_read(struct lec_store *st,
+			   const struct lec_build_command *c, size_t offset,
+			   char *buf, size_t cap, size_t *n)
+{
+	sqlite3_blob *blob = NULL;
+	size_t size, len;
+	int error, rc;
+
+	lec_error_clear();
+	*n = 0;
+	/* The check runs in the snapshot the open handle holds. */
+	if ((error = output_open(st, c->id, &blob)) == LEC_OK &&
+	    (error = command_is(st, c)) == LEC_OK &&
+	    offset < (size = (size_t)sqlite3_blob_bytes(blob))) {
+		len = size - offset < cap ? size - offset : cap;
+		rc = sqlite3_blob_read(blob, buf, (int)len, (int)offset);
+		if (rc == SQLITE_OK)
+			*n = len;
+		else
+			error = lec_store__sqlerr(st, rc,
+						  "reading command output");
+	}
+	sqlite3_blob_close(blob);
 	return error;
 }
 

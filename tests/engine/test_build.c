@@ -1077,6 +1077,56 @@ TEST(size_text)
 	CHECK(strstr(out, " TiB") != NULL);
 }
 
+TEST(output_read_in_pieces)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL), cmd = 0, again = 0;
+	struct lec_build_command_list list = { 0 };
+	struct lec_build_command c;
+	char buf[8];
+	size_t n = 99;
+
+	CHECK_OK(lec_build_command_start(st, id, "ls", NULL, &cmd));
+	CHECK_OK(lec_build_command_append(st, cmd, "0123456789", 10));
+	/* A listing gives sizes, not outputs. */
+	CHECK_OK(lec_build_command_list(st, id, &list));
+	CHECK_INT(list.len, 1);
+	if (list.len != 1)
+		goto done;
+	CHECK(list.items[0].output == NULL);
+	CHECK_INT(list.items[0].output_len, 10);
+	c = list.items[0];
+	CHECK_OK(lec_build_command_read(st, &c, 0, buf, sizeof(buf), &n));
+	CHECK(n == 8 && memcmp(buf, "01234567", 8) == 0);
+	CHECK_OK(lec_build_command_read(st, &c, 8, buf, sizeof(buf), &n));
+	CHECK(n == 2 && memcmp(buf, "89", 2) == 0);
+	CHECK_OK(lec_build_command_read(st, &c, 10, buf, sizeof(buf), &n));
+	CHECK_INT(n, 0);
+	CHECK_OK(lec_build_command_read(st, &c, 100, buf, sizeof(buf), &n));
+	CHECK_INT(n, 0);
+	/* What is appended after the listing is there too. */
+	CHECK_OK(lec_build_command_append(st, cmd, "ab", 2));
+	CHECK_OK(lec_build_command_read(st, &c, 10, buf, sizeof(buf), &n));
+	CHECK(n == 2 && memcmp(buf, "ab", 2) == 0);
+
+	/* Gone with its build's reset, and not another command that took
+	 * its id. */
+	CHECK_OK(lec_build_reset(st, id));
+	CHECK_ERR(lec_build_command_read(st, &c, 0, buf, sizeof(buf), &n),
+		  LEC_ENOTFOUND);
+	CHECK_INT(n, 0);
+	CHECK_OK(lec_build_command_start(st, trigger(st, p, v, NULL), "ls",
+					 NULL, &again));
+	CHECK_INT(again, cmd);
+	CHECK_ERR(lec_build_command_read(st, &c, 0, buf, sizeof(buf), &n),
+		  LEC_ENOTFOUND);
+done:
+	lec_build_command_list_dispose(&list);
+	lec_store_free(st);
+}
+
 TEST(deletes_and_cascades)
 {
 	struct lec_store *st = lec_test_store();
@@ -1238,6 +1288,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(output_is_capped),
 	TEST_ENTRY(build_log_is_capped),
 	TEST_ENTRY(size_text),
+	TEST_ENTRY(output_read_in_pieces),
 	TEST_ENTRY(deletes_and_cascades),
 	TEST_ENTRY(out_of_memory_is_clean),
 };

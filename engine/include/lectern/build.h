@@ -16,6 +16,9 @@
  * A command's output is appended in the database as it arrives, so readers
  * (the API, the UI) see a running command's output; it is capped at
  * LEC_BUILD_OUTPUT_MAX bytes per command and LEC_BUILD_LOG_MAX per build.
+ * Readers take a build's log a piece at a time (lec_build_command_list
+ * leaves the outputs out, lec_build_command_read reads them), so that no
+ * reader holds a whole log.
  */
 #ifndef LECTERN_BUILD_H
 #define LECTERN_BUILD_H
@@ -367,9 +370,23 @@ int lec_build_command_finish(struct lec_store *store, int64_t id,
 int lec_build_command_get(struct lec_store *store, int64_t id,
 			  struct lec_build_command **out);
 
-/** A build's commands in the order they started. */
+/** A build's commands in the order they started, without their output:
+ * output is NULL, output_len the bytes it holds (lec_build_command_read
+ * reads them). */
 int lec_build_command_list(struct lec_store *store, int64_t build_id,
 			   struct lec_build_command_list *out);
+
+/**
+ * Read bytes of a command's output from offset: up to cap of them into
+ * buf, fewer at its end (*n 0 past it). c names the command as a listing
+ * gave it: the read is refused once its record is gone, even when another
+ * command took its id. A running command's output only grows, so its
+ * first output_len bytes stay what they were when c was read.
+ * @return LEC_OK; LEC_ENOTFOUND (the command is gone)
+ */
+int lec_build_command_read(struct lec_store *store,
+			   const struct lec_build_command *c, size_t offset,
+			   char *buf, size_t cap, size_t *n);
 
 /** A size for people: "512 bytes", "3.2 KiB", "4 MiB", "1.5 GiB" (one
  * decimal, none when it is 0). @param out LEC_BUILD_SIZE_TEXT_MAX bytes */
