@@ -8,6 +8,7 @@
  * UPDATE inside BEGIN IMMEDIATE, which makes it exclusive across processes
  * sharing the database.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -519,8 +520,8 @@ int lec_build_reset(struct lec_store *st, int64_t id)
 	if ((error = run_with_id(st,
 				 "UPDATE builds SET state = 'triggered', "
 				 "success = 1, error = NULL, started = NULL, "
-				 "finished = NULL, duration = NULL, held = 0 "
-				 "WHERE id = ?",
+				 "finished = NULL, duration = NULL, held = 0, "
+				 "log_bytes = 0 WHERE id = ?",
 				 id, "resetting a build", NULL)) == LEC_OK)
 		error = run_with_id(st,
 				    "DELETE FROM build_commands "
@@ -930,6 +931,12 @@ int lec_build_claim(struct lec_store *st, struct lec_build **out)
 
 /* Commands ---------------------------------------------------------------- */
 
+/* A listing reads every column but the output, which can be megabytes:
+ * its size comes from the record's header instead (output_size). */
+#define COMMAND_LIST_COLUMNS                                                 \
+	"id, build_id, command, description, NULL, exit_code, "              \
+	"start_time, end_time"
+
 static void command_dispose(void *item)
 {
 	struct lec_build_command *c = item;
@@ -960,6 +967,35 @@ static int command_row(sqlite3_stmt *stmt, void *item)
 	if (c->run_time < -1)
 		c->run_time = 0; /* a clock that went back */
 	return LEC_OK;
+}
+
+/* A read-only handle on a command's output, through which SQLite gives
+ * its size and any piece of it reading only the pages concerned. The
+ * handle holds one snapshot of the database until it is closed. */
+static int output_open(struct lec_store *st, int64_t id, sqlite3_blob **blob)
+{
+	int rc = sqlite3_blob_open(st->db, "main", "build_commands", "output",
+				   id, 0, blob);
+
+	if (rc == SQLITE_OK)
+		return LEC_OK;
+	*blob = NULL;
+	/* SQLite's plain error here is a row that is not there. */
+	if (rc == SQLITE_ERROR)
+		return lec__error(LEC_ENOTFOUND, "no build command with id %lld",
+				  (long long)id);
+	return lec_store__sqlerr(st, rc, "reading command output");
+}
+
+static int output_size(struct lec_store *st, int64_t id, size_t *size)
+{
+	sqlite3_blob *blob = NULL;
+	int error = output_open(st, id, &blob);
+
+	if (error == LEC_OK)
+		*size = (size_t)sqlite3_blob_bytes(blob);
+	sqlite3_blob_close(blob);
+	return error;
 }
 
 void lec_build_command_free(struct lec_build_command *command)
@@ -1007,16 +1043,76 @@ int lec_build_command_list(struct lec_store *st, int64_t build_id,
 			   struct lec_build_command_list *out)
 {
 	struct lec__query q;
+	size_t i;
 	int error;
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, COMMAND_COLUMNS, "build_commands");
+	lec__query_init(&q, COMMAND_LIST_COLUMNS, "build_commands");
 	lec__query_where_int(&q, "build_id = ?", build_id);
 	error = lec__query_list(st, &q, "id", NULL, sizeof(*out->items),
 				command_row, command_dispose,
 				(void **)&out->items, &out->len, NULL);
 	lec__query_dispose(&q);
+	/* A command gone since (its build was reset) shows as empty. */
+	for (i = 0; error == LEC_OK && i < out->len; i++)
+		if ((error = output_size(st, out->items[i].id,
+					 &out->items[i].output_len)) ==
+		    LEC_ENOTFOUND)
+			error = LEC_OK;
+	if (error < 0)
+		lec_build_command_list_dispose(out);
+	return error;
+}
+
+/* Whether the record with c's id is still c: its build and start time
+ * (ids of deleted rows are given again). */
+static int command_is(struct lec_store *st, const struct lec_build_command *c)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT build_id, start_time FROM "
+					"build_commands WHERE id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, c->id);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_int64(stmt, 0) == c->build_id &&
+	    sqlite3_column_int64(stmt, 1) == c->start_time)
+		error = LEC_OK;
+	else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		error = lec__error(LEC_ENOTFOUND, "build command %lld is gone",
+				   (long long)c->id);
+	else
+		error = lec_store__sqlerr(st, rc, "reading a build command");
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+int lec_build_command_read(struct lec_store *st,
+			   const struct lec_build_command *c, size_t offset,
+			   char *buf, size_t cap, size_t *n)
+{
+	sqlite3_blob *blob = NULL;
+	size_t size, len;
+	int error, rc;
+
+	lec_error_clear();
+	*n = 0;
+	/* The check runs in the snapshot the open handle holds. */
+	if ((error = output_open(st, c->id, &blob)) == LEC_OK &&
+	    (error = command_is(st, c)) == LEC_OK &&
+	    offset < (size = (size_t)sqlite3_blob_bytes(blob))) {
+		len = size - offset < cap ? size - offset : cap;
+		rc = sqlite3_blob_read(blob, buf, (int)len, (int)offset);
+		if (rc == SQLITE_OK)
+			*n = len;
+		else
+			error = lec_store__sqlerr(st, rc,
+						  "reading command output");
+	}
+	sqlite3_blob_close(blob);
 	return error;
 }
 
@@ -1068,126 +1164,193 @@ int lec_build_command_start(struct lec_store *st, int64_t build_id,
 	return error;
 }
 
-/* A running command's stored output size; errors for none or ended. */
-static int command_output_size(struct lec_store *st, int64_t id,
-			       size_t *size)
+/* A running command's share of its build's log. */
+struct command_room {
+	int64_t build_id;
+	size_t stored; /* bytes its output holds */
+	int64_t cut;   /* bytes of its output not kept */
+	int64_t log;   /* output its build's commands keep (notices aside) */
+};
+
+/* Read a running command's room; errors for none or ended. */
+static int command_room(struct lec_store *st, int64_t id,
+			struct command_room *r)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error, rc;
 
 	if ((error = lec_store__prepare(
 		     st, &stmt,
-		     "SELECT length(CAST(output AS BLOB)), "
-		     "end_time IS NOT NULL FROM build_commands WHERE id = ?")) <
-	    0)
+		     "SELECT c.build_id, c.end_time IS NOT NULL, c.output_cut, "
+		     "b.log_bytes FROM build_commands c JOIN builds b ON "
+		     "b.id = c.build_id WHERE c.id = ?")) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, id);
 	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW && sqlite3_column_int(stmt, 1))
+	if (rc == SQLITE_ROW && sqlite3_column_int(stmt, 1)) {
 		error = lec__error(LEC_EINVALID,
 				   "build command %lld has ended",
 				   (long long)id);
-	else if (rc == SQLITE_ROW)
-		*size = (size_t)sqlite3_column_int64(stmt, 0);
-	else if (rc == SQLITE_DONE)
+	} else if (rc == SQLITE_ROW) {
+		r->build_id = sqlite3_column_int64(stmt, 0);
+		r->cut = sqlite3_column_int64(stmt, 2);
+		r->log = sqlite3_column_int64(stmt, 3);
+	} else if (rc == SQLITE_DONE) {
 		error = lec__error(LEC_ENOTFOUND,
 				   "no build command with id %lld",
 				   (long long)id);
-	else
+	} else {
 		error = lec_store__sqlerr(st, rc, "reading a build command");
+	}
 	lec_store__finalize(st, stmt);
-	return error;
+	return error < 0 ? error : output_size(st, id, &r->stored);
 }
 
-/* Once cut, the stored output is longer than the cap (the cut drops at
- * most 3 bytes and the notice is longer), which is how later appends know
- * to drop everything. */
-_Static_assert(sizeof(LEC_BUILD_OUTPUT_TRUNCATED) - 1 > 3,
-	       "the truncation notice must outweigh a cut character");
-
-/* How many of len new bytes fit after `stored` bytes, cut before a UTF-8
- * continuation byte so that no character is split; *cut is set when some
- * bytes do not fit. */
-static size_t output_room(size_t stored, const char *bytes, size_t len,
-			  int *cut)
+/* How many of len new bytes a command keeps: what fits under both caps,
+ * cut before a UTF-8 continuation byte so that no character is split.
+ * Once cut, a command keeps nothing more: its log stops where the cut
+ * is, and the notice at its end says how much followed. */
+static size_t output_keep(const struct command_room *r, const char *bytes,
+			  size_t len)
 {
-	size_t keep = LEC_BUILD_OUTPUT_MAX - stored, back = 0;
+	size_t room = 0, back = 0;
 
-	*cut = len > keep;
-	if (!*cut)
+	if (r->cut == 0 && r->stored < LEC_BUILD_OUTPUT_MAX &&
+	    r->log < LEC_BUILD_LOG_MAX) {
+		room = LEC_BUILD_OUTPUT_MAX - r->stored;
+		if ((uint64_t)(LEC_BUILD_LOG_MAX - r->log) < room)
+			room = (size_t)(LEC_BUILD_LOG_MAX - r->log);
+	}
+	if (len <= room)
 		return len;
 	/* A UTF-8 character has at most 3 continuation bytes. */
-	while (keep > 0 && back < 3 &&
-	       ((unsigned char)bytes[keep] & 0xC0) == 0x80) {
-		keep--;
+	while (room > 0 && back < 3 &&
+	       ((unsigned char)bytes[room] & 0xC0) == 0x80) {
+		room--;
 		back++;
 	}
-	return keep;
+	return room;
 }
 
-/* output = output || kept bytes || notice, inside the transaction. */
-static int command_append_sql(struct lec_store *st, int64_t id,
-			      const char *bytes, size_t keep, int cut)
+/* Inside the transaction: text appended to a command's output, cut bytes
+ * counted, and with an exit code the command ended. Output appended
+ * counts in its build's log; the notice an end appends does not. */
+static int command_write(struct lec_store *st, int64_t id,
+			 const struct command_room *r, const char *text,
+			 size_t len, size_t cut, const int *exit_code)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error;
 
-	if ((error = lec_store__prepare(st, &stmt,
-					"UPDATE build_commands SET output = "
-					"output || ? || ? WHERE id = ?")) < 0)
+	if ((error = lec_store__prepare(
+		     st, &stmt,
+		     exit_code == NULL
+			     ? "UPDATE build_commands SET output = output || ?, "
+			       "output_cut = output_cut + ? WHERE id = ?"
+			     : "UPDATE build_commands SET output = output || ?, "
+			       "output_cut = output_cut + ?, exit_code = ?, "
+			       "end_time = ? WHERE id = ?")) < 0)
 		return error;
-	if (sqlite3_bind_text(stmt, 1, keep ? bytes : "", (int)keep,
-			      SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_text(stmt, 2, cut ? LEC_BUILD_OUTPUT_TRUNCATED : "",
-			      -1, SQLITE_STATIC) != SQLITE_OK)
+	if (sqlite3_bind_text(stmt, 1, len ? text : "", (int)len,
+			      SQLITE_STATIC) != SQLITE_OK)
 		error = lec__error_oom();
-	sqlite3_bind_int64(stmt, 3, id);
+	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)cut);
+	if (exit_code == NULL) {
+		sqlite3_bind_int64(stmt, 3, id);
+	} else {
+		sqlite3_bind_int(stmt, 3, *exit_code);
+		sqlite3_bind_int64(stmt, 4, lec__now_us());
+		sqlite3_bind_int64(stmt, 5, id);
+	}
 	if (error == LEC_OK)
-		error = lec_store__step_done(st, stmt,
-					     "appending command output");
+		error = lec_store__step_done(st, stmt, "writing command output");
 	lec_store__finalize(st, stmt);
+	if (error == LEC_OK && len > 0 && exit_code == NULL) {
+		if ((error = lec_store__prepare(
+			     st, &stmt,
+			     "UPDATE builds SET log_bytes = log_bytes + ? "
+			     "WHERE id = ?")) < 0)
+			return error;
+		sqlite3_bind_int64(stmt, 1, (sqlite3_int64)len);
+		sqlite3_bind_int64(stmt, 2, r->build_id);
+		error = lec_store__step_done(st, stmt, "counting a build's log");
+		lec_store__finalize(st, stmt);
+	}
 	return error;
 }
 
 int lec_build_command_append(struct lec_store *st, int64_t id,
 			     const char *bytes, size_t len)
 {
-	size_t stored = 0, keep;
-	int error, cut = 0;
+	struct command_room r;
+	size_t keep;
+	int error;
 
 	lec_error_clear();
 	if (bytes == NULL && len > 0)
 		return lec__error(LEC_EINVALID, "no output given");
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = command_output_size(st, id, &stored)) < 0)
-		return finish_write(st, error);
-	/* Past the cap the notice is already there: drop the rest. */
-	if (len > 0 && stored <= LEC_BUILD_OUTPUT_MAX) {
-		keep = output_room(stored, bytes, len, &cut);
-		error = command_append_sql(st, id, bytes, keep, cut);
+	if ((error = command_room(st, id, &r)) == LEC_OK && len > 0) {
+		keep = output_keep(&r, bytes, len);
+		error = command_write(st, id, &r, bytes, keep, len - keep,
+				      NULL);
 	}
 	return finish_write(st, error);
 }
 
+void lec_build_size_text(uint64_t bytes, char *out)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes / 1024;
+	size_t u = 0;
+	char *zero;
+
+	if (bytes < 1024) {
+		snprintf(out, LEC_BUILD_SIZE_TEXT_MAX, "%u byte%s",
+			 (unsigned)bytes, bytes == 1 ? "" : "s");
+		return;
+	}
+	/* Up a unit before "%.1f" would round to 1024.0. */
+	while (v >= 1023.95 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, LEC_BUILD_SIZE_TEXT_MAX, "%.1f %s", v, units[u]);
+	if ((zero = strstr(out, ".0 ")) != NULL) /* "4 MiB", not "4.0 MiB" */
+		memmove(zero, zero + 2, strlen(zero + 2) + 1);
+}
+
+/* What a command cut ends with. A command cut within a character of its
+ * own cap reached that; any other was cut because its build's log was
+ * full. */
+static void cut_notice(const struct command_room *r, char *out, size_t cap)
+{
+	int own = r->stored + 3 >= LEC_BUILD_OUTPUT_MAX;
+	char limit[LEC_BUILD_SIZE_TEXT_MAX], cut[LEC_BUILD_SIZE_TEXT_MAX];
+
+	lec_build_size_text(own ? LEC_BUILD_OUTPUT_MAX : LEC_BUILD_LOG_MAX,
+			    limit);
+	lec_build_size_text((uint64_t)r->cut, cut);
+	snprintf(out, cap, own ? LEC_BUILD_CUT_COMMAND : LEC_BUILD_CUT_BUILD,
+		 limit, cut);
+}
+
 int lec_build_command_finish(struct lec_store *st, int64_t id, int exit_code)
 {
-	sqlite3_stmt *stmt = NULL;
-	size_t size = 0;
+	char notice[sizeof(LEC_BUILD_CUT_BUILD) + 2 * LEC_BUILD_SIZE_TEXT_MAX];
+	struct command_room r;
 	int error;
 
 	lec_error_clear();
+	notice[0] = '\0';
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = command_output_size(st, id, &size)) < 0 ||
-	    (error = lec_store__prepare(st, &stmt,
-					"UPDATE build_commands SET exit_code = "
-					"?, end_time = ? WHERE id = ?")) < 0)
-		return finish_write(st, error);
-	sqlite3_bind_int(stmt, 1, exit_code);
-	sqlite3_bind_int64(stmt, 2, lec__now_us());
-	sqlite3_bind_int64(stmt, 3, id);
-	error = lec_store__step_done(st, stmt, "ending a build command");
-	lec_store__finalize(st, stmt);
+	if ((error = command_room(st, id, &r)) == LEC_OK) {
+		if (r.cut > 0)
+			cut_notice(&r, notice, sizeof(notice));
+		error = command_write(st, id, &r, notice, strlen(notice), 0,
+				      &exit_code);
+	}
 	return finish_write(st, error);
 }

@@ -574,6 +574,21 @@ static const char migration_15[] =
 	"CREATE INDEX build_inventories_version"
 	"  ON build_inventories(version_id, build_id);";
 
+/* 16: a build's log is capped as a whole (LEC_BUILD_LOG_MAX), besides
+ * each command's output: the output a build's commands keep (log_bytes),
+ * counted on the build so that an append reads no output, and the bytes
+ * of each command's output that were not kept (output_cut), which its end
+ * notes in the log. Only a build still running takes more output: those
+ * count what they hold now. */
+static const char migration_16[] =
+	"ALTER TABLE builds ADD COLUMN log_bytes INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE build_commands ADD COLUMN output_cut INTEGER NOT NULL"
+	"  DEFAULT 0;"
+	"UPDATE builds SET log_bytes = (SELECT"
+	"  COALESCE(SUM(length(CAST(c.output AS BLOB))), 0)"
+	"  FROM build_commands c WHERE c.build_id = builds.id)"
+	"  WHERE state NOT IN ('finished', 'cancelled');";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -590,6 +605,7 @@ static const char *const migrations[] = {
 	migration_13,
 	migration_14,
 	migration_15,
+	migration_16,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

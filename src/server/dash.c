@@ -8,9 +8,11 @@
  *   /projects/<p>/builds/                   its builds, a page at a time
  *   /projects/<p>/versions/                 its versions
  *   /projects/<p>/builds/<id>/              a build: state, what it reused
- *                                           (cache), its log, live while
- *                                           it runs (live/: the page's
- *                                           changing parts as JSON)
+ *                                           (cache), the end of its log,
+ *                                           live while it runs (live/:
+ *                                           the page's changing parts as
+ *                                           JSON; output/<c>/: a command's
+ *                                           whole output, as text)
  *   /dashboard/<p>/version/<v>/edit/        a version and its builds
  *   /_/login/                               the docs login, on this host
  *   /_/dashboard.css                        the theme (?theme=NAME)
@@ -36,6 +38,7 @@
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
+#include "buildlog.h"
 #include "dash.h"
 #include "docs.h"
 #include "v3.h"
@@ -49,6 +52,15 @@
 #define DASH_SCAN_CHUNK 200
 /* Milliseconds between a running build page's updates. */
 #define DASH_LIVE_MS 1000
+/* A build's page shows the end of each command's output, DASH_LOG_TAIL
+ * bytes at most, and DASH_LOG_PAGE bytes of output in all: a page, and a
+ * running build's live/ every second, is then a few hundred KB at most to
+ * render, send and lay out, whatever the log (the engine keeps up to
+ * LEC_BUILD_LOG_MAX a build; the whole log on the page took 200 MB a
+ * request, issue 36). The whole of an output is a link away, as text
+ * sent as it is read. */
+#define DASH_LOG_TAIL (32 * 1024)
+#define DASH_LOG_PAGE (128 * 1024)
 
 /* One page being answered. */
 struct view {
@@ -625,25 +637,121 @@ static void build_head(struct view *v, const struct lec_build *b)
 	cJSON_Delete(cache);
 }
 
-/* The commands and their output. */
+/* A command's claim on the page: the end of its output it would show. */
+struct share {
+	size_t want, i;
+};
+
+static int by_want(const void *a, const void *b)
+{
+	const struct share *x = a, *y = b;
+
+	return (x->want > y->want) - (x->want < y->want);
+}
+
+/* How much of each command's output the page shows: its end, at most
+ * DASH_LOG_TAIL, and DASH_LOG_PAGE in all, shared fairly: outputs
+ * smaller than an even share show whole, and the others split what they
+ * leave. Owned by the caller; NULL when out of memory. */
+static size_t *log_shares(const struct lec_build_command_list *cl)
+{
+	size_t *shown = calloc(cl->len + 1, sizeof(*shown));
+	struct share *by = calloc(cl->len + 1, sizeof(*by));
+	size_t left = DASH_LOG_PAGE, k, fair;
+
+	if (shown == NULL || by == NULL) {
+		free(shown);
+		free(by);
+		return NULL;
+	}
+	for (k = 0; k < cl->len; k++) {
+		by[k].want = cl->items[k].output_len < DASH_LOG_TAIL
+				     ? cl->items[k].output_len
+				     : DASH_LOG_TAIL;
+		by[k].i = k;
+	}
+	/* Smallest first: each takes what it wants, or an even share of
+	 * what is left when it wants more, as does every one after it. */
+	qsort(by, cl->len, sizeof(*by), by_want);
+	for (k = 0; k < cl->len; k++) {
+		fair = left / (cl->len - k);
+		shown[by[k].i] = by[k].want < fair ? by[k].want : fair;
+		left -= shown[by[k].i];
+	}
+	free(by);
+	return shown;
+}
+
+/* The last n bytes of c's output, from a character's start and, when it
+ * is cut, from the start of a line in its first half, into buf
+ * (DASH_LOG_TAIL bytes). */
+static int output_tail(struct view *v, const struct lec_build_command *c,
+		       size_t n, char *buf)
+{
+	size_t got = 0, skip = 0;
+	const char *line;
+	int rc;
+
+	if (n == 0)
+		return LEC_OK;
+	if ((rc = lec_build_command_read(v->store, c, c->output_len - n, buf,
+					 n, &got)) < 0)
+		return rc == LEC_ENOTFOUND ? LEC_OK : rc; /* gone since */
+	if (n < c->output_len) {
+		while (skip < got && skip < 3 &&
+		       ((unsigned char)buf[skip] & 0xC0) == 0x80)
+			skip++;
+		if (got / 2 > skip &&
+		    (line = memchr(buf + skip, '\n', got / 2 - skip)) != NULL)
+			skip = (size_t)(line + 1 - buf);
+	}
+	dash_text(&v->h, buf + skip, got - skip);
+	return LEC_OK;
+}
+
+/* What the page leaves out of an output, and the link to all of it. */
+static void earlier_output(struct view *v, const struct lec_build *b,
+			   const struct lec_build_command *c, size_t shown)
+{
+	char size[LEC_BUILD_SIZE_TEXT_MAX], url[700];
+
+	lec_build_size_text(c->output_len - shown, size);
+	snprintf(url, sizeof(url), "/projects/%s/builds/%lld/output/%lld/",
+		 v->parent.project->slug, (long long)b->id, (long long)c->id);
+	srv_text_printf(&v->h, "<div class=\"dim\">&hellip; %s %s: ", size,
+			shown ? "before this" : "of output");
+	anchor(&v->h, url, "the whole output");
+	srv_text_puts(&v->h, "</div>\n");
+}
+
+/* The commands and the end of their output. */
 static int build_log(struct view *v, const struct lec_build *b)
 {
 	struct lec_build_command_list cl = { 0 };
 	struct srv_text *h = &v->h;
-	size_t i;
+	size_t *shown = NULL, i;
+	char *tail = NULL;
 	int rc;
 
 	if ((rc = lec_build_command_list(v->store, b->id, &cl)) < 0)
 		return rc;
-	for (i = 0; i < cl.len; i++) {
+	if ((shown = log_shares(&cl)) == NULL ||
+	    (tail = malloc(DASH_LOG_TAIL)) == NULL) {
+		rc = LEC_ENOMEM;
+		goto done;
+	}
+	for (i = 0; rc == LEC_OK && i < cl.len; i++) {
 		const struct lec_build_command *c = &cl.items[i];
 
 		srv_text_puts(h, "<div class=\"command\">$ ");
 		dash_esc(h, c->description && c->description[0]
 				    ? c->description
 				    : c->command);
-		srv_text_puts(h, "</div>\n<pre>");
-		dash_text(h, c->output ? c->output : "", c->output_len);
+		srv_text_puts(h, "</div>\n");
+		if (shown[i] < c->output_len)
+			earlier_output(v, b, c, shown[i]);
+		srv_text_puts(h, "<pre>");
+		rc = output_tail(v, c, shown[i], tail);
 		srv_text_puts(h, "</pre>\n<div class=\"dim\">");
 		if (c->end_time)
 			srv_text_printf(h, "exit code %d, %lld s", c->exit_code,
@@ -654,8 +762,11 @@ static int build_log(struct view *v, const struct lec_build *b)
 	}
 	if (cl.len == 0)
 		srv_text_puts(h, "<p class=\"dim\">Nothing has run yet.</p>\n");
+done:
+	free(tail);
+	free(shown);
 	lec_build_command_list_dispose(&cl);
-	return LEC_OK;
+	return rc;
 }
 
 /* The build of the path as the API would show it to the requester: its
@@ -788,6 +899,43 @@ done:
 	return res->status;
 }
 
+/* The whole output of one of a build's commands, as text sent as it is
+ * read (buildlog.h): what the build's page leaves out. */
+static int build_output(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_build_command_list cl = { 0 };
+	struct srv_buildlog *log;
+	struct lec_build *b = NULL;
+	struct view v;
+	int64_t id = 0;
+	size_t i;
+
+	if (open_build(&v, req, res, &b) < 0)
+		goto done;
+	if (srv_param_id(req->params[2], res, &id) < 0) {
+		not_found(&v);
+		goto done;
+	}
+	if (lec_build_command_list(v.store, b->id, &cl) < 0) {
+		srv_respond_internal(res, "listing the build's commands");
+		goto done;
+	}
+	for (i = 0; i < cl.len && cl.items[i].id != id; i++)
+		;
+	if (i == cl.len) {
+		not_found(&v);
+		goto done;
+	}
+	if ((log = srv_buildlog_new(v.store)) != NULL)
+		srv_buildlog_output(log, &cl.items[i]);
+	srv_buildlog_respond(res, 200, "text/plain; charset=utf-8", log);
+done:
+	lec_build_command_list_dispose(&cl);
+	lec_build_free(b);
+	view_dispose(&v);
+	return res->status;
+}
+
 /* Login and theme ------------------------------------------------------- */
 
 static int login(struct srv_request *req, struct srv_response *res)
@@ -834,6 +982,7 @@ const struct srv_route srv_dash_routes[] = {
 	PAGE("/projects/{}/versions/", versions, "Versions"),
 	PAGE("/projects/{}/builds/{}/", build, "Build"),
 	PAGE("/projects/{}/builds/{}/live/", build_live, "Build"),
+	PAGE("/projects/{}/builds/{}/output/{}/", build_output, "Output"),
 	PAGE("/dashboard/{}/version/{}/edit/", version, "Version"),
 	PAGE("/_/dashboard.css", stylesheet, "Stylesheet"),
 	{ "/_/login/", SRV_API_DASH, SRV_PERM_ANYONE, 0,

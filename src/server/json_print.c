@@ -114,13 +114,11 @@ static size_t put_special(struct out *o, const unsigned char *s, size_t n)
 	}
 }
 
-/* A string (NULL is cJSON's ""), quoted and escaped. */
-static void put_string(struct out *o, const char *text)
+/* n bytes of a string, escaped. */
+static void put_escaped(struct out *o, const unsigned char *s, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)(text ? text : "");
-	size_t n = strlen((const char *)s), i = 0, run;
+	size_t i = 0, run;
 
-	put_char(o, '"');
 	while (i < n) {
 		run = i + ordinary_run(s + i, n - i);
 		put(o, (const char *)s + i, run - i);
@@ -128,7 +126,24 @@ static void put_string(struct out *o, const char *text)
 			run += put_special(o, s + run, n - run);
 		i = run;
 	}
+}
+
+/* A string (NULL is cJSON's ""), quoted and escaped. */
+static void put_string(struct out *o, const char *text)
+{
+	const char *s = text ? text : "";
+
 	put_char(o, '"');
+	put_escaped(o, (const unsigned char *)s, strlen(s));
+	put_char(o, '"');
+}
+
+size_t srv_json_escape(char *out, const char *s, size_t n)
+{
+	struct out o = { out, 0, 0 };
+
+	put_escaped(&o, (const unsigned char *)s, n);
+	return o.len;
 }
 
 /* cJSON's test of a number read back: equal within an epsilon of the

@@ -1,10 +1,11 @@
 /*
- * A response's body and extra headers (server.h): a body is either owned
- * or a blob, immutable bytes shared by reference between a cache and the
+ * A response's body and extra headers (server.h): a body is owned, or a
+ * blob, immutable bytes shared by reference between a cache and the
  * responses sending them, so that a cache hit costs a reference and not a
- * copy. The response cache (cache.c) and the docs host keep blobs; the
- * daemon (server.c) hands them to libmicrohttpd. Below every other file
- * but the log: it calls nothing else of the server's.
+ * copy, or a reader that makes it as it is sent (a build's log). The
+ * response cache (cache.c) and the docs host keep blobs; the daemon
+ * (server.c) hands them to libmicrohttpd. Below every other file but the
+ * log: it calls nothing else of the server's.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -105,6 +106,9 @@ void srv_response_drop_body(struct srv_response *res)
 		srv_blob_release(res->blob);
 	else
 		free(res->body);
+	if (res->reader.done)
+		res->reader.done(res->reader.state);
+	memset(&res->reader, 0, sizeof(res->reader));
 	res->blob = NULL;
 	res->body = NULL;
 	res->body_len = 0;

@@ -301,12 +301,14 @@ static void set_body_etag(struct srv_response *res)
 		 srv_hash_body(res->body, res->body_len));
 }
 
-/* Whether a response is one apply_etag tags. */
+/* Whether a response is one apply_etag tags: a body in memory (hashed
+ * here) or made as it is sent (tagged by its maker). */
 static int taggable(const struct srv_request *req,
 		    const struct srv_response *res)
 {
 	return (req->method == SRV_GET || req->method == SRV_HEAD) &&
-	       res->status == 200 && res->body != NULL && !res->has_file;
+	       res->status == 200 && !res->has_file &&
+	       (res->body != NULL || res->reader.read != NULL);
 }
 
 /* The thread's cache key of a request, "<origin>\n<raw URI>" (a request's
@@ -338,7 +340,8 @@ static void call_cached(struct srv_request *req, struct srv_response *res,
 	if (keyed && srv_cache_get(cache, cache_key, user, version, res))
 		return;
 	handler(req, res);
-	if (!keyed || !taggable(req, res))
+	/* A body made as it is sent is too large to keep. */
+	if (!keyed || !taggable(req, res) || res->reader.read)
 		return;
 	set_body_etag(res);
 	srv_cache_put(cache, cache_key, user, version, res);
@@ -369,10 +372,11 @@ static void apply_etag(struct srv_request *req, struct srv_response *res)
 
 	if (!taggable(req, res))
 		return;
-	if (res->etag[0] == '\0')
+	if (res->etag[0] == '\0' && res->body)
 		set_body_etag(res);
 	inm = srv_header(req, "If-None-Match");
-	if (inm == NULL || !etag_listed(inm, res->etag))
+	if (res->etag[0] == '\0' || inm == NULL ||
+	    !etag_listed(inm, res->etag))
 		return;
 	srv_response_drop_body(res);
 	res->status = 304;

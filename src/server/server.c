@@ -201,6 +201,49 @@ static void release_blob(void *blob)
 	srv_blob_release(blob);
 }
 
+/* A body made as it is sent (srv_response.reader), libmicrohttpd asking
+ * for its next bytes. */
+static ssize_t read_body(void *reader, uint64_t pos, char *buf, size_t max)
+{
+	struct srv_reader *r = reader;
+	long n = r->read(r->state, buf, max);
+
+	(void)pos;
+	if (n > 0)
+		return n;
+	return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+		      : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/* libmicrohttpd is done with such a body: sent, or the client gone. */
+static void free_body(void *reader)
+{
+	struct srv_reader *r = reader;
+
+	r->done(r->state);
+	free(r);
+}
+
+/* A response reading its body as it is sent; it owns the reader from
+ * here on (res keeps it when this fails). */
+static struct MHD_Response *reader_response(struct srv_response *res)
+{
+	struct srv_reader *reader = malloc(sizeof(*reader));
+	struct MHD_Response *r = NULL;
+
+	if (reader == NULL)
+		return NULL;
+	*reader = res->reader;
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
+					      SRV_STREAM_BLOCK, read_body,
+					      reader, free_body);
+	if (r == NULL)
+		free(reader);
+	else
+		memset(&res->reader, 0, sizeof(res->reader));
+	return r;
+}
+
 static void free_extra_headers(struct srv_response *res)
 {
 	size_t i;
@@ -225,6 +268,8 @@ static enum MHD_Result send_response(struct srv_request *req,
 			res->file_size, res->file_fd, res->file_offset);
 		if (r == NULL)
 			close(res->file_fd);
+	} else if (res->reader.read) {
+		r = reader_response(res);
 	} else if (res->blob) {
 		/* The response holds the reference from here on. */
 		r = MHD_create_response_from_buffer_with_free_callback_cls(

@@ -197,6 +197,18 @@ struct srv_response {
 	 * by the response (srv_response_set_blob), not owned: sent without
 	 * a copy and released once sent. */
 	struct srv_blob *blob;
+	/* When read is set, a body made as it is sent, instead of body (a
+	 * build's log, buildlog.h): read puts up to max bytes of what comes
+	 * next into buf and returns how many, 0 at the end and -1 on an
+	 * error (the connection is then cut); done frees state once the
+	 * body is sent or dropped. Such a body is never kept by the cache,
+	 * and is tagged by its maker (etag). It is read on the thread that
+	 * made it, after the request's snapshot has ended. */
+	struct srv_reader {
+		long (*read)(void *state, char *buf, size_t max);
+		void (*done)(void *state);
+		void *state;
+	} reader;
 };
 
 /* Immutable bytes shared by a cache and the responses sending them,
@@ -215,7 +227,7 @@ void srv_blob_release(struct srv_blob *blob);
 
 /* Make blob (a new reference taken) res's body. */
 void srv_response_set_blob(struct srv_response *res, struct srv_blob *blob);
-/* Drop res's body, owned or shared. */
+/* Drop res's body, owned, shared or made as it is sent. */
 void srv_response_drop_body(struct srv_response *res);
 /* res's body as a blob, for a cache to keep: an owned body becomes a blob
  * without a copy (res holds it and sends it from there), a shared one is
@@ -237,6 +249,13 @@ enum srv_json_order {
  * U+2029 escaped as \u2028 and \u2029 (the service's, for JavaScript);
  * *len gets its length. NULL when out of memory. Owned by the caller. */
 char *srv_json_print(const cJSON *item, size_t *len);
+
+/* n bytes of a JSON string's text as srv_json_print escapes them (no
+ * quotes around them), into out (at most 6 * n bytes: a control
+ * character's \u00xx), or only counted when out is NULL; their length.
+ * A text cut in pieces between its UTF-8 characters escapes as the whole
+ * does. */
+size_t srv_json_escape(char *out, const char *s, size_t n);
 
 /* Render json (consumed) as the body. Returns status. */
 int srv_respond_json(struct srv_response *res, int status, cJSON *json,

@@ -125,6 +125,23 @@ _Static_assert(SRV_CONNECTION_MEMORY >=
 #define SRV_PAGE_DEFAULT 10
 #define SRV_PAGE_MAX 1000
 
+/* A build's log (buildlog.c) goes out as it is read once its outputs
+ * pass SRV_BUILDLOG_INLINE bytes, instead of being rendered whole: below
+ * that it is an ordinary body (at most six times as long, escaped), which
+ * the response cache keeps and entity tags hash; a log of the engine's
+ * LEC_BUILD_LOG_MAX, or a page of v2 builds with theirs, rendered whole
+ * took hundreds of MB a request (issue 36). */
+#define SRV_BUILDLOG_INLINE (256 * 1024)
+/* Bytes of output read from the store at a time while a log is sent:
+ * what each such response holds. SQLite walks an output's pages from its
+ * start to the piece asked for, so smaller pieces cost more walking (a
+ * 4 MiB output read in 256 KiB pieces walks 8,000 pages in all). */
+#define SRV_BUILDLOG_CHUNK (256 * 1024)
+/* The size of the blocks libmicrohttpd asks a body made as it is sent
+ * for: its connection buffer (SRV_CONNECTION_MEMORY) bounds what it sends
+ * at once anyway. */
+#define SRV_STREAM_BLOCK (32 * 1024)
+
 /* Headers a response can carry beyond the fixed ones: the most a docs
  * response needs (a ranged private download: Cache-Control, Accept-Ranges,
  * Content-Range, Content-Disposition) plus room. */

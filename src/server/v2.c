@@ -26,12 +26,14 @@
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
+#include "buildlog.h"
 #include "embed.h"
 #include "v3.h"
 
 #define NO_PROJECT "No Project matches the given query."
 #define NO_VERSION "No Version matches the given query."
 #define NO_BUILD "No Build matches the given query."
+#define TEXT_PLAIN "text/plain; charset=utf-8"
 
 /* The display form of a command drops these leading environment paths
  * (notes §3.4, normalize_build_command). */
@@ -106,65 +108,6 @@ static char *dup_printf(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(out, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	return out;
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_sequence(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		len = 2, cp = s[0] & 0x1F;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-		len = 3, cp = s[0] & 0x0F;
-	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-		return 0;
-	return len;
-}
-
-/* Command output as JSON text: NUL bytes removed (as the service does)
- * and bytes that are not UTF-8 shown as U+FFFD, since output is stored as
- * the command wrote it. Owned by the caller. */
-static char *clean_output(const char *bytes, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)bytes;
-	char *out = malloc(len * 3 + 1);
-	size_t i = 0, j = 0;
-
-	if (out == NULL)
-		return NULL;
-	while (s && i < len) {
-		size_t n = s[i] ? utf8_sequence(s + i, len - i) : 1;
-
-		if (s[i] == 0) {
-			i++;
-		} else if (n == 0) {
-			memcpy(out + j, "\xEF\xBF\xBD", 3);
-			j += 3;
-			i++;
-		} else {
-			memcpy(out + j, s + i, n);
-			j += n;
-			i += n;
-		}
-	}
-	out[j] = '\0';
 	return out;
 }
 
@@ -291,7 +234,10 @@ static const char *display_command(const char *command)
 	return command;
 }
 
-static cJSON *v2_command(const struct lec_build_command *c)
+/* A command record; its output goes into log's body as it is sent
+ * (buildlog.h). */
+static cJSON *v2_command(struct srv_buildlog *log,
+			 const struct lec_build_command *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	int ended = c->end_time != 0;
@@ -306,7 +252,7 @@ static cJSON *v2_command(const struct lec_build_command *c)
 	cJSON_AddStringToObject(o, "command", display_command(c->command));
 	cJSON_AddStringToObject(o, "description",
 				c->description ? c->description : "");
-	add_owned_string(o, "output", clean_output(c->output, c->output_len));
+	cJSON_AddItemToObject(o, "output", srv_buildlog_json_output(log, c));
 	if (ended)
 		cJSON_AddNumberToObject(o, "exit_code", c->exit_code);
 	else
@@ -317,7 +263,8 @@ static cJSON *v2_command(const struct lec_build_command *c)
 	return o;
 }
 
-static cJSON *v2_commands(struct lec_store *store, int64_t build_id)
+static cJSON *v2_commands(struct lec_store *store, struct srv_buildlog *log,
+			  int64_t build_id)
 {
 	struct lec_build_command_list list = { 0 };
 	cJSON *a = cJSON_CreateArray();
@@ -326,7 +273,7 @@ static cJSON *v2_commands(struct lec_store *store, int64_t build_id)
 	if (store == NULL || lec_build_command_list(store, build_id, &list) < 0)
 		return a;
 	for (i = 0; a && i < list.len; i++)
-		cJSON_AddItemToArray(a, v2_command(&list.items[i]));
+		cJSON_AddItemToArray(a, v2_command(log, &list.items[i]));
 	lec_build_command_list_dispose(&list);
 	return a;
 }
@@ -422,7 +369,8 @@ static cJSON *build_config(const struct lec_build *b)
 	return config ? config : cJSON_CreateObject();
 }
 
-static cJSON *v2_build(struct srv_request *req, const struct lec_project *p,
+static cJSON *v2_build(struct srv_request *req, struct srv_buildlog *log,
+		       const struct lec_project *p,
 		       const struct lec_version *v, const struct lec_build *b)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -432,7 +380,8 @@ static cJSON *v2_build(struct srv_request *req, const struct lec_project *p,
 	if (o == NULL)
 		return NULL;
 	cJSON_AddNumberToObject(o, "id", (double)b->id);
-	cJSON_AddItemToObject(o, "commands", v2_commands(srv_store(req), b->id));
+	cJSON_AddItemToObject(o, "commands",
+			      v2_commands(srv_store(req), log, b->id));
 	cJSON_AddStringToObject(o, "project_slug", p->slug);
 	add_string_or_null(o, "version_slug", v ? v->slug : NULL);
 	add_owned_string(o, "docs_url", build_docs_url(req, p, v));
@@ -896,6 +845,7 @@ static int builds_list(struct srv_request *req, struct srv_response *res)
 	struct lec_project_list projects = { 0 };
 	struct lec_build_list *lists = NULL;
 	struct build_row *rows = NULL;
+	struct srv_buildlog *log = NULL;
 	struct lec_page page;
 	size_t i, j, n = 0, cap = 0, from, to;
 	cJSON *results;
@@ -939,17 +889,18 @@ static int builds_list(struct srv_request *req, struct srv_response *res)
 		qsort(rows, n, sizeof(*rows), build_row_cmp);
 	page_slice(&page, n, &from, &to);
 	results = cJSON_CreateArray();
-	for (i = from; results && i < to; i++) {
+	log = srv_buildlog_new(store);
+	for (i = from; results && log && i < to; i++) {
 		struct lec_version *v = public_build_version(
 			store, rows[i].project, rows[i].build);
 
-		cJSON_AddItemToArray(results, v2_build(req, rows[i].project, v,
-						       rows[i].build));
+		cJSON_AddItemToArray(results,
+				     v2_build(req, log, rows[i].project, v,
+					      rows[i].build));
 		lec_version_free(v);
 	}
-	rc = srv_respond_json(res, 200,
-			      srv_page_envelope(req, &page, n, results),
-			      SRV_JSON_AS_BUILT);
+	rc = srv_buildlog_respond_json(
+		res, 200, srv_page_envelope(req, &page, n, results), log);
 done:
 	for (i = 0; lists && i < projects.total; i++)
 		lec_build_list_dispose(&lists[i]);
@@ -1000,12 +951,14 @@ static int build_detail(struct srv_request *req, struct srv_response *res)
 	struct lec_project *p;
 	struct lec_version *v;
 	struct lec_build *b = load_build(req, res, req->params[0], &p, &v);
+	struct srv_buildlog *log;
 	int rc;
 
 	if (b == NULL)
 		return res->status;
-	rc = srv_respond_json(res, 200, v2_build(req, p, v, b),
-			      SRV_JSON_AS_BUILT);
+	log = srv_buildlog_new(srv_store(req));
+	rc = srv_buildlog_respond_json(
+		res, 200, log ? v2_build(req, log, p, v, b) : NULL, log);
 	lec_build_free(b);
 	lec_version_free(v);
 	lec_project_free(p);
@@ -1013,33 +966,6 @@ static int build_detail(struct srv_request *req, struct srv_response *res)
 }
 
 /* Plain-text build log (notes §3.4) --------------------------------------- */
-
-struct text {
-	char *buf;
-	size_t len, cap;
-};
-
-static int text_add(struct text *t, const char *s, size_t n)
-{
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = (t->len + n + 1) * 2;
-		char *grown = realloc(t->buf, cap);
-
-		if (grown == NULL)
-			return -1;
-		t->buf = grown;
-		t->cap = cap;
-	}
-	memcpy(t->buf + t->len, s, n);
-	t->len += n;
-	t->buf[t->len] = '\0';
-	return 0;
-}
-
-static int text_str(struct text *t, const char *s)
-{
-	return text_add(t, s, strlen(s));
-}
 
 static void time_or_none(int64_t us, char out[LEC_TIME_ISO_MAX])
 {
@@ -1049,35 +975,35 @@ static void time_or_none(int64_t us, char out[LEC_TIME_ISO_MAX])
 		snprintf(out, LEC_TIME_ISO_MAX, "None");
 }
 
-static int log_header(struct text *t, const struct lec_project *p,
-		      const struct lec_version *v, const struct lec_build *b)
+static void log_header(struct srv_buildlog *log, const struct lec_project *p,
+		       const struct lec_version *v, const struct lec_build *b)
 {
 	char line[LEC_PROJECT_REF_MAX * 4 + 64], date[LEC_TIME_ISO_MAX];
 	const char *success = "Unknown";
-	int rc = 0;
 
 	if (lec_build_state_final(b->state))
 		success = b->success ? "True" : "False";
 	time_or_none(b->created, date);
-	rc |= text_str(t, "Read the Docs build information\n");
+	srv_buildlog_puts(log, "Read the Docs build information\n");
 	snprintf(line, sizeof(line), "Build id: %lld\n", (long long)b->id);
-	rc |= text_str(t, line);
-	rc |= text_str(t, "Project: ") | text_str(t, p->slug);
-	rc |= text_str(t, "\nVersion: ") | text_str(t, v->slug);
-	rc |= text_str(t, "\nCommit: ") |
-	      text_str(t, b->commit ? b->commit : "None");
+	srv_buildlog_puts(log, line);
+	srv_buildlog_puts(log, "Project: ");
+	srv_buildlog_puts(log, p->slug);
+	srv_buildlog_puts(log, "\nVersion: ");
+	srv_buildlog_puts(log, v->slug);
+	srv_buildlog_puts(log, "\nCommit: ");
+	srv_buildlog_puts(log, b->commit ? b->commit : "None");
 	snprintf(line, sizeof(line), "\nDate: %s\nState: %s\nSuccess: %s\n",
 		 date, lec_build_state_code(b->state), success);
-	rc |= text_str(t, line);
-	return rc;
+	srv_buildlog_puts(log, line);
 }
 
-static int log_command(struct text *t, const struct lec_build_command *c)
+static void log_command(struct srv_buildlog *log,
+			const struct lec_build_command *c)
 {
 	char line[3 * LEC_TIME_ISO_MAX + 128], start[LEC_TIME_ISO_MAX];
 	char end[LEC_TIME_ISO_MAX], duration[32], code[32];
-	char *output = clean_output(c->output, c->output_len);
-	int ended = c->end_time != 0, rc = 0;
+	int ended = c->end_time != 0;
 
 	time_or_none(c->start_time, start);
 	time_or_none(ended ? c->end_time : 0, end);
@@ -1088,11 +1014,11 @@ static int log_command(struct text *t, const struct lec_build_command *c)
 		 "duration: %s, exit-code: %s\n",
 		 start, end, c->run_time >= 0 ? duration : "None",
 		 ended ? code : "None");
-	rc |= text_str(t, line);
-	rc |= text_str(t, display_command(c->command)) | text_str(t, "\n");
-	rc |= text_str(t, output ? output : "") | text_str(t, "\n");
-	free(output);
-	return rc;
+	srv_buildlog_puts(log, line);
+	srv_buildlog_puts(log, display_command(c->command));
+	srv_buildlog_puts(log, "\n");
+	srv_buildlog_output(log, c);
+	srv_buildlog_puts(log, "\n");
 }
 
 static int respond_text(struct srv_response *res, int status, char *body,
@@ -1101,7 +1027,7 @@ static int respond_text(struct srv_response *res, int status, char *body,
 	res->status = status;
 	res->body = body;
 	res->body_len = len;
-	res->content_type = "text/plain; charset=utf-8";
+	res->content_type = TEXT_PLAIN;
 	return status;
 }
 
@@ -1124,7 +1050,7 @@ static int build_log(struct srv_request *req, struct srv_response *res,
 		     const char *id_text)
 {
 	struct lec_build_command_list cmds = { 0 };
-	struct text t = { 0 };
+	struct srv_buildlog *log = NULL;
 	struct lec_project *p;
 	struct lec_version *v;
 	struct lec_build *b = load_build(req, res, id_text, &p, &v);
@@ -1138,17 +1064,13 @@ static int build_log(struct srv_request *req, struct srv_response *res,
 		rc = srv_respond_engine_error(res, rc);
 		goto done;
 	}
-	rc = log_header(&t, p, v, b);
-	for (i = 0; rc == 0 && i < cmds.len; i++)
-		rc = log_command(&t, &cmds.items[i]);
-	if (rc != 0) {
-		rc = srv_respond_internal(res, "out of memory");
-		goto done;
+	if ((log = srv_buildlog_new(srv_store(req))) != NULL) {
+		log_header(log, p, v, b);
+		for (i = 0; i < cmds.len; i++)
+			log_command(log, &cmds.items[i]);
 	}
-	rc = respond_text(res, 200, t.buf, t.len);
-	t.buf = NULL;
+	rc = srv_buildlog_respond(res, 200, TEXT_PLAIN, log);
 done:
-	free(t.buf);
 	lec_build_command_list_dispose(&cmds);
 	lec_build_free(b);
 	lec_version_free(v);

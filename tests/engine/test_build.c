@@ -887,6 +887,30 @@ static struct lec_build_command *command(struct lec_store *st, int64_t id)
 	return c;
 }
 
+/* The notice a command cut by its own cap ends with, at most cap bytes. */
+static void command_notice(char *out, size_t cap, const char *cut)
+{
+	snprintf(out, cap, LEC_BUILD_CUT_COMMAND, "4 MiB", cut);
+}
+
+static void build_notice(char *out, size_t cap, const char *cut)
+{
+	snprintf(out, cap, LEC_BUILD_CUT_BUILD, "16 MiB", cut);
+}
+
+/* Whether command id's output is len bytes ending with end. */
+static int output_ends(struct lec_store *st, int64_t id, size_t len,
+		       const char *end)
+{
+	struct lec_build_command *c = command(st, id);
+	size_t n = strlen(end);
+	int ok = c && c->output_len == len && len >= n &&
+		 memcmp(c->output + len - n, end, n) == 0;
+
+	lec_build_command_free(c);
+	return ok;
+}
+
 TEST(output_is_capped)
 {
 	struct lec_store *st = lec_test_store();
@@ -894,53 +918,212 @@ TEST(output_is_capped)
 	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
 	int64_t id = trigger(st, p, v, NULL), c1 = 0, c2 = 0, c3 = 0;
 	size_t max = LEC_BUILD_OUTPUT_MAX;
-	size_t notice = strlen(LEC_BUILD_OUTPUT_TRUNCATED);
-	char *big = malloc(max + 16);
+	char *big = malloc(max + 16), notice[160];
 	struct lec_build_command *c = NULL;
 
 	if (big == NULL)
 		goto done;
 	memset(big, 'a', max + 16);
 
-	/* A character that does not fit whole is dropped whole. */
+	/* A character that does not fit whole is dropped whole, and the
+	 * notice waits for the command's end. */
 	CHECK_OK(lec_build_command_start(st, id, "loop", NULL, &c1));
 	CHECK_OK(lec_build_command_append(st, c1, big, max - 3));
 	CHECK_OK(lec_build_command_append(st, c1, "\xc3\xa9\xe2\x82\xac",
 					  5)); /* é (fits), € (does not) */
 	c = command(st, c1);
 	if (c) {
-		CHECK_INT(c->output_len, max - 1 + notice);
+		CHECK_INT(c->output_len, max - 1);
 		CHECK(memcmp(c->output + max - 3, "\xc3\xa9", 2) == 0);
-		CHECK_STR(c->output + max - 1, LEC_BUILD_OUTPUT_TRUNCATED);
 	}
 	lec_build_command_free(c);
-	/* Everything after the notice is dropped, and no second notice. */
-	CHECK_OK(lec_build_command_append(st, c1, "more", 4));
+	/* Once cut, nothing more is kept, though a byte would fit: it is
+	 * counted, and the end says how much was cut, once. */
+	CHECK_OK(lec_build_command_append(st, c1, "m", 1));
 	CHECK_OK(lec_build_command_append(st, c1, big, 100));
+	CHECK_OK(lec_build_command_finish(st, c1, 1));
+	command_notice(notice, sizeof(notice), "104 bytes");
+	CHECK_STR(notice, "\n[output truncated: a command keeps 4 MiB of "
+			  "output; 104 bytes more cut]\n");
+	CHECK(output_ends(st, c1, max - 1 + strlen(notice), notice));
 	c = command(st, c1);
-	CHECK_INT(c ? c->output_len : 0, max - 1 + notice);
+	CHECK(c && c->exit_code == 1 && c->end_time > 0);
 	lec_build_command_free(c);
 
 	/* Filling exactly to the cap keeps everything; one byte more cuts. */
 	CHECK_OK(lec_build_command_start(st, id, "exact", NULL, &c2));
 	CHECK_OK(lec_build_command_append(st, c2, big, max));
-	c = command(st, c2);
-	CHECK_INT(c ? c->output_len : 0, max);
-	lec_build_command_free(c);
+	CHECK(output_ends(st, c2, max, "a"));
 	CHECK_OK(lec_build_command_append(st, c2, "b", 1));
-	c = command(st, c2);
-	CHECK_INT(c ? c->output_len : 0, max + notice);
-	CHECK(c && c->output[max - 1] == 'a');
-	lec_build_command_free(c);
+	CHECK(output_ends(st, c2, max, "a"));
+	CHECK_OK(lec_build_command_finish(st, c2, 0));
+	command_notice(notice, sizeof(notice), "1 byte");
+	CHECK(output_ends(st, c2, max + strlen(notice), notice));
 
-	/* One huge write is cut too. */
+	/* One huge write is cut too; a command nothing was cut of ends
+	 * without a notice. */
 	CHECK_OK(lec_build_command_start(st, id, "huge", NULL, &c3));
 	CHECK_OK(lec_build_command_append(st, c3, big, max + 16));
-	c = command(st, c3);
-	CHECK_INT(c ? c->output_len : 0, max + notice);
-	lec_build_command_free(c);
+	CHECK_OK(lec_build_command_finish(st, c3, 0));
+	command_notice(notice, sizeof(notice), "16 bytes");
+	CHECK(output_ends(st, c3, max + strlen(notice), notice));
+	CHECK_OK(lec_build_command_start(st, id, "small", NULL, &c1));
+	CHECK_OK(lec_build_command_append(st, c1, "ok\n", 3));
+	CHECK_OK(lec_build_command_finish(st, c1, 0));
+	CHECK(output_ends(st, c1, 3, "ok\n"));
 done:
 	free(big);
+	lec_store_free(st);
+}
+
+/* The bytes a build's commands hold, all together. */
+static size_t log_size(struct lec_store *st, int64_t build)
+{
+	struct lec_build_command_list list = { 0 };
+	size_t i, n = 0;
+
+	CHECK_OK(lec_build_command_list(st, build, &list));
+	for (i = 0; i < list.len; i++)
+		n += list.items[i].output_len;
+	lec_build_command_list_dispose(&list);
+	return n;
+}
+
+TEST(build_log_is_capped)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL), cmd = 0, cut = 0, after = 0;
+	size_t max = LEC_BUILD_OUTPUT_MAX, mib = 1024 * 1024, i, notices;
+	char *big = malloc(max), notice[160], other[160];
+
+	if (big == NULL)
+		goto done;
+	memset(big, 'a', max);
+	/* 14 MiB in four commands, each within its own cap. */
+	for (i = 0; i < 4; i++) {
+		CHECK_OK(lec_build_command_start(st, id, "print", NULL, &cmd));
+		CHECK_OK(lec_build_command_append(st, cmd, big,
+						  i < 3 ? max : 2 * mib));
+		CHECK_OK(lec_build_command_finish(st, cmd, 0));
+	}
+	CHECK_INT(log_size(st, id), 14 * mib);
+	/* The fifth fills the build's 16 MiB: the rest of its output, and a
+	 * character split by the cap, are cut. */
+	CHECK_OK(lec_build_command_start(st, id, "more", NULL, &cut));
+	CHECK_OK(lec_build_command_append(st, cut, big, 2 * mib - 1));
+	CHECK_OK(lec_build_command_append(st, cut, "\xc3\xa9", 2));
+	CHECK_OK(lec_build_command_append(st, cut, big, mib));
+	CHECK_INT(log_size(st, id), 16 * mib - 1);
+	CHECK_OK(lec_build_command_finish(st, cut, 0));
+	build_notice(notice, sizeof(notice), "1 MiB");
+	CHECK_STR(notice, "\n[output truncated: a build keeps 16 MiB of "
+			  "output; 1 MiB more cut]\n");
+	CHECK(output_ends(st, cut, 2 * mib - 1 + strlen(notice), notice));
+	/* The next command takes the byte left; the notices did not count. */
+	CHECK_OK(lec_build_command_start(st, id, "after", NULL, &after));
+	CHECK_OK(lec_build_command_append(st, after, "x", 1));
+	CHECK_OK(lec_build_command_append(st, after, big, 3 * mib));
+	CHECK_OK(lec_build_command_finish(st, after, 0));
+	build_notice(other, sizeof(other), "3 MiB");
+	CHECK(output_ends(st, after, 1 + strlen(other), other));
+	notices = strlen(notice) + strlen(other);
+	/* A command once the log is full keeps nothing, and says so. */
+	CHECK_OK(lec_build_command_start(st, id, "late", NULL, &after));
+	CHECK_OK(lec_build_command_append(st, after, "y", 1));
+	CHECK_OK(lec_build_command_finish(st, after, 0));
+	build_notice(other, sizeof(other), "1 byte");
+	CHECK(output_ends(st, after, strlen(other), other));
+	notices += strlen(other);
+	/* What the store holds: the cap's output, a notice per command cut. */
+	CHECK_INT(log_size(st, id), 16 * mib + notices);
+
+	/* A reset build starts its log afresh. */
+	CHECK_OK(lec_build_reset(st, id));
+	CHECK_OK(lec_build_command_start(st, id, "again", NULL, &cmd));
+	CHECK_OK(lec_build_command_append(st, cmd, big, max));
+	CHECK(output_ends(st, cmd, max, "a"));
+done:
+	free(big);
+	lec_store_free(st);
+}
+
+TEST(size_text)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *text;
+	} cases[] = {
+		{ 0, "0 bytes" },
+		{ 1, "1 byte" },
+		{ 1023, "1023 bytes" },
+		{ 1024, "1 KiB" },
+		{ 1536, "1.5 KiB" },
+		{ 1048575, "1 MiB" },
+		{ 3355443, "3.2 MiB" },
+		{ 4194304, "4 MiB" },
+		{ 16777216, "16 MiB" },
+		{ 1610612736, "1.5 GiB" },
+	};
+	char out[LEC_BUILD_SIZE_TEXT_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lec_build_size_text(cases[i].bytes, out);
+		CHECK_STR(out, cases[i].text);
+	}
+	lec_build_size_text(UINT64_MAX, out);
+	CHECK(strstr(out, " TiB") != NULL);
+}
+
+TEST(output_read_in_pieces)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH);
+	int64_t id = trigger(st, p, v, NULL), cmd = 0, again = 0;
+	struct lec_build_command_list list = { 0 };
+	struct lec_build_command c;
+	char buf[8];
+	size_t n = 99;
+
+	CHECK_OK(lec_build_command_start(st, id, "ls", NULL, &cmd));
+	CHECK_OK(lec_build_command_append(st, cmd, "0123456789", 10));
+	/* A listing gives sizes, not outputs. */
+	CHECK_OK(lec_build_command_list(st, id, &list));
+	CHECK_INT(list.len, 1);
+	if (list.len != 1)
+		goto done;
+	CHECK(list.items[0].output == NULL);
+	CHECK_INT(list.items[0].output_len, 10);
+	c = list.items[0];
+	CHECK_OK(lec_build_command_read(st, &c, 0, buf, sizeof(buf), &n));
+	CHECK(n == 8 && memcmp(buf, "01234567", 8) == 0);
+	CHECK_OK(lec_build_command_read(st, &c, 8, buf, sizeof(buf), &n));
+	CHECK(n == 2 && memcmp(buf, "89", 2) == 0);
+	CHECK_OK(lec_build_command_read(st, &c, 10, buf, sizeof(buf), &n));
+	CHECK_INT(n, 0);
+	CHECK_OK(lec_build_command_read(st, &c, 100, buf, sizeof(buf), &n));
+	CHECK_INT(n, 0);
+	/* What is appended after the listing is there too. */
+	CHECK_OK(lec_build_command_append(st, cmd, "ab", 2));
+	CHECK_OK(lec_build_command_read(st, &c, 10, buf, sizeof(buf), &n));
+	CHECK(n == 2 && memcmp(buf, "ab", 2) == 0);
+
+	/* Gone with its build's reset, and not another command that took
+	 * its id. */
+	CHECK_OK(lec_build_reset(st, id));
+	CHECK_ERR(lec_build_command_read(st, &c, 0, buf, sizeof(buf), &n),
+		  LEC_ENOTFOUND);
+	CHECK_INT(n, 0);
+	CHECK_OK(lec_build_command_start(st, trigger(st, p, v, NULL), "ls",
+					 NULL, &again));
+	CHECK_INT(again, cmd);
+	CHECK_ERR(lec_build_command_read(st, &c, 0, buf, sizeof(buf), &n),
+		  LEC_ENOTFOUND);
+done:
+	lec_build_command_list_dispose(&list);
 	lec_store_free(st);
 }
 
@@ -1103,6 +1286,9 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(list_filters_and_paging),
 	TEST_ENTRY(commands_record_output),
 	TEST_ENTRY(output_is_capped),
+	TEST_ENTRY(build_log_is_capped),
+	TEST_ENTRY(size_text),
+	TEST_ENTRY(output_read_in_pieces),
 	TEST_ENTRY(deletes_and_cascades),
 	TEST_ENTRY(out_of_memory_is_clean),
 };

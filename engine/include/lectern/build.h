@@ -15,7 +15,10 @@
  *
  * A command's output is appended in the database as it arrives, so readers
  * (the API, the UI) see a running command's output; it is capped at
- * LEC_BUILD_OUTPUT_MAX bytes per command.
+ * LEC_BUILD_OUTPUT_MAX bytes per command and LEC_BUILD_LOG_MAX per build.
+ * Readers take a build's log a piece at a time (lec_build_command_list
+ * leaves the outputs out, lec_build_command_read reads them), so that no
+ * reader holds a whole log.
  */
 #ifndef LECTERN_BUILD_H
 #define LECTERN_BUILD_H
@@ -37,10 +40,26 @@ extern "C" {
  * forever) must not fill the disk, and no useful build log is this long. */
 #define LEC_BUILD_OUTPUT_MAX (4 * 1024 * 1024)
 
-/* Appended once to a command's output when it reaches the cap. */
-#define LEC_BUILD_OUTPUT_TRUNCATED                                           \
-	"\n[output truncated: the rest of this command's output was "        \
-	"dropped]\n"
+/* Bytes of output kept per build, its commands' together: a build of many
+ * commands, each below LEC_BUILD_OUTPUT_MAX, must not fill the disk
+ * either (25 commands of 4 MB each grew the store by 102.5 MB, issue
+ * 36), and the TUI and the CLI read a log whole. A large Sphinx
+ * project's log, warnings and all, is a few MB. */
+#define LEC_BUILD_LOG_MAX (16 * 1024 * 1024)
+
+/* What ends a command's output when some of it was not kept, appended
+ * once, when the command ends: printf formats of the cap reached and of
+ * how much was cut, as lec_build_size_text writes them ("a command keeps
+ * 4 MiB of output; 3.2 MiB more cut"). The notices are kept past the
+ * caps: a build's log holds at most LEC_BUILD_LOG_MAX bytes of output and
+ * a notice per command cut. */
+#define LEC_BUILD_CUT_COMMAND                                                \
+	"\n[output truncated: a command keeps %s of output; %s more cut]\n"
+#define LEC_BUILD_CUT_BUILD                                                  \
+	"\n[output truncated: a build keeps %s of output; %s more cut]\n"
+
+/* Room for lec_build_size_text's figure, its NUL included. */
+#define LEC_BUILD_SIZE_TEXT_MAX 32
 
 /* The error of a cancelled build, and of one a newer trigger cancelled. */
 #define LEC_BUILD_ERROR_CANCELLED "This build was cancelled."
@@ -329,26 +348,49 @@ int lec_build_command_start(struct lec_store *store, int64_t build_id,
 			    int64_t *id);
 
 /**
- * Append output to a running command. Past LEC_BUILD_OUTPUT_MAX bytes the
- * output is cut (at a UTF-8 character boundary), LEC_BUILD_OUTPUT_TRUNCATED
- * is appended once, and everything after is dropped.
+ * Append output to a running command. Output past LEC_BUILD_OUTPUT_MAX
+ * bytes for the command, or LEC_BUILD_LOG_MAX for its build, is not kept
+ * (the cut falls at a UTF-8 character boundary) but counted; once cut, a
+ * command keeps nothing more, and its end appends how much was cut
+ * (LEC_BUILD_CUT_COMMAND or LEC_BUILD_CUT_BUILD).
  * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (the command has ended)
  */
 int lec_build_command_append(struct lec_store *store, int64_t id,
 			     const char *bytes, size_t len);
 
-/** Record a command's end. @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID
+/** Record a command's end, and what of its output was cut (see
+ * lec_build_command_append). @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID
  * (it had already ended) */
 int lec_build_command_finish(struct lec_store *store, int64_t id,
 			     int exit_code);
 
-/** A command by id. @param out owned by caller (lec_build_command_free) */
+/** A command by id, its whole output included (at most
+ * LEC_BUILD_OUTPUT_MAX bytes and a notice).
+ * @param out owned by caller (lec_build_command_free) */
 int lec_build_command_get(struct lec_store *store, int64_t id,
 			  struct lec_build_command **out);
 
-/** A build's commands in the order they started. */
+/** A build's commands in the order they started, without their output:
+ * output is NULL, output_len the bytes it holds (lec_build_command_read
+ * reads them). */
 int lec_build_command_list(struct lec_store *store, int64_t build_id,
 			   struct lec_build_command_list *out);
+
+/**
+ * Read bytes of a command's output from offset: up to cap of them into
+ * buf, fewer at its end (*n 0 past it). c names the command as a listing
+ * gave it: the read is refused once its record is gone, even when another
+ * command took its id. A running command's output only grows, so its
+ * first output_len bytes stay what they were when c was read.
+ * @return LEC_OK; LEC_ENOTFOUND (the command is gone)
+ */
+int lec_build_command_read(struct lec_store *store,
+			   const struct lec_build_command *c, size_t offset,
+			   char *buf, size_t cap, size_t *n);
+
+/** A size for people: "512 bytes", "3.2 KiB", "4 MiB", "1.5 GiB" (one
+ * decimal, none when it is 0). @param out LEC_BUILD_SIZE_TEXT_MAX bytes */
+void lec_build_size_text(uint64_t bytes, char *out);
 
 /** Free a command. Accepts NULL. */
 void lec_build_command_free(struct lec_build_command *command);
