@@ -155,8 +155,10 @@ int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
 		printf("%-24s %-8s %s\n", "USERNAME", "ACTIVE", "CREATED");
 		for (i = 0; i < users.len; i++) {
 			lec_time_iso8601(users.items[i].created, when);
-			printf("%-24s %-8s %s\n", users.items[i].username,
-			       users.items[i].is_active ? "yes" : "no", when);
+			cli_print(stdout, "%-24s %-8s %s\n",
+				  users.items[i].username,
+				  users.items[i].is_active ? "yes" : "no",
+				  when);
 		}
 	}
 	lec_user_list_dispose(&users);

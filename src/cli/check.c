@@ -289,9 +289,8 @@ static int compare_with_context(struct cli_ctx *ctx, const char *tree,
 		set->items[i].is_new = 1;
 	snprintf(about, cap, "no build to compare with");
 	if (remote == NULL) {
-		fprintf(stderr, "lectern: check: %s has no git remote "
-				"'origin': every warning counts as new\n",
-			tree);
+		cli_print(stderr, "lectern: check: %s has no git remote "
+			  "'origin': every warning counts as new\n", tree);
 		status = CLI_EXIT_OK;
 		goto done;
 	}
@@ -300,10 +299,9 @@ static int compare_with_context(struct cli_ctx *ctx, const char *tree,
 	if ((status = find_project(&s, remote, &b)) != CLI_EXIT_OK)
 		goto done;
 	if (b.project == NULL) {
-		fprintf(stderr, "lectern: check: no project of this context "
-				"has the repository %s: every warning counts as "
-				"new\n",
-			remote);
+		cli_print(stderr, "lectern: check: no project of this context "
+			  "has the repository %s: every warning counts as "
+			  "new\n", remote);
 		goto done;
 	}
 	if ((status = find_version(&s, branch, &b)) != CLI_EXIT_OK ||
@@ -317,9 +315,10 @@ static int compare_with_context(struct cli_ctx *ctx, const char *tree,
 			goto done;
 	}
 	if (b.build < 0) {
-		fprintf(stderr, "lectern: check: %s/%s has no successful build: "
-				"every warning counts as new\n",
-			b.project, b.version);
+		cli_print(stderr,
+			  "lectern: check: %s/%s has no successful build: "
+			  "every warning counts as new\n", b.project,
+			  b.version);
 		goto done;
 	}
 	if ((status = cli_build_warnings(&s, b.project, b.build, 0, &theirs)) !=
@@ -421,8 +420,8 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_fail_engine("check: cannot build");
 	built = lec_preview_build(pv, &cb, NULL) == LEC_OK;
 	if (!built) {
-		fprintf(stderr, "lectern: check: the build failed: %s\n",
-			lec_error_last());
+		cli_print(stderr, "lectern: check: the build failed: %s\n",
+			  lec_error_last());
 		cli_print_output(stderr, run.text, run.len);
 		if (run.len && run.text[run.len - 1] != '\n')
 			fputc('\n', stderr);
@@ -454,11 +453,12 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 		}
 		fflush(stdout);
 		if (set->dropped)
-			fprintf(stderr, "lectern: check: %zu more not kept\n",
-				set->dropped);
+			cli_print(stderr, "lectern: check: %zu more not kept\n",
+				  set->dropped);
 		if (new_only)
-			fprintf(stderr, "check: %zu new warning%s (against %s)\n",
-				shown, shown == 1 ? "" : "s", about);
+			cli_print(stderr,
+				  "check: %zu new warning%s (against %s)\n",
+				  shown, shown == 1 ? "" : "s", about);
 	}
 	if (json)
 		for (i = 0; i < set->len; i++)

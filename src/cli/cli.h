@@ -6,6 +6,7 @@
 #ifndef LECTERN_CLI_H
 #define LECTERN_CLI_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -37,7 +38,26 @@ struct cli_command {
 	const char *detail;
 };
 
-/* Print "lectern: <message>" on stderr; returns CLI_EXIT_FAIL. */
+/* Text for the terminal (output.c): whatever an instance, a repository or
+ * a build chose (a name, a message, an error's detail, a warning, a log)
+ * is written with these, through the terminal filter (lc_terminal_text),
+ * on a terminal and a pipe alike; the CLI's own escapes and JSON are
+ * written as they are. */
+/* The formatted text, filtered whole: text, line breaks and tabs. */
+void cli_print(FILE *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void cli_vprint(FILE *out, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* len bytes of text, filtered keeping what keep (enum lc_terminal_keep)
+ * adds: a build's output. */
+void cli_write(FILE *out, const char *text, size_t len, unsigned keep);
+/* A copy of len bytes of text through the filter, its line breaks and
+ * tabs made spaces: one line (a table's cell, a search result). Owned by
+ * the caller; NULL when out of memory. */
+char *cli_line_copy(const char *text, size_t len);
+
+/* Print "lectern: <message>" on stderr, filtered as cli_print filters;
+ * returns CLI_EXIT_FAIL. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, for engine errors: appends lec_error_last(). */
 int cli_fail_engine(const char *what);

@@ -84,9 +84,9 @@ struct cli_log_tail {
 /* Append len bytes of output, dropping the oldest past CLI_LOG_TAIL. */
 void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len);
 
-/* Write a build's raw output to f: with its colours
- * and no other escape on a terminal (lc_terminal_text), without escapes
- * elsewhere. */
+/* Write a build's raw output to f through the terminal filter: its
+ * carriage returns kept, and its colours on a colour terminal
+ * (cli_use_color); no other escape or control. */
 void cli_print_output(FILE *f, const char *text, size_t len);
 
 /* How cli_watch_build reports progress: quiet (a progress line on a TTY

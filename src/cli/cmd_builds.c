@@ -179,13 +179,13 @@ static int report_build(const struct lc_build *b, int json, int exit_status)
 	if (json)
 		status = cli_print_json(b->raw);
 	else if (b->success == 1)
-		printf("build %lld passed\n", b->id);
+		cli_print(stdout, "build %lld passed\n", b->id);
 	else /* "finished" alone would not say how */
-		printf("build %lld %s: %s\n", b->id,
-		       b->state && strcmp(b->state, "cancelled") == 0
-			       ? "cancelled"
-			       : "failed",
-		       b->error && *b->error ? b->error : "no error message");
+		cli_print(stdout, "build %lld %s: %s\n", b->id,
+			  b->state && strcmp(b->state, "cancelled") == 0
+				  ? "cancelled"
+				  : "failed",
+			  b->error && *b->error ? b->error : "no error message");
 	if (status == CLI_EXIT_OK && exit_status && b->success != 1)
 		status = cli_fail("build %lld failed", b->id);
 	return status;
@@ -231,13 +231,13 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 		if (json)
 			status = cli_print_json(b->raw);
 		else
-			printf("triggered build %lld of %s/%s\n", b->id, pos[0],
-			       version);
+			cli_print(stdout, "triggered build %lld of %s/%s\n",
+				  b->id, pos[0], version);
 		goto done;
 	}
 	if (!json)
-		printf("triggered build %lld of %s/%s\n", b->id, pos[0],
-		       version);
+		cli_print(stdout, "triggered build %lld of %s/%s\n", b->id,
+			  pos[0], version);
 	status = cli_watch_build(&s, pos[0], b->id,
 				 watch && !json ? CLI_WATCH_LINES
 						: CLI_WATCH_QUIET,
@@ -265,10 +265,10 @@ static void print_cache(struct cli_session *s, const struct lc_build *v2)
 	    lc_build_get(s->client, v2->project, v2->id, NULL, &b, &err) ==
 		    LC_OK &&
 	    b->cache != LC_CACHE_UNKNOWN)
-		printf("cache: %s%s%s%s\n", lc_build_cache_word(b),
-		       b->cache_reason ? " (" : "",
-		       b->cache_reason ? b->cache_reason : "",
-		       b->cache_reason ? ")" : "");
+		cli_print(stdout, "cache: %s%s%s%s\n", lc_build_cache_word(b),
+			  b->cache_reason ? " (" : "",
+			  b->cache_reason ? b->cache_reason : "",
+			  b->cache_reason ? ")" : "");
 	lc_build_free(b);
 }
 
@@ -315,7 +315,8 @@ static int log_print(struct log_state *st, const struct lc_build *b)
 		size_t len = strlen(out);
 
 		if (i >= old)
-			printf("$ %s\n", c->command ? c->command : "");
+			cli_print(stdout, "$ %s\n",
+				  c->command ? c->command : "");
 		if (len > st->printed[i]) {
 			cli_print_output(stdout, out + st->printed[i],
 					 len - st->printed[i]);
@@ -325,7 +326,8 @@ static int log_print(struct log_state *st, const struct lc_build *b)
 			if (len > 0 && out[len - 1] != '\n')
 				putchar('\n');
 			if (c->exit_code != 0)
-				printf("(exit status %lld)\n", c->exit_code);
+				cli_print(stdout, "(exit status %lld)\n",
+					  c->exit_code);
 			st->ended[i] = 1;
 		}
 	}
@@ -401,12 +403,12 @@ int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 	 * line names it (the last of a long log is rarely the cause), and
 	 * with what it reused of earlier builds' work. */
 	if (is_done(b) && b->error)
-		printf("error: %s\n", b->error);
+		cli_print(stdout, "error: %s\n", b->error);
 	if (is_done(b))
 		print_cache(&s, b);
 	if (follow)
-		printf("build %lld %s\n", id,
-		       b->success == 1 ? "passed" : "failed");
+		cli_print(stdout, "build %lld %s\n", id,
+			  b->success == 1 ? "passed" : "failed");
 done:
 	lc_build_free(b);
 	free(st.printed);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -260,16 +259,9 @@ void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len)
 
 void cli_print_output(FILE *f, const char *text, size_t len)
 {
-	char *copy;
-
-	if (len == 0 || (copy = strndup(text, len)) == NULL)
-		return;
-	if (isatty(fileno(f)))
-		len = lc_terminal_text(copy, len);
-	else
-		len = lc_strip_ansi(copy, len);
-	fwrite(copy, 1, len, f);
-	free(copy);
+	cli_write(f, text, len,
+		  LC_TERMINAL_RETURNS |
+			  (cli_use_color(f) ? LC_TERMINAL_COLOURS : 0));
 }
 
 void cli_sleep_ms(long ms)
@@ -293,8 +285,9 @@ static void draw_progress(long long id, const char *state, double elapsed,
 {
 	static const char spin[] = "|/-\\";
 
-	fprintf(stderr, "\r\033[K%c build %lld: %s (%.0f s)", spin[tick % 4],
-		id, state, elapsed);
+	fputs("\r\033[K", stderr);
+	cli_print(stderr, "%c build %lld: %s (%.0f s)", spin[tick % 4], id,
+		  state, elapsed);
 	fflush(stderr);
 }
 
@@ -324,7 +317,8 @@ int cli_watch_build(struct cli_session *s, const char *project, long long id,
 				/* The line goes where the spinner was. */
 				if (progress)
 					fputs("\r\033[K", stderr);
-				printf("build %lld: %s\n", id, b->state);
+				cli_print(stdout, "build %lld: %s\n", id,
+					  b->state);
 				fflush(stdout);
 			}
 		}

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -37,7 +38,7 @@ int cli_cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 	} else if ((text = lc_diff_unified(d, NULL)) == NULL) {
 		status = cli_fail("out of memory");
 	} else {
-		fputs(text, stdout);
+		cli_write(stdout, text, strlen(text), LC_TERMINAL_TEXT);
 		free(text);
 		if (d->truncated == 1)
 			fprintf(stderr, "lectern: more pages differ than the "

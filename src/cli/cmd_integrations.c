@@ -61,12 +61,12 @@ static int integration_add(struct cli_session *s, const char *project,
 	if (json) {
 		status = cli_print_json(r->json);
 	} else {
-		printf("webhook URL: %s\nsecret:      %s\n",
-		       cli_json_str(r->json, "url"),
-		       cli_json_str(r->json, "secret"));
-		printf("Paste both into the %s webhook settings; the secret "
-		       "is not shown again.\n",
-		       forge);
+		cli_print(stdout, "webhook URL: %s\nsecret:      %s\n",
+			  cli_json_str(r->json, "url"),
+			  cli_json_str(r->json, "secret"));
+		cli_print(stdout,
+			  "Paste both into the %s webhook settings; the secret "
+			  "is not shown again.\n", forge);
 	}
 	if (loopback_url(cli_json_str(r->json, "url")))
 		fprintf(stderr, "lectern: warning: the URL is on a loopback "
@@ -99,7 +99,7 @@ static int integration_remove(struct cli_session *s, const char *project,
 	lc_response_free(r);
 	if (rc != LC_OK)
 		return cli_fail_client(&err);
-	printf("removed integration %s from %s\n", id, project);
+	cli_print(stdout, "removed integration %s from %s\n", id, project);
 	return CLI_EXIT_OK;
 }
 

@@ -190,14 +190,16 @@ static int copy_version(struct cli_session *remote, struct cli_session *local,
 			      version, &opt, &res, &err) != LC_OK)
 		return cli_fail("mirror of %s/%s: %s", project, version,
 				err.message);
-	printf("%s/%s: %zu pages (%zu downloaded, %zu unchanged, %zu "
-	       "skipped) as build %lld\n",
-	       slug, version, res.fetched + res.unchanged, res.fetched,
-	       res.unchanged, res.skipped, res.build);
+	cli_print(stdout,
+		  "%s/%s: %zu pages (%zu downloaded, %zu unchanged, %zu "
+		  "skipped) as build %lld\n", slug, version,
+		  res.fetched + res.unchanged, res.fetched, res.unchanged,
+		  res.skipped, res.build);
 	if (res.long_names)
-		printf("%s/%s: %zu of the skipped left out: a name in their "
-		       "path is over %d bytes\n",
-		       slug, version, res.long_names, LC_MIRROR_NAME_MAX);
+		cli_print(stdout,
+			  "%s/%s: %zu of the skipped left out: a name in their "
+			  "path is over %d bytes\n", slug, version,
+			  res.long_names, LC_MIRROR_NAME_MAX);
 	return CLI_EXIT_OK;
 }
 

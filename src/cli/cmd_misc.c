@@ -27,48 +27,69 @@ static const struct {
 		 { "&quot;", "\"" }, { "&#x27;", "'" }, { "&#39;", "'" },
 		 { "&#x2F;", "/" } };
 
-/* A highlight (HTML-escaped text, each match in <span>...</span>) as
- * text: the matches bold on a colour terminal, plain elsewhere; control
- * characters (an escape sequence the page carried) become spaces. */
-static void print_highlight(const char *html, int color)
+/* len bytes of a highlight's text (between its <span> and </span> tags)
+ * on one line through the terminal filter, its entities decoded. */
+static void print_highlight_text(const char *html, size_t len)
 {
+	char *text = cli_line_copy(html, len), *out = text;
+	const char *p = text;
 	size_t i, n;
 
-	while (*html) {
-		if (strncmp(html, "<span>", 6) == 0 || strncmp(html, "</span>", 7) == 0) {
-			if (color)
-				fputs(html[1] == '/' ? "\033[0m" : "\033[1;33m",
-				      stdout);
-			html += html[1] == '/' ? 7 : 6;
-			continue;
-		}
+	if (text == NULL)
+		return;
+	while (*p) {
 		for (i = 0; i < sizeof(entities) / sizeof(entities[0]); i++)
-			if (strncmp(html, entities[i].entity,
+			if (strncmp(p, entities[i].entity,
 				    n = strlen(entities[i].entity)) == 0)
 				break;
 		if (i < sizeof(entities) / sizeof(entities[0])) {
-			fputs(entities[i].text, stdout);
-			html += n;
-			continue;
+			*out++ = *entities[i].text; /* one character each */
+			p += n;
+		} else {
+			*out++ = *p++;
 		}
-		putchar((unsigned char)*html < 0x20 || *html == 0x7f ? ' '
-								  : *html);
-		html++;
+	}
+	*out = '\0';
+	fputs(text, stdout);
+	free(text);
+}
+
+/* A highlight (HTML-escaped text, each match in <span>...</span>) as
+ * one line: the matches bold on a colour terminal, plain elsewhere; the
+ * text around them passes the terminal filter. */
+static void print_highlight(const char *html, int color)
+{
+	const char *open, *close, *tag;
+
+	while (*html) {
+		open = strstr(html, "<span>");
+		close = strstr(html, "</span>");
+		tag = open && (close == NULL || open < close) ? open : close;
+		print_highlight_text(html, tag ? (size_t)(tag - html)
+					       : strlen(html));
+		if (tag == NULL)
+			return;
+		if (color)
+			fputs(tag == close ? "\033[0m" : "\033[1;33m", stdout);
+		html = tag + (tag == close ? 7 : 6);
 	}
 }
 
-/* The first highlight, else the plain text (escaped as a highlight is). */
+/* The first highlight, else the plain text (on one line through the
+ * terminal filter, as a highlight's text). */
 static void print_field(const struct lc_highlights *hl, const char *plain,
 			int color)
 {
-	const char *s;
+	char *line;
 
 	if (hl->len > 0 && hl->items[0]) {
 		print_highlight(hl->items[0], color);
 		return;
 	}
-	for (s = plain ? plain : ""; *s; s++)
-		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
+	plain = plain ? plain : "";
+	if ((line = cli_line_copy(plain, strlen(plain))) != NULL)
+		fputs(line, stdout);
+	free(line);
 }
 
 /* "guide/latest /en/latest/install.html  Install", then under it the
@@ -78,8 +99,8 @@ static void print_result(const struct lc_search_result *r, int color)
 {
 	size_t i, shown = 0;
 
-	printf("%s/%s %s  ", r->project ? r->project : "",
-	       r->version ? r->version : "", r->path ? r->path : "");
+	cli_print(stdout, "%s/%s %s  ", r->project ? r->project : "",
+		  r->version ? r->version : "", r->path ? r->path : "");
 	print_field(&r->hl_title, r->title, color);
 	putchar('\n');
 	for (i = 0; i < r->blocks_len && shown < SEARCH_BLOCKS_SHOWN; i++) {
@@ -92,7 +113,7 @@ static void print_result(const struct lc_search_result *r, int color)
 		else
 			print_field(&b->hl_title, b->title, color);
 		if (domain && b->role)
-			printf(" (%s)", b->role);
+			cli_print(stdout, " (%s)", b->role);
 		if ((b->hl_content.len > 0) || (b->content && *b->content)) {
 			fputs(": ", stdout);
 			print_field(&b->hl_content, b->content, color);
@@ -141,11 +162,11 @@ int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv)
 	for (i = 0; i < page->len; i++)
 		print_result(page->items[i], color);
 	if (page->len == 0)
-		printf("no page matches '%s'\n", pos[0]);
+		cli_print(stdout, "no page matches '%s'\n", pos[0]);
 	else if (page->count > (long long)page->len)
-		printf("(the best %zu of %lld pages; --json for the API's "
-		       "answer)\n",
-		       page->len, page->count);
+		cli_print(stdout,
+			  "(the best %zu of %lld pages; --json for the API's "
+			  "answer)\n", page->len, page->count);
 	status = ferror(stdout) ? cli_fail("cannot write the output")
 				: CLI_EXIT_OK;
 done:
@@ -199,7 +220,7 @@ static int redirect_change(struct cli_session *s, char **pos, int n)
 				       n > 4 ? pos[4] : NULL, &r,
 				       &err) != LC_OK)
 			return cli_fail_client(&err);
-		printf("added redirect %lld\n", r->pk);
+		cli_print(stdout, "added redirect %lld\n", r->pk);
 		lc_redirect_free(r);
 		return CLI_EXIT_OK;
 	}
@@ -210,7 +231,7 @@ static int redirect_change(struct cli_session *s, char **pos, int n)
 			return status;
 		if (lc_redirect_delete(s->client, pos[0], pk, &err) != LC_OK)
 			return cli_fail_client(&err);
-		printf("removed redirect %lld\n", pk);
+		cli_print(stdout, "removed redirect %lld\n", pk);
 		return CLI_EXIT_OK;
 	}
 	cli_fail("redirects: expected 'add TYPE [FROM [TO]]' or 'remove ID'");
@@ -269,7 +290,7 @@ static int prompt_secret(const char *name, char *buf, size_t size)
 	struct termios old, quiet;
 	int ok;
 
-	fprintf(stderr, "Value of %s: ", name);
+	cli_print(stderr, "Value of %s: ", name);
 	fflush(stderr);
 	if (tcgetattr(STDIN_FILENO, &old) < 0)
 		return -1;
@@ -325,7 +346,8 @@ static int env_add(struct cli_session *s, const char *project,
 		status = cli_fail_client(&err);
 		goto done;
 	}
-	printf("added variable %s to %s\n", e->name ? e->name : name, project);
+	cli_print(stdout, "added variable %s to %s\n", e->name ? e->name : name,
+		  project);
 done:
 	memset(value, 0, ENV_VALUE_MAX + 1);
 	free(value);
@@ -380,7 +402,7 @@ static int env_change(struct cli_session *s, char **pos, int n, int public_)
 		return status;
 	if (lc_envvar_delete(s->client, pos[0], pk, &err) != LC_OK)
 		return cli_fail_client(&err);
-	printf("removed variable %s from %s\n", pos[2], pos[0]);
+	cli_print(stdout, "removed variable %s from %s\n", pos[2], pos[0]);
 	return CLI_EXIT_OK;
 }
 
@@ -420,12 +442,18 @@ static int is_read_method(const char *method)
 	       !strcmp(method, "OPTIONS");
 }
 
-/* The body as received; JSON is printed on one line, as other --json. */
+/* The body as received; JSON is printed on one line, as other --json.
+ * Any other body goes to a terminal through the terminal filter (it is
+ * the instance's text), and to a file or pipe byte for byte (a download,
+ * say). */
 static int print_body(const struct lc_response *r)
 {
 	if (r->json)
 		return cli_print_json(r->json);
-	fwrite(r->body, 1, r->body_len, stdout);
+	if (isatty(STDOUT_FILENO))
+		cli_write(stdout, r->body, r->body_len, LC_TERMINAL_TEXT);
+	else
+		fwrite(r->body, 1, r->body_len, stdout);
 	if (r->body_len > 0 && r->body[r->body_len - 1] != '\n')
 		putchar('\n');
 	return CLI_EXIT_OK;

@@ -98,8 +98,8 @@ static int notification_set(struct cli_session *s, const char *list_path,
 	if (json)
 		status = cli_print_json(r->json);
 	else
-		printf("notification %s: %s\n", id,
-		       cli_json_str(r->json, "state"));
+		cli_print(stdout, "notification %s: %s\n", id,
+			  cli_json_str(r->json, "state"));
 	lc_response_free(r);
 	return status;
 }
@@ -268,9 +268,9 @@ static int webhook_add(struct cli_session *s, const char *project,
 	if (json) {
 		status = cli_print_json(r->json);
 	} else {
-		printf("webhook %s: %s\nsecret: %s\n", num(r->json, "id", id),
-		       cli_json_str(r->json, "url"),
-		       cli_json_str(r->json, "secret"));
+		cli_print(stdout, "webhook %s: %s\nsecret: %s\n",
+			  num(r->json, "id", id), cli_json_str(r->json, "url"),
+			  cli_json_str(r->json, "secret"));
 		printf("Check X-Hub-Signature (the hex HMAC-SHA256 of the body "
 		       "under this secret); it is not shown again.\n");
 	}
@@ -295,7 +295,7 @@ static int webhook_remove(struct cli_session *s, const char *project,
 	lc_response_free(r);
 	if (rc != LC_OK)
 		return cli_fail_client(&err);
-	printf("removed webhook %s from %s\n", id, project);
+	cli_print(stdout, "removed webhook %s from %s\n", id, project);
 	return CLI_EXIT_OK;
 }
 

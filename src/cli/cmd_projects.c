@@ -262,9 +262,9 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	/* The engine, not this machine, reads a file:// repository. */
 	if (s.conn.unix_socket && strncmp(in.repository_url, "file://", 7) == 0)
-		fprintf(stderr, "lectern: import: %s is a path on the remote "
-				"machine of %s\n", in.repository_url,
-			s.conn.link_name);
+		cli_print(stderr, "lectern: import: %s is a path on the remote "
+			  "machine of %s\n", in.repository_url,
+			  s.conn.link_name);
 	if (lc_project_import(s.client, &in, &p, &err) != LC_OK) {
 		status = cli_fail_client(&err);
 		goto done;
@@ -274,9 +274,9 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	if (json)
 		status = cli_print_json(p->raw);
 	else
-		printf("imported %s%s%s\n", p->slug,
-		       p->documentation_url ? ": " : "",
-		       p->documentation_url ? p->documentation_url : "");
+		cli_print(stdout, "imported %s%s%s\n", p->slug,
+			  p->documentation_url ? ": " : "",
+			  p->documentation_url ? p->documentation_url : "");
 done:
 	lc_project_free(p);
 	cli_session_close(&s);
@@ -497,7 +497,8 @@ static int subproject_change(struct cli_session *s, char **pos, int n,
 		if (lc_subproject_add(s->client, pos[0], pos[2], alias_opt,
 				      &err) != LC_OK)
 			return cli_fail_client(&err);
-		printf("added %s as a subproject of %s\n", pos[2], pos[0]);
+		cli_print(stdout, "added %s as a subproject of %s\n", pos[2],
+			  pos[0]);
 		return CLI_EXIT_OK;
 	}
 	if ((status = find_alias(s, pos[0], pos[2], &alias)) != CLI_EXIT_OK)
@@ -505,7 +506,8 @@ static int subproject_change(struct cli_session *s, char **pos, int n,
 	if (lc_subproject_remove(s->client, pos[0], alias, &err) != LC_OK)
 		status = cli_fail_client(&err);
 	else
-		printf("removed subproject %s of %s\n", pos[2], pos[0]);
+		cli_print(stdout, "removed subproject %s of %s\n", pos[2],
+			  pos[0]);
 	free(alias);
 	return status;
 }

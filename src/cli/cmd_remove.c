@@ -23,13 +23,13 @@ static int confirmed(const struct lc_project *p)
 {
 	char line[256];
 
-	fprintf(stderr,
-		"Remove project %s (%s) and everything of it: versions, builds "
-		"and logs, published docs, search entries, redirects, "
-		"environment variables, integrations, webhooks, its repository "
-		"mirror and build caches? Nothing brings it back.\n"
-		"Type %s to remove it: ",
-		p->slug, p->name ? p->name : p->slug, p->slug);
+	cli_print(stderr,
+		  "Remove project %s (%s) and everything of it: versions, "
+		  "builds and logs, published docs, search entries, redirects, "
+		  "environment variables, integrations, webhooks, its "
+		  "repository mirror and build caches? Nothing brings it "
+		  "back.\nType %s to remove it: ",
+		  p->slug, p->name ? p->name : p->slug, p->slug);
 	fflush(stderr);
 	if (fgets(line, sizeof(line), stdin) == NULL)
 		return 0;
@@ -87,7 +87,7 @@ int cli_cmd_remove(struct cli_ctx *ctx, int argc, char **argv)
 		goto done;
 	}
 	if ((status = delete_waiting(&s, p->slug)) == CLI_EXIT_OK)
-		printf("removed project %s\n", p->slug);
+		cli_print(stdout, "removed project %s\n", p->slug);
 done:
 	lc_project_free(p);
 	cli_session_close(&s);

@@ -23,10 +23,11 @@ int cli_print_record(FILE *out, const struct lc_warning *w, int mark_new)
 	/* The mark goes on the record's first line. */
 	nl = strchr(text, '\n');
 	if (mark_new && w->is_new == 1)
-		fprintf(out, "%.*s [new]%s\n", nl ? (int)(nl - text) : (int)strlen(text),
-			text, nl ? nl : "");
+		cli_print(out, "%.*s [new]%s\n",
+			  nl ? (int)(nl - text) : (int)strlen(text), text,
+			  nl ? nl : "");
 	else
-		fprintf(out, "%s\n", text);
+		cli_print(out, "%s\n", text);
 	free(text);
 	return CLI_EXIT_OK;
 }
@@ -141,9 +142,8 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 	if (n == 2) {
 		build = strtoll(pos[1], &end, 10);
 		if (*pos[1] == '\0' || *end || build <= 0) {
-			fprintf(stderr, "lectern: warnings: BUILD is a build "
-					"number, not '%s'\n",
-				pos[1]);
+			cli_print(stderr, "lectern: warnings: BUILD is a build "
+				  "number, not '%s'\n", pos[1]);
 			return CLI_EXIT_USAGE;
 		}
 	}
@@ -185,7 +185,7 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 			b->warnings.fixed,
 			b->warnings.dropped ? " (only the first are kept)" : "");
 	else if (status == CLI_EXIT_OK)
-		fprintf(stderr, "build %lld: no warnings recorded\n", build);
+		cli_print(stderr, "build %lld: no warnings recorded\n", build);
 done:
 	lc_build_free(b);
 	cli_warning_list_dispose(&list);

@@ -354,7 +354,7 @@ int cli_fail(const char *fmt, ...)
 
 	fputs("lectern: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vprint(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return CLI_EXIT_FAIL;

@@ -403,9 +403,10 @@ static int print_orgs_table(struct lec_store *store,
 	for (i = 0; i < all->len; i++) {
 		if (lec_org_owner_list(store, all->items[i].id, &owners) < 0)
 			return cli_fail_engine("cannot read the owners");
-		printf("%-24s %-32s ", all->items[i].slug, all->items[i].name);
+		cli_print(stdout, "%-24s %-32s ", all->items[i].slug,
+			  all->items[i].name);
 		for (k = 0; k < owners.len; k++)
-			printf("%s%s", k ? "," : "", owners.items[k]);
+			cli_print(stdout, "%s%s", k ? "," : "", owners.items[k]);
 		putchar('\n');
 		lec_org_usernames_dispose(&owners);
 	}

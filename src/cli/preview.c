@@ -140,10 +140,9 @@ static void watch_tree(struct loop *l, const char *rel)
 	wd = inotify_add_watch(l->w.fd, path, PREVIEW_WATCH_MASK);
 	if (wd < 0 || watch_set(&l->w, wd, rel) < 0) {
 		if (wd < 0 && errno == ENOSPC)
-			fprintf(stderr, "lectern preview: out of inotify "
-					"watches (fs.inotify.max_user_watches); "
-					"%s is not watched\n",
-				path);
+			cli_print(stderr, "lectern preview: out of inotify "
+				  "watches (fs.inotify.max_user_watches); "
+				  "%s is not watched\n", path);
 		free(path);
 		return;
 	}
@@ -255,7 +254,7 @@ static void on_command(void *payload, const char *display)
 
 	l->tail.len = 0;
 	l->tail.text[0] = '\0';
-	printf("preview:   $ %s\n", display);
+	cli_print(stdout, "preview:   $ %s\n", display);
 	fflush(stdout);
 }
 
@@ -306,11 +305,11 @@ static void print_warnings(struct loop *l)
 		fresh += set->items[i].is_new != 0;
 	if (set->len + set->dropped == 0)
 		return;
-	printf("preview: %zu warning%s", set->len + set->dropped,
-	       set->len + set->dropped == 1 ? "" : "s");
+	cli_print(stdout, "preview: %zu warning%s", set->len + set->dropped,
+		  set->len + set->dropped == 1 ? "" : "s");
 	if (fresh)
-		printf(" (%zu new)", fresh);
-	printf("\n");
+		cli_print(stdout, " (%zu new)", fresh);
+	putchar('\n');
 	for (i = 0; i < set->len && shown < PREVIEW_WARNINGS_PRINTED; i++)
 		if (set->items[i].is_new || l->generation == 1) {
 			cli_print_engine_record(stdout, &set->items[i]);
@@ -329,10 +328,11 @@ static void build(struct loop *l)
 	l->tail.len = 0;
 	l->tail.text[0] = '\0';
 	if (l->nchanged)
-		printf("preview: building: %s%s changed\n", l->changed[0],
-		       l->nchanged > 1 ? " and more" : "");
+		cli_print(stdout, "preview: building: %s%s changed\n",
+			  l->changed[0], l->nchanged > 1 ? " and more" : "");
 	else
-		printf("preview: building %s\n", lec_preview_tree(l->pv));
+		cli_print(stdout, "preview: building %s\n",
+			  lec_preview_tree(l->pv));
 	fflush(stdout);
 	publish_state(l, "building", NULL, -1);
 	rc = lec_preview_build(l->pv, &cb, &r);
@@ -341,22 +341,23 @@ static void build(struct loop *l)
 		l->published = l->generation;
 		free(l->generator);
 		l->generator = strdup(lec_preview_generator_name(r.generator));
-		printf("preview: ready in %" PRId64 " ms (%s, build %" PRIu64
-		       ")\n",
-		       now_ms() - start, l->generator ? l->generator : "",
-		       l->generation);
+		cli_print(stdout,
+			  "preview: ready in %" PRId64 " ms (%s, build %" PRIu64
+			  ")\n", now_ms() - start,
+			  l->generator ? l->generator : "", l->generation);
 		print_warnings(l);
 		publish_state(l, "ready", NULL, now_ms() - start);
 	} else {
-		printf("preview: build %" PRIu64 " failed: %s\n",
-		       l->generation, lec_error_last());
+		cli_print(stdout, "preview: build %" PRIu64 " failed: %s\n",
+			  l->generation, lec_error_last());
 		cli_print_output(stdout, l->tail.text, l->tail.len);
 		if (l->tail.len && l->tail.text[l->tail.len - 1] != '\n')
 			putchar('\n');
 		print_warnings(l);
 		if (l->published)
-			printf("preview: still serving build %" PRIu64 "\n",
-			       l->published);
+			cli_print(stdout,
+				  "preview: still serving build %" PRIu64 "\n",
+				  l->published);
 		publish_state(l, "failed", lec_error_last(), now_ms() - start);
 	}
 	fflush(stdout);
@@ -364,7 +365,7 @@ static void build(struct loop *l)
 	/* The replaced output goes once the browser has been told: removing
 	 * a large site takes a while. */
 	if (lec_preview_prune(l->pv) < 0)
-		printf("preview: %s\n", lec_error_last());
+		cli_print(stdout, "preview: %s\n", lec_error_last());
 }
 
 /* The loop --------------------------------------------------------------- */
@@ -509,8 +510,9 @@ int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	printf("preview: http://%s:%u/\n", PREVIEW_HOST,
 	       srv_preview_port(l.srv));
-	printf("preview: watching %s; output cached in %s; Ctrl-C stops\n",
-	       lec_preview_tree(l.pv), lec_preview_cache_dir(l.pv));
+	cli_print(stdout,
+		  "preview: watching %s; output cached in %s; Ctrl-C stops\n",
+		  lec_preview_tree(l.pv), lec_preview_cache_dir(l.pv));
 	fflush(stdout);
 	watch_tree(&l, "");
 	run_loop(&l);

@@ -53,14 +53,14 @@ static int reindex_version(struct cli_ctx *ctx, const struct lec_project *p,
 	rc = lec_search_index_dir(cli_store(ctx), v->id, dir, NULL, &r);
 	free(dir);
 	if (rc < 0) {
-		fprintf(stderr, "lectern: %s/%s: ", p->slug, v->slug);
+		cli_print(stderr, "lectern: %s/%s: ", p->slug, v->slug);
 		return cli_fail_engine("cannot index");
 	}
-	printf("%s/%s: %zu pages, %zu sections and domain entries, "
-	       "%zu ignored, %zu unparsable\n",
-	       p->slug, v->slug, r.pages, r.entries, r.ignored, r.failed);
+	cli_print(stdout, "%s/%s: %zu pages, %zu sections and domain entries, "
+		  "%zu ignored, %zu unparsable\n", p->slug, v->slug, r.pages,
+		  r.entries, r.ignored, r.failed);
 	for (i = 0; i < r.failures_len; i++)
-		printf("  %s\n", r.failures[i]);
+		cli_print(stdout, "  %s\n", r.failures[i]);
 	lec_search_index_report_dispose(&r);
 	return CLI_EXIT_OK;
 }

@@ -1,5 +1,6 @@
 /*
- * Aligned text tables (see table.h). Cells are copied as rows arrive and
+ * Aligned text tables (see table.h). Cells are copied as rows arrive,
+ * through the terminal filter (they are an instance's text), and
  * measured when printed, so a column is as wide as its widest cell; the
  * last column is not padded, so lines carry no trailing spaces.
  */
@@ -10,16 +11,6 @@
 
 #include "cli.h"
 #include "table.h"
-
-static char *clean_copy(const char *s)
-{
-	char *copy = strdup(s), *p;
-
-	for (p = copy; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
-	return copy;
-}
 
 void cli_table_init(struct cli_table *t, const char *first, ...)
 {
@@ -52,7 +43,8 @@ void cli_table_row(struct cli_table *t, const char *first, ...)
 	grown += t->rows * t->ncols;
 	va_start(ap, first);
 	for (i = 0; i < t->ncols; i++) {
-		grown[i] = clean_copy(value ? value : "");
+		grown[i] = cli_line_copy(value ? value : "",
+					 value ? strlen(value) : 0);
 		if (grown[i] == NULL)
 			t->oom = 1;
 		if (value)

@@ -26,8 +26,9 @@ struct cli_table {
 void cli_table_init(struct cli_table *t, const char *first, ...)
 	__attribute__((sentinel));
 /* Append one row; NULL-terminated, missing cells are empty, NULL values
- * inside are not possible (the first NULL ends the row). Control
- * characters become spaces, so one row is one line. */
+ * inside are not possible (the first NULL ends the row). Cells pass the
+ * terminal filter (lc_terminal_text), and their line breaks and tabs
+ * become spaces, so one row is one line. */
 void cli_table_row(struct cli_table *t, const char *first, ...)
 	__attribute__((sentinel));
 /* Print the table; returns a CLI_EXIT_* status. */

@@ -127,16 +127,23 @@ void lc_client_check_connections(struct lc_client *c, lc_connect_check check,
 /* The User-Agent the client sends: "lectern/<version>". */
 const char *lc_user_agent(void);
 
-/* Remove ANSI escape sequences (colours, cursor moves) from text in place,
- * for showing a build's raw output; returns the new length (text is
- * NUL-terminated there when it shrank). */
-size_t lc_strip_ansi(char *text, size_t len);
+/* What lc_terminal_text keeps beside text, line breaks and tabs. */
+enum lc_terminal_keep {
+	LC_TERMINAL_TEXT = 0,         /* nothing: any text from an instance */
+	LC_TERMINAL_RETURNS = 1 << 0, /* carriage returns (a build's output:
+					 progress lines redrawn in place) */
+	LC_TERMINAL_COLOURS = 1 << 1, /* colour escapes (SGR), for a colour
+					 terminal */
+};
 
-/* Keep only what a terminal may be sent of a build's raw output, in place:
- * colour escapes (SGR), text, line breaks, tabs and carriage returns; every
- * other escape sequence and control character goes. Returns the new length
- * (text is NUL-terminated there when it shrank). */
-size_t lc_terminal_text(char *text, size_t len);
+/* The terminal filter (text.c), in place: keep only what may reach a
+ * terminal of text an instance, a repository or a build chose: printable
+ * UTF-8, line breaks and tabs, and what keep (enum lc_terminal_keep
+ * flags) adds. Every other escape sequence goes whole, and every other
+ * control: C0, DEL, and C1 (U+0080..U+009F, and a byte 0x80..0x9F
+ * outside a UTF-8 character). Returns the new length (text is
+ * NUL-terminated there when it shrank). */
+size_t lc_terminal_text(char *text, size_t len, unsigned keep);
 
 /* The forges of an engine's integrations: the name people use and the
  * API's integration_type (forges.c). */

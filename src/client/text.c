@@ -1,13 +1,18 @@
 /*
- * Text as the CLI and the TUI show it: build logs, and page diffs as
- * unified-diff text. A build's recorded
- * output is the generator's raw bytes, colour escapes included (a log keeps
- * what the tool wrote); a terminal view draws them as stray '?[31m' and a
- * file or pipe gets them literally, so both remove them before showing.
- * A terminal that shows them as colours gets the colours only: a build is
- * hostile code, and its other escapes (a window title, the clipboard by
- * OSC 52, cursor moves over earlier lines) would act on the reader's
- * terminal.
+ * Text as the CLI and the TUI show it: the terminal filter, and page diffs
+ * as unified-diff text.
+ *
+ * Everything an instance sends is the instance's choice, and so is a
+ * build's output and anything a repository put in its warnings: a remote
+ * context may be hostile, and a build is hostile code. Written to a
+ * terminal as it is, an escape sequence in it would act there (a window
+ * title, a screen clear, the clipboard by OSC 52, cursor moves over
+ * earlier lines), and so would a C1 control, which some terminals take as
+ * an escape's opener. lc_terminal_text is the one filter all of it passes
+ * on its way to a terminal, a file or a pipe (a pipe's reader may be
+ * less -R): text, line breaks and tabs stay; a build's output keeps its
+ * carriage returns (progress lines) and, for a colour terminal, its
+ * colour escapes; every other escape and control character goes.
  * (The engine has its own copy for build errors: the client never includes
  * engine code.)
  */
@@ -45,22 +50,6 @@ static size_t escape_length(const char *p, size_t left)
 	return 2;
 }
 
-size_t lc_strip_ansi(char *text, size_t len)
-{
-	size_t in = 0, out = 0;
-
-	while (in < len) {
-		if (text[in] == 0x1b) {
-			in += escape_length(text + in, len - in);
-			continue;
-		}
-		text[out++] = text[in++];
-	}
-	if (out < len)
-		text[out] = '\0';
-	return out;
-}
-
 /* Whether the escape at p, n bytes long, only sets colours and attributes
  * (SGR: ESC [ digits, ';' and ':' m). */
 static int is_sgr(const char *p, size_t n)
@@ -76,36 +65,90 @@ static int is_sgr(const char *p, size_t n)
 	return 1;
 }
 
-size_t lc_terminal_text(char *text, size_t len)
+/* Bytes of the well-formed UTF-8 character of two bytes or more at p
+ * (left bytes remain), or 0 when p starts none: a stray continuation
+ * byte, an overlong form, a surrogate, past U+10FFFF, or cut off. */
+static size_t utf8_length(const unsigned char *p, size_t left)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (left < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* The bytes at p (p[0] >= 0x80, left bytes remain) of one character, or
+ * of one byte of malformed UTF-8; *drop set for a C1 control: U+0080..
+ * U+009F (0xC2 0x80..0x9F), or a byte 0x80..0x9F outside a character,
+ * which a terminal reading 8-bit controls takes as one (0x9B opens a
+ * CSI). Other malformed bytes are text to a terminal. */
+static size_t high_char(const unsigned char *p, size_t left, int *drop)
+{
+	size_t n = utf8_length(p, left);
+
+	if (n == 0) {
+		*drop = p[0] <= 0x9f;
+		return 1;
+	}
+	*drop = n == 2 && p[0] == 0xc2 && p[1] <= 0x9f;
+	return n;
+}
+
+/* Whether the ASCII byte c goes: a control other than a line break or a
+ * tab (a carriage return stays with LC_TERMINAL_RETURNS), or DEL. */
+static int drop_ascii(unsigned char c, unsigned keep)
+{
+	if (c == '\n' || c == '\t')
+		return 0;
+	if (c == '\r')
+		return !(keep & LC_TERMINAL_RETURNS);
+	return c < 0x20 || c == 0x7f;
+}
+
+size_t lc_terminal_text(char *text, size_t len, unsigned keep)
 {
 	size_t in = 0, out = 0, n;
 	unsigned char c;
+	int drop;
 
 	while (in < len) {
 		c = (unsigned char)text[in];
 		if (c == 0x1b) {
 			n = escape_length(text + in, len - in);
-			if (is_sgr(text + in, n)) {
-				memmove(text + out, text + in, n);
-				out += n;
-			}
-			in += n;
-			continue;
+			drop = !(keep & LC_TERMINAL_COLOURS) ||
+			       !is_sgr(text + in, n);
+		} else if (c >= 0x80) {
+			n = high_char((const unsigned char *)text + in,
+				      len - in, &drop);
+		} else {
+			n = 1;
+			drop = drop_ascii(c, keep);
 		}
-		/* C1 controls as UTF-8 (U+0080..U+009F: 0xC2 0x80..0x9F),
-		 * which some terminals take as ESC-sequences' openers. */
-		if (c == 0xc2 && in + 1 < len &&
-		    (unsigned char)text[in + 1] >= 0x80 &&
-		    (unsigned char)text[in + 1] <= 0x9f) {
-			in += 2;
-			continue;
+		if (!drop) {
+			memmove(text + out, text + in, n);
+			out += n;
 		}
-		if ((c < 0x20 && c != '\n' && c != '\t' && c != '\r') ||
-		    c == 0x7f) {
-			in++;
-			continue;
-		}
-		text[out++] = text[in++];
+		in += n;
 	}
 	if (out < len)
 		text[out] = '\0';

@@ -25,8 +25,8 @@
  * private version. docs/serving.md records the choices made where the
  * service's behaviour was not ours to copy.
  *
- * Security is the point of much of the code: the path is decoded here from
- * the raw URI (encoded slashes, NUL bytes and other control characters,
+ * Security is the point of much of the code: the path is decoded from the
+ * raw URI first (docs_decode_path, docs_common.c: encoded slashes, NUL bytes and other control characters,
  * and "." / ".." segments are refused before any file system call), and a
  * file is opened beneath the version's published directory
  * (openat2(RESOLVE_BENEATH), else a realpath() check), so a symlink in a
@@ -51,65 +51,6 @@
 /* Longest language code in a URL ("sr@latin" style codes are far
  * shorter). */
 #define DOCS_LANG_MAX 32
-
-/* Path decoding ----------------------------------------------------------- */
-
-/* Whether a decoded path has a "." or ".." segment. */
-static int has_dot_segment(const char *path)
-{
-	const char *s = path;
-
-	while (*s) {
-		size_t n = strcspn(s, "/");
-
-		if ((n == 1 && s[0] == '.') ||
-		    (n == 2 && s[0] == '.' && s[1] == '.'))
-			return 1;
-		s += n;
-		if (*s == '/')
-			s++;
-	}
-	return 0;
-}
-
-/* Decode the raw path (n bytes); NULL for anything that could name a file
- * outside the tree or is malformed: an encoded '/', '\', NUL or other
- * control character (the path is echoed in Location), a raw control
- * character, a bad escape, a dot segment, or a path not starting with
- * '/'. */
-static char *decode_path(const char *raw, size_t n)
-{
-	char *out;
-	size_t i, j = 0;
-
-	if (n == 0 || raw[0] != '/' || (out = malloc(n + 1)) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		int hi, lo, c;
-
-		if ((unsigned char)raw[i] < 0x20 || raw[i] == 0x7f)
-			goto fail;
-		if (raw[i] != '%') {
-			out[j++] = raw[i];
-			continue;
-		}
-		hi = i + 2 < n ? srv_hex_value(raw[i + 1]) : -1;
-		lo = i + 2 < n ? srv_hex_value(raw[i + 2]) : -1;
-		c = hi * 16 + lo;
-		if (hi < 0 || lo < 0 || c < 0x20 || c == 0x7f || c == '/' ||
-		    c == '\\')
-			goto fail;
-		out[j++] = (char)c;
-		i += 2;
-	}
-	out[j] = '\0';
-	if (has_dot_segment(out))
-		goto fail;
-	return out;
-fail:
-	free(out);
-	return NULL;
-}
 
 /* Projects ---------------------------------------------------------------- */
 
@@ -337,7 +278,7 @@ static int handle(struct docs_ctx *c)
 	const char *raw = c->req->raw_uri;
 	size_t n = c->query[0] ? (size_t)(c->query - raw) : strlen(raw);
 
-	if ((c->path = decode_path(raw, n)) == NULL)
+	if ((c->path = docs_decode_path(raw, n)) == NULL)
 		return docs_not_found(c);
 	if (c->host_project->superproject_slug)
 		return to_parent_domain(c, raw, n);

@@ -1,9 +1,10 @@
 /*
  * The docs host's private declarations, shared by its files:
- *   docs.c          dispatch, path decoding, path resolution (schemes,
- *                   translations, subprojects, system redirects)
- *   docs_common.c   what the others share: a host's project, the plain
- *                   404 and system redirects, languages, version roots
+ *   docs.c          dispatch, path resolution (schemes, translations,
+ *                   subprojects, system redirects)
+ *   docs_common.c   what the others share: path decoding, a host's
+ *                   project, the plain 404 and system redirects,
+ *                   languages, version roots
  *   docs_serve.c    a version's files: the directory-index redirect, user
  *                   redirects, the 404 handler, downloads
  *   docs_send.c     sending one open file: validators, Range, gzip
@@ -71,6 +72,14 @@ struct docs_ctx {
 };
 
 /* docs_common.c ----------------------------------------------------------- */
+
+/* Decode a raw URI's path (n bytes, without the query); NULL for anything
+ * that could name a file outside the tree or is malformed: an encoded
+ * '/', '\', NUL or other control character (the path is echoed in
+ * Location, and a NUL would cut it short), a raw control character, a bad
+ * escape, a dot segment, or a path not starting with '/'. Owned by the
+ * caller. The preview's server decodes its paths with it too. */
+char *docs_decode_path(const char *raw, size_t n);
 
 /* The slug label of "<label>.<docs domain>" (exactly one label, compared
  * case-insensitively), lowercased into out; 0 when host is not one (or

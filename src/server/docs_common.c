@@ -1,8 +1,8 @@
 /*
- * What the docs host's files share (docs.h), below all of them: the
- * project a host name names, the plain 404 page and the system redirects,
- * language codes and the project serving one, and the URL of a version's
- * root. docs.c resolves a request with these and docs_serve.c serves it
+ * What the docs host's files share (docs.h), below all of them: a
+ * request's path decoded, the project a host name names, the plain 404
+ * page and the system redirects, language codes and the project serving
+ * one, and the URL of a version's root. docs.c resolves a request with these and docs_serve.c serves it
  * with them; neither is called from here, so the calls run one way.
  */
 #include <ctype.h>
@@ -19,6 +19,60 @@
 	"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n" \
 	"<body><h1>Not Found</h1>\n<p>The page you requested does not "     \
 	"exist.</p></body></html>\n"
+
+/* Paths ------------------------------------------------------------------- */
+
+/* Whether a decoded path has a "." or ".." segment. */
+static int has_dot_segment(const char *path)
+{
+	const char *s = path;
+
+	while (*s) {
+		size_t n = strcspn(s, "/");
+
+		if ((n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.'))
+			return 1;
+		s += n;
+		if (*s == '/')
+			s++;
+	}
+	return 0;
+}
+
+char *docs_decode_path(const char *raw, size_t n)
+{
+	char *out;
+	size_t i, j = 0;
+
+	if (n == 0 || raw[0] != '/' || (out = malloc(n + 1)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		int hi, lo, c;
+
+		if ((unsigned char)raw[i] < 0x20 || raw[i] == 0x7f)
+			goto fail;
+		if (raw[i] != '%') {
+			out[j++] = raw[i];
+			continue;
+		}
+		hi = i + 2 < n ? srv_hex_value(raw[i + 1]) : -1;
+		lo = i + 2 < n ? srv_hex_value(raw[i + 2]) : -1;
+		c = hi * 16 + lo;
+		if (hi < 0 || lo < 0 || c < 0x20 || c == 0x7f || c == '/' ||
+		    c == '\\')
+			goto fail;
+		out[j++] = (char)c;
+		i += 2;
+	}
+	out[j] = '\0';
+	if (has_dot_segment(out))
+		goto fail;
+	return out;
+fail:
+	free(out);
+	return NULL;
+}
 
 /* Host -------------------------------------------------------------------- */
 

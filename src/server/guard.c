@@ -86,6 +86,7 @@ struct srv_guard {
 	int stopping;
 	struct guard_conn *head, *tail; /* oldest first */
 	unsigned nwaiting;
+	unsigned crowded;           /* waiting past this: the crowded deadline */
 	/* Connections waiting since this time or before were waiting while
 	 * the server was crowded: they keep the crowded deadline. */
 	uint64_t crowd_mark_ms;
@@ -173,7 +174,7 @@ static void sweep(struct srv_guard *g)
 {
 	uint64_t now = now_ms(), seconds;
 
-	if (g->nwaiting > SRV_CROWDED_CONNECTIONS && g->tail)
+	if (g->nwaiting > g->crowded && g->tail)
 		g->crowd_mark_ms = g->tail->since_ms;
 	while (g->head) {
 		seconds = g->head->since_ms <= g->crowd_mark_ms
@@ -347,7 +348,7 @@ static void *sweeper_main(void *arg)
 	return NULL;
 }
 
-int srv_guard_new(struct srv_guard **out)
+int srv_guard_new(struct srv_guard **out, unsigned crowded)
 {
 	struct srv_guard *g = calloc(1, sizeof(*g));
 	pthread_condattr_t attr;
@@ -364,6 +365,7 @@ int srv_guard_new(struct srv_guard **out)
 	pthread_cond_init(&g->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	g->log_window_ms = now_ms();
+	g->crowded = crowded;
 	ok = pthread_create(&g->sweeper, NULL, sweeper_main, g) == 0;
 	if (!ok) {
 		srv_log("cannot start the connection guard");

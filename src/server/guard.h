@@ -15,9 +15,12 @@
 
 struct srv_guard;
 
-/* Start the guard's sweeper thread. Returns 0 with *out owned by the
+/* Start the guard's sweeper thread. crowded: past this many connections
+ * waiting for headers, the deadline drops to SRV_HEADER_SECONDS_CROWDED
+ * (SRV_CROWDED_CONNECTIONS for the server; a daemon that holds fewer
+ * connections passes its own half). Returns 0 with *out owned by the
  * caller, or -1 after logging why. */
-int srv_guard_new(struct srv_guard **out);
+int srv_guard_new(struct srv_guard **out, unsigned crowded);
 /* Stop the sweeper and free the guard; call after the daemon has stopped
  * (every connection closed). Accepts NULL. */
 void srv_guard_free(struct srv_guard *guard);

@@ -8,11 +8,20 @@
 
 #include "log.h"
 
+/* Set before any thread logs, read only after. */
+static const char *program = "lectern serve";
+
+void srv_log_set_program(const char *name)
+{
+	program = name;
+}
+
 void srv_log(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("lectern serve: ", stderr);
+	fputs(program, stderr);
+	fputs(": ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -4,6 +4,16 @@
  * callback blocks until the next state change, which a shared thread pool
  * could not afford; a preview has one reader and a handful of connections.
  *
+ * Any local process can reach the port, so the connections are held as
+ * `lectern serve` holds them (guard.c: a deadline on each request's
+ * headers, libmicrohttpd's messages rate-limited on the writer's
+ * terminal), event streams are capped below the connection limit so
+ * idle ones cannot take every connection from the pages, and a stream
+ * whose client has gone gives its connection back within
+ * PREVIEW_HANGUP_POLL_MS. The path is decoded from the raw URI as the
+ * docs host decodes it (docs_decode_path): an encoded NUL or another
+ * control character is a 404, never a shorter name of another file.
+ *
  * Files are opened through the site link at each request (docs_dir_open,
  * then docs_open_inside: nothing outside the site is reachable), so a
  * request reads one build's output from start to end even when a rebuild
@@ -12,6 +22,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +38,32 @@
 #include <microhttpd.h>
 
 #include "docs.h"
+#include "guard.h"
+#include "log.h"
 #include "preview.h"
 
-/* Connections at once: a browser or two and a TUI. */
+/* Connections at once, each with a thread of its own: a browser or two
+ * and a TUI, an event stream per open page and the pages they load. */
 #define PREVIEW_MAX_CONNECTIONS 64
+/* Connections waiting for a request's headers past which the guard's
+ * deadline drops from SRV_HEADER_SECONDS to SRV_HEADER_SECONDS_CROWDED:
+ * half the connections, as `lectern serve` has it, so idle connections
+ * from a local process (no request at all) hold the others' way in for
+ * 2 s at a time, not 10. */
+#define PREVIEW_CROWDED_CONNECTIONS (PREVIEW_MAX_CONNECTIONS / 2)
+/* Event streams at once: a stream holds its connection and thread while
+ * its client stays, so without a cap idle streams from any local process
+ * would take every connection and leave none for pages. A quarter of the
+ * connections: a writer's tabs and a TUI fit, and the rest stays for the
+ * pages. One more gets a 503 and its connection closed. */
+#define PREVIEW_MAX_STREAMS (PREVIEW_MAX_CONNECTIONS / 4)
+/* What that 503 asks a client to wait before it tries again (s). */
+#define PREVIEW_BUSY_RETRY_S 5
+/* How often (ms) an event stream waiting for a state change looks whether
+ * its client has gone: until it notices, it holds a thread and one of the
+ * PREVIEW_MAX_STREAMS, and without looking it would notice only when its
+ * next keep-alive comment failed, PREVIEW_KEEPALIVE_S later. */
+#define PREVIEW_HANGUP_POLL_MS 250
 /* An idle connection is closed after this many seconds; event streams
  * send a comment more often than that. */
 #define PREVIEW_CONNECTION_TIMEOUT_S 120
@@ -84,12 +117,14 @@ static const char reload_script[] =
 
 struct srv_preview {
 	struct MHD_Daemon *daemon;
+	struct srv_guard *guard;
 	char *site;
 	unsigned short port;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* seq moved or stopping */
 	uint64_t seq;           /* state changes so far */
 	uint64_t published;
+	unsigned streams;       /* event streams open */
 	/* The status bodies of the last PREVIEW_HISTORY changes, change n
 	 * at n % PREVIEW_HISTORY; the current one is at seq. */
 	char *history[PREVIEW_HISTORY];
@@ -297,6 +332,13 @@ static enum MHD_Result send_page(struct srv_preview *p,
 	return send_html(p, conn, status, html, (size_t)n);
 }
 
+static enum MHD_Result send_not_found(struct srv_preview *p,
+				     struct MHD_Connection *conn)
+{
+	return send_page(p, conn, 404, "Not found",
+			 "The preview has no page at this address (yet).");
+}
+
 static char *read_all(int fd, size_t size)
 {
 	char *buf = malloc(size ? size : 1);
@@ -358,14 +400,17 @@ static char *file_of(const char *rel)
 	return strdup(rel);
 }
 
-static enum MHD_Result redirect(struct MHD_Connection *conn, const char *url)
+/* 302 to the path as the client wrote it (n bytes of raw) with a slash
+ * added. */
+static enum MHD_Result redirect(struct MHD_Connection *conn, const char *raw,
+				size_t n)
 {
 	struct MHD_Response *r =
 		MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 	char *location = NULL;
 	enum MHD_Result ok;
 
-	if (r == NULL || asprintf(&location, "%s/", url) < 0) {
+	if (r == NULL || asprintf(&location, "%.*s/", (int)n, raw) < 0) {
 		if (r)
 			MHD_destroy_response(r);
 		return MHD_NO;
@@ -376,10 +421,13 @@ static enum MHD_Result redirect(struct MHD_Connection *conn, const char *url)
 	return ok;
 }
 
+/* The file at path (decoded, starting with '/'; raw_path the n bytes the
+ * client wrote for it). */
 static enum MHD_Result serve_file(struct srv_preview *p,
-				  struct MHD_Connection *conn, const char *url)
+				  struct MHD_Connection *conn, const char *path,
+				  const char *raw_path, size_t n)
 {
-	const char *rel = url[0] == '/' ? url + 1 : url;
+	const char *rel = path + 1;
 	int dirfd = docs_dir_open(p->site), fd = -1;
 	char *file = NULL, *index = NULL;
 	struct stat st;
@@ -402,10 +450,9 @@ static enum MHD_Result serve_file(struct srv_preview *p,
 		/* A directory: its index, at the URL with the slash, so the
 		 * page's relative links work. */
 		close(fd);
-		ok = redirect(conn, url);
+		ok = redirect(conn, raw_path, n);
 	} else {
-		ok = send_page(p, conn, 404, "Not found",
-			       "The preview has no page at this address (yet).");
+		ok = send_not_found(p, conn);
 	}
 	free(index);
 	free(file);
@@ -417,32 +464,74 @@ static enum MHD_Result serve_file(struct srv_preview *p,
 
 struct stream {
 	struct srv_preview *p;
+	int fd;       /* the client's socket; -1: not known */
 	uint64_t seq; /* the state change sent last; UINT64_MAX: none yet */
 	char *pending;
 	size_t len, off;
 };
 
+/* An absolute CLOCK_MONOTONIC time ms from now (the condition's clock). */
+static struct timespec ms_from_now(long ms)
+{
+	struct timespec at;
+
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	at.tv_nsec += ms * 1000000L;
+	at.tv_sec += at.tv_nsec / 1000000000L;
+	at.tv_nsec %= 1000000000L;
+	return at;
+}
+
+/* Whether the client of s has closed its end or the connection broke
+ * (an event stream's client sends nothing after its request). */
+static int client_gone(const struct stream *s)
+{
+	struct pollfd pfd = { s->fd, POLLRDHUP, 0 };
+
+	return s->fd >= 0 && poll(&pfd, 1, 0) > 0 &&
+	       (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+/* With the lock held: wait for a state change after s's, the server's
+ * stop, or the keep-alive time, looking whether the client has gone every
+ * PREVIEW_HANGUP_POLL_MS. -1 when it has, else 0. */
+static int wait_change(struct stream *s)
+{
+	struct srv_preview *p = s->p;
+	int slices = PREVIEW_KEEPALIVE_S * 1000 / PREVIEW_HANGUP_POLL_MS;
+	struct timespec at;
+	int rc;
+
+	while (slices-- > 0) {
+		at = ms_from_now(PREVIEW_HANGUP_POLL_MS);
+		rc = 0;
+		while (!p->stopping && s->seq == p->seq && rc == 0)
+			rc = pthread_cond_timedwait(&p->changed, &p->lock, &at);
+		if (rc == 0)
+			return 0;
+		if (client_gone(s))
+			return -1;
+	}
+	return 0;
+}
+
 /* Wait for the next state change (or the keep-alive time) and queue it:
  * the current state first, then every change after it in order, as kept.
- * -1 when the server stops. */
+ * -1 when the server stops or the client has gone. */
 static int next_event(struct stream *s)
 {
 	struct srv_preview *p = s->p;
-	struct timespec until;
-	int rc = 0, n = -1;
+	int n = -1, gone;
 
 	free(s->pending);
 	s->pending = NULL;
 	s->len = s->off = 0;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += PREVIEW_KEEPALIVE_S;
 	pthread_mutex_lock(&p->lock);
 	if (s->seq == UINT64_MAX)
 		s->seq = p->seq - 1;
-	while (!p->stopping && s->seq == p->seq && rc == 0)
-		rc = pthread_cond_timedwait(&p->changed, &p->lock, &until);
-	if (p->stopping) {
-		n = -2;
+	gone = wait_change(s) < 0;
+	if (p->stopping || gone) {
+		n = -1;
 	} else if (s->seq != p->seq) {
 		if (p->seq - s->seq >= PREVIEW_HISTORY)
 			s->seq = p->seq - PREVIEW_HISTORY;
@@ -474,29 +563,67 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	return (ssize_t)n;
 }
 
+/* A stream's end: its place among the PREVIEW_MAX_STREAMS is free. */
 static void stream_free(void *cls)
 {
 	struct stream *s = cls;
 
+	pthread_mutex_lock(&s->p->lock);
+	s->p->streams--;
+	pthread_mutex_unlock(&s->p->lock);
 	free(s->pending);
 	free(s);
+}
+
+/* One stream more than PREVIEW_MAX_STREAMS: a 503 that says so, and the
+ * connection closed rather than held. */
+static enum MHD_Result send_busy(struct MHD_Connection *conn)
+{
+	char body[160], retry[16];
+	struct MHD_Response *r;
+
+	snprintf(body, sizeof(body),
+		 "{\"detail\":\"Too many event streams are open (%d): close "
+		 "a page of the preview, or try again.\"}\n",
+		 PREVIEW_MAX_STREAMS);
+	snprintf(retry, sizeof(retry), "%d", PREVIEW_BUSY_RETRY_S);
+	r = MHD_create_response_from_buffer(strlen(body), body,
+					    MHD_RESPMEM_MUST_COPY);
+	if (r) {
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	}
+	return queue(conn, 503, r, "application/json");
 }
 
 static enum MHD_Result serve_events(struct srv_preview *p,
 				    struct MHD_Connection *conn)
 {
+	const union MHD_ConnectionInfo *info = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	struct stream *s = calloc(1, sizeof(*s));
 	struct MHD_Response *r;
+	int full;
 
 	if (s == NULL)
 		return MHD_NO;
 	s->p = p;
+	s->fd = info ? info->connect_fd : -1;
 	s->seq = UINT64_MAX;
+	pthread_mutex_lock(&p->lock);
+	full = p->streams >= PREVIEW_MAX_STREAMS;
+	if (!full)
+		p->streams++;
+	pthread_mutex_unlock(&p->lock);
+	if (full) {
+		free(s);
+		return send_busy(conn);
+	}
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
 					      PREVIEW_STREAM_BLOCK, stream_read,
 					      s, stream_free);
 	if (r == NULL) {
-		free(s);
+		stream_free(s);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "X-Accel-Buffering", "no");
@@ -526,6 +653,47 @@ static int host_allowed(struct srv_preview *p, struct MHD_Connection *conn)
 	return 0;
 }
 
+/* libmicrohttpd hands over the raw URI before it unescapes anything (it
+ * would cut a path at an encoded NUL): a copy of it is the request's
+ * state, which on_completed frees. */
+static void *uri_logger(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	(void)cls;
+	srv_guard_request_line(conn);
+	return strdup(uri);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn,
+			 void **con_cls, enum MHD_RequestTerminationCode why)
+{
+	(void)cls;
+	(void)why;
+	free(*con_cls);
+	*con_cls = NULL;
+	srv_guard_request_done(conn);
+}
+
+/* A GET or HEAD of path (decoded; raw_path the n bytes the client wrote
+ * for it). */
+static enum MHD_Result dispatch(struct srv_preview *p,
+				struct MHD_Connection *conn, const char *path,
+				const char *raw_path, size_t n)
+{
+	char *json;
+
+	if (strcmp(path, SRV_PREVIEW_STATUS) == 0) {
+		if ((json = current_json(p, NULL)) == NULL)
+			return MHD_NO;
+		return queue(conn, 200,
+			     MHD_create_response_from_buffer(
+				     strlen(json), json, MHD_RESPMEM_MUST_FREE),
+			     "application/json");
+	}
+	if (strcmp(path, SRV_PREVIEW_EVENTS) == 0)
+		return serve_events(p, conn);
+	return serve_file(p, conn, path, raw_path, n);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *url, const char *method,
 				  const char *version, const char *upload_data,
@@ -533,12 +701,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct srv_preview *p = cls;
 	int get = strcmp(method, "GET") == 0, head = strcmp(method, "HEAD") == 0;
-	char *json;
+	const char *raw = *con_cls;
+	enum MHD_Result ok;
+	char *path;
+	size_t n;
 
+	(void)url;
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	(void)con_cls;
+	if (raw == NULL)
+		return MHD_NO; /* out of memory in uri_logger: drop */
+	srv_guard_headers_done(conn);
 	if (!host_allowed(p, conn))
 		return send_text(conn, 400, "text/plain",
 				 "The preview answers on its loopback address "
@@ -552,17 +726,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 						"GET, HEAD");
 		return queue(conn, 405, r, NULL);
 	}
-	if (strcmp(url, SRV_PREVIEW_STATUS) == 0) {
-		if ((json = current_json(p, NULL)) == NULL)
-			return MHD_NO;
-		return queue(conn, 200,
-			     MHD_create_response_from_buffer(
-				     strlen(json), json, MHD_RESPMEM_MUST_FREE),
-			     "application/json");
-	}
-	if (strcmp(url, SRV_PREVIEW_EVENTS) == 0)
-		return serve_events(p, conn);
-	return serve_file(p, conn, url);
+	n = strcspn(raw, "?");
+	if ((path = docs_decode_path(raw, n)) == NULL)
+		return send_not_found(p, conn);
+	ok = dispatch(p, conn, path, raw, n);
+	free(path);
+	return ok;
 }
 
 /* Start and stop -------------------------------------------------------- */
@@ -571,6 +740,7 @@ static void preview_free(struct srv_preview *p)
 {
 	size_t i;
 
+	srv_guard_free(p->guard);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->changed);
 	for (i = 0; i < PREVIEW_HISTORY; i++)
@@ -579,44 +749,70 @@ static void preview_free(struct srv_preview *p)
 	free(p);
 }
 
-struct srv_preview *srv_preview_start(const char *host, unsigned short port,
-				      const char *site)
+/* The preview's state before its daemon starts: NULL after saying why. */
+static struct srv_preview *preview_new(const char *site)
 {
 	struct srv_preview *p = calloc(1, sizeof(*p));
 	struct srv_preview_state initial = { "building", 0, 0, NULL, NULL,
 					     NULL, NULL, -1, NULL, 0 };
-	struct sockaddr_in addr = { 0 };
-	const union MHD_DaemonInfo *info;
+	pthread_condattr_t attr;
 
 	if (p == NULL || (p->site = strdup(site)) == NULL) {
 		free(p);
-		fprintf(stderr, "lectern preview: out of memory\n");
+		srv_log("out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->changed, NULL);
+	/* Streams wait on it in slices of the monotonic clock. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->changed, &attr);
+	pthread_condattr_destroy(&attr);
 	srv_preview_update(p, &initial);
+	if (srv_guard_new(&p->guard, PREVIEW_CROWDED_CONNECTIONS) < 0) {
+		preview_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct srv_preview *srv_preview_start(const char *host, unsigned short port,
+				      const char *site)
+{
+	struct srv_preview *p;
+	struct sockaddr_in addr = { 0 };
+	const union MHD_DaemonInfo *info;
+
+	/* The guard's and libmicrohttpd's lines name this program. */
+	srv_log_set_program("lectern preview");
+	if ((p = preview_new(site)) == NULL)
+		return NULL;
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(port);
 	if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
-		fprintf(stderr, "lectern preview: %s is not an IPv4 address\n",
-			host);
+		srv_log("%s is not an IPv4 address", host);
 		preview_free(p);
 		return NULL;
 	}
 	p->daemon = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			MHD_USE_ERROR_LOG,
-		0, NULL, NULL, on_request, p, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)PREVIEW_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+		0, NULL, NULL, on_request, p,
+		/* First, or libmicrohttpd logs the options on its own. */
+		MHD_OPTION_EXTERNAL_LOGGER, srv_guard_log, p->guard,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_logger, p,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
+		MHD_OPTION_NOTIFY_CONNECTION, srv_guard_notify, p->guard,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)PREVIEW_MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)PREVIEW_CONNECTION_TIMEOUT_S, MHD_OPTION_END);
 	info = p->daemon ? MHD_get_daemon_info(p->daemon,
 					       MHD_DAEMON_INFO_BIND_PORT)
 			 : NULL;
 	if (info == NULL) {
-		fprintf(stderr, "lectern preview: cannot listen on %s:%u: %s\n",
-			host, port, strerror(errno));
+		srv_log("cannot listen on %s:%u: %s", host, port,
+			strerror(errno));
 		if (p->daemon)
 			MHD_stop_daemon(p->daemon);
 		preview_free(p);
@@ -640,6 +836,8 @@ void srv_preview_stop(struct srv_preview *p)
 	p->stopping = 1;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
+	/* The guard goes after the daemon (preview_free): every connection
+	 * has closed by then. */
 	MHD_stop_daemon(p->daemon);
 	preview_free(p);
 }

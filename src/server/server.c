@@ -688,7 +688,7 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	srv->stop_fd = -1;
 	srv->port = port;
 	if (srv_site_init(&srv->site, config) < 0 ||
-	    srv_guard_new(&srv->guard) < 0)
+	    srv_guard_new(&srv->guard, SRV_CROWDED_CONNECTIONS) < 0)
 		goto fail;
 	threads = config->threads ? config->threads : default_threads();
 	limit = srv_guard_connection_limit();

@@ -36,16 +36,21 @@ static void flat(const char *body, const char *expected)
 	cJSON_Delete(j);
 }
 
-TEST(strip_ansi_from_logs)
+/* Without colours (a pipe, the TUI's log, any text but a build's output):
+ * every escape goes, a sequence cut off at the end too. */
+TEST(terminal_text_without_colours)
 {
 	char log[] = "\x1b[31mERROR\x1b[0m -  plugin\x1b[K\n\x1b]8;;x\x1b\\ok";
 	char cut[] = "tail \x1b[3";
+	char line[] = "50%\r60%\r\n";
 
-	CHECK_INT((int)lc_strip_ansi(log, strlen(log)), 18);
+	CHECK_INT((int)lc_terminal_text(log, strlen(log), LC_TERMINAL_TEXT), 18);
 	CHECK_STR(log, "ERROR -  plugin\nok");
-	/* A sequence cut off at the end goes too. */
-	CHECK_INT((int)lc_strip_ansi(cut, strlen(cut)), 5);
+	CHECK_INT((int)lc_terminal_text(cut, strlen(cut), LC_TERMINAL_TEXT), 5);
 	CHECK_STR(cut, "tail ");
+	/* A carriage return stays only in a build's output. */
+	CHECK_INT((int)lc_terminal_text(line, strlen(line), LC_TERMINAL_TEXT), 7);
+	CHECK_STR(line, "50%60%\n");
 }
 
 /* A hostile build's output reaches the reader's terminal with its colours
@@ -54,10 +59,31 @@ TEST(terminal_text_keeps_only_colours)
 {
 	char log[] = "\x1b[1;31mERROR\x1b[0m \x1b]0;owned\a\x1b]52;c;ZXZpbA==\x1b\\"
 		     "a\x1b[2J\x1b[1A\x1b[?1049h\bb\x07\tc\r\n\xc2\x9b" "6n\xc3\xa9\x7f.";
+	const char *want = "\x1b[1;31mERROR\x1b[0m ab\tc\r\n6n\xc3\xa9.";
 
-	CHECK_INT((int)lc_terminal_text(log, strlen(log)),
-		  (int)strlen("\x1b[1;31mERROR\x1b[0m ab\tc\r\n6n\xc3\xa9."));
-	CHECK_STR(log, "\x1b[1;31mERROR\x1b[0m ab\tc\r\n6n\xc3\xa9.");
+	CHECK_INT((int)lc_terminal_text(log, strlen(log),
+					LC_TERMINAL_COLOURS | LC_TERMINAL_RETURNS),
+		  (int)strlen(want));
+	CHECK_STR(log, want);
+}
+
+/* C1 controls go however they are written; characters whose UTF-8 has
+ * bytes 0x80..0x9F stay, and so do other bytes of malformed UTF-8. */
+TEST(terminal_text_c1)
+{
+	char text[] = "a\xc2\x9b" "2J"   /* U+009B, CSI */
+		      "\x9b" "2J"        /* a raw 8-bit CSI */
+		      "\xc2\x85\xc2\xa0" /* NEL, then a no-break space */
+		      "\xd0\x80\xe2\x82\xac\xf0\x9f\x98\x80" /* U+0400, euro, U+1F600 */
+		      "\xe0\x82\x80"     /* an overlong U+0080 */
+		      "\xed\xa0\x80"     /* a surrogate */
+		      "\xff\xc2";        /* stray bytes, one cut off */
+	const char *want = "a2J2J\xc2\xa0\xd0\x80\xe2\x82\xac\xf0\x9f\x98\x80"
+			   "\xe0\xed\xa0\xff\xc2";
+
+	CHECK_INT((int)lc_terminal_text(text, strlen(text), LC_TERMINAL_TEXT),
+		  (int)strlen(want));
+	CHECK_STR(text, want);
 }
 
 TEST(flatten_drf_bodies)
@@ -628,8 +654,9 @@ TEST(versions_in_the_dashboard_order)
 int main(int argc, char **argv)
 {
 	static const struct lec_test tests[] = {
-		TEST_ENTRY(strip_ansi_from_logs),
+		TEST_ENTRY(terminal_text_without_colours),
 		TEST_ENTRY(terminal_text_keeps_only_colours),
+		TEST_ENTRY(terminal_text_c1),
 		TEST_ENTRY(flatten_drf_bodies),
 		TEST_ENTRY(flatten_cuts_long_bodies),
 		TEST_ENTRY(retry_policy_statuses_and_methods),

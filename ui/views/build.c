@@ -105,8 +105,9 @@ static void add_line(struct build_view *bv, enum ui_slot slot, int command,
 	int room = bv->width - (command ? 0 : OUTPUT_INDENT);
 	const char *p, *end;
 
-	/* Generators colour their output; the screen has its own colours. */
-	lc_strip_ansi(line, n);
+	/* Generators colour their output; the screen has its own colours,
+	 * and nothing else of a build's escapes may reach the terminal. */
+	lc_terminal_text(line, n, LC_TERMINAL_TEXT);
 	if (!bv->wrap || room <= 0 || ui_text_width(line) <= room) {
 		push_line(bv, slot, command, 0, line);
 		return;
