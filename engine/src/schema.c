@@ -574,6 +574,21 @@ static const char migration_15[] =
 	"CREATE INDEX build_inventories_version"
 	"  ON build_inventories(version_id, build_id);";
 
+/* 16: browser sessions of the docs login (lectern/session.h), kept so that
+ * a logout or a revoked token ends them at once: a random id (what the
+ * cookie names), the token logged in with, the login whose family it is,
+ * and its expiry (microseconds). Sessions before this were signed cookies
+ * alone; none of them names a row, so every browser logs in again. */
+static const char migration_16[] =
+	"CREATE TABLE sessions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  token_id INTEGER NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,"
+	"  login INTEGER NOT NULL,"
+	"  expires INTEGER NOT NULL"
+	");"
+	"CREATE INDEX sessions_token ON sessions(token_id);"
+	"CREATE INDEX sessions_login ON sessions(login);";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -590,6 +605,7 @@ static const char *const migrations[] = {
 	migration_13,
 	migration_14,
 	migration_15,
+	migration_16,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
