@@ -453,8 +453,8 @@ class DocsServingTest(ServerTestCase):
         ticket = re.search(r"ticket=([^&]+)", path).group(1)
         self.assertStatus(self.get("/en/secret/", headers={
             "Cookie": "lectern_session=" + ticket}), 404)
-        alice = self.store.rows("SELECT id FROM users WHERE username ="
-                                " 'alice'")[0][0]
+        # A ticket names the login session it continues.
+        alice = self.session_of(self.alice, "alice")
         expired = "7." + self.signed("ticket 7", alice, int(time.time()) - 1)
         other_random = "8." + self.signed("ticket 7", alice, int(time.time()) + 60)
         session = "7." + self.signed("session", alice, int(time.time()) + 60)
@@ -525,22 +525,30 @@ class DocsServingTest(ServerTestCase):
         self.assertStatus(r, 405)
         self.assertEqual(r.header("Allow"), "GET, POST, HEAD, OPTIONS")
 
-    def signed(self, purpose, uid, expires, host=None):
+    def signed(self, purpose, number, expires, host=None):
         with open(os.path.join(self.server.data, "session.key"), "rb") as f:
             key = f.read()
-        value = "%d.%d" % (uid, expires)
+        value = "%d.%d" % (number, expires)
         msg = ("%s\n%s\n%s" % (purpose, host or self.host(), value)).encode()
         return "%s.%s" % (value, hmac.new(key, msg, hashlib.sha256).hexdigest())
 
-    def session(self, uid, expires, host=None):
-        return "lectern_session=" + self.signed("session", uid, expires, host)
+    def session(self, sid, expires, host=None):
+        return "lectern_session=" + self.signed("session", sid, expires, host)
+
+    def session_of(self, token, username):
+        """The id of a login session of username's, logging in with token
+        (which also makes sure the session key exists)."""
+        self.login(token)
+        return self.store.rows(
+            "SELECT s.id FROM sessions s JOIN tokens t ON t.id = s.token_id"
+            " JOIN users u ON u.id = t.user_id WHERE u.username = ?"
+            " AND s.login = s.id", (username,))[0][0]
 
     def test_bad_and_forged_cookies(self):
-        self.login(self.alice)  # makes sure the key exists
-        alice = self.store.rows("SELECT id FROM users WHERE username ="
-                                " 'alice'")[0][0]
-        bob = self.store.rows("SELECT id FROM users WHERE username ="
-                              " 'bob'")[0][0]
+        # A cookie names a session (a row of the store) and is signed for
+        # its host: neither part is any good without the other.
+        alice = self.session_of(self.alice, "alice")
+        bob = self.session_of(self.bob, "bob")
         good = self.session(alice, int(time.time()) + 60)
         self.assertServed(self.get("/en/secret/", headers={"Cookie": good}),
                           b"top secret")
@@ -553,8 +561,10 @@ class DocsServingTest(ServerTestCase):
         # session made on one host worked on every other).
         elsewhere = self.session(alice, int(time.time()) + 60,
                                  host="other.localhost:%d" % self.server.port)
+        # Signed right, for a session never made (or ended).
+        never_made = self.session(12345, int(time.time()) + 60)
         for cookie in ("lectern_session=garbage", "lectern_session=",
-                       forged, expired, wrong_key, elsewhere,
+                       forged, expired, wrong_key, elsewhere, never_made,
                        self.session(bob, int(time.time()) + 60)):
             r = self.get("/en/secret/", headers={"Cookie": cookie})
             self.assertStatus(r, 404)
