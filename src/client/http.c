@@ -987,6 +987,10 @@ long lc__retry_delay(struct lc_client *c, const char *method, int attempt,
 			       idempotent(method)))
 		return -1;
 	secs = retry_after_seconds(retry_after, now);
+	/* A Lectern's 429 without Retry-After is a full build queue, which
+	 * no retry within seconds finds emptied (docs/api.md, "Quotas"). */
+	if (secs < 0 && status == 429 && c->remote == LC_REMOTE_LECTERN)
+		return -1;
 	if (secs < 0)
 		return backoff_ms(c, attempt);
 	if (secs * 1000 > LC_RETRY_AFTER_MAX_MS)

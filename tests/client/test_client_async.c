@@ -349,24 +349,25 @@ TEST(dead_port_in_async)
 }
 
 /* A Lectern's 429 (it throttles only imports and full build queues)
- * holds nothing but its own request: the next one goes out at once. The
- * fake answers as a Lectern when asked as localhost. */
+ * holds nothing but its own request: the next one goes out at once; and
+ * one without Retry-After (a full queue) is not retried. The fake answers
+ * as a Lectern when asked as localhost. */
 TEST(lectern_throttle_holds_nothing_else)
 {
 	struct lc_client_options o = { 0 };
 	struct lc_client *c = NULL;
-	struct seen s = { 0 }, s2 = { 0 };
+	struct seen s = { 0 }, s2 = { 0 }, s3 = { 0 };
 	struct lc_error err;
 	unsigned long long sent;
 	char url[64];
 
 	snprintf(url, sizeof(url), "http://localhost:%d", fake.port);
 	o.api_url = url;
-	o.max_attempts = 1;
 	CHECK_INT(lc_client_new(&c, &o, &err), LC_OK);
 	if (c == NULL)
 		return;
-	submit(c, "GET", "/throttle?fails=9&after=2&key=h3", NULL, &s);
+	/* Told to wait longer than the client waits: given up at once. */
+	submit(c, "GET", "/throttle?fails=9&after=120&key=h3", NULL, &s);
 	run_poll(c, 5000);
 	CHECK_INT(s.status, 429);
 	CHECK_INT(lc_client_remote(c), LC_REMOTE_LECTERN);
@@ -376,8 +377,14 @@ TEST(lectern_throttle_holds_nothing_else)
 	run_poll(c, 5000);
 	CHECK_INT(s2.code, LC_OK);
 	CHECK_INT((long long)(lc_client_requests(c) - sent), 1);
+	sent = lc_client_requests(c);
+	submit(c, "GET", "/throttle?fails=9&after=none&key=h5", NULL, &s3);
+	run_poll(c, 5000);
+	CHECK_INT(s3.status, 429);
+	CHECK_INT((long long)(lc_client_requests(c) - sent), 1);
 	cJSON_Delete(s.json);
 	cJSON_Delete(s2.json);
+	cJSON_Delete(s3.json);
 	lc_client_free(c);
 }
 
