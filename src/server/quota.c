@@ -41,10 +41,10 @@ static int queue_room(struct srv_request *req, int64_t owner,
 	if (queued < limit)
 		return 0;
 	snprintf(detail, sizeof(detail),
-		 "Request was throttled. %zu builds of this owner's projects "
-		 "are waiting to start, the most one owner may queue; try "
+		 "Request was throttled. This owner's projects have %zu "
+		 "build%s waiting to start, the most one owner may queue; try "
 		 "again once some have started.",
-		 queued);
+		 queued, queued == 1 ? "" : "s");
 	srv_respond_throttled(res, detail, 0);
 	return -1;
 }

@@ -10,7 +10,7 @@ import re
 from lectern_test import ServerTestCase, Store, main
 
 THROTTLED = re.compile(r"Request was throttled\. Expected available in ([0-9]+) seconds?\.")
-QUEUE_FULL = ("Request was throttled. 2 builds of this owner's projects are waiting to start, "
+QUEUE_FULL = ("Request was throttled. This owner's projects have 2 builds waiting to start, "
               "the most one owner may queue; try again once some have started.")
 
 
@@ -129,7 +129,7 @@ class DefaultLimitsTest(ServerTestCase):
                       " AND project_id = (SELECT id FROM projects WHERE slug = 'erin-00')")
         store.version("erin-00", "one-more")
         r = self.server.post("/api/v3/projects/erin-00/versions/one-more/builds/", token=erin)
-        self.assertDetail(r, 429, QUEUE_FULL.replace("2 builds", "50 builds"))
+        self.assertDetail(r, 429, QUEUE_FULL.replace("have 2", "have 50"))
         frank = self.server.token("frank")
         self.import_project(frank, "Frank")
 
