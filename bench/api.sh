@@ -18,8 +18,9 @@ set -eu
 projects=1000
 rows=${BENCH_ROWS:-.}
 
-# The store: 1,000 projects imported through the API itself.
-bench_serve --workers 0
+# The store: 1,000 projects imported through the API itself, by one user
+# (so past the default quotas on imports and queued builds).
+bench_serve --workers 0 --import-limit $projects --queue-limit $projects
 i=0
 while [ $i -lt $projects ]; do
 	printf '{"name":"bench-project-%04d","repository":{"url":"https://github.com/example/p%04d.git"},"tags":["docs","bench"]}\n' $i $i

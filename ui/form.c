@@ -558,8 +558,10 @@ static int form_header(struct ui_view *v, WINDOW *w, int width)
 		ui_draw_text(w, y + 1, 2, width - 2, "saving...",
 			     ui_attr(UI_SLOT_DIM));
 	else if (f->error)
-		ui_draw_text(w, y + 1, 2, width - 2, f->error,
-			     ui_attr(UI_SLOT_STATUS_ERROR));
+		/* Wrapped, not cut: a refusal such as a 429's says why in a
+		 * sentence or two. */
+		ui_draw_wrapped(w, y + 1, 2, width - 2, 3, f->error,
+				ui_attr(UI_SLOT_STATUS_ERROR));
 	return rows;
 }
 

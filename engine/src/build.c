@@ -823,6 +823,39 @@ int lec_build_next(struct lec_store *st, struct lec_build **out)
 	return build_first(st, &q, "created, id", 0, out);
 }
 
+/* A project's owner, as CLAIM_NEXT_SQL reads it (below). */
+#define OWNER_OF(project)                                                    \
+	"coalesce((SELECT min(pu.user_id) FROM project_users pu"            \
+	" WHERE pu.project_id = " project "), 0)"
+
+int lec_build_owner(struct lec_store *st, int64_t project_id, int64_t *out)
+{
+	lec_error_clear();
+	return lec_store__query_int(st, "SELECT " OWNER_OF("?1"), &project_id,
+				    1, "finding a project's owner", out, NULL);
+}
+
+/* Through builds_running, as the claim reads the queue. */
+int lec_build_queued(struct lec_store *st, int64_t owner_id,
+		     int64_t skip_version_id, size_t *out)
+{
+	int64_t v[2] = { owner_id, skip_version_id };
+	int64_t n = 0;
+	int error;
+
+	lec_error_clear();
+	*out = 0;
+	error = lec_store__query_int(
+		st,
+		"SELECT count(*) FROM builds b WHERE b.state = 'triggered'"
+		" AND b.state NOT IN " FINAL_STATES " AND b.version_id != ?2"
+		" AND " OWNER_OF("b.project_id") " = ?1",
+		v, 2, "counting an owner's queued builds", &n, NULL);
+	if (error == LEC_OK)
+		*out = (size_t)n;
+	return error;
+}
+
 /* The build a worker takes next. Builds record no user, so a project's
  * builds count as its owner's: its maintainer with the lowest id (the
  * oldest account), 0 when it has none. Among the triggered builds,
@@ -844,9 +877,7 @@ int lec_build_next(struct lec_store *st, struct lec_build **out)
 	"  UNION ALL SELECT id, project_id, created, state, held"            \
 	"  FROM builds WHERE held = 1),"                                     \
 	" owned (id, project_id, created, state, held, owner) AS ("          \
-	"  SELECT l.*, coalesce((SELECT min(pu.user_id)"                     \
-	"    FROM project_users pu WHERE pu.project_id = l.project_id), 0)"  \
-	"  FROM live l),"                                                    \
+	"  SELECT l.*, " OWNER_OF("l.project_id") " FROM live l),"           \
 	" busy (owner, n) AS ("                                              \
 	"  SELECT owner, count(*) FROM owned WHERE held = 1 GROUP BY owner) " \
 	"SELECT w.id, w.owner FROM owned w"                                  \

@@ -589,6 +589,21 @@ static const char migration_16[] =
 	"  FROM build_commands c WHERE c.build_id = builds.id)"
 	"  WHERE state NOT IN ('finished', 'cancelled');";
 
+/* 17: browser sessions of the docs login (lectern/session.h), kept so that
+ * a logout or a revoked token ends them at once: a random id (what the
+ * cookie names), the token logged in with, the login whose family it is,
+ * and its expiry (microseconds). Sessions before this were signed cookies
+ * alone; none of them names a row, so every browser logs in again. */
+static const char migration_17[] =
+	"CREATE TABLE sessions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  token_id INTEGER NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,"
+	"  login INTEGER NOT NULL,"
+	"  expires INTEGER NOT NULL"
+	");"
+	"CREATE INDEX sessions_token ON sessions(token_id);"
+	"CREATE INDEX sessions_login ON sessions(login);";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -606,6 +621,7 @@ static const char *const migrations[] = {
 	migration_14,
 	migration_15,
 	migration_16,
+	migration_17,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

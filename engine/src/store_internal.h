@@ -61,6 +61,11 @@ struct lec_store {
 
 /* Forget every remembered token (user.c); lec_store_free calls it. */
 void lec__token_memo_clear(struct lec_store *st);
+/* The id of a token whose user is active (user.c), for a session logged
+ * in with it (session.c): LEC_OK, LEC_ENOTFOUND (no such token, or
+ * malformed) or LEC_EAUTH (the user is inactive). */
+int lec__token_check(struct lec_store *st, const char *token,
+		     int64_t *token_id);
 
 /* Map an SQLite result code to an engine code with a message naming what
  * was being done; returns the engine code. */

@@ -224,6 +224,45 @@ static int valid_token(const char *token)
 	return 1;
 }
 
+/* The hash a token is stored under; LEC_ENOTFOUND for a malformed one,
+ * which the database is never asked about. */
+static int token_hash(const char *token, char *hash)
+{
+	if (!valid_token(token))
+		return lec__error(LEC_ENOTFOUND, "invalid token");
+	return lec__sha256_hex(token, LEC_TOKEN_LEN, hash);
+}
+
+int lec__token_check(struct lec_store *st, const char *token,
+		     int64_t *token_id)
+{
+	char hash[LEC__SHA256_HEX_LEN + 1];
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*token_id = 0;
+	if ((error = token_hash(token, hash)) < 0 ||
+	    (error = lec_store__prepare(st, &stmt,
+					"SELECT t.id, u.is_active FROM tokens t "
+					"JOIN users u ON u.id = t.user_id "
+					"WHERE t.hash = ?")) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, hash)) < 0)
+		goto done;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_int(stmt, 1))
+		*token_id = sqlite3_column_int64(stmt, 0);
+	else if (rc == SQLITE_ROW)
+		error = lec__error(LEC_EAUTH, "user inactive or deleted");
+	else if (rc == SQLITE_DONE)
+		error = lec__error(LEC_ENOTFOUND, "invalid token");
+	else
+		error = lec_store__sqlerr(st, rc, "looking a token up");
+done:
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
 int lec_token_create(struct lec_store *st, int64_t user_id, char **out)
 {
 	unsigned char raw[LEC_TOKEN_LEN / 2];
@@ -361,9 +400,7 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 
 	lec_error_clear();
 	*out = NULL;
-	if (!valid_token(token))
-		return lec__error(LEC_ENOTFOUND, "invalid token");
-	if ((error = lec__sha256_hex(token, LEC_TOKEN_LEN, hash)) < 0)
+	if ((error = token_hash(token, hash)) < 0)
 		return error;
 	if (memo_find(st, hash, out))
 		return LEC_OK;
@@ -385,6 +422,78 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 	memo_keep(st, hash, items);
 	*out = items;
 	return LEC_OK;
+}
+
+/* Listing and revoking ------------------------------------------------------ */
+
+/* Never the hash: a listing names tokens, it does not hold them. The
+ * sessions are counted where they are kept (session.c's table). */
+#define TOKEN_COLUMNS                                                        \
+	"t.id, t.user_id, u.username, t.created, (SELECT count(*) FROM "    \
+	"sessions s WHERE s.token_id = t.id AND s.expires > "                \
+	"CAST(strftime('%s', 'now') AS INTEGER) * 1000000)"
+
+static void token_dispose(void *item)
+{
+	struct lec_token *t = item;
+
+	lec__free(t->username);
+}
+
+static int token_row(sqlite3_stmt *stmt, void *item)
+{
+	struct lec_token *t = item;
+
+	t->id = sqlite3_column_int64(stmt, 0);
+	t->user_id = sqlite3_column_int64(stmt, 1);
+	t->created = sqlite3_column_int64(stmt, 3);
+	t->sessions = (size_t)sqlite3_column_int64(stmt, 4);
+	return lec_store__col_text(stmt, 2, &t->username);
+}
+
+int lec_token_list(struct lec_store *st, int64_t user_id,
+		   const struct lec_page *page, struct lec_token_list *out)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	lec__query_init(&q, TOKEN_COLUMNS,
+			"tokens t JOIN users u ON u.id = t.user_id");
+	if (user_id)
+		lec__query_where_int(&q, "t.user_id = ?", user_id);
+	error = lec__query_list(st, &q, "t.id", page, sizeof(*out->items),
+				token_row, token_dispose, (void **)&out->items,
+				&out->len, &out->total);
+	lec__query_dispose(&q);
+	return error;
+}
+
+void lec_token_list_dispose(struct lec_token_list *list)
+{
+	if (list == NULL)
+		return;
+	lec__items_free(list->items, list->len, sizeof(*list->items),
+			token_dispose);
+	memset(list, 0, sizeof(*list));
+}
+
+/* Deleting a token's row is all revoking takes: its sessions go with it
+ * (ON DELETE CASCADE), and the change of data version makes every
+ * handle's memo (memo_find) ask the database again. */
+int lec_token_revoke(struct lec_store *st, int64_t id)
+{
+	int changes = 0;
+	int error;
+
+	lec_error_clear();
+	error = lec_store__exec_ints(st, "DELETE FROM tokens WHERE id = ?", &id,
+				     1, "revoking a token", &changes);
+	if (error == LEC_OK && changes == 0)
+		error = lec__error(LEC_ENOTFOUND, "no token with id %lld",
+				   (long long)id);
+	return error;
 }
 
 int lec_token_revoke_all(struct lec_store *st, int64_t user_id,

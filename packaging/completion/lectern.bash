@@ -140,9 +140,13 @@ _lectern()
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
 	check) opts="--new-only --json --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
-	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --socket --print-socket --detach --trust-forwarded --build-timeout --build-memory --build-output --keep-builds --help" ;;
-	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create" -- "$cur")); return; } ;;
-	user) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "list" -- "$cur")); return; }
+	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --socket --print-socket --detach --trust-forwarded --build-timeout --build-memory --build-output --keep-builds --import-limit --queue-limit --help" ;;
+	token) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create list revoke" -- "$cur")); return; }
+		case $sub in
+		list) opts="--json --help" ;;
+		revoke) opts="--all --help" ;;
+		esac ;;
+	user) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "list logout" -- "$cur")); return; }
 		opts="--json --help" ;;
 	org) [ -z "$sub" ] && { COMPREPLY=($(compgen -W "create list owner team project" -- "$cur")); return; } ;;
 	esac

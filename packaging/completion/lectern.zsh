@@ -69,8 +69,8 @@ _lectern() {
 		'preview:build a working tree, serve it, rebuild on save'
 		'check:build a working tree once and print its warnings'
 		'status:show the data directory'
-		'token:create an API token'
-		'user:list the users'
+		'token:create, list or revoke API tokens'
+		'user:list the users, or log one out'
 		'org:manage organizations (business edition)'
 		'reindex:rebuild search indexes from published HTML'
 		'help:list the commands, or show one'"'"'s help'
@@ -200,9 +200,10 @@ _lectern() {
 				'--docs-domain:domain:' '--threads:n:' '--workers:n:' \
 				'--local-repos:directories:_files -/' '--local-engine' \
 				'--socket:socket:_files' '--print-socket' '--detach' '--trust-forwarded' \
-				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' ;;
-		token) _values 'action' create ;;
-		user) _values 'action' list ;;
+				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' \
+				'--import-limit:n:' '--queue-limit:n:' ;;
+		token) _values 'action' create list revoke ;;
+		user) _values 'action' list logout ;;
 		org) _values 'action' create list owner team project ;;
 		esac ;;
 	esac

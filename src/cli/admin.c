@@ -1,7 +1,8 @@
 /*
  * Engine-direct admin commands: the few commands that open the store itself
  * rather than talking to an instance over HTTP (tokens and users are what
- * make talking over HTTP possible in the first place).
+ * make talking over HTTP possible in the first place; the token commands
+ * are in tokens.c).
  */
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -71,35 +72,6 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	lec_user_list_dispose(&users);
 	return CLI_EXIT_OK;
-}
-
-int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv)
-{
-	struct lec_store *store;
-	struct lec_user *user = NULL;
-	char *token = NULL;
-	int status = CLI_EXIT_OK;
-
-	if (argc != 1 || argv[0][0] == '-')
-		return cli_fail("usage: lectern token create USER");
-	if ((store = cli_store(ctx)) == NULL)
-		return CLI_EXIT_FAIL;
-	if (lec_user_ensure(store, argv[0], &user) < 0) {
-		status = cli_fail_engine("cannot create the user");
-		goto done;
-	}
-	if (lec_token_create(store, user->id, &token) < 0) {
-		status = cli_fail_engine("cannot create a token");
-		goto done;
-	}
-	/* The token alone on stdout, so `$(lectern token create me)` works;
-	 * it is not stored anywhere in plain text. */
-	printf("%s\n", token);
-	memset(token, 0, strlen(token));
-done:
-	free(token);
-	lec_user_free(user);
-	return status;
 }
 
 static int print_users_json(const struct lec_user_list *users)

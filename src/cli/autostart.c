@@ -467,6 +467,25 @@ static int local_token(struct cli_ctx *ctx, const char *dir, char **token)
 	return CLI_EXIT_OK;
 }
 
+void cli_local_token_recheck(struct cli_ctx *ctx)
+{
+	const char *dir = cli_data_dir(ctx);
+	struct lec_store *store = cli_store(ctx);
+	struct lec_user *user = NULL;
+	char buf[TOKEN_FILE_MAX], *path;
+
+	if (store == NULL || read_small(dir, "cli-token", buf, sizeof(buf)) ||
+	    buf[0] == '\0')
+		return;
+	if (lec_token_authenticate(store, buf, &user) == LEC_ENOTFOUND &&
+	    (path = data_path(dir, "cli-token")) != NULL) {
+		unlink(path);
+		free(path);
+	}
+	memset(buf, 0, sizeof(buf));
+	lec_user_free(user);
+}
+
 /* ---- Locking ------------------------------------------------------------ */
 
 int cli_make_dirs(char *file)

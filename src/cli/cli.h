@@ -93,10 +93,14 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern preview [DIR]` (preview.c). */
 int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv);
 
-/* The engine-direct admin commands (admin.c). */
+/* The engine-direct admin commands (admin.c; the token commands and
+ * `user logout`: tokens.c). */
 int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
-int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_token_list(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_token_revoke(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_user_logout(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern reindex [PROJECT [VERSION]]` (reindex.c). */
 int cli_cmd_reindex(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv);

@@ -56,10 +56,26 @@ static const struct cli_command commands[] = {
 	  "USER\tthe user's name (letters, digits, '-', '_', '.')\n"
 	  "$ lectern token create alice > alice.token\n"
 	  "$ lectern --data /srv/lectern token create alice\n" },
+	{ "token list", "[USER] [--json]",
+	  "list API tokens by id (never their secrets)", cli_cmd_token_list,
+	  NULL,
+	  "USER\tonly this user's tokens (default: everyone's)\n"
+	  "--json\tprint JSON instead of a table\n"
+	  "$ lectern token list alice\n" },
+	{ "token revoke", "ID... | --all USER",
+	  "revoke tokens and end the browser sessions logged in with them",
+	  cli_cmd_token_revoke, NULL,
+	  "ID\ta token's id, as `lectern token list` shows it\n"
+	  "--all USER\tevery token of USER\n"
+	  "$ lectern token revoke 7\n"
+	  "$ lectern token revoke --all alice\n" },
 	{ "user list", "[--json]", "list the users of the local engine",
 	  cli_cmd_user_list, NULL,
 	  "--json\tprint JSON instead of a table\n"
 	  "$ lectern user list\n" },
+	{ "user logout", "USER",
+	  "end USER's browser sessions of the docs login; tokens stay",
+	  cli_cmd_user_logout, NULL, "$ lectern user logout alice\n" },
 	{ "reindex", "[PROJECT [VERSION]]",
 	  "rebuild search indexes from published HTML", cli_cmd_reindex, NULL,
 	  "PROJECT\tonly this project (default: every project)\n"

@@ -124,6 +124,10 @@ int cli_local_user(struct lec_store *store, struct lec_user **out);
  * caller-owned). */
 int cli_local_engine(struct cli_ctx *ctx, int workers, char **base_url,
 		     char **token);
+/* After `token revoke`: forget the local user's token (cli-token) when
+ * the store no longer knows it, so that the next command makes a new one
+ * instead of failing with 401 (autostart.c). */
+void cli_local_token_recheck(struct cli_ctx *ctx);
 /* `lectern stop`: stop the background engine of the data directory. */
 int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
 

@@ -21,6 +21,7 @@
 #include "lectern/netrule.h"
 #include "lectern/runner.h"
 #include "serve_options.h"
+#include "srv_limits.h"
 
 /* Typed MiB into bytes. */
 #define MIB_SHIFT 20
@@ -286,6 +287,12 @@ static const struct option options[] = {
 	COUNT("--webhook-timeout", "MS", srv.webhook_timeout_ms, 100, 600000,
 	      SRV_HOOK_TIMEOUT_DEFAULT_MS,
 	      "outgoing webhooks: how long a receiver gets per try"),
+	COUNT("--import-limit", "N", srv.import_limit, 1, 1000000,
+	      SRV_IMPORTS_PER_HOUR_DEFAULT,
+	      "projects one user may import an hour (then 429)"),
+	COUNT("--queue-limit", "N", srv.queue_limit, 1, 1000000,
+	      SRV_QUEUED_BUILDS_DEFAULT,
+	      "builds one owner may have waiting to start (then 429)"),
 	CUSTOM("--webhook-allow", "CIDR", parse_webhook_allow,
 	       "public addresses only",
 	       "outgoing webhooks may also reach this network (loopback, "

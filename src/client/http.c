@@ -957,14 +957,18 @@ static long backoff_ms(struct lc_client *c, int attempt)
 
 /* A 429 holds the client's next asynchronous requests until its
  * Retry-After (or this request's own backoff) is over, even when the
- * request itself gives up because the wait is too long. */
+ * request itself gives up because the wait is too long: the service
+ * throttles every request of a user alike. A Lectern throttles nothing
+ * but imports and full build queues (docs/api.md, "Quotas"), so its 429
+ * holds only the request it answered; holding the rest would stop a
+ * TUI's polling for as long as one refused import must wait. */
 static void hold_after_429(struct lc_client *c, const char *retry_after,
 			   long retry_ms)
 {
 	long long secs = retry_after_seconds(retry_after, (long long)time(NULL));
 	long long hold = secs >= 0 ? secs * 1000 : retry_ms;
 
-	if (hold <= 0)
+	if (hold <= 0 || c->remote == LC_REMOTE_LECTERN)
 		return;
 	if (hold > LC_THROTTLE_HOLD_MAX_MS)
 		hold = LC_THROTTLE_HOLD_MAX_MS;
@@ -983,6 +987,10 @@ long lc__retry_delay(struct lc_client *c, const char *method, int attempt,
 			       idempotent(method)))
 		return -1;
 	secs = retry_after_seconds(retry_after, now);
+	/* A Lectern's 429 without Retry-After is a full build queue, which
+	 * no retry within seconds finds emptied (docs/api.md, "Quotas"). */
+	if (secs < 0 && status == 429 && c->remote == LC_REMOTE_LECTERN)
+		return -1;
 	if (secs < 0)
 		return backoff_ms(c, attempt);
 	if (secs * 1000 > LC_RETRY_AFTER_MAX_MS)

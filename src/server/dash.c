@@ -15,6 +15,7 @@
  *                                           whole output, as text)
  *   /dashboard/<p>/version/<v>/edit/        a version and its builds
  *   /_/login/                               the docs login, on this host
+ *   /_/logout/                              and its logout
  *   /_/dashboard.css                        the theme (?theme=NAME)
  *
  * Who may see what is the API's rule, to the letter: the project is looked
@@ -936,9 +937,11 @@ done:
 	return res->status;
 }
 
-/* Login and theme ------------------------------------------------------- */
+/* Login, logout and theme ------------------------------------------------ */
 
-static int login(struct srv_request *req, struct srv_response *res)
+/* A page of the docs login (docs_auth.c) on this host. */
+static int auth_page(struct srv_request *req, struct srv_response *res,
+		     int (*page)(struct docs_ctx *c))
 {
 	struct docs_ctx c;
 	const char *q = strchr(req->raw_uri, '?');
@@ -950,9 +953,19 @@ static int login(struct srv_request *req, struct srv_response *res)
 	c.query = q ? q : "";
 	if ((c.store = srv_store(req)) == NULL)
 		return srv_respond_internal(res, "no store");
-	status = docs_login_form(&c);
+	status = page(&c);
 	lec_user_free(c.user);
 	return status;
+}
+
+static int login(struct srv_request *req, struct srv_response *res)
+{
+	return auth_page(req, res, docs_login_form);
+}
+
+static int logout(struct srv_request *req, struct srv_response *res)
+{
+	return auth_page(req, res, docs_logout);
 }
 
 static int stylesheet(struct srv_request *req, struct srv_response *res)
@@ -989,6 +1002,10 @@ const struct srv_route srv_dash_routes[] = {
 	  { { SRV_GET, SRV_PERM_ANYONE, login },
 	    { SRV_POST, SRV_PERM_ANYONE, login } },
 	  "Login", NULL },
+	{ "/_/logout/", SRV_API_DASH, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, logout },
+	    { SRV_POST, SRV_PERM_ANYONE, logout } },
+	  "Logout", NULL },
 };
 
 const size_t srv_dash_route_count =

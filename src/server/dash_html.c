@@ -180,7 +180,9 @@ void dash_page_end(struct srv_text *h, const struct dash_frame *f)
 	if (f->user) {
 		srv_text_puts(h, "<span>");
 		dash_esc(h, f->user);
-		srv_text_puts(h, "</span>");
+		srv_text_puts(h, "</span><a href=\"/_/logout/?next=");
+		srv_text_query_value(h, f->path ? f->path : "/");
+		srv_text_puts(h, "\">Log out</a>");
 	} else {
 		srv_text_puts(h, "<span class=\"dim\">anonymous</span>");
 		dash_login_link(h, f->path, "Log in");

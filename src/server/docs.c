@@ -19,7 +19,7 @@
  *     host; an old code such as pt_BR -> pt-br), /<version>/<file>, or
  *     /<file> for a single version; "/" and "/<lang>/" -> the default
  *     version, a version root without its slash -> with it
- *   - /_/login/ and /_/downloads/<lang>/<version>/<format>/
+ *   - /_/login/, /_/logout/ and /_/downloads/<lang>/<version>/<format>/
  * docs_serve.c then serves the file (with user redirects and the 404
  * handler), docs_send.c sends it, docs_auth.c decides who may read a
  * private version. docs/serving.md records the choices made where the
@@ -297,22 +297,26 @@ static int handle(struct docs_ctx *c)
 	return resolve_path(c, c->path);
 }
 
-/* Whether the raw request URI is the login route (with a query or not). */
-static int login_route(const char *raw)
+/* Whether the raw request URI is route (with a query or not). */
+static int is_route(const char *raw, const char *route)
 {
-	size_t n = strlen(DOCS_LOGIN_PATH);
+	size_t n = strlen(route);
 
-	return strncmp(raw, DOCS_LOGIN_PATH, n) == 0 &&
-	       (raw[n] == '\0' || raw[n] == '?');
+	return strncmp(raw, route, n) == 0 && (raw[n] == '\0' || raw[n] == '?');
 }
 
 /* Only GET and HEAD (the login route's form, which takes a POST, is on
- * the API's host). */
+ * the API's host), and the logout's POST. */
 static int method_allowed(struct srv_request *req, struct srv_response *res)
 {
-	if (req->method == SRV_GET || req->method == SRV_HEAD)
+	int logout = is_route(req->raw_uri, DOCS_LOGOUT_PATH);
+
+	if (req->method == SRV_GET || req->method == SRV_HEAD ||
+	    (logout && req->method == SRV_POST))
 		return 1;
-	srv_respond_not_allowed(res, req->method_name, strdup("GET, HEAD"));
+	srv_respond_not_allowed(res, req->method_name,
+				strdup(logout ? "GET, HEAD, POST"
+					      : "GET, HEAD"));
 	return 0;
 }
 
@@ -347,14 +351,18 @@ static int serve_remembered(struct docs_ctx *c)
 }
 
 /* Resolve and answer the request from the host's project slug. The login
- * route answers on every docs host, so that it says nothing of which
- * projects exist. */
+ * and logout routes answer on every docs host, so that they say nothing
+ * of which projects exist. */
 static void serve_resolved(struct docs_ctx *c, char *slug)
 {
 	int rc;
 
-	if (login_route(c->req->raw_uri)) {
+	if (is_route(c->req->raw_uri, DOCS_LOGIN_PATH)) {
 		docs_login(c);
+		return;
+	}
+	if (is_route(c->req->raw_uri, DOCS_LOGOUT_PATH)) {
+		docs_logout(c);
 		return;
 	}
 	rc = docs_find_project(c->store, slug, &c->host_project);

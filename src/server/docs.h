@@ -60,6 +60,8 @@ struct docs_ctx {
 	const char *query;            /* "?..." of the raw URI, or "" */
 	char *path;                   /* decoded path */
 	struct lec_user *user;        /* who is asking; see docs_user */
+	int64_t session;              /* the session user came from; 0:
+					 none (a token, or anonymous) */
 	int user_known;               /* user looked up already: the
 					 answer depends on who asks, so
 					 it is not cached */
@@ -213,6 +215,11 @@ int docs_login_form(struct docs_ctx *c);
  * without one goes to the form on the API's host, so that a token is
  * never typed into a page that a build's output shares an origin with. */
 int docs_login(struct docs_ctx *c);
+/* The logout route, on the API's host and on every docs host alike: GET
+ * shows a form to confirm, its POST ends the session (with its family,
+ * lectern/session.h) and clears the cookie, then goes on to "next". */
+#define DOCS_LOGOUT_PATH "/_/logout/"
+int docs_logout(struct docs_ctx *c);
 
 /* docs_cache.c ------------------------------------------------------------ */
 

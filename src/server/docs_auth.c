@@ -6,12 +6,14 @@
  * projects: lec_project_can_view) and, for a private version, administer
  * it (the v3 API's rule for private versions).
  *
- * The session needs no table: the cookie is "<user id>.<expiry>.<mac>",
- * the mac an HMAC-SHA256 of the first two parts and the Host under a
- * random key kept in <data>/session.key (created 0600 on first use,
- * atomically, like the engine's secret.key), so a session works on the
- * docs host it was made on only. A cookie is valid until its expiry while
- * the user stays active; deleting the key file ends every session.
+ * A session is a row of the store (lectern/session.h), so that logging
+ * out, revoking the token it was logged in with or disabling its user
+ * ends it at once, wherever its cookie went. The cookie is "<session
+ * id>.<expiry>.<mac>", the mac an HMAC-SHA256 of the first two parts and
+ * the Host under a random key kept in <data>/session.key (created 0600 on
+ * first use, atomically, like the engine's secret.key), so a session works
+ * on the docs host it was made on only and an id alone is worth nothing;
+ * deleting the key file ends every session too.
  *
  * Logging in happens on the API's host (the docs domain itself), never on
  * a docs host, whose pages are a build's output: a token typed there
@@ -20,17 +22,26 @@
  * exchanges an API token (a form field) for a session there and sends the
  * browser back with a ticket, signed like a session for that docs host,
  * good for a minute and once, which the docs host exchanges for its own
- * session. The token is never logged, echoed or stored.
+ * session, of the same family as the login's. The token is never logged,
+ * echoed or stored.
  *
- * The login form is protected against cross-site request forgery (another
- * page making a visitor's browser log in, as the attacker): the form's GET
- * sets a nonce cookie the server made (random, with an expiry, signed for
- * this host: one the client chose is replaced) and puts HMAC(session key,
- * host and nonce) in a hidden field; a POST is refused unless the field
- * matches the cookie it comes with and its Origin (or, without one, its
- * Referer) names this host. A page on another docs host (another
- * project's docs, same site, so SameSite does not help) can plant a nonce
- * cookie it fetched for this host, but its post carries its own origin.
+ * /_/logout/, on the API's host and on every docs host, ends the session
+ * with its whole family (the login, and every docs host's session that
+ * came from it) and clears the cookie: a GET shows a form asking to
+ * confirm, as allauth's /accounts/logout/ does, and only its POST logs
+ * out, under the login form's CSRF rules, so that no link or image on
+ * another site logs a visitor out.
+ *
+ * The login and logout forms are protected against cross-site request
+ * forgery (another page making a visitor's browser log in, as the
+ * attacker, or out): the form's GET sets a nonce cookie the server made
+ * (random, with an expiry, signed for this host: one the client chose is
+ * replaced) and puts HMAC(session key, host and nonce) in a hidden field;
+ * a POST is refused unless the field matches the cookie it comes with and
+ * its Origin (or, without one, its Referer) names this host. A page on
+ * another docs host (another project's docs, same site, so SameSite does
+ * not help) can plant a nonce cookie it fetched for this host, but its
+ * post carries its own origin.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +59,7 @@
 #include <unistd.h>
 
 #include "lectern/errors.h"
+#include "lectern/session.h"
 #include "lectern/slug.h"
 #include "dash.h"
 #include "docs.h"
@@ -70,6 +82,8 @@
 #define LOGIN_NEXT_MAX 2048
 #define LOGIN_TOKEN_MAX 128
 #define CSRF_COOKIE "lectern_csrf"
+/* Where the nonce cookie goes: the login's and the logout's forms. */
+#define CSRF_COOKIE_PATH "/_/"
 /* How long a login form's nonce is good for: an hour to type a token. */
 #define CSRF_SECONDS 3600
 /* Longest Host header the CSRF MAC covers (a DNS name and a port). */
@@ -249,9 +263,15 @@ static int signed_value(struct docs_ctx *c, const char *purpose,
 				seconds, out);
 }
 
-/* The user id of a valid, unexpired session cookie value; 0 otherwise. */
-static int64_t session_user(struct docs_ctx *c, const char *value)
+/* The session id of the request's cookie when it is valid and unexpired;
+ * 0 otherwise. The session may still have ended (the store says). */
+static int64_t cookie_session(struct docs_ctx *c)
 {
+	char value[SESSION_VALUE_MAX];
+
+	if (!cookie_value(srv_header(c->req, "Cookie"), SESSION_COOKIE, value,
+			  sizeof(value)))
+		return 0;
 	return signed_number(c, "session", value);
 }
 
@@ -277,24 +297,20 @@ static struct lec_user *token_user(struct docs_ctx *c)
 	return user;
 }
 
+/* A session ended (logged out, its token revoked) or whose user is
+ * inactive is no session: the visitor is anonymous. */
 const struct lec_user *docs_user(struct docs_ctx *c)
 {
-	char value[SESSION_VALUE_MAX];
-	int64_t uid;
+	int64_t sid;
 
 	if (c->user_known)
 		return c->user;
 	c->user_known = 1;
 	if ((c->user = token_user(c)) != NULL)
 		return c->user;
-	if (cookie_value(srv_header(c->req, "Cookie"), SESSION_COOKIE, value,
-			 sizeof(value)) &&
-	    (uid = session_user(c, value)) > 0 &&
-	    lec_user_get_by_id(c->store, uid, &c->user) == LEC_OK &&
-	    !c->user->is_active) {
-		lec_user_free(c->user);
-		c->user = NULL;
-	}
+	if ((sid = cookie_session(c)) > 0 &&
+	    lec_session_user(c->store, sid, &c->user) == LEC_OK)
+		c->session = sid;
 	return c->user;
 }
 
@@ -387,28 +403,29 @@ static int text_page(struct srv_response *res, int status,
 	return status;
 }
 
-/* A login refused: a page of status saying why in its headline, and what
- * to do when there is something (NULL: nothing); refused() is the 403 of
- * a form that may not log in. */
+/* A login or logout (title) refused: a page of status saying why in its
+ * headline, and what to do when there is something (NULL: nothing);
+ * refused() is the 403 of a form that may not log in or out. */
 static int refused_with(struct srv_response *res, int status,
-			const char *why, const char *advice)
+			const char *title, const char *why,
+			const char *advice)
 {
 	struct srv_text page = { 0 };
 
 	srv_text_printf(&page,
-			"<!DOCTYPE html>\n<html><head><title>Log in</title>"
+			"<!DOCTYPE html>\n<html><head><title>%s</title>"
 			"</head>\n<body><h1>%s</h1>",
-			why);
+			title, why);
 	if (advice)
 		srv_text_printf(&page, "\n<p>%s</p>", advice);
 	srv_text_puts(&page, "</body></html>\n");
 	return text_page(res, status, &page);
 }
 
-static int refused(struct srv_response *res, const char *why,
-		   const char *advice)
+static int refused(struct srv_response *res, const char *title,
+		   const char *why, const char *advice)
 {
-	return refused_with(res, 403, why, advice);
+	return refused_with(res, 403, title, why, advice);
 }
 
 /* Whether an "a=b&c=d" body has more fields than any form may
@@ -471,7 +488,7 @@ static int names_host(const char *url, const char *host)
 	return host && strlen(host) == n && strncasecmp(url, host, n) == 0;
 }
 
-/* A login POST must come from a page of this host: its Origin, which
+/* A login or logout POST must come from a page of this host: its Origin, which
  * browsers send with every POST, or else its Referer, must name it. A
  * request naming neither is refused (issue 27, item 11: one without
  * Origin logged a visitor in as an attacker). */
@@ -486,8 +503,8 @@ static int same_origin(struct docs_ctx *c)
 	return referer && names_host(referer, host);
 }
 
-/* Whether a login POST carries the token of the nonce cookie it came
- * with, from a page of this host. */
+/* Whether a login or logout POST carries the token of the nonce cookie
+ * it came with, from a page of this host. */
 static int csrf_valid(struct docs_ctx *c, const char *body)
 {
 	char nonce[SESSION_VALUE_MAX], sent[2 * SESSION_MAC_LEN + 1];
@@ -502,7 +519,8 @@ static int csrf_valid(struct docs_ctx *c, const char *body)
 
 /* The nonce of this form: the request's own when this server issued it,
  * else a new one (random, with an expiry, signed for this host) set as a
- * cookie on the login path. 0, or -1 when no random bytes or key. */
+ * cookie on the login's and logout's paths. 0, or -1 when no random bytes
+ * or key. */
 static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 {
 	char cookie[SESSION_VALUE_MAX + 96];
@@ -514,7 +532,8 @@ static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 	    signed_value(c, "nonce", random, CSRF_SECONDS, nonce) < 0)
 		return -1;
 	snprintf(cookie, sizeof(cookie),
-		 CSRF_COOKIE "=%s; Path=/_/login/; HttpOnly; SameSite=Strict",
+		 CSRF_COOKIE "=%s; Path=" CSRF_COOKIE_PATH
+			     "; HttpOnly; SameSite=Strict",
 		 nonce);
 	return srv_response_header(c->res, "Set-Cookie", cookie);
 }
@@ -553,10 +572,10 @@ static int ticket_first_use(uint64_t random)
 /* Where a ticket's purpose is written: "ticket <its random number>". */
 #define TICKET_PURPOSE_MAX 32
 
-/* A ticket for user uid on host into out (TICKET_MAX bytes):
- * "<random>.<user>.<expiry>.<mac>", its mac also covering the random
- * number, so two logins in one second make two tickets. */
-static int ticket_make(struct docs_ctx *c, const char *host, int64_t uid,
+/* A ticket for the login session sid on host into out (TICKET_MAX
+ * bytes): "<random>.<session>.<expiry>.<mac>", its mac also covering the
+ * random number, so two logins in one second make two tickets. */
+static int ticket_make(struct docs_ctx *c, const char *host, int64_t sid,
 		       char *out)
 {
 	char purpose[TICKET_PURPOSE_MAX];
@@ -568,14 +587,14 @@ static int ticket_make(struct docs_ctx *c, const char *host, int64_t uid,
 	snprintf(purpose, sizeof(purpose), "ticket %" PRIu64, random);
 	n = snprintf(out, TICKET_MAX - SESSION_VALUE_MAX, "%" PRIu64 ".",
 		     random);
-	return signed_value_for(c, host, purpose, (uint64_t)uid,
+	return signed_value_for(c, host, purpose, (uint64_t)sid,
 				TICKET_SECONDS, out + n);
 }
 
-/* The user of a valid, unexpired ticket made for this host, with its
- * random number in *random; 0 otherwise. */
-static int64_t ticket_user(struct docs_ctx *c, const char *ticket,
-			   uint64_t *random)
+/* The login session of a valid, unexpired ticket made for this host, with
+ * its random number in *random; 0 otherwise. */
+static int64_t ticket_session(struct docs_ctx *c, const char *ticket,
+			      uint64_t *random)
 {
 	char purpose[TICKET_PURPOSE_MAX];
 	const char *rest;
@@ -619,12 +638,12 @@ static int redirect(struct docs_ctx *c, struct srv_text *url)
 	return srv_respond_empty(c->res, 302);
 }
 
-/* Set the session cookie of user uid for this host. */
-static int set_session(struct docs_ctx *c, int64_t uid)
+/* Set the cookie of session sid for this host. */
+static int set_session(struct docs_ctx *c, int64_t sid)
 {
 	char value[SESSION_VALUE_MAX], cookie[SESSION_VALUE_MAX + 96];
 
-	if (signed_value(c, "session", (uint64_t)uid, SESSION_SECONDS,
+	if (signed_value(c, "session", (uint64_t)sid, SESSION_SECONDS,
 			 value) < 0)
 		return -1;
 	snprintf(cookie, sizeof(cookie),
@@ -647,8 +666,8 @@ static void login_next(const char *s, char *out)
 }
 
 /* After a login on the API host: to next there, or, for a docs host, to
- * that host with a ticket for user uid. */
-static int login_done(struct docs_ctx *c, int64_t uid, const char *host,
+ * that host with a ticket for the login session sid. */
+static int login_done(struct docs_ctx *c, int64_t sid, const char *host,
 		      const char *next)
 {
 	struct srv_text url = { 0 };
@@ -658,7 +677,7 @@ static int login_done(struct docs_ctx *c, int64_t uid, const char *host,
 		srv_text_puts(&url, next);
 		return redirect(c, &url);
 	}
-	if (ticket_make(c, host, uid, ticket) < 0)
+	if (ticket_make(c, host, sid, ticket) < 0)
 		return srv_respond_internal(c->res, "no session key");
 	srv_text_printf(&url, "%s://%s" DOCS_LOGIN_PATH "?ticket=%s&next=",
 			srv_request_scheme(c->req), host, ticket);
@@ -668,9 +687,20 @@ static int login_done(struct docs_ctx *c, int64_t uid, const char *host,
 
 /* The login form on the API host ------------------------------------------ */
 
+/* What the login's and logout's forms say about themselves: the CSRF
+ * token is tied to this visitor's cookie (no shared caching), and the
+ * page may not be framed, or a page of a build could lay itself over
+ * it. */
+static void form_headers(struct docs_ctx *c)
+{
+	srv_response_header(c->res, "Cache-Control", "no-store");
+	srv_response_header(c->res, "X-Frame-Options", "DENY");
+	srv_response_header(c->res, "Content-Security-Policy",
+			    "frame-ancestors 'none'");
+}
+
 /* The login form, for this host or for the docs host in the query; next
- * and host are HTML-escaped into hidden fields. It may not be framed: a
- * page of a build could otherwise lay itself over it. */
+ * and host are HTML-escaped into hidden fields. */
 static int login_form(struct docs_ctx *c)
 {
 	struct srv_text page = { 0 };
@@ -680,11 +710,7 @@ static int login_form(struct docs_ctx *c)
 
 	if (csrf_form_nonce(c, nonce) < 0 || csrf_token(c, nonce, token) < 0)
 		return srv_respond_internal(c->res, "no CSRF token");
-	/* The token is tied to this visitor's cookie: no shared caching. */
-	srv_response_header(c->res, "Cache-Control", "no-store");
-	srv_response_header(c->res, "X-Frame-Options", "DENY");
-	srv_response_header(c->res, "Content-Security-Policy",
-			    "frame-ancestors 'none'");
+	form_headers(c);
 	login_next(query, next);
 	if (!login_target(c, query, host))
 		host[0] = '\0';
@@ -716,47 +742,48 @@ static int login_form(struct docs_ctx *c)
 static int login_post(struct docs_ctx *c)
 {
 	char token[LOGIN_TOKEN_MAX], next[LOGIN_NEXT_MAX], host[CSRF_HOST_MAX];
-	struct lec_user *user = NULL;
 	const char *body = c->req->body ? c->req->body : "";
-	int64_t uid;
+	int64_t sid = 0;
 	int rc;
 
 	if (too_many_fields(body))
-		return refused_with(c->res, 400, "Too many fields in the form.",
+		return refused_with(c->res, 400, "Log in",
+				    "Too many fields in the form.",
 				    "Open the login page again.");
 	if (!csrf_valid(c, body))
-		return refused(c->res,
+		return refused(c->res, "Log in",
 			       "Forbidden: the form has expired or came from "
 			       "another site.",
 			       "Open the login page again.");
 	if (!form_value(body, "token", token, sizeof(token)))
 		token[0] = '\0';
-	rc = lec_token_authenticate(c->store, token, &user);
+	rc = lec_session_login(c->store, token, SESSION_SECONDS, &sid);
 	OPENSSL_cleanse(token, sizeof(token));
-	if (rc != LEC_OK)
-		return refused(c->res, "Invalid token", NULL);
-	uid = user->id;
-	lec_user_free(user);
-	if (set_session(c, uid) < 0)
+	if (rc == LEC_ENOTFOUND || rc == LEC_EAUTH)
+		return refused(c->res, "Log in", "Invalid token", NULL);
+	if (rc < 0)
+		return srv_respond_engine_error(c->res, rc);
+	if (set_session(c, sid) < 0)
 		return srv_respond_internal(c->res, "no session key");
 	login_next(body, next);
 	if (!login_target(c, body, host))
 		host[0] = '\0';
-	return login_done(c, uid, host, next);
+	return login_done(c, sid, host, next);
 }
 
 int docs_login_form(struct docs_ctx *c)
 {
-	const struct lec_user *user;
 	char next[LOGIN_NEXT_MAX], host[CSRF_HOST_MAX];
 	const char *query = c->query[0] ? c->query + 1 : "";
 
 	if (c->req->method == SRV_POST)
 		return login_post(c);
-	/* Logged in here already: on to the docs host at once. */
-	if (login_target(c, query, host) && (user = docs_user(c)) != NULL) {
+	/* Logged in here already (a session, not a token header): on to the
+	 * docs host at once. */
+	if (login_target(c, query, host) && docs_user(c) != NULL &&
+	    c->session) {
 		login_next(query, next);
-		return login_done(c, user->id, host, next);
+		return login_done(c, c->session, host, next);
 	}
 	return login_form(c);
 }
@@ -786,14 +813,20 @@ static int redeem(struct docs_ctx *c, const char *ticket)
 	struct srv_text url = { 0 };
 	char next[LOGIN_NEXT_MAX];
 	uint64_t random = 0;
-	int64_t uid = ticket_user(c, ticket, &random);
+	int64_t login = ticket_session(c, ticket, &random), sid = 0;
+	int rc;
 
-	if (uid <= 0 || !ticket_first_use(random))
-		return refused(c->res,
+	/* The login may have ended since (logged out, token revoked). */
+	if (login <= 0 || !ticket_first_use(random) ||
+	    (rc = lec_session_continue(c->store, login, SESSION_SECONDS,
+				       &sid)) == LEC_ENOTFOUND)
+		return refused(c->res, "Log in",
 			       "Forbidden: this login link has expired or was "
 			       "used already.",
 			       "Open the login page again.");
-	if (set_session(c, uid) < 0)
+	if (rc < 0)
+		return srv_respond_engine_error(c->res, rc);
+	if (set_session(c, sid) < 0)
 		return srv_respond_internal(c->res, "no session key");
 	/* The ticket's URL is not passed on to the next page. */
 	srv_response_header(c->res, "Referrer-Policy", "no-referrer");
@@ -810,4 +843,78 @@ int docs_login(struct docs_ctx *c)
 	    form_value(c->query + 1, "ticket", ticket, sizeof(ticket)))
 		return redeem(c, ticket);
 	return to_login_form(c);
+}
+
+/* Logout ------------------------------------------------------------------ */
+
+/* The form asking to confirm: who is logged in, and a button that posts
+ * it back here with the CSRF token and next. */
+static int logout_form(struct docs_ctx *c)
+{
+	struct srv_text page = { 0 };
+	const char *query = c->query[0] ? c->query + 1 : "";
+	char nonce[SESSION_VALUE_MAX], token[2 * SESSION_MAC_LEN + 1];
+	char next[LOGIN_NEXT_MAX];
+	const struct lec_user *user = docs_user(c);
+
+	if (csrf_form_nonce(c, nonce) < 0 || csrf_token(c, nonce, token) < 0)
+		return srv_respond_internal(c->res, "no CSRF token");
+	form_headers(c);
+	login_next(query, next);
+	srv_text_puts(&page, "<!DOCTYPE html>\n<html><head><title>Log out"
+			     "</title></head>\n<body><h1>Log out</h1>\n<p>");
+	if (user && c->session) {
+		srv_text_puts(&page, "Logged in as ");
+		dash_esc(&page, user->username);
+		srv_text_puts(&page, ". Log this browser out, here and on every "
+				     "docs host it logged in to?");
+	} else {
+		srv_text_puts(&page, "This browser is not logged in here.");
+	}
+	srv_text_printf(&page,
+			"</p>\n<form method=\"post\" action=\"" DOCS_LOGOUT_PATH
+			"\">\n<input type=\"hidden\" name=\"csrf_token\" "
+			"value=\"%s\">\n<input type=\"hidden\" name=\"next\" "
+			"value=\"",
+			token);
+	dash_esc(&page, next);
+	srv_text_puts(&page, "\">\n<button>Log out</button>\n</form>"
+			     "</body></html>\n");
+	return text_page(c->res, 200, &page);
+}
+
+/* End the cookie's session with its family, whether or not it is still
+ * live (its user may be inactive), and clear the cookie; then on to next
+ * on this host. */
+static int logout_post(struct docs_ctx *c)
+{
+	const char *body = c->req->body ? c->req->body : "";
+	struct srv_text url = { 0 };
+	char next[LOGIN_NEXT_MAX];
+	int64_t sid;
+	int rc;
+
+	if (too_many_fields(body))
+		return refused_with(c->res, 400, "Log out",
+				    "Too many fields in the form.",
+				    "Open the logout page again.");
+	if (!csrf_valid(c, body))
+		return refused(c->res, "Log out",
+			       "Forbidden: the form has expired or came from "
+			       "another site.",
+			       "Open the logout page again.");
+	if ((sid = cookie_session(c)) > 0 &&
+	    (rc = lec_session_end(c->store, sid)) < 0)
+		return srv_respond_engine_error(c->res, rc);
+	srv_response_header(c->res, "Set-Cookie",
+			    SESSION_COOKIE "=; Max-Age=0; Path=/; HttpOnly; "
+					   "SameSite=Lax");
+	login_next(body, next);
+	srv_text_puts(&url, next);
+	return redirect(c, &url);
+}
+
+int docs_logout(struct docs_ctx *c)
+{
+	return c->req->method == SRV_POST ? logout_post(c) : logout_form(c);
 }

@@ -66,6 +66,10 @@ int srv_site_init(struct srv_site *site, const struct srv_config *config)
 {
 	memset(site, 0, sizeof(*site));
 	site->config = *config;
+	srv_throttle_init(&site->imports,
+			  config->import_limit ? config->import_limit
+					       : SRV_IMPORTS_PER_HOUR_DEFAULT,
+			  SRV_IMPORT_WINDOW_S);
 	if ((site->data_dir = strdup(config->data_dir)) == NULL ||
 	    pthread_key_create(&site->store_key, close_thread_store) != 0)
 		return -1;
@@ -86,6 +90,7 @@ void srv_site_dispose(struct srv_site *site)
 	free(site->data_dir);
 	free(site->docs_domain);
 	site->data_dir = site->docs_domain = NULL;
+	srv_throttle_dispose(&site->imports);
 }
 
 /* Accessors ------------------------------------------------------------ */
@@ -297,4 +302,15 @@ unsigned srv_keep_builds(const struct srv_request *req)
 const char *const *srv_local_roots(const struct srv_request *req)
 {
 	return req->site->config.local_roots;
+}
+
+struct srv_throttle *srv_import_throttle(struct srv_request *req)
+{
+	return &req->site->imports;
+}
+
+unsigned srv_queue_limit(const struct srv_request *req)
+{
+	return req->site->config.queue_limit ? req->site->config.queue_limit
+					     : SRV_QUEUED_BUILDS_DEFAULT;
 }

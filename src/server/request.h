@@ -11,6 +11,7 @@
 #include <pthread.h>
 
 #include "server.h"
+#include "throttle.h"
 
 struct srv_site {
 	struct srv_config config;
@@ -22,12 +23,13 @@ struct srv_site {
 	pthread_key_t store_key; /* each thread's store handle */
 	pthread_key_t cache_key; /* each thread's response cache */
 	int keys;                /* keys created: 0, 1 (store) or 2 */
+	struct srv_throttle imports; /* each user's import rate */
 };
 
-/* Copy config and create the per-thread keys. Returns 0, or -1 when out
+/* Copy config, start the import throttle and create the per-thread keys. Returns 0, or -1 when out
  * of memory or keys (what was set up is undone by srv_site_dispose). */
 int srv_site_init(struct srv_site *site, const struct srv_config *config);
-/* Delete the keys and free the names. Call once every thread that used
+/* Delete the keys, free the names and stop the throttle. Call once every thread that used
  * the site has exited (each thread's store and cache are freed as it
  * exits). */
 void srv_site_dispose(struct srv_site *site);

@@ -100,6 +100,24 @@ int srv_respond_detail(struct srv_response *res, int status,
 	return srv_respond_json(res, status, json, SRV_JSON_SORTED);
 }
 
+/* DRF's Throttled: its default detail, then the wait in whole seconds
+ * (singular for one), which the exception handler repeats as Retry-After. */
+int srv_respond_throttled(struct srv_response *res, const char *detail,
+			  unsigned wait_s)
+{
+	char msg[320], after[16];
+
+	if (detail == NULL)
+		detail = "Request was throttled.";
+	if (wait_s == 0)
+		return srv_respond_detail(res, 429, detail);
+	snprintf(msg, sizeof(msg), "%s Expected available in %u second%s.",
+		 detail, wait_s, wait_s == 1 ? "" : "s");
+	snprintf(after, sizeof(after), "%u", wait_s);
+	srv_response_header(res, "Retry-After", after);
+	return srv_respond_detail(res, 429, msg);
+}
+
 int srv_respond_not_allowed(struct srv_response *res, const char *method,
 			    char *allow)
 {

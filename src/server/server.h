@@ -72,6 +72,11 @@ struct srv_config {
 	/* Outgoing webhooks: the networks receivers may be on besides the
 	 * globally reachable addresses (--webhook-allow); NULL: none. */
 	const struct lec_netrule *webhook_allow;
+	/* Imports per user an hour (--import-limit; 0:
+	 * SRV_IMPORTS_PER_HOUR_DEFAULT) and builds waiting to start per
+	 * owner (--queue-limit; 0: SRV_QUEUED_BUILDS_DEFAULT). */
+	unsigned import_limit;
+	unsigned queue_limit;
 };
 
 /* The daemon (server.c) ------------------------------------------------- */
@@ -164,6 +169,11 @@ const char *srv_data_dir(const struct srv_request *req);
 unsigned srv_keep_builds(const struct srv_request *req);
 /* Where imported file:// repositories may lie (srv_config.local_roots). */
 const char *const *srv_local_roots(const struct srv_request *req);
+/* The server's import throttle (throttle.h), and the most builds one
+ * owner may have waiting to start (srv_limits.h). */
+struct srv_throttle;
+struct srv_throttle *srv_import_throttle(struct srv_request *req);
+unsigned srv_queue_limit(const struct srv_request *req);
 
 /* Responses (bodies and headers: response.c; rendering: respond.c) -------- */
 
@@ -263,6 +273,11 @@ int srv_respond_json(struct srv_response *res, int status, cJSON *json,
 /* {"detail": msg} with status. */
 int srv_respond_detail(struct srv_response *res, int status,
 		       const char *detail);
+/* DRF's 429 of a throttle: "Request was throttled." and, when wait_s
+ * is not 0, "Expected available in N seconds." with Retry-After: N;
+ * detail, when not NULL, stands for the first sentence. */
+int srv_respond_throttled(struct srv_response *res, const char *detail,
+			  unsigned wait_s);
 /* 405 for method with the Allow header allow (owned by res from here on,
  * may be NULL when out of memory) and the service's detail. */
 int srv_respond_not_allowed(struct srv_response *res, const char *method,

@@ -155,4 +155,28 @@ _Static_assert(SRV_CONNECTION_MEMORY >=
  * boundary) in the name shown. */
 #define SRV_FIELD_PATH_MAX 128
 
+/* Imports per user (POST /api/v3/projects/), at most this many an hour:
+ * in a burst, then one every hour / this (a generic cell rate, one number
+ * per user). Each import clones a repository and queues a build, so one
+ * token sending them as fast as it can (issue 36: 40 in 0.08 s) starts
+ * that many clones; a person imports a few at a time, a script moving a
+ * whole organization raises it (--import-limit). More is a 429 with the
+ * service's throttled body and a Retry-After. */
+#define SRV_IMPORTS_PER_HOUR_DEFAULT 30
+#define SRV_IMPORT_WINDOW_S 3600
+/* Users whose import rate is remembered at once: 16 bytes each. A user
+ * whose rate has refilled needs no slot; past this many users importing
+ * within one window, the one nearest to refilled is forgotten early. */
+#define SRV_THROTTLE_USERS 1024
+
+/* Builds waiting to start (triggered) per owner of projects (the owner the
+ * workers' fair claim serves, lec_build_owner): a trigger past it is a 429
+ * with no Retry-After (nobody knows when a build starts). A push queues a
+ * build per version it moves and a new trigger of a version replaces its
+ * queued one, so 50 covers every active version of a few projects; more
+ * is a flood, which the fair claim keeps from delaying other owners but
+ * which would still fill the store and the workers' day
+ * (--queue-limit). */
+#define SRV_QUEUED_BUILDS_DEFAULT 50
+
 #endif

@@ -17,6 +17,7 @@
 #include "lectern/build.h"
 #include "lectern/project.h"
 #include "lectern/version.h"
+#include "quota.h"
 #include "v3.h"
 
 #define NO_BUILD "No Build matches the given query."
@@ -312,7 +313,9 @@ int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res)
 	 * cancels the version's unfinished builds. */
 	if (srv_v3_parent_load(req, res, SRV_PARENT_BUILDS_VERSION, &parent) < 0)
 		return res->status;
-	if ((fresh = trigger_fresh(req, res)) < 0) {
+	if (srv_quota_build(req, parent.project->id, parent.version->id,
+			    res) < 0 ||
+	    (fresh = trigger_fresh(req, res)) < 0) {
 		srv_v3_parent_dispose(&parent);
 		return res->status;
 	}

@@ -14,6 +14,7 @@
 #include "lectern/project.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
+#include "quota.h"
 #include "v3.h"
 
 /* The service's message for a filter value that is not a choice. */
@@ -274,7 +275,9 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
-	if ((body = srv_parse_body(req, res)) == NULL)
+	/* Before the body is read, as DRF throttles before the view. */
+	if (srv_quota_import(req, res) < 0 ||
+	    (body = srv_parse_body(req, res)) == NULL)
 		return res->status;
 	bad = read_import(body, &in, &tags, res) < 0;
 	if (business)

@@ -18,6 +18,7 @@
 #include "lectern/build.h"
 #include "lectern/project.h"
 #include "lectern/version.h"
+#include "quota.h"
 #include "v3.h"
 
 /* Filter choices (django-filter ChoiceFilter): a non-empty value outside
@@ -189,6 +190,11 @@ int srv_v3_version_update(struct srv_request *req, struct srv_response *res)
 	v = parent.version;
 	if ((body = srv_parse_body(req, res)) == NULL ||
 	    read_patch(req, body, &patch, res) < 0)
+		goto done;
+	/* Refused before anything changes, when it would queue a build. */
+	if ((patch.set & LEC_VERSION_SET_ACTIVE) && patch.active &&
+	    !v->active &&
+	    srv_quota_build(req, parent.project->id, v->id, res) < 0)
 		goto done;
 	rc = lec_version_update(srv_store(req), v->id, &patch);
 	/* The service's post_save: a version turned active is built (the

@@ -24,6 +24,7 @@
 #include "body.h"
 #include "form.h"
 #include "input.h"
+#include "quota.h"
 
 #include "lectern/integration.h"
 #include "lectern/project.h"
@@ -73,6 +74,10 @@ static int respond_builds(struct delivery *d,
 	size_t i;
 	int rc;
 
+	/* The builds are the project owner's, whoever the forge is: a full
+	 * queue refuses the delivery, which the forge can send again. */
+	if (srv_quota_build(d->req, d->project->id, 0, d->res) < 0)
+		return d->res->status;
 	snprintf(how, sizeof(how), "webhook:%s", d->forge);
 	rc = lec_integration_build_refs(srv_store(d->req), d->project->id,
 					refs, n, 0, how, &built);

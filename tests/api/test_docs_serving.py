@@ -454,8 +454,8 @@ class DocsServingTest(ServerTestCase):
         ticket = re.search(r"ticket=([^&]+)", path).group(1)
         self.assertStatus(self.get("/en/secret/", headers={
             "Cookie": "lectern_session=" + ticket}), 404)
-        alice = self.store.rows("SELECT id FROM users WHERE username ="
-                                " 'alice'")[0][0]
+        # A ticket names the login session it continues.
+        alice = self.session_of(self.alice, "alice")
         expired = "7." + self.signed("ticket 7", alice, int(time.time()) - 1)
         other_random = "8." + self.signed("ticket 7", alice, int(time.time()) + 60)
         session = "7." + self.signed("session", alice, int(time.time()) + 60)
@@ -472,19 +472,18 @@ class DocsServingTest(ServerTestCase):
         path, r = self.server.browser_login(self.alice, self.host())
         self.assertStatus(r, 302)
         ticket = re.search(r"ticket=([^&]+)", path).group(1)
-        random, uid, expires, mac = ticket.split(".")
+        random, login, expires, mac = ticket.split(".")
         for spelling in ("0" + random, "00" + random, "+" + random, " " + random):
             with self.subTest(spelling=spelling):
-                t = ".".join((spelling, uid, expires, mac))
+                t = ".".join((spelling, login, expires, mac))
                 self.assertRefusedTicket(self.get("/_/login/?ticket=" +
                                                   urllib.parse.quote(t)))
-        alice = self.store.rows("SELECT id FROM users WHERE username ="
-                                " 'alice'")[0][0]
+        alice = self.session_of(self.alice, "alice")
         # Signed in another spelling (the MAC right for those bytes): refused.
         later = int(time.time()) + 60
-        for uid_text, exp_text in (("0%d" % alice, "%d" % later),
-                                   ("%d" % alice, "0%d" % later)):
-            t = "9." + self.signed_text("ticket 9", uid_text, exp_text)
+        for number_text, exp_text in (("0%d" % alice, "%d" % later),
+                                      ("%d" % alice, "0%d" % later)):
+            t = "9." + self.signed_text("ticket 9", number_text, exp_text)
             with self.subTest(ticket=t):
                 self.assertRefusedTicket(self.get("/_/login/?ticket=" + t))
         upper = "9." + self.signed("ticket 9", alice, later).upper()
@@ -556,27 +555,35 @@ class DocsServingTest(ServerTestCase):
         self.assertStatus(r, 405)
         self.assertEqual(r.header("Allow"), "GET, POST, HEAD, OPTIONS")
 
-    def signed(self, purpose, uid, expires, host=None):
-        return self.signed_text(purpose, "%d" % uid, "%d" % expires, host)
+    def signed(self, purpose, number, expires, host=None):
+        return self.signed_text(purpose, "%d" % number, "%d" % expires, host)
 
-    def signed_text(self, purpose, uid_text, expires_text, host=None):
+    def signed_text(self, purpose, number_text, expires_text, host=None):
         """A value signed with the server's key as the server signs, its
         numbers spelt as given."""
         with open(os.path.join(self.server.data, "session.key"), "rb") as f:
             key = f.read()
-        value = "%s.%s" % (uid_text, expires_text)
+        value = "%s.%s" % (number_text, expires_text)
         msg = ("%s\n%s\n%s" % (purpose, host or self.host(), value)).encode()
         return "%s.%s" % (value, hmac.new(key, msg, hashlib.sha256).hexdigest())
 
-    def session(self, uid, expires, host=None):
-        return "lectern_session=" + self.signed("session", uid, expires, host)
+    def session(self, sid, expires, host=None):
+        return "lectern_session=" + self.signed("session", sid, expires, host)
+
+    def session_of(self, token, username):
+        """The id of a login session of username's, logging in with token
+        (which also makes sure the session key exists)."""
+        self.login(token)
+        return self.store.rows(
+            "SELECT s.id FROM sessions s JOIN tokens t ON t.id = s.token_id"
+            " JOIN users u ON u.id = t.user_id WHERE u.username = ?"
+            " AND s.login = s.id", (username,))[0][0]
 
     def test_bad_and_forged_cookies(self):
-        self.login(self.alice)  # makes sure the key exists
-        alice = self.store.rows("SELECT id FROM users WHERE username ="
-                                " 'alice'")[0][0]
-        bob = self.store.rows("SELECT id FROM users WHERE username ="
-                              " 'bob'")[0][0]
+        # A cookie names a session (a row of the store) and is signed for
+        # its host: neither part is any good without the other.
+        alice = self.session_of(self.alice, "alice")
+        bob = self.session_of(self.bob, "bob")
         good = self.session(alice, int(time.time()) + 60)
         self.assertServed(self.get("/en/secret/", headers={"Cookie": good}),
                           b"top secret")
@@ -589,8 +596,10 @@ class DocsServingTest(ServerTestCase):
         # session made on one host worked on every other).
         elsewhere = self.session(alice, int(time.time()) + 60,
                                  host="other.localhost:%d" % self.server.port)
+        # Signed right, for a session never made (or ended).
+        never_made = self.session(12345, int(time.time()) + 60)
         for cookie in ("lectern_session=garbage", "lectern_session=",
-                       forged, expired, wrong_key, elsewhere,
+                       forged, expired, wrong_key, elsewhere, never_made,
                        self.session(bob, int(time.time()) + 60)):
             r = self.get("/en/secret/", headers={"Cookie": cookie})
             self.assertStatus(r, 404)

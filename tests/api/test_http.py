@@ -146,6 +146,10 @@ class RoutingTest(ServerTestCase):
 
 
 class ConcurrencyTest(ServerTestCase):
+    # Forty imports by one user, past the default hour's allowance (30),
+    # which test_hostile_limits.py tests.
+    SERVER_ARGS = ("--import-limit", "40")
+
     def test_concurrent_imports(self):
         token = self.server.token("busy")
         errors = []

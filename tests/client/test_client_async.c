@@ -348,6 +348,46 @@ TEST(dead_port_in_async)
 	lc_client_free(c);
 }
 
+/* A Lectern's 429 (it throttles only imports and full build queues)
+ * holds nothing but its own request: the next one goes out at once; and
+ * one without Retry-After (a full queue) is not retried. The fake answers
+ * as a Lectern when asked as localhost. */
+TEST(lectern_throttle_holds_nothing_else)
+{
+	struct lc_client_options o = { 0 };
+	struct lc_client *c = NULL;
+	struct seen s = { 0 }, s2 = { 0 }, s3 = { 0 };
+	struct lc_error err;
+	unsigned long long sent;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://localhost:%d", fake.port);
+	o.api_url = url;
+	CHECK_INT(lc_client_new(&c, &o, &err), LC_OK);
+	if (c == NULL)
+		return;
+	/* Told to wait longer than the client waits: given up at once. */
+	submit(c, "GET", "/throttle?fails=9&after=120&key=h3", NULL, &s);
+	run_poll(c, 5000);
+	CHECK_INT(s.status, 429);
+	CHECK_INT(lc_client_remote(c), LC_REMOTE_LECTERN);
+	sent = lc_client_requests(c);
+	submit(c, "GET", "/flaky?fails=0&key=h4", NULL, &s2);
+	CHECK(lc_async_timeout(c) < 1000);
+	run_poll(c, 5000);
+	CHECK_INT(s2.code, LC_OK);
+	CHECK_INT((long long)(lc_client_requests(c) - sent), 1);
+	sent = lc_client_requests(c);
+	submit(c, "GET", "/throttle?fails=9&after=none&key=h5", NULL, &s3);
+	run_poll(c, 5000);
+	CHECK_INT(s3.status, 429);
+	CHECK_INT((long long)(lc_client_requests(c) - sent), 1);
+	cJSON_Delete(s.json);
+	cJSON_Delete(s2.json);
+	cJSON_Delete(s3.json);
+	lc_client_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct lec_test tests[] = {
@@ -356,6 +396,7 @@ int main(int argc, char **argv)
 		TEST_ENTRY(retry_waits_on_a_timer),
 		TEST_ENTRY(retry_after_in_async),
 		TEST_ENTRY(throttle_holds_new_requests),
+		TEST_ENTRY(lectern_throttle_holds_nothing_else),
 		TEST_ENTRY(errors_through_the_callback),
 		TEST_ENTRY(callback_submits_conditional_follow_up),
 		TEST_ENTRY(free_with_pending_requests),

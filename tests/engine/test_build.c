@@ -570,6 +570,38 @@ TEST(claim_goes_round_the_owners)
 	}
 }
 
+/* An owner's queue, as a cap on it reads it: the triggered builds of
+ * the projects the owner is the first maintainer of, not another
+ * owner's, not a started one, and not those of the version a new trigger
+ * would supersede. */
+TEST(an_owners_queue_counts_waiting_builds)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t a1 = owned_build(st, "a1", ALICE), owner = -1;
+	int64_t a2 = owned_build(st, "a2", ALICE);
+	struct lec_build *b = NULL;
+	size_t n = 99;
+
+	owned_build(st, "b1", BOB);
+	owned_build(st, "nobody", 0);
+	CHECK_OK(lec_build_get(st, a2, &b));
+	CHECK_OK(lec_build_owner(st, b->project_id, &owner));
+	CHECK_INT(owner, ALICE);
+	CHECK_OK(lec_build_queued(st, ALICE, 0, &n));
+	CHECK_INT(n, 2);
+	CHECK_OK(lec_build_queued(st, ALICE, b->version_id, &n));
+	CHECK_INT(n, 1);
+	CHECK_OK(lec_build_queued(st, BOB, 0, &n));
+	CHECK_INT(n, 1);
+	CHECK_OK(lec_build_queued(st, 0, 0, &n));
+	CHECK_INT(n, 1);
+	CHECK_INT(claim_id(st), a1);
+	CHECK_OK(lec_build_queued(st, ALICE, 0, &n));
+	CHECK_INT(n, 1);
+	lec_build_free(b);
+	lec_store_free(st);
+}
+
 /* Three owners, one worker: each finished build hands the worker to the
  * owner served longest ago, maintainer-less projects being one owner. */
 TEST(one_worker_serves_owners_in_turn)
@@ -1279,6 +1311,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(queue_next_and_claim),
 	TEST_ENTRY(claim_is_exclusive_across_handles),
 	TEST_ENTRY(claim_goes_round_the_owners),
+	TEST_ENTRY(an_owners_queue_counts_waiting_builds),
 	TEST_ENTRY(one_worker_serves_owners_in_turn),
 	TEST_ENTRY(one_build_per_project),
 	TEST_ENTRY(reset_requeues),

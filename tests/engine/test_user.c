@@ -1,9 +1,10 @@
 /*
  * Users and tokens: creation rules, lookups, paging, and that tokens are
  * stored only as hashes, authenticate their user, fail for inactive users,
- * and can be revoked, and that a handle's remembered tokens (kept as
- * hashes) follow revocations and deactivations made by other connections
- * at once.
+ * and can be revoked (all of a user's, or one by the id a listing shows,
+ * which holds nothing of the secret), and that a handle's remembered
+ * tokens (kept as hashes) follow revocations and deactivations made by
+ * other connections at once.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -269,6 +270,55 @@ TEST(remembered_tokens_follow_the_database)
 	lec_store_free(st);
 }
 
+/* A listing names tokens by id, with their user, and holds nothing of the
+ * secret; revoking one by id leaves the others working, on another
+ * connection at once. */
+TEST(tokens_are_listed_and_revoked_one_by_one)
+{
+	struct lec_store *st = lec_test_store(), *other = NULL;
+	struct lec_user *alice = NULL, *bob = NULL, *who = NULL;
+	struct lec_token_list list = { 0 };
+	char *t1 = NULL, *t2 = NULL, *t3 = NULL;
+
+	CHECK_OK(lec_user_create(st, "alice", &alice));
+	CHECK_OK(lec_user_create(st, "bob", &bob));
+	CHECK_OK(lec_token_create(st, alice->id, &t1));
+	CHECK_OK(lec_token_create(st, bob->id, &t2));
+	CHECK_OK(lec_token_create(st, alice->id, &t3));
+	CHECK_OK(lec_store_open(&other, lec_store_path(st), NULL));
+
+	CHECK_OK(lec_token_list(st, 0, NULL, &list));
+	CHECK_INT(list.len, 3);
+	CHECK_INT(list.total, 3);
+	CHECK(list.items[0].id < list.items[1].id &&
+	      list.items[1].id < list.items[2].id);
+	CHECK_STR(list.items[1].username, "bob");
+	CHECK_INT(list.items[0].sessions, 0);
+	CHECK(list.items[0].created > 0);
+	lec_token_list_dispose(&list);
+	CHECK_OK(lec_token_list(st, alice->id, NULL, &list));
+	CHECK_INT(list.len, 2);
+	CHECK_STR(list.items[1].username, "alice");
+
+	CHECK_OK(auth_read(st, t3, &who));
+	lec_user_free(who);
+	CHECK_OK(lec_token_revoke(other, list.items[1].id));
+	CHECK_ERR(auth_read(st, t3, &who), LEC_ENOTFOUND);
+	CHECK_OK(auth_read(st, t1, &who));
+	lec_user_free(who);
+	CHECK_ERR(lec_token_revoke(st, list.items[1].id), LEC_ENOTFOUND);
+	CHECK_STR(lec_error_last(), "no token with id 3");
+	lec_token_list_dispose(&list);
+
+	lec__free(t1);
+	lec__free(t2);
+	lec__free(t3);
+	lec_user_free(alice);
+	lec_user_free(bob);
+	lec_store_free(other);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(create_get_and_duplicates),
 	TEST_ENTRY(usernames_are_validated),
@@ -277,6 +327,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(bad_tokens_are_rejected),
 	TEST_ENTRY(inactive_users_and_revocation),
 	TEST_ENTRY(remembered_tokens_follow_the_database),
+	TEST_ENTRY(tokens_are_listed_and_revoked_one_by_one),
 };
 
 LEC_TEST_MAIN(tests)

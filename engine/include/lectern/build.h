@@ -239,6 +239,25 @@ int lec_build_queue_position(struct lec_store *store, const struct lec_build *b,
 			     int64_t *out);
 
 /**
+ * Whose queue a project's builds join: the owner lec_build_claim serves
+ * them as, its maintainer with the lowest id (the oldest account).
+ * @param out the owner's user id; 0 when the project has no maintainer
+ * @return LEC_OK or a store error
+ */
+int lec_build_owner(struct lec_store *store, int64_t project_id,
+		    int64_t *out);
+
+/**
+ * The builds of an owner's projects that wait to start (triggered),
+ * leaving out those of version skip_version_id (0: none), which a new
+ * trigger of that version would supersede: the owner's queue after that
+ * trigger, less the new build. What a per-owner cap on the queue reads.
+ * @return LEC_OK or a store error
+ */
+int lec_build_queued(struct lec_store *store, int64_t owner_id,
+		     int64_t skip_version_id, size_t *out);
+
+/**
  * Move a build to a later state. Leaving triggered records `started`.
  * Moving to cancelled is lec_build_cancel; moving to finished ends the build
  * keeping its success and error (see lec_build_finish).

@@ -22,6 +22,7 @@
 #include "lectern/rtdconfig.h"
 #include "lectern/runner.h"
 #include "lectern/search.h"
+#include "lectern/session.h"
 #include "lectern/slug.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"

@@ -3,7 +3,9 @@
  *
  * A token is 40 lowercase hexadecimal characters (the hosted service's token
  * format, so clients need no special case). Only its SHA-256 is stored: the
- * plain token exists once, in the string lec_token_create hands back.
+ * plain token exists once, in the string lec_token_create hands back. A
+ * token is named afterwards by its id, which says nothing of the secret;
+ * revoking it ends the browser sessions logged in with it (session.h).
  */
 #ifndef LECTERN_USER_H
 #define LECTERN_USER_H
@@ -29,6 +31,21 @@ struct lec_user {
 	int is_active;
 	int is_superuser;
 	int64_t created; /* microseconds since the epoch, UTC */
+};
+
+/* A token as listed: never its secret nor its hash. */
+struct lec_token {
+	int64_t id;
+	int64_t user_id;
+	char *username;
+	int64_t created;   /* microseconds since the epoch, UTC */
+	size_t sessions;   /* unexpired browser sessions logged in with it */
+};
+
+struct lec_token_list {
+	struct lec_token *items; /* len items, owned by the list */
+	size_t len;
+	size_t total; /* rows matching, ignoring the page */
 };
 
 struct lec_user_list {
@@ -89,7 +106,27 @@ int lec_token_create(struct lec_store *store, int64_t user_id, char **out);
 int lec_token_authenticate(struct lec_store *store, const char *token,
 			   struct lec_user **out);
 
-/** Revoke every token of a user; *count gets how many (may be NULL). */
+/**
+ * Tokens ordered by id (the order they were made in).
+ * @param user_id only this user's, or 0 for every user's
+ * @param page    NULL for all
+ * @param out     filled on success; dispose with lec_token_list_dispose
+ */
+int lec_token_list(struct lec_store *store, int64_t user_id,
+		   const struct lec_page *page, struct lec_token_list *out);
+
+/** Free what a list holds (not the list struct). Accepts NULL. */
+void lec_token_list_dispose(struct lec_token_list *list);
+
+/**
+ * Revoke one token by id, with the sessions logged in with it: the next
+ * request presenting it is refused, on every handle of the store.
+ * @return LEC_OK or LEC_ENOTFOUND
+ */
+int lec_token_revoke(struct lec_store *store, int64_t id);
+
+/** Revoke every token of a user, with their sessions; *count gets how
+ * many tokens (may be NULL). */
 int lec_token_revoke_all(struct lec_store *store, int64_t user_id,
 			 size_t *count);
 
