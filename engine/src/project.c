@@ -1491,6 +1491,8 @@ int lec_project_create(struct lec_store *st,
 	    (error = import_slug(st, v.name, &slug)) < 0 ||
 	    (error = values_apply(&v, &patch,
 				  IMPORT_FIELDS & ~LEC_PROJECT_F_NAME)) < 0 ||
+	    (error = lec__project_local_repo_check(st, 0, NULL, v.repo_url,
+						   user_id)) < 0 ||
 	    (error = project_insert(st, &v, slug, user_id, &id)) < 0)
 		goto done;
 	if (out)
@@ -1536,6 +1538,10 @@ static int project_patch(struct lec_store *st, int64_t id,
 	if ((error = project_fetch(st, "p.id = ?", NULL, id, &current)) < 0 ||
 	    (error = values_from_project(&v, current)) < 0 ||
 	    (error = values_apply(&v, patch, ~0u)) < 0 ||
+	    ((patch->fields & LEC_PROJECT_F_REPO_URL) &&
+	     (error = lec__project_local_repo_check(st, id, current->repo_url,
+						    v.repo_url,
+						    patch->user_id)) < 0) ||
 	    (error = project_update_row(st, id, &v)) < 0)
 		goto done;
 	if (patch->fields & LEC_PROJECT_F_TAGS)

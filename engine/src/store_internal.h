@@ -196,4 +196,13 @@ int lec__notification_build_ended(struct lec_store *st,
 int lec__project_refuse_mirrored(struct lec_store *st, int64_t project_id,
 				 const char *what);
 
+/* LEC_OK, or LEC_EINVALID on "repository.url" when url is a local
+ * repository that a project other than project_id (0: none) builds from
+ * and user_id (0: nobody; LEC_VIEWER_ALL: not checked) cannot read in
+ * full; current is the project's URL now (NULL: a new project), whose
+ * repository is never refused (project_localrepo.c). */
+int lec__project_local_repo_check(struct lec_store *st, int64_t project_id,
+				  const char *current, const char *url,
+				  int64_t user_id);
+
 #endif

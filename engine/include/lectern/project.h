@@ -120,14 +120,21 @@ struct lec_project_new {
 	 * NULL-terminated; NULL: none, every file:// URL is refused. */
 	const char *const *local_roots;
 };
+/* A local repository another project already builds from may be imported
+ * again only by a user who can read all of that project: one who
+ * administers it, or can see it while none of its versions is private
+ * (localrepo.h). Otherwise the URL is refused on "repository.url", with
+ * one message that names no project. */
 
 /**
  * Import a project: validate, create it with its tags and its machine
  * "latest" version, and make user_id a maintainer, all in one transaction.
  * Repository URLs follow the service (http, https, git, "lp:"), and also
  * file:// because Lectern builds local repositories, when below one of
- * in->local_roots (lec_localrepo_check).
- * @param user_id the importing user, or 0 for none
+ * in->local_roots (lec_localrepo_check) and not another project's that
+ * user_id cannot read in full (above).
+ * @param user_id the importing user, or 0 for none (who reads only
+ *                public projects, for that rule)
  * @param out     the new project (owned by caller, lec_project_free), or NULL
  * @return LEC_OK; LEC_EINVALID with a field ("name", "repository.url", ...);
  *         LEC_EEXISTS (field "name") when the slug is taken;
@@ -253,6 +260,11 @@ struct lec_project_patch {
 	const char *documentation_type;
 	/* Where a new file:// repo_url may lie, as in lec_project_new. */
 	const char *const *local_roots;
+	/* Who sets a new repo_url, which may not be a local repository
+	 * another project builds from that this user cannot read in full
+	 * (see lec_project_new); 0: nobody (only public projects read);
+	 * LEC_VIEWER_ALL: not checked. */
+	int64_t user_id;
 };
 
 /**
