@@ -574,6 +574,19 @@ static const char migration_15[] =
 	"CREATE INDEX build_inventories_version"
 	"  ON build_inventories(version_id, build_id);";
 
+/* 16: build ids are never given again, as the service's are not:
+ * build_sequence holds the highest given, and builds are inserted with the
+ * next one (LEC__BUILD_NEXT_ID). A build's id names its output and working
+ * directory, so a new build must never take the id of a removed project's
+ * build whose files are still being deleted. */
+static const char migration_16[] =
+	"CREATE TABLE build_sequence (last INTEGER NOT NULL);"
+	"INSERT INTO build_sequence SELECT coalesce(max(id), 0) FROM builds;"
+	"CREATE TRIGGER build_sequence_advanced AFTER INSERT ON builds"
+	"  WHEN new.id > (SELECT last FROM build_sequence) BEGIN"
+	"  UPDATE build_sequence SET last = new.id;"
+	"END;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -590,6 +603,7 @@ static const char *const migrations[] = {
 	migration_13,
 	migration_14,
 	migration_15,
+	migration_16,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

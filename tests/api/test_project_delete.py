@@ -173,5 +173,14 @@ class ProjectDeleteTest(ServerTestCase):
         self.assertNoProcess("sleep 50", "the cancelled build's command outlived the project")
 
 
+    def test_a_removed_builds_id_is_never_given_again(self):
+        # Its files are named by it: a new build with the id would write
+        # where the removal deletes.
+        slug = self.import_repo("Short Lived", fixtures.make_repo(fixtures.MARKDOWN))
+        gone = self.wait_builds(slug)[0]["id"]
+        self.assertStatus(self.server.delete("/api/v3/projects/short-lived/", token=self.token), 204)
+        slug = self.import_repo("Next One", fixtures.make_repo(fixtures.MARKDOWN))
+        self.assertGreater(self.wait_builds(slug)[0]["id"], gone)
+
 if __name__ == "__main__":
     main()
