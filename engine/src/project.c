@@ -1443,6 +1443,33 @@ static int maintainer_insert(struct lec_store *st, int64_t project_id,
 		       "adding a maintainer", ids, 2, NULL);
 }
 
+/* A removed project's slug stays taken until its files are gone
+ * (project_remove.c): a project of that slug would build into them. */
+static int refuse_removing(struct lec_store *st, const char *slug)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT 1 FROM project_removals "
+					"WHERE slug = ?")) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, slug)) == LEC_OK) {
+		rc = sqlite3_step(stmt);
+		if (rc == SQLITE_ROW)
+			error = lec__error_field(
+				LEC_EEXISTS, "name",
+				"Project with slug \"%s\" already exists: "
+				"it is being removed. Import it again once "
+				"its files are gone.",
+				slug);
+		else if (rc != SQLITE_DONE)
+			error = lec_store__sqlerr(st, rc, "checking a slug");
+	}
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
 static int project_insert(struct lec_store *st, struct values *v,
 			  const char *slug, int64_t user_id, int64_t *id)
 {
@@ -1450,7 +1477,9 @@ static int project_insert(struct lec_store *st, struct values *v,
 
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = project_insert_row(st, v, slug, id)) == LEC_OK &&
+	/* In the write transaction: a removal recorded meanwhile counts. */
+	if ((error = refuse_removing(st, slug)) == LEC_OK &&
+	    (error = project_insert_row(st, v, slug, id)) == LEC_OK &&
 	    (error = tags_write(st, *id, v)) == LEC_OK &&
 	    (!user_id || (error = maintainer_insert(st, *id, user_id)) == 0))
 		error = latest_insert(st, *id);

@@ -578,7 +578,7 @@ static const char migration_15[] =
  * build_sequence holds the highest given, and builds are inserted with the
  * next one (LEC__BUILD_NEXT_ID). A build's id names its output and working
  * directory, so a new build must never take the id of a removed project's
- * build whose files are still being deleted. */
+ * build whose files are still being deleted (migration 17). */
 static const char migration_16[] =
 	"CREATE TABLE build_sequence (last INTEGER NOT NULL);"
 	"INSERT INTO build_sequence SELECT coalesce(max(id), 0) FROM builds;"
@@ -586,6 +586,24 @@ static const char migration_16[] =
 	"  WHEN new.id > (SELECT last FROM build_sequence) BEGIN"
 	"  UPDATE build_sequence SET last = new.id;"
 	"END;";
+
+/* 17: removing a project (project_remove.c) deletes its rows at once and
+ * its files afterwards, off the request. Until they are gone its slug
+ * stays taken (project_removals; retry_at, microseconds, is when a removal
+ * that failed is tried again) and its builds' ids, which name their
+ * outputs and working directories, are remembered. */
+static const char migration_17[] =
+	"CREATE TABLE project_removals ("
+	"  slug TEXT PRIMARY KEY,"
+	"  created INTEGER NOT NULL,"
+	"  retry_at INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE TABLE project_removal_builds ("
+	"  slug TEXT NOT NULL"
+	"    REFERENCES project_removals(slug) ON DELETE CASCADE,"
+	"  build_id INTEGER NOT NULL,"
+	"  PRIMARY KEY (slug, build_id)"
+	") WITHOUT ROWID;";
 
 static const char *const migrations[] = {
 	migration_1,
@@ -604,6 +622,7 @@ static const char *const migrations[] = {
 	migration_14,
 	migration_15,
 	migration_16,
+	migration_17,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -284,12 +284,14 @@ int lec_project_delete(struct lec_store *store, int64_t id);
 
 /**
  * Remove a project with everything of it (project_remove.c): its rows as
- * lec_project_delete, and its files under data_dir: the repository mirror
- * (repos/<slug>.git and .modules/), kept trees and generator state
- * (checkouts/<slug>/), Python environments and their stamps
- * (python/<slug>/, python/.stamps/<slug>/), its builds' outputs and
- * working directories (outputs/<id>/, builds/<id>/) and its published docs
- * (published/<slug>/).
+ * lec_project_delete at once, and its files under data_dir afterwards, by
+ * lec_project_removal_finish: the repository mirror (repos/<slug>.git and
+ * .modules/), kept trees and generator state (checkouts/<slug>/), Python
+ * environments and their stamps (python/<slug>/, python/.stamps/<slug>/),
+ * its builds' outputs and working directories (outputs/<id>/,
+ * builds/<id>/) and its published docs (published/<slug>/). Until they
+ * are gone the slug stays taken: an import of it is refused
+ * (LEC_EEXISTS on "name", saying it is being removed).
  *
  * Its unfinished builds are cancelled first. While a worker still holds
  * one (until its sandbox has stopped, a second or two after the cancel),
@@ -298,6 +300,26 @@ int lec_project_delete(struct lec_store *store, int64_t id);
  */
 int lec_project_remove(struct lec_store *store, const char *data_dir,
 		       int64_t id);
+
+/* How long a removal whose files could not all be deleted (a file its
+ * server may not delete) waits before it is tried again: the slug stays
+ * taken meanwhile, and a minute lets an admin fix what is in the way
+ * without the log filling with the same failure. */
+#define LEC_PROJECT_REMOVAL_RETRY_S 60
+
+/**
+ * Delete the files of the pending removal due first (lec_project_remove),
+ * then free its slug. One whose files could not all be deleted stays
+ * pending, tried again LEC_PROJECT_REMOVAL_RETRY_S later. Only paths of
+ * the removed project are touched: those named by its slug, which no
+ * other project may take meanwhile, and by its builds' ids, never given
+ * again. Safe to call from any process: one at a time holds the data
+ * directory's removal lock.
+ * @return LEC_OK when one was finished; LEC_ENOTFOUND when none is due;
+ *         LEC_EBUSY when another process is finishing removals; LEC_EIO
+ *         (it stays pending); store errors
+ */
+int lec_project_removal_finish(struct lec_store *store, const char *data_dir);
 
 /* Maintainers -------------------------------------------------------------- */
 
