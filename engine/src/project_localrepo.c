@@ -17,6 +17,11 @@
  * path she can see is refused). The rule holds when the URL is set, at
  * import and by an update; a project made private later keeps the
  * projects that shared its repository before.
+ *
+ * A submodule is a way round it: a repository of her own (on a forge,
+ * say) whose .gitmodules names file:///.../secret. So a build fetches a
+ * local submodule only when each of its project's admins, superusers
+ * aside (they read everything), could have imported that repository.
  */
 #include <string.h>
 
@@ -78,6 +83,53 @@ static int used_unreadably(struct lec_store *st, int64_t project_id,
 						  "repositories");
 	lec_store__finalize(st, stmt);
 	return error < 0 ? error : used;
+}
+
+/* Whether some admin of project_id other than a superuser cannot read in
+ * full a project that builds from the repository called identity: 1, 0,
+ * or an error. */
+static int used_unreadably_by_an_admin(struct lec_store *st,
+				       int64_t project_id,
+				       const char *identity)
+{
+	static const char sql[] =
+		"SELECT DISTINCT a.user_id FROM project_admins a"
+		"  JOIN users u ON u.id = a.user_id"
+		" WHERE a.project_id = ? AND u.is_superuser = 0";
+	sqlite3_stmt *stmt = NULL;
+	int used = 0, rc = SQLITE_DONE, error;
+
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, project_id);
+	while (used == 0 && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		used = used_unreadably(st, project_id,
+				       sqlite3_column_int64(stmt, 0),
+				       identity);
+	if (used == 0 && rc != SQLITE_DONE)
+		used = lec_store__sqlerr(st, rc, "reading a project's admins");
+	lec_store__finalize(st, stmt);
+	return used;
+}
+
+int lec__project_local_submodule_check(struct lec_store *st,
+				       int64_t project_id, const char *url)
+{
+	char *identity = NULL;
+	int error;
+
+	if ((error = lec_localrepo_identity(url, &identity)) < 0 ||
+	    identity == NULL)
+		return error;
+	error = used_unreadably_by_an_admin(st, project_id, identity);
+	lec__free(identity);
+	if (error > 0)
+		error = lec__error(LEC_EINVALID,
+				   "another project on this server builds "
+				   "from this local repository, and not "
+				   "every admin of this project can read "
+				   "all of it");
+	return error;
 }
 
 int lec__project_local_repo_check(struct lec_store *st, int64_t project_id,

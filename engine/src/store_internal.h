@@ -210,5 +210,11 @@ int lec__project_refuse_mirrored(struct lec_store *st, int64_t project_id,
 int lec__project_local_repo_check(struct lec_store *st, int64_t project_id,
 				  const char *current, const char *url,
 				  int64_t user_id);
+/* LEC_OK, or LEC_EINVALID when url, a submodule of project_id's, is a
+ * local repository that another project builds from and one of
+ * project_id's admins (superusers aside) cannot read in full: what a build
+ * checks before fetching it (project_localrepo.c). */
+int lec__project_local_submodule_check(struct lec_store *st,
+				       int64_t project_id, const char *url);
 
 #endif

@@ -8,17 +8,27 @@ from may now be imported only by someone who can read all of that project
 spelling of the path (file:// forms, trailing slashes, "/./", its .git
 directory, a symlink to it) is refused with one 400 on repository.url that
 names no project and is the same whether the project is private or only a
-version of it is; a PATCH to it is refused the same way."""
+version of it is; a PATCH to it is refused the same way; and a build does
+not fetch it as a submodule of a repository of mallory's own."""
 import os
 import shutil
+import subprocess
 import tempfile
+import time
 
 import fixtures
-from lectern_test import ServerTestCase, Store, main
+from lectern_test import BUILD_TIMEOUT, ServerTestCase, Store, main
 
 REFUSED = ("Another project on this server builds from this local repository, and you cannot read "
            "all of it: a local repository can be imported only by someone who can read every "
            "project already built from it.")
+
+
+def import_as(server, token, name, url, org, **extra):
+    """The business edition's import into organization org."""
+    body = {"name": name, "repository": {"url": url}, "organization": org}
+    body.update(extra)
+    return server.post("/api/v3/projects/", body, token=token)
 
 
 class HostileOwnerTest(ServerTestCase):
@@ -55,9 +65,7 @@ class HostileOwnerTest(ServerTestCase):
 
     @classmethod
     def import_as(cls, token, name, url, org, **extra):
-        body = {"name": name, "repository": {"url": url}, "organization": org}
-        body.update(extra)
-        return cls.server.post("/api/v3/projects/", body, token=token)
+        return import_as(cls.server, token, name, url, org, **extra)
 
     def assertRefused(self, response):
         self.assertStatus(response, 400)
@@ -115,6 +123,73 @@ class HostileOwnerTest(ServerTestCase):
                                          privacy_level="private"), 201)
         # ... which dave cannot read: he may not make a third.
         self.assertRefused(self.import_as(self.dave, "daves-second", "file://" + self.secret, "dave-co"))
+
+class HostileSubmoduleTest(ServerTestCase):
+    """The same rule at build time: mallory's own repository (hers to
+    import: nobody builds from it) with alice's private repository as a
+    submodule fails to build, saying why, and publishes nothing of it;
+    alice's own such project builds."""
+
+    SERVER_ARGS = ("--edition", "business", "--workers", "1", "--build-timeout", "60")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        s = cls.server
+        cls.alice = s.token("alice")
+        cls.mallory = s.token("mallory")
+        s.lectern("org", "create", "alpha", "--owner", "alice")
+        s.lectern("org", "create", "evil", "--owner", "mallory")
+        cls.top = os.path.realpath(tempfile.mkdtemp(prefix="lectern-hostile-submodule-"))
+        cls.vault = fixtures.make_repo({"docs/index.md": "vault secret words\n"}, root=cls.top)
+        r = import_as(s, cls.alice, "vault", "file://" + cls.vault, "alpha", privacy_level="private")
+        assert r.status == 201, r
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
+        shutil.rmtree(cls.top, ignore_errors=True)
+
+    def superproject(self):
+        """A repository whose build publishes its submodule's docs/index.md,
+        the submodule being the vault (its .git directory, to be sure)."""
+        build = ("mkdir -p $READTHEDOCS_OUTPUT/html && (cat vendored/docs/index.md || echo absent) "
+                 "> $READTHEDOCS_OUTPUT/html/index.html")
+        files = fixtures.commands_config(build)
+        files[".readthedocs.yaml"] += "submodules:\n  include: all\n"
+        files[".gitmodules"] = '[submodule "vendored"]\n\tpath = vendored\n\turl = file://%s/.git\n' % self.vault
+        repo = fixtures.make_repo(files, root=self.top)
+        head = subprocess.run(["git", "-C", self.vault, "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        fixtures.git(repo, "update-index", "--add", "--cacheinfo", "160000,%s,vendored" % head)
+        fixtures.git(repo, "commit", "-q", "-m", "the submodule")
+        return repo
+
+    def build_of(self, token, name, org):
+        r = import_as(self.server, token, name, "file://" + self.superproject(), org)
+        self.assertStatus(r, 201)
+        deadline = time.time() + BUILD_TIMEOUT
+        while time.time() < deadline:
+            builds = self.server.get("/api/v3/projects/%s/builds/" % r.json["slug"], token=token).json["results"]
+            if builds and builds[0]["state"]["code"] == "finished":
+                return r.json["slug"], builds[0]
+            time.sleep(0.3)
+        self.fail("the build of %s did not finish" % name)
+
+    def test_another_projects_repository_is_no_submodule_of_hers(self):
+        slug, build = self.build_of(self.mallory, "sneaky", "evil")
+        self.assertFalse(build["success"], build)
+        self.assertIn("Submodule vendored: another project on this server builds from this local repository, "
+                      "and not every admin of this project can read all of it", build["error"])
+        host = "%s.localhost:%d" % (slug, self.server.port)
+        self.assertNotIn(b"vault secret words", self.server.get("/en/latest/", host=host).body)
+
+    def test_its_admin_may(self):
+        slug, build = self.build_of(self.alice, "vault-notes", "alpha")
+        self.assertTrue(build["success"], build)
+        host = "%s.localhost:%d" % (slug, self.server.port)
+        self.assertIn(b"vault secret words", self.server.get("/en/latest/index.html", host=host).body)
+
 
 if __name__ == "__main__":
     main()

@@ -7,7 +7,8 @@
  * updates apply the same rule through their local_roots. Every spelling
  * of one repository (URL forms, slashes, symlinks, its .git directory, a
  * linked worktree) has one identity, and a local repository another
- * project builds from is imported again only by who can read all of it.
+ * project builds from is imported again, or fetched as a submodule, only
+ * by who can read all of it.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -434,6 +435,14 @@ TEST(a_shared_local_repository_needs_a_reader_of_all_of_it)
 		     __LINE__);
 	patch.repo_url = url_of(url, sizeof(url), "file://", r.bare, "/");
 	CHECK_OK(lec_project_update(st, mine ? mine->id : 0, &patch));
+	/* Nor may her project's build fetch it as a submodule; one of the
+	 * secret's admin's may. */
+	url_of(url, sizeof(url), "file://", r.wt, "");
+	CHECK_ERR(lec__project_local_submodule_check(st, mine ? mine->id : 0,
+						     url),
+		  LEC_EINVALID);
+	CHECK_OK(lec__project_local_submodule_check(st, secret ? secret->id : 0,
+						    url));
 	/* Public, but with a private version: still not all readable. */
 	patch.fields = LEC_PROJECT_F_PRIVACY_LEVEL;
 	patch.privacy_level = "public";

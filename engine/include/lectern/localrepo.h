@@ -16,8 +16,9 @@
  * The directories are one trust zone for every account of the server, so
  * a local repository another project already builds from may be imported
  * again only by someone who can read all of that project
- * (lec_project_create, lec_project_update): lec_localrepo_identity tells
- * which URLs name the same repository.
+ * (lec_project_create, lec_project_update), and a build fetches it as a
+ * submodule only for a project whose admins all could have:
+ * lec_localrepo_identity tells which URLs name the same repository.
  */
 #ifndef LECTERN_LOCALREPO_H
 #define LECTERN_LOCALREPO_H
