@@ -697,9 +697,10 @@ static int insert_build(struct lec_store *st, int64_t project_id,
 
 	if ((error = lec_store__prepare(
 		     st, &stmt,
-		     "INSERT INTO builds (project_id, version_id, type, state, "
-		     "success, commit_sha, created, fresh) "
-		     "VALUES (?, ?, 'html', 'triggered', 1, ?, ?, ?)")) < 0)
+		     "INSERT INTO builds (id, project_id, version_id, type, "
+		     "state, success, commit_sha, created, fresh) "
+		     "VALUES (" LEC__BUILD_NEXT_ID ", ?, ?, 'html', "
+		     "'triggered', 1, ?, ?, ?)")) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, project_id);
 	sqlite3_bind_int64(stmt, 2, version_id);

@@ -33,6 +33,7 @@
 #include "lectern/repo.h"
 #include "lectern/vsync.h"
 #include "pipeline_internal.h"
+#include "store_internal.h"
 
 /* How often a running build's progress is written to the store: live for
  * a person watching, negligible for the database. */
@@ -750,6 +751,15 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 		lec__job_fail(job, "Submodule %s: ssh URLs are not supported "
 				   "(%s); use https:// or git://",
 			      s->name, shown);
+		goto done;
+	}
+	/* Another project's local repository, as the import would refuse
+	 * it (a preview has no store: its tree is its user's). */
+	if (job->st &&
+	    lec__project_local_submodule_check(job->st, job->project->id,
+					       url) < 0) {
+		lec__job_fail(job, "Submodule %s: %s (%s)", s->name,
+			      lec_error_last(), shown);
 		goto done;
 	}
 	lec__buf_printf(&b, "git submodule update --init %s (%s)", s->path,

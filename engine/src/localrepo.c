@@ -3,7 +3,9 @@
  * localrepo.h): find the path a URL names the way git does, canonicalise it
  * and each root with realpath, and accept the path only at or below a root.
  * Every refusal names the URL's field and the allowed directories, so the
- * API can show it as the service shows a validation error.
+ * API can show it as the service shows a validation error. The same
+ * canonical path, followed to the git directory behind it, is what tells
+ * two projects' URLs for one repository (lec_localrepo_identity).
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,6 +14,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "internal.h"
 #include "lectern/localrepo.h"
 
@@ -201,4 +204,122 @@ int lec_localrepo_check(const char *url, const char *const *roots,
 	else
 		lec__free(resolved);
 	return error;
+}
+
+/* Collapse runs of '/' and drop a trailing one ("/a//b/" is "/a/b"): the
+ * part of a canonical path that does not exist yet keeps them. */
+static void tidy_slashes(char *path)
+{
+	char *in = path, *out = path;
+
+	for (; *in; in++)
+		if (*in != '/' || out == path || out[-1] != '/')
+			*out++ = *in;
+	if (out > path + 1 && out[-1] == '/')
+		out--;
+	*out = '\0';
+}
+
+/* The canonical form of rel, relative to base unless absolute, into *out
+ * (lec__free); NULL when it leads nowhere that exists. */
+static int resolve(const char *base, const char *rel, char **out)
+{
+	char *joined = rel[0] == '/' ? NULL : lec__path_join(base, rel);
+	int error = LEC_OK;
+
+	*out = NULL;
+	if ((rel[0] != '/' && joined == NULL) ||
+	    (*out = lec__malloc(PATH_MAX)) == NULL)
+		error = lec__error_oom();
+	else if (realpath(joined ? joined : rel, *out) == NULL) {
+		lec__free(*out);
+		*out = NULL;
+	}
+	lec__free(joined);
+	return error;
+}
+
+/* Where the one-line file name in dir points ("gitdir: X" when prefix is
+ * "gitdir:", else the line itself), relative to dir, into *out as
+ * resolve; NULL too when there is no such regular file below dir or it
+ * says something else. */
+static int follow_file(const char *dir, const char *name, const char *prefix,
+		       char **out)
+{
+	size_t len = 0, n = strlen(prefix);
+	char *text = NULL, *rel;
+	int error = LEC_OK;
+
+	*out = NULL;
+	if (lec__read_in(dir, name, PATH_MAX, &text, &len) < 0) {
+		lec_error_clear();
+		return LEC_OK;
+	}
+	if (strncmp(text, prefix, n) == 0 && strlen(text) == len) {
+		rel = text + n;
+		rel += strspn(rel, " \t");
+		rel[strcspn(rel, "\r\n")] = '\0';
+		if (*rel)
+			error = resolve(dir, rel, out);
+	}
+	lec__free(text);
+	return error;
+}
+
+/* *path replaced by next when there is one. */
+static void take(char **path, char *next)
+{
+	if (next == NULL)
+		return;
+	lec__free(*path);
+	*path = next;
+}
+
+/* The git directory canonical path *path names, as git finds it: a work
+ * tree's .git directory, or where its ".git" file points (a submodule's
+ * or a linked worktree's checkout); a bare repository is itself. A linked
+ * worktree's git directory then gives way to the repository whose refs and
+ * objects it shares (its "commondir" file): a clone of either reads them
+ * all. */
+static int git_dir(char **path)
+{
+	char *dotgit = lec__path_join(*path, ".git"), *next = NULL;
+	struct stat sb;
+	int error;
+
+	LEC__CHECK_ALLOC(dotgit);
+	if (stat(dotgit, &sb) == 0 && S_ISDIR(sb.st_mode))
+		error = resolve(*path, ".git", &next);
+	else
+		error = follow_file(*path, ".git", "gitdir:", &next);
+	lec__free(dotgit);
+	take(path, next);
+	if (error == LEC_OK &&
+	    (error = follow_file(*path, "commondir", "", &next)) == LEC_OK)
+		take(path, next);
+	return error;
+}
+
+int lec_localrepo_identity(const char *url, char **identity)
+{
+	const char *local = NULL;
+	char *path = NULL;
+	int error;
+
+	lec_error_clear();
+	*identity = NULL;
+	if (url == NULL || local_path(url, &local) < 0 || local == NULL ||
+	    local[0] != '/') {
+		lec_error_clear();
+		return LEC_OK;
+	}
+	if ((error = canonical(local, &path)) < 0 || path == NULL)
+		return error;
+	tidy_slashes(path);
+	if ((error = git_dir(&path)) < 0) {
+		lec__free(path);
+		return error;
+	}
+	*identity = path;
+	return LEC_OK;
 }

@@ -1443,6 +1443,33 @@ static int maintainer_insert(struct lec_store *st, int64_t project_id,
 		       "adding a maintainer", ids, 2, NULL);
 }
 
+/* A removed project's slug stays taken until its files are gone
+ * (project_remove.c): a project of that slug would build into them. */
+static int refuse_removing(struct lec_store *st, const char *slug)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT 1 FROM project_removals "
+					"WHERE slug = ?")) < 0)
+		return error;
+	if ((error = lec_store__bind_text(stmt, 1, slug)) == LEC_OK) {
+		rc = sqlite3_step(stmt);
+		if (rc == SQLITE_ROW)
+			error = lec__error_field(
+				LEC_EEXISTS, "name",
+				"Project with slug \"%s\" already exists: "
+				"it is being removed. Import it again once "
+				"its files are gone.",
+				slug);
+		else if (rc != SQLITE_DONE)
+			error = lec_store__sqlerr(st, rc, "checking a slug");
+	}
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
 static int project_insert(struct lec_store *st, struct values *v,
 			  const char *slug, int64_t user_id, int64_t *id)
 {
@@ -1450,7 +1477,9 @@ static int project_insert(struct lec_store *st, struct values *v,
 
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = project_insert_row(st, v, slug, id)) == LEC_OK &&
+	/* In the write transaction: a removal recorded meanwhile counts. */
+	if ((error = refuse_removing(st, slug)) == LEC_OK &&
+	    (error = project_insert_row(st, v, slug, id)) == LEC_OK &&
 	    (error = tags_write(st, *id, v)) == LEC_OK &&
 	    (!user_id || (error = maintainer_insert(st, *id, user_id)) == 0))
 		error = latest_insert(st, *id);
@@ -1491,6 +1520,8 @@ int lec_project_create(struct lec_store *st,
 	    (error = import_slug(st, v.name, &slug)) < 0 ||
 	    (error = values_apply(&v, &patch,
 				  IMPORT_FIELDS & ~LEC_PROJECT_F_NAME)) < 0 ||
+	    (error = lec__project_local_repo_check(st, 0, NULL, v.repo_url,
+						   user_id)) < 0 ||
 	    (error = project_insert(st, &v, slug, user_id, &id)) < 0)
 		goto done;
 	if (out)
@@ -1536,6 +1567,10 @@ static int project_patch(struct lec_store *st, int64_t id,
 	if ((error = project_fetch(st, "p.id = ?", NULL, id, &current)) < 0 ||
 	    (error = values_from_project(&v, current)) < 0 ||
 	    (error = values_apply(&v, patch, ~0u)) < 0 ||
+	    ((patch->fields & LEC_PROJECT_F_REPO_URL) &&
+	     (error = lec__project_local_repo_check(st, id, current->repo_url,
+						    v.repo_url,
+						    patch->user_id)) < 0) ||
 	    (error = project_update_row(st, id, &v)) < 0)
 		goto done;
 	if (patch->fields & LEC_PROJECT_F_TAGS)

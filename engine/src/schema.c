@@ -604,6 +604,37 @@ static const char migration_17[] =
 	"CREATE INDEX sessions_token ON sessions(token_id);"
 	"CREATE INDEX sessions_login ON sessions(login);";
 
+/* 18: build ids are never given again, as the service's are not:
+ * build_sequence holds the highest given, and builds are inserted with the
+ * next one (LEC__BUILD_NEXT_ID). A build's id names its output and working
+ * directory, so a new build must never take the id of a removed project's
+ * build whose files are still being deleted (migration 19). */
+static const char migration_18[] =
+	"CREATE TABLE build_sequence (last INTEGER NOT NULL);"
+	"INSERT INTO build_sequence SELECT coalesce(max(id), 0) FROM builds;"
+	"CREATE TRIGGER build_sequence_advanced AFTER INSERT ON builds"
+	"  WHEN new.id > (SELECT last FROM build_sequence) BEGIN"
+	"  UPDATE build_sequence SET last = new.id;"
+	"END;";
+
+/* 19: removing a project (project_remove.c) deletes its rows at once and
+ * its files afterwards, off the request. Until they are gone its slug
+ * stays taken (project_removals; retry_at, microseconds, is when a removal
+ * that failed is tried again) and its builds' ids, which name their
+ * outputs and working directories, are remembered. */
+static const char migration_19[] =
+	"CREATE TABLE project_removals ("
+	"  slug TEXT PRIMARY KEY,"
+	"  created INTEGER NOT NULL,"
+	"  retry_at INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE TABLE project_removal_builds ("
+	"  slug TEXT NOT NULL"
+	"    REFERENCES project_removals(slug) ON DELETE CASCADE,"
+	"  build_id INTEGER NOT NULL,"
+	"  PRIMARY KEY (slug, build_id)"
+	") WITHOUT ROWID;";
+
 static const char *const migrations[] = {
 	migration_1,
 	migration_2,
@@ -622,6 +653,8 @@ static const char *const migrations[] = {
 	migration_15,
 	migration_16,
 	migration_17,
+	migration_18,
+	migration_19,
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

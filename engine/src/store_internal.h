@@ -103,6 +103,12 @@ int lec_store__query_int(struct lec_store *st, const char *sql,
 			 const int64_t *v, int n, const char *what,
 			 int64_t *out, int *found);
 
+/* The id a new build row takes (INSERT INTO builds (id, ...) VALUES
+ * (LEC__BUILD_NEXT_ID, ...)): one above any build id ever given, never a
+ * deleted build's, whose files a project removal may still be deleting
+ * (schema.c, migration 18). */
+#define LEC__BUILD_NEXT_ID "(SELECT last + 1 FROM build_sequence)"
+
 /* LEC_OK when the project with this id exists, else LEC_ENOTFOUND ("no
  * project with id N") or the store's error: what a resource hanging from a
  * project checks before it is added (project.c). */
@@ -200,5 +206,20 @@ int lec__notification_build_ended(struct lec_store *st,
  * that makes such projects). */
 int lec__project_refuse_mirrored(struct lec_store *st, int64_t project_id,
 				 const char *what);
+
+/* LEC_OK, or LEC_EINVALID on "repository.url" when url is a local
+ * repository that a project other than project_id (0: none) builds from
+ * and user_id (0: nobody; LEC_VIEWER_ALL: not checked) cannot read in
+ * full; current is the project's URL now (NULL: a new project), whose
+ * repository is never refused (project_localrepo.c). */
+int lec__project_local_repo_check(struct lec_store *st, int64_t project_id,
+				  const char *current, const char *url,
+				  int64_t user_id);
+/* LEC_OK, or LEC_EINVALID when url, a submodule of project_id's, is a
+ * local repository that another project builds from and one of
+ * project_id's admins (superusers aside) cannot read in full: what a build
+ * checks before fetching it (project_localrepo.c). */
+int lec__project_local_submodule_check(struct lec_store *st,
+				       int64_t project_id, const char *url);
 
 #endif

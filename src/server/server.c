@@ -17,8 +17,8 @@
  * core busy without a separate worker queue.
  *
  * This is the server's top floor (docs/ARCHITECTURE.md): it calls down
- * into the router, the guard and the webhook sender, and nothing of the
- * server calls up into it. What a request needs of the server it reads
+ * into the router, the guard, the webhook sender and the project remover,
+ * and nothing of the server calls up into it. What a request needs of the server it reads
  * from the site (request.h), which the daemon sets up and owns.
  */
 #include <arpa/inet.h>
@@ -40,6 +40,7 @@
 #include "lectern/user.h"
 #include "guard.h"
 #include "hook_sender.h"
+#include "remover.h"
 #include "log.h"
 #include "request.h"
 #include "server.h"
@@ -61,6 +62,7 @@ struct srv {
 	int stop_fd;         /* eventfd the loop threads wait on, or -1 */
 	struct srv_guard *guard;
 	struct srv_hook_sender *hooks; /* outgoing webhook deliveries */
+	struct srv_remover *remover;   /* removed projects' files */
 	struct srv_site site; /* what the requests read (request.c) */
 	unsigned short port;
 };
@@ -735,7 +737,8 @@ int srv_start(struct srv **out, const struct srv_config *config)
 	    srv_hook_sender_start(&srv->hooks, srv->site.data_dir,
 				  config->webhook_backoff_ms,
 				  config->webhook_timeout_ms,
-				  config->webhook_allow) < 0) {
+				  config->webhook_allow) < 0 ||
+	    srv_remover_start(&srv->remover, srv->site.data_dir) < 0) {
 		srv_stop(srv);
 		return -1;
 	}
@@ -762,6 +765,7 @@ void srv_stop(struct srv *srv)
 	 * it. */
 	stop_loops(srv);
 	srv_hook_sender_stop(srv->hooks);
+	srv_remover_stop(srv->remover);
 	if (srv->site.config.socket_path)
 		unlink(srv->site.config.socket_path);
 	srv_free(srv);

@@ -487,6 +487,7 @@ int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
 	if (read_patch(req, body, &patch, &tags, res) < 0)
 		goto done;
 	patch.local_roots = srv_local_roots(req);
+	patch.user_id = req->user->id;
 	rc = lec_project_update(srv_store(req), parent.project->id, &patch);
 	if (rc < 0)
 		srv_respond_engine_error(res, rc);

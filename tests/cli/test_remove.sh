@@ -2,7 +2,7 @@
 # `lectern remove PROJECT [--yes]` (issue 31, item 4): without a terminal
 # it wants --yes; on one the slug must be typed (anything else keeps the
 # project); a read-only context refuses; removed, the project and its docs
-# are gone and the slug can be imported again.
+# are gone and the slug can be imported again once its files are.
 . "$LEC_TESTS/cli/lib.sh"
 . "$LEC_TESTS/git.sh"
 export XDG_CONFIG_HOME="$DATA/config"
@@ -37,11 +37,28 @@ printf 'guide\n' | script -qec "\"$LECTERN\" remove guide" /dev/null >"$DATA/tty
 grep -q 'removed project guide' "$DATA/tty" && pass || fail "typing the slug: $(cat "$DATA/tty")"
 expect_status 0 "$LECTERN" projects
 if grep -q '^guide ' "$DATA/out"; then fail "guide is still listed"; else pass; fi
-[ ! -e "$LECTERN_DATA/repos/guide.git" ] && [ ! -e "$LECTERN_DATA/published/guide" ] &&
-	[ ! -e "$LECTERN_DATA/checkouts/guide" ] && pass || fail "guide's files stayed: $(ls "$LECTERN_DATA"/*)"
+# The files go after the answer (within a second or two), and the slug is
+# taken until they have: an import of it is refused meanwhile.
+gone() {
+	[ ! -e "$LECTERN_DATA/repos/guide.git" ] && [ ! -e "$LECTERN_DATA/published/guide" ] &&
+		[ ! -e "$LECTERN_DATA/checkouts/guide" ] && [ ! -e "$LECTERN_DATA/outputs/1" ]
+}
+i=0
+until gone || [ $i -ge 300 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+gone && pass || fail "guide's files stayed: $(ls "$LECTERN_DATA"/*)"
+i=0
+until "$LECTERN" import "file://$REPO" >"$DATA/out" 2>"$DATA/err"; do
+	grep -q 'it is being removed' "$DATA/err" || break
+	i=$((i + 1))
+	[ $i -lt 300 ] || break
+	sleep 0.1
+done
+expect_match out '^imported guide: '
 
 # Again, with --yes, after a fresh import under the same slug.
-expect_status 0 "$LECTERN" import "file://$REPO"
 expect_status 0 "$LECTERN" remove guide --yes
 expect_match out '^removed project guide$'
 

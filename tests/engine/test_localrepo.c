@@ -4,7 +4,11 @@
  * path; "..", symlinks and percent-escapes cannot lead out of a root;
  * /etc, other hosts and relative paths are refused with the URL's field;
  * remote URLs are not this module's business; and project creation and
- * updates apply the same rule through their local_roots.
+ * updates apply the same rule through their local_roots. Every spelling
+ * of one repository (URL forms, slashes, symlinks, its .git directory, a
+ * linked worktree) has one identity, and a local repository another
+ * project builds from is imported again, or fetched as a submodule, only
+ * by who can read all of it.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +21,8 @@
 #include "internal.h"
 #include "lectern/localrepo.h"
 #include "lectern/project.h"
+#include "lectern/user.h"
+#include "store_internal.h"
 
 /* A root (allowed/, holding repo/ and a symlink out) and a sibling outside
  * it, in one temporary directory; the paths stay valid for the test. */
@@ -236,6 +242,233 @@ TEST(projects_apply_their_local_roots)
 	lec_store_free(st);
 }
 
+
+/* A work tree <root>/repo with its .git directory, a symlink to it, a
+ * linked worktree of it and a bare repository beside them. */
+struct repos {
+	struct layout l;
+	char gitdir[600]; /* <root>/repo/.git */
+	char alias[600];  /* <root>/alias -> repo */
+	char wt[600];     /* <root>/wt, a linked worktree of repo */
+	char bare[600];   /* <root>/bare.git */
+};
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		CHECK(fputs(text, f) >= 0);
+		CHECK(fclose(f) == 0);
+	}
+}
+
+static void make_repos(struct repos *r)
+{
+	char path[1200];
+
+	make_layout(&r->l);
+	url_of(r->gitdir, sizeof(r->gitdir), "", r->l.repo, "/.git");
+	url_of(r->alias, sizeof(r->alias), "", r->l.root, "/alias");
+	url_of(r->wt, sizeof(r->wt), "", r->l.root, "/wt");
+	url_of(r->bare, sizeof(r->bare), "", r->l.root, "/bare.git");
+	CHECK(mkdir(r->gitdir, 0700) == 0);
+	CHECK(symlink("repo", r->alias) == 0);
+	CHECK(mkdir(r->bare, 0700) == 0);
+	/* What `git worktree add ../wt` leaves. */
+	CHECK(mkdir(url_of(path, sizeof(path), "", r->gitdir, "/worktrees"),
+		    0700) == 0);
+	CHECK(mkdir(url_of(path, sizeof(path), "", r->gitdir,
+			   "/worktrees/wt"),
+		    0700) == 0);
+	write_file(url_of(path, sizeof(path), "", r->gitdir,
+			  "/worktrees/wt/commondir"),
+		   "../..\n");
+	CHECK(mkdir(r->wt, 0700) == 0);
+	write_file(url_of(path, sizeof(path), "", r->wt, "/.git"),
+		   "gitdir: ../repo/.git/worktrees/wt\n");
+}
+
+static void check_identity(const char *url, const char *want, int line)
+{
+	char *got = NULL;
+
+	if (lec_localrepo_identity(url, &got) != LEC_OK)
+		FAIL_AT("line %d: '%s': %s", line, url, lec_error_last());
+	else if (want ? got == NULL || strcmp(got, want) != 0 : got != NULL)
+		FAIL_AT("line %d: '%s' is '%s', expected '%s'", line, url,
+			got ? got : "(null)", want ? want : "(null)");
+	lec__free(got);
+}
+
+TEST(one_repository_has_one_identity)
+{
+	struct repos r;
+	char url[1200], missing[1200];
+
+	make_repos(&r);
+	check_identity(url_of(url, sizeof(url), "file://", r.l.repo, ""),
+		       r.gitdir, __LINE__);
+	check_identity(r.l.repo, r.gitdir, __LINE__);
+	check_identity(url_of(url, sizeof(url), "", r.l.repo, "/"), r.gitdir,
+		       __LINE__);
+	check_identity(url_of(url, sizeof(url), "", r.l.repo, "/./"),
+		       r.gitdir, __LINE__);
+	check_identity(url_of(url, sizeof(url), "file://localhost", r.l.repo,
+			      "/.git/"),
+		       r.gitdir, __LINE__);
+	check_identity(url_of(url, sizeof(url), "FILE://", r.l.root,
+			      "//repo"),
+		       r.gitdir, __LINE__);
+	check_identity(url_of(url, sizeof(url), "file://", r.alias, ""),
+		       r.gitdir, __LINE__);
+	/* ".." through a part not there names no place. */
+	check_identity(url_of(url, sizeof(url), "file://", r.l.root,
+			      "/missing/../repo"),
+		       NULL, __LINE__);
+	/* A linked worktree shares the repository's refs and objects. */
+	check_identity(url_of(url, sizeof(url), "file://", r.wt, ""),
+		       r.gitdir, __LINE__);
+	/* A bare repository is itself; another one is another. */
+	check_identity(url_of(url, sizeof(url), "file://", r.bare, "/"),
+		       r.bare, __LINE__);
+	/* Not there yet: its canonical path, however spelt. */
+	url_of(missing, sizeof(missing), "", r.l.root, "/new/repo.git");
+	check_identity(url_of(url, sizeof(url), "", r.l.root,
+			      "//new//repo.git/"),
+		       missing, __LINE__);
+	check_identity("https://github.com/a/b", NULL, __LINE__);
+	check_identity("repo/dir", NULL, __LINE__);
+	check_identity(NULL, NULL, __LINE__);
+}
+
+/* Import url as user (0: nobody) into a new project named name. */
+static int import_as(struct lec_store *st, const struct repos *r,
+		     const char *name, const char *url, const char *privacy,
+		     int64_t user, struct lec_project **out)
+{
+	struct lec_project_new in = { 0 };
+
+	in.name = name;
+	in.repo_url = url;
+	in.privacy_level = privacy;
+	in.local_roots = r->l.roots;
+	return lec_project_create(st, &in, user, out);
+}
+
+static int64_t make_user(struct lec_store *st, const char *name)
+{
+	struct lec_user *u = NULL;
+	int64_t id;
+
+	CHECK_OK(lec_user_create(st, name, &u));
+	id = u ? u->id : 0;
+	lec_user_free(u);
+	return id;
+}
+
+static void check_shared(int rc, int line)
+{
+	if (rc != LEC_EINVALID || lec_error_last_field() == NULL ||
+	    strcmp(lec_error_last_field(), "repository.url") != 0 ||
+	    strstr(lec_error_last(), "Another project on this server builds "
+				     "from this local repository") == NULL)
+		FAIL_AT("line %d: gave %d (%s), expected the shared-repository "
+			"refusal", line, rc, lec_error_last());
+}
+
+TEST(a_shared_local_repository_needs_a_reader_of_all_of_it)
+{
+	struct lec_store *st = lec_test_store();
+	struct lec_project_patch patch = { 0 };
+	struct lec_project *secret = NULL, *mine = NULL;
+	struct repos r;
+	char url[1200], bare[1200];
+	int64_t alice, mallory, root, v[1];
+
+	make_repos(&r);
+	alice = make_user(st, "alice");
+	mallory = make_user(st, "mallory");
+	root = make_user(st, "root");
+	v[0] = root;
+	CHECK_OK(lec_store__exec_ints(st, "UPDATE users SET is_superuser = 1 "
+					  "WHERE id = ?",
+				      v, 1, "making a superuser", NULL));
+	CHECK_OK(import_as(st, &r, "Secret",
+			   url_of(url, sizeof(url), "file://", r.l.repo, ""),
+			   "private", alice, &secret));
+	/* Mallory, however she spells it, and nobody. */
+	check_shared(import_as(st, &r, "Stolen", url, NULL, mallory, NULL),
+		     __LINE__);
+	check_shared(import_as(st, &r, "Stolen",
+			       url_of(url, sizeof(url), "file://", r.gitdir,
+				      "/"),
+			       NULL, mallory, NULL),
+		     __LINE__);
+	check_shared(import_as(st, &r, "Stolen",
+			       url_of(url, sizeof(url), "file://", r.alias,
+				      "/."),
+			       NULL, mallory, NULL),
+		     __LINE__);
+	check_shared(import_as(st, &r, "Stolen",
+			       url_of(url, sizeof(url), "file://", r.wt, ""),
+			       NULL, mallory, NULL),
+		     __LINE__);
+	check_shared(import_as(st, &r, "Stolen", url, NULL, 0, NULL),
+		     __LINE__);
+	/* Its admin and a superuser may. */
+	CHECK_OK(import_as(st, &r, "Secret Again", url, "private", alice,
+			   NULL));
+	CHECK_OK(import_as(st, &r, "Audit", url, NULL, root, NULL));
+	/* Another repository is hers; changing it to the secret one is
+	 * refused too, leaving it unchanged is not. */
+	CHECK_OK(import_as(st, &r, "Mine",
+			   url_of(bare, sizeof(bare), "file://", r.bare, ""),
+			   NULL, mallory, &mine));
+	patch.fields = LEC_PROJECT_F_REPO_URL;
+	patch.local_roots = r.l.roots;
+	patch.user_id = mallory;
+	patch.repo_url = url_of(url, sizeof(url), "file://", r.l.repo,
+				"/.git");
+	check_shared(lec_project_update(st, mine ? mine->id : 0, &patch),
+		     __LINE__);
+	patch.repo_url = url_of(url, sizeof(url), "file://", r.bare, "/");
+	CHECK_OK(lec_project_update(st, mine ? mine->id : 0, &patch));
+	/* Nor may her project's build fetch it as a submodule; one of the
+	 * secret's admin's may. */
+	url_of(url, sizeof(url), "file://", r.wt, "");
+	CHECK_ERR(lec__project_local_submodule_check(st, mine ? mine->id : 0,
+						     url),
+		  LEC_EINVALID);
+	CHECK_OK(lec__project_local_submodule_check(st, secret ? secret->id : 0,
+						    url));
+	/* Public, but with a private version: still not all readable. */
+	patch.fields = LEC_PROJECT_F_PRIVACY_LEVEL;
+	patch.privacy_level = "public";
+	CHECK_OK(lec_project_update(st, secret ? secret->id : 0, &patch));
+	v[0] = secret ? secret->id : 0;
+	CHECK_OK(lec_store__exec_ints(st, "UPDATE versions SET privacy_level "
+					  "= 'private' WHERE project_id = ?",
+				      v, 1, "hiding a version", NULL));
+	url_of(url, sizeof(url), "file://", r.l.repo, "");
+	check_shared(import_as(st, &r, "Stolen", url, NULL, mallory, NULL),
+		     __LINE__);
+	CHECK_OK(lec_store__exec_ints(st, "UPDATE versions SET privacy_level "
+					  "= 'public' WHERE project_id = ?",
+				      v, 1, "showing a version", NULL));
+	/* Every project on it readable: anyone. The other private copy
+	 * (Secret Again) still stands in the way, until it is public too. */
+	check_shared(import_as(st, &r, "Stolen", url, NULL, mallory, NULL),
+		     __LINE__);
+	CHECK_OK(lec_store__exec(st, "UPDATE projects SET privacy_level = "
+				     "'public'"));
+	CHECK_OK(import_as(st, &r, "Stolen", url, NULL, mallory, NULL));
+	lec_project_free(secret);
+	lec_project_free(mine);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(inside_a_root_passes_with_its_canonical_path),
 	TEST_ENTRY(nothing_leads_out_of_a_root),
@@ -244,6 +477,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(remote_urls_are_not_local),
 	TEST_ENTRY(a_root_of_slash_allows_everything),
 	TEST_ENTRY(projects_apply_their_local_roots),
+	TEST_ENTRY(one_repository_has_one_identity),
+	TEST_ENTRY(a_shared_local_repository_needs_a_reader_of_all_of_it),
 };
 
 LEC_TEST_MAIN(tests)

@@ -12,6 +12,13 @@
  * one of them or lies below one. The check runs when a project's URL is set
  * and again when a build clones (and for submodule URLs), since a path that
  * was allowed then may be a symlink to elsewhere by now.
+ *
+ * The directories are one trust zone for every account of the server, so
+ * a local repository another project already builds from may be imported
+ * again only by someone who can read all of that project
+ * (lec_project_create, lec_project_update), and a build fetches it as a
+ * submodule only for a project whose admins all could have:
+ * lec_localrepo_identity tells which URLs name the same repository.
  */
 #ifndef LECTERN_LOCALREPO_H
 #define LECTERN_LOCALREPO_H
@@ -49,6 +56,24 @@ extern "C" {
  */
 int lec_localrepo_check(const char *url, const char *const *roots,
 			char **path);
+
+/**
+ * The repository a local URL names, the same string for every way of
+ * writing it: the canonical path (as lec_localrepo_check finds it, runs
+ * of '/' and a trailing one dropped) of the git directory behind it. A
+ * work tree gives its .git directory, or where its ".git" file's "gitdir:"
+ * points; a linked worktree's git directory gives the repository it
+ * shares refs and objects with ("commondir"). So file:///r, /r/, /r/./,
+ * file://localhost/r, /r/.git, a symlink to /r and a worktree of /r are
+ * one repository. A path not there yet is its canonical path.
+ *
+ * @param url      any repository URL (NULL: none)
+ * @param identity gets the identity, owned by the caller (free()); NULL
+ *                 for a URL that is not local or names no place
+ *                 (lec_localrepo_check refuses those)
+ * @return LEC_OK or LEC_ENOMEM
+ */
+int lec_localrepo_identity(const char *url, char **identity);
 
 #ifdef __cplusplus
 }

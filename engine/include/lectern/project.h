@@ -120,14 +120,21 @@ struct lec_project_new {
 	 * NULL-terminated; NULL: none, every file:// URL is refused. */
 	const char *const *local_roots;
 };
+/* A local repository another project already builds from may be imported
+ * again only by a user who can read all of that project: one who
+ * administers it, or can see it while none of its versions is private
+ * (localrepo.h). Otherwise the URL is refused on "repository.url", with
+ * one message that names no project. */
 
 /**
  * Import a project: validate, create it with its tags and its machine
  * "latest" version, and make user_id a maintainer, all in one transaction.
  * Repository URLs follow the service (http, https, git, "lp:"), and also
  * file:// because Lectern builds local repositories, when below one of
- * in->local_roots (lec_localrepo_check).
- * @param user_id the importing user, or 0 for none
+ * in->local_roots (lec_localrepo_check) and not another project's that
+ * user_id cannot read in full (above).
+ * @param user_id the importing user, or 0 for none (who reads only
+ *                public projects, for that rule)
  * @param out     the new project (owned by caller, lec_project_free), or NULL
  * @return LEC_OK; LEC_EINVALID with a field ("name", "repository.url", ...);
  *         LEC_EEXISTS (field "name") when the slug is taken;
@@ -253,6 +260,11 @@ struct lec_project_patch {
 	const char *documentation_type;
 	/* Where a new file:// repo_url may lie, as in lec_project_new. */
 	const char *const *local_roots;
+	/* Who sets a new repo_url, which may not be a local repository
+	 * another project builds from that this user cannot read in full
+	 * (see lec_project_new); 0: nobody (only public projects read);
+	 * LEC_VIEWER_ALL: not checked. */
+	int64_t user_id;
 };
 
 /**
@@ -272,12 +284,14 @@ int lec_project_delete(struct lec_store *store, int64_t id);
 
 /**
  * Remove a project with everything of it (project_remove.c): its rows as
- * lec_project_delete, and its files under data_dir: the repository mirror
- * (repos/<slug>.git and .modules/), kept trees and generator state
- * (checkouts/<slug>/), Python environments and their stamps
- * (python/<slug>/, python/.stamps/<slug>/), its builds' outputs and
- * working directories (outputs/<id>/, builds/<id>/) and its published docs
- * (published/<slug>/).
+ * lec_project_delete at once, and its files under data_dir afterwards, by
+ * lec_project_removal_finish: the repository mirror (repos/<slug>.git and
+ * .modules/), kept trees and generator state (checkouts/<slug>/), Python
+ * environments and their stamps (python/<slug>/, python/.stamps/<slug>/),
+ * its builds' outputs and working directories (outputs/<id>/,
+ * builds/<id>/) and its published docs (published/<slug>/). Until they
+ * are gone the slug stays taken: an import of it is refused
+ * (LEC_EEXISTS on "name", saying it is being removed).
  *
  * Its unfinished builds are cancelled first. While a worker still holds
  * one (until its sandbox has stopped, a second or two after the cancel),
@@ -286,6 +300,26 @@ int lec_project_delete(struct lec_store *store, int64_t id);
  */
 int lec_project_remove(struct lec_store *store, const char *data_dir,
 		       int64_t id);
+
+/* How long a removal whose files could not all be deleted (a file its
+ * server may not delete) waits before it is tried again: the slug stays
+ * taken meanwhile, and a minute lets an admin fix what is in the way
+ * without the log filling with the same failure. */
+#define LEC_PROJECT_REMOVAL_RETRY_S 60
+
+/**
+ * Delete the files of the pending removal due first (lec_project_remove),
+ * then free its slug. One whose files could not all be deleted stays
+ * pending, tried again LEC_PROJECT_REMOVAL_RETRY_S later. Only paths of
+ * the removed project are touched: those named by its slug, which no
+ * other project may take meanwhile, and by its builds' ids, never given
+ * again. Safe to call from any process: one at a time holds the data
+ * directory's removal lock.
+ * @return LEC_OK when one was finished; LEC_ENOTFOUND when none is due;
+ *         LEC_EBUSY when another process is finishing removals; LEC_EIO
+ *         (it stays pending); store errors
+ */
+int lec_project_removal_finish(struct lec_store *store, const char *data_dir);
 
 /* Maintainers -------------------------------------------------------------- */
 
