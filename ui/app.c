@@ -1004,6 +1004,8 @@ static void run_loop(struct ui_app *app)
 	int key;
 
 	while (!app->quit) {
+		if (ui_display_resized())
+			ui_layout(app);
 		expire_status(app, ui_now_ms());
 		if (app->dirty)
 			ui_draw_frame(app);

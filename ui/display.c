@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -63,6 +64,16 @@ void ui_display_done(void)
 		return;
 	started = 0;
 	endwin();
+}
+
+int ui_display_resized(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 ||
+	    ws.ws_col == 0 || !is_term_resized(ws.ws_row, ws.ws_col))
+		return 0;
+	return resizeterm(ws.ws_row, ws.ws_col) == OK;
 }
 
 void ui_layout(struct ui_app *app)

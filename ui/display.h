@@ -16,6 +16,11 @@ int ui_display_init(void);
 void ui_display_done(void);
 /* (Re)create the windows for the current LINES x COLS. */
 void ui_layout(struct ui_app *app);
+/* Whether the terminal's size differs from what curses believes, which
+ * is then brought in line (resizeterm): a resize whose SIGWINCH came
+ * while curses was starting, before its handler, is otherwise never seen.
+ * The caller lays the windows out again. */
+int ui_display_resized(void);
 /* Draw the title line, the top view (or the too-small message) and the
  * status line, then update the screen once. */
 void ui_draw_frame(struct ui_app *app);
