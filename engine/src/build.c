@@ -697,10 +697,9 @@ static int insert_build(struct lec_store *st, int64_t project_id,
 
 	if ((error = lec_store__prepare(
 		     st, &stmt,
-		     "INSERT INTO builds (id, project_id, version_id, type, "
+		     "INSERT INTO builds (project_id, version_id, type, "
 		     "state, success, commit_sha, created, fresh) "
-		     "VALUES (" LEC__BUILD_NEXT_ID ", ?, ?, 'html', "
-		     "'triggered', 1, ?, ?, ?)")) < 0)
+		     "VALUES (?, ?, 'html', 'triggered', 1, ?, ?, ?)")) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, project_id);
 	sqlite3_bind_int64(stmt, 2, version_id);
@@ -1097,31 +1096,6 @@ int lec_build_command_list(struct lec_store *st, int64_t build_id,
 	return error;
 }
 
-/* Whether the record with c's id is still c: its build and start time
- * (ids of deleted rows are given again). */
-static int command_is(struct lec_store *st, const struct lec_build_command *c)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT build_id, start_time FROM "
-					"build_commands WHERE id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, c->id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW && sqlite3_column_int64(stmt, 0) == c->build_id &&
-	    sqlite3_column_int64(stmt, 1) == c->start_time)
-		error = LEC_OK;
-	else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		error = lec__error(LEC_ENOTFOUND, "build command %lld is gone",
-				   (long long)c->id);
-	else
-		error = lec_store__sqlerr(st, rc, "reading a build command");
-	lec_store__finalize(st, stmt);
-	return error;
-}
-
 int lec_build_command_read(struct lec_store *st,
 			   const struct lec_build_command *c, size_t offset,
 			   char *buf, size_t cap, size_t *n)
@@ -1132,9 +1106,9 @@ int lec_build_command_read(struct lec_store *st,
 
 	lec_error_clear();
 	*n = 0;
-	/* The check runs in the snapshot the open handle holds. */
+	/* A command's id is never given again (schema.c, migration 18): a
+	 * record gone is not found, never another command's output. */
 	if ((error = output_open(st, c->id, &blob)) == LEC_OK &&
-	    (error = command_is(st, c)) == LEC_OK &&
 	    offset < (size = (size_t)sqlite3_blob_bytes(blob))) {
 		len = size - offset < cap ? size - offset : cap;
 		rc = sqlite3_blob_read(blob, buf, (int)len, (int)offset);

@@ -418,10 +418,9 @@ static int record_refresh(struct lec_store *st, int64_t project_id,
 
 	rc = lec_store__exec_ints(
 		st,
-		"INSERT INTO builds (id, project_id, version_id, type, state, "
+		"INSERT INTO builds (project_id, version_id, type, state, "
 		"success, created, started, finished, duration, triggered_by) "
-		"VALUES (" LEC__BUILD_NEXT_ID ", ?, ?, 'html', 'finished', 1, "
-		"?, ?, ?, 0, 'mirror')",
+		"VALUES (?, ?, 'html', 'finished', 1, ?, ?, ?, 0, 'mirror')",
 		v, 5, "recording a mirror refresh", NULL);
 	if (rc == LEC_OK)
 		*id = sqlite3_last_insert_rowid(st->db);

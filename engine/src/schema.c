@@ -9,7 +9,9 @@
  * "not known yet" where the API shows null.
  */
 #include <stdio.h>
+#include <string.h>
 
+#include "internal.h"
 #include "store_internal.h"
 
 /* 1: the community edition's resources. */
@@ -604,19 +606,6 @@ static const char migration_17[] =
 	"CREATE INDEX sessions_token ON sessions(token_id);"
 	"CREATE INDEX sessions_login ON sessions(login);";
 
-/* 18: build ids are never given again, as the service's are not:
- * build_sequence holds the highest given, and builds are inserted with the
- * next one (LEC__BUILD_NEXT_ID). A build's id names its output and working
- * directory, so a new build must never take the id of a removed project's
- * build whose files are still being deleted (migration 19). */
-static const char migration_18[] =
-	"CREATE TABLE build_sequence (last INTEGER NOT NULL);"
-	"INSERT INTO build_sequence SELECT coalesce(max(id), 0) FROM builds;"
-	"CREATE TRIGGER build_sequence_advanced AFTER INSERT ON builds"
-	"  WHEN new.id > (SELECT last FROM build_sequence) BEGIN"
-	"  UPDATE build_sequence SET last = new.id;"
-	"END;";
-
 /* 19: removing a project (project_remove.c) deletes its rows at once and
  * its files afterwards, off the request. Until they are gone its slug
  * stays taken (project_removals; retry_at, microseconds, is when a removal
@@ -635,26 +624,189 @@ static const char migration_19[] =
 	"  PRIMARY KEY (slug, build_id)"
 	") WITHOUT ROWID;";
 
-static const char *const migrations[] = {
-	migration_1,
-	migration_2,
-	migration_3,
-	migration_4,
-	migration_5,
-	migration_6,
-	migration_7,
-	migration_8,
-	migration_9,
-	migration_10,
-	migration_11,
-	migration_12,
-	migration_13,
-	migration_14,
-	migration_15,
-	migration_16,
-	migration_17,
-	migration_18,
-	migration_19,
+/* 18: ids are never given again, as the service's never are (a build's id
+ * also names its output and working directories, which a project's
+ * removal may still be deleting): every table keyed by "id INTEGER
+ * PRIMARY KEY" is rebuilt with AUTOINCREMENT, its rows, ids, indexes and
+ * triggers kept, so its sequence starts at its highest id. SQLite's way of
+ * changing a table: made anew from its own CREATE statement under another
+ * name, filled, the old one dropped and the new renamed into place, the
+ * renaming in the legacy mode so that references to the name by other
+ * tables and triggers stay as they are. Foreign keys are off (migrate). */
+#define IDS_KEY "(  id INTEGER PRIMARY KEY,"
+#define IDS_SUFFIX "_ids"
+
+struct rebuilt {
+	char *name;
+	char *sql;   /* its CREATE TABLE statement */
+	char **more; /* its indexes' and triggers' statements */
+	size_t nmore;
+};
+
+static void rebuilt_dispose(struct rebuilt *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmore; i++)
+		lec__free(t->more[i]);
+	lec__free(t->more);
+	lec__free(t->name);
+	lec__free(t->sql);
+}
+
+/* The first column of each row of sql (text bound to ?1 when given). */
+static int texts(struct lec_store *st, const char *sql, const char *bind,
+		 char ***out, size_t *n)
+{
+	sqlite3_stmt *stmt = NULL;
+	char **grown, *text;
+	int rc, error;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
+		return error;
+	if (bind && (error = lec_store__bind_text(stmt, 1, bind)) < 0)
+		goto done;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if ((error = lec_store__col_text(stmt, 0, &text)) < 0)
+			goto done;
+		if ((grown = lec__realloc(*out, (*n + 1) * sizeof(*grown))) ==
+		    NULL) {
+			lec__free(text);
+			error = lec__error_oom();
+			goto done;
+		}
+		*out = grown;
+		(*out)[(*n)++] = text;
+	}
+	error = rc == SQLITE_DONE ? LEC_OK
+				  : lec_store__sqlerr(st, rc, "reading the schema");
+done:
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+static int rebuild(struct lec_store *st, struct rebuilt *t)
+{
+	char *create = NULL, *fill = NULL, *swap = NULL;
+	const char *columns = strstr(t->sql, IDS_KEY);
+	size_t i;
+	int error;
+
+	/* sqlite3_mprintf's %w doubles the quotes of an identifier. */
+	create = sqlite3_mprintf("CREATE TABLE \"%w" IDS_SUFFIX "\" "
+				 "(  id INTEGER PRIMARY KEY AUTOINCREMENT,%s",
+				 t->name, columns + strlen(IDS_KEY));
+	fill = sqlite3_mprintf("INSERT INTO \"%w" IDS_SUFFIX "\" SELECT * "
+			       "FROM \"%w\"",
+			       t->name, t->name);
+	swap = sqlite3_mprintf("DROP TABLE \"%w\"; ALTER TABLE \"%w" IDS_SUFFIX
+			       "\" RENAME TO \"%w\"",
+			       t->name, t->name, t->name);
+	if (create == NULL || fill == NULL || swap == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	if ((error = lec_store__exec(st, create)) < 0 ||
+	    (error = lec_store__exec(st, fill)) < 0 ||
+	    (error = lec_store__exec(st, swap)) < 0)
+		goto done;
+	for (i = 0; i < t->nmore && error == LEC_OK; i++)
+		error = lec_store__exec(st, t->more[i]);
+done:
+	sqlite3_free(create);
+	sqlite3_free(fill);
+	sqlite3_free(swap);
+	return error;
+}
+
+static int never_reused_ids(struct lec_store *st)
+{
+	struct rebuilt *tables = NULL;
+	char **names = NULL;
+	size_t n = 0, i;
+	int error;
+
+	if ((error = texts(st,
+			   "SELECT name FROM sqlite_schema WHERE type = 'table'"
+			   "  AND instr(sql, '" IDS_KEY "') > 0 ORDER BY name",
+			   NULL, &names, &n)) < 0)
+		goto done;
+	if ((tables = lec__calloc(n ? n : 1, sizeof(*tables))) == NULL) {
+		error = lec__error_oom();
+		goto done;
+	}
+	/* Every statement is read before the first table changes. */
+	for (i = 0; i < n && error == LEC_OK; i++) {
+		char **sql = NULL;
+		size_t one = 0;
+
+		tables[i].name = names[i];
+		names[i] = NULL;
+		error = texts(st, "SELECT sql FROM sqlite_schema WHERE name = ?1",
+			      tables[i].name, &sql, &one);
+		if (error == LEC_OK && one == 1)
+			tables[i].sql = sql[0];
+		else if (one)
+			lec__free(sql[0]);
+		lec__free(sql);
+		if (error == LEC_OK)
+			error = texts(st,
+				      "SELECT sql FROM sqlite_schema WHERE"
+				      "  tbl_name = ?1 AND type IN ('index',"
+				      "  'trigger') AND sql IS NOT NULL",
+				      tables[i].name, &tables[i].more,
+				      &tables[i].nmore);
+	}
+	if (error == LEC_OK)
+		error = lec_store__exec(st, "PRAGMA legacy_alter_table = ON");
+	for (i = 0; i < n && error == LEC_OK; i++)
+		error = tables[i].sql ? rebuild(st, &tables[i])
+				      : lec__error(LEC_ECORRUPT,
+						   "no schema for table %s",
+						   tables[i].name);
+	if (error == LEC_OK)
+		error = lec_store__exec(st, "PRAGMA legacy_alter_table = OFF");
+done:
+	for (i = 0; i < n; i++) {
+		lec__free(names[i]);
+		if (tables)
+			rebuilt_dispose(&tables[i]);
+	}
+	lec__free(names);
+	lec__free(tables);
+	return error;
+}
+
+/* A migration is SQL, or a function for one that must read the schema
+ * (each in its own transaction, with foreign keys off, as SQLite's
+ * ALTER TABLE page asks of schema changes). */
+struct migration {
+	const char *sql;
+	int (*run)(struct lec_store *st);
+};
+
+static const struct migration migrations[] = {
+	{ migration_1, NULL },
+	{ migration_2, NULL },
+	{ migration_3, NULL },
+	{ migration_4, NULL },
+	{ migration_5, NULL },
+	{ migration_6, NULL },
+	{ migration_7, NULL },
+	{ migration_8, NULL },
+	{ migration_9, NULL },
+	{ migration_10, NULL },
+	{ migration_11, NULL },
+	{ migration_12, NULL },
+	{ migration_13, NULL },
+	{ migration_14, NULL },
+	{ migration_15, NULL },
+	{ migration_16, NULL },
+	{ migration_17, NULL },
+	{ NULL, never_reused_ids },
+	{ migration_19, NULL },
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -664,15 +816,35 @@ int lec_store_schema_latest(void)
 	return MIGRATION_COUNT;
 }
 
+/* With foreign keys off during migrations, what they leave is checked: a
+ * reference to a row that is not there fails the migration. */
+static int references_whole(struct lec_store *st, int version)
+{
+	int64_t broken = 0;
+	int found = 0, error;
+
+	if ((error = lec_store__query_int(st, "PRAGMA foreign_key_check", NULL,
+					  0, "checking references", &broken,
+					  &found)) < 0)
+		return error;
+	return found ? lec__error(LEC_ECORRUPT,
+				  "migration %d left references to rows that "
+				  "are not there",
+				  version)
+		     : LEC_OK;
+}
+
 static int apply(struct lec_store *st, int version)
 {
+	const struct migration *m = &migrations[version - 1];
 	char pragma[48];
 	int error;
 
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = lec_store__exec(st, migrations[version - 1])) < 0 ||
+	if ((error = m->sql ? lec_store__exec(st, m->sql) : m->run(st)) < 0 ||
+	    (error = references_whole(st, version)) < 0 ||
 	    (error = lec_store__exec(st, pragma)) < 0) {
 		lec_store__rollback(st);
 		return error;
@@ -691,10 +863,16 @@ int lec_store__migrate(struct lec_store *st, int target)
 		return lec__error(LEC_EINVALID,
 				  "cannot migrate schema from %d to %d", current,
 				  target);
-	while (current < target) {
-		if ((error = apply(st, current + 1)) < 0)
-			return error;
+	if (current == target)
+		return LEC_OK;
+	/* Schema changes with foreign keys off (they cannot change inside a
+	 * transaction): dropping a table rebuilt under another name must not
+	 * delete the rows that refer to it. */
+	if ((error = lec_store__exec(st, "PRAGMA foreign_keys = OFF")) < 0)
+		return error;
+	while (current < target && (error = apply(st, current + 1)) == LEC_OK)
 		current++;
-	}
-	return LEC_OK;
+	if (lec_store__exec(st, "PRAGMA foreign_keys = ON") < 0 && error == 0)
+		error = lec_error_last_code();
+	return error;
 }

@@ -103,12 +103,6 @@ int lec_store__query_int(struct lec_store *st, const char *sql,
 			 const int64_t *v, int n, const char *what,
 			 int64_t *out, int *found);
 
-/* The id a new build row takes (INSERT INTO builds (id, ...) VALUES
- * (LEC__BUILD_NEXT_ID, ...)): one above any build id ever given, never a
- * deleted build's, whose files a project removal may still be deleting
- * (schema.c, migration 18). */
-#define LEC__BUILD_NEXT_ID "(SELECT last + 1 FROM build_sequence)"
-
 /* LEC_OK when the project with this id exists, else LEC_ENOTFOUND ("no
  * project with id N") or the store's error: what a resource hanging from a
  * project checks before it is added (project.c). */

@@ -226,6 +226,84 @@ TEST(migration_14_keeps_delivery_urls_and_raises_polls)
 	lec_store_free(st);
 }
 
+/* Migration 18 (issue 38, item 7): no table's id is ever given again.
+ * Rows made at 17, the newest of several deleted, keep their ids and the
+ * rows that refer to them (foreign keys were off while tables were
+ * rebuilt, so nothing cascaded); indexes and triggers are back; a new row
+ * takes the id after the highest ever given. */
+TEST(migration_18_never_reuses_any_id)
+{
+	const char *file = path_in(lec_test_tmpdir(), "m18.db");
+	char owned[512];
+	struct lec_store *st = NULL;
+	int indexes, triggers;
+
+	snprintf(owned, sizeof(owned), "%s", file);
+	CHECK_OK(lec_store__open_at(&st, owned, NULL, 17));
+	CHECK_OK(lec_store__exec(
+		st, "INSERT INTO users (id, username, created) VALUES "
+		    "(1, 'a', 1), (2, 'b', 1);"
+		    "INSERT INTO projects (id, name, slug, repo_url, created, "
+		    "modified) VALUES (1, 'P', 'p', 'https://x/p.git', 1, 1),"
+		    " (9, 'Q', 'q', 'https://x/q.git', 1, 1);"
+		    "INSERT INTO project_users (project_id, user_id) VALUES "
+		    "(1, 1), (9, 2);"
+		    "INSERT INTO versions (id, project_id, slug, verbose_name, "
+		    "type, identifier, created, modified) VALUES (3, 1, "
+		    "'latest', 'latest', 'branch', 'main', 1, 1);"
+		    "INSERT INTO builds (id, project_id, version_id, state, "
+		    "success, created) VALUES (44, 1, 3, 'finished', 1, 1), "
+		    "(45, 9, NULL, 'finished', 1, 1);"
+		    "DELETE FROM projects WHERE id = 9;"
+		    "DELETE FROM users WHERE id = 2;"));
+	indexes = sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
+			      "type = 'index' AND sql IS NOT NULL");
+	triggers = sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
+			       "type = 'trigger'");
+	lec_store_free(st);
+	CHECK_OK(lec_store_open(&st, owned, NULL));
+	/* Every table keyed by id counts from a sequence now. */
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
+			      "type = 'table' AND instr(sql, "
+			      "'(  id INTEGER PRIMARY KEY,') > 0"),
+		  0);
+	CHECK(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE type = "
+			  "'table' AND instr(sql, 'id INTEGER PRIMARY KEY "
+			  "AUTOINCREMENT') > 0") >= 15);
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
+			      "type = 'index' AND sql IS NOT NULL"),
+		  indexes);
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
+			      "type = 'trigger'"),
+		  triggers);
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
+			      "name LIKE '%\\_ids' ESCAPE '\\'"),
+		  0);
+	/* Rows, ids and references kept. */
+	CHECK_INT(sql_int(st, "SELECT version_id FROM builds WHERE id = 44"),
+		  3);
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM project_users"), 1);
+	CHECK_INT(sql_int(st, "SELECT count(*) FROM builds"), 1);
+	CHECK_INT(sql_int(st, "PRAGMA foreign_keys"), 1);
+	/* The highest ids were deleted before the migration: the sequence
+	 * starts from what is there (44, 1, 1); deleted after, they are
+	 * never given again. */
+	CHECK_OK(lec_store__exec(
+		st, "INSERT INTO builds (project_id, version_id, state, "
+		    "success, created) VALUES (1, 3, 'finished', 1, 2);"
+		    "DELETE FROM builds WHERE id = 45;"
+		    "INSERT INTO builds (project_id, version_id, state, "
+		    "success, created) VALUES (1, 3, 'finished', 1, 3);"
+		    "INSERT INTO projects (name, slug, repo_url, created, "
+		    "modified) VALUES ('R', 'r', 'https://x/r.git', 1, 1);"
+		    "DELETE FROM projects WHERE slug = 'r';"
+		    "INSERT INTO projects (name, slug, repo_url, created, "
+		    "modified) VALUES ('S', 's', 'https://x/s.git', 1, 1)"));
+	CHECK_INT(sql_int(st, "SELECT max(id) FROM builds"), 46);
+	CHECK_INT(sql_int(st, "SELECT id FROM projects WHERE slug = 's'"), 3);
+	lec_store_free(st);
+}
+
 TEST(refuses_newer_schema_untouched)
 {
 	const char *file = path_in(lec_test_tmpdir(), "new.db");
@@ -644,6 +722,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(migrates_from_every_earlier_version),
 	TEST_ENTRY(migration_13_never_reuses_ids),
 	TEST_ENTRY(migration_14_keeps_delivery_urls_and_raises_polls),
+	TEST_ENTRY(migration_18_never_reuses_any_id),
 	TEST_ENTRY(refuses_newer_schema_untouched),
 	TEST_ENTRY(refuses_foreign_sqlite_database),
 	TEST_ENTRY(refuses_garbage_untouched),

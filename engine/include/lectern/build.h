@@ -398,8 +398,8 @@ int lec_build_command_list(struct lec_store *store, int64_t build_id,
 /**
  * Read bytes of a command's output from offset: up to cap of them into
  * buf, fewer at its end (*n 0 past it). c names the command as a listing
- * gave it: the read is refused once its record is gone, even when another
- * command took its id. A running command's output only grows, so its
+ * gave it: the read is refused once its record is gone (no other command
+ * ever takes its id). A running command's output only grows, so its
  * first output_len bytes stay what they were when c was read.
  * @return LEC_OK; LEC_ENOTFOUND (the command is gone)
  */
