@@ -3,9 +3,11 @@
  * reading the API or the TUI should see "The "redirects" plugin is not
  * installed", not "exit code 1". Generators print their error last (MkDocs'
  * "Error: ...", Sphinx's "Extension error: ..." or a traceback's exception
- * line, pip's "ERROR: ..."), so the runner keeps the last bytes of each
- * command's output in a ring and, on failure, the last line that names an
- * error or an exception is taken, ANSI colour sequences removed.
+ * line, pip's "ERROR: ...", git's "fatal: ..."), so the runner keeps the
+ * last bytes of each command's output in a ring and, on failure, the last
+ * line that names an error or an exception is taken, the surest kind
+ * first (a traceback's exception, also one indented in pip's box, over a
+ * tool's summary after it), ANSI colour sequences removed.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -106,11 +108,11 @@ enum {
 #define MAX_CONTINUATION 4
 
 /* One line of the output: p after its indentation, n without trailing
- * blanks; indent non-zero when it was indented. */
+ * blanks; indent the blanks it was indented by. */
 struct line {
 	const char *p;
 	size_t n;
-	int indent;
+	size_t indent;
 };
 
 struct cursor {
@@ -130,10 +132,11 @@ static int next_line(struct cursor *c, struct line *l)
 	l->p = c->p;
 	l->n = (size_t)(end - c->p);
 	c->p = end + 1;
-	l->indent = l->n > 0 && isspace((unsigned char)*l->p);
+	l->indent = 0;
 	while (l->n > 0 && isspace((unsigned char)*l->p)) {
 		l->p++;
 		l->n--;
+		l->indent++;
 	}
 	while (l->n > 0 && isspace((unsigned char)l->p[l->n - 1]))
 		l->n--;
@@ -155,11 +158,19 @@ static int ends_with(const struct line *l, const char *suffix)
 }
 
 /* Where Python says a traceback begins ("Exception occurred:" is
- * Sphinx's own heading for one). */
+ * Sphinx's own heading for one), at any indentation: pip shows a
+ * package's setup.py output indented in a box. */
 static int traceback_start(const struct line *l)
 {
-	return !l->indent && (starts(l, "Traceback (most recent call last):") ||
-			      starts(l, "Exception occurred:"));
+	return starts(l, "Traceback (most recent call last):") ||
+	       starts(l, "Exception occurred:");
+}
+
+/* Python 3.11's marks under the part of a frame's line that failed, which
+ * a template's line can leave at any indentation. */
+static int position_marks(const struct line *l)
+{
+	return l->n > 0 && strspn(l->p, "^~ ") >= l->n;
 }
 
 /* Sphinx's heading of an error message: "Configuration error:", "Extension
@@ -200,7 +211,7 @@ static int line_rank(const struct line *l)
 	static const char *const strong[] = { "error:", "exception:",
 					      "not installed", "not found",
 					      "no module named",
-					      "could not" };
+					      "could not", "fatal:" };
 	static const char *const weak[] = { "error", "exception", "failed" };
 
 	if (starts(l, "ERROR") ||
@@ -266,24 +277,26 @@ static void note_frame(const struct line *l, struct found *f)
 		return;
 	for (name = q; name > path && name[-1] != '/'; name--)
 		;
-	if (strncmp(q, "\", line ", 8) != 0)
+	/* "<string>", "<pip-setuptools-caller>": code with no file. */
+	if (*name == '<' || strncmp(q, "\", line ", 8) != 0)
 		return;
 	f->file = name;
 	f->file_n = (size_t)(q - name);
 	f->lineno = strtol(q + 8, NULL, 10);
 }
 
-/* A traceback from after its first line: the frames (indented), then the
- * exception, the first line that is not indented. */
-static void read_traceback(struct cursor *c, struct found *f)
+/* A traceback from after its first line (at indent): the frames, more
+ * indented, then the exception, the first line that is not (marks under
+ * a frame's line aside). */
+static void read_traceback(struct cursor *c, size_t indent, struct found *f)
 {
 	struct line l;
 
 	memset(f, 0, sizeof(*f));
 	while (next_line(c, &l)) {
-		if (l.n == 0)
+		if (l.n == 0 || position_marks(&l))
 			continue;
-		if (l.indent) {
+		if (l.indent > indent) {
 			note_frame(&l, f);
 			continue;
 		}
@@ -302,7 +315,7 @@ static void read_block(struct cursor *c, const struct line *l, struct found *f)
 	memset(f, 0, sizeof(*f));
 	f->from = l->p;
 	if (traceback_start(l)) {
-		read_traceback(c, f);
+		read_traceback(c, l->indent, f);
 	} else if (header(l)) {
 		f->to = take_block(c, l, &last);
 		/* "There is a programmable error in your configuration

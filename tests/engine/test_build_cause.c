@@ -17,6 +17,79 @@ static void cause_of(const char *output, char *out, size_t cap)
 	lec__tail_cause(&t, out, cap);
 }
 
+/* A fixture's path, beside this file; valid until the next call. */
+static const char *fixture(const char *name)
+{
+	static char path[4096];
+	const char *here = __FILE__;
+	const char *slash = strrchr(here, '/');
+
+	if (slash == NULL)
+		snprintf(path, sizeof(path), "fixtures/causes/%s", name);
+	else
+		snprintf(path, sizeof(path), "%.*s/fixtures/causes/%s",
+			 (int)(slash - here), here, name);
+	return path;
+}
+
+/* Real outputs (tests/engine/fixtures/causes/, made by Sphinx 5.3, MkDocs
+ * 1.4.2, git 2.39 and pip 23 on Debian 12, the checkout's path made the
+ * sandbox's) and the line a person would quote from each (issue 38, item
+ * 4): the exception, not Python 3.11's carets under a template's line;
+ * git's fatal:, not the note after it; the exception of the package's own
+ * setup.py in pip's box, not pip's summary. */
+TEST(real_outputs)
+{
+	static const struct {
+		const char *file, *cause;
+	} cases[] = {
+		{ "mkdocs_jinja.log",
+		  "jinja2.exceptions.UndefinedError: 'nav_item' is undefined "
+		  "(main.html, line 2)" },
+		{ "git_boundary.log",
+		  "fatal: not a git repository (or any parent up to mount "
+		  "point /)" },
+		{ "sphinx_conf_import.log",
+		  "ModuleNotFoundError: No module named 'nosuchmodule_abc' "
+		  "(conf.py, line 1)" },
+		{ "sphinx_theme.log",
+		  "Theme error: no theme named 'nosuchtheme' found (missing "
+		  "theme.conf?)" },
+		{ "sphinx_W1.log",
+		  "Warning, treated as error: /home/docs/checkouts/"
+		  "readthedocs.org/user_builds/p/checkouts/latest/index.rst:4:"
+		  "Unknown directive type \"nosuchdirective\"." },
+		{ "sphinx_W.log",
+		  "/home/docs/checkouts/readthedocs.org/user_builds/p/"
+		  "checkouts/latest/index.rst:4: ERROR: Unknown directive type "
+		  "\"nosuchdirective\"." },
+		{ "pip_none.log",
+		  "ERROR: No matching distribution found for "
+		  "nosuchpkg-xyz==1.0" },
+		{ "pip_setup.log",
+		  "FileNotFoundError: [Errno 2] No such file or directory: "
+		  "'missing.json' (setup.py, line 3)" },
+		{ "mkdocs_httpx.log",
+		  "ERROR - Config value 'markdown_extensions': Failed to load "
+		  "extension 'mkautodoc'. ModuleNotFoundError: No module named "
+		  "'mkautodoc'" },
+	};
+	char cause[LEC__CAUSE_MAX], *text;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		text = lec_test_read_file(fixture(cases[i].file), &len);
+		CHECK(text != NULL);
+		if (text == NULL)
+			continue;
+		cause_of(text, cause, sizeof(cause));
+		if (strcmp(cause, cases[i].cause) != 0)
+			FAIL_AT("%s: \"%s\", expected \"%s\"", cases[i].file,
+				cause, cases[i].cause);
+		free(text);
+	}
+}
+
 TEST(mkdocs_missing_plugin)
 {
 	char cause[LEC__CAUSE_MAX];
@@ -207,6 +280,7 @@ TEST(strip_ansi)
 }
 
 static const struct lec_test tests[] = {
+	TEST_ENTRY(real_outputs),
 	TEST_ENTRY(mkdocs_missing_plugin),
 	TEST_ENTRY(sphinx_extension_error),
 	TEST_ENTRY(sphinx_configuration_error),
