@@ -32,6 +32,10 @@
  * still works from what an earlier one fetched. With no index at all
  * (offline, or PIP_NO_INDEX) the wheel step runs --no-index too and both
  * use --no-build-isolation, since build isolation would fetch setuptools.
+ * So does a step none of whose sources answers a connect (probe_sources):
+ * pip would retry each five times, and an engine without a network has
+ * what it may install in its wheelhouse; a failed install then says what
+ * was available and how to give more.
  *
  * pip's configuration is the server's: PIP_* variables of `lectern serve`'s
  * environment are passed on (URL credentials in them are masked in the
@@ -79,10 +83,20 @@ static const char *const pip_configs[] = { "/etc/pip.conf" };
  * few lines. */
 #define PIP_CONFIG_MAX (64 * 1024)
 /* The settings, in the environment and (without the PIP_ and with '-'
- * for '_', in any case) in pip.conf, that name where packages come from. */
+ * for '_', in any case) in pip.conf, that name where packages come from;
+ * the first is the index pip uses instead of its default. */
 static const char *const pip_sources[] = { "PIP_INDEX_URL",
 					   "PIP_EXTRA_INDEX_URL",
 					   "PIP_FIND_LINKS" };
+/* pip's index when none is configured. */
+#define DEFAULT_INDEX "https://pypi.org/simple/"
+/* Sources looked at before the first wheel step: more than any real
+ * configuration names. */
+#define SOURCES_MAX 8
+/* How long a source's connect may take: a reachable index answers in well
+ * under a second, and pip's own timeout and five retries of an
+ * unreachable one took 9 s of every build. */
+#define SOURCE_PROBE_MS 3000
 
 /* What the install commands share. */
 struct install {
@@ -95,6 +109,13 @@ struct install {
 	const char **secrets; /* job's secrets plus credentials in PIP_* */
 	struct lec_netrule egress; /* the administrator's index endpoints */
 	int egress_ready;          /* egress holds them */
+	/* The http(s) URLs pip fetches from (owned), whether an index was
+	 * configured instead of pip's default, and whether they were tried. */
+	char *sources[SOURCES_MAX];
+	size_t nsources;
+	int index_named;
+	int probed;
+	char hint[1024]; /* why there is no index, for a failed install */
 	struct lec_runner_mount mounts[LEC__JOB_MAX_MOUNTS - 2];
 	size_t nmounts;
 	char *owned[LEC__JOB_MAX_MOUNTS]; /* paths the mounts borrow */
@@ -176,36 +197,43 @@ static int mount_find_links(struct install *in, const char *value)
 	return error;
 }
 
-/* Whether the pip.conf key of n bytes is one of pip_sources, which pip
- * reads as PIP_ and the key in upper case with '_' for '-'. */
-static int is_source_key(const char *key, size_t n)
+/* Which of pip_sources the pip.conf key of n bytes is, which pip reads as
+ * PIP_ and the key in upper case with '_' for '-'; -1 none. */
+static int source_key(const char *key, size_t n)
 {
 	char name[32] = "PIP_";
 	size_t i;
 
 	if (n + 5 > sizeof(name))
-		return 0;
+		return -1;
 	for (i = 0; i < n; i++)
 		name[4 + i] = key[i] == '-' ? '_'
 					    : (char)toupper((unsigned char)key[i]);
 	name[4 + n] = '\0';
 	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
 		if (strcmp(name, pip_sources[i]) == 0)
-			return 1;
-	return 0;
+			return (int)i;
+	return -1;
 }
 
 /* Allow the install step's egress proxy the endpoints of each http(s)
- * URL among the words of value (a setting of pip_sources): the server's
- * administrator named them. A URL that does not resolve is pip's to
- * report. */
-static void allow_sources(struct install *in, const char *value)
+ * URL among the words of value (setting `which` of pip_sources), and
+ * remember the URL: the server's administrator named them. A URL that
+ * does not resolve is pip's to report. */
+static void allow_sources(struct install *in, int which, const char *value)
 {
 	char *copy = lec__strdup(value), *word, *save = NULL;
 
+	if (which == 0)
+		in->index_named = 1;
 	for (word = copy ? strtok_r(copy, " \t\r\n", &save) : NULL; word;
-	     word = strtok_r(NULL, " \t\r\n", &save))
-		lec_egress_allow_url(&in->egress, word);
+	     word = strtok_r(NULL, " \t\r\n", &save)) {
+		if (lec_egress_allow_url(&in->egress, word) == LEC_EINVALID)
+			continue; /* a path, or no URL */
+		if (in->nsources < SOURCES_MAX &&
+		    (in->sources[in->nsources] = lec__strdup(word)) != NULL)
+			in->nsources++;
+	}
 	lec__free(copy);
 }
 
@@ -214,7 +242,7 @@ static void allow_sources(struct install *in, const char *value)
 static void allow_config_sources(struct install *in, const char *path)
 {
 	char *text = lec__malloc(PIP_CONFIG_MAX + 1), *line, *save = NULL;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), in_source = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), source = -1;
 	struct stat sb;
 	ssize_t n = -1;
 
@@ -230,15 +258,15 @@ static void allow_config_sources(struct install *in, const char *path)
 		size_t key = (size_t)(sep - line);
 
 		if (line[0] == ' ' || line[0] == '\t') {
-			if (in_source)
-				allow_sources(in, line);
+			if (source >= 0)
+				allow_sources(in, source, line);
 			continue;
 		}
 		while (key > 0 && (line[key - 1] == ' ' || line[key - 1] == '\t'))
 			key--;
-		in_source = *sep != '\0' && is_source_key(line, key);
-		if (in_source)
-			allow_sources(in, sep + 1);
+		source = *sep != '\0' ? source_key(line, key) : -1;
+		if (source >= 0)
+			allow_sources(in, source, sep + 1);
 	}
 	lec__free(text);
 }
@@ -254,7 +282,7 @@ static void allow_admin_sources(struct install *in)
 	in->egress_ready = 1;
 	for (i = 0; i < sizeof(pip_sources) / sizeof(pip_sources[0]); i++)
 		if ((value = getenv(pip_sources[i])) != NULL)
-			allow_sources(in, value);
+			allow_sources(in, (int)i, value);
 	for (i = 0; i < sizeof(pip_configs) / sizeof(pip_configs[0]); i++)
 		allow_config_sources(in, pip_configs[i]);
 	if ((value = getenv("PIP_CONFIG_FILE")) != NULL)
@@ -321,6 +349,8 @@ static void install_dispose(struct install *in)
 	for (i = 0; i < in->nowned; i++)
 		lec__free(in->owned[i]);
 	lec__free((void *)in->secrets);
+	for (i = 0; i < in->nsources; i++)
+		lec__free(in->sources[i]);
 	lec__free(in->wheels);
 	lec__free(in->cache);
 }
@@ -345,10 +375,62 @@ static int pip_run(struct install *in, const char *display,
 	sb.egress_rule = &in->egress;
 	sb.venv_writable = 1;
 	sb.soft = soft;
+	sb.hint = in->no_index && !network ? in->hint : NULL;
 	in->job->secrets = in->secrets;
 	rc = lec__job_run_in(in->job, display, argv, in->job->checkout, &sb);
 	in->job->secrets = saved;
 	return rc;
+}
+
+/* Why there is no index, for the log and a failed install. */
+static void no_index_hint(struct install *in, const char *why)
+{
+	snprintf(in->hint, sizeof(in->hint),
+		 "Only local wheels (the project's wheelhouse and lectern "
+		 "serve's PIP_FIND_LINKS) and the system's Python packages were "
+		 "available: %s. To give more, set PIP_FIND_LINKS to a directory "
+		 "of wheels, or PIP_INDEX_URL to an index this machine reaches, "
+		 "in lectern serve's environment",
+		 why);
+}
+
+/* Before the first wheel step: whether any source pip would fetch from
+ * answers. None does: the step goes without an index, at once, rather
+ * than let pip retry each (the server may well be offline, with what it
+ * needs in its wheelhouse). */
+static void probe_sources(struct install *in)
+{
+	const char *url;
+	char why[320], note[512];
+	size_t i;
+
+	in->probed = 1;
+	if (in->no_index) {
+		no_index_hint(in, in->job->env->offline
+					  ? "lectern serve runs --offline"
+					  : "PIP_NO_INDEX is set");
+		return;
+	}
+	if (!in->egress_ready)
+		allow_admin_sources(in);
+	for (i = 0; i < in->nsources + !in->index_named; i++) {
+		url = i < in->nsources ? in->sources[i] : DEFAULT_INDEX;
+		if (lec_egress_probe(&in->egress, url, SOURCE_PROBE_MS) ==
+		    LEC_OK)
+			return;
+	}
+	/* The last one tried says why; its URL, not its credentials. */
+	snprintf(why, sizeof(why), "the package index cannot be reached "
+				   "from here (%s)",
+		 lec_error_last());
+	no_index_hint(in, why);
+	in->no_index = 1;
+	snprintf(note, sizeof(note), "The package index cannot be reached "
+				     "from here (%s): installing from local "
+				     "wheels and the system's packages only, "
+				     "without network retries.\n",
+		 lec_error_last());
+	lec__job_note(in->job, "python.install", note);
 }
 
 /* pip wheel into the wheelhouse, then pip install from it alone. what is
@@ -363,6 +445,8 @@ static int install_entry(struct install *in, const char *flag,
 	size_t n = 0, m = 0;
 	int rc;
 
+	if (!in->probed)
+		probe_sources(in);
 	wheel[n++] = py, wheel[n++] = "-m", wheel[n++] = "pip";
 	wheel[n++] = "wheel", wheel[n++] = "--wheel-dir";
 	wheel[n++] = in->wheels;

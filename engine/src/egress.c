@@ -339,17 +339,15 @@ void lec_egress_request_dispose(struct lec_egress_request *req)
 
 /* Allowing an administrator's URL -------------------------------------------- */
 
-int lec_egress_allow_url(struct lec_netrule *rule, const char *url)
+/* The host and port of an http:// or https:// URL (an administrator's may
+ * carry credentials: the host follows the last '@'). */
+static int url_endpoint(const char *url, char *host, unsigned *port)
 {
-	struct addrinfo hints, *found = NULL, *ai;
-	char host[LEC_EGRESS_HOST_MAX + 1], port_text[PORT_TEXT_MAX];
 	const char *auth, *at;
-	unsigned port = 0, default_port;
+	unsigned default_port;
 	size_t alen;
-	int error = LEC_OK, rc;
 
-	lec_error_clear();
-	if (rule == NULL || url == NULL)
+	if (url == NULL)
 		return lec__error(LEC_EINVALID, "no URL");
 	if (starts_nocase(url, strlen(url), "https://"))
 		default_port = 443, auth = url + 8;
@@ -358,21 +356,48 @@ int lec_egress_allow_url(struct lec_netrule *rule, const char *url)
 	else
 		return lec__error(LEC_EINVALID, "not an http(s) URL");
 	alen = strcspn(auth, "/?#");
-	/* The administrator's URL may carry credentials: the host follows
-	 * the last '@'. */
 	while ((at = memchr(auth, '@', alen)) != NULL) {
 		alen -= (size_t)(at + 1 - auth);
 		auth = at + 1;
 	}
-	if ((error = parse_authority(auth, alen, default_port, host, &port)) < 0)
-		return error;
+	return parse_authority(auth, alen, default_port, host, port);
+}
+
+/* The addresses host resolves to at port, into *found (freeaddrinfo);
+ * flags beside AI_NUMERICSERV (the proxy's AI_ADDRCONFIG: only families
+ * this host can connect with). */
+static int resolve(const char *host, unsigned port, int flags,
+		   struct addrinfo **found)
+{
+	struct addrinfo hints;
+	char port_text[PORT_TEXT_MAX];
+	int rc;
+
 	snprintf(port_text, sizeof(port_text), "%u", port);
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV;
-	if ((rc = getaddrinfo(host, port_text, &hints, &found)) != 0)
+	hints.ai_flags = AI_NUMERICSERV | flags;
+	if ((rc = getaddrinfo(host, port_text, &hints, found)) != 0) {
+		*found = NULL;
 		return lec__error(LEC_ENOTFOUND, "%s does not resolve: %s",
 				  host, gai_strerror(rc));
+	}
+	return LEC_OK;
+}
+
+int lec_egress_allow_url(struct lec_netrule *rule, const char *url)
+{
+	struct addrinfo *found = NULL, *ai;
+	char host[LEC_EGRESS_HOST_MAX + 1];
+	unsigned port = 0;
+	int error;
+
+	lec_error_clear();
+	if (rule == NULL)
+		return lec__error(LEC_EINVALID, "no rule");
+	if ((error = url_endpoint(url, host, &port)) < 0 ||
+	    (error = resolve(host, port, 0, &found)) < 0)
+		return error;
 	for (ai = found; ai && error == LEC_OK; ai = ai->ai_next)
 		if (!lec_netrule_check(rule, ai->ai_addr, ai->ai_addrlen))
 			error = lec_netrule_allow_endpoint(rule, ai->ai_addr,
@@ -429,14 +454,13 @@ static int64_t until(const struct lec_egress *e, int64_t ms)
 	return e->deadline_ms > 0 && e->deadline_ms < at ? e->deadline_ms : at;
 }
 
-/* Wait until fd is ready for events, the deadline passes or the proxy
- * stops: 1 ready (or in error, for the call that follows to say), 0 not. */
-static int wait_fd(const struct lec_egress *e, int fd, short events,
-		   int64_t deadline)
+/* Wait until fd is ready for events, the deadline passes or stop (the
+ * proxy's stop pipe; -1: none) is readable: 1 ready (or in error, for the
+ * call that follows to say), 0 not. */
+static int wait_fd(int stop, int fd, short events, int64_t deadline)
 {
 	for (;;) {
-		struct pollfd p[2] = { { fd, events, 0 },
-				       { e->stop_read, POLLIN, 0 } };
+		struct pollfd p[2] = { { fd, events, 0 }, { stop, POLLIN, 0 } };
 		int64_t left = deadline - lec__monotonic_ms();
 		int n;
 
@@ -465,7 +489,7 @@ static int send_all(const struct lec_egress *e, int fd, const char *data,
 		} else if (n < 0 && errno == EINTR) {
 			continue;
 		} else if (n < 0 && errno == EAGAIN) {
-			if (!wait_fd(e, fd, POLLOUT, deadline))
+			if (!wait_fd(e->stop_read, fd, POLLOUT, deadline))
 				return -1;
 		} else {
 			return -1;
@@ -508,9 +532,9 @@ static void note_refused(struct lec_egress *e,
 	pthread_mutex_unlock(&e->lock);
 }
 
-/* Connect to one address the rule allows, by the deadline: the socket,
- * or -1. */
-static int connect_one(const struct lec_egress *e, const struct addrinfo *ai)
+/* Connect to one address the rule allows, by the deadline or until stop
+ * (as wait_fd): the socket, or -1. */
+static int connect_one(int stop, const struct addrinfo *ai, int64_t deadline)
 {
 	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			0);
@@ -522,7 +546,7 @@ static int connect_one(const struct lec_egress *e, const struct addrinfo *ai)
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 		return fd;
 	if (errno == EINPROGRESS &&
-	    wait_fd(e, fd, POLLOUT, until(e, EGRESS_CONNECT_MS)) &&
+	    wait_fd(stop, fd, POLLOUT, deadline) &&
 	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) == 0 && err == 0)
 		return fd;
 	close(fd);
@@ -564,7 +588,7 @@ static int open_upstream(struct lec_egress *e, int client,
 			continue;
 		}
 		tried = 1;
-		fd = connect_one(e, ai);
+		fd = connect_one(e->stop_read, ai, until(e, EGRESS_CONNECT_MS));
 	}
 	freeaddrinfo(found);
 	if (fd >= 0)
@@ -583,6 +607,36 @@ static int open_upstream(struct lec_egress *e, int client,
 		answer(e, client, 502, "Bad Gateway", why);
 	}
 	return -1;
+}
+
+int lec_egress_probe(const struct lec_netrule *rule, const char *url,
+		     int timeout_ms)
+{
+	struct addrinfo *found = NULL, *ai;
+	char host[LEC_EGRESS_HOST_MAX + 1];
+	int64_t deadline = lec__monotonic_ms() + timeout_ms;
+	unsigned port = 0;
+	int error, fd = -1, refused = 0, n = 0;
+
+	lec_error_clear();
+	if ((error = url_endpoint(url, host, &port)) < 0 ||
+	    (error = resolve(host, port, AI_ADDRCONFIG, &found)) < 0)
+		return error;
+	for (ai = found; ai && fd < 0 && n < EGRESS_ADDRESSES_MAX;
+	     ai = ai->ai_next, n++) {
+		if (!lec_netrule_check(rule, ai->ai_addr, ai->ai_addrlen))
+			refused = 1;
+		else
+			fd = connect_one(-1, ai, deadline);
+	}
+	freeaddrinfo(found);
+	if (fd >= 0) {
+		close(fd);
+		return LEC_OK;
+	}
+	return lec__error(LEC_EIO, refused ? "%s:%u is refused to builds"
+					   : "cannot connect to %s:%u",
+			  host, port);
 }
 
 /* One direction of a relay: bytes read from `from` wait in buf until
@@ -708,7 +762,7 @@ static void serve(struct lec_egress *e, int client)
 	while (head && rc == 1) {
 		ssize_t n;
 
-		if (!wait_fd(e, client, POLLIN, head_deadline))
+		if (!wait_fd(e->stop_read, client, POLLIN, head_deadline))
 			goto done;
 		n = recv(client, head + have, LEC_EGRESS_HEAD_MAX - have, 0);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
@@ -858,7 +912,7 @@ static void *acceptor_main(void *arg)
 {
 	struct lec_egress *e = arg;
 
-	while (wait_fd(e, e->control, POLLIN,
+	while (wait_fd(e->stop_read, e->control, POLLIN,
 		       e->deadline_ms > 0 ? e->deadline_ms : INT64_MAX) &&
 	       receive(e))
 		;

@@ -244,7 +244,8 @@ static int run_cancel(void *payload)
 /* Why a command failed, as the build's error: the cause the command gave
  * (its last error line) first, then what ran. */
 static int run_failed(struct lec__job *job, const char *display,
-		      const struct lec_runner_result *r, const char *cause)
+		      const struct lec_runner_result *r, const char *cause,
+		      const char *hint)
 {
 	const char *sep = cause && *cause ? ": " : "";
 
@@ -259,11 +260,14 @@ static int run_failed(struct lec__job *job, const char *display,
 	case LEC_RUNNER_SIGNALED:
 		if (*cause)
 			return lec__job_fail(job, "%s (command \"%s\" failed "
-						  "with exit code %d)",
-					     cause, display, r->exit_code);
+						  "with exit code %d)%s%s",
+					     cause, display, r->exit_code,
+					     hint ? ". " : "",
+					     hint ? hint : "");
 		return lec__job_fail(job, "Command \"%s\" failed with exit code "
-					  "%d.",
-				     display, r->exit_code);
+					  "%d.%s%s",
+				     display, r->exit_code, hint ? " " : "",
+				     hint ? hint : "");
 	case LEC_RUNNER_TIMED_OUT:
 		return lec__job_fail(job, "The build exceeded its time limit "
 					  "of %u seconds.",
@@ -449,7 +453,8 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 
 		lec__tail_cause(&rs.tail, cause, sizeof(cause));
 		lec_runner_mask(cause, strlen(cause), job->secrets);
-		return run_failed(job, display, &r, cause);
+		return run_failed(job, display, &r, cause,
+				  sb ? sb->hint : NULL);
 	}
 }
 

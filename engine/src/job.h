@@ -146,6 +146,9 @@ struct lec__job_sandbox {
 	/* 1: a command that exits non-zero is recorded as failed but does
 	 * not fail the build (lec__job_run_in returns 1). */
 	int soft;
+	/* Non-NULL: said after the cause when the command fails the build
+	 * (what was available, and how to give more). */
+	const char *hint;
 	/* Non-NULL: the output goes here instead of the log (the fetch
 	 * helper's progress protocol); return non-zero to stop. */
 	int (*output)(void *payload, const char *data, size_t len);

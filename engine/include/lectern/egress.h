@@ -98,6 +98,19 @@ void lec_egress_request_dispose(struct lec_egress_request *req);
  */
 int lec_egress_allow_url(struct lec_netrule *rule, const char *url);
 
+/**
+ * Whether the proxy of a command with rule could reach the host of an
+ * http(s) URL now: its name resolved, an address the rule allows
+ * connected to within timeout_ms (and closed again). For the install
+ * step, which goes without the network rather than let pip retry an
+ * index it cannot reach.
+ * @return LEC_OK; LEC_EINVALID (not an http(s) URL); LEC_ENOTFOUND (the
+ *         host does not resolve); LEC_EIO (refused by the rule, or no
+ *         connection: the message says which)
+ */
+int lec_egress_probe(const struct lec_netrule *rule, const char *url,
+		     int timeout_ms);
+
 /* One command's proxy; its fields are egress.c's. */
 struct lec_egress;
 
