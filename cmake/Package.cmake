@@ -79,6 +79,10 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "bubblewrap, python3, python3-venv")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
   "python3-sphinx, mkdocs, python3-pip, python3-setuptools, python3-wheel")
+# Sphinx projects' PDF downloads: latexmk and the LaTeX Sphinx's builder
+# uses (packaging/deps.sh says which and why).
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS
+  "latexmk, texlive-latex-recommended, texlive-latex-extra, texlive-fonts-recommended, tex-gyre")
 set(CPACK_STRIP_FILES ON)
 # Whatever the builder's umask: directories 0755, as Debian expects.
 set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS

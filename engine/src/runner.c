@@ -92,9 +92,12 @@
  * they are not links). */
 static const char *const system_top[] = { "/bin", "/sbin", "/lib", "/lib32",
 					  "/lib64", "/libx32" };
-/* /etc entries interpreters and generators read; each bound read-only when
- * present. Nothing here holds a secret. */
-static const char *const system_etc[] = {
+/* What interpreters and generators read beside /usr: /etc entries, and
+ * TeX's formats and font maps, which Debian generates into its
+ * TEXMFSYSVAR (without them pdflatex finds no format and Sphinx's PDF
+ * fails). Each bound read-only when present; nothing here holds a
+ * secret. */
+static const char *const system_files[] = {
 	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
 	"/etc/alternatives", "/etc/ssl", "/etc/ca-certificates",
 	"/etc/mime.types", "/etc/fonts", "/etc/localtime", "/etc/timezone",
@@ -102,6 +105,7 @@ static const char *const system_etc[] = {
 	"/etc/resolv.conf", "/etc/gai.conf", "/etc/protocols",
 	"/etc/services", "/etc/python3", "/etc/python3.11", "/etc/xdg",
 	"/etc/matplotlibrc", "/etc/papersize", "/etc/texmf",
+	"/var/lib/texmf",
 };
 
 /* bubblewrap's path; a variable only so that the tests can point it at a
@@ -279,9 +283,10 @@ static int push_system(struct strvec *v)
 		}
 	}
 	for (i = 0; error == LEC_OK &&
-		    i < sizeof(system_etc) / sizeof(system_etc[0]);
+		    i < sizeof(system_files) / sizeof(system_files[0]);
 	     i++)
-		error = push3(v, "--ro-bind-try", system_etc[i], system_etc[i]);
+		error = push3(v, "--ro-bind-try", system_files[i],
+			      system_files[i]);
 	return error;
 }
 

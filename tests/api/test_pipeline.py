@@ -123,6 +123,27 @@ class GeneratorsTest(PipelineCase):
         version = self.server.get("/api/v3/projects/%s/versions/latest/" % slug, token=self.token).json
         self.assertEqual(sorted(version["downloads"]), ["epub", "htmlzip"])
 
+    def test_sphinx_pdf(self):
+        # Issue 38, item 8: packaging/deps.sh installs latexmk and the
+        # LaTeX Sphinx's builder needs, so formats: [pdf] gets its PDF at
+        # the service's download URL and in the version's downloads.
+        files = dict(fixtures.SPHINX)
+        files[".readthedocs.yaml"] = files[".readthedocs.yaml"].replace(
+            "formats:\n  - htmlzip\n  - epub\n", "formats:\n  - pdf\n")
+        files["docs/index.rst"] += ("\n.. code-block:: python\n\n   print('hi')\n\n"
+                                    "==== ====\nA    B\n==== ====\n1    2\n==== ====\n")
+        slug = self.import_repo("Sphinx PDF", "file://" + fixtures.make_repo(files))
+        build = self.wait_build(slug)
+        self.assertTrue(build["success"], (build, self.commands(build["id"])))
+        cmds = [c[0] for c in self.commands(build["id"])]
+        self.assertIn("latexmk -pdf -f -dvi- -ps- -interaction=nonstopmode", cmds)
+        version = self.server.get("/api/v3/projects/%s/versions/latest/" % slug, token=self.token).json
+        self.assertEqual(sorted(version["downloads"]), ["pdf"])
+        r = self.server.get("/_/downloads/en/latest/pdf/", host="%s.localhost:%d" % (slug, self.server.port))
+        self.assertStatus(r, 200)
+        self.assertTrue(r.body.startswith(b"%PDF-"), r.body[:20])
+        self.assertGreater(len(r.body), 10000)
+
     def test_mkdocs_project(self):
         repo = fixtures.make_repo(fixtures.MKDOCS)
         slug = self.import_repo("MkDocs Fixture", "file://" + repo)
