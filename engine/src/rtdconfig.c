@@ -1,6 +1,7 @@
 /*
- * `.readthedocs.yaml` v2: find the file, parse it, check it as the hosted
- * service does (config/config.py), and render the build's config object.
+ * `.readthedocs.yaml` v2: find the file, parse it and check it as the
+ * hosted service does (config/config.py). The build's config object, which
+ * renders the result, is rtdconfig_json.c.
  *
  * Parsing is two passes. The engine's YAML reader (yaml.c), strict, first
  * builds a small tree that keeps the line of every key and value and
@@ -21,12 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "files.h"
 #include "internal.h"
+#include "rtdconfig_internal.h"
 #include "yaml_reader.h"
-#include "lectern/rtdconfig.h"
 
 /* The schema nests five levels (python.install.0.extra_requirements.0);
  * the limit keeps the recursive passes' stack small on hostile input. */
@@ -65,9 +64,11 @@ static const char *const job_keys[] = {
 };
 
 /* Formats in the order the service lists them for "all". */
-static const char *const format_names[] = { "htmlzip", "pdf", "epub" };
-static const unsigned format_bits[] = { LEC_FORMAT_HTMLZIP, LEC_FORMAT_PDF,
-					LEC_FORMAT_EPUB };
+const char *const lec_rtd__format_names[LEC_RTD__FORMATS] = { "htmlzip",
+							      "pdf", "epub" };
+const unsigned lec_rtd__format_bits[LEC_RTD__FORMATS] = {
+	LEC_FORMAT_HTMLZIP, LEC_FORMAT_PDF, LEC_FORMAT_EPUB
+};
 /* build.jobs.build keys (their jobs follow the enum from BUILD_HTML) and
  * the format each needs in `formats` (html needs none). */
 static const char *const build_types[] = { "html", "pdf", "epub", "htmlzip" };
@@ -479,10 +480,10 @@ static int read_formats(struct ctx *cx)
 			    describe(n, got, sizeof(got)));
 	for (i = 0; i < n->len; i++) {
 		if ((rc = want_choice(cx, n->entries[i].value, "formats",
-				      format_names, COUNT(format_names),
+				      lec_rtd__format_names, LEC_RTD__FORMATS,
 				      &which)) < 0)
 			return rc;
-		cx->cfg->formats |= format_bits[which];
+		cx->cfg->formats |= lec_rtd__format_bits[which];
 	}
 	return LEC_OK;
 }
@@ -1232,13 +1233,6 @@ static int read_search(struct ctx *cx)
 
 /* The whole file ------------------------------------------------------------- */
 
-/* Jobs that replace a default step: with them and no sphinx/mkdocs key the
- * doc type is generic (notes §5.4). */
-#define NEW_JOBS                                                             \
-	((1u << LEC_RTD_JOB_CREATE_ENVIRONMENT) | (1u << LEC_RTD_JOB_INSTALL) | \
-	 (1u << LEC_RTD_JOB_BUILD_HTML) | (1u << LEC_RTD_JOB_BUILD_PDF) |       \
-	 (1u << LEC_RTD_JOB_BUILD_EPUB) | (1u << LEC_RTD_JOB_BUILD_HTMLZIP))
-
 /* The service requires an explicit generator configuration unless the
  * build brings its own commands (its brownout rule, permanent since
  * 2025-01-20). */
@@ -1256,7 +1250,7 @@ static int check_required(const struct ctx *cx)
 	if (m && cfg->mkdocs_configuration == NULL)
 		return FAIL(cx, m->line, "mkdocs.configuration",
 			    "is required: the path of your mkdocs.yml");
-	if (!s && !m && !(cfg->jobs_set & NEW_JOBS))
+	if (!s && !m && !(cfg->jobs_set & LEC_RTD__NEW_JOBS))
 		return FAIL(cx, cx->root->line, "sphinx.configuration",
 			    "is required: the path of your conf.py (or use "
 			    "mkdocs.configuration, build.commands or "
@@ -1294,7 +1288,8 @@ static void decide_doctype(const struct ctx *cx)
 	int keyed = lec__yaml_find(cx->root, "sphinx") ||
 		    lec__yaml_find(cx->root, "mkdocs");
 
-	if (cfg->commands.len > 0 || (!keyed && (cfg->jobs_set & NEW_JOBS)))
+	if (cfg->commands.len > 0 ||
+	    (!keyed && (cfg->jobs_set & LEC_RTD__NEW_JOBS)))
 		cfg->doctype = LEC_DOCTYPE_GENERIC;
 	else if (cfg->has_mkdocs)
 		cfg->doctype = LEC_DOCTYPE_MKDOCS;
@@ -1531,281 +1526,6 @@ int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
 	cx.data = data ? data : "";
 	cx.len = len;
 	return parse_config(&cx, out);
-}
-
-/* JSON ------------------------------------------------------------------- */
-
-/* Attach item to parent (an object when key is set, else an array); a NULL
- * item, or a failed attach, clears *ok. */
-static void put(cJSON *parent, const char *key, cJSON *item, int *ok)
-{
-	int added = 0;
-
-	if (item && parent)
-		added = key ? cJSON_AddItemToObject(parent, key, item)
-			    : cJSON_AddItemToArray(parent, item);
-	if (!added) {
-		cJSON_Delete(item);
-		*ok = 0;
-	}
-}
-
-static cJSON *string_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
-static cJSON *strings_json(const struct lec_rtd_strings *s, int *ok)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; i < s->len; i++)
-		put(a, NULL, cJSON_CreateString(s->items[i]), ok);
-	if (a == NULL)
-		*ok = 0;
-	return a;
-}
-
-/* A list, or the word "all". */
-static cJSON *names_json(const struct lec_rtd_strings *s, int all, int *ok)
-{
-	return all ? cJSON_CreateString("all") : strings_json(s, ok);
-}
-
-static cJSON *install_json(const struct lec_rtd_install *in, int *ok)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	if (in->kind == LEC_RTD_INSTALL_REQUIREMENTS) {
-		put(o, "requirements", cJSON_CreateString(in->requirements), ok);
-	} else if (in->kind == LEC_RTD_INSTALL_PATH) {
-		put(o, "path", cJSON_CreateString(in->path), ok);
-		put(o, "method", cJSON_CreateString(in->method), ok);
-		put(o, "extra_requirements",
-		    strings_json(&in->extra_requirements, ok), ok);
-	} else {
-		put(o, "method", cJSON_CreateString(in->method), ok);
-		put(o, "command", cJSON_CreateString(in->command), ok);
-		put(o, "path", string_or_null(in->path), ok);
-		put(o, "requirements", string_or_null(in->requirements), ok);
-		put(o, "groups",
-		    in->groups_all || in->groups.len
-			    ? names_json(&in->groups, in->groups_all, ok)
-			    : cJSON_CreateNull(),
-		    ok);
-		put(o, "extras",
-		    in->extras_all || in->extras.len
-			    ? names_json(&in->extras, in->extras_all, ok)
-			    : cJSON_CreateNull(),
-		    ok);
-	}
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-/* A job's commands; the jobs that replace a step are null when unset. */
-static cJSON *job_json(const struct lec_rtd_config *c, enum lec_rtd_job job,
-		       int *ok)
-{
-	if (!(c->jobs_set & (1u << job)) && ((1u << job) & NEW_JOBS))
-		return cJSON_CreateNull();
-	return strings_json(&c->jobs[job], ok);
-}
-
-static cJSON *jobs_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject(), *b = NULL;
-	size_t i;
-	int job;
-
-	for (i = 0; i < COUNT(job_keys); i++) {
-		if (strcmp(job_keys[i], "pre_checkout") == 0) {
-			put(o, job_keys[i], strings_json(&c->pre_checkout, ok),
-			    ok);
-		} else if (strcmp(job_keys[i], "build") == 0) {
-			b = cJSON_CreateObject();
-			for (job = 0; job < (int)COUNT(build_types); job++)
-				put(b, build_types[job],
-				    job_json(c, LEC_RTD_JOB_BUILD_HTML + job, ok),
-				    ok);
-			put(o, "build", b, ok);
-		} else {
-			job = index_of(job_names, COUNT(job_names), job_keys[i]);
-			put(o, job_keys[i], job_json(c, job, ok), ok);
-		}
-	}
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *tools_json(const struct lec_rtd_config *c, int *ok)
-{
-	char name[LEC__YAML_PATH_MAX];
-	cJSON *o = cJSON_CreateObject(), *t;
-	const char *eq;
-	size_t i, n;
-
-	for (i = 0; i < c->tools.len; i++) {
-		eq = strchr(c->tools.items[i], '=');
-		n = eq ? (size_t)(eq - c->tools.items[i]) : 0;
-		if (eq == NULL || n >= sizeof(name))
-			continue;
-		memcpy(name, c->tools.items[i], n);
-		name[n] = '\0';
-		t = cJSON_CreateObject();
-		put(t, "version", cJSON_CreateString(eq + 1), ok);
-		put(t, "full_version", cJSON_CreateNull(), ok);
-		put(o, name, t, ok);
-	}
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *build_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	put(o, "os", string_or_null(c->build_os), ok);
-	put(o, "tools", tools_json(c, ok), ok);
-	put(o, "jobs", jobs_json(c, ok), ok);
-	put(o, "apt_packages", strings_json(&c->apt_packages, ok), ok);
-	put(o, "commands", strings_json(&c->commands, ok), ok);
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *python_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
-	int i;
-
-	for (i = 0; i < c->python_install_count; i++)
-		put(list, NULL, install_json(&c->python_install[i], ok), ok);
-	put(o, "install", list, ok);
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *conda_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o;
-
-	if (c->conda_environment == NULL)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	put(o, "environment", cJSON_CreateString(c->conda_environment), ok);
-	return o;
-}
-
-static cJSON *sphinx_json(const struct lec_rtd_config *c, int *ok)
-{
-	enum lec_doctype type = LEC_DOCTYPE_SPHINX;
-	cJSON *o;
-
-	if (!c->has_sphinx || c->sphinx_builder == NULL)
-		return cJSON_CreateNull();
-	if (strcmp(c->sphinx_builder, "dirhtml") == 0)
-		type = LEC_DOCTYPE_SPHINX_HTMLDIR;
-	else if (strcmp(c->sphinx_builder, "singlehtml") == 0)
-		type = LEC_DOCTYPE_SPHINX_SINGLEHTML;
-	o = cJSON_CreateObject();
-	put(o, "configuration", string_or_null(c->sphinx_configuration), ok);
-	put(o, "builder", cJSON_CreateString(lec_doctype_code(type)), ok);
-	put(o, "fail_on_warning", cJSON_CreateBool(c->sphinx_fail_on_warning),
-	    ok);
-	return o;
-}
-
-static cJSON *mkdocs_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o;
-
-	if (!c->has_mkdocs)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	put(o, "configuration", string_or_null(c->mkdocs_configuration), ok);
-	put(o, "fail_on_warning", cJSON_CreateBool(c->mkdocs_fail_on_warning),
-	    ok);
-	return o;
-}
-
-static cJSON *submodules_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	put(o, "include",
-	    names_json(&c->submodules_include, c->submodules_all_included, ok),
-	    ok);
-	put(o, "exclude",
-	    names_json(&c->submodules_exclude, c->submodules_all_excluded, ok),
-	    ok);
-	put(o, "recursive", cJSON_CreateBool(c->submodules_recursive), ok);
-	return o;
-}
-
-static cJSON *search_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject(), *ranking = cJSON_CreateObject();
-	size_t i;
-
-	for (i = 0; i < c->ranking_patterns.len; i++)
-		put(ranking, c->ranking_patterns.items[i],
-		    cJSON_CreateNumber(c->ranking_values[i]), ok);
-	put(o, "ranking", ranking, ok);
-	put(o, "ignore", strings_json(&c->search_ignore, ok), ok);
-	return o;
-}
-
-static cJSON *formats_json(unsigned formats, int *ok)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; i < COUNT(format_names); i++)
-		if (formats & format_bits[i])
-			put(a, NULL, cJSON_CreateString(format_names[i]), ok);
-	if (a == NULL)
-		*ok = 0;
-	return a;
-}
-
-char *lec_rtd_config_json(const struct lec_rtd_config *c)
-{
-	cJSON *o;
-	char *text, *copy = NULL;
-	int ok = 1;
-
-	lec_error_clear();
-	if (c == NULL) {
-		lec__error(LEC_EINVALID, "no configuration given");
-		return NULL;
-	}
-	o = cJSON_CreateObject();
-	/* The service's BuildConfigV2.version is the string "2". */
-	put(o, "version", cJSON_CreateString("2"), &ok);
-	put(o, "formats", formats_json(c->formats, &ok), &ok);
-	put(o, "python", python_json(c, &ok), &ok);
-	put(o, "conda", conda_json(c, &ok), &ok);
-	put(o, "build", build_json(c, &ok), &ok);
-	put(o, "doctype", string_or_null(lec_doctype_code(c->doctype)), &ok);
-	put(o, "sphinx", sphinx_json(c, &ok), &ok);
-	put(o, "mkdocs", mkdocs_json(c, &ok), &ok);
-	put(o, "submodules", submodules_json(c, &ok), &ok);
-	put(o, "search", search_json(c, &ok), &ok);
-	text = ok && o ? cJSON_PrintUnformatted(o) : NULL;
-	cJSON_Delete(o);
-	if (text)
-		copy = lec__strdup(text);
-	cJSON_free(text);
-	if (copy == NULL)
-		lec__error_oom();
-	return copy;
 }
 
 /* Freeing ---------------------------------------------------------------- */
