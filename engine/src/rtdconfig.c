@@ -1,8 +1,9 @@
 /*
- * `.readthedocs.yaml` v2: parse it and check it as the hosted service does
- * (config/config.py). Finding the file in a checkout and reading it is
- * rtdconfig_file.c; the build's config object, which renders the result,
- * is rtdconfig_json.c.
+ * `.readthedocs.yaml` v2: parse it and check it section by section as the
+ * hosted service does (config/config.py), on validators of single values
+ * (rtdconfig_validate.c, its validation.py). Finding the file in a checkout
+ * and reading it is rtdconfig_file.c; the build's config object, which
+ * renders the result, is rtdconfig_json.c.
  *
  * Parsing is two passes. The engine's YAML reader (yaml.c), strict, first
  * builds a small tree that keeps the line of every key and value and
@@ -105,32 +106,10 @@ const char *lec_doctype_code(enum lec_doctype doctype)
 	return NULL;
 }
 
-static int index_of(const char *const *names, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(names[i], s) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* The checks' state ----------------------------------------------------------- */
-
-struct ctx {
-	const char *relpath;
-	const char *data; /* the file */
-	size_t len;
-	struct lec_rtd_config *cfg;
-	struct lec__yaml_node *root;
-	const struct lec__yaml_entry
-		*python_tool; /* build.tools.python, or NULL */
-};
-
-#define FAIL(cx, ...) lec__yaml_fail((cx)->relpath, __VA_ARGS__)
+/* The file ------------------------------------------------------------------- */
 
 /* The file's one document, which must be a map with keys. */
-static int parse_text(struct ctx *cx)
+static int parse_text(struct lec_rtd__ctx *cx)
 {
 	const struct lec__yaml_rules rules = { cx->relpath, 1, RTD_DEPTH_MAX,
 					       RTD_NODES_MAX,
@@ -143,293 +122,18 @@ static int parse_text(struct ctx *cx)
 	    (cx->root->kind == LEC__YAML_SCALAR &&
 	     cx->root->type == LEC__YAML_NULL) ||
 	    (cx->root->kind == LEC__YAML_MAP && cx->root->len == 0))
-		return FAIL(cx, 1, NULL, "the file is empty");
+		return LEC_RTD__FAIL(cx, 1, NULL, "the file is empty");
 	if (cx->root->kind != LEC__YAML_MAP)
-		return FAIL(cx, cx->root->line, NULL,
-			    "expected a map of keys at the top level");
+		return LEC_RTD__FAIL(cx, cx->root->line, NULL,
+				     "expected a map of keys at the top level");
 	return LEC_OK;
-}
-
-/* Values ------------------------------------------------------------------ */
-
-static int is_str(const struct lec__yaml_node *n)
-{
-	return n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_STR;
-}
-
-static int is_null(const struct lec__yaml_node *n)
-{
-	return n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_NULL;
-}
-
-static int is_word(const struct lec__yaml_node *n, const char *word)
-{
-	return is_str(n) && strcmp(n->text, word) == 0;
-}
-
-/* Python truthiness, which the service applies to build.tools. */
-static int truthy(const struct lec__yaml_node *n)
-{
-	long long v;
-
-	if (n->kind != LEC__YAML_SCALAR)
-		return n->len > 0;
-	switch (n->type) {
-	case LEC__YAML_NULL:
-		return 0;
-	case LEC__YAML_BOOL:
-		return lec__yaml_bool_value(n->text);
-	case LEC__YAML_INT:
-		return lec__yaml_int_value(n->text, &v) < 0 || v != 0;
-	case LEC__YAML_STR:
-		return n->text[0] != '\0';
-	case LEC__YAML_FLOAT:
-	case LEC__YAML_TIMESTAMP:
-		break;
-	}
-	return 1;
-}
-
-/* How a value looks in a message: "a string ('3.1O')", "a list", ... */
-static const char *describe(const struct lec__yaml_node *n, char *buf,
-			    size_t size)
-{
-	static const char *const kinds[] = { "a string", "null", "a boolean",
-					     "an integer", "a number",
-					     "a date" };
-	char shown[LEC__YAML_SHOW_MAX + 8];
-	int quoted;
-
-	if (n->kind != LEC__YAML_SCALAR)
-		return n->kind == LEC__YAML_MAP ? "a map" : "a list";
-	if (n->type == LEC__YAML_NULL)
-		return "null";
-	quoted = n->type == LEC__YAML_STR;
-	lec__yaml_show(shown, sizeof(shown), n->text, LEC__YAML_SHOW_MAX);
-	snprintf(buf, size, "%s (%s%s%s)", kinds[n->type], quoted ? "'" : "",
-		 shown, quoted ? "'" : "");
-	return buf;
-}
-
-static const char *choices_text(const char *const *names, size_t n,
-				char *buf, size_t size)
-{
-	size_t i, used = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s",
-					 i ? ", " : "", names[i]);
-	return buf;
-}
-
-static int want_kind(const struct ctx *cx, const struct lec__yaml_node *n,
-		     const char *key, enum lec__yaml_kind kind)
-{
-	char got[LEC__YAML_PROBLEM_MAX / 2];
-
-	if (n->kind == kind)
-		return LEC_OK;
-	return FAIL(cx, n->line, key, "expected %s, got %s",
-		    kind == LEC__YAML_MAP ? "a map" : "a list",
-		    describe(n, got, sizeof(got)));
-}
-
-static int want_string(const struct ctx *cx, const struct lec__yaml_node *n,
-		       const char *key)
-{
-	char got[LEC__YAML_PROBLEM_MAX / 2];
-
-	if (is_str(n))
-		return LEC_OK;
-	return FAIL(cx, n->line, key, "expected a string, got %s",
-		    describe(n, got, sizeof(got)));
-}
-
-/* One of names; *index gets which. */
-static int want_choice(const struct ctx *cx, const struct lec__yaml_node *n,
-		       const char *key, const char *const *names, size_t count,
-		       int *index)
-{
-	char got[LEC__YAML_PROBLEM_MAX / 2], list[LEC__YAML_PROBLEM_MAX / 2];
-
-	if (is_str(n) && (*index = index_of(names, count, n->text)) >= 0)
-		return LEC_OK;
-	return FAIL(cx, n->line, key, "expected one of %s, got %s",
-		    choices_text(names, count, list, sizeof(list)),
-		    describe(n, got, sizeof(got)));
-}
-
-/* The service's validate_bool: true/false (and the YAML 1.1 spellings), 0
- * or 1. */
-static int want_bool(const struct ctx *cx, const struct lec__yaml_node *n,
-		     const char *key, int *out)
-{
-	char got[LEC__YAML_PROBLEM_MAX / 2];
-	long long v;
-
-	if (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_BOOL) {
-		*out = lec__yaml_bool_value(n->text);
-		return LEC_OK;
-	}
-	if (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_INT &&
-	    lec__yaml_int_value(n->text, &v) == 0 && (v == 0 || v == 1)) {
-		*out = (int)v;
-		return LEC_OK;
-	}
-	return FAIL(cx, n->line, key, "expected true or false, got %s",
-		    describe(n, got, sizeof(got)));
-}
-
-static int strings_push(struct lec_rtd_strings *s, const char *text)
-{
-	char **grown = lec__realloc(s->items, (s->len + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return lec__error_oom();
-	s->items = grown;
-	if ((s->items[s->len] = lec__strdup(text)) == NULL)
-		return lec__error_oom();
-	s->len++;
-	return LEC_OK;
-}
-
-/* A list of strings (build.commands, a job, ...). */
-static int read_strings(const struct ctx *cx, const struct lec__yaml_node *n,
-			const char *key, struct lec_rtd_strings *out)
-{
-	size_t i;
-	int rc;
-
-	if ((rc = want_kind(cx, n, key, LEC__YAML_SEQ)) < 0)
-		return rc;
-	for (i = 0; i < n->len; i++)
-		if ((rc = want_string(cx, n->entries[i].value, key)) < 0 ||
-		    (rc = strings_push(out, n->entries[i].value->text)) < 0)
-			return rc;
-	return LEC_OK;
-}
-
-/* Lexically normalise a relative path: "." and empty parts go, ".." takes
- * one part back. clamp: ".." at the top is dropped (a path pattern under
- * the site root) instead of an error. @return the result (owned), or NULL
- * when it leaves the top; "" for the top itself. */
-static char *normalise(const char *path, int clamp, int *escapes)
-{
-	size_t len = strlen(path), out = 0, n;
-	char *buf = lec__malloc(len + 1);
-	const char *p = path;
-
-	*escapes = 0;
-	if (buf == NULL)
-		return NULL;
-	while (*p) {
-		n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			if (out == 0 && !clamp) {
-				*escapes = 1;
-				lec__free(buf);
-				return NULL;
-			}
-			while (out > 0 && buf[out - 1] != '/')
-				out--;
-			out -= out > 0;
-		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
-			if (out > 0)
-				buf[out++] = '/';
-			memcpy(buf + out, p, n);
-			out += n;
-		}
-		p += n + (p[n] == '/');
-	}
-	buf[out] = '\0';
-	return buf;
-}
-
-/* A path inside the repository (the service's validate_path, which
- * normalises it), owned by *out. */
-static int want_path(const struct ctx *cx, const struct lec__yaml_node *n,
-		     const char *key, char **out)
-{
-	char shown[LEC__YAML_SHOW_MAX + 8];
-	int rc, escapes;
-
-	if ((rc = want_string(cx, n, key)) < 0)
-		return rc;
-	lec__yaml_show(shown, sizeof(shown), n->text, LEC__YAML_SHOW_MAX);
-	if (n->text[0] == '\0')
-		return FAIL(cx, n->line, key, "expected a path, got ''");
-	if (n->text[0] == '/')
-		return FAIL(cx, n->line, key,
-			    "'%s' must be relative to the repository root",
-			    shown);
-	*out = normalise(n->text, 0, &escapes);
-	if (escapes)
-		return FAIL(cx, n->line, key, "'%s' leaves the repository",
-			    shown);
-	if (*out == NULL)
-		return lec__error_oom();
-	if ((*out)[0] == '\0') {
-		lec__free(*out);
-		*out = lec__strdup(".");
-		LEC__CHECK_ALLOC(*out);
-	}
-	return LEC_OK;
-}
-
-/* A path pattern under the built site's root (validate_path_pattern). */
-static int want_pattern(const struct ctx *cx, const char *text, size_t line,
-			const char *key, char **out)
-{
-	char shown[LEC__YAML_SHOW_MAX + 8];
-	int escapes;
-
-	if ((*out = normalise(text, 1, &escapes)) == NULL)
-		return lec__error_oom();
-	if ((*out)[0] != '\0')
-		return LEC_OK;
-	lec__free(*out);
-	*out = NULL;
-	lec__yaml_show(shown, sizeof(shown), text, LEC__YAML_SHOW_MAX);
-	return FAIL(cx, line, key, "'%s' is not a valid path pattern", shown);
-}
-
-/* The entry of key in a map, marked as read; NULL when absent or when map
- * is NULL. (lec__yaml_find looks without marking, as the service looks
- * without popping.) */
-static struct lec__yaml_entry *take(const struct lec__yaml_node *map,
-				    const char *key)
-{
-	size_t i;
-
-	if (map == NULL)
-		return NULL;
-	for (i = 0; i < map->len; i++)
-		if (strcmp(map->entries[i].key, key) == 0) {
-			map->entries[i].used = 1;
-			return &map->entries[i];
-		}
-	return NULL;
-}
-
-/* A top-level section's map: NULL when absent; an error unless a map. */
-static int section(const struct ctx *cx, const char *name,
-		   const struct lec__yaml_node **out)
-{
-	const struct lec__yaml_entry *e = take(cx->root, name);
-
-	*out = NULL;
-	if (e == NULL)
-		return LEC_OK;
-	*out = e->value;
-	return want_kind(cx, e->value, name, LEC__YAML_MAP);
 }
 
 /* version, formats ---------------------------------------------------------- */
 
-static int check_version(const struct ctx *cx)
+static int check_version(const struct lec_rtd__ctx *cx)
 {
-	const struct lec__yaml_entry *e = take(cx->root, "version");
+	const struct lec__yaml_entry *e = lec_rtd__take(cx->root, "version");
 	char got[LEC__YAML_PROBLEM_MAX / 2];
 	const struct lec__yaml_node *n;
 	long long v;
@@ -437,18 +141,18 @@ static int check_version(const struct ctx *cx)
 	if (e == NULL) /* the service's loader assumes 2 */
 		return LEC_OK;
 	n = e->value;
-	if (is_word(n, "2") ||
+	if (lec_rtd__is_word(n, "2") ||
 	    (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_INT &&
 	     lec__yaml_int_value(n->text, &v) == 0 && v == 2))
 		return LEC_OK;
-	return FAIL(cx, n->line, "version",
-		    "only version 2 is supported, got %s",
-		    describe(n, got, sizeof(got)));
+	return LEC_RTD__FAIL(cx, n->line, "version",
+			     "only version 2 is supported, got %s",
+			     lec_rtd__describe(n, got, sizeof(got)));
 }
 
-static int read_formats(struct ctx *cx)
+static int read_formats(struct lec_rtd__ctx *cx)
 {
-	const struct lec__yaml_entry *e = take(cx->root, "formats");
+	const struct lec__yaml_entry *e = lec_rtd__take(cx->root, "formats");
 	char got[LEC__YAML_PROBLEM_MAX / 2];
 	const struct lec__yaml_node *n;
 	size_t i;
@@ -457,20 +161,21 @@ static int read_formats(struct ctx *cx)
 	if (e == NULL)
 		return LEC_OK;
 	n = e->value;
-	if (is_word(n, "all")) {
+	if (lec_rtd__is_word(n, "all")) {
 		cx->cfg->formats =
 			LEC_FORMAT_HTMLZIP | LEC_FORMAT_PDF | LEC_FORMAT_EPUB;
 		return LEC_OK;
 	}
 	if (n->kind != LEC__YAML_SEQ)
-		return FAIL(cx, n->line, "formats",
-			    "expected a list of htmlzip, pdf, epub or 'all', "
-			    "got %s",
-			    describe(n, got, sizeof(got)));
+		return LEC_RTD__FAIL(
+			cx, n->line, "formats",
+			"expected a list of htmlzip, pdf, epub or 'all', "
+			"got %s",
+			lec_rtd__describe(n, got, sizeof(got)));
 	for (i = 0; i < n->len; i++) {
-		if ((rc = want_choice(cx, n->entries[i].value, "formats",
-				      lec_rtd__format_names, LEC_RTD__FORMATS,
-				      &which)) < 0)
+		if ((rc = lec_rtd__want_choice(cx, n->entries[i].value,
+					       "formats", lec_rtd__format_names,
+					       LEC_RTD__FORMATS, &which)) < 0)
 			return rc;
 		cx->cfg->formats |= lec_rtd__format_bits[which];
 	}
@@ -484,20 +189,20 @@ struct build_keys {
 	const struct lec__yaml_entry *build, *tools, *jobs, *commands;
 };
 
-static int read_os(const struct ctx *cx, const struct lec__yaml_node *build,
-		   size_t parent_line)
+static int read_os(const struct lec_rtd__ctx *cx,
+		   const struct lec__yaml_node *build, size_t parent_line)
 {
-	const struct lec__yaml_entry *e = take(build, "os");
+	const struct lec__yaml_entry *e = lec_rtd__take(build, "os");
 	char list[LEC__YAML_PROBLEM_MAX / 2];
 	int which, rc;
 
 	if (e == NULL)
-		return FAIL(cx, parent_line, "build.os",
-			    "is required: one of %s",
-			    choices_text(os_names, COUNT(os_names), list,
-					 sizeof(list)));
-	if ((rc = want_choice(cx, e->value, "build.os", os_names,
-			      COUNT(os_names), &which)) < 0)
+		return LEC_RTD__FAIL(
+			cx, parent_line, "build.os", "is required: one of %s",
+			lec_rtd__choices_text(os_names, COUNT(os_names), list,
+					      sizeof(list)));
+	if ((rc = lec_rtd__want_choice(cx, e->value, "build.os", os_names,
+				       COUNT(os_names), &which)) < 0)
 		return rc;
 	cx->cfg->build_os = lec__strdup(os_names[which]);
 	LEC__CHECK_ALLOC(cx->cfg->build_os);
@@ -505,20 +210,22 @@ static int read_os(const struct ctx *cx, const struct lec__yaml_node *build,
 }
 
 /* Check a map's keys against names without reading the values yet. */
-static int check_keys(const struct ctx *cx, const struct lec__yaml_node *map,
-		      const char *key, const char *const *names, size_t count)
+static int check_keys(const struct lec_rtd__ctx *cx,
+		      const struct lec__yaml_node *map, const char *key,
+		      const char *const *names, size_t count)
 {
 	char list[LEC__YAML_PROBLEM_MAX / 2], shown[LEC__YAML_SHOW_MAX + 8];
 	size_t i;
 
 	for (i = 0; i < map->len; i++) {
-		if (index_of(names, count, map->entries[i].key) < 0) {
+		if (lec_rtd__index_of(names, count, map->entries[i].key) < 0) {
 			lec__yaml_show(shown, sizeof(shown),
 				       map->entries[i].key, LEC__YAML_SHOW_MAX);
-			return FAIL(
+			return LEC_RTD__FAIL(
 				cx, map->entries[i].line, key,
 				"expected one of %s, got '%s'",
-				choices_text(names, count, list, sizeof(list)),
+				lec_rtd__choices_text(names, count, list,
+						      sizeof(list)),
 				shown);
 		}
 		map->entries[i].used = 1;
@@ -528,55 +235,58 @@ static int check_keys(const struct ctx *cx, const struct lec__yaml_node *map,
 
 /* build.tools, build.jobs and build.commands: present with the right
  * shapes; tools only counts when truthy, as at the service. */
-static int read_build_shapes(const struct ctx *cx,
+static int read_build_shapes(const struct lec_rtd__ctx *cx,
 			     const struct lec__yaml_node *build,
 			     struct build_keys *k)
 {
 	int rc;
 
-	k->tools = take(build, "tools");
-	if (k->tools && !truthy(k->tools->value))
+	k->tools = lec_rtd__take(build, "tools");
+	if (k->tools && !lec_rtd__truthy(k->tools->value))
 		k->tools = NULL;
-	if (k->tools && ((rc = want_kind(cx, k->tools->value, "build.tools",
-					 LEC__YAML_MAP)) < 0 ||
-			 (rc = check_keys(cx, k->tools->value, "build.tools",
-					  tool_names, COUNT(tool_names))) < 0))
+	if (k->tools &&
+	    ((rc = lec_rtd__want_kind(cx, k->tools->value, "build.tools",
+				      LEC__YAML_MAP)) < 0 ||
+	     (rc = check_keys(cx, k->tools->value, "build.tools", tool_names,
+			      COUNT(tool_names))) < 0))
 		return rc;
-	if ((k->jobs = take(build, "jobs")) &&
-	    ((rc = want_kind(cx, k->jobs->value, "build.jobs", LEC__YAML_MAP)) <
-		     0 ||
+	if ((k->jobs = lec_rtd__take(build, "jobs")) &&
+	    ((rc = lec_rtd__want_kind(cx, k->jobs->value, "build.jobs",
+				      LEC__YAML_MAP)) < 0 ||
 	     (rc = check_keys(cx, k->jobs->value, "build.jobs", job_keys,
 			      COUNT(job_keys))) < 0))
 		return rc;
-	if ((k->commands = take(build, "commands")) &&
-	    (rc = want_kind(cx, k->commands->value, "build.commands",
-			    LEC__YAML_SEQ)) < 0)
+	if ((k->commands = lec_rtd__take(build, "commands")) &&
+	    (rc = lec_rtd__want_kind(cx, k->commands->value, "build.commands",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	return LEC_OK;
 }
 
-static int check_build_rules(const struct ctx *cx, const struct build_keys *k,
-			     size_t parent_line)
+static int check_build_rules(const struct lec_rtd__ctx *cx,
+			     const struct build_keys *k, size_t parent_line)
 {
 	int commands = k->commands && k->commands->value->len > 0;
 	const struct lec__yaml_entry *later;
 
 	if (!k->tools && !commands)
-		return FAIL(cx, parent_line, "build",
-			    "at least one of build.tools or build.commands is "
-			    "required");
+		return LEC_RTD__FAIL(
+			cx, parent_line, "build",
+			"at least one of build.tools or build.commands is "
+			"required");
 	if (commands && k->jobs && k->jobs->value->len > 0) {
 		later = k->jobs->line > k->commands->line ? k->jobs
 							  : k->commands;
-		return FAIL(cx, later->line,
-			    later == k->jobs ? "build.jobs" : "build.commands",
-			    "build.jobs and build.commands cannot be used "
-			    "together");
+		return LEC_RTD__FAIL(
+			cx, later->line,
+			later == k->jobs ? "build.jobs" : "build.commands",
+			"build.jobs and build.commands cannot be used "
+			"together");
 	}
 	return LEC_OK;
 }
 
-static int read_jobs_build(const struct ctx *cx,
+static int read_jobs_build(const struct lec_rtd__ctx *cx,
 			   const struct lec__yaml_entry *e)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
@@ -585,29 +295,31 @@ static int read_jobs_build(const struct ctx *cx,
 	size_t i;
 	int rc, which;
 
-	if ((rc = want_kind(cx, e->value, "build.jobs.build", LEC__YAML_MAP)) <
-		    0 ||
+	if ((rc = lec_rtd__want_kind(cx, e->value, "build.jobs.build",
+				     LEC__YAML_MAP)) < 0 ||
 	    (rc = check_keys(cx, e->value, "build.jobs.build", build_types,
 			     COUNT(build_types))) < 0)
 		return rc;
 	for (i = 0; i < e->value->len; i++) {
 		t = &e->value->entries[i];
-		which = index_of(build_types, COUNT(build_types), t->key);
+		which = lec_rtd__index_of(build_types, COUNT(build_types),
+					  t->key);
 		lec__yaml_path(key, "build.jobs.build", t->key);
 		if (build_type_bits[which] &&
 		    !(cfg->formats & build_type_bits[which]))
-			return FAIL(cx, t->line, key, "needs '%s' in formats",
-				    t->key);
+			return LEC_RTD__FAIL(cx, t->line, key,
+					     "needs '%s' in formats", t->key);
 		which += LEC_RTD_JOB_BUILD_HTML;
 		cfg->jobs_set |= 1u << which;
-		if ((rc = read_strings(cx, t->value, key, &cfg->jobs[which])) <
-		    0)
+		if ((rc = lec_rtd__read_strings(cx, t->value, key,
+						&cfg->jobs[which])) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
-static int read_jobs(const struct ctx *cx, const struct lec__yaml_node *jobs)
+static int read_jobs(const struct lec_rtd__ctx *cx,
+		     const struct lec__yaml_node *jobs)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
 	char key[LEC__YAML_PATH_MAX];
@@ -626,12 +338,14 @@ static int read_jobs(const struct ctx *cx, const struct lec__yaml_node *jobs)
 			continue;
 		lec__yaml_path(key, "build.jobs", e->key);
 		if (strcmp(e->key, "pre_checkout") == 0) {
-			rc = read_strings(cx, e->value, key,
-					  &cfg->pre_checkout);
+			rc = lec_rtd__read_strings(cx, e->value, key,
+						   &cfg->pre_checkout);
 		} else {
-			which = index_of(job_names, COUNT(job_names), e->key);
+			which = lec_rtd__index_of(job_names, COUNT(job_names),
+						  e->key);
 			cfg->jobs_set |= 1u << which;
-			rc = read_strings(cx, e->value, key, &cfg->jobs[which]);
+			rc = lec_rtd__read_strings(cx, e->value, key,
+						   &cfg->jobs[which]);
 		}
 		if (rc < 0)
 			return rc;
@@ -639,7 +353,8 @@ static int read_jobs(const struct ctx *cx, const struct lec__yaml_node *jobs)
 	return LEC_OK;
 }
 
-static int read_tools(struct ctx *cx, const struct lec__yaml_node *tools)
+static int read_tools(struct lec_rtd__ctx *cx,
+		      const struct lec__yaml_node *tools)
 {
 	char key[LEC__YAML_PATH_MAX], pair[LEC__YAML_PATH_MAX * 2];
 	const struct lec__yaml_entry *e;
@@ -650,7 +365,7 @@ static int read_tools(struct ctx *cx, const struct lec__yaml_node *tools)
 	for (i = 0; tools && i < tools->len; i++) {
 		e = &tools->entries[i];
 		lec__yaml_path(key, "build.tools", e->key);
-		if ((rc = want_string(cx, e->value, key)) < 0)
+		if ((rc = lec_rtd__want_string(cx, e->value, key)) < 0)
 			return rc;
 		v = e->value->text;
 		if (v[0] == '\0' ||
@@ -658,22 +373,24 @@ static int read_tools(struct ctx *cx, const struct lec__yaml_node *tools)
 			     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
 			     "VWXYZ0123456789.+-_")] != '\0' ||
 		    strlen(v) > LEC__YAML_SHOW_MAX)
-			return FAIL(cx, e->value->line, key,
-				    "expected a version such as \"3.12\" or "
-				    "\"latest\"");
+			return LEC_RTD__FAIL(
+				cx, e->value->line, key,
+				"expected a version such as \"3.12\" or "
+				"\"latest\"");
 		if (strcmp(e->key, "python") == 0)
 			cx->python_tool = e;
 		snprintf(pair, sizeof(pair), "%s=%s", e->key, v);
-		if ((rc = strings_push(&cx->cfg->tools, pair)) < 0)
+		if ((rc = lec_rtd__strings_push(&cx->cfg->tools, pair)) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
 /* build.apt_packages: names apt-get cannot take for an option or a file. */
-static int read_apt(const struct ctx *cx, const struct lec__yaml_node *build)
+static int read_apt(const struct lec_rtd__ctx *cx,
+		    const struct lec__yaml_node *build)
 {
-	const struct lec__yaml_entry *e = take(build, "apt_packages");
+	const struct lec__yaml_entry *e = lec_rtd__take(build, "apt_packages");
 	char key[LEC__YAML_PATH_MAX], name[LEC__YAML_PATH_MAX],
 		shown[LEC__YAML_SHOW_MAX + 8];
 	const struct lec__yaml_node *n;
@@ -683,13 +400,13 @@ static int read_apt(const struct ctx *cx, const struct lec__yaml_node *build)
 
 	if (e == NULL)
 		return LEC_OK;
-	if ((rc = want_kind(cx, e->value, "build.apt_packages",
-			    LEC__YAML_SEQ)) < 0)
+	if ((rc = lec_rtd__want_kind(cx, e->value, "build.apt_packages",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	for (i = 0; i < e->value->len; i++) {
 		n = e->value->entries[i].value;
 		lec__yaml_path_index(key, "build.apt_packages", i);
-		if ((rc = want_string(cx, n, key)) < 0)
+		if ((rc = lec_rtd__want_string(cx, n, key)) < 0)
 			return rc;
 		s = n->text + strspn(n->text, " \t\r\n\f\v");
 		len = strlen(s);
@@ -697,45 +414,49 @@ static int read_apt(const struct ctx *cx, const struct lec__yaml_node *build)
 			len--;
 		lec__yaml_show(shown, sizeof(shown), s, LEC__YAML_SHOW_MAX);
 		if (len > 0 && strchr("-/.", s[0]))
-			return FAIL(cx, n->line, key,
-				    "the package name '%s' cannot start with "
-				    "'%c'",
-				    shown, s[0]);
+			return LEC_RTD__FAIL(
+				cx, n->line, key,
+				"the package name '%s' cannot start with "
+				"'%c'",
+				shown, s[0]);
 		if (len == 0 || len >= sizeof(name) ||
 		    strspn(s,
 			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
 			   "YZ0123456789.+-") != len)
-			return FAIL(cx, n->line, key,
-				    "'%s' is not a valid package name", shown);
+			return LEC_RTD__FAIL(cx, n->line, key,
+					     "'%s' is not a valid package name",
+					     shown);
 		memcpy(name, s, len);
 		name[len] = '\0';
-		if ((rc = strings_push(&cx->cfg->apt_packages, name)) < 0)
+		if ((rc = lec_rtd__strings_push(&cx->cfg->apt_packages, name)) <
+		    0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
-static int read_build(struct ctx *cx)
+static int read_build(struct lec_rtd__ctx *cx)
 {
 	struct build_keys k = { NULL, NULL, NULL, NULL };
 	const struct lec__yaml_node *build = NULL;
 	size_t parent_line;
 	int rc;
 
-	k.build = take(cx->root, "build");
+	k.build = lec_rtd__take(cx->root, "build");
 	parent_line = k.build ? k.build->line : cx->root->line;
 	if (k.build) {
 		build = k.build->value;
-		if ((rc = want_kind(cx, build, "build", LEC__YAML_MAP)) < 0)
+		if ((rc = lec_rtd__want_kind(cx, build, "build",
+					     LEC__YAML_MAP)) < 0)
 			return rc;
 	}
 	if ((rc = read_os(cx, build, parent_line)) < 0 ||
 	    (rc = read_build_shapes(cx, build, &k)) < 0 ||
 	    (rc = check_build_rules(cx, &k, parent_line)) < 0 ||
 	    (rc = read_jobs(cx, k.jobs ? k.jobs->value : NULL)) < 0 ||
-	    (k.commands && (rc = read_strings(cx, k.commands->value,
-					      "build.commands",
-					      &cx->cfg->commands)) < 0) ||
+	    (k.commands && (rc = lec_rtd__read_strings(
+				    cx, k.commands->value, "build.commands",
+				    &cx->cfg->commands)) < 0) ||
 	    (rc = read_tools(cx, k.tools ? k.tools->value : NULL)) < 0)
 		return rc;
 	return read_apt(cx, build);
@@ -743,7 +464,7 @@ static int read_build(struct ctx *cx)
 
 /* conda, python --------------------------------------------------------------- */
 
-static int uses_conda(const struct ctx *cx)
+static int uses_conda(const struct lec_rtd__ctx *cx)
 {
 	const char *v;
 
@@ -754,7 +475,7 @@ static int uses_conda(const struct ctx *cx)
 	       strncmp(v, "miniforge", 9) == 0;
 }
 
-static int read_conda(struct ctx *cx)
+static int read_conda(struct lec_rtd__ctx *cx)
 {
 	const struct lec__yaml_entry *conda_key =
 		lec__yaml_find(cx->root, "conda");
@@ -762,54 +483,58 @@ static int read_conda(struct ctx *cx)
 	const struct lec__yaml_entry *env;
 	int rc;
 
-	if ((rc = section(cx, "conda", &conda)) < 0)
+	if ((rc = lec_rtd__section(cx, "conda", &conda)) < 0)
 		return rc;
 	if (conda == NULL) {
 		if (uses_conda(cx) && cx->cfg->commands.len == 0)
-			return FAIL(cx, cx->python_tool->value->line, "conda",
-				    "conda.environment is required when "
-				    "build.tools.python is a conda or mamba "
-				    "version");
+			return LEC_RTD__FAIL(
+				cx, cx->python_tool->value->line, "conda",
+				"conda.environment is required when "
+				"build.tools.python is a conda or mamba "
+				"version");
 		return LEC_OK;
 	}
-	if ((env = take(conda, "environment")) == NULL)
-		return FAIL(cx, conda_key->line, "conda.environment",
-			    "is required");
-	return want_path(cx, env->value, "conda.environment",
-			 &cx->cfg->conda_environment);
+	if ((env = lec_rtd__take(conda, "environment")) == NULL)
+		return LEC_RTD__FAIL(cx, conda_key->line, "conda.environment",
+				     "is required");
+	return lec_rtd__want_path(cx, env->value, "conda.environment",
+				  &cx->cfg->conda_environment);
 }
 
 /* uv's groups / extras: a non-empty list of names, or "all". */
-static int read_selection(const struct ctx *cx, const struct lec__yaml_entry *e,
-			  const char *key, struct lec_rtd_strings *names,
-			  int *all)
+static int read_selection(const struct lec_rtd__ctx *cx,
+			  const struct lec__yaml_entry *e, const char *key,
+			  struct lec_rtd_strings *names, int *all)
 {
 	char got[LEC__YAML_PROBLEM_MAX / 2];
 
-	if (is_word(e->value, "all")) {
+	if (lec_rtd__is_word(e->value, "all")) {
 		*all = 1;
 		return LEC_OK;
 	}
 	if (e->value->kind == LEC__YAML_SEQ && e->value->len == 0)
-		return FAIL(cx, e->value->line, key, "must not be empty");
+		return LEC_RTD__FAIL(cx, e->value->line, key,
+				     "must not be empty");
 	if (e->value->kind != LEC__YAML_SEQ)
-		return FAIL(cx, e->value->line, key,
-			    "expected a list or 'all', got %s",
-			    describe(e->value, got, sizeof(got)));
-	return read_strings(cx, e->value, key, names);
+		return LEC_RTD__FAIL(
+			cx, e->value->line, key,
+			"expected a list or 'all', got %s",
+			lec_rtd__describe(e->value, got, sizeof(got)));
+	return lec_rtd__read_strings(cx, e->value, key, names);
 }
 
 /* An entry's key, with null counting as absent (the service's pop). */
 static const struct lec__yaml_entry *take_set(const struct lec__yaml_node *map,
 					      const char *name)
 {
-	const struct lec__yaml_entry *e = take(map, name);
+	const struct lec__yaml_entry *e = lec_rtd__take(map, name);
 
-	return e && !is_null(e->value) ? e : NULL;
+	return e && !lec_rtd__is_null(e->value) ? e : NULL;
 }
 
-static int read_uv_sync(const struct ctx *cx, const struct lec__yaml_node *item,
-			const char *key, struct lec_rtd_install *in)
+static int read_uv_sync(const struct lec_rtd__ctx *cx,
+			const struct lec__yaml_node *item, const char *key,
+			struct lec_rtd_install *in)
 {
 	char sub[LEC__YAML_PATH_MAX];
 	const struct lec__yaml_entry *req = take_set(item, "requirements");
@@ -818,9 +543,9 @@ static int read_uv_sync(const struct ctx *cx, const struct lec__yaml_node *item,
 	int rc;
 
 	if (req)
-		return FAIL(cx, req->line,
-			    lec__yaml_path(sub, key, "requirements"),
-			    "cannot be used with command: sync");
+		return LEC_RTD__FAIL(cx, req->line,
+				     lec__yaml_path(sub, key, "requirements"),
+				     "cannot be used with command: sync");
 	if (groups &&
 	    (rc = read_selection(cx, groups, lec__yaml_path(sub, key, "groups"),
 				 &in->groups, &in->groups_all)) < 0)
@@ -832,8 +557,9 @@ static int read_uv_sync(const struct ctx *cx, const struct lec__yaml_node *item,
 	return LEC_OK;
 }
 
-static int read_uv_pip(const struct ctx *cx, const struct lec__yaml_node *item,
-		       const char *key, struct lec_rtd_install *in)
+static int read_uv_pip(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_node *item, const char *key,
+		       struct lec_rtd_install *in)
 {
 	char sub[LEC__YAML_PATH_MAX];
 	const struct lec__yaml_entry *req = take_set(item, "requirements");
@@ -842,19 +568,20 @@ static int read_uv_pip(const struct ctx *cx, const struct lec__yaml_node *item,
 	int rc;
 
 	if (groups)
-		return FAIL(cx, groups->line,
-			    lec__yaml_path(sub, key, "groups"),
-			    "cannot be used with command: pip");
+		return LEC_RTD__FAIL(cx, groups->line,
+				     lec__yaml_path(sub, key, "groups"),
+				     "cannot be used with command: pip");
 	if (req == NULL && in->path == NULL)
-		return FAIL(cx, item->line, key,
-			    "command: pip needs requirements or path");
+		return LEC_RTD__FAIL(cx, item->line, key,
+				     "command: pip needs requirements or path");
 	if (req && in->path)
-		return FAIL(cx, req->line,
-			    lec__yaml_path(sub, key, "requirements"),
-			    "cannot be used together with path");
-	if (req && (rc = want_path(cx, req->value,
-				   lec__yaml_path(sub, key, "requirements"),
-				   &in->requirements)) < 0)
+		return LEC_RTD__FAIL(cx, req->line,
+				     lec__yaml_path(sub, key, "requirements"),
+				     "cannot be used together with path");
+	if (req &&
+	    (rc = lec_rtd__want_path(cx, req->value,
+				     lec__yaml_path(sub, key, "requirements"),
+				     &in->requirements)) < 0)
 		return rc;
 	if (extras &&
 	    (rc = read_selection(cx, extras, lec__yaml_path(sub, key, "extras"),
@@ -863,8 +590,9 @@ static int read_uv_pip(const struct ctx *cx, const struct lec__yaml_node *item,
 	return LEC_OK;
 }
 
-static int read_uv(const struct ctx *cx, const struct lec__yaml_node *item,
-		   const char *key, struct lec_rtd_install *in)
+static int read_uv(const struct lec_rtd__ctx *cx,
+		   const struct lec__yaml_node *item, const char *key,
+		   struct lec_rtd_install *in)
 {
 	static const char *const commands[] = { "sync", "pip" };
 	char sub[LEC__YAML_PATH_MAX];
@@ -872,27 +600,29 @@ static int read_uv(const struct ctx *cx, const struct lec__yaml_node *item,
 	int rc, which;
 
 	in->kind = LEC_RTD_INSTALL_UV;
-	take(item, "method");
+	lec_rtd__take(item, "method");
 	in->method = lec__strdup("uv");
 	LEC__CHECK_ALLOC(in->method);
 	lec__yaml_path(sub, key, "command");
 	if ((e = take_set(item, "command")) == NULL)
-		return FAIL(cx, item->line, sub,
-			    "is required with method: uv (sync or pip)");
-	if ((rc = want_choice(cx, e->value, sub, commands, COUNT(commands),
-			      &which)) < 0)
+		return LEC_RTD__FAIL(
+			cx, item->line, sub,
+			"is required with method: uv (sync or pip)");
+	if ((rc = lec_rtd__want_choice(cx, e->value, sub, commands,
+				       COUNT(commands), &which)) < 0)
 		return rc;
 	in->command = lec__strdup(commands[which]);
 	LEC__CHECK_ALLOC(in->command);
 	if ((e = take_set(item, "path")) &&
-	    (rc = want_path(cx, e->value, lec__yaml_path(sub, key, "path"),
-			    &in->path)) < 0)
+	    (rc = lec_rtd__want_path(cx, e->value,
+				     lec__yaml_path(sub, key, "path"),
+				     &in->path)) < 0)
 		return rc;
 	return which == 0 ? read_uv_sync(cx, item, key, in)
 			  : read_uv_pip(cx, item, key, in);
 }
 
-static int read_pip_path(const struct ctx *cx,
+static int read_pip_path(const struct lec_rtd__ctx *cx,
 			 const struct lec__yaml_node *item, const char *key,
 			 struct lec_rtd_install *in)
 {
@@ -902,50 +632,55 @@ static int read_pip_path(const struct ctx *cx,
 	int rc, which = 0;
 
 	in->kind = LEC_RTD_INSTALL_PATH;
-	if ((rc = want_path(cx, take(item, "path")->value,
-			    lec__yaml_path(sub, key, "path"), &in->path)) < 0)
+	if ((rc = lec_rtd__want_path(cx, lec_rtd__take(item, "path")->value,
+				     lec__yaml_path(sub, key, "path"),
+				     &in->path)) < 0)
 		return rc;
-	if ((e = take(item, "method")) &&
-	    (rc = want_choice(cx, e->value, lec__yaml_path(sub, key, "method"),
-			      methods, COUNT(methods), &which)) < 0)
+	if ((e = lec_rtd__take(item, "method")) &&
+	    (rc = lec_rtd__want_choice(cx, e->value,
+				       lec__yaml_path(sub, key, "method"),
+				       methods, COUNT(methods), &which)) < 0)
 		return rc;
 	in->method = lec__strdup(methods[which]);
 	LEC__CHECK_ALLOC(in->method);
-	if ((e = take(item, "extra_requirements")) == NULL)
+	if ((e = lec_rtd__take(item, "extra_requirements")) == NULL)
 		return LEC_OK;
 	lec__yaml_path(sub, key, "extra_requirements");
-	if ((rc = read_strings(cx, e->value, sub, &in->extra_requirements)) < 0)
+	if ((rc = lec_rtd__read_strings(cx, e->value, sub,
+					&in->extra_requirements)) < 0)
 		return rc;
 	if (in->extra_requirements.len > 0 && which != 0)
-		return FAIL(cx, e->line, sub, "needs method: pip");
+		return LEC_RTD__FAIL(cx, e->line, sub, "needs method: pip");
 	return LEC_OK;
 }
 
-static int read_install(const struct ctx *cx, const struct lec__yaml_node *item,
-			size_t index, struct lec_rtd_install *in)
+static int read_install(const struct lec_rtd__ctx *cx,
+			const struct lec__yaml_node *item, size_t index,
+			struct lec_rtd_install *in)
 {
 	char key[LEC__YAML_PATH_MAX], sub[LEC__YAML_PATH_MAX];
 	const struct lec__yaml_entry *method;
 	int rc;
 
 	lec__yaml_path_index(key, "python.install", index);
-	if ((rc = want_kind(cx, item, key, LEC__YAML_MAP)) < 0)
+	if ((rc = lec_rtd__want_kind(cx, item, key, LEC__YAML_MAP)) < 0)
 		return rc;
 	method = lec__yaml_find(item, "method");
-	if (method && is_word(method->value, "uv"))
+	if (method && lec_rtd__is_word(method->value, "uv"))
 		return read_uv(cx, item, key, in);
 	if (lec__yaml_find(item, "requirements")) {
 		in->kind = LEC_RTD_INSTALL_REQUIREMENTS;
-		return want_path(cx, take(item, "requirements")->value,
-				 lec__yaml_path(sub, key, "requirements"),
-				 &in->requirements);
+		return lec_rtd__want_path(
+			cx, lec_rtd__take(item, "requirements")->value,
+			lec__yaml_path(sub, key, "requirements"),
+			&in->requirements);
 	}
 	if (lec__yaml_find(item, "path"))
 		return read_pip_path(cx, item, key, in);
-	return FAIL(cx, item->line, key, "needs requirements or path");
+	return LEC_RTD__FAIL(cx, item->line, key, "needs requirements or path");
 }
 
-static int read_python(struct ctx *cx)
+static int read_python(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
 	const struct lec__yaml_node *python, *list;
@@ -953,12 +688,13 @@ static int read_python(struct ctx *cx)
 	size_t i;
 	int rc;
 
-	if ((rc = section(cx, "python", &python)) < 0)
+	if ((rc = lec_rtd__section(cx, "python", &python)) < 0)
 		return rc;
-	if (python == NULL || (e = take(python, "install")) == NULL)
+	if (python == NULL || (e = lec_rtd__take(python, "install")) == NULL)
 		return LEC_OK;
 	list = e->value;
-	if ((rc = want_kind(cx, list, "python.install", LEC__YAML_SEQ)) < 0)
+	if ((rc = lec_rtd__want_kind(cx, list, "python.install",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	if (list->len == 0)
 		return LEC_OK;
@@ -972,14 +708,15 @@ static int read_python(struct ctx *cx)
 	}
 	for (i = 0; list->len > 1 && i < list->len; i++)
 		if (cfg->python_install[i].kind == LEC_RTD_INSTALL_UV)
-			return FAIL(cx, list->entries[i].line, "python.install",
-				    "a uv entry must be the only entry");
+			return LEC_RTD__FAIL(
+				cx, list->entries[i].line, "python.install",
+				"a uv entry must be the only entry");
 	return LEC_OK;
 }
 
 /* sphinx, mkdocs ----------------------------------------------------------- */
 
-static int check_doc_types(const struct ctx *cx)
+static int check_doc_types(const struct lec_rtd__ctx *cx)
 {
 	const struct lec__yaml_entry *s = lec__yaml_find(cx->root, "sphinx");
 	const struct lec__yaml_entry *m = lec__yaml_find(cx->root, "mkdocs");
@@ -987,34 +724,35 @@ static int check_doc_types(const struct ctx *cx)
 	if (s == NULL || m == NULL)
 		return LEC_OK;
 	if (s->line > m->line)
-		return FAIL(cx, s->line, "sphinx",
-			    "cannot be used together with mkdocs");
-	return FAIL(cx, m->line, "mkdocs",
-		    "cannot be used together with sphinx");
+		return LEC_RTD__FAIL(cx, s->line, "sphinx",
+				     "cannot be used together with mkdocs");
+	return LEC_RTD__FAIL(cx, m->line, "mkdocs",
+			     "cannot be used together with sphinx");
 }
 
-static int read_mkdocs(struct ctx *cx)
+static int read_mkdocs(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
 	const struct lec__yaml_node *mkdocs;
 	const struct lec__yaml_entry *e;
 	int rc;
 
-	if ((rc = section(cx, "mkdocs", &mkdocs)) < 0 ||
+	if ((rc = lec_rtd__section(cx, "mkdocs", &mkdocs)) < 0 ||
 	    mkdocs == NULL)
 		return rc;
 	cfg->has_mkdocs = 1;
 	if ((e = take_set(mkdocs, "configuration")) &&
-	    (rc = want_path(cx, e->value, "mkdocs.configuration",
-			    &cfg->mkdocs_configuration)) < 0)
+	    (rc = lec_rtd__want_path(cx, e->value, "mkdocs.configuration",
+				     &cfg->mkdocs_configuration)) < 0)
 		return rc;
-	if ((e = take(mkdocs, "fail_on_warning")))
-		return want_bool(cx, e->value, "mkdocs.fail_on_warning",
-				 &cfg->mkdocs_fail_on_warning);
+	if ((e = lec_rtd__take(mkdocs, "fail_on_warning")))
+		return lec_rtd__want_bool(cx, e->value,
+					  "mkdocs.fail_on_warning",
+					  &cfg->mkdocs_fail_on_warning);
 	return LEC_OK;
 }
 
-static int read_sphinx_conf(const struct ctx *cx,
+static int read_sphinx_conf(const struct lec_rtd__ctx *cx,
 			    const struct lec__yaml_node *n)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
@@ -1022,20 +760,20 @@ static int read_sphinx_conf(const struct ctx *cx,
 	const char *base;
 	int rc;
 
-	if ((rc = want_path(cx, n, "sphinx.configuration",
-			    &cfg->sphinx_configuration)) < 0)
+	if ((rc = lec_rtd__want_path(cx, n, "sphinx.configuration",
+				     &cfg->sphinx_configuration)) < 0)
 		return rc;
 	base = strrchr(cfg->sphinx_configuration, '/');
 	base = base ? base + 1 : cfg->sphinx_configuration;
 	if (strcmp(base, "conf.py") == 0)
 		return LEC_OK;
 	lec__yaml_show(shown, sizeof(shown), n->text, LEC__YAML_SHOW_MAX);
-	return FAIL(cx, n->line, "sphinx.configuration",
-		    "must name a conf.py file, got '%s'", shown);
+	return LEC_RTD__FAIL(cx, n->line, "sphinx.configuration",
+			     "must name a conf.py file, got '%s'", shown);
 }
 
 /* Sphinx settings apply whenever there is no mkdocs section. */
-static int read_sphinx(struct ctx *cx)
+static int read_sphinx(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
 	const struct lec__yaml_node *sphinx;
@@ -1045,53 +783,55 @@ static int read_sphinx(struct ctx *cx)
 	if (cfg->has_mkdocs)
 		return LEC_OK;
 	cfg->has_sphinx = 1;
-	if ((rc = section(cx, "sphinx", &sphinx)) < 0)
+	if ((rc = lec_rtd__section(cx, "sphinx", &sphinx)) < 0)
 		return rc;
-	if (sphinx && (e = take(sphinx, "builder")) &&
-	    (rc = want_choice(cx, e->value, "sphinx.builder", builder_names,
-			      COUNT(builder_names), &which)) < 0)
+	if (sphinx && (e = lec_rtd__take(sphinx, "builder")) &&
+	    (rc = lec_rtd__want_choice(cx, e->value, "sphinx.builder",
+				       builder_names, COUNT(builder_names),
+				       &which)) < 0)
 		return rc;
 	cfg->sphinx_builder = lec__strdup(builder_flags[which]);
 	LEC__CHECK_ALLOC(cfg->sphinx_builder);
 	if (sphinx && (e = take_set(sphinx, "configuration")) &&
 	    (rc = read_sphinx_conf(cx, e->value)) < 0)
 		return rc;
-	if (sphinx && (e = take(sphinx, "fail_on_warning")))
-		return want_bool(cx, e->value, "sphinx.fail_on_warning",
-				 &cfg->sphinx_fail_on_warning);
+	if (sphinx && (e = lec_rtd__take(sphinx, "fail_on_warning")))
+		return lec_rtd__want_bool(cx, e->value,
+					  "sphinx.fail_on_warning",
+					  &cfg->sphinx_fail_on_warning);
 	return LEC_OK;
 }
 
 /* submodules, search --------------------------------------------------------- */
 
-static int read_names_or_all(const struct ctx *cx,
+static int read_names_or_all(const struct lec_rtd__ctx *cx,
 			     const struct lec__yaml_entry *e, const char *key,
 			     struct lec_rtd_strings *names, int *all)
 {
-	if (is_word(e->value, "all")) {
+	if (lec_rtd__is_word(e->value, "all")) {
 		*all = 1;
 		return LEC_OK;
 	}
-	return read_strings(cx, e->value, key, names);
+	return lec_rtd__read_strings(cx, e->value, key, names);
 }
 
-static int read_submodules(struct ctx *cx)
+static int read_submodules(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
 	const struct lec__yaml_node *sub;
 	const struct lec__yaml_entry *inc, *exc, *rec;
 	int rc, including;
 
-	if ((rc = section(cx, "submodules", &sub)) < 0)
+	if ((rc = lec_rtd__section(cx, "submodules", &sub)) < 0)
 		return rc;
-	if ((inc = take(sub, "include")) &&
+	if ((inc = lec_rtd__take(sub, "include")) &&
 	    (rc = read_names_or_all(cx, inc, "submodules.include",
 				    &cfg->submodules_include,
 				    &cfg->submodules_all_included)) < 0)
 		return rc;
 	including = cfg->submodules_all_included ||
 		    cfg->submodules_include.len > 0;
-	if ((exc = take(sub, "exclude")) &&
+	if ((exc = lec_rtd__take(sub, "exclude")) &&
 	    (rc = read_names_or_all(cx, exc, "submodules.exclude",
 				    &cfg->submodules_exclude,
 				    &cfg->submodules_all_excluded)) < 0)
@@ -1100,11 +840,13 @@ static int read_submodules(struct ctx *cx)
 		cfg->submodules_all_excluded = !including;
 	else if (including && (cfg->submodules_all_excluded ||
 			       cfg->submodules_exclude.len > 0))
-		return FAIL(cx, exc->line, "submodules",
-			    "include and exclude cannot be used together");
-	if ((rec = take(sub, "recursive")))
-		return want_bool(cx, rec->value, "submodules.recursive",
-				 &cfg->submodules_recursive);
+		return LEC_RTD__FAIL(
+			cx, exc->line, "submodules",
+			"include and exclude cannot be used together");
+	if ((rec = lec_rtd__take(sub, "recursive")))
+		return lec_rtd__want_bool(cx, rec->value,
+					  "submodules.recursive",
+					  &cfg->submodules_recursive);
 	return LEC_OK;
 }
 
@@ -1127,7 +869,7 @@ static int rank_set(struct lec_rtd_config *cfg, char *pattern, int rank)
 		return lec__error_oom();
 	}
 	cfg->ranking_values = grown;
-	if (strings_push(p, pattern) < 0) {
+	if (lec_rtd__strings_push(p, pattern) < 0) {
 		lec__free(pattern);
 		return LEC_ENOMEM;
 	}
@@ -1136,7 +878,7 @@ static int rank_set(struct lec_rtd_config *cfg, char *pattern, int rank)
 	return LEC_OK;
 }
 
-static int read_ranking(const struct ctx *cx,
+static int read_ranking(const struct lec_rtd__ctx *cx,
 			const struct lec__yaml_node *ranking)
 {
 	char got[LEC__YAML_PROBLEM_MAX / 2], shown[LEC__YAML_SHOW_MAX + 8];
@@ -1148,25 +890,28 @@ static int read_ranking(const struct ctx *cx,
 
 	for (i = 0; i < ranking->len; i++) {
 		e = &ranking->entries[i];
-		take(ranking, e->key);
+		lec_rtd__take(ranking, e->key);
 		lec__yaml_show(shown, sizeof(shown), e->key,
 			       LEC__YAML_SHOW_MAX);
 		if (e->key_type != LEC__YAML_STR)
-			return FAIL(cx, e->line, "search.ranking",
-				    "expected a path pattern, got '%s'", shown);
-		if ((rc = want_pattern(cx, e->key, e->line, "search.ranking",
-				       &pattern)) < 0)
+			return LEC_RTD__FAIL(
+				cx, e->line, "search.ranking",
+				"expected a path pattern, got '%s'", shown);
+		if ((rc = lec_rtd__want_pattern(cx, e->key, e->line,
+						"search.ranking", &pattern)) <
+		    0)
 			return rc;
 		if (e->value->kind != LEC__YAML_SCALAR ||
 		    e->value->type != LEC__YAML_INT ||
 		    lec__yaml_int_value(e->value->text, &v) < 0 || v < -10 ||
 		    v > 10) {
 			lec__free(pattern);
-			return FAIL(cx, e->value->line, "search.ranking",
-				    "the rank of '%s' must be an integer from "
-				    "-10 to 10, got %s",
-				    shown,
-				    describe(e->value, got, sizeof(got)));
+			return LEC_RTD__FAIL(
+				cx, e->value->line, "search.ranking",
+				"the rank of '%s' must be an integer from "
+				"-10 to 10, got %s",
+				shown,
+				lec_rtd__describe(e->value, got, sizeof(got)));
 		}
 		if ((rc = rank_set(cx->cfg, pattern, (int)v)) < 0)
 			return rc;
@@ -1174,7 +919,8 @@ static int read_ranking(const struct ctx *cx,
 	return LEC_OK;
 }
 
-static int read_ignore(const struct ctx *cx, const struct lec__yaml_entry *e)
+static int read_ignore(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_entry *e)
 {
 	struct lec_rtd_strings *out = &cx->cfg->search_ignore;
 	const struct lec__yaml_node *n;
@@ -1184,19 +930,21 @@ static int read_ignore(const struct ctx *cx, const struct lec__yaml_entry *e)
 
 	if (e == NULL) {
 		for (i = 0; i < COUNT(default_ignore); i++)
-			if ((rc = strings_push(out, default_ignore[i])) < 0)
+			if ((rc = lec_rtd__strings_push(out,
+							default_ignore[i])) < 0)
 				return rc;
 		return LEC_OK;
 	}
-	if ((rc = want_kind(cx, e->value, "search.ignore", LEC__YAML_SEQ)) < 0)
+	if ((rc = lec_rtd__want_kind(cx, e->value, "search.ignore",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	for (i = 0; i < e->value->len; i++) {
 		n = e->value->entries[i].value;
-		if ((rc = want_string(cx, n, "search.ignore")) < 0 ||
-		    (rc = want_pattern(cx, n->text, n->line, "search.ignore",
-				       &pattern)) < 0)
+		if ((rc = lec_rtd__want_string(cx, n, "search.ignore")) < 0 ||
+		    (rc = lec_rtd__want_pattern(cx, n->text, n->line,
+						"search.ignore", &pattern)) < 0)
 			return rc;
-		rc = strings_push(out, pattern);
+		rc = lec_rtd__strings_push(out, pattern);
 		lec__free(pattern);
 		if (rc < 0)
 			return rc;
@@ -1204,20 +952,20 @@ static int read_ignore(const struct ctx *cx, const struct lec__yaml_entry *e)
 	return LEC_OK;
 }
 
-static int read_search(struct ctx *cx)
+static int read_search(struct lec_rtd__ctx *cx)
 {
 	const struct lec__yaml_node *search;
 	const struct lec__yaml_entry *e;
 	int rc;
 
-	if ((rc = section(cx, "search", &search)) < 0)
+	if ((rc = lec_rtd__section(cx, "search", &search)) < 0)
 		return rc;
-	if ((e = take(search, "ranking")) &&
-	    ((rc = want_kind(cx, e->value, "search.ranking", LEC__YAML_MAP)) <
-		     0 ||
+	if ((e = lec_rtd__take(search, "ranking")) &&
+	    ((rc = lec_rtd__want_kind(cx, e->value, "search.ranking",
+				      LEC__YAML_MAP)) < 0 ||
 	     (rc = read_ranking(cx, e->value)) < 0))
 		return rc;
-	return read_ignore(cx, take(search, "ignore"));
+	return read_ignore(cx, lec_rtd__take(search, "ignore"));
 }
 
 /* The whole file ------------------------------------------------------------- */
@@ -1225,7 +973,7 @@ static int read_search(struct ctx *cx)
 /* The service requires an explicit generator configuration unless the
  * build brings its own commands (its brownout rule, permanent since
  * 2025-01-20). */
-static int check_required(const struct ctx *cx)
+static int check_required(const struct lec_rtd__ctx *cx)
 {
 	const struct lec_rtd_config *cfg = cx->cfg;
 	const struct lec__yaml_entry *s = lec__yaml_find(cx->root, "sphinx");
@@ -1234,22 +982,24 @@ static int check_required(const struct ctx *cx)
 	if (cfg->commands.len > 0)
 		return LEC_OK;
 	if (s && cfg->sphinx_configuration == NULL)
-		return FAIL(cx, s->line, "sphinx.configuration",
-			    "is required: the path of your conf.py");
+		return LEC_RTD__FAIL(cx, s->line, "sphinx.configuration",
+				     "is required: the path of your conf.py");
 	if (m && cfg->mkdocs_configuration == NULL)
-		return FAIL(cx, m->line, "mkdocs.configuration",
-			    "is required: the path of your mkdocs.yml");
+		return LEC_RTD__FAIL(
+			cx, m->line, "mkdocs.configuration",
+			"is required: the path of your mkdocs.yml");
 	if (!s && !m && !(cfg->jobs_set & LEC_RTD__NEW_JOBS))
-		return FAIL(cx, cx->root->line, "sphinx.configuration",
-			    "is required: the path of your conf.py (or use "
-			    "mkdocs.configuration, build.commands or "
-			    "build.jobs)");
+		return LEC_RTD__FAIL(
+			cx, cx->root->line, "sphinx.configuration",
+			"is required: the path of your conf.py (or use "
+			"mkdocs.configuration, build.commands or "
+			"build.jobs)");
 	return LEC_OK;
 }
 
 /* The first key no check read, in file order. */
-static int check_unknown(const struct ctx *cx, const struct lec__yaml_node *n,
-			 const char *path)
+static int check_unknown(const struct lec_rtd__ctx *cx,
+			 const struct lec__yaml_node *n, const char *path)
 {
 	char key[LEC__YAML_PATH_MAX];
 	const struct lec__yaml_entry *e;
@@ -1263,7 +1013,7 @@ static int check_unknown(const struct ctx *cx, const struct lec__yaml_node *n,
 		else
 			lec__yaml_path_index(key, path, i);
 		if (n->kind == LEC__YAML_MAP && !e->used)
-			return FAIL(cx, e->line, key, "unknown key");
+			return LEC_RTD__FAIL(cx, e->line, key, "unknown key");
 		if (e->value->kind != LEC__YAML_SCALAR &&
 		    (rc = check_unknown(cx, e->value, key)) < 0)
 			return rc;
@@ -1271,7 +1021,7 @@ static int check_unknown(const struct ctx *cx, const struct lec__yaml_node *n,
 	return LEC_OK;
 }
 
-static void decide_doctype(const struct ctx *cx)
+static void decide_doctype(const struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
 	int keyed = lec__yaml_find(cx->root, "sphinx") ||
@@ -1293,7 +1043,7 @@ static void decide_doctype(const struct ctx *cx)
 /* The service's order of checks (BuildConfigV2.validate), except that
  * unknown keys come before the required generator configuration: a
  * misspelt `configuraton:` is then named as such. */
-static int check_config(struct ctx *cx)
+static int check_config(struct lec_rtd__ctx *cx)
 {
 	int rc;
 
@@ -1313,7 +1063,7 @@ static int check_config(struct ctx *cx)
 
 /* Parse and check the bytes of a file already read; cx->relpath, data and
  * len are set. */
-static int parse_config(struct ctx *cx, struct lec_rtd_config **out)
+static int parse_config(struct lec_rtd__ctx *cx, struct lec_rtd_config **out)
 {
 	int rc;
 
@@ -1336,7 +1086,7 @@ done:
 int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
 			 struct lec_rtd_config **out)
 {
-	struct ctx cx;
+	struct lec_rtd__ctx cx;
 
 	lec_error_clear();
 	if (out)
