@@ -34,18 +34,11 @@
 #include "files.h"
 #include "internal.h"
 #include "lectern/repo.h"
+#include "repo_internal.h"
 
 /* Room for the context part of an error message ("cannot fetch <url>"); the
  * whole message is cut at the error module's limit anyway. */
 #define REPO_CONTEXT_MAX 512
-
-/* Deepest directory nesting a checkout writes: far beyond real
- * repositories, and it bounds the recursion and the descriptors it holds. */
-#define CHECKOUT_MAX_DEPTH 256
-
-
-#define HEADS_PREFIX "refs/heads/"
-#define TAGS_PREFIX "refs/tags/"
 
 /* The URL schemes a mirror may come from (a local path needs none). */
 static const char *const url_schemes[] = { "file", "http", "https", "git" };
@@ -69,7 +62,7 @@ static void git_init(void)
 
 /* Initialise libgit2 once per process; it stays up until the process
  * ends, since other threads may be using it at any time. */
-static int git_ready(void)
+int lec_repo__ready(void)
 {
 	pthread_once(&git_once, git_init);
 	if (git_init_rc < 0)
@@ -80,7 +73,7 @@ static int git_ready(void)
 /* URLs --------------------------------------------------------------------- */
 
 /* Length of url's scheme when url starts with "<scheme>://", else 0. */
-static size_t scheme_len(const char *url)
+size_t lec_repo__scheme_len(const char *url)
 {
 	size_t n = 0;
 
@@ -99,7 +92,7 @@ static size_t scheme_len(const char *url)
  * where it starts and its length without the '@'; 0 when there is none. */
 static size_t userinfo_span(const char *url, const char **start)
 {
-	size_t scheme = scheme_len(url);
+	size_t scheme = lec_repo__scheme_len(url);
 	const char *authority, *end, *at = NULL, *p;
 
 	if (scheme == 0)
@@ -183,7 +176,7 @@ static int is_dir(const char *path)
 
 /* The local path a URL names: itself without a scheme, the path of a plain
  * file:///path (percent-escapes are left to libgit2), else NULL. */
-static const char *local_path(const char *url, size_t scheme)
+const char *lec_repo__local_path(const char *url, size_t scheme)
 {
 	if (scheme == 0)
 		return url;
@@ -197,10 +190,10 @@ static const char *local_path(const char *url, size_t scheme)
  * mistakes get a clear message: an unsupported scheme (ssh, scp-like
  * host:path) or a local path that is not there. shown is the redacted
  * URL. */
-static int check_url(const char *url, const char *shown)
+int lec_repo__check_url(const char *url, const char *shown)
 {
-	size_t scheme = scheme_len(url);
-	const char *path = local_path(url, scheme);
+	size_t scheme = lec_repo__scheme_len(url);
+	const char *path = lec_repo__local_path(url, scheme);
 
 	if ((scheme > 0 && !scheme_supported(url, scheme)) ||
 	    (scheme == 0 && strcspn(url, ":") < strcspn(url, "/") &&
@@ -289,10 +282,7 @@ static int vfail(int code, const char *url, const char *fmt, va_list ap)
 }
 
 /* Fail with libgit2's last error, its code rc mapped to an engine code. */
-static int git_fail(int rc, const char *url, const char *fmt, ...)
-	LEC__PRINTF(3, 4);
-
-static int git_fail(int rc, const char *url, const char *fmt, ...)
+int lec_repo__fail(int rc, const char *url, const char *fmt, ...)
 {
 	va_list ap;
 	int code;
@@ -304,9 +294,7 @@ static int git_fail(int rc, const char *url, const char *fmt, ...)
 }
 
 /* git_fail, but with an engine code that the context decides. */
-static int git_fail_as(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
-
-static int git_fail_as(int code, const char *fmt, ...)
+int lec_repo__fail_as(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -318,14 +306,12 @@ static int git_fail_as(int code, const char *fmt, ...)
 
 /* Directories -------------------------------------------------------------- */
 
-enum dir_state { DIR_MISSING, DIR_EMPTY, DIR_USED };
-
-static int dir_state(const char *path, enum dir_state *state)
+int lec_repo__dir_state(const char *path, enum lec_repo__dir_state *state)
 {
 	DIR *d = opendir(path);
 	struct dirent *ent;
 
-	*state = DIR_MISSING;
+	*state = LEC_REPO__DIR_MISSING;
 	if (d == NULL) {
 		if (errno == ENOENT)
 			return LEC_OK;
@@ -336,11 +322,11 @@ static int dir_state(const char *path, enum dir_state *state)
 		return lec__error(LEC_EIO, "cannot open '%s': %s", path,
 				  strerror(errno));
 	}
-	*state = DIR_EMPTY;
+	*state = LEC_REPO__DIR_EMPTY;
 	while ((ent = readdir(d)) != NULL) {
 		if (strcmp(ent->d_name, ".") != 0 &&
 		    strcmp(ent->d_name, "..") != 0) {
-			*state = DIR_USED;
+			*state = LEC_REPO__DIR_USED;
 			break;
 		}
 	}
@@ -349,7 +335,7 @@ static int dir_state(const char *path, enum dir_state *state)
 }
 
 /* path without trailing slashes (but "/" stays "/"). */
-static char *trim_slashes(const char *path)
+char *lec_repo__trim_slashes(const char *path)
 {
 	size_t n = strlen(path);
 
@@ -371,6 +357,98 @@ static int make_parent(const char *path)
 	LEC__CHECK_ALLOC(parent);
 	error = lec__mkdirs_mode(parent, 0777);
 	lec__free(parent);
+	return error;
+}
+
+/* Opening ------------------------------------------------------------------ */
+
+int lec_repo__open_mirror(const char *dir, git_repository **repo)
+{
+	int error;
+
+	*repo = NULL;
+	if (dir == NULL || *dir == '\0')
+		return lec__error(LEC_EINVALID, "no mirror directory given");
+	if ((error = lec_repo__ready()) < 0)
+		return error;
+	if (git_repository_open_bare(repo, dir) < 0)
+		return lec_repo__fail_as(LEC_ENOTFOUND,
+					 "no repository mirror at '%s'", dir);
+	return LEC_OK;
+}
+
+int lec_repo_is_commit_id(const char *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return 0;
+	for (i = 0; i < LEC_REPO_COMMIT_HEX; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	return s[i] == '\0';
+}
+
+int lec_repo__lookup_tree(git_repository *repo, const char *hex,
+			  git_tree **tree)
+{
+	git_commit *commit = NULL;
+	git_oid oid;
+	int rc;
+
+	*tree = NULL;
+	if (!lec_repo_is_commit_id(hex) || git_oid_fromstr(&oid, hex) < 0)
+		return lec__error(LEC_EINVALID,
+				  "'%s' is not a commit id "
+				  "(%d hexadecimal digits)",
+				  hex, LEC_REPO_COMMIT_HEX);
+	if ((rc = git_commit_lookup(&commit, repo, &oid)) < 0)
+		return lec_repo__fail(rc, NULL, "no commit %s in the mirror",
+				      hex);
+	rc = git_commit_tree(tree, commit);
+	git_commit_free(commit);
+	if (rc < 0)
+		return lec_repo__fail(rc, NULL, "cannot read the tree of %s",
+				      hex);
+	return LEC_OK;
+}
+
+int lec_repo__write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int lec_repo_local_gitdir(const char *path, char **gitdir)
+{
+	git_repository *repo = NULL;
+	int rc, error;
+
+	lec_error_clear();
+	*gitdir = NULL;
+	if ((error = lec_repo__ready()) < 0)
+		return error;
+	/* No search upwards: the path must be the repository itself. */
+	rc = git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+				     NULL);
+	if (rc < 0)
+		return lec_repo__fail_as(LEC_ENOTFOUND,
+					 "no git repository at '%s'", path);
+	if ((*gitdir = lec_repo__trim_slashes(
+		     git_repository_commondir(repo))) == NULL)
+		error = lec__error_oom();
+	git_repository_free(repo);
 	return error;
 }
 
@@ -409,7 +487,7 @@ static int fetch_fail(int rc, const struct transfer *t, const char *url,
 {
 	if (t->cancelled)
 		return lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
-	return git_fail(rc, url, "cannot fetch %s", shown);
+	return lec_repo__fail(rc, url, "cannot fetch %s", shown);
 }
 
 /* Point the mirror's HEAD where the remote's points. A remote without a
@@ -421,15 +499,18 @@ static int record_default(git_repository *repo, const char *head,
 {
 	int rc;
 
-	if (head && strncmp(head, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0)
+	if (head &&
+	    strncmp(head, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) == 0)
 		rc = git_repository_set_head(repo, head);
 	else if ((rc = git_repository_detach_head(repo)) ==
 			 GIT_EUNBORNBRANCH ||
 		 rc == GIT_ENOTFOUND)
 		rc = 0;
 	if (rc < 0)
-		return git_fail(rc, NULL, "cannot record the default branch "
-				"of %s", shown);
+		return lec_repo__fail(rc, NULL,
+				      "cannot record the default branch "
+				      "of %s",
+				      shown);
 	return LEC_OK;
 }
 
@@ -462,8 +543,8 @@ static int drop_unpeelable_tags(git_repository *repo)
 	int rc, peel;
 
 	if ((rc = git_reference_iterator_glob_new(&it, repo,
-						  TAGS_PREFIX "*")) < 0)
-		return git_fail(rc, NULL, "cannot list tags");
+						  LEC_REPO__TAGS "*")) < 0)
+		return lec_repo__fail(rc, NULL, "cannot list tags");
 	while ((rc = git_reference_next(&ref, it)) == 0) {
 		peel = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
 		git_object_free(obj);
@@ -476,8 +557,9 @@ static int drop_unpeelable_tags(git_repository *repo)
 	}
 	git_reference_iterator_free(it);
 	if (rc < 0 && rc != GIT_ITEROVER)
-		return git_fail(rc, NULL, "cannot prepare the mirror for a "
-				"fetch");
+		return lec_repo__fail(rc, NULL,
+				      "cannot prepare the mirror for a "
+				      "fetch");
 	return LEC_OK;
 }
 
@@ -487,8 +569,8 @@ static int drop_unpeelable_tags(git_repository *repo)
 static int fetch_into(git_repository *repo, const char *url,
 		      const char *shown, struct transfer *t)
 {
-	char heads[] = "+" HEADS_PREFIX "*:" HEADS_PREFIX "*";
-	char tags[] = "+" TAGS_PREFIX "*:" TAGS_PREFIX "*";
+	char heads[] = "+" LEC_REPO__HEADS "*:" LEC_REPO__HEADS "*";
+	char tags[] = "+" LEC_REPO__TAGS "*:" LEC_REPO__TAGS "*";
 	char *spec_list[] = { heads, tags };
 	git_strarray specs = { spec_list, 2 };
 	git_fetch_options opts;
@@ -530,22 +612,6 @@ static int fetch_into(git_repository *repo, const char *url,
  * its branches and tags are set. A source whose objects live partly
  * elsewhere (alternates) or that is shallow, or whose refs then name an
  * object the copies did not bring, is fetched through libgit2 instead. */
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 
 struct copy_run {
 	struct transfer *t;
@@ -738,12 +804,15 @@ static int read_source_refs(git_repository *src, git_odb *odb,
 	*out = NULL;
 	*n = 0;
 	if (git_reference_iterator_new(&it, src) < 0)
-		return git_fail_as(LEC_EIO, "cannot list the source's refs");
+		return lec_repo__fail_as(LEC_EIO,
+					 "cannot list the source's refs");
 	while (error == LEC_OK && git_reference_next(&ref, it) == 0) {
 		const char *name = git_reference_name(ref);
 
-		if ((strncmp(name, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0 ||
-		     strncmp(name, TAGS_PREFIX, strlen(TAGS_PREFIX)) == 0) &&
+		if ((strncmp(name, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) ==
+			     0 ||
+		     strncmp(name, LEC_REPO__TAGS, strlen(LEC_REPO__TAGS)) ==
+			     0) &&
 		    git_reference_resolve(&direct, ref) == 0) {
 			if (!git_odb_exists(odb, git_reference_target(direct)))
 				error = lec__error(LEC_ENOTFOUND,
@@ -779,22 +848,26 @@ static int set_mirror_refs(git_repository *repo, const struct ref_copy *refs,
 		git_reference_free(made);
 		made = NULL;
 		if (rc < 0)
-			error = git_fail(rc, NULL, "cannot set %s",
-					 refs[i].name);
+			error = lec_repo__fail(rc, NULL, "cannot set %s",
+					       refs[i].name);
 	}
 	if (error < 0 || git_reference_iterator_new(&it, repo) < 0)
-		return error < 0 ? error
-				 : git_fail_as(LEC_EIO, "cannot list refs");
+		return error < 0
+			       ? error
+			       : lec_repo__fail_as(LEC_EIO, "cannot list refs");
 	/* Prune: what the source no longer has goes. */
 	while (error == LEC_OK && git_reference_next(&ref, it) == 0) {
 		const char *name = git_reference_name(ref);
-		int keep = strncmp(name, HEADS_PREFIX, strlen(HEADS_PREFIX)) != 0 &&
-			   strncmp(name, TAGS_PREFIX, strlen(TAGS_PREFIX)) != 0;
+		int keep = strncmp(name, LEC_REPO__HEADS,
+				   strlen(LEC_REPO__HEADS)) != 0 &&
+			   strncmp(name, LEC_REPO__TAGS,
+				   strlen(LEC_REPO__TAGS)) != 0;
 
 		for (i = 0; !keep && i < n; i++)
 			keep = strcmp(refs[i].name, name) == 0;
 		if (!keep && (rc = git_reference_delete(ref)) < 0)
-			error = git_fail(rc, NULL, "cannot remove %s", name);
+			error = lec_repo__fail(rc, NULL, "cannot remove %s",
+					       name);
 		git_reference_free(ref);
 	}
 	git_reference_iterator_free(it);
@@ -860,7 +933,8 @@ static int copy_local(git_repository *repo, const char *repo_dir,
 	if (error < 0)
 		goto done;
 	if (git_repository_odb(&odb, repo) < 0 || git_odb_refresh(odb) < 0) {
-		error = git_fail_as(LEC_EIO, "cannot read the mirror's objects");
+		error = lec_repo__fail_as(LEC_EIO,
+					  "cannot read the mirror's objects");
 		goto done;
 	}
 	if ((error = read_source_refs(src, odb, &refs, &n)) < 0 ||
@@ -894,7 +968,7 @@ done:
 static int fill_mirror(git_repository *repo, const char *repo_dir,
 		       const char *url, const char *shown, struct transfer *t)
 {
-	const char *path = local_path(url, scheme_len(url));
+	const char *path = lec_repo__local_path(url, lec_repo__scheme_len(url));
 	int error = path ? copy_local(repo, repo_dir, path, t) : LEC_ENOTFOUND;
 
 	return error == LEC_ENOTFOUND ? fetch_into(repo, url, shown, t) : error;
@@ -922,8 +996,8 @@ static int clone_new(const char *url, const char *shown, const char *dir,
 		return error;
 	}
 	if ((rc = git_repository_init(&repo, tmp, 1)) < 0)
-		error = git_fail(rc, NULL, "cannot create a mirror in '%s'",
-				 tmp);
+		error = lec_repo__fail(rc, NULL,
+				       "cannot create a mirror in '%s'", tmp);
 	else
 		error = fill_mirror(repo, tmp, url, shown, t);
 	git_repository_free(repo);
@@ -944,8 +1018,10 @@ static int update_existing(const char *url, const char *shown,
 	int error;
 
 	if (git_repository_open_bare(&repo, dir) < 0)
-		return git_fail_as(LEC_EEXISTS, "'%s' exists and is not a "
-				   "repository mirror", dir);
+		return lec_repo__fail_as(LEC_EEXISTS,
+					 "'%s' exists and is not a "
+					 "repository mirror",
+					 dir);
 	error = fill_mirror(repo, dir, url, shown, t);
 	git_repository_free(repo);
 	return error;
@@ -955,7 +1031,7 @@ int lec_repo_mirror(const char *url, const char *mirror_dir,
 		    lec_repo_progress_cb cb, void *payload)
 {
 	struct transfer t = { cb, payload, 0 };
-	enum dir_state state;
+	enum lec_repo__dir_state state;
 	char *shown = NULL, *dir = NULL;
 	int error;
 
@@ -965,16 +1041,16 @@ int lec_repo_mirror(const char *url, const char *mirror_dir,
 	if (mirror_dir == NULL || *mirror_dir == '\0')
 		return lec__error(LEC_EINVALID, "no mirror directory given");
 	shown = lec_repo_redact_url(url);
-	dir = trim_slashes(mirror_dir);
+	dir = lec_repo__trim_slashes(mirror_dir);
 	if (shown == NULL || dir == NULL) {
 		error = lec__error_oom();
 		goto done;
 	}
-	if ((error = check_url(url, shown)) < 0 ||
-	    (error = git_ready()) < 0 ||
-	    (error = dir_state(dir, &state)) < 0)
+	if ((error = lec_repo__check_url(url, shown)) < 0 ||
+	    (error = lec_repo__ready()) < 0 ||
+	    (error = lec_repo__dir_state(dir, &state)) < 0)
 		goto done;
-	if (state == DIR_USED)
+	if (state == LEC_REPO__DIR_USED)
 		error = update_existing(url, shown, dir, &t);
 	else
 		error = clone_new(url, shown, dir, &t);
@@ -985,21 +1061,6 @@ done:
 }
 
 /* Refs --------------------------------------------------------------------- */
-
-static int open_mirror(const char *dir, git_repository **repo)
-{
-	int error;
-
-	*repo = NULL;
-	if (dir == NULL || *dir == '\0')
-		return lec__error(LEC_EINVALID, "no mirror directory given");
-	if ((error = git_ready()) < 0)
-		return error;
-	if (git_repository_open_bare(repo, dir) < 0)
-		return git_fail_as(LEC_ENOTFOUND,
-				   "no repository mirror at '%s'", dir);
-	return LEC_OK;
-}
 
 void lec_repo_refs_dispose(struct lec_repo_refs *refs)
 {
@@ -1051,9 +1112,9 @@ static int ref_add(struct lec_repo_refs *refs, size_t *cap,
 	git_object *commit = NULL;
 	int rc, error;
 
-	if (strncmp(full, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0)
+	if (strncmp(full, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) == 0)
 		type = LEC_REPO_BRANCH;
-	else if (strncmp(full, TAGS_PREFIX, strlen(TAGS_PREFIX)) == 0)
+	else if (strncmp(full, LEC_REPO__TAGS, strlen(LEC_REPO__TAGS)) == 0)
 		type = LEC_REPO_TAG;
 	else
 		return LEC_OK;
@@ -1061,10 +1122,11 @@ static int ref_add(struct lec_repo_refs *refs, size_t *cap,
 	if (rc == GIT_EPEEL || rc == GIT_EINVALIDSPEC)
 		return LEC_OK; /* a tag of a tree or blob */
 	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read %s", full);
+		return lec_repo__fail(rc, NULL, "cannot read %s", full);
 	error = refs_push(refs, cap,
-			  full + strlen(type == LEC_REPO_BRANCH ? HEADS_PREFIX
-								: TAGS_PREFIX),
+			  full + strlen(type == LEC_REPO_BRANCH
+						? LEC_REPO__HEADS
+						: LEC_REPO__TAGS),
 			  type, git_object_id(commit));
 	git_object_free(commit);
 	return error;
@@ -1103,12 +1165,12 @@ static int read_default(git_repository *repo, struct lec_repo_refs *refs)
 	if (rc == GIT_ENOTFOUND)
 		return LEC_OK;
 	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read HEAD");
+		return lec_repo__fail(rc, NULL, "cannot read HEAD");
 	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
 		target = git_reference_symbolic_target(head);
 	if (target &&
-	    strncmp(target, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0) {
-		branch = target + strlen(HEADS_PREFIX);
+	    strncmp(target, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) == 0) {
+		branch = target + strlen(LEC_REPO__HEADS);
 		if (find_ref(refs, branch, LEC_REPO_BRANCH) &&
 		    (refs->default_branch = lec__strdup(branch)) == NULL)
 			error = lec__error_oom();
@@ -1125,13 +1187,13 @@ static int collect_refs(git_repository *repo, struct lec_repo_refs *out)
 	int rc, error = LEC_OK;
 
 	if ((rc = git_reference_iterator_new(&it, repo)) < 0)
-		return git_fail(rc, NULL, "cannot list references");
+		return lec_repo__fail(rc, NULL, "cannot list references");
 	while (error == LEC_OK && (rc = git_reference_next(&ref, it)) == 0) {
 		error = ref_add(out, &cap, ref);
 		git_reference_free(ref);
 	}
 	if (error == LEC_OK && rc != GIT_ITEROVER)
-		error = git_fail(rc, NULL, "cannot list references");
+		error = lec_repo__fail(rc, NULL, "cannot list references");
 	git_reference_iterator_free(it);
 	if (error == LEC_OK && out->len > 1)
 		qsort(out->items, out->len, sizeof(*out->items), ref_cmp);
@@ -1145,7 +1207,7 @@ int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out)
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
 		return error;
 	if ((error = collect_refs(repo, out)) == LEC_OK)
 		error = read_default(repo, out);
@@ -1153,20 +1215,6 @@ int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out)
 	if (error < 0)
 		lec_repo_refs_dispose(out);
 	return error;
-}
-
-int lec_repo_is_commit_id(const char *s)
-{
-	size_t i;
-
-	if (s == NULL)
-		return 0;
-	for (i = 0; i < LEC_REPO_COMMIT_HEX; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') ||
-		      (s[i] >= 'a' && s[i] <= 'f') ||
-		      (s[i] >= 'A' && s[i] <= 'F')))
-			return 0;
-	return s[i] == '\0';
 }
 
 static int commit_hex(const git_oid *oid, char **out)
@@ -1207,7 +1255,7 @@ static int resolve_ref(git_repository *repo, const char *name,
 	int rc, valid = 0, error;
 
 	lec__buf_printf(&b, "%s%s",
-			type == LEC_REPO_TAG ? TAGS_PREFIX : HEADS_PREFIX,
+			type == LEC_REPO_TAG ? LEC_REPO__TAGS : LEC_REPO__HEADS,
 			name);
 	if ((full = lec__buf_take(&b)) == NULL)
 		return lec__error_oom();
@@ -1224,16 +1272,16 @@ static int resolve_ref(git_repository *repo, const char *name,
 		error = lec__error(LEC_ENOTFOUND, "no %s '%s' in the mirror",
 				   kind, name);
 	else if (rc < 0)
-		error = git_fail(rc, NULL, "cannot resolve %s '%s'", kind,
-				 name);
+		error = lec_repo__fail(rc, NULL, "cannot resolve %s '%s'", kind,
+				       name);
 	else if ((rc = git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT)) ==
 			 GIT_EPEEL ||
 		 rc == GIT_EINVALIDSPEC)
 		error = lec__error(LEC_EINVALID, "%s '%s' does not point at a "
 				   "commit", kind, name);
 	else if (rc < 0)
-		error = git_fail(rc, NULL, "cannot resolve %s '%s'", kind,
-				 name);
+		error = lec_repo__fail(rc, NULL, "cannot resolve %s '%s'", kind,
+				       name);
 	else
 		error = commit_hex(git_object_id(commit), out);
 done:
@@ -1253,7 +1301,7 @@ int lec_repo_resolve(const char *mirror_dir, const char *name,
 	*commit = NULL;
 	if (name == NULL || *name == '\0')
 		return lec__error(LEC_EINVALID, "no ref name given");
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
 		return error;
 	error = resolve_ref(repo, name, type, commit);
 	git_repository_free(repo);
@@ -1307,7 +1355,8 @@ static int blob_lookup(struct checkout *co, const git_oid *id,
 	int rc = git_blob_lookup(blob, co->repo, id);
 
 	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read '%s%s'", dir, name);
+		return lec_repo__fail(rc, NULL, "cannot read '%s%s'", dir,
+				      name);
 	return LEC_OK;
 }
 
@@ -1325,8 +1374,8 @@ static int write_file(struct checkout *co, const git_oid *id,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		error = os_fail(co, dir, name, "create");
-	else if (write_all(fd, git_blob_rawcontent(blob),
-			   (size_t)git_blob_rawsize(blob)) < 0)
+	else if (lec_repo__write_all(fd, git_blob_rawcontent(blob),
+				     (size_t)git_blob_rawsize(blob)) < 0)
 		error = os_fail(co, dir, name, "write");
 	if (fd >= 0 && close(fd) != 0 && error == LEC_OK)
 		error = os_fail(co, dir, name, "write");
@@ -1405,14 +1454,16 @@ static int write_subtree(struct checkout *co, const git_tree_entry *e,
 	char *path = NULL;
 	int fd = -1, rc, error;
 
-	if (depth >= CHECKOUT_MAX_DEPTH)
-		return lec__error(LEC_ELIMIT, "'%s%s' is nested more than %d "
-				  "directories deep", dir, name,
-				  CHECKOUT_MAX_DEPTH);
+	if (depth >= LEC_REPO__DEPTH_MAX)
+		return lec__error(LEC_ELIMIT,
+				  "'%s%s' is nested more than %d "
+				  "directories deep",
+				  dir, name, LEC_REPO__DEPTH_MAX);
 	if ((error = make_subdir(co, dirfd, dir, name, &fd)) < 0)
 		goto done;
 	if ((rc = git_tree_lookup(&tree, co->repo, git_tree_entry_id(e))) < 0) {
-		error = git_fail(rc, NULL, "cannot read '%s%s'", dir, name);
+		error = lec_repo__fail(rc, NULL, "cannot read '%s%s'", dir,
+				       name);
 		goto done;
 	}
 	lec__buf_printf(&b, "%s%s/", dir, name);
@@ -1458,41 +1509,20 @@ static int checkout_tree(struct checkout *co, const git_tree *tree,
 /* Make target ready: created when missing, refused when not empty. */
 static int prepare_target(const char *target, int *created)
 {
-	enum dir_state state;
+	enum lec_repo__dir_state state;
 	int error;
 
 	*created = 0;
-	if ((error = dir_state(target, &state)) < 0)
+	if ((error = lec_repo__dir_state(target, &state)) < 0)
 		return error;
-	if (state == DIR_USED)
+	if (state == LEC_REPO__DIR_USED)
 		return lec__error(LEC_EEXISTS, "checkout target '%s' is not "
 				  "empty", target);
-	if (state == DIR_MISSING) {
+	if (state == LEC_REPO__DIR_MISSING) {
 		if ((error = lec__mkdirs_mode(target, 0777)) < 0)
 			return error;
 		*created = 1;
 	}
-	return LEC_OK;
-}
-
-static int lookup_tree(git_repository *repo, const char *hex,
-		       git_tree **tree)
-{
-	git_commit *commit = NULL;
-	git_oid oid;
-	int rc;
-
-	*tree = NULL;
-	if (!lec_repo_is_commit_id(hex) || git_oid_fromstr(&oid, hex) < 0)
-		return lec__error(LEC_EINVALID, "'%s' is not a commit id "
-				  "(%d hexadecimal digits)", hex,
-				  LEC_REPO_COMMIT_HEX);
-	if ((rc = git_commit_lookup(&commit, repo, &oid)) < 0)
-		return git_fail(rc, NULL, "no commit %s in the mirror", hex);
-	rc = git_commit_tree(tree, commit);
-	git_commit_free(commit);
-	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read the tree of %s", hex);
 	return LEC_OK;
 }
 
@@ -1533,9 +1563,9 @@ int lec_repo_checkout(const char *mirror_dir, const char *commit,
 	if (commit == NULL || target_dir == NULL || *target_dir == '\0')
 		return lec__error(LEC_EINVALID,
 				  "no commit or checkout target given");
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
 		return error;
-	if ((error = lookup_tree(repo, commit, &tree)) == LEC_OK)
+	if ((error = lec_repo__lookup_tree(repo, commit, &tree)) == LEC_OK)
 		error = write_checkout(repo, tree, target_dir, cb, payload);
 	git_tree_free(tree);
 	git_repository_free(repo);
@@ -1567,7 +1597,7 @@ static int open_parent(struct update *u, char *path, int create,
 	*out = -1;
 	for (part = strtok_r(path, "/", &save); fd >= 0 && part; part = next) {
 		next = strtok_r(NULL, "/", &save);
-		if (!safe_name(part) || ++depth > CHECKOUT_MAX_DEPTH) {
+		if (!safe_name(part) || ++depth > LEC_REPO__DEPTH_MAX) {
 			close(fd);
 			return lec__error(LEC_ECORRUPT, "refusing to write "
 					  "'%s': the path leaves the target",
@@ -1842,12 +1872,12 @@ int lec_repo_checkout_update(const char *mirror_dir, const char *from,
 	    changed == NULL)
 		return lec__error(LEC_EINVALID, "no commits, target or "
 						"callback given");
-	if ((error = open_mirror(mirror_dir, &u.co.repo)) < 0)
+	if ((error = lec_repo__open_mirror(mirror_dir, &u.co.repo)) < 0)
 		return error;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-	if ((error = lookup_tree(u.co.repo, from, &old)) < 0 ||
-	    (error = lookup_tree(u.co.repo, commit, &new)) < 0)
+	if ((error = lec_repo__lookup_tree(u.co.repo, from, &old)) < 0 ||
+	    (error = lec_repo__lookup_tree(u.co.repo, commit, &new)) < 0)
 		goto done;
 	if ((u.rootfd = open(target_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 						 O_CLOEXEC)) < 0) {
@@ -1856,8 +1886,8 @@ int lec_repo_checkout_update(const char *mirror_dir, const char *from,
 		goto done;
 	}
 	if ((rc = git_diff_tree_to_tree(&diff, u.co.repo, old, new, &opts)) < 0)
-		error = git_fail(rc, NULL, "cannot compare %s with %s", from,
-				 commit);
+		error = lec_repo__fail(rc, NULL, "cannot compare %s with %s",
+				       from, commit);
 	else
 		error = apply_diff(&u, diff);
 done:
@@ -1903,9 +1933,9 @@ int lec_repo_tree_list(const char *mirror_dir, const char *commit,
 	int error;
 
 	lec_error_clear();
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
 		return error;
-	if ((error = lookup_tree(repo, commit, &tree)) == LEC_OK &&
+	if ((error = lec_repo__lookup_tree(repo, commit, &tree)) == LEC_OK &&
 	    git_tree_walk(tree, GIT_TREEWALK_PRE, list_entry, &l) < 0) {
 		git_error_clear();
 		error = lec_error_last_code() < 0
@@ -2015,7 +2045,8 @@ static int gitmodules_file(git_repository *repo, git_tree *tree, char **file)
 		return LEC_OK;
 	}
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(te)) < 0) {
-		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
+		error = lec_repo__fail_as(LEC_ECORRUPT,
+					  "cannot read .gitmodules");
 		goto done;
 	}
 	lec__buf_printf(&b, "%s/lectern-gitmodules-XXXXXX",
@@ -2025,8 +2056,8 @@ static int gitmodules_file(git_repository *repo, git_tree *tree, char **file)
 		goto done;
 	}
 	if ((fd = mkstemp(*file)) < 0 ||
-	    write_all(fd, (const char *)git_blob_rawcontent(blob),
-		      (size_t)git_blob_rawsize(blob)) < 0) {
+	    lec_repo__write_all(fd, (const char *)git_blob_rawcontent(blob),
+				(size_t)git_blob_rawsize(blob)) < 0) {
 		error = lec__error(LEC_EIO, "cannot write .gitmodules: %s",
 				   strerror(errno));
 		if (fd >= 0)
@@ -2052,21 +2083,23 @@ int lec_repo_submodules(const char *mirror_dir, const char *commit,
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
 		return error;
-	if ((error = lookup_tree(repo, commit, &r.tree)) < 0 ||
+	if ((error = lec_repo__lookup_tree(repo, commit, &r.tree)) < 0 ||
 	    (error = gitmodules_file(repo, r.tree, &file)) < 0 || file == NULL)
 		goto done;
 	if (git_config_open_ondisk(&r.cfg, file) < 0) {
-		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
+		error = lec_repo__fail_as(LEC_ECORRUPT,
+					  "cannot read .gitmodules");
 		goto done;
 	}
 	/* Every entry, filtered by hand: libgit2 1.5's regex matching
 	 * (pcre2) leaks its match data. */
 	if (git_config_foreach(r.cfg, gitmodules_entry, &r) < 0)
-		error = r.error < 0 ? r.error
-				    : git_fail_as(LEC_ECORRUPT,
-						  "cannot read .gitmodules");
+		error = r.error < 0
+				? r.error
+				: lec_repo__fail_as(LEC_ECORRUPT,
+						    "cannot read .gitmodules");
 done:
 	if (error < 0)
 		lec_repo_submodules_dispose(out);
@@ -2076,28 +2109,5 @@ done:
 	git_tree_free(r.tree);
 	git_repository_free(repo);
 	lec__free(file);
-	return error;
-}
-
-/* Local repositories ---------------------------------------------------------- */
-
-int lec_repo_local_gitdir(const char *path, char **gitdir)
-{
-	git_repository *repo = NULL;
-	int rc, error;
-
-	lec_error_clear();
-	*gitdir = NULL;
-	if ((error = git_ready()) < 0)
-		return error;
-	/* No search upwards: the path must be the repository itself. */
-	rc = git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-				     NULL);
-	if (rc < 0)
-		return git_fail_as(LEC_ENOTFOUND, "no git repository at '%s'",
-				   path);
-	if ((*gitdir = trim_slashes(git_repository_commondir(repo))) == NULL)
-		error = lec__error_oom();
-	git_repository_free(repo);
 	return error;
 }

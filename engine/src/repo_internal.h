@@ -1,0 +1,72 @@
+/*
+ * What the parts of the repository module (lectern/repo.h) share, all
+ * defined in repo.c: libgit2 made ready once, the URL rules, errors in
+ * libgit2's words with a URL's credentials taken out, the state of a
+ * directory, opening a mirror and a commit's tree.
+ */
+#ifndef LECTERN_REPO_INTERNAL_H
+#define LECTERN_REPO_INTERNAL_H
+
+#include <stddef.h>
+
+#include <git2.h>
+
+#include "internal.h"
+#include "lectern/repo.h"
+
+#define LEC_REPO__HEADS "refs/heads/"
+#define LEC_REPO__TAGS "refs/tags/"
+
+/* Deepest directory nesting a checkout writes: far beyond real
+ * repositories, and it bounds the recursion and the descriptors it holds. */
+#define LEC_REPO__DEPTH_MAX 256
+
+/* Initialise libgit2 once per process; it stays up until the process
+ * ends, since other threads may be using it at any time. */
+int lec_repo__ready(void);
+
+/* URLs ----------------------------------------------------------------------- */
+
+/* Length of url's scheme when url starts with "<scheme>://", else 0. */
+size_t lec_repo__scheme_len(const char *url);
+/* The local path a URL names: itself without a scheme, the path of a plain
+ * file:///path (percent-escapes are left to libgit2), else NULL. */
+const char *lec_repo__local_path(const char *url, size_t scheme);
+/* Check a repository URL before libgit2 sees it, so that the common
+ * mistakes get a clear message: an unsupported scheme (ssh, scp-like
+ * host:path) or a local path that is not there. shown is the redacted
+ * URL. */
+int lec_repo__check_url(const char *url, const char *shown);
+
+/* Errors --------------------------------------------------------------------- */
+
+/* Fail with libgit2's last error, its code rc mapped to an engine code:
+ * "<context>: <libgit2's message>", url's credentials taken out. */
+int lec_repo__fail(int rc, const char *url, const char *fmt, ...)
+	LEC__PRINTF(3, 4);
+/* lec_repo__fail, but with an engine code that the context decides. */
+int lec_repo__fail_as(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
+
+/* Directories and files ----------------------------------------------------- */
+
+enum lec_repo__dir_state {
+	LEC_REPO__DIR_MISSING,
+	LEC_REPO__DIR_EMPTY,
+	LEC_REPO__DIR_USED
+};
+
+int lec_repo__dir_state(const char *path, enum lec_repo__dir_state *state);
+/* path without trailing slashes (but "/" stays "/"). Owned. */
+char *lec_repo__trim_slashes(const char *path);
+/* Write all n bytes; -1 with errno on failure. */
+int lec_repo__write_all(int fd, const char *p, size_t n);
+
+/* Opening -------------------------------------------------------------------- */
+
+/* The bare mirror at dir. LEC_ENOTFOUND when there is none. */
+int lec_repo__open_mirror(const char *dir, git_repository **repo);
+/* The tree of the commit whose full id is hex. */
+int lec_repo__lookup_tree(git_repository *repo, const char *hex,
+			  git_tree **tree);
+
+#endif
