@@ -69,4 +69,29 @@ int lec_repo__open_mirror(const char *dir, git_repository **repo);
 int lec_repo__lookup_tree(git_repository *repo, const char *hex,
 			  git_tree **tree);
 
+/* Checkout ------------------------------------------------------------------- */
+
+/* A checkout being written, for its messages and its progress. */
+struct lec_repo__checkout {
+	git_repository *repo;
+	const char *target; /* for messages */
+	lec_repo_progress_cb cb;
+	void *payload;
+	struct lec_repo_progress progress; /* files written so far */
+};
+
+/* A tree entry's name may only name something inside its directory. Git
+ * itself refuses to check out ".git" in any letter case. */
+int lec_repo__safe_name(const char *name);
+/* LEC_EIO: "cannot <what> '<target>/<dir><name>': <errno's text>". */
+int lec_repo__os_fail(const struct lec_repo__checkout *co, const char *dir,
+		      const char *name, const char *what);
+/* A file, link or submodule (left an empty directory, uninitialised) of
+ * the given mode named name in dirfd, never through a link or over an
+ * entry already there; its progress counted. dir is name's directory in
+ * messages. */
+int lec_repo__write_entry(struct lec_repo__checkout *co, const git_oid *id,
+			  git_filemode_t mode, const char *name, int dirfd,
+			  const char *dir);
+
 #endif
