@@ -1,8 +1,9 @@
 /*
- * What the parts of the repository module (lectern/repo.h) share, all
- * defined in repo.c: libgit2 made ready once, the URL rules, errors in
- * libgit2's words with a URL's credentials taken out, the state of a
- * directory, opening a mirror and a commit's tree.
+ * What the parts of the repository module (lectern/repo.h) share. In
+ * repo.c: libgit2 made ready once, the URL rules, errors in libgit2's
+ * words with a URL's credentials taken out, the state of a directory,
+ * opening a mirror and a commit's tree. In repo_checkout.c: the writer of
+ * a checkout's entries, which the kept checkouts (repo_kept.c) reuse.
  */
 #ifndef LECTERN_REPO_INTERNAL_H
 #define LECTERN_REPO_INTERNAL_H
@@ -69,7 +70,7 @@ int lec_repo__open_mirror(const char *dir, git_repository **repo);
 int lec_repo__lookup_tree(git_repository *repo, const char *hex,
 			  git_tree **tree);
 
-/* Checkout ------------------------------------------------------------------- */
+/* Checkout (repo_checkout.c) ------------------------------------------------ */
 
 /* A checkout being written, for its messages and its progress. */
 struct lec_repo__checkout {
