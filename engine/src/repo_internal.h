@@ -2,8 +2,10 @@
  * What the parts of the repository module (lectern/repo.h) share. In
  * repo.c: libgit2 made ready once, the URL rules, errors in libgit2's
  * words with a URL's credentials taken out, the state of a directory,
- * opening a mirror and a commit's tree. In repo_checkout.c: the writer of
- * a checkout's entries, which the kept checkouts (repo_kept.c) reuse.
+ * opening a mirror and a commit's tree. In repo_local.c: mirroring's fast
+ * path for a local source, which repo_fetch.c calls. In repo_checkout.c:
+ * the writer of a checkout's entries, which the kept checkouts
+ * (repo_kept.c) reuse.
  */
 #ifndef LECTERN_REPO_INTERNAL_H
 #define LECTERN_REPO_INTERNAL_H
@@ -69,6 +71,25 @@ int lec_repo__open_mirror(const char *dir, git_repository **repo);
 /* The tree of the commit whose full id is hex. */
 int lec_repo__lookup_tree(git_repository *repo, const char *hex,
 			  git_tree **tree);
+
+/* Mirroring ------------------------------------------------------------------ */
+
+/* A transfer in progress: the caller's callback, and whether it asked to
+ * stop (libgit2 reports that as a generic callback error). */
+struct lec_repo__transfer {
+	lec_repo_progress_cb cb;
+	void *payload;
+	int cancelled;
+};
+
+/* Mirror the local repository at path into repo (at repo_dir) by copying
+ * its object files and setting its branches and tags (repo_local.c);
+ * *default_ref (owned, or NULL) is the ref the source's HEAD names, for
+ * the caller to record. LEC_ENOTFOUND, its message cleared, when the
+ * source must be fetched instead. */
+int lec_repo__copy_local(git_repository *repo, const char *repo_dir,
+			 const char *path, struct lec_repo__transfer *t,
+			 char **default_ref);
 
 /* Checkout (repo_checkout.c) ------------------------------------------------ */
 
