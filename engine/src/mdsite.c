@@ -35,22 +35,12 @@
 #include <unistd.h>
 
 #include "files.h"
-#include "hash.h"
-#include "lectern/mdsite.h"
-#include "mdsite_internal.h"
+#include "mdsite_site.h"
 
-/* Directory levels walked: real documentation is a few levels deep; a
- * deeper tree is generated or hostile and is cut off with a warning. */
-#define MAX_DEPTH 64
-/* Largest page rendered: md4c's offsets are 32-bit and it needs a few times
- * a page's size in memory. Bigger .md files are copied as they are. */
-#define PAGE_MAX ((off_t)256 << 20)
 /* Above this many pages the navigation on each page opens only the
  * directories on the way to that page: the full list costs pages squared
  * bytes (about 90 MB at 1,000 pages, 360 MB at 2,000). */
 #define NAV_FULL_MAX 2000
-/* Longest warning; longer ones are cut. */
-#define WARNING_MAX 1024
 /* Largest manifest read or written: a line per page of a few hundred
  * bytes (its paths and title), so 64 MiB holds far more pages than a site
  * that is built in seconds; a bigger one is damaged or not ours, and the
@@ -74,140 +64,23 @@ static const char REASON_PAGE_LIST[] = "the page list changed";
 static const char REASON_TITLE[] = "a title changed";
 static const char REASON_PAGES[] = "pages changed";
 
-#define NO_PAGE ((size_t)-1)
-
-enum nav_kind { NAV_PAGE, NAV_DIR_OPEN, NAV_DIR_CLOSE };
-
-/* The navigation list in order; prev/next follow the same order. */
-struct nav_item {
-	enum nav_kind kind;
-	size_t page;  /* NAV_PAGE; NAV_DIR_OPEN: its index page or NO_PAGE */
-	char *label;  /* NAV_DIR_OPEN without an index page: escaped name */
-	size_t end;   /* NAV_DIR_OPEN: its NAV_DIR_CLOSE (set by nav_order) */
-};
-
-struct page {
-	char *src_rel;    /* "guide/README.md"; NULL for the generated index */
-	char *read_path;  /* a symbolic link's target, else NULL (src_rel) */
-	char *out_rel;    /* "guide/index.html" */
-	char *dir;        /* "guide": its links resolve from here */
-	char *title;      /* plain text */
-	char *title_html; /* escaped */
-	char *href;       /* out_rel escaped for an attribute */
-	char *body;       /* rendered HTML */
-	unsigned depth;   /* directories between the page and the root */
-	int is_dir_index;
-	int has_h1;       /* title is its first h1 */
-	size_t nav_at;    /* its item in the navigation */
-	/* Kept state: the SHA-256 of the source ("" when unread); the
-	 * previous build's page when it may be reused, with the source held
-	 * until that is decided; the SHA-256 and size of the HTML written. */
-	char hash[LEC__SHA256_HEX_LEN + 1];
-	const struct lec_mdsite__kept_page *kept;
-	struct lec_mdsite__buf source;
-	char html_hash[LEC__SHA256_HEX_LEN + 1];
-	size_t html_size;
-};
-
-struct asset {
-	char *src_rel;
-	char *read_path; /* as in struct page */
-};
-
-/* A directory written into: the output, or the state's copy of it. */
-struct tree {
-	int fd;                      /* -1: not open */
-	const char *name;            /* its path, for messages */
-	struct lec_mdsite__map dirs; /* directories made in it */
-};
-
-struct site {
-	const struct lec_mdsite_options *opts;
-	struct lec_mdsite_stats *stats;
-	int src_fd;
-	struct tree out;
-	char src_real[PATH_MAX], out_real[PATH_MAX];
-	struct stat out_st;
-	struct page *pages;
-	size_t npages, pages_cap;
-	struct asset *assets;
-	size_t nassets, assets_cap;
-	struct nav_item *nav;
-	size_t nnav, nav_cap;
-	size_t *order; /* pages in navigation order */
-	size_t norder;
-	int collapse_nav; /* more than NAV_FULL_MAX pages */
-	struct lec_mdsite__map by_src;  /* page src_rel -> page */
-	struct lec_mdsite__map outputs; /* every written path -> page */
-	char *title, *title_html;
-	struct lec_mdsite__buf html; /* the page being written */
-	/* Kept state: state_fd is -1 when none is kept. */
-	int state_fd;
-	const char *stamp;           /* the generator's */
-	struct lec_mdsite__state prev; /* the previous build's manifest */
-	struct tree kept;            /* <state_dir>/pages */
-	char *kept_name;             /* its name */
-	char site_hash[LEC__SHA256_HEX_LEN + 1]; /* digest of the frame */
-	const char *reason;          /* why pages are rendered, or NULL */
-};
-
 /* Small helpers ----------------------------------------------------------- */
-
-static void warn(struct site *s, const char *fmt, ...) LEC__PRINTF(2, 3);
-
-static void warn(struct site *s, const char *fmt, ...)
-{
-	char msg[WARNING_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	s->stats->warnings++;
-	if (s->opts->warn != NULL)
-		s->opts->warn(msg, s->opts->warn_payload);
-	else
-		fprintf(stderr, "mdsite: warning: %s\n", msg);
-}
-
-static void tree_close(struct tree *t)
-{
-	if (t->fd >= 0)
-		close(t->fd);
-	t->fd = -1;
-	lec_mdsite__map_dispose(&t->dirs);
-}
 
 /* Stop keeping state after failing to write it (a full disk, say): this
  * build's output is right without it, and with the manifest gone the next
  * build starts afresh. Running out of memory is still an error. */
-static int drop_state(struct site *s, int error)
+static int drop_state(struct lec_mdsite__site *s, int error)
 {
 	if (error == LEC_ENOMEM)
 		return error;
-	warn(s, "not keeping the state of this build in %s: %s",
-	     s->opts->state_dir, lec_error_last());
+	lec_mdsite__warn(s, "not keeping the state of this build in %s: %s",
+			 s->opts->state_dir, lec_error_last());
 	if (s->state_fd >= 0) {
 		unlinkat(s->state_fd, STATE_MANIFEST, 0);
 		close(s->state_fd);
 	}
 	s->state_fd = -1;
-	tree_close(&s->kept);
-	return LEC_OK;
-}
-
-/* Make room for one more item in a growable array. */
-static int grow(void **items, size_t *cap, size_t len, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (len < *cap)
-		return LEC_OK;
-	p = lec__realloc(*items, n * size);
-	LEC__CHECK_ALLOC(p);
-	*items = p;
-	*cap = n;
+	lec_mdsite__tree_close(&s->kept);
 	return LEC_OK;
 }
 
@@ -222,23 +95,6 @@ static char *join(const char *dir, const char *name)
 	}
 	lec_mdsite__buf_puts(&b, name);
 	return lec_mdsite__buf_take(&b);
-}
-
-/* s made valid UTF-8, then HTML-escaped. Owned by caller. */
-static char *escape_text(const char *s)
-{
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
-	size_t n = strlen(s);
-
-	if (lec_mdsite__utf8_repair(s, n, &fixed) > 0)
-		lec_mdsite__html_escape(&out, fixed.ptr, fixed.len);
-	else
-		lec_mdsite__html_escape(&out, s, n);
-	if (fixed.oom)
-		out.oom = 1;
-	lec_mdsite__buf_dispose(&fixed);
-	return lec_mdsite__buf_take(&out);
 }
 
 /* s escaped for an href. Owned by caller. */
@@ -285,17 +141,6 @@ static int skipped_dir(const char *name, int top)
 	       strcmp(name, "node_modules") == 0 ||
 	       (top && (strcmp(name, "_readthedocs") == 0 ||
 			strcmp(name, "site") == 0));
-}
-
-/* Whether path (absolute, normalised) is root or lies under it. */
-static int path_within(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-
-	if (n == 1) /* "/" */
-		return 1;
-	return strncmp(path, root, n) == 0 &&
-	       (path[n] == '/' || path[n] == '\0');
 }
 
 /* Walking ----------------------------------------------------------------- */
@@ -359,8 +204,8 @@ static int opened_path(int fd, char *real)
  * of it is never followed on the host, so nothing outside the checkout is
  * looked at as the engine's user, and its target is never printed (the
  * warnings are public). */
-static int follow_link(struct site *s, const char *rel, char **read_path,
-		       struct stat *st)
+static int follow_link(struct lec_mdsite__site *s, const char *rel,
+		       char **read_path, struct stat *st)
 {
 	char real[PATH_MAX];
 	size_t root = strlen(s->src_real);
@@ -368,30 +213,41 @@ static int follow_link(struct site *s, const char *rel, char **read_path,
 
 	error = lec__open_beneath(s->src_fd, rel, LEC__OPEN_FILE, &fd);
 	if (error == LEC_ENOTFOUND) {
-		warn(s, "skipping %s: broken symbolic link", rel);
+		lec_mdsite__warn(s, "skipping %s: broken symbolic link", rel);
 		goto done;
 	}
 	if (error == LEC_EINVALID &&
 	    lec__open_beneath(s->src_fd, rel, LEC__OPEN_DIR, &dir) == LEC_OK) {
-		warn(s, "skipping %s: symbolic links are only followed to "
-			"files", rel);
+		lec_mdsite__warn(
+			s,
+			"skipping %s: symbolic links are only followed to "
+			"files",
+			rel);
 		goto done;
 	}
 	if (error < 0 || opened_path(fd, real) < 0 ||
-	    !path_within(real, s->src_real)) {
-		warn(s, "skipping %s: symbolic link that leads outside the "
-			"source directory", rel);
+	    !lec_mdsite__path_within(real, s->src_real)) {
+		lec_mdsite__warn(
+			s,
+			"skipping %s: symbolic link that leads outside the "
+			"source directory",
+			rel);
 		goto done;
 	}
-	if (path_within(real, s->out_real) ||
+	if (lec_mdsite__path_within(real, s->out_real) ||
 	    target_skipped(real + root + (root > 1))) {
-		warn(s, "skipping %s: symbolic link into a skipped directory",
-		     rel);
+		lec_mdsite__warn(
+			s,
+			"skipping %s: symbolic link into a skipped directory",
+			rel);
 		goto done;
 	}
 	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-		warn(s, "skipping %s: symbolic links are only followed to "
-			"files", rel);
+		lec_mdsite__warn(
+			s,
+			"skipping %s: symbolic links are only followed to "
+			"files",
+			rel);
 		goto done;
 	}
 	*read_path = lec__strdup(real);
@@ -405,14 +261,14 @@ done:
 }
 
 /* Classify a directory entry: 1 to keep (kind set), 0 to skip. */
-static int classify(struct site *s, int dir_fd, const char *rel,
+static int classify(struct lec_mdsite__site *s, int dir_fd, const char *rel,
 		    struct entry *e, int top)
 {
 	struct stat st;
 	int rc;
 
 	if (fstatat(dir_fd, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		warn(s, "skipping %s: %s", rel, strerror(errno));
+		lec_mdsite__warn(s, "skipping %s: %s", rel, strerror(errno));
 		return 0;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -427,23 +283,25 @@ static int classify(struct site *s, int dir_fd, const char *rel,
 	    (rc = follow_link(s, rel, &e->read_path, &st)) <= 0)
 		return rc;
 	if (!S_ISREG(st.st_mode)) {
-		warn(s, "skipping %s: not a regular file", rel);
+		lec_mdsite__warn(s, "skipping %s: not a regular file", rel);
 		return 0;
 	}
 	e->kind = ENTRY_ASSET;
 	if (has_md_suffix(e->name)) {
-		if (st.st_size <= PAGE_MAX)
+		if (st.st_size <= LEC_MDSITE__PAGE_MAX)
 			e->kind = ENTRY_PAGE;
 		else
-			warn(s, "%s is too large to render (over %lld MiB); "
-				"copied as it is", rel,
-			     (long long)(PAGE_MAX >> 20));
+			lec_mdsite__warn(
+				s,
+				"%s is too large to render (over %lld MiB); "
+				"copied as it is",
+				rel, (long long)(LEC_MDSITE__PAGE_MAX >> 20));
 	}
 	return 1;
 }
 
 /* The directory's entries, sorted, without skipped ones. */
-static int read_entries(struct site *s, const char *rel, int top,
+static int read_entries(struct lec_mdsite__site *s, const char *rel, int top,
 			struct entry **out, size_t *len)
 {
 	struct entry *items = NULL;
@@ -463,7 +321,8 @@ static int read_entries(struct site *s, const char *rel, int top,
 					   "%s: %s", s->src_real,
 					   strerror(errno));
 		else
-			warn(s, "skipping %s: %s", rel, strerror(errno));
+			lec_mdsite__warn(s, "skipping %s: %s", rel,
+					 strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return error;
@@ -485,7 +344,8 @@ static int read_entries(struct site *s, const char *rel, int top,
 		}
 		keep = classify(s, dirfd(dir), path, &e, top);
 		lec__free(path);
-		if (keep > 0 && (error = grow((void **)&items, &cap, n,
+		if (keep > 0 &&
+		    (error = lec_mdsite__grow((void **)&items, &cap, n,
 					      sizeof(*items))) == LEC_OK) {
 			items[n++] = e;
 			continue;
@@ -516,11 +376,11 @@ static void entries_free(struct entry *items, size_t n)
 	lec__free(items);
 }
 
-static int nav_push(struct site *s, enum nav_kind kind, size_t page,
-		    char *label)
+static int nav_push(struct lec_mdsite__site *s, enum lec_mdsite__nav_kind kind,
+		    size_t page, char *label)
 {
-	int error = grow((void **)&s->nav, &s->nav_cap, s->nnav,
-			 sizeof(*s->nav));
+	int error = lec_mdsite__grow((void **)&s->nav, &s->nav_cap, s->nnav,
+				     sizeof(*s->nav));
 
 	if (error < 0) {
 		lec__free(label);
@@ -529,13 +389,13 @@ static int nav_push(struct site *s, enum nav_kind kind, size_t page,
 	s->nav[s->nnav].kind = kind;
 	s->nav[s->nnav].page = page;
 	s->nav[s->nnav].label = label;
-	s->nav[s->nnav].end = NO_PAGE;
+	s->nav[s->nnav].end = LEC_MDSITE__NO_PAGE;
 	s->nnav++;
 	return LEC_OK;
 }
 
 /* Drop navigation items from `mark` on. */
-static void nav_truncate(struct site *s, size_t mark)
+static void nav_truncate(struct lec_mdsite__site *s, size_t mark)
 {
 	while (s->nnav > mark)
 		lec__free(s->nav[--s->nnav].label);
@@ -560,16 +420,16 @@ static char *page_out_rel(const char *rel, const char *name, int is_index)
 
 /* Record a page made from rel/name; *added is 0 when its output path is
  * taken by another page (warned). */
-static int add_page(struct site *s, const char *rel, struct entry *e,
-		    int is_index, int *added)
+static int add_page(struct lec_mdsite__site *s, const char *rel,
+		    struct entry *e, int is_index, int *added)
 {
-	struct page *p;
+	struct lec_mdsite__page *p;
 	size_t i;
 	int error;
 
 	*added = 0;
-	if ((error = grow((void **)&s->pages, &s->pages_cap, s->npages,
-			  sizeof(*s->pages))) < 0)
+	if ((error = lec_mdsite__grow((void **)&s->pages, &s->pages_cap,
+				      s->npages, sizeof(*s->pages))) < 0)
 		return error;
 	p = &s->pages[s->npages];
 	memset(p, 0, sizeof(*p));
@@ -582,8 +442,9 @@ static int add_page(struct site *s, const char *rel, struct entry *e,
 	}
 	if (lec_mdsite__map_get(&s->outputs, p->out_rel,
 				strlen(p->out_rel)) != NULL) {
-		warn(s, "skipping %s: %s is already made from another file",
-		     p->src_rel, p->out_rel);
+		lec_mdsite__warn(
+			s, "skipping %s: %s is already made from another file",
+			p->src_rel, p->out_rel);
 		goto fail;
 	}
 	p->is_dir_index = is_index;
@@ -608,7 +469,7 @@ fail:
 }
 
 /* The directory's index page among its entries: index.md, else README.md
- * (either in any letter case), or NO_PAGE. */
+ * (either in any letter case), or LEC_MDSITE__NO_PAGE. */
 static size_t find_index(const struct entry *items, size_t n)
 {
 	static const char *const names[] = { "index.md", "readme.md" };
@@ -619,16 +480,17 @@ static size_t find_index(const struct entry *items, size_t n)
 			if (items[i].kind == ENTRY_PAGE &&
 			    strcasecmp(items[i].name, names[k]) == 0)
 				return i;
-	return NO_PAGE;
+	return LEC_MDSITE__NO_PAGE;
 }
 
-static int add_asset(struct site *s, const char *rel, struct entry *e)
+static int add_asset(struct lec_mdsite__site *s, const char *rel,
+		     struct entry *e)
 {
-	struct asset *a;
+	struct lec_mdsite__asset *a;
 	int error;
 
-	if ((error = grow((void **)&s->assets, &s->assets_cap, s->nassets,
-			  sizeof(*s->assets))) < 0)
+	if ((error = lec_mdsite__grow((void **)&s->assets, &s->assets_cap,
+				      s->nassets, sizeof(*s->assets))) < 0)
 		return error;
 	a = &s->assets[s->nassets];
 	a->src_rel = join(rel, e->name);
@@ -639,31 +501,34 @@ static int add_asset(struct site *s, const char *rel, struct entry *e)
 	return LEC_OK;
 }
 
-static int walk(struct site *s, const char *rel, unsigned depth);
+static int walk(struct lec_mdsite__site *s, const char *rel, unsigned depth);
 
 /* Add the directory's pages (index first), assets and subdirectories;
- * `open` is the directory's NAV_DIR_OPEN item (NO_PAGE at the top). */
-static int walk_entries(struct site *s, const char *rel, unsigned depth,
-			size_t open, struct entry *items, size_t n)
+ * `open` is the directory's LEC_MDSITE__NAV_DIR_OPEN item (LEC_MDSITE__NO_PAGE at the top). */
+static int walk_entries(struct lec_mdsite__site *s, const char *rel,
+			unsigned depth, size_t open, struct entry *items,
+			size_t n)
 {
 	size_t index = find_index(items, n), i;
 	int error = LEC_OK, added = 0;
 
-	if (index != NO_PAGE &&
+	if (index != LEC_MDSITE__NO_PAGE &&
 	    (error = add_page(s, rel, &items[index], 1, &added)) < 0)
 		return error;
-	if (added && open != NO_PAGE)
+	if (added && open != LEC_MDSITE__NO_PAGE)
 		s->nav[open].page = s->npages - 1;
-	else if (added && (error = nav_push(s, NAV_PAGE, s->npages - 1,
-					    NULL)) < 0)
+	else if (added && (error = nav_push(s, LEC_MDSITE__NAV_PAGE,
+					    s->npages - 1, NULL)) < 0)
 		return error;
 	for (i = 0; i < n && error == LEC_OK; i++) {
 		if (i == index || items[i].kind == ENTRY_DIR)
 			continue;
 		if (items[i].kind == ENTRY_ASSET && has_html_suffix(items[i].name)) {
-			warn(s, "skipping %s%s%s: HTML files are not published "
+			lec_mdsite__warn(
+				s,
+				"skipping %s%s%s: HTML files are not published "
 				"(the site's pages are made from Markdown)",
-			     rel, *rel ? "/" : "", items[i].name);
+				rel, *rel ? "/" : "", items[i].name);
 			continue;
 		}
 		if (items[i].kind == ENTRY_ASSET) {
@@ -672,7 +537,8 @@ static int walk_entries(struct site *s, const char *rel, unsigned depth,
 		}
 		error = add_page(s, rel, &items[i], 0, &added);
 		if (error == LEC_OK && added)
-			error = nav_push(s, NAV_PAGE, s->npages - 1, NULL);
+			error = nav_push(s, LEC_MDSITE__NAV_PAGE, s->npages - 1,
+					 NULL);
 	}
 	for (i = 0; i < n && error == LEC_OK; i++) {
 		char *sub;
@@ -690,42 +556,47 @@ static int walk_entries(struct site *s, const char *rel, unsigned depth,
 /* A subdirectory shows in the navigation as an item holding its pages,
  * labelled with its index page (or its name); one without pages does not
  * show, one with only an index page shows as that page. */
-static int walk(struct site *s, const char *rel, unsigned depth)
+static int walk(struct lec_mdsite__site *s, const char *rel, unsigned depth)
 {
 	struct entry *items = NULL;
 	size_t n = 0, mark = s->nnav, first = s->npages;
 	int error;
 
-	if (depth > MAX_DEPTH) {
-		warn(s, "skipping %s: more than %d directories deep", rel,
-		     MAX_DEPTH);
+	if (depth > LEC_MDSITE__DEPTH_MAX) {
+		lec_mdsite__warn(s,
+				 "skipping %s: more than %d directories deep",
+				 rel, LEC_MDSITE__DEPTH_MAX);
 		return LEC_OK;
 	}
 	if ((error = read_entries(s, rel, depth == 0, &items, &n)) < 0)
 		goto done;
 	if (depth > 0) {
 		const char *name = strrchr(rel, '/');
-		char *label = escape_text(name ? name + 1 : rel);
+		char *label = lec_mdsite__escape_text(name ? name + 1 : rel);
 
 		if (label == NULL) {
 			error = LEC_ENOMEM;
 			goto done;
 		}
-		if ((error = nav_push(s, NAV_DIR_OPEN, NO_PAGE, label)) < 0)
+		if ((error = nav_push(s, LEC_MDSITE__NAV_DIR_OPEN,
+				      LEC_MDSITE__NO_PAGE, label)) < 0)
 			goto done;
 	}
-	if ((error = walk_entries(s, rel, depth, depth ? mark : NO_PAGE, items,
+	if ((error = walk_entries(s, rel, depth,
+				  depth ? mark : LEC_MDSITE__NO_PAGE, items,
 				  n)) < 0 ||
 	    depth == 0)
 		goto done;
 	if (s->npages == first) {
 		nav_truncate(s, mark);
-	} else if (s->nnav == mark + 1 && s->nav[mark].page != NO_PAGE) {
+	} else if (s->nnav == mark + 1 &&
+		   s->nav[mark].page != LEC_MDSITE__NO_PAGE) {
 		lec__free(s->nav[mark].label);
 		s->nav[mark].label = NULL;
-		s->nav[mark].kind = NAV_PAGE;
+		s->nav[mark].kind = LEC_MDSITE__NAV_PAGE;
 	} else {
-		error = nav_push(s, NAV_DIR_CLOSE, NO_PAGE, NULL);
+		error = nav_push(s, LEC_MDSITE__NAV_DIR_CLOSE,
+				 LEC_MDSITE__NO_PAGE, NULL);
 	}
 done:
 	entries_free(items, n);
@@ -736,14 +607,15 @@ done:
 
 static const char *resolve_page(const char *src_rel, void *payload)
 {
-	const struct site *s = payload;
+	const struct lec_mdsite__site *s = payload;
 	size_t *i = lec_mdsite__map_get(&s->by_src, src_rel, strlen(src_rel));
 
 	return i ? s->pages[*i].out_rel : NULL;
 }
 
 /* Read a whole file into buf; < 0 with errno set on failure. */
-static int read_file(struct site *s, const struct page *p,
+static int read_file(struct lec_mdsite__site *s,
+		     const struct lec_mdsite__page *p,
 		     struct lec_mdsite__buf *buf)
 {
 	const char *path = p->read_path ? p->read_path : p->src_rel;
@@ -757,7 +629,7 @@ static int read_file(struct site *s, const struct page *p,
 		return -1;
 	if (fstat(fd, &st) != 0)
 		goto done;
-	if (!S_ISREG(st.st_mode) || st.st_size > PAGE_MAX) {
+	if (!S_ISREG(st.st_mode) || st.st_size > LEC_MDSITE__PAGE_MAX) {
 		errno = EINVAL;
 		goto done;
 	}
@@ -782,7 +654,7 @@ static int read_file(struct site *s, const struct page *p,
 			break;
 		buf->len += (size_t)got;
 	}
-	rc = buf->len > (size_t)PAGE_MAX ? -1 : 0;
+	rc = buf->len > (size_t)LEC_MDSITE__PAGE_MAX ? -1 : 0;
 	if (rc < 0)
 		errno = EFBIG;
 done:
@@ -821,7 +693,7 @@ static void prepare_text(struct lec_mdsite__buf *raw,
 
 /* Render the page's Markdown (raw: its bytes as read) into p->body; *title
  * gets the title of its front matter, else its first h1, else NULL. */
-static int render_text(struct site *s, struct page *p,
+static int render_text(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
 		       struct lec_mdsite__buf *raw,
 		       struct lec_mdsite__buf *fixed, char **title)
 {
@@ -851,7 +723,7 @@ static int render_text(struct site *s, struct page *p,
 		error = LEC_ENOMEM;
 	lec_mdsite__buf_dispose(&body);
 	if (error < 0 && error != LEC_ENOMEM) {
-		char why[WARNING_MAX];
+		char why[LEC_MDSITE__WARNING_MAX];
 
 		snprintf(why, sizeof(why), "%s", lec_error_last());
 		return lec__error(error, "%s: %s", p->src_rel, why);
@@ -862,7 +734,7 @@ static int render_text(struct site *s, struct page *p,
 /* Render a page whose source was held for reuse that did not happen. Its
  * title stays the one the manifest gave, which this same generator made
  * from these same bytes. */
-static int render_held(struct site *s, struct page *p)
+static int render_held(struct lec_mdsite__site *s, struct lec_mdsite__page *p)
 {
 	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
 	char *title = NULL;
@@ -878,9 +750,8 @@ static int render_held(struct site *s, struct page *p)
  * same page from the same bytes, take the title it had and hold the text:
  * whether the old HTML can be reused is known only once every page has its
  * title (decide_reuse). */
-static int scan_page(struct site *s, struct page *p,
-		     struct lec_mdsite__buf *raw,
-		     struct lec_mdsite__buf *fixed)
+static int scan_page(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
+		     struct lec_mdsite__buf *raw, struct lec_mdsite__buf *fixed)
 {
 	const struct lec_mdsite__kept_page *k;
 	int error;
@@ -888,7 +759,8 @@ static int scan_page(struct site *s, struct page *p,
 	if (read_file(s, p, raw) < 0) {
 		if (errno == ENOMEM)
 			return lec__error_oom();
-		warn(s, "cannot read %s: %s", p->src_rel, strerror(errno));
+		lec_mdsite__warn(s, "cannot read %s: %s", p->src_rel,
+				 strerror(errno));
 		p->body = lec__strdup("<p>The source of this page could not "
 				      "be read.</p>\n");
 		LEC__CHECK_ALLOC(p->body);
@@ -916,7 +788,7 @@ static int scan_page(struct site *s, struct page *p,
 	return LEC_OK;
 }
 
-static int scan_pages(struct site *s)
+static int scan_pages(struct lec_mdsite__site *s)
 {
 	struct lec_mdsite__buf raw = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
@@ -934,7 +806,7 @@ static int scan_pages(struct site *s)
 
 /* The site's title: the option, else the top index page's h1, else the
  * source directory's name. */
-static int site_title(struct site *s)
+static int site_title(struct lec_mdsite__site *s)
 {
 	size_t *top = lec_mdsite__map_get(&s->outputs, "index.html", 10);
 	const char *name = strrchr(s->src_real, '/');
@@ -948,14 +820,14 @@ static int site_title(struct site *s)
 		s->title = lec__strdup(name && name[1] ? name + 1
 						       : "Documentation");
 	LEC__CHECK_ALLOC(s->title);
-	s->title_html = escape_text(s->title);
+	s->title_html = lec_mdsite__escape_text(s->title);
 	LEC__CHECK_ALLOC(s->title_html);
 	return LEC_OK;
 }
 
 /* A page without an h1 is named after its file (a directory's index page
  * after the directory; the top one after the site). */
-static int page_titles(struct site *s)
+static int page_titles(struct lec_mdsite__site *s)
 {
 	size_t i;
 	int error;
@@ -963,7 +835,7 @@ static int page_titles(struct site *s)
 	if ((error = site_title(s)) < 0)
 		return error;
 	for (i = 0; i < s->npages; i++) {
-		struct page *p = &s->pages[i];
+		struct lec_mdsite__page *p = &s->pages[i];
 		const char *name;
 
 		if (p->title == NULL && p->is_dir_index && p->dir[0] == '\0') {
@@ -978,7 +850,8 @@ static int page_titles(struct site *s)
 			p->title = repaired_strndup(name, strlen(name) - 3);
 		}
 		LEC__CHECK_ALLOC(p->title);
-		if ((p->title_html = escape_text(p->title)) == NULL ||
+		if ((p->title_html = lec_mdsite__escape_text(p->title)) ==
+			    NULL ||
 		    (p->href = escape_url(p->out_rel)) == NULL)
 			return LEC_ENOMEM;
 	}
@@ -988,11 +861,11 @@ static int page_titles(struct site *s)
 /* Navigation -------------------------------------------------------------- */
 
 /* A link to page; its title as the text unless `text` is given. */
-static void put_link(struct site *s, struct lec_mdsite__buf *out,
+static void put_link(struct lec_mdsite__site *s, struct lec_mdsite__buf *out,
 		     size_t page, size_t current, const char *prefix,
 		     const char *text)
 {
-	const struct page *p = &s->pages[page];
+	const struct lec_mdsite__page *p = &s->pages[page];
 
 	lec_mdsite__buf_puts(out, "<a href=\"");
 	lec_mdsite__buf_puts(out, prefix);
@@ -1005,66 +878,67 @@ static void put_link(struct site *s, struct lec_mdsite__buf *out,
 
 /* A directory's item, closed: a link to its index page, else to its first
  * page under the directory's name. Returns the item after it. */
-static size_t put_closed_dir(struct site *s, struct lec_mdsite__buf *out,
-			     size_t i, const char *prefix)
+static size_t put_closed_dir(struct lec_mdsite__site *s,
+			     struct lec_mdsite__buf *out, size_t i,
+			     const char *prefix)
 {
-	const struct nav_item *item = &s->nav[i];
+	const struct lec_mdsite__nav_item *item = &s->nav[i];
 	size_t first = i + 1;
 
-	while (s->nav[first].page == NO_PAGE)
+	while (s->nav[first].page == LEC_MDSITE__NO_PAGE)
 		first++;
 	lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
-	if (item->page != NO_PAGE)
-		put_link(s, out, item->page, NO_PAGE, prefix, NULL);
+	if (item->page != LEC_MDSITE__NO_PAGE)
+		put_link(s, out, item->page, LEC_MDSITE__NO_PAGE, prefix, NULL);
 	else
-		put_link(s, out, s->nav[first].page, NO_PAGE, prefix,
-			 item->label);
+		put_link(s, out, s->nav[first].page, LEC_MDSITE__NO_PAGE,
+			 prefix, item->label);
 	lec_mdsite__buf_puts(out, "</li>\n");
 	return item->end + 1;
 }
 
 /* Whether the navigation shows the directory item i open for `current`. */
-static int dir_open(const struct site *s, size_t i, size_t current,
+static int dir_open(const struct lec_mdsite__site *s, size_t i, size_t current,
 		    int full)
 {
 	size_t at;
 
 	if (full || !s->collapse_nav)
 		return 1;
-	if (current == NO_PAGE)
+	if (current == LEC_MDSITE__NO_PAGE)
 		return 0;
 	at = s->pages[current].nav_at;
 	return i <= at && at <= s->nav[i].end;
 }
 
 /* The navigation as a nested list; links start with prefix (the way back
- * to the root), `current` is marked, `omit` left out (NO_PAGE: none).
+ * to the root), `current` is marked, `omit` left out (LEC_MDSITE__NO_PAGE: none).
  * `full`: every directory open, even on a big site. */
-static void put_nav(struct site *s, struct lec_mdsite__buf *out,
+static void put_nav(struct lec_mdsite__site *s, struct lec_mdsite__buf *out,
 		    size_t current, const char *prefix, size_t omit, int full)
 {
 	size_t i = 0;
 
 	lec_mdsite__buf_puts(out, "<ul>\n");
 	while (i < s->nnav) {
-		const struct nav_item *item = &s->nav[i];
+		const struct lec_mdsite__nav_item *item = &s->nav[i];
 
-		if (item->kind == NAV_DIR_OPEN &&
+		if (item->kind == LEC_MDSITE__NAV_DIR_OPEN &&
 		    !dir_open(s, i, current, full)) {
 			i = put_closed_dir(s, out, i, prefix);
 			continue;
 		}
 		switch (item->kind) {
-		case NAV_PAGE:
+		case LEC_MDSITE__NAV_PAGE:
 			if (item->page == omit)
 				break;
 			lec_mdsite__buf_puts(out, "<li>");
 			put_link(s, out, item->page, current, prefix, NULL);
 			lec_mdsite__buf_puts(out, "</li>\n");
 			break;
-		case NAV_DIR_OPEN:
+		case LEC_MDSITE__NAV_DIR_OPEN:
 			lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
-			if (item->page != NO_PAGE) {
+			if (item->page != LEC_MDSITE__NO_PAGE) {
 				put_link(s, out, item->page, current, prefix,
 					 NULL);
 			} else {
@@ -1074,7 +948,7 @@ static void put_nav(struct site *s, struct lec_mdsite__buf *out,
 			}
 			lec_mdsite__buf_puts(out, "\n<ul>\n");
 			break;
-		case NAV_DIR_CLOSE:
+		case LEC_MDSITE__NAV_DIR_CLOSE:
 			lec_mdsite__buf_puts(out, "</ul>\n</li>\n");
 			break;
 		}
@@ -1085,20 +959,20 @@ static void put_nav(struct site *s, struct lec_mdsite__buf *out,
 
 /* The pages in navigation order (for previous/next), where each page sits
  * in it and where each directory's item ends. */
-static int nav_order(struct site *s)
+static int nav_order(struct lec_mdsite__site *s)
 {
-	size_t open[MAX_DEPTH + 2];
+	size_t open[LEC_MDSITE__DEPTH_MAX + 2];
 	size_t i, depth = 0;
 
 	s->order = lec__calloc(s->npages ? s->npages : 1, sizeof(*s->order));
 	LEC__CHECK_ALLOC(s->order);
 	s->collapse_nav = s->npages > NAV_FULL_MAX;
 	for (i = 0; i < s->nnav; i++) {
-		if (s->nav[i].kind == NAV_DIR_OPEN)
+		if (s->nav[i].kind == LEC_MDSITE__NAV_DIR_OPEN)
 			open[depth++] = i;
-		else if (s->nav[i].kind == NAV_DIR_CLOSE)
+		else if (s->nav[i].kind == LEC_MDSITE__NAV_DIR_CLOSE)
 			s->nav[open[--depth]].end = i;
-		if (s->nav[i].page == NO_PAGE)
+		if (s->nav[i].page == LEC_MDSITE__NO_PAGE)
 			continue;
 		s->pages[s->nav[i].page].nav_at = i;
 		s->order[s->norder++] = s->nav[i].page;
@@ -1108,23 +982,23 @@ static int nav_order(struct site *s)
 
 /* The top index.html when the source has neither index.md nor README.md:
  * the site's title and a list of every page. */
-static int generate_index(struct site *s)
+static int generate_index(struct lec_mdsite__site *s)
 {
 	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__buf id = LEC_MDSITE__BUF_INIT;
-	struct page *p;
+	struct lec_mdsite__page *p;
 	size_t index = s->npages;
 	int error;
 
 	if (lec_mdsite__map_get(&s->outputs, "index.html", 10) != NULL)
 		return LEC_OK;
-	if ((error = grow((void **)&s->pages, &s->pages_cap, s->npages,
-			  sizeof(*s->pages))) < 0 ||
-	    (error = nav_push(s, NAV_PAGE, index, NULL)) < 0)
+	if ((error = lec_mdsite__grow((void **)&s->pages, &s->pages_cap,
+				      s->npages, sizeof(*s->pages))) < 0 ||
+	    (error = nav_push(s, LEC_MDSITE__NAV_PAGE, index, NULL)) < 0)
 		return error;
 	/* First in the navigation. */
 	memmove(s->nav + 1, s->nav, (s->nnav - 1) * sizeof(*s->nav));
-	s->nav[0].kind = NAV_PAGE;
+	s->nav[0].kind = LEC_MDSITE__NAV_PAGE;
 	s->nav[0].page = index;
 	s->nav[0].label = NULL;
 	p = &s->pages[index];
@@ -1147,7 +1021,7 @@ static int generate_index(struct site *s)
 	lec_mdsite__buf_puts(&body, "\" title=\"Link to this heading\">"
 				    "\xC2\xB6</a></h1>\n");
 	if (s->npages > 1)
-		put_nav(s, &body, NO_PAGE, "", index, 1);
+		put_nav(s, &body, LEC_MDSITE__NO_PAGE, "", index, 1);
 	else
 		lec_mdsite__buf_puts(&body, "<p>This site has no pages.</p>\n");
 	p->body = lec_mdsite__buf_take(&body);
@@ -1160,109 +1034,9 @@ static int generate_index(struct site *s)
 
 /* Writing ----------------------------------------------------------------- */
 
-/* Make the directory rel (and its parents) in t once. */
-static int make_dir(struct tree *t, const char *rel, size_t n)
-{
-	char path[PATH_MAX];
-	size_t parent = n;
-	int error;
-
-	if (n == 0 || lec_mdsite__map_get(&t->dirs, rel, n) != NULL)
-		return LEC_OK;
-	if (n >= sizeof(path))
-		return lec__error(LEC_EIO, "cannot create %s/%.*s: path too "
-					   "long", t->name, (int)n, rel);
-	while (parent > 0 && rel[parent - 1] != '/')
-		parent--;
-	if (parent > 0 && (error = make_dir(t, rel, parent - 1)) < 0)
-		return error;
-	memcpy(path, rel, n);
-	path[n] = '\0';
-	if (mkdirat(t->fd, path, 0755) != 0 && errno != EEXIST)
-		return lec__error(LEC_EIO, "cannot create %s/%s: %s",
-				  t->name, path, strerror(errno));
-	return lec_mdsite__map_put(&t->dirs, rel, n, 1);
-}
-
-static int make_parent(struct tree *t, const char *rel)
-{
-	const char *slash = strrchr(rel, '/');
-
-	return slash ? make_dir(t, rel, (size_t)(slash - rel)) : LEC_OK;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_file(struct tree *t, const char *rel, const char *data,
-		      size_t len)
-{
-	int fd, error;
-
-	if ((error = make_parent(t, rel)) < 0)
-		return error;
-	fd = openat(t->fd, rel,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0644);
-	if (fd < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	if (write_all(fd, data, len) < 0) {
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				   rel, strerror(errno));
-		close(fd);
-		return error;
-	}
-	if (close(fd) != 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	return LEC_OK;
-}
-
-/* Make rel in t (its directory made, an older file replaced) a hard link
- * to `from` in from_dir (linkat's flags); *linked is 0 when that cannot be
- * (another file system), and the caller writes the file instead. */
-static int link_into(struct tree *t, const char *rel, int from_dir,
-		     const char *from, int flags, int *linked)
-{
-	int error;
-
-	*linked = 0;
-	if ((error = make_parent(t, rel)) < 0)
-		return error;
-	if (unlinkat(t->fd, rel, 0) != 0 && errno != ENOENT)
-		return lec__error(LEC_EIO, "cannot replace %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	*linked = linkat(from_dir, from, t->fd, rel, flags) == 0;
-	return LEC_OK;
-}
-
-/* link_into for an open file: the link is made from the descriptor, so
- * what lands in t is the file that was checked, whatever its name leads to
- * by then. */
-static int link_open_file(struct tree *t, const char *rel, int in,
-			  int *linked)
-{
-	char proc[64];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
-	return link_into(t, rel, AT_FDCWD, proc, AT_SYMLINK_FOLLOW, linked);
-}
-
-static void put_neighbour(struct site *s, struct lec_mdsite__buf *out,
-			  size_t page, const char *prefix, int next)
+static void put_neighbour(struct lec_mdsite__site *s,
+			  struct lec_mdsite__buf *out, size_t page,
+			  const char *prefix, int next)
 {
 	lec_mdsite__buf_puts(out, next ? "<a class=\"next\" rel=\"next\""
 				       : "<a class=\"prev\" rel=\"prev\"");
@@ -1276,15 +1050,15 @@ static void put_neighbour(struct site *s, struct lec_mdsite__buf *out,
 }
 
 /* The whole document of the page at position `at` of the order. */
-static void put_page(struct site *s, size_t at)
+static void put_page(struct lec_mdsite__site *s, size_t at)
 {
 	struct lec_mdsite__buf *out = &s->html;
 	size_t page = s->order[at];
-	const struct page *p = &s->pages[page];
-	char prefix[3 * MAX_DEPTH + 4];
+	const struct lec_mdsite__page *p = &s->pages[page];
+	char prefix[3 * LEC_MDSITE__DEPTH_MAX + 4];
 	unsigned i;
 
-	for (i = 0; i < p->depth && i < MAX_DEPTH + 1; i++)
+	for (i = 0; i < p->depth && i < LEC_MDSITE__DEPTH_MAX + 1; i++)
 		memcpy(prefix + 3 * i, "../", 3);
 	prefix[3 * i] = '\0';
 	out->len = 0;
@@ -1309,7 +1083,7 @@ static void put_page(struct site *s, size_t at)
 	lec_mdsite__buf_puts(out, "</a></header>\n<div class=\"site\">\n"
 				  "<nav class=\"site-nav\" "
 				  "aria-label=\"Pages\">\n");
-	put_nav(s, out, page, prefix, NO_PAGE, 0);
+	put_nav(s, out, page, prefix, LEC_MDSITE__NO_PAGE, 0);
 	lec_mdsite__buf_puts(out, "</nav>\n<div class=\"page\">\n<main>\n");
 	lec_mdsite__buf_puts(out, p->body);
 	lec_mdsite__buf_puts(out, "</main>\n<footer class=\"page-footer\">\n");
@@ -1345,7 +1119,8 @@ static int read_exactly(int fd, size_t n, struct lec_mdsite__buf *b)
  * checked against the manifest's digest first, as the files are shared
  * with the published site, which later steps of the build touch. A page
  * that fails the check is rendered instead (*reused 0). */
-static int reuse_page(struct site *s, struct page *p, int *reused)
+static int reuse_page(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
+		      int *reused)
 {
 	const struct lec_mdsite__kept_page *k = p->kept;
 	char digest[LEC__SHA256_HEX_LEN + 1];
@@ -1366,9 +1141,11 @@ static int reuse_page(struct site *s, struct page *p, int *reused)
 	}
 	if ((error = lec__sha256_hex(s->html.ptr, s->html.len, digest)) < 0 ||
 	    strcmp(digest, k->html) != 0 ||
-	    (error = link_open_file(&s->out, p->out_rel, in, &linked)) < 0 ||
-	    (!linked && (error = write_file(&s->out, p->out_rel, s->html.ptr,
-					    s->html.len)) < 0))
+	    (error = lec_mdsite__link_open_file(&s->out, p->out_rel, in,
+						&linked)) < 0 ||
+	    (!linked &&
+	     (error = lec_mdsite__write_file(&s->out, p->out_rel, s->html.ptr,
+					     s->html.len)) < 0))
 		goto done;
 	memcpy(p->html_hash, digest, sizeof(digest));
 	p->html_size = k->size;
@@ -1385,16 +1162,17 @@ done:
 
 /* Keep the page just written for the next build: its digest, and the file
  * under the state, a hard link to the output's (else a copy). */
-static int keep_page(struct site *s, struct page *p)
+static int keep_page(struct lec_mdsite__site *s, struct lec_mdsite__page *p)
 {
 	int error, linked;
 
-	if ((error = lec__sha256_hex(s->html.ptr, s->html.len,
-				     p->html_hash)) < 0 ||
-	    (error = link_into(&s->kept, p->out_rel, s->out.fd, p->out_rel, 0,
-			       &linked)) < 0 ||
-	    (!linked && (error = write_file(&s->kept, p->out_rel, s->html.ptr,
-					    s->html.len)) < 0))
+	if ((error = lec__sha256_hex(s->html.ptr, s->html.len, p->html_hash)) <
+		    0 ||
+	    (error = lec_mdsite__link_into(&s->kept, p->out_rel, s->out.fd,
+					   p->out_rel, 0, &linked)) < 0 ||
+	    (!linked &&
+	     (error = lec_mdsite__write_file(&s->kept, p->out_rel, s->html.ptr,
+					     s->html.len)) < 0))
 		return drop_state(s, error);
 	p->html_size = s->html.len;
 	return LEC_OK;
@@ -1402,9 +1180,9 @@ static int keep_page(struct site *s, struct page *p)
 
 /* Render the page at position `at` of the order and write it (and keep it,
  * when state is kept). */
-static int render_into_site(struct site *s, size_t at)
+static int render_into_site(struct lec_mdsite__site *s, size_t at)
 {
-	struct page *p = &s->pages[s->order[at]];
+	struct lec_mdsite__page *p = &s->pages[s->order[at]];
 	int error;
 
 	if (p->body == NULL && (error = render_held(s, p)) < 0)
@@ -1412,21 +1190,21 @@ static int render_into_site(struct site *s, size_t at)
 	put_page(s, at);
 	if (s->html.oom)
 		return lec__error_oom();
-	if ((error = write_file(&s->out, p->out_rel, s->html.ptr,
-				s->html.len)) < 0)
+	if ((error = lec_mdsite__write_file(&s->out, p->out_rel, s->html.ptr,
+					    s->html.len)) < 0)
 		return error;
 	s->stats->bytes_out += s->html.len;
 	s->stats->pages_rendered++;
 	return s->state_fd >= 0 ? keep_page(s, p) : LEC_OK;
 }
 
-static int write_pages(struct site *s)
+static int write_pages(struct lec_mdsite__site *s)
 {
 	size_t at;
 	int error, reused;
 
 	for (at = 0; at < s->norder; at++) {
-		struct page *p = &s->pages[s->order[at]];
+		struct lec_mdsite__page *p = &s->pages[s->order[at]];
 
 		reused = 0;
 		if (p->kept != NULL && (error = reuse_page(s, p, &reused)) < 0)
@@ -1436,8 +1214,9 @@ static int write_pages(struct site *s)
 		lec_mdsite__buf_dispose(&p->source);
 		s->stats->pages++;
 	}
-	if ((error = write_file(&s->out, LEC_MDSITE_STYLESHEET,
-				lec_mdsite__css, lec_mdsite__css_len)) < 0)
+	if ((error = lec_mdsite__write_file(&s->out, LEC_MDSITE_STYLESHEET,
+					    lec_mdsite__css,
+					    lec_mdsite__css_len)) < 0)
 		return error;
 	s->stats->bytes_out += lec_mdsite__css_len;
 	return LEC_OK;
@@ -1445,64 +1224,35 @@ static int write_pages(struct site *s)
 
 /* Assets ------------------------------------------------------------------ */
 
-/* Copy the open file `in` to rel in t: bytes through the kernel when it
- * can, else through a buffer. */
-static int copy_data(struct tree *t, int in, const char *rel)
-{
-	char chunk[1 << 16];
-	int out, error = LEC_OK;
-	ssize_t n;
-
-	out = openat(t->fd, rel,
-		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		     0644);
-	if (out < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				  t->name, rel, strerror(errno));
-	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
-		;
-	if (n < 0) {
-		if (lseek(in, 0, SEEK_SET) != 0 || ftruncate(out, 0) != 0 ||
-		    lseek(out, 0, SEEK_SET) != 0)
-			n = -1;
-		else
-			while ((n = read(in, chunk, sizeof(chunk))) > 0 &&
-			       write_all(out, chunk, (size_t)n) == 0)
-				;
-	}
-	if (n != 0)
-		error = lec__error(LEC_EIO, "cannot copy to %s/%s: %s",
-				   t->name, rel, strerror(errno));
-	if (close(out) != 0 && error == LEC_OK)
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				   t->name, rel, strerror(errno));
-	return error;
-}
-
 /* Hard-link the asset into the output when both are on one file system,
  * else copy it; from the descriptor opened without following links. */
-static int copy_asset(struct site *s, const struct asset *a)
+static int copy_asset(struct lec_mdsite__site *s,
+		      const struct lec_mdsite__asset *a)
 {
 	const char *path = a->read_path ? a->read_path : a->src_rel;
 	struct stat st;
 	int in, error, linked;
 
 	if (lec_mdsite__map_get(&s->outputs, a->src_rel, strlen(a->src_rel))) {
-		warn(s, "skipping %s: a generated file has the same name",
-		     a->src_rel);
+		lec_mdsite__warn(
+			s, "skipping %s: a generated file has the same name",
+			a->src_rel);
 		return LEC_OK;
 	}
 	in = openat(s->src_fd, path,
 			 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-		warn(s, "cannot read %s: %s", a->src_rel,
-		     in < 0 ? strerror(errno) : "not a regular file");
+		lec_mdsite__warn(s, "cannot read %s: %s", a->src_rel,
+				 in < 0 ? strerror(errno)
+					: "not a regular file");
 		if (in >= 0)
 			close(in);
 		return LEC_OK;
 	}
-	if ((error = link_open_file(&s->out, a->src_rel, in, &linked)) < 0 ||
-	    (!linked && (error = copy_data(&s->out, in, a->src_rel)) < 0))
+	if ((error = lec_mdsite__link_open_file(&s->out, a->src_rel, in,
+						&linked)) < 0 ||
+	    (!linked &&
+	     (error = lec_mdsite__copy_data(&s->out, in, a->src_rel)) < 0))
 		goto done;
 	s->stats->assets++;
 done:
@@ -1510,7 +1260,7 @@ done:
 	return error;
 }
 
-static int copy_assets(struct site *s)
+static int copy_assets(struct lec_mdsite__site *s)
 {
 	size_t i;
 	int error;
@@ -1525,12 +1275,12 @@ static int copy_assets(struct site *s)
 
 /* Build without state when its directory cannot be used; nothing in it is
  * touched, as it may not be ours. */
-static int refuse_state_dir(struct site *s, int error)
+static int refuse_state_dir(struct lec_mdsite__site *s, int error)
 {
 	if (error == LEC_ENOMEM)
 		return error;
-	warn(s, "not keeping state in %s: %s", s->opts->state_dir,
-	     lec_error_last());
+	lec_mdsite__warn(s, "not keeping state in %s: %s", s->opts->state_dir,
+			 lec_error_last());
 	if (s->state_fd >= 0)
 		close(s->state_fd);
 	s->state_fd = -1;
@@ -1542,7 +1292,7 @@ static int refuse_state_dir(struct site *s, int error)
  * holds either, checked before anything is made: a missing one is where
  * its deepest existing ancestor really is (nothing below that can be a
  * link yet). 1 yes, 0 no, < 0 when that cannot be told. */
-static int state_overlaps(const struct site *s, const char *dir)
+static int state_overlaps(const struct lec_mdsite__site *s, const char *dir)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 	char *slash;
@@ -1557,16 +1307,17 @@ static int state_overlaps(const struct site *s, const char *dir)
 		else
 			memcpy(path, ".", 2);
 	}
-	return path_within(real, s->src_real) ||
-	       path_within(real, s->out_real) ||
-	       (strcmp(path, dir) == 0 && (path_within(s->src_real, real) ||
-					   path_within(s->out_real, real)));
+	return lec_mdsite__path_within(real, s->src_real) ||
+	       lec_mdsite__path_within(real, s->out_real) ||
+	       (strcmp(path, dir) == 0 &&
+		(lec_mdsite__path_within(s->src_real, real) ||
+		 lec_mdsite__path_within(s->out_real, real)));
 }
 
 /* Open the state directory, made when missing; a file in its way is
  * replaced. One that overlaps the source or the output is not used: its
  * pages would be published, or read as the site's files. */
-static int open_state_dir(struct site *s, const char *dir)
+static int open_state_dir(struct lec_mdsite__site *s, const char *dir)
 {
 	struct stat st;
 	int error;
@@ -1593,7 +1344,7 @@ static int open_state_dir(struct site *s, const char *dir)
 /* Read what the previous build kept, when there is a state directory.
  * Nothing here fails the build but running out of memory: state that
  * cannot be used means rendering every page, and s->reason says why. */
-static int state_open(struct site *s)
+static int state_open(struct lec_mdsite__site *s)
 {
 	const char *dir = s->opts->state_dir;
 	char *text = NULL;
@@ -1639,7 +1390,7 @@ static int state_open(struct site *s)
  * index) writes besides the page's own body, and the page list that
  * decides where links to .md files lead. A page whose source and frame
  * are both unchanged has the HTML it had. */
-static int frame_digest(struct site *s)
+static int frame_digest(struct lec_mdsite__site *s)
 {
 	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
 	size_t i;
@@ -1647,7 +1398,7 @@ static int frame_digest(struct site *s)
 
 	lec_mdsite__state_put_string(&b, s->title);
 	for (i = 0; i < s->nnav; i++) {
-		const struct nav_item *item = &s->nav[i];
+		const struct lec_mdsite__nav_item *item = &s->nav[i];
 		char head[64];
 
 		snprintf(head, sizeof(head), "\n%d %zu ", (int)item->kind,
@@ -1655,8 +1406,9 @@ static int frame_digest(struct site *s)
 		lec_mdsite__buf_puts(&b, head);
 		lec_mdsite__state_put_string(&b, item->label ? item->label
 							     : "");
-		if (item->page != NO_PAGE) {
-			const struct page *p = &s->pages[item->page];
+		if (item->page != LEC_MDSITE__NO_PAGE) {
+			const struct lec_mdsite__page *p =
+				&s->pages[item->page];
 
 			lec_mdsite__state_put_string(&b, p->src_rel ? p->src_rel
 								    : "");
@@ -1675,14 +1427,14 @@ static int frame_digest(struct site *s)
 
 /* Whether the page list is not the previous build's (else a title
  * changed). */
-static int page_list_changed(const struct site *s)
+static int page_list_changed(const struct lec_mdsite__site *s)
 {
 	size_t i;
 
 	if (s->npages != s->prev.npages)
 		return 1;
 	for (i = 0; i < s->npages; i++) {
-		const struct page *p = &s->pages[i];
+		const struct lec_mdsite__page *p = &s->pages[i];
 		const struct lec_mdsite__kept_page *k =
 			lec_mdsite__state_find(&s->prev, p->out_rel);
 
@@ -1695,12 +1447,12 @@ static int page_list_changed(const struct site *s)
 
 /* Whether every page to reuse is in the state, of the size the manifest
  * says (its bytes are checked as it is copied: reuse_page). */
-static int kept_pages_intact(const struct site *s)
+static int kept_pages_intact(const struct lec_mdsite__site *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->npages; i++) {
-		const struct page *p = &s->pages[i];
+		const struct lec_mdsite__page *p = &s->pages[i];
 		struct stat st;
 
 		if (p->kept != NULL &&
@@ -1718,7 +1470,7 @@ static int kept_pages_intact(const struct site *s)
  * the previous build's and every page to copy is intact, and then the
  * generated index too. Pages held for reuse that will not be are
  * rendered now. */
-static int decide_reuse(struct site *s)
+static int decide_reuse(struct lec_mdsite__site *s)
 {
 	size_t i;
 	int error = LEC_OK;
@@ -1729,7 +1481,7 @@ static int decide_reuse(struct site *s)
 		s->reason = page_list_changed(s) ? REASON_PAGE_LIST
 						 : REASON_TITLE;
 	for (i = 0; i < s->npages && s->reason == NULL; i++) {
-		struct page *p = &s->pages[i];
+		struct lec_mdsite__page *p = &s->pages[i];
 		const struct lec_mdsite__kept_page *k =
 			lec_mdsite__state_find(&s->prev, p->out_rel);
 
@@ -1740,7 +1492,7 @@ static int decide_reuse(struct site *s)
 		s->reason = REASON_SPOILED;
 	for (i = 0; i < s->npages && s->reason != NULL && error == LEC_OK;
 	     i++) {
-		struct page *p = &s->pages[i];
+		struct lec_mdsite__page *p = &s->pages[i];
 
 		p->kept = NULL;
 		if (p->body == NULL && p->source.ptr != NULL)
@@ -1753,7 +1505,7 @@ static int decide_reuse(struct site *s)
  * here until the new one is written, nothing in the state is trusted.
  * Pages of a manifest that could not be read are unknown, and go too; so
  * does anything in the way of the state's own names. */
-static int state_begin(struct site *s)
+static int state_begin(struct lec_mdsite__site *s)
 {
 	int error;
 
@@ -1764,7 +1516,7 @@ static int state_begin(struct site *s)
 		return drop_state(s, error);
 	if (s->prev.generator != NULL && s->kept.fd >= 0)
 		return LEC_OK;
-	tree_close(&s->kept);
+	lec_mdsite__tree_close(&s->kept);
 	if ((error = lec__remove_tree_at(s->state_fd, STATE_PAGES)) < 0)
 		return drop_state(s, error);
 	if (mkdirat(s->state_fd, STATE_PAGES, 0700) != 0 ||
@@ -1778,11 +1530,12 @@ static int state_begin(struct site *s)
 
 /* Write the manifest whole under a temporary name, then rename it over:
  * a reader finds all of it or none. */
-static int write_manifest(struct site *s, const char *data, size_t len)
+static int write_manifest(struct lec_mdsite__site *s, const char *data,
+			  size_t len)
 {
-	struct tree t = { s->state_fd, s->opts->state_dir,
-			  LEC_MDSITE__MAP_INIT };
-	int error = write_file(&t, STATE_MANIFEST_TMP, data, len);
+	struct lec_mdsite__tree t = { s->state_fd, s->opts->state_dir,
+				      LEC_MDSITE__MAP_INIT };
+	int error = lec_mdsite__write_file(&t, STATE_MANIFEST_TMP, data, len);
 
 	if (error == LEC_OK && renameat(s->state_fd, STATE_MANIFEST_TMP,
 					s->state_fd, STATE_MANIFEST) != 0)
@@ -1793,7 +1546,7 @@ static int write_manifest(struct site *s, const char *data, size_t len)
 
 /* Record this build for the next one, and remove the kept pages that are
  * no longer in the site. */
-static int state_commit(struct site *s)
+static int state_commit(struct lec_mdsite__site *s)
 {
 	static char none[] = "";
 	struct lec_mdsite__buf m = LEC_MDSITE__BUF_INIT;
@@ -1807,12 +1560,12 @@ static int state_commit(struct site *s)
 		size_t *page = lec_mdsite__map_get(&s->outputs, rel,
 						   strlen(rel));
 
-		if (page == NULL || *page == NO_PAGE)
+		if (page == NULL || *page == LEC_MDSITE__NO_PAGE)
 			unlinkat(s->kept.fd, rel, 0); /* gone already: fine */
 	}
 	lec_mdsite__state_put_header(&m, s->stamp, s->site_hash);
 	for (i = 0; i < s->npages; i++) {
-		struct page *p = &s->pages[i];
+		struct lec_mdsite__page *p = &s->pages[i];
 		struct lec_mdsite__kept_page k;
 
 		k.out_rel = p->out_rel;
@@ -1838,8 +1591,7 @@ static int state_commit(struct site *s)
 
 /* The build --------------------------------------------------------------- */
 
-
-static int open_source(struct site *s, const char *src_dir)
+static int open_source(struct lec_mdsite__site *s, const char *src_dir)
 {
 	struct stat st;
 
@@ -1856,7 +1608,7 @@ static int open_source(struct site *s, const char *src_dir)
 	return LEC_OK;
 }
 
-static int open_output(struct site *s, const char *out_dir)
+static int open_output(struct lec_mdsite__site *s, const char *out_dir)
 {
 	int error;
 
@@ -1869,7 +1621,7 @@ static int open_output(struct site *s, const char *out_dir)
 		return lec__error(LEC_EIO,
 				  "cannot use the output directory %s: %s",
 				  out_dir, strerror(errno));
-	if (path_within(s->src_real, s->out_real))
+	if (lec_mdsite__path_within(s->src_real, s->out_real))
 		return lec__error(LEC_EINVALID,
 				  "the output directory %s must not contain "
 				  "the source directory", out_dir);
@@ -1880,12 +1632,12 @@ static int open_output(struct site *s, const char *out_dir)
 	return LEC_OK;
 }
 
-static void site_dispose(struct site *s)
+static void site_dispose(struct lec_mdsite__site *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->npages; i++) {
-		struct page *p = &s->pages[i];
+		struct lec_mdsite__page *p = &s->pages[i];
 
 		lec__free(p->src_rel);
 		lec__free(p->read_path);
@@ -1913,8 +1665,8 @@ static void site_dispose(struct site *s)
 	lec_mdsite__buf_dispose(&s->html);
 	if (s->src_fd >= 0)
 		close(s->src_fd);
-	tree_close(&s->out);
-	tree_close(&s->kept);
+	lec_mdsite__tree_close(&s->out);
+	lec_mdsite__tree_close(&s->kept);
 	lec__free(s->kept_name);
 	if (s->state_fd >= 0)
 		close(s->state_fd);
@@ -1928,7 +1680,7 @@ int lec_mdsite_build(const char *src_dir, const char *out_dir,
 	static const struct lec_mdsite_options defaults =
 		LEC_MDSITE_OPTIONS_INIT;
 	struct lec_mdsite_stats unused;
-	struct site *s;
+	struct lec_mdsite__site *s;
 	int error;
 
 	lec_error_clear();
@@ -1957,7 +1709,7 @@ int lec_mdsite_build(const char *src_dir, const char *out_dir,
 	    (error = generate_index(s)) < 0 ||
 	    (error = lec_mdsite__map_put(&s->outputs, LEC_MDSITE_STYLESHEET,
 					 strlen(LEC_MDSITE_STYLESHEET),
-					 NO_PAGE)) < 0 ||
+					 LEC_MDSITE__NO_PAGE)) < 0 ||
 	    (error = nav_order(s)) < 0 || (error = decide_reuse(s)) < 0 ||
 	    (error = state_begin(s)) < 0 || (error = write_pages(s)) < 0 ||
 	    (error = copy_assets(s)) < 0)
