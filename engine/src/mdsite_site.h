@@ -143,4 +143,31 @@ int lec_mdsite__link_open_file(struct lec_mdsite__tree *t, const char *rel,
  * can, else through a buffer. */
 int lec_mdsite__copy_data(struct lec_mdsite__tree *t, int in, const char *rel);
 
+/* Kept state (mdsite_kept.c) ------------------------------------------------ */
+
+/* Read what the previous build kept, when there is a state directory.
+ * Nothing here fails the build but running out of memory: state that
+ * cannot be used means rendering every page, and s->reason says why. */
+int lec_mdsite__kept_open(struct lec_mdsite__site *s);
+/* Decide which pages are copied from the state, once every page has its
+ * title; those held for reuse that will not be are the caller's to
+ * render (their kept is NULL then, s->reason set). */
+int lec_mdsite__kept_decide(struct lec_mdsite__site *s);
+/* Ready the state for this build's pages: the manifest goes first. */
+int lec_mdsite__kept_begin(struct lec_mdsite__site *s);
+/* Put the page's old HTML from the state into the output (*reused 1),
+ * checked against the manifest's digest first; else *reused 0 and the
+ * page is rendered. */
+int lec_mdsite__kept_reuse(struct lec_mdsite__site *s,
+			   struct lec_mdsite__page *p, int *reused);
+/* Keep the page just written (s->html) for the next build. */
+int lec_mdsite__kept_add(struct lec_mdsite__site *s,
+			 struct lec_mdsite__page *p);
+/* Record this build for the next one; kept pages no longer in the site
+ * are removed. */
+int lec_mdsite__kept_commit(struct lec_mdsite__site *s);
+/* Stop keeping state after failing to write it (error): LEC_OK unless
+ * error is LEC_ENOMEM, and the build goes on without state. */
+int lec_mdsite__kept_drop(struct lec_mdsite__site *s, int error);
+
 #endif
