@@ -1,11 +1,12 @@
 /*
- * What the parts of the Markdown site generator (mdsite.c, mdsite_kept.c)
- * share about the site being built (mdsite_site.h): its warnings,
- * growable arrays, escaped text and where a path lies, and the trees it
- * writes into (the output, the state's pages), always beneath a directory
- * descriptor, never through a symbolic link: a file is created with
- * O_NOFOLLOW, linked from an open descriptor, or copied from one.
- */#include <errno.h>
+ * What the parts of the Markdown site generator (mdsite.c, mdsite_walk.c,
+ * mdsite_kept.c) share about the site being built (mdsite_site.h): its
+ * warnings, growable arrays, escaped text and where a path lies, and the
+ * trees it writes into (the output, the state's pages), always beneath a
+ * directory descriptor, never through a symbolic link: a file is created
+ * with O_NOFOLLOW, linked from an open descriptor, or copied from one.
+ */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>

@@ -143,6 +143,18 @@ int lec_mdsite__link_open_file(struct lec_mdsite__tree *t, const char *rel,
  * can, else through a buffer. */
 int lec_mdsite__copy_data(struct lec_mdsite__tree *t, int in, const char *rel);
 
+/* The source (mdsite_walk.c) ------------------------------------------------- */
+
+/* Walk the source tree into s's pages, assets and navigation. */
+int lec_mdsite__walk(struct lec_mdsite__site *s);
+/* Append a navigation item (a page: its index in s->pages); the item
+ * takes label (owned, may be NULL) even on failure. */
+int lec_mdsite__nav_push(struct lec_mdsite__site *s,
+			 enum lec_mdsite__nav_kind kind, size_t page,
+			 char *label);
+/* Drop the navigation items from mark on. */
+void lec_mdsite__nav_truncate(struct lec_mdsite__site *s, size_t mark);
+
 /* Kept state (mdsite_kept.c) ------------------------------------------------ */
 
 /* Read what the previous build kept, when there is a state directory.
