@@ -358,17 +358,6 @@ static int seen_first(struct check *c, const char *key, size_t n)
 
 /* Text ------------------------------------------------------------------- */
 
-static int hex_value(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 static void put_utf8(struct lec__buf *b, unsigned long cp)
 {
 	char u[4];
@@ -427,7 +416,7 @@ static void decode_attr(struct lec__buf *b, const char *s, size_t n)
 			int hex = j < n && (s[j] == 'x' || s[j] == 'X');
 
 			for (j += (size_t)hex; j < n && digits < 8; j++, digits++) {
-				int v = hex ? hex_value(s[j])
+				int v = hex ? lec__hex_value(s[j])
 					    : (s[j] >= '0' && s[j] <= '9'
 						       ? s[j] - '0'
 						       : -1);
@@ -472,8 +461,8 @@ static void percent_decode(struct lec__buf *b, const char *s, size_t n)
 		lec__buf_putn(b, s + i, run);
 		if ((i += run) >= n)
 			break;
-		if (i + 2 < n && (hi = hex_value(s[i + 1])) >= 0 &&
-		    (lo = hex_value(s[i + 2])) >= 0) {
+		if (i + 2 < n && (hi = lec__hex_value(s[i + 1])) >= 0 &&
+		    (lo = lec__hex_value(s[i + 2])) >= 0) {
 			char ch = (char)(hi * 16 + lo);
 
 			lec__buf_putn(b, &ch, 1);
@@ -1066,8 +1055,8 @@ static void unescape_line(struct lec__buf *b, const char *s, size_t n,
 			lec__buf_putn(b, "", 1);
 			*anchor_at = b->len;
 		} else if (s[i] == '%' && i + 2 < n &&
-			   (hi = hex_value(s[i + 1])) >= 0 &&
-			   (lo = hex_value(s[i + 2])) >= 0) {
+			   (hi = lec__hex_value(s[i + 1])) >= 0 &&
+			   (lo = lec__hex_value(s[i + 2])) >= 0) {
 			char ch = (char)(hi * 16 + lo);
 
 			lec__buf_putn(b, ch ? &ch : "?", 1);
