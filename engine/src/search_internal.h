@@ -54,8 +54,9 @@ struct lec__search_expr {
 	size_t npositive;
 	/* When the query is a plain list of words and phrases (no operator,
 	 * exclusion or group), the FTS5 phrases of `all` and `any` in their
-	 * order there, each once per occurrence; NULL otherwise. search.c
-	 * then ranks from remembered postings (search_postings.c). Owned. */
+	 * order there, each once per occurrence; NULL otherwise.
+	 * search_exec.c then ranks from remembered postings
+	 * (search_postings.c). Owned. */
 	char **phrases;
 	size_t nphrases;
 };
