@@ -16,6 +16,7 @@
 
 #include "lectern/mdsite.h"
 #include "pipeline_internal.h"
+#include "yaml_reader.h"
 
 /* Where Sphinx projects keep conf.py when no configuration names it, in the
  * order they are tried. */
@@ -193,13 +194,22 @@ static void sphinx_carry(struct lec__job *job, const struct lec__sphinx_run *run
 	lec_warning_list_dispose(&prev);
 }
 
+/* mkdocs.yml is read for one key of its top level, leniently: MkDocs' own
+ * tags (!ENV, !!python/name:) are not Lectern's to refuse. MKDOCS_YML_MAX
+ * bounds its values. */
+static const struct lec__yaml_rules mkdocs_rules = { "mkdocs.yml", 0, 1, 0, 0 };
+
 /* Where MkDocs reads pages from, relative to the tree: mkdocs.yml's
- * top-level docs_dir, else "docs", beside the configuration. Owned. */
+ * top-level docs_dir (the first, as written), else "docs", beside the
+ * configuration. The pairs before a mistake in the file, or before the cut
+ * at MKDOCS_YML_MAX, still count. Owned. */
 static char *mkdocs_docs_dir(const struct lec__job *job, const char *conf)
 {
-	char buf[MKDOCS_YML_MAX + 1], *line, *save = NULL, *dir = dir_of(conf);
+	char buf[MKDOCS_YML_MAX], *dir = dir_of(conf);
 	const char *docs = "docs";
 	struct lec__buf b = LEC__BUF_INIT;
+	struct lec__yaml_node *root = NULL;
+	const struct lec__yaml_entry *e;
 	ssize_t n = -1;
 	int fd;
 
@@ -207,29 +217,13 @@ static char *mkdocs_docs_dir(const struct lec__job *job, const char *conf)
 		n = read(fd, buf, MKDOCS_YML_MAX);
 		close(fd);
 	}
-	buf[n > 0 ? n : 0] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *v, *end;
-
-		if (strncmp(line, "docs_dir:", 9) != 0)
-			continue;
-		for (v = line + 9; *v == ' ' || *v == '\t'; v++)
-			;
-		end = v + strcspn(v, "#\r");
-		while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		if (end - v >= 2 && (*v == '\'' || *v == '"') && end[-1] == *v) {
-			v++;
-			end--;
-		}
-		*end = '\0';
-		if (*v)
-			docs = v;
-		break;
-	}
+	lec__yaml_read(buf, n > 0 ? (size_t)n : 0, &mkdocs_rules, &root);
+	e = lec__yaml_find(root, "docs_dir");
+	if (e && e->value->kind == LEC__YAML_SCALAR && e->value->text[0])
+		docs = e->value->text;
 	lec__buf_printf(&b, "%s%s%s", dir ? dir : "", dir && *dir ? "/" : "",
 			docs);
+	lec__yaml_free(root);
 	lec__free(dir);
 	return lec__buf_take(&b);
 }

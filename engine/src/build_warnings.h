@@ -138,4 +138,29 @@ int lec__linkcheck_page(const char *html, size_t len, const char *page,
 			struct lec_warning_set *set,
 			struct lec__linkcheck_stats *stats);
 
+/* Inventory (linkcheck_inventory.c) ---------------------------------------- */
+
+/* Whether an anchor goes into the inventory: not one a generator numbers
+ * (id3, index-12, fnref:2). */
+int lec__inventory_keeps(const char *anchor);
+/* Append the inventory line of page, or of its anchor (NULL: the page). */
+void lec__inventory_put(struct lec__buf *b, const char *page,
+			const char *anchor);
+/* Sort n lines in place, as an inventory lists them. */
+void lec__inventory_sort(char **lines, size_t n);
+
+/* A page (anchor NULL) or an anchor of page that an earlier inventory had
+ * and this one lacks; non-zero stops the comparison and is returned. */
+typedef int (*lec__inventory_removed_fn)(void *payload, const char *page,
+					 const char *anchor);
+/* Call removed for each line of prev (prev_len bytes) that lines (sorted,
+ * n) lack, but not for an anchor of a page gone too (the page says it).
+ * @return LEC_OK, removed's non-zero, or LEC_ENOMEM */
+int lec__inventory_compare(char *const *lines, size_t n, const char *prev,
+			   size_t prev_len, lec__inventory_removed_fn removed,
+			   void *payload);
+/* The inventory's text: each line and a newline. *out owned (lec__free). */
+int lec__inventory_text(char *const *lines, size_t n, char **out,
+			size_t *out_len);
+
 #endif

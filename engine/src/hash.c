@@ -36,6 +36,17 @@ void lec__hex(const unsigned char *bytes, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
+int lec__hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* Fetched once: an implicit fetch on every digest takes OpenSSL's global
  * locks, and every authenticated request hashes its token. */
 static EVP_MD *sha256;

@@ -19,6 +19,8 @@ int lec__random_bytes(void *buf, size_t len);
 
 /* Hex-encode len bytes into out (2 * len + 1 bytes). */
 void lec__hex(const unsigned char *bytes, size_t len, char *out);
+/* The value of a hexadecimal digit (either case), -1 for another byte. */
+int lec__hex_value(char c);
 
 /* FNV-1a of len bytes: for hash tables and caches, where a collision
  * costs a comparison and no adversary gains from one; never for secrets. */

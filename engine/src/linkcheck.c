@@ -20,10 +20,9 @@
  * climb above the output (another version's docs). Text fragments
  * (#:~:text=) and #top (which browsers always find) pass.
  *
- * It also writes the output's inventory, its pages and their anchors, and
- * compares an earlier one with it: what was published before and is gone
- * is `removed`. Anchors generators number (id3, index-12, fnref:2) are
- * left out of it: they move with every edit and nobody links to them.
+ * It also lists the output's inventory, its pages and their anchors, and
+ * reports what an earlier one had and it lacks as `removed`; the
+ * inventory's lines and their comparison are linkcheck_inventory.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,13 +42,6 @@
 #define ARENA_BLOCK (256 * 1024)
 /* Longest href quoted in a record (a data: blob is not a link). */
 #define HREF_QUOTE_MAX 300
-
-/* Anchors generators number, left out of the inventory: a prefix, then
- * only digits, '-' and '_'. */
-static const char *const numbered_anchors[] = {
-	"id", "index-", "fn:", "fnref:", "fn-", "fnref-", "footnote-",
-	"footnote-reference-", "citation-",
-};
 
 /* Elements whose href is a link to follow. */
 static const char *const link_tags[] = { "a", "area", "link" };
@@ -358,17 +350,6 @@ static int seen_first(struct check *c, const char *key, size_t n)
 
 /* Text ------------------------------------------------------------------- */
 
-static int hex_value(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 static void put_utf8(struct lec__buf *b, unsigned long cp)
 {
 	char u[4];
@@ -427,7 +408,7 @@ static void decode_attr(struct lec__buf *b, const char *s, size_t n)
 			int hex = j < n && (s[j] == 'x' || s[j] == 'X');
 
 			for (j += (size_t)hex; j < n && digits < 8; j++, digits++) {
-				int v = hex ? hex_value(s[j])
+				int v = hex ? lec__hex_value(s[j])
 					    : (s[j] >= '0' && s[j] <= '9'
 						       ? s[j] - '0'
 						       : -1);
@@ -472,8 +453,8 @@ static void percent_decode(struct lec__buf *b, const char *s, size_t n)
 		lec__buf_putn(b, s + i, run);
 		if ((i += run) >= n)
 			break;
-		if (i + 2 < n && (hi = hex_value(s[i + 1])) >= 0 &&
-		    (lo = hex_value(s[i + 2])) >= 0) {
+		if (i + 2 < n && (hi = lec__hex_value(s[i + 1])) >= 0 &&
+		    (lo = lec__hex_value(s[i + 2])) >= 0) {
 			char ch = (char)(hi * 16 + lo);
 
 			lec__buf_putn(b, &ch, 1);
@@ -966,43 +947,6 @@ static void check_pending(struct check *c)
 
 /* Inventory -------------------------------------------------------------------- */
 
-static int numbered(const char *name)
-{
-	size_t i, k;
-
-	if (strncmp(name, "__", 2) == 0)
-		return 1;
-	for (i = 0; i < COUNT(numbered_anchors); i++) {
-		size_t n = strlen(numbered_anchors[i]);
-
-		if (strncmp(name, numbered_anchors[i], n) != 0 || name[n] == '\0')
-			continue;
-		for (k = n; name[k] && (strchr("-_", name[k]) ||
-					(name[k] >= '0' && name[k] <= '9'));
-		     k++)
-			;
-		if (name[k] == '\0')
-			return 1;
-	}
-	return 0;
-}
-
-/* A page or anchor in an inventory line: '%', '#' and line ends as %XX. */
-static void put_escaped(struct lec__buf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '%' || *s == '#' || *s == '\n' || *s == '\r')
-			lec__buf_printf(b, "%%%02X", (unsigned char)*s);
-		else
-			lec__buf_putn(b, s, 1);
-	}
-}
-
-static int compare_lines(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The sorted lines of this output's inventory, in the arena. */
 static int inventory_lines(struct check *c, char ***out, size_t *n)
 {
@@ -1016,16 +960,15 @@ static int inventory_lines(struct check *c, char ***out, size_t *n)
 
 		if (i < c->nfiles && !c->files[i].html)
 			continue;
-		if (i >= c->nfiles && numbered(c->anchors[i - c->nfiles].name))
+		if (i >= c->nfiles &&
+		    !lec__inventory_keeps(c->anchors[i - c->nfiles].name))
 			continue;
 		b.len = 0;
 		page = i < c->nfiles ? c->files[i].path
 				     : c->files[c->anchors[i - c->nfiles].page].path;
-		put_escaped(&b, page);
-		if (i >= c->nfiles) {
-			lec__buf_putn(&b, "#", 1);
-			put_escaped(&b, c->anchors[i - c->nfiles].name);
-		}
+		lec__inventory_put(
+			&b, page,
+			i < c->nfiles ? NULL : c->anchors[i - c->nfiles].name);
 		if (b.oom ||
 		    (error = grow((void **)&lines, &cap, len, sizeof(*lines))) < 0 ||
 		    (lines[len] = arena_dup(&c->arena, b.ptr, b.len)) == NULL) {
@@ -1039,117 +982,36 @@ static int inventory_lines(struct check *c, char ***out, size_t *n)
 		lec__free(lines);
 		return error;
 	}
-	if (len)
-		qsort(lines, len, sizeof(*lines), compare_lines);
+	lec__inventory_sort(lines, len);
 	*out = lines;
 	*n = len;
 	return LEC_OK;
 }
 
-static int line_in(char *const *lines, size_t n, const char *line)
+/* A page or anchor of the last good build this output lacks: a `removed`
+ * record. */
+static int removed_one(void *payload, const char *page, const char *anchor)
 {
-	return n && bsearch(&line, lines, n, sizeof(*lines), compare_lines);
-}
+	struct check *c = payload;
+	struct lec__buf msg = LEC__BUF_INIT;
 
-/* A line of an inventory back to a page and anchor (into b: "page\0anchor"
- * with *anchor_at the anchor's offset, 0 for none). */
-static void unescape_line(struct lec__buf *b, const char *s, size_t n,
-			  size_t *anchor_at)
-{
-	size_t i;
-	int hi, lo;
-
-	b->len = 0;
-	*anchor_at = 0;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '#' && *anchor_at == 0) {
-			lec__buf_putn(b, "", 1);
-			*anchor_at = b->len;
-		} else if (s[i] == '%' && i + 2 < n &&
-			   (hi = hex_value(s[i + 1])) >= 0 &&
-			   (lo = hex_value(s[i + 2])) >= 0) {
-			char ch = (char)(hi * 16 + lo);
-
-			lec__buf_putn(b, ch ? &ch : "?", 1);
-			i += 2;
-		} else {
-			lec__buf_putn(b, s + i, 1);
-		}
-	}
-	lec__buf_putn(b, "", 0);
-}
-
-/* What prev listed and lines lack: each a `removed` record. */
-static void compare_inventory(struct check *c, char *const *lines, size_t n,
-			      const char *prev, size_t prev_len)
-{
-	struct lec__buf line = LEC__BUF_INIT, text = LEC__BUF_INIT,
-			page = LEC__BUF_INIT;
-	size_t i = 0;
-
-	while (i < prev_len && !c->error) {
-		const char *nl = memchr(prev + i, '\n', prev_len - i);
-		size_t end = nl ? (size_t)(nl - prev) : prev_len, anchor_at;
-		const char *hash;
-
-		line.len = 0;
-		lec__buf_putn(&line, prev + i, end - i);
-		i = end + 1;
-		if (line.oom) {
-			c->error = lec__error_oom();
-			break;
-		}
-		if (line.len == 0 || line_in(lines, n, line.ptr))
-			continue;
-		/* An anchor of a page gone too: the page says it. */
-		hash = memchr(line.ptr, '#', line.len);
-		if (hash) {
-			page.len = 0;
-			lec__buf_putn(&page, line.ptr, (size_t)(hash - line.ptr));
-			if (page.oom || !line_in(lines, n, page.ptr))
-				continue;
-		}
-		unescape_line(&text, line.ptr, line.len, &anchor_at);
-		if (text.oom) {
-			c->error = lec__error_oom();
-			break;
-		}
-		c->stats->removed++;
-		page.len = 0;
-		if (anchor_at)
-			lec__buf_printf(&page, "removed anchor #%s of %s, which "
-					       "the last good build had",
-					text.ptr + anchor_at, text.ptr);
-		else
-			lec__buf_printf(&page, "removed page %s, which the last "
-					       "good build published",
-					text.ptr);
-		if (page.oom)
-			c->error = lec__error_oom();
-		else
-			report(c, LEC_WARNING_REMOVED, text.ptr, 0, page.ptr);
-	}
-	lec__buf_dispose(&line);
-	lec__buf_dispose(&text);
-	lec__buf_dispose(&page);
-}
-
-static int write_inventory(char *const *lines, size_t n, char **out,
-			   size_t *out_len)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		lec__buf_puts(&b, lines[i]);
-		lec__buf_putn(&b, "\n", 1);
-	}
-	if (b.ptr == NULL)
-		lec__buf_puts(&b, "");
-	*out_len = b.len;
-	if ((*out = lec__buf_take(&b)) == NULL)
-		return lec__error_oom();
-	return LEC_OK;
+	c->stats->removed++;
+	if (anchor)
+		lec__buf_printf(&msg,
+				"removed anchor #%s of %s, which the last "
+				"good build had",
+				anchor, page);
+	else
+		lec__buf_printf(&msg,
+				"removed page %s, which the last good "
+				"build published",
+				page);
+	if (msg.oom)
+		c->error = lec__error_oom();
+	else
+		report(c, LEC_WARNING_REMOVED, page, 0, msg.ptr);
+	lec__buf_dispose(&msg);
+	return c->error;
 }
 
 /* Whole checks ------------------------------------------------------------------ */
@@ -1216,10 +1078,11 @@ int lec__linkcheck(const char *dir, struct lec_warning_set *set,
 	if (!c.error && (inventory || prev))
 		c.error = inventory_lines(&c, &lines, &nlines);
 	if (!c.error && prev)
-		compare_inventory(&c, lines, nlines, prev, prev_len);
+		c.error = lec__inventory_compare(lines, nlines, prev, prev_len,
+						 removed_one, &c);
 	if (!c.error && inventory)
-		c.error = write_inventory(lines, nlines, inventory,
-					  inventory_len);
+		c.error = lec__inventory_text(lines, nlines, inventory,
+					      inventory_len);
 	error = c.error;
 done:
 	lec__free(lines);

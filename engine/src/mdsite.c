@@ -1,7 +1,8 @@
 /*
- * The Markdown site generator (lectern/mdsite.h): walks the source tree,
- * renders every page, then writes each page inside the site's frame (title,
- * navigation, previous/next) and copies the other files.
+ * The Markdown site generator (lectern/mdsite.h): walks the source tree
+ * (mdsite_walk.c), renders every page, then writes each page inside the
+ * site's frame (title, navigation, previous/next) and copies the other
+ * files.
  *
  * Pages are rendered before any is written because every page's navigation
  * shows every page's title, which is the page's first h1. Reads and writes
@@ -19,9 +20,8 @@
  * pages costs more than rendering their Markdown: the state holds hard
  * links to the pages written, and reused pages are linked back into the
  * output, each checked against its SHA-256 first, as the output's files
- * are the state's. The manifest is removed before the state's pages
- * change and written anew at the end (mdsite_state.c has its format), so
- * a build that stops half-way leaves no state that could be trusted.
+ * are the state's. Keeping the state and deciding what it may give is
+ * mdsite_kept.c's; the manifest's format is mdsite_state.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,211 +35,16 @@
 #include <unistd.h>
 
 #include "files.h"
-#include "hash.h"
-#include "lectern/mdsite.h"
-#include "mdsite_internal.h"
+#include "mdsite_site.h"
 
-/* Directory levels walked: real documentation is a few levels deep; a
- * deeper tree is generated or hostile and is cut off with a warning. */
-#define MAX_DEPTH 64
-/* Largest page rendered: md4c's offsets are 32-bit and it needs a few times
- * a page's size in memory. Bigger .md files are copied as they are. */
-#define PAGE_MAX ((off_t)256 << 20)
 /* Above this many pages the navigation on each page opens only the
  * directories on the way to that page: the full list costs pages squared
  * bytes (about 90 MB at 1,000 pages, 360 MB at 2,000). */
 #define NAV_FULL_MAX 2000
-/* Longest warning; longer ones are cut. */
-#define WARNING_MAX 1024
-/* Largest manifest read or written: a line per page of a few hundred
- * bytes (its paths and title), so 64 MiB holds far more pages than a site
- * that is built in seconds; a bigger one is damaged or not ours, and the
- * site is built without it. */
-#define MANIFEST_MAX ((size_t)64 << 20)
-
-/* What the state directory holds (mdsite_state.c). */
-#define STATE_MANIFEST "manifest"
-#define STATE_MANIFEST_TMP "manifest.tmp"
-#define STATE_PAGES "pages"
-
-/* Why pages were rendered rather than reused (stats.rebuild_reason). */
-static const char REASON_OFF[] = "incremental builds are off";
-static const char REASON_FIRST[] = "first build";
-static const char REASON_UNREADABLE[] = "the state was unreadable";
-static const char REASON_UNUSABLE[] = "the state directory could not be used";
-static const char REASON_NO_STAMP[] = "Lectern's build has no build id";
-static const char REASON_GENERATOR[] = "Lectern's generator changed";
-static const char REASON_SPOILED[] = "a kept page was changed or deleted";
-static const char REASON_PAGE_LIST[] = "the page list changed";
-static const char REASON_TITLE[] = "a title changed";
+/* Why pages were rendered when no other reason was given. */
 static const char REASON_PAGES[] = "pages changed";
 
-#define NO_PAGE ((size_t)-1)
-
-enum nav_kind { NAV_PAGE, NAV_DIR_OPEN, NAV_DIR_CLOSE };
-
-/* The navigation list in order; prev/next follow the same order. */
-struct nav_item {
-	enum nav_kind kind;
-	size_t page;  /* NAV_PAGE; NAV_DIR_OPEN: its index page or NO_PAGE */
-	char *label;  /* NAV_DIR_OPEN without an index page: escaped name */
-	size_t end;   /* NAV_DIR_OPEN: its NAV_DIR_CLOSE (set by nav_order) */
-};
-
-struct page {
-	char *src_rel;    /* "guide/README.md"; NULL for the generated index */
-	char *read_path;  /* a symbolic link's target, else NULL (src_rel) */
-	char *out_rel;    /* "guide/index.html" */
-	char *dir;        /* "guide": its links resolve from here */
-	char *title;      /* plain text */
-	char *title_html; /* escaped */
-	char *href;       /* out_rel escaped for an attribute */
-	char *body;       /* rendered HTML */
-	unsigned depth;   /* directories between the page and the root */
-	int is_dir_index;
-	int has_h1;       /* title is its first h1 */
-	size_t nav_at;    /* its item in the navigation */
-	/* Kept state: the SHA-256 of the source ("" when unread); the
-	 * previous build's page when it may be reused, with the source held
-	 * until that is decided; the SHA-256 and size of the HTML written. */
-	char hash[LEC__SHA256_HEX_LEN + 1];
-	const struct lec_mdsite__kept_page *kept;
-	struct lec_mdsite__buf source;
-	char html_hash[LEC__SHA256_HEX_LEN + 1];
-	size_t html_size;
-};
-
-struct asset {
-	char *src_rel;
-	char *read_path; /* as in struct page */
-};
-
-/* A directory written into: the output, or the state's copy of it. */
-struct tree {
-	int fd;                      /* -1: not open */
-	const char *name;            /* its path, for messages */
-	struct lec_mdsite__map dirs; /* directories made in it */
-};
-
-struct site {
-	const struct lec_mdsite_options *opts;
-	struct lec_mdsite_stats *stats;
-	int src_fd;
-	struct tree out;
-	char src_real[PATH_MAX], out_real[PATH_MAX];
-	struct stat out_st;
-	struct page *pages;
-	size_t npages, pages_cap;
-	struct asset *assets;
-	size_t nassets, assets_cap;
-	struct nav_item *nav;
-	size_t nnav, nav_cap;
-	size_t *order; /* pages in navigation order */
-	size_t norder;
-	int collapse_nav; /* more than NAV_FULL_MAX pages */
-	struct lec_mdsite__map by_src;  /* page src_rel -> page */
-	struct lec_mdsite__map outputs; /* every written path -> page */
-	char *title, *title_html;
-	struct lec_mdsite__buf html; /* the page being written */
-	/* Kept state: state_fd is -1 when none is kept. */
-	int state_fd;
-	const char *stamp;           /* the generator's */
-	struct lec_mdsite__state prev; /* the previous build's manifest */
-	struct tree kept;            /* <state_dir>/pages */
-	char *kept_name;             /* its name */
-	char site_hash[LEC__SHA256_HEX_LEN + 1]; /* digest of the frame */
-	const char *reason;          /* why pages are rendered, or NULL */
-};
-
 /* Small helpers ----------------------------------------------------------- */
-
-static void warn(struct site *s, const char *fmt, ...) LEC__PRINTF(2, 3);
-
-static void warn(struct site *s, const char *fmt, ...)
-{
-	char msg[WARNING_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	s->stats->warnings++;
-	if (s->opts->warn != NULL)
-		s->opts->warn(msg, s->opts->warn_payload);
-	else
-		fprintf(stderr, "mdsite: warning: %s\n", msg);
-}
-
-static void tree_close(struct tree *t)
-{
-	if (t->fd >= 0)
-		close(t->fd);
-	t->fd = -1;
-	lec_mdsite__map_dispose(&t->dirs);
-}
-
-/* Stop keeping state after failing to write it (a full disk, say): this
- * build's output is right without it, and with the manifest gone the next
- * build starts afresh. Running out of memory is still an error. */
-static int drop_state(struct site *s, int error)
-{
-	if (error == LEC_ENOMEM)
-		return error;
-	warn(s, "not keeping the state of this build in %s: %s",
-	     s->opts->state_dir, lec_error_last());
-	if (s->state_fd >= 0) {
-		unlinkat(s->state_fd, STATE_MANIFEST, 0);
-		close(s->state_fd);
-	}
-	s->state_fd = -1;
-	tree_close(&s->kept);
-	return LEC_OK;
-}
-
-/* Make room for one more item in a growable array. */
-static int grow(void **items, size_t *cap, size_t len, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (len < *cap)
-		return LEC_OK;
-	p = lec__realloc(*items, n * size);
-	LEC__CHECK_ALLOC(p);
-	*items = p;
-	*cap = n;
-	return LEC_OK;
-}
-
-/* "dir/name", or name when dir is empty. Owned by caller. */
-static char *join(const char *dir, const char *name)
-{
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
-
-	if (dir[0] != '\0') {
-		lec_mdsite__buf_puts(&b, dir);
-		lec_mdsite__buf_putc(&b, '/');
-	}
-	lec_mdsite__buf_puts(&b, name);
-	return lec_mdsite__buf_take(&b);
-}
-
-/* s made valid UTF-8, then HTML-escaped. Owned by caller. */
-static char *escape_text(const char *s)
-{
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
-	size_t n = strlen(s);
-
-	if (lec_mdsite__utf8_repair(s, n, &fixed) > 0)
-		lec_mdsite__html_escape(&out, fixed.ptr, fixed.len);
-	else
-		lec_mdsite__html_escape(&out, s, n);
-	if (fixed.oom)
-		out.oom = 1;
-	lec_mdsite__buf_dispose(&fixed);
-	return lec_mdsite__buf_take(&out);
-}
 
 /* s escaped for an href. Owned by caller. */
 static char *escape_url(const char *s)
@@ -260,490 +65,19 @@ static char *repaired_strndup(const char *s, size_t n)
 	return lec_mdsite__buf_take(&fixed);
 }
 
-static int has_md_suffix(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 3 && strcasecmp(name + n - 3, ".md") == 0;
-}
-
-/* HTML in the source is left out: it would be served and indexed for
- * search as pages of the site (a repository's test fixtures, say) and can
- * collide with the pages made from Markdown. */
-static int has_html_suffix(const char *name)
-{
-	size_t n = strlen(name);
-
-	return (n > 5 && strcasecmp(name + n - 5, ".html") == 0) ||
-	       (n > 4 && strcasecmp(name + n - 4, ".htm") == 0);
-}
-
-/* Whether the walk leaves out a directory of this name. */
-static int skipped_dir(const char *name, int top)
-{
-	return name[0] == '.' || strcmp(name, "_build") == 0 ||
-	       strcmp(name, "node_modules") == 0 ||
-	       (top && (strcmp(name, "_readthedocs") == 0 ||
-			strcmp(name, "site") == 0));
-}
-
-/* Whether path (absolute, normalised) is root or lies under it. */
-static int path_within(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-
-	if (n == 1) /* "/" */
-		return 1;
-	return strncmp(path, root, n) == 0 &&
-	       (path[n] == '/' || path[n] == '\0');
-}
-
-/* Walking ----------------------------------------------------------------- */
-
-enum entry_kind { ENTRY_PAGE, ENTRY_ASSET, ENTRY_DIR };
-
-struct entry {
-	char *name;
-	enum entry_kind kind;
-	char *read_path;
-};
-
-static int compare_entries(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	int c = strcasecmp(x->name, y->name);
-
-	return c ? c : strcmp(x->name, y->name);
-}
-
-/* Whether a symbolic link's target (inside the source, relative to it)
- * passes through something the walk skips. */
-static int target_skipped(const char *rel)
-{
-	int top = 1;
-
-	while (*rel != '\0') {
-		size_t n = strcspn(rel, "/");
-		char name[NAME_MAX + 1];
-
-		if (n > NAME_MAX)
-			return 1;
-		memcpy(name, rel, n);
-		name[n] = '\0';
-		if (rel[n] == '/' ? skipped_dir(name, top) : name[0] == '.')
-			return 1;
-		rel += n + (rel[n] == '/');
-		top = 0;
-	}
-	return 0;
-}
-
-/* The path of the file open at fd, as the kernel resolved it, into real
- * (PATH_MAX bytes); -1 when it cannot be told. */
-static int opened_path(int fd, char *real)
-{
-	char proc[64];
-	ssize_t n;
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if ((n = readlink(proc, real, PATH_MAX - 1)) <= 0 || real[0] != '/')
-		return -1;
-	real[n] = '\0';
-	return 0;
-}
-
-/* Where a symbolic link leads, when that is a file of the source the site
- * may use: returns 1 with *read_path (owned by caller) and *st set, 0 when
- * it is skipped (with a warning), < 0 on error. The link is resolved by
- * the kernel beneath the source directory (lec__open_beneath): a link out
- * of it is never followed on the host, so nothing outside the checkout is
- * looked at as the engine's user, and its target is never printed (the
- * warnings are public). */
-static int follow_link(struct site *s, const char *rel, char **read_path,
-		       struct stat *st)
-{
-	char real[PATH_MAX];
-	size_t root = strlen(s->src_real);
-	int fd = -1, dir = -1, error, rc = 0;
-
-	error = lec__open_beneath(s->src_fd, rel, LEC__OPEN_FILE, &fd);
-	if (error == LEC_ENOTFOUND) {
-		warn(s, "skipping %s: broken symbolic link", rel);
-		goto done;
-	}
-	if (error == LEC_EINVALID &&
-	    lec__open_beneath(s->src_fd, rel, LEC__OPEN_DIR, &dir) == LEC_OK) {
-		warn(s, "skipping %s: symbolic links are only followed to "
-			"files", rel);
-		goto done;
-	}
-	if (error < 0 || opened_path(fd, real) < 0 ||
-	    !path_within(real, s->src_real)) {
-		warn(s, "skipping %s: symbolic link that leads outside the "
-			"source directory", rel);
-		goto done;
-	}
-	if (path_within(real, s->out_real) ||
-	    target_skipped(real + root + (root > 1))) {
-		warn(s, "skipping %s: symbolic link into a skipped directory",
-		     rel);
-		goto done;
-	}
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-		warn(s, "skipping %s: symbolic links are only followed to "
-			"files", rel);
-		goto done;
-	}
-	*read_path = lec__strdup(real);
-	rc = *read_path ? 1 : lec__error_oom();
-done:
-	if (fd >= 0)
-		close(fd);
-	if (dir >= 0)
-		close(dir);
-	return rc;
-}
-
-/* Classify a directory entry: 1 to keep (kind set), 0 to skip. */
-static int classify(struct site *s, int dir_fd, const char *rel,
-		    struct entry *e, int top)
-{
-	struct stat st;
-	int rc;
-
-	if (fstatat(dir_fd, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		warn(s, "skipping %s: %s", rel, strerror(errno));
-		return 0;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		if (skipped_dir(e->name, top) ||
-		    (st.st_dev == s->out_st.st_dev &&
-		     st.st_ino == s->out_st.st_ino))
-			return 0;
-		e->kind = ENTRY_DIR;
-		return 1;
-	}
-	if (S_ISLNK(st.st_mode) &&
-	    (rc = follow_link(s, rel, &e->read_path, &st)) <= 0)
-		return rc;
-	if (!S_ISREG(st.st_mode)) {
-		warn(s, "skipping %s: not a regular file", rel);
-		return 0;
-	}
-	e->kind = ENTRY_ASSET;
-	if (has_md_suffix(e->name)) {
-		if (st.st_size <= PAGE_MAX)
-			e->kind = ENTRY_PAGE;
-		else
-			warn(s, "%s is too large to render (over %lld MiB); "
-				"copied as it is", rel,
-			     (long long)(PAGE_MAX >> 20));
-	}
-	return 1;
-}
-
-/* The directory's entries, sorted, without skipped ones. */
-static int read_entries(struct site *s, const char *rel, int top,
-			struct entry **out, size_t *len)
-{
-	struct entry *items = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *dir = NULL;
-	int fd, error = LEC_OK;
-
-	*out = NULL;
-	*len = 0;
-	fd = openat(s->src_fd, top ? "." : rel,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || (dir = fdopendir(fd)) == NULL) {
-		if (top)
-			error = lec__error(LEC_EIO,
-					   "cannot read the source directory "
-					   "%s: %s", s->src_real,
-					   strerror(errno));
-		else
-			warn(s, "skipping %s: %s", rel, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return error;
-	}
-	while ((de = readdir(dir)) != NULL) {
-		struct entry e = { NULL, ENTRY_ASSET, NULL };
-		char *path;
-		int keep;
-
-		if (de->d_name[0] == '.')
-			continue;
-		e.name = lec__strdup(de->d_name);
-		path = join(rel, de->d_name);
-		if (e.name == NULL || path == NULL) {
-			lec__free(e.name);
-			lec__free(path);
-			error = lec__error_oom();
-			break;
-		}
-		keep = classify(s, dirfd(dir), path, &e, top);
-		lec__free(path);
-		if (keep > 0 && (error = grow((void **)&items, &cap, n,
-					      sizeof(*items))) == LEC_OK) {
-			items[n++] = e;
-			continue;
-		}
-		lec__free(e.name);
-		lec__free(e.read_path);
-		if (keep < 0 || error < 0) {
-			error = keep < 0 ? keep : error;
-			break;
-		}
-	}
-	closedir(dir);
-	if (n > 1)
-		qsort(items, n, sizeof(*items), compare_entries);
-	*out = items;
-	*len = n;
-	return error;
-}
-
-static void entries_free(struct entry *items, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		lec__free(items[i].name);
-		lec__free(items[i].read_path);
-	}
-	lec__free(items);
-}
-
-static int nav_push(struct site *s, enum nav_kind kind, size_t page,
-		    char *label)
-{
-	int error = grow((void **)&s->nav, &s->nav_cap, s->nnav,
-			 sizeof(*s->nav));
-
-	if (error < 0) {
-		lec__free(label);
-		return error;
-	}
-	s->nav[s->nnav].kind = kind;
-	s->nav[s->nnav].page = page;
-	s->nav[s->nnav].label = label;
-	s->nav[s->nnav].end = NO_PAGE;
-	s->nnav++;
-	return LEC_OK;
-}
-
-/* Drop navigation items from `mark` on. */
-static void nav_truncate(struct site *s, size_t mark)
-{
-	while (s->nnav > mark)
-		lec__free(s->nav[--s->nnav].label);
-}
-
-/* Where the page made from rel/name goes. Owned by caller. */
-static char *page_out_rel(const char *rel, const char *name, int is_index)
-{
-	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
-
-	if (rel[0] != '\0') {
-		lec_mdsite__buf_puts(&out, rel);
-		lec_mdsite__buf_putc(&out, '/');
-	}
-	if (is_index)
-		lec_mdsite__buf_puts(&out, "index");
-	else
-		lec_mdsite__buf_add(&out, name, strlen(name) - 3);
-	lec_mdsite__buf_puts(&out, ".html");
-	return lec_mdsite__buf_take(&out);
-}
-
-/* Record a page made from rel/name; *added is 0 when its output path is
- * taken by another page (warned). */
-static int add_page(struct site *s, const char *rel, struct entry *e,
-		    int is_index, int *added)
-{
-	struct page *p;
-	size_t i;
-	int error;
-
-	*added = 0;
-	if ((error = grow((void **)&s->pages, &s->pages_cap, s->npages,
-			  sizeof(*s->pages))) < 0)
-		return error;
-	p = &s->pages[s->npages];
-	memset(p, 0, sizeof(*p));
-	p->src_rel = join(rel, e->name);
-	p->dir = lec__strdup(rel);
-	p->out_rel = page_out_rel(rel, e->name, is_index);
-	if (p->src_rel == NULL || p->dir == NULL || p->out_rel == NULL) {
-		error = lec__error_oom();
-		goto fail;
-	}
-	if (lec_mdsite__map_get(&s->outputs, p->out_rel,
-				strlen(p->out_rel)) != NULL) {
-		warn(s, "skipping %s: %s is already made from another file",
-		     p->src_rel, p->out_rel);
-		goto fail;
-	}
-	p->is_dir_index = is_index;
-	for (i = 0; p->out_rel[i] != '\0'; i++)
-		p->depth += p->out_rel[i] == '/';
-	if ((error = lec_mdsite__map_put(&s->by_src, p->src_rel,
-					 strlen(p->src_rel), s->npages)) < 0 ||
-	    (error = lec_mdsite__map_put(&s->outputs, p->out_rel,
-					 strlen(p->out_rel), s->npages)) < 0)
-		goto fail;
-	p->read_path = e->read_path;
-	e->read_path = NULL;
-	s->npages++;
-	*added = 1;
-	return LEC_OK;
-fail:
-	lec__free(p->src_rel);
-	lec__free(p->dir);
-	lec__free(p->out_rel);
-	memset(p, 0, sizeof(*p));
-	return error;
-}
-
-/* The directory's index page among its entries: index.md, else README.md
- * (either in any letter case), or NO_PAGE. */
-static size_t find_index(const struct entry *items, size_t n)
-{
-	static const char *const names[] = { "index.md", "readme.md" };
-	size_t i, k;
-
-	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-		for (i = 0; i < n; i++)
-			if (items[i].kind == ENTRY_PAGE &&
-			    strcasecmp(items[i].name, names[k]) == 0)
-				return i;
-	return NO_PAGE;
-}
-
-static int add_asset(struct site *s, const char *rel, struct entry *e)
-{
-	struct asset *a;
-	int error;
-
-	if ((error = grow((void **)&s->assets, &s->assets_cap, s->nassets,
-			  sizeof(*s->assets))) < 0)
-		return error;
-	a = &s->assets[s->nassets];
-	a->src_rel = join(rel, e->name);
-	LEC__CHECK_ALLOC(a->src_rel);
-	a->read_path = e->read_path;
-	e->read_path = NULL;
-	s->nassets++;
-	return LEC_OK;
-}
-
-static int walk(struct site *s, const char *rel, unsigned depth);
-
-/* Add the directory's pages (index first), assets and subdirectories;
- * `open` is the directory's NAV_DIR_OPEN item (NO_PAGE at the top). */
-static int walk_entries(struct site *s, const char *rel, unsigned depth,
-			size_t open, struct entry *items, size_t n)
-{
-	size_t index = find_index(items, n), i;
-	int error = LEC_OK, added = 0;
-
-	if (index != NO_PAGE &&
-	    (error = add_page(s, rel, &items[index], 1, &added)) < 0)
-		return error;
-	if (added && open != NO_PAGE)
-		s->nav[open].page = s->npages - 1;
-	else if (added && (error = nav_push(s, NAV_PAGE, s->npages - 1,
-					    NULL)) < 0)
-		return error;
-	for (i = 0; i < n && error == LEC_OK; i++) {
-		if (i == index || items[i].kind == ENTRY_DIR)
-			continue;
-		if (items[i].kind == ENTRY_ASSET && has_html_suffix(items[i].name)) {
-			warn(s, "skipping %s%s%s: HTML files are not published "
-				"(the site's pages are made from Markdown)",
-			     rel, *rel ? "/" : "", items[i].name);
-			continue;
-		}
-		if (items[i].kind == ENTRY_ASSET) {
-			error = add_asset(s, rel, &items[i]);
-			continue;
-		}
-		error = add_page(s, rel, &items[i], 0, &added);
-		if (error == LEC_OK && added)
-			error = nav_push(s, NAV_PAGE, s->npages - 1, NULL);
-	}
-	for (i = 0; i < n && error == LEC_OK; i++) {
-		char *sub;
-
-		if (items[i].kind != ENTRY_DIR)
-			continue;
-		if ((sub = join(rel, items[i].name)) == NULL)
-			return lec__error_oom();
-		error = walk(s, sub, depth + 1);
-		lec__free(sub);
-	}
-	return error;
-}
-
-/* A subdirectory shows in the navigation as an item holding its pages,
- * labelled with its index page (or its name); one without pages does not
- * show, one with only an index page shows as that page. */
-static int walk(struct site *s, const char *rel, unsigned depth)
-{
-	struct entry *items = NULL;
-	size_t n = 0, mark = s->nnav, first = s->npages;
-	int error;
-
-	if (depth > MAX_DEPTH) {
-		warn(s, "skipping %s: more than %d directories deep", rel,
-		     MAX_DEPTH);
-		return LEC_OK;
-	}
-	if ((error = read_entries(s, rel, depth == 0, &items, &n)) < 0)
-		goto done;
-	if (depth > 0) {
-		const char *name = strrchr(rel, '/');
-		char *label = escape_text(name ? name + 1 : rel);
-
-		if (label == NULL) {
-			error = LEC_ENOMEM;
-			goto done;
-		}
-		if ((error = nav_push(s, NAV_DIR_OPEN, NO_PAGE, label)) < 0)
-			goto done;
-	}
-	if ((error = walk_entries(s, rel, depth, depth ? mark : NO_PAGE, items,
-				  n)) < 0 ||
-	    depth == 0)
-		goto done;
-	if (s->npages == first) {
-		nav_truncate(s, mark);
-	} else if (s->nnav == mark + 1 && s->nav[mark].page != NO_PAGE) {
-		lec__free(s->nav[mark].label);
-		s->nav[mark].label = NULL;
-		s->nav[mark].kind = NAV_PAGE;
-	} else {
-		error = nav_push(s, NAV_DIR_CLOSE, NO_PAGE, NULL);
-	}
-done:
-	entries_free(items, n);
-	return error;
-}
-
 /* Rendering --------------------------------------------------------------- */
 
 static const char *resolve_page(const char *src_rel, void *payload)
 {
-	const struct site *s = payload;
+	const struct lec_mdsite__site *s = payload;
 	size_t *i = lec_mdsite__map_get(&s->by_src, src_rel, strlen(src_rel));
 
 	return i ? s->pages[*i].out_rel : NULL;
 }
 
 /* Read a whole file into buf; < 0 with errno set on failure. */
-static int read_file(struct site *s, const struct page *p,
+static int read_file(struct lec_mdsite__site *s,
+		     const struct lec_mdsite__page *p,
 		     struct lec_mdsite__buf *buf)
 {
 	const char *path = p->read_path ? p->read_path : p->src_rel;
@@ -757,7 +91,7 @@ static int read_file(struct site *s, const struct page *p,
 		return -1;
 	if (fstat(fd, &st) != 0)
 		goto done;
-	if (!S_ISREG(st.st_mode) || st.st_size > PAGE_MAX) {
+	if (!S_ISREG(st.st_mode) || st.st_size > LEC_MDSITE__PAGE_MAX) {
 		errno = EINVAL;
 		goto done;
 	}
@@ -782,7 +116,7 @@ static int read_file(struct site *s, const struct page *p,
 			break;
 		buf->len += (size_t)got;
 	}
-	rc = buf->len > (size_t)PAGE_MAX ? -1 : 0;
+	rc = buf->len > (size_t)LEC_MDSITE__PAGE_MAX ? -1 : 0;
 	if (rc < 0)
 		errno = EFBIG;
 done:
@@ -821,7 +155,7 @@ static void prepare_text(struct lec_mdsite__buf *raw,
 
 /* Render the page's Markdown (raw: its bytes as read) into p->body; *title
  * gets the title of its front matter, else its first h1, else NULL. */
-static int render_text(struct site *s, struct page *p,
+static int render_text(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
 		       struct lec_mdsite__buf *raw,
 		       struct lec_mdsite__buf *fixed, char **title)
 {
@@ -851,7 +185,7 @@ static int render_text(struct site *s, struct page *p,
 		error = LEC_ENOMEM;
 	lec_mdsite__buf_dispose(&body);
 	if (error < 0 && error != LEC_ENOMEM) {
-		char why[WARNING_MAX];
+		char why[LEC_MDSITE__WARNING_MAX];
 
 		snprintf(why, sizeof(why), "%s", lec_error_last());
 		return lec__error(error, "%s: %s", p->src_rel, why);
@@ -862,7 +196,7 @@ static int render_text(struct site *s, struct page *p,
 /* Render a page whose source was held for reuse that did not happen. Its
  * title stays the one the manifest gave, which this same generator made
  * from these same bytes. */
-static int render_held(struct site *s, struct page *p)
+static int render_held(struct lec_mdsite__site *s, struct lec_mdsite__page *p)
 {
 	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
 	char *title = NULL;
@@ -874,13 +208,28 @@ static int render_held(struct site *s, struct page *p)
 	return error;
 }
 
+/* Render the pages held for a reuse lec_mdsite__kept_decide refused. */
+static int render_refused(struct lec_mdsite__site *s)
+{
+	size_t i;
+	int error = LEC_OK;
+
+	for (i = 0; i < s->npages && s->reason != NULL && error == LEC_OK;
+	     i++) {
+		struct lec_mdsite__page *p = &s->pages[i];
+
+		if (p->body == NULL && p->source.ptr != NULL)
+			error = render_held(s, p);
+	}
+	return error;
+}
+
 /* Read a page's source and render it; or, when the previous build made the
  * same page from the same bytes, take the title it had and hold the text:
  * whether the old HTML can be reused is known only once every page has its
  * title (decide_reuse). */
-static int scan_page(struct site *s, struct page *p,
-		     struct lec_mdsite__buf *raw,
-		     struct lec_mdsite__buf *fixed)
+static int scan_page(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
+		     struct lec_mdsite__buf *raw, struct lec_mdsite__buf *fixed)
 {
 	const struct lec_mdsite__kept_page *k;
 	int error;
@@ -888,7 +237,8 @@ static int scan_page(struct site *s, struct page *p,
 	if (read_file(s, p, raw) < 0) {
 		if (errno == ENOMEM)
 			return lec__error_oom();
-		warn(s, "cannot read %s: %s", p->src_rel, strerror(errno));
+		lec_mdsite__warn(s, "cannot read %s: %s", p->src_rel,
+				 strerror(errno));
 		p->body = lec__strdup("<p>The source of this page could not "
 				      "be read.</p>\n");
 		LEC__CHECK_ALLOC(p->body);
@@ -897,7 +247,7 @@ static int scan_page(struct site *s, struct page *p,
 	s->stats->bytes_in += raw->len;
 	if (s->state_fd >= 0 &&
 	    (error = lec__sha256_hex(raw->ptr, raw->len, p->hash)) < 0 &&
-	    (error = drop_state(s, error)) < 0)
+	    (error = lec_mdsite__kept_drop(s, error)) < 0)
 		return error;
 	k = s->state_fd >= 0 ? lec_mdsite__state_find(&s->prev, p->out_rel)
 			     : NULL;
@@ -916,7 +266,7 @@ static int scan_page(struct site *s, struct page *p,
 	return LEC_OK;
 }
 
-static int scan_pages(struct site *s)
+static int scan_pages(struct lec_mdsite__site *s)
 {
 	struct lec_mdsite__buf raw = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
@@ -934,7 +284,7 @@ static int scan_pages(struct site *s)
 
 /* The site's title: the option, else the top index page's h1, else the
  * source directory's name. */
-static int site_title(struct site *s)
+static int site_title(struct lec_mdsite__site *s)
 {
 	size_t *top = lec_mdsite__map_get(&s->outputs, "index.html", 10);
 	const char *name = strrchr(s->src_real, '/');
@@ -948,14 +298,14 @@ static int site_title(struct site *s)
 		s->title = lec__strdup(name && name[1] ? name + 1
 						       : "Documentation");
 	LEC__CHECK_ALLOC(s->title);
-	s->title_html = escape_text(s->title);
+	s->title_html = lec_mdsite__escape_text(s->title);
 	LEC__CHECK_ALLOC(s->title_html);
 	return LEC_OK;
 }
 
 /* A page without an h1 is named after its file (a directory's index page
  * after the directory; the top one after the site). */
-static int page_titles(struct site *s)
+static int page_titles(struct lec_mdsite__site *s)
 {
 	size_t i;
 	int error;
@@ -963,7 +313,7 @@ static int page_titles(struct site *s)
 	if ((error = site_title(s)) < 0)
 		return error;
 	for (i = 0; i < s->npages; i++) {
-		struct page *p = &s->pages[i];
+		struct lec_mdsite__page *p = &s->pages[i];
 		const char *name;
 
 		if (p->title == NULL && p->is_dir_index && p->dir[0] == '\0') {
@@ -978,7 +328,8 @@ static int page_titles(struct site *s)
 			p->title = repaired_strndup(name, strlen(name) - 3);
 		}
 		LEC__CHECK_ALLOC(p->title);
-		if ((p->title_html = escape_text(p->title)) == NULL ||
+		if ((p->title_html = lec_mdsite__escape_text(p->title)) ==
+			    NULL ||
 		    (p->href = escape_url(p->out_rel)) == NULL)
 			return LEC_ENOMEM;
 	}
@@ -988,11 +339,11 @@ static int page_titles(struct site *s)
 /* Navigation -------------------------------------------------------------- */
 
 /* A link to page; its title as the text unless `text` is given. */
-static void put_link(struct site *s, struct lec_mdsite__buf *out,
+static void put_link(struct lec_mdsite__site *s, struct lec_mdsite__buf *out,
 		     size_t page, size_t current, const char *prefix,
 		     const char *text)
 {
-	const struct page *p = &s->pages[page];
+	const struct lec_mdsite__page *p = &s->pages[page];
 
 	lec_mdsite__buf_puts(out, "<a href=\"");
 	lec_mdsite__buf_puts(out, prefix);
@@ -1005,66 +356,67 @@ static void put_link(struct site *s, struct lec_mdsite__buf *out,
 
 /* A directory's item, closed: a link to its index page, else to its first
  * page under the directory's name. Returns the item after it. */
-static size_t put_closed_dir(struct site *s, struct lec_mdsite__buf *out,
-			     size_t i, const char *prefix)
+static size_t put_closed_dir(struct lec_mdsite__site *s,
+			     struct lec_mdsite__buf *out, size_t i,
+			     const char *prefix)
 {
-	const struct nav_item *item = &s->nav[i];
+	const struct lec_mdsite__nav_item *item = &s->nav[i];
 	size_t first = i + 1;
 
-	while (s->nav[first].page == NO_PAGE)
+	while (s->nav[first].page == LEC_MDSITE__NO_PAGE)
 		first++;
 	lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
-	if (item->page != NO_PAGE)
-		put_link(s, out, item->page, NO_PAGE, prefix, NULL);
+	if (item->page != LEC_MDSITE__NO_PAGE)
+		put_link(s, out, item->page, LEC_MDSITE__NO_PAGE, prefix, NULL);
 	else
-		put_link(s, out, s->nav[first].page, NO_PAGE, prefix,
-			 item->label);
+		put_link(s, out, s->nav[first].page, LEC_MDSITE__NO_PAGE,
+			 prefix, item->label);
 	lec_mdsite__buf_puts(out, "</li>\n");
 	return item->end + 1;
 }
 
 /* Whether the navigation shows the directory item i open for `current`. */
-static int dir_open(const struct site *s, size_t i, size_t current,
+static int dir_open(const struct lec_mdsite__site *s, size_t i, size_t current,
 		    int full)
 {
 	size_t at;
 
 	if (full || !s->collapse_nav)
 		return 1;
-	if (current == NO_PAGE)
+	if (current == LEC_MDSITE__NO_PAGE)
 		return 0;
 	at = s->pages[current].nav_at;
 	return i <= at && at <= s->nav[i].end;
 }
 
 /* The navigation as a nested list; links start with prefix (the way back
- * to the root), `current` is marked, `omit` left out (NO_PAGE: none).
+ * to the root), `current` is marked, `omit` left out (LEC_MDSITE__NO_PAGE: none).
  * `full`: every directory open, even on a big site. */
-static void put_nav(struct site *s, struct lec_mdsite__buf *out,
+static void put_nav(struct lec_mdsite__site *s, struct lec_mdsite__buf *out,
 		    size_t current, const char *prefix, size_t omit, int full)
 {
 	size_t i = 0;
 
 	lec_mdsite__buf_puts(out, "<ul>\n");
 	while (i < s->nnav) {
-		const struct nav_item *item = &s->nav[i];
+		const struct lec_mdsite__nav_item *item = &s->nav[i];
 
-		if (item->kind == NAV_DIR_OPEN &&
+		if (item->kind == LEC_MDSITE__NAV_DIR_OPEN &&
 		    !dir_open(s, i, current, full)) {
 			i = put_closed_dir(s, out, i, prefix);
 			continue;
 		}
 		switch (item->kind) {
-		case NAV_PAGE:
+		case LEC_MDSITE__NAV_PAGE:
 			if (item->page == omit)
 				break;
 			lec_mdsite__buf_puts(out, "<li>");
 			put_link(s, out, item->page, current, prefix, NULL);
 			lec_mdsite__buf_puts(out, "</li>\n");
 			break;
-		case NAV_DIR_OPEN:
+		case LEC_MDSITE__NAV_DIR_OPEN:
 			lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
-			if (item->page != NO_PAGE) {
+			if (item->page != LEC_MDSITE__NO_PAGE) {
 				put_link(s, out, item->page, current, prefix,
 					 NULL);
 			} else {
@@ -1074,7 +426,7 @@ static void put_nav(struct site *s, struct lec_mdsite__buf *out,
 			}
 			lec_mdsite__buf_puts(out, "\n<ul>\n");
 			break;
-		case NAV_DIR_CLOSE:
+		case LEC_MDSITE__NAV_DIR_CLOSE:
 			lec_mdsite__buf_puts(out, "</ul>\n</li>\n");
 			break;
 		}
@@ -1085,20 +437,20 @@ static void put_nav(struct site *s, struct lec_mdsite__buf *out,
 
 /* The pages in navigation order (for previous/next), where each page sits
  * in it and where each directory's item ends. */
-static int nav_order(struct site *s)
+static int nav_order(struct lec_mdsite__site *s)
 {
-	size_t open[MAX_DEPTH + 2];
+	size_t open[LEC_MDSITE__DEPTH_MAX + 2];
 	size_t i, depth = 0;
 
 	s->order = lec__calloc(s->npages ? s->npages : 1, sizeof(*s->order));
 	LEC__CHECK_ALLOC(s->order);
 	s->collapse_nav = s->npages > NAV_FULL_MAX;
 	for (i = 0; i < s->nnav; i++) {
-		if (s->nav[i].kind == NAV_DIR_OPEN)
+		if (s->nav[i].kind == LEC_MDSITE__NAV_DIR_OPEN)
 			open[depth++] = i;
-		else if (s->nav[i].kind == NAV_DIR_CLOSE)
+		else if (s->nav[i].kind == LEC_MDSITE__NAV_DIR_CLOSE)
 			s->nav[open[--depth]].end = i;
-		if (s->nav[i].page == NO_PAGE)
+		if (s->nav[i].page == LEC_MDSITE__NO_PAGE)
 			continue;
 		s->pages[s->nav[i].page].nav_at = i;
 		s->order[s->norder++] = s->nav[i].page;
@@ -1108,23 +460,24 @@ static int nav_order(struct site *s)
 
 /* The top index.html when the source has neither index.md nor README.md:
  * the site's title and a list of every page. */
-static int generate_index(struct site *s)
+static int generate_index(struct lec_mdsite__site *s)
 {
 	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
 	struct lec_mdsite__buf id = LEC_MDSITE__BUF_INIT;
-	struct page *p;
+	struct lec_mdsite__page *p;
 	size_t index = s->npages;
 	int error;
 
 	if (lec_mdsite__map_get(&s->outputs, "index.html", 10) != NULL)
 		return LEC_OK;
-	if ((error = grow((void **)&s->pages, &s->pages_cap, s->npages,
-			  sizeof(*s->pages))) < 0 ||
-	    (error = nav_push(s, NAV_PAGE, index, NULL)) < 0)
+	if ((error = lec_mdsite__grow((void **)&s->pages, &s->pages_cap,
+				      s->npages, sizeof(*s->pages))) < 0 ||
+	    (error = lec_mdsite__nav_push(s, LEC_MDSITE__NAV_PAGE, index,
+					  NULL)) < 0)
 		return error;
 	/* First in the navigation. */
 	memmove(s->nav + 1, s->nav, (s->nnav - 1) * sizeof(*s->nav));
-	s->nav[0].kind = NAV_PAGE;
+	s->nav[0].kind = LEC_MDSITE__NAV_PAGE;
 	s->nav[0].page = index;
 	s->nav[0].label = NULL;
 	p = &s->pages[index];
@@ -1147,7 +500,7 @@ static int generate_index(struct site *s)
 	lec_mdsite__buf_puts(&body, "\" title=\"Link to this heading\">"
 				    "\xC2\xB6</a></h1>\n");
 	if (s->npages > 1)
-		put_nav(s, &body, NO_PAGE, "", index, 1);
+		put_nav(s, &body, LEC_MDSITE__NO_PAGE, "", index, 1);
 	else
 		lec_mdsite__buf_puts(&body, "<p>This site has no pages.</p>\n");
 	p->body = lec_mdsite__buf_take(&body);
@@ -1160,109 +513,9 @@ static int generate_index(struct site *s)
 
 /* Writing ----------------------------------------------------------------- */
 
-/* Make the directory rel (and its parents) in t once. */
-static int make_dir(struct tree *t, const char *rel, size_t n)
-{
-	char path[PATH_MAX];
-	size_t parent = n;
-	int error;
-
-	if (n == 0 || lec_mdsite__map_get(&t->dirs, rel, n) != NULL)
-		return LEC_OK;
-	if (n >= sizeof(path))
-		return lec__error(LEC_EIO, "cannot create %s/%.*s: path too "
-					   "long", t->name, (int)n, rel);
-	while (parent > 0 && rel[parent - 1] != '/')
-		parent--;
-	if (parent > 0 && (error = make_dir(t, rel, parent - 1)) < 0)
-		return error;
-	memcpy(path, rel, n);
-	path[n] = '\0';
-	if (mkdirat(t->fd, path, 0755) != 0 && errno != EEXIST)
-		return lec__error(LEC_EIO, "cannot create %s/%s: %s",
-				  t->name, path, strerror(errno));
-	return lec_mdsite__map_put(&t->dirs, rel, n, 1);
-}
-
-static int make_parent(struct tree *t, const char *rel)
-{
-	const char *slash = strrchr(rel, '/');
-
-	return slash ? make_dir(t, rel, (size_t)(slash - rel)) : LEC_OK;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int write_file(struct tree *t, const char *rel, const char *data,
-		      size_t len)
-{
-	int fd, error;
-
-	if ((error = make_parent(t, rel)) < 0)
-		return error;
-	fd = openat(t->fd, rel,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0644);
-	if (fd < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	if (write_all(fd, data, len) < 0) {
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				   rel, strerror(errno));
-		close(fd);
-		return error;
-	}
-	if (close(fd) != 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	return LEC_OK;
-}
-
-/* Make rel in t (its directory made, an older file replaced) a hard link
- * to `from` in from_dir (linkat's flags); *linked is 0 when that cannot be
- * (another file system), and the caller writes the file instead. */
-static int link_into(struct tree *t, const char *rel, int from_dir,
-		     const char *from, int flags, int *linked)
-{
-	int error;
-
-	*linked = 0;
-	if ((error = make_parent(t, rel)) < 0)
-		return error;
-	if (unlinkat(t->fd, rel, 0) != 0 && errno != ENOENT)
-		return lec__error(LEC_EIO, "cannot replace %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	*linked = linkat(from_dir, from, t->fd, rel, flags) == 0;
-	return LEC_OK;
-}
-
-/* link_into for an open file: the link is made from the descriptor, so
- * what lands in t is the file that was checked, whatever its name leads to
- * by then. */
-static int link_open_file(struct tree *t, const char *rel, int in,
-			  int *linked)
-{
-	char proc[64];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
-	return link_into(t, rel, AT_FDCWD, proc, AT_SYMLINK_FOLLOW, linked);
-}
-
-static void put_neighbour(struct site *s, struct lec_mdsite__buf *out,
-			  size_t page, const char *prefix, int next)
+static void put_neighbour(struct lec_mdsite__site *s,
+			  struct lec_mdsite__buf *out, size_t page,
+			  const char *prefix, int next)
 {
 	lec_mdsite__buf_puts(out, next ? "<a class=\"next\" rel=\"next\""
 				       : "<a class=\"prev\" rel=\"prev\"");
@@ -1276,15 +529,15 @@ static void put_neighbour(struct site *s, struct lec_mdsite__buf *out,
 }
 
 /* The whole document of the page at position `at` of the order. */
-static void put_page(struct site *s, size_t at)
+static void put_page(struct lec_mdsite__site *s, size_t at)
 {
 	struct lec_mdsite__buf *out = &s->html;
 	size_t page = s->order[at];
-	const struct page *p = &s->pages[page];
-	char prefix[3 * MAX_DEPTH + 4];
+	const struct lec_mdsite__page *p = &s->pages[page];
+	char prefix[3 * LEC_MDSITE__DEPTH_MAX + 4];
 	unsigned i;
 
-	for (i = 0; i < p->depth && i < MAX_DEPTH + 1; i++)
+	for (i = 0; i < p->depth && i < LEC_MDSITE__DEPTH_MAX + 1; i++)
 		memcpy(prefix + 3 * i, "../", 3);
 	prefix[3 * i] = '\0';
 	out->len = 0;
@@ -1309,7 +562,7 @@ static void put_page(struct site *s, size_t at)
 	lec_mdsite__buf_puts(out, "</a></header>\n<div class=\"site\">\n"
 				  "<nav class=\"site-nav\" "
 				  "aria-label=\"Pages\">\n");
-	put_nav(s, out, page, prefix, NO_PAGE, 0);
+	put_nav(s, out, page, prefix, LEC_MDSITE__NO_PAGE, 0);
 	lec_mdsite__buf_puts(out, "</nav>\n<div class=\"page\">\n<main>\n");
 	lec_mdsite__buf_puts(out, p->body);
 	lec_mdsite__buf_puts(out, "</main>\n<footer class=\"page-footer\">\n");
@@ -1321,90 +574,11 @@ static void put_page(struct site *s, size_t at)
 				  "</body>\n</html>\n");
 }
 
-/* Read the n bytes of fd into b; -1 when it holds fewer or more, or when
- * b ran out of memory (b->oom). */
-static int read_exactly(int fd, size_t n, struct lec_mdsite__buf *b)
-{
-	b->len = 0;
-	if (!lec_mdsite__buf_reserve(b, n + 1))
-		return -1;
-	while (b->len <= n) {
-		ssize_t got = read(fd, b->ptr + b->len, n + 1 - b->len);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		b->len += (size_t)got;
-	}
-	return b->len == n ? 0 : -1;
-}
-
-/* Put the page's old HTML from the state into the output (*reused 1): a
- * hard link when both are on one file system, else a copy. The bytes are
- * checked against the manifest's digest first, as the files are shared
- * with the published site, which later steps of the build touch. A page
- * that fails the check is rendered instead (*reused 0). */
-static int reuse_page(struct site *s, struct page *p, int *reused)
-{
-	const struct lec_mdsite__kept_page *k = p->kept;
-	char digest[LEC__SHA256_HEX_LEN + 1];
-	struct stat st;
-	int in, error = LEC_OK, linked;
-
-	*reused = 0;
-	if (s->kept.fd < 0)
-		return LEC_OK;
-	in = openat(s->kept.fd, p->out_rel,
-		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size != k->size ||
-	    read_exactly(in, (size_t)k->size, &s->html) < 0) {
-		if (s->html.oom)
-			error = lec__error_oom();
-		goto done;
-	}
-	if ((error = lec__sha256_hex(s->html.ptr, s->html.len, digest)) < 0 ||
-	    strcmp(digest, k->html) != 0 ||
-	    (error = link_open_file(&s->out, p->out_rel, in, &linked)) < 0 ||
-	    (!linked && (error = write_file(&s->out, p->out_rel, s->html.ptr,
-					    s->html.len)) < 0))
-		goto done;
-	memcpy(p->html_hash, digest, sizeof(digest));
-	p->html_size = k->size;
-	s->stats->bytes_out += s->html.len;
-	s->stats->pages_reused++;
-	*reused = 1;
-done:
-	if (in >= 0)
-		close(in);
-	if (!*reused && error == LEC_OK)
-		s->reason = REASON_SPOILED;
-	return error;
-}
-
-/* Keep the page just written for the next build: its digest, and the file
- * under the state, a hard link to the output's (else a copy). */
-static int keep_page(struct site *s, struct page *p)
-{
-	int error, linked;
-
-	if ((error = lec__sha256_hex(s->html.ptr, s->html.len,
-				     p->html_hash)) < 0 ||
-	    (error = link_into(&s->kept, p->out_rel, s->out.fd, p->out_rel, 0,
-			       &linked)) < 0 ||
-	    (!linked && (error = write_file(&s->kept, p->out_rel, s->html.ptr,
-					    s->html.len)) < 0))
-		return drop_state(s, error);
-	p->html_size = s->html.len;
-	return LEC_OK;
-}
-
 /* Render the page at position `at` of the order and write it (and keep it,
  * when state is kept). */
-static int render_into_site(struct site *s, size_t at)
+static int render_into_site(struct lec_mdsite__site *s, size_t at)
 {
-	struct page *p = &s->pages[s->order[at]];
+	struct lec_mdsite__page *p = &s->pages[s->order[at]];
 	int error;
 
 	if (p->body == NULL && (error = render_held(s, p)) < 0)
@@ -1412,32 +586,34 @@ static int render_into_site(struct site *s, size_t at)
 	put_page(s, at);
 	if (s->html.oom)
 		return lec__error_oom();
-	if ((error = write_file(&s->out, p->out_rel, s->html.ptr,
-				s->html.len)) < 0)
+	if ((error = lec_mdsite__write_file(&s->out, p->out_rel, s->html.ptr,
+					    s->html.len)) < 0)
 		return error;
 	s->stats->bytes_out += s->html.len;
 	s->stats->pages_rendered++;
-	return s->state_fd >= 0 ? keep_page(s, p) : LEC_OK;
+	return s->state_fd >= 0 ? lec_mdsite__kept_add(s, p) : LEC_OK;
 }
 
-static int write_pages(struct site *s)
+static int write_pages(struct lec_mdsite__site *s)
 {
 	size_t at;
 	int error, reused;
 
 	for (at = 0; at < s->norder; at++) {
-		struct page *p = &s->pages[s->order[at]];
+		struct lec_mdsite__page *p = &s->pages[s->order[at]];
 
 		reused = 0;
-		if (p->kept != NULL && (error = reuse_page(s, p, &reused)) < 0)
+		if (p->kept != NULL &&
+		    (error = lec_mdsite__kept_reuse(s, p, &reused)) < 0)
 			return error;
 		if (!reused && (error = render_into_site(s, at)) < 0)
 			return error;
 		lec_mdsite__buf_dispose(&p->source);
 		s->stats->pages++;
 	}
-	if ((error = write_file(&s->out, LEC_MDSITE_STYLESHEET,
-				lec_mdsite__css, lec_mdsite__css_len)) < 0)
+	if ((error = lec_mdsite__write_file(&s->out, LEC_MDSITE_STYLESHEET,
+					    lec_mdsite__css,
+					    lec_mdsite__css_len)) < 0)
 		return error;
 	s->stats->bytes_out += lec_mdsite__css_len;
 	return LEC_OK;
@@ -1445,64 +621,34 @@ static int write_pages(struct site *s)
 
 /* Assets ------------------------------------------------------------------ */
 
-/* Copy the open file `in` to rel in t: bytes through the kernel when it
- * can, else through a buffer. */
-static int copy_data(struct tree *t, int in, const char *rel)
-{
-	char chunk[1 << 16];
-	int out, error = LEC_OK;
-	ssize_t n;
-
-	out = openat(t->fd, rel,
-		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		     0644);
-	if (out < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				  t->name, rel, strerror(errno));
-	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
-		;
-	if (n < 0) {
-		if (lseek(in, 0, SEEK_SET) != 0 || ftruncate(out, 0) != 0 ||
-		    lseek(out, 0, SEEK_SET) != 0)
-			n = -1;
-		else
-			while ((n = read(in, chunk, sizeof(chunk))) > 0 &&
-			       write_all(out, chunk, (size_t)n) == 0)
-				;
-	}
-	if (n != 0)
-		error = lec__error(LEC_EIO, "cannot copy to %s/%s: %s",
-				   t->name, rel, strerror(errno));
-	if (close(out) != 0 && error == LEC_OK)
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s",
-				   t->name, rel, strerror(errno));
-	return error;
-}
-
 /* Hard-link the asset into the output when both are on one file system,
  * else copy it; from the descriptor opened without following links. */
-static int copy_asset(struct site *s, const struct asset *a)
+static int copy_asset(struct lec_mdsite__site *s,
+		      const struct lec_mdsite__asset *a)
 {
 	const char *path = a->read_path ? a->read_path : a->src_rel;
 	struct stat st;
 	int in, error, linked;
 
 	if (lec_mdsite__map_get(&s->outputs, a->src_rel, strlen(a->src_rel))) {
-		warn(s, "skipping %s: a generated file has the same name",
-		     a->src_rel);
+		lec_mdsite__warn(s, "skipping %s: a generated file has the "
+				 "same name", a->src_rel);
 		return LEC_OK;
 	}
 	in = openat(s->src_fd, path,
 			 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-		warn(s, "cannot read %s: %s", a->src_rel,
-		     in < 0 ? strerror(errno) : "not a regular file");
+		lec_mdsite__warn(s, "cannot read %s: %s", a->src_rel,
+				 in < 0 ? strerror(errno)
+					: "not a regular file");
 		if (in >= 0)
 			close(in);
 		return LEC_OK;
 	}
-	if ((error = link_open_file(&s->out, a->src_rel, in, &linked)) < 0 ||
-	    (!linked && (error = copy_data(&s->out, in, a->src_rel)) < 0))
+	if ((error = lec_mdsite__link_open_file(&s->out, a->src_rel, in,
+						&linked)) < 0 ||
+	    (!linked &&
+	     (error = lec_mdsite__copy_data(&s->out, in, a->src_rel)) < 0))
 		goto done;
 	s->stats->assets++;
 done:
@@ -1510,7 +656,7 @@ done:
 	return error;
 }
 
-static int copy_assets(struct site *s)
+static int copy_assets(struct lec_mdsite__site *s)
 {
 	size_t i;
 	int error;
@@ -1521,325 +667,9 @@ static int copy_assets(struct site *s)
 	return LEC_OK;
 }
 
-/* Kept state -------------------------------------------------------------- */
-
-/* Build without state when its directory cannot be used; nothing in it is
- * touched, as it may not be ours. */
-static int refuse_state_dir(struct site *s, int error)
-{
-	if (error == LEC_ENOMEM)
-		return error;
-	warn(s, "not keeping state in %s: %s", s->opts->state_dir,
-	     lec_error_last());
-	if (s->state_fd >= 0)
-		close(s->state_fd);
-	s->state_fd = -1;
-	s->reason = REASON_UNUSABLE;
-	return LEC_OK;
-}
-
-/* Whether the state directory dir lies in the source or the output, or
- * holds either, checked before anything is made: a missing one is where
- * its deepest existing ancestor really is (nothing below that can be a
- * link yet). 1 yes, 0 no, < 0 when that cannot be told. */
-static int state_overlaps(const struct site *s, const char *dir)
-{
-	char path[PATH_MAX], real[PATH_MAX];
-	char *slash;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s", dir) >= sizeof(path))
-		return lec__error(LEC_EINVALID, "path too long");
-	while (realpath(path[0] ? path : "/", real) == NULL) {
-		if (errno != ENOENT)
-			return lec__error(LEC_EIO, "%s", strerror(errno));
-		if ((slash = strrchr(path, '/')) != NULL)
-			*slash = '\0';
-		else
-			memcpy(path, ".", 2);
-	}
-	return path_within(real, s->src_real) ||
-	       path_within(real, s->out_real) ||
-	       (strcmp(path, dir) == 0 && (path_within(s->src_real, real) ||
-					   path_within(s->out_real, real)));
-}
-
-/* Open the state directory, made when missing; a file in its way is
- * replaced. One that overlaps the source or the output is not used: its
- * pages would be published, or read as the site's files. */
-static int open_state_dir(struct site *s, const char *dir)
-{
-	struct stat st;
-	int error;
-
-	if ((error = state_overlaps(s, dir)) != 0)
-		return refuse_state_dir(s, error < 0 ? error : lec__error(
-			LEC_EINVALID, "it overlaps the source or the output "
-				      "directory"));
-	if (lstat(dir, &st) != 0 && errno == ENOENT &&
-	    (error = lec__mkdirs_mode(dir, 0700)) < 0)
-		return refuse_state_dir(s, error);
-	s->state_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->state_fd < 0 && errno == ENOTDIR && unlink(dir) == 0 &&
-	    mkdir(dir, 0700) == 0) {
-		s->reason = REASON_UNREADABLE;
-		s->state_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (s->state_fd < 0)
-		return refuse_state_dir(s, lec__error(LEC_EIO, "%s",
-						      strerror(errno)));
-	return LEC_OK;
-}
-
-/* Read what the previous build kept, when there is a state directory.
- * Nothing here fails the build but running out of memory: state that
- * cannot be used means rendering every page, and s->reason says why. */
-static int state_open(struct site *s)
-{
-	const char *dir = s->opts->state_dir;
-	char *text = NULL;
-	size_t len = 0;
-	int error;
-
-	if (dir == NULL || dir[0] == '\0') {
-		s->reason = REASON_OFF;
-		return LEC_OK;
-	}
-	if ((s->stamp = lec_mdsite__generator_stamp()) == NULL) {
-		s->reason = REASON_NO_STAMP;
-		return LEC_OK;
-	}
-	if ((error = open_state_dir(s, dir)) < 0 || s->state_fd < 0)
-		return error;
-	s->kept_name = lec__path_join(dir, STATE_PAGES);
-	LEC__CHECK_ALLOC(s->kept_name);
-	s->kept.name = s->kept_name;
-	s->kept.fd = openat(s->state_fd, STATE_PAGES,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	error = lec__read_in(dir, STATE_MANIFEST, MANIFEST_MAX, &text, &len);
-	if (error == LEC_OK && lec_mdsite__state_foreign(text, len))
-		s->reason = REASON_GENERATOR;
-	else if (error == LEC_OK)
-		error = lec_mdsite__state_parse(text, len, &s->prev);
-	lec__free(text);
-	if (error == LEC_ENOMEM)
-		return error;
-	if (s->reason == NULL && error == LEC_ENOTFOUND)
-		s->reason = REASON_FIRST;
-	else if (s->reason == NULL && error < 0)
-		s->reason = REASON_UNREADABLE;
-	else if (s->reason == NULL &&
-		 strcmp(s->prev.generator, s->stamp) != 0)
-		s->reason = REASON_GENERATOR;
-	if (s->reason != NULL)
-		lec_mdsite__state_dispose(&s->prev);
-	return LEC_OK;
-}
-
-/* The digest of the site's frame: everything put_page (and the generated
- * index) writes besides the page's own body, and the page list that
- * decides where links to .md files lead. A page whose source and frame
- * are both unchanged has the HTML it had. */
-static int frame_digest(struct site *s)
-{
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
-	size_t i;
-	int error;
-
-	lec_mdsite__state_put_string(&b, s->title);
-	for (i = 0; i < s->nnav; i++) {
-		const struct nav_item *item = &s->nav[i];
-		char head[64];
-
-		snprintf(head, sizeof(head), "\n%d %zu ", (int)item->kind,
-			 item->end);
-		lec_mdsite__buf_puts(&b, head);
-		lec_mdsite__state_put_string(&b, item->label ? item->label
-							     : "");
-		if (item->page != NO_PAGE) {
-			const struct page *p = &s->pages[item->page];
-
-			lec_mdsite__state_put_string(&b, p->src_rel ? p->src_rel
-								    : "");
-			lec_mdsite__state_put_string(&b, p->out_rel);
-			lec_mdsite__state_put_string(&b, p->title);
-			lec_mdsite__buf_putc(&b, p->is_dir_index ? 'i' : 'p');
-		}
-	}
-	if (b.oom)
-		error = lec__error_oom();
-	else
-		error = lec__sha256_hex(b.ptr, b.len, s->site_hash);
-	lec_mdsite__buf_dispose(&b);
-	return error;
-}
-
-/* Whether the page list is not the previous build's (else a title
- * changed). */
-static int page_list_changed(const struct site *s)
-{
-	size_t i;
-
-	if (s->npages != s->prev.npages)
-		return 1;
-	for (i = 0; i < s->npages; i++) {
-		const struct page *p = &s->pages[i];
-		const struct lec_mdsite__kept_page *k =
-			lec_mdsite__state_find(&s->prev, p->out_rel);
-
-		if (k == NULL ||
-		    strcmp(k->src_rel, p->src_rel ? p->src_rel : "") != 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* Whether every page to reuse is in the state, of the size the manifest
- * says (its bytes are checked as it is copied: reuse_page). */
-static int kept_pages_intact(const struct site *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->npages; i++) {
-		const struct page *p = &s->pages[i];
-		struct stat st;
-
-		if (p->kept != NULL &&
-		    (s->kept.fd < 0 ||
-		     fstatat(s->kept.fd, p->out_rel, &st,
-			     AT_SYMLINK_NOFOLLOW) != 0 ||
-		     !S_ISREG(st.st_mode) ||
-		     (uint64_t)st.st_size != p->kept->size))
-			return 0;
-	}
-	return 1;
-}
-
-/* Decide which pages are copied from the state: none unless the frame is
- * the previous build's and every page to copy is intact, and then the
- * generated index too. Pages held for reuse that will not be are
- * rendered now. */
-static int decide_reuse(struct site *s)
-{
-	size_t i;
-	int error = LEC_OK;
-
-	if (s->state_fd >= 0 && (error = frame_digest(s)) < 0)
-		return error;
-	if (s->reason == NULL && strcmp(s->site_hash, s->prev.site) != 0)
-		s->reason = page_list_changed(s) ? REASON_PAGE_LIST
-						 : REASON_TITLE;
-	for (i = 0; i < s->npages && s->reason == NULL; i++) {
-		struct page *p = &s->pages[i];
-		const struct lec_mdsite__kept_page *k =
-			lec_mdsite__state_find(&s->prev, p->out_rel);
-
-		if (p->src_rel == NULL && k != NULL && k->src_rel[0] == '\0')
-			p->kept = k;
-	}
-	if (s->reason == NULL && !kept_pages_intact(s))
-		s->reason = REASON_SPOILED;
-	for (i = 0; i < s->npages && s->reason != NULL && error == LEC_OK;
-	     i++) {
-		struct page *p = &s->pages[i];
-
-		p->kept = NULL;
-		if (p->body == NULL && p->source.ptr != NULL)
-			error = render_held(s, p);
-	}
-	return error;
-}
-
-/* Ready the state for this build's pages. The manifest goes first: from
- * here until the new one is written, nothing in the state is trusted.
- * Pages of a manifest that could not be read are unknown, and go too; so
- * does anything in the way of the state's own names. */
-static int state_begin(struct site *s)
-{
-	int error;
-
-	if (s->state_fd < 0)
-		return LEC_OK;
-	if ((error = lec__remove_tree_at(s->state_fd, STATE_MANIFEST)) < 0 ||
-	    (error = lec__remove_tree_at(s->state_fd, STATE_MANIFEST_TMP)) < 0)
-		return drop_state(s, error);
-	if (s->prev.generator != NULL && s->kept.fd >= 0)
-		return LEC_OK;
-	tree_close(&s->kept);
-	if ((error = lec__remove_tree_at(s->state_fd, STATE_PAGES)) < 0)
-		return drop_state(s, error);
-	if (mkdirat(s->state_fd, STATE_PAGES, 0700) != 0 ||
-	    (s->kept.fd = openat(s->state_fd, STATE_PAGES,
-				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC)) < 0)
-		return drop_state(s, lec__error(LEC_EIO, "cannot create %s: %s",
-						s->kept.name, strerror(errno)));
-	return LEC_OK;
-}
-
-/* Write the manifest whole under a temporary name, then rename it over:
- * a reader finds all of it or none. */
-static int write_manifest(struct site *s, const char *data, size_t len)
-{
-	struct tree t = { s->state_fd, s->opts->state_dir,
-			  LEC_MDSITE__MAP_INIT };
-	int error = write_file(&t, STATE_MANIFEST_TMP, data, len);
-
-	if (error == LEC_OK && renameat(s->state_fd, STATE_MANIFEST_TMP,
-					s->state_fd, STATE_MANIFEST) != 0)
-		error = lec__error(LEC_EIO, "cannot rename %s: %s",
-				   STATE_MANIFEST_TMP, strerror(errno));
-	return error;
-}
-
-/* Record this build for the next one, and remove the kept pages that are
- * no longer in the site. */
-static int state_commit(struct site *s)
-{
-	static char none[] = "";
-	struct lec_mdsite__buf m = LEC_MDSITE__BUF_INIT;
-	size_t i;
-	int error = LEC_OK;
-
-	if (s->state_fd < 0)
-		return LEC_OK;
-	for (i = 0; i < s->prev.npages; i++) {
-		const char *rel = s->prev.pages[i].out_rel;
-		size_t *page = lec_mdsite__map_get(&s->outputs, rel,
-						   strlen(rel));
-
-		if (page == NULL || *page == NO_PAGE)
-			unlinkat(s->kept.fd, rel, 0); /* gone already: fine */
-	}
-	lec_mdsite__state_put_header(&m, s->stamp, s->site_hash);
-	for (i = 0; i < s->npages; i++) {
-		struct page *p = &s->pages[i];
-		struct lec_mdsite__kept_page k;
-
-		k.out_rel = p->out_rel;
-		k.src_rel = p->src_rel ? p->src_rel : none;
-		k.title = p->has_h1 ? p->title : NULL;
-		memcpy(k.hash, p->hash, sizeof(k.hash));
-		memcpy(k.html, p->html_hash, sizeof(k.html));
-		k.size = p->html_size;
-		lec_mdsite__state_put_page(&m, &k);
-	}
-	lec_mdsite__state_put_end(&m, s->npages);
-	if (m.oom)
-		error = lec__error_oom();
-	else if (m.len > MANIFEST_MAX)
-		error = drop_state(s, lec__error(LEC_ELIMIT,
-			"its manifest would be over %zu MiB",
-			MANIFEST_MAX >> 20));
-	else if ((error = write_manifest(s, m.ptr, m.len)) < 0)
-		error = drop_state(s, error);
-	lec_mdsite__buf_dispose(&m);
-	return error;
-}
-
 /* The build --------------------------------------------------------------- */
 
-
-static int open_source(struct site *s, const char *src_dir)
+static int open_source(struct lec_mdsite__site *s, const char *src_dir)
 {
 	struct stat st;
 
@@ -1856,7 +686,7 @@ static int open_source(struct site *s, const char *src_dir)
 	return LEC_OK;
 }
 
-static int open_output(struct site *s, const char *out_dir)
+static int open_output(struct lec_mdsite__site *s, const char *out_dir)
 {
 	int error;
 
@@ -1869,7 +699,7 @@ static int open_output(struct site *s, const char *out_dir)
 		return lec__error(LEC_EIO,
 				  "cannot use the output directory %s: %s",
 				  out_dir, strerror(errno));
-	if (path_within(s->src_real, s->out_real))
+	if (lec_mdsite__path_within(s->src_real, s->out_real))
 		return lec__error(LEC_EINVALID,
 				  "the output directory %s must not contain "
 				  "the source directory", out_dir);
@@ -1880,12 +710,12 @@ static int open_output(struct site *s, const char *out_dir)
 	return LEC_OK;
 }
 
-static void site_dispose(struct site *s)
+static void site_dispose(struct lec_mdsite__site *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->npages; i++) {
-		struct page *p = &s->pages[i];
+		struct lec_mdsite__page *p = &s->pages[i];
 
 		lec__free(p->src_rel);
 		lec__free(p->read_path);
@@ -1903,7 +733,7 @@ static void site_dispose(struct site *s)
 		lec__free(s->assets[i].read_path);
 	}
 	lec__free(s->assets);
-	nav_truncate(s, 0);
+	lec_mdsite__nav_truncate(s, 0);
 	lec__free(s->nav);
 	lec__free(s->order);
 	lec_mdsite__map_dispose(&s->by_src);
@@ -1913,8 +743,8 @@ static void site_dispose(struct site *s)
 	lec_mdsite__buf_dispose(&s->html);
 	if (s->src_fd >= 0)
 		close(s->src_fd);
-	tree_close(&s->out);
-	tree_close(&s->kept);
+	lec_mdsite__tree_close(&s->out);
+	lec_mdsite__tree_close(&s->kept);
 	lec__free(s->kept_name);
 	if (s->state_fd >= 0)
 		close(s->state_fd);
@@ -1928,7 +758,7 @@ int lec_mdsite_build(const char *src_dir, const char *out_dir,
 	static const struct lec_mdsite_options defaults =
 		LEC_MDSITE_OPTIONS_INIT;
 	struct lec_mdsite_stats unused;
-	struct site *s;
+	struct lec_mdsite__site *s;
 	int error;
 
 	lec_error_clear();
@@ -1952,17 +782,19 @@ int lec_mdsite_build(const char *src_dir, const char *out_dir,
 	s->out.name = out_dir;
 	if ((error = open_source(s, src_dir)) < 0 ||
 	    (error = open_output(s, out_dir)) < 0 ||
-	    (error = state_open(s)) < 0 || (error = walk(s, "", 0)) < 0 ||
-	    (error = scan_pages(s)) < 0 || (error = page_titles(s)) < 0 ||
-	    (error = generate_index(s)) < 0 ||
+	    (error = lec_mdsite__kept_open(s)) < 0 ||
+	    (error = lec_mdsite__walk(s)) < 0 || (error = scan_pages(s)) < 0 ||
+	    (error = page_titles(s)) < 0 || (error = generate_index(s)) < 0 ||
 	    (error = lec_mdsite__map_put(&s->outputs, LEC_MDSITE_STYLESHEET,
 					 strlen(LEC_MDSITE_STYLESHEET),
-					 NO_PAGE)) < 0 ||
-	    (error = nav_order(s)) < 0 || (error = decide_reuse(s)) < 0 ||
-	    (error = state_begin(s)) < 0 || (error = write_pages(s)) < 0 ||
-	    (error = copy_assets(s)) < 0)
+					 LEC_MDSITE__NO_PAGE)) < 0 ||
+	    (error = nav_order(s)) < 0 ||
+	    (error = lec_mdsite__kept_decide(s)) < 0 ||
+	    (error = render_refused(s)) < 0 ||
+	    (error = lec_mdsite__kept_begin(s)) < 0 ||
+	    (error = write_pages(s)) < 0 || (error = copy_assets(s)) < 0)
 		goto done;
-	error = state_commit(s);
+	error = lec_mdsite__kept_commit(s);
 done:
 	stats->rebuild_reason = s->reason;
 	if (s->reason == NULL && stats->pages_rendered > 0)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hash.h"
 #include "mdsite_internal.h"
 
 static int is_alpha(char c)
@@ -37,17 +38,6 @@ static int has_scheme(const char *s, size_t n)
 	return 0;
 }
 
-static int hex_value(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Append s with %XX sequences decoded (a link to "my%20notes.md" names the
  * file "my notes.md"). */
 static void percent_decode(struct lec_mdsite__buf *out, const char *s,
@@ -59,8 +49,8 @@ static void percent_decode(struct lec_mdsite__buf *out, const char *s,
 		int hi, lo;
 
 		if (s[i] == '%' && i + 2 < n &&
-		    (hi = hex_value(s[i + 1])) >= 0 &&
-		    (lo = hex_value(s[i + 2])) >= 0) {
+		    (hi = lec__hex_value(s[i + 1])) >= 0 &&
+		    (lo = lec__hex_value(s[i + 2])) >= 0) {
 			lec_mdsite__buf_putc(out, (char)(hi * 16 + lo));
 			i += 2;
 		} else {

@@ -13,14 +13,16 @@
  * so the generator skips it, and takes its `title` as the page's title the
  * way MkDocs does (before the first h1). The block is found as GitHub finds
  * it: a first line of "---" and a closing line of "---" or "...", within
- * FRONT_MATTER_MAX bytes, holding a YAML mapping. Anything else stays
- * Markdown: a page that only begins with a rule, prose between two rules,
- * and YAML with a mistake in it, which the writer then sees on the page.
+ * FRONT_MATTER_MAX bytes, holding a YAML mapping (read by the engine's
+ * YAML reader, leniently: Jekyll's and MkDocs' tags and anchors are
+ * metadata too). Anything else stays Markdown: a page that only begins
+ * with a rule, prose between two rules, and YAML with a mistake in it,
+ * which the writer then sees on the page.
  */
 #include <string.h>
-#include <yaml.h>
 
 #include "mdsite_internal.h"
+#include "yaml_reader.h"
 
 /* Where the closing line is looked for: metadata is a few lines; a rule
  * at the top of a long page followed, far below, by another is not. */
@@ -68,48 +70,29 @@ static int find_block(const char *md, size_t n, size_t *start, size_t *len,
 	return 0;
 }
 
-/* Where a YAML event leaves the walk of the top-level mapping. */
-struct walk {
-	int depth;       /* collections open */
-	int in_mapping;  /* the document is a mapping */
-	int is_key;      /* the next depth-1 node is a key */
-	int want;        /* the key just read is "title" */
-};
+/* Front matter is read for its top level only: the tree keeps collections
+ * below it empty. Its size is bounded by FRONT_MATTER_MAX, so its values
+ * need no count of their own. */
+static const struct lec__yaml_rules meta_rules = { "front matter", 0, 1, 0, 0 };
 
-/* Take one event; a copy of the value of "title" into *title. */
-static int walk_event(struct walk *w, const yaml_event_t *ev, char **title)
+/* The first top-level "title" whose value is a non-empty scalar, copied
+ * into *title (else NULL). */
+static int find_title(const struct lec__yaml_node *map, char **title)
 {
-	switch (ev->type) {
-	case YAML_MAPPING_START_EVENT:
-	case YAML_SEQUENCE_START_EVENT:
-		if (w->depth == 0)
-			w->in_mapping = ev->type == YAML_MAPPING_START_EVENT;
-		else if (w->depth == 1)
-			w->is_key = !w->is_key; /* a value, not a title */
-		w->depth++;
-		return LEC_OK;
-	case YAML_MAPPING_END_EVENT:
-	case YAML_SEQUENCE_END_EVENT:
-		w->depth--;
-		return LEC_OK;
-	case YAML_SCALAR_EVENT:
-		if (w->depth != 1 || !w->in_mapping)
-			return LEC_OK;
-		if (w->is_key) {
-			w->want = ev->data.scalar.length == 5 &&
-				  memcmp(ev->data.scalar.value, "title", 5) == 0;
-		} else if (w->want && *title == NULL &&
-			   ev->data.scalar.length > 0) {
-			*title = lec__strndup((const char *)ev->data.scalar.value,
-					      ev->data.scalar.length);
-			if (*title == NULL)
-				return lec__error_oom();
-		}
-		w->is_key = !w->is_key;
-		return LEC_OK;
-	default:
+	const struct lec__yaml_entry *e;
+	size_t i;
+
+	for (i = 0; i < map->len; i++) {
+		e = &map->entries[i];
+		if (strcmp(e->key, "title") != 0 ||
+		    e->value->kind != LEC__YAML_SCALAR ||
+		    e->value->text[0] == '\0')
+			continue;
+		*title = lec__strdup(e->value->text);
+		LEC__CHECK_ALLOC(*title);
 		return LEC_OK;
 	}
+	return LEC_OK;
 }
 
 /* Whether the block is metadata: YAML whose first document is a mapping
@@ -119,36 +102,16 @@ static int walk_event(struct walk *w, const yaml_event_t *ev, char **title)
  * which the writer then sees on the page. LEC_ENOMEM. */
 static int read_meta(const char *yaml, size_t n, char **title)
 {
-	struct walk w = { 0, 0, 1, 0 };
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	int rc = LEC_OK, end = 0, nodes = 0;
+	struct lec__yaml_node *root = NULL;
+	int rc, meta;
 
 	*title = NULL;
-	if (!yaml_parser_initialize(&parser))
-		return lec__error_oom();
-	yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, n);
-	while (rc == LEC_OK && !end) {
-		if (!yaml_parser_parse(&parser, &ev)) {
-			rc = -1;
-			break;
-		}
-		nodes += ev.type == YAML_SCALAR_EVENT ||
-			 ev.type == YAML_MAPPING_START_EVENT ||
-			 ev.type == YAML_SEQUENCE_START_EVENT ||
-			 ev.type == YAML_ALIAS_EVENT;
-		rc = walk_event(&w, &ev, title);
-		/* The first document only. */
-		end = ev.type == YAML_DOCUMENT_END_EVENT ||
-		      ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	if (rc == LEC_OK && (nodes == 0 || w.in_mapping))
-		return 1;
-	lec__free(*title);
-	*title = NULL;
-	return rc == LEC_ENOMEM ? rc : 0;
+	rc = lec__yaml_read(yaml, n, &meta_rules, &root);
+	meta = rc == LEC_OK && (root == NULL || root->kind == LEC__YAML_MAP);
+	if (meta && root)
+		rc = find_title(root, title);
+	lec__yaml_free(root);
+	return rc == LEC_ENOMEM ? rc : meta;
 }
 
 int lec_mdsite__front_matter(const char *md, size_t n, size_t *skip,

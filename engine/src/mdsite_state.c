@@ -398,8 +398,9 @@ static void make_stamp(void)
 	struct build_id_search self = { 0 }, md4c = { 0 };
 
 	/* Function pointers as addresses: POSIX's dlsym already relies on the
-	 * two converting both ways. */
-	self.addr = (uintptr_t)(void *)lec_mdsite_build;
+	 * two converting both ways. This file's own function finds the
+	 * object the generator is linked into, as it is linked with it. */
+	self.addr = (uintptr_t)(void *)lec_mdsite__generator_stamp;
 	md4c.addr = (uintptr_t)(void *)md_parse;
 	dl_iterate_phdr(find_build_id, &self);
 	dl_iterate_phdr(find_build_id, &md4c);

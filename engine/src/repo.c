@@ -1,29 +1,19 @@
 /*
- * Git repositories through libgit2: bare mirrors kept current by fetching
- * with prune, the refs a version sync reads from them, and checkouts of one
- * commit into a build directory.
- *
- * A mirror is fetched through an anonymous remote with the mirror refspecs
- * and without FETCH_HEAD, so a URL's credentials are used for the
- * connection but never stored on disk; the project's current URL is passed
- * on every call, so a changed URL simply takes effect. The remote's default
- * branch is recorded the way `git clone --mirror` records it: as the
- * mirror's HEAD.
- *
- * Checkouts write the tree themselves instead of using git_checkout_tree,
- * because a build directory holds whatever a (possibly hostile) repository
- * contains: every directory is entered through a descriptor opened with
- * O_NOFOLLOW and every file created with O_EXCL, so no entry, symbolic link
- * or duplicate name can make a write land outside the target.
+ * Git repositories through libgit2 (lectern/repo.h), and what every part
+ * of the module stands on (repo_internal.h): libgit2 made ready once, the
+ * URLs a repository may have and a URL shown without its credentials,
+ * errors in libgit2's words with those credentials taken out, a
+ * directory's state, opening a mirror and a commit's tree, and a local
+ * repository's git directory. The parts: mirroring (repo_fetch.c, with
+ * its fast path for a local source in repo_local.c), refs (repo_refs.c), a
+ * commit's checkout (repo_checkout.c), kept checkouts (repo_kept.c) and
+ * submodules (repo_submodules.c). Each calls this file and this file none
+ * of them.
  */
-#include <ctype.h>
 #include <dirent.h>
-#include <limits.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -31,21 +21,13 @@
 
 #include <git2.h>
 
-#include "files.h"
 #include "internal.h"
 #include "lectern/repo.h"
+#include "repo_internal.h"
 
 /* Room for the context part of an error message ("cannot fetch <url>"); the
  * whole message is cut at the error module's limit anyway. */
 #define REPO_CONTEXT_MAX 512
-
-/* Deepest directory nesting a checkout writes: far beyond real
- * repositories, and it bounds the recursion and the descriptors it holds. */
-#define CHECKOUT_MAX_DEPTH 256
-
-
-#define HEADS_PREFIX "refs/heads/"
-#define TAGS_PREFIX "refs/tags/"
 
 /* The URL schemes a mirror may come from (a local path needs none). */
 static const char *const url_schemes[] = { "file", "http", "https", "git" };
@@ -69,7 +51,7 @@ static void git_init(void)
 
 /* Initialise libgit2 once per process; it stays up until the process
  * ends, since other threads may be using it at any time. */
-static int git_ready(void)
+int lec_repo__ready(void)
 {
 	pthread_once(&git_once, git_init);
 	if (git_init_rc < 0)
@@ -80,7 +62,7 @@ static int git_ready(void)
 /* URLs --------------------------------------------------------------------- */
 
 /* Length of url's scheme when url starts with "<scheme>://", else 0. */
-static size_t scheme_len(const char *url)
+size_t lec_repo__scheme_len(const char *url)
 {
 	size_t n = 0;
 
@@ -99,7 +81,7 @@ static size_t scheme_len(const char *url)
  * where it starts and its length without the '@'; 0 when there is none. */
 static size_t userinfo_span(const char *url, const char **start)
 {
-	size_t scheme = scheme_len(url);
+	size_t scheme = lec_repo__scheme_len(url);
 	const char *authority, *end, *at = NULL, *p;
 
 	if (scheme == 0)
@@ -183,7 +165,7 @@ static int is_dir(const char *path)
 
 /* The local path a URL names: itself without a scheme, the path of a plain
  * file:///path (percent-escapes are left to libgit2), else NULL. */
-static const char *local_path(const char *url, size_t scheme)
+const char *lec_repo__local_path(const char *url, size_t scheme)
 {
 	if (scheme == 0)
 		return url;
@@ -197,10 +179,10 @@ static const char *local_path(const char *url, size_t scheme)
  * mistakes get a clear message: an unsupported scheme (ssh, scp-like
  * host:path) or a local path that is not there. shown is the redacted
  * URL. */
-static int check_url(const char *url, const char *shown)
+int lec_repo__check_url(const char *url, const char *shown)
 {
-	size_t scheme = scheme_len(url);
-	const char *path = local_path(url, scheme);
+	size_t scheme = lec_repo__scheme_len(url);
+	const char *path = lec_repo__local_path(url, scheme);
 
 	if ((scheme > 0 && !scheme_supported(url, scheme)) ||
 	    (scheme == 0 && strcspn(url, ":") < strcspn(url, "/") &&
@@ -289,10 +271,7 @@ static int vfail(int code, const char *url, const char *fmt, va_list ap)
 }
 
 /* Fail with libgit2's last error, its code rc mapped to an engine code. */
-static int git_fail(int rc, const char *url, const char *fmt, ...)
-	LEC__PRINTF(3, 4);
-
-static int git_fail(int rc, const char *url, const char *fmt, ...)
+int lec_repo__fail(int rc, const char *url, const char *fmt, ...)
 {
 	va_list ap;
 	int code;
@@ -304,9 +283,7 @@ static int git_fail(int rc, const char *url, const char *fmt, ...)
 }
 
 /* git_fail, but with an engine code that the context decides. */
-static int git_fail_as(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
-
-static int git_fail_as(int code, const char *fmt, ...)
+int lec_repo__fail_as(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -318,14 +295,12 @@ static int git_fail_as(int code, const char *fmt, ...)
 
 /* Directories -------------------------------------------------------------- */
 
-enum dir_state { DIR_MISSING, DIR_EMPTY, DIR_USED };
-
-static int dir_state(const char *path, enum dir_state *state)
+int lec_repo__dir_state(const char *path, enum lec_repo__dir_state *state)
 {
 	DIR *d = opendir(path);
 	struct dirent *ent;
 
-	*state = DIR_MISSING;
+	*state = LEC_REPO__DIR_MISSING;
 	if (d == NULL) {
 		if (errno == ENOENT)
 			return LEC_OK;
@@ -336,11 +311,11 @@ static int dir_state(const char *path, enum dir_state *state)
 		return lec__error(LEC_EIO, "cannot open '%s': %s", path,
 				  strerror(errno));
 	}
-	*state = DIR_EMPTY;
+	*state = LEC_REPO__DIR_EMPTY;
 	while ((ent = readdir(d)) != NULL) {
 		if (strcmp(ent->d_name, ".") != 0 &&
 		    strcmp(ent->d_name, "..") != 0) {
-			*state = DIR_USED;
+			*state = LEC_REPO__DIR_USED;
 			break;
 		}
 	}
@@ -349,7 +324,7 @@ static int dir_state(const char *path, enum dir_state *state)
 }
 
 /* path without trailing slashes (but "/" stays "/"). */
-static char *trim_slashes(const char *path)
+char *lec_repo__trim_slashes(const char *path)
 {
 	size_t n = strlen(path);
 
@@ -358,801 +333,21 @@ static char *trim_slashes(const char *path)
 	return lec__strndup(path, n);
 }
 
-/* Create the directory that will hold path. */
-static int make_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *parent;
-	int error;
+/* Opening ------------------------------------------------------------------ */
 
-	if (slash == NULL || slash == path)
-		return LEC_OK;
-	parent = lec__strndup(path, (size_t)(slash - path));
-	LEC__CHECK_ALLOC(parent);
-	error = lec__mkdirs_mode(parent, 0777);
-	lec__free(parent);
-	return error;
-}
-
-/* Mirroring ---------------------------------------------------------------- */
-
-/* A transfer in progress: the caller's callback, and whether it asked to
- * stop (libgit2 reports that as a generic callback error). */
-struct transfer {
-	lec_repo_progress_cb cb;
-	void *payload;
-	int cancelled;
-};
-
-static int on_progress(const git_indexer_progress *stats, void *payload)
-{
-	struct transfer *t = payload;
-	struct lec_repo_progress p;
-
-	if (t->cb == NULL)
-		return 0;
-	p.received_objects = stats->received_objects;
-	p.total_objects = stats->total_objects;
-	p.indexed_objects = stats->indexed_objects;
-	p.received_bytes = stats->received_bytes;
-	p.indexed_deltas = stats->indexed_deltas;
-	p.total_deltas = stats->total_deltas;
-	if (t->cb(&p, t->payload) != 0) {
-		t->cancelled = 1;
-		return -1;
-	}
-	return 0;
-}
-
-static int fetch_fail(int rc, const struct transfer *t, const char *url,
-		      const char *shown)
-{
-	if (t->cancelled)
-		return lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
-	return git_fail(rc, url, "cannot fetch %s", shown);
-}
-
-/* Point the mirror's HEAD where the remote's points. A remote without a
- * default branch (empty, or its HEAD unborn) gets a detached HEAD, so that
- * no branch is reported as its default; with no commit to detach at, the
- * HEAD is unborn, which reports none either. */
-static int record_default(git_repository *repo, const char *head,
-			  const char *shown)
-{
-	int rc;
-
-	if (head && strncmp(head, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0)
-		rc = git_repository_set_head(repo, head);
-	else if ((rc = git_repository_detach_head(repo)) ==
-			 GIT_EUNBORNBRANCH ||
-		 rc == GIT_ENOTFOUND)
-		rc = 0;
-	if (rc < 0)
-		return git_fail(rc, NULL, "cannot record the default branch "
-				"of %s", shown);
-	return LEC_OK;
-}
-
-/* An anonymous remote: nothing about it (its URL above all) is written to
- * the mirror's configuration. The user's url.<base>.insteadOf settings are
- * not applied, so what is fetched depends on the project alone (and
- * libgit2 1.5 leaks memory matching them). */
-static int open_remote(git_repository *repo, const char *url,
-		       git_remote **remote)
-{
-	git_remote_create_options opts;
-
-	git_remote_create_options_init(&opts,
-				       GIT_REMOTE_CREATE_OPTIONS_VERSION);
-	opts.repository = repo;
-	opts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
-	return git_remote_create_with_opts(remote, url, &opts);
-}
-
-/* libgit2 1.5's local transport walks from the mirror's target of every
- * advertised ref as if it were a commit, and fails on a tag of a tree or
- * blob that the mirror already has. Such tags are never listed (they lead
- * to no commit), so they are dropped before each fetch, which brings them
- * back without transferring anything. */
-static int drop_unpeelable_tags(git_repository *repo)
-{
-	git_reference_iterator *it = NULL;
-	git_reference *ref = NULL;
-	git_object *obj = NULL;
-	int rc, peel;
-
-	if ((rc = git_reference_iterator_glob_new(&it, repo,
-						  TAGS_PREFIX "*")) < 0)
-		return git_fail(rc, NULL, "cannot list tags");
-	while ((rc = git_reference_next(&ref, it)) == 0) {
-		peel = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
-		git_object_free(obj);
-		obj = NULL;
-		if (peel == GIT_EPEEL || peel == GIT_EINVALIDSPEC)
-			rc = git_reference_delete(ref);
-		git_reference_free(ref);
-		if (rc < 0)
-			break;
-	}
-	git_reference_iterator_free(it);
-	if (rc < 0 && rc != GIT_ITEROVER)
-		return git_fail(rc, NULL, "cannot prepare the mirror for a "
-				"fetch");
-	return LEC_OK;
-}
-
-/* Fetch every branch and tag of url into repo, pruning vanished refs. The
- * default branch is read while connected, from the same advertisement the
- * fetch uses. */
-static int fetch_into(git_repository *repo, const char *url,
-		      const char *shown, struct transfer *t)
-{
-	char heads[] = "+" HEADS_PREFIX "*:" HEADS_PREFIX "*";
-	char tags[] = "+" TAGS_PREFIX "*:" TAGS_PREFIX "*";
-	char *spec_list[] = { heads, tags };
-	git_strarray specs = { spec_list, 2 };
-	git_fetch_options opts;
-	git_remote *remote = NULL;
-	git_buf head = { 0 };
-	int rc, error;
-
-	/* The _INIT macro leaves fields to zero-filling, which the
-	 * warnings refuse; the function fills the same defaults. */
-	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
-	opts.callbacks.transfer_progress = on_progress;
-	opts.callbacks.payload = t;
-	opts.prune = GIT_FETCH_PRUNE;
-	opts.update_fetchhead = 0;
-	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	if ((error = drop_unpeelable_tags(repo)) < 0)
-		return error;
-	if ((rc = open_remote(repo, url, &remote)) < 0 ||
-	    (rc = git_remote_connect(remote, GIT_DIRECTION_FETCH,
-				     &opts.callbacks, NULL, NULL)) < 0 ||
-	    ((rc = git_remote_default_branch(&head, remote)) < 0 &&
-	     rc != GIT_ENOTFOUND) ||
-	    (rc = git_remote_fetch(remote, &specs, &opts, NULL)) < 0)
-		error = fetch_fail(rc, t, url, shown);
-	else
-		error = record_default(repo, head.ptr, shown);
-	git_buf_dispose(&head);
-	git_remote_free(remote);
-	return error;
-}
-
-/* Local repositories at git's speed ----------------------------------------- */
-
-/* libgit2 1.5's local transport builds a pack object by object, minutes
- * for a long history. A local source is instead mirrored the way `git
- * clone --local` does it: its pack and loose object files are copied (not
- * linked: the mirror is given to the build user, and a link would change
- * the owner of the source's own files), only those the mirror lacks, then
- * its branches and tags are set. A source whose objects live partly
- * elsewhere (alternates) or that is shallow, or whose refs then name an
- * object the copies did not bring, is fetched through libgit2 instead. */
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-
-struct copy_run {
-	struct transfer *t;
-	int counting;        /* a first pass: count what is missing */
-	size_t total;        /* files missing, as counted */
-	size_t files, bytes; /* copied so far */
-};
-
-static int copy_report(struct copy_run *c)
-{
-	struct lec_repo_progress p = { 0 };
-
-	if (c->t->cb == NULL)
-		return 0;
-	p.received_objects = p.indexed_objects = c->files;
-	p.total_objects = c->total;
-	p.received_bytes = c->bytes;
-	if (c->t->cb(&p, c->t->payload) != 0) {
-		c->t->cancelled = 1;
-		return lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
-	}
-	return 0;
-}
-
-/* Copy the regular file name of from into to, under a temporary name
- * renamed into place, unless to has it already. */
-static int copy_object_file(int from, int to, const char *name,
-			    struct copy_run *c)
-{
-	char tmp[NAME_MAX + 16];
-	struct stat sb;
-	int in, out, error;
-
-	if (fstatat(to, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-		return LEC_OK;
-	if (c->counting) {
-		c->total++;
-		return LEC_OK;
-	}
-	in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (in < 0 || fstat(in, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		if (in >= 0)
-			close(in);
-		return lec__error(LEC_ENOTFOUND, "cannot read %s", name);
-	}
-	snprintf(tmp, sizeof(tmp), ".%s.lectern-tmp", name);
-	unlinkat(to, tmp, 0);
-	out = openat(to, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
-	if (out < 0) {
-		close(in);
-		return lec__error(LEC_EIO, "cannot write %s: %s", name,
-				  strerror(errno));
-	}
-	error = lec__copy_fd(in, out, &c->bytes);
-	close(in);
-	close(out);
-	if (error == LEC_OK && renameat(to, tmp, to, name) != 0)
-		error = lec__error(LEC_EIO, "cannot write %s: %s", name,
-				   strerror(errno));
-	if (error < 0)
-		unlinkat(to, tmp, 0);
-	c->files++;
-	return error == LEC_OK ? copy_report(c) : error;
-}
-
-/* Whether name is "pack-<hex>.pack". */
-static int is_pack_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 10 && strncmp(name, "pack-", 5) == 0 &&
-	       strcmp(name + n - 5, ".pack") == 0;
-}
-
-/* Each pack of from/pack the mirror lacks: the pack, then its index
- * (which makes it visible). */
-static int copy_packs(int from, int to, struct copy_run *c)
-{
-	int src = openat(from, "pack", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int dst = -1, error = LEC_OK;
-	DIR *d = src >= 0 ? fdopendir(src) : NULL;
-	struct dirent *e;
-	char idx[NAME_MAX + 1];
-
-	if (d == NULL) {
-		if (src >= 0)
-			close(src);
-		return LEC_OK; /* no packs */
-	}
-	mkdirat(to, "pack", 0777);
-	dst = openat(to, "pack", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dst < 0)
-		error = lec__error(LEC_EIO, "cannot open the mirror's packs");
-	while (error == LEC_OK && (e = readdir(d)) != NULL) {
-		size_t n = strlen(e->d_name);
-
-		if (!is_pack_name(e->d_name) || n >= sizeof(idx))
-			continue;
-		snprintf(idx, sizeof(idx), "%.*s.idx", (int)(n - 5), e->d_name);
-		if ((error = copy_object_file(dirfd(d), dst, e->d_name, c)) ==
-		    LEC_OK)
-			error = copy_object_file(dirfd(d), dst, idx, c);
-	}
-	if (dst >= 0)
-		close(dst);
-	closedir(d);
-	return error;
-}
-
-/* Whether name is two hex digits (a loose object fan-out directory). */
-static int is_fanout(const char *name)
-{
-	return strlen(name) == 2 && isxdigit((unsigned char)name[0]) &&
-	       isxdigit((unsigned char)name[1]);
-}
-
-/* Each loose object of from the mirror lacks. */
-static int copy_loose(int from, int to, struct copy_run *c)
-{
-	int dup_from = dup(from), error = LEC_OK;
-	DIR *top = dup_from >= 0 ? fdopendir(dup_from) : NULL;
-	struct dirent *e, *o;
-
-	if (top == NULL) {
-		if (dup_from >= 0)
-			close(dup_from);
-		return lec__error(LEC_EIO, "cannot list the objects");
-	}
-	rewinddir(top); /* the copy shares from's offset: start over */
-	while (error == LEC_OK && (e = readdir(top)) != NULL) {
-		int src, dst;
-		DIR *fan;
-
-		if (!is_fanout(e->d_name))
-			continue;
-		src = openat(from, e->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		mkdirat(to, e->d_name, 0777);
-		dst = openat(to, e->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		fan = src >= 0 ? fdopendir(src) : NULL;
-		if (fan == NULL || dst < 0)
-			error = lec__error(LEC_EIO, "cannot copy objects/%s",
-					   e->d_name);
-		while (error == LEC_OK && fan && (o = readdir(fan)) != NULL)
-			if (o->d_name[0] != '.')
-				error = copy_object_file(src, dst, o->d_name,
-							 c);
-		if (fan)
-			closedir(fan);
-		else if (src >= 0)
-			close(src);
-		if (dst >= 0)
-			close(dst);
-	}
-	closedir(top);
-	return error;
-}
-
-/* Set repo's branches and tags to src's (each a direct ref, as a mirror
- * fetch leaves them), remove those src no longer has, and point HEAD at
- * src's default branch. LEC_ENOTFOUND when a ref names an object repo
- * lacks: nothing is changed then. */
-struct ref_copy {
-	char *name;
-	git_oid oid;
-};
-
-/* Room for one more ref in *refs. */
-static int refs_reserve(struct ref_copy **refs, size_t n, size_t *cap)
-{
-	struct ref_copy *grown;
-
-	if (n < *cap)
-		return LEC_OK;
-	*cap = *cap ? *cap * 2 : 64;
-	LEC__CHECK_ALLOC(grown = lec__realloc(*refs, *cap * sizeof(**refs)));
-	*refs = grown;
-	return LEC_OK;
-}
-
-static int read_source_refs(git_repository *src, git_odb *odb,
-			    struct ref_copy **out, size_t *n)
-{
-	git_reference_iterator *it = NULL;
-	git_reference *ref = NULL, *direct = NULL;
-	size_t cap = 0;
-	int error = LEC_OK;
-
-	*out = NULL;
-	*n = 0;
-	if (git_reference_iterator_new(&it, src) < 0)
-		return git_fail_as(LEC_EIO, "cannot list the source's refs");
-	while (error == LEC_OK && git_reference_next(&ref, it) == 0) {
-		const char *name = git_reference_name(ref);
-
-		if ((strncmp(name, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0 ||
-		     strncmp(name, TAGS_PREFIX, strlen(TAGS_PREFIX)) == 0) &&
-		    git_reference_resolve(&direct, ref) == 0) {
-			if (!git_odb_exists(odb, git_reference_target(direct)))
-				error = lec__error(LEC_ENOTFOUND,
-						   "%s is not in the copies",
-						   name);
-			else if ((error = refs_reserve(out, *n, &cap)) ==
-				 LEC_OK) {
-				(*out)[*n].oid = *git_reference_target(direct);
-				(*out)[*n].name = lec__strdup(name);
-				error = (*out)[(*n)++].name ? LEC_OK
-							    : lec__error_oom();
-			}
-			git_reference_free(direct);
-			direct = NULL;
-		}
-		git_reference_free(ref);
-	}
-	git_reference_iterator_free(it);
-	return error;
-}
-
-static int set_mirror_refs(git_repository *repo, const struct ref_copy *refs,
-			   size_t n)
-{
-	git_reference_iterator *it = NULL;
-	git_reference *ref = NULL, *made = NULL;
-	size_t i;
-	int rc, error = LEC_OK;
-
-	for (i = 0; error == LEC_OK && i < n; i++) {
-		rc = git_reference_create(&made, repo, refs[i].name,
-					  &refs[i].oid, 1, "lectern: mirror");
-		git_reference_free(made);
-		made = NULL;
-		if (rc < 0)
-			error = git_fail(rc, NULL, "cannot set %s",
-					 refs[i].name);
-	}
-	if (error < 0 || git_reference_iterator_new(&it, repo) < 0)
-		return error < 0 ? error
-				 : git_fail_as(LEC_EIO, "cannot list refs");
-	/* Prune: what the source no longer has goes. */
-	while (error == LEC_OK && git_reference_next(&ref, it) == 0) {
-		const char *name = git_reference_name(ref);
-		int keep = strncmp(name, HEADS_PREFIX, strlen(HEADS_PREFIX)) != 0 &&
-			   strncmp(name, TAGS_PREFIX, strlen(TAGS_PREFIX)) != 0;
-
-		for (i = 0; !keep && i < n; i++)
-			keep = strcmp(refs[i].name, name) == 0;
-		if (!keep && (rc = git_reference_delete(ref)) < 0)
-			error = git_fail(rc, NULL, "cannot remove %s", name);
-		git_reference_free(ref);
-	}
-	git_reference_iterator_free(it);
-	return error;
-}
-
-/* The source repository at path, when it can be copied: its own objects
- * directory holds all its objects. NULL when it must be fetched. */
-static git_repository *copyable_source(const char *path)
-{
-	git_repository *src = NULL;
-	struct lec__buf b = LEC__BUF_INIT;
-	char *probe;
-	struct stat sb;
-	int plain = 0;
-
-	if (git_repository_open_ext(&src, path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-				    NULL) < 0)
-		return NULL;
-	lec__buf_printf(&b, "%s/objects/info/alternates",
-			git_repository_commondir(src));
-	if ((probe = lec__buf_take(&b)) != NULL)
-		plain = stat(probe, &sb) != 0 && !git_repository_is_shallow(src);
-	lec__free(probe);
-	if (!plain) {
-		git_repository_free(src);
-		return NULL;
-	}
-	return src;
-}
-
-/* Mirror the local repository at path into repo (at repo_dir). */
-static int copy_local(git_repository *repo, const char *repo_dir,
-		      const char *path, struct transfer *t)
-{
-	struct copy_run c = { t, 1, 0, 0, 0 };
-	struct lec__buf b = LEC__BUF_INIT;
-	git_repository *src = copyable_source(path);
-	struct ref_copy *refs = NULL;
-	git_reference *head = NULL;
-	git_odb *odb = NULL;
-	char *objects = NULL;
-	int from = -1, to = -1, error = LEC_OK;
-	size_t n = 0, i;
-
-	if (src == NULL)
-		return LEC_ENOTFOUND;
-	lec__buf_printf(&b, "%s/objects", git_repository_commondir(src));
-	objects = lec__buf_take(&b);
-	lec__buf_printf(&b, "%s/objects", repo_dir);
-	from = objects ? open(objects, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	lec__free(objects);
-	objects = lec__buf_take(&b);
-	to = objects ? open(objects, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (from < 0 || to < 0) {
-		error = LEC_ENOTFOUND; /* fetched instead */
-		goto done;
-	}
-	/* Counted first, so that progress has a total. */
-	for (; error == LEC_OK && c.counting >= 0; c.counting--)
-		if ((error = copy_packs(from, to, &c)) == LEC_OK)
-			error = copy_loose(from, to, &c);
-	if (error < 0)
-		goto done;
-	if (git_repository_odb(&odb, repo) < 0 || git_odb_refresh(odb) < 0) {
-		error = git_fail_as(LEC_EIO, "cannot read the mirror's objects");
-		goto done;
-	}
-	if ((error = read_source_refs(src, odb, &refs, &n)) < 0 ||
-	    (error = set_mirror_refs(repo, refs, n)) < 0)
-		goto done;
-	if (git_reference_lookup(&head, src, "HEAD") == 0 &&
-	    git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
-		error = record_default(repo, git_reference_symbolic_target(head),
-				       path);
-	else
-		error = record_default(repo, NULL, path);
-done:
-	if (error == LEC_ENOTFOUND)
-		lec_error_clear();
-	for (i = 0; i < n; i++)
-		lec__free(refs[i].name);
-	lec__free(refs);
-	lec__free(objects);
-	git_reference_free(head);
-	git_odb_free(odb);
-	git_repository_free(src);
-	if (from >= 0)
-		close(from);
-	if (to >= 0)
-		close(to);
-	return error;
-}
-
-/* Bring repo (at repo_dir) up to date with url: a local source by copying,
- * anything else (or a local one that cannot be copied) through libgit2. */
-static int fill_mirror(git_repository *repo, const char *repo_dir,
-		       const char *url, const char *shown, struct transfer *t)
-{
-	const char *path = local_path(url, scheme_len(url));
-	int error = path ? copy_local(repo, repo_dir, path, t) : LEC_ENOTFOUND;
-
-	return error == LEC_ENOTFOUND ? fetch_into(repo, url, shown, t) : error;
-}
-
-/* First clone: build the mirror in a fresh directory beside dir and rename
- * it into place when complete, so no half-made mirror is ever seen. */
-static int clone_new(const char *url, const char *shown, const char *dir,
-		     struct transfer *t)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	git_repository *repo = NULL;
-	char *tmp;
-	int rc, error;
-
-	if ((error = make_parent(dir)) < 0)
-		return error;
-	lec__buf_printf(&b, "%s.tmp-XXXXXX", dir);
-	if ((tmp = lec__buf_take(&b)) == NULL)
-		return lec__error_oom();
-	if (mkdtemp(tmp) == NULL) {
-		error = lec__error(LEC_EIO, "cannot create '%s': %s", tmp,
-				   strerror(errno));
-		lec__free(tmp);
-		return error;
-	}
-	if ((rc = git_repository_init(&repo, tmp, 1)) < 0)
-		error = git_fail(rc, NULL, "cannot create a mirror in '%s'",
-				 tmp);
-	else
-		error = fill_mirror(repo, tmp, url, shown, t);
-	git_repository_free(repo);
-	/* rename() replaces dir when it is an empty directory. */
-	if (error == LEC_OK && rename(tmp, dir) != 0)
-		error = lec__error(LEC_EIO, "cannot move the new mirror to "
-				   "'%s': %s", dir, strerror(errno));
-	if (error < 0)
-		lec__remove_tree(tmp);
-	lec__free(tmp);
-	return error;
-}
-
-static int update_existing(const char *url, const char *shown,
-			   const char *dir, struct transfer *t)
-{
-	git_repository *repo = NULL;
-	int error;
-
-	if (git_repository_open_bare(&repo, dir) < 0)
-		return git_fail_as(LEC_EEXISTS, "'%s' exists and is not a "
-				   "repository mirror", dir);
-	error = fill_mirror(repo, dir, url, shown, t);
-	git_repository_free(repo);
-	return error;
-}
-
-int lec_repo_mirror(const char *url, const char *mirror_dir,
-		    lec_repo_progress_cb cb, void *payload)
-{
-	struct transfer t = { cb, payload, 0 };
-	enum dir_state state;
-	char *shown = NULL, *dir = NULL;
-	int error;
-
-	lec_error_clear();
-	if (url == NULL || *url == '\0')
-		return lec__error(LEC_EINVALID, "no repository URL given");
-	if (mirror_dir == NULL || *mirror_dir == '\0')
-		return lec__error(LEC_EINVALID, "no mirror directory given");
-	shown = lec_repo_redact_url(url);
-	dir = trim_slashes(mirror_dir);
-	if (shown == NULL || dir == NULL) {
-		error = lec__error_oom();
-		goto done;
-	}
-	if ((error = check_url(url, shown)) < 0 ||
-	    (error = git_ready()) < 0 ||
-	    (error = dir_state(dir, &state)) < 0)
-		goto done;
-	if (state == DIR_USED)
-		error = update_existing(url, shown, dir, &t);
-	else
-		error = clone_new(url, shown, dir, &t);
-done:
-	lec__free(shown);
-	lec__free(dir);
-	return error;
-}
-
-/* Refs --------------------------------------------------------------------- */
-
-static int open_mirror(const char *dir, git_repository **repo)
+int lec_repo__open_mirror(const char *dir, git_repository **repo)
 {
 	int error;
 
 	*repo = NULL;
 	if (dir == NULL || *dir == '\0')
 		return lec__error(LEC_EINVALID, "no mirror directory given");
-	if ((error = git_ready()) < 0)
+	if ((error = lec_repo__ready()) < 0)
 		return error;
 	if (git_repository_open_bare(repo, dir) < 0)
-		return git_fail_as(LEC_ENOTFOUND,
-				   "no repository mirror at '%s'", dir);
+		return lec_repo__fail_as(LEC_ENOTFOUND,
+					 "no repository mirror at '%s'", dir);
 	return LEC_OK;
-}
-
-void lec_repo_refs_dispose(struct lec_repo_refs *refs)
-{
-	size_t i;
-
-	if (refs == NULL)
-		return;
-	for (i = 0; i < refs->len; i++) {
-		lec__free(refs->items[i].name);
-		lec__free(refs->items[i].commit);
-	}
-	lec__free(refs->items);
-	lec__free(refs->default_branch);
-	memset(refs, 0, sizeof(*refs));
-}
-
-static int refs_push(struct lec_repo_refs *refs, size_t *cap,
-		     const char *name, enum lec_repo_ref_type type,
-		     const git_oid *oid)
-{
-	char hex[LEC_REPO_COMMIT_HEX + 1];
-	struct lec_repo_ref *ref;
-
-	if (refs->len == *cap) {
-		size_t n = *cap ? *cap * 2 : 16;
-		void *grown = lec__realloc(refs->items, n * sizeof(*ref));
-
-		LEC__CHECK_ALLOC(grown);
-		refs->items = grown;
-		*cap = n;
-	}
-	git_oid_tostr(hex, sizeof(hex), oid);
-	ref = &refs->items[refs->len];
-	ref->type = type;
-	ref->name = lec__strdup(name);
-	ref->commit = lec__strdup(hex);
-	refs->len++; /* counted now so that dispose frees a partial entry */
-	if (ref->name == NULL || ref->commit == NULL)
-		return lec__error_oom();
-	return LEC_OK;
-}
-
-/* Add one reference if it is a branch or tag that leads to a commit. */
-static int ref_add(struct lec_repo_refs *refs, size_t *cap,
-		   git_reference *ref)
-{
-	const char *full = git_reference_name(ref);
-	enum lec_repo_ref_type type;
-	git_object *commit = NULL;
-	int rc, error;
-
-	if (strncmp(full, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0)
-		type = LEC_REPO_BRANCH;
-	else if (strncmp(full, TAGS_PREFIX, strlen(TAGS_PREFIX)) == 0)
-		type = LEC_REPO_TAG;
-	else
-		return LEC_OK;
-	rc = git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT);
-	if (rc == GIT_EPEEL || rc == GIT_EINVALIDSPEC)
-		return LEC_OK; /* a tag of a tree or blob */
-	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read %s", full);
-	error = refs_push(refs, cap,
-			  full + strlen(type == LEC_REPO_BRANCH ? HEADS_PREFIX
-								: TAGS_PREFIX),
-			  type, git_object_id(commit));
-	git_object_free(commit);
-	return error;
-}
-
-static int ref_cmp(const void *a, const void *b)
-{
-	const struct lec_repo_ref *x = a, *y = b;
-
-	if (x->type != y->type)
-		return x->type == LEC_REPO_BRANCH ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static const struct lec_repo_ref *
-find_ref(const struct lec_repo_refs *refs, const char *name,
-	 enum lec_repo_ref_type type)
-{
-	size_t i;
-
-	for (i = 0; i < refs->len; i++)
-		if (refs->items[i].type == type &&
-		    strcmp(refs->items[i].name, name) == 0)
-			return &refs->items[i];
-	return NULL;
-}
-
-/* The branch the mirror's HEAD names, when that branch exists. */
-static int read_default(git_repository *repo, struct lec_repo_refs *refs)
-{
-	git_reference *head = NULL;
-	const char *target = NULL, *branch;
-	int rc, error = LEC_OK;
-
-	rc = git_reference_lookup(&head, repo, "HEAD");
-	if (rc == GIT_ENOTFOUND)
-		return LEC_OK;
-	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read HEAD");
-	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC)
-		target = git_reference_symbolic_target(head);
-	if (target &&
-	    strncmp(target, HEADS_PREFIX, strlen(HEADS_PREFIX)) == 0) {
-		branch = target + strlen(HEADS_PREFIX);
-		if (find_ref(refs, branch, LEC_REPO_BRANCH) &&
-		    (refs->default_branch = lec__strdup(branch)) == NULL)
-			error = lec__error_oom();
-	}
-	git_reference_free(head);
-	return error;
-}
-
-static int collect_refs(git_repository *repo, struct lec_repo_refs *out)
-{
-	git_reference_iterator *it = NULL;
-	git_reference *ref = NULL;
-	size_t cap = 0;
-	int rc, error = LEC_OK;
-
-	if ((rc = git_reference_iterator_new(&it, repo)) < 0)
-		return git_fail(rc, NULL, "cannot list references");
-	while (error == LEC_OK && (rc = git_reference_next(&ref, it)) == 0) {
-		error = ref_add(out, &cap, ref);
-		git_reference_free(ref);
-	}
-	if (error == LEC_OK && rc != GIT_ITEROVER)
-		error = git_fail(rc, NULL, "cannot list references");
-	git_reference_iterator_free(it);
-	if (error == LEC_OK && out->len > 1)
-		qsort(out->items, out->len, sizeof(*out->items), ref_cmp);
-	return error;
-}
-
-int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out)
-{
-	git_repository *repo = NULL;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
-		return error;
-	if ((error = collect_refs(repo, out)) == LEC_OK)
-		error = read_default(repo, out);
-	git_repository_free(repo);
-	if (error < 0)
-		lec_repo_refs_dispose(out);
-	return error;
 }
 
 int lec_repo_is_commit_id(const char *s)
@@ -1169,314 +364,8 @@ int lec_repo_is_commit_id(const char *s)
 	return s[i] == '\0';
 }
 
-static int commit_hex(const git_oid *oid, char **out)
-{
-	char hex[LEC_REPO_COMMIT_HEX + 1];
-
-	git_oid_tostr(hex, sizeof(hex), oid);
-	*out = lec__strdup(hex);
-	LEC__CHECK_ALLOC(*out);
-	return LEC_OK;
-}
-
-/* A tag version's identifier is a commit: accept one the mirror has. */
-static int resolve_commit(git_repository *repo, const char *hex, char **out)
-{
-	git_oid oid;
-	git_commit *commit = NULL;
-	int rc;
-
-	if (git_oid_fromstr(&oid, hex) < 0 ||
-	    (rc = git_commit_lookup(&commit, repo, &oid)) < 0) {
-		git_error_clear();
-		return lec__error(LEC_ENOTFOUND, "no tag or commit '%s' in "
-				  "the mirror", hex);
-	}
-	git_commit_free(commit);
-	return commit_hex(&oid, out);
-}
-
-static int resolve_ref(git_repository *repo, const char *name,
-		       enum lec_repo_ref_type type, char **out)
-{
-	const char *kind = type == LEC_REPO_TAG ? "tag" : "branch";
-	struct lec__buf b = LEC__BUF_INIT;
-	git_reference *ref = NULL;
-	git_object *commit = NULL;
-	char *full;
-	int rc, valid = 0, error;
-
-	lec__buf_printf(&b, "%s%s",
-			type == LEC_REPO_TAG ? TAGS_PREFIX : HEADS_PREFIX,
-			name);
-	if ((full = lec__buf_take(&b)) == NULL)
-		return lec__error_oom();
-	if (git_reference_name_is_valid(&valid, full) < 0 || !valid) {
-		error = lec__error(LEC_EINVALID, "'%s' is not a valid %s name",
-				   name, kind);
-		goto done;
-	}
-	rc = git_reference_lookup(&ref, repo, full);
-	if (rc == GIT_ENOTFOUND && type == LEC_REPO_TAG &&
-	    lec_repo_is_commit_id(name))
-		error = resolve_commit(repo, name, out);
-	else if (rc == GIT_ENOTFOUND)
-		error = lec__error(LEC_ENOTFOUND, "no %s '%s' in the mirror",
-				   kind, name);
-	else if (rc < 0)
-		error = git_fail(rc, NULL, "cannot resolve %s '%s'", kind,
-				 name);
-	else if ((rc = git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT)) ==
-			 GIT_EPEEL ||
-		 rc == GIT_EINVALIDSPEC)
-		error = lec__error(LEC_EINVALID, "%s '%s' does not point at a "
-				   "commit", kind, name);
-	else if (rc < 0)
-		error = git_fail(rc, NULL, "cannot resolve %s '%s'", kind,
-				 name);
-	else
-		error = commit_hex(git_object_id(commit), out);
-done:
-	git_object_free(commit);
-	git_reference_free(ref);
-	lec__free(full);
-	return error;
-}
-
-int lec_repo_resolve(const char *mirror_dir, const char *name,
-		     enum lec_repo_ref_type type, char **commit)
-{
-	git_repository *repo = NULL;
-	int error;
-
-	lec_error_clear();
-	*commit = NULL;
-	if (name == NULL || *name == '\0')
-		return lec__error(LEC_EINVALID, "no ref name given");
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
-		return error;
-	error = resolve_ref(repo, name, type, commit);
-	git_repository_free(repo);
-	return error;
-}
-
-/* Checkout ----------------------------------------------------------------- */
-
-struct checkout {
-	git_repository *repo;
-	const char *target; /* for messages */
-	lec_repo_progress_cb cb;
-	void *payload;
-	struct lec_repo_progress progress; /* files written so far */
-};
-
-/* One more file written: tell the caller, who may stop the checkout. */
-static int checkout_progress(struct checkout *co, int error)
-{
-	if (error < 0 || co->cb == NULL)
-		return error;
-	co->progress.received_objects++;
-	if (co->cb(&co->progress, co->payload) != 0)
-		return lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
-	return LEC_OK;
-}
-
-static int checkout_tree(struct checkout *co, const git_tree *tree,
-			 int dirfd, const char *dir, unsigned depth);
-
-/* A tree entry's name may only name something inside its directory. Git
- * itself refuses to check out ".git" in any letter case. */
-static int safe_name(const char *name)
-{
-	return *name != '\0' && strcmp(name, ".") != 0 &&
-	       strcmp(name, "..") != 0 && strchr(name, '/') == NULL &&
-	       strcasecmp(name, ".git") != 0;
-}
-
-static int os_fail(const struct checkout *co, const char *dir,
-		   const char *name, const char *what)
-{
-	return lec__error(LEC_EIO, "cannot %s '%s/%s%s': %s", what,
-			  co->target, dir, name, strerror(errno));
-}
-
-
-static int blob_lookup(struct checkout *co, const git_oid *id,
-		       const char *dir, const char *name, git_blob **blob)
-{
-	int rc = git_blob_lookup(blob, co->repo, id);
-
-	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read '%s%s'", dir, name);
-	return LEC_OK;
-}
-
-/* O_EXCL|O_NOFOLLOW: never write through a link or over an entry a
- * duplicate name already made. */
-static int write_file(struct checkout *co, const git_oid *id,
-		      const char *name, int dirfd, const char *dir, mode_t mode)
-{
-	git_blob *blob = NULL;
-	int fd, error;
-
-	if ((error = blob_lookup(co, id, dir, name, &blob)) < 0)
-		return error;
-	fd = openat(dirfd, name,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0)
-		error = os_fail(co, dir, name, "create");
-	else if (write_all(fd, git_blob_rawcontent(blob),
-			   (size_t)git_blob_rawsize(blob)) < 0)
-		error = os_fail(co, dir, name, "write");
-	if (fd >= 0 && close(fd) != 0 && error == LEC_OK)
-		error = os_fail(co, dir, name, "write");
-	git_blob_free(blob);
-	return error;
-}
-
-static int write_link(struct checkout *co, const git_oid *id,
-		      const char *name, int dirfd, const char *dir)
-{
-	git_blob *blob = NULL;
-	char *target;
-	size_t n;
-	int error;
-
-	if ((error = blob_lookup(co, id, dir, name, &blob)) < 0)
-		return error;
-	n = (size_t)git_blob_rawsize(blob);
-	target = lec__strndup(git_blob_rawcontent(blob), n);
-	git_blob_free(blob);
-	LEC__CHECK_ALLOC(target);
-	if (strlen(target) != n || n == 0)
-		error = lec__error(LEC_ECORRUPT, "symbolic link '%s%s' has an "
-				   "invalid target", dir, name);
-	else if (symlinkat(target, dirfd, name) != 0)
-		error = os_fail(co, dir, name, "create");
-	lec__free(target);
-	return error;
-}
-
-/* A file, link or submodule (left an empty directory, uninitialised) of
- * the given mode named name in dirfd; its progress counted. */
-static int write_entry(struct checkout *co, const git_oid *id,
-		       git_filemode_t mode, const char *name, int dirfd,
-		       const char *dir)
-{
-	switch (mode) {
-	case GIT_FILEMODE_BLOB:
-		return checkout_progress(
-			co, write_file(co, id, name, dirfd, dir, 0666));
-	case GIT_FILEMODE_BLOB_EXECUTABLE:
-		return checkout_progress(
-			co, write_file(co, id, name, dirfd, dir, 0777));
-	case GIT_FILEMODE_LINK:
-		return checkout_progress(co, write_link(co, id, name, dirfd, dir));
-	case GIT_FILEMODE_COMMIT:
-		if (mkdirat(dirfd, name, 0777) != 0)
-			return os_fail(co, dir, name, "create");
-		return LEC_OK;
-	default:
-		return lec__error(LEC_ECORRUPT, "'%s%s' has an unknown file "
-				  "mode %o", dir, name, (unsigned)mode);
-	}
-}
-
-/* Create a directory and open it without following a link to it. */
-static int make_subdir(struct checkout *co, int dirfd, const char *dir,
-		       const char *name, int *fd)
-{
-	*fd = -1;
-	if (mkdirat(dirfd, name, 0777) != 0)
-		return os_fail(co, dir, name, "create");
-	*fd = openat(dirfd, name,
-		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (*fd < 0)
-		return os_fail(co, dir, name, "open");
-	return LEC_OK;
-}
-
-static int write_subtree(struct checkout *co, const git_tree_entry *e,
-			 int dirfd, const char *dir, unsigned depth)
-{
-	const char *name = git_tree_entry_name(e);
-	struct lec__buf b = LEC__BUF_INIT;
-	git_tree *tree = NULL;
-	char *path = NULL;
-	int fd = -1, rc, error;
-
-	if (depth >= CHECKOUT_MAX_DEPTH)
-		return lec__error(LEC_ELIMIT, "'%s%s' is nested more than %d "
-				  "directories deep", dir, name,
-				  CHECKOUT_MAX_DEPTH);
-	if ((error = make_subdir(co, dirfd, dir, name, &fd)) < 0)
-		goto done;
-	if ((rc = git_tree_lookup(&tree, co->repo, git_tree_entry_id(e))) < 0) {
-		error = git_fail(rc, NULL, "cannot read '%s%s'", dir, name);
-		goto done;
-	}
-	lec__buf_printf(&b, "%s%s/", dir, name);
-	if ((path = lec__buf_take(&b)) == NULL)
-		error = lec__error_oom();
-	else
-		error = checkout_tree(co, tree, fd, path, depth + 1);
-done:
-	if (fd >= 0)
-		close(fd);
-	git_tree_free(tree);
-	lec__free(path);
-	return error;
-}
-
-static int checkout_entry(struct checkout *co, const git_tree_entry *e,
-			  int dirfd, const char *dir, unsigned depth)
-{
-	const char *name = git_tree_entry_name(e);
-
-	if (!safe_name(name))
-		return lec__error(LEC_ECORRUPT, "refusing to check out "
-				  "'%s%s': the path leaves the target",
-				  dir, name);
-	if (git_tree_entry_filemode(e) == GIT_FILEMODE_TREE)
-		return write_subtree(co, e, dirfd, dir, depth);
-	return write_entry(co, git_tree_entry_id(e), git_tree_entry_filemode(e),
-			   name, dirfd, dir);
-}
-
-static int checkout_tree(struct checkout *co, const git_tree *tree,
-			 int dirfd, const char *dir, unsigned depth)
-{
-	size_t i, n = git_tree_entrycount(tree);
-	int error = LEC_OK;
-
-	for (i = 0; i < n && error == LEC_OK; i++)
-		error = checkout_entry(co, git_tree_entry_byindex(tree, i),
-				       dirfd, dir, depth);
-	return error;
-}
-
-/* Make target ready: created when missing, refused when not empty. */
-static int prepare_target(const char *target, int *created)
-{
-	enum dir_state state;
-	int error;
-
-	*created = 0;
-	if ((error = dir_state(target, &state)) < 0)
-		return error;
-	if (state == DIR_USED)
-		return lec__error(LEC_EEXISTS, "checkout target '%s' is not "
-				  "empty", target);
-	if (state == DIR_MISSING) {
-		if ((error = lec__mkdirs_mode(target, 0777)) < 0)
-			return error;
-		*created = 1;
-	}
-	return LEC_OK;
-}
-
-static int lookup_tree(git_repository *repo, const char *hex,
-		       git_tree **tree)
+int lec_repo__lookup_tree(git_repository *repo, const char *hex,
+			  git_tree **tree)
 {
 	git_commit *commit = NULL;
 	git_oid oid;
@@ -1484,602 +373,35 @@ static int lookup_tree(git_repository *repo, const char *hex,
 
 	*tree = NULL;
 	if (!lec_repo_is_commit_id(hex) || git_oid_fromstr(&oid, hex) < 0)
-		return lec__error(LEC_EINVALID, "'%s' is not a commit id "
-				  "(%d hexadecimal digits)", hex,
-				  LEC_REPO_COMMIT_HEX);
+		return lec__error(LEC_EINVALID,
+				  "'%s' is not a commit id "
+				  "(%d hexadecimal digits)",
+				  hex, LEC_REPO_COMMIT_HEX);
 	if ((rc = git_commit_lookup(&commit, repo, &oid)) < 0)
-		return git_fail(rc, NULL, "no commit %s in the mirror", hex);
+		return lec_repo__fail(rc, NULL, "no commit %s in the mirror",
+				      hex);
 	rc = git_commit_tree(tree, commit);
 	git_commit_free(commit);
 	if (rc < 0)
-		return git_fail(rc, NULL, "cannot read the tree of %s", hex);
+		return lec_repo__fail(rc, NULL, "cannot read the tree of %s",
+				      hex);
 	return LEC_OK;
 }
 
-static int write_checkout(git_repository *repo, git_tree *tree,
-			  const char *target, lec_repo_progress_cb cb,
-			  void *payload)
+int lec_repo__write_all(int fd, const char *p, size_t n)
 {
-	struct checkout co = { repo, target, cb, payload, { 0 } };
-	int dirfd, created = 0, error;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
 
-	if ((error = prepare_target(target, &created)) < 0)
-		return error;
-	dirfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		error = lec__error(LEC_EIO, "cannot open '%s': %s", target,
-				   strerror(errno));
-	else
-		error = checkout_tree(&co, tree, dirfd, "", 0);
-	if (dirfd >= 0)
-		close(dirfd);
-	/* Best effort, on a failure path: what this wrote goes. */
-	if (error < 0 && created)
-		lec__remove_tree(target);
-	else if (error < 0)
-		lec__empty_tree(target);
-	return error;
-}
-
-int lec_repo_checkout(const char *mirror_dir, const char *commit,
-		      const char *target_dir, lec_repo_progress_cb cb,
-		      void *payload)
-{
-	git_repository *repo = NULL;
-	git_tree *tree = NULL;
-	int error;
-
-	lec_error_clear();
-	if (commit == NULL || target_dir == NULL || *target_dir == '\0')
-		return lec__error(LEC_EINVALID,
-				  "no commit or checkout target given");
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
-		return error;
-	if ((error = lookup_tree(repo, commit, &tree)) == LEC_OK)
-		error = write_checkout(repo, tree, target_dir, cb, payload);
-	git_tree_free(tree);
-	git_repository_free(repo);
-	return error;
-}
-
-/* Updating a kept checkout ---------------------------------------------------- */
-
-/* Blobs larger than this are never read for their outline: a document
- * that large is rare, and it is then treated as an outline change. */
-#define OUTLINE_BLOB_MAX (4 * 1024 * 1024)
-
-struct update {
-	struct checkout co;
-	int rootfd;
-	lec_repo_change_cb changed;
-};
-
-/* The directory holding path (a copy, cut in place) below u's root,
- * entered one component at a time without following a link; missing
- * directories made when create. *base is the last component. */
-static int open_parent(struct update *u, char *path, int create,
-		       const char **base, int *out)
-{
-	char *part, *next, *save = NULL;
-	int fd = dup(u->rootfd), child;
-	unsigned depth = 0;
-
-	*out = -1;
-	for (part = strtok_r(path, "/", &save); fd >= 0 && part; part = next) {
-		next = strtok_r(NULL, "/", &save);
-		if (!safe_name(part) || ++depth > CHECKOUT_MAX_DEPTH) {
-			close(fd);
-			return lec__error(LEC_ECORRUPT, "refusing to write "
-					  "'%s': the path leaves the target",
-					  part);
-		}
-		if (next == NULL) {
-			*base = part;
-			*out = fd;
-			return LEC_OK;
-		}
-		if (create && mkdirat(fd, part, 0777) != 0 && errno != EEXIST) {
-			close(fd);
-			return os_fail(&u->co, "", part, "create");
-		}
-		child = openat(fd, part,
-			       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		if (child < 0)
-			return errno == ENOENT && !create
-				       ? LEC_ENOTFOUND
-				       : os_fail(&u->co, "", part, "open");
-		fd = child;
-	}
-	if (fd >= 0)
-		close(fd);
-	return lec__error(LEC_EINVALID, "empty path");
-}
-
-/* Remove name from dirfd, whatever it is (a directory with its tree). */
-static int remove_entry_at(struct update *u, int dirfd, const char *name)
-{
-	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
-		return LEC_OK;
-	if (errno == EISDIR || errno == EPERM)
-		return lec__remove_tree_at(dirfd, name);
-	return os_fail(&u->co, "", name, "remove");
-}
-
-/* Remove path, then each directory above it left empty (git keeps no
- * empty directory; a fresh checkout would not have them). */
-static int update_delete(struct update *u, const char *path)
-{
-	char *copy = lec__strdup(path), *slash;
-	const char *base;
-	int fd, error;
-
-	LEC__CHECK_ALLOC(copy);
-	error = open_parent(u, copy, 0, &base, &fd);
-	if (error == LEC_OK) {
-		error = remove_entry_at(u, fd, base);
-		close(fd);
-	}
-	if (error == LEC_ENOTFOUND)
-		error = LEC_OK;
-	lec__free(copy);
-	/* Then the emptied directories, deepest first. */
-	for (copy = error == LEC_OK ? lec__strdup(path) : NULL;
-	     copy && (slash = strrchr(copy, '/')) != NULL;) {
-		char *dir;
-
-		*slash = '\0';
-		if ((dir = lec__strdup(copy)) == NULL ||
-		    open_parent(u, dir, 0, &base, &fd) != LEC_OK) {
-			lec__free(dir);
-			break;
-		}
-		error = unlinkat(fd, base, AT_REMOVEDIR);
-		close(fd);
-		lec__free(dir);
-		if (error != 0) {
-			error = LEC_OK; /* not empty: it stays */
-			break;
-		}
-	}
-	lec__free(copy);
-	return error;
-}
-
-/* Write the new side of a delta over whatever is at its path. */
-static int update_write(struct update *u, const git_diff_file *f)
-{
-	char *copy = lec__strdup(f->path);
-	const char *base;
-	int fd, error;
-
-	LEC__CHECK_ALLOC(copy);
-	if ((error = open_parent(u, copy, 1, &base, &fd)) == LEC_OK) {
-		if ((error = remove_entry_at(u, fd, base)) == LEC_OK)
-			error = write_entry(&u->co, &f->id, (git_filemode_t)f->mode,
-					    base, fd, "");
-		close(fd);
-	}
-	lec__free(copy);
-	return error;
-}
-
-/* Whether path names a document a generator reads for its pages. */
-static int is_document(const char *path)
-{
-	static const char *const suffixes[] = { ".rst", ".rest", ".txt",
-						".md", ".markdown" };
-	size_t n = strlen(path), i, m;
-
-	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		m = strlen(suffixes[i]);
-		if (n > m && strcasecmp(path + n - m, suffixes[i]) == 0)
-			return 1;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
 	}
 	return 0;
 }
-
-/* Whether a line is a reStructuredText section adornment: three or more
- * of one punctuation character and nothing else. */
-static int is_adornment(const char *line, size_t n)
-{
-	size_t i;
-
-	while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\r'))
-		n--;
-	if (n < 3 || !strchr("=-~^\"'`#*+:.<>_", line[0]))
-		return 0;
-	for (i = 1; i < n; i++)
-		if (line[i] != line[0])
-			return 0;
-	return 1;
-}
-
-/* Whether line (n bytes) starts with prefix. */
-static int starts(const char *line, size_t n, const char *prefix)
-{
-	size_t m = strlen(prefix);
-
-	return n >= m && memcmp(line, prefix, m) == 0;
-}
-
-/* What of a document shapes other pages: its titles (reStructuredText
- * adornments and the line above them, Markdown headings), its labels,
- * and its toctrees (the directive and its indented block, or a MyST
- * fence and what it holds), as the lines themselves. Two versions with
- * the same outline differ only where other pages cannot see it, so only
- * the page itself needs writing again. */
-static int outline(const char *text, size_t len, struct lec__buf *out)
-{
-	const char *line = text, *end = text + len, *prev = "";
-	size_t prev_len = 0;
-	enum { TEXT, TOCTREE, FENCE } state = TEXT;
-
-	while (line < end) {
-		const char *nl = memchr(line, '\n', (size_t)(end - line));
-		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
-		int keep = 0;
-
-		if (state == TOCTREE)
-			state = n == 0 || line[0] == ' ' || line[0] == '\t'
-					? TOCTREE
-					: TEXT;
-		if (state == FENCE) {
-			keep = 1;
-			if (starts(line, n, "```") || starts(line, n, ":::"))
-				state = TEXT;
-		} else if (state == TOCTREE) {
-			keep = 1;
-		} else if (starts(line, n, ".. toctree::")) {
-			keep = 1;
-			state = TOCTREE;
-		} else if ((starts(line, n, "```") || starts(line, n, ":::")) &&
-			   memmem(line, n, "{toctree}", 9)) {
-			keep = 1;
-			state = FENCE;
-		} else if (is_adornment(line, n)) {
-			keep = 1;
-			lec__buf_putn(out, prev, prev_len);
-			lec__buf_puts(out, "\n");
-		} else if (starts(line, n, "#") || starts(line, n, ".. _") ||
-			   (starts(line, n, "(") && n > 2 && line[n - 1] == '=')) {
-			keep = 1;
-		}
-		if (keep) {
-			lec__buf_putn(out, line, n);
-			lec__buf_puts(out, "\n");
-		}
-		prev = line;
-		prev_len = n;
-		line = nl ? nl + 1 : end;
-	}
-	return out->oom ? lec__error_oom() : LEC_OK;
-}
-
-/* How a modified file changed for the pages: only within itself
- * (LEC_REPO_MODIFIED), in its outline (LEC_REPO_OUTLINE), or it is not a
- * document (LEC_REPO_OTHER). */
-static enum lec_repo_change classify_modified(struct update *u,
-					      const git_diff_delta *d)
-{
-	git_blob *old = NULL, *new = NULL;
-	struct lec__buf a = LEC__BUF_INIT, b = LEC__BUF_INIT;
-	enum lec_repo_change change = LEC_REPO_OUTLINE;
-
-	if (!is_document(d->new_file.path))
-		return LEC_REPO_OTHER;
-	if (d->old_file.mode == d->new_file.mode &&
-	    git_blob_lookup(&old, u->co.repo, &d->old_file.id) == 0 &&
-	    git_blob_lookup(&new, u->co.repo, &d->new_file.id) == 0 &&
-	    git_blob_rawsize(old) <= OUTLINE_BLOB_MAX &&
-	    git_blob_rawsize(new) <= OUTLINE_BLOB_MAX &&
-	    outline(git_blob_rawcontent(old), (size_t)git_blob_rawsize(old),
-		    &a) == LEC_OK &&
-	    outline(git_blob_rawcontent(new), (size_t)git_blob_rawsize(new),
-		    &b) == LEC_OK &&
-	    a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0))
-		change = LEC_REPO_MODIFIED;
-	git_error_clear();
-	lec__buf_dispose(&a);
-	lec__buf_dispose(&b);
-	git_blob_free(old);
-	git_blob_free(new);
-	return change;
-}
-
-/* Apply the tree diff old → new: every removal first (deepest first, so
- * that a directory becoming a file is gone before the file is written),
- * then every addition and modification; each path told to u->changed. */
-static int apply_diff(struct update *u, git_diff *diff)
-{
-	size_t n = git_diff_num_deltas(diff), i;
-	int error = LEC_OK;
-
-	for (i = n; error == LEC_OK && i-- > 0;) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-
-		if (d->status == GIT_DELTA_DELETED ||
-		    d->status == GIT_DELTA_TYPECHANGE)
-			error = update_delete(u, d->old_file.path);
-		if (error == LEC_OK && d->status == GIT_DELTA_DELETED &&
-		    u->changed(LEC_REPO_DELETED, d->old_file.path,
-			       u->co.payload) != 0)
-			error = lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
-	}
-	for (i = 0; error == LEC_OK && i < n; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		enum lec_repo_change change;
-
-		if (d->status == GIT_DELTA_ADDED)
-			change = LEC_REPO_ADDED;
-		else if (d->status == GIT_DELTA_MODIFIED)
-			change = classify_modified(u, d);
-		else if (d->status == GIT_DELTA_TYPECHANGE)
-			change = LEC_REPO_OUTLINE;
-		else
-			continue;
-		if ((error = update_write(u, &d->new_file)) == LEC_OK &&
-		    u->changed(change, d->new_file.path, u->co.payload) != 0)
-			error = lec__error(LEC_ERROR, LEC_REPO_CANCELLED);
-	}
-	return error;
-}
-
-int lec_repo_checkout_update(const char *mirror_dir, const char *from,
-			     const char *commit, const char *target_dir,
-			     lec_repo_change_cb changed,
-			     lec_repo_progress_cb cb, void *payload)
-{
-	struct update u = { { NULL, target_dir, cb, payload, { 0 } }, -1,
-			    changed };
-	git_tree *old = NULL, *new = NULL;
-	git_diff_options opts;
-	git_diff *diff = NULL;
-	int rc, error;
-
-	lec_error_clear();
-	if (from == NULL || commit == NULL || target_dir == NULL ||
-	    changed == NULL)
-		return lec__error(LEC_EINVALID, "no commits, target or "
-						"callback given");
-	if ((error = open_mirror(mirror_dir, &u.co.repo)) < 0)
-		return error;
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-	if ((error = lookup_tree(u.co.repo, from, &old)) < 0 ||
-	    (error = lookup_tree(u.co.repo, commit, &new)) < 0)
-		goto done;
-	if ((u.rootfd = open(target_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						 O_CLOEXEC)) < 0) {
-		error = lec__error(LEC_ENOTFOUND, "cannot open '%s': %s",
-				   target_dir, strerror(errno));
-		goto done;
-	}
-	if ((rc = git_diff_tree_to_tree(&diff, u.co.repo, old, new, &opts)) < 0)
-		error = git_fail(rc, NULL, "cannot compare %s with %s", from,
-				 commit);
-	else
-		error = apply_diff(&u, diff);
-done:
-	if (u.rootfd >= 0)
-		close(u.rootfd);
-	git_diff_free(diff);
-	git_tree_free(old);
-	git_tree_free(new);
-	git_repository_free(u.co.repo);
-	return error;
-}
-
-struct listing {
-	lec_repo_entry_cb cb;
-	void *payload;
-	struct lec__buf path;
-};
-
-static int list_entry(const char *root, const git_tree_entry *e,
-		      void *payload)
-{
-	struct listing *l = payload;
-	git_filemode_t mode = git_tree_entry_filemode(e);
-	char *path;
-	int stop;
-
-	if (mode == GIT_FILEMODE_TREE)
-		return 0;
-	lec__buf_printf(&l->path, "%s%s", root, git_tree_entry_name(e));
-	if ((path = lec__buf_take(&l->path)) == NULL)
-		return -1;
-	stop = l->cb(path, (unsigned)mode, l->payload);
-	lec__free(path);
-	return stop ? -1 : 0;
-}
-
-int lec_repo_tree_list(const char *mirror_dir, const char *commit,
-		       lec_repo_entry_cb cb, void *payload)
-{
-	struct listing l = { cb, payload, LEC__BUF_INIT };
-	git_repository *repo = NULL;
-	git_tree *tree = NULL;
-	int error;
-
-	lec_error_clear();
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
-		return error;
-	if ((error = lookup_tree(repo, commit, &tree)) == LEC_OK &&
-	    git_tree_walk(tree, GIT_TREEWALK_PRE, list_entry, &l) < 0) {
-		git_error_clear();
-		error = lec_error_last_code() < 0
-				? lec_error_last_code()
-				: lec__error(LEC_ERROR, "the tree listing stopped");
-	}
-	git_tree_free(tree);
-	git_repository_free(repo);
-	return error;
-}
-
-/* Submodules --------------------------------------------------------------- */
-
-void lec_repo_submodules_dispose(struct lec_repo_submodules *subs)
-{
-	size_t i;
-
-	if (subs == NULL)
-		return;
-	for (i = 0; i < subs->len; i++) {
-		lec__free(subs->items[i].name);
-		lec__free(subs->items[i].path);
-		lec__free(subs->items[i].url);
-		lec__free(subs->items[i].commit);
-	}
-	lec__free(subs->items);
-	memset(subs, 0, sizeof(*subs));
-}
-
-/* A .gitmodules being read: the tree its paths are looked up in. */
-struct gitmodules_read {
-	git_config *cfg;
-	git_tree *tree;
-	struct lec_repo_submodules *out;
-	int error;
-};
-
-/* One "submodule.<name>.path" entry: add the submodule when its path is a
- * gitlink of the tree and it has a URL. */
-static int gitmodules_entry(const git_config_entry *e, void *payload)
-{
-	struct gitmodules_read *r = payload;
-	size_t len = strlen(e->name);
-	const char *name = e->name + strlen("submodule.");
-	size_t n = len > strlen("submodule..path")
-			   ? len - strlen("submodule.") - strlen(".path")
-			   : 0;
-	struct lec__buf key = LEC__BUF_INIT;
-	git_tree_entry *te = NULL;
-	git_buf url = { 0 };
-	struct lec_repo_submodule *grown, *s;
-	char hex[LEC_REPO_COMMIT_HEX + 1];
-	char *k;
-
-	/* Only submodule.<name>.path entries of the file itself: git
-	 * follows no include in .gitmodules, and neither does Lectern. */
-	if (n == 0 || e->include_depth > 0 ||
-	    strncmp(e->name, "submodule.", 10) != 0 ||
-	    strcmp(e->name + len - 5, ".path") != 0 ||
-	    r->out->len >= LEC_REPO_MAX_SUBMODULES)
-		return 0;
-	lec__buf_printf(&key, "submodule.%.*s.url", (int)n, name);
-	if ((k = lec__buf_take(&key)) == NULL) {
-		r->error = lec__error_oom();
-		return -1;
-	}
-	if (git_config_get_string_buf(&url, r->cfg, k) == 0 &&
-	    git_tree_entry_bypath(&te, r->tree, e->value) == 0 &&
-	    git_tree_entry_filemode(te) == GIT_FILEMODE_COMMIT) {
-		grown = lec__realloc(r->out->items,
-				     (r->out->len + 1) * sizeof(*grown));
-		if (grown == NULL) {
-			r->error = lec__error_oom();
-		} else {
-			r->out->items = grown;
-			s = &grown[r->out->len++];
-			git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(te));
-			s->name = lec__strndup(name, n);
-			s->path = lec__strdup(e->value);
-			s->url = lec__strdup(url.ptr);
-			s->commit = lec__strdup(hex);
-			if (!s->name || !s->path || !s->url || !s->commit)
-				r->error = lec__error_oom();
-		}
-	}
-	git_tree_entry_free(te);
-	git_buf_dispose(&url);
-	lec__free(k);
-	return r->error < 0 ? -1 : 0;
-}
-
-/* The commit's .gitmodules blob written to a private temporary file
- * (libgit2 1.5 parses configuration from files only); *file is NULL when
- * the tree has none. */
-static int gitmodules_file(git_repository *repo, git_tree *tree, char **file)
-{
-	const char *tmp = getenv("TMPDIR");
-	struct lec__buf b = LEC__BUF_INIT;
-	git_tree_entry *te = NULL;
-	git_blob *blob = NULL;
-	int fd = -1, error = LEC_OK;
-
-	*file = NULL;
-	if (git_tree_entry_bypath(&te, tree, ".gitmodules") < 0 ||
-	    git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
-		git_tree_entry_free(te);
-		return LEC_OK;
-	}
-	if (git_blob_lookup(&blob, repo, git_tree_entry_id(te)) < 0) {
-		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
-		goto done;
-	}
-	lec__buf_printf(&b, "%s/lectern-gitmodules-XXXXXX",
-			tmp && *tmp == '/' ? tmp : "/tmp");
-	if ((*file = lec__buf_take(&b)) == NULL) {
-		error = lec__error_oom();
-		goto done;
-	}
-	if ((fd = mkstemp(*file)) < 0 ||
-	    write_all(fd, (const char *)git_blob_rawcontent(blob),
-		      (size_t)git_blob_rawsize(blob)) < 0) {
-		error = lec__error(LEC_EIO, "cannot write .gitmodules: %s",
-				   strerror(errno));
-		if (fd >= 0)
-			unlink(*file);
-		lec__free(*file);
-		*file = NULL;
-	}
-done:
-	if (fd >= 0)
-		close(fd);
-	git_blob_free(blob);
-	git_tree_entry_free(te);
-	return error;
-}
-
-int lec_repo_submodules(const char *mirror_dir, const char *commit,
-			struct lec_repo_submodules *out)
-{
-	struct gitmodules_read r = { NULL, NULL, out, LEC_OK };
-	git_repository *repo = NULL;
-	char *file = NULL;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	if ((error = open_mirror(mirror_dir, &repo)) < 0)
-		return error;
-	if ((error = lookup_tree(repo, commit, &r.tree)) < 0 ||
-	    (error = gitmodules_file(repo, r.tree, &file)) < 0 || file == NULL)
-		goto done;
-	if (git_config_open_ondisk(&r.cfg, file) < 0) {
-		error = git_fail_as(LEC_ECORRUPT, "cannot read .gitmodules");
-		goto done;
-	}
-	/* Every entry, filtered by hand: libgit2 1.5's regex matching
-	 * (pcre2) leaks its match data. */
-	if (git_config_foreach(r.cfg, gitmodules_entry, &r) < 0)
-		error = r.error < 0 ? r.error
-				    : git_fail_as(LEC_ECORRUPT,
-						  "cannot read .gitmodules");
-done:
-	if (error < 0)
-		lec_repo_submodules_dispose(out);
-	if (file)
-		unlink(file);
-	git_config_free(r.cfg);
-	git_tree_free(r.tree);
-	git_repository_free(repo);
-	lec__free(file);
-	return error;
-}
-
-/* Local repositories ---------------------------------------------------------- */
 
 int lec_repo_local_gitdir(const char *path, char **gitdir)
 {
@@ -2088,15 +410,16 @@ int lec_repo_local_gitdir(const char *path, char **gitdir)
 
 	lec_error_clear();
 	*gitdir = NULL;
-	if ((error = git_ready()) < 0)
+	if ((error = lec_repo__ready()) < 0)
 		return error;
 	/* No search upwards: the path must be the repository itself. */
 	rc = git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 				     NULL);
 	if (rc < 0)
-		return git_fail_as(LEC_ENOTFOUND, "no git repository at '%s'",
-				   path);
-	if ((*gitdir = trim_slashes(git_repository_commondir(repo))) == NULL)
+		return lec_repo__fail_as(LEC_ENOTFOUND,
+					 "no git repository at '%s'", path);
+	if ((*gitdir = lec_repo__trim_slashes(
+		     git_repository_commondir(repo))) == NULL)
 		error = lec__error_oom();
 	git_repository_free(repo);
 	return error;

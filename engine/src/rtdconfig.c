@@ -1,31 +1,26 @@
 /*
- * `.readthedocs.yaml` v2: find the file, parse it, check it as the hosted
- * service does (config/config.py), and render the build's config object.
+ * `.readthedocs.yaml` v2: parse it and check it section by section as the
+ * hosted service does (config/config.py), on validators of single values
+ * (rtdconfig_validate.c, its validation.py). Finding the file in a checkout
+ * and reading it is rtdconfig_file.c; the build's config object, which
+ * renders the result, is rtdconfig_json.c.
  *
- * Parsing is two passes. libyaml's event API first builds a small tree that
- * keeps the line of every key and value and refuses what a configuration
- * never needs and an attacker could abuse (aliases, deep nesting, huge
- * files, duplicate keys). The checks then walk the tree in the service's
- * order, marking each key they read; a key nobody read is unknown, reported
- * last, as the service reports keys left over after its checks. Plain
- * scalars are typed with the YAML 1.1 rules of the service's parser (PyYAML
- * safe_load), so `python: 3.10` is a number there and here alike.
+ * Parsing is two passes. The engine's YAML reader (yaml.c), strict, first
+ * builds a small tree that keeps the line of every key and value and
+ * refuses what a configuration never needs and an attacker could abuse
+ * (aliases, deep nesting, huge files, duplicate keys); its plain scalars
+ * are typed with the YAML 1.1 rules of the service's parser (PyYAML
+ * safe_load), so `python: 3.10` is a number there and here alike. The
+ * checks then walk the tree in the service's order, marking each key they
+ * read; a key nobody read is unknown, reported last, as the service reports
+ * keys left over after its checks.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cjson/cJSON.h>
-#include <yaml.h>
-
-#include "files.h"
 #include "internal.h"
-#include "lectern/rtdconfig.h"
+#include "rtdconfig_internal.h"
+#include "yaml_reader.h"
 
 /* The schema nests five levels (python.install.0.extra_requirements.0);
  * the limit keeps the recursive passes' stack small on hostile input. */
@@ -36,14 +31,6 @@
 /* Keys in one map: the duplicate check is quadratic, and the only
  * open-ended map (search.ranking) never needs this many patterns. */
 #define RTD_MAP_KEYS_MAX 1000
-/* A dotted key in a message ("python.install.0.extra_requirements"). */
-#define RTD_KEY_MAX 256
-/* Characters of a value quoted in a message; values can be long. */
-#define RTD_SHOW_MAX 60
-/* A problem text before the file name, line and key are added. */
-#define RTD_PROBLEM_MAX 600
-/* Digits of an integer value: more cannot fit in a long long anyway. */
-#define RTD_INT_DIGITS_MAX 72
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -72,9 +59,11 @@ static const char *const job_keys[] = {
 };
 
 /* Formats in the order the service lists them for "all". */
-static const char *const format_names[] = { "htmlzip", "pdf", "epub" };
-static const unsigned format_bits[] = { LEC_FORMAT_HTMLZIP, LEC_FORMAT_PDF,
-					LEC_FORMAT_EPUB };
+const char *const lec_rtd__format_names[LEC_RTD__FORMATS] = { "htmlzip",
+							      "pdf", "epub" };
+const unsigned lec_rtd__format_bits[LEC_RTD__FORMATS] = {
+	LEC_FORMAT_HTMLZIP, LEC_FORMAT_PDF, LEC_FORMAT_EPUB
+};
 /* build.jobs.build keys (their jobs follow the enum from BUILD_HTML) and
  * the format each needs in `formats` (html needs none). */
 static const char *const build_types[] = { "html", "pdf", "epub", "htmlzip" };
@@ -94,11 +83,6 @@ static const char *const builder_flags[] = { "html", "dirhtml", "dirhtml",
 static const char *const default_ignore[] = { "search.html",
 					      "search/index.html", "404.html",
 					      "404/index.html" };
-/* The candidates of ^\.?readthedocs\.ya?ml$, preferred first. */
-static const char *const default_files[] = { ".readthedocs.yaml",
-					     ".readthedocs.yml",
-					     "readthedocs.yaml",
-					     "readthedocs.yml" };
 
 const char *lec_rtd_job_name(enum lec_rtd_job job)
 {
@@ -122,1055 +106,78 @@ const char *lec_doctype_code(enum lec_doctype doctype)
 	return NULL;
 }
 
-static int index_of(const char *const *names, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(names[i], s) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* The tree ------------------------------------------------------------------- */
-
-enum node_kind { NODE_SCALAR, NODE_MAP, NODE_SEQ };
-
-/* What a scalar means to the service's YAML 1.1 parser. */
-enum scalar_type {
-	SCALAR_STR,
-	SCALAR_NULL,
-	SCALAR_BOOL,
-	SCALAR_INT,
-	SCALAR_FLOAT,
-	SCALAR_TIMESTAMP
-};
-
-struct node;
-
-/* A map's key/value pair, or a sequence item (key NULL). */
-struct entry {
-	char *key;
-	enum scalar_type key_type;
-	size_t line; /* of the key; of the item in a sequence */
-	struct node *value;
-	int used; /* a check read this key */
-};
-
-struct node {
-	enum node_kind kind;
-	size_t line;
-	char *text; /* scalars */
-	enum scalar_type type;
-	struct entry *entries; /* maps and sequences */
-	size_t len, cap;
-};
-
-static void node_free(struct node *n)
-{
-	size_t i;
-
-	if (n == NULL)
-		return;
-	for (i = 0; i < n->len; i++) {
-		lec__free(n->entries[i].key);
-		node_free(n->entries[i].value);
-	}
-	lec__free(n->entries);
-	lec__free(n->text);
-	lec__free(n);
-}
-
-/* Append an entry; on failure the caller still owns key and value. */
-static int node_add(struct node *n, char *key, enum scalar_type key_type,
-		    size_t line, struct node *value)
-{
-	struct entry *grown;
-	size_t cap;
-
-	if (n->len == n->cap) {
-		cap = n->cap ? n->cap * 2 : 4;
-		grown = lec__realloc(n->entries, cap * sizeof(*grown));
-		if (grown == NULL)
-			return lec__error_oom();
-		n->entries = grown;
-		n->cap = cap;
-	}
-	n->entries[n->len].key = key;
-	n->entries[n->len].key_type = key_type;
-	n->entries[n->len].line = line;
-	n->entries[n->len].value = value;
-	n->entries[n->len].used = 0;
-	n->len++;
-	return LEC_OK;
-}
-
-/* YAML 1.1 scalar types (PyYAML's implicit resolvers) ---------------------- */
-
-static size_t span(const char *s, const char *set)
-{
-	return strspn(s, set);
-}
-
-/* (":" [0-5]?[0-9])+ to the end of s. */
-static int sexagesimal_tail(const char *s)
-{
-	int groups = 0;
-
-	while (*s == ':') {
-		s++;
-		if (s[0] >= '0' && s[0] <= '5' && s[1] >= '0' && s[1] <= '9')
-			s += 2;
-		else if (s[0] >= '0' && s[0] <= '9')
-			s++;
-		else
-			return 0;
-		groups++;
-	}
-	return groups > 0 && *s == '\0';
-}
-
-static int is_int(const char *s)
-{
-	size_t n;
-
-	if (*s == '-' || *s == '+')
-		s++;
-	if (s[0] == '0' && s[1] == 'b')
-		return s[2] && s[2 + span(s + 2, "01_")] == '\0';
-	if (s[0] == '0' && s[1] == 'x')
-		return s[2] &&
-		       s[2 + span(s + 2, "0123456789abcdefABCDEF_")] == '\0';
-	if (s[0] == '0')
-		return s[1] == '\0' || s[1 + span(s + 1, "01234567_")] == '\0';
-	if (s[0] < '1' || s[0] > '9')
-		return 0;
-	n = span(s, "0123456789_");
-	return s[n] == '\0' || sexagesimal_tail(s + n);
-}
-
-/* ([eE][-+][0-9]+)? to the end of s. */
-static int exponent_tail(const char *s)
-{
-	if (*s == '\0')
-		return 1;
-	if ((s[0] != 'e' && s[0] != 'E') || (s[1] != '-' && s[1] != '+') ||
-	    s[2] < '0' || s[2] > '9')
-		return 0;
-	return s[2 + span(s + 2, "0123456789")] == '\0';
-}
-
-static int is_float(const char *s)
-{
-	const char *p = s;
-	size_t n;
-
-	if (strcmp(s, ".nan") == 0 || strcmp(s, ".NaN") == 0 ||
-	    strcmp(s, ".NAN") == 0)
-		return 1;
-	if (s[0] == '.' && s[1] >= '0' && s[1] <= '9')
-		return exponent_tail(s + 1 + span(s + 1, "0123456789_"));
-	if (*p == '-' || *p == '+')
-		p++;
-	if (strcmp(p, ".inf") == 0 || strcmp(p, ".Inf") == 0 ||
-	    strcmp(p, ".INF") == 0)
-		return 1;
-	if (*p < '0' || *p > '9')
-		return 0;
-	n = span(p, "0123456789_");
-	if (p[n] == '.')
-		return exponent_tail(p + n + 1 + span(p + n + 1, "0123456789_"));
-	if (p[n] != ':')
-		return 0;
-	/* Sexagesimal with a fraction: 1:30.5 */
-	p += n;
-	while (*p == ':') {
-		p++;
-		if (p[0] >= '0' && p[0] <= '5' && p[1] >= '0' && p[1] <= '9')
-			p += 2;
-		else if (p[0] >= '0' && p[0] <= '9')
-			p++;
-		else
-			return 0;
-	}
-	return *p == '.' && p[1 + span(p + 1, "0123456789_")] == '\0';
-}
-
-/* Between min and max digits; advances *p. */
-static int digits(const char **p, int min, int max)
-{
-	int n = 0;
-
-	while (n < max && (*p)[0] >= '0' && (*p)[0] <= '9') {
-		(*p)++;
-		n++;
-	}
-	return n >= min;
-}
-
-/* 2001-12-14, or a date-time such as 2001-12-14t21:59:43.10-05:00. */
-static int is_timestamp(const char *s)
-{
-	const char *p = s;
-
-	if (!digits(&p, 4, 4) || *p++ != '-')
-		return 0;
-	if (strlen(p) == 5 && p[0] >= '0' && p[0] <= '9' && p[1] >= '0' &&
-	    p[1] <= '9' && p[2] == '-' && p[3] >= '0' && p[3] <= '9' &&
-	    p[4] >= '0' && p[4] <= '9')
-		return 1;
-	if (!digits(&p, 1, 2) || *p++ != '-' || !digits(&p, 1, 2))
-		return 0;
-	if (*p == 'T' || *p == 't')
-		p++;
-	else if (*p == ' ' || *p == '\t')
-		p += span(p, " \t");
-	else
-		return 0;
-	if (!digits(&p, 1, 2) || *p++ != ':' || !digits(&p, 2, 2) ||
-	    *p++ != ':' || !digits(&p, 2, 2))
-		return 0;
-	if (*p == '.')
-		p += 1 + span(p + 1, "0123456789");
-	p += span(p, " \t");
-	if (*p == 'Z')
-		return p[1] == '\0';
-	if (*p == '-' || *p == '+') {
-		p++;
-		if (!digits(&p, 1, 2))
-			return 0;
-		if (*p == ':') {
-			p++;
-			if (!digits(&p, 2, 2))
-				return 0;
-		}
-	}
-	return *p == '\0';
-}
-
-static const char *const null_words[] = { "~", "null", "Null", "NULL" };
-static const char *const true_words[] = { "yes", "Yes", "YES", "true",
-					  "True", "TRUE", "on", "On", "ON" };
-static const char *const false_words[] = { "no", "No", "NO", "false",
-					   "False", "FALSE", "off", "Off",
-					   "OFF" };
-
-static enum scalar_type resolve_plain(const char *s)
-{
-	if (*s == '\0' || index_of(null_words, COUNT(null_words), s) >= 0)
-		return SCALAR_NULL;
-	if (index_of(true_words, COUNT(true_words), s) >= 0 ||
-	    index_of(false_words, COUNT(false_words), s) >= 0)
-		return SCALAR_BOOL;
-	if (is_int(s))
-		return SCALAR_INT;
-	if (is_float(s))
-		return SCALAR_FLOAT;
-	if (is_timestamp(s))
-		return SCALAR_TIMESTAMP;
-	return SCALAR_STR;
-}
-
-/* The value of a text is_int accepted (signs, 0b, 0x, 0-octal, base 60,
- * '_' separators). @return 0, or -1 when it does not fit a long long. */
-static int int_value(const char *text, long long *out)
-{
-	char buf[RTD_INT_DIGITS_MAX];
-	const char *p = text, *start;
-	char *part, *end;
-	size_t n = 0;
-	long long v = 0, piece;
-	int neg = 0, base = 10;
-
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
-	for (; *p; p++) {
-		if (*p == '_')
-			continue;
-		if (n + 1 >= sizeof(buf))
-			return -1;
-		buf[n++] = *p;
-	}
-	buf[n] = '\0';
-	start = buf;
-	if (strchr(buf, ':') == NULL) {
-		if (buf[0] == '0' && (buf[1] == 'b' || buf[1] == 'x')) {
-			base = buf[1] == 'b' ? 2 : 16;
-			start = buf + 2;
-		} else if (buf[0] == '0' && buf[1]) {
-			base = 8;
-		}
-		errno = 0;
-		v = strtoll(start, &end, base);
-		if (errno || end == start || *end)
-			return -1;
-	} else {
-		for (part = buf; part; part = end ? end + 1 : NULL) {
-			end = strchr(part, ':');
-			if (end)
-				*end = '\0';
-			errno = 0;
-			piece = strtoll(part, NULL, 10);
-			if (errno || v > (LLONG_MAX - piece) / 60)
-				return -1;
-			v = v * 60 + piece;
-		}
-	}
-	*out = neg ? -v : v;
-	return 0;
-}
-
-/* Reading the YAML ------------------------------------------------------------ */
-
-struct ctx {
-	const char *relpath;
-	const char *data; /* the file, for the line of a reader error */
-	size_t len;
-	struct lec_rtd_config *cfg;
-	struct node *root;
-	size_t nodes;
-	yaml_parser_t parser;
-	const struct entry *python_tool; /* build.tools.python, or NULL */
-};
-
-/* Copy text for a message: at most max bytes, cut at a character, control
- * characters shown as '?', "..." when cut. */
-static void clean_copy(char *dst, size_t size, const char *src, size_t max)
-{
-	size_t n = strlen(src), i;
-	int cut;
-
-	if (size < 4) {
-		dst[0] = '\0';
-		return;
-	}
-	if (max > size - 4)
-		max = size - 4;
-	if ((cut = n > max)) {
-		n = max;
-		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-			n--;
-	}
-	for (i = 0; i < n; i++)
-		dst[i] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f)
-				 ? '?'
-				 : src[i];
-	dst[n] = '\0';
-	if (cut && size > n + 3)
-		memcpy(dst + n, "...", 4);
-}
-
-/* A key path longer than RTD_KEY_MAX ends in "..." (it is only shown). */
-static const char *mark_cut(char *buf, int written)
-{
-	if (written >= RTD_KEY_MAX)
-		memcpy(buf + RTD_KEY_MAX - 4, "...", 4);
-	return buf;
-}
-
-/* parent.child (child alone at the top), cleaned for a message. */
-static const char *join(char *buf, const char *parent, const char *child)
-{
-	char clean[RTD_SHOW_MAX + 8];
-
-	clean_copy(clean, sizeof(clean), child, RTD_SHOW_MAX);
-	return mark_cut(buf, snprintf(buf, RTD_KEY_MAX, "%s%s%s", parent,
-				      *parent ? "." : "", clean));
-}
-
-static const char *join_index(char *buf, const char *parent, size_t i)
-{
-	return mark_cut(buf, snprintf(buf, RTD_KEY_MAX, "%s.%zu", parent, i));
-}
-
-/* Record "<relpath>:<line>: <key>: <problem>" and return LEC_EINVALID. */
-static int fail(const struct ctx *cx, size_t line, const char *key,
-		const char *fmt, ...) LEC__PRINTF(4, 5);
-
-static int fail(const struct ctx *cx, size_t line, const char *key,
-		const char *fmt, ...)
-{
-	char problem[RTD_PROBLEM_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(problem, sizeof(problem), fmt, ap);
-	va_end(ap);
-	if (key && *key)
-		return lec__error(LEC_EINVALID, "%s:%zu: %s: %s", cx->relpath,
-				  line, key, problem);
-	return lec__error(LEC_EINVALID, "%s:%zu: %s", cx->relpath, line,
-			  problem);
-}
-
-static size_t line_at(const char *data, size_t len, size_t offset)
-{
-	size_t line = 1, i;
-
-	for (i = 0; i < offset && i < len; i++)
-		line += data[i] == '\n';
-	return line;
-}
-
-static int next_event(struct ctx *cx, yaml_event_t *ev)
-{
-	const yaml_parser_t *p = &cx->parser;
-	size_t line;
-
-	if (yaml_parser_parse(&cx->parser, ev))
-		return LEC_OK;
-	if (p->error == YAML_MEMORY_ERROR)
-		return lec__error_oom();
-	line = p->error == YAML_READER_ERROR
-		       ? line_at(cx->data, cx->len, p->problem_offset)
-		       : p->problem_mark.line + 1;
-	return fail(cx, line, NULL, "invalid YAML: %s%s%s%s",
-		    p->problem ? p->problem : "syntax error",
-		    p->context ? " (" : "", p->context ? p->context : "",
-		    p->context ? ")" : "");
-}
-
-static struct node *node_new(struct ctx *cx, enum node_kind kind,
-			     size_t line, const char *key)
-{
-	struct node *n;
-
-	if (++cx->nodes > RTD_NODES_MAX) {
-		fail(cx, line, key, "too many values (more than %d)",
-		     RTD_NODES_MAX);
-		return NULL;
-	}
-	if ((n = lec__calloc(1, sizeof(*n))) == NULL) {
-		lec__error_oom();
-		return NULL;
-	}
-	n->kind = kind;
-	n->line = line;
-	return n;
-}
-
-/* Anchors, and tags other than the plain ones, have no use in this file. */
-static int check_props(struct ctx *cx, size_t line, const char *key,
-		       const yaml_char_t *anchor, const yaml_char_t *tag,
-		       const char *plain_tag)
-{
-	const char *t = (const char *)tag;
-
-	if (anchor)
-		return fail(cx, line, key,
-			    "anchors and aliases are not supported");
-	if (t && strcmp(t, "!") != 0 && strcmp(t, plain_tag) != 0)
-		return fail(cx, line, key, "the YAML tag %s is not supported",
-			    t);
-	return LEC_OK;
-}
-
-static int read_scalar(struct ctx *cx, const yaml_event_t *ev,
-		       const char *key, struct node **out)
-{
-	size_t line = ev->start_mark.line + 1;
-	const char *value = (const char *)ev->data.scalar.value;
-	size_t len = ev->data.scalar.length;
-	struct node *n;
-	int rc;
-
-	if ((rc = check_props(cx, line, key, ev->data.scalar.anchor,
-			      ev->data.scalar.tag, YAML_STR_TAG)) < 0)
-		return rc;
-	if (memchr(value, '\0', len))
-		return fail(cx, line, key, "a value contains a NUL character");
-	if ((n = node_new(cx, NODE_SCALAR, line, key)) == NULL)
-		return lec_error_last_code();
-	if ((n->text = lec__strndup(value, len)) == NULL) {
-		node_free(n);
-		return lec__error_oom();
-	}
-	n->type = ev->data.scalar.tag == NULL &&
-				  ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE
-			  ? resolve_plain(n->text)
-			  : SCALAR_STR;
-	*out = n;
-	return LEC_OK;
-}
-
-static int read_value(struct ctx *cx, yaml_event_t *ev, int depth,
-		      const char *key, struct node **out);
-
-static int read_sequence(struct ctx *cx, struct node *seq, int depth,
-			 const char *key)
-{
-	char child[RTD_KEY_MAX];
-	struct node *value;
-	yaml_event_t ev;
-	int rc;
-
-	for (;;) {
-		if ((rc = next_event(cx, &ev)) < 0)
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return LEC_OK;
-		}
-		join_index(child, key, seq->len);
-		if ((rc = read_value(cx, &ev, depth + 1, child, &value)) < 0)
-			return rc;
-		if ((rc = node_add(seq, NULL, SCALAR_STR, value->line, value)) <
-		    0) {
-			node_free(value);
-			return rc;
-		}
-	}
-}
-
-/* A map key: a scalar, unique in its map. */
-static int read_key(struct ctx *cx, const struct node *map, yaml_event_t *ev,
-		    const char *parent, char **key, enum scalar_type *type)
-{
-	char path[RTD_KEY_MAX];
-	size_t line = ev->start_mark.line + 1, i;
-	struct node *n = NULL;
-	int rc;
-
-	*key = NULL;
-	if (ev->type != YAML_SCALAR_EVENT)
-		rc = ev->type == YAML_ALIAS_EVENT
-			     ? fail(cx, line, parent,
-				    "anchors and aliases are not supported")
-			     : fail(cx, line, parent,
-				    "a key must be a plain value, not a map "
-				    "or a list");
-	else
-		rc = read_scalar(cx, ev, parent, &n);
-	yaml_event_delete(ev);
-	if (rc < 0)
-		return rc;
-	join(path, parent, n->text);
-	for (i = 0; i < map->len && rc == LEC_OK; i++)
-		if (strcmp(map->entries[i].key, n->text) == 0)
-			rc = fail(cx, line, path,
-				  "duplicate key (first on line %zu)",
-				  map->entries[i].line);
-	if (rc == LEC_OK && map->len >= RTD_MAP_KEYS_MAX)
-		rc = fail(cx, line, parent, "too many keys (more than %d)",
-			  RTD_MAP_KEYS_MAX);
-	if (rc == LEC_OK) {
-		*key = n->text;
-		*type = n->type;
-		n->text = NULL;
-	}
-	node_free(n);
-	return rc;
-}
-
-static int read_mapping(struct ctx *cx, struct node *map, int depth,
-			const char *parent)
-{
-	char path[RTD_KEY_MAX];
-	struct node *value;
-	enum scalar_type type = SCALAR_STR;
-	yaml_event_t ev;
-	size_t line;
-	char *key;
-	int rc;
-
-	for (;;) {
-		if ((rc = next_event(cx, &ev)) < 0)
-			return rc;
-		if (ev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&ev);
-			return LEC_OK;
-		}
-		line = ev.start_mark.line + 1;
-		if ((rc = read_key(cx, map, &ev, parent, &key, &type)) < 0)
-			return rc;
-		join(path, parent, key);
-		if ((rc = next_event(cx, &ev)) < 0 ||
-		    (rc = read_value(cx, &ev, depth + 1, path, &value)) < 0) {
-			lec__free(key);
-			return rc;
-		}
-		if ((rc = node_add(map, key, type, line, value)) < 0) {
-			lec__free(key);
-			node_free(value);
-			return rc;
-		}
-	}
-}
-
-/* Read the node ev starts (ev is consumed). */
-static int read_value(struct ctx *cx, yaml_event_t *ev, int depth,
-		      const char *key, struct node **out)
-{
-	size_t line = ev->start_mark.line + 1;
-	struct node *n = NULL;
-	int rc;
-
-	*out = NULL;
-	if (depth > RTD_DEPTH_MAX) {
-		rc = fail(cx, line, key, "nested too deeply (more than %d "
-					 "levels)",
-			  RTD_DEPTH_MAX);
-	} else if (ev->type == YAML_SCALAR_EVENT) {
-		rc = read_scalar(cx, ev, key, &n);
-	} else if (ev->type == YAML_SEQUENCE_START_EVENT) {
-		rc = check_props(cx, line, key, ev->data.sequence_start.anchor,
-				 ev->data.sequence_start.tag, YAML_SEQ_TAG);
-		if (rc == LEC_OK && (n = node_new(cx, NODE_SEQ, line, key)) ==
-					    NULL)
-			rc = lec_error_last_code();
-		if (rc == LEC_OK)
-			rc = read_sequence(cx, n, depth, key);
-	} else if (ev->type == YAML_MAPPING_START_EVENT) {
-		rc = check_props(cx, line, key, ev->data.mapping_start.anchor,
-				 ev->data.mapping_start.tag, YAML_MAP_TAG);
-		if (rc == LEC_OK && (n = node_new(cx, NODE_MAP, line, key)) ==
-					    NULL)
-			rc = lec_error_last_code();
-		if (rc == LEC_OK)
-			rc = read_mapping(cx, n, depth, key);
-	} else if (ev->type == YAML_ALIAS_EVENT) {
-		rc = fail(cx, line, key, "anchors and aliases are not "
-					 "supported");
-	} else {
-		rc = fail(cx, line, key, "invalid YAML");
-	}
-	yaml_event_delete(ev);
-	if (rc < 0) {
-		node_free(n);
-		return rc;
-	}
-	*out = n;
-	return LEC_OK;
-}
-
-/* Expect an event of one type and drop it. */
-static int skip_event(struct ctx *cx, yaml_event_type_t type,
-		      const char *problem)
-{
-	yaml_event_t ev;
-	size_t line;
-	int rc;
-
-	if ((rc = next_event(cx, &ev)) < 0)
-		return rc;
-	line = ev.start_mark.line + 1;
-	rc = ev.type == type ? LEC_OK : fail(cx, line, NULL, "%s", problem);
-	yaml_event_delete(&ev);
-	return rc;
-}
+/* The file ------------------------------------------------------------------- */
 
 /* The file's one document, which must be a map with keys. */
-static int read_document(struct ctx *cx)
+static int parse_text(struct lec_rtd__ctx *cx)
 {
-	yaml_event_t ev;
+	const struct lec__yaml_rules rules = { cx->relpath, 1, RTD_DEPTH_MAX,
+					       RTD_NODES_MAX,
+					       RTD_MAP_KEYS_MAX };
 	int rc;
 
-	if ((rc = skip_event(cx, YAML_STREAM_START_EVENT, "invalid YAML")) <
-	    0)
+	if ((rc = lec__yaml_read(cx->data, cx->len, &rules, &cx->root)) < 0)
 		return rc;
-	if ((rc = next_event(cx, &ev)) < 0)
-		return rc;
-	if (ev.type != YAML_DOCUMENT_START_EVENT) {
-		yaml_event_delete(&ev);
-		return fail(cx, 1, NULL, "the file is empty");
-	}
-	yaml_event_delete(&ev);
-	if ((rc = next_event(cx, &ev)) < 0 ||
-	    (rc = read_value(cx, &ev, 1, "", &cx->root)) < 0 ||
-	    (rc = skip_event(cx, YAML_DOCUMENT_END_EVENT, "invalid YAML")) < 0 ||
-	    (rc = skip_event(cx, YAML_STREAM_END_EVENT,
-			     "the file holds more than one YAML document")) <
-		    0)
-		return rc;
-	if ((cx->root->kind == NODE_SCALAR && cx->root->type == SCALAR_NULL) ||
-	    (cx->root->kind == NODE_MAP && cx->root->len == 0))
-		return fail(cx, 1, NULL, "the file is empty");
-	if (cx->root->kind != NODE_MAP)
-		return fail(cx, cx->root->line, NULL,
-			    "expected a map of keys at the top level");
+	if (cx->root == NULL ||
+	    (cx->root->kind == LEC__YAML_SCALAR &&
+	     cx->root->type == LEC__YAML_NULL) ||
+	    (cx->root->kind == LEC__YAML_MAP && cx->root->len == 0))
+		return LEC_RTD__FAIL(cx, 1, NULL, "the file is empty");
+	if (cx->root->kind != LEC__YAML_MAP)
+		return LEC_RTD__FAIL(cx, cx->root->line, NULL,
+				     "expected a map of keys at the top level");
 	return LEC_OK;
-}
-
-/* Offset of the first byte that is not UTF-8 (overlong forms, surrogates
- * and code points past U+10FFFF included), or len. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len)
-{
-	size_t i = 0, need, k;
-	unsigned cp, min;
-
-	while (i < len) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if ((s[i] & 0xE0) == 0xC0) {
-			need = 1, cp = s[i] & 0x1F, min = 0x80;
-		} else if ((s[i] & 0xF0) == 0xE0) {
-			need = 2, cp = s[i] & 0x0F, min = 0x800;
-		} else if ((s[i] & 0xF8) == 0xF0) {
-			need = 3, cp = s[i] & 0x07, min = 0x10000;
-		} else {
-			return i;
-		}
-		for (k = 1; k <= need; k++) {
-			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
-				return i;
-			cp = (cp << 6) | (s[i + k] & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return i;
-		i += need + 1;
-	}
-	return len;
-}
-
-static int parse_text(struct ctx *cx)
-{
-	size_t bad = utf8_invalid_at((const unsigned char *)cx->data, cx->len);
-	int rc;
-
-	if (bad < cx->len)
-		return fail(cx, line_at(cx->data, cx->len, bad), NULL,
-			    "the file is not valid UTF-8");
-	if (!yaml_parser_initialize(&cx->parser))
-		return lec__error_oom();
-	yaml_parser_set_input_string(&cx->parser,
-				     (const unsigned char *)cx->data, cx->len);
-	rc = read_document(cx);
-	yaml_parser_delete(&cx->parser);
-	return rc;
-}
-
-/* Values ------------------------------------------------------------------ */
-
-static int is_str(const struct node *n)
-{
-	return n->kind == NODE_SCALAR && n->type == SCALAR_STR;
-}
-
-static int is_null(const struct node *n)
-{
-	return n->kind == NODE_SCALAR && n->type == SCALAR_NULL;
-}
-
-static int is_word(const struct node *n, const char *word)
-{
-	return is_str(n) && strcmp(n->text, word) == 0;
-}
-
-/* Python truthiness, which the service applies to build.tools. */
-static int truthy(const struct node *n)
-{
-	long long v;
-
-	if (n->kind != NODE_SCALAR)
-		return n->len > 0;
-	switch (n->type) {
-	case SCALAR_NULL:
-		return 0;
-	case SCALAR_BOOL:
-		return index_of(true_words, COUNT(true_words), n->text) >= 0;
-	case SCALAR_INT:
-		return int_value(n->text, &v) < 0 || v != 0;
-	case SCALAR_STR:
-		return n->text[0] != '\0';
-	case SCALAR_FLOAT:
-	case SCALAR_TIMESTAMP:
-		break;
-	}
-	return 1;
-}
-
-/* How a value looks in a message: "a string ('3.1O')", "a list", ... */
-static const char *describe(const struct node *n, char *buf, size_t size)
-{
-	static const char *const kinds[] = { "a string", "null", "a boolean",
-					     "an integer", "a number",
-					     "a date" };
-	char shown[RTD_SHOW_MAX + 8];
-	int quoted;
-
-	if (n->kind != NODE_SCALAR)
-		return n->kind == NODE_MAP ? "a map" : "a list";
-	if (n->type == SCALAR_NULL)
-		return "null";
-	quoted = n->type == SCALAR_STR;
-	clean_copy(shown, sizeof(shown), n->text, RTD_SHOW_MAX);
-	snprintf(buf, size, "%s (%s%s%s)", kinds[n->type], quoted ? "'" : "",
-		 shown, quoted ? "'" : "");
-	return buf;
-}
-
-static const char *choices_text(const char *const *names, size_t n,
-				char *buf, size_t size)
-{
-	size_t i, used = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s",
-					 i ? ", " : "", names[i]);
-	return buf;
-}
-
-static int want_kind(const struct ctx *cx, const struct node *n,
-		     const char *key, enum node_kind kind)
-{
-	char got[RTD_PROBLEM_MAX / 2];
-
-	if (n->kind == kind)
-		return LEC_OK;
-	return fail(cx, n->line, key, "expected %s, got %s",
-		    kind == NODE_MAP ? "a map" : "a list",
-		    describe(n, got, sizeof(got)));
-}
-
-static int want_string(const struct ctx *cx, const struct node *n,
-		       const char *key)
-{
-	char got[RTD_PROBLEM_MAX / 2];
-
-	if (is_str(n))
-		return LEC_OK;
-	return fail(cx, n->line, key, "expected a string, got %s",
-		    describe(n, got, sizeof(got)));
-}
-
-/* One of names; *index gets which. */
-static int want_choice(const struct ctx *cx, const struct node *n,
-		       const char *key, const char *const *names, size_t count,
-		       int *index)
-{
-	char got[RTD_PROBLEM_MAX / 2], list[RTD_PROBLEM_MAX / 2];
-
-	if (is_str(n) && (*index = index_of(names, count, n->text)) >= 0)
-		return LEC_OK;
-	return fail(cx, n->line, key, "expected one of %s, got %s",
-		    choices_text(names, count, list, sizeof(list)),
-		    describe(n, got, sizeof(got)));
-}
-
-/* The service's validate_bool: true/false (and the YAML 1.1 spellings), 0
- * or 1. */
-static int want_bool(const struct ctx *cx, const struct node *n,
-		     const char *key, int *out)
-{
-	char got[RTD_PROBLEM_MAX / 2];
-	long long v;
-
-	if (n->kind == NODE_SCALAR && n->type == SCALAR_BOOL) {
-		*out = index_of(true_words, COUNT(true_words), n->text) >= 0;
-		return LEC_OK;
-	}
-	if (n->kind == NODE_SCALAR && n->type == SCALAR_INT &&
-	    int_value(n->text, &v) == 0 && (v == 0 || v == 1)) {
-		*out = (int)v;
-		return LEC_OK;
-	}
-	return fail(cx, n->line, key, "expected true or false, got %s",
-		    describe(n, got, sizeof(got)));
-}
-
-static int strings_push(struct lec_rtd_strings *s, const char *text)
-{
-	char **grown = lec__realloc(s->items, (s->len + 1) * sizeof(*grown));
-
-	if (grown == NULL)
-		return lec__error_oom();
-	s->items = grown;
-	if ((s->items[s->len] = lec__strdup(text)) == NULL)
-		return lec__error_oom();
-	s->len++;
-	return LEC_OK;
-}
-
-/* A list of strings (build.commands, a job, ...). */
-static int read_strings(const struct ctx *cx, const struct node *n,
-			const char *key, struct lec_rtd_strings *out)
-{
-	size_t i;
-	int rc;
-
-	if ((rc = want_kind(cx, n, key, NODE_SEQ)) < 0)
-		return rc;
-	for (i = 0; i < n->len; i++)
-		if ((rc = want_string(cx, n->entries[i].value, key)) < 0 ||
-		    (rc = strings_push(out, n->entries[i].value->text)) < 0)
-			return rc;
-	return LEC_OK;
-}
-
-/* Lexically normalise a relative path: "." and empty parts go, ".." takes
- * one part back. clamp: ".." at the top is dropped (a path pattern under
- * the site root) instead of an error. @return the result (owned), or NULL
- * when it leaves the top; "" for the top itself. */
-static char *normalise(const char *path, int clamp, int *escapes)
-{
-	size_t len = strlen(path), out = 0, n;
-	char *buf = lec__malloc(len + 1);
-	const char *p = path;
-
-	*escapes = 0;
-	if (buf == NULL)
-		return NULL;
-	while (*p) {
-		n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			if (out == 0 && !clamp) {
-				*escapes = 1;
-				lec__free(buf);
-				return NULL;
-			}
-			while (out > 0 && buf[out - 1] != '/')
-				out--;
-			out -= out > 0;
-		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
-			if (out > 0)
-				buf[out++] = '/';
-			memcpy(buf + out, p, n);
-			out += n;
-		}
-		p += n + (p[n] == '/');
-	}
-	buf[out] = '\0';
-	return buf;
-}
-
-/* A path inside the repository (the service's validate_path, which
- * normalises it), owned by *out. */
-static int want_path(const struct ctx *cx, const struct node *n,
-		     const char *key, char **out)
-{
-	char shown[RTD_SHOW_MAX + 8];
-	int rc, escapes;
-
-	if ((rc = want_string(cx, n, key)) < 0)
-		return rc;
-	clean_copy(shown, sizeof(shown), n->text, RTD_SHOW_MAX);
-	if (n->text[0] == '\0')
-		return fail(cx, n->line, key, "expected a path, got ''");
-	if (n->text[0] == '/')
-		return fail(cx, n->line, key,
-			    "'%s' must be relative to the repository root",
-			    shown);
-	*out = normalise(n->text, 0, &escapes);
-	if (escapes)
-		return fail(cx, n->line, key,
-			    "'%s' leaves the repository", shown);
-	if (*out == NULL)
-		return lec__error_oom();
-	if ((*out)[0] == '\0') {
-		lec__free(*out);
-		*out = lec__strdup(".");
-		LEC__CHECK_ALLOC(*out);
-	}
-	return LEC_OK;
-}
-
-/* A path pattern under the built site's root (validate_path_pattern). */
-static int want_pattern(const struct ctx *cx, const char *text, size_t line,
-			const char *key, char **out)
-{
-	char shown[RTD_SHOW_MAX + 8];
-	int escapes;
-
-	if ((*out = normalise(text, 1, &escapes)) == NULL)
-		return lec__error_oom();
-	if ((*out)[0] != '\0')
-		return LEC_OK;
-	lec__free(*out);
-	*out = NULL;
-	clean_copy(shown, sizeof(shown), text, RTD_SHOW_MAX);
-	return fail(cx, line, key, "'%s' is not a valid path pattern", shown);
-}
-
-/* The entry of key in a map, marked as read; NULL when absent or when map
- * is NULL. */
-static struct entry *take(const struct node *map, const char *key)
-{
-	size_t i;
-
-	if (map == NULL)
-		return NULL;
-	for (i = 0; i < map->len; i++)
-		if (strcmp(map->entries[i].key, key) == 0) {
-			map->entries[i].used = 1;
-			return &map->entries[i];
-		}
-	return NULL;
-}
-
-/* Without marking it read (the service looks without popping). */
-static const struct entry *find(const struct node *map, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < map->len; i++)
-		if (strcmp(map->entries[i].key, key) == 0)
-			return &map->entries[i];
-	return NULL;
-}
-
-/* A top-level section's map: NULL when absent; an error unless a map. */
-static int section(const struct ctx *cx, const char *name,
-		   const struct node **out)
-{
-	const struct entry *e = take(cx->root, name);
-
-	*out = NULL;
-	if (e == NULL)
-		return LEC_OK;
-	*out = e->value;
-	return want_kind(cx, e->value, name, NODE_MAP);
 }
 
 /* version, formats ---------------------------------------------------------- */
 
-static int check_version(const struct ctx *cx)
+static int check_version(const struct lec_rtd__ctx *cx)
 {
-	const struct entry *e = take(cx->root, "version");
-	char got[RTD_PROBLEM_MAX / 2];
-	const struct node *n;
+	const struct lec__yaml_entry *e = lec_rtd__take(cx->root, "version");
+	char got[LEC__YAML_PROBLEM_MAX / 2];
+	const struct lec__yaml_node *n;
 	long long v;
 
 	if (e == NULL) /* the service's loader assumes 2 */
 		return LEC_OK;
 	n = e->value;
-	if (is_word(n, "2") ||
-	    (n->kind == NODE_SCALAR && n->type == SCALAR_INT &&
-	     int_value(n->text, &v) == 0 && v == 2))
+	if (lec_rtd__is_word(n, "2") ||
+	    (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_INT &&
+	     lec__yaml_int_value(n->text, &v) == 0 && v == 2))
 		return LEC_OK;
-	return fail(cx, n->line, "version", "only version 2 is supported, got %s",
-		    describe(n, got, sizeof(got)));
+	return LEC_RTD__FAIL(cx, n->line, "version",
+			     "only version 2 is supported, got %s",
+			     lec_rtd__describe(n, got, sizeof(got)));
 }
 
-static int read_formats(struct ctx *cx)
+static int read_formats(struct lec_rtd__ctx *cx)
 {
-	const struct entry *e = take(cx->root, "formats");
-	char got[RTD_PROBLEM_MAX / 2];
-	const struct node *n;
+	const struct lec__yaml_entry *e = lec_rtd__take(cx->root, "formats");
+	char got[LEC__YAML_PROBLEM_MAX / 2];
+	const struct lec__yaml_node *n;
 	size_t i;
 	int rc, which;
 
 	if (e == NULL)
 		return LEC_OK;
 	n = e->value;
-	if (is_word(n, "all")) {
+	if (lec_rtd__is_word(n, "all")) {
 		cx->cfg->formats =
 			LEC_FORMAT_HTMLZIP | LEC_FORMAT_PDF | LEC_FORMAT_EPUB;
 		return LEC_OK;
 	}
-	if (n->kind != NODE_SEQ)
-		return fail(cx, n->line, "formats",
-			    "expected a list of htmlzip, pdf, epub or 'all', "
-			    "got %s",
-			    describe(n, got, sizeof(got)));
+	if (n->kind != LEC__YAML_SEQ)
+		return LEC_RTD__FAIL(
+			cx, n->line, "formats",
+			"expected a list of htmlzip, pdf, epub or 'all', "
+			"got %s",
+			lec_rtd__describe(n, got, sizeof(got)));
 	for (i = 0; i < n->len; i++) {
-		if ((rc = want_choice(cx, n->entries[i].value, "formats",
-				      format_names, COUNT(format_names),
-				      &which)) < 0)
+		if ((rc = lec_rtd__want_choice(cx, n->entries[i].value,
+					       "formats", lec_rtd__format_names,
+					       LEC_RTD__FORMATS, &which)) < 0)
 			return rc;
-		cx->cfg->formats |= format_bits[which];
+		cx->cfg->formats |= lec_rtd__format_bits[which];
 	}
 	return LEC_OK;
 }
@@ -1179,22 +186,23 @@ static int read_formats(struct ctx *cx)
 
 /* The parts of build read before the checks that relate them. */
 struct build_keys {
-	const struct entry *build, *tools, *jobs, *commands;
+	const struct lec__yaml_entry *build, *tools, *jobs, *commands;
 };
 
-static int read_os(const struct ctx *cx, const struct node *build,
-		   size_t parent_line)
+static int read_os(const struct lec_rtd__ctx *cx,
+		   const struct lec__yaml_node *build, size_t parent_line)
 {
-	const struct entry *e = take(build, "os");
-	char list[RTD_PROBLEM_MAX / 2];
+	const struct lec__yaml_entry *e = lec_rtd__take(build, "os");
+	char list[LEC__YAML_PROBLEM_MAX / 2];
 	int which, rc;
 
 	if (e == NULL)
-		return fail(cx, parent_line, "build.os", "is required: one of %s",
-			    choices_text(os_names, COUNT(os_names), list,
-					 sizeof(list)));
-	if ((rc = want_choice(cx, e->value, "build.os", os_names,
-			      COUNT(os_names), &which)) < 0)
+		return LEC_RTD__FAIL(
+			cx, parent_line, "build.os", "is required: one of %s",
+			lec_rtd__choices_text(os_names, COUNT(os_names), list,
+					      sizeof(list)));
+	if ((rc = lec_rtd__want_choice(cx, e->value, "build.os", os_names,
+				       COUNT(os_names), &which)) < 0)
 		return rc;
 	cx->cfg->build_os = lec__strdup(os_names[which]);
 	LEC__CHECK_ALLOC(cx->cfg->build_os);
@@ -1202,21 +210,23 @@ static int read_os(const struct ctx *cx, const struct node *build,
 }
 
 /* Check a map's keys against names without reading the values yet. */
-static int check_keys(const struct ctx *cx, const struct node *map,
-		      const char *key, const char *const *names, size_t count)
+static int check_keys(const struct lec_rtd__ctx *cx,
+		      const struct lec__yaml_node *map, const char *key,
+		      const char *const *names, size_t count)
 {
-	char list[RTD_PROBLEM_MAX / 2], shown[RTD_SHOW_MAX + 8];
+	char list[LEC__YAML_PROBLEM_MAX / 2], shown[LEC__YAML_SHOW_MAX + 8];
 	size_t i;
 
 	for (i = 0; i < map->len; i++) {
-		if (index_of(names, count, map->entries[i].key) < 0) {
-			clean_copy(shown, sizeof(shown), map->entries[i].key,
-				   RTD_SHOW_MAX);
-			return fail(cx, map->entries[i].line, key,
-				    "expected one of %s, got '%s'",
-				    choices_text(names, count, list,
-						 sizeof(list)),
-				    shown);
+		if (lec_rtd__index_of(names, count, map->entries[i].key) < 0) {
+			lec__yaml_show(shown, sizeof(shown),
+				       map->entries[i].key, LEC__YAML_SHOW_MAX);
+			return LEC_RTD__FAIL(
+				cx, map->entries[i].line, key,
+				"expected one of %s, got '%s'",
+				lec_rtd__choices_text(names, count, list,
+						      sizeof(list)),
+				shown);
 		}
 		map->entries[i].used = 1;
 	}
@@ -1225,105 +235,117 @@ static int check_keys(const struct ctx *cx, const struct node *map,
 
 /* build.tools, build.jobs and build.commands: present with the right
  * shapes; tools only counts when truthy, as at the service. */
-static int read_build_shapes(const struct ctx *cx, const struct node *build,
+static int read_build_shapes(const struct lec_rtd__ctx *cx,
+			     const struct lec__yaml_node *build,
 			     struct build_keys *k)
 {
 	int rc;
 
-	k->tools = take(build, "tools");
-	if (k->tools && !truthy(k->tools->value))
+	k->tools = lec_rtd__take(build, "tools");
+	if (k->tools && !lec_rtd__truthy(k->tools->value))
 		k->tools = NULL;
 	if (k->tools &&
-	    ((rc = want_kind(cx, k->tools->value, "build.tools", NODE_MAP)) < 0 ||
+	    ((rc = lec_rtd__want_kind(cx, k->tools->value, "build.tools",
+				      LEC__YAML_MAP)) < 0 ||
 	     (rc = check_keys(cx, k->tools->value, "build.tools", tool_names,
 			      COUNT(tool_names))) < 0))
 		return rc;
-	if ((k->jobs = take(build, "jobs")) &&
-	    ((rc = want_kind(cx, k->jobs->value, "build.jobs", NODE_MAP)) < 0 ||
+	if ((k->jobs = lec_rtd__take(build, "jobs")) &&
+	    ((rc = lec_rtd__want_kind(cx, k->jobs->value, "build.jobs",
+				      LEC__YAML_MAP)) < 0 ||
 	     (rc = check_keys(cx, k->jobs->value, "build.jobs", job_keys,
 			      COUNT(job_keys))) < 0))
 		return rc;
-	if ((k->commands = take(build, "commands")) &&
-	    (rc = want_kind(cx, k->commands->value, "build.commands",
-			    NODE_SEQ)) < 0)
+	if ((k->commands = lec_rtd__take(build, "commands")) &&
+	    (rc = lec_rtd__want_kind(cx, k->commands->value, "build.commands",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	return LEC_OK;
 }
 
-static int check_build_rules(const struct ctx *cx, const struct build_keys *k,
-			     size_t parent_line)
+static int check_build_rules(const struct lec_rtd__ctx *cx,
+			     const struct build_keys *k, size_t parent_line)
 {
 	int commands = k->commands && k->commands->value->len > 0;
-	const struct entry *later;
+	const struct lec__yaml_entry *later;
 
 	if (!k->tools && !commands)
-		return fail(cx, parent_line, "build",
-			    "at least one of build.tools or build.commands is "
-			    "required");
+		return LEC_RTD__FAIL(
+			cx, parent_line, "build",
+			"at least one of build.tools or build.commands is "
+			"required");
 	if (commands && k->jobs && k->jobs->value->len > 0) {
 		later = k->jobs->line > k->commands->line ? k->jobs
 							  : k->commands;
-		return fail(cx, later->line,
-			    later == k->jobs ? "build.jobs" : "build.commands",
-			    "build.jobs and build.commands cannot be used "
-			    "together");
+		return LEC_RTD__FAIL(
+			cx, later->line,
+			later == k->jobs ? "build.jobs" : "build.commands",
+			"build.jobs and build.commands cannot be used "
+			"together");
 	}
 	return LEC_OK;
 }
 
-static int read_jobs_build(const struct ctx *cx, const struct entry *e)
+static int read_jobs_build(const struct lec_rtd__ctx *cx,
+			   const struct lec__yaml_entry *e)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	char key[RTD_KEY_MAX];
-	const struct entry *t;
+	char key[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *t;
 	size_t i;
 	int rc, which;
 
-	if ((rc = want_kind(cx, e->value, "build.jobs.build", NODE_MAP)) < 0 ||
+	if ((rc = lec_rtd__want_kind(cx, e->value, "build.jobs.build",
+				     LEC__YAML_MAP)) < 0 ||
 	    (rc = check_keys(cx, e->value, "build.jobs.build", build_types,
 			     COUNT(build_types))) < 0)
 		return rc;
 	for (i = 0; i < e->value->len; i++) {
 		t = &e->value->entries[i];
-		which = index_of(build_types, COUNT(build_types), t->key);
-		join(key, "build.jobs.build", t->key);
+		which = lec_rtd__index_of(build_types, COUNT(build_types),
+					  t->key);
+		lec__yaml_path(key, "build.jobs.build", t->key);
 		if (build_type_bits[which] &&
 		    !(cfg->formats & build_type_bits[which]))
-			return fail(cx, t->line, key,
-				    "needs '%s' in formats", t->key);
+			return LEC_RTD__FAIL(cx, t->line, key,
+					     "needs '%s' in formats", t->key);
 		which += LEC_RTD_JOB_BUILD_HTML;
 		cfg->jobs_set |= 1u << which;
-		if ((rc = read_strings(cx, t->value, key, &cfg->jobs[which])) <
-		    0)
+		if ((rc = lec_rtd__read_strings(cx, t->value, key,
+						&cfg->jobs[which])) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
-static int read_jobs(const struct ctx *cx, const struct node *jobs)
+static int read_jobs(const struct lec_rtd__ctx *cx,
+		     const struct lec__yaml_node *jobs)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	char key[RTD_KEY_MAX];
-	const struct entry *e;
+	char key[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *e;
 	size_t i;
 	int rc, which;
 
 	if (jobs == NULL)
 		return LEC_OK;
-	if ((e = find(jobs, "build")) && (rc = read_jobs_build(cx, e)) < 0)
+	if ((e = lec__yaml_find(jobs, "build")) &&
+	    (rc = read_jobs_build(cx, e)) < 0)
 		return rc;
 	for (i = 0; i < jobs->len; i++) {
 		e = &jobs->entries[i];
 		if (strcmp(e->key, "build") == 0)
 			continue;
-		join(key, "build.jobs", e->key);
+		lec__yaml_path(key, "build.jobs", e->key);
 		if (strcmp(e->key, "pre_checkout") == 0) {
-			rc = read_strings(cx, e->value, key,
-					  &cfg->pre_checkout);
+			rc = lec_rtd__read_strings(cx, e->value, key,
+						   &cfg->pre_checkout);
 		} else {
-			which = index_of(job_names, COUNT(job_names), e->key);
+			which = lec_rtd__index_of(job_names, COUNT(job_names),
+						  e->key);
 			cfg->jobs_set |= 1u << which;
-			rc = read_strings(cx, e->value, key, &cfg->jobs[which]);
+			rc = lec_rtd__read_strings(cx, e->value, key,
+						   &cfg->jobs[which]);
 		}
 		if (rc < 0)
 			return rc;
@@ -1331,99 +353,110 @@ static int read_jobs(const struct ctx *cx, const struct node *jobs)
 	return LEC_OK;
 }
 
-static int read_tools(struct ctx *cx, const struct node *tools)
+static int read_tools(struct lec_rtd__ctx *cx,
+		      const struct lec__yaml_node *tools)
 {
-	char key[RTD_KEY_MAX], pair[RTD_KEY_MAX * 2];
-	const struct entry *e;
+	char key[LEC__YAML_PATH_MAX], pair[LEC__YAML_PATH_MAX * 2];
+	const struct lec__yaml_entry *e;
 	const char *v;
 	size_t i;
 	int rc;
 
 	for (i = 0; tools && i < tools->len; i++) {
 		e = &tools->entries[i];
-		join(key, "build.tools", e->key);
-		if ((rc = want_string(cx, e->value, key)) < 0)
+		lec__yaml_path(key, "build.tools", e->key);
+		if ((rc = lec_rtd__want_string(cx, e->value, key)) < 0)
 			return rc;
 		v = e->value->text;
 		if (v[0] == '\0' ||
-		    v[span(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
-			      "VWXYZ0123456789.+-_")] != '\0' ||
-		    strlen(v) > RTD_SHOW_MAX)
-			return fail(cx, e->value->line, key,
-				    "expected a version such as \"3.12\" or "
-				    "\"latest\"");
+		    v[strspn(v,
+			     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+			     "VWXYZ0123456789.+-_")] != '\0' ||
+		    strlen(v) > LEC__YAML_SHOW_MAX)
+			return LEC_RTD__FAIL(
+				cx, e->value->line, key,
+				"expected a version such as \"3.12\" or "
+				"\"latest\"");
 		if (strcmp(e->key, "python") == 0)
 			cx->python_tool = e;
 		snprintf(pair, sizeof(pair), "%s=%s", e->key, v);
-		if ((rc = strings_push(&cx->cfg->tools, pair)) < 0)
+		if ((rc = lec_rtd__strings_push(&cx->cfg->tools, pair)) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
 /* build.apt_packages: names apt-get cannot take for an option or a file. */
-static int read_apt(const struct ctx *cx, const struct node *build)
+static int read_apt(const struct lec_rtd__ctx *cx,
+		    const struct lec__yaml_node *build)
 {
-	const struct entry *e = take(build, "apt_packages");
-	char key[RTD_KEY_MAX], name[RTD_KEY_MAX], shown[RTD_SHOW_MAX + 8];
-	const struct node *n;
+	const struct lec__yaml_entry *e = lec_rtd__take(build, "apt_packages");
+	char key[LEC__YAML_PATH_MAX], name[LEC__YAML_PATH_MAX],
+		shown[LEC__YAML_SHOW_MAX + 8];
+	const struct lec__yaml_node *n;
 	size_t i, len;
 	const char *s;
 	int rc;
 
 	if (e == NULL)
 		return LEC_OK;
-	if ((rc = want_kind(cx, e->value, "build.apt_packages", NODE_SEQ)) < 0)
+	if ((rc = lec_rtd__want_kind(cx, e->value, "build.apt_packages",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	for (i = 0; i < e->value->len; i++) {
 		n = e->value->entries[i].value;
-		join_index(key, "build.apt_packages", i);
-		if ((rc = want_string(cx, n, key)) < 0)
+		lec__yaml_path_index(key, "build.apt_packages", i);
+		if ((rc = lec_rtd__want_string(cx, n, key)) < 0)
 			return rc;
-		s = n->text + span(n->text, " \t\r\n\f\v");
+		s = n->text + strspn(n->text, " \t\r\n\f\v");
 		len = strlen(s);
 		while (len > 0 && strchr(" \t\r\n\f\v", s[len - 1]))
 			len--;
-		clean_copy(shown, sizeof(shown), s, RTD_SHOW_MAX);
+		lec__yaml_show(shown, sizeof(shown), s, LEC__YAML_SHOW_MAX);
 		if (len > 0 && strchr("-/.", s[0]))
-			return fail(cx, n->line, key,
-				    "the package name '%s' cannot start with "
-				    "'%c'",
-				    shown, s[0]);
+			return LEC_RTD__FAIL(
+				cx, n->line, key,
+				"the package name '%s' cannot start with "
+				"'%c'",
+				shown, s[0]);
 		if (len == 0 || len >= sizeof(name) ||
-		    span(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
-			    "YZ0123456789.+-") != len)
-			return fail(cx, n->line, key,
-				    "'%s' is not a valid package name", shown);
+		    strspn(s,
+			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+			   "YZ0123456789.+-") != len)
+			return LEC_RTD__FAIL(cx, n->line, key,
+					     "'%s' is not a valid package name",
+					     shown);
 		memcpy(name, s, len);
 		name[len] = '\0';
-		if ((rc = strings_push(&cx->cfg->apt_packages, name)) < 0)
+		if ((rc = lec_rtd__strings_push(&cx->cfg->apt_packages, name)) <
+		    0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
-static int read_build(struct ctx *cx)
+static int read_build(struct lec_rtd__ctx *cx)
 {
 	struct build_keys k = { NULL, NULL, NULL, NULL };
-	const struct node *build = NULL;
+	const struct lec__yaml_node *build = NULL;
 	size_t parent_line;
 	int rc;
 
-	k.build = take(cx->root, "build");
+	k.build = lec_rtd__take(cx->root, "build");
 	parent_line = k.build ? k.build->line : cx->root->line;
 	if (k.build) {
 		build = k.build->value;
-		if ((rc = want_kind(cx, build, "build", NODE_MAP)) < 0)
+		if ((rc = lec_rtd__want_kind(cx, build, "build",
+					     LEC__YAML_MAP)) < 0)
 			return rc;
 	}
 	if ((rc = read_os(cx, build, parent_line)) < 0 ||
 	    (rc = read_build_shapes(cx, build, &k)) < 0 ||
 	    (rc = check_build_rules(cx, &k, parent_line)) < 0 ||
 	    (rc = read_jobs(cx, k.jobs ? k.jobs->value : NULL)) < 0 ||
-	    (k.commands && (rc = read_strings(cx, k.commands->value,
-					      "build.commands",
-					      &cx->cfg->commands)) < 0) ||
+	    (k.commands && (rc = lec_rtd__read_strings(
+				    cx, k.commands->value, "build.commands",
+				    &cx->cfg->commands)) < 0) ||
 	    (rc = read_tools(cx, k.tools ? k.tools->value : NULL)) < 0)
 		return rc;
 	return read_apt(cx, build);
@@ -1431,7 +464,7 @@ static int read_build(struct ctx *cx)
 
 /* conda, python --------------------------------------------------------------- */
 
-static int uses_conda(const struct ctx *cx)
+static int uses_conda(const struct lec_rtd__ctx *cx)
 {
 	const char *v;
 
@@ -1442,205 +475,226 @@ static int uses_conda(const struct ctx *cx)
 	       strncmp(v, "miniforge", 9) == 0;
 }
 
-static int read_conda(struct ctx *cx)
+static int read_conda(struct lec_rtd__ctx *cx)
 {
-	const struct entry *conda_key = find(cx->root, "conda");
-	const struct node *conda;
-	const struct entry *env;
+	const struct lec__yaml_entry *conda_key =
+		lec__yaml_find(cx->root, "conda");
+	const struct lec__yaml_node *conda;
+	const struct lec__yaml_entry *env;
 	int rc;
 
-	if ((rc = section(cx, "conda", &conda)) < 0)
+	if ((rc = lec_rtd__section(cx, "conda", &conda)) < 0)
 		return rc;
 	if (conda == NULL) {
 		if (uses_conda(cx) && cx->cfg->commands.len == 0)
-			return fail(cx, cx->python_tool->value->line, "conda",
-				    "conda.environment is required when "
-				    "build.tools.python is a conda or mamba "
-				    "version");
+			return LEC_RTD__FAIL(
+				cx, cx->python_tool->value->line, "conda",
+				"conda.environment is required when "
+				"build.tools.python is a conda or mamba "
+				"version");
 		return LEC_OK;
 	}
-	if ((env = take(conda, "environment")) == NULL)
-		return fail(cx, conda_key->line, "conda.environment",
-			    "is required");
-	return want_path(cx, env->value, "conda.environment",
-			 &cx->cfg->conda_environment);
+	if ((env = lec_rtd__take(conda, "environment")) == NULL)
+		return LEC_RTD__FAIL(cx, conda_key->line, "conda.environment",
+				     "is required");
+	return lec_rtd__want_path(cx, env->value, "conda.environment",
+				  &cx->cfg->conda_environment);
 }
 
 /* uv's groups / extras: a non-empty list of names, or "all". */
-static int read_selection(const struct ctx *cx, const struct entry *e,
-			  const char *key, struct lec_rtd_strings *names,
-			  int *all)
+static int read_selection(const struct lec_rtd__ctx *cx,
+			  const struct lec__yaml_entry *e, const char *key,
+			  struct lec_rtd_strings *names, int *all)
 {
-	char got[RTD_PROBLEM_MAX / 2];
+	char got[LEC__YAML_PROBLEM_MAX / 2];
 
-	if (is_word(e->value, "all")) {
+	if (lec_rtd__is_word(e->value, "all")) {
 		*all = 1;
 		return LEC_OK;
 	}
-	if (e->value->kind == NODE_SEQ && e->value->len == 0)
-		return fail(cx, e->value->line, key, "must not be empty");
-	if (e->value->kind != NODE_SEQ)
-		return fail(cx, e->value->line, key,
-			    "expected a list or 'all', got %s",
-			    describe(e->value, got, sizeof(got)));
-	return read_strings(cx, e->value, key, names);
+	if (e->value->kind == LEC__YAML_SEQ && e->value->len == 0)
+		return LEC_RTD__FAIL(cx, e->value->line, key,
+				     "must not be empty");
+	if (e->value->kind != LEC__YAML_SEQ)
+		return LEC_RTD__FAIL(
+			cx, e->value->line, key,
+			"expected a list or 'all', got %s",
+			lec_rtd__describe(e->value, got, sizeof(got)));
+	return lec_rtd__read_strings(cx, e->value, key, names);
 }
 
 /* An entry's key, with null counting as absent (the service's pop). */
-static const struct entry *take_set(const struct node *map, const char *name)
+static const struct lec__yaml_entry *take_set(const struct lec__yaml_node *map,
+					      const char *name)
 {
-	const struct entry *e = take(map, name);
+	const struct lec__yaml_entry *e = lec_rtd__take(map, name);
 
-	return e && !is_null(e->value) ? e : NULL;
+	return e && !lec_rtd__is_null(e->value) ? e : NULL;
 }
 
-static int read_uv_sync(const struct ctx *cx, const struct node *item,
-			const char *key, struct lec_rtd_install *in)
+static int read_uv_sync(const struct lec_rtd__ctx *cx,
+			const struct lec__yaml_node *item, const char *key,
+			struct lec_rtd_install *in)
 {
-	char sub[RTD_KEY_MAX];
-	const struct entry *req = take_set(item, "requirements");
-	const struct entry *groups = take_set(item, "groups");
-	const struct entry *extras = take_set(item, "extras");
+	char sub[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *req = take_set(item, "requirements");
+	const struct lec__yaml_entry *groups = take_set(item, "groups");
+	const struct lec__yaml_entry *extras = take_set(item, "extras");
 	int rc;
 
 	if (req)
-		return fail(cx, req->line, join(sub, key, "requirements"),
-			    "cannot be used with command: sync");
+		return LEC_RTD__FAIL(cx, req->line,
+				     lec__yaml_path(sub, key, "requirements"),
+				     "cannot be used with command: sync");
 	if (groups &&
-	    (rc = read_selection(cx, groups, join(sub, key, "groups"),
+	    (rc = read_selection(cx, groups, lec__yaml_path(sub, key, "groups"),
 				 &in->groups, &in->groups_all)) < 0)
 		return rc;
 	if (extras &&
-	    (rc = read_selection(cx, extras, join(sub, key, "extras"),
+	    (rc = read_selection(cx, extras, lec__yaml_path(sub, key, "extras"),
 				 &in->extras, &in->extras_all)) < 0)
 		return rc;
 	return LEC_OK;
 }
 
-static int read_uv_pip(const struct ctx *cx, const struct node *item,
-		       const char *key, struct lec_rtd_install *in)
+static int read_uv_pip(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_node *item, const char *key,
+		       struct lec_rtd_install *in)
 {
-	char sub[RTD_KEY_MAX];
-	const struct entry *req = take_set(item, "requirements");
-	const struct entry *groups = take_set(item, "groups");
-	const struct entry *extras = take_set(item, "extras");
+	char sub[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *req = take_set(item, "requirements");
+	const struct lec__yaml_entry *groups = take_set(item, "groups");
+	const struct lec__yaml_entry *extras = take_set(item, "extras");
 	int rc;
 
 	if (groups)
-		return fail(cx, groups->line, join(sub, key, "groups"),
-			    "cannot be used with command: pip");
+		return LEC_RTD__FAIL(cx, groups->line,
+				     lec__yaml_path(sub, key, "groups"),
+				     "cannot be used with command: pip");
 	if (req == NULL && in->path == NULL)
-		return fail(cx, item->line, key,
-			    "command: pip needs requirements or path");
+		return LEC_RTD__FAIL(cx, item->line, key,
+				     "command: pip needs requirements or path");
 	if (req && in->path)
-		return fail(cx, req->line, join(sub, key, "requirements"),
-			    "cannot be used together with path");
-	if (req && (rc = want_path(cx, req->value,
-				   join(sub, key, "requirements"),
-				   &in->requirements)) < 0)
+		return LEC_RTD__FAIL(cx, req->line,
+				     lec__yaml_path(sub, key, "requirements"),
+				     "cannot be used together with path");
+	if (req &&
+	    (rc = lec_rtd__want_path(cx, req->value,
+				     lec__yaml_path(sub, key, "requirements"),
+				     &in->requirements)) < 0)
 		return rc;
 	if (extras &&
-	    (rc = read_selection(cx, extras, join(sub, key, "extras"),
+	    (rc = read_selection(cx, extras, lec__yaml_path(sub, key, "extras"),
 				 &in->extras, &in->extras_all)) < 0)
 		return rc;
 	return LEC_OK;
 }
 
-static int read_uv(const struct ctx *cx, const struct node *item,
-		   const char *key, struct lec_rtd_install *in)
+static int read_uv(const struct lec_rtd__ctx *cx,
+		   const struct lec__yaml_node *item, const char *key,
+		   struct lec_rtd_install *in)
 {
 	static const char *const commands[] = { "sync", "pip" };
-	char sub[RTD_KEY_MAX];
-	const struct entry *e;
+	char sub[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *e;
 	int rc, which;
 
 	in->kind = LEC_RTD_INSTALL_UV;
-	take(item, "method");
+	lec_rtd__take(item, "method");
 	in->method = lec__strdup("uv");
 	LEC__CHECK_ALLOC(in->method);
-	join(sub, key, "command");
+	lec__yaml_path(sub, key, "command");
 	if ((e = take_set(item, "command")) == NULL)
-		return fail(cx, item->line, sub,
-			    "is required with method: uv (sync or pip)");
-	if ((rc = want_choice(cx, e->value, sub, commands, COUNT(commands),
-			      &which)) < 0)
+		return LEC_RTD__FAIL(
+			cx, item->line, sub,
+			"is required with method: uv (sync or pip)");
+	if ((rc = lec_rtd__want_choice(cx, e->value, sub, commands,
+				       COUNT(commands), &which)) < 0)
 		return rc;
 	in->command = lec__strdup(commands[which]);
 	LEC__CHECK_ALLOC(in->command);
 	if ((e = take_set(item, "path")) &&
-	    (rc = want_path(cx, e->value, join(sub, key, "path"), &in->path)) <
-		    0)
+	    (rc = lec_rtd__want_path(cx, e->value,
+				     lec__yaml_path(sub, key, "path"),
+				     &in->path)) < 0)
 		return rc;
 	return which == 0 ? read_uv_sync(cx, item, key, in)
 			  : read_uv_pip(cx, item, key, in);
 }
 
-static int read_pip_path(const struct ctx *cx, const struct node *item,
-			 const char *key, struct lec_rtd_install *in)
+static int read_pip_path(const struct lec_rtd__ctx *cx,
+			 const struct lec__yaml_node *item, const char *key,
+			 struct lec_rtd_install *in)
 {
 	static const char *const methods[] = { "pip", "setuptools", "uv" };
-	char sub[RTD_KEY_MAX];
-	const struct entry *e;
+	char sub[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *e;
 	int rc, which = 0;
 
 	in->kind = LEC_RTD_INSTALL_PATH;
-	if ((rc = want_path(cx, take(item, "path")->value,
-			    join(sub, key, "path"), &in->path)) < 0)
+	if ((rc = lec_rtd__want_path(cx, lec_rtd__take(item, "path")->value,
+				     lec__yaml_path(sub, key, "path"),
+				     &in->path)) < 0)
 		return rc;
-	if ((e = take(item, "method")) &&
-	    (rc = want_choice(cx, e->value, join(sub, key, "method"), methods,
-			      COUNT(methods), &which)) < 0)
+	if ((e = lec_rtd__take(item, "method")) &&
+	    (rc = lec_rtd__want_choice(cx, e->value,
+				       lec__yaml_path(sub, key, "method"),
+				       methods, COUNT(methods), &which)) < 0)
 		return rc;
 	in->method = lec__strdup(methods[which]);
 	LEC__CHECK_ALLOC(in->method);
-	if ((e = take(item, "extra_requirements")) == NULL)
+	if ((e = lec_rtd__take(item, "extra_requirements")) == NULL)
 		return LEC_OK;
-	join(sub, key, "extra_requirements");
-	if ((rc = read_strings(cx, e->value, sub, &in->extra_requirements)) < 0)
+	lec__yaml_path(sub, key, "extra_requirements");
+	if ((rc = lec_rtd__read_strings(cx, e->value, sub,
+					&in->extra_requirements)) < 0)
 		return rc;
 	if (in->extra_requirements.len > 0 && which != 0)
-		return fail(cx, e->line, sub, "needs method: pip");
+		return LEC_RTD__FAIL(cx, e->line, sub, "needs method: pip");
 	return LEC_OK;
 }
 
-static int read_install(const struct ctx *cx, const struct node *item,
-			size_t index, struct lec_rtd_install *in)
+static int read_install(const struct lec_rtd__ctx *cx,
+			const struct lec__yaml_node *item, size_t index,
+			struct lec_rtd_install *in)
 {
-	char key[RTD_KEY_MAX], sub[RTD_KEY_MAX];
-	const struct entry *method;
+	char key[LEC__YAML_PATH_MAX], sub[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *method;
 	int rc;
 
-	join_index(key, "python.install", index);
-	if ((rc = want_kind(cx, item, key, NODE_MAP)) < 0)
+	lec__yaml_path_index(key, "python.install", index);
+	if ((rc = lec_rtd__want_kind(cx, item, key, LEC__YAML_MAP)) < 0)
 		return rc;
-	method = find(item, "method");
-	if (method && is_word(method->value, "uv"))
+	method = lec__yaml_find(item, "method");
+	if (method && lec_rtd__is_word(method->value, "uv"))
 		return read_uv(cx, item, key, in);
-	if (find(item, "requirements")) {
+	if (lec__yaml_find(item, "requirements")) {
 		in->kind = LEC_RTD_INSTALL_REQUIREMENTS;
-		return want_path(cx, take(item, "requirements")->value,
-				 join(sub, key, "requirements"),
-				 &in->requirements);
+		return lec_rtd__want_path(
+			cx, lec_rtd__take(item, "requirements")->value,
+			lec__yaml_path(sub, key, "requirements"),
+			&in->requirements);
 	}
-	if (find(item, "path"))
+	if (lec__yaml_find(item, "path"))
 		return read_pip_path(cx, item, key, in);
-	return fail(cx, item->line, key, "needs requirements or path");
+	return LEC_RTD__FAIL(cx, item->line, key, "needs requirements or path");
 }
 
-static int read_python(struct ctx *cx)
+static int read_python(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	const struct node *python, *list;
-	const struct entry *e;
+	const struct lec__yaml_node *python, *list;
+	const struct lec__yaml_entry *e;
 	size_t i;
 	int rc;
 
-	if ((rc = section(cx, "python", &python)) < 0)
+	if ((rc = lec_rtd__section(cx, "python", &python)) < 0)
 		return rc;
-	if (python == NULL || (e = take(python, "install")) == NULL)
+	if (python == NULL || (e = lec_rtd__take(python, "install")) == NULL)
 		return LEC_OK;
 	list = e->value;
-	if ((rc = want_kind(cx, list, "python.install", NODE_SEQ)) < 0)
+	if ((rc = lec_rtd__want_kind(cx, list, "python.install",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	if (list->len == 0)
 		return LEC_OK;
@@ -1654,124 +708,130 @@ static int read_python(struct ctx *cx)
 	}
 	for (i = 0; list->len > 1 && i < list->len; i++)
 		if (cfg->python_install[i].kind == LEC_RTD_INSTALL_UV)
-			return fail(cx, list->entries[i].line, "python.install",
-				    "a uv entry must be the only entry");
+			return LEC_RTD__FAIL(
+				cx, list->entries[i].line, "python.install",
+				"a uv entry must be the only entry");
 	return LEC_OK;
 }
 
 /* sphinx, mkdocs ----------------------------------------------------------- */
 
-static int check_doc_types(const struct ctx *cx)
+static int check_doc_types(const struct lec_rtd__ctx *cx)
 {
-	const struct entry *s = find(cx->root, "sphinx");
-	const struct entry *m = find(cx->root, "mkdocs");
+	const struct lec__yaml_entry *s = lec__yaml_find(cx->root, "sphinx");
+	const struct lec__yaml_entry *m = lec__yaml_find(cx->root, "mkdocs");
 
 	if (s == NULL || m == NULL)
 		return LEC_OK;
 	if (s->line > m->line)
-		return fail(cx, s->line, "sphinx",
-			    "cannot be used together with mkdocs");
-	return fail(cx, m->line, "mkdocs", "cannot be used together with sphinx");
+		return LEC_RTD__FAIL(cx, s->line, "sphinx",
+				     "cannot be used together with mkdocs");
+	return LEC_RTD__FAIL(cx, m->line, "mkdocs",
+			     "cannot be used together with sphinx");
 }
 
-static int read_mkdocs(struct ctx *cx)
+static int read_mkdocs(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	const struct node *mkdocs;
-	const struct entry *e;
+	const struct lec__yaml_node *mkdocs;
+	const struct lec__yaml_entry *e;
 	int rc;
 
-	if ((rc = section(cx, "mkdocs", &mkdocs)) < 0 ||
+	if ((rc = lec_rtd__section(cx, "mkdocs", &mkdocs)) < 0 ||
 	    mkdocs == NULL)
 		return rc;
 	cfg->has_mkdocs = 1;
 	if ((e = take_set(mkdocs, "configuration")) &&
-	    (rc = want_path(cx, e->value, "mkdocs.configuration",
-			    &cfg->mkdocs_configuration)) < 0)
+	    (rc = lec_rtd__want_path(cx, e->value, "mkdocs.configuration",
+				     &cfg->mkdocs_configuration)) < 0)
 		return rc;
-	if ((e = take(mkdocs, "fail_on_warning")))
-		return want_bool(cx, e->value, "mkdocs.fail_on_warning",
-				 &cfg->mkdocs_fail_on_warning);
+	if ((e = lec_rtd__take(mkdocs, "fail_on_warning")))
+		return lec_rtd__want_bool(cx, e->value,
+					  "mkdocs.fail_on_warning",
+					  &cfg->mkdocs_fail_on_warning);
 	return LEC_OK;
 }
 
-static int read_sphinx_conf(const struct ctx *cx, const struct node *n)
+static int read_sphinx_conf(const struct lec_rtd__ctx *cx,
+			    const struct lec__yaml_node *n)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	char shown[RTD_SHOW_MAX + 8];
+	char shown[LEC__YAML_SHOW_MAX + 8];
 	const char *base;
 	int rc;
 
-	if ((rc = want_path(cx, n, "sphinx.configuration",
-			    &cfg->sphinx_configuration)) < 0)
+	if ((rc = lec_rtd__want_path(cx, n, "sphinx.configuration",
+				     &cfg->sphinx_configuration)) < 0)
 		return rc;
 	base = strrchr(cfg->sphinx_configuration, '/');
 	base = base ? base + 1 : cfg->sphinx_configuration;
 	if (strcmp(base, "conf.py") == 0)
 		return LEC_OK;
-	clean_copy(shown, sizeof(shown), n->text, RTD_SHOW_MAX);
-	return fail(cx, n->line, "sphinx.configuration",
-		    "must name a conf.py file, got '%s'", shown);
+	lec__yaml_show(shown, sizeof(shown), n->text, LEC__YAML_SHOW_MAX);
+	return LEC_RTD__FAIL(cx, n->line, "sphinx.configuration",
+			     "must name a conf.py file, got '%s'", shown);
 }
 
 /* Sphinx settings apply whenever there is no mkdocs section. */
-static int read_sphinx(struct ctx *cx)
+static int read_sphinx(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	const struct node *sphinx;
-	const struct entry *e;
+	const struct lec__yaml_node *sphinx;
+	const struct lec__yaml_entry *e;
 	int rc, which = 0;
 
 	if (cfg->has_mkdocs)
 		return LEC_OK;
 	cfg->has_sphinx = 1;
-	if ((rc = section(cx, "sphinx", &sphinx)) < 0)
+	if ((rc = lec_rtd__section(cx, "sphinx", &sphinx)) < 0)
 		return rc;
-	if (sphinx && (e = take(sphinx, "builder")) &&
-	    (rc = want_choice(cx, e->value, "sphinx.builder", builder_names,
-			      COUNT(builder_names), &which)) < 0)
+	if (sphinx && (e = lec_rtd__take(sphinx, "builder")) &&
+	    (rc = lec_rtd__want_choice(cx, e->value, "sphinx.builder",
+				       builder_names, COUNT(builder_names),
+				       &which)) < 0)
 		return rc;
 	cfg->sphinx_builder = lec__strdup(builder_flags[which]);
 	LEC__CHECK_ALLOC(cfg->sphinx_builder);
 	if (sphinx && (e = take_set(sphinx, "configuration")) &&
 	    (rc = read_sphinx_conf(cx, e->value)) < 0)
 		return rc;
-	if (sphinx && (e = take(sphinx, "fail_on_warning")))
-		return want_bool(cx, e->value, "sphinx.fail_on_warning",
-				 &cfg->sphinx_fail_on_warning);
+	if (sphinx && (e = lec_rtd__take(sphinx, "fail_on_warning")))
+		return lec_rtd__want_bool(cx, e->value,
+					  "sphinx.fail_on_warning",
+					  &cfg->sphinx_fail_on_warning);
 	return LEC_OK;
 }
 
 /* submodules, search --------------------------------------------------------- */
 
-static int read_names_or_all(const struct ctx *cx, const struct entry *e,
-			     const char *key, struct lec_rtd_strings *names,
-			     int *all)
+static int read_names_or_all(const struct lec_rtd__ctx *cx,
+			     const struct lec__yaml_entry *e, const char *key,
+			     struct lec_rtd_strings *names, int *all)
 {
-	if (is_word(e->value, "all")) {
+	if (lec_rtd__is_word(e->value, "all")) {
 		*all = 1;
 		return LEC_OK;
 	}
-	return read_strings(cx, e->value, key, names);
+	return lec_rtd__read_strings(cx, e->value, key, names);
 }
 
-static int read_submodules(struct ctx *cx)
+static int read_submodules(struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	const struct node *sub;
-	const struct entry *inc, *exc, *rec;
+	const struct lec__yaml_node *sub;
+	const struct lec__yaml_entry *inc, *exc, *rec;
 	int rc, including;
 
-	if ((rc = section(cx, "submodules", &sub)) < 0)
+	if ((rc = lec_rtd__section(cx, "submodules", &sub)) < 0)
 		return rc;
-	if ((inc = take(sub, "include")) &&
+	if ((inc = lec_rtd__take(sub, "include")) &&
 	    (rc = read_names_or_all(cx, inc, "submodules.include",
 				    &cfg->submodules_include,
 				    &cfg->submodules_all_included)) < 0)
 		return rc;
 	including = cfg->submodules_all_included ||
 		    cfg->submodules_include.len > 0;
-	if ((exc = take(sub, "exclude")) &&
+	if ((exc = lec_rtd__take(sub, "exclude")) &&
 	    (rc = read_names_or_all(cx, exc, "submodules.exclude",
 				    &cfg->submodules_exclude,
 				    &cfg->submodules_all_excluded)) < 0)
@@ -1780,11 +840,13 @@ static int read_submodules(struct ctx *cx)
 		cfg->submodules_all_excluded = !including;
 	else if (including && (cfg->submodules_all_excluded ||
 			       cfg->submodules_exclude.len > 0))
-		return fail(cx, exc->line, "submodules",
-			    "include and exclude cannot be used together");
-	if ((rec = take(sub, "recursive")))
-		return want_bool(cx, rec->value, "submodules.recursive",
-				 &cfg->submodules_recursive);
+		return LEC_RTD__FAIL(
+			cx, exc->line, "submodules",
+			"include and exclude cannot be used together");
+	if ((rec = lec_rtd__take(sub, "recursive")))
+		return lec_rtd__want_bool(cx, rec->value,
+					  "submodules.recursive",
+					  &cfg->submodules_recursive);
 	return LEC_OK;
 }
 
@@ -1807,7 +869,7 @@ static int rank_set(struct lec_rtd_config *cfg, char *pattern, int rank)
 		return lec__error_oom();
 	}
 	cfg->ranking_values = grown;
-	if (strings_push(p, pattern) < 0) {
+	if (lec_rtd__strings_push(p, pattern) < 0) {
 		lec__free(pattern);
 		return LEC_ENOMEM;
 	}
@@ -1816,10 +878,11 @@ static int rank_set(struct lec_rtd_config *cfg, char *pattern, int rank)
 	return LEC_OK;
 }
 
-static int read_ranking(const struct ctx *cx, const struct node *ranking)
+static int read_ranking(const struct lec_rtd__ctx *cx,
+			const struct lec__yaml_node *ranking)
 {
-	char got[RTD_PROBLEM_MAX / 2], shown[RTD_SHOW_MAX + 8];
-	const struct entry *e;
+	char got[LEC__YAML_PROBLEM_MAX / 2], shown[LEC__YAML_SHOW_MAX + 8];
+	const struct lec__yaml_entry *e;
 	char *pattern;
 	long long v;
 	size_t i;
@@ -1827,22 +890,28 @@ static int read_ranking(const struct ctx *cx, const struct node *ranking)
 
 	for (i = 0; i < ranking->len; i++) {
 		e = &ranking->entries[i];
-		take(ranking, e->key);
-		clean_copy(shown, sizeof(shown), e->key, RTD_SHOW_MAX);
-		if (e->key_type != SCALAR_STR)
-			return fail(cx, e->line, "search.ranking",
-				    "expected a path pattern, got '%s'", shown);
-		if ((rc = want_pattern(cx, e->key, e->line, "search.ranking",
-				       &pattern)) < 0)
+		lec_rtd__take(ranking, e->key);
+		lec__yaml_show(shown, sizeof(shown), e->key,
+			       LEC__YAML_SHOW_MAX);
+		if (e->key_type != LEC__YAML_STR)
+			return LEC_RTD__FAIL(
+				cx, e->line, "search.ranking",
+				"expected a path pattern, got '%s'", shown);
+		if ((rc = lec_rtd__want_pattern(cx, e->key, e->line,
+						"search.ranking", &pattern)) <
+		    0)
 			return rc;
-		if (e->value->kind != NODE_SCALAR ||
-		    e->value->type != SCALAR_INT ||
-		    int_value(e->value->text, &v) < 0 || v < -10 || v > 10) {
+		if (e->value->kind != LEC__YAML_SCALAR ||
+		    e->value->type != LEC__YAML_INT ||
+		    lec__yaml_int_value(e->value->text, &v) < 0 || v < -10 ||
+		    v > 10) {
 			lec__free(pattern);
-			return fail(cx, e->value->line, "search.ranking",
-				    "the rank of '%s' must be an integer from "
-				    "-10 to 10, got %s",
-				    shown, describe(e->value, got, sizeof(got)));
+			return LEC_RTD__FAIL(
+				cx, e->value->line, "search.ranking",
+				"the rank of '%s' must be an integer from "
+				"-10 to 10, got %s",
+				shown,
+				lec_rtd__describe(e->value, got, sizeof(got)));
 		}
 		if ((rc = rank_set(cx->cfg, pattern, (int)v)) < 0)
 			return rc;
@@ -1850,29 +919,32 @@ static int read_ranking(const struct ctx *cx, const struct node *ranking)
 	return LEC_OK;
 }
 
-static int read_ignore(const struct ctx *cx, const struct entry *e)
+static int read_ignore(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_entry *e)
 {
 	struct lec_rtd_strings *out = &cx->cfg->search_ignore;
-	const struct node *n;
+	const struct lec__yaml_node *n;
 	char *pattern;
 	size_t i;
 	int rc;
 
 	if (e == NULL) {
 		for (i = 0; i < COUNT(default_ignore); i++)
-			if ((rc = strings_push(out, default_ignore[i])) < 0)
+			if ((rc = lec_rtd__strings_push(out,
+							default_ignore[i])) < 0)
 				return rc;
 		return LEC_OK;
 	}
-	if ((rc = want_kind(cx, e->value, "search.ignore", NODE_SEQ)) < 0)
+	if ((rc = lec_rtd__want_kind(cx, e->value, "search.ignore",
+				     LEC__YAML_SEQ)) < 0)
 		return rc;
 	for (i = 0; i < e->value->len; i++) {
 		n = e->value->entries[i].value;
-		if ((rc = want_string(cx, n, "search.ignore")) < 0 ||
-		    (rc = want_pattern(cx, n->text, n->line, "search.ignore",
-				       &pattern)) < 0)
+		if ((rc = lec_rtd__want_string(cx, n, "search.ignore")) < 0 ||
+		    (rc = lec_rtd__want_pattern(cx, n->text, n->line,
+						"search.ignore", &pattern)) < 0)
 			return rc;
-		rc = strings_push(out, pattern);
+		rc = lec_rtd__strings_push(out, pattern);
 		lec__free(pattern);
 		if (rc < 0)
 			return rc;
@@ -1880,85 +952,83 @@ static int read_ignore(const struct ctx *cx, const struct entry *e)
 	return LEC_OK;
 }
 
-static int read_search(struct ctx *cx)
+static int read_search(struct lec_rtd__ctx *cx)
 {
-	const struct node *search;
-	const struct entry *e;
+	const struct lec__yaml_node *search;
+	const struct lec__yaml_entry *e;
 	int rc;
 
-	if ((rc = section(cx, "search", &search)) < 0)
+	if ((rc = lec_rtd__section(cx, "search", &search)) < 0)
 		return rc;
-	if ((e = take(search, "ranking")) &&
-	    ((rc = want_kind(cx, e->value, "search.ranking", NODE_MAP)) < 0 ||
+	if ((e = lec_rtd__take(search, "ranking")) &&
+	    ((rc = lec_rtd__want_kind(cx, e->value, "search.ranking",
+				      LEC__YAML_MAP)) < 0 ||
 	     (rc = read_ranking(cx, e->value)) < 0))
 		return rc;
-	return read_ignore(cx, take(search, "ignore"));
+	return read_ignore(cx, lec_rtd__take(search, "ignore"));
 }
 
 /* The whole file ------------------------------------------------------------- */
 
-/* Jobs that replace a default step: with them and no sphinx/mkdocs key the
- * doc type is generic (notes §5.4). */
-#define NEW_JOBS                                                             \
-	((1u << LEC_RTD_JOB_CREATE_ENVIRONMENT) | (1u << LEC_RTD_JOB_INSTALL) | \
-	 (1u << LEC_RTD_JOB_BUILD_HTML) | (1u << LEC_RTD_JOB_BUILD_PDF) |       \
-	 (1u << LEC_RTD_JOB_BUILD_EPUB) | (1u << LEC_RTD_JOB_BUILD_HTMLZIP))
-
 /* The service requires an explicit generator configuration unless the
  * build brings its own commands (its brownout rule, permanent since
  * 2025-01-20). */
-static int check_required(const struct ctx *cx)
+static int check_required(const struct lec_rtd__ctx *cx)
 {
 	const struct lec_rtd_config *cfg = cx->cfg;
-	const struct entry *s = find(cx->root, "sphinx");
-	const struct entry *m = find(cx->root, "mkdocs");
+	const struct lec__yaml_entry *s = lec__yaml_find(cx->root, "sphinx");
+	const struct lec__yaml_entry *m = lec__yaml_find(cx->root, "mkdocs");
 
 	if (cfg->commands.len > 0)
 		return LEC_OK;
 	if (s && cfg->sphinx_configuration == NULL)
-		return fail(cx, s->line, "sphinx.configuration",
-			    "is required: the path of your conf.py");
+		return LEC_RTD__FAIL(cx, s->line, "sphinx.configuration",
+				     "is required: the path of your conf.py");
 	if (m && cfg->mkdocs_configuration == NULL)
-		return fail(cx, m->line, "mkdocs.configuration",
-			    "is required: the path of your mkdocs.yml");
-	if (!s && !m && !(cfg->jobs_set & NEW_JOBS))
-		return fail(cx, cx->root->line, "sphinx.configuration",
-			    "is required: the path of your conf.py (or use "
-			    "mkdocs.configuration, build.commands or "
-			    "build.jobs)");
+		return LEC_RTD__FAIL(
+			cx, m->line, "mkdocs.configuration",
+			"is required: the path of your mkdocs.yml");
+	if (!s && !m && !(cfg->jobs_set & LEC_RTD__NEW_JOBS))
+		return LEC_RTD__FAIL(
+			cx, cx->root->line, "sphinx.configuration",
+			"is required: the path of your conf.py (or use "
+			"mkdocs.configuration, build.commands or "
+			"build.jobs)");
 	return LEC_OK;
 }
 
 /* The first key no check read, in file order. */
-static int check_unknown(const struct ctx *cx, const struct node *n,
-			 const char *path)
+static int check_unknown(const struct lec_rtd__ctx *cx,
+			 const struct lec__yaml_node *n, const char *path)
 {
-	char key[RTD_KEY_MAX];
-	const struct entry *e;
+	char key[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_entry *e;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < n->len; i++) {
 		e = &n->entries[i];
-		if (n->kind == NODE_MAP)
-			join(key, path, e->key);
+		if (n->kind == LEC__YAML_MAP)
+			lec__yaml_path(key, path, e->key);
 		else
-			join_index(key, path, i);
-		if (n->kind == NODE_MAP && !e->used)
-			return fail(cx, e->line, key, "unknown key");
-		if (e->value->kind != NODE_SCALAR &&
+			lec__yaml_path_index(key, path, i);
+		if (n->kind == LEC__YAML_MAP && !e->used)
+			return LEC_RTD__FAIL(cx, e->line, key, "unknown key");
+		if (e->value->kind != LEC__YAML_SCALAR &&
 		    (rc = check_unknown(cx, e->value, key)) < 0)
 			return rc;
 	}
 	return LEC_OK;
 }
 
-static void decide_doctype(const struct ctx *cx)
+static void decide_doctype(const struct lec_rtd__ctx *cx)
 {
 	struct lec_rtd_config *cfg = cx->cfg;
-	int keyed = find(cx->root, "sphinx") || find(cx->root, "mkdocs");
+	int keyed = lec__yaml_find(cx->root, "sphinx") ||
+		    lec__yaml_find(cx->root, "mkdocs");
 
-	if (cfg->commands.len > 0 || (!keyed && (cfg->jobs_set & NEW_JOBS)))
+	if (cfg->commands.len > 0 ||
+	    (!keyed && (cfg->jobs_set & LEC_RTD__NEW_JOBS)))
 		cfg->doctype = LEC_DOCTYPE_GENERIC;
 	else if (cfg->has_mkdocs)
 		cfg->doctype = LEC_DOCTYPE_MKDOCS;
@@ -1973,7 +1043,7 @@ static void decide_doctype(const struct ctx *cx)
 /* The service's order of checks (BuildConfigV2.validate), except that
  * unknown keys come before the required generator configuration: a
  * misspelt `configuraton:` is then named as such. */
-static int check_config(struct ctx *cx)
+static int check_config(struct lec_rtd__ctx *cx)
 {
 	int rc;
 
@@ -1989,149 +1059,11 @@ static int check_config(struct ctx *cx)
 	return LEC_OK;
 }
 
-/* Files -------------------------------------------------------------------- */
-
-/* A path the caller names: relative and without "..". */
-static int check_relpath(const char *path, const char *what)
-{
-	if (path[0] == '/')
-		return lec__error(LEC_EINVALID,
-				  "%s '%s': use a path relative to the "
-				  "repository root",
-				  what, path);
-	if (strstr(path, ".."))
-		return lec__error(LEC_EINVALID, "%s '%s': '..' is not allowed",
-				  what, path);
-	return LEC_OK;
-}
-
-/* Whether rel names a configuration file to read in the checkout: a
- * regular file beneath it, or a link out of it (which reading refuses by
- * name). Resolved beneath the checkout, so whether a file of the host
- * exists never shows. */
-static int is_file(const char *checkout_dir, const char *rel)
-{
-	int fd, rc = lec__open_in(checkout_dir, rel, LEC__OPEN_FILE, &fd);
-
-	if (rc == LEC_OK)
-		close(fd);
-	return rc == LEC_OK || (rc == LEC_EINVALID && errno == EXDEV);
-}
-
-/* The default file: the first of default_files present in the root. */
-static int find_default(const char *checkout_dir, char **relpath)
-{
-	size_t i;
-
-	for (i = 0; i < COUNT(default_files); i++) {
-		if (is_file(checkout_dir, default_files[i])) {
-			*relpath = lec__strdup(default_files[i]);
-			LEC__CHECK_ALLOC(*relpath);
-			return LEC_OK;
-		}
-	}
-	return lec__error(LEC_ENOTFOUND,
-			  "no .readthedocs.yaml in the repository's root");
-}
-
-/* The project's readthedocs_yaml_path, which must name a file. */
-static int find_given(const char *checkout_dir, const char *project_path,
-		      char **relpath)
-{
-	int rc;
-
-	if ((rc = check_relpath(project_path, "readthedocs_yaml_path")) < 0)
-		return rc;
-	if (!is_file(checkout_dir, project_path))
-		return lec__error(LEC_EINVALID,
-				  "readthedocs_yaml_path '%s': no such file "
-				  "in the repository",
-				  project_path);
-	*relpath = lec__strdup(project_path);
-	LEC__CHECK_ALLOC(*relpath);
-	return LEC_OK;
-}
-
-int lec_rtd_config_find(const char *checkout_dir, const char *project_path,
-			char **relpath)
-{
-	lec_error_clear();
-	if (relpath)
-		*relpath = NULL;
-	if (checkout_dir == NULL || relpath == NULL)
-		return lec__error(LEC_EINVALID, "no checkout directory given");
-	if (project_path && *project_path)
-		return find_given(checkout_dir, project_path, relpath);
-	return find_default(checkout_dir, relpath);
-}
-
-/* Read an open regular file of the given size (at most
- * LEC_RTD_CONFIG_MAX_BYTES); *data is NUL-terminated. */
-static int read_fd(const struct ctx *cx, int fd, size_t size, char **data,
-		   size_t *len)
-{
-	char *buf = lec__malloc(size + 2);
-	size_t n = 0;
-	ssize_t got;
-
-	LEC__CHECK_ALLOC(buf);
-	/* One byte more than the size tells a file that grew meanwhile. */
-	while (n <= size) {
-		got = read(fd, buf + n, size + 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			lec__free(buf);
-			return lec__error(LEC_EIO, "%s: %s", cx->relpath,
-					  strerror(errno));
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	if (n > size) {
-		lec__free(buf);
-		return lec__error(LEC_EIO, "%s: the file changed while it was "
-					   "read",
-				  cx->relpath);
-	}
-	buf[n] = '\0';
-	*data = buf;
-	*len = n;
-	return LEC_OK;
-}
-
-/* The file's bytes; a symlink must resolve inside the checkout (as the
- * service's safe_open demands), and the file is opened beneath it without
- * blocking (a fifo a build left in a kept checkout is not a file). */
-static int read_config_file(struct ctx *cx, const char *checkout_dir,
-			    char **data, size_t *len)
-{
-	struct stat sb;
-	int fd, rc;
-
-	rc = lec__open_in(checkout_dir, cx->relpath, LEC__OPEN_FILE, &fd);
-	if (rc == LEC_EINVALID)
-		return fail(cx, 1, NULL, "%s",
-			    errno == EXDEV ? "the file is a link to outside "
-					     "the repository"
-					   : "not a regular file");
-	if (rc < 0)
-		return rc;
-	if (fstat(fd, &sb) != 0)
-		rc = lec__error(LEC_EIO, "%s: %s", cx->relpath, strerror(errno));
-	else if (sb.st_size > LEC_RTD_CONFIG_MAX_BYTES)
-		rc = fail(cx, 1, NULL, "the file is larger than %d bytes",
-			  LEC_RTD_CONFIG_MAX_BYTES);
-	else
-		rc = read_fd(cx, fd, (size_t)sb.st_size, data, len);
-	close(fd);
-	return rc;
-}
+/* Parsing ------------------------------------------------------------------ */
 
 /* Parse and check the bytes of a file already read; cx->relpath, data and
  * len are set. */
-static int parse_config(struct ctx *cx, struct lec_rtd_config **out)
+static int parse_config(struct lec_rtd__ctx *cx, struct lec_rtd_config **out)
 {
 	int rc;
 
@@ -2147,39 +1079,14 @@ static int parse_config(struct ctx *cx, struct lec_rtd_config **out)
 	cx->cfg = NULL;
 done:
 	lec_rtd_config_free(cx->cfg);
-	node_free(cx->root);
-	return rc;
-}
-
-int lec_rtd_config_load(const char *checkout_dir, const char *relpath,
-			struct lec_rtd_config **out)
-{
-	struct ctx cx;
-	char *data = NULL;
-	int rc;
-
-	lec_error_clear();
-	if (out)
-		*out = NULL;
-	if (checkout_dir == NULL || relpath == NULL || *relpath == '\0' ||
-	    out == NULL)
-		return lec__error(LEC_EINVALID, "no configuration file given");
-	if ((rc = check_relpath(relpath, "configuration file")) < 0)
-		return rc;
-	memset(&cx, 0, sizeof(cx));
-	cx.relpath = relpath;
-	if ((rc = read_config_file(&cx, checkout_dir, &data, &cx.len)) < 0)
-		return rc;
-	cx.data = data;
-	rc = parse_config(&cx, out);
-	lec__free(data);
+	lec__yaml_free(cx->root);
 	return rc;
 }
 
 int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
 			 struct lec_rtd_config **out)
 {
-	struct ctx cx;
+	struct lec_rtd__ctx cx;
 
 	lec_error_clear();
 	if (out)
@@ -2195,281 +1102,6 @@ int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
 	cx.data = data ? data : "";
 	cx.len = len;
 	return parse_config(&cx, out);
-}
-
-/* JSON ------------------------------------------------------------------- */
-
-/* Attach item to parent (an object when key is set, else an array); a NULL
- * item, or a failed attach, clears *ok. */
-static void put(cJSON *parent, const char *key, cJSON *item, int *ok)
-{
-	int added = 0;
-
-	if (item && parent)
-		added = key ? cJSON_AddItemToObject(parent, key, item)
-			    : cJSON_AddItemToArray(parent, item);
-	if (!added) {
-		cJSON_Delete(item);
-		*ok = 0;
-	}
-}
-
-static cJSON *string_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
-static cJSON *strings_json(const struct lec_rtd_strings *s, int *ok)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; i < s->len; i++)
-		put(a, NULL, cJSON_CreateString(s->items[i]), ok);
-	if (a == NULL)
-		*ok = 0;
-	return a;
-}
-
-/* A list, or the word "all". */
-static cJSON *names_json(const struct lec_rtd_strings *s, int all, int *ok)
-{
-	return all ? cJSON_CreateString("all") : strings_json(s, ok);
-}
-
-static cJSON *install_json(const struct lec_rtd_install *in, int *ok)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	if (in->kind == LEC_RTD_INSTALL_REQUIREMENTS) {
-		put(o, "requirements", cJSON_CreateString(in->requirements), ok);
-	} else if (in->kind == LEC_RTD_INSTALL_PATH) {
-		put(o, "path", cJSON_CreateString(in->path), ok);
-		put(o, "method", cJSON_CreateString(in->method), ok);
-		put(o, "extra_requirements",
-		    strings_json(&in->extra_requirements, ok), ok);
-	} else {
-		put(o, "method", cJSON_CreateString(in->method), ok);
-		put(o, "command", cJSON_CreateString(in->command), ok);
-		put(o, "path", string_or_null(in->path), ok);
-		put(o, "requirements", string_or_null(in->requirements), ok);
-		put(o, "groups",
-		    in->groups_all || in->groups.len
-			    ? names_json(&in->groups, in->groups_all, ok)
-			    : cJSON_CreateNull(),
-		    ok);
-		put(o, "extras",
-		    in->extras_all || in->extras.len
-			    ? names_json(&in->extras, in->extras_all, ok)
-			    : cJSON_CreateNull(),
-		    ok);
-	}
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-/* A job's commands; the jobs that replace a step are null when unset. */
-static cJSON *job_json(const struct lec_rtd_config *c, enum lec_rtd_job job,
-		       int *ok)
-{
-	if (!(c->jobs_set & (1u << job)) && ((1u << job) & NEW_JOBS))
-		return cJSON_CreateNull();
-	return strings_json(&c->jobs[job], ok);
-}
-
-static cJSON *jobs_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject(), *b = NULL;
-	size_t i;
-	int job;
-
-	for (i = 0; i < COUNT(job_keys); i++) {
-		if (strcmp(job_keys[i], "pre_checkout") == 0) {
-			put(o, job_keys[i], strings_json(&c->pre_checkout, ok),
-			    ok);
-		} else if (strcmp(job_keys[i], "build") == 0) {
-			b = cJSON_CreateObject();
-			for (job = 0; job < (int)COUNT(build_types); job++)
-				put(b, build_types[job],
-				    job_json(c, LEC_RTD_JOB_BUILD_HTML + job, ok),
-				    ok);
-			put(o, "build", b, ok);
-		} else {
-			job = index_of(job_names, COUNT(job_names), job_keys[i]);
-			put(o, job_keys[i], job_json(c, job, ok), ok);
-		}
-	}
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *tools_json(const struct lec_rtd_config *c, int *ok)
-{
-	char name[RTD_KEY_MAX];
-	cJSON *o = cJSON_CreateObject(), *t;
-	const char *eq;
-	size_t i, n;
-
-	for (i = 0; i < c->tools.len; i++) {
-		eq = strchr(c->tools.items[i], '=');
-		n = eq ? (size_t)(eq - c->tools.items[i]) : 0;
-		if (eq == NULL || n >= sizeof(name))
-			continue;
-		memcpy(name, c->tools.items[i], n);
-		name[n] = '\0';
-		t = cJSON_CreateObject();
-		put(t, "version", cJSON_CreateString(eq + 1), ok);
-		put(t, "full_version", cJSON_CreateNull(), ok);
-		put(o, name, t, ok);
-	}
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *build_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	put(o, "os", string_or_null(c->build_os), ok);
-	put(o, "tools", tools_json(c, ok), ok);
-	put(o, "jobs", jobs_json(c, ok), ok);
-	put(o, "apt_packages", strings_json(&c->apt_packages, ok), ok);
-	put(o, "commands", strings_json(&c->commands, ok), ok);
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *python_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
-	int i;
-
-	for (i = 0; i < c->python_install_count; i++)
-		put(list, NULL, install_json(&c->python_install[i], ok), ok);
-	put(o, "install", list, ok);
-	if (o == NULL)
-		*ok = 0;
-	return o;
-}
-
-static cJSON *conda_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o;
-
-	if (c->conda_environment == NULL)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	put(o, "environment", cJSON_CreateString(c->conda_environment), ok);
-	return o;
-}
-
-static cJSON *sphinx_json(const struct lec_rtd_config *c, int *ok)
-{
-	enum lec_doctype type = LEC_DOCTYPE_SPHINX;
-	cJSON *o;
-
-	if (!c->has_sphinx || c->sphinx_builder == NULL)
-		return cJSON_CreateNull();
-	if (strcmp(c->sphinx_builder, "dirhtml") == 0)
-		type = LEC_DOCTYPE_SPHINX_HTMLDIR;
-	else if (strcmp(c->sphinx_builder, "singlehtml") == 0)
-		type = LEC_DOCTYPE_SPHINX_SINGLEHTML;
-	o = cJSON_CreateObject();
-	put(o, "configuration", string_or_null(c->sphinx_configuration), ok);
-	put(o, "builder", cJSON_CreateString(lec_doctype_code(type)), ok);
-	put(o, "fail_on_warning", cJSON_CreateBool(c->sphinx_fail_on_warning),
-	    ok);
-	return o;
-}
-
-static cJSON *mkdocs_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o;
-
-	if (!c->has_mkdocs)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	put(o, "configuration", string_or_null(c->mkdocs_configuration), ok);
-	put(o, "fail_on_warning", cJSON_CreateBool(c->mkdocs_fail_on_warning),
-	    ok);
-	return o;
-}
-
-static cJSON *submodules_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	put(o, "include",
-	    names_json(&c->submodules_include, c->submodules_all_included, ok),
-	    ok);
-	put(o, "exclude",
-	    names_json(&c->submodules_exclude, c->submodules_all_excluded, ok),
-	    ok);
-	put(o, "recursive", cJSON_CreateBool(c->submodules_recursive), ok);
-	return o;
-}
-
-static cJSON *search_json(const struct lec_rtd_config *c, int *ok)
-{
-	cJSON *o = cJSON_CreateObject(), *ranking = cJSON_CreateObject();
-	size_t i;
-
-	for (i = 0; i < c->ranking_patterns.len; i++)
-		put(ranking, c->ranking_patterns.items[i],
-		    cJSON_CreateNumber(c->ranking_values[i]), ok);
-	put(o, "ranking", ranking, ok);
-	put(o, "ignore", strings_json(&c->search_ignore, ok), ok);
-	return o;
-}
-
-static cJSON *formats_json(unsigned formats, int *ok)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-
-	for (i = 0; i < COUNT(format_names); i++)
-		if (formats & format_bits[i])
-			put(a, NULL, cJSON_CreateString(format_names[i]), ok);
-	if (a == NULL)
-		*ok = 0;
-	return a;
-}
-
-char *lec_rtd_config_json(const struct lec_rtd_config *c)
-{
-	cJSON *o;
-	char *text, *copy = NULL;
-	int ok = 1;
-
-	lec_error_clear();
-	if (c == NULL) {
-		lec__error(LEC_EINVALID, "no configuration given");
-		return NULL;
-	}
-	o = cJSON_CreateObject();
-	/* The service's BuildConfigV2.version is the string "2". */
-	put(o, "version", cJSON_CreateString("2"), &ok);
-	put(o, "formats", formats_json(c->formats, &ok), &ok);
-	put(o, "python", python_json(c, &ok), &ok);
-	put(o, "conda", conda_json(c, &ok), &ok);
-	put(o, "build", build_json(c, &ok), &ok);
-	put(o, "doctype", string_or_null(lec_doctype_code(c->doctype)), &ok);
-	put(o, "sphinx", sphinx_json(c, &ok), &ok);
-	put(o, "mkdocs", mkdocs_json(c, &ok), &ok);
-	put(o, "submodules", submodules_json(c, &ok), &ok);
-	put(o, "search", search_json(c, &ok), &ok);
-	text = ok && o ? cJSON_PrintUnformatted(o) : NULL;
-	cJSON_Delete(o);
-	if (text)
-		copy = lec__strdup(text);
-	cJSON_free(text);
-	if (copy == NULL)
-		lec__error_oom();
-	return copy;
 }
 
 /* Freeing ---------------------------------------------------------------- */

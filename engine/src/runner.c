@@ -1,8 +1,9 @@
 /*
  * The sandboxed command runner: forks, (as root) stages the mounts and drops
- * to the build user, execs bubblewrap (or the command itself when
- * unsandboxed) with the limits set, then watches three things
- * with one poll() loop: the merged output pipe, a pidfd of the child (so its
+ * to the build user, execs bubblewrap (its command line, which says what
+ * the sandbox holds, is runner_args.c's) or the command itself when
+ * unsandboxed, with the limits set, then watches three things with one
+ * poll() loop: the merged output pipe, a pidfd of the child (so its
  * exit is noticed at once, without SIGCHLD handlers that would belong to the
  * whole program), and bubblewrap's info pipe, which names the pid namespace's
  * init; waiting for that init to be gone is what guarantees that no process
@@ -13,10 +14,8 @@
  * multi-threaded and another thread may hold the allocator's lock.
  *
  * The size of a watched directory is measured from the same loop, at most
- * once a second and less often when measuring is slow.
- *
- * Also here: masking secrets in recorded output, for one buffer and for a
- * stream of chunks.
+ * once a second and less often when measuring is slow. Masking secrets in
+ * recorded output is runner_mask.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +37,7 @@
 
 #include "internal.h"
 #include "lectern/runner.h"
+#include "runner_internal.h"
 
 /* Bytes read from the output pipe at a time: a pipe's default capacity, so
  * one read usually empties it. */
@@ -50,409 +50,13 @@
 #define RUNNER_REAP_WAIT_MS 5000
 /* Room for bubblewrap's info JSON up to the child pid it starts with. */
 #define RUNNER_INFO_MAX 256
-/* Bytes of bubblewrap's own error kept for lec_runner_sandbox_available. */
 /* The probe's time limit: creating namespaces takes milliseconds. */
 #define RUNNER_PROBE_TIME_LIMIT_S 10
-/* PATH of the unsandboxed lookup when the environment has none (the POSIX
- * default of execvp). */
-#define RUNNER_DEFAULT_PATH "/usr/bin:/bin"
-
-/* Mounts one spec may ask for: a build binds its directory, a venv, a few
- * configuration files; the child stages them in a fixed-size array. */
-#define RUNNER_MAX_MOUNTS 16
 /* Disk watchdog: the least time between two measurements, and how many
  * times the last measurement's duration must pass before the next (so a
  * huge tree is not walked back to back). */
 #define RUNNER_DISK_EVERY_MS 1000
 #define RUNNER_DISK_BACKOFF 4
-/* /dev/shm's size: POSIX semaphores and shared memory of Python's
- * multiprocessing (Sphinx -j) need a little; a build's bulk goes to its
- * directory or /tmp. */
-#define RUNNER_SHM_BYTES ((size_t)64 * 1024 * 1024)
-/* util-linux's prlimit sets RLIMIT_NPROC inside the sandbox's user
- * namespace, where the kernel counts that namespace's processes only. */
-#define RUNNER_PRLIMIT "/usr/bin/prlimit"
-/* Where the root child stages the mounts' sources (a tmpfs over it, in a
- * mount namespace of the child's own) for the unprivileged bubblewrap. */
-#define RUNNER_STAGE_DIR "/tmp"
-
-/* The fds the child sets up before exec: 0 /dev/null, 1 and 2 the output
- * pipe, then these. Anything above is closed. */
-#define CHILD_STATUS_FD 3 /* close-on-exec: exec's errno if it fails */
-#define CHILD_INFO_FD 4   /* bubblewrap's --info-fd */
-#define CHILD_INFO_FD_TEXT "4"
-#define CHILD_PASSWD_FD 5 /* the synthetic /etc/passwd, to its end */
-#define CHILD_PASSWD_FD_TEXT "5"
-#define CHILD_GROUP_FD 6  /* the synthetic /etc/group */
-#define CHILD_GROUP_FD_TEXT "6"
-#define CHILD_EGRESS_FD LEC_RUNNER_EGRESS_FD /* the egress proxy's socket */
-
-/* The system part of the sandbox: /usr read-only, and the top-level names
- * that merged-/usr systems make links into it (bound as directories where
- * they are not links). */
-static const char *const system_top[] = { "/bin", "/sbin", "/lib", "/lib32",
-					  "/lib64", "/libx32" };
-/* What interpreters and generators read beside /usr: /etc entries, and
- * TeX's formats and font maps, which Debian generates into its
- * TEXMFSYSVAR (without them pdflatex finds no format and Sphinx's PDF
- * fails). Each bound read-only when present; nothing here holds a
- * secret. */
-static const char *const system_files[] = {
-	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-	"/etc/alternatives", "/etc/ssl", "/etc/ca-certificates",
-	"/etc/mime.types", "/etc/fonts", "/etc/localtime", "/etc/timezone",
-	"/etc/nsswitch.conf", "/etc/host.conf", "/etc/hosts",
-	"/etc/resolv.conf", "/etc/gai.conf", "/etc/protocols",
-	"/etc/services", "/etc/python3", "/etc/python3.11", "/etc/xdg",
-	"/etc/matplotlibrc", "/etc/papersize", "/etc/texmf",
-	"/var/lib/texmf",
-};
-
-/* bubblewrap's path; a variable only so that the tests can point it at a
- * missing file to see lec_runner_sandbox_available say no. */
-const char *lec_runner__bwrap_path = LEC_RUNNER_BWRAP;
-
-/* A NULL-terminated vector of owned strings (an argv or an envp). */
-struct strvec {
-	char **items;
-	size_t len, cap;
-};
-
-/* Room for one more string and the NULL after it (so an empty vector is a
- * real, NULL-terminated one too). */
-static int strvec_reserve(struct strvec *v)
-{
-	if (v->len + 2 > v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 32;
-		char **items = lec__realloc(v->items, cap * sizeof(*items));
-
-		if (items == NULL)
-			return lec__error_oom();
-		v->items = items;
-		v->cap = cap;
-		v->items[v->len] = NULL;
-	}
-	return LEC_OK;
-}
-
-static int strvec_push_n(struct strvec *v, const char *s, size_t n)
-{
-	char *copy;
-	int error;
-
-	if ((error = strvec_reserve(v)) < 0)
-		return error;
-	if ((copy = lec__strndup(s, n)) == NULL)
-		return lec__error_oom();
-	v->items[v->len++] = copy;
-	v->items[v->len] = NULL;
-	return LEC_OK;
-}
-
-static int strvec_push(struct strvec *v, const char *s)
-{
-	return strvec_push_n(v, s, strlen(s));
-}
-
-static void strvec_dispose(struct strvec *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->len; i++)
-		lec__free(v->items[i]);
-	lec__free(v->items);
-	memset(v, 0, sizeof(*v));
-}
-
-/* Spec checking and the exec arguments ----------------------------------- */
-
-static int check_env(const char *const *env)
-{
-	size_t i;
-
-	for (i = 0; env && env[i]; i++) {
-		const char *eq = strchr(env[i], '=');
-
-		if (eq == NULL || eq == env[i])
-			return lec__error(LEC_EINVALID,
-					  "environment entry '%s' is not "
-					  "KEY=VALUE",
-					  env[i]);
-	}
-	return LEC_OK;
-}
-
-/* bubblewrap mounts and changes directory by absolute path only. */
-static int check_absolute(const char *what, const char *path)
-{
-	if (path != NULL && path[0] != '/')
-		return lec__error(LEC_EINVALID,
-				  "the %s must be an absolute path, not '%s'",
-				  what, path);
-	return LEC_OK;
-}
-
-static int check_spec(const struct lec_runner_spec *spec)
-{
-	struct stat sb;
-	size_t i;
-	int error;
-
-	if (spec == NULL || spec->argv == NULL || spec->argv[0] == NULL ||
-	    spec->argv[0][0] == '\0')
-		return lec__error(LEC_EINVALID, "no command to run");
-	if (spec->limits &&
-	    spec->limits->version != LEC_RUNNER_LIMITS_VERSION)
-		return lec__error(LEC_EINVALID,
-				  "unknown runner limits version %u",
-				  spec->limits->version);
-	if (!spec->unsandboxed && !spec->same_user &&
-	    (spec->uid == 0 || spec->gid == 0))
-		return lec__error(LEC_EINVALID,
-				  "a build never runs as uid or gid 0");
-	if (spec->network < LEC_RUNNER_NET_NONE ||
-	    spec->network > LEC_RUNNER_NET_EGRESS ||
-	    (spec->network == LEC_RUNNER_NET_EGRESS && spec->egress_fd < 0))
-		return lec__error(LEC_EINVALID,
-				  "unknown network, or no egress socket");
-	if (spec->nmounts > RUNNER_MAX_MOUNTS)
-		return lec__error(LEC_EINVALID, "at most %d mounts",
-				  RUNNER_MAX_MOUNTS);
-	if ((error = check_absolute("working directory", spec->cwd)) < 0)
-		return error;
-	for (i = 0; spec->watch_dirs && spec->watch_dirs[i]; i++)
-		if ((error = check_absolute("watched directory",
-					    spec->watch_dirs[i])) < 0)
-			return error;
-	for (i = 0; i < spec->nmounts; i++) {
-		const char *path = spec->mounts[i].path;
-
-		if (path == NULL)
-			return lec__error(LEC_EINVALID, "a mount has no path");
-		if ((error = check_absolute("mount", path)) < 0)
-			return error;
-		if (stat(path, &sb) != 0)
-			return lec__error(LEC_ENOTFOUND, "cannot mount %s: %s",
-					  path, strerror(errno));
-	}
-	return check_env(spec->env);
-}
-
-static int push_all(struct strvec *v, const char *const *strings)
-{
-	size_t i;
-	int error;
-
-	for (i = 0; strings && strings[i]; i++)
-		if ((error = strvec_push(v, strings[i])) < 0)
-			return error;
-	return LEC_OK;
-}
-
-static int push3(struct strvec *v, const char *a, const char *b,
-		 const char *c)
-{
-	int error;
-
-	if ((error = strvec_push(v, a)) < 0 ||
-	    (b && (error = strvec_push(v, b)) < 0))
-		return error;
-	return c ? strvec_push(v, c) : LEC_OK;
-}
-
-/* /usr, the links into it, and the /etc list. */
-static int push_system(struct strvec *v)
-{
-	char target[256];
-	struct stat sb;
-	size_t i;
-	int error = push3(v, "--ro-bind", "/usr", "/usr");
-
-	for (i = 0; error == LEC_OK &&
-		    i < sizeof(system_top) / sizeof(system_top[0]);
-	     i++) {
-		ssize_t n = readlink(system_top[i], target, sizeof(target) - 1);
-
-		if (n > 0) {
-			target[n] = '\0';
-			error = push3(v, "--symlink", target, system_top[i]);
-		} else if (stat(system_top[i], &sb) == 0 &&
-			   S_ISDIR(sb.st_mode)) {
-			error = push3(v, "--ro-bind", system_top[i],
-				      system_top[i]);
-		}
-	}
-	for (i = 0; error == LEC_OK &&
-		    i < sizeof(system_files) / sizeof(system_files[0]);
-	     i++)
-		error = push3(v, "--ro-bind-try", system_files[i],
-			      system_files[i]);
-	return error;
-}
-
-/* A tmpfs at path, of at most bytes (0: no cap). */
-static int push_tmpfs(struct strvec *v, const char *path, size_t bytes)
-{
-	char size[32];
-	int error;
-
-	if (bytes > 0) {
-		snprintf(size, sizeof(size), "%zu", bytes);
-		if ((error = push3(v, "--size", size, NULL)) < 0)
-			return error;
-	}
-	return push3(v, "--tmpfs", path, NULL);
-}
-
-/* The writable memory of the sandbox: the private /tmp (tmp_bytes) and
- * /dev/shm (the smaller of RUNNER_SHM_BYTES and tmp_bytes). Everything
- * else in memory is made read-only (push_read_only). */
-static int push_scratch(struct strvec *v, size_t tmp_bytes)
-{
-	size_t shm = tmp_bytes > 0 && tmp_bytes < RUNNER_SHM_BYTES
-			     ? tmp_bytes
-			     : RUNNER_SHM_BYTES;
-	int error;
-
-	if ((error = push_tmpfs(v, "/tmp", tmp_bytes)) < 0 ||
-	    (error = push3(v, "--perms", "1777", NULL)) < 0)
-		return error;
-	return push_tmpfs(v, "/dev/shm", shm);
-}
-
-/* bubblewrap's root and /dev are tmpfs of no size: left writable, a build
- * could fill the host's memory through them. Once every mount point is
- * made, both become read-only (the mounts below keep their own modes). */
-static int push_read_only(struct strvec *v)
-{
-	int error = push3(v, "--remount-ro", "/dev", NULL);
-
-	return error < 0 ? error : push3(v, "--remount-ro", "/", NULL);
-}
-
-/* Each mount from its staged name (root) or its own path. */
-static int push_mounts(struct strvec *v, const struct lec_runner_spec *spec,
-		       int staged)
-{
-	char stage[64];
-	size_t i;
-	int error;
-
-	for (i = 0; i < spec->nmounts; i++) {
-		const struct lec_runner_mount *m = &spec->mounts[i];
-
-		snprintf(stage, sizeof(stage), RUNNER_STAGE_DIR "/%zu", i);
-		if ((error = push3(v, m->writable ? "--bind" : "--ro-bind",
-				   staged ? stage : m->path, m->path)) < 0)
-			return error;
-	}
-	return LEC_OK;
-}
-
-/* The command, after the launcher if any, under prlimit when processes
- * are capped, or its address space is and a launcher runs it (the
- * launcher itself runs outside that cap: see lec_runner_spec). */
-static int push_command(struct strvec *v, const struct lec_runner_spec *spec,
-			const struct lec_runner_limits *limits)
-{
-	int as = spec->launcher != NULL && limits->memory_bytes > 0;
-	char nproc[48], address_space[48];
-	int error;
-
-	if ((error = push_all(v, spec->launcher)) < 0)
-		return error;
-	if (limits->nproc > 0 || as) {
-		snprintf(nproc, sizeof(nproc), "--nproc=%u:%u", limits->nproc,
-			 limits->nproc);
-		snprintf(address_space, sizeof(address_space), "--as=%zu:%zu",
-			 limits->memory_bytes, limits->memory_bytes);
-		if ((error = strvec_push(v, RUNNER_PRLIMIT)) < 0 ||
-		    (limits->nproc > 0 && (error = strvec_push(v, nproc)) < 0) ||
-		    (as && (error = strvec_push(v, address_space)) < 0) ||
-		    (error = strvec_push(v, "--")) < 0)
-			return error;
-	}
-	return push_all(v, spec->argv);
-}
-
-/* bubblewrap's command line. The order of the mounts matters: later ones
- * cover earlier ones, so the spec's mounts come after the system and /tmp
- * (a build directory may live under /tmp). No environment is named here:
- * bubblewrap passes on its own, which is the command's. */
-static int bwrap_args(const struct lec_runner_spec *spec,
-		      const struct lec_runner_limits *limits, int staged,
-		      struct strvec *v)
-{
-	static const char *const head[] = {
-		"--ro-bind-data", CHILD_PASSWD_FD_TEXT, "/etc/passwd",
-		"--ro-bind-data", CHILD_GROUP_FD_TEXT, "/etc/group",
-		"--dev", "/dev", "--proc", "/proc", NULL
-	};
-	static const char *const tail[] = {
-		"--unshare-all", "--die-with-parent", "--new-session",
-		"--info-fd", CHILD_INFO_FD_TEXT, NULL
-	};
-	int error;
-
-	if ((error = strvec_push(v, lec_runner__bwrap_path)) < 0 ||
-	    (error = push_system(v)) < 0 || (error = push_all(v, head)) < 0 ||
-	    (error = push_scratch(v, limits->tmp_bytes)) < 0 ||
-	    (error = push_mounts(v, spec, staged)) < 0 ||
-	    (error = push_read_only(v)) < 0 ||
-	    (error = push_all(v, tail)) < 0 ||
-	    (spec->network == LEC_RUNNER_NET_HOST &&
-	     (error = strvec_push(v, "--share-net")) < 0) ||
-	    (error = push3(v, "--chdir", spec->cwd ? spec->cwd : "/", "--")) <
-		    0)
-		return error;
-	return push_command(v, spec, limits);
-}
-
-/* The PATH of the command's own environment. */
-static const char *env_path(const char *const *env)
-{
-	size_t i;
-
-	for (i = 0; env && env[i]; i++)
-		if (strncmp(env[i], "PATH=", 5) == 0)
-			return env[i] + 5;
-	return RUNNER_DEFAULT_PATH;
-}
-
-/* Unsandboxed: find argv[0] on the command's PATH before fork (execvp would
- * search the server's PATH). Relative PATH entries are skipped; a name with
- * a '/' is used as given, relative to the command's working directory. */
-static int resolve_command(const char *name, const char *const *env,
-			   char **path)
-{
-	const char *dir = env_path(env);
-
-	*path = NULL;
-	if (strchr(name, '/'))
-		return (*path = lec__strdup(name)) ? LEC_OK : lec__error_oom();
-	while (*dir) {
-		size_t n = strcspn(dir, ":");
-		size_t need = n + strlen(name) + 2;
-
-		if (n > 0 && dir[0] == '/') {
-			char *candidate = lec__malloc(need);
-
-			if (candidate == NULL)
-				return lec__error_oom();
-			memcpy(candidate, dir, n);
-			candidate[n] = '/';
-			memcpy(candidate + n + 1, name, strlen(name) + 1);
-			if (access(candidate, X_OK) == 0) {
-				*path = candidate;
-				return LEC_OK;
-			}
-			lec__free(candidate);
-		}
-		dir += n + (dir[n] == ':');
-	}
-	return lec__error(LEC_ENOTFOUND, "command not found: %s", name);
-}
-
 /* The child, between fork and exec ---------------------------------------- */
 
 /* Everything the child needs, prepared before fork. */
@@ -464,11 +68,11 @@ struct child_plan {
 	int out_fd, status_fd, info_fd; /* write ends; info_fd -1 if unused */
 	int passwd_fd, group_fd; /* read ends of the synthetic files, or -1 */
 	int egress_fd;       /* the egress proxy's socket, or -1 */
-	/* Root only (drop): bind these sources under RUNNER_STAGE_DIR,
+	/* Root only (drop): bind these sources under LEC_RUNNER__STAGE_DIR,
 	 * then become uid:gid. */
-	const char *stage_src[RUNNER_MAX_MOUNTS];
-	char stage_dst[RUNNER_MAX_MOUNTS][32];
-	int stage_is_dir[RUNNER_MAX_MOUNTS];
+	const char *stage_src[LEC_RUNNER__MAX_MOUNTS];
+	char stage_dst[LEC_RUNNER__MAX_MOUNTS][32];
+	int stage_is_dir[LEC_RUNNER__MAX_MOUNTS];
 	size_t nstage;
 	int drop;
 	uid_t uid;
@@ -495,14 +99,15 @@ static _Noreturn void child_fail(int status_fd)
  * have closed its stdin, making the pipes or /dev/null land on 0 to 6). */
 static int child_lift(int fd)
 {
-	return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, CHILD_EGRESS_FD + 1);
+	return fd < 0 ? -1
+		      : fcntl(fd, F_DUPFD_CLOEXEC, LEC_RUNNER__EGRESS_FD + 1);
 }
 
 /* Put a lifted fd at its number (without close-on-exec), or fail. */
 static void child_place(int lifted, int at)
 {
 	if (lifted >= 0 && dup2(lifted, at) < 0)
-		child_fail(CHILD_STATUS_FD);
+		child_fail(LEC_RUNNER__STATUS_FD);
 }
 
 static void child_fds(const struct child_plan *plan)
@@ -514,24 +119,24 @@ static void child_fds(const struct child_plan *plan)
 	int passwd = child_lift(plan->passwd_fd);
 	int group = child_lift(plan->group_fd);
 	int egress = child_lift(plan->egress_fd);
-	int first_closed = plan->egress_fd >= 0 ? CHILD_EGRESS_FD + 1
-			   : plan->info_fd >= 0 ? CHILD_GROUP_FD + 1
-						: CHILD_STATUS_FD + 1;
+	int first_closed = plan->egress_fd >= 0 ? LEC_RUNNER__EGRESS_FD + 1
+			   : plan->info_fd >= 0 ? LEC_RUNNER__GROUP_FD + 1
+						: LEC_RUNNER__STATUS_FD + 1;
 	int fd;
 
 	if (null_fd < 0 || out < 0 || status < 0 ||
 	    (plan->info_fd >= 0 && (info < 0 || passwd < 0 || group < 0)) ||
 	    (plan->egress_fd >= 0 && egress < 0))
 		child_fail(plan->status_fd);
-	if (dup3(status, CHILD_STATUS_FD, O_CLOEXEC) < 0)
+	if (dup3(status, LEC_RUNNER__STATUS_FD, O_CLOEXEC) < 0)
 		child_fail(status);
 	child_place(null_fd, 0);
 	child_place(out, 1);
 	child_place(out, 2);
-	child_place(info, CHILD_INFO_FD);
-	child_place(passwd, CHILD_PASSWD_FD);
-	child_place(group, CHILD_GROUP_FD);
-	child_place(egress, CHILD_EGRESS_FD);
+	child_place(info, LEC_RUNNER__INFO_FD);
+	child_place(passwd, LEC_RUNNER__PASSWD_FD);
+	child_place(group, LEC_RUNNER__GROUP_FD);
+	child_place(egress, LEC_RUNNER__EGRESS_FD);
 	if (close_range((unsigned)first_closed, ~0u, 0) != 0)
 		for (fd = first_closed; fd < plan->max_fd; fd++)
 			close(fd);
@@ -573,12 +178,12 @@ static void fd_path(int fd, char *out)
 
 /* Root: bind each source under a private tmpfs the build user can enter.
  * In a mount namespace of the child's own, the sources are opened (before
- * the tmpfs covers RUNNER_STAGE_DIR: a source may lie below it) and bound
+ * the tmpfs covers LEC_RUNNER__STAGE_DIR: a source may lie below it) and bound
  * through their descriptors. Runs before child_fds, so failures go to the
  * status pipe's first number. */
 static void child_stage(const struct child_plan *plan)
 {
-	int fds[RUNNER_MAX_MOUNTS];
+	int fds[LEC_RUNNER__MAX_MOUNTS];
 	char via[32];
 	size_t i;
 	int made;
@@ -589,7 +194,7 @@ static void child_stage(const struct child_plan *plan)
 	for (i = 0; i < plan->nstage; i++)
 		if ((fds[i] = open(plan->stage_src[i], O_PATH | O_CLOEXEC)) < 0)
 			child_fail(plan->status_fd);
-	if (mount("lectern-stage", RUNNER_STAGE_DIR, "tmpfs",
+	if (mount("lectern-stage", LEC_RUNNER__STAGE_DIR, "tmpfs",
 		  MS_NOSUID | MS_NODEV, "mode=0755,size=64k") != 0)
 		child_fail(plan->status_fd);
 	for (i = 0; i < plan->nstage; i++) {
@@ -616,7 +221,7 @@ static void child_drop(const struct child_plan *plan)
 	if (syscall(SYS_setgroups, 0, NULL) != 0 ||
 	    syscall(SYS_setresgid, plan->gid, plan->gid, plan->gid) != 0 ||
 	    syscall(SYS_setresuid, plan->uid, plan->uid, plan->uid) != 0)
-		child_fail(CHILD_STATUS_FD);
+		child_fail(LEC_RUNNER__STATUS_FD);
 }
 
 static _Noreturn void child_run(const struct child_plan *plan)
@@ -643,11 +248,11 @@ static _Noreturn void child_run(const struct child_plan *plan)
 	for (i = 0; i < sizeof(child_rlimits) / sizeof(child_rlimits[0]); i++)
 		if (plan->limits[i].rlim_max > 0 &&
 		    setrlimit(child_rlimits[i], &plan->limits[i]) != 0)
-			child_fail(CHILD_STATUS_FD);
+			child_fail(LEC_RUNNER__STATUS_FD);
 	if (plan->cwd && chdir(plan->cwd) != 0)
-		child_fail(CHILD_STATUS_FD);
+		child_fail(LEC_RUNNER__STATUS_FD);
 	execve(plan->path, plan->argv, plan->envp);
-	child_fail(CHILD_STATUS_FD);
+	child_fail(LEC_RUNNER__STATUS_FD);
 }
 
 /* The parent's side -------------------------------------------------------- */
@@ -1180,7 +785,7 @@ static int plan_stage(struct child_plan *plan,
 		plan->stage_src[i] = spec->mounts[i].path;
 		plan->stage_is_dir[i] = S_ISDIR(sb.st_mode);
 		snprintf(plan->stage_dst[i], sizeof(plan->stage_dst[0]),
-			 RUNNER_STAGE_DIR "/%zu", i);
+			 LEC_RUNNER__STAGE_DIR "/%zu", i);
 	}
 	plan->nstage = spec->nmounts;
 	return LEC_OK;
@@ -1195,8 +800,8 @@ static void plan_dispose(struct child_plan *plan)
 /* Build the child's exec plan into the vectors (owned by the caller). */
 static int make_plan(const struct lec_runner_spec *spec,
 		     const struct lec_runner_limits *limits,
-		     struct strvec *argv, struct strvec *envp,
-		     struct child_plan *plan)
+		     struct lec_runner__strvec *argv,
+		     struct lec_runner__strvec *envp, struct child_plan *plan)
 {
 	int error;
 
@@ -1204,15 +809,16 @@ static int make_plan(const struct lec_runner_spec *spec,
 	plan->passwd_fd = plan->group_fd = plan->egress_fd = -1;
 	plan_limits(plan, limits, !spec->unsandboxed && spec->launcher);
 	if (spec->unsandboxed) {
-		if ((error = resolve_command(spec->argv[0], spec->env,
-					     &plan->path)) < 0 ||
-		    (error = push_all(argv, spec->argv)) < 0)
+		if ((error = lec_runner__resolve_command(
+			     spec->argv[0], spec->env, &plan->path)) < 0 ||
+		    (error = lec_runner__push_all(argv, spec->argv)) < 0)
 			return error;
 		plan->cwd = spec->cwd ? spec->cwd : "/";
 	} else {
 		if ((geteuid() == 0 && !spec->same_user &&
 		     (error = plan_stage(plan, spec)) < 0) ||
-		    (error = bwrap_args(spec, limits, plan->drop, argv)) < 0)
+		    (error = lec_runner__bwrap_args(spec, limits, plan->drop,
+						    argv)) < 0)
 			return error;
 		if ((plan->path = lec__strdup(lec_runner__bwrap_path)) == NULL)
 			return lec__error_oom();
@@ -1221,8 +827,8 @@ static int make_plan(const struct lec_runner_spec *spec,
 	}
 	/* The command's environment, and bubblewrap's: it passes its own on.
 	 * execve needs a vector even for an empty environment. */
-	if ((error = push_all(envp, spec->env)) < 0 ||
-	    (error = strvec_reserve(envp)) < 0)
+	if ((error = lec_runner__push_all(envp, spec->env)) < 0 ||
+	    (error = lec_runner__strvec_reserve(envp)) < 0)
 		return error;
 	plan->argv = argv->items;
 	plan->envp = envp->items;
@@ -1234,7 +840,7 @@ int lec_runner_run(const struct lec_runner_spec *spec, lec_runner_output_cb out,
 		   struct lec_runner_result *result)
 {
 	const struct lec_runner_limits defaults = LEC_RUNNER_LIMITS_INIT;
-	struct strvec argv = { 0 }, envp = { 0 };
+	struct lec_runner__strvec argv = { 0 }, envp = { 0 };
 	struct child_plan plan = { 0 };
 	struct run r;
 	int error;
@@ -1246,7 +852,7 @@ int lec_runner_run(const struct lec_runner_spec *spec, lec_runner_output_cb out,
 	memset(&r, 0, sizeof(r));
 	r.pidfd = r.out_fd = r.info_fd = r.init_fd = -1;
 	r.limits = spec && spec->limits ? spec->limits : &defaults;
-	if ((error = check_spec(spec)) < 0 ||
+	if ((error = lec_runner__check_spec(spec)) < 0 ||
 	    (error = make_plan(spec, r.limits, &argv, &envp, &plan)) < 0)
 		goto done;
 	r.watch_dirs = spec->unsandboxed ? NULL : spec->watch_dirs;
@@ -1278,8 +884,8 @@ done:
 	close_fd(&r.init_fd);
 	lec__free(r.chunk);
 	plan_dispose(&plan);
-	strvec_dispose(&argv);
-	strvec_dispose(&envp);
+	lec_runner__strvec_dispose(&argv);
+	lec_runner__strvec_dispose(&envp);
 	return error;
 }
 
@@ -1317,7 +923,8 @@ static void probe_why(char **why, const char *reason, const char *detail)
 int lec_runner_sandbox_available(char **why)
 {
 	static const char *const argv[] = { "true", NULL };
-	static const char *const env[] = { "PATH=" RUNNER_DEFAULT_PATH, NULL };
+	static const char *const env[] = { "PATH=" LEC_RUNNER__DEFAULT_PATH,
+					   NULL };
 	struct lec_runner_limits limits = LEC_RUNNER_LIMITS_INIT;
 	struct lec_runner_spec spec;
 	struct lec_runner_result res;
@@ -1350,126 +957,4 @@ int lec_runner_sandbox_available(char **why)
 		return 0;
 	}
 	return 1;
-}
-
-/* Masking ------------------------------------------------------------------ */
-
-static size_t longest_secret(const char *const *secrets)
-{
-	size_t longest = 0, i;
-
-	for (i = 0; secrets && secrets[i]; i++) {
-		size_t n = strlen(secrets[i]);
-
-		if (n >= LEC_RUNNER_MASK_MIN_LEN && n > longest)
-			longest = n;
-	}
-	return longest;
-}
-
-/*
- * Mask buf[0, scan): look for secrets starting at each position below scan
- * (they may end anywhere below len), and mask every byte up to the end of
- * the furthest occurrence seen so far. A byte is overwritten only after
- * every occurrence starting at or before it was looked for, so overlapping
- * occurrences are all found in the original text. mask_end is the end of
- * the furthest occurrence seen before buf; returns the new one.
- */
-static size_t mask_scan(char *buf, size_t len, size_t scan,
-			const char *const *secrets, size_t mask_end)
-{
-	size_t i, s;
-
-	for (i = 0; i < scan; i++) {
-		for (s = 0; secrets && secrets[s]; s++) {
-			size_t n = strlen(secrets[s]);
-
-			if (n >= LEC_RUNNER_MASK_MIN_LEN && n <= len - i &&
-			    buf[i] == secrets[s][0] &&
-			    memcmp(buf + i, secrets[s], n) == 0 &&
-			    i + n > mask_end)
-				mask_end = i + n;
-		}
-		if (i < mask_end)
-			buf[i] = '*';
-	}
-	return mask_end;
-}
-
-void lec_runner_mask(char *buf, size_t len, const char *const *secrets)
-{
-	lec_error_clear();
-	if (buf != NULL)
-		mask_scan(buf, len, len, secrets, 0);
-}
-
-void lec_runner_masker_init(struct lec_runner_masker *m,
-			    const char *const *secrets)
-{
-	lec_error_clear();
-	memset(m, 0, sizeof(*m));
-	m->secrets = secrets;
-	m->keep = longest_secret(secrets);
-	if (m->keep > 0)
-		m->keep--;
-}
-
-int lec_runner_masker_feed(struct lec_runner_masker *m, const char *data,
-			   size_t len, const char **out, size_t *out_len)
-{
-	size_t held = m->len - m->start, release;
-
-	lec_error_clear();
-	*out = "";
-	*out_len = 0;
-	if (held > 0)
-		memmove(m->buf, m->buf + m->start, held);
-	m->start = 0;
-	m->len = held;
-	if (held + len > m->cap) {
-		size_t cap = held + len;
-		char *grown = lec__realloc(m->buf, cap);
-
-		if (grown == NULL)
-			return lec__error_oom();
-		m->buf = grown;
-		m->cap = cap;
-	}
-	if (len > 0)
-		memcpy(m->buf + held, data, len);
-	m->len = held + len;
-	/* A secret starting before `release` ends inside what we have. */
-	release = m->len > m->keep ? m->len - m->keep : 0;
-	m->pending = mask_scan(m->buf, m->len, release, m->secrets,
-			       m->pending);
-	m->pending = m->pending > release ? m->pending - release : 0;
-	m->start = release;
-	*out = m->buf;
-	*out_len = release;
-	return LEC_OK;
-}
-
-void lec_runner_masker_flush(struct lec_runner_masker *m, const char **out,
-			     size_t *out_len)
-{
-	size_t held = m->len - m->start;
-
-	lec_error_clear();
-	*out = "";
-	*out_len = held;
-	if (held > 0) {
-		mask_scan(m->buf + m->start, held, held, m->secrets,
-			  m->pending);
-		*out = m->buf + m->start;
-	}
-	m->start = m->len = m->pending = 0;
-}
-
-void lec_runner_masker_dispose(struct lec_runner_masker *m)
-{
-	if (m == NULL)
-		return;
-	lec__free(m->buf);
-	m->buf = NULL;
-	m->start = m->len = m->cap = m->pending = 0;
 }

@@ -1,8 +1,11 @@
 /*
  * What the search module's files share (search.h is its public face):
- * search_query.c translates the service's simple-query-string syntax into
- * FTS5 expressions (kept apart so that the unit tests check translations
- * without an index); search_rank.c is the lec_rank BM25 function;
+ * search.c keeps the index (writing, replacing, removing, listing) and
+ * its tokenizer; search_exec.c executes a query against it, on the
+ * others: search_query.c translates the service's simple-query-string
+ * syntax into FTS5 expressions (kept apart so that the unit tests check
+ * translations without an index); search_rank.c is the lec_rank BM25
+ * function;
  * search_postings.c ranks plain queries from remembered postings;
  * search_names.c indexes and matches documentation-object names;
  * search_highlight.c marks matches in results. The walk of a published
@@ -16,6 +19,17 @@
 #include <stdint.h>
 
 #include "lectern/search.h"
+
+/* Rowids per page in search_entries (the schema's 1048576): an entry's
+ * rowid is page_id << LEC__SEARCH_ENTRY_BITS | n << LEC__SEARCH_LENGTH_BITS
+ * | length bucket, n = 0 for the page's title row (see search_rank.c). */
+#define LEC__SEARCH_ENTRY_BITS 20
+#define LEC__SEARCH_ENTRIES_PER_PAGE ((int64_t)1 << LEC__SEARCH_ENTRY_BITS)
+
+/* Entry kinds (search_entries.kind). */
+#define LEC__SEARCH_KIND_PAGE 0
+#define LEC__SEARCH_KIND_SECTION 1
+#define LEC__SEARCH_KIND_DOMAIN 2
 
 /* Deepest parenthesis nesting honoured; deeper '(' and ')' are spaces. */
 #define LEC__SEARCH_DEPTH_MAX 16
@@ -40,8 +54,9 @@ struct lec__search_expr {
 	size_t npositive;
 	/* When the query is a plain list of words and phrases (no operator,
 	 * exclusion or group), the FTS5 phrases of `all` and `any` in their
-	 * order there, each once per occurrence; NULL otherwise. search.c
-	 * then ranks from remembered postings (search_postings.c). Owned. */
+	 * order there, each once per occurrence; NULL otherwise.
+	 * search_exec.c then ranks from remembered postings
+	 * (search_postings.c). Owned. */
 	char **phrases;
 	size_t nphrases;
 };
@@ -297,6 +312,11 @@ int lec__search_tokenizer_open(struct lec_store *st,
 			       struct lec__search_tokenizer *t);
 /* Accepts a tokenizer that did not open. */
 void lec__search_tokenizer_close(struct lec__search_tokenizer *t);
+
+/* A text column of a row read from the index, "" for NULL (search.c). */
+const char *lec__search_col_str(sqlite3_stmt *stmt, int col);
+/* A copy of s (NULL for NULL); sets *rc on running out of memory. */
+char *lec__search_dup(const char *s, int *rc);
 
 /* A query's positive terms as index tokens (stemmed). */
 struct lec__search_hl;

@@ -24,7 +24,8 @@
  * start of a name at most half as long again (search as you type:
  * "html_the", "literalinc"). Each hit scores its
  * match (whole name, suffix, prefix), its case (exact above folded) and
- * its type weight; search.c puts the pages of hits before all others.
+ * its type weight; search_exec.c puts the pages of hits before all
+ * others.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,24 +1,15 @@
 /*
  * Versions of a project, and the rules that keep the machine versions
  * `latest` and `stable` pointing where the service would point them.
- *
- * Choosing `stable` needs PEP 440 ordering (behaviour notes §6.2), so this
- * file also holds a small PEP 440 parser and comparator. It follows the
- * grammar of the `packaging` library's VERSION_PATTERN exactly: every
- * optional part starts with a keyword no other part starts with, so one
- * left-to-right pass without backtracking accepts the same strings.
- * Numbers are compared as digit strings, so no version is too long to
- * compare exactly.
+ * Choosing `stable` needs PEP 440 ordering (behaviour notes §6.2), which
+ * is pep440.c's.
  */
-#include <errno.h>
 #include <string.h>
-
-#include <uninorm.h>
-#include <unistr.h>
 
 #include "lectern/project.h"
 #include "lectern/slug.h"
 #include "lectern/version.h"
+#include "pep440.h"
 #include "store_internal.h"
 
 #define VERSION_COLUMNS                                                      \
@@ -676,491 +667,28 @@ int lec_version_delete(struct lec_store *st, int64_t id)
 	return error;
 }
 
-/* PEP 440 ----------------------------------------------------------------- */
-
-/* Release or local parts beyond which a name is not taken for a version:
- * no real version has this many, and the parse needs no allocation. */
-#define PEP440_MAX_PARTS 32
-
-/* A number as its digits without leading zeros (n == 0 is zero). */
-struct pep440_num {
-	const char *p;
-	size_t n;
-};
-
-struct pep440_local {
-	struct pep440_num text; /* digits without leading zeros if numeric */
-	int numeric;
-};
-
-/* Pre-release kinds, in their sort order ("a" < "b" < "rc"). */
-enum { PRE_NONE, PRE_A, PRE_B, PRE_RC };
-
-struct pep440 {
-	char *text; /* lowercase ASCII the parts point into; owned */
-	struct pep440_num epoch;
-	struct pep440_num release[PEP440_MAX_PARTS];
-	size_t nrelease;
-	int pre; /* PRE_* */
-	struct pep440_num pre_n;
-	int has_post;
-	struct pep440_num post;
-	int has_dev;
-	struct pep440_num dev;
-	struct pep440_local local[PEP440_MAX_PARTS];
-	size_t nlocal; /* 0: no local label */
-};
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_alnum(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z');
-}
-
-static int is_sep(char c)
-{
-	return c == '-' || c == '_' || c == '.';
-}
-
-/* Python's \s on ASCII text. */
-static int is_space(char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r') ||
-	       (c >= '\x1c' && c <= '\x1f');
-}
-
-/* Read [0-9]+ at *pp into out; 0 when there is no digit. */
-static int read_num(const char **pp, struct pep440_num *out)
-{
-	const char *p = *pp, *start = *pp;
-
-	if (!is_digit(*p))
-		return 0;
-	while (is_digit(*p))
-		p++;
-	while (start < p && *start == '0')
-		start++;
-	out->p = start;
-	out->n = (size_t)(p - start);
-	*pp = p;
-	return 1;
-}
-
-/* The first of labels that starts at p: its index, or -1. */
-static int match_label(const char **pp, const char *const *labels,
-		       size_t count)
-{
-	size_t i, n;
-
-	for (i = 0; i < count; i++) {
-		n = strlen(labels[i]);
-		if (strncmp(*pp, labels[i], n) == 0) {
-			*pp += n;
-			return (int)i;
-		}
-	}
-	return -1;
-}
-
-/* [-_.]? then [0-9]*, after a label. */
-static void read_label_number(const char **pp, struct pep440_num *out)
-{
-	if (is_sep(**pp))
-		(*pp)++;
-	read_num(pp, out);
-}
-
-static void parse_pre(const char **pp, struct pep440 *v)
-{
-	/* Longer spellings first, as the service's regular expression. */
-	static const char *const labels[] = { "alpha",   "a",   "beta",
-					      "b",       "preview", "pre",
-					      "c",       "rc" };
-	static const int kinds[] = { PRE_A,  PRE_A,  PRE_B,  PRE_B,
-				     PRE_RC, PRE_RC, PRE_RC, PRE_RC };
-	const char *p = *pp;
-	int i;
-
-	if (is_sep(*p))
-		p++;
-	if ((i = match_label(&p, labels, COUNT_OF(labels))) < 0)
-		return;
-	v->pre = kinds[i];
-	read_label_number(&p, &v->pre_n);
-	*pp = p;
-}
-
-static void parse_post(const char **pp, struct pep440 *v)
-{
-	static const char *const labels[] = { "post", "rev", "r" };
-	const char *p = *pp;
-
-	/* The implicit form "1.0-1". */
-	if (p[0] == '-' && is_digit(p[1])) {
-		p++;
-		read_num(&p, &v->post);
-		v->has_post = 1;
-		*pp = p;
-		return;
-	}
-	if (is_sep(*p))
-		p++;
-	if (match_label(&p, labels, COUNT_OF(labels)) < 0)
-		return;
-	v->has_post = 1;
-	read_label_number(&p, &v->post);
-	*pp = p;
-}
-
-static void parse_dev(const char **pp, struct pep440 *v)
-{
-	static const char *const labels[] = { "dev" };
-	const char *p = *pp;
-
-	if (is_sep(*p))
-		p++;
-	if (match_label(&p, labels, COUNT_OF(labels)) < 0)
-		return;
-	v->has_dev = 1;
-	read_label_number(&p, &v->dev);
-	*pp = p;
-}
-
-/* One [a-z0-9]+ part of a local label. */
-static int parse_local_part(const char **pp, struct pep440 *v)
-{
-	struct pep440_local *part;
-	const char *p = *pp;
-
-	if (!is_alnum(*p) || v->nlocal == PEP440_MAX_PARTS)
-		return 0;
-	part = &v->local[v->nlocal++];
-	while (is_alnum(*p))
-		p++;
-	part->text.p = *pp;
-	part->text.n = (size_t)(p - *pp);
-	part->numeric = 1;
-	for (; *pp < p; (*pp)++)
-		part->numeric = part->numeric && is_digit(**pp);
-	if (part->numeric) {
-		const char *q = part->text.p;
-
-		read_num(&q, &part->text);
-	}
-	return 1;
-}
-
-/* "+" [a-z0-9]+ ([-_.][a-z0-9]+)* */
-static int parse_local(const char **pp, struct pep440 *v)
-{
-	const char *p = *pp + 1;
-
-	if (!parse_local_part(&p, v))
-		return 0;
-	while (is_sep(p[0]) && is_alnum(p[1])) {
-		p++;
-		if (!parse_local_part(&p, v))
-			return 0;
-	}
-	*pp = p;
-	return 1;
-}
-
-static int parse_release(const char **pp, struct pep440 *v)
-{
-	const char *p = *pp;
-
-	if (!read_num(&p, &v->release[0]))
-		return 0;
-	v->nrelease = 1;
-	while (p[0] == '.' && is_digit(p[1])) {
-		if (v->nrelease == PEP440_MAX_PARTS)
-			return 0;
-		p++;
-		read_num(&p, &v->release[v->nrelease++]);
-	}
-	*pp = p;
-	return 1;
-}
-
-/* Parse lowercase ASCII text; 1 when it is a version. */
-static int pep440_parse(const char *s, struct pep440 *v)
-{
-	struct pep440_num epoch;
-	const char *q;
-
-	while (is_space(*s))
-		s++;
-	if (*s == 'v')
-		s++;
-	q = s;
-	if (read_num(&q, &epoch) && *q == '!') {
-		v->epoch = epoch;
-		s = q + 1;
-	}
-	if (!parse_release(&s, v))
-		return 0;
-	parse_pre(&s, v);
-	parse_post(&s, v);
-	parse_dev(&s, v);
-	if (*s == '+' && !parse_local(&s, v))
-		return 0;
-	while (is_space(*s))
-		s++;
-	return *s == '\0';
-}
-
-static void pep440_dispose(struct pep440 *v)
-{
-	lec__free(v->text);
-	memset(v, 0, sizeof(*v));
-}
-
-/* NFKD, then drop what is not ASCII (the service's clean-up). NULL with
- * *error 0 when name is not valid UTF-8: then it is no version. */
-static char *nfkd_ascii(const char *name, int *error)
-{
-	size_t len = strlen(name), n = 0, i, k = 0;
-	uint8_t *norm;
-	char *ascii;
-
-	*error = LEC_OK;
-	if (u8_check((const uint8_t *)name, len) != NULL)
-		return NULL;
-	norm = len ? u8_normalize(UNINORM_NFKD, (const uint8_t *)name, len,
-				  NULL, &n)
-		   : NULL;
-	if (len && norm == NULL) {
-		*error = errno == ENOMEM ? lec__error_oom()
-					 : lec__error(LEC_ERROR,
-						      "cannot normalise '%s'",
-						      name);
-		return NULL;
-	}
-	ascii = lec__malloc(n + 1);
-	for (i = 0; ascii && i < n; i++)
-		if (norm[i] < 0x80)
-			ascii[k++] = (char)norm[i];
-	if (ascii)
-		ascii[k] = '\0';
-	else
-		*error = lec__error_oom();
-	lec__free(norm); /* libunistring allocated it with plain malloc */
-	return ascii;
-}
-
-/* ascii lowercased, with every ".x" read as ".999999" if expand_x. */
-static char *pep440_text(const char *ascii, int expand_x)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	char *out;
-	size_t i;
-
-	/* Starts the string, so that an empty one is terminated too. */
-	lec__buf_puts(&b, "");
-	for (; *ascii; ascii++) {
-		if (expand_x && ascii[0] == '.' && ascii[1] == 'x') {
-			lec__buf_puts(&b, ".999999");
-			ascii++;
-		} else {
-			lec__buf_printf(&b, "%c", *ascii);
-		}
-	}
-	out = lec__buf_take(&b);
-	for (i = 0; out && out[i]; i++)
-		if (out[i] >= 'A' && out[i] <= 'Z')
-			out[i] = (char)(out[i] - 'A' + 'a');
-	return out;
-}
-
-/* Parse a version name as the service does: 1 when it is a version, 0
- * when not, < 0 on error. On 1, dispose v with pep440_dispose. */
-static int pep440_read(const char *name, struct pep440 *v)
-{
-	char *ascii;
-	int error, pass, ok = 0;
-
-	memset(v, 0, sizeof(*v));
-	if ((ascii = nfkd_ascii(name, &error)) == NULL)
-		return error;
-	/* As is first; then, the case-sensitive ".x" -> ".999999". */
-	for (pass = 0; pass < 2 && !ok; pass++) {
-		if (pass == 1 && strstr(ascii, ".x") == NULL)
-			break;
-		pep440_dispose(v);
-		if ((v->text = pep440_text(ascii, pass)) == NULL) {
-			lec__free(ascii);
-			return LEC_ENOMEM;
-		}
-		ok = pep440_parse(v->text, v);
-	}
-	lec__free(ascii);
-	if (!ok)
-		pep440_dispose(v);
-	return ok;
-}
-
-static int num_cmp(const struct pep440_num *a, const struct pep440_num *b)
-{
-	int c;
-
-	if (a->n != b->n)
-		return a->n < b->n ? -1 : 1;
-	c = a->n ? memcmp(a->p, b->p, a->n) : 0;
-	return (c > 0) - (c < 0);
-}
-
-/* Strings as Python compares them: bytes, then length. */
-static int text_cmp(const struct pep440_num *a, const struct pep440_num *b)
-{
-	size_t n = a->n < b->n ? a->n : b->n;
-	int c = n ? memcmp(a->p, b->p, n) : 0;
-
-	if (c != 0)
-		return (c > 0) - (c < 0);
-	return (a->n > b->n) - (a->n < b->n);
-}
-
-static int int_cmp(int a, int b)
-{
-	return (a > b) - (a < b);
-}
-
-/* Release segments compare with trailing zeros dropped. */
-static int release_cmp(const struct pep440 *a, const struct pep440 *b)
-{
-	size_t na = a->nrelease, nb = b->nrelease, i;
-	int c;
-
-	while (na > 0 && a->release[na - 1].n == 0)
-		na--;
-	while (nb > 0 && b->release[nb - 1].n == 0)
-		nb--;
-	for (i = 0; i < na && i < nb; i++)
-		if ((c = num_cmp(&a->release[i], &b->release[i])) != 0)
-			return c;
-	return (na > nb) - (na < nb);
-}
-
-/* The pre-release's rank: a bare dev release sorts before every
- * pre-release, no pre-release after them all. */
-static int pre_rank(const struct pep440 *v)
-{
-	if (v->pre == PRE_NONE && !v->has_post && v->has_dev)
-		return -1;
-	if (v->pre == PRE_NONE)
-		return PRE_RC + 1;
-	return v->pre;
-}
-
-/* Numeric parts sort after alphanumeric ones; a longer label after its
- * prefix. */
-static int local_cmp(const struct pep440 *a, const struct pep440 *b)
-{
-	size_t i;
-	int c;
-
-	for (i = 0; i < a->nlocal && i < b->nlocal; i++) {
-		const struct pep440_local *x = &a->local[i], *y = &b->local[i];
-
-		if (x->numeric != y->numeric)
-			return x->numeric ? 1 : -1;
-		c = x->numeric ? num_cmp(&x->text, &y->text)
-			       : text_cmp(&x->text, &y->text);
-		if (c != 0)
-			return c;
-	}
-	return (a->nlocal > b->nlocal) - (a->nlocal < b->nlocal);
-}
-
-static int pep440_cmp(const struct pep440 *a, const struct pep440 *b)
-{
-	int c;
-
-	if ((c = num_cmp(&a->epoch, &b->epoch)) != 0 ||
-	    (c = release_cmp(a, b)) != 0 ||
-	    (c = int_cmp(pre_rank(a), pre_rank(b))) != 0)
-		return c;
-	if (a->pre != PRE_NONE && (c = num_cmp(&a->pre_n, &b->pre_n)) != 0)
-		return c;
-	/* No post release sorts first, no dev release last. */
-	if ((c = int_cmp(a->has_post, b->has_post)) != 0 ||
-	    (a->has_post && (c = num_cmp(&a->post, &b->post)) != 0) ||
-	    (c = int_cmp(!a->has_dev, !b->has_dev)) != 0 ||
-	    (a->has_dev && (c = num_cmp(&a->dev, &b->dev)) != 0))
-		return c;
-	return local_cmp(a, b);
-}
-
-int lec_version_pep440_compare(const char *a, const char *b, int *cmp)
-{
-	struct pep440 va, vb;
-	int ra, rb, error = LEC_OK;
-
-	lec_error_clear();
-	*cmp = 0;
-	if (a == NULL || b == NULL)
-		return lec__error(LEC_EINVALID, "no version name given");
-	if ((ra = pep440_read(a, &va)) < 0)
-		return ra;
-	if ((rb = pep440_read(b, &vb)) < 0) {
-		pep440_dispose(&va);
-		return rb;
-	}
-	if (!ra || !rb)
-		error = lec__error(LEC_EINVALID,
-				   "'%s' is not a PEP 440 version",
-				   ra ? b : a);
-	else
-		*cmp = pep440_cmp(&va, &vb);
-	pep440_dispose(&va);
-	pep440_dispose(&vb);
-	return error;
-}
-
-static int pep440_is_final(const struct pep440 *v)
-{
-	return v->pre == PRE_NONE && !v->has_dev;
-}
-
-int lec_version_pep440_final(const char *name)
-{
-	struct pep440 v;
-	int final;
-
-	lec_error_clear();
-	if (name == NULL || pep440_read(name, &v) != 1)
-		return 0;
-	final = pep440_is_final(&v);
-	pep440_dispose(&v);
-	return final;
-}
-
 /* stable ------------------------------------------------------------------ */
 
 /* The best version seen so far of one kind (tags, or any type). */
 struct stable_pick {
-	struct pep440 v;
+	struct lec__pep440 v;
 	size_t index;
 	int found;
 };
 
 /* Keep cand (parsed from name) if it beats the pick; ties keep the earlier
  * one, as the service's stable sort does. */
-static int pick_consider(struct stable_pick *pick, const struct pep440 *cand,
-			 const char *name, size_t index)
+static int pick_consider(struct stable_pick *pick,
+			 const struct lec__pep440 *cand, const char *name,
+			 size_t index)
 {
 	int rc;
 
-	if (pick->found && pep440_cmp(cand, &pick->v) <= 0)
+	if (pick->found && lec__pep440_cmp(cand, &pick->v) <= 0)
 		return LEC_OK;
-	pep440_dispose(&pick->v);
+	lec__pep440_dispose(&pick->v);
 	pick->found = 0;
-	if ((rc = pep440_read(name, &pick->v)) < 0)
+	if ((rc = lec__pep440_read(name, &pick->v)) < 0)
 		return rc;
 	pick->found = rc == 1;
 	pick->index = index;
@@ -1172,29 +700,29 @@ static int stable_choose(const struct lec_version_list *list, size_t *index,
 			 int *found)
 {
 	struct stable_pick tag = { 0 }, any = { 0 };
-	struct pep440 cand;
+	struct lec__pep440 cand;
 	size_t i;
 	int rc, error = LEC_OK;
 
 	for (i = 0; i < list->len && error == LEC_OK; i++) {
 		const struct lec_version *v = &list->items[i];
 
-		if ((rc = pep440_read(v->verbose_name, &cand)) <= 0) {
+		if ((rc = lec__pep440_read(v->verbose_name, &cand)) <= 0) {
 			error = rc;
 			continue;
 		}
-		if (pep440_is_final(&cand)) {
+		if (lec__pep440_is_final(&cand)) {
 			error = pick_consider(&any, &cand, v->verbose_name, i);
 			if (error == LEC_OK && v->type == LEC_VERSION_TAG)
 				error = pick_consider(&tag, &cand,
 						      v->verbose_name, i);
 		}
-		pep440_dispose(&cand);
+		lec__pep440_dispose(&cand);
 	}
 	*found = tag.found || any.found;
 	*index = tag.found ? tag.index : any.index;
-	pep440_dispose(&tag.v);
-	pep440_dispose(&any.v);
+	lec__pep440_dispose(&tag.v);
+	lec__pep440_dispose(&any.v);
 	return error;
 }
 

@@ -217,6 +217,21 @@ class WarningsCase(ServerTestCase):
         w = self.find(records, "missing.md", "warning")
         self.assertEqual(w["file"], "docs/guide.md")
 
+    def test_mkdocs_warnings_in_its_docs_dir(self):
+        # mkdocs.yml's docs_dir, read past MkDocs' own YAML tags, names the
+        # directory a warning's page is in.
+        files = {"mkdocs.yml": ("site_name: Mk Src  # a comment\n"
+                                "extra:\n  where: !ENV [LECTERN_UNSET, here]\n"
+                                "docs_dir: 'src'   # the pages\n"
+                                "nav:\n  - Home: index.md\n  - Guide: guide.md\n"),
+                 "src/index.md": "# Home\n",
+                 "src/guide.md": "# Guide\n\nSee [missing](missing.md).\n"}
+        slug, _ = self.import_repo("Mk Src", files)
+        build = self.wait_build(slug)
+        self.assertTrue(build["success"], self.log(build))
+        records = self.records(slug, build)["results"]
+        self.assertEqual(self.find(records, "missing.md", "warning")["file"], "src/guide.md")
+
     def test_more_warnings_than_kept(self):
         refs = "".join(":ref:`nolabel%d`\n\n" % i for i in range(1200))
         files = {"docs/conf.py": "project = 'Many'\n",

@@ -598,6 +598,45 @@ TEST(front_matter)
 	xmlFreeDoc(doc);
 }
 
+/* The block as the engine's YAML reader reads it, leniently: what other
+ * generators put in front matter is metadata too. */
+TEST(front_matter_yaml)
+{
+	static const struct {
+		const char *md, *title; /* title NULL: none */
+		int meta;
+	} cases[] = {
+		{ "---\nhide: [toc]\nicon: !!python/name:x\ntitle: Tags\n---\n",
+		  "Tags", 1 },
+		{ "---\nbase: &b 1\ncopy: *b\ntitle: After an alias\n---\n",
+		  "After an alias", 1 },
+		{ "---\ntitle: ''\ntitle: Second\n---\n", "Second", 1 },
+		{ "---\ntitle: [a, b]\nname: x\n---\n", NULL, 1 },
+		{ "---\nextra: {a: {b: {c: [[[[1]]]]}}}\ntitle: Deep\n---\n",
+		  "Deep", 1 },
+		{ "---\n# only a comment\n---\n", NULL, 1 },
+		{ "---\njust words\n---\n", NULL, 0 },
+		{ "---\n- a list\n---\n", NULL, 0 },
+		{ "---\ntitle: x\n  bad: indent\n---\n", NULL, 0 },
+	};
+	size_t i, skip;
+	char *title;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		title = NULL;
+		CHECK_OK(lec_mdsite__front_matter(cases[i].md,
+						  strlen(cases[i].md), &skip,
+						  &title));
+		if ((skip == strlen(cases[i].md)) != cases[i].meta)
+			FAIL_AT("case %zu: skip %zu", i, skip);
+		if (cases[i].title ? !title || strcmp(title, cases[i].title)
+				   : title != NULL)
+			FAIL_AT("case %zu: title \"%s\"", i,
+				title ? title : "(null)");
+		lec__free(title);
+	}
+}
+
 /* Headings ---------------------------------------------------------------- */
 
 TEST(heading_ids)
@@ -1936,6 +1975,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(big_site_navigation_collapses),
 	TEST_ENTRY(titles_are_escaped),
 	TEST_ENTRY(front_matter),
+	TEST_ENTRY(front_matter_yaml),
 	TEST_ENTRY(heading_ids),
 	TEST_ENTRY(slugify_rules),
 	TEST_ENTRY(link_rewriting),

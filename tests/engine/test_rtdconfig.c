@@ -1090,6 +1090,46 @@ static const char rich[] =
 	"  ranking: {'api/*': -2, guide/*: 3}\n"
 	"  ignore: ['404.html']\n";
 
+/* The JSON's bytes, not only its content: the keys in the service's
+ * order, as the API serves a build's config. */
+TEST(json_bytes_in_the_services_order)
+{
+	static const char expected[] =
+		"{\"version\":\"2\",\"formats\":[\"pdf\",\"epub\"],"
+		"\"python\":{\"install\":[{"
+		"\"requirements\":\"docs/requirements.txt\"},{"
+		"\"path\":\".\",\"method\":\"pip\",\"extra_requirements\":["
+		"\"docs\"]}]},\"conda\":null,\"build\":{"
+		"\"os\":\"ubuntu-24.04\",\"tools\":{\"python\":{"
+		"\"version\":\"3.12\",\"full_version\":null},\"nodejs\":{"
+		"\"version\":\"20\",\"full_version\":null}},\"jobs\":{"
+		"\"pre_checkout\":[],\"post_checkout\":["
+		"\"git fetch --unshallow || true\"],"
+		"\"pre_system_dependencies\":[],"
+		"\"post_system_dependencies\":[],"
+		"\"pre_create_environment\":[],\"create_environment\":null,"
+		"\"post_create_environment\":[],\"pre_install\":[],"
+		"\"install\":null,\"post_install\":[],\"pre_build\":[],"
+		"\"build\":{\"html\":[\"make html\"],\"pdf\":["
+		"\"make pdf\"],\"epub\":null,\"htmlzip\":null},"
+		"\"post_build\":[]},\"apt_packages\":[\"graphviz\"],"
+		"\"commands\":[]},\"doctype\":\"sphinx_htmldir\","
+		"\"sphinx\":{\"configuration\":\"docs/conf.py\","
+		"\"builder\":\"sphinx_htmldir\",\"fail_on_warning\":false},"
+		"\"mkdocs\":null,\"submodules\":{\"include\":[\"a\"],"
+		"\"exclude\":[],\"recursive\":true},\"search\":{"
+		"\"ranking\":{\"api/*\":-2,\"guide/*\":3},\"ignore\":["
+		"\"404.html\"]}}";
+	struct lec_rtd_config *c = NULL;
+	char *json;
+
+	CHECK_OK(load(rich, &c));
+	json = lec_rtd_config_json(c);
+	CHECK_STR(json, expected);
+	lec__free(json);
+	lec_rtd_config_free(c);
+}
+
 /* Must give LEC_OK with a configuration that renders, or LEC_EINVALID. */
 static void load_damaged(const char *text, size_t len, const char *what,
 			 size_t at)
@@ -1193,6 +1233,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(find_uses_the_project_path),
 	TEST_ENTRY(load_checks_the_file),
 	TEST_ENTRY(names),
+	TEST_ENTRY(json_bytes_in_the_services_order),
 	TEST_ENTRY(fuzz_truncated_and_flipped),
 	TEST_ENTRY(out_of_memory_anywhere),
 };

@@ -2,7 +2,8 @@
  * Fuzz target: the Markdown generator's page renderer
  * (engine/src/mdsite_render.c with md4c, and the link rewriting, heading
  * ids and entity decoding of mdsite_link.c and mdsite_text.c), after the
- * page's front matter (mdsite_meta.c, with libyaml).
+ * page's front matter (mdsite_meta.c, with the engine's YAML reader,
+ * yaml.c).
  *
  * lec_mdsite_build renders each page by repairing its bytes to valid UTF-8
  * (lec_mdsite__utf8_repair), NUL-terminating them (md4c reads one byte

@@ -1,7 +1,8 @@
 /*
  * Fuzz target: the .readthedocs.yaml reader (engine/src/rtdconfig.c), from
- * the file's bytes through libyaml, the schema checks and, for a file that
- * passes, the build's `config` JSON the API serves.
+ * the file's bytes through the engine's YAML reader (yaml.c, on libyaml),
+ * the schema checks and, for a file that passes, the build's `config` JSON
+ * the API serves (rtdconfig_json.c).
  *
  * The file comes from any repository imported, so every byte of it is
  * hostile. Besides the sanitizers: a refused file gets LEC_EINVALID with a

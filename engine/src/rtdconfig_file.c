@@ -1,0 +1,188 @@
+/*
+ * Where a checkout's `.readthedocs.yaml` is and its bytes: the default
+ * names the service looks for in the repository's root, or the project's
+ * readthedocs_yaml_path; the file opened beneath the checkout, so that a
+ * link cannot lead out of it (the service's safe_open) and a fifo a build
+ * left cannot block; at most LEC_RTD_CONFIG_MAX_BYTES of it. What is read
+ * goes to the checks (rtdconfig.c), which this file calls and nothing
+ * else of the configuration calls back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "files.h"
+#include "internal.h"
+#include "lectern/rtdconfig.h"
+#include "yaml_reader.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The candidates of ^\.?readthedocs\.ya?ml$, preferred first. */
+static const char *const default_files[] = { ".readthedocs.yaml",
+					     ".readthedocs.yml",
+					     "readthedocs.yaml",
+					     "readthedocs.yml" };
+
+/* A path the caller names: relative and without "..". */
+static int check_relpath(const char *path, const char *what)
+{
+	if (path[0] == '/')
+		return lec__error(LEC_EINVALID,
+				  "%s '%s': use a path relative to the "
+				  "repository root",
+				  what, path);
+	if (strstr(path, ".."))
+		return lec__error(LEC_EINVALID, "%s '%s': '..' is not allowed",
+				  what, path);
+	return LEC_OK;
+}
+
+/* Whether rel names a configuration file to read in the checkout: a
+ * regular file beneath it, or a link out of it (which reading refuses by
+ * name). Resolved beneath the checkout, so whether a file of the host
+ * exists never shows. */
+static int is_file(const char *checkout_dir, const char *rel)
+{
+	int fd, rc = lec__open_in(checkout_dir, rel, LEC__OPEN_FILE, &fd);
+
+	if (rc == LEC_OK)
+		close(fd);
+	return rc == LEC_OK || (rc == LEC_EINVALID && errno == EXDEV);
+}
+
+/* The default file: the first of default_files present in the root. */
+static int find_default(const char *checkout_dir, char **relpath)
+{
+	size_t i;
+
+	for (i = 0; i < COUNT(default_files); i++) {
+		if (is_file(checkout_dir, default_files[i])) {
+			*relpath = lec__strdup(default_files[i]);
+			LEC__CHECK_ALLOC(*relpath);
+			return LEC_OK;
+		}
+	}
+	return lec__error(LEC_ENOTFOUND,
+			  "no .readthedocs.yaml in the repository's root");
+}
+
+/* The project's readthedocs_yaml_path, which must name a file. */
+static int find_given(const char *checkout_dir, const char *project_path,
+		      char **relpath)
+{
+	int rc;
+
+	if ((rc = check_relpath(project_path, "readthedocs_yaml_path")) < 0)
+		return rc;
+	if (!is_file(checkout_dir, project_path))
+		return lec__error(LEC_EINVALID,
+				  "readthedocs_yaml_path '%s': no such file "
+				  "in the repository",
+				  project_path);
+	*relpath = lec__strdup(project_path);
+	LEC__CHECK_ALLOC(*relpath);
+	return LEC_OK;
+}
+
+int lec_rtd_config_find(const char *checkout_dir, const char *project_path,
+			char **relpath)
+{
+	lec_error_clear();
+	if (relpath)
+		*relpath = NULL;
+	if (checkout_dir == NULL || relpath == NULL)
+		return lec__error(LEC_EINVALID, "no checkout directory given");
+	if (project_path && *project_path)
+		return find_given(checkout_dir, project_path, relpath);
+	return find_default(checkout_dir, relpath);
+}
+
+/* Read an open regular file of the given size (at most
+ * LEC_RTD_CONFIG_MAX_BYTES); *data is NUL-terminated. */
+static int read_fd(const char *relpath, int fd, size_t size, char **data,
+		   size_t *len)
+{
+	char *buf = lec__malloc(size + 2);
+	size_t n = 0;
+	ssize_t got;
+
+	LEC__CHECK_ALLOC(buf);
+	/* One byte more than the size tells a file that grew meanwhile. */
+	while (n <= size) {
+		got = read(fd, buf + n, size + 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			lec__free(buf);
+			return lec__error(LEC_EIO, "%s: %s", relpath,
+					  strerror(errno));
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > size) {
+		lec__free(buf);
+		return lec__error(LEC_EIO, "%s: the file changed while it was "
+					   "read",
+				  relpath);
+	}
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return LEC_OK;
+}
+
+/* The file's bytes; a symlink must resolve inside the checkout (as the
+ * service's safe_open demands), and the file is opened beneath it without
+ * blocking (a fifo a build left in a kept checkout is not a file). */
+static int read_config_file(const char *relpath, const char *checkout_dir,
+			    char **data, size_t *len)
+{
+	struct stat sb;
+	int fd, rc;
+
+	rc = lec__open_in(checkout_dir, relpath, LEC__OPEN_FILE, &fd);
+	if (rc == LEC_EINVALID)
+		return lec__yaml_fail(relpath, 1, NULL, "%s",
+				      errno == EXDEV ? "the file is a link to "
+						       "outside the repository"
+						     : "not a regular file");
+	if (rc < 0)
+		return rc;
+	if (fstat(fd, &sb) != 0)
+		rc = lec__error(LEC_EIO, "%s: %s", relpath, strerror(errno));
+	else if (sb.st_size > LEC_RTD_CONFIG_MAX_BYTES)
+		rc = lec__yaml_fail(relpath, 1, NULL,
+				    "the file is larger than %d bytes",
+				    LEC_RTD_CONFIG_MAX_BYTES);
+	else
+		rc = read_fd(relpath, fd, (size_t)sb.st_size, data, len);
+	close(fd);
+	return rc;
+}
+
+int lec_rtd_config_load(const char *checkout_dir, const char *relpath,
+			struct lec_rtd_config **out)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if (checkout_dir == NULL || relpath == NULL || *relpath == '\0' ||
+	    out == NULL)
+		return lec__error(LEC_EINVALID, "no configuration file given");
+	if ((rc = check_relpath(relpath, "configuration file")) < 0)
+		return rc;
+	if ((rc = read_config_file(relpath, checkout_dir, &data, &len)) < 0)
+		return rc;
+	rc = lec_rtd_config_parse(data, len, relpath, out);
+	lec__free(data);
+	return rc;
+}

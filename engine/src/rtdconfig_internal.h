@@ -1,0 +1,101 @@
+/*
+ * What the parts of `.readthedocs.yaml` share: the checks' state and the
+ * validators of single values (rtdconfig_validate.c) the checks of the
+ * sections (rtdconfig.c) are built on, and the names the checks and the
+ * JSON (rtdconfig_json.c) both know.
+ */
+#ifndef LECTERN_RTDCONFIG_INTERNAL_H
+#define LECTERN_RTDCONFIG_INTERNAL_H
+
+#include <stddef.h>
+
+#include "lectern/rtdconfig.h"
+#include "yaml_reader.h"
+
+/* The extra formats in the order the service lists them for "all", and
+ * their LEC_FORMAT_* bits. */
+#define LEC_RTD__FORMATS 3
+extern const char *const lec_rtd__format_names[LEC_RTD__FORMATS];
+extern const unsigned lec_rtd__format_bits[LEC_RTD__FORMATS];
+
+/* Jobs that replace a default step: with them and no sphinx/mkdocs key the
+ * doc type is generic (notes §5.4), and unset they are null in the JSON. */
+#define LEC_RTD__NEW_JOBS                                                    \
+	((1u << LEC_RTD_JOB_CREATE_ENVIRONMENT) | (1u << LEC_RTD_JOB_INSTALL) | \
+	 (1u << LEC_RTD_JOB_BUILD_HTML) | (1u << LEC_RTD_JOB_BUILD_PDF) |       \
+	 (1u << LEC_RTD_JOB_BUILD_EPUB) | (1u << LEC_RTD_JOB_BUILD_HTMLZIP))
+
+/* The checks' state ---------------------------------------------------------- */
+
+struct lec_rtd__ctx {
+	const char *relpath;
+	const char *data; /* the file */
+	size_t len;
+	struct lec_rtd_config *cfg;
+	struct lec__yaml_node *root;
+	/* build.tools.python, or NULL */
+	const struct lec__yaml_entry *python_tool;
+};
+
+/* Record "<relpath>:<line>: <key>: <problem>" and return LEC_EINVALID. */
+#define LEC_RTD__FAIL(cx, ...) lec__yaml_fail((cx)->relpath, __VA_ARGS__)
+
+/* Validators (rtdconfig_validate.c) ------------------------------------------ */
+
+/* Which of names s is, or -1. */
+int lec_rtd__index_of(const char *const *names, size_t n, const char *s);
+/* A scalar the service reads as a string; null; the string word. */
+int lec_rtd__is_str(const struct lec__yaml_node *n);
+int lec_rtd__is_null(const struct lec__yaml_node *n);
+int lec_rtd__is_word(const struct lec__yaml_node *n, const char *word);
+/* Python truthiness, which the service applies to build.tools. */
+int lec_rtd__truthy(const struct lec__yaml_node *n);
+/* How a value looks in a message: "a string ('3.1O')", "a list", ...,
+ * written into buf when it quotes the value. */
+const char *lec_rtd__describe(const struct lec__yaml_node *n, char *buf,
+			      size_t size);
+/* "a, b, c" into buf. */
+const char *lec_rtd__choices_text(const char *const *names, size_t n, char *buf,
+				  size_t size);
+
+/* Each returns LEC_OK, or LEC_EINVALID naming key and what n is instead. */
+int lec_rtd__want_kind(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_node *n, const char *key,
+		       enum lec__yaml_kind kind);
+int lec_rtd__want_string(const struct lec_rtd__ctx *cx,
+			 const struct lec__yaml_node *n, const char *key);
+/* One of names; *index gets which. */
+int lec_rtd__want_choice(const struct lec_rtd__ctx *cx,
+			 const struct lec__yaml_node *n, const char *key,
+			 const char *const *names, size_t count, int *index);
+/* The service's validate_bool: true/false (and the YAML 1.1 spellings), 0
+ * or 1. */
+int lec_rtd__want_bool(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_node *n, const char *key,
+		       int *out);
+/* A path inside the repository (the service's validate_path, which
+ * normalises it), owned by *out. */
+int lec_rtd__want_path(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_node *n, const char *key,
+		       char **out);
+/* A path pattern under the built site's root (validate_path_pattern),
+ * owned by *out. */
+int lec_rtd__want_pattern(const struct lec_rtd__ctx *cx, const char *text,
+			  size_t line, const char *key, char **out);
+/* A list of strings (build.commands, a job, ...), appended to out. */
+int lec_rtd__read_strings(const struct lec_rtd__ctx *cx,
+			  const struct lec__yaml_node *n, const char *key,
+			  struct lec_rtd_strings *out);
+/* Append a copy of text. LEC_ENOMEM. */
+int lec_rtd__strings_push(struct lec_rtd_strings *s, const char *text);
+
+/* The entry of key in a map, marked as read; NULL when absent or when map
+ * is NULL. (lec__yaml_find looks without marking, as the service looks
+ * without popping.) */
+struct lec__yaml_entry *lec_rtd__take(const struct lec__yaml_node *map,
+				      const char *key);
+/* A top-level section's map: NULL when absent; an error unless a map. */
+int lec_rtd__section(const struct lec_rtd__ctx *cx, const char *name,
+		     const struct lec__yaml_node **out);
+
+#endif
