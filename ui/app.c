@@ -570,12 +570,6 @@ static int reconnect_due(const struct ui_app *app, int64_t now)
 
 /* `:` commands ---------------------------------------------------------------- */
 
-struct command {
-	const char *name;
-	int needs_arg;
-	void (*run)(struct ui_app *app, const char *arg);
-};
-
 static void cmd_project(struct ui_app *app, const char *arg)
 {
 	ui_app_push(app, ui_project_new(app, arg));
@@ -685,20 +679,27 @@ static void cmd_quit(struct ui_app *app, const char *arg)
 	request_quit(app, app->quit_asked);
 }
 
-static const struct command commands[] = {
-	{ "build", 1, cmd_build },       { "builds", 0, cmd_builds },
-	{ "context", 1, cmd_context },   { "orgs", 0, cmd_orgs },
-	{ "notifications", 0, cmd_notifications },
-	{ "preview", 0, cmd_preview },   { "project", 1, cmd_project },
-	{ "projects", 0, cmd_projects }, { "q", 0, cmd_quit },
-	{ "quit", 0, cmd_quit },         { "search", 1, cmd_search },
+/* Each command's runner, by its row in the action table (actions.def). */
+static void (*const runners[UI_ACTION_COUNT])(struct ui_app *app,
+					      const char *arg) = {
+	[UI_ACTION_CMD_BUILD] = cmd_build,
+	[UI_ACTION_CMD_BUILDS] = cmd_builds,
+	[UI_ACTION_CMD_CONTEXT] = cmd_context,
+	[UI_ACTION_CMD_ORGS] = cmd_orgs,
+	[UI_ACTION_CMD_NOTIFICATIONS] = cmd_notifications,
+	[UI_ACTION_CMD_PREVIEW] = cmd_preview,
+	[UI_ACTION_CMD_PROJECT] = cmd_project,
+	[UI_ACTION_CMD_PROJECTS] = cmd_projects,
+	[UI_ACTION_CMD_Q] = cmd_quit,
+	[UI_ACTION_CMD_QUIT] = cmd_quit,
+	[UI_ACTION_CMD_SEARCH] = cmd_search,
 };
-#define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 
 void ui_app_command(struct ui_app *app, const char *line)
 {
 	char word[UI_PROMPT_MAX], arg[UI_PROMPT_MAX];
-	size_t i, n;
+	size_t n;
+	int action;
 
 	/* The first word names the command; the rest of the line, trimmed,
 	 * is its argument (a search query may have several words). */
@@ -712,38 +713,51 @@ void ui_app_command(struct ui_app *app, const char *line)
 	snprintf(arg, sizeof(arg), "%s", line);
 	for (n = strlen(arg); n > 0 && arg[n - 1] == ' ';)
 		arg[--n] = '\0';
-	for (i = 0; i < COMMAND_COUNT; i++) {
-		if (strcmp(commands[i].name, word) != 0)
-			continue;
-		if (commands[i].needs_arg && arg[0] == '\0') {
-			ui_app_error(app, ":%s needs an argument", word);
-			return;
-		}
-		commands[i].run(app, arg);
+	if ((action = ui_action_by_command(word)) < 0 ||
+	    runners[action] == NULL) {
+		ui_app_error(app, "unknown command :%s", word);
 		return;
 	}
-	ui_app_error(app, "unknown command :%s", word);
+	if (ui_action_needs_arg((enum ui_action)action) && arg[0] == '\0') {
+		ui_app_error(app, ":%s needs an argument", word);
+		return;
+	}
+	runners[action](app, arg);
 }
 
 void ui_app_complete(struct ui_app *app)
 {
-	const char *names[COMMAND_COUNT];
+	const char *names[UI_ACTION_COUNT];
 	const struct ui_prompt *p = &app->prompt;
 	const char *word = ui_prompt_word(p);
-	size_t i;
+	char first[UI_PROMPT_MAX];
+	size_t n = 0;
+	int a;
 
 	if (word == p->text) {
-		for (i = 0; i < COMMAND_COUNT; i++)
-			names[i] = commands[i].name;
-		ui_prompt_complete(&app->prompt, names, COMMAND_COUNT);
-	} else if (strncmp(p->text, "project ", 8) == 0 ||
-		   strncmp(p->text, "builds ", 7) == 0) {
+		for (a = 0; a < UI_ACTION_COUNT; a++)
+			if (ui_action_info((enum ui_action)a)->args)
+				names[n++] = ui_action_info((enum ui_action)a)->name;
+		ui_prompt_complete(&app->prompt, names, n);
+		return;
+	}
+	/* The argument: what the command's row says it is. */
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(p->text, " "),
+		 p->text);
+	if ((a = ui_action_by_command(first)) < 0)
+		return;
+	switch (ui_action_info((enum ui_action)a)->complete) {
+	case UI_COMPLETE_PROJECTS:
 		ui_prompt_complete(&app->prompt,
 				   (const char *const *)app->projects,
 				   app->projects_len);
-	} else if (strncmp(p->text, "context ", 8) == 0) {
+		break;
+	case UI_COMPLETE_CONTEXTS:
 		ui_prompt_complete(&app->prompt, app->start->contexts,
 				   app->start->contexts_len);
+		break;
+	case UI_COMPLETE_NONE:
+		break;
 	}
 }
 
