@@ -25,6 +25,7 @@
 #include "notice.h"
 #include "preview.h"
 #include "theme.h"
+#include "views/warnings.h"
 
 /* A config or theme error plus its file name and line. */
 #define MAX_ERROR 512
@@ -409,8 +410,9 @@ static void poll_preview(struct ui_app *app)
 		return;
 	switch (ui_preview_read(app->preview, err, sizeof(err))) {
 	case UI_PREVIEW_READY:
-		ui_app_push(app, ui_reader_new(app, ui_preview_url(app->preview),
-					       NULL));
+		ui_app_push(app, app->screens->reader(
+					 app, ui_preview_url(app->preview),
+					 NULL));
 		ui_app_message(app, "preview of %s at %s",
 			       ui_preview_dir(app->preview),
 			       ui_preview_url(app->preview));
@@ -502,7 +504,7 @@ static void switch_context(struct ui_app *app, const char *name)
 	memset(&conn, 0, sizeof(conn));
 	free_projects(app);
 	ui_unread_reset(app);
-	ui_app_push(app, ui_projects_new(app));
+	ui_app_push(app, app->screens->projects(app));
 	ui_app_message(app, "context %s", app->conn.name);
 done:
 	ui_conn_dispose(&conn);
@@ -572,7 +574,7 @@ static int reconnect_due(const struct ui_app *app, int64_t now)
 
 static void cmd_project(struct ui_app *app, const char *arg)
 {
-	ui_app_push(app, ui_project_new(app, arg));
+	ui_app_push(app, app->screens->project(app, arg));
 }
 
 static void cmd_build(struct ui_app *app, const char *arg)
@@ -583,13 +585,14 @@ static void cmd_build(struct ui_app *app, const char *arg)
 		ui_app_error(app, "not a build number: %s", arg);
 		return;
 	}
-	ui_app_push(app, ui_build_new(app, NULL, id));
+	ui_app_push(app, app->screens->build(app, NULL, id));
 }
 
 /* `:builds [SLUG]`: a project's builds, or every project's. */
 static void cmd_builds(struct ui_app *app, const char *arg)
 {
-	ui_app_push(app, ui_builds_new(app, arg && *arg ? arg : NULL));
+	ui_app_push(app,
+		    app->screens->builds(app, arg && *arg ? arg : NULL));
 }
 
 /* The project of the topmost screen that has one in focus. */
@@ -628,7 +631,8 @@ static void cmd_search(struct ui_app *app, const char *arg)
 		ui_app_error(app, ":search needs a project: select or open "
 				  "one, or write project:SLUG[/VERSION]");
 	else
-		ui_app_push(app, ui_search_new(app, project, version, query));
+		ui_app_push(app, app->screens->search(app, project, version,
+						      query));
 	free(slug);
 	free(version);
 }
@@ -637,19 +641,19 @@ static void cmd_projects(struct ui_app *app, const char *arg)
 {
 	(void)arg;
 	pop_all(app);
-	ui_app_push(app, ui_projects_new(app));
+	ui_app_push(app, app->screens->projects(app));
 }
 
 static void cmd_orgs(struct ui_app *app, const char *arg)
 {
 	(void)arg;
-	ui_app_push(app, ui_orgs_new(app));
+	ui_app_push(app, app->screens->orgs(app));
 }
 
 static void cmd_notifications(struct ui_app *app, const char *arg)
 {
 	(void)arg;
-	ui_app_push(app, ui_notifications_new(app));
+	ui_app_push(app, app->screens->notifications(app));
 }
 
 static void cmd_context(struct ui_app *app, const char *arg)
@@ -830,7 +834,7 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 		break;
 	case UI_ACTION_HELP:
 		if (top->ops->kind != UI_VIEW_HELP)
-			ui_app_push(app, ui_help_new(app, top));
+			ui_app_push(app, app->screens->help(app, top));
 		break;
 	case UI_ACTION_PROMPT:
 		ui_prompt_start(&app->prompt, ':', NULL, 0);
@@ -844,7 +848,7 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 		break;
 	case UI_ACTION_NOTIFICATIONS:
 		if (top->ops->kind != UI_VIEW_NOTIFICATIONS)
-			ui_app_push(app, ui_notifications_new(app));
+			ui_app_push(app, app->screens->notifications(app));
 		break;
 	default:
 		break;
@@ -1102,6 +1106,22 @@ static void load_settings(struct ui_app *app)
 	free(path);
 }
 
+/* Every screen by what it shows, for views to open one another. */
+static const struct ui_screens screens = {
+	.projects = ui_projects_new,
+	.project = ui_project_new,
+	.builds = ui_builds_new,
+	.build = ui_build_new,
+	.search = ui_search_new,
+	.reader = ui_reader_new,
+	.orgs = ui_orgs_new,
+	.pages = ui_pages_new,
+	.diff = ui_diff_new,
+	.notifications = ui_notifications_new,
+	.help = ui_help_new,
+	.warnings = ui_warnings_new,
+};
+
 int ui_main(struct ui_start *start)
 {
 	struct ui_app app;
@@ -1109,6 +1129,7 @@ int ui_main(struct ui_start *start)
 
 	memset(&app, 0, sizeof(app));
 	app.start = start;
+	app.screens = &screens;
 	app.conn = start->conn;
 	memset(&start->conn, 0, sizeof(start->conn));
 	app.now = time(NULL);
@@ -1125,7 +1146,7 @@ int ui_main(struct ui_start *start)
 	}
 	app.next_tick = ui_now_ms() + UI_TICK_MS;
 	ui_unread_reset(&app);
-	ui_app_push(&app, ui_projects_new(&app));
+	ui_app_push(&app, app.screens->projects(&app));
 	/* Over the first screen, so closing it leaves the user there. */
 	if (app.config_report)
 		ui_notice_open(&app, "Config file", app.config_report);

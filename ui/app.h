@@ -53,6 +53,35 @@ struct lc_client;
 struct lc_query;
 struct ui_preview;
 struct ui_request;
+struct ui_warnings;
+
+/* The screens, by what they show: how a view opens another, and the app
+ * a view, so that no view calls another view's file nor the app a view's,
+ * and the calls among the TUI's files run one way (docs/ARCHITECTURE.md).
+ * ui_main fills it in with the views' constructors (view.h). Each returns
+ * a new view, to push or to put in another's place. */
+struct ui_screens {
+	struct ui_view *(*projects)(struct ui_app *app);
+	struct ui_view *(*project)(struct ui_app *app, const char *slug);
+	struct ui_view *(*builds)(struct ui_app *app, const char *project);
+	struct ui_view *(*build)(struct ui_app *app, const char *project,
+				 long long id);
+	struct ui_view *(*search)(struct ui_app *app, const char *project,
+				  const char *version, const char *query);
+	struct ui_view *(*reader)(struct ui_app *app, const char *url,
+				  const char *anchor);
+	struct ui_view *(*orgs)(struct ui_app *app);
+	struct ui_view *(*pages)(struct ui_app *app, const char *site,
+				 char *const *titles, char *const *urls,
+				 size_t n, size_t current);
+	struct ui_view *(*diff)(struct ui_app *app, const char *project,
+				const char *base, const char *head,
+				const char *version);
+	struct ui_view *(*notifications)(struct ui_app *app);
+	struct ui_view *(*help)(struct ui_app *app, const struct ui_view *from);
+	struct ui_view *(*warnings)(struct ui_app *app, const char *title,
+				    const struct ui_warnings *w);
+};
 
 /* What the config file's `set` lines choose. */
 struct ui_options {
@@ -62,6 +91,7 @@ struct ui_options {
 
 struct ui_app {
 	struct ui_start *start;
+	const struct ui_screens *screens; /* how screens open */
 	struct ui_conn conn;           /* the current context */
 	struct lc_client *client;
 	struct ui_view *stack[UI_MAX_VIEWS];

@@ -111,7 +111,8 @@ void ui_view_clamp(struct ui_view *v);
 /* Draw the view's header and visible rows into w. */
 void ui_view_draw(struct ui_view *v, WINDOW *w);
 
-/* The screens (views/). */
+/* The screens (views/): their constructors, which ui_main puts in the
+ * app's struct ui_screens; views open other screens through that. */
 struct ui_view *ui_projects_new(struct ui_app *app);
 struct ui_view *ui_project_new(struct ui_app *app, const char *slug);
 /* A project's builds; project NULL: every project's (a Lectern's). */
