@@ -96,7 +96,8 @@ struct ui_view {
 /* A new view of ops with its private state (owned by it from now on). */
 struct ui_view *ui_view_new(struct ui_app *app, const struct ui_view_ops *ops,
 			    const char *title, void *priv);
-/* Close and free (NULL is a no-op). */
+/* Close and free (NULL is a no-op); the app has cancelled its requests
+ * (it frees the views it holds, app.c). */
 void ui_view_free(struct ui_view *v);
 /* Whether action does something on v's screen: the generic actions some
  * screens cannot do (`/` without a filter, reloading a screen that loads
