@@ -1,12 +1,17 @@
-# Builds one man page: SRC (scdoc) with @LEC_VERSION@ and, when KEYS names
-# a file, @TUI_KEYS@ replaced, through SCDOC into OUT, gzipped as Debian
-# wants man pages (-9, no name or time stamp, so builds are reproducible).
-# Run by man/CMakeLists.txt at build time.
+# Builds one man page: SRC (scdoc) with @LEC_VERSION@ and, when KEYS and
+# COMMANDS name files, @TUI_KEYS@ and @TUI_COMMANDS@ replaced, through
+# SCDOC into OUT, gzipped as Debian wants man pages (-9, no name or time
+# stamp, so builds are reproducible). Run by man/CMakeLists.txt at build
+# time.
 file(READ ${SRC} text)
 string(REPLACE "@LEC_VERSION@" "${VERSION}" text "${text}")
 if(KEYS)
   file(READ ${KEYS} keys)
   string(REPLACE "@TUI_KEYS@" "${keys}" text "${text}")
+endif()
+if(COMMANDS)
+  file(READ ${COMMANDS} commands)
+  string(REPLACE "@TUI_COMMANDS@" "${commands}" text "${text}")
 endif()
 string(REGEX REPLACE "\\.gz$" "" page ${OUT})
 file(WRITE ${page}.scd "${text}")

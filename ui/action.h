@@ -1,7 +1,7 @@
 /*
  * The action table (actions.def) as an enum plus lookups by name, and the
- * view kinds an action applies to. Key dispatch, `bind` lines and the help
- * screen all read this one table.
+ * view kinds an action applies to. Key dispatch, `bind` lines, the `:`
+ * command line and the help screen all read this one table.
  */
 #ifndef LECTERN_UI_ACTION_H
 #define LECTERN_UI_ACTION_H
@@ -25,24 +25,43 @@ enum {
 /* Every view: the action lives in the generic keymap. */
 #define UI_VIEWS_ALL 0
 
+/* What Tab completes a `:` command's argument from. */
+enum ui_complete {
+	UI_COMPLETE_NONE,
+	UI_COMPLETE_PROJECTS, /* the slugs of the projects listed */
+	UI_COMPLETE_CONTEXTS, /* the names of the contexts */
+};
+
 enum ui_action {
 	UI_ACTION_NONE = 0, /* no action: an unbound key, or `bind ... none` */
 #define ACTION(id, name, keys, views, help) UI_ACTION_##id,
+#define COMMAND(id, name, args, complete, help) UI_ACTION_##id,
 #include "actions.def"
+#undef COMMAND
 #undef ACTION
 	UI_ACTION_COUNT
 };
 
 struct ui_action_info {
-	const char *name;  /* as `bind` lines and the help screen name it */
-	const char *keys;  /* default keys, space-separated */
+	const char *name;  /* as `bind` lines and the help screen name it; a
+			      command's name, typed after the `:` */
+	const char *keys;  /* default keys, space-separated ("": none) */
 	unsigned views;    /* UI_VIEW_* bits, or UI_VIEWS_ALL */
 	const char *help;  /* one line for the help screen */
+	/* A `:` command's arguments as the help writes them ("": none);
+	 * NULL for an action that is not a command. */
+	const char *args;
+	enum ui_complete complete; /* a command's argument's completion */
 };
 
 /* The row of an action (UI_ACTION_NONE has name "none"). */
 const struct ui_action_info *ui_action_info(enum ui_action action);
-/* The action named name; UI_ACTION_NONE for "none"; -1 when unknown. */
+/* The action bind lines name name (never a command); UI_ACTION_NONE for
+ * "none"; -1 when unknown. */
 int ui_action_by_name(const char *name);
+/* The `:` command named name; -1 when there is none. */
+int ui_action_by_command(const char *name);
+/* Whether the command action refuses to run without an argument. */
+int ui_action_needs_arg(enum ui_action action);
 
 #endif

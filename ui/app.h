@@ -1,8 +1,8 @@
 /*
  * The application: the client, the view stack, the status line, the
- * prompt and the main loop that never blocks on the network. Views talk to
- * the app through these calls; nothing else in the TUI holds global state
- * besides the keymaps and the theme.
+ * prompt and the state of the main loop (loop.c) that never blocks on the
+ * network. Views talk to the app through these calls (app.c); nothing
+ * else in the TUI holds global state besides the keymaps and the theme.
  */
 #ifndef LECTERN_UI_APP_H
 #define LECTERN_UI_APP_H
@@ -43,6 +43,9 @@
  * it (or starts it) again, doubling up to the maximum while it fails. */
 #define UI_RECONNECT_MS 2000
 #define UI_RECONNECT_MAX_MS 60000
+/* A status line message: a config or theme error plus its file name and
+ * line fits. */
+#define UI_MESSAGE_MAX 512
 /* Lines one step of the mouse wheel scrolls (as most terminals' pagers). */
 #define UI_WHEEL_LINES 3
 /* The smallest screen drawn; below it the TUI says it is too small. */
@@ -53,6 +56,35 @@ struct lc_client;
 struct lc_query;
 struct ui_preview;
 struct ui_request;
+struct ui_warnings;
+
+/* The screens, by what they show: how a view opens another, and the app
+ * a view, so that no view calls another view's file nor the app a view's,
+ * and the calls among the TUI's files run one way (docs/ARCHITECTURE.md).
+ * ui_main fills it in with the views' constructors (view.h). Each returns
+ * a new view, to push or to put in another's place. */
+struct ui_screens {
+	struct ui_view *(*projects)(struct ui_app *app);
+	struct ui_view *(*project)(struct ui_app *app, const char *slug);
+	struct ui_view *(*builds)(struct ui_app *app, const char *project);
+	struct ui_view *(*build)(struct ui_app *app, const char *project,
+				 long long id);
+	struct ui_view *(*search)(struct ui_app *app, const char *project,
+				  const char *version, const char *query);
+	struct ui_view *(*reader)(struct ui_app *app, const char *url,
+				  const char *anchor);
+	struct ui_view *(*orgs)(struct ui_app *app);
+	struct ui_view *(*pages)(struct ui_app *app, const char *site,
+				 char *const *titles, char *const *urls,
+				 size_t n, size_t current);
+	struct ui_view *(*diff)(struct ui_app *app, const char *project,
+				const char *base, const char *head,
+				const char *version);
+	struct ui_view *(*notifications)(struct ui_app *app);
+	struct ui_view *(*help)(struct ui_app *app, const struct ui_view *from);
+	struct ui_view *(*warnings)(struct ui_app *app, const char *title,
+				    const struct ui_warnings *w);
+};
 
 /* What the config file's `set` lines choose. */
 struct ui_options {
@@ -62,6 +94,7 @@ struct ui_options {
 
 struct ui_app {
 	struct ui_start *start;
+	const struct ui_screens *screens; /* how screens open */
 	struct ui_conn conn;           /* the current context */
 	struct lc_client *client;
 	struct ui_view *stack[UI_MAX_VIEWS];
@@ -107,6 +140,11 @@ void ui_app_pop(struct ui_app *app);
  * another page rather than opening one more; n on top when v is not
  * open. */
 void ui_app_replace(struct ui_app *app, struct ui_view *v, struct ui_view *n);
+/* Close the views ui_app_fail marked: after the loop turn, since the
+ * marking view's callback is still running then. */
+void ui_app_close_gone(struct ui_app *app);
+/* Close every view (the app does not quit for it). */
+void ui_app_pop_all(struct ui_app *app);
 
 /* Show a message in the status line: it belongs to the screen on top and
  * goes after options.message_ms or when another screen comes on top. An
@@ -118,6 +156,9 @@ void ui_app_error(struct ui_app *app, const char *fmt, ...) UI_PRINTF(2, 3);
  * screen the user came from stays. The first screen is never closed. */
 void ui_app_fail(struct ui_app *app, struct ui_view *v, const char *fmt, ...)
 	UI_PRINTF(3, 4);
+/* Clear the message when it is old at now (ui_now_ms()) or its screen is
+ * no longer on top. */
+void ui_app_expire_status(struct ui_app *app, int64_t now);
 
 /* GET path (an API path or absolute URL) for view v, with the query
  * parameters q (may be NULL; the client encodes them); its on_data gets
@@ -156,13 +197,17 @@ void ui_app_tick_within(struct ui_app *app, long ms);
 /* The running preview's URL ("http://127.0.0.1:PORT/"), or NULL. */
 const char *ui_app_preview_url(const struct ui_app *app);
 
-/* Replace the project slugs :project completes. */
+/* Replace the project slugs :project completes (owned from now on;
+ * NULL, 0: none). */
 void ui_app_set_projects(struct ui_app *app, char **slugs, size_t n);
 
-/* Run a `:` command line. */
-void ui_app_command(struct ui_app *app, const char *line);
-/* Complete the prompt's last word (Tab). */
-void ui_app_complete(struct ui_app *app);
+/* A client for conn in *out; 0, or -1 with the error in the status line. */
+int ui_app_connect(struct ui_app *app, const struct ui_conn *conn,
+		   struct lc_client **out);
+/* Quit, unless a screen shows something live (a running build's log) and
+ * the user was not asked yet (asked): then ask once; the same request
+ * again, or `Q`, quits. */
+void ui_app_request_quit(struct ui_app *app, int asked);
 
 /* The TUI config file (config.c): `set theme = NAME`, `set
  * message-timeout = MS` and `bind KEYMAP KEY ACTION` lines. opt->theme

@@ -5,7 +5,6 @@
  */
 #include <stdlib.h>
 
-#include "app.h"
 #include "util.h"
 #include "view.h"
 
@@ -25,7 +24,6 @@ void ui_view_free(struct ui_view *v)
 {
 	if (v == NULL)
 		return;
-	ui_app_cancel(v->app, v);
 	if (v->ops->close)
 		v->ops->close(v);
 	free(v->title);

@@ -96,7 +96,8 @@ struct ui_view {
 /* A new view of ops with its private state (owned by it from now on). */
 struct ui_view *ui_view_new(struct ui_app *app, const struct ui_view_ops *ops,
 			    const char *title, void *priv);
-/* Close and free (NULL is a no-op). */
+/* Close and free (NULL is a no-op); the app has cancelled its requests
+ * (it frees the views it holds, app.c). */
 void ui_view_free(struct ui_view *v);
 /* Whether action does something on v's screen: the generic actions some
  * screens cannot do (`/` without a filter, reloading a screen that loads
@@ -111,7 +112,8 @@ void ui_view_clamp(struct ui_view *v);
 /* Draw the view's header and visible rows into w. */
 void ui_view_draw(struct ui_view *v, WINDOW *w);
 
-/* The screens (views/). */
+/* The screens (views/): their constructors, which ui_main puts in the
+ * app's struct ui_screens; views open other screens through that. */
 struct ui_view *ui_projects_new(struct ui_app *app);
 struct ui_view *ui_project_new(struct ui_app *app, const char *slug);
 /* A project's builds; project NULL: every project's (a Lectern's). */

@@ -42,28 +42,6 @@ static void on_output(void *payload, const char *data, size_t len)
 	cli_log_tail_add(payload, data, len);
 }
 
-/* An engine record as the client's, borrowing its texts. */
-static void as_client(const struct lec_warning *w, struct lc_warning *out,
-		      char *kind, size_t cap)
-{
-	snprintf(kind, cap, "%s", lec_warning_kind_code(w->kind));
-	memset(out, 0, sizeof(*out));
-	out->file = w->file;
-	out->line = w->line;
-	out->kind = kind;
-	out->message = w->message;
-	out->is_new = w->is_new;
-}
-
-int cli_print_engine_record(FILE *out, const struct lec_warning *w)
-{
-	struct lc_warning cw;
-	char kind[16];
-
-	as_client(w, &cw, kind, sizeof(kind));
-	return cli_print_record(out, &cw, 0);
-}
-
 static int copy_set(const struct lec_warning_set *from,
 		    struct lec_warning_set *to)
 {

@@ -56,25 +56,29 @@ void cli_write(FILE *out, const char *text, size_t len, unsigned keep);
  * the caller; NULL when out of memory. */
 char *cli_line_copy(const char *text, size_t len);
 
-/* Print "lectern: <message>" on stderr, filtered as cli_print filters;
- * returns CLI_EXIT_FAIL. */
+/* Failures (fail.c). Print "lectern: <message>" on stderr, filtered as
+ * cli_print filters; returns CLI_EXIT_FAIL. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, for engine errors: appends lec_error_last(). */
 int cli_fail_engine(const char *what);
 /* The command's usage line on stderr; returns CLI_EXIT_USAGE. */
 int cli_usage(const struct cli_command *cmd);
+/* "lectern: usage: lectern <synopsis>" on stderr; returns CLI_EXIT_USAGE. */
+int cli_bad_usage(const char *synopsis);
 
-/* The data directory (resolved from --data, LECTERN_DATA, XDG, HOME). */
+/* The invocation's data directory and store (invocation.c). The data
+ * directory (resolved from --data, LECTERN_DATA, XDG, HOME). */
 const char *cli_data_dir(struct cli_ctx *ctx);
 /* The store of the data directory, opened (and migrated) on first use;
  * NULL after reporting the error. */
 struct lec_store *cli_store(struct cli_ctx *ctx);
+/* Close the store and free what ctx resolved (not ctx). */
+void cli_ctx_dispose(struct cli_ctx *ctx);
 
-void cli_print_commands(FILE *out);
-/* `lectern --help` (main.c). */
+/* The command table (commands.c): `lectern --help`, which lists it. */
 void cli_print_usage(FILE *out);
 int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv);
-/* `lectern help [COMMAND]` (commands.c). */
+/* `lectern help [COMMAND]`. */
 int cli_cmd_help(struct cli_ctx *ctx, int argc, char **argv);
 
 /* Help texts (help.c). One option: "  SPEC  TEXT", TEXT wrapped to 80

@@ -3,9 +3,7 @@
  * (Lectern's GET .../builds/<id>/warnings/), by default those of the
  * project's newest finished build, one per line in the form editors and
  * CI read ("file:line: kind: message", what `lectern check` prints), new
- * ones first and marked; the totals follow on stderr. And what the other
- * commands share of warnings: printing one, and the warnings of a build
- * as a list (`lectern check --new-only` compares with them).
+ * ones first and marked; the totals follow on stderr.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,81 +11,6 @@
 #include "cli.h"
 #include "cmd.h"
 #include "warnings.h"
-
-int cli_print_record(FILE *out, const struct lc_warning *w, int mark_new)
-{
-	char *text = lc_warning_format(w), *nl;
-
-	if (text == NULL)
-		return cli_fail("out of memory");
-	/* The mark goes on the record's first line. */
-	nl = strchr(text, '\n');
-	if (mark_new && w->is_new == 1)
-		cli_print(out, "%.*s [new]%s\n",
-			  nl ? (int)(nl - text) : (int)strlen(text), text,
-			  nl ? nl : "");
-	else
-		cli_print(out, "%s\n", text);
-	free(text);
-	return CLI_EXIT_OK;
-}
-
-int cli_build_warnings(struct cli_session *s, const char *project,
-		       long long build, int new_only,
-		       struct cli_warning_list *out)
-{
-	struct lc_iter *it = NULL;
-	struct lc_query q = { 0 };
-	struct lc_error err;
-	const cJSON *item;
-	char path[CLI_PATH_MAX];
-	int rc, status = CLI_EXIT_OK;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/%lld/warnings/",
-		 project, build);
-	if (new_only && lc_query_add(&q, "new", "true") != LC_OK)
-		return cli_fail("out of memory");
-	if (lc_iter_new(&it, s->client, path, &q, &err) != LC_OK) {
-		status = cli_fail_client(&err);
-		goto done;
-	}
-	while ((rc = lc_iter_next(it, &item, &err)) == 1) {
-		struct lc_warning *w, **grown;
-
-		if (lc_warning_parse(item, &w, &err) != LC_OK) {
-			status = cli_fail_client(&err);
-			goto done;
-		}
-		grown = realloc(out->items, (out->len + 1) * sizeof(*grown));
-		if (grown == NULL) {
-			lc_warning_free(w);
-			status = cli_fail("out of memory");
-			goto done;
-		}
-		out->items = grown;
-		out->items[out->len++] = w;
-	}
-	if (rc < 0)
-		status = cli_fail_client(&err);
-done:
-	if (status != CLI_EXIT_OK)
-		cli_warning_list_dispose(out);
-	lc_iter_free(it);
-	lc_query_dispose(&q);
-	return status;
-}
-
-void cli_warning_list_dispose(struct cli_warning_list *list)
-{
-	size_t i;
-
-	for (i = 0; i < list->len; i++)
-		lc_warning_free(list->items[i]);
-	free(list->items);
-	list->items = NULL;
-	list->len = 0;
-}
 
 /* The project's newest build that has ended (its warnings are known). */
 static int newest_finished(struct cli_session *s, const char *project,

@@ -1,10 +1,10 @@
 /*
- * The command table and the plumbing every command uses: dispatch by the
- * leading words of the command line, per-command --help, the data directory
- * and the store, and one-line error reporting.
+ * The command table: dispatch by the leading words of the command line,
+ * per-command --help, and `lectern --help`, which lists the table. It sits
+ * on top of the CLI: it calls every command, and no command or helper
+ * calls it (the helpers every command uses are below: fail.c,
+ * invocation.c, output.c, cmd_common.c, ...).
  */
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,8 +12,6 @@
 #include "cmd.h"
 #include "cmd_tui.h"
 #include "context.h"
-#include "lectern/errors.h"
-#include "lectern/store.h"
 #include "serve_options.h"
 #include "warnings.h"
 
@@ -364,31 +362,7 @@ static const struct cli_command commands[] = {
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 
-int cli_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("lectern: ", stderr);
-	va_start(ap, fmt);
-	cli_vprint(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return CLI_EXIT_FAIL;
-}
-
-int cli_fail_engine(const char *what)
-{
-	return cli_fail("%s: %s", what, lec_error_last());
-}
-
-int cli_usage(const struct cli_command *cmd)
-{
-	fprintf(stderr, "usage: lectern %s%s%s\n", cmd->name,
-		cmd->args[0] ? " " : "", cmd->args);
-	return CLI_EXIT_USAGE;
-}
-
-void cli_print_commands(FILE *out)
+static void print_commands(FILE *out)
 {
 	size_t i;
 
@@ -397,48 +371,27 @@ void cli_print_commands(FILE *out)
 			commands[i].summary);
 }
 
-const char *cli_data_dir(struct cli_ctx *ctx)
+void cli_print_usage(FILE *out)
 {
-	const char *env;
-	size_t n;
-
-	if (ctx->data_dir)
-		return ctx->data_dir;
-	if (ctx->data_dir_opt && *ctx->data_dir_opt) {
-		ctx->data_dir = strdup(ctx->data_dir_opt);
-	} else if ((env = getenv("LECTERN_DATA")) && *env) {
-		ctx->data_dir = strdup(env);
-	} else if ((env = getenv("XDG_DATA_HOME")) && *env == '/') {
-		n = strlen(env) + sizeof("/lectern");
-		if ((ctx->data_dir = malloc(n)))
-			snprintf(ctx->data_dir, n, "%s/lectern", env);
-	} else if ((env = getenv("HOME")) && *env) {
-		n = strlen(env) + sizeof("/.local/share/lectern");
-		if ((ctx->data_dir = malloc(n)))
-			snprintf(ctx->data_dir, n, "%s/.local/share/lectern",
-				 env);
-	} else {
-		cli_fail("no data directory: set --data, LECTERN_DATA or HOME");
-		return NULL;
-	}
-	if (ctx->data_dir == NULL)
-		cli_fail("out of memory");
-	return ctx->data_dir;
-}
-
-struct lec_store *cli_store(struct cli_ctx *ctx)
-{
-	const char *dir;
-
-	if (ctx->store)
-		return ctx->store;
-	if ((dir = cli_data_dir(ctx)) == NULL)
-		return NULL;
-	if (lec_store_open_dir(&ctx->store, dir, NULL) < 0) {
-		cli_fail_engine("cannot open the store");
-		return NULL;
-	}
-	return ctx->store;
+	fprintf(out,
+		"usage: lectern [--data DIR] [--context NAME] [--version] [--help] "
+		"[COMMAND [ARGS]]\n"
+		"\n"
+		"Lectern, a documentation workstation. With no command it opens\n"
+		"the TUI on the current context ('lectern tui'); on an empty local\n"
+		"engine its Projects screen offers a demo.\n"
+		"\n"
+		"Global options:\n"
+		"  --data DIR      data directory (default: $LECTERN_DATA, then\n"
+		"                  $XDG_DATA_HOME/lectern, then ~/.local/share/lectern)\n"
+		"  --context NAME  the instance to talk to (default: $LECTERN_CONTEXT,\n"
+		"                  then the config's current-context, then local)\n"
+		"  --version       print the version and exit\n"
+		"  --help          print this help and exit\n"
+		"\n"
+		"Commands:\n");
+	print_commands(out);
+	fprintf(out, "\nRun 'lectern COMMAND --help' for a command's usage.\n");
 }
 
 /* How many of the command's words the command line starts with (0 when it
@@ -467,12 +420,6 @@ static int wants_help(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return 1;
 	return 0;
-}
-
-static void ctx_dispose(struct cli_ctx *ctx)
-{
-	lec_store_free(ctx->store);
-	free(ctx->data_dir);
 }
 
 /* The command the leading words of argv name (the longest match), with
@@ -580,6 +527,6 @@ int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	status = best->run(ctx, argc, argv);
-	ctx_dispose(ctx);
+	cli_ctx_dispose(ctx);
 	return status;
 }

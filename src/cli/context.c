@@ -652,12 +652,6 @@ done:
 
 /* ---- `lectern context` commands ---------------------------------------- */
 
-int cli_bad_usage(const char *synopsis)
-{
-	cli_fail("usage: %s", synopsis);
-	return CLI_EXIT_USAGE;
-}
-
 /* A string, or JSON null for NULL: 0, or -1 when out of memory. */
 static int add_string_or_null(cJSON *o, const char *key, const char *value)
 {

@@ -76,8 +76,6 @@ struct cli_context *cli_config_find(const struct cli_config *cfg,
 int cli_connect(struct cli_ctx *ctx, struct cli_conn *conn);
 void cli_conn_dispose(struct cli_conn *conn);
 
-/* "lectern: usage: lectern <synopsis>" on stderr; returns CLI_EXIT_USAGE. */
-int cli_bad_usage(const char *synopsis);
 
 /* `lectern context ...` */
 int cli_cmd_context_list(struct cli_ctx *ctx, int argc, char **argv);

@@ -11,29 +11,6 @@
 #include "lectern/pipeline.h"
 #include "version.h"
 
-void cli_print_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: lectern [--data DIR] [--context NAME] [--version] [--help] "
-		"[COMMAND [ARGS]]\n"
-		"\n"
-		"Lectern, a documentation workstation. With no command it opens\n"
-		"the TUI on the current context ('lectern tui'); on an empty local\n"
-		"engine its Projects screen offers a demo.\n"
-		"\n"
-		"Global options:\n"
-		"  --data DIR      data directory (default: $LECTERN_DATA, then\n"
-		"                  $XDG_DATA_HOME/lectern, then ~/.local/share/lectern)\n"
-		"  --context NAME  the instance to talk to (default: $LECTERN_CONTEXT,\n"
-		"                  then the config's current-context, then local)\n"
-		"  --version       print the version and exit\n"
-		"  --help          print this help and exit\n"
-		"\n"
-		"Commands:\n");
-	cli_print_commands(out);
-	fprintf(out, "\nRun 'lectern COMMAND --help' for a command's usage.\n");
-}
-
 int main(int argc, char **argv)
 {
 	struct cli_ctx ctx = { 0 };

@@ -2,7 +2,7 @@
  * Build warnings in the CLI: `lectern warnings` (cmd_warnings.c, over the
  * API) and `lectern check` (check.c: a working tree built once with the
  * engine's preview, compared with a build of the current context when
- * asked), and what both print.
+ * asked), and what both print (warnings.c).
  */
 #ifndef LECTERN_CLI_WARNINGS_H
 #define LECTERN_CLI_WARNINGS_H

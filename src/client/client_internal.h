@@ -151,12 +151,18 @@ long lc__retry_delay(struct lc_client *c, const char *method,
 /* Milliseconds on a monotonic clock. */
 long long lc__now_ms(void);
 
+/* Whether url starts with http:// or https:// (any case). */
+bool lc__is_absolute(const char *url);
+/* "scheme://host[:port]" of url in lower case, the port made explicit
+ * (owned by the caller); NULL if not http(s) or out of memory. */
+char *lc__origin_of(const char *url);
+
 /* The blocking request behind every synchronous call. */
 int lc__call(struct lc_client *c, const char *method, const char *path,
 	     const struct lc_query *q, const char *json_body,
 	     const char *etag, struct lc_response **out, struct lc_error *err);
 
-/* Cancels every pending asynchronous job (lc_client_free). */
+/* Cancels every pending asynchronous job (lc_client_free, client.c). */
 void lc__async_shutdown(struct lc_client *c);
 
 #endif

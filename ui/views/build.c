@@ -572,8 +572,8 @@ static void diff_build(struct ui_view *v)
 		return;
 	}
 	head = ui_xasprintf("build:%lld", b->id);
-	ui_app_push(v->app,
-		    ui_diff_new(v->app, b->project, NULL, head, b->version));
+	ui_app_push(v->app, v->app->screens->diff(v->app, b->project, NULL,
+						  head, b->version));
 	free(head);
 }
 

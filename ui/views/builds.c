@@ -63,11 +63,12 @@ static int builds_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_OPEN:
 		sel = ui_builds_get(b, v->cursor);
 		if ((id = ui_builds_id(b, v->cursor)) >= 0)
-			ui_app_push(v->app,
-				    ui_build_new(v->app,
-						 sel && sel->project ? sel->project
-								     : b->project,
-						 id));
+			ui_app_push(v->app, v->app->screens->build(
+						    v->app,
+						    sel && sel->project
+							    ? sel->project
+							    : b->project,
+						    id));
 		return UI_HANDLED;
 	case UI_ACTION_TOGGLE_RUNNING:
 		ui_builds_toggle_running(b, v);

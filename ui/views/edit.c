@@ -77,7 +77,7 @@ static void import_saved(struct ui_view *parent, const struct lc_response *resp)
 		ui_app_message(app, "imported");
 		return;
 	}
-	v = ui_project_new(app, slug);
+	v = app->screens->project(app, slug);
 	ui_app_push(app, v);
 	v->ops->on_action(v, UI_ACTION_BUILDS);
 	ui_app_message(app, "imported %s: its first build is below", slug);

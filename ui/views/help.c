@@ -2,7 +2,8 @@
  * The `?` screen: the keys of the screen it was opened from, generated
  * from the action table and the keymaps (overrides included), so it
  * always tells the truth about the bindings; a generic key the screen
- * cannot use (ui_view_offers) is left out. A description longer than its
+ * cannot use (ui_view_offers) is left out. The `:` commands follow, from
+ * the same table, each with its arguments. A description longer than its
  * column goes on over the lines below it, so nothing is cut at 80
  * columns; the rows are laid out again when the width or the `/` filter
  * changes (the filter keeps the keys whose name, keys or description has
@@ -37,27 +38,47 @@ struct help {
 
 static const struct ui_column columns[] = {
 	/* Action fits the longest name (trigger-fresh-build); Keys the
-	 * longest default keys (<PgDn> C-f <Space>). */
+	 * longest default keys (<PgDn> C-f <Space>) and a command with its
+	 * arguments (:builds [SLUG]). */
 	{ "Keys", 20 }, { "Action", 19 }, { "Description", 0 },
 };
+
+/* An entry of keys (owned from now on), name and help. */
+static void push_entry(struct help *h, char *keys, const char *name,
+		       const char *help)
+{
+	struct entry *e;
+
+	h->entries = ui_xrealloc(h->entries, (h->len + 1) * sizeof(*h->entries));
+	e = &h->entries[h->len++];
+	e->keys = keys;
+	e->name = name;
+	e->help = help;
+}
 
 static void add_entry(struct help *h, const int *keys, size_t n,
 		      const struct ui_action_info *info)
 {
 	char name[UI_KEY_NAME_MAX];
 	struct ui_buf text = UI_BUF_INIT;
-	struct entry *e;
 	size_t i;
 
 	for (i = 0; i < n && i < MAX_KEYS_SHOWN; i++) {
 		ui_key_format(keys[i], name, sizeof(name));
 		ui_buf_printf(&text, "%s%s", i ? " " : "", name);
 	}
-	h->entries = ui_xrealloc(h->entries, (h->len + 1) * sizeof(*h->entries));
-	e = &h->entries[h->len++];
-	e->keys = ui_buf_take(&text);
-	e->name = info->name;
-	e->help = info->help;
+	push_entry(h, ui_buf_take(&text), info->name, info->help);
+}
+
+/* A `:` command's entry: ":name ARGS" where the keys go, no action name
+ * (bind lines do not name commands). */
+static void add_command(struct help *h, const struct ui_action_info *info)
+{
+	struct ui_buf text = UI_BUF_INIT;
+
+	ui_buf_printf(&text, ":%s%s%s", info->name, info->args[0] ? " " : "",
+		      info->args);
+	push_entry(h, ui_buf_take(&text), "", info->help);
 }
 
 static void collect(struct help *h, const struct ui_view *from)
@@ -74,6 +95,10 @@ static void collect(struct help *h, const struct ui_view *from)
 			continue;
 		add_entry(h, keys, n, ui_action_info((enum ui_action)a));
 	}
+	/* The commands after the keys: they work on every screen. */
+	for (a = 1; a < UI_ACTION_COUNT; a++)
+		if (ui_action_info((enum ui_action)a)->args)
+			add_command(h, ui_action_info((enum ui_action)a));
 }
 
 static int entry_matches(const struct entry *e, const char *filter)

@@ -153,7 +153,8 @@ static int orgs_action(struct ui_view *v, enum ui_action action)
 	switch (action) {
 	case UI_ACTION_OPEN:
 		if (row && os->org)
-			ui_app_push(v->app, ui_project_new(v->app, row->key));
+			ui_app_push(v->app, v->app->screens->project(
+						    v->app, row->key));
 		else if (row)
 			ui_app_push(v->app, org_projects_new(v->app, row->key));
 		return UI_HANDLED;

@@ -102,7 +102,7 @@ static int pages_action(struct ui_view *v, enum ui_action action)
 	url = ui_xstrdup(row->key);
 	if ((hash = strchr(url, '#')) != NULL)
 		*hash++ = '\0';
-	ui_app_replace(v->app, v, ui_reader_new(v->app, url, hash));
+	ui_app_replace(v->app, v, v->app->screens->reader(v->app, url, hash));
 	free(url);
 	return UI_HANDLED;
 }

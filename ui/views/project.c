@@ -564,7 +564,8 @@ static void open_selected(struct ui_view *v)
 
 	if (pr->tab == TAB_BUILDS) {
 		if ((id = ui_builds_id(&pr->builds, v->cursor)) >= 0)
-			ui_app_push(v->app, ui_build_new(v->app, pr->slug, id));
+			ui_app_push(v->app, v->app->screens->build(
+						    v->app, pr->slug, id));
 	} else if (row && row->key &&
 		   (pr->tab == TAB_SUBPROJECTS || pr->tab == TAB_TRANSLATIONS)) {
 		ui_app_push(v->app, ui_project_new(v->app, row->key));
@@ -572,7 +573,8 @@ static void open_selected(struct ui_view *v)
 		/* A version's docs in the reader: the first thing a writer
 		 * wants after a build. */
 		if (row->key)
-			ui_app_push(v->app, ui_reader_new(v->app, row->key, NULL));
+			ui_app_push(v->app, v->app->screens->reader(
+						    v->app, row->key, NULL));
 		else
 			ui_app_error(v->app, "%s is not built yet",
 				     row->cells[0]);
@@ -691,13 +693,15 @@ static void diff_selected(struct ui_view *v, const struct ui_row *row)
 	char *head;
 
 	if (pr->tab == TAB_VERSIONS && row) {
-		ui_app_push(v->app, ui_diff_new(v->app, pr->slug, NULL,
-						row->cells[0], NULL));
+		ui_app_push(v->app, v->app->screens->diff(v->app, pr->slug,
+							  NULL, row->cells[0],
+							  NULL));
 	} else if (pr->tab == TAB_BUILDS && (b = selected_build(v)) &&
 		   b->version && b->success == 1) {
 		head = ui_xasprintf("build:%lld", b->id);
-		ui_app_push(v->app, ui_diff_new(v->app, pr->slug, NULL, head,
-						b->version));
+		ui_app_push(v->app, v->app->screens->diff(v->app, pr->slug,
+							  NULL, head,
+							  b->version));
 		free(head);
 	} else {
 		ui_app_error(v->app, "select a version, or a passed build");

@@ -410,7 +410,8 @@ static void demo_imported(struct ui_view *v, const cJSON *project)
 	}
 	ui_app_message(v->app, "imported %s from %s; building it", DEMO_NAME,
 		       demo_source(v));
-	ui_app_push(v->app, ui_builds_new(v->app, slug->valuestring));
+	ui_app_push(v->app,
+		    v->app->screens->builds(v->app, slug->valuestring));
 }
 
 /* The body of an empty list: what to do next, under the column header. */
@@ -517,11 +518,13 @@ static int projects_action(struct ui_view *v, enum ui_action action)
 	switch (action) {
 	case UI_ACTION_OPEN:
 		if (row)
-			ui_app_push(v->app, ui_project_new(v->app, row->key));
+			ui_app_push(v->app, v->app->screens->project(
+						    v->app, row->key));
 		return UI_HANDLED;
 	case UI_ACTION_BUILDS:
 		if (row)
-			ui_app_push(v->app, ui_builds_new(v->app, row->key));
+			ui_app_push(v->app, v->app->screens->builds(
+						    v->app, row->key));
 		return UI_HANDLED;
 	case UI_ACTION_DEMO:
 		start_demo(v);
@@ -530,7 +533,7 @@ static int projects_action(struct ui_view *v, enum ui_action action)
 		ui_edit_import(v);
 		return UI_HANDLED;
 	case UI_ACTION_ORGS:
-		ui_app_push(v->app, ui_orgs_new(v->app));
+		ui_app_push(v->app, v->app->screens->orgs(v->app));
 		return UI_HANDLED;
 	case UI_ACTION_REMOVE_PROJECT:
 		if (row)

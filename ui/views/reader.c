@@ -400,8 +400,8 @@ static void list_pages(struct ui_view *v)
 		if (current == p->npages && strcmp(urls[i], r->url) == 0)
 			current = i;
 	}
-	ui_app_push(v->app, ui_pages_new(v->app, p->title, titles, urls,
-					 p->npages, current));
+	ui_app_push(v->app, v->app->screens->pages(v->app, p->title, titles,
+						   urls, p->npages, current));
 	for (i = 0; i < p->npages; i++)
 		free(urls[i]);
 	free(urls);
@@ -815,8 +815,9 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 			ui_app_message(v->app, "the preview's last build had no "
 					       "warnings");
 		else
-			ui_app_push(v->app, ui_warnings_new(v->app, "warnings",
-							    &r->warnings));
+			ui_app_push(v->app, v->app->screens->warnings(
+						    v->app, "warnings",
+						    &r->warnings));
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:
 		/* A preview's page reloads in place, as on a new build. */

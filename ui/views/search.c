@@ -471,8 +471,8 @@ static int search_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_OPEN:
 		if (v->cursor < s->len) {
 			l = &s->lines[v->cursor];
-			ui_app_push(v->app, ui_reader_new(v->app, l->url,
-							  l->anchor));
+			ui_app_push(v->app, v->app->screens->reader(
+						    v->app, l->url, l->anchor));
 		}
 		return UI_HANDLED;
 	case UI_ACTION_REFRESH:

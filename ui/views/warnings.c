@@ -178,7 +178,7 @@ void ui_warnings_open(const struct ui_warnings *w, struct ui_view *v, size_t n)
 	if ((strcmp(r->kind, "link") == 0 || strcmp(r->kind, "removed") == 0) &&
 	    *r->file && w->docs) {
 		url = page_url(w->docs, r->file);
-		ui_app_push(v->app, ui_reader_new(v->app, url, NULL));
+		ui_app_push(v->app, v->app->screens->reader(v->app, url, NULL));
 		free(url);
 		return;
 	}
