@@ -31,7 +31,7 @@
 #include "lectern/project.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
-#include "server.h"
+#include "handler.h"
 
 #define DOCS_INDEX "index.html"
 /* Longest file system path or URL path built here (Linux's PATH_MAX;

@@ -5,7 +5,7 @@
 #ifndef LECTERN_SRV_EMBED_H
 #define LECTERN_SRV_EMBED_H
 
-#include "server.h"
+#include "handler.h"
 
 /* GET /api/v2/embed/?url= | project=&version=&doc=&path=, &section= */
 int srv_embed_v2(struct srv_request *req, struct srv_response *res);

@@ -6,7 +6,7 @@
 #define LECTERN_SRV_FORM_H
 
 #include "input.h"
-#include "server.h"
+#include "handler.h"
 
 /* Whether a Content-Type is one of the two form types DRF parses. */
 int srv_form_is_content_type(const char *ct);

@@ -21,7 +21,7 @@
 
 #include "input.h"
 #include "keymap.h"
-#include "server.h"
+#include "handler.h"
 
 /* Fields whose text may span lines (the service's TextFields and secrets
  * that are files: an environment variable's value may be a PEM key). Every

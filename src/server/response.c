@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "server.h"
+#include "handler.h"
 
 struct srv_blob {
 	atomic_size_t refs;

@@ -6,7 +6,7 @@
 #ifndef LECTERN_SRV_SEARCH_H
 #define LECTERN_SRV_SEARCH_H
 
-#include "server.h"
+#include "handler.h"
 
 /* /api/v2/search/, /_/api/v2/search/, /api/v3/search/, /_/api/v3/search/ */
 extern const struct srv_route srv_search_routes[];

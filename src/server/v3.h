@@ -8,7 +8,7 @@
 #define LECTERN_SRV_V3_H
 
 #include "lectern/version.h"
-#include "server.h"
+#include "handler.h"
 
 struct lec_project;
 struct lec_version;

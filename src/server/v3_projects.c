@@ -269,7 +269,7 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 	struct lec_org *org = NULL;
 	const char **tags = NULL, **teams = NULL;
 	size_t nteams = 0;
-	int business = srv_edition(req) == SRV_EDITION_BUSINESS;
+	int business = srv_business(req);
 	cJSON *body;
 	int rc, bad;
 
@@ -460,7 +460,7 @@ static int read_patch(struct srv_request *req, const cJSON *body,
 		patch->tags = *tags;
 		patch->fields |= LEC_PROJECT_F_TAGS;
 	}
-	if (srv_edition(req) != SRV_EDITION_BUSINESS)
+	if (!srv_business(req))
 		return 0;
 	if (read_privacy(body, &patch->privacy_level,
 			 &patch->external_builds_privacy_level, res) < 0)
@@ -562,7 +562,7 @@ int srv_v3_root(struct srv_request *req, struct srv_response *res)
 	snprintf(url, sizeof(url), "%s/api/v3/projects/",
 		 srv_request_origin(req));
 	cJSON_AddStringToObject(o, "projects", url);
-	if (srv_edition(req) == SRV_EDITION_BUSINESS) {
+	if (srv_business(req)) {
 		snprintf(url, sizeof(url), "%s/api/v3/organizations/",
 			 srv_request_origin(req));
 		cJSON_AddStringToObject(o, "organizations", url);

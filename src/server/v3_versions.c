@@ -165,7 +165,7 @@ static int read_patch(struct srv_request *req, const cJSON *body,
 		return -1;
 	if (got)
 		patch->set |= LEC_VERSION_SET_HIDDEN;
-	if (srv_edition(req) != SRV_EDITION_BUSINESS)
+	if (!srv_business(req))
 		return 0;
 	/* "" is not blank-rejected: the choice check names it. */
 	if ((got = srv_body_string(body, "privacy_level", "privacy_level",
