@@ -5,7 +5,7 @@
  * boolean.", "A valid integer is required.". Each reader fills the
  * response with the field error and returns -1 on bad input.
  *
- * A form (form.c, input.h) is read as DRF reads HTML form input: a field
+ * A form (form_body.c, input.h) is read as DRF reads HTML form input: a field
  * is its key's last value; a list field all of them, or "key[0]",
  * "key[1]", ... when the key itself is absent; a nested object the keys
  * "key.sub"; "" on a field that is not required means null where null is
@@ -19,7 +19,7 @@
 #include <unistr.h>
 
 #include "body.h"
-#include "form.h"
+#include "form_body.h"
 #include "input.h"
 
 /* Parsing ------------------------------------------------------------------ */

@@ -19,9 +19,9 @@
 
 #include "lectern/store.h"
 #include "cache.h"
+#include "handler.h"
 #include "log.h"
 #include "request.h"
-#include "handler.h"
 
 /* Per-thread store and cache ------------------------------------------- */
 

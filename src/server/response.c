@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "handler.h"
+#include "log.h"
 
 struct srv_blob {
 	atomic_size_t refs;

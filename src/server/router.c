@@ -12,12 +12,12 @@
 #include "lectern/errors.h"
 #include "cache.h"
 #include "dash.h"
+#include "handler.h"
 #include "input.h"
 #include "lectern/store.h"
 #include "options.h"
 #include "lectern/user.h"
-#include "search.h"
-#include "handler.h"
+#include "search_api.h"
 
 /* URI parsing -------------------------------------------------------------- */
 

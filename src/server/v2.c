@@ -27,7 +27,7 @@
 #include "lectern/user.h"
 #include "lectern/version.h"
 #include "buildlog.h"
-#include "embed.h"
+#include "embed_api.h"
 #include "v3.h"
 
 #define NO_PROJECT "No Project matches the given query."
@@ -1135,7 +1135,7 @@ const struct srv_route srv_v2_routes[] = {
 	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } },
 	  "Webhook", NULL },
 	/* Embed authenticates like v3 so that a private version can be
-	 * embedded by its admins (embed.c). */
+	 * embedded by its admins (embed_api.c). */
 	{ "/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
 	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } },
 	  "Embed API", NULL },

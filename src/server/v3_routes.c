@@ -3,7 +3,7 @@
  * serves, who may call each, and the permission that decides between 401,
  * 403 and 405 for methods the path does not serve (§1.9).
  */
-#include "embed.h"
+#include "embed_api.h"
 #include "v3.h"
 
 #define GET(h) { SRV_GET, SRV_PERM_READ_ONLY, h }
@@ -229,7 +229,7 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "webhooks/{}/deliveries/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_webhook_deliveries) },
 	  "Webhook Deliveries", "Outgoing webhooks (Lectern's extension)." },
-	/* Embed: anyone; what a page shows follows its version (embed.c). */
+	/* Embed: anyone; what a page shows follows its version (embed_api.c). */
 	{ "/api/v3/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
 	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v3 } },
 	  "Embed API Base", "A section of a documentation page, as HTML." },

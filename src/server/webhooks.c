@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "body.h"
-#include "form.h"
+#include "form_body.h"
 #include "input.h"
 #include "quota.h"
 

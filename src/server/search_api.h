@@ -3,8 +3,8 @@
  * answered on every host (the API host and every docs host, under /_/),
  * and their handlers.
  */
-#ifndef LECTERN_SRV_SEARCH_H
-#define LECTERN_SRV_SEARCH_H
+#ifndef LECTERN_SRV_SEARCH_API_H
+#define LECTERN_SRV_SEARCH_API_H
 
 #include "handler.h"
 
