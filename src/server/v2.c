@@ -1129,10 +1129,10 @@ const struct srv_route srv_v2_routes[] = {
 	V2("/api/v2/build/", builds_list, "Build List", NULL),
 	V2("/api/v2/build/{}/", build_detail, "Build Instance", NULL),
 	V2("/api/v2/build/{}", build_suffix, "Build Instance", NULL),
-	/* Incoming webhooks (webhooks.c): anyone may deliver; the delivery
-	 * proves itself with its signature or token. */
+	/* Incoming webhooks (integrations_in.c): anyone may deliver; the
+	 * delivery proves itself with its signature or token. */
 	{ "/api/v2/webhook/{}/{}/", SRV_API_V2, SRV_PERM_ANYONE, 0,
-	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } },
+	  { { SRV_POST, SRV_PERM_ANYONE, srv_incoming_webhook } },
 	  "Webhook", NULL },
 	/* Embed authenticates like v3 so that a private version can be
 	 * embedded by its admins (embed_api.c). */

@@ -203,8 +203,8 @@ int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res);
 int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res);
 
-/* Integrations (webhooks.c): a Lectern extension holding incoming
- * webhooks' secrets; and the v2 webhook deliveries themselves. */
+/* Integrations (v3_integrations.c): a Lectern extension holding incoming
+ * webhooks' secrets. */
 int srv_v3_integrations_list(struct srv_request *req,
 			     struct srv_response *res);
 int srv_v3_integrations_create(struct srv_request *req,
@@ -213,9 +213,10 @@ int srv_v3_integration_detail(struct srv_request *req,
 			      struct srv_response *res);
 int srv_v3_integration_delete(struct srv_request *req,
 			      struct srv_response *res);
-/* POST /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
+/* An incoming webhook's delivery (integrations_in.c): POST
+ * /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
  * /api/v2/webhook/<project>/<integration id>/. */
-int srv_webhook_route(struct srv_request *req, struct srv_response *res);
+int srv_incoming_webhook(struct srv_request *req, struct srv_response *res);
 
 /* Notifications (v3_notifications.c): the user's feed, and those of a
  * project, a build, an organization; a detail handler answers GET, PATCH
