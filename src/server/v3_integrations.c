@@ -117,30 +117,30 @@ done:
 	return res->status;
 }
 
+static int show_integration(struct srv_request *req,
+			    const struct srv_parent *parent, int64_t id,
+			    const struct srv_flex *flex, cJSON **out)
+{
+	struct lec_integration *in = NULL;
+	int rc = lec_integration_get(srv_store(req), parent->project->id, id,
+				     &in);
+
+	(void)flex;
+	if (rc == LEC_OK)
+		*out = integration_object(req, parent->project->slug, in);
+	lec_integration_free(in);
+	return rc;
+}
+
+/* A missing integration is answered with the engine's words. */
+static const struct srv_v3_detail integration_detail = {
+	SRV_PARENT_PROJECT, 1, 0, show_integration, NULL
+};
+
 int srv_v3_integration_detail(struct srv_request *req,
 			      struct srv_response *res)
 {
-	struct lec_integration *in = NULL;
-	struct srv_parent parent;
-	int64_t id;
-	int rc;
-
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (srv_param_id(req->params[1], res, &id) == 0) {
-		rc = lec_integration_get(srv_store(req), parent.project->id, id,
-					 &in);
-		if (rc == LEC_OK)
-			srv_respond_json(res, 200,
-					 integration_object(
-						 req, parent.project->slug, in),
-					 SRV_JSON_SORTED);
-		else
-			srv_respond_engine_error(res, rc);
-	}
-	lec_integration_free(in);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return srv_v3_respond_detail(req, res, &integration_detail);
 }
 
 int srv_v3_integration_delete(struct srv_request *req,
