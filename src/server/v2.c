@@ -590,6 +590,22 @@ static int project_active_versions(struct srv_request *req,
 	return rc;
 }
 
+/* {key: [...]}: n projects as v2 shows them, the first at first and each
+ * next one stride bytes on (a list's items, or a member of them). */
+static int respond_projects(struct srv_request *req, struct srv_response *res,
+			    const char *key, const struct lec_project *first,
+			    size_t n, size_t stride)
+{
+	cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, key);
+	const char *at = (const char *)first;
+	size_t i;
+
+	for (i = 0; a && i < n; i++, at += stride)
+		cJSON_AddItemToArray(
+			a, v2_project(req, (const struct lec_project *)at));
+	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}
+
 /* {"translations": [...]}: the project's translations, public ones only
  * (v2 shows public data), as the service's action lists them. */
 static int project_translations(struct srv_request *req,
@@ -597,8 +613,6 @@ static int project_translations(struct srv_request *req,
 {
 	struct lec_project *p = load_project(req, res, req->params[0]);
 	struct lec_project_list list = { 0 };
-	cJSON *o, *a;
-	size_t i;
 	int rc;
 
 	if (p == NULL)
@@ -606,14 +620,11 @@ static int project_translations(struct srv_request *req,
 	rc = lec_project_translations(srv_store(req), p->id,
 				      LEC_VIEWER_ANONYMOUS, NULL, &list);
 	lec_project_free(p);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc);
-	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "translations");
-	for (i = 0; a && i < list.len; i++)
-		cJSON_AddItemToArray(a, v2_project(req, &list.items[i]));
+	rc = rc < 0 ? srv_respond_engine_error(res, rc)
+		    : respond_projects(req, res, "translations", list.items,
+				       list.len, sizeof(*list.items));
 	lec_project_list_dispose(&list);
-	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	return rc;
 }
 
 /* {"subprojects": [...]}: the child projects, public ones only. */
@@ -622,8 +633,6 @@ static int project_subprojects(struct srv_request *req,
 {
 	struct lec_project *p = load_project(req, res, req->params[0]);
 	struct lec_subproject_list list = { 0 };
-	cJSON *o, *a;
-	size_t i;
 	int rc;
 
 	if (p == NULL)
@@ -631,14 +640,12 @@ static int project_subprojects(struct srv_request *req,
 	rc = lec_subproject_list(srv_store(req), p->id, LEC_VIEWER_ANONYMOUS,
 				 NULL, &list);
 	lec_project_free(p);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc);
-	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "subprojects");
-	for (i = 0; a && i < list.len; i++)
-		cJSON_AddItemToArray(a, v2_project(req, &list.items[i].child));
+	rc = rc < 0 ? srv_respond_engine_error(res, rc)
+		    : respond_projects(req, res, "subprojects",
+				       list.len ? &list.items[0].child : NULL,
+				       list.len, sizeof(*list.items));
 	lec_subproject_list_dispose(&list);
-	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	return rc;
 }
 
 /* {"url": ...}: the documentation URL of the default version, the v2
