@@ -1,7 +1,7 @@
 /*
  * `lectern preview [DIR]`: the writers' preview loop. It builds the working
  * tree as it is on disk (engine: lectern/preview.h), serves the result on a
- * loopback port (server: preview.h), and watches the tree with inotify to
+ * loopback port (server: preview_daemon.h), and watches the tree with inotify to
  * rebuild after each save, until SIGINT or SIGTERM.
  *
  * One thread does the watching and the building, so builds never overlap:
@@ -36,7 +36,7 @@
 #include "cmd.h"
 #include "lectern/errors.h"
 #include "lectern/preview.h"
-#include "preview.h"
+#include "preview_daemon.h"
 #include "warnings.h"
 
 /* A build starts once the tree has been quiet this long: long enough to

@@ -27,7 +27,7 @@
 #include "lectern/user.h"
 #include "lectern/version.h"
 #include "buildlog.h"
-#include "embed.h"
+#include "embed_api.h"
 #include "v3.h"
 
 #define NO_PROJECT "No Project matches the given query."
@@ -590,6 +590,22 @@ static int project_active_versions(struct srv_request *req,
 	return rc;
 }
 
+/* {key: [...]}: n projects as v2 shows them, the first at first and each
+ * next one stride bytes on (a list's items, or a member of them). */
+static int respond_projects(struct srv_request *req, struct srv_response *res,
+			    const char *key, const struct lec_project *first,
+			    size_t n, size_t stride)
+{
+	cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, key);
+	const char *at = (const char *)first;
+	size_t i;
+
+	for (i = 0; a && i < n; i++, at += stride)
+		cJSON_AddItemToArray(
+			a, v2_project(req, (const struct lec_project *)at));
+	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}
+
 /* {"translations": [...]}: the project's translations, public ones only
  * (v2 shows public data), as the service's action lists them. */
 static int project_translations(struct srv_request *req,
@@ -597,8 +613,6 @@ static int project_translations(struct srv_request *req,
 {
 	struct lec_project *p = load_project(req, res, req->params[0]);
 	struct lec_project_list list = { 0 };
-	cJSON *o, *a;
-	size_t i;
 	int rc;
 
 	if (p == NULL)
@@ -606,14 +620,11 @@ static int project_translations(struct srv_request *req,
 	rc = lec_project_translations(srv_store(req), p->id,
 				      LEC_VIEWER_ANONYMOUS, NULL, &list);
 	lec_project_free(p);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc);
-	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "translations");
-	for (i = 0; a && i < list.len; i++)
-		cJSON_AddItemToArray(a, v2_project(req, &list.items[i]));
+	rc = rc < 0 ? srv_respond_engine_error(res, rc)
+		    : respond_projects(req, res, "translations", list.items,
+				       list.len, sizeof(*list.items));
 	lec_project_list_dispose(&list);
-	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	return rc;
 }
 
 /* {"subprojects": [...]}: the child projects, public ones only. */
@@ -622,8 +633,6 @@ static int project_subprojects(struct srv_request *req,
 {
 	struct lec_project *p = load_project(req, res, req->params[0]);
 	struct lec_subproject_list list = { 0 };
-	cJSON *o, *a;
-	size_t i;
 	int rc;
 
 	if (p == NULL)
@@ -631,14 +640,12 @@ static int project_subprojects(struct srv_request *req,
 	rc = lec_subproject_list(srv_store(req), p->id, LEC_VIEWER_ANONYMOUS,
 				 NULL, &list);
 	lec_project_free(p);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc);
-	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "subprojects");
-	for (i = 0; a && i < list.len; i++)
-		cJSON_AddItemToArray(a, v2_project(req, &list.items[i].child));
+	rc = rc < 0 ? srv_respond_engine_error(res, rc)
+		    : respond_projects(req, res, "subprojects",
+				       list.len ? &list.items[0].child : NULL,
+				       list.len, sizeof(*list.items));
 	lec_subproject_list_dispose(&list);
-	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	return rc;
 }
 
 /* {"url": ...}: the documentation URL of the default version, the v2
@@ -657,101 +664,169 @@ static int project_canonical_url(struct srv_request *req,
 	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
 }
 
-/* Versions ----------------------------------------------------------------- */
+/* Lists across the public projects ---------------------------------------- */
 
-struct version_row {
+/* A row of a list gathered across projects: a version or a build (item,
+ * in its project's list) and its project. */
+struct span_row {
 	const struct lec_project *project;
-	const struct lec_version *version;
+	const void *item;
 };
 
-/* The service orders versions by -verbose_name (ties: newest first). */
-/* Make room for one more row in a growing array of size-byte rows. */
-static int grow_rows(void **rows, size_t *cap, size_t n, size_t size)
+struct span_rows {
+	struct span_row *rows;
+	size_t n, cap;
+};
+
+/* Add a row; -1 when out of memory. */
+static int span_add(struct span_rows *r, const struct lec_project *p,
+		    const void *item)
 {
 	size_t grown;
-	void *r;
+	void *rows;
 
-	if (n < *cap)
-		return 0;
-	grown = *cap ? *cap * 2 : 16;
-	if ((r = realloc(*rows, grown * size)) == NULL)
-		return -1;
-	*rows = r;
-	*cap = grown;
+	if (r->n == r->cap) {
+		grown = r->cap ? r->cap * 2 : 16;
+		if ((rows = realloc(r->rows, grown * sizeof(*r->rows))) == NULL)
+			return -1;
+		r->rows = rows;
+		r->cap = grown;
+	}
+	r->rows[r->n].project = p;
+	r->rows[r->n++].item = item;
 	return 0;
 }
 
-static int version_row_cmp(const void *a, const void *b)
-{
-	const struct version_row *x = a, *y = b;
-	int c = strcmp(y->version->verbose_name, x->version->verbose_name);
+/* What a v2 list spanning the public projects reads of each and how it
+ * orders and shows the rows: versions and builds. */
+struct span {
+	size_t list_size; /* the engine's list of one project's items */
+	/* Read p's items into list (list_size bytes, zeroed) and add the
+	 * public ones to rows: an engine code, or LEC_ENOMEM. */
+	int (*collect)(struct srv_request *req, const struct lec_project *p,
+		       void *list, struct span_rows *rows);
+	void (*dispose)(void *list);
+	int (*cmp)(const void *a, const void *b); /* of two span_rows */
+	/* One row as the service's serializer writes it; log is the body's
+	 * build log when with_log is set (the rows carry outputs). */
+	cJSON *(*show)(struct srv_request *req, struct srv_buildlog *log,
+		       const struct span_row *row);
+	int with_log;
+};
 
-	if (c)
-		return c;
-	return (y->version->id > x->version->id) -
-	       (y->version->id < x->version->id);
-}
-
-static int versions_list(struct srv_request *req, struct srv_response *res)
+/* Answer a span list: the public projects (or the one of project__slug),
+ * each one's rows gathered, ordered and paged here. */
+static int respond_span(struct srv_request *req, struct srv_response *res,
+			const struct span *span)
 {
 	struct lec_store *store = srv_store(req);
 	const char *slug = query_filter(req, "project__slug");
 	struct lec_project_list projects = { 0 };
-	struct lec_version_list *lists = NULL;
-	struct lec_version_filter filter = { 0 };
-	struct version_row *rows = NULL;
+	struct span_rows rows = { 0 };
+	struct srv_buildlog *log = NULL;
 	struct lec_page page;
-	size_t i, j, n = 0, cap = 0, from, to;
+	char *lists = NULL;
+	size_t i, from, to;
 	cJSON *results;
 	int rc;
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	filter.active = srv_query_filter(req, "active");
 	if ((rc = public_projects(store, slug, &projects)) < 0)
 		return srv_respond_engine_error(res, rc);
-	lists = calloc(projects.total + 1, sizeof(*lists));
+	lists = calloc(projects.total + 1, span->list_size);
 	if (lists == NULL) {
 		rc = srv_respond_internal(res, "out of memory");
 		goto done;
 	}
 	for (i = 0; i < projects.total; i++) {
-		const struct lec_project *p = &projects.items[i];
-
-		if ((rc = lec_version_list(store, p->id, &filter, NULL,
-					   &lists[i])) < 0) {
+		rc = span->collect(req, &projects.items[i],
+				   lists + i * span->list_size, &rows);
+		if (rc == LEC_ENOMEM) {
+			rc = srv_respond_internal(res, "out of memory");
+			goto done;
+		}
+		if (rc < 0) {
 			rc = srv_respond_engine_error(res, rc);
 			goto done;
 		}
-		for (j = 0; j < lists[i].len; j++) {
-			if (!version_public(store, p, &lists[i].items[j]))
-				continue;
-			if (grow_rows((void **)&rows, &cap, n, sizeof(*rows)) < 0) {
-				rc = srv_respond_internal(res, "out of memory");
-				goto done;
-			}
-			rows[n].project = p;
-			rows[n++].version = &lists[i].items[j];
-		}
 	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), version_row_cmp);
-	page_slice(&page, n, &from, &to);
+	if (rows.n > 1)
+		qsort(rows.rows, rows.n, sizeof(*rows.rows), span->cmp);
+	page_slice(&page, rows.n, &from, &to);
 	results = cJSON_CreateArray();
-	for (i = from; results && i < to; i++)
-		cJSON_AddItemToArray(results, v2_version(req, rows[i].project,
-							 rows[i].version));
-	rc = srv_respond_json(res, 200,
-			      srv_page_envelope(req, &page, n, results),
-			      SRV_JSON_AS_BUILT);
+	if (span->with_log)
+		log = srv_buildlog_new(store);
+	for (i = from; results && (log || !span->with_log) && i < to; i++)
+		cJSON_AddItemToArray(results,
+				     span->show(req, log, &rows.rows[i]));
+	results = srv_page_envelope(req, &page, rows.n, results);
+	if (span->with_log)
+		rc = srv_buildlog_respond_json(res, 200, results, log);
+	else
+		rc = srv_respond_json(res, 200, results, SRV_JSON_AS_BUILT);
 done:
 	for (i = 0; lists && i < projects.total; i++)
-		lec_version_list_dispose(&lists[i]);
+		span->dispose(lists + i * span->list_size);
 	free(lists);
-	free(rows);
+	free(rows.rows);
 	public_projects_dispose(&projects, slug);
 	return rc;
+}
+
+/* Versions ----------------------------------------------------------------- */
+
+static int collect_versions(struct srv_request *req,
+			    const struct lec_project *p, void *list,
+			    struct span_rows *rows)
+{
+	struct lec_version_filter filter = { 0 };
+	struct lec_version_list *versions = list;
+	size_t j;
+	int rc;
+
+	filter.active = srv_query_filter(req, "active");
+	rc = lec_version_list(srv_store(req), p->id, &filter, NULL, versions);
+	for (j = 0; rc == LEC_OK && j < versions->len; j++)
+		if (version_public(srv_store(req), p, &versions->items[j]) &&
+		    span_add(rows, p, &versions->items[j]) < 0)
+			rc = LEC_ENOMEM;
+	return rc;
+}
+
+static void dispose_versions(void *list)
+{
+	lec_version_list_dispose(list);
+}
+
+/* The service orders versions by -verbose_name (ties: newest first). */
+static int version_row_cmp(const void *a, const void *b)
+{
+	const struct lec_version *x = ((const struct span_row *)a)->item;
+	const struct lec_version *y = ((const struct span_row *)b)->item;
+	int c = strcmp(y->verbose_name, x->verbose_name);
+
+	if (c)
+		return c;
+	return (y->id > x->id) - (y->id < x->id);
+}
+
+static cJSON *show_version(struct srv_request *req, struct srv_buildlog *log,
+			   const struct span_row *row)
+{
+	(void)log;
+	return v2_version(req, row->project, row->item);
+}
+
+static const struct span versions_span = {
+	sizeof(struct lec_version_list), collect_versions, dispose_versions,
+	version_row_cmp, show_version, 0
+};
+
+static int versions_list(struct srv_request *req, struct srv_response *res)
+{
+	return respond_span(req, res, &versions_span);
 }
 
 /* The public version with id text and its public project, or -1 after
@@ -803,22 +878,6 @@ static int version_detail(struct srv_request *req, struct srv_response *res)
 
 /* Builds ------------------------------------------------------------------- */
 
-struct build_row {
-	const struct lec_project *project;
-	const struct lec_build *build;
-};
-
-/* Most recent first (the service's -date), ties newest id first. */
-static int build_row_cmp(const void *a, const void *b)
-{
-	const struct lec_build *x = ((const struct build_row *)a)->build;
-	const struct lec_build *y = ((const struct build_row *)b)->build;
-
-	if (x->created != y->created)
-		return y->created > x->created ? 1 : -1;
-	return (y->id > x->id) - (y->id < x->id);
-}
-
 /* The build's version (lec_version_free) when the build is public: its
  * version exists and is public; else NULL. A build whose version was
  * deleted is its admins' only (as on v3), so v2 never shows it. */
@@ -837,77 +896,62 @@ static struct lec_version *public_build_version(struct lec_store *store,
 	return NULL;
 }
 
-static int builds_list(struct srv_request *req, struct srv_response *res)
+static int collect_builds(struct srv_request *req,
+			  const struct lec_project *p, void *list,
+			  struct span_rows *rows)
 {
-	struct lec_store *store = srv_store(req);
-	const char *slug = query_filter(req, "project__slug");
 	struct lec_build_filter filter = { 0 };
-	struct lec_project_list projects = { 0 };
-	struct lec_build_list *lists = NULL;
-	struct build_row *rows = NULL;
-	struct srv_buildlog *log = NULL;
-	struct lec_page page;
-	size_t i, j, n = 0, cap = 0, from, to;
-	cJSON *results;
+	struct lec_build_list *builds = list;
+	struct lec_version *v;
+	size_t j;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	srv_page_parse(req, &page);
 	filter.commit = query_filter(req, "commit");
-	if ((rc = public_projects(store, slug, &projects)) < 0)
-		return srv_respond_engine_error(res, rc);
-	lists = calloc(projects.total + 1, sizeof(*lists));
-	if (lists == NULL) {
-		rc = srv_respond_internal(res, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < projects.total; i++) {
-		const struct lec_project *p = &projects.items[i];
-
-		if ((rc = lec_build_list(store, p->id, 0, &filter, NULL,
-					 &lists[i])) < 0) {
-			rc = srv_respond_engine_error(res, rc);
-			goto done;
-		}
-		for (j = 0; j < lists[i].len; j++) {
-			struct lec_version *v = public_build_version(
-				store, p, &lists[i].items[j]);
-
-			if (v == NULL)
-				continue;
-			lec_version_free(v);
-			if (grow_rows((void **)&rows, &cap, n, sizeof(*rows)) < 0) {
-				rc = srv_respond_internal(res, "out of memory");
-				goto done;
-			}
-			rows[n].project = p;
-			rows[n++].build = &lists[i].items[j];
-		}
-	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), build_row_cmp);
-	page_slice(&page, n, &from, &to);
-	results = cJSON_CreateArray();
-	log = srv_buildlog_new(store);
-	for (i = from; results && log && i < to; i++) {
-		struct lec_version *v = public_build_version(
-			store, rows[i].project, rows[i].build);
-
-		cJSON_AddItemToArray(results,
-				     v2_build(req, log, rows[i].project, v,
-					      rows[i].build));
+	rc = lec_build_list(srv_store(req), p->id, 0, &filter, NULL, builds);
+	for (j = 0; rc == LEC_OK && j < builds->len; j++) {
+		v = public_build_version(srv_store(req), p, &builds->items[j]);
+		if (v && span_add(rows, p, &builds->items[j]) < 0)
+			rc = LEC_ENOMEM;
 		lec_version_free(v);
 	}
-	rc = srv_buildlog_respond_json(
-		res, 200, srv_page_envelope(req, &page, n, results), log);
-done:
-	for (i = 0; lists && i < projects.total; i++)
-		lec_build_list_dispose(&lists[i]);
-	free(lists);
-	free(rows);
-	public_projects_dispose(&projects, slug);
 	return rc;
+}
+
+static void dispose_builds(void *list)
+{
+	lec_build_list_dispose(list);
+}
+
+/* Most recent first (the service's -date), ties newest id first. */
+static int build_row_cmp(const void *a, const void *b)
+{
+	const struct lec_build *x = ((const struct span_row *)a)->item;
+	const struct lec_build *y = ((const struct span_row *)b)->item;
+
+	if (x->created != y->created)
+		return y->created > x->created ? 1 : -1;
+	return (y->id > x->id) - (y->id < x->id);
+}
+
+static cJSON *show_build(struct srv_request *req, struct srv_buildlog *log,
+			 const struct span_row *row)
+{
+	struct lec_version *v = public_build_version(srv_store(req),
+						     row->project, row->item);
+	cJSON *o = v2_build(req, log, row->project, v, row->item);
+
+	lec_version_free(v);
+	return o;
+}
+
+static const struct span builds_span = {
+	sizeof(struct lec_build_list), collect_builds, dispose_builds,
+	build_row_cmp, show_build, 1
+};
+
+static int builds_list(struct srv_request *req, struct srv_response *res)
+{
+	return respond_span(req, res, &builds_span);
 }
 
 /* The public build with id text, its project and version; NULL after
@@ -1129,13 +1173,13 @@ const struct srv_route srv_v2_routes[] = {
 	V2("/api/v2/build/", builds_list, "Build List", NULL),
 	V2("/api/v2/build/{}/", build_detail, "Build Instance", NULL),
 	V2("/api/v2/build/{}", build_suffix, "Build Instance", NULL),
-	/* Incoming webhooks (webhooks.c): anyone may deliver; the delivery
-	 * proves itself with its signature or token. */
+	/* Incoming webhooks (integrations_in.c): anyone may deliver; the
+	 * delivery proves itself with its signature or token. */
 	{ "/api/v2/webhook/{}/{}/", SRV_API_V2, SRV_PERM_ANYONE, 0,
-	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } },
+	  { { SRV_POST, SRV_PERM_ANYONE, srv_incoming_webhook } },
 	  "Webhook", NULL },
 	/* Embed authenticates like v3 so that a private version can be
-	 * embedded by its admins (embed.c). */
+	 * embedded by its admins (embed_api.c). */
 	{ "/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
 	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } },
 	  "Embed API", NULL },
