@@ -97,6 +97,12 @@ int docs_host_slug(const char *host, const char *domain, char *out,
 int docs_find_project(struct lec_store *store, char *slug,
 		      struct lec_project **out);
 
+/* The decoded value of key in an "a=b&c=d" string (a form body or a
+ * query without its '?') into out (cap bytes); 0 when absent, malformed
+ * or too long. The decoded copy may be a token: it is wiped before it is
+ * freed. */
+int docs_form_value(const char *s, const char *key, char *out, size_t cap);
+
 /* 302 to target (a path, or an absolute URL) with the request's query
  * string kept, "X-RTD-Redirect: system". Returns the status. */
 int docs_system_redirect(struct docs_ctx *c, const char *target);
@@ -150,16 +156,20 @@ int docs_llms(struct docs_ctx *c, int full);
 /* docs_md.c --------------------------------------------------------------- */
 
 struct lec_page_md;
+struct lec_page_md_options;
 /* Whether the client asks for a page as Markdown (Accept). */
 int docs_wants_markdown(struct srv_request *req);
 /* Whether a file is an HTML page (by its name). */
 int docs_is_page(const char *rel);
 /* The Markdown of the page open as fd (st its size), links made absolute
- * against url; *out owned by the caller (lec_page_md_free). fd stays
- * open. An engine code (LEC_EIO: unreadable or too large). */
+ * against url, with opts (NULL: none); *out owned by the caller
+ * (lec_page_md_free). fd stays open. An engine code (LEC_EIO: unreadable
+ * or too large; LEC_ENOTFOUND: no such section). */
 int docs_page_markdown(int fd, const struct stat *st, const char *url,
+		       const struct lec_page_md_options *opts,
 		       struct lec_page_md **out);
-/* Answer with the page open as fd (consumed) as Markdown. */
+/* Answer with the page open as fd (consumed) as Markdown, its section and
+ * anchors as the query asks (section=ID, anchors=1). */
 int docs_send_markdown(struct docs_ctx *c, int fd, const struct stat *st);
 
 /* docs_send.c ------------------------------------------------------------- */

@@ -8,6 +8,7 @@
  * is docs_serve.c's), so the calls run one way.
  */
 #include <ctype.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "lectern/errors.h"
 #include "lectern/language.h"
 #include "docs.h"
+#include "input.h"
 
 #define DOCS_NOT_FOUND_PAGE                                              \
 	"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n" \
@@ -163,4 +165,30 @@ void docs_root_url(struct docs_ctx *c, const char *version, char *out,
 		snprintf(out, cap, "%s/%s/%s", c->prefix,
 			 c->project->language ? c->project->language : "",
 			 version);
+}
+
+int docs_form_value(const char *s, const char *key, char *out, size_t cap)
+{
+	size_t kn = strlen(key);
+
+	while (s && *s) {
+		size_t n = strcspn(s, "&");
+
+		if (n > kn && strncmp(s, key, kn) == 0 && s[kn] == '=') {
+			char *value = srv_percent_decode(s + kn + 1, n - kn - 1,
+							 1);
+			size_t len = value ? strlen(value) : cap;
+			int ok = len < cap;
+
+			if (ok)
+				memcpy(out, value, len + 1);
+			if (value)
+				OPENSSL_cleanse(value, len);
+			free(value);
+			return ok;
+		}
+		s += n;
+		s += *s == '&';
+	}
+	return 0;
 }

@@ -178,6 +178,9 @@ int srv_v3_project_sync_versions(struct srv_request *req,
 int srv_v3_versions_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_version_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_version_update(struct srv_request *req, struct srv_response *res);
+/* v3_pages.c: a version's pages (a Lectern extension). */
+int srv_v3_version_pages_list(struct srv_request *req,
+			      struct srv_response *res);
 
 int srv_v3_builds_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_build_detail(struct srv_request *req, struct srv_response *res);
