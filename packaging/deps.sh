@@ -36,6 +36,11 @@ RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
 TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev
  scdoc dpkg-dev file lintian man-db systemd openssh-server openssh-client"
 
+# `lectern mcp`'s test drives it with the protocol's reference client,
+# the TypeScript SDK from the npm registry: Node.js and npm, unless the
+# machine has them already.
+command -v npm >/dev/null 2>&1 || TEST_PKGS="$TEST_PKGS nodejs npm"
+
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
