@@ -43,26 +43,6 @@ static const char *const documentation_types[] = {
 
 /* Reading rows ------------------------------------------------------------ */
 
-/* A project row: the id, the text columns in project_read's order, then the
- * integers. m is the main-language project, pr the link to a superproject
- * and sp that superproject. */
-#define PROJECT_COLUMNS                                                      \
-	"p.id, p.name, p.slug, p.description, p.language, "                  \
-	"p.programming_language, p.repo_url, p.repo_type, p.homepage, "      \
-	"p.default_version, p.default_branch, p.privacy_level, "             \
-	"p.external_builds_privacy_level, p.versioning_scheme, "             \
-	"p.analytics_code, p.readthedocs_yaml_path, p.documentation_type, "  \
-	"m.slug, sp.slug, pr.alias, "                                        \
-	"p.external_builds_enabled, p.show_version_warning, "                \
-	"p.analytics_disabled, p.main_language_project_id, p.created, "      \
-	"p.modified, p.watch_commits, p.poll_interval, "                     \
-	"p.mirror_source, p.mirror_project, p.mirror_updated"
-#define PROJECT_JOINS                                                        \
-	" LEFT JOIN projects m ON m.id = p.main_language_project_id"         \
-	" LEFT JOIN subprojects pr ON pr.child_id = p.id"                    \
-	" LEFT JOIN projects sp ON sp.id = pr.parent_id"
-#define PROJECT_FROM "projects p" PROJECT_JOINS
-
 static void strings_free(char **strings, size_t n)
 {
 	size_t i;
@@ -72,105 +52,107 @@ static void strings_free(char **strings, size_t n)
 	lec__free(strings);
 }
 
-static void project_dispose(void *item)
+static int project_finish(void *item)
 {
 	struct lec_project *p = item;
-	char **texts[] = {
-		&p->name, &p->slug, &p->description, &p->language,
-		&p->programming_language, &p->repo_url, &p->repo_type,
-		&p->homepage, &p->default_version, &p->default_branch,
-		&p->privacy_level, &p->external_builds_privacy_level,
-		&p->versioning_scheme, &p->analytics_code,
-		&p->readthedocs_yaml_path, &p->documentation_type,
-		&p->translation_of, &p->superproject_slug,
-		&p->superproject_alias, &p->mirror_source, &p->mirror_project,
-	};
-	size_t i;
 
-	for (i = 0; i < COUNT_OF(texts); i++)
-		lec__free(*texts[i]);
-	strings_free(p->tags, p->ntags);
-	strings_free(p->users, p->nusers);
-	memset(p, 0, sizeof(*p));
-}
-
-/* Read the PROJECT_COLUMNS that start at column col. */
-static int project_read(sqlite3_stmt *stmt, int col, struct lec_project *p)
-{
-	char **texts[] = {
-		&p->name, &p->slug, &p->description, &p->language,
-		&p->programming_language, &p->repo_url, &p->repo_type,
-		&p->homepage, &p->default_version, &p->default_branch,
-		&p->privacy_level, &p->external_builds_privacy_level,
-		&p->versioning_scheme, &p->analytics_code,
-		&p->readthedocs_yaml_path, &p->documentation_type,
-		&p->translation_of, &p->superproject_slug,
-		&p->superproject_alias,
-	};
-	size_t i;
-	int error;
-
-	p->id = sqlite3_column_int64(stmt, col++);
-	for (i = 0; i < COUNT_OF(texts); i++)
-		if ((error = lec_store__col_text(stmt, col++, texts[i])) < 0)
-			return error;
-	p->external_builds_enabled = sqlite3_column_int(stmt, col++);
-	p->show_version_warning = sqlite3_column_int(stmt, col++);
-	p->analytics_disabled = sqlite3_column_int(stmt, col++);
-	p->main_language_project_id = sqlite3_column_int64(stmt, col++);
-	p->created = sqlite3_column_int64(stmt, col++);
-	p->modified = sqlite3_column_int64(stmt, col++);
-	p->watch_commits = sqlite3_column_int(stmt, col++);
-	p->poll_interval = (unsigned)sqlite3_column_int(stmt, col++);
-	if ((error = lec_store__col_text(stmt, col++, &p->mirror_source)) < 0 ||
-	    (error = lec_store__col_text(stmt, col++, &p->mirror_project)) < 0)
-		return error;
-	p->mirror_updated = sqlite3_column_int64(stmt, col);
 	p->single_version = p->versioning_scheme &&
 			    strcmp(p->versioning_scheme, SCHEME_SINGLE) == 0;
 	return LEC_OK;
 }
 
-static int project_row(sqlite3_stmt *stmt, void *item)
+/* The tags and maintainers, which no column holds. */
+static void project_dispose(void *item)
 {
-	return project_read(stmt, 0, item);
+	struct lec_project *p = item;
+
+	strings_free(p->tags, p->ntags);
+	strings_free(p->users, p->nusers);
 }
 
-static int name_row(sqlite3_stmt *stmt, void *item)
-{
-	return lec_store__col_text(stmt, 0, item);
-}
+/* A project row, of projects p: m is the main-language project, pr the
+ * link to a superproject and sp that superproject (PROJECT_JOINS). */
+static const struct lec__column project_columns[] = {
+	LEC__INT64(lec_project, id, "p.id"),
+	LEC__TEXT(lec_project, name, "p.name"),
+	LEC__TEXT(lec_project, slug, "p.slug"),
+	LEC__TEXT(lec_project, description, "p.description"),
+	LEC__TEXT(lec_project, language, "p.language"),
+	LEC__TEXT(lec_project, programming_language,
+		  "p.programming_language"),
+	LEC__TEXT(lec_project, repo_url, "p.repo_url"),
+	LEC__TEXT(lec_project, repo_type, "p.repo_type"),
+	LEC__TEXT(lec_project, homepage, "p.homepage"),
+	LEC__TEXT(lec_project, default_version, "p.default_version"),
+	LEC__TEXT_OPT(lec_project, default_branch, "p.default_branch"),
+	LEC__TEXT(lec_project, privacy_level, "p.privacy_level"),
+	LEC__TEXT(lec_project, external_builds_privacy_level,
+		  "p.external_builds_privacy_level"),
+	LEC__TEXT(lec_project, versioning_scheme, "p.versioning_scheme"),
+	LEC__INT(lec_project, external_builds_enabled,
+		 "p.external_builds_enabled"),
+	LEC__INT(lec_project, show_version_warning,
+		 "p.show_version_warning"),
+	LEC__TEXT(lec_project, analytics_code, "p.analytics_code"),
+	LEC__INT(lec_project, analytics_disabled,
+		 "p.analytics_disabled"),
+	LEC__TEXT_OPT(lec_project, readthedocs_yaml_path,
+		      "p.readthedocs_yaml_path"),
+	LEC__TEXT(lec_project, documentation_type,
+		  "p.documentation_type"),
+	LEC__INT64(lec_project, main_language_project_id,
+		   "p.main_language_project_id"),
+	LEC__TEXT_OPT(lec_project, translation_of, "m.slug"),
+	LEC__TEXT_OPT(lec_project, superproject_slug, "sp.slug"),
+	LEC__TEXT_OPT(lec_project, superproject_alias, "pr.alias"),
+	LEC__TIME(lec_project, created, "p.created"),
+	LEC__TIME(lec_project, modified, "p.modified"),
+	LEC__INT(lec_project, watch_commits, "p.watch_commits"),
+	LEC__INT(lec_project, poll_interval, "p.poll_interval"),
+	LEC__TEXT_OPT(lec_project, mirror_source, "p.mirror_source"),
+	LEC__TEXT_OPT(lec_project, mirror_project, "p.mirror_project"),
+	LEC__TIME(lec_project, mirror_updated, "p.mirror_updated"),
+};
+static const struct lec__row project_row =
+	LEC__ROW(lec_project, project_columns, project_finish, project_dispose);
 
-static void name_dispose(void *item)
-{
-	lec__free(*(char **)item);
-}
+#define PROJECT_JOINS                                                        \
+	" LEFT JOIN projects m ON m.id = p.main_language_project_id"         \
+	" LEFT JOIN subprojects pr ON pr.child_id = p.id"                    \
+	" LEFT JOIN projects sp ON sp.id = pr.parent_id"
+
+/* A project's tags and maintainers, as bare names (char *). */
+static const struct lec__column tag_columns[] = {
+	{ .sql = "name", .kind = LEC__COL_TEXT, .offset = 0 },
+};
+static const struct lec__row tag_row =
+	LEC__ROW_OF(char *, tag_columns);
 
 /* The first column of every row of a query over one id, in order. */
-static int names_load(struct lec_store *st, const char *columns,
+static int names_load(struct lec_store *st, const struct lec__row *row,
 		      const char *from, const char *where, const char *order,
 		      int64_t id, char ***out, size_t *n)
 {
 	struct lec__query q;
 	int error;
 
-	lec__query_init(&q, columns, from);
+	lec__query_init(&q, row, from);
 	lec__query_where_int(&q, where, id);
-	error = lec__query_list(st, &q, order, NULL, sizeof(char *), name_row,
-				name_dispose, (void **)out, n, NULL);
+	error = lec__query_list(st, &q, order, NULL, (void **)out, n, NULL);
 	lec__query_dispose(&q);
 	return error;
 }
 
 /* Tags and maintainers live in their own tables. */
-static int project_load_members(struct lec_store *st, struct lec_project *p)
+static int project_load_members(struct lec_store *st, void *item)
 {
+	struct lec_project *p = item;
 	int error;
 
-	error = names_load(st, "name", "project_tags", "project_id = ?",
+	error = names_load(st, &tag_row, "project_tags", "project_id = ?",
 			   "name", p->id, &p->tags, &p->ntags);
 	if (error == LEC_OK)
-		error = names_load(st, "u.username",
+		error = names_load(st, &lec__username_row,
 				   "project_users pu JOIN users u "
 				   "ON u.id = pu.user_id",
 				   "pu.project_id = ?", "u.username", p->id,
@@ -178,73 +160,40 @@ static int project_load_members(struct lec_store *st, struct lec_project *p)
 	return error;
 }
 
-/* Run a project query into a list and load each project's members. */
-static int project_query_list(struct lec_store *st, struct lec__query *q,
-			      const char *order, const struct lec_page *page,
-			      struct lec_project_list *out)
-{
-	size_t i;
-	int error;
+const struct lec__table lec__projects = {
+	.row = &project_row,
+	.from = "projects p" PROJECT_JOINS,
+	.id = "p.id = ?",
+	.text = "p.slug = ?",
+	.order = "p.slug",
+	.load = project_load_members,
+};
 
-	error = lec__query_list(st, q, order, page, sizeof(*out->items),
-				project_row, project_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	for (i = 0; error == LEC_OK && i < out->len; i++)
-		error = project_load_members(st, &out->items[i]);
-	if (error < 0) {
-		lec__items_free(out->items, out->len, sizeof(*out->items),
-				project_dispose);
-		memset(out, 0, sizeof(*out));
-	}
-	return error;
-}
-
-/* The one project matching `where` (one '?': text when text is non-NULL,
- * else id); LEC_ENOTFOUND without a message of its own when none. */
-static int project_fetch(struct lec_store *st, const char *where,
-			 const char *text, int64_t id,
+/* The one project with this slug (NULL: with this id), with the message
+ * saying which is not there. */
+static int project_fetch(struct lec_store *st, const char *slug, int64_t id,
 			 struct lec_project **out)
 {
-	struct lec_project_list list = { NULL, 0, 0 };
-	struct lec__query q;
-	int error;
+	int error = slug ? lec__table_get_text(st, &lec__projects, NULL, slug,
+					       (void **)out)
+			 : lec__table_get(st, &lec__projects, NULL, id,
+					  (void **)out);
 
-	*out = NULL;
-	lec__query_init(&q, PROJECT_COLUMNS, PROJECT_FROM);
-	if (text)
-		lec__query_where_text(&q, where, text);
-	else
-		lec__query_where_int(&q, where, id);
-	error = project_query_list(st, &q, NULL, NULL, &list);
-	lec__query_dispose(&q);
-	if (error < 0)
+	if (error != LEC_ENOTFOUND)
 		return error;
-	if (list.len == 0) {
-		lec__free(list.items);
-		return text ? lec__error(LEC_ENOTFOUND, "no project '%s'", text)
-			    : lec__error(LEC_ENOTFOUND,
-					 "no project with id %lld",
-					 (long long)id);
-	}
-	*out = list.items;
-	return LEC_OK;
+	return slug ? lec__error(LEC_ENOTFOUND, "no project '%s'", slug)
+		    : lec__error(LEC_ENOTFOUND, "no project with id %lld",
+				 (long long)id);
 }
 
 void lec_project_free(struct lec_project *project)
 {
-	if (project == NULL)
-		return;
-	project_dispose(project);
-	lec__free(project);
+	lec__row_free(&project_row, project);
 }
 
 void lec_project_list_dispose(struct lec_project_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			project_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&project_row, list);
 }
 
 int lec_project_get(struct lec_store *st, const char *slug,
@@ -254,15 +203,13 @@ int lec_project_get(struct lec_store *st, const char *slug,
 	*out = NULL;
 	if (slug == NULL)
 		return lec__error(LEC_EINVALID, "no project slug given");
-	return project_fetch(st, "p.slug = ?", slug, 0, out);
+	return project_fetch(st, slug, 0, out);
 }
 
 int lec_project_get_by_id(struct lec_store *st, int64_t id,
 			  struct lec_project **out)
 {
-	lec_error_clear();
-	*out = NULL;
-	return project_fetch(st, "p.id = ?", NULL, id, out);
+	return project_fetch(st, NULL, id, out);
 }
 
 /* Small statements --------------------------------------------------------- */
@@ -476,7 +423,7 @@ int lec_project_list(struct lec_store *st,
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, PROJECT_COLUMNS, PROJECT_FROM);
+	lec__table_query(&q, &lec__projects);
 	if (filter && filter->admin_user_id)
 		error = query_admin_of(st, &q, filter->admin_user_id);
 	if (filter && nonempty(filter->name))
@@ -490,10 +437,12 @@ int lec_project_list(struct lec_store *st,
 	if (filter && nonempty(filter->programming_language))
 		lec__query_where_text(&q, "p.programming_language = ?",
 				      filter->programming_language);
-	if (error == LEC_OK)
-		error = project_query_list(st, &q, "p.slug", page, out);
-	lec__query_dispose(&q);
-	return error;
+	if (error < 0) {
+		lec__query_dispose(&q);
+		return error;
+	}
+	return lec__table_rows(st, &lec__projects, &q, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 /* Field validation -------------------------------------------------------- */
@@ -1525,7 +1474,7 @@ int lec_project_create(struct lec_store *st,
 	    (error = project_insert(st, &v, slug, user_id, &id)) < 0)
 		goto done;
 	if (out)
-		error = project_fetch(st, "p.id = ?", NULL, id, out);
+		error = project_fetch(st, NULL, id, out);
 done:
 	values_dispose(&v);
 	lec__free(slug);
@@ -1564,7 +1513,7 @@ static int project_patch(struct lec_store *st, int64_t id,
 	int error;
 
 	memset(&v, 0, sizeof(v));
-	if ((error = project_fetch(st, "p.id = ?", NULL, id, &current)) < 0 ||
+	if ((error = project_fetch(st, NULL, id, &current)) < 0 ||
 	    (error = values_from_project(&v, current)) < 0 ||
 	    (error = values_apply(&v, patch, ~0u)) < 0 ||
 	    ((patch->fields & LEC_PROJECT_F_REPO_URL) &&
@@ -1650,153 +1599,72 @@ int lec_project_maintainer_remove(struct lec_store *st, int64_t project_id,
 	return error;
 }
 
-static void maintainer_dispose(void *item)
-{
-	struct lec_user *u = item;
-
-	lec__free(u->username);
-	lec__free(u->email);
-}
-
-static int maintainer_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_user *u = item;
-	int error;
-
-	u->id = sqlite3_column_int64(stmt, 0);
-	if ((error = lec_store__col_text(stmt, 1, &u->username)) < 0 ||
-	    (error = lec_store__col_text(stmt, 2, &u->email)) < 0)
-		return error;
-	u->is_active = sqlite3_column_int(stmt, 3);
-	u->is_superuser = sqlite3_column_int(stmt, 4);
-	u->created = sqlite3_column_int64(stmt, 5);
-	return LEC_OK;
-}
+/* A project's maintainers, as users. */
+static const struct lec__table maintainers = {
+	.row = &lec__user_row,
+	.from = "users u JOIN project_users pu ON pu.user_id = u.id",
+	.scope = "pu.project_id = ?",
+	.order = "u.username",
+};
 
 int lec_project_maintainers(struct lec_store *st, int64_t project_id,
 			    const struct lec_page *page,
 			    struct lec_user_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q,
-			"u.id, u.username, u.email, u.is_active, "
-			"u.is_superuser, u.created",
-			"users u JOIN project_users pu ON pu.user_id = u.id");
-	lec__query_where_int(&q, "pu.project_id = ?", project_id);
-	error = lec__query_list(st, &q, "u.username", page,
-				sizeof(*out->items), maintainer_row,
-				maintainer_dispose, (void **)&out->items,
-				&out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_list(st, &maintainers, &project_id, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 /* Subprojects ------------------------------------------------------------- */
 
+static int subproject_load(struct lec_store *st, void *item)
+{
+	return project_load_members(st, &((struct lec_subproject *)item)->child);
+}
+
 /* r is the relationship, par its parent, p the child. */
-#define SUBPROJECT_COLUMNS                                                   \
-	"r.id, r.alias, r.parent_id, par.slug, r.created, " PROJECT_COLUMNS
-#define SUBPROJECT_FROM                                                      \
-	"subprojects r JOIN projects par ON par.id = r.parent_id "           \
-	"JOIN projects p ON p.id = r.child_id" PROJECT_JOINS
-
-static void subproject_dispose(void *item)
-{
-	struct lec_subproject *s = item;
-
-	lec__free(s->alias);
-	lec__free(s->parent_slug);
-	project_dispose(&s->child);
-	memset(s, 0, sizeof(*s));
-}
-
-static int subproject_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_subproject *s = item;
-	int error;
-
-	s->id = sqlite3_column_int64(stmt, 0);
-	if ((error = lec_store__col_text(stmt, 1, &s->alias)) < 0)
-		return error;
-	s->parent_id = sqlite3_column_int64(stmt, 2);
-	if ((error = lec_store__col_text(stmt, 3, &s->parent_slug)) < 0)
-		return error;
-	s->created = sqlite3_column_int64(stmt, 4);
-	return project_read(stmt, 5, &s->child);
-}
-
-static void subproject_items_free(struct lec_subproject *items, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		subproject_dispose(&items[i]);
-	lec__free(items);
-}
+static const struct lec__column subproject_columns[] = {
+	LEC__INT64(lec_subproject, id, "r.id"),
+	LEC__TEXT(lec_subproject, alias, "r.alias"),
+	LEC__INT64(lec_subproject, parent_id, "r.parent_id"),
+	LEC__TEXT(lec_subproject, parent_slug, "par.slug"),
+	LEC__TIME(lec_subproject, created, "r.created"),
+	LEC__NESTED(lec_subproject, child, &project_row),
+};
+static const struct lec__row subproject_row =
+	LEC__ROW(lec_subproject, subproject_columns, NULL, NULL);
+/* The service gives relationships no order: creation order here. */
+static const struct lec__table subprojects = {
+	.row = &subproject_row,
+	.from = "subprojects r JOIN projects par ON par.id = r.parent_id "
+		"JOIN projects p ON p.id = r.child_id" PROJECT_JOINS,
+	.scope = "r.parent_id = ?",
+	.text = "r.alias = ?",
+	.order = "r.id",
+	.load = subproject_load,
+};
 
 void lec_subproject_free(struct lec_subproject *sub)
 {
-	if (sub == NULL)
-		return;
-	subproject_dispose(sub);
-	lec__free(sub);
+	lec__row_free(&subproject_row, sub);
 }
 
 void lec_subproject_list_dispose(struct lec_subproject_list *list)
 {
-	if (list == NULL)
-		return;
-	subproject_items_free(list->items, list->len);
-	memset(list, 0, sizeof(*list));
-}
-
-static int subproject_query_list(struct lec_store *st, struct lec__query *q,
-				 const struct lec_page *page,
-				 struct lec_subproject_list *out)
-{
-	size_t i;
-	int error;
-
-	/* The service gives relationships no order: creation order here. */
-	error = lec__query_list(st, q, "r.id", page, sizeof(*out->items),
-				subproject_row, subproject_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	for (i = 0; error == LEC_OK && i < out->len; i++)
-		error = project_load_members(st, &out->items[i].child);
-	if (error < 0) {
-		subproject_items_free(out->items, out->len);
-		memset(out, 0, sizeof(*out));
-	}
-	return error;
+	LEC__LIST_DISPOSE(&subproject_row, list);
 }
 
 static int subproject_fetch(struct lec_store *st, int64_t parent_id,
 			    const char *alias, struct lec_subproject **out)
 {
-	struct lec_subproject_list list = { NULL, 0, 0 };
-	struct lec__query q;
-	int error;
+	int error = lec__table_get_text(st, &subprojects, &parent_id, alias,
+					(void **)out);
 
-	*out = NULL;
-	lec__query_init(&q, SUBPROJECT_COLUMNS, SUBPROJECT_FROM);
-	lec__query_where_int(&q, "r.parent_id = ?", parent_id);
-	lec__query_where_text(&q, "r.alias = ?", alias);
-	error = subproject_query_list(st, &q, NULL, &list);
-	lec__query_dispose(&q);
-	if (error < 0)
-		return error;
-	if (list.len == 0) {
-		lec__free(list.items);
-		return lec__error(LEC_ENOTFOUND,
-				  "project %lld has no subproject '%s'",
-				  (long long)parent_id, alias);
-	}
-	*out = list.items;
-	return LEC_OK;
+	return error == LEC_ENOTFOUND
+		       ? lec__error(LEC_ENOTFOUND,
+				    "project %lld has no subproject '%s'",
+				    (long long)parent_id, alias)
+		       : error;
 }
 
 int lec_subproject_get(struct lec_store *st, int64_t parent_id,
@@ -1818,12 +1686,14 @@ int lec_subproject_list(struct lec_store *st, int64_t parent_id,
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, SUBPROJECT_COLUMNS, SUBPROJECT_FROM);
+	lec__table_query(&q, &subprojects);
 	lec__query_where_int(&q, "r.parent_id = ?", parent_id);
-	if ((error = query_visible_to(st, &q, viewer_id)) == LEC_OK)
-		error = subproject_query_list(st, &q, page, out);
-	lec__query_dispose(&q);
-	return error;
+	if ((error = query_visible_to(st, &q, viewer_id)) < 0) {
+		lec__query_dispose(&q);
+		return error;
+	}
+	return lec__table_rows(st, &subprojects, &q, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 int lec_subproject_delete(struct lec_store *st, int64_t parent_id,
@@ -2048,15 +1918,15 @@ int lec_project_superproject(struct lec_store *st, int64_t child_id,
 	*parent = NULL;
 	if (alias)
 		*alias = NULL;
-	if ((error = project_fetch(st, "p.id = ?", NULL, child_id, &child)) < 0)
+	if ((error = project_fetch(st, NULL, child_id, &child)) < 0)
 		return error;
 	if (child->superproject_slug == NULL) {
 		error = lec__error(LEC_ENOTFOUND,
 				   "project '%s' is no subproject", child->slug);
 		goto done;
 	}
-	if ((error = project_fetch(st, "p.slug = ?", child->superproject_slug,
-				   0, parent)) == LEC_OK && alias) {
+	if ((error = project_fetch(st, child->superproject_slug, 0,
+				   parent)) == LEC_OK && alias) {
 		*alias = child->superproject_alias;
 		child->superproject_alias = NULL;
 	}
@@ -2126,10 +1996,10 @@ static int translation_link(struct lec_store *st, int64_t project_id,
 	int64_t ids[3] = { main_id, lec__now_us(), project_id };
 	int error;
 
-	if ((error = project_fetch(st, "p.id = ?", NULL, project_id, &t)) < 0)
+	if ((error = project_fetch(st, NULL, project_id, &t)) < 0)
 		goto done;
 	if (main_id &&
-	    ((error = project_fetch(st, "p.id = ?", NULL, main_id, &main)) <
+	    ((error = project_fetch(st, NULL, main_id, &main)) <
 		     0 ||
 	     (error = translation_check(st, t, main)) < 0))
 		goto done;
@@ -2167,12 +2037,14 @@ int lec_project_translations(struct lec_store *st, int64_t main_id,
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, PROJECT_COLUMNS, PROJECT_FROM);
+	lec__table_query(&q, &lec__projects);
 	lec__query_where_int(&q, "p.main_language_project_id = ?", main_id);
-	if ((error = query_visible_to(st, &q, viewer_id)) == LEC_OK)
-		error = project_query_list(st, &q, "p.slug", page, out);
-	lec__query_dispose(&q);
-	return error;
+	if ((error = query_visible_to(st, &q, viewer_id)) < 0) {
+		lec__query_dispose(&q);
+		return error;
+	}
+	return lec__table_rows(st, &lec__projects, &q, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 int lec_project_translation_of(struct lec_store *st, int64_t project_id,
@@ -2183,14 +2055,14 @@ int lec_project_translation_of(struct lec_store *st, int64_t project_id,
 
 	lec_error_clear();
 	*main = NULL;
-	if ((error = project_fetch(st, "p.id = ?", NULL, project_id, &t)) < 0)
+	if ((error = project_fetch(st, NULL, project_id, &t)) < 0)
 		return error;
 	if (t->main_language_project_id == 0)
 		error = lec__error(LEC_ENOTFOUND,
 				   "project '%s' is no translation", t->slug);
 	else
-		error = project_fetch(st, "p.id = ?", NULL,
-				      t->main_language_project_id, main);
+		error = project_fetch(st, NULL, t->main_language_project_id,
+				      main);
 	lec_project_free(t);
 	return error;
 }

@@ -378,11 +378,11 @@ void lec__buf_dispose(struct lec__buf *b)
 
 /* Query builder ----------------------------------------------------------- */
 
-void lec__query_init(struct lec__query *q, const char *columns,
+void lec__query_init(struct lec__query *q, const struct lec__row *row,
 		     const char *from)
 {
 	memset(q, 0, sizeof(*q));
-	q->columns = columns;
+	q->row = row;
 	lec__buf_printf(&q->sql, " FROM %s", from);
 }
 
@@ -496,8 +496,9 @@ int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
 	char *text;
 	int error;
 
-	lec__buf_printf(&sql, "SELECT %s%s", q->columns,
-			q->sql.ptr ? q->sql.ptr : "");
+	lec__buf_puts(&sql, "SELECT ");
+	lec__row_select(q->row, &sql);
+	lec__buf_puts(&sql, q->sql.ptr ? q->sql.ptr : "");
 	if (order)
 		lec__buf_printf(&sql, " ORDER BY %s", order);
 	/* Bound, not spelled out, so every page shares one cached
@@ -522,17 +523,14 @@ void lec__query_dispose(struct lec__query *q)
 	lec__buf_dispose(&q->sql);
 }
 
-int lec__query_one(struct lec_store *st, struct lec__query *q,
-		   size_t item_size, int (*row)(sqlite3_stmt *stmt, void *item),
-		   void (*item_dispose)(void *item), void **out)
+int lec__query_one(struct lec_store *st, struct lec__query *q, void **out)
 {
 	struct lec_page one = { 1, 0 };
 	size_t len = 0;
 	int error;
 
 	*out = NULL;
-	error = lec__query_list(st, q, NULL, &one, item_size, row,
-				item_dispose, out, &len, NULL);
+	error = lec__query_list(st, q, NULL, &one, out, &len, NULL);
 	if (error == LEC_OK && len == 0) {
 		lec__free(*out);
 		*out = NULL;
@@ -554,11 +552,9 @@ void lec__items_free(void *items, size_t len, size_t item_size,
 
 int lec__query_list(struct lec_store *st, struct lec__query *q,
 		    const char *order, const struct lec_page *page,
-		    size_t item_size,
-		    int (*row)(sqlite3_stmt *stmt, void *item),
-		    void (*item_dispose)(void *item),
 		    void **items_out, size_t *len_out, size_t *total_out)
 {
+	const struct lec__row *row = q->row;
 	sqlite3_stmt *stmt = NULL;
 	unsigned char *items = NULL;
 	size_t len = 0, cap = 0, total = 0;
@@ -566,6 +562,8 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 
 	*items_out = NULL;
 	*len_out = 0;
+	if (total_out)
+		*total_out = 0;
 	if (total_out && (error = lec__query_count(st, q, &total)) < 0)
 		return error;
 	if ((error = lec__query_prepare_page(st, q, order, page, &stmt)) < 0)
@@ -573,7 +571,7 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			unsigned char *n = lec__realloc(items, ncap * item_size);
+			unsigned char *n = lec__realloc(items, ncap * row->size);
 
 			if (n == NULL) {
 				error = lec__error_oom();
@@ -582,9 +580,10 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 			items = n;
 			cap = ncap;
 		}
-		memset(items + len * item_size, 0, item_size);
-		if ((error = row(stmt, items + len * item_size)) < 0) {
-			item_dispose(items + len * item_size);
+		memset(items + len * row->size, 0, row->size);
+		if ((error = lec__row_read(row, stmt,
+					   items + len * row->size)) < 0) {
+			lec__row_dispose(row, items + len * row->size);
 			goto done;
 		}
 		len++;
@@ -595,7 +594,7 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 done:
 	lec_store__finalize(st, stmt);
 	if (error < 0) {
-		lec__items_free(items, len, item_size, item_dispose);
+		lec__rows_free(row, items, len);
 		return error;
 	}
 	*items_out = items;
@@ -908,7 +907,9 @@ void lec_store_free(struct lec_store *st)
 		return;
 	for (i = 0; i < LEC_STORE_STMT_CACHE; i++)
 		stmt_slot_clear(&st->stmts[i]);
-	lec__token_memo_clear(st);
+	/* The remembered tokens' users (user.c keeps them). */
+	for (i = 0; i < LEC_STORE_TOKEN_MEMO; i++)
+		lec__row_dispose(&lec__user_row, &st->tokens[i].user);
 	sqlite3_close_v2(st->db);
 	lec__free(st->path);
 	lec__free(st->data_dir);
