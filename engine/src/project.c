@@ -5,17 +5,18 @@
  * can pass the engine's message and field straight to the client: strings
  * are trimmed as the service's CharField trims them, lengths are counted in
  * characters, choices answer '"x" is not a valid choice.', and the
- * repository URL goes through the service's RepositoryURLValidator rules.
+ * repository URL goes through the service's RepositoryURLValidator rules
+ * (project_url.c).
  * Import and update share one path: an import is a patch applied to the
  * defaults of a new project.
  */
 #include <string.h>
-#include <strings.h>
 
 #include "lectern/language.h"
 #include "lectern/localrepo.h"
 #include "lectern/project.h"
 #include "lectern/slug.h"
+#include "project_internal.h"
 #include "store_internal.h"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -23,13 +24,6 @@
 #define SCHEME_WITH_TRANSLATIONS "multiple_versions_with_translations"
 #define SCHEME_WITHOUT_TRANSLATIONS "multiple_versions_without_translations"
 #define SCHEME_SINGLE "single_version_without_translations"
-
-/* The service's own length limit for DNS host names (RFC 1034). */
-#define HOSTNAME_MAX 253
-/* Longest DNS label. */
-#define LABEL_MAX 63
-/* Longest port: five digits. */
-#define PORT_DIGITS_MAX 5
 
 static const char *const privacy_levels[] = { "public", "private", NULL };
 static const char *const versioning_schemes[] = {
@@ -456,11 +450,6 @@ enum {
 	TF_NO_TRIM = 1 << 4      /* keep surrounding white space */
 };
 
-static int is_space(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
 /* Characters, not bytes, as the service counts them. */
 static size_t utf8_length(const char *s)
 {
@@ -475,11 +464,11 @@ static char *trimmed_copy(const char *s, int trim)
 {
 	size_t len = strlen(s);
 
-	while (trim && len && is_space((unsigned char)*s)) {
+	while (trim && len && lec__project_is_space((unsigned char)*s)) {
 		s++;
 		len--;
 	}
-	while (trim && len && is_space((unsigned char)s[len - 1]))
+	while (trim && len && lec__project_is_space((unsigned char)s[len - 1]))
 		len--;
 	return lec__strndup(s, len);
 }
@@ -555,232 +544,6 @@ static int list_choice(const char *field, const char *value,
 {
 	return choice_field(field, value, value && in_list(value, choices),
 			    slot);
-}
-
-/* Repository URLs (the service's RepositoryURLValidator) ------------------ */
-
-static int is_alpha(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static int is_digit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_alnum(unsigned char c)
-{
-	return is_alpha(c) || is_digit(c);
-}
-
-/* Python's \w over UTF-8: any non-ASCII byte counts as a word character. */
-static int is_word(unsigned char c)
-{
-	return is_alnum(c) || c == '_' || c >= 0x80;
-}
-
-/* Length of the URL's scheme as Python's urlparse finds it (0: none). */
-static size_t scheme_length(const char *url)
-{
-	size_t i;
-
-	if (!is_alpha((unsigned char)url[0]))
-		return 0;
-	for (i = 0; url[i] && url[i] != ':'; i++)
-		if (!is_alnum((unsigned char)url[i]) && !strchr("+-.", url[i]))
-			return 0;
-	return url[i] == ':' ? i : 0;
-}
-
-static int scheme_in(const char *url, size_t n, const char *const *list)
-{
-	for (; *list; list++)
-		if (strlen(*list) == n && strncasecmp(url, *list, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* The service's "user@host:path" pattern: ^\w+@.+ */
-static int looks_like_scp(const char *url)
-{
-	size_t i = 0;
-
-	while (is_word((unsigned char)url[i]))
-		i++;
-	return i > 0 && url[i] == '@' && url[i + 1] && url[i + 1] != '\n';
-}
-
-static int repo_url_check(const char *url)
-{
-	/* file:// is Lectern's addition: it builds local repositories, from
-	 * the server's directories only (field_repo_url). */
-	static const char *const accepted[] = { "https", "http", "git", "file",
-						NULL };
-	static const char *const ssh[] = { "ssh", "ssh+git", NULL };
-	static const char field[] = "repository.url";
-	size_t n = scheme_length(url);
-
-	if (strstr(url, "&&") || strchr(url, '|'))
-		return lec__error_field(LEC_EINVALID, field,
-					"Invalid character in the URL");
-	if (n && scheme_in(url, n, accepted))
-		return LEC_OK;
-	if (strncmp(url, "lp:", 3) == 0)
-		return LEC_OK;
-	if (looks_like_scp(url) || (n && scheme_in(url, n, ssh)))
-		return lec__error_field(LEC_EINVALID, field,
-					"Manual cloning via SSH is not "
-					"supported");
-	return lec__error_field(LEC_EINVALID, field, "Invalid scheme for URL");
-}
-
-/* Homepages (Django's URLValidator) --------------------------------------- */
-
-/* Django's "ul" range: any non-ASCII character may appear in a host. */
-static int is_host_char(unsigned char c)
-{
-	return is_alnum(c) || c >= 0x80;
-}
-
-/* An IPv4 address as Django spells it: no leading zeros, each <= 255. */
-static int valid_ipv4(const char *s, size_t n)
-{
-	size_t i = 0;
-	int part;
-
-	for (part = 0; part < 4; part++) {
-		size_t start;
-		unsigned value = 0;
-
-		if (part && (i >= n || s[i++] != '.'))
-			return 0;
-		start = i;
-		while (i < n && is_digit((unsigned char)s[i]) &&
-		       i - start < 3)
-			value = value * 10 + (unsigned)(s[i++] - '0');
-		if (i == start || value > 255 ||
-		    (s[start] == '0' && i - start > 1))
-			return 0;
-	}
-	return i == n;
-}
-
-/* One label of a host name: 1..63 characters, no '-' at either end; a top
- * level label has no digits (or is punycode). */
-static int valid_label(const char *s, size_t n, int top)
-{
-	size_t i;
-
-	if (n == 0 || n > LABEL_MAX || s[0] == '-' || s[n - 1] == '-')
-		return 0;
-	if (top && n >= 4 && strncasecmp(s, "xn--", 4) == 0)
-		top = 0;
-	else if (top && n < 2)
-		return 0;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (!(is_host_char(c) || c == '-') || (top && is_digit(c)))
-			return 0;
-	}
-	return 1;
-}
-
-static int valid_hostname(const char *s, size_t n)
-{
-	size_t start = 0, i, labels = 0;
-
-	if (n && s[n - 1] == '.')
-		n--; /* a fully qualified name */
-	if (n == 0 || n > HOSTNAME_MAX)
-		return 0;
-	for (i = 0; i <= n; i++) {
-		if (i < n && s[i] != '.')
-			continue;
-		if (!valid_label(s + start, i - start, i == n))
-			return 0;
-		labels++;
-		start = i + 1;
-	}
-	return labels >= 2;
-}
-
-static int valid_host(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 9 && strncasecmp(s, "localhost", 9) == 0)
-		return 1;
-	if (n >= 3 && s[0] == '[' && s[n - 1] == ']') {
-		for (i = 1; i < n - 1; i++)
-			if (!strchr("0123456789abcdefABCDEF:.", s[i]))
-				return 0;
-		return memchr(s, ':', n) != NULL;
-	}
-	return valid_ipv4(s, n) || valid_hostname(s, n);
-}
-
-/* user[:password]@ before the host: no white space, '/', '@' or extra ':'. */
-static int valid_userinfo(const char *s, size_t n)
-{
-	size_t i, colons = 0;
-
-	if (n == 0 || s[0] == ':')
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (is_space((unsigned char)s[i]) || s[i] == '/' || s[i] == '@')
-			return 0;
-		colons += s[i] == ':';
-	}
-	return colons <= 1;
-}
-
-/* host[:port] */
-static int valid_hostport(const char *s, size_t n)
-{
-	const char *colon = NULL;
-	size_t i;
-
-	if (n && s[0] == '[') {
-		const char *end = memchr(s, ']', n);
-
-		if (end && (size_t)(end - s) + 1 < n)
-			colon = end + 1;
-	} else {
-		colon = memchr(s, ':', n);
-	}
-	if (colon == NULL)
-		return valid_host(s, n);
-	if (*colon != ':')
-		return 0;
-	for (i = 1; (size_t)(colon - s) + i < n; i++)
-		if (!is_digit((unsigned char)colon[i]) || i > PORT_DIGITS_MAX)
-			return 0;
-	return i > 1 && valid_host(s, (size_t)(colon - s));
-}
-
-static int valid_web_url(const char *url)
-{
-	static const char *const schemes[] = { "http", "https", "ftp", "ftps",
-					       NULL };
-	const char *sep = strstr(url, "://");
-	const char *authority, *end, *at, *p;
-
-	if (sep == NULL || !scheme_in(url, (size_t)(sep - url), schemes))
-		return 0;
-	authority = sep + 3;
-	end = authority + strcspn(authority, "/?#");
-	for (p = end; *p; p++)
-		if (is_space((unsigned char)*p))
-			return 0;
-	at = memchr(authority, '@', (size_t)(end - authority));
-	if (at) {
-		if (!valid_userinfo(authority, (size_t)(at - authority)))
-			return 0;
-		authority = at + 1;
-	}
-	return valid_hostport(authority, (size_t)(end - authority));
 }
 
 /* .readthedocs.yaml paths (the service's validate_build_config_file) ----- */
@@ -985,7 +748,7 @@ static int field_repo_url(const struct lec_project_patch *p,
 			       LEC_PROJECT_REPO_URL_MAX, 0, &v->repo_url);
 
 	if (error == LEC_OK)
-		error = repo_url_check(v->repo_url);
+		error = lec__project_repo_url_check(v->repo_url);
 	return error < 0 ? error
 			 : lec_localrepo_check(v->repo_url, p->local_roots,
 					       NULL);
@@ -1024,7 +787,7 @@ static int field_homepage(const struct lec_project_patch *p,
 			       LEC_PROJECT_HOMEPAGE_MAX,
 			       TF_NULL_EMPTY | TF_BLANK_OK, &v->homepage);
 
-	if (error == LEC_OK && *v->homepage && !valid_web_url(v->homepage))
+	if (error == LEC_OK && *v->homepage && !lec__project_web_url_valid(v->homepage))
 		error = lec__error_field(LEC_EINVALID, "homepage",
 					 "Enter a valid URL.");
 	return error;
@@ -1764,7 +1527,7 @@ static int valid_alias(const char *alias)
 	for (;;) {
 		const char *start = p;
 
-		while (is_word((unsigned char)*p) || *p == '-')
+		while (lec__project_is_word((unsigned char)*p) || *p == '-')
 			p++;
 		if (p == start)
 			return 0;
