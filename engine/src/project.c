@@ -1,14 +1,11 @@
 /*
- * Projects, maintainers, subprojects and translations over the store.
- *
- * Validation mirrors the hosted service's v3 serializers so that the HTTP API
- * can pass the engine's message and field straight to the client: strings
- * are trimmed as the service's CharField trims them, lengths are counted in
- * characters, choices answer '"x" is not a valid choice.', and the
- * repository URL goes through the service's RepositoryURLValidator rules
- * (project_url.c).
- * Import and update share one path: an import is a patch applied to the
- * defaults of a new project.
+ * Projects, maintainers, subprojects and translations over the store: a
+ * project's row, who may see and administer it, lists, import, update and
+ * delete. A patch's values are validated as the hosted service's v3
+ * serializers validate them (project_values.c, project_url.c), so that the
+ * HTTP API can pass the engine's message and field straight to the
+ * client. Import and update share one path: an import is a patch applied
+ * to the defaults of a new project.
  */
 #include <string.h>
 
@@ -21,23 +18,9 @@
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-#define SCHEME_WITH_TRANSLATIONS "multiple_versions_with_translations"
-#define SCHEME_WITHOUT_TRANSLATIONS "multiple_versions_without_translations"
-#define SCHEME_SINGLE "single_version_without_translations"
-
-static const char *const privacy_levels[] = { "public", "private", NULL };
-static const char *const versioning_schemes[] = {
-	SCHEME_WITH_TRANSLATIONS, SCHEME_WITHOUT_TRANSLATIONS, SCHEME_SINGLE,
-	NULL
-};
-static const char *const repo_types[] = { "git", NULL };
-static const char *const documentation_types[] = {
-	"sphinx", "mkdocs", "sphinx_htmldir", "sphinx_singlehtml", NULL
-};
-
 /* Reading rows ------------------------------------------------------------ */
 
-static void strings_free(char **strings, size_t n)
+void lec__project_strings_free(char **strings, size_t n)
 {
 	size_t i;
 
@@ -49,9 +32,9 @@ static void strings_free(char **strings, size_t n)
 static int project_finish(void *item)
 {
 	struct lec_project *p = item;
+	const char *scheme = p->versioning_scheme;
 
-	p->single_version = p->versioning_scheme &&
-			    strcmp(p->versioning_scheme, SCHEME_SINGLE) == 0;
+	p->single_version = scheme && strcmp(scheme, LEC__SCHEME_SINGLE) == 0;
 	return LEC_OK;
 }
 
@@ -60,8 +43,8 @@ static void project_dispose(void *item)
 {
 	struct lec_project *p = item;
 
-	strings_free(p->tags, p->ntags);
-	strings_free(p->users, p->nusers);
+	lec__project_strings_free(p->tags, p->ntags);
+	lec__project_strings_free(p->users, p->nusers);
 }
 
 /* A project row, of projects p: m is the main-language project, pr the
@@ -439,564 +422,8 @@ int lec_project_list(struct lec_store *st,
 			       (void **)&out->items, &out->len, &out->total);
 }
 
-/* Field validation -------------------------------------------------------- */
-
-/* How text_field treats a value. */
-enum {
-	TF_NULL_OK = 1 << 0,     /* NULL stores NULL */
-	TF_NULL_EMPTY = 1 << 1,  /* NULL stores "" */
-	TF_BLANK_OK = 1 << 2,    /* "" is accepted */
-	TF_BLANK_NULL = 1 << 3,  /* "" (after trimming) stores NULL */
-	TF_NO_TRIM = 1 << 4      /* keep surrounding white space */
-};
-
-/* Characters, not bytes, as the service counts them. */
-static size_t utf8_length(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-static char *trimmed_copy(const char *s, int trim)
-{
-	size_t len = strlen(s);
-
-	while (trim && len && lec__project_is_space((unsigned char)*s)) {
-		s++;
-		len--;
-	}
-	while (trim && len && lec__project_is_space((unsigned char)s[len - 1]))
-		len--;
-	return lec__strndup(s, len);
-}
-
-/* Replace *slot with an owned copy of s (NULL stays NULL). */
-static int slot_set(char **slot, const char *s)
-{
-	char *copy = NULL;
-
-	if (s && (copy = lec__strdup(s)) == NULL)
-		return lec__error_oom();
-	lec__free(*slot);
-	*slot = copy;
-	return LEC_OK;
-}
-
-/* Validate a string field like the service's CharField and store it. */
-static int text_field(const char *field, const char *in, size_t max,
-		      int flags, char **slot)
-{
-	char *value;
-
-	if (in == NULL && (flags & (TF_NULL_OK | TF_NULL_EMPTY)))
-		return slot_set(slot, (flags & TF_NULL_EMPTY) ? "" : NULL);
-	if (in == NULL)
-		return lec__error_field(LEC_EINVALID, field,
-					"This field may not be null.");
-	value = trimmed_copy(in, !(flags & TF_NO_TRIM));
-	LEC__CHECK_ALLOC(value);
-	if (*value == '\0' && !(flags & TF_BLANK_OK)) {
-		lec__free(value);
-		return lec__error_field(LEC_EINVALID, field,
-					"This field may not be blank.");
-	}
-	if (max && utf8_length(value) > max) {
-		lec__free(value);
-		return lec__error_field(LEC_EINVALID, field,
-					"Ensure this field has no more than "
-					"%zu characters.", max);
-	}
-	if (*value == '\0' && (flags & TF_BLANK_NULL)) {
-		lec__free(value);
-		value = NULL;
-	}
-	lec__free(*slot);
-	*slot = value;
-	return LEC_OK;
-}
-
-static int in_list(const char *value, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(value, *list) == 0)
-			return 1;
-	return 0;
-}
-
-/* A choice field: valid says whether value is one of the choices. */
-static int choice_field(const char *field, const char *value, int valid,
-			char **slot)
-{
-	if (value == NULL)
-		return lec__error_field(LEC_EINVALID, field,
-					"This field may not be null.");
-	if (!valid)
-		return lec__error_field(LEC_EINVALID, field,
-					"\"%s\" is not a valid choice.", value);
-	return slot_set(slot, value);
-}
-
-static int list_choice(const char *field, const char *value,
-		       const char *const *choices, char **slot)
-{
-	return choice_field(field, value, value && in_list(value, choices),
-			    slot);
-}
-
-/* .readthedocs.yaml paths (the service's validate_build_config_file) ----- */
-
-#define YAML_FILE ".readthedocs.yaml"
-
-static int yaml_path_check(const char *path)
-{
-	static const char field[] = "readthedocs_yaml_path";
-	/* The service's message, HTML-escaped as it sends it. */
-	static const char bad_chars[] =
-		"Found invalid character. Avoid these characters: "
-		"<code>[]{}()`&#x27;&quot;\\%&amp;&lt;&gt;|,</code>";
-	size_t n = strlen(path), m = strlen(YAML_FILE);
-
-	if (path[0] == '/')
-		return lec__error_field(LEC_EINVALID, field,
-					"Use a relative path. It should not "
-					"begin with '/'. The path is relative "
-					"to the root of your repository.");
-	if (n && path[n - 1] == '/')
-		return lec__error_field(LEC_EINVALID, field,
-					"The path cannot end with '/', as it "
-					"cannot be a directory.");
-	if (strstr(path, ".."))
-		return lec__error_field(LEC_EINVALID, field,
-					"Found invalid sequence in path: '..'");
-	if (strpbrk(path, "[]{}()`'\"\\%&<>|,"))
-		return lec__error_field(LEC_EINVALID, field, "%s", bad_chars);
-	if (!(strcmp(path, YAML_FILE) == 0 ||
-	      (n > m && path[n - m - 1] == '/' &&
-	       strcmp(path + n - m, YAML_FILE) == 0)))
-		return lec__error_field(LEC_EINVALID, field,
-					"The only allowed filename is "
-					"<code>" YAML_FILE "</code>.");
-	return LEC_OK;
-}
-
-/* Project values being validated ------------------------------------------ */
-
-/* A project's writable columns, owned, in the order of VALUE_COLUMNS. */
-struct values {
-	char *name;
-	char *description;
-	char *language;
-	char *programming_language;
-	char *repo_url;
-	char *repo_type;
-	char *homepage;
-	char *default_version;
-	char *default_branch;
-	char *privacy_level;
-	char *external_builds_privacy_level;
-	char *versioning_scheme;
-	char *analytics_code;
-	char *readthedocs_yaml_path;
-	char *documentation_type;
-	int external_builds_enabled;
-	int show_version_warning;
-	int analytics_disabled;
-	int watch_commits;
-	unsigned poll_interval;
-	char **tags;
-	size_t ntags;
-};
-
-#define VALUE_COLUMNS                                                        \
-	"name, description, language, programming_language, repo_url, "      \
-	"repo_type, homepage, default_version, default_branch, "             \
-	"privacy_level, external_builds_privacy_level, versioning_scheme, "  \
-	"analytics_code, readthedocs_yaml_path, documentation_type, "        \
-	"external_builds_enabled, show_version_warning, analytics_disabled, " \
-	"watch_commits, poll_interval"
-#define VALUE_TEXTS 15
-#define VALUE_COUNT 20
-
-static void values_texts(struct values *v, char **texts[VALUE_TEXTS])
-{
-	char **all[VALUE_TEXTS] = {
-		&v->name, &v->description, &v->language,
-		&v->programming_language, &v->repo_url, &v->repo_type,
-		&v->homepage, &v->default_version, &v->default_branch,
-		&v->privacy_level, &v->external_builds_privacy_level,
-		&v->versioning_scheme, &v->analytics_code,
-		&v->readthedocs_yaml_path, &v->documentation_type,
-	};
-
-	memcpy(texts, all, sizeof(all));
-}
-
-static void values_dispose(struct values *v)
-{
-	char **texts[VALUE_TEXTS];
-	size_t i;
-
-	values_texts(v, texts);
-	for (i = 0; i < VALUE_TEXTS; i++)
-		lec__free(*texts[i]);
-	strings_free(v->tags, v->ntags);
-	memset(v, 0, sizeof(*v));
-}
-
-/* Fill v with the texts given in VALUE_COLUMNS order (NULL allowed). */
-static int values_fill(struct values *v, const char *const src[VALUE_TEXTS])
-{
-	char **texts[VALUE_TEXTS];
-	size_t i;
-	int error;
-
-	values_texts(v, texts);
-	for (i = 0; i < VALUE_TEXTS; i++)
-		if ((error = slot_set(texts[i], src[i])) < 0)
-			return error;
-	return LEC_OK;
-}
-
-/* The values of a project nobody has configured yet. */
-static int values_defaults(struct values *v)
-{
-	static const char *const defaults[VALUE_TEXTS] = {
-		NULL, "", LEC_LANGUAGE_DEFAULT,
-		LEC_PROGRAMMING_LANGUAGE_DEFAULT, NULL, "git", "", "latest",
-		NULL, "public", "public", SCHEME_WITH_TRANSLATIONS, "", NULL,
-		"sphinx",
-	};
-
-	memset(v, 0, sizeof(*v));
-	v->watch_commits = 1;
-	return values_fill(v, defaults);
-}
-
-static int values_from_project(struct values *v, const struct lec_project *p)
-{
-	const char *const src[VALUE_TEXTS] = {
-		p->name, p->description, p->language, p->programming_language,
-		p->repo_url, p->repo_type, p->homepage, p->default_version,
-		p->default_branch, p->privacy_level,
-		p->external_builds_privacy_level, p->versioning_scheme,
-		p->analytics_code, p->readthedocs_yaml_path,
-		p->documentation_type,
-	};
-
-	memset(v, 0, sizeof(*v));
-	v->external_builds_enabled = p->external_builds_enabled;
-	v->show_version_warning = p->show_version_warning;
-	v->analytics_disabled = p->analytics_disabled;
-	v->watch_commits = p->watch_commits;
-	v->poll_interval = p->poll_interval;
-	return values_fill(v, src);
-}
-
-static int tag_seen(char **tags, size_t n, const char *tag)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(tags[i], tag) == 0)
-			return 1;
-	return 0;
-}
-
-/* Trimmed, de-duplicated tag names; empty names are dropped. */
-static int tags_field(const char *const *in, size_t n, struct values *v)
-{
-	char **tags = NULL, *tag = NULL;
-	size_t ntags = 0, i;
-	int error = LEC_OK;
-
-	if (n && in == NULL)
-		return lec__error_field(LEC_EINVALID, "tags",
-					"This field may not be null.");
-	if (n && (tags = lec__calloc(n, sizeof(*tags))) == NULL)
-		return lec__error_oom();
-	for (i = 0; i < n && error == LEC_OK; i++) {
-		tag = NULL;
-		error = text_field("tags", in[i], LEC_PROJECT_TAG_MAX,
-				   TF_BLANK_OK, &tag);
-		if (error == LEC_OK && *tag && !tag_seen(tags, ntags, tag))
-			tags[ntags++] = tag;
-		else
-			lec__free(tag);
-	}
-	if (error < 0) {
-		strings_free(tags, ntags);
-		return error;
-	}
-	strings_free(v->tags, v->ntags);
-	v->tags = tags;
-	v->ntags = ntags;
-	return LEC_OK;
-}
-
-static int field_name(const struct lec_project_patch *p, struct values *v)
-{
-	return text_field("name", p->name, LEC_PROJECT_NAME_MAX, 0, &v->name);
-}
-
-static int field_repo_url(const struct lec_project_patch *p,
-			  struct values *v)
-{
-	int error = text_field("repository.url", p->repo_url,
-			       LEC_PROJECT_REPO_URL_MAX, 0, &v->repo_url);
-
-	if (error == LEC_OK)
-		error = lec__project_repo_url_check(v->repo_url);
-	return error < 0 ? error
-			 : lec_localrepo_check(v->repo_url, p->local_roots,
-					       NULL);
-}
-
-static int field_repo_type(const struct lec_project_patch *p,
-			   struct values *v)
-{
-	return list_choice("repository.type", p->repo_type, repo_types,
-			   &v->repo_type);
-}
-
-static int field_language(const struct lec_project_patch *p,
-			  struct values *v)
-{
-	return choice_field("language", p->language,
-			    lec_language_valid(p->language), &v->language);
-}
-
-/* The service allows a blank programming language. */
-static int field_programming_language(const struct lec_project_patch *p,
-				      struct values *v)
-{
-	const char *code = p->programming_language;
-
-	return choice_field("programming_language", code,
-			    code && (*code == '\0' ||
-				     lec_programming_language_valid(code)),
-			    &v->programming_language);
-}
-
-static int field_homepage(const struct lec_project_patch *p,
-			  struct values *v)
-{
-	int error = text_field("homepage", p->homepage,
-			       LEC_PROJECT_HOMEPAGE_MAX,
-			       TF_NULL_EMPTY | TF_BLANK_OK, &v->homepage);
-
-	if (error == LEC_OK && *v->homepage && !lec__project_web_url_valid(v->homepage))
-		error = lec__error_field(LEC_EINVALID, "homepage",
-					 "Enter a valid URL.");
-	return error;
-}
-
-static int field_tags(const struct lec_project_patch *p, struct values *v)
-{
-	return tags_field(p->tags, p->ntags, v);
-}
-
-static int field_default_version(const struct lec_project_patch *p,
-				 struct values *v)
-{
-	return text_field("default_version", p->default_version,
-			  LEC_PROJECT_REF_MAX, 0, &v->default_version);
-}
-
-static int field_default_branch(const struct lec_project_patch *p,
-				struct values *v)
-{
-	return text_field("default_branch", p->default_branch,
-			  LEC_PROJECT_REF_MAX,
-			  TF_NULL_OK | TF_BLANK_OK | TF_BLANK_NULL,
-			  &v->default_branch);
-}
-
-static int field_analytics_code(const struct lec_project_patch *p,
-				struct values *v)
-{
-	return text_field("analytics_code", p->analytics_code,
-			  LEC_PROJECT_ANALYTICS_CODE_MAX,
-			  TF_NULL_EMPTY | TF_BLANK_OK, &v->analytics_code);
-}
-
-static int field_analytics_disabled(const struct lec_project_patch *p,
-				    struct values *v)
-{
-	v->analytics_disabled = p->analytics_disabled != 0;
-	return LEC_OK;
-}
-
-static int field_show_version_warning(const struct lec_project_patch *p,
-				      struct values *v)
-{
-	v->show_version_warning = p->show_version_warning != 0;
-	return LEC_OK;
-}
-
-static int field_watch_commits(const struct lec_project_patch *p,
-			       struct values *v)
-{
-	v->watch_commits = p->watch_commits != 0;
-	return LEC_OK;
-}
-
-static int field_poll_interval(const struct lec_project_patch *p,
-			       struct values *v)
-{
-	if (p->poll_interval != 0 &&
-	    (p->poll_interval < LEC_PROJECT_POLL_MIN_S ||
-	     p->poll_interval > LEC_PROJECT_POLL_MAX_S))
-		return lec__error_field(LEC_EINVALID, "poll_interval",
-					"Use 0 (off) or %d to %d seconds.",
-					LEC_PROJECT_POLL_MIN_S,
-					LEC_PROJECT_POLL_MAX_S);
-	v->poll_interval = p->poll_interval;
-	return LEC_OK;
-}
-
-/* The deprecated flag maps onto the scheme. */
-static int field_single_version(const struct lec_project_patch *p,
-				struct values *v)
-{
-	if (p->single_version)
-		return slot_set(&v->versioning_scheme, SCHEME_SINGLE);
-	if (strcmp(v->versioning_scheme, SCHEME_SINGLE) == 0)
-		return slot_set(&v->versioning_scheme,
-				SCHEME_WITH_TRANSLATIONS);
-	return LEC_OK;
-}
-
-static int field_versioning_scheme(const struct lec_project_patch *p,
-				   struct values *v)
-{
-	return list_choice("versioning_scheme", p->versioning_scheme,
-			   versioning_schemes, &v->versioning_scheme);
-}
-
-static int field_external_builds_enabled(const struct lec_project_patch *p,
-					 struct values *v)
-{
-	v->external_builds_enabled = p->external_builds_enabled != 0;
-	return LEC_OK;
-}
-
-static int field_privacy_level(const struct lec_project_patch *p,
-			       struct values *v)
-{
-	return list_choice("privacy_level", p->privacy_level, privacy_levels,
-			   &v->privacy_level);
-}
-
-static int field_external_privacy(const struct lec_project_patch *p,
-				  struct values *v)
-{
-	return list_choice("external_builds_privacy_level",
-			   p->external_builds_privacy_level, privacy_levels,
-			   &v->external_builds_privacy_level);
-}
-
-static int field_yaml_path(const struct lec_project_patch *p,
-			   struct values *v)
-{
-	int error = text_field("readthedocs_yaml_path",
-			       p->readthedocs_yaml_path,
-			       LEC_PROJECT_YAML_PATH_MAX,
-			       TF_NULL_OK | TF_BLANK_OK | TF_BLANK_NULL,
-			       &v->readthedocs_yaml_path);
-
-	if (error == LEC_OK && v->readthedocs_yaml_path)
-		error = yaml_path_check(v->readthedocs_yaml_path);
-	return error;
-}
-
-static int field_description(const struct lec_project_patch *p,
-			     struct values *v)
-{
-	return text_field("description", p->description, 0,
-			  TF_BLANK_OK | TF_NO_TRIM, &v->description);
-}
-
-static int field_documentation_type(const struct lec_project_patch *p,
-				    struct values *v)
-{
-	return list_choice("documentation_type", p->documentation_type,
-			   documentation_types, &v->documentation_type);
-}
-
-/* Every patchable field, in the order the service validates (and so
- * reports) them; single_version comes before versioning_scheme so that an
- * explicit scheme wins. */
-static const struct {
-	unsigned int bit;
-	int (*apply)(const struct lec_project_patch *p, struct values *v);
-} patch_fields[] = {
-	{ LEC_PROJECT_F_NAME, field_name },
-	{ LEC_PROJECT_F_REPO_URL, field_repo_url },
-	{ LEC_PROJECT_F_REPO_TYPE, field_repo_type },
-	{ LEC_PROJECT_F_LANGUAGE, field_language },
-	{ LEC_PROJECT_F_PROGRAMMING_LANGUAGE, field_programming_language },
-	{ LEC_PROJECT_F_HOMEPAGE, field_homepage },
-	{ LEC_PROJECT_F_TAGS, field_tags },
-	{ LEC_PROJECT_F_DEFAULT_VERSION, field_default_version },
-	{ LEC_PROJECT_F_DEFAULT_BRANCH, field_default_branch },
-	{ LEC_PROJECT_F_ANALYTICS_CODE, field_analytics_code },
-	{ LEC_PROJECT_F_ANALYTICS_DISABLED, field_analytics_disabled },
-	{ LEC_PROJECT_F_SHOW_VERSION_WARNING, field_show_version_warning },
-	{ LEC_PROJECT_F_WATCH_COMMITS, field_watch_commits },
-	{ LEC_PROJECT_F_POLL_INTERVAL, field_poll_interval },
-	{ LEC_PROJECT_F_SINGLE_VERSION, field_single_version },
-	{ LEC_PROJECT_F_VERSIONING_SCHEME, field_versioning_scheme },
-	{ LEC_PROJECT_F_EXTERNAL_BUILDS_ENABLED,
-	  field_external_builds_enabled },
-	{ LEC_PROJECT_F_PRIVACY_LEVEL, field_privacy_level },
-	{ LEC_PROJECT_F_EXTERNAL_BUILDS_PRIVACY_LEVEL,
-	  field_external_privacy },
-	{ LEC_PROJECT_F_READTHEDOCS_YAML_PATH, field_yaml_path },
-	{ LEC_PROJECT_F_DESCRIPTION, field_description },
-	{ LEC_PROJECT_F_DOCUMENTATION_TYPE, field_documentation_type },
-};
-
-/* Apply the fields of p that are set and also in mask. */
-static int values_apply(struct values *v, const struct lec_project_patch *p,
-			unsigned int mask)
-{
-	size_t i;
-	int error;
-
-	for (i = 0; i < COUNT_OF(patch_fields); i++) {
-		if (!(p->fields & mask & patch_fields[i].bit))
-			continue;
-		if ((error = patch_fields[i].apply(p, v)) < 0)
-			return error;
-	}
-	return LEC_OK;
-}
-
-/* Bind v to ?first .. ?first+VALUE_COUNT-1 in VALUE_COLUMNS order. */
-static int values_bind(sqlite3_stmt *stmt, int first, struct values *v)
-{
-	char **texts[VALUE_TEXTS];
-	int i, error;
-
-	values_texts(v, texts);
-	for (i = 0; i < VALUE_TEXTS; i++)
-		if ((error = lec_store__bind_text(stmt, first + i,
-						  *texts[i])) < 0)
-			return error;
-	sqlite3_bind_int(stmt, first + VALUE_TEXTS, v->external_builds_enabled);
-	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 1,
-			 v->show_version_warning);
-	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 2, v->analytics_disabled);
-	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 3, v->watch_commits);
-	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 4, (int)v->poll_interval);
-	return LEC_OK;
-}
-
 static int tags_write(struct lec_store *st, int64_t id,
-		      const struct values *v)
+		      const struct lec__project_values *v)
 {
 	sqlite3_stmt *stmt = NULL;
 	size_t i;
@@ -1102,7 +529,8 @@ static int import_slug(struct lec_store *st, const char *name, char **out)
 	return error;
 }
 
-static int project_insert_row(struct lec_store *st, struct values *v,
+static int project_insert_row(struct lec_store *st,
+			      struct lec__project_values *v, 
 			      const char *slug, int64_t *id)
 {
 	sqlite3_stmt *stmt = NULL;
@@ -1111,15 +539,16 @@ static int project_insert_row(struct lec_store *st, struct values *v,
 
 	if ((error = lec_store__prepare(
 		     st, &stmt,
-		     "INSERT INTO projects (" VALUE_COLUMNS
+		     "INSERT INTO projects (" LEC__PROJECT_VALUE_COLUMNS
 		     ", slug, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?, "
 		     "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
 		return error;
-	if ((error = values_bind(stmt, 1, v)) < 0 ||
-	    (error = lec_store__bind_text(stmt, VALUE_COUNT + 1, slug)) < 0)
+	if ((error = lec__project_values_bind(stmt, 1, v)) < 0 ||
+	    (error = lec_store__bind_text(stmt, LEC__PROJECT_VALUE_COUNT + 1,
+					  slug)) < 0)
 		goto done;
-	sqlite3_bind_int64(stmt, VALUE_COUNT + 2, now);
-	sqlite3_bind_int64(stmt, VALUE_COUNT + 3, now);
+	sqlite3_bind_int64(stmt, LEC__PROJECT_VALUE_COUNT + 2, now);
+	sqlite3_bind_int64(stmt, LEC__PROJECT_VALUE_COUNT + 3, now);
 	error = lec_store__step_done(st, stmt, "creating a project");
 	if (error == LEC_EEXISTS)
 		error = slug_taken_error(slug);
@@ -1182,7 +611,7 @@ static int refuse_removing(struct lec_store *st, const char *slug)
 	return error;
 }
 
-static int project_insert(struct lec_store *st, struct values *v,
+static int project_insert(struct lec_store *st, struct lec__project_values *v,
 			  const char *slug, int64_t user_id, int64_t *id)
 {
 	int error;
@@ -1207,7 +636,7 @@ int lec_project_create(struct lec_store *st,
 		       struct lec_project **out)
 {
 	struct lec_project_patch patch;
-	struct values v;
+	struct lec__project_values v;
 	char *slug = NULL;
 	int64_t id = 0;
 	int error;
@@ -1217,7 +646,7 @@ int lec_project_create(struct lec_store *st,
 		*out = NULL;
 	if (in == NULL)
 		return lec__error(LEC_EINVALID, "no project given");
-	if ((error = values_defaults(&v)) < 0)
+	if ((error = lec__project_values_defaults(&v)) < 0)
 		goto done;
 	if (in->name == NULL || in->repo_url == NULL) {
 		error = lec__error_field(LEC_EINVALID,
@@ -1228,9 +657,9 @@ int lec_project_create(struct lec_store *st,
 	if (user_id && (error = require_user(st, user_id)) < 0)
 		goto done;
 	patch_from_new(in, &patch);
-	if ((error = values_apply(&v, &patch, LEC_PROJECT_F_NAME)) < 0 ||
+	if ((error = lec__project_values_apply(&v, &patch, LEC_PROJECT_F_NAME)) < 0 ||
 	    (error = import_slug(st, v.name, &slug)) < 0 ||
-	    (error = values_apply(&v, &patch,
+	    (error = lec__project_values_apply(&v, &patch,
 				  IMPORT_FIELDS & ~LEC_PROJECT_F_NAME)) < 0 ||
 	    (error = lec__project_local_repo_check(st, 0, NULL, v.repo_url,
 						   user_id)) < 0 ||
@@ -1239,7 +668,7 @@ int lec_project_create(struct lec_store *st,
 	if (out)
 		error = project_fetch(st, NULL, id, out);
 done:
-	values_dispose(&v);
+	lec__project_values_dispose(&v);
 	lec__free(slug);
 	return error;
 }
@@ -1247,20 +676,20 @@ done:
 /* Updating and deleting --------------------------------------------------- */
 
 static int project_update_row(struct lec_store *st, int64_t id,
-			      struct values *v)
+			      struct lec__project_values *v)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error;
 
 	if ((error = lec_store__prepare(
 		     st, &stmt,
-		     "UPDATE projects SET (" VALUE_COLUMNS ", modified) = "
+		     "UPDATE projects SET (" LEC__PROJECT_VALUE_COLUMNS ", modified) = "
 		     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
 		     "?, ?) WHERE id = ?")) < 0)
 		return error;
-	if ((error = values_bind(stmt, 1, v)) == LEC_OK) {
-		sqlite3_bind_int64(stmt, VALUE_COUNT + 1, lec__now_us());
-		sqlite3_bind_int64(stmt, VALUE_COUNT + 2, id);
+	if ((error = lec__project_values_bind(stmt, 1, v)) == LEC_OK) {
+		sqlite3_bind_int64(stmt, LEC__PROJECT_VALUE_COUNT + 1, lec__now_us());
+		sqlite3_bind_int64(stmt, LEC__PROJECT_VALUE_COUNT + 2, id);
 		error = lec_store__step_done(st, stmt, "updating a project");
 	}
 	lec_store__finalize(st, stmt);
@@ -1272,13 +701,13 @@ static int project_patch(struct lec_store *st, int64_t id,
 			 const struct lec_project_patch *patch)
 {
 	struct lec_project *current = NULL;
-	struct values v;
+	struct lec__project_values v;
 	int error;
 
 	memset(&v, 0, sizeof(v));
 	if ((error = project_fetch(st, NULL, id, &current)) < 0 ||
-	    (error = values_from_project(&v, current)) < 0 ||
-	    (error = values_apply(&v, patch, ~0u)) < 0 ||
+	    (error = lec__project_values_from_project(&v, current)) < 0 ||
+	    (error = lec__project_values_apply(&v, patch, ~0u)) < 0 ||
 	    ((patch->fields & LEC_PROJECT_F_REPO_URL) &&
 	     (error = lec__project_local_repo_check(st, id, current->repo_url,
 						    v.repo_url,
@@ -1289,7 +718,7 @@ static int project_patch(struct lec_store *st, int64_t id,
 		error = tags_write(st, id, &v);
 done:
 	lec_project_free(current);
-	values_dispose(&v);
+	lec__project_values_dispose(&v);
 	return error;
 }
 
@@ -1574,7 +1003,7 @@ static int subproject_check_alias(struct lec_store *st, int64_t parent_id,
 	int taken = 0, nested = 0;
 	int error;
 
-	if (given && utf8_length(alias) > LEC_SUBPROJECT_ALIAS_MAX)
+	if (given && lec__utf8_chars(alias) > LEC_SUBPROJECT_ALIAS_MAX)
 		return lec__error_field(LEC_EINVALID, "alias",
 					"Ensure this field has no more than "
 					"%d characters.",
@@ -1713,7 +1142,7 @@ static int translation_check(struct lec_store *st,
 		return lec__error_field(LEC_EINVALID, "project",
 					"Project \"%s\" can not be a "
 					"translation of itself.", t->slug);
-	if (strcmp(main->versioning_scheme, SCHEME_WITH_TRANSLATIONS) != 0)
+	if (strcmp(main->versioning_scheme, LEC__SCHEME_WITH_TRANSLATIONS) != 0)
 		return lec__error_field(LEC_EINVALID, "non_field_errors",
 					"This project is configured with a "
 					"versioning scheme that doesn't support "

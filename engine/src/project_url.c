@@ -21,7 +21,7 @@
 /* Longest port: five digits. */
 #define PORT_DIGITS_MAX 5
 
-/* Character classes --------------------------------------------------------- */
+/* Character classes ------------------------------------------------------ */
 
 int lec__project_is_space(unsigned char c)
 {
