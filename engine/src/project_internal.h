@@ -1,6 +1,7 @@
 /*
  * What the files of the project module share (project.c and the files
- * carved from it: project_url.c, project_values.c, ...): the checks, the
+ * carved from it: project_url.c, project_values.c,
+ * project_subproject.c, ...): the checks, the
  * rows and the lookups one of them defines and another uses. Nothing
  * outside them includes it.
  */
@@ -11,6 +12,7 @@
 #include <stddef.h>
 
 #include "lectern/project.h"
+#include "store_internal.h"
 
 /* URL checks (project_url.c) --------------------------------------------- */
 
@@ -87,9 +89,36 @@ int lec__project_values_bind(sqlite3_stmt *stmt, int first,
 			     struct lec__project_values *v);
 void lec__project_values_dispose(struct lec__project_values *v);
 
-/* Rows (project.c) -------------------------------------------------------- */
+/* Rows and lookups (project.c) ------------------------------------------ */
 
 /* Free n strings and their array. */
 void lec__project_strings_free(char **strings, size_t n);
+
+/* The joins of a project row over projects p (lec__project_row): m is the
+ * main-language project, pr the link to a superproject, sp that
+ * superproject. */
+#define LEC__PROJECT_JOINS                                                   \
+	" LEFT JOIN projects m ON m.id = p.main_language_project_id"         \
+	" LEFT JOIN subprojects pr ON pr.child_id = p.id"                    \
+	" LEFT JOIN projects sp ON sp.id = pr.parent_id"
+
+/* A project's row (struct lec_project), and what it holds from other
+ * tables, its tags and maintainers: a table's load. */
+extern const struct lec__row lec__project_row;
+int lec__project_load_members(struct lec_store *st, void *item);
+
+/* The one project with this slug (NULL: with this id) into a new
+ * lec_project; LEC_ENOTFOUND saying which is not there. */
+int lec__project_fetch(struct lec_store *st, const char *slug, int64_t id,
+		       struct lec_project **out);
+
+/* Keep the projects (alias p) viewer may see: public ones, and every one
+ * for those who may read it (LEC_VIEWER_ALL: all). */
+int lec__project_query_visible_to(struct lec_store *st, struct lec__query *q,
+				  int64_t viewer);
+
+/* Prepare sql and bind the nids ids to ?1..?nids. */
+int lec__project_prepare_ids(struct lec_store *st, sqlite3_stmt **stmt,
+			     const char *sql, const int64_t *ids, int nids);
 
 #endif
