@@ -1,7 +1,7 @@
 /*
  * What the files of the project module share (project.c and the files
  * carved from it: project_url.c, project_values.c,
- * project_subproject.c, ...): the checks, the
+ * project_subproject.c, project_translation.c): the checks, the
  * rows and the lookups one of them defines and another uses. Nothing
  * outside them includes it.
  */
