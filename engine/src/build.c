@@ -123,8 +123,7 @@ static const struct lec__column build_columns[] = {
 static const struct lec__row build_row =
 	LEC__ROW(lec_build, build_columns, NULL, NULL);
 const struct lec__table lec__builds = {
-	.row = &build_row,
-	.from = "builds",
+	.row = &build_row, .from = "builds",
 	.order = BUILD_ORDER,
 };
 
@@ -968,8 +967,7 @@ static const struct lec__row command_listed_row = {
 	sizeof(struct lec_build_command), command_finish, command_dispose
 };
 static const struct lec__table commands = {
-	.row = &command_row,
-	.from = "build_commands",
+	.row = &command_row, .from = "build_commands",
 	.id = "id = ?",
 };
 

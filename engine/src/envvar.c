@@ -32,12 +32,9 @@ static const struct lec__column envvar_columns[] = {
 static const struct lec__row envvar_row =
 	LEC__ROW(lec_envvar, envvar_columns, NULL, NULL);
 static const struct lec__table envvars = {
-	.row = &envvar_row,
-	.from = "env_vars",
-	.scope = "project_id = ?",
-	.id = "id = ?",
-	.order = "id",
-	.not_found = not_found,
+	.row = &envvar_row, .from = "env_vars",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "id", .not_found = not_found,
 };
 
 /* The associated data binding a sealed value to its project. */

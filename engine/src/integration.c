@@ -92,12 +92,9 @@ static const struct lec__column integration_columns[] = {
 static const struct lec__row integration_row =
 	LEC__ROW(lec_integration, integration_columns, NULL, NULL);
 static const struct lec__table integrations = {
-	.row = &integration_row,
-	.from = "integrations",
-	.scope = "project_id = ?",
-	.id = "id = ?",
-	.order = "id",
-	.not_found = not_found,
+	.row = &integration_row, .from = "integrations",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "id", .not_found = not_found,
 };
 
 void lec_integration_free(struct lec_integration *integration)

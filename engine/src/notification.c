@@ -100,11 +100,9 @@ static const struct lec__column notification_columns[] = {
 static const struct lec__row notification_row =
 	LEC__ROW(lec_notification, notification_columns, NULL, NULL);
 static const struct lec__table notifications = {
-	.row = &notification_row,
-	.from = "notifications n",
+	.row = &notification_row, .from = "notifications n",
 	.id = "n.id = ?",
-	.order = "n.modified DESC, n.id DESC",
-	.not_found = not_found,
+	.order = "n.modified DESC, n.id DESC", .not_found = not_found,
 };
 
 void lec_notification_free(struct lec_notification *n)

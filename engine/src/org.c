@@ -27,10 +27,8 @@ static const struct lec__column org_columns[] = {
 static const struct lec__row org_row =
 	LEC__ROW(lec_org, org_columns, NULL, NULL);
 static const struct lec__table orgs = {
-	.row = &org_row,
-	.from = "organizations o",
-	.id = "o.id = ?",
-	.text = "o.slug = ?",
+	.row = &org_row, .from = "organizations o",
+	.id = "o.id = ?", .text = "o.slug = ?",
 	.order = "o.name, o.slug",
 	.not_found = "No Organization matches the given query.",
 };
@@ -47,13 +45,9 @@ static const struct lec__column team_columns[] = {
 static const struct lec__row team_row =
 	LEC__ROW(lec_team, team_columns, NULL, NULL);
 static const struct lec__table teams = {
-	.row = &team_row,
-	.from = "teams",
-	.scope = "organization_id = ?",
-	.id = "id = ?",
-	.text = "slug = ?",
-	.order = "name, slug",
-	.not_found = "No Team matches the given query.",
+	.row = &team_row, .from = "teams",
+	.scope = "organization_id = ?", .id = "id = ?", .text = "slug = ?",
+	.order = "name, slug", .not_found = "No Team matches the given query.",
 };
 
 /* An organization's projects, as their ids. */

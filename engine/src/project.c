@@ -134,12 +134,9 @@ int lec__project_load_members(struct lec_store *st, void *item)
 }
 
 const struct lec__table lec__projects = {
-	.row = &lec__project_row,
-	.from = "projects p" LEC__PROJECT_JOINS,
-	.id = "p.id = ?",
-	.text = "p.slug = ?",
-	.order = "p.slug",
-	.load = lec__project_load_members,
+	.row = &lec__project_row, .from = "projects p" LEC__PROJECT_JOINS,
+	.id = "p.id = ?", .text = "p.slug = ?",
+	.order = "p.slug", .load = lec__project_load_members,
 };
 
 /* The one project with this slug (NULL: with this id), with the message

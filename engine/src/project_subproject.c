@@ -35,10 +35,8 @@ static const struct lec__table subprojects = {
 	.row = &subproject_row,
 	.from = "subprojects r JOIN projects par ON par.id = r.parent_id "
 		"JOIN projects p ON p.id = r.child_id" LEC__PROJECT_JOINS,
-	.scope = "r.parent_id = ?",
-	.text = "r.alias = ?",
-	.order = "r.id",
-	.load = subproject_load,
+	.scope = "r.parent_id = ?", .text = "r.alias = ?",
+	.order = "r.id", .load = subproject_load,
 };
 
 void lec_subproject_free(struct lec_subproject *sub)

@@ -103,12 +103,9 @@ static const struct lec__row redirect_row =
 	LEC__ROW(lec_redirect, redirect_columns, NULL, NULL);
 /* Lowest position first; among equals the most recently changed. */
 static const struct lec__table redirects = {
-	.row = &redirect_row,
-	.from = "redirects",
-	.scope = "project_id = ?",
-	.id = "id = ?",
-	.order = "position ASC, modified DESC, id DESC",
-	.not_found = not_found,
+	.row = &redirect_row, .from = "redirects",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "position ASC, modified DESC, id DESC", .not_found = not_found,
 };
 
 void lec_redirect_free(struct lec_redirect *redirect)

@@ -44,10 +44,8 @@ const struct lec__row lec__username_row =
 	LEC__ROW_OF(char *, username_columns);
 
 static const struct lec__table users = {
-	.row = &lec__user_row,
-	.from = "users u",
-	.id = "u.id = ?",
-	.text = "u.username = ?",
+	.row = &lec__user_row, .from = "users u",
+	.id = "u.id = ?", .text = "u.username = ?",
 	.order = "u.username",
 };
 
@@ -398,8 +396,7 @@ static const struct lec__column token_columns[] = {
 static const struct lec__row token_row =
 	LEC__ROW(lec_token, token_columns, NULL, NULL);
 static const struct lec__table tokens = {
-	.row = &token_row,
-	.from = "tokens t JOIN users u ON u.id = t.user_id",
+	.row = &token_row, .from = "tokens t JOIN users u ON u.id = t.user_id",
 	.scope = "t.user_id = ?",
 	.order = "t.id",
 };

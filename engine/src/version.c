@@ -109,8 +109,7 @@ static const struct lec__column version_columns[] = {
 static const struct lec__row version_row =
 	LEC__ROW(lec_version, version_columns, NULL, NULL);
 const struct lec__table lec__versions = {
-	.row = &version_row,
-	.from = "versions",
+	.row = &version_row, .from = "versions",
 	.order = VERSION_ORDER,
 	.not_found = "No Version matches the given query.",
 };

@@ -330,8 +330,7 @@ static const struct lec__row warning_row =
 	LEC__ROW(lec_warning, warning_columns, NULL, NULL);
 /* New ones first, each group in the order the build found them. */
 static const struct lec__table warnings = {
-	.row = &warning_row,
-	.from = "build_warnings",
+	.row = &warning_row, .from = "build_warnings",
 	.order = "is_new DESC, position ASC",
 };
 

@@ -107,12 +107,9 @@ static const struct lec__column webhook_columns[] = {
 static const struct lec__row webhook_row =
 	LEC__ROW(lec_webhook, webhook_columns, NULL, NULL);
 static const struct lec__table webhooks = {
-	.row = &webhook_row,
-	.from = "webhooks",
-	.scope = "project_id = ?",
-	.id = "id = ?",
-	.order = "id",
-	.not_found = not_found,
+	.row = &webhook_row, .from = "webhooks",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "id", .not_found = not_found,
 };
 
 static const struct lec__column delivery_columns[] = {
@@ -134,8 +131,7 @@ static const struct lec__row delivery_row =
 	LEC__ROW(lec_webhook_delivery, delivery_columns, NULL, NULL);
 /* Newest first. */
 static const struct lec__table deliveries = {
-	.row = &delivery_row,
-	.from = "webhook_deliveries",
+	.row = &delivery_row, .from = "webhook_deliveries",
 	.scope = "webhook_id = ?",
 	.order = "id DESC",
 };
