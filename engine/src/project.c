@@ -318,8 +318,10 @@ int lec_project_can_view(struct lec_store *st, int64_t project_id,
 	return is_public || is_reader || viewer_id == LEC_VIEWER_ALL;
 }
 
-int lec__project_query_visible_to(struct lec_store *st, struct lec__query *q,
-				  int64_t viewer)
+/* Keep the projects (alias p) viewer may see: public ones, and every one
+ * for those who may read it (LEC_VIEWER_ALL: all). */
+static int query_visible_to(struct lec_store *st, struct lec__query *q,
+			    int64_t viewer)
 {
 	int is_superuser = 0;
 	int error;
@@ -335,6 +337,26 @@ int lec__project_query_visible_to(struct lec_store *st, struct lec__query *q,
 				     "r.project_id = p.id AND r.user_id = ?)",
 				     viewer);
 	return LEC_OK;
+}
+
+int lec__project_list_visible(struct lec_store *st,
+			      const struct lec__table *t, const char *cond,
+			      int64_t id, int64_t viewer,
+			      const struct lec_page *page, void **items,
+			      size_t *len, size_t *total)
+{
+	struct lec__query q;
+	int error;
+
+	lec_error_clear();
+	lec__table_query(&q, t);
+	lec__query_where_int(&q, cond, id);
+	if ((error = query_visible_to(st, &q, viewer)) == LEC_OK)
+		return lec__table_rows(st, t, &q, page, items, len, total);
+	lec__query_dispose(&q);
+	*items = NULL;
+	*len = *total = 0;
+	return error;
 }
 
 int lec__project_refuse_mirrored(struct lec_store *st, int64_t project_id,

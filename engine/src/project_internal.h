@@ -112,10 +112,15 @@ int lec__project_load_members(struct lec_store *st, void *item);
 int lec__project_fetch(struct lec_store *st, const char *slug, int64_t id,
 		       struct lec_project **out);
 
-/* Keep the projects (alias p) viewer may see: public ones, and every one
- * for those who may read it (LEC_VIEWER_ALL: all). */
-int lec__project_query_visible_to(struct lec_store *st, struct lec__query *q,
-				  int64_t viewer);
+/* What a list of projects viewer may see does (clears the error): the
+ * page of the rows of t (over projects p) where cond (one '?') is id, in
+ * t's order; viewer sees public projects, and every one they may read
+ * (LEC_VIEWER_ALL: all). */
+int lec__project_list_visible(struct lec_store *st,
+			      const struct lec__table *t, const char *cond,
+			      int64_t id, int64_t viewer,
+			      const struct lec_page *page, void **items,
+			      size_t *len, size_t *total);
 
 /* Prepare sql and bind the nids ids to ?1..?nids. */
 int lec__project_prepare_ids(struct lec_store *st, sqlite3_stmt **stmt,

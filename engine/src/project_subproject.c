@@ -6,7 +6,6 @@
  * the alias rule and its uniqueness per parent, and the lists, which
  * show each child as a whole project row (lec__project_row, nested).
  */
-#include <string.h>
 
 #include "lectern/project.h"
 #include "project_internal.h"
@@ -76,19 +75,10 @@ int lec_subproject_list(struct lec_store *st, int64_t parent_id,
 			int64_t viewer_id, const struct lec_page *page,
 			struct lec_subproject_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__table_query(&q, &subprojects);
-	lec__query_where_int(&q, "r.parent_id = ?", parent_id);
-	if ((error = lec__project_query_visible_to(st, &q, viewer_id)) < 0) {
-		lec__query_dispose(&q);
-		return error;
-	}
-	return lec__table_rows(st, &subprojects, &q, page,
-			       (void **)&out->items, &out->len, &out->total);
+	return lec__project_list_visible(st, &subprojects, "r.parent_id = ?",
+					 parent_id, viewer_id, page,
+					 (void **)&out->items, &out->len,
+					 &out->total);
 }
 
 int lec_subproject_delete(struct lec_store *st, int64_t parent_id,

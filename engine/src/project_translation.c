@@ -110,19 +110,11 @@ int lec_project_translations(struct lec_store *st, int64_t main_id,
 			     int64_t viewer_id, const struct lec_page *page,
 			     struct lec_project_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__table_query(&q, &lec__projects);
-	lec__query_where_int(&q, "p.main_language_project_id = ?", main_id);
-	if ((error = lec__project_query_visible_to(st, &q, viewer_id)) < 0) {
-		lec__query_dispose(&q);
-		return error;
-	}
-	return lec__table_rows(st, &lec__projects, &q, page,
-			       (void **)&out->items, &out->len, &out->total);
+	return lec__project_list_visible(st, &lec__projects,
+					 "p.main_language_project_id = ?",
+					 main_id, viewer_id, page,
+					 (void **)&out->items, &out->len,
+					 &out->total);
 }
 
 int lec_project_translation_of(struct lec_store *st, int64_t project_id,
