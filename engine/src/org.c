@@ -138,6 +138,22 @@ static int end_transaction(struct lec_store *st, int error)
 	return lec_store__commit(st);
 }
 
+/* What a public call that changes two ids' link does: clears the error,
+ * then runs locked(st, a, b) in a write transaction, committed when it
+ * succeeds. */
+static int write_locked(struct lec_store *st,
+			int (*locked)(struct lec_store *st, int64_t a,
+				      int64_t b),
+			int64_t a, int64_t b)
+{
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	return end_transaction(st, locked(st, a, b));
+}
+
 /* Names and slugs ---------------------------------------------------------- */
 
 static int check_name(const char *name, size_t max)
@@ -407,12 +423,7 @@ static int owner_remove_locked(struct lec_store *st, int64_t org_id,
 int lec_org_owner_remove(struct lec_store *st, int64_t org_id,
 			 int64_t user_id)
 {
-	int error;
-
-	lec_error_clear();
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	return end_transaction(st, owner_remove_locked(st, org_id, user_id));
+	return write_locked(st, owner_remove_locked, org_id, user_id);
 }
 
 int lec_org_owner_list(struct lec_store *st, int64_t org_id,
@@ -456,12 +467,7 @@ static int project_add_locked(struct lec_store *st, int64_t org_id,
 int lec_org_project_add(struct lec_store *st, int64_t org_id,
 			int64_t project_id)
 {
-	int error;
-
-	lec_error_clear();
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	return end_transaction(st, project_add_locked(st, org_id, project_id));
+	return write_locked(st, project_add_locked, org_id, project_id);
 }
 
 int lec_org_of_project(struct lec_store *st, int64_t project_id,
@@ -668,13 +674,7 @@ static int team_project_add_locked(struct lec_store *st, int64_t team_id,
 int lec_team_project_add(struct lec_store *st, int64_t team_id,
 			 int64_t project_id)
 {
-	int error;
-
-	lec_error_clear();
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	return end_transaction(st, team_project_add_locked(st, team_id,
-							   project_id));
+	return write_locked(st, team_project_add_locked, team_id, project_id);
 }
 
 int lec_team_project_remove(struct lec_store *st, int64_t team_id,
