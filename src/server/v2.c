@@ -10,9 +10,10 @@
  * repository URL never shows its credentials (lec_repo_redact_url), in
  * `repo` as in what is made from it.
  *
- * The engine lists versions and builds per project; a v2 list spans all
- * projects, so lists are gathered over the public projects, ordered as the
- * service orders them, and paged here.
+ * A v2 list spans every project: the engine's public lists
+ * (lec_project_list_public and its siblings) filter, order and page it in
+ * SQL, so a page reads its own rows; each row's project is looked up for
+ * it (a page's rows often share one).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -460,64 +461,16 @@ static const char *query_filter(const struct srv_request *req,
 	return v && *v ? v : NULL;
 }
 
-/* The public projects a list covers: the one with slug (exact), or all. */
-static int public_projects(struct lec_store *store, const char *slug,
-			   struct lec_project_list *out)
+/* The project with this id in *p, kept when it is already there (the
+ * rows of a list page often share their project). */
+static int project_of(struct lec_store *store, int64_t id,
+		      struct lec_project **p)
 {
-	struct lec_project_list all = { 0 };
-	struct lec_project *one = NULL;
-	size_t i, kept = 0;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (slug) {
-		rc = lec_project_get(store, slug, &one);
-		if (rc == LEC_ENOTFOUND)
-			return LEC_OK;
-		if (rc < 0)
-			return rc;
-		if (!is_public(one->privacy_level)) {
-			lec_project_free(one);
-			return LEC_OK;
-		}
-		out->items = one;
-		out->len = out->total = 1;
+	if (*p && (*p)->id == id)
 		return LEC_OK;
-	}
-	if ((rc = lec_project_list(store, NULL, NULL, &all)) < 0)
-		return rc;
-	for (i = 0; i < all.len; i++) {
-		if (is_public(all.items[i].privacy_level)) {
-			struct lec_project tmp = all.items[kept];
-
-			all.items[kept++] = all.items[i];
-			all.items[i] = tmp;
-		}
-	}
-	/* The private ones sit past `kept` and are freed with the list. */
-	*out = all;
-	out->total = kept;
-	return LEC_OK;
-}
-
-/* Dispose a list from public_projects (a single project is not an array
- * owned by a list). */
-static void public_projects_dispose(struct lec_project_list *list,
-				    const char *slug)
-{
-	if (slug) {
-		lec_project_free(list->items);
-		return;
-	}
-	lec_project_list_dispose(list);
-}
-
-/* The rows of one page of n gathered rows. */
-static void page_slice(const struct lec_page *page, size_t n, size_t *from,
-		       size_t *to)
-{
-	*from = page->offset < n ? page->offset : n;
-	*to = page->limit && page->limit < n - *from ? *from + page->limit : n;
+	lec_project_free(*p);
+	*p = NULL;
+	return lec_project_get_by_id(store, id, p);
 }
 
 /* Project list -------------------------------------------------------------- */
@@ -525,26 +478,25 @@ static void page_slice(const struct lec_page *page, size_t n, size_t *from,
 static int projects_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_store *store = srv_store(req);
-	const char *slug = query_filter(req, "slug");
 	struct lec_project_list list = { 0 };
 	struct lec_page page;
 	cJSON *results;
-	size_t i, from, to;
+	size_t i;
 	int rc;
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	if ((rc = public_projects(store, slug, &list)) < 0)
+	if ((rc = lec_project_list_public(store, query_filter(req, "slug"),
+					  &page, &list)) < 0)
 		return srv_respond_engine_error(res, rc);
-	page_slice(&page, list.total, &from, &to);
 	results = cJSON_CreateArray();
-	for (i = from; results && i < to; i++)
+	for (i = 0; results && i < list.len; i++)
 		cJSON_AddItemToArray(results, v2_project(req, &list.items[i]));
 	rc = srv_respond_json(res, 200,
 			      srv_page_envelope(req, &page, list.total, results),
 			      SRV_JSON_AS_BUILT);
-	public_projects_dispose(&list, slug);
+	lec_project_list_dispose(&list);
 	return rc;
 }
 
@@ -664,169 +616,43 @@ static int project_canonical_url(struct srv_request *req,
 	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
 }
 
-/* Lists across the public projects ---------------------------------------- */
+/* Versions ----------------------------------------------------------------- */
 
-/* A row of a list gathered across projects: a version or a build (item,
- * in its project's list) and its project. */
-struct span_row {
-	const struct lec_project *project;
-	const void *item;
-};
-
-struct span_rows {
-	struct span_row *rows;
-	size_t n, cap;
-};
-
-/* Add a row; -1 when out of memory. */
-static int span_add(struct span_rows *r, const struct lec_project *p,
-		    const void *item)
-{
-	size_t grown;
-	void *rows;
-
-	if (r->n == r->cap) {
-		grown = r->cap ? r->cap * 2 : 16;
-		if ((rows = realloc(r->rows, grown * sizeof(*r->rows))) == NULL)
-			return -1;
-		r->rows = rows;
-		r->cap = grown;
-	}
-	r->rows[r->n].project = p;
-	r->rows[r->n++].item = item;
-	return 0;
-}
-
-/* What a v2 list spanning the public projects reads of each and how it
- * orders and shows the rows: versions and builds. */
-struct span {
-	size_t list_size; /* the engine's list of one project's items */
-	/* Read p's items into list (list_size bytes, zeroed) and add the
-	 * public ones to rows: an engine code, or LEC_ENOMEM. */
-	int (*collect)(struct srv_request *req, const struct lec_project *p,
-		       void *list, struct span_rows *rows);
-	void (*dispose)(void *list);
-	int (*cmp)(const void *a, const void *b); /* of two span_rows */
-	/* One row as the service's serializer writes it; log is the body's
-	 * build log when with_log is set (the rows carry outputs). */
-	cJSON *(*show)(struct srv_request *req, struct srv_buildlog *log,
-		       const struct span_row *row);
-	int with_log;
-};
-
-/* Answer a span list: the public projects (or the one of project__slug),
- * each one's rows gathered, ordered and paged here. */
-static int respond_span(struct srv_request *req, struct srv_response *res,
-			const struct span *span)
+static int versions_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_store *store = srv_store(req);
-	const char *slug = query_filter(req, "project__slug");
-	struct lec_project_list projects = { 0 };
-	struct span_rows rows = { 0 };
-	struct srv_buildlog *log = NULL;
+	struct lec_version_list list = { 0 };
+	struct lec_project *p = NULL;
 	struct lec_page page;
-	char *lists = NULL;
-	size_t i, from, to;
 	cJSON *results;
+	size_t i;
 	int rc;
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	if ((rc = public_projects(store, slug, &projects)) < 0)
+	if ((rc = lec_version_list_public(
+		     store, query_filter(req, "project__slug"),
+		     srv_query_filter(req, "active"), &page, &list)) < 0)
 		return srv_respond_engine_error(res, rc);
-	lists = calloc(projects.total + 1, span->list_size);
-	if (lists == NULL) {
-		rc = srv_respond_internal(res, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < projects.total; i++) {
-		rc = span->collect(req, &projects.items[i],
-				   lists + i * span->list_size, &rows);
-		if (rc == LEC_ENOMEM) {
-			rc = srv_respond_internal(res, "out of memory");
-			goto done;
-		}
-		if (rc < 0) {
-			rc = srv_respond_engine_error(res, rc);
-			goto done;
-		}
-	}
-	if (rows.n > 1)
-		qsort(rows.rows, rows.n, sizeof(*rows.rows), span->cmp);
-	page_slice(&page, rows.n, &from, &to);
 	results = cJSON_CreateArray();
-	if (span->with_log)
-		log = srv_buildlog_new(store);
-	for (i = from; results && (log || !span->with_log) && i < to; i++)
-		cJSON_AddItemToArray(results,
-				     span->show(req, log, &rows.rows[i]));
-	results = srv_page_envelope(req, &page, rows.n, results);
-	if (span->with_log)
-		rc = srv_buildlog_respond_json(res, 200, results, log);
-	else
-		rc = srv_respond_json(res, 200, results, SRV_JSON_AS_BUILT);
-done:
-	for (i = 0; lists && i < projects.total; i++)
-		span->dispose(lists + i * span->list_size);
-	free(lists);
-	free(rows.rows);
-	public_projects_dispose(&projects, slug);
+	for (i = 0; results && rc == LEC_OK && i < list.len; i++)
+		if ((rc = project_of(store, list.items[i].project_id, &p)) ==
+		    LEC_OK)
+			cJSON_AddItemToArray(results,
+					     v2_version(req, p, &list.items[i]));
+	if (rc < 0) {
+		cJSON_Delete(results);
+		rc = srv_respond_engine_error(res, rc);
+	} else {
+		rc = srv_respond_json(res, 200,
+				      srv_page_envelope(req, &page, list.total,
+							results),
+				      SRV_JSON_AS_BUILT);
+	}
+	lec_project_free(p);
+	lec_version_list_dispose(&list);
 	return rc;
-}
-
-/* Versions ----------------------------------------------------------------- */
-
-static int collect_versions(struct srv_request *req,
-			    const struct lec_project *p, void *list,
-			    struct span_rows *rows)
-{
-	struct lec_version_filter filter = { 0 };
-	struct lec_version_list *versions = list;
-	size_t j;
-	int rc;
-
-	filter.active = srv_query_filter(req, "active");
-	rc = lec_version_list(srv_store(req), p->id, &filter, NULL, versions);
-	for (j = 0; rc == LEC_OK && j < versions->len; j++)
-		if (version_public(srv_store(req), p, &versions->items[j]) &&
-		    span_add(rows, p, &versions->items[j]) < 0)
-			rc = LEC_ENOMEM;
-	return rc;
-}
-
-static void dispose_versions(void *list)
-{
-	lec_version_list_dispose(list);
-}
-
-/* The service orders versions by -verbose_name (ties: newest first). */
-static int version_row_cmp(const void *a, const void *b)
-{
-	const struct lec_version *x = ((const struct span_row *)a)->item;
-	const struct lec_version *y = ((const struct span_row *)b)->item;
-	int c = strcmp(y->verbose_name, x->verbose_name);
-
-	if (c)
-		return c;
-	return (y->id > x->id) - (y->id < x->id);
-}
-
-static cJSON *show_version(struct srv_request *req, struct srv_buildlog *log,
-			   const struct span_row *row)
-{
-	(void)log;
-	return v2_version(req, row->project, row->item);
-}
-
-static const struct span versions_span = {
-	sizeof(struct lec_version_list), collect_versions, dispose_versions,
-	version_row_cmp, show_version, 0
-};
-
-static int versions_list(struct srv_request *req, struct srv_response *res)
-{
-	return respond_span(req, res, &versions_span);
 }
 
 /* The public version with id text and its public project, or -1 after
@@ -896,62 +722,49 @@ static struct lec_version *public_build_version(struct lec_store *store,
 	return NULL;
 }
 
-static int collect_builds(struct srv_request *req,
-			  const struct lec_project *p, void *list,
-			  struct span_rows *rows)
-{
-	struct lec_build_filter filter = { 0 };
-	struct lec_build_list *builds = list;
-	struct lec_version *v;
-	size_t j;
-	int rc;
-
-	filter.commit = query_filter(req, "commit");
-	rc = lec_build_list(srv_store(req), p->id, 0, &filter, NULL, builds);
-	for (j = 0; rc == LEC_OK && j < builds->len; j++) {
-		v = public_build_version(srv_store(req), p, &builds->items[j]);
-		if (v && span_add(rows, p, &builds->items[j]) < 0)
-			rc = LEC_ENOMEM;
-		lec_version_free(v);
-	}
-	return rc;
-}
-
-static void dispose_builds(void *list)
-{
-	lec_build_list_dispose(list);
-}
-
-/* Most recent first (the service's -date), ties newest id first. */
-static int build_row_cmp(const void *a, const void *b)
-{
-	const struct lec_build *x = ((const struct span_row *)a)->item;
-	const struct lec_build *y = ((const struct span_row *)b)->item;
-
-	if (x->created != y->created)
-		return y->created > x->created ? 1 : -1;
-	return (y->id > x->id) - (y->id < x->id);
-}
-
-static cJSON *show_build(struct srv_request *req, struct srv_buildlog *log,
-			 const struct span_row *row)
-{
-	struct lec_version *v = public_build_version(srv_store(req),
-						     row->project, row->item);
-	cJSON *o = v2_build(req, log, row->project, v, row->item);
-
-	lec_version_free(v);
-	return o;
-}
-
-static const struct span builds_span = {
-	sizeof(struct lec_build_list), collect_builds, dispose_builds,
-	build_row_cmp, show_build, 1
-};
-
 static int builds_list(struct srv_request *req, struct srv_response *res)
 {
-	return respond_span(req, res, &builds_span);
+	struct lec_store *store = srv_store(req);
+	struct lec_build_list list = { 0 };
+	struct lec_project *p = NULL;
+	struct srv_buildlog *log = NULL;
+	struct lec_page page;
+	cJSON *results;
+	size_t i;
+	int rc;
+
+	if (store == NULL)
+		return srv_respond_internal(res, "no store");
+	srv_page_parse(req, &page);
+	if ((rc = lec_build_list_public(store,
+					query_filter(req, "project__slug"),
+					query_filter(req, "commit"), &page,
+					&list)) < 0)
+		return srv_respond_engine_error(res, rc);
+	results = cJSON_CreateArray();
+	log = srv_buildlog_new(store);
+	for (i = 0; results && log && rc == LEC_OK && i < list.len; i++) {
+		const struct lec_build *b = &list.items[i];
+		struct lec_version *v;
+
+		if ((rc = project_of(store, b->project_id, &p)) < 0)
+			break;
+		v = public_build_version(store, p, b);
+		cJSON_AddItemToArray(results, v2_build(req, log, p, v, b));
+		lec_version_free(v);
+	}
+	if (rc < 0) {
+		cJSON_Delete(results);
+		srv_buildlog_free(log);
+		rc = srv_respond_engine_error(res, rc);
+	} else {
+		rc = srv_buildlog_respond_json(
+			res, 200,
+			srv_page_envelope(req, &page, list.total, results), log);
+	}
+	lec_project_free(p);
+	lec_build_list_dispose(&list);
+	return rc;
 }
 
 /* The public build with id text, its project and version; NULL after

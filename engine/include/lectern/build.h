@@ -228,6 +228,19 @@ int lec_build_list(struct lec_store *store, int64_t project_id,
 		   const struct lec_page *page, struct lec_build_list *out);
 
 /**
+ * The builds an anonymous reader may see, across every project (the v2
+ * API's list): those of a version lec_version_list_public shows (a build
+ * whose version was deleted is not among them), newest first.
+ * @param project_slug only the project with this slug; NULL for all
+ * @param commit       only builds of this commit (exact); NULL for all
+ * @param page         NULL for all rows
+ * @param out          filled on success; dispose with lec_build_list_dispose
+ */
+int lec_build_list_public(struct lec_store *store, const char *project_slug,
+			  const char *commit, const struct lec_page *page,
+			  struct lec_build_list *out);
+
+/**
  * A triggered build's place in the queue: 1 + the triggered builds of the
  * instance created before it. The workers' fair order (lec_build_claim)
  * may take another owner's later build first, so this is the builds

@@ -173,6 +173,17 @@ int lec_project_list(struct lec_store *store,
 		     const struct lec_page *page, struct lec_project_list *out);
 
 /**
+ * The public projects, what an anonymous reader sees (the v2 API's list),
+ * ordered by slug.
+ * @param slug only the project with this slug (exact); NULL for all
+ * @param page NULL for all
+ * @param out  filled; release with lec_project_list_dispose
+ */
+int lec_project_list_public(struct lec_store *store, const char *slug,
+			    const struct lec_page *page,
+			    struct lec_project_list *out);
+
+/**
  * Whether user_id administers the project (maintainer or superuser).
  * @return 1 or 0; LEC_ENOTFOUND when there is no such project
  */
