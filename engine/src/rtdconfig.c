@@ -70,10 +70,6 @@ static const char *const build_types[] = { "html", "pdf", "epub", "htmlzip" };
 static const unsigned build_type_bits[] = { 0, LEC_FORMAT_PDF, LEC_FORMAT_EPUB,
 					    LEC_FORMAT_HTMLZIP };
 
-static const char *const os_names[] = { "ubuntu-22.04", "ubuntu-24.04",
-					"ubuntu-26.04", "ubuntu-lts-latest" };
-static const char *const tool_names[] = { "python", "nodejs", "ruby", "rust",
-					  "golang" };
 /* sphinx.builder values and the sphinx -b name each stands for. */
 static const char *const builder_names[] = { "html", "htmldir", "dirhtml",
 					     "singlehtml" };
@@ -193,18 +189,20 @@ static int read_os(const struct lec_rtd__ctx *cx,
 		   const struct lec__yaml_node *build, size_t parent_line)
 {
 	const struct lec__yaml_entry *e = lec_rtd__take(build, "os");
-	char list[LEC__YAML_PROBLEM_MAX / 2];
+	const char *names[LEC_RTD__OFFERS_MAX];
+	char list[LEC_RTD__CHOICES_MAX];
+	size_t n = lec_rtd__offer_names("os", names, LEC_RTD__OFFERS_MAX);
 	int which, rc;
 
 	if (e == NULL)
-		return LEC_RTD__FAIL(
-			cx, parent_line, "build.os", "is required: one of %s",
-			lec_rtd__choices_text(os_names, COUNT(os_names), list,
-					      sizeof(list)));
-	if ((rc = lec_rtd__want_choice(cx, e->value, "build.os", os_names,
-				       COUNT(os_names), &which)) < 0)
+		return LEC_RTD__FAIL(cx, parent_line, "build.os",
+				     "is required: one of %s",
+				     lec_rtd__choices_text(names, n, list,
+							   sizeof(list)));
+	if ((rc = lec_rtd__want_choice(cx, e->value, "build.os", names, n,
+				       &which)) < 0)
 		return rc;
-	cx->cfg->build_os = lec__strdup(os_names[which]);
+	cx->cfg->build_os = lec__strdup(names[which]);
 	LEC__CHECK_ALLOC(cx->cfg->build_os);
 	return LEC_OK;
 }
@@ -239,6 +237,8 @@ static int read_build_shapes(const struct lec_rtd__ctx *cx,
 			     const struct lec__yaml_node *build,
 			     struct build_keys *k)
 {
+	const char *tools[LEC_RTD__OFFERS_MAX];
+	size_t n = lec_rtd__offer_names(NULL, tools, LEC_RTD__OFFERS_MAX);
 	int rc;
 
 	k->tools = lec_rtd__take(build, "tools");
@@ -247,8 +247,8 @@ static int read_build_shapes(const struct lec_rtd__ctx *cx,
 	if (k->tools &&
 	    ((rc = lec_rtd__want_kind(cx, k->tools->value, "build.tools",
 				      LEC__YAML_MAP)) < 0 ||
-	     (rc = check_keys(cx, k->tools->value, "build.tools", tool_names,
-			      COUNT(tool_names))) < 0))
+	     (rc = check_keys(cx, k->tools->value, "build.tools", tools, n)) <
+		     0))
 		return rc;
 	if ((k->jobs = lec_rtd__take(build, "jobs")) &&
 	    ((rc = lec_rtd__want_kind(cx, k->jobs->value, "build.jobs",
@@ -353,33 +353,43 @@ static int read_jobs(const struct lec_rtd__ctx *cx,
 	return LEC_OK;
 }
 
+/* A tool's version, one of those the service offers for it. A number
+ * that names one ("3.10" written 3.10) gets the hint to quote it. */
+static int read_tool(const struct lec_rtd__ctx *cx,
+		     const struct lec__yaml_entry *e, const char *key)
+{
+	const char *names[LEC_RTD__OFFERS_MAX];
+	char list[LEC_RTD__CHOICES_MAX], got[LEC__YAML_PROBLEM_MAX / 2];
+	const struct lec__yaml_node *v = e->value;
+	size_t n = lec_rtd__offer_names(e->key, names, LEC_RTD__OFFERS_MAX);
+	int which;
+
+	if (lec_rtd__is_str(v) || v->kind != LEC__YAML_SCALAR ||
+	    lec_rtd__index_of(names, n, v->text) < 0)
+		return lec_rtd__want_choice(cx, v, key, names, n, &which);
+	return LEC_RTD__FAIL(cx, v->line, key,
+			     "expected one of %s, got %s; write it as a "
+			     "string: \"%s\"",
+			     lec_rtd__choices_text(names, n, list, sizeof(list)),
+			     lec_rtd__describe(v, got, sizeof(got)), v->text);
+}
+
 static int read_tools(struct lec_rtd__ctx *cx,
 		      const struct lec__yaml_node *tools)
 {
 	char key[LEC__YAML_PATH_MAX], pair[LEC__YAML_PATH_MAX * 2];
 	const struct lec__yaml_entry *e;
-	const char *v;
 	size_t i;
 	int rc;
 
 	for (i = 0; tools && i < tools->len; i++) {
 		e = &tools->entries[i];
 		lec__yaml_path(key, "build.tools", e->key);
-		if ((rc = lec_rtd__want_string(cx, e->value, key)) < 0)
+		if ((rc = read_tool(cx, e, key)) < 0)
 			return rc;
-		v = e->value->text;
-		if (v[0] == '\0' ||
-		    v[strspn(v,
-			     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
-			     "VWXYZ0123456789.+-_")] != '\0' ||
-		    strlen(v) > LEC__YAML_SHOW_MAX)
-			return LEC_RTD__FAIL(
-				cx, e->value->line, key,
-				"expected a version such as \"3.12\" or "
-				"\"latest\"");
 		if (strcmp(e->key, "python") == 0)
 			cx->python_tool = e;
-		snprintf(pair, sizeof(pair), "%s=%s", e->key, v);
+		snprintf(pair, sizeof(pair), "%s=%s", e->key, e->value->text);
 		if ((rc = lec_rtd__strings_push(&cx->cfg->tools, pair)) < 0)
 			return rc;
 	}

@@ -25,6 +25,18 @@ extern const unsigned lec_rtd__format_bits[LEC_RTD__FORMATS];
 	 (1u << LEC_RTD_JOB_BUILD_HTML) | (1u << LEC_RTD_JOB_BUILD_PDF) |       \
 	 (1u << LEC_RTD_JOB_BUILD_EPUB) | (1u << LEC_RTD_JOB_BUILD_HTMLZIP))
 
+/* What the service's build images offer (rtdconfig_tools.c) ---------------- */
+
+/* Choices of one tool (or of "os"), or the tools themselves (tool NULL):
+ * the longest list there is, with room for the service to add some. */
+#define LEC_RTD__OFFERS_MAX 64
+/* Bytes of the text of one list of choices ("2.7, 3.6, ..."). */
+#define LEC_RTD__CHOICES_MAX 480
+
+/* The versions offered for tool ("os": the build.os names), or with tool
+ * NULL the tools, into names, in the service's order. @return how many */
+size_t lec_rtd__offer_names(const char *tool, const char **names, size_t max);
+
 /* The checks' state ---------------------------------------------------------- */
 
 struct lec_rtd__ctx {

@@ -122,7 +122,7 @@ int lec_rtd__want_choice(const struct lec_rtd__ctx *cx,
 			 const struct lec__yaml_node *n, const char *key,
 			 const char *const *names, size_t count, int *index)
 {
-	char got[LEC__YAML_PROBLEM_MAX / 2], list[LEC__YAML_PROBLEM_MAX / 2];
+	char got[LEC__YAML_PROBLEM_MAX / 2], list[LEC_RTD__CHOICES_MAX];
 
 	if (lec_rtd__is_str(n) &&
 	    (*index = lec_rtd__index_of(names, count, n->text)) >= 0)

@@ -23,6 +23,14 @@
 	"sphinx: {configuration: docs/conf.py}\n"
 #define HEAD "version: 2\n" BODY
 
+/* The python versions the service offers, as its messages list them. */
+#define PYTHONS                                                              \
+	"2.7, 3.6, 3.7, 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14, "             \
+	"miniconda3-4.7, miniconda3-3.12-24.1, miniconda3-3.12-24.9, "        \
+	"mambaforge-4.10, mambaforge-22.9, mambaforge-23.11, "                \
+	"miniforge3-25.11, miniforge3-26.3, 3, latest, miniconda-latest, "    \
+	"mambaforge-latest, miniforge3-latest"
+
 /* One directory for the many one-file cases (the harness has a limited
  * number of temporary directories). */
 static const char *shared_dir(void)
@@ -122,11 +130,24 @@ static const struct bad_case bad_cases[] = {
 	  YML ":5: build.tools: expected one of python, nodejs, ruby, rust, "
 	      "golang, got 'java'" },
 	{ "build:\n  os: ubuntu-22.04\n  tools:\n    python: 3.10\n",
-	  YML ":4: build.tools.python: expected a string, got a number "
-	      "(3.10)" },
+	  YML ":4: build.tools.python: expected one of " PYTHONS ", got a "
+	      "number (3.10); write it as a string: \"3.10\"" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.1O\"\n",
+	  YML ":4: build.tools.python: expected one of " PYTHONS ", got a "
+	      "string ('3.1O')" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    python: \"2.6\"\n",
+	  YML ":4: build.tools.python: expected one of " PYTHONS ", got a "
+	      "string ('2.6')" },
 	{ "build:\n  os: ubuntu-22.04\n  tools:\n    nodejs: \"20 lts\"\n",
-	  YML ":4: build.tools.nodejs: expected a version such as \"3.12\" or "
-	      "\"latest\"" },
+	  YML ":4: build.tools.nodejs: expected one of 14, 16, 18, 19, 20, 22, "
+	      "23, 24, 25, 26, latest, got a string ('20 lts')" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    nodejs: \"21\"\n",
+	  YML ":4: build.tools.nodejs: expected one of 14, 16, 18, 19, 20, 22, "
+	      "23, 24, 25, 26, latest, got a string ('21')" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    golang: \"1.0\"\n",
+	  YML ":4: build.tools.golang: expected one of 1.17, 1.18, 1.19, 1.20, "
+	      "1.21, 1.22, 1.23, 1.24, 1.25, 1.26, latest, got a string "
+	      "('1.0')" },
 	{ "build:\n  os: ubuntu-22.04\n  tools: [python]\n",
 	  YML ":3: build.tools: expected a map, got a list" },
 	{ "build:\n  os: ubuntu-22.04\n  tools: {}\n",

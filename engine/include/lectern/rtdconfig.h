@@ -7,7 +7,9 @@
  * checks it (behaviour notes §5.4 and §5.5), so a file the service rejects is
  * rejected here too, even the keys Lectern cannot act on offline (build.os,
  * build.tools, build.apt_packages, python.install), which are recorded so
- * that a build can report them. A problem is reported as LEC_EINVALID with
+ * that a build can report them: build.os and every build.tools version
+ * must be one the service's build images offer (its table, copied in
+ * rtdconfig_tools.c). A problem is reported as LEC_EINVALID with
  * the message
  *
  *     <relpath>:<line>: <dotted.key>: <problem>
@@ -144,6 +146,14 @@ const char *lec_rtd_job_name(enum lec_rtd_job job);
  * @return a static string; NULL for a value outside the enum
  */
 const char *lec_doctype_code(enum lec_doctype doctype);
+
+/**
+ * The version the hosted service installs for a build.tools choice
+ * ("python", "3" gives "3.14.6"), or for tool "os" the build image of a
+ * build.os name.
+ * @return a static string; NULL when the service offers no such choice
+ */
+const char *lec_rtd_tool_full_version(const char *tool, const char *version);
 
 /**
  * Find the configuration file of a checkout.
