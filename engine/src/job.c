@@ -775,6 +775,20 @@ void lec__job_note_file(struct lec__job *job, const char *relpath)
 	lec__free(display);
 }
 
+/* The configuration is refused: Lectern's line-numbered words in the
+ * error, which say where, and the service's message beside them. */
+static int config_refused(struct lec__job *job)
+{
+	int first = job->error == NULL;
+	int rc = lec__job_fail_as(job, LEC_BUILD_FAILURE_CONFIG,
+				  "Problem in your project's configuration. %s",
+				  lec_error_last());
+
+	if (first)
+		job->failure_message = lec_rtd_config_problem_json();
+	return rc;
+}
+
 int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 {
 	char *relpath = NULL;
@@ -782,11 +796,15 @@ int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 
 	if (rc == LEC_ENOTFOUND)
 		return 0;
+	if (rc == LEC_EINVALID)
+		return config_refused(job);
 	if (rc < 0)
 		return lec__job_fail(job, "%s", lec_error_last());
 	lec__job_note_file(job, relpath);
 	rc = lec_rtd_config_load(job->checkout, relpath, &job->config);
 	lec__free(relpath);
+	if (rc == LEC_EINVALID)
+		return config_refused(job);
 	if (rc < 0)
 		return lec__job_fail_as(job, LEC_BUILD_FAILURE_CONFIG,
 					"Problem in your project's "
@@ -794,7 +812,6 @@ int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 					lec_error_last());
 	return 0;
 }
-
 
 /* Caches ---------------------------------------------------------------------- */
 

@@ -74,6 +74,9 @@ struct lec__job {
 	size_t nencoded;
 	char *error;      /* why the build failed; NULL while it goes well */
 	enum lec_build_failure failure; /* its kind, with error */
+	/* The hosted service's message for it (a configuration error), JSON
+	 * as lec_rtd_config_problem_json gives it; NULL: none. */
+	char *failure_message;
 	int cancelled;    /* the build was cancelled: stop at once */
 	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */
 	const char *doctrees;     /* Sphinx's -d; NULL: _build/doctrees */

@@ -912,6 +912,7 @@ done:
 	free_env(job.cmd_env);
 	lec_rtd_config_free(job.config);
 	lec__free(job.error);
+	lec__free(job.failure_message);
 	lec_warning_set_dispose(&job.warnings);
 	return error;
 }
