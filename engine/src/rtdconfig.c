@@ -1101,6 +1101,25 @@ static int check_required(const struct lec_rtd__ctx *cx)
 	return LEC_OK;
 }
 
+/* An unknown key, named as the service names it (its _get_extra_key):
+ * the dotted path on through the first key of each map below it
+ * ("pyton.version"); the line is the unknown key's own. */
+static int unknown_key(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_entry *e, const char *path)
+{
+	char key[LEC__YAML_PATH_MAX], deeper[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_node *v = e->value;
+
+	lec__yaml_path(key, path, e->key);
+	for (; v->kind == LEC__YAML_MAP && v->len > 0;
+	     v = v->entries[0].value) {
+		lec__yaml_path(deeper, key, v->entries[0].key);
+		memcpy(key, deeper, sizeof(key));
+	}
+	return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_KEY_NAME, NULL, e->line,
+			       key, "unknown key");
+}
+
 /* The first key no check read, in file order. */
 static int check_unknown(const struct lec_rtd__ctx *cx,
 			 const struct lec__yaml_node *n, const char *path)
@@ -1112,14 +1131,12 @@ static int check_unknown(const struct lec_rtd__ctx *cx,
 
 	for (i = 0; i < n->len; i++) {
 		e = &n->entries[i];
+		if (n->kind == LEC__YAML_MAP && !e->used)
+			return unknown_key(cx, e, path);
 		if (n->kind == LEC__YAML_MAP)
 			lec__yaml_path(key, path, e->key);
 		else
 			lec__yaml_path_index(key, path, i);
-		if (n->kind == LEC__YAML_MAP && !e->used)
-			return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_KEY_NAME,
-					       NULL, e->line, key,
-					       "unknown key");
 		if (e->value->kind != LEC__YAML_SCALAR &&
 		    (rc = check_unknown(cx, e->value, key)) < 0)
 			return rc;

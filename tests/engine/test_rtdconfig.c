@@ -94,6 +94,8 @@ static const struct bad_case bad_cases[] = {
 	/* version */
 	{ "version: 1\n" BODY,
 	  YML ":1: version: only version 2 is supported, got an integer (1)" },
+	{ HEAD "pyton:\n  version: \"3.8\"\n",
+	  YML ":6: pyton.version: unknown key" },
 	{ BODY "version: '3'\n",
 	  YML ":5: version: only version 2 is supported, got a string ('3')" },
 	/* formats */
@@ -1308,6 +1310,13 @@ TEST(refusals_carry_the_services_message)
 		"\"value\": \"3.1\", \"choices\": \"" PYTHONS "\"}, "
 		"\"value_class\": \"float\"}",
 		NULL, NULL);
+	/* A misspelt section is named down to its first key. */
+	check_problem(HEAD "pyton:\n  version: \"3.8\"\n",
+		      "{\"id\": \"config:base:invalid-key-name\", "
+		      "\"format_values\": {\"key\": \"pyton.version\"}}",
+		      "Invalid configuration key: pyton.version",
+		      "Make sure the key name <code>pyton.version</code> is "
+		      "correct.");
 	/* Values are Python's str(), escaped as Django escapes them. */
 	check_problem(HEAD "formats: {other: \"<v>\"}\n",
 		      "{\"id\": \"config:validation:invalid-list\", "
