@@ -202,6 +202,7 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->git_identifier);
 	lec__free(job->error);
 	lec__free(job->failure_message);
+	lec__free(job->service_refuses);
 	lec__free(job->venv_root);
 	lec__free(job->venv);
 	lec__free(job->venv_python);
