@@ -119,6 +119,7 @@ static const struct lec__column build_columns[] = {
 		  LEC_BUILD_FAILURE_GENERIC),
 	LEC__INT(lec_build, fresh, "fresh"),
 	LEC__TEXT_OPT(lec_build, cache, "cache"),
+	LEC__TEXT_OPT(lec_build, failure_message, "failure_message"),
 };
 static const struct lec__row build_row =
 	LEC__ROW(lec_build, build_columns, NULL, NULL);
@@ -258,8 +259,8 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 	if ((error = lec_store__prepare(
 		     st, &stmt,
 		     "UPDATE builds SET state = ?, success = ?, error = ?, "
-		     "started = ?, finished = ?, duration = ?, failure = ? "
-		     "WHERE id = ?")) < 0)
+		     "started = ?, finished = ?, duration = ?, failure = ?, "
+		     "failure_message = ? WHERE id = ?")) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 1,
 					  lec_build_state_code(b->state))) ==
@@ -270,12 +271,14 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 		     (unsigned)b->failure < FAILURE_COUNT
 			     ? failure_codes[b->failure]
 			     : failure_codes[LEC_BUILD_FAILURE_GENERIC])) ==
+		    LEC_OK &&
+	    (error = lec_store__bind_text(stmt, 8, b->failure_message)) ==
 		    LEC_OK) {
 		sqlite3_bind_int(stmt, 2, b->success ? 1 : 0);
 		bind_time(stmt, 4, b->started, 0);
 		bind_time(stmt, 5, b->finished, 0);
 		bind_time(stmt, 6, b->duration, -1);
-		sqlite3_bind_int64(stmt, 8, b->id);
+		sqlite3_bind_int64(stmt, 9, b->id);
 		error = lec_store__step_done(st, stmt, "updating a build");
 	}
 	lec_store__finalize(st, stmt);
@@ -348,11 +351,24 @@ static int move_state(struct lec_build *b, enum lec_build_state to,
 	return set_error(b, LEC_BUILD_ERROR_CANCELLED);
 }
 
+/* What a change does to a build read inside the transaction. */
+struct build_change {
+	int finish; /* 0: move to `to`; 1: lec_build_finish */
+	enum lec_build_state to;
+	int success;
+	enum lec_build_failure why; /* when not success */
+	const char *error;
+	const char *message; /* the service's message, when not success */
+};
+
 /* The finish rules (see lec_build_finish) applied to b in memory. */
-static int finish_state(struct lec_build *b, int success,
-			enum lec_build_failure why, const char *error,
+static int finish_state(struct lec_build *b, const struct build_change *c,
 			int64_t now)
 {
+	int success = c->success;
+	enum lec_build_failure why = c->why;
+	char *message = NULL;
+
 	if (b->state == LEC_BUILD_STATE_FINISHED)
 		return lec__error(LEC_EINVALID,
 				  "build %lld has already finished",
@@ -366,17 +382,13 @@ static int finish_state(struct lec_build *b, int success,
 			   : LEC_BUILD_STATE_FINISHED;
 	b->success = success ? 1 : 0;
 	b->failure = success ? LEC_BUILD_FAILURE_NONE : why;
-	return set_error(b, success ? NULL : error);
+	if (!success && c->message &&
+	    (message = lec__strdup(c->message)) == NULL)
+		return lec__error_oom();
+	lec__free(b->failure_message);
+	b->failure_message = message;
+	return set_error(b, success ? NULL : c->error);
 }
-
-/* What a change does to a build read inside the transaction. */
-struct build_change {
-	int finish; /* 0: move to `to`; 1: lec_build_finish */
-	enum lec_build_state to;
-	int success;
-	enum lec_build_failure why; /* when not success */
-	const char *error;
-};
 
 static int build_change(struct lec_store *st, int64_t id,
 			const struct build_change *c)
@@ -389,8 +401,7 @@ static int build_change(struct lec_store *st, int64_t id,
 		return error;
 	if ((error = build_fetch(st, id, &b)) < 0)
 		goto done;
-	error = c->finish ? finish_state(b, c->success, c->why, c->error, now)
-			  : move_state(b, c->to, now);
+	error = c->finish ? finish_state(b, c, now) : move_state(b, c->to, now);
 	if (error == LEC_OK && (error = build_write(st, b)) == LEC_OK)
 		error = mark_version_built(st, b);
 	/* The worker's finish is when it lets go of the build (lec_build_claim
@@ -429,7 +440,17 @@ int lec_build_finish(struct lec_store *st, int64_t id, int success,
 int lec_build_fail(struct lec_store *st, int64_t id,
 		   enum lec_build_failure why, const char *error)
 {
-	struct build_change c = { .finish = 1, .why = why, .error = error };
+	return lec_build_fail_message(st, id, why, error, NULL);
+}
+
+int lec_build_fail_message(struct lec_store *st, int64_t id,
+			   enum lec_build_failure why, const char *error,
+			   const char *message)
+{
+	struct build_change c = { .finish = 1,
+				  .why = why,
+				  .error = error,
+				  .message = message };
 
 	lec_error_clear();
 	return build_change(st, id, &c);

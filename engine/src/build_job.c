@@ -104,10 +104,10 @@ static int record_end(struct lec__job *job, int ok)
 	if (ok)
 		rc = lec_build_finish(job->st, id, 1, NULL);
 	else
-		rc = lec_build_fail(job->st, id,
-				    job->failure ? job->failure
-						 : LEC_BUILD_FAILURE_GENERIC,
-				    job->error);
+		rc = lec_build_fail_message(
+			job->st, id,
+			job->failure ? job->failure : LEC_BUILD_FAILURE_GENERIC,
+			job->error, job->failure_message);
 	if (rc == LEC_OK)
 		return rc;
 	lec__build_log(job->env, "build %lld: recording its end failed (%s); "
@@ -201,6 +201,8 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->commit);
 	lec__free(job->git_identifier);
 	lec__free(job->error);
+	lec__free(job->failure_message);
+	lec__free(job->service_refuses);
 	lec__free(job->venv_root);
 	lec__free(job->venv);
 	lec__free(job->venv_python);

@@ -775,18 +775,56 @@ void lec__job_note_file(struct lec__job *job, const char *relpath)
 	lec__free(display);
 }
 
+/* The configuration is refused: Lectern's line-numbered words in the
+ * error, which say where, and the service's message beside them. */
+static int config_refused(struct lec__job *job)
+{
+	int first = job->error == NULL;
+	int rc = lec__job_fail_as(job, LEC_BUILD_FAILURE_CONFIG,
+				  "Problem in your project's configuration. %s",
+				  lec_error_last());
+
+	if (first)
+		job->failure_message = lec_rtd_config_problem_json();
+	return rc;
+}
+
+/* No .readthedocs.yaml: Lectern builds anyway (its generator choice),
+ * and says that the service would not, in its own words. */
+static void note_refusal(struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *problem = lec_rtd_config_problem_json();
+	char *text = problem ? lec_rtd_problem_text(problem) : NULL;
+
+	lec__free(problem);
+	if (text == NULL)
+		return;
+	lec__buf_printf(&b, "%s%s", LEC__SERVICE_REFUSES, text);
+	lec__free(text);
+	lec__free(job->service_refuses);
+	if ((job->service_refuses = lec__buf_take(&b)) != NULL)
+		lec__job_note(job, ".readthedocs.yaml", job->service_refuses);
+}
+
 int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 {
 	char *relpath = NULL;
 	int rc = lec_rtd_config_find(job->checkout, yaml_path, &relpath);
 
-	if (rc == LEC_ENOTFOUND)
+	if (rc == LEC_ENOTFOUND) {
+		note_refusal(job);
 		return 0;
+	}
+	if (rc == LEC_EINVALID)
+		return config_refused(job);
 	if (rc < 0)
 		return lec__job_fail(job, "%s", lec_error_last());
 	lec__job_note_file(job, relpath);
 	rc = lec_rtd_config_load(job->checkout, relpath, &job->config);
 	lec__free(relpath);
+	if (rc == LEC_EINVALID)
+		return config_refused(job);
 	if (rc < 0)
 		return lec__job_fail_as(job, LEC_BUILD_FAILURE_CONFIG,
 					"Problem in your project's "
@@ -794,7 +832,6 @@ int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 					lec_error_last());
 	return 0;
 }
-
 
 /* Caches ---------------------------------------------------------------------- */
 

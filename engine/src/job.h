@@ -74,6 +74,12 @@ struct lec__job {
 	size_t nencoded;
 	char *error;      /* why the build failed; NULL while it goes well */
 	enum lec_build_failure failure; /* its kind, with error */
+	/* The hosted service's message for it (a configuration error), JSON
+	 * as lec_rtd_config_problem_json gives it; NULL: none. */
+	char *failure_message;
+	/* What the hosted service refuses that Lectern builds anyway (no
+	 * .readthedocs.yaml), as one line of text; NULL: nothing. */
+	char *service_refuses;
 	int cancelled;    /* the build was cancelled: stop at once */
 	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */
 	const char *doctrees;     /* Sphinx's -d; NULL: _build/doctrees */
@@ -197,6 +203,10 @@ void lec__env_free(char **env);
 /* Whether the build was cancelled or Lectern is stopping (asked while
  * commands run; the store is read). */
 int lec__job_cancelled(struct lec__job *job);
+/* How the log, a preview and `lectern check` begin what the hosted
+ * service refuses that Lectern builds anyway (lec__job.service_refuses). */
+#define LEC__SERVICE_REFUSES "the hosted service refuses this: "
+
 /* Fail the job with a message (the first failure wins). Returns -1. */
 int lec__job_fail(struct lec__job *job, const char *fmt, ...)
 	LEC__PRINTF(2, 3);

@@ -3,14 +3,17 @@
  * service's NotificationQuerySet, the per-user feed, and what a build's
  * end raises (build_events.c calls it, and queues the webhooks).
  *
- * A failed build's notification follows from why the pipeline failed it
- * (the build's failure code, lec_build_fail): one table below maps each to
- * the service's message id; the error's text is only quoted.
+ * A failed build's notification follows from why the pipeline failed it:
+ * the service's own message when the build recorded one (a configuration
+ * error: lec_build.failure_message, its text made by rtdconfig_messages.c),
+ * else the build's failure code (lec_build_fail), which one table below
+ * maps to the service's message id, the error's text only quoted.
  */
 #include <string.h>
 
 #include "lectern/build.h"
 #include "lectern/notification.h"
+#include "lectern/rtdconfig.h"
 #include "store_internal.h"
 
 /* Most bytes of a build's error quoted in its notification's body: the
@@ -406,16 +409,49 @@ static const struct {
 	  "Build output directory contains multiple files" },
 };
 
-/* The failed build's notification: its message by why it failed, the
- * error itself (shortened) as the body. */
+/* A failure the service has a message of its own for (a configuration
+ * error): that message, its text filled in as the service fills it.
+ * *raised: 0 when the build has none (or it cannot be read). */
+static int raise_service_message(struct lec_store *st,
+				 const struct lec_build *b, int *raised)
+{
+	struct lec_notification_new n = { 0 };
+	char *id = NULL, *header = NULL, *body = NULL;
+	int rc;
+
+	*raised = 0;
+	if (b->failure_message == NULL ||
+	    lec_rtd_problem_message(b->failure_message, &id, &header, &body) <
+		    0)
+		return lec_error_last_code() == LEC_ENOMEM ? LEC_ENOMEM
+							   : LEC_OK;
+	n.message_id = id;
+	n.target = LEC_NOTIFICATION_BUILD;
+	n.attached_id = b->id;
+	n.type = "error";
+	n.header = header;
+	n.body = body;
+	rc = lec_notification_add(st, &n, NULL);
+	*raised = 1;
+	lec__free(id);
+	lec__free(header);
+	lec__free(body);
+	return rc;
+}
+
+/* The failed build's notification: the service's own message when it has
+ * one, else its message by why it failed with the error itself
+ * (shortened) as the body. */
 static int raise_build_failed(struct lec_store *st, const struct lec_build *b)
 {
 	struct lec_notification_new n = { 0 };
 	const char *error = b->error ? b->error : "";
 	char *body;
 	size_t i;
-	int rc;
+	int rc, raised;
 
+	if ((rc = raise_service_message(st, b, &raised)) < 0 || raised)
+		return rc;
 	/* Anything else (none recorded) is the generic failure, row 0. */
 	for (i = COUNT(failures) - 1; i > 0; i--)
 		if (failures[i].why == b->failure)

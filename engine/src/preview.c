@@ -61,6 +61,9 @@ struct lec_preview {
 	/* When the Sphinx build whose output is published began (0: the
 	 * published output is not that of a Sphinx build of this handle). */
 	int64_t sphinx_published_ns;
+	/* What the hosted service refuses in the last build's tree that
+	 * Lectern built anyway, one line; NULL: nothing. */
+	char *service_refuses;
 };
 
 /* Paths ------------------------------------------------------------------ */
@@ -401,6 +404,7 @@ void lec_preview_free(struct lec_preview *p)
 	lec__free(p->mdsite);
 	lec__free(p->home);
 	lec__free(p->warnings_file);
+	lec__free(p->service_refuses);
 	lec_warning_set_dispose(&p->last);
 	lec__build_env_dispose(&p->env);
 	lec__free(p->project.name);
@@ -422,6 +426,11 @@ const char *lec_preview_cache_dir(const struct lec_preview *p)
 const char *lec_preview_site(const struct lec_preview *p)
 {
 	return p->site;
+}
+
+const char *lec_preview_service_refuses(const struct lec_preview *p)
+{
+	return p->service_refuses;
 }
 
 const char *lec_preview_generator_name(enum lec_preview_generator g)
@@ -899,6 +908,9 @@ int lec_preview_build(struct lec_preview *p,
 	}
 	if (!p->no_warnings)
 		keep_warnings(p, &job.warnings);
+	lec__free(p->service_refuses);
+	p->service_refuses = job.service_refuses;
+	job.service_refuses = NULL;
 	if (job.error || job.cancelled)
 		error = lec__error(LEC_ERROR, "%s",
 				   job.error ? job.error
@@ -912,6 +924,8 @@ done:
 	free_env(job.cmd_env);
 	lec_rtd_config_free(job.config);
 	lec__free(job.error);
+	lec__free(job.failure_message);
+	lec__free(job.service_refuses);
 	lec_warning_set_dispose(&job.warnings);
 	return error;
 }

@@ -6,7 +6,10 @@
  * its cache reused so a second check is incremental), and its warnings
  * and broken links are printed as "file:line: kind: message", the form
  * editors and CI parse. It exits 1 when there is any (or the build
- * failed), 0 when there is none.
+ * failed), 0 when there is none. What the hosted service refuses and
+ * Lectern builds anyway (a tree without .readthedocs.yaml) is said on
+ * stderr, "check: the hosted service refuses this: <its message>", and in
+ * --json's service_refuses; it does not count.
  *
  * --new-only prints only what the current context's last successful
  * build of the same project and version did not have: the project is the
@@ -333,7 +336,7 @@ done:
 /* Output ------------------------------------------------------------------- */
 
 static int print_json(const struct lec_warning_set *set, int new_only,
-		      int built, const char *about)
+		      int built, const char *about, const char *refuses)
 {
 	cJSON *o = cJSON_CreateObject(), *list;
 	size_t i, n = 0;
@@ -369,6 +372,10 @@ static int print_json(const struct lec_warning_set *set, int new_only,
 	cJSON_AddNumberToObject(o, "count", (double)n);
 	cJSON_AddNumberToObject(o, "dropped", (double)set->dropped);
 	cJSON_AddItemToObject(o, "results", list);
+	if (refuses)
+		cJSON_AddStringToObject(o, "service_refuses", refuses);
+	else
+		cJSON_AddNullToObject(o, "service_refuses");
 	status = cli_print_json(o);
 	cJSON_Delete(o);
 	return status;
@@ -421,8 +428,13 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 	if (status != CLI_EXIT_OK)
 		goto done;
 	if (json) {
-		status = print_json(set, new_only, built, new_only ? about : NULL);
+		status = print_json(set, new_only, built, new_only ? about : NULL,
+				    lec_preview_service_refuses(pv));
 	} else {
+		/* Said, not counted: Lectern builds such a tree on purpose. */
+		if (lec_preview_service_refuses(pv))
+			cli_print(stderr, "check: %s\n",
+				  lec_preview_service_refuses(pv));
 		for (i = 0; i < set->len && status == CLI_EXIT_OK; i++) {
 			if (new_only && !set->items[i].is_new)
 				continue;

@@ -28,6 +28,16 @@ printf '# Clean\n\nSee [usage](usage.md#calling).\n' >"$DATA/clean/docs/index.md
 printf '# Usage\n\n## Calling\n\nCall it.\n' >"$DATA/clean/docs/usage.md"
 expect_status 0 "$LECTERN" check "$DATA/clean" --cache "$CACHE/clean"
 [ ! -s "$DATA/out" ] && pass || fail "a clean tree printed: $(cat "$DATA/out")"
+# It has no .readthedocs.yaml: built, and said (not counted) that the
+# hosted service refuses it, in the service's words.
+expect_match err "^check: the hosted service refuses this: Config file not found at default path: The required \.readthedocs\.yaml configuration file was not found at repository's root\. "
+expect_status 0 "$LECTERN" check "$DATA/clean" --cache "$CACHE/clean" --json
+python3 - "$DATA/out" <<'PY' && pass || fail "check --json service_refuses: $(cat "$DATA/out")"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["count"] == 0 and o["built"] is True, o
+assert o["service_refuses"].startswith("the hosted service refuses this: Config file not found"), o
+PY
 
 # ---- check: a broken link and a missing anchor, as editors read them.
 REPO="$DATA/guide.git"
@@ -68,6 +78,7 @@ if grep -q "$(printf '\033\\]')\|$(printf '\033\\[2J')\|$(printf '\007')" "$DATA
 else pass; fi
 expect_status 1 "$LECTERN" check "$DATA/esc" --cache "$CACHE/esc"
 if grep -q "$(printf '\033')" "$DATA/err"; then fail "escapes in a pipe: $(cat -v "$DATA/err")"; else pass; fi
+if grep -q "hosted service refuses" "$DATA/err"; then fail "a tree with a .readthedocs.yaml is not refused for its absence"; else pass; fi
 grep -q '^red   done' "$DATA/err" && pass || fail "the output's text: $(cat -v "$DATA/err")"
 
 # ---- warnings: the build's records through the local engine.

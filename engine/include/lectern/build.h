@@ -130,6 +130,11 @@ struct lec_build {
 	 * "reason": text}}, or NULL (not built yet). */
 	int fresh;
 	char *cache;
+	/* The hosted service's message for why it failed, when it has a
+	 * specific one (a configuration error): JSON text {"id",
+	 * "format_values"}, as lec_rtd_config_problem_json gives it; NULL
+	 * otherwise. The build's notification is made from it. */
+	char *failure_message;
 };
 
 struct lec_build_list {
@@ -299,6 +304,14 @@ int lec_build_finish(struct lec_store *store, int64_t id, int success,
  */
 int lec_build_fail(struct lec_store *store, int64_t id,
 		   enum lec_build_failure why, const char *error);
+
+/**
+ * lec_build_fail with the service's message for the failure (see
+ * lec_build.failure_message; NULL: none), copied.
+ */
+int lec_build_fail_message(struct lec_store *store, int64_t id,
+			   enum lec_build_failure why, const char *error,
+			   const char *message);
 
 /**
  * Cancel an unfinished build: state cancelled, success 0, error

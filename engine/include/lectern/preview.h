@@ -138,6 +138,15 @@ const struct lec_warning_set *lec_preview_warnings(const struct lec_preview *p);
 /** The warnings of the build before the last that the last has not. */
 size_t lec_preview_warnings_fixed(const struct lec_preview *p);
 
+/**
+ * What the hosted service refuses in the last build's tree that Lectern
+ * built anyway, as one line beginning "the hosted service refuses this: "
+ * and then the service's own message (no .readthedocs.yaml: its
+ * config:path:default-not-found); NULL when nothing. Valid until the next
+ * build or lec_preview_free.
+ */
+const char *lec_preview_service_refuses(const struct lec_preview *p);
+
 /** The tree's real path. Valid while p lives. */
 const char *lec_preview_tree(const struct lec_preview *p);
 /** The cache directory. Valid while p lives. */
