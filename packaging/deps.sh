@@ -32,9 +32,13 @@ RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
 # (tests/package): scdoc writes the man pages, dpkg-dev's dpkg-shlibdeps and
 # file compute Depends, lintian, man-db and systemd's systemd-analyze check
 # the result. The ssh tests (tests/sshd.sh) run a private sshd on
-# 127.0.0.1 and reach it with OpenSSH's client.
+# 127.0.0.1 and reach it with OpenSSH's client. setuptools-scm: a fixture
+# project takes its version from its git tags while pip installs it in a
+# build (tests/api/test_git_clone.py), offline, through the venv's system
+# site-packages.
 TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev
- scdoc dpkg-dev file lintian man-db systemd openssh-server openssh-client"
+ scdoc dpkg-dev file lintian man-db systemd openssh-server openssh-client
+ python3-setuptools-scm"
 
 # `lectern mcp`'s test drives it with the protocol's reference client,
 # the TypeScript SDK from the npm registry: Node.js and npm, unless the

@@ -380,10 +380,11 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		return lec__job_fail(job, "Command \"%s\" could not start: %s",
 				     display, lec_error_last());
 	}
-	/* The build's directory, the version's kept tree, the project's
-	 * environment, then what this step adds (pip's configuration, a
-	 * mirror). What a build writes in any of them counts towards its
-	 * disk cap. */
+	/* The build's directory, the version's kept tree and, read-only,
+	 * the repository's mirror (the objects and the `git fetch` of the
+	 * tree's .git, repo_clone.c), the project's environment, then what
+	 * this step adds (pip's configuration, a mirror). What a build
+	 * writes in any of them counts towards its disk cap. */
 	mounts[spec.nmounts++] =
 		(struct lec_runner_mount){ job->build_dir, 1 };
 	watch[nwatch++] = job->build_dir;
@@ -391,6 +392,8 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		mounts[spec.nmounts++] =
 			(struct lec_runner_mount){ job->checkout, 1 };
 		watch[nwatch++] = job->checkout;
+		mounts[spec.nmounts++] =
+			(struct lec_runner_mount){ job->mirror, 0 };
 	}
 	if (job->venv)
 		mounts[spec.nmounts++] = (struct lec_runner_mount){

@@ -133,10 +133,11 @@ struct lec__job {
 	int warnings_off;
 };
 
-/* Most mounts one command gets: the build directory, the venv, and what
- * its step adds (pip's configuration files and find-links directories);
- * a command with network also gets the lectern program, its forwarder. */
-#define LEC__JOB_MAX_MOUNTS 12
+/* Most mounts one command gets: the build directory, the kept tree and
+ * its mirror, the venv, and what its step adds (pip's configuration files
+ * and find-links directories); a command with network also gets the
+ * lectern program, its forwarder. */
+#define LEC__JOB_MAX_MOUNTS 13
 
 /* What one command sees beyond the build directory, when it is not the
  * default of lec__job_run. */
