@@ -60,9 +60,6 @@
 #define SEARCH_BUDGET ((size_t)512 * 1024 * 1024)
 /* Shortest quoted name worth looking for ('x' is in every page). */
 #define NAME_MIN 3
-/* A record's phase with this bit was tied to its document by the names it
- * quotes, not by its file: carried only when Sphinx did not say it again. */
-#define PHASE_GUESSED 0x100u
 
 /* Names ------------------------------------------------------------------ */
 
@@ -264,7 +261,7 @@ static int still_holds(const struct lec_warning *w,
 		       const struct lec__sphinx_trace *t,
 		       const struct lec__sphinx_run *run)
 {
-	unsigned phase = w->phase & ~PHASE_GUESSED;
+	unsigned phase = w->phase;
 	char *src;
 	int keep;
 
@@ -420,6 +417,48 @@ static long guess_document(struct sources *s, const struct lec_warning *w,
 	return best;
 }
 
+static int same_record(const struct lec_warning *a, const struct lec_warning *b)
+{
+	return a->kind == b->kind && a->line == b->line &&
+	       strcmp(a->file, b->file) == 0 &&
+	       strcmp(a->message, b->message) == 0;
+}
+
+/* A record about one document said once for every document processed (a
+ * toctree entry without a title, found again in each page's navigation
+ * while it is written): the i-th time is the i-th document's. pos (-2:
+ * another phase) gets their places. */
+static void tie_per_document(const struct lec_warning_set *set, size_t n,
+			     long *pos, const struct lec__names *docs,
+			     const struct lec__sphinx_run *run)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		const struct lec_warning *w = &set->items[i];
+		char *doc;
+		int first = 1;
+
+		if (pos[i] == -2 || docs->len == 0)
+			continue;
+		for (j = 0, k = 0; j < n; j++)
+			if (pos[j] != -2 && same_record(w, &set->items[j])) {
+				first &= j >= i;
+				k++;
+			}
+		if (!first || k != docs->len)
+			continue;
+		doc = docname_of(run->srcdir, w->file);
+		/* Once with one document processed: only when it is about
+		 * another one. */
+		if (doc && (k > 1 || strcmp(doc, docs->items[0]) != 0))
+			for (j = i, k = 0; j < n; j++)
+				if (pos[j] != -2 && same_record(w, &set->items[j]))
+					pos[j] = (long)k++;
+		lec__free(doc);
+	}
+}
+
 /* Tie each of set's first n records of one per-document phase to its
  * document among docs (the order Sphinx processed them in): its file's
  * when that document was processed and comes in order, else the one its
@@ -448,6 +487,9 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 		doc = docname_of(run->srcdir, w->file);
 		pos[i] = doc ? lec__names_find(docs, doc) : -1;
 		lec__free(doc);
+	}
+	tie_per_document(set, n, pos, docs, run);
+	for (i = 0; i < n; i++) {
 		/* Out of order: found while processing another document (a
 		 * page included into an earlier one). */
 		if (pos[i] >= 0 && pos[i] < last)
@@ -482,7 +524,6 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 		guess = guess_document(&s, w, (size_t)lo, (size_t)hi, &fewest);
 		if (guess >= 0) {
 			w->doc = lec__strdup(docs->items[guess]);
-			w->phase |= PHASE_GUESSED;
 			continue;
 		}
 		for (j = (size_t)lo; j <= (size_t)hi; j++) {
@@ -540,7 +581,7 @@ static void sort_records(struct lec_warning_set *set)
 	if (at == NULL || sorted == NULL)
 		goto done;
 	for (i = 0; i < set->len; i++) {
-		at[i].phase = set->items[i].phase & ~PHASE_GUESSED;
+		at[i].phase = set->items[i].phase;
 		if (at[i].phase != phase)
 			doc = NULL;
 		phase = at[i].phase;
@@ -576,10 +617,6 @@ int lec__sphinx_carry(struct lec_warning_set *set,
 		const struct lec_warning *w = &prev->records.items[i];
 
 		if (!still_holds(w, trace, run))
-			continue;
-		/* A guess is wrong when Sphinx said it again elsewhere. */
-		if ((w->phase & PHASE_GUESSED) &&
-		    lec_warning_set_has(set, w->kind, w->file, w->message))
 			continue;
 		add_record(set, w);
 	}
@@ -689,7 +726,7 @@ static int record_load(const cJSON *item, struct lec_warning_set *set)
 	    lec_warning_kind_lookup(kind->valuestring, &w.kind) < 0 ||
 	    w.kind > LEC_WARNING_CRITICAL || line->valuedouble < 0 ||
 	    line->valuedouble > 1e9 || phase->valuedouble < 0 ||
-	    phase->valuedouble > (LEC__PHASES | PHASE_GUESSED) ||
+	    phase->valuedouble >= LEC__PHASES ||
 	    (doc && (!cJSON_IsString(doc) || !safe_doc(doc->valuestring)))) {
 		lec_error_clear();
 		return LEC_EINVALID;

@@ -179,7 +179,6 @@ void lec__job_sphinx_keep(struct lec__job *job, int ok)
 		      lec__sphinx_kept_save(&job->sphinx_next,
 					    job->sphinx_kept_path) == LEC_OK))
 			unlink(job->sphinx_kept_path);
-		lec_error_clear();
 	}
 	lec__sphinx_kept_dispose(&job->sphinx_prev);
 	lec__sphinx_kept_dispose(&job->sphinx_next);

@@ -1034,13 +1034,14 @@ int lec_preview_build(struct lec_preview *p,
 		if (lec__job_build_docs(&job) == 0)
 			error = check_and_publish(p, &job, keep, started_ns);
 	}
+	lec__job_sphinx_keep(&job, error == LEC_OK && !job.error &&
+					   !job.cancelled);
 	if (job.error || job.cancelled)
 		error = lec__error(LEC_ERROR, "%s",
 				   job.error ? job.error
 					     : "The build was stopped.");
 	if (!p->no_warnings)
 		keep_warnings(p, &job.warnings, error == LEC_OK);
-	lec__job_sphinx_keep(&job, error == LEC_OK);
 	if (error == LEC_OK && result) {
 		result->generator = public_generator(gen);
 		result->generation = p->generation;
