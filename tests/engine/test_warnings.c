@@ -848,6 +848,86 @@ TEST(sphinx_carries_what_it_did_not_say_again)
 	lec__sphinx_kept_dispose(&loaded);
 }
 
+/* Writing three pages, each with the navigation's toctree entry that has
+ * no title: the same record three times, at index's line. */
+static const char sphinx_navigation[] =
+	"Running Sphinx v5.3.0\n"
+	"updating environment: [new config] 3 added, 0 changed, 0 removed\n"
+	"reading sources... [ 33%] a\n"
+	"reading sources... [ 66%] b\n"
+	"reading sources... [100%] index\n"
+	"\n"
+	"looking for now-outdated files... none found\n"
+	"pickling environment... done\n"
+	"checking consistency... done\n"
+	"preparing documents... done\n"
+	"writing output... [ 33%] a\n"
+	"writing output... [ 66%] b\n"
+	"writing output... [100%] index\n"
+	"\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"generating indices... genindex done\n"
+	"build succeeded, 3 warnings.\n";
+
+/* Then b alone is written again. */
+static const char sphinx_navigation_b[] =
+	"Running Sphinx v5.3.0\n"
+	"updating environment: 0 added, 1 changed, 0 removed\n"
+	"reading sources... [100%] b\n"
+	"\n"
+	"looking for now-outdated files... none found\n"
+	"pickling environment... done\n"
+	"checking consistency... done\n"
+	"preparing documents... done\n"
+	"writing output... [100%] b\n"
+	"\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"generating indices... genindex done\n"
+	"build succeeded, 1 warning.\n";
+
+TEST(sphinx_record_once_per_page_is_each_pages)
+{
+	const char *root = lec_test_tmpdir();
+	char doctrees[1024];
+	struct lec_warning_set set = { 0 };
+	struct lec__sphinx_trace t = { 0 };
+	struct lec__sphinx_kept first = { 0 }, second = { 0 };
+	struct lec__sphinx_run run = { 0 };
+	static const char *const pages[] = { "a", "b", "index" };
+	size_t i;
+
+	write_file(root, "docs/index.rst", "Index\n=====\n");
+	write_file(root, "docs/a.rst", "A\n=\n");
+	write_file(root, "docs/b.rst", "B\n=\n");
+	snprintf(doctrees, sizeof(doctrees), "%s/doctrees", root);
+	run.root = root;
+	run.srcdir = "docs";
+	run.doctrees = doctrees;
+	sphinx_parse(root, sphinx_navigation, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, NULL, &run, &first), 0);
+	CHECK_INT(first.records.len, 3);
+	for (i = 0; i < first.records.len && i < 3; i++)
+		CHECK_STR(first.records.items[i].doc, pages[i]);
+	CHECK_INT(first.rewrite.len, 0);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
+	/* b's is said again; a's and index's stay: three, as before. */
+	sphinx_parse(root, sphinx_navigation_b, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, &first, &run, &second), 0);
+	CHECK_INT(set.len, 3);
+	CHECK_INT(count_message(&set, "doesn't have a title"), 3);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
+	lec__sphinx_kept_dispose(&first);
+	lec__sphinx_kept_dispose(&second);
+}
+
 TEST(sphinx_kept_state_refused_when_not_whole)
 {
 	const char *root = lec_test_tmpdir();
@@ -892,6 +972,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(store_compares_with_last_good_build),
 	TEST_ENTRY(sphinx_trace_follows_the_phases),
 	TEST_ENTRY(sphinx_carries_what_it_did_not_say_again),
+	TEST_ENTRY(sphinx_record_once_per_page_is_each_pages),
 	TEST_ENTRY(sphinx_kept_state_refused_when_not_whole),
 };
 
