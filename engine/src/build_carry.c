@@ -262,7 +262,7 @@ static int still_holds(const struct lec_warning *w,
 		       const struct lec__sphinx_run *run)
 {
 	unsigned phase = w->phase;
-	char *src;
+	char *src, *doc;
 	int keep;
 
 	switch (phase) {
@@ -278,15 +278,20 @@ static int still_holds(const struct lec_warning *w,
 	case LEC__PHASE_CONSISTENCY:
 	case LEC__PHASE_PREPARE:
 	case LEC__PHASE_FINISH:
-		return !ran(t, (enum lec__sphinx_phase)phase) &&
+		keep = !ran(t, (enum lec__sphinx_phase)phase) &&
 		       !(phase == LEC__PHASE_PREPARE && ran(t, LEC__PHASE_WRITE));
+		break;
 	default:
 		return 0;
 	}
-	if (!keep || w->doc == NULL)
-		return keep;
-	src = doc_source(run, w->doc);
-	keep = src != NULL;
+	if (!keep)
+		return 0;
+	/* The document it is about must be there still (Sphinx checks no
+	 * consistency when a document was only removed). */
+	doc = w->doc ? NULL : docname_of(run->srcdir, w->file);
+	src = w->doc || doc ? doc_source(run, w->doc ? w->doc : doc) : NULL;
+	keep = (w->doc == NULL && doc == NULL) || src != NULL;
+	lec__free(doc);
 	lec__free(src);
 	return keep;
 }

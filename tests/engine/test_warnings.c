@@ -836,6 +836,18 @@ TEST(sphinx_carries_what_it_did_not_say_again)
 	CHECK_INT(set.len, 1);
 	lec_warning_set_dispose(&set);
 	lec__sphinx_trace_dispose(&t);
+	/* The orphan removed alone: Sphinx checks no consistency, and its
+	 * record goes with it. */
+	snprintf(kept, sizeof(kept), "%s/docs/orphan.rst", root);
+	CHECK(unlink(kept) == 0);
+	lec__sphinx_kept_dispose(&second);
+	second = third;
+	memset(&third, 0, sizeof(third));
+	sphinx_parse(root, sphinx_nothing, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, &second, &run, &third), 0);
+	CHECK_INT(set.len, 0);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
 
 	/* Output it does not know: nothing carried, nothing kept. */
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "", 0, "odd");
