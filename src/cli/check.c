@@ -82,10 +82,9 @@ static char *git_output(const char *dir, const char *a, const char *b,
 	posix_spawn_file_actions_t fa;
 	char buf[GIT_ANSWER_MAX + 1];
 	size_t got = 0, i;
+	size_t nargs = sizeof(args) / sizeof(args[0]);
 	int pipefd[2], status = -1;
 	pid_t pid;
-
-	size_t nargs = sizeof(args) / sizeof(args[0]);
 
 	/* The arguments end at the first NULL. */
 	while (nargs > 0 && args[nargs - 1] == NULL)
