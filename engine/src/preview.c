@@ -932,8 +932,10 @@ static void save_inventory(const struct lec_preview *p, const char *inv,
 	int fd, ok;
 
 	unlink(p->inventory_file);
+	if (inv == NULL)
+		return;
 	lec__buf_printf(&b, "%s.tmp", p->inventory_file);
-	if (inv == NULL || (tmp = lec__buf_take(&b)) == NULL)
+	if ((tmp = lec__buf_take(&b)) == NULL)
 		return;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		  0600);
