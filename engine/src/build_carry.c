@@ -58,6 +58,8 @@
 /* Bytes searched for names in one build (records times documents):
  * past this, the documents a record could be from are read again. */
 #define SEARCH_BUDGET ((size_t)512 * 1024 * 1024)
+/* Rounds of guesses, each between the neighbours the last one tied. */
+#define GUESS_ROUNDS 4
 /* Shortest quoted name worth looking for ('x' is in every page). */
 #define NAME_MIN 3
 
@@ -363,63 +365,78 @@ static size_t holders(struct sources *s, size_t lo, size_t hi,
 	return count;
 }
 
-/* The names a record quotes ('x', "x") and its file's name when it is no
- * processed document (an included file): the document among [lo, hi]
- * that is alone in holding one of them, or -1. *fewest gets the least
- * number of documents holding any (0: none held one). */
+/* What the names looked for so far say: the fewest documents holding
+ * one (0: none held any), and the document when that is one. */
+struct guess {
+	size_t fewest;
+	long doc;
+};
+
+static void consider(struct sources *s, size_t lo, size_t hi,
+		     const char *name, size_t n, struct guess *g)
+{
+	size_t count, which = 0;
+
+	if (n < NAME_MIN ||
+	    (count = holders(s, lo, hi, name, n, &which)) == 0 ||
+	    (g->fewest != 0 && count >= g->fewest))
+		return;
+	g->fewest = count;
+	g->doc = count == 1 ? (long)which : -1;
+}
+
+/* A dotted name ("websupport.WebSupport.build") and the shorter ones a
+ * page may write instead, under a module or class it set already
+ * ("WebSupport.build") or naming its module ("websupport.WebSupport"). */
+static void consider_dotted(struct sources *s, size_t lo, size_t hi,
+			    const char *name, size_t n, struct guess *g)
+{
+	const char *dot;
+	size_t k;
+
+	consider(s, lo, hi, name, n, g);
+	for (k = 0; k < n; k++)
+		if (name[k] == '.' && k + 1 < n &&
+		    memchr(name + k + 1, '.', n - k - 1))
+			consider(s, lo, hi, name + k + 1, n - k - 1, g);
+	for (k = n; (dot = memrchr(name, '.', k)) != NULL;) {
+		k = (size_t)(dot - name);
+		consider(s, lo, hi, name, k, g);
+	}
+}
+
+/* The names a record quotes ('x', "x"), the object of a docstring's
+ * record, and its file's name when that is no processed document (an
+ * included file): the document among [lo, hi] that is alone in holding
+ * one of them, or -1; *fewest as struct guess's. */
 static long guess_document(struct sources *s, const struct lec_warning *w,
 			   size_t lo, size_t hi, size_t *fewest)
 {
+	struct guess g = { 0, -1 };
 	const char *m = w->message, *slash;
-	long best = -1;
-	size_t count, which = 0;
 
-	*fewest = 0;
 	while ((m = strpbrk(m, "'\"")) != NULL) {
 		const char *end = strchr(m + 1, *m);
 
 		if (end == NULL)
 			break;
-		if ((size_t)(end - m - 1) >= NAME_MIN &&
-		    memchr(m + 1, '\n', (size_t)(end - m - 1)) == NULL &&
-		    (count = holders(s, lo, hi, m + 1, (size_t)(end - m - 1),
-				     &which)) > 0 &&
-		    (*fewest == 0 || count < *fewest)) {
-			*fewest = count;
-			best = count == 1 ? (long)which : -1;
-		}
+		if (memchr(m + 1, '\n', (size_t)(end - m - 1)) == NULL)
+			consider_dotted(s, lo, hi, m + 1, (size_t)(end - m - 1),
+					&g);
 		m = end + 1;
 	}
-	/* "docstring of pkg.mod.f, line 3: ...": the object and the
-	 * modules it is in, as an autodoc directive names them. */
-	if (strncmp(w->message, "docstring of ", 13) == 0) {
-		const char *name = w->message + 13;
-		size_t n = strcspn(name, ",: \n");
-
-		while (n >= NAME_MIN) {
-			const char *dot;
-
-			if ((count = holders(s, lo, hi, name, n, &which)) > 0 &&
-			    (*fewest == 0 || count < *fewest)) {
-				*fewest = count;
-				best = count == 1 ? (long)which : -1;
-			}
-			dot = memrchr(name, '.', n);
-			n = dot ? (size_t)(dot - name) : 0;
-		}
+	/* "docstring of pkg.mod.f, line 3: ...": as an autodoc directive
+	 * names the object. */
+	if (strncmp(w->message, "docstring of ", 13) == 0)
+		consider_dotted(s, lo, hi, w->message + 13,
+				strcspn(w->message + 13, ",: \n"), &g);
+	if (w->file[0]) {
+		slash = strrchr(w->file, '/');
+		consider(s, lo, hi, slash ? slash + 1 : w->file,
+			 strlen(slash ? slash + 1 : w->file), &g);
 	}
-	if (w->file[0] && (slash = strrchr(w->file, '/'), 1)) {
-		const char *name = slash ? slash + 1 : w->file;
-
-		if (strlen(name) >= NAME_MIN &&
-		    (count = holders(s, lo, hi, name, strlen(name), &which)) >
-			    0 &&
-		    (*fewest == 0 || count < *fewest)) {
-			*fewest = count;
-			best = count == 1 ? (long)which : -1;
-		}
-	}
-	return best;
+	*fewest = g.fewest;
+	return g.doc;
 }
 
 static int same_record(const struct lec_warning *a, const struct lec_warning *b)
@@ -464,6 +481,29 @@ static void tie_per_document(const struct lec_warning_set *set, size_t n,
 	}
 }
 
+/* The places of record i's nearest tied neighbours in its phase (pos:
+ * -2 another phase, -1 not tied): the documents it lies between, all of
+ * them when it has none; 0 when they leave it none. */
+static int neighbours(const long *pos, size_t n, size_t i, size_t ndocs,
+		      size_t *lo, size_t *hi)
+{
+	size_t j;
+
+	*lo = 0;
+	*hi = ndocs - 1;
+	for (j = i; j-- > 0;)
+		if (pos[j] >= 0) {
+			*lo = (size_t)pos[j];
+			break;
+		}
+	for (j = i + 1; j < n; j++)
+		if (pos[j] >= 0) {
+			*hi = (size_t)pos[j];
+			break;
+		}
+	return *lo <= *hi;
+}
+
 /* Tie each of set's first n records of one per-document phase to its
  * document among docs (the order Sphinx processed them in): its file's
  * when that document was processed and comes in order, else the one its
@@ -478,7 +518,8 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 	struct sources s = { run, docs, NULL, NULL, NULL, 0, 0 };
 	long *pos = n ? lec__calloc(n, sizeof(*pos)) : NULL;
 	long last = -1;
-	size_t i, j;
+	size_t i, j, round;
+	int guessed;
 
 	if (n == 0 || pos == NULL)
 		goto done;
@@ -507,37 +548,41 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 	     (s.len = lec__calloc(docs->len, sizeof(size_t))) == NULL ||
 	     (s.tried = lec__calloc(docs->len, 1)) == NULL))
 		goto done;
-	for (i = 0, last = -1; i < n; i++) {
-		struct lec_warning *w = &set->items[i];
-		long lo = last < 0 ? 0 : last, hi = (long)docs->len - 1, guess;
-		size_t fewest;
+	/* What a record's names single out between its neighbours, which
+	 * each round's guesses bring closer. */
+	for (round = 0, guessed = 1; round < GUESS_ROUNDS && guessed; round++) {
+		guessed = 0;
+		for (i = 0; docs->len && i < n; i++) {
+			size_t lo, hi, fewest;
+			long guess;
 
-		if (pos[i] == -2)
-			continue;
+			if (pos[i] != -1 || !neighbours(pos, n, i, docs->len,
+							&lo, &hi))
+				continue;
+			guess = guess_document(&s, &set->items[i], lo, hi,
+					       &fewest);
+			if (guess >= 0) {
+				pos[i] = guess;
+				guessed = 1;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct lec_warning *w = &set->items[i];
+		size_t lo, hi, fewest, which = 0;
+
 		if (pos[i] >= 0) {
-			last = pos[i];
 			w->doc = lec__strdup(docs->items[pos[i]]);
 			continue;
 		}
-		for (j = i + 1; j < n; j++)
-			if (pos[j] >= 0) {
-				hi = pos[j];
-				break;
-			}
-		if (docs->len == 0 || hi < lo)
+		if (pos[i] == -2 || docs->len == 0 ||
+		    !neighbours(pos, n, i, docs->len, &lo, &hi))
 			continue;
-		guess = guess_document(&s, w, (size_t)lo, (size_t)hi, &fewest);
-		if (guess >= 0) {
-			w->doc = lec__strdup(docs->items[guess]);
-			continue;
-		}
-		for (j = (size_t)lo; j <= (size_t)hi; j++) {
-			size_t which = 0;
-
+		guess_document(&s, w, lo, hi, &fewest);
+		for (j = lo; j <= hi; j++)
 			if (fewest == 0 || source_text(&s, j) == NULL ||
 			    guess_document(&s, w, j, j, &which) >= 0)
 				names_add_new(again, docs->items[j]);
-		}
 	}
 done:
 	for (i = 0; s.text && i < docs->len; i++)
