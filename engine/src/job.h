@@ -121,16 +121,21 @@ struct lec__job {
 	size_t ncache;
 	/* The build's warnings (build_warnings.h): the records found so
 	 * far; the generator output being read into them while its command
-	 * runs (NULL otherwise); the last build's records, which an
-	 * incremental Sphinx build carries over for the pages it did not
-	 * reread (a preview's; a pipeline build reads its version's last
-	 * good build's from the store); and whether none are looked for
-	 * (the benchmark's baseline). */
+	 * runs (NULL otherwise); and whether none are looked for (the
+	 * benchmark's baseline). */
 	struct lec_warning_set warnings;
 	struct lec__warn_parser *warn_parser;
-	const struct lec_warning *warn_prev;
-	size_t warn_nprev;
 	int warnings_off;
+	/* An incremental Sphinx build's warnings (build_carry.c): where the
+	 * kept state is (beside the version's tree, or in a preview's
+	 * cache; owned), the last passed build's, which this one carries
+	 * over from (sphinx_prev_ok: loaded), the run's trace, and what
+	 * this build leaves the next once it passes (sphinx_next_ok:
+	 * complete), saved by lec__job_sphinx_keep. */
+	char *sphinx_kept_path;
+	struct lec__sphinx_kept sphinx_prev, sphinx_next;
+	int sphinx_prev_ok, sphinx_next_ok;
+	struct lec__sphinx_trace sphinx_trace;
 };
 
 /* Most mounts one command gets: the build directory, the kept tree and
