@@ -19,7 +19,7 @@ import tempfile
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, Store, main
+from lectern_test import POLL_SECONDS, ServerTestCase, Store, main
 
 # A build of a tiny Markdown project takes well under this, ASan included.
 BUILD_TIMEOUT = 120
@@ -42,7 +42,7 @@ class WatchCase(ServerTestCase):
             result = check()
             if result:
                 return result
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("timed out waiting for " + what)
 
     def ticks(self, pattern):
@@ -56,7 +56,7 @@ class WatchCase(ServerTestCase):
         while self.ticks(pattern) < since + count:
             if time.time() > deadline:
                 self.fail("%d x %r never came:\n%s" % (count, pattern, self.server.log()))
-            time.sleep(0.05)
+            time.sleep(POLL_SECONDS)
 
     def finished(self, slug, count):
         """The newest build once there are count builds and it is final."""

@@ -8,7 +8,7 @@ import sqlite3
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, main
+from lectern_test import POLL_SECONDS, ServerTestCase, main
 
 # A build of a tiny project takes well under this even under ASan.
 BUILD_TIMEOUT = 180
@@ -50,7 +50,7 @@ class FairBuildsTest(ServerTestCase):
             db.close()
             if rows and all(r[3] is not None and r[4] == 0 for r in rows):
                 return [r[:4] for r in rows]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("builds did not end: %r" % (rows,))
 
     def create(self, token, name):

@@ -12,7 +12,7 @@ import sqlite3
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, main
+from lectern_test import POLL_SECONDS, ServerTestCase, main
 
 BUILD_TIMEOUT = 180
 
@@ -48,7 +48,7 @@ class ProjectDeleteTest(ServerTestCase):
             builds = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
             if builds and all(b["state"]["code"] in ("finished", "cancelled") for b in builds):
                 return builds
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("builds of %s did not finish" % slug)
 
     def path(self, *parts):

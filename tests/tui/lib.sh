@@ -102,8 +102,8 @@ wait_build() {
 	i=0
 	until api GET "/api/v3/projects/$1/builds/?limit=1" | grep -q '"code": *"finished"'; do
 		i=$((i + 1))
-		[ $i -lt $((DEADLINE * 5)) ] || { fail "build of $1 did not finish"; return 1; }
-		sleep 0.2
+		[ $i -lt $((DEADLINE * 20)) ] || { fail "build of $1 did not finish"; return 1; }
+		sleep 0.05
 	done
 }
 
