@@ -33,6 +33,15 @@ struct lec__job_sink {
 	void (*finish)(void *payload, int exit_code);
 	int (*cancelled)(void *payload); /* non-zero: stop the build */
 	void *payload;
+	/* A step harness (the engine's unit tests of the steps): each
+	 * command goes here instead of the runner, with the spec the runner
+	 * would get (argv, cwd, environment, mounts; LEC_RUNNER_NET_EGRESS
+	 * for a command with network, no proxy started), and writes its
+	 * output through out and its end into *result as lec_runner_run
+	 * does. NULL: the runner. */
+	int (*run)(void *payload, const struct lec_runner_spec *spec,
+		   lec_runner_output_cb out, void *out_payload,
+		   struct lec_runner_result *result);
 };
 
 /* Longest phrase lec__job_listen searches output for. */
@@ -221,6 +230,11 @@ int lec__job_fail(struct lec__job *job, const char *fmt, ...)
 int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 		     const char *fmt, ...) LEC__PRINTF(3, 4);
 
+/* Run a command of job's as lec_runner_run does, or through its sink's
+ * step harness; job NULL (a version sync's fetch): the runner. */
+int lec__job_runner(struct lec__job *job, const struct lec_runner_spec *spec,
+		    lec_runner_output_cb out, lec_runner_cancel_cb cancel,
+		    void *payload, struct lec_runner_result *result);
 /* Commands. A recorded command shows `display` in the build's log; an
  * internal one (done in-process) gets its output from the step itself. */
 int lec__job_run(struct lec__job *job, const char *display,

@@ -1008,7 +1008,7 @@ int lec_preview_build(struct lec_preview *p,
 		      struct lec_preview_result *result)
 {
 	struct lec__job_sink sink = { sink_start, sink_text, sink_finish,
-				      sink_cancelled, NULL };
+				      sink_cancelled, NULL, NULL };
 	struct lec_preview_callbacks callbacks = { 0 };
 	struct lec__job job = { 0 };
 	int64_t start = lec__now_us(), started_ns = realtime_ns();

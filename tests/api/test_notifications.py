@@ -13,7 +13,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 
 import fixtures  # noqa: E402
-from lectern_test import ServerTestCase, Store, main  # noqa: E402
+from lectern_test import POLL_SECONDS, ServerTestCase, Store, main  # noqa: E402
 
 BUILD_TIMEOUT = 180
 # The service's fields (its v3 test responses).
@@ -86,7 +86,7 @@ class NotificationsTest(ServerTestCase):
                     and b["state"]["code"] in ("finished", "cancelled")]
             if done:
                 return done[0]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         raise AssertionError("no build of %s finished: %r" % (slug, builds))
 
     def commit(self, repo, files, message):
