@@ -132,6 +132,39 @@ int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
 			  int (*del)(struct lec_store *store,
 				     int64_t project_id, int64_t id),
 			  const char *not_found);
+/* What a write's apply returns when it has filled res itself (a body's
+ * 400, say): positive, so no engine code. */
+#define SRV_V3_ANSWERED 1
+
+/* A nested write (POST, PATCH, PUT): the parent it hangs from, the object
+ * the path names if any, and how the body changes it. */
+struct srv_v3_write {
+	enum srv_parent_kind parent;
+	/* params[1] is an integer id, read into find's and apply's id (404
+	 * "Not found." for one that is not, notes §0.4); else id is 0. */
+	int by_id;
+	/* The object's lookup before the body is read, so that a missing
+	 * one is a 404 whatever the body: LEC_OK, LEC_ENOTFOUND or another
+	 * engine code. NULL: nothing to look up (a create). */
+	int (*find)(struct srv_request *req, const struct srv_parent *parent,
+		    int64_t id);
+	/* Read body and write: LEC_OK with the answer in *out (none for a
+	 * 204), SRV_V3_ANSWERED after filling res, or an engine code. */
+	int (*apply)(struct srv_request *req, struct srv_response *res,
+		     const struct srv_parent *parent, int64_t id, cJSON *body,
+		     cJSON **out);
+	int status;            /* of the answer: 201, 200 or 204 (no body) */
+	const char *not_found; /* the 404's detail; NULL: the engine's */
+	/* A body key holding a secret, its copy wiped before the body is
+	 * freed; or NULL. */
+	const char *secret;
+};
+
+/* Answer a nested write: the parent looked up first (its 404), then the
+ * id and the object (its 404), then the body (its 400) and the change.
+ * Returns res->status. */
+int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
+			 const struct srv_v3_write *write);
 /* The requester's user id, or 0 when anonymous. */
 int64_t srv_viewer_id(const struct srv_request *req);
 /* A query boolean as django-filter reads it: "true"/"1", "false"/"0"

@@ -1,8 +1,9 @@
 /*
  * Steps most v3 handlers share: the one lookup of a nested route's parent
  * (project, and version where the path names one), the answers of a nested
- * list, detail and delete around what each resource fills in, reading query
- * booleans the way django-filter does, and integer ids from the path.
+ * list, detail, write and delete around what each resource fills in,
+ * reading query booleans the way django-filter does, and integer ids from
+ * the path.
  *
  * One visibility rule holds for every route under a project: whatever
  * belongs to a project the requester cannot see is a 404 with the very body
@@ -17,6 +18,7 @@
 
 #include "lectern/project.h"
 #include "lectern/user.h"
+#include "body.h"
 #include "lectern/version.h"
 #include "v3.h"
 
@@ -199,6 +201,39 @@ int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
 		else
 			srv_respond_engine_error(res, rc);
 	}
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
+int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
+			 const struct srv_v3_write *write)
+{
+	struct srv_parent parent;
+	cJSON *body = NULL, *o = NULL;
+	int64_t id = 0;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, write->parent, &parent) < 0)
+		return res->status;
+	if (write->by_id && srv_param_id(req->params[1], res, &id) < 0)
+		goto done;
+	rc = write->find ? write->find(req, &parent, id) : LEC_OK;
+	if (rc == LEC_OK && (body = srv_parse_body(req, res)) == NULL)
+		goto done;
+	if (rc == LEC_OK)
+		rc = write->apply(req, res, &parent, id, body, &o);
+	if (rc == LEC_OK && write->status == 204)
+		srv_respond_empty(res, 204);
+	else if (rc == LEC_OK)
+		srv_respond_json(res, write->status, o, SRV_JSON_SORTED);
+	else if (rc == LEC_ENOTFOUND && write->not_found)
+		srv_respond_detail(res, 404, write->not_found);
+	else if (rc != SRV_V3_ANSWERED)
+		srv_respond_engine_error(res, rc);
+done:
+	if (body && write->secret)
+		srv_body_wipe(body, write->secret);
+	cJSON_Delete(body);
 	srv_v3_parent_dispose(&parent);
 	return res->status;
 }

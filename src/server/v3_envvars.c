@@ -83,48 +83,40 @@ int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
 	return srv_v3_respond_list(req, res, &envvars_list);
 }
 
-/* Wipe the value's copy in the parsed body, so that freed memory holds no
- * secret. */
-static void wipe_value(cJSON *body)
-{
-	srv_body_wipe(body, "value");
-}
-
-int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
+/* Presence, type and blank errors are the body readers'; the engine words
+ * the length and project-total errors. The helper wipes the value's copy
+ * in the parsed body, so that freed memory holds no secret. */
+static int create_envvar(struct srv_request *req, struct srv_response *res,
+			 const struct srv_parent *parent, int64_t id,
+			 cJSON *body, cJSON **out)
 {
 	struct lec_envvar *v = NULL;
 	const char *name = NULL, *value = NULL;
-	struct srv_parent parent;
 	int is_public = 0, rc;
-	cJSON *body = NULL;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	/* Presence, type and blank errors are the body readers'; the engine
-	 * words the length and project-total errors. */
-	if ((body = srv_parse_body(req, res)) == NULL ||
-	    srv_body_string(body, "name", "name", SRV_FIELD_REQUIRED, &name,
+	(void)id;
+	if (srv_body_string(body, "name", "name", SRV_FIELD_REQUIRED, &name,
 			    res) < 0 ||
 	    srv_body_string(body, "value", "value", SRV_FIELD_REQUIRED, &value,
 			    res) < 0 ||
 	    srv_body_bool(body, "public", "public", SRV_FIELD_FORM_FALSE,
 			  &is_public, res) < 0)
-		goto done;
-	rc = lec_envvar_create(srv_store(req), parent.project->id, name, value,
+		return SRV_V3_ANSWERED;
+	rc = lec_envvar_create(srv_store(req), parent->project->id, name, value,
 			       is_public, &v);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_json(res, 201,
-				 envvar_object(req, parent.project->slug, v),
-				 SRV_JSON_SORTED);
-done:
-	if (body)
-		wipe_value(body);
+	if (rc == LEC_OK)
+		*out = envvar_object(req, parent->project->slug, v);
 	lec_envvar_free(v);
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
+}
+
+static const struct srv_v3_write envvar_create = {
+	SRV_PARENT_PROJECT, 0, NULL, create_envvar, 201, NULL, "value"
+};
+
+int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_write(req, res, &envvar_create);
 }
 
 static int show_envvar(struct srv_request *req,

@@ -73,48 +73,48 @@ int srv_v3_integrations_list(struct srv_request *req, struct srv_response *res)
 	return srv_v3_respond_list(req, res, &integrations_list);
 }
 
-int srv_v3_integrations_create(struct srv_request *req,
-			       struct srv_response *res)
+/* The helper wipes a given secret's copy in the parsed body. */
+static int create_integration(struct srv_request *req,
+			      struct srv_response *res,
+			      const struct srv_parent *parent, int64_t id,
+			      cJSON *body, cJSON **out)
 {
 	enum lec_integration_type type = LEC_INTEGRATION_API;
 	struct lec_integration *in = NULL;
 	const char *type_code = NULL, *secret = NULL;
 	char *generated = NULL;
-	struct srv_parent parent;
-	cJSON *body = NULL, *o;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if ((body = srv_parse_body(req, res)) == NULL ||
-	    srv_body_string(body, "integration_type", "integration_type",
+	(void)id;
+	if (srv_body_string(body, "integration_type", "integration_type",
 			    SRV_FIELD_REQUIRED, &type_code, res) < 0 ||
 	    srv_body_string(body, "secret", "secret", 0, &secret, res) < 0)
-		goto done;
+		return SRV_V3_ANSWERED;
 	rc = lec_integration_type_lookup(type_code, &type);
 	if (rc == LEC_OK)
-		rc = lec_integration_create(srv_store(req), parent.project->id,
+		rc = lec_integration_create(srv_store(req), parent->project->id,
 					    type, secret, &in, &generated);
-	if (rc < 0) {
-		srv_respond_engine_error(res, rc);
-		goto done;
-	}
-	o = integration_object(req, parent.project->slug, in);
+	if (rc == LEC_OK)
+		*out = integration_object(req, parent->project->slug, in);
 	/* Shown this once; a secret the caller gave is theirs already. */
-	if (generated)
-		cJSON_AddStringToObject(o, "secret", generated);
-	srv_respond_json(res, 201, o, SRV_JSON_SORTED);
-done:
+	if (rc == LEC_OK && generated)
+		cJSON_AddStringToObject(*out, "secret", generated);
 	if (generated) {
 		explicit_bzero(generated, strlen(generated));
 		free(generated);
 	}
-	if (secret) /* no copy of a secret left in freed memory */
-		srv_body_wipe(body, "secret");
 	lec_integration_free(in);
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
+}
+
+static const struct srv_v3_write integration_create = {
+	SRV_PARENT_PROJECT, 0, NULL, create_integration, 201, NULL, "secret"
+};
+
+int srv_v3_integrations_create(struct srv_request *req,
+			       struct srv_response *res)
+{
+	return srv_v3_respond_write(req, res, &integration_create);
 }
 
 static int show_integration(struct srv_request *req,

@@ -110,37 +110,38 @@ static int read_child(const cJSON *body, char *scratch, size_t cap,
 	return 0;
 }
 
-int srv_v3_subprojects_create(struct srv_request *req,
-			      struct srv_response *res)
+static int create_subproject(struct srv_request *req,
+			     struct srv_response *res,
+			     const struct srv_parent *parent, int64_t id,
+			     cJSON *body, cJSON **out)
 {
 	struct lec_subproject *sub = NULL;
 	const char *child = NULL, *alias = NULL;
 	char number[NUMBER_TEXT_MAX];
-	struct srv_parent parent;
-	cJSON *body = NULL;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if ((body = srv_parse_body(req, res)) == NULL)
-		goto done;
+	(void)id;
 	if (read_child(body, number, sizeof(number), &child, res) < 0 ||
 	    srv_body_string(body, "alias", "alias",
 			    SRV_FIELD_NULLABLE | SRV_FIELD_BLANK, &alias,
 			    res) < 0)
-		goto done;
-	rc = lec_subproject_create(srv_store(req), parent.project->id, child,
+		return SRV_V3_ANSWERED;
+	rc = lec_subproject_create(srv_store(req), parent->project->id, child,
 				   alias, req->user->id, &sub);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_json(res, 201, subproject_object(req, sub),
-				 SRV_JSON_SORTED);
-done:
+	if (rc == LEC_OK)
+		*out = subproject_object(req, sub);
 	lec_subproject_free(sub);
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
+}
+
+static const struct srv_v3_write subproject_create = {
+	SRV_PARENT_PROJECT, 0, NULL, create_subproject, 201, NULL, NULL
+};
+
+int srv_v3_subprojects_create(struct srv_request *req,
+			      struct srv_response *res)
+{
+	return srv_v3_respond_write(req, res, &subproject_create);
 }
 
 /* The relationship of the alias params[1]. */

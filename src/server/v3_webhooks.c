@@ -228,72 +228,56 @@ static int read_fields(cJSON *body, int required, struct srv_response *res,
 	return 0;
 }
 
-/* Wipe the secret's copy in the parsed body, so that freed memory holds no
- * secret. */
-static void wipe_secret(cJSON *body)
-{
-	srv_body_wipe(body, "secret");
-}
-
-int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res)
+/* The helper wipes a given secret's copy in the parsed body, so that
+ * freed memory holds no secret. */
+static int create_webhook(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  cJSON *body, cJSON **out)
 {
 	struct lec_webhook_fields f;
 	struct lec_webhook *w = NULL;
-	struct srv_parent parent;
 	const char *secret = NULL;
 	char *generated = NULL;
-	cJSON *body = NULL, *o;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if ((body = srv_parse_body(req, res)) == NULL ||
-	    read_fields(body, 1, res, &f) < 0 ||
+	(void)id;
+	if (read_fields(body, 1, res, &f) < 0 ||
 	    srv_body_string(body, "secret", "secret", SRV_FIELD_NULLABLE,
 			    &secret, res) < 0)
-		goto done;
-	rc = lec_webhook_create(srv_store(req), parent.project->id, &f, secret,
+		return SRV_V3_ANSWERED;
+	rc = lec_webhook_create(srv_store(req), parent->project->id, &f, secret,
 				&w, &generated);
-	if (rc < 0) {
-		srv_respond_engine_error(res, rc);
-		goto done;
-	}
-	o = webhook_object(req, parent.project->slug, w);
-	if (generated)
-		cJSON_AddStringToObject(o, "secret", generated);
-	srv_respond_json(res, 201, o, SRV_JSON_SORTED);
+	if (rc == LEC_OK)
+		*out = webhook_object(req, parent->project->slug, w);
 	/* The response body is the only copy that leaves. */
+	if (rc == LEC_OK && generated)
+		cJSON_AddStringToObject(*out, "secret", generated);
 	if (generated) {
 		explicit_bzero(generated, strlen(generated));
 		free(generated);
 	}
-done:
-	if (body)
-		wipe_secret(body);
-	cJSON_Delete(body);
 	lec_webhook_free(w);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
 }
 
-/* The webhook params[1] of the parent project, or its 404. */
-static int load_webhook(struct srv_request *req, struct srv_response *res,
-			const struct srv_parent *parent, struct lec_webhook **w)
-{
-	int64_t id;
-	int rc;
+static const struct srv_v3_write webhook_create = {
+	SRV_PARENT_PROJECT, 0, NULL, create_webhook, 201, NULL, "secret"
+};
 
-	*w = NULL;
-	if (srv_param_id(req->params[1], res, &id) < 0)
-		return -1;
-	rc = lec_webhook_get(srv_store(req), parent->project->id, id, w);
-	if (rc == LEC_OK)
-		return 0;
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_WEBHOOK);
-	else
-		srv_respond_engine_error(res, rc);
-	return -1;
+int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_write(req, res, &webhook_create);
+}
+
+/* Whether the webhook of the path is one of the parent project's. */
+static int find_webhook(struct srv_request *req,
+			const struct srv_parent *parent, int64_t id)
+{
+	struct lec_webhook *w = NULL;
+	int rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
+
+	lec_webhook_free(w);
+	return rc;
 }
 
 static int show_webhook(struct srv_request *req,
@@ -319,47 +303,41 @@ int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res)
 	return srv_v3_respond_detail(req, res, &webhook_detail);
 }
 
-int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res)
+/* The secret cannot change; the answer is the webhook as stored. */
+static int update_webhook(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  cJSON *body, cJSON **out)
 {
 	struct lec_webhook_fields f;
 	struct lec_webhook *w = NULL;
-	struct srv_parent parent;
-	cJSON *body = NULL;
-	int64_t id;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (load_webhook(req, res, &parent, &w) < 0 ||
-	    (body = srv_parse_body(req, res)) == NULL ||
-	    read_fields(body, 0, res, &f) < 0)
-		goto done;
+	if (read_fields(body, 0, res, &f) < 0)
+		return SRV_V3_ANSWERED;
 	if (srv_body_get(body, "secret")) {
 		srv_respond_field_error(res, "secret",
 					"The secret cannot be changed; create "
 					"a new webhook.");
-		goto done;
+		return SRV_V3_ANSWERED;
 	}
-	id = w->id;
-	lec_webhook_free(w);
-	w = NULL;
-	rc = lec_webhook_update(srv_store(req), parent.project->id, id, &f);
+	rc = lec_webhook_update(srv_store(req), parent->project->id, id, &f);
 	if (rc == LEC_OK)
-		rc = lec_webhook_get(srv_store(req), parent.project->id, id,
+		rc = lec_webhook_get(srv_store(req), parent->project->id, id,
 				     &w);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_json(res, 200,
-				 webhook_object(req, parent.project->slug, w),
-				 SRV_JSON_SORTED);
-done:
-	if (body)
-		wipe_secret(body);
-	cJSON_Delete(body);
+	if (rc == LEC_OK)
+		*out = webhook_object(req, parent->project->slug, w);
 	lec_webhook_free(w);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
+}
+
+static const struct srv_v3_write webhook_update = {
+	SRV_PARENT_PROJECT, 1, find_webhook, update_webhook, 200, NO_WEBHOOK,
+	"secret"
+};
+
+int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_write(req, res, &webhook_update);
 }
 
 int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res)
