@@ -124,14 +124,19 @@ struct srv_v3_detail {
  * res->status. */
 int srv_v3_respond_detail(struct srv_request *req, struct srv_response *res,
 			  const struct srv_v3_detail *detail);
-/* DELETE of an object of the project in the path, by the id in
- * params[1] (the project's 404 first, then the id's): 204, a 404 with
- * not_found when the engine finds no such object (NULL: the engine's
- * message), or the engine's error. Returns res->status. */
+/* A DELETE of an object of the project in the path, by the id in
+ * params[1]. */
+struct srv_v3_delete {
+	int (*del)(struct lec_store *store, int64_t project_id, int64_t id);
+	/* The 404's detail when del finds no such object; NULL: the
+	 * engine's message. */
+	const char *not_found;
+};
+
+/* Answer a DELETE: the project's 404 first, then the id's; 204, the 404
+ * or the engine's error. Returns res->status. */
 int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
-			  int (*del)(struct lec_store *store,
-				     int64_t project_id, int64_t id),
-			  const char *not_found);
+			  const struct srv_v3_delete *delete);
 /* What a write's apply returns when it has filled res itself (a body's
  * 400, say): positive, so no engine code. */
 #define SRV_V3_ANSWERED 1
@@ -165,6 +170,94 @@ struct srv_v3_write {
  * Returns res->status. */
 int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
 			 const struct srv_v3_write *write);
+/* Handlers that are one call of a helper above, each with its
+ * description as the initializer's fields (designated). */
+#define SRV_V3_HANDLER(handler, kind, respond, ...)                        \
+	int handler(struct srv_request *req, struct srv_response *res)     \
+	{                                                                  \
+		static const struct kind what = { __VA_ARGS__ };           \
+		return respond(req, res, &what);                           \
+	}
+#define SRV_V3_LIST(handler, ...) \
+	SRV_V3_HANDLER(handler, srv_v3_list, srv_v3_respond_list, __VA_ARGS__)
+#define SRV_V3_DETAIL(handler, ...)                                 \
+	SRV_V3_HANDLER(handler, srv_v3_detail, srv_v3_respond_detail, \
+		       __VA_ARGS__)
+#define SRV_V3_WRITE(handler, ...)                                \
+	SRV_V3_HANDLER(handler, srv_v3_write, srv_v3_respond_write, \
+		       __VA_ARGS__)
+#define SRV_V3_DELETE(handler, ...)                                 \
+	SRV_V3_HANDLER(handler, srv_v3_delete, srv_v3_respond_delete, \
+		       __VA_ARGS__)
+
+/* The usual fill of a list (struct srv_v3_list) as a static function
+ * name: call, the engine's list of lec_<type>s into `list` (a struct
+ * lec_<type>_list), then each of its items, `item`, as object. Both
+ * expressions may use the fill's parameters (req, parent, page, flex). */
+#define SRV_V3_FILL(name, type, call, object)                              \
+	static int name(struct srv_request *req, struct srv_response *res, \
+			const struct srv_parent *parent,                   \
+			const struct lec_page *page,                       \
+			const struct srv_flex *flex, cJSON *results,       \
+			size_t *total)                                     \
+	{                                                                  \
+		struct type##_list list = { 0 };                           \
+		size_t i;                                                  \
+		int rc;                                                    \
+									   \
+		(void)parent;                                              \
+		(void)page;                                                \
+		(void)flex;                                                \
+		if ((rc = (call)) < 0)                                     \
+			return srv_respond_engine_error(res, rc), -1;      \
+		for (i = 0; i < list.len; i++) {                           \
+			const struct type *item = &list.items[i];          \
+									   \
+			cJSON_AddItemToArray(results, (object));           \
+		}                                                          \
+		*total = list.total;                                       \
+		type##_list_dispose(&list);                                \
+		return 0;                                                  \
+	}
+
+/* The usual show of a detail (struct srv_v3_detail) as a static function
+ * name: get, the engine's lookup of a lec_<type> into `item` (freed with
+ * lec_<type>_free), then item as object. Both expressions may use the
+ * show's parameters (req, parent, id, flex). */
+#define SRV_V3_SHOW(name, type, get, object)                               \
+	static int name(struct srv_request *req,                           \
+			const struct srv_parent *parent, int64_t id,       \
+			const struct srv_flex *flex, cJSON **out)          \
+	{                                                                  \
+		struct type *item = NULL;                                  \
+		int rc = (get);                                            \
+									   \
+		(void)id;                                                  \
+		(void)flex;                                                \
+		if (rc == LEC_OK)                                          \
+			*out = (object);                                   \
+		type##_free(item);                                         \
+		return rc;                                                 \
+	}
+
+/* The usual find of a write (struct srv_v3_write) as a static function
+ * name: get, the engine's lookup of a lec_<type> into `item`, whose
+ * answer it returns (the item freed). */
+#define SRV_V3_FIND(name, type, get)                                       \
+	static int name(struct srv_request *req,                           \
+			const struct srv_parent *parent, int64_t id)       \
+	{                                                                  \
+		struct type *item = NULL;                                  \
+		int rc = (get);                                            \
+									   \
+		type##_free(item);                                         \
+		return rc;                                                 \
+	}
+
+/* A secret the engine generated for a new object: shown once, as "secret"
+ * in the 201's object o (NULL: a failed create, shown nowhere), then
+ * wiped and freed. Accepts a NULL secret. */
+void srv_v3_secret_once(cJSON *o, char *secret);
 /* The requester's user id, or 0 when anonymous. */
 int64_t srv_viewer_id(const struct srv_request *req);
 /* A query boolean as django-filter reads it: "true"/"1", "false"/"0"

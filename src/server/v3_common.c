@@ -13,6 +13,7 @@
  * anything else; Lectern does that on every nested route, lists included,
  * rather than answering an empty page for a parent that is not there.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -182,9 +183,7 @@ done:
 }
 
 int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
-			  int (*del)(struct lec_store *store,
-				     int64_t project_id, int64_t id),
-			  const char *not_found)
+			  const struct srv_v3_delete *delete)
 {
 	struct srv_parent parent;
 	int64_t id;
@@ -193,11 +192,11 @@ int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
 	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
 	if (srv_param_id(req->params[1], res, &id) == 0) {
-		rc = del(srv_store(req), parent.project->id, id);
+		rc = delete->del(srv_store(req), parent.project->id, id);
 		if (rc == LEC_OK)
 			srv_respond_empty(res, 204);
-		else if (rc == LEC_ENOTFOUND && not_found)
-			srv_respond_detail(res, 404, not_found);
+		else if (rc == LEC_ENOTFOUND && delete->not_found)
+			srv_respond_detail(res, 404, delete->not_found);
 		else
 			srv_respond_engine_error(res, rc);
 	}
@@ -236,6 +235,16 @@ done:
 	cJSON_Delete(body);
 	srv_v3_parent_dispose(&parent);
 	return res->status;
+}
+
+void srv_v3_secret_once(cJSON *o, char *secret)
+{
+	if (secret == NULL)
+		return;
+	if (o)
+		cJSON_AddStringToObject(o, "secret", secret);
+	explicit_bzero(secret, strlen(secret));
+	free(secret);
 }
 
 enum lec_filter_bool srv_query_filter(const struct srv_request *req,

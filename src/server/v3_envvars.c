@@ -51,37 +51,12 @@ static cJSON *envvar_object(struct srv_request *req, const char *slug,
 	return o;
 }
 
-static int fill_envvars(struct srv_request *req, struct srv_response *res,
-			const struct srv_parent *parent,
-			const struct lec_page *page,
-			const struct srv_flex *flex, cJSON *results,
-			size_t *total)
-{
-	struct lec_envvar_list list = { 0 };
-	size_t i;
-	int rc;
-
-	(void)flex;
-	rc = lec_envvar_list(srv_store(req), parent->project->id, page, &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     envvar_object(req, parent->project->slug,
-						   &list.items[i]));
-	*total = list.total;
-	lec_envvar_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list envvars_list = {
-	SRV_PARENT_PROJECT, 0, fill_envvars
-};
-
-int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &envvars_list);
-}
+SRV_V3_FILL(fill_envvars, lec_envvar,
+	    lec_envvar_list(srv_store(req), parent->project->id, page, &list),
+	    envvar_object(req, parent->project->slug, item))
+SRV_V3_SHOW(show_envvar, lec_envvar,
+	    lec_envvar_get(srv_store(req), parent->project->id, id, &item),
+	    envvar_object(req, parent->project->slug, item))
 
 /* Presence, type and blank errors are the body readers'; the engine words
  * the length and project-total errors. The helper wipes the value's copy
@@ -110,39 +85,11 @@ static int create_envvar(struct srv_request *req, struct srv_response *res,
 	return rc;
 }
 
-static const struct srv_v3_write envvar_create = {
-	SRV_PARENT_PROJECT, 0, NULL, create_envvar, 201, NULL, "value"
-};
-
-int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &envvar_create);
-}
-
-static int show_envvar(struct srv_request *req,
-		       const struct srv_parent *parent, int64_t id,
-		       const struct srv_flex *flex, cJSON **out)
-{
-	struct lec_envvar *v = NULL;
-	int rc = lec_envvar_get(srv_store(req), parent->project->id, id, &v);
-
-	(void)flex;
-	if (rc == LEC_OK)
-		*out = envvar_object(req, parent->project->slug, v);
-	lec_envvar_free(v);
-	return rc;
-}
-
-static const struct srv_v3_detail envvar_detail = {
-	SRV_PARENT_PROJECT, 1, 0, show_envvar, NO_ENVVAR
-};
-
-int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &envvar_detail);
-}
-
-int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_delete(req, res, lec_envvar_delete, NO_ENVVAR);
-}
+SRV_V3_LIST(srv_v3_envvars_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_envvars)
+SRV_V3_WRITE(srv_v3_envvars_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = create_envvar, .status = 201, .secret = "value")
+SRV_V3_DETAIL(srv_v3_envvar_detail, .parent = SRV_PARENT_PROJECT,
+	      .by_id = 1, .show = show_envvar, .not_found = NO_ENVVAR)
+SRV_V3_DELETE(srv_v3_envvar_delete, .del = lec_envvar_delete,
+	      .not_found = NO_ENVVAR)

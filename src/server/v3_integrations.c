@@ -38,40 +38,14 @@ static cJSON *integration_object(struct srv_request *req, const char *slug,
 	return o;
 }
 
-static int fill_integrations(struct srv_request *req,
-			     struct srv_response *res,
-			     const struct srv_parent *parent,
-			     const struct lec_page *page,
-			     const struct srv_flex *flex, cJSON *results,
-			     size_t *total)
-{
-	struct lec_integration_list list = { 0 };
-	size_t i;
-	int rc;
-
-	(void)flex;
-	rc = lec_integration_list(srv_store(req), parent->project->id, page,
-				  &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     integration_object(req,
-							parent->project->slug,
-							&list.items[i]));
-	*total = list.total;
-	lec_integration_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list integrations_list = {
-	SRV_PARENT_PROJECT, 0, fill_integrations
-};
-
-int srv_v3_integrations_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &integrations_list);
-}
+SRV_V3_FILL(fill_integrations, lec_integration,
+	    lec_integration_list(srv_store(req), parent->project->id, page,
+				 &list),
+	    integration_object(req, parent->project->slug, item))
+SRV_V3_SHOW(show_integration, lec_integration,
+	    lec_integration_get(srv_store(req), parent->project->id, id,
+				&item),
+	    integration_object(req, parent->project->slug, item))
 
 /* The helper wipes a given secret's copy in the parsed body. */
 static int create_integration(struct srv_request *req,
@@ -96,55 +70,17 @@ static int create_integration(struct srv_request *req,
 					    type, secret, &in, &generated);
 	if (rc == LEC_OK)
 		*out = integration_object(req, parent->project->slug, in);
-	/* Shown this once; a secret the caller gave is theirs already. */
-	if (rc == LEC_OK && generated)
-		cJSON_AddStringToObject(*out, "secret", generated);
-	if (generated) {
-		explicit_bzero(generated, strlen(generated));
-		free(generated);
-	}
+	/* A secret the caller gave is theirs already. */
+	srv_v3_secret_once(*out, generated);
 	lec_integration_free(in);
 	return rc;
 }
 
-static const struct srv_v3_write integration_create = {
-	SRV_PARENT_PROJECT, 0, NULL, create_integration, 201, NULL, "secret"
-};
-
-int srv_v3_integrations_create(struct srv_request *req,
-			       struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &integration_create);
-}
-
-static int show_integration(struct srv_request *req,
-			    const struct srv_parent *parent, int64_t id,
-			    const struct srv_flex *flex, cJSON **out)
-{
-	struct lec_integration *in = NULL;
-	int rc = lec_integration_get(srv_store(req), parent->project->id, id,
-				     &in);
-
-	(void)flex;
-	if (rc == LEC_OK)
-		*out = integration_object(req, parent->project->slug, in);
-	lec_integration_free(in);
-	return rc;
-}
-
+SRV_V3_LIST(srv_v3_integrations_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_integrations)
+SRV_V3_WRITE(srv_v3_integrations_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = create_integration, .status = 201, .secret = "secret")
 /* A missing integration is answered with the engine's words. */
-static const struct srv_v3_detail integration_detail = {
-	SRV_PARENT_PROJECT, 1, 0, show_integration, NULL
-};
-
-int srv_v3_integration_detail(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &integration_detail);
-}
-
-int srv_v3_integration_delete(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return srv_v3_respond_delete(req, res, lec_integration_delete, NULL);
-}
+SRV_V3_DETAIL(srv_v3_integration_detail, .parent = SRV_PARENT_PROJECT,
+	      .by_id = 1, .show = show_integration)
+SRV_V3_DELETE(srv_v3_integration_delete, .del = lec_integration_delete)

@@ -328,14 +328,8 @@ static int show_project(struct srv_request *req,
 	return LEC_OK;
 }
 
-static const struct srv_v3_detail project_detail = {
-	SRV_PARENT_PROJECT, 0, 1, show_project, NULL
-};
-
-int srv_v3_project_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &project_detail);
-}
+SRV_V3_DETAIL(srv_v3_project_detail, .parent = SRV_PARENT_PROJECT, .flex = 1,
+	      .show = show_project)
 
 /* Strings of a PATCH/PUT body and the patch bit each sets. */
 struct patch_string {
@@ -497,14 +491,8 @@ static int update_project(struct srv_request *req, struct srv_response *res,
 	return rc;
 }
 
-static const struct srv_v3_write project_update = {
-	SRV_PARENT_PROJECT, 0, NULL, update_project, 204, NULL, NULL
-};
-
-int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &project_update);
-}
+SRV_V3_WRITE(srv_v3_project_update, .parent = SRV_PARENT_PROJECT,
+	     .apply = update_project, .status = 204)
 
 int srv_v3_project_delete(struct srv_request *req, struct srv_response *res)
 {

@@ -223,49 +223,17 @@ static int read_redirect(const cJSON *body, unsigned type_flags,
 
 /* Whether the redirect of the URL is one of the parent project's. The
  * router has checked that the requester administers the project. */
-static int find_redirect(struct srv_request *req,
-			 const struct srv_parent *parent, int64_t id)
-{
-	struct lec_redirect *r = NULL;
-	int rc = lec_redirect_get(srv_store(req), parent->project->id, id, &r);
+SRV_V3_FIND(find_redirect, lec_redirect,
+	    lec_redirect_get(srv_store(req), parent->project->id, id, &item))
 
-	lec_redirect_free(r);
-	return rc;
-}
-
-static int fill_redirects(struct srv_request *req, struct srv_response *res,
-			  const struct srv_parent *parent,
-			  const struct lec_page *page,
-			  const struct srv_flex *flex, cJSON *results,
-			  size_t *total)
-{
-	struct lec_redirect_list list = { 0 };
-	const char *slug = parent->project->slug;
-	size_t i;
-	int rc;
-
-	(void)flex;
-	rc = lec_redirect_list(srv_store(req), parent->project->id, page,
-			       &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     redirect_object(slug, &list.items[i],
-						     URLS_EMPTY_NULL));
-	*total = list.total;
-	lec_redirect_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list redirects_list = {
-	SRV_PARENT_PROJECT, 0, fill_redirects
-};
-
-int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &redirects_list);
-}
+/* Reads show an empty from_url or to_url as null. */
+SRV_V3_FILL(fill_redirects, lec_redirect,
+	    lec_redirect_list(srv_store(req), parent->project->id, page,
+			      &list),
+	    redirect_object(parent->project->slug, item, URLS_EMPTY_NULL))
+SRV_V3_SHOW(show_redirect, lec_redirect,
+	    lec_redirect_get(srv_store(req), parent->project->id, id, &item),
+	    redirect_object(parent->project->slug, item, URLS_EMPTY_NULL))
 
 /* A create (id 0) or an update of redirect id: both answer with the
  * create serializer's body. */
@@ -310,60 +278,18 @@ static int write_patch(struct srv_request *req, struct srv_response *res,
 	return write_redirect(req, res, parent, id, 0, body, out);
 }
 
-static const struct srv_v3_write redirect_create = {
-	SRV_PARENT_PROJECT, 0, NULL, write_required, 201, NULL, NULL
-};
+SRV_V3_LIST(srv_v3_redirects_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_redirects)
+SRV_V3_WRITE(srv_v3_redirects_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = write_required, .status = 201)
+SRV_V3_DETAIL(srv_v3_redirect_detail, .parent = SRV_PARENT_PROJECT,
+	      .by_id = 1, .show = show_redirect, .not_found = NO_REDIRECT)
 /* A redirect deleted meanwhile is the same 404 as one never there. */
-static const struct srv_v3_write redirect_put = {
-	SRV_PARENT_PROJECT, 1, find_redirect, write_required, 200, NO_REDIRECT,
-	NULL
-};
-static const struct srv_v3_write redirect_patch = {
-	SRV_PARENT_PROJECT, 1, find_redirect, write_patch, 200, NO_REDIRECT,
-	NULL
-};
-
-int srv_v3_redirects_create(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &redirect_create);
-}
-
-static int show_redirect(struct srv_request *req,
-			 const struct srv_parent *parent, int64_t id,
-			 const struct srv_flex *flex, cJSON **out)
-{
-	struct lec_redirect *r = NULL;
-	int rc = lec_redirect_get(srv_store(req), parent->project->id, id, &r);
-
-	(void)flex;
-	if (rc == LEC_OK)
-		*out = redirect_object(parent->project->slug, r,
-				       URLS_EMPTY_NULL);
-	lec_redirect_free(r);
-	return rc;
-}
-
-static const struct srv_v3_detail redirect_detail = {
-	SRV_PARENT_PROJECT, 1, 0, show_redirect, NO_REDIRECT
-};
-
-int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &redirect_detail);
-}
-
-int srv_v3_redirect_put(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &redirect_put);
-}
-
-int srv_v3_redirect_patch(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &redirect_patch);
-}
-
-int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_delete(req, res, lec_redirect_delete,
-				     NO_REDIRECT);
-}
+SRV_V3_WRITE(srv_v3_redirect_put, .parent = SRV_PARENT_PROJECT, .by_id = 1,
+	     .find = find_redirect, .apply = write_required, .status = 200,
+	     .not_found = NO_REDIRECT)
+SRV_V3_WRITE(srv_v3_redirect_patch, .parent = SRV_PARENT_PROJECT,
+	     .by_id = 1, .find = find_redirect, .apply = write_patch,
+	     .status = 200, .not_found = NO_REDIRECT)
+SRV_V3_DELETE(srv_v3_redirect_delete, .del = lec_redirect_delete,
+	      .not_found = NO_REDIRECT)

@@ -43,37 +43,13 @@ static cJSON *subproject_object(struct srv_request *req,
 	return o;
 }
 
-static int fill_subprojects(struct srv_request *req, struct srv_response *res,
-			    const struct srv_parent *parent,
-			    const struct lec_page *page,
-			    const struct srv_flex *flex, cJSON *results,
-			    size_t *total)
-{
-	struct lec_subproject_list list = { 0 };
-	size_t i;
-	int rc;
+SRV_V3_FILL(fill_subprojects, lec_subproject,
+	    lec_subproject_list(srv_store(req), parent->project->id,
+				srv_viewer_id(req), page, &list),
+	    subproject_object(req, item))
 
-	(void)flex;
-	rc = lec_subproject_list(srv_store(req), parent->project->id,
-				 srv_viewer_id(req), page, &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     subproject_object(req, &list.items[i]));
-	*total = list.total;
-	lec_subproject_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list subprojects_list = {
-	SRV_PARENT_PROJECT, 0, fill_subprojects
-};
-
-int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &subprojects_list);
-}
+SRV_V3_LIST(srv_v3_subprojects_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_subprojects)
 
 static int child_error(struct srv_response *res, const char *msg)
 {
@@ -134,15 +110,8 @@ static int create_subproject(struct srv_request *req,
 	return rc;
 }
 
-static const struct srv_v3_write subproject_create = {
-	SRV_PARENT_PROJECT, 0, NULL, create_subproject, 201, NULL, NULL
-};
-
-int srv_v3_subprojects_create(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &subproject_create);
-}
+SRV_V3_WRITE(srv_v3_subprojects_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = create_subproject, .status = 201)
 
 /* The relationship of the alias params[1]. */
 static int show_subproject(struct srv_request *req,
@@ -168,15 +137,8 @@ static int show_subproject(struct srv_request *req,
 	return rc == 1 ? LEC_OK : rc == 0 ? LEC_ENOTFOUND : rc;
 }
 
-static const struct srv_v3_detail subproject_detail = {
-	SRV_PARENT_PROJECT, 0, 0, show_subproject, NO_RELATIONSHIP
-};
-
-int srv_v3_subproject_detail(struct srv_request *req,
-			     struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &subproject_detail);
-}
+SRV_V3_DETAIL(srv_v3_subproject_detail, .parent = SRV_PARENT_PROJECT,
+	      .show = show_subproject, .not_found = NO_RELATIONSHIP)
 
 int srv_v3_subproject_delete(struct srv_request *req,
 			     struct srv_response *res)
@@ -198,38 +160,21 @@ int srv_v3_subproject_delete(struct srv_request *req,
 	return res->status;
 }
 
-static int fill_translations(struct srv_request *req,
-			     struct srv_response *res,
-			     const struct srv_parent *parent,
-			     const struct lec_page *page,
-			     const struct srv_flex *flex, cJSON *results,
-			     size_t *total)
+/* A translation as a list shows a project, fields and omit applied. */
+static cJSON *translation_object(struct srv_request *req,
+				 const struct lec_project *p,
+				 const struct srv_flex *flex)
 {
-	struct lec_project_list list = { 0 };
-	size_t i;
-	int rc;
+	cJSON *item = srv_v3_project(req, p, flex, 1);
 
-	rc = lec_project_translations(srv_store(req), parent->project->id,
-				      srv_viewer_id(req), page, &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++) {
-		cJSON *item = srv_v3_project(req, &list.items[i], flex, 1);
-
-		srv_flex_apply(flex, item);
-		cJSON_AddItemToArray(results, item);
-	}
-	*total = list.total;
-	lec_project_list_dispose(&list);
-	return 0;
+	srv_flex_apply(flex, item);
+	return item;
 }
 
-static const struct srv_v3_list translations_list = {
-	SRV_PARENT_PROJECT, 1, fill_translations
-};
+SRV_V3_FILL(fill_translations, lec_project,
+	    lec_project_translations(srv_store(req), parent->project->id,
+				     srv_viewer_id(req), page, &list),
+	    translation_object(req, item, flex))
 
-int srv_v3_translations_list(struct srv_request *req,
-			     struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &translations_list);
-}
+SRV_V3_LIST(srv_v3_translations_list, .parent = SRV_PARENT_PROJECT, .flex = 1,
+	    .fill = fill_translations)

@@ -117,14 +117,8 @@ static int fill_versions(struct srv_request *req, struct srv_response *res,
 	return 0;
 }
 
-static const struct srv_v3_list versions_list = {
-	SRV_PARENT_PROJECT, 1, fill_versions
-};
-
-int srv_v3_versions_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &versions_list);
-}
+SRV_V3_LIST(srv_v3_versions_list, .parent = SRV_PARENT_PROJECT, .flex = 1,
+	    .fill = fill_versions)
 
 /* The parent is the version; flex decides its expansions only. */
 static int show_version(struct srv_request *req,
@@ -136,14 +130,8 @@ static int show_version(struct srv_request *req,
 	return LEC_OK;
 }
 
-static const struct srv_v3_detail version_detail = {
-	SRV_PARENT_VERSION, 0, 1, show_version, NULL
-};
-
-int srv_v3_version_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &version_detail);
-}
+SRV_V3_DETAIL(srv_v3_version_detail, .parent = SRV_PARENT_VERSION, .flex = 1,
+	      .show = show_version)
 
 /* Read the update body: active and hidden, and privacy_level where
  * versions can be private (the business edition; elsewhere the key is
@@ -206,14 +194,8 @@ static int update_version(struct srv_request *req, struct srv_response *res,
 	return rc;
 }
 
-static const struct srv_v3_write version_update = {
-	SRV_PARENT_VERSION, 0, NULL, update_version, 204, NULL, NULL
-};
-
-int srv_v3_version_update(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &version_update);
-}
+SRV_V3_WRITE(srv_v3_version_update, .parent = SRV_PARENT_VERSION,
+	     .apply = update_version, .status = 204)
 
 int srv_v3_project_sync_versions(struct srv_request *req,
 				 struct srv_response *res)

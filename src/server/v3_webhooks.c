@@ -103,37 +103,16 @@ static cJSON *delivery_object(const struct lec_webhook_delivery *d)
 
 /* Lists -------------------------------------------------------------------------- */
 
-static int fill_webhooks(struct srv_request *req, struct srv_response *res,
-			 const struct srv_parent *parent,
-			 const struct lec_page *page,
-			 const struct srv_flex *flex, cJSON *results,
-			 size_t *total)
-{
-	struct lec_webhook_list list = { 0 };
-	size_t i;
-	int rc;
+SRV_V3_FILL(fill_webhooks, lec_webhook,
+	    lec_webhook_list(srv_store(req), parent->project->id, page, &list),
+	    webhook_object(req, parent->project->slug, item))
+SRV_V3_SHOW(show_webhook, lec_webhook,
+	    lec_webhook_get(srv_store(req), parent->project->id, id, &item),
+	    webhook_object(req, parent->project->slug, item))
 
-	(void)flex;
-	rc = lec_webhook_list(srv_store(req), parent->project->id, page, &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     webhook_object(req, parent->project->slug,
-						    &list.items[i]));
-	*total = list.total;
-	lec_webhook_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list webhooks_list = {
-	SRV_PARENT_PROJECT, 0, fill_webhooks
-};
-
-int srv_v3_webhooks_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &webhooks_list);
-}
+/* Whether the webhook of the path is one of the parent project's. */
+SRV_V3_FIND(find_webhook, lec_webhook,
+	    lec_webhook_get(srv_store(req), parent->project->id, id, &item))
 
 /* The webhook params[1] must be one of the parent's. */
 static int fill_deliveries(struct srv_request *req, struct srv_response *res,
@@ -143,7 +122,6 @@ static int fill_deliveries(struct srv_request *req, struct srv_response *res,
 			   size_t *total)
 {
 	struct lec_webhook_delivery_list list = { 0 };
-	struct lec_webhook *w = NULL;
 	int64_t id;
 	size_t i;
 	int rc;
@@ -151,12 +129,11 @@ static int fill_deliveries(struct srv_request *req, struct srv_response *res,
 	(void)flex;
 	if (srv_param_id(req->params[1], res, &id) < 0)
 		return -1;
-	rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
+	rc = find_webhook(req, parent, id);
 	if (rc == LEC_ENOTFOUND)
 		return srv_respond_detail(res, 404, NO_WEBHOOK), -1;
 	if (rc == LEC_OK)
 		rc = lec_webhook_delivery_list(srv_store(req), id, page, &list);
-	lec_webhook_free(w);
 	if (rc < 0)
 		return srv_respond_engine_error(res, rc), -1;
 	for (i = 0; i < list.len; i++)
@@ -164,16 +141,6 @@ static int fill_deliveries(struct srv_request *req, struct srv_response *res,
 	*total = list.total;
 	lec_webhook_delivery_list_dispose(&list);
 	return 0;
-}
-
-static const struct srv_v3_list deliveries_list = {
-	SRV_PARENT_PROJECT, 0, fill_deliveries
-};
-
-int srv_v3_webhook_deliveries(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &deliveries_list);
 }
 
 /* Writing ------------------------------------------------------------------------ */
@@ -250,57 +217,9 @@ static int create_webhook(struct srv_request *req, struct srv_response *res,
 	if (rc == LEC_OK)
 		*out = webhook_object(req, parent->project->slug, w);
 	/* The response body is the only copy that leaves. */
-	if (rc == LEC_OK && generated)
-		cJSON_AddStringToObject(*out, "secret", generated);
-	if (generated) {
-		explicit_bzero(generated, strlen(generated));
-		free(generated);
-	}
+	srv_v3_secret_once(*out, generated);
 	lec_webhook_free(w);
 	return rc;
-}
-
-static const struct srv_v3_write webhook_create = {
-	SRV_PARENT_PROJECT, 0, NULL, create_webhook, 201, NULL, "secret"
-};
-
-int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &webhook_create);
-}
-
-/* Whether the webhook of the path is one of the parent project's. */
-static int find_webhook(struct srv_request *req,
-			const struct srv_parent *parent, int64_t id)
-{
-	struct lec_webhook *w = NULL;
-	int rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
-
-	lec_webhook_free(w);
-	return rc;
-}
-
-static int show_webhook(struct srv_request *req,
-			const struct srv_parent *parent, int64_t id,
-			const struct srv_flex *flex, cJSON **out)
-{
-	struct lec_webhook *w = NULL;
-	int rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
-
-	(void)flex;
-	if (rc == LEC_OK)
-		*out = webhook_object(req, parent->project->slug, w);
-	lec_webhook_free(w);
-	return rc;
-}
-
-static const struct srv_v3_detail webhook_detail = {
-	SRV_PARENT_PROJECT, 1, 0, show_webhook, NO_WEBHOOK
-};
-
-int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &webhook_detail);
 }
 
 /* The secret cannot change; the answer is the webhook as stored. */
@@ -330,17 +249,16 @@ static int update_webhook(struct srv_request *req, struct srv_response *res,
 	return rc;
 }
 
-static const struct srv_v3_write webhook_update = {
-	SRV_PARENT_PROJECT, 1, find_webhook, update_webhook, 200, NO_WEBHOOK,
-	"secret"
-};
-
-int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_write(req, res, &webhook_update);
-}
-
-int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_delete(req, res, lec_webhook_delete, NO_WEBHOOK);
-}
+SRV_V3_LIST(srv_v3_webhooks_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_webhooks)
+SRV_V3_LIST(srv_v3_webhook_deliveries, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_deliveries)
+SRV_V3_WRITE(srv_v3_webhooks_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = create_webhook, .status = 201, .secret = "secret")
+SRV_V3_DETAIL(srv_v3_webhook_detail, .parent = SRV_PARENT_PROJECT,
+	      .by_id = 1, .show = show_webhook, .not_found = NO_WEBHOOK)
+SRV_V3_WRITE(srv_v3_webhook_update, .parent = SRV_PARENT_PROJECT,
+	     .by_id = 1, .find = find_webhook, .apply = update_webhook,
+	     .status = 200, .not_found = NO_WEBHOOK, .secret = "secret")
+SRV_V3_DELETE(srv_v3_webhook_delete, .del = lec_webhook_delete,
+	      .not_found = NO_WEBHOOK)
