@@ -271,10 +271,10 @@ int srv_param_id(const char *text, struct srv_response *res, int64_t *id);
 
 /* Handlers -------------------------------------------------------------- */
 
-int srv_v3_root(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_root;
 
-int srv_v3_projects_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_projects_create(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_projects_list;
+srv_handler_fn srv_v3_projects_create;
 /* A new project's organization in the business edition, the same rights
  * for an import and a mirror (v3_projects.c): the body's "organization",
  * required and owned by the user, and its optional "teams", all checked
@@ -288,131 +288,106 @@ int srv_v3_org_read(struct srv_request *req, const cJSON *body,
 int srv_v3_org_join(struct srv_request *req, struct lec_org *org,
 		    int64_t project_id, const char **teams, size_t nteams,
 		    struct srv_response *res);
-int srv_v3_project_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_project_update(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_project_detail;
+srv_handler_fn srv_v3_project_update;
 /* Lectern's builds across the requester's projects, and where their
  * waiting builds stand in the queue (v3_queue.c, docs/api.md). */
-int srv_v3_all_builds_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_build_queue(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_all_builds_list;
+srv_handler_fn srv_v3_build_queue;
 /* Lectern's DELETE of a project with everything of it (docs/api.md). */
-int srv_v3_project_delete(struct srv_request *req, struct srv_response *res);
-int srv_v3_project_superproject(struct srv_request *req,
-				struct srv_response *res);
-int srv_v3_project_sync_versions(struct srv_request *req,
-				 struct srv_response *res);
+srv_handler_fn srv_v3_project_delete;
+srv_handler_fn srv_v3_project_superproject;
+srv_handler_fn srv_v3_project_sync_versions;
 
-int srv_v3_versions_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_version_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_version_update(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_versions_list;
+srv_handler_fn srv_v3_version_detail;
+srv_handler_fn srv_v3_version_update;
 /* v3_pages.c: a version's pages (a Lectern extension). */
-int srv_v3_version_pages_list(struct srv_request *req,
-			      struct srv_response *res);
+srv_handler_fn srv_v3_version_pages_list;
 
-int srv_v3_builds_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_build_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_version_builds_list(struct srv_request *req,
-			       struct srv_response *res);
-int srv_v3_version_build_detail(struct srv_request *req,
-				struct srv_response *res);
+srv_handler_fn srv_v3_builds_list;
+srv_handler_fn srv_v3_build_detail;
+srv_handler_fn srv_v3_version_builds_list;
+srv_handler_fn srv_v3_version_build_detail;
 /* The build id_text of the project params[0], visible to the requester
  * (its version's visibility): *parent filled (dispose it) and *build_id
  * set; or -1 after filling res with the project's or build's 404. */
 int srv_v3_build_find(struct srv_request *req, struct srv_response *res,
 		      const char *id_text, struct srv_parent *parent,
 		      int64_t *build_id);
-int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res);
-int srv_v3_build_cancel(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_build_trigger;
+srv_handler_fn srv_v3_build_cancel;
 
-int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_subprojects_create(struct srv_request *req,
-			      struct srv_response *res);
-int srv_v3_subproject_detail(struct srv_request *req,
-			     struct srv_response *res);
-int srv_v3_subproject_delete(struct srv_request *req,
-			     struct srv_response *res);
-int srv_v3_translations_list(struct srv_request *req,
-			     struct srv_response *res);
+srv_handler_fn srv_v3_subprojects_list;
+srv_handler_fn srv_v3_subprojects_create;
+srv_handler_fn srv_v3_subproject_detail;
+srv_handler_fn srv_v3_subproject_delete;
+srv_handler_fn srv_v3_translations_list;
 
 /* Lectern's offline mirrors (v3_mirrors.c, docs/api.md). */
-int srv_v3_mirrors_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_mirror_pages(struct srv_request *req, struct srv_response *res);
-int srv_v3_mirror_stage(struct srv_request *req, struct srv_response *res);
-int srv_v3_mirror_publish(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_mirrors_create;
+srv_handler_fn srv_v3_mirror_pages;
+srv_handler_fn srv_v3_mirror_stage;
+srv_handler_fn srv_v3_mirror_publish;
 
 /* Lectern's page diff (v3_diff.c, docs/api.md). */
-int srv_v3_diff(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_diff;
 
-int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirects_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_put(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_patch(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_redirects_list;
+srv_handler_fn srv_v3_redirects_create;
+srv_handler_fn srv_v3_redirect_detail;
+srv_handler_fn srv_v3_redirect_put;
+srv_handler_fn srv_v3_redirect_patch;
+srv_handler_fn srv_v3_redirect_delete;
 
-int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_envvars_list;
+srv_handler_fn srv_v3_envvars_create;
+srv_handler_fn srv_v3_envvar_detail;
+srv_handler_fn srv_v3_envvar_delete;
 
 /* Integrations (v3_integrations.c): a Lectern extension holding incoming
  * webhooks' secrets. */
-int srv_v3_integrations_list(struct srv_request *req,
-			     struct srv_response *res);
-int srv_v3_integrations_create(struct srv_request *req,
-			       struct srv_response *res);
-int srv_v3_integration_detail(struct srv_request *req,
-			      struct srv_response *res);
-int srv_v3_integration_delete(struct srv_request *req,
-			      struct srv_response *res);
+srv_handler_fn srv_v3_integrations_list;
+srv_handler_fn srv_v3_integrations_create;
+srv_handler_fn srv_v3_integration_detail;
+srv_handler_fn srv_v3_integration_delete;
 /* An incoming webhook's delivery (integrations_in.c): POST
  * /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
  * /api/v2/webhook/<project>/<integration id>/. */
-int srv_incoming_webhook(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_incoming_webhook;
 
 /* Notifications (v3_notifications.c): the user's feed, and those of a
  * project, a build, an organization; a detail handler answers GET, PATCH
  * and PUT. */
-int srv_v3_notifications_list(struct srv_request *req,
-			      struct srv_response *res);
-int srv_v3_notification_detail(struct srv_request *req,
-			       struct srv_response *res);
-int srv_v3_project_notifications_list(struct srv_request *req,
-				      struct srv_response *res);
-int srv_v3_project_notification_detail(struct srv_request *req,
-				       struct srv_response *res);
-int srv_v3_build_notifications_list(struct srv_request *req,
-				    struct srv_response *res);
+srv_handler_fn srv_v3_notifications_list;
+srv_handler_fn srv_v3_notification_detail;
+srv_handler_fn srv_v3_project_notifications_list;
+srv_handler_fn srv_v3_project_notification_detail;
+srv_handler_fn srv_v3_build_notifications_list;
 /* v3_warnings.c: a build's warnings, and one as JSON. */
 struct lec_warning;
-int srv_v3_build_warnings_list(struct srv_request *req,
-			       struct srv_response *res);
+srv_handler_fn srv_v3_build_warnings_list;
 cJSON *srv_v3_warning(const struct lec_warning *w);
-int srv_v3_build_notification_detail(struct srv_request *req,
-				     struct srv_response *res);
-int srv_v3_org_notifications_list(struct srv_request *req,
-				  struct srv_response *res);
-int srv_v3_org_notification_detail(struct srv_request *req,
-				   struct srv_response *res);
-int srv_v3_user_notifications_list(struct srv_request *req,
-				   struct srv_response *res);
-int srv_v3_user_notification_detail(struct srv_request *req,
-				    struct srv_response *res);
+srv_handler_fn srv_v3_build_notification_detail;
+srv_handler_fn srv_v3_org_notifications_list;
+srv_handler_fn srv_v3_org_notification_detail;
+srv_handler_fn srv_v3_user_notifications_list;
+srv_handler_fn srv_v3_user_notification_detail;
 
 /* Outgoing webhooks (v3_webhooks.c): a Lectern extension. */
-int srv_v3_webhooks_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_deliveries(struct srv_request *req,
-			      struct srv_response *res);
+srv_handler_fn srv_v3_webhooks_list;
+srv_handler_fn srv_v3_webhooks_create;
+srv_handler_fn srv_v3_webhook_detail;
+srv_handler_fn srv_v3_webhook_update;
+srv_handler_fn srv_v3_webhook_delete;
+srv_handler_fn srv_v3_webhook_deliveries;
 
-int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_org_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_org_projects(struct srv_request *req, struct srv_response *res);
-int srv_v3_org_teams(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_orgs_list;
+srv_handler_fn srv_v3_org_detail;
+srv_handler_fn srv_v3_org_projects;
+srv_handler_fn srv_v3_org_teams;
 /* remote/repositories/ and remote/organizations/: the service's lists of
  * the user's connected accounts; Lectern has none, so an empty page. */
-int srv_v3_remote_empty(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_remote_empty;
 
 #endif
