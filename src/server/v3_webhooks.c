@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "json_build.h"
 #include "lectern/project.h"
 #include "lectern/webhook.h"
 #include "v3.h"
@@ -62,10 +63,7 @@ static cJSON *webhook_object(struct srv_request *req, const char *slug,
 						lec_webhook_event_code(all[i])));
 	cJSON_AddNumberToObject(o, "id", (double)w->id);
 	srv_v3_add_time(o, "modified", w->modified);
-	if (w->payload)
-		cJSON_AddStringToObject(o, "payload", w->payload);
-	else
-		cJSON_AddNullToObject(o, "payload");
+	srv_json_str_or_null(o, "payload", w->payload);
 	cJSON_AddStringToObject(o, "project", slug);
 	cJSON_AddStringToObject(o, "url", w->url);
 	return o;
@@ -81,10 +79,7 @@ static cJSON *delivery_object(const struct lec_webhook_delivery *d)
 	else
 		cJSON_AddNullToObject(o, "build");
 	srv_v3_add_time(o, "created", d->created);
-	if (d->error)
-		cJSON_AddStringToObject(o, "error", d->error);
-	else
-		cJSON_AddNullToObject(o, "error");
+	srv_json_str_or_null(o, "error", d->error);
 	cJSON_AddStringToObject(o, "event", d->event);
 	cJSON_AddNumberToObject(o, "id", (double)d->id);
 	srv_v3_add_time(o, "modified", d->modified);
