@@ -410,30 +410,49 @@ static cJSON *v2_build(struct srv_request *req, struct srv_buildlog *log,
 
 /* Loading ------------------------------------------------------------------ */
 
-/* The public project with this id, or NULL after filling res. */
-static struct lec_project *load_project(struct srv_request *req,
-					struct srv_response *res,
-					const char *id_text)
+/* The store and the id of a detail's path (id_text); NULL after filling
+ * res. */
+static struct lec_store *detail_store(struct srv_request *req,
+				      struct srv_response *res,
+				      const char *id_text, int64_t *id)
 {
 	struct lec_store *store = srv_store(req);
-	struct lec_project *p = NULL;
-	int64_t id;
-	int rc;
 
 	if (store == NULL) {
 		srv_respond_internal(res, "no store");
 		return NULL;
 	}
-	if (srv_param_id(id_text, res, &id) < 0)
+	return srv_param_id(id_text, res, id) < 0 ? NULL : store;
+}
+
+/* Answer a lookup that found nothing the public may see (rc LEC_OK: found,
+ * but not public) with the 404 missing, else the engine's error. */
+static void respond_missing(struct srv_response *res, int rc,
+			    const char *missing)
+{
+	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, missing);
+	else
+		srv_respond_engine_error(res, rc);
+}
+
+/* The public project with this id, or NULL after filling res. */
+static struct lec_project *load_project(struct srv_request *req,
+					struct srv_response *res,
+					const char *id_text)
+{
+	struct lec_project *p = NULL;
+	struct lec_store *store;
+	int64_t id;
+	int rc;
+
+	if ((store = detail_store(req, res, id_text, &id)) == NULL)
 		return NULL;
 	rc = lec_project_get_by_id(store, id, &p);
 	if (rc == LEC_OK && is_public(p->privacy_level))
 		return p;
 	lec_project_free(p);
-	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_PROJECT);
-	else
-		srv_respond_engine_error(res, rc);
+	respond_missing(res, rc, NO_PROJECT);
 	return NULL;
 }
 
@@ -647,15 +666,13 @@ static int load_version(struct srv_request *req, struct srv_response *res,
 			const char *id_text, struct lec_project **p,
 			struct lec_version **v)
 {
-	struct lec_store *store = srv_store(req);
+	struct lec_store *store;
 	int64_t id;
 	int rc;
 
 	*p = NULL;
 	*v = NULL;
-	if (store == NULL)
-		return srv_respond_internal(res, "no store"), -1;
-	if (srv_param_id(id_text, res, &id) < 0)
+	if ((store = detail_store(req, res, id_text, &id)) == NULL)
 		return -1;
 	rc = lec_version_get_by_id(store, id, v);
 	if (rc == LEC_OK)
@@ -666,10 +683,7 @@ static int load_version(struct srv_request *req, struct srv_response *res,
 	lec_version_free(*v);
 	*p = NULL;
 	*v = NULL;
-	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_VERSION);
-	else
-		srv_respond_engine_error(res, rc);
+	respond_missing(res, rc, NO_VERSION);
 	return -1;
 }
 
@@ -761,18 +775,14 @@ static struct lec_build *load_build(struct srv_request *req,
 				    struct lec_project **p,
 				    struct lec_version **v)
 {
-	struct lec_store *store = srv_store(req);
 	struct lec_build *b = NULL;
+	struct lec_store *store;
 	int64_t id;
 	int rc;
 
 	*p = NULL;
 	*v = NULL;
-	if (store == NULL) {
-		srv_respond_internal(res, "no store");
-		return NULL;
-	}
-	if (srv_param_id(id_text, res, &id) < 0)
+	if ((store = detail_store(req, res, id_text, &id)) == NULL)
 		return NULL;
 	rc = lec_build_get(store, id, &b);
 	if (rc == LEC_OK)
@@ -782,10 +792,7 @@ static struct lec_build *load_build(struct srv_request *req,
 	lec_build_free(b);
 	lec_project_free(*p);
 	*p = NULL;
-	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_BUILD);
-	else
-		srv_respond_engine_error(res, rc);
+	respond_missing(res, rc, NO_BUILD);
 	return NULL;
 }
 
