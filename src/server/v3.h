@@ -258,6 +258,11 @@ int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
  * in the 201's object o (NULL: a failed create, shown nowhere), then
  * wiped and freed. Accepts a NULL secret. */
 void srv_v3_secret_once(cJSON *o, char *secret);
+/* Answer the engine's code rc of a failed step: the 404 with not_found
+ * for LEC_ENOTFOUND (NULL: the engine's "Not found."), else the engine's
+ * error. Returns res->status. */
+int srv_v3_respond_error(struct srv_response *res, int rc,
+			 const char *not_found);
 /* The requester's user id, or 0 when anonymous. */
 int64_t srv_viewer_id(const struct srv_request *req);
 /* A query boolean as django-filter reads it: "true"/"1", "false"/"0"

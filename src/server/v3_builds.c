@@ -233,10 +233,7 @@ static int detail_load(struct srv_request *req, struct srv_response *res,
 		rc = LEC_ENOTFOUND;
 	if (rc == LEC_OK)
 		return 0;
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_BUILD);
-	else
-		srv_respond_engine_error(res, rc);
+	srv_v3_respond_error(res, rc, NO_BUILD);
 	return -1;
 }
 

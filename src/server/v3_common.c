@@ -107,10 +107,7 @@ int srv_v3_parent_load(struct srv_request *req, struct srv_response *res,
 	}
 	if (rc == LEC_OK)
 		return 0;
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, missing);
-	else
-		srv_respond_engine_error(res, rc);
+	srv_v3_respond_error(res, rc, missing);
 	srv_v3_parent_dispose(out);
 	return -1;
 }
@@ -122,6 +119,14 @@ void srv_v3_parent_dispose(struct srv_parent *parent)
 	lec_version_free(parent->version);
 	lec_project_free(parent->project);
 	memset(parent, 0, sizeof(*parent));
+}
+
+int srv_v3_respond_error(struct srv_response *res, int rc,
+			 const char *not_found)
+{
+	if (rc == LEC_ENOTFOUND && not_found)
+		return srv_respond_detail(res, 404, not_found);
+	return srv_respond_engine_error(res, rc);
 }
 
 int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
@@ -172,10 +177,8 @@ int srv_v3_respond_detail(struct srv_request *req, struct srv_response *res,
 	rc = detail->show(req, &parent, id, &flex, &o);
 	if (rc == LEC_OK)
 		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
-	else if (rc == LEC_ENOTFOUND && detail->not_found)
-		srv_respond_detail(res, 404, detail->not_found);
 	else
-		srv_respond_engine_error(res, rc);
+		srv_v3_respond_error(res, rc, detail->not_found);
 done:
 	srv_flex_dispose(&flex);
 	srv_v3_parent_dispose(&parent);
@@ -195,10 +198,8 @@ int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
 		rc = delete->del(srv_store(req), parent.project->id, id);
 		if (rc == LEC_OK)
 			srv_respond_empty(res, 204);
-		else if (rc == LEC_ENOTFOUND && delete->not_found)
-			srv_respond_detail(res, 404, delete->not_found);
 		else
-			srv_respond_engine_error(res, rc);
+			srv_v3_respond_error(res, rc, delete->not_found);
 	}
 	srv_v3_parent_dispose(&parent);
 	return res->status;
@@ -225,10 +226,8 @@ int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
 		srv_respond_empty(res, 204);
 	else if (rc == LEC_OK)
 		srv_respond_json(res, write->status, o, SRV_JSON_SORTED);
-	else if (rc == LEC_ENOTFOUND && write->not_found)
-		srv_respond_detail(res, 404, write->not_found);
 	else if (rc != SRV_V3_ANSWERED)
-		srv_respond_engine_error(res, rc);
+		srv_v3_respond_error(res, rc, write->not_found);
 done:
 	if (body && write->secret)
 		srv_body_wipe(body, write->secret);

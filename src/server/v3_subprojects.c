@@ -152,10 +152,8 @@ int srv_v3_subproject_delete(struct srv_request *req,
 				   req->params[1]);
 	if (rc == LEC_OK)
 		srv_respond_empty(res, 204);
-	else if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_RELATIONSHIP);
 	else
-		srv_respond_engine_error(res, rc);
+		srv_v3_respond_error(res, rc, NO_RELATIONSHIP);
 	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
