@@ -47,29 +47,6 @@ void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us)
 	cJSON_AddStringToObject(obj, key, text);
 }
 
-/* Organization _links are absolute, from the public origin (the service's
- * PRODUCTION_DOMAIN), unlike the relative links of project objects. */
-cJSON *srv_v3_org_links(struct srv_request *req, const char *slug)
-{
-	static const struct {
-		const char *key, *suffix;
-	} links[] = {
-		{ "_self", "" },
-		{ "notifications", "notifications/" },
-		{ "projects", "projects/" },
-	};
-	cJSON *o = cJSON_CreateObject();
-	char url[1024];
-	size_t i;
-
-	for (i = 0; o && i < sizeof(links) / sizeof(links[0]); i++) {
-		snprintf(url, sizeof(url), "%s/api/v3/organizations/%s/%s",
-			 srv_request_origin(req), slug, links[i].suffix);
-		cJSON_AddStringToObject(o, links[i].key, url);
-	}
-	return o;
-}
-
 static void add_fmt(cJSON *obj, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -82,6 +59,38 @@ static void add_fmt(cJSON *obj, const char *key, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cJSON_AddStringToObject(obj, key, buf);
+}
+
+/* A _links object: each link's key with the URL base + its suffix. */
+struct link {
+	const char *key, *suffix;
+};
+
+static cJSON *links_object(const char *base, const struct link *links,
+			   size_t n)
+{
+	cJSON *o = cJSON_CreateObject();
+	size_t i;
+
+	for (i = 0; o && i < n; i++)
+		add_fmt(o, links[i].key, "%s%s", base, links[i].suffix);
+	return o;
+}
+
+/* Organization _links are absolute, from the public origin (the service's
+ * PRODUCTION_DOMAIN), unlike the relative links of project objects. */
+cJSON *srv_v3_org_links(struct srv_request *req, const char *slug)
+{
+	static const struct link links[] = {
+		{ "_self", "" },
+		{ "notifications", "notifications/" },
+		{ "projects", "projects/" },
+	};
+	char base[1024];
+
+	snprintf(base, sizeof(base), "%s/api/v3/organizations/%s/",
+		 srv_request_origin(req), slug);
+	return links_object(base, links, sizeof(links) / sizeof(links[0]));
 }
 
 /* The expansions an expanded field hands down to its own object, as
@@ -142,9 +151,7 @@ static void add_docs_url(struct srv_request *req, cJSON *obj,
 
 cJSON *srv_v3_project_links(const char *slug)
 {
-	static const struct {
-		const char *key, *suffix;
-	} links[] = {
+	static const struct link links[] = {
 		{ "_self", "" },
 		{ "builds", "builds/" },
 		{ "environmentvariables", "environmentvariables/" },
@@ -156,13 +163,10 @@ cJSON *srv_v3_project_links(const char *slug)
 		{ "translations", "translations/" },
 		{ "versions", "versions/" },
 	};
-	cJSON *o = cJSON_CreateObject();
-	size_t i;
+	char base[1024];
 
-	for (i = 0; o && i < sizeof(links) / sizeof(links[0]); i++)
-		add_fmt(o, links[i].key, "/api/v3/projects/%s/%s", slug,
-			links[i].suffix);
-	return o;
+	snprintf(base, sizeof(base), "/api/v3/projects/%s/", slug);
+	return links_object(base, links, sizeof(links) / sizeof(links[0]));
 }
 
 cJSON *srv_v3_project_ref(const char *slug)
