@@ -128,15 +128,7 @@ const struct lec__table lec__builds = {
 	.order = BUILD_ORDER,
 };
 
-void lec_build_free(struct lec_build *build)
-{
-	lec__row_free(&build_row, build);
-}
-
-void lec_build_list_dispose(struct lec_build_list *list)
-{
-	LEC__LIST_DISPOSE(&build_row, list);
-}
+LEC__DEFINE_FREES(lec_build, &build_row)
 
 /* The first row of q (which this disposes) in `order`. */
 static int build_first(struct lec_store *st, struct lec__query *q,
@@ -1020,15 +1012,8 @@ static int output_size(struct lec_store *st, int64_t id, size_t *size)
 	return error;
 }
 
-void lec_build_command_free(struct lec_build_command *command)
-{
-	lec__row_free(&command_row, command);
-}
-
-void lec_build_command_list_dispose(struct lec_build_command_list *list)
-{
-	LEC__LIST_DISPOSE(&command_listed_row, list);
-}
+LEC__DEFINE_FREE(lec_build_command, &command_row)
+LEC__DEFINE_LIST_DISPOSE(lec_build_command, &command_listed_row)
 
 int lec_build_command_get(struct lec_store *st, int64_t id,
 			  struct lec_build_command **out)

@@ -97,15 +97,7 @@ static const struct lec__table integrations = {
 	.order = "id", .not_found = not_found,
 };
 
-void lec_integration_free(struct lec_integration *integration)
-{
-	lec__row_free(&integration_row, integration);
-}
-
-void lec_integration_list_dispose(struct lec_integration_list *list)
-{
-	LEC__LIST_DISPOSE(&integration_row, list);
-}
+LEC__DEFINE_FREES(lec_integration, &integration_row)
 
 static int insert(struct lec_store *st, int64_t project_id,
 		  enum lec_integration_type type, const unsigned char *blob,
@@ -167,20 +159,8 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 	return error;
 }
 
-int lec_integration_list(struct lec_store *st, int64_t project_id,
-			 const struct lec_page *page,
-			 struct lec_integration_list *out)
-{
-	return lec__table_list(st, &integrations, &project_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
-
-int lec_integration_get(struct lec_store *st, int64_t project_id, int64_t id,
-			struct lec_integration **out)
-{
-	return lec__table_get(st, &integrations, &project_id, id,
-			      (void **)out);
-}
+LEC__DEFINE_SCOPED_LIST(lec_integration, &integrations)
+LEC__DEFINE_SCOPED_GET(lec_integration, &integrations)
 
 int lec_integration_find(struct lec_store *st, int64_t project_id,
 			 enum lec_integration_type type,
@@ -199,11 +179,7 @@ int lec_integration_find(struct lec_store *st, int64_t project_id,
 	return lec__table_one(st, &integrations, &q, (void **)out);
 }
 
-int lec_integration_delete(struct lec_store *st, int64_t project_id,
-			   int64_t id)
-{
-	return lec__table_delete(st, &integrations, project_id, id);
-}
+LEC__DEFINE_SCOPED_DELETE(lec_integration, &integrations)
 
 /* Verifying ------------------------------------------------------------------ */
 

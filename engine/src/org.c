@@ -57,25 +57,8 @@ static const struct lec__column project_id_columns[] = {
 static const struct lec__row project_id_row =
 	LEC__ROW_OF(int64_t, project_id_columns);
 
-void lec_org_free(struct lec_org *org)
-{
-	lec__row_free(&org_row, org);
-}
-
-void lec_org_list_dispose(struct lec_org_list *list)
-{
-	LEC__LIST_DISPOSE(&org_row, list);
-}
-
-void lec_team_free(struct lec_team *team)
-{
-	lec__row_free(&team_row, team);
-}
-
-void lec_team_list_dispose(struct lec_team_list *list)
-{
-	LEC__LIST_DISPOSE(&team_row, list);
-}
+LEC__DEFINE_FREES(lec_org, &org_row)
+LEC__DEFINE_FREES(lec_team, &team_row)
 
 void lec_org_usernames_dispose(struct lec_org_usernames *names)
 {

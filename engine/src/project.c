@@ -147,15 +147,7 @@ int lec__project_fetch(struct lec_store *st, const char *slug, int64_t id,
 				 (long long)id);
 }
 
-void lec_project_free(struct lec_project *project)
-{
-	lec__row_free(&lec__project_row, project);
-}
-
-void lec_project_list_dispose(struct lec_project_list *list)
-{
-	LEC__LIST_DISPOSE(&lec__project_row, list);
-}
+LEC__DEFINE_FREES(lec_project, &lec__project_row)
 
 int lec_project_get(struct lec_store *st, const char *slug,
 		    struct lec_project **out)

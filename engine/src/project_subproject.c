@@ -38,15 +38,7 @@ static const struct lec__table subprojects = {
 	.order = "r.id", .load = subproject_load,
 };
 
-void lec_subproject_free(struct lec_subproject *sub)
-{
-	lec__row_free(&subproject_row, sub);
-}
-
-void lec_subproject_list_dispose(struct lec_subproject_list *list)
-{
-	LEC__LIST_DISPOSE(&subproject_row, list);
-}
+LEC__DEFINE_FREES(lec_subproject, &subproject_row)
 
 static int subproject_fetch(struct lec_store *st, int64_t parent_id,
 			    const char *alias, struct lec_subproject **out)

@@ -108,15 +108,7 @@ static const struct lec__table redirects = {
 	.order = "position ASC, modified DESC, id DESC", .not_found = not_found,
 };
 
-void lec_redirect_free(struct lec_redirect *redirect)
-{
-	lec__row_free(&redirect_row, redirect);
-}
-
-void lec_redirect_list_dispose(struct lec_redirect_list *list)
-{
-	LEC__LIST_DISPOSE(&redirect_row, list);
-}
+LEC__DEFINE_FREES(lec_redirect, &redirect_row)
 
 /* Draft: the merged fields of a create or update ------------------------ */
 
@@ -495,19 +487,8 @@ done:
 
 /* Read ------------------------------------------------------------------- */
 
-int lec_redirect_get(struct lec_store *st, int64_t project_id, int64_t id,
-		     struct lec_redirect **out)
-{
-	return lec__table_get(st, &redirects, &project_id, id, (void **)out);
-}
-
-int lec_redirect_list(struct lec_store *st, int64_t project_id,
-		      const struct lec_page *page,
-		      struct lec_redirect_list *out)
-{
-	return lec__table_list(st, &redirects, &project_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
+LEC__DEFINE_SCOPED_GET(lec_redirect, &redirects)
+LEC__DEFINE_SCOPED_LIST(lec_redirect, &redirects)
 
 int lec_redirect_list_enabled(struct lec_store *st, int64_t project_id,
 			      struct lec_redirect_list *out)

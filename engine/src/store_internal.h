@@ -362,6 +362,51 @@ int lec__table_list(struct lec_store *st, const struct lec__table *t,
 		    const int64_t *scope, const struct lec_page *page,
 		    void **items, size_t *len, size_t *total);
 
+/* A resource's public calls, defined from its tables ------------------- */
+
+/* Every resource's free, list dispose, get, list and delete are the same
+ * call of the functions above with its own row or table, and were written
+ * out by hand in each module (nine lines apiece, the same in fifteen
+ * files). These define them instead; the public header still declares
+ * and documents each one. T is the resource's struct tag (lec_envvar): a
+ * macro defines the calls named T_free(struct T *), T_list_dispose(struct
+ * T_list *), and, for a table whose rows hang from a parent (its scope),
+ * T_get(store, parent, id, out), T_list(store, parent, page, out) and
+ * T_delete(store, parent, id). Write them without a semicolon after. */
+#define LEC__DEFINE_FREE(T, row)                                             \
+	void T##_free(struct T *item)                                        \
+	{                                                                    \
+		lec__row_free((row), item);                                  \
+	}
+#define LEC__DEFINE_LIST_DISPOSE(T, row)                                     \
+	void T##_list_dispose(struct T##_list *list)                         \
+	{                                                                    \
+		LEC__LIST_DISPOSE((row), list);                              \
+	}
+/* T_free and T_list_dispose, both over row. */
+#define LEC__DEFINE_FREES(T, row)                                            \
+	LEC__DEFINE_FREE(T, row)                                             \
+	LEC__DEFINE_LIST_DISPOSE(T, row)
+#define LEC__DEFINE_SCOPED_GET(T, table)                                     \
+	int T##_get(struct lec_store *st, int64_t scope, int64_t id,         \
+		    struct T **out)                                          \
+	{                                                                    \
+		return lec__table_get(st, (table), &scope, id, (void **)out); \
+	}
+#define LEC__DEFINE_SCOPED_LIST(T, table)                                    \
+	int T##_list(struct lec_store *st, int64_t scope,                    \
+		     const struct lec_page *page, struct T##_list *out)      \
+	{                                                                    \
+		return lec__table_list(st, (table), &scope, page,            \
+				       (void **)&out->items, &out->len,      \
+				       &out->total);                         \
+	}
+#define LEC__DEFINE_SCOPED_DELETE(T, table)                                  \
+	int T##_delete(struct lec_store *st, int64_t scope, int64_t id)      \
+	{                                                                    \
+		return lec__table_delete(st, (table), scope, id);            \
+	}
+
 /* Schema ---------------------------------------------------------------- */
 
 /* Run the migrations from the current version up to `target` inside one

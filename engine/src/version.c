@@ -105,15 +105,7 @@ const struct lec__table lec__versions = {
 	.not_found = "No Version matches the given query.",
 };
 
-void lec_version_free(struct lec_version *version)
-{
-	lec__row_free(&version_row, version);
-}
-
-void lec_version_list_dispose(struct lec_version_list *list)
-{
-	LEC__LIST_DISPOSE(&version_row, list);
-}
+LEC__DEFINE_FREES(lec_version, &version_row)
 
 /* Run a version query (ordered like lists) into out. */
 static int version_query(struct lec_store *st, struct lec__query *q,

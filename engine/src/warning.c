@@ -502,10 +502,7 @@ int lec_warning_list(struct lec_store *st, int64_t build_id,
 			       &out->len, &out->total);
 }
 
-void lec_warning_list_dispose(struct lec_warning_list *list)
-{
-	LEC__LIST_DISPOSE(&warning_row, list);
-}
+LEC__DEFINE_LIST_DISPOSE(lec_warning, &warning_row)
 
 /* Inventories ----------------------------------------------------------- */
 

@@ -136,20 +136,8 @@ static const struct lec__table deliveries = {
 	.order = "id DESC",
 };
 
-void lec_webhook_free(struct lec_webhook *hook)
-{
-	lec__row_free(&webhook_row, hook);
-}
-
-void lec_webhook_list_dispose(struct lec_webhook_list *list)
-{
-	LEC__LIST_DISPOSE(&webhook_row, list);
-}
-
-void lec_webhook_delivery_list_dispose(struct lec_webhook_delivery_list *list)
-{
-	LEC__LIST_DISPOSE(&delivery_row, list);
-}
+LEC__DEFINE_FREES(lec_webhook, &webhook_row)
+LEC__DEFINE_LIST_DISPOSE(lec_webhook_delivery, &delivery_row)
 
 void lec_webhook_outgoing_dispose(struct lec_webhook_outgoing *out)
 {
@@ -323,18 +311,8 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 	return error;
 }
 
-int lec_webhook_get(struct lec_store *st, int64_t project_id, int64_t id,
-		    struct lec_webhook **out)
-{
-	return lec__table_get(st, &webhooks, &project_id, id, (void **)out);
-}
-
-int lec_webhook_list(struct lec_store *st, int64_t project_id,
-		     const struct lec_page *page, struct lec_webhook_list *out)
-{
-	return lec__table_list(st, &webhooks, &project_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
+LEC__DEFINE_SCOPED_GET(lec_webhook, &webhooks)
+LEC__DEFINE_SCOPED_LIST(lec_webhook, &webhooks)
 
 int lec_webhook_update(struct lec_store *st, int64_t project_id, int64_t id,
 		       const struct lec_webhook_fields *patch)
@@ -376,18 +354,8 @@ done:
 	return error;
 }
 
-int lec_webhook_delete(struct lec_store *st, int64_t project_id, int64_t id)
-{
-	return lec__table_delete(st, &webhooks, project_id, id);
-}
-
-int lec_webhook_delivery_list(struct lec_store *st, int64_t webhook_id,
-			      const struct lec_page *page,
-			      struct lec_webhook_delivery_list *out)
-{
-	return lec__table_list(st, &deliveries, &webhook_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
+LEC__DEFINE_SCOPED_DELETE(lec_webhook, &webhooks)
+LEC__DEFINE_SCOPED_LIST(lec_webhook_delivery, &deliveries)
 
 /* Payloads -------------------------------------------------------------------- */
 
