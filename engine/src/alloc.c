@@ -44,6 +44,15 @@ void lec__free(void *ptr)
 	free(ptr);
 }
 
+void lec__strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		lec__free(v[i]);
+	lec__free(v);
+}
+
 char *lec__strndup(const char *s, size_t n)
 {
 	char *copy;

@@ -95,13 +95,9 @@ long lec__names_find(const struct lec__names *n, const char *name)
 
 void lec__names_dispose(struct lec__names *n)
 {
-	size_t i;
-
 	if (n == NULL)
 		return;
-	for (i = 0; i < n->len; i++)
-		lec__free(n->items[i]);
-	lec__free(n->items);
+	lec__strings_free(n->items, n->len);
 	memset(n, 0, sizeof(*n));
 }
 

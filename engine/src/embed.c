@@ -787,9 +787,7 @@ void lec_embed_v2_free(struct lec_embed_v2 *embed)
 
 	if (embed == NULL)
 		return;
-	for (i = 0; i < embed->content_len; i++)
-		lec__free(embed->content[i]);
-	lec__free(embed->content);
+	lec__strings_free(embed->content, embed->content_len);
 	for (i = 0; i < embed->headers_len; i++) {
 		lec__free(embed->headers[i].title);
 		lec__free(embed->headers[i].anchor);

@@ -270,13 +270,9 @@ int lec_integration_verify_token(struct lec_store *st,
 
 void lec_integration_builds_dispose(struct lec_integration_builds *builds)
 {
-	size_t i;
-
 	if (builds == NULL)
 		return;
-	for (i = 0; i < builds->len; i++)
-		lec__free(builds->slugs[i]);
-	lec__free(builds->slugs);
+	lec__strings_free(builds->slugs, builds->len);
 	memset(builds, 0, sizeof(*builds));
 }
 

@@ -40,6 +40,9 @@ void *lec__malloc(size_t size);
 void *lec__calloc(size_t n, size_t size);
 void *lec__realloc(void *ptr, size_t size);
 void lec__free(void *ptr);
+/* Free each of the n strings of v, then v (NULL: nothing): what every
+ * array of owned strings is disposed with. */
+void lec__strings_free(char **v, size_t n);
 /* Copies s (NULL gives NULL). Owned by caller, freed with lec__free. */
 char *lec__strdup(const char *s);
 char *lec__strndup(const char *s, size_t n);

@@ -35,8 +35,8 @@ static void project_dispose(void *item)
 {
 	struct lec_project *p = item;
 
-	lec__project_strings_free(p->tags, p->ntags);
-	lec__project_strings_free(p->users, p->nusers);
+	lec__strings_free(p->tags, p->ntags);
+	lec__strings_free(p->users, p->nusers);
 }
 
 /* A project row, of projects p: m is the main-language project, pr the

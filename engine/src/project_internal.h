@@ -91,9 +91,6 @@ void lec__project_values_dispose(struct lec__project_values *v);
 
 /* Rows and lookups (project.c) ------------------------------------------ */
 
-/* Free n strings and their array. */
-void lec__project_strings_free(char **strings, size_t n);
-
 /* The joins of a project row over projects p (lec__project_row): m is the
  * main-language project, pr the link to a superproject, sp that
  * superproject. */

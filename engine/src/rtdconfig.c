@@ -1240,11 +1240,7 @@ int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
 
 static void strings_dispose(struct lec_rtd_strings *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->len; i++)
-		lec__free(s->items[i]);
-	lec__free(s->items);
+	lec__strings_free(s->items, s->len);
 	s->items = NULL;
 	s->len = 0;
 }

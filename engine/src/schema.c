@@ -652,11 +652,7 @@ struct rebuilt {
 
 static void rebuilt_dispose(struct rebuilt *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->nmore; i++)
-		lec__free(t->more[i]);
-	lec__free(t->more);
+	lec__strings_free(t->more, t->nmore);
 	lec__free(t->name);
 	lec__free(t->sql);
 }

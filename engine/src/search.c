@@ -136,14 +136,8 @@ struct rules {
 
 static void rules_dispose(struct rules *r)
 {
-	size_t i;
-
-	for (i = 0; i < r->nignore; i++)
-		lec__free(r->ignore[i]);
-	for (i = 0; i < r->nrank; i++)
-		lec__free(r->rank_pattern[i]);
-	lec__free(r->ignore);
-	lec__free(r->rank_pattern);
+	lec__strings_free(r->ignore, r->nignore);
+	lec__strings_free(r->rank_pattern, r->nrank);
 	lec__free(r->rank_value);
 	memset(r, 0, sizeof(*r));
 }
@@ -626,11 +620,7 @@ int lec_search_index_count(struct lec_store *st, int64_t version_id,
 
 void lec__paths_dispose(struct lec__paths *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->len; i++)
-		lec__free(p->items[i]);
-	lec__free(p->items);
+	lec__strings_free(p->items, p->len);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -732,13 +722,9 @@ int lec__html_pages(const char *root, struct lec__paths *out)
 
 void lec_search_index_report_dispose(struct lec_search_index_report *r)
 {
-	size_t i;
-
 	if (r == NULL)
 		return;
-	for (i = 0; i < r->failures_len; i++)
-		lec__free(r->failures[i]);
-	lec__free(r->failures);
+	lec__strings_free(r->failures, r->failures_len);
 	memset(r, 0, sizeof(*r));
 }
 

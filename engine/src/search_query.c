@@ -533,9 +533,7 @@ void lec__search_expr_dispose(struct lec__search_expr *expr)
 	for (i = 0; i < expr->npositive; i++)
 		lec__free(expr->positive[i].text);
 	lec__free(expr->positive);
-	for (i = 0; i < expr->nphrases; i++)
-		lec__free(expr->phrases[i]);
-	lec__free(expr->phrases);
+	lec__strings_free(expr->phrases, expr->nphrases);
 	lec__free(expr->all);
 	lec__free(expr->any);
 	memset(expr, 0, sizeof(*expr));
