@@ -215,16 +215,6 @@ int lec_build_list(struct lec_store *st, int64_t project_id,
 
 /* Writing ----------------------------------------------------------------- */
 
-/* Finish a write transaction: commit on success, roll back otherwise. */
-static int finish_write(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 static int check_commit(const char *commit)
 {
 	if (commit && strlen(commit) > LEC_BUILD_COMMIT_MAX)
@@ -405,7 +395,7 @@ static int build_change(struct lec_store *st, int64_t id,
 					     &id, 1, "releasing a build", NULL);
 done:
 	lec_build_free(b);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 int lec_build_set_state(struct lec_store *st, int64_t id,
@@ -500,7 +490,7 @@ int lec_build_reset(struct lec_store *st, int64_t id)
 				    id, "deleting build commands", NULL);
 done:
 	lec_build_free(b);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 /* Set one text column of a build. */
@@ -734,7 +724,7 @@ static int trigger(struct lec_store *st, int64_t project_id,
 			      &id);
 	if (error == LEC_OK && out)
 		error = build_fetch(st, id, &created);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_build_free(created);
 		return error;
 	}
@@ -923,7 +913,7 @@ int lec_build_claim(struct lec_store *st, struct lec_build **out)
 				   "no build is waiting for a free project");
 	if (error == LEC_OK && (error = claim_take(st, id, owner)) == LEC_OK)
 		error = build_fetch(st, id, &claimed);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_build_free(claimed);
 		return error;
 	}
@@ -1257,7 +1247,7 @@ int lec_build_command_append(struct lec_store *st, int64_t id,
 		error = command_write(st, id, &r, bytes, keep, len - keep,
 				      NULL);
 	}
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 void lec_build_size_text(uint64_t bytes, char *out)
@@ -1313,5 +1303,5 @@ int lec_build_command_finish(struct lec_store *st, int64_t id, int exit_code)
 		error = command_write(st, id, &r, notice, strlen(notice), 0,
 				      &exit_code);
 	}
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }

@@ -111,16 +111,6 @@ static int require_id(struct lec_store *st, const char *table,
 	return error;
 }
 
-/* End the write transaction: commit after success, else roll back. */
-static int end_transaction(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 /* What a public call that changes two ids' link does: clears the error,
  * then runs locked(st, a, b) in a write transaction, committed when it
  * succeeds. */
@@ -134,7 +124,7 @@ static int write_locked(struct lec_store *st,
 	lec_error_clear();
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	return end_transaction(st, locked(st, a, b));
+	return lec_store__end(st, locked(st, a, b));
 }
 
 /* Names and slugs ---------------------------------------------------------- */
@@ -255,7 +245,7 @@ int lec_org_create(struct lec_store *st, const struct lec_org_fields *in,
 		    0 ||
 	    (error = lec_store__begin(st)) < 0)
 		goto done;
-	error = end_transaction(st, org_create_locked(st, in, slug, owner_id,
+	error = lec_store__end(st, org_create_locked(st, in, slug, owner_id,
 						      &id));
 	if (error == LEC_OK && out)
 		error = lec__table_get(st, &orgs, NULL, id, (void **)out);
@@ -337,7 +327,7 @@ static int member_add(struct lec_store *st, const char *sql,
 					   child_what, (long long)child,
 					   parent_what, (long long)parent);
 	}
-	return end_transaction(st, error);
+	return lec_store__end(st, error);
 }
 
 /* Delete a membership row; LEC_ENOTFOUND when there was none. */
@@ -552,7 +542,7 @@ int lec_team_create(struct lec_store *st, int64_t org_id, const char *name,
 	    (error = make_slug("team", name, NULL, &slug)) < 0 ||
 	    (error = lec_store__begin(st)) < 0)
 		goto done;
-	error = end_transaction(st, team_insert(st, org_id, name, slug, access,
+	error = lec_store__end(st, team_insert(st, org_id, name, slug, access,
 						&id));
 	if (error == LEC_OK && out)
 		error = team_fetch(st, 0, NULL, id, out);

@@ -667,11 +667,7 @@ static int project_insert(struct lec_store *st, struct lec__project_values *v,
 	    (error = tags_write(st, *id, v)) == LEC_OK &&
 	    (!user_id || (error = maintainer_insert(st, *id, user_id)) == 0))
 		error = latest_insert(st, *id);
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
+	return lec_store__end(st, error);
 }
 
 int lec_project_create(struct lec_store *st,
@@ -777,11 +773,7 @@ int lec_project_update(struct lec_store *st, int64_t id,
 		return lec__error(LEC_EINVALID, "no changes given");
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = project_patch(st, id, patch)) < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
+	return lec_store__end(st, project_patch(st, id, patch));
 }
 
 int lec_project_delete(struct lec_store *st, int64_t id)

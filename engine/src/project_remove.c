@@ -120,10 +120,7 @@ static int delete_rows(struct lec_store *st, int64_t id, const char *slug)
 		error = lec_store__exec_ints(st,
 					     "DELETE FROM projects WHERE id = ?",
 					     &id, 1, "deleting a project", NULL);
-	if (error == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return error;
+	return lec_store__end(st, error);
 }
 
 int lec_project_remove(struct lec_store *st, const char *data_dir,

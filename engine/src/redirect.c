@@ -450,16 +450,6 @@ static int insert_locked(struct lec_store *st, int64_t project_id,
 	return error;
 }
 
-/* End the write transaction: commit after success, else roll back. */
-static int end_transaction(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 int lec_redirect_create(struct lec_store *st, int64_t project_id,
 			const struct lec_redirect_patch *fields,
 			struct lec_redirect **out)
@@ -477,7 +467,7 @@ int lec_redirect_create(struct lec_store *st, int64_t project_id,
 	    (error = draft_normalise(&d)) < 0 ||
 	    (error = lec_store__begin(st)) < 0)
 		goto done;
-	error = end_transaction(st, insert_locked(st, project_id, &d, &id));
+	error = lec_store__end(st, insert_locked(st, project_id, &d, &id));
 	if (error == LEC_OK && out)
 		error = lec_redirect_get(st, project_id, id, out);
 done:
@@ -587,7 +577,7 @@ int lec_redirect_update(struct lec_store *st, int64_t project_id,
 		lec_store__rollback(st);
 		goto done;
 	}
-	error = end_transaction(st, update_locked(st, cur, &d));
+	error = lec_store__end(st, update_locked(st, cur, &d));
 	if (error == LEC_OK && out)
 		error = lec_redirect_get(st, project_id, id, out);
 done:
@@ -610,7 +600,7 @@ int lec_redirect_delete(struct lec_store *st, int64_t project_id, int64_t id)
 			       "deleting a redirect")) == LEC_OK)
 		error = shift_positions(st, project_id, -1, cur->position + 1,
 					INT64_MAX, 0);
-	error = end_transaction(st, error);
+	error = lec_store__end(st, error);
 	lec_redirect_free(cur);
 	return error;
 }

@@ -847,13 +847,10 @@ static int apply(struct lec_store *st, int version)
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = m->sql ? lec_store__exec(st, m->sql) : m->run(st)) < 0 ||
-	    (error = references_whole(st, version)) < 0 ||
-	    (error = lec_store__exec(st, pragma)) < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
+	if ((error = m->sql ? lec_store__exec(st, m->sql) : m->run(st)) >= 0 &&
+	    (error = references_whole(st, version)) >= 0)
+		error = lec_store__exec(st, pragma);
+	return lec_store__end(st, error);
 }
 
 int lec_store__migrate(struct lec_store *st, int target)

@@ -594,10 +594,7 @@ int lec_search_index_remove(struct lec_store *st, int64_t version_id)
 					  "WHERE version_id = ?",
 					  ids, 1, "removing a search index",
 					  NULL);
-	if (rc == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return rc;
+	return lec_store__end(st, rc);
 }
 
 int lec_search_index_count(struct lec_store *st, int64_t version_id,

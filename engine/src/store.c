@@ -219,6 +219,15 @@ void lec_store__rollback(struct lec_store *st)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int lec_store__end(struct lec_store *st, int error)
+{
+	if (error < 0) {
+		lec_store__rollback(st);
+		return error;
+	}
+	return lec_store__commit(st);
+}
+
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 			 const char *what)
 {

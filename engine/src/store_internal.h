@@ -103,6 +103,9 @@ int lec_store__exec(struct lec_store *st, const char *sql);
 int lec_store__begin(struct lec_store *st);
 int lec_store__commit(struct lec_store *st);
 void lec_store__rollback(struct lec_store *st);
+/* End the write transaction as error says: roll back and return it when
+ * it is negative, else commit (and return the commit's code). */
+int lec_store__end(struct lec_store *st, int error);
 
 /* Step a statement that must finish with SQLITE_DONE. */
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,

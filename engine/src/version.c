@@ -362,16 +362,6 @@ done:
 	return error;
 }
 
-/* Finish a write transaction: commit on success, roll back otherwise. */
-static int finish_write(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 int lec_version_create(struct lec_store *st, int64_t project_id,
 		       const char *verbose_name, const char *identifier,
 		       enum lec_version_type type, int active,
@@ -401,7 +391,7 @@ int lec_version_create(struct lec_store *st, int64_t project_id,
 	if ((error = lec__project_exists(st, project_id)) == LEC_OK &&
 	    (error = version_insert(st, &n, &id)) == LEC_OK && out)
 		error = lec_version_get_by_id(st, id, &created);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_version_free(created);
 		return error;
 	}
@@ -818,7 +808,7 @@ int lec_version_update_stable(struct lec_store *st, int64_t project_id,
 		return error;
 	if ((error = lec__project_exists(st, project_id)) == LEC_OK)
 		error = stable_sync(st, project_id, &winner);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_version_free(winner);
 		return error;
 	}
@@ -899,7 +889,7 @@ int lec_version_update_latest(struct lec_store *st, int64_t project_id,
 		return error;
 	if ((error = lec__project_exists(st, project_id)) == LEC_OK)
 		error = latest_sync(st, project_id, default_branch);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 int lec_version_original(struct lec_store *st,
@@ -1006,7 +996,7 @@ int lec_version_sync_request(struct lec_store *st, int64_t project_id)
 					     "requesting a version sync");
 	}
 	lec_store__finalize(st, stmt);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 /* Delete the oldest request inside the caller's transaction; *project_id
@@ -1046,7 +1036,7 @@ int lec_version_sync_take(struct lec_store *st, int64_t *project_id)
 		return error;
 	if ((error = take_oldest(st, &taken)) == LEC_OK && taken == 0)
 		error = lec__error(LEC_ENOTFOUND, "no version sync is pending");
-	if ((error = finish_write(st, error)) < 0)
+	if ((error = lec_store__end(st, error)) < 0)
 		return error;
 	*project_id = taken;
 	return LEC_OK;

@@ -450,10 +450,7 @@ int lec_warning_store(struct lec_store *st, int64_t build_id,
 			totals, 5, "storing warning totals", NULL);
 done:
 	lec_store__finalize(st, stmt);
-	if (error == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return error;
+	return lec_store__end(st, error);
 }
 
 int lec_warning_summary_get(struct lec_store *st, int64_t build_id,
@@ -534,10 +531,7 @@ int lec_warning_inventory_save(struct lec_store *st, int64_t build_id,
 	error = lec_store__step_done(st, stmt, "storing an inventory");
 done:
 	lec_store__finalize(st, stmt);
-	if (error == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return error;
+	return lec_store__end(st, error);
 }
 
 int lec_warning_inventory_get(struct lec_store *st, int64_t version_id,
