@@ -576,48 +576,29 @@ int lec_build_set_cache(struct lec_store *st, int64_t id, const char *json)
 static int trigger_version_type(struct lec_store *st, int64_t project_id,
 				int64_t version_id, char **type)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	const int64_t v[2] = { version_id, project_id };
+	int found = 0;
+	int error = lec_store__query_text(st,
+					  "SELECT type FROM versions WHERE "
+					  "id = ? AND project_id = ?",
+					  v, 2, "looking a version up", type,
+					  &found);
 
-	*type = NULL;
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT type FROM versions WHERE "
-					"id = ? AND project_id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, version_id);
-	sqlite3_bind_int64(stmt, 2, project_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = lec_store__col_text(stmt, 0, type);
-	else if (rc == SQLITE_DONE)
+	if (error == LEC_OK && !found)
 		error = lec__error(LEC_ENOTFOUND,
 				   "No Version matches the given query.");
-	else
-		error = lec_store__sqlerr(st, rc, "looking a version up");
-	lec_store__finalize(st, stmt);
 	return error;
 }
 
 /* The commit of the version's newest build (NULL when none). */
 static int last_commit(struct lec_store *st, int64_t version_id, char **out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	*out = NULL;
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT commit_sha FROM builds WHERE "
-					"version_id = ? ORDER BY " BUILD_ORDER
-					" LIMIT 1")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, version_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = lec_store__col_text(stmt, 0, out);
-	else if (rc != SQLITE_DONE)
-		error = lec_store__sqlerr(st, rc, "reading the last build");
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__query_text(st,
+				     "SELECT commit_sha FROM builds WHERE "
+				     "version_id = ? ORDER BY " BUILD_ORDER
+				     " LIMIT 1",
+				     &version_id, 1, "reading the last build",
+				     out, NULL);
 }
 
 /* Cancel the version's unfinished builds; *count gets how many. */

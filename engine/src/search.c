@@ -263,23 +263,13 @@ static int rules_parse(struct rules *r, const char *json)
 static int rules_stored(struct lec_store *st, int64_t version_id,
 			struct rules *r)
 {
-	sqlite3_stmt *stmt = NULL;
 	char *json = NULL;
-	int rc;
+	int rc = lec_store__query_text(st,
+				       "SELECT rules FROM search_versions "
+				       "WHERE version_id = ?",
+				       &version_id, 1, "reading search rules",
+				       &json, NULL);
 
-	if ((rc = lec_store__prepare(st, &stmt,
-				     "SELECT rules FROM search_versions "
-				     "WHERE version_id = ?")) < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, version_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		rc = lec_store__col_text(stmt, 0, &json);
-	else if (rc == SQLITE_DONE)
-		rc = LEC_OK;
-	else
-		rc = lec_store__sqlerr(st, rc, "reading search rules");
-	lec_store__finalize(st, stmt);
 	if (rc == LEC_OK)
 		rc = json ? rules_parse(r, json) : rules_defaults(r);
 	lec__free(json);

@@ -121,6 +121,11 @@ int lec_store__exec_ints(struct lec_store *st, const char *sql,
 int lec_store__query_int(struct lec_store *st, const char *sql,
 			 const int64_t *v, int n, const char *what,
 			 int64_t *out, int *found);
+/* The same for a text column: *out a copy (owned by the caller), NULL for
+ * SQL NULL or when there is no row. */
+int lec_store__query_text(struct lec_store *st, const char *sql,
+			  const int64_t *v, int n, const char *what,
+			  char **out, int *found);
 
 /* LEC_OK when the project with this id exists, else LEC_ENOTFOUND ("no
  * project with id N") or the store's error: what a resource hanging from a

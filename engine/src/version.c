@@ -923,23 +923,16 @@ int lec_version_original(struct lec_store *st,
 static int project_default_version(struct lec_store *st, int64_t project_id,
 				   char **out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	int found = 0;
+	int error = lec_store__query_text(st,
+					  "SELECT default_version FROM "
+					  "projects WHERE id = ?",
+					  &project_id, 1, "reading a project",
+					  out, &found);
 
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT default_version FROM projects "
-					"WHERE id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, project_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = lec_store__col_text(stmt, 0, out);
-	else if (rc == SQLITE_DONE)
+	if (error == LEC_OK && !found)
 		error = lec__error(LEC_ENOTFOUND, "no project with id %lld",
 				   (long long)project_id);
-	else
-		error = lec_store__sqlerr(st, rc, "reading a project");
-	lec_store__finalize(st, stmt);
 	return error;
 }
 
