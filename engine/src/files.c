@@ -42,6 +42,33 @@ char *lec__path_join(const char *a, const char *b)
 	return lec__buf_take(&buf);
 }
 
+int lec__path_push(struct lec__buf *out, const char *rel, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && rel[j] != '/')
+			j++;
+		if (j - i == 2 && rel[i] == '.' && rel[i + 1] == '.') {
+			size_t k = out->len;
+
+			if (k == 0)
+				return 0;
+			while (k > 0 && out->ptr[k - 1] != '/')
+				k--;
+			out->len = k > 0 ? k - 1 : 0;
+		} else if (j > i && !(j - i == 1 && rel[i] == '.')) {
+			if (out->len)
+				lec__buf_putn(out, "/", 1);
+			lec__buf_putn(out, rel + i, j - i);
+		}
+		i = j + 1;
+	}
+	return 1;
+}
+
 int lec__mkdirs_mode(const char *path, mode_t mode)
 {
 	char *copy = lec__strdup(path);

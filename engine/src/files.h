@@ -20,8 +20,14 @@
 
 /* Paths ------------------------------------------------------------------ */
 
+struct lec__buf;
+
 /* "<a>/<b>", owned by the caller; NULL when out of memory. */
 char *lec__path_join(const char *a, const char *b);
+/* Append the segments of rel (n bytes, '/'-separated) to out, a normalised
+ * relative path: "." and empty segments dropped, ".." taking the last one
+ * off. 0 when ".." climbs above the top (out is then partly written). */
+int lec__path_push(struct lec__buf *out, const char *rel, size_t n);
 /* mkdir -p; directories made get mode (their parents too). */
 int lec__mkdirs_mode(const char *path, mode_t mode);
 /* mkdir -p with mode 0700. */
