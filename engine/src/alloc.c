@@ -44,6 +44,21 @@ void lec__free(void *ptr)
 	free(ptr);
 }
 
+int lec__grow(void **items, size_t *cap, size_t len, size_t size,
+	      size_t first)
+{
+	size_t n = *cap ? *cap * 2 : first;
+	void *p;
+
+	if (len < *cap)
+		return LEC_OK;
+	p = lec__realloc(*items, n * size);
+	LEC__CHECK_ALLOC(p);
+	*items = p;
+	*cap = n;
+	return LEC_OK;
+}
+
 void lec__strings_free(char **v, size_t n)
 {
 	size_t i;

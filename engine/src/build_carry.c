@@ -69,14 +69,9 @@ int lec__names_add(struct lec__names *n, const char *name)
 {
 	char *copy;
 
-	if (n->len == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 16;
-		char **grown = lec__realloc(n->items, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		n->items = grown;
-		n->cap = cap;
-	}
+	if (lec__grow((void **)&n->items, &n->cap, n->len,
+		      sizeof(*n->items), 16) < 0)
+		return LEC_ENOMEM;
 	copy = lec__strdup(name);
 	LEC__CHECK_ALLOC(copy);
 	n->items[n->len++] = copy;

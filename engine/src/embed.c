@@ -507,16 +507,9 @@ static int collect_headings(xmlNode *root, struct heading_list *l,
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
 		if (heading_rank(c) > 0) {
-			if (l->len == l->cap) {
-				size_t cap = l->cap ? l->cap * 2 : 16;
-				xmlNode **grown = lec__realloc(
-					l->items, cap * sizeof(*grown));
-
-				if (grown == NULL)
-					return lec__error_oom();
-				l->items = grown;
-				l->cap = cap;
-			}
+			if (lec__grow((void **)&l->items, &l->cap, l->len,
+				      sizeof(*l->items), 16) < 0)
+				return LEC_ENOMEM;
 			l->items[l->len++] = c;
 		} else if (collect_headings(c, l, depth - 1) != LEC_OK) {
 			return LEC_ENOMEM;

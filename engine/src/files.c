@@ -304,14 +304,9 @@ static int frame_push(struct walk *w, const char *name, const struct stat *st,
 {
 	struct frame *f;
 
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct frame *grown = lec__realloc(w->stack, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		w->stack = grown;
-		w->cap = cap;
-	}
+	if (lec__grow((void **)&w->stack, &w->cap, w->depth,
+		      sizeof(*w->stack), 16) < 0)
+		return LEC_ENOMEM;
 	f = &w->stack[w->depth];
 	memset(f, 0, sizeof(*f));
 	f->st = *st;
@@ -323,14 +318,9 @@ static int frame_push(struct walk *w, const char *name, const struct stat *st,
 
 static int subdir_add(struct frame *f, const char *name)
 {
-	if (f->nsub == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 8;
-		char **grown = lec__realloc(f->subdirs, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		f->subdirs = grown;
-		f->cap = cap;
-	}
+	if (lec__grow((void **)&f->subdirs, &f->cap, f->nsub,
+		      sizeof(*f->subdirs), 8) < 0)
+		return LEC_ENOMEM;
 	LEC__CHECK_ALLOC(f->subdirs[f->nsub] = lec__strdup(name));
 	f->nsub++;
 	return LEC_OK;

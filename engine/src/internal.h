@@ -40,6 +40,11 @@ void *lec__malloc(size_t size);
 void *lec__calloc(size_t n, size_t size);
 void *lec__realloc(void *ptr, size_t size);
 void lec__free(void *ptr);
+/* Room for one more item in *items, an array of len items of size bytes
+ * with room for *cap: when it is full, *cap doubles (first when 0). On
+ * failure (LEC_ENOMEM) the array is as it was. */
+int lec__grow(void **items, size_t *cap, size_t len, size_t size,
+	      size_t first);
 /* Free each of the n strings of v, then v (NULL: nothing): what every
  * array of owned strings is disposed with. */
 void lec__strings_free(char **v, size_t n);

@@ -39,21 +39,6 @@ void lec_mdsite__tree_close(struct lec_mdsite__tree *t)
 	lec_mdsite__map_dispose(&t->dirs);
 }
 
-/* Make room for one more item in a growable array. */
-int lec_mdsite__grow(void **items, size_t *cap, size_t len, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (len < *cap)
-		return LEC_OK;
-	p = lec__realloc(*items, n * size);
-	LEC__CHECK_ALLOC(p);
-	*items = p;
-	*cap = n;
-	return LEC_OK;
-}
-
 /* s made valid UTF-8, then HTML-escaped. Owned by caller. */
 char *lec_mdsite__escape_text(const char *s)
 {

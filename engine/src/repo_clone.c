@@ -134,15 +134,9 @@ static int walk_add(struct walk *w, const git_oid *id, unsigned depth)
 				  "the history within %d commits has more "
 				  "than %zu objects",
 				  LEC_REPO_CLONE_DEPTH, CLONE_WALK_MAX);
-	if (w->len == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		struct walked *grown =
-			lec__realloc(w->items, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		w->items = grown;
-		w->cap = cap;
-	}
+	if (lec__grow((void **)&w->items, &w->cap, w->len, sizeof(*w->items),
+		      256) < 0)
+		return LEC_ENOMEM;
 	if ((w->len + 1) * 2 > w->nslots && (error = walk_rehash(w)) < 0)
 		return error;
 	git_oid_cpy(&w->items[w->len].id, id);
@@ -240,15 +234,9 @@ static int ref_put(struct clone_state *s, const char *prefix, const char *name,
 	struct lec__buf b = LEC__BUF_INIT;
 	struct packed *r;
 
-	if (s->nrefs == s->refs_cap) {
-		size_t cap = s->refs_cap ? s->refs_cap * 2 : 16;
-		struct packed *grown =
-			lec__realloc(s->refs, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		s->refs = grown;
-		s->refs_cap = cap;
-	}
+	if (lec__grow((void **)&s->refs, &s->refs_cap, s->nrefs,
+		      sizeof(*s->refs), 16) < 0)
+		return LEC_ENOMEM;
 	r = &s->refs[s->nrefs];
 	lec__buf_printf(&b, "%s%s", prefix, name);
 	LEC__CHECK_ALLOC(r->name = lec__buf_take(&b));
