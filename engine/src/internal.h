@@ -57,6 +57,9 @@ char *lec__strdup_cut(const char *s, size_t max);
 /* Characters of a valid UTF-8 string as the service counts them (code
  * points): what its length limits count. */
 size_t lec__utf8_chars(const char *s);
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), 0 if it is
+ * not one: overlong forms, surrogates and values past U+10FFFF are not. */
+size_t lec__utf8_len(const unsigned char *s, size_t n);
 
 /* Sets an error and returns LEC_ENOMEM from the enclosing function. */
 #define LEC__CHECK_ALLOC(ptr)                                                \
