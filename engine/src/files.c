@@ -69,6 +69,23 @@ int lec__path_push(struct lec__buf *out, const char *rel, size_t n)
 	return 1;
 }
 
+int lec__write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int lec__mkdirs_mode(const char *path, mode_t mode)
 {
 	char *copy = lec__strdup(path);

@@ -28,6 +28,9 @@ char *lec__path_join(const char *a, const char *b);
  * relative path: "." and empty segments dropped, ".." taking the last one
  * off. 0 when ".." climbs above the top (out is then partly written). */
 int lec__path_push(struct lec__buf *out, const char *rel, size_t n);
+/* Write all len bytes of data to fd, again after EINTR and short writes:
+ * 0, or -1 with errno set. */
+int lec__write_all(int fd, const void *data, size_t len);
 /* mkdir -p; directories made get mode (their parents too). */
 int lec__mkdirs_mode(const char *path, mode_t mode);
 /* mkdir -p with mode 0700. */

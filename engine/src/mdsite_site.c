@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "mdsite_site.h"
 
 void lec_mdsite__warn(struct lec_mdsite__site *s, const char *fmt, ...)
@@ -102,21 +103,6 @@ static int make_parent(struct lec_mdsite__tree *t, const char *rel)
 	return slash ? make_dir(t, rel, (size_t)(slash - rel)) : LEC_OK;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int lec_mdsite__write_file(struct lec_mdsite__tree *t, const char *rel,
 			   const char *data, size_t len)
 {
@@ -130,7 +116,7 @@ int lec_mdsite__write_file(struct lec_mdsite__tree *t, const char *rel,
 	if (fd < 0)
 		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
 				  rel, strerror(errno));
-	if (write_all(fd, data, len) < 0) {
+	if (lec__write_all(fd, data, len) < 0) {
 		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
 				   rel, strerror(errno));
 		close(fd);
@@ -196,7 +182,7 @@ int lec_mdsite__copy_data(struct lec_mdsite__tree *t, int in, const char *rel)
 			n = -1;
 		else
 			while ((n = read(in, chunk, sizeof(chunk))) > 0 &&
-			       write_all(out, chunk, (size_t)n) == 0)
+			       lec__write_all(out, chunk, (size_t)n) == 0)
 				;
 	}
 	if (n != 0)

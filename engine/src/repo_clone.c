@@ -54,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "repo_internal.h"
 
 /* Objects a walk visits at most: the commits within 50 parents of a tip
@@ -641,7 +642,7 @@ static int put_file(int gitfd, const char *target, const char *name,
 		return lec__error_oom();
 	fd = openat(gitfd, name,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0 || lec_repo__write_all(fd, text, strlen(text)) < 0)
+	if (fd < 0 || lec__write_all(fd, text, strlen(text)) < 0)
 		error = lec__error(LEC_EIO, "cannot write '%s/.git/%s': %s",
 				   target, name, strerror(errno));
 	if (fd >= 0 && close(fd) != 0 && error == LEC_OK)

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "hash.h"
 #include "secret.h"
 
@@ -74,21 +75,6 @@ static int key_read(const char *path, struct lec__secret_key *key)
 	return error;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Make the directory entry of a new key durable: losing the key after a
  * crash would lose every secret sealed with it. */
 static void sync_dir(const char *dir)
@@ -122,7 +108,7 @@ static int key_create(struct lec_store *st, const char *path)
 		goto done;
 	}
 	if (fchmod(fd, 0600) < 0 ||
-	    write_all(fd, fresh.bytes, sizeof(fresh.bytes)) < 0 ||
+	    lec__write_all(fd, fresh.bytes, sizeof(fresh.bytes)) < 0 ||
 	    fsync(fd) < 0) {
 		error = lec__error(LEC_EIO, "%s: cannot write the key: %s",
 				   tmp, strerror(errno));
