@@ -167,19 +167,6 @@ int lec_project_get_by_id(struct lec_store *st, int64_t id,
 
 /* Small statements --------------------------------------------------------- */
 
-/* Prepare sql and bind ids to ?1..?n. */
-int lec__project_prepare_ids(struct lec_store *st, sqlite3_stmt **stmt,
-			     const char *sql, const int64_t *ids, int nids)
-{
-	int error, i;
-
-	if ((error = lec_store__prepare(st, stmt, sql)) < 0)
-		return error;
-	for (i = 0; i < nids; i++)
-		sqlite3_bind_int64(*stmt, i + 1, ids[i]);
-	return LEC_OK;
-}
-
 /* Run a write over ids; *changes (may be NULL) gets the rows touched. */
 static int run_ids(struct lec_store *st, const char *sql, const char *what,
 		   const int64_t *ids, int nids, int *changes)
@@ -475,7 +462,7 @@ static int tags_write(struct lec_store *st, int64_t id,
 			     "replacing tags", &id, 1, NULL)) < 0 ||
 	    v->ntags == 0)
 		return error;
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "INSERT INTO project_tags "
 					      "(project_id, name) VALUES (?, ?)",
 					      &id, 1)) < 0)

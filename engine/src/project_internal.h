@@ -119,8 +119,4 @@ int lec__project_list_visible(struct lec_store *st,
 			      const struct lec_page *page, void **items,
 			      size_t *len, size_t *total);
 
-/* Prepare sql and bind the nids ids to ?1..?nids. */
-int lec__project_prepare_ids(struct lec_store *st, sqlite3_stmt **stmt,
-			     const char *sql, const int64_t *ids, int nids);
-
 #endif

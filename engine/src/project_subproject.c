@@ -82,7 +82,7 @@ int lec_subproject_delete(struct lec_store *st, int64_t parent_id,
 	lec_error_clear();
 	if (alias == NULL)
 		return lec__error(LEC_EINVALID, "no alias given");
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "DELETE FROM subprojects WHERE "
 					      "parent_id = ?1 AND alias = ?2",
 					      &parent_id, 1)) < 0)
@@ -120,7 +120,7 @@ static int subproject_candidate(struct lec_store *st, int64_t parent_id,
 	int error, rc;
 
 	*child_id = 0;
-	if ((error = lec__project_prepare_ids(st, &stmt, sql, ids, 2)) < 0)
+	if ((error = lec_store__prepare_ints(st, &stmt, sql, ids, 2)) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 3, child_slug)) == LEC_OK) {
 		rc = sqlite3_step(stmt);
@@ -159,7 +159,7 @@ static int alias_taken(struct lec_store *st, int64_t parent_id,
 	int error, rc;
 
 	*taken = 0;
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "SELECT 1 FROM subprojects WHERE "
 					      "parent_id = ?1 AND alias = ?2",
 					      &parent_id, 1)) < 0)
@@ -224,7 +224,7 @@ static int subproject_insert(struct lec_store *st, int64_t parent_id,
 	sqlite3_stmt *stmt = NULL;
 	int error;
 
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "INSERT INTO subprojects "
 					      "(parent_id, child_id, created, "
 					      "alias) VALUES (?1, ?2, ?3, ?4)",

@@ -236,8 +236,8 @@ int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 	return rc == SQLITE_DONE ? LEC_OK : lec_store__sqlerr(st, rc, what);
 }
 
-static int prepare_ints(struct lec_store *st, sqlite3_stmt **stmt,
-			const char *sql, const int64_t *v, int n)
+int lec_store__prepare_ints(struct lec_store *st, sqlite3_stmt **stmt,
+			    const char *sql, const int64_t *v, int n)
 {
 	int error, i;
 
@@ -255,7 +255,7 @@ int lec_store__exec_ints(struct lec_store *st, const char *sql,
 	sqlite3_stmt *stmt = NULL;
 	int error;
 
-	if ((error = prepare_ints(st, &stmt, sql, v, n)) < 0)
+	if ((error = lec_store__prepare_ints(st, &stmt, sql, v, n)) < 0)
 		return error;
 	error = lec_store__step_done(st, stmt, what);
 	if (error == LEC_OK && changes)
@@ -276,7 +276,7 @@ static int query_first(struct lec_store *st, const char *sql,
 
 	if (found)
 		*found = 0;
-	if ((error = prepare_ints(st, &stmt, sql, v, n)) < 0)
+	if ((error = lec_store__prepare_ints(st, &stmt, sql, v, n)) < 0)
 		return error;
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {

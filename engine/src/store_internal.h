@@ -95,6 +95,11 @@ int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
  * its next use, any other finalized. Accepts NULL. */
 void lec_store__finalize(struct lec_store *st, sqlite3_stmt *stmt);
 
+/* Prepare sql (as lec_store__prepare) and bind the n integers of v to
+ * ?1..?n. */
+int lec_store__prepare_ints(struct lec_store *st, sqlite3_stmt **stmt,
+			    const char *sql, const int64_t *v, int n);
+
 /* Run SQL without results (no parameters). */
 int lec_store__exec(struct lec_store *st, const char *sql);
 
