@@ -679,6 +679,17 @@ struct copy_dirs {
 	int from, to, prev;
 };
 
+/* Close the descriptors that are open (-1: not). */
+static void copy_dirs_close(const struct copy_dirs *d)
+{
+	const int fds[] = { d->from, d->to, d->prev };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 static int64_t mtime_ns(const struct stat *sb)
 {
 	return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
@@ -708,12 +719,7 @@ static int copy_subdir(const struct copy_dirs *dirs, const char *name,
 			     ? copy_level(sub, reuse_before_ns)
 			     : -1;
 	}
-	if (sub.from >= 0)
-		close(sub.from);
-	if (sub.to >= 0)
-		close(sub.to);
-	if (sub.prev >= 0)
-		close(sub.prev);
+	copy_dirs_close(&sub);
 	return rc;
 }
 
@@ -761,12 +767,7 @@ static int copy_tree(const char *from, const char *to, const char *prev,
 				 : -1;
 		rc = copy_level(dirs, reuse_before_ns);
 	}
-	if (dirs.from >= 0)
-		close(dirs.from);
-	if (dirs.to >= 0)
-		close(dirs.to);
-	if (dirs.prev >= 0)
-		close(dirs.prev);
+	copy_dirs_close(&dirs);
 	return rc;
 }
 
