@@ -684,9 +684,8 @@ static cJSON *names_json(const struct lec__names *n)
 int lec__sphinx_kept_save(const struct lec__sphinx_kept *k, const char *path)
 {
 	cJSON *root = cJSON_CreateObject(), *list;
-	struct lec__buf tmp = LEC__BUF_INIT;
-	char *text = NULL, *tpath;
-	int error = LEC_OK, fd = -1;
+	char *text = NULL;
+	int error;
 	size_t i;
 
 	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
@@ -712,26 +711,9 @@ int lec__sphinx_kept_save(const struct lec__sphinx_kept *k, const char *path)
 		text = cJSON_PrintUnformatted(root);
 	}
 	cJSON_Delete(root);
-	lec__buf_printf(&tmp, "%s.tmp", path);
-	tpath = lec__buf_take(&tmp);
-	if (text == NULL || tpath == NULL) {
-		error = lec__error_oom();
-	} else if ((fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-					     O_NOFOLLOW,
-			      0600)) < 0) {
-		error = lec__error(LEC_EIO, "%s: %s", tpath, strerror(errno));
-	} else {
-		size_t n = strlen(text);
-		int ok = write(fd, text, n) == (ssize_t)n;
-
-		if (close(fd) < 0 || !ok || rename(tpath, path) < 0) {
-			error = lec__error(LEC_EIO, "%s: %s", path,
-					   strerror(errno));
-			unlink(tpath);
-		}
-	}
+	error = text ? lec__file_replace(path, text, strlen(text))
+		     : lec__error_oom();
 	cJSON_free(text);
-	lec__free(tpath);
 	return error;
 }
 

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -84,6 +85,31 @@ int lec__write_all(int fd, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int lec__file_replace(const char *path, const void *data, size_t len)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *tmp;
+	int fd, ok, error = LEC_OK;
+
+	lec__buf_printf(&b, "%s.tmp", path);
+	if ((tmp = lec__buf_take(&b)) == NULL)
+		return LEC_ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0) {
+		error = lec__error(LEC_EIO, "%s: %s", tmp, strerror(errno));
+	} else {
+		ok = lec__write_all(fd, data, len) == 0;
+		if (close(fd) < 0 || !ok || rename(tmp, path) < 0) {
+			error = lec__error(LEC_EIO, "%s: %s", path,
+					   strerror(errno));
+			unlink(tmp);
+		}
+	}
+	lec__free(tmp);
+	return error;
 }
 
 int lec__mkdirs_mode(const char *path, mode_t mode)

@@ -187,10 +187,8 @@ static void load_warnings(struct lec_preview *p)
 static void save_warnings(struct lec_preview *p)
 {
 	cJSON *root = cJSON_CreateObject(), *list;
-	struct lec__buf tmp = LEC__BUF_INIT;
-	char *text = NULL, *path;
+	char *text = NULL;
 	size_t i;
-	int fd = -1;
 
 	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
 	for (i = 0; list && i < p->last.len; i++) {
@@ -206,22 +204,9 @@ static void save_warnings(struct lec_preview *p)
 	if (list)
 		text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
-	lec__buf_printf(&tmp, "%s.tmp", p->warnings_file);
-	path = lec__buf_take(&tmp);
-	if (text && path &&
-	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-				     O_NOFOLLOW,
-		       0600)) >= 0) {
-		size_t n = strlen(text);
-		int ok = write(fd, text, n) == (ssize_t)n;
-
-		if (close(fd) == 0 && ok)
-			rename(path, p->warnings_file);
-		else
-			unlink(path);
-	}
+	if (text)
+		lec__file_replace(p->warnings_file, text, strlen(text));
 	cJSON_free(text);
-	lec__free(path);
 }
 
 /* The build's warnings become the current ones, new ones marked against
@@ -937,24 +922,9 @@ static int sphinx_rewrite(struct lec_preview *p, struct lec__job *job)
 static void save_inventory(const struct lec_preview *p, const char *inv,
 			   size_t len)
 {
-	struct lec__buf b = LEC__BUF_INIT;
-	char *tmp;
-	int fd, ok;
-
 	unlink(p->inventory_file);
-	if (inv == NULL)
-		return;
-	lec__buf_printf(&b, "%s.tmp", p->inventory_file);
-	if ((tmp = lec__buf_take(&b)) == NULL)
-		return;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	ok = fd >= 0 && write(fd, inv, len) == (ssize_t)len;
-	if (fd >= 0 && close(fd) < 0)
-		ok = 0;
-	if (!ok || rename(tmp, p->inventory_file) < 0)
-		unlink(tmp);
-	lec__free(tmp);
+	if (inv)
+		lec__file_replace(p->inventory_file, inv, len);
 }
 
 /* A successful generator run's links checked (Sphinx's pages rewritten
