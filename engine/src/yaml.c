@@ -83,22 +83,31 @@ static size_t span(const char *s, const char *set)
 	return strspn(s, set);
 }
 
+/* Skip (":" [0-5]?[0-9])* at *s: how many groups, -1 for a malformed
+ * one (*s is then left as it was). */
+static int sexagesimal_groups(const char **s)
+{
+	const char *p = *s;
+	int groups = 0;
+
+	while (*p == ':') {
+		p++;
+		if (p[0] >= '0' && p[0] <= '5' && p[1] >= '0' && p[1] <= '9')
+			p += 2;
+		else if (p[0] >= '0' && p[0] <= '9')
+			p++;
+		else
+			return -1;
+		groups++;
+	}
+	*s = p;
+	return groups;
+}
+
 /* (":" [0-5]?[0-9])+ to the end of s. */
 static int sexagesimal_tail(const char *s)
 {
-	int groups = 0;
-
-	while (*s == ':') {
-		s++;
-		if (s[0] >= '0' && s[0] <= '5' && s[1] >= '0' && s[1] <= '9')
-			s += 2;
-		else if (s[0] >= '0' && s[0] <= '9')
-			s++;
-		else
-			return 0;
-		groups++;
-	}
-	return groups > 0 && *s == '\0';
+	return sexagesimal_groups(&s) > 0 && *s == '\0';
 }
 
 static int is_int(const char *s)
@@ -156,15 +165,8 @@ static int is_float(const char *s)
 		return 0;
 	/* Sexagesimal with a fraction: 1:30.5 */
 	p += n;
-	while (*p == ':') {
-		p++;
-		if (p[0] >= '0' && p[0] <= '5' && p[1] >= '0' && p[1] <= '9')
-			p += 2;
-		else if (p[0] >= '0' && p[0] <= '9')
-			p++;
-		else
-			return 0;
-	}
+	if (sexagesimal_groups(&p) < 0)
+		return 0;
 	return *p == '.' && p[1 + span(p + 1, "0123456789_")] == '\0';
 }
 
