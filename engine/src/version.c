@@ -748,17 +748,44 @@ static int machine_point(struct lec_store *st, int64_t id,
 	return error;
 }
 
+/* The machine-made version slug (stable, latest) as it stands: *current
+ * NULL when there is none. A user's own version of that slug is returned
+ * too; the callers leave it alone. */
+static int machine_current(struct lec_store *st, int64_t project_id,
+			   const char *slug, struct lec_version **current)
+{
+	int error = version_by_slug(st, project_id, slug, current);
+
+	return error == LEC_ENOTFOUND ? LEC_OK : error;
+}
+
+/* Make the machine version slug, pointing at identifier. */
+static int machine_insert(struct lec_store *st, int64_t project_id,
+			  const char *slug, const char *identifier,
+			  enum lec_version_type type)
+{
+	const struct version_new n = {
+		.project_id = project_id,
+		.slug = slug,
+		.verbose_name = slug,
+		.identifier = identifier,
+		.type = type,
+		.active = 1,
+		.machine = 1,
+	};
+	int64_t id = 0;
+
+	return version_insert(st, &n, &id);
+}
+
 /* Inside a transaction: the new winner when stable was created or moved. */
 static int stable_sync(struct lec_store *st, int64_t project_id,
 		       struct lec_version **promoted)
 {
 	struct lec_version *current = NULL, *winner = NULL;
-	int64_t id = 0;
-	int error;
+	int error = machine_current(st, project_id, LEC_VERSION_STABLE,
+				    &current);
 
-	error = version_by_slug(st, project_id, LEC_VERSION_STABLE, &current);
-	if (error == LEC_ENOTFOUND)
-		error = LEC_OK;
 	if (error < 0 || (current && !current->machine))
 		goto done;
 	if ((error = determine_stable(st, project_id, &winner)) < 0) {
@@ -767,17 +794,8 @@ static int stable_sync(struct lec_store *st, int64_t project_id,
 		goto done;
 	}
 	if (current == NULL) {
-		struct version_new n = {
-			.project_id = project_id,
-			.slug = LEC_VERSION_STABLE,
-			.verbose_name = LEC_VERSION_STABLE,
-			.identifier = winner->identifier,
-			.type = winner->type,
-			.active = 1,
-			.machine = 1,
-		};
-
-		error = version_insert(st, &n, &id);
+		error = machine_insert(st, project_id, LEC_VERSION_STABLE,
+				       winner->identifier, winner->type);
 	} else if (!same_text(current->identifier, winner->identifier) ||
 		   current->type != winner->type) {
 		error = machine_point(st, current->id, winner->identifier,
@@ -841,12 +859,9 @@ static int latest_sync(struct lec_store *st, int64_t project_id,
 {
 	struct lec_version *current = NULL, *original = NULL;
 	enum lec_version_type type = LEC_VERSION_BRANCH;
-	int64_t id = 0;
-	int error;
+	int error = machine_current(st, project_id, LEC_VERSION_LATEST,
+				    &current);
 
-	error = version_by_slug(st, project_id, LEC_VERSION_LATEST, &current);
-	if (error == LEC_ENOTFOUND)
-		error = LEC_OK;
 	if (error < 0 || (current && !current->machine))
 		goto done;
 	if (default_branch) {
@@ -857,21 +872,11 @@ static int latest_sync(struct lec_store *st, int64_t project_id,
 		else if (error != LEC_ENOTFOUND)
 			goto done;
 	}
-	if (current == NULL) {
-		struct version_new n = {
-			.project_id = project_id,
-			.slug = LEC_VERSION_LATEST,
-			.verbose_name = LEC_VERSION_LATEST,
-			.identifier = default_branch,
-			.type = type,
-			.active = 1,
-			.machine = 1,
-		};
-
-		error = version_insert(st, &n, &id);
-	} else {
+	if (current == NULL)
+		error = machine_insert(st, project_id, LEC_VERSION_LATEST,
+				       default_branch, type);
+	else
 		error = machine_point(st, current->id, default_branch, type);
-	}
 done:
 	lec_version_free(current);
 	lec_version_free(original);
