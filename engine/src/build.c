@@ -218,10 +218,7 @@ int lec_build_list(struct lec_store *st, int64_t project_id,
 static int check_commit(const char *commit)
 {
 	if (commit && strlen(commit) > LEC_BUILD_COMMIT_MAX)
-		return lec__error_field(LEC_EINVALID, "commit",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_BUILD_COMMIT_MAX);
+		return lec__error_too_long("commit", LEC_BUILD_COMMIT_MAX);
 	return LEC_OK;
 }
 
@@ -1073,8 +1070,7 @@ int lec_build_command_start(struct lec_store *st, int64_t build_id,
 	lec_error_clear();
 	*id = 0;
 	if (command == NULL || *command == '\0')
-		return lec__error_field(LEC_EINVALID, "command",
-					"This field may not be blank.");
+		return lec__error_blank("command");
 	if ((error = check_build_running(st, build_id)) < 0 ||
 	    (error = lec_store__prepare(
 		     st, &stmt,

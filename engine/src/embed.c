@@ -738,10 +738,7 @@ int lec_embed_v2_html(const char *html, size_t len, const char *page_url,
 	if ((rc = page_args(html, page_url, out != NULL)) != LEC_OK)
 		return rc;
 	if (section && strlen(section) > LEC_EMBED_SECTION_MAX)
-		return lec__error_field(LEC_EINVALID, "section",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_EMBED_SECTION_MAX);
+		return lec__error_too_long("section", LEC_EMBED_SECTION_MAX);
 	if ((rc = lec__html_parse(html, len, page_url, &doc)) != LEC_OK)
 		goto done;
 	if ((e = lec__calloc(1, sizeof(*e))) == NULL) {

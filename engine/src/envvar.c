@@ -51,17 +51,12 @@ static int check_text(const char *field, const char *s, size_t max,
 		      size_t *chars)
 {
 	if (s == NULL)
-		return lec__error_field(LEC_EINVALID, field,
-					"This field is required.");
+		return lec__error_required(field);
 	if (*s == '\0')
-		return lec__error_field(LEC_EINVALID, field,
-					"This field may not be blank.");
+		return lec__error_blank(field);
 	*chars = lec__utf8_chars(s);
 	if (*chars > max)
-		return lec__error_field(LEC_EINVALID, field,
-					"Ensure this field has no more than "
-					"%zu characters.",
-					max);
+		return lec__error_too_long(field, max);
 	return LEC_OK;
 }
 

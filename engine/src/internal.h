@@ -31,6 +31,13 @@ int lec__error(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
 int lec__error_field(int code, const char *field, const char *fmt, ...)
 	LEC__PRINTF(3, 4);
 
+/* LEC_EINVALID on field with the service's message (its Django REST
+ * framework's words) for a field missing, blank or longer than max
+ * characters: said once for every check that gives it. */
+int lec__error_required(const char *field);
+int lec__error_blank(const char *field);
+int lec__error_too_long(const char *field, size_t max);
+
 /* Record an out-of-memory error without allocating; returns LEC_ENOMEM. */
 int lec__error_oom(void);
 

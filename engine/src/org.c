@@ -132,16 +132,11 @@ static int write_locked(struct lec_store *st,
 static int check_name(const char *name, size_t max)
 {
 	if (name == NULL)
-		return lec__error_field(LEC_EINVALID, "name",
-					"This field is required.");
+		return lec__error_required("name");
 	if (*name == '\0')
-		return lec__error_field(LEC_EINVALID, "name",
-					"This field may not be blank.");
+		return lec__error_blank("name");
 	if (lec__utf8_chars(name) > max)
-		return lec__error_field(LEC_EINVALID, "name",
-					"Ensure this field has no more than "
-					"%zu characters.",
-					max);
+		return lec__error_too_long("name", max);
 	return LEC_OK;
 }
 

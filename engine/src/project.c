@@ -675,9 +675,7 @@ int lec_project_create(struct lec_store *st,
 	if ((error = lec__project_values_defaults(&v)) < 0)
 		goto done;
 	if (in->name == NULL || in->repo_url == NULL) {
-		error = lec__error_field(LEC_EINVALID,
-					 in->name ? "repository.url" : "name",
-					 "This field is required.");
+		error = lec__error_required(in->name ? "repository.url" : "name");
 		goto done;
 	}
 	if (user_id && (error = require_user(st, user_id)) < 0)

@@ -190,10 +190,7 @@ static int subproject_check_alias(struct lec_store *st, int64_t parent_id,
 	int error;
 
 	if (given && lec__utf8_chars(alias) > LEC_SUBPROJECT_ALIAS_MAX)
-		return lec__error_field(LEC_EINVALID, "alias",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_SUBPROJECT_ALIAS_MAX);
+		return lec__error_too_long("alias", LEC_SUBPROJECT_ALIAS_MAX);
 	if (given && !valid_alias(alias))
 		return lec__error_field(LEC_EINVALID, "alias",
 					"Aliases can contain letters, numbers, "
@@ -250,8 +247,7 @@ static int subproject_link(struct lec_store *st, int64_t parent_id,
 	if ((error = lec__project_exists(st, parent_id)) < 0)
 		return error;
 	if (child_slug == NULL)
-		return lec__error_field(LEC_EINVALID, "child",
-					"This field is required.");
+		return lec__error_required("child");
 	if ((error = subproject_candidate(st, parent_id, child_slug, user_id,
 					  &child_id)) < 0)
 		return error;

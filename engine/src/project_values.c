@@ -78,14 +78,11 @@ static int text_field(const char *field, const char *in, size_t max,
 	LEC__CHECK_ALLOC(value);
 	if (*value == '\0' && !(flags & TF_BLANK_OK)) {
 		lec__free(value);
-		return lec__error_field(LEC_EINVALID, field,
-					"This field may not be blank.");
+		return lec__error_blank(field);
 	}
 	if (max && lec__utf8_chars(value) > max) {
 		lec__free(value);
-		return lec__error_field(LEC_EINVALID, field,
-					"Ensure this field has no more than "
-					"%zu characters.", max);
+		return lec__error_too_long(field, max);
 	}
 	if (*value == '\0' && (flags & TF_BLANK_NULL)) {
 		lec__free(value);

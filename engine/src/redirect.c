@@ -188,20 +188,17 @@ static void draft_dispose(struct draft *d)
 static int draft_check_fields(struct draft *d)
 {
 	if (d->type == NULL)
-		return lec__error_field(LEC_EINVALID, "type",
-					"This field is required.");
+		return lec__error_required("type");
 	if (lookup_type(d->type, NULL, &d->sem) < 0)
 		return lec__error_field(LEC_EINVALID, "type",
 					"\"%s\" is not a valid choice.",
 					d->type);
 	if (has_urls(d->sem.kind) && d->from_url == NULL)
-		return lec__error_field(LEC_EINVALID, "from_url",
-					"This field is required.");
+		return lec__error_required("from_url");
 	if ((d->sem.kind == LEC_REDIRECT_PAGE ||
 	     d->sem.kind == LEC_REDIRECT_EXACT) &&
 	    d->to_url == NULL)
-		return lec__error_field(LEC_EINVALID, "to_url",
-					"This field is required.");
+		return lec__error_required("to_url");
 	if (d->http_status != 301 && d->http_status != 302)
 		return lec__error_field(LEC_EINVALID, "http_status",
 					"\"%d\" is not a valid choice.",

@@ -465,10 +465,7 @@ int lec__search_translate(const char *query, lec__search_tokens_fn has_tokens,
 	    NULL)
 		return LEC_ENOMEM;
 	if (chars > LEC_SEARCH_QUERY_MAX) {
-		rc = lec__error_field(LEC_EINVALID, "q",
-				      "Ensure this field has no more than %d "
-				      "characters.",
-				      LEC_SEARCH_QUERY_MAX);
+		rc = lec__error_too_long("q", LEC_SEARCH_QUERY_MAX);
 		goto done;
 	}
 	lx.s = clean;

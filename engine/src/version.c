@@ -227,23 +227,16 @@ static int step_one(struct lec_store *st, sqlite3_stmt *stmt, int64_t id,
 static int check_name(const char *name)
 {
 	if (is_empty(name))
-		return lec__error_field(LEC_EINVALID, "verbose_name",
-					"This field may not be blank.");
+		return lec__error_blank("verbose_name");
 	if (strlen(name) > LEC_VERSION_NAME_MAX)
-		return lec__error_field(LEC_EINVALID, "verbose_name",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_VERSION_NAME_MAX);
+		return lec__error_too_long("verbose_name", LEC_VERSION_NAME_MAX);
 	return LEC_OK;
 }
 
 static int check_identifier(const char *identifier)
 {
 	if (identifier && strlen(identifier) > LEC_VERSION_IDENTIFIER_MAX)
-		return lec__error_field(LEC_EINVALID, "identifier",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_VERSION_IDENTIFIER_MAX);
+		return lec__error_too_long("identifier", LEC_VERSION_IDENTIFIER_MAX);
 	return LEC_OK;
 }
 

@@ -158,13 +158,9 @@ static int check_url(const char *url)
 	const char *host, *p;
 
 	if (url == NULL)
-		return lec__error_field(LEC_EINVALID, "url",
-					"This field is required.");
+		return lec__error_required("url");
 	if (lec__utf8_chars(url) > LEC_WEBHOOK_URL_MAX)
-		return lec__error_field(LEC_EINVALID, "url",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_WEBHOOK_URL_MAX);
+		return lec__error_too_long("url", LEC_WEBHOOK_URL_MAX);
 	if (strncmp(url, "http://", 7) == 0)
 		host = url + 7;
 	else if (strncmp(url, "https://", 8) == 0)
@@ -190,10 +186,7 @@ static int check_payload(const char *payload)
 	if (payload == NULL)
 		return LEC_OK;
 	if (lec__utf8_chars(payload) > LEC_WEBHOOK_PAYLOAD_MAX)
-		return lec__error_field(LEC_EINVALID, "payload",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_WEBHOOK_PAYLOAD_MAX);
+		return lec__error_too_long("payload", LEC_WEBHOOK_PAYLOAD_MAX);
 	json = cJSON_Parse(payload);
 	ok = cJSON_IsObject(json);
 	cJSON_Delete(json);
