@@ -103,29 +103,37 @@ static int make_parent(struct lec_mdsite__tree *t, const char *rel)
 	return slash ? make_dir(t, rel, (size_t)(slash - rel)) : LEC_OK;
 }
 
+/* LEC_EIO: rel in t cannot be written (errno says why). */
+static int cannot_write(const struct lec_mdsite__tree *t, const char *rel)
+{
+	return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name, rel,
+			  strerror(errno));
+}
+
+/* Open rel in t for writing, created or emptied, not through a link. */
+static int open_for_write(const struct lec_mdsite__tree *t, const char *rel,
+			  int *fd)
+{
+	*fd = openat(t->fd, rel,
+		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		     0644);
+	return *fd < 0 ? cannot_write(t, rel) : LEC_OK;
+}
+
 int lec_mdsite__write_file(struct lec_mdsite__tree *t, const char *rel,
 			   const char *data, size_t len)
 {
 	int fd, error;
 
-	if ((error = make_parent(t, rel)) < 0)
+	if ((error = make_parent(t, rel)) < 0 ||
+	    (error = open_for_write(t, rel, &fd)) < 0)
 		return error;
-	fd = openat(t->fd, rel,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0644);
-	if (fd < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
 	if (lec__write_all(fd, data, len) < 0) {
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				   rel, strerror(errno));
+		error = cannot_write(t, rel);
 		close(fd);
 		return error;
 	}
-	if (close(fd) != 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	return LEC_OK;
+	return close(fd) != 0 ? cannot_write(t, rel) : LEC_OK;
 }
 
 /* Make rel in t (its directory made, an older file replaced) a hard link
@@ -165,15 +173,11 @@ int lec_mdsite__link_open_file(struct lec_mdsite__tree *t, const char *rel,
 int lec_mdsite__copy_data(struct lec_mdsite__tree *t, int in, const char *rel)
 {
 	char chunk[1 << 16];
-	int out, error = LEC_OK;
+	int out, error;
 	ssize_t n;
 
-	out = openat(t->fd, rel,
-		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		     0644);
-	if (out < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
+	if ((error = open_for_write(t, rel, &out)) < 0)
+		return error;
 	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
 		;
 	if (n < 0) {
@@ -189,7 +193,6 @@ int lec_mdsite__copy_data(struct lec_mdsite__tree *t, int in, const char *rel)
 		error = lec__error(LEC_EIO, "cannot copy to %s/%s: %s", t->name,
 				   rel, strerror(errno));
 	if (close(out) != 0 && error == LEC_OK)
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				   rel, strerror(errno));
+		error = cannot_write(t, rel);
 	return error;
 }
