@@ -691,13 +691,8 @@ int lec__sphinx_kept_save(const struct lec__sphinx_kept *k, const char *path)
 	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
 	for (i = 0; list && i < k->records.len; i++) {
 		const struct lec_warning *w = &k->records.items[i];
-		cJSON *o = cJSON_CreateObject();
+		cJSON *o = lec__warning_record_json(list, w);
 
-		cJSON_AddItemToArray(list, o);
-		cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
-		cJSON_AddStringToObject(o, "file", w->file);
-		cJSON_AddNumberToObject(o, "line", w->line);
-		cJSON_AddStringToObject(o, "message", w->message);
 		cJSON_AddNumberToObject(o, "phase", w->phase);
 		if (w->doc)
 			cJSON_AddStringToObject(o, "doc", w->doc);
@@ -733,30 +728,49 @@ static int names_load(const cJSON *a, struct lec__names *out)
 	return LEC_OK;
 }
 
-static int record_load(const cJSON *item, struct lec_warning_set *set)
+cJSON *lec__warning_record_json(cJSON *list, const struct lec_warning *w)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(list, o);
+	cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
+	cJSON_AddStringToObject(o, "file", w->file);
+	cJSON_AddNumberToObject(o, "line", w->line);
+	cJSON_AddStringToObject(o, "message", w->message);
+	return o;
+}
+
+int lec__warning_record_read(const cJSON *item, struct lec_warning *w)
 {
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(item, "kind");
 	const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "file");
 	const cJSON *line = cJSON_GetObjectItemCaseSensitive(item, "line");
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
+
+	if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
+	    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
+	    lec_warning_kind_lookup(kind->valuestring, &w->kind) < 0 ||
+	    line->valuedouble < 0 || line->valuedouble > 1e9)
+		return LEC_EINVALID;
+	w->file = file->valuestring;
+	w->line = (unsigned)line->valuedouble;
+	w->message = msg->valuestring;
+	return LEC_OK;
+}
+
+static int record_load(const cJSON *item, struct lec_warning_set *set)
+{
 	const cJSON *phase = cJSON_GetObjectItemCaseSensitive(item, "phase");
 	const cJSON *doc = cJSON_GetObjectItemCaseSensitive(item, "doc");
 	struct lec_warning w = { 0 };
 
-	if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
-	    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
-	    !cJSON_IsNumber(phase) ||
-	    lec_warning_kind_lookup(kind->valuestring, &w.kind) < 0 ||
-	    w.kind > LEC_WARNING_CRITICAL || line->valuedouble < 0 ||
-	    line->valuedouble > 1e9 || phase->valuedouble < 0 ||
-	    phase->valuedouble >= LEC__PHASES ||
+	if (lec__warning_record_read(item, &w) < 0 ||
+	    w.kind > LEC_WARNING_CRITICAL || !cJSON_IsNumber(phase) ||
+	    phase->valuedouble < 0 || phase->valuedouble >= LEC__PHASES ||
 	    (doc && (!cJSON_IsString(doc) || !safe_doc(doc->valuestring)))) {
 		lec_error_clear();
 		return LEC_EINVALID;
 	}
-	w.file = file->valuestring;
-	w.line = (unsigned)line->valuedouble;
-	w.message = msg->valuestring;
 	w.phase = (unsigned)phase->valuedouble;
 	w.doc = doc ? doc->valuestring : NULL;
 	add_record(set, &w);

@@ -163,20 +163,11 @@ static void load_warnings(struct lec_preview *p)
 	lec__free(text);
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, "records"))
 	{
-		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(item, "kind");
-		const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "file");
-		const cJSON *line = cJSON_GetObjectItemCaseSensitive(item, "line");
-		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
-		enum lec_warning_kind k;
+		struct lec_warning w = { 0 };
 
-		if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
-		    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
-		    lec_warning_kind_lookup(kind->valuestring, &k) < 0 ||
-		    line->valuedouble < 0 || line->valuedouble > 1e9)
-			continue;
-		lec_warning_set_add(&p->last, k, file->valuestring,
-				    (unsigned)line->valuedouble,
-				    msg->valuestring);
+		if (lec__warning_record_read(item, &w) == LEC_OK)
+			lec_warning_set_add(&p->last, w.kind, w.file, w.line,
+					    w.message);
 	}
 	p->has_last = cJSON_IsObject(root);
 	cJSON_Delete(root);
@@ -191,16 +182,8 @@ static void save_warnings(struct lec_preview *p)
 	size_t i;
 
 	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
-	for (i = 0; list && i < p->last.len; i++) {
-		const struct lec_warning *w = &p->last.items[i];
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddItemToArray(list, o);
-		cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
-		cJSON_AddStringToObject(o, "file", w->file);
-		cJSON_AddNumberToObject(o, "line", w->line);
-		cJSON_AddStringToObject(o, "message", w->message);
-	}
+	for (i = 0; list && i < p->last.len; i++)
+		lec__warning_record_json(list, &p->last.items[i]);
 	if (list)
 		text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
