@@ -128,10 +128,10 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 			   enum lec_integration_type type, const char *secret,
 			   struct lec_integration **out, char **secret_out)
 {
-	char generated[LEC_INTEGRATION_SECRET_LEN + 1];
 	char aad[INTEGRATION_AAD_MAX];
 	unsigned char *blob = NULL;
 	size_t blob_len = 0;
+	char *made = NULL;
 	int64_t id = 0;
 	int error;
 
@@ -140,21 +140,19 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 		*out = NULL;
 	if (secret_out)
 		*secret_out = NULL;
-	if ((error = lec__secret_choose(secret, LEC_INTEGRATION_SECRET_MAX,
-					generated, LEC_INTEGRATION_SECRET_LEN,
-					&secret)) < 0)
-		return error;
-	error = lec__secret_seal_stored(st, secret, aad,
-					integration_aad(project_id, aad),
-					&blob, &blob_len);
+	error = lec__secret_seal_new(st, secret, LEC_INTEGRATION_SECRET_MAX,
+				     LEC_INTEGRATION_SECRET_LEN, aad,
+				     integration_aad(project_id, aad), &blob,
+				     &blob_len, secret_out ? &made : NULL);
 	if (error == LEC_OK)
 		error = insert(st, project_id, type, blob, blob_len, &id);
 	if (error == LEC_OK && out)
 		error = lec_integration_get(st, project_id, id, out);
-	if (error == LEC_OK && secret_out && secret == generated &&
-	    (*secret_out = lec__strdup(generated)) == NULL)
-		error = lec__error_oom();
-	explicit_bzero(generated, sizeof(generated));
+	if (error == LEC_OK && secret_out) {
+		*secret_out = made;
+		made = NULL;
+	}
+	lec__secret_free(made, made ? strlen(made) : 0);
 	lec__free(blob);
 	return error;
 }

@@ -329,11 +329,26 @@ static int check_given(const char *secret, size_t max)
 	return LEC_OK;
 }
 
-int lec__secret_choose(const char *given, size_t max, char *generated,
-		       size_t len, const char **secret)
+int lec__secret_seal_new(struct lec_store *st, const char *given, size_t max,
+			 size_t len, const void *aad, size_t aad_len,
+			 unsigned char **blob, size_t *blob_len, char **made)
 {
-	int error = given ? check_given(given, max) : generate(generated, len);
+	char generated[LEC__SECRET_MADE_MAX + 1];
+	int error;
 
-	*secret = error == LEC_OK ? (given ? given : generated) : NULL;
+	if (made)
+		*made = NULL;
+	if (!given && len > LEC__SECRET_MADE_MAX)
+		return lec__error(LEC_ERROR, "a made-up secret has at most %d "
+					     "characters",
+				  LEC__SECRET_MADE_MAX);
+	error = given ? check_given(given, max) : generate(generated, len);
+	if (error == LEC_OK)
+		error = lec__secret_seal_stored(st, given ? given : generated,
+						aad, aad_len, blob, blob_len);
+	if (error == LEC_OK && made && !given &&
+	    (*made = lec__strdup(generated)) == NULL)
+		error = lec__error_oom();
+	explicit_bzero(generated, sizeof(generated));
 	return error;
 }

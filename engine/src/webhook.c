@@ -268,11 +268,11 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 		       const struct lec_webhook_fields *in, const char *secret,
 		       struct lec_webhook **out, char **secret_out)
 {
-	char generated[LEC_WEBHOOK_SECRET_LEN + 1];
 	char aad[WEBHOOK_AAD_MAX];
 	struct lec_webhook_fields all = *in;
 	unsigned char *blob = NULL;
 	size_t blob_len = 0;
+	char *made = NULL;
 	int64_t id = 0;
 	int error;
 
@@ -284,20 +284,18 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 	all.fields |= LEC_WEBHOOK_FIELD_URL | LEC_WEBHOOK_FIELD_EVENTS;
 	if ((error = check_fields(&all)) < 0)
 		return error;
-	if ((error = lec__secret_choose(secret, LEC_WEBHOOK_SECRET_MAX,
-					generated, LEC_WEBHOOK_SECRET_LEN,
-					&secret)) < 0)
-		return error;
-	error = lec__secret_seal_stored(st, secret, aad,
-					webhook_aad(project_id, aad), &blob,
-					&blob_len);
+	error = lec__secret_seal_new(st, secret, LEC_WEBHOOK_SECRET_MAX,
+				     LEC_WEBHOOK_SECRET_LEN, aad,
+				     webhook_aad(project_id, aad), &blob,
+				     &blob_len, secret_out ? &made : NULL);
 	if (error == LEC_OK)
 		error = insert_webhook(st, project_id, &all, blob, blob_len,
 				       &id);
-	if (error == LEC_OK && secret_out && secret == generated &&
-	    (*secret_out = lec__strdup(generated)) == NULL)
-		error = lec__error_oom();
-	explicit_bzero(generated, sizeof(generated));
+	if (error == LEC_OK && secret_out) {
+		*secret_out = made;
+		made = NULL;
+	}
+	lec__secret_free(made, made ? strlen(made) : 0);
 	lec__free(blob);
 	if (error == LEC_OK && out)
 		error = lec_webhook_get(st, project_id, id, out);
