@@ -267,21 +267,15 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 /* A successful build's version has been built. */
 static int mark_version_built(struct lec_store *st, const struct lec_build *b)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
+	const int64_t v[2] = { lec__now_us(), b->version_id };
 
 	if (b->state != LEC_BUILD_STATE_FINISHED || !b->success ||
 	    !b->version_id)
 		return LEC_OK;
-	if ((error = lec_store__prepare(st, &stmt,
-					"UPDATE versions SET built = 1, "
-					"modified = ? WHERE id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, lec__now_us());
-	sqlite3_bind_int64(stmt, 2, b->version_id);
-	error = lec_store__step_done(st, stmt, "marking a version built");
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__exec_ints(st,
+				    "UPDATE versions SET built = 1, "
+				    "modified = ? WHERE id = ?",
+				    v, 2, "marking a version built", NULL);
 }
 
 /* Record the end of a build at now. */

@@ -422,18 +422,12 @@ int lec_token_revoke(struct lec_store *st, int64_t id)
 int lec_token_revoke_all(struct lec_store *st, int64_t user_id,
 			 size_t *count)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
+	int changes = 0, error;
 
 	lec_error_clear();
-	if ((error = lec_store__prepare(st, &stmt,
-					"DELETE FROM tokens WHERE user_id = ?")) <
-	    0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, user_id);
-	error = lec_store__step_done(st, stmt, "revoking tokens");
+	error = lec_store__exec_ints(st, "DELETE FROM tokens WHERE user_id = ?",
+				     &user_id, 1, "revoking tokens", &changes);
 	if (error == LEC_OK && count)
-		*count = (size_t)sqlite3_changes(sqlite3_db_handle(stmt));
-	lec_store__finalize(st, stmt);
+		*count = (size_t)changes;
 	return error;
 }

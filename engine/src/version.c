@@ -210,16 +210,21 @@ done:
 	return error;
 }
 
+/* LEC_ENOTFOUND: no version has this id. */
+static int no_version(int64_t id)
+{
+	return lec__error(LEC_ENOTFOUND, "no version with id %lld",
+			  (long long)id);
+}
+
 /* Run an UPDATE/DELETE that must touch exactly one version. */
 static int step_one(struct lec_store *st, sqlite3_stmt *stmt, int64_t id,
 		    const char *what)
 {
 	int error = lec_store__step_done(st, stmt, what);
 
-	if (error == LEC_OK && sqlite3_changes(st->db) == 0)
-		error = lec__error(LEC_ENOTFOUND, "no version with id %lld",
-				   (long long)id);
-	return error;
+	return error == LEC_OK && sqlite3_changes(st->db) == 0 ? no_version(id)
+							       : error;
 }
 
 /* Creating ---------------------------------------------------------------- */
@@ -596,18 +601,12 @@ int lec_version_update(struct lec_store *st, int64_t id,
 
 int lec_version_delete(struct lec_store *st, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
+	int changes = 0, error;
 
 	lec_error_clear();
-	if ((error = lec_store__prepare(st, &stmt,
-					"DELETE FROM versions WHERE id = ?")) <
-	    0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, id);
-	error = step_one(st, stmt, id, "deleting a version");
-	lec_store__finalize(st, stmt);
-	return error;
+	error = lec_store__exec_ints(st, "DELETE FROM versions WHERE id = ?",
+				     &id, 1, "deleting a version", &changes);
+	return error == LEC_OK && changes == 0 ? no_version(id) : error;
 }
 
 /* stable ------------------------------------------------------------------ */
