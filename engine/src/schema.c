@@ -631,6 +631,26 @@ static const char migration_19[] =
 static const char migration_20[] =
 	"ALTER TABLE builds ADD COLUMN failure_message TEXT;";
 
+/* 22 (issue 40; issue 39's 21 comes before it on main): pull-request
+ * versions (external.c). What a version row cannot say of one is kept
+ * beside it: its forge, the head ref its builds fetch, its branches, its
+ * repository on the forge, and whether the request is open; closed is
+ * when it was closed (microseconds), for the grace period its files are
+ * kept. */
+static const char migration_22[] =
+	"CREATE TABLE external_versions ("
+	"  version_id INTEGER PRIMARY KEY"
+	"    REFERENCES versions(id) ON DELETE CASCADE,"
+	"  forge TEXT NOT NULL CHECK (forge IN ('github', 'gitlab')),"
+	"  ref TEXT NOT NULL,"
+	"  source_branch TEXT,"
+	"  base_branch TEXT,"
+	"  forge_repo TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'open'"
+	"    CHECK (state IN ('open', 'closed')),"
+	"  closed INTEGER"
+	");";
+
 /* 18: ids are never given again, as the service's never are (a build's id
  * also names its output and working directories, which a project's
  * removal may still be deleting): every table keyed by "id INTEGER
@@ -815,6 +835,7 @@ static const struct migration migrations[] = {
 	{ NULL, never_reused_ids },
 	{ migration_19, NULL },
 	{ migration_20, NULL },
+	{ migration_22, NULL },
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

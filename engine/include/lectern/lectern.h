@@ -8,6 +8,7 @@
 #include "lectern/embed.h"
 #include "lectern/envvar.h"
 #include "lectern/errors.h"
+#include "lectern/external.h"
 #include "lectern/language.h"
 #include "lectern/mdsite.h"
 #include "lectern/org.h"

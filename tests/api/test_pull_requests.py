@@ -1,0 +1,240 @@
+"""Pull-request previews (issue 40) against a real `lectern serve` with a
+build worker: a local bare repository whose refs/pull/7/head (and
+refs/merge-requests/3/head) hold commits no branch has; signed GitHub
+`pull_request` and GitLab `Merge Request Hook` deliveries for a project
+with external builds on make an external version named by the request's
+number, build its head from that ref and answer as the service does; a
+push to the request builds the new head and cancels the queued build of
+the old one; closing deactivates the version; without external builds
+nothing is built and the answer is "Unhandled webhook event"; a payload
+without the number or the head is a 400 naming the key; external
+versions are left out of the v3 versions list, of stable's choice and of
+the default version."""
+import hashlib
+import hmac
+import json
+import os
+import subprocess
+
+import fixtures
+from lectern_test import BuildTestCase, main
+
+
+def sign(secret, body):
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def request_repo():
+    """A bare repository: main (and tag 1.0) with the Markdown fixture, and
+    a pull request's head and a merge request's head on commits of their
+    own, as GitHub and GitLab keep them (no branch names them)."""
+    work = fixtures.make_repo(fixtures.MARKDOWN, tags=("1.0",))
+    heads = {}
+    for ref, text in (("refs/pull/7/head", "Pull request seven"),
+                      ("refs/merge-requests/3/head", "Merge request three")):
+        fixtures.git(work, "checkout", "-q", "-B", "side", "main")
+        with open(os.path.join(work, "docs/index.md"), "w") as f:
+            f.write("# Markdown Guide\n\n%s.\n" % text)
+        fixtures.git(work, "commit", "-q", "-am", text)
+        heads[ref] = rev(work, "HEAD")
+    bare = work + ".git"
+    subprocess.run(["git", "clone", "-q", "--bare", work, bare], check=True, env=fixtures.GIT_ENV)
+    for ref, sha in heads.items():
+        fixtures.git(bare, "update-ref", ref, sha)
+    fixtures.git(bare, "branch", "-D", "side")
+    return work, bare, heads
+
+
+def rev(repo, what):
+    return subprocess.run(["git", "-C", repo, "rev-parse", what], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def push_request(work, bare, ref, text):
+    """A new commit on the request: its head moves."""
+    fixtures.git(work, "checkout", "-q", "--detach", rev(bare, ref))
+    with open(os.path.join(work, "docs/index.md"), "w") as f:
+        f.write("# Markdown Guide\n\n%s.\n" % text)
+    fixtures.git(work, "commit", "-q", "-am", text)
+    sha = rev(work, "HEAD")
+    fixtures.git(work, "push", "-q", bare, "HEAD:" + ref)
+    return sha
+
+
+class PullRequestCase(BuildTestCase):
+    def setUp(self):
+        self.work, self.bare, self.heads = request_repo()
+        self.slug = self.import_repo("Previews %s" % self._testMethodName[5:25], "file://" + self.bare)
+        main = self.wait_build(self.slug)
+        self.assertTrue(main["success"], main)
+
+    def enable(self, on=True):
+        r = self.server.patch("/api/v3/projects/%s/" % self.slug, {"external_builds_enabled": on},
+                              token=self.token)
+        self.assertStatus(r, 204)
+
+    def integration(self, kind):
+        r = self.server.post("/api/v3/projects/%s/integrations/" % self.slug, {"integration_type": kind},
+                             token=self.token)
+        self.assertStatus(r, 201)
+        return r.json["secret"]
+
+    def github(self, secret, action, number=7, sha=None, body=None):
+        if body is None:
+            body = {"action": action, "number": number,
+                    "pull_request": {"head": {"sha": sha or self.heads["refs/pull/7/head"],
+                                              "ref": "fix-docs"},
+                                     "base": {"ref": "main"}},
+                    "repository": {"full_name": "example/previews"}}
+        raw = json.dumps(body).encode()
+        return self.server.request("POST", "/api/v2/webhook/github/%s/" % self.slug, raw=raw, headers={
+            "Content-Type": "application/json", "X-GitHub-Event": "pull_request",
+            "X-Hub-Signature-256": sign(secret, raw)})
+
+    def gitlab(self, secret, action, iid=3, sha=None):
+        body = {"object_kind": "merge_request", "project": {"id": 42},
+                "object_attributes": {"action": action, "iid": iid,
+                                      "last_commit": {"id": sha or self.heads["refs/merge-requests/3/head"]},
+                                      "source_branch": "fix-docs", "target_branch": "main"}}
+        return self.server.request("POST", "/api/v2/webhook/gitlab/%s/" % self.slug,
+                                   raw=json.dumps(body).encode(),
+                                   headers={"Content-Type": "application/json", "X-Gitlab-Token": secret})
+
+    def version(self, slug):
+        db = self.db()
+        row = db.execute("SELECT v.type, v.active, v.identifier, v.verbose_name FROM versions v "
+                         "JOIN projects p ON p.id = v.project_id WHERE p.slug = ? AND v.slug = ?",
+                         (self.slug, slug)).fetchone()
+        db.close()
+        return row
+
+    def builds_of(self, version):
+        builds = self.server.get("/api/v3/projects/%s/builds/" % self.slug, token=self.token).json["results"]
+        return [b for b in builds if b["version"] == version]
+
+
+class GitHubPullRequestTest(PullRequestCase):
+    def test_opened_builds_the_pull_request_head(self):
+        secret = self.integration("github_webhook")
+        self.enable()
+        r = self.github(secret, "opened")
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json, {"build_triggered": True, "project": self.slug, "versions": ["7"]})
+        head = self.heads["refs/pull/7/head"]
+        self.assertEqual(self.version("7"), ("external", 1, head, "7"))
+        build = self.wait_build(self.slug)
+        self.assertEqual(build["version"], "7")
+        self.assertTrue(build["success"], build)
+        self.assertEqual(build["commit"], head)
+        fetched = [c for c, _, _ in self.commands(build["id"]) if "refs/pull/7/head" in c]
+        self.assertTrue(fetched, self.commands(build["id"]))
+        # The service's lists: not in the v3 versions list, never stable,
+        # latest or the default version.
+        listed = self.server.get("/api/v3/projects/%s/versions/?limit=100" % self.slug, token=self.token).json
+        self.assertNotIn("7", [v["slug"] for v in listed["results"]])
+        r = self.server.get("/api/v3/projects/%s/versions/7/" % self.slug, token=self.token)
+        self.assertStatus(r, 404)
+        self.assertEqual(self.version("stable")[2], rev(self.bare, "1.0"))
+        self.assertIn(self.version("latest")[:3], (("branch", 1, None), ("branch", 1, "main")))
+        project = self.server.get("/api/v3/projects/%s/" % self.slug, token=self.token).json
+        self.assertEqual(project["default_version"], "latest")
+        # v2 shows it as the service does: type external.
+        v2 = self.server.get("/api/v2/version/?project__slug=%s&limit=50" % self.slug).json
+        self.assertIn(("7", "external"), [(v["slug"], v["type"]) for v in v2["results"]])
+        # The same delivery again: nothing queued twice.
+        before = len(self.builds_of("7"))
+        self.assertEqual(self.github(secret, "opened").json["versions"], ["7"])
+        again = self.wait_build(self.slug)
+        self.assertLessEqual(len(self.builds_of("7")), before + 1)
+        self.assertTrue(again["success"], again)
+
+    def test_synchronize_builds_the_new_head_and_closed_deactivates(self):
+        secret = self.integration("github_webhook")
+        self.enable()
+        # A build of latest keeps the project's worker busy, so the old
+        # head's build is still queued when the new head arrives.
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % self.slug, token=self.token)
+        self.assertStatus(r, 202)
+        self.assertStatus(self.github(secret, "opened"), 200)
+        first = self.builds_of("7")[0]
+        new = push_request(self.work, self.bare, "refs/pull/7/head", "Seven, amended")
+        r = self.github(secret, "synchronize", sha=new)
+        self.assertEqual(r.json, {"build_triggered": True, "project": self.slug, "versions": ["7"]})
+        done = self.wait_build(self.slug)
+        self.assertEqual((done["version"], done["commit"]), ("7", new))
+        self.assertTrue(done["success"], done)
+        old = self.wait_build(self.slug, first["id"])
+        self.assertEqual((old["state"]["code"], old["success"]), ("cancelled", False))
+        self.assertEqual(self.version("7")[2], new)
+        # Closed: deactivated at once.
+        r = self.github(secret, "closed", sha=new)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json, {"closed": True, "project": self.slug, "versions": ["7"]})
+        self.assertEqual(self.version("7")[1], 0)
+        r = self.github(secret, "closed", number=8, sha=new)
+        self.assertEqual(r.json, {"closed": False, "project": self.slug, "versions": []})
+        # Reopened: active again and built.
+        r = self.github(secret, "reopened", sha=new)
+        self.assertEqual(r.json["versions"], ["7"])
+        self.assertEqual(self.version("7")[1], 1)
+        self.assertTrue(self.wait_build(self.slug)["success"])
+
+    def test_without_external_builds_nothing_is_built(self):
+        secret = self.integration("github_webhook")
+        for action in ("opened", "closed"):
+            r = self.github(secret, action)
+            self.assertEqual((r.status, r.json), (200, {"detail": "Unhandled webhook event"}))
+        self.enable()
+        r = self.github(secret, "labeled")
+        self.assertEqual((r.status, r.json), (200, {"detail": "Unhandled webhook event"}))
+        self.assertIsNone(self.version("7"))
+
+    def test_bad_payloads(self):
+        secret = self.integration("github_webhook")
+        self.enable()
+        head = self.heads["refs/pull/7/head"]
+        full = {"action": "opened", "number": 7,
+                "pull_request": {"head": {"sha": head, "ref": "x"}, "base": {"ref": "main"}}}
+        cases = [("number", {k: v for k, v in full.items() if k != "number"}),
+                 ("pull_request", {"action": "opened", "number": 7}),
+                 ("sha", dict(full, pull_request={"head": {"ref": "x"}, "base": {"ref": "main"}})),
+                 ("base", dict(full, pull_request={"head": {"sha": head, "ref": "x"}})),
+                 ("number", dict(full, number="7; rm")),
+                 ("sha", dict(full, pull_request={"head": {"sha": "../x", "ref": "x"},
+                                                  "base": {"ref": "main"}}))]
+        for key, body in cases:
+            r = self.github(secret, "opened", body=body)
+            self.assertEqual((r.status, r.json), (400, {"detail": "Invalid payload. %s is required." % key}),
+                             body)
+        # A bad signature: the service's 400, nothing built.
+        raw = json.dumps(full).encode()
+        r = self.server.request("POST", "/api/v2/webhook/github/%s/" % self.slug, raw=raw, headers={
+            "Content-Type": "application/json", "X-GitHub-Event": "pull_request",
+            "X-Hub-Signature-256": sign(secret + "x", raw)})
+        self.assertEqual((r.status, r.json),
+                         (400, {"detail": "Payload not valid, invalid or missing signature"}))
+        self.assertIsNone(self.version("7"))
+
+
+class GitLabMergeRequestTest(PullRequestCase):
+    def test_merge_request_builds_and_merge_closes(self):
+        secret = self.integration("gitlab_webhook")
+        r = self.gitlab(secret, "open")
+        self.assertEqual((r.status, r.json), (200, {"detail": "Unhandled webhook event"}))
+        self.enable()
+        r = self.gitlab(secret, "open")
+        self.assertEqual(r.json, {"build_triggered": True, "project": self.slug, "versions": ["3"]})
+        build = self.wait_build(self.slug)
+        self.assertTrue(build["success"], build)
+        self.assertEqual(build["commit"], self.heads["refs/merge-requests/3/head"])
+        new = push_request(self.work, self.bare, "refs/merge-requests/3/head", "Three, amended")
+        self.assertEqual(self.gitlab(secret, "update", sha=new).json["versions"], ["3"])
+        build = self.wait_build(self.slug)
+        self.assertEqual((build["commit"], build["success"]), (new, True))
+        r = self.gitlab(secret, "merge", sha=new)
+        self.assertEqual(r.json, {"closed": True, "project": self.slug, "versions": ["3"]})
+        self.assertEqual(self.version("3")[1], 0)
+
+
+if __name__ == "__main__":
+    main()
