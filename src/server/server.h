@@ -36,6 +36,9 @@ struct srv_config {
 	/* NULL: "localhost" with the port of the request's host, so docs
 	 * links follow the port the client reached the server on. */
 	const char *docs_domain;
+	/* Where pull-request versions are served (--external-domain); NULL:
+	 * "external.localhost" with the port of the request's host. */
+	const char *external_domain;
 	/* Absolute URLs follow Forwarded (host=, proto=) or X-Forwarded-Host
 	 * and X-Forwarded-Proto when set: only behind a reverse proxy that
 	 * sets them, as a client could otherwise point links anywhere. */

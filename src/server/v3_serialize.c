@@ -126,14 +126,12 @@ static cJSON *code_name(const char *code, const char *name)
 
 /* Documentation URLs -------------------------------------------------------- */
 
-char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
-		   const char *version_slug)
+/* url (owned, may be NULL) with the request's scheme: the resolver knows
+ * no request, and behind a TLS proxy the docs are https too. */
+static char *with_request_scheme(struct srv_request *req, char *url)
 {
-	char *url = lec_resolve_docs_url(p, version_slug, srv_docs_domain(req));
 	char *https = NULL;
 
-	/* The resolver knows no request: behind a TLS proxy the docs are
-	 * https too. */
 	if (url && strcmp(srv_request_scheme(req), "https") == 0 &&
 	    strncmp(url, "http://", 7) == 0 &&
 	    asprintf(&https, "https://%s", url + 7) >= 0) {
@@ -141,6 +139,24 @@ char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
 		return https;
 	}
 	return url;
+}
+
+char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
+		   const char *version_slug)
+{
+	return with_request_scheme(
+		req, lec_resolve_docs_url(p, version_slug, srv_docs_domain(req)));
+}
+
+char *srv_version_docs_url(struct srv_request *req,
+			   const struct lec_project *p,
+			   const struct lec_version *v)
+{
+	if (v->type != LEC_VERSION_EXTERNAL)
+		return srv_docs_url(req, p, v->slug);
+	return with_request_scheme(
+		req, lec_resolve_external_url(p, v->slug,
+					      srv_external_domain(req)));
 }
 
 static void add_docs_url(struct srv_request *req, cJSON *obj,
@@ -568,7 +584,7 @@ static cJSON *version_object(struct srv_request *req,
 {
 	cJSON *o = cJSON_CreateObject(), *links, *urls, *dash, *aliases;
 	struct lec_version *orig = original_of(req, v);
-	char *vcs = vcs_url(p, v, orig);
+	char *vcs = vcs_url(p, v, orig), *url;
 
 	links = cJSON_AddObjectToObject(o, "_links");
 	add_fmt(links, "_self", "/api/v3/projects/%s/versions/%s/", p->slug,
@@ -594,7 +610,9 @@ static cJSON *version_object(struct srv_request *req,
 	dash = cJSON_AddObjectToObject(urls, "dashboard");
 	add_fmt(dash, "edit", "%s/dashboard/%s/version/%s/edit/",
 		srv_request_origin(req), p->slug, v->slug);
-	add_docs_url(req, urls, p, v->slug);
+	url = srv_version_docs_url(req, p, v);
+	add_string_or_null(urls, "documentation", url);
+	free(url);
 	add_string_or_null(urls, "vcs", vcs);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
 	free(vcs);

@@ -37,6 +37,7 @@ def request_repo():
             f.write("# Markdown Guide\n\n%s.\n" % text)
         fixtures.git(work, "commit", "-q", "-am", text)
         heads[ref] = rev(work, "HEAD")
+    fixtures.git(work, "checkout", "-q", "main")
     bare = work + ".git"
     subprocess.run(["git", "clone", "-q", "--bare", work, bare], check=True, env=fixtures.GIT_ENV)
     for ref, sha in heads.items():
@@ -65,8 +66,10 @@ class PullRequestCase(BuildTestCase):
     def setUp(self):
         self.work, self.bare, self.heads = request_repo()
         self.slug = self.import_repo("Previews %s" % self._testMethodName[5:25], "file://" + self.bare)
-        main = self.wait_build(self.slug)
-        self.assertTrue(main["success"], main)
+        for build in self.server.get("/api/v3/projects/%s/builds/" % self.slug,
+                                     token=self.token).json["results"]:
+            build = self.wait_build(self.slug, build["id"])
+            self.assertTrue(build["success"], build)
 
     def enable(self, on=True):
         r = self.server.patch("/api/v3/projects/%s/" % self.slug, {"external_builds_enabled": on},
@@ -135,7 +138,7 @@ class GitHubPullRequestTest(PullRequestCase):
         r = self.server.get("/api/v3/projects/%s/versions/7/" % self.slug, token=self.token)
         self.assertStatus(r, 404)
         self.assertEqual(self.version("stable")[2], rev(self.bare, "1.0"))
-        self.assertIn(self.version("latest")[:3], (("branch", 1, None), ("branch", 1, "main")))
+        self.assertEqual(self.version("latest")[:2], ("branch", 1))
         project = self.server.get("/api/v3/projects/%s/" % self.slug, token=self.token).json
         self.assertEqual(project["default_version"], "latest")
         # v2 shows it as the service does: type external.
@@ -178,6 +181,52 @@ class GitHubPullRequestTest(PullRequestCase):
         self.assertEqual(r.json["versions"], ["7"])
         self.assertEqual(self.version("7")[1], 1)
         self.assertTrue(self.wait_build(self.slug)["success"])
+
+    def host(self, version=None):
+        if version:
+            return "%s--%s.external.localhost:%d" % (self.slug, version, self.server.port)
+        return "%s.localhost:%d" % (self.slug, self.server.port)
+
+    def test_served_on_its_own_host(self):
+        secret = self.integration("github_webhook")
+        self.enable()
+        self.github(secret, "opened")
+        self.assertTrue(self.wait_build(self.slug)["success"])
+        r = self.server.get("/en/7/", host=self.host("7"))
+        self.assertStatus(r, 200)
+        self.assertIn(b"Pull request seven", r.body)
+        self.assertEqual(r.header("X-Robots-Tag"), "noindex")
+        # "/" leads to the request's version; no other version is served
+        # there, and the docs domain serves no request's version.
+        r = self.server.get("/", host=self.host("7"))
+        self.assertStatus(r, 302)
+        self.assertTrue(r.header("Location").endswith("/en/7/"), r.header("Location"))
+        self.assertStatus(self.server.get("/en/latest/", host=self.host("7")), 404)
+        self.assertStatus(self.server.get("/en/7/", host=self.host()), 404)
+        self.assertStatus(self.server.get("/en/latest/", host=self.host()), 200)
+        self.assertIsNone(self.server.get("/en/latest/", host=self.host()).header("X-Robots-Tag"))
+        self.assertStatus(self.server.get("/en/8/", host=self.host("8")), 404)
+        # The build's docs URL is the request's host.
+        v2 = self.server.get("/api/v2/build/?project__slug=%s" % self.slug).json["results"]
+        docs = [b["docs_url"] for b in v2 if b["version_slug"] == "7"]
+        self.assertEqual(docs[0], "http://%s/en/7/" % self.host("7"))
+        # Private external builds: not readable anonymously.
+        db = self.db()
+        db.execute("UPDATE projects SET external_builds_privacy_level = 'private' WHERE slug = ?",
+                   (self.slug,))
+        db.commit()
+        db.close()
+        self.assertIn(self.server.get("/en/7/", host=self.host("7")).status, (401, 403, 404))
+        self.assertStatus(self.server.get("/en/latest/", host=self.host()), 200)
+        db = self.db()
+        db.execute("UPDATE projects SET external_builds_privacy_level = 'public' WHERE slug = ?",
+                   (self.slug,))
+        db.commit()
+        db.close()
+        self.assertStatus(self.server.get("/en/7/", host=self.host("7")), 200)
+        # Closed: its host answers 404.
+        self.github(secret, "closed")
+        self.assertStatus(self.server.get("/en/7/", host=self.host("7")), 404)
 
     def test_without_external_builds_nothing_is_built(self):
         secret = self.integration("github_webhook")
