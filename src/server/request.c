@@ -89,7 +89,8 @@ void srv_site_dispose(struct srv_site *site)
 	site->keys = 0;
 	free(site->data_dir);
 	free(site->docs_domain);
-	site->data_dir = site->docs_domain = NULL;
+	free(site->external_domain);
+	site->data_dir = site->docs_domain = site->external_domain = NULL;
 	srv_throttle_dispose(&site->imports);
 }
 
@@ -277,7 +278,7 @@ const char *srv_external_domain(struct srv_request *req)
 		return req->site->config.external_domain;
 	return with_request_port(req, req->external_domain,
 				 SRV_EXTERNAL_DOMAIN_DEFAULT,
-				 SRV_EXTERNAL_DOMAIN_DEFAULT);
+				 req->site->external_domain);
 }
 
 int srv_peer_is_owner(struct srv_request *req)

@@ -84,6 +84,9 @@ const char *srv_base_url(const struct srv *srv);
 /* The docs domain builds bake into pages (READTHEDOCS_CANONICAL_URL):
  * the configured one, else "localhost[:<port>]". */
 const char *srv_docs_domain_of(const struct srv *srv);
+/* Where pull requests' previews are: the configured external domain, else
+ * "external.localhost[:<port>]". */
+const char *srv_external_domain_of(const struct srv *srv);
 /* Stop accepting, let in-flight requests finish, free everything.
  * Accepts NULL. */
 void srv_stop(struct srv *srv);

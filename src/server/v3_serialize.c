@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lectern/build.h"
+#include "lectern/commit_status.h"
 #include "lectern/language.h"
 #include "lectern/org.h"
 #include "lectern/project.h"
@@ -122,6 +123,44 @@ static cJSON *code_name(const char *code, const char *name)
 	cJSON_AddStringToObject(o, "code", code);
 	cJSON_AddStringToObject(o, "name", name);
 	return o;
+}
+
+/* Lectern's extension: the commit statuses a pull request's build sent
+ * its forge, and how each went (absent when none, so the service's shape
+ * holds for every other build). */
+static void add_commit_statuses(struct srv_request *req, cJSON *o,
+				int64_t build_id)
+{
+	struct lec_commit_status_list list = { 0 };
+	cJSON *a, *item;
+	size_t i;
+
+	if (lec_commit_status_list(srv_store(req), build_id, &list) < 0 ||
+	    list.len == 0) {
+		lec_commit_status_list_dispose(&list);
+		return;
+	}
+	a = cJSON_AddArrayToObject(o, "commit_statuses");
+	for (i = 0; i < list.len; i++) {
+		const struct lec_commit_status *c = &list.items[i];
+
+		item = cJSON_CreateObject();
+		cJSON_AddNumberToObject(item, "attempts", c->attempts);
+		cJSON_AddStringToObject(
+			item, "delivery",
+			lec_commit_status_delivery_code(c->delivery));
+		add_string_or_null(item, "error", c->error);
+		cJSON_AddStringToObject(item, "state",
+					lec_commit_status_state_code(c->state));
+		if (c->status_code)
+			cJSON_AddNumberToObject(item, "status_code",
+						c->status_code);
+		else
+			cJSON_AddNullToObject(item, "status_code");
+		cJSON_AddStringToObject(item, "target_url", c->target_url);
+		cJSON_AddItemToArray(a, item);
+	}
+	lec_commit_status_list_dispose(&list);
 }
 
 /* Documentation URLs -------------------------------------------------------- */
@@ -741,6 +780,7 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 	 * started (absent otherwise, so the service's shape holds). */
 	if (b->triggered_by)
 		cJSON_AddStringToObject(o, "triggered_by", b->triggered_by);
+	add_commit_statuses(req, o, b->id);
 	state = cJSON_AddObjectToObject(o, "state");
 	cJSON_AddStringToObject(state, "code", lec_build_state_code(b->state));
 	cJSON_AddStringToObject(state, "name", lec_build_state_name(b->state));

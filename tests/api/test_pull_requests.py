@@ -15,6 +15,9 @@ import hmac
 import json
 import os
 import subprocess
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import fixtures
 from lectern_test import BuildTestCase, main
@@ -30,12 +33,17 @@ def request_repo():
     own, as GitHub and GitLab keep them (no branch names them)."""
     work = fixtures.make_repo(fixtures.MARKDOWN, tags=("1.0",))
     heads = {}
-    for ref, text in (("refs/pull/7/head", "Pull request seven"),
-                      ("refs/merge-requests/3/head", "Merge request three")):
+    for ref, path, text in (("refs/pull/7/head", "docs/index.md", "# Markdown Guide\n\nPull request seven.\n"),
+                            ("refs/merge-requests/3/head", "docs/index.md",
+                             "# Markdown Guide\n\nMerge request three.\n"),
+                            # A request whose build fails: a configuration
+                            # the service refuses.
+                            ("refs/pull/9/head", ".readthedocs.yaml", "version: 3\n")):
         fixtures.git(work, "checkout", "-q", "-B", "side", "main")
-        with open(os.path.join(work, "docs/index.md"), "w") as f:
-            f.write("# Markdown Guide\n\n%s.\n" % text)
-        fixtures.git(work, "commit", "-q", "-am", text)
+        with open(os.path.join(work, path), "w") as f:
+            f.write(text)
+        fixtures.git(work, "add", "-A")
+        fixtures.git(work, "commit", "-q", "-m", ref)
         heads[ref] = rev(work, "HEAD")
     fixtures.git(work, "checkout", "-q", "main")
     bare = work + ".git"
@@ -283,6 +291,139 @@ class GitLabMergeRequestTest(PullRequestCase):
         r = self.gitlab(secret, "merge", sha=new)
         self.assertEqual(r.json, {"closed": True, "project": self.slug, "versions": ["3"]})
         self.assertEqual(self.version("3")[1], 0)
+
+
+class FakeForge:
+    """A forge's statuses API on loopback: every POST recorded as (path,
+    Authorization, JSON body); answers `answer` (201, 500, or "hang": no
+    answer until closed)."""
+
+    def __init__(self):
+        self.calls, self.answer, self.closing = [], 201, threading.Event()
+        forge = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                forge.calls.append((self.path, self.headers.get("Authorization"), json.loads(body)))
+                if forge.answer == "hang":
+                    forge.closing.wait(30)
+                    return
+                self.send_response(forge.answer)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def wait_calls(self, n, timeout=60):
+        deadline = time.time() + timeout
+        while len(self.calls) < n and time.time() < deadline:
+            time.sleep(0.05)
+        return self.calls
+
+    def close(self):
+        self.closing.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class CommitStatusTest(PullRequestCase):
+    SERVER_ARGS = PullRequestCase.SERVER_ARGS + ("--webhook-backoff", "100", "--webhook-timeout", "500",
+                                                 "--webhook-allow", "127.0.0.0/8")
+
+    def setUp(self):
+        super().setUp()
+        self.forge = FakeForge()
+        self.addCleanup(self.forge.close)
+        self.enable()
+
+    def integration_with_token(self, kind):
+        r = self.server.post("/api/v3/projects/%s/integrations/" % self.slug,
+                             {"integration_type": kind, "token": "forge-token-1", "api_url": self.forge.url},
+                             token=self.token)
+        self.assertStatus(r, 201)
+        self.assertNotIn(b"forge-token-1", r.body)
+        self.assertEqual((r.json["has_token"], r.json["api_url"]), (True, self.forge.url))
+        return r.json["secret"]
+
+    def statuses_of(self, build_id, n, delivery):
+        deadline = time.time() + 60
+        shown = []
+        while time.time() < deadline:
+            b = self.server.get("/api/v3/projects/%s/builds/%d/" % (self.slug, build_id), token=self.token).json
+            shown = b.get("commit_statuses", [])
+            if len(shown) >= n and all(c["delivery"] == delivery for c in shown[:n]):
+                return shown
+            time.sleep(0.1)
+        self.fail("statuses of build %d: %r" % (build_id, shown))
+
+    def test_pending_then_success_with_the_preview(self):
+        secret = self.integration_with_token("github_webhook")
+        self.github(secret, "opened")
+        build = self.wait_build(self.slug)
+        self.assertTrue(build["success"], build)
+        calls = self.forge.wait_calls(2)
+        head = self.heads["refs/pull/7/head"]
+        path = "/repos/example/previews/statuses/%s" % head
+        preview = "http://%s--7.external.localhost:%d/en/7/" % (self.slug, self.server.port)
+        self.assertEqual([(c[0], c[1], c[2]["state"]) for c in calls],
+                         [(path, "Bearer forge-token-1", "pending"), (path, "Bearer forge-token-1", "success")])
+        self.assertEqual(calls[1][2], {"state": "success", "target_url": preview,
+                                       "description": "Read the Docs build succeeded!",
+                                       "context": "docs/readthedocs:%s" % self.slug})
+        self.assertTrue(calls[0][2]["target_url"].endswith("/projects/%s/builds/%d/" % (self.slug, build["id"])))
+        shown = self.statuses_of(build["id"], 2, "delivered")
+        self.assertEqual([(c["state"], c["status_code"]) for c in shown], [("pending", 201), ("success", 201)])
+        # The token is sealed in the store, and appears nowhere it could be read.
+        db = self.db()
+        self.assertFalse(db.execute("SELECT count(*) FROM integrations WHERE CAST(token AS TEXT) LIKE "
+                                    "'%forge-token-1%'").fetchone()[0])
+        db.close()
+        self.assertNotIn("forge-token-1", self.server.log())
+
+    def test_a_failing_build_reports_failure(self):
+        secret = self.integration_with_token("github_webhook")
+        self.github(secret, "opened", number=9, sha=self.heads["refs/pull/9/head"])
+        build = self.wait_build(self.slug)
+        self.assertFalse(build["success"], build)
+        calls = self.forge.wait_calls(2)
+        self.assertEqual([c[2]["state"] for c in calls], ["pending", "failure"])
+        self.assertEqual(calls[1][2]["description"], "Read the Docs build failed!")
+
+    def test_gitlab_statuses(self):
+        secret = self.integration_with_token("gitlab_webhook")
+        self.gitlab(secret, "open")
+        build = self.wait_build(self.slug)
+        self.assertTrue(build["success"], build)
+        calls = self.forge.wait_calls(2)
+        path = "/api/v4/projects/42/statuses/%s" % self.heads["refs/merge-requests/3/head"]
+        self.assertEqual([(c[0], c[2]["state"]) for c in calls], [(path, "pending"), (path, "success")])
+
+    def test_a_forge_down_never_touches_the_build(self):
+        for answer in (500, "hang"):
+            self.forge.answer = answer
+            self.forge.calls.clear()
+            secret = self.integration_with_token("github_webhook")
+            self.github(secret, "opened" if answer == 500 else "synchronize",
+                        sha=self.heads["refs/pull/7/head"] if answer == 500 else
+                        push_request(self.work, self.bare, "refs/pull/7/head", "Again"))
+            build = self.wait_build(self.slug)
+            self.assertTrue(build["success"], (answer, build))
+            shown = self.statuses_of(build["id"], 1, "failed")
+            self.assertEqual(shown[0]["attempts"], 5)
+            self.assertEqual(shown[0]["status_code"], 500 if answer == 500 else None)
+            self.assertTrue(shown[0]["error"])
+            db = self.db()
+            db.execute("DELETE FROM integrations")
+            db.commit()
+            db.close()
 
 
 if __name__ == "__main__":

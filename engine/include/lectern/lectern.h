@@ -5,6 +5,7 @@
 #define LECTERN_H
 
 #include "lectern/build.h"
+#include "lectern/commit_status.h"
 #include "lectern/embed.h"
 #include "lectern/envvar.h"
 #include "lectern/errors.h"
