@@ -11,10 +11,14 @@
  */
 #include <ctype.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "files.h"
 #include "lectern/build.h"
 #include "lectern/external.h"
+#include "lectern/project.h"
 #include "lectern/repo.h"
+#include "lectern/search.h"
 #include "store_internal.h"
 
 static const char *const forge_codes[] = { "github", "gitlab" };
@@ -303,4 +307,85 @@ int lec_external_close(struct lec_store *st, int64_t project_id,
 	if (name_out && (*name_out = lec__strdup(number)) == NULL)
 		return lec__error_oom();
 	return LEC_OK;
+}
+
+/* Sweeping ------------------------------------------------------------------- */
+
+/* What a published version's link points at: "../../outputs/<build>". */
+#define OUTPUTS "../../outputs/"
+
+/* The version's published link and the build output it points at (nothing
+ * else it might point at), and its kept tree. */
+static void remove_published(const char *data_dir, const char *project,
+			     const char *version)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char target[64], *link, *output;
+	ssize_t n;
+
+	lec__buf_printf(&b, "%s/published/%s/%s", data_dir, project, version);
+	if ((link = lec__buf_take(&b)) == NULL)
+		return;
+	n = readlink(link, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	unlink(link);
+	if (strncmp(target, OUTPUTS, strlen(OUTPUTS)) == 0 &&
+	    target[strlen(OUTPUTS)] &&
+	    strchr(target + strlen(OUTPUTS), '/') == NULL) {
+		lec__buf_printf(&b, "%s/outputs/%s", data_dir,
+				target + strlen(OUTPUTS));
+		if ((output = lec__buf_take(&b)) != NULL)
+			lec__remove_tree(output);
+		lec__free(output);
+	}
+	lec__buf_printf(&b, "%s/checkouts/%s/%s", data_dir, project, version);
+	if ((output = lec__buf_take(&b)) != NULL)
+		lec__remove_tree(output);
+	lec__free(output);
+	lec__free(link);
+}
+
+int lec_external_sweep(struct lec_store *st, const char *data_dir,
+		       int64_t before_us, size_t *removed)
+{
+	int64_t ids[LEC_EXTERNAL_SWEEP_MAX];
+	struct lec_version *v = NULL;
+	struct lec_project *p = NULL;
+	sqlite3_stmt *stmt = NULL;
+	size_t n = 0, i;
+	int rc, error;
+
+	lec_error_clear();
+	if (removed)
+		*removed = 0;
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT version_id FROM "
+					"external_versions WHERE state = "
+					"'closed' AND closed <= ? ORDER BY "
+					"closed LIMIT ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, before_us);
+	sqlite3_bind_int(stmt, 2, LEC_EXTERNAL_SWEEP_MAX);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		ids[n++] = sqlite3_column_int64(stmt, 0);
+	if (rc != SQLITE_DONE)
+		error = lec_store__sqlerr(st, rc, "reading closed requests");
+	lec_store__finalize(st, stmt);
+	for (i = 0; error == LEC_OK && i < n; i++) {
+		if ((error = lec_version_get_by_id(st, ids[i], &v)) == LEC_OK &&
+		    (error = lec_project_get_by_id(st, v->project_id, &p)) ==
+			    LEC_OK) {
+			remove_published(data_dir, p->slug, v->slug);
+			if ((error = lec_search_index_remove(st, v->id)) ==
+			    LEC_OK)
+				error = lec_version_delete(st, v->id);
+		}
+		if (error == LEC_OK && removed)
+			(*removed)++;
+		lec_version_free(v);
+		lec_project_free(p);
+		v = NULL;
+		p = NULL;
+	}
+	return error;
 }

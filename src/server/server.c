@@ -748,7 +748,8 @@ int srv_start(struct srv **out, const struct srv_config *config)
 				  config->webhook_backoff_ms,
 				  config->webhook_timeout_ms,
 				  config->webhook_allow) < 0 ||
-	    srv_remover_start(&srv->remover, srv->site.data_dir) < 0) {
+	    srv_remover_start(&srv->remover, srv->site.data_dir,
+			      config->external_grace_s) < 0) {
 		srv_stop(srv);
 		return -1;
 	}

@@ -39,6 +39,9 @@ struct srv_config {
 	/* Where pull-request versions are served (--external-domain); NULL:
 	 * "external.localhost" with the port of the request's host. */
 	const char *external_domain;
+	/* How long a closed pull request's files stay, in seconds
+	 * (--external-grace; 0: LEC_EXTERNAL_GRACE_DEFAULT_S). */
+	unsigned external_grace_s;
 	/* Absolute URLs follow Forwarded (host=, proto=) or X-Forwarded-Host
 	 * and X-Forwarded-Proto when set: only behind a reverse proxy that
 	 * sets them, as a client could otherwise point links anywhere. */

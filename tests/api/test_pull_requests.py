@@ -293,6 +293,36 @@ class GitLabMergeRequestTest(PullRequestCase):
         self.assertEqual(self.version("3")[1], 0)
 
 
+class GraceTest(PullRequestCase):
+    SERVER_ARGS = PullRequestCase.SERVER_ARGS + ("--external-grace", "1")
+
+    def test_closed_files_go_after_the_grace_period(self):
+        secret = self.integration("github_webhook")
+        self.enable()
+        self.github(secret, "opened")
+        build = self.wait_build(self.slug)
+        self.assertTrue(build["success"], build)
+        published = os.path.join(self.server.data, "published", self.slug, "7")
+        self.assertTrue(os.path.islink(published))
+        output = os.path.realpath(published)
+        self.github(secret, "closed")
+        deadline = time.time() + 30
+        while self.version("7") is not None and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertIsNone(self.version("7"))
+        self.assertFalse(os.path.lexists(published))
+        self.assertFalse(os.path.exists(output))
+        db = self.db()
+        left = db.execute("SELECT count(*) FROM search_pages WHERE version_id NOT IN "
+                          "(SELECT id FROM versions)").fetchone()[0]
+        kept = db.execute("SELECT version_id FROM builds WHERE id = ?", (build["id"],)).fetchone()
+        db.close()
+        self.assertEqual((left, kept), (0, (None,)))
+        # The request opened again: a new version, built afresh.
+        self.assertEqual(self.github(secret, "reopened").json["versions"], ["7"])
+        self.assertTrue(self.wait_build(self.slug)["success"])
+
+
 class FakeForge:
     """A forge's statuses API on loopback: every POST recorded as (path,
     Authorization, JSON body); answers `answer` (201, 500, or "hang": no

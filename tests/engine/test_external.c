@@ -4,7 +4,8 @@
  * the ref its builds fetch, and queues one build; the same delivery again
  * queues none; a new head supersedes the queued build; a branch holding the
  * number's slug gets its own version; closing deactivates the version and
- * cancels its builds, reopening brings it back; bad numbers and heads are
+ * cancels its builds, reopening brings it back, and once its grace period
+ * is over the sweep removes it; bad numbers and heads are
  * refused naming the field; and which refs count as a request's head.
  */
 #include <stdio.h>
@@ -110,6 +111,7 @@ TEST(closing_deactivates_and_cancels)
 	struct lec_external *ext = NULL;
 	struct lec_version *v, *closed = NULL;
 	char states[128], *name = NULL;
+	size_t removed = 9;
 
 	v = open_request(st, project, "12", SHA_A, 1);
 	CHECK_OK(lec_external_close(st, project, "12", &name));
@@ -122,6 +124,10 @@ TEST(closing_deactivates_and_cancels)
 	build_states(st, v->id, states, sizeof(states));
 	CHECK_STR(states, "cancelled");
 	CHECK_INT(lec_external_close(st, project, "13", NULL), LEC_ENOTFOUND);
+	/* Not swept before its grace period ends. */
+	CHECK_OK(lec_external_sweep(st, lec_test_tmpdir(), ext->closed - 1,
+				    &removed));
+	CHECK_INT((int)removed, 0);
 	lec_external_free(ext);
 	lec_version_free(closed);
 	/* Reopened: open and active again, built. */
@@ -131,6 +137,23 @@ TEST(closing_deactivates_and_cancels)
 	CHECK_INT((int)ext->closed, 0);
 	lec_external_free(ext);
 	free(name);
+	lec_version_free(v);
+	lec_store_free(st);
+}
+
+TEST(a_closed_request_is_swept)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t project = lec_test_project(st, "guide");
+	struct lec_version *v, *gone = NULL;
+	size_t removed = 0;
+
+	v = open_request(st, project, "5", SHA_A, 1);
+	CHECK_OK(lec_external_close(st, project, "5", NULL));
+	CHECK_OK(lec_external_sweep(st, lec_test_tmpdir(), lec__now_us(),
+				    &removed));
+	CHECK_INT((int)removed, 1);
+	CHECK_INT(lec_version_get_by_id(st, v->id, &gone), LEC_ENOTFOUND);
 	lec_version_free(v);
 	lec_store_free(st);
 }
@@ -184,6 +207,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(a_request_opened_is_built_once_at_its_head),
 	TEST_ENTRY(a_branch_named_like_the_number_keeps_its_slug),
 	TEST_ENTRY(closing_deactivates_and_cancels),
+	TEST_ENTRY(a_closed_request_is_swept),
 	TEST_ENTRY(bad_requests_are_refused),
 	TEST_ENTRY(request_refs),
 };

@@ -94,6 +94,25 @@ int lec_external_open(struct lec_store *store, int64_t project_id,
 int lec_external_close(struct lec_store *store, int64_t project_id,
 		       const char *number, char **name_out);
 
+/* How long a closed request's files stay (the service's
+ * delete_closed_external_versions keeps them a day). */
+#define LEC_EXTERNAL_GRACE_DEFAULT_S 86400u
+/* Versions one sweep removes at most: the rest wait for the next. */
+#define LEC_EXTERNAL_SWEEP_MAX 64
+
+/**
+ * Remove what is left of requests closed at or before before_us (now less
+ * the grace period): each version's published output, kept tree and
+ * search entries, then the version itself (its builds stay, with no
+ * version), as the service's delete_closed_external_versions does.
+ * @param data_dir the pipeline's data directory
+ * @param removed  how many versions went; may be NULL
+ * @return LEC_OK; store errors (files that cannot be removed are left to
+ *         the next sweep's caller to notice: the version goes anyway)
+ */
+int lec_external_sweep(struct lec_store *store, const char *data_dir,
+		       int64_t before_us, size_t *removed);
+
 /** What the store keeps of an external version.
  * @param out owned by caller (lec_external_free)
  * @return LEC_OK; LEC_ENOTFOUND (not an external version) */
