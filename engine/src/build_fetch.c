@@ -528,6 +528,11 @@ static int job_fetch(struct lec__job *job)
 	if (job->version->type == LEC_VERSION_EXTERNAL &&
 	    lec_external_get(job->st, job->version->id, &request) < 0)
 		return lec__job_fail(job, "%s", lec_error_last());
+	/* A branch preview's branch is mirrored like every branch. */
+	if (request && !lec_repo_is_request_ref(request->ref)) {
+		lec_external_free(request);
+		request = NULL;
+	}
 	repo = lec_repo_redact_url(job->project->repo_url);
 	/* What runs, as the git commands it amounts to: a bare mirror of
 	 * every branch and tag (full history: libgit2 1.5 cannot fetch

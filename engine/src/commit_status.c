@@ -134,6 +134,7 @@ static int source_load(struct lec_store *st, int64_t build_id,
 	    lec_version_get_by_id(st, s->build->version_id, &s->version) < 0 ||
 	    s->version->type != LEC_VERSION_EXTERNAL ||
 	    lec_external_get(st, s->version->id, &s->external) < 0 ||
+	    (size_t)s->external->forge >= LEC__COUNT(forges) ||
 	    s->external->forge_repo == NULL ||
 	    lec_project_get_by_id(st, s->build->project_id, &s->project) < 0 ||
 	    lec_integration_find(st, s->project->id,

@@ -21,12 +21,18 @@
 #include "lectern/search.h"
 #include "store_internal.h"
 
-static const char *const forge_codes[] = { "github", "gitlab" };
+static const char *const forge_codes[] = { "github", "gitlab", "local" };
 static const char *const state_codes[] = { "open", "closed" };
 
-/* Where each forge keeps a request's head: <prefix><N>/head. */
-static const char *const forge_refs[] = { "refs/pull/",
-					  "refs/merge-requests/" };
+/* Where each forge keeps a request's head: <prefix><N><suffix>; a
+ * branch preview's is the branch. */
+static const struct {
+	const char *prefix, *suffix;
+} forge_refs[] = {
+	{ "refs/pull/", "/head" },
+	{ "refs/merge-requests/", "/head" },
+	{ "refs/heads/", "" },
+};
 
 const char *lec_external_forge_code(enum lec_external_forge forge)
 {
@@ -81,7 +87,8 @@ static int check_request(const struct lec_external_request *rq)
 	if (!lec_repo_is_commit_id(rq->commit))
 		return lec__error_field(LEC_EINVALID, "commit",
 					"A request's head is a commit id.");
-	if ((size_t)rq->forge >= LEC__COUNT(forge_refs))
+	if (rq->forge == LEC_EXTERNAL_LOCAL ||
+	    (size_t)rq->forge >= LEC__COUNT(forge_refs))
 		return lec__error_field(LEC_EINVALID, "forge",
 					"Not a forge with pull requests.");
 	return LEC_OK;
@@ -116,27 +123,27 @@ static int find_version(struct lec_store *st, int64_t project_id,
 
 /* Opening -------------------------------------------------------------------- */
 
-/* The version made, or brought to the new head, open and active. */
+/* The version named name made, or brought to identifier (the new head,
+ * or the branch it follows), open and active. */
 static int version_for(struct lec_store *st, int64_t project_id,
-		       const struct lec_external_request *rq, int64_t *id)
+		       const char *name, const char *identifier, int64_t *id)
 {
 	struct lec_version_patch patch = { 0 };
 	struct lec_version *made = NULL;
 	int error;
 
-	if ((error = find_version(st, project_id, rq->number, id)) < 0)
+	if ((error = find_version(st, project_id, name, id)) < 0)
 		return error;
 	if (*id == 0) {
-		error = lec_version_create(st, project_id, rq->number,
-					   rq->commit, LEC_VERSION_EXTERNAL, 1,
-					   &made);
+		error = lec_version_create(st, project_id, name, identifier,
+					   LEC_VERSION_EXTERNAL, 1, &made);
 		if (error == LEC_OK)
 			*id = made->id;
 		lec_version_free(made);
 		return error;
 	}
 	patch.set = LEC_VERSION_SET_IDENTIFIER | LEC_VERSION_SET_ACTIVE;
-	patch.identifier = rq->commit;
+	patch.identifier = identifier;
 	patch.active = 1;
 	return lec_version_update(st, *id, &patch);
 }
@@ -149,7 +156,8 @@ static int record(struct lec_store *st, int64_t version_id,
 	char *name;
 	int error;
 
-	lec__buf_printf(&ref, "%s%s/head", forge_refs[rq->forge], rq->number);
+	lec__buf_printf(&ref, "%s%s%s", forge_refs[rq->forge].prefix,
+			rq->number, forge_refs[rq->forge].suffix);
 	if ((name = lec__buf_take(&ref)) == NULL)
 		return lec__error_oom();
 	error = lec_store__prepare(
@@ -181,7 +189,8 @@ static int record(struct lec_store *st, int64_t version_id,
 	return error;
 }
 
-/* Whether the version's newest unfinished build is queued for commit. */
+/* Whether the version's newest unfinished build is queued for commit
+ * (NULL: for whatever its branch's head is). */
 static int queued_for(struct lec_store *st, int64_t version_id,
 		      const char *commit, int *queued)
 {
@@ -201,8 +210,8 @@ static int queued_for(struct lec_store *st, int64_t version_id,
 		const char *state = (const char *)sqlite3_column_text(stmt, 0);
 		const char *sha = (const char *)sqlite3_column_text(stmt, 1);
 
-		*queued = state && strcmp(state, "triggered") == 0 && sha &&
-			  strcmp(sha, commit) == 0;
+		*queued = state && strcmp(state, "triggered") == 0 &&
+			  (commit == NULL || (sha && strcmp(sha, commit) == 0));
 	} else if (rc != SQLITE_DONE) {
 		error = lec_store__sqlerr(st, rc, "reading a version's builds");
 	}
@@ -243,10 +252,86 @@ int lec_external_open(struct lec_store *st, int64_t project_id,
 	if (built)
 		*built = 0;
 	if ((error = check_request(rq)) < 0 ||
-	    (error = version_for(st, project_id, rq, &id)) < 0 ||
+	    (error = version_for(st, project_id, rq->number, rq->commit,
+				 &id)) < 0 ||
 	    (error = record(st, id, rq)) < 0 ||
 	    (error = build_head(st, project_id, id, rq->commit, how,
 				&queued)) < 0)
+		return error;
+	if (built)
+		*built = queued;
+	return out ? lec_version_get_by_id(st, id, out) : LEC_OK;
+}
+
+/* Branch previews -------------------------------------------------------------- */
+
+/* Whether branch is one of the project's branches, and not an active
+ * version: LEC_OK, or the refusal. */
+static int check_branch(struct lec_store *st, int64_t project_id,
+			const char *branch)
+{
+	struct lec_version_filter filter = { 0 };
+	struct lec_version_list list = { 0 };
+	int error, found = 0, active = 0;
+	size_t i;
+
+	filter.external = LEC_FILTER_FALSE;
+	filter.type = "branch";
+	if ((error = lec_version_list(st, project_id, &filter, NULL, &list)) <
+	    0)
+		return error;
+	for (i = 0; i < list.len; i++)
+		if (list.items[i].identifier && !list.items[i].machine &&
+		    strcmp(list.items[i].identifier, branch) == 0) {
+			found = 1;
+			active |= list.items[i].active;
+		}
+	lec_version_list_dispose(&list);
+	if (!found)
+		return lec__error_field(LEC_ENOTFOUND, "branch",
+					"The repository has no branch "
+					"\"%s\".",
+					branch);
+	if (active)
+		return lec__error_field(LEC_EINVALID, "branch",
+					"Branch \"%s\" is an active version: "
+					"build that version instead.",
+					branch);
+	return LEC_OK;
+}
+
+int lec_external_open_branch(struct lec_store *st, int64_t project_id,
+			     const char *branch, const char *how,
+			     struct lec_version **out, int *built)
+{
+	struct lec_external_request rq = { LEC_EXTERNAL_LOCAL, branch, NULL,
+					   branch, NULL, NULL };
+	struct lec__buf b = LEC__BUF_INIT;
+	int64_t id = 0;
+	int queued = 0, error;
+	char *name;
+
+	lec_error_clear();
+	if (out)
+		*out = NULL;
+	if (built)
+		*built = 0;
+	if (branch == NULL || *branch == '\0' ||
+	    strlen(branch) + strlen(LEC_EXTERNAL_BRANCH_PREFIX) >
+		    LEC_VERSION_NAME_MAX)
+		return lec__error_field(LEC_EINVALID, "branch",
+					"A branch's name is required.");
+	if ((error = check_branch(st, project_id, branch)) < 0)
+		return error;
+	lec__buf_printf(&b, LEC_EXTERNAL_BRANCH_PREFIX "%s", branch);
+	if ((name = lec__buf_take(&b)) == NULL)
+		return lec__error_oom();
+	if ((error = version_for(st, project_id, name, branch, &id)) ==
+		    LEC_OK &&
+	    (error = record(st, id, &rq)) == LEC_OK)
+		error = build_head(st, project_id, id, NULL, how, &queued);
+	lec__free(name);
+	if (error < 0)
 		return error;
 	if (built)
 		*built = queued;

@@ -252,6 +252,56 @@ done:
 	return status;
 }
 
+/* ---- preview-branch --------------------------------------------------------- */
+
+int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct lc_build *b = NULL, *done_build = NULL;
+	struct lc_error err;
+	char *pos[2], *url = NULL;
+	int watch = 0, exit_status = 0, json = 0, n, status;
+	const struct cli_opt opts[] = { { "--watch", NULL, &watch },
+					{ "--exit-status", NULL, &exit_status },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("preview-branch", argc, argv, opts, pos,
+				     2, 2, &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
+		goto done;
+	if (lc_preview_branch(s.client, pos[0], pos[1], &b, &url, &err) !=
+	    LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	if (json && !watch && !exit_status) {
+		status = cli_print_json(b->raw);
+		goto done;
+	}
+	if (!json)
+		cli_print(stdout,
+			  "triggered build %lld of %s's preview of %s: %s\n",
+			  b->id, pos[0], pos[1], url ? url : "");
+	if (watch || exit_status) {
+		status = cli_watch_build(&s, pos[0], b->id,
+					 watch && !json ? CLI_WATCH_LINES
+							: CLI_WATCH_QUIET,
+					 &done_build);
+		if (status == CLI_EXIT_OK)
+			status = report_build(done_build, json, exit_status);
+	}
+done:
+	lc_build_free(done_build);
+	lc_build_free(b);
+	free(url);
+	cli_session_close(&s);
+	return status;
+}
+
 /* ---- log ------------------------------------------------------------------ */
 
 /* "cache: kept", or "cache: partly (doctrees: docs/conf.py changed)": the

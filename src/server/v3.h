@@ -200,6 +200,8 @@ int srv_v3_build_find(struct srv_request *req, struct srv_response *res,
 		      const char *id_text, struct srv_parent *parent,
 		      int64_t *build_id);
 int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res);
+/* POST /api/v3/projects/<p>/previews/ {"branch"} (v3_previews.c). */
+int srv_v3_preview_create(struct srv_request *req, struct srv_response *res);
 int srv_v3_build_cancel(struct srv_request *req, struct srv_response *res);
 
 int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res);

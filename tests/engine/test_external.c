@@ -6,7 +6,8 @@
  * number's slug gets its own version; closing deactivates the version and
  * cancels its builds, reopening brings it back, and once its grace period
  * is over the sweep removes it; bad numbers and heads are
- * refused naming the field; and which refs count as a request's head.
+ * refused naming the field; a branch preview follows its branch; and
+ * which refs count as a request's head.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,50 @@ TEST(bad_requests_are_refused)
 	lec_store_free(st);
 }
 
+TEST(a_branch_preview)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t project = lec_test_project(st, "guide");
+	struct lec_version *branch = NULL, *v = NULL;
+	struct lec_external *ext = NULL;
+	int built = 0;
+
+	CHECK_OK(lec_version_create(st, project, "fix", "fix",
+				    LEC_VERSION_BRANCH, 0, &branch));
+	CHECK_INT(lec_external_open_branch(st, project, "nowhere", NULL, &v,
+					   NULL),
+		  LEC_ENOTFOUND);
+	CHECK_STR(lec_error_last_field(), "branch");
+	CHECK_OK(lec_external_open_branch(st, project, "fix", "preview", &v,
+					  &built));
+	CHECK_INT(built, 1);
+	CHECK_STR(v->slug, "preview-fix");
+	CHECK_STR(v->identifier, "fix");
+	CHECK_OK(lec_external_get(st, v->id, &ext));
+	CHECK_STR(ext->ref, "refs/heads/fix");
+	CHECK_INT(ext->forge, LEC_EXTERNAL_LOCAL);
+	lec_version_free(v);
+	/* Asked again while queued: nothing more. */
+	CHECK_OK(lec_external_open_branch(st, project, "fix", NULL, &v,
+					  &built));
+	CHECK_INT(built, 0);
+	lec_version_free(v);
+	v = NULL;
+	/* An active version is built as itself. */
+	{
+		struct lec_version_patch on = { 0 };
+
+		on.set = LEC_VERSION_SET_ACTIVE;
+		on.active = 1;
+		CHECK_OK(lec_version_update(st, branch->id, &on));
+	}
+	CHECK_INT(lec_external_open_branch(st, project, "fix", NULL, &v, NULL),
+		  LEC_EINVALID);
+	lec_external_free(ext);
+	lec_version_free(branch);
+	lec_store_free(st);
+}
+
 TEST(request_refs)
 {
 	CHECK_INT(lec_repo_is_request_ref("refs/pull/7/head"), 1);
@@ -209,6 +254,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(closing_deactivates_and_cancels),
 	TEST_ENTRY(a_closed_request_is_swept),
 	TEST_ENTRY(bad_requests_are_refused),
+	TEST_ENTRY(a_branch_preview),
 	TEST_ENTRY(request_refs),
 };
 

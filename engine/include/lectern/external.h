@@ -31,8 +31,14 @@ extern "C" {
 
 enum lec_external_forge {
 	LEC_EXTERNAL_GITHUB, /* refs/pull/<N>/head */
-	LEC_EXTERNAL_GITLAB  /* refs/merge-requests/<N>/head */
+	LEC_EXTERNAL_GITLAB, /* refs/merge-requests/<N>/head */
+	LEC_EXTERNAL_LOCAL   /* a branch of the repository, previewed by a
+				writer without a forge: refs/heads/<name> */
 };
+
+/* What a branch preview's version is named before the branch's name: its
+ * slug is then never the branch's own version's. */
+#define LEC_EXTERNAL_BRANCH_PREFIX "preview-"
 
 enum lec_external_state {
 	LEC_EXTERNAL_OPEN,
@@ -61,7 +67,7 @@ struct lec_external_request {
 	const char *forge_repo;    /* or NULL */
 };
 
-/** The code of a forge: "github" or "gitlab". */
+/** The code of a forge: "github", "gitlab" or "local". */
 const char *lec_external_forge_code(enum lec_external_forge forge);
 
 /**
@@ -82,6 +88,22 @@ const char *lec_external_forge_code(enum lec_external_forge forge);
 int lec_external_open(struct lec_store *store, int64_t project_id,
 		      const struct lec_external_request *request,
 		      const char *how, struct lec_version **out, int *built);
+
+/**
+ * Build a branch that is not an active version as a preview, the way a
+ * pull request's version is built: an external version named
+ * LEC_EXTERNAL_BRANCH_PREFIX and the branch, following the branch (each
+ * build takes its head), served on its own host. Asking again while its
+ * build is queued queues nothing.
+ * @param out   the version (owned by caller), or NULL
+ * @param built as lec_external_open's; may be NULL
+ * @return LEC_OK; LEC_ENOTFOUND (field "branch": no such branch among the
+ *         project's versions); LEC_EINVALID (field "branch": it is an
+ *         active version, build that instead)
+ */
+int lec_external_open_branch(struct lec_store *store, int64_t project_id,
+			     const char *branch, const char *how,
+			     struct lec_version **out, int *built);
 
 /**
  * A request closed or merged: its version is closed and deactivated at
