@@ -323,9 +323,20 @@ static int read_due(struct lec_store *st, int64_t now_us,
 	return error;
 }
 
-static int take_due(struct lec_store *st, int64_t now_us, unsigned lease_ms,
-		    struct lec_commit_status_outgoing *out)
+/* What the sender asks for: a due one at now_us, leased lease_ms. */
+struct take {
+	int64_t now_us;
+	unsigned lease_ms;
+	struct lec_commit_status_outgoing *out;
+};
+
+/* In lec_store__write's transaction (arg a struct take). */
+static int take_due(struct lec_store *st, void *arg)
 {
+	const struct take *t = arg;
+	int64_t now_us = t->now_us;
+	unsigned lease_ms = t->lease_ms;
+	struct lec_commit_status_outgoing *out = t->out;
 	struct lec_integration in = { 0 };
 	int64_t v[3], failed[2];
 	int error = read_due(st, now_us, out, &in);
@@ -359,22 +370,14 @@ int lec_commit_status_next(struct lec_store *st, int64_t now_us,
 			   unsigned lease_ms,
 			   struct lec_commit_status_outgoing *out)
 {
-	int error, committed;
+	struct take t = { now_us, lease_ms, out };
+	int error;
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
 	/* One transaction from the choice to the lease: two senders never
-	 * take the same status. */
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	error = take_due(st, now_us, lease_ms, out);
-	if (error == LEC_OK || error == LEC_ECORRUPT) {
-		committed = lec_store__commit(st);
-		if (error == LEC_OK)
-			error = committed;
-	} else {
-		lec_store__rollback(st);
-	}
+	 * take the same status; one failed for its token stays failed. */
+	error = lec_store__write(st, take_due, &t, LEC_ECORRUPT);
 	if (error < 0)
 		lec_commit_status_outgoing_dispose(out);
 	if (error == LEC_ENOTFOUND)

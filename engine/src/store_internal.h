@@ -103,6 +103,12 @@ int lec_store__exec(struct lec_store *st, const char *sql);
 int lec_store__begin(struct lec_store *st);
 int lec_store__commit(struct lec_store *st);
 void lec_store__rollback(struct lec_store *st);
+/* fn(st, arg) in one write transaction, committed when it returns LEC_OK
+ * or also_commit (an error whose writes must stay, 0: none), rolled back
+ * otherwise; fn's result (or the commit's error). */
+int lec_store__write(struct lec_store *st, int (*fn)(struct lec_store *st,
+						     void *arg),
+		     void *arg, int also_commit);
 
 /* Step a statement that must finish with SQLITE_DONE. */
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
