@@ -17,6 +17,7 @@ import os
 import subprocess
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import fixtures
@@ -149,6 +150,13 @@ class GitHubPullRequestTest(PullRequestCase):
         self.assertEqual(self.version("latest")[:2], ("branch", 1))
         project = self.server.get("/api/v3/projects/%s/" % self.slug, token=self.token).json
         self.assertEqual(project["default_version"], "latest")
+        # Search: the project's default results are latest's, never the
+        # request's; asked for by name, the request's pages are found.
+        r = self.server.get("/api/v3/search/?" + urllib.parse.urlencode({"q": "project:%s seven" % self.slug}))
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json["count"], 0, r.json)
+        r = self.server.get("/api/v3/search/?" + urllib.parse.urlencode({"q": "project:%s/7 seven" % self.slug}))
+        self.assertGreaterEqual(r.json["count"], 1, r.json)
         # v2 shows it as the service does: type external.
         v2 = self.server.get("/api/v2/version/?project__slug=%s&limit=50" % self.slug).json
         self.assertIn(("7", "external"), [(v["slug"], v["type"]) for v in v2["results"]])
