@@ -87,6 +87,7 @@ int lec_notification_build_event(struct lec_store *st, int64_t build_id,
 	const struct lec_commit_status_site status_site = {
 		site ? site->production_domain : NULL,
 		site ? site->external_domain : NULL,
+		site ? site->docs_domain : NULL,
 	};
 	struct lec_build *b = NULL;
 	int error;

@@ -108,8 +108,11 @@ struct source {
 	struct lec_build *build;
 	struct lec_version *version;
 	struct lec_project *project;
-	struct lec_external *external;
+	struct lec_external *external; /* NULL: a branch or tag's build */
 	struct lec_integration *integration;
+	const struct forge_api *forge;
+	const char *repo;   /* on the forge, borrowed from the above */
+	const char *commit; /* the commit reported on, borrowed */
 };
 
 static void source_dispose(struct source *s)
@@ -121,45 +124,90 @@ static void source_dispose(struct source *s)
 	lec_integration_free(s->integration);
 }
 
+/* The project's integration of forge f if it holds a token (and, for a
+ * branch build, knows its repository). */
+static int tokened(struct lec_store *st, struct source *s,
+		   const struct forge_api *f, int need_repo)
+{
+	if (lec_integration_find(st, s->project->id, f->integration,
+				 &s->integration) < 0 ||
+	    !s->integration->has_token ||
+	    (need_repo && s->integration->forge_repo == NULL)) {
+		lec_integration_free(s->integration);
+		s->integration = NULL;
+		return 0;
+	}
+	s->forge = f;
+	return 1;
+}
+
+/* A pull request's build reports to its request's forge and repository;
+ * another build (commit known) to the forge whose integration has a token
+ * and has learnt the repository from a delivery, GitHub's first. */
+static int report_to(struct lec_store *st, struct source *s)
+{
+	size_t i;
+
+	if (s->version->type == LEC_VERSION_EXTERNAL) {
+		if (lec_external_get(st, s->version->id, &s->external) < 0 ||
+		    (size_t)s->external->forge >= LEC__COUNT(forges) ||
+		    s->external->forge_repo == NULL ||
+		    !tokened(st, s, &forges[s->external->forge], 0))
+			return 0;
+		s->repo = s->external->forge_repo;
+		s->commit = s->build->commit ? s->build->commit
+					     : s->version->identifier;
+		return s->commit != NULL;
+	}
+	if ((s->commit = s->build->commit) == NULL)
+		return 0;
+	for (i = 0; i < LEC__COUNT(forges) && !tokened(st, s, &forges[i], 1);
+	     i++)
+		;
+	if (s->integration == NULL)
+		return 0;
+	s->repo = s->integration->forge_repo;
+	return 1;
+}
+
 /* 1 when the build has somewhere to report to, 0 when not, or an error. */
 static int source_load(struct lec_store *st, int64_t build_id,
 		       struct source *s)
 {
-	int error;
+	int error, to;
 
 	memset(s, 0, sizeof(*s));
 	if ((error = lec_build_get(st, build_id, &s->build)) < 0)
 		return error;
-	if (s->build->version_id == 0 ||
-	    lec_version_get_by_id(st, s->build->version_id, &s->version) < 0 ||
-	    s->version->type != LEC_VERSION_EXTERNAL ||
-	    lec_external_get(st, s->version->id, &s->external) < 0 ||
-	    (size_t)s->external->forge >= LEC__COUNT(forges) ||
-	    s->external->forge_repo == NULL ||
-	    lec_project_get_by_id(st, s->build->project_id, &s->project) < 0 ||
-	    lec_integration_find(st, s->project->id,
-				 forges[s->external->forge].integration,
-				 &s->integration) < 0 ||
-	    !s->integration->has_token) {
-		lec_error_clear();
-		return 0;
-	}
-	return 1;
+	to = s->build->version_id &&
+	     lec_version_get_by_id(st, s->build->version_id, &s->version) ==
+		     LEC_OK &&
+	     lec_project_get_by_id(st, s->build->project_id, &s->project) ==
+		     LEC_OK &&
+	     report_to(st, s);
+	lec_error_clear();
+	return to;
 }
 
-/* Where the status points: the preview once the build passed, else the
- * build's page (the service's get_absolute_url / get_full_url). */
+/* Where the status points: once the build passed, its docs (a pull
+ * request's preview), else the build's page (the service's
+ * get_absolute_url / get_full_url). */
 static char *target_of(const struct source *s,
 		       enum lec_commit_status_state state,
 		       const struct lec_commit_status_site *site)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 
-	if (state == LEC_COMMIT_STATUS_SUCCESS)
+	if (state == LEC_COMMIT_STATUS_SUCCESS && s->external)
 		return lec_resolve_external_url(
 			s->project, s->version->slug,
 			site && site->external_domain ? site->external_domain
 						      : "external.localhost");
+	if (state == LEC_COMMIT_STATUS_SUCCESS)
+		return lec_resolve_docs_url(s->project, s->version->slug,
+					    site && site->docs_domain
+						    ? site->docs_domain
+						    : "localhost");
 	lec__buf_printf(&b, "http://%s/projects/%s/builds/%lld/",
 			site && site->production_domain
 				? site->production_domain
@@ -170,9 +218,8 @@ static char *target_of(const struct source *s,
 
 static char *url_of(const struct source *s)
 {
-	const struct forge_api *f = &forges[s->external->forge];
 	const char *base = s->integration->api_url ? s->integration->api_url
-						   : f->public_base;
+						   : s->forge->public_base;
 	size_t n = strlen(base);
 	struct lec__buf b = LEC__BUF_INIT;
 	char *trimmed;
@@ -181,11 +228,8 @@ static char *url_of(const struct source *s)
 		n--;
 	if ((trimmed = lec__strndup(base, n)) == NULL)
 		return NULL;
-	lec__buf_printf(&b, "%s%s%s/statuses/%s", trimmed, f->path,
-			s->external->forge_repo,
-			s->build->commit	 ? s->build->commit
-			: s->version->identifier ? s->version->identifier
-						 : "");
+	lec__buf_printf(&b, "%s%s%s/statuses/%s", trimmed, s->forge->path,
+			s->repo, s->commit);
 	lec__free(trimmed);
 	return lec__buf_take(&b);
 }
@@ -201,7 +245,7 @@ static char *body_of(const struct source *s,
 	ctx = lec__buf_take(&context);
 	if (o && ctx &&
 	    cJSON_AddStringToObject(o, "state",
-				    forges[s->external->forge].states[state]) &&
+				    s->forge->states[state]) &&
 	    cJSON_AddStringToObject(o, "target_url", target) &&
 	    cJSON_AddStringToObject(o, "description", descriptions[state]) &&
 	    cJSON_AddStringToObject(o, "context", ctx))

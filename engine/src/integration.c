@@ -93,6 +93,7 @@ static const struct lec__column integration_columns[] = {
 	LEC__TIME(lec_integration, created, "created"),
 	LEC__BOOL(lec_integration, has_token, "token IS NOT NULL"),
 	LEC__TEXT_OPT(lec_integration, api_url, "api_url"),
+	LEC__TEXT_OPT(lec_integration, forge_repo, "forge_repo"),
 };
 static const struct lec__row integration_row =
 	LEC__ROW(lec_integration, integration_columns, NULL, NULL);
@@ -282,6 +283,28 @@ static int check_api_url(const char *url)
 		return lec__error_field(LEC_EINVALID, "api_url",
 					"Enter a valid URL.");
 	return LEC_OK;
+}
+
+int lec_integration_set_forge_repo(struct lec_store *st, int64_t id,
+				   const char *repo)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if (repo == NULL || !printable(repo, LEC_INTEGRATION_API_URL_MAX))
+		return LEC_OK;
+	if ((error = lec_store__prepare(st, &stmt,
+					"UPDATE integrations SET forge_repo = "
+					"?1 WHERE id = ?2 AND forge_repo IS "
+					"NOT ?1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 2, id);
+	if ((error = lec_store__bind_text(stmt, 1, repo)) == LEC_OK)
+		error = lec_store__step_done(st, stmt,
+					     "recording a repository");
+	lec_store__finalize(st, stmt);
+	return error;
 }
 
 int lec_integration_set_token(struct lec_store *st, int64_t project_id,

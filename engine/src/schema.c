@@ -636,8 +636,8 @@ static const char migration_20[] =
  * beside it: its forge, the head ref its builds fetch, its branches, its
  * repository on the forge, and whether the request is open; closed is
  * when it was closed (microseconds), for the grace period its files are
- * kept. An integration may hold a forge token (sealed like its secret)
- * and the forge's API base URL; commit_statuses are the statuses sent to
+ * kept. An integration may hold a forge token (sealed like its secret),
+ * the forge's API base URL and the repository its deliveries named; commit_statuses are the statuses sent to
  * the forge for a build (commit_status.c), each a delivery retried like
  * an outgoing webhook's (next_attempt, microseconds). */
 static const char migration_22[] =
@@ -656,6 +656,7 @@ static const char migration_22[] =
 	");"
 	"ALTER TABLE integrations ADD COLUMN token BLOB;"
 	"ALTER TABLE integrations ADD COLUMN api_url TEXT;"
+	"ALTER TABLE integrations ADD COLUMN forge_repo TEXT;"
 	"CREATE TABLE commit_statuses ("
 	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
 	"  build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,"

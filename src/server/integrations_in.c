@@ -29,6 +29,7 @@
 
 #include "form_body.h"
 #include "input.h"
+#include "log.h"
 #include "quota.h"
 
 #include "lectern/external.h"
@@ -615,6 +616,25 @@ static int hidden(struct srv_request *req, const struct lec_project *p)
 					      : LEC_VIEWER_ANONYMOUS) != 1;
 }
 
+/* The repository a verified delivery names, kept by its integration for
+ * the commit statuses of branch builds (GitHub's repository.full_name,
+ * GitLab's project.id). */
+static void learn_repository(struct delivery *d, const struct forge *forge)
+{
+	const struct request_keys *k =
+		forge->type == LEC_INTEGRATION_GITHUB	? &github_keys
+		: forge->type == LEC_INTEGRATION_GITLAB ? &gitlab_keys
+							: NULL;
+	const char *missing = NULL, *repo;
+	char buf[32];
+
+	if (k && (repo = value_at(d->data, k->forge_repo, buf, sizeof(buf),
+				  &missing)) != NULL &&
+	    lec_integration_set_forge_repo(srv_store(d->req),
+					   d->integration->id, repo) < 0)
+		srv_log("webhook: %s", lec_error_last());
+}
+
 /* A delivery for this forge's integration (or the one named by id). */
 static int deliver(struct srv_request *req, struct srv_response *res,
 		   const struct forge *forge, const char *slug,
@@ -659,8 +679,10 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 		srv_respond_detail(res, 400, forge->invalid);
 	else if (rc < 0)
 		srv_respond_engine_error(res, rc);
-	else if (d.data || (d.data = payload(req, res)) != NULL)
+	else if (d.data || (d.data = payload(req, res)) != NULL) {
+		learn_repository(&d, forge);
 		forge->handle(&d);
+	}
 done:
 	if (d.integration != integration)
 		lec_integration_free(d.integration);

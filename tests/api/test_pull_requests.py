@@ -360,11 +360,17 @@ class FakeForge:
         self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
-    def wait_calls(self, n, timeout=60):
+    def wait_calls(self, n, sha, timeout=60):
+        """The first n statuses of commit sha (other builds of the
+        project report theirs too)."""
         deadline = time.time() + timeout
-        while len(self.calls) < n and time.time() < deadline:
+        mine = []
+        while time.time() < deadline:
+            mine = [c for c in self.calls if c[0].endswith("/statuses/" + sha)]
+            if len(mine) >= n:
+                break
             time.sleep(0.05)
-        return self.calls
+        return mine
 
     def close(self):
         self.closing.set()
@@ -407,8 +413,8 @@ class CommitStatusTest(PullRequestCase):
         self.github(secret, "opened")
         build = self.wait_build(self.slug)
         self.assertTrue(build["success"], build)
-        calls = self.forge.wait_calls(2)
         head = self.heads["refs/pull/7/head"]
+        calls = self.forge.wait_calls(2, head)
         path = "/repos/example/previews/statuses/%s" % head
         preview = "http://%s--7.external.localhost:%d/en/7/" % (self.slug, self.server.port)
         self.assertEqual([(c[0], c[1], c[2]["state"]) for c in calls],
@@ -431,7 +437,7 @@ class CommitStatusTest(PullRequestCase):
         self.github(secret, "opened", number=9, sha=self.heads["refs/pull/9/head"])
         build = self.wait_build(self.slug)
         self.assertFalse(build["success"], build)
-        calls = self.forge.wait_calls(2)
+        calls = self.forge.wait_calls(2, self.heads["refs/pull/9/head"])
         self.assertEqual([c[2]["state"] for c in calls], ["pending", "failure"])
         self.assertEqual(calls[1][2]["description"], "Read the Docs build failed!")
 
@@ -440,9 +446,31 @@ class CommitStatusTest(PullRequestCase):
         self.gitlab(secret, "open")
         build = self.wait_build(self.slug)
         self.assertTrue(build["success"], build)
-        calls = self.forge.wait_calls(2)
+        calls = self.forge.wait_calls(2, self.heads["refs/merge-requests/3/head"])
         path = "/api/v4/projects/42/statuses/%s" % self.heads["refs/merge-requests/3/head"]
         self.assertEqual([(c[0], c[2]["state"]) for c in calls], [(path, "pending"), (path, "success")])
+
+    def test_pushes_to_branches_report_too(self):
+        secret = self.integration_with_token("github_webhook")
+        main = rev(self.bare, "main")
+        body = json.dumps({"ref": "refs/heads/main", "after": main,
+                           "repository": {"full_name": "example/previews"}}).encode()
+        r = self.server.request("POST", "/api/v2/webhook/github/%s/" % self.slug, raw=body, headers={
+            "Content-Type": "application/json", "X-GitHub-Event": "push",
+            "X-Hub-Signature-256": sign(secret, body)})
+        self.assertEqual(r.json["versions"], ["latest"])
+        build = self.wait_build(self.slug)
+        self.assertTrue(build["success"], build)
+        # The commit is known once checked out: the end's status goes,
+        # linking to the version's docs.
+        # (stable, on a tag of the same commit, may report it as well.)
+        latest = "http://%s.localhost:%d/en/latest/" % (self.slug, self.server.port)
+        deadline = time.time() + 60
+        while time.time() < deadline and not any(c[2]["target_url"] == latest for c in self.forge.calls):
+            time.sleep(0.05)
+        calls = [c for c in self.forge.calls if c[2]["target_url"] == latest]
+        self.assertEqual([(c[0], c[2]["state"]) for c in calls],
+                         [("/repos/example/previews/statuses/%s" % main, "success")])
 
     def test_a_forge_down_never_touches_the_build(self):
         for answer in (500, "hang"):

@@ -27,7 +27,7 @@ struct fixture {
 };
 
 static const struct lec_commit_status_site site = { "lectern.test:8000",
-						    "ext.test" };
+						    "ext.test", "docs.test" };
 
 static void setup(struct fixture *f, int token)
 {

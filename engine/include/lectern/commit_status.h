@@ -1,5 +1,5 @@
 /*
- * Commit statuses: a pull request's build reported back to its forge, as
+ * Commit statuses: a build reported back to its forge, as
  * the service's send_build_status does (readthedocs/oauth/services/
  * github.py, gitlab.py): "pending" when the build starts, "success" or
  * "failure" when it ends, with the build's page as the target (the
@@ -78,6 +78,7 @@ struct lec_commit_status_outgoing {
 struct lec_commit_status_site {
 	const char *production_domain; /* the dashboard's host[:port] */
 	const char *external_domain;   /* NULL: "external.localhost" */
+	const char *docs_domain;       /* NULL: "localhost" */
 };
 
 /** "pending", "success", "failure" (the state sent is the forge's). */
@@ -87,9 +88,12 @@ const char *lec_commit_status_delivery_code(
 	enum lec_commit_status_delivery d);
 
 /**
- * Queue the status of a build: only a pull request's build whose forge's
+ * Queue the status of a build: a pull request's build whose forge's
  * integration holds a token, and whose request named its repository on
- * the forge; otherwise nothing.
+ * the forge; or a branch or tag's build whose commit is known, when the
+ * project's GitHub (else GitLab) integration holds a token and has learnt
+ * the repository from a delivery (the status then links to the version's
+ * docs); otherwise nothing.
  * @return LEC_OK (also when nothing is queued); LEC_ENOTFOUND (no build)
  */
 int lec_commit_status_queue(struct lec_store *store, int64_t build_id,

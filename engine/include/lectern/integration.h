@@ -50,6 +50,10 @@ struct lec_integration {
 	 * API base URL; NULL: the public forge's. */
 	int has_token;
 	char *api_url;
+	/* The repository on the forge its last delivery named (GitHub's
+	 * "owner/name", GitLab's project id), for the statuses of branch
+	 * builds; NULL: none yet. */
+	char *forge_repo;
 };
 
 struct lec_integration_list {
@@ -99,6 +103,12 @@ int lec_integration_create(struct lec_store *store, int64_t project_id,
 int lec_integration_set_token(struct lec_store *store, int64_t project_id,
 			      int64_t id, const char *token,
 			      const char *api_url);
+
+/** Record the repository a delivery to the integration named (at most
+ * LEC_INTEGRATION_API_URL_MAX printable characters; others are ignored).
+ * @return LEC_OK; store errors */
+int lec_integration_set_forge_repo(struct lec_store *store, int64_t id,
+				   const char *repo);
 
 /** A project's integrations, oldest first. @param out dispose with
  * lec_integration_list_dispose */
