@@ -225,7 +225,8 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 		     struct lec_build *build)
 {
 	const struct lec_notification_site site = { env->docs_domain,
-						    env->production_domain };
+						    env->production_domain,
+						    env->external_domain };
 	struct lec__job job = { 0 };
 	size_t fresh;
 	char *cache;

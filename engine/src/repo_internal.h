@@ -78,6 +78,9 @@ struct lec_repo__transfer {
 	lec_repo_progress_cb cb;
 	void *payload;
 	int cancelled;
+	/* A pull request's head mirrored too (refs/pull/N/head,
+	 * refs/merge-requests/N/head), or NULL: see lec_repo_mirror_ref. */
+	const char *request_ref;
 };
 
 /* Mirror the local repository at path into repo (at repo_dir) by copying
