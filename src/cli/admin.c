@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "context.h"
+#include "table.h"
 #include "lectern/diff.h"
 #include "lectern/pipeline.h"
 #include "lectern/store.h"
@@ -110,7 +111,7 @@ int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct lec_store *store;
 	struct lec_user_list users = { 0 };
-	char when[LEC_TIME_ISO_MAX];
+	char when[LEC_TIME_ISO_MAX], cell[CLI_TIME_CELL_MAX];
 	int json = 0, status = CLI_EXIT_OK;
 	size_t i;
 
@@ -130,7 +131,7 @@ int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
 			cli_print(stdout, "%-24s %-8s %s\n",
 				  users.items[i].username,
 				  users.items[i].is_active ? "yes" : "no",
-				  when);
+				  cli_time_cell(when, cell));
 		}
 	}
 	lec_user_list_dispose(&users);

@@ -20,6 +20,12 @@ struct cli_ctx;
 struct cli_session {
 	struct cli_conn conn;
 	struct lc_client *client;
+	/* What the command is about, set by the command once the session is
+	 * open: a 404 of one of them names it, with the near slugs
+	 * (cli_fail_request). NULL, 0: none. */
+	const char *project;
+	const char *version;
+	long long build;
 };
 
 /* Resolve the context and make a client; reports errors itself. */
@@ -30,6 +36,11 @@ int cli_session_writable(const struct cli_session *s);
 
 /* One line on stderr for a failed request; returns CLI_EXIT_FAIL. */
 int cli_fail_client(const struct lc_error *err);
+/* The same for a request of the session: the service's 404 of the
+ * session's project, version or build says which one is missing ("no
+ * project 'gude' on context far; did you mean 'guide'?"), the near
+ * slugs read from the instance (one list, only then). */
+int cli_fail_request(struct cli_session *s, const struct lc_error *err);
 
 /* One option: a flag (value NULL) sets *flag; an option with a value
  * stores it in *value. */
@@ -61,12 +72,20 @@ typedef int (*cli_row_fn)(struct cli_table *t, const cJSON *item);
 int cli_print_list(struct cli_session *s, const char *path,
 		   const struct lc_query *q, int json, struct cli_table *t,
 		   cli_row_fn row);
-/* The same, the table's rows in the order sort (may be NULL) puts the
- * items in (the JSON keeps the API's order). */
-int cli_print_list_sorted(struct cli_session *s, const char *path,
-			  const struct lc_query *q, int json,
-			  struct cli_table *t, cli_row_fn row,
-			  int (*sort)(cJSON *items));
+/* How cli_print_list_with reads and orders a list. */
+struct cli_list_opts {
+	/* The table's rows in the order sort puts the items in (the JSON
+	 * keeps the API's order); NULL: the API's. */
+	int (*sort)(cJSON *items);
+	/* Only the first max items (the newest, in a list of builds); 0:
+	 * all of them. */
+	size_t max;
+};
+/* The same, as opts (may be NULL) say. */
+int cli_print_list_with(struct cli_session *s, const char *path,
+			const struct lc_query *q, int json,
+			struct cli_table *t, cli_row_fn row,
+			const struct cli_list_opts *opts);
 
 /* A cJSON string member, or "" when absent or not a string. */
 const char *cli_json_str(const cJSON *obj, const char *key);

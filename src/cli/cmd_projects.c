@@ -188,7 +188,7 @@ static int first_build(struct cli_session *s, const char *slug,
 	     waited += FIRST_BUILD_POLL_MS) {
 		if (lc_builds_list(s->client, slug, LC_UNKNOWN, NULL, NULL,
 				   &list, &err) != LC_OK)
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		if (list->len > 0) {
 			/* Newest first: the last item is the first build. */
 			*id = ((struct lc_build *)list->items[list->len - 1])
@@ -266,7 +266,7 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 			  "machine of %s\n", in.repository_url,
 			  s.conn.link_name);
 	if (lc_project_import(s.client, &in, &p, &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(&s, &err);
 		goto done;
 	}
 	if (!no_wait && (status = wait_first_build(&s, p->slug)) != CLI_EXIT_OK)
@@ -314,20 +314,23 @@ static int project_list(struct cli_ctx *ctx, const char *cmd, int argc,
 			cli_row_fn row, int (*sort)(cJSON *items))
 {
 	struct cli_session s;
+	struct cli_list_opts opts = { NULL, 0 };
 	char path[CLI_PATH_MAX], *pos[1];
 	int json = 0, n, status;
-	const struct cli_opt opts[] = { { "--json", NULL, &json },
-					{ NULL, NULL, NULL } };
+	const struct cli_opt options[] = { { "--json", NULL, &json },
+					   { NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args(cmd, argc, argv, opts, pos, 1, 1, &n)) !=
-		    CLI_EXIT_OK ||
+	if ((status = cli_parse_args(cmd, argc, argv, options, pos, 1, 1,
+				     &n)) != CLI_EXIT_OK ||
 	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
 	    (status = cli_session_open(ctx, &s)) != CLI_EXIT_OK) {
 		cli_table_dispose(t);
 		return status;
 	}
+	s.project = pos[0];
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/%s/", pos[0], what);
-	status = cli_print_list_sorted(&s, path, NULL, json, t, row, sort);
+	opts.sort = sort;
+	status = cli_print_list_with(&s, path, NULL, json, t, row, &opts);
 	cli_session_close(&s);
 	return status;
 }
@@ -363,7 +366,7 @@ static int show_version(struct cli_session *s, const char *project,
 	int status;
 
 	if (lc_version_get(s->client, project, slug, NULL, &v, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	if (json) {
 		status = cli_print_json(v->raw);
 	} else {
@@ -404,12 +407,14 @@ int cli_cmd_version(struct cli_ctx *ctx, int argc, char **argv)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
+	s.version = pos[1];
 	if (want_active != LC_UNKNOWN || want_hidden != LC_UNKNOWN) {
 		if ((status = cli_session_writable(&s)) != CLI_EXIT_OK)
 			goto done;
 		if (lc_version_update(s.client, pos[0], pos[1], want_active,
 				      want_hidden, &err) != LC_OK) {
-			status = cli_fail_client(&err);
+			status = cli_fail_request(&s, &err);
 			goto done;
 		}
 	}
@@ -460,7 +465,7 @@ static int find_alias(struct cli_session *s, const char *project,
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/subprojects/",
 		 project);
 	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	while (*alias == NULL && (rc = lc_iter_next(it, &item, &err)) == 1) {
 		const char *a = cli_json_str(item, "alias");
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(item, "child");
@@ -471,7 +476,7 @@ static int find_alias(struct cli_session *s, const char *project,
 	}
 	lc_iter_free(it);
 	if (rc < 0 && *alias == NULL)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	if (*alias == NULL)
 		return cli_fail("'%s' is not a subproject of '%s'", child,
 				project);
@@ -496,7 +501,7 @@ static int subproject_change(struct cli_session *s, char **pos, int n,
 	if (strcmp(pos[1], "add") == 0) {
 		if (lc_subproject_add(s->client, pos[0], pos[2], alias_opt,
 				      &err) != LC_OK)
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		cli_print(stdout, "added %s as a subproject of %s\n", pos[2],
 			  pos[0]);
 		return CLI_EXIT_OK;
@@ -504,7 +509,7 @@ static int subproject_change(struct cli_session *s, char **pos, int n,
 	if ((status = find_alias(s, pos[0], pos[2], &alias)) != CLI_EXIT_OK)
 		return status;
 	if (lc_subproject_remove(s->client, pos[0], alias, &err) != LC_OK)
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 	else
 		cli_print(stdout, "removed subproject %s of %s\n", pos[2],
 			  pos[0]);
@@ -533,6 +538,7 @@ int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if (n > 1) {
 		status = subproject_change(&s, pos, n, alias);
 	} else {

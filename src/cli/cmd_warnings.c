@@ -25,7 +25,7 @@ static int newest_finished(struct cli_session *s, const char *project,
 	*out = -1;
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/", project);
 	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	while (*out < 0 && (rc = lc_iter_next(it, &item, &err)) == 1) {
 		const cJSON *state = cJSON_GetObjectItemCaseSensitive(item,
 								      "state");
@@ -36,7 +36,7 @@ static int newest_finished(struct cli_session *s, const char *project,
 				cJSON_GetObjectItemCaseSensitive(item, "id"));
 	}
 	if (*out < 0 && rc < 0)
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 	else if (*out < 0)
 		status = cli_fail("warnings: project %s has no finished build",
 				  project);
@@ -72,6 +72,8 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
+	s.build = build;
 	if (build < 0 && (status = newest_finished(&s, pos[0], &build)) !=
 			         CLI_EXIT_OK)
 		goto done;

@@ -464,6 +464,46 @@ static int group_help(FILE *out, int argc, char **argv)
 	return 0;
 }
 
+/* The words that may follow the first `words` of argv in a command's
+ * name (the first words when 0), offered to n: what a mistyped word
+ * might have been. */
+static void near_commands(struct cli_near *n, int words, char **argv)
+{
+	char copy[64];
+	char *word, *save = NULL;
+	size_t i;
+	int k;
+
+	for (i = 0; i < COMMAND_COUNT; i++) {
+		snprintf(copy, sizeof(copy), "%s", commands[i].name);
+		word = strtok_r(copy, " ", &save);
+		for (k = 0; word && k < words && strcmp(word, argv[k]) == 0; k++)
+			word = strtok_r(NULL, " ", &save);
+		if (word && k == words)
+			cli_near_add(n, word);
+	}
+}
+
+/* "unknown command 'projcts'; did you mean 'projects'?", the word at
+ * argv[words], after the group's words when there are any. */
+static void unknown_command(int words, char **argv)
+{
+	struct cli_near near;
+	char hint[256];
+
+	cli_near_init(&near, argv[words]);
+	near_commands(&near, words, argv);
+	cli_near_text(&near, hint, sizeof(hint));
+	if (words > 0)
+		cli_fail("unknown command '%s' after '%s'%s", argv[words],
+			 argv[0], hint);
+	else if (*hint)
+		cli_fail("unknown command '%s'%s", argv[0], hint);
+	else
+		cli_fail("unknown command '%s' (see 'lectern --help')",
+			 argv[0]);
+}
+
 int cli_cmd_help(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const struct cli_command *cmd;
@@ -511,13 +551,11 @@ int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv)
 			return CLI_EXIT_OK;
 		if ((best_words = group_help(NULL, argc, argv)) > 0) {
 			if (best_words < argc)
-				cli_fail("unknown command '%s' after '%s'",
-					 argv[best_words], argv[0]);
+				unknown_command(best_words, argv);
 			group_help(stderr, argc, argv);
 			return CLI_EXIT_USAGE;
 		}
-		cli_fail("unknown command '%s' (see 'lectern --help')",
-			 argv[0]);
+		unknown_command(0, argv);
 		return CLI_EXIT_USAGE;
 	}
 	argc -= best_words;

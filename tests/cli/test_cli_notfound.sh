@@ -28,30 +28,52 @@ chmod 600 "$DATA/token"
 "$LECTERN" --context t import https://example.com/there.git --name There --no-wait >/dev/null ||
 	fail "import"
 
-# not_found WHAT CMD...: exit 1, one line naming what is missing, no output.
+# not_found LINE CMD...: exit 1, one line naming what is missing (LINE, a
+# regex after "lectern: "), no output.
 not_found() {
-	what=$1
+	line=$1
 	shift
 	expect_status 1 "$LECTERN" --context t "$@"
-	expect_match err "^lectern: No $what matches the given query\\. \\(HTTP 404\\)\$"
+	expect_match err "^lectern: $line\$"
 	[ "$(wc -l <"$DATA/err")" -eq 1 ] && pass || fail "'$*': not one line: $(cat "$DATA/err")"
 	[ -s "$DATA/out" ] && fail "'$*' printed: $(cat "$DATA/out")" || pass
 }
 
-not_found Project versions nosuch
-not_found Project versions nosuch --json
-not_found Project builds nosuch
-not_found Project builds nosuch --running
-not_found Project redirects nosuch
-not_found Project env nosuch
-not_found Project subprojects nosuch
-not_found Project translations nosuch
-not_found Project version nosuch latest
-not_found Project version nosuch latest --active
-not_found Project build nosuch
-not_found Version version there nosuch
-not_found Version build there nosuch
-not_found Build log 99999
+# The missing name is named (not "No Project matches the given query.").
+nop="no project 'nosuch' on context t"
+not_found "$nop" versions nosuch
+not_found "$nop" versions nosuch --json
+not_found "$nop" builds nosuch
+not_found "$nop" builds nosuch --running
+not_found "$nop" redirects nosuch
+not_found "$nop" env nosuch
+not_found "$nop" subprojects nosuch
+not_found "$nop" translations nosuch
+not_found "$nop" version nosuch latest
+not_found "$nop" version nosuch latest --active
+not_found "$nop" build nosuch
+not_found "$nop" warnings nosuch
+not_found "$nop" webhooks nosuch
+not_found "$nop" integrations nosuch
+not_found "$nop" notifications --project nosuch
+not_found "no version 'nosuch' of project 'there'" version there nosuch
+not_found "no version 'nosuch' of project 'there'" build there nosuch
+not_found "no build 99999 on context t" log 99999
+# ... and the near ones are offered, as gh and git do.
+not_found "no project 'thre' on context t; did you mean 'there'\\?" versions thre
+not_found "no project 'ther' on context t; did you mean 'there'\\?" builds ther
+not_found "no version 'lates' of project 'there'; did you mean 'latest'\\?" build there lates
+# A mistyped command or option: "did you mean", exit 2.
+expect_status 2 "$LECTERN" projcts
+expect_match err "^lectern: unknown command 'projcts'; did you mean 'projects'\\?\$"
+expect_status 2 "$LECTERN" context lst
+expect_match err "^lectern: unknown command 'lst' after 'context'; did you mean 'list'\\?\$"
+expect_status 2 "$LECTERN" --context t projects --jsn
+expect_match err "^lectern: projects: unknown option '--jsn'; did you mean '--json'\\?\$"
+expect_status 2 "$LECTERN" --context t builds there --limt 2
+expect_match err "^lectern: builds: unknown option '--limt'; did you mean '--limit'\\?\$"
+expect_status 2 "$LECTERN" frobnicate
+expect_match err "^lectern: unknown command 'frobnicate' \\(see 'lectern --help'\\)\$"
 # The one that exists still works.
 expect_status 0 "$LECTERN" --context t versions there
 expect_match out '^latest '
