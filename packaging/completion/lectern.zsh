@@ -49,6 +49,7 @@ _lectern() {
 		'builds:list the builds of a project'
 		'build:trigger a build and follow it'
 		'log:print a build'"'"'s commands and output'
+		'cancel:stop a queued or running build'
 		'warnings:print a build'"'"'s warnings and broken links'
 		'search:search your projects'"'"' documentation'
 		'redirects:list, add or remove redirects'
@@ -115,17 +116,21 @@ _lectern() {
 				'(--visible)--hidden' '(--hidden)--visible' \
 				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		builds)
-			_arguments $common '--running[only running builds]' \
-				'--commit[only builds of this commit]:commit:' '1:project:_lectern_projects' ;;
+			_arguments $common '--all[every project'"'"'s builds]' \
+				'--running[only running builds]' \
+				'--commit[only builds of this commit]:commit:' \
+				'--limit[only the newest N]:count:' '1:project:_lectern_projects' ;;
 		build)
 			_arguments $common '--watch[follow the build]' \
 				'--exit-status[fail when the build fails]' \
 				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		log)
 			_arguments $common '--follow[follow until finished]' '1:build id:' ;;
+		cancel)
+			_arguments $common '1:build id:' ;;
 		warnings)
 			_arguments $common '--new[only the new ones]' \
-				'1:project:_lectern_projects' '2:build id:' ;;
+				'1:project or build id:_lectern_projects' '2:build id:' ;;
 		search)
 			_arguments $common '--project[project slug]:project:_lectern_projects' \
 				'--version[version slug]:version:_lectern_versions' '1:query:' ;;

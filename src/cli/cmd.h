@@ -60,6 +60,15 @@ int cli_parse_args(const char *cmd, int argc, char **argv,
  * naming `what`. */
 int cli_check_slug(const char *what, const char *slug);
 
+/* Builds are named by their id alone (docs/cli.md, "Builds by id"): `log
+ * 14`, `warnings 14`, `cancel 14`. Whether arg is one (digits only); and
+ * its value, or a usage error of cmd. */
+int cli_is_build_id(const char *arg);
+int cli_parse_build_id(const char *cmd, const char *arg, long long *id);
+/* The slug of build id's project, from the v2 build detail, which finds a
+ * build by its id alone. @param project owned by the caller */
+int cli_build_project(struct cli_session *s, long long id, char **project);
+
 /* Print JSON on one line; returns a CLI_EXIT_* status. */
 int cli_print_json(const cJSON *json);
 
@@ -128,6 +137,7 @@ int cli_cmd_orgs(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_cancel(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv);

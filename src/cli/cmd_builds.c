@@ -286,6 +286,51 @@ done:
 	return status;
 }
 
+/* ---- cancel --------------------------------------------------------------- */
+
+int cli_cmd_cancel(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char *pos[1], *project = NULL;
+	long long id;
+	int json = 0, n, status;
+	const struct cli_opt opts[] = { { "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("cancel", argc, argv, opts, pos, 1, 1,
+				     &n)) != CLI_EXIT_OK ||
+	    (status = cli_parse_build_id("cancel", pos[0], &id)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(&s)) != CLI_EXIT_OK ||
+	    (status = cli_build_project(&s, id, &project)) != CLI_EXIT_OK)
+		goto done;
+	s.project = project;
+	if (lc_build_cancel(s.client, project, id, &b, &err) != LC_OK) {
+		/* The service has no cancel in its API (its dashboard has). */
+		if (lc_client_remote(s.client) == LC_REMOTE_SERVICE &&
+		    err.status == 404)
+			status = cli_fail("cancel is a Lectern's: this instance's "
+					  "API cancels no build");
+		else
+			status = cli_fail_request(&s, &err);
+		goto done;
+	}
+	if (json && b)
+		status = cli_print_json(b->raw);
+	else
+		cli_print(stdout, "cancelled build %lld of %s%s%s\n", id,
+			  project, b && b->version ? "/" : "",
+			  b && b->version ? b->version : "");
+done:
+	lc_build_free(b);
+	free(project);
+	cli_session_close(&s);
+	return status;
+}
+
 /* ---- log ------------------------------------------------------------------ */
 
 /* "cache: kept", or "cache: partly (doctrees: docs/conf.py changed)": the
@@ -370,18 +415,6 @@ static int log_print(struct log_state *st, const struct lc_build *b)
 			      : CLI_EXIT_OK;
 }
 
-static int parse_build_id(const char *arg, long long *id)
-{
-	char *end;
-
-	*id = strtoll(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || *id <= 0) {
-		cli_fail("log: '%s' is not a build id", arg);
-		return CLI_EXIT_USAGE;
-	}
-	return CLI_EXIT_OK;
-}
-
 /* The log is the v2 build detail's. The hosted service's v2 does not
  * show a private project's builds: say where the build's state is. */
 static int log_fail(struct cli_session *s, long long id,
@@ -412,7 +445,7 @@ int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 
 	if ((status = cli_parse_args("log", argc, argv, opts, pos, 1, 1, &n)) !=
 		    CLI_EXIT_OK ||
-	    (status = parse_build_id(pos[0], &id)) != CLI_EXIT_OK)
+	    (status = cli_parse_build_id("log", pos[0], &id)) != CLI_EXIT_OK)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;

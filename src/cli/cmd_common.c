@@ -227,6 +227,41 @@ int cli_check_slug(const char *what, const char *slug)
 	return CLI_EXIT_USAGE;
 }
 
+int cli_is_build_id(const char *arg)
+{
+	return *arg && arg[strspn(arg, "0123456789")] == '\0';
+}
+
+int cli_parse_build_id(const char *cmd, const char *arg, long long *id)
+{
+	char *end;
+
+	*id = strtoll(arg, &end, 10);
+	if (!cli_is_build_id(arg) || *end != '\0' || *id <= 0) {
+		cli_fail("%s: '%s' is not a build id", cmd, arg);
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_EXIT_OK;
+}
+
+int cli_build_project(struct cli_session *s, long long id, char **project)
+{
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	int status = CLI_EXIT_OK;
+
+	*project = NULL;
+	s->build = id;
+	if (lc_v2_build_get(s->client, id, &b, &err) != LC_OK)
+		status = cli_fail_request(s, &err);
+	else if (b->project == NULL || (*project = strdup(b->project)) == NULL)
+		status = b->project ? cli_fail("out of memory")
+				    : cli_fail("build %lld names no project",
+					       id);
+	lc_build_free(b);
+	return status;
+}
+
 /* ---- Output --------------------------------------------------------------- */
 
 int cli_print_json(const cJSON *json)

@@ -188,16 +188,21 @@ static const struct cli_command commands[] = {
 	  "--follow\tkeep printing new output until the build finishes\n"
 	  "--json\tthe v2 build detail as JSON\n"
 	  "$ lectern log 42 --follow\n" },
-	{ "warnings", "PROJECT [BUILD] [--new] [--json]",
-	  "print a build's warnings and broken links (default: the newest "
-	  "finished build)",
+	{ "cancel", "BUILD [--json]",
+	  "stop a queued or running build (a Lectern's)", cli_cmd_cancel, NULL,
+	  "BUILD\tthe build's id (see 'lectern builds')\n"
+	  "--json\tprint the cancelled build as JSON\n"
+	  "$ lectern cancel 42\n" },
+	{ "warnings", "(BUILD | PROJECT [BUILD]) [--new] [--json]",
+	  "print a build's warnings and broken links (a project's: its newest "
+	  "finished build's)",
 	  cli_cmd_warnings, NULL,
-	  "PROJECT\tthe project\n"
-	  "BUILD\tthe build's id (default: the newest finished build)\n"
+	  "BUILD\ta build's id alone, as for log and cancel\n"
+	  "PROJECT\tthe project: its newest finished build, or BUILD's\n"
 	  "--new\tonly those its version's last good build did not have\n"
 	  "--json\tprint JSON instead of a table\n"
-	  "$ lectern warnings guide\n"
-	  "$ lectern warnings guide 42 --new\n" },
+	  "$ lectern warnings 42\n"
+	  "$ lectern warnings guide --new\n" },
 	{ "search", "QUERY [--project P [--version V]] [--json]",
 	  "search your projects' documentation: each page found with the "
 	  "sections that matched and a snippet, matches highlighted",

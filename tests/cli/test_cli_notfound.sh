@@ -74,6 +74,19 @@ expect_status 2 "$LECTERN" --context t builds there --limt 2
 expect_match err "^lectern: builds: unknown option '--limt'; did you mean '--limit'\\?\$"
 expect_status 2 "$LECTERN" frobnicate
 expect_match err "^lectern: unknown command 'frobnicate' \\(see 'lectern --help'\\)\$"
+# `cancel BUILD`: a build waiting for a worker (this server has none) is
+# cancelled by its id alone, as `log` names one.
+expect_status 0 "$LECTERN" --context t build there
+queued=$(sed -n 's/^triggered build \([0-9]*\) of .*/\1/p' "$DATA/out")
+expect_status 0 "$LECTERN" --context t cancel "$queued"
+expect_match out "^cancelled build $queued of there/latest\$"
+expect_status 0 "$LECTERN" --context t builds there --limit 1
+expect_match out "^$queued +latest +cancelled "
+expect_status 1 "$LECTERN" --context t cancel "$queued"
+expect_match err '^lectern: This build has already finished\. \(HTTP 400\)$'
+not_found "no build 99999 on context t" cancel 99999
+expect_status 2 "$LECTERN" --context t cancel there
+expect_match err "^lectern: cancel: 'there' is not a build id\$"
 # The one that exists still works.
 expect_status 0 "$LECTERN" --context t versions there
 expect_match out '^latest '
