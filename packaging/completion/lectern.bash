@@ -105,7 +105,7 @@ _lectern()
 	builds) opts="--all --running --commit --limit --json --help" ;;
 	build) opts="--watch --exit-status --json --help" ;;
 	log) opts="--follow --json --help" ;;
-	cancel) opts="--json --help" ;;
+	cancel|status) opts="--json --help" ;;
 	warnings) opts="--new --json --help" ;;
 	search) opts="--project --version --json --help" ;;
 	redirects) opts="--json --help" ;;

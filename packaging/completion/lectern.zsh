@@ -63,13 +63,13 @@ _lectern() {
 		'api:send a request to the API'
 		'tui:browse projects and watch builds full-screen'
 		'context:list, use, add or remove contexts'
-		'stop:stop the background local engine'
+		'stop:stop the context'"'"'s engine (local, or an ssh context'"'"'s)'
 		'diff:what changed between two versions or builds of the docs'
 		'mirror:copy a remote project'"'"'s docs here, or refresh the copies'
 		'serve:run the local engine in the foreground'
 		'preview:build a working tree, serve it, rebuild on save'
 		'check:build a working tree once and print its warnings'
-		'status:show the data directory'
+		'status:what the context'"'"'s engine is doing (version, workers, builds)'
 		'token:create, list or revoke API tokens'
 		'user:list the users, or log one out'
 		'org:manage organizations (business edition)'
@@ -207,6 +207,8 @@ _lectern() {
 				'--socket:socket:_files' '--print-socket' '--detach' '--trust-forwarded' \
 				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' \
 				'--import-limit:n:' '--queue-limit:n:' ;;
+		status)
+			_arguments '--json[print JSON]' ;;
 		token) _values 'action' create list revoke ;;
 		user) _values 'action' list logout ;;
 		org) _values 'action' create list owner team project ;;

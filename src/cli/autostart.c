@@ -664,16 +664,13 @@ static int wait_gone(long pid, unsigned long long start)
 	return 0;
 }
 
-int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
+int cli_local_engine_stop(struct cli_ctx *ctx)
 {
 	const char *dir;
 	unsigned long long start;
 	long pid;
 	int lock_fd, status = CLI_EXIT_OK;
 
-	(void)argv;
-	if (argc > 0)
-		return cli_bad_usage("lectern stop");
 	if ((dir = cli_data_dir(ctx)) == NULL ||
 	    (lock_fd = cli_engine_lock(dir)) < 0)
 		return CLI_EXIT_FAIL;

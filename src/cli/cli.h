@@ -115,7 +115,6 @@ int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv);
 
 /* The engine-direct admin commands (admin.c; the token commands and
  * `user logout`: tokens.c). */
-int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_token_list(struct cli_ctx *ctx, int argc, char **argv);

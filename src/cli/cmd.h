@@ -149,6 +149,9 @@ int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_mirror_update(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_notifications(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv);
+/* cmd_status.c: what the context's engine is doing; stopping it. */
+int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
 /* cmd_remove.c */
 int cli_cmd_remove(struct cli_ctx *ctx, int argc, char **argv);
 

@@ -45,9 +45,14 @@ static const struct cli_command commands[] = {
 	  "--cache DIR\twhere the build goes (as for preview)\n"
 	  "$ lectern check && git push\n"
 	  "$ lectern check ~/src/handbook --new-only\n" },
-	{ "status", "", "show the data directory, whether its engine runs, "
-	  "and what it holds",
-	  cli_cmd_status, NULL, "$ lectern status\n" },
+	{ "status", "[--json]",
+	  "what the context's engine is doing: its version, workers and "
+	  "builds (locally: the data directory too)",
+	  cli_cmd_status, NULL,
+	  "--json\tprint JSON: the data directory, and the API's status, "
+	  "builds and queue\n"
+	  "$ lectern status\n"
+	  "$ lectern --context build1 status --json\n" },
 	{ "token create", "USER",
 	  "create USER if missing and print a new API token",
 	  cli_cmd_token_create, NULL,
@@ -356,8 +361,12 @@ static const struct cli_command commands[] = {
 	  "$ lectern context add build1 --ssh admin@build1.example.org\n" },
 	{ "context remove", "NAME", "remove a remote context",
 	  cli_cmd_context_remove, NULL, "$ lectern context remove build1\n" },
-	{ "stop", "", "stop the local engine (started by the CLI or by systemd)",
-	  cli_cmd_stop, NULL, "$ lectern stop\n" },
+	{ "stop", "",
+	  "stop the context's engine: the local one (started by the CLI or "
+	  "systemd), or an ssh context's",
+	  cli_cmd_stop, NULL,
+	  "$ lectern stop\n"
+	  "$ lectern --context build1 stop\n" },
 	{ "help", "[COMMAND]", "list the commands, or show one's help",
 	  cli_cmd_help, NULL,
 	  "COMMAND\ta command, or a group of them (context, org, ...)\n"

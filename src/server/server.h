@@ -77,6 +77,9 @@ struct srv_config {
 	 * owner (--queue-limit; 0: SRV_QUEUED_BUILDS_DEFAULT). */
 	unsigned import_limit;
 	unsigned queue_limit;
+	/* What GET /api/v3/status/ says this engine is ("0.9.2"); NULL:
+	 * unknown. Not copied: must outlive the server. */
+	const char *version;
 };
 
 /* The daemon (server.c) ------------------------------------------------- */
@@ -93,6 +96,10 @@ const char *srv_base_url(const struct srv *srv);
 /* The docs domain builds bake into pages (READTHEDOCS_CANONICAL_URL):
  * the configured one, else "localhost[:<port>]". */
 const char *srv_docs_domain_of(const struct srv *srv);
+/* How many build workers run beside the server, for GET /api/v3/status/
+ * (the pipeline starts after the server, which it needs; none when another
+ * engine builds for the data directory). Until set: unknown (-1). */
+void srv_set_workers(struct srv *srv, int workers);
 /* Stop accepting, let in-flight requests finish, free everything.
  * Accepts NULL. */
 void srv_stop(struct srv *srv);
@@ -165,6 +172,10 @@ int srv_peer_is_owner(struct srv_request *req);
 int64_t srv_owner_user_id(const struct srv_request *req);
 /* The server's data directory (the pipeline's layout lives under it). */
 const char *srv_data_dir(const struct srv_request *req);
+/* The engine's version (srv_config.version, NULL: unknown) and its build
+ * workers (srv_set_workers; -1: unknown). */
+const char *srv_version(const struct srv_request *req);
+int srv_workers(const struct srv_request *req);
 /* Outputs kept per version for diffs (srv_config.keep_builds). */
 unsigned srv_keep_builds(const struct srv_request *req);
 /* Where imported file:// repositories may lie (srv_config.local_roots). */

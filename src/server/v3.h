@@ -146,6 +146,9 @@ int srv_v3_project_update(struct srv_request *req, struct srv_response *res);
  * waiting builds stand in the queue (v3_queue.c, docs/api.md). */
 int srv_v3_all_builds_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_build_queue(struct srv_request *req, struct srv_response *res);
+/* Lectern's status of the instance: version, workers, builds waiting and
+ * running (v3_status.c, docs/api.md). */
+int srv_v3_status(struct srv_request *req, struct srv_response *res);
 /* Lectern's DELETE of a project with everything of it (docs/api.md). */
 int srv_v3_project_delete(struct srv_request *req, struct srv_response *res);
 int srv_v3_project_superproject(struct srv_request *req,

@@ -120,6 +120,11 @@ const struct srv_route srv_v3_routes[] = {
 	  "Build Queue",
 	  "Where the waiting builds stand in the queue (Lectern's "
 	  "extension)." },
+	{ "/api/v3/status/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_status) },
+	  "Status",
+	  "The engine's version, its build workers, and the builds waiting "
+	  "and running (Lectern's extension)." },
 	/* Lectern's extension: offline mirrors of another instance's docs
 	 * (docs/api.md). */
 	{ "/api/v3/mirrors/", SRV_API_V3, SRV_PERM_AUTH, 0,

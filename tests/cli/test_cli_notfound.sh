@@ -92,8 +92,36 @@ expect_status 0 "$LECTERN" --context t versions there
 expect_match out '^latest '
 
 # A wrong command line is status 2, `status` included.
-expect_status 2 "$LECTERN" status --json
-expect_match err '^lectern: status takes no arguments$'
+expect_status 2 "$LECTERN" status now
+expect_match err "^lectern: status: unexpected argument 'now'\$"
+
+# ---- status and stop act on the context (issue 43, item 1): this URL
+# context's engine through its API (version, workers, builds), never the
+# local data directory; stop is refused with what to do instead, and the
+# engine keeps running.
+"$LECTERN" --context t build there >/dev/null
+expect_status 0 env LECTERN_CONTEXT=t "$LECTERN" status
+expect_match out "^context: +t \\($url\\)\$"
+expect_match out '^version: +Lectern [^ ]+ \(community\)$'
+expect_match out '^workers: +0 \(builds wait'
+expect_match out '^builds: +0 running, 1 waiting; yours:$'
+expect_match out '^  #[0-9]+ there/latest: queued #1 \(since 20[0-9: -]+\)$'
+if grep -q 'data directory\|^engine:' "$DATA/out"; then fail "status described the local data directory"; else pass; fi
+[ ! -e "$LECTERN_DATA/serve.pid" ] && pass || fail "status started a local engine"
+expect_status 0 "$LECTERN" --context t status --json
+python3 - "$DATA/out" <<'PY' && pass || fail "status --json: $(cat "$DATA/out")"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["context"] == "t" and o["local"] is None, o
+assert o["status"]["workers"] == 0 and o["status"]["builds"] == {"running": 0, "waiting": 1}, o
+assert o["status"]["version"], o
+assert [b["project"] for b in o["builds"]] == ["there"] and o["queue"]["count"] == 1, o
+PY
+expect_status 1 "$LECTERN" --context t stop
+expect_match err "^lectern: stop: context 't' is an instance at $url, reached by URL: stop its engine on that machine"
+kill -0 "$server_pid" && pass || fail "stop through a URL context stopped its engine"
+expect_status 0 "$LECTERN" --context t api /api/v3/status/
+expect_match out '"workers":0'
 
 # `log` ends with the build's error.
 id=$(/usr/bin/python3 - "$LECTERN_DATA/lectern.db" <<'PY'

@@ -96,6 +96,27 @@ expect_match out 'install'
 masters=$(pgrep -fc -- "$XDG_RUNTIME_DIR/lectern/ssh/far-.*\.ctl \[mux\]")
 [ "$masters" -eq 1 ] && pass || fail "$masters ssh masters for far"
 
+# ---- status and stop act on the ssh context's engine (issue 43, item 1),
+# never on this machine's.
+"$LECTERN" projects >/dev/null # a local engine, which must stay up
+local_pid=$(cat "$LECTERN_DATA/serve.pid")
+expect_status 0 "$LECTERN" --context far status
+expect_match out "^context: +far \\(ssh://$(id -un)@127\\.0\\.0\\.1:$SSHD_PORT\\)\$"
+expect_match out '^version: +Lectern [^ ]+ \(community\)$'
+expect_match out '^workers: +[0-9]+'
+expect_match out '^builds: +0 running, 0 waiting$'
+if grep -q 'data directory' "$DATA/out"; then fail "status described the local data directory"; else pass; fi
+pid=$(remote_engine_pid "$SSHDIR")
+expect_status 0 "$LECTERN" --context far stop
+expect_match out "^on $(id -un)@127\\.0\\.0\\.1:$SSHD_PORT: stopped the local engine \\(pid $pid\\)\$"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+pass
+kill -0 "$local_pid" && pass || fail "stop through the ssh context stopped the local engine"
+"$LECTERN" stop >/dev/null
+# The next command starts the remote engine again.
+expect_status 0 "$LECTERN" --context far projects
+expect_match out '^guide +Guide'
+
 # ---- The remote engine dies: the next command starts it again.
 pid=$(remote_engine_pid "$SSHDIR")
 kill "$pid"
