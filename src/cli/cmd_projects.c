@@ -5,7 +5,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -152,30 +151,6 @@ static char *name_from_url(const char *url)
 	return name;
 }
 
-/* A directory of this machine named as it is typed ("docs", "~/src/guide",
- * "/srv/repo.git") for the local engine, which reads it: its file:// URL
- * (the API takes URLs only). NULL when url is a URL, an scp-like
- * "host:path", or no directory here; the remote engines of other contexts
- * never read this machine's paths. */
-static char *local_path_url(const char *url)
-{
-	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
-	char *real, *out = NULL;
-	struct stat st;
-	size_t size;
-
-	if (strstr(url, "://") || (colon && (!slash || colon < slash)))
-		return NULL;
-	if (stat(url, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    (real = realpath(url, NULL)) == NULL)
-		return NULL;
-	size = strlen(real) + sizeof("file://");
-	if ((out = malloc(size)) != NULL)
-		snprintf(out, size, "file://%s", real);
-	free(real);
-	return out;
-}
-
 /* The id of the project's first build, waiting for it to be queued. */
 static int first_build(struct cli_session *s, const char *slug,
 		       long long *id)
@@ -248,9 +223,14 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
 	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
-	if (s.conn.is_local &&
-	    (path_url = local_path_url(in.repository_url)) != NULL)
-		in.repository_url = path_url;
+	/* A directory as typed becomes its file:// URL, on the machine
+	 * whose engine reads it. */
+	if (lc_repository_url(pos[0], s.conn.is_local, &path_url, &err) !=
+	    LC_OK) {
+		status = cli_fail("import: %s", err.message);
+		goto done;
+	}
+	in.repository_url = path_url;
 	if (in.name == NULL) {
 		if ((name = name_from_url(in.repository_url)) == NULL) {
 			cli_fail("import: cannot name a project after '%s'; "

@@ -552,6 +552,15 @@ struct lc_project_import {
 	const char *organization;         /* business edition */
 };
 
+/* What a person typed as the repository to import, as repository_url
+ * takes it (repo_url.c): a URL as it is; a directory, when `here` (the
+ * engine reads this machine's files: the local context), as its canonical
+ * file:// URL, refused when there is none ("docs: no such directory"); on
+ * another machine's engine an absolute path as file://PATH, a relative
+ * one refused. @param out owned by the caller (free()) @return LC_OK,
+ * LC_EINVAL (err names the path) or LC_ENOMEM */
+int lc_repository_url(const char *typed, int here, char **out,
+		      struct lc_error *err);
 /* POST /api/v3/projects/ (import). @param out the created project */
 int lc_project_import(struct lc_client *c, const struct lc_project_import *in,
 		      struct lc_project **out, struct lc_error *err);

@@ -238,9 +238,17 @@ expect_status 0 sh -c "cd '$DATA' && '$LECTERN' import ./guide.git/ --name 'Path
 expect_match out '^imported path-docs'
 expect_status 0 "$LECTERN" api /api/v3/projects/path-docs/
 expect_match out "\"url\":\"file://$DATA/guide\\.git\""
-# An scp-like address or a missing directory stays as typed (the API's error).
+# A missing directory is named before anything is sent (issue 43, item
+# 5), and one without a git repository is refused by the engine, naming
+# it, before a project is made.
 expect_status 1 "$LECTERN" import "$DATA/no-such-dir" --no-wait
-expect_match err 'repository\.url'
+expect_match err "^lectern: import: $DATA/no-such-dir: no such directory\$"
+mkdir -p "$DATA/plain"
+expect_status 1 "$LECTERN" import "$DATA/plain" --no-wait
+expect_match err "^lectern: repository\\.url: $DATA/plain is not a git repository\\. \\(HTTP 400\\)\$"
+expect_status 1 "$LECTERN" api /api/v3/projects/plain/
+expect_status 1 "$LECTERN" import "file://$DATA/plain" --no-wait
+expect_match err "$DATA/plain is not a git repository"
 expect_status 0 "$LECTERN" subprojects guide add child-docs --alias kid
 expect_status 0 "$LECTERN" subprojects guide
 expect_match out '^kid +child-docs +Child Docs$'
