@@ -624,6 +624,14 @@ static const char migration_19[] =
 	"  PRIMARY KEY (slug, build_id)"
 	") WITHOUT ROWID;";
 
+/* 20: a project's notification may name the build it is about (a
+ * version failing: which build failed), so that clients can open it; a
+ * build's notification is about its own build (attached_id). The build
+ * going leaves the notification, naming none. */
+static const char migration_20[] =
+	"ALTER TABLE notifications ADD COLUMN build_id INTEGER"
+	"  REFERENCES builds(id) ON DELETE SET NULL;";
+
 /* 18: ids are never given again, as the service's never are (a build's id
  * also names its output and working directories, which a project's
  * removal may still be deleting): every table keyed by "id INTEGER
@@ -807,6 +815,7 @@ static const struct migration migrations[] = {
 	{ migration_17, NULL },
 	{ NULL, never_reused_ids },
 	{ migration_19, NULL },
+	{ migration_20, NULL },
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

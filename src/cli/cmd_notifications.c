@@ -32,16 +32,15 @@ static const char *num(const cJSON *obj, const char *key, char buf[24])
 
 /* Notifications -------------------------------------------------------------- */
 
+/* ON says what it is about: "guide/latest #12" (lc_notification_about). */
 static int notification_row(struct cli_table *t, const cJSON *item)
 {
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
-	char id[24], on[24], where[64];
+	char id[24], about[LC_NOTIFICATION_ABOUT_MAX];
 
-	snprintf(where, sizeof(where), "%s %s",
-		 cli_json_str(item, "attached_to_content_type"),
-		 num(item, "attached_to_id", on));
 	cli_table_row(t, num(item, "id", id), cli_json_str(item, "state"),
-		      where, cli_json_str(msg, "header"), NULL);
+		      lc_notification_about(item, about, sizeof(about)),
+		      cli_json_str(msg, "header"), NULL);
 	return CLI_EXIT_OK;
 }
 

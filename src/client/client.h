@@ -552,6 +552,18 @@ struct lc_project_import {
 	const char *organization;         /* business edition */
 };
 
+/* Notifications (notification.c), items of the v3 lists as sent. What
+ * one is about as people read it ("guide/latest #12", "guide", else the
+ * service's "project 5"); buf is returned. */
+#define LC_NOTIFICATION_ABOUT_MAX 160
+const char *lc_notification_about(const cJSON *notification, char *buf,
+				  size_t size);
+/* The build a notification is about (a Lectern's answer says it: a build's
+ * own, or the one a version failing names), with its project's slug and
+ * its version's (may be NULL), borrowed from the item; 0 when none. */
+long long lc_notification_build(const cJSON *notification,
+				const char **project, const char **version);
+
 /* What a person typed as the repository to import, as repository_url
  * takes it (repo_url.c): a URL as it is; a directory, when `here` (the
  * engine reads this machine's files: the local context), as its canonical

@@ -29,17 +29,17 @@ wait_for "^$slug +Guide " "the projects screen"
 wait_for '\[1 unread\]' "the title bar's count"
 keys '!'
 wait_for '^ *State +On +Message' "the notifications screen"
-wait_for '^unread +project [0-9]+ +A version that built before now fails' "the notification"
+wait_for "^unread +$slug/latest #[0-9]+ +$slug/latest: build #[0-9]+ failed; it built before" "the notification"
 keys Enter
-wait_for 'A version that built before now fails: The version "latest"' "its message"
-wait_for '^read +project ' "marked read"
+wait_for "$slug/latest: build #[0-9]+ failed; it built before: The version \"latest\" of $slug" "its message"
+wait_for "^read +$slug/latest " "marked read"
 wait_gone '\[1 unread\]' "the title bar's count"
 keys m
-wait_for '^unread +project ' "marked unread again"
+wait_for "^unread +$slug/latest " "marked unread again"
 wait_for '\[1 unread\]' "the count again"
 keys d
 wait_for 'dismissed' "the dismissal's message"
-wait_gone '^(unread|read) +project ' "the dismissed notification"
+wait_gone "^(unread|read) +$slug/latest " "the dismissed notification"
 wait_gone '\[1 unread\]' "the count after dismissing"
 quit_tui
 
@@ -50,7 +50,7 @@ api PATCH "/api/v3/projects/$slug/notifications/$id/" '{"state": "unread"}' >/de
 tui -- --readonly
 wait_for '\[1 unread\]' "the count (read-only)"
 keys '!'
-wait_for '^unread +project ' "the list (read-only)"
+wait_for "^unread +$slug/latest " "the list (read-only)"
 keys m
 wait_for 'read-only' "the refusal"
 quit_tui

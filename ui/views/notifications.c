@@ -73,6 +73,7 @@ static void fill(struct notifications *ns, const cJSON *body)
 	struct ui_row *row;
 	struct note *n;
 	size_t count = (size_t)cJSON_GetArraySize(results);
+	char about[LC_NOTIFICATION_ABOUT_MAX];
 
 	ui_table_clear(&ns->table);
 	notes_free(ns);
@@ -93,9 +94,8 @@ static void fill(struct notifications *ns, const cJSON *body)
 			   strcmp(n->state, "unread") == 0 ? UI_SLOT_HEADING
 							   : UI_SLOT_DIM,
 			   "%s", n->state);
-		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s %.0f",
-			   str(item, "attached_to_content_type"),
-			   number(item, "attached_to_id"));
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
+			   lc_notification_about(item, about, sizeof(about)));
 		ui_row_set(row, 2,
 			   strcmp(str(msg, "type"), "error") == 0
 				   ? UI_SLOT_STATE_FAIL
