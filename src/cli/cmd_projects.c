@@ -198,6 +198,29 @@ static int wait_first_build(struct cli_session *s, const char *slug)
 	return status;
 }
 
+/* "imported guide: URL"; through an ssh context the URL is the remote
+ * engine's, which no browser here reaches (it names no port): how to
+ * read it here follows, the port forward and the URL through it. */
+static void print_imported(const struct cli_session *s,
+			   const struct lc_project *p)
+{
+	const char *url = p->documentation_url;
+	char *command, *here;
+
+	cli_print(stdout, "imported %s%s%s%s%s\n", p->slug, url ? ": " : "",
+		  url ? url : "", url && s->conn.forward_hint ? " on " : "",
+		  url && s->conn.forward_hint ? s->conn.link_name : "");
+	if (url == NULL || s->conn.forward_hint == NULL)
+		return;
+	command = lc_forward_command(s->conn.forward_hint, LC_FORWARD_PORT);
+	here = lc_url_with_port(url, LC_FORWARD_PORT);
+	if (command && here)
+		cli_print(stdout, "to read it here: %s, then open %s\n",
+			  command, here);
+	free(command);
+	free(here);
+}
+
 int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct lc_project_import in = { 0 };
@@ -254,9 +277,7 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	if (json)
 		status = cli_print_json(p->raw);
 	else
-		cli_print(stdout, "imported %s%s%s\n", p->slug,
-			  p->documentation_url ? ": " : "",
-			  p->documentation_url ? p->documentation_url : "");
+		print_imported(&s, p);
 done:
 	lc_project_free(p);
 	cli_session_close(&s);

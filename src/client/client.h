@@ -552,6 +552,16 @@ struct lc_project_import {
 	const char *organization;         /* business edition */
 };
 
+/* An ssh context's engine seen from a browser here (forward.c): its docs
+ * URLs name no port and reach no browser here; a local port forwarded to
+ * its socket does. LC_FORWARD_PORT is the port suggested. The URL with
+ * port as its host's port, and the context's forward hint ("ssh -N -L
+ * PORT:SOCKET HOST") with the port put in; each owned (free()), NULL when
+ * out of memory. */
+#define LC_FORWARD_PORT 8800
+char *lc_url_with_port(const char *url, int port);
+char *lc_forward_command(const char *hint, int port);
+
 /* Notifications (notification.c), items of the v3 lists as sent. What
  * one is about as people read it ("guide/latest #12", "guide", else the
  * service's "project 5"); buf is returned. */

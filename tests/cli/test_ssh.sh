@@ -75,6 +75,10 @@ SOCK="$SSHDIR/remote/run/lectern/engine.sock"
 # ---- An import (file:// names the remote machine) waits for its build.
 expect_status 0 "$LECTERN" --context far import "file://$REPO" --name Guide
 expect_match err "^lectern: import: file://$REPO is a path on the remote machine of ssh context far$"
+# The docs URL is the remote engine's (no port: its socket), which no
+# browser here reaches: how to read it here follows (issue 43, item 9).
+expect_match out '^imported guide: http://guide\.localhost/en/latest/ on ssh context far$'
+expect_match out "^to read it here: ssh -N -L 8800:$SSHDIR/remote/run/lectern/engine\\.sock -p $SSHD_PORT .*127\\.0\\.0\\.1, then open http://guide\\.localhost:8800/en/latest/\$"
 expect_status 0 "$LECTERN" --context far projects
 expect_match out '^guide +Guide'
 # ... and a build followed to its end.
