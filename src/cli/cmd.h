@@ -108,9 +108,21 @@ void cli_sleep_ms(long ms);
 struct cli_log_tail {
 	char text[CLI_LOG_TAIL + 1];
 	size_t len;
+	int cut; /* older output was dropped */
 };
 /* Append len bytes of output, dropping the oldest past CLI_LOG_TAIL. */
 void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len);
+/* A line of the tail the reader has seen already (one printed as a
+ * record): 1 to leave it out. */
+typedef int (*cli_seen_fn)(const char *line, size_t len,
+			   const void *payload);
+/* After a failed build's one-line error: the end of its output, from the
+ * start of a line ("..." first when older output was dropped), without
+ * the lines the error already says and those seen says were printed (may
+ * be NULL), through the filter of cli_print_output. */
+void cli_print_log_end(FILE *f, const struct cli_log_tail *t,
+		       const char *error, cli_seen_fn seen,
+		       const void *payload);
 
 /* Write a build's raw output to f through the terminal filter: its
  * carriage returns kept, and its colours on a colour terminal

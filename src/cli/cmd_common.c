@@ -370,16 +370,52 @@ void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len)
 	if (len >= CLI_LOG_TAIL) {
 		data += len - CLI_LOG_TAIL;
 		len = CLI_LOG_TAIL;
+		t->cut = 1;
+		t->len = 0;
 	}
 	if (t->len + len > CLI_LOG_TAIL) {
 		size_t drop = t->len + len - CLI_LOG_TAIL;
 
 		memmove(t->text, t->text + drop, t->len - drop);
 		t->len -= drop;
+		t->cut = 1;
 	}
 	memcpy(t->text + t->len, data, len);
 	t->len += len;
 	t->text[t->len] = '\0';
+}
+
+/* Whether the line (no line break) is said by error already. */
+static int in_error(const char *line, size_t len, const char *error)
+{
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	return error && len > 0 && memmem(error, strlen(error), line, len);
+}
+
+void cli_print_log_end(FILE *f, const struct cli_log_tail *t,
+		       const char *error, cli_seen_fn seen,
+		       const void *payload)
+{
+	const char *p = t->text, *end = t->text + t->len, *nl;
+	size_t len;
+
+	/* A line cut by the dropping starts mid-word: from the next one. */
+	if (t->cut) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return;
+		p = nl + 1;
+		fputs("...\n", f);
+	}
+	for (; p < end; p = nl ? nl + 1 : end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl ? nl : end) - p);
+		if (len == 0 || in_error(p, len, error) ||
+		    (seen && seen(p, len, payload)))
+			continue;
+		cli_print_output(f, p, len);
+		fputc('\n', f);
+	}
 }
 
 void cli_print_output(FILE *f, const char *text, size_t len)

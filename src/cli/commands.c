@@ -163,17 +163,22 @@ static const struct cli_command commands[] = {
 	  "--visible\tlist it again\n"
 	  "--json\tprint the version as JSON\n"
 	  "$ lectern version guide v2.0 --active\n" },
-	{ "builds", "(PROJECT | --all) [--running] [--commit C] [--json]",
+	{ "builds",
+	  "(PROJECT | --all) [--running] [--commit C] [--limit N] [--json]",
 	  "list a project's builds, or every project's; a build waiting for "
-	  "a worker shows as queued, with its place on a Lectern",
+	  "a worker shows as queued (on a Lectern, with its place in the "
+	  "queue)",
 	  cli_cmd_builds, NULL,
 	  "--all\tthe builds of every project you maintain, newest first (a "
 	  "Lectern's)\n"
 	  "--running\tonly the builds that have not finished (queued ones "
 	  "too)\n"
 	  "--commit C\tonly the builds of commit C\n"
-	  "--json\tthe API's JSON, every page in one envelope\n"
+	  "--limit N\tonly the newest N\n"
+	  "--json\tthe API's JSON, every page in one envelope (with --limit, "
+	  "the newest N)\n"
 	  "$ lectern builds guide --running\n"
+	  "$ lectern builds guide --limit 5\n"
 	  "$ lectern builds --all --running\n" },
 	{ "build",
 	  "PROJECT [VERSION] [--watch] [--exit-status] [--fresh] [--json]",
