@@ -68,6 +68,7 @@ _lectern() {
 		'mirror:copy a remote project'"'"'s docs here, or refresh the copies'
 		'serve:run the local engine in the foreground'
 		'preview:build a working tree, serve it, rebuild on save'
+		'mcp:serve the documentation to coding agents (Model Context Protocol)'
 		'check:build a working tree once and print its warnings'
 		'status:what the context'"'"'s engine is doing (version, workers, builds)'
 		'token:create, list or revoke API tokens'
@@ -197,6 +198,8 @@ _lectern() {
 			fi ;;
 		preview)
 			_arguments '--port:port:' '--cache:directory:_files -/' '1:tree:_files -/' ;;
+		mcp)
+			_arguments '--context:context:_lectern_contexts' '--allow-write[offer trigger_build]' ;;
 		check)
 			_arguments '--new-only[only what the last good build lacked]' '--json' \
 				'--cache:directory:_files -/' '1:tree:_files -/' ;;

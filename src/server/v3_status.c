@@ -33,9 +33,7 @@ int srv_v3_status(struct srv_request *req, struct srv_response *res)
 	else
 		cJSON_AddNullToObject(body, "version");
 	cJSON_AddStringToObject(body, "edition",
-				srv_edition(req) == SRV_EDITION_BUSINESS
-					? "business"
-					: "community");
+				srv_business(req) ? "business" : "community");
 	/* Unknown (-1) while the workers start: null. */
 	if (srv_workers(req) >= 0)
 		cJSON_AddNumberToObject(body, "workers", srv_workers(req));
