@@ -21,30 +21,33 @@ static const char *yes_no(int flag)
 
 /* ---- projects ----------------------------------------------------------- */
 
-/* The project's newest build as "#12 passed", "#13 queued" or
- * "#13 building" ("" without one; "?" when the instance did not say):
- * one request per project, a page of one build. */
-static void last_build(const struct cli_session *s, const char *slug,
+/* The default version's newest build (lc_last_build_path) as "#12
+ * passed", "#13 queued" or "#13 building" ("none" without one; "?" when
+ * the instance did not say): one request per project, a page of one
+ * build. */
+static void last_build(const struct cli_session *s, const struct lc_project *p,
 		       char *buf, size_t size)
 {
-	struct lc_query q = { 0 };
-	struct lc_list *list = NULL;
+	struct lc_response *r = NULL;
+	struct lc_build *b = NULL;
 	struct lc_error err;
-	const struct lc_build *b;
+	const cJSON *first;
 	const char *word;
+	char *path = lc_last_build_path(p->slug, p->default_version);
 
 	snprintf(buf, size, "?");
-	if (lc_query_add(&q, "limit", "1") != LC_OK ||
-	    lc_builds_list(s->client, slug, LC_UNKNOWN, NULL, &q, &list,
-			   &err) != LC_OK) {
-		lc_query_dispose(&q);
+	if (path == NULL ||
+	    lc_request(s->client, "GET", path, NULL, &r, &err) != LC_OK) {
+		free(path);
+		lc_response_free(r);
 		return;
 	}
-	lc_query_dispose(&q);
-	if (list->len == 0) {
+	free(path);
+	first = cJSON_GetArrayItem(
+		cJSON_GetObjectItemCaseSensitive(r->json, "results"), 0);
+	if (first == NULL) {
 		snprintf(buf, size, "none");
-	} else {
-		b = list->items[0];
+	} else if (lc_build_parse(first, &b, &err) == LC_OK) {
 		word = b->state ? b->state : "";
 		if (strcmp(word, "finished") == 0)
 			word = b->success == 1 ? "passed" : "failed";
@@ -52,7 +55,8 @@ static void last_build(const struct cli_session *s, const char *slug,
 			word = "queued";
 		snprintf(buf, size, "#%lld %s", b->id, word);
 	}
-	lc_list_free(list);
+	lc_build_free(b);
+	lc_response_free(r);
 }
 
 /* The table's columns; the last build's only where it is asked for. */
@@ -85,7 +89,7 @@ static int project_row(struct cli_table *t, const cJSON *item)
 		s = NULL;
 	}
 	if (s && p->slug)
-		last_build(s, p->slug, last, sizeof(last));
+		last_build(s, p, last, sizeof(last));
 	if (t->ncols == 6)
 		cli_table_row(t, p->slug ? p->slug : "", p->name ? p->name : "",
 			      p->language ? p->language : "",

@@ -613,6 +613,11 @@ int lc_version_update(struct lc_client *c, const char *project,
 		      const char *version, int active, int hidden,
 		      struct lc_error *err);
 
+/* The path of a project's last build as lists show it (last_build.c): a
+ * page of one of its default version's builds (NULL or "": of any
+ * version). Owned (free()); NULL when out of memory. */
+char *lc_last_build_path(const char *project, const char *default_version);
+
 /* GET /api/v3/projects/<p>/builds/ (items: struct lc_build). `running`:
  * 1/0 adds the filter, LC_UNKNOWN leaves it out; `commit` may be NULL. */
 int lc_builds_list(struct lc_client *c, const char *project, int running,

@@ -205,6 +205,11 @@ expect_status 0 "$LECTERN" version guide dev --visible --json
 expect_match out '"hidden":false'
 expect_match out '"active":true'
 expect_status 2 "$LECTERN" version guide dev --hidden --visible
+# LAST BUILD is the default version's newest build (the one its docs come
+# from), not dev's newer one (issue 43, item 12).
+expect_status 0 "$LECTERN" build guide dev --exit-status
+expect_status 0 "$LECTERN" projects
+expect_match out "^guide +Guide +en +latest +#$((fresh + 2)) failed +file://"
 expect_status 1 "$LECTERN" version guide nope --active
 expect_match err "^lectern: no version 'nope' of project 'guide'\$"
 
