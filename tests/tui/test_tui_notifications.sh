@@ -2,7 +2,8 @@
 # The notifications screen and the title bar's unread count, against a
 # real `lectern serve`: a project whose version built and then failed has
 # a notification in the user's feed; the title bar counts it; `!` lists
-# it; Enter shows its message and marks it read (the count goes); `m`
+# it; Enter opens the failed build it names and marks it read (the count
+# goes; issue 43, item 4); `m`
 # makes it unread again (the count comes back); `d` dismisses it (it
 # leaves the list); --readonly refuses the changes.
 . "$LEC_TESTS/tui/lib.sh"
@@ -30,8 +31,10 @@ wait_for '\[1 unread\]' "the title bar's count"
 keys '!'
 wait_for '^ *State +On +Message' "the notifications screen"
 wait_for "^unread +$slug/latest #[0-9]+ +$slug/latest: build #[0-9]+ failed; it built before" "the notification"
+failed=$(screen | sed -n "s,^unread *$slug/latest #\([0-9]*\) .*,\1,p")
 keys Enter
-wait_for "$slug/latest: build #[0-9]+ failed; it built before: The version \"latest\" of $slug" "its message"
+wait_for "^Build #$failed  $slug/latest  finished failed " "the failed build opened"
+keys q
 wait_for "^read +$slug/latest " "marked read"
 wait_gone '\[1 unread\]' "the title bar's count"
 keys m
