@@ -314,6 +314,12 @@ int cli_cmd_cancel(struct cli_ctx *ctx, int argc, char **argv)
 		    err.status == 404)
 			status = cli_fail("cancel is a Lectern's: this instance's "
 					  "API cancels no build");
+		/* A Lectern's one refusal: the build ended (the API's detail
+		 * names neither the build nor what is left to do). */
+		else if (err.status == 400)
+			status = cli_fail("build %lld of %s has already "
+					  "finished: nothing to cancel",
+					  id, project);
 		else
 			status = cli_fail_request(&s, &err);
 		goto done;

@@ -83,7 +83,8 @@ expect_match out "^cancelled build $queued of there/latest\$"
 expect_status 0 "$LECTERN" --context t builds there --limit 1
 expect_match out "^$queued +latest +cancelled "
 expect_status 1 "$LECTERN" --context t cancel "$queued"
-expect_match err '^lectern: This build has already finished\. \(HTTP 400\)$'
+# A finished one: said with its id, not the API's bare detail (issue 43).
+expect_match err "^lectern: build $queued of there has already finished: nothing to cancel\$"
 not_found "no build 99999 on context t" cancel 99999
 expect_status 2 "$LECTERN" --context t cancel there
 expect_match err "^lectern: cancel: 'there' is not a build id\$"
