@@ -6,12 +6,7 @@
 # that holds no git repository is refused by the engine, naming it, and no
 # project is made. At 80x24 and 200x60.
 . "$LEC_TESTS/tui/lib.sh"
-export LECTERN_DATA="$TMP/local"
-cleanup_local() {
-	"$LECTERN" stop >/dev/null 2>&1
-	cleanup
-}
-trap cleanup_local EXIT
+use_local_engine
 
 markdown_repo
 mkdir -p "$TMP/plain"
