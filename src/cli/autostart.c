@@ -17,8 +17,8 @@
  *
  * The engine of a single user takes local (file://) repositories from the
  * user's home, the temporary directory, and the repository the TUI's
- * first-run demo imports (cli_demo_repo: the installed one, or the tree
- * this binary was built from).
+ * first-run demo imports (cli_demo_repo: the installed one, or the one
+ * this binary's build made).
  *
  * Files left by an engine that died are stale when the pid is gone or the
  * port does not answer, and are replaced.

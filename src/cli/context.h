@@ -167,7 +167,7 @@ char *cli_local_roots(void);
 /* Installed assets (datadir.c): the directory, $LECTERN_DATADIR or
  * ../share/lectern beside the executable's directory, NULL when there is
  * none; the git repository the TUI's demo imports (the installed demo.git,
- * else the source tree while it is a checkout), or NULL. */
+ * else the one its build made), or NULL. */
 const char *cli_assets_dir(void);
 const char *cli_demo_repo(void);
 
