@@ -60,9 +60,14 @@ $ui_side"
 # but for the reviewed calls of tests/callgraph.allow.
 # The documentation is also the TUI's demo, a newcomer's first pages: it
 # cites nothing a reader of the repository cannot open, not the notes the
-# developers' workspace keeps beside it (issue 43, item 12).
-notes=$(grep -rnEi 'shared/spec|behavio(u)?r[- ]notes|service-api\.md' \
-	"$top/README.md" "$top/docs" --include='*.md' 2>/dev/null)
+# developers' workspace keeps beside it (issue 43, item 12). The module
+# map is the sources' own comments (archmap, below), not written here.
+notes=$(for f in "$top/README.md" "$top"/docs/*.md; do
+	awk -v f="$f" '/<!-- module map:/ { map = 1 }
+		!map && tolower($0) ~ /shared\/spec|behaviou?r[- ]notes|service-api\.md/ {
+			print f ":" FNR ": " $0 }
+		/<!-- end of the module map -->/ { map = 0 }' "$f"
+done)
 [ -z "$notes" ] || report "the documentation cites notes outside the repository:
 $notes"
 
