@@ -746,6 +746,27 @@ int lec_build_queue_position(struct lec_store *st, const struct lec_build *b,
 	return error;
 }
 
+int lec_build_unfinished(struct lec_store *st, int64_t *waiting,
+			 int64_t *running)
+{
+	int error;
+
+	lec_error_clear();
+	*waiting = *running = 0;
+	error = lec_store__query_int(st,
+				     "SELECT count(*) FROM builds WHERE state = "
+				     "'triggered'",
+				     NULL, 0, "reading the build queue", waiting,
+				     NULL);
+	if (error == LEC_OK)
+		error = lec_store__query_int(
+			st,
+			"SELECT count(*) FROM builds WHERE state <> "
+			"'triggered' AND state NOT IN " FINAL_STATES,
+			NULL, 0, "reading the running builds", running, NULL);
+	return error;
+}
+
 int lec_build_next(struct lec_store *st, struct lec_build **out)
 {
 	struct lec__query q;

@@ -35,6 +35,11 @@ const char *lec_pipeline_python(const struct lec_pipeline *pl)
 	return pl->env.python_about;
 }
 
+unsigned lec_pipeline_workers(const struct lec_pipeline *pl)
+{
+	return pl->nthreads;
+}
+
 int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 {
 	static const char *const dirs[] = { "checkouts", "python", "repos" };

@@ -118,6 +118,9 @@ void lec_pipeline_stop(struct lec_pipeline *pipeline);
  */
 const char *lec_pipeline_python(const struct lec_pipeline *pipeline);
 
+/** The build workers the pipeline runs (an instance's status). */
+unsigned lec_pipeline_workers(const struct lec_pipeline *pipeline);
+
 /* What the kept work of builds takes on disk (symbolic links not
  * followed), for `lectern status`. */
 struct lec_pipeline_usage {
