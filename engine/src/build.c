@@ -814,7 +814,7 @@ int lec_build_queued(struct lec_store *st, int64_t owner_id,
  * builds count as its owner's: its maintainer with the lowest id (the
  * oldest account), 0 when it has none. Among the triggered builds,
  * - none of a project that has a held build: one build per project at a
- *   time, since its mirror and published files have one writer;
+ *   time, since its repo cache and published files have one writer;
  * - the owner holding the fewest builds first, so several workers are
  *   shared between owners instead of going to the head of the queue;
  * - then the owner served longest ago (build_turns), so even one worker
