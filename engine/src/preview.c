@@ -71,6 +71,7 @@ struct lec_preview {
 	/* What the hosted service refuses in the last build's tree that
 	 * Lectern built anyway, one line; NULL: nothing. */
 	char *service_refuses;
+	char *cache_json; /* the last build's cache notes, or NULL */
 };
 
 /* Paths ------------------------------------------------------------------ */
@@ -406,6 +407,10 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 		goto done;
 	p->generation = published_generation(p);
 	p->no_warnings = opts->version >= 2 && opts->no_warnings;
+	/* The tree's own warm generator, stopped with the handle. */
+	if (!(opts->version >= 3 && opts->cold) &&
+	    (error = lec__warm_pool_new(&p->env.warm)) < 0)
+		goto done;
 	load_warnings(p);
 	*out = p;
 	p = NULL;
@@ -430,8 +435,10 @@ void lec_preview_free(struct lec_preview *p)
 	lec__free(p->service_refuses);
 	lec__free(p->sphinx_kept);
 	lec__free(p->inventory_file);
+	lec__free(p->cache_json);
 	lec_warning_set_dispose(&p->last);
 	lec_warning_set_dispose(&p->current);
+	lec__warm_pool_free(p->env.warm);
 	lec__build_env_dispose(&p->env);
 	lec__free(p->project.name);
 	lec__free(p->project.slug);
@@ -452,6 +459,11 @@ const char *lec_preview_cache_dir(const struct lec_preview *p)
 const char *lec_preview_site(const struct lec_preview *p)
 {
 	return p->site;
+}
+
+const char *lec_preview_cache(const struct lec_preview *p)
+{
+	return p ? p->cache_json : NULL;
 }
 
 const char *lec_preview_service_refuses(const struct lec_preview *p)
@@ -1050,6 +1062,8 @@ int lec_preview_build(struct lec_preview *p,
 	lec__free(p->service_refuses);
 	p->service_refuses = job.service_refuses;
 	job.service_refuses = NULL;
+	lec__free(p->cache_json);
+	p->cache_json = lec__job_cache_json(&job);
 	if (job.error || job.cancelled)
 		error = lec__error(LEC_ERROR, "%s",
 				   job.error ? job.error

@@ -181,7 +181,8 @@ struct lec_runner_spec {
 	 * NULL: none. */
 	const char *const *watch_dirs;
 	/* LEC_RUNNER_NET_NONE (0), _HOST or _EGRESS (see above); ignored
-	 * unsandboxed. */
+	 * unsandboxed but for _EGRESS's descriptor, which is passed all the
+	 * same (a warm generator's control socket rides it too). */
 	int network;
 	/* With LEC_RUNNER_NET_EGRESS: the proxy's end for the command
 	 * (lec_egress_start), given to it as LEC_RUNNER_EGRESS_FD; still the
