@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build_warm.h"
@@ -54,6 +55,12 @@
 /* Bytes of the child's output read at a time. */
 #define WARM_CHUNK (64 * 1024)
 
+/* A mount's source, as the sandbox bound it. */
+struct mount_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 /* One warm generator. The fields below `lock:` are the pool's lock's;
  * the others are set before it is shared, or are the building thread's
  * alone while busy. */
@@ -68,6 +75,14 @@ struct warm {
 	struct lec_runner_limits limits;
 	char **argv, **env, **watch;
 	struct lec_runner_mount *mounts;
+	/* Sandboxed: the tmpfs where each build's own directory is linked
+	 * in (the directory above it, whose host path the sandbox lacks). */
+	char *links;
+	const char *tmpfs[2];
+	/* What each of its mounts was when it started: a directory made
+	 * anew (a tree checked out afresh) is not the one it sees. */
+	struct mount_id ids[LEC__JOB_MAX_MOUNTS + 1];
+	size_t nids;
 	char *refused;    /* it could not start: why (key unchanged) */
 	size_t rss_kb;
 	/* lock: */
@@ -131,6 +146,7 @@ static void warm_free(struct warm *w)
 	strv_free(w->env);
 	strv_free(w->watch);
 	lec__free(w->mounts);
+	lec__free(w->links);
 	lec__free(w->refused);
 	lec__free(w->who);
 	lec__free(w);
@@ -265,21 +281,68 @@ static char **strv_copy(const char *const *v, size_t extra)
 	return copy;
 }
 
-/* The parent's command: the build command's sandbox without the build's
- * own directory (a new one each build), no time limit (the idle stop is
- * its end), and the control socket as the passed descriptor. */
+/* The identities of mounts[0..n) into ids (at most LEC__JOB_MAX_MOUNTS +
+ * 1); how many. One that cannot be read has none (0, 0). */
+static size_t mount_ids(const struct lec_runner_mount *mounts, size_t n,
+			struct mount_id *ids)
+{
+	struct stat sb;
+	size_t i;
+
+	if (n > LEC__JOB_MAX_MOUNTS + 1)
+		n = LEC__JOB_MAX_MOUNTS + 1;
+	for (i = 0; i < n; i++) {
+		ids[i].dev = stat(mounts[i].path, &sb) == 0 ? sb.st_dev : 0;
+		ids[i].ino = ids[i].dev ? sb.st_ino : 0;
+	}
+	return n;
+}
+
+/* Whether the sandbox of w still binds what cmd's mounts name (but the
+ * build's own directory): 1, or 0 with the one made anew as the reason. */
+static int same_mounts(const struct warm *w, const struct lec_runner_spec *cmd,
+		       const char *build_dir, char *reason, size_t cap)
+{
+	struct mount_id now;
+	size_t i, j = 0;
+
+	for (i = 0; i < cmd->nmounts; i++) {
+		if (build_dir && strcmp(cmd->mounts[i].path, build_dir) == 0)
+			continue;
+		mount_ids(&cmd->mounts[i], 1, &now);
+		if (j >= w->nids || now.dev != w->ids[j].dev ||
+		    now.ino != w->ids[j].ino) {
+			snprintf(reason, cap, "%s was made anew",
+				 cmd->mounts[i].path);
+			return 0;
+		}
+		j++;
+	}
+	return 1;
+}
+
+/* The parent's command: the build command's sandbox, where the build's
+ * own directory (a new one each build) is a tmpfs each build links its
+ * own into, with no time limit (the idle stop is its end) and the
+ * control socket as the passed descriptor. */
 static int parent_spec(struct warm *w, const struct lec__warm_request *req,
 		       const struct lec_runner_spec *cmd, int ctl_child)
 {
 	const char *python = cmd->argv[0];
+	const char *slash = req->build_dir ? strrchr(req->build_dir, '/')
+					   : NULL;
 	size_t i, n = 0;
 
-	w->argv = lec__calloc(7, sizeof(char *));
+	w->argv = lec__calloc(8, sizeof(char *));
 	w->env = strv_copy(cmd->env, 0);
 	w->watch = strv_copy(cmd->watch_dirs, 0);
 	w->mounts = lec__calloc(cmd->nmounts + 1, sizeof(*w->mounts));
+	if (!cmd->unsandboxed && slash && slash > req->build_dir)
+		w->links = lec__strndup(req->build_dir,
+					(size_t)(slash - req->build_dir));
 	if (w->argv == NULL || w->env == NULL || w->watch == NULL ||
-	    w->mounts == NULL)
+	    w->mounts == NULL ||
+	    (!cmd->unsandboxed && slash && w->links == NULL))
 		return lec__error_oom();
 	w->argv[0] = lec__strdup(python);
 	w->argv[1] = lec__strdup("-c");
@@ -287,13 +350,18 @@ static int parent_spec(struct warm *w, const struct lec__warm_request *req,
 	w->argv[3] = lec__strdup(req->tree);
 	w->argv[4] = lec__strdup(req->conf);
 	w->argv[5] = lec__strdup(cmd->unsandboxed ? "0" : "1");
-	for (i = 0; i < 6; i++)
+	w->argv[6] = lec__strdup(w->links ? w->links : "");
+	for (i = 0; i < 7; i++)
 		if (w->argv[i] == NULL)
 			return lec__error_oom();
 	for (i = 0; i < cmd->nmounts; i++)
 		if (req->build_dir == NULL ||
 		    strcmp(cmd->mounts[i].path, req->build_dir) != 0)
 			w->mounts[n++] = cmd->mounts[i];
+	w->nids = mount_ids(w->mounts, n, w->ids);
+	w->tmpfs[0] = w->links;
+	w->spec = *cmd;
+	w->spec.nmounts = n;
 	for (i = 0, n = 0; w->watch[i]; i++) {
 		if (req->build_dir && strcmp(w->watch[i], req->build_dir) == 0)
 			lec__free(w->watch[i]);
@@ -305,17 +373,16 @@ static int parent_spec(struct warm *w, const struct lec__warm_request *req,
 				: (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
 	w->limits.time_limit_s = 0;
 	w->limits.output_bytes = WARM_OUTPUT_MAX;
-	w->spec = *cmd;
 	w->spec.argv = (const char *const *)w->argv;
 	w->spec.env = (const char *const *)w->env;
 	w->spec.cwd = "/";
 	w->spec.mounts = w->mounts;
-	w->spec.nmounts = n;
 	w->spec.watch_dirs = (const char *const *)w->watch;
 	w->spec.limits = &w->limits;
 	w->spec.network = LEC_RUNNER_NET_EGRESS;
 	w->spec.egress_fd = ctl_child;
 	w->spec.launcher = NULL;
+	w->spec.tmpfs = cmd->unsandboxed ? NULL : w->tmpfs;
 	return LEC_OK;
 }
 
@@ -393,9 +460,11 @@ static int warm_start(struct lec__warm_pool *pool, struct warm *w,
 
 /* Running one build --------------------------------------------------------- */
 
-/* The request: the working directory, the argument count, the arguments
- * and the environment, each NUL-ended, in a memfd. */
-static int request_fd(const struct lec_runner_spec *cmd)
+/* The request: the working directory, the build's own directory (""
+ * unsandboxed), the argument count, the arguments and the environment,
+ * each NUL-ended, in a memfd. */
+static int request_fd(const struct lec_runner_spec *cmd,
+		      const char *build_dir)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	size_t argc = 0, i;
@@ -405,6 +474,8 @@ static int request_fd(const struct lec_runner_spec *cmd)
 		argc++;
 	lec__buf_putn(&b, cmd->cwd ? cmd->cwd : "/",
 		      strlen(cmd->cwd ? cmd->cwd : "/") + 1);
+	lec__buf_putn(&b, build_dir ? build_dir : "",
+		      strlen(build_dir ? build_dir : "") + 1);
 	lec__buf_printf(&b, "%zu", argc);
 	lec__buf_putn(&b, "", 1);
 	for (i = 0; i < argc; i++)
@@ -422,26 +493,28 @@ static int request_fd(const struct lec_runner_spec *cmd)
 	return fd;
 }
 
-/* Send "run" with the request and the output pipe's write end. */
-static int send_run(int ctl, int req, int out)
+/* Send "run" with the request, the output pipe's write end and the
+ * build's own directory (-1: none). */
+static int send_run(int ctl, int req, int out, int dir)
 {
-	char space[CMSG_SPACE(2 * sizeof(int))];
+	char space[CMSG_SPACE(3 * sizeof(int))];
 	char word[] = "run";
 	struct iovec iov = { word, 3 };
 	struct msghdr m = { 0 };
 	struct cmsghdr *c;
-	int fds[2] = { req, out };
+	int fds[3] = { req, out, dir };
+	size_t nfds = dir >= 0 ? 3 : 2;
 
 	memset(space, 0, sizeof(space));
 	m.msg_iov = &iov;
 	m.msg_iovlen = 1;
 	m.msg_control = space;
-	m.msg_controllen = sizeof(space);
+	m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
 	c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	return sendmsg(ctl, &m, MSG_NOSIGNAL) == 3 ? 0 : -1;
 }
 
@@ -595,6 +668,7 @@ static enum lec_runner_end parent_end(struct lec__warm_pool *pool,
  * LEC_EBUSY: the parent did not start it, reason says why. A generator
  * that cannot serve another build is marked so (warm_end). */
 static int warm_build(struct lec__warm_pool *pool, struct warm *w,
+		      const struct lec__warm_request *wreq,
 		      const struct lec_runner_spec *cmd,
 		      lec_runner_output_cb out, lec_runner_cancel_cb cancel,
 		      void *payload, struct lec_runner_result *result,
@@ -607,21 +681,27 @@ static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 		: (struct lec_runner_limits)LEC_RUNNER_LIMITS_INIT;
 	char packet[WARM_PACKET_MAX];
 	struct watch s = { 0 };
-	int req = request_fd(cmd), pipefd[2] = { -1, -1 }, sent;
+	const char *dir = w->links ? wreq->build_dir : NULL;
+	int req = request_fd(cmd, dir), pipefd[2] = { -1, -1 }, sent;
+	int dirfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	ssize_t n;
 	long pid;
 
-	if (req < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+	if (req < 0 || (dir && dirfd < 0) || pipe2(pipefd, O_CLOEXEC) != 0) {
 		if (req >= 0)
 			close(req);
+		if (dirfd >= 0)
+			close(dirfd);
 		snprintf(reason, cap, "no request for the warm generator: %s",
 			 strerror(errno));
 		return LEC_EBUSY;
 	}
 	result->start_us = lec__now_us();
-	sent = send_run(w->ctl, req, pipefd[1]);
+	sent = send_run(w->ctl, req, pipefd[1], dirfd);
 	close(req);
 	close(pipefd[1]);
+	if (dirfd >= 0)
+		close(dirfd);
 	n = sent == 0 ? ctl_recv(w->ctl, packet, sizeof(packet),
 				 WARM_ANSWER_MS)
 		      : 0;
@@ -682,6 +762,7 @@ enum warm_way {
  * after starts a new one. */
 static enum warm_way pool_find(struct lec__warm_pool *pool,
 			       const struct lec__warm_request *req,
+			       const struct lec_runner_spec *cmd,
 			       struct warm **found, struct warm **gone,
 			       char *reason, size_t cap)
 {
@@ -703,7 +784,8 @@ static enum warm_way pool_find(struct lec__warm_pool *pool,
 	}
 	if (req->fresh) {
 		snprintf(reason, cap, "a fresh build was asked for");
-	} else if (!lec__cache_key_same(&w->key, req->key, reason, cap)) {
+	} else if (!lec__cache_key_same(&w->key, req->key, reason, cap) ||
+		   !same_mounts(w, cmd, req->build_dir, reason, cap)) {
 		/* the reason is the part that changed */
 	} else if (w->refused) {
 		snprintf(reason, cap, "%s", w->refused);
@@ -790,7 +872,7 @@ int lec__warm_run(struct lec__warm_pool *pool,
 	int rc;
 
 	pthread_mutex_lock(&pool->lock);
-	way = pool_find(pool, req, &w, &gone, reason, cap);
+	way = pool_find(pool, req, cmd, &w, &gone, reason, cap);
 	if (w)
 		w->busy = 1;
 	pthread_mutex_unlock(&pool->lock);
@@ -810,7 +892,7 @@ int lec__warm_run(struct lec__warm_pool *pool,
 			return LEC_EBUSY;
 		snprintf(reason, cap, "%s", why);
 	}
-	rc = warm_build(pool, w, cmd, out, cancel, payload, result, reason,
+	rc = warm_build(pool, w, req, cmd, out, cancel, payload, result, reason,
 			cap);
 	if (rc == LEC_EBUSY)
 		*reused = 0;

@@ -360,6 +360,7 @@ static void pipeline_free(struct lec_pipeline *pl)
 {
 	if (pl->lock_fd >= 0)
 		close(pl->lock_fd);
+	lec__warm_pool_free(pl->env.warm);
 	lec__build_env_dispose(&pl->env);
 	lec__free(pl);
 }
@@ -411,7 +412,8 @@ int lec_pipeline_start(struct lec_pipeline **out,
 	    (error = take_lock(pl)) < 0 ||
 	    (error = lec__build_env_find_python(&pl->env, NULL)) < 0 ||
 	    (error = lec__build_env_identify(&pl->env, config)) < 0 ||
-	    (error = recover(pl)) < 0)
+	    (error = recover(pl)) < 0 ||
+	    (error = lec__warm_pool_new(&pl->env.warm)) < 0)
 		goto fail;
 	pl->watch_debounce_ms = config->watch_debounce_ms
 					? config->watch_debounce_ms

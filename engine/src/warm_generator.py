@@ -8,13 +8,22 @@
 # children: it is read here for its literal `extensions` and `html_theme`,
 # never executed, and nothing found in the project's tree is imported.
 #
-# Run as: python -c SCRIPT TREE CONF SANDBOXED, with its control socket (a
-# SOCK_SEQPACKET) as descriptor 7. Messages, one a packet:
+# In the sandbox, each build has a directory of its own ($HOME, the
+# `python` of its PATH) that the parent's sandbox, made before it, lacks:
+# LINKS, the directory above it, is a tmpfs there, and the child links
+# the build's path to the directory's descriptor (/proc/PID/fd/N, which
+# resolves across mount namespaces), so every path the cold command sees
+# is there.
+#
+# Run as: python -c SCRIPT TREE CONF SANDBOXED LINKS, with its control
+# socket (a SOCK_SEQPACKET) as descriptor 7. Messages, one a packet:
 #   parent -> engine: "ready MODULES RSS_KB" | "fail REASON"
-#   engine -> parent: "run" with descriptors [request, output] (the
-#                     request: a memfd of NUL-ended fields: the working
+#   engine -> parent: "run" with descriptors [request, output, build
+#                     directory] (the request: a memfd of NUL-ended
+#                     fields: the working directory, the build's own
 #                     directory, the argument count, the arguments, then
-#                     the environment's entries)
+#                     the environment's entries; the directory only in
+#                     the sandbox)
 #   parent -> engine: "started PID" | "stale REASON", then "exit CODE"
 #   engine -> parent: "kill" while a child runs; the socket closed: exit.
 import os
@@ -29,6 +38,9 @@ PACKET_MAX = 4096
 FDS_MAX = 4
 # prctl(2)'s option: whether other processes of the user may trace one.
 PR_SET_DUMPABLE = 4
+# Where the child keeps the build directory's descriptor: above what a
+# build opens (the runner's limit on open files is 1024).
+HOME_FD = 900
 
 
 def configured(conf):
@@ -138,13 +150,23 @@ def read_request(fd):
             break
         data += chunk
     fields = data.split(b"\0")
-    cwd, argc = fields[0], int(fields[1])
-    argv = fields[2:2 + argc]
-    env = [e for e in fields[2 + argc:] if e]
-    return cwd, argv, env
+    cwd, home, argc = fields[0], fields[1], int(fields[2])
+    argv = fields[3:3 + argc]
+    env = [e for e in fields[3 + argc:] if e]
+    return cwd, home, argv, env
 
 
-def child(ctl, request_fd, out_fd, sandboxed):
+def link_home(home, dir_fd):
+    """The build's own directory at its path, through the descriptor; a
+    descriptor of the child's, above the ones a build opens."""
+    import fcntl
+
+    fd = fcntl.fcntl(dir_fd, fcntl.F_DUPFD_CLOEXEC, HOME_FD)
+    os.symlink("/proc/%d/fd/%d" % (os.getpid(), fd), home)
+    return fd
+
+
+def child(ctl, request_fd, out_fd, dir_fd, sandboxed):
     """Become the build: `python -m sphinx ARGS` as a fresh Python would
     run it, then exit with its status."""
     import atexit
@@ -162,10 +184,15 @@ def child(ctl, request_fd, out_fd, sandboxed):
             import ctypes
 
             ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-        cwd, argv, env = read_request(request_fd)
+        cwd, home, argv, env = read_request(request_fd)
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        keep = link_home(home, dir_fd) if dir_fd is not None else None
+        if keep is None:
+            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        else:
+            os.closerange(3, keep)
+            os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
         os.environb.clear()
         for entry in env:
             k, _, v = entry.partition(b"=")
@@ -207,10 +234,55 @@ def child(ctl, request_fd, out_fd, sandboxed):
     os._exit(code)
 
 
-def sweep():
+def mount_points():
+    """Every mount point of the sandbox and the directories above them:
+    what a sweep never removes (the build's mounts may lie below /tmp)."""
+    import re
+
+    keep = set()
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            path = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)),
+                          line.split()[4])
+            while path not in keep and path != "/":
+                keep.add(path)
+                path = os.path.dirname(path)
+    return keep
+
+
+def clear(top, keep, dev):
+    """What a build left in top, on top's own file system, but keep."""
+    import stat
+
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            st = os.lstat(e.path)
+        except OSError:
+            continue
+        if st.st_dev != dev:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            clear(e.path, keep, dev)
+            if e.path not in keep:
+                try:
+                    os.rmdir(e.path)
+                except OSError:
+                    pass
+        elif e.path not in keep:
+            try:
+                os.unlink(e.path)
+            except OSError:
+                pass
+
+
+def sweep(links, keep):
     """In the sandbox, what the cold build's namespace would have taken
-    with it: every other process, and the private /tmp and /dev/shm."""
-    import shutil
+    with it: every other process, what it wrote in the private /tmp and
+    /dev/shm, and the link to the build's own directory."""
     import signal
 
     me = os.getpid()
@@ -220,16 +292,8 @@ def sweep():
                 os.kill(int(name), signal.SIGKILL)
             except OSError:
                 pass
-    for top in ("/tmp", "/dev/shm"):
-        for name in os.listdir(top):
-            p = os.path.join(top, name)
-            if os.path.isdir(p) and not os.path.islink(p):
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                try:
-                    os.unlink(p)
-                except OSError:
-                    pass
+    for top in ("/tmp", "/dev/shm") + ((links,) if links else ()):
+        clear(top, keep, os.lstat(top).st_dev)
 
 
 def wait_child(ctl, pid):
@@ -272,14 +336,15 @@ def monotonic():
     return time.monotonic()
 
 
-def serve(ctl, sandboxed, seen):
+def serve(ctl, sandboxed, links, seen):
+    keep = mount_points() if sandboxed else None
     import socket
 
     while True:
         msg, fds, _, _ = socket.recv_fds(ctl, PACKET_MAX, FDS_MAX)
         if not msg:
             return
-        if msg != b"run" or len(fds) != 2:
+        if msg != b"run" or len(fds) != (3 if links else 2):
             for fd in fds:
                 os.close(fd)
             ctl.send(b"fail unknown request")
@@ -292,13 +357,14 @@ def serve(ctl, sandboxed, seen):
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
-            child(ctl, fds[0], fds[1], sandboxed)
+            child(ctl, fds[0], fds[1], fds[2] if links else None,
+                  sandboxed)
         for fd in fds:
             os.close(fd)
         ctl.send(b"started %d" % pid)
         code = wait_child(ctl, pid)
         if sandboxed:
-            sweep()
+            sweep(links, keep)
         ctl.send(b"exit %d" % (code if code >= 0 else 128 - code))
 
 
@@ -312,6 +378,7 @@ def start():
     import socket
 
     tree, conf, sandboxed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+    links = sys.argv[4] if sandboxed and sys.argv[4] else None
     ctl = socket.socket(fileno=CONTROL_FD)
     if sandboxed:
         import ctypes
@@ -329,7 +396,7 @@ def start():
     gc.collect()
     gc.freeze()
     ctl.send(b"ready %d %d" % (len(sys.modules), rss_kb()))
-    serve(ctl, sandboxed, seen)
+    serve(ctl, sandboxed, links, seen)
 
 
 start()
