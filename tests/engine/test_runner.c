@@ -506,6 +506,39 @@ TEST(only_the_mounts_are_visible)
 	capture_reset(&c);
 }
 
+/* A spec's tmpfs path is an empty, writable directory in the sandbox,
+ * whatever the host has there, and nothing written there reaches the
+ * host (a warm generator links each build's directory into one). */
+TEST(tmpfs_mounts_are_empty_and_private)
+{
+	char script[1024], over[160];
+	const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *tmpfs[2] = { over, NULL };
+	struct lec_runner_spec spec = spec_for(argv);
+	struct capture c = { 0 };
+	struct lec_runner_result res;
+
+	snprintf(over, sizeof(over), "%s/scratch", data_dir);
+	CHECK(mkdir(over, 0755) == 0);
+	lec_test_put(over, "host-file", "the host's\n");
+	spec.tmpfs = tmpfs;
+	snprintf(script, sizeof(script),
+		 "ls -A %s; echo x > %s/made && cat %s/made && "
+		 "df -k %s | tail -1 | awk '{print $2}'",
+		 over, over, over, over);
+	res = run(&spec, &c);
+	CHECK_INT(res.exit_code, 0);
+	/* Empty; writable; LEC_RUNNER_TMPFS_MOUNT_BYTES big. */
+	CHECK_STR(c.data, "x\n1024\n");
+	snprintf(script, sizeof(script), "%s/made", over);
+	CHECK(!file_exists(script));
+	capture_reset(&c);
+	/* A relative path is refused. */
+	tmpfs[0] = "scratch";
+	CHECK_ERR(lec_runner_run(&spec, collect, NULL, &c, &res), LEC_EINVALID);
+	capture_reset(&c);
+}
+
 TEST(process_and_tmp_limits)
 {
 	char script[512];
@@ -1176,6 +1209,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(stdin_is_empty_even_without_ours),
 	TEST_ENTRY(only_the_build_directory_is_writable),
 	TEST_ENTRY(only_the_mounts_are_visible),
+	TEST_ENTRY(tmpfs_mounts_are_empty_and_private),
 	TEST_ENTRY(process_and_tmp_limits),
 	TEST_ENTRY(disk_watchdog_stops_a_growing_build),
 	TEST_ENTRY(no_network_unless_asked),
