@@ -499,6 +499,11 @@ static int build_mkdocs_html(struct lec__job *job)
 			conf, strict ? " --strict" : "");
 	display = lec__buf_take(&b);
 	docs_dir = mkdocs_docs_dir(job, conf);
+	/* Said where a Sphinx build would have one. */
+	if (warm_wanted(job))
+		lec__job_cache_note(job, "generator", 0,
+				    "MkDocs has no warm generator: every "
+				    "build starts a new Python");
 	warnings_begin(job, &parser, LEC__WARN_MKDOCS, docs_dir, conf);
 	rc = display && outdir ? lec__job_run(job, display, argv,
 					      job->checkout, 0)

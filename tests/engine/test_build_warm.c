@@ -5,7 +5,8 @@
  * the warm generator served a build; a conf.py that kills its warm
  * parent spoils only its own next build, which runs cold with the
  * reason, and the one after warms up again; an extension of the
- * project's own tree is never imported by the parent.
+ * project's own tree is never imported by the parent; MkDocs says it
+ * has none.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -255,10 +256,34 @@ done:
 	lec_preview_free(p);
 }
 
+/* MkDocs has none, and the record says so. */
+TEST(mkdocs_says_it_has_no_warm_generator)
+{
+	char tree[PATH_MAX], cache[PATH_MAX];
+	struct lec_preview *p;
+
+	if (system("/usr/bin/python3 -c 'import mkdocs' 2>/dev/null") != 0) {
+		printf("  (skipped: no MkDocs)\n");
+		return;
+	}
+	pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
+	put(tree, "mkdocs.yml", "site_name: Plain\n");
+	put(tree, "docs/index.md", "# Plain\n\nText.\n");
+	if ((p = open_one(tree, cache, 0)) == NULL)
+		return;
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":false,\"reason\":"
+			    "\"MkDocs has no warm generator: every build "
+			    "starts a new Python\"}"));
+	lec_preview_free(p);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(warm_builds_equal_cold_ones),
 	TEST_ENTRY(a_damaged_parent_spoils_only_the_next_build),
 	TEST_ENTRY(the_trees_own_extension_is_imported_by_each_build),
+	TEST_ENTRY(mkdocs_says_it_has_no_warm_generator),
 };
 
 LEC_TEST_MAIN(tests)
