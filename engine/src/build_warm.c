@@ -94,6 +94,7 @@ struct warm {
 };
 
 struct lec__warm_pool {
+	char *record; /* LEC__WARM_RECORD's path, or NULL */
 	pthread_mutex_t lock;
 	pthread_cond_t ended; /* a generator's runner returned */
 	struct warm *items[WARM_MAX];
@@ -102,13 +103,16 @@ struct lec__warm_pool {
 
 /* The pool ----------------------------------------------------------------- */
 
-int lec__warm_pool_new(struct lec__warm_pool **out)
+int lec__warm_pool_new(struct lec__warm_pool **out, const char *record)
 {
 	struct lec__warm_pool *pool = lec__calloc(1, sizeof(*pool));
 
 	*out = NULL;
-	if (pool == NULL)
+	if (pool == NULL || (record && (pool->record = lec__strdup(record)) ==
+					       NULL)) {
+		lec__free(pool);
 		return lec__error_oom();
+	}
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->ended, NULL);
 	*out = pool;
@@ -161,6 +165,49 @@ static struct warm *pool_take(struct lec__warm_pool *pool, size_t i)
 	return w;
 }
 
+/* The generators running and their memory (lock held). */
+static void pool_count(const struct lec__warm_pool *pool, size_t *count,
+		       size_t *rss_kb)
+{
+	size_t i;
+
+	*count = *rss_kb = 0;
+	for (i = 0; i < pool->n; i++) {
+		const struct warm *w = pool->items[i];
+
+		if (w->ended || w->stop || w->refused)
+			continue;
+		(*count)++;
+		*rss_kb += w->rss_kb;
+	}
+}
+
+/* Bring the record up to date (lock held); it is a report, so a write
+ * that fails is not the build's failure. */
+static void pool_record(const struct lec__warm_pool *pool)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char line[64], *tmp;
+	size_t count, rss;
+	int fd;
+
+	if (pool->record == NULL)
+		return;
+	pool_count(pool, &count, &rss);
+	snprintf(line, sizeof(line), "%zu %zu\n", count, rss);
+	lec__buf_printf(&b, "%s.tmp", pool->record);
+	if ((tmp = lec__buf_take(&b)) == NULL)
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) ||
+		    rename(tmp, pool->record) != 0)
+			unlink(tmp);
+		close(fd);
+	}
+	lec__free(tmp);
+}
+
 void lec__warm_pool_stop(struct lec__warm_pool *pool, const char *who)
 {
 	struct warm *gone[WARM_MAX];
@@ -179,6 +226,7 @@ void lec__warm_pool_stop(struct lec__warm_pool *pool, const char *who)
 			i++;
 		}
 	}
+	pool_record(pool);
 	pthread_mutex_unlock(&pool->lock);
 	for (i = 0; i < n; i++)
 		warm_free(gone[i]);
@@ -189,6 +237,7 @@ void lec__warm_pool_free(struct lec__warm_pool *pool)
 	if (pool == NULL)
 		return;
 	lec__warm_pool_stop(pool, NULL);
+	lec__free(pool->record);
 	pthread_cond_destroy(&pool->ended);
 	pthread_mutex_destroy(&pool->lock);
 	lec__free(pool);
@@ -197,18 +246,11 @@ void lec__warm_pool_free(struct lec__warm_pool *pool)
 void lec__warm_pool_stats(struct lec__warm_pool *pool, size_t *count,
 			  size_t *rss_kb)
 {
-	size_t i;
-
 	*count = *rss_kb = 0;
 	if (pool == NULL)
 		return;
 	pthread_mutex_lock(&pool->lock);
-	for (i = 0; i < pool->n; i++) {
-		if (pool->items[i]->ended || pool->items[i]->refused)
-			continue;
-		(*count)++;
-		*rss_kb += pool->items[i]->rss_kb;
-	}
+	pool_count(pool, count, rss_kb);
 	pthread_mutex_unlock(&pool->lock);
 }
 
@@ -241,6 +283,7 @@ static int keeper_cancel(void *payload)
 			 "the last warm generator stopped after %d minutes "
 			 "without a build",
 			 LEC__WARM_IDLE_MS / 60000);
+		pool_record(k->pool);
 	}
 	stop = k->w->stop;
 	pthread_mutex_unlock(&k->pool->lock);
@@ -259,6 +302,7 @@ static void *keeper(void *arg)
 	pthread_mutex_lock(&k.pool->lock);
 	k.w->end = r;
 	k.w->ended = 1;
+	pool_record(k.pool);
 	pthread_cond_broadcast(&k.pool->ended);
 	pthread_mutex_unlock(&k.pool->lock);
 	return NULL;
@@ -640,6 +684,7 @@ static void warm_end(struct lec__warm_pool *pool, struct warm *w,
 	w->damaged = damaged;
 	snprintf(w->why, sizeof(w->why), "%s", why);
 	warm_signal_stop(w);
+	pool_record(pool);
 	pthread_mutex_unlock(&pool->lock);
 }
 
@@ -803,6 +848,7 @@ static enum warm_way pool_find(struct lec__warm_pool *pool,
 	}
 	warm_signal_stop(w);
 	*gone = pool_take(pool, i - 1);
+	pool_record(pool);
 	return way;
 }
 
@@ -856,6 +902,7 @@ static struct warm *pool_add(struct lec__warm_pool *pool,
 	}
 	pool->items[pool->n++] = w;
 	w->busy = w->refused == NULL;
+	pool_record(pool);
 	pthread_mutex_unlock(&pool->lock);
 	return w;
 }

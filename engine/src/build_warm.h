@@ -37,9 +37,15 @@ struct lec__warm_request {
 	int fresh; /* a fresh build: start a new one whatever runs */
 };
 
-/* LEC_OK or LEC_ENOMEM; free takes NULL and stops every warm generator,
- * waiting for them. */
-int lec__warm_pool_new(struct lec__warm_pool **out);
+/* The file a pool's record names (lectern status reads it): "<count>
+ * <KiB>\n", the warm generators running and their memory when they
+ * became ready. */
+#define LEC__WARM_RECORD "warm-generators"
+
+/* A pool; record: where it keeps LEC__WARM_RECORD's line up to date
+ * (NULL: nowhere). LEC_OK or LEC_ENOMEM; free takes NULL and stops every
+ * warm generator, waiting for them (the record then says none). */
+int lec__warm_pool_new(struct lec__warm_pool **out, const char *record);
 void lec__warm_pool_free(struct lec__warm_pool *pool);
 /* Stop who's warm generator (its caches were invalidated); NULL: all. */
 void lec__warm_pool_stop(struct lec__warm_pool *pool, const char *who);

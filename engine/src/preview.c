@@ -409,7 +409,7 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 	p->no_warnings = opts->version >= 2 && opts->no_warnings;
 	/* The tree's own warm generator, stopped with the handle. */
 	if (!(opts->version >= 3 && opts->cold) &&
-	    (error = lec__warm_pool_new(&p->env.warm)) < 0)
+	    (error = lec__warm_pool_new(&p->env.warm, NULL)) < 0)
 		goto done;
 	load_warnings(p);
 	*out = p;

@@ -69,6 +69,11 @@ int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 		       mib(caches.python));
 		printf("  mirrors:      %.1f MiB (repository mirrors)\n",
 		       mib(caches.repos));
+		/* What the running engine's pipeline last recorded. */
+		printf("warm generators: %llu (%.1f MiB; one per version "
+		       "being worked on)\n",
+		       (unsigned long long)caches.warm,
+		       mib(caches.warm_kib * 1024));
 	}
 	lec_user_list_dispose(&users);
 	return CLI_EXIT_OK;

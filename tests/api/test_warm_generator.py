@@ -6,7 +6,8 @@ history (test_incremental.py) is replayed on two projects of the same
 repository, one of each kind: every published file must be byte for byte
 the same, and the warm project's `cache` record says its generator was
 reused ("generator": {"reused": true}) from the second build on, while
-the cold one's says nothing of one. A conf.py that kills its warm parent
+the cold one's says nothing of one; `lectern status` reports the one
+warm generator's memory. A conf.py that kills its warm parent
 fails its own build, the next build of the version runs cold with the
 reason, and the one after it warms up again."""
 import fixtures
@@ -72,6 +73,12 @@ class WarmGeneratorTest(ServerTestCase):
             self.assertEqual(self.generator(kept), {"reused": True}, what)
             self.assertIsNone(self.generator(self.build(cold)), what)
             self.assertSameSite(warm, cold, what, ("Warm", "Cold"))
+        # Its warm generator (the cold project has none; the other test's
+        # version may have one too), its memory reported by `lectern
+        # status`.
+        status = self.server.lectern("status").stdout
+        self.assertRegex(status, r"warm generators: [12] \([1-9][0-9.]* MiB; one per "
+                                 r"version being worked on\)")
         again = self.build(warm, fresh=True)
         self.assertEqual(self.generator(again), {
             "reused": False, "reason": "a fresh build was asked for"})
