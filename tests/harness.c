@@ -4,6 +4,8 @@
  */
 #define _GNU_SOURCE
 #include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -87,6 +89,20 @@ int lec_test_main(int argc, char **argv, const struct lec_test *tests,
 {
 	atexit(remove_tmpdirs);
 	return lec_test_run(argc, argv, tests, count);
+}
+
+void lec_test_pathf(char *out, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, cap, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap) {
+		fprintf(stderr, "path too long\n");
+		exit(2);
+	}
 }
 
 void lec_test_put(const char *dir, const char *rel, const char *text)

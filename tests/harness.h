@@ -37,6 +37,10 @@ const char *lec_test_tmpdir(void);
  * the test when it cannot. */
 void lec_test_put(const char *dir, const char *rel, const char *text);
 
+/* snprintf into out, ending the test run when the path does not fit. */
+void lec_test_pathf(char *out, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Open a fresh store in a new temporary directory (fails the test run if it
  * cannot). */
 struct lec_store;

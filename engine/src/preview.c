@@ -625,15 +625,6 @@ static char **preview_env(const struct lec_preview *p)
 	return env;
 }
 
-static void free_env(char **env)
-{
-	size_t i;
-
-	for (i = 0; env && env[i]; i++)
-		lec__free(env[i]);
-	lec__free(env);
-}
-
 static enum lec_preview_generator public_generator(enum lec__generator g)
 {
 	switch (g) {
@@ -1077,7 +1068,7 @@ int lec_preview_build(struct lec_preview *p,
 	}
 done:
 	lec__job_sphinx_keep(&job, 0);
-	free_env(job.cmd_env);
+	lec__env_free(job.cmd_env);
 	lec_rtd_config_free(job.config);
 	lec__free(job.error);
 	lec__free(job.failure_message);

@@ -9,7 +9,6 @@
  * has none.
  */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,30 +18,16 @@
 #include "harness.h"
 #include "lectern/preview.h"
 
-static void pathf(char *out, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out, cap, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= cap) {
-		fprintf(stderr, "path too long\n");
-		exit(2);
-	}
-}
-
 /* Write dir/rel, making its directories. */
 static void put(const char *dir, const char *rel, const char *text)
 {
 	char path[PATH_MAX], cmd[PATH_MAX + 32];
 	char *slash;
 
-	pathf(path, sizeof(path), "%s/%s", dir, rel);
+	lec_test_pathf(path, sizeof(path), "%s/%s", dir, rel);
 	slash = strrchr(path, '/');
 	*slash = '\0';
-	pathf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	lec_test_pathf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
 	if (system(cmd) != 0)
 		exit(2);
 	lec_test_put(path, slash + 1, text);
@@ -77,7 +62,7 @@ static int same_output(const char *a, const char *b)
 {
 	char cmd[3 * PATH_MAX];
 
-	pathf(cmd, sizeof(cmd),
+	lec_test_pathf(cmd, sizeof(cmd),
 	      "diff -r -x searchindex.js '%s/build/html' '%s/build/html' && "
 	      "cmp -s '%s/build/html/searchindex.js' "
 	      "'%s/build/html/searchindex.js' || "
@@ -125,9 +110,9 @@ TEST(warm_builds_equal_cold_ones)
 
 	if (!has_sphinx())
 		return;
-	pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	pathf(warm_cache, sizeof(warm_cache), "%s/warm", lec_test_tmpdir());
-	pathf(cold_cache, sizeof(cold_cache), "%s/cold", lec_test_tmpdir());
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(warm_cache, sizeof(warm_cache), "%s/warm", lec_test_tmpdir());
+	lec_test_pathf(cold_cache, sizeof(cold_cache), "%s/cold", lec_test_tmpdir());
 	put(tree, "docs/conf.py",
 	    "project = 'Tiny'\n"
 	    "extensions = ['sphinx.ext.todo', 'sphinx.ext.autosectionlabel']\n"
@@ -176,8 +161,8 @@ TEST(a_damaged_parent_spoils_only_the_next_build)
 
 	if (!has_sphinx())
 		return;
-	pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
 	put(tree, "docs/conf.py", hostile_conf);
 	put(tree, "docs/index.rst", "Hostile\n=======\n\nText.\n");
 	if ((p = open_one(tree, cache, 0)) == NULL)
@@ -209,8 +194,8 @@ TEST(the_trees_own_extension_is_imported_by_each_build)
 
 	if (!has_sphinx())
 		return;
-	pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
 	put(tree, "docs/conf.py",
 	    "import os, sys\n"
 	    "sys.path.insert(0, os.path.abspath('.'))\n"
@@ -232,13 +217,13 @@ TEST(the_trees_own_extension_is_imported_by_each_build)
 	put(tree, "docs/index.rst", "Local\n=====\n\nText, edited.\n");
 	CHECK_OK(lec_preview_build(p, NULL, NULL));
 	CHECK(cache_says(p, "\"generator\":{\"reused\":true}"));
-	pathf(page, sizeof(page), "%s/build/html", cache);
+	lec_test_pathf(page, sizeof(page), "%s/build/html", cache);
 	{
 		char path[PATH_MAX];
 		FILE *f;
 		long n;
 
-		pathf(path, sizeof(path), "%s/index.html", page);
+		lec_test_pathf(path, sizeof(path), "%s/index.html", page);
 		f = fopen(path, "r");
 		CHECK(f != NULL);
 		if (f == NULL)
@@ -266,8 +251,8 @@ TEST(mkdocs_says_it_has_no_warm_generator)
 		printf("  (skipped: no MkDocs)\n");
 		return;
 	}
-	pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
 	put(tree, "mkdocs.yml", "site_name: Plain\n");
 	put(tree, "docs/index.md", "# Plain\n\nText.\n");
 	if ((p = open_one(tree, cache, 0)) == NULL)
