@@ -1,17 +1,19 @@
 /*
- * Warm generators (build_warm.h). Each is a Python (warm_generator.py,
- * embedded) run by the runner on a thread of its own, in the sandbox the
- * version's Sphinx command gets, for as long as it lives: the runner's
- * limits, watched directories and kill-everything-at-the-end hold for it
- * and for every build it forks. The engine talks to it over a socket
- * pair (the runner's passed descriptor): per build, a memfd holding the
- * command's working directory, arguments and environment and the write
- * end of a pipe the child's output comes back on, which this file reads
- * with the time limit, the output cap and cancellation the runner would
- * apply. A build that goes wrong before the child starts (no answer, a
- * module file changed, the parent gone) runs cold instead, with the
- * reason; whatever a build did to its parent can spoil only the next
- * build of the same version, which then runs cold.
+ * Warm generators (build_warm.h): a Python per version being worked on
+ * that has imported Sphinx and forks each build. Each is
+ * warm_generator.py (embedded) run by the runner on a thread of its own,
+ * in the sandbox the version's Sphinx command gets, for as long as it
+ * lives: the runner's limits, watched directories and
+ * kill-everything-at-the-end hold for it and for every build it forks.
+ * The engine talks to it over a socket pair (the runner's passed
+ * descriptor): per build, a memfd holding the command's working
+ * directory, arguments and environment and the write end of a pipe the
+ * child's output comes back on, which this file reads with the time
+ * limit, the output cap and cancellation the runner would apply. A build
+ * that goes wrong before the child starts (no answer, a module file
+ * changed, the parent gone) runs cold instead, with the reason; whatever
+ * a build did to its parent can spoil only the next build of the same
+ * version, which then runs cold.
  *
  * A generator stops after LEC__WARM_IDLE_MS without a build, when its key
  * changes or a fresh build is asked for, when its version's caches are

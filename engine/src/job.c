@@ -359,6 +359,17 @@ int lec__job_runner(struct lec__job *job, const struct lec_runner_spec *spec,
 	return lec_runner_run(spec, out, cancel, payload, result);
 }
 
+/* Whether the cache called name is noted already. */
+static int noted(const struct lec__job *job, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < job->ncache; i++)
+		if (strcmp(job->cache[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
 /* The command through the version's warm generator, noted as the
  * "generator" cache; LEC_EBUSY: it runs cold (the reason noted), as it
  * always does under a step harness or without warm generators. */
@@ -378,8 +389,11 @@ static int run_warm(struct lec__job *job, const struct lec__job_sandbox *sb,
 	}
 	rc = lec__warm_run(job->env->warm, sb->warm, spec, run_output,
 			   run_cancel, rs, r, &reused, reason, sizeof(reason));
-	lec__job_cache_note(job, "generator", reused, reused ? NULL : "%s",
-			    reason);
+	/* The build's first Sphinx run says it (a preview may run it again
+	 * to rewrite every page, through the generator it started). */
+	if (!noted(job, "generator"))
+		lec__job_cache_note(job, "generator", reused,
+				    reused ? NULL : "%s", reason);
 	return rc;
 }
 
