@@ -1,8 +1,8 @@
 /*
  * Tests of the warm Sphinx generator (build_warm.c) through the writers'
  * preview, which keeps one per tree: a replay of edits built warm and
- * cold gives the same pages byte for byte, and the cache notes say when
- * the warm generator served a build; a conf.py that kills its warm
+ * cold gives the same pages byte for byte, the cache notes say when the
+ * warm generator served a build, and it is gone with the preview; a conf.py that kills its warm
  * parent spoils only its own next build, which runs cold with the
  * reason, and the one after warms up again; an extension of the
  * project's own tree is never imported by the parent; MkDocs says it
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +85,39 @@ static int cache_says(struct lec_preview *p, const char *text)
 	return 0;
 }
 
+/* How many processes are a warm generator of tree: their command line
+ * names the script ("warm Sphinx generator") and the tree. */
+static int warm_processes(const char *tree)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int count = 0;
+
+	while (proc && (de = readdir(proc)) != NULL) {
+		char path[300];
+		static char line[65536];
+		ssize_t n, i;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, line, sizeof(line) - 1);
+		close(fd);
+		for (i = 0; i < n; i++)
+			if (line[i] == '\0')
+				line[i] = ' ';
+		line[n > 0 ? n : 0] = '\0';
+		if (strstr(line, "warm Sphinx generator") && strstr(line, tree))
+			count++;
+	}
+	if (proc)
+		closedir(proc);
+	return count;
+}
+
 /* The replay: each step changes the tree as a commit would. */
 struct step {
 	const char *rel, *text; /* text NULL: remove rel */
@@ -138,7 +173,10 @@ TEST(warm_builds_equal_cold_ones)
 		if (!same_output(warm_cache, cold_cache))
 			FAIL_AT("step %zu: the warm build's pages differ", i);
 	}
+	/* One warm generator, the warm preview's; none once it stops. */
+	CHECK_INT(warm_processes(tree), 1);
 	lec_preview_free(warm);
+	CHECK_INT(warm_processes(tree), 0);
 	lec_preview_free(cold);
 }
 
