@@ -316,11 +316,12 @@ def wait_child(ctl, pid):
             os.killpg(pid, signal.SIGKILL)
             kill_at = float("inf")
         if ctl.fileno() in ready and kill_at is None:
-            msg = ctl.recv(PACKET_MAX)
+            # "kill", or the engine gone: stop the child, then wait for
+            # it alone.
+            ctl.recv(PACKET_MAX)
             os.killpg(pid, signal.SIGTERM)
             kill_at = monotonic() + KILL_GRACE_S
-            if not msg:
-                poller.unregister(ctl.fileno())
+            poller.unregister(ctl.fileno())
     os.close(pidfd)
     _, status = os.waitpid(pid, 0)
     try:

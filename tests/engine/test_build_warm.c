@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -279,6 +280,46 @@ done:
 	lec_preview_free(p);
 }
 
+static int asked;
+
+/* Stop the build once asked a few times (the runner's poll). */
+static int cancel_soon(void *payload)
+{
+	(void)payload;
+	return ++asked > 3;
+}
+
+/* A build stopped while it runs through the warm generator ends at once
+ * (its child is killed, not waited for), and the generator serves the
+ * next one. */
+TEST(a_stopped_build_ends_and_the_generator_stays)
+{
+	struct lec_preview_callbacks cb = { NULL, NULL, cancel_soon, NULL };
+	char tree[PATH_MAX], cache[PATH_MAX];
+	struct lec_preview *p;
+	time_t start;
+
+	if (!has_sphinx())
+		return;
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
+	put(tree, "docs/conf.py", "project = 'Slow'\n");
+	put(tree, "docs/index.rst", "Slow\n====\n\nText.\n");
+	if ((p = open_one(tree, cache, 0)) == NULL)
+		return;
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	put(tree, "docs/conf.py", "import time\nproject = 'Slow'\n"
+				  "time.sleep(60)\n");
+	start = time(NULL);
+	CHECK_ERR(lec_preview_build(p, &cb, NULL), LEC_ERROR);
+	CHECK(time(NULL) - start < 20);
+	CHECK(cache_says(p, "\"generator\":{\"reused\":true}"));
+	put(tree, "docs/conf.py", "project = 'Slow'\n");
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":true}"));
+	lec_preview_free(p);
+}
+
 /* MkDocs has none, and the record says so. */
 TEST(mkdocs_says_it_has_no_warm_generator)
 {
@@ -306,6 +347,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(warm_builds_equal_cold_ones),
 	TEST_ENTRY(a_damaged_parent_spoils_only_the_next_build),
 	TEST_ENTRY(the_trees_own_extension_is_imported_by_each_build),
+	TEST_ENTRY(a_stopped_build_ends_and_the_generator_stays),
 	TEST_ENTRY(mkdocs_says_it_has_no_warm_generator),
 };
 
