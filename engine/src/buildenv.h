@@ -24,6 +24,7 @@
 struct lec__build_env {
 	char *data_dir;
 	char *docs_domain;       /* what canonical URLs name */
+	char *external_domain;   /* where pull requests' previews are */
 	char *production_domain; /* the API's host[:port] */
 	struct lec_runner_limits limits;
 	int offline;                   /* no network, even to install */

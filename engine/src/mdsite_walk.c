@@ -54,6 +54,11 @@ static int has_html_suffix(const char *name)
 	       (n > 4 && strcasecmp(name + n - 4, ".htm") == 0);
 }
 
+/* HTML files left out that are named one warning each; the rest are one
+ * more warning's count. A tree of built HTML (a site's output) would
+ * otherwise fill a log with a line per page. */
+#define HTML_SKIPPED_NAMED 3
+
 /* Whether the walk leaves out a directory of this name. */
 static int skipped_dir(const char *name, int top)
 {
@@ -250,8 +255,8 @@ static int read_entries(struct lec_mdsite__site *s, const char *rel, int top,
 		keep = classify(s, dirfd(dir), path, &e, top);
 		lec__free(path);
 		if (keep > 0 &&
-		    (error = lec_mdsite__grow((void **)&items, &cap, n,
-					      sizeof(*items))) == LEC_OK) {
+		    (error = lec__grow((void **)&items, &cap, n,
+					      sizeof(*items), 16)) == LEC_OK) {
 			items[n++] = e;
 			continue;
 		}
@@ -285,8 +290,8 @@ int lec_mdsite__nav_push(struct lec_mdsite__site *s,
 			 enum lec_mdsite__nav_kind kind, size_t page,
 			 char *label)
 {
-	int error = lec_mdsite__grow((void **)&s->nav, &s->nav_cap, s->nnav,
-				     sizeof(*s->nav));
+	int error = lec__grow((void **)&s->nav, &s->nav_cap, s->nnav,
+				     sizeof(*s->nav), 16);
 
 	if (error < 0) {
 		lec__free(label);
@@ -334,8 +339,8 @@ static int add_page(struct lec_mdsite__site *s, const char *rel,
 	int error;
 
 	*added = 0;
-	if ((error = lec_mdsite__grow((void **)&s->pages, &s->pages_cap,
-				      s->npages, sizeof(*s->pages))) < 0)
+	if ((error = lec__grow((void **)&s->pages, &s->pages_cap,
+				      s->npages, sizeof(*s->pages), 16)) < 0)
 		return error;
 	p = &s->pages[s->npages];
 	memset(p, 0, sizeof(*p));
@@ -394,8 +399,8 @@ static int add_asset(struct lec_mdsite__site *s, const char *rel,
 	struct lec_mdsite__asset *a;
 	int error;
 
-	if ((error = lec_mdsite__grow((void **)&s->assets, &s->assets_cap,
-				      s->nassets, sizeof(*s->assets))) < 0)
+	if ((error = lec__grow((void **)&s->assets, &s->assets_cap,
+				      s->nassets, sizeof(*s->assets), 16)) < 0)
 		return error;
 	a = &s->assets[s->nassets];
 	a->src_rel = join(rel, e->name);
@@ -432,10 +437,12 @@ static int walk_entries(struct lec_mdsite__site *s, const char *rel,
 			continue;
 		if (items[i].kind == ENTRY_ASSET &&
 		    has_html_suffix(items[i].name)) {
-			lec_mdsite__warn(s, "skipping %s%s%s: HTML files are "
-					 "not published (the site's pages are "
-					 "made from Markdown)", rel,
-					 *rel ? "/" : "", items[i].name);
+			if (++s->stats->html_skipped <= HTML_SKIPPED_NAMED)
+				lec_mdsite__warn(s, "skipping %s%s%s: HTML "
+						 "files are not published (the "
+						 "site's pages are made from "
+						 "Markdown)", rel,
+						 *rel ? "/" : "", items[i].name);
 			continue;
 		}
 		if (items[i].kind == ENTRY_ASSET) {
@@ -513,5 +520,11 @@ done:
 
 int lec_mdsite__walk(struct lec_mdsite__site *s)
 {
-	return walk_dir(s, "", 0);
+	int error = walk_dir(s, "", 0);
+
+	if (error == LEC_OK && s->stats->html_skipped > HTML_SKIPPED_NAMED)
+		lec_mdsite__warn(s, "%zu more HTML files were left out, as "
+				 "the ones above",
+				 s->stats->html_skipped - HTML_SKIPPED_NAMED);
+	return error;
 }

@@ -35,6 +35,11 @@ const char *lec_pipeline_python(const struct lec_pipeline *pl)
 	return pl->env.python_about;
 }
 
+unsigned lec_pipeline_workers(const struct lec_pipeline *pl)
+{
+	return pl->nthreads;
+}
+
 /* The warm generators' record (build_warm.h), as the running pipeline
  * keeps it; none without one. */
 static void warm_usage(const char *data_dir, struct lec_pipeline_usage *out)

@@ -89,6 +89,40 @@ static void self_url(struct srv_request *req, const struct lec_notification *n,
 	}
 }
 
+/* Lectern's extension: what a notification is about, so that a client
+ * names it and opens it without knowing ids: "project" (the slug, for a
+ * build's and a project's notifications; else null) and "build" ({"id",
+ * "version", "_links": {"_self"}}: a build's own, or the one a project's
+ * names; else null). */
+static void add_about(struct srv_request *req,
+		      const struct lec_notification *n, cJSON *o)
+{
+	int of_project = n->target == LEC_NOTIFICATION_BUILD ||
+			 n->target == LEC_NOTIFICATION_PROJECT;
+	char url[SRV_MAX_HOST + 512];
+	cJSON *b, *links;
+
+	if (of_project && n->attached_slug)
+		cJSON_AddStringToObject(o, "project", n->attached_slug);
+	else
+		cJSON_AddNullToObject(o, "project");
+	if (!of_project || n->attached_slug == NULL || n->build_id <= 0 ||
+	    (b = cJSON_AddObjectToObject(o, "build")) == NULL) {
+		cJSON_AddNullToObject(o, "build");
+		return;
+	}
+	cJSON_AddNumberToObject(b, "id", (double)n->build_id);
+	if (n->build_version)
+		cJSON_AddStringToObject(b, "version", n->build_version);
+	else
+		cJSON_AddNullToObject(b, "version");
+	links = cJSON_AddObjectToObject(b, "_links");
+	snprintf(url, sizeof(url), "%s/api/v3/projects/%s/builds/%lld/",
+		 srv_request_origin(req), n->attached_slug,
+		 (long long)n->build_id);
+	cJSON_AddStringToObject(links, "_self", url);
+}
+
 static cJSON *notification_object(struct srv_request *req,
 				  const struct lec_notification *n)
 {
@@ -112,6 +146,7 @@ static cJSON *notification_object(struct srv_request *req,
 	cJSON_AddBoolToObject(o, "news", n->news);
 	cJSON_AddStringToObject(o, "state",
 				lec_notification_state_code(n->state));
+	add_about(req, n, o);
 	return o;
 }
 
@@ -342,62 +377,24 @@ done:
 	return res->status;
 }
 
-int srv_v3_notifications_list(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_FEED);
-}
+/* Each scope's list and detail handler. */
+#define SCOPE_HANDLERS(list, detail, kind)                                 \
+	int list(struct srv_request *req, struct srv_response *res)        \
+	{                                                                  \
+		return respond_list(req, res, kind);                       \
+	}                                                                  \
+	int detail(struct srv_request *req, struct srv_response *res)      \
+	{                                                                  \
+		return respond_detail(req, res, kind);                     \
+	}
 
-int srv_v3_notification_detail(struct srv_request *req,
-			       struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_FEED);
-}
-
-int srv_v3_project_notifications_list(struct srv_request *req,
-				      struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_PROJECT);
-}
-
-int srv_v3_project_notification_detail(struct srv_request *req,
-				       struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_PROJECT);
-}
-
-int srv_v3_build_notifications_list(struct srv_request *req,
-				    struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_BUILD);
-}
-
-int srv_v3_build_notification_detail(struct srv_request *req,
-				     struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_BUILD);
-}
-
-int srv_v3_org_notifications_list(struct srv_request *req,
-				  struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_ORG);
-}
-
-int srv_v3_org_notification_detail(struct srv_request *req,
-				   struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_ORG);
-}
-
-int srv_v3_user_notifications_list(struct srv_request *req,
-				   struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_USER);
-}
-
-int srv_v3_user_notification_detail(struct srv_request *req,
-				    struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_USER);
-}
+SCOPE_HANDLERS(srv_v3_notifications_list, srv_v3_notification_detail,
+	       SCOPE_FEED)
+SCOPE_HANDLERS(srv_v3_project_notifications_list,
+	       srv_v3_project_notification_detail, SCOPE_PROJECT)
+SCOPE_HANDLERS(srv_v3_build_notifications_list,
+	       srv_v3_build_notification_detail, SCOPE_BUILD)
+SCOPE_HANDLERS(srv_v3_org_notifications_list,
+	       srv_v3_org_notification_detail, SCOPE_ORG)
+SCOPE_HANDLERS(srv_v3_user_notifications_list,
+	       srv_v3_user_notification_detail, SCOPE_USER)

@@ -84,6 +84,9 @@ struct lec_pipeline_config {
 	 * diffs (diff.h), the one served included; 0:
 	 * LEC_DIFF_KEEP_BUILDS_DEFAULT, 1: only the served one. */
 	unsigned keep_builds;
+	/* Where pull requests' previews are served (their commit statuses
+	 * link there); NULL: "external.localhost". */
+	const char *external_domain;
 };
 /* The helper's subcommand (src/cli/repo_helper.c). */
 #define LEC_PIPELINE_HELPER_WORD "__repo"
@@ -114,6 +117,9 @@ void lec_pipeline_stop(struct lec_pipeline *pipeline);
  * when none was found. Valid while the pipeline runs.
  */
 const char *lec_pipeline_python(const struct lec_pipeline *pipeline);
+
+/** The build workers the pipeline runs (an instance's status). */
+unsigned lec_pipeline_workers(const struct lec_pipeline *pipeline);
 
 /* What the kept work of builds takes on disk (symbolic links not
  * followed), and the running pipeline's warm generators (one a version
