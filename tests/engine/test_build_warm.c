@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +55,20 @@ static struct lec_preview *open_one(const char *tree, const char *cache,
 	return p;
 }
 
+/* A tree of two files (each a path and its text) and a cache beside it
+ * in a fresh directory (tree and cache PATH_MAX bytes), and the tree's
+ * warm preview. */
+static struct lec_preview *warm_tree(char *tree, char *cache,
+				     const char *rel1, const char *text1,
+				     const char *rel2, const char *text2)
+{
+	lec_test_pathf(tree, PATH_MAX, "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(cache, PATH_MAX, "%s/cache", lec_test_tmpdir());
+	put(tree, rel1, text1);
+	put(tree, rel2, text2);
+	return open_one(tree, cache, 0);
+}
+
 /* Whether the two caches' generator outputs (build/html) hold the same
  * files with the same bytes. The search index is compared as sorted
  * text: its key order follows Python's string hashing, which differs
@@ -90,33 +102,7 @@ static int cache_says(struct lec_preview *p, const char *text)
  * names the script ("warm Sphinx generator") and the tree. */
 static int warm_processes(const char *tree)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
-	int count = 0;
-
-	while (proc && (de = readdir(proc)) != NULL) {
-		char path[300];
-		static char line[65536];
-		ssize_t n, i;
-		int fd;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, line, sizeof(line) - 1);
-		close(fd);
-		for (i = 0; i < n; i++)
-			if (line[i] == '\0')
-				line[i] = ' ';
-		line[n > 0 ? n : 0] = '\0';
-		if (strstr(line, "warm Sphinx generator") && strstr(line, tree))
-			count++;
-	}
-	if (proc)
-		closedir(proc);
-	return count;
+	return lec_test_processes("warm Sphinx generator", tree);
 }
 
 /* The replay: each step changes the tree as a commit would. */
@@ -200,11 +186,8 @@ TEST(a_damaged_parent_spoils_only_the_next_build)
 
 	if (!has_sphinx())
 		return;
-	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
-	put(tree, "docs/conf.py", hostile_conf);
-	put(tree, "docs/index.rst", "Hostile\n=======\n\nText.\n");
-	if ((p = open_one(tree, cache, 0)) == NULL)
+	if ((p = warm_tree(tree, cache, "docs/conf.py", hostile_conf, "docs/index.rst",
+			   "Hostile\n=======\n\nText.\n")) == NULL)
 		return;
 	/* The build that killed it fails: its parent cannot report it. */
 	CHECK_ERR(lec_preview_build(p, NULL, NULL), LEC_ERROR);
@@ -301,11 +284,8 @@ TEST(a_stopped_build_ends_and_the_generator_stays)
 
 	if (!has_sphinx())
 		return;
-	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
-	put(tree, "docs/conf.py", "project = 'Slow'\n");
-	put(tree, "docs/index.rst", "Slow\n====\n\nText.\n");
-	if ((p = open_one(tree, cache, 0)) == NULL)
+	if ((p = warm_tree(tree, cache, "docs/conf.py", "project = 'Slow'\n", "docs/index.rst",
+			   "Slow\n====\n\nText.\n")) == NULL)
 		return;
 	CHECK_OK(lec_preview_build(p, NULL, NULL));
 	put(tree, "docs/conf.py", "import time\nproject = 'Slow'\n"
@@ -330,11 +310,8 @@ TEST(mkdocs_says_it_has_no_warm_generator)
 		printf("  (skipped: no MkDocs)\n");
 		return;
 	}
-	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
-	put(tree, "mkdocs.yml", "site_name: Plain\n");
-	put(tree, "docs/index.md", "# Plain\n\nText.\n");
-	if ((p = open_one(tree, cache, 0)) == NULL)
+	if ((p = warm_tree(tree, cache, "mkdocs.yml", "site_name: Plain\n", "docs/index.md",
+			   "# Plain\n\nText.\n")) == NULL)
 		return;
 	CHECK_OK(lec_preview_build(p, NULL, NULL));
 	CHECK(cache_says(p, "\"generator\":{\"reused\":false,\"reason\":"

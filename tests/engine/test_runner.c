@@ -167,40 +167,6 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Processes whose command line contains marker (arguments joined by ' '). */
-static int count_processes(const char *marker)
-{
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
-	int count = 0;
-
-	if (proc == NULL)
-		return -1;
-	while ((de = readdir(proc)) != NULL) {
-		char path[300], line[4096];
-		ssize_t n, i;
-		int fd;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, line, sizeof(line) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		for (i = 0; i < n; i++)
-			if (line[i] == '\0')
-				line[i] = ' ';
-		line[n] = '\0';
-		if (strstr(line, marker))
-			count++;
-	}
-	closedir(proc);
-	return count;
-}
-
 /* A sleep argument unique to this test run and call: "1000.<pid><n>". */
 static const char *marker_sleep(void)
 {
@@ -796,7 +762,7 @@ TEST(sigkill_after_the_grace_period)
 	CHECK_INT(res.exit_code, 128 + 9);
 	CHECK(took >= 1.0 + LEC_RUNNER_KILL_GRACE_MS / 1000.0 - 0.1);
 	CHECK(took < 1.0 + LEC_RUNNER_KILL_GRACE_MS / 1000.0 + 5.0);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 	capture_reset(&c);
 }
 
@@ -908,7 +874,7 @@ TEST(no_process_survives)
 	spec.limits = &limits;
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_TIMED_OUT);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 
 	/* Cancelled. */
 	marker = marker_sleep();
@@ -917,7 +883,7 @@ TEST(no_process_survives)
 	c.cancel_at_s = now_s() + 0.3;
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_CANCELLED);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 	c.cancel_at_s = 0;
 
 	/* Exited normally, leaving a daemon behind. */
@@ -927,7 +893,7 @@ TEST(no_process_survives)
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_EXITED);
 	CHECK_INT(res.exit_code, 0);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 
 	/* Unsandboxed, its process group is killed (SIGKILL is sent before
 	 * the runner returns; the kernel may take a moment). */
@@ -937,9 +903,9 @@ TEST(no_process_survives)
 	spec.unsandboxed = 1;
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_EXITED);
-	for (i = 0; i < 100 && count_processes(marker) != 0; i++)
+	for (i = 0; i < 100 && lec_test_processes(marker, NULL) != 0; i++)
 		usleep(10000);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 	capture_reset(&c);
 }
 
@@ -964,7 +930,7 @@ TEST(cancel_during_start_leaves_nothing)
 		c.cancel_at_s = now_s() + (i % 5) * 0.01;
 		res = run(&spec, &c);
 		CHECK_INT(res.end, LEC_RUNNER_CANCELLED);
-		left = count_processes(marker);
+		left = lec_test_processes(marker, NULL);
 		capture_reset(&c);
 	}
 	CHECK_INT(left, 0);
