@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "build_warm.h"
 #include "build_warnings.h"
 #include "buildenv.h"
 #include "files.h"
@@ -170,6 +171,10 @@ struct lec__job_sandbox {
 	/* Non-NULL: said after the cause when the command fails the build
 	 * (what was available, and how to give more). */
 	const char *hint;
+	/* Non-NULL: run the command through the version's warm generator
+	 * (build_warm.h) when the environment keeps them, noting whether it
+	 * was reused as the "generator" cache; cold when none can. */
+	const struct lec__warm_request *warm;
 	/* Non-NULL: the output goes here instead of the log (the fetch
 	 * helper's progress protocol); return non-zero to stop. */
 	int (*output)(void *payload, const char *data, size_t len);
@@ -289,6 +294,11 @@ void lec__cache_key_file(struct lec__cache_key *key, const char *dir,
  * 7.2.6", "no earlier build to reuse"). */
 int lec__cache_key_check(const struct lec__cache_key *key, const char *path,
 			 char *reason, size_t cap);
+/* Whether now equals was: 1, or 0 with the first part that differs as
+ * the reason, as lec__cache_key_check words it. */
+int lec__cache_key_same(const struct lec__cache_key *was,
+			const struct lec__cache_key *now, char *reason,
+			size_t cap);
 /* Save key at path (atomically), or forget the one there. */
 int lec__cache_key_save(const struct lec__cache_key *key, const char *path);
 void lec__cache_key_forget(const char *path);

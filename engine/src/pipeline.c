@@ -40,6 +40,24 @@ unsigned lec_pipeline_workers(const struct lec_pipeline *pl)
 	return pl->nthreads;
 }
 
+/* The warm generators' record (build_warm.h), as the running pipeline
+ * keeps it; none without one. */
+static void warm_usage(const char *data_dir, struct lec_pipeline_usage *out)
+{
+	char *text = NULL;
+	size_t len;
+	unsigned long long count, kib;
+
+	out->warm = out->warm_kib = 0;
+	if (lec__read_in(data_dir, LEC__WARM_RECORD, 64, &text, &len) == LEC_OK &&
+	    sscanf(text, "%llu %llu", &count, &kib) == 2) {
+		out->warm = count;
+		out->warm_kib = kib;
+	}
+	lec_error_clear();
+	lec__free(text);
+}
+
 int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 {
 	static const char *const dirs[] = { "checkouts", "python", "repos" };
@@ -53,6 +71,7 @@ int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 	fields[0] = &out->trees;
 	fields[1] = &out->python;
 	fields[2] = &out->repos;
+	warm_usage(data_dir, out);
 	for (i = 0; i < 3; i++) {
 		char *path = lec__path_join(data_dir, dirs[i]);
 
@@ -365,6 +384,7 @@ static void pipeline_free(struct lec_pipeline *pl)
 {
 	if (pl->lock_fd >= 0)
 		close(pl->lock_fd);
+	lec__warm_pool_free(pl->env.warm);
 	lec__build_env_dispose(&pl->env);
 	lec__free(pl);
 }
@@ -395,6 +415,18 @@ static int recover(struct lec_pipeline *pl)
 	return error;
 }
 
+/* The warm generators of the versions being worked on, with their record
+ * in the data directory for `lectern status`. */
+static int warm_pool(struct lec_pipeline *pl)
+{
+	char *record = lec__path_join(pl->env.data_dir, LEC__WARM_RECORD);
+	int error = record ? lec__warm_pool_new(&pl->env.warm, record)
+			   : lec__error_oom();
+
+	lec__free(record);
+	return error;
+}
+
 int lec_pipeline_start(struct lec_pipeline **out,
 		       const struct lec_pipeline_config *config)
 {
@@ -416,7 +448,7 @@ int lec_pipeline_start(struct lec_pipeline **out,
 	    (error = take_lock(pl)) < 0 ||
 	    (error = lec__build_env_find_python(&pl->env, NULL)) < 0 ||
 	    (error = lec__build_env_identify(&pl->env, config)) < 0 ||
-	    (error = recover(pl)) < 0)
+	    (error = recover(pl)) < 0 || (error = warm_pool(pl)) < 0)
 		goto fail;
 	pl->watch_debounce_ms = config->watch_debounce_ms
 					? config->watch_debounce_ms

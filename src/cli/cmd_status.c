@@ -219,6 +219,11 @@ static void print_disk(struct cli_ctx *ctx)
 		       mib(caches.python));
 		printf("  mirrors:      %.1f MiB (repository mirrors)\n",
 		       mib(caches.repos));
+		/* What the running engine's pipeline last recorded. */
+		printf("warm generators: %llu (%.1f MiB; one per version "
+		       "being worked on)\n",
+		       (unsigned long long)caches.warm,
+		       mib(caches.warm_kib * 1024));
 	}
 }
 
@@ -263,6 +268,10 @@ static cJSON *local_json(struct cli_ctx *ctx)
 		cJSON_AddNumberToObject(c, "trees", (double)caches.trees);
 		cJSON_AddNumberToObject(c, "python", (double)caches.python);
 		cJSON_AddNumberToObject(c, "mirrors", (double)caches.repos);
+		c = cJSON_AddObjectToObject(o, "warm_generators");
+		cJSON_AddNumberToObject(c, "count", (double)caches.warm);
+		cJSON_AddNumberToObject(c, "bytes",
+					(double)caches.warm_kib * 1024);
 	}
 	return o;
 }

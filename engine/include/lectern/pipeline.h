@@ -122,11 +122,15 @@ const char *lec_pipeline_python(const struct lec_pipeline *pipeline);
 unsigned lec_pipeline_workers(const struct lec_pipeline *pipeline);
 
 /* What the kept work of builds takes on disk (symbolic links not
- * followed), for `lectern status`. */
+ * followed), and the running pipeline's warm generators (one a version
+ * being worked on: a Python that has imported Sphinx), for `lectern
+ * status`. */
 struct lec_pipeline_usage {
 	uint64_t trees;   /* versions' kept trees and generator state */
 	uint64_t python;  /* projects' virtualenvs, wheels and pip caches */
 	uint64_t repos;   /* the repositories' repo caches */
+	uint64_t warm;     /* warm generators running */
+	uint64_t warm_kib; /* their memory when they became ready */
 };
 
 /**
