@@ -13,7 +13,8 @@ BUILD_PKGS="build-essential cmake pkg-config git
  libmicrohttpd-dev libxml2-dev libmd4c-dev libmd4c-html0-dev libyaml-dev libunistring-dev libssl-dev
  zlib1g-dev"
 # Run time: the build sandbox (bubblewrap), the documentation generators a
-# project may use, and venv + pip to install a project's own Python
+# project may use (Sphinx with MyST, the Markdown parser many projects'
+# pages need), and venv + pip to install a project's own Python
 # dependencies per project (setuptools and wheel build sdists without an index).
 # PDF downloads of Sphinx projects (formats: [pdf]): latexmk runs pdflatex
 # on Sphinx's LaTeX, which needs the packages of texlive-latex-recommended
@@ -21,7 +22,7 @@ BUILD_PKGS="build-essential cmake pkg-config git
 # upquote ...) and the fonts of texlive-fonts-recommended and tex-gyre
 # (Sphinx 5's default Times, Helvetica and Courier replacements): the
 # smallest set that builds a typical project's PDF, about 300 MB.
-RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
+RUN_PKGS="bubblewrap python3 python3-sphinx python3-myst-parser mkdocs
  python3-venv python3-pip python3-setuptools python3-wheel
  latexmk texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended tex-gyre"
 # Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server,

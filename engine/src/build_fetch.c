@@ -267,8 +267,8 @@ static int helper_run(struct lec__build_env *env, const char *const *args,
 		spec.gid = env->build_gid;
 		spec.same_user = same_user;
 		spec.limits = &limits;
-		error = lec_runner_run(&spec, helper_output, helper_cancel, w,
-				       r);
+		error = lec__job_runner(w->job, &spec, helper_output,
+					helper_cancel, w, r);
 	}
 	lec__env_free(vars);
 	return error;

@@ -456,7 +456,8 @@ void lec__tree_drop(struct lec__job *job)
 {
 	/* What lies beside the tree: its manifest and the generators'
 	 * state records (build_steps.c's state_path). */
-	static const char *const beside[] = { "manifest", "sphinx", "mdsite" };
+	static const char *const beside[] = { "manifest", "sphinx",
+					      "sphinx-warnings", "mdsite" };
 	struct lec__buf b = LEC__BUF_INIT;
 	char *path;
 	size_t i;

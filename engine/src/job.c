@@ -5,7 +5,9 @@
  * masked output; running a command in the sandbox with the build's mounts,
  * limits and time left; the environment of the build's commands (notes
  * §5.6) and the secrets to mask; reading the configuration; and the
- * build.jobs hooks. The order of the steps is build_job.c's.
+ * build.jobs hooks. The order of the steps is build_job.c's. A job's
+ * sink may carry a step harness, which answers in the runner's place
+ * (lec__job_runner): the engine's unit tests run the steps with it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -347,6 +349,16 @@ static int job_limits(struct lec__job *job, struct lec_runner_limits *out)
 	return 1;
 }
 
+int lec__job_runner(struct lec__job *job, const struct lec_runner_spec *spec,
+		    lec_runner_output_cb out, lec_runner_cancel_cb cancel,
+		    void *payload, struct lec_runner_result *result)
+{
+	if (job && job->sink && job->sink->run)
+		return job->sink->run(job->sink->payload, spec, out, payload,
+				      result);
+	return lec_runner_run(spec, out, cancel, payload, result);
+}
+
 int lec__job_run_in(struct lec__job *job, const char *display,
 		    const char *const *argv, const char *cwd,
 		    const struct lec__job_sandbox *sb)
@@ -415,6 +427,9 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		spec.egress_fd = egress_fd;
 		spec.launcher = launcher;
 	}
+	/* A step harness sees the network the command would get. */
+	if (!egress && sb && sb->network && job->sink && job->sink->run)
+		spec.network = LEC_RUNNER_NET_EGRESS;
 	spec.argv = argv;
 	spec.env = sb && sb->env ? sb->env : (const char *const *)job->cmd_env;
 	spec.cwd = cwd;
@@ -432,7 +447,7 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	rs.out.id = id;
 	rs.sb = sb;
 	lec_runner_masker_init(&rs.masker, job->secrets);
-	rc = lec_runner_run(&spec, run_output, run_cancel, &rs, &r);
+	rc = lec__job_runner(job, &spec, run_output, run_cancel, &rs, &r);
 	flush_masked(&rs.out, &rs.masker);
 	lec_runner_masker_dispose(&rs.masker);
 	if (egress) {

@@ -395,6 +395,50 @@ static int nonempty(const char *s)
 	return s && *s;
 }
 
+/* Only the projects whose local repository is the one url names: their
+ * ids, found by comparing identities (the store cannot canonicalise a
+ * path), as a condition. */
+static int query_repository(struct lec_store *st, struct lec__query *q,
+			    const char *url)
+{
+	struct lec__buf cond = LEC__BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	char *want = NULL, *text;
+	int error, rc;
+
+	if ((error = lec_localrepo_identity(url, &want)) < 0)
+		return error;
+	lec__buf_puts(&cond, "p.id IN (0");
+	if (want && (error = lec_store__prepare(st, &stmt,
+						"SELECT id, repo_url FROM "
+						"projects WHERE repo_url LIKE "
+						"'file:%'")) == LEC_OK) {
+		while ((rc = sqlite3_step(stmt)) == SQLITE_ROW && error == LEC_OK) {
+			const char *theirs =
+				(const char *)sqlite3_column_text(stmt, 1);
+			char *id = NULL;
+
+			error = lec_localrepo_identity(theirs, &id);
+			if (id && strcmp(id, want) == 0)
+				lec__buf_printf(&cond, ", %lld",
+						(long long)sqlite3_column_int64(
+							stmt, 0));
+			lec__free(id);
+		}
+		if (error == LEC_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+			error = lec_store__sqlerr(st, rc, "listing projects");
+		lec_store__finalize(st, stmt);
+	}
+	lec__buf_puts(&cond, ")");
+	lec__free(want);
+	if ((text = lec__buf_take(&cond)) == NULL)
+		return error < 0 ? error : lec__error_oom();
+	if (error == LEC_OK)
+		lec__query_where(q, text);
+	lec__free(text);
+	return error;
+}
+
 int lec_project_list(struct lec_store *st,
 		     const struct lec_project_filter *filter,
 		     const struct lec_page *page, struct lec_project_list *out)
@@ -418,6 +462,8 @@ int lec_project_list(struct lec_store *st,
 	if (filter && nonempty(filter->programming_language))
 		lec__query_where_text(&q, "p.programming_language = ?",
 				      filter->programming_language);
+	if (error == LEC_OK && filter && nonempty(filter->repository))
+		error = query_repository(st, &q, filter->repository);
 	if (error < 0) {
 		lec__query_dispose(&q);
 		return error;

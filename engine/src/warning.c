@@ -129,7 +129,8 @@ static void warning_dispose(struct lec_warning *w)
 {
 	lec__free(w->file);
 	lec__free(w->message);
-	w->file = w->message = NULL;
+	lec__free(w->doc);
+	w->file = w->message = w->doc = NULL;
 }
 
 int lec_warning_set_add(struct lec_warning_set *set,
@@ -404,7 +405,7 @@ static int insert_record(struct lec_store *st, sqlite3_stmt *stmt,
 }
 
 int lec_warning_store(struct lec_store *st, int64_t build_id,
-		      struct lec_warning_set *set)
+		      struct lec_warning_set *set, int passed)
 {
 	struct lec_warning_list prev = { 0 };
 	sqlite3_stmt *stmt = NULL;
@@ -418,6 +419,8 @@ int lec_warning_store(struct lec_store *st, int64_t build_id,
 		return error;
 	lec_warning_compare(set, prev.items, prev.len, &fixed);
 	lec_warning_list_dispose(&prev);
+	if (!passed)
+		fixed = 0;
 	for (i = 0; i < set->len; i++)
 		fresh += set->items[i].is_new != 0;
 	if ((error = lec_store__begin(st)) < 0)

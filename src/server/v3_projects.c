@@ -54,6 +54,8 @@ int srv_v3_projects_list(struct srv_request *req, struct srv_response *res)
 	filter.language = nonempty(srv_query(req, "language"));
 	filter.programming_language =
 		nonempty(srv_query(req, "programming_language"));
+	/* Lectern's: the projects of one local repository. */
+	filter.repository = nonempty(srv_query(req, "repository"));
 	if (filter.language && !lec_language_valid(filter.language))
 		return invalid_choice(res, "language", filter.language);
 	if (filter.programming_language &&

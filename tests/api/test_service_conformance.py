@@ -442,6 +442,15 @@ class ProjectsTest(World):
         # test_projects_notifications_detail_other_user
         self.assertStatus(self.get(url, self.other), 403)
 
+    def test_projects_notifications_detail_patch(self):
+        url = "/api/v3/projects/project/notifications/%d/" % self.project_notification
+        self.assertStatus(self.server.patch(url, {"state": "read"}), 401)
+        self.assertEqual(self.get(url, self.me).json["state"], "unread")
+        r = self.server.patch(url, {"state": "read"}, token=self.me)
+        self.assertStatus(r, 204)
+        self.assertEqual(r.body, b"")
+        self.assertEqual(self.get(url, self.me).json["state"], "read")
+
 
 class VersionsTest(World):
     LIST = "/api/v3/projects/project/versions/"

@@ -160,6 +160,11 @@ struct lec_project_filter {
 	const char *slug;      /* case-insensitive substring */
 	const char *language;  /* exact code */
 	const char *programming_language; /* exact code */
+	/* Lectern's: projects built from the local repository this URL
+	 * names, however either is written (file:// or a path, the work
+	 * tree or its .git, a worktree, a symlink: lec_localrepo_identity);
+	 * a URL that is not local matches none. NULL: any. */
+	const char *repository;
 };
 
 /**
