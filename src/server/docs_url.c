@@ -19,8 +19,8 @@
 #include "lectern/slug.h"
 #include "v3.h"
 
-int srv_docs_project_load(struct srv_request *req, const char *slug,
-			  struct lec_project **out)
+int srv_docs_project_load(struct srv_request *req, int64_t viewer,
+			  const char *slug, struct lec_project **out)
 {
 	struct lec_store *store = srv_store(req);
 	char copy[LEC_PROJECT_SLUG_MAX + 1];
@@ -32,8 +32,7 @@ int srv_docs_project_load(struct srv_request *req, const char *slug,
 	snprintf(copy, sizeof(copy), "%s", slug);
 	rc = docs_find_project(store, copy, out);
 	if (rc == LEC_OK) {
-		rc = lec_project_can_view(store, (*out)->id,
-					  srv_viewer_id(req));
+		rc = lec_project_can_view(store, (*out)->id, viewer);
 		rc = rc == 1 ? LEC_OK : rc == 0 ? LEC_ENOTFOUND : rc;
 	}
 	if (rc != LEC_OK) {
@@ -154,7 +153,7 @@ static int enter_subproject(struct srv_request *req, struct srv_docs_url *pg,
 	int rc;
 
 	rc = lec_subproject_list(srv_store(req), pg->project->id,
-				 srv_viewer_id(req), NULL, &list);
+				 pg->viewer, NULL, &list);
 	for (i = 0; rc == LEC_OK && i < list.len; i++) {
 		size_t n = strlen(list.items[i].alias);
 
@@ -167,7 +166,8 @@ static int enter_subproject(struct srv_request *req, struct srv_docs_url *pg,
 	if (rc == LEC_OK && best_len == 0)
 		rc = 1;
 	if (rc == LEC_OK)
-		rc = srv_docs_project_load(req, list.items[best].child.slug, &child);
+		rc = srv_docs_project_load(req, pg->viewer,
+					   list.items[best].child.slug, &child);
 	if (rc == LEC_OK) {
 		set_project(pg, child);
 		*rest = after + best_len + (after[best_len] == '/');
@@ -189,7 +189,7 @@ static int enter_language(struct srv_request *req, struct srv_docs_url *pg,
 	if (pg->project->language && same_language(lang, pg->project->language))
 		return LEC_OK;
 	rc = lec_project_translations(srv_store(req), pg->project->id,
-				      srv_viewer_id(req), NULL, &list);
+				      pg->viewer, NULL, &list);
 	for (i = 0; rc == LEC_OK && i < list.len && found == NULL; i++)
 		if (list.items[i].language &&
 		    same_language(lang, list.items[i].language))
@@ -256,7 +256,8 @@ int srv_docs_url_read(struct srv_request *req, const char *url,
 		return LEC_ENOTFOUND;
 	if (fragment && (pg->fragment = strdup(fragment)) == NULL)
 		return LEC_ENOMEM;
-	if ((rc = srv_docs_project_load(req, slug, &pg->project)) != LEC_OK)
+	if ((rc = srv_docs_project_load(req, pg->viewer, slug,
+					 &pg->project)) != LEC_OK)
 		return rc;
 	if ((decoded = srv_docs_url_decode(path_len ? path : "/",
 					   path_len ? path_len : 1)) == NULL)
@@ -274,5 +275,7 @@ void srv_docs_url_dispose(struct srv_docs_url *u)
 	lec_version_free(u->version);
 	free(u->rel);
 	free(u->fragment);
-	memset(u, 0, sizeof(*u));
+	u->project = NULL;
+	u->version = NULL;
+	u->rel = u->fragment = NULL;
 }

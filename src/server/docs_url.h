@@ -10,6 +10,7 @@
 #define LECTERN_SRV_DOCS_URL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lectern/project.h"
 #include "lectern/version.h"
@@ -20,6 +21,8 @@
 
 /* What a docs URL names. */
 struct srv_docs_url {
+	int64_t viewer; /* who is asking (a user id, LEC_VIEWER_ANONYMOUS):
+			   set by the caller before reading */
 	struct lec_project *project; /* one the requester may see */
 	struct lec_version *version; /* as stored, whoever may read it;
 					NULL when none is named */
@@ -31,8 +34,8 @@ struct srv_docs_url {
  * names spell underscores), if the requester may see it: LEC_OK, or
  * LEC_ENOTFOUND for one that does not exist and one they may not see
  * alike. *out owned by the caller. */
-int srv_docs_project_load(struct srv_request *req, const char *slug,
-			  struct lec_project **out);
+int srv_docs_project_load(struct srv_request *req, int64_t viewer,
+			  const char *slug, struct lec_project **out);
 
 /* Split an absolute URL into its host[:port] (host: SRV_DOCS_HOST_MAX
  * bytes), the path that follows (up to '?' or '#') and its fragment; -1
@@ -46,11 +49,11 @@ int srv_docs_url_split(const char *url, char *host, const char **path,
  * escape, or a "." / ".." segment. Owned by the caller. */
 char *srv_docs_url_decode(const char *raw, size_t n);
 
-/* Read url into out (zeroed by the caller; dispose it): LEC_OK when it
- * names a project the requester may see and a version of it; LEC_ENOTFOUND
- * when it does not, with out->project set when the host (or the path's
- * subproject or language) named one: a partial match, as the service's
- * unresolver reports it. */
+/* Read url into out (zeroed by the caller but for its viewer; dispose
+ * it): LEC_OK when it names a project the viewer may see and a version of
+ * it; LEC_ENOTFOUND when it does not, with out->project set when the host
+ * (or the path's subproject or language) named one: a partial match, as
+ * the service's unresolver reports it. */
 int srv_docs_url_read(struct srv_request *req, const char *url,
 		      struct srv_docs_url *out);
 

@@ -139,7 +139,10 @@ static int load_version(struct srv_request *req, struct embed_page *pg,
 static int page_from_url(struct srv_request *req, const char *url,
 			 struct embed_page *pg)
 {
-	int rc = srv_docs_url_read(req, url, &pg->at);
+	int rc;
+
+	pg->at.viewer = srv_viewer_id(req);
+	rc = srv_docs_url_read(req, url, &pg->at);
 
 	return rc == LEC_OK ? embeddable(req, pg) : rc;
 }
@@ -266,8 +269,8 @@ static int page_from_params(struct srv_request *req, struct srv_response *res,
 {
 	const char *project = param(req, "project");
 	const char *version = param(req, "version");
-	int rc = srv_docs_project_load(req, project ? project : "",
-					   &pg->at.project);
+	int rc = srv_docs_project_load(req, srv_viewer_id(req),
+				       project ? project : "", &pg->at.project);
 
 	if (rc == LEC_OK)
 		rc = load_version(req, pg, version ? version : "latest");
