@@ -286,6 +286,8 @@ static int handle(struct docs_ctx *c)
 		return collapse_slashes(c, raw, n);
 	if (strncmp(c->path, DOWNLOADS_PATH, strlen(DOWNLOADS_PATH)) == 0)
 		return docs_download(c, c->path + strlen(DOWNLOADS_PATH));
+	if (strcmp(c->path, DOCS_ADDONS_PATH) == 0)
+		return docs_addons(c);
 	if (strncmp(c->path, "/_/", 3) == 0)
 		return docs_plain_not_found(c->res);
 	/* At the root of a project's host, before any version (the

@@ -15,9 +15,11 @@
  *                   runs no resolution
  *   docs_md.c       a page as Markdown when the client asks for it
  *   docs_llms.c     /llms.txt and /llms-full.txt of a project
+ *   docs_addons.c   /_/addons/, the reader's addons' data
  * One struct docs_ctx travels through all of them for a request. The calls
  * run one way, top down: docs.c calls any of them, docs_llms.c calls
- * docs_serve.c and those below it, docs_serve.c calls the five below;
+ * docs_serve.c and those below it, docs_addons.c calls docs_auth.c and
+ * docs_common.c, docs_serve.c calls the five below;
  * of those docs_auth.c calls docs_common.c, docs_md.c calls docs_send.c,
  * and docs_common.c, docs_send.c and docs_cache.c call no other docs
  * file.
@@ -152,6 +154,13 @@ int docs_version_root(struct docs_ctx *c, const char *version,
 
 /* GET /llms.txt (full: /llms-full.txt) on a project's host. */
 int docs_llms(struct docs_ctx *c, int full);
+
+/* docs_addons.c ----------------------------------------------------------- */
+
+/* GET /_/addons/ on a docs host (the service's addons API, api-version 1
+ * and 2). */
+#define DOCS_ADDONS_PATH "/_/addons/"
+int docs_addons(struct docs_ctx *c);
 
 /* docs_md.c --------------------------------------------------------------- */
 

@@ -1,0 +1,186 @@
+"""The addons' API, /_/addons/ on a docs host (issue 39): the service's
+answer for api-version 1 and 2, compared key by key with the key structure
+of its own expected answers (fixtures_service/addons-v1.json and -v2.json,
+from readthedocs/proxito/tests/responses/), its error bodies, the
+versions the flyout lists and their order, translations, the subprojects
+search filter, doc_diff's base URL, and a private version refused as its
+pages are."""
+import json
+import os
+import urllib.parse
+
+from lectern_test import ServerTestCase, Store, main
+from test_service_conformance import differences, structure
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures_service")
+T0 = Store.T0
+NEED_SLUGS = ("'project-slug' and 'version-slug' GET attributes are required"
+              " when not sending 'url'")
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name)) as f:
+        return json.load(f)["keys"]
+
+
+class AddonsTest(ServerTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.store = Store(cls.server)
+        cls.owner = cls.server.token("owner")
+        for name in ("Proj", "Proj Es", "Child", "Secret"):
+            cls.server.import_project(cls.owner, name)
+        s = cls.store
+        for slug in ("latest", "stable", "v1.0", "dev"):
+            s.version("proj", slug)
+        s.version("proj", "private", privacy="private")
+        s.version("proj", "old")
+        s.execute("UPDATE versions SET hidden = 1 WHERE slug = 'old'")
+        s.version("proj", "unbuilt")
+        s.execute("UPDATE versions SET built = 0 WHERE slug = 'unbuilt'")
+        s.version("proj", "gone", active=0)
+        s.publish("proj", "latest", {"index.html": "<h1>Home</h1>",
+                                     "guide/index.html": "<h1>Guide</h1>"})
+        s.execute("UPDATE projects SET language = 'es', main_language_project_id ="
+                  " (SELECT id FROM projects WHERE slug = 'proj') WHERE slug = 'proj-es'")
+        s.execute("INSERT INTO subprojects (parent_id, child_id, alias, created) VALUES"
+                  " ((SELECT id FROM projects WHERE slug = 'proj'),"
+                  " (SELECT id FROM projects WHERE slug = 'child'), 'child', ?)", (T0,))
+        for slug in ("proj-es", "child", "secret"):
+            s.version(slug, "latest")
+        s.execute("UPDATE projects SET privacy_level = 'private' WHERE slug = 'secret'")
+        s.execute("INSERT INTO builds (project_id, version_id, state, success, commit_sha,"
+                  " created, finished, duration) SELECT project_id, id, 'finished', 1,"
+                  " 'a1b2c3', ?, ?, 60 FROM versions WHERE slug = 'latest' AND project_id ="
+                  " (SELECT id FROM projects WHERE slug = 'proj')", (T0, T0 + 60000000))
+        cls.host = "proj.localhost:%d" % cls.server.port
+        cls.docs = "http://%s" % cls.host
+
+    def addons(self, token=None, host=None, **query):
+        query.setdefault("api-version", "1.0.0")
+        query.setdefault("client-version", "0.6.0")
+        return self.server.get("/_/addons/?" + urllib.parse.urlencode(query),
+                               host=host or self.host, token=token)
+
+    def test_v1_has_the_service_keys(self):
+        r = self.addons(url=self.docs + "/en/latest/")
+        self.assertStatus(r, 200)
+        self.assertEqual(differences(fixture("addons-v1.json"), structure(r.json)), [])
+        body = r.json
+        self.assertEqual(body["api_version"], "1")
+        self.assertEqual(body["projects"]["current"]["slug"], "proj")
+        self.assertEqual(body["versions"]["current"]["slug"], "latest")
+        self.assertEqual(body["builds"]["current"]["commit"], "a1b2c3")
+        self.assertEqual(body["readthedocs"]["resolver"]["filename"], "/index.html")
+        self.assertEqual(body["domains"]["dashboard"], "localhost:%d" % self.server.port)
+        self.assertEqual(body["addons"]["search"]["default_filter"], "project:proj/latest")
+        self.assertEqual(body["addons"]["doc_diff"]["base_url"],
+                         self.docs + "/en/latest/index.html")
+        self.assertEqual(body["addons"]["flyout"], {"enabled": True, "position": None})
+        self.assertEqual(body["addons"]["notifications"],
+                         {"enabled": True, "show_on_latest": True,
+                          "show_on_non_stable": True, "show_on_external": False})
+        self.assertEqual(body["addons"]["linkpreviews"], {"enabled": False, "selector": None})
+
+    def test_v2(self):
+        r = self.addons(url=self.docs + "/en/latest/", **{"api-version": "2.0.0"})
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json, {"api_version": "2",
+                                    "comment": "Undefined yet. Use v1 for now"})
+        self.assertEqual(differences(fixture("addons-v2.json"), structure(r.json)), [])
+
+    def test_errors(self):
+        for query in ({"project-slug": "proj"}, {"version-slug": "latest"}, {}):
+            r = self.addons(**query)
+            self.assertEqual((r.status, r.json), (400, {"error": NEED_SLUGS}), query)
+        url = self.docs + "/en/latest/"
+        cases = (("", "'api-version' GET attribute is required"),
+                 ("3.0.0", "The version specified in 'api-version' is currently"
+                           " not supported"),
+                 ("one", "The version specifified in 'api-version' is invalid"))
+        for api, message in cases:
+            r = self.addons(url=url, **{"api-version": api})
+            self.assertEqual((r.status, r.json), (400, {"error": message}), api)
+        r = self.addons(**{"project-slug": "nope", "version-slug": "latest"})
+        self.assertDetail(r, 404, "No Project matches the given query.")
+        r = self.addons(url="http://nope.localhost:%d/en/latest/" % self.server.port)
+        self.assertDetail(r, 404, "There is no project with the 'project-slug' requested")
+
+    def test_without_a_version(self):
+        r = self.addons(**{"project-slug": "proj", "version-slug": "not-found"})
+        self.assertStatus(r, 200)
+        body = r.json
+        self.assertIsNone(body["versions"]["current"])
+        self.assertIsNone(body["builds"]["current"])
+        self.assertIsNone(body["readthedocs"]["resolver"]["filename"])
+        self.assertNotIn("doc_diff", body["addons"])
+        self.assertEqual(body["addons"]["search"]["default_filter"], "project:proj")
+        # A URL of the project's host that names no version: the same.
+        r = self.addons(url=self.docs + "/en/nothing/")
+        self.assertIsNone(r.json["versions"]["current"])
+
+    def test_active_versions_and_their_order(self):
+        slugs = lambda r: [v["slug"] for v in r.json["versions"]["active"]]
+        r = self.addons(url=self.docs + "/en/latest/")
+        self.assertEqual(slugs(r), ["latest", "stable", "v1.0", "dev"])
+        r = self.addons(url=self.docs + "/en/latest/", token=self.owner)
+        self.assertEqual(slugs(r), ["latest", "stable", "v1.0", "private", "dev"])
+        self.assertEqual(r.header("Cache-Control"), "private")
+        self.store.execute("INSERT INTO project_addons SELECT id, 1, NULL, 0, NULL, 1, 1, 1,"
+                           " 1, 1, 'alphabetically', NULL, 1, NULL, 1, 0, NULL, 1, 1, 1, 0,"
+                           " 1, NULL, 1 FROM projects WHERE slug = 'proj'")
+        try:
+            r = self.addons(url=self.docs + "/en/latest/")
+            self.assertEqual(slugs(r), ["v1.0", "stable", "latest", "dev"])
+        finally:
+            self.store.execute("DELETE FROM project_addons")
+
+    def test_same_page_and_doc_diff(self):
+        r = self.addons(url=self.docs + "/en/latest/guide/")
+        body = r.json
+        self.assertEqual(body["readthedocs"]["resolver"]["filename"], "/guide/index.html")
+        self.assertEqual(body["addons"]["doc_diff"]["base_url"],
+                         self.docs + "/en/latest/guide/index.html")
+        self.assertEqual(body["versions"]["active"][0]["urls"]["documentation"],
+                         self.docs + "/en/latest/")
+
+    def test_translations(self):
+        r = self.addons(url=self.docs + "/en/latest/")
+        self.assertEqual([p["slug"] for p in r.json["projects"]["translations"]],
+                         ["proj-es"])
+        r = self.addons(url=self.docs + "/es/latest/")
+        body = r.json
+        self.assertEqual(body["projects"]["current"]["slug"], "proj-es")
+        self.assertEqual(body["projects"]["current"]["translation_of"], {"slug": "proj"})
+        self.assertEqual([p["slug"] for p in body["projects"]["translations"]], ["proj"])
+
+    def test_subprojects_filter(self):
+        want = [["Include subprojects", "subprojects:proj/latest", True]]
+        r = self.addons(url=self.docs + "/en/latest/")
+        self.assertEqual(r.json["addons"]["search"]["filters"], want)
+        r = self.addons(url=self.docs + "/projects/child/en/latest/")
+        body = r.json
+        self.assertEqual(body["projects"]["current"]["slug"], "child")
+        self.assertEqual(body["addons"]["search"]["filters"], want)
+        r = self.addons(url=self.docs + "/es/latest/")
+        self.assertEqual(r.json["addons"]["search"]["filters"], [])
+
+    def test_private_refused_as_its_pages(self):
+        url = self.docs + "/en/private/"
+        page = self.server.get("/en/private/", host=self.host)
+        r = self.addons(url=url)
+        self.assertEqual((page.status, r.status), (404, 404))
+        r = self.addons(**{"project-slug": "proj", "version-slug": "private"})
+        self.assertStatus(r, 404)
+        r = self.addons(url=url, token=self.owner)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json["versions"]["current"]["privacy_level"], "private")
+        secret = "http://secret.localhost:%d/en/latest/" % self.server.port
+        r = self.addons(url=secret, host="secret.localhost:%d" % self.server.port)
+        self.assertStatus(r, 404)
+
+
+if __name__ == "__main__":
+    main()
