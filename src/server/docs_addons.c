@@ -14,6 +14,9 @@
  * pull-request versions they may read, in the order the project's flyout
  * setting asks for. The settings themselves are the project's addon
  * settings (lectern/addons.h). docs/addons.md records the choices.
+ *
+ * The script that reads it (src/server/addons/addons.js) is served here
+ * too, from the bytes compiled into the binary.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,12 +55,29 @@ struct addons_page {
 	int64_t viewer;
 };
 
-/* A query parameter, NULL when absent or empty (Django's `if not x`). */
-static const char *param(const struct srv_request *req, const char *key)
-{
-	const char *v = srv_query(req, key);
+/* The query's parameters, each NULL when absent, empty (Django's `if not
+ * x`) or longer than any URL served. */
+struct addons_query {
+	const char *url, *api, *project, *version;
+	char buf[4][DOCS_PATH_MAX];
+};
 
-	return v && *v ? v : NULL;
+static const char *param(struct docs_ctx *c, const char *key, char *buf)
+{
+	return c->query[0] &&
+			       docs_form_value(c->query + 1, key, buf,
+					       DOCS_PATH_MAX) &&
+			       buf[0]
+		       ? buf
+		       : NULL;
+}
+
+static void read_query(struct docs_ctx *c, struct addons_query *q)
+{
+	q->url = param(c, "url", q->buf[0]);
+	q->api = param(c, "api-version", q->buf[1]);
+	q->project = param(c, "project-slug", q->buf[2]);
+	q->version = param(c, "version-slug", q->buf[3]);
 }
 
 /* {"error": message} with status 400. */
@@ -108,9 +128,10 @@ static char *filename_of(const char *rel)
 
 /* Fill pg from the query; 0, or -1 with the response filled (the
  * project's 404, or a version the requester may not read). */
-static int resolve(struct addons_page *pg, const char *url)
+static int resolve(struct addons_page *pg, const struct addons_query *q)
 {
 	struct docs_ctx *c = pg->c;
+	const char *url = q->url;
 	int rc;
 
 	pg->at.viewer = pg->viewer;
@@ -121,8 +142,7 @@ static int resolve(struct addons_page *pg, const char *url)
 			return -1;
 		}
 	} else {
-		rc = srv_docs_project_load(c->req, pg->viewer,
-					   param(c->req, "project-slug"),
+		rc = srv_docs_project_load(c->req, pg->viewer, q->project,
 					   &pg->at.project);
 		if (rc == LEC_ENOTFOUND) {
 			srv_respond_detail(c->res, 404, NO_PROJECT);
@@ -130,8 +150,7 @@ static int resolve(struct addons_page *pg, const char *url)
 		}
 		if (rc == LEC_OK)
 			rc = lec_version_get(c->store, pg->at.project->id,
-					     param(c->req, "version-slug"),
-					     &pg->at.version);
+					     q->version, &pg->at.version);
 	}
 	if (rc == LEC_ENOTFOUND) {
 		/* A partial match: the project without a version. */
@@ -544,38 +563,36 @@ static cJSON *v2_json(void)
 
 int docs_addons(struct docs_ctx *c)
 {
-	const char *url, *api;
+	struct addons_query *q = malloc(sizeof(*q));
 	const struct lec_user *user;
 	struct addons_page pg;
 	long major;
 	cJSON *json;
 
-	/* The docs host reads no query but this route's: parse it as the
-	 * API's routes do. */
-	if (srv_parse_uri(c->req) != 0)
-		return srv_respond_detail(c->res, 400, "Bad request.");
-	url = param(c->req, "url");
-	api = param(c->req, "api-version");
-	user = docs_user(c);
+	if (q == NULL)
+		return srv_respond_internal(c->res, "out of memory");
+	read_query(c, q);
+	memset(&pg, 0, sizeof(pg));
 	/* The service checks its parameters before anything else, then the
 	 * permissions (the 404s), then the api-version. */
-	if (!url && (!param(c->req, "project-slug") ||
-		     !param(c->req, "version-slug")))
-		return bad_request(c->res, NEED_SLUGS);
-	memset(&pg, 0, sizeof(pg));
+	if (!q->url && (!q->project || !q->version)) {
+		bad_request(c->res, NEED_SLUGS);
+		goto done;
+	}
+	user = docs_user(c);
 	pg.c = c;
 	pg.viewer = user ? user->id : LEC_VIEWER_ANONYMOUS;
-	if (resolve(&pg, url) < 0)
+	if (resolve(&pg, q) < 0)
 		goto done;
-	major = api ? api_major(api) : 0;
-	if (!api)
+	major = q->api ? api_major(q->api) : 0;
+	if (!q->api)
 		bad_request(c->res, NEED_API_VERSION);
 	else if (major < 0)
 		bad_request(c->res, API_VERSION_INVALID);
 	else if (major != 1 && major != 2)
 		bad_request(c->res, API_VERSION_UNSUPPORTED);
-	else if ((json = major == 1 ? v1_json(&pg, url != NULL) : v2_json()) ==
-		 NULL)
+	else if ((json = major == 1 ? v1_json(&pg, q->url != NULL)
+				    : v2_json()) == NULL)
 		srv_respond_internal(c->res, "out of memory");
 	else {
 		/* What one user may read must not be kept by a shared
@@ -589,5 +606,20 @@ done:
 	free(pg.filename);
 	lec_addons_dispose(&pg.settings);
 	srv_docs_url_dispose(&pg.at);
+	free(q);
 	return c->res->status;
+}
+
+int docs_addons_script(struct docs_ctx *c)
+{
+	char *body = malloc(docs_addons_js_len + 1);
+
+	if (body == NULL)
+		return srv_respond_internal(c->res, "out of memory");
+	memcpy(body, docs_addons_js, docs_addons_js_len);
+	/* A reader's browser asks again after a while, and the ETag makes
+	 * that cheap; a new lectern's script is seen within minutes. */
+	srv_response_header(c->res, "Cache-Control", "max-age=600");
+	return docs_send_text(c, body, docs_addons_js_len,
+			      "application/javascript", NULL, "");
 }

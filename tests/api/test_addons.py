@@ -14,6 +14,9 @@ from test_service_conformance import differences, structure
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures_service")
 T0 = Store.T0
+TAG = b'<script async src="/_/static/lectern/addons.js"></script>'
+PAGE = ("<!DOCTYPE html><html><HEAD><title>Page</title></HEAD>"
+        "<body>" + "<p>words</p>" * 100 + "</body></html>")
 NEED_SLUGS = ("'project-slug' and 'version-slug' GET attributes are required"
               " when not sending 'url'")
 
@@ -42,7 +45,8 @@ class AddonsTest(ServerTestCase):
         s.execute("UPDATE versions SET built = 0 WHERE slug = 'unbuilt'")
         s.version("proj", "gone", active=0)
         s.publish("proj", "latest", {"index.html": "<h1>Home</h1>",
-                                     "guide/index.html": "<h1>Guide</h1>"})
+                                     "guide/index.html": "<h1>Guide</h1>",
+                                     "page.html": PAGE})
         s.execute("UPDATE projects SET language = 'es', main_language_project_id ="
                   " (SELECT id FROM projects WHERE slug = 'proj') WHERE slug = 'proj-es'")
         s.execute("INSERT INTO subprojects (parent_id, child_id, alias, created) VALUES"
@@ -180,6 +184,46 @@ class AddonsTest(ServerTestCase):
         secret = "http://secret.localhost:%d/en/latest/" % self.server.port
         r = self.addons(url=secret, host="secret.localhost:%d" % self.server.port)
         self.assertStatus(r, 404)
+
+    def test_pages_get_the_script(self):
+        page = PAGE.encode()
+        want = page.replace(b"</HEAD>", TAG + b"</HEAD>", 1)
+        r = self.server.get("/en/latest/page.html", host=self.host)
+        self.assertEqual(r.body, want)
+        self.assertTrue(r.header("ETag").endswith('-a"'), r.header("ETag"))
+        again = self.server.get("/en/latest/page.html", host=self.host,
+                                headers={"If-None-Match": r.header("ETag")})
+        self.assertStatus(again, 304)
+        # A range is of the page as sent; gzip is of it too.
+        r = self.server.get("/en/latest/page.html", host=self.host,
+                            headers={"Range": "bytes=60-119"})
+        self.assertEqual((r.status, r.body), (206, want[60:120]))
+        r = self.server.get("/en/latest/page.html", host=self.host,
+                            headers={"Accept-Encoding": "gzip"})
+        self.assertEqual(r.header("Content-Encoding"), "gzip")
+        import gzip
+        self.assertEqual(gzip.decompress(r.body), want)
+        # A page without a head is sent as it is.
+        r = self.server.get("/en/latest/", host=self.host)
+        self.assertEqual(r.body, b"<h1>Home</h1>")
+        # The script itself.
+        r = self.server.get("/_/static/lectern/addons.js", host=self.host)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.header("Content-Type"), "application/javascript")
+        self.assertIn(b"readthedocs-addons-data-ready", r.body)
+
+    def test_a_project_turns_them_off(self):
+        self.store.execute("INSERT INTO project_addons SELECT id, 0, NULL, 0, NULL, 1, 1, 1,"
+                           " 1, 1, 'semver-readthedocs-compatible', NULL, 1, NULL, 1, 0,"
+                           " NULL, 1, 1, 1, 0, 1, NULL, 1 FROM projects WHERE slug = 'proj'")
+        try:
+            r = self.server.get("/en/latest/page.html", host=self.host)
+            self.assertEqual(r.body, PAGE.encode())
+            self.assertFalse(r.header("ETag").endswith('-a"'))
+        finally:
+            self.store.execute("DELETE FROM project_addons")
+        r = self.server.get("/en/latest/page.html", host=self.host)
+        self.assertIn(TAG, r.body)
 
 
 if __name__ == "__main__":
