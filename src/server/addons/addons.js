@@ -584,9 +584,10 @@
     }).catch(function () { /* no addons, the page as it is */ });
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", boot);
-  } else {
+  /* After the page's own load: the addons never hold it up. */
+  if (document.readyState === "complete") {
     boot();
+  } else {
+    window.addEventListener("load", boot);
   }
 })();
