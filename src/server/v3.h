@@ -213,6 +213,10 @@ int srv_v3_mirror_pages(struct srv_request *req, struct srv_response *res);
 int srv_v3_mirror_stage(struct srv_request *req, struct srv_response *res);
 int srv_v3_mirror_publish(struct srv_request *req, struct srv_response *res);
 
+/* Lectern's addon settings of a project (v3_addons.c, docs/api.md). */
+int srv_v3_project_addons(struct srv_request *req, struct srv_response *res);
+int srv_v3_project_addons_update(struct srv_request *req,
+				 struct srv_response *res);
 /* Lectern's page diff (v3_diff.c, docs/api.md). */
 int srv_v3_diff(struct srv_request *req, struct srv_response *res);
 

@@ -68,6 +68,11 @@ class AddonsTest(ServerTestCase):
         return self.server.get("/_/addons/?" + urllib.parse.urlencode(query),
                                host=host or self.host, token=token)
 
+    def settings(self, **values):
+        r = self.server.patch("/api/v3/projects/proj/addons/", values, token=self.owner)
+        self.assertStatus(r, 200)
+        return r.json
+
     def test_v1_has_the_service_keys(self):
         r = self.addons(url=self.docs + "/en/latest/")
         self.assertStatus(r, 200)
@@ -132,9 +137,7 @@ class AddonsTest(ServerTestCase):
         r = self.addons(url=self.docs + "/en/latest/", token=self.owner)
         self.assertEqual(slugs(r), ["latest", "stable", "v1.0", "private", "dev"])
         self.assertEqual(r.header("Cache-Control"), "private")
-        self.store.execute("INSERT INTO project_addons SELECT id, 1, NULL, 0, NULL, 1, 1, 1,"
-                           " 1, 1, 'alphabetically', NULL, 1, NULL, 1, 0, NULL, 1, 1, 1, 0,"
-                           " 1, NULL, 1 FROM projects WHERE slug = 'proj'")
+        self.settings(flyout_sorting="alphabetically")
         try:
             r = self.addons(url=self.docs + "/en/latest/")
             self.assertEqual(slugs(r), ["v1.0", "stable", "latest", "dev"])
@@ -213,9 +216,7 @@ class AddonsTest(ServerTestCase):
         self.assertIn(b"readthedocs-addons-data-ready", r.body)
 
     def test_a_project_turns_them_off(self):
-        self.store.execute("INSERT INTO project_addons SELECT id, 0, NULL, 0, NULL, 1, 1, 1,"
-                           " 1, 1, 'semver-readthedocs-compatible', NULL, 1, NULL, 1, 0,"
-                           " NULL, 1, 1, 1, 0, 1, NULL, 1 FROM projects WHERE slug = 'proj'")
+        self.settings(enabled=False)
         try:
             r = self.server.get("/en/latest/page.html", host=self.host)
             self.assertEqual(r.body, PAGE.encode())
@@ -224,6 +225,43 @@ class AddonsTest(ServerTestCase):
             self.store.execute("DELETE FROM project_addons")
         r = self.server.get("/en/latest/page.html", host=self.host)
         self.assertIn(TAG, r.body)
+
+    def test_settings_in_the_v3_api(self):
+        path = "/api/v3/projects/proj/addons/"
+        r = self.server.get(path)
+        self.assertStatus(r, 200)
+        self.assertEqual(r.json["flyout_sorting"], "semver-readthedocs-compatible")
+        self.assertEqual((r.json["enabled"], r.json["linkpreviews_enabled"],
+                          r.json["flyout_position"]), (True, False, None))
+        self.assertEqual(len(r.json), 23)
+        self.assertStatus(self.server.patch(path, {"flyout_enabled": False}), 401)
+        other = self.server.token("other")
+        self.assertStatus(self.server.patch(path, {"flyout_enabled": False}, token=other), 403)
+        self.assertStatus(self.server.get("/api/v3/projects/secret/addons/"), 404)
+        try:
+            body = self.settings(flyout_position="top-left", linkpreviews_enabled=True,
+                                 options_base_version="v1.0", unknown="ignored")
+            self.assertEqual((body["flyout_position"], body["linkpreviews_enabled"],
+                              body["flyout_enabled"]), ("top-left", True, True))
+            r = self.addons(url=self.docs + "/en/dev/guide/")
+            self.assertEqual(r.json["addons"]["flyout"], {"enabled": True, "position": "top-left"})
+            self.assertTrue(r.json["addons"]["linkpreviews"]["enabled"])
+            self.assertEqual(r.json["addons"]["doc_diff"]["base_url"],
+                             self.docs + "/en/v1.0/guide/index.html")
+            for values, field, message in (
+                    ({"flyout_sorting": "random"}, "flyout_sorting",
+                     '"random" is not a valid choice.'),
+                    ({"flyout_sorting": None}, "flyout_sorting", "This field may not be null."),
+                    ({"options_base_version": "nope"}, "options_base_version",
+                     "Select a valid choice. That choice is not one of the available choices."),
+                    ({"flyout_enabled": "maybe"}, "flyout_enabled", "Must be a valid boolean.")):
+                r = self.server.patch(path, values, token=self.owner)
+                self.assertEqual((r.status, r.json), (400, {field: [message]}), values)
+            self.assertEqual(self.server.get(path).json["flyout_position"], "top-left")
+            body = self.settings(flyout_position=None)
+            self.assertIsNone(body["flyout_position"])
+        finally:
+            self.store.execute("DELETE FROM project_addons")
 
 
 if __name__ == "__main__":
