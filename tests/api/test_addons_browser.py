@@ -195,30 +195,38 @@ class AddonsBrowserTest(ServerTestCase):
         self.assertFalse(b.evaluate("!!%s?.querySelector('.overlay')" % (SHADOW % "search")))
 
     def test_load_cost(self):
+        """Loads with and without the addons taking turns (after one of
+        each to warm the caches), so the machine's load hits both."""
         slug = self.slugs[0]
+        path = "/api/v3/projects/%s/addons/" % slug
         timing = ("(() => { const n = performance.getEntriesByType('navigation')[0];"
                   " return n.loadEventEnd > 0 ? n.loadEventEnd - n.startTime : 0; })()")
+        times = {True: [], False: []}
 
-        def loads():
-            out = []
-            for _ in range(LOADS):
-                self.browser.navigate(self.url(slug, "/en/latest/api.html"))
-                out.append(self.browser.wait(timing))
-            return statistics.median(out)
+        def load(enabled):
+            r = self.server.patch(path, {"enabled": enabled}, token=self.token)
+            self.assertStatus(r, 200)
+            # A new URL each time: the browser's cache may keep a page
+            # without asking (heuristic freshness from Last-Modified).
+            load.n += 1
+            self.browser.navigate(self.url(slug, "/en/latest/api.html?load=%d" % load.n))
+            return self.browser.wait(timing)
+        load.n = 0
 
-        with_addons = loads()
-        r = self.server.patch("/api/v3/projects/%s/addons/" % slug, {"enabled": False},
-                              token=self.token)
-        self.assertStatus(r, 200)
         try:
-            without = loads()
+            load(True)
+            load(False)
+            for _ in range(LOADS):
+                for enabled in (True, False):
+                    times[enabled].append(load(enabled))
             self.assertFalse(self.browser.evaluate("!!document.querySelector('lectern-flyout')"))
         finally:
-            self.server.patch("/api/v3/projects/%s/addons/" % slug, {"enabled": True},
-                              token=self.token)
-        print("page load: %.1f ms with the addons, %.1f ms without" % (with_addons, without))
-        self.assertLess(with_addons - without, LOAD_BUDGET_MS)
-
+            self.server.patch(path, {"enabled": True}, token=self.token)
+        with_addons = statistics.median(times[True])
+        without = statistics.median(times[False])
+        print("page load: %.1f ms with the addons, %.1f ms without (medians of %d)"
+              % (with_addons, without, LOADS))
+        self.assertLess(with_addons - without, LOAD_BUDGET_MS, times)
 
 if __name__ == "__main__":
     main()
