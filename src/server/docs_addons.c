@@ -181,6 +181,13 @@ static int resolve(struct addons_page *pg, const struct addons_query *q)
 
 /* Serializing ------------------------------------------------------------- */
 
+/* A bool setting of the page's project. */
+static int on(const struct addons_page *pg, enum lec_addons_id id)
+{
+	return pg->settings.on[id];
+}
+
+
 /* A v3 object without the fields the service cannot show on a docs host
  * (links into the API) or does not need. */
 static cJSON *without(cJSON *o, const char *const *fields)
@@ -284,22 +291,38 @@ static const char *comparable(const char *name)
 	return "0.01";
 }
 
+/* Where a version goes in the service's generic sort (python-packaging,
+ * calver): latest and stable first when the setting asks, then the
+ * versions its parser reads, newest first, then the rest in slug order.
+ * The semver order puts every version in the middle group. */
+enum { RANK_FIRST, RANK_PARSED, RANK_REST };
+
 /* One version to sort: its place in the "-slug" order breaks ties, as
  * Python's stable sort keeps it. */
 struct ranked {
 	const struct lec_version *v;
-	const char *key;
+	const char *key; /* what the parser read, for RANK_PARSED */
 	size_t place;
+	int group;       /* RANK_* */
+	int calver;      /* key is YYYY.0M.0D: compared as text */
 };
 
-/* Descending by comparable version (semver-readthedocs-compatible). */
-static int by_version(const void *a, const void *b)
+static int by_rank(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
 	int cmp = 0;
 
-	if (lec_version_pep440_compare(y->key, x->key, &cmp) != LEC_OK)
-		cmp = 0;
+	if (x->group != y->group)
+		return x->group - y->group;
+	if (x->group == RANK_FIRST)
+		return strcmp(x->v->slug, y->v->slug);
+	if (x->group == RANK_PARSED) {
+		if (x->calver)
+			cmp = strcmp(y->key, x->key);
+		else if (lec_version_pep440_compare(y->key, x->key, &cmp) !=
+			 LEC_OK)
+			cmp = 0;
+	}
 	if (cmp != 0)
 		return cmp;
 	return x->place < y->place ? -1 : x->place > y->place;
@@ -311,6 +334,45 @@ static int by_slug(const void *a, const void *b)
 	const struct ranked *x = a, *y = b;
 
 	return strcmp(y->v->slug, x->v->slug);
+}
+
+/* Whether s is "YYYY.0M.0D" (the service's calver pattern). */
+static int is_calver(const char *s)
+{
+	static const char form[] = "dddd.dd.dd";
+	size_t i;
+
+	for (i = 0; form[i]; i++)
+		if (form[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9')
+				   : s[i] != form[i])
+			return 0;
+	return s[i] == '\0' && strncmp(s + 5, "01", 2) >= 0 &&
+	       strncmp(s + 5, "12", 2) <= 0 && strncmp(s + 8, "01", 2) >= 0 &&
+	       strncmp(s + 8, "31", 2) <= 0;
+}
+
+/* Place r in the group and with the key the project's sorting gives it;
+ * first: latest and stable go first. */
+static void rank(struct ranked *r, const char *sorting, int first)
+{
+	const char *slug = r->v->slug;
+	int cmp, calver = strcmp(sorting, LEC_ADDONS_SORT_CALVER) == 0;
+
+	if (strcmp(sorting, LEC_ADDONS_SORT_SEMVER) == 0) {
+		r->group = RANK_PARSED;
+		r->key = comparable(r->v->verbose_name);
+	} else if (first && (strcmp(slug, LEC_VERSION_LATEST) == 0 ||
+			     strcmp(slug, LEC_VERSION_STABLE) == 0)) {
+		r->group = RANK_FIRST;
+	} else if (calver ? is_calver(slug)
+			  : lec_version_pep440_compare(slug, slug, &cmp) ==
+				    LEC_OK) {
+		r->group = RANK_PARSED;
+		r->key = slug;
+		r->calver = calver;
+	} else {
+		r->group = RANK_REST;
+	}
 }
 
 /* Whether the flyout lists v: built, not hidden, one the requester may
@@ -325,7 +387,8 @@ static int listed(struct addons_page *pg, const struct lec_version *v,
 
 /* The active versions in the flyout's order: a single-version project's
  * default version alone; else by slug descending, then by the project's
- * sorting (the orders Lectern does not implement keep the slug order). */
+ * sorting (alphabetically and custom-pattern, which Lectern does not
+ * read yet, keep the slug order). */
 static cJSON *active_json(struct addons_page *pg)
 {
 	const struct lec_project *p = pg->at.project;
@@ -335,6 +398,7 @@ static cJSON *active_json(struct addons_page *pg)
 	cJSON *out = cJSON_CreateArray();
 	const char *only = NULL, *sorting;
 	size_t i, n = 0;
+	int first;
 
 	filter.active = LEC_FILTER_TRUE;
 	filter.built = LEC_FILTER_TRUE;
@@ -351,12 +415,16 @@ static cJSON *active_json(struct addons_page *pg)
 			r[n++].v = &list.items[i];
 	qsort(r, n, sizeof(*r), by_slug);
 	sorting = pg->settings.text[LEC_ADDONS_FLYOUT_SORTING];
-	if (!only && sorting && strcmp(sorting, LEC_ADDONS_SORT_SEMVER) == 0) {
+	first = on(pg, LEC_ADDONS_FLYOUT_SORTING_LATEST_STABLE_AT_BEGINNING);
+	if (!only && sorting &&
+	    (strcmp(sorting, LEC_ADDONS_SORT_SEMVER) == 0 ||
+	     strcmp(sorting, LEC_ADDONS_SORT_PYTHON) == 0 ||
+	     strcmp(sorting, LEC_ADDONS_SORT_CALVER) == 0)) {
 		for (i = 0; i < n; i++) {
-			r[i].key = comparable(r[i].v->verbose_name);
 			r[i].place = i;
+			rank(&r[i], sorting, first);
 		}
-		qsort(r, n, sizeof(*r), by_version);
+		qsort(r, n, sizeof(*r), by_rank);
 	}
 	for (i = 0; out && i < n; i++)
 		cJSON_AddItemToArray(out,
@@ -410,11 +478,6 @@ static cJSON *build_json(struct addons_page *pg)
 }
 
 /* The addons section ---------------------------------------------------- */
-
-static int on(const struct addons_page *pg, enum lec_addons_id id)
-{
-	return pg->settings.on[id];
-}
 
 static void add_text(cJSON *o, const char *key, const char *text)
 {

@@ -52,6 +52,10 @@ class AddonsTest(ServerTestCase):
         s.execute("INSERT INTO subprojects (parent_id, child_id, alias, created) VALUES"
                   " ((SELECT id FROM projects WHERE slug = 'proj'),"
                   " (SELECT id FROM projects WHERE slug = 'child'), 'child', ?)", (T0,))
+        cls.server.import_project(cls.owner, "Order")
+        for slug in ("latest", "stable", "1.0", "1.2", "1.12", "2.0", "2020.01.05", "a-slug",
+                     "z-slug"):
+            s.version("order", slug)
         for slug in ("proj-es", "child", "secret"):
             s.version(slug, "latest")
         s.execute("UPDATE projects SET privacy_level = 'private' WHERE slug = 'secret'")
@@ -141,6 +145,35 @@ class AddonsTest(ServerTestCase):
         try:
             r = self.addons(url=self.docs + "/en/latest/")
             self.assertEqual(slugs(r), ["v1.0", "stable", "latest", "dev"])
+        finally:
+            self.store.execute("DELETE FROM project_addons")
+
+    def test_flyout_sorting_as_the_service(self):
+        """The service's test_version_ordering, case by case."""
+        cases = (
+            ("semver-readthedocs-compatible", True,
+             "latest stable 2020.01.05 2.0 1.12 1.2 1.0 z-slug a-slug"),
+            ("semver-readthedocs-compatible", False,
+             "latest stable 2020.01.05 2.0 1.12 1.2 1.0 z-slug a-slug"),
+            ("alphabetically", True, "z-slug stable latest a-slug 2020.01.05 2.0 1.2 1.12 1.0"),
+            ("alphabetically", False, "z-slug stable latest a-slug 2020.01.05 2.0 1.2 1.12 1.0"),
+            ("python-packaging", True,
+             "latest stable 2020.01.05 2.0 1.12 1.2 1.0 z-slug a-slug"),
+            ("python-packaging", False,
+             "2020.01.05 2.0 1.12 1.2 1.0 z-slug stable latest a-slug"),
+            ("calver", True, "latest stable 2020.01.05 z-slug a-slug 2.0 1.2 1.12 1.0"),
+            ("calver", False, "2020.01.05 z-slug stable latest a-slug 2.0 1.2 1.12 1.0"),
+        )
+        docs = "http://order.localhost:%d/en/latest/" % self.server.port
+        try:
+            for sorting, first, want in cases:
+                r = self.server.patch("/api/v3/projects/order/addons/", {
+                    "flyout_sorting": sorting,
+                    "flyout_sorting_latest_stable_at_beginning": first}, token=self.owner)
+                self.assertStatus(r, 200)
+                r = self.addons(url=docs, host="order.localhost:%d" % self.server.port)
+                self.assertEqual(" ".join(v["slug"] for v in r.json["versions"]["active"]),
+                                 want, (sorting, first))
         finally:
             self.store.execute("DELETE FROM project_addons")
 
