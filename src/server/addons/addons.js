@@ -423,7 +423,7 @@
       shown = a;
       box = el("div", { "class": "preview panel", role: "tooltip" });
       box.innerHTML = html;
-      Array.prototype.forEach.call(box.querySelectorAll("script, style, link"), function (n) { n.remove(); });
+      Array.prototype.forEach.call(box.querySelectorAll("script, style, link, .headerlink"), function (n) { n.remove(); });
       root.appendChild(box);
       place(a);
     }
