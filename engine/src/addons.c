@@ -141,6 +141,20 @@ static void column_list(struct lec__buf *b)
 	}
 }
 
+/* The statement sql (built here) with the project's id as ?1. */
+static int prepare(struct lec_store *st, const struct lec__buf *sql,
+		   int64_t project_id, sqlite3_stmt **stmt)
+{
+	int error;
+
+	if (sql->oom)
+		return lec__error_oom();
+	if ((error = lec_store__prepare(st, stmt, sql->ptr)) < 0)
+		return error;
+	sqlite3_bind_int64(*stmt, 1, project_id);
+	return LEC_OK;
+}
+
 /* The stored row into a (filled with the defaults already). */
 static int read_row(struct lec_store *st, int64_t project_id,
 		    struct lec_addons *a)
@@ -152,13 +166,8 @@ static int read_row(struct lec_store *st, int64_t project_id,
 	lec__buf_puts(&sql, "SELECT ");
 	column_list(&sql);
 	lec__buf_puts(&sql, " FROM project_addons WHERE project_id = ?1");
-	if (sql.oom) {
-		error = lec__error_oom();
+	if ((error = prepare(st, &sql, project_id, &stmt)) < 0)
 		goto done;
-	}
-	if ((error = lec_store__prepare(st, &stmt, sql.ptr)) < 0)
-		goto done;
-	sqlite3_bind_int64(stmt, 1, project_id);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE)
 		goto done;
@@ -276,13 +285,8 @@ static int write_row(struct lec_store *st, int64_t project_id,
 	for (i = 0; i < LEC_ADDONS_COUNT; i++)
 		lec__buf_printf(&sql, ", ?%d", i + 2);
 	lec__buf_puts(&sql, ")");
-	if (sql.oom) {
-		error = lec__error_oom();
+	if ((error = prepare(st, &sql, project_id, &stmt)) < 0)
 		goto done;
-	}
-	if ((error = lec_store__prepare(st, &stmt, sql.ptr)) < 0)
-		goto done;
-	sqlite3_bind_int64(stmt, 1, project_id);
 	for (i = 0; i < LEC_ADDONS_COUNT && error == LEC_OK; i++)
 		if (lec_addons_settings[i].kind == LEC_ADDONS_BOOL)
 			sqlite3_bind_int(stmt, i + 2, a->on[i]);

@@ -21,8 +21,7 @@ import unittest
 import fixtures
 from cdp import Browser
 from lectern_test import ServerTestCase, Store, main
-
-CHROMIUM = "/usr/bin/chromium"
+from test_browser import CHROMIUM, output_dir
 SEARCH_BUDGET_MS = 300
 LOAD_BUDGET_MS = 30
 LOADS = 7
@@ -33,13 +32,6 @@ SPHINX_RTD["docs/conf.py"] = ("project = 'Sphinx Fixture'\nextensions = []\n"
 
 # The addons' parts live in shadow roots of these hosts.
 SHADOW = "document.querySelector('lectern-%s')?.shadowRoot"
-
-
-def output_dir():
-    base = os.environ.get("LEC_TEST_OUTPUT") or os.path.join(os.getcwd(), "output")
-    path = os.path.join(base, "addons")
-    os.makedirs(path, exist_ok=True)
-    return path
 
 
 class AddonsBrowserTest(ServerTestCase):
@@ -97,7 +89,7 @@ class AddonsBrowserTest(ServerTestCase):
         return b
 
     def shot(self, name):
-        path = self.browser.screenshot(os.path.join(output_dir(), name + ".png"))
+        path = self.browser.screenshot(os.path.join(output_dir("addons"), name + ".png"))
         with open(path, "rb") as f:
             data = f.read()
         self.assertGreater(len(data), 5000, path)

@@ -117,9 +117,11 @@ def png_colours(path):
     return width, height, len(colours)
 
 
-def output_dir():
+def output_dir(name="browser"):
+    """Where a browser test keeps its screenshots: output/<name>/ beside
+    the ctest working directory, or under $LEC_TEST_OUTPUT."""
     base = os.environ.get("LEC_TEST_OUTPUT") or os.path.join(os.getcwd(), "output")
-    path = os.path.join(base, "browser")
+    path = os.path.join(base, name)
     os.makedirs(path, exist_ok=True)
     return path
 

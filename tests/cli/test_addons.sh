@@ -13,12 +13,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+. "$LEC_TESTS/git.sh"
 REPO="$DATA/repo"
 mkdir -p "$REPO/docs"
 printf '# Guide\n' >"$REPO/docs/index.md"
-git -C "$REPO" init -q -b main
-git -C "$REPO" add -A
-git -C "$REPO" -c user.email=t@example.com -c user.name=t commit -q -m docs
+make_repo "$REPO"
 expect_status 0 "$LECTERN" import "file://$REPO" --name "Guide" --no-wait
 
 expect_status 0 "$LECTERN" addons guide
