@@ -37,6 +37,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "lectern/external.h"
 #include "lectern/localrepo.h"
 #include "lectern/repo.h"
 #include "lectern/vsync.h"
@@ -425,15 +426,17 @@ static int fetch_prepare(struct lec__build_env *env, const char *url,
 	return LEC_OK;
 }
 
-/* Fetch url's mirror through the helper; on failure cause says why in one
+/* Fetch url's mirror through the helper (and request_ref, a pull
+ * request's head, when not NULL); on failure cause says why in one
  * line. */
 static int fetch(struct lec__build_env *env, const char *url,
-		 const char *mirror, unsigned time_limit_s,
-		 struct helper_watch *w, char *cause, size_t cap)
+		 const char *mirror, const char *request_ref,
+		 unsigned time_limit_s, struct helper_watch *w, char *cause,
+		 size_t cap)
 {
 	struct lec_runner_result r = { 0 };
 	struct fetch_plan fp;
-	const char *args[] = { "fetch", NULL, NULL };
+	const char *args[] = { "fetch", NULL, request_ref, NULL };
 	char *parent = lec__strdup(mirror), *slash;
 	int lock = -1, error, ok = 0;
 
@@ -499,7 +502,7 @@ int lec__fetch_mirror(struct lec__build_env *env, const struct lec_project *p,
 	lec__buf_printf(&b, "%s/repos/%s.git", env->data_dir, p->slug);
 	if ((mirror = lec__buf_take(&b)) == NULL)
 		return lec__error_oom();
-	rc = fetch(env, p->repo_url, mirror, time_limit_s, &w, cause,
+	rc = fetch(env, p->repo_url, mirror, NULL, time_limit_s, &w, cause,
 		   sizeof(cause));
 	lec__free(mirror);
 	return rc < 0 ? lec__error(LEC_EIO, "%s", cause) : LEC_OK;
@@ -511,6 +514,7 @@ int lec__fetch_mirror(struct lec__build_env *env, const struct lec_project *p,
 static int job_fetch(struct lec__job *job)
 {
 	struct lec__buf b = LEC__BUF_INIT;
+	struct lec_external *request = NULL;
 	struct helper_watch w;
 	char cause[LEC__CAUSE_MAX], *repo, *text;
 	struct stat sb;
@@ -519,6 +523,16 @@ static int job_fetch(struct lec__job *job)
 
 	memset(&w, 0, sizeof(w));
 	w.job = job;
+	/* A pull request's version is built from the request's head ref,
+	 * which the branches and tags do not hold. */
+	if (job->version->type == LEC_VERSION_EXTERNAL &&
+	    lec_external_get(job->st, job->version->id, &request) < 0)
+		return lec__job_fail(job, "%s", lec_error_last());
+	/* A branch preview's branch is mirrored like every branch. */
+	if (request && !lec_repo_is_request_ref(request->ref)) {
+		lec_external_free(request);
+		request = NULL;
+	}
 	repo = lec_repo_redact_url(job->project->repo_url);
 	/* What runs, as the git commands it amounts to: a bare mirror of
 	 * every branch and tag (full history: libgit2 1.5 cannot fetch
@@ -531,15 +545,21 @@ static int job_fetch(struct lec__job *job)
 				    "'+refs/heads/*:refs/heads/*' "
 				    "'+refs/tags/*:refs/tags/*'",
 				repo ? repo : "");
+	if (request)
+		lec__buf_printf(&b, "%s'+%s:%s'", first ? " && git fetch " : " ",
+				request->ref, request->ref);
 	lec__free(repo);
 	if ((text = lec__buf_take(&b)) == NULL ||
 	    lec__job_record_start(job, text, &id) < 0) {
 		lec__free(text);
+		lec_external_free(request);
 		return lec__job_fail(job, "out of memory");
 	}
 	lec__free(text);
 	rc = fetch(job->env, job->project->repo_url, job->mirror,
-		   time_left_s(job), &w, cause, sizeof(cause));
+		   request ? request->ref : NULL, time_left_s(job), &w, cause,
+		   sizeof(cause));
+	lec_external_free(request);
 	record_outcome(job, id, &w, rc, cause);
 	if (rc < 0 && !job->cancelled)
 		return lec__job_fail(job, "%s the repository failed: %s",
@@ -787,7 +807,7 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 	if ((display = lec__buf_take(&b)) == NULL ||
 	    lec__job_record_start(job, display, &id) < 0)
 		goto done;
-	rc = fetch(job->env, url, *mirror, time_left_s(job), &w, cause,
+	rc = fetch(job->env, url, *mirror, NULL, time_left_s(job), &w, cause,
 		   sizeof(cause));
 	record_outcome(job, id, &w, rc, cause);
 	lec__free(display);
@@ -1006,8 +1026,11 @@ static char *fetched_ref(const struct lec__job *job)
 	const char *default_branch = job->project->default_branch;
 	struct lec__buf b = LEC__BUF_INIT;
 
-	if (v->type == LEC_VERSION_TAG && v->machine &&
-	    strcmp(v->slug, LEC_VERSION_STABLE) == 0)
+	/* A pull request's head: the service fetches it as external-<N> and
+	 * checks the commit out; no branch of the clone names it. */
+	if ((v->type == LEC_VERSION_TAG && v->machine &&
+	     strcmp(v->slug, LEC_VERSION_STABLE) == 0) ||
+	    v->type == LEC_VERSION_EXTERNAL)
 		lec__buf_puts(&b, "commit");
 	else if (v->type == LEC_VERSION_TAG)
 		lec__buf_printf(&b, "tag:%s", job->git_identifier);

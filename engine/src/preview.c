@@ -24,8 +24,6 @@
 #include "lectern/preview.h"
 #include "pipeline_internal.h"
 
-/* Debian's interpreter, which has Debian's Sphinx and MkDocs. */
-#define DEFAULT_PYTHON "/usr/bin/python3"
 /* The cache's published-output directories: GEN_PREFIX<N>. */
 #define GEN_PREFIX "gen-"
 /* Hex digits of the tree's path hash naming its default cache directory:
@@ -163,20 +161,11 @@ static void load_warnings(struct lec_preview *p)
 	lec__free(text);
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, "records"))
 	{
-		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(item, "kind");
-		const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "file");
-		const cJSON *line = cJSON_GetObjectItemCaseSensitive(item, "line");
-		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
-		enum lec_warning_kind k;
+		struct lec_warning w = { 0 };
 
-		if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
-		    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
-		    lec_warning_kind_lookup(kind->valuestring, &k) < 0 ||
-		    line->valuedouble < 0 || line->valuedouble > 1e9)
-			continue;
-		lec_warning_set_add(&p->last, k, file->valuestring,
-				    (unsigned)line->valuedouble,
-				    msg->valuestring);
+		if (lec__warning_record_read(item, &w) == LEC_OK)
+			lec_warning_set_add(&p->last, w.kind, w.file, w.line,
+					    w.message);
 	}
 	p->has_last = cJSON_IsObject(root);
 	cJSON_Delete(root);
@@ -187,41 +176,18 @@ static void load_warnings(struct lec_preview *p)
 static void save_warnings(struct lec_preview *p)
 {
 	cJSON *root = cJSON_CreateObject(), *list;
-	struct lec__buf tmp = LEC__BUF_INIT;
-	char *text = NULL, *path;
+	char *text = NULL;
 	size_t i;
-	int fd = -1;
 
 	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
-	for (i = 0; list && i < p->last.len; i++) {
-		const struct lec_warning *w = &p->last.items[i];
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddItemToArray(list, o);
-		cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
-		cJSON_AddStringToObject(o, "file", w->file);
-		cJSON_AddNumberToObject(o, "line", w->line);
-		cJSON_AddStringToObject(o, "message", w->message);
-	}
+	for (i = 0; list && i < p->last.len; i++)
+		lec__warning_record_json(list, &p->last.items[i]);
 	if (list)
 		text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
-	lec__buf_printf(&tmp, "%s.tmp", p->warnings_file);
-	path = lec__buf_take(&tmp);
-	if (text && path &&
-	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-				     O_NOFOLLOW,
-		       0600)) >= 0) {
-		size_t n = strlen(text);
-		int ok = write(fd, text, n) == (ssize_t)n;
-
-		if (close(fd) == 0 && ok)
-			rename(path, p->warnings_file);
-		else
-			unlink(path);
-	}
+	if (text)
+		lec__file_replace(p->warnings_file, text, strlen(text));
 	cJSON_free(text);
-	lec__free(path);
 }
 
 /* The build's warnings become the current ones, new ones marked against
@@ -401,7 +367,7 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 	    (error = set_project(p)) < 0)
 		goto done;
 	if ((error = lec__build_env_find_python(
-		     &p->env, opts->python ? opts->python : DEFAULT_PYTHON)) <
+		     &p->env, opts->python ? opts->python : LEC__DEBIAN_PYTHON)) <
 	    0)
 		goto done;
 	p->generation = published_generation(p);
@@ -679,6 +645,17 @@ struct copy_dirs {
 	int from, to, prev;
 };
 
+/* Close the descriptors that are open (-1: not). */
+static void copy_dirs_close(const struct copy_dirs *d)
+{
+	const int fds[] = { d->from, d->to, d->prev };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 static int64_t mtime_ns(const struct stat *sb)
 {
 	return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
@@ -708,12 +685,7 @@ static int copy_subdir(const struct copy_dirs *dirs, const char *name,
 			     ? copy_level(sub, reuse_before_ns)
 			     : -1;
 	}
-	if (sub.from >= 0)
-		close(sub.from);
-	if (sub.to >= 0)
-		close(sub.to);
-	if (sub.prev >= 0)
-		close(sub.prev);
+	copy_dirs_close(&sub);
 	return rc;
 }
 
@@ -761,12 +733,7 @@ static int copy_tree(const char *from, const char *to, const char *prev,
 				 : -1;
 		rc = copy_level(dirs, reuse_before_ns);
 	}
-	if (dirs.from >= 0)
-		close(dirs.from);
-	if (dirs.to >= 0)
-		close(dirs.to);
-	if (dirs.prev >= 0)
-		close(dirs.prev);
+	copy_dirs_close(&dirs);
 	return rc;
 }
 
@@ -936,36 +903,121 @@ static int sphinx_rewrite(struct lec_preview *p, struct lec__job *job)
 static void save_inventory(const struct lec_preview *p, const char *inv,
 			   size_t len)
 {
-	struct lec__buf b = LEC__BUF_INIT;
-	char *tmp;
-	int fd, ok;
-
 	unlink(p->inventory_file);
-	if (inv == NULL)
-		return;
-	lec__buf_printf(&b, "%s.tmp", p->inventory_file);
-	if ((tmp = lec__buf_take(&b)) == NULL)
-		return;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	ok = fd >= 0 && write(fd, inv, len) == (ssize_t)len;
-	if (fd >= 0 && close(fd) < 0)
-		ok = 0;
-	if (!ok || rename(tmp, p->inventory_file) < 0)
-		unlink(tmp);
-	lec__free(tmp);
+	if (inv)
+		lec__file_replace(p->inventory_file, inv, len);
 }
 
 /* A successful generator run's links checked (Sphinx's pages rewritten
  * first when some it left may be stale), then published. */
+/* An incremental Sphinx build's pages that were not written this time
+ * (older than its start) and that nothing of this build makes: what an
+ * earlier build wrote and this one would not have (viewcode's page of a
+ * module that no longer imports). Sphinx writes its other pages (indices,
+ * search) on every build; a page it did not write because its document
+ * did not change has that document's doctree; viewcode writes a module's
+ * page again only when the module's source is newer, but lists every
+ * module it has in _modules/index.html, which it writes every time. A
+ * fresh build would not have the others: they go, so that neither the
+ * link check nor the site shows them. */
+#define VIEWCODE_DIR "_modules/"
+#define VIEWCODE_INDEX VIEWCODE_DIR "index.html"
+/* Bytes of viewcode's list of modules read: one link a module. */
+#define VIEWCODE_INDEX_MAX ((size_t)4 * 1024 * 1024)
+
+struct stale_pages {
+	const char *doctrees;
+	int64_t started_ns;
+	char *modules;      /* this build's _modules/index.html, or NULL */
+	size_t modules_len;
+};
+
+static int has_doctree(const char *doctrees, const char *doc, size_t len)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path;
+	int has;
+
+	lec__buf_printf(&b, "%s/%.*s.doctree", doctrees, (int)len, doc);
+	if ((path = lec__buf_take(&b)) == NULL)
+		return 1; /* out of memory: keep it */
+	has = access(path, F_OK) == 0;
+	lec__free(path);
+	return has;
+}
+
+/* Whether this build's list of modules links to the module page path. */
+static int listed_module(const struct stale_pages *sp, const char *path)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *href;
+	int listed;
+
+	if (sp->modules == NULL ||
+	    strncmp(path, VIEWCODE_DIR, sizeof(VIEWCODE_DIR) - 1) != 0)
+		return 0;
+	lec__buf_printf(&b, "href=\"%s\"", path + sizeof(VIEWCODE_DIR) - 1);
+	if ((href = lec__buf_take(&b)) == NULL)
+		return 1;
+	listed = memmem(sp->modules, sp->modules_len, href, strlen(href)) !=
+		 NULL;
+	lec__free(href);
+	return listed;
+}
+
+static int drop_stale_page(const struct lec__walk_at *at,
+			   enum lec__walk_event event, void *payload)
+{
+	const struct stale_pages *sp = payload;
+	size_t n = strlen(at->path);
+
+	if (event != LEC__WALK_ENTRY || !S_ISREG(at->st->st_mode) || n < 5 ||
+	    strcmp(at->path + n - 5, ".html") != 0)
+		return 0;
+	/* The file system's clock lags by a tick at most; Sphinx writes
+	 * nothing in its first tenths of a second. */
+	if (mtime_ns(at->st) >= sp->started_ns ||
+	    has_doctree(sp->doctrees, at->path, n - 5) ||
+	    (n > 11 && strcmp(at->path + n - 11, "/index.html") == 0 &&
+	     has_doctree(sp->doctrees, at->path, n - 11)) ||
+	    listed_module(sp, at->path))
+		return 0;
+	if (unlinkat(at->dirfd, at->name, 0) < 0 && errno != ENOENT)
+		return lec__error(LEC_EIO, "removing the stale page %s: %s",
+				  at->path, strerror(errno));
+	return 0;
+}
+
+static void drop_stale_pages(const struct lec_preview *p, int64_t started_ns)
+{
+	struct stale_pages sp = { p->doctrees, started_ns, NULL, 0 };
+	char *html = lec__path_join(p->output, "html");
+	char *index = html ? lec__path_join(html, VIEWCODE_INDEX) : NULL;
+	struct stat st;
+
+	if (index && lstat(index, &st) == 0 && S_ISREG(st.st_mode) &&
+	    mtime_ns(&st) >= started_ns)
+		lec__read_in(html, VIEWCODE_INDEX, VIEWCODE_INDEX_MAX,
+			     &sp.modules, &sp.modules_len);
+	lec__free(index);
+	if (html)
+		lec__walk(AT_FDCWD, html, drop_stale_page, &sp);
+	lec__free(sp.modules);
+	lec__free(html);
+	lec_error_clear();
+}
+
 static int check_and_publish(struct lec_preview *p, struct lec__job *job,
 			     int keep, int64_t started_ns)
 {
+
 	struct lec_warning_set links = { 0 };
 	char *inv = NULL;
 	size_t inv_len = 0, i;
 	int error;
 
+	if (keep)
+		drop_stale_pages(p, started_ns);
 	check_links(p, &links, keep ? &inv : NULL, &inv_len);
 	if (keep && sphinx_stale(p, job, inv, inv_len)) {
 		lec_warning_set_dispose(&links);

@@ -9,8 +9,10 @@
  * branch is recorded the way `git clone --mirror` records it: as the
  * mirror's HEAD. A first clone is built beside its directory and renamed
  * into place, so no half-made mirror is ever seen. A source on this
- * machine is copied instead when it can be (repo_local.c).
+ * machine is copied instead when it can be (repo_local.c). A pull
+ * request's build asks for its head too, one ref under its own name.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,20 +121,29 @@ static int drop_unpeelable_tags(git_repository *repo)
 	return LEC_OK;
 }
 
-/* Fetch every branch and tag of url into repo, pruning vanished refs. The
- * default branch is read while connected, from the same advertisement the
- * fetch uses. */
+/* Fetch every branch and tag of url into repo, pruning vanished refs, and
+ * the pull request's head the transfer names. The default branch is read
+ * while connected, from the same advertisement the fetch uses. */
 static int fetch_into(git_repository *repo, const char *url, const char *shown,
 		      struct lec_repo__transfer *t)
 {
 	char heads[] = "+" LEC_REPO__HEADS "*:" LEC_REPO__HEADS "*";
 	char tags[] = "+" LEC_REPO__TAGS "*:" LEC_REPO__TAGS "*";
-	char *spec_list[] = { heads, tags };
+	struct lec__buf request = LEC__BUF_INIT;
+	char *spec_list[] = { heads, tags, NULL };
 	git_strarray specs = { spec_list, 2 };
 	git_fetch_options opts;
 	git_remote *remote = NULL;
 	git_buf head = { 0 };
 	int rc, error;
+
+	if (t->request_ref) {
+		lec__buf_printf(&request, "+%s:%s", t->request_ref,
+				t->request_ref);
+		if ((spec_list[2] = lec__buf_take(&request)) == NULL)
+			return lec__error_oom();
+		specs.count = 3;
+	}
 
 	/* The _INIT macro leaves fields to zero-filling, which the
 	 * warnings refuse; the function fills the same defaults. */
@@ -155,6 +166,7 @@ static int fetch_into(git_repository *repo, const char *url, const char *shown,
 		error = record_default(repo, head.ptr, shown);
 	git_buf_dispose(&head);
 	git_remote_free(remote);
+	lec__free(spec_list[2]);
 	return error;
 }
 
@@ -250,15 +262,54 @@ static int update_existing(const char *url, const char *shown, const char *dir,
 	return error;
 }
 
+/* Whether s, up to its end or a '/', is one or more digits; where it
+ * stopped in *end. */
+static int digits(const char *s, const char **end)
+{
+	const char *p = s;
+
+	while (isdigit((unsigned char)*p))
+		p++;
+	*end = p;
+	return p > s;
+}
+
+int lec_repo_is_request_ref(const char *ref)
+{
+	static const char *const prefixes[] = { "refs/pull/",
+						"refs/merge-requests/" };
+	const char *end;
+	size_t i, n;
+
+	for (i = 0; ref && i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		n = strlen(prefixes[i]);
+		if (strncmp(ref, prefixes[i], n) == 0 && digits(ref + n, &end) &&
+		    strcmp(end, "/head") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int lec_repo_mirror(const char *url, const char *mirror_dir,
 		    lec_repo_progress_cb cb, void *payload)
 {
-	struct lec_repo__transfer t = { cb, payload, 0 };
+	return lec_repo_mirror_ref(url, mirror_dir, NULL, cb, payload);
+}
+
+int lec_repo_mirror_ref(const char *url, const char *mirror_dir,
+			const char *request_ref, lec_repo_progress_cb cb,
+			void *payload)
+{
+	struct lec_repo__transfer t = { cb, payload, 0, request_ref };
 	enum lec_repo__dir_state state;
 	char *shown = NULL, *dir = NULL;
 	int error;
 
 	lec_error_clear();
+	if (request_ref && !lec_repo_is_request_ref(request_ref))
+		return lec__error(LEC_EINVALID,
+				  "'%s' is not a pull request's head",
+				  request_ref);
 	if (url == NULL || *url == '\0')
 		return lec__error(LEC_EINVALID, "no repository URL given");
 	if (mirror_dir == NULL || *mirror_dir == '\0')

@@ -61,8 +61,6 @@ enum lec_repo__dir_state {
 int lec_repo__dir_state(const char *path, enum lec_repo__dir_state *state);
 /* path without trailing slashes (but "/" stays "/"). Owned. */
 char *lec_repo__trim_slashes(const char *path);
-/* Write all n bytes; -1 with errno on failure. */
-int lec_repo__write_all(int fd, const char *p, size_t n);
 
 /* Opening -------------------------------------------------------------------- */
 
@@ -80,6 +78,9 @@ struct lec_repo__transfer {
 	lec_repo_progress_cb cb;
 	void *payload;
 	int cancelled;
+	/* A pull request's head mirrored too (refs/pull/N/head,
+	 * refs/merge-requests/N/head), or NULL: see lec_repo_mirror_ref. */
+	const char *request_ref;
 };
 
 /* Mirror the local repository at path into repo (at repo_dir) by copying

@@ -182,7 +182,7 @@ static int copy_loose(int from, int to, struct copy_run *c)
 }
 
 /* Set repo's branches and tags to src's (each a direct ref, as a mirror
- * fetch leaves them), remove those src no longer has, and point HEAD at
+ * fetch leaves them; and the pull request's head asked for), remove those src no longer has, and point HEAD at
  * src's default branch. LEC_ENOTFOUND when a ref names an object repo
  * lacks: nothing is changed then. */
 struct ref_copy {
@@ -203,8 +203,18 @@ static int refs_reserve(struct ref_copy **refs, size_t n, size_t *cap)
 	return LEC_OK;
 }
 
+/* Whether the mirror takes the source's ref name: a branch, a tag, or the
+ * pull request's head asked for. */
+static int mirrored(const char *name, const char *request_ref)
+{
+	return strncmp(name, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) == 0 ||
+	       strncmp(name, LEC_REPO__TAGS, strlen(LEC_REPO__TAGS)) == 0 ||
+	       (request_ref && strcmp(name, request_ref) == 0);
+}
+
 static int read_source_refs(git_repository *src, git_odb *odb,
-			    struct ref_copy **out, size_t *n)
+			    const char *request_ref, struct ref_copy **out,
+			    size_t *n)
 {
 	git_reference_iterator *it = NULL;
 	git_reference *ref = NULL, *direct = NULL;
@@ -219,10 +229,7 @@ static int read_source_refs(git_repository *src, git_odb *odb,
 	while (error == LEC_OK && git_reference_next(&ref, it) == 0) {
 		const char *name = git_reference_name(ref);
 
-		if ((strncmp(name, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) ==
-			     0 ||
-		     strncmp(name, LEC_REPO__TAGS, strlen(LEC_REPO__TAGS)) ==
-			     0) &&
+		if (mirrored(name, request_ref) &&
 		    git_reference_resolve(&direct, ref) == 0) {
 			if (!git_odb_exists(odb, git_reference_target(direct)))
 				error = lec__error(LEC_ENOTFOUND,
@@ -349,7 +356,7 @@ int lec_repo__copy_local(git_repository *repo, const char *repo_dir,
 					  "cannot read the mirror's objects");
 		goto done;
 	}
-	if ((error = read_source_refs(src, odb, &refs, &n)) < 0 ||
+	if ((error = read_source_refs(src, odb, t->request_ref, &refs, &n)) < 0 ||
 	    (error = set_mirror_refs(repo, refs, n)) < 0)
 		goto done;
 	/* The source's default branch, for the caller to record. */

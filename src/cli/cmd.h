@@ -108,6 +108,7 @@ int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_orgs(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv);
 /* cmd_addons.c */

@@ -191,10 +191,28 @@ static int report_build(const struct lc_build *b, int json, int exit_status)
 	return status;
 }
 
+/* Follow the triggered build b to its end (--watch: each state as a
+ * line), then report it. */
+static int follow(struct cli_session *s, const char *project,
+		  const struct lc_build *b, int watch, int json,
+		  int exit_status)
+{
+	struct lc_build *done_build = NULL;
+	int status = cli_watch_build(s, project, b->id,
+				     watch && !json ? CLI_WATCH_LINES
+						    : CLI_WATCH_QUIET,
+				     &done_build);
+
+	if (status == CLI_EXIT_OK)
+		status = report_build(done_build, json, exit_status);
+	lc_build_free(done_build);
+	return status;
+}
+
 int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s = { 0 };
-	struct lc_build *b = NULL, *done_build = NULL;
+	struct lc_build *b = NULL;
 	struct lc_error err;
 	char *pos[2], *version = NULL;
 	int watch = 0, exit_status = 0, json = 0, fresh = 0, n, status;
@@ -238,16 +256,53 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 	if (!json)
 		cli_print(stdout, "triggered build %lld of %s/%s\n", b->id,
 			  pos[0], version);
-	status = cli_watch_build(&s, pos[0], b->id,
-				 watch && !json ? CLI_WATCH_LINES
-						: CLI_WATCH_QUIET,
-				 &done_build);
-	if (status == CLI_EXIT_OK)
-		status = report_build(done_build, json, exit_status);
+	status = follow(&s, pos[0], b, watch, json, exit_status);
 done:
-	lc_build_free(done_build);
 	lc_build_free(b);
 	free(version);
+	cli_session_close(&s);
+	return status;
+}
+
+/* ---- preview-branch --------------------------------------------------------- */
+
+int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char *pos[2], *url = NULL;
+	int watch = 0, exit_status = 0, json = 0, n, status;
+	const struct cli_opt opts[] = { { "--watch", NULL, &watch },
+					{ "--exit-status", NULL, &exit_status },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("preview-branch", argc, argv, opts, pos,
+				     2, 2, &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
+		goto done;
+	if (lc_preview_branch(s.client, pos[0], pos[1], &b, &url, &err) !=
+	    LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	if (json && !watch && !exit_status) {
+		status = cli_print_json(b->raw);
+		goto done;
+	}
+	if (!json)
+		cli_print(stdout,
+			  "triggered build %lld of %s's preview of %s: %s\n",
+			  b->id, pos[0], pos[1], url ? url : "");
+	if (watch || exit_status)
+		status = follow(&s, pos[0], b, watch, json, exit_status);
+done:
+	lc_build_free(b);
+	free(url);
 	cli_session_close(&s);
 	return status;
 }

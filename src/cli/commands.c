@@ -189,6 +189,15 @@ static const struct cli_command commands[] = {
 	  "--json\tprint the triggered build as JSON\n"
 	  "$ lectern build guide latest --watch\n"
 	  "$ lectern build guide --exit-status && echo published\n" },
+	{ "preview-branch", "PROJECT BRANCH [--watch] [--exit-status] [--json]",
+	  "build a branch that is not an active version as a preview on its "
+	  "own host, as a pull request's (a Lectern's)",
+	  cli_cmd_preview_branch, NULL,
+	  "BRANCH\ta branch of the project's repository\n"
+	  "--watch\tprint each state as it changes, then the outcome\n"
+	  "--exit-status\twait too, and exit 1 unless the build passed\n"
+	  "--json\tprint the triggered build as JSON\n"
+	  "$ lectern preview-branch guide fix-typos --watch\n" },
 	{ "log", "BUILD [--follow] [--json]",
 	  "print a build's commands and output", cli_cmd_log, NULL,
 	  "BUILD\tthe build's number (see 'lectern builds')\n"

@@ -150,6 +150,7 @@ static int start_pipeline(struct lec_pipeline **out,
 
 	pcfg->data_dir = data_dir;
 	pcfg->docs_domain = srv_docs_domain_of(srv);
+	pcfg->external_domain = srv_external_domain_of(srv);
 	pcfg->production_domain =
 		strncmp(base, "http://", 7) == 0 ? base + 7 : base;
 	pcfg->log = log_line;

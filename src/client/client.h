@@ -382,6 +382,12 @@ const char *lc_build_cache_word(const struct lc_build *b);
 int lc_build_trigger_fresh(struct lc_client *c, const char *project,
 			   const char *version, int fresh,
 			   struct lc_build **out, struct lc_error *err);
+/* POST .../previews/ {"branch"} (a Lectern's): build a branch that is not
+ * an active version as a preview on a host of its own. *out the build;
+ * *url (owned, may be NULL) where the preview is served. */
+int lc_preview_branch(struct lc_client *c, const char *project,
+		      const char *branch, struct lc_build **out, char **url,
+		      struct lc_error *err);
 
 /* One of a build's warnings (Lectern's GET .../builds/<id>/warnings/,
  * and the preview's status): kind is "warning", "error", "critical",

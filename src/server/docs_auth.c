@@ -335,13 +335,17 @@ int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
 {
 	const struct lec_user *user;
 
+	/* A pull request's version is as private as the project's external
+	 * builds are (external_builds_privacy_level). */
+	const unsigned flags = LEC_VERSION_VIEW_PROJECT |
+			       LEC_VERSION_VIEW_EXTERNAL_BUILDS;
+
 	if (lec_version_can_view(c->store, project, version,
-				 LEC_VIEWER_ANONYMOUS,
-				 LEC_VERSION_VIEW_PROJECT) == 1)
+				 LEC_VIEWER_ANONYMOUS, flags) == 1)
 		return 1;
 	if ((user = docs_user(c)) == NULL ||
 	    lec_version_can_view(c->store, project, version, user->id,
-				 LEC_VERSION_VIEW_PROJECT) != 1)
+				 flags) != 1)
 		return 0;
 	c->private_content = 1;
 	return 1;
@@ -486,6 +490,23 @@ static int csrf_valid(struct docs_ctx *c, const char *body)
 	       strlen(sent) == 2 * SESSION_MAC_LEN &&
 	       csrf_token(c, nonce, expected) == 0 &&
 	       CRYPTO_memcmp(sent, expected, 2 * SESSION_MAC_LEN) == 0;
+}
+
+/* Refuse a login or logout POST (title "Log in" or "Log out", page the
+ * form's) with too many fields or without its CSRF token: the refusal's
+ * status, or 0 for a form to go on with. */
+static int form_refused(struct docs_ctx *c, const char *body,
+			const char *title, const char *again)
+{
+	if (too_many_fields(body))
+		return refused_with(c->res, 400, title,
+				    "Too many fields in the form.", again);
+	if (!csrf_valid(c, body))
+		return refused(c->res, title,
+			       "Forbidden: the form has expired or came from "
+			       "another site.",
+			       again);
+	return 0;
 }
 
 /* The nonce of this form: the request's own when this server issued it,
@@ -717,15 +738,9 @@ static int login_post(struct docs_ctx *c)
 	int64_t sid = 0;
 	int rc;
 
-	if (too_many_fields(body))
-		return refused_with(c->res, 400, "Log in",
-				    "Too many fields in the form.",
-				    "Open the login page again.");
-	if (!csrf_valid(c, body))
-		return refused(c->res, "Log in",
-			       "Forbidden: the form has expired or came from "
-			       "another site.",
-			       "Open the login page again.");
+	if ((rc = form_refused(c, body, "Log in",
+			       "Open the login page again.")) != 0)
+		return rc;
 	if (!docs_form_value(body, "token", token, sizeof(token)))
 		token[0] = '\0';
 	rc = lec_session_login(c->store, token, SESSION_SECONDS, &sid);
@@ -865,15 +880,9 @@ static int logout_post(struct docs_ctx *c)
 	int64_t sid;
 	int rc;
 
-	if (too_many_fields(body))
-		return refused_with(c->res, 400, "Log out",
-				    "Too many fields in the form.",
-				    "Open the logout page again.");
-	if (!csrf_valid(c, body))
-		return refused(c->res, "Log out",
-			       "Forbidden: the form has expired or came from "
-			       "another site.",
-			       "Open the logout page again.");
+	if ((rc = form_refused(c, body, "Log out",
+			       "Open the logout page again.")) != 0)
+		return rc;
 	if ((sid = cookie_session(c)) > 0 &&
 	    (rc = lec_session_end(c->store, sid)) < 0)
 		return srv_respond_engine_error(c->res, rc);

@@ -58,10 +58,12 @@ struct srv_request {
 	int body_too_large;
 	const char *params[SRV_MAX_ROUTE_PARAMS]; /* captured path segments */
 	struct lec_user *user;    /* authenticated user, or NULL */
-	/* Caches of srv_request_host, _origin and srv_docs_domain. */
+	/* Caches of srv_request_host, _origin, srv_docs_domain and
+	 * srv_external_domain. */
 	char host[SRV_MAX_HOST + 1];
 	char origin[SRV_MAX_HOST + sizeof("https://")];
 	char docs_domain[SRV_MAX_HOST + 1];
+	char external_domain[SRV_MAX_HOST + 1];
 };
 
 /* The thread's store handle (opened on first use); NULL after logging. */
@@ -88,6 +90,11 @@ int srv_business(const struct srv_request *req);
 /* The docs domain of this request, e.g. "localhost:8000": the configured
  * one, else "localhost" with the port of srv_request_host. */
 const char *srv_docs_domain(struct srv_request *req);
+/* The domain pull-request versions are served on, their hosts
+ * "<project>--<version>.<domain>": the configured one
+ * (srv_config.external_domain), else "external.localhost" with the port
+ * of srv_request_host. */
+const char *srv_external_domain(struct srv_request *req);
 /* Whether the connection comes over the unix socket from the engine's own
  * uid (SO_PEERCRED): the engine's owner, who needs no token. */
 int srv_peer_is_owner(struct srv_request *req);
@@ -284,7 +291,10 @@ enum srv_perm {
 	SRV_PERM_ANYONE,      /* no check at all (v2, root, search) */
 };
 
-typedef int (*srv_handler)(struct srv_request *req, struct srv_response *res);
+/* What every handler is: handlers are declared with it (`srv_handler_fn
+ * srv_v3_root;`), so their signature is written once. */
+typedef int srv_handler_fn(struct srv_request *req, struct srv_response *res);
+typedef srv_handler_fn *srv_handler;
 
 struct srv_route_method {
 	enum srv_method method;

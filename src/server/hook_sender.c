@@ -3,7 +3,10 @@
  * engine (body and signature made there: the secret never reaches this
  * file), posts them with the service's headers (Content-Type, User-Agent,
  * X-RTD-Event, X-Hub-Signature) and hands each outcome back; the engine
- * schedules retries.
+ * schedules retries. Pull requests' commit statuses (commit_status.h) go
+ * the same way to their forges' APIs, with the integration's token as a
+ * bearer token (opened by the engine for the try, wiped after it), in the
+ * slots the webhooks leave free.
  *
  * Deliveries run side by side on one curl multi handle, up to
  * SRV_HOOK_SENDING_MAX at once, each with the receiver's deadline (the
@@ -33,31 +36,36 @@
 #include <sys/socket.h>
 
 #include "hook_sender.h"
+#include "lectern/commit_status.h"
 #include "lectern/errors.h"
 #include "lectern/netrule.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/webhook.h"
 #include "log.h"
+#include "worker.h"
 
 /* How long a delivery taken stays reserved beyond its try's timeout, so
  * a sender that died mid-try leaves it to be tried again. */
 #define HOOK_LEASE_SLACK_MS 60000u
 /* Longest sleep with nothing due: new deliveries wait at most this. */
 #define HOOK_POLL_MAX_MS 1000u
-/* Headers' room: the event name and the signature are short. */
-#define HOOK_HEADER_MAX 128
+/* Headers' room: the event name and the signature are short; a token
+ * header holds the longest token an integration takes. */
+#define HOOK_HEADER_MAX (LEC_INTEGRATION_TOKEN_MAX + 32)
 
 /* What a delivery's error says: refused before any connection, or failed
  * without saying how (refused, reset, timed out, no such host alike). */
 #define HOOK_REFUSED "refused: the address is not allowed"
 #define HOOK_FAILED "failed: no answer from the receiver"
 
-/* One delivery in flight. */
+/* One delivery in flight: a webhook's or a commit status. */
 struct slot {
 	CURL *curl;                 /* NULL: the slot is free */
 	struct curl_slist *headers;
+	int is_status;              /* status, not d, is in flight */
 	struct lec_webhook_outgoing d;
+	struct lec_commit_status_outgoing status;
 	const struct lec_netrule *rule;
 	int refused;                /* the rule refused a connection */
 	char event[HOOK_HEADER_MAX];
@@ -65,9 +73,7 @@ struct slot {
 };
 
 struct srv_hook_sender {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	int stopping;
+	struct srv_worker worker;   /* waits in curl_multi_poll, not on wake */
 	CURLM *multi;
 	char *data_dir;
 	unsigned backoff_ms;
@@ -75,16 +81,6 @@ struct srv_hook_sender {
 	struct lec_netrule rule;
 	struct slot slots[SRV_HOOK_SENDING_MAX];
 };
-
-static int stopping(struct srv_hook_sender *s)
-{
-	int stop;
-
-	pthread_mutex_lock(&s->lock);
-	stop = s->stopping;
-	pthread_mutex_unlock(&s->lock);
-	return stop;
-}
 
 static size_t discard(char *data, size_t size, size_t n, void *payload)
 {
@@ -114,9 +110,12 @@ static void slot_release(struct srv_hook_sender *s, struct slot *slot)
 	curl_easy_cleanup(slot->curl);
 	curl_slist_free_all(slot->headers);
 	lec_webhook_outgoing_dispose(&slot->d);
+	lec_commit_status_outgoing_dispose(&slot->status);
+	explicit_bzero(slot->signature, sizeof(slot->signature));
 	slot->curl = NULL;
 	slot->headers = NULL;
 	slot->refused = 0;
+	slot->is_status = 0;
 }
 
 /* Start posting the delivery in slot->d; 0, or -1 when curl could not be
@@ -130,10 +129,22 @@ static int slot_start(struct srv_hook_sender *s, struct slot *slot)
 	CURLcode cc = CURLE_OK;
 	size_t i;
 
-	snprintf(slot->event, sizeof(slot->event), "X-RTD-Event: %s",
-		 slot->d.event);
-	snprintf(slot->signature, sizeof(slot->signature),
-		 "X-Hub-Signature: %s", slot->d.signature);
+	const char *url = slot->is_status ? slot->status.url : slot->d.url;
+	const char *body = slot->is_status ? slot->status.body : slot->d.body;
+	size_t body_len = slot->is_status ? slot->status.body_len
+					  : slot->d.body_len;
+
+	if (slot->is_status) {
+		snprintf(slot->event, sizeof(slot->event),
+			 "Accept: application/json");
+		snprintf(slot->signature, sizeof(slot->signature),
+			 "Authorization: Bearer %s", slot->status.token);
+	} else {
+		snprintf(slot->event, sizeof(slot->event), "X-RTD-Event: %s",
+			 slot->d.event);
+		snprintf(slot->signature, sizeof(slot->signature),
+			 "X-Hub-Signature: %s", slot->d.signature);
+	}
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		if ((h = curl_slist_append(slot->headers, lines[i])) == NULL)
 			break;
@@ -145,15 +156,15 @@ static int slot_start(struct srv_hook_sender *s, struct slot *slot)
 		return -1;
 	}
 #define SET(opt, val) if (cc == CURLE_OK) cc = curl_easy_setopt(slot->curl, opt, val)
-	SET(CURLOPT_URL, slot->d.url);
+	SET(CURLOPT_URL, url);
 	SET(CURLOPT_PROTOCOLS_STR, "http,https");
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
 	SET(CURLOPT_PROXY, "");
 	SET(CURLOPT_OPENSOCKETFUNCTION, open_checked);
 	SET(CURLOPT_OPENSOCKETDATA, slot);
 	SET(CURLOPT_HTTPHEADER, slot->headers);
-	SET(CURLOPT_POSTFIELDS, slot->d.body);
-	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)slot->d.body_len);
+	SET(CURLOPT_POSTFIELDS, body);
+	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
 	SET(CURLOPT_TIMEOUT_MS, (long)s->timeout_ms);
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_WRITEFUNCTION, discard);
@@ -167,11 +178,24 @@ static int slot_start(struct srv_hook_sender *s, struct slot *slot)
 	return 0;
 }
 
-/* Take due deliveries into the free slots; the number started. */
+/* Take the next due delivery (status: a commit status) into slot. */
+static int take(struct srv_hook_sender *s, struct lec_store *store,
+		struct slot *slot, int status, int64_t now)
+{
+	unsigned lease = s->timeout_ms + HOOK_LEASE_SLACK_MS;
+
+	slot->is_status = status;
+	return status ? lec_commit_status_next(store, now, lease,
+					       &slot->status)
+		      : lec_webhook_delivery_next(store, now, lease, &slot->d);
+}
+
+/* Take due deliveries into the free slots, the webhooks' first; the
+ * number started. */
 static int fill(struct srv_hook_sender *s, struct lec_store *store)
 {
 	int64_t now = lec_time_now();
-	int started = 0, rc;
+	int started = 0, status = 0, rc;
 	size_t i;
 
 	for (i = 0; i < SRV_HOOK_SENDING_MAX; i++) {
@@ -179,10 +203,11 @@ static int fill(struct srv_hook_sender *s, struct lec_store *store)
 
 		if (slot->curl)
 			continue;
-		rc = lec_webhook_delivery_next(store, now,
-					       s->timeout_ms +
-						       HOOK_LEASE_SLACK_MS,
-					       &slot->d);
+		rc = take(s, store, slot, status, now);
+		if (rc == LEC_ENOTFOUND && !status) {
+			status = 1;
+			rc = take(s, store, slot, status, now);
+		}
 		if (rc == LEC_ENOTFOUND)
 			break;
 		if (rc < 0) {
@@ -223,11 +248,18 @@ static int reap(struct srv_hook_sender *s, struct lec_store *store)
 			why = HOOK_REFUSED;
 		else
 			why = HOOK_FAILED;
-		if (lec_webhook_delivery_done(store, slot->d.delivery_id,
-					      (int)status, why,
-					      s->backoff_ms) < 0)
-			srv_log("webhooks: delivery %lld: %s",
-				(long long)slot->d.delivery_id,
+		if ((slot->is_status
+			     ? lec_commit_status_done(store, slot->status.id,
+						      (int)status, why,
+						      s->backoff_ms)
+			     : lec_webhook_delivery_done(
+				       store, slot->d.delivery_id, (int)status,
+				       why, s->backoff_ms)) < 0)
+			srv_log("webhooks: %s %lld: %s",
+				slot->is_status ? "commit status" : "delivery",
+				(long long)(slot->is_status
+						    ? slot->status.id
+						    : slot->d.delivery_id),
 				lec_error_last());
 		slot_release(s, slot);
 		done++;
@@ -250,7 +282,7 @@ static void *run(void *payload)
 			lec_error_last());
 		return NULL;
 	}
-	while (!stopping(s)) {
+	while (!srv_worker_stopping(&s->worker)) {
 		/* The store is asked when a slot has freed or the poll is
 		 * due, not on every byte a receiver sends. */
 		if (lec_time_now() >= next_fill) {
@@ -288,12 +320,10 @@ int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
 	if (allow)
 		s->rule = *allow;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pthread_mutex_init(&s->lock, NULL);
 	if ((s->multi = curl_multi_init()) == NULL ||
-	    pthread_create(&s->thread, NULL, run, s) != 0) {
+	    srv_worker_start(&s->worker, run, s) < 0) {
 		srv_log("webhooks: cannot start the sender");
 		curl_multi_cleanup(s->multi);
-		pthread_mutex_destroy(&s->lock);
 		free(s->data_dir);
 		free(s);
 		curl_global_cleanup();
@@ -303,17 +333,18 @@ int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
 	return 0;
 }
 
+/* The sender waits in curl_multi_poll: woken there to see it is to stop. */
+static void wake_poll(void *multi)
+{
+	curl_multi_wakeup(multi);
+}
+
 void srv_hook_sender_stop(struct srv_hook_sender *s)
 {
 	if (s == NULL)
 		return;
-	pthread_mutex_lock(&s->lock);
-	s->stopping = 1;
-	pthread_mutex_unlock(&s->lock);
-	curl_multi_wakeup(s->multi);
-	pthread_join(s->thread, NULL);
+	srv_worker_stop(&s->worker, wake_poll, s->multi);
 	curl_multi_cleanup(s->multi);
-	pthread_mutex_destroy(&s->lock);
 	free(s->data_dir);
 	free(s);
 	curl_global_cleanup();

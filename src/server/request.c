@@ -89,7 +89,8 @@ void srv_site_dispose(struct srv_site *site)
 	site->keys = 0;
 	free(site->data_dir);
 	free(site->docs_domain);
-	site->data_dir = site->docs_domain = NULL;
+	free(site->external_domain);
+	site->data_dir = site->docs_domain = site->external_domain = NULL;
 	srv_throttle_dispose(&site->imports);
 }
 
@@ -128,6 +129,17 @@ static int plausible_host(const char *h, size_t n)
 	return 1;
 }
 
+/* The n bytes of a header's value v into out: 1, or 0 when empty or
+ * longer than out holds. */
+static int copy_value(const char *v, size_t n, char *out, size_t cap)
+{
+	if (n == 0 || n >= cap)
+		return 0;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	return 1;
+}
+
 /* The value of parameter `name` in the first element of a Forwarded
  * header (RFC 7239: the proxy nearest the client, which saw the host it
  * asked for), unquoted, into out; 0 when absent or too long. */
@@ -146,11 +158,7 @@ static int forwarded_param(const char *h, const char *name, char *out,
 				n = strcspn(++v, "\"");
 			else
 				n = strcspn(v, ";, ");
-			if (n == 0 || n >= cap)
-				return 0;
-			memcpy(out, v, n);
-			out[n] = '\0';
-			return 1;
+			return copy_value(v, n, out, cap);
 		}
 		p += strcspn(p, ";,");
 	}
@@ -166,11 +174,7 @@ static int first_value(const char *h, char *out, size_t cap)
 		return 0;
 	h += strspn(h, " ");
 	n = strcspn(h, ", ");
-	if (n == 0 || n >= cap)
-		return 0;
-	memcpy(out, h, n);
-	out[n] = '\0';
-	return 1;
+	return copy_value(h, n, out, cap);
 }
 
 /* The forwarded host or proto ("host", "proto") a trusted proxy set. */
@@ -240,22 +244,44 @@ static const char *port_of(const char *host)
 	return colon;
 }
 
-const char *srv_docs_domain(struct srv_request *req)
+/* The service's default is a domain of its own (readthedocs.build);
+ * *.localhost resolves to loopback on every system that follows RFC
+ * 6761, as the docs domain's default does. */
+#define SRV_EXTERNAL_DOMAIN_DEFAULT "external.localhost"
+
+/* base with the port of the request's host, into buf (SRV_MAX_HOST + 1
+ * bytes); fallback when the request names no host. */
+static const char *with_request_port(struct srv_request *req, char *buf,
+				     const char *base, const char *fallback)
 {
 	const char *host;
 
-	if (req->site->config.docs_domain)
-		return req->site->config.docs_domain;
-	if (req->docs_domain[0])
-		return req->docs_domain;
-	/* The docs host is <slug>.localhost on whatever port the client
-	 * reached (a tunnel's, a proxy's, or none on a unix socket). */
+	if (buf[0])
+		return buf;
 	host = srv_request_host(req);
 	if (host == NULL)
-		return req->site->docs_domain;
-	snprintf(req->docs_domain, sizeof(req->docs_domain), "localhost%s",
-		 port_of(host));
-	return req->docs_domain;
+		return fallback;
+	snprintf(buf, SRV_MAX_HOST + 1, "%s%s", base, port_of(host));
+	return buf;
+}
+
+const char *srv_docs_domain(struct srv_request *req)
+{
+	/* The docs host is <slug>.localhost on whatever port the client
+	 * reached (a tunnel's, a proxy's, or none on a unix socket). */
+	if (req->site->config.docs_domain)
+		return req->site->config.docs_domain;
+	return with_request_port(req, req->docs_domain, "localhost",
+				 req->site->docs_domain);
+}
+
+const char *srv_external_domain(struct srv_request *req)
+{
+	if (req->site->config.external_domain)
+		return req->site->config.external_domain;
+	return with_request_port(req, req->external_domain,
+				 SRV_EXTERNAL_DOMAIN_DEFAULT,
+				 req->site->external_domain);
 }
 
 int srv_peer_is_owner(struct srv_request *req)

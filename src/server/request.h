@@ -19,6 +19,8 @@ struct srv_site {
 	/* The docs domain builds bake into pages: the configured one, else
 	 * "localhost[:<port>]"; set by the daemon once it has a port. */
 	char *docs_domain;
+	/* Likewise where pull requests' previews are: "external." and that. */
+	char *external_domain;
 	char base_url[128];      /* the listening address, for links */
 	pthread_key_t store_key; /* each thread's store handle */
 	pthread_key_t cache_key; /* each thread's response cache */

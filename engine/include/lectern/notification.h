@@ -171,6 +171,8 @@ enum lec_build_event {
 struct lec_notification_site {
 	const char *docs_domain;       /* "localhost:8000" */
 	const char *production_domain; /* the API's host[:port] */
+	const char *external_domain;   /* pull requests' previews; NULL:
+					  "external.localhost" */
 };
 
 /**

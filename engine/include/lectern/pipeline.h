@@ -84,6 +84,9 @@ struct lec_pipeline_config {
 	 * diffs (diff.h), the one served included; 0:
 	 * LEC_DIFF_KEEP_BUILDS_DEFAULT, 1: only the served one. */
 	unsigned keep_builds;
+	/* Where pull requests' previews are served (their commit statuses
+	 * link there); NULL: "external.localhost". */
+	const char *external_domain;
 };
 /* The helper's subcommand (src/cli/repo_helper.c). */
 #define LEC_PIPELINE_HELPER_WORD "__repo"

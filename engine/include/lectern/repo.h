@@ -73,6 +73,25 @@ typedef int (*lec_repo_progress_cb)(const struct lec_repo_progress *p,
 int lec_repo_mirror(const char *url, const char *mirror_dir,
 		    lec_repo_progress_cb cb, void *payload);
 
+/**
+ * lec_repo_mirror, and one more ref mirrored under its own name: a pull
+ * request's head (refs/pull/<N>/head on GitHub, refs/merge-requests/<N>/head
+ * on GitLab), which a mirror of branches and tags does not hold. Only
+ * that ref is fetched, not every pull request's; refs of earlier requests
+ * stay until the mirror is made anew. A ref the remote does not have is
+ * no error: the build that wanted it then finds no commit.
+ * @param request_ref "refs/pull/<digits>/head" or
+ *                    "refs/merge-requests/<digits>/head"; NULL: none
+ * @return as lec_repo_mirror; LEC_EINVALID (request_ref of another form)
+ */
+int lec_repo_mirror_ref(const char *url, const char *mirror_dir,
+			const char *request_ref, lec_repo_progress_cb cb,
+			void *payload);
+
+/** Whether ref is a pull request's head as lec_repo_mirror_ref takes it.
+ * @return 1 or 0 */
+int lec_repo_is_request_ref(const char *ref);
+
 enum lec_repo_ref_type { LEC_REPO_BRANCH, LEC_REPO_TAG };
 
 struct lec_repo_ref {
