@@ -17,6 +17,8 @@
  *   docs_llms.c     /llms.txt and /llms-full.txt of a project
  *   docs_addons.c   /_/addons/, the reader's addons' data, and their
  *                   script
+ *   docs_filetreediff.c  the pages a pull request changed, for
+ *                   /_/addons/
  *   docs_inject.c   the script's tag put into the HTML pages sent
  * One struct docs_ctx travels through all of them for a request. The calls
  * run one way, top down: docs.c calls any of them, docs_llms.c calls
@@ -189,6 +191,17 @@ int docs_addons(struct docs_ctx *c);
 int docs_addons_script(struct docs_ctx *c);
 extern const char docs_addons_js[];
 extern const size_t docs_addons_js_len;
+
+/* docs_filetreediff.c ----------------------------------------------------- */
+
+/* On a pull request's version head of p: add "outdated" and "diff" (the
+ * pages it added, deleted and modified against base_slug) to the addon
+ * object addon, as the service's filetreediff shows them. 1 when added,
+ * 0 when there is no diff to show (not a pull request, a base the
+ * requester may not read, an output missing). */
+int docs_addons_filetreediff(struct docs_ctx *c, const struct lec_project *p,
+			     const struct lec_version *head,
+			     const char *base_slug, cJSON *addon);
 
 /* docs_inject.c ----------------------------------------------------------- */
 

@@ -590,7 +590,14 @@ static cJSON *addons_json(struct addons_page *pg, int with_url)
 	hot = section(a, "hotkeys", on(pg, LEC_ADDONS_HOTKEYS_ENABLED));
 	add_hotkey(hot, "doc_diff", "KeyD");
 	add_hotkey(hot, "search", "Slash");
-	section(a, "filetreediff", on(pg, LEC_ADDONS_FILETREEDIFF_ENABLED));
+	o = section(a, "filetreediff", on(pg, LEC_ADDONS_FILETREEDIFF_ENABLED));
+	if (pg->at.version && on(pg, LEC_ADDONS_FILETREEDIFF_ENABLED))
+		docs_addons_filetreediff(
+			pg->c, pg->at.project, pg->at.version,
+			s->text[LEC_ADDONS_OPTIONS_BASE_VERSION]
+				? s->text[LEC_ADDONS_OPTIONS_BASE_VERSION]
+				: LEC_VERSION_LATEST,
+			o);
 	if (with_url)
 		add_doc_diff(pg, a);
 	return a;

@@ -1,5 +1,6 @@
 /*
- * A documentation URL taken apart (docs_url.h): the host's project, then
+ * A documentation URL taken apart (docs_url.h): the host's project (on
+ * the docs domain, or a pull request's own host), then
  * the path read the way the docs server reads it (behaviour notes §7.1),
  * a subproject under /projects/<alias>/ (the longest alias of whole
  * segments), then the project's versioning scheme and, with translations,
@@ -246,13 +247,18 @@ int srv_docs_url_read(struct srv_request *req, const char *url,
 		      struct srv_docs_url *pg)
 {
 	char host[SRV_DOCS_HOST_MAX], slug[LEC_PROJECT_SLUG_MAX + 1];
+	char external[LEC_VERSION_SLUG_MAX + 1] = "";
 	const char *path, *fragment;
 	size_t path_len;
 	char *decoded = NULL;
 	int rc;
 
-	if (srv_docs_url_split(url, host, &path, &path_len, &fragment) < 0 ||
-	    !docs_host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))
+	if (srv_docs_url_split(url, host, &path, &path_len, &fragment) < 0)
+		return LEC_ENOTFOUND;
+	/* A pull request's own host serves that request's version only. */
+	if (!docs_host_slug(host, srv_docs_domain(req), slug, sizeof(slug)) &&
+	    !docs_external_host(host, srv_external_domain(req), slug,
+				sizeof(slug), external, sizeof(external)))
 		return LEC_ENOTFOUND;
 	if (fragment && (pg->fragment = strdup(fragment)) == NULL)
 		return LEC_ENOMEM;
@@ -264,6 +270,15 @@ int srv_docs_url_read(struct srv_request *req, const char *url,
 		return LEC_ENOTFOUND;
 	rc = unresolve_path(req, pg, decoded);
 	free(decoded);
+	/* The docs domain serves no pull-request version, and a request's
+	 * host no other version (docs/serving.md). */
+	if (rc == LEC_OK &&
+	    (external[0] ? strcmp(pg->version->slug, external) != 0
+			 : pg->version->type == LEC_VERSION_EXTERNAL)) {
+		lec_version_free(pg->version);
+		pg->version = NULL;
+		rc = LEC_ENOTFOUND;
+	}
 	return rc;
 }
 

@@ -17,6 +17,8 @@ T0 = Store.T0
 TAG = b'<script async src="/_/static/lectern/addons.js"></script>'
 PAGE = ("<!DOCTYPE html><html><HEAD><title>Page</title></HEAD>"
         "<body>" + "<p>words</p>" * 100 + "</body></html>")
+PR_PAGE = ("<html><head><title>T</title></head><body><div role=\"main\">"
+           "<h1 id=\"t\">T</h1><p>%s</p></div></body></html>")
 NEED_SLUGS = ("'project-slug' and 'version-slug' GET attributes are required"
               " when not sending 'url'")
 
@@ -56,6 +58,26 @@ class AddonsTest(ServerTestCase):
         for slug in ("latest", "stable", "1.0", "1.2", "1.12", "2.0", "2020.01.05", "a-slug",
                      "z-slug"):
             s.version("order", slug)
+        # A pull request's build (version 7) and latest, as publishing leaves
+        # them: each version's link to its build's kept output.
+        cls.server.import_project(cls.owner, "Pr")
+        s.version("pr", "latest")
+        s.version("pr", "7")
+        s.execute("UPDATE versions SET type = 'external' WHERE slug = '7'")
+        outputs = {900: {"index.html": PR_PAGE % "Welcome.", "gone.html": PR_PAGE % "Old.",
+                         "same.html": PR_PAGE % "Same."},
+                   901: {"index.html": PR_PAGE % "Welcome, changed.", "new.html": PR_PAGE % "New.",
+                         "same.html": PR_PAGE % "Same."}}
+        for build, files in outputs.items():
+            for name, text in files.items():
+                path = os.path.join(cls.server.data, "outputs", str(build), "html", name)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
+        os.makedirs(os.path.join(cls.server.data, "published", "pr"), exist_ok=True)
+        for version, build in (("latest", 900), ("7", 901)):
+            os.symlink("../../outputs/%d" % build,
+                       os.path.join(cls.server.data, "published", "pr", version))
         for slug in ("proj-es", "child", "secret"):
             s.version(slug, "latest")
         s.execute("UPDATE projects SET privacy_level = 'private' WHERE slug = 'secret'")
@@ -176,6 +198,42 @@ class AddonsTest(ServerTestCase):
                                  want, (sorting, first))
         finally:
             self.store.execute("DELETE FROM project_addons")
+
+    def test_filetreediff_of_a_pull_request(self):
+        host = "pr.localhost:%d" % self.server.port
+        docs = self.url_of("pr", "7")
+        r = self.addons(url=docs, host=host)
+        self.assertStatus(r, 200)
+        tree = r.json["addons"]["filetreediff"]
+        base = self.url_of("pr", "latest")
+        self.assertEqual(tree, {"enabled": True, "outdated": False, "diff": {
+            "added": [{"filename": "new.html",
+                       "urls": {"current": docs + "new.html", "base": base + "new.html"}}],
+            "deleted": [{"filename": "gone.html",
+                         "urls": {"current": docs + "gone.html", "base": base + "gone.html"}}],
+            "modified": [{"filename": "index.html",
+                          "urls": {"current": docs + "index.html",
+                                   "base": base + "index.html"}}]}})
+        # Asked again: the kept answer, the same.
+        self.assertEqual(self.addons(url=docs, host=host).json["addons"]["filetreediff"], tree)
+        # Not on latest itself, nor when the project turned it off.
+        r = self.addons(url=base, host=host)
+        self.assertEqual(r.json["addons"]["filetreediff"], {"enabled": True})
+        self.assertStatus(self.server.patch("/api/v3/projects/pr/addons/",
+                                            {"filetreediff_enabled": False},
+                                            token=self.owner), 200)
+        try:
+            r = self.addons(url=docs, host=host)
+            self.assertEqual(r.json["addons"]["filetreediff"], {"enabled": False})
+        finally:
+            self.store.execute("DELETE FROM project_addons")
+
+    def url_of(self, project, version):
+        """A version's root URL, as /_/addons/ gives it."""
+        r = self.addons(host="%s.localhost:%d" % (project, self.server.port),
+                        **{"project-slug": project, "version-slug": version})
+        self.assertStatus(r, 200)
+        return r.json["versions"]["current"]["urls"]["documentation"]
 
     def test_same_page_and_doc_diff(self):
         r = self.addons(url=self.docs + "/en/latest/guide/")
