@@ -550,13 +550,18 @@ static int build_markdown_html(struct lec__job *job)
 	/* Later steps (a zip of the site) run as the build user. */
 	if (rc == LEC_OK)
 		rc = lec__chown_tree(job->env, job->output, 1, 1);
-	/* Nothing to publish: a repository without documentation. */
+	/* Nothing to publish: a repository without documentation, or a
+	 * tree of built HTML mistaken for its sources. */
 	if (rc == LEC_OK && stats.bytes_in == 0)
 		rc = lec__error(LEC_ENOTFOUND,
 				"the repository has no documentation: no "
 				".readthedocs.yaml, conf.py, mkdocs.yml or "
-				"Markdown file in %s",
-				rel);
+				"Markdown file in %s%s",
+				rel,
+				stats.html_skipped
+					? " (only HTML: a built site? give "
+					  "the tree it is built from)"
+					: "");
 	/* The message before recording, which clears the engine's error. */
 	if (rc < 0)
 		snprintf(text, sizeof(text), "%s\n", lec_error_last());

@@ -393,9 +393,9 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 				     display, lec_error_last());
 	}
 	/* The build's directory, the version's kept tree and, read-only,
-	 * the repository's mirror (the objects and the `git fetch` of the
+	 * the repository's repo cache (the objects and the `git fetch` of the
 	 * tree's .git, repo_clone.c), the project's environment, then what
-	 * this step adds (pip's configuration, a mirror). What a build
+	 * this step adds (pip's configuration, a repo cache). What a build
 	 * writes in any of them counts towards its disk cap. */
 	mounts[spec.nmounts++] =
 		(struct lec_runner_mount){ job->build_dir, 1 };
@@ -405,7 +405,7 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 			(struct lec_runner_mount){ job->checkout, 1 };
 		watch[nwatch++] = job->checkout;
 		mounts[spec.nmounts++] =
-			(struct lec_runner_mount){ job->mirror, 0 };
+			(struct lec_runner_mount){ job->repo_cache, 0 };
 	}
 	if (job->venv)
 		mounts[spec.nmounts++] = (struct lec_runner_mount){

@@ -60,7 +60,7 @@ struct lec__cache_key {
 };
 
 /* One build in progress. A preview (sink set) has no store, build,
- * version or mirror: only the fields the generator steps read. */
+ * version or repo cache: only the fields the generator steps read. */
 struct lec__job {
 	struct lec__build_env *env; /* the settings and the stop flag */
 	struct lec_store *st;
@@ -71,7 +71,7 @@ struct lec__job {
 	char *checkout;   /* checkouts/<project>/<version>, kept */
 	char *tree_manifest; /* what the last checkout wrote (build_tree.c) */
 	char *output;     /* checkout/_readthedocs */
-	char *mirror;     /* repos/<project>.git */
+	char *repo_cache;     /* repos/<project>.git */
 	char *commit;
 	char *git_identifier; /* branch or tag name the version follows */
 	struct lec_rtd_config *config; /* NULL: no .readthedocs.yaml */
@@ -148,7 +148,7 @@ struct lec__job {
 };
 
 /* Most mounts one command gets: the build directory, the kept tree and
- * its mirror, the venv, and what its step adds (pip's configuration files
+ * its repo cache, the venv, and what its step adds (pip's configuration files
  * and find-links directories); a command with network also gets the
  * lectern program, its forwarder. */
 #define LEC__JOB_MAX_MOUNTS 13

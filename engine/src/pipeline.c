@@ -35,6 +35,11 @@ const char *lec_pipeline_python(const struct lec_pipeline *pl)
 	return pl->env.python_about;
 }
 
+unsigned lec_pipeline_workers(const struct lec_pipeline *pl)
+{
+	return pl->nthreads;
+}
+
 int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 {
 	static const char *const dirs[] = { "checkouts", "python", "repos" };
@@ -254,7 +259,7 @@ static void sync_versions(struct lec_pipeline *pl, struct lec_store *st,
 	struct lec_repo_refs refs = { 0 };
 	struct lec_vsync_result result = { 0 };
 	char *repos = lec__path_join(pl->env.data_dir, "repos");
-	char *mirror = NULL;
+	char *repo_cache = NULL;
 	struct lec__buf name = LEC__BUF_INIT;
 	int error;
 
@@ -266,10 +271,10 @@ static void sync_versions(struct lec_pipeline *pl, struct lec_store *st,
 		goto done;
 	}
 	lec__buf_printf(&name, "%s/%s.git", repos, p->slug);
-	if ((mirror = lec__buf_take(&name)) == NULL ||
-	    (error = lec__fetch_mirror(&pl->env, p,
+	if ((repo_cache = lec__buf_take(&name)) == NULL ||
+	    (error = lec__fetch_repo_cache(&pl->env, p,
 				       pl->env.limits.time_limit_s)) < 0 ||
-	    (error = lec_repo_list_refs(mirror, &refs)) < 0)
+	    (error = lec_repo_list_refs(repo_cache, &refs)) < 0)
 		goto done;
 	error = lec_vsync_apply(st, project_id, &refs, &result);
 done:
@@ -279,7 +284,7 @@ done:
 			       (long long)project_id, lec_error_last());
 	lec_repo_refs_dispose(&refs);
 	lec_project_free(p);
-	lec__free(mirror);
+	lec__free(repo_cache);
 	lec__free(repos);
 }
 

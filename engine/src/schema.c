@@ -701,6 +701,14 @@ static const char migration_22[] =
 	"next_attempt);"
 	"CREATE INDEX commit_statuses_build ON commit_statuses(build_id, id);";
 
+/* 23: a project's notification may name the build it is about (a
+ * version failing: which build failed), so that clients can open it; a
+ * build's notification is about its own build (attached_id). The build
+ * going leaves the notification, naming none. */
+static const char migration_23[] =
+	"ALTER TABLE notifications ADD COLUMN build_id INTEGER"
+	"  REFERENCES builds(id) ON DELETE SET NULL;";
+
 /* 18: ids are never given again, as the service's never are (a build's id
  * also names its output and working directories, which a project's
  * removal may still be deleting): every table keyed by "id INTEGER
@@ -883,6 +891,7 @@ static const struct migration migrations[] = {
 	{ migration_20, NULL },
 	{ migration_21, NULL },
 	{ migration_22, NULL },
+	{ migration_23, NULL },
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -153,11 +153,11 @@ static int clone_checkout(char **argv, const struct lec_repo_clone *c,
 }
 
 /* One "submodule {...}" line per submodule. */
-static int print_submodules(const char *mirror, const char *commit)
+static int print_submodules(const char *repo_cache, const char *commit)
 {
 	struct lec_repo_submodules subs;
 	size_t i;
-	int rc = lec_repo_submodules(mirror, commit, &subs);
+	int rc = lec_repo_submodules(repo_cache, commit, &subs);
 
 	for (i = 0; rc == LEC_OK && i < subs.len; i++) {
 		const struct lec_repo_submodule *s = &subs.items[i];
@@ -189,7 +189,7 @@ int cli_repo_helper(int argc, char **argv)
 	int rc;
 
 	if ((argc == 2 || argc == 3) && strcmp(argv[0], "fetch") == 0 && url)
-		rc = lec_repo_mirror_ref(url, argv[1], argc == 3 ? argv[2] : NULL,
+		rc = lec_repo_cache_update_ref(url, argv[1], argc == 3 ? argv[2] : NULL,
 					 on_fetch, &r);
 	else if (argc == 4 && strcmp(argv[0], "checkout") == 0)
 		rc = lec_repo_checkout(argv[1], argv[2], argv[3], on_checkout,

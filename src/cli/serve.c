@@ -35,6 +35,7 @@
 #include "serve_options.h"
 #include "serve_socket.h"
 #include "server.h"
+#include "version.h"
 
 /* --local-engine: take the data directory's lock; -1 after reporting that
  * it could not, or that an engine already runs there. The caller records
@@ -238,6 +239,7 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	cfg->version = LECTERN_VERSION;
 	if (srv_start(&srv, cfg) < 0) {
 		status = CLI_EXIT_FAIL;
 		goto done;
@@ -248,6 +250,8 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		srv_stop(srv);
 		goto done;
 	}
+	/* None when another engine builds for the data directory. */
+	srv_set_workers(srv, pipeline ? (int)lec_pipeline_workers(pipeline) : 0);
 	if (s.local_engine) {
 		status = cli_engine_record(cfg->data_dir, (long)getpid(),
 					   (long)srv_port(srv), cfg->socket_path);

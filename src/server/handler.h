@@ -101,6 +101,10 @@ int srv_peer_is_owner(struct srv_request *req);
 int64_t srv_owner_user_id(const struct srv_request *req);
 /* The server's data directory (the pipeline's layout lives under it). */
 const char *srv_data_dir(const struct srv_request *req);
+/* The engine's version (srv_config.version, NULL: unknown) and its build
+ * workers (srv_set_workers; -1: unknown). */
+const char *srv_version(const struct srv_request *req);
+int srv_workers(const struct srv_request *req);
 /* Outputs kept per version for diffs (srv_config.keep_builds). */
 unsigned srv_keep_builds(const struct srv_request *req);
 /* Where imported file:// repositories may lie (srv_config.local_roots). */

@@ -66,6 +66,7 @@ int srv_site_init(struct srv_site *site, const struct srv_config *config)
 {
 	memset(site, 0, sizeof(*site));
 	site->config = *config;
+	atomic_init(&site->workers, -1);
 	srv_throttle_init(&site->imports,
 			  config->import_limit ? config->import_limit
 					       : SRV_IMPORTS_PER_HOUR_DEFAULT,
@@ -318,6 +319,16 @@ int srv_business(const struct srv_request *req)
 const char *srv_data_dir(const struct srv_request *req)
 {
 	return req->site->data_dir;
+}
+
+const char *srv_version(const struct srv_request *req)
+{
+	return req->site->config.version;
+}
+
+int srv_workers(const struct srv_request *req)
+{
+	return atomic_load(&req->site->workers);
 }
 
 unsigned srv_keep_builds(const struct srv_request *req)

@@ -78,6 +78,11 @@ const char *srv_base_url(const struct srv *srv)
 	return srv->site.base_url;
 }
 
+void srv_set_workers(struct srv *srv, int workers)
+{
+	atomic_store(&srv->site.workers, workers);
+}
+
 const char *srv_docs_domain_of(const struct srv *srv)
 {
 	return srv->site.docs_domain;

@@ -71,6 +71,9 @@ struct srv_config {
 	 * owner (--queue-limit; 0: SRV_QUEUED_BUILDS_DEFAULT). */
 	unsigned import_limit;
 	unsigned queue_limit;
+	/* What GET /api/v3/status/ says this engine is ("0.9.2"); NULL:
+	 * unknown. Not copied: must outlive the server. */
+	const char *version;
 };
 
 /* The daemon ------------------------------------------------------------- */
@@ -90,6 +93,10 @@ const char *srv_docs_domain_of(const struct srv *srv);
 /* Where pull requests' previews are: the configured external domain, else
  * "external.localhost[:<port>]". */
 const char *srv_external_domain_of(const struct srv *srv);
+/* How many build workers run beside the server, for GET /api/v3/status/
+ * (the pipeline starts after the server, which it needs; none when another
+ * engine builds for the data directory). Until set: unknown (-1). */
+void srv_set_workers(struct srv *srv, int workers);
 /* Stop accepting, let in-flight requests finish, free everything.
  * Accepts NULL. */
 void srv_stop(struct srv *srv);

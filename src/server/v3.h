@@ -304,6 +304,9 @@ srv_handler_fn srv_v3_project_update;
  * waiting builds stand in the queue (v3_queue.c, docs/api.md). */
 srv_handler_fn srv_v3_all_builds_list;
 srv_handler_fn srv_v3_build_queue;
+/* Lectern's status of the instance: version, workers, builds waiting and
+ * running (v3_status.c, docs/api.md). */
+srv_handler_fn srv_v3_status;
 /* Lectern's DELETE of a project with everything of it (docs/api.md). */
 srv_handler_fn srv_v3_project_delete;
 srv_handler_fn srv_v3_project_superproject;

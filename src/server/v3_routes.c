@@ -142,6 +142,10 @@ const struct srv_route srv_v3_routes[] = {
 	FOR_USERS("builds/queue/", "Build Queue",
 		  "Where the waiting builds stand in the queue (Lectern's "
 		  "extension).", AUTH(SRV_GET, srv_v3_build_queue)),
+	FOR_USERS("status/", "Status",
+		  "The engine's version, its build workers, and the builds "
+		  "waiting and running (Lectern's extension).",
+		  AUTH(SRV_GET, srv_v3_status)),
 	/* Lectern's extension: offline mirrors of another instance's docs
 	 * (docs/api.md). */
 	FOR_USERS("mirrors/", "Mirrors List", ABOUT_MIRRORS,

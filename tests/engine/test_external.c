@@ -243,7 +243,7 @@ TEST(request_refs)
 	CHECK_INT(lec_repo_is_request_ref("refs/pull/7/head/x"), 0);
 	CHECK_INT(lec_repo_is_request_ref("refs/heads/main"), 0);
 	CHECK_INT(lec_repo_is_request_ref(NULL), 0);
-	CHECK_INT(lec_repo_mirror_ref("file:///nowhere", "/tmp/x",
+	CHECK_INT(lec_repo_cache_update_ref("file:///nowhere", "/tmp/x",
 				      "refs/heads/main", NULL, NULL),
 		  LEC_EINVALID);
 }

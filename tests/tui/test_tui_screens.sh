@@ -52,7 +52,7 @@ wait_for '^  2 pages, 0 other files' "the command's output"
 keys / m a r k d o w n Enter
 wait_for 'markdown' "the search"
 keys s
-wait_for "saved [0-9]+ lines to lectern-build-1.log" "the save message"
+wait_for "saved [0-9]+ lines to $TMP/lectern-build-1\\.log" "the save message, its path absolute"
 grep -q '^\$ lectern markdown \. \$READTHEDOCS_OUTPUT/html  \[exit 0' "$TMP/lectern-build-1.log" && pass ||
 	fail "saved log: $(cat "$TMP/lectern-build-1.log" 2>&1)"
 

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../app.h"
 #include "../draw.h"
@@ -514,14 +515,21 @@ static void first_failed(struct ui_view *v)
 	ui_app_message(v->app, "no command failed");
 }
 
+/* `s`: the log as text, into the directory the TUI was started in,
+ * named by its absolute path (which directory that is, a screen does not
+ * show). */
 static void save_log(struct ui_view *v)
 {
 	struct build_view *bv = v->priv;
-	char *path = ui_xasprintf("lectern-build-%lld.log", bv->id);
+	char *cwd = getcwd(NULL, 0);
+	char *path = ui_xasprintf("%s%slectern-build-%lld.log",
+				  cwd ? cwd : "", cwd && strcmp(cwd, "/") ? "/" : "",
+				  bv->id);
 	FILE *f = fopen(path, "w");
 	size_t i, saved = 0;
 	int bad;
 
+	free(cwd);
 	if (f == NULL) {
 		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
 		goto done;

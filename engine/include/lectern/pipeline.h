@@ -7,7 +7,7 @@
  * its output recorded live, then publish the output atomically.
  *
  * Data directory layout:
- *   repos/<project>.git               bare mirror of the project's repository
+ *   repos/<project>.git               repo cache of the project's repository
  *   builds/<build>/checkout/          a running build's working tree
  *   outputs/<build>/{html,htmlzip,pdf,epub}   a successful build's output
  *   published/<project>/<version>     symlink to ../../outputs/<build>,
@@ -118,12 +118,15 @@ void lec_pipeline_stop(struct lec_pipeline *pipeline);
  */
 const char *lec_pipeline_python(const struct lec_pipeline *pipeline);
 
+/** The build workers the pipeline runs (an instance's status). */
+unsigned lec_pipeline_workers(const struct lec_pipeline *pipeline);
+
 /* What the kept work of builds takes on disk (symbolic links not
  * followed), for `lectern status`. */
 struct lec_pipeline_usage {
 	uint64_t trees;   /* versions' kept trees and generator state */
 	uint64_t python;  /* projects' virtualenvs, wheels and pip caches */
-	uint64_t repos;   /* the repositories' mirrors */
+	uint64_t repos;   /* the repositories' repo caches */
 };
 
 /**
