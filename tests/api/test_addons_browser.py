@@ -20,8 +20,8 @@ import unittest
 
 import fixtures
 from cdp import Browser
-from lectern_test import ServerTestCase, Store, main
-from test_browser import CHROMIUM, output_dir
+from lectern_test import Store, main
+from test_browser import CHROMIUM, ChromiumTestCase, output_dir
 SEARCH_BUDGET_MS = 300
 LOAD_BUDGET_MS = 30
 LOADS = 7
@@ -34,8 +34,7 @@ SPHINX_RTD["docs/conf.py"] = ("project = 'Sphinx Fixture'\nextensions = []\n"
 SHADOW = "document.querySelector('lectern-%s')?.shadowRoot"
 
 
-class AddonsBrowserTest(ServerTestCase):
-    SERVER_ARGS = ("--workers", "1", "--build-timeout", "180")
+class AddonsBrowserTest(ChromiumTestCase):
 
     @classmethod
     def setUpClass(cls):
@@ -74,13 +73,7 @@ class AddonsBrowserTest(ServerTestCase):
     def tearDownClass(cls):
         if getattr(cls, "browser", None):
             cls.browser.close()
-        shutil.rmtree(getattr(cls, "profile", ""), ignore_errors=True)
-        for repo in getattr(cls, "repos", []):
-            shutil.rmtree(repo, ignore_errors=True)
         super().tearDownClass()
-
-    def url(self, slug, path):
-        return "http://%s.localhost:%d%s" % (slug, self.server.port, path)
 
     def open(self, slug, path):
         b = self.browser
