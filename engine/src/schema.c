@@ -620,6 +620,38 @@ static const char migration_19[] =
 static const char migration_20[] =
 	"ALTER TABLE builds ADD COLUMN failure_message TEXT;";
 
+/* 21: a project's addon settings (addons.c), one column a setting of
+ * lectern/addons.h's table, a row only for a project that changed one;
+ * the defaults live in the table, so none are repeated here. */
+static const char migration_21[] =
+	"CREATE TABLE project_addons ("
+	"  project_id INTEGER PRIMARY KEY"
+	"    REFERENCES projects(id) ON DELETE CASCADE,"
+	"  enabled INTEGER NOT NULL,"
+	"  options_base_version TEXT,"
+	"  options_load_when_embedded INTEGER NOT NULL,"
+	"  options_root_selector TEXT,"
+	"  doc_diff_enabled INTEGER NOT NULL,"
+	"  doc_diff_show_additions INTEGER NOT NULL,"
+	"  doc_diff_show_deletions INTEGER NOT NULL,"
+	"  filetreediff_enabled INTEGER NOT NULL,"
+	"  flyout_enabled INTEGER NOT NULL,"
+	"  flyout_sorting TEXT,"
+	"  flyout_sorting_custom_pattern TEXT,"
+	"  flyout_sorting_latest_stable_at_beginning INTEGER NOT NULL,"
+	"  flyout_position TEXT,"
+	"  hotkeys_enabled INTEGER NOT NULL,"
+	"  linkpreviews_enabled INTEGER NOT NULL,"
+	"  linkpreviews_selector TEXT,"
+	"  notifications_enabled INTEGER NOT NULL,"
+	"  notifications_show_on_latest INTEGER NOT NULL,"
+	"  notifications_show_on_non_stable INTEGER NOT NULL,"
+	"  notifications_show_on_external INTEGER NOT NULL,"
+	"  search_enabled INTEGER NOT NULL,"
+	"  search_default_filter TEXT,"
+	"  search_show_subprojects_filter INTEGER NOT NULL"
+	");";
+
 /* 22 (issue 40; issue 39's 21 comes before it on main): pull-request
  * versions (external.c). What a version row cannot say of one is kept
  * beside it: its forge, the head ref its builds fetch, its branches, its
@@ -836,15 +868,6 @@ struct migration {
 	int (*run)(struct lec_store *st);
 };
 
-/* 21 and 22 are issue 39's and 40's, on their branches still: kept
- * free, doing nothing here, so that this branch's 23 keeps its number when
- * theirs land (they take these places). */
-static int reserved(struct lec_store *st)
-{
-	(void)st;
-	return LEC_OK;
-}
-
 static const struct migration migrations[] = {
 	{ migration_1, NULL },
 	{ migration_2, NULL },
@@ -866,7 +889,7 @@ static const struct migration migrations[] = {
 	{ NULL, never_reused_ids },
 	{ migration_19, NULL },
 	{ migration_20, NULL },
-	{ NULL, reserved }, /* 21: issue 39's */
+	{ migration_21, NULL },
 	{ migration_22, NULL },
 	{ migration_23, NULL },
 };

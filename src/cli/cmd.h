@@ -152,6 +152,8 @@ int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_cancel(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv);
+/* cmd_addons.c */
+int cli_cmd_addons(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_api(struct cli_ctx *ctx, int argc, char **argv);

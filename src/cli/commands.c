@@ -240,6 +240,16 @@ static const struct cli_command commands[] = {
 	  "--json\tthe search API's JSON\n"
 	  "$ lectern search 'install proxy'\n"
 	  "$ lectern search Setup --project guide --version v2.0\n" },
+	{ "addons", "PROJECT [NAME=VALUE ...] [--json]",
+	  "show or change which reader addons (versions menu, notices, "
+	  "search as you type, link previews, visual diff) a project's "
+	  "pages get",
+	  cli_cmd_addons, NULL,
+	  "NAME=VALUE\tchange a setting (true, false, null or text)\n"
+	  "--json\tthe API's JSON\n"
+	  "$ lectern addons guide\n"
+	  "$ lectern addons guide flyout_position=top-left "
+	  "linkpreviews_enabled=true\n" },
 	{ "redirects", "PROJECT [add TYPE [FROM [TO]] | remove ID] [--json]",
 	  "list, add or remove a project's redirects", cli_cmd_redirects, NULL,
 	  "add TYPE [FROM [TO]]\tadd one: page, exact, clean_url_to_html, "

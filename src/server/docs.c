@@ -287,6 +287,10 @@ static int handle(struct docs_ctx *c)
 		return collapse_slashes(c, raw, n);
 	if (strncmp(c->path, DOWNLOADS_PATH, strlen(DOWNLOADS_PATH)) == 0)
 		return docs_download(c, c->path + strlen(DOWNLOADS_PATH));
+	if (strcmp(c->path, DOCS_ADDONS_PATH) == 0)
+		return docs_addons(c);
+	if (strcmp(c->path, DOCS_ADDONS_SCRIPT_PATH) == 0)
+		return docs_addons_script(c);
 	if (strncmp(c->path, "/_/", 3) == 0)
 		return docs_plain_not_found(c->res);
 	/* At the root of a project's host, before any version (the
@@ -344,7 +348,8 @@ static int serve_remembered(struct docs_ctx *c)
 	int dir, fd;
 
 	if (c->key[0] == '\0' ||
-	    !docs_cache_find(c->cache, c->key, c->stamp, &dir, &rel) ||
+	    !docs_cache_find(c->cache, c->key, c->stamp, &dir, &rel,
+			     &c->addons) ||
 	    (fd = docs_open_beneath(dir, rel, &st)) < 0)
 		return 0;
 	docs_send_file(c, fd, &st, rel, 200);

@@ -15,9 +15,15 @@
  *                   runs no resolution
  *   docs_md.c       a page as Markdown when the client asks for it
  *   docs_llms.c     /llms.txt and /llms-full.txt of a project
+ *   docs_addons.c   /_/addons/, the reader's addons' data, and their
+ *                   script
+ *   docs_filetreediff.c  the pages a pull request changed, for
+ *                   /_/addons/
+ *   docs_inject.c   the script's tag put into the HTML pages sent
  * One struct docs_ctx travels through all of them for a request. The calls
  * run one way, top down: docs.c calls any of them, docs_llms.c calls
- * docs_serve.c and those below it, docs_serve.c calls the five below;
+ * docs_serve.c and those below it, docs_addons.c calls docs_auth.c and
+ * docs_common.c, docs_serve.c calls the five below;
  * of those docs_auth.c calls docs_common.c, docs_md.c calls docs_send.c,
  * and docs_common.c, docs_send.c and docs_cache.c call no other docs
  * file.
@@ -75,6 +81,8 @@ struct docs_ctx {
 					 it is not cached */
 	int private_content;          /* a private version or project was
 					 read: no shared caching */
+	int addons;                   /* HTML pages sent get the addons'
+					 script (the project's setting) */
 	struct docs_cache *cache;     /* this thread's, NULL: not used */
 	uint64_t stamp;               /* the store's commit stamp, taken
 					 before any read; 0: unknown */
@@ -171,6 +179,37 @@ int docs_version_root(struct docs_ctx *c, const char *version,
 /* GET /llms.txt (full: /llms-full.txt) on a project's host. */
 int docs_llms(struct docs_ctx *c, int full);
 
+/* docs_addons.c ----------------------------------------------------------- */
+
+/* GET /_/addons/ on a docs host (the service's addons API, api-version 1
+ * and 2). */
+#define DOCS_ADDONS_PATH "/_/addons/"
+int docs_addons(struct docs_ctx *c);
+/* GET of the addons' script, which draws them from /_/addons/: the bytes
+ * of src/server/addons/addons.js, compiled in (cmake/EmbedFile.cmake). */
+#define DOCS_ADDONS_SCRIPT_PATH "/_/static/lectern/addons.js"
+int docs_addons_script(struct docs_ctx *c);
+extern const char docs_addons_js[];
+extern const size_t docs_addons_js_len;
+
+/* docs_filetreediff.c ----------------------------------------------------- */
+
+/* On a pull request's version head of p: add "outdated" and "diff" (the
+ * pages it added, deleted and modified against base_slug) to the addon
+ * object addon, as the service's filetreediff shows them. 1 when added,
+ * 0 when there is no diff to show (not a pull request, a base the
+ * requester may not read, an output missing). */
+int docs_addons_filetreediff(struct docs_ctx *c, const struct lec_project *p,
+			     const struct lec_version *head,
+			     const char *base_slug, cJSON *addon);
+
+/* docs_inject.c ----------------------------------------------------------- */
+
+/* html (n bytes) with the addons' script tag before its first </head>
+ * (malloc'ed, *len bytes); NULL when it has none (or out of memory): the
+ * page is then sent as it is. */
+char *docs_inject_addons(const char *html, size_t n, size_t *len);
+
 /* docs_md.c --------------------------------------------------------------- */
 
 struct lec_page_md;
@@ -259,15 +298,18 @@ int docs_logout(struct docs_ctx *c);
  * exits); NULL when out of memory. */
 struct docs_cache *docs_cache_thread(void);
 /* The remembered decision for key at commit stamp version: the directory
- * descriptor (owned by the cache) and the file in it (valid until the next
- * call on this thread). 1 on a hit, 0 otherwise. Checks that the
- * directory's path still names the directory held open. */
+ * descriptor (owned by the cache), the file in it (valid until the next
+ * call on this thread) and whether it got the addons (docs_ctx.addons). 1
+ * on a hit, 0 otherwise. Checks that the directory's path still names the
+ * directory held open. */
 int docs_cache_find(struct docs_cache *cache, const char *key,
-		    uint64_t version, int *dirfd, const char **rel);
+		    uint64_t version, int *dirfd, const char **rel,
+		    int *addons);
 /* Remember that key at version served rel under root (open as dirfd,
- * which stays the caller's: the cache keeps its own duplicate). */
+ * which stays the caller's: the cache keeps its own duplicate), with or
+ * without the addons. */
 void docs_cache_put(struct docs_cache *cache, const char *key,
 		    uint64_t version, const char *root, int dirfd,
-		    const char *rel);
+		    const char *rel, int addons);
 
 #endif

@@ -53,6 +53,7 @@ struct page_slot {
 	char *rel;        /* the file, relative to the directory */
 	size_t dir;       /* index into dirs */
 	uint64_t dir_gen; /* dirs[dir].gen when remembered */
+	int addons;       /* the page got the addons' script */
 };
 
 struct docs_cache {
@@ -133,7 +134,8 @@ static int dir_current(const struct dir_slot *d)
 }
 
 int docs_cache_find(struct docs_cache *cache, const char *key,
-		    uint64_t version, int *dirfd, const char **rel)
+		    uint64_t version, int *dirfd, const char **rel,
+		    int *addons)
 {
 	uint64_t h = hash_text(key);
 	struct page_slot *p = &cache->pages[h % DOCS_CACHE_PAGES];
@@ -151,6 +153,7 @@ int docs_cache_find(struct docs_cache *cache, const char *key,
 	}
 	*dirfd = d->fd;
 	*rel = p->rel;
+	*addons = p->addons;
 	return 1;
 }
 
@@ -182,7 +185,7 @@ static struct dir_slot *dir_slot_for(struct docs_cache *cache,
 
 void docs_cache_put(struct docs_cache *cache, const char *key,
 		    uint64_t version, const char *root, int dirfd,
-		    const char *rel)
+		    const char *rel, int addons)
 {
 	uint64_t h = hash_text(key);
 	struct page_slot *p = &cache->pages[h % DOCS_CACHE_PAGES];
@@ -201,4 +204,5 @@ void docs_cache_put(struct docs_cache *cache, const char *key,
 	p->version = version;
 	p->dir = (size_t)(d - cache->dirs);
 	p->dir_gen = d->gen;
+	p->addons = addons;
 }

@@ -295,8 +295,11 @@ static int if_range_holds(const char *h, const struct srv_response *res)
 	return strcmp(h, res->last_modified) == 0;
 }
 
-static int send_range(struct docs_ctx *c, int fd, uint64_t size,
-		      enum range_kind kind, uint64_t first, uint64_t last)
+/* A range of the file open as fd, or of page (the page with the addons'
+ * tag, NULL: the file itself) whose size is size; fd is consumed. */
+static int send_range(struct docs_ctx *c, int fd, struct srv_blob *page,
+		      uint64_t size, enum range_kind kind, uint64_t first,
+		      uint64_t last)
 {
 	struct srv_response *res = c->res;
 	char value[80];
@@ -311,6 +314,15 @@ static int send_range(struct docs_ctx *c, int fd, uint64_t size,
 		 "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, first, last, size);
 	srv_response_header(res, "Content-Range", value);
 	res->status = 206;
+	if (page) {
+		close(fd);
+		if ((res->body = malloc((size_t)(last - first + 1))) == NULL)
+			return srv_respond_internal(res, "out of memory");
+		memcpy(res->body, srv_blob_data(page) + first,
+		       (size_t)(last - first + 1));
+		res->body_len = (size_t)(last - first + 1);
+		return 206;
+	}
 	res->has_file = 1;
 	res->file_fd = fd;
 	res->file_offset = first;
@@ -319,6 +331,10 @@ static int send_range(struct docs_ctx *c, int fd, uint64_t size,
 }
 
 /* Bodies kept ------------------------------------------------------------ */
+
+/* How a body was made from its file: compressed, with the addons' tag. */
+#define BODY_GZIP 1
+#define BODY_ADDONS 2
 
 /*
  * File bodies already read or compressed, so a popular page is read and
@@ -333,55 +349,50 @@ struct body_entry {
 	ino_t ino;
 	struct timespec mtime;
 	off_t size;
-	int gzip;
+	int enc; /* BODY_* bits: how the file was made into the body */
 	struct srv_blob *body; /* NULL: empty slot */
 };
 
 static struct body_entry body_cache[DOCS_BODY_CACHE_SLOTS];
 static pthread_mutex_t body_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct body_entry *body_slot(const struct stat *st, int gzip)
+static struct body_entry *body_slot(const struct stat *st, int enc)
 {
 	uint64_t h = ((uint64_t)st->st_dev * 0x9e3779b97f4a7c15ULL) ^
-		     (uint64_t)st->st_ino ^ (uint64_t)gzip;
+		     (uint64_t)st->st_ino ^ (uint64_t)enc;
 
 	return &body_cache[h % DOCS_BODY_CACHE_SLOTS];
 }
 
 static int same_body(const struct body_entry *e, const struct stat *st,
-		     int gzip)
+		     int enc)
 {
-	return e->body && e->gzip == gzip && e->dev == st->st_dev &&
+	return e->body && e->enc == enc && e->dev == st->st_dev &&
 	       e->ino == st->st_ino && e->size == st->st_size &&
 	       e->mtime.tv_sec == st->st_mtim.tv_sec &&
 	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* The kept body of st in this encoding as res's body; 0, or -1 on a
- * miss. */
-static int body_cached(const struct stat *st, int gzip,
-		       struct srv_response *res)
+/* The kept body of st made as enc says: a new reference, or NULL. */
+static struct srv_blob *body_find(const struct stat *st, int enc)
 {
-	struct body_entry *e = body_slot(st, gzip);
-	int hit;
+	struct body_entry *e = body_slot(st, enc);
+	struct srv_blob *found = NULL;
 
 	pthread_mutex_lock(&body_cache_lock);
-	hit = same_body(e, st, gzip);
-	if (hit)
-		srv_response_set_blob(res, e->body);
+	if (same_body(e, st, enc))
+		found = srv_blob_hold(e->body);
 	pthread_mutex_unlock(&body_cache_lock);
-	return hit ? 0 : -1;
+	return found;
 }
 
-/* Keep res's body (just made) for st, and send it from the kept blob. */
-static void body_keep(const struct stat *st, int gzip,
-		      struct srv_response *res)
+/* Keep blob (the caller's reference stays the caller's) as st's body made
+ * as enc says. */
+static void body_store(const struct stat *st, int enc, struct srv_blob *blob)
 {
-	struct body_entry *e = body_slot(st, gzip);
-	struct srv_blob *blob;
+	struct body_entry *e = body_slot(st, enc);
 
-	if (res->body_len > DOCS_BODY_CACHE_MAX_BODY ||
-	    (blob = srv_response_share_body(res)) == NULL)
+	if (srv_blob_len(blob) > DOCS_BODY_CACHE_MAX_BODY)
 		return;
 	pthread_mutex_lock(&body_cache_lock);
 	srv_blob_release(e->body);
@@ -389,42 +400,102 @@ static void body_keep(const struct stat *st, int gzip,
 	e->ino = st->st_ino;
 	e->mtime = st->st_mtim;
 	e->size = st->st_size;
-	e->gzip = gzip;
-	e->body = blob;
+	e->enc = enc;
+	e->body = srv_blob_hold(blob);
 	pthread_mutex_unlock(&body_cache_lock);
+}
+
+/* The kept body of st made as enc says as res's body; 0, or -1 on a
+ * miss. */
+static int body_cached(const struct stat *st, int enc,
+		       struct srv_response *res)
+{
+	struct srv_blob *b = body_find(st, enc);
+
+	if (b == NULL)
+		return -1;
+	srv_response_set_blob(res, b);
+	srv_blob_release(b);
+	return 0;
+}
+
+/* Keep res's body (just made) for st, and send it from the kept blob. */
+static void body_keep(const struct stat *st, int enc,
+		      struct srv_response *res)
+{
+	struct srv_blob *blob;
+
+	if (res->body_len > DOCS_BODY_CACHE_MAX_BODY ||
+	    (blob = srv_response_share_body(res)) == NULL)
+		return;
+	body_store(st, enc, blob);
+	srv_blob_release(blob);
 }
 
 /* Compression ------------------------------------------------------------- */
 
-/* Read all of fd (size bytes) and gzip it into res->body. -1 on failure
- * (the caller then sends the file as it is). */
-static int gzip_body(int fd, uint64_t size, struct srv_response *res)
+/* All of fd (size bytes) into a malloc'ed buffer; NULL when it cannot be
+ * read. */
+static char *read_all(int fd, uint64_t size)
 {
-	unsigned char *in = malloc(size ? (size_t)size : 1);
+	char *buf = malloc(size ? (size_t)size : 1);
+	size_t got = 0;
+
+	while (buf && got < size) {
+		ssize_t n = pread(fd, buf + got, (size_t)size - got,
+				  (off_t)got);
+
+		if (n <= 0) {
+			free(buf);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+/* The page open as fd with the addons' tag, as a blob (a new reference):
+ * kept, or made now and kept; NULL when it has no </head> (or cannot be
+ * read), and is then sent as it is. */
+static struct srv_blob *injected(int fd, const struct stat *st)
+{
+	struct srv_blob *b = body_find(st, BODY_ADDONS);
+	char *raw, *page;
+	size_t n;
+
+	if (b)
+		return b;
+	if ((raw = read_all(fd, (uint64_t)st->st_size)) == NULL)
+		return NULL;
+	page = docs_inject_addons(raw, (size_t)st->st_size, &n);
+	free(raw);
+	if (page == NULL)
+		return NULL;
+	if ((b = srv_blob_adopt(page, n)) == NULL) {
+		free(page);
+		return NULL;
+	}
+	body_store(st, BODY_ADDONS, b);
+	return b;
+}
+
+/* gzip n bytes of in into res->body. -1 on failure (the caller then sends
+ * the file as it is). */
+static int gzip_body(char *in, size_t n, struct srv_response *res)
+{
 	unsigned char *out = NULL;
 	z_stream z;
-	size_t got = 0;
 	int ok = -1;
 
 	memset(&z, 0, sizeof(z));
-	if (in == NULL)
-		goto done;
-	while (got < size) {
-		ssize_t n = pread(fd, in + got, (size_t)size - got,
-				  (off_t)got);
-
-		if (n <= 0)
-			goto done;
-		got += (size_t)n;
-	}
 	if (deflateInit2(&z, DOCS_GZIP_LEVEL, Z_DEFLATED, DOCS_GZIP_WINDOW,
 			 DOCS_GZIP_MEMLEVEL, Z_DEFAULT_STRATEGY) != Z_OK)
-		goto done;
-	z.avail_out = (uInt)deflateBound(&z, (uLong)size);
+		return -1;
+	z.avail_out = (uInt)deflateBound(&z, (uLong)n);
 	if ((out = malloc(z.avail_out)) == NULL)
 		goto end;
-	z.next_in = in;
-	z.avail_in = (uInt)size;
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
 	z.next_out = out;
 	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
 		goto end;
@@ -434,20 +505,31 @@ static int gzip_body(int fd, uint64_t size, struct srv_response *res)
 	ok = 0;
 end:
 	deflateEnd(&z);
-done:
-	free(in);
 	free(out);
 	return ok;
 }
 
-/* Fill res with the compressed body of fd (closed): from the cache, or
- * made now and kept. -1 when compression failed (fd stays open). */
-static int send_gzip(int fd, const struct stat *st, struct srv_response *res)
+/* Fill res with the compressed body of fd (closed), or of page (the page
+ * with the addons' tag; NULL: the file itself): from the cache, or made
+ * now and kept. -1 when compression failed (fd stays open). */
+static int send_gzip(int fd, const struct stat *st, struct srv_blob *page,
+		     struct srv_response *res)
 {
-	if (body_cached(st, 1, res) < 0) {
-		if (gzip_body(fd, (uint64_t)st->st_size, res) < 0)
+	int enc = BODY_GZIP | (page ? BODY_ADDONS : 0);
+
+	if (body_cached(st, enc, res) < 0) {
+		char *in = page ? NULL : read_all(fd, (uint64_t)st->st_size);
+		int rc = -1;
+
+		if (page)
+			rc = gzip_body(srv_blob_data(page), srv_blob_len(page),
+				       res);
+		else if (in)
+			rc = gzip_body(in, (size_t)st->st_size, res);
+		free(in);
+		if (rc < 0)
 			return -1;
-		body_keep(st, 1, res);
+		body_keep(st, enc, res);
 	}
 	close(fd);
 	srv_response_header(res, "Content-Encoding", "gzip");
@@ -461,35 +543,25 @@ static int send_gzip(int fd, const struct stat *st, struct srv_response *res)
  * cannot be read. */
 static int read_small(int fd, const struct stat *st, struct srv_response *res)
 {
-	uint64_t size = (uint64_t)st->st_size;
 	char *buf;
-	size_t got = 0;
 
 	if (body_cached(st, 0, res) == 0) {
 		close(fd);
 		return 0;
 	}
-	if ((buf = malloc(size ? (size_t)size : 1)) == NULL)
+	if ((buf = read_all(fd, (uint64_t)st->st_size)) == NULL)
 		return -1;
-	while (got < size) {
-		ssize_t n = pread(fd, buf + got, (size_t)size - got, (off_t)got);
-
-		if (n <= 0) {
-			free(buf);
-			return -1;
-		}
-		got += (size_t)n;
-	}
 	close(fd);
 	res->body = buf;
-	res->body_len = (size_t)size;
+	res->body_len = (size_t)st->st_size;
 	body_keep(st, 0, res);
 	return 0;
 }
 
 /* Both validators are written in place: a quote, two 64-bit numbers in hex,
- * '-', the gzip suffix, a quote and NUL; an HTTP date of 29 bytes. */
-_Static_assert(sizeof(((struct srv_response *)0)->etag) >= 2 * 16 + 9,
+ * '-', the addons' and the gzip suffixes, a quote and NUL; an HTTP date of
+ * 29 bytes. */
+_Static_assert(sizeof(((struct srv_response *)0)->etag) >= 2 * 16 + 11,
 	       "ETag buffer too small");
 _Static_assert(sizeof(((struct srv_response *)0)->last_modified) == 40,
 	       "Last-Modified buffer is copied whole");
@@ -531,19 +603,24 @@ static void http_date(time_t t, char *out)
 }
 
 static void set_validators(struct srv_response *res, const struct stat *st,
-			   int gzipped)
+			   int enc)
 {
-	static const char gz[] = "-gzip";
+	static const char gz[] = "-gzip", addons[] = "-a";
 	size_t n = 0;
 
 	/* "<mtime>-<size>" in hex, the form nginx uses. The compressed
 	 * representation is a different entity: its own tag keeps a cached
-	 * gzip body from matching an identity request. */
+	 * gzip body from matching an identity request; so is a page with
+	 * the addons' tag. */
 	res->etag[n++] = '"';
 	put_hex(res->etag, &n, (uint64_t)st->st_mtime);
 	res->etag[n++] = '-';
 	put_hex(res->etag, &n, (uint64_t)st->st_size);
-	if (gzipped) {
+	if (enc & BODY_ADDONS) {
+		memcpy(res->etag + n, addons, sizeof(addons) - 1);
+		n += sizeof(addons) - 1;
+	}
+	if (enc & BODY_GZIP) {
 		memcpy(res->etag + n, gz, sizeof(gz) - 1);
 		n += sizeof(gz) - 1;
 	}
@@ -552,27 +629,30 @@ static void set_validators(struct srv_response *res, const struct stat *st,
 	http_date(st->st_mtime, res->last_modified);
 }
 
-int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
-		   const char *name, int status)
+/* docs_send_file once the entity is known: the file, or page (NULL: the
+ * file itself; else the page with the addons' tag, size bytes). */
+static int send_entity(struct docs_ctx *c, int fd, const struct stat *st,
+		       struct srv_blob *page, uint64_t size, const char *name,
+		       int status)
 {
 	struct srv_response *res = c->res;
-	const char *range = status == 200 ? srv_header(c->req, "Range") : NULL;
-	uint64_t size = (uint64_t)st->st_size, first = 0, last = 0;
 	int ti = type_index(name);
+	const char *range = status == 200 ? srv_header(c->req, "Range") : NULL;
+	uint64_t first = 0, last = 0;
 	int text = ti >= 0 && types[ti].text;
+	int html = text && strncmp(types[ti].type, "text/html", 9) == 0;
+	int enc = page ? BODY_ADDONS : 0;
 	int gzip = text && range == NULL && size >= DOCS_GZIP_MIN &&
 		   size <= DOCS_GZIP_MAX &&
 		   accepts_gzip(srv_header(c->req, "Accept-Encoding"));
 	enum range_kind kind;
 
-	set_validators(res, st, gzip);
+	set_validators(res, st, enc | (gzip ? BODY_GZIP : 0));
 	/* What one user may read must not be kept by a shared cache. */
 	if (c->private_content)
 		srv_response_header(res, "Cache-Control", "private");
 	if (text)
-		res->vary = strncmp(types[ti].type, "text/html", 9) == 0
-				    ? "Accept, Accept-Encoding"
-				    : "Accept-Encoding";
+		res->vary = html ? "Accept, Accept-Encoding" : "Accept-Encoding";
 	if (status == 200 &&
 	    etag_matches(srv_header(c->req, "If-None-Match"), res->etag)) {
 		close(fd);
@@ -584,18 +664,43 @@ int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
 	kind = parse_range(range, size, &first, &last);
 	if (kind != RANGE_NONE &&
 	    if_range_holds(srv_header(c->req, "If-Range"), res))
-		return send_range(c, fd, size, kind, first, last);
+		return send_range(c, fd, page, size, kind, first, last);
 	res->status = status;
-	if (gzip && send_gzip(fd, st, res) == 0)
+	if (gzip && send_gzip(fd, st, page, res) == 0)
 		return status;
 	if (gzip) /* compression failed: the identity entity after all */
-		set_validators(res, st, 0);
+		set_validators(res, st, enc);
+	if (page) {
+		close(fd);
+		srv_response_set_blob(res, page);
+		return status;
+	}
 	if (size <= DOCS_MEMORY_MAX && read_small(fd, st, res) == 0)
 		return status;
 	res->has_file = 1;
 	res->file_fd = fd;
 	res->file_size = size;
 	return status;
+}
+
+int docs_send_file(struct docs_ctx *c, int fd, const struct stat *st,
+		   const char *name, int status)
+{
+	int ti = type_index(name);
+	struct srv_blob *page = NULL;
+	int rc;
+
+	/* A page of a project with the addons gets their tag: another
+	 * entity, made in memory (and kept, docs_inject.c). */
+	if (c->addons && ti >= 0 &&
+	    strncmp(types[ti].type, "text/html", 9) == 0 &&
+	    (uint64_t)st->st_size <= DOCS_GZIP_MAX)
+		page = injected(fd, st);
+	rc = send_entity(c, fd, st, page,
+			 page ? srv_blob_len(page) : (uint64_t)st->st_size,
+			 name, status);
+	srv_blob_release(page);
+	return rc;
 }
 
 int docs_send_text(struct docs_ctx *c, char *body, size_t len,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lectern/errors.h"
+#include "lectern/addons.h"
 #include "lectern/redirect.h"
 #include "docs.h"
 
@@ -159,7 +160,8 @@ static int send_page(struct docs_ctx *c, const struct miss *m, int dir,
 	if (docs_is_page(rel) && docs_wants_markdown(c->req))
 		return docs_send_markdown(c, fd, st);
 	if (c->cache && c->key[0] && c->stamp && !c->user_known)
-		docs_cache_put(c->cache, c->key, c->stamp, root, dir, rel);
+		docs_cache_put(c->cache, c->key, c->stamp, root, dir, rel,
+			       c->addons);
 	return docs_send_file(c, fd, st, rel, 200);
 }
 
@@ -200,6 +202,20 @@ int docs_version_root(struct docs_ctx *c, const char *version,
 	return version_dir(c, version, kind, root);
 }
 
+/* Whether the project's pages get the addons (its setting; on when it
+ * cannot be read, as a project that never changed it has them). */
+static int addons_enabled(struct docs_ctx *c)
+{
+	struct lec_addons a;
+	int on;
+
+	if (lec_addons_get(c->store, c->project->id, &a) != LEC_OK)
+		return 1;
+	on = a.on[LEC_ADDONS_ENABLED];
+	lec_addons_dispose(&a);
+	return on;
+}
+
 int docs_serve(struct docs_ctx *c, const char *version, const char *file,
 	       const char *root_url)
 {
@@ -207,6 +223,7 @@ int docs_serve(struct docs_ctx *c, const char *version, const char *file,
 	struct miss m = { version, filename, root_url };
 	int dir, status;
 
+	c->addons = addons_enabled(c);
 	snprintf(filename, sizeof(filename), "/%s", file);
 	if (!version_served(c, version) ||
 	    (dir = version_dir(c, version, "html", root)) < 0)

@@ -13,10 +13,7 @@
  *
  * Both read the version's published HTML (<data>/published/<project>/
  * <version>/html/) through the engine's embed module. A URL is taken apart
- * the way the docs server reads it: the host names the project, the path
- * a subproject, the language (a translation), version and file per the
- * project's versioning scheme. A
- * version is embeddable when it is active and the requester may see it
+ * the way the docs server reads it (docs_url.c). A version is embeddable when it is active and the requester may see it
  * (public, or a private one to the project's admins); anything else is a
  * 404 that does not say whether the version exists. Both routes carry
  * "Access-Control-Allow-Origin: *" (notes §4.2, server.c), since their
@@ -30,6 +27,7 @@
 #include <sys/stat.h>
 
 #include "docs.h"
+#include "docs_url.h"
 #include "embed_api.h"
 #include "lectern/embed.h"
 #include "lectern/project.h"
@@ -39,8 +37,6 @@
 
 /* Longest file system path built here (Linux's PATH_MAX). */
 #define EMBED_PATH_MAX 4096
-/* Longest host name taken from a URL (DNS's limit plus a port). */
-#define EMBED_HOST_MAX 300
 /* Candidate files one request may name (file, file/index.html, ...). */
 #define EMBED_CANDIDATES 3
 
@@ -53,20 +49,14 @@
 
 /* The page an embed request names. */
 struct embed_page {
-	struct lec_project *project;
-	struct lec_version *version;
-	char *rel;      /* the file below the version's root, as asked */
-	char *fragment; /* the URL's fragment, or NULL */
+	struct srv_docs_url at; /* its project, version, file and fragment */
 	char *file;     /* the published file's real path, once found */
 	char *served;   /* the file's URL path below the version root */
 };
 
 static void page_dispose(struct embed_page *pg)
 {
-	lec_project_free(pg->project);
-	lec_version_free(pg->version);
-	free(pg->rel);
-	free(pg->fragment);
+	srv_docs_url_dispose(&pg->at);
 	free(pg->file);
 	free(pg->served);
 }
@@ -124,277 +114,37 @@ static int version_embeddable(struct srv_request *req,
 				    0);
 }
 
-/* The project of a slug (as written, then with '-' as '_' the way host
- * names spell underscores), if the requester may see it. */
-static int load_project(struct srv_request *req, const char *slug,
-			struct lec_project **out)
+/* LEC_OK when the page's version (found) is embeddable, LEC_ENOTFOUND
+ * when not. */
+static int embeddable(struct srv_request *req, const struct embed_page *pg)
 {
-	struct lec_store *store = srv_store(req);
-	char copy[LEC_PROJECT_SLUG_MAX + 1];
-	int rc;
+	int rc = version_embeddable(req, pg->at.project, pg->at.version);
 
-	*out = NULL;
-	if (store == NULL || strlen(slug) > LEC_PROJECT_SLUG_MAX)
-		return store ? LEC_ENOTFOUND : LEC_ERROR;
-	snprintf(copy, sizeof(copy), "%s", slug);
-	rc = docs_find_project(store, copy, out);
-	if (rc == LEC_OK) {
-		rc = lec_project_can_view(store, (*out)->id,
-					  srv_viewer_id(req));
-		rc = rc == 1 ? LEC_OK : rc == 0 ? LEC_ENOTFOUND : rc;
-	}
-	if (rc != LEC_OK) {
-		lec_project_free(*out);
-		*out = NULL;
-	}
-	return rc;
+	return rc == 1 ? LEC_OK : rc == 0 ? LEC_ENOTFOUND : rc;
 }
 
 /* The version of a page, if embeddable (LEC_ENOTFOUND otherwise). */
 static int load_version(struct srv_request *req, struct embed_page *pg,
 			const char *slug)
 {
-	int rc = lec_version_get(srv_store(req), pg->project->id, slug,
-				 &pg->version);
+	int rc = lec_version_get(srv_store(req), pg->at.project->id, slug,
+				 &pg->at.version);
 
-	if (rc == LEC_OK) {
-		rc = version_embeddable(req, pg->project, pg->version);
-		rc = rc == 1 ? LEC_OK : rc == 0 ? LEC_ENOTFOUND : rc;
-	}
-	return rc;
+	return rc == LEC_OK ? embeddable(req, pg) : rc;
 }
 
-/* URLs -------------------------------------------------------------------- */
-
-/* Split an absolute URL into its host[:port] and the path that follows
- * (up to '?' or '#') and its fragment; -1 when it has no scheme or host
- * (Python's urlparse finding no scheme or netloc). */
-static int split_url(const char *url, char *host, const char **path,
-		     size_t *path_len, const char **fragment)
-{
-	size_t i = 0, n;
-	const char *hash;
-
-	while ((url[i] >= 'a' && url[i] <= 'z') ||
-	       (url[i] >= 'A' && url[i] <= 'Z') ||
-	       (i > 0 && url[i] != '\0' &&
-		((url[i] >= '0' && url[i] <= '9') || strchr("+-.", url[i]))))
-		i++;
-	if (i == 0 || strncmp(url + i, "://", 3) != 0)
-		return -1;
-	url += i + 3;
-	n = strcspn(url, "/?#");
-	if (n == 0 || n >= EMBED_HOST_MAX)
-		return -1;
-	memcpy(host, url, n);
-	host[n] = '\0';
-	*path = url + n;
-	*path_len = strcspn(*path, "?#");
-	hash = strchr(*path, '#');
-	*fragment = hash ? hash + 1 : NULL;
-	return 0;
-}
-
-/* Percent-decode a URL path; NULL for what could leave the published
- * tree or is malformed: an encoded '/', '\' or control character, a bad
- * escape, or a "." / ".." segment. Owned by the caller. */
-static char *decode_path(const char *raw, size_t n)
-{
-	char *out = malloc(n + 1);
-	size_t i, j = 0, seg = 0;
-
-	if (out == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		int hi = -1, lo = -1, c = (unsigned char)raw[i];
-
-		if (c == '%') {
-			hi = i + 2 < n ? srv_hex_value(raw[i + 1]) : -1;
-			lo = i + 2 < n ? srv_hex_value(raw[i + 2]) : -1;
-			c = hi * 16 + lo;
-			if (hi < 0 || lo < 0 || c == '/')
-				goto fail;
-			i += 2;
-		}
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			goto fail;
-		out[j++] = (char)c;
-		if (c != '/')
-			continue;
-		if ((j - 1 - seg == 1 && out[seg] == '.') ||
-		    (j - 1 - seg == 2 && out[seg] == '.' && out[seg + 1] == '.'))
-			goto fail;
-		seg = j;
-	}
-	if ((j - seg == 1 && out[seg] == '.') ||
-	    (j - seg == 2 && out[seg] == '.' && out[seg + 1] == '.'))
-		goto fail;
-	out[j] = '\0';
-	return out;
-fail:
-	free(out);
-	return NULL;
-}
-
-/* Take the next segment of *rest (no leading '/') into seg. */
-static int next_segment(const char **rest, char *seg, size_t cap)
-{
-	size_t n = strcspn(*rest, "/");
-
-	if (n == 0 || n >= cap || (*rest)[n] != '/')
-		return -1;
-	memcpy(seg, *rest, n);
-	seg[n] = '\0';
-	*rest += n + 1;
-	return 0;
-}
-
-static int same_language(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char x = *a == '_' ? '-' : *a, y = *b == '_' ? '-' : *b;
-
-		if (x >= 'A' && x <= 'Z')
-			x = (char)(x - 'A' + 'a');
-		if (y >= 'A' && y <= 'Z')
-			y = (char)(y - 'A' + 'a');
-		if (x != y)
-			return 0;
-	}
-	return *a == *b;
-}
-
-static void set_project(struct embed_page *pg, struct lec_project *p)
-{
-	lec_project_free(pg->project);
-	pg->project = p;
-}
-
-/* "projects/<alias>/..." (after: what follows "projects/"): enter the
- * subproject whose alias, which may contain '/', is the longest run of
- * whole leading segments; *rest is what follows it. 1 when no alias
- * matches (the path belongs to the parent), LEC_OK, or an error. */
-static int enter_subproject(struct srv_request *req, struct embed_page *pg,
-			    const char *after, const char **rest)
-{
-	struct lec_subproject_list list = { 0 };
-	struct lec_project *child = NULL;
-	size_t i, best = 0, best_len = 0;
-	int rc;
-
-	rc = lec_subproject_list(srv_store(req), pg->project->id,
-				 srv_viewer_id(req), NULL, &list);
-	for (i = 0; rc == LEC_OK && i < list.len; i++) {
-		size_t n = strlen(list.items[i].alias);
-
-		if (n > best_len && strncmp(after, list.items[i].alias, n) == 0 &&
-		    (after[n] == '/' || after[n] == '\0')) {
-			best = i;
-			best_len = n;
-		}
-	}
-	if (rc == LEC_OK && best_len == 0)
-		rc = 1;
-	if (rc == LEC_OK)
-		rc = load_project(req, list.items[best].child.slug, &child);
-	if (rc == LEC_OK) {
-		set_project(pg, child);
-		*rest = after + best_len + (after[best_len] == '/');
-	}
-	lec_subproject_list_dispose(&list);
-	return rc;
-}
-
-/* Switch to the project serving language lang on this host: the project
- * itself or one of its (visible) translations. */
-static int enter_language(struct srv_request *req, struct embed_page *pg,
-			  const char *lang)
-{
-	struct lec_project_list list = { 0 };
-	struct lec_project *found = NULL;
-	size_t i;
-	int rc;
-
-	if (pg->project->language && same_language(lang, pg->project->language))
-		return LEC_OK;
-	rc = lec_project_translations(srv_store(req), pg->project->id,
-				      srv_viewer_id(req), NULL, &list);
-	for (i = 0; rc == LEC_OK && i < list.len && found == NULL; i++)
-		if (list.items[i].language &&
-		    same_language(lang, list.items[i].language))
-			rc = lec_project_get(srv_store(req), list.items[i].slug,
-					     &found);
-	lec_project_list_dispose(&list);
-	if (rc == LEC_OK && found == NULL)
-		rc = LEC_ENOTFOUND;
-	if (rc == LEC_OK)
-		set_project(pg, found);
-	return rc;
-}
-
-/* Read a decoded docs path ("/en/latest/usage.html") the way the docs
- * server does (notes §7.1): a subproject under /projects/<alias>/, then
- * the project's versioning scheme and, with translations, the language.
- * Fills pg's project, version and file (pg->rel). */
-static int unresolve_path(struct srv_request *req, struct embed_page *pg,
-			  const char *path)
-{
-	const char *rest = path + (path[0] == '/'), *scheme;
-	char lang[32], version[LEC_VERSION_SLUG_MAX + 1];
-	char *slug = NULL;
-	int rc;
-
-	if (strncmp(rest, "projects/", 9) == 0 &&
-	    (rc = enter_subproject(req, pg, rest + 9, &rest)) < 0)
-		return rc;
-	scheme = pg->project->versioning_scheme;
-	if (scheme && strcmp(scheme, DOCS_SCHEME_SINGLE) == 0) {
-		rc = lec_version_default_slug(srv_store(req), pg->project->id,
-					      &slug);
-		if (rc == LEC_OK)
-			snprintf(version, sizeof(version), "%s", slug);
-		free(slug);
-		if (rc != LEC_OK)
-			return rc;
-	} else {
-		if ((scheme == NULL ||
-		     strcmp(scheme, DOCS_SCHEME_NO_TRANSLATIONS) != 0) &&
-		    (next_segment(&rest, lang, sizeof(lang)) < 0 ||
-		     (rc = enter_language(req, pg, lang)) != LEC_OK))
-			return LEC_ENOTFOUND;
-		if (next_segment(&rest, version, sizeof(version)) < 0)
-			return LEC_ENOTFOUND;
-	}
-	if ((pg->rel = strdup(rest)) == NULL)
-		return LEC_ENOMEM;
-	return load_version(req, pg, version);
-}
-
-/* The page a docs URL names: its project (from the host), version and
- * file. LEC_ENOTFOUND when the URL is not one this instance serves or the
- * requester may not see it. */
+/* The page a docs URL names, if its version is embeddable: LEC_OK, or
+ * LEC_ENOTFOUND with pg->at.project set when only the project was found
+ * (the 404 then names the version). */
 static int page_from_url(struct srv_request *req, const char *url,
 			 struct embed_page *pg)
 {
-	char host[EMBED_HOST_MAX], slug[LEC_PROJECT_SLUG_MAX + 1];
-	const char *path, *fragment;
-	size_t path_len;
-	char *decoded = NULL;
 	int rc;
 
-	if (split_url(url, host, &path, &path_len, &fragment) < 0 ||
-	    !docs_host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))
-		return LEC_ENOTFOUND;
-	if (fragment && (pg->fragment = strdup(fragment)) == NULL)
-		return LEC_ENOMEM;
-	if ((rc = load_project(req, slug, &pg->project)) != LEC_OK)
-		return rc;
-	if ((decoded = decode_path(path_len ? path : "/",
-				   path_len ? path_len : 1)) == NULL)
-		return LEC_ENOTFOUND;
-	rc = unresolve_path(req, pg, decoded);
-	free(decoded);
-	return rc;
+	pg->at.viewer = srv_viewer_id(req);
+	rc = srv_docs_url_read(req, url, &pg->at);
+
+	return rc == LEC_OK ? embeddable(req, pg) : rc;
 }
 
 /* Files ------------------------------------------------------------------- */
@@ -402,7 +152,7 @@ static int page_from_url(struct srv_request *req, const char *url,
 /* Whether a relative file name is safe to join to the published root. */
 static int safe_name(const char *name)
 {
-	char *copy = decode_path(name, strlen(name));
+	char *copy = srv_docs_url_decode(name, strlen(name));
 	int ok = copy != NULL && name[0] != '/';
 
 	free(copy);
@@ -420,8 +170,8 @@ static int find_file(struct srv_request *req, struct embed_page *pg,
 	struct stat st;
 
 	if ((size_t)snprintf(root, sizeof(root), "%s/published/%s/%s/html",
-			     srv_data_dir(req), pg->project->slug,
-			     pg->version->slug) >= sizeof(root) ||
+			     srv_data_dir(req), pg->at.project->slug,
+			     pg->at.version->slug) >= sizeof(root) ||
 	    realpath(root, root_real) == NULL)
 		return -1;
 	rn = strlen(root_real);
@@ -519,7 +269,8 @@ static int page_from_params(struct srv_request *req, struct srv_response *res,
 {
 	const char *project = param(req, "project");
 	const char *version = param(req, "version");
-	int rc = load_project(req, project ? project : "", &pg->project);
+	int rc = srv_docs_project_load(req, srv_viewer_id(req),
+				       project ? project : "", &pg->at.project);
 
 	if (rc == LEC_OK)
 		rc = load_version(req, pg, version ? version : "latest");
@@ -527,7 +278,7 @@ static int page_from_params(struct srv_request *req, struct srv_response *res,
 		return 0;
 	if (rc == LEC_ENOTFOUND)
 		srv_respond_detail(res, 404,
-				   pg->project ? NO_VERSION : NO_PROJECT);
+				   pg->at.project ? NO_VERSION : NO_PROJECT);
 	else
 		srv_respond_engine_error(res, rc);
 	return -1;
@@ -557,8 +308,8 @@ static cJSON *v2_body(const struct lec_embed_v2 *e, const char *url,
 	}
 	cJSON_AddStringToObject(body, "url", url);
 	meta = cJSON_AddObjectToObject(body, "meta");
-	cJSON_AddStringToObject(meta, "project", pg->project->slug);
-	cJSON_AddStringToObject(meta, "version", pg->version->slug);
+	cJSON_AddStringToObject(meta, "project", pg->at.project->slug);
+	cJSON_AddStringToObject(meta, "version", pg->at.version->slug);
 	cJSON_AddStringToObject(meta, "doc", doc);
 	if (e->section)
 		cJSON_AddStringToObject(meta, "section", e->section);
@@ -576,7 +327,7 @@ static char *v2_page_url(struct srv_request *req, const char *url,
 
 	if (url)
 		return strdup(url);
-	if ((base = srv_docs_url(req, pg->project, pg->version->slug)) == NULL)
+	if ((base = srv_docs_url(req, pg->at.project, pg->at.version->slug)) == NULL)
 		return NULL;
 	if (asprintf(&out, "%s%s", base, pg->served) < 0)
 		out = NULL;
@@ -621,16 +372,16 @@ int srv_embed_v2(struct srv_request *req, struct srv_response *res)
 
 		if (rc != LEC_OK) {
 			if (rc == LEC_ENOTFOUND)
-				srv_respond_detail(res, 404, pg.project
+				srv_respond_detail(res, 404, pg.at.project
 								? NO_VERSION
 								: NO_PROJECT);
 			else
 				srv_respond_engine_error(res, rc);
 			goto done;
 		}
-		path = pg.rel;
-		if (pg.fragment && *pg.fragment)
-			section = pg.fragment;
+		path = pg.at.rel;
+		if (pg.at.fragment && *pg.at.fragment)
+			section = pg.at.fragment;
 	} else if (page_from_params(req, res, &pg) < 0) {
 		goto done;
 	}
@@ -701,7 +452,7 @@ int srv_embed_v3(struct srv_request *req, struct srv_response *res)
 	const char *url = param(req, "url");
 	const char *maincontent = param(req, "maincontent");
 	const char *path, *fragment;
-	char host[EMBED_HOST_MAX], slug[LEC_PROJECT_SLUG_MAX + 1];
+	char host[SRV_DOCS_HOST_MAX], slug[LEC_PROJECT_SLUG_MAX + 1];
 	struct embed_page pg = { 0 };
 	size_t path_len;
 	char *html = NULL;
@@ -709,7 +460,7 @@ int srv_embed_v3(struct srv_request *req, struct srv_response *res)
 
 	if (url == NULL)
 		return respond_error(res, 400, V3_BAD_ARGUMENTS);
-	if (split_url(url, host, &path, &path_len, &fragment) < 0)
+	if (srv_docs_url_split(url, host, &path, &path_len, &fragment) < 0)
 		return respond_error(res, 400,
 				     "The URL requested is malformed. url=%s",
 				     url);
@@ -718,11 +469,11 @@ int srv_embed_v3(struct srv_request *req, struct srv_response *res)
 				     "External domain not allowed. domain=%s",
 				     host);
 	rc = page_from_url(req, url, &pg);
-	if (rc == LEC_OK && find_path_file(req, &pg, pg.rel) < 0)
+	if (rc == LEC_OK && find_path_file(req, &pg, pg.at.rel) < 0)
 		rc = LEC_ENOTFOUND;
 	if (rc == LEC_OK)
 		rc = lec_embed_v3_file(pg.file, url, fragment, maincontent,
-				       doctool_of(req, pg.version), &html);
+				       doctool_of(req, pg.at.version), &html);
 	if (rc == LEC_OK)
 		srv_respond_json(res, 200, v3_body(url, fragment, html),
 				 SRV_JSON_AS_BUILT);

@@ -345,6 +345,10 @@ srv_handler_fn srv_v3_mirror_pages;
 srv_handler_fn srv_v3_mirror_stage;
 srv_handler_fn srv_v3_mirror_publish;
 
+/* Lectern's addon settings of a project (v3_addons.c, docs/api.md). */
+int srv_v3_project_addons(struct srv_request *req, struct srv_response *res);
+int srv_v3_project_addons_update(struct srv_request *req,
+				 struct srv_response *res);
 /* Lectern's page diff (v3_diff.c, docs/api.md). */
 srv_handler_fn srv_v3_diff;
 

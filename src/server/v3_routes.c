@@ -60,6 +60,12 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "superproject/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
 	  { GET(srv_v3_project_superproject) },
 	  "Superproject", "The superproject of a project." },
+	{ P "addons/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
+	  { GET(srv_v3_project_addons),
+	    ADMIN_UPDATE(srv_v3_project_addons_update) },
+	  "Addons",
+	  "The reader's addons of the project's docs pages (Lectern's "
+	  "extension)." },
 	{ P "sync-versions/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
 	  { ADMIN(SRV_POST, srv_v3_project_sync_versions) },
 	  "Sync versions",

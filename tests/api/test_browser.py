@@ -117,15 +117,32 @@ def png_colours(path):
     return width, height, len(colours)
 
 
-def output_dir():
+def output_dir(name="browser"):
+    """Where a browser test keeps its screenshots: output/<name>/ beside
+    the ctest working directory, or under $LEC_TEST_OUTPUT."""
     base = os.environ.get("LEC_TEST_OUTPUT") or os.path.join(os.getcwd(), "output")
-    path = os.path.join(base, "browser")
+    path = os.path.join(base, name)
     os.makedirs(path, exist_ok=True)
     return path
 
 
-class BrowserTest(ServerTestCase):
+class ChromiumTestCase(ServerTestCase):
+    """A server with build workers whose fixture repositories (cls.repos)
+    and Chromium profile (cls.profile) go when the class ends."""
     SERVER_ARGS = ("--workers", "1", "--build-timeout", "180")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(getattr(cls, "profile", ""), ignore_errors=True)
+        for repo in getattr(cls, "repos", []):
+            shutil.rmtree(repo, ignore_errors=True)
+        super().tearDownClass()
+
+    def url(self, slug, path):
+        return "http://%s.localhost:%d%s" % (slug, self.server.port, path)
+
+
+class BrowserTest(ChromiumTestCase):
 
     @classmethod
     def setUpClass(cls):
@@ -144,16 +161,6 @@ class BrowserTest(ServerTestCase):
             cls.slugs[name] = r.json["slug"]
         for slug in cls.slugs.values():
             cls.wait_build(slug, cls.token)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(getattr(cls, "profile", ""), ignore_errors=True)
-        for repo in getattr(cls, "repos", []):
-            shutil.rmtree(repo, ignore_errors=True)
-        super().tearDownClass()
-
-    def url(self, slug, path):
-        return "http://%s.localhost:%d%s" % (slug, self.server.port, path)
 
     def chromium(self, *args):
         cmd = [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",

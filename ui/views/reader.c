@@ -39,6 +39,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../addons.h"
 #include "../app.h"
 #include "../draw.h"
 #include "../render.h"
@@ -46,7 +47,14 @@
 #include "client.h"
 #include "warnings.h"
 
-enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS, TAG_CMP_PROJECT, TAG_CMP_DIFF };
+enum {
+	TAG_PAGE = 0,
+	TAG_RELOAD,
+	TAG_STATUS,
+	TAG_CMP_PROJECT,
+	TAG_CMP_DIFF,
+	TAG_ADDONS
+};
 /* How often a preview's reader asks whether a new build is out: the
  * issue's target is a save visible within 300 ms, of which the build
  * takes about 100; a loopback status request costs well under 1 ms. */
@@ -80,6 +88,10 @@ struct reader {
 	} *changed;
 	size_t nchanged;
 	char *find;           /* the `/` text, or NULL */
+	/* What the docs host's /_/addons/ says of the page: its notice (a
+	 * header line), `s` and `v` (issue 39). Empty until it answers, and
+	 * for a preview or an instance without it. */
+	struct ui_addons addons;
 };
 
 static enum ui_slot style_slot(enum ui_render_style style)
@@ -118,6 +130,7 @@ static int style_attr(enum ui_render_style style)
 /* `C`'s answers (below). */
 static void compare_project(struct ui_view *v, struct lc_response *resp);
 static void compare_diff(struct ui_view *v, struct lc_response *resp);
+static void addons_fetch(struct ui_view *v);
 
 /* Laying out --------------------------------------------------------------------- */
 
@@ -218,6 +231,14 @@ static void reader_data(struct ui_view *v, int tag, struct lc_response *resp,
 	struct reader *r = v->priv;
 	long line;
 
+	/* An instance without the addons (the hosted service's docs hosts
+	 * answer them, older Lectern ones do not) leaves the page as it is. */
+	if (tag == TAG_ADDONS) {
+		ui_addons_dispose(&r->addons);
+		if (err->code == LC_OK)
+			ui_addons_read(resp->body, resp->body_len, &r->addons);
+		return;
+	}
 	if (err->code != LC_OK) {
 		ui_app_error(v->app, "%s: %s",
 			     tag == TAG_STATUS ? r->origin : r->url,
@@ -251,6 +272,58 @@ static void reader_data(struct ui_view *v, int tag, struct lc_response *resp,
 		v->top = (size_t)line;
 		ui_view_goto(v, (size_t)line);
 	}
+	if (r->origin == NULL)
+		addons_fetch(v);
+}
+
+/* Addons ---------------------------------------------------------------------------- */
+
+/* Ask the page's docs host what its addons say of it. */
+static void addons_fetch(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	const char *host = strstr(r->url, "://");
+	const char *path = host ? strchr(host + 3, '/') : NULL;
+	struct lc_query q = { 0 };
+	char *url;
+
+	if (path == NULL)
+		return;
+	url = ui_xasprintf("%.*s/_/addons/", (int)(path - r->url), r->url);
+	if (lc_query_add(&q, "api-version", "1") == 0 &&
+	    lc_query_add(&q, "client-version", "lectern-tui") == 0 &&
+	    lc_query_add(&q, "url", r->url) == 0)
+		ui_app_get(v->app, v, TAG_ADDONS, url, &q, NULL);
+	lc_query_dispose(&q);
+	free(url);
+}
+
+/* `v`: the versions of this page, each at the same page. */
+static void list_versions(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+	const struct ui_addons *a = &r->addons;
+
+	if (a->nversions == 0) {
+		ui_app_error(v->app, "no other versions known for this page");
+		return;
+	}
+	ui_app_push(v->app, v->app->screens->pages(v->app, "versions",
+						   a->titles, a->urls,
+						   a->nversions, a->current));
+}
+
+/* `s`: this page in the stable version, in this reader's place. */
+static void to_stable(struct ui_view *v)
+{
+	struct reader *r = v->priv;
+
+	if (r->addons.stable_url == NULL) {
+		ui_app_error(v->app, "no stable version to go to");
+		return;
+	}
+	ui_app_replace(v->app, v,
+		       ui_reader_new(v->app, r->addons.stable_url, NULL));
 }
 
 /* Links ------------------------------------------------------------------------------ */
@@ -790,6 +863,12 @@ static int reader_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_COMPARE:
 		compare_start(v);
 		return UI_HANDLED;
+	case UI_ACTION_VERSIONS:
+		list_versions(v);
+		return UI_HANDLED;
+	case UI_ACTION_STABLE:
+		to_stable(v);
+		return UI_HANDLED;
 	case UI_ACTION_NEXT_MATCH:
 	case UI_ACTION_PREV_MATCH:
 		if (r->find == NULL)
@@ -852,7 +931,13 @@ static int reader_header(struct ui_view *v, WINDOW *w, int width)
 	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_HEADER));
 	ui_draw_text(w, 0, 0, width, text, ui_attr(UI_SLOT_HEADER));
 	free(text);
-	return 1;
+	/* The notice the page's readers get in a browser (the addons). */
+	if (r->addons.notice == NULL)
+		return 1;
+	ui_draw_fill(w, 1, 0, width, ui_attr(UI_SLOT_STATE_RUNNING));
+	ui_draw_text(w, 1, 0, width, r->addons.notice,
+		     ui_attr(UI_SLOT_STATE_RUNNING));
+	return 2;
 }
 
 /* Bytes [off, off + len) of the line in attr, after the columns the
@@ -980,6 +1065,7 @@ static void reader_close(struct ui_view *v)
 	free(r->cmp_page);
 	free(r->cmp_base);
 	free(r->find);
+	ui_addons_dispose(&r->addons);
 	free(r);
 }
 

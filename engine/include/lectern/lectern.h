@@ -4,6 +4,7 @@
 #ifndef LECTERN_H
 #define LECTERN_H
 
+#include "lectern/addons.h"
 #include "lectern/build.h"
 #include "lectern/commit_status.h"
 #include "lectern/embed.h"
