@@ -44,8 +44,6 @@ static void close_view(struct ui_app *app, struct ui_view *v)
 static void start_view(struct ui_app *app, struct ui_view *v)
 {
 	app->screen++;
-	/* `/` starts empty on a new screen. */
-	ui_set_str(&app->saved_filter, NULL);
 	if (v->ops->open)
 		v->ops->open(v);
 	app->dirty = 1;
@@ -70,10 +68,6 @@ void ui_app_pop(struct ui_app *app)
 		return;
 	close_view(app, app->stack[--app->depth]);
 	app->screen++;
-	/* The screen below had its own filter, which `/` no longer knows:
-	 * it stays applied, and Esc takes the user back rather than clear
-	 * a filter they cannot see in the prompt. */
-	ui_set_str(&app->saved_filter, NULL);
 	if (app->depth == 0)
 		app->quit = 1;
 	else if (app->stack[app->depth - 1]->ops->reveal)

@@ -101,7 +101,8 @@ struct ui_app {
 	size_t depth;
 	struct ui_request *requests;   /* in flight */
 	struct ui_prompt prompt;
-	char *saved_filter;            /* the filter before `/`, for Esc */
+	char *saved_filter;            /* while `/` is typed: the screen's
+					  filter before it, for Esc */
 	char *config_report;           /* the config file's bad lines when
 					  several, shown once the first
 					  screen is up; NULL: none */

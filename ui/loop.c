@@ -139,10 +139,8 @@ static void filter_top(struct ui_app *app, const char *text)
 {
 	struct ui_view *top = ui_app_top(app);
 
-	if (top && top->ops->filter) {
-		top->ops->filter(top, text);
-		ui_view_clamp(top);
-	}
+	if (top)
+		ui_view_set_filter(top, text);
 }
 
 static void prompt_key(struct ui_app *app, int key)
@@ -162,6 +160,7 @@ static void prompt_key(struct ui_app *app, int key)
 	case UI_PROMPT_CANCEL:
 		if (p->kind == '/')
 			filter_top(app, app->saved_filter);
+		ui_set_str(&app->saved_filter, NULL);
 		ui_prompt_stop(p);
 		break;
 	case UI_PROMPT_DONE:
@@ -169,8 +168,7 @@ static void prompt_key(struct ui_app *app, int key)
 		ui_prompt_stop(p);
 		if (p->kind == ':')
 			ui_command_run(app, line);
-		else
-			ui_set_str(&app->saved_filter, *line ? line : NULL);
+		ui_set_str(&app->saved_filter, NULL);
 		break;
 	}
 	app->dirty = 1;
@@ -186,10 +184,11 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 	case UI_ACTION_BACK:
 		/* Esc and q undo the last thing first: an active filter goes
 		 * before the screen does, so neither ever quits Lectern from
-		 * a filtered first screen (the k9s and lazygit habit). */
-		if (app->saved_filter && !top->ops->keeps_filter) {
+		 * a filtered first screen (the k9s and lazygit habit), nor
+		 * leaves a screen whose filter was set before another screen
+		 * came and went over it. */
+		if (top->filter && !top->ops->keeps_filter) {
 			filter_top(app, NULL);
-			ui_set_str(&app->saved_filter, NULL);
 			ui_app_message(app, "filter cleared");
 		} else if (app->depth > 1) {
 			ui_app_pop(app);
@@ -208,8 +207,11 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 		ui_prompt_start(&app->prompt, ':', NULL, 0);
 		break;
 	case UI_ACTION_FILTER:
-		if (top->ops->filter)
-			ui_prompt_start(&app->prompt, '/', app->saved_filter, 1);
+		/* Esc in the prompt puts back what was applied before. */
+		if (top->ops->filter) {
+			ui_set_str(&app->saved_filter, top->filter);
+			ui_prompt_start(&app->prompt, '/', top->filter, 1);
+		}
 		break;
 	case UI_ACTION_PREVIEW:
 		prompt_preview(app);

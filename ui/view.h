@@ -90,6 +90,11 @@ struct ui_view {
 	int height;    /* list rows on screen at the last draw */
 	int head;      /* rows the header took at the last draw */
 	int gone;      /* closed by the app after this loop turn */
+	/* The `/` text the screen applies now (a filter, a find, the search
+	 * query), or NULL: the status line shows it, `/` starts from it and
+	 * Esc clears it first. The loop sets it with every filter call; a
+	 * screen whose `/` means something else per tab sets it itself. */
+	char *filter;  /* owned */
 	void *priv;    /* the view's own state */
 };
 
@@ -109,7 +114,11 @@ int ui_view_navigate(struct ui_view *v, enum ui_action action);
 void ui_view_goto(struct ui_view *v, size_t n);
 /* Keep cursor and top valid after v->lines changed. */
 void ui_view_clamp(struct ui_view *v);
-/* Draw the view's header and visible rows into w. */
+/* Apply the `/` text (NULL or "": none) to v: v->filter and its filter
+ * op, then keep the cursor valid. */
+void ui_view_set_filter(struct ui_view *v, const char *text);
+/* Draw the view's header and visible rows into w; a filter that keeps no
+ * row says so under the header. */
 void ui_view_draw(struct ui_view *v, WINDOW *w);
 
 /* The screens (views/): their constructors, which ui_main puts in the
