@@ -17,8 +17,9 @@
  * builds), the screen falls back to the v3 build detail, found through
  * the project the opener names, and says the log is not given. Once a
  * Lectern says how many warnings the build had, a tab line shows them:
- * `W` switches to the Warnings tab (new ones first; Enter opens a page's
- * record in the reader or says a generator's file:line, `a` offers a
+ * `W` switches to the Warnings tab (new ones first; `/` filters them,
+ * the selected one's whole message shows under them, Enter opens a page's
+ * record in the reader or shows a generator's warning whole, `a` offers a
  * redirect for a removed page) and back to the log where it was left.
  */
 #include <errno.h>
@@ -186,7 +187,7 @@ static void relayout(struct ui_view *v)
 
 	make_lines(bv, v->app->now);
 	if (bv->tab) {
-		v->lines = bv->warnings.len;
+		v->lines = bv->warnings.nshown;
 		ui_view_clamp(v);
 		return;
 	}
@@ -371,6 +372,8 @@ static void toggle_tab(struct ui_view *v)
 		return;
 	}
 	bv->tab = !bv->tab;
+	/* Each tab has its `/`: the warnings' filter, the log's search. */
+	ui_set_str(&v->filter, bv->tab ? bv->warnings.filter : bv->search);
 	if (bv->tab) {
 		bv->log_cursor = v->cursor;
 		bv->log_top = v->top;
@@ -488,13 +491,17 @@ static void find(struct ui_view *v, int dir, int from)
 	ui_app_error(v->app, "not found: %s", bv->search);
 }
 
+/* `/`: on the Warnings tab a filter of its rows, on the log a search. */
 static void build_filter(struct ui_view *v, const char *text)
 {
 	struct build_view *bv = v->priv;
 
-	/* The search is the log's. */
-	if (bv->tab)
-		toggle_tab(v);
+	if (bv->tab) {
+		ui_warnings_filter(&bv->warnings, text);
+		v->lines = bv->warnings.nshown;
+		ui_view_clamp(v);
+		return;
+	}
 	ui_set_str(&bv->search, text && *text ? text : NULL);
 	find(v, 1, 1);
 }
@@ -821,7 +828,8 @@ static int draw_tabs(struct build_view *bv, WINDOW *w, int width, int y)
 	free(text);
 	if (bv->tab)
 		ui_draw_text(w, y, x + 1, width - x - 1,
-			     "Enter: open  a: redirect a removed page  W: log",
+			     "Enter: open  /: filter  a: redirect a removed "
+			     "page  W: log",
 			     ui_attr(UI_SLOT_DIM));
 	return 1;
 }
@@ -871,6 +879,17 @@ static void build_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	ui_draw_match(w, y, indent, width - indent,
 		      ui_text_skip(l->text, bv->left), attr, bv->search,
 		      ui_attr(UI_SLOT_MATCH));
+}
+
+/* On the Warnings tab, the selected warning's whole message when its row
+ * cuts it. */
+static int build_footer(struct ui_view *v, WINDOW *w, int y, int width)
+{
+	struct build_view *bv = v->priv;
+
+	return bv->tab ? ui_warnings_draw_footer(&bv->warnings, w, y, width,
+						 v->cursor)
+		       : 0;
 }
 
 static void build_open(struct ui_view *v)
@@ -926,6 +945,7 @@ static const struct ui_view_ops build_ops = {
 	.close = build_close,
 	.draw_header = build_header,
 	.draw_row = build_row,
+	.draw_footer = build_footer,
 	.on_action = build_action,
 	.on_data = build_data,
 	.tick = build_tick,
