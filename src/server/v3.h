@@ -142,10 +142,12 @@ int srv_v3_org_join(struct srv_request *req, struct lec_org *org,
 		    struct srv_response *res);
 int srv_v3_project_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_project_update(struct srv_request *req, struct srv_response *res);
-/* Lectern's builds across the requester's projects, and where their
- * waiting builds stand in the queue (v3_queue.c, docs/api.md). */
+/* Lectern's builds across the requester's projects, where their waiting
+ * builds stand in the queue, and the instance's build activity
+ * (v3_queue.c, docs/api.md). */
 int srv_v3_all_builds_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_build_queue(struct srv_request *req, struct srv_response *res);
+int srv_v3_build_activity(struct srv_request *req, struct srv_response *res);
 /* Lectern's DELETE of a project with everything of it (docs/api.md). */
 int srv_v3_project_delete(struct srv_request *req, struct srv_response *res);
 int srv_v3_project_superproject(struct srv_request *req,

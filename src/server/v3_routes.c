@@ -120,6 +120,11 @@ const struct srv_route srv_v3_routes[] = {
 	  "Build Queue",
 	  "Where the waiting builds stand in the queue (Lectern's "
 	  "extension)." },
+	{ "/api/v3/builds/activity/", SRV_API_V3, SRV_PERM_AUTH, 0,
+	  { AUTH(SRV_GET, srv_v3_build_activity) },
+	  "Build Activity",
+	  "The newest build and the builds not finished, to ask before "
+	  "asking for lists again (Lectern's extension)." },
 	/* Lectern's extension: offline mirrors of another instance's docs
 	 * (docs/api.md). */
 	{ "/api/v3/mirrors/", SRV_API_V3, SRV_PERM_AUTH, 0,
