@@ -187,11 +187,7 @@ static void request_done(struct lc_response *resp, const struct lc_error *err,
 	struct ui_app *app = req->app;
 
 	unlink_request(app, req);
-	/* No answer at all: the local engine may have gone (reconnect). */
-	if (err->code == LC_ETRANSPORT)
-		app->link_down = 1;
-	else if (err->code != LC_ECANCELLED)
-		app->link_down = 0;
+	ui_app_answered(app, err);
 	if (req->view && err->code != LC_ECANCELLED && req->report) {
 		if (err->code == LC_OK)
 			ui_app_message(app, "%s", req->done);
@@ -204,6 +200,15 @@ static void request_done(struct lc_response *resp, const struct lc_error *err,
 	}
 	free(req->done);
 	free(req);
+}
+
+void ui_app_answered(struct ui_app *app, const struct lc_error *err)
+{
+	/* No answer at all: the local engine may have gone (reconnect). */
+	if (err->code == LC_ETRANSPORT)
+		app->link_down = 1;
+	else if (err->code != LC_ECANCELLED)
+		app->link_down = 0;
 }
 
 /* Queue ar (path, query, method, body set) for view v; 0 or -1. */

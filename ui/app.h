@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "activity.h"
 #include "prompt.h"
 #include "ui.h"
 #include "unread.h"
@@ -129,6 +130,7 @@ struct ui_app {
 	int64_t next_reconnect;        /* ui_now_ms() of the next look */
 	long reconnect_ms;             /* the wait after a failed look */
 	struct ui_unread unread;       /* the title bar's unread count */
+	struct ui_activity activity;   /* a Lectern's build activity */
 };
 
 /* The view on top, or NULL. */
@@ -182,6 +184,10 @@ int ui_app_poll_allowed(struct ui_app *app);
 int ui_app_send(struct ui_app *app, struct ui_view *v, int tag,
 		const char *method, const char *path, const char *body,
 		const char *done);
+/* What became of a request the app or a view made (err->code LC_OK, an
+ * error, or no answer at all): the link's state, for finding the engine
+ * again (loop.c). Every answer passes through it. */
+void ui_app_answered(struct ui_app *app, const struct lc_error *err);
 /* Non-zero when writes are allowed; otherwise says why (--readonly, or
  * the context's readonly setting) in the status line. */
 int ui_app_can_write(struct ui_app *app);

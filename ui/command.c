@@ -41,6 +41,7 @@ static void switch_context(struct ui_app *app, const char *name)
 	memset(&conn, 0, sizeof(conn));
 	ui_app_set_projects(app, NULL, 0);
 	ui_unread_reset(app);
+	ui_activity_reset(app);
 	ui_app_push(app, app->screens->projects(app));
 	ui_app_message(app, "context %s", app->conn.name);
 done:

@@ -115,6 +115,7 @@ static void reconnect_local(struct ui_app *app, int reload)
 		app->conn = conn;
 		memset(&conn, 0, sizeof(conn));
 		ui_unread_reset(app);
+		ui_activity_reset(app);
 	}
 	app->link_down = 0;
 	app->reconnect_ms = UI_RECONNECT_MS;
@@ -391,9 +392,12 @@ static void run_loop(struct ui_app *app)
 			ui_draw_frame(app);
 		now = ui_now_ms();
 		ui_unread_poll(app, now);
+		ui_activity_poll(app, now);
 		wake = app->next_tick;
 		if (ui_unread_due(app) < wake)
 			wake = ui_unread_due(app);
+		if (ui_activity_due(app) < wake)
+			wake = ui_activity_due(app);
 		if (app->status && !app->status_error && app->status_until < wake)
 			wake = app->status_until;
 		wait_input(app, lc_async_pending(app->client)
@@ -493,6 +497,7 @@ int ui_main(struct ui_start *start)
 	}
 	app.next_tick = ui_now_ms() + UI_TICK_MS;
 	ui_unread_reset(&app);
+	ui_activity_reset(&app);
 	ui_app_push(&app, app.screens->projects(&app));
 	/* Over the first screen, so closing it leaves the user there. */
 	if (app.config_report)
@@ -511,6 +516,7 @@ done:
 	}
 	ui_prompt_stop(&app.prompt);
 	ui_app_set_projects(&app, NULL, 0);
+	ui_activity_reset(&app);
 	free(app.saved_filter);
 	free(app.config_report);
 	free(app.status);
