@@ -22,7 +22,7 @@ static void activity_done(struct lc_response *resp, const struct lc_error *err,
 	if (err->code == LC_ECANCELLED)
 		return; /* the client went with its context */
 	ui_app_answered(app, err);
-	a->next_ms = ui_now_ms() + UI_ACTIVITY_MS;
+	a->asked_ms = ui_now_ms();
 	if (err->code != LC_OK) {
 		if (err->status == 401 || err->status == 403 ||
 		    err->status == 404)
@@ -47,7 +47,7 @@ void ui_activity_reset(struct ui_app *app)
 	a->off = 0;
 	a->pending = 0;
 	a->serial = 0;
-	a->next_ms = 0;
+	a->asked_ms = 0;
 	a->watched_until = 0;
 }
 
@@ -65,16 +65,14 @@ void ui_activity_poll(struct ui_app *app, int64_t now_ms)
 	struct lc_async_request ar = { 0 };
 	struct lc_error err;
 
-	/* Only a Lectern has it; the client knows from any answer. */
-	if (now_ms < ui_activity_due(app) ||
-	    lc_client_remote(app->client) != LC_REMOTE_LECTERN)
+	if (now_ms < ui_activity_due(app))
 		return;
 	ar.path = LC_BUILD_ACTIVITY_PATH;
 	ar.etag = a->etag;
 	ar.done = activity_done;
 	ar.data = app;
 	if (lc_async_submit(app->client, &ar, NULL, &err) < 0) {
-		a->next_ms = now_ms + UI_ACTIVITY_MS;
+		a->asked_ms = now_ms;
 		return;
 	}
 	a->pending = 1;
@@ -84,7 +82,11 @@ int64_t ui_activity_due(const struct ui_app *app)
 {
 	const struct ui_activity *a = &app->activity;
 
-	if (a->off || a->pending || ui_now_ms() >= a->watched_until)
+	/* Only a Lectern has it; the client knows from any answer. */
+	if (a->off || a->pending ||
+	    lc_client_remote(app->client) != LC_REMOTE_LECTERN)
 		return INT64_MAX;
-	return a->next_ms;
+	return a->asked_ms + (ui_now_ms() < a->watched_until
+				      ? UI_ACTIVITY_MS
+				      : UI_ACTIVITY_IDLE_MS);
 }

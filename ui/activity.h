@@ -5,8 +5,10 @@
  * such a screen asks for its lists again as soon as a build was created,
  * removed or ended anywhere, however long it has been idle and however far
  * its own polls have backed off. A 304 costs the engine nothing to speak
- * of. The hosted service has no such signal: there the screens keep their
- * back-off within the poll budget, and this is never asked.
+ * of. While no such screen is on top it is still asked, less often: then
+ * it is the TUI's sign that the engine went away or came back. The hosted
+ * service has no such signal: there the screens keep their back-off
+ * within the poll budget, and this is never asked.
  */
 #ifndef LECTERN_UI_ACTIVITY_H
 #define LECTERN_UI_ACTIVITY_H
@@ -16,6 +18,10 @@
 /* How often the signal is asked while a screen watches it: a build
  * started elsewhere shows within about this (the issue asks 2 s). */
 #define UI_ACTIVITY_MS 1000
+/* How often it is asked on a Lectern while no screen watches it: the
+ * engine going away (or coming back) shows on any screen within this,
+ * for one 304 every few seconds. */
+#define UI_ACTIVITY_IDLE_MS 5000
 
 struct ui_app;
 
@@ -25,7 +31,7 @@ struct ui_activity {
 	char *etag;            /* of the last answer; owned */
 	unsigned serial;       /* moves each time the answer changed; 0:
 				  none yet */
-	int64_t next_ms;       /* ui_now_ms() of the next request */
+	int64_t asked_ms;      /* ui_now_ms() of the last answer */
 	int64_t watched_until; /* a screen watches until then */
 };
 

@@ -204,11 +204,17 @@ static void request_done(struct lc_response *resp, const struct lc_error *err,
 
 void ui_app_answered(struct ui_app *app, const struct lc_error *err)
 {
-	/* No answer at all: the local engine may have gone (reconnect). */
-	if (err->code == LC_ETRANSPORT)
+	/* No answer at all: the local engine may have gone (reconnect). An
+	 * answer after that: the link is back (loop.c says so). */
+	if (err->code == LC_ETRANSPORT) {
 		app->link_down = 1;
-	else if (err->code != LC_ECANCELLED)
+	} else if (err->code != LC_ECANCELLED) {
+		if (app->link_down)
+			app->link_back = 1;
 		app->link_down = 0;
+		app->reload_asked = 0;
+	}
+	app->dirty = 1;
 }
 
 /* Queue ar (path, query, method, body set) for view v; 0 or -1. */

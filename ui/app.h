@@ -82,6 +82,7 @@ struct ui_screens {
 				const char *base, const char *head,
 				const char *version);
 	struct ui_view *(*notifications)(struct ui_app *app);
+	struct ui_view *(*contexts)(struct ui_app *app);
 	struct ui_view *(*help)(struct ui_app *app, const struct ui_view *from);
 	struct ui_view *(*warnings)(struct ui_app *app, const char *title,
 				    const struct ui_warnings *w);
@@ -127,6 +128,11 @@ struct ui_app {
 	int poll_tokens;               /* what the poll budget has left */
 	int64_t poll_refilled;         /* ui_now_ms() of the last refill */
 	int link_down;                 /* the last answer was no answer */
+	int link_back;                 /* ... and then one came */
+	int engine_stopped;            /* the local engine was stopped on
+					  purpose: R starts it */
+	int reload_asked;              /* R pressed, no answer since: the
+					  user wants the engine */
 	int64_t next_reconnect;        /* ui_now_ms() of the next look */
 	long reconnect_ms;             /* the wait after a failed look */
 	struct ui_unread unread;       /* the title bar's unread count */

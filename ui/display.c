@@ -138,6 +138,12 @@ static void draw_title(struct ui_app *app)
 	ui_buf_printf(&trail, " Lectern [%s%s]  ", app->conn.name,
 		      app->start->readonly || app->conn.readonly ? " read-only"
 								  : "");
+	/* The engine's state while it does not answer, so a TUI left open
+	 * says it (the status line's error goes with the next key). */
+	if (app->engine_stopped)
+		ui_buf_printf(&trail, "(engine stopped: R starts it)  ");
+	else if (app->link_down)
+		ui_buf_printf(&trail, "(no answer)  ");
 	/* Unread notifications, where the instance has them (`!` shows
 	 * them). */
 	if (app->unread.count > 0)

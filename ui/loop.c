@@ -21,6 +21,7 @@
 #include "app.h"
 #include "client.h"
 #include "command.h"
+#include "context.h"
 #include "display.h"
 #include "keys.h"
 #include "notice.h"
@@ -81,10 +82,14 @@ static int same_token(const char *a, const char *b)
 /* The local engine stopped answering (it was stopped, or restarted on
  * another port): ask the CLI for it again, which finds it or starts it as
  * any command would, and carry on with a new client when its address
- * changed. The view stack stays; reload (the loop's own look, not the
- * user's R) reloads the screen on top. Blocks while an engine starts
- * (well under a second; the CLI's own limit otherwise), after saying so. */
-static void reconnect_local(struct ui_app *app, int reload)
+ * changed. An engine someone stopped on purpose (`lectern stop`, a stop
+ * signal) is not started again: the TUI says so and looks again now and
+ * then (someone else may start it, and then it is found), and only the
+ * user's R (asked) starts it. The view stack stays; reload (the loop's
+ * own look, not the user's R) reloads the screen on top. Blocks while an
+ * engine starts (well under a second; the CLI's own limit otherwise),
+ * after saying so. */
+static void reconnect_local(struct ui_app *app, int reload, int asked)
 {
 	struct ui_conn conn = { 0 };
 	struct lc_client *client = NULL;
@@ -94,8 +99,20 @@ static void reconnect_local(struct ui_app *app, int reload)
 	if (app->reconnect_ms == 0)
 		app->reconnect_ms = UI_RECONNECT_MS;
 	app->next_reconnect = ui_now_ms() + app->reconnect_ms;
-	ui_app_message(app, "the local engine does not answer: finding or "
-			    "starting it...");
+	if (!asked && app->start->stopped &&
+	    app->start->stopped(app->start->payload)) {
+		if (!app->engine_stopped)
+			ui_app_error(app, "the local engine was stopped "
+					  "('lectern stop'): R starts it again");
+		app->engine_stopped = 1;
+		app->next_reconnect = ui_now_ms() + UI_RECONNECT_MS;
+		app->dirty = 1;
+		return;
+	}
+	ui_app_message(app, app->engine_stopped
+				    ? "starting the local engine..."
+				    : "the local engine does not answer: "
+				      "finding or starting it...");
 	ui_draw_frame(app);
 	if (app->start->connect(app->start->payload, app->conn.name, &conn,
 				err, sizeof(err)) < 0) {
@@ -108,22 +125,42 @@ static void reconnect_local(struct ui_app *app, int reload)
 	    !same_token(conn.token, app->conn.token)) {
 		if (ui_app_connect(app, &conn, &client) < 0)
 			goto done;
-		/* Every request of the old client ends cancelled here. */
-		lc_client_free(app->client);
-		app->client = client;
-		ui_conn_dispose(&app->conn);
-		app->conn = conn;
-		memset(&conn, 0, sizeof(conn));
-		ui_unread_reset(app);
-		ui_activity_reset(app);
+		ui_context_take(app, &conn, client);
 	}
 	app->link_down = 0;
+	app->link_back = 0;
+	app->engine_stopped = 0;
+	app->reload_asked = 0;
 	app->reconnect_ms = UI_RECONNECT_MS;
 	ui_app_message(app, "the local engine answers at %s", app->conn.api_url);
 	if (reload && (top = ui_app_top(app)) && top->ops->on_action)
 		top->ops->on_action(top, UI_ACTION_REFRESH);
 done:
 	ui_conn_dispose(&conn);
+}
+
+/* An answer came after requests got none (a remote engine restarted, an
+ * ssh link brought back by its watcher, the local engine started by
+ * someone else on its old port): the error that said so is over, and the
+ * screen on top loads again, without waiting for a key. */
+static void link_came_back(struct ui_app *app)
+{
+	struct ui_view *top = ui_app_top(app);
+
+	app->link_back = 0;
+	app->engine_stopped = 0;
+	app->reconnect_ms = UI_RECONNECT_MS;
+	if (app->status_error) {
+		ui_set_str(&app->status, NULL);
+		app->status_error = 0;
+	}
+	if (app->conn.link_name)
+		ui_app_message(app, "the engine answers again through %s",
+			       app->conn.link_name);
+	else
+		ui_app_message(app, "%s answers again", app->conn.api_url);
+	if (top && top->ops->on_action)
+		top->ops->on_action(top, UI_ACTION_REFRESH);
 }
 
 /* Whether to look for the local engine now: it stopped answering and the
@@ -232,10 +269,14 @@ static void run_action(struct ui_app *app, struct ui_view *top,
 		       enum ui_action action, int asked)
 {
 	app->dirty = 1;
-	/* R after the local engine went away looks for it first. */
+	/* R after the local engine went away looks for it first (and starts
+	 * it even when it was stopped on purpose: R is the user asking); an
+	 * R whose reload finds it gone does the same. */
+	if (action == UI_ACTION_REFRESH)
+		app->reload_asked = 1;
 	if (action == UI_ACTION_REFRESH && app->link_down && app->conn.local &&
 	    app->start->connect)
-		reconnect_local(app, 0);
+		reconnect_local(app, 0, 1);
 	if (top->ops->on_action && top->ops->on_action(top, action) == UI_HANDLED)
 		return;
 	if (ui_view_navigate(top, action) == UI_HANDLED)
@@ -404,8 +445,10 @@ static void run_loop(struct ui_app *app)
 					? UI_SPIN_MS
 					: (long)(wake - now > 0 ? wake - now : 0));
 		lc_async_perform(app->client);
+		if (app->link_back)
+			link_came_back(app);
 		if (reconnect_due(app, ui_now_ms()))
-			reconnect_local(app, 1);
+			reconnect_local(app, 1, app->reload_asked);
 		ui_app_close_gone(app);
 		poll_preview(app);
 		app->now = time(NULL);
@@ -469,6 +512,7 @@ static const struct ui_screens screens = {
 	.pages = ui_pages_new,
 	.diff = ui_diff_new,
 	.notifications = ui_notifications_new,
+	.contexts = ui_contexts_new,
 	.help = ui_help_new,
 	.warnings = ui_warnings_new,
 };

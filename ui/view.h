@@ -150,6 +150,8 @@ struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
 struct ui_view *ui_diff_new(struct ui_app *app, const char *project,
 			    const char *base, const char *head,
 			    const char *version);
+/* The contexts the CLI knows, the current one marked; Enter switches. */
+struct ui_view *ui_contexts_new(struct ui_app *app);
 /* The user's notifications (the v3 feed), to read or dismiss. */
 struct ui_view *ui_notifications_new(struct ui_app *app);
 /* The keys of view from's screen that do something there. */
