@@ -77,7 +77,8 @@ struct ui_screens {
 	struct ui_view *(*orgs)(struct ui_app *app);
 	struct ui_view *(*pages)(struct ui_app *app, const char *site,
 				 char *const *titles, char *const *urls,
-				 size_t n, size_t current);
+				 size_t n, const char *page,
+				 const char *index_root);
 	struct ui_view *(*diff)(struct ui_app *app, const char *project,
 				const char *base, const char *head,
 				const char *version);

@@ -138,11 +138,13 @@ struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
 /* The instance's organizations (business edition), each opening its
  * projects. */
 struct ui_view *ui_orgs_new(struct ui_app *app);
-/* A site's pages (titles[i] at the absolute urls[i], n of them) for a
- * reader on site; the cursor on current (n: none). */
+/* A site's pages (titles[i] at the absolute urls[i], n of them, from a
+ * page's navigation) for a reader on page (marked, the cursor on it);
+ * index_root (may be NULL): the site's root URL, ending in '/', whose
+ * search index lists its pages when the navigation is thin. */
 struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
 			     char *const *titles, char *const *urls, size_t n,
-			     size_t current);
+			     const char *page, const char *index_root);
 /* What changed between base and head (version slugs or "build:<id>") of
  * project's docs. base NULL: a build head is compared with the newest
  * passed build of version before it, a version head with the project's
