@@ -49,6 +49,36 @@ static void start_view(struct ui_app *app, struct ui_view *v)
 	app->dirty = 1;
 }
 
+/* Whether a screen shows something of the running preview (its site). */
+static int preview_shown(const struct ui_app *app, const char *url)
+{
+	const char *site;
+	size_t i;
+
+	for (i = 0; i < app->depth; i++)
+		if (app->stack[i]->ops->site &&
+		    (site = app->stack[i]->ops->site(app->stack[i])) != NULL &&
+		    strncmp(site, url, strlen(url)) == 0)
+			return 1;
+	return 0;
+}
+
+/* Screens went: once none shows the running preview any more, it stops
+ * (it would rebuild on every save with no one looking, until the TUI
+ * quits), and the status line says so. */
+static void leave_preview(struct ui_app *app)
+{
+	const char *url = app->preview ? ui_preview_url(app->preview) : NULL;
+
+	if (url == NULL || preview_shown(app, url))
+		return;
+	ui_app_message(app, "stopped the preview of %s (:preview starts it "
+			    "again)",
+		       ui_preview_dir(app->preview));
+	ui_preview_stop(app->preview);
+	app->preview = NULL;
+}
+
 void ui_app_push(struct ui_app *app, struct ui_view *v)
 {
 	if (app->depth == UI_MAX_VIEWS) {
@@ -60,6 +90,7 @@ void ui_app_push(struct ui_app *app, struct ui_view *v)
 	}
 	app->stack[app->depth++] = v;
 	start_view(app, v);
+	leave_preview(app);
 }
 
 void ui_app_pop(struct ui_app *app)
@@ -73,6 +104,7 @@ void ui_app_pop(struct ui_app *app)
 	else if (app->stack[app->depth - 1]->ops->reveal)
 		app->stack[app->depth - 1]->ops->reveal(
 			app->stack[app->depth - 1]);
+	leave_preview(app);
 	app->dirty = 1;
 }
 
@@ -89,6 +121,7 @@ void ui_app_replace(struct ui_app *app, struct ui_view *v, struct ui_view *n)
 	close_view(app, v);
 	app->stack[i] = n;
 	start_view(app, n);
+	leave_preview(app);
 }
 
 void ui_app_close_gone(struct ui_app *app)
@@ -106,6 +139,7 @@ void ui_app_close_gone(struct ui_app *app)
 		app->screen++;
 		app->dirty = 1;
 	}
+	leave_preview(app);
 }
 
 void ui_app_pop_all(struct ui_app *app)
