@@ -13,7 +13,8 @@ BUILD_PKGS="build-essential cmake pkg-config git
  libmicrohttpd-dev libxml2-dev libmd4c-dev libmd4c-html0-dev libyaml-dev libunistring-dev libssl-dev
  zlib1g-dev"
 # Run time: the build sandbox (bubblewrap), the documentation generators a
-# project may use, and venv + pip to install a project's own Python
+# project may use (Sphinx with MyST, the Markdown parser many projects'
+# pages need), and venv + pip to install a project's own Python
 # dependencies per project (setuptools and wheel build sdists without an index).
 # PDF downloads of Sphinx projects (formats: [pdf]): latexmk runs pdflatex
 # on Sphinx's LaTeX, which needs the packages of texlive-latex-recommended
@@ -21,7 +22,7 @@ BUILD_PKGS="build-essential cmake pkg-config git
 # upquote ...) and the fonts of texlive-fonts-recommended and tex-gyre
 # (Sphinx 5's default Times, Helvetica and Courier replacements): the
 # smallest set that builds a typical project's PDF, about 300 MB.
-RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
+RUN_PKGS="bubblewrap python3 python3-sphinx python3-myst-parser mkdocs
  python3-venv python3-pip python3-setuptools python3-wheel
  latexmk texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended tex-gyre"
 # Tests: tmux drives the TUI, sqlite3 inspects stores, curl pokes the server,
@@ -32,9 +33,18 @@ RUN_PKGS="bubblewrap python3 python3-sphinx mkdocs
 # (tests/package): scdoc writes the man pages, dpkg-dev's dpkg-shlibdeps and
 # file compute Depends, lintian, man-db and systemd's systemd-analyze check
 # the result. The ssh tests (tests/sshd.sh) run a private sshd on
-# 127.0.0.1 and reach it with OpenSSH's client.
+# 127.0.0.1 and reach it with OpenSSH's client. setuptools-scm: a fixture
+# project takes its version from its git tags while pip installs it in a
+# build (tests/api/test_git_clone.py), offline, through the venv's system
+# site-packages.
 TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev
- scdoc dpkg-dev file lintian man-db systemd openssh-server openssh-client"
+ scdoc dpkg-dev file lintian man-db systemd openssh-server openssh-client
+ python3-setuptools-scm"
+
+# `lectern mcp`'s test drives it with the protocol's reference client,
+# the TypeScript SDK from the npm registry: Node.js and npm, unless the
+# machine has them already.
+command -v npm >/dev/null 2>&1 || TEST_PKGS="$TEST_PKGS nodejs npm"
 
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS $TEST_PKGS; do

@@ -291,28 +291,11 @@ int ui_app_get(struct ui_app *app, struct ui_view *v, int tag,
 
 int ui_app_poll_allowed(struct ui_app *app)
 {
-	int64_t now = ui_now_ms(), steps;
-
 	/* A Lectern is ours to poll; the service (or an instance not known
 	 * yet) gets the budget. */
 	if (lc_client_remote(app->client) == LC_REMOTE_LECTERN)
 		return 1;
-	if (app->poll_refilled == 0) {
-		app->poll_tokens = UI_POLL_BURST;
-		app->poll_refilled = now;
-	}
-	steps = (now - app->poll_refilled) / UI_POLL_REFILL_MS;
-	if (steps > 0) {
-		app->poll_tokens += (int)(steps < UI_POLL_BURST ? steps
-								 : UI_POLL_BURST);
-		if (app->poll_tokens > UI_POLL_BURST)
-			app->poll_tokens = UI_POLL_BURST;
-		app->poll_refilled += steps * UI_POLL_REFILL_MS;
-	}
-	if (app->poll_tokens == 0)
-		return 0;
-	app->poll_tokens--;
-	return 1;
+	return ui_poll_take(&app->budget, ui_now_ms());
 }
 
 int ui_app_poll(struct ui_app *app, struct ui_view *v, int tag,

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "activity.h"
+#include "polling.h"
 #include "prompt.h"
 #include "ui.h"
 #include "unread.h"
@@ -30,16 +31,6 @@
  * config file's `set message-timeout` says otherwise: long enough to
  * read a sentence, short enough not to read as current later. */
 #define UI_MESSAGE_MS 4000
-/* Background polls (a screen asking again what it shows, the unread
- * count) share one budget, a token bucket: against an instance that is
- * not a Lectern (the hosted service allows an authenticated user 60
- * requests a minute, and the user's own actions need some of them) at
- * most UI_POLL_BURST at once and one more each UI_POLL_REFILL_MS, so an
- * idle TUI makes at most 10 requests in any 20 s, whatever the number of
- * projects; a Lectern is polled as fast as the screens ask. What the user
- * asks for (opening a screen, R) is never held back. */
-#define UI_POLL_BURST 5
-#define UI_POLL_REFILL_MS 4000
 /* After the local engine stopped answering, how soon the TUI looks for
  * it (or starts it) again, doubling up to the maximum while it fails. */
 #define UI_RECONNECT_MS 2000
@@ -126,8 +117,8 @@ struct ui_app {
 	time_t now;                    /* wall clock at this loop turn */
 	int64_t next_tick;             /* ui_now_ms() of the next tick */
 	struct ui_preview *preview;    /* `:preview`'s child, or NULL */
-	int poll_tokens;               /* what the poll budget has left */
-	int64_t poll_refilled;         /* ui_now_ms() of the last refill */
+	struct ui_poll_budget budget;  /* what background polls share, on
+					  ui_now_ms()'s clock */
 	int link_down;                 /* the last answer was no answer */
 	int link_back;                 /* ... and then one came */
 	int engine_stopped;            /* the local engine was stopped on
@@ -177,7 +168,7 @@ void ui_app_expire_status(struct ui_app *app, int64_t now);
 int ui_app_get(struct ui_app *app, struct ui_view *v, int tag,
 	       const char *path, const struct lc_query *q, const char *etag);
 /* ui_app_get for a background poll: sent only when the poll budget
- * allows (see UI_POLL_BURST). 0 sent, 1 held back (ask again at a later
+ * allows (see polling.h). 0 sent, 1 held back (ask again at a later
  * tick), -1 error. */
 int ui_app_poll(struct ui_app *app, struct ui_view *v, int tag,
 		const char *path, const struct lc_query *q, const char *etag);

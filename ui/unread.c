@@ -1,10 +1,10 @@
 /*
  * The title bar's unread count: GET /api/v3/notifications/?state=unread
- * &limit=1 and read its "count". The interval doubles from
- * UI_UNREAD_MIN_MS to UI_UNREAD_MAX_MS while the count stays the same and
- * drops back to the minimum when it changes. A 401, 403 or 404 (an
- * anonymous context, or an instance without notifications) turns the
- * count off until the next context; other errors only back off.
+ * &limit=1 and read its "count". The interval follows ui_pace_unread
+ * (polling.h): doubling while the count stays the same, back to the first
+ * when it changes (or the user acted on a notification). A 401, 403 or
+ * 404 (an anonymous context, or an instance without notifications) turns
+ * the count off until the next context; other errors only back off.
  */
 #include <cjson/cJSON.h>
 
@@ -38,12 +38,10 @@ static void unread_done(struct lc_response *resp, const struct lc_error *err,
 				   ? (long)cJSON_GetNumberValue(count)
 				   : -1;
 	}
-	if (u->count != was) {
-		u->interval_ms = UI_UNREAD_MIN_MS;
+	if (u->count != was)
 		app->dirty = 1;
-	} else if ((u->interval_ms *= 2) > UI_UNREAD_MAX_MS) {
-		u->interval_ms = UI_UNREAD_MAX_MS;
-	}
+	u->interval_ms = ui_pace_next(&ui_pace_unread, u->interval_ms,
+				      u->count != was);
 	u->next_ms = ui_now_ms() + u->interval_ms;
 }
 
@@ -54,7 +52,7 @@ void ui_unread_reset(struct ui_app *app)
 	u->count = -1;
 	u->off = 0;
 	u->pending = 0;
-	u->interval_ms = UI_UNREAD_MIN_MS;
+	u->interval_ms = ui_pace_unread.first;
 	u->next_ms = ui_now_ms();
 }
 
@@ -75,7 +73,7 @@ void ui_unread_poll(struct ui_app *app, int64_t now_ms)
 	ar.done = unread_done;
 	ar.data = app;
 	if (lc_async_submit(app->client, &ar, NULL, &err) < 0) {
-		u->next_ms = now_ms + UI_UNREAD_MAX_MS;
+		u->next_ms = now_ms + ui_pace_unread.most;
 		return;
 	}
 	u->pending = 1;
@@ -89,7 +87,7 @@ int64_t ui_unread_due(const struct ui_app *app)
 
 void ui_unread_soon(struct ui_app *app)
 {
-	app->unread.interval_ms = UI_UNREAD_MIN_MS;
+	app->unread.interval_ms = ui_pace_unread.first;
 	if (!app->unread.pending)
 		app->unread.next_ms = ui_now_ms();
 }

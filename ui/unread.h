@@ -9,13 +9,6 @@
 
 #include <stdint.h>
 
-/* The first interval, and again after the count changed or the user acted
- * on a notification: a new failure shows within seconds. */
-#define UI_UNREAD_MIN_MS 5000
-/* The longest interval a steady count backs off to: a minute-old count is
- * still news, and an idle TUI makes one cheap request a minute. */
-#define UI_UNREAD_MAX_MS 60000
-
 struct ui_app;
 
 struct ui_unread {

@@ -16,19 +16,10 @@
 #include "lectern/build.h"
 #include "store_internal.h"
 
-#define BUILD_COLUMNS                                                        \
-	"id, project_id, version_id, type, state, success, error, "          \
-	"commit_sha, created, started, finished, duration, config, progress, " \
-	"triggered_by, failure, fresh, cache"
-
 /* The service's list order; id breaks ties so that pages are stable. */
 #define BUILD_ORDER "created DESC, id DESC"
 
 #define FINAL_STATES "('finished', 'cancelled')"
-
-#define COMMAND_COLUMNS                                                      \
-	"id, build_id, command, description, output, exit_code, "            \
-	"start_time, end_time"
 
 #define US_PER_SECOND 1000000
 
@@ -93,85 +84,58 @@ int lec_build_state_final(enum lec_build_state state)
 
 /* Rows -------------------------------------------------------------------- */
 
-static void build_dispose(void *item)
+/* A state no code names is damage: nothing could move the build on. */
+static int read_state(sqlite3_stmt *stmt, int col, void *item)
 {
 	struct lec_build *b = item;
 
-	lec__free(b->type);
-	lec__free(b->error);
-	lec__free(b->commit);
-	lec__free(b->config);
-	lec__free(b->progress);
-	lec__free(b->triggered_by);
-	lec__free(b->cache);
-}
-
-/* An integer column, or null_value for SQL NULL. */
-static int64_t col_or(sqlite3_stmt *stmt, int col, int64_t null_value)
-{
-	return sqlite3_column_type(stmt, col) == SQLITE_NULL
-		       ? null_value
-		       : sqlite3_column_int64(stmt, col);
-}
-
-/* An unknown code (a later Lectern's) reads as a generic failure. */
-static enum lec_build_failure failure_lookup(const char *code)
-{
-	size_t i;
-
-	for (i = 1; code && i < FAILURE_COUNT; i++)
-		if (strcmp(code, failure_codes[i]) == 0)
-			return (enum lec_build_failure)i;
-	return code ? LEC_BUILD_FAILURE_GENERIC : LEC_BUILD_FAILURE_NONE;
-}
-
-static int build_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_build *b = item;
-	int error;
-
-	b->id = sqlite3_column_int64(stmt, 0);
-	b->project_id = sqlite3_column_int64(stmt, 1);
-	b->version_id = col_or(stmt, 2, 0);
-	if ((error = lec_store__col_text(stmt, 3, &b->type)) < 0 ||
-	    (error = lec_store__col_text(stmt, 6, &b->error)) < 0 ||
-	    (error = lec_store__col_text(stmt, 7, &b->commit)) < 0 ||
-	    (error = lec_store__col_text(stmt, 12, &b->config)) < 0 ||
-	    (error = lec_store__col_text(stmt, 13, &b->progress)) < 0 ||
-	    (error = lec_store__col_text(stmt, 14, &b->triggered_by)) < 0 ||
-	    (error = lec_store__col_text(stmt, 17, &b->cache)) < 0)
-		return error;
-	if (!state_lookup((const char *)sqlite3_column_text(stmt, 4),
+	if (!state_lookup((const char *)sqlite3_column_text(stmt, col),
 			  &b->state))
 		return lec__error(LEC_ECORRUPT,
 				  "build %lld has an unknown state",
 				  (long long)b->id);
-	b->success = sqlite3_column_int(stmt, 5);
-	b->failure = failure_lookup(
-		(const char *)sqlite3_column_text(stmt, 15));
-	b->fresh = sqlite3_column_int(stmt, 16);
-	b->created = sqlite3_column_int64(stmt, 8);
-	b->started = col_or(stmt, 9, 0);
-	b->finished = col_or(stmt, 10, 0);
-	b->duration = col_or(stmt, 11, -1);
 	return LEC_OK;
 }
 
+/* A build's failure: SQL NULL (none) is failure_codes' NULL entry, a code
+ * no entry names (a later Lectern's) reads as generic. */
+static const struct lec__column build_columns[] = {
+	LEC__INT64(lec_build, id, "id"),
+	LEC__INT64(lec_build, project_id, "project_id"),
+	LEC__INT64(lec_build, version_id, "version_id"),
+	LEC__TEXT(lec_build, type, "type"),
+	LEC__READ("state", read_state),
+	LEC__INT(lec_build, success, "success"),
+	LEC__TEXT_OPT(lec_build, error, "error"),
+	LEC__TEXT_OPT(lec_build, commit, "commit_sha"),
+	LEC__TIME(lec_build, created, "created"),
+	LEC__TIME(lec_build, started, "started"),
+	LEC__TIME(lec_build, finished, "finished"),
+	LEC__INT64_OR(lec_build, duration, "duration", -1),
+	LEC__TEXT_OPT(lec_build, config, "config"),
+	LEC__TEXT_OPT(lec_build, progress, "progress"),
+	LEC__TEXT_OPT(lec_build, triggered_by, "triggered_by"),
+	LEC__CODE(lec_build, failure, "failure", failure_codes,
+		  LEC_BUILD_FAILURE_GENERIC),
+	LEC__INT(lec_build, fresh, "fresh"),
+	LEC__TEXT_OPT(lec_build, cache, "cache"),
+	LEC__TEXT_OPT(lec_build, failure_message, "failure_message"),
+};
+static const struct lec__row build_row =
+	LEC__ROW(lec_build, build_columns, NULL, NULL);
+const struct lec__table lec__builds = {
+	.row = &build_row, .from = "builds",
+	.order = BUILD_ORDER,
+};
+
 void lec_build_free(struct lec_build *build)
 {
-	if (build == NULL)
-		return;
-	build_dispose(build);
-	lec__free(build);
+	lec__row_free(&build_row, build);
 }
 
 void lec_build_list_dispose(struct lec_build_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			build_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&build_row, list);
 }
 
 /* The first row of q (which this disposes) in `order`. */
@@ -184,8 +148,8 @@ static int build_first(struct lec_store *st, struct lec__query *q,
 	int error;
 
 	*out = NULL;
-	error = lec__query_list(st, q, order, &one, sizeof(*items), build_row,
-				build_dispose, (void **)&items, &len, NULL);
+	error = lec__query_list(st, q, order, &one, (void **)&items, &len,
+				NULL);
 	lec__query_dispose(q);
 	if (error < 0)
 		return error;
@@ -204,7 +168,7 @@ static int build_fetch(struct lec_store *st, int64_t id,
 {
 	struct lec__query q;
 
-	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__table_query(&q, &lec__builds);
 	lec__query_where_int(&q, "id = ?", id);
 	return build_first(st, &q, NULL, id, out);
 }
@@ -221,7 +185,7 @@ int lec_build_get_in_project(struct lec_store *st, int64_t project_id,
 	struct lec__query q;
 
 	lec_error_clear();
-	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__table_query(&q, &lec__builds);
 	lec__query_where_int(&q, "id = ?", id);
 	lec__query_where_int(&q, "project_id = ?", project_id);
 	return build_first(st, &q, NULL, id, out);
@@ -232,11 +196,9 @@ int lec_build_list(struct lec_store *st, int64_t project_id,
 		   const struct lec_page *page, struct lec_build_list *out)
 {
 	struct lec__query q;
-	int error;
 
 	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__table_query(&q, &lec__builds);
 	if (project_id)
 		lec__query_where_int(&q, "project_id = ?", project_id);
 	else /* the first condition: its ?1 is the builder's first bind */
@@ -255,11 +217,8 @@ int lec_build_list(struct lec_store *st, int64_t project_id,
 		lec__query_where(&q, "state NOT IN " FINAL_STATES);
 	else if (filter && filter->running == LEC_FILTER_FALSE)
 		lec__query_where(&q, "state IN " FINAL_STATES);
-	error = lec__query_list(st, &q, BUILD_ORDER, page, sizeof(*out->items),
-				build_row, build_dispose, (void **)&out->items,
-				&out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_rows(st, &lec__builds, &q, page, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 /* Writing ----------------------------------------------------------------- */
@@ -300,8 +259,8 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 	if ((error = lec_store__prepare(
 		     st, &stmt,
 		     "UPDATE builds SET state = ?, success = ?, error = ?, "
-		     "started = ?, finished = ?, duration = ?, failure = ? "
-		     "WHERE id = ?")) < 0)
+		     "started = ?, finished = ?, duration = ?, failure = ?, "
+		     "failure_message = ? WHERE id = ?")) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 1,
 					  lec_build_state_code(b->state))) ==
@@ -312,12 +271,14 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 		     (unsigned)b->failure < FAILURE_COUNT
 			     ? failure_codes[b->failure]
 			     : failure_codes[LEC_BUILD_FAILURE_GENERIC])) ==
+		    LEC_OK &&
+	    (error = lec_store__bind_text(stmt, 8, b->failure_message)) ==
 		    LEC_OK) {
 		sqlite3_bind_int(stmt, 2, b->success ? 1 : 0);
 		bind_time(stmt, 4, b->started, 0);
 		bind_time(stmt, 5, b->finished, 0);
 		bind_time(stmt, 6, b->duration, -1);
-		sqlite3_bind_int64(stmt, 8, b->id);
+		sqlite3_bind_int64(stmt, 9, b->id);
 		error = lec_store__step_done(st, stmt, "updating a build");
 	}
 	lec_store__finalize(st, stmt);
@@ -390,11 +351,24 @@ static int move_state(struct lec_build *b, enum lec_build_state to,
 	return set_error(b, LEC_BUILD_ERROR_CANCELLED);
 }
 
+/* What a change does to a build read inside the transaction. */
+struct build_change {
+	int finish; /* 0: move to `to`; 1: lec_build_finish */
+	enum lec_build_state to;
+	int success;
+	enum lec_build_failure why; /* when not success */
+	const char *error;
+	const char *message; /* the service's message, when not success */
+};
+
 /* The finish rules (see lec_build_finish) applied to b in memory. */
-static int finish_state(struct lec_build *b, int success,
-			enum lec_build_failure why, const char *error,
+static int finish_state(struct lec_build *b, const struct build_change *c,
 			int64_t now)
 {
+	int success = c->success;
+	enum lec_build_failure why = c->why;
+	char *message = NULL;
+
 	if (b->state == LEC_BUILD_STATE_FINISHED)
 		return lec__error(LEC_EINVALID,
 				  "build %lld has already finished",
@@ -408,17 +382,13 @@ static int finish_state(struct lec_build *b, int success,
 			   : LEC_BUILD_STATE_FINISHED;
 	b->success = success ? 1 : 0;
 	b->failure = success ? LEC_BUILD_FAILURE_NONE : why;
-	return set_error(b, success ? NULL : error);
+	if (!success && c->message &&
+	    (message = lec__strdup(c->message)) == NULL)
+		return lec__error_oom();
+	lec__free(b->failure_message);
+	b->failure_message = message;
+	return set_error(b, success ? NULL : c->error);
 }
-
-/* What a change does to a build read inside the transaction. */
-struct build_change {
-	int finish; /* 0: move to `to`; 1: lec_build_finish */
-	enum lec_build_state to;
-	int success;
-	enum lec_build_failure why; /* when not success */
-	const char *error;
-};
 
 static int build_change(struct lec_store *st, int64_t id,
 			const struct build_change *c)
@@ -431,8 +401,7 @@ static int build_change(struct lec_store *st, int64_t id,
 		return error;
 	if ((error = build_fetch(st, id, &b)) < 0)
 		goto done;
-	error = c->finish ? finish_state(b, c->success, c->why, c->error, now)
-			  : move_state(b, c->to, now);
+	error = c->finish ? finish_state(b, c, now) : move_state(b, c->to, now);
 	if (error == LEC_OK && (error = build_write(st, b)) == LEC_OK)
 		error = mark_version_built(st, b);
 	/* The worker's finish is when it lets go of the build (lec_build_claim
@@ -471,7 +440,17 @@ int lec_build_finish(struct lec_store *st, int64_t id, int success,
 int lec_build_fail(struct lec_store *st, int64_t id,
 		   enum lec_build_failure why, const char *error)
 {
-	struct build_change c = { .finish = 1, .why = why, .error = error };
+	return lec_build_fail_message(st, id, why, error, NULL);
+}
+
+int lec_build_fail_message(struct lec_store *st, int64_t id,
+			   enum lec_build_failure why, const char *error,
+			   const char *message)
+{
+	struct build_change c = { .finish = 1,
+				  .why = why,
+				  .error = error,
+				  .message = message };
 
 	lec_error_clear();
 	return build_change(st, id, &c);
@@ -838,7 +817,7 @@ int lec_build_next(struct lec_store *st, struct lec_build **out)
 	struct lec__query q;
 
 	lec_error_clear();
-	lec__query_init(&q, BUILD_COLUMNS, "builds");
+	lec__table_query(&q, &lec__builds);
 	lec__query_where(&q, "state = 'triggered'");
 	return build_first(st, &q, "created, id", 0, out);
 }
@@ -982,36 +961,19 @@ int lec_build_claim(struct lec_store *st, struct lec_build **out)
 
 /* Commands ---------------------------------------------------------------- */
 
-/* A listing reads every column but the output, which can be megabytes:
- * its size comes from the record's header instead (output_size). */
-#define COMMAND_LIST_COLUMNS                                                 \
-	"id, build_id, command, description, NULL, exit_code, "              \
-	"start_time, end_time"
-
-static void command_dispose(void *item)
+/* The output's text and its length in bytes (it may hold any). */
+static int read_output(sqlite3_stmt *stmt, int col, void *item)
 {
 	struct lec_build_command *c = item;
 
-	lec__free(c->command);
-	lec__free(c->description);
-	lec__free(c->output);
+	c->output_len = (size_t)sqlite3_column_bytes(stmt, col);
+	return lec_store__col_text(stmt, col, &c->output);
 }
 
-static int command_row(sqlite3_stmt *stmt, void *item)
+static int command_finish(void *item)
 {
 	struct lec_build_command *c = item;
-	int error;
 
-	c->id = sqlite3_column_int64(stmt, 0);
-	c->build_id = sqlite3_column_int64(stmt, 1);
-	if ((error = lec_store__col_text(stmt, 2, &c->command)) < 0 ||
-	    (error = lec_store__col_text(stmt, 3, &c->description)) < 0 ||
-	    (error = lec_store__col_text(stmt, 4, &c->output)) < 0)
-		return error;
-	c->output_len = (size_t)sqlite3_column_bytes(stmt, 4);
-	c->exit_code = sqlite3_column_int(stmt, 5);
-	c->start_time = sqlite3_column_int64(stmt, 6);
-	c->end_time = col_or(stmt, 7, 0);
 	c->run_time = c->end_time ? (c->end_time - c->start_time) /
 					    US_PER_SECOND
 				  : -1;
@@ -1019,6 +981,35 @@ static int command_row(sqlite3_stmt *stmt, void *item)
 		c->run_time = 0; /* a clock that went back */
 	return LEC_OK;
 }
+
+static void command_dispose(void *item)
+{
+	lec__free(((struct lec_build_command *)item)->output);
+}
+
+/* The output last: a listing reads every column but it, which can be
+ * megabytes (its size comes from the record's header instead,
+ * output_size). */
+static const struct lec__column command_columns[] = {
+	LEC__INT64(lec_build_command, id, "id"),
+	LEC__INT64(lec_build_command, build_id, "build_id"),
+	LEC__TEXT(lec_build_command, command, "command"),
+	LEC__TEXT(lec_build_command, description, "description"),
+	LEC__INT(lec_build_command, exit_code, "exit_code"),
+	LEC__TIME(lec_build_command, start_time, "start_time"),
+	LEC__TIME(lec_build_command, end_time, "end_time"),
+	LEC__READ("output", read_output),
+};
+static const struct lec__row command_row = LEC__ROW(
+	lec_build_command, command_columns, command_finish, command_dispose);
+static const struct lec__row command_listed_row = {
+	command_columns, LEC__COUNT(command_columns) - 1,
+	sizeof(struct lec_build_command), command_finish, command_dispose
+};
+static const struct lec__table commands = {
+	.row = &command_row, .from = "build_commands",
+	.id = "id = ?",
+};
 
 /* A read-only handle on a command's output, through which SQLite gives
  * its size and any piece of it reading only the pages concerned. The
@@ -1051,43 +1042,24 @@ static int output_size(struct lec_store *st, int64_t id, size_t *size)
 
 void lec_build_command_free(struct lec_build_command *command)
 {
-	if (command == NULL)
-		return;
-	command_dispose(command);
-	lec__free(command);
+	lec__row_free(&command_row, command);
 }
 
 void lec_build_command_list_dispose(struct lec_build_command_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			command_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&command_listed_row, list);
 }
 
 int lec_build_command_get(struct lec_store *st, int64_t id,
 			  struct lec_build_command **out)
 {
-	struct lec__query q;
-	struct lec_build_command *items = NULL;
-	int error;
+	int error = lec__table_get(st, &commands, NULL, id, (void **)out);
 
-	lec_error_clear();
-	*out = NULL;
-	lec__query_init(&q, COMMAND_COLUMNS, "build_commands");
-	lec__query_where_int(&q, "id = ?", id);
-	error = lec__query_one(st, &q, sizeof(*items), command_row, command_dispose,
-			       (void **)&items);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND,
-				  "no build command with id %lld",
-				  (long long)id);
-	if (error < 0)
-		return error;
-	*out = items;
-	return LEC_OK;
+	return error == LEC_ENOTFOUND
+		       ? lec__error(LEC_ENOTFOUND,
+				    "no build command with id %lld",
+				    (long long)id)
+		       : error;
 }
 
 int lec_build_command_list(struct lec_store *st, int64_t build_id,
@@ -1098,12 +1070,10 @@ int lec_build_command_list(struct lec_store *st, int64_t build_id,
 	int error;
 
 	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, COMMAND_LIST_COLUMNS, "build_commands");
+	lec__query_init(&q, &command_listed_row, "build_commands");
 	lec__query_where_int(&q, "build_id = ?", build_id);
-	error = lec__query_list(st, &q, "id", NULL, sizeof(*out->items),
-				command_row, command_dispose,
-				(void **)&out->items, &out->len, NULL);
+	error = lec__query_list(st, &q, "id", NULL, (void **)&out->items,
+				&out->len, NULL);
 	lec__query_dispose(&q);
 	/* A command gone since (its build was reset) shows as empty. */
 	for (i = 0; error == LEC_OK && i < out->len; i++)

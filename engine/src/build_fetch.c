@@ -12,6 +12,14 @@
  * (lock files, libgit2's partial packs), holding the mirror's lock file so
  * that a build and a version sync never fetch one mirror at once.
  *
+ * The checkout is a clone as the service makes it (repo_clone.c): with
+ * the files the helper writes the .git that `git clone --depth 1` and
+ * `git fetch --depth 50` of what the service fetches for the version
+ * (fetched_ref) leave, whose objects and `git fetch` are the mirror's,
+ * which every command of the build sees read-only (job.c). It is made
+ * afresh at every checkout: the build owns it, and the engine never runs
+ * git in it.
+ *
  * The helper reports progress as lines on its output (repo_helper.c): they
  * become the build's `progress` (written at most every PROGRESS_WRITE_MS)
  * and, at the end, one summary line per phase in the log, so that the
@@ -41,6 +49,8 @@
 /* Submodules of submodules followed at most this deep (recursive): real
  * projects nest one or two; this bounds a hostile chain. */
 #define SUBMODULE_MAX_DEPTH 4
+/* Most arguments a helper command takes (`clone`'s five and its verb). */
+#define HELPER_ARGS_MAX 6
 /* Longest helper output line kept: progress lines are a few dozen bytes. */
 #define HELPER_LINE_MAX 256
 /* Most output of the helper's submodule listing kept: LEC_REPO_MAX_SUBMODULES
@@ -226,7 +236,7 @@ static int helper_run(struct lec__build_env *env, const char *const *args,
 		      unsigned time_limit_s, struct helper_watch *w,
 		      struct lec_runner_result *r)
 {
-	const char *argv[8];
+	const char *argv[HELPER_ARGS_MAX + 3];
 	char **vars = NULL;
 	struct lec_runner_limits limits = env->limits;
 	struct lec_runner_spec spec = { 0 };
@@ -235,7 +245,7 @@ static int helper_run(struct lec__build_env *env, const char *const *args,
 
 	argv[n++] = env->helper;
 	argv[n++] = LEC_PIPELINE_HELPER_WORD;
-	for (i = 0; args[i] && n < 7; i++)
+	for (i = 0; args[i] && i < HELPER_ARGS_MAX; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
 	mounts[nmounts++] = (struct lec_runner_mount){ env->helper, 0 };
@@ -257,8 +267,8 @@ static int helper_run(struct lec__build_env *env, const char *const *args,
 		spec.gid = env->build_gid;
 		spec.same_user = same_user;
 		spec.limits = &limits;
-		error = lec_runner_run(&spec, helper_output, helper_cancel, w,
-				       r);
+		error = lec__job_runner(w->job, &spec, helper_output,
+					helper_cancel, w, r);
 	}
 	lec__env_free(vars);
 	return error;
@@ -592,31 +602,39 @@ static int sync_refs(struct lec__job *job)
 	return rc;
 }
 
-/* Run `lectern __repo checkout MIRROR COMMIT TARGET [FROM]` (FROM: update
- * the kept tree, its changes collected in *changes), recorded as the
- * command display; 0, or -1 with the cause. */
+/* Run `lectern __repo checkout MIRROR COMMIT TARGET` (a submodule's
+ * files), or with ref (what the service fetched) `lectern __repo clone
+ * MIRROR COMMIT TARGET FROM|- REF`: the build's checkout and its .git,
+ * updating the kept tree of FROM when given, its changes collected in
+ * *changes. Recorded as the command display; 0, or -1 with the cause. */
 static int run_checkout(struct lec__job *job, const char *display,
 			const char *mirror, const char *commit,
-			const char *target, const char *from,
+			const char *target, const char *from, const char *ref,
 			struct lec__buf *changes, int *cut, char *cause,
 			size_t cap)
 {
 	struct lec_runner_mount mounts[3] = { { mirror, 0 },
 					      { job->checkout, 1 } };
-	const char *args[] = { "checkout", mirror, commit, target, from,
-			       NULL };
+	const char *args[] = { ref ? "clone" : "checkout", mirror, commit,
+			       target, from ? from : "-", ref, NULL };
 	struct lec_runner_result r = { 0 };
 	struct helper_watch w;
 	unsigned left = time_left_s(job);
+	char *url = ref ? lec_repo_redact_url(job->project->repo_url) : NULL;
 	int64_t id;
 	int error, rc = 0;
 
+	if (ref == NULL)
+		args[4] = NULL; /* a submodule's files alone */
 	memset(&w, 0, sizeof(w));
 	w.job = job;
 	w.all = changes;
-	if (lec__job_record_start(job, display, &id) < 0)
+	snprintf(cause, cap, "out of memory");
+	if ((ref && url == NULL) || lec__job_record_start(job, display, &id) < 0) {
+		lec__free(url);
 		return -1;
-	error = helper_run(job->env, args, NULL, mounts, 2, 0, 0, left, &w, &r);
+	}
+	error = helper_run(job->env, args, url, mounts, 2, 0, 0, left, &w, &r);
 	if (error < 0 || r.end != LEC_RUNNER_EXITED || r.exit_code != 0) {
 		helper_cause(&w, &r, error, cause, cap, left);
 		rc = -1;
@@ -624,18 +642,20 @@ static int run_checkout(struct lec__job *job, const char *display,
 	record_outcome(job, id, &w, rc, cause);
 	if (cut)
 		*cut = w.all_cut;
+	lec__free(url);
 	return rc;
 }
 
 /* Write a commit's files into target (inside the checkout), from mirror,
- * through the helper; recorded as the command display. */
+ * through the helper, with the .git of the service's clone when ref is
+ * given; recorded as the command display. */
 static int checkout_files(struct lec__job *job, const char *display,
 			  const char *mirror, const char *commit,
-			  const char *target)
+			  const char *target, const char *ref)
 {
 	char cause[LEC__CAUSE_MAX];
 
-	if (run_checkout(job, display, mirror, commit, target, NULL, NULL,
+	if (run_checkout(job, display, mirror, commit, target, NULL, ref, NULL,
 			 NULL, cause, sizeof(cause)) == 0)
 		return 0;
 	return job->cancelled ? -1
@@ -783,7 +803,8 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 			s->commit);
 	rc = (display = lec__buf_take(&b)) == NULL
 		     ? lec__job_fail(job, "out of memory")
-		     : checkout_files(job, display, *mirror, s->commit, target);
+		     : checkout_files(job, display, *mirror, s->commit, target,
+				      NULL);
 done:
 	lec__free(url);
 	lec__free(shown);
@@ -944,13 +965,13 @@ static unsigned long change_bits(const struct lec__buf *out, int cut)
 /* Update the kept tree from the commit it holds; 0, or -1 when it must be
  * checked out afresh (noted, never a failed build). */
 static int update_tree(struct lec__job *job, const char *display,
-		       const char *from)
+		       const char *from, const char *ref)
 {
 	struct lec__buf changes = LEC__BUF_INIT;
 	char cause[LEC__CAUSE_MAX];
 	int cut = 0;
 	int rc = run_checkout(job, display, job->mirror, job->commit,
-			      job->checkout, from, &changes, &cut, cause,
+			      job->checkout, from, ref, &changes, &cut, cause,
 			      sizeof(cause));
 
 	if (rc == 0) {
@@ -976,26 +997,53 @@ static int fresh_tree(struct lec__job *job)
 	return 0;
 }
 
-/* The version's commit into its kept tree: updated from the commit it
- * holds when the tree is as the last checkout left it, else afresh. */
+/* What the service's `git fetch` names for the version (its
+ * get_remote_fetch_refspec, notes §5.3), as the helper's REF: it decides
+ * the refs and HEAD of the clone. Owned; NULL when memory ran out. */
+static char *fetched_ref(const struct lec__job *job)
+{
+	const struct lec_version *v = job->version;
+	const char *default_branch = job->project->default_branch;
+	struct lec__buf b = LEC__BUF_INIT;
+
+	if (v->type == LEC_VERSION_TAG && v->machine &&
+	    strcmp(v->slug, LEC_VERSION_STABLE) == 0)
+		lec__buf_puts(&b, "commit");
+	else if (v->type == LEC_VERSION_TAG)
+		lec__buf_printf(&b, "tag:%s", job->git_identifier);
+	else if (v->machine && strcmp(v->slug, LEC_VERSION_LATEST) == 0 &&
+		 (default_branch == NULL || *default_branch == '\0'))
+		lec__buf_puts(&b, "head");
+	else
+		lec__buf_printf(&b, "branch:%s", job->git_identifier);
+	return lec__buf_take(&b);
+}
+
+/* The version's commit into its kept tree, with the .git of the
+ * service's clone: updated from the commit it holds when the tree is as
+ * the last checkout left it (its .git removed), else afresh. */
 static int job_checkout_files(struct lec__job *job)
 {
 	struct lec__buf b = LEC__BUF_INIT;
-	char *display, *from = NULL;
+	char *display, *from = NULL, *ref = fetched_ref(job);
 	int rc;
 
 	lec__buf_printf(&b, "git checkout --force %s", job->commit);
-	if ((display = lec__buf_take(&b)) == NULL)
+	if ((display = lec__buf_take(&b)) == NULL || ref == NULL) {
+		lec__free(display);
+		lec__free(ref);
 		return lec__job_fail(job, "out of memory");
+	}
 	if (lec__tree_prepare(job, job->build->fresh, &from) < 0) {
 		lec__free(display);
+		lec__free(ref);
 		return lec__job_fail(job, "%s", lec_error_last());
 	}
-	rc = from ? update_tree(job, display, from) : -1;
+	rc = from ? update_tree(job, display, from, ref) : -1;
 	if (rc < 0 && !job->cancelled)
 		rc = fresh_tree(job) == 0
 			     ? checkout_files(job, display, job->mirror,
-					      job->commit, job->checkout)
+					      job->commit, job->checkout, ref)
 			     : -1;
 	if (rc == 0 && lec__tree_record(job) < 0) {
 		lec__build_log(job->env, "build %lld: %s",
@@ -1003,6 +1051,7 @@ static int job_checkout_files(struct lec__job *job)
 		lec__tree_forget(job);
 	}
 	lec__free(from);
+	lec__free(ref);
 	lec__free(display);
 	return rc;
 }

@@ -104,10 +104,10 @@ static int record_end(struct lec__job *job, int ok)
 	if (ok)
 		rc = lec_build_finish(job->st, id, 1, NULL);
 	else
-		rc = lec_build_fail(job->st, id,
-				    job->failure ? job->failure
-						 : LEC_BUILD_FAILURE_GENERIC,
-				    job->error);
+		rc = lec_build_fail_message(
+			job->st, id,
+			job->failure ? job->failure : LEC_BUILD_FAILURE_GENERIC,
+			job->error, job->failure_message);
 	if (rc == LEC_OK)
 		return rc;
 	lec__build_log(job->env, "build %lld: recording its end failed (%s); "
@@ -201,6 +201,8 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->commit);
 	lec__free(job->git_identifier);
 	lec__free(job->error);
+	lec__free(job->failure_message);
+	lec__free(job->service_refuses);
 	lec__free(job->venv_root);
 	lec__free(job->venv);
 	lec__free(job->venv_python);
@@ -208,14 +210,15 @@ static void job_dispose(struct lec__job *job)
 	lec_warning_set_dispose(&job->warnings);
 }
 
-/* The build's warnings, compared with its version's last good build's,
- * kept with it before it shows as finished; the number of new ones. */
-static size_t store_warnings(struct lec__job *job)
+/* The build's warnings, compared with its version's last good build's
+ * (a failed build's: which are new, never what it fixed), kept with it
+ * before it shows as finished; the number of new ones. */
+static size_t store_warnings(struct lec__job *job, int ok)
 {
 	size_t i, fresh = 0;
 
 	if (job->warnings_off ||
-	    lec_warning_store(job->st, job->build->id, &job->warnings) < 0)
+	    lec_warning_store(job->st, job->build->id, &job->warnings, ok) < 0)
 		return 0;
 	for (i = 0; i < job->warnings.len; i++)
 		fresh += job->warnings.items[i].is_new != 0;
@@ -259,7 +262,8 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 		lec__cache_key_save(&job.state_key, job.state_record);
 	else if (job.state_record)
 		lec__cache_key_forget(job.state_record);
-	fresh = store_warnings(&job);
+	lec__job_sphinx_keep(&job, ok);
+	fresh = store_warnings(&job, ok);
 	/* A cancelled build stays cancelled (lec_build_finish keeps it). */
 	if ((recorded = record_end(&job, ok)) == LEC_OK)
 		lec_notification_build_event(st, build->id,

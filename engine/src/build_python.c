@@ -726,17 +726,29 @@ static int venv_make(struct install *in, uint64_t inputs)
 		       argv, 0, 0);
 }
 
-/* build.tools: Lectern builds with the machine's interpreters; say which. */
+/* build.tools: Lectern builds with the machine's interpreters; say which,
+ * and what the service would have installed. */
 static void note_tools(struct lec__job *job)
 {
 	struct lec__buf b = LEC__BUF_INIT;
-	char *text;
+	char *text, tool[64];
+	const char *pair, *eq, *full;
 	size_t i;
 
 	if (job->config == NULL || job->config->tools.len == 0)
 		return;
-	for (i = 0; i < job->config->tools.len; i++)
-		lec__buf_printf(&b, "%s requested; ", job->config->tools.items[i]);
+	for (i = 0; i < job->config->tools.len; i++) {
+		pair = job->config->tools.items[i];
+		eq = strchr(pair, '=');
+		snprintf(tool, sizeof(tool), "%.*s",
+			 eq ? (int)(eq - pair) : 0, pair);
+		full = eq ? lec_rtd_tool_full_version(tool, eq + 1) : NULL;
+		lec__buf_printf(&b, "%s requested", pair);
+		if (full)
+			lec__buf_printf(&b, " (the hosted service installs %s)",
+					full);
+		lec__buf_puts(&b, "; ");
+	}
 	lec__buf_printf(&b, "Lectern builds with the machine's own tools: %s\n",
 			job->env->python_about ? job->env->python_about
 					      : VENV_PYTHON);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lectern/mdsite.h"
@@ -161,37 +160,32 @@ static void warnings_end(struct lec__job *job)
 	job->warn_parser = NULL;
 }
 
-/* The clock file times come from (see preview.c's realtime_ns). */
-static int64_t file_clock_ns(void)
+/* The last passed build's kept warnings, which this one carries over
+ * from; 0 when there are none to trust (then it must read everything). */
+static int sphinx_kept_load(struct lec__job *job)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (job->sphinx_kept_path &&
+	    lec__sphinx_kept_load(job->sphinx_kept_path, &job->sphinx_prev) ==
+		    LEC_OK)
+		job->sphinx_prev_ok = 1;
+	lec_error_clear();
+	return job->sphinx_prev_ok;
 }
 
-/* An incremental Sphinx build said nothing of the pages it did not
- * reread: their warnings come from the last build's records, a
- * preview's own or the version's last good build's. */
-static void sphinx_carry(struct lec__job *job, const struct lec__sphinx_run *run)
+void lec__job_sphinx_keep(struct lec__job *job, int ok)
 {
-	struct lec_warning_list prev = { 0 };
-	int64_t good = 0;
-
-	if (job->warnings_off)
-		return;
-	if (job->warn_prev) {
-		lec__warnings_carry_sphinx(&job->warnings, job->warn_prev,
-					   job->warn_nprev, run);
-		return;
+	if (job->sphinx_kept_path) {
+		if (!(ok && job->sphinx_next_ok &&
+		      lec__sphinx_kept_save(&job->sphinx_next,
+					    job->sphinx_kept_path) == LEC_OK))
+			unlink(job->sphinx_kept_path);
 	}
-	if (job->st && job->version &&
-	    lec_warning_previous_good(job->st, job->version->id,
-				      job->build->id, &good) == LEC_OK &&
-	    good && lec_warning_list(job->st, good, NULL, NULL, &prev) == LEC_OK)
-		lec__warnings_carry_sphinx(&job->warnings, prev.items, prev.len,
-					   run);
-	lec_warning_list_dispose(&prev);
+	lec__sphinx_kept_dispose(&job->sphinx_prev);
+	lec__sphinx_kept_dispose(&job->sphinx_next);
+	lec__sphinx_trace_dispose(&job->sphinx_trace);
+	lec__free(job->sphinx_kept_path);
+	job->sphinx_kept_path = NULL;
+	job->sphinx_prev_ok = job->sphinx_next_ok = 0;
 }
 
 /* mkdocs.yml is read for one key of its top level, leniently: MkDocs' own
@@ -310,6 +304,14 @@ static void sphinx_state(struct lec__job *job, const char *conf)
 		snprintf(reason, sizeof(reason), "the tree was checked out "
 						 "afresh");
 	reuse = reuse && !job->build->fresh && job->changes != ~0UL;
+	/* Without the last build's warnings, those of the documents Sphinx
+	 * would not read again are lost: it reads them all. */
+	job->sphinx_kept_path = state_path(job, "sphinx-warnings");
+	if (reuse && !job->warnings_off && !sphinx_kept_load(job)) {
+		snprintf(reason, sizeof(reason), "the last build's warnings "
+						 "were not kept");
+		reuse = 0;
+	}
 	lec__buf_printf(&b, "%.*s_build/doctrees",
 			strrchr(conf, '/') ? (int)(strrchr(conf, '/') - conf + 1)
 					   : 0,
@@ -365,19 +367,31 @@ static int build_sphinx_html(struct lec__job *job)
 				srcdir, *srcdir ? "/" : "");
 		doctrees = lec__buf_take(&b);
 	}
-	warnings_begin(job, &parser, LEC__WARN_SPHINX, srcdir, conf);
-	run.started_ns = file_clock_ns();
-	rc = outdir ? run_sphinx(job, conf, builder, outdir,
-				 "$READTHEDOCS_OUTPUT/html")
-		    : lec__job_fail(job, "out of memory");
-	warnings_end(job);
 	run.root = job->checkout;
 	run.srcdir = srcdir;
 	run.doctrees = job->doctrees ? job->doctrees : doctrees;
 	run.html = outdir;
 	run.dirhtml = strcmp(builder, "dirhtml") == 0;
-	if (rc == 0 && srcdir && run.doctrees && outdir)
-		sphinx_carry(job, &run);
+	/* A preview's kept environment is trusted with its warnings only
+	 * (a second run of one build has them already). */
+	if (job->sink && !job->warnings_off && !job->sphinx_prev_ok &&
+	    !sphinx_kept_load(job) && job->doctrees)
+		lec__remove_tree(job->doctrees);
+	if (job->sphinx_prev_ok && run.doctrees)
+		lec__sphinx_force(&job->sphinx_prev, &run);
+	warnings_begin(job, &parser, LEC__WARN_SPHINX, srcdir, conf);
+	if (job->warn_parser)
+		parser.trace = &job->sphinx_trace;
+	rc = outdir ? run_sphinx(job, conf, builder, outdir,
+				 "$READTHEDOCS_OUTPUT/html")
+		    : lec__job_fail(job, "out of memory");
+	warnings_end(job);
+	if (rc == 0 && !job->warnings_off && srcdir && run.doctrees && outdir)
+		job->sphinx_next_ok =
+			lec__sphinx_carry(&job->warnings, &job->sphinx_trace,
+					  job->sphinx_prev_ok ? &job->sphinx_prev
+							      : NULL,
+					  &run, &job->sphinx_next) == 0;
 	lec__free(srcdir);
 	lec__free(doctrees);
 	if (job->listen.heard) {

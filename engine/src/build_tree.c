@@ -10,7 +10,10 @@
  * the commit does not have is removed (the previous build's byproducts)
  * except the generators' kept state (directories named _build, and
  * _readthedocs/html, Sphinx's doctrees and pages), and the tree is then
- * updated from the tree diff by the helper (build_fetch.c).
+ * updated from the tree diff by the helper (build_fetch.c). The .git the
+ * helper writes after each checkout (repo_clone.c) is not in the
+ * manifest: whatever the build did to it, it goes like any byproduct and
+ * the helper writes it anew.
  *
  * Only the engine walks the tree here, after every process of the
  * previous build has ended, never following a link (files.h's walk).
@@ -453,7 +456,8 @@ void lec__tree_drop(struct lec__job *job)
 {
 	/* What lies beside the tree: its manifest and the generators'
 	 * state records (build_steps.c's state_path). */
-	static const char *const beside[] = { "manifest", "sphinx", "mdsite" };
+	static const char *const beside[] = { "manifest", "sphinx",
+					      "sphinx-warnings", "mdsite" };
 	struct lec__buf b = LEC__BUF_INIT;
 	char *path;
 	size_t i;

@@ -7,12 +7,9 @@
  * the page it names, and the Markdown builder's own messages. Each becomes
  * a record whose file is relative to the repository.
  *
- * Sphinx rereads only the pages that changed when it keeps its
- * environment, and warns only about those: the warnings of the others
- * would vanish from a build that fixed nothing. They are carried over
- * from the last build for each page Sphinx neither reread nor, for the
- * warnings it finds while writing, rewrote; its doctrees and pages are
- * newer than the build's start when it did, in any language it speaks.
+ * Sphinx's status lines are followed too (a lec__sphinx_trace): which
+ * phase of its run each warning came in, and which documents it read and
+ * wrote, for carrying over the warnings of the others (build_carry.c).
  *
  * The output is the project's: anything may come, of any length. Lines
  * are looked at up to LEC__WARN_LINE_MAX bytes, a record takes at most
@@ -20,8 +17,6 @@
  */
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "build_warnings.h"
 #include "files.h"
@@ -103,11 +98,15 @@ char *lec__warn_relative(const char *root, const char *base, const char *path,
 
 static void record_close(struct lec__warn_parser *p)
 {
+	size_t at = p->set->len;
+
 	if (!p->open)
 		return;
 	lec_warning_set_add(p->set, p->kind, p->file, p->lineno,
 			    p->message.ptr && !p->message.oom ? p->message.ptr
 							       : "");
+	if (p->trace && p->set->len > at)
+		p->set->items[at].phase = p->phase;
 	lec__free(p->file);
 	p->file = NULL;
 	lec__buf_dispose(&p->message);
@@ -124,6 +123,7 @@ static void record_open(struct lec__warn_parser *p, enum lec_warning_kind kind,
 {
 	record_close(p);
 	p->open = 1;
+	p->phase = p->trace ? p->trace->phase : LEC__PHASE_NONE;
 	p->kind = kind;
 	p->file = file;
 	p->lineno = lineno;
@@ -377,9 +377,92 @@ static int foreign_traceback(const struct lec__warn_parser *p,
 	       m->ptr[m->len - 1] != ':';
 }
 
+/* The status lines that start a phase of Sphinx's run (its English
+ * console); those ending in '[' are progress lines naming a document
+ * ("reading sources... [ 50%] usage/install"). */
+static const struct {
+	const char *prefix;
+	enum lec__sphinx_phase phase;
+} sphinx_phase_lines[] = {
+	{ "updating environment: ", LEC__PHASE_READ },
+	{ "reading sources... [", LEC__PHASE_READ },
+	{ "looking for now-outdated files...", LEC__PHASE_AFTER_READ },
+	{ "pickling environment...", LEC__PHASE_AFTER_READ },
+	{ "checking consistency...", LEC__PHASE_CONSISTENCY },
+	{ "preparing documents...", LEC__PHASE_PREPARE },
+	{ "writing output... [", LEC__PHASE_WRITE },
+};
+
+/* The document a progress line names after its "[ NN%] ". */
+static void trace_document(struct lec__names *names, const char *line,
+			   size_t n)
+{
+	const char *pct = memmem(line, n, "%] ", 3);
+	char *doc;
+
+	if (pct == NULL || (size_t)(pct + 3 - line) >= n)
+		return;
+	if ((doc = lec__strndup(pct + 3, n - (size_t)(pct + 3 - line))) != NULL)
+		lec__names_add(names, doc);
+	lec__free(doc);
+}
+
+/* The number before word in line ("3 added"), 0 when none. */
+static unsigned long count_before(const char *line, size_t n, const char *word)
+{
+	const char *at = memmem(line, n, word, strlen(word));
+	unsigned long v = 0, scale = 1;
+
+	if (at == NULL || at == line || at[-1] != ' ')
+		return 0;
+	for (at -= 2; at >= line && is_digit(*at) && scale < 1000000000UL;
+	     at--, scale *= 10)
+		v += (unsigned long)(*at - '0') * scale;
+	return v;
+}
+
+/* Follow the run's phases on one of its lines: a phase's status line,
+ * a document read or written, and after writing, any status line (the
+ * indices, the static files, the search index) is its finish. */
+static void trace_line(struct lec__sphinx_trace *t, const char *line,
+		       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < COUNT(sphinx_phase_lines); i++) {
+		const char *prefix = sphinx_phase_lines[i].prefix;
+		size_t k = strlen(prefix);
+
+		if (n < k || memcmp(line, prefix, k) != 0)
+			continue;
+		t->phase = sphinx_phase_lines[i].phase;
+		t->ran |= 1u << t->phase;
+		if (i == 0 && (count_before(line, n, "added,") ||
+			       count_before(line, n, "removed")))
+			t->moved = 1;
+		if (prefix[k - 1] == '[')
+			trace_document(t->phase == LEC__PHASE_READ ? &t->read
+								   : &t->written,
+				       line, n);
+		return;
+	}
+	if ((t->phase == LEC__PHASE_WRITE || t->phase == LEC__PHASE_FINISH) &&
+	    status_prefix(line, n) > 0) {
+		t->phase = LEC__PHASE_FINISH;
+		t->ran |= 1u << t->phase;
+	}
+}
+
 static void sphinx_line(struct lec__warn_parser *p, const char *line,
 			size_t n)
 {
+	if (p->trace) {
+		if (p->trace->ran == 0) {
+			p->trace->phase = LEC__PHASE_INIT;
+			p->trace->ran = 1u << LEC__PHASE_INIT;
+		}
+		trace_line(p->trace, line, n);
+	}
 	size_t lv = 0, i;
 	long pos;
 
@@ -614,122 +697,4 @@ void lec__warnings_markdown(struct lec_warning_set *set, const char *base,
 		lec__free(file);
 		return;
 	}
-}
-
-/* Carrying Sphinx's warnings over ------------------------------------------ */
-
-/* When Sphinx finds what a warning says. */
-enum phase {
-	PHASE_READ,  /* reading the page (the default) */
-	PHASE_WRITE, /* resolving its references while writing it */
-	PHASE_EVERY  /* checking every page, every build */
-};
-
-static const struct {
-	const char *phrase;
-	enum phase phase;
-} sphinx_phases[] = {
-	{ "document isn't included in any toctree", PHASE_EVERY },
-	{ "undefined label", PHASE_WRITE },
-	{ "unknown document", PHASE_WRITE },
-	{ "reference target not found", PHASE_WRITE },
-	{ "term not in glossary", PHASE_WRITE },
-	{ "more than one target found", PHASE_WRITE },
-	{ "Failed to create a cross reference", PHASE_WRITE },
-	{ "citation not found", PHASE_WRITE },
-	{ "unknown option", PHASE_WRITE },
-};
-
-static enum phase phase_of(const char *message)
-{
-	size_t i;
-
-	for (i = 0; i < COUNT(sphinx_phases); i++)
-		if (strstr(message, sphinx_phases[i].phrase))
-			return sphinx_phases[i].phase;
-	return PHASE_READ;
-}
-
-/* Whether root/rel is newer than the run's start; -1 when missing. */
-static int newer(const char *dir, const char *rel, int64_t started_ns)
-{
-	char *path = lec__path_join(dir, rel);
-	struct stat sb;
-	int rc = -1;
-
-	if (path && lstat(path, &sb) == 0)
-		rc = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-				     sb.st_mtim.tv_nsec >=
-		     started_ns;
-	lec__free(path);
-	return rc;
-}
-
-/* The page a record's file is, relative to the source directory and
- * without its suffix ("usage/install"); NULL when it is no page there
- * (absolute, climbing out, outside srcdir, no suffix). Owned. */
-static char *docname_of(const char *srcdir, const char *file)
-{
-	size_t s = strlen(srcdir);
-	const char *rel = file, *dot, *slash;
-
-	if (file[0] == '/' || strstr(file, "..") || file[0] == '\0')
-		return NULL;
-	if (s > 0) {
-		if (strncmp(file, srcdir, s) != 0 || file[s] != '/')
-			return NULL;
-		rel = file + s + 1;
-	}
-	dot = strrchr(rel, '.');
-	slash = strrchr(rel, '/');
-	if (dot == NULL || dot == rel || (slash && dot < slash))
-		return NULL;
-	return lec__strndup(rel, (size_t)(dot - rel));
-}
-
-static int carried(const struct lec__sphinx_run *run, const struct lec_warning *w)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	enum phase phase = phase_of(w->message);
-	char *doc, *rel;
-	int keep = 0, read;
-
-	if (phase == PHASE_EVERY || w->kind > LEC_WARNING_CRITICAL ||
-	    (doc = docname_of(run->srcdir, w->file)) == NULL)
-		return 0;
-	/* The page must still be there (a removed page's warnings go). */
-	if (newer(run->root, w->file, 0) < 0)
-		goto done;
-	lec__buf_printf(&b, "%s.doctree", doc);
-	rel = lec__buf_take(&b);
-	read = rel ? newer(run->doctrees, rel, run->started_ns) : -1;
-	lec__free(rel);
-	/* A page without a doctree is not Sphinx's any more. */
-	if (read != 0)
-		goto done;
-	keep = 1;
-	if (phase == PHASE_WRITE) {
-		lec__buf_printf(&b, run->dirhtml ? "%s/index.html" : "%s.html",
-				doc);
-		rel = lec__buf_take(&b);
-		keep = rel && newer(run->html, rel, run->started_ns) != 1;
-		lec__free(rel);
-	}
-done:
-	lec__free(doc);
-	return keep;
-}
-
-void lec__warnings_carry_sphinx(struct lec_warning_set *set,
-				const struct lec_warning *prev, size_t nprev,
-				const struct lec__sphinx_run *run)
-{
-	size_t i;
-
-	for (i = 0; i < nprev; i++)
-		if (!lec_warning_set_has(set, prev[i].kind, prev[i].file,
-					 prev[i].message) &&
-		    carried(run, &prev[i]))
-			lec_warning_set_add(set, prev[i].kind, prev[i].file,
-					    prev[i].line, prev[i].message);
 }

@@ -2,7 +2,7 @@
  * Finding a build's warnings (lectern/warning.h's records) without a
  * store: the generators' output read as it streams (build_warnings.c),
  * the warnings of pages Sphinx did not reread carried over from the last
- * build (the same file), and the links and anchors of published HTML
+ * build (build_carry.c), and the links and anchors of published HTML
  * (linkcheck.c). The pipeline's steps and the preview call these; they
  * call nothing of the pipeline's, only the warning set and the file
  * helpers.
@@ -55,6 +55,10 @@ struct lec__warn_parser {
 			       text follows) */
 	int treated;        /* Sphinx -W: the next line is "file:line:msg" */
 	int fatal;          /* the record is a Sphinx "... error:" block */
+	/* Sphinx: where its run is, filled as the output comes (borrowed;
+	 * NULL: not followed). Each record gets the phase it came in. */
+	struct lec__sphinx_trace *trace;
+	unsigned phase;     /* the trace's phase when the record began */
 };
 
 /* root, base and config are borrowed until dispose; base may be NULL or
@@ -80,27 +84,98 @@ void lec__warnings_markdown(struct lec_warning_set *set, const char *base,
 char *lec__warn_relative(const char *root, const char *base,
 			 const char *path, size_t n);
 
-/* Sphinx's incremental builds ------------------------------------------- */
+/* Sphinx's incremental builds (build_carry.c) ------------------------------ */
 
-/* What tells which pages a Sphinx build reread and rewrote: each page
- * read leaves its doctree, each page written its HTML, newer than the
- * build's start. */
+/* When in its run Sphinx found a warning, read from the status lines it
+ * prints between them (in English whatever the project's language: the
+ * console speaks the C locale the commands get). Per-document phases
+ * warn about the documents they process; the others about the whole
+ * build, each time they run. */
+enum lec__sphinx_phase {
+	LEC__PHASE_NONE,        /* not known: not Sphinx, or no state */
+	LEC__PHASE_INIT,        /* configuration, extensions (every run) */
+	LEC__PHASE_READ,        /* reading documents (per document) */
+	LEC__PHASE_AFTER_READ,  /* outdated files, pickling (every run) */
+	LEC__PHASE_CONSISTENCY, /* checking consistency (when any was read) */
+	LEC__PHASE_PREPARE,     /* preparing documents (when any is written) */
+	LEC__PHASE_WRITE,       /* resolving and writing (per document) */
+	LEC__PHASE_FINISH       /* indices, files, search (when any is written) */
+};
+#define LEC__PHASES 8
+
+/* Document names, in the order Sphinx printed them. */
+struct lec__names {
+	char **items; /* owned */
+	size_t len, cap;
+};
+int lec__names_add(struct lec__names *n, const char *name);
+/* The position of name, or -1. */
+long lec__names_find(const struct lec__names *n, const char *name);
+void lec__names_dispose(struct lec__names *n);
+
+/* What one Sphinx run's output said besides its warnings: which phases
+ * ran, and the documents it read and wrote ("reading sources... [ 50%]
+ * usage/install"). Zero-initialise; the parser fills it. */
+struct lec__sphinx_trace {
+	unsigned ran;              /* 1 << phase for each phase seen */
+	enum lec__sphinx_phase phase; /* the phase the output is in */
+	struct lec__names read, written;
+	int moved;   /* documents were added or removed ("updating
+			environment: 1 added, 0 changed, 0 removed"): the
+			pages Sphinx did not write may link to what went */
+};
+/* Free what t holds; it is zero again. */
+void lec__sphinx_trace_dispose(struct lec__sphinx_trace *t);
+
+/* Where a Sphinx build's files are. */
 struct lec__sphinx_run {
 	const char *root;     /* the tree, absolute */
 	const char *srcdir;   /* conf.py's directory relative to root ("" top) */
 	const char *doctrees; /* absolute */
 	const char *html;     /* the HTML output, absolute */
 	int dirhtml;          /* pages are <doc>/index.html */
-	int64_t started_ns;   /* CLOCK_REALTIME (coarse) when it started */
 };
 
-/* Sphinx says nothing of pages it did not reread: add to set those of
- * prev's generator records (nprev) whose page it neither reread nor (for
- * warnings found while writing) rewrote, which still exist, and which set
- * does not hold already. */
-void lec__warnings_carry_sphinx(struct lec_warning_set *set,
-				const struct lec_warning *prev, size_t nprev,
-				const struct lec__sphinx_run *run);
+/* What a passed Sphinx build leaves its next incremental build: its
+ * generator records, each with the phase and (when known) the document
+ * it came from, and the documents the next build must read or write
+ * again because a record of theirs could not be tied to one (Sphinx
+ * prints a document's warnings after reading them all, some without a
+ * file: autodoc's failed imports). */
+struct lec__sphinx_kept {
+	struct lec_warning_set records;
+	struct lec__names reread, rewrite;
+};
+void lec__sphinx_kept_dispose(struct lec__sphinx_kept *k);
+/* Read the state saved at path. LEC_OK; LEC_ENOTFOUND (none);
+ * LEC_EINVALID (not a state this Lectern wrote, or one that lost
+ * records past the caps: it cannot be carried exactly). */
+int lec__sphinx_kept_load(const char *path, struct lec__sphinx_kept *out);
+/* Save it at path, atomically. */
+int lec__sphinx_kept_save(const struct lec__sphinx_kept *k, const char *path);
+
+/* Before an incremental run: make Sphinx read again the documents
+ * prev->reread names (their doctrees go) and write again those of
+ * prev->rewrite (their pages go). */
+void lec__sphinx_force(const struct lec__sphinx_kept *prev,
+		       const struct lec__sphinx_run *run);
+
+/*
+ * After a run that passed: add to set (this run's records, with their
+ * phases) those of prev that this run did not find again because it did
+ * not run their document's phase for it (a document not read, a page not
+ * written, a consistency check that did not run), for documents still
+ * there; tie each of set's per-document records to its document; and
+ * fill *next (zero-initialised) with what the next run needs. prev NULL:
+ * a run with nothing kept (all read). Returns 0, or -1 when the output
+ * was not understood (no phase seen): nothing is carried, and *next is
+ * left empty so that the next build reads everything.
+ */
+int lec__sphinx_carry(struct lec_warning_set *set,
+		      const struct lec__sphinx_trace *trace,
+		      const struct lec__sphinx_kept *prev,
+		      const struct lec__sphinx_run *run,
+		      struct lec__sphinx_kept *next);
 
 /* Link check ---------------------------------------------------------------- */
 

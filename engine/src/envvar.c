@@ -15,13 +15,27 @@
 #include "secret.h"
 #include "store_internal.h"
 
-#define ENVVAR_COLUMNS "id, project_id, name, public, created, modified"
-
 /* Room for "lectern env_vars project " and any int64. */
 #define ENVVAR_AAD_MAX 64
 
 static const char not_found[] =
 	"No EnvironmentVariable matches the given query.";
+
+static const struct lec__column envvar_columns[] = {
+	LEC__INT64(lec_envvar, id, "id"),
+	LEC__INT64(lec_envvar, project_id, "project_id"),
+	LEC__TEXT(lec_envvar, name, "name"),
+	LEC__BOOL(lec_envvar, is_public, "public"),
+	LEC__TIME(lec_envvar, created, "created"),
+	LEC__TIME(lec_envvar, modified, "modified"),
+};
+static const struct lec__row envvar_row =
+	LEC__ROW(lec_envvar, envvar_columns, NULL, NULL);
+static const struct lec__table envvars = {
+	.row = &envvar_row, .from = "env_vars",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "id", .not_found = not_found,
+};
 
 /* The associated data binding a sealed value to its project. */
 static size_t envvar_aad(int64_t project_id, char buf[ENVVAR_AAD_MAX])
@@ -51,43 +65,14 @@ static int check_text(const char *field, const char *s, size_t max,
 	return LEC_OK;
 }
 
-static void envvar_dispose(void *item)
-{
-	struct lec_envvar *v = item;
-
-	lec__free(v->name);
-}
-
-static int envvar_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_envvar *v = item;
-	int error;
-
-	v->id = sqlite3_column_int64(stmt, 0);
-	v->project_id = sqlite3_column_int64(stmt, 1);
-	if ((error = lec_store__col_text(stmt, 2, &v->name)) < 0)
-		return error;
-	v->is_public = sqlite3_column_int(stmt, 3);
-	v->created = sqlite3_column_int64(stmt, 4);
-	v->modified = sqlite3_column_int64(stmt, 5);
-	return LEC_OK;
-}
-
 void lec_envvar_free(struct lec_envvar *var)
 {
-	if (var == NULL)
-		return;
-	envvar_dispose(var);
-	lec__free(var);
+	lec__row_free(&envvar_row, var);
 }
 
 void lec_envvar_list_dispose(struct lec_envvar_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			envvar_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&envvar_row, list);
 }
 
 static void value_dispose(struct lec_envvar_value *v)
@@ -222,60 +207,19 @@ done:
 int lec_envvar_get(struct lec_store *st, int64_t project_id, int64_t id,
 		   struct lec_envvar **out)
 {
-	struct lec__query q;
-	struct lec_envvar *items = NULL;
-	int error;
-
-	lec_error_clear();
-	*out = NULL;
-	lec__query_init(&q, ENVVAR_COLUMNS, "env_vars");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	lec__query_where_int(&q, "id = ?", id);
-	error = lec__query_one(st, &q, sizeof(*items), envvar_row, envvar_dispose,
-			       (void **)&items);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND, "%s", not_found);
-	if (error < 0)
-		return error;
-	*out = items;
-	return LEC_OK;
+	return lec__table_get(st, &envvars, &project_id, id, (void **)out);
 }
 
 int lec_envvar_list(struct lec_store *st, int64_t project_id,
 		    const struct lec_page *page, struct lec_envvar_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, ENVVAR_COLUMNS, "env_vars");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	error = lec__query_list(st, &q, "id", page, sizeof(*out->items),
-				envvar_row, envvar_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_list(st, &envvars, &project_id, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 int lec_envvar_delete(struct lec_store *st, int64_t project_id, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
-
-	lec_error_clear();
-	if ((error = lec_store__prepare(st, &stmt,
-					"DELETE FROM env_vars WHERE "
-					"project_id = ? AND id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, project_id);
-	sqlite3_bind_int64(stmt, 2, id);
-	error = lec_store__step_done(st, stmt, "deleting a variable");
-	if (error == LEC_OK && sqlite3_changes(sqlite3_db_handle(stmt)) == 0)
-		error = lec__error(LEC_ENOTFOUND, "%s", not_found);
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec__table_delete(st, &envvars, project_id, id);
 }
 
 /* Decrypt one row (name, value, public) into v; the key is loaded by the

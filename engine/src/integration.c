@@ -20,8 +20,6 @@
 #include "secret.h"
 #include "store_internal.h"
 
-#define INTEGRATION_COLUMNS "id, project_id, type, created"
-
 /* Room for "lectern integrations project " and any int64. */
 #define INTEGRATION_AAD_MAX 64
 
@@ -70,40 +68,43 @@ static size_t integration_aad(int64_t project_id,
 	return n > 0 ? (size_t)n : 0;
 }
 
-static void integration_dispose(void *item)
-{
-	(void)item; /* nothing owned */
-}
-
-static int integration_row(sqlite3_stmt *stmt, void *item)
+/* A type no code names is damage (the table's CHECK allows none). */
+static int read_type(sqlite3_stmt *stmt, int col, void *item)
 {
 	struct lec_integration *in = item;
 	enum lec_integration_type type;
 
-	in->id = sqlite3_column_int64(stmt, 0);
-	in->project_id = sqlite3_column_int64(stmt, 1);
 	if (lec_integration_type_lookup(
-		    (const char *)sqlite3_column_text(stmt, 2), &type) < 0)
+		    (const char *)sqlite3_column_text(stmt, col), &type) < 0)
 		return lec__error(LEC_ECORRUPT,
 				  "integration %lld has an unknown type",
 				  (long long)in->id);
 	in->type = type;
-	in->created = sqlite3_column_int64(stmt, 3);
 	return LEC_OK;
 }
 
+static const struct lec__column integration_columns[] = {
+	LEC__INT64(lec_integration, id, "id"),
+	LEC__INT64(lec_integration, project_id, "project_id"),
+	LEC__READ("type", read_type),
+	LEC__TIME(lec_integration, created, "created"),
+};
+static const struct lec__row integration_row =
+	LEC__ROW(lec_integration, integration_columns, NULL, NULL);
+static const struct lec__table integrations = {
+	.row = &integration_row, .from = "integrations",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "id", .not_found = not_found,
+};
+
 void lec_integration_free(struct lec_integration *integration)
 {
-	lec__free(integration);
+	lec__row_free(&integration_row, integration);
 }
 
 void lec_integration_list_dispose(struct lec_integration_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			integration_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&integration_row, list);
 }
 
 static int insert(struct lec_store *st, int64_t project_id,
@@ -170,48 +171,15 @@ int lec_integration_list(struct lec_store *st, int64_t project_id,
 			 const struct lec_page *page,
 			 struct lec_integration_list *out)
 {
-	struct lec__query q;
-	void *items = NULL;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, INTEGRATION_COLUMNS, "integrations");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	error = lec__query_list(st, &q, "id", page, sizeof(*out->items),
-				integration_row, integration_dispose, &items,
-				&out->len, &out->total);
-	out->items = items;
-	lec__query_dispose(&q);
-	return error;
-}
-
-/* The one row q finds, or LEC_ENOTFOUND with the service's message. */
-static int fetch_one(struct lec_store *st, struct lec__query *q,
-		     struct lec_integration **out)
-{
-	void *item = NULL;
-	int error = lec__query_one(st, q, sizeof(**out), integration_row,
-				   integration_dispose, &item);
-
-	lec__query_dispose(q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND, "%s", not_found);
-	*out = item;
-	return error;
+	return lec__table_list(st, &integrations, &project_id, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 int lec_integration_get(struct lec_store *st, int64_t project_id, int64_t id,
 			struct lec_integration **out)
 {
-	struct lec__query q;
-
-	lec_error_clear();
-	*out = NULL;
-	lec__query_init(&q, INTEGRATION_COLUMNS, "integrations");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	lec__query_where_int(&q, "id = ?", id);
-	return fetch_one(st, &q, out);
+	return lec__table_get(st, &integrations, &project_id, id,
+			      (void **)out);
 }
 
 int lec_integration_find(struct lec_store *st, int64_t project_id,
@@ -222,29 +190,19 @@ int lec_integration_find(struct lec_store *st, int64_t project_id,
 
 	lec_error_clear();
 	*out = NULL;
-	lec__query_init(&q, INTEGRATION_COLUMNS, "integrations");
+	lec__table_query(&q, &integrations);
 	lec__query_where_int(&q, "project_id = ?", project_id);
 	lec__query_where_text(&q, "type = ?", lec_integration_type_code(type));
 	lec__query_where(&q, "id = (SELECT min(id) FROM integrations i2 "
 			     "WHERE i2.project_id = integrations.project_id "
 			     "AND i2.type = integrations.type)");
-	return fetch_one(st, &q, out);
+	return lec__table_one(st, &integrations, &q, (void **)out);
 }
 
 int lec_integration_delete(struct lec_store *st, int64_t project_id,
 			   int64_t id)
 {
-	const int64_t v[2] = { id, project_id };
-	int changes = 0, error;
-
-	lec_error_clear();
-	error = lec_store__exec_ints(st,
-				     "DELETE FROM integrations WHERE id = ?1 "
-				     "AND project_id = ?2",
-				     v, 2, "deleting an integration", &changes);
-	if (error == LEC_OK && changes == 0)
-		error = lec__error(LEC_ENOTFOUND, "%s", not_found);
-	return error;
+	return lec__table_delete(st, &integrations, project_id, id);
 }
 
 /* Verifying ------------------------------------------------------------------ */

@@ -5,7 +5,9 @@
  * masked output; running a command in the sandbox with the build's mounts,
  * limits and time left; the environment of the build's commands (notes
  * §5.6) and the secrets to mask; reading the configuration; and the
- * build.jobs hooks. The order of the steps is build_job.c's.
+ * build.jobs hooks. The order of the steps is build_job.c's. A job's
+ * sink may carry a step harness, which answers in the runner's place
+ * (lec__job_runner): the engine's unit tests run the steps with it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -347,6 +349,16 @@ static int job_limits(struct lec__job *job, struct lec_runner_limits *out)
 	return 1;
 }
 
+int lec__job_runner(struct lec__job *job, const struct lec_runner_spec *spec,
+		    lec_runner_output_cb out, lec_runner_cancel_cb cancel,
+		    void *payload, struct lec_runner_result *result)
+{
+	if (job && job->sink && job->sink->run)
+		return job->sink->run(job->sink->payload, spec, out, payload,
+				      result);
+	return lec_runner_run(spec, out, cancel, payload, result);
+}
+
 int lec__job_run_in(struct lec__job *job, const char *display,
 		    const char *const *argv, const char *cwd,
 		    const struct lec__job_sandbox *sb)
@@ -380,10 +392,11 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		return lec__job_fail(job, "Command \"%s\" could not start: %s",
 				     display, lec_error_last());
 	}
-	/* The build's directory, the version's kept tree, the project's
-	 * environment, then what this step adds (pip's configuration, a
-	 * mirror). What a build writes in any of them counts towards its
-	 * disk cap. */
+	/* The build's directory, the version's kept tree and, read-only,
+	 * the repository's mirror (the objects and the `git fetch` of the
+	 * tree's .git, repo_clone.c), the project's environment, then what
+	 * this step adds (pip's configuration, a mirror). What a build
+	 * writes in any of them counts towards its disk cap. */
 	mounts[spec.nmounts++] =
 		(struct lec_runner_mount){ job->build_dir, 1 };
 	watch[nwatch++] = job->build_dir;
@@ -391,6 +404,8 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		mounts[spec.nmounts++] =
 			(struct lec_runner_mount){ job->checkout, 1 };
 		watch[nwatch++] = job->checkout;
+		mounts[spec.nmounts++] =
+			(struct lec_runner_mount){ job->mirror, 0 };
 	}
 	if (job->venv)
 		mounts[spec.nmounts++] = (struct lec_runner_mount){
@@ -412,6 +427,9 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 		spec.egress_fd = egress_fd;
 		spec.launcher = launcher;
 	}
+	/* A step harness sees the network the command would get. */
+	if (!egress && sb && sb->network && job->sink && job->sink->run)
+		spec.network = LEC_RUNNER_NET_EGRESS;
 	spec.argv = argv;
 	spec.env = sb && sb->env ? sb->env : (const char *const *)job->cmd_env;
 	spec.cwd = cwd;
@@ -429,7 +447,7 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	rs.out.id = id;
 	rs.sb = sb;
 	lec_runner_masker_init(&rs.masker, job->secrets);
-	rc = lec_runner_run(&spec, run_output, run_cancel, &rs, &r);
+	rc = lec__job_runner(job, &spec, run_output, run_cancel, &rs, &r);
 	flush_masked(&rs.out, &rs.masker);
 	lec_runner_masker_dispose(&rs.masker);
 	if (egress) {
@@ -775,18 +793,56 @@ void lec__job_note_file(struct lec__job *job, const char *relpath)
 	lec__free(display);
 }
 
+/* The configuration is refused: Lectern's line-numbered words in the
+ * error, which say where, and the service's message beside them. */
+static int config_refused(struct lec__job *job)
+{
+	int first = job->error == NULL;
+	int rc = lec__job_fail_as(job, LEC_BUILD_FAILURE_CONFIG,
+				  "Problem in your project's configuration. %s",
+				  lec_error_last());
+
+	if (first)
+		job->failure_message = lec_rtd_config_problem_json();
+	return rc;
+}
+
+/* No .readthedocs.yaml: Lectern builds anyway (its generator choice),
+ * and says that the service would not, in its own words. */
+static void note_refusal(struct lec__job *job)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *problem = lec_rtd_config_problem_json();
+	char *text = problem ? lec_rtd_problem_text(problem) : NULL;
+
+	lec__free(problem);
+	if (text == NULL)
+		return;
+	lec__buf_printf(&b, "%s%s", LEC__SERVICE_REFUSES, text);
+	lec__free(text);
+	lec__free(job->service_refuses);
+	if ((job->service_refuses = lec__buf_take(&b)) != NULL)
+		lec__job_note(job, ".readthedocs.yaml", job->service_refuses);
+}
+
 int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 {
 	char *relpath = NULL;
 	int rc = lec_rtd_config_find(job->checkout, yaml_path, &relpath);
 
-	if (rc == LEC_ENOTFOUND)
+	if (rc == LEC_ENOTFOUND) {
+		note_refusal(job);
 		return 0;
+	}
+	if (rc == LEC_EINVALID)
+		return config_refused(job);
 	if (rc < 0)
 		return lec__job_fail(job, "%s", lec_error_last());
 	lec__job_note_file(job, relpath);
 	rc = lec_rtd_config_load(job->checkout, relpath, &job->config);
 	lec__free(relpath);
+	if (rc == LEC_EINVALID)
+		return config_refused(job);
 	if (rc < 0)
 		return lec__job_fail_as(job, LEC_BUILD_FAILURE_CONFIG,
 					"Problem in your project's "
@@ -794,7 +850,6 @@ int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 					lec_error_last());
 	return 0;
 }
-
 
 /* Caches ---------------------------------------------------------------------- */
 

@@ -33,6 +33,15 @@ struct lec__job_sink {
 	void (*finish)(void *payload, int exit_code);
 	int (*cancelled)(void *payload); /* non-zero: stop the build */
 	void *payload;
+	/* A step harness (the engine's unit tests of the steps): each
+	 * command goes here instead of the runner, with the spec the runner
+	 * would get (argv, cwd, environment, mounts; LEC_RUNNER_NET_EGRESS
+	 * for a command with network, no proxy started), and writes its
+	 * output through out and its end into *result as lec_runner_run
+	 * does. NULL: the runner. */
+	int (*run)(void *payload, const struct lec_runner_spec *spec,
+		   lec_runner_output_cb out, void *out_payload,
+		   struct lec_runner_result *result);
 };
 
 /* Longest phrase lec__job_listen searches output for. */
@@ -74,6 +83,12 @@ struct lec__job {
 	size_t nencoded;
 	char *error;      /* why the build failed; NULL while it goes well */
 	enum lec_build_failure failure; /* its kind, with error */
+	/* The hosted service's message for it (a configuration error), JSON
+	 * as lec_rtd_config_problem_json gives it; NULL: none. */
+	char *failure_message;
+	/* What the hosted service refuses that Lectern builds anyway (no
+	 * .readthedocs.yaml), as one line of text; NULL: nothing. */
+	char *service_refuses;
 	int cancelled;    /* the build was cancelled: stop at once */
 	const struct lec__job_sink *sink; /* a preview's log; NULL: recorded */
 	const char *doctrees;     /* Sphinx's -d; NULL: _build/doctrees */
@@ -115,22 +130,28 @@ struct lec__job {
 	size_t ncache;
 	/* The build's warnings (build_warnings.h): the records found so
 	 * far; the generator output being read into them while its command
-	 * runs (NULL otherwise); the last build's records, which an
-	 * incremental Sphinx build carries over for the pages it did not
-	 * reread (a preview's; a pipeline build reads its version's last
-	 * good build's from the store); and whether none are looked for
-	 * (the benchmark's baseline). */
+	 * runs (NULL otherwise); and whether none are looked for (the
+	 * benchmark's baseline). */
 	struct lec_warning_set warnings;
 	struct lec__warn_parser *warn_parser;
-	const struct lec_warning *warn_prev;
-	size_t warn_nprev;
 	int warnings_off;
+	/* An incremental Sphinx build's warnings (build_carry.c): where the
+	 * kept state is (beside the version's tree, or in a preview's
+	 * cache; owned), the last passed build's, which this one carries
+	 * over from (sphinx_prev_ok: loaded), the run's trace, and what
+	 * this build leaves the next once it passes (sphinx_next_ok:
+	 * complete), saved by lec__job_sphinx_keep. */
+	char *sphinx_kept_path;
+	struct lec__sphinx_kept sphinx_prev, sphinx_next;
+	int sphinx_prev_ok, sphinx_next_ok;
+	struct lec__sphinx_trace sphinx_trace;
 };
 
-/* Most mounts one command gets: the build directory, the venv, and what
- * its step adds (pip's configuration files and find-links directories);
- * a command with network also gets the lectern program, its forwarder. */
-#define LEC__JOB_MAX_MOUNTS 12
+/* Most mounts one command gets: the build directory, the kept tree and
+ * its mirror, the venv, and what its step adds (pip's configuration files
+ * and find-links directories); a command with network also gets the
+ * lectern program, its forwarder. */
+#define LEC__JOB_MAX_MOUNTS 13
 
 /* What one command sees beyond the build directory, when it is not the
  * default of lec__job_run. */
@@ -197,6 +218,10 @@ void lec__env_free(char **env);
 /* Whether the build was cancelled or Lectern is stopping (asked while
  * commands run; the store is read). */
 int lec__job_cancelled(struct lec__job *job);
+/* How the log, a preview and `lectern check` begin what the hosted
+ * service refuses that Lectern builds anyway (lec__job.service_refuses). */
+#define LEC__SERVICE_REFUSES "the hosted service refuses this: "
+
 /* Fail the job with a message (the first failure wins). Returns -1. */
 int lec__job_fail(struct lec__job *job, const char *fmt, ...)
 	LEC__PRINTF(2, 3);
@@ -205,6 +230,11 @@ int lec__job_fail(struct lec__job *job, const char *fmt, ...)
 int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 		     const char *fmt, ...) LEC__PRINTF(3, 4);
 
+/* Run a command of job's as lec_runner_run does, or through its sink's
+ * step harness; job NULL (a version sync's fetch): the runner. */
+int lec__job_runner(struct lec__job *job, const struct lec_runner_spec *spec,
+		    lec_runner_output_cb out, lec_runner_cancel_cb cancel,
+		    void *payload, struct lec_runner_result *result);
 /* Commands. A recorded command shows `display` in the build's log; an
  * internal one (done in-process) gets its output from the step itself. */
 int lec__job_run(struct lec__job *job, const char *display,

@@ -3,25 +3,18 @@
  * service's NotificationQuerySet, the per-user feed, and what a build's
  * end raises (build_events.c calls it, and queues the webhooks).
  *
- * A failed build's notification follows from why the pipeline failed it
- * (the build's failure code, lec_build_fail): one table below maps each to
- * the service's message id; the error's text is only quoted.
+ * A failed build's notification follows from why the pipeline failed it:
+ * the service's own message when the build recorded one (a configuration
+ * error: lec_build.failure_message, its text made by rtdconfig_messages.c),
+ * else the build's failure code (lec_build_fail), which one table below
+ * maps to the service's message id, the error's text only quoted.
  */
 #include <string.h>
 
 #include "lectern/build.h"
 #include "lectern/notification.h"
+#include "lectern/rtdconfig.h"
 #include "store_internal.h"
-
-#define NOTIFICATION_COLUMNS                                                 \
-	"n.id, n.message_id, n.state, n.dismissable, n.news, "               \
-	"n.attached_type, n.attached_id, "                                   \
-	"CASE n.attached_type WHEN 'organization' THEN "                     \
-	"(SELECT slug FROM organizations WHERE id = n.attached_id) "         \
-	"WHEN 'user' THEN "                                                  \
-	"(SELECT username FROM users WHERE id = n.attached_id) "             \
-	"ELSE (SELECT slug FROM projects WHERE id = n.project_id) END, "     \
-	"n.type, n.header, n.body, n.created, n.modified"
 
 /* Most bytes of a build's error quoted in its notification's body: the
  * build's log has the rest. */
@@ -82,65 +75,47 @@ int lec_notification_state_lookup(const char *code,
 
 /* Rows ------------------------------------------------------------------------ */
 
-static void notification_dispose(void *item)
-{
-	struct lec_notification *n = item;
+/* The attached object's slug: a build's is its project's. */
+#define ATTACHED_SLUG                                                        \
+	"CASE n.attached_type WHEN 'organization' THEN "                     \
+	"(SELECT slug FROM organizations WHERE id = n.attached_id) "         \
+	"WHEN 'user' THEN "                                                  \
+	"(SELECT username FROM users WHERE id = n.attached_id) "             \
+	"ELSE (SELECT slug FROM projects WHERE id = n.project_id) END"
 
-	lec__free(n->message_id);
-	lec__free(n->attached_slug);
-	lec__free(n->type);
-	lec__free(n->header);
-	lec__free(n->body);
-}
-
-static int notification_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_notification *n = item;
-	char *text = NULL;
-	int error, i;
-
-	n->id = sqlite3_column_int64(stmt, 0);
-	if ((error = lec_store__col_text(stmt, 1, &n->message_id)) < 0 ||
-	    (error = lec_store__col_text(stmt, 2, &text)) < 0)
-		return error;
-	i = code_index(state_codes, COUNT(state_codes), text);
-	lec__free(text);
-	n->state = i < 0 ? LEC_NOTIFICATION_UNREAD
-			 : (enum lec_notification_state)i;
-	n->dismissable = sqlite3_column_int(stmt, 3);
-	n->news = sqlite3_column_int(stmt, 4);
-	if ((error = lec_store__col_text(stmt, 5, &text)) < 0)
-		return error;
-	i = code_index(target_codes, COUNT(target_codes), text);
-	lec__free(text);
-	n->target = i < 0 ? LEC_NOTIFICATION_PROJECT
-			  : (enum lec_notification_target)i;
-	n->attached_id = sqlite3_column_int64(stmt, 6);
-	if ((error = lec_store__col_text(stmt, 7, &n->attached_slug)) < 0 ||
-	    (error = lec_store__col_text(stmt, 8, &n->type)) < 0 ||
-	    (error = lec_store__col_text(stmt, 9, &n->header)) < 0 ||
-	    (error = lec_store__col_text(stmt, 10, &n->body)) < 0)
-		return error;
-	n->created = sqlite3_column_int64(stmt, 11);
-	n->modified = sqlite3_column_int64(stmt, 12);
-	return LEC_OK;
-}
+static const struct lec__column notification_columns[] = {
+	LEC__INT64(lec_notification, id, "n.id"),
+	LEC__TEXT(lec_notification, message_id, "n.message_id"),
+	LEC__CODE(lec_notification, state, "n.state", state_codes,
+		  LEC_NOTIFICATION_UNREAD),
+	LEC__INT(lec_notification, dismissable, "n.dismissable"),
+	LEC__INT(lec_notification, news, "n.news"),
+	LEC__CODE(lec_notification, target, "n.attached_type",
+		  target_codes, LEC_NOTIFICATION_PROJECT),
+	LEC__INT64(lec_notification, attached_id, "n.attached_id"),
+	LEC__TEXT_OPT(lec_notification, attached_slug, ATTACHED_SLUG),
+	LEC__TEXT(lec_notification, type, "n.type"),
+	LEC__TEXT(lec_notification, header, "n.header"),
+	LEC__TEXT(lec_notification, body, "n.body"),
+	LEC__TIME(lec_notification, created, "n.created"),
+	LEC__TIME(lec_notification, modified, "n.modified"),
+};
+static const struct lec__row notification_row =
+	LEC__ROW(lec_notification, notification_columns, NULL, NULL);
+static const struct lec__table notifications = {
+	.row = &notification_row, .from = "notifications n",
+	.id = "n.id = ?",
+	.order = "n.modified DESC, n.id DESC", .not_found = not_found,
+};
 
 void lec_notification_free(struct lec_notification *n)
 {
-	if (n == NULL)
-		return;
-	notification_dispose(n);
-	lec__free(n);
+	lec__row_free(&notification_row, n);
 }
 
 void lec_notification_list_dispose(struct lec_notification_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			notification_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&notification_row, list);
 }
 
 /* Adding and cancelling ----------------------------------------------------- */
@@ -361,11 +336,9 @@ int lec_notification_list(struct lec_store *st,
 			  struct lec_notification_list *out)
 {
 	struct lec__query q;
-	int error;
 
 	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, NOTIFICATION_COLUMNS, "notifications n");
+	lec__table_query(&q, &notifications);
 	if (filter->feed_user_id > 0) {
 		lec__query_where_int(&q, FEED_CONDITION, filter->feed_user_id);
 	} else if (filter->attached_id > 0) {
@@ -378,33 +351,14 @@ int lec_notification_list(struct lec_store *st,
 	if (filter->id > 0)
 		lec__query_where_int(&q, "n.id = ?", filter->id);
 	query_states(&q, filter->states);
-	error = lec__query_list(st, &q, "n.modified DESC, n.id DESC", page,
-				sizeof(*out->items), notification_row,
-				notification_dispose, (void **)&out->items,
-				&out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_rows(st, &notifications, &q, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 int lec_notification_get(struct lec_store *st, int64_t id,
 			 struct lec_notification **out)
 {
-	struct lec_notification *item = NULL;
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	*out = NULL;
-	lec__query_init(&q, NOTIFICATION_COLUMNS, "notifications n");
-	lec__query_where_int(&q, "n.id = ?", id);
-	error = lec__query_one(st, &q, sizeof(*item), notification_row,
-			       notification_dispose, (void **)&item);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND, "%s", not_found);
-	if (error == LEC_OK)
-		*out = item;
-	return error;
+	return lec__table_get(st, &notifications, NULL, id, (void **)out);
 }
 
 int lec_notification_set_state(struct lec_store *st, int64_t id,
@@ -455,16 +409,49 @@ static const struct {
 	  "Build output directory contains multiple files" },
 };
 
-/* The failed build's notification: its message by why it failed, the
- * error itself (shortened) as the body. */
+/* A failure the service has a message of its own for (a configuration
+ * error): that message, its text filled in as the service fills it.
+ * *raised: 0 when the build has none (or it cannot be read). */
+static int raise_service_message(struct lec_store *st,
+				 const struct lec_build *b, int *raised)
+{
+	struct lec_notification_new n = { 0 };
+	char *id = NULL, *header = NULL, *body = NULL;
+	int rc;
+
+	*raised = 0;
+	if (b->failure_message == NULL ||
+	    lec_rtd_problem_message(b->failure_message, &id, &header, &body) <
+		    0)
+		return lec_error_last_code() == LEC_ENOMEM ? LEC_ENOMEM
+							   : LEC_OK;
+	n.message_id = id;
+	n.target = LEC_NOTIFICATION_BUILD;
+	n.attached_id = b->id;
+	n.type = "error";
+	n.header = header;
+	n.body = body;
+	rc = lec_notification_add(st, &n, NULL);
+	*raised = 1;
+	lec__free(id);
+	lec__free(header);
+	lec__free(body);
+	return rc;
+}
+
+/* The failed build's notification: the service's own message when it has
+ * one, else its message by why it failed with the error itself
+ * (shortened) as the body. */
 static int raise_build_failed(struct lec_store *st, const struct lec_build *b)
 {
 	struct lec_notification_new n = { 0 };
 	const char *error = b->error ? b->error : "";
 	char *body;
 	size_t i;
-	int rc;
+	int rc, raised;
 
+	if ((rc = raise_service_message(st, b, &raised)) < 0 || raised)
+		return rc;
 	/* Anything else (none recorded) is the generic failure, row 0. */
 	for (i = COUNT(failures) - 1; i > 0; i--)
 		if (failures[i].why == b->failure)

@@ -11,133 +11,75 @@
 #include "lectern/slug.h"
 #include "store_internal.h"
 
-#define ORG_COLUMNS                                                          \
-	"o.id, o.slug, o.name, o.email, o.description, o.url, o.disabled, "  \
-	"o.created, o.modified"
-#define TEAM_COLUMNS                                                         \
-	"id, organization_id, slug, name, access, created, modified"
-
 /* Rows --------------------------------------------------------------------- */
 
-static void org_dispose(void *item)
-{
-	struct lec_org *o = item;
+static const struct lec__column org_columns[] = {
+	LEC__INT64(lec_org, id, "o.id"),
+	LEC__TEXT(lec_org, slug, "o.slug"),
+	LEC__TEXT(lec_org, name, "o.name"),
+	LEC__TEXT(lec_org, email, "o.email"),
+	LEC__TEXT(lec_org, description, "o.description"),
+	LEC__TEXT(lec_org, url, "o.url"),
+	LEC__INT(lec_org, disabled, "o.disabled"),
+	LEC__TIME(lec_org, created, "o.created"),
+	LEC__TIME(lec_org, modified, "o.modified"),
+};
+static const struct lec__row org_row =
+	LEC__ROW(lec_org, org_columns, NULL, NULL);
+static const struct lec__table orgs = {
+	.row = &org_row, .from = "organizations o",
+	.id = "o.id = ?", .text = "o.slug = ?",
+	.order = "o.name, o.slug",
+	.not_found = "No Organization matches the given query.",
+};
 
-	lec__free(o->slug);
-	lec__free(o->name);
-	lec__free(o->email);
-	lec__free(o->description);
-	lec__free(o->url);
-}
+static const struct lec__column team_columns[] = {
+	LEC__INT64(lec_team, id, "id"),
+	LEC__INT64(lec_team, organization_id, "organization_id"),
+	LEC__TEXT(lec_team, slug, "slug"),
+	LEC__TEXT(lec_team, name, "name"),
+	LEC__TEXT(lec_team, access, "access"),
+	LEC__TIME(lec_team, created, "created"),
+	LEC__TIME(lec_team, modified, "modified"),
+};
+static const struct lec__row team_row =
+	LEC__ROW(lec_team, team_columns, NULL, NULL);
+static const struct lec__table teams = {
+	.row = &team_row, .from = "teams",
+	.scope = "organization_id = ?", .id = "id = ?", .text = "slug = ?",
+	.order = "name, slug", .not_found = "No Team matches the given query.",
+};
 
-static int org_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_org *o = item;
-	int error;
-
-	o->id = sqlite3_column_int64(stmt, 0);
-	if ((error = lec_store__col_text(stmt, 1, &o->slug)) < 0 ||
-	    (error = lec_store__col_text(stmt, 2, &o->name)) < 0 ||
-	    (error = lec_store__col_text(stmt, 3, &o->email)) < 0 ||
-	    (error = lec_store__col_text(stmt, 4, &o->description)) < 0 ||
-	    (error = lec_store__col_text(stmt, 5, &o->url)) < 0)
-		return error;
-	o->disabled = sqlite3_column_int(stmt, 6);
-	o->created = sqlite3_column_int64(stmt, 7);
-	o->modified = sqlite3_column_int64(stmt, 8);
-	return LEC_OK;
-}
-
-static void team_dispose(void *item)
-{
-	struct lec_team *t = item;
-
-	lec__free(t->slug);
-	lec__free(t->name);
-	lec__free(t->access);
-}
-
-static int team_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_team *t = item;
-	int error;
-
-	t->id = sqlite3_column_int64(stmt, 0);
-	t->organization_id = sqlite3_column_int64(stmt, 1);
-	if ((error = lec_store__col_text(stmt, 2, &t->slug)) < 0 ||
-	    (error = lec_store__col_text(stmt, 3, &t->name)) < 0 ||
-	    (error = lec_store__col_text(stmt, 4, &t->access)) < 0)
-		return error;
-	t->created = sqlite3_column_int64(stmt, 5);
-	t->modified = sqlite3_column_int64(stmt, 6);
-	return LEC_OK;
-}
-
-static void name_dispose(void *item)
-{
-	lec__free(*(char **)item);
-}
-
-static int name_row(sqlite3_stmt *stmt, void *item)
-{
-	return lec_store__col_text(stmt, 0, (char **)item);
-}
-
-static void id_dispose(void *item)
-{
-	(void)item;
-}
-
-static int id_row(sqlite3_stmt *stmt, void *item)
-{
-	*(int64_t *)item = sqlite3_column_int64(stmt, 0);
-	return LEC_OK;
-}
+/* An organization's projects, as their ids. */
+static const struct lec__column project_id_columns[] = {
+	{ .sql = "p.id", .kind = LEC__COL_INT64, .offset = 0 },
+};
+static const struct lec__row project_id_row =
+	LEC__ROW_OF(int64_t, project_id_columns);
 
 void lec_org_free(struct lec_org *org)
 {
-	if (org == NULL)
-		return;
-	org_dispose(org);
-	lec__free(org);
+	lec__row_free(&org_row, org);
 }
 
 void lec_org_list_dispose(struct lec_org_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			org_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&org_row, list);
 }
 
 void lec_team_free(struct lec_team *team)
 {
-	if (team == NULL)
-		return;
-	team_dispose(team);
-	lec__free(team);
+	lec__row_free(&team_row, team);
 }
 
 void lec_team_list_dispose(struct lec_team_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			team_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&team_row, list);
 }
 
 void lec_org_usernames_dispose(struct lec_org_usernames *names)
 {
-	size_t i;
-
-	if (names == NULL)
-		return;
-	for (i = 0; i < names->len; i++)
-		lec__free(names->items[i]);
-	lec__free(names->items);
-	memset(names, 0, sizeof(*names));
+	LEC__LIST_DISPOSE(&lec__username_row, names);
 }
 
 void lec_org_project_ids_dispose(struct lec_org_project_ids *ids)
@@ -196,6 +138,22 @@ static int end_transaction(struct lec_store *st, int error)
 	return lec_store__commit(st);
 }
 
+/* What a public call that changes two ids' link does: clears the error,
+ * then runs locked(st, a, b) in a write transaction, committed when it
+ * succeeds. */
+static int write_locked(struct lec_store *st,
+			int (*locked)(struct lec_store *st, int64_t a,
+				      int64_t b),
+			int64_t a, int64_t b)
+{
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	return end_transaction(st, locked(st, a, b));
+}
+
 /* Names and slugs ---------------------------------------------------------- */
 
 static int check_name(const char *name, size_t max)
@@ -246,33 +204,6 @@ static int make_slug(const char *what, const char *name, const char *given,
 }
 
 /* Organizations ------------------------------------------------------------ */
-
-/* One organization matching where (one '?' bound to text or id). */
-static int org_fetch(struct lec_store *st, const char *from,
-		     const char *where, const char *text, int64_t id,
-		     struct lec_org **out)
-{
-	struct lec__query q;
-	struct lec_org *items = NULL;
-	int error;
-
-	*out = NULL;
-	lec__query_init(&q, ORG_COLUMNS, from);
-	if (text)
-		lec__query_where_text(&q, where, text);
-	else
-		lec__query_where_int(&q, where, id);
-	error = lec__query_one(st, &q, sizeof(*items), org_row, org_dispose,
-			       (void **)&items);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND,
-				  "No Organization matches the given query.");
-	if (error < 0)
-		return error;
-	*out = items;
-	return LEC_OK;
-}
 
 static int org_insert(struct lec_store *st, const struct lec_org_fields *in,
 		      const char *slug, int64_t *id)
@@ -344,8 +275,7 @@ int lec_org_create(struct lec_store *st, const struct lec_org_fields *in,
 	error = end_transaction(st, org_create_locked(st, in, slug, owner_id,
 						      &id));
 	if (error == LEC_OK && out)
-		error = org_fetch(st, "organizations o", "o.id = ?", NULL, id,
-				  out);
+		error = lec__table_get(st, &orgs, NULL, id, (void **)out);
 done:
 	lec__free(slug);
 	return error;
@@ -357,7 +287,7 @@ int lec_org_get(struct lec_store *st, const char *slug, struct lec_org **out)
 	*out = NULL;
 	if (slug == NULL)
 		return lec__error(LEC_EINVALID, "no organization slug given");
-	return org_fetch(st, "organizations o", "o.slug = ?", slug, 0, out);
+	return lec__table_get_text(st, &orgs, NULL, slug, (void **)out);
 }
 
 int lec_org_list_for_user(struct lec_store *st, int64_t user_id,
@@ -365,13 +295,11 @@ int lec_org_list_for_user(struct lec_store *st, int64_t user_id,
 			  struct lec_org_list *out)
 {
 	struct lec__query q;
-	int error;
 
 	lec_error_clear();
-	memset(out, 0, sizeof(*out));
 	/* UNION removes duplicates: an owner who is also in a team, or a
 	 * member of two teams, sees the organization once. */
-	lec__query_init(&q, ORG_COLUMNS,
+	lec__query_init(&q, &org_row,
 			"organizations o JOIN ("
 			"SELECT organization_id AS oid, user_id AS uid "
 			"FROM organization_owners UNION "
@@ -379,11 +307,8 @@ int lec_org_list_for_user(struct lec_store *st, int64_t user_id,
 			"JOIN team_members m ON m.team_id = t.id) a "
 			"ON a.oid = o.id");
 	lec__query_where_int(&q, "a.uid = ?", user_id);
-	error = lec__query_list(st, &q, "o.name, o.slug", page,
-				sizeof(*out->items), org_row, org_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_rows(st, &orgs, &q, page, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 int lec_org_set_disabled(struct lec_store *st, int64_t org_id, int disabled)
@@ -454,11 +379,9 @@ static int usernames(struct lec_store *st, const char *from,
 	struct lec__query q;
 	int error;
 
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, "u.username", from);
+	lec__query_init(&q, &lec__username_row, from);
 	lec__query_where_int(&q, where, parent);
 	error = lec__query_list(st, &q, "u.username", NULL,
-				sizeof(*out->items), name_row, name_dispose,
 				(void **)&out->items, &out->len, NULL);
 	lec__query_dispose(&q);
 	return error;
@@ -500,12 +423,7 @@ static int owner_remove_locked(struct lec_store *st, int64_t org_id,
 int lec_org_owner_remove(struct lec_store *st, int64_t org_id,
 			 int64_t user_id)
 {
-	int error;
-
-	lec_error_clear();
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	return end_transaction(st, owner_remove_locked(st, org_id, user_id));
+	return write_locked(st, owner_remove_locked, org_id, user_id);
 }
 
 int lec_org_owner_list(struct lec_store *st, int64_t org_id,
@@ -549,22 +467,20 @@ static int project_add_locked(struct lec_store *st, int64_t org_id,
 int lec_org_project_add(struct lec_store *st, int64_t org_id,
 			int64_t project_id)
 {
-	int error;
-
-	lec_error_clear();
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	return end_transaction(st, project_add_locked(st, org_id, project_id));
+	return write_locked(st, project_add_locked, org_id, project_id);
 }
 
 int lec_org_of_project(struct lec_store *st, int64_t project_id,
 		       struct lec_org **out)
 {
+	struct lec__query q;
+
 	lec_error_clear();
-	return org_fetch(st,
-			 "organizations o JOIN organization_projects p ON "
-			 "p.organization_id = o.id",
-			 "p.project_id = ?", NULL, project_id, out);
+	lec__query_init(&q, &org_row,
+			"organizations o JOIN organization_projects p ON "
+			"p.organization_id = o.id");
+	lec__query_where_int(&q, "p.project_id = ?", project_id);
+	return lec__table_one(st, &orgs, &q, (void **)out);
 }
 
 int lec_org_project_ids(struct lec_store *st, int64_t org_id,
@@ -575,13 +491,11 @@ int lec_org_project_ids(struct lec_store *st, int64_t org_id,
 	int error;
 
 	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, "p.id",
+	lec__query_init(&q, &project_id_row,
 			"organization_projects op JOIN projects p ON p.id = "
 			"op.project_id");
 	lec__query_where_int(&q, "op.organization_id = ?", org_id);
-	error = lec__query_list(st, &q, "p.slug", page, sizeof(*out->items),
-				id_row, id_dispose, (void **)&out->items,
+	error = lec__query_list(st, &q, "p.slug", page, (void **)&out->items,
 				&out->len, &out->total);
 	lec__query_dispose(&q);
 	return error;
@@ -601,28 +515,9 @@ static int check_access(const char *access)
 static int team_fetch(struct lec_store *st, int64_t org_id, const char *slug,
 		      int64_t id, struct lec_team **out)
 {
-	struct lec__query q;
-	struct lec_team *items = NULL;
-	int error;
-
-	*out = NULL;
-	lec__query_init(&q, TEAM_COLUMNS, "teams");
-	if (slug) {
-		lec__query_where_int(&q, "organization_id = ?", org_id);
-		lec__query_where_text(&q, "slug = ?", slug);
-	} else {
-		lec__query_where_int(&q, "id = ?", id);
-	}
-	error = lec__query_one(st, &q, sizeof(*items), team_row, team_dispose,
-			       (void **)&items);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND,
-				  "No Team matches the given query.");
-	if (error < 0)
-		return error;
-	*out = items;
-	return LEC_OK;
+	return slug ? lec__table_get_text(st, &teams, &org_id, slug,
+					  (void **)out)
+		    : lec__table_get(st, &teams, NULL, id, (void **)out);
 }
 
 static int team_insert(struct lec_store *st, int64_t org_id, const char *name,
@@ -696,38 +591,23 @@ int lec_team_get(struct lec_store *st, int64_t org_id, const char *slug,
 int lec_team_list(struct lec_store *st, int64_t org_id,
 		  const struct lec_page *page, struct lec_team_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, TEAM_COLUMNS, "teams");
-	lec__query_where_int(&q, "organization_id = ?", org_id);
-	error = lec__query_list(st, &q, "name, slug", page,
-				sizeof(*out->items), team_row, team_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_list(st, &teams, &org_id, page, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 int lec_team_list_for_project(struct lec_store *st, int64_t project_id,
 			      struct lec_team_list *out)
 {
 	struct lec__query q;
-	int error;
 
 	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, TEAM_COLUMNS, "teams");
+	lec__table_query(&q, &teams);
 	lec__query_where_int(&q,
 			     "id IN (SELECT team_id FROM team_projects "
 			     "WHERE project_id = ?)",
 			     project_id);
-	error = lec__query_list(st, &q, "name, slug", NULL,
-				sizeof(*out->items), team_row, team_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_rows(st, &teams, &q, NULL, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 int lec_team_member_add(struct lec_store *st, int64_t team_id,
@@ -794,13 +674,7 @@ static int team_project_add_locked(struct lec_store *st, int64_t team_id,
 int lec_team_project_add(struct lec_store *st, int64_t team_id,
 			 int64_t project_id)
 {
-	int error;
-
-	lec_error_clear();
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	return end_transaction(st, team_project_add_locked(st, team_id,
-							   project_id));
+	return write_locked(st, team_project_add_locked, team_id, project_id);
 }
 
 int lec_team_project_remove(struct lec_store *st, int64_t team_id,

@@ -31,6 +31,7 @@
 struct md {
 	const char *url; /* the page's, for absolute links; NULL: as written */
 	int oom;
+	int anchors;     /* headings end with their anchor, " {#id}" */
 };
 
 /* Elements ---------------------------------------------------------------- */
@@ -523,9 +524,33 @@ static void code_block(struct lec__buf *out, const xmlNode *pre, int depth)
 	lec__buf_dispose(&t);
 }
 
+/* The anchor a heading is linked by: its own id, that of the section it
+ * opens (Sphinx's <section id>), or its permalink's target; NULL when it
+ * has none. */
+static const char *heading_anchor(const xmlNode *h)
+{
+	const char *id = lec__html_attr(h, "id"), *href;
+	const xmlNode *p = h->parent, *first, *c;
+
+	if (id && *id)
+		return id;
+	for (first = p ? p->children : NULL;
+	     first && first->type != XML_ELEMENT_NODE; first = first->next)
+		;
+	if (first == h && (id = lec__html_attr(p, "id")) != NULL && *id)
+		return id;
+	for (c = h->children; c; c = c->next)
+		if (lec__html_is(c, "a") &&
+		    (href = lec__html_attr(c, "href")) != NULL &&
+		    href[0] == '#' && href[1])
+			return href + 1;
+	return NULL;
+}
+
 static void heading(struct md *m, struct lec__buf *out, const xmlNode *h,
 		    int depth)
 {
+	const char *anchor = m->anchors ? heading_anchor(h) : NULL;
 	struct lec__buf t = LEC__BUF_INIT;
 	int level = heading_level(h), i;
 
@@ -538,6 +563,8 @@ static void heading(struct md *m, struct lec__buf *out, const xmlNode *h,
 			lec__buf_putn(out, "#", 1);
 		lec__buf_putn(out, " ", 1);
 		lec__buf_putn(out, t.ptr, t.len);
+		if (anchor)
+			lec__buf_printf(out, " {#%s}", anchor);
 	}
 	if (t.oom)
 		out->oom = 1;
@@ -850,6 +877,61 @@ static char *page_title(xmlDoc *doc, const xmlNode *main)
 	return lec__buf_take(&t);
 }
 
+/* Sections ---------------------------------------------------------------- */
+
+/* The element whose id is anchor, in a pre-order walk bounded by the
+ * stack; NULL when there is none. */
+static const xmlNode *find_id(const xmlNode *root, const char *anchor)
+{
+	const xmlNode *stack[LEC_PAGE_MD_DEPTH_MAX], *n;
+	const char *id;
+	size_t top = 0;
+
+	for (n = root; n || top > 0;) {
+		if (n == NULL) {
+			n = stack[--top]->next;
+			continue;
+		}
+		if (n->type == XML_ELEMENT_NODE &&
+		    (id = lec__html_attr(n, "id")) != NULL &&
+		    strcmp(id, anchor) == 0)
+			return n;
+		if (n->type == XML_ELEMENT_NODE && n->children &&
+		    top < LEC_PAGE_MD_DEPTH_MAX) {
+			stack[top++] = n;
+			n = n->children;
+		} else {
+			n = n->next;
+		}
+	}
+	return NULL;
+}
+
+/* One section as blocks: a heading with what follows it up to the next
+ * heading of its level or above (MkDocs' flat pages), an element that
+ * holds its section (Sphinx's <section>), or an API entry (a domain
+ * object's <dt id>, with its <dl>). */
+static void section(struct md *m, struct lec__buf *out, const xmlNode *s)
+{
+	int level = heading_level(s);
+	const xmlNode *n;
+
+	/* An API entry's id is on its <dt>: the entry is its <dl>. */
+	if (lec__html_is(s, "dt") && s->parent && lec__html_is(s->parent, "dl"))
+		s = s->parent;
+	if (!level) {
+		block(m, out, s, LEC_PAGE_MD_DEPTH_MAX);
+		return;
+	}
+	heading(m, out, s, LEC_PAGE_MD_DEPTH_MAX - 1);
+	for (n = s->next; n; n = n->next) {
+		if (heading_level(n) && heading_level(n) <= level)
+			break;
+		if (n->type == XML_ELEMENT_NODE)
+			block(m, out, n, LEC_PAGE_MD_DEPTH_MAX);
+	}
+}
+
 /* Entry points ------------------------------------------------------------ */
 
 void lec_page_md_free(struct lec_page_md *md)
@@ -864,9 +946,17 @@ void lec_page_md_free(struct lec_page_md *md)
 int lec_page_markdown(const char *html, size_t len, const char *page_url,
 		      struct lec_page_md **out)
 {
+	return lec_page_markdown_with(html, len, page_url, NULL, out);
+}
+
+int lec_page_markdown_with(const char *html, size_t len, const char *page_url,
+			   const struct lec_page_md_options *opts,
+			   struct lec_page_md **out)
+{
 	struct lec__buf body = LEC__BUF_INIT;
-	struct md m = { page_url, 0 };
+	struct md m = { page_url, 0, opts && opts->anchors };
 	struct lec_page_md *md = NULL;
+	const xmlNode *part = NULL;
 	xmlDoc *doc = NULL;
 	xmlNode *main;
 	int rc;
@@ -878,7 +968,16 @@ int lec_page_markdown(const char *html, size_t len, const char *page_url,
 	if ((rc = lec__html_parse(html ? html : "", len, page_url, &doc)) < 0)
 		return rc;
 	main = lec__html_main_node(doc, 1);
-	if (main)
+	if (opts && opts->section &&
+	    (part = find_id(xmlDocGetRootElement(doc), opts->section)) ==
+		    NULL) {
+		rc = lec__error(LEC_ENOTFOUND, "no section '%s' on the page",
+				opts->section);
+		goto done;
+	}
+	if (part)
+		section(&m, &body, part);
+	else if (main)
 		flow(&m, &body, main, LEC_PAGE_MD_DEPTH_MAX);
 	if (body.len > 0)
 		lec__buf_putn(&body, "\n", 1);

@@ -124,6 +124,11 @@ enum lec__generator {
 	LEC__GEN_MARKDOWN  /* no configuration, no conf.py, no mkdocs.yml */
 };
 enum lec__generator lec__job_generator(const struct lec__job *job);
+/* The end of a job for Sphinx's kept warnings: a build that passed (ok)
+ * leaves its state for the next one's carrying over; any other leaves
+ * none, so that the next build reads every document again. Frees what
+ * the job held of them. */
+void lec__job_sphinx_keep(struct lec__job *job, int ok);
 
 
 #endif

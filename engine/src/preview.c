@@ -35,6 +35,8 @@
 #define COPY_CHUNK (128 * 1024)
 /* Bytes of warnings.json read back: LEC_WARNINGS_MAX records of the
  * longest kind, with room for JSON's escapes. */
+/* Bytes of the kept inventory read back: a site's pages and anchors. */
+#define INVENTORY_FILE_MAX ((size_t)64 * 1024 * 1024)
 #define WARNINGS_FILE_MAX                                                    \
 	((size_t)LEC_WARNINGS_MAX *                                          \
 	 (6 * (LEC_WARNING_MESSAGE_MAX + LEC_WARNING_FILE_MAX) + 128))
@@ -51,16 +53,24 @@ struct lec_preview {
 	struct lec__build_env env; /* the generator steps' settings */
 	struct lec_project project; /* name and slug from the tree's name */
 	uint64_t generation;       /* of the output published last */
-	/* The last build's warnings, kept in warnings_file for the next run;
-	 * has_last: there was a build to compare with. */
-	struct lec_warning_set last;
+	/* The last successful build's warnings, kept in warnings_file for
+	 * the next run, what a build's are new against (has_last: there was
+	 * one); the last build's (current), and how many of last's it lacks
+	 * (fixed: 0 after a failed build, which may have stopped early). */
+	struct lec_warning_set last, current;
 	int has_last;
 	size_t fixed;
 	int no_warnings;
 	char *warnings_file;       /* cache/warnings.json */
+	char *sphinx_kept;         /* cache/sphinx-warnings.json */
+	char *inventory_file;      /* cache/inventory: the last Sphinx
+				      output's pages and anchors */
 	/* When the Sphinx build whose output is published began (0: the
 	 * published output is not that of a Sphinx build of this handle). */
 	int64_t sphinx_published_ns;
+	/* What the hosted service refuses in the last build's tree that
+	 * Lectern built anyway, one line; NULL: nothing. */
+	char *service_refuses;
 };
 
 /* Paths ------------------------------------------------------------------ */
@@ -214,9 +224,12 @@ static void save_warnings(struct lec_preview *p)
 	lec__free(path);
 }
 
-/* The build's warnings become the last: new ones marked against the build
- * before, kept for the next run. */
-static void keep_warnings(struct lec_preview *p, struct lec_warning_set *set)
+/* The build's warnings become the current ones, new ones marked against
+ * the last successful build's; a successful build's become the last, kept
+ * for the next run. A failed build counts nothing fixed, and leaves the
+ * last as it was: what it did not get to is not gone. */
+static void keep_warnings(struct lec_preview *p, struct lec_warning_set *set,
+			  int ok)
 {
 	size_t i;
 
@@ -226,16 +239,27 @@ static void keep_warnings(struct lec_preview *p, struct lec_warning_set *set)
 	else
 		for (i = 0; i < set->len; i++)
 			set->items[i].is_new = 0;
-	lec_warning_set_dispose(&p->last);
-	p->last = *set;
+	if (!ok)
+		p->fixed = 0;
+	lec_warning_set_dispose(&p->current);
+	p->current = *set;
 	memset(set, 0, sizeof(*set));
+	if (!ok)
+		return;
+	lec_warning_set_dispose(&p->last);
+	for (i = 0; i < p->current.len; i++)
+		lec_warning_set_add(&p->last, p->current.items[i].kind,
+				    p->current.items[i].file,
+				    p->current.items[i].line,
+				    p->current.items[i].message);
+	p->last.dropped = p->current.dropped;
 	p->has_last = 1;
 	save_warnings(p);
 }
 
 const struct lec_warning_set *lec_preview_warnings(const struct lec_preview *p)
 {
-	return &p->last;
+	return &p->current;
 }
 
 size_t lec_preview_warnings_fixed(const struct lec_preview *p)
@@ -337,8 +361,10 @@ static int make_paths(struct lec_preview *p, const char *cache_opt)
 	p->mdsite = lec__path_join(p->cache, "mdsite");
 	p->home = lec__path_join(p->cache, "home");
 	p->warnings_file = lec__path_join(p->cache, "warnings.json");
+	p->sphinx_kept = lec__path_join(p->cache, "sphinx-warnings.json");
+	p->inventory_file = lec__path_join(p->cache, "inventory");
 	if (!p->site || !p->output || !p->doctrees || !p->mdsite || !p->home ||
-	    !p->warnings_file)
+	    !p->warnings_file || !p->sphinx_kept || !p->inventory_file)
 		return lec__error_oom();
 	return LEC_OK;
 }
@@ -401,7 +427,11 @@ void lec_preview_free(struct lec_preview *p)
 	lec__free(p->mdsite);
 	lec__free(p->home);
 	lec__free(p->warnings_file);
+	lec__free(p->service_refuses);
+	lec__free(p->sphinx_kept);
+	lec__free(p->inventory_file);
 	lec_warning_set_dispose(&p->last);
+	lec_warning_set_dispose(&p->current);
 	lec__build_env_dispose(&p->env);
 	lec__free(p->project.name);
 	lec__free(p->project.slug);
@@ -422,6 +452,11 @@ const char *lec_preview_cache_dir(const struct lec_preview *p)
 const char *lec_preview_site(const struct lec_preview *p)
 {
 	return p->site;
+}
+
+const char *lec_preview_service_refuses(const struct lec_preview *p)
+{
+	return p->service_refuses;
 }
 
 const char *lec_preview_generator_name(enum lec_preview_generator g)
@@ -844,17 +879,132 @@ int lec_preview_prune(struct lec_preview *p)
 	return error;
 }
 
-/* The built HTML's broken links, before it is published (moved away).
- * A preview has no earlier inventory: nothing is `removed`. */
-static void check_links(struct lec_preview *p, struct lec__job *job)
+/* The built HTML's broken links into set, before it is published (moved
+ * away), and with inv non-NULL its pages and anchors (*inv owned). A
+ * preview has no earlier inventory: nothing is `removed`. */
+static void check_links(struct lec_preview *p, struct lec_warning_set *set,
+			char **inv, size_t *inv_len)
 {
 	char *html;
 
 	if (p->no_warnings || (html = lec__path_join(p->output, "html")) == NULL)
 		return;
-	lec__linkcheck(html, &job->warnings, NULL, 0, NULL, NULL, NULL);
+	lec__linkcheck(html, set, NULL, 0, inv, inv_len, NULL);
 	lec__free(html);
 	lec_error_clear();
+}
+
+static int count_doctree(const struct lec__walk_at *at,
+			 enum lec__walk_event event, void *payload)
+{
+	size_t n = strlen(at->name), *count = payload;
+
+	if (event == LEC__WALK_ENTRY && S_ISREG(at->st->st_mode) && n > 8 &&
+	    strcmp(at->name + n - 8, ".doctree") == 0)
+		(*count)++;
+	return 0;
+}
+
+/* Whether the pages an incremental Sphinx build did not write may show
+ * what changed (Sphinx rewrites only the pages of what it read): some
+ * were not written, and documents were added or removed, or the pages
+ * and anchors (inv, inv_len) are not the last build's. The pipeline
+ * knows it from the commit's changes before it builds; a preview has
+ * only the tree. */
+static int sphinx_stale(const struct lec_preview *p, const struct lec__job *job,
+			const char *inv, size_t inv_len)
+{
+	char *prev = NULL;
+	size_t prev_len = 0, docs = 0;
+	int stale;
+
+	if (!job->sphinx_prev_ok || !job->sphinx_next_ok || inv == NULL)
+		return 0;
+	lec__walk(AT_FDCWD, p->doctrees, count_doctree, &docs);
+	if (job->sphinx_trace.written.len >= docs)
+		return 0;
+	stale = job->sphinx_trace.moved ||
+		lec__read_in(p->cache, "inventory", INVENTORY_FILE_MAX, &prev,
+			     &prev_len) < 0 ||
+		prev_len != inv_len || memcmp(prev, inv, inv_len) != 0;
+	lec__free(prev);
+	lec_error_clear();
+	return stale;
+}
+
+/* Sphinx once more, writing every page, on what the first run read:
+ * its kept warnings are this run's earlier ones. */
+static int sphinx_rewrite(struct lec_preview *p, struct lec__job *job)
+{
+	char *html = lec__path_join(p->output, "html");
+
+	lec__sphinx_kept_dispose(&job->sphinx_prev);
+	job->sphinx_prev = job->sphinx_next;
+	memset(&job->sphinx_next, 0, sizeof(job->sphinx_next));
+	job->sphinx_next_ok = 0;
+	lec__sphinx_trace_dispose(&job->sphinx_trace);
+	memset(&job->sphinx_trace, 0, sizeof(job->sphinx_trace));
+	lec_warning_set_dispose(&job->warnings);
+	if (html == NULL)
+		return lec__job_fail(job, "out of memory");
+	lec__remove_tree(html);
+	lec__free(html);
+	return lec__job_build_docs(job);
+}
+
+/* The inventory of a Sphinx output, for the next build (NULL: none). */
+static void save_inventory(const struct lec_preview *p, const char *inv,
+			   size_t len)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *tmp;
+	int fd, ok;
+
+	unlink(p->inventory_file);
+	if (inv == NULL)
+		return;
+	lec__buf_printf(&b, "%s.tmp", p->inventory_file);
+	if ((tmp = lec__buf_take(&b)) == NULL)
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	ok = fd >= 0 && write(fd, inv, len) == (ssize_t)len;
+	if (fd >= 0 && close(fd) < 0)
+		ok = 0;
+	if (!ok || rename(tmp, p->inventory_file) < 0)
+		unlink(tmp);
+	lec__free(tmp);
+}
+
+/* A successful generator run's links checked (Sphinx's pages rewritten
+ * first when some it left may be stale), then published. */
+static int check_and_publish(struct lec_preview *p, struct lec__job *job,
+			     int keep, int64_t started_ns)
+{
+	struct lec_warning_set links = { 0 };
+	char *inv = NULL;
+	size_t inv_len = 0, i;
+	int error;
+
+	check_links(p, &links, keep ? &inv : NULL, &inv_len);
+	if (keep && sphinx_stale(p, job, inv, inv_len)) {
+		lec_warning_set_dispose(&links);
+		lec__free(inv);
+		inv = NULL;
+		if (sphinx_rewrite(p, job) < 0)
+			return LEC_ERROR;
+		check_links(p, &links, &inv, &inv_len);
+	}
+	for (i = 0; i < links.len; i++)
+		lec_warning_set_add(&job->warnings, links.items[i].kind,
+				    links.items[i].file, links.items[i].line,
+				    links.items[i].message);
+	job->warnings.dropped += links.dropped;
+	lec_warning_set_dispose(&links);
+	error = publish(p, keep, started_ns);
+	save_inventory(p, error == LEC_OK ? inv : NULL, inv_len);
+	lec__free(inv);
+	return error;
 }
 
 /* The cache directories a build writes. Markdown, MkDocs and commands
@@ -878,7 +1028,7 @@ int lec_preview_build(struct lec_preview *p,
 		      struct lec_preview_result *result)
 {
 	struct lec__job_sink sink = { sink_start, sink_text, sink_finish,
-				      sink_cancelled, NULL };
+				      sink_cancelled, NULL, NULL };
 	struct lec_preview_callbacks callbacks = { 0 };
 	struct lec__job job = { 0 };
 	int64_t start = lec__now_us(), started_ns = realtime_ns();
@@ -901,9 +1051,9 @@ int lec_preview_build(struct lec_preview *p,
 	job.html_only = 1;
 	job.sink = &sink;
 	job.warnings_off = p->no_warnings;
-	job.warn_prev = p->last.items;
-	job.warn_nprev = p->last.len;
-	if ((job.cmd_env = preview_env(p)) == NULL) {
+	if ((job.cmd_env = preview_env(p)) == NULL ||
+	    (!p->no_warnings &&
+	     (job.sphinx_kept_path = lec__strdup(p->sphinx_kept)) == NULL)) {
 		error = lec__error_oom();
 		goto done;
 	}
@@ -912,26 +1062,32 @@ int lec_preview_build(struct lec_preview *p,
 		keep = gen == LEC__GEN_SPHINX;
 		if ((error = prepare_dirs(p, keep)) < 0)
 			goto done;
-		if (lec__job_build_docs(&job) == 0) {
-			check_links(p, &job);
-			error = publish(p, keep, started_ns);
-		}
+		if (lec__job_build_docs(&job) == 0)
+			error = check_and_publish(p, &job, keep, started_ns);
 	}
-	if (!p->no_warnings)
-		keep_warnings(p, &job.warnings);
+	lec__job_sphinx_keep(&job, error == LEC_OK && !job.error &&
+					   !job.cancelled);
+	lec__free(p->service_refuses);
+	p->service_refuses = job.service_refuses;
+	job.service_refuses = NULL;
 	if (job.error || job.cancelled)
 		error = lec__error(LEC_ERROR, "%s",
 				   job.error ? job.error
 					     : "The build was stopped.");
+	if (!p->no_warnings)
+		keep_warnings(p, &job.warnings, error == LEC_OK);
 	if (error == LEC_OK && result) {
 		result->generator = public_generator(gen);
 		result->generation = p->generation;
 		result->duration_us = lec__now_us() - start;
 	}
 done:
+	lec__job_sphinx_keep(&job, 0);
 	free_env(job.cmd_env);
 	lec_rtd_config_free(job.config);
 	lec__free(job.error);
+	lec__free(job.failure_message);
+	lec__free(job.service_refuses);
 	lec_warning_set_dispose(&job.warnings);
 	return error;
 }

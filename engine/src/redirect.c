@@ -11,13 +11,6 @@
 #include "lectern/redirect.h"
 #include "store_internal.h"
 
-#define REDIRECT_COLUMNS                                                     \
-	"id, project_id, type, from_url, to_url, from_url_without_rest, "    \
-	"http_status, enabled, force, description, position, created, "     \
-	"modified"
-/* Lowest position first; among equals the most recently changed. */
-#define REDIRECT_ORDER "position ASC, modified DESC, id DESC"
-
 static const char not_found[] = "No Redirect matches the given query.";
 
 /* Every accepted spelling (decision table of the behaviour notes). */
@@ -90,55 +83,39 @@ static int is_clean_kind(enum lec_redirect_kind kind)
 
 /* Rows ---------------------------------------------------------------- */
 
-static void redirect_dispose(void *item)
-{
-	struct lec_redirect *r = item;
-
-	lec__free(r->type);
-	lec__free(r->from_url);
-	lec__free(r->to_url);
-	lec__free(r->from_url_without_rest);
-	lec__free(r->description);
-}
-
-static int redirect_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_redirect *r = item;
-	int error;
-
-	r->id = sqlite3_column_int64(stmt, 0);
-	r->project_id = sqlite3_column_int64(stmt, 1);
-	if ((error = lec_store__col_text(stmt, 2, &r->type)) < 0 ||
-	    (error = lec_store__col_text(stmt, 3, &r->from_url)) < 0 ||
-	    (error = lec_store__col_text(stmt, 4, &r->to_url)) < 0 ||
-	    (error = lec_store__col_text(stmt, 5,
-					 &r->from_url_without_rest)) < 0 ||
-	    (error = lec_store__col_text(stmt, 9, &r->description)) < 0)
-		return error;
-	r->http_status = sqlite3_column_int(stmt, 6);
-	r->enabled = sqlite3_column_int(stmt, 7);
-	r->force = sqlite3_column_int(stmt, 8);
-	r->position = sqlite3_column_int64(stmt, 10);
-	r->created = sqlite3_column_int64(stmt, 11);
-	r->modified = sqlite3_column_int64(stmt, 12);
-	return LEC_OK;
-}
+static const struct lec__column redirect_columns[] = {
+	LEC__INT64(lec_redirect, id, "id"),
+	LEC__INT64(lec_redirect, project_id, "project_id"),
+	LEC__TEXT(lec_redirect, type, "type"),
+	LEC__TEXT(lec_redirect, from_url, "from_url"),
+	LEC__TEXT(lec_redirect, to_url, "to_url"),
+	LEC__TEXT_OPT(lec_redirect, from_url_without_rest,
+		      "from_url_without_rest"),
+	LEC__INT(lec_redirect, http_status, "http_status"),
+	LEC__INT(lec_redirect, enabled, "enabled"),
+	LEC__INT(lec_redirect, force, "force"),
+	LEC__TEXT(lec_redirect, description, "description"),
+	LEC__INT64(lec_redirect, position, "position"),
+	LEC__TIME(lec_redirect, created, "created"),
+	LEC__TIME(lec_redirect, modified, "modified"),
+};
+static const struct lec__row redirect_row =
+	LEC__ROW(lec_redirect, redirect_columns, NULL, NULL);
+/* Lowest position first; among equals the most recently changed. */
+static const struct lec__table redirects = {
+	.row = &redirect_row, .from = "redirects",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "position ASC, modified DESC, id DESC", .not_found = not_found,
+};
 
 void lec_redirect_free(struct lec_redirect *redirect)
 {
-	if (redirect == NULL)
-		return;
-	redirect_dispose(redirect);
-	lec__free(redirect);
+	lec__row_free(&redirect_row, redirect);
 }
 
 void lec_redirect_list_dispose(struct lec_redirect_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			redirect_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&redirect_row, list);
 }
 
 /* Draft: the merged fields of a create or update ------------------------ */
@@ -521,58 +498,28 @@ done:
 int lec_redirect_get(struct lec_store *st, int64_t project_id, int64_t id,
 		     struct lec_redirect **out)
 {
-	struct lec__query q;
-	struct lec_redirect *items = NULL;
-	int error;
-
-	lec_error_clear();
-	*out = NULL;
-	lec__query_init(&q, REDIRECT_COLUMNS, "redirects");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	lec__query_where_int(&q, "id = ?", id);
-	error = lec__query_one(st, &q, sizeof(*items), redirect_row, redirect_dispose,
-			       (void **)&items);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND, "%s", not_found);
-	if (error < 0)
-		return error;
-	*out = items;
-	return LEC_OK;
-}
-
-static int redirect_query(struct lec_store *st, int64_t project_id,
-			  int enabled_only, const struct lec_page *page,
-			  struct lec_redirect_list *out)
-{
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, REDIRECT_COLUMNS, "redirects");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	if (enabled_only)
-		lec__query_where(&q, "enabled = 1");
-	error = lec__query_list(st, &q, REDIRECT_ORDER, page,
-				sizeof(*out->items), redirect_row,
-				redirect_dispose, (void **)&out->items,
-				&out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_get(st, &redirects, &project_id, id, (void **)out);
 }
 
 int lec_redirect_list(struct lec_store *st, int64_t project_id,
 		      const struct lec_page *page,
 		      struct lec_redirect_list *out)
 {
-	return redirect_query(st, project_id, 0, page, out);
+	return lec__table_list(st, &redirects, &project_id, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 int lec_redirect_list_enabled(struct lec_store *st, int64_t project_id,
 			      struct lec_redirect_list *out)
 {
-	return redirect_query(st, project_id, 1, NULL, out);
+	struct lec__query q;
+
+	lec_error_clear();
+	lec__table_query(&q, &redirects);
+	lec__query_where_int(&q, "project_id = ?", project_id);
+	lec__query_where(&q, "enabled = 1");
+	return lec__table_rows(st, &redirects, &q, NULL, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 /* Update and delete -------------------------------------------------------- */

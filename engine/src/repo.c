@@ -6,9 +6,9 @@
  * directory's state, opening a mirror and a commit's tree, and a local
  * repository's git directory. The parts: mirroring (repo_fetch.c, with
  * its fast path for a local source in repo_local.c), refs (repo_refs.c), a
- * commit's checkout (repo_checkout.c), kept checkouts (repo_kept.c) and
- * submodules (repo_submodules.c). Each calls this file and this file none
- * of them.
+ * commit's checkout (repo_checkout.c), kept checkouts (repo_kept.c), the
+ * checkout's .git (repo_clone.c) and submodules (repo_submodules.c). Each
+ * calls this file and this file none of them.
  */
 #include <dirent.h>
 #include <errno.h>

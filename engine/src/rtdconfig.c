@@ -16,6 +16,7 @@
  * keys left over after its checks.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -70,15 +71,15 @@ static const char *const build_types[] = { "html", "pdf", "epub", "htmlzip" };
 static const unsigned build_type_bits[] = { 0, LEC_FORMAT_PDF, LEC_FORMAT_EPUB,
 					    LEC_FORMAT_HTMLZIP };
 
-static const char *const os_names[] = { "ubuntu-22.04", "ubuntu-24.04",
-					"ubuntu-26.04", "ubuntu-lts-latest" };
-static const char *const tool_names[] = { "python", "nodejs", "ruby", "rust",
-					  "golang" };
 /* sphinx.builder values and the sphinx -b name each stands for. */
 static const char *const builder_names[] = { "html", "htmldir", "dirhtml",
 					     "singlehtml" };
 static const char *const builder_flags[] = { "html", "dirhtml", "dirhtml",
 					     "singlehtml" };
+/* The ranks of search.ranking, as the service lists them. */
+#define RANKS                                                                \
+	"-10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, " \
+	"9, 10"
 /* The service's search.ignore when the key is absent. */
 static const char *const default_ignore[] = { "search.html",
 					      "search/index.html", "404.html",
@@ -108,6 +109,16 @@ const char *lec_doctype_code(enum lec_doctype doctype)
 
 /* The file ------------------------------------------------------------------- */
 
+/* The service's message for a file its parser refuses: the words of its
+ * parser's error, or for the YAML reader's (which is stricter than PyYAML:
+ * duplicate keys, anchors, tags) Lectern's own. */
+static void syntax_problem(const struct lec_rtd__ctx *cx, const char *words)
+{
+	lec_rtd__problem(LEC_RTD__SYNTAX_INVALID, NULL, NULL);
+	lec_rtd__problem_add("filename", cx->relpath);
+	lec_rtd__problem_add("error_message", words);
+}
+
 /* The file's one document, which must be a map with keys. */
 static int parse_text(struct lec_rtd__ctx *cx)
 {
@@ -116,16 +127,22 @@ static int parse_text(struct lec_rtd__ctx *cx)
 					       RTD_MAP_KEYS_MAX };
 	int rc;
 
-	if ((rc = lec__yaml_read(cx->data, cx->len, &rules, &cx->root)) < 0)
+	if ((rc = lec__yaml_read(cx->data, cx->len, &rules, &cx->root)) < 0) {
+		if (rc == LEC_EINVALID)
+			syntax_problem(cx, lec_error_last());
 		return rc;
-	if (cx->root == NULL ||
-	    (cx->root->kind == LEC__YAML_SCALAR &&
-	     cx->root->type == LEC__YAML_NULL) ||
-	    (cx->root->kind == LEC__YAML_MAP && cx->root->len == 0))
-		return LEC_RTD__FAIL(cx, 1, NULL, "the file is empty");
-	if (cx->root->kind != LEC__YAML_MAP)
+	}
+	if (cx->root == NULL || cx->root->kind != LEC__YAML_MAP) {
+		syntax_problem(cx, "Expected mapping");
+		if (cx->root == NULL || lec_rtd__is_null(cx->root))
+			return LEC_RTD__FAIL(cx, 1, NULL, "the file is empty");
 		return LEC_RTD__FAIL(cx, cx->root->line, NULL,
 				     "expected a map of keys at the top level");
+	}
+	if (cx->root->len == 0) {
+		syntax_problem(cx, "Empty config");
+		return LEC_RTD__FAIL(cx, 1, NULL, "the file is empty");
+	}
 	return LEC_OK;
 }
 
@@ -141,13 +158,16 @@ static int check_version(const struct lec_rtd__ctx *cx)
 	if (e == NULL) /* the service's loader assumes 2 */
 		return LEC_OK;
 	n = e->value;
+	/* What Python finds in (2, "2"): 2.0 too. */
 	if (lec_rtd__is_word(n, "2") ||
 	    (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_INT &&
-	     lec__yaml_int_value(n->text, &v) == 0 && v == 2))
+	     lec__yaml_int_value(n->text, &v) == 0 && v == 2) ||
+	    (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_FLOAT &&
+	     strtod(n->text, NULL) == 2.0 && !strchr(n->text, ':')))
 		return LEC_OK;
-	return LEC_RTD__FAIL(cx, n->line, "version",
-			     "only version 2 is supported, got %s",
-			     lec_rtd__describe(n, got, sizeof(got)));
+	return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_VERSION, NULL, n->line,
+			       "version", "only version 2 is supported, got %s",
+			       lec_rtd__describe(n, got, sizeof(got)));
 }
 
 static int read_formats(struct lec_rtd__ctx *cx)
@@ -167,8 +187,8 @@ static int read_formats(struct lec_rtd__ctx *cx)
 		return LEC_OK;
 	}
 	if (n->kind != LEC__YAML_SEQ)
-		return LEC_RTD__FAIL(
-			cx, n->line, "formats",
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__INVALID_LIST, n, n->line, "formats",
 			"expected a list of htmlzip, pdf, epub or 'all', "
 			"got %s",
 			lec_rtd__describe(n, got, sizeof(got)));
@@ -193,18 +213,23 @@ static int read_os(const struct lec_rtd__ctx *cx,
 		   const struct lec__yaml_node *build, size_t parent_line)
 {
 	const struct lec__yaml_entry *e = lec_rtd__take(build, "os");
-	char list[LEC__YAML_PROBLEM_MAX / 2];
+	const char *names[LEC_RTD__OFFERS_MAX];
+	char list[LEC_RTD__CHOICES_MAX];
+	size_t n = lec_rtd__offer_names("os", names, LEC_RTD__OFFERS_MAX);
 	int which, rc;
 
-	if (e == NULL)
-		return LEC_RTD__FAIL(
-			cx, parent_line, "build.os", "is required: one of %s",
-			lec_rtd__choices_text(os_names, COUNT(os_names), list,
-					      sizeof(list)));
-	if ((rc = lec_rtd__want_choice(cx, e->value, "build.os", os_names,
-				       COUNT(os_names), &which)) < 0)
+	if (e == NULL) {
+		lec_rtd__problem(LEC_RTD__VALUE_NOT_FOUND, "build.os", NULL);
+		lec_rtd__problem_add("value", "os");
+		return LEC_RTD__FAIL(cx, parent_line, "build.os",
+				     "is required: one of %s",
+				     lec_rtd__choices_text(names, n, list,
+							   sizeof(list)));
+	}
+	if ((rc = lec_rtd__want_choice(cx, e->value, "build.os", names, n,
+				       &which)) < 0)
 		return rc;
-	cx->cfg->build_os = lec__strdup(os_names[which]);
+	cx->cfg->build_os = lec__strdup(names[which]);
 	LEC__CHECK_ALLOC(cx->cfg->build_os);
 	return LEC_OK;
 }
@@ -214,21 +239,27 @@ static int check_keys(const struct lec_rtd__ctx *cx,
 		      const struct lec__yaml_node *map, const char *key,
 		      const char *const *names, size_t count)
 {
-	char list[LEC__YAML_PROBLEM_MAX / 2], shown[LEC__YAML_SHOW_MAX + 8];
+	char list[LEC_RTD__CHOICES_MAX], shown[LEC__YAML_SHOW_MAX + 8];
+	struct lec__yaml_node name = { .kind = LEC__YAML_SCALAR };
+	struct lec__yaml_entry *e;
 	size_t i;
 
 	for (i = 0; i < map->len; i++) {
-		if (lec_rtd__index_of(names, count, map->entries[i].key) < 0) {
-			lec__yaml_show(shown, sizeof(shown),
-				       map->entries[i].key, LEC__YAML_SHOW_MAX);
-			return LEC_RTD__FAIL(
-				cx, map->entries[i].line, key,
-				"expected one of %s, got '%s'",
-				lec_rtd__choices_text(names, count, list,
-						      sizeof(list)),
-				shown);
+		e = &map->entries[i];
+		if (lec_rtd__index_of(names, count, e->key) < 0) {
+			lec__yaml_show(shown, sizeof(shown), e->key,
+				       LEC__YAML_SHOW_MAX);
+			lec_rtd__choices_text(names, count, list, sizeof(list));
+			/* The service's value is the key, as it read it. */
+			name.text = e->key;
+			name.type = e->key_type;
+			lec_rtd__problem(LEC_RTD__INVALID_CHOICE, key, &name);
+			lec_rtd__problem_add("choices", list);
+			return LEC_RTD__FAIL(cx, e->line, key,
+					     "expected one of %s, got '%s'",
+					     list, shown);
 		}
-		map->entries[i].used = 1;
+		e->used = 1;
 	}
 	return LEC_OK;
 }
@@ -239,6 +270,8 @@ static int read_build_shapes(const struct lec_rtd__ctx *cx,
 			     const struct lec__yaml_node *build,
 			     struct build_keys *k)
 {
+	const char *tools[LEC_RTD__OFFERS_MAX];
+	size_t n = lec_rtd__offer_names(NULL, tools, LEC_RTD__OFFERS_MAX);
 	int rc;
 
 	k->tools = lec_rtd__take(build, "tools");
@@ -247,8 +280,8 @@ static int read_build_shapes(const struct lec_rtd__ctx *cx,
 	if (k->tools &&
 	    ((rc = lec_rtd__want_kind(cx, k->tools->value, "build.tools",
 				      LEC__YAML_MAP)) < 0 ||
-	     (rc = check_keys(cx, k->tools->value, "build.tools", tool_names,
-			      COUNT(tool_names))) < 0))
+	     (rc = check_keys(cx, k->tools->value, "build.tools", tools, n)) <
+		     0))
 		return rc;
 	if ((k->jobs = lec_rtd__take(build, "jobs")) &&
 	    ((rc = lec_rtd__want_kind(cx, k->jobs->value, "build.jobs",
@@ -270,13 +303,15 @@ static int check_build_rules(const struct lec_rtd__ctx *cx,
 	const struct lec__yaml_entry *later;
 
 	if (!k->tools && !commands)
-		return LEC_RTD__FAIL(
-			cx, parent_line, "build",
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__NOT_BUILD_TOOLS_OR_COMMANDS, NULL,
+			parent_line, "build",
 			"at least one of build.tools or build.commands is "
 			"required");
 	if (commands && k->jobs && k->jobs->value->len > 0) {
 		later = k->jobs->line > k->commands->line ? k->jobs
 							  : k->commands;
+		lec_rtd__problem(LEC_RTD__BUILD_JOBS_AND_COMMANDS, "build", NULL);
 		return LEC_RTD__FAIL(
 			cx, later->line,
 			later == k->jobs ? "build.jobs" : "build.commands",
@@ -306,9 +341,13 @@ static int read_jobs_build(const struct lec_rtd__ctx *cx,
 					  t->key);
 		lec__yaml_path(key, "build.jobs.build", t->key);
 		if (build_type_bits[which] &&
-		    !(cfg->formats & build_type_bits[which]))
+		    !(cfg->formats & build_type_bits[which])) {
+			lec_rtd__problem(LEC_RTD__BUILD_TYPE_MISSING_IN_FORMATS,
+					 NULL, NULL);
+			lec_rtd__problem_add("build_type", t->key);
 			return LEC_RTD__FAIL(cx, t->line, key,
 					     "needs '%s' in formats", t->key);
+		}
 		which += LEC_RTD_JOB_BUILD_HTML;
 		cfg->jobs_set |= 1u << which;
 		if ((rc = lec_rtd__read_strings(cx, t->value, key,
@@ -353,37 +392,75 @@ static int read_jobs(const struct lec_rtd__ctx *cx,
 	return LEC_OK;
 }
 
+/* A tool's version, one of those the service offers for it. A number
+ * that names one ("3.10" written 3.10) gets the hint to quote it. */
+static int read_tool(const struct lec_rtd__ctx *cx,
+		     const struct lec__yaml_entry *e, const char *key)
+{
+	const char *names[LEC_RTD__OFFERS_MAX];
+	char list[LEC_RTD__CHOICES_MAX], got[LEC__YAML_PROBLEM_MAX / 2];
+	const struct lec__yaml_node *v = e->value;
+	size_t n = lec_rtd__offer_names(e->key, names, LEC_RTD__OFFERS_MAX);
+	int which;
+
+	if (lec_rtd__is_str(v) || v->kind != LEC__YAML_SCALAR ||
+	    lec_rtd__index_of(names, n, v->text) < 0)
+		return lec_rtd__want_choice(cx, v, key, names, n, &which);
+	lec_rtd__choices_text(names, n, list, sizeof(list));
+	lec_rtd__problem(LEC_RTD__INVALID_CHOICE, key, v);
+	lec_rtd__problem_add("choices", list);
+	return LEC_RTD__FAIL(cx, v->line, key,
+			     "expected one of %s, got %s; write it as a "
+			     "string: \"%s\"",
+			     list, lec_rtd__describe(v, got, sizeof(got)),
+			     v->text);
+}
+
 static int read_tools(struct lec_rtd__ctx *cx,
 		      const struct lec__yaml_node *tools)
 {
 	char key[LEC__YAML_PATH_MAX], pair[LEC__YAML_PATH_MAX * 2];
 	const struct lec__yaml_entry *e;
-	const char *v;
 	size_t i;
 	int rc;
 
 	for (i = 0; tools && i < tools->len; i++) {
 		e = &tools->entries[i];
 		lec__yaml_path(key, "build.tools", e->key);
-		if ((rc = lec_rtd__want_string(cx, e->value, key)) < 0)
+		if ((rc = read_tool(cx, e, key)) < 0)
 			return rc;
-		v = e->value->text;
-		if (v[0] == '\0' ||
-		    v[strspn(v,
-			     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
-			     "VWXYZ0123456789.+-_")] != '\0' ||
-		    strlen(v) > LEC__YAML_SHOW_MAX)
-			return LEC_RTD__FAIL(
-				cx, e->value->line, key,
-				"expected a version such as \"3.12\" or "
-				"\"latest\"");
 		if (strcmp(e->key, "python") == 0)
 			cx->python_tool = e;
-		snprintf(pair, sizeof(pair), "%s=%s", e->key, v);
+		snprintf(pair, sizeof(pair), "%s=%s", e->key, e->value->text);
 		if ((rc = lec_rtd__strings_push(&cx->cfg->tools, pair)) < 0)
 			return rc;
 	}
 	return LEC_OK;
+}
+
+/* The service's message for a package name it refuses: the prefix it
+ * cannot start with ('\0': none) and the name, stripped. */
+static int apt_refused(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_node *n, const char *key,
+		       const char *name, char prefix)
+{
+	char shown[LEC__YAML_SHOW_MAX + 8], start[2] = { prefix, '\0' };
+
+	lec__yaml_show(shown, sizeof(shown), name, LEC__YAML_SHOW_MAX);
+	lec_rtd__problem(prefix ? LEC_RTD__APT_INVALID_PACKAGE_NAME_PREFIX
+				: LEC_RTD__APT_INVALID_PACKAGE_NAME,
+			 NULL, NULL);
+	if (prefix)
+		lec_rtd__problem_add("prefix", start);
+	lec_rtd__problem_add("package", name);
+	lec_rtd__problem_add("key", key);
+	if (prefix)
+		return LEC_RTD__FAIL(cx, n->line, key,
+				     "the package name '%s' cannot start with "
+				     "'%c'",
+				     shown, prefix);
+	return LEC_RTD__FAIL(cx, n->line, key,
+			     "'%s' is not a valid package name", shown);
 }
 
 /* build.apt_packages: names apt-get cannot take for an option or a file. */
@@ -391,8 +468,7 @@ static int read_apt(const struct lec_rtd__ctx *cx,
 		    const struct lec__yaml_node *build)
 {
 	const struct lec__yaml_entry *e = lec_rtd__take(build, "apt_packages");
-	char key[LEC__YAML_PATH_MAX], name[LEC__YAML_PATH_MAX],
-		shown[LEC__YAML_SHOW_MAX + 8];
+	char key[LEC__YAML_PATH_MAX], name[LEC__YAML_PATH_MAX];
 	const struct lec__yaml_node *n;
 	size_t i, len;
 	const char *s;
@@ -412,22 +488,14 @@ static int read_apt(const struct lec_rtd__ctx *cx,
 		len = strlen(s);
 		while (len > 0 && strchr(" \t\r\n\f\v", s[len - 1]))
 			len--;
-		lec__yaml_show(shown, sizeof(shown), s, LEC__YAML_SHOW_MAX);
+		snprintf(name, sizeof(name), "%.*s", (int)len, s);
 		if (len > 0 && strchr("-/.", s[0]))
-			return LEC_RTD__FAIL(
-				cx, n->line, key,
-				"the package name '%s' cannot start with "
-				"'%c'",
-				shown, s[0]);
+			return apt_refused(cx, n, key, name, s[0]);
 		if (len == 0 || len >= sizeof(name) ||
 		    strspn(s,
 			   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
 			   "YZ0123456789.+-") != len)
-			return LEC_RTD__FAIL(cx, n->line, key,
-					     "'%s' is not a valid package name",
-					     shown);
-		memcpy(name, s, len);
-		name[len] = '\0';
+			return apt_refused(cx, n, key, name, '\0');
 		if ((rc = lec_rtd__strings_push(&cx->cfg->apt_packages, name)) <
 		    0)
 			return rc;
@@ -487,16 +555,21 @@ static int read_conda(struct lec_rtd__ctx *cx)
 		return rc;
 	if (conda == NULL) {
 		if (uses_conda(cx) && cx->cfg->commands.len == 0)
-			return LEC_RTD__FAIL(
-				cx, cx->python_tool->value->line, "conda",
+			return LEC_RTD__REFUSE(
+				cx, LEC_RTD__CONDA_KEY_REQUIRED, NULL,
+				cx->python_tool->value->line, "conda",
 				"conda.environment is required when "
 				"build.tools.python is a conda or mamba "
 				"version");
 		return LEC_OK;
 	}
-	if ((env = lec_rtd__take(conda, "environment")) == NULL)
+	if ((env = lec_rtd__take(conda, "environment")) == NULL) {
+		lec_rtd__problem(LEC_RTD__VALUE_NOT_FOUND, "conda.environment",
+				 NULL);
+		lec_rtd__problem_add("value", "environment");
 		return LEC_RTD__FAIL(cx, conda_key->line, "conda.environment",
 				     "is required");
+	}
 	return lec_rtd__want_path(cx, env->value, "conda.environment",
 				  &cx->cfg->conda_environment);
 }
@@ -512,14 +585,21 @@ static int read_selection(const struct lec_rtd__ctx *cx,
 		*all = 1;
 		return LEC_OK;
 	}
-	if (e->value->kind == LEC__YAML_SEQ && e->value->len == 0)
+	if (e->value->kind == LEC__YAML_SEQ && e->value->len == 0) {
+		lec_rtd__problem(LEC_RTD__UV_GROUPS_EXTRAS_EMPTY, NULL, NULL);
+		lec_rtd__problem_add("field", e->key);
 		return LEC_RTD__FAIL(cx, e->value->line, key,
 				     "must not be empty");
-	if (e->value->kind != LEC__YAML_SEQ)
+	}
+	if (e->value->kind != LEC__YAML_SEQ) {
+		lec_rtd__problem(LEC_RTD__UV_GROUPS_EXTRAS_INVALID_TYPE, NULL,
+				 NULL);
+		lec_rtd__problem_add("field", e->key);
 		return LEC_RTD__FAIL(
 			cx, e->value->line, key,
 			"expected a list or 'all', got %s",
 			lec_rtd__describe(e->value, got, sizeof(got)));
+	}
 	return lec_rtd__read_strings(cx, e->value, key, names);
 }
 
@@ -543,9 +623,10 @@ static int read_uv_sync(const struct lec_rtd__ctx *cx,
 	int rc;
 
 	if (req)
-		return LEC_RTD__FAIL(cx, req->line,
-				     lec__yaml_path(sub, key, "requirements"),
-				     "cannot be used with command: sync");
+		return LEC_RTD__REFUSE(cx, LEC_RTD__UV_SYNC_REQUIREMENTS_INVALID,
+				       NULL, req->line,
+				       lec__yaml_path(sub, key, "requirements"),
+				       "cannot be used with command: sync");
 	if (groups &&
 	    (rc = read_selection(cx, groups, lec__yaml_path(sub, key, "groups"),
 				 &in->groups, &in->groups_all)) < 0)
@@ -568,16 +649,21 @@ static int read_uv_pip(const struct lec_rtd__ctx *cx,
 	int rc;
 
 	if (groups)
-		return LEC_RTD__FAIL(cx, groups->line,
-				     lec__yaml_path(sub, key, "groups"),
-				     "cannot be used with command: pip");
+		return LEC_RTD__REFUSE(cx, LEC_RTD__UV_PIP_GROUPS_NOT_ALLOWED,
+				       NULL, groups->line,
+				       lec__yaml_path(sub, key, "groups"),
+				       "cannot be used with command: pip");
 	if (req == NULL && in->path == NULL)
-		return LEC_RTD__FAIL(cx, item->line, key,
-				     "command: pip needs requirements or path");
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__UV_PIP_REQUIREMENTS_OR_PATH_REQUIRED, NULL,
+			item->line, key,
+			"command: pip needs requirements or path");
 	if (req && in->path)
-		return LEC_RTD__FAIL(cx, req->line,
-				     lec__yaml_path(sub, key, "requirements"),
-				     "cannot be used together with path");
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__UV_PIP_REQUIREMENTS_AND_PATH_MUTUALLY_EXCLUSIVE,
+			NULL, req->line,
+			lec__yaml_path(sub, key, "requirements"),
+			"cannot be used together with path");
 	if (req &&
 	    (rc = lec_rtd__want_path(cx, req->value,
 				     lec__yaml_path(sub, key, "requirements"),
@@ -605,8 +691,8 @@ static int read_uv(const struct lec_rtd__ctx *cx,
 	LEC__CHECK_ALLOC(in->method);
 	lec__yaml_path(sub, key, "command");
 	if ((e = take_set(item, "command")) == NULL)
-		return LEC_RTD__FAIL(
-			cx, item->line, sub,
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__UV_COMMAND_REQUIRED, NULL, item->line, sub,
 			"is required with method: uv (sync or pip)");
 	if ((rc = lec_rtd__want_choice(cx, e->value, sub, commands,
 				       COUNT(commands), &which)) < 0)
@@ -650,7 +736,9 @@ static int read_pip_path(const struct lec_rtd__ctx *cx,
 					&in->extra_requirements)) < 0)
 		return rc;
 	if (in->extra_requirements.len > 0 && which != 0)
-		return LEC_RTD__FAIL(cx, e->line, sub, "needs method: pip");
+		return LEC_RTD__REFUSE(cx,
+				       LEC_RTD__USE_PIP_FOR_EXTRA_REQUIREMENTS,
+				       NULL, e->line, sub, "needs method: pip");
 	return LEC_OK;
 }
 
@@ -677,7 +765,9 @@ static int read_install(const struct lec_rtd__ctx *cx,
 	}
 	if (lec__yaml_find(item, "path"))
 		return read_pip_path(cx, item, key, in);
-	return LEC_RTD__FAIL(cx, item->line, key, "needs requirements or path");
+	return LEC_RTD__REFUSE(cx, LEC_RTD__PIP_PATH_OR_REQUIREMENT_REQUIRED,
+			       NULL, item->line, key,
+			       "needs requirements or path");
 }
 
 static int read_python(struct lec_rtd__ctx *cx)
@@ -708,8 +798,9 @@ static int read_python(struct lec_rtd__ctx *cx)
 	}
 	for (i = 0; list->len > 1 && i < list->len; i++)
 		if (cfg->python_install[i].kind == LEC_RTD_INSTALL_UV)
-			return LEC_RTD__FAIL(
-				cx, list->entries[i].line, "python.install",
+			return LEC_RTD__REFUSE(
+				cx, LEC_RTD__UV_MULTIPLE_INSTALL_ENTRIES_INVALID,
+				NULL, list->entries[i].line, "python.install",
 				"a uv entry must be the only entry");
 	return LEC_OK;
 }
@@ -723,6 +814,7 @@ static int check_doc_types(const struct lec_rtd__ctx *cx)
 
 	if (s == NULL || m == NULL)
 		return LEC_OK;
+	lec_rtd__problem(LEC_RTD__SPHINX_MKDOCS_CONFIG_TOGETHER, NULL, NULL);
 	if (s->line > m->line)
 		return LEC_RTD__FAIL(cx, s->line, "sphinx",
 				     "cannot be used together with mkdocs");
@@ -768,8 +860,9 @@ static int read_sphinx_conf(const struct lec_rtd__ctx *cx,
 	if (strcmp(base, "conf.py") == 0)
 		return LEC_OK;
 	lec__yaml_show(shown, sizeof(shown), n->text, LEC__YAML_SHOW_MAX);
-	return LEC_RTD__FAIL(cx, n->line, "sphinx.configuration",
-			     "must name a conf.py file, got '%s'", shown);
+	return LEC_RTD__REFUSE(cx, LEC_RTD__SPHINX_INVALID_CONFIG_FILE, NULL,
+			       n->line, "sphinx.configuration",
+			       "must name a conf.py file, got '%s'", shown);
 }
 
 /* Sphinx settings apply whenever there is no mkdocs section. */
@@ -840,8 +933,9 @@ static int read_submodules(struct lec_rtd__ctx *cx)
 		cfg->submodules_all_excluded = !including;
 	else if (including && (cfg->submodules_all_excluded ||
 			       cfg->submodules_exclude.len > 0))
-		return LEC_RTD__FAIL(
-			cx, exc->line, "submodules",
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__SUBMODULES_INCLUDE_EXCLUDE_TOGETHER, NULL,
+			exc->line, "submodules",
 			"include and exclude cannot be used together");
 	if ((rec = lec_rtd__take(sub, "recursive")))
 		return lec_rtd__want_bool(cx, rec->value,
@@ -882,6 +976,7 @@ static int read_ranking(const struct lec_rtd__ctx *cx,
 			const struct lec__yaml_node *ranking)
 {
 	char got[LEC__YAML_PROBLEM_MAX / 2], shown[LEC__YAML_SHOW_MAX + 8];
+	struct lec__yaml_node key = { .kind = LEC__YAML_SCALAR };
 	const struct lec__yaml_entry *e;
 	char *pattern;
 	long long v;
@@ -893,9 +988,12 @@ static int read_ranking(const struct lec_rtd__ctx *cx,
 		lec_rtd__take(ranking, e->key);
 		lec__yaml_show(shown, sizeof(shown), e->key,
 			       LEC__YAML_SHOW_MAX);
+		key.text = e->key;
+		key.type = e->key_type;
 		if (e->key_type != LEC__YAML_STR)
-			return LEC_RTD__FAIL(
-				cx, e->line, "search.ranking",
+			return LEC_RTD__REFUSE(
+				cx, LEC_RTD__INVALID_STRING, &key, e->line,
+				"search.ranking",
 				"expected a path pattern, got '%s'", shown);
 		if ((rc = lec_rtd__want_pattern(cx, e->key, e->line,
 						"search.ranking", &pattern)) <
@@ -906,6 +1004,9 @@ static int read_ranking(const struct lec_rtd__ctx *cx,
 		    lec__yaml_int_value(e->value->text, &v) < 0 || v < -10 ||
 		    v > 10) {
 			lec__free(pattern);
+			lec_rtd__problem(LEC_RTD__INVALID_CHOICE,
+					 "search.ranking", e->value);
+			lec_rtd__problem_add("choices", RANKS);
 			return LEC_RTD__FAIL(
 				cx, e->value->line, "search.ranking",
 				"the rank of '%s' must be an integer from "
@@ -982,19 +1083,41 @@ static int check_required(const struct lec_rtd__ctx *cx)
 	if (cfg->commands.len > 0)
 		return LEC_OK;
 	if (s && cfg->sphinx_configuration == NULL)
-		return LEC_RTD__FAIL(cx, s->line, "sphinx.configuration",
-				     "is required: the path of your conf.py");
+		return LEC_RTD__REFUSE(cx, LEC_RTD__SPHINX_CONFIG_MISSING, NULL,
+				       s->line, "sphinx.configuration",
+				       "is required: the path of your conf.py");
 	if (m && cfg->mkdocs_configuration == NULL)
-		return LEC_RTD__FAIL(
-			cx, m->line, "mkdocs.configuration",
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__MKDOCS_CONFIG_MISSING, NULL, m->line,
+			"mkdocs.configuration",
 			"is required: the path of your mkdocs.yml");
 	if (!s && !m && !(cfg->jobs_set & LEC_RTD__NEW_JOBS))
-		return LEC_RTD__FAIL(
-			cx, cx->root->line, "sphinx.configuration",
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__SPHINX_CONFIG_MISSING, NULL,
+			cx->root->line, "sphinx.configuration",
 			"is required: the path of your conf.py (or use "
 			"mkdocs.configuration, build.commands or "
 			"build.jobs)");
 	return LEC_OK;
+}
+
+/* An unknown key, named as the service names it (its _get_extra_key):
+ * the dotted path on through the first key of each map below it
+ * ("pyton.version"); the line is the unknown key's own. */
+static int unknown_key(const struct lec_rtd__ctx *cx,
+		       const struct lec__yaml_entry *e, const char *path)
+{
+	char key[LEC__YAML_PATH_MAX], deeper[LEC__YAML_PATH_MAX];
+	const struct lec__yaml_node *v = e->value;
+
+	lec__yaml_path(key, path, e->key);
+	for (; v->kind == LEC__YAML_MAP && v->len > 0;
+	     v = v->entries[0].value) {
+		lec__yaml_path(deeper, key, v->entries[0].key);
+		memcpy(key, deeper, sizeof(key));
+	}
+	return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_KEY_NAME, NULL, e->line,
+			       key, "unknown key");
 }
 
 /* The first key no check read, in file order. */
@@ -1008,12 +1131,12 @@ static int check_unknown(const struct lec_rtd__ctx *cx,
 
 	for (i = 0; i < n->len; i++) {
 		e = &n->entries[i];
+		if (n->kind == LEC__YAML_MAP && !e->used)
+			return unknown_key(cx, e, path);
 		if (n->kind == LEC__YAML_MAP)
 			lec__yaml_path(key, path, e->key);
 		else
 			lec__yaml_path_index(key, path, i);
-		if (n->kind == LEC__YAML_MAP && !e->used)
-			return LEC_RTD__FAIL(cx, e->line, key, "unknown key");
 		if (e->value->kind != LEC__YAML_SCALAR &&
 		    (rc = check_unknown(cx, e->value, key)) < 0)
 			return rc;
@@ -1078,6 +1201,11 @@ static int parse_config(struct lec_rtd__ctx *cx, struct lec_rtd_config **out)
 	*out = cx->cfg;
 	cx->cfg = NULL;
 done:
+	/* Every refusal has its message; running out of memory is none. */
+	if (rc == LEC_EINVALID && !lec_rtd__problem_recorded())
+		lec_rtd__problem(LEC_RTD__GENERIC, NULL, NULL);
+	else if (rc < 0 && rc != LEC_EINVALID)
+		lec_rtd__problem_clear();
 	lec_rtd_config_free(cx->cfg);
 	lec__yaml_free(cx->root);
 	return rc;
@@ -1089,14 +1217,18 @@ int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
 	struct lec_rtd__ctx cx;
 
 	lec_error_clear();
+	lec_rtd__problem_clear();
 	if (out)
 		*out = NULL;
 	if ((data == NULL && len > 0) || relpath == NULL || out == NULL)
 		return lec__error(LEC_EINVALID, "no configuration given");
-	if (len > LEC_RTD_CONFIG_MAX_BYTES)
+	if (len > LEC_RTD_CONFIG_MAX_BYTES) {
+		/* A limit of Lectern's: the service has no message for it. */
+		lec_rtd__problem(LEC_RTD__GENERIC, NULL, NULL);
 		return lec__error(LEC_EINVALID,
 				  "%s: the file is larger than %d bytes",
 				  relpath, LEC_RTD_CONFIG_MAX_BYTES);
+	}
 	memset(&cx, 0, sizeof(cx));
 	cx.relpath = relpath;
 	cx.data = data ? data : "";

@@ -15,7 +15,7 @@
 
 #include "files.h"
 #include "internal.h"
-#include "lectern/rtdconfig.h"
+#include "rtdconfig_internal.h"
 #include "yaml_reader.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -26,7 +26,8 @@ static const char *const default_files[] = { ".readthedocs.yaml",
 					     "readthedocs.yaml",
 					     "readthedocs.yml" };
 
-/* A path the caller names: relative and without "..". */
+/* A path the caller names: relative and without "..". (The service
+ * looks such a path up where it leads, then refuses to open it there.) */
 static int check_relpath(const char *path, const char *what)
 {
 	if (path[0] == '/')
@@ -65,6 +66,7 @@ static int find_default(const char *checkout_dir, char **relpath)
 			return LEC_OK;
 		}
 	}
+	lec_rtd__problem(LEC_RTD__DEFAULT_PATH_NOT_FOUND, NULL, NULL);
 	return lec__error(LEC_ENOTFOUND,
 			  "no .readthedocs.yaml in the repository's root");
 }
@@ -75,6 +77,8 @@ static int find_given(const char *checkout_dir, const char *project_path,
 {
 	int rc;
 
+	lec_rtd__problem(LEC_RTD__CONFIG_PATH_NOT_FOUND, NULL, NULL);
+	lec_rtd__problem_add("directory", project_path);
 	if ((rc = check_relpath(project_path, "readthedocs_yaml_path")) < 0)
 		return rc;
 	if (!is_file(checkout_dir, project_path))
@@ -82,6 +86,7 @@ static int find_given(const char *checkout_dir, const char *project_path,
 				  "readthedocs_yaml_path '%s': no such file "
 				  "in the repository",
 				  project_path);
+	lec_rtd__problem_clear();
 	*relpath = lec__strdup(project_path);
 	LEC__CHECK_ALLOC(*relpath);
 	return LEC_OK;
@@ -91,6 +96,7 @@ int lec_rtd_config_find(const char *checkout_dir, const char *project_path,
 			char **relpath)
 {
 	lec_error_clear();
+	lec_rtd__problem_clear();
 	if (relpath)
 		*relpath = NULL;
 	if (checkout_dir == NULL || relpath == NULL)
@@ -145,6 +151,8 @@ static int read_config_file(const char *relpath, const char *checkout_dir,
 	struct stat sb;
 	int fd, rc;
 
+	/* What the service refuses here is no config error of its own. */
+	lec_rtd__problem(LEC_RTD__GENERIC, NULL, NULL);
 	rc = lec__open_in(checkout_dir, relpath, LEC__OPEN_FILE, &fd);
 	if (rc == LEC_EINVALID)
 		return lec__yaml_fail(relpath, 1, NULL, "%s",
@@ -173,6 +181,7 @@ int lec_rtd_config_load(const char *checkout_dir, const char *relpath,
 	int rc;
 
 	lec_error_clear();
+	lec_rtd__problem_clear();
 	if (out)
 		*out = NULL;
 	if (checkout_dir == NULL || relpath == NULL || *relpath == '\0' ||
@@ -180,8 +189,11 @@ int lec_rtd_config_load(const char *checkout_dir, const char *relpath,
 		return lec__error(LEC_EINVALID, "no configuration file given");
 	if ((rc = check_relpath(relpath, "configuration file")) < 0)
 		return rc;
-	if ((rc = read_config_file(relpath, checkout_dir, &data, &len)) < 0)
+	if ((rc = read_config_file(relpath, checkout_dir, &data, &len)) < 0) {
+		if (rc != LEC_EINVALID)
+			lec_rtd__problem_clear();
 		return rc;
+	}
 	rc = lec_rtd_config_parse(data, len, relpath, out);
 	lec__free(data);
 	return rc;

@@ -101,9 +101,12 @@ int lec_rtd__want_kind(const struct lec_rtd__ctx *cx,
 
 	if (n->kind == kind)
 		return LEC_OK;
-	return LEC_RTD__FAIL(cx, n->line, key, "expected %s, got %s",
-			     kind == LEC__YAML_MAP ? "a map" : "a list",
-			     lec_rtd__describe(n, got, sizeof(got)));
+	return LEC_RTD__REFUSE(cx,
+			       kind == LEC__YAML_MAP ? LEC_RTD__INVALID_DICT
+						     : LEC_RTD__INVALID_LIST,
+			       n, n->line, key, "expected %s, got %s",
+			       kind == LEC__YAML_MAP ? "a map" : "a list",
+			       lec_rtd__describe(n, got, sizeof(got)));
 }
 
 int lec_rtd__want_string(const struct lec_rtd__ctx *cx,
@@ -113,8 +116,9 @@ int lec_rtd__want_string(const struct lec_rtd__ctx *cx,
 
 	if (lec_rtd__is_str(n))
 		return LEC_OK;
-	return LEC_RTD__FAIL(cx, n->line, key, "expected a string, got %s",
-			     lec_rtd__describe(n, got, sizeof(got)));
+	return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_STRING, n, n->line, key,
+			       "expected a string, got %s",
+			       lec_rtd__describe(n, got, sizeof(got)));
 }
 
 /* One of names; *index gets which. */
@@ -122,15 +126,16 @@ int lec_rtd__want_choice(const struct lec_rtd__ctx *cx,
 			 const struct lec__yaml_node *n, const char *key,
 			 const char *const *names, size_t count, int *index)
 {
-	char got[LEC__YAML_PROBLEM_MAX / 2], list[LEC__YAML_PROBLEM_MAX / 2];
+	char got[LEC__YAML_PROBLEM_MAX / 2], list[LEC_RTD__CHOICES_MAX];
 
 	if (lec_rtd__is_str(n) &&
 	    (*index = lec_rtd__index_of(names, count, n->text)) >= 0)
 		return LEC_OK;
-	return LEC_RTD__FAIL(
-		cx, n->line, key, "expected one of %s, got %s",
-		lec_rtd__choices_text(names, count, list, sizeof(list)),
-		lec_rtd__describe(n, got, sizeof(got)));
+	lec_rtd__choices_text(names, count, list, sizeof(list));
+	lec_rtd__problem(LEC_RTD__INVALID_CHOICE, key, n);
+	lec_rtd__problem_add("choices", list);
+	return LEC_RTD__FAIL(cx, n->line, key, "expected one of %s, got %s",
+			     list, lec_rtd__describe(n, got, sizeof(got)));
 }
 
 /* The service's validate_bool: true/false (and the YAML 1.1 spellings), 0
@@ -151,8 +156,9 @@ int lec_rtd__want_bool(const struct lec_rtd__ctx *cx,
 		*out = (int)v;
 		return LEC_OK;
 	}
-	return LEC_RTD__FAIL(cx, n->line, key, "expected true or false, got %s",
-			     lec_rtd__describe(n, got, sizeof(got)));
+	return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_BOOL, n, n->line, key,
+			       "expected true or false, got %s",
+			       lec_rtd__describe(n, got, sizeof(got)));
 }
 
 int lec_rtd__strings_push(struct lec_rtd_strings *s, const char *text)
@@ -236,16 +242,19 @@ int lec_rtd__want_path(const struct lec_rtd__ctx *cx,
 		return rc;
 	lec__yaml_show(shown, sizeof(shown), n->text, LEC__YAML_SHOW_MAX);
 	if (n->text[0] == '\0')
-		return LEC_RTD__FAIL(cx, n->line, key,
-				     "expected a path, got ''");
+		return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_PATH, n, n->line,
+				       key, "expected a path, got ''");
+	/* The service takes these (and finds no such file later): Lectern
+	 * never reads outside the checkout. */
 	if (n->text[0] == '/')
-		return LEC_RTD__FAIL(
-			cx, n->line, key,
+		return LEC_RTD__REFUSE(
+			cx, LEC_RTD__INVALID_PATH, n, n->line, key,
 			"'%s' must be relative to the repository root", shown);
 	*out = normalise(n->text, 0, &escapes);
 	if (escapes)
-		return LEC_RTD__FAIL(cx, n->line, key,
-				     "'%s' leaves the repository", shown);
+		return LEC_RTD__REFUSE(cx, LEC_RTD__INVALID_PATH, n, n->line,
+				       key, "'%s' leaves the repository",
+				       shown);
 	if (*out == NULL)
 		return lec__error_oom();
 	if ((*out)[0] == '\0') {
@@ -270,6 +279,8 @@ int lec_rtd__want_pattern(const struct lec_rtd__ctx *cx, const char *text,
 	lec__free(*out);
 	*out = NULL;
 	lec__yaml_show(shown, sizeof(shown), text, LEC__YAML_SHOW_MAX);
+	lec_rtd__problem(LEC_RTD__INVALID_PATH_PATTERN, key, NULL);
+	lec_rtd__problem_add("value", text);
 	return LEC_RTD__FAIL(cx, line, key, "'%s' is not a valid path pattern",
 			     shown);
 }

@@ -624,6 +624,13 @@ static const char migration_19[] =
 	"  PRIMARY KEY (slug, build_id)"
 	") WITHOUT ROWID;";
 
+/* 20: the hosted service's message for why a build failed (its message id
+ * and the values its text is filled with, as JSON), when it has one more
+ * specific than the failure's kind: the build's notification is made from
+ * it (notification.c). */
+static const char migration_20[] =
+	"ALTER TABLE builds ADD COLUMN failure_message TEXT;";
+
 /* 18: ids are never given again, as the service's never are (a build's id
  * also names its output and working directories, which a project's
  * removal may still be deleting): every table keyed by "id INTEGER
@@ -807,6 +814,7 @@ static const struct migration migrations[] = {
 	{ migration_17, NULL },
 	{ NULL, never_reused_ids },
 	{ migration_19, NULL },
+	{ migration_20, NULL },
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -1,10 +1,12 @@
 /*
- * Opening and closing the store, mapping SQLite's errors onto engine codes,
- * and the small SQL-building helpers the resource modules share.
- *
- * Opening is careful not to damage what it did not create: a file that does
- * not start with SQLite's header, a database without Lectern's schema, or one
- * written by a newer Lectern is refused before anything is written to it.
+ * The store's primitives: statements, transactions, SQLite's errors as
+ * engine codes, the small SQL-building helpers the resource modules share,
+ * closing, and what a reader asks of an open store (its data version, its
+ * schema version). Opening is store_open.c's, above this file and the
+ * schema: it is careful not to damage what it did not create (a file that
+ * does not start with SQLite's header, a database without Lectern's
+ * schema, or one written by a newer Lectern is refused before anything is
+ * written to it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -277,18 +279,6 @@ int lec_store__query_int(struct lec_store *st, const char *sql,
 	return error;
 }
 
-int lec_store__col_text(sqlite3_stmt *stmt, int col, char **out)
-{
-	const unsigned char *text = sqlite3_column_text(stmt, col);
-
-	*out = NULL;
-	if (text == NULL)
-		return LEC_OK;
-	*out = lec__strndup((const char *)text,
-			    (size_t)sqlite3_column_bytes(stmt, col));
-	LEC__CHECK_ALLOC(*out);
-	return LEC_OK;
-}
 
 int lec_store__bind_text(sqlite3_stmt *stmt, int idx, const char *s)
 {
@@ -298,91 +288,13 @@ int lec_store__bind_text(sqlite3_stmt *stmt, int idx, const char *s)
 	return rc == SQLITE_OK ? LEC_OK : lec__error_oom();
 }
 
-/* Buffer ------------------------------------------------------------------ */
-
-static int buf_grow(struct lec__buf *b, size_t extra)
-{
-	size_t need = b->len + extra + 1;
-	size_t cap = b->cap ? b->cap : 128;
-	char *ptr;
-
-	if (b->oom)
-		return -1;
-	if (need <= b->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	ptr = lec__realloc(b->ptr, cap);
-	if (ptr == NULL) {
-		b->oom = 1;
-		return -1;
-	}
-	b->ptr = ptr;
-	b->cap = cap;
-	return 0;
-}
-
-void lec__buf_putn(struct lec__buf *b, const char *s, size_t n)
-{
-	if (buf_grow(b, n) < 0)
-		return;
-	memcpy(b->ptr + b->len, s, n);
-	b->len += n;
-	b->ptr[b->len] = '\0';
-}
-
-void lec__buf_puts(struct lec__buf *b, const char *s)
-{
-	lec__buf_putn(b, s, strlen(s));
-}
-
-void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || buf_grow(b, (size_t)n) < 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-char *lec__buf_take(struct lec__buf *b)
-{
-	char *s;
-
-	if (b->oom || buf_grow(b, 0) < 0) {
-		lec__buf_dispose(b);
-		lec__error_oom();
-		return NULL;
-	}
-	s = b->ptr;
-	s[b->len] = '\0'; /* nothing may have been appended yet */
-	b->ptr = NULL;
-	b->len = b->cap = 0;
-	return s;
-}
-
-void lec__buf_dispose(struct lec__buf *b)
-{
-	lec__free(b->ptr);
-	b->ptr = NULL;
-	b->len = b->cap = 0;
-	b->oom = 0;
-}
-
 /* Query builder ----------------------------------------------------------- */
 
-void lec__query_init(struct lec__query *q, const char *columns,
+void lec__query_init(struct lec__query *q, const struct lec__row *row,
 		     const char *from)
 {
 	memset(q, 0, sizeof(*q));
-	q->columns = columns;
+	q->row = row;
 	lec__buf_printf(&q->sql, " FROM %s", from);
 }
 
@@ -496,8 +408,9 @@ int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
 	char *text;
 	int error;
 
-	lec__buf_printf(&sql, "SELECT %s%s", q->columns,
-			q->sql.ptr ? q->sql.ptr : "");
+	lec__buf_puts(&sql, "SELECT ");
+	lec__row_select(q->row, &sql);
+	lec__buf_puts(&sql, q->sql.ptr ? q->sql.ptr : "");
 	if (order)
 		lec__buf_printf(&sql, " ORDER BY %s", order);
 	/* Bound, not spelled out, so every page shares one cached
@@ -522,17 +435,14 @@ void lec__query_dispose(struct lec__query *q)
 	lec__buf_dispose(&q->sql);
 }
 
-int lec__query_one(struct lec_store *st, struct lec__query *q,
-		   size_t item_size, int (*row)(sqlite3_stmt *stmt, void *item),
-		   void (*item_dispose)(void *item), void **out)
+int lec__query_one(struct lec_store *st, struct lec__query *q, void **out)
 {
 	struct lec_page one = { 1, 0 };
 	size_t len = 0;
 	int error;
 
 	*out = NULL;
-	error = lec__query_list(st, q, NULL, &one, item_size, row,
-				item_dispose, out, &len, NULL);
+	error = lec__query_list(st, q, NULL, &one, out, &len, NULL);
 	if (error == LEC_OK && len == 0) {
 		lec__free(*out);
 		*out = NULL;
@@ -554,11 +464,9 @@ void lec__items_free(void *items, size_t len, size_t item_size,
 
 int lec__query_list(struct lec_store *st, struct lec__query *q,
 		    const char *order, const struct lec_page *page,
-		    size_t item_size,
-		    int (*row)(sqlite3_stmt *stmt, void *item),
-		    void (*item_dispose)(void *item),
 		    void **items_out, size_t *len_out, size_t *total_out)
 {
+	const struct lec__row *row = q->row;
 	sqlite3_stmt *stmt = NULL;
 	unsigned char *items = NULL;
 	size_t len = 0, cap = 0, total = 0;
@@ -566,6 +474,8 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 
 	*items_out = NULL;
 	*len_out = 0;
+	if (total_out)
+		*total_out = 0;
 	if (total_out && (error = lec__query_count(st, q, &total)) < 0)
 		return error;
 	if ((error = lec__query_prepare_page(st, q, order, page, &stmt)) < 0)
@@ -573,7 +483,7 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			unsigned char *n = lec__realloc(items, ncap * item_size);
+			unsigned char *n = lec__realloc(items, ncap * row->size);
 
 			if (n == NULL) {
 				error = lec__error_oom();
@@ -582,9 +492,10 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 			items = n;
 			cap = ncap;
 		}
-		memset(items + len * item_size, 0, item_size);
-		if ((error = row(stmt, items + len * item_size)) < 0) {
-			item_dispose(items + len * item_size);
+		memset(items + len * row->size, 0, row->size);
+		if ((error = lec__row_read(row, stmt,
+					   items + len * row->size)) < 0) {
+			lec__row_dispose(row, items + len * row->size);
 			goto done;
 		}
 		len++;
@@ -595,7 +506,7 @@ int lec__query_list(struct lec_store *st, struct lec__query *q,
 done:
 	lec_store__finalize(st, stmt);
 	if (error < 0) {
-		lec__items_free(items, len, item_size, item_dispose);
+		lec__rows_free(row, items, len);
 		return error;
 	}
 	*items_out = items;
@@ -603,301 +514,6 @@ done:
 	if (total_out)
 		*total_out = total;
 	return LEC_OK;
-}
-
-/* Opening ----------------------------------------------------------------- */
-
-/*
- * Whether the database file exists. The file is never opened here: closing
- * any descriptor of a database file drops every POSIX lock this process
- * holds on it, including those of SQLite connections open in other threads,
- * and another process could then delete the WAL under them. SQLite itself
- * reads the header and reports a file that is not a database.
- */
-static int check_exists(const char *path, int create, int *exists)
-{
-	struct stat sb;
-
-	*exists = stat(path, &sb) == 0;
-	if (*exists && !S_ISREG(sb.st_mode))
-		return lec__error(LEC_ECORRUPT, "%s: not a regular file", path);
-	/* Lectern creates its store whole (create_whole): an empty file is
-	 * damage (a disk that filled, a copy cut short), never a new store
-	 * to write over. */
-	if (*exists && sb.st_size == 0)
-		return lec__error(LEC_ECORRUPT,
-				  "%s: the store is an empty file, which "
-				  "Lectern never leaves: it was damaged. "
-				  "Restore it from a backup, or move it away "
-				  "to start with an empty store",
-				  path);
-	if (!*exists && errno != ENOENT)
-		return lec__error(errno == EACCES ? LEC_EREADONLY : LEC_EIO,
-				  "%s: %s", path, strerror(errno));
-	if (!*exists && !create)
-		return lec__error(LEC_ENOTFOUND, "%s: no such database", path);
-	return LEC_OK;
-}
-
-static int pragma_int(struct lec_store *st, const char *sql, int *out)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
-		return error;
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int(stmt, 0);
-	else
-		error = lec_store__sqlerr(st, rc, sql);
-	lec_store__finalize(st, stmt);
-	return error;
-}
-
-/* A database with tables but no schema version was made by something else. */
-static int check_owned(struct lec_store *st, int version)
-{
-	int tables = 0, error;
-
-	if (version > lec_store_schema_latest())
-		return lec__error(LEC_ESCHEMA,
-				  "%s: schema version %d is newer than this "
-				  "Lectern understands (%d); upgrade Lectern",
-				  st->path, version, lec_store_schema_latest());
-	if (version > 0)
-		return LEC_OK;
-	if ((error = pragma_int(st, "SELECT count(*) FROM sqlite_schema",
-				&tables)) < 0)
-		return error;
-	if (tables > 0)
-		return lec__error(LEC_ECORRUPT,
-				  "%s: an SQLite database that Lectern did not "
-				  "create; refusing to use it (left untouched)",
-				  st->path);
-	return LEC_OK;
-}
-
-static int configure(struct lec_store *st, const struct lec_store_options *o,
-		     int target)
-{
-	int version = 0, error;
-
-	if (sqlite3_db_readonly(st->db, "main") == 1)
-		return lec__error(LEC_EREADONLY,
-				  "%s: database file is read-only", st->path);
-	sqlite3_busy_timeout(st->db, o->busy_timeout_ms);
-	sqlite3_extended_result_codes(st->db, 1);
-	if ((error = pragma_int(st, "PRAGMA user_version", &version)) < 0 ||
-	    (error = check_owned(st, version)) < 0 ||
-	    (error = lec_store__exec(st, "PRAGMA foreign_keys = ON")) < 0 ||
-	    (error = lec_store__exec(st, "PRAGMA journal_mode = WAL")) < 0 ||
-	    (error = lec_store__exec(st, "PRAGMA synchronous = NORMAL")) < 0)
-		return error;
-	return lec_store__migrate(st, target);
-}
-
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return lec__strdup(".");
-	if (slash == path)
-		return lec__strdup("/");
-	return lec__strndup(path, (size_t)(slash - path));
-}
-
-/* Process-wide SQLite settings, made once before SQLite initialises: no
- * memory statistics (they serialise every allocation behind one global
- * mutex) and no per-connection mutexes, since a handle is used by one
- * thread at a time. */
-static void configure_sqlite(void)
-{
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
-	sqlite3_initialize();
-}
-
-/* Open path (exists: whether it does) and bring it to the target
- * schema. */
-static int open_file(struct lec_store **out, const char *path,
-		     const struct lec_store_options *opts, int target,
-		     int exists)
-{
-	struct lec_store *st = NULL;
-	int error, rc;
-
-	st = lec__calloc(1, sizeof(*st));
-	LEC__CHECK_ALLOC(st);
-	st->path = lec__strdup(path);
-	st->data_dir = dir_of(path);
-	if (st->path == NULL || st->data_dir == NULL) {
-		error = lec__error_oom();
-		goto done;
-	}
-	rc = sqlite3_open_v2(path, &st->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-				     (exists ? 0 : SQLITE_OPEN_CREATE),
-			     NULL);
-	if (rc != SQLITE_OK) {
-		error = lec_store__sqlerr(st, rc, "opening");
-		goto done;
-	}
-	/* Owner-only: the file holds token hashes and sealed secrets. Done
-	 * before WAL mode is set, so the -wal and -shm files SQLite creates
-	 * later copy this mode. */
-	if (!exists && chmod(path, 0600) < 0) {
-		error = lec__error(LEC_EIO, "%s: cannot restrict permissions: %s",
-				   path, strerror(errno));
-		goto done;
-	}
-	error = configure(st, opts, target);
-
-done:
-	if (error < 0) {
-		lec_store_free(st);
-		return error;
-	}
-	*out = st;
-	return LEC_OK;
-}
-
-/* Remove a file SQLite may have left beside base ("-wal", "-shm"). */
-static void unlink_beside(const char *base, const char *suffix)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	char *path;
-
-	lec__buf_printf(&b, "%s%s", base, suffix);
-	if ((path = lec__buf_take(&b)) != NULL)
-		unlink(path);
-	lec__free(path);
-}
-
-/* Make a new store whole: migrated under another name, its WAL folded in
- * and the file synced, then renamed into place, so path never names an
- * empty or half-made store (check_exists refuses an empty one). Another
- * process that made it first wins. */
-static int create_whole(const char *path,
-			const struct lec_store_options *opts, int target)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	struct lec_store *st = NULL;
-	char *tmp, *dir = dir_of(path);
-	int error, fd = -1;
-
-	lec__buf_printf(&b, "%s.creating", path);
-	if ((tmp = lec__buf_take(&b)) == NULL || dir == NULL) {
-		lec__free(tmp);
-		lec__free(dir);
-		return lec__error_oom();
-	}
-	unlink(tmp); /* an earlier attempt's, cut short */
-	unlink_beside(tmp, "-wal");
-	unlink_beside(tmp, "-shm");
-	if ((error = open_file(&st, tmp, opts, target, 0)) < 0)
-		goto done;
-	error = lec_store__exec(st, "PRAGMA wal_checkpoint(TRUNCATE)");
-	lec_store_free(st); /* the last connection: SQLite drops the WAL */
-	if (error < 0)
-		goto done;
-	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) < 0 || fsync(fd) < 0 ||
-	    (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0 &&
-	     errno != EEXIST)) {
-		error = lec__error(LEC_EIO, "%s: cannot create the store: %s",
-				   path, strerror(errno));
-		goto done;
-	}
-	close(fd);
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
-		fsync(fd);
-done:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp); /* gone after the rename; ours when another won */
-	unlink_beside(tmp, "-wal");
-	unlink_beside(tmp, "-shm");
-	lec__free(tmp);
-	lec__free(dir);
-	return error;
-}
-
-int lec_store__open_at(struct lec_store **out, const char *path,
-		       const struct lec_store_options *opts, int target)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct lec_store_options defaults = LEC_STORE_OPTIONS_INIT;
-	int error, exists = 0;
-
-	lec_error_clear();
-	pthread_once(&once, configure_sqlite);
-	*out = NULL;
-	if (opts == NULL)
-		opts = &defaults;
-	if (path == NULL || *path == '\0')
-		return lec__error(LEC_EINVALID, "no database path given");
-	if ((error = check_exists(path, opts->create, &exists)) < 0)
-		return error;
-	if (!exists && (error = create_whole(path, opts, target)) < 0)
-		return error;
-	return open_file(out, path, opts, target, 1);
-}
-
-int lec_store_open(struct lec_store **out, const char *path,
-		   const struct lec_store_options *opts)
-{
-	return lec_store__open_at(out, path, opts, lec_store_schema_latest());
-}
-
-static int make_dirs(const char *dir)
-{
-	char *copy = lec__strdup(dir);
-	char *p;
-	int error = LEC_OK;
-
-	LEC__CHECK_ALLOC(copy);
-	for (p = copy + 1;; p++) {
-		char c = *p;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0700) < 0 && errno != EEXIST) {
-			error = lec__error(errno == EACCES || errno == EROFS
-						   ? LEC_EREADONLY
-						   : LEC_EIO,
-					   "%s: cannot create directory: %s",
-					   copy, strerror(errno));
-			break;
-		}
-		*p = c;
-		if (c == '\0')
-			break;
-	}
-	lec__free(copy);
-	return error;
-}
-
-int lec_store_open_dir(struct lec_store **out, const char *data_dir,
-		       const struct lec_store_options *opts)
-{
-	struct lec__buf path = LEC__BUF_INIT;
-	char *file;
-	int error;
-
-	lec_error_clear();
-	*out = NULL;
-	if (data_dir == NULL || *data_dir == '\0')
-		return lec__error(LEC_EINVALID, "no data directory given");
-	if ((!opts || opts->create) && (error = make_dirs(data_dir)) < 0)
-		return error;
-	lec__buf_printf(&path, "%s/%s", data_dir, LEC_STORE_FILE_NAME);
-	file = lec__buf_take(&path);
-	LEC__CHECK_ALLOC(file);
-	error = lec_store_open(out, file, opts);
-	lec__free(file);
-	return error;
 }
 
 void lec_store_free(struct lec_store *st)
@@ -908,7 +524,9 @@ void lec_store_free(struct lec_store *st)
 		return;
 	for (i = 0; i < LEC_STORE_STMT_CACHE; i++)
 		stmt_slot_clear(&st->stmts[i]);
-	lec__token_memo_clear(st);
+	/* The remembered tokens' users (user.c keeps them). */
+	for (i = 0; i < LEC_STORE_TOKEN_MEMO; i++)
+		lec__row_dispose(&lec__user_row, &st->tokens[i].user);
 	sqlite3_close_v2(st->db);
 	lec__free(st->path);
 	lec__free(st->data_dir);
@@ -1048,10 +666,13 @@ void lec_store_read_end(struct lec_store *st)
 
 int lec_store_schema_version(struct lec_store *st)
 {
-	int version = -1;
+	int64_t version = -1;
 
-	return pragma_int(st, "PRAGMA user_version", &version) < 0 ? -1
-								   : version;
+	return lec_store__query_int(st, "PRAGMA user_version", NULL, 0,
+				    "reading the schema version", &version,
+				    NULL) < 0
+		       ? -1
+		       : (int)version;
 }
 
 const char *lec_store_path(const struct lec_store *st)

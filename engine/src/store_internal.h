@@ -1,13 +1,17 @@
 /*
  * What engine modules share about the store: the handle's layout, SQLite
- * error mapping, transactions, a small query builder for filtered and paged
- * lists, and column/bind helpers. Modules (user.c, project.c, ...) build their
- * typed API on these; nothing outside engine/src sees them.
+ * error mapping, transactions, column/bind helpers, row tables (each
+ * resource's columns described once: its SELECT list, reader and disposer
+ * come from them), a small query builder for filtered and paged lists, and
+ * tables, the generic get, list and delete over a row table. Modules
+ * (user.c, project.c, ...) build their typed API on these; nothing outside
+ * engine/src sees them.
  */
 #ifndef LECTERN_STORE_INTERNAL_H
 #define LECTERN_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hash.h"
@@ -43,7 +47,8 @@ struct lec_store_cached_stmt {
 struct lec_store_token_memo {
 	char hash[LEC__SHA256_HEX_LEN + 1]; /* "" when the slot is empty */
 	uint64_t data_version;
-	struct lec_user user;               /* strings owned */
+	struct lec_user user;               /* strings owned: lec_store_free
+					       disposes it with lec__user_row */
 };
 
 struct lec_store {
@@ -59,13 +64,24 @@ struct lec_store {
 	struct lec__search_memo *search_memo;
 };
 
-/* Forget every remembered token (user.c); lec_store_free calls it. */
-void lec__token_memo_clear(struct lec_store *st);
 /* The id of a token whose user is active (user.c), for a session logged
  * in with it (session.c): LEC_OK, LEC_ENOTFOUND (no such token, or
  * malformed) or LEC_EAUTH (the user is inactive). */
 int lec__token_check(struct lec_store *st, const char *token,
 		     int64_t *token_id);
+
+/* The row tables of a user (struct lec_user) and of a bare username
+ * (char *), both over a users table aliased u (user.c): what a project's
+ * maintainers and an organization's members are read with. */
+extern const struct lec__row lec__user_row;
+extern const struct lec__row lec__username_row;
+
+/* The tables of projects (projects p, with their tags and maintainers),
+ * versions and builds (project.c, version.c, build.c): what lists across
+ * projects read them with (public_lists.c). */
+extern const struct lec__table lec__projects;
+extern const struct lec__table lec__versions;
+extern const struct lec__table lec__builds;
 
 /* Map an SQLite result code to an engine code with a message naming what
  * was being done; returns the engine code. */
@@ -115,6 +131,133 @@ int lec_store__col_text(sqlite3_stmt *stmt, int col, char **out);
 /* Bind text, or NULL when s is NULL. */
 int lec_store__bind_text(sqlite3_stmt *stmt, int idx, const char *s);
 
+/* Rows described once (store_columns.c) ------------------------------- */
+
+/* What a column fills, and what SQL NULL reads as. */
+enum lec__col_kind {
+	LEC__COL_INT64,    /* int64_t; NULL: if_null */
+	LEC__COL_INT,      /* int or unsigned; NULL: 0 */
+	LEC__COL_SIZE,     /* size_t; NULL: 0 */
+	LEC__COL_BOOL,     /* int, 0 or 1; NULL: 0 */
+	LEC__COL_TIME,     /* int64_t, microseconds since the epoch; NULL: 0 */
+	LEC__COL_TEXT,     /* char *, owned, never NULL: NULL reads "" */
+	LEC__COL_TEXT_OPT, /* char *, owned; NULL stays NULL */
+	LEC__COL_CODE,     /* an enum: the index of the text in codes (a NULL
+			      entry stands for SQL NULL), if_null when none */
+	LEC__COL_READ,     /* what read() makes of it (the row's dispose
+			      frees what it allocates) */
+	LEC__COL_NESTED,   /* a struct member with a row table of its own, its
+			      columns in place of this one */
+};
+
+struct lec__row;
+
+/* One column of a row table: its SELECT expression and the member of the
+ * row's struct it fills. Written with the LEC__INT64() ... macros below,
+ * which check the member's C type against the kind at compile time. */
+struct lec__column {
+	const char *sql;
+	enum lec__col_kind kind;
+	size_t offset;            /* of the member in the row's struct */
+	int64_t if_null;          /* LEC__COL_INT64, LEC__COL_CODE */
+	const char *const *codes; /* LEC__COL_CODE: ncodes texts, enum order */
+	size_t ncodes;
+	/* LEC__COL_READ: fill item, the row's whole struct, from column col */
+	int (*read)(sqlite3_stmt *stmt, int col, void *item);
+	const struct lec__row *nested; /* LEC__COL_NESTED */
+};
+
+/* A row table: the SELECT list, the reader (sqlite3_column_* by the
+ * table's own index, so the list and the reader cannot disagree) and the
+ * disposer (frees the text members) all come from its columns. */
+struct lec__row {
+	const struct lec__column *columns;
+	size_t ncolumns;
+	size_t size; /* of the struct a row fills */
+	/* Members no column fills, worked out once the columns are read (a
+	 * check may fail the row); NULL: none. */
+	int (*finish)(void *item);
+	/* Frees what the columns' members do not hold; NULL: nothing. */
+	void (*dispose)(void *item);
+};
+
+#define LEC__COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* In the macros below T is the tag of the row's struct (lec_envvar for
+ * struct lec_envvar), m a member of it. */
+
+/* offsetof(struct T, m), refused at compile time unless m is a ctype. */
+#define LEC__MEMBER(T, m, ctype)                                             \
+	_Generic(((struct T *)0)->m, ctype: offsetof(struct T, m))
+/* offsetof(struct T, m), refused unless m has an int's size (an enum). */
+#define LEC__MEMBER_INT_SIZED(T, m)                                          \
+	(offsetof(struct T, m) +                                             \
+	 0 * sizeof(char[sizeof(((struct T *)0)->m) == sizeof(int) ? 1 : -1]))
+
+#define LEC__INT64(T, m, expr)                                               \
+	{ .sql = (expr), .kind = LEC__COL_INT64,                             \
+	  .offset = LEC__MEMBER(T, m, int64_t) }
+#define LEC__INT64_OR(T, m, expr, null_value)                                \
+	{ .sql = (expr), .kind = LEC__COL_INT64,                             \
+	  .offset = LEC__MEMBER(T, m, int64_t), .if_null = (null_value) }
+#define LEC__INT(T, m, expr)                                                 \
+	{ .sql = (expr), .kind = LEC__COL_INT,                               \
+	  .offset = _Generic(((struct T *)0)->m, int: offsetof(struct T, m), \
+			     unsigned: offsetof(struct T, m)) }
+#define LEC__SIZE(T, m, expr)                                                \
+	{ .sql = (expr), .kind = LEC__COL_SIZE,                              \
+	  .offset = LEC__MEMBER(T, m, size_t) }
+#define LEC__BOOL(T, m, expr)                                                \
+	{ .sql = (expr), .kind = LEC__COL_BOOL,                              \
+	  .offset = LEC__MEMBER(T, m, int) }
+#define LEC__TIME(T, m, expr)                                                \
+	{ .sql = (expr), .kind = LEC__COL_TIME,                              \
+	  .offset = LEC__MEMBER(T, m, int64_t) }
+#define LEC__TEXT(T, m, expr)                                                \
+	{ .sql = (expr), .kind = LEC__COL_TEXT,                              \
+	  .offset = LEC__MEMBER(T, m, char *) }
+#define LEC__TEXT_OPT(T, m, expr)                                            \
+	{ .sql = (expr), .kind = LEC__COL_TEXT_OPT,                          \
+	  .offset = LEC__MEMBER(T, m, char *) }
+/* codes: an array (not a pointer) of the enum's texts in its order. */
+#define LEC__CODE(T, m, expr, code_texts, unknown)                           \
+	{ .sql = (expr), .kind = LEC__COL_CODE,                              \
+	  .offset = LEC__MEMBER_INT_SIZED(T, m), .if_null = (unknown),      \
+	  .codes = (code_texts), .ncodes = LEC__COUNT(code_texts) }
+#define LEC__READ(expr, fn)                                                  \
+	{ .sql = (expr), .kind = LEC__COL_READ, .read = (fn) }
+#define LEC__NESTED(T, m, row_table)                                         \
+	{ .kind = LEC__COL_NESTED, .offset = offsetof(struct T, m),          \
+	  .nested = (row_table) }
+
+#define LEC__ROW(T, column_table, finish_fn, dispose_fn)                     \
+	{ (column_table), LEC__COUNT(column_table), sizeof(struct T),        \
+	  (finish_fn), (dispose_fn) }
+/* A row of one bare value (a char * or an int64_t). */
+#define LEC__ROW_OF(ctype, column_table)                                     \
+	{ (column_table), LEC__COUNT(column_table), sizeof(ctype), NULL, NULL }
+
+/* Append the row's SELECT list ("a, b, ...") to b. */
+void lec__row_select(const struct lec__row *row, struct lec__buf *b);
+/* Fill item (row->size bytes, zeroed) from the statement's columns in the
+ * table's order, then finish it. On failure item still owns what was
+ * filled: dispose it. */
+int lec__row_read(const struct lec__row *row, sqlite3_stmt *stmt,
+		  void *item);
+/* Free what item owns (not item itself). Accepts NULL. */
+void lec__row_dispose(const struct lec__row *row, void *item);
+/* Dispose item, then free it. Accepts NULL. */
+void lec__row_free(const struct lec__row *row, void *item);
+/* Dispose each of len items, then free the array. Accepts NULL. */
+void lec__rows_free(const struct lec__row *row, void *items, size_t len);
+/* What every public list's _dispose does: free its len items, then zero
+ * the list (size bytes); a NULL list is left alone. */
+void lec__list_dispose(const struct lec__row *row, void *items, size_t len,
+		       void *list, size_t size);
+#define LEC__LIST_DISPOSE(row, list)                                         \
+	lec__list_dispose((row), (list) ? (void *)(list)->items : NULL,      \
+			  (list) ? (list)->len : 0, (list), sizeof(*(list)))
+
 /* Query builder for list calls ----------------------------------------- */
 
 /* Most parameters a filtered list binds; filters are few and fixed. */
@@ -127,16 +270,16 @@ struct lec__query_bind {
 };
 
 struct lec__query {
-	const char *columns;  /* borrowed: must outlive the query */
-	struct lec__buf sql;  /* " FROM ... WHERE ..." */
+	const struct lec__row *row; /* borrowed: its columns are selected */
+	struct lec__buf sql;        /* " FROM ... WHERE ..." */
 	int has_where;
 	int nbinds;
 	int overflow;
 	struct lec__query_bind binds[LEC__QUERY_MAX_BINDS];
 };
 
-/* Start with "SELECT <columns> FROM <from>" (joins allowed in from). */
-void lec__query_init(struct lec__query *q, const char *columns,
+/* Start with "SELECT <row's columns> FROM <from>" (joins allowed). */
+void lec__query_init(struct lec__query *q, const struct lec__row *row,
 		     const char *from);
 /* AND a condition with one '?' bound to text / an integer. */
 void lec__query_where_text(struct lec__query *q, const char *cond,
@@ -155,27 +298,69 @@ int lec__query_prepare_page(struct lec_store *st, struct lec__query *q,
 			    sqlite3_stmt **out);
 void lec__query_dispose(struct lec__query *q);
 
-/* The query's first row into a new item (item_size bytes, owned by the
- * caller). LEC_ENOTFOUND, with no message of its own, when there is none:
- * callers say what was not found. */
-int lec__query_one(struct lec_store *st, struct lec__query *q,
-		   size_t item_size, int (*row)(sqlite3_stmt *stmt, void *item),
-		   void (*item_dispose)(void *item), void **out);
+/* The query's first row into a new item (owned by the caller,
+ * lec__row_free). LEC_ENOTFOUND, with no message of its own, when there
+ * is none: callers say what was not found. */
+int lec__query_one(struct lec_store *st, struct lec__query *q, void **out);
 
 /* Dispose each of len items (item_size bytes each) with item_dispose, then
- * free the array. What every list's _dispose does. */
+ * free the array: for arrays no row table describes. */
 void lec__items_free(void *items, size_t len, size_t item_size,
 		     void (*item_dispose)(void *item));
 
-/* Runs a paged list: counts, prepares the page, and calls row() for each row
- * to fill items[i] (item_size bytes each, zeroed first). On failure calls
- * item_free on the filled items. The array is owned by the caller. */
+/* Runs a paged list: counts (when total_out is not NULL), prepares the
+ * page and reads each row into items[i] with the query's row table. On
+ * failure frees what it read. The array is owned by the caller. */
 int lec__query_list(struct lec_store *st, struct lec__query *q,
 		    const char *order, const struct lec_page *page,
-		    size_t item_size,
-		    int (*row)(sqlite3_stmt *stmt, void *item),
-		    void (*item_dispose)(void *item),
 		    void **items_out, size_t *len_out, size_t *total_out);
+
+/* Tables: get, list and delete (store_table.c) ------------------------ */
+
+/* A resource's table as its gets and lists read it. */
+struct lec__table {
+	const struct lec__row *row;
+	const char *from;      /* FROM, joins allowed */
+	const char *scope;     /* the condition on a row's parent, one '?'
+				  ("project_id = ?"); NULL: none */
+	const char *id;        /* the condition on its id ("id = ?") */
+	const char *text;      /* on its text key ("slug = ?"); NULL: none */
+	const char *order;     /* a list's ORDER BY */
+	const char *not_found; /* a get's LEC_ENOTFOUND message; NULL: the
+				  caller says what was not found */
+	/* What each row read holds from other tables (NULL: nothing). */
+	int (*load)(struct lec_store *st, void *item);
+};
+
+/* Start a query over the table's columns and FROM. */
+void lec__table_query(struct lec__query *q, const struct lec__table *t);
+/* The first row of q, a query of t (disposed here), into a new item
+ * (lec__row_free); LEC_ENOTFOUND as lec__table_get says. */
+int lec__table_one(struct lec_store *st, const struct lec__table *t,
+		   struct lec__query *q, void **out);
+/* The page of q's rows (a query of t, disposed here) in t's order. */
+int lec__table_rows(struct lec_store *st, const struct lec__table *t,
+		    struct lec__query *q, const struct lec_page *page,
+		    void **items, size_t *len, size_t *total);
+
+/* What a public get does: clears the error, then reads the row with this
+ * id (text: this text key), of parent *scope when scope is not NULL, into
+ * a new item (lec__row_free; *out is NULL on failure). LEC_ENOTFOUND with
+ * the table's message, or none for the caller to give. */
+int lec__table_get(struct lec_store *st, const struct lec__table *t,
+		   const int64_t *scope, int64_t id, void **out);
+int lec__table_get_text(struct lec_store *st, const struct lec__table *t,
+			const int64_t *scope, const char *text, void **out);
+/* What a public delete does: clears the error, then deletes the row of
+ * parent scope with this id from the table's FROM (a bare table name).
+ * LEC_ENOTFOUND as lec__table_get says. */
+int lec__table_delete(struct lec_store *st, const struct lec__table *t,
+		      int64_t scope, int64_t id);
+/* What a public list does: clears the error, then reads the page of the
+ * rows (of parent *scope when scope is not NULL) in the table's order. */
+int lec__table_list(struct lec_store *st, const struct lec__table *t,
+		    const int64_t *scope, const struct lec_page *page,
+		    void **items, size_t *len, size_t *total);
 
 /* Schema ---------------------------------------------------------------- */
 

@@ -9,8 +9,6 @@
 #include "lectern/user.h"
 #include "store_internal.h"
 
-#define USER_COLUMNS "id, username, email, is_active, is_superuser, created"
-
 static int valid_username(const char *name)
 {
 	size_t n = name ? strlen(name) : 0;
@@ -28,88 +26,64 @@ static int valid_username(const char *name)
 	return 1;
 }
 
-static void user_dispose(void *item)
-{
-	struct lec_user *u = item;
+static const struct lec__column user_columns[] = {
+	LEC__INT64(lec_user, id, "u.id"),
+	LEC__TEXT(lec_user, username, "u.username"),
+	LEC__TEXT(lec_user, email, "u.email"),
+	LEC__INT(lec_user, is_active, "u.is_active"),
+	LEC__INT(lec_user, is_superuser, "u.is_superuser"),
+	LEC__TIME(lec_user, created, "u.created"),
+};
+const struct lec__row lec__user_row =
+	LEC__ROW(lec_user, user_columns, NULL, NULL);
+/* A list of bare usernames (char *), of a users table aliased u. */
+static const struct lec__column username_columns[] = {
+	{ .sql = "u.username", .kind = LEC__COL_TEXT, .offset = 0 },
+};
+const struct lec__row lec__username_row =
+	LEC__ROW_OF(char *, username_columns);
 
-	lec__free(u->username);
-	lec__free(u->email);
-}
-
-static int user_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_user *u = item;
-	int error;
-
-	u->id = sqlite3_column_int64(stmt, 0);
-	if ((error = lec_store__col_text(stmt, 1, &u->username)) < 0 ||
-	    (error = lec_store__col_text(stmt, 2, &u->email)) < 0)
-		return error;
-	u->is_active = sqlite3_column_int(stmt, 3);
-	u->is_superuser = sqlite3_column_int(stmt, 4);
-	u->created = sqlite3_column_int64(stmt, 5);
-	return LEC_OK;
-}
+static const struct lec__table users = {
+	.row = &lec__user_row, .from = "users u",
+	.id = "u.id = ?", .text = "u.username = ?",
+	.order = "u.username",
+};
 
 void lec_user_free(struct lec_user *user)
 {
-	if (user == NULL)
-		return;
-	user_dispose(user);
-	lec__free(user);
+	lec__row_free(&lec__user_row, user);
 }
 
 void lec_user_list_dispose(struct lec_user_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			user_dispose);
-	memset(list, 0, sizeof(*list));
-}
-
-/* Fetch one user matching `where` (one '?' bound to text or id). */
-static int user_fetch(struct lec_store *st, const char *where,
-		      const char *text, int64_t id, struct lec_user **out)
-{
-	struct lec__query q;
-	struct lec_user *items = NULL;
-	int error;
-
-	*out = NULL;
-	lec__query_init(&q, USER_COLUMNS, "users");
-	if (text)
-		lec__query_where_text(&q, where, text);
-	else
-		lec__query_where_int(&q, where, id);
-	error = lec__query_one(st, &q, sizeof(*items), user_row, user_dispose,
-			       (void **)&items);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return text ? lec__error(LEC_ENOTFOUND, "no user named '%s'",
-					 text)
-			    : lec__error(LEC_ENOTFOUND, "no user with id %lld",
-					 (long long)id);
-	if (error < 0)
-		return error;
-	*out = items;
-	return LEC_OK;
+	LEC__LIST_DISPOSE(&lec__user_row, list);
 }
 
 int lec_user_get(struct lec_store *st, const char *username,
 		 struct lec_user **out)
 {
-	lec_error_clear();
-	if (username == NULL)
+	int error;
+
+	if (username == NULL) {
+		lec_error_clear();
 		return lec__error(LEC_EINVALID, "no username given");
-	return user_fetch(st, "username = ?", username, 0, out);
+	}
+	error = lec__table_get_text(st, &users, NULL, username, (void **)out);
+	return error == LEC_ENOTFOUND ? lec__error(LEC_ENOTFOUND,
+						   "no user named '%s'",
+						   username)
+				      : error;
 }
 
 int lec_user_get_by_id(struct lec_store *st, int64_t id,
 		       struct lec_user **out)
 {
-	lec_error_clear();
-	return user_fetch(st, "id = ?", NULL, id, out);
+	int error = lec__table_get(st, &users, NULL, id, (void **)out);
+
+	return error == LEC_ENOTFOUND ? lec__error(LEC_ENOTFOUND,
+						   "no user with id %lld",
+						   (long long)id)
+				      : error;
 }
 
 int lec_user_create(struct lec_store *st, const char *username,
@@ -160,17 +134,8 @@ int lec_user_ensure(struct lec_store *st, const char *username,
 int lec_user_list(struct lec_store *st, const struct lec_page *page,
 		  struct lec_user_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, USER_COLUMNS, "users");
-	error = lec__query_list(st, &q, "username", page, sizeof(*out->items),
-				user_row, user_dispose, (void **)&out->items,
-				&out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_list(st, &users, NULL, page, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 /* Run a one-parameter-pair UPDATE/DELETE that must touch exactly one user. */
@@ -322,16 +287,8 @@ static struct lec_store_token_memo *memo_slot(struct lec_store *st,
 
 static void memo_clear(struct lec_store_token_memo *m)
 {
-	user_dispose(&m->user);
+	lec__row_dispose(&lec__user_row, &m->user);
 	memset(m, 0, sizeof(*m));
-}
-
-void lec__token_memo_clear(struct lec_store *st)
-{
-	size_t i;
-
-	for (i = 0; i < LEC_STORE_TOKEN_MEMO; i++)
-		memo_clear(&st->tokens[i]);
 }
 
 /* The data version the memo may be used at: only inside a transaction,
@@ -404,12 +361,10 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 		return error;
 	if (memo_find(st, hash, out))
 		return LEC_OK;
-	lec__query_init(&q, "u.id, u.username, u.email, u.is_active, "
-			    "u.is_superuser, u.created",
+	lec__query_init(&q, &lec__user_row,
 			"users u JOIN tokens t ON t.user_id = u.id");
 	lec__query_where_text(&q, "t.hash = ?", hash);
-	error = lec__query_one(st, &q, sizeof(*items), user_row, user_dispose,
-			       (void **)&items);
+	error = lec__query_one(st, &q, (void **)&items);
 	lec__query_dispose(&q);
 	if (error == LEC_ENOTFOUND)
 		return lec__error(LEC_ENOTFOUND, "invalid token");
@@ -428,55 +383,34 @@ int lec_token_authenticate(struct lec_store *st, const char *token,
 
 /* Never the hash: a listing names tokens, it does not hold them. The
  * sessions are counted where they are kept (session.c's table). */
-#define TOKEN_COLUMNS                                                        \
-	"t.id, t.user_id, u.username, t.created, (SELECT count(*) FROM "    \
-	"sessions s WHERE s.token_id = t.id AND s.expires > "                \
-	"CAST(strftime('%s', 'now') AS INTEGER) * 1000000)"
-
-static void token_dispose(void *item)
-{
-	struct lec_token *t = item;
-
-	lec__free(t->username);
-}
-
-static int token_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_token *t = item;
-
-	t->id = sqlite3_column_int64(stmt, 0);
-	t->user_id = sqlite3_column_int64(stmt, 1);
-	t->created = sqlite3_column_int64(stmt, 3);
-	t->sessions = (size_t)sqlite3_column_int64(stmt, 4);
-	return lec_store__col_text(stmt, 2, &t->username);
-}
+static const struct lec__column token_columns[] = {
+	LEC__INT64(lec_token, id, "t.id"),
+	LEC__INT64(lec_token, user_id, "t.user_id"),
+	LEC__TEXT(lec_token, username, "u.username"),
+	LEC__TIME(lec_token, created, "t.created"),
+	LEC__SIZE(lec_token, sessions,
+		  "(SELECT count(*) FROM sessions s WHERE s.token_id = t.id "
+		  "AND s.expires > "
+		  "CAST(strftime('%s', 'now') AS INTEGER) * 1000000)"),
+};
+static const struct lec__row token_row =
+	LEC__ROW(lec_token, token_columns, NULL, NULL);
+static const struct lec__table tokens = {
+	.row = &token_row, .from = "tokens t JOIN users u ON u.id = t.user_id",
+	.scope = "t.user_id = ?",
+	.order = "t.id",
+};
 
 int lec_token_list(struct lec_store *st, int64_t user_id,
 		   const struct lec_page *page, struct lec_token_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, TOKEN_COLUMNS,
-			"tokens t JOIN users u ON u.id = t.user_id");
-	if (user_id)
-		lec__query_where_int(&q, "t.user_id = ?", user_id);
-	error = lec__query_list(st, &q, "t.id", page, sizeof(*out->items),
-				token_row, token_dispose, (void **)&out->items,
-				&out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_list(st, &tokens, user_id ? &user_id : NULL, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 void lec_token_list_dispose(struct lec_token_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			token_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&token_row, list);
 }
 
 /* Deleting a token's row is all revoking takes: its sessions go with it

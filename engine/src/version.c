@@ -12,11 +12,6 @@
 #include "pep440.h"
 #include "store_internal.h"
 
-#define VERSION_COLUMNS                                                      \
-	"id, project_id, slug, verbose_name, identifier, type, active, "     \
-	"hidden, built, uploaded, privacy_level, machine, has_pdf, "         \
-	"has_epub, has_htmlzip, documentation_type, created, modified"
-
 /* The service's list order; id breaks ties so that pages are stable. */
 #define VERSION_ORDER "verbose_name DESC, id DESC"
 
@@ -78,72 +73,46 @@ int lec_version_type_parse(const char *code, enum lec_version_type *out)
 				code ? code : "");
 }
 
-static enum lec_version_type type_from_text(const unsigned char *text)
-{
-	size_t i;
-
-	for (i = 0; text && i < TYPE_COUNT; i++)
-		if (strcmp((const char *)text, type_codes[i]) == 0)
-			return (enum lec_version_type)i;
-	return LEC_VERSION_UNKNOWN;
-}
-
 /* Rows -------------------------------------------------------------------- */
 
-static void version_dispose(void *item)
-{
-	struct lec_version *v = item;
-
-	lec__free(v->slug);
-	lec__free(v->verbose_name);
-	lec__free(v->identifier);
-	lec__free(v->privacy_level);
-	lec__free(v->documentation_type);
-}
-
-static int version_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_version *v = item;
-	int error;
-
-	v->id = sqlite3_column_int64(stmt, 0);
-	v->project_id = sqlite3_column_int64(stmt, 1);
-	if ((error = lec_store__col_text(stmt, 2, &v->slug)) < 0 ||
-	    (error = lec_store__col_text(stmt, 3, &v->verbose_name)) < 0 ||
-	    (error = lec_store__col_text(stmt, 4, &v->identifier)) < 0 ||
-	    (error = lec_store__col_text(stmt, 10, &v->privacy_level)) < 0 ||
-	    (error = lec_store__col_text(stmt, 15, &v->documentation_type)) <
-		    0)
-		return error;
-	v->type = type_from_text(sqlite3_column_text(stmt, 5));
-	v->active = sqlite3_column_int(stmt, 6);
-	v->hidden = sqlite3_column_int(stmt, 7);
-	v->built = sqlite3_column_int(stmt, 8);
-	v->uploaded = sqlite3_column_int(stmt, 9);
-	v->machine = sqlite3_column_int(stmt, 11);
-	v->has_pdf = sqlite3_column_int(stmt, 12);
-	v->has_epub = sqlite3_column_int(stmt, 13);
-	v->has_htmlzip = sqlite3_column_int(stmt, 14);
-	v->created = sqlite3_column_int64(stmt, 16);
-	v->modified = sqlite3_column_int64(stmt, 17);
-	return LEC_OK;
-}
+static const struct lec__column version_columns[] = {
+	LEC__INT64(lec_version, id, "id"),
+	LEC__INT64(lec_version, project_id, "project_id"),
+	LEC__TEXT(lec_version, slug, "slug"),
+	LEC__TEXT(lec_version, verbose_name, "verbose_name"),
+	LEC__TEXT_OPT(lec_version, identifier, "identifier"),
+	LEC__CODE(lec_version, type, "type", type_codes,
+		  LEC_VERSION_UNKNOWN),
+	LEC__INT(lec_version, active, "active"),
+	LEC__INT(lec_version, hidden, "hidden"),
+	LEC__INT(lec_version, built, "built"),
+	LEC__INT(lec_version, uploaded, "uploaded"),
+	LEC__TEXT(lec_version, privacy_level, "privacy_level"),
+	LEC__INT(lec_version, machine, "machine"),
+	LEC__INT(lec_version, has_pdf, "has_pdf"),
+	LEC__INT(lec_version, has_epub, "has_epub"),
+	LEC__INT(lec_version, has_htmlzip, "has_htmlzip"),
+	LEC__TEXT(lec_version, documentation_type,
+		  "documentation_type"),
+	LEC__TIME(lec_version, created, "created"),
+	LEC__TIME(lec_version, modified, "modified"),
+};
+static const struct lec__row version_row =
+	LEC__ROW(lec_version, version_columns, NULL, NULL);
+const struct lec__table lec__versions = {
+	.row = &version_row, .from = "versions",
+	.order = VERSION_ORDER,
+	.not_found = "No Version matches the given query.",
+};
 
 void lec_version_free(struct lec_version *version)
 {
-	if (version == NULL)
-		return;
-	version_dispose(version);
-	lec__free(version);
+	lec__row_free(&version_row, version);
 }
 
 void lec_version_list_dispose(struct lec_version_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			version_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&version_row, list);
 }
 
 /* Run a version query (ordered like lists) into out. */
@@ -152,9 +121,8 @@ static int version_query(struct lec_store *st, struct lec__query *q,
 			 struct lec_version_list *out)
 {
 	memset(out, 0, sizeof(*out));
-	return lec__query_list(st, q, VERSION_ORDER, page, sizeof(*out->items),
-			       version_row, version_dispose,
-			       (void **)&out->items, &out->len, &out->total);
+	return lec__query_list(st, q, VERSION_ORDER, page, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 /* Move item i out of a list into its own allocation, then dispose the
@@ -197,7 +165,7 @@ static int version_by_slug(struct lec_store *st, int64_t project_id,
 {
 	struct lec__query q;
 
-	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_init(&q, &version_row, "versions");
 	lec__query_where_int(&q, "project_id = ?", project_id);
 	lec__query_where_text(&q, "slug = ?", slug);
 	return version_first(st, &q, out);
@@ -220,7 +188,7 @@ int lec_version_get_by_id(struct lec_store *st, int64_t id,
 
 	lec_error_clear();
 	*out = NULL;
-	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_init(&q, &version_row, "versions");
 	lec__query_where_int(&q, "id = ?", id);
 	return version_first(st, &q, out);
 }
@@ -512,7 +480,7 @@ int lec_version_list(struct lec_store *st, int64_t project_id,
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_init(&q, &version_row, "versions");
 	lec__query_where_int(&q, "project_id = ?", project_id);
 	if (filter)
 		error = version_filter(&q, filter);
@@ -756,7 +724,7 @@ static int determine_stable(struct lec_store *st, int64_t project_id,
 {
 	struct lec__query q;
 
-	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_init(&q, &version_row, "versions");
 	lec__query_where_int(&q, "project_id = ?", project_id);
 	lec__query_where(&q, NOT_EXTERNAL);
 	return stable_among(st, &q, out);
@@ -877,7 +845,7 @@ static int version_named(struct lec_store *st, int64_t project_id,
 {
 	struct lec__query q;
 
-	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_init(&q, &version_row, "versions");
 	lec__query_where_int(&q, "project_id = ?", project_id);
 	lec__query_where(&q, NOT_EXTERNAL);
 	lec__query_where(&q, "slug <> '" LEC_VERSION_LATEST "'");
@@ -961,7 +929,7 @@ int lec_version_original(struct lec_store *st,
 		return lec__error(LEC_ENOTFOUND,
 				  "version '%s' stands for no other version",
 				  version->slug);
-	lec__query_init(&q, VERSION_COLUMNS, "versions");
+	lec__query_init(&q, &version_row, "versions");
 	lec__query_where_int(&q, "project_id = ?", version->project_id);
 	lec__query_where(&q, NOT_EXTERNAL);
 	lec__query_where_text(&q, "identifier = ?", version->identifier);

@@ -129,12 +129,8 @@ static void warning_dispose(struct lec_warning *w)
 {
 	lec__free(w->file);
 	lec__free(w->message);
-	w->file = w->message = NULL;
-}
-
-static void warning_dispose_item(void *item)
-{
-	warning_dispose(item);
+	lec__free(w->doc);
+	w->file = w->message = w->doc = NULL;
 }
 
 int lec_warning_set_add(struct lec_warning_set *set,
@@ -321,28 +317,23 @@ void lec_warning_compare(struct lec_warning_set *set,
 
 /* The store -------------------------------------------------------------- */
 
-#define WARNING_COLUMNS "kind, file, line, message, is_new"
-
-static int warning_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_warning *w = item;
-	const char *kind = (const char *)sqlite3_column_text(stmt, 0);
-	int error;
-
-	if (kind == NULL || lec_warning_kind_lookup(kind, &w->kind) < 0)
-		w->kind = LEC_WARNING_WARNING;
-	lec_error_clear();
-	w->line = (unsigned)sqlite3_column_int64(stmt, 2);
-	w->is_new = sqlite3_column_int(stmt, 4) != 0;
-	if ((error = lec_store__col_text(stmt, 1, &w->file)) < 0 ||
-	    (error = lec_store__col_text(stmt, 3, &w->message)) < 0)
-		return error;
-	if (w->file == NULL && (w->file = lec__strdup("")) == NULL)
-		return lec__error_oom();
-	if (w->message == NULL && (w->message = lec__strdup("")) == NULL)
-		return lec__error_oom();
-	return LEC_OK;
-}
+/* A kind no code names (a later Lectern's) reads as a warning; a record
+ * without a file has "". */
+static const struct lec__column warning_columns[] = {
+	LEC__CODE(lec_warning, kind, "kind", kind_codes,
+		  LEC_WARNING_WARNING),
+	LEC__TEXT(lec_warning, file, "file"),
+	LEC__INT(lec_warning, line, "line"),
+	LEC__TEXT(lec_warning, message, "message"),
+	LEC__BOOL(lec_warning, is_new, "is_new"),
+};
+static const struct lec__row warning_row =
+	LEC__ROW(lec_warning, warning_columns, NULL, NULL);
+/* New ones first, each group in the order the build found them. */
+static const struct lec__table warnings = {
+	.row = &warning_row, .from = "build_warnings",
+	.order = "is_new DESC, position ASC",
+};
 
 int lec_warning_previous_good(struct lec_store *st, int64_t version_id,
 			      int64_t build_id, int64_t *out)
@@ -414,7 +405,7 @@ static int insert_record(struct lec_store *st, sqlite3_stmt *stmt,
 }
 
 int lec_warning_store(struct lec_store *st, int64_t build_id,
-		      struct lec_warning_set *set)
+		      struct lec_warning_set *set, int passed)
 {
 	struct lec_warning_list prev = { 0 };
 	sqlite3_stmt *stmt = NULL;
@@ -428,6 +419,8 @@ int lec_warning_store(struct lec_store *st, int64_t build_id,
 		return error;
 	lec_warning_compare(set, prev.items, prev.len, &fixed);
 	lec_warning_list_dispose(&prev);
+	if (!passed)
+		fixed = 0;
 	for (i = 0; i < set->len; i++)
 		fresh += set->items[i].is_new != 0;
 	if ((error = lec_store__begin(st)) < 0)
@@ -499,32 +492,19 @@ int lec_warning_list(struct lec_store *st, int64_t build_id,
 		     const struct lec_page *page, struct lec_warning_list *out)
 {
 	struct lec__query q;
-	void *items = NULL;
-	int error;
 
 	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, WARNING_COLUMNS, "build_warnings");
+	lec__table_query(&q, &warnings);
 	lec__query_where_int(&q, "build_id = ?", build_id);
 	if (filter && filter->new_only)
 		lec__query_where(&q, "is_new = 1");
-	error = lec__query_list(st, &q, "is_new DESC, position ASC", page,
-				sizeof(struct lec_warning), warning_row,
-				warning_dispose_item, &items, &out->len,
-				&out->total);
-	lec__query_dispose(&q);
-	out->items = items;
-	return error;
+	return lec__table_rows(st, &warnings, &q, page, (void **)&out->items,
+			       &out->len, &out->total);
 }
 
 void lec_warning_list_dispose(struct lec_warning_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(struct lec_warning),
-			warning_dispose_item);
-	list->items = NULL;
-	list->len = list->total = 0;
+	LEC__LIST_DISPOSE(&warning_row, list);
 }
 
 /* Inventories ----------------------------------------------------------- */

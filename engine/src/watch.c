@@ -21,10 +21,18 @@
  * sandbox, killable at the build time limit, under the mirror's lock) and
  * compares the mirror's refs before and after. A stalled server delays only
  * the other polls, never the local watch.
+ *
+ * With the pipeline's watch_log (`lectern serve --watch-log`) each look
+ * the watcher takes is a line of the log: the projects read again, a
+ * repository's refs listed, a remote fetched, with what came of it. A test
+ * waits for those ticks ("the refs were listed, nothing moved") rather
+ * than for a time in which nothing should happen.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -56,6 +64,7 @@
 
 struct watched {
 	int64_t project_id;
+	char *slug;
 	char *gitdir;
 	struct lec_repo_refs refs; /* the last listing */
 	int wds[WATCH_MAX_DIRS];
@@ -88,6 +97,23 @@ struct lec__watcher {
 	pthread_t thread;
 	int started;
 };
+
+/* A look taken, in the log when the pipeline's watch_log asks for it. */
+static void tick(const struct lec__watcher *w, const char *fmt, ...)
+	LEC__PRINTF(2, 3);
+
+static void tick(const struct lec__watcher *w, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!w->pl->config.watch_log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lec__build_log(&w->pl->env, "%s", msg);
+}
 
 /* Watches ------------------------------------------------------------------ */
 
@@ -140,6 +166,7 @@ static void unwatch(struct lec__watcher *w, struct watched *r)
 		inotify_rm_watch(w->ifd, r->wds[i]);
 	lec_repo_refs_dispose(&r->refs);
 	lec__free(r->gitdir);
+	lec__free(r->slug);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -175,18 +202,20 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	struct watched *r;
-	char *path = NULL, *gitdir = NULL, *mirror;
+	char *path = NULL, *gitdir = NULL, *mirror, *name = lec__strdup(slug);
 
-	if (w->nrepos >= WATCH_MAX_REPOS ||
+	if (name == NULL || w->nrepos >= WATCH_MAX_REPOS ||
 	    lec_localrepo_check(url, w->pl->env.local_roots, &path) < 0 ||
 	    path == NULL || lec_repo_local_gitdir(path, &gitdir) < 0) {
 		lec__free(path);
+		lec__free(name);
 		return;
 	}
 	lec__free(path);
 	r = &w->repos[w->nrepos++];
 	memset(r, 0, sizeof(*r));
 	r->project_id = id;
+	r->slug = name;
 	r->gitdir = gitdir;
 	r->seen = 1;
 	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->env.data_dir, slug);
@@ -197,6 +226,7 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 		memset(&r->refs, 0, sizeof(r->refs));
 	lec__free(mirror);
 	watch_repo(w, r);
+	tick(w, "commit watch: watching %s", slug);
 }
 
 /* Read the watched projects again: new ones are added, gone ones (deleted,
@@ -232,9 +262,11 @@ static void rescan(struct lec__watcher *w)
 			i++;
 			continue;
 		}
+		tick(w, "commit watch: %s no longer watched", w->repos[i].slug);
 		unwatch(w, &w->repos[i]);
 		w->repos[i] = w->repos[--w->nrepos];
 	}
+	tick(w, "commit watch: projects read, %zu watched", w->nrepos);
 }
 
 /* Changes ----------------------------------------------------------------- */
@@ -252,11 +284,12 @@ static const struct lec_repo_ref *find_ref(const struct lec_repo_refs *refs,
 }
 
 /* Compare a new listing with the last: build what moved (how says what
- * started the builds), sync when a ref came or went. */
+ * started the builds), sync when a ref came or went; the tick says what
+ * of it the project's look (slug, what) found. */
 static void act_on(struct lec__watcher *w, struct lec_store *st,
 		   int64_t project_id, const struct lec_repo_refs *was_refs,
 		   const struct lec_repo_refs *now, int64_t changed_us,
-		   const char *how)
+		   const char *how, const char *slug, const char *what)
 {
 	struct lec_integration_ref moved[LEC_INTEGRATION_REFS_MAX];
 	struct lec_integration_builds built = { 0 };
@@ -285,6 +318,8 @@ static void act_on(struct lec__watcher *w, struct lec_store *st,
 					    changed_us, how, &built) < 0)
 		lec__build_log(&w->pl->env, "%s watch: %s", how, lec_error_last());
 	lec_integration_builds_dispose(&built);
+	tick(w, "%s watch: %s: %s, %zu moved%s", how, slug, what, n,
+	     sync ? ", versions synced" : "");
 }
 
 /* Whether the project still wants its commits built: the setting may have
@@ -310,7 +345,7 @@ static void relist(struct lec__watcher *w, struct watched *r)
 		return; /* half-written or gone: the next event looks again */
 	if (still_watched(w, r->project_id))
 		act_on(w, w->st, r->project_id, &r->refs, &now, r->changed_us,
-		       "commit");
+		       "commit", r->slug, "refs listed");
 	r->changed_us = 0;
 	lec_repo_refs_dispose(&r->refs);
 	r->refs = now;
@@ -429,7 +464,8 @@ static void poll_one(struct lec__watcher *w, int64_t id)
 			     lec_error_last());
 		goto done;
 	}
-	act_on(w, w->poll_st, id, &before, &after, started_us, "poll");
+	act_on(w, w->poll_st, id, &before, &after, started_us, "poll", p->slug,
+	       "fetched");
 done:
 	lec_repo_refs_dispose(&before);
 	lec_repo_refs_dispose(&after);

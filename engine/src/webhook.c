@@ -26,12 +26,6 @@
 #include "secret.h"
 #include "store_internal.h"
 
-#define WEBHOOK_COLUMNS                                                      \
-	"id, project_id, url, events, payload, created, modified"
-#define DELIVERY_COLUMNS                                                     \
-	"id, webhook_id, event, build_id, body, state, attempts, "           \
-	"next_attempt, status_code, error, created, modified"
-
 /* Room for "lectern webhooks project " and any int64. */
 #define WEBHOOK_AAD_MAX 64
 /* The service's cap on each variable's replacements ("small protection
@@ -101,92 +95,60 @@ static size_t webhook_aad(int64_t project_id, char buf[WEBHOOK_AAD_MAX])
 
 /* Rows ------------------------------------------------------------------------ */
 
-static void webhook_dispose(void *item)
-{
-	struct lec_webhook *w = item;
+static const struct lec__column webhook_columns[] = {
+	LEC__INT64(lec_webhook, id, "id"),
+	LEC__INT64(lec_webhook, project_id, "project_id"),
+	LEC__TEXT(lec_webhook, url, "url"),
+	LEC__INT(lec_webhook, events, "events"),
+	LEC__TEXT_OPT(lec_webhook, payload, "payload"),
+	LEC__TIME(lec_webhook, created, "created"),
+	LEC__TIME(lec_webhook, modified, "modified"),
+};
+static const struct lec__row webhook_row =
+	LEC__ROW(lec_webhook, webhook_columns, NULL, NULL);
+static const struct lec__table webhooks = {
+	.row = &webhook_row, .from = "webhooks",
+	.scope = "project_id = ?", .id = "id = ?",
+	.order = "id", .not_found = not_found,
+};
 
-	lec__free(w->url);
-	lec__free(w->payload);
-}
-
-static int webhook_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_webhook *w = item;
-	int error;
-
-	w->id = sqlite3_column_int64(stmt, 0);
-	w->project_id = sqlite3_column_int64(stmt, 1);
-	if ((error = lec_store__col_text(stmt, 2, &w->url)) < 0)
-		return error;
-	w->events = (unsigned)sqlite3_column_int(stmt, 3);
-	if ((error = lec_store__col_text(stmt, 4, &w->payload)) < 0)
-		return error;
-	w->created = sqlite3_column_int64(stmt, 5);
-	w->modified = sqlite3_column_int64(stmt, 6);
-	return LEC_OK;
-}
-
-static void delivery_dispose(void *item)
-{
-	struct lec_webhook_delivery *d = item;
-
-	lec__free(d->event);
-	lec__free(d->body);
-	lec__free(d->error);
-}
-
-static int delivery_row(sqlite3_stmt *stmt, void *item)
-{
-	struct lec_webhook_delivery *d = item;
-	const unsigned char *state;
-	size_t i;
-	int error;
-
-	d->id = sqlite3_column_int64(stmt, 0);
-	d->webhook_id = sqlite3_column_int64(stmt, 1);
-	if ((error = lec_store__col_text(stmt, 2, &d->event)) < 0)
-		return error;
-	d->build_id = sqlite3_column_int64(stmt, 3);
-	if ((error = lec_store__col_text(stmt, 4, &d->body)) < 0)
-		return error;
-	state = sqlite3_column_text(stmt, 5);
-	for (i = 0; state && i < COUNT(delivery_states); i++)
-		if (strcmp((const char *)state, delivery_states[i]) == 0)
-			d->state = (enum lec_webhook_delivery_state)i;
-	d->attempts = sqlite3_column_int(stmt, 6);
-	d->next_attempt = sqlite3_column_int64(stmt, 7);
-	d->status_code = sqlite3_column_int(stmt, 8);
-	if ((error = lec_store__col_text(stmt, 9, &d->error)) < 0)
-		return error;
-	d->created = sqlite3_column_int64(stmt, 10);
-	d->modified = sqlite3_column_int64(stmt, 11);
-	return LEC_OK;
-}
+static const struct lec__column delivery_columns[] = {
+	LEC__INT64(lec_webhook_delivery, id, "id"),
+	LEC__INT64(lec_webhook_delivery, webhook_id, "webhook_id"),
+	LEC__TEXT(lec_webhook_delivery, event, "event"),
+	LEC__INT64(lec_webhook_delivery, build_id, "build_id"),
+	LEC__TEXT(lec_webhook_delivery, body, "body"),
+	LEC__CODE(lec_webhook_delivery, state, "state",
+		  delivery_states, LEC_WEBHOOK_PENDING),
+	LEC__INT(lec_webhook_delivery, attempts, "attempts"),
+	LEC__TIME(lec_webhook_delivery, next_attempt, "next_attempt"),
+	LEC__INT(lec_webhook_delivery, status_code, "status_code"),
+	LEC__TEXT_OPT(lec_webhook_delivery, error, "error"),
+	LEC__TIME(lec_webhook_delivery, created, "created"),
+	LEC__TIME(lec_webhook_delivery, modified, "modified"),
+};
+static const struct lec__row delivery_row =
+	LEC__ROW(lec_webhook_delivery, delivery_columns, NULL, NULL);
+/* Newest first. */
+static const struct lec__table deliveries = {
+	.row = &delivery_row, .from = "webhook_deliveries",
+	.scope = "webhook_id = ?",
+	.order = "id DESC",
+};
 
 void lec_webhook_free(struct lec_webhook *hook)
 {
-	if (hook == NULL)
-		return;
-	webhook_dispose(hook);
-	lec__free(hook);
+	lec__row_free(&webhook_row, hook);
 }
 
 void lec_webhook_list_dispose(struct lec_webhook_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			webhook_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&webhook_row, list);
 }
 
 void lec_webhook_delivery_list_dispose(struct lec_webhook_delivery_list *list)
 {
-	if (list == NULL)
-		return;
-	lec__items_free(list->items, list->len, sizeof(*list->items),
-			delivery_dispose);
-	memset(list, 0, sizeof(*list));
+	LEC__LIST_DISPOSE(&delivery_row, list);
 }
 
 void lec_webhook_outgoing_dispose(struct lec_webhook_outgoing *out)
@@ -364,40 +326,14 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 int lec_webhook_get(struct lec_store *st, int64_t project_id, int64_t id,
 		    struct lec_webhook **out)
 {
-	struct lec_webhook *item = NULL;
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	*out = NULL;
-	lec__query_init(&q, WEBHOOK_COLUMNS, "webhooks");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	lec__query_where_int(&q, "id = ?", id);
-	error = lec__query_one(st, &q, sizeof(*item), webhook_row,
-			       webhook_dispose, (void **)&item);
-	lec__query_dispose(&q);
-	if (error == LEC_ENOTFOUND)
-		return lec__error(LEC_ENOTFOUND, "%s", not_found);
-	if (error == LEC_OK)
-		*out = item;
-	return error;
+	return lec__table_get(st, &webhooks, &project_id, id, (void **)out);
 }
 
 int lec_webhook_list(struct lec_store *st, int64_t project_id,
 		     const struct lec_page *page, struct lec_webhook_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, WEBHOOK_COLUMNS, "webhooks");
-	lec__query_where_int(&q, "project_id = ?", project_id);
-	error = lec__query_list(st, &q, "id", page, sizeof(*out->items),
-				webhook_row, webhook_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_list(st, &webhooks, &project_id, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 int lec_webhook_update(struct lec_store *st, int64_t project_id, int64_t id,
@@ -442,35 +378,15 @@ done:
 
 int lec_webhook_delete(struct lec_store *st, int64_t project_id, int64_t id)
 {
-	int64_t v[2] = { project_id, id };
-	int changes = 0, error;
-
-	lec_error_clear();
-	error = lec_store__exec_ints(st,
-				     "DELETE FROM webhooks WHERE project_id = "
-				     "?1 AND id = ?2",
-				     v, 2, "deleting a webhook", &changes);
-	if (error == LEC_OK && changes == 0)
-		error = lec__error(LEC_ENOTFOUND, "%s", not_found);
-	return error;
+	return lec__table_delete(st, &webhooks, project_id, id);
 }
 
 int lec_webhook_delivery_list(struct lec_store *st, int64_t webhook_id,
 			      const struct lec_page *page,
 			      struct lec_webhook_delivery_list *out)
 {
-	struct lec__query q;
-	int error;
-
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	lec__query_init(&q, DELIVERY_COLUMNS, "webhook_deliveries");
-	lec__query_where_int(&q, "webhook_id = ?", webhook_id);
-	error = lec__query_list(st, &q, "id DESC", page, sizeof(*out->items),
-				delivery_row, delivery_dispose,
-				(void **)&out->items, &out->len, &out->total);
-	lec__query_dispose(&q);
-	return error;
+	return lec__table_list(st, &deliveries, &webhook_id, page,
+			       (void **)&out->items, &out->len, &out->total);
 }
 
 /* Payloads -------------------------------------------------------------------- */

@@ -36,7 +36,7 @@ _lectern()
 		redirects env integrations subprojects translations orgs api tui
 		notifications webhooks
 		context stop diff mirror
-		serve preview check status token user org reindex help remove"
+		serve preview check mcp status token user org reindex help remove"
 	local globals="--data --context --help --version"
 
 	case $prev in
@@ -138,6 +138,7 @@ _lectern()
 		esac ;;
 	preview) opts="--port --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
+	mcp) opts="--context --allow-write --help" ;;
 	check) opts="--new-only --json --cache --help"
 		[[ $cur == -* ]] || { COMPREPLY=($(compgen -d -- "$cur")); return; } ;;
 	serve) opts="--listen --edition --docs-domain --threads --workers --local-repos --local-engine --socket --print-socket --detach --trust-forwarded --build-timeout --build-memory --build-output --keep-builds --import-limit --queue-limit --help" ;;

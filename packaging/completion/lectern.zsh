@@ -67,6 +67,7 @@ _lectern() {
 		'mirror:copy a remote project'"'"'s docs here, or refresh the copies'
 		'serve:run the local engine in the foreground'
 		'preview:build a working tree, serve it, rebuild on save'
+		'mcp:serve the documentation to coding agents (Model Context Protocol)'
 		'check:build a working tree once and print its warnings'
 		'status:show the data directory'
 		'token:create, list or revoke API tokens'
@@ -192,6 +193,8 @@ _lectern() {
 			fi ;;
 		preview)
 			_arguments '--port:port:' '--cache:directory:_files -/' '1:tree:_files -/' ;;
+		mcp)
+			_arguments '--context:context:_lectern_contexts' '--allow-write[offer trigger_build]' ;;
 		check)
 			_arguments '--new-only[only what the last good build lacked]' '--json' \
 				'--cache:directory:_files -/' '1:tree:_files -/' ;;

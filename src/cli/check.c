@@ -6,15 +6,21 @@
  * its cache reused so a second check is incremental), and its warnings
  * and broken links are printed as "file:line: kind: message", the form
  * editors and CI parse. It exits 1 when there is any (or the build
- * failed), 0 when there is none.
+ * failed), 0 when there is none. What the hosted service refuses and
+ * Lectern builds anyway (a tree without .readthedocs.yaml) is said on
+ * stderr, "check: the hosted service refuses this: <its message>", and in
+ * --json's service_refuses; it does not count.
  *
  * --new-only prints only what the current context's last successful
  * build of the same project and version did not have: the project is the
- * one whose repository is the tree's `origin` remote, the version the one
- * of the tree's branch, else "latest" (what the default branch builds
- * as). Records match
- * as the engine matches a build with the last good one: kind, file and
- * message, whatever the line.
+ * one built from the tree's repository, found by its identity (the tree
+ * itself, imported from a local directory; then its remotes, origin
+ * first: a local one as the server tells one repository's URLs apart, a
+ * forge's in any of its forms), the version the one of the tree's branch,
+ * else "latest" (what the default branch builds as). Records match as the
+ * engine matches a build with the last good one: kind, file and message,
+ * whatever the line. What it compared with is said: the project and
+ * the build.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,8 +37,11 @@
 #include "lectern/preview.h"
 #include "warnings.h"
 
-/* Bytes of git's answer read (a remote URL, a branch name). */
-#define GIT_ANSWER_MAX 4096
+/* Bytes of git's answer read (a remote URL, a branch name, the list of
+ * remotes). */
+#define GIT_ANSWER_MAX 16384
+/* URLs of a tree's repository tried: itself and its remotes. */
+#define CHECK_URLS_MAX 16
 
 extern char **environ;
 
@@ -66,23 +75,27 @@ static void free_argv(char **argv)
 		free(argv[i]);
 }
 
-/* `git -C dir <args>`'s first line of output, or NULL (no git, not a
- * repository, no such remote). Owned. */
-static char *git_line(const char *dir, const char *a, const char *b,
-		      const char *c)
+/* `git -C dir <args>`'s output (at most GIT_ANSWER_MAX bytes), or NULL
+ * (no git, not a repository, no such remote, nothing said). Owned. */
+static char *git_output(const char *dir, const char *a, const char *b,
+			const char *c)
 {
 	const char *args[] = { "git", "-C", dir, a, b, c };
 	char *argv[sizeof(args) / sizeof(args[0]) + 1] = { NULL };
 	posix_spawn_file_actions_t fa;
 	char buf[GIT_ANSWER_MAX + 1];
 	size_t got = 0, i;
+	size_t nargs = sizeof(args) / sizeof(args[0]);
 	int pipefd[2], status = -1;
 	pid_t pid;
 
-	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+	/* The arguments end at the first NULL. */
+	while (nargs > 0 && args[nargs - 1] == NULL)
+		nargs--;
+	for (i = 0; i < nargs; i++)
 		if ((argv[i] = strdup(args[i])) == NULL)
 			break;
-	if (i < sizeof(args) / sizeof(args[0]) || pipe2(pipefd, O_CLOEXEC) < 0) {
+	if (i < nargs || pipe2(pipefd, O_CLOEXEC) < 0) {
 		free_argv(argv);
 		return NULL;
 	}
@@ -110,8 +123,85 @@ static char *git_line(const char *dir, const char *a, const char *b,
 	if (pid <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return NULL;
 	buf[got] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
 	return buf[0] ? strdup(buf) : NULL;
+}
+
+/* Its first line. */
+static char *git_line(const char *dir, const char *a, const char *b,
+		      const char *c)
+{
+	char *out = git_output(dir, a, b, c);
+
+	if (out)
+		out[strcspn(out, "\r\n")] = '\0';
+	if (out && out[0] == '\0') {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+/* The URLs that may name the tree's repository, in the order they are
+ * tried: the tree's own place (a project imported from the directory
+ * itself), then its remotes' URLs, origin's first. */
+struct tree_urls {
+	char *items[CHECK_URLS_MAX];
+	size_t len;
+};
+
+static void urls_add(struct tree_urls *u, char *url)
+{
+	size_t i;
+
+	for (i = 0; url && i < u->len; i++)
+		if (strcmp(u->items[i], url) == 0)
+			break;
+	if (url && i == u->len && u->len < CHECK_URLS_MAX)
+		u->items[u->len++] = url;
+	else
+		free(url);
+}
+
+static void tree_urls(const char *tree, struct tree_urls *u)
+{
+	char *top = git_line(tree, "rev-parse", "--show-toplevel", NULL);
+	char *remotes = git_output(tree, "config", "--get-regexp",
+				   "^remote\\..*\\.url$");
+	char *line, *next;
+
+	if (top) {
+		size_t n = strlen(top) + sizeof("file://");
+		char *url = malloc(n);
+
+		if (url)
+			snprintf(url, n, "file://%s", top);
+		urls_add(u, url);
+	}
+	urls_add(u, git_line(tree, "remote", "get-url", "origin"));
+	for (line = remotes; line && *line; line = next) {
+		char *sp;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if ((sp = strchr(line, ' ')) != NULL && sp[1])
+			urls_add(u, strdup(sp + 1));
+	}
+	free(top);
+	free(remotes);
+}
+
+static void tree_urls_dispose(struct tree_urls *u)
+{
+	while (u->len > 0)
+		free(u->items[--u->len]);
+}
+
+/* A local repository's URL (file://, an absolute path): only the
+ * server can tell which of its projects are built from the same one. */
+static int local_url(const char *url)
+{
+	return strncmp(url, "file://", 7) == 0 || url[0] == '/';
 }
 
 /* A repository URL in one comparable form: "host/owner/repo" for the
@@ -167,34 +257,45 @@ static void baseline_dispose(struct baseline *b)
 	free(b->version);
 }
 
-/* The project of the context whose repository is remote's. */
-static int find_project(struct cli_session *s, const char *remote,
+/* The project of the context built from the repository url names: for a
+ * local one the server's answer to ?repository= (Lectern's; a server
+ * that ignores it lists projects that are not local), else the one whose
+ * repository.url is a form of the same forge URL. */
+static int find_project(struct cli_session *s, const char *url,
 			struct baseline *b)
 {
+	struct lc_query q = { 0 };
 	struct lc_iter *it = NULL;
 	struct lc_error err;
 	const cJSON *item;
-	char *want = repo_key(remote);
-	int rc = 0;
+	int local = local_url(url), rc = 0;
+	char *want = local ? NULL : repo_key(url);
 
-	if (want == NULL)
-		return cli_fail("out of memory");
-	if (lc_iter_new(&it, s->client, "/api/v3/projects/", NULL, &err) !=
-	    LC_OK) {
+	if ((!local && want == NULL) ||
+	    (local && lc_query_add(&q, "repository", url) != LC_OK)) {
 		free(want);
+		lc_query_dispose(&q);
+		return cli_fail("out of memory");
+	}
+	if (lc_iter_new(&it, s->client, "/api/v3/projects/", local ? &q : NULL,
+			&err) != LC_OK) {
+		free(want);
+		lc_query_dispose(&q);
 		return cli_fail_client(&err);
 	}
 	while (b->project == NULL && (rc = lc_iter_next(it, &item, &err)) == 1) {
-		const char *url = cli_json_str(
+		const char *theirs = cli_json_str(
 			cJSON_GetObjectItemCaseSensitive(item, "repository"),
 			"url");
-		char *key = repo_key(url);
+		char *key = local ? NULL : repo_key(theirs);
 
-		if (key && strcmp(key, want) == 0)
+		if (local ? strncmp(theirs, "file:", 5) == 0
+			  : key && strcmp(key, want) == 0)
 			b->project = strdup(cli_json_str(item, "slug"));
 		free(key);
 	}
 	lc_iter_free(it);
+	lc_query_dispose(&q);
 	free(want);
 	return rc < 0 ? cli_fail_client(&err) : CLI_EXIT_OK;
 }
@@ -257,29 +358,31 @@ static int compare_with_context(struct cli_ctx *ctx, const char *tree,
 	struct cli_session s = { 0 };
 	struct cli_warning_list theirs = { 0 };
 	struct baseline b = { 0 };
-	char *remote = git_line(tree, "remote", "get-url", "origin");
+	struct tree_urls urls = { .len = 0 };
 	char *branch = git_line(tree, "rev-parse", "--abbrev-ref", "HEAD");
 	unsigned char *used = NULL;
 	size_t i, j;
-	int status;
+	int status = CLI_EXIT_OK;
 
 	for (i = 0; i < set->len; i++)
 		set->items[i].is_new = 1;
 	snprintf(about, cap, "no build to compare with");
-	if (remote == NULL) {
-		cli_print(stderr, "lectern: check: %s has no git remote "
-			  "'origin': every warning counts as new\n", tree);
-		status = CLI_EXIT_OK;
+	tree_urls(tree, &urls);
+	if (urls.len == 0) {
+		cli_print(stderr, "lectern: check: %s is not in a git "
+			  "repository: every warning counts as new\n", tree);
 		goto done;
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		goto done;
-	if ((status = find_project(&s, remote, &b)) != CLI_EXIT_OK)
-		goto done;
+	for (i = 0; i < urls.len && b.project == NULL; i++)
+		if ((status = find_project(&s, urls.items[i], &b)) !=
+		    CLI_EXIT_OK)
+			goto done;
 	if (b.project == NULL) {
 		cli_print(stderr, "lectern: check: no project of this context "
-			  "has the repository %s: every warning counts as "
-			  "new\n", remote);
+			  "is built from %s or its remotes: every warning "
+			  "counts as new\n", tree);
 		goto done;
 	}
 	if ((status = find_version(&s, branch, &b)) != CLI_EXIT_OK ||
@@ -302,7 +405,7 @@ static int compare_with_context(struct cli_ctx *ctx, const char *tree,
 	if ((status = cli_build_warnings(&s, b.project, b.build, 0, &theirs)) !=
 	    CLI_EXIT_OK)
 		goto done;
-	snprintf(about, cap, "build %lld of %s/%s", b.build, b.project,
+	snprintf(about, cap, "%s build #%lld, version %s", b.project, b.build,
 		 b.version);
 	used = calloc(theirs.len + 1, 1);
 	for (i = 0; used && i < set->len; i++) {
@@ -325,7 +428,7 @@ done:
 	baseline_dispose(&b);
 	if (s.client)
 		cli_session_close(&s);
-	free(remote);
+	tree_urls_dispose(&urls);
 	free(branch);
 	return status;
 }
@@ -333,7 +436,7 @@ done:
 /* Output ------------------------------------------------------------------- */
 
 static int print_json(const struct lec_warning_set *set, int new_only,
-		      int built, const char *about)
+		      int built, const char *about, const char *refuses)
 {
 	cJSON *o = cJSON_CreateObject(), *list;
 	size_t i, n = 0;
@@ -369,6 +472,10 @@ static int print_json(const struct lec_warning_set *set, int new_only,
 	cJSON_AddNumberToObject(o, "count", (double)n);
 	cJSON_AddNumberToObject(o, "dropped", (double)set->dropped);
 	cJSON_AddItemToObject(o, "results", list);
+	if (refuses)
+		cJSON_AddStringToObject(o, "service_refuses", refuses);
+	else
+		cJSON_AddNullToObject(o, "service_refuses");
 	status = cli_print_json(o);
 	cJSON_Delete(o);
 	return status;
@@ -421,8 +528,13 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 	if (status != CLI_EXIT_OK)
 		goto done;
 	if (json) {
-		status = print_json(set, new_only, built, new_only ? about : NULL);
+		status = print_json(set, new_only, built, new_only ? about : NULL,
+				    lec_preview_service_refuses(pv));
 	} else {
+		/* Said, not counted: Lectern builds such a tree on purpose. */
+		if (lec_preview_service_refuses(pv))
+			cli_print(stderr, "check: %s\n",
+				  lec_preview_service_refuses(pv));
 		for (i = 0; i < set->len && status == CLI_EXIT_OK; i++) {
 			if (new_only && !set->items[i].is_new)
 				continue;
@@ -435,7 +547,7 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 				  set->dropped);
 		if (new_only)
 			cli_print(stderr,
-				  "check: %zu new warning%s (against %s)\n",
+				  "check: %zu new warning%s (compared with %s)\n",
 				  shown, shown == 1 ? "" : "s", about);
 	}
 	if (json)

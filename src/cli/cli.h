@@ -96,6 +96,9 @@ int cli_group_help(FILE *out, const char *group,
 int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern preview [DIR]` (preview.c). */
 int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv);
+/* mcp.c */
+int cli_cmd_mcp(struct cli_ctx *ctx, int argc, char **argv);
+void cli_mcp_help(FILE *out);
 
 /* The engine-direct admin commands (admin.c; the token commands and
  * `user logout`: tokens.c). */

@@ -95,11 +95,19 @@ static int notification_set(struct cli_session *s, const char *list_path,
 		lc_response_free(r);
 		return cli_fail_client(&err);
 	}
-	if (json)
-		status = cli_print_json(r->json);
-	else
-		cli_print(stdout, "notification %s: %s\n", id,
-			  cli_json_str(r->json, "state"));
+	lc_response_free(r);
+	r = NULL;
+	/* The service answers the change with 204 and no body: --json
+	 * shows the notification as it now is. */
+	if (!json) {
+		cli_print(stdout, "notification %s: %s\n", id, state);
+		return status;
+	}
+	if (lc_request(s->client, "GET", path, NULL, &r, &err) != LC_OK) {
+		lc_response_free(r);
+		return cli_fail_client(&err);
+	}
+	status = cli_print_json(r->json);
 	lc_response_free(r);
 	return status;
 }

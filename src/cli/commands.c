@@ -35,6 +35,13 @@ static const struct cli_command commands[] = {
 	  "--cache DIR\twhere builds go (default: under $XDG_RUNTIME_DIR, "
 	  "else ~/.cache)\n"
 	  "$ lectern preview ~/src/handbook --port 8800\n" },
+	{ "mcp", "[--context NAME] [--allow-write]",
+	  "serve the context's documentation to coding agents: a Model "
+	  "Context Protocol server on standard input and output",
+	  cli_cmd_mcp, cli_mcp_help,
+	  "--context NAME\tthe context to serve (default: the current one)\n"
+	  "--allow-write\toffer trigger_build too (builds a version)\n"
+	  "$ lectern mcp --context lab\n" },
 	{ "check", "[DIR] [--new-only] [--json] [--cache DIR]",
 	  "build DIR once; print its warnings and broken links, exit 1 if any",
 	  cli_cmd_check, NULL,

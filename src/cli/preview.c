@@ -1,7 +1,7 @@
 /*
  * `lectern preview [DIR]`: the writers' preview loop. It builds the working
  * tree as it is on disk (engine: lectern/preview.h), serves the result on a
- * loopback port (server: preview.h), and watches the tree with inotify to
+ * loopback port (server: preview_daemon.h), and watches the tree with inotify to
  * rebuild after each save, until SIGINT or SIGTERM.
  *
  * One thread does the watching and the building, so builds never overlap:
@@ -36,7 +36,7 @@
 #include "cmd.h"
 #include "lectern/errors.h"
 #include "lectern/preview.h"
-#include "preview.h"
+#include "preview_daemon.h"
 #include "warnings.h"
 
 /* A build starts once the tree has been quiet this long: long enough to
@@ -83,6 +83,7 @@ struct loop {
 	uint64_t generation, published;
 	char *generator; /* of the last finished build */
 	struct cli_log_tail tail;
+	int refusal_told; /* the service's refusal printed, still true */
 };
 
 static int64_t now_ms(void)
@@ -319,6 +320,17 @@ static void publish_state(struct loop *l, const char *state,
 	srv_preview_update(l->srv, &st);
 }
 
+/* After a build: what the hosted service would refuse that Lectern built
+ * anyway (no .readthedocs.yaml), once until it changes. */
+static void print_refusal(struct loop *l)
+{
+	const char *refuses = lec_preview_service_refuses(l->pv);
+
+	if (refuses && !l->refusal_told)
+		cli_print(stdout, "preview: %s\n", refuses);
+	l->refusal_told = refuses != NULL;
+}
+
 /* After a build: how many warnings, and the new ones (all of them after
  * the first build), as `lectern check` prints them. */
 static void print_warnings(struct loop *l)
@@ -370,6 +382,7 @@ static void build(struct loop *l)
 			  "preview: ready in %" PRId64 " ms (%s, build %" PRIu64
 			  ")\n", now_ms() - start,
 			  l->generator ? l->generator : "", l->generation);
+		print_refusal(l);
 		print_warnings(l);
 		publish_state(l, "ready", NULL, now_ms() - start);
 	} else {

@@ -1,7 +1,7 @@
 /*
- * `lectern __repo fetch DIR`, `lectern __repo checkout MIRROR COMMIT DIR
- * [FROM]` and `lectern __repo submodules MIRROR COMMIT`: the build
- * pipeline's git work, run as a child inside the build sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
+ * `lectern __repo fetch DIR`, `lectern __repo checkout MIRROR COMMIT DIR`,
+ * `lectern __repo clone MIRROR COMMIT DIR FROM REF` and `lectern __repo
+ * submodules MIRROR COMMIT`: the build pipeline's git work, run as a child inside the build sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
  * calls back), so the pipeline runs the fetch as a process it can kill at
  * the build's deadline; the checkout runs the same way so that every phase
  * of a build is inside its time limit and libgit2 reads a hostile
@@ -14,10 +14,14 @@
  * (PHASE receiving, resolving or checkout; TOTAL 0 when unknown), at most
  * REPO_HELPER_PROGRESS_HZ a second and once more at each phase's end; a
  * failure ends with one line "error: MESSAGE" and exit status 1.
- * `checkout ... FROM` updates a kept checkout of FROM instead of writing a
- * fresh one, and prints one line per path it changed,
+ * `checkout` writes a commit's files (a submodule's). `clone` makes a
+ * build's checkout: the files (FROM "-"), or an update of a kept checkout
+ * of commit FROM, which prints one line per path it changed,
  *     change C PATH
- * with C one of lec_repo_change's letters (A, D, M, O, X).
+ * with C one of lec_repo_change's letters (A, D, M, O, X); then the .git
+ * of the service's clone (lec_repo_clone_write), whose origin is
+ * LECTERN_REPO_URL (credentials removed) and whose refs follow REF, what
+ * the service fetched: "branch:NAME", "tag:NAME", "commit" or "head".
  * `submodules` prints one line per submodule of the commit's .gitmodules,
  *     submodule {"commit": ..., "name": ..., "path": ..., "url": ...}
  * because reading that file may open what an [include] names: only here,
@@ -114,6 +118,40 @@ static int on_change(enum lec_repo_change change, const char *path,
 	return 0;
 }
 
+/* REF of `clone` as what the service fetched; -1 when it is none. */
+static int parse_fetched(const char *ref, struct lec_repo_clone *c)
+{
+	if (strncmp(ref, "branch:", 7) == 0) {
+		c->kind = LEC_REPO_FETCH_BRANCH;
+		c->name = ref + 7;
+	} else if (strncmp(ref, "tag:", 4) == 0) {
+		c->kind = LEC_REPO_FETCH_TAG;
+		c->name = ref + 4;
+	} else if (strcmp(ref, "commit") == 0) {
+		c->kind = LEC_REPO_FETCH_COMMIT;
+	} else if (strcmp(ref, "head") == 0) {
+		c->kind = LEC_REPO_FETCH_HEAD;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* `clone MIRROR COMMIT DIR FROM REF`: the files, then the .git. */
+static int clone_checkout(char **argv, const struct lec_repo_clone *c,
+			  struct reporter *r)
+{
+	int rc;
+
+	if (strcmp(argv[4], "-") == 0)
+		rc = lec_repo_checkout(argv[1], argv[2], argv[3], on_checkout,
+				       r);
+	else
+		rc = lec_repo_checkout_update(argv[1], argv[4], argv[2], argv[3],
+					      on_change, NULL, r);
+	return rc < 0 ? rc : lec_repo_clone_write(argv[1], argv[2], argv[3], c);
+}
+
 /* One "submodule {...}" line per submodule. */
 static int print_submodules(const char *mirror, const char *commit)
 {
@@ -147,6 +185,7 @@ int cli_repo_helper(int argc, char **argv)
 {
 	struct reporter r = { 0 };
 	const char *url = getenv("LECTERN_REPO_URL");
+	struct lec_repo_clone fetched = { url, LEC_REPO_FETCH_COMMIT, NULL };
 	int rc;
 
 	if (argc == 2 && strcmp(argv[0], "fetch") == 0 && url)
@@ -154,15 +193,18 @@ int cli_repo_helper(int argc, char **argv)
 	else if (argc == 4 && strcmp(argv[0], "checkout") == 0)
 		rc = lec_repo_checkout(argv[1], argv[2], argv[3], on_checkout,
 				       &r);
-	else if (argc == 5 && strcmp(argv[0], "checkout") == 0)
-		rc = lec_repo_checkout_update(argv[1], argv[4], argv[2],
-					      argv[3], on_change, NULL, &r);
+	else if (argc == 6 && strcmp(argv[0], "clone") == 0 && url &&
+		 parse_fetched(argv[5], &fetched) == 0)
+		rc = clone_checkout(argv, &fetched, &r);
 	else if (argc == 3 && strcmp(argv[0], "submodules") == 0)
 		rc = print_submodules(argv[1], argv[2]);
 	else {
 		fprintf(stderr, "usage: lectern __repo fetch DIR (URL in "
 				"LECTERN_REPO_URL) | checkout MIRROR COMMIT "
-				"DIR [FROM] | submodules MIRROR COMMIT\n");
+				"DIR | clone MIRROR COMMIT DIR FROM|- "
+				"branch:NAME|tag:NAME|commit|head (URL in "
+				"LECTERN_REPO_URL) | submodules MIRROR "
+				"COMMIT\n");
 		return CLI_EXIT_USAGE;
 	}
 	if (rc < 0)

@@ -275,6 +275,8 @@ static const struct option options[] = {
 	     "poll watched refs instead of using inotify"),
 	COUNT("--watch-poll", "MS", pipeline.watch_poll_ms, 1, 600000,
 	      LEC_PIPELINE_WATCH_POLL_MS, "how often refs are polled"),
+	FLAG("--watch-log", pipeline.watch_log, "off",
+	     "log each look the commit watch and remote polling take"),
 	/* The server reads it too (page diffs): serve_settings_parse
 	 * copies it. */
 	COUNT("--keep-builds", "N", pipeline.keep_builds, 1, 1000,

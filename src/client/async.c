@@ -111,6 +111,9 @@ int lc_async_submit(struct lc_client *c, const struct lc_async_request *req,
 		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
 	rc = lc__xfer_init(c, &j->x, req->method, req->path, req->query,
 			   req->json_body, req->etag, err);
+	if (rc == LC_OK && req->accept &&
+	    (rc = lc__xfer_accept(&j->x, req->accept)) != LC_OK)
+		lc__fail(err, rc, 0, "invalid Accept header");
 	if (rc != LC_OK)
 		goto done;
 	j->easy = curl_easy_init();

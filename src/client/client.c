@@ -35,6 +35,17 @@ static char *default_docs_host(const char *origin)
 	return b.s;
 }
 
+/* Whether an origin ("http://host:port") names this machine. */
+static bool is_loopback(const char *origin)
+{
+	const char *host = strstr(origin, "://") + 3;
+
+	return strncmp(host, "127.", 4) == 0 ||
+	       strncmp(host, "[::1]", 5) == 0 ||
+	       (strncmp(host, "localhost", 9) == 0 &&
+		(host[9] == ':' || host[9] == '\0'));
+}
+
 static int set_docs(struct lc_client *c, const char *docs_domain)
 {
 	const char *sep = docs_domain ? strstr(docs_domain, "://") : NULL;
@@ -123,6 +134,7 @@ int lc_client_new(struct lc_client **out, const struct lc_client_options *opts,
 		rc = LC_ENOMEM;
 		goto done;
 	}
+	c->compress = !is_loopback(c->api_origin);
 	c->rng = (uint64_t)lc__now_ms() ^ (uint64_t)(uintptr_t)c ^
 		 0x9E3779B97F4A7C15ULL;
 	c->next_id = 1;

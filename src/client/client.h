@@ -220,6 +220,11 @@ int lc_request(struct lc_client *c, const char *method, const char *path,
 int lc_get(struct lc_client *c, const char *path, const struct lc_query *q,
 	   const char *etag, struct lc_response **out, struct lc_error *err);
 
+/* The URL of path on a project's documentation host (owned by the caller:
+ * free); NULL without a project or path, or out of memory. */
+char *lc_docs_url(const struct lc_client *c, const char *project,
+		  const char *path);
+
 /*
  * Fetches a file from a project's documentation host:
  * GET <scheme>://<project>.<docs domain>/<path>. Conditional like lc_get.
@@ -859,6 +864,7 @@ struct lc_async_request {
 	const struct lc_query *query; /* may be NULL */
 	const char *json_body;    /* may be NULL */
 	const char *etag;         /* If-None-Match, may be NULL */
+	const char *accept;       /* an Accept header, may be NULL */
 	void (*done)(struct lc_response *resp, const struct lc_error *err,
 		     void *data);
 	void *data;

@@ -48,6 +48,10 @@ struct lc_client {
 	unsigned long long requests; /* attempts sent, retries included */
 	long long throttled_until;   /* monotonic ms; async starts wait */
 	char *unix_socket;   /* NULL: TCP */
+	/* Ask for compressed answers: not from a loopback address, where
+	 * compressing and inflating a large answer (a page as Markdown)
+	 * costs more than carrying it. */
+	bool compress;
 	char *link_name;     /* for messages; NULL with unix_socket NULL */
 	uint64_t rng;        /* jitter state (xorshift), seeded per client */
 	lc_connect_check check; /* lc_client_check_connections; NULL: none */
@@ -156,6 +160,10 @@ bool lc__is_absolute(const char *url);
 /* "scheme://host[:port]" of url in lower case, the port made explicit
  * (owned by the caller); NULL if not http(s) or out of memory. */
 char *lc__origin_of(const char *url);
+
+/* Ask for a media type (an Accept header) in x, after lc__xfer_init:
+ * LC_OK, LC_EINVAL (a line break in it), LC_ENOMEM. */
+int lc__xfer_accept(struct lc_xfer *x, const char *accept);
 
 /* The blocking request behind every synchronous call. */
 int lc__call(struct lc_client *c, const char *method, const char *path,

@@ -419,6 +419,19 @@ static int build_headers(struct lc_client *c, struct lc_xfer *x)
 	return rc;
 }
 
+int lc__xfer_accept(struct lc_xfer *x, const char *accept)
+{
+	struct lc_buf b = { 0 };
+	int rc;
+
+	if (strpbrk(accept, "\r\n") != NULL)
+		return LC_EINVAL;
+	lc__buf_printf(&b, "Accept: %s", accept);
+	rc = b.rc == LC_OK ? append_header(&x->headers, b.s) : b.rc;
+	free(b.s);
+	return rc;
+}
+
 int lc__xfer_init(struct lc_client *c, struct lc_xfer *x, const char *method,
 		  const char *path, const struct lc_query *q,
 		  const char *json_body, const char *etag, struct lc_error *err)
@@ -515,7 +528,8 @@ int lc__xfer_setup(struct lc_client *c, struct lc_xfer *x, CURL *h,
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
 	SET(CURLOPT_TIMEOUT_MS, c->timeout_ms);
-	SET(CURLOPT_ACCEPT_ENCODING, "");
+	if (c->compress)
+		SET(CURLOPT_ACCEPT_ENCODING, "");
 	SET(CURLOPT_HTTPHEADER, x->headers);
 	SET(CURLOPT_WRITEFUNCTION, on_body);
 	SET(CURLOPT_WRITEDATA, x);
@@ -973,11 +987,29 @@ int lc_get(struct lc_client *c, const char *path, const struct lc_query *q,
 	return lc__call(c, "GET", path, q, NULL, etag, out, err);
 }
 
+char *lc_docs_url(const struct lc_client *c, const char *project,
+		  const char *path)
+{
+	struct lc_buf url = { 0 };
+
+	if (c == NULL || project == NULL || *project == '\0' || path == NULL)
+		return NULL;
+	lc__buf_printf(&url, "%s://", c->docs_scheme);
+	lc__buf_escape(&url, project, false);
+	lc__buf_printf(&url, ".%s/", c->docs_host);
+	lc__buf_escape(&url, path[0] == '/' ? path + 1 : path, true);
+	if (url.rc != LC_OK) {
+		free(url.s);
+		return NULL;
+	}
+	return url.s;
+}
+
 int lc_docs_fetch(struct lc_client *c, const char *project, const char *path,
 		  const char *etag, struct lc_response **out,
 		  struct lc_error *err)
 {
-	struct lc_buf url = { 0 };
+	char *url;
 	int rc;
 
 	*out = NULL;
@@ -985,15 +1017,9 @@ int lc_docs_fetch(struct lc_client *c, const char *project, const char *path,
 	if (c == NULL || project == NULL || *project == '\0' || path == NULL)
 		return lc__fail(err, LC_EINVAL, 0,
 				"a project and a path are required");
-	lc__buf_printf(&url, "%s://", c->docs_scheme);
-	lc__buf_escape(&url, project, false);
-	lc__buf_printf(&url, ".%s/", c->docs_host);
-	lc__buf_escape(&url, path[0] == '/' ? path + 1 : path, true);
-	rc = url.rc;
-	if (rc == LC_OK)
-		rc = lc__call(c, "GET", url.s, NULL, NULL, etag, out, err);
-	else
-		lc__fail(err, rc, 0, "out of memory");
-	free(url.s);
+	if ((url = lc_docs_url(c, project, path)) == NULL)
+		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	rc = lc__call(c, "GET", url, NULL, NULL, etag, out, err);
+	free(url);
 	return rc;
 }

@@ -17,7 +17,7 @@
 
 #include "lectern/project.h"
 #include "lectern/user.h"
-#include "server.h"
+#include "handler.h"
 
 static int invalid(struct srv_response *res, const char *detail)
 {

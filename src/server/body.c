@@ -5,7 +5,7 @@
  * boolean.", "A valid integer is required.". Each reader fills the
  * response with the field error and returns -1 on bad input.
  *
- * A form (form.c, input.h) is read as DRF reads HTML form input: a field
+ * A form (form_body.c, input.h) is read as DRF reads HTML form input: a field
  * is its key's last value; a list field all of them, or "key[0]",
  * "key[1]", ... when the key itself is absent; a nested object the keys
  * "key.sub"; "" on a field that is not required means null where null is
@@ -19,8 +19,10 @@
 #include <unistr.h>
 
 #include "body.h"
-#include "form.h"
+#include "form_body.h"
 #include "input.h"
+
+#define NOT_NULL "This field may not be null."
 
 /* Parsing ------------------------------------------------------------------ */
 
@@ -139,6 +141,16 @@ static int field_error(struct srv_response *res, const char *field,
 	return -1;
 }
 
+/* A field the body does not have: DRF's error when it is required, else
+ * 0 (nothing read). */
+static int absent(struct srv_response *res, const char *field,
+		  unsigned flags)
+{
+	return (flags & SRV_FIELD_REQUIRED)
+		       ? field_error(res, field, "This field is required.")
+		       : 0;
+}
+
 int srv_body_string(const cJSON *obj, const char *key, const char *field,
 		    unsigned flags, const char **out, struct srv_response *res)
 {
@@ -147,15 +159,11 @@ int srv_body_string(const cJSON *obj, const char *key, const char *field,
 
 	*out = NULL;
 	if (item == NULL)
-		return (flags & SRV_FIELD_REQUIRED)
-			       ? field_error(res, field,
-					     "This field is required.")
-			       : 0;
+		return absent(res, field, flags);
 	if (null)
 		return (flags & SRV_FIELD_NULLABLE)
 			       ? SRV_FIELD_PRESENT
-			       : field_error(res, field,
-					     "This field may not be null.");
+			       : field_error(res, field, NOT_NULL);
 	if (!cJSON_IsString(item))
 		return field_error(res, field, "Not a valid string.");
 	if (item->valuestring[0] == '\0' && !(flags & SRV_FIELD_BLANK))
@@ -183,16 +191,13 @@ int srv_body_bool(const cJSON *obj, const char *key, const char *field,
 		return SRV_FIELD_PRESENT;
 	}
 	if (item == NULL)
-		return (flags & SRV_FIELD_REQUIRED)
-			       ? field_error(res, field,
-					     "This field is required.")
-			       : 0;
+		return absent(res, field, flags);
 	if (cJSON_IsBool(item)) {
 		*out = cJSON_IsTrue(item);
 		return SRV_FIELD_PRESENT;
 	}
 	if (null)
-		return field_error(res, field, "This field may not be null.");
+		return field_error(res, field, NOT_NULL);
 	if (cJSON_IsNumber(item) &&
 	    (item->valuedouble == 0 || item->valuedouble == 1)) {
 		*out = item->valuedouble == 1;
@@ -232,12 +237,9 @@ int srv_body_int(const cJSON *obj, const char *key, const char *field,
 	double v;
 
 	if (item == NULL)
-		return (flags & SRV_FIELD_REQUIRED)
-			       ? field_error(res, field,
-					     "This field is required.")
-			       : 0;
+		return absent(res, field, flags);
 	if (null)
-		return field_error(res, field, "This field may not be null.");
+		return field_error(res, field, NOT_NULL);
 	if (cJSON_IsString(item)) {
 		char *end;
 		long long parsed = strtoll(item->valuestring, &end, 10);
@@ -305,12 +307,9 @@ int srv_body_object(const cJSON *obj, const char *key, const char *field,
 		return SRV_FIELD_PRESENT;
 	}
 	if (item == NULL)
-		return (flags & SRV_FIELD_REQUIRED)
-			       ? field_error(res, field,
-					     "This field is required.")
-			       : 0;
+		return absent(res, field, flags);
 	if (cJSON_IsNull(item))
-		return field_error(res, field, "This field may not be null.");
+		return field_error(res, field, NOT_NULL);
 	if (!cJSON_IsObject(item)) {
 		snprintf(path, sizeof(path), "%s.non_field_errors", field);
 		return field_error(res, path,

@@ -13,7 +13,7 @@
 
 #include <stdlib.h>
 
-#include "server.h"
+#include "handler.h"
 
 #define SRV_FIELD_REQUIRED 1u /* absent → "This field is required." */
 #define SRV_FIELD_NULLABLE 2u /* null allowed (*out stays NULL) */

@@ -20,7 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "lectern/build.h"
-#include "server.h"
+#include "handler.h"
 
 struct srv_buildlog;
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "server.h"
+#include "handler.h"
 
 struct srv_cache;
 

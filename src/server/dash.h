@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server.h"
+#include "handler.h"
 #include "text.h"
 
 /* A theme compiled in from themes/NAME.theme (cmake/EmbedThemes.cmake). */

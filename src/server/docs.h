@@ -4,9 +4,10 @@
  *                   subprojects, system redirects)
  *   docs_common.c   what the others share: path decoding, a host's
  *                   project, the plain 404 and system redirects,
- *                   languages, version roots
+ *                   language codes, version roots
  *   docs_serve.c    a version's files: the directory-index redirect, user
- *                   redirects, the 404 handler, downloads
+ *                   redirects, the 404 handler, downloads, the project
+ *                   serving a language
  *   docs_send.c     sending one open file: validators, Range, gzip
  *   docs_auth.c     who is asking (token or session cookie), who may read
  *                   a private version, the login route
@@ -15,9 +16,11 @@
  *   docs_md.c       a page as Markdown when the client asks for it
  *   docs_llms.c     /llms.txt and /llms-full.txt of a project
  * One struct docs_ctx travels through all of them for a request. The calls
- * run one way: docs.c calls docs_llms.c and docs_serve.c, docs_llms.c
- * calls docs_serve.c and docs_md.c, docs_serve.c calls the others, and
- * those call no other docs file but docs_md.c docs_send.c.
+ * run one way, top down: docs.c calls any of them, docs_llms.c calls
+ * docs_serve.c and those below it, docs_serve.c calls the five below;
+ * of those docs_auth.c calls docs_common.c, docs_md.c calls docs_send.c,
+ * and docs_common.c, docs_send.c and docs_cache.c call no other docs
+ * file.
  */
 #ifndef LECTERN_SRV_DOCS_H
 #define LECTERN_SRV_DOCS_H
@@ -28,7 +31,7 @@
 #include "lectern/project.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
-#include "server.h"
+#include "handler.h"
 
 #define DOCS_INDEX "index.html"
 /* Longest file system path or URL path built here (Linux's PATH_MAX;
@@ -94,6 +97,12 @@ int docs_host_slug(const char *host, const char *domain, char *out,
 int docs_find_project(struct lec_store *store, char *slug,
 		      struct lec_project **out);
 
+/* The decoded value of key in an "a=b&c=d" string (a form body or a
+ * query without its '?') into out (cap bytes); 0 when absent, malformed
+ * or too long. The decoded copy may be a token: it is wiped before it is
+ * freed. */
+int docs_form_value(const char *s, const char *key, char *out, size_t cap);
+
 /* 302 to target (a path, or an absolute URL) with the request's query
  * string kept, "X-RTD-Redirect: system". Returns the status. */
 int docs_system_redirect(struct docs_ctx *c, const char *target);
@@ -106,12 +115,6 @@ int docs_language_code(const char *segment, char *out, size_t cap);
  * the trailing slash ("/en/latest", "/projects/sub/latest", ""). */
 void docs_root_url(struct docs_ctx *c, const char *version, char *out,
 		   size_t cap);
-/* The project serving language code lang on the host: the host project
- * itself or its translation (owned by the caller unless == host). NULL
- * when there is none. */
-struct lec_project *docs_language_project(struct docs_ctx *c,
-					  struct lec_project *main,
-					  const char *lang);
 
 /* docs_serve.c ------------------------------------------------------------ */
 
@@ -130,6 +133,13 @@ int docs_serve(struct docs_ctx *c, const char *version, const char *file,
 int docs_not_found(struct docs_ctx *c);
 /* GET /_/downloads/<lang>/<version>/<format>/ (rest: after "downloads/"). */
 int docs_download(struct docs_ctx *c, const char *rest);
+/* The project serving language code lang on the host: the host project
+ * itself or its translation (owned by the caller unless == host). NULL
+ * when there is none, or only one the requester may not see
+ * (docs_project_visible). */
+struct lec_project *docs_language_project(struct docs_ctx *c,
+					  struct lec_project *main,
+					  const char *lang);
 
 /* The published directory of version of c->project for kind ("html"), if
  * it may be served to this client (it exists, is active and readable):
@@ -146,16 +156,20 @@ int docs_llms(struct docs_ctx *c, int full);
 /* docs_md.c --------------------------------------------------------------- */
 
 struct lec_page_md;
+struct lec_page_md_options;
 /* Whether the client asks for a page as Markdown (Accept). */
 int docs_wants_markdown(struct srv_request *req);
 /* Whether a file is an HTML page (by its name). */
 int docs_is_page(const char *rel);
 /* The Markdown of the page open as fd (st its size), links made absolute
- * against url; *out owned by the caller (lec_page_md_free). fd stays
- * open. An engine code (LEC_EIO: unreadable or too large). */
+ * against url, with opts (NULL: none); *out owned by the caller
+ * (lec_page_md_free). fd stays open. An engine code (LEC_EIO: unreadable
+ * or too large; LEC_ENOTFOUND: no such section). */
 int docs_page_markdown(int fd, const struct stat *st, const char *url,
+		       const struct lec_page_md_options *opts,
 		       struct lec_page_md **out);
-/* Answer with the page open as fd (consumed) as Markdown. */
+/* Answer with the page open as fd (consumed) as Markdown, its section and
+ * anchors as the query asks (section=ID, anchors=1). */
 int docs_send_markdown(struct docs_ctx *c, int fd, const struct stat *st);
 
 /* docs_send.c ------------------------------------------------------------- */

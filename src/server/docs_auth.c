@@ -349,35 +349,6 @@ int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
 
 /* Login ------------------------------------------------------------------- */
 
-/* The decoded value of key in an "a=b&c=d" string (form body or query)
- * into out; 0 when absent, malformed or too long. The decoded copy may be
- * a token: wiped before it is freed. */
-static int form_value(const char *s, const char *key, char *out, size_t cap)
-{
-	size_t kn = strlen(key);
-
-	while (s && *s) {
-		size_t n = strcspn(s, "&");
-
-		if (n > kn && strncmp(s, key, kn) == 0 && s[kn] == '=') {
-			char *value = srv_percent_decode(s + kn + 1, n - kn - 1,
-							 1);
-			size_t len = value ? strlen(value) : cap;
-			int ok = len < cap;
-
-			if (ok)
-				memcpy(out, value, len + 1);
-			if (value)
-				OPENSSL_cleanse(value, len);
-			free(value);
-			return ok;
-		}
-		s += n;
-		s += *s == '&';
-	}
-	return 0;
-}
-
 /* Only a path on this host: no scheme, no "//host", no "/\host" (which
  * browsers read as "//host"), no control characters. */
 static const char *safe_next(const char *next)
@@ -511,7 +482,7 @@ static int csrf_valid(struct docs_ctx *c, const char *body)
 	char expected[2 * SESSION_MAC_LEN + 1];
 
 	return same_origin(c) && csrf_nonce(c, nonce) &&
-	       form_value(body, "csrf_token", sent, sizeof(sent)) &&
+	       docs_form_value(body, "csrf_token", sent, sizeof(sent)) &&
 	       strlen(sent) == 2 * SESSION_MAC_LEN &&
 	       csrf_token(c, nonce, expected) == 0 &&
 	       CRYPTO_memcmp(sent, expected, 2 * SESSION_MAC_LEN) == 0;
@@ -616,7 +587,7 @@ static int login_target(struct docs_ctx *c, const char *s, char *out)
 {
 	char label[LEC_PROJECT_SLUG_MAX + 1], *p;
 
-	if (!form_value(s, "host", out, CSRF_HOST_MAX))
+	if (!docs_form_value(s, "host", out, CSRF_HOST_MAX))
 		return 0;
 	for (p = out; *p; p++)
 		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
@@ -659,7 +630,7 @@ static void login_next(const char *s, char *out)
 {
 	const char *safe;
 
-	if (!form_value(s, "next", out, LOGIN_NEXT_MAX))
+	if (!docs_form_value(s, "next", out, LOGIN_NEXT_MAX))
 		snprintf(out, LOGIN_NEXT_MAX, "/");
 	safe = safe_next(out);
 	memmove(out, safe, strlen(safe) + 1);
@@ -755,7 +726,7 @@ static int login_post(struct docs_ctx *c)
 			       "Forbidden: the form has expired or came from "
 			       "another site.",
 			       "Open the login page again.");
-	if (!form_value(body, "token", token, sizeof(token)))
+	if (!docs_form_value(body, "token", token, sizeof(token)))
 		token[0] = '\0';
 	rc = lec_session_login(c->store, token, SESSION_SECONDS, &sid);
 	OPENSSL_cleanse(token, sizeof(token));
@@ -840,7 +811,7 @@ int docs_login(struct docs_ctx *c)
 	char ticket[TICKET_MAX];
 
 	if (c->query[0] &&
-	    form_value(c->query + 1, "ticket", ticket, sizeof(ticket)))
+	    docs_form_value(c->query + 1, "ticket", ticket, sizeof(ticket)))
 		return redeem(c, ticket);
 	return to_login_form(c);
 }

@@ -1,11 +1,14 @@
 /*
  * What the docs host's files share (docs.h), below all of them: a
  * request's path decoded, the project a host name names, the plain 404
- * page and the system redirects, language codes and the project serving
- * one, and the URL of a version's root. docs.c resolves a request with these and docs_serve.c serves it
- * with them; neither is called from here, so the calls run one way.
+ * page and the system redirects, language codes, and the URL of a
+ * version's root. docs.c resolves a request with these and docs_serve.c
+ * serves it with them; no other docs file is called from here (which
+ * project serves a language depends on who may see it, docs_auth.c, so it
+ * is docs_serve.c's), so the calls run one way.
  */
 #include <ctype.h>
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 #include "lectern/errors.h"
 #include "lectern/language.h"
 #include "docs.h"
+#include "input.h"
 
 #define DOCS_NOT_FOUND_PAGE                                              \
 	"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n" \
@@ -148,33 +152,6 @@ int docs_language_code(const char *segment, char *out, size_t cap)
 	return lec_language_valid(out) || strcmp(out, "zh") == 0;
 }
 
-struct lec_project *docs_language_project(struct docs_ctx *c,
-					  struct lec_project *main,
-					  const char *lang)
-{
-	struct lec_project_list list = { 0 };
-	struct lec_project *found = NULL;
-	size_t i;
-
-	if (main->language && strcasecmp(main->language, lang) == 0)
-		return main;
-	if (lec_project_translations(c->store, main->id, LEC_VIEWER_ALL, NULL,
-				     &list) != LEC_OK)
-		return NULL;
-	for (i = 0; i < list.len && found == NULL; i++)
-		if (list.items[i].language &&
-		    strcmp(list.items[i].language, lang) == 0 &&
-		    lec_project_get(c->store, list.items[i].slug, &found) !=
-			    LEC_OK)
-			found = NULL;
-	lec_project_list_dispose(&list);
-	if (found && !docs_project_visible(c, found)) {
-		lec_project_free(found);
-		found = NULL;
-	}
-	return found;
-}
-
 void docs_root_url(struct docs_ctx *c, const char *version, char *out,
 		   size_t cap)
 {
@@ -188,4 +165,30 @@ void docs_root_url(struct docs_ctx *c, const char *version, char *out,
 		snprintf(out, cap, "%s/%s/%s", c->prefix,
 			 c->project->language ? c->project->language : "",
 			 version);
+}
+
+int docs_form_value(const char *s, const char *key, char *out, size_t cap)
+{
+	size_t kn = strlen(key);
+
+	while (s && *s) {
+		size_t n = strcspn(s, "&");
+
+		if (n > kn && strncmp(s, key, kn) == 0 && s[kn] == '=') {
+			char *value = srv_percent_decode(s + kn + 1, n - kn - 1,
+							 1);
+			size_t len = value ? strlen(value) : cap;
+			int ok = len < cap;
+
+			if (ok)
+				memcpy(out, value, len + 1);
+			if (value)
+				OPENSSL_cleanse(value, len);
+			free(value);
+			return ok;
+		}
+		s += n;
+		s += *s == '&';
+	}
+	return 0;
 }

@@ -154,7 +154,7 @@ static void pages_full(struct srv_text *t,
 		if ((fd = docs_open_inside(dir, root, pages->items[i].path,
 					   &st)) < 0)
 			continue;
-		if (docs_page_markdown(fd, &st, url, &md) == LEC_OK &&
+		if (docs_page_markdown(fd, &st, url, NULL, &md) == LEC_OK &&
 		    md->len > 0) {
 			srv_text_puts(t, "\n---\n\nSource: ");
 			srv_text_puts(t, url);

@@ -5,7 +5,10 @@
  * lec_page_markdown), links made absolute against the page's own URL, with
  * the page's validators (its ETag marked as another entity) and the same
  * permissions as the HTML, since the page was found by the same
- * resolution. /llms-full.txt (docs_llms.c) strings the same Markdown
+ * resolution. Two Lectern parameters, for agents (lectern mcp): anchors=1
+ * ends each heading with its anchor, " {#id}"; section=ID gives only that
+ * section (404 when the page has none of that id). What was converted is
+ * kept (docs_md_cache.c) until the page changes. /llms-full.txt (docs_llms.c) strings the same Markdown
  * together.
  */
 #include <stdio.h>
@@ -17,9 +20,12 @@
 #include "lectern/errors.h"
 #include "lectern/pagemd.h"
 #include "docs.h"
+#include "docs_md_cache.h"
 #include "input.h"
 
 #define MARKDOWN_TYPE "text/markdown; charset=utf-8"
+/* Longest section id a query names: ids are a heading's words. */
+#define DOCS_SECTION_MAX 256
 
 int docs_wants_markdown(struct srv_request *req)
 {
@@ -59,6 +65,7 @@ static char *read_all(int fd, const struct stat *st, size_t *len)
 }
 
 int docs_page_markdown(int fd, const struct stat *st, const char *url,
+		       const struct lec_page_md_options *opts,
 		       struct lec_page_md **out)
 {
 	size_t len = 0;
@@ -68,7 +75,7 @@ int docs_page_markdown(int fd, const struct stat *st, const char *url,
 	*out = NULL;
 	if (html == NULL)
 		return LEC_EIO;
-	rc = lec_page_markdown(html, len, url, out);
+	rc = lec_page_markdown_with(html, len, url, opts, out);
 	free(html);
 	return rc;
 }
@@ -76,6 +83,11 @@ int docs_page_markdown(int fd, const struct stat *st, const char *url,
 int docs_send_markdown(struct docs_ctx *c, int fd, const struct stat *st)
 {
 	const char *raw = c->req->raw_uri;
+	char section[DOCS_SECTION_MAX], anchors[4];
+	char form[DOCS_SECTION_MAX + 8], *text;
+	struct lec_page_md_options opts = { 0, NULL };
+	const char *suffix;
+	size_t len = 0;
 	struct lec_page_md *md = NULL;
 	char url[DOCS_PATH_MAX + SRV_MAX_HOST + 16];
 	size_t n = c->query[0] ? (size_t)(c->query - raw) : strlen(raw);
@@ -85,12 +97,33 @@ int docs_send_markdown(struct docs_ctx *c, int fd, const struct stat *st)
 	 * index page keeps its trailing slash): its links' base. */
 	snprintf(url, sizeof(url), "%s%.*s", srv_request_origin(c->req),
 		 (int)n, raw);
-	rc = docs_page_markdown(fd, st, url, &md);
+	/* The docs host's query is its raw one (the API's parser never
+	 * ran). */
+	if (c->query[0] &&
+	    docs_form_value(c->query + 1, "section", section, sizeof(section)))
+		opts.section = section;
+	opts.anchors = c->query[0] &&
+		       docs_form_value(c->query + 1, "anchors", anchors,
+				       sizeof(anchors)) &&
+		       strcmp(anchors, "1") == 0;
+	/* Each form of the page is an entity of its own. */
+	suffix = opts.section ? (opts.anchors ? "-mdsa" : "-mds")
+			      : (opts.anchors ? "-mda" : "-md");
+	snprintf(form, sizeof(form), "%s%s", suffix,
+		 opts.section ? opts.section : "");
+	if ((text = docs_md_cache_get(st, url, form, &len)) != NULL) {
+		close(fd);
+		return docs_send_text(c, text, len, MARKDOWN_TYPE, st, suffix);
+	}
+	rc = docs_page_markdown(fd, st, url, &opts, &md);
 	close(fd);
+	if (rc == LEC_ENOTFOUND)
+		return srv_respond_detail(c->res, 404, lec_error_last());
 	if (rc < 0)
 		return srv_respond_internal(c->res, "a page as Markdown");
+	docs_md_cache_put(st, url, form, md->markdown, md->len);
 	rc = docs_send_text(c, md->markdown, md->len, MARKDOWN_TYPE, st,
-			    "-md");
+			    suffix);
 	md->markdown = NULL; /* the response's now */
 	lec_page_md_free(md);
 	return rc;

@@ -325,7 +325,7 @@ static int send_range(struct docs_ctx *c, int fd, uint64_t size,
  * compressed once: direct-mapped on the file's identity (device, inode,
  * mtime, size) and encoding, so a rebuilt page (a new file) never gets an
  * old body. Shared by the server's threads under one mutex held only for
- * a lookup or a store; a body is a blob (server.h), so a hit hands the
+ * a lookup or a store; a body is a blob (handler.h), so a hit hands the
  * response a reference instead of a copy.
  */
 struct body_entry {

@@ -6,7 +6,9 @@
  * the version's custom 404 page, the default version's, then a plain one.
  * Forced user redirects are applied before an existing page is served.
  * Downloads (/_/downloads/<lang>/<version>/<format>/) live here too: they
- * are the same published tree, one directory over.
+ * are the same published tree, one directory over; so does the project
+ * serving a language (the host project or a translation), which both
+ * downloads and docs.c's paths look up.
  *
  * A version that is inactive, unpublished, or private and not readable by
  * the requester is treated exactly like one that does not exist, so a 404
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "lectern/errors.h"
@@ -213,6 +216,37 @@ int docs_serve(struct docs_ctx *c, const char *version, const char *file,
 	status = serve_in(c, &m, dir, root, file);
 	close(dir);
 	return status;
+}
+
+/* Languages --------------------------------------------------------------- */
+
+/* A translation the requester may not see serves no language, here as
+ * everywhere (docs_project_visible). */
+struct lec_project *docs_language_project(struct docs_ctx *c,
+					  struct lec_project *main,
+					  const char *lang)
+{
+	struct lec_project_list list = { 0 };
+	struct lec_project *found = NULL;
+	size_t i;
+
+	if (main->language && strcasecmp(main->language, lang) == 0)
+		return main;
+	if (lec_project_translations(c->store, main->id, LEC_VIEWER_ALL, NULL,
+				     &list) != LEC_OK)
+		return NULL;
+	for (i = 0; i < list.len && found == NULL; i++)
+		if (list.items[i].language &&
+		    strcmp(list.items[i].language, lang) == 0 &&
+		    lec_project_get(c->store, list.items[i].slug, &found) !=
+			    LEC_OK)
+			found = NULL;
+	lec_project_list_dispose(&list);
+	if (found && !docs_project_visible(c, found)) {
+		lec_project_free(found);
+		found = NULL;
+	}
+	return found;
 }
 
 /* Downloads --------------------------------------------------------------- */

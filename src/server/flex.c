@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "handler.h"
 
 /* Collect the values of key (and key[]) into list. */
 static size_t collect(struct srv_request *req, const char *key,

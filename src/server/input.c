@@ -19,9 +19,9 @@
 #include <strings.h>
 #include <unistr.h>
 
+#include "handler.h"
 #include "input.h"
 #include "keymap.h"
-#include "server.h"
 
 /* Fields whose text may span lines (the service's TextFields and secrets
  * that are files: an environment variable's value may be a PEM key). Every

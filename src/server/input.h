@@ -13,7 +13,7 @@
  *   srv_input_accept_prefers content negotiation: whether an Accept
  *                            header asks for one media type over another
  *   srv_input_form_*         a form body's fields (decoded by
- *                            libmicrohttpd's post processor, form.c) put
+ *                            libmicrohttpd's post processor, form_body.c) put
  *                            together as DRF reads HTML form input, each
  *                            key and value held to the same rules
  *

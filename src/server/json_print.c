@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "handler.h"
 
 /* Room for a double in cJSON's formats ("%1.17g": sign, 17 digits, point,
  * exponent), as cJSON's own number buffer. */

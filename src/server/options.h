@@ -5,7 +5,7 @@
 #ifndef LECTERN_SRV_OPTIONS_H
 #define LECTERN_SRV_OPTIONS_H
 
-#include "server.h"
+#include "handler.h"
 
 /* Whether CORS is enabled on a (decoded) path: the search and embed APIs,
  * on the API host or under /_/. */

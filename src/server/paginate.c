@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "handler.h"
 
 /* A non-negative decimal integer, or -1. */
 static long long parse_count(const char *s)

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "server.h"
+#include "handler.h"
 
 /* 0 when the requester may import a project now (counted as done), else
  * -1 with res a 429: the import rate spent (with Retry-After), or the

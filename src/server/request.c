@@ -1,5 +1,5 @@
 /*
- * What a handler asks of its request (server.h): headers, query
+ * What a handler asks of its request (handler.h): headers, query
  * parameters, the host and origin links are built on, the docs domain,
  * whether the peer is the engine's owner, the server's settings, and the
  * thread's store handle and response cache. These read the request and
@@ -19,9 +19,9 @@
 
 #include "lectern/store.h"
 #include "cache.h"
+#include "handler.h"
 #include "log.h"
 #include "request.h"
-#include "server.h"
 
 /* Per-thread store and cache ------------------------------------------- */
 
@@ -284,9 +284,9 @@ int64_t srv_owner_user_id(const struct srv_request *req)
 	return req->site->config.owner_user_id;
 }
 
-enum srv_edition srv_edition(const struct srv_request *req)
+int srv_business(const struct srv_request *req)
 {
-	return req->site->config.edition;
+	return req->site->config.edition == SRV_EDITION_BUSINESS;
 }
 
 const char *srv_data_dir(const struct srv_request *req)

@@ -3,7 +3,7 @@
  * (request.c) read through req->site: the configuration, the names links
  * are built from, and the keys of each thread's store handle and response
  * cache. The daemon (server.c) sets it up and owns it; the accessors' own
- * declarations are in server.h, with the request they read.
+ * declarations are in handler.h, with the request they read.
  */
 #ifndef LECTERN_SRV_REQUEST_H
 #define LECTERN_SRV_REQUEST_H

@@ -10,7 +10,7 @@
 
 #include "input.h"
 #include "lectern/errors.h"
-#include "server.h"
+#include "handler.h"
 
 /* Sorting ------------------------------------------------------------------ */
 

@@ -1,5 +1,5 @@
 /*
- * A response's body and extra headers (server.h): a body is owned, or a
+ * A response's body and extra headers (handler.h): a body is owned, or a
  * blob, immutable bytes shared by reference between a cache and the
  * responses sending them, so that a cache hit costs a reference and not a
  * copy, or a reader that makes it as it is sent (a build's log). The
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handler.h"
 #include "log.h"
-#include "server.h"
 
 struct srv_blob {
 	atomic_size_t refs;

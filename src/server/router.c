@@ -12,12 +12,12 @@
 #include "lectern/errors.h"
 #include "cache.h"
 #include "dash.h"
+#include "handler.h"
 #include "input.h"
 #include "lectern/store.h"
 #include "options.h"
 #include "lectern/user.h"
-#include "search.h"
-#include "server.h"
+#include "search_api.h"
 
 /* URI parsing -------------------------------------------------------------- */
 
@@ -431,7 +431,7 @@ void srv_dispatch(struct srv_request *req, struct srv_response *res)
 	}
 	route = find_route(req, req->path);
 	if (route == NULL ||
-	    (route->business_only && srv_edition(req) != SRV_EDITION_BUSINESS)) {
+	    (route->business_only && !srv_business(req))) {
 		if (route == NULL && try_append_slash(req, res))
 			goto done;
 		srv_respond_detail(res, 404, "Not found.");

@@ -39,6 +39,7 @@
 
 #include "lectern/user.h"
 #include "guard.h"
+#include "handler.h"
 #include "hook_sender.h"
 #include "remover.h"
 #include "log.h"

@@ -10,9 +10,10 @@
  * repository URL never shows its credentials (lec_repo_redact_url), in
  * `repo` as in what is made from it.
  *
- * The engine lists versions and builds per project; a v2 list spans all
- * projects, so lists are gathered over the public projects, ordered as the
- * service orders them, and paged here.
+ * A v2 list spans every project: the engine's public lists
+ * (lec_project_list_public and its siblings) filter, order and page it in
+ * SQL, so a page reads its own rows; each row's project is looked up for
+ * it (a page's rows often share one).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
 #include "lectern/user.h"
 #include "lectern/version.h"
 #include "buildlog.h"
-#include "embed.h"
+#include "embed_api.h"
 #include "v3.h"
 
 #define NO_PROJECT "No Project matches the given query."
@@ -460,64 +461,16 @@ static const char *query_filter(const struct srv_request *req,
 	return v && *v ? v : NULL;
 }
 
-/* The public projects a list covers: the one with slug (exact), or all. */
-static int public_projects(struct lec_store *store, const char *slug,
-			   struct lec_project_list *out)
+/* The project with this id in *p, kept when it is already there (the
+ * rows of a list page often share their project). */
+static int project_of(struct lec_store *store, int64_t id,
+		      struct lec_project **p)
 {
-	struct lec_project_list all = { 0 };
-	struct lec_project *one = NULL;
-	size_t i, kept = 0;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (slug) {
-		rc = lec_project_get(store, slug, &one);
-		if (rc == LEC_ENOTFOUND)
-			return LEC_OK;
-		if (rc < 0)
-			return rc;
-		if (!is_public(one->privacy_level)) {
-			lec_project_free(one);
-			return LEC_OK;
-		}
-		out->items = one;
-		out->len = out->total = 1;
+	if (*p && (*p)->id == id)
 		return LEC_OK;
-	}
-	if ((rc = lec_project_list(store, NULL, NULL, &all)) < 0)
-		return rc;
-	for (i = 0; i < all.len; i++) {
-		if (is_public(all.items[i].privacy_level)) {
-			struct lec_project tmp = all.items[kept];
-
-			all.items[kept++] = all.items[i];
-			all.items[i] = tmp;
-		}
-	}
-	/* The private ones sit past `kept` and are freed with the list. */
-	*out = all;
-	out->total = kept;
-	return LEC_OK;
-}
-
-/* Dispose a list from public_projects (a single project is not an array
- * owned by a list). */
-static void public_projects_dispose(struct lec_project_list *list,
-				    const char *slug)
-{
-	if (slug) {
-		lec_project_free(list->items);
-		return;
-	}
-	lec_project_list_dispose(list);
-}
-
-/* The rows of one page of n gathered rows. */
-static void page_slice(const struct lec_page *page, size_t n, size_t *from,
-		       size_t *to)
-{
-	*from = page->offset < n ? page->offset : n;
-	*to = page->limit && page->limit < n - *from ? *from + page->limit : n;
+	lec_project_free(*p);
+	*p = NULL;
+	return lec_project_get_by_id(store, id, p);
 }
 
 /* Project list -------------------------------------------------------------- */
@@ -525,26 +478,25 @@ static void page_slice(const struct lec_page *page, size_t n, size_t *from,
 static int projects_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_store *store = srv_store(req);
-	const char *slug = query_filter(req, "slug");
 	struct lec_project_list list = { 0 };
 	struct lec_page page;
 	cJSON *results;
-	size_t i, from, to;
+	size_t i;
 	int rc;
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	if ((rc = public_projects(store, slug, &list)) < 0)
+	if ((rc = lec_project_list_public(store, query_filter(req, "slug"),
+					  &page, &list)) < 0)
 		return srv_respond_engine_error(res, rc);
-	page_slice(&page, list.total, &from, &to);
 	results = cJSON_CreateArray();
-	for (i = from; results && i < to; i++)
+	for (i = 0; results && i < list.len; i++)
 		cJSON_AddItemToArray(results, v2_project(req, &list.items[i]));
 	rc = srv_respond_json(res, 200,
 			      srv_page_envelope(req, &page, list.total, results),
 			      SRV_JSON_AS_BUILT);
-	public_projects_dispose(&list, slug);
+	lec_project_list_dispose(&list);
 	return rc;
 }
 
@@ -590,6 +542,22 @@ static int project_active_versions(struct srv_request *req,
 	return rc;
 }
 
+/* {key: [...]}: n projects as v2 shows them, the first at first and each
+ * next one stride bytes on (a list's items, or a member of them). */
+static int respond_projects(struct srv_request *req, struct srv_response *res,
+			    const char *key, const struct lec_project *first,
+			    size_t n, size_t stride)
+{
+	cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, key);
+	const char *at = (const char *)first;
+	size_t i;
+
+	for (i = 0; a && i < n; i++, at += stride)
+		cJSON_AddItemToArray(
+			a, v2_project(req, (const struct lec_project *)at));
+	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+}
+
 /* {"translations": [...]}: the project's translations, public ones only
  * (v2 shows public data), as the service's action lists them. */
 static int project_translations(struct srv_request *req,
@@ -597,8 +565,6 @@ static int project_translations(struct srv_request *req,
 {
 	struct lec_project *p = load_project(req, res, req->params[0]);
 	struct lec_project_list list = { 0 };
-	cJSON *o, *a;
-	size_t i;
 	int rc;
 
 	if (p == NULL)
@@ -606,14 +572,11 @@ static int project_translations(struct srv_request *req,
 	rc = lec_project_translations(srv_store(req), p->id,
 				      LEC_VIEWER_ANONYMOUS, NULL, &list);
 	lec_project_free(p);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc);
-	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "translations");
-	for (i = 0; a && i < list.len; i++)
-		cJSON_AddItemToArray(a, v2_project(req, &list.items[i]));
+	rc = rc < 0 ? srv_respond_engine_error(res, rc)
+		    : respond_projects(req, res, "translations", list.items,
+				       list.len, sizeof(*list.items));
 	lec_project_list_dispose(&list);
-	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	return rc;
 }
 
 /* {"subprojects": [...]}: the child projects, public ones only. */
@@ -622,8 +585,6 @@ static int project_subprojects(struct srv_request *req,
 {
 	struct lec_project *p = load_project(req, res, req->params[0]);
 	struct lec_subproject_list list = { 0 };
-	cJSON *o, *a;
-	size_t i;
 	int rc;
 
 	if (p == NULL)
@@ -631,14 +592,12 @@ static int project_subprojects(struct srv_request *req,
 	rc = lec_subproject_list(srv_store(req), p->id, LEC_VIEWER_ANONYMOUS,
 				 NULL, &list);
 	lec_project_free(p);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc);
-	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "subprojects");
-	for (i = 0; a && i < list.len; i++)
-		cJSON_AddItemToArray(a, v2_project(req, &list.items[i].child));
+	rc = rc < 0 ? srv_respond_engine_error(res, rc)
+		    : respond_projects(req, res, "subprojects",
+				       list.len ? &list.items[0].child : NULL,
+				       list.len, sizeof(*list.items));
 	lec_subproject_list_dispose(&list);
-	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
+	return rc;
 }
 
 /* {"url": ...}: the documentation URL of the default version, the v2
@@ -659,98 +618,40 @@ static int project_canonical_url(struct srv_request *req,
 
 /* Versions ----------------------------------------------------------------- */
 
-struct version_row {
-	const struct lec_project *project;
-	const struct lec_version *version;
-};
-
-/* The service orders versions by -verbose_name (ties: newest first). */
-/* Make room for one more row in a growing array of size-byte rows. */
-static int grow_rows(void **rows, size_t *cap, size_t n, size_t size)
-{
-	size_t grown;
-	void *r;
-
-	if (n < *cap)
-		return 0;
-	grown = *cap ? *cap * 2 : 16;
-	if ((r = realloc(*rows, grown * size)) == NULL)
-		return -1;
-	*rows = r;
-	*cap = grown;
-	return 0;
-}
-
-static int version_row_cmp(const void *a, const void *b)
-{
-	const struct version_row *x = a, *y = b;
-	int c = strcmp(y->version->verbose_name, x->version->verbose_name);
-
-	if (c)
-		return c;
-	return (y->version->id > x->version->id) -
-	       (y->version->id < x->version->id);
-}
-
 static int versions_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_store *store = srv_store(req);
-	const char *slug = query_filter(req, "project__slug");
-	struct lec_project_list projects = { 0 };
-	struct lec_version_list *lists = NULL;
-	struct lec_version_filter filter = { 0 };
-	struct version_row *rows = NULL;
+	struct lec_version_list list = { 0 };
+	struct lec_project *p = NULL;
 	struct lec_page page;
-	size_t i, j, n = 0, cap = 0, from, to;
 	cJSON *results;
+	size_t i;
 	int rc;
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	filter.active = srv_query_filter(req, "active");
-	if ((rc = public_projects(store, slug, &projects)) < 0)
+	if ((rc = lec_version_list_public(
+		     store, query_filter(req, "project__slug"),
+		     srv_query_filter(req, "active"), &page, &list)) < 0)
 		return srv_respond_engine_error(res, rc);
-	lists = calloc(projects.total + 1, sizeof(*lists));
-	if (lists == NULL) {
-		rc = srv_respond_internal(res, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < projects.total; i++) {
-		const struct lec_project *p = &projects.items[i];
-
-		if ((rc = lec_version_list(store, p->id, &filter, NULL,
-					   &lists[i])) < 0) {
-			rc = srv_respond_engine_error(res, rc);
-			goto done;
-		}
-		for (j = 0; j < lists[i].len; j++) {
-			if (!version_public(store, p, &lists[i].items[j]))
-				continue;
-			if (grow_rows((void **)&rows, &cap, n, sizeof(*rows)) < 0) {
-				rc = srv_respond_internal(res, "out of memory");
-				goto done;
-			}
-			rows[n].project = p;
-			rows[n++].version = &lists[i].items[j];
-		}
-	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), version_row_cmp);
-	page_slice(&page, n, &from, &to);
 	results = cJSON_CreateArray();
-	for (i = from; results && i < to; i++)
-		cJSON_AddItemToArray(results, v2_version(req, rows[i].project,
-							 rows[i].version));
-	rc = srv_respond_json(res, 200,
-			      srv_page_envelope(req, &page, n, results),
-			      SRV_JSON_AS_BUILT);
-done:
-	for (i = 0; lists && i < projects.total; i++)
-		lec_version_list_dispose(&lists[i]);
-	free(lists);
-	free(rows);
-	public_projects_dispose(&projects, slug);
+	for (i = 0; results && rc == LEC_OK && i < list.len; i++)
+		if ((rc = project_of(store, list.items[i].project_id, &p)) ==
+		    LEC_OK)
+			cJSON_AddItemToArray(results,
+					     v2_version(req, p, &list.items[i]));
+	if (rc < 0) {
+		cJSON_Delete(results);
+		rc = srv_respond_engine_error(res, rc);
+	} else {
+		rc = srv_respond_json(res, 200,
+				      srv_page_envelope(req, &page, list.total,
+							results),
+				      SRV_JSON_AS_BUILT);
+	}
+	lec_project_free(p);
+	lec_version_list_dispose(&list);
 	return rc;
 }
 
@@ -803,22 +704,6 @@ static int version_detail(struct srv_request *req, struct srv_response *res)
 
 /* Builds ------------------------------------------------------------------- */
 
-struct build_row {
-	const struct lec_project *project;
-	const struct lec_build *build;
-};
-
-/* Most recent first (the service's -date), ties newest id first. */
-static int build_row_cmp(const void *a, const void *b)
-{
-	const struct lec_build *x = ((const struct build_row *)a)->build;
-	const struct lec_build *y = ((const struct build_row *)b)->build;
-
-	if (x->created != y->created)
-		return y->created > x->created ? 1 : -1;
-	return (y->id > x->id) - (y->id < x->id);
-}
-
 /* The build's version (lec_version_free) when the build is public: its
  * version exists and is public; else NULL. A build whose version was
  * deleted is its admins' only (as on v3), so v2 never shows it. */
@@ -840,73 +725,45 @@ static struct lec_version *public_build_version(struct lec_store *store,
 static int builds_list(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_store *store = srv_store(req);
-	const char *slug = query_filter(req, "project__slug");
-	struct lec_build_filter filter = { 0 };
-	struct lec_project_list projects = { 0 };
-	struct lec_build_list *lists = NULL;
-	struct build_row *rows = NULL;
+	struct lec_build_list list = { 0 };
+	struct lec_project *p = NULL;
 	struct srv_buildlog *log = NULL;
 	struct lec_page page;
-	size_t i, j, n = 0, cap = 0, from, to;
 	cJSON *results;
+	size_t i;
 	int rc;
 
 	if (store == NULL)
 		return srv_respond_internal(res, "no store");
 	srv_page_parse(req, &page);
-	filter.commit = query_filter(req, "commit");
-	if ((rc = public_projects(store, slug, &projects)) < 0)
+	if ((rc = lec_build_list_public(store,
+					query_filter(req, "project__slug"),
+					query_filter(req, "commit"), &page,
+					&list)) < 0)
 		return srv_respond_engine_error(res, rc);
-	lists = calloc(projects.total + 1, sizeof(*lists));
-	if (lists == NULL) {
-		rc = srv_respond_internal(res, "out of memory");
-		goto done;
-	}
-	for (i = 0; i < projects.total; i++) {
-		const struct lec_project *p = &projects.items[i];
-
-		if ((rc = lec_build_list(store, p->id, 0, &filter, NULL,
-					 &lists[i])) < 0) {
-			rc = srv_respond_engine_error(res, rc);
-			goto done;
-		}
-		for (j = 0; j < lists[i].len; j++) {
-			struct lec_version *v = public_build_version(
-				store, p, &lists[i].items[j]);
-
-			if (v == NULL)
-				continue;
-			lec_version_free(v);
-			if (grow_rows((void **)&rows, &cap, n, sizeof(*rows)) < 0) {
-				rc = srv_respond_internal(res, "out of memory");
-				goto done;
-			}
-			rows[n].project = p;
-			rows[n++].build = &lists[i].items[j];
-		}
-	}
-	if (n > 1)
-		qsort(rows, n, sizeof(*rows), build_row_cmp);
-	page_slice(&page, n, &from, &to);
 	results = cJSON_CreateArray();
 	log = srv_buildlog_new(store);
-	for (i = from; results && log && i < to; i++) {
-		struct lec_version *v = public_build_version(
-			store, rows[i].project, rows[i].build);
+	for (i = 0; results && log && rc == LEC_OK && i < list.len; i++) {
+		const struct lec_build *b = &list.items[i];
+		struct lec_version *v;
 
-		cJSON_AddItemToArray(results,
-				     v2_build(req, log, rows[i].project, v,
-					      rows[i].build));
+		if ((rc = project_of(store, b->project_id, &p)) < 0)
+			break;
+		v = public_build_version(store, p, b);
+		cJSON_AddItemToArray(results, v2_build(req, log, p, v, b));
 		lec_version_free(v);
 	}
-	rc = srv_buildlog_respond_json(
-		res, 200, srv_page_envelope(req, &page, n, results), log);
-done:
-	for (i = 0; lists && i < projects.total; i++)
-		lec_build_list_dispose(&lists[i]);
-	free(lists);
-	free(rows);
-	public_projects_dispose(&projects, slug);
+	if (rc < 0) {
+		cJSON_Delete(results);
+		srv_buildlog_free(log);
+		rc = srv_respond_engine_error(res, rc);
+	} else {
+		rc = srv_buildlog_respond_json(
+			res, 200,
+			srv_page_envelope(req, &page, list.total, results), log);
+	}
+	lec_project_free(p);
+	lec_build_list_dispose(&list);
 	return rc;
 }
 
@@ -1129,13 +986,13 @@ const struct srv_route srv_v2_routes[] = {
 	V2("/api/v2/build/", builds_list, "Build List", NULL),
 	V2("/api/v2/build/{}/", build_detail, "Build Instance", NULL),
 	V2("/api/v2/build/{}", build_suffix, "Build Instance", NULL),
-	/* Incoming webhooks (webhooks.c): anyone may deliver; the delivery
-	 * proves itself with its signature or token. */
+	/* Incoming webhooks (integrations_in.c): anyone may deliver; the
+	 * delivery proves itself with its signature or token. */
 	{ "/api/v2/webhook/{}/{}/", SRV_API_V2, SRV_PERM_ANYONE, 0,
-	  { { SRV_POST, SRV_PERM_ANYONE, srv_webhook_route } },
+	  { { SRV_POST, SRV_PERM_ANYONE, srv_incoming_webhook } },
 	  "Webhook", NULL },
 	/* Embed authenticates like v3 so that a private version can be
-	 * embedded by its admins (embed.c). */
+	 * embedded by its admins (embed_api.c). */
 	{ "/api/v2/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
 	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v2 } },
 	  "Embed API", NULL },

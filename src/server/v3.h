@@ -8,7 +8,7 @@
 #define LECTERN_SRV_V3_H
 
 #include "lectern/version.h"
-#include "server.h"
+#include "handler.h"
 
 struct lec_project;
 struct lec_version;
@@ -102,6 +102,28 @@ struct srv_v3_list {
  * page in the paginated envelope. Returns res->status. */
 int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
 			const struct srv_v3_list *list);
+/* A nested detail (GET of one object): the parent it hangs from and how
+ * to show the object the rest of the path names. */
+struct srv_v3_detail {
+	enum srv_parent_kind parent;
+	/* params[1] is an integer id, read into show's id (404 "Not
+	 * found." for one that is not, notes §0.4); else id is 0. */
+	int by_id;
+	int flex; /* reads fields/omit/expand (400 on a bad expand) */
+	/* Put the object as JSON into *out: LEC_OK, LEC_ENOTFOUND (no such
+	 * object, or one the requester may not see), or another engine
+	 * code. */
+	int (*show)(struct srv_request *req, const struct srv_parent *parent,
+		    int64_t id, const struct srv_flex *flex, cJSON **out);
+	/* The 404's detail for LEC_ENOTFOUND; NULL: the engine's message. */
+	const char *not_found;
+};
+
+/* Answer a nested detail: the parent looked up first (its 404), then the
+ * id, then fields/omit/expand, then the object with 200. Returns
+ * res->status. */
+int srv_v3_respond_detail(struct srv_request *req, struct srv_response *res,
+			  const struct srv_v3_detail *detail);
 /* DELETE of an object of the project in the path, by the id in
  * params[1] (the project's 404 first, then the id's): 204, a 404 with
  * not_found when the engine finds no such object (NULL: the engine's
@@ -158,6 +180,9 @@ int srv_v3_project_sync_versions(struct srv_request *req,
 int srv_v3_versions_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_version_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_version_update(struct srv_request *req, struct srv_response *res);
+/* v3_pages.c: a version's pages (a Lectern extension). */
+int srv_v3_version_pages_list(struct srv_request *req,
+			      struct srv_response *res);
 
 int srv_v3_builds_list(struct srv_request *req, struct srv_response *res);
 int srv_v3_build_detail(struct srv_request *req, struct srv_response *res);
@@ -205,8 +230,8 @@ int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res);
 int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res);
 int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res);
 
-/* Integrations (webhooks.c): a Lectern extension holding incoming
- * webhooks' secrets; and the v2 webhook deliveries themselves. */
+/* Integrations (v3_integrations.c): a Lectern extension holding incoming
+ * webhooks' secrets. */
 int srv_v3_integrations_list(struct srv_request *req,
 			     struct srv_response *res);
 int srv_v3_integrations_create(struct srv_request *req,
@@ -215,9 +240,10 @@ int srv_v3_integration_detail(struct srv_request *req,
 			      struct srv_response *res);
 int srv_v3_integration_delete(struct srv_request *req,
 			      struct srv_response *res);
-/* POST /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
+/* An incoming webhook's delivery (integrations_in.c): POST
+ * /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
  * /api/v2/webhook/<project>/<integration id>/. */
-int srv_webhook_route(struct srv_request *req, struct srv_response *res);
+int srv_incoming_webhook(struct srv_request *req, struct srv_response *res);
 
 /* Notifications (v3_notifications.c): the user's feed, and those of a
  * project, a build, an organization; a detail handler answers GET, PATCH

@@ -1,8 +1,8 @@
 /*
  * Steps most v3 handlers share: the one lookup of a nested route's parent
- * (project, and version where the path names one), the page of a nested
- * list, reading query booleans the way django-filter does, and integer ids
- * from the path.
+ * (project, and version where the path names one), the answers of a nested
+ * list, detail and delete around what each resource fills in, reading query
+ * booleans the way django-filter does, and integer ids from the path.
  *
  * One visibility rule holds for every route under a project: whatever
  * belongs to a project the requester cannot see is a 404 with the very body
@@ -149,6 +149,33 @@ done:
 	cJSON_Delete(results);
 	srv_v3_parent_dispose(&parent);
 	srv_flex_dispose(&flex);
+	return res->status;
+}
+
+int srv_v3_respond_detail(struct srv_request *req, struct srv_response *res,
+			  const struct srv_v3_detail *detail)
+{
+	struct srv_parent parent;
+	struct srv_flex flex = { 0 };
+	cJSON *o = NULL;
+	int64_t id = 0;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, detail->parent, &parent) < 0)
+		return res->status;
+	if ((detail->by_id && srv_param_id(req->params[1], res, &id) < 0) ||
+	    (detail->flex && srv_flex_parse(req, &flex, res) < 0))
+		goto done;
+	rc = detail->show(req, &parent, id, &flex, &o);
+	if (rc == LEC_OK)
+		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
+	else if (rc == LEC_ENOTFOUND && detail->not_found)
+		srv_respond_detail(res, 404, detail->not_found);
+	else
+		srv_respond_engine_error(res, rc);
+done:
+	srv_flex_dispose(&flex);
+	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 

@@ -127,31 +127,27 @@ done:
 	return res->status;
 }
 
-int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
+static int show_envvar(struct srv_request *req,
+		       const struct srv_parent *parent, int64_t id,
+		       const struct srv_flex *flex, cJSON **out)
 {
 	struct lec_envvar *v = NULL;
-	struct srv_parent parent;
-	int64_t id;
-	int rc;
+	int rc = lec_envvar_get(srv_store(req), parent->project->id, id, &v);
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (srv_param_id(req->params[1], res, &id) == 0) {
-		rc = lec_envvar_get(srv_store(req), parent.project->id, id, &v);
-		if (rc == LEC_OK)
-			srv_respond_json(res, 200,
-					 envvar_object(req,
-						       parent.project->slug,
-						       v),
-					 SRV_JSON_SORTED);
-		else if (rc == LEC_ENOTFOUND)
-			srv_respond_detail(res, 404, NO_ENVVAR);
-		else
-			srv_respond_engine_error(res, rc);
-	}
+	(void)flex;
+	if (rc == LEC_OK)
+		*out = envvar_object(req, parent->project->slug, v);
 	lec_envvar_free(v);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
+}
+
+static const struct srv_v3_detail envvar_detail = {
+	SRV_PARENT_PROJECT, 1, 0, show_envvar, NO_ENVVAR
+};
+
+int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_detail(req, res, &envvar_detail);
 }
 
 int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res)

@@ -45,7 +45,7 @@ int srv_v3_mirrors_create(struct srv_request *req, struct srv_response *res)
 	struct lec_org *org = NULL;
 	const char **teams = NULL;
 	size_t nteams = 0;
-	int business = srv_edition(req) == SRV_EDITION_BUSINESS;
+	int business = srv_business(req);
 	cJSON *body;
 	int created = 0, rc;
 

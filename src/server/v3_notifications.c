@@ -27,7 +27,6 @@
 
 #define NO_NOTIFICATION "No Notification matches the given query."
 #define NO_ORGANIZATION "No Organization matches the given query."
-#define ALL_STATES 0u
 #define OPEN_STATES                                                          \
 	((1u << LEC_NOTIFICATION_UNREAD) | (1u << LEC_NOTIFICATION_READ))
 
@@ -324,25 +323,17 @@ static int respond_detail(struct srv_request *req, struct srv_response *res,
 		goto done;
 	}
 	if (req->method == SRV_PATCH || req->method == SRV_PUT) {
+		/* The service answers a change with 204 and no body (its
+		 * UpdateMixin), whether or not the state moved. */
 		if (body_state(req, res, &has_state, &state) < 0)
 			goto done;
-		if (has_state) {
-			rc = lec_notification_set_state(store, sc.filter.id,
-							state);
-			if (rc == LEC_OK) {
-				/* Read back outside the scope's states: a
-				 * feed entry just dismissed is still shown. */
-				sc.filter.states = ALL_STATES;
-				lec_notification_list_dispose(&found);
-				rc = lec_notification_list(store, &sc.filter,
-							   NULL, &found);
-			}
-			if (rc < 0 || found.len == 0) {
-				srv_respond_engine_error(res, rc < 0 ? rc
-								     : LEC_ENOTFOUND);
-				goto done;
-			}
+		if (has_state && (rc = lec_notification_set_state(
+					  store, sc.filter.id, state)) < 0) {
+			srv_respond_engine_error(res, rc);
+			goto done;
 		}
+		srv_respond_empty(res, 204);
+		goto done;
 	}
 	srv_respond_json(res, 200, notification_object(req, &found.items[0]),
 			 SRV_JSON_SORTED);

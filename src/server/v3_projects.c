@@ -54,6 +54,8 @@ int srv_v3_projects_list(struct srv_request *req, struct srv_response *res)
 	filter.language = nonempty(srv_query(req, "language"));
 	filter.programming_language =
 		nonempty(srv_query(req, "programming_language"));
+	/* Lectern's: the projects of one local repository. */
+	filter.repository = nonempty(srv_query(req, "repository"));
 	if (filter.language && !lec_language_valid(filter.language))
 		return invalid_choice(res, "language", filter.language);
 	if (filter.programming_language &&
@@ -269,7 +271,7 @@ int srv_v3_projects_create(struct srv_request *req, struct srv_response *res)
 	struct lec_org *org = NULL;
 	const char **tags = NULL, **teams = NULL;
 	size_t nteams = 0;
-	int business = srv_edition(req) == SRV_EDITION_BUSINESS;
+	int business = srv_business(req);
 	cJSON *body;
 	int rc, bad;
 
@@ -315,22 +317,24 @@ done:
 	return res->status;
 }
 
+/* The parent is the project. */
+static int show_project(struct srv_request *req,
+			const struct srv_parent *parent, int64_t id,
+			const struct srv_flex *flex, cJSON **out)
+{
+	(void)id;
+	*out = srv_v3_project(req, parent->project, flex, 0);
+	srv_flex_apply(flex, *out);
+	return LEC_OK;
+}
+
+static const struct srv_v3_detail project_detail = {
+	SRV_PARENT_PROJECT, 0, 1, show_project, NULL
+};
+
 int srv_v3_project_detail(struct srv_request *req, struct srv_response *res)
 {
-	struct srv_parent parent;
-	struct srv_flex flex;
-
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (srv_flex_parse(req, &flex, res) == 0) {
-		cJSON *o = srv_v3_project(req, parent.project, &flex, 0);
-
-		srv_flex_apply(&flex, o);
-		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
-		srv_flex_dispose(&flex);
-	}
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return srv_v3_respond_detail(req, res, &project_detail);
 }
 
 /* Strings of a PATCH/PUT body and the patch bit each sets. */
@@ -460,7 +464,7 @@ static int read_patch(struct srv_request *req, const cJSON *body,
 		patch->tags = *tags;
 		patch->fields |= LEC_PROJECT_F_TAGS;
 	}
-	if (srv_edition(req) != SRV_EDITION_BUSINESS)
+	if (!srv_business(req))
 		return 0;
 	if (read_privacy(body, &patch->privacy_level,
 			 &patch->external_builds_privacy_level, res) < 0)
@@ -562,7 +566,7 @@ int srv_v3_root(struct srv_request *req, struct srv_response *res)
 	snprintf(url, sizeof(url), "%s/api/v3/projects/",
 		 srv_request_origin(req));
 	cJSON_AddStringToObject(o, "projects", url);
-	if (srv_edition(req) == SRV_EDITION_BUSINESS) {
+	if (srv_business(req)) {
 		snprintf(url, sizeof(url), "%s/api/v3/organizations/",
 			 srv_request_origin(req));
 		cJSON_AddStringToObject(o, "organizations", url);

@@ -307,19 +307,28 @@ done:
 	return res->status;
 }
 
-int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res)
+static int show_redirect(struct srv_request *req,
+			 const struct srv_parent *parent, int64_t id,
+			 const struct srv_flex *flex, cJSON **out)
 {
 	struct lec_redirect *r = NULL;
-	struct srv_parent parent;
+	int rc = lec_redirect_get(srv_store(req), parent->project->id, id, &r);
 
-	if (load_redirect(req, res, &parent, &r) == 0)
-		srv_respond_json(res, 200,
-				 redirect_object(parent.project->slug, r,
-						 URLS_EMPTY_NULL),
-				 SRV_JSON_SORTED);
+	(void)flex;
+	if (rc == LEC_OK)
+		*out = redirect_object(parent->project->slug, r,
+				       URLS_EMPTY_NULL);
 	lec_redirect_free(r);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
+}
+
+static const struct srv_v3_detail redirect_detail = {
+	SRV_PARENT_PROJECT, 1, 0, show_redirect, NO_REDIRECT
+};
+
+int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_detail(req, res, &redirect_detail);
 }
 
 /* PUT and PATCH differ only in PUT requiring type: omitted fields keep
@@ -369,21 +378,6 @@ int srv_v3_redirect_patch(struct srv_request *req, struct srv_response *res)
 
 int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_redirect *r = NULL;
-	struct srv_parent parent;
-	int rc;
-
-	if (load_redirect(req, res, &parent, &r) == 0) {
-		rc = lec_redirect_delete(srv_store(req), parent.project->id,
-					 r->id);
-		if (rc == LEC_OK)
-			srv_respond_empty(res, 204);
-		else if (rc == LEC_ENOTFOUND)
-			srv_respond_detail(res, 404, NO_REDIRECT);
-		else
-			srv_respond_engine_error(res, rc);
-	}
-	lec_redirect_free(r);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return srv_v3_respond_delete(req, res, lec_redirect_delete,
+				     NO_REDIRECT);
 }

@@ -3,12 +3,26 @@
  * serves, who may call each, and the permission that decides between 401,
  * 403 and 405 for methods the path does not serve (§1.9).
  */
-#include "embed.h"
+#include "embed_api.h"
 #include "v3.h"
 
 #define GET(h) { SRV_GET, SRV_PERM_READ_ONLY, h }
 #define ADMIN(m, h) { m, SRV_PERM_ADMIN, h }
 #define AUTH(m, h) { m, SRV_PERM_AUTH, h }
+/* PATCH and PUT answered alike by one handler. */
+#define AUTH_UPDATE(h) AUTH(SRV_PATCH, h), AUTH(SRV_PUT, h)
+#define ADMIN_UPDATE(h) ADMIN(SRV_PATCH, h), ADMIN(SRV_PUT, h)
+
+/* What OPTIONS says of the views of Lectern's extensions, several routes
+ * each. */
+#define ABOUT_MIRRORS \
+	"Offline mirrors of another instance's docs (Lectern's extension)."
+#define ABOUT_HOOKS "Outgoing webhooks (Lectern's extension)."
+#define ABOUT_INTEGRATIONS "Incoming webhooks (Lectern's extension)."
+#define ABOUT_FEED                                                      \
+	"The notifications of the user, of the projects they administer " \
+	"and of the organizations they own."
+#define ABOUT_EMBED "A section of a documentation page, as HTML."
 
 #define P "/api/v3/projects/{}/"
 
@@ -25,8 +39,7 @@ const struct srv_route srv_v3_routes[] = {
 	 * admins remove it with everything of it. */
 	{ P, SRV_API_V3, SRV_PERM_READ_ONLY, 0,
 	  { GET(srv_v3_project_detail),
-	    ADMIN(SRV_PATCH, srv_v3_project_update),
-	    ADMIN(SRV_PUT, srv_v3_project_update),
+	    ADMIN_UPDATE(srv_v3_project_update),
 	    ADMIN(SRV_DELETE, srv_v3_project_delete) },
 	  "Projects Instance", NULL },
 	{ P "superproject/", SRV_API_V3, SRV_PERM_READ_ONLY, 0,
@@ -42,9 +55,11 @@ const struct srv_route srv_v3_routes[] = {
 	  "Versions List", NULL },
 	{ P "versions/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_version_detail),
-	    ADMIN(SRV_PATCH, srv_v3_version_update),
-	    ADMIN(SRV_PUT, srv_v3_version_update) },
+	    ADMIN_UPDATE(srv_v3_version_update) },
 	  "Versions Instance", NULL },
+	{ P "versions/{}/pages/", SRV_API_V3, SRV_PERM_ADMIN, 0,
+	  { GET(srv_v3_version_pages_list) },
+	  "Pages List", NULL },
 	{ P "versions/{}/builds/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_version_builds_list),
 	    ADMIN(SRV_POST, srv_v3_build_trigger) },
@@ -97,11 +112,11 @@ const struct srv_route srv_v3_routes[] = {
 	{ P "integrations/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_integrations_list),
 	    ADMIN(SRV_POST, srv_v3_integrations_create) },
-	  "Integrations List", "Incoming webhooks (Lectern's extension)." },
+	  "Integrations List", ABOUT_INTEGRATIONS },
 	{ P "integrations/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_integration_detail),
 	    ADMIN(SRV_DELETE, srv_v3_integration_delete) },
-	  "Integrations Instance", "Incoming webhooks (Lectern's extension)." },
+	  "Integrations Instance", ABOUT_INTEGRATIONS },
 	/* Lectern's extension: page diffs between versions or builds
 	 * (docs/api.md); seen as the builds are. */
 	{ P "diff/", SRV_API_V3, SRV_PERM_ADMIN, 0, { GET(srv_v3_diff) },
@@ -130,19 +145,16 @@ const struct srv_route srv_v3_routes[] = {
 	{ "/api/v3/mirrors/", SRV_API_V3, SRV_PERM_AUTH, 0,
 	  { AUTH(SRV_POST, srv_v3_mirrors_create) },
 	  "Mirrors List",
-	  "Offline mirrors of another instance's docs (Lectern's "
-	  "extension)." },
+	  ABOUT_MIRRORS },
 	{ P "mirror/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_mirror_pages),
 	    ADMIN(SRV_POST, srv_v3_mirror_publish) },
 	  "Mirror Instance",
-	  "Offline mirrors of another instance's docs (Lectern's "
-	  "extension)." },
+	  ABOUT_MIRRORS },
 	{ P "mirror/{}/pages/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_PUT, srv_v3_mirror_stage) },
 	  "Mirror Pages",
-	  "Offline mirrors of another instance's docs (Lectern's "
-	  "extension)." },
+	  ABOUT_MIRRORS },
 	/* Business edition (absent, 404, in the community edition); any
 	 * authenticated user, so other methods are 405. */
 	{ "/api/v3/organizations/", SRV_API_V3, SRV_PERM_AUTH, 1,
@@ -172,22 +184,18 @@ const struct srv_route srv_v3_routes[] = {
 	{ "/api/v3/notifications/", SRV_API_V3, SRV_PERM_AUTH, 0,
 	  { AUTH(SRV_GET, srv_v3_notifications_list) },
 	  "Notifications For User List",
-	  "The notifications of the user, of the projects they "
-	  "administer and of the organizations they own." },
+	  ABOUT_FEED },
 	{ "/api/v3/notifications/{}/", SRV_API_V3, SRV_PERM_AUTH, 0,
 	  { AUTH(SRV_GET, srv_v3_notification_detail),
-	    AUTH(SRV_PATCH, srv_v3_notification_detail),
-	    AUTH(SRV_PUT, srv_v3_notification_detail) },
+	    AUTH_UPDATE(srv_v3_notification_detail) },
 	  "Notifications For User Instance",
-	  "The notifications of the user, of the projects they "
-	  "administer and of the organizations they own." },
+	  ABOUT_FEED },
 	{ P "notifications/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_project_notifications_list) },
 	  "Notifications Project List", NULL },
 	{ P "notifications/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_project_notification_detail),
-	    ADMIN(SRV_PATCH, srv_v3_project_notification_detail),
-	    ADMIN(SRV_PUT, srv_v3_project_notification_detail) },
+	    ADMIN_UPDATE(srv_v3_project_notification_detail) },
 	  "Notifications Project Instance", NULL },
 	{ P "builds/{}/notifications/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_build_notifications_list) },
@@ -200,8 +208,7 @@ const struct srv_route srv_v3_routes[] = {
 	  "A build's warnings and broken links (Lectern's extension)." },
 	{ P "builds/{}/notifications/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { GET(srv_v3_build_notification_detail),
-	    ADMIN(SRV_PATCH, srv_v3_build_notification_detail),
-	    ADMIN(SRV_PUT, srv_v3_build_notification_detail) },
+	    ADMIN_UPDATE(srv_v3_build_notification_detail) },
 	  "Notifications Build Instance", NULL },
 	{ "/api/v3/organizations/{}/notifications/", SRV_API_V3,
 	  SRV_PERM_AUTH, 1,
@@ -210,38 +217,36 @@ const struct srv_route srv_v3_routes[] = {
 	{ "/api/v3/organizations/{}/notifications/{}/", SRV_API_V3,
 	  SRV_PERM_AUTH, 1,
 	  { AUTH(SRV_GET, srv_v3_org_notification_detail),
-	    AUTH(SRV_PATCH, srv_v3_org_notification_detail),
-	    AUTH(SRV_PUT, srv_v3_org_notification_detail) },
+	    AUTH_UPDATE(srv_v3_org_notification_detail) },
 	  "Notifications Organization Instance", NULL },
 	{ "/api/v3/users/{}/notifications/", SRV_API_V3, SRV_PERM_AUTH, 0,
 	  { AUTH(SRV_GET, srv_v3_user_notifications_list) },
 	  "Notifications User List", NULL },
 	{ "/api/v3/users/{}/notifications/{}/", SRV_API_V3, SRV_PERM_AUTH, 0,
 	  { AUTH(SRV_GET, srv_v3_user_notification_detail),
-	    AUTH(SRV_PATCH, srv_v3_user_notification_detail),
-	    AUTH(SRV_PUT, srv_v3_user_notification_detail) },
+	    AUTH_UPDATE(srv_v3_user_notification_detail) },
 	  "Notifications User Instance", NULL },
 	/* Lectern's extension: outgoing webhooks (docs/api.md). */
 	{ P "webhooks/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_webhooks_list),
 	    ADMIN(SRV_POST, srv_v3_webhooks_create) },
-	  "Webhooks List", "Outgoing webhooks (Lectern's extension)." },
+	  "Webhooks List", ABOUT_HOOKS },
 	{ P "webhooks/{}/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_webhook_detail),
 	    ADMIN(SRV_PATCH, srv_v3_webhook_update),
 	    ADMIN(SRV_DELETE, srv_v3_webhook_delete) },
-	  "Webhooks Instance", "Outgoing webhooks (Lectern's extension)." },
+	  "Webhooks Instance", ABOUT_HOOKS },
 	{ P "webhooks/{}/deliveries/", SRV_API_V3, SRV_PERM_ADMIN, 0,
 	  { ADMIN(SRV_GET, srv_v3_webhook_deliveries) },
-	  "Webhook Deliveries", "Outgoing webhooks (Lectern's extension)." },
-	/* Embed: anyone; what a page shows follows its version (embed.c). */
+	  "Webhook Deliveries", ABOUT_HOOKS },
+	/* Embed: anyone; what a page shows follows its version (embed_api.c). */
 	{ "/api/v3/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
 	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v3 } },
-	  "Embed API Base", "A section of a documentation page, as HTML." },
+	  "Embed API Base", ABOUT_EMBED },
 	/* The same on docs hosts, where the service proxies its API. */
 	{ "/_/api/v3/embed/", SRV_API_V3, SRV_PERM_ANYONE, 0,
 	  { { SRV_GET, SRV_PERM_ANYONE, srv_embed_v3 } },
-	  "Embed API Base", "A section of a documentation page, as HTML." },
+	  "Embed API Base", ABOUT_EMBED },
 };
 
 const size_t srv_v3_route_count =

@@ -371,7 +371,7 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 			      visible_ref(req, p->translation_of));
 	cJSON_AddItemToObject(o, "urls", project_urls(req, p));
 	/* The business edition drops users (organizations own projects). */
-	if (srv_edition(req) == SRV_EDITION_COMMUNITY)
+	if (!srv_business(req))
 		cJSON_AddItemToObject(o, "users",
 				      string_array(p->users, p->nusers,
 						   "username"));
@@ -399,7 +399,7 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 
 		cJSON_AddBoolToObject(perm, "admin", admin == 1);
 	}
-	if (flex && srv_edition(req) == SRV_EDITION_BUSINESS) {
+	if (flex && srv_business(req)) {
 		if (srv_flex_expands(flex, "organization"))
 			cJSON_AddItemToObject(o, "organization",
 					      project_organization(req, p));

@@ -143,17 +143,18 @@ done:
 	return res->status;
 }
 
-int srv_v3_subproject_detail(struct srv_request *req,
-			     struct srv_response *res)
+/* The relationship of the alias params[1]. */
+static int show_subproject(struct srv_request *req,
+			   const struct srv_parent *parent, int64_t id,
+			   const struct srv_flex *flex, cJSON **out)
 {
 	struct lec_subproject *sub = NULL;
 	struct lec_store *store = srv_store(req);
-	struct srv_parent parent;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	rc = lec_subproject_get(store, parent.project->id, req->params[1],
+	(void)id;
+	(void)flex;
+	rc = lec_subproject_get(store, parent->project->id, req->params[1],
 				&sub);
 	/* Relationships whose child the requester cannot see do not exist
 	 * for them (the service's ProjectRelationship queryset). */
@@ -161,15 +162,19 @@ int srv_v3_subproject_detail(struct srv_request *req,
 		rc = lec_project_can_view(store, sub->child.id,
 					  srv_viewer_id(req));
 	if (rc == 1)
-		srv_respond_json(res, 200, subproject_object(req, sub),
-				 SRV_JSON_SORTED);
-	else if (rc == 0 || rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_RELATIONSHIP);
-	else
-		srv_respond_engine_error(res, rc);
+		*out = subproject_object(req, sub);
 	lec_subproject_free(sub);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc == 1 ? LEC_OK : rc == 0 ? LEC_ENOTFOUND : rc;
+}
+
+static const struct srv_v3_detail subproject_detail = {
+	SRV_PARENT_PROJECT, 0, 0, show_subproject, NO_RELATIONSHIP
+};
+
+int srv_v3_subproject_detail(struct srv_request *req,
+			     struct srv_response *res)
+{
+	return srv_v3_respond_detail(req, res, &subproject_detail);
 }
 
 int srv_v3_subproject_delete(struct srv_request *req,

@@ -126,22 +126,23 @@ int srv_v3_versions_list(struct srv_request *req, struct srv_response *res)
 	return srv_v3_respond_list(req, res, &versions_list);
 }
 
+/* The parent is the version; flex decides its expansions only. */
+static int show_version(struct srv_request *req,
+			const struct srv_parent *parent, int64_t id,
+			const struct srv_flex *flex, cJSON **out)
+{
+	(void)id;
+	*out = srv_v3_version(req, parent->project, parent->version, flex);
+	return LEC_OK;
+}
+
+static const struct srv_v3_detail version_detail = {
+	SRV_PARENT_VERSION, 0, 1, show_version, NULL
+};
+
 int srv_v3_version_detail(struct srv_request *req, struct srv_response *res)
 {
-	struct srv_parent parent;
-	struct srv_flex flex;
-
-	if (srv_v3_parent_load(req, res, SRV_PARENT_VERSION, &parent) < 0)
-		return res->status;
-	if (srv_flex_parse(req, &flex, res) == 0) {
-		srv_respond_json(res, 200,
-				 srv_v3_version(req, parent.project,
-						parent.version, &flex),
-				 SRV_JSON_SORTED);
-		srv_flex_dispose(&flex);
-	}
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return srv_v3_respond_detail(req, res, &version_detail);
 }
 
 /* Read the update body: active and hidden, and privacy_level where
@@ -165,7 +166,7 @@ static int read_patch(struct srv_request *req, const cJSON *body,
 		return -1;
 	if (got)
 		patch->set |= LEC_VERSION_SET_HIDDEN;
-	if (srv_edition(req) != SRV_EDITION_BUSINESS)
+	if (!srv_business(req))
 		return 0;
 	/* "" is not blank-rejected: the choice check names it. */
 	if ((got = srv_body_string(body, "privacy_level", "privacy_level",

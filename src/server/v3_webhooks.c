@@ -296,20 +296,27 @@ static int load_webhook(struct srv_request *req, struct srv_response *res,
 	return -1;
 }
 
-int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res)
+static int show_webhook(struct srv_request *req,
+			const struct srv_parent *parent, int64_t id,
+			const struct srv_flex *flex, cJSON **out)
 {
 	struct lec_webhook *w = NULL;
-	struct srv_parent parent;
+	int rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (load_webhook(req, res, &parent, &w) == 0)
-		srv_respond_json(res, 200,
-				 webhook_object(req, parent.project->slug, w),
-				 SRV_JSON_SORTED);
+	(void)flex;
+	if (rc == LEC_OK)
+		*out = webhook_object(req, parent->project->slug, w);
 	lec_webhook_free(w);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
+}
+
+static const struct srv_v3_detail webhook_detail = {
+	SRV_PARENT_PROJECT, 1, 0, show_webhook, NO_WEBHOOK
+};
+
+int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res)
+{
+	return srv_v3_respond_detail(req, res, &webhook_detail);
 }
 
 int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res)
@@ -357,21 +364,5 @@ done:
 
 int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_webhook *w = NULL;
-	struct srv_parent parent;
-	int rc;
-
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (load_webhook(req, res, &parent, &w) == 0) {
-		rc = lec_webhook_delete(srv_store(req), parent.project->id,
-					w->id);
-		if (rc == LEC_OK)
-			srv_respond_empty(res, 204);
-		else
-			srv_respond_engine_error(res, rc);
-	}
-	lec_webhook_free(w);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return srv_v3_respond_delete(req, res, lec_webhook_delete, NO_WEBHOOK);
 }

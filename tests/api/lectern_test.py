@@ -29,6 +29,9 @@ SERVER_TIMEOUT = 30
 PROCESS_GONE_SECONDS = 30
 # How long a small fixture project's build may take, even under ASan.
 BUILD_TIMEOUT = 240
+# How often a wait for a build asks again: a test's time is the build's,
+# not the wait's (a build's list is answered from the server's cache).
+POLL_SECONDS = 0.05
 # Options that say a test wants the commit watcher on.
 WATCH_ARGS = ("--watch-debounce", "--watch-poll", "--no-inotify")
 
@@ -287,7 +290,7 @@ class ServerTestCase(unittest.TestCase):
             if builds and builds[0]["state"]["code"] in ("finished", "cancelled"):
                 assert builds[0]["success"], builds[0]
                 return builds[0]
-            time.sleep(0.3)
+            time.sleep(POLL_SECONDS)
         raise AssertionError("build of %s did not finish: %r" % (slug, builds))
 
     # Assertions shared by the API tests.
@@ -385,7 +388,7 @@ class BuildTestCase(ServerTestCase):
             build = next((b for b in builds if build_id is None or b["id"] == build_id), None)
             if build and build["state"]["code"] in ("finished", "cancelled"):
                 return build
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("build of %s did not finish: %r" % (slug, builds))
 
     def commands(self, build_id):

@@ -5,21 +5,28 @@ branch created and deleted there adds and then removes its version; a
 project whose watch_commits is off builds nothing on commit; a remote
 repository whose project has a poll_interval is fetched that often and a
 new commit built; an interval under a minute is refused (issue 27: it
-would hammer the forge), so the test sets a short one in the store."""
+would hammer the forge), so the test sets a short one in the store.
+
+That nothing happened is checked after the watcher's ticks (`--watch-log`
+puts each look it takes in the server's log), not after a fixed time:
+the refs listed after `git pack-refs` with nothing moved, the projects
+read twice since a commit to a repository no longer watched, a remote
+fetched again with nothing new."""
 import os
+import re
 import subprocess
 import tempfile
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, Store, main
+from lectern_test import POLL_SECONDS, ServerTestCase, Store, main
 
 # A build of a tiny Markdown project takes well under this, ASan included.
 BUILD_TIMEOUT = 120
 
 
 class WatchCase(ServerTestCase):
-    SERVER_ARGS = ("--workers", "1", "--watch-debounce", "150")
+    SERVER_ARGS = ("--workers", "1", "--watch-debounce", "150", "--watch-log")
 
     @classmethod
     def setUpClass(cls):
@@ -35,8 +42,21 @@ class WatchCase(ServerTestCase):
             result = check()
             if result:
                 return result
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("timed out waiting for " + what)
+
+    def ticks(self, pattern):
+        """How many of the server's log lines are ticks matching the regex."""
+        return sum(1 for line in self.server.log().splitlines()
+                   if re.fullmatch("lectern serve: " + pattern, line))
+
+    def wait_ticks(self, pattern, since, count=1):
+        """Until count more ticks match than since did."""
+        deadline = time.time() + 30
+        while self.ticks(pattern) < since + count:
+            if time.time() > deadline:
+                self.fail("%d x %r never came:\n%s" % (count, pattern, self.server.log()))
+            time.sleep(POLL_SECONDS)
 
     def finished(self, slug, count):
         """The newest build once there are count builds and it is final."""
@@ -90,20 +110,33 @@ class InotifyTest(WatchCase):
         self.wait_for("the deleted branch's version gone", lambda: "feature" not in versions(),
                       timeout=30)
         # git gc moves refs into packed-refs: no build, no lost version.
+        # The look it causes lists the refs, finds nothing moved, and has
+        # made its builds (none) by the time it says so.
+        listed = "commit watch: %s: refs listed, 0 moved" % slug
+        since = self.ticks(listed)
         subprocess.run(["git", "-C", repo, "pack-refs", "--all"], check=True, env=fixtures.GIT_ENV)
-        time.sleep(1.5)
+        self.wait_ticks(listed, since)
+        self.assertEqual(self.ticks("commit watch: %s: refs listed, 1 moved" % slug), 1)
         self.assertEqual(len(self.builds(slug)), 2)
         self.assertIn("latest", versions())
 
     def test_watching_turned_off(self):
         repo, slug = self.imported("Not Watched")
+        # Watched first (the watcher reads its projects every two
+        # seconds), then no more.
+        self.wait_ticks("commit watch: watching %s" % slug, 0)
         r = self.server.request("PATCH", "/api/v3/projects/%s/" % slug, body={"watch_commits": False},
                                 token=self.token)
         self.assertStatus(r, 204)
         # The watcher reads its projects again within two seconds.
-        time.sleep(2.5)
+        self.wait_ticks("commit watch: %s no longer watched" % slug, 0)
+        read, listed = r"commit watch: projects read, \d+ watched", "commit watch: %s: refs listed.*" % slug
+        since, looked = self.ticks(read), self.ticks(listed)
         self.commit(repo, "Unwatched words.")
-        time.sleep(2)
+        # Twice read since: two seconds at least, where a watched
+        # repository's commit is looked at within the debounce.
+        self.wait_ticks(read, since, count=2)
+        self.assertEqual(self.ticks(listed), looked)
         self.assertEqual(len(self.builds(slug)), 1)
 
 
@@ -134,8 +167,10 @@ class RemotePollTest(WatchCase):
             build = self.finished(slug, 2)
             self.assertTrue(build["success"], build)
             self.assertEqual((build["commit"], build["triggered_by"]), (head, "poll"))
-            # Nothing new: polling builds nothing more.
-            time.sleep(2.5)
+            # Nothing new: polling builds nothing more. Two fetches after
+            # the build, each finding nothing moved.
+            polled = "poll watch: %s: fetched, 0 moved" % slug
+            self.wait_ticks(polled, self.ticks(polled), count=2)
             self.assertEqual(len(self.builds(slug)), 2)
         finally:
             daemon.close()

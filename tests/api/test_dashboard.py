@@ -27,18 +27,21 @@ import fixtures
 from lectern_test import BUILD_TIMEOUT, ServerTestCase, Store, main
 from test_browser import CHROMIUM, WINDOW, MIN_COLOURS, output_dir, png_colours
 
-# A command of the live build waits this long between its two lines: the
-# browser must be looking before the second one comes.
-LIVE_PAUSE = 12
 # How long the live page may take to show what the build wrote.
 LIVE_TIMEOUT = 60
+# The most a live build holds between its two lines, in tenths of a
+# second, should the test never let it go on.
+LIVE_HOLD = 900
 
-# A build that writes a line, pauses, writes another, and publishes a page.
-# The lines are made by printf, so the log's command lines do not hold
-# them.
+# A build that writes a line, holds while the file `hold` of its checkout
+# is there (the browser must be looking before the second line comes: the
+# test removes it then), writes another, and publishes a page. The lines
+# are made by printf, so the log's command lines do not hold them.
 LIVE = fixtures.commands_config(
-    "printf 'al%%s\\n' pha; sleep %d; printf 'om%%s\\n' ega" % LIVE_PAUSE,
+    "printf 'al%%s\\n' pha; i=0; while [ -e hold ] && [ $i -lt %d ]; do sleep 0.1; "
+    "i=$((i + 1)); done; printf 'om%%s\\n' ega" % LIVE_HOLD,
     "mkdir -p $READTHEDOCS_OUTPUT/html && echo '<h1>Live</h1>' > $READTHEDOCS_OUTPUT/html/index.html")
+LIVE["hold"] = "the build holds while this is in its checkout\n"
 
 
 class Links(html.parser.HTMLParser):
@@ -338,6 +341,7 @@ class DashboardTest(ServerTestCase):
             log = browser.eval("document.getElementById('log').innerText")
             self.assertIn("alpha", log)
             self.assertNotIn("omega", log)
+            os.unlink(os.path.join(self.server.data, "checkouts", slug, "latest", "hold"))
             deadline = time.time() + LIVE_TIMEOUT
             state = None
             while time.time() < deadline:

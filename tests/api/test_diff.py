@@ -7,7 +7,7 @@ import os
 import time
 
 import fixtures
-from lectern_test import Server, ServerTestCase, Store, main
+from lectern_test import POLL_SECONDS, Server, ServerTestCase, Store, main
 
 BUILD_TIMEOUT = 180
 GUIDE = ("# Guide\n\nIntro text.\n\n## Install\n\nRun the installer. Then restart.\n\n"
@@ -55,7 +55,7 @@ class DiffTest(ServerTestCase):
             if b and b["state"]["code"] in ("finished", "cancelled"):
                 assert b["success"], (b, cls.server.log())
                 return b["id"]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         raise AssertionError("build did not finish")
 
     def diff(self, token="owner", **query):

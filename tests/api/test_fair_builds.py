@@ -8,12 +8,16 @@ import sqlite3
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, main
+from lectern_test import POLL_SECONDS, ServerTestCase, main
 
 # A build of a tiny project takes well under this even under ASan.
 BUILD_TIMEOUT = 180
-# Long enough that the queue is still full when bob's build is queued.
-SLOW = fixtures.commands_config("sleep 2")
+# A build that holds while its checkout has the file hold (at most 90 s):
+# the queue is still full when bob's build is queued, and builds() lets
+# each go on.
+SLOW = fixtures.commands_config(
+    "i=0; while [ -e hold ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done")
+SLOW["hold"] = "the build holds while this is in its checkout\n"
 ALICE_PROJECTS = 4
 
 
@@ -28,10 +32,16 @@ class FairBuildsTest(ServerTestCase):
 
     def builds(self, slugs):
         """(slug, id, started, finished) of every build of these projects,
-        in microseconds, once all of them have ended."""
+        in microseconds, once all of them have ended, each let go on once
+        its checkout is there."""
         marks = ",".join("?" * len(slugs))
         deadline = time.time() + BUILD_TIMEOUT
         while time.time() < deadline:
+            for slug in slugs:
+                try:
+                    os.unlink(os.path.join(self.server.data, "checkouts", slug, "latest", "hold"))
+                except FileNotFoundError:
+                    pass
             db = sqlite3.connect(os.path.join(self.server.data, "lectern.db"), timeout=30)
             rows = db.execute(
                 "SELECT p.slug, b.id, b.started, b.finished, b.held FROM builds b "
@@ -40,7 +50,7 @@ class FairBuildsTest(ServerTestCase):
             db.close()
             if rows and all(r[3] is not None and r[4] == 0 for r in rows):
                 return [r[:4] for r in rows]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("builds did not end: %r" % (rows,))
 
     def create(self, token, name):

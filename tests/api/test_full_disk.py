@@ -12,7 +12,7 @@ import time
 import unittest
 
 import fixtures
-from lectern_test import Server, ServerTestCase, main
+from lectern_test import POLL_SECONDS, Server, ServerTestCase, main
 
 BUILD_TIMEOUT = 120
 # Small enough to fill in a moment, large enough for the store and a
@@ -58,7 +58,7 @@ class FullDiskTest(ServerTestCase):
             build = builds[0] if builds else None
             if build and build["state"]["code"] in ("finished", "cancelled"):
                 return build
-            time.sleep(0.3)
+            time.sleep(POLL_SECONDS)
         self.fail("the build of %s never ended: %r" % (slug, build))
 
     def test_filling_the_disk_fails_the_build_and_frees_the_queue(self):

@@ -21,7 +21,7 @@ import time
 import unittest
 
 import fixtures
-from lectern_test import Server, ServerTestCase, main
+from lectern_test import POLL_SECONDS, Server, ServerTestCase, main
 
 BUILD_TIMEOUT = 180
 REQUIREMENTS_SPHINX = dict(fixtures.SPHINX)
@@ -69,7 +69,7 @@ class HostileRepoTest(ServerTestCase):
                     and b["state"]["code"] in ("finished", "cancelled")]
             if done:
                 return done[0]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("no build of %s finished: the engine is blocked? %r" % (slug, builds))
 
     def rebuild(self, slug, after):

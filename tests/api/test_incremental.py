@@ -18,7 +18,7 @@ import os
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, main
+from lectern_test import POLL_SECONDS, ServerTestCase, main
 
 BUILD_TIMEOUT = 240
 CONFIG = ("version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\"\n"
@@ -110,7 +110,7 @@ class IncrementalTest(ServerTestCase):
             if b["state"]["code"] in ("finished", "cancelled"):
                 self.assertTrue(b["success"], b)
                 return b
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("build %d of %s did not finish" % (build_id, slug))
 
     def html(self, slug):

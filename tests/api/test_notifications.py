@@ -13,7 +13,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 
 import fixtures  # noqa: E402
-from lectern_test import ServerTestCase, Store, main  # noqa: E402
+from lectern_test import POLL_SECONDS, ServerTestCase, Store, main  # noqa: E402
 
 BUILD_TIMEOUT = 180
 # The service's fields (its v3 test responses).
@@ -86,7 +86,7 @@ class NotificationsTest(ServerTestCase):
                     and b["state"]["code"] in ("finished", "cancelled")]
             if done:
                 return done[0]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         raise AssertionError("no build of %s finished: %r" % (slug, builds))
 
     def commit(self, repo, files, message):
@@ -210,11 +210,13 @@ class NotificationsTest(ServerTestCase):
             self.broken, self.broken_build["id"])
         n = self.server.get(base, token=self.alice).json["results"][0]
         url = "%s%d/" % (base, n["id"])
+        # A change answers 204 with no body, as the service's UpdateMixin.
         r = self.server.patch(url, {"state": "read"}, token=self.alice)
-        self.assertStatus(r, 200)
-        self.assertEqual(r.json["state"], "read")
-        self.assertShape(r.json)
-        self.assertEqual(self.server.get(url, token=self.alice).json["state"], "read")
+        self.assertStatus(r, 204)
+        self.assertEqual(r.body, b"")
+        got = self.server.get(url, token=self.alice).json
+        self.assertEqual(got["state"], "read")
+        self.assertShape(got)
         r = self.server.get(base + "?state=unread", token=self.alice)
         self.assertEqual(r.json["count"], 0)
         r = self.server.get(base + "?state__in=unread,read", token=self.alice)
@@ -230,11 +232,14 @@ class NotificationsTest(ServerTestCase):
         self.assertEqual(r.json, {"state": ['"gone" is not a valid choice.']})
         r = self.server.put(url, {"state": "dismissed", "dismissable": True},
                             token=self.alice)
-        self.assertStatus(r, 200)
-        self.assertEqual(r.json["state"], "dismissed")
-        self.assertIs(r.json["dismissable"], False)
+        self.assertStatus(r, 204)
+        got = self.server.get(url, token=self.alice).json
+        self.assertEqual(got["state"], "dismissed")
+        self.assertIs(got["dismissable"], False)
         r = self.server.patch(url, {"state": "unread"}, token=self.alice)
-        self.assertEqual(r.json["state"], "unread")
+        self.assertStatus(r, 204)
+        self.assertEqual(self.server.get(url, token=self.alice).json["state"],
+                         "unread")
         r = self.server.patch(url, {"state": 3}, token=self.alice)
         self.assertStatus(r, 400)
         r = self.server.request("PATCH", url, raw=b"{", token=self.alice,
@@ -344,13 +349,15 @@ class OrganizationNotificationsTest(ServerTestCase):
         self.assertEqual(n["_links"]["_self"], "%s%s%d/" % (self.server.base, base, n["id"]))
         feed = self.server.get("/api/v3/notifications/", token=self.owen).json
         self.assertEqual([x["id"] for x in feed["results"]], [n["id"]])
-        r = self.server.patch("%s%d/" % (base, n["id"]), {"state": "read"}, token=self.owen)
-        self.assertStatus(r, 200)
-        self.assertEqual(r.json["state"], "read")
+        detail = "%s%d/" % (base, n["id"])
+        r = self.server.patch(detail, {"state": "read"}, token=self.owen)
+        self.assertStatus(r, 204)
+        self.assertEqual(self.server.get(detail, token=self.owen).json["state"], "read")
         # Through the feed's own detail too.
         r = self.server.patch("/api/v3/notifications/%d/" % n["id"], {"state": "unread"},
                               token=self.owen)
-        self.assertEqual(r.json["state"], "unread")
+        self.assertStatus(r, 204)
+        self.assertEqual(self.server.get(detail, token=self.owen).json["state"], "unread")
 
     def test_user_notifications(self):
         db = Store(self.server)

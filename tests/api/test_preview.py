@@ -234,6 +234,11 @@ class MarkdownPreviewTest(PreviewTestCase):
                         lines[1])
         self.assertIn("preview:   $ lectern markdown . $READTHEDOCS_OUTPUT/html", lines)
         self.assertRegex(out, r"preview: ready in \d+ ms \(markdown, build 1\)")
+        # No .readthedocs.yaml: built, and said once (not at each rebuild)
+        # that the hosted service refuses it, in its words.
+        self.assertRegex(out, r"(?m)^preview: the hosted service refuses this: Config file "
+                              r"not found at default path: The required \.readthedocs\.yaml ")
+        self.assertEqual(out.count("the hosted service refuses this"), 1, out)
 
     def test_edit_is_served(self):
         before = self.settled()

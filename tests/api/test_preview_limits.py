@@ -20,7 +20,7 @@ import unittest
 from lectern_test import main
 from test_preview import Preview, write
 
-# src/server/preview.c: PREVIEW_MAX_CONNECTIONS and PREVIEW_MAX_STREAMS.
+# src/server/preview_daemon.c: PREVIEW_MAX_CONNECTIONS and PREVIEW_MAX_STREAMS.
 MAX_CONNECTIONS = 64
 MAX_STREAMS = 16
 # src/server/srv_limits.h: SRV_LOG_BURST lines per SRV_LOG_WINDOW seconds,

@@ -23,7 +23,7 @@ import time
 import unittest
 
 import fixtures
-from lectern_test import Server, ServerTestCase, main
+from lectern_test import POLL_SECONDS, Server, ServerTestCase, main
 
 BUILD_TIMEOUT = 180
 # Entries in a project made big: enough that deleting them takes a good
@@ -94,7 +94,7 @@ class ProjectDeleteTest(ServerTestCase):
             builds = self.server.get("/api/v3/projects/%s/builds/" % slug, token=self.token).json["results"]
             if builds and all(b["state"]["code"] in ("finished", "cancelled") for b in builds):
                 return builds
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("builds of %s did not finish" % slug)
 
     def path(self, *parts):

@@ -377,11 +377,16 @@ class SandboxTest(ServerTestCase):
         name = "LECTERN_SBX_SECRET"
         quote = ("python3 -c \"import urllib.parse, os; "
                  "print('quoted=' + urllib.parse.quote(os.environ.get('%s', 'unset')))\"" % name)
-        slug = self.import_repo("Secretive", fixtures.commands_config(
+        # With the secret set, a command holds while the checkout has the
+        # file hold: the test removes it once it has seen the command run.
+        files = fixtures.commands_config(
             quote,
             "echo \"plain=$%s\"" % name,
-            "test -z \"$%s\" || sleep 4 # %s-secret" % (name, MARK),
-            INDEX))
+            "test -z \"$%s\" || { i=0; while [ -e hold ] && [ $i -lt 900 ]; do sleep 0.1; "
+            "i=$((i + 1)); done; } # %s-secret" % (name, MARK),
+            INDEX)
+        files["hold"] = "the build holds while this is in its checkout\n"
+        slug = self.import_repo("Secretive", files)
         self.wait_build(slug)
         r = self.server.post("/api/v3/projects/%s/environmentvariables/" % slug,
                              {"name": name, "value": SECRET}, token=self.token)
@@ -391,7 +396,9 @@ class SandboxTest(ServerTestCase):
         build_id = r.json["build"]["id"]
 
         # ps, as root: every process's command line, until the build ends.
+        hold = os.path.join(self.server.data, "checkouts", slug, "latest", "hold")
         seen_build = seen_bwrap = False
+        held = 0
         deadline = time.time() + BUILD_TIMEOUT
         while True:
             for cmdline, _ in processes():
@@ -400,6 +407,10 @@ class SandboxTest(ServerTestCase):
                 if (MARK + "-secret").encode() in cmdline:
                     seen_build = True
                     seen_bwrap = seen_bwrap or b"bwrap" in cmdline
+            # Looked at a while (20 scans) as it ran: it may end.
+            held += seen_bwrap
+            if held == 20:
+                os.unlink(hold)
             state = self.server.get("/api/v3/projects/%s/builds/%d/" % (slug, build_id),
                                     token=self.token).json["state"]["code"]
             if state in ("finished", "cancelled"):

@@ -11,7 +11,7 @@ import time
 import urllib.parse
 
 import fixtures
-from lectern_test import ServerTestCase, Store, main
+from lectern_test import POLL_SECONDS, ServerTestCase, Store, main
 
 BUILD_TIMEOUT = 300
 
@@ -89,7 +89,7 @@ class SearchTest(ServerTestCase):
             if builds and builds[0]["state"]["code"] == "finished":
                 assert builds[0]["success"], builds[0]
                 return builds[0]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         raise AssertionError("build of %s did not finish" % slug)
 
     def search(self, project, q, version="latest", **kw):

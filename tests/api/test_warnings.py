@@ -15,7 +15,7 @@ import os
 import time
 
 import fixtures
-from lectern_test import HookReceiver, ServerTestCase, Store, main
+from lectern_test import POLL_SECONDS, HookReceiver, ServerTestCase, Store, main
 
 # A build of a tiny project takes well under this even under ASan.
 BUILD_TIMEOUT = 180
@@ -61,7 +61,7 @@ class WarningsCase(ServerTestCase):
                     b["state"]["code"] in ("finished", "cancelled")]
             if done:
                 return done[0]
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         self.fail("build of %s did not finish: %r" % (slug, builds))
 
     def rebuild(self, slug, previous):

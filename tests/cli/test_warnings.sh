@@ -4,9 +4,11 @@
 # exit 1 with a broken link, 0 when clean, --json), a build's warnings
 # through the auto-started local engine (new ones marked, --new, --json,
 # a build that does not exist), and --new-only against the context's last
-# successful build of the project whose repository is the tree's origin:
-# only what the tree adds is printed, and a tree that adds nothing passes
-# though the build had warnings.
+# successful build of the project built from the tree's repository (its
+# origin, any remote, or the tree itself when the project was imported
+# from it: issue 38, item 3): only what the tree adds is printed, a tree
+# that adds nothing passes though the build had warnings, and stderr names
+# the project and build compared with.
 . "$LEC_TESTS/cli/lib.sh"
 
 export XDG_CONFIG_HOME="$DATA/config"
@@ -28,6 +30,16 @@ printf '# Clean\n\nSee [usage](usage.md#calling).\n' >"$DATA/clean/docs/index.md
 printf '# Usage\n\n## Calling\n\nCall it.\n' >"$DATA/clean/docs/usage.md"
 expect_status 0 "$LECTERN" check "$DATA/clean" --cache "$CACHE/clean"
 [ ! -s "$DATA/out" ] && pass || fail "a clean tree printed: $(cat "$DATA/out")"
+# It has no .readthedocs.yaml: built, and said (not counted) that the
+# hosted service refuses it, in the service's words.
+expect_match err "^check: the hosted service refuses this: Config file not found at default path: The required \.readthedocs\.yaml configuration file was not found at repository's root\. "
+expect_status 0 "$LECTERN" check "$DATA/clean" --cache "$CACHE/clean" --json
+python3 - "$DATA/out" <<'PY' && pass || fail "check --json service_refuses: $(cat "$DATA/out")"
+import json, sys
+o = json.load(open(sys.argv[1]))
+assert o["count"] == 0 and o["built"] is True, o
+assert o["service_refuses"].startswith("the hosted service refuses this: Config file not found"), o
+PY
 
 # ---- check: a broken link and a missing anchor, as editors read them.
 REPO="$DATA/guide.git"
@@ -68,6 +80,7 @@ if grep -q "$(printf '\033\\]')\|$(printf '\033\\[2J')\|$(printf '\007')" "$DATA
 else pass; fi
 expect_status 1 "$LECTERN" check "$DATA/esc" --cache "$CACHE/esc"
 if grep -q "$(printf '\033')" "$DATA/err"; then fail "escapes in a pipe: $(cat -v "$DATA/err")"; else pass; fi
+if grep -q "hosted service refuses" "$DATA/err"; then fail "a tree with a .readthedocs.yaml is not refused for its absence"; else pass; fi
 grep -q '^red   done' "$DATA/err" && pass || fail "the output's text: $(cat -v "$DATA/err")"
 
 # ---- warnings: the build's records through the local engine.
@@ -89,13 +102,30 @@ expect_status 2 "$LECTERN" warnings guide notanumber
 git_env clone -q "$REPO" "$DATA/work"
 expect_status 0 "$LECTERN" check "$DATA/work" --new-only --cache "$CACHE/work"
 [ ! -s "$DATA/out" ] && pass || fail "nothing new, yet: $(cat "$DATA/out")"
-expect_match err "^check: 0 new warnings \(against build [0-9]+ of guide/latest\)$"
+expect_match err "^check: 0 new warnings \(compared with guide build #[0-9]+, version latest\)$"
 printf '# Usage\n\n## Calling\n\nCall it. Then [read on](later.md).\n' >"$DATA/work/docs/usage.md"
 expect_status 1 "$LECTERN" check "$DATA/work" --new-only --cache "$CACHE/work"
 expect_match out "^usage\.html:[0-9]+: link: broken link 'later\.html': no file later\.html in the output$"
 [ "$(wc -l <"$DATA/out")" -eq 1 ] && pass || fail "not only the new one: $(cat "$DATA/out")"
+# The tree the project was imported from (file://, no origin) is the
+# project's, and so is a worktree of it, and a tree whose only remote
+# (not origin) is a path of it, written another way.
+expect_status 0 "$LECTERN" check "$REPO" --new-only --cache "$CACHE/guide"
+expect_match err "^check: 0 new warnings \(compared with guide build #[0-9]+, version latest\)$"
+git_env -C "$REPO" worktree add -q "$DATA/linked" -b linked
+expect_status 0 "$LECTERN" check "$DATA/linked" --new-only --cache "$CACHE/linked"
+expect_match err "compared with guide build #[0-9]+, version latest"
+mkdir -p "$DATA/other"
+cp -r "$REPO/docs" "$DATA/other/docs"
+make_repo "$DATA/other"
+git_env -C "$DATA/other" remote add upstream "$DATA/./guide.git/"
+expect_status 0 "$LECTERN" check "$DATA/other" --new-only --cache "$CACHE/other"
+expect_match err "compared with guide build #[0-9]+, version latest"
 # A tree of no project: everything counts, and it says so.
-expect_status 1 "$LECTERN" check "$REPO" --new-only --cache "$CACHE/guide"
-expect_match err "no git remote 'origin'"
+mkdir -p "$DATA/stray/docs"
+cp "$REPO/docs/index.md" "$DATA/stray/docs/"
+make_repo "$DATA/stray"
+expect_status 1 "$LECTERN" check "$DATA/stray" --new-only --cache "$CACHE/stray"
+expect_match err "no project of this context is built from .*stray or its remotes"
 
 finish

@@ -19,6 +19,7 @@
 
 #include "harness.h"
 #include "internal.h"
+#include "lectern/build.h"
 #include "lectern/notification.h"
 #include "lectern/webhook.h"
 #include "store_internal.h"
@@ -620,10 +621,65 @@ TEST(a_webhooks_deliveries_go_one_at_a_time_in_order)
 	lec_store_free(st);
 }
 
+/* A configuration the service refuses with a message of its own: the
+ * build's notification is that message, its text filled in as the
+ * service fills it; the build's error keeps Lectern's words. */
+TEST(config_failures_raise_the_services_message)
+{
+	static const char problem[] =
+		"{\"id\": \"config:base:invalid-key-name\", "
+		"\"format_values\": {\"key\": \"pyton.version\"}}";
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "docs");
+	int64_t v = add_version(st, p, "latest");
+	int64_t b = add_build(st, p, v, "building", NULL);
+	int64_t odd = add_build(st, p, v, "building", NULL);
+	struct lec_notification_list list = { 0 };
+	struct lec_notification_filter f = { LEC_NOTIFICATION_BUILD, b, 0, 0,
+					     0 };
+	struct lec_build *got = NULL;
+
+	CHECK_OK(lec_build_fail_message(
+		st, b, LEC_BUILD_FAILURE_CONFIG,
+		"Problem in your project's configuration. .readthedocs.yaml:6: "
+		"pyton.version: unknown key",
+		problem));
+	CHECK_OK(lec_build_get(st, b, &got));
+	CHECK_STR(got->failure_message, problem);
+	CHECK(strstr(got->error, ".readthedocs.yaml:6: pyton.version") != NULL);
+	lec_build_free(got);
+	CHECK_OK(lec_notification_build_event(st, b, LEC_BUILD_EVENT_FINISHED,
+					      NULL));
+	CHECK_OK(lec_notification_list(st, &f, NULL, &list));
+	CHECK_INT(list.len, 1);
+	if (list.len == 1) {
+		CHECK_STR(list.items[0].message_id,
+			  "config:base:invalid-key-name");
+		CHECK_STR(list.items[0].type, "error");
+		CHECK_STR(list.items[0].header,
+			  "Invalid configuration key: pyton.version");
+		CHECK_STR(list.items[0].body, "Make sure the key name "
+					      "<code>pyton.version</code> is "
+					      "correct.");
+	}
+	lec_notification_list_dispose(&list);
+	/* A message that is not the service's: its generic one. */
+	CHECK_OK(lec_build_fail_message(st, odd, LEC_BUILD_FAILURE_CONFIG,
+					"Problem in your project's "
+					"configuration.",
+					"{\"id\": \"config:unheard-of\"}"));
+	CHECK_OK(lec_notification_build_event(st, odd,
+					      LEC_BUILD_EVENT_FINISHED, NULL));
+	check_messages(st, LEC_NOTIFICATION_BUILD, odd, 0,
+		       LEC_MSG_CONFIG_GENERIC);
+	lec_store_free(st);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(add_dedups_and_cancel_and_states),
 	TEST_ENTRY(feed_is_admins_and_owners_only),
 	TEST_ENTRY(build_events_raise_where_the_service_does),
+	TEST_ENTRY(config_failures_raise_the_services_message),
 	TEST_ENTRY(long_error_cut_at_a_character),
 	TEST_ENTRY(webhook_validation),
 	TEST_ENTRY(webhook_queue_sign_retry_and_fail),

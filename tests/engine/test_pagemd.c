@@ -106,6 +106,80 @@ TEST(sphinx_output)
 	lec_page_md_free(md);
 }
 
+/* Anchors and sections for agents (lectern mcp): a Sphinx page's sections
+ * by their <section id>, a flat page's (MkDocs', the Markdown builder's)
+ * by the heading's own id, up to the next heading of its level. */
+static const char sections_page[] =
+	"<html><body><div role=\"main\">"
+	"<section id=\"top\"><h1>Top<a class=\"headerlink\" "
+	"href=\"#top\">\xc2\xb6</a></h1><p>Intro.</p>"
+	"<section id=\"install\"><h2>Install</h2><p>Run it.</p>"
+	"<section id=\"deep\"><h3>Deep</h3><p>Deeper.</p></section>"
+	"</section>"
+	"<section id=\"use\"><h2>Use</h2><p>Use it.</p></section>"
+	"</section>"
+	"<h2 id=\"flat\">Flat</h2><p>One.</p><h3 id=\"sub\">Sub</h3>"
+	"<p>Two.</p><h2 id=\"next\">Next</h2><p>Three.</p>"
+	"<h2>No id <a class=\"headerlink\" href=\"#linked\">#</a></h2>"
+	"</div></body></html>";
+
+static char *section_md(const char *id, int anchors)
+{
+	struct lec_page_md_options o = { anchors, id };
+	struct lec_page_md *md = NULL;
+	char *text = NULL;
+
+	if (lec_page_markdown_with(sections_page, strlen(sections_page),
+				   PAGE_URL, &o, &md) == LEC_OK)
+		text = lec__strdup(md->markdown);
+	lec_page_md_free(md);
+	return text;
+}
+
+TEST(anchors_and_sections)
+{
+	struct lec_page_md_options o = { 0, "nowhere" };
+	struct lec_page_md *md = NULL;
+	char *text;
+
+	/* Without options: the page as before, no anchors. */
+	CHECK_OK(lec_page_markdown_with(sections_page, strlen(sections_page),
+					PAGE_URL, NULL, &md));
+	CHECK(strstr(md->markdown, "{#") == NULL);
+	lec_page_md_free(md);
+	text = section_md(NULL, 1);
+	CHECK_STR(text, "# Top {#top}\n\nIntro.\n\n## Install {#install}\n\n"
+			"Run it.\n\n### Deep {#deep}\n\nDeeper.\n\n"
+			"## Use {#use}\n\nUse it.\n\n## Flat {#flat}\n\nOne."
+			"\n\n### Sub {#sub}\n\nTwo.\n\n## Next {#next}\n\n"
+			"Three.\n\n## No id {#linked}\n");
+	lec__free(text);
+	text = section_md("install", 0);
+	CHECK_STR(text, "## Install\n\nRun it.\n\n### Deep\n\nDeeper.\n");
+	lec__free(text);
+	text = section_md("flat", 1);
+	CHECK_STR(text, "## Flat {#flat}\n\nOne.\n\n### Sub {#sub}\n\nTwo.\n");
+	lec__free(text);
+	text = section_md("next", 0);
+	CHECK_STR(text, "## Next\n\nThree.\n");
+	lec__free(text);
+	/* An API entry: its <dl>, the signature and the description. */
+	{
+		struct lec_page_md_options entry = { 0, "demo.run" };
+
+		CHECK_OK(lec_page_markdown_with(sphinx_page,
+						strlen(sphinx_page), PAGE_URL,
+						&entry, &md));
+		CHECK_STR(md->markdown, "run()\n:   Runs it.\n\n    Twice.\n");
+		lec_page_md_free(md);
+		md = NULL;
+	}
+	CHECK_ERR(lec_page_markdown_with(sections_page, strlen(sections_page),
+					 PAGE_URL, &o, &md),
+		  LEC_ENOTFOUND);
+	CHECK(md == NULL);
+}
+
 TEST(markdown_builder_page)
 {
 	static const char page[] =
@@ -172,6 +246,7 @@ TEST(broken_deep_and_empty)
 
 static const struct lec_test tests[] = {
 	TEST_ENTRY(sphinx_output),
+	TEST_ENTRY(anchors_and_sections),
 	TEST_ENTRY(markdown_builder_page),
 	TEST_ENTRY(broken_deep_and_empty),
 };

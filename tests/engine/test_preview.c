@@ -229,8 +229,19 @@ TEST(markdown_builds_publish_fresh_output)
 	CHECK_INT(r.generator, LEC_PREVIEW_MARKDOWN);
 	CHECK_INT(r.generation, 1);
 	CHECK(r.duration_us >= 0);
-	CHECK_STR(seen.commands, "lectern markdown . $READTHEDOCS_OUTPUT/html\n");
+	/* No .readthedocs.yaml: built, with the service's refusal noted. */
+	CHECK_STR(seen.commands, ".readthedocs.yaml\n"
+				 "lectern markdown . $READTHEDOCS_OUTPUT/html\n");
 	CHECK(strstr(seen.output, "2 pages") != NULL);
+	CHECK_STR(lec_preview_service_refuses(p),
+		  "the hosted service refuses this: Config file not found at "
+		  "default path: The required .readthedocs.yaml configuration "
+		  "file was not found at repository's root. Learn how to use "
+		  "this file in our configuration file tutorial "
+		  "(https://docs.readthedocs.io/en/stable/config-file/"
+		  "index.html).");
+	CHECK(strstr(seen.output, "the hosted service refuses this: Config "
+				  "file not found at default path") != NULL);
 	site_target(p, target, sizeof(target));
 	CHECK_STR(target, "gen-1");
 	CHECK(site_has(p, "index.html", "First words."));
@@ -284,6 +295,8 @@ TEST(broken_config_keeps_the_last_good_output)
 		      "Problem in your project's configuration. "
 		      ".readthedocs.yaml:3: ",
 		      60) == 0);
+	/* A file there: nothing the service refuses for its absence. */
+	CHECK(lec_preview_service_refuses(p) == NULL);
 	site_target(p, target, sizeof(target));
 	CHECK_STR(target, "gen-1");
 	CHECK(site_has(p, "index.html", "Good words."));

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "harness.h"
 #include "internal.h"
 #include "lectern/org.h"
@@ -665,6 +666,46 @@ TEST(list_for_admin_user)
 	check_slugs(&list, all, 5, __LINE__);
 	lec_project_list_dispose(&list);
 	lec_store_free(f.st);
+}
+
+/* ?repository=: the projects of one local repository, however its URL
+ * or the filter's is written (issue 38). */
+TEST(list_by_local_repository)
+{
+	struct lec_store *st = lec_test_store();
+	const char *tmp = lec_test_tmpdir();
+	struct lec_project_filter filter = { 0 };
+	struct lec_project_list list = { 0 };
+	char dotgit[1024], sql[4096], want[1024];
+	static const char *const both[] = { "dotgit", "plain" };
+
+	snprintf(dotgit, sizeof(dotgit), "%s/r/.git", tmp);
+	CHECK_OK(lec__mkdirs(dotgit));
+	snprintf(dotgit, sizeof(dotgit), "%s/other", tmp);
+	CHECK_OK(lec__mkdirs(dotgit));
+	lec_test_project(st, "plain");
+	lec_test_project(st, "dotgit");
+	lec_test_project(st, "other");
+	lec_test_project(st, "forge");
+	snprintf(sql, sizeof(sql),
+		 "UPDATE projects SET repo_url = CASE slug"
+		 " WHEN 'plain' THEN 'file://%s/r'"
+		 " WHEN 'dotgit' THEN 'file://localhost%s/r/.git/'"
+		 " WHEN 'other' THEN 'file://%s/other' ELSE repo_url END",
+		 tmp, tmp, tmp);
+	CHECK_OK(lec_store__exec(st, sql));
+	snprintf(want, sizeof(want), "%s/./r/", tmp);
+	filter.repository = want;
+	CHECK_OK(lec_project_list(st, &filter, NULL, &list));
+	check_slugs(&list, both, 2, __LINE__);
+	CHECK_INT(list.total, 2);
+	lec_project_list_dispose(&list);
+	/* A forge's URL names no local repository. */
+	filter.repository = "https://example.org/r.git";
+	CHECK_OK(lec_project_list(st, &filter, NULL, &list));
+	CHECK_INT(list.total, 0);
+	lec_project_list_dispose(&list);
+	lec_store_free(st);
 }
 
 TEST(list_filters)
@@ -1695,6 +1736,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(subproject_list_and_visibility),
 	TEST_ENTRY(subproject_delete_and_superproject),
 	TEST_ENTRY(translations),
+	TEST_ENTRY(list_by_local_repository),
 	TEST_ENTRY(create_survives_allocation_failures),
 	TEST_ENTRY(reads_survive_allocation_failures),
 };

@@ -1075,6 +1075,148 @@ TEST(checkout_update_equals_a_fresh_checkout)
 	SH("diff -r --no-dereference %s %s", kept, fresh);
 }
 
+/* The clone's .git ----------------------------------------------------------- */
+
+/* A linear history of 55 commits on main (an annotated v1 at the third, a
+ * lightweight v2 at the fortieth) and a side branch off its last but one
+ * commit, mirrored; the commit of main's tip in tip. */
+static void clone_source(const char *tmp, char *src, char *mirror, char *tip)
+{
+	snprintf(src, PATH_LEN, "%s/history", tmp);
+	snprintf(mirror, PATH_LEN, "%s/repos/history.git", tmp);
+	SH("git init -q -b main %s && cd %s && for i in $(seq 1 55); do "
+	   "echo $i > f; git add f; git commit -q -m c$i; "
+	   "[ $i = 3 ] && git tag -a v1 -m one; [ $i = 40 ] && git tag v2; "
+	   "[ $i = 54 ] && git branch side; done; git checkout -q side && "
+	   "echo s > s && git add s && git commit -q -m s && "
+	   "git checkout -q main",
+	   src, src);
+	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
+	rev_parse(src, "main", tip);
+}
+
+/* Whether the first line a git command prints in dir is want. */
+static void check_git(const char *dir, const char *args, const char *want)
+{
+	char out[256];
+
+	capture(out, sizeof(out), "git -C %s %s 2>&1", dir, args);
+	CHECK_STR(out, want);
+}
+
+TEST(clone_is_the_service_clone)
+{
+	char tmp[PATH_LEN], src[PATH_LEN], mirror[PATH_LEN], tip[HEX_LEN + 1];
+	char dir[PATH_LEN + 8], path[PATH_LEN + 32], text[4096], want[256];
+	char boundary[HEX_LEN + 1], v1[HEX_LEN + 1];
+	struct lec_repo_clone branch = { "https://reader:s3cret@example.test/"
+					 "history.git",
+					 LEC_REPO_FETCH_BRANCH, "main" };
+
+	git_env();
+	snprintf(tmp, sizeof(tmp), "%s", lec_test_tmpdir());
+	clone_source(tmp, src, mirror, tip);
+	snprintf(dir, sizeof(dir), "%s/main", tmp);
+	CHECK_OK(lec_repo_checkout(mirror, tip, dir, NULL, NULL));
+	CHECK_OK(lec_repo_clone_write(mirror, tip, dir, &branch));
+	/* HEAD detached at origin/main, its last 50 commits, the tags of
+	 * those, a clean tree, the URL without its credentials. */
+	check_git(dir, "rev-parse HEAD", tip);
+	check_git(dir, "branch", "* (HEAD detached at origin/main)");
+	check_git(dir, "rev-list --count HEAD", "50");
+	check_git(dir, "rev-parse --is-shallow-repository", "true");
+	snprintf(want, sizeof(want), "v2-15-g%.7s", tip);
+	check_git(dir, "describe --tags", want);
+	check_git(dir, "tag", "v2");
+	check_git(dir, "status --porcelain; echo clean", "clean");
+	check_git(dir, "remote get-url origin",
+		  "https://example.test/history.git");
+	check_git(dir, "config remote.origin.fetch",
+		  "+refs/heads/main:refs/remotes/origin/main");
+	/* A few hundred objects: git's shortest abbreviation. */
+	check_git(dir, "config core.abbrev", "7");
+	snprintf(path, sizeof(path), "%s/.git/shallow", dir);
+	read_text(path, text, sizeof(text));
+	rev_parse(src, "main~49", boundary);
+	snprintf(want, sizeof(want), "%s\n", boundary);
+	CHECK_STR(text, want);
+	snprintf(path, sizeof(path), "%s/.git/config", dir);
+	read_text(path, text, sizeof(text));
+	CHECK(strstr(text, "s3cret") == NULL);
+	/* Pushing is refused; fetching reads the mirror. */
+	check_git(dir, "push -q origin HEAD:refs/heads/x >/dev/null 2>&1 || "
+		       "echo refused",
+		  "refused");
+	SH("git -C %s fetch -q --unshallow", dir);
+	check_git(dir, "rev-list --count HEAD", "55");
+	check_git(dir, "rev-parse --is-shallow-repository", "false");
+	/* A .git is never written over. */
+	CHECK_ERR(lec_repo_clone_write(mirror, tip, dir, &branch), LEC_EEXISTS);
+
+	/* A tag: its history whole (3 commits), main's tip of the --depth 1
+	 * clone still shallow, the annotated tag peeled. */
+	{
+		struct lec_repo_clone tag = { "file:///x", LEC_REPO_FETCH_TAG,
+					      "v1" };
+
+		rev_parse(src, "v1^{}", v1);
+		snprintf(dir, sizeof(dir), "%s/v1", tmp);
+		CHECK_OK(lec_repo_checkout(mirror, v1, dir, NULL, NULL));
+		CHECK_OK(lec_repo_clone_write(mirror, v1, dir, &tag));
+		check_git(dir, "describe --tags", "v1");
+		check_git(dir, "rev-list --count HEAD", "3");
+		snprintf(path, sizeof(path), "%s/.git/shallow", dir);
+		read_text(path, text, sizeof(text));
+		snprintf(want, sizeof(want), "%s\n", tip);
+		CHECK_STR(text, want);
+		snprintf(path, sizeof(path), "%s/.git/packed-refs", dir);
+		read_text(path, text, sizeof(text));
+		snprintf(want, sizeof(want), " refs/tags/v1\n^%s\n", v1);
+		CHECK(strstr(text, want) != NULL);
+	}
+	/* HEAD fetched (latest without a default branch): on main, and
+	 * git follows no tag. */
+	{
+		struct lec_repo_clone head = { "file:///x", LEC_REPO_FETCH_HEAD,
+					       NULL };
+
+		snprintf(dir, sizeof(dir), "%s/head", tmp);
+		CHECK_OK(lec_repo_checkout(mirror, tip, dir, NULL, NULL));
+		CHECK_OK(lec_repo_clone_write(mirror, tip, dir, &head));
+		check_git(dir, "symbolic-ref HEAD", "refs/heads/main");
+		check_git(dir, "tag | wc -l", "0");
+	}
+}
+
+/* A commit id no mirror has. */
+#define ABSENT_COMMIT "0123456789012345678901234567890123456789"
+
+TEST(clone_refuses_bad_input)
+{
+	char tmp[PATH_LEN], src[PATH_LEN], mirror[PATH_LEN], tip[HEX_LEN + 1];
+	char dir[PATH_LEN + 16];
+	struct lec_repo_clone bad = { "file:///x", LEC_REPO_FETCH_BRANCH,
+				      "a..b" };
+	struct lec_repo_clone good = { "file:///x", LEC_REPO_FETCH_BRANCH,
+				       "main" };
+
+	git_env();
+	snprintf(tmp, sizeof(tmp), "%s", lec_test_tmpdir());
+	clone_source(tmp, src, mirror, tip);
+	snprintf(dir, sizeof(dir), "%s/main", tmp);
+	CHECK_OK(lec_repo_checkout(mirror, tip, dir, NULL, NULL));
+	CHECK_ERR(lec_repo_clone_write(mirror, tip, dir, &bad), LEC_EINVALID);
+	CHECK_ERR(lec_repo_clone_write("repos/history.git", tip, dir, &good),
+		  LEC_EINVALID);
+	CHECK_ERR(lec_repo_clone_write(mirror, "nope", dir, &good),
+		  LEC_EINVALID);
+	CHECK_ERR(lec_repo_clone_write(mirror, ABSENT_COMMIT, dir, &good),
+		  LEC_ENOTFOUND);
+	/* Nothing was written. */
+	snprintf(dir, sizeof(dir), "%s/main/.git", tmp);
+	CHECK(!path_exists(dir));
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(local_mirror_copies_only_what_is_missing),
 	TEST_ENTRY(checkout_update_equals_a_fresh_checkout),
@@ -1094,6 +1236,8 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(checkout_refuses_bad_input),
 	TEST_ENTRY(checkout_refuses_hostile_trees),
 	TEST_ENTRY(mirror_over_git_protocol),
+	TEST_ENTRY(clone_is_the_service_clone),
+	TEST_ENTRY(clone_refuses_bad_input),
 };
 
 LEC_TEST_MAIN(tests)

@@ -23,6 +23,14 @@
 	"sphinx: {configuration: docs/conf.py}\n"
 #define HEAD "version: 2\n" BODY
 
+/* The python versions the service offers, as its messages list them. */
+#define PYTHONS                                                              \
+	"2.7, 3.6, 3.7, 3.8, 3.9, 3.10, 3.11, 3.12, 3.13, 3.14, "             \
+	"miniconda3-4.7, miniconda3-3.12-24.1, miniconda3-3.12-24.9, "        \
+	"mambaforge-4.10, mambaforge-22.9, mambaforge-23.11, "                \
+	"miniforge3-25.11, miniforge3-26.3, 3, latest, miniconda-latest, "    \
+	"mambaforge-latest, miniforge3-latest"
+
 /* One directory for the many one-file cases (the harness has a limited
  * number of temporary directories). */
 static const char *shared_dir(void)
@@ -86,6 +94,8 @@ static const struct bad_case bad_cases[] = {
 	/* version */
 	{ "version: 1\n" BODY,
 	  YML ":1: version: only version 2 is supported, got an integer (1)" },
+	{ HEAD "pyton:\n  version: \"3.8\"\n",
+	  YML ":6: pyton.version: unknown key" },
 	{ BODY "version: '3'\n",
 	  YML ":5: version: only version 2 is supported, got a string ('3')" },
 	/* formats */
@@ -122,11 +132,24 @@ static const struct bad_case bad_cases[] = {
 	  YML ":5: build.tools: expected one of python, nodejs, ruby, rust, "
 	      "golang, got 'java'" },
 	{ "build:\n  os: ubuntu-22.04\n  tools:\n    python: 3.10\n",
-	  YML ":4: build.tools.python: expected a string, got a number "
-	      "(3.10)" },
+	  YML ":4: build.tools.python: expected one of " PYTHONS ", got a "
+	      "number (3.10); write it as a string: \"3.10\"" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.1O\"\n",
+	  YML ":4: build.tools.python: expected one of " PYTHONS ", got a "
+	      "string ('3.1O')" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    python: \"2.6\"\n",
+	  YML ":4: build.tools.python: expected one of " PYTHONS ", got a "
+	      "string ('2.6')" },
 	{ "build:\n  os: ubuntu-22.04\n  tools:\n    nodejs: \"20 lts\"\n",
-	  YML ":4: build.tools.nodejs: expected a version such as \"3.12\" or "
-	      "\"latest\"" },
+	  YML ":4: build.tools.nodejs: expected one of 14, 16, 18, 19, 20, 22, "
+	      "23, 24, 25, 26, latest, got a string ('20 lts')" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    nodejs: \"21\"\n",
+	  YML ":4: build.tools.nodejs: expected one of 14, 16, 18, 19, 20, 22, "
+	      "23, 24, 25, 26, latest, got a string ('21')" },
+	{ "build:\n  os: ubuntu-22.04\n  tools:\n    golang: \"1.0\"\n",
+	  YML ":4: build.tools.golang: expected one of 1.17, 1.18, 1.19, 1.20, "
+	      "1.21, 1.22, 1.23, 1.24, 1.25, 1.26, latest, got a string "
+	      "('1.0')" },
 	{ "build:\n  os: ubuntu-22.04\n  tools: [python]\n",
 	  YML ":3: build.tools: expected a map, got a list" },
 	{ "build:\n  os: ubuntu-22.04\n  tools: {}\n",
@@ -376,6 +399,30 @@ static const struct bad_case bad_cases[] = {
 	  YML ":6: invalid YAML: control characters are not allowed" },
 };
 
+/* A refusal has the service's message, one more specific than its
+ * generic one, whose text can be made. */
+static void check_service_message(size_t i)
+{
+	const char *id = lec_rtd_config_problem_id();
+	char *json = lec_rtd_config_problem_json();
+	char *mid = NULL, *header = NULL, *body = NULL, *text;
+
+	if (id == NULL || strcmp(id, "config:generic") == 0 || json == NULL)
+		FAIL_AT("case %zu: the service's message is %s", i,
+			id ? id : "missing");
+	else if (lec_rtd_problem_message(json, &mid, &header, &body) < 0 ||
+		 strcmp(mid, id) != 0 || (text = lec_rtd_problem_text(json)) ==
+						 NULL)
+		FAIL_AT("case %zu: %s has no text: %s", i, id,
+			lec_error_last());
+	else
+		lec__free(text);
+	lec__free(mid);
+	lec__free(header);
+	lec__free(body);
+	lec__free(json);
+}
+
 TEST(every_rule_has_its_message)
 {
 	struct lec_rtd_config *c = NULL;
@@ -391,6 +438,7 @@ TEST(every_rule_has_its_message)
 			FAIL_AT("case %zu:\n    got      %s\n    expected %s",
 				i, lec_error_last(), bad_cases[i].message);
 		CHECK(c == NULL);
+		check_service_message(i);
 		lec_rtd_config_free(c);
 		c = NULL;
 	}
@@ -1216,6 +1264,172 @@ TEST(out_of_memory_anywhere)
 	lec_rtd_config_free(c);
 }
 
+/* The service's message of a refusal ------------------------------------- */
+
+/* Load text, which must be refused; the service's message as JSON (and
+ * its header and body, when asked for), compared whole. */
+static void check_problem(const char *yaml, const char *json,
+			  const char *header, const char *body)
+{
+	struct lec_rtd_config *c = NULL;
+	char *got, *mid = NULL, *h = NULL, *b = NULL;
+
+	CHECK_ERR(load(yaml, &c), LEC_EINVALID);
+	got = lec_rtd_config_problem_json();
+	CHECK(got && json_equal(got, json));
+	if (header && got) {
+		CHECK_OK(lec_rtd_problem_message(got, &mid, &h, &b));
+		CHECK_STR(h, header);
+		CHECK_STR(b, body);
+	}
+	lec__free(mid);
+	lec__free(h);
+	lec__free(b);
+	lec__free(got);
+}
+
+TEST(refusals_carry_the_services_message)
+{
+	check_problem(
+		"build:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.1O\"\n",
+		"{\"id\": \"config:validation:invalid-choice\", "
+		"\"format_values\": {\"key\": \"build.tools.python\", "
+		"\"value\": \"3.1O\", \"choices\": \"" PYTHONS "\"}, "
+		"\"value_class\": \"str\"}",
+		"Config file validation error",
+		"Config validation error in <code>build.tools.python</code>.\n"
+		"Expected one of (" PYTHONS "), got type <code>str</code> "
+		"(<code>3.1O</code>).\nDouble check the type of the value.\n"
+		"A string may be required (e.g. <code>\"3.10\"</code> instead "
+		"of <code>3.10</code>)");
+	/* Unquoted, 3.10 is the float 3.1 to the service's parser. */
+	check_problem(
+		"build:\n  os: ubuntu-22.04\n  tools:\n    python: 3.10\n",
+		"{\"id\": \"config:validation:invalid-choice\", "
+		"\"format_values\": {\"key\": \"build.tools.python\", "
+		"\"value\": \"3.1\", \"choices\": \"" PYTHONS "\"}, "
+		"\"value_class\": \"float\"}",
+		NULL, NULL);
+	/* A misspelt section is named down to its first key. */
+	check_problem(HEAD "pyton:\n  version: \"3.8\"\n",
+		      "{\"id\": \"config:base:invalid-key-name\", "
+		      "\"format_values\": {\"key\": \"pyton.version\"}}",
+		      "Invalid configuration key: pyton.version",
+		      "Make sure the key name <code>pyton.version</code> is "
+		      "correct.");
+	/* Values are Python's str(), escaped as Django escapes them. */
+	check_problem(HEAD "formats: {other: \"<v>\"}\n",
+		      "{\"id\": \"config:validation:invalid-list\", "
+		      "\"format_values\": {\"key\": \"formats\", \"value\": "
+		      "\"{'other': '<v>'}\"}, \"value_class\": \"dict\"}",
+		      "Config file validation error",
+		      "Config validation error in <code>formats</code>.\n"
+		      "Expected a list, got type <code>dict</code> "
+		      "(<code>{&#x27;other&#x27;: &#x27;&lt;v&gt;&#x27;}</code>).");
+	/* The service's body names {{pacakge}}: it shows no name. */
+	check_problem("build:\n  os: ubuntu-22.04\n  tools: {python: \"3\"}\n"
+		      "  apt_packages: [\"a$b\"]\n",
+		      "{\"id\": \"config:apt:invalid-package-name\", "
+		      "\"format_values\": {\"package\": \"a$b\", \"key\": "
+		      "\"build.apt_packages.0\"}}",
+		      "Invalid APT package name",
+		      "The name of the package <code></code> is invalid.");
+	/* A value the message names and the refusal lacks is a str. */
+	check_problem(HEAD "python:\n  install:\n    - method: uv\n"
+		      "      command: sync\n      groups: 1\n",
+		      "{\"id\": \"config:python:uv-groups-extras-invalid-type\", "
+		      "\"format_values\": {\"field\": \"groups\"}}",
+		      "Invalid configuration for uv",
+		      "The <code>python.install.groups</code> must be a list "
+		      "of strings or the value <code>all</code>.\nGot type "
+		      "<code>str</code>.");
+	check_problem("version: 2\nbuild: [\n",
+		      "{\"id\": \"config:base:invalid-syntax\", "
+		      "\"format_values\": {\"filename\": \".readthedocs.yaml\", "
+		      "\"error_message\": \".readthedocs.yaml:3: invalid YAML: "
+		      "did not find expected node content (while parsing a flow node)\"}}",
+		      NULL, NULL);
+}
+
+TEST(problem_values_read_as_python_shows_them)
+{
+	static const struct {
+		const char *yaml, *value, *cls;
+	} cases[] = {
+		{ "0.0001", "0.0001", "float" },  { "1.0e+16", "1e+16", "float" },
+		{ "-1.5e-7", "-1.5e-07", "float" }, { "3.0", "3.0", "float" },
+		{ "1_000.25", "1000.25", "float" }, { ".inf", "inf", "float" },
+		{ "-.Inf", "-inf", "float" },	    { ".NaN", "nan", "float" },
+		{ "0x1F", "31", "int" },	    { "yes", "True", "bool" },
+		{ "~", "None", "NoneType" },	    { "2024-01-02", "2024-01-02",
+						      "date" },
+		{ "[a, 'it''s', \"q\\\"\", 1]",
+		  "['a', \"it's\", 'q\"', 1]", "list" },
+		{ "{1: {b: null}}", "{1: {'b': None}}", "dict" },
+	};
+	char yaml[256];
+	struct lec_rtd_config *c = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *json;
+		cJSON *o, *fv;
+
+		/* search must be a map, formats a list: each says what it
+		 * got instead. */
+		snprintf(yaml, sizeof(yaml), HEAD "%s: %s\n",
+			 strcmp(cases[i].cls, "dict") == 0 ? "formats"
+							    : "search",
+			 cases[i].yaml);
+		CHECK_ERR(load(yaml, &c), LEC_EINVALID);
+		json = lec_rtd_config_problem_json();
+		o = cJSON_Parse(json);
+		fv = cJSON_GetObjectItem(o, "format_values");
+		if (!cJSON_IsString(cJSON_GetObjectItem(fv, "value")) ||
+		    strcmp(cJSON_GetObjectItem(fv, "value")->valuestring,
+			   cases[i].value) != 0 ||
+		    strcmp(cJSON_GetObjectItem(o, "value_class")->valuestring,
+			   cases[i].cls) != 0)
+			FAIL_AT("case %zu: %s", i, json ? json : "(null)");
+		cJSON_Delete(o);
+		lec__free(json);
+	}
+}
+
+TEST(a_missing_file_is_the_services_refusal)
+{
+	char *rel = NULL, *json, *text;
+	const char *dir = lec_test_tmpdir();
+
+	write_file(dir, "readthedocs.ymlmore", "", 0);
+	CHECK_ERR(lec_rtd_config_find(dir, NULL, &rel), LEC_ENOTFOUND);
+	CHECK_STR(lec_rtd_config_problem_id(), "config:path:default-not-found");
+	json = lec_rtd_config_problem_json();
+	text = lec_rtd_problem_text(json);
+	CHECK_STR(text, "Config file not found at default path: The required "
+			".readthedocs.yaml configuration file was not found at "
+			"repository's root. Learn how to use this file in our "
+			"configuration file tutorial "
+			"(https://docs.readthedocs.io/en/stable/config-file/"
+			"index.html).");
+	lec__free(text);
+	lec__free(json);
+	CHECK_ERR(lec_rtd_config_find(dir, "docs/rtd.yaml", &rel), LEC_EINVALID);
+	json = lec_rtd_config_problem_json();
+	CHECK(json_equal(json, "{\"id\": \"config:path:not-found\", "
+			       "\"format_values\": {\"directory\": "
+			       "\"docs/rtd.yaml\"}}"));
+	lec__free(json);
+	/* A call that refuses nothing leaves no refusal behind. */
+	write_file(dir, ".readthedocs.yaml", "", 0);
+	CHECK_OK(lec_rtd_config_find(dir, NULL, &rel));
+	CHECK(lec_rtd_config_problem_id() == NULL);
+	CHECK(lec_rtd_config_problem_json() == NULL);
+	lec__free(rel);
+	CHECK(lec_rtd_problem_text("{\"id\": \"config:none\"}") == NULL);
+	CHECK_INT(lec_error_last_code(), LEC_EINVALID);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(every_rule_has_its_message),
 	TEST_ENTRY(not_utf8_names_the_line),
@@ -1236,6 +1450,9 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(json_bytes_in_the_services_order),
 	TEST_ENTRY(fuzz_truncated_and_flipped),
 	TEST_ENTRY(out_of_memory_anywhere),
+	TEST_ENTRY(refusals_carry_the_services_message),
+	TEST_ENTRY(problem_values_read_as_python_shows_them),
+	TEST_ENTRY(a_missing_file_is_the_services_refusal),
 };
 
 LEC_TEST_MAIN(tests)

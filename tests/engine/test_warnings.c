@@ -7,8 +7,10 @@
  * UTF-8 kept as safe text, secrets masked), the link check of published
  * HTML (pages, anchors, raw HTML, directories, what is not followed,
  * comments and scripts skipped), inventories and `removed`, comparing with
- * the last good build (moved lines, repeats, fixed), the store, and Sphinx's
- * incremental builds carrying over the warnings of pages it did not reread.
+ * the last good build (moved lines, repeats, fixed; a failed build fixes
+ * nothing), the store, and Sphinx's incremental builds: the phases of its
+ * run followed, and the warnings of what it did not do again carried
+ * over, exactly once.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -628,19 +630,23 @@ TEST(store_compares_with_last_good_build)
 	b1 = finished_build(st, p, v->id, 1);
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "a.rst", 1, "old one");
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "a.rst", 2, "stays");
-	CHECK_OK(lec_warning_store(st, b1, &set));
+	CHECK_OK(lec_warning_store(st, b1, &set, 1));
 	lec_warning_set_dispose(&set);
 	CHECK_OK(lec_warning_inventory_save(st, b1, "a.html\n", 7));
 	/* A failed build between: not what the next compares with. */
 	b2 = finished_build(st, p, v->id, 0);
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "x.rst", 1, "failed");
-	CHECK_OK(lec_warning_store(st, b2, &set));
+	CHECK_OK(lec_warning_store(st, b2, &set, 0));
 	lec_warning_set_dispose(&set);
+	/* It may have stopped before reading everything: nothing fixed. */
+	CHECK_OK(lec_warning_summary_get(st, b2, &sum));
+	CHECK_INT(sum.new_count, 1);
+	CHECK_INT(sum.fixed, 0);
 	b3 = finished_build(st, p, v->id, 1);
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "a.rst", 7, "stays");
 	lec_warning_set_add(&set, LEC_WARNING_LINK, "a.html", 3, "broken");
 	set.dropped = 5;
-	CHECK_OK(lec_warning_store(st, b3, &set));
+	CHECK_OK(lec_warning_store(st, b3, &set, 1));
 	lec_warning_set_dispose(&set);
 	CHECK_OK(lec_warning_summary_get(st, b3, &sum));
 	CHECK_INT(sum.count, 7);
@@ -676,76 +682,332 @@ TEST(store_compares_with_last_good_build)
 	lec_store_free(st);
 }
 
-/* Sphinx's incremental builds ---------------------------------------------- */
-
-static void touch_at(const char *dir, const char *rel, time_t when)
+/* text with every "/tree" replaced by root. Owned. */
+static char *at_root(const char *text, const char *root)
 {
-	char path[1024];
-	struct timespec times[2];
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *at;
 
-	write_file(dir, rel, "x");
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	times[0].tv_sec = times[1].tv_sec = when;
-	times[0].tv_nsec = times[1].tv_nsec = 0;
-	CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+	while ((at = strstr(text, "/tree")) != NULL) {
+		lec__buf_putn(&b, text, (size_t)(at - text));
+		lec__buf_puts(&b, root);
+		text = at + 5;
+	}
+	lec__buf_puts(&b, text);
+	return lec__buf_take(&b);
 }
 
-TEST(sphinx_carries_pages_it_did_not_reread)
+/* Sphinx's output (with "/tree" for root) read into set, its run in
+ * trace. */
+static void sphinx_parse(const char *root, const char *text,
+			 struct lec_warning_set *set,
+			 struct lec__sphinx_trace *trace)
+{
+	struct lec__warn_parser p;
+	char *out = at_root(text, root);
+
+	lec__warn_parser_init(&p, LEC__WARN_SPHINX, set, root, "docs",
+			      "docs/conf.py");
+	p.trace = trace;
+	lec__warn_parser_feed(&p, out, strlen(out));
+	lec__warn_parser_end(&p);
+	lec__warn_parser_dispose(&p);
+	lec__free(out);
+}
+
+static size_t count_message(const struct lec_warning_set *set,
+			    const char *message)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < set->len; i++)
+		n += strstr(set->items[i].message, message) != NULL;
+	return n;
+}
+
+TEST(sphinx_trace_follows_the_phases)
+{
+	struct lec_warning_set set = { 0 };
+	struct lec__sphinx_trace t = { 0 };
+
+	sphinx_parse("/tree", sphinx_output, &set, &t);
+	CHECK_INT(set.len, 8);
+	CHECK_INT(t.read.len, 3);
+	CHECK_INT(t.written.len, 3);
+	if (t.read.len == 3 && t.written.len == 3) {
+		CHECK_STR(t.read.items[0], "index");
+		CHECK_STR(t.written.items[2], "page");
+	}
+	CHECK_INT(t.moved, 1);
+	if (set.len == 8) {
+		CHECK_INT(set.items[0].phase, LEC__PHASE_READ);
+		CHECK_INT(set.items[2].phase, LEC__PHASE_READ);
+		CHECK_INT(set.items[4].phase, LEC__PHASE_CONSISTENCY);
+		CHECK_INT(set.items[5].phase, LEC__PHASE_WRITE);
+		CHECK_INT(set.items[7].phase, LEC__PHASE_WRITE);
+	}
+	CHECK(t.ran & (1u << LEC__PHASE_FINISH));
+	lec__sphinx_trace_dispose(&t);
+	lec_warning_set_dispose(&set);
+}
+
+/* The same project's second run after page.rst changed: Sphinx reads and
+ * writes page alone, checks consistency, finishes. */
+static const char sphinx_page_again[] =
+	"Running Sphinx v5.3.0\n"
+	"loading pickled environment... done\n"
+	"building [mo]: targets for 0 po files that are out of date\n"
+	"building [html]: targets for 1 source files that are out of date\n"
+	"updating environment: 0 added, 1 changed, 0 removed\n"
+	"reading sources... [100%] page\n"
+	"\n"
+	"WARNING: autodoc: failed to import module 'other'; the following "
+	"exception was raised:\n"
+	"No module named 'other'\n"
+	"looking for now-outdated files... none found\n"
+	"pickling environment... done\n"
+	"checking consistency... /tree/docs/orphan.rst: WARNING: document "
+	"isn't included in any toctree\n"
+	"done\n"
+	"preparing documents... done\n"
+	"writing output... [100%] page\n"
+	"\n"
+	"generating indices... genindex done\n"
+	"build succeeded, 2 warnings.\n";
+
+/* Nothing changed: Sphinx reads nothing and writes nothing. */
+static const char sphinx_nothing[] =
+	"Running Sphinx v5.3.0\n"
+	"loading pickled environment... done\n"
+	"building [mo]: targets for 0 po files that are out of date\n"
+	"building [html]: targets for 0 source files that are out of date\n"
+	"updating environment: 0 added, 0 changed, 0 removed\n"
+	"looking for now-outdated files... none found\n"
+	"no targets are out of date.\n"
+	"build succeeded.\n";
+
+TEST(sphinx_carries_what_it_did_not_say_again)
 {
 	const char *root = lec_test_tmpdir();
-	char doctrees[1024], html[1024];
-	time_t now = time(NULL);
-	struct lec_warning_set prev = { 0 };
-	struct lec__sphinx_run run;
+	char doctrees[1024], html[1024], kept[1024];
 	struct lec_warning_set set = { 0 };
+	struct lec__sphinx_trace t = { 0 };
+	struct lec__sphinx_kept first = { 0 }, second = { 0 }, third = { 0 };
+	struct lec__sphinx_kept loaded = { 0 };
+	struct lec__sphinx_run run = { 0 };
 
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "docs/kept.rst", 4,
-			    "toctree contains reference to nonexisting "
-			    "document 'x'");
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "docs/kept.rst", 9,
-			    "undefined label: 'l'");
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "docs/reread.rst", 2,
-			    "fixed by now");
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "docs/gone.rst", 2,
-			    "page removed");
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "docs/kept.rst", 0,
-			    "document isn't included in any toctree");
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "docs/rewritten.rst", 5,
-			    "undefined label: 'm'");
-	lec_warning_set_add(&prev, LEC_WARNING_ERROR, "docs/rewritten.rst", 6,
-			    "Unknown directive type \"x\".");
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "/etc/passwd", 1,
-			    "outside");
-	lec_warning_set_add(&prev, LEC_WARNING_WARNING, "", 0, "global");
+	write_file(root, "docs/index.rst", "Index\n=====\n");
+	write_file(root, "docs/orphan.rst", "Orphan\n======\n");
+	write_file(root, "docs/page.rst",
+		   "Page\n====\n\n.. automodule:: nosuchmod\n");
 	snprintf(doctrees, sizeof(doctrees), "%s/doctrees", root);
 	snprintf(html, sizeof(html), "%s/html", root);
-	touch_at(root, "docs/kept.rst", now - 100);
-	touch_at(root, "docs/reread.rst", now - 100);
-	touch_at(root, "docs/rewritten.rst", now - 100);
-	touch_at(doctrees, "kept.doctree", now - 100);
-	touch_at(doctrees, "reread.doctree", now + 100);
-	touch_at(doctrees, "rewritten.doctree", now - 100);
-	touch_at(doctrees, "gone.doctree", now - 100);
-	touch_at(html, "kept.html", now - 100);
-	touch_at(html, "rewritten.html", now + 100);
+	snprintf(kept, sizeof(kept), "%s/kept.json", root);
 	run.root = root;
 	run.srcdir = "docs";
 	run.doctrees = doctrees;
 	run.html = html;
-	run.dirhtml = 0;
-	run.started_ns = (int64_t)now * 1000000000;
-	/* What this build said again is not added twice. */
-	lec_warning_set_add(&set, LEC_WARNING_WARNING, "docs/kept.rst", 5,
-			    "undefined label: 'l'");
-	lec__warnings_carry_sphinx(&set, prev.items, prev.len, &run);
-	CHECK_INT(set.len, 3);
-	check_record(&set, 1, LEC_WARNING_WARNING, "docs/kept.rst", 4,
-		     "toctree contains reference to nonexisting document 'x'");
-	/* Rewritten but not reread: what reading found stays. */
-	check_record(&set, 2, LEC_WARNING_ERROR, "docs/rewritten.rst", 6,
-		     "Unknown directive type \"x\".");
+	/* The first run: every record its document's; the autodoc one,
+	 * without a file, tied to the page that names the module. */
+	sphinx_parse(root, sphinx_output, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, NULL, &run, &first), 0);
+	CHECK_INT(set.len, 8);
+	CHECK_INT(first.records.len, 8);
+	if (first.records.len == 8) {
+		CHECK_STR(first.records.items[0].doc, "index");
+		CHECK_STR(first.records.items[2].doc, "page");
+		CHECK(first.records.items[4].doc == NULL);
+		/* The docstring's module is no document: page is the one
+		 * that names a module "mod". */
+		CHECK_STR(first.records.items[7].doc, "page");
+	}
+	CHECK_INT(first.reread.len, 0);
+	CHECK_INT(first.rewrite.len, 0);
 	lec_warning_set_dispose(&set);
-	lec_warning_set_dispose(&prev);
+	lec__sphinx_trace_dispose(&t);
+	CHECK_OK(lec__sphinx_kept_save(&first, kept));
+	CHECK_OK(lec__sphinx_kept_load(kept, &loaded));
+	CHECK_INT(loaded.records.len, 8);
+	if (loaded.records.len == 8) {
+		CHECK_STR(loaded.records.items[7].doc, "page");
+		CHECK_INT(loaded.records.items[1].line, 11);
+	}
+	/* The second run read page alone: index's records come back with
+	 * their lines, page's old autodoc one goes (Sphinx said another),
+	 * consistency is this run's, and what writing found about index
+	 * stays (index was not written). */
+	sphinx_parse(root, sphinx_page_again, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, &loaded, &run, &second), 0);
+	CHECK_INT(count_message(&set, "nosuchmod"), 0);
+	CHECK_INT(count_message(&set, "'other'"), 1);
+	CHECK_INT(count_message(&set, "isn't included"), 1);
+	CHECK_INT(count_message(&set, "nonexisting document"), 1);
+	CHECK_INT(count_message(&set, "Unknown directive"), 1);
+	CHECK_INT(count_message(&set, "undefined label"), 1);
+	CHECK_INT(count_message(&set, "Inline emphasis"), 0);
+	CHECK_INT(set.len, 6);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
+
+	/* The autodoc record names nothing in page: page is read again
+	 * next time, so that Sphinx says it again. */
+	CHECK_INT(second.reread.len, 1);
+	if (second.reread.len == 1)
+		CHECK_STR(second.reread.items[0], "page");
+	write_file(doctrees, "page.doctree", "x");
+	write_file(doctrees, "index.doctree", "x");
+	lec__sphinx_force(&second, &run);
+	{
+		char path[1200];
+
+		snprintf(path, sizeof(path), "%s/page.doctree", doctrees);
+		CHECK(access(path, F_OK) != 0);
+		snprintf(path, sizeof(path), "%s/index.doctree", doctrees);
+		CHECK(access(path, F_OK) == 0);
+	}
+
+	/* Nothing done: the consistency check's record stays, once; a page
+	 * deleted takes its records with it. */
+	snprintf(kept, sizeof(kept), "%s/docs/index.rst", root);
+	CHECK(unlink(kept) == 0);
+	sphinx_parse(root, sphinx_nothing, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, &second, &run, &third), 0);
+	CHECK_INT(count_message(&set, "isn't included"), 1);
+	CHECK_INT(count_message(&set, "nonexisting document"), 0);
+	CHECK_INT(count_message(&set, "undefined label"), 0);
+	CHECK_INT(set.len, 1);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
+	/* The orphan removed alone: Sphinx checks no consistency, and its
+	 * record goes with it. */
+	snprintf(kept, sizeof(kept), "%s/docs/orphan.rst", root);
+	CHECK(unlink(kept) == 0);
+	lec__sphinx_kept_dispose(&second);
+	second = third;
+	memset(&third, 0, sizeof(third));
+	sphinx_parse(root, sphinx_nothing, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, &second, &run, &third), 0);
+	CHECK_INT(set.len, 0);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
+
+	/* Output it does not know: nothing carried, nothing kept. */
+	lec_warning_set_add(&set, LEC_WARNING_WARNING, "", 0, "odd");
+	CHECK_INT(lec__sphinx_carry(&set, &t, &second, &run, &loaded), -1);
+	CHECK_INT(set.len, 1);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_kept_dispose(&first);
+	lec__sphinx_kept_dispose(&second);
+	lec__sphinx_kept_dispose(&third);
+	lec__sphinx_kept_dispose(&loaded);
+}
+
+/* Writing three pages, each with the navigation's toctree entry that has
+ * no title: the same record three times, at index's line. */
+static const char sphinx_navigation[] =
+	"Running Sphinx v5.3.0\n"
+	"updating environment: [new config] 3 added, 0 changed, 0 removed\n"
+	"reading sources... [ 33%] a\n"
+	"reading sources... [ 66%] b\n"
+	"reading sources... [100%] index\n"
+	"\n"
+	"looking for now-outdated files... none found\n"
+	"pickling environment... done\n"
+	"checking consistency... done\n"
+	"preparing documents... done\n"
+	"writing output... [ 33%] a\n"
+	"writing output... [ 66%] b\n"
+	"writing output... [100%] index\n"
+	"\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"generating indices... genindex done\n"
+	"build succeeded, 3 warnings.\n";
+
+/* Then b alone is written again. */
+static const char sphinx_navigation_b[] =
+	"Running Sphinx v5.3.0\n"
+	"updating environment: 0 added, 1 changed, 0 removed\n"
+	"reading sources... [100%] b\n"
+	"\n"
+	"looking for now-outdated files... none found\n"
+	"pickling environment... done\n"
+	"checking consistency... done\n"
+	"preparing documents... done\n"
+	"writing output... [100%] b\n"
+	"\n"
+	"/tree/docs/index.rst:5: WARNING: toctree contains reference to "
+	"document 'x' that doesn't have a title: no link will be generated\n"
+	"generating indices... genindex done\n"
+	"build succeeded, 1 warning.\n";
+
+TEST(sphinx_record_once_per_page_is_each_pages)
+{
+	const char *root = lec_test_tmpdir();
+	char doctrees[1024];
+	struct lec_warning_set set = { 0 };
+	struct lec__sphinx_trace t = { 0 };
+	struct lec__sphinx_kept first = { 0 }, second = { 0 };
+	struct lec__sphinx_run run = { 0 };
+	static const char *const pages[] = { "a", "b", "index" };
+	size_t i;
+
+	write_file(root, "docs/index.rst", "Index\n=====\n");
+	write_file(root, "docs/a.rst", "A\n=\n");
+	write_file(root, "docs/b.rst", "B\n=\n");
+	snprintf(doctrees, sizeof(doctrees), "%s/doctrees", root);
+	run.root = root;
+	run.srcdir = "docs";
+	run.doctrees = doctrees;
+	sphinx_parse(root, sphinx_navigation, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, NULL, &run, &first), 0);
+	CHECK_INT(first.records.len, 3);
+	for (i = 0; i < first.records.len && i < 3; i++)
+		CHECK_STR(first.records.items[i].doc, pages[i]);
+	CHECK_INT(first.rewrite.len, 0);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
+	/* b's is said again; a's and index's stay: three, as before. */
+	sphinx_parse(root, sphinx_navigation_b, &set, &t);
+	CHECK_INT(lec__sphinx_carry(&set, &t, &first, &run, &second), 0);
+	CHECK_INT(set.len, 3);
+	CHECK_INT(count_message(&set, "doesn't have a title"), 3);
+	lec_warning_set_dispose(&set);
+	lec__sphinx_trace_dispose(&t);
+	lec__sphinx_kept_dispose(&first);
+	lec__sphinx_kept_dispose(&second);
+}
+
+TEST(sphinx_kept_state_refused_when_not_whole)
+{
+	const char *root = lec_test_tmpdir();
+	char path[1024];
+	struct lec__sphinx_kept k = { 0 };
+
+	snprintf(path, sizeof(path), "%s/k.json", root);
+	CHECK_INT(lec__sphinx_kept_load(path, &k), LEC_ENOTFOUND);
+	write_file(root, "k.json", "{\"records\": []}");
+	CHECK_INT(lec__sphinx_kept_load(path, &k), LEC_EINVALID);
+	/* Records dropped past the cap cannot be carried. */
+	write_file(root, "k.json", "{\"format\": 1, \"dropped\": 3, "
+				   "\"records\": [], \"reread\": [], "
+				   "\"rewrite\": []}");
+	CHECK_INT(lec__sphinx_kept_load(path, &k), LEC_EINVALID);
+	/* A document that climbs out of the tree is refused. */
+	write_file(root, "k.json", "{\"format\": 1, \"dropped\": 0, "
+				   "\"records\": [], \"reread\": [\"../x\"], "
+				   "\"rewrite\": []}");
+	CHECK_INT(lec__sphinx_kept_load(path, &k), LEC_EINVALID);
+	write_file(root, "k.json", "{\"format\": 1, \"dropped\": 0, "
+				   "\"records\": [], \"reread\": [\"a/b\"], "
+				   "\"rewrite\": []}");
+	CHECK_OK(lec__sphinx_kept_load(path, &k));
+	CHECK_INT(k.reread.len, 1);
+	lec__sphinx_kept_dispose(&k);
 }
 
 static const struct lec_test tests[] = {
@@ -763,7 +1025,10 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(inventory_and_removed),
 	TEST_ENTRY(linkcheck_hostile_pages),
 	TEST_ENTRY(store_compares_with_last_good_build),
-	TEST_ENTRY(sphinx_carries_pages_it_did_not_reread),
+	TEST_ENTRY(sphinx_trace_follows_the_phases),
+	TEST_ENTRY(sphinx_carries_what_it_did_not_say_again),
+	TEST_ENTRY(sphinx_record_once_per_page_is_each_pages),
+	TEST_ENTRY(sphinx_kept_state_refused_when_not_whole),
 };
 
 LEC_TEST_MAIN(tests)

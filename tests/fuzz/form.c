@@ -1,7 +1,7 @@
 /*
  * Fuzz target: form request bodies (application/x-www-form-urlencoded and
  * multipart/form-data), through the server's own path: libmicrohttpd's post
- * processor decodes the body of a real request (form.c needs the
+ * processor decodes the body of a real request (form_body.c needs the
  * connection, which carries the Content-Type), its fields go into the form
  * tree (input.c srv_input_form_add), and the body readers of body.c read
  * it with DRF's form rules.
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "body.h"
-#include "form.h"
+#include "form_body.h"
 #include "fuzz.h"
 #include "input.h"
 #include "srv_fuzz.h"

@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "server.h"
+#include "handler.h"
 
 /* cJSON's text with the line separators escaped (owned; NULL when cJSON
  * cannot print). */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "server.h"
+#include "handler.h"
 
 /* The host and origin links are built on: srv_request_host's and
  * srv_request_origin's per-request caches are filled with them, so no Host

@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
-#include "server.h"
+#include "handler.h"
 
 /* cJSON's text with the line separators escaped: what the printer must
  * write (owned by the caller). */

@@ -102,8 +102,8 @@ wait_build() {
 	i=0
 	until api GET "/api/v3/projects/$1/builds/?limit=1" | grep -q '"code": *"finished"'; do
 		i=$((i + 1))
-		[ $i -lt $((DEADLINE * 5)) ] || { fail "build of $1 did not finish"; return 1; }
-		sleep 0.2
+		[ $i -lt $((DEADLINE * 20)) ] || { fail "build of $1 did not finish"; return 1; }
+		sleep 0.05
 	done
 }
 
@@ -133,22 +133,34 @@ PY
 
 # tui [ENV=VALUE...] [-- ARGS]: start `lectern --context t tui ARGS` in a
 # 100x30 tmux session named s, with the environment given (TUI_CONTEXT
-# names another context than t).
+# names another context than t), on a tmux server of its own.
 tui() {
+	t kill-server 2>/dev/null
+	TMUX_RUN=$((TMUX_RUN + 1))
+	TMUX_SOCKET="lectern-tui-$$-$TMUX_RUN"
+	tui_session s "$@"
+}
+
+# tui_session NAME [ENV=VALUE...] [-- ARGS]: the same in a session NAME
+# of the current tmux server, beside those running; its stderr goes to
+# $TMP/tui.err for s, else $TMP/tui-NAME.err. screen, keys and the waits
+# read and drive the session TUI_SESSION names (s when unset).
+tui_session() {
+	ts_name=$1
+	shift
 	envs=""
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
 		envs="$envs $1"
 		shift
 	done
 	[ $# -gt 0 ] && shift
-	t kill-server 2>/dev/null
-	TMUX_RUN=$((TMUX_RUN + 1))
-	TMUX_SOCKET="lectern-tui-$$-$TMUX_RUN"
-	t new-session -d -s s -x 100 -y 30 -c "$TMP" \
-		"env LANG=C.UTF-8 TERM=${TUI_TERM:-tmux-256color} $envs '$LECTERN' --context ${TUI_CONTEXT:-t} tui $* 2>'$TMP/tui.err'; echo \"TUI-EXIT=\$?\"; sleep 600"
+	ts_err="$TMP/tui.err"
+	[ "$ts_name" = s ] || ts_err="$TMP/tui-$ts_name.err"
+	t new-session -d -s "$ts_name" -x 100 -y 30 -c "$TMP" \
+		"env LANG=C.UTF-8 TERM=${TUI_TERM:-tmux-256color} $envs '$LECTERN' --context ${TUI_CONTEXT:-t} tui $* 2>'$ts_err'; echo \"TUI-EXIT=\$?\"; sleep 600"
 }
 
-screen() { t capture-pane -p -t s; }
+screen() { t capture-pane -p -t "${TUI_SESSION:-s}"; }
 
 # wait_for REGEX [WHAT]: until the screen matches the extended regex.
 wait_for() {
@@ -191,7 +203,7 @@ $(screen)"
 	fi
 }
 
-keys() { t send-keys -t s "$@"; }
+keys() { t send-keys -t "${TUI_SESSION:-s}" "$@"; }
 
 # quit_tui: Q, then the exit status must be 0 and stderr empty (a
 # sanitizer report lands there).

@@ -8,9 +8,14 @@
 # `f` jumps to the first failed command of a failed build.
 . "$LEC_TESTS/tui/lib.sh"
 
-# A build whose first command runs for a few seconds, printing a line
-# before and after, so the running state and the streaming are visible.
-commands_repo "$TMP/slow" "echo first-line && sleep 6 && echo second-line" \
+# A build whose first command prints a line, holds while its kept tree
+# has _build/hold (the generators' state, which a build keeps: the test
+# puts it there and takes it away once it has seen the command running and
+# its first line; at most 90 s), then prints another.
+mkdir -p "$TMP/slow"
+printf 'i=0\nwhile [ -e _build/hold ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done\n' \
+	>"$TMP/slow/hold.sh"
+commands_repo "$TMP/slow" "echo first-line && sh hold.sh && echo second-line" \
 	'mkdir -p $READTHEDOCS_OUTPUT/html' 'echo ok > $READTHEDOCS_OUTPUT/html/index.html'
 commands_repo "$TMP/fails" "echo before" "exit 3" "echo never"
 
@@ -27,6 +32,9 @@ wait_for '^1 +latest +finished +passed +[0-9]+s +hand +[0-9]+s +fresh +[0-9a-f]{
 expect_line 2 "#       Version    State      Result Started By      Time   Cache  Commit  Warn  Error"
 
 # ---- A build started now shows up running, then finished.
+HOLD="$TMP/data/checkouts/$slow/latest/_build/hold"
+mkdir -p "${HOLD%/hold}"
+: >"$HOLD"
 id=$(api POST "/api/v3/projects/$slow/versions/latest/builds/" |
 	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["build"]["id"])')
 wait_for "^$id"' +latest +(queued( #[0-9]+)?|cloning|installing|building) +[0-9]+s +hand +[0-9]+s ' "the running build"
@@ -40,8 +48,10 @@ wait_for '^1 +latest +finished +passed' "all builds again"
 # ---- The running build's log streams and is followed.
 keys g Enter
 wait_for "^Build #$id"'  slow/latest  (queued( #[0-9]+)?|cloning|installing|building) ' "the running build's header"
-wait_for '^\$ echo first-line && sleep 6 && echo second-line  \[running, [0-9]+s\]$' "the running command"
+wait_for '^\$ echo first-line && sh hold\.sh && echo second-line  \[running, [0-9]+s\]$' "the running command"
 wait_for '^  first-line *$' "the streamed output"
+# Seen running and streaming: the build may go on.
+rm "$HOLD"
 wait_for '\[following\]' "following"
 keys k
 wait_gone '\[following\]' "scrolling up"
@@ -49,7 +59,7 @@ keys G
 wait_for '\[following\]' "the bottom again"
 wait_for '^  second-line *$' "the rest of the output"
 wait_for "^Build #$id"'  slow/latest  finished passed ' "the finished build"
-wait_for '^\$ echo first-line && sleep 6 && echo second-line  \[exit 0, [0-9]+s\]$' "the finished command"
+wait_for '^\$ echo first-line && sh hold\.sh && echo second-line  \[exit 0, [0-9]+s\]$' "the finished command"
 # Following leaves the cursor on the last line.
 total=$(screen | sed -n 's,.* \([0-9][0-9]*\)/\([0-9][0-9]*\) *$,\1 \2,p' | tail -n 1)
 set -- $total

@@ -39,12 +39,6 @@ struct lc_error;
  * TAG_QUEUE; the views' own tags stay below. */
 enum { UI_BUILDS_TAG_QUEUE = 999, UI_BUILDS_TAG_PAGE = 1000 };
 
-/* Seconds between polls of a builds list: while a build runs; when none
- * does, at first; and at most, the wait doubling while nothing changes. */
-#define UI_BUILDS_RUNNING 1
-#define UI_BUILDS_EVERY 3
-#define UI_BUILDS_IDLE_MAX 30
-
 struct ui_builds_page {
 	long long no;            /* offset / UI_BUILDS_PAGE; -1: slot free */
 	struct lc_build **items; /* owned */
@@ -66,7 +60,7 @@ struct ui_builds {
 	char *filter;            /* the `/` text, or NULL; owned */
 	size_t lines;            /* rows shown */
 	time_t asked;            /* when the first page was last asked */
-	int every;               /* seconds between polls (see UI_BUILDS_*) */
+	int every;               /* seconds between polls (ui_pace_builds) */
 	unsigned activity;       /* the build activity signal's serial at
 				  * the last poll (activity.h) */
 	struct lc_queue queue;   /* a Lectern's places of waiting builds */
@@ -78,12 +72,11 @@ void ui_builds_dispose(struct ui_builds *b);
 /* Ask again (conditionally) for the first page and the pages on v's
  * screen, unless already asking. */
 void ui_builds_poll(struct ui_builds *b, struct ui_view *v);
-/* The same on a tick, when it is due: every second while a loaded build
- * runs, else after UI_BUILDS_EVERY seconds, the wait doubling up to
- * UI_BUILDS_IDLE_MAX while every build stays final (a remote instance
- * rate-limits; a screen of finished builds changes only when one starts);
- * and on a Lectern as soon as its build activity moved (a build started
- * elsewhere), whatever the wait. */
+/* The same on a tick, when it is due, at ui_pace_builds (polling.h): fast
+ * while a loaded build runs, backing off while every build stays final (a
+ * remote instance rate-limits; a screen of finished builds changes only
+ * when one starts); and on a Lectern as soon as its build activity moved
+ * (a build started elsewhere), whatever the wait. */
 void ui_builds_tick(struct ui_builds *b, struct ui_view *v);
 /* Forget the ETags, so the next poll gets full answers (`R`). */
 void ui_builds_reload(struct ui_builds *b, struct ui_view *v);

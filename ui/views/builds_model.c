@@ -103,7 +103,7 @@ void ui_builds_init(struct ui_builds *b, const char *project)
 	memset(b, 0, sizeof(*b));
 	b->project = project ? ui_xstrdup(project) : NULL;
 	b->count = -1;
-	b->every = UI_BUILDS_RUNNING;
+	b->every = (int)ui_pace_builds.moving;
 	for (i = 0; i < UI_BUILDS_CACHE; i++)
 		b->pages[i].no = -1;
 }
@@ -232,12 +232,8 @@ static int any_running(const struct ui_builds *b)
  * off while nothing moves. */
 static void pace(struct ui_builds *b)
 {
-	if (any_running(b))
-		b->every = UI_BUILDS_RUNNING;
-	else if (b->every < UI_BUILDS_EVERY)
-		b->every = UI_BUILDS_EVERY;
-	else if ((b->every *= 2) > UI_BUILDS_IDLE_MAX)
-		b->every = UI_BUILDS_IDLE_MAX;
+	b->every = (int)ui_pace_next(&ui_pace_builds, b->every,
+				     any_running(b));
 }
 
 void ui_builds_reload(struct ui_builds *b, struct ui_view *v)

@@ -29,13 +29,6 @@
 
 /* Projects per list request. */
 #define PAGE 100
-/* Seconds between asking again for a shown project's last build: at
- * first, then while it runs (a build's states change within seconds), and
- * at most, the wait doubling while it stays final, so an idle screen of 50
- * projects costs under 2 requests a second, not 17 (issue 16). */
-#define LAST_BUILD_EVERY 3
-#define LAST_BUILD_RUNNING 1
-#define LAST_BUILD_IDLE_MAX 30
 /* Seconds between asking how many projects there are: one imported or
  * removed elsewhere (the CLI, another user) shows without R. A poll, in
  * the budget all screens share. */
@@ -173,7 +166,7 @@ static void ask_last_builds(struct ui_view *v)
 			continue;
 		e = &ps->items[i];
 		if (e->gone ||
-		    e->asked + (e->every ? e->every : LAST_BUILD_EVERY) >
+		    e->asked + (e->every ? e->every : ui_pace_last_build.first) >
 			    v->app->now ||
 		    ui_app_pending(v->app, v, TAG_LAST + (int)i))
 			continue;
@@ -298,14 +291,12 @@ static void take_last(struct ui_view *v, size_t i, struct lc_response *resp)
 			lc_build_parse(first, &e->last, NULL);
 	}
 	/* Fast while a build runs, backing off while nothing moves. */
-	if (e->last && e->last->state &&
-	    strcmp(e->last->state, "finished") != 0 &&
-	    strcmp(e->last->state, "cancelled") != 0)
-		e->every = LAST_BUILD_RUNNING;
-	else if (e->every < LAST_BUILD_EVERY)
-		e->every = LAST_BUILD_EVERY;
-	else if ((e->every *= 2) > LAST_BUILD_IDLE_MAX)
-		e->every = LAST_BUILD_IDLE_MAX;
+	e->every = (int)ui_pace_next(&ui_pace_last_build, e->every,
+				     e->last && e->last->state &&
+					     strcmp(e->last->state,
+						    "finished") != 0 &&
+					     strcmp(e->last->state,
+						    "cancelled") != 0);
 }
 
 /* The demo ---------------------------------------------------------------- */
@@ -584,7 +575,7 @@ static void projects_tick(struct ui_view *v)
 
 /* Back from a screen where a build may have been triggered or finished:
  * every shown row's last build is due now, not after its backed-off
- * wait (up to LAST_BUILD_IDLE_MAX), and the ages are redrawn at once
+ * wait (up to ui_pace_last_build.most), and the ages are redrawn at once
  * rather than at the next tick. The asks are polls: against the hosted
  * service they stay within the shared budget. */
 static void projects_reveal(struct ui_view *v)

@@ -130,6 +130,11 @@ struct lec_build {
 	 * "reason": text}}, or NULL (not built yet). */
 	int fresh;
 	char *cache;
+	/* The hosted service's message for why it failed, when it has a
+	 * specific one (a configuration error): JSON text {"id",
+	 * "format_values"}, as lec_rtd_config_problem_json gives it; NULL
+	 * otherwise. The build's notification is made from it. */
+	char *failure_message;
 };
 
 struct lec_build_list {
@@ -228,6 +233,19 @@ int lec_build_list(struct lec_store *store, int64_t project_id,
 		   const struct lec_page *page, struct lec_build_list *out);
 
 /**
+ * The builds an anonymous reader may see, across every project (the v2
+ * API's list): those of a version lec_version_list_public shows (a build
+ * whose version was deleted is not among them), newest first.
+ * @param project_slug only the project with this slug; NULL for all
+ * @param commit       only builds of this commit (exact); NULL for all
+ * @param page         NULL for all rows
+ * @param out          filled on success; dispose with lec_build_list_dispose
+ */
+int lec_build_list_public(struct lec_store *store, const char *project_slug,
+			  const char *commit, const struct lec_page *page,
+			  struct lec_build_list *out);
+
+/**
  * A triggered build's place in the queue: 1 + the triggered builds of the
  * instance created before it. The workers' fair order (lec_build_claim)
  * may take another owner's later build first, so this is the builds
@@ -302,6 +320,14 @@ int lec_build_finish(struct lec_store *store, int64_t id, int success,
  */
 int lec_build_fail(struct lec_store *store, int64_t id,
 		   enum lec_build_failure why, const char *error);
+
+/**
+ * lec_build_fail with the service's message for the failure (see
+ * lec_build.failure_message; NULL: none), copied.
+ */
+int lec_build_fail_message(struct lec_store *store, int64_t id,
+			   enum lec_build_failure why, const char *error,
+			   const char *message);
 
 /**
  * Cancel an unfinished build: state cancelled, success 0, error

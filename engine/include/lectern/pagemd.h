@@ -47,6 +47,25 @@ struct lec_page_md {
 int lec_page_markdown(const char *html, size_t len, const char *page_url,
 		      struct lec_page_md **out);
 
+/* What else a conversion may do (lec_page_markdown_with). */
+struct lec_page_md_options {
+	/* Non-zero: each heading ends with its anchor, " {#id}" (the id it
+	 * or the section it opens has), so a reader can link to it. */
+	int anchors;
+	/* Non-NULL: only the section of this id (an element holding it, or
+	 * a heading and what follows it up to one of its level). */
+	const char *section;
+};
+
+/**
+ * Convert a page as lec_page_markdown does, with options (NULL: none).
+ * @return as lec_page_markdown; LEC_ENOTFOUND (no element has the
+ *         section's id)
+ */
+int lec_page_markdown_with(const char *html, size_t len, const char *page_url,
+			   const struct lec_page_md_options *opts,
+			   struct lec_page_md **out);
+
 /**
  * Read a file and convert it as lec_page_markdown does.
  * @return as lec_page_markdown; LEC_EIO when the file cannot be read

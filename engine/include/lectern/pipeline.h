@@ -76,6 +76,10 @@ struct lec_pipeline_config {
 	unsigned watch_debounce_ms;
 	int watch_no_inotify;
 	unsigned watch_poll_ms;
+	/* 1: each look the commit watch and the remote polling take (the
+	 * projects read again, a repository's refs listed, a remote
+	 * fetched) is a line of the log, for tests to wait on. */
+	int watch_log;
 	/* Builds of each version whose published output is kept for page
 	 * diffs (diff.h), the one served included; 0:
 	 * LEC_DIFF_KEEP_BUILDS_DEFAULT, 1: only the served one. */

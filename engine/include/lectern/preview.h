@@ -23,8 +23,11 @@
  *   gen-<N>/        the output of successful build N, served; older
  *                   ones until lec_preview_prune
  *   site            symlink to the newest gen-<N>, replaced with rename()
- *   warnings.json   the last build's warnings, for the next run (Sphinx
- *                   warns only about the pages it rereads)
+ *   warnings.json   the last successful build's warnings: what the next
+ *                   is compared with
+ *   sphinx-warnings.json, inventory   what a successful Sphinx build
+ *                   leaves the next for its warnings (Sphinx warns only
+ *                   about the pages it rereads) and its pages and anchors
  * A failed build leaves `site` alone: the last good output stays served.
  *
  * Each build finds its warnings as a pipeline build does
@@ -130,13 +133,23 @@ int lec_preview_prune(struct lec_preview *p);
 
 /**
  * The last build's warnings: the generator's and, when it succeeded, its
- * HTML's broken links; is_new against the build before it (none new
- * after the first build of a cache). Valid until the next build or
- * lec_preview_free.
+ * HTML's broken links; is_new against the last successful build before
+ * it (none new after the first build of a cache). Valid until the next
+ * build or lec_preview_free.
  */
 const struct lec_warning_set *lec_preview_warnings(const struct lec_preview *p);
-/** The warnings of the build before the last that the last has not. */
+/** The warnings of the last successful build before the last that the
+ * last has not; 0 when the last failed. */
 size_t lec_preview_warnings_fixed(const struct lec_preview *p);
+
+/**
+ * What the hosted service refuses in the last build's tree that Lectern
+ * built anyway, as one line beginning "the hosted service refuses this: "
+ * and then the service's own message (no .readthedocs.yaml: its
+ * config:path:default-not-found); NULL when nothing. Valid until the next
+ * build or lec_preview_free.
+ */
+const char *lec_preview_service_refuses(const struct lec_preview *p);
 
 /** The tree's real path. Valid while p lives. */
 const char *lec_preview_tree(const struct lec_preview *p);

@@ -160,6 +160,11 @@ struct lec_project_filter {
 	const char *slug;      /* case-insensitive substring */
 	const char *language;  /* exact code */
 	const char *programming_language; /* exact code */
+	/* Lectern's: projects built from the local repository this URL
+	 * names, however either is written (file:// or a path, the work
+	 * tree or its .git, a worktree, a symlink: lec_localrepo_identity);
+	 * a URL that is not local matches none. NULL: any. */
+	const char *repository;
 };
 
 /**
@@ -171,6 +176,17 @@ struct lec_project_filter {
 int lec_project_list(struct lec_store *store,
 		     const struct lec_project_filter *filter,
 		     const struct lec_page *page, struct lec_project_list *out);
+
+/**
+ * The public projects, what an anonymous reader sees (the v2 API's list),
+ * ordered by slug.
+ * @param slug only the project with this slug (exact); NULL for all
+ * @param page NULL for all
+ * @param out  filled; release with lec_project_list_dispose
+ */
+int lec_project_list_public(struct lec_store *store, const char *slug,
+			    const struct lec_page *page,
+			    struct lec_project_list *out);
 
 /**
  * Whether user_id administers the project (maintainer or superuser).

@@ -2,8 +2,9 @@
  * A project's git repository, as the build pipeline needs it: a local bare
  * mirror of every branch and tag (kept current by fetching with prune), the
  * list of those refs with each one's commit and the remote's default branch
- * (the input of a version sync), and a checkout of one commit's files into a
- * build directory.
+ * (the input of a version sync), a checkout of one commit's files into a
+ * build directory, and the .git that makes the checkout the clone the
+ * service's build has.
  *
  * Everything goes through libgit2; no git program is run. Repository URLs
  * may carry credentials (https://user:token@host/...): they are used to
@@ -110,11 +111,12 @@ int lec_repo_resolve(const char *mirror_dir, const char *name,
 		     enum lec_repo_ref_type type, char **commit);
 
 /**
- * Write a commit's files into target_dir: no .git, executable bits and
- * symbolic links kept, submodules as empty directories, content as stored
- * (no line-ending or other filters). An entry that could leave the target
- * (a name that is empty, ".", "..", contains '/', or is ".git") fails the
- * checkout. On failure whatever was written is removed again.
+ * Write a commit's files into target_dir: no .git (lec_repo_clone_write
+ * makes one), executable bits and symbolic links kept, submodules as
+ * empty directories, content as stored (no line-ending or other
+ * filters). An entry that could leave the target (a name that is empty,
+ * ".", "..", contains '/', or is ".git") fails the checkout. On failure
+ * whatever was written is removed again.
  * @param commit     40 hex digits
  * @param target_dir must not exist (it is created, with its parents) or be
  *                   an empty directory
@@ -168,6 +170,52 @@ int lec_repo_checkout_update(const char *mirror_dir, const char *from,
 			     const char *commit, const char *target_dir,
 			     lec_repo_change_cb changed,
 			     lec_repo_progress_cb cb, void *payload);
+
+/* The depth of the service's fetch (its git backend's repo_depth): a
+ * build's clone has the commits fewer than this many parents away from
+ * the commit it builds. */
+#define LEC_REPO_CLONE_DEPTH 50
+
+/* What the service's `git fetch` names for a version (its
+ * get_remote_fetch_refspec), which decides the refs and HEAD of its
+ * clone. */
+enum lec_repo_fetch_kind {
+	/* refs/heads/<name>:refs/remotes/origin/<name>, then `git checkout
+	 * --force origin/<name>`: HEAD detached there */
+	LEC_REPO_FETCH_BRANCH,
+	/* refs/tags/<name>:refs/tags/<name>, then a checkout of the commit */
+	LEC_REPO_FETCH_TAG,
+	/* the commit itself (stable on a tag): no ref, no tag followed */
+	LEC_REPO_FETCH_COMMIT,
+	/* HEAD (latest of a project with no default branch set): no
+	 * checkout, HEAD stays on the default branch; no tag followed */
+	LEC_REPO_FETCH_HEAD
+};
+
+/* The clone a build's checkout is made into. */
+struct lec_repo_clone {
+	const char *url; /* remote.origin.url; credentials are removed */
+	enum lec_repo_fetch_kind kind;
+	const char *name; /* the branch or tag; unused for COMMIT and HEAD */
+};
+
+/**
+ * Give target_dir, which holds commit's files (lec_repo_checkout or
+ * lec_repo_checkout_update wrote them), the .git the service's clone has
+ * (`git clone --depth 1`, `git fetch --depth LEC_REPO_CLONE_DEPTH` of
+ * the version, a checkout): its refs, tags, shallow history, HEAD, index
+ * and origin, with no object of its own (they are mirror_dir's, through
+ * objects/info/alternates) and a `git fetch` that reads mirror_dir
+ * (repo_clone.c). Commands that run git in the tree must see mirror_dir
+ * at that same path.
+ * @param mirror_dir an absolute path
+ * @return LEC_OK; LEC_EINVALID (bad commit, name or path); LEC_ENOTFOUND
+ *         (no mirror or commit); LEC_EEXISTS (target_dir has a .git);
+ *         LEC_ELIMIT (a history too wide to walk); LEC_EIO
+ */
+int lec_repo_clone_write(const char *mirror_dir, const char *commit,
+			 const char *target_dir,
+			 const struct lec_repo_clone *clone);
 
 /* Told each file, link and submodule of a commit's tree: its path and
  * git file mode; non-zero stops the listing. */

@@ -7,7 +7,9 @@
  * checks it (behaviour notes §5.4 and §5.5), so a file the service rejects is
  * rejected here too, even the keys Lectern cannot act on offline (build.os,
  * build.tools, build.apt_packages, python.install), which are recorded so
- * that a build can report them. A problem is reported as LEC_EINVALID with
+ * that a build can report them: build.os and every build.tools version
+ * must be one the service's build images offer (its table, copied in
+ * rtdconfig_tools.c). A problem is reported as LEC_EINVALID with
  * the message
  *
  *     <relpath>:<line>: <dotted.key>: <problem>
@@ -146,6 +148,14 @@ const char *lec_rtd_job_name(enum lec_rtd_job job);
 const char *lec_doctype_code(enum lec_doctype doctype);
 
 /**
+ * The version the hosted service installs for a build.tools choice
+ * ("python", "3" gives "3.14.6"), or for tool "os" the build image of a
+ * build.os name.
+ * @return a static string; NULL when the service offers no such choice
+ */
+const char *lec_rtd_tool_full_version(const char *tool, const char *version);
+
+/**
  * Find the configuration file of a checkout.
  * @param checkout_dir the checkout's root directory
  * @param project_path the project's readthedocs_yaml_path, or NULL/"" for
@@ -198,6 +208,46 @@ char *lec_rtd_config_json(const struct lec_rtd_config *config);
 
 /** Free a configuration. Accepts NULL. */
 void lec_rtd_config_free(struct lec_rtd_config *config);
+
+/* The hosted service's message for a refusal ---------------------------- */
+
+/**
+ * The id of the message the hosted service raises for what the last
+ * lec_rtd_config_find, _load or _parse on this thread refused:
+ * "config:validation:invalid-choice", "config:base:invalid-key-name", ...;
+ * "config:path:default-not-found" when find found no default file (which
+ * Lectern builds without, and the service refuses).
+ * @return a static string; NULL when that call refused nothing
+ */
+const char *lec_rtd_config_problem_id(void);
+
+/**
+ * The same refusal as JSON text: {"id", "format_values": {"key", "value",
+ * "choices", ...}, "value_class"}, each value as the service's message
+ * shows it (Python's str() of what its parser read: "3.1" for an unquoted
+ * 3.10), value_class the name of the value's Python class.
+ * @return owned by the caller (lec__free/free); NULL when that call
+ *         refused nothing, or with LEC_ENOMEM
+ */
+char *lec_rtd_config_problem_json(void);
+
+/**
+ * The service's notification text for a refusal: its message id, header
+ * and body, HTML as the service shows them, filled with the format values.
+ * @param problem JSON text as lec_rtd_config_problem_json gives
+ * @param id, header, body owned by the caller; NULL on failure
+ * @return LEC_OK; LEC_EINVALID (not such JSON, or an id the service has no
+ *         message for); LEC_ENOMEM
+ */
+int lec_rtd_problem_message(const char *problem, char **id, char **header,
+			    char **body);
+
+/**
+ * The same message as one line of plain text, "<header>: <body>" (tags
+ * left out, a link's address in parentheses after its text).
+ * @return owned by the caller; NULL with LEC_EINVALID or LEC_ENOMEM
+ */
+char *lec_rtd_problem_text(const char *problem);
 
 #ifdef __cplusplus
 }

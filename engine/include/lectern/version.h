@@ -184,6 +184,23 @@ int lec_version_list(struct lec_store *store, int64_t project_id,
 		     const struct lec_page *page, struct lec_version_list *out);
 
 /**
+ * The versions an anonymous reader may see, across every project (the v2
+ * API's list): those lec_version_can_view shows LEC_VIEWER_ANONYMOUS with
+ * LEC_VERSION_VIEW_PROJECT | LEC_VERSION_VIEW_EXTERNAL_BUILDS, in
+ * lec_version_list's order.
+ * @param project_slug only the project with this slug; NULL for all
+ * @param active       LEC_FILTER_TRUE or _FALSE: only active or inactive
+ *                     versions; anything else: both
+ * @param page         NULL for all rows
+ * @param out          filled on success; dispose with
+ *                     lec_version_list_dispose
+ */
+int lec_version_list_public(struct lec_store *store, const char *project_slug,
+			    enum lec_filter_bool active,
+			    const struct lec_page *page,
+			    struct lec_version_list *out);
+
+/**
  * Change the fields a patch names. Turning an active version inactive also
  * clears `built` (its artefacts are removed), unless the patch sets `built`
  * itself. The slug never changes. Removing artefacts, and building a

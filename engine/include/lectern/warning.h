@@ -63,6 +63,11 @@ struct lec_warning {
 	enum lec_warning_kind kind;
 	char *message;
 	int is_new;    /* not in the previous successful build's records */
+	/* Where the generator found it, for the next incremental build
+	 * (the engine's; not stored with a build): the phase of its run and
+	 * the document, or 0 and NULL when not known. */
+	unsigned phase;
+	char *doc;
 };
 
 /* Records being collected: the first LEC_WARNINGS_MAX, and the count of
@@ -140,12 +145,15 @@ void lec_warning_compare(struct lec_warning_set *set,
 /**
  * Store a finished build's records, compared (lec_warning_compare) with
  * those of its version's previous successful build; replaces any stored
- * before for the build.
+ * before for the build. A failed build may have stopped before its
+ * generator read everything (a conf.py error, a time limit): its records
+ * are marked new or not, but none of the previous build's count as fixed.
  * @param set its records are marked new or not
+ * @param passed whether the build passed (0: nothing counts as fixed)
  * @return LEC_OK; LEC_ENOTFOUND (no such build); the store's errors
  */
 int lec_warning_store(struct lec_store *store, int64_t build_id,
-		      struct lec_warning_set *set);
+		      struct lec_warning_set *set, int passed);
 
 /**
  * A build's summary.

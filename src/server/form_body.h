@@ -1,12 +1,12 @@
 /*
- * Form request bodies through libmicrohttpd's post processor (form.c),
+ * Form request bodies through libmicrohttpd's post processor (form_body.c),
  * into the form tree of input.h that the body readers read.
  */
-#ifndef LECTERN_SRV_FORM_H
-#define LECTERN_SRV_FORM_H
+#ifndef LECTERN_SRV_FORM_BODY_H
+#define LECTERN_SRV_FORM_BODY_H
 
+#include "handler.h"
 #include "input.h"
-#include "server.h"
 
 /* Whether a Content-Type is one of the two form types DRF parses. */
 int srv_form_is_content_type(const char *ct);

@@ -1,5 +1,5 @@
 /*
- * The preview server (preview.h). libmicrohttpd with a thread per
+ * The preview server (preview_daemon.h). libmicrohttpd with a thread per
  * connection: an event stream holds its connection open and its reader
  * callback blocks until the next state change, which a shared thread pool
  * could not afford; a preview has one reader and a handful of connections.
@@ -40,7 +40,7 @@
 #include "docs.h"
 #include "guard.h"
 #include "log.h"
-#include "preview.h"
+#include "preview_daemon.h"
 
 /* Connections at once, each with a thread of its own: a browser or two
  * and a TUI, an event stream per open page and the pages they load. */

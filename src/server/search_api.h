@@ -3,10 +3,10 @@
  * answered on every host (the API host and every docs host, under /_/),
  * and their handlers.
  */
-#ifndef LECTERN_SRV_SEARCH_H
-#define LECTERN_SRV_SEARCH_H
+#ifndef LECTERN_SRV_SEARCH_API_H
+#define LECTERN_SRV_SEARCH_API_H
 
-#include "server.h"
+#include "handler.h"
 
 /* /api/v2/search/, /_/api/v2/search/, /api/v3/search/, /_/api/v3/search/ */
 extern const struct srv_route srv_search_routes[];

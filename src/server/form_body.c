@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "form.h"
+#include "form_body.h"
 
 /* The post processor's buffer: a longer value comes in several pieces
  * (gathered below); libmicrohttpd needs at least 256 bytes. */

@@ -25,7 +25,7 @@
 #include "lectern/search.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
-#include "search.h"
+#include "search_api.h"
 #include "v3.h"
 
 #define NO_PROJECT "No Project matches the given query."

@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 
 #include "docs.h"
-#include "embed.h"
+#include "embed_api.h"
 #include "lectern/embed.h"
 #include "lectern/project.h"
 #include "lectern/slug.h"

@@ -12,8 +12,8 @@
  * It is separate from `lectern serve` (no store, no accounts): a writer's
  * own working tree, for the writer's own browser and TUI.
  */
-#ifndef LECTERN_SRV_PREVIEW_H
-#define LECTERN_SRV_PREVIEW_H
+#ifndef LECTERN_SRV_PREVIEW_DAEMON_H
+#define LECTERN_SRV_PREVIEW_DAEMON_H
 
 #include <stddef.h>
 #include <stdint.h>
