@@ -55,6 +55,11 @@ enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS, TAG_CMP_PROJECT, TAG_CMP_DIFF };
 #define PREVIEW_STATUS "_/preview/status"
 /* Digits of a typed link number. */
 #define MAX_DIGITS 6
+/* The widest a page is laid out, whatever the screen's width: prose
+ * running across a 200-column terminal is hard to follow from one line
+ * to the next (a docs theme in a browser keeps about this measure too).
+ * Code lines pass it unwrapped, as at any width. */
+#define READER_MEASURE 100
 /* The local port `o` suggests forwarding to a remote engine's socket
  * (an ssh context), since no browser here reaches the remote page. */
 #define READER_FORWARD_PORT 8800
@@ -130,7 +135,10 @@ static void layout(struct ui_view *v)
 	/* Before the first draw the screen's width is the best guess. */
 	int width = r->width > 0 ? r->width : COLS;
 	/* The first column is the cursor's bar. */
-	struct ui_render_opts opts = { width - 1, !ui_draw_utf8() };
+	struct ui_render_opts opts = { width - 1 < READER_MEASURE
+					       ? width - 1
+					       : READER_MEASURE,
+				       !ui_draw_utf8() };
 	struct ui_page *page = NULL;
 	char err[256];
 	long at;
