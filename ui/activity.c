@@ -86,7 +86,9 @@ int64_t ui_activity_due(const struct ui_app *app)
 	if (a->off || a->pending ||
 	    lc_client_remote(app->client) != LC_REMOTE_LECTERN)
 		return INT64_MAX;
-	return a->asked_ms + (ui_now_ms() < a->watched_until
+	/* While the engine gives no answer, every second: its return shows
+	 * (and the error goes) about when it answers again, on any screen. */
+	return a->asked_ms + (ui_now_ms() < a->watched_until || app->link_down
 				      ? UI_ACTIVITY_MS
 				      : UI_ACTIVITY_IDLE_MS);
 }

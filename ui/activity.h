@@ -19,8 +19,9 @@
  * started elsewhere shows within about this (the issue asks 2 s). */
 #define UI_ACTIVITY_MS 1000
 /* How often it is asked on a Lectern while no screen watches it: the
- * engine going away (or coming back) shows on any screen within this,
- * for one 304 every few seconds. */
+ * engine going away shows on any screen within this, for one 304 every
+ * few seconds. While it gives no answer it is asked every UI_ACTIVITY_MS,
+ * so its return shows within about a second. */
 #define UI_ACTIVITY_IDLE_MS 5000
 
 struct ui_app;
