@@ -9,6 +9,9 @@ set -u
 TMP=$(mktemp -d /tmp/lectern-tui-XXXXXX)
 export XDG_CONFIG_HOME="$TMP/config"
 export LECTERN_TUI_CONFIG="$TMP/tui.conf"
+# Where `s` saves a build's log: inside the test's directory.
+export XDG_DOWNLOAD_DIR="$TMP/downloads"
+mkdir -p "$XDG_DOWNLOAD_DIR"
 unset LECTERN_CONTEXT NO_COLOR
 # Each TUI run gets a tmux server of its own: starting one on the socket
 # of a server still shutting down fails.

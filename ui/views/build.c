@@ -5,7 +5,8 @@
  * running command's output streams in. Following keeps the cursor on the
  * last line as lines arrive; moving up stops it and reaching the bottom
  * again resumes it. `/` searches the log (n/N step through matches), `f`
- * jumps to the first failed command, `s` saves the log to a file. `t`
+ * jumps to the first failed command, `s` saves the log to a file (in
+ * the downloads directory, the message naming it whole). `t`
  * builds the same version again and opens that build; `X` cancels this
  * one (after asking). Long lines are cut and scroll sideways (`h`/`l`),
  * or wrap (`w`). The header says what a running build is doing (its
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../app.h"
 #include "../draw.h"
@@ -521,10 +523,52 @@ static void first_failed(struct ui_view *v)
 	ui_app_message(v->app, "no command failed");
 }
 
+/* Whether dir is an absolute path to a directory (NULL: no). */
+static int is_dir(const char *dir)
+{
+	struct stat st;
+
+	return dir && *dir == '/' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Where `s` saves a log (owned): the user's downloads directory
+ * ($XDG_DOWNLOAD_DIR, else ~/Downloads), else the home directory, else
+ * /tmp. Not the TUI's working directory: that is often a repository's
+ * work tree, where a stray log would be committed or never found again. */
+static char *save_dir(void)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_DOWNLOAD_DIR");
+	char *downloads = is_dir(home) ? ui_xasprintf("%s/Downloads", home)
+				       : NULL;
+
+	if (is_dir(xdg)) {
+		free(downloads);
+		return ui_xstrdup(xdg);
+	}
+	if (is_dir(downloads))
+		return downloads;
+	free(downloads);
+	return ui_xstrdup(is_dir(home) ? home : "/tmp");
+}
+
+/* The length of the home directory path starts with, 0 when it does not:
+ * the message says ~/Downloads/..., which fits at 80 columns where the
+ * whole path may not. */
+static size_t home_dir(const char *path)
+{
+	const char *home = getenv("HOME");
+	size_t n = home ? strlen(home) : 0;
+
+	while (n > 1 && home[n - 1] == '/')
+		n--;
+	return n > 1 && strncmp(path, home, n) == 0 && path[n] == '/' ? n : 0;
+}
+
 static void save_log(struct ui_view *v)
 {
 	struct build_view *bv = v->priv;
-	char *path = ui_xasprintf("lectern-build-%lld.log", bv->id);
+	char *dir = save_dir();
+	char *path = ui_xasprintf("%s/lectern-build-%lld.log", dir, bv->id);
 	FILE *f = fopen(path, "w");
 	size_t i, saved = 0;
 	int bad;
@@ -546,9 +590,11 @@ static void save_log(struct ui_view *v)
 	if (fclose(f) != 0 || bad)
 		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
 	else
-		ui_app_message(v->app, "saved %zu lines to %s", saved, path);
+		ui_app_message(v->app, "saved %zu lines to %s%s", saved,
+			       home_dir(path) ? "~" : "", path + home_dir(path));
 done:
 	free(path);
+	free(dir);
 }
 
 /* The widest line's columns: how far sideways scrolling goes. */
