@@ -75,5 +75,9 @@ $circles"
 	done
 fi
 
+# The module map of docs/ARCHITECTURE.md is the tree's: every file, its
+# job, who may call it.
+map=$(cd "$top" && python3 tests/archmap.py --check 2>&1) || report "$map"
+
 [ $status -eq 0 ] && echo "lint: clean"
 exit $status

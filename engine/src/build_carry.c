@@ -52,6 +52,9 @@
 /* Bytes of one document's source looked through for a record's names:
  * a page, not a data file. */
 #define SOURCE_MAX ((size_t)4 * 1024 * 1024)
+/* Bytes of one document's doctree looked through for where a record came
+ * from: a large API page's pickle, not a data file. */
+#define DOCTREE_MAX ((size_t)32 * 1024 * 1024)
 /* Bytes of sources looked through for one build's records: past this,
  * documents are read again rather than searched. */
 #define SOURCES_TOTAL_MAX ((size_t)64 * 1024 * 1024)
@@ -317,6 +320,9 @@ struct sources {
 	char **text;  /* per document; NULL until read */
 	size_t *len;  /* its length */
 	char *tried;  /* per document: read (or failed) */
+	char **tree;  /* per document: its doctree; NULL until read */
+	size_t *tree_len;
+	char *tree_tried;
 	size_t total; /* bytes read so far */
 	size_t searched; /* bytes searched so far (SEARCH_BUDGET) */
 };
@@ -342,6 +348,73 @@ static const char *source_text(struct sources *s, size_t i)
 	s->total += len;
 	lec__free(rel);
 	return s->text[i];
+}
+
+static const char *doctree_text(struct sources *s, size_t i)
+{
+	struct lec__buf rel = LEC__BUF_INIT;
+	char *name;
+	size_t len = 0;
+
+	if (s->tree_tried[i])
+		return s->tree[i];
+	s->tree_tried[i] = 1;
+	if (s->total >= SOURCES_TOTAL_MAX || !safe_doc(s->docs->items[i]))
+		return NULL;
+	lec__buf_printf(&rel, "%s.doctree", s->docs->items[i]);
+	if ((name = lec__buf_take(&rel)) == NULL)
+		return NULL;
+	if (lec__read_in(s->run->doctrees, name, DOCTREE_MAX, &s->tree[i],
+			 &len) < 0) {
+		s->tree[i] = NULL;
+		len = 0;
+		lec_error_clear();
+	}
+	s->tree_len[i] = len;
+	s->total += len;
+	lec__free(name);
+	return s->tree[i];
+}
+
+/* Where Sphinx itself says a record came from: the doctree of the one
+ * document among [lo, hi] whose nodes name its source, the
+ * "<module>:docstring of <object>" an autodoc directive put there or the
+ * included file's path; -1 when none or several do, or one could not be
+ * read. A page that only mentions the object (a cross-reference, its
+ * name in prose) holds no such source, as it would hold the names. */
+static long doctree_document(struct sources *s, const struct lec_warning *w,
+			     size_t lo, size_t hi)
+{
+	struct lec__buf key = LEC__BUF_INIT;
+	const char *m = w->message, *text;
+	char *k;
+	long found = -1;
+	size_t i;
+
+	if (strncmp(m, "docstring of ", 13) == 0)
+		lec__buf_printf(&key, ":docstring of %.*s",
+				(int)strcspn(m + 13, ",: \n"), m + 13);
+	else if (w->file[0])
+		lec__buf_printf(&key, "%s/%s", s->run->root, w->file);
+	if ((k = lec__buf_take(&key)) == NULL)
+		return -1;
+	for (i = lo; *k && i <= hi; i++) {
+		if (s->searched >= SEARCH_BUDGET ||
+		    (text = doctree_text(s, i)) == NULL) {
+			found = -1;
+			break;
+		}
+		s->searched += s->tree_len[i];
+		if (!memmem(text, s->tree_len[i], k, strlen(k)))
+			continue;
+		if (found >= 0) {
+			found = -1;
+			break;
+		}
+		found = (long)i;
+	}
+	lec__free(k);
+	return found;
 }
 
 /* How many documents of [lo, hi] hold name (n bytes), the first in
@@ -515,7 +588,7 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 			const struct lec__sphinx_run *run,
 			struct lec__names *again)
 {
-	struct sources s = { run, docs, NULL, NULL, NULL, 0, 0 };
+	struct sources s = { run, docs, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
 	long *pos = n ? lec__calloc(n, sizeof(*pos)) : NULL;
 	long last = -1;
 	size_t i, j, round;
@@ -546,8 +619,19 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 	if (docs->len &&
 	    ((s.text = lec__calloc(docs->len, sizeof(char *))) == NULL ||
 	     (s.len = lec__calloc(docs->len, sizeof(size_t))) == NULL ||
-	     (s.tried = lec__calloc(docs->len, 1)) == NULL))
+	     (s.tried = lec__calloc(docs->len, 1)) == NULL ||
+	     (s.tree = lec__calloc(docs->len, sizeof(char *))) == NULL ||
+	     (s.tree_len = lec__calloc(docs->len, sizeof(size_t))) == NULL ||
+	     (s.tree_tried = lec__calloc(docs->len, 1)) == NULL))
 		goto done;
+	/* What Sphinx's doctrees say first: a source only one page holds. */
+	for (i = 0; docs->len && i < n; i++) {
+		size_t lo, hi;
+
+		if (pos[i] == -1 &&
+		    neighbours(pos, n, i, docs->len, &lo, &hi))
+			pos[i] = doctree_document(&s, &set->items[i], lo, hi);
+	}
 	/* What a record's names single out between its neighbours, which
 	 * each round's guesses bring closer. */
 	for (round = 0, guessed = 1; round < GUESS_ROUNDS && guessed; round++) {
@@ -587,9 +671,14 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 done:
 	for (i = 0; s.text && i < docs->len; i++)
 		lec__free(s.text[i]);
+	for (i = 0; s.tree && i < docs->len; i++)
+		lec__free(s.tree[i]);
 	lec__free(s.text);
 	lec__free(s.len);
 	lec__free(s.tried);
+	lec__free(s.tree);
+	lec__free(s.tree_len);
+	lec__free(s.tree_tried);
 	lec__free(pos);
 }
 

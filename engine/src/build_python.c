@@ -64,9 +64,6 @@
 #include "hash.h"
 #include "pipeline_internal.h"
 
-/* The interpreter venvs are made with: Debian's, whose site-packages hold
- * the packaged Sphinx and MkDocs (a python3 earlier on PATH may not). */
-#define VENV_PYTHON "/usr/bin/python3"
 /* A stamp holds one hash in hex. */
 #define STAMP_MAX 64
 /* Largest requirements file hashed for the reuse stamp. */
@@ -558,7 +555,7 @@ static uint64_t venv_inputs(const struct lec__job *job)
 
 	lec__buf_printf(&b, "%s\n", job->env->python_about
 					    ? job->env->python_about
-					    : VENV_PYTHON);
+					    : LEC__DEBIAN_PYTHON);
 	/* A venv the project's build.jobs.install filled is not one
 	 * python.install filled, and the other way round. */
 	lec__buf_printf(&b, "install: %s\n",
@@ -689,7 +686,7 @@ static int venv_remove(struct lec__job *job)
 static int venv_make(struct install *in, uint64_t inputs)
 {
 	struct lec__job *job = in->job;
-	const char *argv[] = { VENV_PYTHON, "-m", "venv",
+	const char *argv[] = { LEC__DEBIAN_PYTHON, "-m", "venv",
 			       "--system-site-packages", "--without-pip",
 			       job->venv, NULL };
 
@@ -751,7 +748,7 @@ static void note_tools(struct lec__job *job)
 	}
 	lec__buf_printf(&b, "Lectern builds with the machine's own tools: %s\n",
 			job->env->python_about ? job->env->python_about
-					      : VENV_PYTHON);
+					      : LEC__DEBIAN_PYTHON);
 	if ((text = lec__buf_take(&b)) != NULL)
 		lec__job_note(job, "build.tools", text);
 	lec__free(text);

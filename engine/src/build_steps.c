@@ -73,6 +73,23 @@ static void sphinx_language(const char *code, char *out, size_t cap)
 	}
 }
 
+/* A generator the build's Python lacks. The writer's own Python (an
+ * activated virtualenv, for a preview) is named with how to install into
+ * it: Debian's package would not help it. */
+static int generator_missing(struct lec__job *job, const char *name,
+			     const char *pip_name, const char *package)
+{
+	const char *python = job->env->python;
+
+	if (python == NULL || strcmp(python, LEC__DEBIAN_PYTHON) == 0)
+		return lec__job_fail(job, "%s is not installed: install "
+					  "Debian's %s.",
+				     name, package);
+	return lec__job_fail(job, "%s is not installed for %s: install it "
+				  "there (%s -m pip install %s).",
+			     name, python, python, pip_name);
+}
+
 /* python -m sphinx ... -b <builder> ... <outdir>, cwd = conf.py's dir. */
 static int run_sphinx(struct lec__job *job, const char *conf,
 		      const char *builder, const char *outdir,
@@ -89,8 +106,8 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 	int strict = job->config && job->config->sphinx_fail_on_warning;
 
 	if (!job->env->has_sphinx)
-		return lec__job_fail(job, "Sphinx is not installed: install "
-					  "Debian's python3-sphinx.");
+		return generator_missing(job, "Sphinx", "sphinx",
+					 "python3-sphinx");
 	sphinx_language(job->project->language, lang, sizeof(lang));
 	snprintf(define, sizeof(define), "language=%s", lang);
 	argv[n++] = lec__job_python(job);
@@ -420,8 +437,7 @@ static int build_mkdocs_html(struct lec__job *job)
 
 	if (!job->env->has_mkdocs) {
 		lec__free(outdir);
-		return lec__job_fail(job, "MkDocs is not installed: install "
-					  "Debian's mkdocs.");
+		return generator_missing(job, "MkDocs", "mkdocs", "mkdocs");
 	}
 	argv[n++] = lec__job_python(job);
 	argv[n++] = "-m";

@@ -161,7 +161,7 @@ static int probe(const char *python, char *sphinx, char *mkdocs)
 
 int lec__build_env_find_python(struct lec__build_env *env, const char *only)
 {
-	static const char *const candidates[] = { "/usr/bin/python3",
+	static const char *const candidates[] = { LEC__DEBIAN_PYTHON,
 						  "python3" };
 	struct lec__buf about = LEC__BUF_INIT;
 	char sphinx[48], mkdocs[48];

@@ -15,6 +15,12 @@
 #include "lectern/pipeline.h"
 #include "lectern/runner.h"
 
+/* Debian's interpreter, whose site-packages hold the packaged Sphinx and
+ * MkDocs (a python3 earlier on PATH may not): what builds run with unless
+ * a virtualenv or a writer's own Python is given, and what virtualenvs
+ * are made from. */
+#define LEC__DEBIAN_PYTHON "/usr/bin/python3"
+
 struct lec__build_env {
 	char *data_dir;
 	char *docs_domain;       /* what canonical URLs name */

@@ -480,7 +480,7 @@ const char *lec__job_python(const struct lec__job *job)
 {
 	if (job->python)
 		return job->python;
-	return job->env->python ? job->env->python : "/usr/bin/python3";
+	return job->env->python ? job->env->python : LEC__DEBIAN_PYTHON;
 }
 
 int lec__job_run(struct lec__job *job, const char *display,

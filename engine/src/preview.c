@@ -24,8 +24,6 @@
 #include "lectern/preview.h"
 #include "pipeline_internal.h"
 
-/* Debian's interpreter, which has Debian's Sphinx and MkDocs. */
-#define DEFAULT_PYTHON "/usr/bin/python3"
 /* The cache's published-output directories: GEN_PREFIX<N>. */
 #define GEN_PREFIX "gen-"
 /* Hex digits of the tree's path hash naming its default cache directory:
@@ -401,7 +399,7 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 	    (error = set_project(p)) < 0)
 		goto done;
 	if ((error = lec__build_env_find_python(
-		     &p->env, opts->python ? opts->python : DEFAULT_PYTHON)) <
+		     &p->env, opts->python ? opts->python : LEC__DEBIAN_PYTHON)) <
 	    0)
 		goto done;
 	p->generation = published_generation(p);
@@ -978,14 +976,114 @@ static void save_inventory(const struct lec_preview *p, const char *inv,
 
 /* A successful generator run's links checked (Sphinx's pages rewritten
  * first when some it left may be stale), then published. */
+/* An incremental Sphinx build's pages that were not written this time
+ * (older than its start) and that nothing of this build makes: what an
+ * earlier build wrote and this one would not have (viewcode's page of a
+ * module that no longer imports). Sphinx writes its other pages (indices,
+ * search) on every build; a page it did not write because its document
+ * did not change has that document's doctree; viewcode writes a module's
+ * page again only when the module's source is newer, but lists every
+ * module it has in _modules/index.html, which it writes every time. A
+ * fresh build would not have the others: they go, so that neither the
+ * link check nor the site shows them. */
+#define VIEWCODE_DIR "_modules/"
+#define VIEWCODE_INDEX VIEWCODE_DIR "index.html"
+/* Bytes of viewcode's list of modules read: one link a module. */
+#define VIEWCODE_INDEX_MAX ((size_t)4 * 1024 * 1024)
+
+struct stale_pages {
+	const char *doctrees;
+	int64_t started_ns;
+	char *modules;      /* this build's _modules/index.html, or NULL */
+	size_t modules_len;
+};
+
+static int has_doctree(const char *doctrees, const char *doc, size_t len)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *path;
+	int has;
+
+	lec__buf_printf(&b, "%s/%.*s.doctree", doctrees, (int)len, doc);
+	if ((path = lec__buf_take(&b)) == NULL)
+		return 1; /* out of memory: keep it */
+	has = access(path, F_OK) == 0;
+	lec__free(path);
+	return has;
+}
+
+/* Whether this build's list of modules links to the module page path. */
+static int listed_module(const struct stale_pages *sp, const char *path)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *href;
+	int listed;
+
+	if (sp->modules == NULL ||
+	    strncmp(path, VIEWCODE_DIR, sizeof(VIEWCODE_DIR) - 1) != 0)
+		return 0;
+	lec__buf_printf(&b, "href=\"%s\"", path + sizeof(VIEWCODE_DIR) - 1);
+	if ((href = lec__buf_take(&b)) == NULL)
+		return 1;
+	listed = memmem(sp->modules, sp->modules_len, href, strlen(href)) !=
+		 NULL;
+	lec__free(href);
+	return listed;
+}
+
+static int drop_stale_page(const struct lec__walk_at *at,
+			   enum lec__walk_event event, void *payload)
+{
+	const struct stale_pages *sp = payload;
+	size_t n = strlen(at->path);
+
+	if (event != LEC__WALK_ENTRY || !S_ISREG(at->st->st_mode) || n < 5 ||
+	    strcmp(at->path + n - 5, ".html") != 0)
+		return 0;
+	/* The file system's clock lags by a tick at most; Sphinx writes
+	 * nothing in its first tenths of a second. */
+	if (mtime_ns(at->st) >= sp->started_ns ||
+	    has_doctree(sp->doctrees, at->path, n - 5) ||
+	    (n > 11 && strcmp(at->path + n - 11, "/index.html") == 0 &&
+	     has_doctree(sp->doctrees, at->path, n - 11)) ||
+	    listed_module(sp, at->path))
+		return 0;
+	if (unlinkat(at->dirfd, at->name, 0) < 0 && errno != ENOENT)
+		return lec__error(LEC_EIO, "removing the stale page %s: %s",
+				  at->path, strerror(errno));
+	return 0;
+}
+
+static void drop_stale_pages(const struct lec_preview *p, int64_t started_ns)
+{
+	struct stale_pages sp = { p->doctrees, started_ns, NULL, 0 };
+	char *html = lec__path_join(p->output, "html");
+	char *index = html ? lec__path_join(html, VIEWCODE_INDEX) : NULL;
+	struct stat st;
+
+	if (index && lstat(index, &st) == 0 && S_ISREG(st.st_mode) &&
+	    mtime_ns(&st) >= started_ns)
+		lec__read_in(html, VIEWCODE_INDEX, VIEWCODE_INDEX_MAX,
+			     &sp.modules, &sp.modules_len);
+	lec__free(index);
+	if (html)
+		lec__walk(AT_FDCWD, html, drop_stale_page, &sp);
+	lec__free(sp.modules);
+	lec__free(html);
+	lec_error_clear();
+}
+
 static int check_and_publish(struct lec_preview *p, struct lec__job *job,
 			     int keep, int64_t started_ns)
 {
+
 	struct lec_warning_set links = { 0 };
 	char *inv = NULL;
 	size_t inv_len = 0, i;
 	int error;
 
+	if (keep)
+		drop_stale_pages(p, started_ns);
 	check_links(p, &links, keep ? &inv : NULL, &inv_len);
 	if (keep && sphinx_stale(p, job, inv, inv_len)) {
 		lec_warning_set_dispose(&links);

@@ -11,6 +11,8 @@
  * control characters, so a log full of binary junk shows as text in JSON
  * and on a terminal.
  */
+#include <ctype.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "hash.h"
@@ -123,6 +125,26 @@ static char *safe_text(const char *s, size_t max, int multiline)
 	return lec__buf_take(&b);
 }
 
+/* Drop, in place, the addresses of Python's default reprs ("<x.Conn
+ * object at 0x7f3c5a1d2b10>" becomes "<x.Conn object>"): they differ on
+ * every run, so a record quoting one (intersphinx's unreachable
+ * inventories) would be new and fixed in every build of the same tree. */
+static void drop_addresses(char *m)
+{
+	static const char at[] = " at 0x";
+	char *p = m, *hex;
+
+	while ((p = strstr(p, at)) != NULL) {
+		hex = p + sizeof(at) - 1;
+		while (isxdigit((unsigned char)*hex))
+			hex++;
+		if (*hex == '>' && hex - p > (ptrdiff_t)sizeof(at))
+			memmove(p, hex, strlen(hex) + 1);
+		else
+			p++;
+	}
+}
+
 /* Collecting -------------------------------------------------------------- */
 
 static void warning_dispose(struct lec_warning *w)
@@ -165,6 +187,7 @@ int lec_warning_set_add(struct lec_warning_set *set,
 		warning_dispose(&w);
 		return lec__error_oom();
 	}
+	drop_addresses(w.message);
 	if (set->secrets) {
 		lec_runner_mask(w.file, strlen(w.file), set->secrets);
 		lec_runner_mask(w.message, strlen(w.message), set->secrets);

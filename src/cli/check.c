@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,7 +490,7 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_preview *pv = NULL;
 	struct lec_warning_set own = { 0 }, *set;
 	const char *cache = NULL;
-	char *pos[1], about[256] = "";
+	char *pos[1], about[256] = "", python[PATH_MAX];
 	int new_only = 0, json = 0, n, status, built;
 	size_t i, shown = 0;
 	const struct cli_opt opts[] = { { "--new-only", NULL, &new_only },
@@ -501,6 +502,8 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 				     &n)) != CLI_EXIT_OK)
 		return status;
 	popts.cache_dir = cache;
+	if (cli_writer_python(python, sizeof(python)))
+		popts.python = python;
 	if (lec_preview_open(&pv, n ? pos[0] : ".", &popts) < 0)
 		return cli_fail_engine("check: cannot build");
 	built = lec_preview_build(pv, &cb, NULL) == LEC_OK;

@@ -96,6 +96,9 @@ int cli_group_help(FILE *out, const char *group,
 int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv);
 /* `lectern preview [DIR]` (preview.c). */
 int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv);
+/* The activated virtualenv's python ($VIRTUAL_ENV/bin/python) into buf,
+ * 1; 0 when there is none (the engine's default then). writer_python.c */
+int cli_writer_python(char *buf, size_t size);
 /* mcp.c */
 int cli_cmd_mcp(struct cli_ctx *ctx, int argc, char **argv);
 void cli_mcp_help(FILE *out);

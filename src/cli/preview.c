@@ -515,6 +515,7 @@ int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv)
 	struct loop l;
 	struct options o;
 	sigset_t stop;
+	char python[PATH_MAX];
 	int status;
 
 	(void)ctx;
@@ -530,6 +531,8 @@ int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	popts.cache_dir = o.cache;
+	if (cli_writer_python(python, sizeof(python)))
+		popts.python = python;
 	if (lec_preview_open(&l.pv, o.dir, &popts) < 0) {
 		status = cli_fail_engine("cannot preview");
 		goto done;

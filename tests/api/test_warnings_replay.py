@@ -19,7 +19,12 @@ with one warm cache and a fresh cache for each: the same records again.
 Each of these failed on the main before the change: the incremental
 build lost the autodoc, include and consistency records (counted as
 fixed, then as new again), and the failed build counted every record of
-the last good one as fixed."""
+the last good one as fixed. Found on pytest-dev/pluggy's history and
+failing before their changes too: a docstring's record found while
+writing (nitpicky's missing reference) was tied to a page that only
+mentions the object, so it was lost when that page alone was written
+again; and a module that stopped importing left viewcode's page of it in
+a preview's output, whose links to the gone anchors were broken."""
 import json
 import os
 import shutil
@@ -36,7 +41,8 @@ CONFIG = ("version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\
 CONF = ("import os, sys\n"
         "sys.path.insert(0, os.path.abspath('..'))\n"
         "project = 'Replayed'\n"
-        "extensions = ['myst_parser', 'sphinx.ext.autodoc']\n"
+        "extensions = ['myst_parser', 'sphinx.ext.autodoc', 'sphinx.ext.viewcode']\n"
+        "nitpicky = True\n"
         "source_suffix = {'.rst': 'restructuredtext', '.md': 'markdown'}\n"
         "exclude_patterns = ['_inc']\n"
         "html_theme = 'alabaster'\n")
@@ -45,15 +51,18 @@ INDEX = ("Replayed\n========\n\n"
          ".. frobnicate:: now\n\n"
          "See :ref:`nolabel` and :doc:`nodoc`.\n")
 GUIDE = ("Guide\n=====\n\n.. _guide-start:\n\nStarting\n--------\n\n"
-         "Read :ref:`usage-top` first.\n\n.. include:: _inc/snippet.rst\n")
+         "Read :ref:`usage-top` first, then :class:`pkg.tool.Thing`.\n\n"
+         ".. include:: _inc/snippet.rst\n")
 USAGE = ("Usage\n=====\n\n.. _usage-top:\n\nTop\n---\n\nUse it, see :ref:`guide-start`.\n\n"
          ".. include:: _inc/snippet.rst\n")
 NOTES = ("# Notes\n\nA MyST page.\n\n```{unheardof}\nbody\n```\n\n"
          "See [nowhere](#nowhere-at-all).\n")
 API = ("API\n===\n\n.. automodule:: pkg.mod\n   :members:\n\n"
-       ".. autofunction:: nosuchpkg.thing\n")
+       ".. autofunction:: nosuchpkg.thing\n\n"
+       ".. currentmodule:: pkg.tool\n\n.. autoclass:: Thing\n")
 MOD = ('"""A module."""\n\n\ndef run():\n    """Run it.\n\n      badly indented\n'
        '    text\n    """\n    return 1\n')
+TOOL = ('"""Tools."""\n\n\nclass Thing:\n    """A thing, as :class:`Nowhere` would be."""\n')
 START = {
     ".readthedocs.yaml": CONFIG,
     "docs/conf.py": CONF,
@@ -66,6 +75,7 @@ START = {
     "docs/_inc/snippet.rst": "Shared text.\n\n.. snippetdir:: x\n",
     "pkg/__init__.py": "",
     "pkg/mod.py": MOD,
+    "pkg/tool.py": TOOL,
 }
 
 # (what the commit does, files written (None: deleted), whether the
@@ -87,6 +97,8 @@ HISTORY = [
       "docs/index.rst": INDEX.replace(".. frobnicate:: now\n\n", "").replace(
           "   usage\n", "   howto\n")}, True),
     ("the docstring fixed", {"pkg/mod.py": MOD.replace("      badly", "    badly")}, True),
+    ("the module no longer imports", {"pkg/mod.py": "raise ImportError('gone')\n"}, True),
+    ("the module imports again", {"pkg/mod.py": MOD.replace("      badly", "    badly")}, True),
     ("conf.py broken", {"docs/conf.py": CONF + "this is not python\n"}, False),
     ("conf.py mended", {"docs/conf.py": CONF + "html_title = 'Mended'\n"}, True),
 ]
@@ -179,6 +191,7 @@ class WarningsReplayTest(ServerTestCase):
         # a MyST page, in a docstring, while writing, the consistency
         # check's.
         for part in ("nosuchpkg", "snippetdir", "unheardof", "docstring of pkg.mod",
+                     "docstring of pkg.tool.Thing", "py:class reference target not found: Nowhere",
                      "undefined label", "isn't included in any toctree",
                      "nonexisting document", "frobnicate"):
             self.assertIn(part, messages, json.dumps(first, indent=1))

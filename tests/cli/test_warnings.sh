@@ -128,4 +128,28 @@ make_repo "$DATA/stray"
 expect_status 1 "$LECTERN" check "$DATA/stray" --new-only --cache "$CACHE/stray"
 expect_match err "no project of this context is built from .*stray or its remotes"
 
+# ---- check: the writer's activated virtualenv is the Python Sphinx runs
+# with (a project whose conf.py imports what was pip-installed there);
+# one without Sphinx is told how to install into it.
+mkdir -p "$DATA/venv/bin" "$DATA/sphinxtree/docs"
+cat >"$DATA/venv/bin/python" <<SH
+#!/bin/sh
+echo "\$*" >>"$DATA/venv/used"
+exec /usr/bin/python3 "\$@"
+SH
+chmod +x "$DATA/venv/bin/python"
+printf "project = 'Venv'\n" >"$DATA/sphinxtree/docs/conf.py"
+printf 'Venv\n====\n\nText.\n' >"$DATA/sphinxtree/docs/index.rst"
+if /usr/bin/python3 -c 'import sphinx' 2>/dev/null; then
+	VIRTUAL_ENV="$DATA/venv" expect_status 0 "$LECTERN" check "$DATA/sphinxtree" --cache "$CACHE/venv"
+	grep -q -- '-m sphinx' "$DATA/venv/used" && pass || fail "the virtualenv's python did not run Sphinx"
+fi
+cat >"$DATA/venv/bin/python" <<SH
+#!/bin/sh
+case "\$*" in *sphinx*|*mkdocs*) echo "- -"; exit 0;; esac
+exec /usr/bin/python3 "\$@"
+SH
+VIRTUAL_ENV="$DATA/venv" expect_status 1 "$LECTERN" check "$DATA/sphinxtree" --cache "$CACHE/venv2"
+expect_match err "Sphinx is not installed for $DATA/venv/bin/python: install it there \($DATA/venv/bin/python -m pip install sphinx\)"
+
 finish

@@ -305,6 +305,20 @@ TEST(skip_and_missing_generators)
 			       "python3-sphinx.");
 	CHECK(lec_steps_find(&s, "-m sphinx", NULL) == NULL);
 	lec_steps_dispose(&s);
+
+	/* A writer's own Python (an activated virtualenv) is told how to
+	 * install into it: Debian's package would not reach it. */
+	lec_steps_init(&s, "guide", NULL);
+	lec_steps_put(&s, "mkdocs.yml", "site_name: Guide\n");
+	s.env.has_mkdocs = 0;
+	lec__free(s.env.python);
+	s.env.python = lec__strdup("/home/w/venv/bin/python");
+	CHECK_INT(lec__job_build_docs(&s.job), -1);
+	CHECK_STR(s.job.error, "MkDocs is not installed for "
+			       "/home/w/venv/bin/python: install it there "
+			       "(/home/w/venv/bin/python -m pip install "
+			       "mkdocs).");
+	lec_steps_dispose(&s);
 }
 
 static const struct lec_test tests[] = {
