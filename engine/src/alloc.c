@@ -44,6 +44,30 @@ void lec__free(void *ptr)
 	free(ptr);
 }
 
+int lec__grow(void **items, size_t *cap, size_t len, size_t size,
+	      size_t first)
+{
+	size_t n = *cap ? *cap * 2 : first;
+	void *p;
+
+	if (len < *cap)
+		return LEC_OK;
+	p = lec__realloc(*items, n * size);
+	LEC__CHECK_ALLOC(p);
+	*items = p;
+	*cap = n;
+	return LEC_OK;
+}
+
+void lec__strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		lec__free(v[i]);
+	lec__free(v);
+}
+
 char *lec__strndup(const char *s, size_t n)
 {
 	char *copy;
@@ -71,6 +95,35 @@ char *lec__strdup_cut(const char *s, size_t max)
 		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
 			n--;
 	return lec__strndup(s, n);
+}
+
+size_t lec__utf8_len(const unsigned char *s, size_t n)
+{
+	size_t need, i;
+	unsigned long cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < need)
+		return 0;
+	for (i = 1; i < need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF. */
+	if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return need;
 }
 
 size_t lec__utf8_chars(const char *s)

@@ -128,15 +128,7 @@ const struct lec__table lec__builds = {
 	.order = BUILD_ORDER,
 };
 
-void lec_build_free(struct lec_build *build)
-{
-	lec__row_free(&build_row, build);
-}
-
-void lec_build_list_dispose(struct lec_build_list *list)
-{
-	LEC__LIST_DISPOSE(&build_row, list);
-}
+LEC__DEFINE_FREES(lec_build, &build_row)
 
 /* The first row of q (which this disposes) in `order`. */
 static int build_first(struct lec_store *st, struct lec__query *q,
@@ -223,23 +215,10 @@ int lec_build_list(struct lec_store *st, int64_t project_id,
 
 /* Writing ----------------------------------------------------------------- */
 
-/* Finish a write transaction: commit on success, roll back otherwise. */
-static int finish_write(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 static int check_commit(const char *commit)
 {
 	if (commit && strlen(commit) > LEC_BUILD_COMMIT_MAX)
-		return lec__error_field(LEC_EINVALID, "commit",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_BUILD_COMMIT_MAX);
+		return lec__error_too_long("commit", LEC_BUILD_COMMIT_MAX);
 	return LEC_OK;
 }
 
@@ -288,21 +267,15 @@ static int build_write(struct lec_store *st, const struct lec_build *b)
 /* A successful build's version has been built. */
 static int mark_version_built(struct lec_store *st, const struct lec_build *b)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
+	const int64_t v[2] = { lec__now_us(), b->version_id };
 
 	if (b->state != LEC_BUILD_STATE_FINISHED || !b->success ||
 	    !b->version_id)
 		return LEC_OK;
-	if ((error = lec_store__prepare(st, &stmt,
-					"UPDATE versions SET built = 1, "
-					"modified = ? WHERE id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, lec__now_us());
-	sqlite3_bind_int64(stmt, 2, b->version_id);
-	error = lec_store__step_done(st, stmt, "marking a version built");
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__exec_ints(st,
+				    "UPDATE versions SET built = 1, "
+				    "modified = ? WHERE id = ?",
+				    v, 2, "marking a version built", NULL);
 }
 
 /* Record the end of a build at now. */
@@ -413,7 +386,7 @@ static int build_change(struct lec_store *st, int64_t id,
 					     &id, 1, "releasing a build", NULL);
 done:
 	lec_build_free(b);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 int lec_build_set_state(struct lec_store *st, int64_t id,
@@ -508,7 +481,7 @@ int lec_build_reset(struct lec_store *st, int64_t id)
 				    id, "deleting build commands", NULL);
 done:
 	lec_build_free(b);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 /* Set one text column of a build. */
@@ -594,48 +567,29 @@ int lec_build_set_cache(struct lec_store *st, int64_t id, const char *json)
 static int trigger_version_type(struct lec_store *st, int64_t project_id,
 				int64_t version_id, char **type)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	const int64_t v[2] = { version_id, project_id };
+	int found = 0;
+	int error = lec_store__query_text(st,
+					  "SELECT type FROM versions WHERE "
+					  "id = ? AND project_id = ?",
+					  v, 2, "looking a version up", type,
+					  &found);
 
-	*type = NULL;
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT type FROM versions WHERE "
-					"id = ? AND project_id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, version_id);
-	sqlite3_bind_int64(stmt, 2, project_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = lec_store__col_text(stmt, 0, type);
-	else if (rc == SQLITE_DONE)
+	if (error == LEC_OK && !found)
 		error = lec__error(LEC_ENOTFOUND,
 				   "No Version matches the given query.");
-	else
-		error = lec_store__sqlerr(st, rc, "looking a version up");
-	lec_store__finalize(st, stmt);
 	return error;
 }
 
 /* The commit of the version's newest build (NULL when none). */
 static int last_commit(struct lec_store *st, int64_t version_id, char **out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	*out = NULL;
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT commit_sha FROM builds WHERE "
-					"version_id = ? ORDER BY " BUILD_ORDER
-					" LIMIT 1")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, version_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = lec_store__col_text(stmt, 0, out);
-	else if (rc != SQLITE_DONE)
-		error = lec_store__sqlerr(st, rc, "reading the last build");
-	lec_store__finalize(st, stmt);
-	return error;
+	return lec_store__query_text(st,
+				     "SELECT commit_sha FROM builds WHERE "
+				     "version_id = ? ORDER BY " BUILD_ORDER
+				     " LIMIT 1",
+				     &version_id, 1, "reading the last build",
+				     out, NULL);
 }
 
 /* Cancel the version's unfinished builds; *count gets how many. */
@@ -742,7 +696,7 @@ static int trigger(struct lec_store *st, int64_t project_id,
 			      &id);
 	if (error == LEC_OK && out)
 		error = build_fetch(st, id, &created);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_build_free(created);
 		return error;
 	}
@@ -951,7 +905,7 @@ int lec_build_claim(struct lec_store *st, struct lec_build **out)
 				   "no build is waiting for a free project");
 	if (error == LEC_OK && (error = claim_take(st, id, owner)) == LEC_OK)
 		error = build_fetch(st, id, &claimed);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_build_free(claimed);
 		return error;
 	}
@@ -1040,15 +994,8 @@ static int output_size(struct lec_store *st, int64_t id, size_t *size)
 	return error;
 }
 
-void lec_build_command_free(struct lec_build_command *command)
-{
-	lec__row_free(&command_row, command);
-}
-
-void lec_build_command_list_dispose(struct lec_build_command_list *list)
-{
-	LEC__LIST_DISPOSE(&command_listed_row, list);
-}
+LEC__DEFINE_FREE(lec_build_command, &command_row)
+LEC__DEFINE_LIST_DISPOSE(lec_build_command, &command_listed_row)
 
 int lec_build_command_get(struct lec_store *st, int64_t id,
 			  struct lec_build_command **out)
@@ -1137,8 +1084,7 @@ int lec_build_command_start(struct lec_store *st, int64_t build_id,
 	lec_error_clear();
 	*id = 0;
 	if (command == NULL || *command == '\0')
-		return lec__error_field(LEC_EINVALID, "command",
-					"This field may not be blank.");
+		return lec__error_blank("command");
 	if ((error = check_build_running(st, build_id)) < 0 ||
 	    (error = lec_store__prepare(
 		     st, &stmt,
@@ -1292,7 +1238,7 @@ int lec_build_command_append(struct lec_store *st, int64_t id,
 		error = command_write(st, id, &r, bytes, keep, len - keep,
 				      NULL);
 	}
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 void lec_build_size_text(uint64_t bytes, char *out)
@@ -1348,5 +1294,5 @@ int lec_build_command_finish(struct lec_store *st, int64_t id, int exit_code)
 		error = command_write(st, id, &r, notice, strlen(notice), 0,
 				      &exit_code);
 	}
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }

@@ -72,14 +72,9 @@ int lec__names_add(struct lec__names *n, const char *name)
 {
 	char *copy;
 
-	if (n->len == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 16;
-		char **grown = lec__realloc(n->items, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		n->items = grown;
-		n->cap = cap;
-	}
+	if (lec__grow((void **)&n->items, &n->cap, n->len,
+		      sizeof(*n->items), 16) < 0)
+		return LEC_ENOMEM;
 	copy = lec__strdup(name);
 	LEC__CHECK_ALLOC(copy);
 	n->items[n->len++] = copy;
@@ -98,13 +93,9 @@ long lec__names_find(const struct lec__names *n, const char *name)
 
 void lec__names_dispose(struct lec__names *n)
 {
-	size_t i;
-
 	if (n == NULL)
 		return;
-	for (i = 0; i < n->len; i++)
-		lec__free(n->items[i]);
-	lec__free(n->items);
+	lec__strings_free(n->items, n->len);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -782,21 +773,15 @@ static cJSON *names_json(const struct lec__names *n)
 int lec__sphinx_kept_save(const struct lec__sphinx_kept *k, const char *path)
 {
 	cJSON *root = cJSON_CreateObject(), *list;
-	struct lec__buf tmp = LEC__BUF_INIT;
-	char *text = NULL, *tpath;
-	int error = LEC_OK, fd = -1;
+	char *text = NULL;
+	int error;
 	size_t i;
 
 	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
 	for (i = 0; list && i < k->records.len; i++) {
 		const struct lec_warning *w = &k->records.items[i];
-		cJSON *o = cJSON_CreateObject();
+		cJSON *o = lec__warning_record_json(list, w);
 
-		cJSON_AddItemToArray(list, o);
-		cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
-		cJSON_AddStringToObject(o, "file", w->file);
-		cJSON_AddNumberToObject(o, "line", w->line);
-		cJSON_AddStringToObject(o, "message", w->message);
 		cJSON_AddNumberToObject(o, "phase", w->phase);
 		if (w->doc)
 			cJSON_AddStringToObject(o, "doc", w->doc);
@@ -810,26 +795,9 @@ int lec__sphinx_kept_save(const struct lec__sphinx_kept *k, const char *path)
 		text = cJSON_PrintUnformatted(root);
 	}
 	cJSON_Delete(root);
-	lec__buf_printf(&tmp, "%s.tmp", path);
-	tpath = lec__buf_take(&tmp);
-	if (text == NULL || tpath == NULL) {
-		error = lec__error_oom();
-	} else if ((fd = open(tpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-					     O_NOFOLLOW,
-			      0600)) < 0) {
-		error = lec__error(LEC_EIO, "%s: %s", tpath, strerror(errno));
-	} else {
-		size_t n = strlen(text);
-		int ok = write(fd, text, n) == (ssize_t)n;
-
-		if (close(fd) < 0 || !ok || rename(tpath, path) < 0) {
-			error = lec__error(LEC_EIO, "%s: %s", path,
-					   strerror(errno));
-			unlink(tpath);
-		}
-	}
+	error = text ? lec__file_replace(path, text, strlen(text))
+		     : lec__error_oom();
 	cJSON_free(text);
-	lec__free(tpath);
 	return error;
 }
 
@@ -849,30 +817,49 @@ static int names_load(const cJSON *a, struct lec__names *out)
 	return LEC_OK;
 }
 
-static int record_load(const cJSON *item, struct lec_warning_set *set)
+cJSON *lec__warning_record_json(cJSON *list, const struct lec_warning *w)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToArray(list, o);
+	cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
+	cJSON_AddStringToObject(o, "file", w->file);
+	cJSON_AddNumberToObject(o, "line", w->line);
+	cJSON_AddStringToObject(o, "message", w->message);
+	return o;
+}
+
+int lec__warning_record_read(const cJSON *item, struct lec_warning *w)
 {
 	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(item, "kind");
 	const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "file");
 	const cJSON *line = cJSON_GetObjectItemCaseSensitive(item, "line");
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
+
+	if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
+	    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
+	    lec_warning_kind_lookup(kind->valuestring, &w->kind) < 0 ||
+	    line->valuedouble < 0 || line->valuedouble > 1e9)
+		return LEC_EINVALID;
+	w->file = file->valuestring;
+	w->line = (unsigned)line->valuedouble;
+	w->message = msg->valuestring;
+	return LEC_OK;
+}
+
+static int record_load(const cJSON *item, struct lec_warning_set *set)
+{
 	const cJSON *phase = cJSON_GetObjectItemCaseSensitive(item, "phase");
 	const cJSON *doc = cJSON_GetObjectItemCaseSensitive(item, "doc");
 	struct lec_warning w = { 0 };
 
-	if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
-	    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
-	    !cJSON_IsNumber(phase) ||
-	    lec_warning_kind_lookup(kind->valuestring, &w.kind) < 0 ||
-	    w.kind > LEC_WARNING_CRITICAL || line->valuedouble < 0 ||
-	    line->valuedouble > 1e9 || phase->valuedouble < 0 ||
-	    phase->valuedouble >= LEC__PHASES ||
+	if (lec__warning_record_read(item, &w) < 0 ||
+	    w.kind > LEC_WARNING_CRITICAL || !cJSON_IsNumber(phase) ||
+	    phase->valuedouble < 0 || phase->valuedouble >= LEC__PHASES ||
 	    (doc && (!cJSON_IsString(doc) || !safe_doc(doc->valuestring)))) {
 		lec_error_clear();
 		return LEC_EINVALID;
 	}
-	w.file = file->valuestring;
-	w.line = (unsigned)line->valuedouble;
-	w.message = msg->valuestring;
 	w.phase = (unsigned)phase->valuedouble;
 	w.doc = doc ? doc->valuestring : NULL;
 	add_record(set, &w);

@@ -179,14 +179,10 @@ static int job_prepare(struct lec__job *job)
 
 static void job_dispose(struct lec__job *job)
 {
-	size_t i;
-
 	if (job->build_dir)
 		lec__remove_tree(job->build_dir);
 	lec__env_free(job->cmd_env);
-	for (i = 0; i < job->nencoded; i++)
-		lec__free(job->encoded[i]);
-	lec__free(job->encoded);
+	lec__strings_free(job->encoded, job->nencoded);
 	lec__free((void *)job->secrets);
 	lec_envvar_values_dispose(&job->vars);
 	lec_rtd_config_free(job->config);

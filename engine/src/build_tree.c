@@ -161,15 +161,9 @@ static int manifest_add(struct manifest *m, const char *path, char type,
 {
 	struct tree_entry *e;
 
-	if (m->len == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		struct tree_entry *grown =
-			lec__realloc(m->items, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		m->items = grown;
-		m->cap = cap;
-	}
+	if (lec__grow((void **)&m->items, &m->cap, m->len, sizeof(*m->items),
+		      256) < 0)
+		return LEC_ENOMEM;
 	e = &m->items[m->len];
 	memset(e, 0, sizeof(*e));
 	e->type = type;

@@ -36,35 +36,6 @@ static int is_digit(char c)
 
 /* Paths ------------------------------------------------------------------- */
 
-/* Append the segments of rel (n bytes) to out, a normalised relative path;
- * 0 when ".." climbs above the top. */
-static int push_segments(struct lec__buf *out, const char *rel, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t j = i;
-
-		while (j < n && rel[j] != '/')
-			j++;
-		if (j - i == 2 && rel[i] == '.' && rel[i + 1] == '.') {
-			char *slash;
-
-			if (out->len == 0)
-				return 0;
-			out->ptr[out->len] = '\0';
-			slash = strrchr(out->ptr, '/');
-			out->len = slash ? (size_t)(slash - out->ptr) : 0;
-		} else if (j > i && !(j - i == 1 && rel[i] == '.')) {
-			if (out->len)
-				lec__buf_putn(out, "/", 1);
-			lec__buf_putn(out, rel + i, j - i);
-		}
-		i = j + 1;
-	}
-	return 1;
-}
-
 char *lec__warn_relative(const char *root, const char *base, const char *path,
 			 size_t n)
 {
@@ -75,13 +46,13 @@ char *lec__warn_relative(const char *root, const char *base, const char *path,
 	if (n > 0 && path[0] == '/') {
 		if (r > 0 && n > r && strncmp(path, root, r) == 0 &&
 		    path[r] == '/')
-			inside = push_segments(&b, path + r + 1, n - r - 1);
+			inside = lec__path_push(&b, path + r + 1, n - r - 1);
 		else
 			inside = 0;
 	} else {
-		inside = push_segments(&b, base ? base : "",
+		inside = lec__path_push(&b, base ? base : "",
 				       base ? strlen(base) : 0) &&
-			 push_segments(&b, path, n);
+			 lec__path_push(&b, path, n);
 	}
 	if (!inside) {
 		lec__buf_dispose(&b);

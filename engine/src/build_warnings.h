@@ -154,6 +154,15 @@ int lec__sphinx_kept_load(const char *path, struct lec__sphinx_kept *out);
 /* Save it at path, atomically. */
 int lec__sphinx_kept_save(const struct lec__sphinx_kept *k, const char *path);
 
+/* A record as the files that keep records between builds hold it (the
+ * kept state here, a preview's last warnings): an object of its kind,
+ * file, line and message, added to list; NULL when out of memory. */
+struct cJSON *lec__warning_record_json(struct cJSON *list,
+				       const struct lec_warning *w);
+/* Those four read back from item into w (its strings borrowed from
+ * item): LEC_OK, or LEC_EINVALID when one is missing or out of range. */
+int lec__warning_record_read(const struct cJSON *item, struct lec_warning *w);
+
 /* Before an incremental run: make Sphinx read again the documents
  * prev->reread names (their doctrees go) and write again those of
  * prev->rewrite (their pages go). */

@@ -507,16 +507,9 @@ static int collect_headings(xmlNode *root, struct heading_list *l,
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
 		if (heading_rank(c) > 0) {
-			if (l->len == l->cap) {
-				size_t cap = l->cap ? l->cap * 2 : 16;
-				xmlNode **grown = lec__realloc(
-					l->items, cap * sizeof(*grown));
-
-				if (grown == NULL)
-					return lec__error_oom();
-				l->items = grown;
-				l->cap = cap;
-			}
+			if (lec__grow((void **)&l->items, &l->cap, l->len,
+				      sizeof(*l->items), 16) < 0)
+				return LEC_ENOMEM;
 			l->items[l->len++] = c;
 		} else if (collect_headings(c, l, depth - 1) != LEC_OK) {
 			return LEC_ENOMEM;
@@ -745,10 +738,7 @@ int lec_embed_v2_html(const char *html, size_t len, const char *page_url,
 	if ((rc = page_args(html, page_url, out != NULL)) != LEC_OK)
 		return rc;
 	if (section && strlen(section) > LEC_EMBED_SECTION_MAX)
-		return lec__error_field(LEC_EINVALID, "section",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_EMBED_SECTION_MAX);
+		return lec__error_too_long("section", LEC_EMBED_SECTION_MAX);
 	if ((rc = lec__html_parse(html, len, page_url, &doc)) != LEC_OK)
 		goto done;
 	if ((e = lec__calloc(1, sizeof(*e))) == NULL) {
@@ -787,9 +777,7 @@ void lec_embed_v2_free(struct lec_embed_v2 *embed)
 
 	if (embed == NULL)
 		return;
-	for (i = 0; i < embed->content_len; i++)
-		lec__free(embed->content[i]);
-	lec__free(embed->content);
+	lec__strings_free(embed->content, embed->content_len);
 	for (i = 0; i < embed->headers_len; i++) {
 		lec__free(embed->headers[i].title);
 		lec__free(embed->headers[i].anchor);

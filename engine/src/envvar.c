@@ -51,29 +51,16 @@ static int check_text(const char *field, const char *s, size_t max,
 		      size_t *chars)
 {
 	if (s == NULL)
-		return lec__error_field(LEC_EINVALID, field,
-					"This field is required.");
+		return lec__error_required(field);
 	if (*s == '\0')
-		return lec__error_field(LEC_EINVALID, field,
-					"This field may not be blank.");
+		return lec__error_blank(field);
 	*chars = lec__utf8_chars(s);
 	if (*chars > max)
-		return lec__error_field(LEC_EINVALID, field,
-					"Ensure this field has no more than "
-					"%zu characters.",
-					max);
+		return lec__error_too_long(field, max);
 	return LEC_OK;
 }
 
-void lec_envvar_free(struct lec_envvar *var)
-{
-	lec__row_free(&envvar_row, var);
-}
-
-void lec_envvar_list_dispose(struct lec_envvar_list *list)
-{
-	LEC__LIST_DISPOSE(&envvar_row, list);
-}
+LEC__DEFINE_FREES(lec_envvar, &envvar_row)
 
 static void value_dispose(struct lec_envvar_value *v)
 {
@@ -204,23 +191,9 @@ done:
 	return error;
 }
 
-int lec_envvar_get(struct lec_store *st, int64_t project_id, int64_t id,
-		   struct lec_envvar **out)
-{
-	return lec__table_get(st, &envvars, &project_id, id, (void **)out);
-}
-
-int lec_envvar_list(struct lec_store *st, int64_t project_id,
-		    const struct lec_page *page, struct lec_envvar_list *out)
-{
-	return lec__table_list(st, &envvars, &project_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
-
-int lec_envvar_delete(struct lec_store *st, int64_t project_id, int64_t id)
-{
-	return lec__table_delete(st, &envvars, project_id, id);
-}
+LEC__DEFINE_SCOPED_GET(lec_envvar, &envvars)
+LEC__DEFINE_SCOPED_LIST(lec_envvar, &envvars)
+LEC__DEFINE_SCOPED_DELETE(lec_envvar, &envvars)
 
 /* Decrypt one row (name, value, public) into v; the key is loaded by the
  * caller on the first row only, so a project without variables needs no

@@ -40,6 +40,25 @@ int lec__error_field(int code, const char *field, const char *fmt, ...)
 	return code;
 }
 
+int lec__error_required(const char *field)
+{
+	return lec__error_field(LEC_EINVALID, field, "This field is required.");
+}
+
+int lec__error_blank(const char *field)
+{
+	return lec__error_field(LEC_EINVALID, field,
+				"This field may not be blank.");
+}
+
+int lec__error_too_long(const char *field, size_t max)
+{
+	return lec__error_field(LEC_EINVALID, field,
+				"Ensure this field has no more than %zu "
+				"characters.",
+				max);
+}
+
 int lec__error_oom(void)
 {
 	static const char text[] = "out of memory";

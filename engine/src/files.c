@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -40,6 +41,75 @@ char *lec__path_join(const char *a, const char *b)
 
 	lec__buf_printf(&buf, "%s/%s", a, b);
 	return lec__buf_take(&buf);
+}
+
+int lec__path_push(struct lec__buf *out, const char *rel, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && rel[j] != '/')
+			j++;
+		if (j - i == 2 && rel[i] == '.' && rel[i + 1] == '.') {
+			size_t k = out->len;
+
+			if (k == 0)
+				return 0;
+			while (k > 0 && out->ptr[k - 1] != '/')
+				k--;
+			out->len = k > 0 ? k - 1 : 0;
+		} else if (j > i && !(j - i == 1 && rel[i] == '.')) {
+			if (out->len)
+				lec__buf_putn(out, "/", 1);
+			lec__buf_putn(out, rel + i, j - i);
+		}
+		i = j + 1;
+	}
+	return 1;
+}
+
+int lec__write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int lec__file_replace(const char *path, const void *data, size_t len)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *tmp;
+	int fd, ok, error = LEC_OK;
+
+	lec__buf_printf(&b, "%s.tmp", path);
+	if ((tmp = lec__buf_take(&b)) == NULL)
+		return LEC_ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0600);
+	if (fd < 0) {
+		error = lec__error(LEC_EIO, "%s: %s", tmp, strerror(errno));
+	} else {
+		ok = lec__write_all(fd, data, len) == 0;
+		if (close(fd) < 0 || !ok || rename(tmp, path) < 0) {
+			error = lec__error(LEC_EIO, "%s: %s", path,
+					   strerror(errno));
+			unlink(tmp);
+		}
+	}
+	lec__free(tmp);
+	return error;
 }
 
 int lec__mkdirs_mode(const char *path, mode_t mode)
@@ -277,14 +347,9 @@ static int frame_push(struct walk *w, const char *name, const struct stat *st,
 {
 	struct frame *f;
 
-	if (w->depth == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct frame *grown = lec__realloc(w->stack, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		w->stack = grown;
-		w->cap = cap;
-	}
+	if (lec__grow((void **)&w->stack, &w->cap, w->depth,
+		      sizeof(*w->stack), 16) < 0)
+		return LEC_ENOMEM;
 	f = &w->stack[w->depth];
 	memset(f, 0, sizeof(*f));
 	f->st = *st;
@@ -296,14 +361,9 @@ static int frame_push(struct walk *w, const char *name, const struct stat *st,
 
 static int subdir_add(struct frame *f, const char *name)
 {
-	if (f->nsub == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 8;
-		char **grown = lec__realloc(f->subdirs, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		f->subdirs = grown;
-		f->cap = cap;
-	}
+	if (lec__grow((void **)&f->subdirs, &f->cap, f->nsub,
+		      sizeof(*f->subdirs), 8) < 0)
+		return LEC_ENOMEM;
 	LEC__CHECK_ALLOC(f->subdirs[f->nsub] = lec__strdup(name));
 	f->nsub++;
 	return LEC_OK;

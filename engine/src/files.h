@@ -20,8 +20,22 @@
 
 /* Paths ------------------------------------------------------------------ */
 
+struct lec__buf;
+
 /* "<a>/<b>", owned by the caller; NULL when out of memory. */
 char *lec__path_join(const char *a, const char *b);
+/* Append the segments of rel (n bytes, '/'-separated) to out, a normalised
+ * relative path: "." and empty segments dropped, ".." taking the last one
+ * off. 0 when ".." climbs above the top (out is then partly written). */
+int lec__path_push(struct lec__buf *out, const char *rel, size_t n);
+/* Write all len bytes of data to fd, again after EINTR and short writes:
+ * 0, or -1 with errno set. */
+int lec__write_all(int fd, const void *data, size_t len);
+/* Replace path's contents with data at once: written to "<path>.tmp"
+ * (mode 0600, not through a link), then renamed over path, so a reader
+ * sees the old file or the new one, never part of it. LEC_EIO naming the
+ * file (the temporary one is removed), LEC_ENOMEM. */
+int lec__file_replace(const char *path, const void *data, size_t len);
 /* mkdir -p; directories made get mode (their parents too). */
 int lec__mkdirs_mode(const char *path, mode_t mode);
 /* mkdir -p with mode 0700. */

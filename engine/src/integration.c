@@ -97,15 +97,7 @@ static const struct lec__table integrations = {
 	.order = "id", .not_found = not_found,
 };
 
-void lec_integration_free(struct lec_integration *integration)
-{
-	lec__row_free(&integration_row, integration);
-}
-
-void lec_integration_list_dispose(struct lec_integration_list *list)
-{
-	LEC__LIST_DISPOSE(&integration_row, list);
-}
+LEC__DEFINE_FREES(lec_integration, &integration_row)
 
 static int insert(struct lec_store *st, int64_t project_id,
 		  enum lec_integration_type type, const unsigned char *blob,
@@ -136,10 +128,10 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 			   enum lec_integration_type type, const char *secret,
 			   struct lec_integration **out, char **secret_out)
 {
-	char generated[LEC_INTEGRATION_SECRET_LEN + 1];
 	char aad[INTEGRATION_AAD_MAX];
 	unsigned char *blob = NULL;
 	size_t blob_len = 0;
+	char *made = NULL;
 	int64_t id = 0;
 	int error;
 
@@ -148,39 +140,25 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 		*out = NULL;
 	if (secret_out)
 		*secret_out = NULL;
-	if ((error = lec__secret_choose(secret, LEC_INTEGRATION_SECRET_MAX,
-					generated, LEC_INTEGRATION_SECRET_LEN,
-					&secret)) < 0)
-		return error;
-	error = lec__secret_seal_stored(st, secret, aad,
-					integration_aad(project_id, aad),
-					&blob, &blob_len);
+	error = lec__secret_seal_new(st, secret, LEC_INTEGRATION_SECRET_MAX,
+				     LEC_INTEGRATION_SECRET_LEN, aad,
+				     integration_aad(project_id, aad), &blob,
+				     &blob_len, secret_out ? &made : NULL);
 	if (error == LEC_OK)
 		error = insert(st, project_id, type, blob, blob_len, &id);
 	if (error == LEC_OK && out)
 		error = lec_integration_get(st, project_id, id, out);
-	if (error == LEC_OK && secret_out && secret == generated &&
-	    (*secret_out = lec__strdup(generated)) == NULL)
-		error = lec__error_oom();
-	explicit_bzero(generated, sizeof(generated));
+	if (error == LEC_OK && secret_out) {
+		*secret_out = made;
+		made = NULL;
+	}
+	lec__secret_free(made, made ? strlen(made) : 0);
 	lec__free(blob);
 	return error;
 }
 
-int lec_integration_list(struct lec_store *st, int64_t project_id,
-			 const struct lec_page *page,
-			 struct lec_integration_list *out)
-{
-	return lec__table_list(st, &integrations, &project_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
-
-int lec_integration_get(struct lec_store *st, int64_t project_id, int64_t id,
-			struct lec_integration **out)
-{
-	return lec__table_get(st, &integrations, &project_id, id,
-			      (void **)out);
-}
+LEC__DEFINE_SCOPED_LIST(lec_integration, &integrations)
+LEC__DEFINE_SCOPED_GET(lec_integration, &integrations)
 
 int lec_integration_find(struct lec_store *st, int64_t project_id,
 			 enum lec_integration_type type,
@@ -199,11 +177,7 @@ int lec_integration_find(struct lec_store *st, int64_t project_id,
 	return lec__table_one(st, &integrations, &q, (void **)out);
 }
 
-int lec_integration_delete(struct lec_store *st, int64_t project_id,
-			   int64_t id)
-{
-	return lec__table_delete(st, &integrations, project_id, id);
-}
+LEC__DEFINE_SCOPED_DELETE(lec_integration, &integrations)
 
 /* Verifying ------------------------------------------------------------------ */
 
@@ -294,13 +268,9 @@ int lec_integration_verify_token(struct lec_store *st,
 
 void lec_integration_builds_dispose(struct lec_integration_builds *builds)
 {
-	size_t i;
-
 	if (builds == NULL)
 		return;
-	for (i = 0; i < builds->len; i++)
-		lec__free(builds->slugs[i]);
-	lec__free(builds->slugs);
+	lec__strings_free(builds->slugs, builds->len);
 	memset(builds, 0, sizeof(*builds));
 }
 

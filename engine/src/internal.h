@@ -31,6 +31,13 @@ int lec__error(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
 int lec__error_field(int code, const char *field, const char *fmt, ...)
 	LEC__PRINTF(3, 4);
 
+/* LEC_EINVALID on field with the service's message (its Django REST
+ * framework's words) for a field missing, blank or longer than max
+ * characters: said once for every check that gives it. */
+int lec__error_required(const char *field);
+int lec__error_blank(const char *field);
+int lec__error_too_long(const char *field, size_t max);
+
 /* Record an out-of-memory error without allocating; returns LEC_ENOMEM. */
 int lec__error_oom(void);
 
@@ -40,6 +47,14 @@ void *lec__malloc(size_t size);
 void *lec__calloc(size_t n, size_t size);
 void *lec__realloc(void *ptr, size_t size);
 void lec__free(void *ptr);
+/* Room for one more item in *items, an array of len items of size bytes
+ * with room for *cap: when it is full, *cap doubles (first when 0). On
+ * failure (LEC_ENOMEM) the array is as it was. */
+int lec__grow(void **items, size_t *cap, size_t len, size_t size,
+	      size_t first);
+/* Free each of the n strings of v, then v (NULL: nothing): what every
+ * array of owned strings is disposed with. */
+void lec__strings_free(char **v, size_t n);
 /* Copies s (NULL gives NULL). Owned by caller, freed with lec__free. */
 char *lec__strdup(const char *s);
 char *lec__strndup(const char *s, size_t n);
@@ -49,6 +64,9 @@ char *lec__strdup_cut(const char *s, size_t max);
 /* Characters of a valid UTF-8 string as the service counts them (code
  * points): what its length limits count. */
 size_t lec__utf8_chars(const char *s);
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), 0 if it is
+ * not one: overlong forms, surrogates and values past U+10FFFF are not. */
+size_t lec__utf8_len(const unsigned char *s, size_t n);
 
 /* Sets an error and returns LEC_ENOMEM from the enclosing function. */
 #define LEC__CHECK_ALLOC(ptr)                                                \

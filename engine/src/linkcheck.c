@@ -467,32 +467,12 @@ static void percent_decode(struct lec__buf *b, const char *s, size_t n)
 	lec__buf_putn(b, "", 0);
 }
 
-/* Append rel's segments to out (a normalised path); 0 when ".." climbs
- * above the top. */
+/* lec__path_push, then NUL-terminate out: the checks read it as a
+ * string. */
 static int push_path(struct lec__buf *out, const char *rel, size_t n)
 {
-	size_t i = 0;
-
-	while (i < n) {
-		size_t j = i;
-
-		while (j < n && rel[j] != '/')
-			j++;
-		if (j - i == 2 && rel[i] == '.' && rel[i + 1] == '.') {
-			size_t k = out->len;
-
-			if (k == 0)
-				return 0;
-			while (k > 0 && out->ptr[k - 1] != '/')
-				k--;
-			out->len = k > 0 ? k - 1 : 0;
-		} else if (j > i && !(j - i == 1 && rel[i] == '.')) {
-			if (out->len)
-				lec__buf_putn(out, "/", 1);
-			lec__buf_putn(out, rel + i, j - i);
-		}
-		i = j + 1;
-	}
+	if (!lec__path_push(out, rel, n))
+		return 0;
 	lec__buf_putn(out, "", 0);
 	return 1;
 }

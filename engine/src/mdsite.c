@@ -470,8 +470,8 @@ static int generate_index(struct lec_mdsite__site *s)
 
 	if (lec_mdsite__map_get(&s->outputs, "index.html", 10) != NULL)
 		return LEC_OK;
-	if ((error = lec_mdsite__grow((void **)&s->pages, &s->pages_cap,
-				      s->npages, sizeof(*s->pages))) < 0 ||
+	if ((error = lec__grow((void **)&s->pages, &s->pages_cap,
+				      s->npages, sizeof(*s->pages), 16)) < 0 ||
 	    (error = lec_mdsite__nav_push(s, LEC_MDSITE__NAV_PAGE, index,
 					  NULL)) < 0)
 		return error;

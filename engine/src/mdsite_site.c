@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "mdsite_site.h"
 
 void lec_mdsite__warn(struct lec_mdsite__site *s, const char *fmt, ...)
@@ -37,21 +38,6 @@ void lec_mdsite__tree_close(struct lec_mdsite__tree *t)
 		close(t->fd);
 	t->fd = -1;
 	lec_mdsite__map_dispose(&t->dirs);
-}
-
-/* Make room for one more item in a growable array. */
-int lec_mdsite__grow(void **items, size_t *cap, size_t len, size_t size)
-{
-	size_t n = *cap ? *cap * 2 : 16;
-	void *p;
-
-	if (len < *cap)
-		return LEC_OK;
-	p = lec__realloc(*items, n * size);
-	LEC__CHECK_ALLOC(p);
-	*items = p;
-	*cap = n;
-	return LEC_OK;
 }
 
 /* s made valid UTF-8, then HTML-escaped. Owned by caller. */
@@ -117,19 +103,21 @@ static int make_parent(struct lec_mdsite__tree *t, const char *rel)
 	return slash ? make_dir(t, rel, (size_t)(slash - rel)) : LEC_OK;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+/* LEC_EIO: rel in t cannot be written (errno says why). */
+static int cannot_write(const struct lec_mdsite__tree *t, const char *rel)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
+	return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name, rel,
+			  strerror(errno));
+}
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
+/* Open rel in t for writing, created or emptied, not through a link. */
+static int open_for_write(const struct lec_mdsite__tree *t, const char *rel,
+			  int *fd)
+{
+	*fd = openat(t->fd, rel,
+		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		     0644);
+	return *fd < 0 ? cannot_write(t, rel) : LEC_OK;
 }
 
 int lec_mdsite__write_file(struct lec_mdsite__tree *t, const char *rel,
@@ -137,24 +125,15 @@ int lec_mdsite__write_file(struct lec_mdsite__tree *t, const char *rel,
 {
 	int fd, error;
 
-	if ((error = make_parent(t, rel)) < 0)
+	if ((error = make_parent(t, rel)) < 0 ||
+	    (error = open_for_write(t, rel, &fd)) < 0)
 		return error;
-	fd = openat(t->fd, rel,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0644);
-	if (fd < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	if (write_all(fd, data, len) < 0) {
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				   rel, strerror(errno));
+	if (lec__write_all(fd, data, len) < 0) {
+		error = cannot_write(t, rel);
 		close(fd);
 		return error;
 	}
-	if (close(fd) != 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
-	return LEC_OK;
+	return close(fd) != 0 ? cannot_write(t, rel) : LEC_OK;
 }
 
 /* Make rel in t (its directory made, an older file replaced) a hard link
@@ -194,15 +173,11 @@ int lec_mdsite__link_open_file(struct lec_mdsite__tree *t, const char *rel,
 int lec_mdsite__copy_data(struct lec_mdsite__tree *t, int in, const char *rel)
 {
 	char chunk[1 << 16];
-	int out, error = LEC_OK;
+	int out, error;
 	ssize_t n;
 
-	out = openat(t->fd, rel,
-		     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		     0644);
-	if (out < 0)
-		return lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				  rel, strerror(errno));
+	if ((error = open_for_write(t, rel, &out)) < 0)
+		return error;
 	while ((n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
 		;
 	if (n < 0) {
@@ -211,14 +186,13 @@ int lec_mdsite__copy_data(struct lec_mdsite__tree *t, int in, const char *rel)
 			n = -1;
 		else
 			while ((n = read(in, chunk, sizeof(chunk))) > 0 &&
-			       write_all(out, chunk, (size_t)n) == 0)
+			       lec__write_all(out, chunk, (size_t)n) == 0)
 				;
 	}
 	if (n != 0)
 		error = lec__error(LEC_EIO, "cannot copy to %s/%s: %s", t->name,
 				   rel, strerror(errno));
 	if (close(out) != 0 && error == LEC_OK)
-		error = lec__error(LEC_EIO, "cannot write %s/%s: %s", t->name,
-				   rel, strerror(errno));
+		error = cannot_write(t, rel);
 	return error;
 }

@@ -118,8 +118,6 @@ struct lec_mdsite__site {
 void lec_mdsite__warn(struct lec_mdsite__site *s, const char *fmt, ...)
 	LEC__PRINTF(2, 3);
 void lec_mdsite__tree_close(struct lec_mdsite__tree *t);
-/* Make room for one more item in a growable array. */
-int lec_mdsite__grow(void **items, size_t *cap, size_t len, size_t size);
 /* s made valid UTF-8, then HTML-escaped. Owned by caller. */
 char *lec_mdsite__escape_text(const char *s);
 /* Whether path (absolute, normalised) is root or lies under it. */

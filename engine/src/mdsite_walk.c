@@ -250,8 +250,8 @@ static int read_entries(struct lec_mdsite__site *s, const char *rel, int top,
 		keep = classify(s, dirfd(dir), path, &e, top);
 		lec__free(path);
 		if (keep > 0 &&
-		    (error = lec_mdsite__grow((void **)&items, &cap, n,
-					      sizeof(*items))) == LEC_OK) {
+		    (error = lec__grow((void **)&items, &cap, n,
+					      sizeof(*items), 16)) == LEC_OK) {
 			items[n++] = e;
 			continue;
 		}
@@ -285,8 +285,8 @@ int lec_mdsite__nav_push(struct lec_mdsite__site *s,
 			 enum lec_mdsite__nav_kind kind, size_t page,
 			 char *label)
 {
-	int error = lec_mdsite__grow((void **)&s->nav, &s->nav_cap, s->nnav,
-				     sizeof(*s->nav));
+	int error = lec__grow((void **)&s->nav, &s->nav_cap, s->nnav,
+				     sizeof(*s->nav), 16);
 
 	if (error < 0) {
 		lec__free(label);
@@ -334,8 +334,8 @@ static int add_page(struct lec_mdsite__site *s, const char *rel,
 	int error;
 
 	*added = 0;
-	if ((error = lec_mdsite__grow((void **)&s->pages, &s->pages_cap,
-				      s->npages, sizeof(*s->pages))) < 0)
+	if ((error = lec__grow((void **)&s->pages, &s->pages_cap,
+				      s->npages, sizeof(*s->pages), 16)) < 0)
 		return error;
 	p = &s->pages[s->npages];
 	memset(p, 0, sizeof(*p));
@@ -394,8 +394,8 @@ static int add_asset(struct lec_mdsite__site *s, const char *rel,
 	struct lec_mdsite__asset *a;
 	int error;
 
-	if ((error = lec_mdsite__grow((void **)&s->assets, &s->assets_cap,
-				      s->nassets, sizeof(*s->assets))) < 0)
+	if ((error = lec__grow((void **)&s->assets, &s->assets_cap,
+				      s->nassets, sizeof(*s->assets), 16)) < 0)
 		return error;
 	a = &s->assets[s->nassets];
 	a->src_rel = join(rel, e->name);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "internal.h"
 #include "lectern/mirror.h"
 #include "lectern/pageparse.h"
@@ -198,7 +199,6 @@ static int write_below(const char *root, const char *rel, const void *data,
 		       size_t len)
 {
 	char *file = lec__path_join(root, rel), *slash;
-	size_t done = 0;
 	int fd, rc = LEC_OK;
 
 	if (file == NULL)
@@ -216,18 +216,9 @@ static int write_below(const char *root, const char *rel, const void *data,
 				strerror(errno));
 		goto done;
 	}
-	while (done < len) {
-		ssize_t n = write(fd, (const char *)data + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = lec__error(LEC_EIO, "cannot write %s: %s", rel,
-					strerror(errno));
-			break;
-		}
-		done += (size_t)n;
-	}
+	if (lec__write_all(fd, data, len) < 0)
+		rc = lec__error(LEC_EIO, "cannot write %s: %s", rel,
+				strerror(errno));
 	if (close(fd) < 0 && rc == LEC_OK)
 		rc = lec__error(LEC_EIO, "cannot write %s: %s", rel,
 				strerror(errno));

@@ -108,15 +108,7 @@ static const struct lec__table notifications = {
 	.order = "n.modified DESC, n.id DESC", .not_found = not_found,
 };
 
-void lec_notification_free(struct lec_notification *n)
-{
-	lec__row_free(&notification_row, n);
-}
-
-void lec_notification_list_dispose(struct lec_notification_list *list)
-{
-	LEC__LIST_DISPOSE(&notification_row, list);
-}
+LEC__DEFINE_FREES(lec_notification, &notification_row)
 
 /* Adding and cancelling ----------------------------------------------------- */
 

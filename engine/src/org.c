@@ -57,25 +57,8 @@ static const struct lec__column project_id_columns[] = {
 static const struct lec__row project_id_row =
 	LEC__ROW_OF(int64_t, project_id_columns);
 
-void lec_org_free(struct lec_org *org)
-{
-	lec__row_free(&org_row, org);
-}
-
-void lec_org_list_dispose(struct lec_org_list *list)
-{
-	LEC__LIST_DISPOSE(&org_row, list);
-}
-
-void lec_team_free(struct lec_team *team)
-{
-	lec__row_free(&team_row, team);
-}
-
-void lec_team_list_dispose(struct lec_team_list *list)
-{
-	LEC__LIST_DISPOSE(&team_row, list);
-}
+LEC__DEFINE_FREES(lec_org, &org_row)
+LEC__DEFINE_FREES(lec_team, &team_row)
 
 void lec_org_usernames_dispose(struct lec_org_usernames *names)
 {
@@ -128,16 +111,6 @@ static int require_id(struct lec_store *st, const char *table,
 	return error;
 }
 
-/* End the write transaction: commit after success, else roll back. */
-static int end_transaction(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 /* What a public call that changes two ids' link does: clears the error,
  * then runs locked(st, a, b) in a write transaction, committed when it
  * succeeds. */
@@ -151,7 +124,7 @@ static int write_locked(struct lec_store *st,
 	lec_error_clear();
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	return end_transaction(st, locked(st, a, b));
+	return lec_store__end(st, locked(st, a, b));
 }
 
 /* Names and slugs ---------------------------------------------------------- */
@@ -159,16 +132,11 @@ static int write_locked(struct lec_store *st,
 static int check_name(const char *name, size_t max)
 {
 	if (name == NULL)
-		return lec__error_field(LEC_EINVALID, "name",
-					"This field is required.");
+		return lec__error_required("name");
 	if (*name == '\0')
-		return lec__error_field(LEC_EINVALID, "name",
-					"This field may not be blank.");
+		return lec__error_blank("name");
 	if (lec__utf8_chars(name) > max)
-		return lec__error_field(LEC_EINVALID, "name",
-					"Ensure this field has no more than "
-					"%zu characters.",
-					max);
+		return lec__error_too_long("name", max);
 	return LEC_OK;
 }
 
@@ -272,7 +240,7 @@ int lec_org_create(struct lec_store *st, const struct lec_org_fields *in,
 		    0 ||
 	    (error = lec_store__begin(st)) < 0)
 		goto done;
-	error = end_transaction(st, org_create_locked(st, in, slug, owner_id,
+	error = lec_store__end(st, org_create_locked(st, in, slug, owner_id,
 						      &id));
 	if (error == LEC_OK && out)
 		error = lec__table_get(st, &orgs, NULL, id, (void **)out);
@@ -354,7 +322,7 @@ static int member_add(struct lec_store *st, const char *sql,
 					   child_what, (long long)child,
 					   parent_what, (long long)parent);
 	}
-	return end_transaction(st, error);
+	return lec_store__end(st, error);
 }
 
 /* Delete a membership row; LEC_ENOTFOUND when there was none. */
@@ -569,7 +537,7 @@ int lec_team_create(struct lec_store *st, int64_t org_id, const char *name,
 	    (error = make_slug("team", name, NULL, &slug)) < 0 ||
 	    (error = lec_store__begin(st)) < 0)
 		goto done;
-	error = end_transaction(st, team_insert(st, org_id, name, slug, access,
+	error = lec_store__end(st, team_insert(st, org_id, name, slug, access,
 						&id));
 	if (error == LEC_OK && out)
 		error = team_fetch(st, 0, NULL, id, out);

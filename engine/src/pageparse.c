@@ -500,14 +500,9 @@ static void unlink_node(struct pnode *n)
 
 static int vec_push(struct node_vec *vec, struct pnode *n)
 {
-	if (vec->len == vec->cap) {
-		size_t cap = vec->cap ? vec->cap * 2 : 16;
-		struct pnode **v = lec__realloc(vec->v, cap * sizeof(*v));
-
-		LEC__CHECK_ALLOC(v);
-		vec->v = v;
-		vec->cap = cap;
-	}
+	if (lec__grow((void **)&vec->v, &vec->cap, vec->len,
+		      sizeof(*vec->v), 16) < 0)
+		return LEC_ENOMEM;
 	vec->v[vec->len++] = n;
 	return LEC_OK;
 }
@@ -737,17 +732,10 @@ static int push_section(struct parser *p, char *id, char *title,
 	struct lec_page_doc *doc = p->doc;
 	struct lec_page_section *s;
 
-	if (id == NULL || title == NULL || content == NULL)
+	if (id == NULL || title == NULL || content == NULL ||
+	    lec__grow((void **)&doc->sections, &p->sections_cap,
+		      doc->sections_len, sizeof(*s), 16) < 0)
 		goto fail;
-	if (doc->sections_len == p->sections_cap) {
-		size_t cap = p->sections_cap ? p->sections_cap * 2 : 16;
-
-		s = lec__realloc(doc->sections, cap * sizeof(*s));
-		if (s == NULL)
-			goto fail;
-		doc->sections = s;
-		p->sections_cap = cap;
-	}
 	s = &doc->sections[doc->sections_len++];
 	s->id = id;
 	s->title = title;
@@ -767,17 +755,10 @@ static int push_domain(struct parser *p, char *role, char *name, char *id,
 	struct lec_page_doc *doc = p->doc;
 	struct lec_page_domain *d;
 
-	if (role == NULL || name == NULL || id == NULL || content == NULL)
+	if (role == NULL || name == NULL || id == NULL || content == NULL ||
+	    lec__grow((void **)&doc->domains, &p->domains_cap,
+		      doc->domains_len, sizeof(*d), 16) < 0)
 		goto fail;
-	if (doc->domains_len == p->domains_cap) {
-		size_t cap = p->domains_cap ? p->domains_cap * 2 : 16;
-
-		d = lec__realloc(doc->domains, cap * sizeof(*d));
-		if (d == NULL)
-			goto fail;
-		doc->domains = d;
-		p->domains_cap = cap;
-	}
 	d = &doc->domains[doc->domains_len++];
 	d->role = role;
 	d->name = name;

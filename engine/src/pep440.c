@@ -103,6 +103,22 @@ static void parse_pre(const char **pp, struct lec__pep440 *v)
 	*pp = p;
 }
 
+/* A separator, one of the n labels and its number (a post or dev part):
+ * *has set and *pp advanced when there is one. */
+static void parse_labelled(const char **pp, const char *const *labels,
+			   size_t n, int *has, struct lec__pep440_num *num)
+{
+	const char *p = *pp;
+
+	if (is_sep(*p))
+		p++;
+	if (match_label(&p, labels, n) < 0)
+		return;
+	*has = 1;
+	read_label_number(&p, num);
+	*pp = p;
+}
+
 static void parse_post(const char **pp, struct lec__pep440 *v)
 {
 	static const char *const labels[] = { "post", "rev", "r" };
@@ -116,27 +132,14 @@ static void parse_post(const char **pp, struct lec__pep440 *v)
 		*pp = p;
 		return;
 	}
-	if (is_sep(*p))
-		p++;
-	if (match_label(&p, labels, COUNT(labels)) < 0)
-		return;
-	v->has_post = 1;
-	read_label_number(&p, &v->post);
-	*pp = p;
+	parse_labelled(pp, labels, COUNT(labels), &v->has_post, &v->post);
 }
 
 static void parse_dev(const char **pp, struct lec__pep440 *v)
 {
 	static const char *const labels[] = { "dev" };
-	const char *p = *pp;
 
-	if (is_sep(*p))
-		p++;
-	if (match_label(&p, labels, COUNT(labels)) < 0)
-		return;
-	v->has_dev = 1;
-	read_label_number(&p, &v->dev);
-	*pp = p;
+	parse_labelled(pp, labels, COUNT(labels), &v->has_dev, &v->dev);
 }
 
 /* One [a-z0-9]+ part of a local label. */

@@ -161,20 +161,11 @@ static void load_warnings(struct lec_preview *p)
 	lec__free(text);
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, "records"))
 	{
-		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(item, "kind");
-		const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "file");
-		const cJSON *line = cJSON_GetObjectItemCaseSensitive(item, "line");
-		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
-		enum lec_warning_kind k;
+		struct lec_warning w = { 0 };
 
-		if (!cJSON_IsString(kind) || !cJSON_IsString(file) ||
-		    !cJSON_IsNumber(line) || !cJSON_IsString(msg) ||
-		    lec_warning_kind_lookup(kind->valuestring, &k) < 0 ||
-		    line->valuedouble < 0 || line->valuedouble > 1e9)
-			continue;
-		lec_warning_set_add(&p->last, k, file->valuestring,
-				    (unsigned)line->valuedouble,
-				    msg->valuestring);
+		if (lec__warning_record_read(item, &w) == LEC_OK)
+			lec_warning_set_add(&p->last, w.kind, w.file, w.line,
+					    w.message);
 	}
 	p->has_last = cJSON_IsObject(root);
 	cJSON_Delete(root);
@@ -185,41 +176,18 @@ static void load_warnings(struct lec_preview *p)
 static void save_warnings(struct lec_preview *p)
 {
 	cJSON *root = cJSON_CreateObject(), *list;
-	struct lec__buf tmp = LEC__BUF_INIT;
-	char *text = NULL, *path;
+	char *text = NULL;
 	size_t i;
-	int fd = -1;
 
 	list = root ? cJSON_AddArrayToObject(root, "records") : NULL;
-	for (i = 0; list && i < p->last.len; i++) {
-		const struct lec_warning *w = &p->last.items[i];
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddItemToArray(list, o);
-		cJSON_AddStringToObject(o, "kind", lec_warning_kind_code(w->kind));
-		cJSON_AddStringToObject(o, "file", w->file);
-		cJSON_AddNumberToObject(o, "line", w->line);
-		cJSON_AddStringToObject(o, "message", w->message);
-	}
+	for (i = 0; list && i < p->last.len; i++)
+		lec__warning_record_json(list, &p->last.items[i]);
 	if (list)
 		text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
-	lec__buf_printf(&tmp, "%s.tmp", p->warnings_file);
-	path = lec__buf_take(&tmp);
-	if (text && path &&
-	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-				     O_NOFOLLOW,
-		       0600)) >= 0) {
-		size_t n = strlen(text);
-		int ok = write(fd, text, n) == (ssize_t)n;
-
-		if (close(fd) == 0 && ok)
-			rename(path, p->warnings_file);
-		else
-			unlink(path);
-	}
+	if (text)
+		lec__file_replace(p->warnings_file, text, strlen(text));
 	cJSON_free(text);
-	lec__free(path);
 }
 
 /* The build's warnings become the current ones, new ones marked against
@@ -697,6 +665,17 @@ struct copy_dirs {
 	int from, to, prev;
 };
 
+/* Close the descriptors that are open (-1: not). */
+static void copy_dirs_close(const struct copy_dirs *d)
+{
+	const int fds[] = { d->from, d->to, d->prev };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 static int64_t mtime_ns(const struct stat *sb)
 {
 	return (int64_t)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
@@ -726,12 +705,7 @@ static int copy_subdir(const struct copy_dirs *dirs, const char *name,
 			     ? copy_level(sub, reuse_before_ns)
 			     : -1;
 	}
-	if (sub.from >= 0)
-		close(sub.from);
-	if (sub.to >= 0)
-		close(sub.to);
-	if (sub.prev >= 0)
-		close(sub.prev);
+	copy_dirs_close(&sub);
 	return rc;
 }
 
@@ -779,12 +753,7 @@ static int copy_tree(const char *from, const char *to, const char *prev,
 				 : -1;
 		rc = copy_level(dirs, reuse_before_ns);
 	}
-	if (dirs.from >= 0)
-		close(dirs.from);
-	if (dirs.to >= 0)
-		close(dirs.to);
-	if (dirs.prev >= 0)
-		close(dirs.prev);
+	copy_dirs_close(&dirs);
 	return rc;
 }
 
@@ -954,24 +923,9 @@ static int sphinx_rewrite(struct lec_preview *p, struct lec__job *job)
 static void save_inventory(const struct lec_preview *p, const char *inv,
 			   size_t len)
 {
-	struct lec__buf b = LEC__BUF_INIT;
-	char *tmp;
-	int fd, ok;
-
 	unlink(p->inventory_file);
-	if (inv == NULL)
-		return;
-	lec__buf_printf(&b, "%s.tmp", p->inventory_file);
-	if ((tmp = lec__buf_take(&b)) == NULL)
-		return;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	ok = fd >= 0 && write(fd, inv, len) == (ssize_t)len;
-	if (fd >= 0 && close(fd) < 0)
-		ok = 0;
-	if (!ok || rename(tmp, p->inventory_file) < 0)
-		unlink(tmp);
-	lec__free(tmp);
+	if (inv)
+		lec__file_replace(p->inventory_file, inv, len);
 }
 
 /* A successful generator run's links checked (Sphinx's pages rewritten

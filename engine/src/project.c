@@ -35,8 +35,8 @@ static void project_dispose(void *item)
 {
 	struct lec_project *p = item;
 
-	lec__project_strings_free(p->tags, p->ntags);
-	lec__project_strings_free(p->users, p->nusers);
+	lec__strings_free(p->tags, p->ntags);
+	lec__strings_free(p->users, p->nusers);
 }
 
 /* A project row, of projects p: m is the main-language project, pr the
@@ -147,15 +147,7 @@ int lec__project_fetch(struct lec_store *st, const char *slug, int64_t id,
 				 (long long)id);
 }
 
-void lec_project_free(struct lec_project *project)
-{
-	lec__row_free(&lec__project_row, project);
-}
-
-void lec_project_list_dispose(struct lec_project_list *list)
-{
-	LEC__LIST_DISPOSE(&lec__project_row, list);
-}
+LEC__DEFINE_FREES(lec_project, &lec__project_row)
 
 int lec_project_get(struct lec_store *st, const char *slug,
 		    struct lec_project **out)
@@ -174,19 +166,6 @@ int lec_project_get_by_id(struct lec_store *st, int64_t id,
 }
 
 /* Small statements --------------------------------------------------------- */
-
-/* Prepare sql and bind ids to ?1..?n. */
-int lec__project_prepare_ids(struct lec_store *st, sqlite3_stmt **stmt,
-			     const char *sql, const int64_t *ids, int nids)
-{
-	int error, i;
-
-	if ((error = lec_store__prepare(st, stmt, sql)) < 0)
-		return error;
-	for (i = 0; i < nids; i++)
-		sqlite3_bind_int64(*stmt, i + 1, ids[i]);
-	return LEC_OK;
-}
 
 /* Run a write over ids; *changes (may be NULL) gets the rows touched. */
 static int run_ids(struct lec_store *st, const char *sql, const char *what,
@@ -483,7 +462,7 @@ static int tags_write(struct lec_store *st, int64_t id,
 			     "replacing tags", &id, 1, NULL)) < 0 ||
 	    v->ntags == 0)
 		return error;
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "INSERT INTO project_tags "
 					      "(project_id, name) VALUES (?, ?)",
 					      &id, 1)) < 0)
@@ -675,11 +654,7 @@ static int project_insert(struct lec_store *st, struct lec__project_values *v,
 	    (error = tags_write(st, *id, v)) == LEC_OK &&
 	    (!user_id || (error = maintainer_insert(st, *id, user_id)) == 0))
 		error = latest_insert(st, *id);
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
+	return lec_store__end(st, error);
 }
 
 int lec_project_create(struct lec_store *st,
@@ -700,9 +675,7 @@ int lec_project_create(struct lec_store *st,
 	if ((error = lec__project_values_defaults(&v)) < 0)
 		goto done;
 	if (in->name == NULL || in->repo_url == NULL) {
-		error = lec__error_field(LEC_EINVALID,
-					 in->name ? "repository.url" : "name",
-					 "This field is required.");
+		error = lec__error_required(in->name ? "repository.url" : "name");
 		goto done;
 	}
 	if (user_id && (error = require_user(st, user_id)) < 0)
@@ -785,11 +758,7 @@ int lec_project_update(struct lec_store *st, int64_t id,
 		return lec__error(LEC_EINVALID, "no changes given");
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = project_patch(st, id, patch)) < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
+	return lec_store__end(st, project_patch(st, id, patch));
 }
 
 int lec_project_delete(struct lec_store *st, int64_t id)

@@ -91,9 +91,6 @@ void lec__project_values_dispose(struct lec__project_values *v);
 
 /* Rows and lookups (project.c) ------------------------------------------ */
 
-/* Free n strings and their array. */
-void lec__project_strings_free(char **strings, size_t n);
-
 /* The joins of a project row over projects p (lec__project_row): m is the
  * main-language project, pr the link to a superproject, sp that
  * superproject. */
@@ -121,9 +118,5 @@ int lec__project_list_visible(struct lec_store *st,
 			      int64_t id, int64_t viewer,
 			      const struct lec_page *page, void **items,
 			      size_t *len, size_t *total);
-
-/* Prepare sql and bind the nids ids to ?1..?nids. */
-int lec__project_prepare_ids(struct lec_store *st, sqlite3_stmt **stmt,
-			     const char *sql, const int64_t *ids, int nids);
 
 #endif

@@ -120,10 +120,7 @@ static int delete_rows(struct lec_store *st, int64_t id, const char *slug)
 		error = lec_store__exec_ints(st,
 					     "DELETE FROM projects WHERE id = ?",
 					     &id, 1, "deleting a project", NULL);
-	if (error == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return error;
+	return lec_store__end(st, error);
 }
 
 int lec_project_remove(struct lec_store *st, const char *data_dir,
@@ -226,23 +223,17 @@ done:
  * LEC_ENOTFOUND when none is due. */
 static int next_due(struct lec_store *st, char **slug)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	const int64_t now = lec__now_us();
+	int found = 0;
+	int error = lec_store__query_text(st,
+					  "SELECT slug FROM project_removals "
+					  "WHERE retry_at <= ? ORDER BY "
+					  "retry_at, created LIMIT 1",
+					  &now, 1, "reading the removals",
+					  slug, &found);
 
-	*slug = NULL;
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT slug FROM project_removals "
-					"WHERE retry_at <= ? ORDER BY "
-					"retry_at, created LIMIT 1")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, lec__now_us());
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		error = lec_store__col_text(stmt, 0, slug);
-	else if (rc == SQLITE_DONE)
+	if (error == LEC_OK && !found)
 		error = lec__error(LEC_ENOTFOUND, "no removal is due");
-	else
-		error = lec_store__sqlerr(st, rc, "reading the removals");
-	lec_store__finalize(st, stmt);
 	return error;
 }
 

@@ -38,15 +38,7 @@ static const struct lec__table subprojects = {
 	.order = "r.id", .load = subproject_load,
 };
 
-void lec_subproject_free(struct lec_subproject *sub)
-{
-	lec__row_free(&subproject_row, sub);
-}
-
-void lec_subproject_list_dispose(struct lec_subproject_list *list)
-{
-	LEC__LIST_DISPOSE(&subproject_row, list);
-}
+LEC__DEFINE_FREES(lec_subproject, &subproject_row)
 
 static int subproject_fetch(struct lec_store *st, int64_t parent_id,
 			    const char *alias, struct lec_subproject **out)
@@ -90,7 +82,7 @@ int lec_subproject_delete(struct lec_store *st, int64_t parent_id,
 	lec_error_clear();
 	if (alias == NULL)
 		return lec__error(LEC_EINVALID, "no alias given");
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "DELETE FROM subprojects WHERE "
 					      "parent_id = ?1 AND alias = ?2",
 					      &parent_id, 1)) < 0)
@@ -128,7 +120,7 @@ static int subproject_candidate(struct lec_store *st, int64_t parent_id,
 	int error, rc;
 
 	*child_id = 0;
-	if ((error = lec__project_prepare_ids(st, &stmt, sql, ids, 2)) < 0)
+	if ((error = lec_store__prepare_ints(st, &stmt, sql, ids, 2)) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 3, child_slug)) == LEC_OK) {
 		rc = sqlite3_step(stmt);
@@ -167,7 +159,7 @@ static int alias_taken(struct lec_store *st, int64_t parent_id,
 	int error, rc;
 
 	*taken = 0;
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "SELECT 1 FROM subprojects WHERE "
 					      "parent_id = ?1 AND alias = ?2",
 					      &parent_id, 1)) < 0)
@@ -198,10 +190,7 @@ static int subproject_check_alias(struct lec_store *st, int64_t parent_id,
 	int error;
 
 	if (given && lec__utf8_chars(alias) > LEC_SUBPROJECT_ALIAS_MAX)
-		return lec__error_field(LEC_EINVALID, "alias",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_SUBPROJECT_ALIAS_MAX);
+		return lec__error_too_long("alias", LEC_SUBPROJECT_ALIAS_MAX);
 	if (given && !valid_alias(alias))
 		return lec__error_field(LEC_EINVALID, "alias",
 					"Aliases can contain letters, numbers, "
@@ -232,7 +221,7 @@ static int subproject_insert(struct lec_store *st, int64_t parent_id,
 	sqlite3_stmt *stmt = NULL;
 	int error;
 
-	if ((error = lec__project_prepare_ids(st, &stmt,
+	if ((error = lec_store__prepare_ints(st, &stmt,
 					      "INSERT INTO subprojects "
 					      "(parent_id, child_id, created, "
 					      "alias) VALUES (?1, ?2, ?3, ?4)",
@@ -258,8 +247,7 @@ static int subproject_link(struct lec_store *st, int64_t parent_id,
 	if ((error = lec__project_exists(st, parent_id)) < 0)
 		return error;
 	if (child_slug == NULL)
-		return lec__error_field(LEC_EINVALID, "child",
-					"This field is required.");
+		return lec__error_required("child");
 	if ((error = subproject_candidate(st, parent_id, child_slug, user_id,
 					  &child_id)) < 0)
 		return error;

@@ -99,11 +99,7 @@ int lec_project_set_translation_of(struct lec_store *st, int64_t project_id,
 	lec_error_clear();
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = translation_link(st, project_id, main_id)) < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
+	return lec_store__end(st, translation_link(st, project_id, main_id));
 }
 
 int lec_project_translations(struct lec_store *st, int64_t main_id,

@@ -78,14 +78,11 @@ static int text_field(const char *field, const char *in, size_t max,
 	LEC__CHECK_ALLOC(value);
 	if (*value == '\0' && !(flags & TF_BLANK_OK)) {
 		lec__free(value);
-		return lec__error_field(LEC_EINVALID, field,
-					"This field may not be blank.");
+		return lec__error_blank(field);
 	}
 	if (max && lec__utf8_chars(value) > max) {
 		lec__free(value);
-		return lec__error_field(LEC_EINVALID, field,
-					"Ensure this field has no more than "
-					"%zu characters.", max);
+		return lec__error_too_long(field, max);
 	}
 	if (*value == '\0' && (flags & TF_BLANK_NULL)) {
 		lec__free(value);
@@ -187,7 +184,7 @@ void lec__project_values_dispose(struct lec__project_values *v)
 	values_texts(v, texts);
 	for (i = 0; i < VALUE_TEXTS; i++)
 		lec__free(*texts[i]);
-	lec__project_strings_free(v->tags, v->ntags);
+	lec__strings_free(v->tags, v->ntags);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -276,10 +273,10 @@ static int tags_field(const char *const *in, size_t n,
 			lec__free(tag);
 	}
 	if (error < 0) {
-		lec__project_strings_free(tags, ntags);
+		lec__strings_free(tags, ntags);
 		return error;
 	}
-	lec__project_strings_free(v->tags, v->ntags);
+	lec__strings_free(v->tags, v->ntags);
 	v->tags = tags;
 	v->ntags = ntags;
 	return LEC_OK;
@@ -546,13 +543,4 @@ int lec__project_values_bind(sqlite3_stmt *stmt, int first,
 	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 3, v->watch_commits);
 	sqlite3_bind_int(stmt, first + VALUE_TEXTS + 4, (int)v->poll_interval);
 	return LEC_OK;
-}
-
-void lec__project_strings_free(char **strings, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		lec__free(strings[i]);
-	lec__free(strings);
 }

@@ -108,15 +108,7 @@ static const struct lec__table redirects = {
 	.order = "position ASC, modified DESC, id DESC", .not_found = not_found,
 };
 
-void lec_redirect_free(struct lec_redirect *redirect)
-{
-	lec__row_free(&redirect_row, redirect);
-}
-
-void lec_redirect_list_dispose(struct lec_redirect_list *list)
-{
-	LEC__LIST_DISPOSE(&redirect_row, list);
-}
+LEC__DEFINE_FREES(lec_redirect, &redirect_row)
 
 /* Draft: the merged fields of a create or update ------------------------ */
 
@@ -196,20 +188,17 @@ static void draft_dispose(struct draft *d)
 static int draft_check_fields(struct draft *d)
 {
 	if (d->type == NULL)
-		return lec__error_field(LEC_EINVALID, "type",
-					"This field is required.");
+		return lec__error_required("type");
 	if (lookup_type(d->type, NULL, &d->sem) < 0)
 		return lec__error_field(LEC_EINVALID, "type",
 					"\"%s\" is not a valid choice.",
 					d->type);
 	if (has_urls(d->sem.kind) && d->from_url == NULL)
-		return lec__error_field(LEC_EINVALID, "from_url",
-					"This field is required.");
+		return lec__error_required("from_url");
 	if ((d->sem.kind == LEC_REDIRECT_PAGE ||
 	     d->sem.kind == LEC_REDIRECT_EXACT) &&
 	    d->to_url == NULL)
-		return lec__error_field(LEC_EINVALID, "to_url",
-					"This field is required.");
+		return lec__error_required("to_url");
 	if (d->http_status != 301 && d->http_status != 302)
 		return lec__error_field(LEC_EINVALID, "http_status",
 					"\"%d\" is not a valid choice.",
@@ -458,16 +447,6 @@ static int insert_locked(struct lec_store *st, int64_t project_id,
 	return error;
 }
 
-/* End the write transaction: commit after success, else roll back. */
-static int end_transaction(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 int lec_redirect_create(struct lec_store *st, int64_t project_id,
 			const struct lec_redirect_patch *fields,
 			struct lec_redirect **out)
@@ -485,7 +464,7 @@ int lec_redirect_create(struct lec_store *st, int64_t project_id,
 	    (error = draft_normalise(&d)) < 0 ||
 	    (error = lec_store__begin(st)) < 0)
 		goto done;
-	error = end_transaction(st, insert_locked(st, project_id, &d, &id));
+	error = lec_store__end(st, insert_locked(st, project_id, &d, &id));
 	if (error == LEC_OK && out)
 		error = lec_redirect_get(st, project_id, id, out);
 done:
@@ -495,19 +474,8 @@ done:
 
 /* Read ------------------------------------------------------------------- */
 
-int lec_redirect_get(struct lec_store *st, int64_t project_id, int64_t id,
-		     struct lec_redirect **out)
-{
-	return lec__table_get(st, &redirects, &project_id, id, (void **)out);
-}
-
-int lec_redirect_list(struct lec_store *st, int64_t project_id,
-		      const struct lec_page *page,
-		      struct lec_redirect_list *out)
-{
-	return lec__table_list(st, &redirects, &project_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
+LEC__DEFINE_SCOPED_GET(lec_redirect, &redirects)
+LEC__DEFINE_SCOPED_LIST(lec_redirect, &redirects)
 
 int lec_redirect_list_enabled(struct lec_store *st, int64_t project_id,
 			      struct lec_redirect_list *out)
@@ -606,7 +574,7 @@ int lec_redirect_update(struct lec_store *st, int64_t project_id,
 		lec_store__rollback(st);
 		goto done;
 	}
-	error = end_transaction(st, update_locked(st, cur, &d));
+	error = lec_store__end(st, update_locked(st, cur, &d));
 	if (error == LEC_OK && out)
 		error = lec_redirect_get(st, project_id, id, out);
 done:
@@ -629,7 +597,7 @@ int lec_redirect_delete(struct lec_store *st, int64_t project_id, int64_t id)
 			       "deleting a redirect")) == LEC_OK)
 		error = shift_positions(st, project_id, -1, cur->position + 1,
 					INT64_MAX, 0);
-	error = end_transaction(st, error);
+	error = lec_store__end(st, error);
 	lec_redirect_free(cur);
 	return error;
 }

@@ -388,21 +388,6 @@ int lec_repo__lookup_tree(git_repository *repo, const char *hex,
 	return LEC_OK;
 }
 
-int lec_repo__write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int lec_repo_local_gitdir(const char *path, char **gitdir)
 {
 	git_repository *repo = NULL;

@@ -72,7 +72,7 @@ static int write_file(struct lec_repo__checkout *co, const git_oid *id,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		error = lec_repo__os_fail(co, dir, name, "create");
-	else if (lec_repo__write_all(fd, git_blob_rawcontent(blob),
+	else if (lec__write_all(fd, git_blob_rawcontent(blob),
 				     (size_t)git_blob_rawsize(blob)) < 0)
 		error = lec_repo__os_fail(co, dir, name, "write");
 	if (fd >= 0 && close(fd) != 0 && error == LEC_OK)

@@ -54,6 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "repo_internal.h"
 
 /* Objects a walk visits at most: the commits within 50 parents of a tip
@@ -134,15 +135,9 @@ static int walk_add(struct walk *w, const git_oid *id, unsigned depth)
 				  "the history within %d commits has more "
 				  "than %zu objects",
 				  LEC_REPO_CLONE_DEPTH, CLONE_WALK_MAX);
-	if (w->len == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 256;
-		struct walked *grown =
-			lec__realloc(w->items, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		w->items = grown;
-		w->cap = cap;
-	}
+	if (lec__grow((void **)&w->items, &w->cap, w->len, sizeof(*w->items),
+		      256) < 0)
+		return LEC_ENOMEM;
 	if ((w->len + 1) * 2 > w->nslots && (error = walk_rehash(w)) < 0)
 		return error;
 	git_oid_cpy(&w->items[w->len].id, id);
@@ -240,15 +235,9 @@ static int ref_put(struct clone_state *s, const char *prefix, const char *name,
 	struct lec__buf b = LEC__BUF_INIT;
 	struct packed *r;
 
-	if (s->nrefs == s->refs_cap) {
-		size_t cap = s->refs_cap ? s->refs_cap * 2 : 16;
-		struct packed *grown =
-			lec__realloc(s->refs, cap * sizeof(*grown));
-
-		LEC__CHECK_ALLOC(grown);
-		s->refs = grown;
-		s->refs_cap = cap;
-	}
+	if (lec__grow((void **)&s->refs, &s->refs_cap, s->nrefs,
+		      sizeof(*s->refs), 16) < 0)
+		return LEC_ENOMEM;
 	r = &s->refs[s->nrefs];
 	lec__buf_printf(&b, "%s%s", prefix, name);
 	LEC__CHECK_ALLOC(r->name = lec__buf_take(&b));
@@ -653,7 +642,7 @@ static int put_file(int gitfd, const char *target, const char *name,
 		return lec__error_oom();
 	fd = openat(gitfd, name,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0 || lec_repo__write_all(fd, text, strlen(text)) < 0)
+	if (fd < 0 || lec__write_all(fd, text, strlen(text)) < 0)
 		error = lec__error(LEC_EIO, "cannot write '%s/.git/%s': %s",
 				   target, name, strerror(errno));
 	if (fd >= 0 && close(fd) != 0 && error == LEC_OK)

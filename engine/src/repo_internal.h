@@ -61,8 +61,6 @@ enum lec_repo__dir_state {
 int lec_repo__dir_state(const char *path, enum lec_repo__dir_state *state);
 /* path without trailing slashes (but "/" stays "/"). Owned. */
 char *lec_repo__trim_slashes(const char *path);
-/* Write all n bytes; -1 with errno on failure. */
-int lec_repo__write_all(int fd, const char *p, size_t n);
 
 /* Opening -------------------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "repo_internal.h"
 
 void lec_repo_submodules_dispose(struct lec_repo_submodules *subs)
@@ -119,7 +120,7 @@ static int gitmodules_file(git_repository *repo, git_tree *tree, char **file)
 		goto done;
 	}
 	if ((fd = mkstemp(*file)) < 0 ||
-	    lec_repo__write_all(fd, (const char *)git_blob_rawcontent(blob),
+	    lec__write_all(fd, (const char *)git_blob_rawcontent(blob),
 				(size_t)git_blob_rawsize(blob)) < 0) {
 		error = lec__error(LEC_EIO, "cannot write .gitmodules: %s",
 				   strerror(errno));

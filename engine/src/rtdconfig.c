@@ -612,14 +612,16 @@ static const struct lec__yaml_entry *take_set(const struct lec__yaml_node *map,
 	return e && !lec_rtd__is_null(e->value) ? e : NULL;
 }
 
-static int read_uv_sync(const struct lec_rtd__ctx *cx,
-			const struct lec__yaml_node *item, const char *key,
-			struct lec_rtd_install *in)
+/* The keys of a uv install its two commands read differently. */
+struct uv_keys {
+	const struct lec__yaml_entry *req, *groups;
+};
+
+static int read_uv_sync(const struct lec_rtd__ctx *cx, const char *key,
+			const struct uv_keys *k, struct lec_rtd_install *in)
 {
 	char sub[LEC__YAML_PATH_MAX];
-	const struct lec__yaml_entry *req = take_set(item, "requirements");
-	const struct lec__yaml_entry *groups = take_set(item, "groups");
-	const struct lec__yaml_entry *extras = take_set(item, "extras");
+	const struct lec__yaml_entry *req = k->req, *groups = k->groups;
 	int rc;
 
 	if (req)
@@ -631,21 +633,15 @@ static int read_uv_sync(const struct lec_rtd__ctx *cx,
 	    (rc = read_selection(cx, groups, lec__yaml_path(sub, key, "groups"),
 				 &in->groups, &in->groups_all)) < 0)
 		return rc;
-	if (extras &&
-	    (rc = read_selection(cx, extras, lec__yaml_path(sub, key, "extras"),
-				 &in->extras, &in->extras_all)) < 0)
-		return rc;
 	return LEC_OK;
 }
 
 static int read_uv_pip(const struct lec_rtd__ctx *cx,
 		       const struct lec__yaml_node *item, const char *key,
-		       struct lec_rtd_install *in)
+		       const struct uv_keys *k, struct lec_rtd_install *in)
 {
 	char sub[LEC__YAML_PATH_MAX];
-	const struct lec__yaml_entry *req = take_set(item, "requirements");
-	const struct lec__yaml_entry *groups = take_set(item, "groups");
-	const struct lec__yaml_entry *extras = take_set(item, "extras");
+	const struct lec__yaml_entry *req = k->req, *groups = k->groups;
 	int rc;
 
 	if (groups)
@@ -669,10 +665,6 @@ static int read_uv_pip(const struct lec_rtd__ctx *cx,
 				     lec__yaml_path(sub, key, "requirements"),
 				     &in->requirements)) < 0)
 		return rc;
-	if (extras &&
-	    (rc = read_selection(cx, extras, lec__yaml_path(sub, key, "extras"),
-				 &in->extras, &in->extras_all)) < 0)
-		return rc;
 	return LEC_OK;
 }
 
@@ -682,7 +674,8 @@ static int read_uv(const struct lec_rtd__ctx *cx,
 {
 	static const char *const commands[] = { "sync", "pip" };
 	char sub[LEC__YAML_PATH_MAX];
-	const struct lec__yaml_entry *e;
+	const struct lec__yaml_entry *e, *extras;
+	struct uv_keys k;
 	int rc, which;
 
 	in->kind = LEC_RTD_INSTALL_UV;
@@ -704,8 +697,17 @@ static int read_uv(const struct lec_rtd__ctx *cx,
 				     lec__yaml_path(sub, key, "path"),
 				     &in->path)) < 0)
 		return rc;
-	return which == 0 ? read_uv_sync(cx, item, key, in)
-			  : read_uv_pip(cx, item, key, in);
+	k.req = take_set(item, "requirements");
+	k.groups = take_set(item, "groups");
+	extras = take_set(item, "extras");
+	if ((rc = which == 0 ? read_uv_sync(cx, key, &k, in)
+			     : read_uv_pip(cx, item, key, &k, in)) < 0)
+		return rc;
+	if (extras &&
+	    (rc = read_selection(cx, extras, lec__yaml_path(sub, key, "extras"),
+				 &in->extras, &in->extras_all)) < 0)
+		return rc;
+	return LEC_OK;
 }
 
 static int read_pip_path(const struct lec_rtd__ctx *cx,
@@ -1240,11 +1242,7 @@ int lec_rtd_config_parse(const char *data, size_t len, const char *relpath,
 
 static void strings_dispose(struct lec_rtd_strings *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->len; i++)
-		lec__free(s->items[i]);
-	lec__free(s->items);
+	lec__strings_free(s->items, s->len);
 	s->items = NULL;
 	s->len = 0;
 }

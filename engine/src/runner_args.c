@@ -91,11 +91,7 @@ int lec_runner__strvec_push(struct lec_runner__strvec *v, const char *s)
 
 void lec_runner__strvec_dispose(struct lec_runner__strvec *v)
 {
-	size_t i;
-
-	for (i = 0; i < v->len; i++)
-		lec__free(v->items[i]);
-	lec__free(v->items);
+	lec__strings_free(v->items, v->len);
 	memset(v, 0, sizeof(*v));
 }
 

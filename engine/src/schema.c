@@ -14,6 +14,35 @@
 #include "internal.h"
 #include "store_internal.h"
 
+/* The columns after id of redirects and env_vars: migration 1 made the
+ * tables and 13 rebuilt them with AUTOINCREMENT ids, column for column the
+ * same, so the two say them once. Like the migrations, never edit these:
+ * a new column comes with a new migration. */
+#define REDIRECTS_COLUMNS                                                    \
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE," \
+	"  type TEXT NOT NULL,"                                               \
+	"  from_url TEXT NOT NULL DEFAULT '',"                                \
+	"  from_url_without_rest TEXT,"                                       \
+	"  to_url TEXT NOT NULL DEFAULT '',"                                  \
+	"  http_status INTEGER NOT NULL DEFAULT 302"                          \
+	"    CHECK (http_status IN (301, 302)),"                              \
+	"  enabled INTEGER NOT NULL DEFAULT 1,"                               \
+	"  force INTEGER NOT NULL DEFAULT 0,"                                 \
+	"  description TEXT NOT NULL DEFAULT '',"                             \
+	"  position INTEGER NOT NULL DEFAULT 0 CHECK (position >= 0),"        \
+	"  created INTEGER NOT NULL,"                                         \
+	"  modified INTEGER NOT NULL"                                         \
+	");"
+#define ENV_VARS_COLUMNS                                                     \
+	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE," \
+	"  name TEXT NOT NULL,"                                               \
+	"  value BLOB NOT NULL,"                                              \
+	"  value_size INTEGER NOT NULL,"                                      \
+	"  public INTEGER NOT NULL DEFAULT 0,"                                \
+	"  created INTEGER NOT NULL,"                                         \
+	"  modified INTEGER NOT NULL"                                         \
+	");"
+
 /* 1: the community edition's resources. */
 static const char migration_1[] =
 	"CREATE TABLE users ("
@@ -159,33 +188,13 @@ static const char migration_1[] =
 	");"
 	"CREATE TABLE redirects ("
 	"  id INTEGER PRIMARY KEY,"
-	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
-	"  type TEXT NOT NULL,"
-	"  from_url TEXT NOT NULL DEFAULT '',"
-	"  from_url_without_rest TEXT,"
-	"  to_url TEXT NOT NULL DEFAULT '',"
-	"  http_status INTEGER NOT NULL DEFAULT 302"
-	"    CHECK (http_status IN (301, 302)),"
-	"  enabled INTEGER NOT NULL DEFAULT 1,"
-	"  force INTEGER NOT NULL DEFAULT 0,"
-	"  description TEXT NOT NULL DEFAULT '',"
-	"  position INTEGER NOT NULL DEFAULT 0 CHECK (position >= 0),"
-	"  created INTEGER NOT NULL,"
-	"  modified INTEGER NOT NULL"
-	");"
+	REDIRECTS_COLUMNS
 	"CREATE INDEX redirects_project ON redirects(project_id, position);"
 	/* value is sealed (see secret.c); it never leaves the engine except
 	 * into a build's environment. */
 	"CREATE TABLE env_vars ("
 	"  id INTEGER PRIMARY KEY,"
-	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
-	"  name TEXT NOT NULL,"
-	"  value BLOB NOT NULL,"
-	"  value_size INTEGER NOT NULL,"
-	"  public INTEGER NOT NULL DEFAULT 0,"
-	"  created INTEGER NOT NULL,"
-	"  modified INTEGER NOT NULL"
-	");"
+	ENV_VARS_COLUMNS
 	"CREATE INDEX env_vars_project ON env_vars(project_id);";
 
 /* 2: the business edition: organizations, their owners and teams. */
@@ -484,20 +493,7 @@ static const char migration_12[] =
 static const char migration_13[] =
 	"CREATE TABLE redirects_13 ("
 	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
-	"  type TEXT NOT NULL,"
-	"  from_url TEXT NOT NULL DEFAULT '',"
-	"  from_url_without_rest TEXT,"
-	"  to_url TEXT NOT NULL DEFAULT '',"
-	"  http_status INTEGER NOT NULL DEFAULT 302"
-	"    CHECK (http_status IN (301, 302)),"
-	"  enabled INTEGER NOT NULL DEFAULT 1,"
-	"  force INTEGER NOT NULL DEFAULT 0,"
-	"  description TEXT NOT NULL DEFAULT '',"
-	"  position INTEGER NOT NULL DEFAULT 0 CHECK (position >= 0),"
-	"  created INTEGER NOT NULL,"
-	"  modified INTEGER NOT NULL"
-	");"
+	REDIRECTS_COLUMNS
 	"INSERT INTO redirects_13 (id, project_id, type, from_url,"
 	"  from_url_without_rest, to_url, http_status, enabled, force,"
 	"  description, position, created, modified)"
@@ -509,14 +505,7 @@ static const char migration_13[] =
 	"CREATE INDEX redirects_project ON redirects(project_id, position);"
 	"CREATE TABLE env_vars_13 ("
 	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,"
-	"  name TEXT NOT NULL,"
-	"  value BLOB NOT NULL,"
-	"  value_size INTEGER NOT NULL,"
-	"  public INTEGER NOT NULL DEFAULT 0,"
-	"  created INTEGER NOT NULL,"
-	"  modified INTEGER NOT NULL"
-	");"
+	ENV_VARS_COLUMNS
 	"INSERT INTO env_vars_13 (id, project_id, name, value, value_size,"
 	"  public, created, modified)"
 	"  SELECT id, project_id, name, value, value_size, public, created,"
@@ -652,11 +641,7 @@ struct rebuilt {
 
 static void rebuilt_dispose(struct rebuilt *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->nmore; i++)
-		lec__free(t->more[i]);
-	lec__free(t->more);
+	lec__strings_free(t->more, t->nmore);
 	lec__free(t->name);
 	lec__free(t->sql);
 }
@@ -851,13 +836,10 @@ static int apply(struct lec_store *st, int version)
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
-	if ((error = m->sql ? lec_store__exec(st, m->sql) : m->run(st)) < 0 ||
-	    (error = references_whole(st, version)) < 0 ||
-	    (error = lec_store__exec(st, pragma)) < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
+	if ((error = m->sql ? lec_store__exec(st, m->sql) : m->run(st)) >= 0 &&
+	    (error = references_whole(st, version)) >= 0)
+		error = lec_store__exec(st, pragma);
+	return lec_store__end(st, error);
 }
 
 int lec_store__migrate(struct lec_store *st, int target)

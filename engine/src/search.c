@@ -136,14 +136,8 @@ struct rules {
 
 static void rules_dispose(struct rules *r)
 {
-	size_t i;
-
-	for (i = 0; i < r->nignore; i++)
-		lec__free(r->ignore[i]);
-	for (i = 0; i < r->nrank; i++)
-		lec__free(r->rank_pattern[i]);
-	lec__free(r->ignore);
-	lec__free(r->rank_pattern);
+	lec__strings_free(r->ignore, r->nignore);
+	lec__strings_free(r->rank_pattern, r->nrank);
 	lec__free(r->rank_value);
 	memset(r, 0, sizeof(*r));
 }
@@ -269,23 +263,13 @@ static int rules_parse(struct rules *r, const char *json)
 static int rules_stored(struct lec_store *st, int64_t version_id,
 			struct rules *r)
 {
-	sqlite3_stmt *stmt = NULL;
 	char *json = NULL;
-	int rc;
+	int rc = lec_store__query_text(st,
+				       "SELECT rules FROM search_versions "
+				       "WHERE version_id = ?",
+				       &version_id, 1, "reading search rules",
+				       &json, NULL);
 
-	if ((rc = lec_store__prepare(st, &stmt,
-				     "SELECT rules FROM search_versions "
-				     "WHERE version_id = ?")) < 0)
-		return rc;
-	sqlite3_bind_int64(stmt, 1, version_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		rc = lec_store__col_text(stmt, 0, &json);
-	else if (rc == SQLITE_DONE)
-		rc = LEC_OK;
-	else
-		rc = lec_store__sqlerr(st, rc, "reading search rules");
-	lec_store__finalize(st, stmt);
 	if (rc == LEC_OK)
 		rc = json ? rules_parse(r, json) : rules_defaults(r);
 	lec__free(json);
@@ -600,10 +584,7 @@ int lec_search_index_remove(struct lec_store *st, int64_t version_id)
 					  "WHERE version_id = ?",
 					  ids, 1, "removing a search index",
 					  NULL);
-	if (rc == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return rc;
+	return lec_store__end(st, rc);
 }
 
 int lec_search_index_count(struct lec_store *st, int64_t version_id,
@@ -626,11 +607,7 @@ int lec_search_index_count(struct lec_store *st, int64_t version_id,
 
 void lec__paths_dispose(struct lec__paths *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->len; i++)
-		lec__free(p->items[i]);
-	lec__free(p->items);
+	lec__strings_free(p->items, p->len);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -732,13 +709,9 @@ int lec__html_pages(const char *root, struct lec__paths *out)
 
 void lec_search_index_report_dispose(struct lec_search_index_report *r)
 {
-	size_t i;
-
 	if (r == NULL)
 		return;
-	for (i = 0; i < r->failures_len; i++)
-		lec__free(r->failures[i]);
-	lec__free(r->failures);
+	lec__strings_free(r->failures, r->failures_len);
 	memset(r, 0, sizeof(*r));
 }
 

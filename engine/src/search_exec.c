@@ -95,16 +95,9 @@ struct gather {
 
 static int acc_push(struct acc_list *l, int64_t page_id, int rank)
 {
-	if (l->len == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct page_acc *grown =
-			lec__realloc(l->items, cap * sizeof(*grown));
-
-		if (grown == NULL)
-			return lec__error_oom();
-		l->items = grown;
-		l->cap = cap;
-	}
+	if (lec__grow((void **)&l->items, &l->cap, l->len,
+		      sizeof(*l->items), 64) < 0)
+		return LEC_ENOMEM;
 	memset(&l->items[l->len], 0, sizeof(l->items[0]));
 	l->items[l->len].page_id = page_id;
 	l->items[l->len].rank = rank;

@@ -324,16 +324,9 @@ static int hit_push(struct matcher *m, int64_t entry, double score)
 				m->hits[i].score = score;
 			return LEC_OK;
 		}
-	if (m->len == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct lec__search_name_hit *grown =
-			lec__realloc(m->hits, cap * sizeof(*grown));
-
-		if (grown == NULL)
-			return lec__error_oom();
-		m->hits = grown;
-		m->cap = cap;
-	}
+	if (lec__grow((void **)&m->hits, &m->cap, m->len,
+		      sizeof(*m->hits), 16) < 0)
+		return LEC_ENOMEM;
 	m->hits[m->len].entry = entry;
 	m->hits[m->len++].score = score;
 	return LEC_OK;

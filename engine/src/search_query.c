@@ -60,36 +60,6 @@ struct fold {
 
 /* Text cleaning ------------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t need, i;
-	unsigned long cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < need)
-		return 0;
-	for (i = 1; i < need; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF. */
-	if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return need;
-}
-
 char *lec__search_clean_text(const char *s, size_t len, size_t *chars)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -101,7 +71,7 @@ char *lec__search_clean_text(const char *s, size_t len, size_t *chars)
 		return NULL;
 	}
 	while (i < len) {
-		n = utf8_len(u + i, len - i);
+		n = lec__utf8_len(u + i, len - i);
 		if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7f))) {
 			out[o++] = ' ';
 			i++;
@@ -495,10 +465,7 @@ int lec__search_translate(const char *query, lec__search_tokens_fn has_tokens,
 	    NULL)
 		return LEC_ENOMEM;
 	if (chars > LEC_SEARCH_QUERY_MAX) {
-		rc = lec__error_field(LEC_EINVALID, "q",
-				      "Ensure this field has no more than %d "
-				      "characters.",
-				      LEC_SEARCH_QUERY_MAX);
+		rc = lec__error_too_long("q", LEC_SEARCH_QUERY_MAX);
 		goto done;
 	}
 	lx.s = clean;
@@ -533,9 +500,7 @@ void lec__search_expr_dispose(struct lec__search_expr *expr)
 	for (i = 0; i < expr->npositive; i++)
 		lec__free(expr->positive[i].text);
 	lec__free(expr->positive);
-	for (i = 0; i < expr->nphrases; i++)
-		lec__free(expr->phrases[i]);
-	lec__free(expr->phrases);
+	lec__strings_free(expr->phrases, expr->nphrases);
 	lec__free(expr->all);
 	lec__free(expr->any);
 	memset(expr, 0, sizeof(*expr));

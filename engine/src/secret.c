@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "hash.h"
 #include "secret.h"
 
@@ -74,21 +75,6 @@ static int key_read(const char *path, struct lec__secret_key *key)
 	return error;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Make the directory entry of a new key durable: losing the key after a
  * crash would lose every secret sealed with it. */
 static void sync_dir(const char *dir)
@@ -122,7 +108,7 @@ static int key_create(struct lec_store *st, const char *path)
 		goto done;
 	}
 	if (fchmod(fd, 0600) < 0 ||
-	    write_all(fd, fresh.bytes, sizeof(fresh.bytes)) < 0 ||
+	    lec__write_all(fd, fresh.bytes, sizeof(fresh.bytes)) < 0 ||
 	    fsync(fd) < 0) {
 		error = lec__error(LEC_EIO, "%s: cannot write the key: %s",
 				   tmp, strerror(errno));
@@ -343,11 +329,26 @@ static int check_given(const char *secret, size_t max)
 	return LEC_OK;
 }
 
-int lec__secret_choose(const char *given, size_t max, char *generated,
-		       size_t len, const char **secret)
+int lec__secret_seal_new(struct lec_store *st, const char *given, size_t max,
+			 size_t len, const void *aad, size_t aad_len,
+			 unsigned char **blob, size_t *blob_len, char **made)
 {
-	int error = given ? check_given(given, max) : generate(generated, len);
+	char generated[LEC__SECRET_MADE_MAX + 1];
+	int error;
 
-	*secret = error == LEC_OK ? (given ? given : generated) : NULL;
+	if (made)
+		*made = NULL;
+	if (!given && len > LEC__SECRET_MADE_MAX)
+		return lec__error(LEC_ERROR, "a made-up secret has at most %d "
+					     "characters",
+				  LEC__SECRET_MADE_MAX);
+	error = given ? check_given(given, max) : generate(generated, len);
+	if (error == LEC_OK)
+		error = lec__secret_seal_stored(st, given ? given : generated,
+						aad, aad_len, blob, blob_len);
+	if (error == LEC_OK && made && !given &&
+	    (*made = lec__strdup(generated)) == NULL)
+		error = lec__error_oom();
+	explicit_bzero(generated, sizeof(generated));
 	return error;
 }

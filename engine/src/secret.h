@@ -80,11 +80,17 @@ int lec__secret_seal_stored(struct lec_store *st, const char *plain,
 /* Wipe size bytes at p and free it. Accepts NULL. */
 void lec__secret_free(void *p, size_t size);
 
-/* The secret an integration or a webhook stores: given, when the caller
- * gave one (1 to max printable ASCII characters, else LEC_EINVALID on
- * field "secret"), else len letters and digits made up into generated
- * (len + 1 bytes). *secret points at the one chosen. */
-int lec__secret_choose(const char *given, size_t max, char *generated,
-		       size_t len, const char **secret);
+/* The most characters of a secret made up for a resource. */
+#define LEC__SECRET_MADE_MAX 64
+
+/* The secret an integration or a webhook stores, sealed with aad (as
+ * lec__secret_seal_stored does) into *blob, *blob_len: given, when the
+ * caller gave one (1 to max printable ASCII characters, else LEC_EINVALID
+ * on field "secret"), else len (at most LEC__SECRET_MADE_MAX) letters and
+ * digits made up. *made (may be NULL) gets a copy of a made-up one, for
+ * the caller to show once (lec__secret_free), NULL for a given one. */
+int lec__secret_seal_new(struct lec_store *st, const char *given, size_t max,
+			 size_t len, const void *aad, size_t aad_len,
+			 unsigned char **blob, size_t *blob_len, char **made);
 
 #endif

@@ -219,6 +219,15 @@ void lec_store__rollback(struct lec_store *st)
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int lec_store__end(struct lec_store *st, int error)
+{
+	if (error < 0) {
+		lec_store__rollback(st);
+		return error;
+	}
+	return lec_store__commit(st);
+}
+
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 			 const char *what)
 {
@@ -227,8 +236,8 @@ int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 	return rc == SQLITE_DONE ? LEC_OK : lec_store__sqlerr(st, rc, what);
 }
 
-static int prepare_ints(struct lec_store *st, sqlite3_stmt **stmt,
-			const char *sql, const int64_t *v, int n)
+int lec_store__prepare_ints(struct lec_store *st, sqlite3_stmt **stmt,
+			    const char *sql, const int64_t *v, int n)
 {
 	int error, i;
 
@@ -246,7 +255,7 @@ int lec_store__exec_ints(struct lec_store *st, const char *sql,
 	sqlite3_stmt *stmt = NULL;
 	int error;
 
-	if ((error = prepare_ints(st, &stmt, sql, v, n)) < 0)
+	if ((error = lec_store__prepare_ints(st, &stmt, sql, v, n)) < 0)
 		return error;
 	error = lec_store__step_done(st, stmt, what);
 	if (error == LEC_OK && changes)
@@ -255,21 +264,23 @@ int lec_store__exec_ints(struct lec_store *st, const char *sql,
 	return error;
 }
 
-int lec_store__query_int(struct lec_store *st, const char *sql,
-			 const int64_t *v, int n, const char *what,
-			 int64_t *out, int *found)
+/* Read sql's first row (ints bound as above) with read(stmt, out); no row
+ * reads nothing. *found (may be NULL) says whether there was one. */
+static int query_first(struct lec_store *st, const char *sql,
+		       const int64_t *v, int n, const char *what,
+		       int (*read)(sqlite3_stmt *stmt, void *out), void *out,
+		       int *found)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error, rc;
 
-	*out = 0;
 	if (found)
 		*found = 0;
-	if ((error = prepare_ints(st, &stmt, sql, v, n)) < 0)
+	if ((error = lec_store__prepare_ints(st, &stmt, sql, v, n)) < 0)
 		return error;
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(stmt, 0);
+		error = read(stmt, out);
 		if (found)
 			*found = 1;
 	} else if (rc != SQLITE_DONE) {
@@ -277,6 +288,33 @@ int lec_store__query_int(struct lec_store *st, const char *sql,
 	}
 	lec_store__finalize(st, stmt);
 	return error;
+}
+
+static int read_int(sqlite3_stmt *stmt, void *out)
+{
+	*(int64_t *)out = sqlite3_column_int64(stmt, 0);
+	return LEC_OK;
+}
+
+static int read_text(sqlite3_stmt *stmt, void *out)
+{
+	return lec_store__col_text(stmt, 0, out);
+}
+
+int lec_store__query_int(struct lec_store *st, const char *sql,
+			 const int64_t *v, int n, const char *what,
+			 int64_t *out, int *found)
+{
+	*out = 0;
+	return query_first(st, sql, v, n, what, read_int, out, found);
+}
+
+int lec_store__query_text(struct lec_store *st, const char *sql,
+			  const int64_t *v, int n, const char *what,
+			  char **out, int *found)
+{
+	*out = NULL;
+	return query_first(st, sql, v, n, what, read_text, out, found);
 }
 
 

@@ -95,6 +95,11 @@ int lec_store__prepare(struct lec_store *st, sqlite3_stmt **out,
  * its next use, any other finalized. Accepts NULL. */
 void lec_store__finalize(struct lec_store *st, sqlite3_stmt *stmt);
 
+/* Prepare sql (as lec_store__prepare) and bind the n integers of v to
+ * ?1..?n. */
+int lec_store__prepare_ints(struct lec_store *st, sqlite3_stmt **stmt,
+			    const char *sql, const int64_t *v, int n);
+
 /* Run SQL without results (no parameters). */
 int lec_store__exec(struct lec_store *st, const char *sql);
 
@@ -103,6 +108,9 @@ int lec_store__exec(struct lec_store *st, const char *sql);
 int lec_store__begin(struct lec_store *st);
 int lec_store__commit(struct lec_store *st);
 void lec_store__rollback(struct lec_store *st);
+/* End the write transaction as error says: roll back and return it when
+ * it is negative, else commit (and return the commit's code). */
+int lec_store__end(struct lec_store *st, int error);
 
 /* Step a statement that must finish with SQLITE_DONE. */
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
@@ -118,6 +126,11 @@ int lec_store__exec_ints(struct lec_store *st, const char *sql,
 int lec_store__query_int(struct lec_store *st, const char *sql,
 			 const int64_t *v, int n, const char *what,
 			 int64_t *out, int *found);
+/* The same for a text column: *out a copy (owned by the caller), NULL for
+ * SQL NULL or when there is no row. */
+int lec_store__query_text(struct lec_store *st, const char *sql,
+			  const int64_t *v, int n, const char *what,
+			  char **out, int *found);
 
 /* LEC_OK when the project with this id exists, else LEC_ENOTFOUND ("no
  * project with id N") or the store's error: what a resource hanging from a
@@ -361,6 +374,51 @@ int lec__table_delete(struct lec_store *st, const struct lec__table *t,
 int lec__table_list(struct lec_store *st, const struct lec__table *t,
 		    const int64_t *scope, const struct lec_page *page,
 		    void **items, size_t *len, size_t *total);
+
+/* A resource's public calls, defined from its tables ------------------- */
+
+/* Every resource's free, list dispose, get, list and delete are the same
+ * call of the functions above with its own row or table, and were written
+ * out by hand in each module (nine lines apiece, the same in fifteen
+ * files). These define them instead; the public header still declares
+ * and documents each one. T is the resource's struct tag (lec_envvar): a
+ * macro defines the calls named T_free(struct T *), T_list_dispose(struct
+ * T_list *), and, for a table whose rows hang from a parent (its scope),
+ * T_get(store, parent, id, out), T_list(store, parent, page, out) and
+ * T_delete(store, parent, id). Write them without a semicolon after. */
+#define LEC__DEFINE_FREE(T, row)                                             \
+	void T##_free(struct T *item)                                        \
+	{                                                                    \
+		lec__row_free((row), item);                                  \
+	}
+#define LEC__DEFINE_LIST_DISPOSE(T, row)                                     \
+	void T##_list_dispose(struct T##_list *list)                         \
+	{                                                                    \
+		LEC__LIST_DISPOSE((row), list);                              \
+	}
+/* T_free and T_list_dispose, both over row. */
+#define LEC__DEFINE_FREES(T, row)                                            \
+	LEC__DEFINE_FREE(T, row)                                             \
+	LEC__DEFINE_LIST_DISPOSE(T, row)
+#define LEC__DEFINE_SCOPED_GET(T, table)                                     \
+	int T##_get(struct lec_store *st, int64_t scope, int64_t id,         \
+		    struct T **out)                                          \
+	{                                                                    \
+		return lec__table_get(st, (table), &scope, id, (void **)out); \
+	}
+#define LEC__DEFINE_SCOPED_LIST(T, table)                                    \
+	int T##_list(struct lec_store *st, int64_t scope,                    \
+		     const struct lec_page *page, struct T##_list *out)      \
+	{                                                                    \
+		return lec__table_list(st, (table), &scope, page,            \
+				       (void **)&out->items, &out->len,      \
+				       &out->total);                         \
+	}
+#define LEC__DEFINE_SCOPED_DELETE(T, table)                                  \
+	int T##_delete(struct lec_store *st, int64_t scope, int64_t id)      \
+	{                                                                    \
+		return lec__table_delete(st, (table), scope, id);            \
+	}
 
 /* Schema ---------------------------------------------------------------- */
 

@@ -49,15 +49,7 @@ static const struct lec__table users = {
 	.order = "u.username",
 };
 
-void lec_user_free(struct lec_user *user)
-{
-	lec__row_free(&lec__user_row, user);
-}
-
-void lec_user_list_dispose(struct lec_user_list *list)
-{
-	LEC__LIST_DISPOSE(&lec__user_row, list);
-}
+LEC__DEFINE_FREES(lec_user, &lec__user_row)
 
 int lec_user_get(struct lec_store *st, const char *username,
 		 struct lec_user **out)
@@ -408,10 +400,7 @@ int lec_token_list(struct lec_store *st, int64_t user_id,
 			       (void **)&out->items, &out->len, &out->total);
 }
 
-void lec_token_list_dispose(struct lec_token_list *list)
-{
-	LEC__LIST_DISPOSE(&token_row, list);
-}
+LEC__DEFINE_LIST_DISPOSE(lec_token, &token_row)
 
 /* Deleting a token's row is all revoking takes: its sessions go with it
  * (ON DELETE CASCADE), and the change of data version makes every
@@ -433,18 +422,12 @@ int lec_token_revoke(struct lec_store *st, int64_t id)
 int lec_token_revoke_all(struct lec_store *st, int64_t user_id,
 			 size_t *count)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
+	int changes = 0, error;
 
 	lec_error_clear();
-	if ((error = lec_store__prepare(st, &stmt,
-					"DELETE FROM tokens WHERE user_id = ?")) <
-	    0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, user_id);
-	error = lec_store__step_done(st, stmt, "revoking tokens");
+	error = lec_store__exec_ints(st, "DELETE FROM tokens WHERE user_id = ?",
+				     &user_id, 1, "revoking tokens", &changes);
 	if (error == LEC_OK && count)
-		*count = (size_t)sqlite3_changes(sqlite3_db_handle(stmt));
-	lec_store__finalize(st, stmt);
+		*count = (size_t)changes;
 	return error;
 }

@@ -105,15 +105,7 @@ const struct lec__table lec__versions = {
 	.not_found = "No Version matches the given query.",
 };
 
-void lec_version_free(struct lec_version *version)
-{
-	lec__row_free(&version_row, version);
-}
-
-void lec_version_list_dispose(struct lec_version_list *list)
-{
-	LEC__LIST_DISPOSE(&version_row, list);
-}
+LEC__DEFINE_FREES(lec_version, &version_row)
 
 /* Run a version query (ordered like lists) into out. */
 static int version_query(struct lec_store *st, struct lec__query *q,
@@ -218,16 +210,21 @@ done:
 	return error;
 }
 
+/* LEC_ENOTFOUND: no version has this id. */
+static int no_version(int64_t id)
+{
+	return lec__error(LEC_ENOTFOUND, "no version with id %lld",
+			  (long long)id);
+}
+
 /* Run an UPDATE/DELETE that must touch exactly one version. */
 static int step_one(struct lec_store *st, sqlite3_stmt *stmt, int64_t id,
 		    const char *what)
 {
 	int error = lec_store__step_done(st, stmt, what);
 
-	if (error == LEC_OK && sqlite3_changes(st->db) == 0)
-		error = lec__error(LEC_ENOTFOUND, "no version with id %lld",
-				   (long long)id);
-	return error;
+	return error == LEC_OK && sqlite3_changes(st->db) == 0 ? no_version(id)
+							       : error;
 }
 
 /* Creating ---------------------------------------------------------------- */
@@ -235,23 +232,16 @@ static int step_one(struct lec_store *st, sqlite3_stmt *stmt, int64_t id,
 static int check_name(const char *name)
 {
 	if (is_empty(name))
-		return lec__error_field(LEC_EINVALID, "verbose_name",
-					"This field may not be blank.");
+		return lec__error_blank("verbose_name");
 	if (strlen(name) > LEC_VERSION_NAME_MAX)
-		return lec__error_field(LEC_EINVALID, "verbose_name",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_VERSION_NAME_MAX);
+		return lec__error_too_long("verbose_name", LEC_VERSION_NAME_MAX);
 	return LEC_OK;
 }
 
 static int check_identifier(const char *identifier)
 {
 	if (identifier && strlen(identifier) > LEC_VERSION_IDENTIFIER_MAX)
-		return lec__error_field(LEC_EINVALID, "identifier",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_VERSION_IDENTIFIER_MAX);
+		return lec__error_too_long("identifier", LEC_VERSION_IDENTIFIER_MAX);
 	return LEC_OK;
 }
 
@@ -370,16 +360,6 @@ done:
 	return error;
 }
 
-/* Finish a write transaction: commit on success, roll back otherwise. */
-static int finish_write(struct lec_store *st, int error)
-{
-	if (error < 0) {
-		lec_store__rollback(st);
-		return error;
-	}
-	return lec_store__commit(st);
-}
-
 int lec_version_create(struct lec_store *st, int64_t project_id,
 		       const char *verbose_name, const char *identifier,
 		       enum lec_version_type type, int active,
@@ -409,7 +389,7 @@ int lec_version_create(struct lec_store *st, int64_t project_id,
 	if ((error = lec__project_exists(st, project_id)) == LEC_OK &&
 	    (error = version_insert(st, &n, &id)) == LEC_OK && out)
 		error = lec_version_get_by_id(st, id, &created);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_version_free(created);
 		return error;
 	}
@@ -621,18 +601,12 @@ int lec_version_update(struct lec_store *st, int64_t id,
 
 int lec_version_delete(struct lec_store *st, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error;
+	int changes = 0, error;
 
 	lec_error_clear();
-	if ((error = lec_store__prepare(st, &stmt,
-					"DELETE FROM versions WHERE id = ?")) <
-	    0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, id);
-	error = step_one(st, stmt, id, "deleting a version");
-	lec_store__finalize(st, stmt);
-	return error;
+	error = lec_store__exec_ints(st, "DELETE FROM versions WHERE id = ?",
+				     &id, 1, "deleting a version", &changes);
+	return error == LEC_OK && changes == 0 ? no_version(id) : error;
 }
 
 /* stable ------------------------------------------------------------------ */
@@ -766,17 +740,44 @@ static int machine_point(struct lec_store *st, int64_t id,
 	return error;
 }
 
+/* The machine-made version slug (stable, latest) as it stands: *current
+ * NULL when there is none. A user's own version of that slug is returned
+ * too; the callers leave it alone. */
+static int machine_current(struct lec_store *st, int64_t project_id,
+			   const char *slug, struct lec_version **current)
+{
+	int error = version_by_slug(st, project_id, slug, current);
+
+	return error == LEC_ENOTFOUND ? LEC_OK : error;
+}
+
+/* Make the machine version slug, pointing at identifier. */
+static int machine_insert(struct lec_store *st, int64_t project_id,
+			  const char *slug, const char *identifier,
+			  enum lec_version_type type)
+{
+	const struct version_new n = {
+		.project_id = project_id,
+		.slug = slug,
+		.verbose_name = slug,
+		.identifier = identifier,
+		.type = type,
+		.active = 1,
+		.machine = 1,
+	};
+	int64_t id = 0;
+
+	return version_insert(st, &n, &id);
+}
+
 /* Inside a transaction: the new winner when stable was created or moved. */
 static int stable_sync(struct lec_store *st, int64_t project_id,
 		       struct lec_version **promoted)
 {
 	struct lec_version *current = NULL, *winner = NULL;
-	int64_t id = 0;
-	int error;
+	int error = machine_current(st, project_id, LEC_VERSION_STABLE,
+				    &current);
 
-	error = version_by_slug(st, project_id, LEC_VERSION_STABLE, &current);
-	if (error == LEC_ENOTFOUND)
-		error = LEC_OK;
 	if (error < 0 || (current && !current->machine))
 		goto done;
 	if ((error = determine_stable(st, project_id, &winner)) < 0) {
@@ -785,17 +786,8 @@ static int stable_sync(struct lec_store *st, int64_t project_id,
 		goto done;
 	}
 	if (current == NULL) {
-		struct version_new n = {
-			.project_id = project_id,
-			.slug = LEC_VERSION_STABLE,
-			.verbose_name = LEC_VERSION_STABLE,
-			.identifier = winner->identifier,
-			.type = winner->type,
-			.active = 1,
-			.machine = 1,
-		};
-
-		error = version_insert(st, &n, &id);
+		error = machine_insert(st, project_id, LEC_VERSION_STABLE,
+				       winner->identifier, winner->type);
 	} else if (!same_text(current->identifier, winner->identifier) ||
 		   current->type != winner->type) {
 		error = machine_point(st, current->id, winner->identifier,
@@ -826,7 +818,7 @@ int lec_version_update_stable(struct lec_store *st, int64_t project_id,
 		return error;
 	if ((error = lec__project_exists(st, project_id)) == LEC_OK)
 		error = stable_sync(st, project_id, &winner);
-	if ((error = finish_write(st, error)) < 0) {
+	if ((error = lec_store__end(st, error)) < 0) {
 		lec_version_free(winner);
 		return error;
 	}
@@ -859,12 +851,9 @@ static int latest_sync(struct lec_store *st, int64_t project_id,
 {
 	struct lec_version *current = NULL, *original = NULL;
 	enum lec_version_type type = LEC_VERSION_BRANCH;
-	int64_t id = 0;
-	int error;
+	int error = machine_current(st, project_id, LEC_VERSION_LATEST,
+				    &current);
 
-	error = version_by_slug(st, project_id, LEC_VERSION_LATEST, &current);
-	if (error == LEC_ENOTFOUND)
-		error = LEC_OK;
 	if (error < 0 || (current && !current->machine))
 		goto done;
 	if (default_branch) {
@@ -875,21 +864,11 @@ static int latest_sync(struct lec_store *st, int64_t project_id,
 		else if (error != LEC_ENOTFOUND)
 			goto done;
 	}
-	if (current == NULL) {
-		struct version_new n = {
-			.project_id = project_id,
-			.slug = LEC_VERSION_LATEST,
-			.verbose_name = LEC_VERSION_LATEST,
-			.identifier = default_branch,
-			.type = type,
-			.active = 1,
-			.machine = 1,
-		};
-
-		error = version_insert(st, &n, &id);
-	} else {
+	if (current == NULL)
+		error = machine_insert(st, project_id, LEC_VERSION_LATEST,
+				       default_branch, type);
+	else
 		error = machine_point(st, current->id, default_branch, type);
-	}
 done:
 	lec_version_free(current);
 	lec_version_free(original);
@@ -907,7 +886,7 @@ int lec_version_update_latest(struct lec_store *st, int64_t project_id,
 		return error;
 	if ((error = lec__project_exists(st, project_id)) == LEC_OK)
 		error = latest_sync(st, project_id, default_branch);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 int lec_version_original(struct lec_store *st,
@@ -941,23 +920,16 @@ int lec_version_original(struct lec_store *st,
 static int project_default_version(struct lec_store *st, int64_t project_id,
 				   char **out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	int found = 0;
+	int error = lec_store__query_text(st,
+					  "SELECT default_version FROM "
+					  "projects WHERE id = ?",
+					  &project_id, 1, "reading a project",
+					  out, &found);
 
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT default_version FROM projects "
-					"WHERE id = ?")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, project_id);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = lec_store__col_text(stmt, 0, out);
-	else if (rc == SQLITE_DONE)
+	if (error == LEC_OK && !found)
 		error = lec__error(LEC_ENOTFOUND, "no project with id %lld",
 				   (long long)project_id);
-	else
-		error = lec_store__sqlerr(st, rc, "reading a project");
-	lec_store__finalize(st, stmt);
 	return error;
 }
 
@@ -1014,7 +986,7 @@ int lec_version_sync_request(struct lec_store *st, int64_t project_id)
 					     "requesting a version sync");
 	}
 	lec_store__finalize(st, stmt);
-	return finish_write(st, error);
+	return lec_store__end(st, error);
 }
 
 /* Delete the oldest request inside the caller's transaction; *project_id
@@ -1054,7 +1026,7 @@ int lec_version_sync_take(struct lec_store *st, int64_t *project_id)
 		return error;
 	if ((error = take_oldest(st, &taken)) == LEC_OK && taken == 0)
 		error = lec__error(LEC_ENOTFOUND, "no version sync is pending");
-	if ((error = finish_write(st, error)) < 0)
+	if ((error = lec_store__end(st, error)) < 0)
 		return error;
 	*project_id = taken;
 	return LEC_OK;

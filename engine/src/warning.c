@@ -57,36 +57,6 @@ int lec_warning_kind_lookup(const char *code, enum lec_warning_kind *out)
 
 /* Safe texts ------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and beyond U+10FFFF are not text. */
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
 /* s as safe text of at most max bytes: valid UTF-8 (U+FFFD for what is
  * not), tabs as spaces, newlines kept only when multiline, other control
  * characters and trailing white space dropped, cut at a character. */
@@ -97,7 +67,7 @@ static char *safe_text(const char *s, size_t max, int multiline)
 	struct lec__buf b = LEC__BUF_INIT;
 
 	while (i < n) {
-		size_t len = utf8_len(p + i, n - i);
+		size_t len = lec__utf8_len(p + i, n - i);
 		const char *piece = (const char *)p + i;
 		size_t plen = len;
 
@@ -473,10 +443,7 @@ int lec_warning_store(struct lec_store *st, int64_t build_id,
 			totals, 5, "storing warning totals", NULL);
 done:
 	lec_store__finalize(st, stmt);
-	if (error == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return error;
+	return lec_store__end(st, error);
 }
 
 int lec_warning_summary_get(struct lec_store *st, int64_t build_id,
@@ -525,10 +492,7 @@ int lec_warning_list(struct lec_store *st, int64_t build_id,
 			       &out->len, &out->total);
 }
 
-void lec_warning_list_dispose(struct lec_warning_list *list)
-{
-	LEC__LIST_DISPOSE(&warning_row, list);
-}
+LEC__DEFINE_LIST_DISPOSE(lec_warning, &warning_row)
 
 /* Inventories ----------------------------------------------------------- */
 
@@ -560,10 +524,7 @@ int lec_warning_inventory_save(struct lec_store *st, int64_t build_id,
 	error = lec_store__step_done(st, stmt, "storing an inventory");
 done:
 	lec_store__finalize(st, stmt);
-	if (error == LEC_OK)
-		return lec_store__commit(st);
-	lec_store__rollback(st);
-	return error;
+	return lec_store__end(st, error);
 }
 
 int lec_warning_inventory_get(struct lec_store *st, int64_t version_id,

@@ -136,20 +136,8 @@ static const struct lec__table deliveries = {
 	.order = "id DESC",
 };
 
-void lec_webhook_free(struct lec_webhook *hook)
-{
-	lec__row_free(&webhook_row, hook);
-}
-
-void lec_webhook_list_dispose(struct lec_webhook_list *list)
-{
-	LEC__LIST_DISPOSE(&webhook_row, list);
-}
-
-void lec_webhook_delivery_list_dispose(struct lec_webhook_delivery_list *list)
-{
-	LEC__LIST_DISPOSE(&delivery_row, list);
-}
+LEC__DEFINE_FREES(lec_webhook, &webhook_row)
+LEC__DEFINE_LIST_DISPOSE(lec_webhook_delivery, &delivery_row)
 
 void lec_webhook_outgoing_dispose(struct lec_webhook_outgoing *out)
 {
@@ -170,13 +158,9 @@ static int check_url(const char *url)
 	const char *host, *p;
 
 	if (url == NULL)
-		return lec__error_field(LEC_EINVALID, "url",
-					"This field is required.");
+		return lec__error_required("url");
 	if (lec__utf8_chars(url) > LEC_WEBHOOK_URL_MAX)
-		return lec__error_field(LEC_EINVALID, "url",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_WEBHOOK_URL_MAX);
+		return lec__error_too_long("url", LEC_WEBHOOK_URL_MAX);
 	if (strncmp(url, "http://", 7) == 0)
 		host = url + 7;
 	else if (strncmp(url, "https://", 8) == 0)
@@ -202,10 +186,7 @@ static int check_payload(const char *payload)
 	if (payload == NULL)
 		return LEC_OK;
 	if (lec__utf8_chars(payload) > LEC_WEBHOOK_PAYLOAD_MAX)
-		return lec__error_field(LEC_EINVALID, "payload",
-					"Ensure this field has no more than "
-					"%d characters.",
-					LEC_WEBHOOK_PAYLOAD_MAX);
+		return lec__error_too_long("payload", LEC_WEBHOOK_PAYLOAD_MAX);
 	json = cJSON_Parse(payload);
 	ok = cJSON_IsObject(json);
 	cJSON_Delete(json);
@@ -287,11 +268,11 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 		       const struct lec_webhook_fields *in, const char *secret,
 		       struct lec_webhook **out, char **secret_out)
 {
-	char generated[LEC_WEBHOOK_SECRET_LEN + 1];
 	char aad[WEBHOOK_AAD_MAX];
 	struct lec_webhook_fields all = *in;
 	unsigned char *blob = NULL;
 	size_t blob_len = 0;
+	char *made = NULL;
 	int64_t id = 0;
 	int error;
 
@@ -303,38 +284,26 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 	all.fields |= LEC_WEBHOOK_FIELD_URL | LEC_WEBHOOK_FIELD_EVENTS;
 	if ((error = check_fields(&all)) < 0)
 		return error;
-	if ((error = lec__secret_choose(secret, LEC_WEBHOOK_SECRET_MAX,
-					generated, LEC_WEBHOOK_SECRET_LEN,
-					&secret)) < 0)
-		return error;
-	error = lec__secret_seal_stored(st, secret, aad,
-					webhook_aad(project_id, aad), &blob,
-					&blob_len);
+	error = lec__secret_seal_new(st, secret, LEC_WEBHOOK_SECRET_MAX,
+				     LEC_WEBHOOK_SECRET_LEN, aad,
+				     webhook_aad(project_id, aad), &blob,
+				     &blob_len, secret_out ? &made : NULL);
 	if (error == LEC_OK)
 		error = insert_webhook(st, project_id, &all, blob, blob_len,
 				       &id);
-	if (error == LEC_OK && secret_out && secret == generated &&
-	    (*secret_out = lec__strdup(generated)) == NULL)
-		error = lec__error_oom();
-	explicit_bzero(generated, sizeof(generated));
+	if (error == LEC_OK && secret_out) {
+		*secret_out = made;
+		made = NULL;
+	}
+	lec__secret_free(made, made ? strlen(made) : 0);
 	lec__free(blob);
 	if (error == LEC_OK && out)
 		error = lec_webhook_get(st, project_id, id, out);
 	return error;
 }
 
-int lec_webhook_get(struct lec_store *st, int64_t project_id, int64_t id,
-		    struct lec_webhook **out)
-{
-	return lec__table_get(st, &webhooks, &project_id, id, (void **)out);
-}
-
-int lec_webhook_list(struct lec_store *st, int64_t project_id,
-		     const struct lec_page *page, struct lec_webhook_list *out)
-{
-	return lec__table_list(st, &webhooks, &project_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
+LEC__DEFINE_SCOPED_GET(lec_webhook, &webhooks)
+LEC__DEFINE_SCOPED_LIST(lec_webhook, &webhooks)
 
 int lec_webhook_update(struct lec_store *st, int64_t project_id, int64_t id,
 		       const struct lec_webhook_fields *patch)
@@ -376,18 +345,8 @@ done:
 	return error;
 }
 
-int lec_webhook_delete(struct lec_store *st, int64_t project_id, int64_t id)
-{
-	return lec__table_delete(st, &webhooks, project_id, id);
-}
-
-int lec_webhook_delivery_list(struct lec_store *st, int64_t webhook_id,
-			      const struct lec_page *page,
-			      struct lec_webhook_delivery_list *out)
-{
-	return lec__table_list(st, &deliveries, &webhook_id, page,
-			       (void **)&out->items, &out->len, &out->total);
-}
+LEC__DEFINE_SCOPED_DELETE(lec_webhook, &webhooks)
+LEC__DEFINE_SCOPED_LIST(lec_webhook_delivery, &deliveries)
 
 /* Payloads -------------------------------------------------------------------- */
 

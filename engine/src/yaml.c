@@ -83,22 +83,31 @@ static size_t span(const char *s, const char *set)
 	return strspn(s, set);
 }
 
+/* Skip (":" [0-5]?[0-9])* at *s: how many groups, -1 for a malformed
+ * one (*s is then left as it was). */
+static int sexagesimal_groups(const char **s)
+{
+	const char *p = *s;
+	int groups = 0;
+
+	while (*p == ':') {
+		p++;
+		if (p[0] >= '0' && p[0] <= '5' && p[1] >= '0' && p[1] <= '9')
+			p += 2;
+		else if (p[0] >= '0' && p[0] <= '9')
+			p++;
+		else
+			return -1;
+		groups++;
+	}
+	*s = p;
+	return groups;
+}
+
 /* (":" [0-5]?[0-9])+ to the end of s. */
 static int sexagesimal_tail(const char *s)
 {
-	int groups = 0;
-
-	while (*s == ':') {
-		s++;
-		if (s[0] >= '0' && s[0] <= '5' && s[1] >= '0' && s[1] <= '9')
-			s += 2;
-		else if (s[0] >= '0' && s[0] <= '9')
-			s++;
-		else
-			return 0;
-		groups++;
-	}
-	return groups > 0 && *s == '\0';
+	return sexagesimal_groups(&s) > 0 && *s == '\0';
 }
 
 static int is_int(const char *s)
@@ -156,15 +165,8 @@ static int is_float(const char *s)
 		return 0;
 	/* Sexagesimal with a fraction: 1:30.5 */
 	p += n;
-	while (*p == ':') {
-		p++;
-		if (p[0] >= '0' && p[0] <= '5' && p[1] >= '0' && p[1] <= '9')
-			p += 2;
-		else if (p[0] >= '0' && p[0] <= '9')
-			p++;
-		else
-			return 0;
-	}
+	if (sexagesimal_groups(&p) < 0)
+		return 0;
 	return *p == '.' && p[1 + span(p + 1, "0123456789_")] == '\0';
 }
 
@@ -480,6 +482,21 @@ static int read_scalar(struct reader *rd, const yaml_event_t *ev,
 static int read_value(struct reader *rd, yaml_event_t *ev, int depth,
 		      const char *key, struct lec__yaml_node **out);
 
+/* The next event of a collection into *ev: 1 for an item's, 0 at the
+ * collection's end (the event, end, already let go), < 0 an error. */
+static int next_item(struct reader *rd, yaml_event_t *ev,
+		     yaml_event_type_t end)
+{
+	int rc = next_event(rd, ev);
+
+	if (rc < 0)
+		return rc;
+	if (ev->type != end)
+		return 1;
+	yaml_event_delete(ev);
+	return 0;
+}
+
 static int read_sequence(struct reader *rd, struct lec__yaml_node *seq,
 			 int depth, const char *key)
 {
@@ -488,13 +505,7 @@ static int read_sequence(struct reader *rd, struct lec__yaml_node *seq,
 	yaml_event_t ev;
 	int rc;
 
-	for (;;) {
-		if ((rc = next_event(rd, &ev)) < 0)
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return LEC_OK;
-		}
+	while ((rc = next_item(rd, &ev, YAML_SEQUENCE_END_EVENT)) > 0) {
 		lec__yaml_path_index(child, key, seq->len);
 		if ((rc = read_value(rd, &ev, depth + 1, child, &value)) < 0 ||
 		    (rc = node_add(seq, NULL, LEC__YAML_STR, value->line,
@@ -503,6 +514,7 @@ static int read_sequence(struct reader *rd, struct lec__yaml_node *seq,
 			return rc;
 		}
 	}
+	return rc;
 }
 
 /* A map key: a scalar, unique in its map in a strict read. *key stays NULL
@@ -565,13 +577,7 @@ static int read_mapping(struct reader *rd, struct lec__yaml_node *map,
 	char *key;
 	int rc;
 
-	for (;;) {
-		if ((rc = next_event(rd, &ev)) < 0)
-			return rc;
-		if (ev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&ev);
-			return LEC_OK;
-		}
+	while ((rc = next_item(rd, &ev, YAML_MAPPING_END_EVENT)) > 0) {
 		line = ev.start_mark.line + 1;
 		if ((rc = read_key(rd, map, &ev, depth, parent, &key, &type)) <
 		    0)
@@ -588,6 +594,7 @@ static int read_mapping(struct reader *rd, struct lec__yaml_node *map,
 		if (key == NULL)
 			lec__yaml_free(value);
 	}
+	return rc;
 }
 
 /* Drop the rest of a collection whose start was read, however deep. */

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -150,16 +151,99 @@ static char *config_path(void)
 	return path;
 }
 
+/* The string keys of a [context NAME] section, readonly aside: each one's
+ * field of struct cli_context and how a value is read into it, in the
+ * order the file is written. Reading, writing, `context add` and
+ * disposing all go by this table. */
+struct context_field {
+	const char *key;
+	size_t offset; /* of its char * in struct cli_context */
+	/* The field's new value from the text, owned by the caller; NULL with
+	 * *why saying what is wrong. */
+	char *(*read)(const char *value, const char **why);
+	const char *if_empty; /* the refusal of "", or NULL: "" is read */
+};
+
+static char *key_copy(const char *value, const char **why)
+{
+	char *copy = strdup(value);
+
+	if (copy == NULL)
+		*why = "out of memory";
+	return copy;
+}
+
+static char *key_url(const char *value, const char **why)
+{
+	char *url = normalize_url(value);
+
+	if (url == NULL)
+		*why = "must be http:// or https:// and a host";
+	return url;
+}
+
+static char *key_docs_domain(const char *value, const char **why)
+{
+	if (*value == '\0' || strpbrk(value, "/ \t")) {
+		*why = "must be a host name (and port)";
+		return NULL;
+	}
+	return key_copy(value, why);
+}
+
+static char *key_token_file(const char *value, const char **why)
+{
+	char *path = expand_home(value);
+
+	if (path == NULL)
+		*why = "out of memory";
+	return path;
+}
+
+/* Never an option to ssh: the host goes after "--" anyway. */
+static char *key_ssh(const char *value, const char **why)
+{
+	if (*value == '\0' || *value == '-' || *value == '@' ||
+	    strpbrk(value, " \t'\"\\;&|$`/")) {
+		*why = "must be [USER@]HOST[:PORT]";
+		return NULL;
+	}
+	return key_copy(value, why);
+}
+
+#define FIELD(key, member, read, if_empty) \
+	{ key, offsetof(struct cli_context, member), read, if_empty }
+static const struct context_field context_fields[] = {
+	FIELD("url", url, key_url, NULL),
+	FIELD("ssh", ssh, key_ssh, NULL),
+	FIELD("remote-command", remote_command, key_copy,
+	      "needs the path of lectern on the remote machine"),
+	FIELD("ssh-options", ssh_options, key_copy, NULL),
+	FIELD("docs-domain", docs_domain, key_docs_domain, NULL),
+	FIELD("token-env", token_env, key_copy, "needs a variable name"),
+	FIELD("token-file", token_file, key_token_file, NULL),
+};
+#undef FIELD
+#define CONTEXT_FIELDS (sizeof(context_fields) / sizeof(context_fields[0]))
+
+static char **field_of(struct cli_context *c, const struct context_field *f)
+{
+	return (char **)((char *)c + f->offset);
+}
+
+static const char *field_value(const struct cli_context *c,
+			       const struct context_field *f)
+{
+	return *(char *const *)((const char *)c + f->offset);
+}
+
 static void context_dispose(struct cli_context *c)
 {
+	size_t i;
+
 	free(c->name);
-	free(c->url);
-	free(c->docs_domain);
-	free(c->token_env);
-	free(c->token_file);
-	free(c->ssh);
-	free(c->remote_command);
-	free(c->ssh_options);
+	for (i = 0; i < CONTEXT_FIELDS; i++)
+		free(*field_of(c, &context_fields[i]));
 }
 
 void cli_config_dispose(struct cli_config *cfg)
@@ -213,53 +297,27 @@ static int set_string(char **field, const char *value)
 static const char *context_key(struct cli_context *c, const char *key,
 			       const char *value)
 {
-	char *url;
+	const char *why = NULL;
+	char *v, **field;
+	size_t i;
 
-	if (strcmp(key, "url") == 0) {
-		if ((url = normalize_url(value)) == NULL)
-			return "must be http:// or https:// and a host";
-		free(c->url);
-		c->url = url;
-	} else if (strcmp(key, "docs-domain") == 0) {
-		if (*value == '\0' || strpbrk(value, "/ \t"))
-			return "must be a host name (and port)";
-		if (set_string(&c->docs_domain, value) < 0)
-			return "out of memory";
-	} else if (strcmp(key, "token-env") == 0) {
-		if (*value == '\0')
-			return "needs a variable name";
-		if (set_string(&c->token_env, value) < 0)
-			return "out of memory";
-	} else if (strcmp(key, "token-file") == 0) {
-		char *path = expand_home(value);
-
-		if (path == NULL)
-			return "out of memory";
-		free(c->token_file);
-		c->token_file = path;
-	} else if (strcmp(key, "readonly") == 0) {
-		if (parse_bool(value, &c->readonly) < 0)
-			return "is true or false";
-	} else if (strcmp(key, "ssh") == 0) {
-		/* Never an option to ssh: the host goes after "--" anyway. */
-		if (*value == '\0' || *value == '-' || *value == '@' ||
-		    strpbrk(value, " \t'\"\\;&|$`/"))
-			return "must be [USER@]HOST[:PORT]";
-		if (set_string(&c->ssh, value) < 0)
-			return "out of memory";
-	} else if (strcmp(key, "remote-command") == 0) {
-		if (*value == '\0')
-			return "needs the path of lectern on the remote machine";
-		if (set_string(&c->remote_command, value) < 0)
-			return "out of memory";
-	} else if (strcmp(key, "ssh-options") == 0) {
-		if (set_string(&c->ssh_options, value) < 0)
-			return "out of memory";
-	} else {
-		return "unknown key (url, docs-domain, token-env, token-file, "
-		       "readonly, ssh, remote-command, ssh-options)";
+	if (strcmp(key, "readonly") == 0)
+		return parse_bool(value, &c->readonly) < 0 ? "is true or false"
+							   : NULL;
+	for (i = 0; i < CONTEXT_FIELDS; i++) {
+		if (strcmp(key, context_fields[i].key) != 0)
+			continue;
+		if (*value == '\0' && context_fields[i].if_empty)
+			return context_fields[i].if_empty;
+		if ((v = context_fields[i].read(value, &why)) == NULL)
+			return why;
+		field = field_of(c, &context_fields[i]);
+		free(*field);
+		*field = v;
+		return NULL;
 	}
-	return NULL;
+	return "unknown key (url, docs-domain, token-env, token-file, "
+	       "readonly, ssh, remote-command, ssh-options)";
 }
 
 /* A complete section: what the file must say for the context to work. */
@@ -429,21 +487,13 @@ int cli_config_load(struct cli_config *cfg)
 
 static void write_context(FILE *f, const struct cli_context *c)
 {
+	size_t i;
+
 	fprintf(f, "\n[context %s]\n", c->name);
-	if (c->url)
-		fprintf(f, "url = %s\n", c->url);
-	if (c->ssh)
-		fprintf(f, "ssh = %s\n", c->ssh);
-	if (c->remote_command)
-		fprintf(f, "remote-command = %s\n", c->remote_command);
-	if (c->ssh_options)
-		fprintf(f, "ssh-options = %s\n", c->ssh_options);
-	if (c->docs_domain)
-		fprintf(f, "docs-domain = %s\n", c->docs_domain);
-	if (c->token_env)
-		fprintf(f, "token-env = %s\n", c->token_env);
-	if (c->token_file)
-		fprintf(f, "token-file = %s\n", c->token_file);
+	for (i = 0; i < CONTEXT_FIELDS; i++)
+		if (field_value(c, &context_fields[i]))
+			fprintf(f, "%s = %s\n", context_fields[i].key,
+				field_value(c, &context_fields[i]));
 	if (c->readonly)
 		fprintf(f, "readonly = true\n");
 }
@@ -837,6 +887,7 @@ done:
 static int add_options(struct cli_context *c, int argc, char **argv)
 {
 	const char *err;
+	size_t k;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -847,26 +898,18 @@ static int add_options(struct cli_context *c, int argc, char **argv)
 			c->readonly = 1;
 			continue;
 		}
-		if (strcmp(opt, "--url") == 0)
-			key = "url";
-		else if (strcmp(opt, "--ssh") == 0)
-			key = "ssh";
-		else if (strcmp(opt, "--remote-command") == 0)
-			key = "remote-command";
-		else if (strcmp(opt, "--ssh-options") == 0)
-			key = "ssh-options";
-		else if (strcmp(opt, "--docs-domain") == 0)
-			key = "docs-domain";
-		else if (strcmp(opt, "--token-env") == 0)
-			key = "token-env";
-		else if (strcmp(opt, "--token-file") == 0)
-			key = "token-file";
-		else if (strcmp(opt, "--token") == 0) {
+		/* --KEY for each key of the file. */
+		for (k = 0; k < CONTEXT_FIELDS && key == NULL; k++)
+			if (strncmp(opt, "--", 2) == 0 &&
+			    strcmp(opt + 2, context_fields[k].key) == 0)
+				key = context_fields[k].key;
+		if (key == NULL && strcmp(opt, "--token") == 0) {
 			cli_fail("context add: a token never goes on the command "
 				 "line; use --token-env VAR or --token-file "
 				 "FILE");
 			return CLI_EXIT_USAGE;
-		} else {
+		}
+		if (key == NULL) {
 			cli_fail("context add: unknown option '%s'", opt);
 			return CLI_EXIT_USAGE;
 		}

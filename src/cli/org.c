@@ -433,32 +433,137 @@ int cli_cmd_org_list(struct cli_ctx *ctx, int argc, char **argv)
 
 /* Memberships -------------------------------------------------------------- */
 
-int cli_cmd_org_owner_add(struct cli_ctx *ctx, int argc, char **argv)
+/* The refusal of a project that already has an organization, naming it. */
+static int fail_project_taken(struct lec_store *store,
+			      const struct lec_project *p)
 {
-	const char *pos[2];
-	struct lec_store *store;
-	struct lec_org *org = NULL;
-	struct lec_user *user = NULL;
-	int status, rc;
+	struct lec_org *owner_org = NULL;
+	int status;
 
-	if (parse_args(argc, argv, NULL, 0, pos, 2) < 0)
-		return usage("org owner add", CLI_ORG_OWNER_ADD_ARGS);
-	if ((store = cli_store(ctx)) == NULL)
-		return CLI_EXIT_FAIL;
-	if ((status = get_org(store, pos[0], &org)) != CLI_EXIT_OK ||
-	    (status = get_user(store, pos[1], &user)) != CLI_EXIT_OK)
-		goto done;
-	rc = lec_org_owner_add(store, org->id, user->id);
-	if (rc == LEC_EEXISTS)
-		status = cli_fail("user '%s' is already an owner of '%s'",
-				  user->username, org->slug);
-	else if (rc < 0)
-		status = cli_fail_engine("cannot add the owner");
-done:
-	lec_user_free(user);
-	lec_org_free(org);
+	if (lec_org_of_project(store, p->id, &owner_org) == LEC_OK)
+		status = cli_fail("project '%s' already belongs to "
+				  "organization '%s'",
+				  p->slug, owner_org->slug);
+	else
+		status = cli_fail("project '%s' already belongs to an "
+				  "organization",
+				  p->slug);
+	lec_org_free(owner_org);
 	return status;
 }
+
+/* A command that adds a user or a project to an organization or to one
+ * of its teams: `name ORG [TEAM] USER|PROJECT`. */
+struct membership {
+	const char *name, *args;       /* the command line and its usage */
+	int with_team;                 /* the group is TEAM of ORG */
+	int of_project;                /* the member is a PROJECT, not a USER */
+	int (*add)(struct lec_store *store, int64_t group_id,
+		   int64_t member_id);
+	const char *already;           /* "user 'u' <already> 'group'"; NULL:
+					* fail_project_taken */
+	const char *not_in_org;        /* "project 'p' <not_in_org> 'org'"
+					* for LEC_EINVALID; NULL: none */
+	const char *cannot;            /* what an engine failure says */
+};
+
+/* What a membership command names, looked up. */
+struct named {
+	struct lec_store *store;
+	struct lec_org *org;
+	struct lec_team *team;       /* with_team */
+	struct lec_user *user;       /* or project */
+	struct lec_project *project;
+};
+
+/* Read the command line into n, each name looked up in turn and reported
+ * if missing. CLI_EXIT_OK, or the status to exit with (dispose n either
+ * way). */
+static int named_load(struct cli_ctx *ctx, int argc, char **argv,
+		      const struct membership *m, struct named *n)
+{
+	const char *pos[3];
+	size_t npos = m->with_team ? 3 : 2;
+	int status;
+
+	memset(n, 0, sizeof(*n));
+	if (parse_args(argc, argv, NULL, 0, pos, npos) < 0)
+		return usage(m->name, m->args);
+	if ((n->store = cli_store(ctx)) == NULL)
+		return CLI_EXIT_FAIL;
+	if ((status = get_org(n->store, pos[0], &n->org)) != CLI_EXIT_OK ||
+	    (m->with_team && (status = get_team(n->store, n->org, pos[1],
+						&n->team)) != CLI_EXIT_OK))
+		return status;
+	if (m->of_project)
+		return get_project(n->store, pos[npos - 1], &n->project);
+	return get_user(n->store, pos[npos - 1], &n->user);
+}
+
+static void named_dispose(struct named *n)
+{
+	lec_project_free(n->project);
+	lec_user_free(n->user);
+	lec_team_free(n->team);
+	lec_org_free(n->org);
+}
+
+static int membership_add(struct cli_ctx *ctx, int argc, char **argv,
+			  const struct membership *m)
+{
+	const char *kind = m->of_project ? "project" : "user", *who;
+	struct named n;
+	int status, rc;
+
+	if ((status = named_load(ctx, argc, argv, m, &n)) != CLI_EXIT_OK)
+		goto done;
+	who = m->of_project ? n.project->slug : n.user->username;
+	rc = m->add(n.store, m->with_team ? n.team->id : n.org->id,
+		    m->of_project ? n.project->id : n.user->id);
+	if (rc == LEC_EINVALID && m->not_in_org)
+		status = cli_fail("%s '%s' %s '%s'", kind, who, m->not_in_org,
+				  n.org->slug);
+	else if (rc == LEC_EEXISTS && m->already == NULL)
+		status = fail_project_taken(n.store, n.project);
+	else if (rc == LEC_EEXISTS)
+		status = cli_fail("%s '%s' %s '%s'", kind, who, m->already,
+				  m->with_team ? n.team->slug : n.org->slug);
+	else if (rc < 0)
+		status = cli_fail_engine(m->cannot);
+done:
+	named_dispose(&n);
+	return status;
+}
+
+#define MEMBERSHIP_COMMAND(fn, ...)                                        \
+	int fn(struct cli_ctx *ctx, int argc, char **argv)                 \
+	{                                                                  \
+		static const struct membership m = { __VA_ARGS__ };        \
+		return membership_add(ctx, argc, argv, &m);                \
+	}
+
+MEMBERSHIP_COMMAND(cli_cmd_org_owner_add, .name = "org owner add",
+		   .args = CLI_ORG_OWNER_ADD_ARGS, .add = lec_org_owner_add,
+		   .already = "is already an owner of",
+		   .cannot = "cannot add the owner")
+MEMBERSHIP_COMMAND(cli_cmd_org_team_add, .name = "org team add",
+		   .args = CLI_ORG_TEAM_ADD_ARGS, .with_team = 1,
+		   .add = lec_team_member_add,
+		   .already = "is already a member of team",
+		   .cannot = "cannot add the member")
+MEMBERSHIP_COMMAND(cli_cmd_org_project_add, .name = "org project add",
+		   .args = CLI_ORG_PROJECT_ADD_ARGS, .of_project = 1,
+		   .add = lec_org_project_add,
+		   .cannot = "cannot add the project")
+MEMBERSHIP_COMMAND(cli_cmd_org_team_project_add,
+		   .name = "org team project add",
+		   .args = CLI_ORG_TEAM_PROJECT_ADD_ARGS, .with_team = 1,
+		   .of_project = 1, .add = lec_team_project_add,
+		   .already = "is already in team",
+		   .not_in_org = "is not in organization",
+		   .cannot = "cannot add the project to the team")
+
+/* Teams -------------------------------------------------------------------- */
 
 int cli_cmd_org_team_create(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -482,117 +587,6 @@ int cli_cmd_org_team_create(struct cli_ctx *ctx, int argc, char **argv)
 	/* The slug made from the name is what the other commands take. */
 	printf("%s\n", team->slug);
 done:
-	lec_team_free(team);
-	lec_org_free(org);
-	return status;
-}
-
-int cli_cmd_org_team_add(struct cli_ctx *ctx, int argc, char **argv)
-{
-	const char *pos[3];
-	struct lec_store *store;
-	struct lec_org *org = NULL;
-	struct lec_team *team = NULL;
-	struct lec_user *user = NULL;
-	int status, rc;
-
-	if (parse_args(argc, argv, NULL, 0, pos, 3) < 0)
-		return usage("org team add", CLI_ORG_TEAM_ADD_ARGS);
-	if ((store = cli_store(ctx)) == NULL)
-		return CLI_EXIT_FAIL;
-	if ((status = get_org(store, pos[0], &org)) != CLI_EXIT_OK ||
-	    (status = get_team(store, org, pos[1], &team)) != CLI_EXIT_OK ||
-	    (status = get_user(store, pos[2], &user)) != CLI_EXIT_OK)
-		goto done;
-	rc = lec_team_member_add(store, team->id, user->id);
-	if (rc == LEC_EEXISTS)
-		status = cli_fail("user '%s' is already a member of team '%s'",
-				  user->username, team->slug);
-	else if (rc < 0)
-		status = cli_fail_engine("cannot add the member");
-done:
-	lec_user_free(user);
-	lec_team_free(team);
-	lec_org_free(org);
-	return status;
-}
-
-/* Projects ----------------------------------------------------------------- */
-
-/* The refusal of a project that already has an organization, naming it. */
-static int fail_project_taken(struct lec_store *store,
-			      const struct lec_project *p)
-{
-	struct lec_org *owner_org = NULL;
-	int status;
-
-	if (lec_org_of_project(store, p->id, &owner_org) == LEC_OK)
-		status = cli_fail("project '%s' already belongs to "
-				  "organization '%s'",
-				  p->slug, owner_org->slug);
-	else
-		status = cli_fail("project '%s' already belongs to an "
-				  "organization",
-				  p->slug);
-	lec_org_free(owner_org);
-	return status;
-}
-
-int cli_cmd_org_project_add(struct cli_ctx *ctx, int argc, char **argv)
-{
-	const char *pos[2];
-	struct lec_store *store;
-	struct lec_org *org = NULL;
-	struct lec_project *p = NULL;
-	int status, rc;
-
-	if (parse_args(argc, argv, NULL, 0, pos, 2) < 0)
-		return usage("org project add", CLI_ORG_PROJECT_ADD_ARGS);
-	if ((store = cli_store(ctx)) == NULL)
-		return CLI_EXIT_FAIL;
-	if ((status = get_org(store, pos[0], &org)) != CLI_EXIT_OK ||
-	    (status = get_project(store, pos[1], &p)) != CLI_EXIT_OK)
-		goto done;
-	rc = lec_org_project_add(store, org->id, p->id);
-	if (rc == LEC_EEXISTS)
-		status = fail_project_taken(store, p);
-	else if (rc < 0)
-		status = cli_fail_engine("cannot add the project");
-done:
-	lec_project_free(p);
-	lec_org_free(org);
-	return status;
-}
-
-int cli_cmd_org_team_project_add(struct cli_ctx *ctx, int argc, char **argv)
-{
-	const char *pos[3];
-	struct lec_store *store;
-	struct lec_org *org = NULL;
-	struct lec_team *team = NULL;
-	struct lec_project *p = NULL;
-	int status, rc;
-
-	if (parse_args(argc, argv, NULL, 0, pos, 3) < 0)
-		return usage("org team project add",
-			     CLI_ORG_TEAM_PROJECT_ADD_ARGS);
-	if ((store = cli_store(ctx)) == NULL)
-		return CLI_EXIT_FAIL;
-	if ((status = get_org(store, pos[0], &org)) != CLI_EXIT_OK ||
-	    (status = get_team(store, org, pos[1], &team)) != CLI_EXIT_OK ||
-	    (status = get_project(store, pos[2], &p)) != CLI_EXIT_OK)
-		goto done;
-	rc = lec_team_project_add(store, team->id, p->id);
-	if (rc == LEC_EINVALID)
-		status = cli_fail("project '%s' is not in organization '%s'",
-				  p->slug, org->slug);
-	else if (rc == LEC_EEXISTS)
-		status = cli_fail("project '%s' is already in team '%s'",
-				  p->slug, team->slug);
-	else if (rc < 0)
-		status = cli_fail_engine("cannot add the project to the team");
-done:
-	lec_project_free(p);
 	lec_team_free(team);
 	lec_org_free(org);
 	return status;

@@ -72,6 +72,24 @@ KIND(diff, struct lc_diff, "page diff");
 		return rc;                                                   \
 	}
 
+/* Fronts of the getters for calls with a body the caller built (NULL: it
+ * ran out of memory), which is freed here. */
+#define SENDER(name, type)                                                   \
+	static int send_##name(struct lc_client *c, const char *method,      \
+			       struct lc_buf *path, cJSON *body, type **out, \
+			       struct lc_error *err)                         \
+	{                                                                    \
+		int rc;                                                      \
+									     \
+		if (body == NULL) {                                          \
+			free(path->s);                                       \
+			return lc__fail(err, LC_ENOMEM, 0, "out of memory"); \
+		}                                                            \
+		rc = get_##name(c, method, path, NULL, body, out, err);      \
+		cJSON_Delete(body);                                          \
+		return rc;                                                   \
+	}
+
 GETTER(project, struct lc_project)
 GETTER(version, struct lc_version)
 GETTER(build, struct lc_build)
@@ -81,6 +99,11 @@ GETTER(subproject, struct lc_subproject)
 GETTER(organization, struct lc_organization)
 GETTER(embed, struct lc_embed)
 GETTER(diff, struct lc_diff)
+SENDER(project, struct lc_project)
+SENDER(version, struct lc_version)
+SENDER(redirect, struct lc_redirect)
+SENDER(envvar, struct lc_envvar)
+SENDER(subproject, struct lc_subproject)
 
 /* --------------------------------------------------------- Plumbing */
 
@@ -107,6 +130,15 @@ static void pk_path(struct lc_buf *path, const char *project,
 {
 	project_path(path, project, collection);
 	lc__buf_printf(path, "%lld/", pk);
+}
+
+/* "/api/v3/projects/<project>/versions/<version>/". */
+static void version_path(struct lc_buf *path, const char *project,
+			 const char *version)
+{
+	project_path(path, project, "versions/");
+	lc__buf_escape(path, version, false);
+	lc__buf_str(path, "/");
 }
 
 /* One request whose 2xx answer must be JSON when want_json. `body` (may be
@@ -305,6 +337,35 @@ static cJSON *add_bool(cJSON *o, const char *key, int value)
 	return o;
 }
 
+/* The public calls on a project's collection: one page of it, and GET
+ * or DELETE of one of its numbered items. */
+#define PROJECT_LIST(fn, collection, kind)                                   \
+	int fn(struct lc_client *c, const char *project,                     \
+	       const struct lc_query *q, struct lc_list **out,               \
+	       struct lc_error *err)                                         \
+	{                                                                    \
+		return project_list(c, project, collection, q, &kind_##kind, \
+				    out, err);                               \
+	}
+#define PROJECT_ITEM_GET(fn, collection, kind)                               \
+	int fn(struct lc_client *c, const char *project, long long pk,       \
+	       struct lc_##kind **out, struct lc_error *err)                 \
+	{                                                                    \
+		void *item = NULL;                                           \
+		int rc = project_item(c, "GET", project, collection, pk,     \
+				      NULL, &kind_##kind, &item, err);       \
+									     \
+		*out = item;                                                 \
+		return rc;                                                   \
+	}
+#define PROJECT_ITEM_DELETE(fn, collection, kind)                            \
+	int fn(struct lc_client *c, const char *project, long long pk,       \
+	       struct lc_error *err)                                         \
+	{                                                                    \
+		return project_item(c, "DELETE", project, collection, pk,    \
+				    NULL, &kind_##kind, NULL, err);          \
+	}
+
 /* ------------------------------------------------------- Iterator */
 
 struct lc_iter {
@@ -462,8 +523,6 @@ int lc_project_import(struct lc_client *c, const struct lc_project_import *in,
 		      struct lc_project **out, struct lc_error *err)
 {
 	struct lc_buf path = { 0 };
-	cJSON *body;
-	int rc;
 
 	*out = NULL;
 	lc_error_clear(err);
@@ -472,13 +531,8 @@ int lc_project_import(struct lc_client *c, const struct lc_project_import *in,
 	if (need(in->name, "a project name", err) != LC_OK ||
 	    need(in->repository_url, "a repository URL", err) != LC_OK)
 		return LC_EINVAL;
-	body = import_body(in);
-	if (body == NULL)
-		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
 	lc__buf_str(&path, "/api/v3/projects/");
-	rc = get_project(c, "POST", &path, NULL, body, out, err);
-	cJSON_Delete(body);
-	return rc;
+	return send_project(c, "POST", &path, import_body(in), out, err);
 }
 
 int lc_project_update(struct lc_client *c, const char *slug,
@@ -510,13 +564,7 @@ int lc_project_delete(struct lc_client *c, const char *slug,
 
 /* ------------------------------------------------------- Versions */
 
-int lc_versions_list(struct lc_client *c, const char *project,
-		     const struct lc_query *q, struct lc_list **out,
-		     struct lc_error *err)
-{
-	return project_list(c, project, "versions/", q, &kind_version, out,
-			    err);
-}
+PROJECT_LIST(lc_versions_list, "versions/", version)
 
 int lc_version_get(struct lc_client *c, const char *project,
 		   const char *version, const struct lc_query *q,
@@ -528,9 +576,7 @@ int lc_version_get(struct lc_client *c, const char *project,
 	if (need(project, "a project slug", err) != LC_OK ||
 	    need(version, "a version slug", err) != LC_OK)
 		return LC_EINVAL;
-	project_path(&path, project, "versions/");
-	lc__buf_escape(&path, version, false);
-	lc__buf_str(&path, "/");
+	version_path(&path, project, version);
 	return get_version(c, "GET", &path, q, NULL, out, err);
 }
 
@@ -539,8 +585,6 @@ int lc_version_update(struct lc_client *c, const char *project,
 		      struct lc_error *err)
 {
 	struct lc_buf path = { 0 };
-	cJSON *body;
-	int rc;
 
 	lc_error_clear(err);
 	if (need(project, "a project slug", err) != LC_OK ||
@@ -548,16 +592,12 @@ int lc_version_update(struct lc_client *c, const char *project,
 		return LC_EINVAL;
 	if (active == LC_UNKNOWN && hidden == LC_UNKNOWN)
 		return lc__fail(err, LC_EINVAL, 0, "nothing to update");
-	body = add_bool(add_bool(cJSON_CreateObject(), "active", active),
-			"hidden", hidden);
-	if (body == NULL)
-		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
-	project_path(&path, project, "versions/");
-	lc__buf_escape(&path, version, false);
-	lc__buf_str(&path, "/");
-	rc = get_version(c, "PATCH", &path, NULL, body, NULL, err);
-	cJSON_Delete(body);
-	return rc;
+	version_path(&path, project, version);
+	return send_version(c, "PATCH", &path,
+			    add_bool(add_bool(cJSON_CreateObject(), "active",
+					      active),
+				     "hidden", hidden),
+			    NULL, err);
 }
 
 /* --------------------------------------------------------- Builds */
@@ -623,9 +663,8 @@ int lc_build_trigger_fresh(struct lc_client *c, const char *project,
 	if (need(project, "a project slug", err) != LC_OK ||
 	    need(version, "a version slug", err) != LC_OK)
 		return LC_EINVAL;
-	project_path(&path, project, "versions/");
-	lc__buf_escape(&path, version, false);
-	lc__buf_str(&path, "/builds/");
+	version_path(&path, project, version);
+	lc__buf_str(&path, "builds/");
 	if (fresh && ((body = cJSON_CreateObject()) == NULL ||
 		      cJSON_AddTrueToObject(body, "fresh") == NULL)) {
 		cJSON_Delete(body);
@@ -659,34 +698,24 @@ int lc_build_cancel(struct lc_client *c, const char *project, long long id,
 
 /* ----------------------------------------- Subprojects, translations */
 
-int lc_subprojects_list(struct lc_client *c, const char *project,
-			const struct lc_query *q, struct lc_list **out,
-			struct lc_error *err)
-{
-	return project_list(c, project, "subprojects/", q, &kind_subproject,
-			    out, err);
-}
+PROJECT_LIST(lc_subprojects_list, "subprojects/", subproject)
 
 int lc_subproject_add(struct lc_client *c, const char *project,
 		      const char *child, const char *alias,
 		      struct lc_error *err)
 {
 	struct lc_buf path = { 0 };
-	cJSON *body;
-	int rc;
 
 	lc_error_clear(err);
 	if (need(project, "a project slug", err) != LC_OK ||
 	    need(child, "a child project slug", err) != LC_OK)
 		return LC_EINVAL;
-	body = add_str(add_str(cJSON_CreateObject(), "child", child), "alias",
-		       alias);
-	if (body == NULL)
-		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
 	project_path(&path, project, "subprojects/");
-	rc = get_subproject(c, "POST", &path, NULL, body, NULL, err);
-	cJSON_Delete(body);
-	return rc;
+	return send_subproject(c, "POST", &path,
+			       add_str(add_str(cJSON_CreateObject(), "child",
+					       child),
+				       "alias", alias),
+			       NULL, err);
 }
 
 int lc_subproject_remove(struct lc_client *c, const char *project,
@@ -704,34 +733,13 @@ int lc_subproject_remove(struct lc_client *c, const char *project,
 	return get_subproject(c, "DELETE", &path, NULL, NULL, NULL, err);
 }
 
-int lc_translations_list(struct lc_client *c, const char *project,
-			 const struct lc_query *q, struct lc_list **out,
-			 struct lc_error *err)
-{
-	return project_list(c, project, "translations/", q, &kind_project, out,
-			    err);
-}
+PROJECT_LIST(lc_translations_list, "translations/", project)
 
 /* ------------------------------------------------------ Redirects */
 
-int lc_redirects_list(struct lc_client *c, const char *project,
-		      const struct lc_query *q, struct lc_list **out,
-		      struct lc_error *err)
-{
-	return project_list(c, project, "redirects/", q, &kind_redirect, out,
-			    err);
-}
-
-int lc_redirect_get(struct lc_client *c, const char *project, long long pk,
-		    struct lc_redirect **out, struct lc_error *err)
-{
-	void *item = NULL;
-	int rc = project_item(c, "GET", project, "redirects/", pk, NULL,
-			      &kind_redirect, &item, err);
-
-	*out = item;
-	return rc;
-}
+PROJECT_LIST(lc_redirects_list, "redirects/", redirect)
+PROJECT_ITEM_GET(lc_redirect_get, "redirects/", redirect)
+PROJECT_ITEM_DELETE(lc_redirect_delete, "redirects/", redirect)
 
 /* POST a new redirect (create) or PUT over redirect pk. */
 static int redirect_write(struct lc_client *c, const char *project,
@@ -740,27 +748,22 @@ static int redirect_write(struct lc_client *c, const char *project,
 			  struct lc_redirect **out, struct lc_error *err)
 {
 	struct lc_buf path = { 0 };
-	cJSON *body;
-	int rc;
 
 	*out = NULL;
 	lc_error_clear(err);
 	if (need(project, "a project slug", err) != LC_OK ||
 	    need(type, "a redirect type", err) != LC_OK)
 		return LC_EINVAL;
-	body = add_str(add_str(add_str(cJSON_CreateObject(), "type", type),
-			       "from_url", from_url),
-		       "to_url", to_url);
-	if (body == NULL)
-		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
 	if (create)
 		project_path(&path, project, "redirects/");
 	else
 		pk_path(&path, project, "redirects/", pk);
-	rc = get_redirect(c, create ? "POST" : "PUT", &path, NULL, body, out,
-			  err);
-	cJSON_Delete(body);
-	return rc;
+	return send_redirect(c, create ? "POST" : "PUT", &path,
+			     add_str(add_str(add_str(cJSON_CreateObject(),
+						     "type", type),
+					     "from_url", from_url),
+				     "to_url", to_url),
+			     out, err);
 }
 
 int lc_redirect_create(struct lc_client *c, const char *project,
@@ -781,41 +784,17 @@ int lc_redirect_update(struct lc_client *c, const char *project, long long pk,
 			      err);
 }
 
-int lc_redirect_delete(struct lc_client *c, const char *project, long long pk,
-		       struct lc_error *err)
-{
-	return project_item(c, "DELETE", project, "redirects/", pk, NULL,
-			    &kind_redirect, NULL, err);
-}
-
 /* -------------------------------------------- Environment variables */
 
-int lc_envvars_list(struct lc_client *c, const char *project,
-		    const struct lc_query *q, struct lc_list **out,
-		    struct lc_error *err)
-{
-	return project_list(c, project, "environmentvariables/", q,
-			    &kind_envvar, out, err);
-}
-
-int lc_envvar_get(struct lc_client *c, const char *project, long long pk,
-		  struct lc_envvar **out, struct lc_error *err)
-{
-	void *item = NULL;
-	int rc = project_item(c, "GET", project, "environmentvariables/", pk,
-			      NULL, &kind_envvar, &item, err);
-
-	*out = item;
-	return rc;
-}
+PROJECT_LIST(lc_envvars_list, "environmentvariables/", envvar)
+PROJECT_ITEM_GET(lc_envvar_get, "environmentvariables/", envvar)
+PROJECT_ITEM_DELETE(lc_envvar_delete, "environmentvariables/", envvar)
 
 int lc_envvar_create(struct lc_client *c, const char *project,
 		     const char *name, const char *value, int public_,
 		     struct lc_envvar **out, struct lc_error *err)
 {
 	struct lc_buf path = { 0 };
-	cJSON *body;
-	int rc;
 
 	*out = NULL;
 	lc_error_clear(err);
@@ -824,22 +803,13 @@ int lc_envvar_create(struct lc_client *c, const char *project,
 		return LC_EINVAL;
 	if (value == NULL)
 		return lc__fail(err, LC_EINVAL, 0, "a value is required");
-	body = add_bool(add_str(add_str(cJSON_CreateObject(), "name", name),
-				"value", value),
-			"public", public_);
-	if (body == NULL)
-		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
 	project_path(&path, project, "environmentvariables/");
-	rc = get_envvar(c, "POST", &path, NULL, body, out, err);
-	cJSON_Delete(body);
-	return rc;
-}
-
-int lc_envvar_delete(struct lc_client *c, const char *project, long long pk,
-		     struct lc_error *err)
-{
-	return project_item(c, "DELETE", project, "environmentvariables/", pk,
-			    NULL, &kind_envvar, NULL, err);
+	return send_envvar(c, "POST", &path,
+			   add_bool(add_str(add_str(cJSON_CreateObject(),
+						    "name", name),
+					    "value", value),
+				    "public", public_),
+			   out, err);
 }
 
 /* -------------------------------------------------- Organizations */
@@ -888,32 +858,20 @@ int lc_org_projects_list(struct lc_client *c, const char *slug,
 
 /* ------------------------------------------------------------- v2 */
 
-int lc_v2_project_get(struct lc_client *c, long long id,
-		      struct lc_project **out, struct lc_error *err)
-{
-	struct lc_buf path = { 0 };
+/* GET /api/v2/<what>/<id>/ as one object of that kind. */
+#define V2_GET(fn, what)                                                     \
+	int fn(struct lc_client *c, long long id, struct lc_##what **out,    \
+	       struct lc_error *err)                                         \
+	{                                                                    \
+		struct lc_buf path = { 0 };                                  \
+									     \
+		lc__buf_printf(&path, "/api/v2/" #what "/%lld/", id);       \
+		return get_##what(c, "GET", &path, NULL, NULL, out, err);    \
+	}
 
-	lc__buf_printf(&path, "/api/v2/project/%lld/", id);
-	return get_project(c, "GET", &path, NULL, NULL, out, err);
-}
-
-int lc_v2_version_get(struct lc_client *c, long long id,
-		      struct lc_version **out, struct lc_error *err)
-{
-	struct lc_buf path = { 0 };
-
-	lc__buf_printf(&path, "/api/v2/version/%lld/", id);
-	return get_version(c, "GET", &path, NULL, NULL, out, err);
-}
-
-int lc_v2_build_get(struct lc_client *c, long long id, struct lc_build **out,
-		    struct lc_error *err)
-{
-	struct lc_buf path = { 0 };
-
-	lc__buf_printf(&path, "/api/v2/build/%lld/", id);
-	return get_build(c, "GET", &path, NULL, NULL, out, err);
-}
+V2_GET(lc_v2_project_get, project)
+V2_GET(lc_v2_version_get, version)
+V2_GET(lc_v2_build_get, build)
 
 int lc_v2_build_log(struct lc_client *c, long long id, char **out,
 		    struct lc_error *err)

@@ -255,6 +255,19 @@ static int version_url(struct lc_client *c, const char *project,
 	return rc;
 }
 
+/* "/api/v3/projects/<slug>/mirror/<version>/" + rest: the local mirror's
+ * copy of version. */
+static void mirror_path(struct lc_buf *path, const char *slug,
+			const char *version, const char *rest)
+{
+	lc__buf_str(path, "/api/v3/projects/");
+	lc__buf_escape(path, slug, false);
+	lc__buf_str(path, "/mirror/");
+	lc__buf_escape(path, version, false);
+	lc__buf_str(path, "/");
+	lc__buf_str(path, rest);
+}
+
 /* The ETags the local mirror's last refresh of version recorded. */
 static int known_etags(struct lc_client *local, const char *slug,
 		       const char *version, cJSON **out, struct lc_error *err)
@@ -265,11 +278,7 @@ static int known_etags(struct lc_client *local, const char *slug,
 	int rc;
 
 	*out = NULL;
-	lc__buf_str(&path, "/api/v3/projects/");
-	lc__buf_escape(&path, slug, false);
-	lc__buf_str(&path, "/mirror/");
-	lc__buf_escape(&path, version, false);
-	lc__buf_str(&path, "/");
+	mirror_path(&path, slug, version, "");
 	rc = path.rc ? path.rc : lc_get(local, path.s, NULL, NULL, &r, err);
 	free(path.s);
 	if (rc == LC_OK && r->json &&
@@ -293,11 +302,7 @@ static int upload(struct lc_client *local, const char *slug,
 	char *url = NULL;
 	int rc;
 
-	lc__buf_str(&path, "/api/v3/projects/");
-	lc__buf_escape(&path, slug, false);
-	lc__buf_str(&path, "/mirror/");
-	lc__buf_escape(&path, version, false);
-	lc__buf_str(&path, "/pages/");
+	mirror_path(&path, slug, version, "pages/");
 	rc = path.rc ? path.rc : lc_query_add(&q, "path", page);
 	if (rc == LC_OK)
 		rc = lc__url(local, path.s, &q, &url);
@@ -330,11 +335,7 @@ static int publish(struct lc_client *local, const char *slug,
 		    !cJSON_AddStringToObject(map, ps->path[i],
 					     ps->etag[i] ? ps->etag[i] : ""))
 			map = NULL;
-	lc__buf_str(&path, "/api/v3/projects/");
-	lc__buf_escape(&path, slug, false);
-	lc__buf_str(&path, "/mirror/");
-	lc__buf_escape(&path, version, false);
-	lc__buf_str(&path, "/");
+	mirror_path(&path, slug, version, "");
 	if (map && path.rc == LC_OK &&
 	    (text = cJSON_PrintUnformatted(body)) != NULL)
 		rc = lc_request(local, "POST", path.s, text, &resp, err);

@@ -488,6 +488,23 @@ static int csrf_valid(struct docs_ctx *c, const char *body)
 	       CRYPTO_memcmp(sent, expected, 2 * SESSION_MAC_LEN) == 0;
 }
 
+/* Refuse a login or logout POST (title "Log in" or "Log out", page the
+ * form's) with too many fields or without its CSRF token: the refusal's
+ * status, or 0 for a form to go on with. */
+static int form_refused(struct docs_ctx *c, const char *body,
+			const char *title, const char *again)
+{
+	if (too_many_fields(body))
+		return refused_with(c->res, 400, title,
+				    "Too many fields in the form.", again);
+	if (!csrf_valid(c, body))
+		return refused(c->res, title,
+			       "Forbidden: the form has expired or came from "
+			       "another site.",
+			       again);
+	return 0;
+}
+
 /* The nonce of this form: the request's own when this server issued it,
  * else a new one (random, with an expiry, signed for this host) set as a
  * cookie on the login's and logout's paths. 0, or -1 when no random bytes
@@ -717,15 +734,9 @@ static int login_post(struct docs_ctx *c)
 	int64_t sid = 0;
 	int rc;
 
-	if (too_many_fields(body))
-		return refused_with(c->res, 400, "Log in",
-				    "Too many fields in the form.",
-				    "Open the login page again.");
-	if (!csrf_valid(c, body))
-		return refused(c->res, "Log in",
-			       "Forbidden: the form has expired or came from "
-			       "another site.",
-			       "Open the login page again.");
+	if ((rc = form_refused(c, body, "Log in",
+			       "Open the login page again.")) != 0)
+		return rc;
 	if (!docs_form_value(body, "token", token, sizeof(token)))
 		token[0] = '\0';
 	rc = lec_session_login(c->store, token, SESSION_SECONDS, &sid);
@@ -865,15 +876,9 @@ static int logout_post(struct docs_ctx *c)
 	int64_t sid;
 	int rc;
 
-	if (too_many_fields(body))
-		return refused_with(c->res, 400, "Log out",
-				    "Too many fields in the form.",
-				    "Open the logout page again.");
-	if (!csrf_valid(c, body))
-		return refused(c->res, "Log out",
-			       "Forbidden: the form has expired or came from "
-			       "another site.",
-			       "Open the logout page again.");
+	if ((rc = form_refused(c, body, "Log out",
+			       "Open the logout page again.")) != 0)
+		return rc;
 	if ((sid = cookie_session(c)) > 0 &&
 	    (rc = lec_session_end(c->store, sid)) < 0)
 		return srv_respond_engine_error(c->res, rc);

@@ -33,6 +33,7 @@
 #include "guard.h"
 #include "log.h"
 #include "srv_limits.h"
+#include "worker.h"
 
 /* Sent to a client cut off in the middle of a request (its request line
  * arrived); one that never started a request is closed silently, as an
@@ -80,10 +81,8 @@ struct guard_conn {
 };
 
 struct srv_guard {
-	pthread_mutex_t lock;       /* the list and every guard_conn */
-	pthread_cond_t wake;        /* stopping */
-	pthread_t sweeper;
-	int stopping;
+	/* The sweeper; its lock guards the list and every guard_conn. */
+	struct srv_worker sweeper;
 	struct guard_conn *head, *tail; /* oldest first */
 	unsigned nwaiting;
 	unsigned crowded;           /* waiting past this: the crowded deadline */
@@ -331,46 +330,36 @@ static void *sweeper_main(void *arg)
 	struct srv_guard *g = arg;
 	struct timespec at;
 
-	pthread_mutex_lock(&g->lock);
-	while (!g->stopping) {
+	pthread_mutex_lock(&g->sweeper.lock);
+	while (!g->sweeper.stopping) {
 		clock_gettime(CLOCK_MONOTONIC, &at);
 		at.tv_nsec += SRV_GUARD_TICK_MS * 1000000L;
 		at.tv_sec += at.tv_nsec / 1000000000L;
 		at.tv_nsec %= 1000000000L;
-		pthread_cond_timedwait(&g->wake, &g->lock, &at);
+		pthread_cond_timedwait(&g->sweeper.wake, &g->sweeper.lock, &at);
 		sweep(g);
 		/* A quiet spell still gets its "not shown" count. */
 		pthread_mutex_lock(&g->log_lock);
 		log_roll(g, now_ms());
 		pthread_mutex_unlock(&g->log_lock);
 	}
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->sweeper.lock);
 	return NULL;
 }
 
 int srv_guard_new(struct srv_guard **out, unsigned crowded)
 {
 	struct srv_guard *g = calloc(1, sizeof(*g));
-	pthread_condattr_t attr;
-	int ok;
 
 	*out = NULL;
 	if (g == NULL)
 		return -1;
-	pthread_mutex_init(&g->lock, NULL);
 	pthread_mutex_init(&g->log_lock, NULL);
 	pthread_mutex_init(&g->addr_lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&g->wake, &attr);
-	pthread_condattr_destroy(&attr);
 	g->log_window_ms = now_ms();
 	g->crowded = crowded;
-	ok = pthread_create(&g->sweeper, NULL, sweeper_main, g) == 0;
-	if (!ok) {
+	if (srv_worker_start(&g->sweeper, sweeper_main, g) < 0) {
 		srv_log("cannot start the connection guard");
-		pthread_cond_destroy(&g->wake);
-		pthread_mutex_destroy(&g->lock);
 		pthread_mutex_destroy(&g->log_lock);
 		pthread_mutex_destroy(&g->addr_lock);
 		free(g);
@@ -384,13 +373,7 @@ void srv_guard_free(struct srv_guard *g)
 {
 	if (g == NULL)
 		return;
-	pthread_mutex_lock(&g->lock);
-	g->stopping = 1;
-	pthread_cond_signal(&g->wake);
-	pthread_mutex_unlock(&g->lock);
-	pthread_join(g->sweeper, NULL);
-	pthread_cond_destroy(&g->wake);
-	pthread_mutex_destroy(&g->lock);
+	srv_worker_stop(&g->sweeper, NULL, NULL);
 	pthread_mutex_destroy(&g->log_lock);
 	/* Every connection has closed, so every count is back to 0 and its
 	 * entry freed (a leak checker would report one that is not). */
@@ -454,17 +437,17 @@ void srv_guard_notify(void *cls, struct MHD_Connection *conn,
 			c->addr = pending.addr;
 			pending.guard = NULL;
 		}
-		pthread_mutex_lock(&g->lock);
+		pthread_mutex_lock(&g->sweeper.lock);
 		start_waiting(g, c);
-		pthread_mutex_unlock(&g->lock);
+		pthread_mutex_unlock(&g->sweeper.lock);
 		*socket_context = c;
 		return;
 	}
 	if (c == NULL)
 		return;
-	pthread_mutex_lock(&g->lock);
+	pthread_mutex_lock(&g->sweeper.lock);
 	stop_waiting(g, c);
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->sweeper.lock);
 	if (c->counted)
 		addr_remove(g, &c->addr);
 	free(c);
@@ -485,9 +468,9 @@ void srv_guard_request_line(struct MHD_Connection *conn)
 
 	if (c == NULL)
 		return;
-	pthread_mutex_lock(&c->guard->lock);
+	pthread_mutex_lock(&c->guard->sweeper.lock);
 	c->request_line = 1;
-	pthread_mutex_unlock(&c->guard->lock);
+	pthread_mutex_unlock(&c->guard->sweeper.lock);
 }
 
 void srv_guard_headers_done(struct MHD_Connection *conn)
@@ -496,9 +479,9 @@ void srv_guard_headers_done(struct MHD_Connection *conn)
 
 	if (c == NULL)
 		return;
-	pthread_mutex_lock(&c->guard->lock);
+	pthread_mutex_lock(&c->guard->sweeper.lock);
 	stop_waiting(c->guard, c);
-	pthread_mutex_unlock(&c->guard->lock);
+	pthread_mutex_unlock(&c->guard->sweeper.lock);
 }
 
 void srv_guard_request_done(struct MHD_Connection *conn)
@@ -507,8 +490,8 @@ void srv_guard_request_done(struct MHD_Connection *conn)
 
 	if (c == NULL)
 		return;
-	pthread_mutex_lock(&c->guard->lock);
+	pthread_mutex_lock(&c->guard->sweeper.lock);
 	if (!c->waiting && !c->cut_off)
 		start_waiting(c->guard, c);
-	pthread_mutex_unlock(&c->guard->lock);
+	pthread_mutex_unlock(&c->guard->sweeper.lock);
 }

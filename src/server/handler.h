@@ -284,7 +284,10 @@ enum srv_perm {
 	SRV_PERM_ANYONE,      /* no check at all (v2, root, search) */
 };
 
-typedef int (*srv_handler)(struct srv_request *req, struct srv_response *res);
+/* What every handler is: handlers are declared with it (`srv_handler_fn
+ * srv_v3_root;`), so their signature is written once. */
+typedef int srv_handler_fn(struct srv_request *req, struct srv_response *res);
+typedef srv_handler_fn *srv_handler;
 
 struct srv_route_method {
 	enum srv_method method;

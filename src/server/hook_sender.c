@@ -39,6 +39,7 @@
 #include "lectern/timefmt.h"
 #include "lectern/webhook.h"
 #include "log.h"
+#include "worker.h"
 
 /* How long a delivery taken stays reserved beyond its try's timeout, so
  * a sender that died mid-try leaves it to be tried again. */
@@ -65,9 +66,7 @@ struct slot {
 };
 
 struct srv_hook_sender {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	int stopping;
+	struct srv_worker worker;   /* waits in curl_multi_poll, not on wake */
 	CURLM *multi;
 	char *data_dir;
 	unsigned backoff_ms;
@@ -75,16 +74,6 @@ struct srv_hook_sender {
 	struct lec_netrule rule;
 	struct slot slots[SRV_HOOK_SENDING_MAX];
 };
-
-static int stopping(struct srv_hook_sender *s)
-{
-	int stop;
-
-	pthread_mutex_lock(&s->lock);
-	stop = s->stopping;
-	pthread_mutex_unlock(&s->lock);
-	return stop;
-}
 
 static size_t discard(char *data, size_t size, size_t n, void *payload)
 {
@@ -250,7 +239,7 @@ static void *run(void *payload)
 			lec_error_last());
 		return NULL;
 	}
-	while (!stopping(s)) {
+	while (!srv_worker_stopping(&s->worker)) {
 		/* The store is asked when a slot has freed or the poll is
 		 * due, not on every byte a receiver sends. */
 		if (lec_time_now() >= next_fill) {
@@ -288,12 +277,10 @@ int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
 	if (allow)
 		s->rule = *allow;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	pthread_mutex_init(&s->lock, NULL);
 	if ((s->multi = curl_multi_init()) == NULL ||
-	    pthread_create(&s->thread, NULL, run, s) != 0) {
+	    srv_worker_start(&s->worker, run, s) < 0) {
 		srv_log("webhooks: cannot start the sender");
 		curl_multi_cleanup(s->multi);
-		pthread_mutex_destroy(&s->lock);
 		free(s->data_dir);
 		free(s);
 		curl_global_cleanup();
@@ -303,17 +290,18 @@ int srv_hook_sender_start(struct srv_hook_sender **out, const char *data_dir,
 	return 0;
 }
 
+/* The sender waits in curl_multi_poll: woken there to see it is to stop. */
+static void wake_poll(void *multi)
+{
+	curl_multi_wakeup(multi);
+}
+
 void srv_hook_sender_stop(struct srv_hook_sender *s)
 {
 	if (s == NULL)
 		return;
-	pthread_mutex_lock(&s->lock);
-	s->stopping = 1;
-	pthread_mutex_unlock(&s->lock);
-	curl_multi_wakeup(s->multi);
-	pthread_join(s->thread, NULL);
+	srv_worker_stop(&s->worker, wake_poll, s->multi);
 	curl_multi_cleanup(s->multi);
-	pthread_mutex_destroy(&s->lock);
 	free(s->data_dir);
 	free(s);
 	curl_global_cleanup();

@@ -39,6 +39,7 @@
 
 #include "docs.h"
 #include "guard.h"
+#include "json_build.h"
 #include "log.h"
 #include "preview_daemon.h"
 
@@ -189,19 +190,10 @@ static char *state_json(const struct srv_preview_state *st)
 					(double)st->duration_ms);
 	else
 		cJSON_AddNullToObject(o, "duration_ms");
-	if (st->error)
-		cJSON_AddStringToObject(o, "error", st->error);
-	else
-		cJSON_AddNullToObject(o, "error");
+	srv_json_str_or_null(o, "error", st->error);
 	cJSON_AddNumberToObject(o, "generation", (double)st->generation);
-	if (st->generator)
-		cJSON_AddStringToObject(o, "generator", st->generator);
-	else
-		cJSON_AddNullToObject(o, "generator");
-	if (st->log)
-		cJSON_AddStringToObject(o, "log", st->log);
-	else
-		cJSON_AddNullToObject(o, "log");
+	srv_json_str_or_null(o, "generator", st->generator);
+	srv_json_str_or_null(o, "log", st->log);
 	cJSON_AddNumberToObject(o, "published", (double)st->published);
 	cJSON_AddStringToObject(o, "state", st->state);
 	add_warnings(o, st);

@@ -6,54 +6,20 @@
  * the engine tries it again; another server of the data directory holding
  * the removal lock is no failure.
  */
-#include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lectern/errors.h"
 #include "lectern/project.h"
 #include "lectern/store.h"
 #include "log.h"
 #include "remover.h"
+#include "worker.h"
 
 struct srv_remover {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	int stopping;
+	struct srv_worker worker;
 	char *data_dir;
 };
-
-static int stopping(struct srv_remover *r)
-{
-	int stop;
-
-	pthread_mutex_lock(&r->lock);
-	stop = r->stopping;
-	pthread_mutex_unlock(&r->lock);
-	return stop;
-}
-
-/* Sleep ms, or until told to stop. */
-static void pause_ms(struct srv_remover *r, unsigned ms)
-{
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000u;
-	until.tv_nsec += (long)(ms % 1000u) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&r->lock);
-	while (!r->stopping &&
-	       pthread_cond_timedwait(&r->wake, &r->lock, &until) != ETIMEDOUT)
-		;
-	pthread_mutex_unlock(&r->lock);
-}
 
 static void *run(void *arg)
 {
@@ -66,14 +32,14 @@ static void *run(void *arg)
 			lec_error_last());
 		return NULL;
 	}
-	while (!stopping(r)) {
+	while (!srv_worker_stopping(&r->worker)) {
 		/* One finished: another may be due. */
 		if ((rc = lec_project_removal_finish(st, r->data_dir)) ==
 		    LEC_OK)
 			continue;
 		if (rc != LEC_ENOTFOUND && rc != LEC_EBUSY)
 			srv_log("project removal: %s", lec_error_last());
-		pause_ms(r, SRV_REMOVER_POLL_MS);
+		srv_worker_pause(&r->worker, SRV_REMOVER_POLL_MS);
 	}
 	lec_store_free(st);
 	return NULL;
@@ -89,12 +55,8 @@ int srv_remover_start(struct srv_remover **out, const char *data_dir)
 		srv_log("project removal: out of memory");
 		return -1;
 	}
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->wake, NULL);
-	if (pthread_create(&r->thread, NULL, run, r) != 0) {
+	if (srv_worker_start(&r->worker, run, r) < 0) {
 		srv_log("project removal: cannot start its thread");
-		pthread_cond_destroy(&r->wake);
-		pthread_mutex_destroy(&r->lock);
 		free(r->data_dir);
 		free(r);
 		return -1;
@@ -107,13 +69,7 @@ void srv_remover_stop(struct srv_remover *r)
 {
 	if (r == NULL)
 		return;
-	pthread_mutex_lock(&r->lock);
-	r->stopping = 1;
-	pthread_cond_signal(&r->wake);
-	pthread_mutex_unlock(&r->lock);
-	pthread_join(r->thread, NULL);
-	pthread_cond_destroy(&r->wake);
-	pthread_mutex_destroy(&r->lock);
+	srv_worker_stop(&r->worker, NULL, NULL);
 	free(r->data_dir);
 	free(r);
 }

@@ -128,6 +128,17 @@ static int plausible_host(const char *h, size_t n)
 	return 1;
 }
 
+/* The n bytes of a header's value v into out: 1, or 0 when empty or
+ * longer than out holds. */
+static int copy_value(const char *v, size_t n, char *out, size_t cap)
+{
+	if (n == 0 || n >= cap)
+		return 0;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	return 1;
+}
+
 /* The value of parameter `name` in the first element of a Forwarded
  * header (RFC 7239: the proxy nearest the client, which saw the host it
  * asked for), unquoted, into out; 0 when absent or too long. */
@@ -146,11 +157,7 @@ static int forwarded_param(const char *h, const char *name, char *out,
 				n = strcspn(++v, "\"");
 			else
 				n = strcspn(v, ";, ");
-			if (n == 0 || n >= cap)
-				return 0;
-			memcpy(out, v, n);
-			out[n] = '\0';
-			return 1;
+			return copy_value(v, n, out, cap);
 		}
 		p += strcspn(p, ";,");
 	}
@@ -166,11 +173,7 @@ static int first_value(const char *h, char *out, size_t cap)
 		return 0;
 	h += strspn(h, " ");
 	n = strcspn(h, ", ");
-	if (n == 0 || n >= cap)
-		return 0;
-	memcpy(out, h, n);
-	out[n] = '\0';
-	return 1;
+	return copy_value(h, n, out, cap);
 }
 
 /* The forwarded host or proto ("host", "proto") a trusted proxy set. */

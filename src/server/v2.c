@@ -29,6 +29,7 @@
 #include "lectern/version.h"
 #include "buildlog.h"
 #include "embed_api.h"
+#include "json_build.h"
 #include "v3.h"
 
 #define NO_PROJECT "No Project matches the given query."
@@ -66,29 +67,14 @@ static int version_public(struct lec_store *store, const struct lec_project *p,
 
 /* Small builders ---------------------------------------------------------- */
 
-static void add_string_or_null(cJSON *obj, const char *key, const char *s)
-{
-	if (s)
-		cJSON_AddStringToObject(obj, key, s);
-	else
-		cJSON_AddNullToObject(obj, key);
-}
-
 static void add_time(cJSON *obj, const char *key, int64_t us)
 {
-	char text[LEC_TIME_ISO_MAX];
-
-	if (us <= 0) {
-		cJSON_AddNullToObject(obj, key);
-		return;
-	}
-	lec_time_iso8601_naive(us, text);
-	cJSON_AddStringToObject(obj, key, text);
+	srv_json_time_or_null(obj, key, us, lec_time_iso8601_naive);
 }
 
 static void add_owned_string(cJSON *obj, const char *key, char *s)
 {
-	add_string_or_null(obj, key, s);
+	srv_json_str_or_null(obj, key, s);
 	free(s);
 }
 
@@ -162,8 +148,8 @@ static cJSON *v2_project(struct srv_request *req, const struct lec_project *p)
 	add_owned_string(o, "repo", lec_repo_redact_url(p->repo_url));
 	cJSON_AddStringToObject(o, "repo_type", p->repo_type);
 	cJSON_AddStringToObject(o, "default_version", p->default_version);
-	add_string_or_null(o, "default_branch", p->default_branch);
-	add_string_or_null(o, "documentation_type", p->documentation_type);
+	srv_json_str_or_null(o, "default_branch", p->default_branch);
+	srv_json_str_or_null(o, "documentation_type", p->documentation_type);
 	cJSON_AddItemToObject(o, "users", project_users(store, p->id));
 	add_owned_string(o, "canonical_url", canonical_url(req, p));
 	cJSON_AddNullToObject(o, "custom_prefix");
@@ -205,7 +191,7 @@ static cJSON *v2_version(struct srv_request *req, const struct lec_project *p,
 	cJSON_AddNumberToObject(o, "id", (double)v->id);
 	cJSON_AddItemToObject(o, "project", v2_project(req, p));
 	cJSON_AddStringToObject(o, "slug", v->slug);
-	add_string_or_null(o, "identifier", v->identifier);
+	srv_json_str_or_null(o, "identifier", v->identifier);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
 	cJSON_AddStringToObject(o, "privacy_level", v->privacy_level);
 	cJSON_AddBoolToObject(o, "active", v->active);
@@ -215,7 +201,7 @@ static cJSON *v2_version(struct srv_request *req, const struct lec_project *p,
 	cJSON_AddBoolToObject(o, "has_pdf", v->has_pdf);
 	cJSON_AddBoolToObject(o, "has_epub", v->has_epub);
 	cJSON_AddBoolToObject(o, "has_htmlzip", v->has_htmlzip);
-	add_string_or_null(o, "documentation_type", v->documentation_type);
+	srv_json_str_or_null(o, "documentation_type", v->documentation_type);
 	return o;
 }
 
@@ -384,7 +370,7 @@ static cJSON *v2_build(struct srv_request *req, struct srv_buildlog *log,
 	cJSON_AddItemToObject(o, "commands",
 			      v2_commands(srv_store(req), log, b->id));
 	cJSON_AddStringToObject(o, "project_slug", p->slug);
-	add_string_or_null(o, "version_slug", v ? v->slug : NULL);
+	srv_json_str_or_null(o, "version_slug", v ? v->slug : NULL);
 	add_owned_string(o, "docs_url", build_docs_url(req, p, v));
 	cJSON_AddStringToObject(o, "state_display",
 				lec_build_state_name(b->state));
@@ -400,12 +386,12 @@ static cJSON *v2_build(struct srv_request *req, struct srv_buildlog *log,
 	cJSON_AddBoolToObject(o, "success", b->success);
 	/* The contract: the message when unsuccessful, "" when none. */
 	cJSON_AddStringToObject(o, "error", b->error ? b->error : "");
-	add_string_or_null(o, "commit", b->commit);
-	add_string_or_null(o, "version_name", v ? v->verbose_name : NULL);
-	add_string_or_null(o, "version_type",
-			   v ? lec_version_type_code(v->type) : NULL);
-	add_string_or_null(o, "readthedocs_yaml_path",
-			   p->readthedocs_yaml_path);
+	srv_json_str_or_null(o, "commit", b->commit);
+	srv_json_str_or_null(o, "version_name", v ? v->verbose_name : NULL);
+	srv_json_str_or_null(o, "version_type",
+			     v ? lec_version_type_code(v->type) : NULL);
+	srv_json_str_or_null(o, "readthedocs_yaml_path",
+			     p->readthedocs_yaml_path);
 	if (final && b->duration >= 0)
 		cJSON_AddNumberToObject(o, "length", (double)b->duration);
 	else
@@ -424,30 +410,49 @@ static cJSON *v2_build(struct srv_request *req, struct srv_buildlog *log,
 
 /* Loading ------------------------------------------------------------------ */
 
-/* The public project with this id, or NULL after filling res. */
-static struct lec_project *load_project(struct srv_request *req,
-					struct srv_response *res,
-					const char *id_text)
+/* The store and the id of a detail's path (id_text); NULL after filling
+ * res. */
+static struct lec_store *detail_store(struct srv_request *req,
+				      struct srv_response *res,
+				      const char *id_text, int64_t *id)
 {
 	struct lec_store *store = srv_store(req);
-	struct lec_project *p = NULL;
-	int64_t id;
-	int rc;
 
 	if (store == NULL) {
 		srv_respond_internal(res, "no store");
 		return NULL;
 	}
-	if (srv_param_id(id_text, res, &id) < 0)
+	return srv_param_id(id_text, res, id) < 0 ? NULL : store;
+}
+
+/* Answer a lookup that found nothing the public may see (rc LEC_OK: found,
+ * but not public) with the 404 missing, else the engine's error. */
+static void respond_missing(struct srv_response *res, int rc,
+			    const char *missing)
+{
+	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
+		srv_respond_detail(res, 404, missing);
+	else
+		srv_respond_engine_error(res, rc);
+}
+
+/* The public project with this id, or NULL after filling res. */
+static struct lec_project *load_project(struct srv_request *req,
+					struct srv_response *res,
+					const char *id_text)
+{
+	struct lec_project *p = NULL;
+	struct lec_store *store;
+	int64_t id;
+	int rc;
+
+	if ((store = detail_store(req, res, id_text, &id)) == NULL)
 		return NULL;
 	rc = lec_project_get_by_id(store, id, &p);
 	if (rc == LEC_OK && is_public(p->privacy_level))
 		return p;
 	lec_project_free(p);
-	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_PROJECT);
-	else
-		srv_respond_engine_error(res, rc);
+	respond_missing(res, rc, NO_PROJECT);
 	return NULL;
 }
 
@@ -661,15 +666,13 @@ static int load_version(struct srv_request *req, struct srv_response *res,
 			const char *id_text, struct lec_project **p,
 			struct lec_version **v)
 {
-	struct lec_store *store = srv_store(req);
+	struct lec_store *store;
 	int64_t id;
 	int rc;
 
 	*p = NULL;
 	*v = NULL;
-	if (store == NULL)
-		return srv_respond_internal(res, "no store"), -1;
-	if (srv_param_id(id_text, res, &id) < 0)
+	if ((store = detail_store(req, res, id_text, &id)) == NULL)
 		return -1;
 	rc = lec_version_get_by_id(store, id, v);
 	if (rc == LEC_OK)
@@ -680,10 +683,7 @@ static int load_version(struct srv_request *req, struct srv_response *res,
 	lec_version_free(*v);
 	*p = NULL;
 	*v = NULL;
-	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_VERSION);
-	else
-		srv_respond_engine_error(res, rc);
+	respond_missing(res, rc, NO_VERSION);
 	return -1;
 }
 
@@ -775,18 +775,14 @@ static struct lec_build *load_build(struct srv_request *req,
 				    struct lec_project **p,
 				    struct lec_version **v)
 {
-	struct lec_store *store = srv_store(req);
 	struct lec_build *b = NULL;
+	struct lec_store *store;
 	int64_t id;
 	int rc;
 
 	*p = NULL;
 	*v = NULL;
-	if (store == NULL) {
-		srv_respond_internal(res, "no store");
-		return NULL;
-	}
-	if (srv_param_id(id_text, res, &id) < 0)
+	if ((store = detail_store(req, res, id_text, &id)) == NULL)
 		return NULL;
 	rc = lec_build_get(store, id, &b);
 	if (rc == LEC_OK)
@@ -796,10 +792,7 @@ static struct lec_build *load_build(struct srv_request *req,
 	lec_build_free(b);
 	lec_project_free(*p);
 	*p = NULL;
-	if (rc == LEC_OK || rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_BUILD);
-	else
-		srv_respond_engine_error(res, rc);
+	respond_missing(res, rc, NO_BUILD);
 	return NULL;
 }
 

@@ -124,14 +124,145 @@ struct srv_v3_detail {
  * res->status. */
 int srv_v3_respond_detail(struct srv_request *req, struct srv_response *res,
 			  const struct srv_v3_detail *detail);
-/* DELETE of an object of the project in the path, by the id in
- * params[1] (the project's 404 first, then the id's): 204, a 404 with
- * not_found when the engine finds no such object (NULL: the engine's
- * message), or the engine's error. Returns res->status. */
+/* A DELETE of an object of the project in the path, by the id in
+ * params[1]. */
+struct srv_v3_delete {
+	int (*del)(struct lec_store *store, int64_t project_id, int64_t id);
+	/* The 404's detail when del finds no such object; NULL: the
+	 * engine's message. */
+	const char *not_found;
+};
+
+/* Answer a DELETE: the project's 404 first, then the id's; 204, the 404
+ * or the engine's error. Returns res->status. */
 int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
-			  int (*del)(struct lec_store *store,
-				     int64_t project_id, int64_t id),
-			  const char *not_found);
+			  const struct srv_v3_delete *delete);
+/* What a write's apply returns when it has filled res itself (a body's
+ * 400, say): positive, so no engine code. */
+#define SRV_V3_ANSWERED 1
+
+/* A nested write (POST, PATCH, PUT): the parent it hangs from, the object
+ * the path names if any, and how the body changes it. */
+struct srv_v3_write {
+	enum srv_parent_kind parent;
+	/* params[1] is an integer id, read into find's and apply's id (404
+	 * "Not found." for one that is not, notes §0.4); else id is 0. */
+	int by_id;
+	/* The object's lookup before the body is read, so that a missing
+	 * one is a 404 whatever the body: LEC_OK, LEC_ENOTFOUND or another
+	 * engine code. NULL: nothing to look up (a create). */
+	int (*find)(struct srv_request *req, const struct srv_parent *parent,
+		    int64_t id);
+	/* Read body and write: LEC_OK with the answer in *out (none for a
+	 * 204), SRV_V3_ANSWERED after filling res, or an engine code. */
+	int (*apply)(struct srv_request *req, struct srv_response *res,
+		     const struct srv_parent *parent, int64_t id, cJSON *body,
+		     cJSON **out);
+	int status;            /* of the answer: 201, 200 or 204 (no body) */
+	const char *not_found; /* the 404's detail; NULL: the engine's */
+	/* A body key holding a secret, its copy wiped before the body is
+	 * freed; or NULL. */
+	const char *secret;
+};
+
+/* Answer a nested write: the parent looked up first (its 404), then the
+ * id and the object (its 404), then the body (its 400) and the change.
+ * Returns res->status. */
+int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
+			 const struct srv_v3_write *write);
+/* Handlers that are one call of a helper above, each with its
+ * description as the initializer's fields (designated). */
+#define SRV_V3_HANDLER(handler, kind, respond, ...)                        \
+	int handler(struct srv_request *req, struct srv_response *res)     \
+	{                                                                  \
+		static const struct kind what = { __VA_ARGS__ };           \
+		return respond(req, res, &what);                           \
+	}
+#define SRV_V3_LIST(handler, ...) \
+	SRV_V3_HANDLER(handler, srv_v3_list, srv_v3_respond_list, __VA_ARGS__)
+#define SRV_V3_DETAIL(handler, ...)                                 \
+	SRV_V3_HANDLER(handler, srv_v3_detail, srv_v3_respond_detail, \
+		       __VA_ARGS__)
+#define SRV_V3_WRITE(handler, ...)                                \
+	SRV_V3_HANDLER(handler, srv_v3_write, srv_v3_respond_write, \
+		       __VA_ARGS__)
+#define SRV_V3_DELETE(handler, ...)                                 \
+	SRV_V3_HANDLER(handler, srv_v3_delete, srv_v3_respond_delete, \
+		       __VA_ARGS__)
+
+/* The usual fill of a list (struct srv_v3_list) as a static function
+ * name: call, the engine's list of lec_<type>s into `list` (a struct
+ * lec_<type>_list), then each of its items, `item`, as object. Both
+ * expressions may use the fill's parameters (req, parent, page, flex). */
+#define SRV_V3_FILL(name, type, call, object)                              \
+	static int name(struct srv_request *req, struct srv_response *res, \
+			const struct srv_parent *parent,                   \
+			const struct lec_page *page,                       \
+			const struct srv_flex *flex, cJSON *results,       \
+			size_t *total)                                     \
+	{                                                                  \
+		struct type##_list list = { 0 };                           \
+		size_t i;                                                  \
+		int rc;                                                    \
+									   \
+		(void)parent;                                              \
+		(void)page;                                                \
+		(void)flex;                                                \
+		if ((rc = (call)) < 0)                                     \
+			return srv_respond_engine_error(res, rc), -1;      \
+		for (i = 0; i < list.len; i++) {                           \
+			const struct type *item = &list.items[i];          \
+									   \
+			cJSON_AddItemToArray(results, (object));           \
+		}                                                          \
+		*total = list.total;                                       \
+		type##_list_dispose(&list);                                \
+		return 0;                                                  \
+	}
+
+/* The usual show of a detail (struct srv_v3_detail) as a static function
+ * name: get, the engine's lookup of a lec_<type> into `item` (freed with
+ * lec_<type>_free), then item as object. Both expressions may use the
+ * show's parameters (req, parent, id, flex). */
+#define SRV_V3_SHOW(name, type, get, object)                               \
+	static int name(struct srv_request *req,                           \
+			const struct srv_parent *parent, int64_t id,       \
+			const struct srv_flex *flex, cJSON **out)          \
+	{                                                                  \
+		struct type *item = NULL;                                  \
+		int rc = (get);                                            \
+									   \
+		(void)id;                                                  \
+		(void)flex;                                                \
+		if (rc == LEC_OK)                                          \
+			*out = (object);                                   \
+		type##_free(item);                                         \
+		return rc;                                                 \
+	}
+
+/* The usual find of a write (struct srv_v3_write) as a static function
+ * name: get, the engine's lookup of a lec_<type> into `item`, whose
+ * answer it returns (the item freed). */
+#define SRV_V3_FIND(name, type, get)                                       \
+	static int name(struct srv_request *req,                           \
+			const struct srv_parent *parent, int64_t id)       \
+	{                                                                  \
+		struct type *item = NULL;                                  \
+		int rc = (get);                                            \
+									   \
+		type##_free(item);                                         \
+		return rc;                                                 \
+	}
+
+/* A secret the engine generated for a new object: shown once, as "secret"
+ * in the 201's object o (NULL: a failed create, shown nowhere), then
+ * wiped and freed. Accepts a NULL secret. */
+void srv_v3_secret_once(cJSON *o, char *secret);
+/* Answer the engine's code rc of a failed step: the 404 with not_found
+ * for LEC_ENOTFOUND (NULL: the engine's "Not found."), else the engine's
+ * error. Returns res->status. */
+int srv_v3_respond_error(struct srv_response *res, int rc,
+			 const char *not_found);
 /* The requester's user id, or 0 when anonymous. */
 int64_t srv_viewer_id(const struct srv_request *req);
 /* A query boolean as django-filter reads it: "true"/"1", "false"/"0"
@@ -145,10 +276,10 @@ int srv_param_id(const char *text, struct srv_response *res, int64_t *id);
 
 /* Handlers -------------------------------------------------------------- */
 
-int srv_v3_root(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_root;
 
-int srv_v3_projects_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_projects_create(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_projects_list;
+srv_handler_fn srv_v3_projects_create;
 /* A new project's organization in the business edition, the same rights
  * for an import and a mirror (v3_projects.c): the body's "organization",
  * required and owned by the user, and its optional "teams", all checked
@@ -162,133 +293,108 @@ int srv_v3_org_read(struct srv_request *req, const cJSON *body,
 int srv_v3_org_join(struct srv_request *req, struct lec_org *org,
 		    int64_t project_id, const char **teams, size_t nteams,
 		    struct srv_response *res);
-int srv_v3_project_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_project_update(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_project_detail;
+srv_handler_fn srv_v3_project_update;
 /* Lectern's builds across the requester's projects, where their waiting
  * builds stand in the queue, and the instance's build activity
  * (v3_queue.c, docs/api.md). */
-int srv_v3_all_builds_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_build_queue(struct srv_request *req, struct srv_response *res);
-int srv_v3_build_activity(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_all_builds_list;
+srv_handler_fn srv_v3_build_queue;
+srv_handler_fn srv_v3_build_activity;
 /* Lectern's DELETE of a project with everything of it (docs/api.md). */
-int srv_v3_project_delete(struct srv_request *req, struct srv_response *res);
-int srv_v3_project_superproject(struct srv_request *req,
-				struct srv_response *res);
-int srv_v3_project_sync_versions(struct srv_request *req,
-				 struct srv_response *res);
+srv_handler_fn srv_v3_project_delete;
+srv_handler_fn srv_v3_project_superproject;
+srv_handler_fn srv_v3_project_sync_versions;
 
-int srv_v3_versions_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_version_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_version_update(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_versions_list;
+srv_handler_fn srv_v3_version_detail;
+srv_handler_fn srv_v3_version_update;
 /* v3_pages.c: a version's pages (a Lectern extension). */
-int srv_v3_version_pages_list(struct srv_request *req,
-			      struct srv_response *res);
+srv_handler_fn srv_v3_version_pages_list;
 
-int srv_v3_builds_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_build_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_version_builds_list(struct srv_request *req,
-			       struct srv_response *res);
-int srv_v3_version_build_detail(struct srv_request *req,
-				struct srv_response *res);
+srv_handler_fn srv_v3_builds_list;
+srv_handler_fn srv_v3_build_detail;
+srv_handler_fn srv_v3_version_builds_list;
+srv_handler_fn srv_v3_version_build_detail;
 /* The build id_text of the project params[0], visible to the requester
  * (its version's visibility): *parent filled (dispose it) and *build_id
  * set; or -1 after filling res with the project's or build's 404. */
 int srv_v3_build_find(struct srv_request *req, struct srv_response *res,
 		      const char *id_text, struct srv_parent *parent,
 		      int64_t *build_id);
-int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res);
-int srv_v3_build_cancel(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_build_trigger;
+srv_handler_fn srv_v3_build_cancel;
 
-int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_subprojects_create(struct srv_request *req,
-			      struct srv_response *res);
-int srv_v3_subproject_detail(struct srv_request *req,
-			     struct srv_response *res);
-int srv_v3_subproject_delete(struct srv_request *req,
-			     struct srv_response *res);
-int srv_v3_translations_list(struct srv_request *req,
-			     struct srv_response *res);
+srv_handler_fn srv_v3_subprojects_list;
+srv_handler_fn srv_v3_subprojects_create;
+srv_handler_fn srv_v3_subproject_detail;
+srv_handler_fn srv_v3_subproject_delete;
+srv_handler_fn srv_v3_translations_list;
 
 /* Lectern's offline mirrors (v3_mirrors.c, docs/api.md). */
-int srv_v3_mirrors_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_mirror_pages(struct srv_request *req, struct srv_response *res);
-int srv_v3_mirror_stage(struct srv_request *req, struct srv_response *res);
-int srv_v3_mirror_publish(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_mirrors_create;
+srv_handler_fn srv_v3_mirror_pages;
+srv_handler_fn srv_v3_mirror_stage;
+srv_handler_fn srv_v3_mirror_publish;
 
 /* Lectern's page diff (v3_diff.c, docs/api.md). */
-int srv_v3_diff(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_diff;
 
-int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirects_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_put(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_patch(struct srv_request *req, struct srv_response *res);
-int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_redirects_list;
+srv_handler_fn srv_v3_redirects_create;
+srv_handler_fn srv_v3_redirect_detail;
+srv_handler_fn srv_v3_redirect_put;
+srv_handler_fn srv_v3_redirect_patch;
+srv_handler_fn srv_v3_redirect_delete;
 
-int srv_v3_envvars_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_envvars_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_envvar_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_envvar_delete(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_envvars_list;
+srv_handler_fn srv_v3_envvars_create;
+srv_handler_fn srv_v3_envvar_detail;
+srv_handler_fn srv_v3_envvar_delete;
 
 /* Integrations (v3_integrations.c): a Lectern extension holding incoming
  * webhooks' secrets. */
-int srv_v3_integrations_list(struct srv_request *req,
-			     struct srv_response *res);
-int srv_v3_integrations_create(struct srv_request *req,
-			       struct srv_response *res);
-int srv_v3_integration_detail(struct srv_request *req,
-			      struct srv_response *res);
-int srv_v3_integration_delete(struct srv_request *req,
-			      struct srv_response *res);
+srv_handler_fn srv_v3_integrations_list;
+srv_handler_fn srv_v3_integrations_create;
+srv_handler_fn srv_v3_integration_detail;
+srv_handler_fn srv_v3_integration_delete;
 /* An incoming webhook's delivery (integrations_in.c): POST
  * /api/v2/webhook/{github,gitlab,bitbucket,generic}/<project>/ and
  * /api/v2/webhook/<project>/<integration id>/. */
-int srv_incoming_webhook(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_incoming_webhook;
 
 /* Notifications (v3_notifications.c): the user's feed, and those of a
  * project, a build, an organization; a detail handler answers GET, PATCH
  * and PUT. */
-int srv_v3_notifications_list(struct srv_request *req,
-			      struct srv_response *res);
-int srv_v3_notification_detail(struct srv_request *req,
-			       struct srv_response *res);
-int srv_v3_project_notifications_list(struct srv_request *req,
-				      struct srv_response *res);
-int srv_v3_project_notification_detail(struct srv_request *req,
-				       struct srv_response *res);
-int srv_v3_build_notifications_list(struct srv_request *req,
-				    struct srv_response *res);
+srv_handler_fn srv_v3_notifications_list;
+srv_handler_fn srv_v3_notification_detail;
+srv_handler_fn srv_v3_project_notifications_list;
+srv_handler_fn srv_v3_project_notification_detail;
+srv_handler_fn srv_v3_build_notifications_list;
 /* v3_warnings.c: a build's warnings, and one as JSON. */
 struct lec_warning;
-int srv_v3_build_warnings_list(struct srv_request *req,
-			       struct srv_response *res);
+srv_handler_fn srv_v3_build_warnings_list;
 cJSON *srv_v3_warning(const struct lec_warning *w);
-int srv_v3_build_notification_detail(struct srv_request *req,
-				     struct srv_response *res);
-int srv_v3_org_notifications_list(struct srv_request *req,
-				  struct srv_response *res);
-int srv_v3_org_notification_detail(struct srv_request *req,
-				   struct srv_response *res);
-int srv_v3_user_notifications_list(struct srv_request *req,
-				   struct srv_response *res);
-int srv_v3_user_notification_detail(struct srv_request *req,
-				    struct srv_response *res);
+srv_handler_fn srv_v3_build_notification_detail;
+srv_handler_fn srv_v3_org_notifications_list;
+srv_handler_fn srv_v3_org_notification_detail;
+srv_handler_fn srv_v3_user_notifications_list;
+srv_handler_fn srv_v3_user_notification_detail;
 
 /* Outgoing webhooks (v3_webhooks.c): a Lectern extension. */
-int srv_v3_webhooks_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res);
-int srv_v3_webhook_deliveries(struct srv_request *req,
-			      struct srv_response *res);
+srv_handler_fn srv_v3_webhooks_list;
+srv_handler_fn srv_v3_webhooks_create;
+srv_handler_fn srv_v3_webhook_detail;
+srv_handler_fn srv_v3_webhook_update;
+srv_handler_fn srv_v3_webhook_delete;
+srv_handler_fn srv_v3_webhook_deliveries;
 
-int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res);
-int srv_v3_org_detail(struct srv_request *req, struct srv_response *res);
-int srv_v3_org_projects(struct srv_request *req, struct srv_response *res);
-int srv_v3_org_teams(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_orgs_list;
+srv_handler_fn srv_v3_org_detail;
+srv_handler_fn srv_v3_org_projects;
+srv_handler_fn srv_v3_org_teams;
 /* remote/repositories/ and remote/organizations/: the service's lists of
  * the user's connected accounts; Lectern has none, so an empty page. */
-int srv_v3_remote_empty(struct srv_request *req, struct srv_response *res);
+srv_handler_fn srv_v3_remote_empty;
 
 #endif

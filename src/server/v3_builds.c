@@ -175,23 +175,11 @@ static int fill_version_builds(struct srv_request *req,
 	return 0;
 }
 
-static const struct srv_v3_list project_builds = {
-	SRV_PARENT_PROJECT, 1, fill_project_builds
-};
-static const struct srv_v3_list version_builds = {
-	SRV_PARENT_BUILDS_VERSION, 1, fill_version_builds
-};
+SRV_V3_LIST(srv_v3_builds_list, .parent = SRV_PARENT_PROJECT, .flex = 1,
+	    .fill = fill_project_builds)
 
-int srv_v3_builds_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &project_builds);
-}
-
-int srv_v3_version_builds_list(struct srv_request *req,
-			       struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &version_builds);
-}
+SRV_V3_LIST(srv_v3_version_builds_list, .parent = SRV_PARENT_BUILDS_VERSION,
+	    .flex = 1, .fill = fill_version_builds)
 
 /* A build detail's objects: the parent (project, and the version when the
  * URL names one), the build, and its version when the URL names none
@@ -245,10 +233,7 @@ static int detail_load(struct srv_request *req, struct srv_response *res,
 		rc = LEC_ENOTFOUND;
 	if (rc == LEC_OK)
 		return 0;
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_BUILD);
-	else
-		srv_respond_engine_error(res, rc);
+	srv_v3_respond_error(res, rc, NO_BUILD);
 	return -1;
 }
 

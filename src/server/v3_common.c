@@ -1,8 +1,9 @@
 /*
  * Steps most v3 handlers share: the one lookup of a nested route's parent
  * (project, and version where the path names one), the answers of a nested
- * list, detail and delete around what each resource fills in, reading query
- * booleans the way django-filter does, and integer ids from the path.
+ * list, detail, write and delete around what each resource fills in,
+ * reading query booleans the way django-filter does, and integer ids from
+ * the path.
  *
  * One visibility rule holds for every route under a project: whatever
  * belongs to a project the requester cannot see is a 404 with the very body
@@ -12,11 +13,13 @@
  * anything else; Lectern does that on every nested route, lists included,
  * rather than answering an empty page for a parent that is not there.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "lectern/project.h"
 #include "lectern/user.h"
+#include "body.h"
 #include "lectern/version.h"
 #include "v3.h"
 
@@ -104,10 +107,7 @@ int srv_v3_parent_load(struct srv_request *req, struct srv_response *res,
 	}
 	if (rc == LEC_OK)
 		return 0;
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, missing);
-	else
-		srv_respond_engine_error(res, rc);
+	srv_v3_respond_error(res, rc, missing);
 	srv_v3_parent_dispose(out);
 	return -1;
 }
@@ -119,6 +119,14 @@ void srv_v3_parent_dispose(struct srv_parent *parent)
 	lec_version_free(parent->version);
 	lec_project_free(parent->project);
 	memset(parent, 0, sizeof(*parent));
+}
+
+int srv_v3_respond_error(struct srv_response *res, int rc,
+			 const char *not_found)
+{
+	if (rc == LEC_ENOTFOUND && not_found)
+		return srv_respond_detail(res, 404, not_found);
+	return srv_respond_engine_error(res, rc);
 }
 
 int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
@@ -169,10 +177,8 @@ int srv_v3_respond_detail(struct srv_request *req, struct srv_response *res,
 	rc = detail->show(req, &parent, id, &flex, &o);
 	if (rc == LEC_OK)
 		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
-	else if (rc == LEC_ENOTFOUND && detail->not_found)
-		srv_respond_detail(res, 404, detail->not_found);
 	else
-		srv_respond_engine_error(res, rc);
+		srv_v3_respond_error(res, rc, detail->not_found);
 done:
 	srv_flex_dispose(&flex);
 	srv_v3_parent_dispose(&parent);
@@ -180,9 +186,7 @@ done:
 }
 
 int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
-			  int (*del)(struct lec_store *store,
-				     int64_t project_id, int64_t id),
-			  const char *not_found)
+			  const struct srv_v3_delete *delete)
 {
 	struct srv_parent parent;
 	int64_t id;
@@ -191,16 +195,55 @@ int srv_v3_respond_delete(struct srv_request *req, struct srv_response *res,
 	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
 	if (srv_param_id(req->params[1], res, &id) == 0) {
-		rc = del(srv_store(req), parent.project->id, id);
+		rc = delete->del(srv_store(req), parent.project->id, id);
 		if (rc == LEC_OK)
 			srv_respond_empty(res, 204);
-		else if (rc == LEC_ENOTFOUND && not_found)
-			srv_respond_detail(res, 404, not_found);
 		else
-			srv_respond_engine_error(res, rc);
+			srv_v3_respond_error(res, rc, delete->not_found);
 	}
 	srv_v3_parent_dispose(&parent);
 	return res->status;
+}
+
+int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
+			 const struct srv_v3_write *write)
+{
+	struct srv_parent parent;
+	cJSON *body = NULL, *o = NULL;
+	int64_t id = 0;
+	int rc;
+
+	if (srv_v3_parent_load(req, res, write->parent, &parent) < 0)
+		return res->status;
+	if (write->by_id && srv_param_id(req->params[1], res, &id) < 0)
+		goto done;
+	rc = write->find ? write->find(req, &parent, id) : LEC_OK;
+	if (rc == LEC_OK && (body = srv_parse_body(req, res)) == NULL)
+		goto done;
+	if (rc == LEC_OK)
+		rc = write->apply(req, res, &parent, id, body, &o);
+	if (rc == LEC_OK && write->status == 204)
+		srv_respond_empty(res, 204);
+	else if (rc == LEC_OK)
+		srv_respond_json(res, write->status, o, SRV_JSON_SORTED);
+	else if (rc != SRV_V3_ANSWERED)
+		srv_v3_respond_error(res, rc, write->not_found);
+done:
+	if (body && write->secret)
+		srv_body_wipe(body, write->secret);
+	cJSON_Delete(body);
+	srv_v3_parent_dispose(&parent);
+	return res->status;
+}
+
+void srv_v3_secret_once(cJSON *o, char *secret)
+{
+	if (secret == NULL)
+		return;
+	if (o)
+		cJSON_AddStringToObject(o, "secret", secret);
+	explicit_bzero(secret, strlen(secret));
+	free(secret);
 }
 
 enum lec_filter_bool srv_query_filter(const struct srv_request *req,

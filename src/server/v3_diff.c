@@ -14,6 +14,7 @@
 #include "lectern/build.h"
 #include "lectern/diff.h"
 #include "lectern/project.h"
+#include "json_build.h"
 #include "v3.h"
 
 /* The service's message for a version that is missing or hidden. */
@@ -125,14 +126,6 @@ static cJSON *lines_json(const struct lec_diff_line *lines, size_t n)
 	return a;
 }
 
-static void add_nullable(cJSON *o, const char *key, const char *value)
-{
-	if (value)
-		cJSON_AddStringToObject(o, key, value);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *page_json(const struct lec_diff_page *p)
 {
 	cJSON *o = cJSON_CreateObject(), *sections = cJSON_CreateArray();
@@ -140,8 +133,8 @@ static cJSON *page_json(const struct lec_diff_page *p)
 
 	cJSON_AddStringToObject(o, "path", p->path);
 	cJSON_AddStringToObject(o, "status", status_names[p->status]);
-	add_nullable(o, "title", p->title);
-	add_nullable(o, "base_title", p->base_title);
+	srv_json_str_or_null(o, "title", p->title);
+	srv_json_str_or_null(o, "base_title", p->base_title);
 	for (i = 0; sections && i < p->sections_len; i++) {
 		const struct lec_diff_section *s = &p->sections[i];
 		cJSON *so = cJSON_CreateObject();
@@ -149,7 +142,7 @@ static cJSON *page_json(const struct lec_diff_page *p)
 		cJSON_AddStringToObject(so, "id", s->id);
 		cJSON_AddStringToObject(so, "status", status_names[s->status]);
 		cJSON_AddStringToObject(so, "title", s->title);
-		add_nullable(so, "base_title", s->base_title);
+		srv_json_str_or_null(so, "base_title", s->base_title);
 		cJSON_AddItemToObject(so, "lines",
 				      lines_json(s->lines, s->lines_len));
 		cJSON_AddItemToArray(sections, so);

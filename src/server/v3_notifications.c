@@ -342,62 +342,24 @@ done:
 	return res->status;
 }
 
-int srv_v3_notifications_list(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_FEED);
-}
+/* Each scope's list and detail handler. */
+#define SCOPE_HANDLERS(list, detail, kind)                                 \
+	int list(struct srv_request *req, struct srv_response *res)        \
+	{                                                                  \
+		return respond_list(req, res, kind);                       \
+	}                                                                  \
+	int detail(struct srv_request *req, struct srv_response *res)      \
+	{                                                                  \
+		return respond_detail(req, res, kind);                     \
+	}
 
-int srv_v3_notification_detail(struct srv_request *req,
-			       struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_FEED);
-}
-
-int srv_v3_project_notifications_list(struct srv_request *req,
-				      struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_PROJECT);
-}
-
-int srv_v3_project_notification_detail(struct srv_request *req,
-				       struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_PROJECT);
-}
-
-int srv_v3_build_notifications_list(struct srv_request *req,
-				    struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_BUILD);
-}
-
-int srv_v3_build_notification_detail(struct srv_request *req,
-				     struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_BUILD);
-}
-
-int srv_v3_org_notifications_list(struct srv_request *req,
-				  struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_ORG);
-}
-
-int srv_v3_org_notification_detail(struct srv_request *req,
-				   struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_ORG);
-}
-
-int srv_v3_user_notifications_list(struct srv_request *req,
-				   struct srv_response *res)
-{
-	return respond_list(req, res, SCOPE_USER);
-}
-
-int srv_v3_user_notification_detail(struct srv_request *req,
-				    struct srv_response *res)
-{
-	return respond_detail(req, res, SCOPE_USER);
-}
+SCOPE_HANDLERS(srv_v3_notifications_list, srv_v3_notification_detail,
+	       SCOPE_FEED)
+SCOPE_HANDLERS(srv_v3_project_notifications_list,
+	       srv_v3_project_notification_detail, SCOPE_PROJECT)
+SCOPE_HANDLERS(srv_v3_build_notifications_list,
+	       srv_v3_build_notification_detail, SCOPE_BUILD)
+SCOPE_HANDLERS(srv_v3_org_notifications_list,
+	       srv_v3_org_notification_detail, SCOPE_ORG)
+SCOPE_HANDLERS(srv_v3_user_notifications_list,
+	       srv_v3_user_notification_detail, SCOPE_USER)

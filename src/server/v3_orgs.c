@@ -307,10 +307,7 @@ static struct lec_org *find_org(struct srv_request *req,
 	}
 	if ((rc = lec_org_get(store, req->params[0], &org)) == LEC_OK)
 		return org;
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_ORGANIZATION);
-	else
-		srv_respond_engine_error(res, rc);
+	srv_v3_respond_error(res, rc, NO_ORGANIZATION);
 	return NULL;
 }
 

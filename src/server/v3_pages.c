@@ -54,11 +54,5 @@ static int fill_pages(struct srv_request *req, struct srv_response *res,
 	return 0;
 }
 
-static const struct srv_v3_list pages_list = { SRV_PARENT_VERSION, 0,
-					       fill_pages };
-
-int srv_v3_version_pages_list(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &pages_list);
-}
+SRV_V3_LIST(srv_v3_version_pages_list, .parent = SRV_PARENT_VERSION,
+	    .fill = fill_pages)

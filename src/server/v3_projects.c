@@ -328,14 +328,8 @@ static int show_project(struct srv_request *req,
 	return LEC_OK;
 }
 
-static const struct srv_v3_detail project_detail = {
-	SRV_PARENT_PROJECT, 0, 1, show_project, NULL
-};
-
-int srv_v3_project_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &project_detail);
-}
+SRV_V3_DETAIL(srv_v3_project_detail, .parent = SRV_PARENT_PROJECT, .flex = 1,
+	      .show = show_project)
 
 /* Strings of a PATCH/PUT body and the patch bit each sets. */
 struct patch_string {
@@ -476,33 +470,29 @@ static int read_patch(struct srv_request *req, const cJSON *body,
 	return 0;
 }
 
-int srv_v3_project_update(struct srv_request *req, struct srv_response *res)
+/* Answered with 204 and no body. */
+static int update_project(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  cJSON *body, cJSON **out)
 {
 	struct lec_project_patch patch = { 0 };
-	struct srv_parent parent;
 	const char **tags = NULL;
-	cJSON *body = NULL;
-	int rc;
+	int rc = SRV_V3_ANSWERED;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if ((body = srv_parse_body(req, res)) == NULL)
-		goto done;
-	if (read_patch(req, body, &patch, &tags, res) < 0)
-		goto done;
-	patch.local_roots = srv_local_roots(req);
-	patch.user_id = req->user->id;
-	rc = lec_project_update(srv_store(req), parent.project->id, &patch);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_empty(res, 204);
-done:
+	(void)id;
+	(void)out;
+	if (read_patch(req, body, &patch, &tags, res) == 0) {
+		patch.local_roots = srv_local_roots(req);
+		patch.user_id = req->user->id;
+		rc = lec_project_update(srv_store(req), parent->project->id,
+					&patch);
+	}
 	free(tags);
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
 }
+
+SRV_V3_WRITE(srv_v3_project_update, .parent = SRV_PARENT_PROJECT,
+	     .apply = update_project, .status = 204)
 
 int srv_v3_project_delete(struct srv_request *req, struct srv_response *res)
 {

@@ -221,163 +221,75 @@ static int read_redirect(const cJSON *body, unsigned type_flags,
 
 /* Handlers ----------------------------------------------------------------- */
 
-/* The redirect of the URL in the parent's project; 0, or -1 after filling
- * res (the caller disposes of whatever was loaded either way). The router
- * has checked that the requester administers the project. */
-static int load_redirect(struct srv_request *req, struct srv_response *res,
-			 struct srv_parent *parent,
-			 struct lec_redirect **redirect)
-{
-	int64_t id;
-	int rc;
+/* Whether the redirect of the URL is one of the parent project's. The
+ * router has checked that the requester administers the project. */
+SRV_V3_FIND(find_redirect, lec_redirect,
+	    lec_redirect_get(srv_store(req), parent->project->id, id, &item))
 
-	*redirect = NULL;
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, parent) < 0 ||
-	    srv_param_id(req->params[1], res, &id) < 0)
-		return -1;
-	rc = lec_redirect_get(srv_store(req), parent->project->id, id,
-			      redirect);
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_REDIRECT);
-	else if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	return rc < 0 ? -1 : 0;
-}
+/* Reads show an empty from_url or to_url as null. */
+SRV_V3_FILL(fill_redirects, lec_redirect,
+	    lec_redirect_list(srv_store(req), parent->project->id, page,
+			      &list),
+	    redirect_object(parent->project->slug, item, URLS_EMPTY_NULL))
+SRV_V3_SHOW(show_redirect, lec_redirect,
+	    lec_redirect_get(srv_store(req), parent->project->id, id, &item),
+	    redirect_object(parent->project->slug, item, URLS_EMPTY_NULL))
 
-static int fill_redirects(struct srv_request *req, struct srv_response *res,
-			  const struct srv_parent *parent,
-			  const struct lec_page *page,
-			  const struct srv_flex *flex, cJSON *results,
-			  size_t *total)
-{
-	struct lec_redirect_list list = { 0 };
-	const char *slug = parent->project->slug;
-	size_t i;
-	int rc;
-
-	(void)flex;
-	rc = lec_redirect_list(srv_store(req), parent->project->id, page,
-			       &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     redirect_object(slug, &list.items[i],
-						     URLS_EMPTY_NULL));
-	*total = list.total;
-	lec_redirect_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list redirects_list = {
-	SRV_PARENT_PROJECT, 0, fill_redirects
-};
-
-int srv_v3_redirects_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &redirects_list);
-}
-
-int srv_v3_redirects_create(struct srv_request *req, struct srv_response *res)
+/* A create (id 0) or an update of redirect id: both answer with the
+ * create serializer's body. */
+static int write_redirect(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  unsigned type_flags, cJSON *body, cJSON **out)
 {
 	struct lec_redirect_patch fields;
 	struct lec_redirect *r = NULL;
-	struct srv_parent parent;
-	cJSON *body = NULL;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if ((body = srv_parse_body(req, res)) == NULL ||
-	    read_redirect(body, SRV_FIELD_REQUIRED, &fields, res) < 0)
-		goto done;
-	rc = lec_redirect_create(srv_store(req), parent.project->id, &fields,
-				 &r);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
+	if (read_redirect(body, type_flags, &fields, res) < 0)
+		return SRV_V3_ANSWERED;
+	if (id)
+		rc = lec_redirect_update(srv_store(req), parent->project->id,
+					 id, &fields, &r);
 	else
-		srv_respond_json(res, 201,
-				 redirect_object(parent.project->slug, r,
-						 URLS_AS_STORED),
-				 SRV_JSON_SORTED);
-done:
-	lec_redirect_free(r);
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
-}
-
-static int show_redirect(struct srv_request *req,
-			 const struct srv_parent *parent, int64_t id,
-			 const struct srv_flex *flex, cJSON **out)
-{
-	struct lec_redirect *r = NULL;
-	int rc = lec_redirect_get(srv_store(req), parent->project->id, id, &r);
-
-	(void)flex;
+		rc = lec_redirect_create(srv_store(req), parent->project->id,
+					 &fields, &r);
 	if (rc == LEC_OK)
 		*out = redirect_object(parent->project->slug, r,
-				       URLS_EMPTY_NULL);
+				       URLS_AS_STORED);
 	lec_redirect_free(r);
 	return rc;
 }
 
-static const struct srv_v3_detail redirect_detail = {
-	SRV_PARENT_PROJECT, 1, 0, show_redirect, NO_REDIRECT
-};
-
-int srv_v3_redirect_detail(struct srv_request *req, struct srv_response *res)
+/* POST and PUT require type; PATCH does not. Omitted fields keep their
+ * values either way (the service's serializer updates the fields it was
+ * given). */
+static int write_required(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  cJSON *body, cJSON **out)
 {
-	return srv_v3_respond_detail(req, res, &redirect_detail);
+	return write_redirect(req, res, parent, id, SRV_FIELD_REQUIRED, body,
+			      out);
 }
 
-/* PUT and PATCH differ only in PUT requiring type: omitted fields keep
- * their values either way (the service's serializer updates the fields it
- * was given). Both answer 200 with the create serializer's body. */
-static int update(struct srv_request *req, struct srv_response *res,
-		  unsigned type_flags)
+static int write_patch(struct srv_request *req, struct srv_response *res,
+		       const struct srv_parent *parent, int64_t id,
+		       cJSON *body, cJSON **out)
 {
-	struct lec_redirect_patch patch;
-	struct lec_redirect *r = NULL, *updated = NULL;
-	struct srv_parent parent;
-	cJSON *body = NULL;
-	int rc;
-
-	if (load_redirect(req, res, &parent, &r) < 0 ||
-	    (body = srv_parse_body(req, res)) == NULL ||
-	    read_redirect(body, type_flags, &patch, res) < 0)
-		goto done;
-	rc = lec_redirect_update(srv_store(req), parent.project->id, r->id,
-				 &patch, &updated);
-	if (rc == LEC_ENOTFOUND) /* deleted meanwhile */
-		srv_respond_detail(res, 404, NO_REDIRECT);
-	else if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_json(res, 200,
-				 redirect_object(parent.project->slug, updated,
-						 URLS_AS_STORED),
-				 SRV_JSON_SORTED);
-done:
-	lec_redirect_free(updated);
-	lec_redirect_free(r);
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return write_redirect(req, res, parent, id, 0, body, out);
 }
 
-int srv_v3_redirect_put(struct srv_request *req, struct srv_response *res)
-{
-	return update(req, res, SRV_FIELD_REQUIRED);
-}
-
-int srv_v3_redirect_patch(struct srv_request *req, struct srv_response *res)
-{
-	return update(req, res, 0);
-}
-
-int srv_v3_redirect_delete(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_delete(req, res, lec_redirect_delete,
-				     NO_REDIRECT);
-}
+SRV_V3_LIST(srv_v3_redirects_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_redirects)
+SRV_V3_WRITE(srv_v3_redirects_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = write_required, .status = 201)
+SRV_V3_DETAIL(srv_v3_redirect_detail, .parent = SRV_PARENT_PROJECT,
+	      .by_id = 1, .show = show_redirect, .not_found = NO_REDIRECT)
+/* A redirect deleted meanwhile is the same 404 as one never there. */
+SRV_V3_WRITE(srv_v3_redirect_put, .parent = SRV_PARENT_PROJECT, .by_id = 1,
+	     .find = find_redirect, .apply = write_required, .status = 200,
+	     .not_found = NO_REDIRECT)
+SRV_V3_WRITE(srv_v3_redirect_patch, .parent = SRV_PARENT_PROJECT,
+	     .by_id = 1, .find = find_redirect, .apply = write_patch,
+	     .status = 200, .not_found = NO_REDIRECT)
+SRV_V3_DELETE(srv_v3_redirect_delete, .del = lec_redirect_delete,
+	      .not_found = NO_REDIRECT)

@@ -19,6 +19,7 @@
 #include "lectern/timefmt.h"
 #include "lectern/version.h"
 #include "lectern/warning.h"
+#include "json_build.h"
 #include "v3.h"
 
 /* The fraction Python's isoformat omits when it is zero: the contract
@@ -30,14 +31,7 @@
 
 void srv_v3_add_time(cJSON *obj, const char *key, int64_t us)
 {
-	char text[LEC_TIME_ISO_MAX];
-
-	if (us <= 0) {
-		cJSON_AddNullToObject(obj, key);
-		return;
-	}
-	lec_time_iso8601(us, text);
-	cJSON_AddStringToObject(obj, key, text);
+	srv_json_time_or_null(obj, key, us, lec_time_iso8601);
 }
 
 void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us)
@@ -53,37 +47,6 @@ void srv_v3_add_time_us(cJSON *obj, const char *key, int64_t us)
 	cJSON_AddStringToObject(obj, key, text);
 }
 
-/* Organization _links are absolute, from the public origin (the service's
- * PRODUCTION_DOMAIN), unlike the relative links of project objects. */
-cJSON *srv_v3_org_links(struct srv_request *req, const char *slug)
-{
-	static const struct {
-		const char *key, *suffix;
-	} links[] = {
-		{ "_self", "" },
-		{ "notifications", "notifications/" },
-		{ "projects", "projects/" },
-	};
-	cJSON *o = cJSON_CreateObject();
-	char url[1024];
-	size_t i;
-
-	for (i = 0; o && i < sizeof(links) / sizeof(links[0]); i++) {
-		snprintf(url, sizeof(url), "%s/api/v3/organizations/%s/%s",
-			 srv_request_origin(req), slug, links[i].suffix);
-		cJSON_AddStringToObject(o, links[i].key, url);
-	}
-	return o;
-}
-
-static void add_string_or_null(cJSON *obj, const char *key, const char *s)
-{
-	if (s)
-		cJSON_AddStringToObject(obj, key, s);
-	else
-		cJSON_AddNullToObject(obj, key);
-}
-
 static void add_fmt(cJSON *obj, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -96,6 +59,38 @@ static void add_fmt(cJSON *obj, const char *key, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cJSON_AddStringToObject(obj, key, buf);
+}
+
+/* A _links object: each link's key with the URL base + its suffix. */
+struct link {
+	const char *key, *suffix;
+};
+
+static cJSON *links_object(const char *base, const struct link *links,
+			   size_t n)
+{
+	cJSON *o = cJSON_CreateObject();
+	size_t i;
+
+	for (i = 0; o && i < n; i++)
+		add_fmt(o, links[i].key, "%s%s", base, links[i].suffix);
+	return o;
+}
+
+/* Organization _links are absolute, from the public origin (the service's
+ * PRODUCTION_DOMAIN), unlike the relative links of project objects. */
+cJSON *srv_v3_org_links(struct srv_request *req, const char *slug)
+{
+	static const struct link links[] = {
+		{ "_self", "" },
+		{ "notifications", "notifications/" },
+		{ "projects", "projects/" },
+	};
+	char base[1024];
+
+	snprintf(base, sizeof(base), "%s/api/v3/organizations/%s/",
+		 srv_request_origin(req), slug);
+	return links_object(base, links, sizeof(links) / sizeof(links[0]));
 }
 
 /* The expansions an expanded field hands down to its own object, as
@@ -148,7 +143,7 @@ static void add_docs_url(struct srv_request *req, cJSON *obj,
 {
 	char *url = srv_docs_url(req, p, vslug);
 
-	add_string_or_null(obj, "documentation", url);
+	srv_json_str_or_null(obj, "documentation", url);
 	free(url);
 }
 
@@ -156,9 +151,7 @@ static void add_docs_url(struct srv_request *req, cJSON *obj,
 
 cJSON *srv_v3_project_links(const char *slug)
 {
-	static const struct {
-		const char *key, *suffix;
-	} links[] = {
+	static const struct link links[] = {
 		{ "_self", "" },
 		{ "builds", "builds/" },
 		{ "environmentvariables", "environmentvariables/" },
@@ -170,13 +163,10 @@ cJSON *srv_v3_project_links(const char *slug)
 		{ "translations", "translations/" },
 		{ "versions", "versions/" },
 	};
-	cJSON *o = cJSON_CreateObject();
-	size_t i;
+	char base[1024];
 
-	for (i = 0; o && i < sizeof(links) / sizeof(links[0]); i++)
-		add_fmt(o, links[i].key, "/api/v3/projects/%s/%s", slug,
-			links[i].suffix);
-	return o;
+	snprintf(base, sizeof(base), "/api/v3/projects/%s/", slug);
+	return links_object(base, links, sizeof(links) / sizeof(links[0]));
 }
 
 cJSON *srv_v3_project_ref(const char *slug)
@@ -339,7 +329,8 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 	cJSON_AddStringToObject(o, "default_version", p->default_version);
 	cJSON_AddStringToObject(o, "external_builds_privacy_level",
 				p->external_builds_privacy_level);
-	add_string_or_null(o, "homepage", p->homepage[0] ? p->homepage : NULL);
+	srv_json_str_or_null(o, "homepage",
+			     p->homepage[0] ? p->homepage : NULL);
 	cJSON_AddNumberToObject(o, "id", (double)p->id);
 	cJSON_AddItemToObject(o, "language",
 			      code_name(p->language,
@@ -352,13 +343,13 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
 		code_name(p->programming_language,
 			  lec_programming_language_name(
 				  p->programming_language)));
-	add_string_or_null(o, "readthedocs_yaml_path",
-			   p->readthedocs_yaml_path);
+	srv_json_str_or_null(o, "readthedocs_yaml_path",
+			     p->readthedocs_yaml_path);
 	repo = cJSON_AddObjectToObject(o, "repository");
 	cJSON_AddStringToObject(repo, "type", p->repo_type);
 	/* Credentials in a repository URL are for cloning only. */
 	repo_url = lec_repo_redact_url(p->repo_url);
-	add_string_or_null(repo, "url", repo_url);
+	srv_json_str_or_null(repo, "url", repo_url);
 	free(repo_url);
 	cJSON_AddBoolToObject(o, "single_version", p->single_version);
 	cJSON_AddStringToObject(o, "slug", p->slug);
@@ -585,7 +576,7 @@ static cJSON *version_object(struct srv_request *req,
 	cJSON_AddItemToObject(o, "downloads", version_downloads(req, p, v));
 	cJSON_AddBoolToObject(o, "hidden", v->hidden);
 	cJSON_AddNumberToObject(o, "id", (double)v->id);
-	add_string_or_null(o, "identifier", v->identifier);
+	srv_json_str_or_null(o, "identifier", v->identifier);
 	cJSON_AddStringToObject(o, "privacy_level", v->privacy_level);
 	add_ref(req, o, p, v);
 	cJSON_AddStringToObject(o, "slug", v->slug);
@@ -595,7 +586,7 @@ static cJSON *version_object(struct srv_request *req,
 	add_fmt(dash, "edit", "%s/dashboard/%s/version/%s/edit/",
 		srv_request_origin(req), p->slug, v->slug);
 	add_docs_url(req, urls, p, v->slug);
-	add_string_or_null(urls, "vcs", vcs);
+	srv_json_str_or_null(urls, "vcs", vcs);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
 	free(vcs);
 	lec_version_free(orig);
@@ -683,14 +674,14 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 			p->slug, version_slug);
 	else
 		cJSON_AddNullToObject(links, "version");
-	add_string_or_null(o, "commit", b->commit);
+	srv_json_str_or_null(o, "commit", b->commit);
 	srv_v3_add_time(o, "created", b->created);
 	if (b->duration >= 0 && final)
 		cJSON_AddNumberToObject(o, "duration", (double)b->duration);
 	else
 		cJSON_AddNullToObject(o, "duration");
 	/* The contract: the message when unsuccessful, null when none. */
-	add_string_or_null(o, "error", b->error);
+	srv_json_str_or_null(o, "error", b->error);
 	srv_v3_add_time(o, "finished", final ? b->finished : 0);
 	cJSON_AddNumberToObject(o, "id", (double)b->id);
 	/* Lectern's extension: a running build's fetch or checkout progress
@@ -741,7 +732,7 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 			srv_request_origin(req), p->slug, version_slug);
 	else
 		cJSON_AddNullToObject(urls, "version");
-	add_string_or_null(o, "version", version_slug);
+	srv_json_str_or_null(o, "version", version_slug);
 	/* flex is this build's own level: a nested build gets the tail of
 	 * its parent's paths (see flex_nested). */
 	if (flex && srv_flex_expands(flex, "config"))

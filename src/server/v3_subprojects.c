@@ -43,37 +43,13 @@ static cJSON *subproject_object(struct srv_request *req,
 	return o;
 }
 
-static int fill_subprojects(struct srv_request *req, struct srv_response *res,
-			    const struct srv_parent *parent,
-			    const struct lec_page *page,
-			    const struct srv_flex *flex, cJSON *results,
-			    size_t *total)
-{
-	struct lec_subproject_list list = { 0 };
-	size_t i;
-	int rc;
+SRV_V3_FILL(fill_subprojects, lec_subproject,
+	    lec_subproject_list(srv_store(req), parent->project->id,
+				srv_viewer_id(req), page, &list),
+	    subproject_object(req, item))
 
-	(void)flex;
-	rc = lec_subproject_list(srv_store(req), parent->project->id,
-				 srv_viewer_id(req), page, &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     subproject_object(req, &list.items[i]));
-	*total = list.total;
-	lec_subproject_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list subprojects_list = {
-	SRV_PARENT_PROJECT, 0, fill_subprojects
-};
-
-int srv_v3_subprojects_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &subprojects_list);
-}
+SRV_V3_LIST(srv_v3_subprojects_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_subprojects)
 
 static int child_error(struct srv_response *res, const char *msg)
 {
@@ -110,38 +86,32 @@ static int read_child(const cJSON *body, char *scratch, size_t cap,
 	return 0;
 }
 
-int srv_v3_subprojects_create(struct srv_request *req,
-			      struct srv_response *res)
+static int create_subproject(struct srv_request *req,
+			     struct srv_response *res,
+			     const struct srv_parent *parent, int64_t id,
+			     cJSON *body, cJSON **out)
 {
 	struct lec_subproject *sub = NULL;
 	const char *child = NULL, *alias = NULL;
 	char number[NUMBER_TEXT_MAX];
-	struct srv_parent parent;
-	cJSON *body = NULL;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if ((body = srv_parse_body(req, res)) == NULL)
-		goto done;
+	(void)id;
 	if (read_child(body, number, sizeof(number), &child, res) < 0 ||
 	    srv_body_string(body, "alias", "alias",
 			    SRV_FIELD_NULLABLE | SRV_FIELD_BLANK, &alias,
 			    res) < 0)
-		goto done;
-	rc = lec_subproject_create(srv_store(req), parent.project->id, child,
+		return SRV_V3_ANSWERED;
+	rc = lec_subproject_create(srv_store(req), parent->project->id, child,
 				   alias, req->user->id, &sub);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_json(res, 201, subproject_object(req, sub),
-				 SRV_JSON_SORTED);
-done:
+	if (rc == LEC_OK)
+		*out = subproject_object(req, sub);
 	lec_subproject_free(sub);
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
 }
+
+SRV_V3_WRITE(srv_v3_subprojects_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = create_subproject, .status = 201)
 
 /* The relationship of the alias params[1]. */
 static int show_subproject(struct srv_request *req,
@@ -167,15 +137,8 @@ static int show_subproject(struct srv_request *req,
 	return rc == 1 ? LEC_OK : rc == 0 ? LEC_ENOTFOUND : rc;
 }
 
-static const struct srv_v3_detail subproject_detail = {
-	SRV_PARENT_PROJECT, 0, 0, show_subproject, NO_RELATIONSHIP
-};
-
-int srv_v3_subproject_detail(struct srv_request *req,
-			     struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &subproject_detail);
-}
+SRV_V3_DETAIL(srv_v3_subproject_detail, .parent = SRV_PARENT_PROJECT,
+	      .show = show_subproject, .not_found = NO_RELATIONSHIP)
 
 int srv_v3_subproject_delete(struct srv_request *req,
 			     struct srv_response *res)
@@ -189,46 +152,27 @@ int srv_v3_subproject_delete(struct srv_request *req,
 				   req->params[1]);
 	if (rc == LEC_OK)
 		srv_respond_empty(res, 204);
-	else if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_RELATIONSHIP);
 	else
-		srv_respond_engine_error(res, rc);
+		srv_v3_respond_error(res, rc, NO_RELATIONSHIP);
 	srv_v3_parent_dispose(&parent);
 	return res->status;
 }
 
-static int fill_translations(struct srv_request *req,
-			     struct srv_response *res,
-			     const struct srv_parent *parent,
-			     const struct lec_page *page,
-			     const struct srv_flex *flex, cJSON *results,
-			     size_t *total)
+/* A translation as a list shows a project, fields and omit applied. */
+static cJSON *translation_object(struct srv_request *req,
+				 const struct lec_project *p,
+				 const struct srv_flex *flex)
 {
-	struct lec_project_list list = { 0 };
-	size_t i;
-	int rc;
+	cJSON *item = srv_v3_project(req, p, flex, 1);
 
-	rc = lec_project_translations(srv_store(req), parent->project->id,
-				      srv_viewer_id(req), page, &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++) {
-		cJSON *item = srv_v3_project(req, &list.items[i], flex, 1);
-
-		srv_flex_apply(flex, item);
-		cJSON_AddItemToArray(results, item);
-	}
-	*total = list.total;
-	lec_project_list_dispose(&list);
-	return 0;
+	srv_flex_apply(flex, item);
+	return item;
 }
 
-static const struct srv_v3_list translations_list = {
-	SRV_PARENT_PROJECT, 1, fill_translations
-};
+SRV_V3_FILL(fill_translations, lec_project,
+	    lec_project_translations(srv_store(req), parent->project->id,
+				     srv_viewer_id(req), page, &list),
+	    translation_object(req, item, flex))
 
-int srv_v3_translations_list(struct srv_request *req,
-			     struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &translations_list);
-}
+SRV_V3_LIST(srv_v3_translations_list, .parent = SRV_PARENT_PROJECT, .flex = 1,
+	    .fill = fill_translations)

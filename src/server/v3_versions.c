@@ -117,14 +117,8 @@ static int fill_versions(struct srv_request *req, struct srv_response *res,
 	return 0;
 }
 
-static const struct srv_v3_list versions_list = {
-	SRV_PARENT_PROJECT, 1, fill_versions
-};
-
-int srv_v3_versions_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &versions_list);
-}
+SRV_V3_LIST(srv_v3_versions_list, .parent = SRV_PARENT_PROJECT, .flex = 1,
+	    .fill = fill_versions)
 
 /* The parent is the version; flex decides its expansions only. */
 static int show_version(struct srv_request *req,
@@ -136,14 +130,8 @@ static int show_version(struct srv_request *req,
 	return LEC_OK;
 }
 
-static const struct srv_v3_detail version_detail = {
-	SRV_PARENT_VERSION, 0, 1, show_version, NULL
-};
-
-int srv_v3_version_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &version_detail);
-}
+SRV_V3_DETAIL(srv_v3_version_detail, .parent = SRV_PARENT_VERSION, .flex = 1,
+	      .show = show_version)
 
 /* Read the update body: active and hidden, and privacy_level where
  * versions can be private (the business edition; elsewhere the key is
@@ -178,41 +166,36 @@ static int read_patch(struct srv_request *req, const cJSON *body,
 	return 0;
 }
 
-int srv_v3_version_update(struct srv_request *req, struct srv_response *res)
+/* Answered with 204 and no body. */
+static int update_version(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  cJSON *body, cJSON **out)
 {
 	struct lec_version_patch patch = { 0 };
-	struct srv_parent parent;
-	const struct lec_version *v;
-	cJSON *body = NULL;
+	const struct lec_version *v = parent->version;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_VERSION, &parent) < 0)
-		return res->status;
-	v = parent.version;
-	if ((body = srv_parse_body(req, res)) == NULL ||
-	    read_patch(req, body, &patch, res) < 0)
-		goto done;
+	(void)id;
+	(void)out;
+	if (read_patch(req, body, &patch, res) < 0)
+		return SRV_V3_ANSWERED;
 	/* Refused before anything changes, when it would queue a build. */
 	if ((patch.set & LEC_VERSION_SET_ACTIVE) && patch.active &&
 	    !v->active &&
-	    srv_quota_build(req, parent.project->id, v->id, res) < 0)
-		goto done;
+	    srv_quota_build(req, parent->project->id, v->id, res) < 0)
+		return SRV_V3_ANSWERED;
 	rc = lec_version_update(srv_store(req), v->id, &patch);
 	/* The service's post_save: a version turned active is built (the
 	 * engine cleared `built` of one turned inactive). */
 	if (rc == LEC_OK && (patch.set & LEC_VERSION_SET_ACTIVE) &&
 	    patch.active && !v->active)
-		rc = lec_build_trigger(srv_store(req), parent.project->id, v->id,
+		rc = lec_build_trigger(srv_store(req), parent->project->id, v->id,
 				       NULL, NULL, NULL);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_empty(res, 204);
-done:
-	cJSON_Delete(body);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
 }
+
+SRV_V3_WRITE(srv_v3_version_update, .parent = SRV_PARENT_VERSION,
+	     .apply = update_version, .status = 204)
 
 int srv_v3_project_sync_versions(struct srv_request *req,
 				 struct srv_response *res)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "body.h"
+#include "json_build.h"
 #include "lectern/project.h"
 #include "lectern/webhook.h"
 #include "v3.h"
@@ -62,10 +63,7 @@ static cJSON *webhook_object(struct srv_request *req, const char *slug,
 						lec_webhook_event_code(all[i])));
 	cJSON_AddNumberToObject(o, "id", (double)w->id);
 	srv_v3_add_time(o, "modified", w->modified);
-	if (w->payload)
-		cJSON_AddStringToObject(o, "payload", w->payload);
-	else
-		cJSON_AddNullToObject(o, "payload");
+	srv_json_str_or_null(o, "payload", w->payload);
 	cJSON_AddStringToObject(o, "project", slug);
 	cJSON_AddStringToObject(o, "url", w->url);
 	return o;
@@ -81,10 +79,7 @@ static cJSON *delivery_object(const struct lec_webhook_delivery *d)
 	else
 		cJSON_AddNullToObject(o, "build");
 	srv_v3_add_time(o, "created", d->created);
-	if (d->error)
-		cJSON_AddStringToObject(o, "error", d->error);
-	else
-		cJSON_AddNullToObject(o, "error");
+	srv_json_str_or_null(o, "error", d->error);
 	cJSON_AddStringToObject(o, "event", d->event);
 	cJSON_AddNumberToObject(o, "id", (double)d->id);
 	srv_v3_add_time(o, "modified", d->modified);
@@ -103,37 +98,16 @@ static cJSON *delivery_object(const struct lec_webhook_delivery *d)
 
 /* Lists -------------------------------------------------------------------------- */
 
-static int fill_webhooks(struct srv_request *req, struct srv_response *res,
-			 const struct srv_parent *parent,
-			 const struct lec_page *page,
-			 const struct srv_flex *flex, cJSON *results,
-			 size_t *total)
-{
-	struct lec_webhook_list list = { 0 };
-	size_t i;
-	int rc;
+SRV_V3_FILL(fill_webhooks, lec_webhook,
+	    lec_webhook_list(srv_store(req), parent->project->id, page, &list),
+	    webhook_object(req, parent->project->slug, item))
+SRV_V3_SHOW(show_webhook, lec_webhook,
+	    lec_webhook_get(srv_store(req), parent->project->id, id, &item),
+	    webhook_object(req, parent->project->slug, item))
 
-	(void)flex;
-	rc = lec_webhook_list(srv_store(req), parent->project->id, page, &list);
-	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     webhook_object(req, parent->project->slug,
-						    &list.items[i]));
-	*total = list.total;
-	lec_webhook_list_dispose(&list);
-	return 0;
-}
-
-static const struct srv_v3_list webhooks_list = {
-	SRV_PARENT_PROJECT, 0, fill_webhooks
-};
-
-int srv_v3_webhooks_list(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &webhooks_list);
-}
+/* Whether the webhook of the path is one of the parent project's. */
+SRV_V3_FIND(find_webhook, lec_webhook,
+	    lec_webhook_get(srv_store(req), parent->project->id, id, &item))
 
 /* The webhook params[1] must be one of the parent's. */
 static int fill_deliveries(struct srv_request *req, struct srv_response *res,
@@ -143,7 +117,6 @@ static int fill_deliveries(struct srv_request *req, struct srv_response *res,
 			   size_t *total)
 {
 	struct lec_webhook_delivery_list list = { 0 };
-	struct lec_webhook *w = NULL;
 	int64_t id;
 	size_t i;
 	int rc;
@@ -151,12 +124,11 @@ static int fill_deliveries(struct srv_request *req, struct srv_response *res,
 	(void)flex;
 	if (srv_param_id(req->params[1], res, &id) < 0)
 		return -1;
-	rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
+	rc = find_webhook(req, parent, id);
 	if (rc == LEC_ENOTFOUND)
 		return srv_respond_detail(res, 404, NO_WEBHOOK), -1;
 	if (rc == LEC_OK)
 		rc = lec_webhook_delivery_list(srv_store(req), id, page, &list);
-	lec_webhook_free(w);
 	if (rc < 0)
 		return srv_respond_engine_error(res, rc), -1;
 	for (i = 0; i < list.len; i++)
@@ -164,16 +136,6 @@ static int fill_deliveries(struct srv_request *req, struct srv_response *res,
 	*total = list.total;
 	lec_webhook_delivery_list_dispose(&list);
 	return 0;
-}
-
-static const struct srv_v3_list deliveries_list = {
-	SRV_PARENT_PROJECT, 0, fill_deliveries
-};
-
-int srv_v3_webhook_deliveries(struct srv_request *req,
-			      struct srv_response *res)
-{
-	return srv_v3_respond_list(req, res, &deliveries_list);
 }
 
 /* Writing ------------------------------------------------------------------------ */
@@ -228,141 +190,70 @@ static int read_fields(cJSON *body, int required, struct srv_response *res,
 	return 0;
 }
 
-/* Wipe the secret's copy in the parsed body, so that freed memory holds no
- * secret. */
-static void wipe_secret(cJSON *body)
-{
-	srv_body_wipe(body, "secret");
-}
-
-int srv_v3_webhooks_create(struct srv_request *req, struct srv_response *res)
+/* The helper wipes a given secret's copy in the parsed body, so that
+ * freed memory holds no secret. */
+static int create_webhook(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  cJSON *body, cJSON **out)
 {
 	struct lec_webhook_fields f;
 	struct lec_webhook *w = NULL;
-	struct srv_parent parent;
 	const char *secret = NULL;
 	char *generated = NULL;
-	cJSON *body = NULL, *o;
 	int rc;
 
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if ((body = srv_parse_body(req, res)) == NULL ||
-	    read_fields(body, 1, res, &f) < 0 ||
+	(void)id;
+	if (read_fields(body, 1, res, &f) < 0 ||
 	    srv_body_string(body, "secret", "secret", SRV_FIELD_NULLABLE,
 			    &secret, res) < 0)
-		goto done;
-	rc = lec_webhook_create(srv_store(req), parent.project->id, &f, secret,
+		return SRV_V3_ANSWERED;
+	rc = lec_webhook_create(srv_store(req), parent->project->id, &f, secret,
 				&w, &generated);
-	if (rc < 0) {
-		srv_respond_engine_error(res, rc);
-		goto done;
-	}
-	o = webhook_object(req, parent.project->slug, w);
-	if (generated)
-		cJSON_AddStringToObject(o, "secret", generated);
-	srv_respond_json(res, 201, o, SRV_JSON_SORTED);
+	if (rc == LEC_OK)
+		*out = webhook_object(req, parent->project->slug, w);
 	/* The response body is the only copy that leaves. */
-	if (generated) {
-		explicit_bzero(generated, strlen(generated));
-		free(generated);
-	}
-done:
-	if (body)
-		wipe_secret(body);
-	cJSON_Delete(body);
+	srv_v3_secret_once(*out, generated);
 	lec_webhook_free(w);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
+	return rc;
 }
 
-/* The webhook params[1] of the parent project, or its 404. */
-static int load_webhook(struct srv_request *req, struct srv_response *res,
-			const struct srv_parent *parent, struct lec_webhook **w)
+/* The secret cannot change; the answer is the webhook as stored. */
+static int update_webhook(struct srv_request *req, struct srv_response *res,
+			  const struct srv_parent *parent, int64_t id,
+			  cJSON *body, cJSON **out)
 {
-	int64_t id;
+	struct lec_webhook_fields f;
+	struct lec_webhook *w = NULL;
 	int rc;
 
-	*w = NULL;
-	if (srv_param_id(req->params[1], res, &id) < 0)
-		return -1;
-	rc = lec_webhook_get(srv_store(req), parent->project->id, id, w);
+	if (read_fields(body, 0, res, &f) < 0)
+		return SRV_V3_ANSWERED;
+	if (srv_body_get(body, "secret")) {
+		srv_respond_field_error(res, "secret",
+					"The secret cannot be changed; create "
+					"a new webhook.");
+		return SRV_V3_ANSWERED;
+	}
+	rc = lec_webhook_update(srv_store(req), parent->project->id, id, &f);
 	if (rc == LEC_OK)
-		return 0;
-	if (rc == LEC_ENOTFOUND)
-		srv_respond_detail(res, 404, NO_WEBHOOK);
-	else
-		srv_respond_engine_error(res, rc);
-	return -1;
-}
-
-static int show_webhook(struct srv_request *req,
-			const struct srv_parent *parent, int64_t id,
-			const struct srv_flex *flex, cJSON **out)
-{
-	struct lec_webhook *w = NULL;
-	int rc = lec_webhook_get(srv_store(req), parent->project->id, id, &w);
-
-	(void)flex;
+		rc = lec_webhook_get(srv_store(req), parent->project->id, id,
+				     &w);
 	if (rc == LEC_OK)
 		*out = webhook_object(req, parent->project->slug, w);
 	lec_webhook_free(w);
 	return rc;
 }
 
-static const struct srv_v3_detail webhook_detail = {
-	SRV_PARENT_PROJECT, 1, 0, show_webhook, NO_WEBHOOK
-};
-
-int srv_v3_webhook_detail(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_detail(req, res, &webhook_detail);
-}
-
-int srv_v3_webhook_update(struct srv_request *req, struct srv_response *res)
-{
-	struct lec_webhook_fields f;
-	struct lec_webhook *w = NULL;
-	struct srv_parent parent;
-	cJSON *body = NULL;
-	int64_t id;
-	int rc;
-
-	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
-		return res->status;
-	if (load_webhook(req, res, &parent, &w) < 0 ||
-	    (body = srv_parse_body(req, res)) == NULL ||
-	    read_fields(body, 0, res, &f) < 0)
-		goto done;
-	if (srv_body_get(body, "secret")) {
-		srv_respond_field_error(res, "secret",
-					"The secret cannot be changed; create "
-					"a new webhook.");
-		goto done;
-	}
-	id = w->id;
-	lec_webhook_free(w);
-	w = NULL;
-	rc = lec_webhook_update(srv_store(req), parent.project->id, id, &f);
-	if (rc == LEC_OK)
-		rc = lec_webhook_get(srv_store(req), parent.project->id, id,
-				     &w);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_json(res, 200,
-				 webhook_object(req, parent.project->slug, w),
-				 SRV_JSON_SORTED);
-done:
-	if (body)
-		wipe_secret(body);
-	cJSON_Delete(body);
-	lec_webhook_free(w);
-	srv_v3_parent_dispose(&parent);
-	return res->status;
-}
-
-int srv_v3_webhook_delete(struct srv_request *req, struct srv_response *res)
-{
-	return srv_v3_respond_delete(req, res, lec_webhook_delete, NO_WEBHOOK);
-}
+SRV_V3_LIST(srv_v3_webhooks_list, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_webhooks)
+SRV_V3_LIST(srv_v3_webhook_deliveries, .parent = SRV_PARENT_PROJECT,
+	    .fill = fill_deliveries)
+SRV_V3_WRITE(srv_v3_webhooks_create, .parent = SRV_PARENT_PROJECT,
+	     .apply = create_webhook, .status = 201, .secret = "secret")
+SRV_V3_DETAIL(srv_v3_webhook_detail, .parent = SRV_PARENT_PROJECT,
+	      .by_id = 1, .show = show_webhook, .not_found = NO_WEBHOOK)
+SRV_V3_WRITE(srv_v3_webhook_update, .parent = SRV_PARENT_PROJECT,
+	     .by_id = 1, .find = find_webhook, .apply = update_webhook,
+	     .status = 200, .not_found = NO_WEBHOOK, .secret = "secret")
+SRV_V3_DELETE(srv_v3_webhook_delete, .del = lec_webhook_delete,
+	      .not_found = NO_WEBHOOK)
