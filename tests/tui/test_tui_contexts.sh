@@ -17,10 +17,7 @@ echo 0123456789abcdef >"$TMP/far.token" && chmod 600 "$TMP/far.token"
 mkdir -p "$TMP/trees/docs-one" "$TMP/trees/docs-two" "$TMP/trees/other"
 
 for size in 80x24 200x60; do
-	cols=${size%x*}
-	rows=${size#*x}
-	tui
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size"
 	wait_for '^markdown-guide +Markdown Guide' "the projects at $size"
 
 	# `:context` alone: the list, the current one marked and selected.

@@ -20,19 +20,12 @@ restart() {
 	"$LECTERN" --data "$TMP/data" serve --listen "127.0.0.1:$port" --workers 1 \
 		--threads 2 --local-repos "$TMP" --no-watch >"$TMP/serve.out" 2>"$TMP/serve.err" &
 	server_pid=$!
-	i=0
-	until grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt $((DEADLINE * 10)) ] || { fail "the engine did not start again: $(cat "$TMP/serve.err")"; return 1; }
-		sleep 0.1
-	done
+	wait_listening "$TMP/serve.out" ||
+		fail "the engine did not start again: $(cat "$TMP/serve.err")"
 }
 
 for size in 80x24 200x60; do
-	cols=${size%x*}
-	rows=${size#*x}
-	tui
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size"
 	wait_for "^$slug +Guide +latest +finished" "the projects at $size"
 	# The help screen asks for nothing itself.
 	keys '?'

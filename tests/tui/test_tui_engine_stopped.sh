@@ -24,10 +24,7 @@ markdown_repo
 	{ echo "import failed: $(cat "$TMP/import.out")" >&2; exit 1; }
 
 for size in 80x24 200x60; do
-	cols=${size%x*}
-	rows=${size#*x}
-	TUI_CONTEXT=local tui "LECTERN_DATA='$LECTERN_DATA'"
-	t resize-window -t s -x "$cols" -y "$rows"
+	TUI_CONTEXT=local tui_at "$size" "LECTERN_DATA='$LECTERN_DATA'"
 	wait_for '^ *guide +Guide' "the local projects at $size"
 
 	# Stopped with no key pressed: said, and left stopped.

@@ -13,15 +13,13 @@ start_server
 
 for size in 80x24 200x60; do
 	cols=${size%x*}
-	rows=${size#*x}
 	# Names of their own at each size: a removed project's slug stays
 	# taken until its files are gone.
 	g=guide$cols
 	o=other$cols
 	import "Guide$cols" "$TMP/guide" >/dev/null
 	import "Other$cols" "$TMP/guide" >/dev/null
-	tui
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size"
 	wait_for "^ *$g +Guide" "the projects at $size"
 	wait_for "^ *$o +Other" "the other project at $size"
 

@@ -23,10 +23,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 next=2
 for size in 80x24 200x60; do
-	cols=${size%x*}
-	rows=${size#*x}
-	tui
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size"
 	wait_for '^guide +Guide ' "the project at $size"
 	keys Enter
 	wait_for 'Projects ▸ guide' "the project screen at $size"

@@ -30,9 +30,7 @@ widest_prose() {
 
 for size in 80x24 200x60; do
 	cols=${size%x*}
-	rows=${size#*x}
-	tui
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size"
 	wait_for "^$slug +Measure " "the project at $size"
 	keys : s e a r c h ' ' w 0 0 1 Enter
 	wait_for '^  Measure *$' "the hit at $size"

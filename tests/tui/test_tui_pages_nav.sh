@@ -44,10 +44,7 @@ open_page() {
 }
 
 for size in 80x24 200x60; do
-	cols=${size%x*}
-	rows=${size#*x}
-	tui
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size"
 	wait_for "^$sx +Sx " "the projects at $size"
 
 	# MkDocs' `mkdocs` theme: its top bar, in order; Home is the root.

@@ -34,12 +34,9 @@ status() {
 start_server
 draft=1
 for size in 80x24 200x60; do
-	cols=${size%x*}
-	rows=${size#*x}
 	rm -rf "$book/src/__pycache__" "$TMP/run"
 	mkdir -p "$TMP/run"
-	tui XDG_RUNTIME_DIR="$TMP/run"
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size" XDG_RUNTIME_DIR="$TMP/run"
 	wait_for '^ No projects yet' "the empty Projects screen at $size"
 	keys : "preview $book" Enter
 	wait_for "^Saves  http://127\\.0\\.0\\.1:[0-9]+/" "the preview's page at $size"

@@ -21,8 +21,7 @@ save_at() {
 	said=$3
 	shift 3
 	rm -f "$where/lectern-build-1.log"
-	tui "$@"
-	t resize-window -t s -x "${size%x*}" -y "${size#*x}"
+	tui_at "$size" "$@"
 	wait_for "^$slug +Guide " "the project at $size"
 	keys : b u i l d ' ' 1 Enter
 	wait_for '^\$ lectern markdown ' "the build's log at $size"

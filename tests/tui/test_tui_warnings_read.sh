@@ -34,10 +34,7 @@ with c:
 PY
 
 for size in 80x24 200x60; do
-	cols=${size%x*}
-	rows=${size#*x}
-	tui
-	t resize-window -t s -x "$cols" -y "$rows"
+	tui_at "$size"
 	wait_for '^guide +Guide ' "the project at $size"
 	keys : b u i l d ' ' 1 Enter
 	wait_for '^ Log  +Warnings: 3 warnings, 1 new' "the tab line at $size"
