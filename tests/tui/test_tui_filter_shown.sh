@@ -19,6 +19,10 @@ for size in 80x24 200x60; do
 	o=other$cols
 	import "Guide$cols" "$TMP/guide" >/dev/null
 	import "Other$cols" "$TMP/guide" >/dev/null
+	# A project whose build still runs is not removed (it is cancelled
+	# first, and the form says to try again): builds first.
+	wait_build "$g"
+	wait_build "$o"
 	tui_at "$size"
 	wait_for "^ *$g +Guide" "the projects at $size"
 	wait_for "^ *$o +Other" "the other project at $size"
