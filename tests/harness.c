@@ -3,7 +3,12 @@
  * stores for the cases, and the runner that cleans the directories up.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -87,6 +92,51 @@ int lec_test_main(int argc, char **argv, const struct lec_test *tests,
 {
 	atexit(remove_tmpdirs);
 	return lec_test_run(argc, argv, tests, count);
+}
+
+int lec_test_processes(const char *a, const char *b)
+{
+	static char line[64 * 1024];
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int count = 0;
+
+	while (proc && (de = readdir(proc)) != NULL) {
+		char path[300];
+		ssize_t n, i;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, line, sizeof(line) - 1);
+		close(fd);
+		for (i = 0; i < n; i++)
+			if (line[i] == '\0')
+				line[i] = ' ';
+		line[n > 0 ? n : 0] = '\0';
+		if (strstr(line, a) && (b == NULL || strstr(line, b)))
+			count++;
+	}
+	if (proc)
+		closedir(proc);
+	return count;
+}
+
+void lec_test_pathf(char *out, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, cap, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= cap) {
+		fprintf(stderr, "path too long\n");
+		exit(2);
+	}
 }
 
 void lec_test_put(const char *dir, const char *rel, const char *text)

@@ -37,6 +37,14 @@ const char *lec_test_tmpdir(void);
  * the test when it cannot. */
 void lec_test_put(const char *dir, const char *rel, const char *text);
 
+/* How many processes have a command line (its arguments joined by
+ * spaces, its first 64 KiB) holding a and, unless NULL, b. */
+int lec_test_processes(const char *a, const char *b);
+
+/* snprintf into out, ending the test run when the path does not fit. */
+void lec_test_pathf(char *out, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Open a fresh store in a new temporary directory (fails the test run if it
  * cannot). */
 struct lec_store;

@@ -7,7 +7,8 @@
 # a build directory too, the calls among the files of each part (engine,
 # server, CLI, client, TUI) run one way: no circle of calls at all but the
 # reviewed ones of tests/callgraph.allow (tests/callgraph.py, read from the
-# build's objects; docs/ARCHITECTURE.md draws the floors).
+# build's objects; docs/ARCHITECTURE.md draws the floors). The
+# documentation cites no notes from outside the repository.
 #
 #     sh tests/lint.sh [SOURCE_DIR [BUILD_DIR]]
 set -u
@@ -57,6 +58,19 @@ $ui_side"
 # A file calls another when it uses a non-static function only the other
 # defines; in each part of the tree calls run one way (no circle at all),
 # but for the reviewed calls of tests/callgraph.allow.
+# The documentation is also the TUI's demo, a newcomer's first pages: it
+# cites nothing a reader of the repository cannot open, not the notes the
+# developers' workspace keeps beside it (issue 43, item 12). The module
+# map is the sources' own comments (archmap, below), not written here.
+notes=$(for f in "$top/README.md" "$top"/docs/*.md; do
+	awk -v f="$f" '/<!-- module map:/ { map = 1 }
+		!map && tolower($0) ~ /shared\/spec|behaviou?r[- ]notes|service-api\.md/ {
+			print f ":" FNR ": " $0 }
+		/<!-- end of the module map -->/ { map = 0 }' "$f"
+done)
+[ -z "$notes" ] || report "the documentation cites notes outside the repository:
+$notes"
+
 if [ -z "$build" ]; then
 	echo "lint: no build directory given: calls between files not checked"
 else

@@ -254,7 +254,7 @@ void lec_steps_init(struct lec_steps *s, const char *slug, const char *yaml)
 	job->sink = &s->sink;
 	make_records(s, slug);
 	job->build_dir = data_path(s, "builds/", "1", "");
-	job->mirror = data_path(s, "repos/", slug, ".git");
+	job->repo_cache = data_path(s, "repos/", slug, ".git");
 	job->checkout = data_path(s, "checkouts/", slug, "/latest");
 	job->tree_manifest = data_path(s, "checkouts/", slug, "/latest.manifest");
 	job->output = data_path(s, "checkouts/", slug, "/latest/_readthedocs");
@@ -310,7 +310,7 @@ void lec_steps_dispose(struct lec_steps *s)
 	lec__free(job->tree_manifest);
 	lec__free(job->state_record);
 	lec__free(job->output);
-	lec__free(job->mirror);
+	lec__free(job->repo_cache);
 	lec__free(job->commit);
 	lec__free(job->git_identifier);
 	lec__free(job->error);

@@ -766,6 +766,27 @@ int lec_build_activity(struct lec_store *st, struct lec_build_activity *out)
 				    &out->unfinished, NULL);
 }
 
+int lec_build_unfinished(struct lec_store *st, int64_t *waiting,
+			 int64_t *running)
+{
+	int error;
+
+	lec_error_clear();
+	*waiting = *running = 0;
+	error = lec_store__query_int(st,
+				     "SELECT count(*) FROM builds WHERE state = "
+				     "'triggered'",
+				     NULL, 0, "reading the build queue", waiting,
+				     NULL);
+	if (error == LEC_OK)
+		error = lec_store__query_int(
+			st,
+			"SELECT count(*) FROM builds WHERE state <> "
+			"'triggered' AND state NOT IN " FINAL_STATES,
+			NULL, 0, "reading the running builds", running, NULL);
+	return error;
+}
+
 int lec_build_next(struct lec_store *st, struct lec_build **out)
 {
 	struct lec__query q;
@@ -813,7 +834,7 @@ int lec_build_queued(struct lec_store *st, int64_t owner_id,
  * builds count as its owner's: its maintainer with the lowest id (the
  * oldest account), 0 when it has none. Among the triggered builds,
  * - none of a project that has a held build: one build per project at a
- *   time, since its mirror and published files have one writer;
+ *   time, since its repo cache and published files have one writer;
  * - the owner holding the fewest builds first, so several workers are
  *   shared between owners instead of going to the head of the queue;
  * - then the owner served longest ago (build_turns), so even one worker

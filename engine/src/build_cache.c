@@ -82,12 +82,40 @@ static int key_parse(struct lec__cache_key *key, char *text)
 	return LEC_OK;
 }
 
+int lec__cache_key_same(const struct lec__cache_key *was,
+			const struct lec__cache_key *now, char *reason,
+			size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < now->n; i++) {
+		const struct lec__cache_part *p = &now->parts[i];
+		const struct lec__cache_part *q = i < was->n ? &was->parts[i]
+							     : NULL;
+
+		if (q && strcmp(q->label, p->label) == 0 &&
+		    strcmp(q->value, p->value) == 0)
+			continue;
+		if (q && p->version && strcmp(q->label, p->label) == 0)
+			snprintf(reason, cap, "%s %s → %s", p->label, q->value,
+				 p->value);
+		else
+			snprintf(reason, cap, "%s changed", p->label);
+		return 0;
+	}
+	if (was->n != now->n) {
+		snprintf(reason, cap, "what it depends on changed");
+		return 0;
+	}
+	return 1;
+}
+
 int lec__cache_key_check(const struct lec__cache_key *key, const char *path,
 			 char *reason, size_t cap)
 {
 	struct lec__cache_key kept;
 	char *dir = lec__strdup(path), *name, *text = NULL;
-	size_t len, i;
+	size_t len;
 	int same = 0;
 
 	snprintf(reason, cap, "no earlier build to reuse");
@@ -96,34 +124,12 @@ int lec__cache_key_check(const struct lec__cache_key *key, const char *path,
 		return 0;
 	}
 	*name++ = '\0';
-	if (lec__read_in(dir, name, KEY_FILE_MAX, &text, &len) < 0) {
+	if (lec__read_in(dir, name, KEY_FILE_MAX, &text, &len) < 0)
 		lec_error_clear();
-	} else if (key_parse(&kept, text) < 0) {
+	else if (key_parse(&kept, text) < 0)
 		snprintf(reason, cap, "its record was damaged");
-	} else {
-		same = 1;
-		for (i = 0; same && i < key->n; i++) {
-			const struct lec__cache_part *now = &key->parts[i];
-			const struct lec__cache_part *was =
-				i < kept.n ? &kept.parts[i] : NULL;
-
-			if (was && strcmp(was->label, now->label) == 0 &&
-			    strcmp(was->value, now->value) == 0)
-				continue;
-			same = 0;
-			if (was && now->version &&
-			    strcmp(was->label, now->label) == 0)
-				snprintf(reason, cap, "%s %s → %s", now->label,
-					 was->value, now->value);
-			else
-				snprintf(reason, cap, "%s changed",
-					 now->label);
-		}
-		if (same && kept.n != key->n) {
-			same = 0;
-			snprintf(reason, cap, "what it depends on changed");
-		}
-	}
+	else
+		same = lec__cache_key_same(&kept, key, reason, cap);
 	lec__free(text);
 	lec__free(dir);
 	return same;

@@ -2,11 +2,13 @@
  * A build started or ended (lectern/notification.h's
  * lec_notification_build_event): the fan-out to everything that hears of
  * it, the notifications of the build and its version (notification.c) and
- * the deliveries of the project's outgoing webhooks (webhook.c). It sits on
- * a floor above both, so that neither calls the other for it; webhook.c
- * raises and cancels its own failing-receiver notification.
+ * the deliveries of the project's outgoing webhooks (webhook.c), and a pull
+ * request's commit statuses (commit_status.c). It sits on a floor above
+ * them, so that none calls another for it; webhook.c raises and cancels
+ * its own failing-receiver notification.
  */
 #include "lectern/build.h"
+#include "lectern/commit_status.h"
 #include "lectern/notification.h"
 #include "lectern/warning.h"
 #include "lectern/webhook.h"
@@ -82,6 +84,11 @@ int lec_notification_build_event(struct lec_store *st, int64_t build_id,
 		site ? site->docs_domain : NULL,
 		site ? site->production_domain : NULL,
 	};
+	const struct lec_commit_status_site status_site = {
+		site ? site->production_domain : NULL,
+		site ? site->external_domain : NULL,
+		site ? site->docs_domain : NULL,
+	};
 	struct lec_build *b = NULL;
 	int error;
 
@@ -103,6 +110,14 @@ int lec_notification_build_event(struct lec_store *st, int64_t build_id,
 						&hook_site);
 	else
 		error = lec__notification_build_ended(st, b);
+	if (error == LEC_OK && (event == LEC_BUILD_EVENT_TRIGGERED ||
+				b->state != LEC_BUILD_STATE_CANCELLED))
+		error = lec_commit_status_queue(
+			st, build_id,
+			event == LEC_BUILD_EVENT_TRIGGERED ? LEC_COMMIT_STATUS_PENDING
+			: b->success			    ? LEC_COMMIT_STATUS_SUCCESS
+							    : LEC_COMMIT_STATUS_FAILURE,
+			&status_site);
 	/* The service sends no webhook for a cancelled build. */
 	if (error == LEC_OK && event == LEC_BUILD_EVENT_FINISHED &&
 	    b->state != LEC_BUILD_STATE_CANCELLED)

@@ -1,6 +1,6 @@
 /*
  * The checkout step of a build, and the fetch of a version sync: the
- * project's bare mirror (repos/<project>.git) is brought up to date and the
+ * project's repo cache (repos/<project>.git) is brought up to date and the
  * version's commit checked out of it, both by the `lectern __repo` helper
  * run through the runner, in the sandbox, as the build user, within the
  * build's remaining time. libgit2 1.5 has no transport timeouts and a
@@ -9,13 +9,13 @@
  * The first fetch of a project clones into repos/<project>.git.new/ (the
  * only directory the helper may write), which is renamed into place once
  * complete. A later fetch first removes what a killed fetch leaves behind
- * (lock files, libgit2's partial packs), holding the mirror's lock file so
- * that a build and a version sync never fetch one mirror at once.
+ * (lock files, libgit2's partial packs), holding the repo cache's lock file so
+ * that a build and a version sync never fetch one repo cache at once.
  *
  * The checkout is a clone as the service makes it (repo_clone.c): with
  * the files the helper writes the .git that `git clone --depth 1` and
  * `git fetch --depth 50` of what the service fetches for the version
- * (fetched_ref) leave, whose objects and `git fetch` are the mirror's,
+ * (fetched_ref) leave, whose objects and `git fetch` are the repo cache's,
  * which every command of the build sees read-only (job.c). It is made
  * afresh at every checkout: the build owns it, and the engine never runs
  * git in it.
@@ -37,6 +37,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "lectern/external.h"
 #include "lectern/localrepo.h"
 #include "lectern/repo.h"
 #include "lectern/vsync.h"
@@ -297,9 +298,9 @@ static void helper_cause(struct helper_watch *w,
 		memmove(out, out + 7, strlen(out + 7) + 1);
 }
 
-/* The mirror ------------------------------------------------------------- */
+/* The repo cache ------------------------------------------------------------- */
 
-/* Remove what a killed fetch leaves in a mirror: *.lock files at its top
+/* Remove what a killed fetch leaves in a repo cache: *.lock files at its top
  * and below refs/, and libgit2's partial packs. */
 static void remove_stale(const char *dir, const char *prefix,
 			 const char *suffix, int depth)
@@ -326,12 +327,12 @@ static void remove_stale(const char *dir, const char *prefix,
 		closedir(d);
 }
 
-static void clean_mirror(const char *mirror)
+static void clean_repo_cache(const char *repo_cache)
 {
-	char *refs = lec__path_join(mirror, "refs");
-	char *packs = lec__path_join(mirror, "objects/pack");
+	char *refs = lec__path_join(repo_cache, "refs");
+	char *packs = lec__path_join(repo_cache, "objects/pack");
 
-	remove_stale(mirror, "", ".lock", 0);
+	remove_stale(repo_cache, "", ".lock", 0);
 	if (refs)
 		remove_stale(refs, "", ".lock", 32);
 	if (packs)
@@ -340,15 +341,15 @@ static void clean_mirror(const char *mirror)
 	lec__free(packs);
 }
 
-/* The mirror's lock, held for a whole fetch (blocking: the other fetch
+/* The repo cache's lock, held for a whole fetch (blocking: the other fetch
  * ends by its own deadline). -1 on failure. */
-static int lock_mirror(const char *mirror)
+static int lock_repo_cache(const char *repo_cache)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *path;
 	int fd;
 
-	lec__buf_printf(&b, "%s.lock", mirror);
+	lec__buf_printf(&b, "%s.lock", repo_cache);
 	if ((path = lec__buf_take(&b)) == NULL)
 		return -1;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -366,7 +367,7 @@ struct fetch_plan {
 	 * readable by its owner, not necessarily by the build user. */
 	int same_user;
 	char *target;  /* what the helper fetches into */
-	char *staging; /* <mirror>.new for a first clone, else NULL */
+	char *staging; /* <repo cache>.new for a first clone, else NULL */
 	struct lec_runner_mount mounts[4];
 	size_t nmounts;
 };
@@ -380,13 +381,13 @@ static void fetch_plan_dispose(struct fetch_plan *fp)
 	lec__free(fp->staging);
 }
 
-/* What the helper writes: the mirror, or a fresh staging directory for a
+/* What the helper writes: the repo cache, or a fresh staging directory for a
  * first clone; and what it reads: a local repository. */
 static int fetch_prepare(struct lec__build_env *env, const char *url,
-			 const char *mirror, struct fetch_plan *fp)
+			 const char *repo_cache, struct fetch_plan *fp)
 {
 	struct lec__buf b = LEC__BUF_INIT;
-	const char *writable = mirror;
+	const char *writable = repo_cache;
 	struct stat sb;
 	int error;
 
@@ -397,14 +398,14 @@ static int fetch_prepare(struct lec__build_env *env, const char *url,
 					 &fp->local)) < 0)
 		return error;
 	fp->same_user = fp->local != NULL;
-	if (stat(mirror, &sb) == 0) {
-		clean_mirror(mirror);
-		if ((error = lec__chown_tree(env, mirror, !fp->same_user, 1)) <
+	if (stat(repo_cache, &sb) == 0) {
+		clean_repo_cache(repo_cache);
+		if ((error = lec__chown_tree(env, repo_cache, !fp->same_user, 1)) <
 		    0)
 			return error;
-		fp->target = lec__strdup(mirror);
+		fp->target = lec__strdup(repo_cache);
 	} else {
-		lec__buf_printf(&b, "%s.new", mirror);
+		lec__buf_printf(&b, "%s.new", repo_cache);
 		fp->staging = lec__buf_take(&b);
 		if (fp->staging == NULL)
 			return lec__error_oom();
@@ -413,7 +414,7 @@ static int fetch_prepare(struct lec__build_env *env, const char *url,
 		    (error = lec__chown_tree(env, fp->staging, !fp->same_user,
 					     0)) < 0)
 			return error;
-		fp->target = lec__path_join(fp->staging, "mirror.git");
+		fp->target = lec__path_join(fp->staging, "cache.git");
 		writable = fp->staging;
 	}
 	if (fp->target == NULL)
@@ -425,32 +426,34 @@ static int fetch_prepare(struct lec__build_env *env, const char *url,
 	return LEC_OK;
 }
 
-/* Fetch url's mirror through the helper; on failure cause says why in one
+/* Fetch url's repo cache through the helper (and request_ref, a pull
+ * request's head, when not NULL); on failure cause says why in one
  * line. */
 static int fetch(struct lec__build_env *env, const char *url,
-		 const char *mirror, unsigned time_limit_s,
-		 struct helper_watch *w, char *cause, size_t cap)
+		 const char *repo_cache, const char *request_ref,
+		 unsigned time_limit_s, struct helper_watch *w, char *cause,
+		 size_t cap)
 {
 	struct lec_runner_result r = { 0 };
 	struct fetch_plan fp;
-	const char *args[] = { "fetch", NULL, NULL };
-	char *parent = lec__strdup(mirror), *slash;
+	const char *args[] = { "fetch", NULL, request_ref, NULL };
+	char *parent = lec__strdup(repo_cache), *slash;
 	int lock = -1, error, ok = 0;
 
 	cause[0] = '\0';
-	/* A submodule's mirror is the first in its directory. */
+	/* A submodule's repo cache is the first in its directory. */
 	if (parent && (slash = strrchr(parent, '/')) != NULL) {
 		*slash = '\0';
 		lec__mkdirs(parent);
 	}
 	lec__free(parent);
-	lock = lock_mirror(mirror);
+	lock = lock_repo_cache(repo_cache);
 	if (lock < 0) {
-		snprintf(cause, cap, "cannot lock %s: %s", mirror,
+		snprintf(cause, cap, "cannot lock %s: %s", repo_cache,
 			 strerror(errno));
 		return -1;
 	}
-	error = fetch_prepare(env, url, mirror, &fp);
+	error = fetch_prepare(env, url, repo_cache, &fp);
 	if (error == LEC_OK) {
 		args[1] = fp.target;
 		error = helper_run(env, args, fp.local ? fp.local : url,
@@ -461,13 +464,13 @@ static int fetch(struct lec__build_env *env, const char *url,
 	}
 	if (!ok)
 		helper_cause(w, &r, error, cause, cap, time_limit_s);
-	else if (fp.staging && rename(fp.target, mirror) != 0) {
-		snprintf(cause, cap, "cannot move the new mirror into place: %s",
+	else if (fp.staging && rename(fp.target, repo_cache) != 0) {
+		snprintf(cause, cap, "cannot move the new repo cache into place: %s",
 			 strerror(errno));
 		ok = 0;
 	}
-	/* Checkouts read the mirror as the build user. */
-	if (ok && fp.same_user && lec__chown_tree(env, mirror, 1, 1) < 0) {
+	/* Checkouts read the repo cache as the build user. */
+	if (ok && fp.same_user && lec__chown_tree(env, repo_cache, 1, 1) < 0) {
 		snprintf(cause, cap, "%s", lec_error_last());
 		ok = 0;
 	}
@@ -487,21 +490,21 @@ static unsigned time_left_s(const struct lec__job *job)
 	return left > 1000 ? (unsigned)((left + 999) / 1000) : 1;
 }
 
-int lec__fetch_mirror(struct lec__build_env *env, const struct lec_project *p,
+int lec__fetch_repo_cache(struct lec__build_env *env, const struct lec_project *p,
 		      unsigned time_limit_s)
 {
 	struct helper_watch w;
 	struct lec__buf b = LEC__BUF_INIT;
-	char cause[LEC__CAUSE_MAX], *mirror;
+	char cause[LEC__CAUSE_MAX], *repo_cache;
 	int rc;
 
 	memset(&w, 0, sizeof(w));
 	lec__buf_printf(&b, "%s/repos/%s.git", env->data_dir, p->slug);
-	if ((mirror = lec__buf_take(&b)) == NULL)
+	if ((repo_cache = lec__buf_take(&b)) == NULL)
 		return lec__error_oom();
-	rc = fetch(env, p->repo_url, mirror, time_limit_s, &w, cause,
+	rc = fetch(env, p->repo_url, repo_cache, NULL, time_limit_s, &w, cause,
 		   sizeof(cause));
-	lec__free(mirror);
+	lec__free(repo_cache);
 	return rc < 0 ? lec__error(LEC_EIO, "%s", cause) : LEC_OK;
 }
 
@@ -511,16 +514,27 @@ int lec__fetch_mirror(struct lec__build_env *env, const struct lec_project *p,
 static int job_fetch(struct lec__job *job)
 {
 	struct lec__buf b = LEC__BUF_INIT;
+	struct lec_external *request = NULL;
 	struct helper_watch w;
 	char cause[LEC__CAUSE_MAX], *repo, *text;
 	struct stat sb;
-	int first = stat(job->mirror, &sb) != 0, rc;
+	int first = stat(job->repo_cache, &sb) != 0, rc;
 	int64_t id;
 
 	memset(&w, 0, sizeof(w));
 	w.job = job;
+	/* A pull request's version is built from the request's head ref,
+	 * which the branches and tags do not hold. */
+	if (job->version->type == LEC_VERSION_EXTERNAL &&
+	    lec_external_get(job->st, job->version->id, &request) < 0)
+		return lec__job_fail(job, "%s", lec_error_last());
+	/* A branch preview's branch is cached like every branch. */
+	if (request && !lec_repo_is_request_ref(request->ref)) {
+		lec_external_free(request);
+		request = NULL;
+	}
 	repo = lec_repo_redact_url(job->project->repo_url);
-	/* What runs, as the git commands it amounts to: a bare mirror of
+	/* What runs, as the git commands it amounts to: a repo cache of
 	 * every branch and tag (full history: libgit2 1.5 cannot fetch
 	 * shallow), then only what is new. */
 	if (first)
@@ -531,15 +545,21 @@ static int job_fetch(struct lec__job *job)
 				    "'+refs/heads/*:refs/heads/*' "
 				    "'+refs/tags/*:refs/tags/*'",
 				repo ? repo : "");
+	if (request)
+		lec__buf_printf(&b, "%s'+%s:%s'", first ? " && git fetch " : " ",
+				request->ref, request->ref);
 	lec__free(repo);
 	if ((text = lec__buf_take(&b)) == NULL ||
 	    lec__job_record_start(job, text, &id) < 0) {
 		lec__free(text);
+		lec_external_free(request);
 		return lec__job_fail(job, "out of memory");
 	}
 	lec__free(text);
-	rc = fetch(job->env, job->project->repo_url, job->mirror,
-		   time_left_s(job), &w, cause, sizeof(cause));
+	rc = fetch(job->env, job->project->repo_url, job->repo_cache,
+		   request ? request->ref : NULL, time_left_s(job), &w, cause,
+		   sizeof(cause));
+	lec_external_free(request);
 	record_outcome(job, id, &w, rc, cause);
 	if (rc < 0 && !job->cancelled)
 		return lec__job_fail(job, "%s the repository failed: %s",
@@ -570,7 +590,7 @@ static int resolve_commit(struct lec__job *job,
 		job->commit = lec__strdup(name);
 		job->git_identifier = lec__strdup(v->verbose_name);
 	} else {
-		if (lec_repo_resolve(job->mirror, name, type, &job->commit) < 0)
+		if (lec_repo_resolve(job->repo_cache, name, type, &job->commit) < 0)
 			return lec__job_fail(job, "%s", lec_error_last());
 		job->git_identifier = lec__strdup(name);
 	}
@@ -587,7 +607,7 @@ static int sync_refs(struct lec__job *job)
 	struct lec_version *fresh = NULL;
 	int rc = -1;
 
-	if (lec_repo_list_refs(job->mirror, &refs) < 0 ||
+	if (lec_repo_list_refs(job->repo_cache, &refs) < 0 ||
 	    lec_vsync_apply(job->st, job->project->id, &refs, &synced) < 0 ||
 	    lec_version_get_by_id(job->st, job->version->id, &fresh) < 0) {
 		lec__job_fail(job, "Reading the repository's branches and tags "
@@ -602,20 +622,20 @@ static int sync_refs(struct lec__job *job)
 	return rc;
 }
 
-/* Run `lectern __repo checkout MIRROR COMMIT TARGET` (a submodule's
+/* Run `lectern __repo checkout REPO_CACHE COMMIT TARGET` (a submodule's
  * files), or with ref (what the service fetched) `lectern __repo clone
- * MIRROR COMMIT TARGET FROM|- REF`: the build's checkout and its .git,
+ * REPO_CACHE COMMIT TARGET FROM|- REF`: the build's checkout and its .git,
  * updating the kept tree of FROM when given, its changes collected in
  * *changes. Recorded as the command display; 0, or -1 with the cause. */
 static int run_checkout(struct lec__job *job, const char *display,
-			const char *mirror, const char *commit,
+			const char *repo_cache, const char *commit,
 			const char *target, const char *from, const char *ref,
 			struct lec__buf *changes, int *cut, char *cause,
 			size_t cap)
 {
-	struct lec_runner_mount mounts[3] = { { mirror, 0 },
+	struct lec_runner_mount mounts[3] = { { repo_cache, 0 },
 					      { job->checkout, 1 } };
-	const char *args[] = { ref ? "clone" : "checkout", mirror, commit,
+	const char *args[] = { ref ? "clone" : "checkout", repo_cache, commit,
 			       target, from ? from : "-", ref, NULL };
 	struct lec_runner_result r = { 0 };
 	struct helper_watch w;
@@ -646,16 +666,16 @@ static int run_checkout(struct lec__job *job, const char *display,
 	return rc;
 }
 
-/* Write a commit's files into target (inside the checkout), from mirror,
+/* Write a commit's files into target (inside the checkout), from repo cache,
  * through the helper, with the .git of the service's clone when ref is
  * given; recorded as the command display. */
 static int checkout_files(struct lec__job *job, const char *display,
-			  const char *mirror, const char *commit,
+			  const char *repo_cache, const char *commit,
 			  const char *target, const char *ref)
 {
 	char cause[LEC__CAUSE_MAX];
 
-	if (run_checkout(job, display, mirror, commit, target, NULL, ref, NULL,
+	if (run_checkout(job, display, repo_cache, commit, target, NULL, ref, NULL,
 			 NULL, cause, sizeof(cause)) == 0)
 		return 0;
 	return job->cancelled ? -1
@@ -726,7 +746,7 @@ static char *absolute_url(const char *base, const char *url)
 }
 
 /* repos/<project>.modules/<name>.git, the name made a safe file name. */
-static char *submodule_mirror(const struct lec__job *job, const char *name)
+static char *submodule_cache(const struct lec__job *job, const char *name)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *path, *p;
@@ -749,7 +769,7 @@ static char *submodule_mirror(const struct lec__job *job, const char *name)
 /* Fetch and check out one submodule into checkout/<path>. */
 static int submodule_update(struct lec__job *job, const char *base_url,
 			    const char *dir, const struct lec_repo_submodule *s,
-			    char **mirror)
+			    char **repo_cache)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	struct helper_watch w;
@@ -760,10 +780,10 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 
 	memset(&w, 0, sizeof(w));
 	w.job = job;
-	*mirror = submodule_mirror(job, s->name);
+	*repo_cache = submodule_cache(job, s->name);
 	target = lec__path_join(dir, s->path);
 	shown = url ? lec_repo_redact_url(url) : NULL;
-	if (url == NULL || *mirror == NULL || target == NULL || shown == NULL) {
+	if (url == NULL || *repo_cache == NULL || target == NULL || shown == NULL) {
 		lec__job_fail(job, "out of memory");
 		goto done;
 	}
@@ -787,7 +807,7 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 	if ((display = lec__buf_take(&b)) == NULL ||
 	    lec__job_record_start(job, display, &id) < 0)
 		goto done;
-	rc = fetch(job->env, url, *mirror, time_left_s(job), &w, cause,
+	rc = fetch(job->env, url, *repo_cache, NULL, time_left_s(job), &w, cause,
 		   sizeof(cause));
 	record_outcome(job, id, &w, rc, cause);
 	lec__free(display);
@@ -803,7 +823,7 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 			s->commit);
 	rc = (display = lec__buf_take(&b)) == NULL
 		     ? lec__job_fail(job, "out of memory")
-		     : checkout_files(job, display, *mirror, s->commit, target,
+		     : checkout_files(job, display, *repo_cache, s->commit, target,
 				      NULL);
 done:
 	lec__free(url);
@@ -852,13 +872,13 @@ static int submodule_line(const char *line, struct lec_repo_submodules *subs)
 	return error;
 }
 
-/* The submodules .gitmodules names at commit of mirror, read by the helper
+/* The submodules .gitmodules names at commit of repo cache, read by the helper
  * in the sandbox (an [include] in it could name any file of the host). */
-static int list_submodules(struct lec__job *job, const char *mirror,
+static int list_submodules(struct lec__job *job, const char *repo_cache,
 			   const char *commit, struct lec_repo_submodules *subs)
 {
-	struct lec_runner_mount mounts[2] = { { mirror, 0 } };
-	const char *args[] = { "submodules", mirror, commit, NULL };
+	struct lec_runner_mount mounts[2] = { { repo_cache, 0 } };
+	const char *args[] = { "submodules", repo_cache, commit, NULL };
 	struct lec_runner_result r = { 0 };
 	struct lec__buf all = LEC__BUF_INIT;
 	struct helper_watch w;
@@ -889,18 +909,18 @@ static int list_submodules(struct lec__job *job, const char *mirror,
 	return error;
 }
 
-/* The submodules of the tree in dir (checked out of mirror at commit) the
+/* The submodules of the tree in dir (checked out of repo cache at commit) the
  * configuration wants; with submodules.recursive, theirs too, down to
  * SUBMODULE_MAX_DEPTH. */
 static int update_submodules(struct lec__job *job, const char *base_url,
-			     const char *mirror, const char *commit,
+			     const char *repo_cache, const char *commit,
 			     const char *dir, int depth)
 {
 	struct lec_repo_submodules subs = { 0 };
 	size_t i;
 	int rc = 0;
 
-	if (list_submodules(job, mirror, commit, &subs) < 0)
+	if (list_submodules(job, repo_cache, commit, &subs) < 0)
 		return job->cancelled
 			       ? -1
 			       : lec__job_fail(job, "Reading .gitmodules "
@@ -908,22 +928,22 @@ static int update_submodules(struct lec__job *job, const char *base_url,
 					       lec_error_last());
 	for (i = 0; rc == 0 && i < subs.len; i++) {
 		const struct lec_repo_submodule *s = &subs.items[i];
-		char *sub_mirror = NULL, *sub_dir = NULL, *sub_url = NULL;
+		char *sub_cache = NULL, *sub_dir = NULL, *sub_url = NULL;
 
 		if (depth == 0 && !submodule_wanted(job->config, s->name))
 			continue;
-		rc = submodule_update(job, base_url, dir, s, &sub_mirror);
+		rc = submodule_update(job, base_url, dir, s, &sub_cache);
 		if (rc == 0 && job->config->submodules_recursive &&
 		    depth + 1 < SUBMODULE_MAX_DEPTH) {
 			sub_dir = lec__path_join(dir, s->path);
 			sub_url = absolute_url(base_url, s->url);
 			rc = sub_dir && sub_url
-				     ? update_submodules(job, sub_url, sub_mirror,
+				     ? update_submodules(job, sub_url, sub_cache,
 							 s->commit, sub_dir,
 							 depth + 1)
 				     : lec__job_fail(job, "out of memory");
 		}
-		lec__free(sub_mirror);
+		lec__free(sub_cache);
 		lec__free(sub_dir);
 		lec__free(sub_url);
 	}
@@ -939,7 +959,7 @@ int lec__job_submodules(struct lec__job *job)
 			  !c->submodules_all_included &&
 			  c->submodules_all_excluded))
 		return 0;
-	return update_submodules(job, job->project->repo_url, job->mirror,
+	return update_submodules(job, job->project->repo_url, job->repo_cache,
 				 job->commit, job->checkout, 0);
 }
 
@@ -970,7 +990,7 @@ static int update_tree(struct lec__job *job, const char *display,
 	struct lec__buf changes = LEC__BUF_INIT;
 	char cause[LEC__CAUSE_MAX];
 	int cut = 0;
-	int rc = run_checkout(job, display, job->mirror, job->commit,
+	int rc = run_checkout(job, display, job->repo_cache, job->commit,
 			      job->checkout, from, ref, &changes, &cut, cause,
 			      sizeof(cause));
 
@@ -1006,8 +1026,11 @@ static char *fetched_ref(const struct lec__job *job)
 	const char *default_branch = job->project->default_branch;
 	struct lec__buf b = LEC__BUF_INIT;
 
-	if (v->type == LEC_VERSION_TAG && v->machine &&
-	    strcmp(v->slug, LEC_VERSION_STABLE) == 0)
+	/* A pull request's head: the service fetches it as external-<N> and
+	 * checks the commit out; no branch of the clone names it. */
+	if ((v->type == LEC_VERSION_TAG && v->machine &&
+	     strcmp(v->slug, LEC_VERSION_STABLE) == 0) ||
+	    v->type == LEC_VERSION_EXTERNAL)
 		lec__buf_puts(&b, "commit");
 	else if (v->type == LEC_VERSION_TAG)
 		lec__buf_printf(&b, "tag:%s", job->git_identifier);
@@ -1042,7 +1065,7 @@ static int job_checkout_files(struct lec__job *job)
 	rc = from ? update_tree(job, display, from, ref) : -1;
 	if (rc < 0 && !job->cancelled)
 		rc = fresh_tree(job) == 0
-			     ? checkout_files(job, display, job->mirror,
+			     ? checkout_files(job, display, job->repo_cache,
 					      job->commit, job->checkout, ref)
 			     : -1;
 	if (rc == 0 && lec__tree_record(job) < 0) {

@@ -138,7 +138,7 @@ static int job_prepare(struct lec__job *job)
 	job->build_dir = lec__buf_take(&b);
 	lec__buf_printf(&b, "%s/repos/%s.git", job->env->data_dir,
 			job->project->slug);
-	job->mirror = lec__buf_take(&b);
+	job->repo_cache = lec__buf_take(&b);
 	/* The version's tree is kept between builds, at a path that stays
 	 * the same (Sphinx's state names it); its manifest beside it. */
 	lec__buf_printf(&b, "%s/checkouts/%s/%s", job->env->data_dir,
@@ -149,7 +149,7 @@ static int job_prepare(struct lec__job *job)
 	job->output = job->checkout
 			      ? lec__path_join(job->checkout, "_readthedocs")
 			      : NULL;
-	if (job->build_dir == NULL || job->mirror == NULL ||
+	if (job->build_dir == NULL || job->repo_cache == NULL ||
 	    job->checkout == NULL || job->tree_manifest == NULL ||
 	    job->output == NULL)
 		return lec__job_fail(job, "out of memory");
@@ -193,7 +193,7 @@ static void job_dispose(struct lec__job *job)
 	lec__free(job->tree_manifest);
 	lec__free(job->state_record);
 	lec__free(job->output);
-	lec__free(job->mirror);
+	lec__free(job->repo_cache);
 	lec__free(job->commit);
 	lec__free(job->git_identifier);
 	lec__free(job->error);
@@ -225,7 +225,8 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 		     struct lec_build *build)
 {
 	const struct lec_notification_site site = { env->docs_domain,
-						    env->production_domain };
+						    env->production_domain,
+						    env->external_domain };
 	struct lec__job job = { 0 };
 	size_t fresh;
 	char *cache;

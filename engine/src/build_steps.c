@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "lectern/mdsite.h"
 #include "pipeline_internal.h"
 #include "yaml_reader.h"
@@ -73,6 +74,38 @@ static void sphinx_language(const char *code, char *out, size_t cap)
 	}
 }
 
+static void key_common(const struct lec__job *job, struct lec__cache_key *k);
+
+/* What a version's warm generator depends on: what its kept state does
+ * (key_common), the interpreter and the variables Python reads when it
+ * starts (PYTHONPATH...), which a forked child would not read again. */
+static void warm_key(const struct lec__job *job, struct lec__cache_key *k)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char hex[65], *vars;
+	size_t i;
+
+	key_common(job, k);
+	lec__cache_key_text(k, "the interpreter", lec__job_python(job), 0);
+	for (i = 0; job->cmd_env && job->cmd_env[i]; i++)
+		if (strncmp(job->cmd_env[i], "PYTHON", 6) == 0)
+			lec__buf_printf(&b, "%s\n", job->cmd_env[i]);
+	vars = lec__buf_take(&b);
+	if (vars == NULL || lec__sha256_hex(vars, strlen(vars), hex) < 0)
+		snprintf(hex, sizeof(hex), "-");
+	lec__cache_key_text(k, "Python's variables", hex, 0);
+	lec__free(vars);
+}
+
+/* Whether the version is being worked on, so that its Sphinx builds go
+ * through a warm generator: a preview, or a version whose commits are
+ * watched. */
+static int warm_wanted(const struct lec__job *job)
+{
+	return job->env->warm &&
+	       (job->sink || (job->project && job->project->watch_commits));
+}
+
 /* A generator the build's Python lacks. The writer's own Python (an
  * activated virtualenv, for a preview) is named with how to install into
  * it: Debian's package would not help it. */
@@ -90,11 +123,16 @@ static int generator_missing(struct lec__job *job, const char *name,
 			     name, python, python, pip_name);
 }
 
-/* python -m sphinx ... -b <builder> ... <outdir>, cwd = conf.py's dir. */
+/* python -m sphinx ... -b <builder> ... <outdir>, cwd = conf.py's dir;
+ * through the version's warm generator when it has one (warm). */
 static int run_sphinx(struct lec__job *job, const char *conf,
 		      const char *builder, const char *outdir,
-		      const char *outname)
+		      const char *outname, int warm)
 {
+	struct lec__warm_request wr = { 0 };
+	struct lec__job_sandbox sb = { 0 };
+	struct lec__cache_key key = { .n = 0 };
+	char *who = NULL, *conf_path = NULL;
 	char lang[32], define[48], *confdir = NULL, *slash;
 	/* A preview keeps the doctrees in its cache: the tree is read-only
 	 * and the next build is incremental. */
@@ -134,11 +172,32 @@ static int run_sphinx(struct lec__job *job, const char *conf,
 	confdir = lec__path_join(job->checkout, conf);
 	if (confdir && (slash = strrchr(confdir, '/')) != NULL)
 		*slash = '\0';
+	if (warm && warm_wanted(job)) {
+		struct lec__buf w = LEC__BUF_INIT;
+
+		if (job->sink)
+			lec__buf_puts(&w, job->checkout);
+		else
+			lec__buf_printf(&w, "%s/%s", job->project->slug,
+					job->version->slug);
+		who = lec__buf_take(&w);
+		conf_path = lec__path_join(job->checkout, conf);
+		warm_key(job, &key);
+		wr.who = who;
+		wr.key = &key;
+		wr.tree = job->checkout;
+		wr.conf = conf_path;
+		wr.build_dir = job->build_dir;
+		wr.fresh = job->build && job->build->fresh;
+		sb.warm = who && conf_path ? &wr : NULL;
+	}
 	rc = display && confdir
-		     ? lec__job_run(job, display, argv, confdir, 0)
+		     ? lec__job_run_in(job, display, argv, confdir, &sb)
 		     : lec__job_fail(job, "out of memory");
 	lec__free(display);
 	lec__free(confdir);
+	lec__free(who);
+	lec__free(conf_path);
 	return rc;
 }
 
@@ -400,7 +459,7 @@ static int build_sphinx_html(struct lec__job *job)
 	if (job->warn_parser)
 		parser.trace = &job->sphinx_trace;
 	rc = outdir ? run_sphinx(job, conf, builder, outdir,
-				 "$READTHEDOCS_OUTPUT/html")
+				 "$READTHEDOCS_OUTPUT/html", 1)
 		    : lec__job_fail(job, "out of memory");
 	warnings_end(job);
 	if (rc == 0 && !job->warnings_off && srcdir && run.doctrees && outdir)
@@ -456,6 +515,11 @@ static int build_mkdocs_html(struct lec__job *job)
 			conf, strict ? " --strict" : "");
 	display = lec__buf_take(&b);
 	docs_dir = mkdocs_docs_dir(job, conf);
+	/* Said where a Sphinx build would have one. */
+	if (warm_wanted(job))
+		lec__job_cache_note(job, "generator", 0,
+				    "MkDocs has no warm generator: every "
+				    "build starts a new Python");
 	warnings_begin(job, &parser, LEC__WARN_MKDOCS, docs_dir, conf);
 	rc = display && outdir ? lec__job_run(job, display, argv,
 					      job->checkout, 0)
@@ -550,13 +614,18 @@ static int build_markdown_html(struct lec__job *job)
 	/* Later steps (a zip of the site) run as the build user. */
 	if (rc == LEC_OK)
 		rc = lec__chown_tree(job->env, job->output, 1, 1);
-	/* Nothing to publish: a repository without documentation. */
+	/* Nothing to publish: a repository without documentation, or a
+	 * tree of built HTML mistaken for its sources. */
 	if (rc == LEC_OK && stats.bytes_in == 0)
 		rc = lec__error(LEC_ENOTFOUND,
 				"the repository has no documentation: no "
 				".readthedocs.yaml, conf.py, mkdocs.yml or "
-				"Markdown file in %s",
-				rel);
+				"Markdown file in %s%s",
+				rel,
+				stats.html_skipped
+					? " (only HTML: a built site? give "
+					  "the tree it is built from)"
+					: "");
 	/* The message before recording, which clears the engine's error. */
 	if (rc < 0)
 		snprintf(text, sizeof(text), "%s\n", lec_error_last());
@@ -679,7 +748,7 @@ static int sphinx_format(struct lec__job *job, const char *builder,
 	lec__buf_printf(&b, "$READTHEDOCS_OUTPUT/%s", fmt);
 	display = lec__buf_take(&b);
 	rc = tmp && display ? run_sphinx(job, find_conf(job), builder, tmp,
-					 display)
+					 display, 0)
 			    : lec__job_fail(job, "out of memory");
 	if (rc == 0 && strcmp(fmt, "pdf") == 0) {
 		char jobname[300];

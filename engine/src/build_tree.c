@@ -410,7 +410,7 @@ int lec__tree_record(struct lec__job *job)
 						    O_CLOEXEC)) < 0)
 		return lec__error(LEC_EIO, "cannot open the checkout: %s",
 				  strerror(errno));
-	error = lec_repo_tree_list(job->mirror, job->commit, record_entry, &r);
+	error = lec_repo_tree_list(job->repo_cache, job->commit, record_entry, &r);
 	close(r.rootfd);
 	len = r.out.len;
 	text = lec__buf_take(&r.out);

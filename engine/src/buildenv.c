@@ -42,10 +42,14 @@ int lec__build_env_init(struct lec__build_env *env,
 	env->data_dir = lec__strdup(config->data_dir ? config->data_dir : "");
 	env->docs_domain = lec__strdup(
 		config->docs_domain ? config->docs_domain : "localhost");
+	env->external_domain = lec__strdup(config->external_domain
+						   ? config->external_domain
+						   : "external.localhost");
 	env->production_domain = lec__strdup(
 		config->production_domain ? config->production_domain
 					  : "localhost");
 	if (env->data_dir == NULL || env->docs_domain == NULL ||
+	    env->external_domain == NULL ||
 	    env->production_domain == NULL)
 		return lec__error_oom();
 	return LEC_OK;
@@ -103,6 +107,7 @@ void lec__build_env_dispose(struct lec__build_env *env)
 		return;
 	lec__free(env->data_dir);
 	lec__free(env->docs_domain);
+	lec__free(env->external_domain);
 	lec__free(env->production_domain);
 	lec__free(env->helper);
 	lec__free(env->sandbox_error);

@@ -24,6 +24,7 @@
 struct lec__build_env {
 	char *data_dir;
 	char *docs_domain;       /* what canonical URLs name */
+	char *external_domain;   /* where pull requests' previews are */
 	char *production_domain; /* the API's host[:port] */
 	struct lec_runner_limits limits;
 	int offline;                   /* no network, even to install */
@@ -37,6 +38,9 @@ struct lec__build_env {
 	char *python_about;  /* "/usr/bin/python3 (Sphinx 5.3.0, MkDocs -)" */
 	int has_sphinx, has_mkdocs;
 	char sphinx_version[48], mkdocs_version[48]; /* "-": none */
+	/* The warm generators of the versions being worked on (build_warm.h;
+	 * the pipeline's or a preview's own), or NULL: every build cold. */
+	struct lec__warm_pool *warm;
 	void (*log)(void *payload, const char *message); /* or NULL */
 	void *log_payload;
 	pthread_mutex_t lock; /* guards stopping; wake waits on it */

@@ -17,10 +17,11 @@
 #include "lectern/build.h"
 #include "lectern/integration.h"
 #include "lectern/version.h"
+#include "integration_internal.h"
 #include "secret.h"
 #include "store_internal.h"
 
-/* Room for "lectern integrations project " and any int64. */
+/* Room for "lectern integration tokens project " and any int64. */
 #define INTEGRATION_AAD_MAX 64
 
 /* "sha256=" and 64 hex digits. */
@@ -58,11 +59,13 @@ int lec_integration_type_lookup(const char *code,
 
 /* Rows ---------------------------------------------------------------------- */
 
-static size_t integration_aad(int64_t project_id,
+/* What a sealed value is bound to: its project, and whether it is the
+ * secret or the forge token (so one cannot be copied over the other). */
+static size_t integration_aad(int64_t project_id, int token,
 			      char buf[INTEGRATION_AAD_MAX])
 {
-	int n = snprintf(buf, INTEGRATION_AAD_MAX,
-			 "lectern integrations project %lld",
+	int n = snprintf(buf, INTEGRATION_AAD_MAX, "lectern %s project %lld",
+			 token ? "integration tokens" : "integrations",
 			 (long long)project_id);
 
 	return n > 0 ? (size_t)n : 0;
@@ -88,6 +91,9 @@ static const struct lec__column integration_columns[] = {
 	LEC__INT64(lec_integration, project_id, "project_id"),
 	LEC__READ("type", read_type),
 	LEC__TIME(lec_integration, created, "created"),
+	LEC__BOOL(lec_integration, has_token, "token IS NOT NULL"),
+	LEC__TEXT_OPT(lec_integration, api_url, "api_url"),
+	LEC__TEXT_OPT(lec_integration, forge_repo, "forge_repo"),
 };
 static const struct lec__row integration_row =
 	LEC__ROW(lec_integration, integration_columns, NULL, NULL);
@@ -142,7 +148,7 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 		*secret_out = NULL;
 	error = lec__secret_seal_new(st, secret, LEC_INTEGRATION_SECRET_MAX,
 				     LEC_INTEGRATION_SECRET_LEN, aad,
-				     integration_aad(project_id, aad), &blob,
+				     integration_aad(project_id, 0, aad), &blob,
 				     &blob_len, secret_out ? &made : NULL);
 	if (error == LEC_OK)
 		error = insert(st, project_id, type, blob, blob_len, &id);
@@ -181,10 +187,15 @@ LEC__DEFINE_SCOPED_DELETE(lec_integration, &integrations)
 
 /* Verifying ------------------------------------------------------------------ */
 
-/* The integration's secret, opened (free with lec__secret_free(*secret,
- * *len + 1)). */
-static int open_secret(struct lec_store *st, const struct lec_integration *in,
-		       char **secret, size_t *len)
+static const char *const sealed_columns[] = {
+	"SELECT secret FROM integrations WHERE id = ?",
+	"SELECT token FROM integrations WHERE id = ? AND token IS NOT NULL",
+};
+
+/* The integration's secret (token 0) or forge token (1), opened (free
+ * with lec__secret_free(*secret, *len + 1)). */
+static int open_sealed(struct lec_store *st, const struct lec_integration *in,
+		       int token, char **secret, size_t *len)
 {
 	struct lec__secret_key key;
 	char aad[INTEGRATION_AAD_MAX];
@@ -192,9 +203,7 @@ static int open_secret(struct lec_store *st, const struct lec_integration *in,
 	int error, rc;
 
 	*secret = NULL;
-	if ((error = lec_store__prepare(st, &stmt,
-					"SELECT secret FROM integrations "
-					"WHERE id = ?")) < 0)
+	if ((error = lec_store__prepare(st, &stmt, sealed_columns[token])) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, in->id);
 	rc = sqlite3_step(stmt);
@@ -207,10 +216,118 @@ static int open_secret(struct lec_store *st, const struct lec_integration *in,
 		error = lec__secret_open(
 			&key, sqlite3_column_blob(stmt, 0),
 			(size_t)sqlite3_column_bytes(stmt, 0), aad,
-			integration_aad(in->project_id, aad), secret, len);
+			integration_aad(in->project_id, token, aad), secret,
+			len);
 		lec__secret_key_wipe(&key);
 	}
 	lec_store__finalize(st, stmt);
+	return error;
+}
+
+static int open_secret(struct lec_store *st, const struct lec_integration *in,
+		       char **secret, size_t *len)
+{
+	return open_sealed(st, in, 0, secret, len);
+}
+
+int lec__integration_token(struct lec_store *st,
+			   const struct lec_integration *in, char **token,
+			   size_t *len)
+{
+	return open_sealed(st, in, 1, token, len);
+}
+
+/* 1 to max printable ASCII characters, no space: what a header (a
+ * token) or a URL can carry as it is. */
+static int printable(const char *s, size_t max)
+{
+	size_t n = strlen(s), i;
+
+	for (i = 0; i < n && s[i] > ' ' && s[i] < 0x7f; i++)
+		;
+	return n > 0 && n <= max && i == n;
+}
+
+static int check_api_url(const char *url)
+{
+	if (url == NULL)
+		return LEC_OK;
+	if (!printable(url, LEC_INTEGRATION_API_URL_MAX) ||
+	    (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0))
+		return lec__error_field(LEC_EINVALID, "api_url",
+					"Enter a valid URL.");
+	return LEC_OK;
+}
+
+int lec_integration_set_forge_repo(struct lec_store *st, int64_t id,
+				   const char *repo)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	lec_error_clear();
+	if (repo == NULL || !printable(repo, LEC_INTEGRATION_API_URL_MAX))
+		return LEC_OK;
+	if ((error = lec_store__prepare(st, &stmt,
+					"UPDATE integrations SET forge_repo = "
+					"?1 WHERE id = ?2 AND forge_repo IS "
+					"NOT ?1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 2, id);
+	if ((error = lec_store__bind_text(stmt, 1, repo)) == LEC_OK)
+		error = lec_store__step_done(st, stmt,
+					     "recording a repository");
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+int lec_integration_set_token(struct lec_store *st, int64_t project_id,
+			      int64_t id, const char *token,
+			      const char *api_url)
+{
+	char aad[INTEGRATION_AAD_MAX];
+	struct lec_integration *in = NULL;
+	unsigned char *blob = NULL;
+	sqlite3_stmt *stmt = NULL;
+	size_t blob_len = 0;
+	int error;
+
+	lec_error_clear();
+	if ((error = lec_integration_get(st, project_id, id, &in)) < 0)
+		return error;
+	if (in->type != LEC_INTEGRATION_GITHUB &&
+	    in->type != LEC_INTEGRATION_GITLAB)
+		error = lec__error_field(LEC_EINVALID, "integration_type",
+					 "Only GitHub and GitLab integrations "
+					 "send commit statuses.");
+	if (error == LEC_OK)
+		error = check_api_url(api_url);
+	if (error == LEC_OK && token && !printable(token, LEC_INTEGRATION_TOKEN_MAX))
+		error = lec__error_field(LEC_EINVALID, "token",
+					 "A token is 1 to %d printable ASCII "
+					 "characters.",
+					 LEC_INTEGRATION_TOKEN_MAX);
+	if (error == LEC_OK && token)
+		error = lec__secret_seal_stored(st, token, aad,
+						integration_aad(project_id, 1,
+								aad),
+						&blob, &blob_len);
+	if (error == LEC_OK &&
+	    (error = lec_store__prepare(st, &stmt,
+					"UPDATE integrations SET token = ?, "
+					"api_url = ? WHERE id = ?")) == LEC_OK) {
+		if (blob)
+			sqlite3_bind_blob(stmt, 1, blob, (int)blob_len,
+					  SQLITE_STATIC);
+		if ((error = lec_store__bind_text(stmt, 2, api_url)) == LEC_OK) {
+			sqlite3_bind_int64(stmt, 3, id);
+			error = lec_store__step_done(st, stmt,
+						     "storing a token");
+		}
+		lec_store__finalize(st, stmt);
+	}
+	lec__free(blob);
+	lec_integration_free(in);
 	return error;
 }
 

@@ -359,6 +359,44 @@ int lec__job_runner(struct lec__job *job, const struct lec_runner_spec *spec,
 	return lec_runner_run(spec, out, cancel, payload, result);
 }
 
+/* Whether the cache called name is noted already. */
+static int noted(const struct lec__job *job, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < job->ncache; i++)
+		if (strcmp(job->cache[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The command through the version's warm generator, noted as the
+ * "generator" cache; LEC_EBUSY: it runs cold (the reason noted), as it
+ * always does under a step harness or without warm generators. */
+static int run_warm(struct lec__job *job, const struct lec__job_sandbox *sb,
+		    const struct lec_runner_spec *spec, struct run_state *rs,
+		    struct lec_runner_result *r)
+{
+	char reason[160];
+	int reused = 0, rc;
+
+	if (sb == NULL || sb->warm == NULL || (job->sink && job->sink->run))
+		return LEC_EBUSY;
+	if (job->env->warm == NULL) {
+		lec__job_cache_note(job, "generator", 0,
+				    "no warm generators here");
+		return LEC_EBUSY;
+	}
+	rc = lec__warm_run(job->env->warm, sb->warm, spec, run_output,
+			   run_cancel, rs, r, &reused, reason, sizeof(reason));
+	/* The build's first Sphinx run says it (a preview may run it again
+	 * to rewrite every page, through the generator it started). */
+	if (!noted(job, "generator"))
+		lec__job_cache_note(job, "generator", reused,
+				    reused ? NULL : "%s", reason);
+	return rc;
+}
+
 int lec__job_run_in(struct lec__job *job, const char *display,
 		    const char *const *argv, const char *cwd,
 		    const struct lec__job_sandbox *sb)
@@ -393,9 +431,9 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 				     display, lec_error_last());
 	}
 	/* The build's directory, the version's kept tree and, read-only,
-	 * the repository's mirror (the objects and the `git fetch` of the
+	 * the repository's repo cache (the objects and the `git fetch` of the
 	 * tree's .git, repo_clone.c), the project's environment, then what
-	 * this step adds (pip's configuration, a mirror). What a build
+	 * this step adds (pip's configuration, a repo cache). What a build
 	 * writes in any of them counts towards its disk cap. */
 	mounts[spec.nmounts++] =
 		(struct lec_runner_mount){ job->build_dir, 1 };
@@ -405,7 +443,7 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 			(struct lec_runner_mount){ job->checkout, 1 };
 		watch[nwatch++] = job->checkout;
 		mounts[spec.nmounts++] =
-			(struct lec_runner_mount){ job->mirror, 0 };
+			(struct lec_runner_mount){ job->repo_cache, 0 };
 	}
 	if (job->venv)
 		mounts[spec.nmounts++] = (struct lec_runner_mount){
@@ -447,7 +485,10 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	rs.out.id = id;
 	rs.sb = sb;
 	lec_runner_masker_init(&rs.masker, job->secrets);
-	rc = lec__job_runner(job, &spec, run_output, run_cancel, &rs, &r);
+	rc = run_warm(job, sb, &spec, &rs, &r);
+	if (rc == LEC_EBUSY)
+		rc = lec__job_runner(job, &spec, run_output, run_cancel, &rs,
+				     &r);
 	flush_masked(&rs.out, &rs.masker);
 	lec_runner_masker_dispose(&rs.masker);
 	if (egress) {

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "build_warm.h"
 #include "build_warnings.h"
 #include "buildenv.h"
 #include "files.h"
@@ -60,7 +61,7 @@ struct lec__cache_key {
 };
 
 /* One build in progress. A preview (sink set) has no store, build,
- * version or mirror: only the fields the generator steps read. */
+ * version or repo cache: only the fields the generator steps read. */
 struct lec__job {
 	struct lec__build_env *env; /* the settings and the stop flag */
 	struct lec_store *st;
@@ -71,7 +72,7 @@ struct lec__job {
 	char *checkout;   /* checkouts/<project>/<version>, kept */
 	char *tree_manifest; /* what the last checkout wrote (build_tree.c) */
 	char *output;     /* checkout/_readthedocs */
-	char *mirror;     /* repos/<project>.git */
+	char *repo_cache;     /* repos/<project>.git */
 	char *commit;
 	char *git_identifier; /* branch or tag name the version follows */
 	struct lec_rtd_config *config; /* NULL: no .readthedocs.yaml */
@@ -148,7 +149,7 @@ struct lec__job {
 };
 
 /* Most mounts one command gets: the build directory, the kept tree and
- * its mirror, the venv, and what its step adds (pip's configuration files
+ * its repo cache, the venv, and what its step adds (pip's configuration files
  * and find-links directories); a command with network also gets the
  * lectern program, its forwarder. */
 #define LEC__JOB_MAX_MOUNTS 13
@@ -170,6 +171,10 @@ struct lec__job_sandbox {
 	/* Non-NULL: said after the cause when the command fails the build
 	 * (what was available, and how to give more). */
 	const char *hint;
+	/* Non-NULL: run the command through the version's warm generator
+	 * (build_warm.h) when the environment keeps them, noting whether it
+	 * was reused as the "generator" cache; cold when none can. */
+	const struct lec__warm_request *warm;
 	/* Non-NULL: the output goes here instead of the log (the fetch
 	 * helper's progress protocol); return non-zero to stop. */
 	int (*output)(void *payload, const char *data, size_t len);
@@ -289,6 +294,11 @@ void lec__cache_key_file(struct lec__cache_key *key, const char *dir,
  * 7.2.6", "no earlier build to reuse"). */
 int lec__cache_key_check(const struct lec__cache_key *key, const char *path,
 			 char *reason, size_t cap);
+/* Whether now equals was: 1, or 0 with the first part that differs as
+ * the reason, as lec__cache_key_check words it. */
+int lec__cache_key_same(const struct lec__cache_key *was,
+			const struct lec__cache_key *now, char *reason,
+			size_t cap);
 /* Save key at path (atomically), or forget the one there. */
 int lec__cache_key_save(const struct lec__cache_key *key, const char *path);
 void lec__cache_key_forget(const char *path);

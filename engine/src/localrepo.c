@@ -5,7 +5,9 @@
  * Every refusal names the URL's field and the allowed directories, so the
  * API can show it as the service shows a validation error. The same
  * canonical path, followed to the git directory behind it, is what tells
- * two projects' URLs for one repository (lec_localrepo_identity).
+ * two projects' URLs for one repository (lec_localrepo_identity). A
+ * project's URL must also name a git repository that is there
+ * (lec_localrepo_check_repository).
  */
 #include <errno.h>
 #include <limits.h>
@@ -203,6 +205,44 @@ int lec_localrepo_check(const char *url, const char *const *roots,
 		*path = resolved;
 	else
 		lec__free(resolved);
+	return error;
+}
+
+/* Whether dir/name is there: a file or directory of type (S_IFDIR,
+ * S_IFREG), or of any type for 0. */
+static int has(const char *dir, const char *name, mode_t type)
+{
+	struct lec__buf buf = LEC__BUF_INIT;
+	struct stat sb;
+	char *path;
+	int found;
+
+	lec__buf_printf(&buf, "%s/%s", dir, name);
+	if ((path = lec__buf_take(&buf)) == NULL)
+		return 0;
+	found = stat(path, &sb) == 0 &&
+		(type == 0 || (sb.st_mode & S_IFMT) == type);
+	lec__free(path);
+	return found;
+}
+
+int lec_localrepo_check_repository(const char *url, const char *const *roots)
+{
+	struct stat sb;
+	char *path = NULL;
+	int error;
+
+	if ((error = lec_localrepo_check(url, roots, &path)) < 0 ||
+	    path == NULL)
+		return error;
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		error = lec__error_field(LEC_EINVALID, LEC_LOCALREPO_FIELD,
+					 "No directory %s.", path);
+	else if (!has(path, ".git", 0) &&
+		 !(has(path, "HEAD", S_IFREG) && has(path, "objects", S_IFDIR)))
+		error = lec__error_field(LEC_EINVALID, LEC_LOCALREPO_FIELD,
+					 "%s is not a git repository.", path);
+	lec__free(path);
 	return error;
 }
 

@@ -54,6 +54,11 @@ static int has_html_suffix(const char *name)
 	       (n > 4 && strcasecmp(name + n - 4, ".htm") == 0);
 }
 
+/* HTML files left out that are named one warning each; the rest are one
+ * more warning's count. A tree of built HTML (a site's output) would
+ * otherwise fill a log with a line per page. */
+#define HTML_SKIPPED_NAMED 3
+
 /* Whether the walk leaves out a directory of this name. */
 static int skipped_dir(const char *name, int top)
 {
@@ -432,10 +437,12 @@ static int walk_entries(struct lec_mdsite__site *s, const char *rel,
 			continue;
 		if (items[i].kind == ENTRY_ASSET &&
 		    has_html_suffix(items[i].name)) {
-			lec_mdsite__warn(s, "skipping %s%s%s: HTML files are "
-					 "not published (the site's pages are "
-					 "made from Markdown)", rel,
-					 *rel ? "/" : "", items[i].name);
+			if (++s->stats->html_skipped <= HTML_SKIPPED_NAMED)
+				lec_mdsite__warn(s, "skipping %s%s%s: HTML "
+						 "files are not published (the "
+						 "site's pages are made from "
+						 "Markdown)", rel,
+						 *rel ? "/" : "", items[i].name);
 			continue;
 		}
 		if (items[i].kind == ENTRY_ASSET) {
@@ -513,5 +520,11 @@ done:
 
 int lec_mdsite__walk(struct lec_mdsite__site *s)
 {
-	return walk_dir(s, "", 0);
+	int error = walk_dir(s, "", 0);
+
+	if (error == LEC_OK && s->stats->html_skipped > HTML_SKIPPED_NAMED)
+		lec_mdsite__warn(s, "%zu more HTML files were left out, as "
+				 "the ones above",
+				 s->stats->html_skipped - HTML_SKIPPED_NAMED);
+	return error;
 }

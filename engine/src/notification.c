@@ -83,6 +83,11 @@ int lec_notification_state_lookup(const char *code,
 	"(SELECT username FROM users WHERE id = n.attached_id) "             \
 	"ELSE (SELECT slug FROM projects WHERE id = n.project_id) END"
 
+/* The build it is about: a build's own, or the one a project's names. */
+#define BUILD_ID                                                             \
+	"(CASE n.attached_type WHEN 'build' THEN n.attached_id "             \
+	"ELSE coalesce(n.build_id, 0) END)"
+
 static const struct lec__column notification_columns[] = {
 	LEC__INT64(lec_notification, id, "n.id"),
 	LEC__TEXT(lec_notification, message_id, "n.message_id"),
@@ -99,6 +104,10 @@ static const struct lec__column notification_columns[] = {
 	LEC__TEXT(lec_notification, body, "n.body"),
 	LEC__TIME(lec_notification, created, "n.created"),
 	LEC__TIME(lec_notification, modified, "n.modified"),
+	LEC__INT64(lec_notification, build_id, BUILD_ID),
+	LEC__TEXT_OPT(lec_notification, build_version,
+		      "(SELECT v.slug FROM builds b JOIN versions v "
+		      "ON v.id = b.version_id WHERE b.id = " BUILD_ID ")"),
 };
 static const struct lec__row notification_row =
 	LEC__ROW(lec_notification, notification_columns, NULL, NULL);
@@ -157,7 +166,8 @@ static int refresh_open(struct lec_store *st,
 	if ((error = lec_store__prepare(
 		     st, &stmt,
 		     "UPDATE notifications SET state = 'unread', type = ?1, "
-		     "header = ?2, body = ?3, modified = ?4 WHERE id = "
+		     "header = ?2, body = ?3, modified = ?4, build_id = ?8 "
+		     "WHERE id = "
 		     "(SELECT id FROM notifications WHERE attached_type = ?5 "
 		     "AND attached_id = ?6 AND message_id = ?7 AND state IN "
 		     "('unread', 'read') ORDER BY id LIMIT 1) RETURNING id")) <
@@ -174,6 +184,8 @@ static int refresh_open(struct lec_store *st,
 	sqlite3_bind_int64(stmt, 6, n->attached_id);
 	if ((error = lec_store__bind_text(stmt, 7, n->message_id)) < 0)
 		goto done;
+	if (n->build_id > 0)
+		sqlite3_bind_int64(stmt, 8, n->build_id);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(stmt, 0);
@@ -198,8 +210,8 @@ static int insert_row(struct lec_store *st,
 		     st, &stmt,
 		     "INSERT INTO notifications (message_id, dismissable, "
 		     "attached_type, attached_id, project_id, type, header, "
-		     "body, created, modified) VALUES "
-		     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
+		     "body, created, modified, build_id) VALUES "
+		     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 1, n->message_id)) < 0)
 		goto done;
@@ -216,6 +228,8 @@ static int insert_row(struct lec_store *st,
 		goto done;
 	sqlite3_bind_int64(stmt, 9, now);
 	sqlite3_bind_int64(stmt, 10, now);
+	if (n->build_id > 0)
+		sqlite3_bind_int64(stmt, 11, n->build_id);
 	error = lec_store__step_done(st, stmt, "raising a notification");
 	*id = sqlite3_last_insert_rowid(sqlite3_db_handle(stmt));
 done:
@@ -512,15 +526,41 @@ static int previous_passed(struct lec_store *st, const struct lec_build *b,
 	return error;
 }
 
-/* A version failing after it passed raises the project's notification;
- * one passing cancels it. The message names the version in its body, so
- * versions of one project share the one notification, as the service's
- * per-object dedup would. */
+/* The slugs of b's project and version ("guide", "latest"), owned; found
+ * 0 when the version is gone. */
+static int build_slugs(struct lec_store *st, const struct lec_build *b,
+		       char **project, char **version, int *found)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	*project = *version = NULL;
+	*found = 0;
+	if ((error = lec_store__prepare(st, &stmt,
+					"SELECT p.slug, v.slug FROM versions v "
+					"JOIN projects p ON p.id = v.project_id "
+					"WHERE v.id = ?")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, b->version_id);
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		*found = 1;
+		if ((error = lec_store__col_text(stmt, 0, project)) == LEC_OK)
+			error = lec_store__col_text(stmt, 1, version);
+	}
+	lec_store__finalize(st, stmt);
+	return error;
+}
+
+/* A version failing after it passed, or failing its first build, raises
+ * the project's notification, which names the project, the version and
+ * the build (and holds the build, for clients to open); one passing
+ * cancels it. Versions of one project share the one notification, as
+ * the service's per-object dedup would: the newest failure's text. */
 static int version_transition(struct lec_store *st, const struct lec_build *b)
 {
-	struct lec__buf body = LEC__BUF_INIT;
+	struct lec__buf header = LEC__BUF_INIT, body = LEC__BUF_INIT;
 	struct lec_notification_new n = { 0 };
-	char *text, *vname = NULL;
+	char *h, *text, *project = NULL, *version = NULL;
 	int before, error, found = 0;
 
 	if (b->version_id == 0)
@@ -529,40 +569,54 @@ static int version_transition(struct lec_store *st, const struct lec_build *b)
 		return lec_notification_cancel(st, LEC_NOTIFICATION_PROJECT,
 					       b->project_id,
 					       LEC_MSG_VERSION_FAILING);
-	if ((error = previous_passed(st, b, &before)) < 0 || before != 1)
-		return error;
-	{
-		sqlite3_stmt *stmt = NULL;
-
-		if ((error = lec_store__prepare(st, &stmt,
-						"SELECT verbose_name FROM "
-						"versions WHERE id = ?")) < 0)
-			return error;
-		sqlite3_bind_int64(stmt, 1, b->version_id);
-		if (sqlite3_step(stmt) == SQLITE_ROW) {
-			found = 1;
-			error = lec_store__col_text(stmt, 0, &vname);
-		}
-		lec_store__finalize(st, stmt);
-		if (error < 0 || !found)
-			return error;
+	if ((error = previous_passed(st, b, &before)) < 0 || before == 0 ||
+	    (error = build_slugs(st, b, &project, &version, &found)) < 0 ||
+	    !found)
+		goto done;
+	if (before == 1) {
+		lec__buf_printf(&header, "%s/%s: build #%lld failed; it built "
+					 "before",
+				project, version, (long long)b->id);
+		lec__buf_printf(&body,
+				"The version \"%s\" of %s built successfully "
+				"before, and its build #%lld failed. Its "
+				"documentation stays as the last passing build "
+				"left it.",
+				version, project, (long long)b->id);
+	} else {
+		lec__buf_printf(&header, "%s/%s: its first build, #%lld, failed",
+				project, version, (long long)b->id);
+		lec__buf_printf(&body,
+				"The version \"%s\" of %s has not built yet: its "
+				"first build, #%lld, failed, so it has no "
+				"documentation.",
+				version, project, (long long)b->id);
 	}
-	lec__buf_printf(&body,
-			"The version \"%s\" built successfully before, and "
-			"its build #%lld failed. Its documentation stays as "
-			"the last passing build left it.",
-			vname ? vname : "", (long long)b->id);
-	lec__free(vname);
-	if ((text = lec__buf_take(&body)) == NULL)
-		return lec__error_oom();
-	n.message_id = LEC_MSG_VERSION_FAILING;
-	n.target = LEC_NOTIFICATION_PROJECT;
-	n.attached_id = b->project_id;
-	n.type = "error";
-	n.header = "A version that built before now fails";
-	n.body = text;
-	error = lec_notification_add(st, &n, NULL);
+	if (b->error && *b->error) {
+		char *cut = lec__strdup_cut(b->error, BODY_ERROR_MAX);
+
+		lec__buf_printf(&body, " %s", cut ? cut : "");
+		lec__free(cut);
+	}
+	h = lec__buf_take(&header);
+	text = lec__buf_take(&body);
+	if (h == NULL || text == NULL) {
+		error = lec__error_oom();
+	} else {
+		n.message_id = LEC_MSG_VERSION_FAILING;
+		n.target = LEC_NOTIFICATION_PROJECT;
+		n.attached_id = b->project_id;
+		n.type = "error";
+		n.header = h;
+		n.body = text;
+		n.build_id = b->id;
+		error = lec_notification_add(st, &n, NULL);
+	}
+	lec__free(h);
 	lec__free(text);
+done:
+	lec__free(project);
+	lec__free(version);
 	return error;
 }
 

@@ -35,6 +35,29 @@ const char *lec_pipeline_python(const struct lec_pipeline *pl)
 	return pl->env.python_about;
 }
 
+unsigned lec_pipeline_workers(const struct lec_pipeline *pl)
+{
+	return pl->nthreads;
+}
+
+/* The warm generators' record (build_warm.h), as the running pipeline
+ * keeps it; none without one. */
+static void warm_usage(const char *data_dir, struct lec_pipeline_usage *out)
+{
+	char *text = NULL;
+	size_t len;
+	unsigned long long count, kib;
+
+	out->warm = out->warm_kib = 0;
+	if (lec__read_in(data_dir, LEC__WARM_RECORD, 64, &text, &len) == LEC_OK &&
+	    sscanf(text, "%llu %llu", &count, &kib) == 2) {
+		out->warm = count;
+		out->warm_kib = kib;
+	}
+	lec_error_clear();
+	lec__free(text);
+}
+
 int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 {
 	static const char *const dirs[] = { "checkouts", "python", "repos" };
@@ -48,6 +71,7 @@ int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)
 	fields[0] = &out->trees;
 	fields[1] = &out->python;
 	fields[2] = &out->repos;
+	warm_usage(data_dir, out);
 	for (i = 0; i < 3; i++) {
 		char *path = lec__path_join(data_dir, dirs[i]);
 
@@ -254,7 +278,7 @@ static void sync_versions(struct lec_pipeline *pl, struct lec_store *st,
 	struct lec_repo_refs refs = { 0 };
 	struct lec_vsync_result result = { 0 };
 	char *repos = lec__path_join(pl->env.data_dir, "repos");
-	char *mirror = NULL;
+	char *repo_cache = NULL;
 	struct lec__buf name = LEC__BUF_INIT;
 	int error;
 
@@ -266,10 +290,10 @@ static void sync_versions(struct lec_pipeline *pl, struct lec_store *st,
 		goto done;
 	}
 	lec__buf_printf(&name, "%s/%s.git", repos, p->slug);
-	if ((mirror = lec__buf_take(&name)) == NULL ||
-	    (error = lec__fetch_mirror(&pl->env, p,
+	if ((repo_cache = lec__buf_take(&name)) == NULL ||
+	    (error = lec__fetch_repo_cache(&pl->env, p,
 				       pl->env.limits.time_limit_s)) < 0 ||
-	    (error = lec_repo_list_refs(mirror, &refs)) < 0)
+	    (error = lec_repo_list_refs(repo_cache, &refs)) < 0)
 		goto done;
 	error = lec_vsync_apply(st, project_id, &refs, &result);
 done:
@@ -279,7 +303,7 @@ done:
 			       (long long)project_id, lec_error_last());
 	lec_repo_refs_dispose(&refs);
 	lec_project_free(p);
-	lec__free(mirror);
+	lec__free(repo_cache);
 	lec__free(repos);
 }
 
@@ -360,6 +384,7 @@ static void pipeline_free(struct lec_pipeline *pl)
 {
 	if (pl->lock_fd >= 0)
 		close(pl->lock_fd);
+	lec__warm_pool_free(pl->env.warm);
 	lec__build_env_dispose(&pl->env);
 	lec__free(pl);
 }
@@ -390,6 +415,18 @@ static int recover(struct lec_pipeline *pl)
 	return error;
 }
 
+/* The warm generators of the versions being worked on, with their record
+ * in the data directory for `lectern status`. */
+static int warm_pool(struct lec_pipeline *pl)
+{
+	char *record = lec__path_join(pl->env.data_dir, LEC__WARM_RECORD);
+	int error = record ? lec__warm_pool_new(&pl->env.warm, record)
+			   : lec__error_oom();
+
+	lec__free(record);
+	return error;
+}
+
 int lec_pipeline_start(struct lec_pipeline **out,
 		       const struct lec_pipeline_config *config)
 {
@@ -411,7 +448,7 @@ int lec_pipeline_start(struct lec_pipeline **out,
 	    (error = take_lock(pl)) < 0 ||
 	    (error = lec__build_env_find_python(&pl->env, NULL)) < 0 ||
 	    (error = lec__build_env_identify(&pl->env, config)) < 0 ||
-	    (error = recover(pl)) < 0)
+	    (error = recover(pl)) < 0 || (error = warm_pool(pl)) < 0)
 		goto fail;
 	pl->watch_debounce_ms = config->watch_debounce_ms
 					? config->watch_debounce_ms

@@ -8,7 +8,7 @@
  * build_python.c (the project's virtualenv and dependencies) and
  * build_steps.c (the generators and formats), then build_job.c (one
  * build: its steps in order), and at the top pipeline.c (workers,
- * recovery), watch.c (builds on commit), mirror.c (offline mirrors) and
+ * recovery), watch.c (builds on commit), repo cache.c (offline repo caches) and
  * preview.c. Each file calls only files on lower floors.
  */
 #ifndef LECTERN_PIPELINE_INTERNAL_H
@@ -51,15 +51,15 @@ struct lec__watcher;
 int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out);
 void lec__watcher_stop(struct lec__watcher *watcher);
 
-/* The checkout step (build_fetch.c): fetch the project's mirror, sync
+/* The checkout step (build_fetch.c): fetch the project's repo cache, sync
  * its versions, check the version's commit out. 0 or -1 (job failed). */
 int lec__job_checkout(struct lec__job *job);
-/* The submodules .readthedocs.yaml asks for, fetched through mirrors of
+/* The submodules .readthedocs.yaml asks for, fetched through repo caches of
  * their own (repos/<project>.modules/) and checked out. 0 or -1. */
 int lec__job_submodules(struct lec__job *job);
-/* Fetch a project's mirror outside any build (a version sync), within
+/* Fetch a project's repo cache outside any build (a version sync), within
  * time_limit_s. */
-int lec__fetch_mirror(struct lec__build_env *env,
+int lec__fetch_repo_cache(struct lec__build_env *env,
 		      const struct lec_project *p, unsigned time_limit_s);
 /* The version's kept working tree (build_tree.c). Before a checkout:
  * check the tree against what the last one wrote and clean what the
@@ -89,7 +89,7 @@ int lec__job_publish(struct lec__job *job);
  * it to the server's user: nothing in it can then lead out of it. */
 int lec__sanitize_tree(const char *dir);
 /* Which output becomes which version's published docs (build_publish.c;
- * a build's, or a mirror's refresh, mirror.c). Strings borrowed. */
+ * a build's, or a repo cache's refresh, repo cache.c). Strings borrowed. */
 struct lec__publish {
 	struct lec_store *st;
 	const char *data_dir;

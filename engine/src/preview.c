@@ -69,6 +69,7 @@ struct lec_preview {
 	/* What the hosted service refuses in the last build's tree that
 	 * Lectern built anyway, one line; NULL: nothing. */
 	char *service_refuses;
+	char *cache_json; /* the last build's cache notes, or NULL */
 };
 
 /* Paths ------------------------------------------------------------------ */
@@ -372,6 +373,10 @@ int lec_preview_open(struct lec_preview **out, const char *tree,
 		goto done;
 	p->generation = published_generation(p);
 	p->no_warnings = opts->version >= 2 && opts->no_warnings;
+	/* The tree's own warm generator, stopped with the handle. */
+	if (!(opts->version >= 3 && opts->cold) &&
+	    (error = lec__warm_pool_new(&p->env.warm, NULL)) < 0)
+		goto done;
 	load_warnings(p);
 	*out = p;
 	p = NULL;
@@ -396,8 +401,10 @@ void lec_preview_free(struct lec_preview *p)
 	lec__free(p->service_refuses);
 	lec__free(p->sphinx_kept);
 	lec__free(p->inventory_file);
+	lec__free(p->cache_json);
 	lec_warning_set_dispose(&p->last);
 	lec_warning_set_dispose(&p->current);
+	lec__warm_pool_free(p->env.warm);
 	lec__build_env_dispose(&p->env);
 	lec__free(p->project.name);
 	lec__free(p->project.slug);
@@ -418,6 +425,11 @@ const char *lec_preview_cache_dir(const struct lec_preview *p)
 const char *lec_preview_site(const struct lec_preview *p)
 {
 	return p->site;
+}
+
+const char *lec_preview_cache(const struct lec_preview *p)
+{
+	return p ? p->cache_json : NULL;
 }
 
 const char *lec_preview_service_refuses(const struct lec_preview *p)
@@ -597,15 +609,6 @@ static char **preview_env(const struct lec_preview *p)
 		env = NULL;
 	}
 	return env;
-}
-
-static void free_env(char **env)
-{
-	size_t i;
-
-	for (i = 0; env && env[i]; i++)
-		lec__free(env[i]);
-	lec__free(env);
 }
 
 static enum lec_preview_generator public_generator(enum lec__generator g)
@@ -1122,6 +1125,8 @@ int lec_preview_build(struct lec_preview *p,
 	lec__free(p->service_refuses);
 	p->service_refuses = job.service_refuses;
 	job.service_refuses = NULL;
+	lec__free(p->cache_json);
+	p->cache_json = lec__job_cache_json(&job);
 	if (job.error || job.cancelled)
 		error = lec__error(LEC_ERROR, "%s",
 				   job.error ? job.error
@@ -1135,7 +1140,7 @@ int lec_preview_build(struct lec_preview *p,
 	}
 done:
 	lec__job_sphinx_keep(&job, 0);
-	free_env(job.cmd_env);
+	lec__env_free(job.cmd_env);
 	lec_rtd_config_free(job.config);
 	lec__free(job.error);
 	lec__free(job.failure_message);

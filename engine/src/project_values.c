@@ -297,8 +297,8 @@ static int field_repo_url(const struct lec_project_patch *p,
 	if (error == LEC_OK)
 		error = lec__project_repo_url_check(v->repo_url);
 	return error < 0 ? error
-			 : lec_localrepo_check(v->repo_url, p->local_roots,
-					       NULL);
+			 : lec_localrepo_check_repository(v->repo_url,
+							  p->local_roots);
 }
 
 static int field_repo_type(const struct lec_project_patch *p,

@@ -3,8 +3,8 @@
  * of the module stands on (repo_internal.h): libgit2 made ready once, the
  * URLs a repository may have and a URL shown without its credentials,
  * errors in libgit2's words with those credentials taken out, a
- * directory's state, opening a mirror and a commit's tree, and a local
- * repository's git directory. The parts: mirroring (repo_fetch.c, with
+ * directory's state, opening a repo cache and a commit's tree, and a local
+ * repository's git directory. The parts: caching (repo_fetch.c, with
  * its fast path for a local source in repo_local.c), refs (repo_refs.c), a
  * commit's checkout (repo_checkout.c), kept checkouts (repo_kept.c), the
  * checkout's .git (repo_clone.c) and submodules (repo_submodules.c). Each
@@ -29,7 +29,7 @@
  * whole message is cut at the error module's limit anyway. */
 #define REPO_CONTEXT_MAX 512
 
-/* The URL schemes a mirror may come from (a local path needs none). */
+/* The URL schemes a repo cache may come from (a local path needs none). */
 static const char *const url_schemes[] = { "file", "http", "https", "git" };
 
 /* libgit2 ------------------------------------------------------------------ */
@@ -335,18 +335,18 @@ char *lec_repo__trim_slashes(const char *path)
 
 /* Opening ------------------------------------------------------------------ */
 
-int lec_repo__open_mirror(const char *dir, git_repository **repo)
+int lec_repo__open_cache(const char *dir, git_repository **repo)
 {
 	int error;
 
 	*repo = NULL;
 	if (dir == NULL || *dir == '\0')
-		return lec__error(LEC_EINVALID, "no mirror directory given");
+		return lec__error(LEC_EINVALID, "no repo cache directory given");
 	if ((error = lec_repo__ready()) < 0)
 		return error;
 	if (git_repository_open_bare(repo, dir) < 0)
 		return lec_repo__fail_as(LEC_ENOTFOUND,
-					 "no repository mirror at '%s'", dir);
+					 "no repo cache at '%s'", dir);
 	return LEC_OK;
 }
 
@@ -378,7 +378,7 @@ int lec_repo__lookup_tree(git_repository *repo, const char *hex,
 				  "(%d hexadecimal digits)",
 				  hex, LEC_REPO_COMMIT_HEX);
 	if ((rc = git_commit_lookup(&commit, repo, &oid)) < 0)
-		return lec_repo__fail(rc, NULL, "no commit %s in the mirror",
+		return lec_repo__fail(rc, NULL, "no commit %s in the repo cache",
 				      hex);
 	rc = git_commit_tree(tree, commit);
 	git_commit_free(commit);

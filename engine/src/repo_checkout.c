@@ -259,7 +259,7 @@ static int write_checkout(git_repository *repo, git_tree *tree,
 	return error;
 }
 
-int lec_repo_checkout(const char *mirror_dir, const char *commit,
+int lec_repo_checkout(const char *cache_dir, const char *commit,
 		      const char *target_dir, lec_repo_progress_cb cb,
 		      void *payload)
 {
@@ -271,7 +271,7 @@ int lec_repo_checkout(const char *mirror_dir, const char *commit,
 	if (commit == NULL || target_dir == NULL || *target_dir == '\0')
 		return lec__error(LEC_EINVALID,
 				  "no commit or checkout target given");
-	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_cache(cache_dir, &repo)) < 0)
 		return error;
 	if ((error = lec_repo__lookup_tree(repo, commit, &tree)) == LEC_OK)
 		error = write_checkout(repo, tree, target_dir, cb, payload);

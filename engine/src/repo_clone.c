@@ -9,7 +9,7 @@
  * running them, in time that does not grow with the repository:
  *
  * - objects: none of its own. objects/info/alternates names the engine's
- *   mirror, which every build command sees read-only at its own path
+ *   repo cache, which every build command sees read-only at its own path
  *   (job.c), so nothing is copied.
  * - history: the shallow file the two fetches leave, computed as git's
  *   upload-pack computes it (get_shallow_commits): the commits
@@ -28,15 +28,15 @@
  *   which `git remote -v` shows (conf.py files read it), and the fetch
  *   refspec of a single-branch clone. remote.origin.vcs names a remote
  *   helper that this config defines as an alias, a few lines of sh that
- *   connect git's fetch to `git upload-pack` of the mirror: so `git fetch`
+ *   connect git's fetch to `git upload-pack` of the repo cache: so `git fetch`
  *   works offline and never reaches the network, and pushing fails. An
- *   url.<mirror>.insteadOf would have done the fetching, but git shows
+ *   url.<repo cache>.insteadOf would have done the fetching, but git shows
  *   the rewritten URL as the remote's.
  * - index: the commit's tree with the stat of each file as the checkout
  *   wrote it, so `git status` and `git describe --dirty` find the tree
  *   clean without reading every file.
  *
- * One difference remains: the alternates make every object of the mirror
+ * One difference remains: the alternates make every object of the repo cache
  * present, so a later fetch that follows tags (`git fetch --unshallow`)
  * also brings tags of other branches, which `git describe` never picks.
  *
@@ -208,7 +208,7 @@ struct clone_state {
 	git_repository *repo;
 	const struct lec_repo_clone *spec;
 	git_oid commit;
-	char *branch;  /* the default branch (the mirror's HEAD), or NULL */
+	char *branch;  /* the default branch (the repo cache's HEAD), or NULL */
 	git_oid tip;   /* what the --depth 1 clone got */
 	struct walk fetched;
 	unsigned abbrev; /* git's abbreviation length in the service's clone */
@@ -267,7 +267,7 @@ static int valid_ref(const char *prefix, const char *name)
 }
 
 /* The default branch and the tip the --depth 1 clone checked out: the
- * mirror's HEAD (detached there when it names no branch); the commit
+ * repo cache's HEAD (detached there when it names no branch); the commit
  * built when that is the branch fetched, so the two agree. */
 static int read_origin(struct clone_state *s)
 {
@@ -313,7 +313,7 @@ static int tag_followed(const struct clone_state *s, const git_oid *commit)
 	       (follows && walk_find(&s->fetched, commit) != NULL);
 }
 
-/* The mirror's tags the clone has (the fetched tag is put already). */
+/* The repo cache's tags the clone has (the fetched tag is put already). */
 static int collect_tags(struct clone_state *s)
 {
 	git_reference_iterator *it = NULL;
@@ -345,7 +345,7 @@ static int collect_tags(struct clone_state *s)
 	return error;
 }
 
-/* The tag fetched by name, as the mirror has it when it still leads to
+/* The tag fetched by name, as the repo cache has it when it still leads to
  * the commit, else as a tag of the commit. */
 static int put_fetched_tag(struct clone_state *s)
 {
@@ -449,7 +449,7 @@ static int count_trees(git_repository *repo, struct walk *objects)
 }
 
 /* git abbreviates object ids by the number of objects a repository has,
- * which the alternates make the mirror's: the clone's config fixes the
+ * which the alternates make the repo cache's: the clone's config fixes the
  * length at what the service's clone counts (its commits, their trees
  * and files, its annotated tags), so `git describe` and setuptools-scm's
  * versions name commits as there. */
@@ -499,11 +499,11 @@ static void config_quoted(struct lec__buf *b, const char *s)
 }
 
 /* The remote helper: git writes "capabilities", then "connect SERVICE";
- * it answers that it connects, then becomes upload-pack of the mirror
+ * it answers that it connects, then becomes upload-pack of the repo cache
  * (sh's read takes a byte at a time from a pipe, so what follows is
  * upload-pack's). Any other service (receive-pack: a push) is refused.
  * Reachable commits may be fetched by id, as the forges allow. */
-static void helper_alias(struct lec__buf *b, const char *mirror)
+static void helper_alias(struct lec__buf *b, const char *repo_cache)
 {
 	struct lec__buf sh = LEC__BUF_INIT;
 	const char *p;
@@ -515,7 +515,7 @@ static void helper_alias(struct lec__buf *b, const char *mirror)
 			   "own repository' >&2; exit 128; fi; printf '\\n'; "
 			   "exec git -c uploadpack.allowReachableSHA1InWant=true "
 			   "upload-pack '");
-	for (p = mirror; *p; p++) {
+	for (p = repo_cache; *p; p++) {
 		if (*p == '\'')
 			lec__buf_puts(&sh, "'\\''");
 		else
@@ -530,7 +530,7 @@ static void helper_alias(struct lec__buf *b, const char *mirror)
 	lec__free(text);
 }
 
-static char *config_text(const struct clone_state *s, const char *mirror)
+static char *config_text(const struct clone_state *s, const char *repo_cache)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *url = lec_repo_redact_url(s->spec->url);
@@ -558,7 +558,7 @@ static char *config_text(const struct clone_state *s, const char *mirror)
 				s->branch);
 	}
 	lec__buf_puts(&b, "[alias]\n\tremote-" CLONE_HELPER " = ");
-	helper_alias(&b, mirror);
+	helper_alias(&b, repo_cache);
 	lec__buf_puts(&b, "\n");
 	return lec__buf_take(&b);
 }
@@ -761,16 +761,16 @@ static int write_index(const struct clone_state *s, int rootfd,
 
 /* The clone --------------------------------------------------------------- */
 
-static int check_spec(const char *mirror_dir, const char *commit,
+static int check_spec(const char *cache_dir, const char *commit,
 		      const char *target_dir, const struct lec_repo_clone *c)
 {
 	int named = c && (c->kind == LEC_REPO_FETCH_BRANCH ||
 			  c->kind == LEC_REPO_FETCH_TAG);
 
 	if (c == NULL || c->url == NULL || target_dir == NULL ||
-	    *target_dir == '\0' || mirror_dir == NULL || mirror_dir[0] != '/')
+	    *target_dir == '\0' || cache_dir == NULL || cache_dir[0] != '/')
 		return lec__error(LEC_EINVALID, "no URL, target or absolute "
-						"mirror path given");
+						"repo cache path given");
 	if (!lec_repo_is_commit_id(commit))
 		return lec__error(LEC_EINVALID, "'%s' is not a commit id",
 				  commit ? commit : "");
@@ -787,18 +787,18 @@ static int check_spec(const char *mirror_dir, const char *commit,
 }
 
 /* What the clone has: its default branch, history and refs. */
-static int read_state(struct clone_state *s, const char *mirror_dir,
+static int read_state(struct clone_state *s, const char *cache_dir,
 		      const char *commit)
 {
 	git_commit *c = NULL;
 	int rc, error;
 
-	if ((error = lec_repo__open_mirror(mirror_dir, &s->repo)) < 0)
+	if ((error = lec_repo__open_cache(cache_dir, &s->repo)) < 0)
 		return error;
 	if (git_oid_fromstr(&s->commit, commit) < 0 ||
 	    (rc = git_commit_lookup(&c, s->repo, &s->commit)) < 0)
 		return lec_repo__fail_as(LEC_ENOTFOUND,
-					 "no commit %s in the mirror", commit);
+					 "no commit %s in the repo cache", commit);
 	git_commit_free(c);
 	if ((error = read_origin(s)) < 0 ||
 	    (error = walk_history(s->repo, &s->commit, &s->fetched)) < 0 ||
@@ -807,19 +807,19 @@ static int read_state(struct clone_state *s, const char *mirror_dir,
 	return count_abbrev(s);
 }
 
-static int write_gitdir(struct clone_state *s, const char *mirror_dir,
+static int write_gitdir(struct clone_state *s, const char *cache_dir,
 			const char *target, int rootfd)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *shallow;
 	int gitfd = -1, error;
 
-	lec__buf_printf(&b, "%s/objects\n", mirror_dir);
+	lec__buf_printf(&b, "%s/objects\n", cache_dir);
 	if ((error = make_gitdir(rootfd, target, &gitfd)) < 0 ||
 	    (error = put_file(gitfd, target, "objects/info/alternates",
 			      lec__buf_take(&b))) < 0 ||
 	    (error = put_file(gitfd, target, "config",
-			      config_text(s, mirror_dir))) < 0 ||
+			      config_text(s, cache_dir))) < 0 ||
 	    (error = put_file(gitfd, target, "packed-refs",
 			      packed_refs_text(s))) < 0)
 		goto done;
@@ -846,7 +846,7 @@ done:
 	return error;
 }
 
-int lec_repo_clone_write(const char *mirror_dir, const char *commit,
+int lec_repo_clone_write(const char *cache_dir, const char *commit,
 			 const char *target_dir,
 			 const struct lec_repo_clone *clone)
 {
@@ -856,8 +856,8 @@ int lec_repo_clone_write(const char *mirror_dir, const char *commit,
 	lec_error_clear();
 	memset(&s, 0, sizeof(s));
 	s.spec = clone;
-	if ((error = check_spec(mirror_dir, commit, target_dir, clone)) < 0 ||
-	    (error = read_state(&s, mirror_dir, commit)) < 0)
+	if ((error = check_spec(cache_dir, commit, target_dir, clone)) < 0 ||
+	    (error = read_state(&s, cache_dir, commit)) < 0)
 		goto done;
 	rootfd = open(target_dir,
 		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -865,7 +865,7 @@ int lec_repo_clone_write(const char *mirror_dir, const char *commit,
 		error = lec__error(LEC_ENOTFOUND, "cannot open '%s': %s",
 				   target_dir, strerror(errno));
 	else
-		error = write_gitdir(&s, mirror_dir, target_dir, rootfd);
+		error = write_gitdir(&s, cache_dir, target_dir, rootfd);
 done:
 	if (rootfd >= 0)
 		close(rootfd);

@@ -1,16 +1,18 @@
 /*
- * Mirroring: a project's bare mirror under repos/ brought up to date with
+ * The repo cache: a project's repo cache under repos/ brought up to date with
  * its repository, every branch and tag, refs gone from the remote pruned.
  *
- * A mirror is fetched through an anonymous remote with the mirror refspecs
+ * A repo cache is fetched through an anonymous remote with the repo cache refspecs
  * and without FETCH_HEAD, so a URL's credentials are used for the
  * connection but never stored on disk; the project's current URL is passed
  * on every call, so a changed URL simply takes effect. The remote's default
  * branch is recorded the way `git clone --mirror` records it: as the
- * mirror's HEAD. A first clone is built beside its directory and renamed
- * into place, so no half-made mirror is ever seen. A source on this
- * machine is copied instead when it can be (repo_local.c).
+ * repo cache's HEAD. A first clone is built beside its directory and renamed
+ * into place, so no half-made repo cache is ever seen. A source on this
+ * machine is copied instead when it can be (repo_local.c). A pull
+ * request's build asks for its head too, one ref under its own name.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +49,7 @@ static int fetch_fail(int rc, const struct lec_repo__transfer *t,
 	return lec_repo__fail(rc, url, "cannot fetch %s", shown);
 }
 
-/* Point the mirror's HEAD where the remote's points. A remote without a
+/* Point the repo cache's HEAD where the remote's points. A remote without a
  * default branch (empty, or its HEAD unborn) gets a detached HEAD, so that
  * no branch is reported as its default; with no commit to detach at, the
  * HEAD is unborn, which reports none either. */
@@ -71,7 +73,7 @@ static int record_default(git_repository *repo, const char *head,
 }
 
 /* An anonymous remote: nothing about it (its URL above all) is written to
- * the mirror's configuration. The user's url.<base>.insteadOf settings are
+ * the repo cache's configuration. The user's url.<base>.insteadOf settings are
  * not applied, so what is fetched depends on the project alone (and
  * libgit2 1.5 leaks memory matching them). */
 static int open_remote(git_repository *repo, const char *url,
@@ -86,9 +88,9 @@ static int open_remote(git_repository *repo, const char *url,
 	return git_remote_create_with_opts(remote, url, &opts);
 }
 
-/* libgit2 1.5's local transport walks from the mirror's target of every
+/* libgit2 1.5's local transport walks from the repo cache's target of every
  * advertised ref as if it were a commit, and fails on a tag of a tree or
- * blob that the mirror already has. Such tags are never listed (they lead
+ * blob that the repo cache already has. Such tags are never listed (they lead
  * to no commit), so they are dropped before each fetch, which brings them
  * back without transferring anything. */
 static int drop_unpeelable_tags(git_repository *repo)
@@ -114,25 +116,34 @@ static int drop_unpeelable_tags(git_repository *repo)
 	git_reference_iterator_free(it);
 	if (rc < 0 && rc != GIT_ITEROVER)
 		return lec_repo__fail(rc, NULL,
-				      "cannot prepare the mirror for a "
+				      "cannot prepare the repo cache for a "
 				      "fetch");
 	return LEC_OK;
 }
 
-/* Fetch every branch and tag of url into repo, pruning vanished refs. The
- * default branch is read while connected, from the same advertisement the
- * fetch uses. */
+/* Fetch every branch and tag of url into repo, pruning vanished refs, and
+ * the pull request's head the transfer names. The default branch is read
+ * while connected, from the same advertisement the fetch uses. */
 static int fetch_into(git_repository *repo, const char *url, const char *shown,
 		      struct lec_repo__transfer *t)
 {
 	char heads[] = "+" LEC_REPO__HEADS "*:" LEC_REPO__HEADS "*";
 	char tags[] = "+" LEC_REPO__TAGS "*:" LEC_REPO__TAGS "*";
-	char *spec_list[] = { heads, tags };
+	struct lec__buf request = LEC__BUF_INIT;
+	char *spec_list[] = { heads, tags, NULL };
 	git_strarray specs = { spec_list, 2 };
 	git_fetch_options opts;
 	git_remote *remote = NULL;
 	git_buf head = { 0 };
 	int rc, error;
+
+	if (t->request_ref) {
+		lec__buf_printf(&request, "+%s:%s", t->request_ref,
+				t->request_ref);
+		if ((spec_list[2] = lec__buf_take(&request)) == NULL)
+			return lec__error_oom();
+		specs.count = 3;
+	}
 
 	/* The _INIT macro leaves fields to zero-filling, which the
 	 * warnings refuse; the function fills the same defaults. */
@@ -155,12 +166,13 @@ static int fetch_into(git_repository *repo, const char *url, const char *shown,
 		error = record_default(repo, head.ptr, shown);
 	git_buf_dispose(&head);
 	git_remote_free(remote);
+	lec__free(spec_list[2]);
 	return error;
 }
 
 /* Bring repo (at repo_dir) up to date with url: a local source by copying,
  * anything else (or a local one that cannot be copied) through libgit2. */
-static int fill_mirror(git_repository *repo, const char *repo_dir,
+static int fill_repo_cache(git_repository *repo, const char *repo_dir,
 		       const char *url, const char *shown,
 		       struct lec_repo__transfer *t)
 {
@@ -195,8 +207,8 @@ static int make_parent(const char *path)
 	return error;
 }
 
-/* First clone: build the mirror in a fresh directory beside dir and rename
- * it into place when complete, so no half-made mirror is ever seen. */
+/* First clone: build the repo cache in a fresh directory beside dir and rename
+ * it into place when complete, so no half-made repo cache is ever seen. */
 static int clone_new(const char *url, const char *shown, const char *dir,
 		     struct lec_repo__transfer *t)
 {
@@ -218,14 +230,14 @@ static int clone_new(const char *url, const char *shown, const char *dir,
 	}
 	if ((rc = git_repository_init(&repo, tmp, 1)) < 0)
 		error = lec_repo__fail(rc, NULL,
-				       "cannot create a mirror in '%s'", tmp);
+				       "cannot create a repo cache in '%s'", tmp);
 	else
-		error = fill_mirror(repo, tmp, url, shown, t);
+		error = fill_repo_cache(repo, tmp, url, shown, t);
 	git_repository_free(repo);
 	/* rename() replaces dir when it is an empty directory. */
 	if (error == LEC_OK && rename(tmp, dir) != 0)
 		error = lec__error(LEC_EIO,
-				   "cannot move the new mirror to "
+				   "cannot move the new repo cache to "
 				   "'%s': %s",
 				   dir, strerror(errno));
 	if (error < 0)
@@ -243,28 +255,67 @@ static int update_existing(const char *url, const char *shown, const char *dir,
 	if (git_repository_open_bare(&repo, dir) < 0)
 		return lec_repo__fail_as(LEC_EEXISTS,
 					 "'%s' exists and is not a "
-					 "repository mirror",
+					 "repo cache",
 					 dir);
-	error = fill_mirror(repo, dir, url, shown, t);
+	error = fill_repo_cache(repo, dir, url, shown, t);
 	git_repository_free(repo);
 	return error;
 }
 
-int lec_repo_mirror(const char *url, const char *mirror_dir,
+/* Whether s, up to its end or a '/', is one or more digits; where it
+ * stopped in *end. */
+static int digits(const char *s, const char **end)
+{
+	const char *p = s;
+
+	while (isdigit((unsigned char)*p))
+		p++;
+	*end = p;
+	return p > s;
+}
+
+int lec_repo_is_request_ref(const char *ref)
+{
+	static const char *const prefixes[] = { "refs/pull/",
+						"refs/merge-requests/" };
+	const char *end;
+	size_t i, n;
+
+	for (i = 0; ref && i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		n = strlen(prefixes[i]);
+		if (strncmp(ref, prefixes[i], n) == 0 && digits(ref + n, &end) &&
+		    strcmp(end, "/head") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int lec_repo_cache_update(const char *url, const char *cache_dir,
 		    lec_repo_progress_cb cb, void *payload)
 {
-	struct lec_repo__transfer t = { cb, payload, 0 };
+	return lec_repo_cache_update_ref(url, cache_dir, NULL, cb, payload);
+}
+
+int lec_repo_cache_update_ref(const char *url, const char *cache_dir,
+			const char *request_ref, lec_repo_progress_cb cb,
+			void *payload)
+{
+	struct lec_repo__transfer t = { cb, payload, 0, request_ref };
 	enum lec_repo__dir_state state;
 	char *shown = NULL, *dir = NULL;
 	int error;
 
 	lec_error_clear();
+	if (request_ref && !lec_repo_is_request_ref(request_ref))
+		return lec__error(LEC_EINVALID,
+				  "'%s' is not a pull request's head",
+				  request_ref);
 	if (url == NULL || *url == '\0')
 		return lec__error(LEC_EINVALID, "no repository URL given");
-	if (mirror_dir == NULL || *mirror_dir == '\0')
-		return lec__error(LEC_EINVALID, "no mirror directory given");
+	if (cache_dir == NULL || *cache_dir == '\0')
+		return lec__error(LEC_EINVALID, "no repo cache directory given");
 	shown = lec_repo_redact_url(url);
-	dir = lec_repo__trim_slashes(mirror_dir);
+	dir = lec_repo__trim_slashes(cache_dir);
 	if (shown == NULL || dir == NULL) {
 		error = lec__error_oom();
 		goto done;

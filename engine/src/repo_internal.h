@@ -2,7 +2,7 @@
  * What the parts of the repository module (lectern/repo.h) share. In
  * repo.c: libgit2 made ready once, the URL rules, errors in libgit2's
  * words with a URL's credentials taken out, the state of a directory,
- * opening a mirror and a commit's tree. In repo_local.c: mirroring's fast
+ * opening a repo cache and a commit's tree. In repo_local.c: caching's fast
  * path for a local source, which repo_fetch.c calls. In repo_checkout.c:
  * the writer of a checkout's entries, which the kept checkouts
  * (repo_kept.c) reuse.
@@ -64,13 +64,13 @@ char *lec_repo__trim_slashes(const char *path);
 
 /* Opening -------------------------------------------------------------------- */
 
-/* The bare mirror at dir. LEC_ENOTFOUND when there is none. */
-int lec_repo__open_mirror(const char *dir, git_repository **repo);
+/* The repo cache at dir. LEC_ENOTFOUND when there is none. */
+int lec_repo__open_cache(const char *dir, git_repository **repo);
 /* The tree of the commit whose full id is hex. */
 int lec_repo__lookup_tree(git_repository *repo, const char *hex,
 			  git_tree **tree);
 
-/* Mirroring ------------------------------------------------------------------ */
+/* The repo cache ------------------------------------------------------------------ */
 
 /* A transfer in progress: the caller's callback, and whether it asked to
  * stop (libgit2 reports that as a generic callback error). */
@@ -78,9 +78,12 @@ struct lec_repo__transfer {
 	lec_repo_progress_cb cb;
 	void *payload;
 	int cancelled;
+	/* A pull request's head cached too (refs/pull/N/head,
+	 * refs/merge-requests/N/head), or NULL: see lec_repo_cache_update_ref. */
+	const char *request_ref;
 };
 
-/* Mirror the local repository at path into repo (at repo_dir) by copying
+/* Repo cache the local repository at path into repo (at repo_dir) by copying
  * its object files and setting its branches and tags (repo_local.c);
  * *default_ref (owned, or NULL) is the ref the source's HEAD names, for
  * the caller to record. LEC_ENOTFOUND, its message cleared, when the

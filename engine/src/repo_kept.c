@@ -303,7 +303,7 @@ static int apply_diff(struct update *u, git_diff *diff)
 	return error;
 }
 
-int lec_repo_checkout_update(const char *mirror_dir, const char *from,
+int lec_repo_checkout_update(const char *cache_dir, const char *from,
 			     const char *commit, const char *target_dir,
 			     lec_repo_change_cb changed,
 			     lec_repo_progress_cb cb, void *payload)
@@ -321,7 +321,7 @@ int lec_repo_checkout_update(const char *mirror_dir, const char *from,
 	    changed == NULL)
 		return lec__error(LEC_EINVALID, "no commits, target or "
 						"callback given");
-	if ((error = lec_repo__open_mirror(mirror_dir, &u.co.repo)) < 0)
+	if ((error = lec_repo__open_cache(cache_dir, &u.co.repo)) < 0)
 		return error;
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
@@ -372,7 +372,7 @@ static int list_entry(const char *root, const git_tree_entry *e, void *payload)
 	return stop ? -1 : 0;
 }
 
-int lec_repo_tree_list(const char *mirror_dir, const char *commit,
+int lec_repo_tree_list(const char *cache_dir, const char *commit,
 		       lec_repo_entry_cb cb, void *payload)
 {
 	struct listing l = { cb, payload, LEC__BUF_INIT };
@@ -381,7 +381,7 @@ int lec_repo_tree_list(const char *mirror_dir, const char *commit,
 	int error;
 
 	lec_error_clear();
-	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_cache(cache_dir, &repo)) < 0)
 		return error;
 	if ((error = lec_repo__lookup_tree(repo, commit, &tree)) == LEC_OK &&
 	    git_tree_walk(tree, GIT_TREEWALK_PRE, list_entry, &l) < 0) {

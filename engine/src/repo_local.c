@@ -1,11 +1,11 @@
 /*
- * The fast path of mirroring (repo_fetch.c) for a source on this machine.
+ * The fast path of caching (repo_fetch.c) for a source on this machine.
  *
  * libgit2 1.5's local transport builds a pack object by object, minutes
- * for a long history. A local source is instead mirrored the way `git
+ * for a long history. A local source is instead cached the way `git
  * clone --local` does it: its pack and loose object files are copied (not
- * linked: the mirror is given to the build user, and a link would change
- * the owner of the source's own files), only those the mirror lacks, then
+ * linked: the repo cache is given to the build user, and a link would change
+ * the owner of the source's own files), only those the repo cache lacks, then
  * its branches and tags are set. A source whose objects live partly
  * elsewhere (alternates) or that is shallow, or whose refs then name an
  * object the copies did not bring, is fetched through libgit2 instead.
@@ -96,7 +96,7 @@ static int is_pack_name(const char *name)
 	       strcmp(name + n - 5, ".pack") == 0;
 }
 
-/* Each pack of from/pack the mirror lacks: the pack, then its index
+/* Each pack of from/pack the repo cache lacks: the pack, then its index
  * (which makes it visible). */
 static int copy_packs(int from, int to, struct copy_run *c)
 {
@@ -114,7 +114,7 @@ static int copy_packs(int from, int to, struct copy_run *c)
 	mkdirat(to, "pack", 0777);
 	dst = openat(to, "pack", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dst < 0)
-		error = lec__error(LEC_EIO, "cannot open the mirror's packs");
+		error = lec__error(LEC_EIO, "cannot open the repo cache's packs");
 	while (error == LEC_OK && (e = readdir(d)) != NULL) {
 		size_t n = strlen(e->d_name);
 
@@ -138,7 +138,7 @@ static int is_fanout(const char *name)
 	       isxdigit((unsigned char)name[1]);
 }
 
-/* Each loose object of from the mirror lacks. */
+/* Each loose object of from the repo cache lacks. */
 static int copy_loose(int from, int to, struct copy_run *c)
 {
 	int dup_from = dup(from), error = LEC_OK;
@@ -181,8 +181,8 @@ static int copy_loose(int from, int to, struct copy_run *c)
 	return error;
 }
 
-/* Set repo's branches and tags to src's (each a direct ref, as a mirror
- * fetch leaves them), remove those src no longer has, and point HEAD at
+/* Set repo's branches and tags to src's (each a direct ref, as a repo cache
+ * fetch leaves them; and the pull request's head asked for), remove those src no longer has, and point HEAD at
  * src's default branch. LEC_ENOTFOUND when a ref names an object repo
  * lacks: nothing is changed then. */
 struct ref_copy {
@@ -203,8 +203,18 @@ static int refs_reserve(struct ref_copy **refs, size_t n, size_t *cap)
 	return LEC_OK;
 }
 
+/* Whether the repo cache takes the source's ref name: a branch, a tag, or the
+ * pull request's head asked for. */
+static int cache_holds(const char *name, const char *request_ref)
+{
+	return strncmp(name, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) == 0 ||
+	       strncmp(name, LEC_REPO__TAGS, strlen(LEC_REPO__TAGS)) == 0 ||
+	       (request_ref && strcmp(name, request_ref) == 0);
+}
+
 static int read_source_refs(git_repository *src, git_odb *odb,
-			    struct ref_copy **out, size_t *n)
+			    const char *request_ref, struct ref_copy **out,
+			    size_t *n)
 {
 	git_reference_iterator *it = NULL;
 	git_reference *ref = NULL, *direct = NULL;
@@ -219,10 +229,7 @@ static int read_source_refs(git_repository *src, git_odb *odb,
 	while (error == LEC_OK && git_reference_next(&ref, it) == 0) {
 		const char *name = git_reference_name(ref);
 
-		if ((strncmp(name, LEC_REPO__HEADS, strlen(LEC_REPO__HEADS)) ==
-			     0 ||
-		     strncmp(name, LEC_REPO__TAGS, strlen(LEC_REPO__TAGS)) ==
-			     0) &&
+		if (cache_holds(name, request_ref) &&
 		    git_reference_resolve(&direct, ref) == 0) {
 			if (!git_odb_exists(odb, git_reference_target(direct)))
 				error = lec__error(LEC_ENOTFOUND,
@@ -244,7 +251,7 @@ static int read_source_refs(git_repository *src, git_odb *odb,
 	return error;
 }
 
-static int set_mirror_refs(git_repository *repo, const struct ref_copy *refs,
+static int set_cache_refs(git_repository *repo, const struct ref_copy *refs,
 			   size_t n)
 {
 	git_reference_iterator *it = NULL;
@@ -254,7 +261,7 @@ static int set_mirror_refs(git_repository *repo, const struct ref_copy *refs,
 
 	for (i = 0; error == LEC_OK && i < n; i++) {
 		rc = git_reference_create(&made, repo, refs[i].name,
-					  &refs[i].oid, 1, "lectern: mirror");
+					  &refs[i].oid, 1, "lectern: repo cache");
 		git_reference_free(made);
 		made = NULL;
 		if (rc < 0)
@@ -346,11 +353,11 @@ int lec_repo__copy_local(git_repository *repo, const char *repo_dir,
 		goto done;
 	if (git_repository_odb(&odb, repo) < 0 || git_odb_refresh(odb) < 0) {
 		error = lec_repo__fail_as(LEC_EIO,
-					  "cannot read the mirror's objects");
+					  "cannot read the repo cache's objects");
 		goto done;
 	}
-	if ((error = read_source_refs(src, odb, &refs, &n)) < 0 ||
-	    (error = set_mirror_refs(repo, refs, n)) < 0)
+	if ((error = read_source_refs(src, odb, t->request_ref, &refs, &n)) < 0 ||
+	    (error = set_cache_refs(repo, refs, n)) < 0)
 		goto done;
 	/* The source's default branch, for the caller to record. */
 	if (git_reference_lookup(&head, src, "HEAD") == 0 &&

@@ -1,7 +1,7 @@
 /*
- * The refs of a mirror, as a version sync reads them: every branch and
+ * The refs of a repo cache, as a version sync reads them: every branch and
  * every tag that leads to a commit, with the commit, sorted, and the
- * default branch the mirror's HEAD names; and one branch, tag or commit
+ * default branch the repo cache's HEAD names; and one branch, tag or commit
  * resolved to its commit for a build.
  */
 #include <stdlib.h>
@@ -99,7 +99,7 @@ static const struct lec_repo_ref *find_ref(const struct lec_repo_refs *refs,
 	return NULL;
 }
 
-/* The branch the mirror's HEAD names, when that branch exists. */
+/* The branch the repo cache's HEAD names, when that branch exists. */
 static int read_default(git_repository *repo, struct lec_repo_refs *refs)
 {
 	git_reference *head = NULL;
@@ -145,14 +145,14 @@ static int collect_refs(git_repository *repo, struct lec_repo_refs *out)
 	return error;
 }
 
-int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out)
+int lec_repo_list_refs(const char *cache_dir, struct lec_repo_refs *out)
 {
 	git_repository *repo = NULL;
 	int error;
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_cache(cache_dir, &repo)) < 0)
 		return error;
 	if ((error = collect_refs(repo, out)) == LEC_OK)
 		error = read_default(repo, out);
@@ -172,7 +172,7 @@ static int commit_hex(const git_oid *oid, char **out)
 	return LEC_OK;
 }
 
-/* A tag version's identifier is a commit: accept one the mirror has. */
+/* A tag version's identifier is a commit: accept one the repo cache has. */
 static int resolve_commit(git_repository *repo, const char *hex, char **out)
 {
 	git_oid oid;
@@ -184,7 +184,7 @@ static int resolve_commit(git_repository *repo, const char *hex, char **out)
 		git_error_clear();
 		return lec__error(LEC_ENOTFOUND,
 				  "no tag or commit '%s' in "
-				  "the mirror",
+				  "the repo cache",
 				  hex);
 	}
 	git_commit_free(commit);
@@ -216,7 +216,7 @@ static int resolve_ref(git_repository *repo, const char *name,
 	    lec_repo_is_commit_id(name))
 		error = resolve_commit(repo, name, out);
 	else if (rc == GIT_ENOTFOUND)
-		error = lec__error(LEC_ENOTFOUND, "no %s '%s' in the mirror",
+		error = lec__error(LEC_ENOTFOUND, "no %s '%s' in the repo cache",
 				   kind, name);
 	else if (rc < 0)
 		error = lec_repo__fail(rc, NULL, "cannot resolve %s '%s'", kind,
@@ -240,7 +240,7 @@ done:
 	return error;
 }
 
-int lec_repo_resolve(const char *mirror_dir, const char *name,
+int lec_repo_resolve(const char *cache_dir, const char *name,
 		     enum lec_repo_ref_type type, char **commit)
 {
 	git_repository *repo = NULL;
@@ -250,7 +250,7 @@ int lec_repo_resolve(const char *mirror_dir, const char *name,
 	*commit = NULL;
 	if (name == NULL || *name == '\0')
 		return lec__error(LEC_EINVALID, "no ref name given");
-	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_cache(cache_dir, &repo)) < 0)
 		return error;
 	error = resolve_ref(repo, name, type, commit);
 	git_repository_free(repo);

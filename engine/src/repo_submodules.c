@@ -137,7 +137,7 @@ done:
 	return error;
 }
 
-int lec_repo_submodules(const char *mirror_dir, const char *commit,
+int lec_repo_submodules(const char *cache_dir, const char *commit,
 			struct lec_repo_submodules *out)
 {
 	struct gitmodules_read r = { NULL, NULL, out, LEC_OK };
@@ -147,7 +147,7 @@ int lec_repo_submodules(const char *mirror_dir, const char *commit,
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
-	if ((error = lec_repo__open_mirror(mirror_dir, &repo)) < 0)
+	if ((error = lec_repo__open_cache(cache_dir, &repo)) < 0)
 		return error;
 	if ((error = lec_repo__lookup_tree(repo, commit, &r.tree)) < 0 ||
 	    (error = gitmodules_file(repo, r.tree, &file)) < 0 || file == NULL)

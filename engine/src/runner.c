@@ -822,9 +822,9 @@ static int make_plan(const struct lec_runner_spec *spec,
 			return error;
 		if ((plan->path = lec__strdup(lec_runner__bwrap_path)) == NULL)
 			return lec__error_oom();
-		if (spec->network == LEC_RUNNER_NET_EGRESS)
-			plan->egress_fd = spec->egress_fd;
 	}
+	if (spec->network == LEC_RUNNER_NET_EGRESS)
+		plan->egress_fd = spec->egress_fd;
 	/* The command's environment, and bubblewrap's: it passes its own on.
 	 * execve needs a vector even for an empty environment. */
 	if ((error = lec_runner__push_all(envp, spec->env)) < 0 ||

@@ -150,6 +150,9 @@ int lec_runner__check_spec(const struct lec_runner_spec *spec)
 				  LEC_RUNNER__MAX_MOUNTS);
 	if ((error = check_absolute("working directory", spec->cwd)) < 0)
 		return error;
+	for (i = 0; spec->tmpfs && spec->tmpfs[i]; i++)
+		if ((error = check_absolute("tmpfs", spec->tmpfs[i])) < 0)
+			return error;
 	for (i = 0; spec->watch_dirs && spec->watch_dirs[i]; i++)
 		if ((error = check_absolute("watched directory",
 					    spec->watch_dirs[i])) < 0)
@@ -262,7 +265,8 @@ static int push_read_only(struct lec_runner__strvec *v)
 	return error < 0 ? error : push3(v, "--remount-ro", "/", NULL);
 }
 
-/* Each mount from its staged name (root) or its own path. */
+/* Each mount from its staged name (root) or its own path, then the
+ * spec's tmpfs mounts. */
 static int push_mounts(struct lec_runner__strvec *v,
 		       const struct lec_runner_spec *spec, int staged)
 {
@@ -278,6 +282,10 @@ static int push_mounts(struct lec_runner__strvec *v,
 				   staged ? stage : m->path, m->path)) < 0)
 			return error;
 	}
+	for (i = 0; spec->tmpfs && spec->tmpfs[i]; i++)
+		if ((error = push_tmpfs(v, spec->tmpfs[i],
+					LEC_RUNNER_TMPFS_MOUNT_BYTES)) < 0)
+			return error;
 	return LEC_OK;
 }
 

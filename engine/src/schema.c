@@ -620,6 +620,63 @@ static const char migration_19[] =
 static const char migration_20[] =
 	"ALTER TABLE builds ADD COLUMN failure_message TEXT;";
 
+/* 22 (issue 40; issue 39's 21 comes before it on main): pull-request
+ * versions (external.c). What a version row cannot say of one is kept
+ * beside it: its forge, the head ref its builds fetch, its branches, its
+ * repository on the forge, and whether the request is open; closed is
+ * when it was closed (microseconds), for the grace period its files are
+ * kept. An integration may hold a forge token (sealed like its secret),
+ * the forge's API base URL and the repository its deliveries named; commit_statuses are the statuses sent to
+ * the forge for a build (commit_status.c), each a delivery retried like
+ * an outgoing webhook's (next_attempt, microseconds). */
+static const char migration_22[] =
+	"CREATE TABLE external_versions ("
+	"  version_id INTEGER PRIMARY KEY"
+	"    REFERENCES versions(id) ON DELETE CASCADE,"
+	"  forge TEXT NOT NULL"
+	"    CHECK (forge IN ('github', 'gitlab', 'local')),"
+	"  ref TEXT NOT NULL,"
+	"  source_branch TEXT,"
+	"  base_branch TEXT,"
+	"  forge_repo TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'open'"
+	"    CHECK (state IN ('open', 'closed')),"
+	"  closed INTEGER"
+	");"
+	"ALTER TABLE integrations ADD COLUMN token BLOB;"
+	"ALTER TABLE integrations ADD COLUMN api_url TEXT;"
+	"ALTER TABLE integrations ADD COLUMN forge_repo TEXT;"
+	"CREATE TABLE commit_statuses ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,"
+	"  integration_id INTEGER NOT NULL"
+	"    REFERENCES integrations(id) ON DELETE CASCADE,"
+	"  state TEXT NOT NULL"
+	"    CHECK (state IN ('pending', 'success', 'failure')),"
+	"  url TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  target_url TEXT NOT NULL,"
+	"  delivery TEXT NOT NULL DEFAULT 'queued'"
+	"    CHECK (delivery IN ('queued', 'delivered', 'failed')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  next_attempt INTEGER NOT NULL,"
+	"  status_code INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT,"
+	"  created INTEGER NOT NULL,"
+	"  modified INTEGER NOT NULL"
+	");"
+	"CREATE INDEX commit_statuses_due ON commit_statuses(delivery, "
+	"next_attempt);"
+	"CREATE INDEX commit_statuses_build ON commit_statuses(build_id, id);";
+
+/* 23: a project's notification may name the build it is about (a
+ * version failing: which build failed), so that clients can open it; a
+ * build's notification is about its own build (attached_id). The build
+ * going leaves the notification, naming none. */
+static const char migration_23[] =
+	"ALTER TABLE notifications ADD COLUMN build_id INTEGER"
+	"  REFERENCES builds(id) ON DELETE SET NULL;";
+
 /* 18: ids are never given again, as the service's never are (a build's id
  * also names its output and working directories, which a project's
  * removal may still be deleting): every table keyed by "id INTEGER
@@ -779,6 +836,15 @@ struct migration {
 	int (*run)(struct lec_store *st);
 };
 
+/* 21 and 22 are issue 39's and 40's, on their branches still: kept
+ * free, doing nothing here, so that this branch's 23 keeps its number when
+ * theirs land (they take these places). */
+static int reserved(struct lec_store *st)
+{
+	(void)st;
+	return LEC_OK;
+}
+
 static const struct migration migrations[] = {
 	{ migration_1, NULL },
 	{ migration_2, NULL },
@@ -800,6 +866,9 @@ static const struct migration migrations[] = {
 	{ NULL, never_reused_ids },
 	{ migration_19, NULL },
 	{ migration_20, NULL },
+	{ NULL, reserved }, /* 21: issue 39's */
+	{ migration_22, NULL },
+	{ migration_23, NULL },
 };
 
 #define MIGRATION_COUNT ((int)(sizeof(migrations) / sizeof(migrations[0])))

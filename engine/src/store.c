@@ -228,6 +228,25 @@ int lec_store__end(struct lec_store *st, int error)
 	return lec_store__commit(st);
 }
 
+int lec_store__write(struct lec_store *st, int (*fn)(struct lec_store *st,
+						     void *arg),
+		     void *arg, int also_commit)
+{
+	int error, committed;
+
+	if ((error = lec_store__begin(st)) < 0)
+		return error;
+	error = fn(st, arg);
+	if (error == LEC_OK || (also_commit && error == also_commit)) {
+		committed = lec_store__commit(st);
+		if (error == LEC_OK)
+			error = committed;
+	} else {
+		lec_store__rollback(st);
+	}
+	return error;
+}
+
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 			 const char *what)
 {

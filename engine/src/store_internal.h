@@ -111,6 +111,12 @@ void lec_store__rollback(struct lec_store *st);
 /* End the write transaction as error says: roll back and return it when
  * it is negative, else commit (and return the commit's code). */
 int lec_store__end(struct lec_store *st, int error);
+/* fn(st, arg) in one write transaction, committed when it returns LEC_OK
+ * or also_commit (an error whose writes must stay, 0: none), rolled back
+ * otherwise; fn's result (or the commit's error). */
+int lec_store__write(struct lec_store *st, int (*fn)(struct lec_store *st,
+						     void *arg),
+		     void *arg, int also_commit);
 
 /* Step a statement that must finish with SQLITE_DONE. */
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,

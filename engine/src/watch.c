@@ -17,9 +17,9 @@
  * the refs are listed every poll interval instead.
  *
  * A second thread polls remote repositories whose project asks for it
- * (poll_interval): it fetches the mirror the way a build does (in the
- * sandbox, killable at the build time limit, under the mirror's lock) and
- * compares the mirror's refs before and after. A stalled server delays only
+ * (poll_interval): it fetches the repo cache the way a build does (in the
+ * sandbox, killable at the build time limit, under the repo cache's lock) and
+ * compares the repo cache's refs before and after. A stalled server delays only
  * the other polls, never the local watch.
  *
  * With the pipeline's watch_log (`lectern serve --watch-log`) each look
@@ -71,7 +71,7 @@ struct watched {
 	size_t nwds;
 	int64_t due_ms; /* list again at this time; 0: nothing pending */
 	int64_t changed_us; /* when the change now pending was seen; 0:
-			       unknown (the mirror comparison) */
+			       unknown (the repo cache comparison) */
 	int seen;       /* still a watched project at the last rescan */
 };
 
@@ -195,14 +195,14 @@ static struct watched *find_project(struct lec__watcher *w, int64_t id)
 
 /* Start watching a project's local repository (when it is one the rules
  * allow and it is there). Its refs are first compared with the project's
- * mirror (what the engine last fetched), so a commit made before the watch
+ * repo cache (what the engine last fetched), so a commit made before the watch
  * began builds too; a project not fetched yet has its first build coming. */
 static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 			const char *url)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	struct watched *r;
-	char *path = NULL, *gitdir = NULL, *mirror, *name = lec__strdup(slug);
+	char *path = NULL, *gitdir = NULL, *repo_cache, *name = lec__strdup(slug);
 
 	if (name == NULL || w->nrepos >= WATCH_MAX_REPOS ||
 	    lec_localrepo_check(url, w->pl->env.local_roots, &path) < 0 ||
@@ -219,12 +219,12 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 	r->gitdir = gitdir;
 	r->seen = 1;
 	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->env.data_dir, slug);
-	mirror = lec__buf_take(&b);
-	if (mirror && lec_repo_list_refs(mirror, &r->refs) == LEC_OK)
+	repo_cache = lec__buf_take(&b);
+	if (repo_cache && lec_repo_list_refs(repo_cache, &r->refs) == LEC_OK)
 		r->due_ms = lec__monotonic_ms();
 	else if (lec_repo_list_refs(gitdir, &r->refs) < 0)
 		memset(&r->refs, 0, sizeof(r->refs));
-	lec__free(mirror);
+	lec__free(repo_cache);
 	watch_repo(w, r);
 	tick(w, "commit watch: watching %s", slug);
 }
@@ -440,26 +440,26 @@ static struct polled *find_polled(struct lec__watcher *w, int64_t id)
 	return &w->polled[w->npolled++];
 }
 
-/* Fetch one project's mirror; build what moved since the last fetch. */
+/* Fetch one project's repo cache; build what moved since the last fetch. */
 static void poll_one(struct lec__watcher *w, int64_t id)
 {
 	struct lec_repo_refs before = { 0 }, after = { 0 };
 	struct lec_project *p = NULL;
 	struct lec__buf b = LEC__BUF_INIT;
 	int64_t started_us = lec__now_us();
-	char *mirror = NULL;
+	char *repo_cache = NULL;
 
 	if (lec_project_get_by_id(w->poll_st, id, &p) < 0)
 		return;
 	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->env.data_dir, p->slug);
-	if ((mirror = lec__buf_take(&b)) == NULL)
+	if ((repo_cache = lec__buf_take(&b)) == NULL)
 		goto done;
 	/* A project not fetched yet has its first build coming. */
-	if (lec_repo_list_refs(mirror, &before) < 0)
+	if (lec_repo_list_refs(repo_cache, &before) < 0)
 		goto done;
-	if (lec__fetch_mirror(&w->pl->env, p, w->pl->env.limits.time_limit_s) <
+	if (lec__fetch_repo_cache(&w->pl->env, p, w->pl->env.limits.time_limit_s) <
 		    0 ||
-	    lec_repo_list_refs(mirror, &after) < 0) {
+	    lec_repo_list_refs(repo_cache, &after) < 0) {
 		lec__build_log(&w->pl->env, "polling %s: %s", p->slug,
 			     lec_error_last());
 		goto done;
@@ -470,7 +470,7 @@ done:
 	lec_repo_refs_dispose(&before);
 	lec_repo_refs_dispose(&after);
 	lec_project_free(p);
-	lec__free(mirror);
+	lec__free(repo_cache);
 }
 
 /* The remote projects that ask to be polled, each fetched when due. */

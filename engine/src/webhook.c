@@ -723,10 +723,20 @@ static int claim(struct lec_store *st, int64_t id, int64_t now_us,
 	"d3.webhook_id = d.webhook_id AND d3.sending_until > ?1) "           \
 	"ORDER BY turn, d.next_attempt, d.id LIMIT 1"
 
-/* lec_webhook_delivery_next inside its write transaction. */
-static int take_due(struct lec_store *st, int64_t now_us, unsigned lease_ms,
-		    struct lec_webhook_outgoing *out)
+/* What the sender asks for: a due one at now_us, leased lease_ms. */
+struct take {
+	int64_t now_us;
+	unsigned lease_ms;
+	struct lec_webhook_outgoing *out;
+};
+
+/* In lec_store__write's transaction (arg a struct take). */
+static int take_due(struct lec_store *st, void *arg)
 {
+	const struct take *t = arg;
+	int64_t now_us = t->now_us;
+	unsigned lease_ms = t->lease_ms;
+	struct lec_webhook_outgoing *out = t->out;
 	sqlite3_stmt *stmt = NULL;
 	int64_t project_id = 0;
 	int error, rc;
@@ -773,22 +783,15 @@ int lec_webhook_delivery_next(struct lec_store *st, int64_t now_us,
 			      unsigned lease_ms,
 			      struct lec_webhook_outgoing *out)
 {
-	int error, committed;
+	struct take t = { now_us, lease_ms, out };
+	int error;
 
 	lec_error_clear();
 	memset(out, 0, sizeof(*out));
 	/* One write transaction from the choice to the lease, so that two
-	 * senders on one data directory never take the same delivery. */
-	if ((error = lec_store__begin(st)) < 0)
-		return error;
-	error = take_due(st, now_us, lease_ms, out);
-	if (error == LEC_OK || error == LEC_ECORRUPT) {
-		committed = lec_store__commit(st);
-		if (error == LEC_OK)
-			error = committed;
-	} else {
-		lec_store__rollback(st);
-	}
+	 * senders on one data directory never take the same delivery; a
+	 * delivery failed for its secret stays failed. */
+	error = lec_store__write(st, take_due, &t, LEC_ECORRUPT);
 	if (error < 0)
 		lec_webhook_outgoing_dispose(out);
 	return error;

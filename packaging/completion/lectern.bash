@@ -32,7 +32,7 @@ _lectern()
 		cword=$COMP_CWORD
 	}
 
-	local commands="projects import versions version builds build log warnings search
+	local commands="projects import versions version builds build log cancel warnings search
 		redirects env integrations subprojects translations orgs api tui
 		notifications webhooks
 		context stop diff mirror
@@ -61,7 +61,7 @@ _lectern()
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
 		--project) project=${words[i+1]}; ((i++)) ;;
-		--data|--context|--commit|--alias|--version) ((i++)) ;;
+		--data|--context|--commit|--alias|--version|--limit) ((i++)) ;;
 		-*) ;;
 		*) if [ -z "$cmd" ]; then cmd=${words[i]}; else args+=("${words[i]}"); fi ;;
 		esac
@@ -85,7 +85,7 @@ _lectern()
 		search:*:--project) want=projects ;;
 		search:*:--version) [ -n "$project" ] && want=versions ;;
 		search:*) ;;
-		*:*:--commit|*:*:--alias) ;;
+		*:*:--commit|*:*:--alias|*:*:--limit) ;;
 		versions:0:*|version:0:*|builds:0:*|build:0:*|remove:0:*|redirects:0:*|env:0:*|integrations:0:*|webhooks:0:*|subprojects:0:*|translations:0:*|reindex:0:*|diff:0:*)
 			want=projects ;;
 		version:1:*|build:1:*|reindex:1:*|diff:1:*|diff:2:*)
@@ -102,9 +102,10 @@ _lectern()
 	remove) opts="--yes --help" ;;
 	import) opts="--name --language --programming-language --organization --no-wait --json --help" ;;
 	version) opts="--active --inactive --hidden --visible --json --help" ;;
-	builds) opts="--running --commit --json --help" ;;
+	builds) opts="--all --running --commit --limit --json --help" ;;
 	build) opts="--watch --exit-status --json --help" ;;
 	log) opts="--follow --json --help" ;;
+	cancel|status) opts="--json --help" ;;
 	warnings) opts="--new --json --help" ;;
 	search) opts="--project --version --json --help" ;;
 	redirects) opts="--json --help" ;;

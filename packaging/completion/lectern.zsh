@@ -49,6 +49,7 @@ _lectern() {
 		'builds:list the builds of a project'
 		'build:trigger a build and follow it'
 		'log:print a build'"'"'s commands and output'
+		'cancel:stop a queued or running build'
 		'warnings:print a build'"'"'s warnings and broken links'
 		'search:search your projects'"'"' documentation'
 		'redirects:list, add or remove redirects'
@@ -62,14 +63,14 @@ _lectern() {
 		'api:send a request to the API'
 		'tui:browse projects and watch builds full-screen'
 		'context:list, use, add or remove contexts'
-		'stop:stop the background local engine'
+		'stop:stop the context'"'"'s engine (local, or an ssh context'"'"'s)'
 		'diff:what changed between two versions or builds of the docs'
 		'mirror:copy a remote project'"'"'s docs here, or refresh the copies'
 		'serve:run the local engine in the foreground'
 		'preview:build a working tree, serve it, rebuild on save'
 		'mcp:serve the documentation to coding agents (Model Context Protocol)'
 		'check:build a working tree once and print its warnings'
-		'status:show the data directory'
+		'status:what the context'"'"'s engine is doing (version, workers, builds)'
 		'token:create, list or revoke API tokens'
 		'user:list the users, or log one out'
 		'org:manage organizations (business edition)'
@@ -116,17 +117,21 @@ _lectern() {
 				'(--visible)--hidden' '(--hidden)--visible' \
 				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		builds)
-			_arguments $common '--running[only running builds]' \
-				'--commit[only builds of this commit]:commit:' '1:project:_lectern_projects' ;;
+			_arguments $common '--all[every project'"'"'s builds]' \
+				'--running[only running builds]' \
+				'--commit[only builds of this commit]:commit:' \
+				'--limit[only the newest N]:count:' '1:project:_lectern_projects' ;;
 		build)
 			_arguments $common '--watch[follow the build]' \
 				'--exit-status[fail when the build fails]' \
 				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
 		log)
 			_arguments $common '--follow[follow until finished]' '1:build id:' ;;
+		cancel)
+			_arguments $common '1:build id:' ;;
 		warnings)
 			_arguments $common '--new[only the new ones]' \
-				'1:project:_lectern_projects' '2:build id:' ;;
+				'1:project or build id:_lectern_projects' '2:build id:' ;;
 		search)
 			_arguments $common '--project[project slug]:project:_lectern_projects' \
 				'--version[version slug]:version:_lectern_versions' '1:query:' ;;
@@ -205,6 +210,8 @@ _lectern() {
 				'--socket:socket:_files' '--print-socket' '--detach' '--trust-forwarded' \
 				'--build-timeout:seconds:' '--build-memory:MiB:' '--build-output:MiB:' \
 				'--import-limit:n:' '--queue-limit:n:' ;;
+		status)
+			_arguments '--json[print JSON]' ;;
 		token) _values 'action' create list revoke ;;
 		user) _values 'action' list logout ;;
 		org) _values 'action' create list owner team project ;;

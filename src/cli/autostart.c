@@ -21,8 +21,8 @@
  *
  * The engine of a single user takes local (file://) repositories from the
  * user's home, the temporary directory, and the repository the TUI's
- * first-run demo imports (cli_demo_repo: the installed one, or the tree
- * this binary was built from).
+ * first-run demo imports (cli_demo_repo: the installed one, or the one
+ * this binary's build made).
  *
  * Files left by an engine that died are stale when the pid is gone or the
  * port does not answer, and are replaced.
@@ -691,16 +691,13 @@ static int wait_gone(long pid, unsigned long long start)
 	return 0;
 }
 
-int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv)
+int cli_local_engine_stop(struct cli_ctx *ctx)
 {
 	const char *dir;
 	unsigned long long start;
 	long pid;
 	int lock_fd, status = CLI_EXIT_OK;
 
-	(void)argv;
-	if (argc > 0)
-		return cli_bad_usage("lectern stop");
 	if ((dir = cli_data_dir(ctx)) == NULL ||
 	    (lock_fd = cli_engine_lock(dir)) < 0)
 		return CLI_EXIT_FAIL;

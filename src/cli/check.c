@@ -52,6 +52,26 @@ static void on_output(void *payload, const char *data, size_t len)
 	cli_log_tail_add(payload, data, len);
 }
 
+/* A line of the log that is one of the records (printed on stdout): a
+ * record's message ends it. Short messages could end many lines. */
+#define SEEN_MESSAGE_MIN 12
+
+static int is_record(const char *line, size_t len, const void *payload)
+{
+	const struct lec_warning_set *set = payload;
+	size_t i, n;
+
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	for (i = 0; i < set->len; i++) {
+		n = strlen(set->items[i].message);
+		if (n >= SEEN_MESSAGE_MIN && n <= len &&
+		    memcmp(line + len - n, set->items[i].message, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int copy_set(const struct lec_warning_set *from,
 		    struct lec_warning_set *to)
 {
@@ -490,7 +510,7 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 	struct lec_preview *pv = NULL;
 	struct lec_warning_set own = { 0 }, *set;
 	const char *cache = NULL;
-	char *pos[1], about[256] = "", python[PATH_MAX];
+	char *pos[1], about[256] = "", error[1024], python[PATH_MAX];
 	int new_only = 0, json = 0, n, status, built;
 	size_t i, shown = 0;
 	const struct cli_opt opts[] = { { "--new-only", NULL, &new_only },
@@ -507,12 +527,14 @@ int cli_cmd_check(struct cli_ctx *ctx, int argc, char **argv)
 	if (lec_preview_open(&pv, n ? pos[0] : ".", &popts) < 0)
 		return cli_fail_engine("check: cannot build");
 	built = lec_preview_build(pv, &cb, NULL) == LEC_OK;
+	/* The error, then what of the output's end says more: not the
+	 * error again, nor the records printed below. */
 	if (!built) {
+		snprintf(error, sizeof(error), "%s", lec_error_last());
 		cli_print(stderr, "lectern: check: the build failed: %s\n",
-			  lec_error_last());
-		cli_print_output(stderr, run.text, run.len);
-		if (run.len && run.text[run.len - 1] != '\n')
-			fputc('\n', stderr);
+			  error);
+		cli_print_log_end(stderr, &run, error, is_record,
+				  lec_preview_warnings(pv));
 	}
 	lec_preview_prune(pv);
 	/* A copy of the engine's, marked against the context's build, or all

@@ -66,6 +66,22 @@ int cli_usage(const struct cli_command *cmd);
 /* "lectern: usage: lectern <synopsis>" on stderr; returns CLI_EXIT_USAGE. */
 int cli_bad_usage(const char *synopsis);
 
+/* Near names (suggest.c), for "did you mean": offer each candidate with
+ * cli_near_add (it is copied), then cli_near_text gives "; did you mean
+ * 'a' or 'b'?" for the nearest few (CLI_NEAR_MAX), or "" when none is
+ * near; buf is returned. */
+#define CLI_NEAR_MAX 3
+#define CLI_NEAR_NAME_MAX 64
+struct cli_near {
+	const char *word; /* what was typed; not copied */
+	char names[CLI_NEAR_MAX][CLI_NEAR_NAME_MAX];
+	int dist[CLI_NEAR_MAX];
+	size_t len;
+};
+void cli_near_init(struct cli_near *n, const char *word);
+void cli_near_add(struct cli_near *n, const char *name);
+const char *cli_near_text(const struct cli_near *n, char *buf, size_t size);
+
 /* The invocation's data directory and store (invocation.c). The data
  * directory (resolved from --data, LECTERN_DATA, XDG, HOME). */
 const char *cli_data_dir(struct cli_ctx *ctx);
@@ -105,7 +121,6 @@ void cli_mcp_help(FILE *out);
 
 /* The engine-direct admin commands (admin.c; the token commands and
  * `user logout`: tokens.c). */
-int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_token_create(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_token_list(struct cli_ctx *ctx, int argc, char **argv);

@@ -20,6 +20,12 @@ struct cli_ctx;
 struct cli_session {
 	struct cli_conn conn;
 	struct lc_client *client;
+	/* What the command is about, set by the command once the session is
+	 * open: a 404 of one of them names it, with the near slugs
+	 * (cli_fail_request). NULL, 0: none. */
+	const char *project;
+	const char *version;
+	long long build;
 };
 
 /* Resolve the context and make a client; reports errors itself. */
@@ -30,6 +36,11 @@ int cli_session_writable(const struct cli_session *s);
 
 /* One line on stderr for a failed request; returns CLI_EXIT_FAIL. */
 int cli_fail_client(const struct lc_error *err);
+/* The same for a request of the session: the service's 404 of the
+ * session's project, version or build says which one is missing ("no
+ * project 'gude' on context far; did you mean 'guide'?"), the near
+ * slugs read from the instance (one list, only then). */
+int cli_fail_request(struct cli_session *s, const struct lc_error *err);
 
 /* One option: a flag (value NULL) sets *flag; an option with a value
  * stores it in *value. */
@@ -49,6 +60,15 @@ int cli_parse_args(const char *cmd, int argc, char **argv,
  * naming `what`. */
 int cli_check_slug(const char *what, const char *slug);
 
+/* Builds are named by their id alone (docs/cli.md, "Builds by id"): `log
+ * 14`, `warnings 14`, `cancel 14`. Whether arg is one (digits only); and
+ * its value, or a usage error of cmd. */
+int cli_is_build_id(const char *arg);
+int cli_parse_build_id(const char *cmd, const char *arg, long long *id);
+/* The slug of build id's project, from the v2 build detail, which finds a
+ * build by its id alone. @param project owned by the caller */
+int cli_build_project(struct cli_session *s, long long id, char **project);
+
 /* Print JSON on one line; returns a CLI_EXIT_* status. */
 int cli_print_json(const cJSON *json);
 
@@ -61,12 +81,20 @@ typedef int (*cli_row_fn)(struct cli_table *t, const cJSON *item);
 int cli_print_list(struct cli_session *s, const char *path,
 		   const struct lc_query *q, int json, struct cli_table *t,
 		   cli_row_fn row);
-/* The same, the table's rows in the order sort (may be NULL) puts the
- * items in (the JSON keeps the API's order). */
-int cli_print_list_sorted(struct cli_session *s, const char *path,
-			  const struct lc_query *q, int json,
-			  struct cli_table *t, cli_row_fn row,
-			  int (*sort)(cJSON *items));
+/* How cli_print_list_with reads and orders a list. */
+struct cli_list_opts {
+	/* The table's rows in the order sort puts the items in (the JSON
+	 * keeps the API's order); NULL: the API's. */
+	int (*sort)(cJSON *items);
+	/* Only the first max items (the newest, in a list of builds); 0:
+	 * all of them. */
+	size_t max;
+};
+/* The same, as opts (may be NULL) say. */
+int cli_print_list_with(struct cli_session *s, const char *path,
+			const struct lc_query *q, int json,
+			struct cli_table *t, cli_row_fn row,
+			const struct cli_list_opts *opts);
 
 /* A cJSON string member, or "" when absent or not a string. */
 const char *cli_json_str(const cJSON *obj, const char *key);
@@ -80,9 +108,21 @@ void cli_sleep_ms(long ms);
 struct cli_log_tail {
 	char text[CLI_LOG_TAIL + 1];
 	size_t len;
+	int cut; /* older output was dropped */
 };
 /* Append len bytes of output, dropping the oldest past CLI_LOG_TAIL. */
 void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len);
+/* A line of the tail the reader has seen already (one printed as a
+ * record): 1 to leave it out. */
+typedef int (*cli_seen_fn)(const char *line, size_t len,
+			   const void *payload);
+/* After a failed build's one-line error: the end of its output, from the
+ * start of a line ("..." first when older output was dropped), without
+ * the lines the error already says and those seen says were printed (may
+ * be NULL), through the filter of cli_print_output. */
+void cli_print_log_end(FILE *f, const struct cli_log_tail *t,
+		       const char *error, cli_seen_fn seen,
+		       const void *payload);
 
 /* Write a build's raw output to f through the terminal filter: its
  * carriage returns kept, and its colours on a colour terminal
@@ -108,7 +148,9 @@ int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_orgs(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_cancel(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv);
@@ -120,6 +162,9 @@ int cli_cmd_mirror_add(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_mirror_update(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_notifications(struct cli_ctx *ctx, int argc, char **argv);
 int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv);
+/* cmd_status.c: what the context's engine is doing; stopping it. */
+int cli_cmd_status(struct cli_ctx *ctx, int argc, char **argv);
+int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
 /* cmd_remove.c */
 int cli_cmd_remove(struct cli_ctx *ctx, int argc, char **argv);
 

@@ -13,6 +13,10 @@
 
 /* Enough of a commit hash to tell builds apart in a table. */
 #define SHORT_COMMIT 12
+/* The most builds a page of the API holds (the service's max_limit). */
+#define BUILDS_PAGE_MAX 100
+/* --limit's bound: more than any table a person reads. */
+#define BUILDS_LIMIT_MAX 100000
 /* How often `log --follow` polls for new output. */
 #define FOLLOW_POLL_MS 500
 
@@ -52,6 +56,7 @@ static int build_row(struct cli_table *t, const cJSON *item)
 	struct lc_build *b = NULL;
 	struct lc_error err;
 	char id[24], commit[SHORT_COMMIT + 1], duration[24] = "", state[32];
+	char created[CLI_TIME_CELL_MAX];
 	const char *shown;
 
 	if (lc_build_parse(item, &b, &err) != LC_OK)
@@ -60,6 +65,7 @@ static int build_row(struct cli_table *t, const cJSON *item)
 	snprintf(commit, sizeof(commit), "%s", b->commit ? b->commit : "");
 	if (b->duration >= 0)
 		snprintf(duration, sizeof(duration), "%llds", b->duration);
+	cli_time_cell(b->created, created);
 	if (!*ref->read) {
 		read_queue(ref->s, ref->json, ref->q);
 		*ref->read = 1;
@@ -70,11 +76,11 @@ static int build_row(struct cli_table *t, const cJSON *item)
 	if (t->ncols == 9)
 		cli_table_row(t, id, b->project ? b->project : "",
 			      b->version ? b->version : "", shown, outcome(b),
-			      commit, b->created ? b->created : "", duration,
+			      commit, created, duration,
 			      lc_build_cache_word(b), NULL);
 	else
 		cli_table_row(t, id, b->version ? b->version : "", shown,
-			      outcome(b), commit, b->created ? b->created : "",
+			      outcome(b), commit, created,
 			      duration, lc_build_cache_word(b), NULL);
 	lc_build_free(b);
 	return CLI_EXIT_OK;
@@ -93,6 +99,21 @@ static void read_queue(struct cli_session *s, int json, struct lc_queue *q)
 		lc_queue_dispose(q);
 }
 
+/* --limit N: a count of builds, 1 or more. */
+static int parse_limit(const char *arg, size_t *out)
+{
+	char *end;
+	long long n = strtoll(arg, &end, 10);
+
+	if (*arg == '\0' || *end != '\0' || n <= 0 || n > BUILDS_LIMIT_MAX) {
+		cli_fail("builds: --limit wants a number of builds (1 to %d), "
+			 "not '%s'", BUILDS_LIMIT_MAX, arg);
+		return CLI_EXIT_USAGE;
+	}
+	*out = (size_t)n;
+	return CLI_EXIT_OK;
+}
+
 int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s;
@@ -100,11 +121,13 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 	struct lc_query q = { 0 };
 	struct lc_queue queue;
 	struct queue_ref ref;
-	const char *commit = NULL;
-	char path[CLI_PATH_MAX], *pos[1];
+	struct cli_list_opts list = { NULL, 0 };
+	const char *commit = NULL, *limit = NULL;
+	char path[CLI_PATH_MAX], *pos[1], page[24];
 	int json = 0, running = 0, all = 0, read = 0, n, status;
 	const struct cli_opt opts[] = { { "--running", NULL, &running },
 					{ "--commit", &commit, NULL },
+					{ "--limit", &limit, NULL },
 					{ "--all", NULL, &all },
 					{ "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
@@ -118,12 +141,19 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (n == 1 && (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
 		return status;
+	if (limit && (status = parse_limit(limit, &list.max)) != CLI_EXIT_OK)
+		return status;
+	/* The newest N in one page where a page holds them. */
+	snprintf(page, sizeof(page), "%zu", list.max);
 	if ((running && lc_query_add(&q, "running", "true") != LC_OK) ||
-	    (commit && lc_query_add(&q, "commit", commit) != LC_OK)) {
+	    (commit && lc_query_add(&q, "commit", commit) != LC_OK) ||
+	    (list.max && list.max <= BUILDS_PAGE_MAX &&
+	     lc_query_add(&q, "limit", page) != LC_OK)) {
 		lc_query_dispose(&q);
 		return cli_fail("out of memory");
 	}
 	if ((status = cli_session_open(ctx, &s)) == CLI_EXIT_OK) {
+		s.project = n == 1 ? pos[0] : NULL;
 		if (all)
 			snprintf(path, sizeof(path), "%s", LC_ALL_BUILDS_PATH);
 		else
@@ -143,7 +173,8 @@ int cli_cmd_builds(struct cli_ctx *ctx, int argc, char **argv)
 		ref.read = &read;
 		ref.json = json;
 		t.payload = &ref;
-		status = cli_print_list(&s, path, &q, json, &t, build_row);
+		status = cli_print_list_with(&s, path, &q, json, &t, build_row,
+					     &list);
 		if (status != CLI_EXIT_OK && all &&
 		    lc_client_remote(s.client) == LC_REMOTE_SERVICE)
 			cli_fail("builds --all is a Lectern's: this instance "
@@ -165,7 +196,7 @@ static int default_version(struct cli_session *s, const char *project,
 	struct lc_error err;
 
 	if (lc_project_get(s->client, project, NULL, &p, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	*out = strdup(p->default_version ? p->default_version : "latest");
 	lc_project_free(p);
 	return *out ? CLI_EXIT_OK : cli_fail("out of memory");
@@ -191,10 +222,28 @@ static int report_build(const struct lc_build *b, int json, int exit_status)
 	return status;
 }
 
+/* Follow the triggered build b to its end (--watch: each state as a
+ * line), then report it. */
+static int follow(struct cli_session *s, const char *project,
+		  const struct lc_build *b, int watch, int json,
+		  int exit_status)
+{
+	struct lc_build *done_build = NULL;
+	int status = cli_watch_build(s, project, b->id,
+				     watch && !json ? CLI_WATCH_LINES
+						    : CLI_WATCH_QUIET,
+				     &done_build);
+
+	if (status == CLI_EXIT_OK)
+		status = report_build(done_build, json, exit_status);
+	lc_build_free(done_build);
+	return status;
+}
+
 int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s = { 0 };
-	struct lc_build *b = NULL, *done_build = NULL;
+	struct lc_build *b = NULL;
 	struct lc_error err;
 	char *pos[2], *version = NULL;
 	int watch = 0, exit_status = 0, json = 0, fresh = 0, n, status;
@@ -213,6 +262,8 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
 	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
+	s.project = pos[0];
+	s.version = n == 2 ? pos[1] : NULL;
 	if (n == 2)
 		version = strdup(pos[1]);
 	else if ((status = default_version(&s, pos[0], &version)) !=
@@ -222,9 +273,10 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_fail("out of memory");
 		goto done;
 	}
+	s.version = version;
 	if (lc_build_trigger_fresh(s.client, pos[0], version, fresh, &b,
 				   &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(&s, &err);
 		goto done;
 	}
 	if (!watch && !exit_status) {
@@ -238,16 +290,104 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 	if (!json)
 		cli_print(stdout, "triggered build %lld of %s/%s\n", b->id,
 			  pos[0], version);
-	status = cli_watch_build(&s, pos[0], b->id,
-				 watch && !json ? CLI_WATCH_LINES
-						: CLI_WATCH_QUIET,
-				 &done_build);
-	if (status == CLI_EXIT_OK)
-		status = report_build(done_build, json, exit_status);
+	status = follow(&s, pos[0], b, watch, json, exit_status);
 done:
-	lc_build_free(done_build);
 	lc_build_free(b);
 	free(version);
+	cli_session_close(&s);
+	return status;
+}
+
+/* ---- preview-branch --------------------------------------------------------- */
+
+int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char *pos[2], *url = NULL;
+	int watch = 0, exit_status = 0, json = 0, n, status;
+	const struct cli_opt opts[] = { { "--watch", NULL, &watch },
+					{ "--exit-status", NULL, &exit_status },
+					{ "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("preview-branch", argc, argv, opts, pos,
+				     2, 2, &n)) != CLI_EXIT_OK ||
+	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
+		goto done;
+	if (lc_preview_branch(s.client, pos[0], pos[1], &b, &url, &err) !=
+	    LC_OK) {
+		status = cli_fail_client(&err);
+		goto done;
+	}
+	if (json && !watch && !exit_status) {
+		status = cli_print_json(b->raw);
+		goto done;
+	}
+	if (!json)
+		cli_print(stdout,
+			  "triggered build %lld of %s's preview of %s: %s\n",
+			  b->id, pos[0], pos[1], url ? url : "");
+	if (watch || exit_status)
+		status = follow(&s, pos[0], b, watch, json, exit_status);
+done:
+	lc_build_free(b);
+	free(url);
+	cli_session_close(&s);
+	return status;
+}
+
+/* ---- cancel --------------------------------------------------------------- */
+
+int cli_cmd_cancel(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct cli_session s = { 0 };
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	char *pos[1], *project = NULL;
+	long long id;
+	int json = 0, n, status;
+	const struct cli_opt opts[] = { { "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args("cancel", argc, argv, opts, pos, 1, 1,
+				     &n)) != CLI_EXIT_OK ||
+	    (status = cli_parse_build_id("cancel", pos[0], &id)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	    (status = cli_session_writable(&s)) != CLI_EXIT_OK ||
+	    (status = cli_build_project(&s, id, &project)) != CLI_EXIT_OK)
+		goto done;
+	s.project = project;
+	if (lc_build_cancel(s.client, project, id, &b, &err) != LC_OK) {
+		/* The service has no cancel in its API (its dashboard has). */
+		if (lc_client_remote(s.client) == LC_REMOTE_SERVICE &&
+		    err.status == 404)
+			status = cli_fail("cancel is a Lectern's: this instance's "
+					  "API cancels no build");
+		/* A Lectern's one refusal: the build ended (the API's detail
+		 * names neither the build nor what is left to do). */
+		else if (err.status == 400)
+			status = cli_fail("build %lld of %s has already "
+					  "finished: nothing to cancel",
+					  id, project);
+		else
+			status = cli_fail_request(&s, &err);
+		goto done;
+	}
+	if (json && b)
+		status = cli_print_json(b->raw);
+	else
+		cli_print(stdout, "cancelled build %lld of %s%s%s\n", id,
+			  project, b && b->version ? "/" : "",
+			  b && b->version ? b->version : "");
+done:
+	lc_build_free(b);
+	free(project);
 	cli_session_close(&s);
 	return status;
 }
@@ -336,18 +476,6 @@ static int log_print(struct log_state *st, const struct lc_build *b)
 			      : CLI_EXIT_OK;
 }
 
-static int parse_build_id(const char *arg, long long *id)
-{
-	char *end;
-
-	*id = strtoll(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || *id <= 0) {
-		cli_fail("log: '%s' is not a build id", arg);
-		return CLI_EXIT_USAGE;
-	}
-	return CLI_EXIT_OK;
-}
-
 /* The log is the v2 build detail's. The hosted service's v2 does not
  * show a private project's builds: say where the build's state is. */
 static int log_fail(struct cli_session *s, long long id,
@@ -360,7 +488,7 @@ static int log_fail(struct cli_session *s, long long id,
 				"log is v2's; 'lectern builds PROJECT' shows its "
 				"state",
 				id);
-	return cli_fail_client(err);
+	return cli_fail_request(s, err);
 }
 
 int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
@@ -378,10 +506,11 @@ int cli_cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 
 	if ((status = cli_parse_args("log", argc, argv, opts, pos, 1, 1, &n)) !=
 		    CLI_EXIT_OK ||
-	    (status = parse_build_id(pos[0], &id)) != CLI_EXIT_OK)
+	    (status = cli_parse_build_id("log", pos[0], &id)) != CLI_EXIT_OK)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.build = id;
 	for (;;) {
 		lc_build_free(b);
 		b = NULL;

@@ -15,6 +15,9 @@
 /* How often a watched build is polled; the server answers from its cache
  * while nothing changed, so this costs little. */
 #define WATCH_POLL_MS 500
+/* Slugs a 404 compares the missing one with: a page or five of a
+ * person's projects or a project's versions. */
+#define NEAR_SCAN_MAX 500
 
 int cli_session_open(struct cli_ctx *ctx, struct cli_session *s)
 {
@@ -62,6 +65,70 @@ int cli_fail_client(const struct lc_error *err)
 	return cli_fail("%s", msg);
 }
 
+/* ---- What is missing ------------------------------------------------------ */
+
+/* Whether err is the service's 404 of a missing `what` ("No Project matches
+ * the given query."). */
+static int missing(const struct lc_error *err, const char *what)
+{
+	char detail[64];
+
+	snprintf(detail, sizeof(detail), "No %s matches the given query.",
+		 what);
+	return err->code == LC_EHTTP && err->status == 404 &&
+	       strcmp(err->message, detail) == 0;
+}
+
+/* Offer the slugs of the list at path (its first NEAR_SCAN_MAX items) to
+ * n; a failure only means no suggestion. */
+static void near_slugs(struct cli_session *s, const char *path,
+		       struct cli_near *n)
+{
+	struct lc_iter *it = NULL;
+	struct lc_error err;
+	const cJSON *item;
+	int i = 0;
+
+	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+		return;
+	while (i++ < NEAR_SCAN_MAX && lc_iter_next(it, &item, &err) == 1)
+		cli_near_add(n, cli_json_str(item, "slug"));
+	lc_iter_free(it);
+}
+
+int cli_fail_request(struct cli_session *s, const struct lc_error *err)
+{
+	struct cli_near near;
+	char path[CLI_PATH_MAX], hint[256], where[128];
+
+	if (s->conn.is_local)
+		snprintf(where, sizeof(where), "the local engine");
+	else
+		snprintf(where, sizeof(where), "context %s", s->conn.name);
+	if (s->project && missing(err, "Project")) {
+		cli_near_init(&near, s->project);
+		near_slugs(s, "/api/v3/projects/", &near);
+		return cli_fail("no project '%s' on %s%s", s->project, where,
+				cli_near_text(&near, hint, sizeof(hint)));
+	}
+	if (s->project && s->version && missing(err, "Version")) {
+		cli_near_init(&near, s->version);
+		snprintf(path, sizeof(path), "/api/v3/projects/%s/versions/",
+			 s->project);
+		near_slugs(s, path, &near);
+		return cli_fail("no version '%s' of project '%s'%s", s->version,
+				s->project,
+				cli_near_text(&near, hint, sizeof(hint)));
+	}
+	if (s->build > 0 && missing(err, "Build")) {
+		if (s->project)
+			return cli_fail("no build %lld of project '%s'",
+					s->build, s->project);
+		return cli_fail("no build %lld on %s", s->build, where);
+	}
+	return cli_fail_client(err);
+}
+
 /* ---- Arguments ------------------------------------------------------------ */
 
 static const struct cli_opt *find_opt(const struct cli_opt *opts,
@@ -81,6 +148,23 @@ static const struct cli_opt *find_opt(const struct cli_opt *opts,
 		}
 	}
 	return NULL;
+}
+
+/* "build: unknown option '--jsn'; did you mean '--json'?" */
+static void unknown_option(const char *cmd, const char *arg,
+			   const struct cli_opt *opts)
+{
+	struct cli_near near;
+	char name[CLI_NEAR_NAME_MAX], hint[256];
+
+	/* "--jsn=x" is compared as "--jsn". */
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	cli_near_init(&near, name);
+	for (; opts->name; opts++)
+		cli_near_add(&near, opts->name);
+	cli_near_add(&near, "--help");
+	cli_fail("%s: unknown option '%s'%s", cmd, arg,
+		 cli_near_text(&near, hint, sizeof(hint)));
 }
 
 int cli_parse_args(const char *cmd, int argc, char **argv,
@@ -107,7 +191,7 @@ int cli_parse_args(const char *cmd, int argc, char **argv,
 			continue;
 		}
 		if ((opt = find_opt(opts, arg, &inline_val)) == NULL) {
-			cli_fail("%s: unknown option '%s'", cmd, arg);
+			unknown_option(cmd, arg, opts);
 			return CLI_EXIT_USAGE;
 		}
 		if (opt->flag) {
@@ -141,6 +225,41 @@ int cli_check_slug(const char *what, const char *slug)
 		return CLI_EXIT_OK;
 	cli_fail("'%s' is not a %s slug", slug, what);
 	return CLI_EXIT_USAGE;
+}
+
+int cli_is_build_id(const char *arg)
+{
+	return *arg && arg[strspn(arg, "0123456789")] == '\0';
+}
+
+int cli_parse_build_id(const char *cmd, const char *arg, long long *id)
+{
+	char *end;
+
+	*id = strtoll(arg, &end, 10);
+	if (!cli_is_build_id(arg) || *end != '\0' || *id <= 0) {
+		cli_fail("%s: '%s' is not a build id", cmd, arg);
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_EXIT_OK;
+}
+
+int cli_build_project(struct cli_session *s, long long id, char **project)
+{
+	struct lc_build *b = NULL;
+	struct lc_error err;
+	int status = CLI_EXIT_OK;
+
+	*project = NULL;
+	s->build = id;
+	if (lc_v2_build_get(s->client, id, &b, &err) != LC_OK)
+		status = cli_fail_request(s, &err);
+	else if (b->project == NULL || (*project = strdup(b->project)) == NULL)
+		status = b->project ? cli_fail("out of memory")
+				    : cli_fail("build %lld names no project",
+					       id);
+	lc_build_free(b);
+	return status;
 }
 
 /* ---- Output --------------------------------------------------------------- */
@@ -184,29 +303,35 @@ int cli_print_list(struct cli_session *s, const char *path,
 		   const struct lc_query *q, int json, struct cli_table *t,
 		   cli_row_fn row)
 {
-	return cli_print_list_sorted(s, path, q, json, t, row, NULL);
+	return cli_print_list_with(s, path, q, json, t, row, NULL);
 }
 
-int cli_print_list_sorted(struct cli_session *s, const char *path,
-			  const struct lc_query *q, int json,
-			  struct cli_table *t, cli_row_fn row,
-			  int (*sort)(cJSON *items))
+int cli_print_list_with(struct cli_session *s, const char *path,
+			const struct lc_query *q, int json,
+			struct cli_table *t, cli_row_fn row,
+			const struct cli_list_opts *opts)
 {
+	static const struct cli_list_opts whole = { NULL, 0 };
 	struct lc_iter *it = NULL;
 	struct lc_error err;
 	const cJSON *item;
 	cJSON *env = NULL, *results = NULL, *copy;
-	int rc, status = CLI_EXIT_OK;
+	size_t n = 0;
+	int rc = 0, status = CLI_EXIT_OK;
+
+	if (opts == NULL)
+		opts = &whole;
 
 	if ((env = new_envelope(&results)) == NULL) {
 		status = cli_fail("out of memory");
 		goto done;
 	}
 	if (lc_iter_new(&it, s->client, path, q, &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 		goto done;
 	}
-	while ((rc = lc_iter_next(it, &item, &err)) == 1) {
+	while ((opts->max == 0 || n++ < opts->max) &&
+	       (rc = lc_iter_next(it, &item, &err)) == 1) {
 		if ((copy = cJSON_Duplicate(item, 1)) == NULL) {
 			status = cli_fail("out of memory");
 			goto done;
@@ -214,7 +339,7 @@ int cli_print_list_sorted(struct cli_session *s, const char *path,
 		cJSON_AddItemToArray(results, copy);
 	}
 	if (rc < 0) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 		goto done;
 	}
 	if (json) { /* the API's own order */
@@ -223,7 +348,7 @@ int cli_print_list_sorted(struct cli_session *s, const char *path,
 		status = cli_print_json(env);
 		goto done;
 	}
-	if (sort && sort(results) != LC_OK) {
+	if (opts->sort && opts->sort(results) != LC_OK) {
 		status = cli_fail("out of memory");
 		goto done;
 	}
@@ -245,16 +370,52 @@ void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len)
 	if (len >= CLI_LOG_TAIL) {
 		data += len - CLI_LOG_TAIL;
 		len = CLI_LOG_TAIL;
+		t->cut = 1;
+		t->len = 0;
 	}
 	if (t->len + len > CLI_LOG_TAIL) {
 		size_t drop = t->len + len - CLI_LOG_TAIL;
 
 		memmove(t->text, t->text + drop, t->len - drop);
 		t->len -= drop;
+		t->cut = 1;
 	}
 	memcpy(t->text + t->len, data, len);
 	t->len += len;
 	t->text[t->len] = '\0';
+}
+
+/* Whether the line (no line break) is said by error already. */
+static int in_error(const char *line, size_t len, const char *error)
+{
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	return error && len > 0 && memmem(error, strlen(error), line, len);
+}
+
+void cli_print_log_end(FILE *f, const struct cli_log_tail *t,
+		       const char *error, cli_seen_fn seen,
+		       const void *payload)
+{
+	const char *p = t->text, *end = t->text + t->len, *nl;
+	size_t len;
+
+	/* A line cut by the dropping starts mid-word: from the next one. */
+	if (t->cut) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			return;
+		p = nl + 1;
+		fputs("...\n", f);
+	}
+	for (; p < end; p = nl ? nl + 1 : end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		len = (size_t)((nl ? nl : end) - p);
+		if (len == 0 || in_error(p, len, error) ||
+		    (seen && seen(p, len, payload)))
+			continue;
+		cli_print_output(f, p, len);
+		fputc('\n', f);
+	}
 }
 
 void cli_print_output(FILE *f, const char *text, size_t len)
@@ -309,7 +470,7 @@ int cli_watch_build(struct cli_session *s, const char *project, long long id,
 		    LC_OK) {
 			if (progress)
 				fputc('\n', stderr);
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		}
 		if (b->state && strcmp(b->state, last) != 0) {
 			snprintf(last, sizeof(last), "%s", b->state);

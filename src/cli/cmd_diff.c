@@ -28,9 +28,10 @@ int cli_cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if (lc_diff_get(s.client, pos[0], pos[1], pos[2], n == 4 ? pos[3] : NULL,
 			&d, &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(&s, &err);
 		goto done;
 	}
 	if (json) {

@@ -14,14 +14,14 @@
 
 static int integration_row(struct cli_table *t, const cJSON *item)
 {
-	char id[24];
+	char id[24], when[CLI_TIME_CELL_MAX];
 
 	snprintf(id, sizeof(id), "%.0f",
 		 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(item,
 								       "id")));
 	cli_table_row(t, id, cli_json_str(item, "integration_type"),
-		      cli_json_str(item, "url"), cli_json_str(item, "created"),
-		      NULL);
+		      cli_json_str(item, "url"),
+		      cli_time_cell(cli_json_str(item, "created"), when), NULL);
 	return CLI_EXIT_OK;
 }
 
@@ -56,7 +56,7 @@ static int integration_add(struct cli_session *s, const char *project,
 	snprintf(body, sizeof(body), "{\"integration_type\": \"%s\"}", type);
 	if (lc_request(s->client, "POST", path, body, &r, &err) != LC_OK) {
 		lc_response_free(r);
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	}
 	if (json) {
 		status = cli_print_json(r->json);
@@ -98,7 +98,7 @@ static int integration_remove(struct cli_session *s, const char *project,
 	rc = lc_request(s->client, "DELETE", path, NULL, &r, &err);
 	lc_response_free(r);
 	if (rc != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	cli_print(stdout, "removed integration %s from %s\n", id, project);
 	return CLI_EXIT_OK;
 }
@@ -123,6 +123,7 @@ int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if (n == 3 && (status = cli_session_writable(&s)) == CLI_EXIT_OK)
 		status = strcmp(pos[1], "add") == 0
 				 ? integration_add(&s, pos[0], pos[2], json)

@@ -152,7 +152,7 @@ int cli_cmd_search(struct cli_ctx *ctx, int argc, char **argv)
 	 * a project, across every project of the user. */
 	if (lc_search(s.client, pos[0], project, version, 0, 0, &page, &err) !=
 	    LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(&s, &err);
 		goto done;
 	}
 	if (json) {
@@ -219,7 +219,7 @@ static int redirect_change(struct cli_session *s, char **pos, int n)
 				       n > 3 ? pos[3] : NULL,
 				       n > 4 ? pos[4] : NULL, &r,
 				       &err) != LC_OK)
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		cli_print(stdout, "added redirect %lld\n", r->pk);
 		lc_redirect_free(r);
 		return CLI_EXIT_OK;
@@ -230,7 +230,7 @@ static int redirect_change(struct cli_session *s, char **pos, int n)
 		    (status = cli_session_writable(s)) != CLI_EXIT_OK)
 			return status;
 		if (lc_redirect_delete(s->client, pos[0], pk, &err) != LC_OK)
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		cli_print(stdout, "removed redirect %lld\n", pk);
 		return CLI_EXIT_OK;
 	}
@@ -253,6 +253,7 @@ int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if (n > 1) {
 		status = redirect_change(&s, pos, n);
 	} else {
@@ -272,14 +273,14 @@ static int envvar_row(struct cli_table *t, const cJSON *item)
 {
 	struct lc_envvar *e = NULL;
 	struct lc_error err;
-	char pk[24];
+	char pk[24], when[CLI_TIME_CELL_MAX];
 
 	if (lc_envvar_parse(item, &e, &err) != LC_OK)
 		return cli_fail_client(&err);
 	snprintf(pk, sizeof(pk), "%lld", e->pk);
 	cli_table_row(t, pk, e->name ? e->name : "",
 		      e->public_ == LC_UNKNOWN ? "" : e->public_ ? "yes" : "no",
-		      e->created ? e->created : "", NULL);
+		      cli_time_cell(e->created, when), NULL);
 	lc_envvar_free(e);
 	return CLI_EXIT_OK;
 }
@@ -343,7 +344,7 @@ static int env_add(struct cli_session *s, const char *project,
 	}
 	if (lc_envvar_create(s->client, project, name, value,
 			     public_ ? 1 : LC_UNKNOWN, &e, &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 		goto done;
 	}
 	cli_print(stdout, "added variable %s to %s\n", e->name ? e->name : name,
@@ -369,14 +370,14 @@ static int envvar_id(struct cli_session *s, const char *project,
 	snprintf(path, sizeof(path),
 		 "/api/v3/projects/%s/environmentvariables/", project);
 	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	while ((rc = lc_iter_next(it, &item, &err)) == 1)
 		if (strcmp(cli_json_str(item, "name"), name) == 0)
 			*pk = (long long)cJSON_GetNumberValue(
 				cJSON_GetObjectItemCaseSensitive(item, "pk"));
 	lc_iter_free(it);
 	if (rc < 0)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	if (*pk <= 0)
 		return cli_fail("'%s' has no variable %s", project, name);
 	return CLI_EXIT_OK;
@@ -401,7 +402,7 @@ static int env_change(struct cli_session *s, char **pos, int n, int public_)
 	if ((status = envvar_id(s, pos[0], pos[2], &pk)) != CLI_EXIT_OK)
 		return status;
 	if (lc_envvar_delete(s->client, pos[0], pk, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	cli_print(stdout, "removed variable %s from %s\n", pos[2], pos[0]);
 	return CLI_EXIT_OK;
 }
@@ -422,6 +423,7 @@ int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if (n > 1) {
 		status = env_change(&s, pos, n, public_);
 	} else {
@@ -492,7 +494,7 @@ int cli_cmd_api(struct cli_ctx *ctx, int argc, char **argv)
 	if (r && (status = print_body(r)) != CLI_EXIT_OK)
 		goto done;
 	if (rc != LC_OK)
-		status = cli_fail_client(&err);
+		status = cli_fail_request(&s, &err);
 done:
 	lc_response_free(r);
 	cli_session_close(&s);

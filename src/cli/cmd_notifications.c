@@ -32,16 +32,15 @@ static const char *num(const cJSON *obj, const char *key, char buf[24])
 
 /* Notifications -------------------------------------------------------------- */
 
+/* ON says what it is about: "guide/latest #12" (lc_notification_about). */
 static int notification_row(struct cli_table *t, const cJSON *item)
 {
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(item, "message");
-	char id[24], on[24], where[64];
+	char id[24], about[LC_NOTIFICATION_ABOUT_MAX];
 
-	snprintf(where, sizeof(where), "%s %s",
-		 cli_json_str(item, "attached_to_content_type"),
-		 num(item, "attached_to_id", on));
 	cli_table_row(t, num(item, "id", id), cli_json_str(item, "state"),
-		      where, cli_json_str(msg, "header"), NULL);
+		      lc_notification_about(item, about, sizeof(about)),
+		      cli_json_str(msg, "header"), NULL);
 	return CLI_EXIT_OK;
 }
 
@@ -93,7 +92,7 @@ static int notification_set(struct cli_session *s, const char *list_path,
 	snprintf(body, sizeof(body), "{\"state\": \"%s\"}", state);
 	if (lc_request(s->client, "PATCH", path, body, &r, &err) != LC_OK) {
 		lc_response_free(r);
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	}
 	lc_response_free(r);
 	r = NULL;
@@ -138,6 +137,8 @@ int cli_cmd_notifications(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = project;
+	s.build = build ? strtoll(build, NULL, 10) : 0;
 	if (n == 2 && (status = cli_session_writable(&s)) == CLI_EXIT_OK) {
 		status = notification_set(&s, path, pos[1],
 					  strcmp(pos[0], "read") == 0
@@ -166,7 +167,7 @@ static int webhook_row(struct cli_table *t, const cJSON *item)
 {
 	const cJSON *events = cJSON_GetObjectItemCaseSensitive(item, "events");
 	const cJSON *e;
-	char id[24], list[80] = "";
+	char id[24], list[80] = "", when[CLI_TIME_CELL_MAX];
 	size_t used = 0;
 	int w;
 
@@ -178,19 +179,21 @@ static int webhook_row(struct cli_table *t, const cJSON *item)
 		used += w > 0 ? (size_t)w : 0;
 	}
 	cli_table_row(t, num(item, "id", id), list, cli_json_str(item, "url"),
-		      cli_json_str(item, "created"), NULL);
+		      cli_time_cell(cli_json_str(item, "created"), when), NULL);
 	return CLI_EXIT_OK;
 }
 
 static int delivery_row(struct cli_table *t, const cJSON *item)
 {
 	char id[24], build[24], attempts[24], code[24];
+	char when[CLI_TIME_CELL_MAX];
 
 	cli_table_row(t, num(item, "id", id), cli_json_str(item, "event"),
 		      num(item, "build", build), cli_json_str(item, "state"),
 		      num(item, "attempts", attempts),
 		      num(item, "status_code", code),
-		      cli_json_str(item, "modified"), NULL);
+		      cli_time_cell(cli_json_str(item, "modified"), when),
+		      NULL);
 	return CLI_EXIT_OK;
 }
 
@@ -270,7 +273,7 @@ static int webhook_add(struct cli_session *s, const char *project,
 	if (lc_request(s->client, "POST", path, body, &r, &err) != LC_OK) {
 		free(body);
 		lc_response_free(r);
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	}
 	free(body);
 	if (json) {
@@ -302,7 +305,7 @@ static int webhook_remove(struct cli_session *s, const char *project,
 	rc = lc_request(s->client, "DELETE", path, NULL, &r, &err);
 	lc_response_free(r);
 	if (rc != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	cli_print(stdout, "removed webhook %s from %s\n", id, project);
 	return CLI_EXIT_OK;
 }
@@ -339,6 +342,7 @@ int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if (n == 3 && strcmp(pos[1], "deliveries") == 0) {
 		snprintf(path, sizeof(path),
 			 "/api/v3/projects/%s/webhooks/%s/deliveries/", pos[0],

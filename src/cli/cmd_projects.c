@@ -5,7 +5,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -22,30 +21,33 @@ static const char *yes_no(int flag)
 
 /* ---- projects ----------------------------------------------------------- */
 
-/* The project's newest build as "#12 passed", "#13 queued" or
- * "#13 building" ("" without one; "?" when the instance did not say):
- * one request per project, a page of one build. */
-static void last_build(const struct cli_session *s, const char *slug,
+/* The default version's newest build (lc_last_build_path) as "#12
+ * passed", "#13 queued" or "#13 building" ("none" without one; "?" when
+ * the instance did not say): one request per project, a page of one
+ * build. */
+static void last_build(const struct cli_session *s, const struct lc_project *p,
 		       char *buf, size_t size)
 {
-	struct lc_query q = { 0 };
-	struct lc_list *list = NULL;
+	struct lc_response *r = NULL;
+	struct lc_build *b = NULL;
 	struct lc_error err;
-	const struct lc_build *b;
+	const cJSON *first;
 	const char *word;
+	char *path = lc_last_build_path(p->slug, p->default_version);
 
 	snprintf(buf, size, "?");
-	if (lc_query_add(&q, "limit", "1") != LC_OK ||
-	    lc_builds_list(s->client, slug, LC_UNKNOWN, NULL, &q, &list,
-			   &err) != LC_OK) {
-		lc_query_dispose(&q);
+	if (path == NULL ||
+	    lc_request(s->client, "GET", path, NULL, &r, &err) != LC_OK) {
+		free(path);
+		lc_response_free(r);
 		return;
 	}
-	lc_query_dispose(&q);
-	if (list->len == 0) {
+	free(path);
+	first = cJSON_GetArrayItem(
+		cJSON_GetObjectItemCaseSensitive(r->json, "results"), 0);
+	if (first == NULL) {
 		snprintf(buf, size, "none");
-	} else {
-		b = list->items[0];
+	} else if (lc_build_parse(first, &b, &err) == LC_OK) {
 		word = b->state ? b->state : "";
 		if (strcmp(word, "finished") == 0)
 			word = b->success == 1 ? "passed" : "failed";
@@ -53,7 +55,8 @@ static void last_build(const struct cli_session *s, const char *slug,
 			word = "queued";
 		snprintf(buf, size, "#%lld %s", b->id, word);
 	}
-	lc_list_free(list);
+	lc_build_free(b);
+	lc_response_free(r);
 }
 
 /* The table's columns; the last build's only where it is asked for. */
@@ -86,7 +89,7 @@ static int project_row(struct cli_table *t, const cJSON *item)
 		s = NULL;
 	}
 	if (s && p->slug)
-		last_build(s, p->slug, last, sizeof(last));
+		last_build(s, p, last, sizeof(last));
 	if (t->ncols == 6)
 		cli_table_row(t, p->slug ? p->slug : "", p->name ? p->name : "",
 			      p->language ? p->language : "",
@@ -152,30 +155,6 @@ static char *name_from_url(const char *url)
 	return name;
 }
 
-/* A directory of this machine named as it is typed ("docs", "~/src/guide",
- * "/srv/repo.git") for the local engine, which reads it: its file:// URL
- * (the API takes URLs only). NULL when url is a URL, an scp-like
- * "host:path", or no directory here; the remote engines of other contexts
- * never read this machine's paths. */
-static char *local_path_url(const char *url)
-{
-	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
-	char *real, *out = NULL;
-	struct stat st;
-	size_t size;
-
-	if (strstr(url, "://") || (colon && (!slash || colon < slash)))
-		return NULL;
-	if (stat(url, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    (real = realpath(url, NULL)) == NULL)
-		return NULL;
-	size = strlen(real) + sizeof("file://");
-	if ((out = malloc(size)) != NULL)
-		snprintf(out, size, "file://%s", real);
-	free(real);
-	return out;
-}
-
 /* The id of the project's first build, waiting for it to be queued. */
 static int first_build(struct cli_session *s, const char *slug,
 		       long long *id)
@@ -188,7 +167,7 @@ static int first_build(struct cli_session *s, const char *slug,
 	     waited += FIRST_BUILD_POLL_MS) {
 		if (lc_builds_list(s->client, slug, LC_UNKNOWN, NULL, NULL,
 				   &list, &err) != LC_OK)
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		if (list->len > 0) {
 			/* Newest first: the last item is the first build. */
 			*id = ((struct lc_build *)list->items[list->len - 1])
@@ -223,6 +202,29 @@ static int wait_first_build(struct cli_session *s, const char *slug)
 	return status;
 }
 
+/* "imported guide: URL"; through an ssh context the URL is the remote
+ * engine's, which no browser here reaches (it names no port): how to
+ * read it here follows, the port forward and the URL through it. */
+static void print_imported(const struct cli_session *s,
+			   const struct lc_project *p)
+{
+	const char *url = p->documentation_url;
+	char *command, *here;
+
+	cli_print(stdout, "imported %s%s%s%s%s\n", p->slug, url ? ": " : "",
+		  url ? url : "", url && s->conn.forward_hint ? " on " : "",
+		  url && s->conn.forward_hint ? s->conn.link_name : "");
+	if (url == NULL || s->conn.forward_hint == NULL)
+		return;
+	command = lc_forward_command(s->conn.forward_hint, LC_FORWARD_PORT);
+	here = lc_url_with_port(url, LC_FORWARD_PORT);
+	if (command && here)
+		cli_print(stdout, "to read it here: %s, then open %s\n",
+			  command, here);
+	free(command);
+	free(here);
+}
+
 int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct lc_project_import in = { 0 };
@@ -248,9 +250,14 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
 	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
-	if (s.conn.is_local &&
-	    (path_url = local_path_url(in.repository_url)) != NULL)
-		in.repository_url = path_url;
+	/* A directory as typed becomes its file:// URL, on the machine
+	 * whose engine reads it. */
+	if (lc_repository_url(pos[0], s.conn.is_local, &path_url, &err) !=
+	    LC_OK) {
+		status = cli_fail("import: %s", err.message);
+		goto done;
+	}
+	in.repository_url = path_url;
 	if (in.name == NULL) {
 		if ((name = name_from_url(in.repository_url)) == NULL) {
 			cli_fail("import: cannot name a project after '%s'; "
@@ -266,7 +273,7 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 			  "machine of %s\n", in.repository_url,
 			  s.conn.link_name);
 	if (lc_project_import(s.client, &in, &p, &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(&s, &err);
 		goto done;
 	}
 	if (!no_wait && (status = wait_first_build(&s, p->slug)) != CLI_EXIT_OK)
@@ -274,9 +281,7 @@ int cli_cmd_import(struct cli_ctx *ctx, int argc, char **argv)
 	if (json)
 		status = cli_print_json(p->raw);
 	else
-		cli_print(stdout, "imported %s%s%s\n", p->slug,
-			  p->documentation_url ? ": " : "",
-			  p->documentation_url ? p->documentation_url : "");
+		print_imported(&s, p);
 done:
 	lc_project_free(p);
 	cli_session_close(&s);
@@ -314,20 +319,23 @@ static int project_list(struct cli_ctx *ctx, const char *cmd, int argc,
 			cli_row_fn row, int (*sort)(cJSON *items))
 {
 	struct cli_session s;
+	struct cli_list_opts opts = { NULL, 0 };
 	char path[CLI_PATH_MAX], *pos[1];
 	int json = 0, n, status;
-	const struct cli_opt opts[] = { { "--json", NULL, &json },
-					{ NULL, NULL, NULL } };
+	const struct cli_opt options[] = { { "--json", NULL, &json },
+					   { NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args(cmd, argc, argv, opts, pos, 1, 1, &n)) !=
-		    CLI_EXIT_OK ||
+	if ((status = cli_parse_args(cmd, argc, argv, options, pos, 1, 1,
+				     &n)) != CLI_EXIT_OK ||
 	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
 	    (status = cli_session_open(ctx, &s)) != CLI_EXIT_OK) {
 		cli_table_dispose(t);
 		return status;
 	}
+	s.project = pos[0];
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/%s/", pos[0], what);
-	status = cli_print_list_sorted(&s, path, NULL, json, t, row, sort);
+	opts.sort = sort;
+	status = cli_print_list_with(&s, path, NULL, json, t, row, &opts);
 	cli_session_close(&s);
 	return status;
 }
@@ -363,7 +371,7 @@ static int show_version(struct cli_session *s, const char *project,
 	int status;
 
 	if (lc_version_get(s->client, project, slug, NULL, &v, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	if (json) {
 		status = cli_print_json(v->raw);
 	} else {
@@ -404,12 +412,14 @@ int cli_cmd_version(struct cli_ctx *ctx, int argc, char **argv)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
+	s.version = pos[1];
 	if (want_active != LC_UNKNOWN || want_hidden != LC_UNKNOWN) {
 		if ((status = cli_session_writable(&s)) != CLI_EXIT_OK)
 			goto done;
 		if (lc_version_update(s.client, pos[0], pos[1], want_active,
 				      want_hidden, &err) != LC_OK) {
-			status = cli_fail_client(&err);
+			status = cli_fail_request(&s, &err);
 			goto done;
 		}
 	}
@@ -460,7 +470,7 @@ static int find_alias(struct cli_session *s, const char *project,
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/subprojects/",
 		 project);
 	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	while (*alias == NULL && (rc = lc_iter_next(it, &item, &err)) == 1) {
 		const char *a = cli_json_str(item, "alias");
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(item, "child");
@@ -471,7 +481,7 @@ static int find_alias(struct cli_session *s, const char *project,
 	}
 	lc_iter_free(it);
 	if (rc < 0 && *alias == NULL)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	if (*alias == NULL)
 		return cli_fail("'%s' is not a subproject of '%s'", child,
 				project);
@@ -496,7 +506,7 @@ static int subproject_change(struct cli_session *s, char **pos, int n,
 	if (strcmp(pos[1], "add") == 0) {
 		if (lc_subproject_add(s->client, pos[0], pos[2], alias_opt,
 				      &err) != LC_OK)
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		cli_print(stdout, "added %s as a subproject of %s\n", pos[2],
 			  pos[0]);
 		return CLI_EXIT_OK;
@@ -504,7 +514,7 @@ static int subproject_change(struct cli_session *s, char **pos, int n,
 	if ((status = find_alias(s, pos[0], pos[2], &alias)) != CLI_EXIT_OK)
 		return status;
 	if (lc_subproject_remove(s->client, pos[0], alias, &err) != LC_OK)
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 	else
 		cli_print(stdout, "removed subproject %s of %s\n", pos[2],
 			  pos[0]);
@@ -533,6 +543,7 @@ int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if (n > 1) {
 		status = subproject_change(&s, pos, n, alias);
 	} else {

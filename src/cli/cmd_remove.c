@@ -45,7 +45,7 @@ static int delete_waiting(struct cli_session *s, const char *slug)
 
 	while (lc_project_delete(s->client, slug, &err) != LC_OK) {
 		if (err.status != 409 || waited >= REMOVE_WAIT_MS)
-			return cli_fail_client(&err);
+			return cli_fail_request(s, &err);
 		if (waited == 0)
 			fprintf(stderr, "waiting for its cancelled builds to "
 					"stop...\n");
@@ -76,10 +76,11 @@ int cli_cmd_remove(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
+	s.project = pos[0];
 	if ((status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
 	if (lc_project_get(s.client, pos[0], NULL, &p, &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(&s, &err);
 		goto done;
 	}
 	if (!yes && !confirmed(p)) {

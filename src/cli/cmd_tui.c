@@ -330,8 +330,8 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	 * columns. */
 	if (status == CLI_EXIT_OK && payload.used_local &&
 	    cli_engine_running(cli_data_dir(ctx), &port) != 0)
-		printf("the local engine runs on at http://127.0.0.1:%ld "
-		       "('lectern stop' stops it)\n",
+		printf("the local engine keeps running at "
+		       "http://127.0.0.1:%ld ('lectern stop' stops it)\n",
 		       port);
 	ui_conn_dispose(&start.conn);
 	end_forwards(&payload);

@@ -1,7 +1,8 @@
 /*
- * `lectern warnings PROJECT [BUILD] [--new] [--json]`: a build's warnings
- * (Lectern's GET .../builds/<id>/warnings/), by default those of the
- * project's newest finished build, one per line in the form editors and
+ * `lectern warnings (BUILD | PROJECT [BUILD]) [--new] [--json]`: a build's
+ * warnings (Lectern's GET .../builds/<id>/warnings/), named by its id alone
+ * as `log` and `cancel` name one (its project from the v2 detail), or a
+ * project's newest finished build's, one per line in the form editors and
  * CI read ("file:line: kind: message", what `lectern check` prints), new
  * ones first and marked; the totals follow on stderr.
  */
@@ -25,7 +26,7 @@ static int newest_finished(struct cli_session *s, const char *project,
 	*out = -1;
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/", project);
 	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
-		return cli_fail_client(&err);
+		return cli_fail_request(s, &err);
 	while (*out < 0 && (rc = lc_iter_next(it, &item, &err)) == 1) {
 		const cJSON *state = cJSON_GetObjectItemCaseSensitive(item,
 								      "state");
@@ -36,7 +37,7 @@ static int newest_finished(struct cli_session *s, const char *project,
 				cJSON_GetObjectItemCaseSensitive(item, "id"));
 	}
 	if (*out < 0 && rc < 0)
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 	else if (*out < 0)
 		status = cli_fail("warnings: project %s has no finished build",
 				  project);
@@ -50,7 +51,7 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_warning_list list = { 0 };
 	struct lc_build *b = NULL;
 	struct lc_error err;
-	char *pos[2], *end;
+	char *pos[2], *project = NULL;
 	long long build = -1;
 	int json = 0, new_only = 0, n, status;
 	size_t i;
@@ -59,20 +60,29 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 					{ NULL, NULL, NULL } };
 
 	if ((status = cli_parse_args("warnings", argc, argv, opts, pos, 1, 2,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+				     &n)) != CLI_EXIT_OK)
 		return status;
-	if (n == 2) {
-		build = strtoll(pos[1], &end, 10);
-		if (*pos[1] == '\0' || *end || build <= 0) {
-			cli_print(stderr, "lectern: warnings: BUILD is a build "
-				  "number, not '%s'\n", pos[1]);
-			return CLI_EXIT_USAGE;
-		}
-	}
+	/* A build's id alone, as `log` and `cancel` take it; else the
+	 * project, and maybe which of its builds. */
+	if ((n == 1 && cli_is_build_id(pos[0]) &&
+	     (status = cli_parse_build_id("warnings", pos[0], &build)) !=
+		     CLI_EXIT_OK) ||
+	    (build < 0 &&
+	     (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK) ||
+	    (n == 2 && (status = cli_parse_build_id("warnings", pos[1],
+						    &build)) != CLI_EXIT_OK))
+		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
 		return status;
-	if (build < 0 && (status = newest_finished(&s, pos[0], &build)) !=
+	if (n == 1 && build > 0)
+		status = cli_build_project(&s, build, &project);
+	else if ((project = strdup(pos[0])) == NULL)
+		status = cli_fail("out of memory");
+	if (status != CLI_EXIT_OK)
+		goto done;
+	s.project = project;
+	s.build = build;
+	if (build < 0 && (status = newest_finished(&s, project, &build)) !=
 			         CLI_EXIT_OK)
 		goto done;
 	if (json) {
@@ -81,7 +91,7 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 		struct cli_table unused;
 
 		snprintf(path, sizeof(path),
-			 "/api/v3/projects/%s/builds/%lld/warnings/", pos[0],
+			 "/api/v3/projects/%s/builds/%lld/warnings/", project,
 			 build);
 		if (new_only && lc_query_add(&q, "new", "true") != LC_OK) {
 			status = cli_fail("out of memory");
@@ -92,13 +102,13 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 		lc_query_dispose(&q);
 		goto done;
 	}
-	if ((status = cli_build_warnings(&s, pos[0], build, new_only, &list)) !=
-	    CLI_EXIT_OK)
+	if ((status = cli_build_warnings(&s, project, build, new_only,
+					 &list)) != CLI_EXIT_OK)
 		goto done;
 	for (i = 0; i < list.len && status == CLI_EXIT_OK; i++)
 		status = cli_print_record(stdout, list.items[i], !new_only);
 	/* The totals, where the server keeps them (a Lectern). */
-	if (lc_build_get(s.client, pos[0], build, NULL, &b, &err) == LC_OK &&
+	if (lc_build_get(s.client, project, build, NULL, &b, &err) == LC_OK &&
 	    b->warnings.count >= 0)
 		fprintf(stderr,
 			"build %lld: %lld warning%s, %lld new, %lld fixed since "
@@ -112,6 +122,7 @@ int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)
 done:
 	lc_build_free(b);
 	cli_warning_list_dispose(&list);
+	free(project);
 	cli_session_close(&s);
 	return status;
 }

@@ -52,9 +52,14 @@ static const struct cli_command commands[] = {
 	  "--cache DIR\twhere the build goes (as for preview)\n"
 	  "$ lectern check && git push\n"
 	  "$ lectern check ~/src/handbook --new-only\n" },
-	{ "status", "", "show the data directory, whether its engine runs, "
-	  "and what it holds",
-	  cli_cmd_status, NULL, "$ lectern status\n" },
+	{ "status", "[--json]",
+	  "what the context's engine is doing: its version, workers and "
+	  "builds (locally: the data directory too)",
+	  cli_cmd_status, NULL,
+	  "--json\tprint JSON: the data directory, and the API's status, "
+	  "builds and queue\n"
+	  "$ lectern status\n"
+	  "$ lectern --context build1 status --json\n" },
 	{ "token create", "USER",
 	  "create USER if missing and print a new API token",
 	  cli_cmd_token_create, NULL,
@@ -165,17 +170,22 @@ static const struct cli_command commands[] = {
 	  "--visible\tlist it again\n"
 	  "--json\tprint the version as JSON\n"
 	  "$ lectern version guide v2.0 --active\n" },
-	{ "builds", "(PROJECT | --all) [--running] [--commit C] [--json]",
+	{ "builds",
+	  "(PROJECT | --all) [--running] [--commit C] [--limit N] [--json]",
 	  "list a project's builds, or every project's; a build waiting for "
-	  "a worker shows as queued, with its place on a Lectern",
+	  "a worker shows as queued (on a Lectern, with its place in the "
+	  "queue)",
 	  cli_cmd_builds, NULL,
 	  "--all\tthe builds of every project you maintain, newest first (a "
 	  "Lectern's)\n"
 	  "--running\tonly the builds that have not finished (queued ones "
 	  "too)\n"
 	  "--commit C\tonly the builds of commit C\n"
-	  "--json\tthe API's JSON, every page in one envelope\n"
+	  "--limit N\tonly the newest N\n"
+	  "--json\tthe API's JSON, every page in one envelope (with --limit, "
+	  "the newest N)\n"
 	  "$ lectern builds guide --running\n"
+	  "$ lectern builds guide --limit 5\n"
 	  "$ lectern builds --all --running\n" },
 	{ "build",
 	  "PROJECT [VERSION] [--watch] [--exit-status] [--fresh] [--json]",
@@ -189,22 +199,36 @@ static const struct cli_command commands[] = {
 	  "--json\tprint the triggered build as JSON\n"
 	  "$ lectern build guide latest --watch\n"
 	  "$ lectern build guide --exit-status && echo published\n" },
+	{ "preview-branch", "PROJECT BRANCH [--watch] [--exit-status] [--json]",
+	  "build a branch that is not an active version as a preview on its "
+	  "own host, as a pull request's (a Lectern's)",
+	  cli_cmd_preview_branch, NULL,
+	  "BRANCH\ta branch of the project's repository\n"
+	  "--watch\tprint each state as it changes, then the outcome\n"
+	  "--exit-status\twait too, and exit 1 unless the build passed\n"
+	  "--json\tprint the triggered build as JSON\n"
+	  "$ lectern preview-branch guide fix-typos --watch\n" },
 	{ "log", "BUILD [--follow] [--json]",
 	  "print a build's commands and output", cli_cmd_log, NULL,
 	  "BUILD\tthe build's number (see 'lectern builds')\n"
 	  "--follow\tkeep printing new output until the build finishes\n"
 	  "--json\tthe v2 build detail as JSON\n"
 	  "$ lectern log 42 --follow\n" },
-	{ "warnings", "PROJECT [BUILD] [--new] [--json]",
-	  "print a build's warnings and broken links (default: the newest "
-	  "finished build)",
+	{ "cancel", "BUILD [--json]",
+	  "stop a queued or running build (a Lectern's)", cli_cmd_cancel, NULL,
+	  "BUILD\tthe build's id (see 'lectern builds')\n"
+	  "--json\tprint the cancelled build as JSON\n"
+	  "$ lectern cancel 42\n" },
+	{ "warnings", "(BUILD | PROJECT [BUILD]) [--new] [--json]",
+	  "print a build's warnings and broken links (a project's: its newest "
+	  "finished build's)",
 	  cli_cmd_warnings, NULL,
-	  "PROJECT\tthe project\n"
-	  "BUILD\tthe build's id (default: the newest finished build)\n"
+	  "BUILD\ta build's id alone, as for log and cancel\n"
+	  "PROJECT\tthe project: its newest finished build, or BUILD's\n"
 	  "--new\tonly those its version's last good build did not have\n"
 	  "--json\tprint JSON instead of a table\n"
-	  "$ lectern warnings guide\n"
-	  "$ lectern warnings guide 42 --new\n" },
+	  "$ lectern warnings 42\n"
+	  "$ lectern warnings guide --new\n" },
 	{ "search", "QUERY [--project P [--version V]] [--json]",
 	  "search your projects' documentation: each page found with the "
 	  "sections that matched and a snippet, matches highlighted",
@@ -358,8 +382,12 @@ static const struct cli_command commands[] = {
 	  "$ lectern context add build1 --ssh admin@build1.example.org\n" },
 	{ "context remove", "NAME", "remove a remote context",
 	  cli_cmd_context_remove, NULL, "$ lectern context remove build1\n" },
-	{ "stop", "", "stop the local engine (started by the CLI or by systemd)",
-	  cli_cmd_stop, NULL, "$ lectern stop\n" },
+	{ "stop", "",
+	  "stop the context's engine: the local one (started by the CLI or "
+	  "systemd), or an ssh context's",
+	  cli_cmd_stop, NULL,
+	  "$ lectern stop\n"
+	  "$ lectern --context build1 stop\n" },
 	{ "help", "[COMMAND]", "list the commands, or show one's help",
 	  cli_cmd_help, NULL,
 	  "COMMAND\ta command, or a group of them (context, org, ...)\n"
@@ -471,6 +499,46 @@ static int group_help(FILE *out, int argc, char **argv)
 	return 0;
 }
 
+/* The words that may follow the first `words` of argv in a command's
+ * name (the first words when 0), offered to n: what a mistyped word
+ * might have been. */
+static void near_commands(struct cli_near *n, int words, char **argv)
+{
+	char copy[64];
+	char *word, *save = NULL;
+	size_t i;
+	int k;
+
+	for (i = 0; i < COMMAND_COUNT; i++) {
+		snprintf(copy, sizeof(copy), "%s", commands[i].name);
+		word = strtok_r(copy, " ", &save);
+		for (k = 0; word && k < words && strcmp(word, argv[k]) == 0; k++)
+			word = strtok_r(NULL, " ", &save);
+		if (word && k == words)
+			cli_near_add(n, word);
+	}
+}
+
+/* "unknown command 'projcts'; did you mean 'projects'?", the word at
+ * argv[words], after the group's words when there are any. */
+static void unknown_command(int words, char **argv)
+{
+	struct cli_near near;
+	char hint[256];
+
+	cli_near_init(&near, argv[words]);
+	near_commands(&near, words, argv);
+	cli_near_text(&near, hint, sizeof(hint));
+	if (words > 0)
+		cli_fail("unknown command '%s' after '%s'%s", argv[words],
+			 argv[0], hint);
+	else if (*hint)
+		cli_fail("unknown command '%s'%s", argv[0], hint);
+	else
+		cli_fail("unknown command '%s' (see 'lectern --help')",
+			 argv[0]);
+}
+
 int cli_cmd_help(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const struct cli_command *cmd;
@@ -518,13 +586,11 @@ int cli_dispatch(struct cli_ctx *ctx, int argc, char **argv)
 			return CLI_EXIT_OK;
 		if ((best_words = group_help(NULL, argc, argv)) > 0) {
 			if (best_words < argc)
-				cli_fail("unknown command '%s' after '%s'",
-					 argv[best_words], argv[0]);
+				unknown_command(best_words, argv);
 			group_help(stderr, argc, argv);
 			return CLI_EXIT_USAGE;
 		}
-		cli_fail("unknown command '%s' (see 'lectern --help')",
-			 argv[0]);
+		unknown_command(0, argv);
 		return CLI_EXIT_USAGE;
 	}
 	argc -= best_words;

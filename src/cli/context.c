@@ -651,8 +651,8 @@ static int connect_remote(const struct cli_context *c, struct cli_conn *conn)
 	return CLI_EXIT_OK;
 }
 
-static const char *chosen_context(const struct cli_ctx *ctx,
-				  const struct cli_config *cfg)
+const char *cli_context_chosen(const struct cli_ctx *ctx,
+			       const struct cli_config *cfg)
 {
 	const char *env = getenv("LECTERN_CONTEXT");
 
@@ -673,7 +673,7 @@ int cli_connect(struct cli_ctx *ctx, struct cli_conn *conn)
 	memset(conn, 0, sizeof(*conn));
 	if ((status = cli_config_load(&cfg)) != CLI_EXIT_OK)
 		goto done;
-	name = chosen_context(ctx, &cfg);
+	name = cli_context_chosen(ctx, &cfg);
 	if ((conn->name = strdup(name)) == NULL) {
 		status = cli_fail("out of memory");
 		goto done;
@@ -812,11 +812,12 @@ int cli_cmd_context_list(struct cli_ctx *ctx, int argc, char **argv)
 
 	if (argc > 1 || (argc == 1 && !json))
 		return cli_bad_usage("lectern context list [--json]");
-	if ((status = cli_config_load(&cfg)) == CLI_EXIT_OK)
-		status = json ? print_contexts_json(&cfg,
-						    chosen_context(ctx, &cfg))
-			      : print_contexts_table(&cfg,
-						     chosen_context(ctx, &cfg));
+	if ((status = cli_config_load(&cfg)) == CLI_EXIT_OK) {
+		const char *current = cli_context_chosen(ctx, &cfg);
+
+		status = json ? print_contexts_json(&cfg, current)
+			      : print_contexts_table(&cfg, current);
+	}
 	cli_config_dispose(&cfg);
 	return status;
 }

@@ -70,9 +70,14 @@ void cli_config_dispose(struct cli_config *cfg);
 struct cli_context *cli_config_find(const struct cli_config *cfg,
 				    const char *name);
 
-/* Resolve the context this invocation uses (--context, LECTERN_CONTEXT,
- * current-context, local) into *conn; for local, start the engine if
- * needed. Reports errors itself; returns a CLI_EXIT_* status. */
+/* The name of the context this invocation uses: --context,
+ * LECTERN_CONTEXT, current-context, else local. Valid while ctx, cfg and
+ * the environment are. */
+const char *cli_context_chosen(const struct cli_ctx *ctx,
+			       const struct cli_config *cfg);
+/* Resolve the context this invocation uses (cli_context_chosen) into
+ * *conn; for local, start the engine if needed. Reports errors itself;
+ * returns a CLI_EXIT_* status. */
 int cli_connect(struct cli_ctx *ctx, struct cli_conn *conn);
 void cli_conn_dispose(struct cli_conn *conn);
 
@@ -103,6 +108,11 @@ int cli_ssh_forward_port(const struct cli_context *c, const char *remote,
 int cli_ssh_forward_cancel(const struct cli_context *c, const char *remote,
 			   int port);
 long cli_ssh_keeper_start(const char *name, const char *unix_socket);
+/* `lectern stop` through an ssh context: `REMOTE stop` on its host
+ * through the master, its line printed as that machine's ("on HOST:
+ * stopped the local engine (pid N)"). A CLI_EXIT_* status; errors are
+ * reported. */
+int cli_ssh_stop(const struct cli_context *c);
 void cli_ssh_keeper_stop(long pid);
 
 /* mkdir -p of the directories above a file, each 0700 (the data and
@@ -126,8 +136,9 @@ int cli_local_engine(struct cli_ctx *ctx, int workers, char **base_url,
  * the store no longer knows it, so that the next command makes a new one
  * instead of failing with 401 (autostart.c). */
 void cli_local_token_recheck(struct cli_ctx *ctx);
-/* `lectern stop`: stop the background engine of the data directory. */
-int cli_cmd_stop(struct cli_ctx *ctx, int argc, char **argv);
+/* `lectern stop` of the local context: stop the background engine of the
+ * data directory (autostart.c). */
+int cli_local_engine_stop(struct cli_ctx *ctx);
 
 /* The local engine's records in the data directory dir (autostart.c),
  * shared with `lectern serve --local-engine`, which records itself so that
@@ -162,7 +173,7 @@ char *cli_local_roots(void);
 /* Installed assets (datadir.c): the directory, $LECTERN_DATADIR or
  * ../share/lectern beside the executable's directory, NULL when there is
  * none; the git repository the TUI's demo imports (the installed demo.git,
- * else the source tree while it is a checkout), or NULL. */
+ * else the one its build made), or NULL. */
 const char *cli_assets_dir(void);
 const char *cli_demo_repo(void);
 

@@ -4,8 +4,10 @@
  * ../share/lectern beside its own directory (/usr/share/lectern), wherever
  * the tree was put, an unpacked package (dpkg -x) too; $LECTERN_DATADIR
  * overrides that. A binary in its build tree has no such directory: its
- * demo imports the source tree it was built from, while that is still a
- * git checkout. Themes and site.css are compiled in and need neither.
+ * demo imports the repository the build made for the package, the same
+ * commit of README.md and docs/ an installed one has, not the source tree
+ * (which may be a git worktree, whose history lies outside it, out of the
+ * builds' reach). Themes and site.css are compiled in and need neither.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,11 +66,10 @@ const char *cli_demo_repo(void)
 {
 	static char repo[ASSET_PATH_MAX];
 	const char *assets = cli_assets_dir();
-	struct stat st;
 
 	if (assets && snprintf(repo, sizeof(repo), "%s/" DEMO_REPO, assets) <
 			      (int)sizeof(repo) &&
 	    is_dir(repo))
 		return repo;
-	return stat(LEC_SOURCE_DIR "/.git", &st) == 0 ? LEC_SOURCE_DIR : NULL;
+	return is_dir(LEC_BUILT_DEMO_REPO) ? LEC_BUILT_DEMO_REPO : NULL;
 }

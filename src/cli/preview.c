@@ -280,6 +280,7 @@ static void on_command(void *payload, const char *display)
 
 	l->tail.len = 0;
 	l->tail.text[0] = '\0';
+	l->tail.cut = 0;
 	cli_print(stdout, "preview:   $ %s\n", display);
 	fflush(stdout);
 }
@@ -364,6 +365,7 @@ static void build(struct loop *l)
 
 	l->tail.len = 0;
 	l->tail.text[0] = '\0';
+	l->tail.cut = 0;
 	if (l->nchanged)
 		cli_print(stdout, "preview: building: %s%s changed\n",
 			  l->changed[0], l->nchanged > 1 ? " and more" : "");
@@ -388,9 +390,8 @@ static void build(struct loop *l)
 	} else {
 		cli_print(stdout, "preview: build %" PRIu64 " failed: %s\n",
 			  l->generation, lec_error_last());
-		cli_print_output(stdout, l->tail.text, l->tail.len);
-		if (l->tail.len && l->tail.text[l->tail.len - 1] != '\n')
-			putchar('\n');
+		cli_print_log_end(stdout, &l->tail, lec_error_last(), NULL,
+				  NULL);
 		print_warnings(l);
 		if (l->published)
 			cli_print(stdout,

@@ -1,5 +1,5 @@
 /*
- * `lectern __repo fetch DIR`, `lectern __repo checkout MIRROR COMMIT DIR`,
+ * `lectern __repo fetch DIR [REQUEST_REF]`, `lectern __repo checkout MIRROR COMMIT DIR`,
  * `lectern __repo clone MIRROR COMMIT DIR FROM REF` and `lectern __repo
  * submodules MIRROR COMMIT`: the build pipeline's git work, run as a child inside the build sandbox. libgit2 1.5 has no transport timeouts (a stalled server never
  * calls back), so the pipeline runs the fetch as a process it can kill at
@@ -153,11 +153,11 @@ static int clone_checkout(char **argv, const struct lec_repo_clone *c,
 }
 
 /* One "submodule {...}" line per submodule. */
-static int print_submodules(const char *mirror, const char *commit)
+static int print_submodules(const char *repo_cache, const char *commit)
 {
 	struct lec_repo_submodules subs;
 	size_t i;
-	int rc = lec_repo_submodules(mirror, commit, &subs);
+	int rc = lec_repo_submodules(repo_cache, commit, &subs);
 
 	for (i = 0; rc == LEC_OK && i < subs.len; i++) {
 		const struct lec_repo_submodule *s = &subs.items[i];
@@ -188,8 +188,9 @@ int cli_repo_helper(int argc, char **argv)
 	struct lec_repo_clone fetched = { url, LEC_REPO_FETCH_COMMIT, NULL };
 	int rc;
 
-	if (argc == 2 && strcmp(argv[0], "fetch") == 0 && url)
-		rc = lec_repo_mirror(url, argv[1], on_fetch, &r);
+	if ((argc == 2 || argc == 3) && strcmp(argv[0], "fetch") == 0 && url)
+		rc = lec_repo_cache_update_ref(url, argv[1], argc == 3 ? argv[2] : NULL,
+					 on_fetch, &r);
 	else if (argc == 4 && strcmp(argv[0], "checkout") == 0)
 		rc = lec_repo_checkout(argv[1], argv[2], argv[3], on_checkout,
 				       &r);
@@ -199,8 +200,8 @@ int cli_repo_helper(int argc, char **argv)
 	else if (argc == 3 && strcmp(argv[0], "submodules") == 0)
 		rc = print_submodules(argv[1], argv[2]);
 	else {
-		fprintf(stderr, "usage: lectern __repo fetch DIR (URL in "
-				"LECTERN_REPO_URL) | checkout MIRROR COMMIT "
+		fprintf(stderr, "usage: lectern __repo fetch DIR [REQUEST_REF] "
+				"(URL in LECTERN_REPO_URL) | checkout MIRROR COMMIT "
 				"DIR | clone MIRROR COMMIT DIR FROM|- "
 				"branch:NAME|tag:NAME|commit|head (URL in "
 				"LECTERN_REPO_URL) | submodules MIRROR "

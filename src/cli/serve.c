@@ -35,6 +35,7 @@
 #include "serve_options.h"
 #include "serve_socket.h"
 #include "server.h"
+#include "version.h"
 
 /* --local-engine: take the data directory's lock; -1 after reporting that
  * it could not, or that an engine already runs there. The caller records
@@ -150,6 +151,7 @@ static int start_pipeline(struct lec_pipeline **out,
 
 	pcfg->data_dir = data_dir;
 	pcfg->docs_domain = srv_docs_domain_of(srv);
+	pcfg->external_domain = srv_external_domain_of(srv);
 	pcfg->production_domain =
 		strncmp(base, "http://", 7) == 0 ? base + 7 : base;
 	pcfg->log = log_line;
@@ -237,6 +239,7 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	cfg->version = LECTERN_VERSION;
 	if (srv_start(&srv, cfg) < 0) {
 		status = CLI_EXIT_FAIL;
 		goto done;
@@ -247,6 +250,8 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 		srv_stop(srv);
 		goto done;
 	}
+	/* None when another engine builds for the data directory. */
+	srv_set_workers(srv, pipeline ? (int)lec_pipeline_workers(pipeline) : 0);
 	if (s.local_engine) {
 		status = cli_engine_record(cfg->data_dir, (long)getpid(),
 					   (long)srv_port(srv), cfg->socket_path);

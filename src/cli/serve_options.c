@@ -18,6 +18,7 @@
 #include "hook_sender.h"
 #include "lectern/diff.h"
 #include "lectern/errors.h"
+#include "lectern/external.h"
 #include "lectern/netrule.h"
 #include "lectern/runner.h"
 #include "serve_options.h"
@@ -231,6 +232,14 @@ static const struct option options[] = {
 	  .offset = FIELD(srv.docs_domain, const char *),
 	  .default_text = "localhost and the request's port",
 	  .help = "projects' documentation is at <slug>.<domain>" },
+	{ .name = "--external-domain", .value = "DOMAIN",
+	  .kind = OPTION_STRING,
+	  .offset = FIELD(srv.external_domain, const char *),
+	  .default_text = "external.localhost and the request's port",
+	  .help = "pull-request versions are at <slug>--<number>.<domain>" },
+	COUNT("--external-grace", "SECONDS", srv.external_grace_s, 1,
+	      365u * 24 * 3600, LEC_EXTERNAL_GRACE_DEFAULT_S,
+	      "how long a closed pull request's files stay"),
 	{ .name = "--threads", .value = "N", .kind = OPTION_COUNT,
 	  .offset = FIELD(srv.threads, unsigned), .min = 1, .max = 256,
 	  .default_text = "CPUs", .help = "HTTP threads" },

@@ -425,11 +425,12 @@ static void link_argv(const struct ssh_link *l, const char **argv,
 
 /* ---- The three steps ------------------------------------------------------ */
 
-/* `'REMOTE' serve --detach` for the remote shell, the path single-quoted. */
-static char *remote_command(const struct cli_context *c)
+/* `'REMOTE' WORDS` for the remote shell ("serve --detach", "stop"), the
+ * path single-quoted; words are the CLI's own, never quoted. */
+static char *remote_command(const struct cli_context *c, const char *words)
 {
 	const char *path = c->remote_command ? c->remote_command : "lectern";
-	size_t n = strlen(path) * 4 + sizeof("'' serve --detach");
+	size_t n = strlen(path) * 4 + strlen(words) + sizeof("'' ");
 	char *cmd = malloc(n), *p = cmd;
 
 	if (cmd == NULL)
@@ -443,8 +444,46 @@ static char *remote_command(const struct cli_context *c)
 			*p++ = *path;
 		}
 	}
-	snprintf(p, n - (size_t)(p - cmd), "' serve --detach");
+	snprintf(p, n - (size_t)(p - cmd), "' %s", words);
 	return cmd;
+}
+
+/* What every call that runs the remote lectern passes: the master, made
+ * on first use and kept (ControlPersist), its peer watched. */
+static const char *const master_opts[] = {
+	"-o", "ControlMaster=auto",
+	"-o", "ControlPersist=" SSH_STR(SSH_PERSIST_S),
+	"-o", "ServerAliveInterval=" SSH_STR(SSH_ALIVE_INTERVAL_S),
+	"-o", "ServerAliveCountMax=" SSH_STR(SSH_ALIVE_COUNT),
+	NULL
+};
+
+/* Run `REMOTE words` on the host through the master into r; reports a
+ * link that does not work, and a remote lectern that is missing. */
+static int run_remote(const struct ssh_link *l, const char *host,
+		      const char *words, struct ssh_result *r)
+{
+	const char *argv[SSH_ARGV_MAX + 16];
+	const char *what = l->c->remote_command ? l->c->remote_command
+						: "lectern";
+	char *cmd = remote_command(l->c, words);
+	int status;
+
+	if (cmd == NULL)
+		return cli_fail("out of memory");
+	link_argv(l, argv, master_opts, host, cmd);
+	status = run_ssh(argv, r) < 0
+			 ? cli_fail("cannot run ssh: %s", strerror(errno))
+			 : ssh_ran(l, r);
+	free(cmd);
+	if (status != 0)
+		return status;
+	if (r->status == EXIT_NOT_FOUND || r->status == EXIT_NOT_EXECUTABLE)
+		return cli_fail("context '%s': no '%s' to run on %s (%s); "
+				"install Lectern there, or give its path with "
+				"--remote-command", l->c->name, what, l->host,
+				last_line(r->err));
+	return CLI_EXIT_OK;
 }
 
 /* Step 1: the master (made on first use) runs the remote lectern, which
@@ -452,34 +491,12 @@ static char *remote_command(const struct cli_context *c)
 static int start_remote(const struct ssh_link *l, const char *host,
 			char *remote, size_t cap)
 {
-	static const char *const master[] = {
-		"-o", "ControlMaster=auto",
-		"-o", "ControlPersist=" SSH_STR(SSH_PERSIST_S),
-		"-o", "ServerAliveInterval=" SSH_STR(SSH_ALIVE_INTERVAL_S),
-		"-o", "ServerAliveCountMax=" SSH_STR(SSH_ALIVE_COUNT),
-		NULL
-	};
-	const char *argv[SSH_ARGV_MAX + 16];
-	const char *what = l->c->remote_command ? l->c->remote_command
-						: "lectern";
 	struct ssh_result r;
-	char *cmd = remote_command(l->c), *line;
+	char *line;
 	int status;
 
-	if (cmd == NULL)
-		return cli_fail("out of memory");
-	link_argv(l, argv, master, host, cmd);
-	status = run_ssh(argv, &r) < 0
-			 ? cli_fail("cannot run ssh: %s", strerror(errno))
-			 : ssh_ran(l, &r);
-	free(cmd);
-	if (status != 0)
+	if ((status = run_remote(l, host, "serve --detach", &r)) != 0)
 		return status;
-	if (r.status == EXIT_NOT_FOUND || r.status == EXIT_NOT_EXECUTABLE)
-		return cli_fail("context '%s': no '%s' to run on %s (%s); "
-				"install Lectern there, or give its path with "
-				"--remote-command", l->c->name, what, l->host,
-				last_line(r.err));
 	line = strstr(r.out, LISTEN_UNIX);
 	if (strstr(r.err, "unknown option") || strstr(r.err, "unknown command") ||
 	    (r.status == 0 && line == NULL))
@@ -553,6 +570,32 @@ int cli_ssh_connect(const struct cli_context *c, struct cli_conn *conn)
 	    conn->remote_socket == NULL || conn->link_name == NULL ||
 	    conn->forward_hint == NULL)
 		status = cli_fail("out of memory");
+done:
+	link_dispose(&l);
+	return status;
+}
+
+int cli_ssh_stop(const struct cli_context *c)
+{
+	struct ssh_link l;
+	struct ssh_result r;
+	char hostbuf[256];
+	const char *host = NULL;
+	int status;
+
+	if ((status = link_init(&l, c, &host, hostbuf, sizeof(hostbuf))) !=
+		    CLI_EXIT_OK ||
+	    (status = run_remote(&l, host, "stop", &r)) != CLI_EXIT_OK)
+		goto done;
+	/* Its one line, said of that machine: "on admin@build1: stopped the
+	 * local engine (pid 4242)". */
+	if (r.status != 0)
+		status = cli_fail("context '%s': the engine on %s did not stop "
+				  "(%s)", c->name, l.host,
+				  *r.err ? last_line(r.err) : "no message");
+	else
+		cli_print(stdout, "on %s: %s\n", l.host,
+			  *r.out ? last_line(r.out) : "stopped");
 done:
 	link_dispose(&l);
 	return status;

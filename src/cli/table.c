@@ -4,9 +4,12 @@
  * measured when printed, so a column is as wide as its widest cell; the
  * last column is not padded, so lines carry no trailing spaces.
  */
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -108,6 +111,53 @@ void cli_table_dispose(struct cli_table *t)
 		free(t->cells[i]);
 	free(t->cells);
 	memset(t, 0, sizeof(*t));
+}
+
+/* The zone at the end of an ISO 8601 time, as seconds east of UTC: "Z",
+ * "+02:00", "-0530" or nothing (UTC); -1 for anything else. */
+static long zone_offset(const char *z, int *ok)
+{
+	int hh, mm, n = 0;
+
+	*ok = 1;
+	if (*z == '\0' || strcmp(z, "Z") == 0)
+		return 0;
+	if ((*z == '+' || *z == '-') &&
+	    (sscanf(z + 1, "%2d:%2d%n", &hh, &mm, &n) == 2 ||
+	     sscanf(z + 1, "%2d%2d%n", &hh, &mm, &n) == 2) &&
+	    z[1 + n] == '\0')
+		return (*z == '-' ? -1L : 1L) * (hh * 3600L + mm * 60L);
+	*ok = 0;
+	return 0;
+}
+
+const char *cli_time_cell(const char *iso, char buf[CLI_TIME_CELL_MAX])
+{
+	struct tm tm = { 0 };
+	const char *rest;
+	time_t when;
+	long offset;
+	int n = 0, ok;
+
+	snprintf(buf, CLI_TIME_CELL_MAX, "%s", iso ? iso : "");
+	if (iso == NULL ||
+	    sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
+		return buf;
+	rest = iso + n;
+	if (*rest == '.')
+		for (rest++; isdigit((unsigned char)*rest); rest++)
+			;
+	offset = zone_offset(rest, &ok);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	if (!ok || (when = timegm(&tm)) == (time_t)-1)
+		return buf;
+	when -= offset;
+	if (localtime_r(&when, &tm) == NULL ||
+	    strftime(buf, CLI_TIME_CELL_MAX, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(buf, CLI_TIME_CELL_MAX, "%s", iso);
+	return buf;
 }
 
 int cli_use_color(FILE *out)

@@ -35,6 +35,13 @@ void cli_table_row(struct cli_table *t, const char *first, ...)
 int cli_table_print(const struct cli_table *t, FILE *out);
 void cli_table_dispose(struct cli_table *t);
 
+/* A time for a table's cell: local time to the second ("2026-08-22
+ * 14:05:09"), read from the API's ISO 8601 text (any fraction of a second
+ * and zone; none means UTC, as v2 sends it). Text that is no such time is
+ * kept as it is. Returns buf. */
+#define CLI_TIME_CELL_MAX 32
+const char *cli_time_cell(const char *iso, char buf[CLI_TIME_CELL_MAX]);
+
 /* Whether to colour what goes to `out`: a TTY and no NO_COLOR. */
 int cli_use_color(FILE *out);
 /* Whether to draw progress on stderr: it is a TTY. */

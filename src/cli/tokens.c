@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "context.h"
+#include "table.h"
 #include "lectern/session.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
@@ -102,16 +103,16 @@ static int print_tokens_json(const struct lec_token_list *tokens)
 
 static void print_tokens(const struct lec_token_list *tokens)
 {
-	char when[LEC_TIME_ISO_MAX];
+	char when[LEC_TIME_ISO_MAX], cell[CLI_TIME_CELL_MAX];
 	size_t i;
 
-	printf("%-8s %-24s %-28s %s\n", "ID", "USER", "CREATED", "SESSIONS");
+	printf("%-8s %-24s %-20s %s\n", "ID", "USER", "CREATED", "SESSIONS");
 	for (i = 0; i < tokens->len; i++) {
 		const struct lec_token *t = &tokens->items[i];
 
 		lec_time_iso8601(t->created, when);
-		printf("%-8lld %-24s %-28s %zu\n", (long long)t->id,
-		       t->username, when, t->sessions);
+		printf("%-8lld %-24s %-20s %zu\n", (long long)t->id,
+		       t->username, cli_time_cell(when, cell), t->sessions);
 	}
 }
 

@@ -70,14 +70,14 @@ int cli_build_warnings(struct cli_session *s, const char *project,
 	if (new_only && lc_query_add(&q, "new", "true") != LC_OK)
 		return cli_fail("out of memory");
 	if (lc_iter_new(&it, s->client, path, &q, &err) != LC_OK) {
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 		goto done;
 	}
 	while ((rc = lc_iter_next(it, &item, &err)) == 1) {
 		struct lc_warning *w, **grown;
 
 		if (lc_warning_parse(item, &w, &err) != LC_OK) {
-			status = cli_fail_client(&err);
+			status = cli_fail_request(s, &err);
 			goto done;
 		}
 		grown = realloc(out->items, (out->len + 1) * sizeof(*grown));
@@ -90,7 +90,7 @@ int cli_build_warnings(struct cli_session *s, const char *project,
 		out->items[out->len++] = w;
 	}
 	if (rc < 0)
-		status = cli_fail_client(&err);
+		status = cli_fail_request(s, &err);
 done:
 	if (status != CLI_EXIT_OK)
 		cli_warning_list_dispose(out);

@@ -382,6 +382,12 @@ const char *lc_build_cache_word(const struct lc_build *b);
 int lc_build_trigger_fresh(struct lc_client *c, const char *project,
 			   const char *version, int fresh,
 			   struct lc_build **out, struct lc_error *err);
+/* POST .../previews/ {"branch"} (a Lectern's): build a branch that is not
+ * an active version as a preview on a host of its own. *out the build;
+ * *url (owned, may be NULL) where the preview is served. */
+int lc_preview_branch(struct lc_client *c, const char *project,
+		      const char *branch, struct lc_build **out, char **url,
+		      struct lc_error *err);
 
 /* One of a build's warnings (Lectern's GET .../builds/<id>/warnings/,
  * and the preview's status): kind is "warning", "error", "critical",
@@ -557,6 +563,37 @@ struct lc_project_import {
 	const char *organization;         /* business edition */
 };
 
+/* An ssh context's engine seen from a browser here (forward.c): its docs
+ * URLs name no port and reach no browser here; a local port forwarded to
+ * its socket does. LC_FORWARD_PORT is the port suggested. The URL with
+ * port as its host's port, and the context's forward hint ("ssh -N -L
+ * PORT:SOCKET HOST") with the port put in; each owned (free()), NULL when
+ * out of memory. */
+#define LC_FORWARD_PORT 8800
+char *lc_url_with_port(const char *url, int port);
+char *lc_forward_command(const char *hint, int port);
+
+/* Notifications (notification.c), items of the v3 lists as sent. What
+ * one is about as people read it ("guide/latest #12", "guide", else the
+ * service's "project 5"); buf is returned. */
+#define LC_NOTIFICATION_ABOUT_MAX 160
+const char *lc_notification_about(const cJSON *notification, char *buf,
+				  size_t size);
+/* The build a notification is about (a Lectern's answer says it: a build's
+ * own, or the one a version failing names), with its project's slug and
+ * its version's (may be NULL), borrowed from the item; 0 when none. */
+long long lc_notification_build(const cJSON *notification,
+				const char **project, const char **version);
+
+/* What a person typed as the repository to import, as repository_url
+ * takes it (repo_url.c): a URL as it is; a directory, when `here` (the
+ * engine reads this machine's files: the local context), as its canonical
+ * file:// URL, refused when there is none ("docs: no such directory"); on
+ * another machine's engine an absolute path as file://PATH, a relative
+ * one refused. @param out owned by the caller (free()) @return LC_OK,
+ * LC_EINVAL (err names the path) or LC_ENOMEM */
+int lc_repository_url(const char *typed, int here, char **out,
+		      struct lc_error *err);
 /* POST /api/v3/projects/ (import). @param out the created project */
 int lc_project_import(struct lc_client *c, const struct lc_project_import *in,
 		      struct lc_project **out, struct lc_error *err);
@@ -581,6 +618,11 @@ int lc_version_get(struct lc_client *c, const char *project,
 int lc_version_update(struct lc_client *c, const char *project,
 		      const char *version, int active, int hidden,
 		      struct lc_error *err);
+
+/* The path of a project's last build as lists show it (last_build.c): a
+ * page of one of its default version's builds (NULL or "": of any
+ * version). Owned (free()); NULL when out of memory. */
+char *lc_last_build_path(const char *project, const char *default_version);
 
 /* GET /api/v3/projects/<p>/builds/ (items: struct lc_build). `running`:
  * 1/0 adds the filter, LC_UNKNOWN leaves it out; `commit` may be NULL. */

@@ -684,6 +684,46 @@ int lc_build_trigger_fresh(struct lc_client *c, const char *project,
 	return rc;
 }
 
+int lc_preview_branch(struct lc_client *c, const char *project,
+		      const char *branch, struct lc_build **out, char **url,
+		      struct lc_error *err)
+{
+	struct lc_response *resp = NULL;
+	struct lc_buf path = { 0 };
+	const cJSON *build, *urls, *docs;
+	cJSON *body;
+	int rc;
+
+	*out = NULL;
+	*url = NULL;
+	if (need(project, "a project slug", err) != LC_OK ||
+	    need(branch, "a branch", err) != LC_OK)
+		return LC_EINVAL;
+	if ((body = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(body, "branch", branch) == NULL) {
+		cJSON_Delete(body);
+		return lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	}
+	project_path(&path, project, "previews/");
+	rc = call(c, "POST", &path, NULL, body, true, &resp, err);
+	cJSON_Delete(body);
+	if (rc == LC_OK) {
+		build = cJSON_GetObjectItemCaseSensitive(resp->json, "build");
+		urls = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(resp->json, "version"),
+			"urls");
+		docs = cJSON_GetObjectItemCaseSensitive(urls, "documentation");
+		rc = lc_build_parse(cJSON_IsObject(build) ? build : resp->json,
+				    out, err);
+		if (rc == LC_OK && cJSON_IsString(docs) &&
+		    (*url = strdup(docs->valuestring)) == NULL)
+			rc = lc__fail(err, LC_ENOMEM, 0, "out of memory");
+	}
+	lc_response_free(resp);
+	free(path.s);
+	return rc;
+}
+
 int lc_build_cancel(struct lc_client *c, const char *project, long long id,
 		    struct lc_build **out, struct lc_error *err)
 {

@@ -1,14 +1,23 @@
 /*
- * The order a person sees versions in, as the service's dashboard shows
- * them (readthedocs/projects/version_handling.py, comparable_version, used
- * by the sort_version_aware template filter): `master` (git's fallback
- * branch, which the service puts first for a git project, and every
- * project here is one), `latest`, then `stable`, then
- * the names that parse as PEP 440 versions, newest first ("1.x" counts as
- * 1.999999), then the others, which count as version 0.01, in the order
- * they came in. The API's own lists keep the service's API order
- * (verbose_name descending, the model's Meta.ordering); this is for the
- * screens and tables built from them.
+ * The order a person sees versions in, one rule for every project, the
+ * CLI's tables and the TUI's screens alike: the service's sorting of a
+ * version list with "latest and stable at the beginning", its
+ * dashboard's default for it (readthedocs/projects/version_handling.py,
+ * sort_versions_generic; the project's AddonsConfig
+ * flyout_sorting_latest_stable_at_beginning): `latest`, then `stable`,
+ * then the slugs that are PEP 440 versions, newest first, then every
+ * other (branches: main, master, develop...) by slug, descending, as the
+ * service leaves them. A release branch named "1.x" reads as 1.999999, as
+ * the service's parse_version_failsafe reads it, so it sits above its
+ * releases rather than among the branches.
+ *
+ * Not the service's other rule, comparable_version (its "SemVer (Read
+ * the Docs)" sorting): that one puts git's fallback branch, `master`,
+ * above `latest`, and counts a name that is no version as 0.01, which
+ * equals 0.1, so `main` landed between 0.2 and 0.1 on one project and
+ * `master` on top on another (issue 43, item 12). The API's own lists keep
+ * the service's API order (verbose_name descending, the model's
+ * Meta.ordering); this is for the screens and tables built from them.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -19,8 +28,6 @@
 
 /* Release parts compared; more are rare enough to ignore. */
 #define RELEASE_MAX 8
-/* What a name that is no version counts as (the service's 0.01). */
-#define UNPARSED_MINOR 1
 
 /* Pre-release kinds in their order; NONE sorts after every pre-release and
  * DEV_ONLY (a bare ".devN" release) before them. */
@@ -39,9 +46,10 @@ struct pep440 {
 
 struct keyed {
 	cJSON *item;
+	const char *name; /* its slug (else verbose_name), "" when none */
 	struct pep440 v;
-	int rank;      /* 3 master, 2 latest, 1 stable, 0 the rest */
-	size_t index;  /* where it came: the order of ties */
+	int rank;      /* 3 latest, 2 stable, 1 a version, 0 the rest */
+	size_t index;  /* where it came: the order of full ties */
 };
 
 static long number(const char **p)
@@ -196,7 +204,8 @@ static int compare_versions(const struct pep440 *a, const struct pep440 *b)
 	return cmp_long(a->dev_n, b->dev_n);
 }
 
-/* Newest first; ties in the order they came. */
+/* latest, stable, the versions newest first, then the rest; equal
+ * versions ("1.0", "v1.0") and the rest by slug, descending. */
 static int compare_keyed(const void *pa, const void *pb)
 {
 	const struct keyed *a = pa, *b = pb;
@@ -204,7 +213,9 @@ static int compare_keyed(const void *pa, const void *pb)
 
 	if (a->rank != b->rank)
 		return b->rank - a->rank;
-	if ((c = compare_versions(&b->v, &a->v)) != 0)
+	if (a->rank == 1 && (c = compare_versions(&b->v, &a->v)) != 0)
+		return c;
+	if ((c = strcmp(b->name, a->name)) != 0)
 		return c;
 	return a->index < b->index ? -1 : a->index > b->index;
 }
@@ -212,23 +223,19 @@ static int compare_keyed(const void *pa, const void *pb)
 static void key_of(struct keyed *k, cJSON *item, size_t index)
 {
 	const char *name = cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(item, "verbose_name"));
+		cJSON_GetObjectItemCaseSensitive(item, "slug"));
 
 	if (name == NULL)
 		name = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(item, "slug"));
+			cJSON_GetObjectItemCaseSensitive(item, "verbose_name"));
 	k->item = item;
 	k->index = index;
-	k->rank = name == NULL			? 0
-		  : strcmp(name, "master") == 0 ? 3
-		  : strcmp(name, "latest") == 0 ? 2
-		  : strcmp(name, "stable") == 0 ? 1
-						: 0;
-	if (k->rank || name == NULL || !parse_version(name, &k->v)) {
-		memset(&k->v, 0, sizeof(k->v));
-		k->v.pre = PRE_NONE;
-		k->v.release[1] = UNPARSED_MINOR; /* 0.01 */
-	}
+	k->name = name ? name : "";
+	memset(&k->v, 0, sizeof(k->v));
+	k->rank = strcmp(k->name, "latest") == 0   ? 3
+		  : strcmp(k->name, "stable") == 0 ? 2
+		  : parse_version(k->name, &k->v)  ? 1
+						   : 0;
 }
 
 int lc_versions_sort(cJSON *versions)

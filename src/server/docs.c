@@ -2,7 +2,10 @@
  * Serving built documentation on the docs domain (behaviour notes
  * §7.1–7.4): a request whose Host is "<slug>.<docs domain>" names a
  * project; its path names a version and a file under that version's
- * published HTML, <data>/published/<project>/<version>/html/. This file
+ * published HTML, <data>/published/<project>/<version>/html/. A pull
+ * request's version is served on a host of its own,
+ * "<slug>--<version>.<external domain>", which serves no other version
+ * (and the docs domain none of those), marked noindex. This file
  * decodes the request and resolves the path the way the service's
  * unresolver does, answering the system redirects on the way (302,
  * "X-RTD-Redirect: system", query string kept):
@@ -89,8 +92,7 @@ static int to_default_version(struct docs_ctx *c, const char *file)
 	char *slug = NULL, root[DOCS_PATH_MAX], target[DOCS_PATH_MAX];
 	int status;
 
-	if (lec_version_default_slug(c->store, c->project->id, &slug) !=
-	    LEC_OK)
+	if (docs_default_slug(c, &slug) != LEC_OK)
 		return docs_plain_not_found(c->res);
 	docs_root_url(c, slug, root, sizeof(root));
 	if ((size_t)snprintf(target, sizeof(target), "%s%s", root,
@@ -217,8 +219,7 @@ static int resolve_path(struct docs_ctx *c, const char *path)
 	    (status = resolve_subproject(c, path + strlen(SUBPROJECTS))) >= 0)
 		return status;
 	if (scheme && strcmp(scheme, DOCS_SCHEME_SINGLE) == 0) {
-		if (lec_version_default_slug(c->store, c->project->id,
-					     &slug) != LEC_OK)
+		if (docs_default_slug(c, &slug) != LEC_OK)
 			return docs_plain_not_found(c->res);
 		status = docs_serve(c, slug, path + 1, c->prefix);
 		free(slug);
@@ -410,11 +411,13 @@ int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 	const char *host = srv_request_host(req), *q;
 	int reading;
 
-	if (!docs_host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))
+	memset(&c, 0, sizeof(c));
+	if (!docs_external_host(host, srv_external_domain(req), slug,
+				sizeof(slug), c.external, sizeof(c.external)) &&
+	    !docs_host_slug(host, srv_docs_domain(req), slug, sizeof(slug)))
 		return 0;
 	if (!method_allowed(req, res))
 		return 1;
-	memset(&c, 0, sizeof(c));
 	c.req = req;
 	c.res = res;
 	q = strchr(req->raw_uri, '?');
@@ -429,6 +432,10 @@ int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 		if (reading)
 			lec_store_read_end(c.store);
 	}
+	/* A pull request's preview is no page for search engines (the
+	 * service's robots.txt on its external domain disallows all). */
+	if (c.external[0])
+		srv_response_header(res, "X-Robots-Tag", "noindex");
 	set_project(&c, NULL);
 	lec_project_free(c.host_project);
 	lec_user_free(c.user);

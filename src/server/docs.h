@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "lectern/project.h"
+#include "lectern/slug.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
 #include "handler.h"
@@ -59,6 +60,10 @@ struct docs_ctx {
 	struct lec_project *project;  /* resolved: the host project, one of
 					 its translations or a subproject;
 					 owned unless == host_project */
+	/* The pull-request version the host names ("7" of
+	 * <project>--7.<external domain>), the only version served there;
+	 * "" on the docs domain, which serves no pull-request version. */
+	char external[LEC_VERSION_SLUG_MAX + 1];
 	char prefix[DOCS_PREFIX_MAX]; /* "/projects/<alias>" or "" */
 	const char *query;            /* "?..." of the raw URI, or "" */
 	char *path;                   /* decoded path */
@@ -91,6 +96,19 @@ char *docs_decode_path(const char *raw, size_t n);
  * NULL). The embed APIs use it too, for the URLs they are asked about. */
 int docs_host_slug(const char *host, const char *domain, char *out,
 		   size_t cap);
+/* "<project>--<version>.<external domain>": the project's label and the
+ * version's slug, split on the last "--" as the service's unresolver
+ * splits them, into project and version; 0 when host is not one. */
+int docs_external_host(const char *host, const char *domain, char *project,
+		       size_t project_cap, char *version, size_t version_cap);
+/* The slug of the version c->project's "/" leads to: its default version,
+ * or on a pull request's host that request's version. *out owned by the
+ * caller (free()). An engine code. */
+int docs_default_slug(struct docs_ctx *c, char **out);
+/* Whether version may be served on this host: a pull request's on its
+ * own host only, every other version on the docs domain only. */
+int docs_version_on_host(const struct docs_ctx *c,
+			 const struct lec_version *version);
 /* The project of a slug label: as written, then with '-' read as '_' (a
  * slug's underscores appear as hyphens in host names); slug may be
  * rewritten. Returns lec_project_get's code; *out owned by the caller. */

@@ -335,13 +335,17 @@ int docs_can_read(struct docs_ctx *c, const struct lec_project *project,
 {
 	const struct lec_user *user;
 
+	/* A pull request's version is as private as the project's external
+	 * builds are (external_builds_privacy_level). */
+	const unsigned flags = LEC_VERSION_VIEW_PROJECT |
+			       LEC_VERSION_VIEW_EXTERNAL_BUILDS;
+
 	if (lec_version_can_view(c->store, project, version,
-				 LEC_VIEWER_ANONYMOUS,
-				 LEC_VERSION_VIEW_PROJECT) == 1)
+				 LEC_VIEWER_ANONYMOUS, flags) == 1)
 		return 1;
 	if ((user = docs_user(c)) == NULL ||
 	    lec_version_can_view(c->store, project, version, user->id,
-				 LEC_VERSION_VIEW_PROJECT) != 1)
+				 flags) != 1)
 		return 0;
 	c->private_content = 1;
 	return 1;

@@ -99,6 +99,46 @@ int docs_host_slug(const char *host, const char *domain, char *out,
 	return 1;
 }
 
+int docs_external_host(const char *host, const char *domain, char *project,
+		       size_t project_cap, char *version, size_t version_cap)
+{
+	char label[LEC_PROJECT_SLUG_MAX + LEC_VERSION_SLUG_MAX + 3];
+	const char *sep = NULL, *p;
+	size_t n;
+
+	if (!docs_host_slug(host, domain, label, sizeof(label)))
+		return 0;
+	for (p = label; (p = strstr(p, "--")) != NULL; p++)
+		sep = p;
+	if (sep == NULL || sep == label || sep[2] == '\0')
+		return 0;
+	n = (size_t)(sep - label);
+	if (n >= project_cap || strlen(sep + 2) >= version_cap)
+		return 0;
+	memcpy(project, label, n);
+	project[n] = '\0';
+	snprintf(version, version_cap, "%s", sep + 2);
+	return 1;
+}
+
+int docs_default_slug(struct docs_ctx *c, char **out)
+{
+	if (c->external[0] == '\0')
+		return lec_version_default_slug(c->store, c->project->id, out);
+	if ((*out = strdup(c->external)) == NULL)
+		return LEC_ENOMEM;
+	return LEC_OK;
+}
+
+int docs_version_on_host(const struct docs_ctx *c,
+			 const struct lec_version *version)
+{
+	if (c->external[0] == '\0')
+		return version->type != LEC_VERSION_EXTERNAL;
+	return version->type == LEC_VERSION_EXTERNAL &&
+	       strcmp(version->slug, c->external) == 0;
+}
+
 int docs_find_project(struct lec_store *store, char *slug,
 		      struct lec_project **out)
 {

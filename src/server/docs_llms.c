@@ -188,8 +188,7 @@ int docs_llms(struct docs_ctx *c, int full)
 	char *slug = NULL, root[DOCS_PATH_MAX], base[DOCS_PATH_MAX];
 	int dir = -1, status;
 
-	if (lec_version_default_slug(c->store, c->project->id, &slug) !=
-		    LEC_OK ||
+	if (docs_default_slug(c, &slug) != LEC_OK ||
 	    lec_version_get(c->store, c->project->id, slug, &v) != LEC_OK ||
 	    !v->built ||
 	    (dir = docs_version_root(c, slug, "html", root)) < 0) {

@@ -34,13 +34,14 @@ struct miss {
 };
 
 /* Whether version (a slug of c->project) may be served to this client:
- * it exists, is active and is readable. */
+ * it exists, is active, belongs on this host and is readable. */
 static int version_served(struct docs_ctx *c, const char *slug)
 {
 	struct lec_version *v = NULL;
 	int ok = lec_version_get(c->store, c->project->id, slug, &v) ==
 			 LEC_OK &&
-		 v->active && docs_can_read(c, c->project, v);
+		 v->active && docs_version_on_host(c, v) &&
+		 docs_can_read(c, c->project, v);
 
 	lec_version_free(v);
 	return ok;
@@ -121,8 +122,7 @@ static int not_found_at(struct docs_ctx *c, const struct miss *m)
 	if (c->path && user_redirect(c, m, 0))
 		return c->res->status;
 	done = m->version && custom_not_found(c, m->version);
-	if (!done && lec_version_default_slug(c->store, c->project->id,
-					      &fallback) == LEC_OK &&
+	if (!done && docs_default_slug(c, &fallback) == LEC_OK &&
 	    (m->version == NULL || strcmp(fallback, m->version) != 0))
 		done = custom_not_found(c, fallback);
 	free(fallback);
@@ -135,9 +135,7 @@ int docs_not_found(struct docs_ctx *c)
 	struct miss m = { NULL, "", root_url };
 	int status;
 
-	if (c->project &&
-	    lec_version_default_slug(c->store, c->project->id, &slug) ==
-		    LEC_OK)
+	if (c->project && docs_default_slug(c, &slug) == LEC_OK)
 		docs_root_url(c, slug, root_url, sizeof(root_url));
 	free(slug);
 	status = c->project ? not_found_at(c, &m)

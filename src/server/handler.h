@@ -58,10 +58,12 @@ struct srv_request {
 	int body_too_large;
 	const char *params[SRV_MAX_ROUTE_PARAMS]; /* captured path segments */
 	struct lec_user *user;    /* authenticated user, or NULL */
-	/* Caches of srv_request_host, _origin and srv_docs_domain. */
+	/* Caches of srv_request_host, _origin, srv_docs_domain and
+	 * srv_external_domain. */
 	char host[SRV_MAX_HOST + 1];
 	char origin[SRV_MAX_HOST + sizeof("https://")];
 	char docs_domain[SRV_MAX_HOST + 1];
+	char external_domain[SRV_MAX_HOST + 1];
 };
 
 /* The thread's store handle (opened on first use); NULL after logging. */
@@ -88,12 +90,21 @@ int srv_business(const struct srv_request *req);
 /* The docs domain of this request, e.g. "localhost:8000": the configured
  * one, else "localhost" with the port of srv_request_host. */
 const char *srv_docs_domain(struct srv_request *req);
+/* The domain pull-request versions are served on, their hosts
+ * "<project>--<version>.<domain>": the configured one
+ * (srv_config.external_domain), else "external.localhost" with the port
+ * of srv_request_host. */
+const char *srv_external_domain(struct srv_request *req);
 /* Whether the connection comes over the unix socket from the engine's own
  * uid (SO_PEERCRED): the engine's owner, who needs no token. */
 int srv_peer_is_owner(struct srv_request *req);
 int64_t srv_owner_user_id(const struct srv_request *req);
 /* The server's data directory (the pipeline's layout lives under it). */
 const char *srv_data_dir(const struct srv_request *req);
+/* The engine's version (srv_config.version, NULL: unknown) and its build
+ * workers (srv_set_workers; -1: unknown). */
+const char *srv_version(const struct srv_request *req);
+int srv_workers(const struct srv_request *req);
 /* Outputs kept per version for diffs (srv_config.keep_builds). */
 unsigned srv_keep_builds(const struct srv_request *req);
 /* Where imported file:// repositories may lie (srv_config.local_roots). */

@@ -3,7 +3,10 @@
  * engine (body and signature made there: the secret never reaches this
  * file), posts them with the service's headers (Content-Type, User-Agent,
  * X-RTD-Event, X-Hub-Signature) and hands each outcome back; the engine
- * schedules retries.
+ * schedules retries. Pull requests' commit statuses (commit_status.h) go
+ * the same way to their forges' APIs, with the integration's token as a
+ * bearer token (opened by the engine for the try, wiped after it), in the
+ * slots the webhooks leave free.
  *
  * Deliveries run side by side on one curl multi handle, up to
  * SRV_HOOK_SENDING_MAX at once, each with the receiver's deadline (the
@@ -33,6 +36,7 @@
 #include <sys/socket.h>
 
 #include "hook_sender.h"
+#include "lectern/commit_status.h"
 #include "lectern/errors.h"
 #include "lectern/netrule.h"
 #include "lectern/store.h"
@@ -46,19 +50,22 @@
 #define HOOK_LEASE_SLACK_MS 60000u
 /* Longest sleep with nothing due: new deliveries wait at most this. */
 #define HOOK_POLL_MAX_MS 1000u
-/* Headers' room: the event name and the signature are short. */
-#define HOOK_HEADER_MAX 128
+/* Headers' room: the event name and the signature are short; a token
+ * header holds the longest token an integration takes. */
+#define HOOK_HEADER_MAX (LEC_INTEGRATION_TOKEN_MAX + 32)
 
 /* What a delivery's error says: refused before any connection, or failed
  * without saying how (refused, reset, timed out, no such host alike). */
 #define HOOK_REFUSED "refused: the address is not allowed"
 #define HOOK_FAILED "failed: no answer from the receiver"
 
-/* One delivery in flight. */
+/* One delivery in flight: a webhook's or a commit status. */
 struct slot {
 	CURL *curl;                 /* NULL: the slot is free */
 	struct curl_slist *headers;
+	int is_status;              /* status, not d, is in flight */
 	struct lec_webhook_outgoing d;
+	struct lec_commit_status_outgoing status;
 	const struct lec_netrule *rule;
 	int refused;                /* the rule refused a connection */
 	char event[HOOK_HEADER_MAX];
@@ -103,9 +110,12 @@ static void slot_release(struct srv_hook_sender *s, struct slot *slot)
 	curl_easy_cleanup(slot->curl);
 	curl_slist_free_all(slot->headers);
 	lec_webhook_outgoing_dispose(&slot->d);
+	lec_commit_status_outgoing_dispose(&slot->status);
+	explicit_bzero(slot->signature, sizeof(slot->signature));
 	slot->curl = NULL;
 	slot->headers = NULL;
 	slot->refused = 0;
+	slot->is_status = 0;
 }
 
 /* Start posting the delivery in slot->d; 0, or -1 when curl could not be
@@ -119,10 +129,22 @@ static int slot_start(struct srv_hook_sender *s, struct slot *slot)
 	CURLcode cc = CURLE_OK;
 	size_t i;
 
-	snprintf(slot->event, sizeof(slot->event), "X-RTD-Event: %s",
-		 slot->d.event);
-	snprintf(slot->signature, sizeof(slot->signature),
-		 "X-Hub-Signature: %s", slot->d.signature);
+	const char *url = slot->is_status ? slot->status.url : slot->d.url;
+	const char *body = slot->is_status ? slot->status.body : slot->d.body;
+	size_t body_len = slot->is_status ? slot->status.body_len
+					  : slot->d.body_len;
+
+	if (slot->is_status) {
+		snprintf(slot->event, sizeof(slot->event),
+			 "Accept: application/json");
+		snprintf(slot->signature, sizeof(slot->signature),
+			 "Authorization: Bearer %s", slot->status.token);
+	} else {
+		snprintf(slot->event, sizeof(slot->event), "X-RTD-Event: %s",
+			 slot->d.event);
+		snprintf(slot->signature, sizeof(slot->signature),
+			 "X-Hub-Signature: %s", slot->d.signature);
+	}
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		if ((h = curl_slist_append(slot->headers, lines[i])) == NULL)
 			break;
@@ -134,15 +156,15 @@ static int slot_start(struct srv_hook_sender *s, struct slot *slot)
 		return -1;
 	}
 #define SET(opt, val) if (cc == CURLE_OK) cc = curl_easy_setopt(slot->curl, opt, val)
-	SET(CURLOPT_URL, slot->d.url);
+	SET(CURLOPT_URL, url);
 	SET(CURLOPT_PROTOCOLS_STR, "http,https");
 	SET(CURLOPT_FOLLOWLOCATION, 0L);
 	SET(CURLOPT_PROXY, "");
 	SET(CURLOPT_OPENSOCKETFUNCTION, open_checked);
 	SET(CURLOPT_OPENSOCKETDATA, slot);
 	SET(CURLOPT_HTTPHEADER, slot->headers);
-	SET(CURLOPT_POSTFIELDS, slot->d.body);
-	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)slot->d.body_len);
+	SET(CURLOPT_POSTFIELDS, body);
+	SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
 	SET(CURLOPT_TIMEOUT_MS, (long)s->timeout_ms);
 	SET(CURLOPT_NOSIGNAL, 1L);
 	SET(CURLOPT_WRITEFUNCTION, discard);
@@ -156,11 +178,24 @@ static int slot_start(struct srv_hook_sender *s, struct slot *slot)
 	return 0;
 }
 
-/* Take due deliveries into the free slots; the number started. */
+/* Take the next due delivery (status: a commit status) into slot. */
+static int take(struct srv_hook_sender *s, struct lec_store *store,
+		struct slot *slot, int status, int64_t now)
+{
+	unsigned lease = s->timeout_ms + HOOK_LEASE_SLACK_MS;
+
+	slot->is_status = status;
+	return status ? lec_commit_status_next(store, now, lease,
+					       &slot->status)
+		      : lec_webhook_delivery_next(store, now, lease, &slot->d);
+}
+
+/* Take due deliveries into the free slots, the webhooks' first; the
+ * number started. */
 static int fill(struct srv_hook_sender *s, struct lec_store *store)
 {
 	int64_t now = lec_time_now();
-	int started = 0, rc;
+	int started = 0, status = 0, rc;
 	size_t i;
 
 	for (i = 0; i < SRV_HOOK_SENDING_MAX; i++) {
@@ -168,10 +203,11 @@ static int fill(struct srv_hook_sender *s, struct lec_store *store)
 
 		if (slot->curl)
 			continue;
-		rc = lec_webhook_delivery_next(store, now,
-					       s->timeout_ms +
-						       HOOK_LEASE_SLACK_MS,
-					       &slot->d);
+		rc = take(s, store, slot, status, now);
+		if (rc == LEC_ENOTFOUND && !status) {
+			status = 1;
+			rc = take(s, store, slot, status, now);
+		}
 		if (rc == LEC_ENOTFOUND)
 			break;
 		if (rc < 0) {
@@ -212,11 +248,18 @@ static int reap(struct srv_hook_sender *s, struct lec_store *store)
 			why = HOOK_REFUSED;
 		else
 			why = HOOK_FAILED;
-		if (lec_webhook_delivery_done(store, slot->d.delivery_id,
-					      (int)status, why,
-					      s->backoff_ms) < 0)
-			srv_log("webhooks: delivery %lld: %s",
-				(long long)slot->d.delivery_id,
+		if ((slot->is_status
+			     ? lec_commit_status_done(store, slot->status.id,
+						      (int)status, why,
+						      s->backoff_ms)
+			     : lec_webhook_delivery_done(
+				       store, slot->d.delivery_id, (int)status,
+				       why, s->backoff_ms)) < 0)
+			srv_log("webhooks: %s %lld: %s",
+				slot->is_status ? "commit status" : "delivery",
+				(long long)(slot->is_status
+						    ? slot->status.id
+						    : slot->d.delivery_id),
 				lec_error_last());
 		slot_release(s, slot);
 		done++;

@@ -10,9 +10,13 @@
  * "payload"), then the forge's
  * events mapped to what they ask for: a push builds the active versions of
  * the pushed branch or tag, a branch or tag created or deleted syncs the
- * versions. Answers and their status codes are the service's: {"detail":
- * ...} for errors and unhandled events, {"build_triggered", "project",
- * "versions"} for pushes.
+ * versions, and for a project with external builds enabled a pull
+ * request (GitHub) or merge request (GitLab) opened, pushed to or reopened
+ * builds its version, closed or merged closes it (the engine's
+ * external.h). Answers and their status codes are the service's:
+ * {"detail": ...} for errors and unhandled events, {"build_triggered",
+ * "project", "versions"} for pushes and requests, {"closed", "project",
+ * "versions"} for closed requests.
  *
  * The integrations these deliveries prove themselves against, with their
  * secrets, are made through the v3 API (v3_integrations.c). Outgoing
@@ -25,8 +29,10 @@
 
 #include "form_body.h"
 #include "input.h"
+#include "log.h"
 #include "quota.h"
 
+#include "lectern/external.h"
 #include "lectern/integration.h"
 #include "lectern/project.h"
 #include "lectern/version.h"
@@ -38,6 +44,9 @@
 #define NO_REF "Parameter \"ref\" is required"
 #define INVALID_REQUEST "Invalid request"
 #define NOT_AUTHENTICATED "Authentication credentials were not provided."
+/* The service's answer to a request's payload without key, a ParseError
+ * of the KeyError it raised. */
+#define MISSING_KEY "Invalid payload. %s is required."
 /* GitLab's before/after of a created or deleted ref. */
 #define NULL_COMMIT "0000000000000000000000000000000000000000"
 
@@ -137,6 +146,203 @@ static struct lec_integration_ref ref_of(const char *ref)
 	return r;
 }
 
+/* Pull and merge requests ------------------------------------------------- */
+
+/* Where a forge's request payload holds what the version is made of: each
+ * a path of keys, looked up in the service's order, so that the first one
+ * missing is the one its answer names. */
+#define KEYS_MAX 4
+struct request_keys {
+	enum lec_external_forge forge;
+	const char *number[KEYS_MAX];
+	const char *commit[KEYS_MAX];
+	const char *source_branch[KEYS_MAX];
+	const char *base_branch[KEYS_MAX];
+	const char *forge_repo[KEYS_MAX]; /* optional */
+};
+
+static const struct request_keys github_keys = {
+	LEC_EXTERNAL_GITHUB,
+	{ "number" },
+	{ "pull_request", "head", "sha" },
+	{ "pull_request", "head", "ref" },
+	{ "pull_request", "base", "ref" },
+	{ "repository", "full_name" },
+};
+
+static const struct request_keys gitlab_keys = {
+	LEC_EXTERNAL_GITLAB,
+	{ "object_attributes", "iid" },
+	{ "object_attributes", "last_commit", "id" },
+	{ "object_attributes", "source_branch" },
+	{ "object_attributes", "target_branch" },
+	{ "project", "id" },
+};
+
+/* The value at path in data as text (a number as its digits), into buf;
+ * NULL with *missing the key that is not there, or that holds neither. */
+static const char *value_at(const cJSON *data, const char *const *path,
+			    char *buf, size_t cap, const char **missing)
+{
+	const cJSON *item = data;
+	size_t i;
+
+	for (i = 0; i < KEYS_MAX && path[i]; i++) {
+		item = cJSON_IsObject(item)
+			       ? cJSON_GetObjectItemCaseSensitive(item, path[i])
+			       : NULL;
+		if (item == NULL) {
+			*missing = path[i];
+			return NULL;
+		}
+	}
+	if (cJSON_IsString(item))
+		return item->valuestring;
+	if (cJSON_IsNumber(item) && item->valuedouble >= 0 &&
+	    item->valuedouble < 1e15 &&
+	    item->valuedouble == (double)(long long)item->valuedouble) {
+		snprintf(buf, cap, "%lld", (long long)item->valuedouble);
+		return buf;
+	}
+	*missing = path[i - 1];
+	return NULL;
+}
+
+static int missing_key(struct srv_response *res, const char *key)
+{
+	char detail[96];
+
+	snprintf(detail, sizeof(detail), MISSING_KEY, key);
+	return srv_respond_detail(res, 400, detail);
+}
+
+/* A path's last key: what the answer names for a value it cannot use. */
+static const char *last_key(const char *const *path)
+{
+	size_t i = 0;
+
+	while (i + 1 < KEYS_MAX && path[i + 1])
+		i++;
+	return path[i];
+}
+
+/* What the delivery says of its request, or a 400 naming the key missing
+ * (the bufs hold numbers given as numbers). */
+static int request_of(struct delivery *d, const struct request_keys *k,
+		      struct lec_external_request *rq, char number[32],
+		      char repo[32])
+{
+	char ignored[32];
+	const char *missing = NULL;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->forge = k->forge;
+	if ((rq->number = value_at(d->data, k->number, number, 32,
+				   &missing)) == NULL ||
+	    (rq->commit = value_at(d->data, k->commit, ignored,
+				   sizeof(ignored), &missing)) == NULL ||
+	    (rq->source_branch = value_at(d->data, k->source_branch, ignored,
+					  sizeof(ignored), &missing)) == NULL ||
+	    (rq->base_branch = value_at(d->data, k->base_branch, ignored,
+					sizeof(ignored), &missing)) == NULL)
+		return missing_key(d->res, missing);
+	rq->forge_repo = value_at(d->data, k->forge_repo, repo, 32, &missing);
+	return 0;
+}
+
+/* Opened, pushed to or reopened: its version built at its head. */
+static int respond_request(struct delivery *d, const struct request_keys *k)
+{
+	struct lec_external_request rq;
+	struct lec_version *v = NULL;
+	char number[32], repo[32], how[32];
+	cJSON *o;
+	int rc;
+
+	if (request_of(d, k, &rq, number, repo) != 0 ||
+	    srv_quota_build(d->req, d->project->id, 0, d->res) < 0)
+		return d->res->status;
+	snprintf(how, sizeof(how), "webhook:%s", d->forge);
+	rc = lec_external_open(srv_store(d->req), d->project->id, &rq, how, &v,
+			       NULL);
+	if (rc == LEC_EINVALID)
+		return missing_key(d->res,
+				   strcmp(lec_error_last_field(), "number") == 0
+					   ? last_key(k->number)
+					   : last_key(k->commit));
+	if (rc < 0)
+		return srv_respond_engine_error(d->res, rc);
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "build_triggered", 1);
+	cJSON_AddStringToObject(o, "project", d->project->slug);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "versions"),
+			     cJSON_CreateString(v->verbose_name));
+	lec_version_free(v);
+	return srv_respond_json(d->res, 200, o, 0);
+}
+
+/* Closed or merged: its version closed, when there is one. */
+static int respond_closed(struct delivery *d, const struct request_keys *k)
+{
+	struct lec_external_request rq;
+	char number[32], repo[32], *name = NULL;
+	cJSON *o, *versions;
+	int rc;
+
+	if (request_of(d, k, &rq, number, repo) != 0)
+		return d->res->status;
+	rc = lec_external_close(srv_store(d->req), d->project->id, rq.number,
+				&name);
+	if (rc < 0 && rc != LEC_ENOTFOUND)
+		return srv_respond_engine_error(d->res, rc);
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "closed", name != NULL);
+	cJSON_AddStringToObject(o, "project", d->project->slug);
+	versions = cJSON_AddArrayToObject(o, "versions");
+	if (name)
+		cJSON_AddItemToArray(versions, cJSON_CreateString(name));
+	free(name);
+	return srv_respond_json(d->res, 200, o, 0);
+}
+
+/* A request event's action as the service maps it: 1 builds, 0 closes,
+ * -1 is not handled (it falls through to the push handling). */
+static int request_action(const char *action, const char *const *build,
+			  const char *const *close)
+{
+	size_t i;
+
+	for (i = 0; action && build[i]; i++)
+		if (strcmp(action, build[i]) == 0)
+			return 1;
+	for (i = 0; action && close[i]; i++)
+		if (strcmp(action, close[i]) == 0)
+			return 0;
+	return -1;
+}
+
+static const char *const github_build[] = { "opened", "reopened",
+					    "synchronize", NULL };
+static const char *const github_close[] = { "closed", NULL };
+static const char *const gitlab_build[] = { "open", "reopen", "update",
+					    NULL };
+static const char *const gitlab_close[] = { "close", "merge", NULL };
+
+/* A request event, or -1 when it is not one this project handles. */
+static int handle_request(struct delivery *d, const struct request_keys *k,
+			  const char *action, const char *const *build,
+			  const char *const *close)
+{
+	int what;
+
+	if (!d->project->external_builds_enabled)
+		return -1;
+	what = request_action(action, build, close);
+	if (what < 0)
+		return -1;
+	return what ? respond_request(d, k) : respond_closed(d, k);
+}
+
 /* Verification ------------------------------------------------------------- */
 
 static int verify_signature(struct delivery *d, const char *header)
@@ -193,6 +399,10 @@ static int handle_github(struct delivery *d)
 	if (strcmp(event, "ping") == 0)
 		return srv_respond_detail(d->res, 200,
 					  "Webhook configured correctly");
+	if (strcmp(event, "pull_request") == 0 &&
+	    handle_request(d, &github_keys, string_at(d->data, "action"),
+			   github_build, github_close) >= 0)
+		return d->res->status;
 	if (strcmp(event, "create") == 0 || strcmp(event, "delete") == 0 ||
 	    (strcmp(event, "push") == 0 &&
 	     (cJSON_IsTrue(created) || cJSON_IsTrue(deleted))))
@@ -216,6 +426,13 @@ static int handle_gitlab(struct delivery *d)
 
 	if (event == NULL)
 		event = "push";
+	if (strcmp(event, "merge_request") == 0 &&
+	    handle_request(d, &gitlab_keys,
+			   string_at(cJSON_GetObjectItemCaseSensitive(
+					     d->data, "object_attributes"),
+				     "action"),
+			   gitlab_build, gitlab_close) >= 0)
+		return d->res->status;
 	if (strcmp(event, "push") != 0 && strcmp(event, "tag_push") != 0)
 		return srv_respond_detail(d->res, 200, UNHANDLED);
 	if ((before && strcmp(before, NULL_COMMIT) == 0) ||
@@ -399,6 +616,25 @@ static int hidden(struct srv_request *req, const struct lec_project *p)
 					      : LEC_VIEWER_ANONYMOUS) != 1;
 }
 
+/* The repository a verified delivery names, kept by its integration for
+ * the commit statuses of branch builds (GitHub's repository.full_name,
+ * GitLab's project.id). */
+static void learn_repository(struct delivery *d, const struct forge *forge)
+{
+	const struct request_keys *k =
+		forge->type == LEC_INTEGRATION_GITHUB	? &github_keys
+		: forge->type == LEC_INTEGRATION_GITLAB ? &gitlab_keys
+							: NULL;
+	const char *missing = NULL, *repo;
+	char buf[32];
+
+	if (k && (repo = value_at(d->data, k->forge_repo, buf, sizeof(buf),
+				  &missing)) != NULL &&
+	    lec_integration_set_forge_repo(srv_store(d->req),
+					   d->integration->id, repo) < 0)
+		srv_log("webhook: %s", lec_error_last());
+}
+
 /* A delivery for this forge's integration (or the one named by id). */
 static int deliver(struct srv_request *req, struct srv_response *res,
 		   const struct forge *forge, const char *slug,
@@ -443,8 +679,10 @@ static int deliver(struct srv_request *req, struct srv_response *res,
 		srv_respond_detail(res, 400, forge->invalid);
 	else if (rc < 0)
 		srv_respond_engine_error(res, rc);
-	else if (d.data || (d.data = payload(req, res)) != NULL)
+	else if (d.data || (d.data = payload(req, res)) != NULL) {
+		learn_repository(&d, forge);
 		forge->handle(&d);
+	}
 done:
 	if (d.integration != integration)
 		lec_integration_free(d.integration);

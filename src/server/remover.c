@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "lectern/errors.h"
+#include "lectern/external.h"
 #include "lectern/project.h"
 #include "lectern/store.h"
+#include "lectern/timefmt.h"
 #include "log.h"
 #include "remover.h"
 #include "worker.h"
@@ -19,7 +21,21 @@
 struct srv_remover {
 	struct srv_worker worker;
 	char *data_dir;
+	int64_t grace_us;   /* a closed request's files stay this long */
+	int64_t next_sweep; /* when to look for them next (microseconds) */
 };
+
+/* Remove closed pull requests' leftovers, once a SRV_REMOVER_SWEEP_MS. */
+static void sweep(struct srv_remover *r, struct lec_store *st)
+{
+	int64_t now = lec_time_now();
+
+	if (now < r->next_sweep)
+		return;
+	r->next_sweep = now + (int64_t)SRV_REMOVER_SWEEP_MS * 1000;
+	if (lec_external_sweep(st, r->data_dir, now - r->grace_us, NULL) < 0)
+		srv_log("closed pull requests: %s", lec_error_last());
+}
 
 static void *run(void *arg)
 {
@@ -39,13 +55,15 @@ static void *run(void *arg)
 			continue;
 		if (rc != LEC_ENOTFOUND && rc != LEC_EBUSY)
 			srv_log("project removal: %s", lec_error_last());
+		sweep(r, st);
 		srv_worker_pause(&r->worker, SRV_REMOVER_POLL_MS);
 	}
 	lec_store_free(st);
 	return NULL;
 }
 
-int srv_remover_start(struct srv_remover **out, const char *data_dir)
+int srv_remover_start(struct srv_remover **out, const char *data_dir,
+		      unsigned external_grace_s)
 {
 	struct srv_remover *r = calloc(1, sizeof(*r));
 
@@ -55,6 +73,9 @@ int srv_remover_start(struct srv_remover **out, const char *data_dir)
 		srv_log("project removal: out of memory");
 		return -1;
 	}
+	r->grace_us = (int64_t)(external_grace_s ? external_grace_s
+						 : LEC_EXTERNAL_GRACE_DEFAULT_S) *
+		      1000000;
 	if (srv_worker_start(&r->worker, run, r) < 0) {
 		srv_log("project removal: cannot start its thread");
 		free(r->data_dir);

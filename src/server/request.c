@@ -66,6 +66,7 @@ int srv_site_init(struct srv_site *site, const struct srv_config *config)
 {
 	memset(site, 0, sizeof(*site));
 	site->config = *config;
+	atomic_init(&site->workers, -1);
 	srv_throttle_init(&site->imports,
 			  config->import_limit ? config->import_limit
 					       : SRV_IMPORTS_PER_HOUR_DEFAULT,
@@ -89,7 +90,8 @@ void srv_site_dispose(struct srv_site *site)
 	site->keys = 0;
 	free(site->data_dir);
 	free(site->docs_domain);
-	site->data_dir = site->docs_domain = NULL;
+	free(site->external_domain);
+	site->data_dir = site->docs_domain = site->external_domain = NULL;
 	srv_throttle_dispose(&site->imports);
 }
 
@@ -243,22 +245,44 @@ static const char *port_of(const char *host)
 	return colon;
 }
 
-const char *srv_docs_domain(struct srv_request *req)
+/* The service's default is a domain of its own (readthedocs.build);
+ * *.localhost resolves to loopback on every system that follows RFC
+ * 6761, as the docs domain's default does. */
+#define SRV_EXTERNAL_DOMAIN_DEFAULT "external.localhost"
+
+/* base with the port of the request's host, into buf (SRV_MAX_HOST + 1
+ * bytes); fallback when the request names no host. */
+static const char *with_request_port(struct srv_request *req, char *buf,
+				     const char *base, const char *fallback)
 {
 	const char *host;
 
-	if (req->site->config.docs_domain)
-		return req->site->config.docs_domain;
-	if (req->docs_domain[0])
-		return req->docs_domain;
-	/* The docs host is <slug>.localhost on whatever port the client
-	 * reached (a tunnel's, a proxy's, or none on a unix socket). */
+	if (buf[0])
+		return buf;
 	host = srv_request_host(req);
 	if (host == NULL)
-		return req->site->docs_domain;
-	snprintf(req->docs_domain, sizeof(req->docs_domain), "localhost%s",
-		 port_of(host));
-	return req->docs_domain;
+		return fallback;
+	snprintf(buf, SRV_MAX_HOST + 1, "%s%s", base, port_of(host));
+	return buf;
+}
+
+const char *srv_docs_domain(struct srv_request *req)
+{
+	/* The docs host is <slug>.localhost on whatever port the client
+	 * reached (a tunnel's, a proxy's, or none on a unix socket). */
+	if (req->site->config.docs_domain)
+		return req->site->config.docs_domain;
+	return with_request_port(req, req->docs_domain, "localhost",
+				 req->site->docs_domain);
+}
+
+const char *srv_external_domain(struct srv_request *req)
+{
+	if (req->site->config.external_domain)
+		return req->site->config.external_domain;
+	return with_request_port(req, req->external_domain,
+				 SRV_EXTERNAL_DOMAIN_DEFAULT,
+				 req->site->external_domain);
 }
 
 int srv_peer_is_owner(struct srv_request *req)
@@ -295,6 +319,16 @@ int srv_business(const struct srv_request *req)
 const char *srv_data_dir(const struct srv_request *req)
 {
 	return req->site->data_dir;
+}
+
+const char *srv_version(const struct srv_request *req)
+{
+	return req->site->config.version;
+}
+
+int srv_workers(const struct srv_request *req)
+{
+	return atomic_load(&req->site->workers);
 }
 
 unsigned srv_keep_builds(const struct srv_request *req)

@@ -9,6 +9,7 @@
 #define LECTERN_SRV_REQUEST_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "server.h"
 #include "throttle.h"
@@ -19,11 +20,17 @@ struct srv_site {
 	/* The docs domain builds bake into pages: the configured one, else
 	 * "localhost[:<port>]"; set by the daemon once it has a port. */
 	char *docs_domain;
+	/* Likewise where pull requests' previews are: "external." and that. */
+	char *external_domain;
 	char base_url[128];      /* the listening address, for links */
 	pthread_key_t store_key; /* each thread's store handle */
 	pthread_key_t cache_key; /* each thread's response cache */
 	int keys;                /* keys created: 0, 1 (store) or 2 */
 	struct srv_throttle imports; /* each user's import rate */
+	/* The build workers beside the server (srv_set_workers), -1 until
+	 * the pipeline has started: written once by the daemon's starter,
+	 * read by every request. */
+	atomic_int workers;
 };
 
 /* Copy config, start the import throttle and create the per-thread keys. Returns 0, or -1 when out

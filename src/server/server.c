@@ -78,9 +78,19 @@ const char *srv_base_url(const struct srv *srv)
 	return srv->site.base_url;
 }
 
+void srv_set_workers(struct srv *srv, int workers)
+{
+	atomic_store(&srv->site.workers, workers);
+}
+
 const char *srv_docs_domain_of(const struct srv *srv)
 {
 	return srv->site.docs_domain;
+}
+
+const char *srv_external_domain_of(const struct srv *srv)
+{
+	return srv->site.external_domain;
 }
 
 /* Request life cycle --------------------------------------------------- */
@@ -432,7 +442,11 @@ static int init_names(struct srv *srv, int ipv6)
 	site->docs_domain = strdup(site->config.docs_domain
 					   ? site->config.docs_domain
 					   : domain);
-	return site->docs_domain ? 0 : -1;
+	if (site->config.external_domain)
+		site->external_domain = strdup(site->config.external_domain);
+	else if (asprintf(&site->external_domain, "external.%s", domain) < 0)
+		site->external_domain = NULL;
+	return site->docs_domain && site->external_domain ? 0 : -1;
 }
 
 /* Whether something accepts connections on the unix socket at path. */
@@ -739,7 +753,8 @@ int srv_start(struct srv **out, const struct srv_config *config)
 				  config->webhook_backoff_ms,
 				  config->webhook_timeout_ms,
 				  config->webhook_allow) < 0 ||
-	    srv_remover_start(&srv->remover, srv->site.data_dir) < 0) {
+	    srv_remover_start(&srv->remover, srv->site.data_dir,
+			      config->external_grace_s) < 0) {
 		srv_stop(srv);
 		return -1;
 	}

@@ -36,6 +36,12 @@ struct srv_config {
 	/* NULL: "localhost" with the port of the request's host, so docs
 	 * links follow the port the client reached the server on. */
 	const char *docs_domain;
+	/* Where pull-request versions are served (--external-domain); NULL:
+	 * "external.localhost" with the port of the request's host. */
+	const char *external_domain;
+	/* How long a closed pull request's files stay, in seconds
+	 * (--external-grace; 0: LEC_EXTERNAL_GRACE_DEFAULT_S). */
+	unsigned external_grace_s;
 	/* Absolute URLs follow Forwarded (host=, proto=) or X-Forwarded-Host
 	 * and X-Forwarded-Proto when set: only behind a reverse proxy that
 	 * sets them, as a client could otherwise point links anywhere. */
@@ -65,6 +71,9 @@ struct srv_config {
 	 * owner (--queue-limit; 0: SRV_QUEUED_BUILDS_DEFAULT). */
 	unsigned import_limit;
 	unsigned queue_limit;
+	/* What GET /api/v3/status/ says this engine is ("0.9.2"); NULL:
+	 * unknown. Not copied: must outlive the server. */
+	const char *version;
 };
 
 /* The daemon ------------------------------------------------------------- */
@@ -81,6 +90,13 @@ const char *srv_base_url(const struct srv *srv);
 /* The docs domain builds bake into pages (READTHEDOCS_CANONICAL_URL):
  * the configured one, else "localhost[:<port>]". */
 const char *srv_docs_domain_of(const struct srv *srv);
+/* Where pull requests' previews are: the configured external domain, else
+ * "external.localhost[:<port>]". */
+const char *srv_external_domain_of(const struct srv *srv);
+/* How many build workers run beside the server, for GET /api/v3/status/
+ * (the pipeline starts after the server, which it needs; none when another
+ * engine builds for the data directory). Until set: unknown (-1). */
+void srv_set_workers(struct srv *srv, int workers);
 /* Stop accepting, let in-flight requests finish, free everything.
  * Accepts NULL. */
 void srv_stop(struct srv *srv);

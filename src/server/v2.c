@@ -344,7 +344,7 @@ static char *build_docs_url(struct srv_request *req,
 	if (v == NULL)
 		return NULL;
 	if (v->built || v->uploaded)
-		return srv_docs_url(req, p, v->slug);
+		return srv_version_docs_url(req, p, v);
 	return dup_printf("%s/dashboard/%s/version/%s/edit/",
 			  srv_request_origin(req), p->slug, v->slug);
 }

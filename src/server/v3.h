@@ -50,6 +50,11 @@ cJSON *srv_v3_team(const struct lec_team *team);
  * Owned by the caller (free). */
 char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
 		   const char *version_slug);
+/* The documentation URL of version v of p: srv_docs_url's, or for a pull
+ * request's version the URL on its own host (lec_resolve_external_url). */
+char *srv_version_docs_url(struct srv_request *req,
+			   const struct lec_project *p,
+			   const struct lec_version *v);
 
 /* Common handler steps (v3_common.c) ---------------------------------- */
 
@@ -301,6 +306,9 @@ srv_handler_fn srv_v3_project_update;
 srv_handler_fn srv_v3_all_builds_list;
 srv_handler_fn srv_v3_build_queue;
 srv_handler_fn srv_v3_build_activity;
+/* Lectern's status of the instance: version, workers, builds waiting and
+ * running (v3_status.c, docs/api.md). */
+srv_handler_fn srv_v3_status;
 /* Lectern's DELETE of a project with everything of it (docs/api.md). */
 srv_handler_fn srv_v3_project_delete;
 srv_handler_fn srv_v3_project_superproject;
@@ -323,6 +331,8 @@ int srv_v3_build_find(struct srv_request *req, struct srv_response *res,
 		      const char *id_text, struct srv_parent *parent,
 		      int64_t *build_id);
 srv_handler_fn srv_v3_build_trigger;
+/* POST /api/v3/projects/<p>/previews/ {"branch"} (v3_previews.c). */
+srv_handler_fn srv_v3_preview_create;
 srv_handler_fn srv_v3_build_cancel;
 
 srv_handler_fn srv_v3_subprojects_list;

@@ -89,6 +89,40 @@ static void self_url(struct srv_request *req, const struct lec_notification *n,
 	}
 }
 
+/* Lectern's extension: what a notification is about, so that a client
+ * names it and opens it without knowing ids: "project" (the slug, for a
+ * build's and a project's notifications; else null) and "build" ({"id",
+ * "version", "_links": {"_self"}}: a build's own, or the one a project's
+ * names; else null). */
+static void add_about(struct srv_request *req,
+		      const struct lec_notification *n, cJSON *o)
+{
+	int of_project = n->target == LEC_NOTIFICATION_BUILD ||
+			 n->target == LEC_NOTIFICATION_PROJECT;
+	char url[SRV_MAX_HOST + 512];
+	cJSON *b, *links;
+
+	if (of_project && n->attached_slug)
+		cJSON_AddStringToObject(o, "project", n->attached_slug);
+	else
+		cJSON_AddNullToObject(o, "project");
+	if (!of_project || n->attached_slug == NULL || n->build_id <= 0 ||
+	    (b = cJSON_AddObjectToObject(o, "build")) == NULL) {
+		cJSON_AddNullToObject(o, "build");
+		return;
+	}
+	cJSON_AddNumberToObject(b, "id", (double)n->build_id);
+	if (n->build_version)
+		cJSON_AddStringToObject(b, "version", n->build_version);
+	else
+		cJSON_AddNullToObject(b, "version");
+	links = cJSON_AddObjectToObject(b, "_links");
+	snprintf(url, sizeof(url), "%s/api/v3/projects/%s/builds/%lld/",
+		 srv_request_origin(req), n->attached_slug,
+		 (long long)n->build_id);
+	cJSON_AddStringToObject(links, "_self", url);
+}
+
 static cJSON *notification_object(struct srv_request *req,
 				  const struct lec_notification *n)
 {
@@ -112,6 +146,7 @@ static cJSON *notification_object(struct srv_request *req,
 	cJSON_AddBoolToObject(o, "news", n->news);
 	cJSON_AddStringToObject(o, "state",
 				lec_notification_state_code(n->state));
+	add_about(req, n, o);
 	return o;
 }
 

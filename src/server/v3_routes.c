@@ -77,6 +77,11 @@ const struct srv_route srv_v3_routes[] = {
 		      ADMIN(SRV_POST, srv_v3_build_trigger)),
 	UNDER_PROJECT("versions/{}/builds/{}/", "Builds Create Instance", NULL,
 		      GET(srv_v3_version_build_detail)),
+	/* Lectern's addition: build a branch as a preview (docs/api.md). */
+	UNDER_PROJECT("previews/", "Previews Create",
+		      "Build a branch that is not an active version as a "
+		      "preview on its own host (Lectern's extension).",
+		      ADMIN(SRV_POST, srv_v3_preview_create)),
 	UNDER_PROJECT("builds/", "Builds List", NULL, GET(srv_v3_builds_list)),
 	UNDER_PROJECT("builds/{}/", "Builds Instance", NULL,
 		      GET(srv_v3_build_detail)),
@@ -136,6 +141,10 @@ const struct srv_route srv_v3_routes[] = {
 		  "The newest build and the builds not finished, to ask "
 		  "before asking for lists again (Lectern's extension).",
 		  AUTH(SRV_GET, srv_v3_build_activity)),
+	FOR_USERS("status/", "Status",
+		  "The engine's version, its build workers, and the builds "
+		  "waiting and running (Lectern's extension).",
+		  AUTH(SRV_GET, srv_v3_status)),
 	/* Lectern's extension: offline mirrors of another instance's docs
 	 * (docs/api.md). */
 	FOR_USERS("mirrors/", "Mirrors List", ABOUT_MIRRORS,

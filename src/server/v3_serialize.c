@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lectern/build.h"
+#include "lectern/commit_status.h"
 #include "lectern/language.h"
 #include "lectern/org.h"
 #include "lectern/project.h"
@@ -119,16 +120,52 @@ static cJSON *code_name(const char *code, const char *name)
 	return o;
 }
 
+/* Lectern's extension: the commit statuses a pull request's build sent
+ * its forge, and how each went (absent when none, so the service's shape
+ * holds for every other build). */
+static void add_commit_statuses(struct srv_request *req, cJSON *o,
+				int64_t build_id)
+{
+	struct lec_commit_status_list list = { 0 };
+	cJSON *a, *item;
+	size_t i;
+
+	if (lec_commit_status_list(srv_store(req), build_id, &list) < 0 ||
+	    list.len == 0) {
+		lec_commit_status_list_dispose(&list);
+		return;
+	}
+	a = cJSON_AddArrayToObject(o, "commit_statuses");
+	for (i = 0; i < list.len; i++) {
+		const struct lec_commit_status *c = &list.items[i];
+
+		item = cJSON_CreateObject();
+		cJSON_AddNumberToObject(item, "attempts", c->attempts);
+		cJSON_AddStringToObject(
+			item, "delivery",
+			lec_commit_status_delivery_code(c->delivery));
+		srv_json_str_or_null(item, "error", c->error);
+		cJSON_AddStringToObject(item, "state",
+					lec_commit_status_state_code(c->state));
+		if (c->status_code)
+			cJSON_AddNumberToObject(item, "status_code",
+						c->status_code);
+		else
+			cJSON_AddNullToObject(item, "status_code");
+		cJSON_AddStringToObject(item, "target_url", c->target_url);
+		cJSON_AddItemToArray(a, item);
+	}
+	lec_commit_status_list_dispose(&list);
+}
+
 /* Documentation URLs -------------------------------------------------------- */
 
-char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
-		   const char *version_slug)
+/* url (owned, may be NULL) with the request's scheme: the resolver knows
+ * no request, and behind a TLS proxy the docs are https too. */
+static char *with_request_scheme(struct srv_request *req, char *url)
 {
-	char *url = lec_resolve_docs_url(p, version_slug, srv_docs_domain(req));
 	char *https = NULL;
 
-	/* The resolver knows no request: behind a TLS proxy the docs are
-	 * https too. */
 	if (url && strcmp(srv_request_scheme(req), "https") == 0 &&
 	    strncmp(url, "http://", 7) == 0 &&
 	    asprintf(&https, "https://%s", url + 7) >= 0) {
@@ -136,6 +173,24 @@ char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
 		return https;
 	}
 	return url;
+}
+
+char *srv_docs_url(struct srv_request *req, const struct lec_project *p,
+		   const char *version_slug)
+{
+	return with_request_scheme(
+		req, lec_resolve_docs_url(p, version_slug, srv_docs_domain(req)));
+}
+
+char *srv_version_docs_url(struct srv_request *req,
+			   const struct lec_project *p,
+			   const struct lec_version *v)
+{
+	if (v->type != LEC_VERSION_EXTERNAL)
+		return srv_docs_url(req, p, v->slug);
+	return with_request_scheme(
+		req, lec_resolve_external_url(p, v->slug,
+					      srv_external_domain(req)));
 }
 
 static void add_docs_url(struct srv_request *req, cJSON *obj,
@@ -559,7 +614,7 @@ static cJSON *version_object(struct srv_request *req,
 {
 	cJSON *o = cJSON_CreateObject(), *links, *urls, *dash, *aliases;
 	struct lec_version *orig = original_of(req, v);
-	char *vcs = vcs_url(p, v, orig);
+	char *vcs = vcs_url(p, v, orig), *url;
 
 	links = cJSON_AddObjectToObject(o, "_links");
 	add_fmt(links, "_self", "/api/v3/projects/%s/versions/%s/", p->slug,
@@ -585,7 +640,9 @@ static cJSON *version_object(struct srv_request *req,
 	dash = cJSON_AddObjectToObject(urls, "dashboard");
 	add_fmt(dash, "edit", "%s/dashboard/%s/version/%s/edit/",
 		srv_request_origin(req), p->slug, v->slug);
-	add_docs_url(req, urls, p, v->slug);
+	url = srv_version_docs_url(req, p, v);
+	srv_json_str_or_null(urls, "documentation", url);
+	free(url);
 	srv_json_str_or_null(urls, "vcs", vcs);
 	cJSON_AddStringToObject(o, "verbose_name", v->verbose_name);
 	free(vcs);
@@ -714,6 +771,7 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 	 * started (absent otherwise, so the service's shape holds). */
 	if (b->triggered_by)
 		cJSON_AddStringToObject(o, "triggered_by", b->triggered_by);
+	add_commit_statuses(req, o, b->id);
 	state = cJSON_AddObjectToObject(o, "state");
 	cJSON_AddStringToObject(state, "code", lec_build_state_code(b->state));
 	cJSON_AddStringToObject(state, "name", lec_build_state_name(b->state));

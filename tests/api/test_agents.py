@@ -7,6 +7,7 @@ versions and projects follow the docs' permissions. Real builds of a
 Sphinx project and of a Markdown project (Lectern's own builder), and a
 project that publishes its own llms.txt, which is served as it is."""
 import shutil
+import subprocess
 import tempfile
 import time
 
@@ -188,10 +189,11 @@ class AgentsTest(ServerTestCase):
         self.assertStatus(self.docs(slug, "/llms.txt"), 200)
 
     def test_no_default_version_built(self):
-        # A repository that is no repository: its build fails, nothing is
-        # published.
-        empty = tempfile.mkdtemp(prefix="lectern-not-a-repo-")
+        # A repository with no commit (import refuses a directory that is
+        # no repository): nothing to build, nothing is published.
+        empty = tempfile.mkdtemp(prefix="lectern-empty-repo-")
         try:
+            subprocess.run(["git", "init", "-q", empty], check=True)
             r = self.server.post("/api/v3/projects/", {
                 "name": "Unbuilt", "repository": {"url": "file://" + empty}}, token=self.token)
             self.assertStatus(r, 201)

@@ -75,6 +75,26 @@ class BuildQueueTest(ServerTestCase):
         for build in r.json["results"]:
             self.assertEqual(sorted(build), BUILD_KEYS)
 
+    def test_status(self):
+        """GET /api/v3/status/ (issue 43, item 1): what `lectern status`
+        shows of a remote engine: its version, workers and the instance's
+        unfinished builds, to any authenticated user."""
+        r = self.server.get("/api/v3/status/", token=self.bob)
+        self.assertStatus(r, 200)
+        self.assertSortedKeys(r.body)
+        body = r.json
+        self.assertEqual(sorted(body), ["_links", "builds", "edition", "version", "workers"])
+        self.assertEqual(body["edition"], "community")
+        self.assertEqual(body["workers"], 0)
+        version = self.server.lectern("--version").stdout.strip().split()[-1]
+        self.assertEqual(body["version"], version)
+        # The whole instance's: bob's build and alice's two wait.
+        self.assertEqual(body["builds"], {"running": 0, "waiting": 3})
+        self.assertTrue(body["_links"]["queue"].endswith("/api/v3/builds/queue/"), body)
+        self.assertTrue(body["_links"]["builds"].endswith("/api/v3/builds/?running=true"), body)
+        self.assertStatus(self.server.get("/api/v3/status/"), 401)
+        self.assertStatus(self.server.post("/api/v3/status/", token=self.bob), 405)
+
 
 class BuildActivityTest(ServerTestCase):
     @classmethod

@@ -107,11 +107,14 @@ class HostileOwnerTest(ServerTestCase):
         # Once all of it is public, anyone may build it too.
         store.version("half-open", "drafts", privacy="public")
         self.assertStatus(self.import_as(self.mallory, "half-stolen", "file://" + repo, "evil"), 201)
-        # A repository nobody builds from, there or not yet, is never
-        # refused for this (so the rule tells nothing of the disk).
+        # A repository nobody builds from is never refused for this.
         self.assertStatus(self.import_as(self.mallory, "fresh", "file://" + fixtures.make_repo(
             fixtures.MARKDOWN, root=self.top), "evil"), 201)
-        self.assertStatus(self.import_as(self.mallory, "future", "file://%s/not-yet" % self.top, "evil"), 201)
+        # One not there yet is refused as missing, naming the path and no
+        # project (issue 43: import checks the directory first).
+        r = self.import_as(self.mallory, "future", "file://%s/not-yet" % self.top, "evil")
+        self.assertStatus(r, 400)
+        self.assertEqual(r.json, {"repository": {"url": ["No directory %s/not-yet." % self.top]}})
 
     def test_who_can_read_all_of_it_may_build_it_again(self):
         # An admin team's member, and a reader of a private project whose

@@ -52,6 +52,29 @@ class LocalRepoTest(ServerTestCase):
         # localhost is the one host a file URL may name.
         self.assertStatus(self.create("Inside Localhost", "file://localhost" + self.repo), 201)
 
+    def test_only_a_git_repository_is_imported(self):
+        """A mistyped path or a directory of plain files is refused when
+        the URL is set, naming the path, and no project is made (issue
+        43, item 5), rather than failing at the first clone."""
+        before = self.server.get("/api/v3/projects/", token=self.token).json["count"]
+        missing = os.path.join(ALLOWED, "nosuch")
+        self.assertRefused(self.create("Missing", "file://" + missing),
+                           "No directory %s." % missing)
+        plain = os.path.join(ALLOWED, "plain")
+        os.makedirs(plain, exist_ok=True)
+        with open(os.path.join(plain, "README.md"), "w") as f:
+            f.write("# Plain\n")
+        self.assertRefused(self.create("Plain", "file://" + plain),
+                           "%s is not a git repository." % plain)
+        self.assertRefused(self.create("File", "file://%s/README.md" % plain),
+                           "No directory %s/README.md." % plain)
+        after = self.server.get("/api/v3/projects/", token=self.token).json["count"]
+        self.assertEqual(after, before)
+        # A bare repository is one.
+        bare = os.path.join(ALLOWED, "bare.git")
+        fixtures.git(ALLOWED, "clone", "-q", "--bare", self.repo, bare)
+        self.assertStatus(self.create("Bare", "file://" + bare), 201)
+
     def test_etc_is_refused(self):
         self.assertRefused(self.create("Etc", "file:///etc"), REFUSED % "file:///etc")
 

@@ -16,9 +16,11 @@ import fixtures  # noqa: E402
 from lectern_test import POLL_SECONDS, ServerTestCase, Store, main  # noqa: E402
 
 BUILD_TIMEOUT = 180
-# The service's fields (its v3 test responses).
+# The service's fields (its v3 test responses), and Lectern's "project" and
+# "build": what a notification is about (issue 43, item 4).
 NOTIFICATION_KEYS = {"_links", "attached_to_content_type", "attached_to_id",
-                     "dismissable", "id", "message", "news", "state"}
+                     "build", "dismissable", "id", "message", "news", "project",
+                     "state"}
 MESSAGE_KEYS = {"body", "header", "icon_classes", "id", "type"}
 NO_PROJECT = "No Project matches the given query."
 NO_NOTIFICATION = "No Notification matches the given query."
@@ -140,13 +142,42 @@ class NotificationsTest(ServerTestCase):
                                  token=self.alice)
         self.assertStatus(detail, 200)
         self.assertEqual(detail.json, n)
+        # What it is about: its project and its build, to open.
+        self.assertEqual(n["project"], self.broken)
+        self.assertEqual(n["build"], {
+            "id": self.broken_build["id"], "version": "latest",
+            "_links": {"_self": "%s/api/v3/projects/%s/builds/%d/"
+                       % (self.server.base, self.broken, self.broken_build["id"])}})
         # A passing build has none.
         r = self.build_notifications(self.flaky, self.flaky_first, self.alice)
         self.assertEqual(r.json["count"], 0)
-        # The first build failing is no regression: the project has none.
-        r = self.server.get("/api/v3/projects/%s/notifications/" % self.broken,
-                            token=self.alice)
-        self.assertEqual(r.json["count"], 0)
+
+    def test_failing_first_build_raises_one_on_the_project(self):
+        """A version whose first build fails raises the project's
+        notification too (issue 43, item 4): the feed lists it, naming the
+        project, the version and the build."""
+        def raised():
+            r = self.server.get("/api/v3/projects/%s/notifications/" % self.broken,
+                                token=self.alice)
+            self.assertEqual(r.json["count"], 1, r.json)
+            return r.json["results"][0]
+        n = eventually(raised)
+        self.assertShape(n)
+        self.assertEqual(n["message"]["id"], "project:version:build-failing")
+        self.assertEqual(n["attached_to_content_type"], "project")
+        # The newest failure of the project's version (test_pagination may
+        # have built it again): it names that build.
+        newest = self.server.get("/api/v3/projects/%s/builds/?limit=1" % self.broken,
+                                 token=self.alice).json["results"][0]
+        build = n["build"]["id"]
+        self.assertIn(build, (self.broken_build["id"], newest["id"]))
+        self.assertEqual(n["message"]["header"],
+                         "%s/latest: its first build, #%d, failed" % (self.broken, build))
+        self.assertIn('of %s has not built yet' % self.broken, n["message"]["body"])
+        self.assertEqual(n["project"], self.broken)
+        self.assertEqual(n["build"]["version"], "latest")
+        feed = self.server.get("/api/v3/notifications/", token=self.alice).json
+        self.assertIn(n["id"], [x["id"] for x in feed["results"]])
 
     def test_links_resolve(self):
         project = self.server.get("/api/v3/projects/%s/" % self.broken,
@@ -177,6 +208,13 @@ class NotificationsTest(ServerTestCase):
         self.assertEqual(n["message"]["id"], "project:version:build-failing")
         self.assertEqual(n["attached_to_content_type"], "project")
         self.assertIn("#%d" % fail["id"], n["message"]["body"])
+        # It names the project, the version and the build, not an id.
+        self.assertEqual(n["message"]["header"],
+                         "%s/latest: build #%d failed; it built before"
+                         % (self.flaky, fail["id"]))
+        self.assertEqual(n["project"], self.flaky)
+        self.assertEqual((n["build"]["id"], n["build"]["version"]),
+                         (fail["id"], "latest"))
         feed = self.server.get("/api/v3/notifications/", token=self.alice)
         self.assertStatus(feed, 200)
         self.assertIn(n["id"], [x["id"] for x in feed.json["results"]])

@@ -93,6 +93,12 @@ def as_listed(body):
     return body
 
 
+# Lectern's notifications name what they are about, so a client can say
+# and open it without knowing ids (docs/decisions.md): keys the service's
+# fixtures lack.
+NOTIFICATION_EXTRAS = ("extra results[].build", "extra results[].project",
+                       "extra build", "extra project")
+
 class World(ServerTestCase):
     """The service's APIEndpointMixin world, once per class."""
 
@@ -428,7 +434,7 @@ class ProjectsTest(World):
     def test_projects_notifications_list(self):
         url = "/api/v3/projects/project/notifications/"
         self.assertStatus(self.get(url), 401)
-        self.assertShape(self.get(url, self.me), 200, "projects-notifications-list")
+        self.assertShape(self.get(url, self.me), 200, "projects-notifications-list", NOTIFICATION_EXTRAS)
         # test_projects_notifications_list_other_user
         self.assertStatus(self.get(url, self.other), 403)
         # test_projects_notifications_list_post
@@ -438,7 +444,7 @@ class ProjectsTest(World):
     def test_projects_notifications_detail(self):
         url = "/api/v3/projects/project/notifications/%d/" % self.project_notification
         self.assertStatus(self.get(url), 401)
-        self.assertShape(self.get(url, self.me), 200, "projects-notifications-detail")
+        self.assertShape(self.get(url, self.me), 200, "projects-notifications-detail", NOTIFICATION_EXTRAS)
         # test_projects_notifications_detail_other_user
         self.assertStatus(self.get(url, self.other), 403)
 
@@ -635,20 +641,20 @@ class BuildsTest(World):
     def test_projects_builds_notifications_list_anonymous_user(self):
         url = self.build_url("notifications/")
         r = self.get(url)
-        self.assertShape(r, 200, "projects-builds-notifications-list")
+        self.assertShape(r, 200, "projects-builds-notifications-list", NOTIFICATION_EXTRAS)
         self.assertEqual([n["message"]["id"] for n in r.json["results"]],
                          ["build:user:cancelled"])
         self.each_mix(lambda: self.assertStatus(self.get(url), NOT_FOUND))
 
     def test_projects_builds_notifications_list(self):
         url = self.build_url("notifications/")
-        self.assertShape(self.get(url, self.me), 200, "projects-builds-notifications-list")
+        self.assertShape(self.get(url, self.me), 200, "projects-builds-notifications-list", NOTIFICATION_EXTRAS)
         self.each_mix(lambda: self.assertShape(self.get(url, self.me), 200,
-                                               "projects-builds-notifications-list"))
+                                               "projects-builds-notifications-list", NOTIFICATION_EXTRAS))
 
     def test_projects_builds_notifications_list_other_user(self):
         url = self.build_url("notifications/")
-        self.assertShape(self.get(url, self.other), 200, "projects-builds-notifications-list")
+        self.assertShape(self.get(url, self.other), 200, "projects-builds-notifications-list", NOTIFICATION_EXTRAS)
         self.each_mix(lambda: self.assertStatus(self.get(url, self.other), NOT_FOUND))
         # Their own build's; not another project's build through theirs.
         self.assertStatus(self.get("/api/v3/projects/others-project/builds/%d/notifications/"
@@ -663,13 +669,13 @@ class BuildsTest(World):
 
     def test_projects_builds_notifitications_detail(self):
         url = self.build_url("notifications/%d/" % self.build_notification)
-        self.assertShape(self.get(url), 200, "projects-builds-notifications-detail")
+        self.assertShape(self.get(url), 200, "projects-builds-notifications-detail", NOTIFICATION_EXTRAS)
         self.each_mix(lambda: self.assertStatus(self.get(url), NOT_FOUND))
-        self.assertShape(self.get(url, self.me), 200, "projects-builds-notifications-detail")
+        self.assertShape(self.get(url, self.me), 200, "projects-builds-notifications-detail", NOTIFICATION_EXTRAS)
         self.each_mix(lambda: self.assertShape(self.get(url, self.me), 200,
-                                               "projects-builds-notifications-detail"))
+                                               "projects-builds-notifications-detail", NOTIFICATION_EXTRAS))
         self.assertShape(self.get(url, self.other), 200,
-                         "projects-builds-notifications-detail")
+                         "projects-builds-notifications-detail", NOTIFICATION_EXTRAS)
         self.each_mix(lambda: self.assertStatus(self.get(url, self.other), NOT_FOUND))
 
     def test_projects_builds_notifitications_detail_post(self):
@@ -1180,7 +1186,7 @@ class ConfigRefusedTest(BuildTestCase):
                          "build.tools.python: expected one of %s, got a string ('3.1O')"
                          % self.PYTHONS)
         r = self.notifications(slug, build["id"])
-        self.assertShape(r, "projects-builds-notifications-list")
+        self.assertShape(r, "projects-builds-notifications-list", NOTIFICATION_EXTRAS)
         message = r.json["results"][0]["message"]
         self.assertEqual(message, {
             "id": "config:validation:invalid-choice",
@@ -1208,9 +1214,10 @@ class ConfigRefusedTest(BuildTestCase):
             "required .readthedocs.yaml configuration file was not found at repository's "
             "root."), notes[0])
 
-    def assertShape(self, response, name):
+    def assertShape(self, response, name, allowed=()):
         self.assertStatus(response, 200)
-        self.assertEqual(differences(fixture(name), structure(response.json)), [], name)
+        got = differences(fixture(name), structure(response.json))
+        self.assertEqual([d for d in got if d not in allowed], [], name)
 
 
 if __name__ == "__main__":

@@ -144,6 +144,13 @@ class Handler(BaseHTTPRequestHandler):
         m = re.fullmatch(r"/api/v3/projects/(p\d\d)/builds/", path)
         if m and m.group(1) in EXTRA:
             return self.send(200, page([build(m.group(1), i) for i in (2, 1)], q, path))
+        # A version's builds (the list a project's last build comes from):
+        # the fake's builds are of its one version, which its default,
+        # latest, stands for too.
+        m = re.fullmatch(r"/api/v3/projects/(project|p\d\d)/versions/(latest|v1\.0)/builds/", path)
+        if m and m.group(1) in ["project"] + EXTRA:
+            ids = (3, 2, 1) if m.group(1) == "project" else (2, 1)
+            return self.send(200, page([build(m.group(1), i) for i in ids], q, path))
         m = re.fullmatch(r"/api/v3/projects/project/builds/([123])/", path)
         if m:
             return self.send(200, build("project", int(m.group(1))))

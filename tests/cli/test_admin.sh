@@ -28,7 +28,7 @@ else pass; fi
 expect_status 0 "$LECTERN" token create bob
 expect_status 0 "$LECTERN" user list
 expect_match out '^USERNAME +ACTIVE +CREATED'
-expect_match out '^alice +yes +[0-9]{4}-[0-9]{2}-[0-9]{2}T'
+expect_match out '^alice +yes +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$'
 expect_match out '^bob +yes'
 [ "$(grep -c . "$DATA/out")" -eq 3 ] && pass || fail "user list has extra lines"
 expect_status 0 "$LECTERN" user list --json

@@ -92,8 +92,19 @@ expect_match_tty() { grep -Eq "$1" "$DATA/tty" && pass || fail "tty output does 
 expect_match_tty 'build 3 passed'
 expect_status 0 "$LECTERN" builds guide
 expect_match out '^ID +VERSION +STATE +RESULT +COMMIT +CREATED +DURATION +CACHE$'
-expect_match out '^3 +latest +finished +passed +[0-9a-f]{12} +20[0-9-]+T'
+# CREATED to the second, in local time (issue 43, item 8: not
+# "2026-08-22T10:11:12.123456Z").
+expect_match out '^3 +latest +finished +passed +[0-9a-f]{12} +20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} +[0-9]+s +'
+if grep -Eq '[0-9]T[0-9]|\.[0-9]{6}' "$DATA/out"; then fail "CREATED as ISO text: $(cat "$DATA/out")"; else pass; fi
 expect_match out '^1 +latest +finished +passed '
+# --limit N: the newest N only, as gh's --limit.
+expect_status 0 "$LECTERN" builds guide --limit 2
+[ "$(sed 1d "$DATA/out" | awk '{print $1}' | tr '\n' ' ')" = "3 2 " ] && pass ||
+	fail "builds --limit 2: $(cat "$DATA/out")"
+expect_status 0 "$LECTERN" builds guide --limit 1 --json
+expect_match out '^\{"count":1,"next":null,"previous":null,"results":\[\{"_links'
+expect_status 2 "$LECTERN" builds guide --limit 0
+expect_match err "^lectern: builds: --limit wants a number of builds \\(1 to [0-9]+\\), not '0'\$"
 commit=$(git -C "$REPO" rev-parse HEAD)
 expect_status 0 "$LECTERN" builds guide --commit "$commit" --json
 expect_match out '^\{"count":3,"next":null,"previous":null,"results":\[\{'
@@ -118,10 +129,10 @@ fresh=$(sed -n 's/^triggered build \([0-9]*\) of guide\/latest$/\1/p' "$DATA/out
 expect_status 0 "$LECTERN" log "$fresh"
 expect_match out '^cache: fresh \(checkout: a fresh build was asked for\)$'
 expect_status 0 "$LECTERN" builds guide
-expect_match out "^$fresh +latest +finished +passed +[0-9a-f]{12} +20[0-9T:.Z-]+ +[0-9]+s +fresh\$"
-expect_match out '^3 +latest +finished +passed +[0-9a-f]{12} +20[0-9T:.Z-]+ +[0-9]+s +kept$'
+expect_match out "^$fresh +latest +finished +passed +[0-9a-f]{12} +20[0-9: -]+ +[0-9]+s +fresh\$"
+expect_match out '^3 +latest +finished +passed +[0-9a-f]{12} +20[0-9: -]+ +[0-9]+s +kept$'
 expect_status 1 "$LECTERN" log 999
-expect_match err '\(HTTP 404\)$'
+expect_match err "^lectern: no build 999 on the local engine\$"
 
 # Search (on the docs host, <slug>.localhost:<port>): the built pages.
 # Each page found with the section that matched and its snippet.
@@ -194,8 +205,13 @@ expect_status 0 "$LECTERN" version guide dev --visible --json
 expect_match out '"hidden":false'
 expect_match out '"active":true'
 expect_status 2 "$LECTERN" version guide dev --hidden --visible
+# LAST BUILD is the default version's newest build (the one its docs come
+# from), not dev's newer one (issue 43, item 12).
+expect_status 0 "$LECTERN" build guide dev --exit-status
+expect_status 0 "$LECTERN" projects
+expect_match out "^guide +Guide +en +latest +#$((fresh + 2)) failed +file://"
 expect_status 1 "$LECTERN" version guide nope --active
-expect_match err '\(HTTP 404\)$'
+expect_match err "^lectern: no version 'nope' of project 'guide'\$"
 
 expect_status 0 "$LECTERN" redirects guide add page /old/ /new/
 expect_match out '^added redirect [0-9]+$'
@@ -227,9 +243,17 @@ expect_status 0 sh -c "cd '$DATA' && '$LECTERN' import ./guide.git/ --name 'Path
 expect_match out '^imported path-docs'
 expect_status 0 "$LECTERN" api /api/v3/projects/path-docs/
 expect_match out "\"url\":\"file://$DATA/guide\\.git\""
-# An scp-like address or a missing directory stays as typed (the API's error).
+# A missing directory is named before anything is sent (issue 43, item
+# 5), and one without a git repository is refused by the engine, naming
+# it, before a project is made.
 expect_status 1 "$LECTERN" import "$DATA/no-such-dir" --no-wait
-expect_match err 'repository\.url'
+expect_match err "^lectern: import: $DATA/no-such-dir: no such directory\$"
+mkdir -p "$DATA/plain"
+expect_status 1 "$LECTERN" import "$DATA/plain" --no-wait
+expect_match err "^lectern: repository\\.url: $DATA/plain is not a git repository\\. \\(HTTP 400\\)\$"
+expect_status 1 "$LECTERN" api /api/v3/projects/plain/
+expect_status 1 "$LECTERN" import "file://$DATA/plain" --no-wait
+expect_match err "$DATA/plain is not a git repository"
 expect_status 0 "$LECTERN" subprojects guide add child-docs --alias kid
 expect_status 0 "$LECTERN" subprojects guide
 expect_match out '^kid +child-docs +Child Docs$'

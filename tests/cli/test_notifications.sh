@@ -41,7 +41,8 @@ until "$LECTERN" notifications --project broken --build 1 2>/dev/null | grep -q 
 	i=$((i + 1)); [ $i -lt 300 ] || break; sleep 0.1
 done
 expect_status 0 "$LECTERN" notifications --project broken --build 1
-expect_match out '^1 +unread +build 1 +Unknown problem'
+# ON names the project, the version and the build (issue 43, item 4).
+expect_match out '^1 +unread +broken/latest #1 +Unknown problem'
 expect_status 0 "$LECTERN" notifications read 1 --project broken --build 1
 expect_match out '^notification 1: read$'
 expect_status 0 "$LECTERN" notifications dismiss 1 --project broken --build 1
@@ -50,8 +51,13 @@ expect_status 0 "$LECTERN" notifications --project broken --build 1
 if grep -q '^1 ' "$DATA/out"; then fail "a dismissed one is listed"; else pass; fi
 expect_status 0 "$LECTERN" notifications --project broken --build 1 --all --json
 expect_match out '"state":"dismissed"'
-# The feed has the user's projects' notifications, none of which exist yet.
+# The feed has the user's projects' notifications: the version's first
+# build failing is one (issue 43, item 4), naming project, version, build.
 expect_status 0 "$LECTERN" notifications
+expect_match out '^[0-9]+ +unread +broken/latest #1 +broken/latest: its first build, #1, failed$'
+expect_status 0 "$LECTERN" notifications --json
+expect_match out '"build":\{"_links":\{"_self":"http://[^"]*/api/v3/projects/broken/builds/1/"\},"id":1,"version":"latest"\}'
+expect_match out '"project":"broken"'
 expect_status 2 "$LECTERN" notifications --build 1
 expect_status 2 "$LECTERN" notifications read one
 expect_status 2 "$LECTERN" notifications open 1

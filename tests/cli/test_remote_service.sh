@@ -81,4 +81,15 @@ expect_status 1 "$LECTERN" --context svc build project
 expect_match err "context 'svc' is read-only"
 count_requests
 [ "$got" -eq 0 ] && pass || fail "a refused write sent requests"
+
+# ---- status and stop are about the context, never the local engine
+# (issue 43, item 1): the service's API has no status, which is said;
+# stop is refused before anything is sent (a read-only context).
+expect_status 1 "$LECTERN" --context svc status
+expect_match err "^lectern: status: context svc is not a Lectern: its API says nothing of workers or a queue\$"
+if grep -q 'data directory' "$DATA/out"; then fail "status described the local data directory"; else pass; fi
+count_requests
+expect_status 1 "$LECTERN" --context svc stop
+expect_match err "^lectern: context 'svc' is read-only\$"
+[ ! -e "$LECTERN_DATA/serve.pid" ] && pass || fail "a local engine was started or stopped"
 finish

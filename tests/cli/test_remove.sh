@@ -25,7 +25,7 @@ expect_status 2 "$LECTERN" remove guide </dev/null
 expect_match err "^lectern: remove: not asking without a terminal; add --yes to remove guide\$"
 expect_status 2 "$LECTERN" remove
 expect_status 1 "$LECTERN" remove nosuch --yes
-expect_match err '\(HTTP 404\)$'
+expect_match err "^lectern: no project 'nosuch' on the local engine\$"
 
 # On a terminal (script(1) gives a pty): a wrong answer keeps it.
 printf 'guid\n' | script -qec "\"$LECTERN\" remove guide" /dev/null >"$DATA/tty" 2>&1

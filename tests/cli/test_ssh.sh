@@ -75,6 +75,10 @@ SOCK="$SSHDIR/remote/run/lectern/engine.sock"
 # ---- An import (file:// names the remote machine) waits for its build.
 expect_status 0 "$LECTERN" --context far import "file://$REPO" --name Guide
 expect_match err "^lectern: import: file://$REPO is a path on the remote machine of ssh context far$"
+# The docs URL is the remote engine's (no port: its socket), which no
+# browser here reaches: how to read it here follows (issue 43, item 9).
+expect_match out '^imported guide: http://guide\.localhost/en/latest/ on ssh context far$'
+expect_match out "^to read it here: ssh -N -L 8800:$SSHDIR/remote/run/lectern/engine\\.sock -p $SSHD_PORT .*127\\.0\\.0\\.1, then open http://guide\\.localhost:8800/en/latest/\$"
 expect_status 0 "$LECTERN" --context far projects
 expect_match out '^guide +Guide'
 # ... and a build followed to its end.
@@ -95,6 +99,27 @@ expect_match out 'install'
 # (A master's title is "ssh: CONTROL_PATH [mux]".)
 masters=$(pgrep -fc -- "$XDG_RUNTIME_DIR/lectern/ssh/far-.*\.ctl \[mux\]")
 [ "$masters" -eq 1 ] && pass || fail "$masters ssh masters for far"
+
+# ---- status and stop act on the ssh context's engine (issue 43, item 1),
+# never on this machine's.
+"$LECTERN" projects >/dev/null # a local engine, which must stay up
+local_pid=$(cat "$LECTERN_DATA/serve.pid")
+expect_status 0 "$LECTERN" --context far status
+expect_match out "^context: +far \\(ssh://$(id -un)@127\\.0\\.0\\.1:$SSHD_PORT\\)\$"
+expect_match out '^version: +Lectern [^ ]+ \(community\)$'
+expect_match out '^workers: +[0-9]+'
+expect_match out '^builds: +0 running, 0 waiting$'
+if grep -q 'data directory' "$DATA/out"; then fail "status described the local data directory"; else pass; fi
+pid=$(remote_engine_pid "$SSHDIR")
+expect_status 0 "$LECTERN" --context far stop
+expect_match out "^on $(id -un)@127\\.0\\.0\\.1:$SSHD_PORT: stopped the local engine \\(pid $pid\\)\$"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+pass
+kill -0 "$local_pid" && pass || fail "stop through the ssh context stopped the local engine"
+"$LECTERN" stop >/dev/null
+# The next command starts the remote engine again.
+expect_status 0 "$LECTERN" --context far projects
+expect_match out '^guide +Guide'
 
 # ---- The remote engine dies: the next command starts it again.
 pid=$(remote_engine_pid "$SSHDIR")

@@ -47,7 +47,7 @@ expect_answer "$bob" "bob's token" 200
 # The list: every token, and nothing of any secret.
 expect_status 0 "$LECTERN" token list
 expect_match out '^ID +USER +CREATED +SESSIONS$'
-expect_match out '^[0-9]+ +alice +[0-9]{4}-[0-9]{2}-[0-9]{2}T[^ ]+Z +0$'
+expect_match out '^[0-9]+ +alice +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} +0$'
 expect_match out '^[0-9]+ +bob +'
 # Header, the CLI's own token, alice's two and bob's.
 [ "$(grep -c . "$DATA/out")" -eq 5 ] && pass || fail "token list: $(cat "$DATA/out")"

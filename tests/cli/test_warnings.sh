@@ -97,6 +97,16 @@ assert o["count"] == 2 and all(w["new"] for w in o["results"]), o
 PY
 expect_status 1 "$LECTERN" warnings guide 999999
 expect_status 2 "$LECTERN" warnings guide notanumber
+# A build's id alone names it, as for `log` and `cancel` (issue 43, item
+# 8): the same records as the project's newest build's.
+expect_status 0 "$LECTERN" warnings guide
+cp "$DATA/out" "$DATA/by_project"
+build=$(sed -n 's/^build \([0-9]*\): .*/\1/p' "$DATA/err")
+expect_status 0 "$LECTERN" warnings "$build"
+cmp -s "$DATA/out" "$DATA/by_project" && pass || fail "warnings $build: $(cat "$DATA/out")"
+expect_match err "^build $build: 2 warnings"
+expect_status 1 "$LECTERN" warnings 999999
+expect_match err "^lectern: no build 999999 on the local engine\$"
 
 # ---- check --new-only: a clone of the project's repository.
 git_env clone -q "$REPO" "$DATA/work"

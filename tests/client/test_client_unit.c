@@ -629,7 +629,8 @@ static void check_sorted(const char *names, const char *want)
 }
 
 /* The service's own cases (rtd_tests/tests/projects/test_version_sorting.py)
- * and PEP 440's pre, post and dev releases. */
+ * and PEP 440's pre, post and dev releases, under its "latest and stable
+ * at the beginning" sorting. */
 TEST(versions_in_the_dashboard_order)
 {
 	check_sorted("latest,2.0,1.9,1.10,1.1,1.0", "latest,2.0,1.10,1.9,1.1,1.0");
@@ -638,16 +639,21 @@ TEST(versions_in_the_dashboard_order)
 		     "latest,2.1.99,2.1.0,2.0.x,1.11.0,1.10.x,1.10.8,1.9.x,"
 		     "1.1.x,1.0.x,1.0.1,1.0.0");
 	check_sorted("latest,carrot,banana,apple", "latest,carrot,banana,apple");
+	/* One rule for every project (issue 43, item 12): master is a branch
+	 * like main, after the versions, never above latest; and a branch
+	 * is never among the versions. */
 	check_sorted("master,latest,2.0,1.9,1.10,1.1,1.0",
-		     "master,latest,2.0,1.10,1.9,1.1,1.0");
+		     "latest,2.0,1.10,1.9,1.1,1.0,master");
+	check_sorted("main,latest,0.2,0.1", "latest,0.2,0.1,main");
+	check_sorted("develop,master,main,stable,latest,8.1.x,8.0.x,8.1.7",
+		     "latest,stable,8.1.x,8.1.7,8.0.x,master,main,develop");
 	/* stable after latest; branches that are no version last. */
 	check_sorted("v2.0,v10.0,stable,main,latest,feature",
 		     "latest,stable,v10.0,v2.0,main,feature");
 	check_sorted("2.0rc1,2.0b2,2.0a1,2.0.post1,2.0.dev3,2.0,1.9",
 		     "2.0.post1,2.0,2.0rc1,2.0b2,2.0a1,2.0.dev3,1.9");
-	/* A version below 0.01 goes below the names that are none, as
-	 * there. */
-	check_sorted("zeta,0.2,0.0.1", "0.2,zeta,0.0.1");
+	/* Every version above every name that is none. */
+	check_sorted("zeta,0.2,0.0.1", "0.2,0.0.1,zeta");
 	CHECK_INT(lc_versions_sort(NULL), LC_OK);
 }
 

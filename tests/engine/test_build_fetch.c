@@ -6,7 +6,7 @@
  * overlong, interleaved with other output) read into the build's progress
  * and the log's summary, the cause of a failed fetch without its
  * "error: " prefix, credentials kept out of the log, and what a killed
- * fetch left in the mirror removed before the next.
+ * fetch left in the repo cache removed before the next.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -35,7 +35,7 @@ static void read_progress(struct lec_steps *s, char *out, size_t cap)
 	lec_build_free(b);
 }
 
-/* The helper: `fetch TARGET` makes TARGET (a mirror, for the rename of a
+/* The helper: `fetch TARGET` makes TARGET (a repo cache, for the rename of a
  * first clone) and prints the script's chunks. */
 static int helper(struct lec_steps *s, const char *const *argv,
 		  lec_runner_output_cb out, void *out_payload,
@@ -82,12 +82,12 @@ TEST(first_clone_through_the_helper)
 	struct lec_steps s;
 	const struct lec_steps_cmd *c;
 	struct stat sb;
-	char *staging, *mirror, *expect = NULL;
+	char *staging, *repo_cache, *expect = NULL;
 
 	lec_steps_init(&s, "guide", NULL);
 	s.answer = helper;
 	s.data = &fs;
-	/* The fetch works; reading the fake mirror's refs does not. */
+	/* The fetch works; reading the fake repo cache's refs does not. */
 	CHECK_INT(lec__job_checkout(&s.job), -1);
 	c = s.ncmds ? &s.cmds[0] : NULL;
 	CHECK(c != NULL);
@@ -96,8 +96,8 @@ TEST(first_clone_through_the_helper)
 	CHECK_STR(c->display,
 		  "git clone --mirror https://example.org/r.git repos/guide.git");
 	staging = data(&s, "repos/guide.git.new");
-	mirror = data(&s, "repos/guide.git");
-	CHECK(asprintf(&expect, "/usr/bin/lectern __repo fetch %s/mirror.git",
+	repo_cache = data(&s, "repos/guide.git");
+	CHECK(asprintf(&expect, "/usr/bin/lectern __repo fetch %s/cache.git",
 		       staging) > 0);
 	CHECK_STR(c->argv, expect);
 	free(expect);
@@ -121,7 +121,7 @@ TEST(first_clone_through_the_helper)
 			     "Updating files: 100% (7), done.\n");
 	CHECK_INT(c->exit_code, 0);
 	/* The clone moved into place; the build's progress is cleared. */
-	CHECK(stat(mirror, &sb) == 0 && S_ISDIR(sb.st_mode));
+	CHECK(stat(repo_cache, &sb) == 0 && S_ISDIR(sb.st_mode));
 	CHECK(stat(staging, &sb) != 0);
 	{
 		char progress[200];
@@ -133,7 +133,7 @@ TEST(first_clone_through_the_helper)
 						  "branches and tags failed",
 				     47) == 0);
 	lec__free(staging);
-	lec__free(mirror);
+	lec__free(repo_cache);
 done:
 	lec_steps_dispose(&s);
 }
@@ -171,20 +171,20 @@ TEST(later_fetch_cleans_the_mirror)
 {
 	struct lec_steps s;
 	const struct lec_steps_cmd *c;
-	char *mirror, *expect = NULL;
+	char *repo_cache, *expect = NULL;
 
 	lec_steps_init(&s, "guide", NULL);
-	mirror = data(&s, "repos/guide.git");
+	repo_cache = data(&s, "repos/guide.git");
 	/* What a killed fetch leaves: lock files and a partial pack. */
-	CHECK_OK(lec__mkdirs(mirror));
+	CHECK_OK(lec__mkdirs(repo_cache));
 	{
-		char *heads = lec__path_join(mirror, "refs/heads");
-		char *packs = lec__path_join(mirror, "objects/pack");
+		char *heads = lec__path_join(repo_cache, "refs/heads");
+		char *packs = lec__path_join(repo_cache, "objects/pack");
 
 		CHECK_OK(lec__mkdirs(heads));
 		CHECK_OK(lec__mkdirs(packs));
 		lec_test_put(heads, "main.lock", "");
-		lec_test_put(mirror, "packed-refs.lock", "");
+		lec_test_put(repo_cache, "packed-refs.lock", "");
 		lec_test_put(packs, "pack_git2_4f2a", "");
 		lec_test_put(packs, "pack-1234.pack", "kept");
 		lec__free(heads);
@@ -200,17 +200,17 @@ TEST(later_fetch_cleans_the_mirror)
 				      "'+refs/heads/*:refs/heads/*' "
 				      "'+refs/tags/*:refs/tags/*'");
 		CHECK(asprintf(&expect, "/usr/bin/lectern __repo fetch %s",
-			       mirror) > 0);
+			       repo_cache) > 0);
 		CHECK_STR(c->argv, expect);
 		free(expect);
-		CHECK(c->nmounts >= 1 && strcmp(c->mounts[0].path, mirror) == 0 &&
+		CHECK(c->nmounts >= 1 && strcmp(c->mounts[0].path, repo_cache) == 0 &&
 		      c->mounts[0].writable);
 	}
 	{
-		char *lock = lec__path_join(mirror, "refs/heads/main.lock");
-		char *top = lec__path_join(mirror, "packed-refs.lock");
-		char *partial = lec__path_join(mirror, "objects/pack/pack_git2_4f2a");
-		char *pack = lec__path_join(mirror, "objects/pack/pack-1234.pack");
+		char *lock = lec__path_join(repo_cache, "refs/heads/main.lock");
+		char *top = lec__path_join(repo_cache, "packed-refs.lock");
+		char *partial = lec__path_join(repo_cache, "objects/pack/pack_git2_4f2a");
+		char *pack = lec__path_join(repo_cache, "objects/pack/pack-1234.pack");
 
 		CHECK(access(lock, F_OK) != 0);
 		CHECK(access(top, F_OK) != 0);
@@ -221,7 +221,7 @@ TEST(later_fetch_cleans_the_mirror)
 		lec__free(partial);
 		lec__free(pack);
 	}
-	lec__free(mirror);
+	lec__free(repo_cache);
 	lec_steps_dispose(&s);
 }
 
@@ -274,7 +274,7 @@ TEST(local_repository_read_as_the_server)
 		      !c->mounts[1].writable);
 	}
 	/* A repository outside the allowed directories is refused before
-	 * any helper runs (the mirror made above is fetched, not cloned). */
+	 * any helper runs (the repo cache made above is fetched, not cloned). */
 	lec_steps_clear(&s);
 	lec__free(s.job.error);
 	s.job.error = NULL;

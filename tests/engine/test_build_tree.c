@@ -5,7 +5,7 @@
  * (directories named _build, _readthedocs/html); a path changed, missing
  * or of another type, a damaged or missing manifest, or a fresh build
  * means a fresh checkout, with the reason noted. The manifest recorded
- * from a real mirror, the caches of inactive versions pruned, and the
+ * from a real repo cache, the caches of inactive versions pruned, and the
  * tree dropped with what lies beside it.
  */
 #include <fcntl.h>
@@ -262,7 +262,7 @@ TEST(manifest_recorded_from_the_mirror)
 		 "git add -A && git commit -q -m one && "
 		 "git clone -q --mirror %1$s/src %2$s && "
 		 "cp -a README.md link.md docs %3$s/",
-		 s.data_dir, s.job.mirror, s.job.checkout);
+		 s.data_dir, s.job.repo_cache, s.job.checkout);
 	sh(cmd);
 	snprintf(cmd, sizeof(cmd), "git -C %s/src rev-parse HEAD", s.data_dir);
 	if ((p = popen(cmd, "r")) != NULL) {

@@ -34,6 +34,25 @@ struct layout {
 	const char *roots[2];
 };
 
+/* What `git init` leaves that tells a git directory (dir + sub): HEAD and
+ * objects/ (import refuses a directory that is no repository). */
+static void make_gitdir(const char *dir, const char *sub)
+{
+	char path[1200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", dir, sub);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s%s/objects", dir, sub);
+	CHECK(mkdir(path, 0700) == 0);
+	snprintf(path, sizeof(path), "%s%s/HEAD", dir, sub);
+	CHECK((f = fopen(path, "w")) != NULL);
+	if (f) {
+		fputs("ref: refs/heads/main\n", f);
+		fclose(f);
+	}
+}
+
 static void make_layout(struct layout *l)
 {
 	char tmp[PATH_MAX];
@@ -50,6 +69,7 @@ static void make_layout(struct layout *l)
 	      (int)sizeof(l->link));
 	CHECK(mkdir(l->root, 0700) == 0);
 	CHECK(mkdir(l->repo, 0700) == 0);
+	make_gitdir(l->repo, "/.git");
 	CHECK(mkdir(l->outside, 0700) == 0);
 	CHECK(symlink("../outside", l->link) == 0);
 	l->roots[0] = l->root;
@@ -273,9 +293,8 @@ static void make_repos(struct repos *r)
 	url_of(r->alias, sizeof(r->alias), "", r->l.root, "/alias");
 	url_of(r->wt, sizeof(r->wt), "", r->l.root, "/wt");
 	url_of(r->bare, sizeof(r->bare), "", r->l.root, "/bare.git");
-	CHECK(mkdir(r->gitdir, 0700) == 0);
 	CHECK(symlink("repo", r->alias) == 0);
-	CHECK(mkdir(r->bare, 0700) == 0);
+	make_gitdir(r->bare, "");
 	/* What `git worktree add ../wt` leaves. */
 	CHECK(mkdir(url_of(path, sizeof(path), "", r->gitdir, "/worktrees"),
 		    0700) == 0);

@@ -118,7 +118,7 @@ TEST(add_dedups_and_cancel_and_states)
 	int64_t p = lec_test_project(st, "docs"), a = 0, b = 0, c = 0;
 	struct lec_notification_new n = {
 		"project:test", LEC_NOTIFICATION_PROJECT, p, "warning",
-		"Header", "Body one", 0,
+		"Header", "Body one", 0, 0,
 	};
 	struct lec_notification_filter f = { LEC_NOTIFICATION_PROJECT, p, 0,
 					     0, 0 };
@@ -177,16 +177,16 @@ TEST(feed_is_admins_and_owners_only)
 	char sql[200];
 	struct lec_notification_filter feed = { 0 };
 	const struct lec_notification_new on_project = {
-		"p", LEC_NOTIFICATION_PROJECT, p, "info", "h", "b", 0,
+		"p", LEC_NOTIFICATION_PROJECT, p, "info", "h", "b", 0, 0,
 	};
 	const struct lec_notification_new on_build = {
-		"b", LEC_NOTIFICATION_BUILD, build, "error", "h", "b", 0,
+		"b", LEC_NOTIFICATION_BUILD, build, "error", "h", "b", 0, 0,
 	};
 	struct lec_notification_new on_org = {
-		"o", LEC_NOTIFICATION_ORGANIZATION, 0, "info", "h", "b", 0,
+		"o", LEC_NOTIFICATION_ORGANIZATION, 0, "info", "h", "b", 0, 0,
 	};
 	const struct lec_notification_new on_bob = {
-		"u", LEC_NOTIFICATION_USER, bob, "info", "h", "b", 0,
+		"u", LEC_NOTIFICATION_USER, bob, "info", "h", "b", 0, 0,
 	};
 
 	snprintf(sql, sizeof(sql),
@@ -232,6 +232,38 @@ static void check_messages(struct lec_store *st,
 	lec_notification_list_dispose(&list);
 }
 
+/* The project's open version-failing notification names build (the
+ * version's first, or one after a passing build) and holds it. */
+static void check_version_failing(struct lec_store *st, int64_t project,
+				  int64_t build, int first)
+{
+	struct lec_notification_filter f = {
+		LEC_NOTIFICATION_PROJECT, project, 0,
+		(1u << LEC_NOTIFICATION_UNREAD) | (1u << LEC_NOTIFICATION_READ),
+		0
+	};
+	struct lec_notification_list list = { 0 };
+	char header[200];
+
+	if (first)
+		snprintf(header, sizeof(header),
+			 "docs/latest: its first build, #%lld, failed",
+			 (long long)build);
+	else
+		snprintf(header, sizeof(header),
+			 "docs/latest: build #%lld failed; it built before",
+			 (long long)build);
+	CHECK_OK(lec_notification_list(st, &f, NULL, &list));
+	CHECK_INT(list.len, 1);
+	if (list.len == 1) {
+		CHECK_STR(list.items[0].header, header);
+		CHECK_INT(list.items[0].build_id, build);
+		CHECK_STR(list.items[0].build_version, "latest");
+		CHECK_STR(list.items[0].attached_slug, "docs");
+	}
+	lec_notification_list_dispose(&list);
+}
+
 TEST(build_events_raise_where_the_service_does)
 {
 	struct lec_store *st = lec_test_store();
@@ -255,14 +287,21 @@ TEST(build_events_raise_where_the_service_does)
 	CHECK_STR(list.items[0].message_id, LEC_MSG_CONFIG_GENERIC);
 	CHECK_STR(list.items[0].type, "error");
 	CHECK(strstr(list.items[0].body, "Invalid \"version\"") != NULL);
+	/* A build's notification is about its own build. */
+	CHECK_INT(list.items[0].build_id, cfg);
+	CHECK_STR(list.items[0].build_version, "latest");
 	lec_notification_list_dispose(&list);
-	/* No passing build before: the project hears nothing. */
-	check_messages(st, LEC_NOTIFICATION_PROJECT, p, 0, "");
+	/* The version's first build failed: the project hears of it, named
+	 * with its version and build (issue 43, item 4). */
+	check_messages(st, LEC_NOTIFICATION_PROJECT, p, open,
+		       LEC_MSG_VERSION_FAILING);
+	check_version_failing(st, p, cfg, 1);
 
 	pass = add_build(st, p, v, "finished", NULL);
 	CHECK_OK(lec_notification_build_event(st, pass,
 					      LEC_BUILD_EVENT_FINISHED, NULL));
 	check_messages(st, LEC_NOTIFICATION_BUILD, pass, 0, "");
+	check_messages(st, LEC_NOTIFICATION_PROJECT, p, open, "");
 	fail = add_build(st, p, v, "finished", "Command \"x\" failed");
 	CHECK_OK(lec_notification_build_event(st, fail,
 					      LEC_BUILD_EVENT_FINISHED, NULL));
@@ -270,6 +309,7 @@ TEST(build_events_raise_where_the_service_does)
 		       LEC_MSG_BUILD_GENERIC);
 	check_messages(st, LEC_NOTIFICATION_PROJECT, p, open,
 		       LEC_MSG_VERSION_FAILING);
+	check_version_failing(st, p, fail, 0);
 	/* Failing again after a failure raises nothing new. */
 	again = add_failed(st, p, v, "finished", "Your documentation did not "
 						 "generate an 'index.html' x",
@@ -278,8 +318,9 @@ TEST(build_events_raise_where_the_service_does)
 					      LEC_BUILD_EVENT_FINISHED, NULL));
 	check_messages(st, LEC_NOTIFICATION_BUILD, again, 0,
 		       LEC_MSG_BUILD_NO_INDEX);
-	check_messages(st, LEC_NOTIFICATION_PROJECT, p, 0,
+	check_messages(st, LEC_NOTIFICATION_PROJECT, p, open,
 		       LEC_MSG_VERSION_FAILING);
+	check_version_failing(st, p, fail, 0);
 	cancelled = add_build(st, p, v, "cancelled", "This build was cancelled.");
 	CHECK_OK(lec_notification_build_event(st, cancelled,
 					      LEC_BUILD_EVENT_FINISHED, NULL));
@@ -292,7 +333,7 @@ TEST(build_events_raise_where_the_service_does)
 	check_messages(st, LEC_NOTIFICATION_PROJECT, p, open, "");
 	check_messages(st, LEC_NOTIFICATION_PROJECT, p,
 		       1u << LEC_NOTIFICATION_CANCELLED,
-		       LEC_MSG_VERSION_FAILING);
+		       LEC_MSG_VERSION_FAILING " " LEC_MSG_VERSION_FAILING);
 	lec_store_free(st);
 }
 

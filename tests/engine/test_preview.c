@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,25 +21,11 @@
 #include "lectern/preview.h"
 #include "lectern/runner.h"
 
-static void pathf(char *out, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out, cap, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= cap) {
-		fprintf(stderr, "path too long\n");
-		exit(2);
-	}
-}
-
 static void mkdirs(const char *path)
 {
 	char copy[PATH_MAX], *p;
 
-	pathf(copy, sizeof(copy), "%s", path);
+	lec_test_pathf(copy, sizeof(copy), "%s", path);
 	for (p = copy + 1; *p; p++)
 		if (*p == '/') {
 			*p = '\0';
@@ -55,7 +40,7 @@ static void put(const char *dir, const char *rel, const char *text)
 	char path[PATH_MAX], *slash;
 	FILE *f;
 
-	pathf(path, sizeof(path), "%s/%s", dir, rel);
+	lec_test_pathf(path, sizeof(path), "%s/%s", dir, rel);
 	slash = strrchr(path, '/');
 	*slash = '\0';
 	mkdirs(path);
@@ -76,7 +61,7 @@ static char *slurp(const char *dir, const char *rel)
 	char *data;
 	FILE *f;
 
-	pathf(path, sizeof(path), "%s/%s", dir, rel);
+	lec_test_pathf(path, sizeof(path), "%s/%s", dir, rel);
 	if (stat(path, &st) != 0 || (f = fopen(path, "r")) == NULL)
 		return NULL;
 	data = calloc(1, (size_t)st.st_size + 1);
@@ -104,7 +89,7 @@ static int exists(const char *dir, const char *rel)
 	char path[PATH_MAX];
 	struct stat st;
 
-	pathf(path, sizeof(path), "%s/%s", dir, rel);
+	lec_test_pathf(path, sizeof(path), "%s/%s", dir, rel);
 	return lstat(path, &st) == 0;
 }
 
@@ -120,8 +105,8 @@ static void tree_and_cache(char *tree, char *cache, size_t cap)
 {
 	const char *base = lec_test_tmpdir();
 
-	pathf(tree, cap, "%s/tree", base);
-	pathf(cache, cap, "%s/cache", base);
+	lec_test_pathf(tree, cap, "%s/tree", base);
+	lec_test_pathf(cache, cap, "%s/cache", base);
 	mkdirs(tree);
 }
 
@@ -185,7 +170,7 @@ TEST(open_rejects_bad_input)
 	CHECK_STR(lec_error_last(), "/nonexistent/lectern-tree: no such "
 				    "directory");
 	put(tree, "file.md", "# x\n");
-	pathf(file, sizeof(file), "%s/file.md", tree);
+	lec_test_pathf(file, sizeof(file), "%s/file.md", tree);
 	CHECK_ERR(lec_preview_open(&p, file, NULL), LEC_EINVALID);
 	opts.version = 99;
 	CHECK_ERR(lec_preview_open(&p, tree, &opts), LEC_EINVALID);
@@ -201,7 +186,7 @@ TEST(open_rejects_bad_input)
 	opts.cache_dir = tree;
 	CHECK_ERR(lec_preview_open(&p, tree, &opts), LEC_EINVALID);
 	CHECK(strstr(lec_error_last(), "must not be the tree or contain it"));
-	pathf(cache, sizeof(cache), "%s/..", tree);
+	lec_test_pathf(cache, sizeof(cache), "%s/..", tree);
 	opts.cache_dir = cache;
 	CHECK_ERR(lec_preview_open(&p, tree, &opts), LEC_EINVALID);
 	CHECK(p == NULL);
@@ -250,7 +235,7 @@ TEST(markdown_builds_publish_fresh_output)
 	/* An edit and a deleted page: the new output has the one and not
 	 * the other, and the previous output is gone. */
 	put(tree, "index.md", "# Home\n\nSecond words.\n");
-	pathf(target, sizeof(target), "%s/guide/page.md", tree);
+	lec_test_pathf(target, sizeof(target), "%s/guide/page.md", tree);
 	CHECK(unlink(target) == 0);
 	CHECK_OK(lec_preview_build(p, NULL, &r));
 	CHECK_INT(r.generation, 2);
@@ -311,7 +296,7 @@ TEST(broken_config_keeps_the_last_good_output)
 				    "not found in the repository.");
 	CHECK(site_has(p, "index.html", "Good words."));
 	/* Fixed: the next build publishes. */
-	pathf(target, sizeof(target), "%s/.readthedocs.yaml", tree);
+	lec_test_pathf(target, sizeof(target), "%s/.readthedocs.yaml", tree);
 	CHECK(unlink(target) == 0);
 	CHECK_OK(lec_preview_build(p, NULL, NULL));
 	CHECK(site_has(p, "index.html", "New words."));
@@ -331,12 +316,12 @@ TEST(commands_run_as_the_writer)
 	struct lec_preview_result r = { LEC_PREVIEW_MARKDOWN, 0, -1 };
 	struct lec_preview *p;
 
-	pathf(old_home, sizeof(old_home), "%s", home ? home : "");
+	lec_test_pathf(old_home, sizeof(old_home), "%s", home ? home : "");
 	/* The tree and cache live under $HOME, which builds see. */
 	tree_and_cache(tree, cache, sizeof(tree));
 	*strrchr(tree, '/') = '\0';
 	setenv("HOME", tree, 1);
-	pathf(tree, sizeof(tree), "%s/tree", getenv("HOME"));
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", getenv("HOME"));
 	put(tree, "page.txt", "from the tree");
 	put(tree, ".readthedocs.yaml",
 	    "version: 2\n"
@@ -416,19 +401,19 @@ TEST(sphinx_builds_incrementally_into_a_copy)
 	CHECK_OK(lec_preview_build(p, NULL, &r));
 	CHECK_INT(r.generation, 2);
 	CHECK(site_has(p, "one.html", "Second paragraph."));
-	pathf(built, sizeof(built), "%s/build/html/one.html", cache);
+	lec_test_pathf(built, sizeof(built), "%s/build/html/one.html", cache);
 	CHECK(stat(built, &a) == 0);
-	pathf(built, sizeof(built), "%s/gen-2/one.html", cache);
+	lec_test_pathf(built, sizeof(built), "%s/gen-2/one.html", cache);
 	CHECK(stat(built, &b) == 0 && a.st_ino != b.st_ino);
-	pathf(built, sizeof(built), "%s/gen-1/one.html", cache);
+	lec_test_pathf(built, sizeof(built), "%s/gen-1/one.html", cache);
 	CHECK(stat(built, &a) == 0 && a.st_ino != b.st_ino);
 	/* A file the second build did not write is linked from the first
 	 * build's published output, not copied again. */
-	pathf(built, sizeof(built), "%s/gen-1/_static/doctools.js", cache);
+	lec_test_pathf(built, sizeof(built), "%s/gen-1/_static/doctools.js", cache);
 	CHECK(stat(built, &a) == 0);
-	pathf(built, sizeof(built), "%s/gen-2/_static/doctools.js", cache);
+	lec_test_pathf(built, sizeof(built), "%s/gen-2/_static/doctools.js", cache);
 	CHECK(stat(built, &b) == 0 && a.st_ino == b.st_ino);
-	pathf(built, sizeof(built), "%s/build/html/_static/doctools.js", cache);
+	lec_test_pathf(built, sizeof(built), "%s/build/html/_static/doctools.js", cache);
 	CHECK(stat(built, &b) == 0 && a.st_ino != b.st_ino);
 	lec_preview_free(p);
 }
@@ -482,7 +467,7 @@ TEST(relevant_paths)
 	CHECK(lec_preview_relevant(NULL, NULL) == 0);
 	/* A cache inside the tree is ignored too. */
 	tree_and_cache(tree, cache, sizeof(tree));
-	pathf(cache, sizeof(cache), "%s/preview-cache", tree);
+	lec_test_pathf(cache, sizeof(cache), "%s/preview-cache", tree);
 	if ((p = open_preview(tree, cache)) == NULL)
 		return;
 	CHECK(lec_preview_relevant(p, "preview-cache/gen-1/index.html") == 0);
@@ -520,25 +505,25 @@ TEST(default_cache_directory)
 
 	tree_and_cache(tree, base, sizeof(tree));
 	*strrchr(base, '/') = '\0';
-	pathf(want, sizeof(want), "%s/run", base);
+	lec_test_pathf(want, sizeof(want), "%s/run", base);
 	mkdirs(want);
 	setenv("XDG_RUNTIME_DIR", want, 1);
 	setenv("XDG_CACHE_HOME", "/nonexistent/cache-home", 1);
 	if ((p = open_preview(tree, NULL)) != NULL) {
 		got = lec_preview_cache_dir(p);
-		pathf(want, sizeof(want), "%s/run/lectern/preview/", base);
+		lec_test_pathf(want, sizeof(want), "%s/run/lectern/preview/", base);
 		CHECK(strncmp(got, want, strlen(want)) == 0);
 		CHECK_INT(strlen(got), strlen(want) + 16);
 		CHECK(strspn(got + strlen(want), "0123456789abcdef") == 16);
 		lec_preview_free(p);
 	}
 	/* No runtime directory: the cache home. */
-	pathf(want, sizeof(want), "%s/missing-run", base);
+	lec_test_pathf(want, sizeof(want), "%s/missing-run", base);
 	setenv("XDG_RUNTIME_DIR", want, 1);
-	pathf(want, sizeof(want), "%s/cache-home", base);
+	lec_test_pathf(want, sizeof(want), "%s/cache-home", base);
 	setenv("XDG_CACHE_HOME", want, 1);
 	if ((p = open_preview(tree, NULL)) != NULL) {
-		pathf(want, sizeof(want), "%s/cache-home/lectern/preview/", base);
+		lec_test_pathf(want, sizeof(want), "%s/cache-home/lectern/preview/", base);
 		CHECK(strncmp(lec_preview_cache_dir(p), want, strlen(want)) == 0);
 		lec_preview_free(p);
 	}
@@ -547,7 +532,7 @@ TEST(default_cache_directory)
 	unsetenv("XDG_CACHE_HOME");
 	setenv("HOME", base, 1);
 	if ((p = open_preview(tree, NULL)) != NULL) {
-		pathf(want, sizeof(want), "%s/.cache/lectern/preview/", base);
+		lec_test_pathf(want, sizeof(want), "%s/.cache/lectern/preview/", base);
 		CHECK(strncmp(lec_preview_cache_dir(p), want, strlen(want)) == 0);
 		lec_preview_free(p);
 	}

@@ -1,5 +1,5 @@
 /*
- * Repositories: mirroring over file://, a plain path and git:// (a real
+ * Repositories: caching over file://, a plain path and git:// (a real
  * `git daemon` on 127.0.0.1), fetching again with prune after commits, new
  * and deleted tags and branches and a moved default branch; the refs and
  * default branch read back, annotated tags peeled; progress reports and
@@ -184,14 +184,14 @@ static void read_text(const char *path, char *out, size_t n)
 		FAIL_AT("cannot read %s", path);
 }
 
-/* The mirror of a fresh source, with its refs listed. */
-static void mirror_source(const char *tmp, char *src, char *mirror,
+/* The repo cache of a fresh source, with its refs listed. */
+static void mirror_source(const char *tmp, char *src, char *repo_cache,
 			  struct lec_repo_refs *refs)
 {
 	make_source(tmp, src);
-	mirror_path(tmp, mirror);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, refs));
+	mirror_path(tmp, repo_cache);
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, refs));
 }
 
 /* URLs -------------------------------------------------------------------- */
@@ -219,12 +219,12 @@ TEST(redact_url)
 	CHECK(lec_repo_redact_url(NULL) == NULL);
 }
 
-/* Mirroring --------------------------------------------------------------- */
+/* The repo cache --------------------------------------------------------------- */
 
 TEST(mirror_file_url)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], url[PATH_LEN + 8];
+	char src[PATH_LEN], repo_cache[PATH_LEN], url[PATH_LEN + 8];
 	char c1[HEX_LEN + 1], c2[HEX_LEN + 1], tagobj[HEX_LEN + 1];
 	char text[4096];
 	struct lec_repo_refs refs = { 0 };
@@ -232,11 +232,11 @@ TEST(mirror_file_url)
 	git_env();
 	tmp = lec_test_tmpdir();
 	make_source(tmp, src);
-	mirror_path(tmp, mirror);
+	mirror_path(tmp, repo_cache);
 	snprintf(url, sizeof(url), "file://%s", src);
 	/* The parent directory (repos/) does not exist yet. */
-	CHECK_OK(lec_repo_mirror(url, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(url, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	rev_parse(src, "main~1", c1);
 	rev_parse(src, "main", c2);
 	rev_parse(src, "v2.0", tagobj);
@@ -259,13 +259,13 @@ TEST(mirror_file_url)
 	CHECK(find(&refs, "treetag", LEC_REPO_TAG) == NULL);
 	CHECK(find(&refs, "main", LEC_REPO_TAG) == NULL);
 	CHECK_STR(refs.default_branch, "main");
-	/* A bare mirror, its HEAD like git clone --mirror's; the URL is not
+	/* A repo cache, its HEAD like git clone --mirror's; the URL is not
 	 * stored and the temporary clone directory is gone. */
-	CHECK(path_exists(mirror));
-	snprintf(text, sizeof(text), "%s/HEAD", mirror);
+	CHECK(path_exists(repo_cache));
+	snprintf(text, sizeof(text), "%s/HEAD", repo_cache);
 	read_text(text, text, sizeof(text));
 	CHECK_STR(text, "ref: refs/heads/main\n");
-	snprintf(text, sizeof(text), "%s/config", mirror);
+	snprintf(text, sizeof(text), "%s/config", repo_cache);
 	read_text(text, text, sizeof(text));
 	CHECK(strstr(text, "bare = true") != NULL);
 	CHECK(strstr(text, src) == NULL);
@@ -279,13 +279,13 @@ TEST(mirror_file_url)
 TEST(mirror_path_then_fetch_with_prune)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], c3[HEX_LEN + 1];
+	char src[PATH_LEN], repo_cache[PATH_LEN], c3[HEX_LEN + 1];
 	char c1[HEX_LEN + 1], fetchhead[PATH_LEN + 16], text[256];
 	struct lec_repo_refs refs = { 0 };
 
 	git_env();
 	tmp = lec_test_tmpdir();
-	mirror_source(tmp, src, mirror, &refs);
+	mirror_source(tmp, src, repo_cache, &refs);
 	CHECK_INT(refs.len, 5);
 	lec_repo_refs_dispose(&refs);
 	rev_parse(src, "main~1", c1);
@@ -298,8 +298,8 @@ TEST(mirror_path_then_fetch_with_prune)
 	   "git checkout -q -b dev && git branch -D -q main",
 	   src);
 	rev_parse(src, "dev", c3);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	CHECK_INT(refs.len, 4);
 	check_ref(&refs, "dev", LEC_REPO_BRANCH, c3);
 	check_ref(&refs, "v4.0", LEC_REPO_TAG, c3);
@@ -312,11 +312,11 @@ TEST(mirror_path_then_fetch_with_prune)
 
 	/* A tag moved by force follows; nothing is written to FETCH_HEAD. */
 	SH("cd %s && git tag -f v2.0 %s", src, c1);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	check_ref(&refs, "v2.0", LEC_REPO_TAG, c1);
 	lec_repo_refs_dispose(&refs);
-	snprintf(fetchhead, sizeof(fetchhead), "%s/FETCH_HEAD", mirror);
+	snprintf(fetchhead, sizeof(fetchhead), "%s/FETCH_HEAD", repo_cache);
 	if (path_exists(fetchhead)) {
 		read_text(fetchhead, text, sizeof(text));
 		CHECK_STR(text, "");
@@ -324,8 +324,8 @@ TEST(mirror_path_then_fetch_with_prune)
 
 	/* A default branch that the remote no longer has is not reported. */
 	SH("cd %s && git symbolic-ref HEAD refs/heads/gone", src);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	CHECK(refs.default_branch == NULL);
 	CHECK(find(&refs, "dev", LEC_REPO_BRANCH) != NULL);
 	lec_repo_refs_dispose(&refs);
@@ -342,44 +342,44 @@ TEST(mirror_into_empty_directory_and_refuse_other)
 	make_source(tmp, src);
 	snprintf(dir, sizeof(dir), "%s/empty.git/", tmp);
 	CHECK_INT(mkdir(dir, 0700), 0);
-	CHECK_OK(lec_repo_mirror(src, dir, NULL, NULL));
+	CHECK_OK(lec_repo_cache_update(src, dir, NULL, NULL));
 	CHECK_OK(lec_repo_list_refs(dir, &refs));
 	CHECK_INT(refs.len, 5);
 	lec_repo_refs_dispose(&refs);
 
-	/* A used directory that is not a mirror is left alone. */
+	/* A used directory that is not a repo cache is left alone. */
 	snprintf(dir, sizeof(dir), "%s/other", tmp);
 	CHECK_INT(mkdir(dir, 0700), 0);
 	snprintf(file, sizeof(file), "%s/keep", dir);
 	SH("echo data > %s", file);
-	CHECK_ERR(lec_repo_mirror(src, dir, NULL, NULL), LEC_EEXISTS);
-	CHECK(strstr(lec_error_last(), "is not a repository mirror") != NULL);
+	CHECK_ERR(lec_repo_cache_update(src, dir, NULL, NULL), LEC_EEXISTS);
+	CHECK(strstr(lec_error_last(), "is not a repo cache") != NULL);
 	CHECK(path_exists(file));
-	/* A file where the mirror should be. */
-	CHECK_ERR(lec_repo_mirror(src, file, NULL, NULL), LEC_EEXISTS);
+	/* A file where the repo cache should be. */
+	CHECK_ERR(lec_repo_cache_update(src, file, NULL, NULL), LEC_EEXISTS);
 	CHECK(strstr(lec_error_last(), "not a directory") != NULL);
 }
 
 TEST(mirror_empty_repository)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN];
+	char src[PATH_LEN], repo_cache[PATH_LEN];
 	struct lec_repo_refs refs = { 0 };
 
 	git_env();
 	tmp = lec_test_tmpdir();
 	snprintf(src, sizeof(src), "%s/empty", tmp);
 	SH("git init -q -b main %s", src);
-	mirror_path(tmp, mirror);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	mirror_path(tmp, repo_cache);
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	CHECK_INT(refs.len, 0);
 	CHECK(refs.default_branch == NULL);
 	lec_repo_refs_dispose(&refs);
 	/* Its first commit arrives with the next fetch. */
 	SH("git -C %s commit -q --allow-empty -m one", src);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	CHECK_INT(refs.len, 1);
 	CHECK_STR(refs.default_branch, "main");
 	lec_repo_refs_dispose(&refs);
@@ -405,14 +405,14 @@ static int on_progress(const struct lec_repo_progress *p, void *payload)
 TEST(progress_reports)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN];
+	char src[PATH_LEN], repo_cache[PATH_LEN];
 	struct progress_log log = { 0 };
 
 	git_env();
 	tmp = lec_test_tmpdir();
 	make_source(tmp, src);
-	mirror_path(tmp, mirror);
-	CHECK_OK(lec_repo_mirror(src, mirror, on_progress, &log));
+	mirror_path(tmp, repo_cache);
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, on_progress, &log));
 	CHECK(log.calls > 0);
 	CHECK(log.last.total_objects > 0);
 	CHECK_INT(log.last.received_objects, log.last.total_objects);
@@ -423,52 +423,52 @@ TEST(progress_reports)
 TEST(abort_through_callback)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], repos[PATH_LEN], c2[HEX_LEN + 1];
+	char src[PATH_LEN], repo_cache[PATH_LEN], repos[PATH_LEN], c2[HEX_LEN + 1];
 	struct progress_log log = { 0, 1, { 0, 0, 0, 0, 0, 0 } };
 	struct lec_repo_refs refs = { 0 };
 
 	git_env();
 	tmp = lec_test_tmpdir();
 	make_source(tmp, src);
-	mirror_path(tmp, mirror);
+	mirror_path(tmp, repo_cache);
 	/* An aborted first clone leaves nothing behind. */
-	CHECK_ERR(lec_repo_mirror(src, mirror, on_progress, &log), LEC_ERROR);
+	CHECK_ERR(lec_repo_cache_update(src, repo_cache, on_progress, &log), LEC_ERROR);
 	CHECK_STR(lec_error_last(), LEC_REPO_CANCELLED);
 	CHECK_INT(log.calls, 1);
-	CHECK(!path_exists(mirror));
+	CHECK(!path_exists(repo_cache));
 	snprintf(repos, sizeof(repos), "%s/repos", tmp);
 	CHECK(!dir_has(repos, ".tmp-"));
 
-	/* An aborted fetch leaves the mirror as it was. */
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
+	/* An aborted fetch leaves the repo cache as it was. */
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
 	rev_parse(src, "main", c2);
 	SH("cd %s && printf 'x\\n' > x.txt && git add x.txt && "
 	   "git commit -q -m x",
 	   src);
 	log.calls = 0;
-	CHECK_ERR(lec_repo_mirror(src, mirror, on_progress, &log), LEC_ERROR);
+	CHECK_ERR(lec_repo_cache_update(src, repo_cache, on_progress, &log), LEC_ERROR);
 	CHECK_STR(lec_error_last(), LEC_REPO_CANCELLED);
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	check_ref(&refs, "main", LEC_REPO_BRANCH, c2);
 	lec_repo_refs_dispose(&refs);
 }
 
 /* Errors ------------------------------------------------------------------ */
 
-/* A failed mirror call: its code, a message naming what, never secret. */
+/* A failed repo cache call: its code, a message naming what, never secret. */
 static void check_bad_url(const char *tmp, const char *url, int code,
 			  const char *names)
 {
-	char mirror[PATH_LEN];
+	char repo_cache[PATH_LEN];
 
-	mirror_path(tmp, mirror);
-	CHECK_ERR(lec_repo_mirror(url, mirror, NULL, NULL), code);
+	mirror_path(tmp, repo_cache);
+	CHECK_ERR(lec_repo_cache_update(url, repo_cache, NULL, NULL), code);
 	if (strstr(lec_error_last(), names) == NULL)
 		FAIL_AT("message for %s: \"%s\" lacks \"%s\"", url,
 			lec_error_last(), names);
 	CHECK(strstr(lec_error_last(), "secret") == NULL);
 	CHECK(strstr(lec_error_last(), "user:") == NULL);
-	CHECK(!path_exists(mirror));
+	CHECK(!path_exists(repo_cache));
 }
 
 TEST(bad_urls)
@@ -497,9 +497,9 @@ TEST(bad_urls)
 	check_bad_url(tmp, "git://user:secret@127.0.0.1:1/x", LEC_EIO,
 		      "git://127.0.0.1:1/x");
 	check_bad_url(tmp, "", LEC_EINVALID, "no repository URL");
-	CHECK_ERR(lec_repo_mirror(NULL, missing, NULL, NULL), LEC_EINVALID);
-	CHECK_ERR(lec_repo_mirror(missing, NULL, NULL, NULL), LEC_EINVALID);
-	CHECK_ERR(lec_repo_mirror(missing, "", NULL, NULL), LEC_EINVALID);
+	CHECK_ERR(lec_repo_cache_update(NULL, missing, NULL, NULL), LEC_EINVALID);
+	CHECK_ERR(lec_repo_cache_update(missing, NULL, NULL, NULL), LEC_EINVALID);
+	CHECK_ERR(lec_repo_cache_update(missing, "", NULL, NULL), LEC_EINVALID);
 }
 
 /* A server that answers every request with 401 and a Basic challenge, as
@@ -561,14 +561,14 @@ TEST(private_repository)
 TEST(local_directory_that_is_not_a_repository)
 {
 	const char *tmp;
-	char mirror[PATH_LEN];
+	char repo_cache[PATH_LEN];
 
 	git_env();
 	tmp = lec_test_tmpdir();
-	mirror_path(tmp, mirror);
-	CHECK(lec_repo_mirror(lec_test_tmpdir(), mirror, NULL, NULL) < 0);
+	mirror_path(tmp, repo_cache);
+	CHECK(lec_repo_cache_update(lec_test_tmpdir(), repo_cache, NULL, NULL) < 0);
 	CHECK(strstr(lec_error_last(), "cannot fetch") != NULL);
-	CHECK(!path_exists(mirror));
+	CHECK(!path_exists(repo_cache));
 }
 
 TEST(list_refs_without_mirror)
@@ -581,7 +581,7 @@ TEST(list_refs_without_mirror)
 	tmp = lec_test_tmpdir();
 	snprintf(dir, sizeof(dir), "%s/none.git", tmp);
 	CHECK_ERR(lec_repo_list_refs(dir, &refs), LEC_ENOTFOUND);
-	CHECK(strstr(lec_error_last(), "no repository mirror at") != NULL);
+	CHECK(strstr(lec_error_last(), "no repo cache at") != NULL);
 	CHECK(refs.items == NULL && refs.len == 0);
 	CHECK_ERR(lec_repo_list_refs(NULL, &refs), LEC_EINVALID);
 }
@@ -591,43 +591,43 @@ TEST(list_refs_without_mirror)
 TEST(resolve_refs)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], c1[HEX_LEN + 1], c2[HEX_LEN + 1];
+	char src[PATH_LEN], repo_cache[PATH_LEN], c1[HEX_LEN + 1], c2[HEX_LEN + 1];
 	struct lec_repo_refs refs = { 0 };
 	char *commit = NULL;
 
 	git_env();
 	tmp = lec_test_tmpdir();
-	mirror_source(tmp, src, mirror, &refs);
+	mirror_source(tmp, src, repo_cache, &refs);
 	lec_repo_refs_dispose(&refs);
 	rev_parse(src, "main~1", c1);
 	rev_parse(src, "main", c2);
-	CHECK_OK(lec_repo_resolve(mirror, "main", LEC_REPO_BRANCH, &commit));
+	CHECK_OK(lec_repo_resolve(repo_cache, "main", LEC_REPO_BRANCH, &commit));
 	CHECK_STR(commit, c2);
 	free(commit);
-	CHECK_OK(lec_repo_resolve(mirror, "v2.0", LEC_REPO_TAG, &commit));
+	CHECK_OK(lec_repo_resolve(repo_cache, "v2.0", LEC_REPO_TAG, &commit));
 	CHECK_STR(commit, c2);
 	free(commit);
-	CHECK_OK(lec_repo_resolve(mirror, "feature", LEC_REPO_BRANCH, &commit));
+	CHECK_OK(lec_repo_resolve(repo_cache, "feature", LEC_REPO_BRANCH, &commit));
 	CHECK_STR(commit, c1);
 	free(commit);
 	/* A tag version's identifier is a commit. */
-	CHECK_OK(lec_repo_resolve(mirror, c1, LEC_REPO_TAG, &commit));
+	CHECK_OK(lec_repo_resolve(repo_cache, c1, LEC_REPO_TAG, &commit));
 	CHECK_STR(commit, c1);
 	free(commit);
-	CHECK_ERR(lec_repo_resolve(mirror, c1, LEC_REPO_BRANCH, &commit),
+	CHECK_ERR(lec_repo_resolve(repo_cache, c1, LEC_REPO_BRANCH, &commit),
 		  LEC_ENOTFOUND);
 	CHECK(commit == NULL);
-	CHECK_ERR(lec_repo_resolve(mirror, "v2.0", LEC_REPO_BRANCH, &commit),
+	CHECK_ERR(lec_repo_resolve(repo_cache, "v2.0", LEC_REPO_BRANCH, &commit),
 		  LEC_ENOTFOUND);
-	CHECK_STR(lec_error_last(), "no branch 'v2.0' in the mirror");
-	CHECK_ERR(lec_repo_resolve(mirror, "nope", LEC_REPO_TAG, &commit),
+	CHECK_STR(lec_error_last(), "no branch 'v2.0' in the repo cache");
+	CHECK_ERR(lec_repo_resolve(repo_cache, "nope", LEC_REPO_TAG, &commit),
 		  LEC_ENOTFOUND);
-	CHECK_ERR(lec_repo_resolve(mirror, "treetag", LEC_REPO_TAG, &commit),
+	CHECK_ERR(lec_repo_resolve(repo_cache, "treetag", LEC_REPO_TAG, &commit),
 		  LEC_EINVALID);
-	CHECK_ERR(lec_repo_resolve(mirror, "a..b", LEC_REPO_BRANCH, &commit),
+	CHECK_ERR(lec_repo_resolve(repo_cache, "a..b", LEC_REPO_BRANCH, &commit),
 		  LEC_EINVALID);
 	CHECK_STR(lec_error_last(), "'a..b' is not a valid branch name");
-	CHECK_ERR(lec_repo_resolve(mirror, "", LEC_REPO_BRANCH, &commit),
+	CHECK_ERR(lec_repo_resolve(repo_cache, "", LEC_REPO_BRANCH, &commit),
 		  LEC_EINVALID);
 	CHECK(commit == NULL);
 }
@@ -637,7 +637,7 @@ TEST(resolve_refs)
 TEST(checkout_writes_files_modes_links)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], c2[HEX_LEN + 1], c3[HEX_LEN + 1];
+	char src[PATH_LEN], repo_cache[PATH_LEN], c2[HEX_LEN + 1], c3[HEX_LEN + 1];
 	char target[PATH_LEN], path[PATH_LEN + 32], text[256];
 	struct stat sb;
 	ssize_t n;
@@ -650,14 +650,14 @@ TEST(checkout_writes_files_modes_links)
 	   "160000,0123456789012345678901234567890123456789,sub && "
 	   "git commit -q -m sub",
 	   src);
-	mirror_path(tmp, mirror);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
+	mirror_path(tmp, repo_cache);
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
 	rev_parse(src, "main", c3);
 	rev_parse(src, "v2.0^{commit}", c2);
 
 	snprintf(target, sizeof(target), "%s/builds/1/checkout",
 		 tmp);
-	CHECK_OK(lec_repo_checkout(mirror, c3, target, NULL, NULL));
+	CHECK_OK(lec_repo_checkout(repo_cache, c3, target, NULL, NULL));
 	snprintf(path, sizeof(path), "%s/README.md", target);
 	read_text(path, text, sizeof(text));
 	CHECK_STR(text, "hello\nmore\n");
@@ -683,7 +683,7 @@ TEST(checkout_writes_files_modes_links)
 	/* Another commit into an existing empty directory. */
 	snprintf(target, sizeof(target), "%s/empty", tmp);
 	CHECK_INT(mkdir(target, 0700), 0);
-	CHECK_OK(lec_repo_checkout(mirror, c2, target, NULL, NULL));
+	CHECK_OK(lec_repo_checkout(repo_cache, c2, target, NULL, NULL));
 	snprintf(path, sizeof(path), "%s/sub", target);
 	CHECK(!path_exists(path));
 	snprintf(path, sizeof(path), "%s/README.md", target);
@@ -693,13 +693,13 @@ TEST(checkout_writes_files_modes_links)
 TEST(checkout_refuses_bad_input)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], c2[HEX_LEN + 1];
+	char src[PATH_LEN], repo_cache[PATH_LEN], c2[HEX_LEN + 1];
 	char target[PATH_LEN], keep[PATH_LEN + 8];
 	struct lec_repo_refs refs = { 0 };
 
 	git_env();
 	tmp = lec_test_tmpdir();
-	mirror_source(tmp, src, mirror, &refs);
+	mirror_source(tmp, src, repo_cache, &refs);
 	lec_repo_refs_dispose(&refs);
 	rev_parse(src, "main", c2);
 	/* A target in use is refused and left as it was. */
@@ -707,22 +707,22 @@ TEST(checkout_refuses_bad_input)
 	CHECK_INT(mkdir(target, 0700), 0);
 	snprintf(keep, sizeof(keep), "%s/keep", target);
 	SH("echo data > %s", keep);
-	CHECK_ERR(lec_repo_checkout(mirror, c2, target, NULL, NULL), LEC_EEXISTS);
+	CHECK_ERR(lec_repo_checkout(repo_cache, c2, target, NULL, NULL), LEC_EEXISTS);
 	CHECK(strstr(lec_error_last(), "is not empty") != NULL);
 	CHECK(path_exists(keep));
 	CHECK(!dir_has(target, "README"));
-	CHECK_ERR(lec_repo_checkout(mirror, c2, keep, NULL, NULL), LEC_EEXISTS);
+	CHECK_ERR(lec_repo_checkout(repo_cache, c2, keep, NULL, NULL), LEC_EEXISTS);
 
 	snprintf(target, sizeof(target), "%s/new", tmp);
-	CHECK_ERR(lec_repo_checkout(mirror, "main", target, NULL, NULL), LEC_EINVALID);
+	CHECK_ERR(lec_repo_checkout(repo_cache, "main", target, NULL, NULL), LEC_EINVALID);
 	CHECK(strstr(lec_error_last(), "is not a commit id") != NULL);
-	CHECK_ERR(lec_repo_checkout(mirror,
+	CHECK_ERR(lec_repo_checkout(repo_cache,
 				    "0000000000000000000000000000000000000001",
 				    target, NULL, NULL),
 		  LEC_ENOTFOUND);
 	CHECK(!path_exists(target));
-	CHECK_ERR(lec_repo_checkout(mirror, NULL, target, NULL, NULL), LEC_EINVALID);
-	CHECK_ERR(lec_repo_checkout(mirror, c2, "", NULL, NULL), LEC_EINVALID);
+	CHECK_ERR(lec_repo_checkout(repo_cache, NULL, target, NULL, NULL), LEC_EINVALID);
+	CHECK_ERR(lec_repo_checkout(repo_cache, c2, "", NULL, NULL), LEC_EINVALID);
 	snprintf(target, sizeof(target), "%s/nothing", tmp);
 	CHECK_ERR(lec_repo_checkout(target, c2, keep, NULL, NULL), LEC_ENOTFOUND);
 }
@@ -897,7 +897,7 @@ static void stop_daemon(pid_t pid)
 TEST(mirror_over_git_protocol)
 {
 	const char *tmp;
-	char src[PATH_LEN], base[PATH_LEN], mirror[PATH_LEN], url[128];
+	char src[PATH_LEN], base[PATH_LEN], repo_cache[PATH_LEN], url[128];
 	char c2[HEX_LEN + 1], c3[HEX_LEN + 1];
 	struct lec_repo_refs refs = { 0 };
 	struct progress_log log = { 0 };
@@ -914,11 +914,11 @@ TEST(mirror_over_git_protocol)
 	CHECK(port > 0);
 	pid = start_daemon(base, port);
 	CHECK(pid > 0 && accepts(port));
-	mirror_path(tmp, mirror);
+	mirror_path(tmp, repo_cache);
 	snprintf(url, sizeof(url), "git://127.0.0.1:%d/proj.git", port);
-	CHECK_OK(lec_repo_mirror(url, mirror, on_progress, &log));
+	CHECK_OK(lec_repo_cache_update(url, repo_cache, on_progress, &log));
 	CHECK(log.calls > 0);
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	rev_parse(src, "main", c2);
 	CHECK_INT(refs.len, 5);
 	check_ref(&refs, "v2.0", LEC_REPO_TAG, c2);
@@ -932,27 +932,27 @@ TEST(mirror_over_git_protocol)
 	   "git -C %s/proj.git branch -D feature",
 	   src, base, base);
 	rev_parse(src, "main", c3);
-	CHECK_OK(lec_repo_mirror(url, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(url, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	check_ref(&refs, "main", LEC_REPO_BRANCH, c3);
 	CHECK(find(&refs, "feature", LEC_REPO_BRANCH) == NULL);
 	lec_repo_refs_dispose(&refs);
 
 	/* A path the daemon does not serve. */
 	snprintf(url, sizeof(url), "git://127.0.0.1:%d/missing.git", port);
-	CHECK(lec_repo_mirror(url, mirror, NULL, NULL) < 0);
+	CHECK(lec_repo_cache_update(url, repo_cache, NULL, NULL) < 0);
 	CHECK(strstr(lec_error_last(), "cannot fetch git://127.0.0.1") != NULL);
 	stop_daemon(pid);
 }
 
-/* A local source is mirrored by copying its object files: a fetch after
+/* A local source is cached by copying its object files: a fetch after
  * one commit copies only that commit's loose objects; a source with
  * alternates (objects elsewhere) is fetched through libgit2 instead, and
  * both end with the source's refs. */
 TEST(local_mirror_copies_only_what_is_missing)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], shared[PATH_LEN];
+	char src[PATH_LEN], repo_cache[PATH_LEN], shared[PATH_LEN];
 	char want[HEX_LEN + 1], got[HEX_LEN + 1];
 	struct progress_log log = { 0 };
 	struct lec_repo_refs refs = { 0 };
@@ -961,23 +961,23 @@ TEST(local_mirror_copies_only_what_is_missing)
 	tmp = lec_test_tmpdir();
 	make_source(tmp, src);
 	SH("cd %s && git gc -q", src); /* everything in one pack */
-	mirror_path(tmp, mirror);
-	CHECK_OK(lec_repo_mirror(src, mirror, on_progress, &log));
+	mirror_path(tmp, repo_cache);
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, on_progress, &log));
 	CHECK_INT(log.last.received_objects, 2); /* the pack and its index */
 	SH("cd %s && printf 'three\\n' >> README.md && git commit -q -am three",
 	   src);
 	memset(&log, 0, sizeof(log));
-	CHECK_OK(lec_repo_mirror(src, mirror, on_progress, &log));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, on_progress, &log));
 	CHECK_INT(log.last.received_objects, 3); /* commit, tree, blob */
 	rev_parse(src, "main", want);
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	check_ref(&refs, "main", LEC_REPO_BRANCH, want);
 	CHECK_STR(refs.default_branch, "main");
 	lec_repo_refs_dispose(&refs);
 	/* A deleted branch goes (the fetch prunes). */
 	SH("cd %s && git branch -q -D feature", src);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	CHECK(find(&refs, "feature", LEC_REPO_BRANCH) == NULL);
 	lec_repo_refs_dispose(&refs);
 
@@ -986,10 +986,10 @@ TEST(local_mirror_copies_only_what_is_missing)
 	SH("git clone -q --shared %s %s && cd %s && printf 's\\n' > s.md && "
 	   "git add s.md && git commit -q -m shared",
 	   src, shared, shared);
-	snprintf(mirror, sizeof(mirror), "%s/repos/shared.git", tmp);
-	CHECK_OK(lec_repo_mirror(shared, mirror, NULL, NULL));
+	snprintf(repo_cache, sizeof(repo_cache), "%s/repos/shared.git", tmp);
+	CHECK_OK(lec_repo_cache_update(shared, repo_cache, NULL, NULL));
 	rev_parse(shared, "main", want);
-	CHECK_OK(lec_repo_resolve(mirror, "main", LEC_REPO_BRANCH, &refs.default_branch));
+	CHECK_OK(lec_repo_resolve(repo_cache, "main", LEC_REPO_BRANCH, &refs.default_branch));
 	snprintf(got, sizeof(got), "%s", refs.default_branch ? refs.default_branch : "");
 	CHECK_STR(got, want);
 	lec_repo_refs_dispose(&refs);
@@ -1014,7 +1014,7 @@ static int count_change(enum lec_repo_change change, const char *path,
 TEST(checkout_update_equals_a_fresh_checkout)
 {
 	const char *tmp;
-	char src[PATH_LEN], mirror[PATH_LEN], kept[PATH_LEN], fresh[PATH_LEN];
+	char src[PATH_LEN], repo_cache[PATH_LEN], kept[PATH_LEN], fresh[PATH_LEN];
 	char one[HEX_LEN + 1], two[HEX_LEN + 1], mid[HEX_LEN + 1], seen[64] = "";
 	struct stat before, after;
 
@@ -1033,18 +1033,18 @@ TEST(checkout_update_equals_a_fresh_checkout)
 	   "git add -A && git commit -q -m edit",
 	   src);
 	rev_parse(src, "main", two);
-	mirror_path(tmp, mirror);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
+	mirror_path(tmp, repo_cache);
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
 	snprintf(kept, sizeof(kept), "%s/kept", tmp);
 	snprintf(fresh, sizeof(fresh), "%s/fresh", tmp);
-	CHECK_OK(lec_repo_checkout(mirror, one, kept, NULL, NULL));
+	CHECK_OK(lec_repo_checkout(repo_cache, one, kept, NULL, NULL));
 	CHECK(lstat(kept, &before) == 0);
 	{
 		char readme[PATH_LEN + 16];
 
 		snprintf(readme, sizeof(readme), "%s/README.md", kept);
 		CHECK(stat(readme, &before) == 0);
-		CHECK_OK(lec_repo_checkout_update(mirror, one, two, kept,
+		CHECK_OK(lec_repo_checkout_update(repo_cache, one, two, kept,
 						  count_change, NULL, seen));
 		CHECK(stat(readme, &after) == 0);
 		/* Unchanged: the same file, its time untouched. */
@@ -1052,7 +1052,7 @@ TEST(checkout_update_equals_a_fresh_checkout)
 		      before.st_mtim.tv_nsec == after.st_mtim.tv_nsec &&
 		      before.st_mtim.tv_sec == after.st_mtim.tv_sec);
 	}
-	CHECK_OK(lec_repo_checkout(mirror, two, fresh, NULL, NULL));
+	CHECK_OK(lec_repo_checkout(repo_cache, two, fresh, NULL, NULL));
 	SH("diff -r --no-dereference %s %s", kept, fresh);
 	/* docs/index.md went and run.sh became a directory: D and A. */
 	CHECK(strchr(seen, 'D') && strchr(seen, 'A'));
@@ -1061,17 +1061,17 @@ TEST(checkout_update_equals_a_fresh_checkout)
 	seen[0] = '\0';
 	rev_parse(src, "main~1", mid);
 	SH("rm -rf %s && true", fresh);
-	CHECK_OK(lec_repo_checkout(mirror, mid, fresh, NULL, NULL));
-	CHECK_OK(lec_repo_checkout_update(mirror, mid, two, fresh, count_change,
+	CHECK_OK(lec_repo_checkout(repo_cache, mid, fresh, NULL, NULL));
+	CHECK_OK(lec_repo_checkout_update(repo_cache, mid, two, fresh, count_change,
 					  NULL, seen));
 	CHECK_STR(seen, "MOA");
 	SH("diff -r --no-dereference %s %s", kept, fresh);
 	/* And back again. */
 	seen[0] = '\0';
-	CHECK_OK(lec_repo_checkout_update(mirror, two, one, kept, count_change,
+	CHECK_OK(lec_repo_checkout_update(repo_cache, two, one, kept, count_change,
 					  NULL, seen));
 	SH("rm -rf %s && true", fresh);
-	CHECK_OK(lec_repo_checkout(mirror, one, fresh, NULL, NULL));
+	CHECK_OK(lec_repo_checkout(repo_cache, one, fresh, NULL, NULL));
 	SH("diff -r --no-dereference %s %s", kept, fresh);
 }
 
@@ -1079,11 +1079,11 @@ TEST(checkout_update_equals_a_fresh_checkout)
 
 /* A linear history of 55 commits on main (an annotated v1 at the third, a
  * lightweight v2 at the fortieth) and a side branch off its last but one
- * commit, mirrored; the commit of main's tip in tip. */
-static void clone_source(const char *tmp, char *src, char *mirror, char *tip)
+ * commit, cached; the commit of main's tip in tip. */
+static void clone_source(const char *tmp, char *src, char *repo_cache, char *tip)
 {
 	snprintf(src, PATH_LEN, "%s/history", tmp);
-	snprintf(mirror, PATH_LEN, "%s/repos/history.git", tmp);
+	snprintf(repo_cache, PATH_LEN, "%s/repos/history.git", tmp);
 	SH("git init -q -b main %s && cd %s && for i in $(seq 1 55); do "
 	   "echo $i > f; git add f; git commit -q -m c$i; "
 	   "[ $i = 3 ] && git tag -a v1 -m one; [ $i = 40 ] && git tag v2; "
@@ -1091,7 +1091,7 @@ static void clone_source(const char *tmp, char *src, char *mirror, char *tip)
 	   "echo s > s && git add s && git commit -q -m s && "
 	   "git checkout -q main",
 	   src, src);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
 	rev_parse(src, "main", tip);
 }
 
@@ -1106,7 +1106,7 @@ static void check_git(const char *dir, const char *args, const char *want)
 
 TEST(clone_is_the_service_clone)
 {
-	char tmp[PATH_LEN], src[PATH_LEN], mirror[PATH_LEN], tip[HEX_LEN + 1];
+	char tmp[PATH_LEN], src[PATH_LEN], repo_cache[PATH_LEN], tip[HEX_LEN + 1];
 	char dir[PATH_LEN + 8], path[PATH_LEN + 32], text[4096], want[256];
 	char boundary[HEX_LEN + 1], v1[HEX_LEN + 1];
 	struct lec_repo_clone branch = { "https://reader:s3cret@example.test/"
@@ -1115,10 +1115,10 @@ TEST(clone_is_the_service_clone)
 
 	git_env();
 	snprintf(tmp, sizeof(tmp), "%s", lec_test_tmpdir());
-	clone_source(tmp, src, mirror, tip);
+	clone_source(tmp, src, repo_cache, tip);
 	snprintf(dir, sizeof(dir), "%s/main", tmp);
-	CHECK_OK(lec_repo_checkout(mirror, tip, dir, NULL, NULL));
-	CHECK_OK(lec_repo_clone_write(mirror, tip, dir, &branch));
+	CHECK_OK(lec_repo_checkout(repo_cache, tip, dir, NULL, NULL));
+	CHECK_OK(lec_repo_clone_write(repo_cache, tip, dir, &branch));
 	/* HEAD detached at origin/main, its last 50 commits, the tags of
 	 * those, a clean tree, the URL without its credentials. */
 	check_git(dir, "rev-parse HEAD", tip);
@@ -1143,7 +1143,7 @@ TEST(clone_is_the_service_clone)
 	snprintf(path, sizeof(path), "%s/.git/config", dir);
 	read_text(path, text, sizeof(text));
 	CHECK(strstr(text, "s3cret") == NULL);
-	/* Pushing is refused; fetching reads the mirror. */
+	/* Pushing is refused; fetching reads the repo cache. */
 	check_git(dir, "push -q origin HEAD:refs/heads/x >/dev/null 2>&1 || "
 		       "echo refused",
 		  "refused");
@@ -1151,7 +1151,7 @@ TEST(clone_is_the_service_clone)
 	check_git(dir, "rev-list --count HEAD", "55");
 	check_git(dir, "rev-parse --is-shallow-repository", "false");
 	/* A .git is never written over. */
-	CHECK_ERR(lec_repo_clone_write(mirror, tip, dir, &branch), LEC_EEXISTS);
+	CHECK_ERR(lec_repo_clone_write(repo_cache, tip, dir, &branch), LEC_EEXISTS);
 
 	/* A tag: its history whole (3 commits), main's tip of the --depth 1
 	 * clone still shallow, the annotated tag peeled. */
@@ -1161,8 +1161,8 @@ TEST(clone_is_the_service_clone)
 
 		rev_parse(src, "v1^{}", v1);
 		snprintf(dir, sizeof(dir), "%s/v1", tmp);
-		CHECK_OK(lec_repo_checkout(mirror, v1, dir, NULL, NULL));
-		CHECK_OK(lec_repo_clone_write(mirror, v1, dir, &tag));
+		CHECK_OK(lec_repo_checkout(repo_cache, v1, dir, NULL, NULL));
+		CHECK_OK(lec_repo_clone_write(repo_cache, v1, dir, &tag));
 		check_git(dir, "describe --tags", "v1");
 		check_git(dir, "rev-list --count HEAD", "3");
 		snprintf(path, sizeof(path), "%s/.git/shallow", dir);
@@ -1181,19 +1181,19 @@ TEST(clone_is_the_service_clone)
 					       NULL };
 
 		snprintf(dir, sizeof(dir), "%s/head", tmp);
-		CHECK_OK(lec_repo_checkout(mirror, tip, dir, NULL, NULL));
-		CHECK_OK(lec_repo_clone_write(mirror, tip, dir, &head));
+		CHECK_OK(lec_repo_checkout(repo_cache, tip, dir, NULL, NULL));
+		CHECK_OK(lec_repo_clone_write(repo_cache, tip, dir, &head));
 		check_git(dir, "symbolic-ref HEAD", "refs/heads/main");
 		check_git(dir, "tag | wc -l", "0");
 	}
 }
 
-/* A commit id no mirror has. */
+/* A commit id no repo cache has. */
 #define ABSENT_COMMIT "0123456789012345678901234567890123456789"
 
 TEST(clone_refuses_bad_input)
 {
-	char tmp[PATH_LEN], src[PATH_LEN], mirror[PATH_LEN], tip[HEX_LEN + 1];
+	char tmp[PATH_LEN], src[PATH_LEN], repo_cache[PATH_LEN], tip[HEX_LEN + 1];
 	char dir[PATH_LEN + 16];
 	struct lec_repo_clone bad = { "file:///x", LEC_REPO_FETCH_BRANCH,
 				      "a..b" };
@@ -1202,15 +1202,15 @@ TEST(clone_refuses_bad_input)
 
 	git_env();
 	snprintf(tmp, sizeof(tmp), "%s", lec_test_tmpdir());
-	clone_source(tmp, src, mirror, tip);
+	clone_source(tmp, src, repo_cache, tip);
 	snprintf(dir, sizeof(dir), "%s/main", tmp);
-	CHECK_OK(lec_repo_checkout(mirror, tip, dir, NULL, NULL));
-	CHECK_ERR(lec_repo_clone_write(mirror, tip, dir, &bad), LEC_EINVALID);
+	CHECK_OK(lec_repo_checkout(repo_cache, tip, dir, NULL, NULL));
+	CHECK_ERR(lec_repo_clone_write(repo_cache, tip, dir, &bad), LEC_EINVALID);
 	CHECK_ERR(lec_repo_clone_write("repos/history.git", tip, dir, &good),
 		  LEC_EINVALID);
-	CHECK_ERR(lec_repo_clone_write(mirror, "nope", dir, &good),
+	CHECK_ERR(lec_repo_clone_write(repo_cache, "nope", dir, &good),
 		  LEC_EINVALID);
-	CHECK_ERR(lec_repo_clone_write(mirror, ABSENT_COMMIT, dir, &good),
+	CHECK_ERR(lec_repo_clone_write(repo_cache, ABSENT_COMMIT, dir, &good),
 		  LEC_ENOTFOUND);
 	/* Nothing was written. */
 	snprintf(dir, sizeof(dir), "%s/main/.git", tmp);

@@ -167,40 +167,6 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Processes whose command line contains marker (arguments joined by ' '). */
-static int count_processes(const char *marker)
-{
-	DIR *proc = opendir("/proc");
-	struct dirent *de;
-	int count = 0;
-
-	if (proc == NULL)
-		return -1;
-	while ((de = readdir(proc)) != NULL) {
-		char path[300], line[4096];
-		ssize_t n, i;
-		int fd;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, line, sizeof(line) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		for (i = 0; i < n; i++)
-			if (line[i] == '\0')
-				line[i] = ' ';
-		line[n] = '\0';
-		if (strstr(line, marker))
-			count++;
-	}
-	closedir(proc);
-	return count;
-}
-
 /* A sleep argument unique to this test run and call: "1000.<pid><n>". */
 static const char *marker_sleep(void)
 {
@@ -506,6 +472,39 @@ TEST(only_the_mounts_are_visible)
 	capture_reset(&c);
 }
 
+/* A spec's tmpfs path is an empty, writable directory in the sandbox,
+ * whatever the host has there, and nothing written there reaches the
+ * host (a warm generator links each build's directory into one). */
+TEST(tmpfs_mounts_are_empty_and_private)
+{
+	char script[1024], over[160];
+	const char *const argv[] = { "/bin/sh", "-c", script, NULL };
+	const char *tmpfs[2] = { over, NULL };
+	struct lec_runner_spec spec = spec_for(argv);
+	struct capture c = { 0 };
+	struct lec_runner_result res;
+
+	snprintf(over, sizeof(over), "%s/scratch", data_dir);
+	CHECK(mkdir(over, 0755) == 0);
+	lec_test_put(over, "host-file", "the host's\n");
+	spec.tmpfs = tmpfs;
+	snprintf(script, sizeof(script),
+		 "ls -A %s; echo x > %s/made && cat %s/made && "
+		 "df -k %s | tail -1 | awk '{print $2}'",
+		 over, over, over, over);
+	res = run(&spec, &c);
+	CHECK_INT(res.exit_code, 0);
+	/* Empty; writable; LEC_RUNNER_TMPFS_MOUNT_BYTES big. */
+	CHECK_STR(c.data, "x\n1024\n");
+	snprintf(script, sizeof(script), "%s/made", over);
+	CHECK(!file_exists(script));
+	capture_reset(&c);
+	/* A relative path is refused. */
+	tmpfs[0] = "scratch";
+	CHECK_ERR(lec_runner_run(&spec, collect, NULL, &c, &res), LEC_EINVALID);
+	capture_reset(&c);
+}
+
 TEST(process_and_tmp_limits)
 {
 	char script[512];
@@ -763,7 +762,7 @@ TEST(sigkill_after_the_grace_period)
 	CHECK_INT(res.exit_code, 128 + 9);
 	CHECK(took >= 1.0 + LEC_RUNNER_KILL_GRACE_MS / 1000.0 - 0.1);
 	CHECK(took < 1.0 + LEC_RUNNER_KILL_GRACE_MS / 1000.0 + 5.0);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 	capture_reset(&c);
 }
 
@@ -875,7 +874,7 @@ TEST(no_process_survives)
 	spec.limits = &limits;
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_TIMED_OUT);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 
 	/* Cancelled. */
 	marker = marker_sleep();
@@ -884,7 +883,7 @@ TEST(no_process_survives)
 	c.cancel_at_s = now_s() + 0.3;
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_CANCELLED);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 	c.cancel_at_s = 0;
 
 	/* Exited normally, leaving a daemon behind. */
@@ -894,7 +893,7 @@ TEST(no_process_survives)
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_EXITED);
 	CHECK_INT(res.exit_code, 0);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 
 	/* Unsandboxed, its process group is killed (SIGKILL is sent before
 	 * the runner returns; the kernel may take a moment). */
@@ -904,9 +903,9 @@ TEST(no_process_survives)
 	spec.unsandboxed = 1;
 	res = run(&spec, &c);
 	CHECK_INT(res.end, LEC_RUNNER_EXITED);
-	for (i = 0; i < 100 && count_processes(marker) != 0; i++)
+	for (i = 0; i < 100 && lec_test_processes(marker, NULL) != 0; i++)
 		usleep(10000);
-	CHECK_INT(count_processes(marker), 0);
+	CHECK_INT(lec_test_processes(marker, NULL), 0);
 	capture_reset(&c);
 }
 
@@ -931,7 +930,7 @@ TEST(cancel_during_start_leaves_nothing)
 		c.cancel_at_s = now_s() + (i % 5) * 0.01;
 		res = run(&spec, &c);
 		CHECK_INT(res.end, LEC_RUNNER_CANCELLED);
-		left = count_processes(marker);
+		left = lec_test_processes(marker, NULL);
 		capture_reset(&c);
 	}
 	CHECK_INT(left, 0);
@@ -1176,6 +1175,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(stdin_is_empty_even_without_ours),
 	TEST_ENTRY(only_the_build_directory_is_writable),
 	TEST_ENTRY(only_the_mounts_are_visible),
+	TEST_ENTRY(tmpfs_mounts_are_empty_and_private),
 	TEST_ENTRY(process_and_tmp_limits),
 	TEST_ENTRY(disk_watchdog_stops_a_growing_build),
 	TEST_ENTRY(no_network_unless_asked),

@@ -270,8 +270,11 @@ TEST(migration_18_never_reuses_any_id)
 	CHECK(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE type = "
 			  "'table' AND instr(sql, 'id INTEGER PRIMARY KEY "
 			  "AUTOINCREMENT') > 0") >= 15);
+	/* The indexes migration 18 rebuilt, not those of tables later
+	 * migrations add (22's commit_statuses). */
 	CHECK_INT(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
-			      "type = 'index' AND sql IS NOT NULL"),
+			      "type = 'index' AND sql IS NOT NULL AND "
+			      "tbl_name <> 'commit_statuses'"),
 		  indexes);
 	CHECK_INT(sql_int(st, "SELECT count(*) FROM sqlite_schema WHERE "
 			      "type = 'trigger'"),

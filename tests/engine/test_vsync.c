@@ -6,7 +6,7 @@
  * highest final PEP 440 release, tags before branches; a branch or tag
  * named `stable` or `latest` takes that slug over and gives it back when it
  * vanishes; a second run changes nothing. The last case syncs from a real
- * mirror made with the git program.
+ * repo cache made with the git program.
  */
 #include <stdarg.h>
 
@@ -569,19 +569,19 @@ static void rev_parse(const char *repo, const char *rev, char *out,
 	out[strcspn(out, "\n")] = '\0';
 }
 
-TEST(sync_from_a_mirror)
+TEST(sync_from_a_repo_cache)
 {
 	struct lec_store *st = lec_test_store();
 	struct lec_repo_refs refs = { 0 };
 	struct lec_vsync_result r;
 	const char *tmp = lec_test_tmpdir();
-	char src[512], mirror[512], c2[64];
+	char src[512], repo_cache[512], c2[64];
 	int64_t p = mkproject(st, "p");
 
 	setenv("HOME", tmp, 1);
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	snprintf(src, sizeof(src), "%s/src", tmp);
-	snprintf(mirror, sizeof(mirror), "%s/p.git", tmp);
+	snprintf(repo_cache, sizeof(repo_cache), "%s/p.git", tmp);
 	CHECK_INT(sh("git init -q -b trunk %s && cd %s && "
 		     "git -c user.name=T -c user.email=t@e commit -q "
 		     "--allow-empty -m one && git tag 1.0 && "
@@ -593,8 +593,8 @@ TEST(sync_from_a_mirror)
 		     src, src),
 		  0);
 	rev_parse(src, "2.0^{commit}", c2, sizeof(c2));
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	CHECK_OK(lec_vsync_apply(st, p, &refs, &r));
 	check_result(&r, 5, 0, 0, 0);
 	check_version(st, p, "2.0", LEC_VERSION_TAG, c2, 0, 0);
@@ -605,8 +605,8 @@ TEST(sync_from_a_mirror)
 
 	/* The branch goes: stable becomes the highest final tag. */
 	CHECK_INT(sh("git -C %s branch -D stable", src), 0);
-	CHECK_OK(lec_repo_mirror(src, mirror, NULL, NULL));
-	CHECK_OK(lec_repo_list_refs(mirror, &refs));
+	CHECK_OK(lec_repo_cache_update(src, repo_cache, NULL, NULL));
+	CHECK_OK(lec_repo_list_refs(repo_cache, &refs));
 	CHECK_OK(lec_vsync_apply(st, p, &refs, &r));
 	check_result(&r, 0, 1, 0, id_of(st, p, "2.0"));
 	check_version(st, p, "stable", LEC_VERSION_TAG, c2, 0, 1);
@@ -627,7 +627,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(new_stable_is_built),
 	TEST_ENTRY(inactive_stable_is_not_built),
 	TEST_ENTRY(bad_input),
-	TEST_ENTRY(sync_from_a_mirror),
+	TEST_ENTRY(sync_from_a_repo_cache),
 };
 
 LEC_TEST_MAIN(tests)

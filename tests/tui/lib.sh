@@ -38,6 +38,13 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+
+# use_local_engine: the local context's engine, in a data directory of the
+# test's own (the CLI and the TUI start it on first use); stopped at exit.
+use_local_engine() {
+	export LECTERN_DATA="$TMP/local"
+	trap '"$LECTERN" stop >/dev/null 2>&1; cleanup' EXIT
+}
 trap 'exit 1' HUP INT PIPE TERM
 
 # git_env and make_repo.

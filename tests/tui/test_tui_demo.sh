@@ -1,17 +1,18 @@
 #!/bin/sh
 # The first run: `lectern` with no arguments opens the TUI on the local
 # engine (started in the background on a fresh data directory), whose empty
-# Projects screen offers the demo. `d` imports Lectern's own source tree
-# through the ordinary import API; its build shows live and then the
+# Projects screen offers the demo. `d` imports Lectern's own documentation
+# (the repository the build makes for the package, also in a git worktree
+# whose history lies outside it) through the ordinary import API; its build shows live and then the
 # project, its builds, search and the reader have content. Without a
 # terminal a bare `lectern` says so and exits 2; the demo is not offered on
 # a remote context nor once projects exist. Prints the time from `d` to the
 # finished build.
 . "$LEC_TESTS/tui/lib.sh"
 
-# The tree the binary was built from, which the demo imports (the tests
-# run from that build, so it is this checkout).
-SRC=$(cd "$LEC_TESTS/.." && pwd)
+# The repository the demo imports: the one the binary's build made (the
+# tests run from that build).
+DEMO=$(cd "$(dirname "$LECTERN")/../packaging/demo.git" && pwd)
 export LECTERN_DATA="$TMP/local"
 remote_pid=
 
@@ -83,7 +84,7 @@ quit_tui
 # ---- The first run: a bare `lectern` on a fresh local engine.
 bare "'$LECTERN'"
 wait_for '^ No projects yet\. Press d to import a demo: Lectern'"'"'s own documentation\. *$' "the demo's offer"
-wait_for "^ It is imported from $SRC and built like any project; its build shows live\. *\$" "where the demo comes from"
+wait_for "^ It is imported from $DEMO " "where the demo comes from"
 wait_for '^ Lectern \[local\]  Projects +\? help  : command *$' "the local title"
 # The key named is the one bound: the help screen lists it too.
 keys ?

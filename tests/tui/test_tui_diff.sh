@@ -40,7 +40,7 @@ while [ "$i" -lt "$row" ]; do keys j; i=$((i + 1)); done
 keys Enter
 wait_for "^Build #$second  $slug/latest  finished passed" "the build screen"
 keys D
-wait_for '1 pages differ, 1 the same' "the diff's summary"
+wait_for '1 page differs, 1 the same' "the diff's summary"
 wait_for '^changed +usage\.html +Usage +1 *$' "the changed page"
 keys Enter
 wait_for '^@@ #calling Calling @@ *$' "the section's hunk"

@@ -102,7 +102,7 @@ quit_tui
 
 # ---- 7: read-only in the title.
 tui -- --readonly
-wait_for '^ Lectern \[t read-only\]  Projects ' "the read-only title"
+wait_for '^ Lectern \[t read-only\]  (\[[0-9]+ unread\]  )?Projects ' "the read-only title"
 quit_tui
 
 # ---- 9: no cursor addressing: one line, exit 2, nothing started.

@@ -18,10 +18,11 @@ trap cleanup_local EXIT
 TUI_CONTEXT=local tui "LECTERN_DATA='$LECTERN_DATA'"
 t resize-window -t s -x 80 -y 24
 wait_for '^ No projects yet\. Press d to import a demo' "the first-run hint"
-# Its second sentence names the source tree, so where it wraps depends on
-# the path: read it with the screen's lines joined.
+# Its second sentence names the demo repository (the build's), so where
+# it wraps depends on the path: read it with the screen's lines joined.
 wait_for 'live\. *$' "the hint's end"
-screen | tr -s ' \n' '  ' | grep -qF "It is imported from $(cd "$LEC_TESTS/.." && pwd) and built like any project; its build shows live." &&
+demo=$(cd "$(dirname "$LECTERN")/../packaging/demo.git" && pwd)
+screen | tr -s ' \n' '  ' | grep -qF "It is imported from $demo and built like any project; its build shows live." &&
 	pass || fail "the hint's second sentence, wrapped whole: $(screen)"
 if screen | grep -q '…'; then fail "something is cut on the first screen: $(screen)"; else pass; fi
 quit_tui

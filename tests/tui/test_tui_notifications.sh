@@ -2,7 +2,8 @@
 # The notifications screen and the title bar's unread count, against a
 # real `lectern serve`: a project whose version built and then failed has
 # a notification in the user's feed; the title bar counts it; `!` lists
-# it; Enter shows its message and marks it read (the count goes); `m`
+# it; Enter opens the failed build it names and marks it read (the count
+# goes; issue 43, item 4); `m`
 # makes it unread again (the count comes back); `d` dismisses it (it
 # leaves the list); --readonly refuses the changes.
 . "$LEC_TESTS/tui/lib.sh"
@@ -29,17 +30,19 @@ wait_for "^$slug +Guide " "the projects screen"
 wait_for '\[1 unread\]' "the title bar's count"
 keys '!'
 wait_for '^ *State +On +Message' "the notifications screen"
-wait_for '^unread +project [0-9]+ +A version that built before now fails' "the notification"
+wait_for "^unread +$slug/latest #[0-9]+ +$slug/latest: build #[0-9]+ failed; it built before" "the notification"
+failed=$(screen | sed -n "s,^unread *$slug/latest #\([0-9]*\) .*,\1,p")
 keys Enter
-wait_for 'A version that built before now fails: The version "latest"' "its message"
-wait_for '^read +project ' "marked read"
+wait_for "^Build #$failed  $slug/latest  finished failed " "the failed build opened"
+keys q
+wait_for "^read +$slug/latest " "marked read"
 wait_gone '\[1 unread\]' "the title bar's count"
 keys m
-wait_for '^unread +project ' "marked unread again"
+wait_for "^unread +$slug/latest " "marked unread again"
 wait_for '\[1 unread\]' "the count again"
 keys d
 wait_for 'dismissed' "the dismissal's message"
-wait_gone '^(unread|read) +project ' "the dismissed notification"
+wait_gone "^(unread|read) +$slug/latest " "the dismissed notification"
 wait_gone '\[1 unread\]' "the count after dismissing"
 quit_tui
 
@@ -50,7 +53,7 @@ api PATCH "/api/v3/projects/$slug/notifications/$id/" '{"state": "unread"}' >/de
 tui -- --readonly
 wait_for '\[1 unread\]' "the count (read-only)"
 keys '!'
-wait_for '^unread +project ' "the list (read-only)"
+wait_for "^unread +$slug/latest " "the list (read-only)"
 keys m
 wait_for 'read-only' "the refusal"
 quit_tui

@@ -86,10 +86,11 @@ unset TUI_SESSION
 first=$(wc -l <"$TMP/stamped")
 tui_session s SVC_TOKEN="$SVC_TOKEN"
 wait_for '^project +project +latest +finished' "the service's project"
-# "other" has no builds endpoint here: its 404 is said, then not asked again.
+# "other" has no builds endpoints here: its 404 is said, then not asked
+# again.
 wait_for 'Not found' "the 404"
 keys j
-LAST='/projects/project/builds/\?limit=1 '
+LAST='/projects/project/versions/latest/builds/\?limit=1 '
 LIST='/projects/project/builds/\?limit=100'
 i=0
 until [ "$(asked_at "$LAST" "$first" | wc -l)" -ge 3 ] && [ "$(asked_at "$LIST" | wc -l)" -ge 3 ]; do
@@ -100,7 +101,7 @@ done
 backs_off "a project's last build" "$LAST" "$first"
 backs_off "the builds list" "$LIST"
 # Each TUI asked for the 404 once, in the 9 s and more since.
-other=$(grep -c '/projects/other/builds/' "$LOG")
+other=$(grep -c '/projects/other/\(versions/latest/\)\?builds/' "$LOG")
 [ "$other" -eq 2 ] && pass || fail "the 404 was asked $other times by two TUIs"
 t kill-session -t b
 

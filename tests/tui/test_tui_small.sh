@@ -91,6 +91,6 @@ TUI_CONTEXT=local tui "LECTERN_DATA='$LECTERN_DATA'"
 wait_for '^ No projects yet' "the local engine's empty Projects"
 port=$(cat "$LECTERN_DATA/serve.port")
 quit_tui
-wait_for "^the local engine runs on at http://127\\.0\\.0\\.1:$port \\('lectern stop' stops it\\)\$" "what quitting leaves running"
+wait_for "^the local engine keeps running at http://127\\.0\\.0\\.1:$port \\('lectern stop' stops it\\)\$" "what quitting leaves running"
 
 finish

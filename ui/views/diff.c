@@ -235,8 +235,11 @@ static int diff_header(struct ui_view *v, WINDOW *w, int width)
 				       : df->head_build > 0 ? "the build before"
 							    : "the default version");
 	else
-		summary = ui_xasprintf("%zu pages differ, %lld the same%s",
-				       df->d->pages_len, df->d->unchanged,
+		summary = ui_xasprintf("%zu %s, %lld the same%s",
+				       df->d->pages_len,
+				       df->d->pages_len == 1 ? "page differs"
+							     : "pages differ",
+				       df->d->unchanged,
 				       df->d->truncated == 1
 					       ? " (more differ than listed)"
 					       : "");

@@ -46,15 +46,48 @@ static const char *yes_no(const cJSON *o, const char *key, int dflt)
 
 /* Import ------------------------------------------------------------------------ */
 
+/* A directory as typed becomes its file:// URL when the engine reads
+ * this machine (lc_repository_url, the CLI's rule too); *out owned. */
+static int import_url(const struct ui_form *f, char **out,
+		      struct lc_error *err)
+{
+	return lc_repository_url(ui_form_field(f, "repository.url")->value,
+				 f->parent->app->conn.local, out, err);
+}
+
+/* Before sending: a directory that is not there is named at once. */
+static const char *import_check(const struct ui_form *f, const char **field)
+{
+	static char why[LC_ERROR_MESSAGE_MAX];
+	struct lc_error err;
+	char *url = NULL;
+
+	*field = "repository.url";
+	/* Left empty: the server says so, beside the other fields' words. */
+	if (ui_form_field(f, "repository.url")->len == 0 ||
+	    import_url(f, &url, &err) == LC_OK) {
+		free(url);
+		return NULL;
+	}
+	snprintf(why, sizeof(why), "%s", err.message);
+	return why;
+}
+
 static cJSON *import_body(const struct ui_form *f)
 {
 	cJSON *body = cJSON_CreateObject(), *repo;
 	const struct ui_field *fl;
+	struct lc_error err;
+	char *url = NULL;
 
 	ui_form_put(body, ui_form_field(f, "name"));
 	repo = cJSON_AddObjectToObject(body, "repository");
+	if (import_url(f, &url, &err) != LC_OK)
+		url = NULL; /* import_check said why; the server says it too */
 	cJSON_AddStringToObject(repo, "url",
-				ui_form_field(f, "repository.url")->value);
+				url ? url
+				    : ui_form_field(f, "repository.url")->value);
+	free(url);
 	cJSON_AddStringToObject(repo, "type", "git");
 	/* Left empty: the server's defaults. */
 	if ((fl = ui_form_field(f, "language"))->len)
@@ -90,8 +123,10 @@ void ui_edit_import(struct ui_view *parent)
 	if (!ui_app_can_write(parent->app))
 		return;
 	f = ui_form_new("POST", "/api/v3/projects/", import_body, import_saved);
+	f->check = import_check;
 	ui_form_add(f, UI_FIELD_TEXT, "name", "Name", NULL);
-	ui_form_add(f, UI_FIELD_TEXT, "repository.url", "Repository URL", NULL);
+	ui_form_add(f, UI_FIELD_TEXT, "repository.url",
+		    "Repository URL/path", NULL);
 	ui_form_add(f, UI_FIELD_TEXT, "language", "Language", "en");
 	ui_form_add(f, UI_FIELD_TEXT, "programming_language",
 		    "Programming language", NULL);

@@ -1,8 +1,9 @@
 /*
  * Notifications: the user's feed (unread and read ones of the projects
  * they administer, their organizations and themselves), newest first.
- * Enter shows the selected one's message in the status line and marks it
- * read; `m` toggles read and unread, `d` dismisses it (it leaves the
+ * Enter opens the build the selected one is about (a Lectern's say which:
+ * a version failing names its failed build), else shows its message in
+ * the status line, and marks it read; `m` toggles read and unread, `d` dismisses it (it leaves the
  * feed). Each change goes to the instance, then the list and the title
  * bar's count are asked for again.
  */
@@ -29,6 +30,8 @@ struct notifications {
 		char *state;
 		char *header;
 		char *body;
+		char *project; /* of the build it is about, or NULL */
+		long long build; /* 0: about none */
 	} *notes;
 	size_t nnotes;
 };
@@ -46,6 +49,7 @@ static void notes_free(struct notifications *ns)
 		free(ns->notes[i].state);
 		free(ns->notes[i].header);
 		free(ns->notes[i].body);
+		free(ns->notes[i].project);
 	}
 	free(ns->notes);
 	ns->notes = NULL;
@@ -73,6 +77,8 @@ static void fill(struct notifications *ns, const cJSON *body)
 	struct ui_row *row;
 	struct note *n;
 	size_t count = (size_t)cJSON_GetArraySize(results);
+	char about[LC_NOTIFICATION_ABOUT_MAX];
+	const char *project, *version;
 
 	ui_table_clear(&ns->table);
 	notes_free(ns);
@@ -87,15 +93,19 @@ static void fill(struct notifications *ns, const cJSON *body)
 		n->state = ui_xstrdup(str(item, "state"));
 		n->header = ui_xstrdup(str(msg, "header"));
 		n->body = ui_xstrdup(str(msg, "body"));
+		n->build = lc_notification_build(item, &project, &version);
+		if (n->build > 0 && project)
+			n->project = ui_xstrdup(project);
+		else
+			n->build = 0;
 		row = ui_table_add(&ns->table);
 		row->id = n->id;
 		ui_row_set(row, 0,
 			   strcmp(n->state, "unread") == 0 ? UI_SLOT_HEADING
 							   : UI_SLOT_DIM,
 			   "%s", n->state);
-		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s %.0f",
-			   str(item, "attached_to_content_type"),
-			   number(item, "attached_to_id"));
+		ui_row_set(row, 1, UI_SLOT_NORMAL, "%s",
+			   lc_notification_about(item, about, sizeof(about)));
 		ui_row_set(row, 2,
 			   strcmp(str(msg, "type"), "error") == 0
 				   ? UI_SLOT_STATE_FAIL
@@ -174,11 +184,15 @@ static int notifications_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_OPEN:
 		if (n == NULL)
 			return UI_HANDLED;
-		ui_app_message(v->app, "%s: %s", n->header, n->body);
 		/* Reading it is what marks it read, as on the service. */
 		if (strcmp(n->state, "unread") == 0 && ui_app_can_write(v->app))
 			ui_app_send(v->app, v, TAG_STATE, "PATCH", n->self,
 				    "{\"state\": \"read\"}", NULL);
+		if (n->build > 0)
+			ui_app_push(v->app, v->app->screens->build(
+						    v->app, n->project, n->build));
+		else
+			ui_app_message(v->app, "%s: %s", n->header, n->body);
 		return UI_HANDLED;
 	case UI_ACTION_MARK_READ:
 		if (n)

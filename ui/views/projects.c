@@ -170,8 +170,11 @@ static void ask_last_builds(struct ui_view *v)
 			    v->app->now ||
 		    ui_app_pending(v->app, v, TAG_LAST + (int)i))
 			continue;
-		path = ui_xasprintf("/api/v3/projects/%s/builds/?limit=1",
-				    e->project->slug);
+		/* The default version's: what its docs come from. */
+		if ((path = lc_last_build_path(e->project->slug,
+					       e->project->default_version)) ==
+		    NULL)
+			continue;
 		/* A row's first answer is what the screen shows; asking again
 		 * is a poll, within the budget all screens share. */
 		if (!e->last_known)

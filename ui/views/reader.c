@@ -60,9 +60,6 @@ enum { TAG_PAGE = 0, TAG_RELOAD, TAG_STATUS, TAG_CMP_PROJECT, TAG_CMP_DIFF };
  * to the next (a docs theme in a browser keeps about this measure too).
  * Code lines pass it unwrapped, as at any width. */
 #define READER_MEASURE 100
-/* The local port `o` suggests forwarding to a remote engine's socket
- * (an ssh context), since no browser here reaches the remote page. */
-#define READER_FORWARD_PORT 8800
 
 struct reader {
 	char *url;       /* the page, without its fragment */
@@ -445,19 +442,12 @@ static void list_pages(struct ui_view *v)
 	free(titles);
 }
 
-/* url with port as its host's port: the page through a forwarded port;
- * owned. */
+/* url through a forwarded port (lc_url_with_port); owned. */
 static char *with_port(const char *url, int port)
 {
-	const char *host = strstr(url, "://");
-	size_t hn;
+	char *out = lc_url_with_port(url, port);
 
-	if (host == NULL)
-		return ui_xstrdup(url);
-	host += 3;
-	hn = strcspn(host, "/:");
-	return ui_xasprintf("%.*s:%d%s", (int)(host + hn - url), url, port,
-			    host + hn + strcspn(host + hn, "/"));
+	return out ? out : ui_xstrdup(url);
 }
 
 /* Through an ssh context the page is on the remote engine, which no
@@ -466,17 +456,18 @@ static char *with_port(const char *url, int port)
 static void say_forward(struct ui_view *v, const char *hint)
 {
 	struct reader *r = v->priv;
-	const char *port = strstr(hint, "PORT");
-	char *url;
+	char *url, *command;
 
-	if (port == NULL)
+	if (strstr(hint, "PORT") == NULL)
 		return;
-	url = with_port(r->url, READER_FORWARD_PORT);
+	url = lc_url_with_port(r->url, LC_FORWARD_PORT);
+	command = lc_forward_command(hint, LC_FORWARD_PORT);
 	/* The command first: an 80-column status line may cut the rest. */
-	ui_app_message(v->app, "%.*s%d%s, then open %s (or O: forward a port "
-		       "now)", (int)(port - hint), hint, READER_FORWARD_PORT,
-		       port + 4, url);
+	if (url && command)
+		ui_app_message(v->app, "%s, then open %s (or O: forward a "
+			       "port now)", command, url);
 	free(url);
+	free(command);
 }
 
 /* Hand url to $BROWSER, detached: the TUI neither waits for it nor lets

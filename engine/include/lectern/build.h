@@ -273,6 +273,15 @@ int lec_build_activity(struct lec_store *store,
 		       struct lec_build_activity *out);
 
 /**
+ * The builds of the whole instance that have not ended: waiting for a
+ * worker (triggered) and running (any later state but finished or
+ * cancelled), for an instance's status.
+ * @return LEC_OK or a store error
+ */
+int lec_build_unfinished(struct lec_store *store, int64_t *waiting,
+			 int64_t *running);
+
+/**
  * Whose queue a project's builds join: the owner lec_build_claim serves
  * them as, its maintainer with the lowest id (the oldest account).
  * @param out the owner's user id; 0 when the project has no maintainer

@@ -45,6 +45,15 @@ struct lec_integration {
 	int64_t project_id;
 	enum lec_integration_type type;
 	int64_t created; /* microseconds since the epoch, UTC */
+	/* Commit statuses (commit_status.h): whether it holds a forge token
+	 * (sealed, never read back but to send a status), and the forge's
+	 * API base URL; NULL: the public forge's. */
+	int has_token;
+	char *api_url;
+	/* The repository on the forge its last delivery named (GitHub's
+	 * "owner/name", GitLab's project id), for the statuses of branch
+	 * builds; NULL: none yet. */
+	char *forge_repo;
 };
 
 struct lec_integration_list {
@@ -75,6 +84,31 @@ int lec_integration_type_lookup(const char *code,
 int lec_integration_create(struct lec_store *store, int64_t project_id,
 			   enum lec_integration_type type, const char *secret,
 			   struct lec_integration **out, char **secret_out);
+
+/* Longest forge token and API base URL: GitHub's and GitLab's tokens are
+ * far shorter; an API URL is a base, not a query. */
+#define LEC_INTEGRATION_TOKEN_MAX 255
+#define LEC_INTEGRATION_API_URL_MAX 600
+
+/**
+ * Give an integration (GitHub or GitLab) the token commit statuses are
+ * sent with, sealed like its secret, and the forge's API base URL
+ * ("https://github.example.com/api/v3" for GitHub Enterprise, a
+ * self-hosted GitLab's root); NULL api_url: the public forge's.
+ * @param token the token; NULL removes it (and statuses stop)
+ * @return LEC_OK; LEC_ENOTFOUND; LEC_EINVALID (field "token": empty, too
+ *         long or not printable ASCII; "api_url": not an http(s) URL;
+ *         "integration_type": a Bitbucket or generic integration)
+ */
+int lec_integration_set_token(struct lec_store *store, int64_t project_id,
+			      int64_t id, const char *token,
+			      const char *api_url);
+
+/** Record the repository a delivery to the integration named (at most
+ * LEC_INTEGRATION_API_URL_MAX printable characters; others are ignored).
+ * @return LEC_OK; store errors */
+int lec_integration_set_forge_repo(struct lec_store *store, int64_t id,
+				   const char *repo);
 
 /** A project's integrations, oldest first. @param out dispose with
  * lec_integration_list_dispose */

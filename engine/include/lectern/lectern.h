@@ -5,9 +5,11 @@
 #define LECTERN_H
 
 #include "lectern/build.h"
+#include "lectern/commit_status.h"
 #include "lectern/embed.h"
 #include "lectern/envvar.h"
 #include "lectern/errors.h"
+#include "lectern/external.h"
 #include "lectern/language.h"
 #include "lectern/mdsite.h"
 #include "lectern/org.h"

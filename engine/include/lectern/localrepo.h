@@ -58,6 +58,21 @@ int lec_localrepo_check(const char *url, const char *const *roots,
 			char **path);
 
 /**
+ * lec_localrepo_check, and for a local URL that there is a git repository
+ * at its path: a directory that is a work tree (with a .git directory or
+ * file) or a bare repository (HEAD and objects/). What a project's URL is
+ * checked with when it is set, so that a mistyped path or a directory of
+ * plain files is refused before the project is made, naming the path,
+ * rather than at its first clone. Builds check with lec_localrepo_check
+ * alone: a repository that went away fails its clone.
+ * @return LEC_OK; LEC_EINVALID (field LEC_LOCALREPO_FIELD): refused by
+ *         lec_localrepo_check, "No directory /x." or "/x is not a git
+ *         repository."; LEC_ENOMEM
+ */
+int lec_localrepo_check_repository(const char *url,
+				   const char *const *roots);
+
+/**
  * The repository a local URL names, the same string for every way of
  * writing it: the canonical path (as lec_localrepo_check finds it, runs
  * of '/' and a trailing one dropped) of the git directory behind it. A

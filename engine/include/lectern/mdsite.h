@@ -96,6 +96,7 @@ struct lec_mdsite_stats {
 	size_t bytes_in;  /* bytes of Markdown read */
 	size_t bytes_out; /* bytes of HTML and CSS written (not assets) */
 	size_t warnings;  /* warnings reported */
+	size_t html_skipped; /* HTML files of the source left out */
 	size_t pages_rendered; /* pages made anew (pages_rendered + */
 	size_t pages_reused;   /* pages_reused = pages) or taken from state */
 	/* Why pages were rendered rather than reused, static text; NULL when

@@ -7,8 +7,9 @@
  * The engine raises them where the service does: a build that fails or is
  * cancelled gets one (a configuration error, a missing index page, or the
  * generic failure); a version whose build fails after its previous build
- * passed raises one on its project, cancelled when the version builds
- * again; and the webhook sender raises one on a project whose webhook
+ * passed, or whose first build fails, raises one on its project, naming
+ * the project, the version and the build (build_id), cancelled when the
+ * version builds again; and the webhook sender raises one on a project whose webhook
  * keeps failing (webhook.h), cancelled by its next delivery. Raising the
  * same message on the same object again refreshes the unread or read one
  * instead of adding a second (the service's NotificationQuerySet.add).
@@ -72,6 +73,11 @@ struct lec_notification {
 	char *type; /* "error", "warning", "info", "note", "tip" */
 	char *header;
 	char *body;
+	/* The build it is about: a build's own, or the one a project's names
+	 * (a version failing); 0: none (or gone). Its version's slug, or NULL
+	 * (no build, or its version is gone). */
+	int64_t build_id;
+	char *build_version;
 	int64_t created; /* microseconds since the epoch, UTC */
 	int64_t modified;
 };
@@ -107,6 +113,8 @@ struct lec_notification_new {
 	const char *header;
 	const char *body;
 	int dismissable;
+	/* A project's notification about one of its builds; 0: none. */
+	int64_t build_id;
 };
 
 /* The service's names of a state and a target; and back. */
@@ -171,6 +179,8 @@ enum lec_build_event {
 struct lec_notification_site {
 	const char *docs_domain;       /* "localhost:8000" */
 	const char *production_domain; /* the API's host[:port] */
+	const char *external_domain;   /* pull requests' previews; NULL:
+					  "external.localhost" */
 };
 
 /**

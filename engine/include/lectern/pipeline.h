@@ -7,7 +7,7 @@
  * its output recorded live, then publish the output atomically.
  *
  * Data directory layout:
- *   repos/<project>.git               bare mirror of the project's repository
+ *   repos/<project>.git               repo cache of the project's repository
  *   builds/<build>/checkout/          a running build's working tree
  *   outputs/<build>/{html,htmlzip,pdf,epub}   a successful build's output
  *   published/<project>/<version>     symlink to ../../outputs/<build>,
@@ -84,6 +84,9 @@ struct lec_pipeline_config {
 	 * diffs (diff.h), the one served included; 0:
 	 * LEC_DIFF_KEEP_BUILDS_DEFAULT, 1: only the served one. */
 	unsigned keep_builds;
+	/* Where pull requests' previews are served (their commit statuses
+	 * link there); NULL: "external.localhost". */
+	const char *external_domain;
 };
 /* The helper's subcommand (src/cli/repo_helper.c). */
 #define LEC_PIPELINE_HELPER_WORD "__repo"
@@ -115,12 +118,19 @@ void lec_pipeline_stop(struct lec_pipeline *pipeline);
  */
 const char *lec_pipeline_python(const struct lec_pipeline *pipeline);
 
+/** The build workers the pipeline runs (an instance's status). */
+unsigned lec_pipeline_workers(const struct lec_pipeline *pipeline);
+
 /* What the kept work of builds takes on disk (symbolic links not
- * followed), for `lectern status`. */
+ * followed), and the running pipeline's warm generators (one a version
+ * being worked on: a Python that has imported Sphinx), for `lectern
+ * status`. */
 struct lec_pipeline_usage {
 	uint64_t trees;   /* versions' kept trees and generator state */
 	uint64_t python;  /* projects' virtualenvs, wheels and pip caches */
-	uint64_t repos;   /* the repositories' mirrors */
+	uint64_t repos;   /* the repositories' repo caches */
+	uint64_t warm;     /* warm generators running */
+	uint64_t warm_kib; /* their memory when they became ready */
 };
 
 /**

@@ -73,10 +73,16 @@ struct lec_preview_options {
 	/* 1: look for no warnings (no parsing, no link check): the
 	 * benchmark's baseline. */
 	int no_warnings;
+	/* Below this point: version 3 and later. */
+	/* 1: no warm generator: every Sphinx build starts a new Python, as
+	 * `python -m sphinx` by hand does (the benchmark's and the tests'
+	 * reference). 0: a Python that has imported Sphinx and the
+	 * extensions conf.py names forks each build (docs/preview.md). */
+	int cold;
 };
-#define LEC_PREVIEW_OPTIONS_VERSION 2
+#define LEC_PREVIEW_OPTIONS_VERSION 3
 #define LEC_PREVIEW_OPTIONS_INIT                                             \
-	{ LEC_PREVIEW_OPTIONS_VERSION, NULL, NULL, 0 }
+	{ LEC_PREVIEW_OPTIONS_VERSION, NULL, NULL, 0, 0 }
 
 /* Which generator a build ran. */
 enum lec_preview_generator {
@@ -101,7 +107,7 @@ struct lec_preview;
  * @param tree the working tree (a directory)
  * @param opts NULL for the defaults (LEC_PREVIEW_OPTIONS_INIT)
  * @return LEC_OK; LEC_EINVALID (NULL or empty tree, unknown options
- *         version (1 and 2 are known), a cache directory that is the tree); LEC_ENOTFOUND (no
+ *         version (1 to 3 are known), a cache directory that is the tree); LEC_ENOTFOUND (no
  *         such directory); LEC_EIO (the cache cannot be created); LEC_ENOMEM
  */
 int lec_preview_open(struct lec_preview **out, const char *tree,
@@ -141,6 +147,15 @@ const struct lec_warning_set *lec_preview_warnings(const struct lec_preview *p);
 /** The warnings of the last successful build before the last that the
  * last has not; 0 when the last failed. */
 size_t lec_preview_warnings_fixed(const struct lec_preview *p);
+
+/**
+ * What the last build reused, as a pipeline build's `cache` record says
+ * it: JSON, {"<cache>": {"reused": bool[, "reason": text]}}, among them
+ * "generator" for a Sphinx build (whether a warm generator ran it, and
+ * why not); NULL when it noted nothing. Valid until the next build or
+ * lec_preview_free.
+ */
+const char *lec_preview_cache(const struct lec_preview *p);
 
 /**
  * What the hosted service refuses in the last build's tree that Lectern

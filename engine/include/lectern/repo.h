@@ -1,6 +1,6 @@
 /*
  * A project's git repository, as the build pipeline needs it: a local bare
- * mirror of every branch and tag (kept current by fetching with prune), the
+ * repo cache of every branch and tag (kept current by fetching with prune), the
  * list of those refs with each one's commit and the remote's default branch
  * (the input of a version sync), a checkout of one commit's files into a
  * build directory, and the .git that makes the checkout the clone the
@@ -9,10 +9,10 @@
  * Everything goes through libgit2; no git program is run. Repository URLs
  * may carry credentials (https://user:token@host/...): they are used to
  * connect but never appear in an error message, and are never written into
- * the mirror (its fetches use an anonymous remote and skip FETCH_HEAD).
+ * the repo cache (its fetches use an anonymous remote and skip FETCH_HEAD).
  *
  * Functions are safe to call from several threads at once, on different
- * mirrors; two mirror calls on one mirror directory must not overlap.
+ * repo caches; two repo cache calls on one repo cache directory must not overlap.
  */
 #ifndef LECTERN_REPO_H
 #define LECTERN_REPO_H
@@ -55,23 +55,42 @@ typedef int (*lec_repo_progress_cb)(const struct lec_repo_progress *p,
 				    void *payload);
 
 /**
- * Bring a bare mirror of a repository up to date: all branches as
+ * Bring a repo cache of a repository up to date: all branches as
  * refs/heads/<name>, all tags as refs/tags/<name>, refs gone from the remote
- * removed, and the mirror's HEAD naming the remote's default branch
- * (detached when the remote has none). A missing (or empty) mirror_dir is
+ * removed, and the repo cache's HEAD naming the remote's default branch
+ * (detached when the remote has none). A missing (or empty) cache_dir is
  * cloned into a temporary directory beside it that is renamed into place
  * only once complete, so a failed first clone leaves nothing behind.
  * @param url        file://, http://, https://, git:// or a local path
- * @param mirror_dir where the mirror lives (parents are created)
+ * @param cache_dir where the repo cache lives (parents are created)
  * @param cb         progress callback, or NULL
  * @param payload    passed to cb
  * @return LEC_OK; LEC_EINVALID (empty or unsupported URL); LEC_ENOTFOUND
  *         (no repository there); LEC_EAUTH; LEC_EIO (network or disk);
- *         LEC_EEXISTS (mirror_dir holds something that is not a mirror);
+ *         LEC_EEXISTS (cache_dir holds something that is not a repo cache);
  *         LEC_ERROR with LEC_REPO_CANCELLED when cb aborted
  */
-int lec_repo_mirror(const char *url, const char *mirror_dir,
+int lec_repo_cache_update(const char *url, const char *cache_dir,
 		    lec_repo_progress_cb cb, void *payload);
+
+/**
+ * lec_repo_cache_update, and one more ref cached under its own name: a pull
+ * request's head (refs/pull/<N>/head on GitHub, refs/merge-requests/<N>/head
+ * on GitLab), which a repo cache of branches and tags does not hold. Only
+ * that ref is fetched, not every pull request's; refs of earlier requests
+ * stay until the repo cache is made anew. A ref the remote does not have is
+ * no error: the build that wanted it then finds no commit.
+ * @param request_ref "refs/pull/<digits>/head" or
+ *                    "refs/merge-requests/<digits>/head"; NULL: none
+ * @return as lec_repo_cache_update; LEC_EINVALID (request_ref of another form)
+ */
+int lec_repo_cache_update_ref(const char *url, const char *cache_dir,
+			const char *request_ref, lec_repo_progress_cb cb,
+			void *payload);
+
+/** Whether ref is a pull request's head as lec_repo_cache_update_ref takes it.
+ * @return 1 or 0 */
+int lec_repo_is_request_ref(const char *ref);
 
 enum lec_repo_ref_type { LEC_REPO_BRANCH, LEC_REPO_TAG };
 
@@ -88,26 +107,26 @@ struct lec_repo_refs {
 };
 
 /**
- * The branches and tags of a mirror. Tags that do not lead to a commit (a
+ * The branches and tags of a repo cache. Tags that do not lead to a commit (a
  * tag of a tree or a blob) are left out: nothing could be built from them.
  * @param out filled on success (dispose with lec_repo_refs_dispose); zeroed
  *            on failure
- * @return LEC_OK; LEC_ENOTFOUND (no mirror there)
+ * @return LEC_OK; LEC_ENOTFOUND (no repo cache there)
  */
-int lec_repo_list_refs(const char *mirror_dir, struct lec_repo_refs *out);
+int lec_repo_list_refs(const char *cache_dir, struct lec_repo_refs *out);
 
 /** Free what refs holds (not the struct itself). Accepts NULL. */
 void lec_repo_refs_dispose(struct lec_repo_refs *refs);
 
 /**
- * The commit a branch or tag of the mirror points at (annotated tags
+ * The commit a branch or tag of the repo cache points at (annotated tags
  * peeled). For a tag, name may also be a full commit id present in the
- * mirror, since a tag version's identifier is its commit.
+ * repo cache, since a tag version's identifier is its commit.
  * @param commit 40 hex digits, owned by the caller (free())
  * @return LEC_OK; LEC_ENOTFOUND (no such ref); LEC_EINVALID (not a valid
  *         ref name, or a tag of something other than a commit)
  */
-int lec_repo_resolve(const char *mirror_dir, const char *name,
+int lec_repo_resolve(const char *cache_dir, const char *name,
 		     enum lec_repo_ref_type type, char **commit);
 
 /**
@@ -123,11 +142,11 @@ int lec_repo_resolve(const char *mirror_dir, const char *name,
  * @param cb         called after each file written, or NULL
  * @param payload    passed to cb
  * @return LEC_OK; LEC_EINVALID (bad commit id); LEC_ENOTFOUND (no such
- *         commit or mirror); LEC_EEXISTS (target not empty, or not a
+ *         commit or repo cache); LEC_EEXISTS (target not empty, or not a
  *         directory); LEC_ECORRUPT (an unsafe or unknown tree entry);
  *         LEC_EIO; LEC_ERROR with LEC_REPO_CANCELLED when cb aborted
  */
-int lec_repo_checkout(const char *mirror_dir, const char *commit,
+int lec_repo_checkout(const char *cache_dir, const char *commit,
 		      const char *target_dir, lec_repo_progress_cb cb,
 		      void *payload);
 
@@ -166,7 +185,7 @@ typedef int (*lec_repo_change_cb)(enum lec_repo_change change,
  * @return as lec_repo_checkout; on failure the tree is in between and
  *         must be checked out afresh
  */
-int lec_repo_checkout_update(const char *mirror_dir, const char *from,
+int lec_repo_checkout_update(const char *cache_dir, const char *from,
 			     const char *commit, const char *target_dir,
 			     lec_repo_change_cb changed,
 			     lec_repo_progress_cb cb, void *payload);
@@ -204,16 +223,16 @@ struct lec_repo_clone {
  * lec_repo_checkout_update wrote them), the .git the service's clone has
  * (`git clone --depth 1`, `git fetch --depth LEC_REPO_CLONE_DEPTH` of
  * the version, a checkout): its refs, tags, shallow history, HEAD, index
- * and origin, with no object of its own (they are mirror_dir's, through
- * objects/info/alternates) and a `git fetch` that reads mirror_dir
- * (repo_clone.c). Commands that run git in the tree must see mirror_dir
+ * and origin, with no object of its own (they are cache_dir's, through
+ * objects/info/alternates) and a `git fetch` that reads cache_dir
+ * (repo_clone.c). Commands that run git in the tree must see cache_dir
  * at that same path.
- * @param mirror_dir an absolute path
+ * @param cache_dir an absolute path
  * @return LEC_OK; LEC_EINVALID (bad commit, name or path); LEC_ENOTFOUND
- *         (no mirror or commit); LEC_EEXISTS (target_dir has a .git);
+ *         (no repo cache or commit); LEC_EEXISTS (target_dir has a .git);
  *         LEC_ELIMIT (a history too wide to walk); LEC_EIO
  */
-int lec_repo_clone_write(const char *mirror_dir, const char *commit,
+int lec_repo_clone_write(const char *cache_dir, const char *commit,
 			 const char *target_dir,
 			 const struct lec_repo_clone *clone);
 
@@ -227,7 +246,7 @@ typedef int (*lec_repo_entry_cb)(const char *path, unsigned mode,
  * tree's order (what lec_repo_checkout writes).
  * @return LEC_OK; LEC_EINVALID; LEC_ENOTFOUND; LEC_ERROR when cb stopped
  */
-int lec_repo_tree_list(const char *mirror_dir, const char *commit,
+int lec_repo_tree_list(const char *cache_dir, const char *commit,
 		       lec_repo_entry_cb cb, void *payload);
 
 /* Most submodules read from one .gitmodules: far beyond real projects,
@@ -256,10 +275,10 @@ struct lec_repo_submodules {
  * file under $TMPDIR (else /tmp), removed before returning.
  * @param out filled on success (dispose with lec_repo_submodules_dispose);
  *            empty when there is no .gitmodules
- * @return LEC_OK; LEC_ENOTFOUND (no mirror or commit); LEC_EINVALID (bad
+ * @return LEC_OK; LEC_ENOTFOUND (no repo cache or commit); LEC_EINVALID (bad
  *         commit id); LEC_ECORRUPT (.gitmodules cannot be parsed); LEC_EIO
  */
-int lec_repo_submodules(const char *mirror_dir, const char *commit,
+int lec_repo_submodules(const char *cache_dir, const char *commit,
 			struct lec_repo_submodules *out);
 
 /** Free what subs holds (not the struct itself). Accepts NULL. */

@@ -32,6 +32,17 @@ char *lec_resolve_docs_url(const struct lec_project *project,
 char *lec_resolve_docs_host(const struct lec_project *project,
 			    const char *docs_domain);
 
+/**
+ * The URL of a pull request's version on its own host,
+ * "<project>--<version>.<external domain>" (the service's resolver for
+ * external versions; the host's project part as lec_resolve_docs_host's),
+ * e.g. "http://guide--7.external.localhost:8000/en/7/".
+ * @return owned by the caller (free()); NULL when out of memory
+ */
+char *lec_resolve_external_url(const struct lec_project *project,
+			       const char *version_slug,
+			       const char *external_domain);
+
 #ifdef __cplusplus
 }
 #endif

@@ -154,6 +154,10 @@ struct lec_runner_limits {
 	  LEC_RUNNER_DEFAULT_FSIZE, LEC_RUNNER_DEFAULT_CPU_S,                \
 	  LEC_RUNNER_DEFAULT_TMP, LEC_RUNNER_DEFAULT_DISK }
 
+/* A spec's tmpfs mount's size: it holds a few links, not a build's
+ * files. */
+#define LEC_RUNNER_TMPFS_MOUNT_BYTES ((size_t)1024 * 1024)
+
 /* A host path made visible in the sandbox at the same path. */
 struct lec_runner_mount {
 	const char *path; /* absolute; must exist */
@@ -176,12 +180,18 @@ struct lec_runner_spec {
 	 * file), in order: a later mount may lie inside an earlier one. */
 	const struct lec_runner_mount *mounts;
 	size_t nmounts;
+	/* NULL-terminated absolute paths where the sandbox has an empty,
+	 * writable tmpfs of LEC_RUNNER_TMPFS_MOUNT_BYTES instead of anything
+	 * of the host's (a warm generator links each build's own directory
+	 * into one), after the mounts; NULL: none. Ignored unsandboxed. */
+	const char *const *tmpfs;
 	/* Directories whose size together limits->disk_bytes caps (the
 	 * build's directory, the project's virtualenvs), NULL-terminated;
 	 * NULL: none. */
 	const char *const *watch_dirs;
 	/* LEC_RUNNER_NET_NONE (0), _HOST or _EGRESS (see above); ignored
-	 * unsandboxed. */
+	 * unsandboxed but for _EGRESS's descriptor, which is passed all the
+	 * same (a warm generator's control socket rides it too). */
 	int network;
 	/* With LEC_RUNNER_NET_EGRESS: the proxy's end for the command
 	 * (lec_egress_start), given to it as LEC_RUNNER_EGRESS_FD; still the

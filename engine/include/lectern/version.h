@@ -338,10 +338,11 @@ enum lec_version_view_flag {
 	/* An external (pull request) version takes its project's
 	 * external_builds_privacy_level instead of its own level: the v3 and
 	 * v2 APIs, where the service applies that setting to versions and
-	 * builds. Docs serving, search and embed read the version's own
-	 * level, as they did before this rule was one function; nothing sets
-	 * an external version's own level (the v3 API refuses to change one),
-	 * so there it stays "public" whatever the project's setting. */
+	 * builds, and docs serving, where it applies it to the pull
+	 * request's host. Search and embed read the version's own level;
+	 * nothing sets an external version's own level (the v3 API refuses
+	 * to change one), so there it stays "public" whatever the project's
+	 * setting. */
 	LEC_VERSION_VIEW_EXTERNAL_BUILDS = 1u << 1,
 	/* Hidden versions are not seen: search, where it picks a version
 	 * itself (a project's default, a subproject's). Hidden versions are

@@ -1,7 +1,7 @@
 /*
  * Version sync: bring a project's versions in line with the branches and
  * tags of its repository (behaviour notes §6.1-§6.2), from the refs that
- * lec_repo_list_refs read out of the project's mirror.
+ * lec_repo_list_refs read out of the project's repo cache.
  *
  * Tags are synced before branches, as the service does. For each ref: a
  * branch is identified by its name and a tag by its commit; the version's

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Branch previews (issue 40, item 5): `lectern preview-branch PROJECT
+# BRANCH` builds a branch that is not an active version the way a pull
+# request's version is built, and prints the host it is served on
+# (<project>--preview-<branch>.external.localhost:<port>), which serves
+# the branch's pages, marked noindex, while the docs domain does not; a
+# branch the repository lacks, or one that is an active version, is
+# refused with the reason.
+. "$LEC_TESTS/cli/lib.sh"
+. "$LEC_TESTS/git.sh"
+export XDG_CONFIG_HOME="$DATA/config"
+unset LECTERN_CONTEXT NO_COLOR
+cleanup() {
+	"$LECTERN" stop >/dev/null 2>&1
+	rm -rf "$DATA"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+REPO="$DATA/branchy"
+mkdir -p "$REPO/docs"
+printf '# Branchy\n\nThe published guide.\n' >"$REPO/docs/index.md"
+make_repo "$REPO"
+git_env -C "$REPO" checkout -q -b fix
+printf '# Branchy\n\nA fix under review.\n' >"$REPO/docs/index.md"
+git_env -C "$REPO" commit -q -am "A fix"
+git_env -C "$REPO" checkout -q main
+
+expect_status 0 "$LECTERN" import "file://$REPO"
+i=0
+until "$LECTERN" builds branchy >"$DATA/builds" 2>&1 && grep -Eq '^[0-9]+ +latest +finished' "$DATA/builds"; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || break
+	sleep 0.2
+done
+expect_match builds '^[0-9]+ +latest +finished +passed '
+
+expect_status 0 "$LECTERN" preview-branch branchy fix --exit-status
+expect_match out "^triggered build [0-9]+ of branchy's preview of fix: http://branchy--preview-fix\.external\.localhost:[0-9]+/en/preview-fix/$"
+expect_match out '^build [0-9]+ passed$'
+url=$(sed -n 's/^triggered build .*: \(http.*\)$/\1/p' "$DATA/out")
+curl -s -D "$DATA/headers" -o "$DATA/page" "$url"
+grep -q 'A fix under review' "$DATA/page" && pass || fail "the preview at '$url' is not the branch's"
+grep -qi '^X-Robots-Tag: noindex' "$DATA/headers" && pass || fail "no noindex: $(cat "$DATA/headers")"
+docs=$(printf '%s' "$url" | sed 's/--preview-fix\.external\./\./')
+code=$(curl -s -o /dev/null -w '%{http_code}' "$docs")
+[ "$code" = 404 ] && pass || fail "the docs domain serves the preview: $code at $docs"
+
+expect_status 1 "$LECTERN" preview-branch branchy nowhere
+grep -q 'no branch "nowhere"' "$DATA/err" && pass || fail "unknown branch: $(cat "$DATA/err")"
+"$LECTERN" version branchy main --active >/dev/null 2>&1
+expect_status 1 "$LECTERN" preview-branch branchy main
+grep -q 'is an active version' "$DATA/err" && pass || fail "active branch: $(cat "$DATA/err")"
+
+finish

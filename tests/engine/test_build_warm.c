@@ -1,0 +1,331 @@
+/*
+ * Tests of the warm Sphinx generator (build_warm.c) through the writers'
+ * preview, which keeps one per tree: a replay of edits built warm and
+ * cold gives the same pages byte for byte, the cache notes say when the
+ * warm generator served a build, and it is gone with the preview; a conf.py that kills its warm
+ * parent spoils only its own next build, which runs cold with the
+ * reason, and the one after warms up again; an extension of the
+ * project's own tree is never imported by the parent; MkDocs says it
+ * has none.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "lectern/preview.h"
+
+/* Write dir/rel, making its directories. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 32];
+	char *slash;
+
+	lec_test_pathf(path, sizeof(path), "%s/%s", dir, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	lec_test_pathf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	if (system(cmd) != 0)
+		exit(2);
+	lec_test_put(path, slash + 1, text);
+}
+
+static int has_sphinx(void)
+{
+	if (access("/usr/bin/python3", X_OK) == 0 &&
+	    system("/usr/bin/python3 -c 'import sphinx' 2>/dev/null") == 0)
+		return 1;
+	printf("  (skipped: no Sphinx)\n");
+	return 0;
+}
+
+static struct lec_preview *open_one(const char *tree, const char *cache,
+				    int cold)
+{
+	struct lec_preview_options opts = LEC_PREVIEW_OPTIONS_INIT;
+	struct lec_preview *p = NULL;
+
+	opts.cache_dir = cache;
+	opts.cold = cold;
+	CHECK_OK(lec_preview_open(&p, tree, &opts));
+	return p;
+}
+
+/* A tree of two files (each a path and its text) and a cache beside it
+ * in a fresh directory (tree and cache PATH_MAX bytes), and the tree's
+ * warm preview. */
+static struct lec_preview *warm_tree(char *tree, char *cache,
+				     const char *rel1, const char *text1,
+				     const char *rel2, const char *text2)
+{
+	lec_test_pathf(tree, PATH_MAX, "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(cache, PATH_MAX, "%s/cache", lec_test_tmpdir());
+	put(tree, rel1, text1);
+	put(tree, rel2, text2);
+	return open_one(tree, cache, 0);
+}
+
+/* Whether the two caches' generator outputs (build/html) hold the same
+ * files with the same bytes. The search index is compared as sorted
+ * text: its key order follows Python's string hashing, which differs
+ * from one cold run to the next as well. */
+static int same_output(const char *a, const char *b)
+{
+	char cmd[3 * PATH_MAX];
+
+	lec_test_pathf(cmd, sizeof(cmd),
+	      "diff -r -x searchindex.js '%s/build/html' '%s/build/html' && "
+	      "cmp -s '%s/build/html/searchindex.js' "
+	      "'%s/build/html/searchindex.js' || "
+	      "[ \"$(fold -w1 '%s/build/html/searchindex.js' | sort | "
+	      "md5sum)\" = \"$(fold -w1 '%s/build/html/searchindex.js' | "
+	      "sort | md5sum)\" ]",
+	      a, b, a, b, a, b);
+	return system(cmd) == 0;
+}
+
+static int cache_says(struct lec_preview *p, const char *text)
+{
+	const char *json = lec_preview_cache(p);
+
+	if (json && strstr(json, text))
+		return 1;
+	printf("  cache record: %s\n", json ? json : "(none)");
+	return 0;
+}
+
+/* How many processes are a warm generator of tree: their command line
+ * names the script ("warm Sphinx generator") and the tree. */
+static int warm_processes(const char *tree)
+{
+	return lec_test_processes("warm Sphinx generator", tree);
+}
+
+/* The replay: each step changes the tree as a commit would. */
+struct step {
+	const char *rel, *text; /* text NULL: remove rel */
+};
+
+static const struct step replay[] = {
+	{ "docs/one.rst", "One\n===\n\nThe first paragraph.\n\n"
+			  ".. todo:: Write more.\n" },
+	{ "docs/index.rst", "Tiny\n====\n\n.. toctree::\n\n   one\n   two\n"
+			    "   three\n" },
+	{ "docs/three.rst", "Three\n=====\n\nSee :ref:`two:Two`.\n" },
+	{ "docs/conf.py", "project = 'Tiny'\n"
+			  "extensions = ['sphinx.ext.todo',\n"
+			  "              'sphinx.ext.autosectionlabel']\n"
+			  "autosectionlabel_prefix_document = True\n"
+			  "html_title = 'Tiny, again'\n" },
+	{ "docs/two.rst", "Two\n===\n\nThe second page, rewritten.\n" },
+};
+
+TEST(warm_builds_equal_cold_ones)
+{
+	char tree[PATH_MAX], warm_cache[PATH_MAX], cold_cache[PATH_MAX];
+	struct lec_preview *warm, *cold;
+	size_t i;
+
+	if (!has_sphinx())
+		return;
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(warm_cache, sizeof(warm_cache), "%s/warm", lec_test_tmpdir());
+	lec_test_pathf(cold_cache, sizeof(cold_cache), "%s/cold", lec_test_tmpdir());
+	put(tree, "docs/conf.py",
+	    "project = 'Tiny'\n"
+	    "extensions = ['sphinx.ext.todo', 'sphinx.ext.autosectionlabel']\n"
+	    "autosectionlabel_prefix_document = True\n"
+	    "todo_include_todos = True\n");
+	put(tree, "docs/index.rst", "Tiny\n====\n\n.. toctree::\n\n   one\n"
+				    "   two\n");
+	put(tree, "docs/one.rst", "One\n===\n\nFirst.\n");
+	put(tree, "docs/two.rst", "Two\n===\n\nSecond, see :doc:`one`.\n");
+	if ((warm = open_one(tree, warm_cache, 0)) == NULL ||
+	    (cold = open_one(tree, cold_cache, 1)) == NULL)
+		return;
+	CHECK_OK(lec_preview_build(warm, NULL, NULL));
+	CHECK(cache_says(warm, "\"generator\":{\"reused\":false,\"reason\":"
+			       "\"no warm generator yet\"}"));
+	CHECK_OK(lec_preview_build(cold, NULL, NULL));
+	CHECK(same_output(warm_cache, cold_cache));
+	for (i = 0; i < sizeof(replay) / sizeof(replay[0]); i++) {
+		put(tree, replay[i].rel, replay[i].text);
+		CHECK_OK(lec_preview_build(warm, NULL, NULL));
+		CHECK(cache_says(warm, "\"generator\":{\"reused\":true}"));
+		CHECK_OK(lec_preview_build(cold, NULL, NULL));
+		if (!same_output(warm_cache, cold_cache))
+			FAIL_AT("step %zu: the warm build's pages differ", i);
+	}
+	/* One warm generator, the warm preview's; none once it stops. */
+	CHECK_INT(warm_processes(tree), 1);
+	lec_preview_free(warm);
+	CHECK_INT(warm_processes(tree), 0);
+	lec_preview_free(cold);
+}
+
+/* conf.py kills its warm parent the first time it runs under one (a
+ * marker in $HOME says it did). */
+static const char hostile_conf[] =
+	"import os, signal\n"
+	"project = 'Hostile'\n"
+	"marker = os.path.join(os.environ['HOME'], 'killed')\n"
+	"with open('/proc/%d/cmdline' % os.getppid(), 'rb') as f:\n"
+	"    warm = b'warm Sphinx generator' in f.read()\n"
+	"if warm and not os.path.exists(marker):\n"
+	"    open(marker, 'w').close()\n"
+	"    os.kill(os.getppid(), signal.SIGKILL)\n";
+
+TEST(a_damaged_parent_spoils_only_the_next_build)
+{
+	char tree[PATH_MAX], cache[PATH_MAX];
+	struct lec_preview *p;
+
+	if (!has_sphinx())
+		return;
+	if ((p = warm_tree(tree, cache, "docs/conf.py", hostile_conf, "docs/index.rst",
+			   "Hostile\n=======\n\nText.\n")) == NULL)
+		return;
+	/* The build that killed it fails: its parent cannot report it. */
+	CHECK_ERR(lec_preview_build(p, NULL, NULL), LEC_ERROR);
+	CHECK(strstr(lec_error_last(), "warm generator stopped during the "
+				       "build") != NULL);
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":false,\"reason\":"
+			    "\"the warm generator was damaged: it stopped "
+			    "during a build\"}"));
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":false,\"reason\":"
+			    "\"no warm generator yet\"}"));
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":true}"));
+	lec_preview_free(p);
+}
+
+/* An extension in the project's tree is the project's code: the parent
+ * does not import it, and a build imports it afresh each time (an edit
+ * to it shows at once). */
+TEST(the_trees_own_extension_is_imported_by_each_build)
+{
+	char tree[PATH_MAX], cache[PATH_MAX], page[PATH_MAX];
+	struct lec_preview *p;
+	char *html;
+
+	if (!has_sphinx())
+		return;
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(cache, sizeof(cache), "%s/cache", lec_test_tmpdir());
+	put(tree, "docs/conf.py",
+	    "import os, sys\n"
+	    "sys.path.insert(0, os.path.abspath('.'))\n"
+	    "extensions = ['localext']\n");
+	put(tree, "docs/localext.py",
+	    "def setup(app):\n"
+	    "    app.connect('html-page-context', lambda a, p, t, c, d:\n"
+	    "                c.update(title='FIRST'))\n"
+	    "    return {'parallel_read_safe': True}\n");
+	put(tree, "docs/index.rst", "Local\n=====\n\nText.\n");
+	if ((p = open_one(tree, cache, 0)) == NULL)
+		return;
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	put(tree, "docs/localext.py",
+	    "def setup(app):\n"
+	    "    app.connect('html-page-context', lambda a, p, t, c, d:\n"
+	    "                c.update(title='SECOND'))\n"
+	    "    return {'parallel_read_safe': True}\n");
+	put(tree, "docs/index.rst", "Local\n=====\n\nText, edited.\n");
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":true}"));
+	lec_test_pathf(page, sizeof(page), "%s/build/html", cache);
+	{
+		char path[PATH_MAX];
+		FILE *f;
+		long n;
+
+		lec_test_pathf(path, sizeof(path), "%s/index.html", page);
+		f = fopen(path, "r");
+		CHECK(f != NULL);
+		if (f == NULL)
+			goto done;
+		fseek(f, 0, SEEK_END);
+		n = ftell(f);
+		rewind(f);
+		html = calloc(1, (size_t)n + 1);
+		if (html && fread(html, 1, (size_t)n, f) == (size_t)n)
+			CHECK(strstr(html, "SECOND") != NULL);
+		free(html);
+		fclose(f);
+	}
+done:
+	lec_preview_free(p);
+}
+
+static int asked;
+
+/* Stop the build once asked a few times (the runner's poll). */
+static int cancel_soon(void *payload)
+{
+	(void)payload;
+	return ++asked > 3;
+}
+
+/* A build stopped while it runs through the warm generator ends at once
+ * (its child is killed, not waited for), and the generator serves the
+ * next one. */
+TEST(a_stopped_build_ends_and_the_generator_stays)
+{
+	struct lec_preview_callbacks cb = { NULL, NULL, cancel_soon, NULL };
+	char tree[PATH_MAX], cache[PATH_MAX];
+	struct lec_preview *p;
+	time_t start;
+
+	if (!has_sphinx())
+		return;
+	if ((p = warm_tree(tree, cache, "docs/conf.py", "project = 'Slow'\n", "docs/index.rst",
+			   "Slow\n====\n\nText.\n")) == NULL)
+		return;
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	put(tree, "docs/conf.py", "import time\nproject = 'Slow'\n"
+				  "time.sleep(60)\n");
+	start = time(NULL);
+	CHECK_ERR(lec_preview_build(p, &cb, NULL), LEC_ERROR);
+	CHECK(time(NULL) - start < 20);
+	CHECK(cache_says(p, "\"generator\":{\"reused\":true}"));
+	put(tree, "docs/conf.py", "project = 'Slow'\n");
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":true}"));
+	lec_preview_free(p);
+}
+
+/* MkDocs has none, and the record says so. */
+TEST(mkdocs_says_it_has_no_warm_generator)
+{
+	char tree[PATH_MAX], cache[PATH_MAX];
+	struct lec_preview *p;
+
+	if (system("/usr/bin/python3 -c 'import mkdocs' 2>/dev/null") != 0) {
+		printf("  (skipped: no MkDocs)\n");
+		return;
+	}
+	if ((p = warm_tree(tree, cache, "mkdocs.yml", "site_name: Plain\n", "docs/index.md",
+			   "# Plain\n\nText.\n")) == NULL)
+		return;
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(cache_says(p, "\"generator\":{\"reused\":false,\"reason\":"
+			    "\"MkDocs has no warm generator: every build "
+			    "starts a new Python\"}"));
+	lec_preview_free(p);
+}
+
+static const struct lec_test tests[] = {
+	TEST_ENTRY(warm_builds_equal_cold_ones),
+	TEST_ENTRY(a_damaged_parent_spoils_only_the_next_build),
+	TEST_ENTRY(the_trees_own_extension_is_imported_by_each_build),
+	TEST_ENTRY(a_stopped_build_ends_and_the_generator_stays),
+	TEST_ENTRY(mkdocs_says_it_has_no_warm_generator),
+};
+
+LEC_TEST_MAIN(tests)
