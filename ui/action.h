@@ -20,7 +20,8 @@ enum {
 	UI_VIEW_DIFF = 1 << 9,
 	UI_VIEW_NOTIFICATIONS = 1 << 10,
 	UI_VIEW_WARNINGS = 1 << 11,
-	UI_VIEW_LAST = UI_VIEW_WARNINGS, /* the highest bit, for loops */
+	UI_VIEW_CONTEXTS = 1 << 12,
+	UI_VIEW_LAST = UI_VIEW_CONTEXTS, /* the highest bit, for loops */
 };
 /* Every view: the action lives in the generic keymap. */
 #define UI_VIEWS_ALL 0
@@ -30,6 +31,8 @@ enum ui_complete {
 	UI_COMPLETE_NONE,
 	UI_COMPLETE_PROJECTS, /* the slugs of the projects listed */
 	UI_COMPLETE_CONTEXTS, /* the names of the contexts */
+	UI_COMPLETE_SCOPE,    /* "project:SLUG" for a search's first word */
+	UI_COMPLETE_DIRS,     /* directories on this machine */
 };
 
 enum ui_action {

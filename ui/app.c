@@ -44,11 +44,39 @@ static void close_view(struct ui_app *app, struct ui_view *v)
 static void start_view(struct ui_app *app, struct ui_view *v)
 {
 	app->screen++;
-	/* `/` starts empty on a new screen. */
-	ui_set_str(&app->saved_filter, NULL);
 	if (v->ops->open)
 		v->ops->open(v);
 	app->dirty = 1;
+}
+
+/* Whether a screen shows something of the running preview (its site). */
+static int preview_shown(const struct ui_app *app, const char *url)
+{
+	const char *site;
+	size_t i;
+
+	for (i = 0; i < app->depth; i++)
+		if (app->stack[i]->ops->site &&
+		    (site = app->stack[i]->ops->site(app->stack[i])) != NULL &&
+		    strncmp(site, url, strlen(url)) == 0)
+			return 1;
+	return 0;
+}
+
+/* Screens went: once none shows the running preview any more, it stops
+ * (it would rebuild on every save with no one looking, until the TUI
+ * quits), and the status line says so. */
+static void leave_preview(struct ui_app *app)
+{
+	const char *url = app->preview ? ui_preview_url(app->preview) : NULL;
+
+	if (url == NULL || preview_shown(app, url))
+		return;
+	ui_app_message(app, "stopped the preview of %s (:preview starts it "
+			    "again)",
+		       ui_preview_dir(app->preview));
+	ui_preview_stop(app->preview);
+	app->preview = NULL;
 }
 
 void ui_app_push(struct ui_app *app, struct ui_view *v)
@@ -62,6 +90,7 @@ void ui_app_push(struct ui_app *app, struct ui_view *v)
 	}
 	app->stack[app->depth++] = v;
 	start_view(app, v);
+	leave_preview(app);
 }
 
 void ui_app_pop(struct ui_app *app)
@@ -70,15 +99,12 @@ void ui_app_pop(struct ui_app *app)
 		return;
 	close_view(app, app->stack[--app->depth]);
 	app->screen++;
-	/* The screen below had its own filter, which `/` no longer knows:
-	 * it stays applied, and Esc takes the user back rather than clear
-	 * a filter they cannot see in the prompt. */
-	ui_set_str(&app->saved_filter, NULL);
 	if (app->depth == 0)
 		app->quit = 1;
 	else if (app->stack[app->depth - 1]->ops->reveal)
 		app->stack[app->depth - 1]->ops->reveal(
 			app->stack[app->depth - 1]);
+	leave_preview(app);
 	app->dirty = 1;
 }
 
@@ -95,6 +121,7 @@ void ui_app_replace(struct ui_app *app, struct ui_view *v, struct ui_view *n)
 	close_view(app, v);
 	app->stack[i] = n;
 	start_view(app, n);
+	leave_preview(app);
 }
 
 void ui_app_close_gone(struct ui_app *app)
@@ -112,6 +139,7 @@ void ui_app_close_gone(struct ui_app *app)
 		app->screen++;
 		app->dirty = 1;
 	}
+	leave_preview(app);
 }
 
 void ui_app_pop_all(struct ui_app *app)
@@ -193,11 +221,7 @@ static void request_done(struct lc_response *resp, const struct lc_error *err,
 	struct ui_app *app = req->app;
 
 	unlink_request(app, req);
-	/* No answer at all: the local engine may have gone (reconnect). */
-	if (err->code == LC_ETRANSPORT)
-		app->link_down = 1;
-	else if (err->code != LC_ECANCELLED)
-		app->link_down = 0;
+	ui_app_answered(app, err);
 	if (req->view && err->code != LC_ECANCELLED && req->report) {
 		if (err->code == LC_OK)
 			ui_app_message(app, "%s", req->done);
@@ -210,6 +234,21 @@ static void request_done(struct lc_response *resp, const struct lc_error *err,
 	}
 	free(req->done);
 	free(req);
+}
+
+void ui_app_answered(struct ui_app *app, const struct lc_error *err)
+{
+	/* No answer at all: the local engine may have gone (reconnect). An
+	 * answer after that: the link is back (loop.c says so). */
+	if (err->code == LC_ETRANSPORT) {
+		app->link_down = 1;
+	} else if (err->code != LC_ECANCELLED) {
+		if (app->link_down)
+			app->link_back = 1;
+		app->link_down = 0;
+		app->reload_asked = 0;
+	}
+	app->dirty = 1;
 }
 
 /* Queue ar (path, query, method, body set) for view v; 0 or -1. */

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "activity.h"
 #include "polling.h"
 #include "prompt.h"
 #include "ui.h"
@@ -67,11 +68,13 @@ struct ui_screens {
 	struct ui_view *(*orgs)(struct ui_app *app);
 	struct ui_view *(*pages)(struct ui_app *app, const char *site,
 				 char *const *titles, char *const *urls,
-				 size_t n, size_t current);
+				 size_t n, const char *page,
+				 const char *index_root);
 	struct ui_view *(*diff)(struct ui_app *app, const char *project,
 				const char *base, const char *head,
 				const char *version);
 	struct ui_view *(*notifications)(struct ui_app *app);
+	struct ui_view *(*contexts)(struct ui_app *app);
 	struct ui_view *(*help)(struct ui_app *app, const struct ui_view *from);
 	struct ui_view *(*warnings)(struct ui_app *app, const char *title,
 				    const struct ui_warnings *w);
@@ -92,7 +95,8 @@ struct ui_app {
 	size_t depth;
 	struct ui_request *requests;   /* in flight */
 	struct ui_prompt prompt;
-	char *saved_filter;            /* the filter before `/`, for Esc */
+	char *saved_filter;            /* while `/` is typed: the screen's
+					  filter before it, for Esc */
 	char *config_report;           /* the config file's bad lines when
 					  several, shown once the first
 					  screen is up; NULL: none */
@@ -116,9 +120,15 @@ struct ui_app {
 	struct ui_poll_budget budget;  /* what background polls share, on
 					  ui_now_ms()'s clock */
 	int link_down;                 /* the last answer was no answer */
+	int link_back;                 /* ... and then one came */
+	int engine_stopped;            /* the local engine was stopped on
+					  purpose: R starts it */
+	int reload_asked;              /* R pressed, no answer since: the
+					  user wants the engine */
 	int64_t next_reconnect;        /* ui_now_ms() of the next look */
 	long reconnect_ms;             /* the wait after a failed look */
 	struct ui_unread unread;       /* the title bar's unread count */
+	struct ui_activity activity;   /* a Lectern's build activity */
 };
 
 /* The view on top, or NULL. */
@@ -172,6 +182,10 @@ int ui_app_poll_allowed(struct ui_app *app);
 int ui_app_send(struct ui_app *app, struct ui_view *v, int tag,
 		const char *method, const char *path, const char *body,
 		const char *done);
+/* What became of a request the app or a view made (err->code LC_OK, an
+ * error, or no answer at all): the link's state, for finding the engine
+ * again (loop.c). Every answer passes through it. */
+void ui_app_answered(struct ui_app *app, const struct lc_error *err);
 /* Non-zero when writes are allowed; otherwise says why (--readonly, or
  * the context's readonly setting) in the status line. */
 int ui_app_can_write(struct ui_app *app);

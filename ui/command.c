@@ -4,48 +4,19 @@
  * say what each takes and what Tab completes; the runners here open
  * screens through app->screens, switch contexts and start previews.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
 #include "client.h"
 #include "command.h"
+#include "context.h"
 #include "preview.h"
 
-/* Contexts and previews --------------------------------------------------------- */
-
-/* Talk to context name instead: its client, its first screen. */
-static void switch_context(struct ui_app *app, const char *name)
-{
-	struct ui_conn conn = { 0 };
-	struct lc_client *client = NULL;
-	char err[UI_MESSAGE_MAX];
-
-	if (app->start->connect == NULL) {
-		ui_app_error(app, "contexts are not available here");
-		return;
-	}
-	if (app->start->connect(app->start->payload, name, &conn, err,
-				sizeof(err)) < 0) {
-		ui_app_error(app, "%s", err);
-		goto done;
-	}
-	if (ui_app_connect(app, &conn, &client) < 0)
-		goto done;
-	ui_app_pop_all(app);
-	lc_client_free(app->client);
-	app->client = client;
-	ui_conn_dispose(&app->conn);
-	app->conn = conn;
-	memset(&conn, 0, sizeof(conn));
-	ui_app_set_projects(app, NULL, 0);
-	ui_unread_reset(app);
-	ui_app_push(app, app->screens->projects(app));
-	ui_app_message(app, "context %s", app->conn.name);
-done:
-	ui_conn_dispose(&conn);
-}
+/* Previews ---------------------------------------------------------------------- */
 
 /* Mark the screens of the preview at url (its readers, their page
  * lists) for ui_app_close_gone: its server is about to stop, and going
@@ -167,9 +138,13 @@ static void cmd_notifications(struct ui_app *app, const char *arg)
 	ui_app_push(app, app->screens->notifications(app));
 }
 
+/* `:context NAME`, or alone the contexts to pick one from (k9s' `:ctx`). */
 static void cmd_context(struct ui_app *app, const char *arg)
 {
-	switch_context(app, arg);
+	if (arg == NULL || *arg == '\0')
+		ui_app_push(app, app->screens->contexts(app));
+	else
+		ui_context_switch(app, arg);
 }
 
 static void cmd_quit(struct ui_app *app, const char *arg)
@@ -224,12 +199,85 @@ void ui_command_run(struct ui_app *app, const char *line)
 	runners[action](app, arg);
 }
 
+/* Candidates for Tab ----------------------------------------------------------- */
+
+/* Directories one Tab lists at most: a home directory's, many times over. */
+#define MAX_DIR_CANDIDATES 512
+
+struct candidates {
+	char **items; /* owned, each owned */
+	size_t len;
+};
+
+static void add_candidate(struct candidates *c, char *item)
+{
+	c->items = ui_xrealloc(c->items, (c->len + 1) * sizeof(*c->items));
+	c->items[c->len++] = item;
+}
+
+static void candidates_dispose(struct candidates *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		free(c->items[i]);
+	free(c->items);
+	memset(c, 0, sizeof(*c));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A search's scope, "project:SLUG", for each project listed. */
+static void scope_candidates(const struct ui_app *app, struct candidates *c)
+{
+	size_t i;
+
+	for (i = 0; i < app->projects_len; i++)
+		add_candidate(c, ui_xasprintf("project:%s", app->projects[i]));
+}
+
+/* The directories word may name: its directory part's (the current
+ * directory when it has none) subdirectories, as that part plus the name
+ * and a slash; hidden ones only when word's last part starts with a dot. */
+static void dir_candidates(const char *word, struct candidates *c)
+{
+	const char *slash = strrchr(word, '/');
+	char *dir = slash ? ui_xstrndup(word, (size_t)(slash - word + 1))
+			  : ui_xstrdup("");
+	const char *base = slash ? slash + 1 : word;
+	struct dirent *e;
+	struct stat st;
+	char *path;
+	DIR *d = opendir(*dir ? dir : ".");
+
+	while (d && c->len < MAX_DIR_CANDIDATES && (e = readdir(d)) != NULL) {
+		if ((e->d_name[0] == '.' && base[0] != '.') ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    strncmp(e->d_name, base, strlen(base)) != 0)
+			continue;
+		path = ui_xasprintf("%s%s/", dir, e->d_name);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			add_candidate(c, path);
+		else
+			free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (c->len > 1)
+		qsort(c->items, c->len, sizeof(*c->items), by_name);
+}
+
 void ui_command_complete(struct ui_app *app)
 {
 	const char *names[UI_ACTION_COUNT];
 	const struct ui_prompt *p = &app->prompt;
 	const char *word = ui_prompt_word(p);
 	char first[UI_PROMPT_MAX];
+	struct candidates c = { NULL, 0 };
 	size_t n = 0;
 	int a;
 
@@ -255,7 +303,19 @@ void ui_command_complete(struct ui_app *app)
 		ui_prompt_complete(&app->prompt, app->start->contexts,
 				   app->start->contexts_len);
 		break;
+	case UI_COMPLETE_SCOPE:
+		/* The scope is the query's first word only. */
+		if (word == p->text + strlen(first) + 1)
+			scope_candidates(app, &c);
+		break;
+	case UI_COMPLETE_DIRS:
+		dir_candidates(word, &c);
+		break;
 	case UI_COMPLETE_NONE:
 		break;
 	}
+	if (c.len > 0)
+		ui_prompt_complete(&app->prompt, (const char *const *)c.items,
+				   c.len);
+	candidates_dispose(&c);
 }

@@ -22,6 +22,9 @@
  * long enough for a terminal's own sequences, short enough that Esc as
  * "back" feels immediate. */
 #define ESC_DELAY_MS 25
+/* Columns of an active filter the status line shows (then an ellipsis):
+ * enough for a slug or a few words, leaving the message its room. */
+#define MAX_FILTER_SHOWN 24
 
 static const char *const spin_utf8[] = { "⠋", "⠙", "⠹", "⠸", "⠼",
 					 "⠴", "⠦", "⠧", "⠇", "⠏" };
@@ -135,6 +138,12 @@ static void draw_title(struct ui_app *app)
 	ui_buf_printf(&trail, " Lectern [%s%s]  ", app->conn.name,
 		      app->start->readonly || app->conn.readonly ? " read-only"
 								  : "");
+	/* The engine's state while it does not answer, so a TUI left open
+	 * says it (the status line's error goes with the next key). */
+	if (app->engine_stopped)
+		ui_buf_printf(&trail, "(engine stopped: R starts it)  ");
+	else if (app->link_down)
+		ui_buf_printf(&trail, "(no answer)  ");
 	/* Unread notifications, where the instance has them (`!` shows
 	 * them). */
 	if (app->unread.count > 0)
@@ -174,11 +183,39 @@ static void draw_prompt_status(struct ui_app *app, WINDOW *w, int width)
 					       : UI_SLOT_DIM));
 }
 
+/* The top screen's active filter at the right of the status line, before
+ * the position, so a list it empties never looks like an empty instance
+ * and Esc's first job is in sight; the columns taken from the right, 0
+ * for none. */
+static int draw_filter(const struct ui_view *top, WINDOW *w, int right_x)
+{
+	const char *f, *cut;
+	char *text;
+	int tw;
+
+	if (top == NULL || (f = top->filter) == NULL || top->ops->keeps_filter)
+		return 0;
+	cut = ui_text_width(f) > MAX_FILTER_SHOWN
+		      ? ui_text_skip(f, MAX_FILTER_SHOWN - 1)
+		      : f + strlen(f);
+	text = ui_xasprintf("/%.*s%s", (int)(cut - f), f,
+			    *cut ? ui_glyph(UI_GLYPH_ELLIPSIS) : "");
+	tw = ui_text_width(text);
+	/* The message keeps at least half the line. */
+	if (right_x - tw - 2 >= right_x / 2)
+		ui_draw_text(w, 0, right_x - tw - 2, tw, text,
+			     ui_attr(UI_SLOT_MATCH));
+	else
+		tw = -2;
+	free(text);
+	return tw + 2;
+}
+
 static void draw_status(struct ui_app *app)
 {
 	WINDOW *w = app->status_win;
 	struct ui_view *top = ui_app_top(app);
-	int width = COLS, right_x;
+	int width = COLS, right_x, filter_w;
 	char right[64];
 	const char *spin = "";
 
@@ -199,8 +236,9 @@ static void draw_status(struct ui_app *app)
 		 top ? top->lines : 0);
 	right_x = width - ui_text_width(right) - 1;
 	ui_draw_fill(w, 0, 0, width, ui_attr(UI_SLOT_STATUS));
+	filter_w = draw_filter(top, w, right_x);
 	if (app->status)
-		ui_draw_text(w, 0, 0, right_x - 1, app->status,
+		ui_draw_text(w, 0, 0, right_x - filter_w - 1, app->status,
 			     ui_attr(app->status_error ? UI_SLOT_STATUS_ERROR
 						       : UI_SLOT_STATUS));
 	ui_draw_text(w, 0, right_x, width - right_x, right,

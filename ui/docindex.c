@@ -864,6 +864,44 @@ size_t ui_docindex_search(const struct ui_docindex *idx, const char *query,
 		       : mkdocs_search(idx, &q, limit, out);
 }
 
+/* Sphinx's documents by name, its root first. */
+static int sphinx_page_order(const void *a, const void *b)
+{
+	const struct ui_docindex_result *x = a, *y = b;
+	int xr = strcmp(x->path, "index.html") == 0;
+	int yr = strcmp(y->path, "index.html") == 0;
+
+	return xr != yr ? yr - xr : strcmp(x->path, y->path);
+}
+
+size_t ui_docindex_pages(const struct ui_docindex *idx,
+			 struct ui_docindex_results *out)
+{
+	size_t n = idx->format == UI_DOCINDEX_SPHINX ? idx->ndocs : idx->npages;
+	size_t i;
+	const char *name, *title;
+
+	out->items = ui_xcalloc(n ? n : 1, sizeof(*out->items));
+	out->len = n;
+	for (i = 0; i < n; i++) {
+		struct ui_docindex_result *r = &out->items[i];
+
+		if (idx->format == UI_DOCINDEX_SPHINX) {
+			name = item_string(idx->docnames, (int)i);
+			title = item_string(idx->titles, (int)i);
+			r->path = ui_xasprintf("%s.html", name ? name : "");
+		} else {
+			title = idx->pages[i].title;
+			r->path = ui_xstrdup(idx->pages[i].path);
+		}
+		r->title = ui_xstrdup(title && *title ? title : r->path);
+		r->href = ui_xstrdup(r->path);
+	}
+	if (idx->format == UI_DOCINDEX_SPHINX && n > 1)
+		qsort(out->items, n, sizeof(*out->items), sphinx_page_order);
+	return n;
+}
+
 void ui_docindex_results_dispose(struct ui_docindex_results *r)
 {
 	size_t i, j;

@@ -87,6 +87,17 @@ enum ui_docindex_format ui_docindex_format(const struct ui_docindex *idx);
 size_t ui_docindex_search(const struct ui_docindex *idx, const char *query,
 			  size_t limit, struct ui_docindex_results *out);
 
+/*
+ * The site's pages as the index lists them, for a reader whose page has no
+ * navigation of its own: MkDocs' in the index's order (its nav's), Sphinx's
+ * with the root document ("index") first and the others by name. Each is a
+ * result with its title and path (href the same, no blocks); out is
+ * disposed with ui_docindex_results_dispose.
+ * @return the number of pages
+ */
+size_t ui_docindex_pages(const struct ui_docindex *idx,
+			 struct ui_docindex_results *out);
+
 /* Free the results and empty *r; an empty *r is a no-op. */
 void ui_docindex_results_dispose(struct ui_docindex_results *r);
 

@@ -37,6 +37,7 @@ static const struct {
 	{ "diff", UI_VIEW_DIFF },
 	{ "notifications", UI_VIEW_NOTIFICATIONS },
 	{ "warnings", UI_VIEW_WARNINGS },
+	{ "contexts", UI_VIEW_CONTEXTS },
 };
 
 static const struct {

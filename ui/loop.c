@@ -21,6 +21,7 @@
 #include "app.h"
 #include "client.h"
 #include "command.h"
+#include "context.h"
 #include "display.h"
 #include "keys.h"
 #include "notice.h"
@@ -81,10 +82,14 @@ static int same_token(const char *a, const char *b)
 /* The local engine stopped answering (it was stopped, or restarted on
  * another port): ask the CLI for it again, which finds it or starts it as
  * any command would, and carry on with a new client when its address
- * changed. The view stack stays; reload (the loop's own look, not the
- * user's R) reloads the screen on top. Blocks while an engine starts
- * (well under a second; the CLI's own limit otherwise), after saying so. */
-static void reconnect_local(struct ui_app *app, int reload)
+ * changed. An engine someone stopped on purpose (`lectern stop`, a stop
+ * signal) is not started again: the TUI says so and looks again now and
+ * then (someone else may start it, and then it is found), and only the
+ * user's R (asked) starts it. The view stack stays; reload (the loop's
+ * own look, not the user's R) reloads the screen on top. Blocks while an
+ * engine starts (well under a second; the CLI's own limit otherwise),
+ * after saying so. */
+static void reconnect_local(struct ui_app *app, int reload, int asked)
 {
 	struct ui_conn conn = { 0 };
 	struct lc_client *client = NULL;
@@ -94,8 +99,20 @@ static void reconnect_local(struct ui_app *app, int reload)
 	if (app->reconnect_ms == 0)
 		app->reconnect_ms = UI_RECONNECT_MS;
 	app->next_reconnect = ui_now_ms() + app->reconnect_ms;
-	ui_app_message(app, "the local engine does not answer: finding or "
-			    "starting it...");
+	if (!asked && app->start->stopped &&
+	    app->start->stopped(app->start->payload)) {
+		if (!app->engine_stopped)
+			ui_app_error(app, "the local engine was stopped "
+					  "('lectern stop'): R starts it again");
+		app->engine_stopped = 1;
+		app->next_reconnect = ui_now_ms() + UI_RECONNECT_MS;
+		app->dirty = 1;
+		return;
+	}
+	ui_app_message(app, app->engine_stopped
+				    ? "starting the local engine..."
+				    : "the local engine does not answer: "
+				      "finding or starting it...");
 	ui_draw_frame(app);
 	if (app->start->connect(app->start->payload, app->conn.name, &conn,
 				err, sizeof(err)) < 0) {
@@ -108,21 +125,42 @@ static void reconnect_local(struct ui_app *app, int reload)
 	    !same_token(conn.token, app->conn.token)) {
 		if (ui_app_connect(app, &conn, &client) < 0)
 			goto done;
-		/* Every request of the old client ends cancelled here. */
-		lc_client_free(app->client);
-		app->client = client;
-		ui_conn_dispose(&app->conn);
-		app->conn = conn;
-		memset(&conn, 0, sizeof(conn));
-		ui_unread_reset(app);
+		ui_context_take(app, &conn, client);
 	}
 	app->link_down = 0;
+	app->link_back = 0;
+	app->engine_stopped = 0;
+	app->reload_asked = 0;
 	app->reconnect_ms = UI_RECONNECT_MS;
 	ui_app_message(app, "the local engine answers at %s", app->conn.api_url);
 	if (reload && (top = ui_app_top(app)) && top->ops->on_action)
 		top->ops->on_action(top, UI_ACTION_REFRESH);
 done:
 	ui_conn_dispose(&conn);
+}
+
+/* An answer came after requests got none (a remote engine restarted, an
+ * ssh link brought back by its watcher, the local engine started by
+ * someone else on its old port): the error that said so is over, and the
+ * screen on top loads again, without waiting for a key. */
+static void link_came_back(struct ui_app *app)
+{
+	struct ui_view *top = ui_app_top(app);
+
+	app->link_back = 0;
+	app->engine_stopped = 0;
+	app->reconnect_ms = UI_RECONNECT_MS;
+	if (app->status_error) {
+		ui_set_str(&app->status, NULL);
+		app->status_error = 0;
+	}
+	if (app->conn.link_name)
+		ui_app_message(app, "the engine answers again through %s",
+			       app->conn.link_name);
+	else
+		ui_app_message(app, "%s answers again", app->conn.api_url);
+	if (top && top->ops->on_action)
+		top->ops->on_action(top, UI_ACTION_REFRESH);
 }
 
 /* Whether to look for the local engine now: it stopped answering and the
@@ -139,10 +177,8 @@ static void filter_top(struct ui_app *app, const char *text)
 {
 	struct ui_view *top = ui_app_top(app);
 
-	if (top && top->ops->filter) {
-		top->ops->filter(top, text);
-		ui_view_clamp(top);
-	}
+	if (top)
+		ui_view_set_filter(top, text);
 }
 
 static void prompt_key(struct ui_app *app, int key)
@@ -162,6 +198,7 @@ static void prompt_key(struct ui_app *app, int key)
 	case UI_PROMPT_CANCEL:
 		if (p->kind == '/')
 			filter_top(app, app->saved_filter);
+		ui_set_str(&app->saved_filter, NULL);
 		ui_prompt_stop(p);
 		break;
 	case UI_PROMPT_DONE:
@@ -169,8 +206,7 @@ static void prompt_key(struct ui_app *app, int key)
 		ui_prompt_stop(p);
 		if (p->kind == ':')
 			ui_command_run(app, line);
-		else
-			ui_set_str(&app->saved_filter, *line ? line : NULL);
+		ui_set_str(&app->saved_filter, NULL);
 		break;
 	}
 	app->dirty = 1;
@@ -186,10 +222,11 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 	case UI_ACTION_BACK:
 		/* Esc and q undo the last thing first: an active filter goes
 		 * before the screen does, so neither ever quits Lectern from
-		 * a filtered first screen (the k9s and lazygit habit). */
-		if (app->saved_filter && !top->ops->keeps_filter) {
+		 * a filtered first screen (the k9s and lazygit habit), nor
+		 * leaves a screen whose filter was set before another screen
+		 * came and went over it. */
+		if (top->filter && !top->ops->keeps_filter) {
 			filter_top(app, NULL);
-			ui_set_str(&app->saved_filter, NULL);
 			ui_app_message(app, "filter cleared");
 		} else if (app->depth > 1) {
 			ui_app_pop(app);
@@ -208,8 +245,11 @@ static void app_action(struct ui_app *app, enum ui_action action, int asked)
 		ui_prompt_start(&app->prompt, ':', NULL, 0);
 		break;
 	case UI_ACTION_FILTER:
-		if (top->ops->filter)
-			ui_prompt_start(&app->prompt, '/', app->saved_filter, 1);
+		/* Esc in the prompt puts back what was applied before. */
+		if (top->ops->filter) {
+			ui_set_str(&app->saved_filter, top->filter);
+			ui_prompt_start(&app->prompt, '/', top->filter, 1);
+		}
 		break;
 	case UI_ACTION_PREVIEW:
 		prompt_preview(app);
@@ -229,10 +269,14 @@ static void run_action(struct ui_app *app, struct ui_view *top,
 		       enum ui_action action, int asked)
 {
 	app->dirty = 1;
-	/* R after the local engine went away looks for it first. */
+	/* R after the local engine went away looks for it first (and starts
+	 * it even when it was stopped on purpose: R is the user asking); an
+	 * R whose reload finds it gone does the same. */
+	if (action == UI_ACTION_REFRESH)
+		app->reload_asked = 1;
 	if (action == UI_ACTION_REFRESH && app->link_down && app->conn.local &&
 	    app->start->connect)
-		reconnect_local(app, 0);
+		reconnect_local(app, 0, 1);
 	if (top->ops->on_action && top->ops->on_action(top, action) == UI_HANDLED)
 		return;
 	if (ui_view_navigate(top, action) == UI_HANDLED)
@@ -389,17 +433,22 @@ static void run_loop(struct ui_app *app)
 			ui_draw_frame(app);
 		now = ui_now_ms();
 		ui_unread_poll(app, now);
+		ui_activity_poll(app, now);
 		wake = app->next_tick;
 		if (ui_unread_due(app) < wake)
 			wake = ui_unread_due(app);
+		if (ui_activity_due(app) < wake)
+			wake = ui_activity_due(app);
 		if (app->status && !app->status_error && app->status_until < wake)
 			wake = app->status_until;
 		wait_input(app, lc_async_pending(app->client)
 					? UI_SPIN_MS
 					: (long)(wake - now > 0 ? wake - now : 0));
 		lc_async_perform(app->client);
+		if (app->link_back)
+			link_came_back(app);
 		if (reconnect_due(app, ui_now_ms()))
-			reconnect_local(app, 1);
+			reconnect_local(app, 1, app->reload_asked);
 		ui_app_close_gone(app);
 		poll_preview(app);
 		app->now = time(NULL);
@@ -463,6 +512,7 @@ static const struct ui_screens screens = {
 	.pages = ui_pages_new,
 	.diff = ui_diff_new,
 	.notifications = ui_notifications_new,
+	.contexts = ui_contexts_new,
 	.help = ui_help_new,
 	.warnings = ui_warnings_new,
 };
@@ -491,6 +541,7 @@ int ui_main(struct ui_start *start)
 	}
 	app.next_tick = ui_now_ms() + UI_TICK_MS;
 	ui_unread_reset(&app);
+	ui_activity_reset(&app);
 	ui_app_push(&app, app.screens->projects(&app));
 	/* Over the first screen, so closing it leaves the user there. */
 	if (app.config_report)
@@ -509,6 +560,7 @@ done:
 	}
 	ui_prompt_stop(&app.prompt);
 	ui_app_set_projects(&app, NULL, 0);
+	ui_activity_reset(&app);
 	free(app.saved_filter);
 	free(app.config_report);
 	free(app.status);

@@ -30,14 +30,24 @@ static void notice_close(struct ui_view *v)
 static int notice_header(struct ui_view *v, WINDOW *w, int width)
 {
 	struct notice *n = v->priv;
-	int rows = getmaxy(w), y = 1;
+	int rows = getmaxy(w), y = 1, used;
 	const char *p, *nl;
 	char *line;
 
-	for (p = n->text; *p && y < rows - 2; p = nl + (*nl != '\0'), y++) {
+	/* Long lines wrap (a warning's path and message), so nothing of a
+	 * notice is cut at 80 columns; an empty line stays one. */
+	for (p = n->text; *p && y < rows - 2; p = nl + (*nl != '\0')) {
 		nl = strchrnul(p, '\n');
 		line = ui_xstrndup(p, (size_t)(nl - p));
-		ui_draw_text(w, y, 2, width - 2, line, ui_attr(UI_SLOT_NORMAL));
+		/* Only a line too long is wrapped: the wrapping copies
+		 * pieces it does not wipe, and a secret's line fits. */
+		if (ui_text_width(line) <= width - 2)
+			used = ui_draw_text(w, y, 2, width - 2, line,
+					    ui_attr(UI_SLOT_NORMAL)) > 0;
+		else
+			used = ui_draw_wrapped(w, y, 2, width - 2, rows - 2 - y,
+					       line, ui_attr(UI_SLOT_NORMAL));
+		y += used > 0 ? used : 1;
 		explicit_bzero(line, strlen(line));
 		free(line);
 	}

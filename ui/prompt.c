@@ -122,9 +122,13 @@ void ui_prompt_complete(struct ui_prompt *p, const char *const *cands,
 			size_t n)
 {
 	size_t start = (size_t)(ui_prompt_word(p) - p->text);
-	size_t wlen = p->len - start, common = 0, matches = 0, i, j;
+	size_t wlen = p->len - start, common = 0, matches = 0, i, j, dir;
 	const char *first = NULL;
 	struct ui_buf hint = UI_BUF_INIT;
+
+	/* The hint names the choices by what differs: a path's last part. */
+	for (dir = wlen; dir > 0 && p->text[start + dir - 1] != '/'; dir--)
+		;
 
 	for (i = 0; i < n; i++) {
 		if (strncmp(cands[i], p->text + start, wlen) != 0)
@@ -137,7 +141,8 @@ void ui_prompt_complete(struct ui_prompt *p, const char *const *cands,
 			;
 		common = j;
 		if (matches < MAX_HINTS)
-			ui_buf_printf(&hint, "%s%s", matches ? " " : "", cands[i]);
+			ui_buf_printf(&hint, "%s%s", matches ? " " : "",
+				      cands[i] + dir);
 		else if (matches == MAX_HINTS)
 			ui_buf_puts(&hint, " ...");
 		matches++;
@@ -145,7 +150,10 @@ void ui_prompt_complete(struct ui_prompt *p, const char *const *cands,
 	if (first && start + common + 1 < sizeof(p->text)) {
 		memcpy(p->text + start, first, common);
 		p->len = start + common;
-		if (matches == 1 && p->len + 1 < sizeof(p->text))
+		/* A directory goes on with its own names: no space after
+		 * it. */
+		if (matches == 1 && p->len + 1 < sizeof(p->text) &&
+		    (common == 0 || first[common - 1] != '/'))
 			p->text[p->len++] = ' ';
 		p->text[p->len] = '\0';
 	}

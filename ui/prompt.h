@@ -37,8 +37,9 @@ void ui_prompt_start(struct ui_prompt *p, char kind, const char *text,
 void ui_prompt_stop(struct ui_prompt *p);
 /* Feed one key (as keys.h encodes it). */
 enum ui_prompt_result ui_prompt_key(struct ui_prompt *p, int key);
-/* Complete the last word from the candidates: the one match, or the
- * matches' common prefix with the matches listed as a hint. */
+/* Complete the last word from the candidates: the one match (and a space
+ * after it, unless it ends in a slash: a directory), or the matches'
+ * common prefix with the matches listed as a hint. */
 void ui_prompt_complete(struct ui_prompt *p, const char *const *cands,
 			size_t n);
 /* The start of the last word (what completion replaces). */

@@ -139,10 +139,14 @@ static const char *const noise_classes[] = {
 	"md-sidebar", "md-header", "md-footer", "md-search",
 };
 /* Class words of a site's navigation, where the page list comes from
- * (besides <nav>): Sphinx's sidebar, the Read the Docs theme's, MkDocs
- * Material's. */
+ * (besides <nav>), as a browser user finds it: Sphinx's sidebar, the
+ * Read the Docs theme's, MkDocs Material's, the plain `mkdocs` theme's
+ * top bar, and Sphinx's toctree in the page itself (where a theme's
+ * sidebar has only the page's own contents, the root page's toctree is
+ * the site's navigation). */
 static const char *const nav_classes[] = {
-	"sphinxsidebar", "wy-nav-side", "md-nav",
+	"sphinxsidebar", "wy-nav-side", "md-nav", "navbar-nav",
+	"toctree-wrapper",
 };
 /* Class words that box an element as an admonition (Sphinx's directive
  * names; MkDocs writes "admonition TYPE"). */
@@ -1763,6 +1767,7 @@ void ui_page_free(struct ui_page *page)
 	free(page->pages);
 	free(page->prev);
 	free(page->next);
+	free(page->root);
 	for (i = 0; i < page->nanchors; i++)
 		free(page->anchors[i].id);
 	free(page->lines);
@@ -1859,8 +1864,67 @@ static void nav_pages(struct render *r, xmlNode *nav)
 	}
 }
 
+/* The value of a script's `NAME = "VALUE"` or JSON `"NAME": "VALUE"`
+ * (quotes double or single), or NULL; owned. */
+static char *script_value(const char *text, const char *name)
+{
+	const char *at = text, *v, *end;
+	size_t n = strlen(name);
+
+	while ((at = strstr(at, name)) != NULL) {
+		v = at + n;
+		if (*v == '"' || *v == '\'')
+			v++;
+		while (is_space(*v))
+			v++;
+		if (*v == '=' || *v == ':') {
+			for (v++; is_space(*v); v++)
+				;
+			if ((*v == '"' || *v == '\'') &&
+			    (end = strchr(v + 1, *v)) != NULL)
+				return ui_xstrndup(v + 1, (size_t)(end - v - 1));
+		}
+		at += n;
+	}
+	return NULL;
+}
+
+/* The site's root as n names it, relative to the page: Sphinx's
+ * data-content_root (on <html>, 7.2 on) or data-url_root (its options
+ * script, before), the directory of its rel="search" page, MkDocs'
+ * base_url (its themes' script) or Material's config "base"; owned, or
+ * NULL. */
+static char *site_root(const xmlNode *n)
+{
+	const char *v, *rel, *slash;
+	const xmlNode *c;
+	char *found = NULL;
+
+	if (n->type != XML_ELEMENT_NODE)
+		return NULL;
+	if ((v = attr(n, "data-content_root")) != NULL ||
+	    (v = attr(n, "data-url_root")) != NULL)
+		return ui_xstrdup(v);
+	if (is_element(n, "link") && (rel = attr(n, "rel")) != NULL &&
+	    has_word(rel, "search") && (v = attr(n, "href")) != NULL &&
+	    is_site_page(v))
+		return (slash = strrchr(v, '/')) != NULL
+			       ? ui_xstrndup(v, (size_t)(slash - v + 1))
+			       : ui_xstrdup("");
+	if (!is_element(n, "script"))
+		return NULL;
+	for (c = n->children; c != NULL && found == NULL; c = c->next)
+		if (c->content != NULL &&
+		    (found = script_value((const char *)c->content,
+					  "base_url")) == NULL &&
+		    (v = attr(n, "id")) != NULL && strcmp(v, "__config") == 0)
+			found = script_value((const char *)c->content, "base");
+	return found;
+}
+
 /* The site around the page, read before the chrome is pruned: the
- * rel="prev"/"next" links and the navigation's page list. */
+ * rel="prev"/"next" links, the navigation's page list and the site's
+ * root. */
 static void site_links(struct render *r, xmlNode *root)
 {
 	struct ui_page *p = r->page;
@@ -1869,6 +1933,8 @@ static void site_links(struct render *r, xmlNode *root)
 	int depth = 0;
 
 	for (n = root; n != NULL; n = walk_next(n, root, 1, &depth)) {
+		if (p->root == NULL)
+			p->root = site_root(n);
 		if (n->type == XML_ELEMENT_NODE &&
 		    (is_element(n, "a") || is_element(n, "link")) &&
 		    (rel = attr(n, "rel")) != NULL &&

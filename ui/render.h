@@ -88,6 +88,11 @@ struct ui_page {
 	char *prev, *next;
 	struct ui_link *pages;
 	size_t npages;
+	/* The site's root as the page names it, relative to the page ("../",
+	 * "" for its own directory; Sphinx's and MkDocs' own markers), where
+	 * the site's search index and so its whole page list are; NULL when
+	 * the page does not say. */
+	char *root;
 };
 
 struct ui_render_opts {

@@ -48,11 +48,19 @@ struct ui_start {
 	 * child's default. */
 	const char *data_dir;
 	const char *const *contexts; /* context names for completion */
+	/* What each talks to, for `:context` alone ("the local engine", a
+	 * URL, "ssh HOST"; NULL: not said); contexts_len of them, or NULL. */
+	const char *const *context_targets;
 	size_t contexts_len;
 	/* Resolve context name into *out; 0, or -1 with a one-line message
 	 * in err. NULL: `:context` is not available. */
 	int (*connect)(void *payload, const char *name, struct ui_conn *out,
 		       char *err, size_t errsize);
+	/* Whether the local context's engine was stopped on purpose (`lectern
+	 * stop`, a stop signal) and none runs now: the TUI then says so and
+	 * waits for the user's R instead of starting it again itself. NULL:
+	 * never. */
+	int (*stopped)(void *payload);
 	/* Forward a free local port to conn's remote engine (an ssh
 	 * context), for a browser here; the port, or -1 with a one-line
 	 * message in err. NULL: not offered. */

@@ -25,6 +25,7 @@ static void unread_done(struct lc_response *resp, const struct lc_error *err,
 	u->pending = 0;
 	if (err->code == LC_ECANCELLED)
 		return; /* the client went with its context */
+	ui_app_answered(app, err);
 	if (err->code != LC_OK) {
 		if (err->status == 401 || err->status == 403 ||
 		    err->status == 404) {

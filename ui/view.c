@@ -5,6 +5,8 @@
  */
 #include <stdlib.h>
 
+#include "draw.h"
+#include "theme.h"
 #include "util.h"
 #include "view.h"
 
@@ -27,6 +29,7 @@ void ui_view_free(struct ui_view *v)
 	if (v->ops->close)
 		v->ops->close(v);
 	free(v->title);
+	free(v->filter);
 	free(v);
 }
 
@@ -106,6 +109,28 @@ int ui_view_navigate(struct ui_view *v, enum ui_action action)
 	return UI_HANDLED;
 }
 
+void ui_view_set_filter(struct ui_view *v, const char *text)
+{
+	if (v->ops->filter == NULL)
+		return;
+	/* Before the op: a screen may keep another text (the search keeps
+	 * its last query when the prompt is emptied). */
+	ui_set_str(&v->filter, text && *text ? text : NULL);
+	v->ops->filter(v, v->filter);
+	ui_view_clamp(v);
+}
+
+/* A filter that keeps nothing: said where the rows would be, so an empty
+ * list never reads as an empty instance. */
+static void draw_no_match(struct ui_view *v, WINDOW *w, int y, int width)
+{
+	char *text = ui_xasprintf("Nothing matches \"%s\" (Esc clears the "
+				  "filter)", v->filter);
+
+	ui_draw_text(w, y, 1, width - 1, text, ui_attr(UI_SLOT_DIM));
+	free(text);
+}
+
 void ui_view_draw(struct ui_view *v, WINDOW *w)
 {
 	int width = getmaxx(w), rows = getmaxy(w), y, head = 0, foot = 0;
@@ -121,6 +146,9 @@ void ui_view_draw(struct ui_view *v, WINDOW *w)
 	v->head = head;
 	v->height = rows - head - foot > 0 ? rows - head - foot : 1;
 	ui_view_clamp(v);
+	if (v->lines == 0 && v->filter && !v->ops->keeps_filter &&
+	    head + 1 < rows)
+		draw_no_match(v, w, head + 1, width);
 	for (y = head; y < rows - foot; y++) {
 		n = v->top + (size_t)(y - head);
 		if (n >= v->lines)

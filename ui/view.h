@@ -90,6 +90,11 @@ struct ui_view {
 	int height;    /* list rows on screen at the last draw */
 	int head;      /* rows the header took at the last draw */
 	int gone;      /* closed by the app after this loop turn */
+	/* The `/` text the screen applies now (a filter, a find, the search
+	 * query), or NULL: the status line shows it, `/` starts from it and
+	 * Esc clears it first. The loop sets it with every filter call; a
+	 * screen whose `/` means something else per tab sets it itself. */
+	char *filter;  /* owned */
 	void *priv;    /* the view's own state */
 };
 
@@ -109,7 +114,11 @@ int ui_view_navigate(struct ui_view *v, enum ui_action action);
 void ui_view_goto(struct ui_view *v, size_t n);
 /* Keep cursor and top valid after v->lines changed. */
 void ui_view_clamp(struct ui_view *v);
-/* Draw the view's header and visible rows into w. */
+/* Apply the `/` text (NULL or "": none) to v: v->filter and its filter
+ * op, then keep the cursor valid. */
+void ui_view_set_filter(struct ui_view *v, const char *text);
+/* Draw the view's header and visible rows into w; a filter that keeps no
+ * row says so under the header. */
 void ui_view_draw(struct ui_view *v, WINDOW *w);
 
 /* The screens (views/): their constructors, which ui_main puts in the
@@ -129,11 +138,13 @@ struct ui_view *ui_reader_new(struct ui_app *app, const char *url,
 /* The instance's organizations (business edition), each opening its
  * projects. */
 struct ui_view *ui_orgs_new(struct ui_app *app);
-/* A site's pages (titles[i] at the absolute urls[i], n of them) for a
- * reader on site; the cursor on current (n: none). */
+/* A site's pages (titles[i] at the absolute urls[i], n of them, from a
+ * page's navigation) for a reader on page (marked, the cursor on it);
+ * index_root (may be NULL): the site's root URL, ending in '/', whose
+ * search index lists its pages when the navigation is thin. */
 struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
 			     char *const *titles, char *const *urls, size_t n,
-			     size_t current);
+			     const char *page, const char *index_root);
 /* What changed between base and head (version slugs or "build:<id>") of
  * project's docs. base NULL: a build head is compared with the newest
  * passed build of version before it, a version head with the project's
@@ -141,6 +152,8 @@ struct ui_view *ui_pages_new(struct ui_app *app, const char *site,
 struct ui_view *ui_diff_new(struct ui_app *app, const char *project,
 			    const char *base, const char *head,
 			    const char *version);
+/* The contexts the CLI knows, the current one marked; Enter switches. */
+struct ui_view *ui_contexts_new(struct ui_app *app);
 /* The user's notifications (the v3 feed), to read or dismiss. */
 struct ui_view *ui_notifications_new(struct ui_app *app);
 /* The keys of view from's screen that do something there. */

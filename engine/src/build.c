@@ -749,6 +749,26 @@ int lec_build_queue_position(struct lec_store *st, const struct lec_build *b,
 	return error;
 }
 
+int lec_build_activity(struct lec_store *st, struct lec_build_activity *out)
+{
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, sizeof(*out));
+	/* The rowid's end and the partial index of unfinished builds: two
+	 * lookups, whatever the history's length. */
+	if ((error = lec_store__query_int(st, "SELECT coalesce(max(id), 0) "
+					      "FROM builds",
+					  NULL, 0, "reading the builds",
+					  &out->newest, NULL)) < 0)
+		return error;
+	return lec_store__query_int(st, "SELECT count(*) FROM builds WHERE "
+					"state NOT IN ('finished', "
+					"'cancelled')",
+				    NULL, 0, "reading the builds",
+				    &out->unfinished, NULL);
+}
+
 int lec_build_unfinished(struct lec_store *st, int64_t *waiting,
 			 int64_t *running)
 {

@@ -330,6 +330,24 @@ static void sphinx_treated(struct lec__warn_parser *p, const char *line,
 	record_close(p);
 }
 
+/* A Python traceback's first line ("Traceback (most recent call last):",
+ * or Sphinx's own crash report) after an open record is the record's only
+ * when its message announces it (autodoc's "... the following exception
+ * was raised:") with no blank line between; any other is another
+ * program's output or a crash, never the rest of the warning. */
+static int foreign_traceback(const struct lec__warn_parser *p,
+			     const char *line)
+{
+	const struct lec__buf *m = &p->message;
+
+	if (starts_with(line, "Exception occurred:"))
+		return 1;
+	if (!starts_with(line, "Traceback (most recent call last):"))
+		return 0;
+	return p->blank > 0 || p->follow > 0 || m->len == 0 ||
+	       m->ptr[m->len - 1] != ':';
+}
+
 /* The status lines that start a phase of Sphinx's run (its English
  * console); those ending in '[' are progress lines naming a document
  * ("reading sources... [ 50%] usage/install"). */
@@ -450,7 +468,8 @@ static void sphinx_line(struct lec__warn_parser *p, const char *line,
 	}
 	if (!p->open)
 		return;
-	if (sphinx_stops(line, n) || (p->fatal && n == 0 && p->message.len))
+	if (sphinx_stops(line, n) || foreign_traceback(p, line) ||
+	    (p->fatal && n == 0 && p->message.len))
 		record_close(p);
 	else if (p->fatal && p->message.len == 0 && n)
 		lec__buf_putn(&p->message, line, n);

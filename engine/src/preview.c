@@ -473,6 +473,25 @@ static int editor_file(const char *name, size_t n)
 	return 0;
 }
 
+/* What Python writes into a tree as a build imports the project (autodoc,
+ * a conf.py importing a local module): bytecode, and the metadata of an
+ * editable install. Never documentation, and written by the build
+ * itself, so a change to it is no reason to build again. */
+static int python_byproduct(const char *name, size_t n)
+{
+	static const char *const suffixes[] = { ".pyc", ".pyo", ".egg-info" };
+	size_t i, m;
+
+	if (n == 11 && strncmp(name, "__pycache__", 11) == 0)
+		return 1;
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		m = strlen(suffixes[i]);
+		if (n > m && strncmp(name + n - m, suffixes[i], m) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The configuration file names lec_rtd_config_find looks for at the top:
  * hidden, yet the build depends on them. */
 static int config_file(const char *relpath)
@@ -510,6 +529,7 @@ int lec_preview_relevant(const struct lec_preview *p, const char *relpath)
 		if (n == 0)
 			continue;
 		if (s[0] == '.' || editor_file(s, n) ||
+		    python_byproduct(s, n) ||
 		    (n == 6 && strncmp(s, "_build", 6) == 0) ||
 		    (n == 12 && strncmp(s, "node_modules", 12) == 0) ||
 		    (top && ((n == 12 && strncmp(s, "_readthedocs", 12) == 0) ||

@@ -13,6 +13,10 @@
  *               ssh context reaches, so one engine serves a data directory
  *               for both (serve_socket.c)
  *   serve.log   its stdout and stderr (appended)
+ *   serve.stopped written by the recorded engine as a stop signal ends it
+ *               (`lectern stop`, systemd, a kill): it was stopped on
+ *               purpose, so an open TUI says so and does not start it
+ *               again on its own; gone once another engine is recorded
  *   cli-token   the local user's API token (0600), made on first use
  *
  * The engine of a single user takes local (file://) repositories from the
@@ -536,6 +540,8 @@ int cli_engine_record(const char *dir, long pid, long port,
 {
 	char text[32];
 
+	/* Running again: no longer stopped on purpose. */
+	remove_file(dir, "serve.stopped");
 	snprintf(text, sizeof(text), "%ld", pid);
 	if (write_small(dir, "serve.pid", text) < 0)
 		return cli_fail("cannot write %s/serve.pid: %s", dir,
@@ -579,6 +585,27 @@ long cli_engine_running(const char *dir, long *port)
 
 	*port = read_number(dir, "serve.port");
 	return is_engine_process(pid) && port_answers(*port) ? pid : 0;
+}
+
+void cli_engine_stopping(const char *dir, long pid)
+{
+	char text[32];
+
+	if (read_number(dir, "serve.pid") != pid)
+		return;
+	snprintf(text, sizeof(text), "%ld", pid);
+	/* Best effort: without it a TUI starts the engine again, as after a
+	 * crash. */
+	(void)write_small(dir, "serve.stopped", text);
+}
+
+int cli_engine_stopped(const char *dir)
+{
+	char buf[32];
+	long port;
+
+	return read_small(dir, "serve.stopped", buf, sizeof(buf)) == 0 &&
+	       cli_engine_running(dir, &port) == 0;
 }
 
 void cli_engine_forget(const char *dir)

@@ -212,6 +212,15 @@ static void end_forwards(struct tui_payload *tp)
 	}
 }
 
+/* The local engine was stopped on purpose (ui_start.stopped). */
+static int local_stopped(void *payload)
+{
+	struct tui_payload *tp = payload;
+	const char *dir = cli_data_dir(tp->ctx);
+
+	return dir != NULL && cli_engine_stopped(dir);
+}
+
 /* "local" and every configured context's name, for completion; owned
  * array of borrowed-from-cfg strings. */
 static const char **context_names(const struct cli_config *cfg, size_t *n)
@@ -228,6 +237,41 @@ static const char **context_names(const struct cli_config *cfg, size_t *n)
 	return names;
 }
 
+/* What each of context_names' contexts talks to, for the TUI's
+ * `:context` alone: the local engine, a URL or an ssh host, and whether
+ * it is read-only; owned array of owned strings (NULL items when out of
+ * memory), n of them. */
+static char **context_targets(const struct cli_config *cfg, const char *dir,
+			      size_t n)
+{
+	char **targets = calloc(n ? n : 1, sizeof(*targets));
+	const struct cli_context *c;
+	size_t i;
+
+	if (targets == NULL)
+		return NULL;
+	if (asprintf(&targets[0], "the local engine (data in %s)",
+		     dir ? dir : "?") < 0)
+		targets[0] = NULL;
+	for (i = 1; i < n; i++) {
+		c = &cfg->contexts[i - 1];
+		if (asprintf(&targets[i], "%s%s%s", c->ssh ? "ssh " : "",
+			     c->ssh ? c->ssh : c->url ? c->url : "",
+			     c->readonly ? " (read-only)" : "") < 0)
+			targets[i] = NULL;
+	}
+	return targets;
+}
+
+static void free_targets(char **targets, size_t n)
+{
+	size_t i;
+
+	for (i = 0; targets && i < n; i++)
+		free(targets[i]);
+	free(targets);
+}
+
 int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 {
 	static const struct cli_command self = {
@@ -238,6 +282,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_config cfg;
 	struct cli_conn conn;
 	const char **names = NULL;
+	char **targets = NULL;
 	char err[256];
 	long port;
 	int i, status;
@@ -269,7 +314,12 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	take_conn(&conn, &start.conn);
 	names = context_names(&cfg, &start.contexts_len);
 	start.contexts = names;
+	if (names)
+		targets = context_targets(&cfg, cli_data_dir(ctx),
+					  start.contexts_len);
+	start.context_targets = (const char *const *)targets;
 	start.connect = connect_context;
+	start.stopped = local_stopped;
 	start.forward = forward_context;
 	start.payload = &payload;
 	start.demo_repo = cli_demo_repo();
@@ -287,6 +337,7 @@ int cli_cmd_tui(struct cli_ctx *ctx, int argc, char **argv)
 	end_forwards(&payload);
 	cli_ssh_keeper_stop(payload.keeper);
 done:
+	free_targets(targets, start.contexts_len);
 	free(names);
 	cli_config_dispose(&cfg);
 	return status;

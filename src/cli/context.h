@@ -155,6 +155,12 @@ int cli_engine_record(const char *dir, long pid, long port,
 		      const char *socket);
 char *cli_engine_socket(const char *dir);
 void cli_engine_forget(const char *dir);
+/* A stop signal is ending the engine pid: when it is the recorded one,
+ * note that it was stopped on purpose (serve.stopped), which the next
+ * record undoes. Stopped: noted so, and no engine runs now; what an open
+ * TUI asks before it would start the engine again on its own. */
+void cli_engine_stopping(const char *dir, long pid);
+int cli_engine_stopped(const char *dir);
 /* DATA/engine.sock, the socket the data directory's local engine serves
  * beside its port; owned, NULL when out of memory or when the path is too
  * long for a unix socket (the engine then has none). */

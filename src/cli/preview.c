@@ -73,7 +73,12 @@ struct loop {
 	struct watcher w;
 	int sigfd;
 	char *changed[SRV_PREVIEW_CHANGED_MAX + 1]; /* NULL-terminated */
+	/* changed[i] did not exist before this burst: if it goes within it
+	 * (an editor's or sed's temporary file, renamed over the page), it
+	 * was never a change to the tree. */
+	unsigned char born[SRV_PREVIEW_CHANGED_MAX];
 	size_t nchanged;
+	int unnamed; /* changes the list had no room for */
 	int64_t first_ms, last_ms; /* of the pending burst; 0: none */
 	uint64_t generation, published;
 	char *generator; /* of the last finished build */
@@ -169,20 +174,39 @@ static void watch_tree(struct loop *l, const char *rel)
 		closedir(d);
 }
 
-static void remember_change(struct loop *l, const char *rel)
+/* A change to rel, of inotify's mask. A path created in this burst and
+ * gone again before it ends (moved away or deleted) leaves the list; a
+ * burst left with no change at all builds nothing. */
+static void remember_change(struct loop *l, const char *rel, uint32_t mask)
 {
 	size_t i;
 	int64_t now = now_ms();
 
+	for (i = 0; i < l->nchanged; i++)
+		if (strcmp(l->changed[i], rel) == 0)
+			break;
+	if (i < l->nchanged && l->born[i] &&
+	    (mask & (IN_DELETE | IN_MOVED_FROM))) {
+		free(l->changed[i]);
+		l->changed[i] = l->changed[l->nchanged - 1];
+		l->born[i] = l->born[l->nchanged - 1];
+		l->changed[--l->nchanged] = NULL;
+		if (l->nchanged == 0 && !l->unnamed)
+			l->first_ms = l->last_ms = 0;
+		return;
+	}
 	if (l->first_ms == 0)
 		l->first_ms = now;
 	l->last_ms = now;
-	for (i = 0; i < l->nchanged; i++)
-		if (strcmp(l->changed[i], rel) == 0)
-			return;
+	if (i < l->nchanged)
+		return;
 	if (l->nchanged < SRV_PREVIEW_CHANGED_MAX &&
-	    (l->changed[l->nchanged] = strdup(rel)) != NULL)
+	    (l->changed[l->nchanged] = strdup(rel)) != NULL) {
+		l->born[l->nchanged] = (mask & (IN_CREATE | IN_MOVED_TO)) != 0;
 		l->nchanged++;
+	} else {
+		l->unnamed = 1;
+	}
 }
 
 static void forget_changes(struct loop *l)
@@ -194,6 +218,7 @@ static void forget_changes(struct loop *l)
 		l->changed[i] = NULL;
 	}
 	l->nchanged = 0;
+	l->unnamed = 0;
 	l->first_ms = l->last_ms = 0;
 }
 
@@ -204,7 +229,7 @@ static void on_event(struct loop *l, const struct inotify_event *ev)
 
 	if (ev->mask & IN_Q_OVERFLOW) {
 		/* Events were lost: something changed, say what we know. */
-		remember_change(l, ".");
+		remember_change(l, ".", 0);
 		return;
 	}
 	if (ev->mask & IN_IGNORED) {
@@ -223,7 +248,7 @@ static void on_event(struct loop *l, const struct inotify_event *ev)
 		if ((ev->mask & IN_ISDIR) &&
 		    (ev->mask & (IN_CREATE | IN_MOVED_TO)))
 			watch_tree(l, rel);
-		remember_change(l, rel);
+		remember_change(l, rel, ev->mask);
 	}
 	free(rel);
 }

@@ -297,6 +297,9 @@ int cli_cmd_serve(struct cli_ctx *ctx, int argc, char **argv)
 	 * stop. */
 	srv_stop(srv);
 	lec_pipeline_stop(pipeline);
+	/* The data directory's local engine stopped by someone (`lectern
+	 * stop`, systemd, a kill): an open TUI leaves it stopped. */
+	cli_engine_stopping(cfg->data_dir, (long)getpid());
 	status = CLI_EXIT_OK;
 done:
 	if (lock_fd >= 0)

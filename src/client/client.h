@@ -757,6 +757,9 @@ int lc_versions_sort(cJSON *versions);
 #define LC_ALL_BUILDS_PATH "/api/v3/builds/"
 /* Where the user's waiting builds stand in the instance's queue. */
 #define LC_QUEUE_PATH "/api/v3/builds/queue/"
+/* The instance's build activity, {"newest", "unfinished"}: asked with its
+ * ETag before asking for lists of builds again (docs/api.md). */
+#define LC_BUILD_ACTIVITY_PATH "/api/v3/builds/activity/"
 
 struct lc_queue_entry {
 	long long id;       /* a waiting build of the user's */

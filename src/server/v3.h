@@ -300,10 +300,12 @@ int srv_v3_org_join(struct srv_request *req, struct lec_org *org,
 		    struct srv_response *res);
 srv_handler_fn srv_v3_project_detail;
 srv_handler_fn srv_v3_project_update;
-/* Lectern's builds across the requester's projects, and where their
- * waiting builds stand in the queue (v3_queue.c, docs/api.md). */
+/* Lectern's builds across the requester's projects, where their waiting
+ * builds stand in the queue, and the instance's build activity
+ * (v3_queue.c, docs/api.md). */
 srv_handler_fn srv_v3_all_builds_list;
 srv_handler_fn srv_v3_build_queue;
+srv_handler_fn srv_v3_build_activity;
 /* Lectern's status of the instance: version, workers, builds waiting and
  * running (v3_status.c, docs/api.md). */
 srv_handler_fn srv_v3_status;

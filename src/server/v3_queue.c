@@ -4,9 +4,12 @@
  * the requester administers, newest first, in the v3 build shape (with
  * `running` and `commit` filters and limit/offset paging); GET
  * /api/v3/builds/queue/ says where the requester's waiting builds stand
- * in the instance's queue. The service has neither: its v3 lists builds
- * under one project and says nothing of a queue, so its build shape stays
- * as it is and clients ask the queue only of a Lectern.
+ * in the instance's queue; GET /api/v3/builds/activity/ says in two
+ * numbers whether builds came, went or ended since a client last asked,
+ * so a screen of builds asks for its lists again only then. The service
+ * has none of them: its v3 lists builds under one project and says
+ * nothing of a queue, so its build shape stays as it is and clients ask
+ * these only of a Lectern.
  */
 #include <stdint.h>
 
@@ -103,6 +106,22 @@ done:
 	memo_dispose(&memo);
 	lec_build_list_dispose(&list);
 	srv_flex_dispose(&flex);
+	return res->status;
+}
+
+int srv_v3_build_activity(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_build_activity a;
+	cJSON *body = NULL;
+	int rc = lec_build_activity(srv_store(req), &a);
+
+	if (rc < 0 || (body = cJSON_CreateObject()) == NULL) {
+		srv_respond_engine_error(res, rc < 0 ? rc : LEC_ENOMEM);
+		return res->status;
+	}
+	cJSON_AddNumberToObject(body, "newest", (double)a.newest);
+	cJSON_AddNumberToObject(body, "unfinished", (double)a.unfinished);
+	srv_respond_json(res, 200, body, SRV_JSON_SORTED);
 	return res->status;
 }
 

@@ -133,8 +133,9 @@ const struct srv_route srv_v3_routes[] = {
 	UNDER_PROJECT("diff/", "Diff",
 		      "What changed between two versions or builds (Lectern's "
 		      "extension).", GET(srv_v3_diff)),
-	/* Lectern's extension: builds across the requester's projects, and
-	 * where their waiting builds stand in the queue (docs/api.md). */
+	/* Lectern's extension: builds across the requester's projects, where
+	 * their waiting builds stand in the queue, and the instance's build
+	 * activity (docs/api.md). */
 	FOR_USERS("builds/", "Builds List",
 		  "Builds of every project you administer, newest first "
 		  "(Lectern's extension).",
@@ -142,6 +143,10 @@ const struct srv_route srv_v3_routes[] = {
 	FOR_USERS("builds/queue/", "Build Queue",
 		  "Where the waiting builds stand in the queue (Lectern's "
 		  "extension).", AUTH(SRV_GET, srv_v3_build_queue)),
+	FOR_USERS("builds/activity/", "Build Activity",
+		  "The newest build and the builds not finished, to ask "
+		  "before asking for lists again (Lectern's extension).",
+		  AUTH(SRV_GET, srv_v3_build_activity)),
 	FOR_USERS("status/", "Status",
 		  "The engine's version, its build workers, and the builds "
 		  "waiting and running (Lectern's extension).",

@@ -3,8 +3,10 @@ GET /api/v3/builds/ lists the builds of every project the requester
 administers, newest first, in the v3 build shape, with the `running`
 filter and paging; GET /api/v3/builds/queue/ gives the requester's waiting
 builds their place in the instance's queue (other users' builds count
-there but are not shown); both want a token. No workers run, so every
-build waits."""
+there but are not shown); GET /api/v3/builds/activity/ (issue 43, item
+2) gives the newest build and the unfinished ones, tagged so that a
+client asking again gets a 304 until a build comes, goes or ends; all
+want a token. No workers run, so every build waits."""
 from lectern_test import ServerTestCase, main
 
 BUILD_KEYS = [
@@ -92,6 +94,41 @@ class BuildQueueTest(ServerTestCase):
         self.assertTrue(body["_links"]["builds"].endswith("/api/v3/builds/?running=true"), body)
         self.assertStatus(self.server.get("/api/v3/status/"), 401)
         self.assertStatus(self.server.post("/api/v3/status/", token=self.bob), 405)
+
+
+class BuildActivityTest(ServerTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        s = cls.server
+        cls.alice = s.token("alice")
+        cls.bob = s.token("bob")
+        for token, name in ((cls.alice, "Alpha"), (cls.bob, "Bravo"), (cls.alice, "Charlie")):
+            s.import_project(token, name)
+
+    def test_activity(self):
+        r = self.server.get("/api/v3/builds/activity/", token=self.alice)
+        self.assertStatus(r, 200)
+        self.assertSortedKeys(r.body)
+        self.assertEqual(sorted(r.json), ["newest", "unfinished"])
+        newest = self.server.get("/api/v3/builds/?limit=1", token=self.bob).json["results"][0]["id"]
+        self.assertGreaterEqual(r.json["newest"], newest)
+        self.assertGreaterEqual(r.json["unfinished"], 3)
+        etag = r.header("ETag")
+        self.assertTrue(etag)
+        again = self.server.get("/api/v3/builds/activity/", token=self.alice,
+                                headers={"If-None-Match": etag})
+        self.assertStatus(again, 304)
+        # Bob's new build moves it for alice too: a screen of builds
+        # asks for its lists again.
+        r = self.server.post("/api/v3/projects/bravo/versions/latest/builds/", token=self.bob)
+        self.assertStatus(r, 202)
+        new = r.json["build"]["id"]
+        moved = self.server.get("/api/v3/builds/activity/", token=self.alice,
+                                headers={"If-None-Match": etag})
+        self.assertStatus(moved, 200)
+        self.assertEqual(moved.json["newest"], new)
+        self.assertStatus(self.server.get("/api/v3/builds/activity/"), 401)
 
 
 if __name__ == "__main__":

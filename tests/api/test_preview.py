@@ -337,8 +337,31 @@ class MarkdownPreviewTest(PreviewTestCase):
         write(self.tree, "guide/.page.md.swp", "x")
         write(self.tree, "guide/page.md~", "x")
         write(self.tree, "node_modules/pkg/readme.md", "x")
+        # What Python writes as a build imports the project (issue 43,
+        # item 11): it built again after each such build.
+        write(self.tree, "guide/__pycache__/mod.cpython-311.pyc", "x")
+        write(self.tree, "guide.egg-info/PKG-INFO", "x")
         time.sleep(SETTLE)
         self.assertEqual(self.settled()["generation"], before["generation"])
+
+    def test_temporary_file_is_no_reason(self):
+        # `sed -i` writes a temporary file beside the page and renames it
+        # over the page: the rebuild's reason is the page, never the
+        # temporary name (issue 43, item 11); a file that came and went
+        # within a burst builds nothing.
+        before = self.settled()
+        subprocess.run(["sed", "-i", "s/The guide./The sed guide./",
+                        os.path.join(self.tree, "guide/index.md")], check=True)
+        self.wait_served("/guide/index.html", b"The sed guide.")
+        after = self.settled()
+        self.assertEqual(after["changed"], ["guide/index.md"])
+        self.assertNotIn("guide/sed", self.preview.stdout())
+        tmp = os.path.join(self.tree, "guide", "draft.tmp")
+        with open(tmp, "w") as f:
+            f.write("x")
+        os.unlink(tmp)
+        time.sleep(SETTLE)
+        self.assertEqual(self.settled()["generation"], after["generation"])
 
     def test_broken_config_keeps_old_output(self):
         before = self.settled()

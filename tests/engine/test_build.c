@@ -699,6 +699,37 @@ TEST(reset_requeues)
 	lec_store_free(st);
 }
 
+/* The two numbers a client watching builds asks first: they move when a
+ * build is created, ends or goes back in the queue, and not while a
+ * build only steps through its states. */
+TEST(activity_moves_with_builds)
+{
+	struct lec_store *st = lec_test_store();
+	int64_t p = lec_test_project(st, "p");
+	int64_t v = make_version(st, p, "main", LEC_VERSION_BRANCH), id;
+	struct lec_build_activity a, b;
+	struct lec_build *claimed = NULL;
+
+	CHECK_OK(lec_build_activity(st, &a));
+	CHECK_INT(a.newest, 0);
+	CHECK_INT(a.unfinished, 0);
+	id = trigger(st, p, v, "abc");
+	CHECK_OK(lec_build_activity(st, &a));
+	CHECK_INT(a.newest, id);
+	CHECK_INT(a.unfinished, 1);
+	CHECK_OK(lec_build_claim(st, &claimed));
+	lec_build_free(claimed);
+	CHECK_OK(lec_build_set_state(st, id, LEC_BUILD_STATE_BUILDING));
+	CHECK_OK(lec_build_activity(st, &b));
+	CHECK_INT(b.newest, a.newest);
+	CHECK_INT(b.unfinished, a.unfinished);
+	CHECK_OK(lec_build_finish(st, id, 1, NULL));
+	CHECK_OK(lec_build_activity(st, &a));
+	CHECK_INT(a.newest, id);
+	CHECK_INT(a.unfinished, 0);
+	lec_store_free(st);
+}
+
 TEST(commit_and_config)
 {
 	struct lec_store *st = lec_test_store();
@@ -1314,6 +1345,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(one_worker_serves_owners_in_turn),
 	TEST_ENTRY(one_build_per_project),
 	TEST_ENTRY(reset_requeues),
+	TEST_ENTRY(activity_moves_with_builds),
 	TEST_ENTRY(commit_and_config),
 	TEST_ENTRY(list_filters_and_paging),
 	TEST_ENTRY(commands_record_output),

@@ -446,6 +446,14 @@ TEST(relevant_paths)
 		{ "docs/4913", 0 },
 		{ "docs/#page.md#", 0 },
 		{ "docs/page#1.md", 1 },
+		/* What a build writes as it imports the project (issue 43,
+		 * item 11). */
+		{ "src/pkg/__pycache__/mod.cpython-311.pyc", 0 },
+		{ "src/pkg/__pycache__", 0 },
+		{ "conf.pyc", 0 },
+		{ "src/pkg.egg-info/PKG-INFO", 0 },
+		{ "docs/__pycache__.md", 1 },
+		{ "src/pkg/mod.py", 1 },
 	};
 	char tree[PATH_MAX], cache[PATH_MAX];
 	struct lec_preview *p;

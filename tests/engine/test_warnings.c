@@ -181,6 +181,48 @@ TEST(sphinx_fatal_and_treated_as_error)
 	lec_warning_set_dispose(&set);
 }
 
+/* A traceback after a warning is its own record's only when the warning
+ * announces it (autodoc's import failure); one after a blank line, or
+ * after lines the warning quoted, is some other program's and is not
+ * swallowed into the warning (issue 43, item 6). */
+TEST(sphinx_traceback_after_a_warning)
+{
+	struct lec_warning_set set = { 0 };
+
+	parse_in_chunks(LEC__WARN_SPHINX,
+			"WARNING: failed to reach any of the inventories with "
+			"the following issues:\n"
+			"intersphinx inventory 'https://x.test/objects.inv' "
+			"not fetchable\n"
+			"Traceback (most recent call last):\n"
+			"  File \"/usr/lib/x.py\", line 3, in <module>\n"
+			"ValueError: unrelated\n"
+			"/tree/docs/a.rst:2: WARNING: autodoc: failed to import "
+			"module 'm'; the following exception was raised:\n"
+			"Traceback (most recent call last):\n"
+			"  File \"/tree/m.py\", line 1, in <module>\n"
+			"ImportError: no m\n"
+			"/tree/docs/b.rst:5: WARNING: Unknown target name: x\n"
+			"\n"
+			"Traceback (most recent call last):\n"
+			"  File \"/usr/lib/y.py\", line 9, in run\n"
+			"RuntimeError: also unrelated\n",
+			4, &set);
+	CHECK_INT(set.len, 3);
+	check_record(&set, 0, LEC_WARNING_WARNING, "", 0,
+		     "failed to reach any of the inventories with the "
+		     "following issues:\nintersphinx inventory "
+		     "'https://x.test/objects.inv' not fetchable");
+	check_record(&set, 1, LEC_WARNING_WARNING, "docs/a.rst", 2,
+		     "autodoc: failed to import module 'm'; the following "
+		     "exception was raised:\nTraceback (most recent call "
+		     "last):\n  File \"/tree/m.py\", line 1, in <module>\n"
+		     "ImportError: no m");
+	check_record(&set, 2, LEC_WARNING_WARNING, "docs/b.rst", 5,
+		     "Unknown target name: x");
+	lec_warning_set_dispose(&set);
+}
+
 TEST(mkdocs_output)
 {
 	struct lec_warning_set set = { 0 };
@@ -994,6 +1036,7 @@ TEST(sphinx_kept_state_refused_when_not_whole)
 static const struct lec_test tests[] = {
 	TEST_ENTRY(sphinx_output_in_any_chunks),
 	TEST_ENTRY(sphinx_fatal_and_treated_as_error),
+	TEST_ENTRY(sphinx_traceback_after_a_warning),
 	TEST_ENTRY(mkdocs_output),
 	TEST_ENTRY(markdown_builder_messages),
 	TEST_ENTRY(paths),

@@ -9,6 +9,9 @@ set -u
 TMP=$(mktemp -d /tmp/lectern-tui-XXXXXX)
 export XDG_CONFIG_HOME="$TMP/config"
 export LECTERN_TUI_CONFIG="$TMP/tui.conf"
+# Where `s` saves a build's log: inside the test's directory.
+export XDG_DOWNLOAD_DIR="$TMP/downloads"
+mkdir -p "$XDG_DOWNLOAD_DIR"
 unset LECTERN_CONTEXT NO_COLOR
 # Each TUI run gets a tmux server of its own: starting one on the socket
 # of a server still shutting down fails.
@@ -69,6 +72,17 @@ markdown_repo() {
 	make_repo "$TMP/guide"
 }
 
+# wait_listening FILE: until a server's stdout FILE says "listening on";
+# 1 after the deadline.
+wait_listening() {
+	i=0
+	until grep -q '^listening on ' "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt $((DEADLINE * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
 # start_server: `lectern serve` with one build worker (WORKERS: another
 # number); sets URL, TOKEN and a context "t" in the temporary config. The commit watcher is off unless
 # WATCH=1: tests commit and trigger builds themselves, and a watcher's
@@ -78,12 +92,8 @@ start_server() {
 		--threads 2 --local-repos "$TMP" \
 		$([ -n "${WATCH:-}" ] || echo --no-watch) >"$TMP/serve.out" 2>"$TMP/serve.err" &
 	server_pid=$!
-	i=0
-	while ! grep -q '^listening on ' "$TMP/serve.out" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt $((DEADLINE * 10)) ] || { echo "server did not start: $(cat "$TMP/serve.err")" >&2; exit 1; }
-		sleep 0.1
-	done
+	wait_listening "$TMP/serve.out" ||
+		{ echo "server did not start: $(cat "$TMP/serve.err")" >&2; exit 1; }
 	URL=$(sed -n 's,^listening on \(http://[^/]*\)/*$,\1,p' "$TMP/serve.out")
 	TOKEN=$("$LECTERN" --data "$TMP/data" token create tester)
 	printf '%s\n' "$TOKEN" >"$TMP/token"
@@ -165,6 +175,15 @@ tui_session() {
 	[ "$ts_name" = s ] || ts_err="$TMP/tui-$ts_name.err"
 	t new-session -d -s "$ts_name" -x 100 -y 30 -c "$TMP" \
 		"env LANG=C.UTF-8 TERM=${TUI_TERM:-tmux-256color} $envs '$LECTERN' --context ${TUI_CONTEXT:-t} tui $* 2>'$ts_err'; echo \"TUI-EXIT=\$?\"; sleep 600"
+}
+
+# tui_at COLSxROWS [tui's arguments]: tui, then its window at that size
+# (the tests that run at 80x24 and 200x60).
+tui_at() {
+	ta_size=$1
+	shift
+	tui "$@"
+	t resize-window -t s -x "${ta_size%x*}" -y "${ta_size#*x}"
 }
 
 screen() { t capture-pane -p -t "${TUI_SESSION:-s}"; }

@@ -3,7 +3,8 @@
 # TUI finds it again or starts it, as the CLI does. Stopped, the next
 # engine takes the same port (a free one), so earlier docs URLs keep
 # working; R finds it. Restarted on another port, the TUI follows it. Without any key,
-# a screen that polls notices and brings it back itself.
+# a screen that polls notices an engine that died (a crash, not a stop:
+# test_tui_engine_stopped.sh) and brings it back itself.
 . "$LEC_TESTS/tui/lib.sh"
 export LECTERN_DATA="$TMP/local"
 cleanup_local() {
@@ -46,10 +47,10 @@ wait_for "the local engine answers at http://127\.0\.0\.1:$new" "the engine on a
 wait_for '^ *guide +Guide' "the projects through the new port"
 
 # No key: the Builds screen polls every second; its failed poll brings
-# the engine back, and its rows with it.
+# an engine that died back, and its rows with it.
 keys : b u i l d s ' ' g u i d e Enter
 wait_for '^ *1 +latest' "guide's builds"
-"$LECTERN" stop >/dev/null
+kill -KILL "$(cat "$LECTERN_DATA/serve.pid")"
 wait_for "the local engine answers at http://127\.0\.0\.1:$new" "found again without a key"
 wait_for '^ *1 +latest' "guide's builds again"
 quit_tui

@@ -6,7 +6,8 @@
 # a broken build says why in the status line and keeps the page; a fixed
 # one shows again. A second `:preview` replaces the first child (its
 # reader leaves the screen stack with it), a
-# directory that is not there is reported, and quitting stops the child.
+# directory that is not there is reported, and leaving the preview's
+# last screen (or quitting) stops the child.
 . "$LEC_TESTS/tui/lib.sh"
 
 # The directory names are the markers pgrep looks for.
@@ -90,6 +91,12 @@ wait_for '^Other Tree  http://127\.0\.0\.1:[0-9]+/ *$' "the second preview"
 wait_for '^ Lectern \[t\]  Projects ▸ preview +\? help' "one preview in the trail"
 keys q
 wait_for '^ No projects yet' "Projects, back from the second preview"
+# Leaving its last screen stops the preview, and says so (issue 43, item
+# 11: it kept rebuilding on every save until the TUI quit).
+wait_for "^stopped the preview of $other \(:preview starts it again\)" "the preview stopped on leaving"
+i=0
+while [ "$(running "$other")" != 0 ] && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+[ "$(running "$other")" = 0 ] && pass || fail "the preview outlived its screens"
 
 quit_tui
 i=0

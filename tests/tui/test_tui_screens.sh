@@ -52,16 +52,16 @@ wait_for '^  2 pages, 0 other files' "the command's output"
 keys / m a r k d o w n Enter
 wait_for 'markdown' "the search"
 keys s
-wait_for "saved [0-9]+ lines to $TMP/lectern-build-1\\.log" "the save message, its path absolute"
-grep -q '^\$ lectern markdown \. \$READTHEDOCS_OUTPUT/html  \[exit 0' "$TMP/lectern-build-1.log" && pass ||
-	fail "saved log: $(cat "$TMP/lectern-build-1.log" 2>&1)"
+wait_for "saved [0-9]+ lines to $TMP/downloads/lectern-build-1.log" "the save message"
+grep -q '^\$ lectern markdown \. \$READTHEDOCS_OUTPUT/html  \[exit 0' "$TMP/downloads/lectern-build-1.log" && pass ||
+	fail "saved log: $(cat "$TMP/downloads/lectern-build-1.log" 2>&1)"
 
 # ---- Help is generated from the action table and the keymaps.
 keys ?
 wait_for 'Help: build' "the help title"
 wait_for '^f +first-failed +jump to the first failed command *$' "help"
 wait_for '^<Esc> q +back +clear the filter, else go back' "help"
-wait_for '^s +save-log +save the log to a file *$' "help"
+wait_for '^s +save-log +save the log to a file in the downloads directory *$' "help"
 screen | grep -q 'toggle-running' && fail "the build's help lists a builds-only key" || pass
 keys q
 wait_for '^Build #1 ' "back from help"

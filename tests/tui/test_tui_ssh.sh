@@ -116,13 +116,19 @@ watcher=$(watcher_pid)
 sleep 0.5
 [ -n "$watcher" ] && running "$watcher" && pass || fail "the watcher died of SIGPIPE"
 
-# The remote engine dies: the link is reported down, then comes back.
+# The remote engine dies: the link is reported down, then comes back,
+# and the TUI says so and reloads without a key (issue 43, item 9: the
+# error stayed until a second R, 12 s).
 old=$(engine_pid)
 kill "$old"
 keys R
 wait_for 'no answer from the engine through ssh context tssh' "the link down"
+wait_for '^ Lectern \[tssh\]  \(no answer\)' "the link down in the title"
 wait_new engine_pid "$old" "the remote engine"
-reload_until_ok
+back=$(date +%s%N)
+wait_for '^the engine answers again through ssh context tssh' "the link back, without a key"
+echo "the link's return was said $((($(date +%s%N) - back) / 1000000)) ms after the remote engine restarted"
+wait_gone 'no answer' "the link's error and title, once back"
 wait_for '^guide +Guide +latest +finished' "the projects again"
 
 # The master connection drops: the same.

@@ -88,9 +88,9 @@ wait_for '^  start-of-line y+$' "the long line's start, wrapped"
 keys / l a s t Enter
 wait_for '^  last *$' "search in the wrapped log"
 keys s
-wait_for "^saved [0-9]+ lines to $TMP/lectern-build-$failed\\.log" "the saved log"
-grep -qx "$long_line" "$TMP/lectern-build-$failed.log" && pass ||
-	fail "the saved log does not have the long line whole: $(cat "$TMP/lectern-build-$failed.log")"
+wait_for "^saved [0-9]+ lines to $TMP/downloads/lectern-build-$failed.log" "the saved log"
+grep -qx "$long_line" "$TMP/downloads/lectern-build-$failed.log" && pass ||
+	fail "the saved log does not have the long line whole: $(cat "$TMP/downloads/lectern-build-$failed.log")"
 quit_tui
 
 # ---- 4: `lectern log` ends with the build's error.

@@ -301,6 +301,27 @@ TEST(result_cap)
 	ui_buf_dispose(&s);
 }
 
+/* The site's page list (issue 43, item 7) as "TITLE PATH, ..."; owned. */
+static char *pages_of(const struct ui_docindex *idx)
+{
+	struct ui_docindex_results list = { NULL, 0 };
+	struct ui_buf got = UI_BUF_INIT;
+	size_t i, n = ui_docindex_pages(idx, &list);
+
+	for (i = 0; i < n; i++)
+		ui_buf_printf(&got, "%s%s %s", i ? ", " : "",
+			      list.items[i].title, list.items[i].path);
+	ui_docindex_results_dispose(&list);
+	return got.ptr ? ui_buf_take(&got) : ui_xstrdup("");
+}
+
+#define check_pages(idx, want)                                               \
+	do {                                                                 \
+		char *pages_ = pages_of(idx);                                \
+		CHECK_STR(pages_, want);                                     \
+		free(pages_);                                                \
+	} while (0)
+
 /* The index of a real Sphinx 5 build, when Sphinx is installed. */
 TEST(real_sphinx_index)
 {
@@ -343,6 +364,7 @@ TEST(real_sphinx_index)
 	CHECK_SEARCH(idx, "compute",
 		     "18 Tiny project | index.html | index.html#mod.compute\n"
 		     "  16 domain #mod.compute role=py:function name=mod.compute\n");
+	check_pages(idx, "Tiny project index.html, Usage usage.html");
 	ui_docindex_free(idx);
 }
 
@@ -384,6 +406,8 @@ TEST(real_mkdocs_index)
 		     "  15 section #setup title=Setup content=Install it first.\n"
 		     "5 Other | other/ | other/#part-two\n"
 		     "  5 section #part-two title=Part two content=More setup words.\n");
+	/* The root's path is "": what the pages list resolves to "./". */
+	check_pages(idx, "Tiny MK , Other other/");
 	ui_docindex_free(idx);
 }
 

@@ -775,6 +775,7 @@ TEST(real_sphinx_build)
 			   "└───────┴──────┘");
 		CHECK_STR(ui_page_link(p, 1)->href, "https://www.python.org/");
 		CHECK_INT(ui_page_anchor(p, "usage"), 5);
+		CHECK(p->root != NULL && strcmp(p->root, "./") == 0);
 		ui_page_free(p);
 	}
 	free(html);
@@ -836,9 +837,74 @@ TEST(real_mkdocs_build)
 		CHECK_INT(p->nlinks, 1);
 		CHECK_STR(ui_page_link(p, 1)->href, "other/");
 		CHECK_INT(ui_page_anchor(p, "setup"), 5);
+		/* The site's pages from the theme's top bar, and its root
+		 * (issue 43, item 7). */
+		CHECK_INT(p->npages, 2);
+		if (p->npages == 2) {
+			CHECK_STR(p->pages[0].href, ".");
+			CHECK_STR(p->pages[1].href, "other/");
+		}
+		CHECK_STR(p->root, ".");
 		ui_page_free(p);
 	}
 	free(html);
+}
+
+/* Where a page names its site's root (issue 43, item 7): Sphinx's
+ * data-content_root or data-url_root, its rel="search" page's directory,
+ * MkDocs' base_url, Material's config; and the navigation a browser user
+ * finds, a nav bar's or a toctree's links. */
+TEST(site_root_and_navigation)
+{
+	static const struct {
+		const char *html, *root;
+	} cases[] = {
+		{ "<html data-content_root=\"../\"><body><p>x</p></body></html>",
+		  "../" },
+		{ "<html><head><script data-url_root=\"./\" "
+		  "id=\"documentation_options\"></script></head><body>x</body>"
+		  "</html>",
+		  "./" },
+		{ "<html><head><link rel=\"search\" href=\"../../search.html\">"
+		  "</head><body>x</body></html>",
+		  "../../" },
+		{ "<html><body>x<script>var base_url = \"..\";</script></body>"
+		  "</html>",
+		  ".." },
+		{ "<html><body>x<script id=\"__config\" type=\"application/json\">"
+		  "{\"base\": \"../..\", \"features\": []}</script></body></html>",
+		  "../.." },
+		{ "<html><body><p>nothing</p></body></html>", NULL },
+	};
+	struct ui_page *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if ((p = render_str(cases[i].html, 80)) == NULL)
+			continue;
+		if (cases[i].root)
+			CHECK_STR(p->root, cases[i].root);
+		else
+			CHECK(p->root == NULL);
+		ui_page_free(p);
+	}
+	p = render_str("<html><body><div class=\"navbar\"><ul class=\"nav "
+		       "navbar-nav\"><li><a href=\"..\">Home</a></li><li><a "
+		       "href=\"#\">Guide</a><a href=\"../use/\">Use</a></li></ul>"
+		       "</div><div role=\"main\"><h1>Install</h1><div "
+		       "class=\"toctree-wrapper\"><ul><li><a href=\"a.html\">A"
+		       "</a></li><li><a href=\"../use/\">Use</a></li></ul></div>"
+		       "</div></body></html>",
+		       80);
+	if (p != NULL) {
+		CHECK_INT(p->npages, 3);
+		if (p->npages == 3) {
+			CHECK_STR(p->pages[0].href, "..");
+			CHECK_STR(p->pages[1].href, "../use/");
+			CHECK_STR(p->pages[2].href, "a.html");
+		}
+		ui_page_free(p);
+	}
 }
 
 static const struct lec_test tests[] = {
@@ -858,6 +924,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(fifty_kb_page_time),
 	TEST_ENTRY(real_sphinx_build),
 	TEST_ENTRY(real_mkdocs_build),
+	TEST_ENTRY(site_root_and_navigation),
 };
 
 int main(int argc, char **argv)

@@ -5,7 +5,8 @@
  * running command's output streams in. Following keeps the cursor on the
  * last line as lines arrive; moving up stops it and reaching the bottom
  * again resumes it. `/` searches the log (n/N step through matches), `f`
- * jumps to the first failed command, `s` saves the log to a file. `t`
+ * jumps to the first failed command, `s` saves the log to a file (in
+ * the downloads directory, the message naming it whole). `t`
  * builds the same version again and opens that build; `X` cancels this
  * one (after asking). Long lines are cut and scroll sideways (`h`/`l`),
  * or wrap (`w`). The header says what a running build is doing (its
@@ -17,15 +18,16 @@
  * builds), the screen falls back to the v3 build detail, found through
  * the project the opener names, and says the log is not given. Once a
  * Lectern says how many warnings the build had, a tab line shows them:
- * `W` switches to the Warnings tab (new ones first; Enter opens a page's
- * record in the reader or says a generator's file:line, `a` offers a
+ * `W` switches to the Warnings tab (new ones first; `/` filters them,
+ * the selected one's whole message shows under them, Enter opens a page's
+ * record in the reader or shows a generator's warning whole, `a` offers a
  * redirect for a removed page) and back to the log where it was left.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include "../app.h"
 #include "../draw.h"
@@ -187,7 +189,7 @@ static void relayout(struct ui_view *v)
 
 	make_lines(bv, v->app->now);
 	if (bv->tab) {
-		v->lines = bv->warnings.len;
+		v->lines = bv->warnings.nshown;
 		ui_view_clamp(v);
 		return;
 	}
@@ -372,6 +374,8 @@ static void toggle_tab(struct ui_view *v)
 		return;
 	}
 	bv->tab = !bv->tab;
+	/* Each tab has its `/`: the warnings' filter, the log's search. */
+	ui_set_str(&v->filter, bv->tab ? bv->warnings.filter : bv->search);
 	if (bv->tab) {
 		bv->log_cursor = v->cursor;
 		bv->log_top = v->top;
@@ -489,13 +493,17 @@ static void find(struct ui_view *v, int dir, int from)
 	ui_app_error(v->app, "not found: %s", bv->search);
 }
 
+/* `/`: on the Warnings tab a filter of its rows, on the log a search. */
 static void build_filter(struct ui_view *v, const char *text)
 {
 	struct build_view *bv = v->priv;
 
-	/* The search is the log's. */
-	if (bv->tab)
-		toggle_tab(v);
+	if (bv->tab) {
+		ui_warnings_filter(&bv->warnings, text);
+		v->lines = bv->warnings.nshown;
+		ui_view_clamp(v);
+		return;
+	}
 	ui_set_str(&bv->search, text && *text ? text : NULL);
 	find(v, 1, 1);
 }
@@ -515,21 +523,56 @@ static void first_failed(struct ui_view *v)
 	ui_app_message(v->app, "no command failed");
 }
 
-/* `s`: the log as text, into the directory the TUI was started in,
- * named by its absolute path (which directory that is, a screen does not
- * show). */
+/* Whether dir is an absolute path to a directory (NULL: no). */
+static int is_dir(const char *dir)
+{
+	struct stat st;
+
+	return dir && *dir == '/' && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Where `s` saves a log (owned): the user's downloads directory
+ * ($XDG_DOWNLOAD_DIR, else ~/Downloads), else the home directory, else
+ * /tmp. Not the TUI's working directory: that is often a repository's
+ * work tree, where a stray log would be committed or never found again. */
+static char *save_dir(void)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_DOWNLOAD_DIR");
+	char *downloads = is_dir(home) ? ui_xasprintf("%s/Downloads", home)
+				       : NULL;
+
+	if (is_dir(xdg)) {
+		free(downloads);
+		return ui_xstrdup(xdg);
+	}
+	if (is_dir(downloads))
+		return downloads;
+	free(downloads);
+	return ui_xstrdup(is_dir(home) ? home : "/tmp");
+}
+
+/* The length of the home directory path starts with, 0 when it does not:
+ * the message says ~/Downloads/..., which fits at 80 columns where the
+ * whole path may not. */
+static size_t home_dir(const char *path)
+{
+	const char *home = getenv("HOME");
+	size_t n = home ? strlen(home) : 0;
+
+	while (n > 1 && home[n - 1] == '/')
+		n--;
+	return n > 1 && strncmp(path, home, n) == 0 && path[n] == '/' ? n : 0;
+}
+
 static void save_log(struct ui_view *v)
 {
 	struct build_view *bv = v->priv;
-	char *cwd = getcwd(NULL, 0);
-	char *path = ui_xasprintf("%s%slectern-build-%lld.log",
-				  cwd ? cwd : "", cwd && strcmp(cwd, "/") ? "/" : "",
-				  bv->id);
+	char *dir = save_dir();
+	char *path = ui_xasprintf("%s/lectern-build-%lld.log", dir, bv->id);
 	FILE *f = fopen(path, "w");
 	size_t i, saved = 0;
 	int bad;
 
-	free(cwd);
 	if (f == NULL) {
 		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
 		goto done;
@@ -547,9 +590,11 @@ static void save_log(struct ui_view *v)
 	if (fclose(f) != 0 || bad)
 		ui_app_error(v->app, "cannot write %s: %s", path, strerror(errno));
 	else
-		ui_app_message(v->app, "saved %zu lines to %s", saved, path);
+		ui_app_message(v->app, "saved %zu lines to %s%s", saved,
+			       home_dir(path) ? "~" : "", path + home_dir(path));
 done:
 	free(path);
+	free(dir);
 }
 
 /* The widest line's columns: how far sideways scrolling goes. */
@@ -829,7 +874,8 @@ static int draw_tabs(struct build_view *bv, WINDOW *w, int width, int y)
 	free(text);
 	if (bv->tab)
 		ui_draw_text(w, y, x + 1, width - x - 1,
-			     "Enter: open  a: redirect a removed page  W: log",
+			     "Enter: open  /: filter  a: redirect a removed "
+			     "page  W: log",
 			     ui_attr(UI_SLOT_DIM));
 	return 1;
 }
@@ -879,6 +925,17 @@ static void build_row(struct ui_view *v, WINDOW *w, int y, int width, size_t n,
 	ui_draw_match(w, y, indent, width - indent,
 		      ui_text_skip(l->text, bv->left), attr, bv->search,
 		      ui_attr(UI_SLOT_MATCH));
+}
+
+/* On the Warnings tab, the selected warning's whole message when its row
+ * cuts it. */
+static int build_footer(struct ui_view *v, WINDOW *w, int y, int width)
+{
+	struct build_view *bv = v->priv;
+
+	return bv->tab ? ui_warnings_draw_footer(&bv->warnings, w, y, width,
+						 v->cursor)
+		       : 0;
 }
 
 static void build_open(struct ui_view *v)
@@ -934,6 +991,7 @@ static const struct ui_view_ops build_ops = {
 	.close = build_close,
 	.draw_header = build_header,
 	.draw_row = build_row,
+	.draw_footer = build_footer,
 	.on_action = build_action,
 	.on_data = build_data,
 	.tick = build_tick,

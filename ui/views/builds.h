@@ -61,6 +61,8 @@ struct ui_builds {
 	size_t lines;            /* rows shown */
 	time_t asked;            /* when the first page was last asked */
 	int every;               /* seconds between polls (ui_pace_builds) */
+	unsigned activity;       /* the build activity signal's serial at
+				  * the last poll (activity.h) */
 	struct lc_queue queue;   /* a Lectern's places of waiting builds */
 };
 
@@ -73,7 +75,8 @@ void ui_builds_poll(struct ui_builds *b, struct ui_view *v);
 /* The same on a tick, when it is due, at ui_pace_builds (polling.h): fast
  * while a loaded build runs, backing off while every build stays final (a
  * remote instance rate-limits; a screen of finished builds changes only
- * when one starts). */
+ * when one starts); and on a Lectern as soon as its build activity moved
+ * (a build started elsewhere), whatever the wait. */
 void ui_builds_tick(struct ui_builds *b, struct ui_view *v);
 /* Forget the ETags, so the next poll gets full answers (`R`). */
 void ui_builds_reload(struct ui_builds *b, struct ui_view *v);

@@ -206,8 +206,13 @@ void ui_builds_poll(struct ui_builds *b, struct ui_view *v)
 
 void ui_builds_tick(struct ui_builds *b, struct ui_view *v)
 {
-	if (v->app->now >= b->asked + b->every)
+	unsigned seen = ui_activity_watch(v->app);
+
+	if (v->app->now >= b->asked + b->every ||
+	    (seen != 0 && seen != b->activity)) {
+		b->activity = seen;
 		poll_pages(b, v, 1);
+	}
 }
 
 /* Whether a loaded build has not finished: then the list changes within

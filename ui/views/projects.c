@@ -67,6 +67,7 @@ struct projects {
 	int loaded;
 	time_t count_asked; /* when the list's count was last asked for */
 	double list_count;  /* the count the list's last load said */
+	unsigned activity;  /* the build activity's serial last seen */
 	struct ui_table table;
 };
 
@@ -551,8 +552,25 @@ static int projects_action(struct ui_view *v, enum ui_action action)
 	}
 }
 
+/* A Lectern's build activity moved (a build started or ended anywhere):
+ * the shown rows' last builds are due again, whatever their back-off,
+ * which otherwise goes up to LAST_BUILD_IDLE_MAX. */
+static void watch_activity(struct ui_view *v)
+{
+	struct projects *ps = v->priv;
+	unsigned seen = ui_activity_watch(v->app);
+	size_t i;
+
+	if (seen == 0 || seen == ps->activity)
+		return;
+	ps->activity = seen;
+	for (i = 0; i < ps->len; i++)
+		ps->items[i].asked = 0;
+}
+
 static void projects_tick(struct ui_view *v)
 {
+	watch_activity(v);
 	fill_rows(v);
 	ask_last_builds(v);
 	ask_count(v);

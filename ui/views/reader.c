@@ -63,6 +63,11 @@ enum {
 #define PREVIEW_STATUS "_/preview/status"
 /* Digits of a typed link number. */
 #define MAX_DIGITS 6
+/* The widest a page is laid out, whatever the screen's width: prose
+ * running across a 200-column terminal is hard to follow from one line
+ * to the next (a docs theme in a browser keeps about this measure too).
+ * Code lines pass it unwrapped, as at any width. */
+#define READER_MEASURE 100
 
 struct reader {
 	char *url;       /* the page, without its fragment */
@@ -140,7 +145,10 @@ static void layout(struct ui_view *v)
 	/* Before the first draw the screen's width is the best guess. */
 	int width = r->width > 0 ? r->width : COLS;
 	/* The first column is the cursor's bar. */
-	struct ui_render_opts opts = { width - 1, !ui_draw_utf8() };
+	struct ui_render_opts opts = { width - 1 < READER_MEASURE
+					       ? width - 1
+					       : READER_MEASURE,
+				       !ui_draw_utf8() };
 	struct ui_page *page = NULL;
 	char err[256];
 	long at;
@@ -400,6 +408,16 @@ static char *resolve(const char *base, const char *href)
 	}
 	while ((dots = strstr(out + (path - base), "/./")))
 		memmove(dots, dots + 2, strlen(dots + 2) + 1);
+	/* A last "/.." or "/." (MkDocs links its home as ".."). */
+	keep = strlen(out);
+	if (keep >= 3 && strcmp(out + keep - 3, "/..") == 0 &&
+	    keep - 3 > (size_t)(path - base)) {
+		out[keep - 3] = '\0';
+		if ((dots = strrchr(out + (path - base), '/')) != NULL)
+			dots[1] = '\0';
+	} else if (keep >= 2 && strcmp(out + keep - 2, "/.") == 0) {
+		out[keep - 1] = '\0';
+	}
 	return out;
 }
 
@@ -449,29 +467,48 @@ static void move_to(struct ui_view *v, const char *href, const char *what)
 	free(url);
 }
 
-/* The site's pages from this page's navigation, in a list of their own. */
+/* The site's root URL as the page names it, ending in '/'; owned, or
+ * NULL when the page does not say. */
+static char *site_root(const struct reader *r)
+{
+	const char *root = r->page->root;
+	size_t n;
+	char *rel, *url;
+
+	if (root == NULL)
+		return NULL;
+	n = strlen(root);
+	rel = ui_xasprintf("%s%s", root, n == 0 || root[n - 1] == '/' ? "" : "/");
+	url = resolve(r->url, *rel ? rel : "./");
+	free(rel);
+	return url;
+}
+
+/* The site's pages from this page's navigation, in a list of their own
+ * (which asks the site's own page list when the navigation is thin). */
 static void list_pages(struct ui_view *v)
 {
 	struct reader *r = v->priv;
 	const struct ui_page *p = r->page;
-	char **titles, **urls;
-	size_t i, current;
+	char **titles, **urls, *root;
+	size_t i;
 
-	if (p == NULL || p->npages == 0) {
-		ui_app_error(v->app, "this page has no site navigation");
+	if (p == NULL || (p->npages == 0 && p->root == NULL)) {
+		ui_app_error(v->app, "this page has no site navigation, and "
+				     "names no site root to list the pages of");
 		return;
 	}
-	titles = ui_xcalloc(p->npages, sizeof(*titles));
-	urls = ui_xcalloc(p->npages, sizeof(*urls));
-	current = p->npages;
+	titles = ui_xcalloc(p->npages + 1, sizeof(*titles));
+	urls = ui_xcalloc(p->npages + 1, sizeof(*urls));
 	for (i = 0; i < p->npages; i++) {
 		titles[i] = p->pages[i].text;
 		urls[i] = resolve(r->url, p->pages[i].href);
-		if (current == p->npages && strcmp(urls[i], r->url) == 0)
-			current = i;
 	}
+	root = site_root(r);
 	ui_app_push(v->app, v->app->screens->pages(v->app, p->title, titles,
-						   urls, p->npages, current));
+						   urls, p->npages, r->url,
+						   root));
+	free(root);
 	for (i = 0; i < p->npages; i++)
 		free(urls[i]);
 	free(urls);

@@ -447,8 +447,10 @@ static void search_filter(struct ui_view *v, const char *text)
 
 	/* An emptied query keeps the last one: there is nothing to search
 	 * for, and the results stay useful. */
-	if (text == NULL || *text == '\0' || strcmp(text, s->query) == 0)
+	if (text == NULL || *text == '\0' || strcmp(text, s->query) == 0) {
+		ui_set_str(&v->filter, s->query);
 		return;
+	}
 	ui_set_str(&s->query, text);
 	ask(v);
 }
@@ -458,7 +460,7 @@ static void search_open(struct ui_view *v)
 	struct search *s = v->priv;
 
 	/* `/` starts from the query, and Esc there comes back to it. */
-	ui_set_str(&v->app->saved_filter, s->query);
+	ui_set_str(&v->filter, s->query);
 	ask(v);
 }
 

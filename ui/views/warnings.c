@@ -2,7 +2,9 @@
  * Warnings' rows and what opening one does (see warnings.h), and the
  * preview's warnings screen, a plain list of them. A row reads
  * "+ kind     file:line  message": the mark says new since the last good
- * build (the build before, in a preview), the message's first line only.
+ * build (the build before, in a preview), the message's first line only;
+ * the selected one's whole message goes under the list when its row cuts
+ * it, and Enter shows all of it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,21 +12,84 @@
 
 #include "../app.h"
 #include "../draw.h"
+#include "../notice.h"
 #include "../theme.h"
 #include "client.h"
 #include "edit.h"
 #include "warnings.h"
 
-/* Columns of the kind ("critical" is the longest) and of file:line
- * before the message takes the rest. */
+/* Columns of the kind ("critical" is the longest), and at most of
+ * file:line before the message takes the rest: a source path under
+ * docs/ and a line number fit, and at 80 columns the message keeps 40. */
 #define KIND_WIDTH 9
 #define WHERE_WIDTH 28
+/* Lines of the selected warning's message under the list, at most (the
+ * view's footer takes a third of the screen at most, too). */
+#define FOOTER_LINES 6
 
 static long long count_of(const cJSON *o, const char *key)
 {
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	return cJSON_IsNumber(n) ? (long long)n->valuedouble : 0;
+}
+
+/* Where a record is: "file:line", "file", or "" (owned). */
+static char *where_of(const struct lc_warning *r)
+{
+	if (*r->file && r->line > 0)
+		return ui_xasprintf("%s:%lld", r->file, r->line);
+	return ui_xstrdup(r->file);
+}
+
+/* The records' file:line column: as wide as the longest, up to the cap,
+ * none at all when no record names a file (a preview's own notes, a
+ * generator that gives no places). */
+static void measure(struct ui_warnings *w)
+{
+	size_t i;
+	char *where;
+	int cols;
+
+	w->where_width = 0;
+	for (i = 0; i < w->len; i++) {
+		where = where_of(w->items[i]);
+		if ((cols = ui_text_width(where)) > w->where_width)
+			w->where_width = cols < WHERE_WIDTH ? cols : WHERE_WIDTH;
+		free(where);
+	}
+}
+
+static int record_matches(const struct lc_warning *r, const char *text)
+{
+	char *where = where_of(r);
+	int hit = ui_contains_nocase(r->kind, text) ||
+		  ui_contains_nocase(where, text) ||
+		  ui_contains_nocase(r->message, text);
+
+	free(where);
+	return hit;
+}
+
+void ui_warnings_filter(struct ui_warnings *w, const char *text)
+{
+	size_t i;
+
+	if (text != w->filter)
+		ui_set_str(&w->filter, text && *text ? text : NULL);
+	free(w->shown);
+	w->shown = ui_xcalloc(w->len ? w->len : 1, sizeof(*w->shown));
+	w->nshown = 0;
+	for (i = 0; i < w->len; i++)
+		if (w->filter == NULL || record_matches(w->items[i], w->filter))
+			w->shown[w->nshown++] = i;
+}
+
+/* The record on row n, or NULL. */
+static const struct lc_warning *row_record(const struct ui_warnings *w,
+					   size_t n)
+{
+	return n < w->nshown ? w->items[w->shown[n]] : NULL;
 }
 
 void ui_warnings_set_records(struct ui_warnings *w, const cJSON *records)
@@ -45,6 +110,8 @@ void ui_warnings_set_records(struct ui_warnings *w, const cJSON *records)
 		w->items = ui_xrealloc(w->items, (w->len + 1) * sizeof(*w->items));
 		w->items[w->len++] = one;
 	}
+	measure(w);
+	ui_warnings_filter(w, w->filter);
 }
 
 void ui_warnings_set_counts(struct ui_warnings *w, const cJSON *counts)
@@ -63,6 +130,8 @@ void ui_warnings_dispose(struct ui_warnings *w)
 		lc_warning_free(w->items[i]);
 	free(w->items);
 	free(w->docs);
+	free(w->filter);
+	free(w->shown);
 	memset(w, 0, sizeof(*w));
 	w->count = -1;
 }
@@ -101,32 +170,84 @@ static enum ui_slot kind_slot(const char *kind)
 void ui_warnings_draw_row(const struct ui_warnings *w, WINDOW *win, int y,
 			  int width, size_t n, int selected)
 {
-	const struct lc_warning *r = w->items[n];
+	const struct lc_warning *r = row_record(w, n);
 	char *where, *first;
 	int x = 0;
 
+	if (r == NULL)
+		return;
 	ui_draw_fill(win, y, 0, width,
 		     ui_attr(selected ? UI_SLOT_CURSOR : UI_SLOT_NORMAL));
 	x += ui_draw_text(win, y, x, width - x, r->is_new == 1 ? "+ " : "  ",
 			  ui_attr(selected ? UI_SLOT_CURSOR : UI_SLOT_MATCH));
-	ui_draw_text(win, y, x, width - x, r->kind,
-		     ui_attr(selected ? UI_SLOT_CURSOR : kind_slot(r->kind)));
+	ui_draw_match(win, y, x, width - x, r->kind,
+		      ui_attr(selected ? UI_SLOT_CURSOR : kind_slot(r->kind)),
+		      w->filter, ui_attr(UI_SLOT_MATCH));
 	x += KIND_WIDTH;
-	if (*r->file && r->line > 0)
-		where = ui_xasprintf("%s:%lld", r->file, r->line);
-	else
-		where = ui_xstrdup(r->file);
-	if (x < width)
-		ui_draw_text(win, y, x, width - x < WHERE_WIDTH ? width - x
-								: WHERE_WIDTH,
-			     where, ui_attr(selected ? UI_SLOT_CURSOR : UI_SLOT_DIM));
-	x += WHERE_WIDTH + 1;
+	if (w->where_width > 0) {
+		where = where_of(r);
+		if (x < width)
+			ui_draw_match(win, y, x,
+				      width - x < w->where_width ? width - x
+								 : w->where_width,
+				      where,
+				      ui_attr(selected ? UI_SLOT_CURSOR
+						       : UI_SLOT_DIM),
+				      w->filter, ui_attr(UI_SLOT_MATCH));
+		x += w->where_width + 2;
+		free(where);
+	}
 	first = ui_xstrndup(r->message, strcspn(r->message, "\n"));
 	if (x < width)
-		ui_draw_text(win, y, x, width - x, first,
-			     ui_attr(selected ? UI_SLOT_CURSOR : UI_SLOT_NORMAL));
+		ui_draw_match(win, y, x, width - x, first,
+			      ui_attr(selected ? UI_SLOT_CURSOR : UI_SLOT_NORMAL),
+			      w->filter, ui_attr(UI_SLOT_MATCH));
 	free(first);
-	free(where);
+}
+
+/* The columns the message has on a row at width. */
+static int message_room(const struct ui_warnings *w, int width)
+{
+	return width - 2 - KIND_WIDTH -
+	       (w->where_width > 0 ? w->where_width + 2 : 0);
+}
+
+/* The whole record as the footer and Enter show it, as the CLI prints
+ * it ("file:line: kind: message", further lines indented); owned. */
+static char *whole_text(const struct lc_warning *r)
+{
+	char *text = lc_warning_format(r);
+
+	if (text == NULL)
+		ui_die("out of memory");
+	return text;
+}
+
+int ui_warnings_draw_footer(const struct ui_warnings *w, WINDOW *win, int y,
+			    int width, size_t n)
+{
+	const struct lc_warning *r = row_record(w, n);
+	const char *p, *nl;
+	char *text, *line;
+	int lines = 0, used;
+
+	if (r == NULL || (strchr(r->message, '\n') == NULL &&
+			  ui_text_width(r->message) <= message_room(w, width)))
+		return 0;
+	text = whole_text(r);
+	if (win)
+		ui_draw_hline(win, y, 0, width, ui_attr(UI_SLOT_BORDER));
+	for (p = text; *p && lines < FOOTER_LINES; p = nl + (*nl != '\0')) {
+		nl = strchrnul(p, '\n');
+		line = ui_xstrndup(p, (size_t)(nl - p));
+		used = ui_draw_wrapped(win, win ? y + 1 + lines : 0, 0, width,
+				       FOOTER_LINES - lines, line,
+				       ui_attr(UI_SLOT_DIM));
+		lines += used > 0 ? used : 1;
+		free(line);
+	}
+	free(text);
+	return 1 + lines;
 }
 
 /* The URL of a page path under docs, its unsafe bytes %XX-encoded. */
@@ -163,12 +284,11 @@ static int is_removed_page(const struct lc_warning *r)
 
 void ui_warnings_open(const struct ui_warnings *w, struct ui_view *v, size_t n)
 {
-	const struct lc_warning *r;
-	char *url, *first;
+	const struct lc_warning *r = row_record(w, n);
+	char *url, *text;
 
-	if (n >= w->len)
+	if (r == NULL)
 		return;
-	r = w->items[n];
 	if (is_removed_page(r)) {
 		ui_app_message(v->app, "%s is gone: `a` adds a redirect for it",
 			       r->file);
@@ -182,15 +302,11 @@ void ui_warnings_open(const struct ui_warnings *w, struct ui_view *v, size_t n)
 		free(url);
 		return;
 	}
-	/* A generator's: where it is, to open in an editor. */
-	first = ui_xstrndup(r->message, strcspn(r->message, "\n"));
-	if (*r->file && r->line > 0)
-		ui_app_message(v->app, "%s:%lld: %s", r->file, r->line, first);
-	else if (*r->file)
-		ui_app_message(v->app, "%s: %s", r->file, first);
-	else
-		ui_app_message(v->app, "%s", first);
-	free(first);
+	/* A generator's: all of it (a cause is often on a later line),
+	 * with where it is, to open in an editor. */
+	text = whole_text(r);
+	ui_notice_open(v->app, "Warning", text);
+	free(text);
 }
 
 void ui_warnings_redirect(const struct ui_warnings *w, struct ui_view *v,
@@ -201,11 +317,10 @@ void ui_warnings_redirect(const struct ui_warnings *w, struct ui_view *v,
 	char *from;
 	size_t len;
 
-	if (n >= w->len || !is_removed_page(w->items[n])) {
+	if ((r = row_record(w, n)) == NULL || !is_removed_page(r)) {
 		ui_app_error(v->app, "select a removed page to redirect it");
 		return;
 	}
-	r = w->items[n];
 	/* A page redirect from the page's URL path (a directory's index as
 	 * the directory), to the top until the writer says where it went. */
 	len = strlen(r->file);
@@ -245,12 +360,25 @@ static void list_row(struct ui_view *v, WINDOW *win, int y, int width,
 	ui_warnings_draw_row(v->priv, win, y, width, n, selected);
 }
 
+static int list_footer(struct ui_view *v, WINDOW *win, int y, int width)
+{
+	return ui_warnings_draw_footer(v->priv, win, y, width, v->cursor);
+}
+
 static int list_action(struct ui_view *v, enum ui_action action)
 {
 	if (action != UI_ACTION_OPEN)
 		return UI_PASS;
 	ui_warnings_open(v->priv, v, v->cursor);
 	return UI_HANDLED;
+}
+
+static void list_filter(struct ui_view *v, const char *text)
+{
+	struct ui_warnings *w = v->priv;
+
+	ui_warnings_filter(w, text);
+	v->lines = w->nshown;
 }
 
 static void list_close(struct ui_view *v)
@@ -265,7 +393,9 @@ static const struct ui_view_ops list_ops = {
 	.close = list_close,
 	.draw_header = list_header,
 	.draw_row = list_row,
+	.draw_footer = list_footer,
 	.on_action = list_action,
+	.filter = list_filter,
 };
 
 struct ui_view *ui_warnings_new(struct ui_app *app, const char *title,
@@ -278,6 +408,8 @@ struct ui_view *ui_warnings_new(struct ui_app *app, const char *title,
 	*copy = *w;
 	copy->items = NULL;
 	copy->len = 0;
+	copy->filter = NULL;
+	copy->shown = NULL;
 	copy->docs = w->docs ? ui_xstrdup(w->docs) : NULL;
 	for (i = 0; i < w->len; i++) {
 		struct lc_warning *one;
@@ -289,7 +421,9 @@ struct ui_view *ui_warnings_new(struct ui_app *app, const char *title,
 					  (copy->len + 1) * sizeof(*copy->items));
 		copy->items[copy->len++] = one;
 	}
+	measure(copy);
+	ui_warnings_filter(copy, NULL);
 	v = ui_view_new(app, &list_ops, title, copy);
-	v->lines = copy->len;
+	v->lines = copy->nshown;
 	return v;
 }

@@ -256,6 +256,22 @@ int lec_build_list_public(struct lec_store *store, const char *project_slug,
 int lec_build_queue_position(struct lec_store *store, const struct lec_build *b,
 			     int64_t *out);
 
+/* What lec_build_activity tells. */
+struct lec_build_activity {
+	int64_t newest;     /* the newest build's id; 0: none */
+	int64_t unfinished; /* builds waiting or running, on the instance */
+};
+
+/**
+ * The instance's builds in two numbers that move when a build is created,
+ * removed, ends or goes back in the queue: what a client watching lists
+ * of builds asks, cheaply, before asking for the lists again (a running
+ * build's own steps it follows by asking for the build).
+ * @return LEC_OK or a store error
+ */
+int lec_build_activity(struct lec_store *store,
+		       struct lec_build_activity *out);
+
 /**
  * The builds of the whole instance that have not ended: waiting for a
  * worker (triggered) and running (any later state but finished or

@@ -180,9 +180,10 @@ const char *lec_preview_site(const struct lec_preview *p);
  * file (.readthedocs.yaml and its variants at the top); 0 for version
  * control and hidden entries (any component starting with '.'), build output
  * directories (_build and node_modules anywhere; _readthedocs and site at
- * the top), the cache directory when it lies inside the tree, and editor
- * leftovers (names ending in '~', .swp/.swo/.swx, vim's "4913" probe,
- * emacs' #autosave#); 1 otherwise.
+ * the top), what Python writes as a build imports the project
+ * (__pycache__, *.pyc, *.pyo, *.egg-info anywhere), the cache directory
+ * when it lies inside the tree, and editor leftovers (names ending in '~',
+ * .swp/.swo/.swx, vim's "4913" probe, emacs' #autosave#); 1 otherwise.
  */
 int lec_preview_relevant(const struct lec_preview *p, const char *relpath);
 
