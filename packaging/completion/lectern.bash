@@ -32,7 +32,7 @@ _lectern()
 		cword=$COMP_CWORD
 	}
 
-	local commands="projects import versions version builds build log cancel warnings search
+	local commands="projects import versions version builds build preview-branch log cancel warnings search addons
 		redirects env integrations subprojects translations orgs api tui
 		notifications webhooks
 		context stop diff mirror
@@ -103,7 +103,8 @@ _lectern()
 	import) opts="--name --language --programming-language --organization --no-wait --json --help" ;;
 	version) opts="--active --inactive --hidden --visible --json --help" ;;
 	builds) opts="--all --running --commit --limit --json --help" ;;
-	build) opts="--watch --exit-status --json --help" ;;
+	build|preview-branch) opts="--watch --exit-status --json --help" ;;
+	addons) opts="--json --help" ;;
 	log) opts="--follow --json --help" ;;
 	cancel|status) opts="--json --help" ;;
 	warnings) opts="--new --json --help" ;;

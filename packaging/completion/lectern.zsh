@@ -48,10 +48,12 @@ _lectern() {
 		'version:show or flag a version'
 		'builds:list the builds of a project'
 		'build:trigger a build and follow it'
+		'preview-branch:build a branch as a preview on its own host'
 		'log:print a build'"'"'s commands and output'
 		'cancel:stop a queued or running build'
 		'warnings:print a build'"'"'s warnings and broken links'
 		'search:search your projects'"'"' documentation'
+		'addons:show or set a project'"'"'s reader addons'
 		'redirects:list, add or remove redirects'
 		'env:list, add or remove environment variables'
 		'integrations:list, add or remove incoming webhooks'
@@ -125,6 +127,12 @@ _lectern() {
 			_arguments $common '--watch[follow the build]' \
 				'--exit-status[fail when the build fails]' \
 				'1:project:_lectern_projects' '2:version:_lectern_versions' ;;
+		preview-branch)
+			_arguments $common '--watch[follow the build]' \
+				'--exit-status[fail when the build fails]' \
+				'1:project:_lectern_projects' '2:branch:' ;;
+		addons)
+			_arguments $common '1:project:_lectern_projects' '*:setting (NAME=VALUE):' ;;
 		log)
 			_arguments $common '--follow[follow until finished]' '1:build id:' ;;
 		cancel)

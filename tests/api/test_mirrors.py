@@ -16,6 +16,12 @@ PAGE = (b"<html><head><title>Home</title></head><body><div role=\"main\">"
         b"<h1>Home</h1><p>Offline mirrors work.</p></div></body></html>")
 GUIDE = (b"<html><head><title>Guide</title></head><body><div role=\"main\">"
          b"<h1>Guide</h1><p>Zebras graze here.</p></div></body></html>")
+# What a served page gains: the readers' addons before </head> (issue 39).
+ADDONS = b'<script async src="/_/static/lectern/addons.js"></script>'
+
+
+def served(page):
+    return page.replace(b"</head>", ADDONS + b"</head>", 1)
 
 
 class MirrorTest(ServerTestCase):
@@ -85,7 +91,7 @@ class MirrorTest(ServerTestCase):
         host = "guide.localhost:%d" % self.server.port
         r = self.server.get("/en/latest/", host=host)
         self.assertStatus(r, 200)
-        self.assertEqual(r.body, PAGE)
+        self.assertEqual(r.body, served(PAGE))
         self.assertNotIn(b"Offline mirrors work", self.server.get("/en/latest/").body)
         r = self.server.get("/_/api/v2/search/?q=offline&project=guide&version=latest", host=host)
         self.assertEqual([h["path"] for h in r.json["results"]], ["/en/latest/"])
@@ -97,7 +103,7 @@ class MirrorTest(ServerTestCase):
         self.assertGreater(r.json["build"], first)
         r = self.server.get("/api/v3/projects/guide/mirror/latest/", token=self.token)
         self.assertEqual(r.json, {"pages": {"index.html": "\"e1\"", "guide/zebra.html": "\"e2\""}})
-        self.assertEqual(self.server.get("/en/latest/guide/zebra.html", host=host).body, GUIDE)
+        self.assertEqual(self.server.get("/en/latest/guide/zebra.html", host=host).body, served(GUIDE))
         r = self.server.get("/_/api/v2/search/?q=zebras&project=guide&version=latest", host=host)
         self.assertEqual(r.json["count"], 1)
         # Refreshes are builds; a new version is made on first publish.

@@ -318,7 +318,11 @@ static void list_versions(struct ui_view *v)
 	}
 	ui_app_push(v->app, v->app->screens->pages(v->app, "versions",
 						   a->titles, a->urls,
-						   a->nversions, a->current));
+						   a->nversions,
+						   a->current < a->nversions
+							   ? a->urls[a->current]
+							   : NULL,
+						   NULL));
 }
 
 /* `s`: this page in the stable version, in this reader's place. */
