@@ -933,55 +933,41 @@ static void save_inventory(const struct lec_preview *p, const char *inv,
 
 /* A successful generator run's links checked (Sphinx's pages rewritten
  * first when some it left may be stale), then published. */
-/* An incremental Sphinx build's pages that were not written this time
- * (older than its start) and that nothing of this build makes: what an
- * earlier build wrote and this one would not have (viewcode's page of a
- * module that no longer imports). Sphinx writes its other pages (indices,
- * search) on every build; a page it did not write because its document
- * did not change has that document's doctree; viewcode writes a module's
- * page again only when the module's source is newer, but lists every
- * module it has in _modules/index.html, which it writes every time. A
- * fresh build would not have the others: they go, so that neither the
- * link check nor the site shows them. */
-#define VIEWCODE_DIR "_modules/"
-#define VIEWCODE_INDEX VIEWCODE_DIR "index.html"
+/* viewcode's pages an incremental Sphinx build no longer makes: Sphinx
+ * never removes what an earlier build wrote, so once a module stopped
+ * importing its page stayed, with links to anchors that are gone, where a
+ * fresh build has none. viewcode writes a module's page again only when
+ * the module's source is newer, but lists every module it has in
+ * _modules/index.html, which it writes on every build that has one: a
+ * page under _modules/ older than the build (not written by it) and not
+ * in that list goes, and with no list written all of them, so that
+ * neither the link check nor the site shows them. Nothing else is
+ * touched: a page Sphinx did not write may still be current (its
+ * document unchanged, an html_extra_path file copied with its own
+ * time). */
+#define VIEWCODE_DIR "_modules"
+#define VIEWCODE_INDEX "index.html"
 /* Bytes of viewcode's list of modules read: one link a module. */
 #define VIEWCODE_INDEX_MAX ((size_t)4 * 1024 * 1024)
 
 struct stale_pages {
-	const char *doctrees;
 	int64_t started_ns;
 	char *modules;      /* this build's _modules/index.html, or NULL */
 	size_t modules_len;
 };
 
-static int has_doctree(const char *doctrees, const char *doc, size_t len)
-{
-	struct lec__buf b = LEC__BUF_INIT;
-	char *path;
-	int has;
-
-	lec__buf_printf(&b, "%s/%.*s.doctree", doctrees, (int)len, doc);
-	if ((path = lec__buf_take(&b)) == NULL)
-		return 1; /* out of memory: keep it */
-	has = access(path, F_OK) == 0;
-	lec__free(path);
-	return has;
-}
-
-/* Whether this build's list of modules links to the module page path. */
+/* Whether this build's list of modules links to path (below _modules/). */
 static int listed_module(const struct stale_pages *sp, const char *path)
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	char *href;
 	int listed;
 
-	if (sp->modules == NULL ||
-	    strncmp(path, VIEWCODE_DIR, sizeof(VIEWCODE_DIR) - 1) != 0)
+	if (sp->modules == NULL)
 		return 0;
-	lec__buf_printf(&b, "href=\"%s\"", path + sizeof(VIEWCODE_DIR) - 1);
+	lec__buf_printf(&b, "href=\"%s\"", path);
 	if ((href = lec__buf_take(&b)) == NULL)
-		return 1;
+		return 1; /* out of memory: keep it */
 	listed = memmem(sp->modules, sp->modules_len, href, strlen(href)) !=
 		 NULL;
 	lec__free(href);
@@ -1000,9 +986,6 @@ static int drop_stale_page(const struct lec__walk_at *at,
 	/* The file system's clock lags by a tick at most; Sphinx writes
 	 * nothing in its first tenths of a second. */
 	if (mtime_ns(at->st) >= sp->started_ns ||
-	    has_doctree(sp->doctrees, at->path, n - 5) ||
-	    (n > 11 && strcmp(at->path + n - 11, "/index.html") == 0 &&
-	     has_doctree(sp->doctrees, at->path, n - 11)) ||
 	    listed_module(sp, at->path))
 		return 0;
 	if (unlinkat(at->dirfd, at->name, 0) < 0 && errno != ENOENT)
@@ -1013,19 +996,21 @@ static int drop_stale_page(const struct lec__walk_at *at,
 
 static void drop_stale_pages(const struct lec_preview *p, int64_t started_ns)
 {
-	struct stale_pages sp = { p->doctrees, started_ns, NULL, 0 };
+	struct stale_pages sp = { started_ns, NULL, 0 };
 	char *html = lec__path_join(p->output, "html");
-	char *index = html ? lec__path_join(html, VIEWCODE_INDEX) : NULL;
+	char *dir = html ? lec__path_join(html, VIEWCODE_DIR) : NULL;
+	char *index = dir ? lec__path_join(dir, VIEWCODE_INDEX) : NULL;
 	struct stat st;
 
 	if (index && lstat(index, &st) == 0 && S_ISREG(st.st_mode) &&
 	    mtime_ns(&st) >= started_ns)
-		lec__read_in(html, VIEWCODE_INDEX, VIEWCODE_INDEX_MAX,
+		lec__read_in(dir, VIEWCODE_INDEX, VIEWCODE_INDEX_MAX,
 			     &sp.modules, &sp.modules_len);
-	lec__free(index);
-	if (html)
-		lec__walk(AT_FDCWD, html, drop_stale_page, &sp);
+	if (dir)
+		lec__walk(AT_FDCWD, dir, drop_stale_page, &sp);
 	lec__free(sp.modules);
+	lec__free(index);
+	lec__free(dir);
 	lec__free(html);
 	lec_error_clear();
 }
