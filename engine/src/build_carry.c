@@ -303,68 +303,62 @@ static void add_record(struct lec_warning_set *set, const struct lec_warning *w)
 	}
 }
 
-/* The sources of one phase's documents, read once when a record needs
- * them. */
+/* A document's file, read once when a record needs it. */
+struct cached {
+	char *text; /* NULL until read, or when it could not be */
+	size_t len;
+	int tried;
+};
+
+/* The sources and doctrees of one phase's documents, read once when a
+ * record needs them. */
 struct sources {
 	const struct lec__sphinx_run *run;
 	const struct lec__names *docs;
-	char **text;  /* per document; NULL until read */
-	size_t *len;  /* its length */
-	char *tried;  /* per document: read (or failed) */
-	char **tree;  /* per document: its doctree; NULL until read */
-	size_t *tree_len;
-	char *tree_tried;
-	size_t total; /* bytes read so far */
+	struct cached *source; /* per document: its source */
+	struct cached *tree;   /* per document: its doctree */
+	size_t total;    /* bytes read so far */
 	size_t searched; /* bytes searched so far (SEARCH_BUDGET) */
 };
 
-static const char *source_text(struct sources *s, size_t i)
+/* Read rel (owned; NULL: none) below dir into c, at most max bytes; a
+ * file that cannot be read is no text. */
+static const char *read_cached(struct sources *s, struct cached *c,
+			       const char *dir, char *rel, size_t max)
 {
-	char *rel;
-	size_t len = 0;
-
-	if (s->tried[i])
-		return s->text[i];
-	s->tried[i] = 1;
-	if (s->total >= SOURCES_TOTAL_MAX ||
-	    (rel = doc_source(s->run, s->docs->items[i])) == NULL)
-		return NULL;
-	if (lec__read_in(s->run->root, rel, SOURCE_MAX, &s->text[i], &len) <
-	    0) {
-		s->text[i] = NULL;
-		len = 0;
+	c->tried = 1;
+	if (rel && lec__read_in(dir, rel, max, &c->text, &c->len) < 0) {
+		c->text = NULL;
+		c->len = 0;
 		lec_error_clear();
 	}
-	s->len[i] = len;
-	s->total += len;
+	s->total += c->len;
 	lec__free(rel);
-	return s->text[i];
+	return c->text;
+}
+
+static const char *source_text(struct sources *s, size_t i)
+{
+	struct cached *c = &s->source[i];
+
+	if (c->tried || s->total >= SOURCES_TOTAL_MAX)
+		return c->text;
+	return read_cached(s, c, s->run->root,
+			   doc_source(s->run, s->docs->items[i]), SOURCE_MAX);
 }
 
 static const char *doctree_text(struct sources *s, size_t i)
 {
+	struct cached *c = &s->tree[i];
+	const char *doc = s->docs->items[i];
 	struct lec__buf rel = LEC__BUF_INIT;
-	char *name;
-	size_t len = 0;
 
-	if (s->tree_tried[i])
-		return s->tree[i];
-	s->tree_tried[i] = 1;
-	if (s->total >= SOURCES_TOTAL_MAX || !safe_doc(s->docs->items[i]))
-		return NULL;
-	lec__buf_printf(&rel, "%s.doctree", s->docs->items[i]);
-	if ((name = lec__buf_take(&rel)) == NULL)
-		return NULL;
-	if (lec__read_in(s->run->doctrees, name, DOCTREE_MAX, &s->tree[i],
-			 &len) < 0) {
-		s->tree[i] = NULL;
-		len = 0;
-		lec_error_clear();
-	}
-	s->tree_len[i] = len;
-	s->total += len;
-	lec__free(name);
-	return s->tree[i];
+	if (c->tried || s->total >= SOURCES_TOTAL_MAX)
+		return c->text;
+	if (safe_doc(doc))
+		lec__buf_printf(&rel, "%s.doctree", doc);
+	return read_cached(s, c, s->run->doctrees, lec__buf_take(&rel),
+			   DOCTREE_MAX);
 }
 
 /* Where Sphinx itself says a record came from: the doctree of the one
@@ -395,8 +389,8 @@ static long doctree_document(struct sources *s, const struct lec_warning *w,
 			found = -1;
 			break;
 		}
-		s->searched += s->tree_len[i];
-		if (!memmem(text, s->tree_len[i], k, strlen(k)))
+		s->searched += s->tree[i].len;
+		if (!memmem(text, s->tree[i].len, k, strlen(k)))
 			continue;
 		if (found >= 0) {
 			found = -1;
@@ -420,8 +414,8 @@ static size_t holders(struct sources *s, size_t lo, size_t hi,
 							       : NULL;
 
 		if (text)
-			s->searched += s->len[i];
-		if (text == NULL || memmem(text, s->len[i], name, n)) {
+			s->searched += s->source[i].len;
+		if (text == NULL || memmem(text, s->source[i].len, name, n)) {
 			if (count++ == 0)
 				*which = i;
 		}
@@ -579,7 +573,7 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 			const struct lec__sphinx_run *run,
 			struct lec__names *again)
 {
-	struct sources s = { run, docs, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
+	struct sources s = { run, docs, NULL, NULL, 0, 0 };
 	long *pos = n ? lec__calloc(n, sizeof(*pos)) : NULL;
 	long last = -1;
 	size_t i, j, round;
@@ -608,12 +602,8 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 			last = pos[i];
 	}
 	if (docs->len &&
-	    ((s.text = lec__calloc(docs->len, sizeof(char *))) == NULL ||
-	     (s.len = lec__calloc(docs->len, sizeof(size_t))) == NULL ||
-	     (s.tried = lec__calloc(docs->len, 1)) == NULL ||
-	     (s.tree = lec__calloc(docs->len, sizeof(char *))) == NULL ||
-	     (s.tree_len = lec__calloc(docs->len, sizeof(size_t))) == NULL ||
-	     (s.tree_tried = lec__calloc(docs->len, 1)) == NULL))
+	    ((s.source = lec__calloc(docs->len, sizeof(*s.source))) == NULL ||
+	     (s.tree = lec__calloc(docs->len, sizeof(*s.tree))) == NULL))
 		goto done;
 	/* What Sphinx's doctrees say first: a source only one page holds. */
 	for (i = 0; docs->len && i < n; i++) {
@@ -660,16 +650,12 @@ static void tie_records(struct lec_warning_set *set, size_t n,
 				names_add_new(again, docs->items[j]);
 	}
 done:
-	for (i = 0; s.text && i < docs->len; i++)
-		lec__free(s.text[i]);
+	for (i = 0; s.source && i < docs->len; i++)
+		lec__free(s.source[i].text);
 	for (i = 0; s.tree && i < docs->len; i++)
-		lec__free(s.tree[i]);
-	lec__free(s.text);
-	lec__free(s.len);
-	lec__free(s.tried);
+		lec__free(s.tree[i].text);
+	lec__free(s.source);
 	lec__free(s.tree);
-	lec__free(s.tree_len);
-	lec__free(s.tree_tried);
 	lec__free(pos);
 }
 
