@@ -292,33 +292,12 @@ void lec_steps_clear(struct lec_steps *s)
 void lec_steps_dispose(struct lec_steps *s)
 {
 	struct lec__job *job = &s->job;
-	size_t i;
 
 	lec_steps_clear(s);
-	lec__env_free(job->cmd_env);
-	for (i = 0; i < job->nencoded; i++)
-		lec__free(job->encoded[i]);
-	lec__free(job->encoded);
-	lec__free((void *)job->secrets);
-	lec_envvar_values_dispose(&job->vars);
-	lec_rtd_config_free(job->config);
-	lec_project_free(job->project);
-	lec_version_free(job->version);
+	/* The harness made the build: the job's own fields are the
+	 * engine's to free. */
 	lec_build_free(job->build);
-	lec__free(job->build_dir);
-	lec__free(job->checkout);
-	lec__free(job->tree_manifest);
-	lec__free(job->state_record);
-	lec__free(job->output);
-	lec__free(job->repo_cache);
-	lec__free(job->commit);
-	lec__free(job->git_identifier);
-	lec__free(job->error);
-	lec__free(job->venv_root);
-	lec__free(job->venv);
-	lec__free(job->venv_python);
-	lec__free(job->venv_stamp_file);
-	lec_warning_set_dispose(&job->warnings);
+	lec__job_dispose(job);
 	lec_store_free(s->st);
 	lec__build_env_dispose(&s->env);
 	free(s->data_dir);

@@ -181,29 +181,7 @@ static void job_dispose(struct lec__job *job)
 {
 	if (job->build_dir)
 		lec__remove_tree(job->build_dir);
-	lec__env_free(job->cmd_env);
-	lec__strings_free(job->encoded, job->nencoded);
-	lec__free((void *)job->secrets);
-	lec_envvar_values_dispose(&job->vars);
-	lec_rtd_config_free(job->config);
-	lec_project_free(job->project);
-	lec_version_free(job->version);
-	lec__free(job->build_dir);
-	lec__free(job->checkout);
-	lec__free(job->tree_manifest);
-	lec__free(job->state_record);
-	lec__free(job->output);
-	lec__free(job->repo_cache);
-	lec__free(job->commit);
-	lec__free(job->git_identifier);
-	lec__free(job->error);
-	lec__free(job->failure_message);
-	lec__free(job->service_refuses);
-	lec__free(job->venv_root);
-	lec__free(job->venv);
-	lec__free(job->venv_python);
-	lec__free(job->venv_stamp_file);
-	lec_warning_set_dispose(&job->warnings);
+	lec__job_dispose(job);
 }
 
 /* The build's warnings, compared with its version's last good build's

@@ -602,6 +602,33 @@ void lec__env_free(char **env)
 	lec__free(env);
 }
 
+void lec__job_dispose(struct lec__job *job)
+{
+	lec__env_free(job->cmd_env);
+	lec__strings_free(job->encoded, job->nencoded);
+	lec__free((void *)job->secrets);
+	lec_envvar_values_dispose(&job->vars);
+	lec_rtd_config_free(job->config);
+	lec_project_free(job->project);
+	lec_version_free(job->version);
+	lec__free(job->build_dir);
+	lec__free(job->checkout);
+	lec__free(job->tree_manifest);
+	lec__free(job->state_record);
+	lec__free(job->output);
+	lec__free(job->repo_cache);
+	lec__free(job->commit);
+	lec__free(job->git_identifier);
+	lec__free(job->error);
+	lec__free(job->failure_message);
+	lec__free(job->service_refuses);
+	lec__free(job->venv_root);
+	lec__free(job->venv);
+	lec__free(job->venv_python);
+	lec__free(job->venv_stamp_file);
+	lec_warning_set_dispose(&job->warnings);
+}
+
 /* The ways a build may URL-encode a secret before printing it: '/' kept
  * (Python's quote()) or not, a space as "+" (quote_plus, forms) or "%20",
  * upper- or lowercase hex. Each is masked. */

@@ -220,6 +220,9 @@ char *lec__job_venv_dir(const struct lec__job *job);
 int lec__env_take(char ***env, size_t *n, char *entry);
 int lec__env_add(char ***env, size_t *n, const char *name, const char *value);
 void lec__env_free(char **env);
+/* Free what a job owns, everything but its build (the caller's); its
+ * build directory on disk is left where it is. */
+void lec__job_dispose(struct lec__job *job);
 /* Whether the build was cancelled or Lectern is stopping (asked while
  * commands run; the store is read). */
 int lec__job_cancelled(struct lec__job *job);
