@@ -6,7 +6,8 @@
 # (GET /api/v3/builds/activity/, a 304 while nothing moved) once a second
 # and asks for the list again as soon as it moved. At 80x24 and 200x60,
 # after 15 s idle each (the back-off is at 12 s by then); the time from
-# the trigger to the row on screen is printed.
+# the trigger to the row on screen is printed. Both sizes idle side by
+# side, so the test waits out the idle period once.
 . "$LEC_TESTS/tui/lib.sh"
 
 # The longest the new row may take: the issue's 2 s.
@@ -21,31 +22,59 @@ wait_build "$slug"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-next=2
-for size in 80x24 200x60; do
-	tui_at "$size"
+# Both sizes at once, each in its own session of one tmux server, so the
+# idle period is waited once: a is 80x24, b is 200x60.
+t kill-server 2>/dev/null
+TMUX_SOCKET="lectern-tui-$$-idle"
+for session in a:80x24 b:200x60; do
+	name=${session%%:*}
+	size=${session#*:}
+	tui_session "$name"
+	t resize-window -t "$name" -x "${size%x*}" -y "${size#*x}"
+	export TUI_SESSION="$name"
 	wait_for '^guide +Guide ' "the project at $size"
 	keys Enter
 	wait_for 'Projects ▸ guide' "the project screen at $size"
 	keys b
-	wait_for "^ *$((next - 1)) +latest +finished +passed" "the builds tab at $size"
-	sleep "$IDLE"
-	start=$(now_ms)
-	api POST "/api/v3/projects/$slug/versions/latest/builds/" >/dev/null
-	i=0
-	until screen | grep -Eq "^ *$next +latest "; do
-		i=$((i + 1))
-		[ $i -lt $((DEADLINE * 100)) ] || break
-		sleep 0.01
+	wait_for "^ *1 +latest +finished +passed" "the builds tab at $size"
+done
+sleep "$IDLE"
+start=$(now_ms)
+api POST "/api/v3/projects/$slug/versions/latest/builds/" >/dev/null
+# Each session's time to the row, taken as it appears: whichever shows it
+# first is timed first.
+left="a b"
+i=0
+while [ -n "$left" ] && [ $i -lt $((DEADLINE * 100)) ]; do
+	for name in $left; do
+		if TUI_SESSION=$name screen | grep -Eq "^ *2 +latest "; then
+			eval "took_$name=$(($(now_ms) - start))"
+			left=$(echo "$left" | sed "s/$name//; s/^ *//; s/ *$//")
+		fi
 	done
-	took=$(($(now_ms) - start))
+	i=$((i + 1))
+	sleep 0.01
+done
+for session in a:80x24 b:200x60; do
+	name=${session%%:*}
+	size=${session#*:}
+	eval "took=\${took_$name:-never}"
 	echo "a build started elsewhere showed after $took ms at $size, $IDLE s idle"
-	if [ "$took" -le "$LIMIT_MS" ]; then pass; else
+	if [ "$took" != never ] && [ "$took" -le "$LIMIT_MS" ]; then pass; else
+		export TUI_SESSION="$name"
 		fail "the new build took $took ms to show at $size (at most $LIMIT_MS):
 $(screen)"
 	fi
-	wait_build "$slug"
-	quit_tui
-	next=$((next + 1))
+done
+wait_build "$slug"
+for name in a b; do
+	export TUI_SESSION="$name"
+	keys Q
+	wait_for '^TUI-EXIT=0( |$)' "the TUI's exit in session $name"
+	if [ -s "$TMP/tui-$name.err" ]; then
+		fail "the TUI wrote to stderr: $(cat "$TMP/tui-$name.err")"
+	else
+		pass
+	fi
 done
 finish
