@@ -5,7 +5,8 @@
 # the engine was stopped (in the title bar while it lasts, and in the
 # status line), never starts it itself, finds it when someone else starts
 # it, and R starts it when the user asks. An engine stopped by a signal
-# (systemd's stop) counts as stopped too. At 80x24 and 200x60.
+# (systemd's stop) counts as stopped too. At 80x24 and 200x60, side by
+# side.
 . "$LEC_TESTS/tui/lib.sh"
 export LECTERN_DATA="$TMP/local"
 cleanup_local() {
@@ -23,36 +24,81 @@ markdown_repo
 "$LECTERN" import "file://$TMP/guide" --name Guide >"$TMP/import.out" 2>&1 ||
 	{ echo "import failed: $(cat "$TMP/import.out")" >&2; exit 1; }
 
-for size in 80x24 200x60; do
-	TUI_CONTEXT=local tui_at "$size" "LECTERN_DATA='$LECTERN_DATA'"
-	wait_for '^ *guide +Guide' "the local projects at $size"
+# Both sizes at once, in two sessions of one tmux server (a is 80x24, b
+# 200x60): the stopped engine's quiet period is waited out once, and a
+# stop, a start or R in one is seen by the other too.
+SESSIONS="a:80x24 b:200x60"
+t kill-server 2>/dev/null
+TMUX_SOCKET="lectern-tui-$$-stopped"
 
-	# Stopped with no key pressed: said, and left stopped.
-	"$LECTERN" stop >/dev/null
+# on_each FUNCTION: FUNCTION with TUI_SESSION and size set to each
+# session's in turn.
+on_each() {
+	for session in $SESSIONS; do
+		TUI_SESSION=${session%%:*}
+		size=${session#*:}
+		"$1"
+	done
+	unset TUI_SESSION
+}
+start_tui() {
+	TUI_CONTEXT=local tui_session "$TUI_SESSION" "LECTERN_DATA='$LECTERN_DATA'"
+	t resize-window -t "$TUI_SESSION" -x "${size%x*}" -y "${size#*x}"
+}
+projects_shown() { wait_for '^ *guide +Guide' "the local projects at $size"; }
+stop_said() {
 	wait_for "^ Lectern \\[local\\]  \\(engine stopped: R starts it\\)  Projects" "the title at $size"
 	wait_for "^the local engine was stopped \\('lectern stop'\\): R starts it again" "the status line at $size"
-	# The TUI looks again every 2 s; three looks later nothing has
-	# started it.
-	sleep 7
-	[ -z "$(engine_pid)" ] && pass || fail "the TUI started the stopped engine at $size"
+}
+still_stopped() {
 	screen | grep -q 'engine stopped: R starts it' && pass ||
 		fail "the stopped state went from the title at $size: $(screen)"
-
-	# Someone else starts it: found, without a key.
-	"$LECTERN" projects >/dev/null 2>&1
+}
+found_again() {
 	wait_for "the local engine answers at http://127\\.0\\.0\\.1:" "found once started elsewhere at $size"
 	wait_gone 'engine stopped' "the title once it runs at $size"
 	wait_for '^ *guide +Guide' "the projects again at $size"
+}
+signal_said() { wait_for "\\(engine stopped: R starts it\\)" "the signalled stop at $size"; }
+quit_session() {
+	keys Q
+	wait_for '^TUI-EXIT=0( |$)' "the TUI's exit at $size"
+	if [ -s "$TMP/tui-$TUI_SESSION.err" ]; then
+		fail "the TUI wrote to stderr at $size: $(cat "$TMP/tui-$TUI_SESSION.err")"
+	else
+		pass
+	fi
+}
 
-	# Stopped by a signal (as systemd stops it): the same; R starts it.
+on_each start_tui
+on_each projects_shown
+
+# Stopped with no key pressed: said, and left stopped.
+"$LECTERN" stop >/dev/null
+on_each stop_said
+# Each TUI looks again every 2 s; three looks later nothing has started
+# it.
+sleep 7
+[ -z "$(engine_pid)" ] && pass || fail "a TUI started the stopped engine"
+on_each still_stopped
+
+# Someone else starts it: found, without a key.
+"$LECTERN" projects >/dev/null 2>&1
+on_each found_again
+
+# Stopped by a signal (as systemd stops it): the same; R in either TUI
+# starts it, and the other finds it.
+for pressed in $SESSIONS; do
 	kill -TERM "$(engine_pid)"
-	wait_for "\\(engine stopped: R starts it\\)" "the signalled stop at $size"
+	on_each signal_said
 	old=$(cat "$LECTERN_DATA/serve.pid" 2>/dev/null)
+	TUI_SESSION=${pressed%%:*}
 	keys R
-	wait_for "the local engine answers at http://127\\.0\\.0\\.1:" "R starts it at $size"
+	wait_for "the local engine answers at http://127\\.0\\.0\\.1:" "R starts it at ${pressed#*:}"
+	unset TUI_SESSION
 	[ -n "$(engine_pid)" ] && [ "$(engine_pid)" != "$old" ] && pass ||
-		fail "R started no engine at $size"
-	wait_for '^ *guide +Guide' "the projects after R at $size"
-	quit_tui
+		fail "R started no engine at ${pressed#*:}"
+	on_each projects_shown
 done
+on_each quit_session
 finish
