@@ -3,7 +3,8 @@
 # its time so far and the command it runs, never a result (the API's
 # `success` is provisional until the build ends: item 1); a fetching
 # build shows its progress as one line on the build screen and in the
-# list (5); a failed build's whole error is on its screen, wrapped, and
+# list (5); a failed build's whole error is on its screen, wrapped at
+# spaces, and
 # long log lines scroll sideways or wrap (4); quitting with a running
 # build's log open asks once. The builds are written into the store
 # directly, in the states a worker leaves them in mid-build, so the
@@ -77,6 +78,9 @@ keys q
 keys : b u i l d ' ' "$failed" Enter
 wait_for "^Build #$failed  watch/latest  finished failed " "the failed build's header"
 wait_for 'END-OF-ERROR' "the end of the error on screen"
+# Broken at a space, not mid-word: the run of x's, wider than the
+# screen, starts a line of its own.
+wait_for "^Error: the theme 'furo' is not installed; *\$" "the error's first line, ended at a space"
 wait_for 'exit code 2\) *$' "the error's last words"
 wait_for '^  start-of-line y+…$' "the long line, cut"
 keys j j l l

@@ -798,24 +798,13 @@ static void draw_summary(struct build_view *bv, WINDOW *w, int width,
 	free(text);
 }
 
-/* n bytes of p on header line y, in the failure colour. */
-static void text_line(WINDOW *w, int y, int width, const char *p, size_t n)
-{
-	char *text = ui_xstrndup(p, n);
-
-	ui_draw_fill(w, y, 0, width, ui_attr(UI_SLOT_NORMAL));
-	ui_draw_text(w, y, 0, width, text, ui_attr(UI_SLOT_STATE_FAIL));
-	free(text);
-}
-
 /* Below the summary: the fetch's progress while there is one, else the
  * whole error wrapped, else a rule; the lines used. */
 static int draw_detail(struct build_view *bv, WINDOW *w, int width, int y)
 {
 	struct lc_build shown = { 0 };
-	const char *p, *end;
 	char progress[128];
-	int lines = 0;
+	int lines, i;
 
 	shown.progress = bv->progress;
 	if (!ui_build_final(bv->build) &&
@@ -845,14 +834,15 @@ static int draw_detail(struct build_view *bv, WINDOW *w, int width, int y)
 		ui_draw_hline(w, y, 0, width, ui_attr(UI_SLOT_BORDER));
 		return 1;
 	}
-	for (p = bv->build->error; *p && lines < MAX_ERROR_LINES; p = end) {
-		end = ui_text_skip(p, width);
-		/* The last line allowed shows what is left, cut. */
-		if (lines == MAX_ERROR_LINES - 1)
-			end = p + strlen(p);
-		text_line(w, y + lines, width, p, (size_t)(end - p));
-		lines++;
-	}
+	/* Wrapped at spaces, as a reader breaks it: a word cut at the
+	 * edge of an 80-column screen reads as two. The last line allowed
+	 * shows what is left, cut. */
+	lines = ui_draw_wrapped(NULL, y, 0, width, MAX_ERROR_LINES,
+				bv->build->error, 0);
+	for (i = 0; i < lines; i++)
+		ui_draw_fill(w, y + i, 0, width, ui_attr(UI_SLOT_NORMAL));
+	ui_draw_wrapped(w, y, 0, width, MAX_ERROR_LINES, bv->build->error,
+			ui_attr(UI_SLOT_STATE_FAIL));
 	return lines;
 }
 
