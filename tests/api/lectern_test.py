@@ -267,6 +267,11 @@ class ServerTestCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.server = Server(*cls.SERVER_ARGS)
+        # unittest skips tearDownClass when a subclass's setUpClass fails
+        # after this (a fixture build that failed): the server is stopped
+        # and its directory removed all the same (both are idempotent).
+        cls.addClassCleanup(cls.server.cleanup)
+        cls.addClassCleanup(cls.server.stop)
 
     @classmethod
     def tearDownClass(cls):
