@@ -55,6 +55,22 @@ int lec__grow(void **items, size_t *cap, size_t len, size_t size,
 /* Free each of the n strings of v, then v (NULL: nothing): what every
  * array of owned strings is disposed with. */
 void lec__strings_free(char **v, size_t n);
+/* Dispose each of len items (item_size bytes each) with item_dispose, then
+ * free the array (NULL: nothing): what every array of owned structs is
+ * disposed with. */
+void lec__items_free(void *items, size_t len, size_t item_size,
+		     void (*item_dispose)(void *item));
+/* Free the char * members at the offsets texts[0..ntexts) of each of len
+ * items (item_size bytes each), then the array (NULL: nothing): for the
+ * arrays of structs that own only strings, which need no dispose of their
+ * own. */
+void lec__items_texts_free(void *items, size_t len, size_t item_size,
+			   const size_t *texts, size_t ntexts);
+#define LEC__ITEMS_FREE(items, len, item_dispose)                            \
+	lec__items_free((items), (len), sizeof(*(items)), (item_dispose))
+#define LEC__ITEMS_TEXTS_FREE(items, len, texts)                             \
+	lec__items_texts_free((items), (len), sizeof(*(items)), (texts),     \
+			      sizeof(texts) / sizeof((texts)[0]))
 /* Copies s (NULL gives NULL). Owned by caller, freed with lec__free. */
 char *lec__strdup(const char *s);
 char *lec__strndup(const char *s, size_t n);

@@ -897,8 +897,7 @@ void lec_search_results_dispose(struct lec_search_results *results)
 {
 	if (results == NULL)
 		return;
-	lec__items_free(results->items, results->len, sizeof(*results->items),
-			hit_dispose);
+	LEC__ITEMS_FREE(results->items, results->len, hit_dispose);
 	memset(results, 0, sizeof(*results));
 }
 

@@ -508,17 +508,6 @@ int lec__query_one(struct lec_store *st, struct lec__query *q, void **out)
 	return error;
 }
 
-void lec__items_free(void *items, size_t len, size_t item_size,
-		     void (*item_dispose)(void *item))
-{
-	unsigned char *p = items;
-	size_t i;
-
-	for (i = 0; p && i < len; i++)
-		item_dispose(p + i * item_size);
-	lec__free(items);
-}
-
 int lec__query_list(struct lec_store *st, struct lec__query *q,
 		    const char *order, const struct lec_page *page,
 		    void **items_out, size_t *len_out, size_t *total_out)

@@ -322,11 +322,6 @@ void lec__query_dispose(struct lec__query *q);
  * is none: callers say what was not found. */
 int lec__query_one(struct lec_store *st, struct lec__query *q, void **out);
 
-/* Dispose each of len items (item_size bytes each) with item_dispose, then
- * free the array: for arrays no row table describes. */
-void lec__items_free(void *items, size_t len, size_t item_size,
-		     void (*item_dispose)(void *item));
-
 /* Runs a paged list: counts (when total_out is not NULL), prepares the
  * page and reads each row into items[i] with the query's row table. On
  * failure frees what it read. The array is owned by the caller. */
