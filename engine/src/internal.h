@@ -22,14 +22,14 @@
 
 /* Errors ---------------------------------------------------------------- */
 
-/* Record code and a formatted message for this thread; returns code so that
- * callers can write `return lec__error(LEC_EINVALID, "...")`. */
-int lec__error(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
-
-/* lec__error, also naming the input field concerned (see
- * lec_error_last_field); field must be a string literal or static. */
+/* Record code and a formatted message for this thread, also naming the
+ * input field concerned (see lec_error_last_field; NULL: none); field must
+ * be a string literal or static. Returns code so that callers can write
+ * `return lec__error(LEC_EINVALID, "...")`. */
 int lec__error_field(int code, const char *field, const char *fmt, ...)
 	LEC__PRINTF(3, 4);
+/* lec__error(code, fmt, ...): the same, naming no field. */
+#define lec__error(code, ...) lec__error_field((code), NULL, __VA_ARGS__)
 
 /* LEC_EINVALID on field with the service's message (its Django REST
  * framework's words) for a field missing, blank or longer than max
