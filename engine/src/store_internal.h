@@ -118,6 +118,26 @@ int lec_store__write(struct lec_store *st, int (*fn)(struct lec_store *st,
 						     void *arg),
 		     void *arg, int also_commit);
 
+/* A sender's lease (lec_store__lease): take, in the write transaction,
+ * fills out with the item due at now_us and leases it until until_us. */
+struct lec__lease {
+	int64_t now_us;
+	int64_t until_us;
+	void *out;
+	int (*take)(struct lec_store *st, const struct lec__lease *lease);
+};
+
+/* Take the next due item for a sender into out (size bytes, zeroed
+ * first), leased lease_ms: one write transaction from the choice to the
+ * lease, so that two senders on one data directory never take the same
+ * item; committed also on LEC_ECORRUPT, so that an item take failed for
+ * good stays failed. LEC_ENOTFOUND (none due) leaves no message. On
+ * failure out may hold what take filled: the caller disposes it. */
+int lec_store__lease(struct lec_store *st, int64_t now_us, unsigned lease_ms,
+		     int (*take)(struct lec_store *st,
+				 const struct lec__lease *lease),
+		     void *out, size_t size);
+
 /* Step a statement that must finish with SQLITE_DONE. */
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 			 const char *what);
