@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "context.h"
 #include "table.h"
 #include "lectern/store.h"
@@ -20,8 +21,8 @@ static int print_users_json(const struct lec_user_list *users)
 {
 	cJSON *root = cJSON_CreateArray();
 	char when[LEC_TIME_ISO_MAX];
-	char *text;
 	size_t i;
+	int status;
 
 	for (i = 0; root && i < users->len; i++) {
 		cJSON *u = cJSON_CreateObject();
@@ -39,13 +40,9 @@ static int print_users_json(const struct lec_user_list *users)
 		}
 		cJSON_AddItemToArray(root, u);
 	}
-	text = root ? cJSON_PrintUnformatted(root) : NULL;
+	status = cli_print_json(root);
 	cJSON_Delete(root);
-	if (text == NULL)
-		return cli_fail("out of memory");
-	printf("%s\n", text);
-	cJSON_free(text);
-	return CLI_EXIT_OK;
+	return status;
 }
 
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)

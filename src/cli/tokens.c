@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "context.h"
 #include "table.h"
 #include "lectern/session.h"
@@ -73,8 +74,8 @@ static int print_tokens_json(const struct lec_token_list *tokens)
 {
 	cJSON *root = cJSON_CreateArray();
 	char when[LEC_TIME_ISO_MAX];
-	char *text;
 	size_t i;
+	int status;
 
 	for (i = 0; root && i < tokens->len; i++) {
 		const struct lec_token *t = &tokens->items[i];
@@ -92,13 +93,9 @@ static int print_tokens_json(const struct lec_token_list *tokens)
 		}
 		cJSON_AddItemToArray(root, o);
 	}
-	text = root ? cJSON_PrintUnformatted(root) : NULL;
+	status = cli_print_json(root);
 	cJSON_Delete(root);
-	if (text == NULL)
-		return cli_fail("out of memory");
-	printf("%s\n", text);
-	cJSON_free(text);
-	return CLI_EXIT_OK;
+	return status;
 }
 
 static void print_tokens(const struct lec_token_list *tokens)
