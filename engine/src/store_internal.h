@@ -458,6 +458,14 @@ struct lec_build;
 int lec__notification_build_ended(struct lec_store *st,
 				  const struct lec_build *b);
 
+/* lec_notification_add of n with the texts written for it, header and
+ * body, which it owns and frees: NULL either (its writing ran out of
+ * memory) gives LEC_ENOMEM. notification.c. */
+struct lec_notification_new;
+int lec__notification_add_texts(struct lec_store *st,
+				struct lec_notification_new *n, char *header,
+				char *body);
+
 /* LEC_OK, or LEC_EINVALID saying that project_id is an offline mirror of
  * another instance's docs (mirror.h), which is never what: "built",
  * "synced" (project.c: the rule belongs to the project, not the feature

@@ -802,8 +802,6 @@ static int raise_failing(struct lec_store *st, int64_t project_id,
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	struct lec_notification_new n = { 0 };
-	char *body;
-	int error;
 
 	lec__buf_printf(&b,
 			"Webhook %lld of this project failed %d times in a "
@@ -814,17 +812,12 @@ static int raise_failing(struct lec_store *st, int64_t project_id,
 	else
 		lec__buf_puts(&b, "none");
 	lec__buf_puts(&b, "); its receiver may be down or its URL wrong.");
-	if ((body = lec__buf_take(&b)) == NULL)
-		return lec__error_oom();
 	n.message_id = LEC_MSG_WEBHOOK_FAILING;
 	n.target = LEC_NOTIFICATION_PROJECT;
 	n.attached_id = project_id;
 	n.type = "error";
-	n.header = "A webhook keeps failing";
-	n.body = body;
-	error = lec_notification_add(st, &n, NULL);
-	lec__free(body);
-	return error;
+	return lec__notification_add_texts(
+		st, &n, lec__strdup("A webhook keeps failing"), lec__buf_take(&b));
 }
 
 int lec_webhook_delivery_done(struct lec_store *st, int64_t delivery_id,
