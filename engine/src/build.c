@@ -366,6 +366,8 @@ static int finish_state(struct lec_build *b, const struct build_change *c,
 	return set_error(b, success ? NULL : c->error);
 }
 
+/* Apply c to build id in one transaction, clearing the last error first as
+ * every public call does. */
 static int build_change(struct lec_store *st, int64_t id,
 			const struct build_change *c)
 {
@@ -373,6 +375,7 @@ static int build_change(struct lec_store *st, int64_t id,
 	int64_t now = lec__now_us();
 	int error;
 
+	lec_error_clear();
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
 	if ((error = build_fetch(st, id, &b)) < 0)
@@ -397,7 +400,6 @@ int lec_build_set_state(struct lec_store *st, int64_t id,
 {
 	struct build_change c = { .to = state };
 
-	lec_error_clear();
 	return build_change(st, id, &c);
 }
 
@@ -409,7 +411,6 @@ int lec_build_finish(struct lec_store *st, int64_t id, int success,
 				  .why = LEC_BUILD_FAILURE_GENERIC,
 				  .error = error };
 
-	lec_error_clear();
 	return build_change(st, id, &c);
 }
 
@@ -428,7 +429,6 @@ int lec_build_fail_message(struct lec_store *st, int64_t id,
 				  .error = error,
 				  .message = message };
 
-	lec_error_clear();
 	return build_change(st, id, &c);
 }
 
