@@ -17,32 +17,16 @@
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
 
-static int print_users_json(const struct lec_user_list *users)
+/* A user as `user list --json` shows it. */
+static int user_json(const void *items, size_t i, cJSON *o)
 {
-	cJSON *root = cJSON_CreateArray();
+	const struct lec_user *u = (const struct lec_user *)items + i;
 	char when[LEC_TIME_ISO_MAX];
-	size_t i;
-	int status;
 
-	for (i = 0; root && i < users->len; i++) {
-		cJSON *u = cJSON_CreateObject();
-
-		lec_time_iso8601(users->items[i].created, when);
-		if (u == NULL ||
-		    !cJSON_AddStringToObject(u, "username",
-					     users->items[i].username) ||
-		    !cJSON_AddBoolToObject(u, "is_active",
-					   users->items[i].is_active) ||
-		    !cJSON_AddStringToObject(u, "created", when)) {
-			cJSON_Delete(u);
-			cJSON_Delete(root);
-			return cli_fail("out of memory");
-		}
-		cJSON_AddItemToArray(root, u);
-	}
-	status = cli_print_json(root);
-	cJSON_Delete(root);
-	return status;
+	lec_time_iso8601(u->created, when);
+	return cJSON_AddStringToObject(o, "username", u->username) &&
+	       cJSON_AddBoolToObject(o, "is_active", u->is_active) &&
+	       cJSON_AddStringToObject(o, "created", when);
 }
 
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
@@ -61,7 +45,8 @@ int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
 	if (lec_user_list(store, NULL, &users) < 0)
 		return cli_fail_engine("cannot list users");
 	if (json) {
-		status = print_users_json(&users);
+		status = cli_print_json_objects(users.items, users.len,
+						user_json);
 	} else {
 		printf("%-24s %-8s %s\n", "USERNAME", "ACTIVE", "CREATED");
 		for (i = 0; i < users.len; i++) {

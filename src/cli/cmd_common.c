@@ -276,6 +276,26 @@ int cli_print_json(const cJSON *json)
 			      : CLI_EXIT_OK;
 }
 
+int cli_print_json_objects(const void *items, size_t n,
+			   int (*fill)(const void *items, size_t i, cJSON *o))
+{
+	cJSON *root = cJSON_CreateArray(), *o;
+	size_t i;
+	int status;
+
+	for (i = 0; root && i < n; i++) {
+		if ((o = cJSON_CreateObject()) == NULL || !fill(items, i, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(root);
+			return cli_fail("out of memory");
+		}
+		cJSON_AddItemToArray(root, o);
+	}
+	status = cli_print_json(root);
+	cJSON_Delete(root);
+	return status;
+}
+
 void cli_response_free_secret(struct lc_response *r)
 {
 	if (r && r->body)
