@@ -68,6 +68,29 @@ void lec__strings_free(char **v, size_t n)
 	lec__free(v);
 }
 
+void lec__items_free(void *items, size_t len, size_t item_size,
+		     void (*item_dispose)(void *item))
+{
+	unsigned char *p = items;
+	size_t i;
+
+	for (i = 0; p && i < len; i++)
+		item_dispose(p + i * item_size);
+	lec__free(items);
+}
+
+void lec__items_texts_free(void *items, size_t len, size_t item_size,
+			   const size_t *texts, size_t ntexts)
+{
+	unsigned char *p = items;
+	size_t i, j;
+
+	for (i = 0; p && i < len; i++)
+		for (j = 0; j < ntexts; j++)
+			lec__free(*(char **)(p + i * item_size + texts[j]));
+	lec__free(items);
+}
+
 char *lec__strndup(const char *s, size_t n)
 {
 	char *copy;

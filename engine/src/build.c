@@ -366,6 +366,8 @@ static int finish_state(struct lec_build *b, const struct build_change *c,
 	return set_error(b, success ? NULL : c->error);
 }
 
+/* Apply c to build id in one transaction, clearing the last error first as
+ * every public call does. */
 static int build_change(struct lec_store *st, int64_t id,
 			const struct build_change *c)
 {
@@ -373,6 +375,7 @@ static int build_change(struct lec_store *st, int64_t id,
 	int64_t now = lec__now_us();
 	int error;
 
+	lec_error_clear();
 	if ((error = lec_store__begin(st)) < 0)
 		return error;
 	if ((error = build_fetch(st, id, &b)) < 0)
@@ -397,7 +400,6 @@ int lec_build_set_state(struct lec_store *st, int64_t id,
 {
 	struct build_change c = { .to = state };
 
-	lec_error_clear();
 	return build_change(st, id, &c);
 }
 
@@ -409,7 +411,6 @@ int lec_build_finish(struct lec_store *st, int64_t id, int success,
 				  .why = LEC_BUILD_FAILURE_GENERIC,
 				  .error = error };
 
-	lec_error_clear();
 	return build_change(st, id, &c);
 }
 
@@ -428,7 +429,6 @@ int lec_build_fail_message(struct lec_store *st, int64_t id,
 				  .error = error,
 				  .message = message };
 
-	lec_error_clear();
 	return build_change(st, id, &c);
 }
 
@@ -487,13 +487,18 @@ done:
 	return lec_store__end(st, error);
 }
 
-/* Set one text column of a build. */
-static int build_set_text(struct lec_store *st, int64_t id, const char *sql,
+/* Set one text column of a build (a name of the builds table, never
+ * input), clearing the last error as every setter does. */
+static int build_set_text(struct lec_store *st, int64_t id, const char *column,
 			  const char *value)
 {
 	sqlite3_stmt *stmt = NULL;
+	char sql[64];
 	int error;
 
+	lec_error_clear();
+	snprintf(sql, sizeof(sql), "UPDATE builds SET %s = ? WHERE id = ?",
+		 column);
 	if ((error = lec_store__prepare(st, &stmt, sql)) < 0)
 		return error;
 	if ((error = lec_store__bind_text(stmt, 1, value)) == LEC_OK) {
@@ -514,27 +519,19 @@ int lec_build_set_commit(struct lec_store *st, int64_t id, const char *commit)
 	lec_error_clear();
 	if ((error = check_commit(commit)) < 0)
 		return error;
-	return build_set_text(st, id,
-			      "UPDATE builds SET commit_sha = ? WHERE id = ?",
-			      commit);
+	return build_set_text(st, id, "commit_sha", commit);
 }
 
 int lec_build_set_triggered_by(struct lec_store *st, int64_t id,
 			       const char *how)
 {
-	lec_error_clear();
-	return build_set_text(st, id,
-			      "UPDATE builds SET triggered_by = ? WHERE id = ?",
-			      how);
+	return build_set_text(st, id, "triggered_by", how);
 }
 
 int lec_build_set_progress(struct lec_store *st, int64_t id,
 			   const char *json)
 {
-	lec_error_clear();
-	return build_set_text(st, id,
-			      "UPDATE builds SET progress = ? WHERE id = ?",
-			      json);
+	return build_set_text(st, id, "progress", json);
 }
 
 int lec_build_set_config(struct lec_store *st, int64_t id, const char *json)
@@ -552,16 +549,12 @@ int lec_build_set_config(struct lec_store *st, int64_t id, const char *json)
 						"the build configuration is "
 						"not a JSON object");
 	}
-	return build_set_text(st, id,
-			      "UPDATE builds SET config = ? WHERE id = ?",
-			      json);
+	return build_set_text(st, id, "config", json);
 }
 
 int lec_build_set_cache(struct lec_store *st, int64_t id, const char *json)
 {
-	lec_error_clear();
-	return build_set_text(st, id, "UPDATE builds SET cache = ? WHERE id = ?",
-			      json);
+	return build_set_text(st, id, "cache", json);
 }
 
 /* Triggering -------------------------------------------------------------- */

@@ -27,7 +27,6 @@ static int raise_new_warnings(struct lec_store *st, const struct lec_build *b)
 	struct lec_warning_list list = { 0 };
 	struct lec_notification_new n = { 0 };
 	struct lec__buf header = LEC__BUF_INIT, body = LEC__BUF_INIT;
-	char *h, *t;
 	int error;
 
 	if ((error = lec_warning_summary_get(st, b->id, &sum)) < 0)
@@ -55,25 +54,14 @@ static int raise_new_warnings(struct lec_store *st, const struct lec_build *b)
 		lec__free(cut);
 	}
 	lec__buf_puts(&body, ".");
-	h = lec__buf_take(&header);
-	t = lec__buf_take(&body);
 	lec_warning_list_dispose(&list);
-	if (h == NULL || t == NULL) {
-		lec__free(h);
-		lec__free(t);
-		return lec__error_oom();
-	}
 	n.message_id = LEC_MSG_BUILD_NEW_WARNINGS;
 	n.target = LEC_NOTIFICATION_BUILD;
 	n.attached_id = b->id;
 	n.type = "warning";
-	n.header = h;
-	n.body = t;
 	n.dismissable = 1;
-	error = lec_notification_add(st, &n, NULL);
-	lec__free(h);
-	lec__free(t);
-	return error;
+	return lec__notification_add_texts(st, &n, lec__buf_take(&header),
+					   lec__buf_take(&body));
 }
 
 int lec_notification_build_event(struct lec_store *st, int64_t build_id,

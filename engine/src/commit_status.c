@@ -367,20 +367,12 @@ static int read_due(struct lec_store *st, int64_t now_us,
 	return error;
 }
 
-/* What the sender asks for: a due one at now_us, leased lease_ms. */
-struct take {
-	int64_t now_us;
-	unsigned lease_ms;
-	struct lec_commit_status_outgoing *out;
-};
-
-/* In lec_store__write's transaction (arg a struct take). */
-static int take_due(struct lec_store *st, void *arg)
+/* In lec_store__lease's transaction: the oldest due status, its token
+ * opened. */
+static int take_due(struct lec_store *st, const struct lec__lease *lease)
 {
-	const struct take *t = arg;
-	int64_t now_us = t->now_us;
-	unsigned lease_ms = t->lease_ms;
-	struct lec_commit_status_outgoing *out = t->out;
+	int64_t now_us = lease->now_us;
+	struct lec_commit_status_outgoing *out = lease->out;
 	struct lec_integration in = { 0 };
 	int64_t v[3], failed[2];
 	int error = read_due(st, now_us, out, &in);
@@ -388,7 +380,7 @@ static int take_due(struct lec_store *st, void *arg)
 	if (error < 0)
 		return error;
 	v[0] = out->id;
-	v[1] = now_us + (int64_t)lease_ms * 1000;
+	v[1] = lease->until_us;
 	v[2] = now_us;
 	error = lec__integration_token(st, &in, &out->token, &out->token_len);
 	if (error < 0) {
@@ -414,18 +406,11 @@ int lec_commit_status_next(struct lec_store *st, int64_t now_us,
 			   unsigned lease_ms,
 			   struct lec_commit_status_outgoing *out)
 {
-	struct take t = { now_us, lease_ms, out };
-	int error;
+	int error = lec_store__lease(st, now_us, lease_ms, take_due, out,
+				     sizeof(*out));
 
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	/* One transaction from the choice to the lease: two senders never
-	 * take the same status; one failed for its token stays failed. */
-	error = lec_store__write(st, take_due, &t, LEC_ECORRUPT);
 	if (error < 0)
 		lec_commit_status_outgoing_dispose(out);
-	if (error == LEC_ENOTFOUND)
-		lec_error_clear();
 	return error;
 }
 

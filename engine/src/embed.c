@@ -771,18 +771,17 @@ int lec_embed_v2_file(const char *path, const char *page_url,
 	return rc;
 }
 
+static const size_t header_texts[] = {
+	offsetof(struct lec_embed_header, title),
+	offsetof(struct lec_embed_header, anchor),
+};
+
 void lec_embed_v2_free(struct lec_embed_v2 *embed)
 {
-	size_t i;
-
 	if (embed == NULL)
 		return;
 	lec__strings_free(embed->content, embed->content_len);
-	for (i = 0; i < embed->headers_len; i++) {
-		lec__free(embed->headers[i].title);
-		lec__free(embed->headers[i].anchor);
-	}
-	lec__free(embed->headers);
+	LEC__ITEMS_TEXTS_FREE(embed->headers, embed->headers_len, header_texts);
 	lec__free(embed->section);
 	lec__free(embed);
 }

@@ -62,21 +62,19 @@ static int check_text(const char *field, const char *s, size_t max,
 
 LEC__DEFINE_FREES(lec_envvar, &envvar_row)
 
-static void value_dispose(struct lec_envvar_value *v)
+static void value_dispose(void *item)
 {
+	struct lec_envvar_value *v = item;
+
 	lec__free(v->name);
 	lec__secret_free(v->value, v->value_len + 1);
 }
 
 void lec_envvar_values_dispose(struct lec_envvar_values *values)
 {
-	size_t i;
-
 	if (values == NULL)
 		return;
-	for (i = 0; i < values->len; i++)
-		value_dispose(&values->items[i]);
-	lec__free(values->items);
+	LEC__ITEMS_FREE(values->items, values->len, value_dispose);
 	memset(values, 0, sizeof(*values));
 }
 

@@ -16,18 +16,6 @@ static _Thread_local char last_message[LEC_ERROR_MESSAGE_MAX];
 static _Thread_local int last_code;
 static _Thread_local const char *last_field;
 
-int lec__error(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(last_message, sizeof(last_message), fmt, ap);
-	va_end(ap);
-	last_code = code;
-	last_field = NULL;
-	return code;
-}
-
 int lec__error_field(int code, const char *field, const char *fmt, ...)
 {
 	va_list ap;

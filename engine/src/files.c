@@ -258,48 +258,57 @@ int lec__open_in(const char *dir, const char *rel, enum lec__open_kind kind,
 	return error;
 }
 
+int lec__read_fd(int fd, const char *name, size_t size, char **data,
+		 size_t *len)
+{
+	char *buf = lec__malloc(size + 2);
+	size_t n = 0;
+	ssize_t got;
+
+	LEC__CHECK_ALLOC(buf);
+	/* One byte more than the size tells a file that grew meanwhile. */
+	while (n <= size) {
+		got = read(fd, buf + n, size + 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			lec__free(buf);
+			return lec__error(LEC_EIO, "%s: %s", name,
+					  strerror(errno));
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > size) {
+		lec__free(buf);
+		return lec__error(LEC_EIO, "%s: the file changed while it was "
+					   "read",
+				  name);
+	}
+	buf[n] = '\0';
+	*data = buf;
+	*len = n;
+	return LEC_OK;
+}
+
 int lec__read_in(const char *dir, const char *rel, size_t max, char **data,
 		 size_t *len)
 {
 	struct stat sb;
-	char *buf = NULL;
-	size_t n = 0;
-	ssize_t got;
 	int fd, error;
 
 	*data = NULL;
 	*len = 0;
 	if ((error = lec__open_in(dir, rel, LEC__OPEN_FILE, &fd)) < 0)
 		return error;
-	if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size > max) {
-		close(fd);
-		return lec__error(LEC_EINVALID, "%s: larger than %zu bytes", rel,
-				  max);
-	}
-	if ((buf = lec__malloc((size_t)sb.st_size + 2)) == NULL) {
-		close(fd);
-		return lec__error_oom();
-	}
-	/* One byte more than the size tells a file that grew meanwhile. */
-	while (n <= (size_t)sb.st_size) {
-		got = read(fd, buf + n, (size_t)sb.st_size + 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
+	if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size > max)
+		error = lec__error(LEC_EINVALID, "%s: larger than %zu bytes",
+				   rel, max);
+	else
+		error = lec__read_fd(fd, rel, (size_t)sb.st_size, data, len);
 	close(fd);
-	if (got < 0 || n > (size_t)sb.st_size) {
-		lec__free(buf);
-		return lec__error(LEC_EIO, "%s: %s", rel,
-				  got < 0 ? strerror(errno)
-					  : "the file changed while it was read");
-	}
-	buf[n] = '\0';
-	*data = buf;
-	*len = n;
-	return LEC_OK;
+	return error;
 }
 
 /* Walking a tree ------------------------------------------------------------ */

@@ -66,6 +66,11 @@ int lec__open_in(const char *dir, const char *rel, enum lec__open_kind kind,
  * LEC_EINVALID); *data (NUL-terminated, *len bytes) is the caller's. */
 int lec__read_in(const char *dir, const char *rel, size_t max, char **data,
 		 size_t *len);
+/* Read the open regular file fd, of size bytes as fstat said, whole: one
+ * that grew meanwhile is LEC_EIO, as is a failed read, both naming name.
+ * *data (NUL-terminated, *len bytes) is the caller's, and so is fd. */
+int lec__read_fd(int fd, const char *name, size_t size, char **data,
+		 size_t *len);
 
 /* Walking a tree ------------------------------------------------------------ */
 

@@ -22,14 +22,14 @@
 
 /* Errors ---------------------------------------------------------------- */
 
-/* Record code and a formatted message for this thread; returns code so that
- * callers can write `return lec__error(LEC_EINVALID, "...")`. */
-int lec__error(int code, const char *fmt, ...) LEC__PRINTF(2, 3);
-
-/* lec__error, also naming the input field concerned (see
- * lec_error_last_field); field must be a string literal or static. */
+/* Record code and a formatted message for this thread, also naming the
+ * input field concerned (see lec_error_last_field; NULL: none); field must
+ * be a string literal or static. Returns code so that callers can write
+ * `return lec__error(LEC_EINVALID, "...")`. */
 int lec__error_field(int code, const char *field, const char *fmt, ...)
 	LEC__PRINTF(3, 4);
+/* lec__error(code, fmt, ...): the same, naming no field. */
+#define lec__error(code, ...) lec__error_field((code), NULL, __VA_ARGS__)
 
 /* LEC_EINVALID on field with the service's message (its Django REST
  * framework's words) for a field missing, blank or longer than max
@@ -55,6 +55,22 @@ int lec__grow(void **items, size_t *cap, size_t len, size_t size,
 /* Free each of the n strings of v, then v (NULL: nothing): what every
  * array of owned strings is disposed with. */
 void lec__strings_free(char **v, size_t n);
+/* Dispose each of len items (item_size bytes each) with item_dispose, then
+ * free the array (NULL: nothing): what every array of owned structs is
+ * disposed with. */
+void lec__items_free(void *items, size_t len, size_t item_size,
+		     void (*item_dispose)(void *item));
+/* Free the char * members at the offsets texts[0..ntexts) of each of len
+ * items (item_size bytes each), then the array (NULL: nothing): for the
+ * arrays of structs that own only strings, which need no dispose of their
+ * own. */
+void lec__items_texts_free(void *items, size_t len, size_t item_size,
+			   const size_t *texts, size_t ntexts);
+#define LEC__ITEMS_FREE(items, len, item_dispose)                            \
+	lec__items_free((items), (len), sizeof(*(items)), (item_dispose))
+#define LEC__ITEMS_TEXTS_FREE(items, len, texts)                             \
+	lec__items_texts_free((items), (len), sizeof(*(items)), (texts),     \
+			      sizeof(texts) / sizeof((texts)[0]))
 /* Copies s (NULL gives NULL). Owned by caller, freed with lec__free. */
 char *lec__strdup(const char *s);
 char *lec__strndup(const char *s, size_t n);

@@ -30,44 +30,20 @@
 /* Most bytes of a config file shown in the log's `cat` step. */
 #define CAT_MAX (64 * 1024)
 
-static int job_fail(struct lec__job *job, enum lec_build_failure why,
-		    const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
-
-static int job_fail(struct lec__job *job, enum lec_build_failure why,
-		    const char *fmt, va_list ap)
-{
-	char msg[2048];
-
-	if (job->error)
-		return -1;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	job->error = lec__strdup(msg);
-	job->failure = why;
-	return -1;
-}
-
-int lec__job_fail(struct lec__job *job, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = job_fail(job, LEC_BUILD_FAILURE_GENERIC, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 		     const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
-	int rc;
 
+	if (job->error)
+		return -1;
 	va_start(ap, fmt);
-	rc = job_fail(job, why, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return rc;
+	job->error = lec__strdup(msg);
+	job->failure = why;
+	return -1;
 }
 
 /* Cancellation ------------------------------------------------------------ */

@@ -230,13 +230,13 @@ int lec__job_cancelled(struct lec__job *job);
  * service refuses that Lectern builds anyway (lec__job.service_refuses). */
 #define LEC__SERVICE_REFUSES "the hosted service refuses this: "
 
-/* Fail the job with a message (the first failure wins). Returns -1. */
-int lec__job_fail(struct lec__job *job, const char *fmt, ...)
-	LEC__PRINTF(2, 3);
-/* The same, saying what kind of failure it is (lec__job_fail's is
- * LEC_BUILD_FAILURE_GENERIC): the build's notification follows from it. */
+/* Fail the job with a message (the first failure wins), saying what kind
+ * of failure it is: the build's notification follows from it. Returns -1. */
 int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 		     const char *fmt, ...) LEC__PRINTF(3, 4);
+/* lec__job_fail(job, fmt, ...): the same, a LEC_BUILD_FAILURE_GENERIC. */
+#define lec__job_fail(job, ...)                                              \
+	lec__job_fail_as((job), LEC_BUILD_FAILURE_GENERIC, __VA_ARGS__)
 
 /* Run a command of job's as lec_runner_run does, or through its sink's
  * step harness; job NULL (a version sync's fetch): the runner. */

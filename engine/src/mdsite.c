@@ -710,6 +710,11 @@ static int open_output(struct lec_mdsite__site *s, const char *out_dir)
 	return LEC_OK;
 }
 
+static const size_t asset_texts[] = {
+	offsetof(struct lec_mdsite__asset, src_rel),
+	offsetof(struct lec_mdsite__asset, read_path),
+};
+
 static void site_dispose(struct lec_mdsite__site *s)
 {
 	size_t i;
@@ -728,11 +733,7 @@ static void site_dispose(struct lec_mdsite__site *s)
 		lec_mdsite__buf_dispose(&p->source);
 	}
 	lec__free(s->pages);
-	for (i = 0; i < s->nassets; i++) {
-		lec__free(s->assets[i].src_rel);
-		lec__free(s->assets[i].read_path);
-	}
-	lec__free(s->assets);
+	LEC__ITEMS_TEXTS_FREE(s->assets, s->nassets, asset_texts);
 	lec_mdsite__nav_truncate(s, 0);
 	lec__free(s->nav);
 	lec__free(s->order);

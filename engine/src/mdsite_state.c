@@ -178,8 +178,10 @@ static int take_page(struct cursor *c, struct lec_mdsite__kept_page *k,
 	return take(c, "\n") && k->out_rel[0] != '\0';
 }
 
-static void kept_page_dispose(struct lec_mdsite__kept_page *k)
+static void kept_page_dispose(void *item)
 {
+	struct lec_mdsite__kept_page *k = item;
+
 	lec__free(k->out_rel);
 	lec__free(k->src_rel);
 	lec__free(k->title);
@@ -244,13 +246,9 @@ int lec_mdsite__state_foreign(const char *text, size_t len)
 
 void lec_mdsite__state_dispose(struct lec_mdsite__state *st)
 {
-	size_t i;
-
 	if (st == NULL)
 		return;
-	for (i = 0; i < st->npages; i++)
-		kept_page_dispose(&st->pages[i]);
-	lec__free(st->pages);
+	LEC__ITEMS_FREE(st->pages, st->npages, kept_page_dispose);
 	lec__free(st->generator);
 	lec_mdsite__map_dispose(&st->by_out);
 	memset(st, 0, sizeof(*st));

@@ -165,13 +165,13 @@ int lec_mdsite__map_put(struct lec_mdsite__map *m, const char *key, size_t n,
 	return LEC_OK;
 }
 
+static const size_t slot_texts[] = {
+	offsetof(struct lec_mdsite__map_slot, key),
+};
+
 void lec_mdsite__map_dispose(struct lec_mdsite__map *m)
 {
-	size_t i;
-
-	for (i = 0; i < m->cap; i++)
-		lec__free(m->slots[i].key);
-	lec__free(m->slots);
+	LEC__ITEMS_TEXTS_FREE(m->slots, m->cap, slot_texts);
 	m->slots = NULL;
 	m->cap = m->len = 0;
 }

@@ -275,15 +275,14 @@ static int read_entries(struct lec_mdsite__site *s, const char *rel, int top,
 	return error;
 }
 
+static const size_t entry_texts[] = {
+	offsetof(struct entry, name),
+	offsetof(struct entry, read_path),
+};
+
 static void entries_free(struct entry *items, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		lec__free(items[i].name);
-		lec__free(items[i].read_path);
-	}
-	lec__free(items);
+	LEC__ITEMS_TEXTS_FREE(items, n, entry_texts);
 }
 
 int lec_mdsite__nav_push(struct lec_mdsite__site *s,

@@ -435,14 +435,28 @@ static int raise_service_message(struct lec_store *st,
 	n.target = LEC_NOTIFICATION_BUILD;
 	n.attached_id = b->id;
 	n.type = "error";
-	n.header = header;
-	n.body = body;
-	rc = lec_notification_add(st, &n, NULL);
+	rc = lec__notification_add_texts(st, &n, header, body);
 	*raised = 1;
 	lec__free(id);
+	return rc;
+}
+
+int lec__notification_add_texts(struct lec_store *st,
+				struct lec_notification_new *n, char *header,
+				char *body)
+{
+	int error;
+
+	if (header == NULL || body == NULL) {
+		error = lec__error_oom();
+	} else {
+		n->header = header;
+		n->body = body;
+		error = lec_notification_add(st, n, NULL);
+	}
 	lec__free(header);
 	lec__free(body);
-	return rc;
+	return error;
 }
 
 /* The failed build's notification: the service's own message when it has
@@ -560,7 +574,7 @@ static int version_transition(struct lec_store *st, const struct lec_build *b)
 {
 	struct lec__buf header = LEC__BUF_INIT, body = LEC__BUF_INIT;
 	struct lec_notification_new n = { 0 };
-	char *h, *text, *project = NULL, *version = NULL;
+	char *project = NULL, *version = NULL;
 	int before, error, found = 0;
 
 	if (b->version_id == 0)
@@ -598,22 +612,13 @@ static int version_transition(struct lec_store *st, const struct lec_build *b)
 		lec__buf_printf(&body, " %s", cut ? cut : "");
 		lec__free(cut);
 	}
-	h = lec__buf_take(&header);
-	text = lec__buf_take(&body);
-	if (h == NULL || text == NULL) {
-		error = lec__error_oom();
-	} else {
-		n.message_id = LEC_MSG_VERSION_FAILING;
-		n.target = LEC_NOTIFICATION_PROJECT;
-		n.attached_id = b->project_id;
-		n.type = "error";
-		n.header = h;
-		n.body = text;
-		n.build_id = b->id;
-		error = lec_notification_add(st, &n, NULL);
-	}
-	lec__free(h);
-	lec__free(text);
+	n.message_id = LEC_MSG_VERSION_FAILING;
+	n.target = LEC_NOTIFICATION_PROJECT;
+	n.attached_id = b->project_id;
+	n.type = "error";
+	n.build_id = b->id;
+	error = lec__notification_add_texts(st, &n, lec__buf_take(&header),
+					    lec__buf_take(&body));
 done:
 	lec__free(project);
 	lec__free(version);

@@ -1024,25 +1024,24 @@ static void parser_dispose(struct parser *p)
 
 /* Public API ---------------------------------------------------------------- */
 
+static const size_t section_texts[] = {
+	offsetof(struct lec_page_section, id),
+	offsetof(struct lec_page_section, title),
+	offsetof(struct lec_page_section, content),
+};
+static const size_t domain_texts[] = {
+	offsetof(struct lec_page_domain, role),
+	offsetof(struct lec_page_domain, name),
+	offsetof(struct lec_page_domain, id),
+	offsetof(struct lec_page_domain, content),
+};
+
 void lec_page_doc_free(struct lec_page_doc *doc)
 {
-	size_t i;
-
 	if (doc == NULL)
 		return;
-	for (i = 0; i < doc->sections_len; i++) {
-		lec__free(doc->sections[i].id);
-		lec__free(doc->sections[i].title);
-		lec__free(doc->sections[i].content);
-	}
-	for (i = 0; i < doc->domains_len; i++) {
-		lec__free(doc->domains[i].role);
-		lec__free(doc->domains[i].name);
-		lec__free(doc->domains[i].id);
-		lec__free(doc->domains[i].content);
-	}
-	lec__free(doc->sections);
-	lec__free(doc->domains);
+	LEC__ITEMS_TEXTS_FREE(doc->sections, doc->sections_len, section_texts);
+	LEC__ITEMS_TEXTS_FREE(doc->domains, doc->domains_len, domain_texts);
 	lec__free(doc->title);
 	lec__free(doc);
 }

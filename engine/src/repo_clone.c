@@ -216,13 +216,11 @@ struct clone_state {
 	size_t nrefs, refs_cap;
 };
 
+static const size_t packed_texts[] = { offsetof(struct packed, name) };
+
 static void state_dispose(struct clone_state *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nrefs; i++)
-		lec__free(s->refs[i].name);
-	lec__free(s->refs);
+	LEC__ITEMS_TEXTS_FREE(s->refs, s->nrefs, packed_texts);
 	lec__free(s->branch);
 	walk_dispose(&s->fetched);
 	git_repository_free(s->repo);

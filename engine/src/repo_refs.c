@@ -9,17 +9,16 @@
 
 #include "repo_internal.h"
 
+static const size_t ref_texts[] = {
+	offsetof(struct lec_repo_ref, name),
+	offsetof(struct lec_repo_ref, commit),
+};
+
 void lec_repo_refs_dispose(struct lec_repo_refs *refs)
 {
-	size_t i;
-
 	if (refs == NULL)
 		return;
-	for (i = 0; i < refs->len; i++) {
-		lec__free(refs->items[i].name);
-		lec__free(refs->items[i].commit);
-	}
-	lec__free(refs->items);
+	LEC__ITEMS_TEXTS_FREE(refs->items, refs->len, ref_texts);
 	lec__free(refs->default_branch);
 	memset(refs, 0, sizeof(*refs));
 }

@@ -13,19 +13,18 @@
 #include "files.h"
 #include "repo_internal.h"
 
+static const size_t submodule_texts[] = {
+	offsetof(struct lec_repo_submodule, name),
+	offsetof(struct lec_repo_submodule, path),
+	offsetof(struct lec_repo_submodule, url),
+	offsetof(struct lec_repo_submodule, commit),
+};
+
 void lec_repo_submodules_dispose(struct lec_repo_submodules *subs)
 {
-	size_t i;
-
 	if (subs == NULL)
 		return;
-	for (i = 0; i < subs->len; i++) {
-		lec__free(subs->items[i].name);
-		lec__free(subs->items[i].path);
-		lec__free(subs->items[i].url);
-		lec__free(subs->items[i].commit);
-	}
-	lec__free(subs->items);
+	LEC__ITEMS_TEXTS_FREE(subs->items, subs->len, submodule_texts);
 	memset(subs, 0, sizeof(*subs));
 }
 

@@ -106,42 +106,6 @@ int lec_rtd_config_find(const char *checkout_dir, const char *project_path,
 	return find_default(checkout_dir, relpath);
 }
 
-/* Read an open regular file of the given size (at most
- * LEC_RTD_CONFIG_MAX_BYTES); *data is NUL-terminated. */
-static int read_fd(const char *relpath, int fd, size_t size, char **data,
-		   size_t *len)
-{
-	char *buf = lec__malloc(size + 2);
-	size_t n = 0;
-	ssize_t got;
-
-	LEC__CHECK_ALLOC(buf);
-	/* One byte more than the size tells a file that grew meanwhile. */
-	while (n <= size) {
-		got = read(fd, buf + n, size + 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			lec__free(buf);
-			return lec__error(LEC_EIO, "%s: %s", relpath,
-					  strerror(errno));
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	if (n > size) {
-		lec__free(buf);
-		return lec__error(LEC_EIO, "%s: the file changed while it was "
-					   "read",
-				  relpath);
-	}
-	buf[n] = '\0';
-	*data = buf;
-	*len = n;
-	return LEC_OK;
-}
-
 /* The file's bytes; a symlink must resolve inside the checkout (as the
  * service's safe_open demands), and the file is opened beneath it without
  * blocking (a fifo a build left in a kept checkout is not a file). */
@@ -168,7 +132,7 @@ static int read_config_file(const char *relpath, const char *checkout_dir,
 				    "the file is larger than %d bytes",
 				    LEC_RTD_CONFIG_MAX_BYTES);
 	else
-		rc = read_fd(relpath, fd, (size_t)sb.st_size, data, len);
+		rc = lec__read_fd(fd, relpath, (size_t)sb.st_size, data, len);
 	close(fd);
 	return rc;
 }

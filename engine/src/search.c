@@ -848,18 +848,17 @@ char *lec__search_dup(const char *s, int *rc)
 
 /* Listing ------------------------------------------------------------------ */
 
+static const size_t listed_texts[] = {
+	offsetof(struct lec_search_listed, path),
+	offsetof(struct lec_search_listed, title),
+	offsetof(struct lec_search_listed, summary),
+};
+
 void lec_search_listing_dispose(struct lec_search_listing *listing)
 {
-	size_t i;
-
 	if (listing == NULL)
 		return;
-	for (i = 0; i < listing->len; i++) {
-		lec__free(listing->items[i].path);
-		lec__free(listing->items[i].title);
-		lec__free(listing->items[i].summary);
-	}
-	lec__free(listing->items);
+	LEC__ITEMS_TEXTS_FREE(listing->items, listing->len, listed_texts);
 	memset(listing, 0, sizeof(*listing));
 }
 

@@ -870,24 +870,20 @@ done:
 	return rc;
 }
 
-static void block_dispose(struct lec_search_block *b)
-{
-	lec__free(b->id);
-	lec__free(b->title);
-	lec__free(b->role);
-	lec__free(b->content);
-	lec__free(b->title_highlight);
-	lec__free(b->content_highlight);
-}
+static const size_t block_texts[] = {
+	offsetof(struct lec_search_block, id),
+	offsetof(struct lec_search_block, title),
+	offsetof(struct lec_search_block, role),
+	offsetof(struct lec_search_block, content),
+	offsetof(struct lec_search_block, title_highlight),
+	offsetof(struct lec_search_block, content_highlight),
+};
 
 static void hit_dispose(void *item)
 {
 	struct lec_search_hit *h = item;
-	size_t i;
 
-	for (i = 0; i < h->blocks_len; i++)
-		block_dispose(&h->blocks[i]);
-	lec__free(h->blocks);
+	LEC__ITEMS_TEXTS_FREE(h->blocks, h->blocks_len, block_texts);
 	lec__free(h->path);
 	lec__free(h->title);
 	lec__free(h->title_highlight);
@@ -897,8 +893,7 @@ void lec_search_results_dispose(struct lec_search_results *results)
 {
 	if (results == NULL)
 		return;
-	lec__items_free(results->items, results->len, sizeof(*results->items),
-			hit_dispose);
+	LEC__ITEMS_FREE(results->items, results->len, hit_dispose);
 	memset(results, 0, sizeof(*results));
 }
 

@@ -155,15 +155,13 @@ int lec__search_hl_new(const struct lec__search_tokenizer *t,
 	return LEC_OK;
 }
 
+static const size_t token_texts[] = { offsetof(struct hl_token, text) };
+
 void lec__search_hl_free(struct lec__search_hl *hl)
 {
-	size_t i;
-
 	if (hl == NULL)
 		return;
-	for (i = 0; i < hl->len; i++)
-		lec__free(hl->tokens[i].text);
-	lec__free(hl->tokens);
+	LEC__ITEMS_TEXTS_FREE(hl->tokens, hl->len, token_texts);
 	lec__free(hl);
 }
 

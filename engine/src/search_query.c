@@ -491,15 +491,13 @@ done:
 	return rc;
 }
 
+static const size_t term_texts[] = { offsetof(struct lec__search_term, text) };
+
 void lec__search_expr_dispose(struct lec__search_expr *expr)
 {
-	size_t i;
-
 	if (expr == NULL)
 		return;
-	for (i = 0; i < expr->npositive; i++)
-		lec__free(expr->positive[i].text);
-	lec__free(expr->positive);
+	LEC__ITEMS_TEXTS_FREE(expr->positive, expr->npositive, term_texts);
 	lec__strings_free(expr->phrases, expr->nphrases);
 	lec__free(expr->all);
 	lec__free(expr->any);

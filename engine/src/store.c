@@ -247,6 +247,30 @@ int lec_store__write(struct lec_store *st, int (*fn)(struct lec_store *st,
 	return error;
 }
 
+static int lease_take(struct lec_store *st, void *arg)
+{
+	const struct lec__lease *lease = arg;
+
+	return lease->take(st, lease);
+}
+
+int lec_store__lease(struct lec_store *st, int64_t now_us, unsigned lease_ms,
+		     int (*take)(struct lec_store *st,
+				 const struct lec__lease *lease),
+		     void *out, size_t size)
+{
+	struct lec__lease lease = { now_us, now_us + (int64_t)lease_ms * 1000,
+				    out, take };
+	int error;
+
+	lec_error_clear();
+	memset(out, 0, size);
+	error = lec_store__write(st, lease_take, &lease, LEC_ECORRUPT);
+	if (error == LEC_ENOTFOUND)
+		lec_error_clear();
+	return error;
+}
+
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 			 const char *what)
 {
@@ -506,17 +530,6 @@ int lec__query_one(struct lec_store *st, struct lec__query *q, void **out)
 		return LEC_ENOTFOUND;
 	}
 	return error;
-}
-
-void lec__items_free(void *items, size_t len, size_t item_size,
-		     void (*item_dispose)(void *item))
-{
-	unsigned char *p = items;
-	size_t i;
-
-	for (i = 0; p && i < len; i++)
-		item_dispose(p + i * item_size);
-	lec__free(items);
 }
 
 int lec__query_list(struct lec_store *st, struct lec__query *q,

@@ -118,6 +118,26 @@ int lec_store__write(struct lec_store *st, int (*fn)(struct lec_store *st,
 						     void *arg),
 		     void *arg, int also_commit);
 
+/* A sender's lease (lec_store__lease): take, in the write transaction,
+ * fills out with the item due at now_us and leases it until until_us. */
+struct lec__lease {
+	int64_t now_us;
+	int64_t until_us;
+	void *out;
+	int (*take)(struct lec_store *st, const struct lec__lease *lease);
+};
+
+/* Take the next due item for a sender into out (size bytes, zeroed
+ * first), leased lease_ms: one write transaction from the choice to the
+ * lease, so that two senders on one data directory never take the same
+ * item; committed also on LEC_ECORRUPT, so that an item take failed for
+ * good stays failed. LEC_ENOTFOUND (none due) leaves no message. On
+ * failure out may hold what take filled: the caller disposes it. */
+int lec_store__lease(struct lec_store *st, int64_t now_us, unsigned lease_ms,
+		     int (*take)(struct lec_store *st,
+				 const struct lec__lease *lease),
+		     void *out, size_t size);
+
 /* Step a statement that must finish with SQLITE_DONE. */
 int lec_store__step_done(struct lec_store *st, sqlite3_stmt *stmt,
 			 const char *what);
@@ -322,11 +342,6 @@ void lec__query_dispose(struct lec__query *q);
  * is none: callers say what was not found. */
 int lec__query_one(struct lec_store *st, struct lec__query *q, void **out);
 
-/* Dispose each of len items (item_size bytes each) with item_dispose, then
- * free the array: for arrays no row table describes. */
-void lec__items_free(void *items, size_t len, size_t item_size,
-		     void (*item_dispose)(void *item));
-
 /* Runs a paged list: counts (when total_out is not NULL), prepares the
  * page and reads each row into items[i] with the query's row table. On
  * failure frees what it read. The array is owned by the caller. */
@@ -442,6 +457,14 @@ int lec_store__open_at(struct lec_store **out, const char *path,
 struct lec_build;
 int lec__notification_build_ended(struct lec_store *st,
 				  const struct lec_build *b);
+
+/* lec_notification_add of n with the texts written for it, header and
+ * body, which it owns and frees: NULL either (its writing ran out of
+ * memory) gives LEC_ENOMEM. notification.c. */
+struct lec_notification_new;
+int lec__notification_add_texts(struct lec_store *st,
+				struct lec_notification_new *n, char *header,
+				char *body);
 
 /* LEC_OK, or LEC_EINVALID saying that project_id is an offline mirror of
  * another instance's docs (mirror.h), which is never what: "built",

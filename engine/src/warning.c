@@ -117,8 +117,10 @@ static void drop_addresses(char *m)
 
 /* Collecting -------------------------------------------------------------- */
 
-static void warning_dispose(struct lec_warning *w)
+static void warning_dispose(void *item)
 {
+	struct lec_warning *w = item;
+
 	lec__free(w->file);
 	lec__free(w->message);
 	lec__free(w->doc);
@@ -183,13 +185,9 @@ int lec_warning_set_has(const struct lec_warning_set *set,
 
 void lec_warning_set_dispose(struct lec_warning_set *set)
 {
-	size_t i;
-
 	if (set == NULL)
 		return;
-	for (i = 0; i < set->len; i++)
-		warning_dispose(&set->items[i]);
-	lec__free(set->items);
+	LEC__ITEMS_FREE(set->items, set->len, warning_dispose);
 	set->items = NULL;
 	set->len = set->cap = set->dropped = set->generator = 0;
 }

@@ -723,20 +723,11 @@ static int claim(struct lec_store *st, int64_t id, int64_t now_us,
 	"d3.webhook_id = d.webhook_id AND d3.sending_until > ?1) "           \
 	"ORDER BY turn, d.next_attempt, d.id LIMIT 1"
 
-/* What the sender asks for: a due one at now_us, leased lease_ms. */
-struct take {
-	int64_t now_us;
-	unsigned lease_ms;
-	struct lec_webhook_outgoing *out;
-};
-
-/* In lec_store__write's transaction (arg a struct take). */
-static int take_due(struct lec_store *st, void *arg)
+/* In lec_store__lease's transaction: the next due delivery, signed. */
+static int take_due(struct lec_store *st, const struct lec__lease *lease)
 {
-	const struct take *t = arg;
-	int64_t now_us = t->now_us;
-	unsigned lease_ms = t->lease_ms;
-	struct lec_webhook_outgoing *out = t->out;
+	int64_t now_us = lease->now_us;
+	struct lec_webhook_outgoing *out = lease->out;
 	sqlite3_stmt *stmt = NULL;
 	int64_t project_id = 0;
 	int error, rc;
@@ -773,8 +764,7 @@ done:
 			     "failed: the webhook's secret cannot be opened");
 		lec__error(LEC_ECORRUPT, "a webhook's secret cannot be opened");
 	} else if (error == LEC_OK) {
-		error = claim(st, out->delivery_id, now_us,
-			      now_us + (int64_t)lease_ms * 1000);
+		error = claim(st, out->delivery_id, now_us, lease->until_us);
 	}
 	return error;
 }
@@ -783,15 +773,9 @@ int lec_webhook_delivery_next(struct lec_store *st, int64_t now_us,
 			      unsigned lease_ms,
 			      struct lec_webhook_outgoing *out)
 {
-	struct take t = { now_us, lease_ms, out };
-	int error;
+	int error = lec_store__lease(st, now_us, lease_ms, take_due, out,
+				     sizeof(*out));
 
-	lec_error_clear();
-	memset(out, 0, sizeof(*out));
-	/* One write transaction from the choice to the lease, so that two
-	 * senders on one data directory never take the same delivery; a
-	 * delivery failed for its secret stays failed. */
-	error = lec_store__write(st, take_due, &t, LEC_ECORRUPT);
 	if (error < 0)
 		lec_webhook_outgoing_dispose(out);
 	return error;
@@ -818,8 +802,6 @@ static int raise_failing(struct lec_store *st, int64_t project_id,
 {
 	struct lec__buf b = LEC__BUF_INIT;
 	struct lec_notification_new n = { 0 };
-	char *body;
-	int error;
 
 	lec__buf_printf(&b,
 			"Webhook %lld of this project failed %d times in a "
@@ -830,17 +812,12 @@ static int raise_failing(struct lec_store *st, int64_t project_id,
 	else
 		lec__buf_puts(&b, "none");
 	lec__buf_puts(&b, "); its receiver may be down or its URL wrong.");
-	if ((body = lec__buf_take(&b)) == NULL)
-		return lec__error_oom();
 	n.message_id = LEC_MSG_WEBHOOK_FAILING;
 	n.target = LEC_NOTIFICATION_PROJECT;
 	n.attached_id = project_id;
 	n.type = "error";
-	n.header = "A webhook keeps failing";
-	n.body = body;
-	error = lec_notification_add(st, &n, NULL);
-	lec__free(body);
-	return error;
+	return lec__notification_add_texts(
+		st, &n, lec__strdup("A webhook keeps failing"), lec__buf_take(&b));
 }
 
 int lec_webhook_delivery_done(struct lec_store *st, int64_t delivery_id,

@@ -10,42 +10,23 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "context.h"
 #include "table.h"
 #include "lectern/store.h"
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
 
-static int print_users_json(const struct lec_user_list *users)
+/* A user as `user list --json` shows it. */
+static int user_json(const void *items, size_t i, cJSON *o)
 {
-	cJSON *root = cJSON_CreateArray();
+	const struct lec_user *u = (const struct lec_user *)items + i;
 	char when[LEC_TIME_ISO_MAX];
-	char *text;
-	size_t i;
 
-	for (i = 0; root && i < users->len; i++) {
-		cJSON *u = cJSON_CreateObject();
-
-		lec_time_iso8601(users->items[i].created, when);
-		if (u == NULL ||
-		    !cJSON_AddStringToObject(u, "username",
-					     users->items[i].username) ||
-		    !cJSON_AddBoolToObject(u, "is_active",
-					   users->items[i].is_active) ||
-		    !cJSON_AddStringToObject(u, "created", when)) {
-			cJSON_Delete(u);
-			cJSON_Delete(root);
-			return cli_fail("out of memory");
-		}
-		cJSON_AddItemToArray(root, u);
-	}
-	text = root ? cJSON_PrintUnformatted(root) : NULL;
-	cJSON_Delete(root);
-	if (text == NULL)
-		return cli_fail("out of memory");
-	printf("%s\n", text);
-	cJSON_free(text);
-	return CLI_EXIT_OK;
+	lec_time_iso8601(u->created, when);
+	return cJSON_AddStringToObject(o, "username", u->username) &&
+	       cJSON_AddBoolToObject(o, "is_active", u->is_active) &&
+	       cJSON_AddStringToObject(o, "created", when);
 }
 
 int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
@@ -64,7 +45,8 @@ int cli_cmd_user_list(struct cli_ctx *ctx, int argc, char **argv)
 	if (lec_user_list(store, NULL, &users) < 0)
 		return cli_fail_engine("cannot list users");
 	if (json) {
-		status = print_users_json(&users);
+		status = cli_print_json_objects(users.items, users.len,
+						user_json);
 	} else {
 		printf("%-24s %-8s %s\n", "USERNAME", "ACTIVE", "CREATED");
 		for (i = 0; i < users.len; i++) {

@@ -72,6 +72,20 @@ int cli_build_project(struct cli_session *s, long long id, char **project);
 /* Print JSON on one line; returns a CLI_EXIT_* status. */
 int cli_print_json(const cJSON *json);
 
+/* Print, as one JSON line, the array of n objects fill(items, i, o) fills
+ * (0: out of memory); a CLI_EXIT_* status. */
+int cli_print_json_objects(const void *items, size_t n,
+			   int (*fill)(const void *items, size_t i, cJSON *o));
+
+/* Free a response that carried a secret (NULL: nothing), its body wiped
+ * first: the secret leaves this process only on stdout. */
+void cli_response_free_secret(struct lc_response *r);
+
+/* DELETE the project's kind/id/ ("webhooks", "integrations") and say
+ * "removed <what> <id> from <project>"; a CLI_EXIT_* status. */
+int cli_remove_of_project(struct cli_session *s, const char *project,
+			  const char *kind, const char *what, const char *id);
+
 /* Adds one table row for a list item; CLI_EXIT_OK or a failure status. */
 typedef int (*cli_row_fn)(struct cli_table *t, const cJSON *item);
 

@@ -276,6 +276,51 @@ int cli_print_json(const cJSON *json)
 			      : CLI_EXIT_OK;
 }
 
+int cli_print_json_objects(const void *items, size_t n,
+			   int (*fill)(const void *items, size_t i, cJSON *o))
+{
+	cJSON *root = cJSON_CreateArray(), *o;
+	size_t i;
+	int status;
+
+	for (i = 0; root && i < n; i++) {
+		if ((o = cJSON_CreateObject()) == NULL || !fill(items, i, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(root);
+			return cli_fail("out of memory");
+		}
+		cJSON_AddItemToArray(root, o);
+	}
+	status = cli_print_json(root);
+	cJSON_Delete(root);
+	return status;
+}
+
+void cli_response_free_secret(struct lc_response *r)
+{
+	if (r && r->body)
+		memset(r->body, 0, r->body_len);
+	lc_response_free(r);
+}
+
+int cli_remove_of_project(struct cli_session *s, const char *project,
+			  const char *kind, const char *what, const char *id)
+{
+	struct lc_response *r = NULL;
+	struct lc_error err;
+	char path[CLI_PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/%s/%s/", project,
+		 kind, id);
+	rc = lc_request(s->client, "DELETE", path, NULL, &r, &err);
+	lc_response_free(r);
+	if (rc != LC_OK)
+		return cli_fail_request(s, &err);
+	cli_print(stdout, "removed %s %s from %s\n", what, id, project);
+	return CLI_EXIT_OK;
+}
+
 const char *cli_json_str(const cJSON *obj, const char *key)
 {
 	const char *s = cJSON_GetStringValue(

@@ -72,35 +72,21 @@ static int integration_add(struct cli_session *s, const char *project,
 		fprintf(stderr, "lectern: warning: the URL is on a loopback "
 				"address, which no forge can reach; give the "
 				"engine a public address\n");
-	/* The secret leaves this process only on stdout. */
-	if (r->body)
-		memset(r->body, 0, r->body_len);
-	lc_response_free(r);
+	cli_response_free_secret(r);
 	return status;
 }
 
 static int integration_remove(struct cli_session *s, const char *project,
 			      const char *id)
 {
-	struct lc_response *r = NULL;
-	struct lc_error err;
-	char path[CLI_PATH_MAX];
-	int rc;
-
 	if (id[strspn(id, "0123456789")] != '\0' || *id == '\0') {
 		cli_fail("integrations: remove wants the integration's id, "
 			 "not '%s'",
 			 id);
 		return CLI_EXIT_USAGE;
 	}
-	snprintf(path, sizeof(path), "/api/v3/projects/%s/integrations/%s/",
-		 project, id);
-	rc = lc_request(s->client, "DELETE", path, NULL, &r, &err);
-	lc_response_free(r);
-	if (rc != LC_OK)
-		return cli_fail_request(s, &err);
-	cli_print(stdout, "removed integration %s from %s\n", id, project);
-	return CLI_EXIT_OK;
+	return cli_remove_of_project(s, project, "integrations", "integration",
+				     id);
 }
 
 int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv)

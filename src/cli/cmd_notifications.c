@@ -285,29 +285,8 @@ static int webhook_add(struct cli_session *s, const char *project,
 		printf("Check X-Hub-Signature (the hex HMAC-SHA256 of the body "
 		       "under this secret); it is not shown again.\n");
 	}
-	/* The secret leaves this process only on stdout. */
-	if (r->body)
-		memset(r->body, 0, r->body_len);
-	lc_response_free(r);
+	cli_response_free_secret(r);
 	return status;
-}
-
-static int webhook_remove(struct cli_session *s, const char *project,
-			  const char *id)
-{
-	struct lc_response *r = NULL;
-	struct lc_error err;
-	char path[CLI_PATH_MAX];
-	int rc;
-
-	snprintf(path, sizeof(path), "/api/v3/projects/%s/webhooks/%s/",
-		 project, id);
-	rc = lc_request(s->client, "DELETE", path, NULL, &r, &err);
-	lc_response_free(r);
-	if (rc != LC_OK)
-		return cli_fail_request(s, &err);
-	cli_print(stdout, "removed webhook %s from %s\n", id, project);
-	return CLI_EXIT_OK;
 }
 
 int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv)
@@ -356,7 +335,8 @@ int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv)
 		status = strcmp(pos[1], "add") == 0
 				 ? webhook_add(&s, pos[0], pos[2], events,
 					       payload, json)
-				 : webhook_remove(&s, pos[0], pos[2]);
+				 : cli_remove_of_project(&s, pos[0], "webhooks",
+							 "webhook", pos[2]);
 	} else if (n == 1) {
 		snprintf(path, sizeof(path), "/api/v3/projects/%s/webhooks/",
 			 pos[0]);

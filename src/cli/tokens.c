@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "context.h"
 #include "table.h"
 #include "lectern/session.h"
@@ -69,36 +70,17 @@ static struct lec_user *named_user(struct lec_store *store, const char *name)
 
 /* ---- token list ------------------------------------------------------- */
 
-static int print_tokens_json(const struct lec_token_list *tokens)
+/* A token as `token list --json` shows it (never its secret). */
+static int token_json(const void *items, size_t i, cJSON *o)
 {
-	cJSON *root = cJSON_CreateArray();
+	const struct lec_token *t = (const struct lec_token *)items + i;
 	char when[LEC_TIME_ISO_MAX];
-	char *text;
-	size_t i;
 
-	for (i = 0; root && i < tokens->len; i++) {
-		const struct lec_token *t = &tokens->items[i];
-		cJSON *o = cJSON_CreateObject();
-
-		lec_time_iso8601(t->created, when);
-		if (o == NULL || !cJSON_AddNumberToObject(o, "id", (double)t->id) ||
-		    !cJSON_AddStringToObject(o, "username", t->username) ||
-		    !cJSON_AddStringToObject(o, "created", when) ||
-		    !cJSON_AddNumberToObject(o, "sessions",
-					     (double)t->sessions)) {
-			cJSON_Delete(o);
-			cJSON_Delete(root);
-			return cli_fail("out of memory");
-		}
-		cJSON_AddItemToArray(root, o);
-	}
-	text = root ? cJSON_PrintUnformatted(root) : NULL;
-	cJSON_Delete(root);
-	if (text == NULL)
-		return cli_fail("out of memory");
-	printf("%s\n", text);
-	cJSON_free(text);
-	return CLI_EXIT_OK;
+	lec_time_iso8601(t->created, when);
+	return cJSON_AddNumberToObject(o, "id", (double)t->id) &&
+	       cJSON_AddStringToObject(o, "username", t->username) &&
+	       cJSON_AddStringToObject(o, "created", when) &&
+	       cJSON_AddNumberToObject(o, "sessions", (double)t->sessions);
 }
 
 static void print_tokens(const struct lec_token_list *tokens)
@@ -139,7 +121,8 @@ int cli_cmd_token_list(struct cli_ctx *ctx, int argc, char **argv)
 	if (lec_token_list(store, user ? user->id : 0, NULL, &tokens) < 0)
 		status = cli_fail_engine("cannot list tokens");
 	else if (json)
-		status = print_tokens_json(&tokens);
+		status = cli_print_json_objects(tokens.items, tokens.len,
+						token_json);
 	else
 		print_tokens(&tokens);
 	lec_token_list_dispose(&tokens);

@@ -396,6 +396,27 @@ class BuildTestCase(ServerTestCase):
             time.sleep(POLL_SECONDS)
         self.fail("build of %s did not finish: %r" % (slug, builds))
 
+    def build_latest(self, slug, fresh=False, first=False):
+        """Trigger latest (fresh: a fresh build) and return the build's
+        detail once it has ended; first: the import's own first build,
+        none triggered."""
+        if first:
+            build_id = self.server.get("/api/v3/projects/%s/builds/" % slug,
+                                       token=self.token).json["results"][-1]["id"]
+        else:
+            r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug,
+                                 {"fresh": True} if fresh else None, token=self.token)
+            self.assertStatus(r, 202)
+            build_id = r.json["build"]["id"]
+        deadline = time.time() + self.BUILD_TIMEOUT
+        while time.time() < deadline:
+            b = self.server.get("/api/v3/projects/%s/builds/%d/" % (slug, build_id),
+                                token=self.token).json
+            if b["state"]["code"] in ("finished", "cancelled"):
+                return b
+            time.sleep(POLL_SECONDS)
+        self.fail("build %d of %s did not finish" % (build_id, slug))
+
     def commands(self, build_id):
         """(command, output, exit_code) of each recorded command."""
         db = self.db()

@@ -18,7 +18,7 @@ import os
 import time
 
 import fixtures
-from lectern_test import POLL_SECONDS, ServerTestCase, main
+from lectern_test import BuildTestCase, main
 
 BUILD_TIMEOUT = 240
 CONFIG = ("version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\"\n"
@@ -78,8 +78,9 @@ def tree_files(root):
     return sorted(out)
 
 
-class IncrementalTest(ServerTestCase):
+class IncrementalTest(BuildTestCase):
     SERVER_ARGS = ("--workers", "1", "--build-timeout", "200")
+    BUILD_TIMEOUT = BUILD_TIMEOUT
 
     @classmethod
     def setUpClass(cls):
@@ -88,30 +89,13 @@ class IncrementalTest(ServerTestCase):
         cls.repo = fixtures.make_repo(START)
 
     def import_repo(self, name):
-        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {
-            "url": "file://" + self.repo}}, token=self.token)
-        self.assertStatus(r, 201)
-        return r.json["slug"]
+        return super().import_repo(name, "file://" + self.repo)
 
     def build(self, slug, fresh=False, first=False):
-        if first:
-            builds = self.server.get("/api/v3/projects/%s/builds/" % slug,
-                                     token=self.token).json["results"]
-            build_id = builds[-1]["id"]
-        else:
-            r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug,
-                                 {"fresh": True} if fresh else None, token=self.token)
-            self.assertStatus(r, 202)
-            build_id = r.json["build"]["id"]
-        deadline = time.time() + BUILD_TIMEOUT
-        while time.time() < deadline:
-            b = self.server.get("/api/v3/projects/%s/builds/%d/" % (slug, build_id),
-                                token=self.token).json
-            if b["state"]["code"] in ("finished", "cancelled"):
-                self.assertTrue(b["success"], b)
-                return b
-            time.sleep(POLL_SECONDS)
-        self.fail("build %d of %s did not finish" % (build_id, slug))
+        """The build's detail once it has ended, which must have passed."""
+        b = self.build_latest(slug, fresh=fresh, first=first)
+        self.assertTrue(b["success"], b)
+        return b
 
     def html(self, slug):
         return os.path.join(self.server.data, "published", slug, "latest", "html")

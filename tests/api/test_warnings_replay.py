@@ -30,10 +30,9 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 
 import fixtures
-from lectern_test import ServerTestCase, main
+from lectern_test import BuildTestCase, main
 
 BUILD_TIMEOUT = 240
 CONFIG = ("version: 2\nbuild:\n  os: ubuntu-22.04\n  tools:\n    python: \"3.12\"\n"
@@ -108,8 +107,9 @@ def record_key(w):
     return (w["file"], w["line"], w["kind"], w["message"])
 
 
-class WarningsReplayTest(ServerTestCase):
+class WarningsReplayTest(BuildTestCase):
     SERVER_ARGS = ("--workers", "1", "--build-timeout", "200")
+    BUILD_TIMEOUT = BUILD_TIMEOUT
 
     @classmethod
     def setUpClass(cls):
@@ -118,30 +118,6 @@ class WarningsReplayTest(ServerTestCase):
         r = subprocess.run(["/usr/bin/python3", "-c", "import myst_parser"],
                            capture_output=True)
         assert r.returncode == 0, "Debian's python3-myst-parser is needed (packaging/deps.sh)"
-
-    def import_repo(self, name, repo):
-        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {
-            "url": "file://" + repo}}, token=self.token)
-        self.assertStatus(r, 201)
-        return r.json["slug"]
-
-    def build(self, slug, fresh=False, first=False):
-        if first:
-            build_id = self.server.get("/api/v3/projects/%s/builds/" % slug,
-                                       token=self.token).json["results"][-1]["id"]
-        else:
-            r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % slug,
-                                 {"fresh": True} if fresh else None, token=self.token)
-            self.assertStatus(r, 202)
-            build_id = r.json["build"]["id"]
-        deadline = time.time() + BUILD_TIMEOUT
-        while time.time() < deadline:
-            b = self.server.get("/api/v3/projects/%s/builds/%d/" % (slug, build_id),
-                                token=self.token).json
-            if b["state"]["code"] in ("finished", "cancelled"):
-                return b
-            time.sleep(0.2)
-        self.fail("build %d of %s did not finish" % (build_id, slug))
 
     def records(self, slug, build):
         out, path = [], "/api/v3/projects/%s/builds/%d/warnings/?limit=100" % (slug, build["id"])
@@ -180,10 +156,10 @@ class WarningsReplayTest(ServerTestCase):
 
     def test_incremental_builds_report_as_fresh_ones(self):
         repo = fixtures.make_repo(START)
-        kept = self.import_repo("Kept", repo)
-        fresh = self.import_repo("Fresh", repo)
-        a = self.build(kept, first=True)
-        b = self.build(fresh, first=True)
+        kept = self.import_repo("Kept", "file://" + repo)
+        fresh = self.import_repo("Fresh", "file://" + repo)
+        a = self.build_latest(kept, first=True)
+        b = self.build_latest(fresh, first=True)
         self.assertTrue(a["success"] and b["success"], (a, b))
         first = self.records(kept, a)
         messages = "\n".join(w["message"] for w in first)
@@ -199,8 +175,8 @@ class WarningsReplayTest(ServerTestCase):
         self.assertSameRecords(first, self.records(fresh, b), "the first build")
         for what, files, passes in HISTORY:
             self.commit(repo, what, files)
-            a = self.build(kept)
-            b = self.build(fresh, fresh=True)
+            a = self.build_latest(kept)
+            b = self.build_latest(fresh, fresh=True)
             self.assertEqual((a["success"], b["success"]), (passes, passes), (what, a, b))
             if not passes:
                 # It stopped in conf.py: nothing it did not get to is fixed.

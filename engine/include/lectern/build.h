@@ -137,11 +137,7 @@ struct lec_build {
 	char *failure_message;
 };
 
-struct lec_build_list {
-	struct lec_build *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_build);
 
 /* Filters of lec_build_list (the v3 query parameters). */
 struct lec_build_filter {

@@ -42,11 +42,7 @@ struct lec_envvar {
 	int64_t modified;
 };
 
-struct lec_envvar_list {
-	struct lec_envvar *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_envvar);
 
 /* One decrypted variable, for a build's environment. */
 struct lec_envvar_value {

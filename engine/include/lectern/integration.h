@@ -56,11 +56,7 @@ struct lec_integration {
 	char *forge_repo;
 };
 
-struct lec_integration_list {
-	struct lec_integration *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows, ignoring the page */
-};
+LEC_PAGE_LIST(lec_integration);
 
 /** The service's name of a type: "github_webhook", "gitlab_webhook",
  * "bitbucket_webhook", "api_webhook". */

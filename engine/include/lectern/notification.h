@@ -82,11 +82,7 @@ struct lec_notification {
 	int64_t modified;
 };
 
-struct lec_notification_list {
-	struct lec_notification *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_notification);
 
 /* Which notifications lec_notification_list returns. */
 struct lec_notification_filter {

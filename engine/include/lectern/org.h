@@ -45,11 +45,7 @@ struct lec_org {
 	int64_t modified;
 };
 
-struct lec_org_list {
-	struct lec_org *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_org);
 
 /* The fields of a new organization; strings are borrowed, NULL email,
  * description and url mean "". */
@@ -71,11 +67,7 @@ struct lec_team {
 	int64_t modified;
 };
 
-struct lec_team_list {
-	struct lec_team *items; /* len items, owned by the list */
-	size_t len;
-	size_t total;
-};
+LEC_PAGE_LIST(lec_team);
 
 /* Usernames, sorted. */
 struct lec_org_usernames {

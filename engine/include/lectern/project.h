@@ -95,11 +95,7 @@ struct lec_project {
 	size_t nusers;
 };
 
-struct lec_project_list {
-	struct lec_project *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_project);
 
 /* Importing ---------------------------------------------------------------- */
 
@@ -365,11 +361,7 @@ struct lec_subproject {
 	int64_t created;
 };
 
-struct lec_subproject_list {
-	struct lec_subproject *items; /* len items, owned by the list */
-	size_t len;
-	size_t total;
-};
+LEC_PAGE_LIST(lec_subproject);
 
 /**
  * Make the project child_slug a subproject of parent_id, acting as user_id.

@@ -103,11 +103,7 @@ struct lec_redirect {
 	int64_t modified;
 };
 
-struct lec_redirect_list {
-	struct lec_redirect *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_redirect);
 
 /*
  * The fields of a create or an update. NULL strings and has_* == 0 mean

@@ -121,6 +121,17 @@ struct lec_page {
 	size_t offset;
 };
 
+/* struct T_list: one page of a list call, items[0..len) owned by the list
+ * (released with T_list_dispose) and total the rows matching, ignoring the
+ * page. Every paged resource's list is this shape, which the engine's table
+ * lists fill alike. */
+#define LEC_PAGE_LIST(T)                                                     \
+	struct T##_list {                                                    \
+		struct T *items;                                             \
+		size_t len;                                                  \
+		size_t total;                                                \
+	}
+
 #ifdef __cplusplus
 }
 #endif

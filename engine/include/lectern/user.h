@@ -42,17 +42,9 @@ struct lec_token {
 	size_t sessions;   /* unexpired browser sessions logged in with it */
 };
 
-struct lec_token_list {
-	struct lec_token *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_token);
 
-struct lec_user_list {
-	struct lec_user *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_user);
 
 /* Users ------------------------------------------------------------------- */
 

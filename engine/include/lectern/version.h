@@ -69,11 +69,7 @@ struct lec_version {
 	int64_t modified;
 };
 
-struct lec_version_list {
-	struct lec_version *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_version);
 
 /*
  * Filters of lec_version_list (the v3 query parameters). Strings that are

@@ -90,11 +90,7 @@ struct lec_warning_summary {
 	size_t dropped; /* records past LEC_WARNINGS_MAX */
 };
 
-struct lec_warning_list {
-	struct lec_warning *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows matching, ignoring the page */
-};
+LEC_PAGE_LIST(lec_warning);
 
 /* Which records lec_warning_list returns. */
 struct lec_warning_filter {

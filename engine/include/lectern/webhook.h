@@ -85,11 +85,7 @@ struct lec_webhook {
 	int64_t modified;
 };
 
-struct lec_webhook_list {
-	struct lec_webhook *items; /* len items, owned by the list */
-	size_t len;
-	size_t total; /* rows, ignoring the page */
-};
+LEC_PAGE_LIST(lec_webhook);
 
 /* Which fields a create or an update sets (bits of .fields). */
 enum {
@@ -126,11 +122,7 @@ struct lec_webhook_delivery {
 	int64_t modified;
 };
 
-struct lec_webhook_delivery_list {
-	struct lec_webhook_delivery *items; /* owned */
-	size_t len;
-	size_t total;
-};
+LEC_PAGE_LIST(lec_webhook_delivery);
 
 /* One due delivery, for the sender. */
 struct lec_webhook_outgoing {
