@@ -510,6 +510,15 @@ static void loop_dispose(struct loop *l)
 	lec_preview_free(l->pv);
 }
 
+/* The project a preview's addons name: the tree's directory (a real
+ * path, so never "." or ".."); "/" has none. */
+static const char *tree_name(const char *tree)
+{
+	const char *slash = strrchr(tree, '/');
+
+	return slash && slash[1] ? slash + 1 : "preview";
+}
+
 int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct lec_preview_options popts = LEC_PREVIEW_OPTIONS_INIT;
@@ -545,7 +554,8 @@ int cli_cmd_preview(struct cli_ctx *ctx, int argc, char **argv)
 				  strerror(errno));
 		goto done;
 	}
-	l.srv = srv_preview_start(PREVIEW_HOST, o.port, lec_preview_site(l.pv));
+	l.srv = srv_preview_start(PREVIEW_HOST, o.port, lec_preview_site(l.pv),
+				  tree_name(lec_preview_tree(l.pv)));
 	if (l.srv == NULL) {
 		status = CLI_EXIT_FAIL;
 		goto done;

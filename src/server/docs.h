@@ -185,6 +185,22 @@ int docs_llms(struct docs_ctx *c, int full);
  * and 2). */
 #define DOCS_ADDONS_PATH "/_/addons/"
 int docs_addons(struct docs_ctx *c);
+/* The service's answers to a page it cannot name (404 {"detail"}) and to
+ * a query naming none (400 {"error"}); the preview's server gives them
+ * too. */
+#define DOCS_ADDONS_NEED_SLUGS                                               \
+	"'project-slug' and 'version-slug' GET attributes are required when " \
+	"not sending 'url'"
+#define DOCS_ADDONS_NO_URL_PROJECT                                           \
+	"There is no project with the 'project-slug' requested"
+#define DOCS_ADDONS_NO_PROJECT "No Project matches the given query."
+/* What is wrong with an api-version parameter (NULL: absent), as the
+ * service's 400 {"error"} says it; NULL when it is one answered, with
+ * its major number (1 or 2) in *major. */
+const char *docs_addons_api_error(const char *api, long *major);
+/* The api-version 2 answer (the service's placeholder). NULL: out of
+ * memory. */
+cJSON *docs_addons_v2(void);
 /* GET of the addons' script, which draws them from /_/addons/: the bytes
  * of src/server/addons/addons.js, compiled in (cmake/EmbedFile.cmake). */
 #define DOCS_ADDONS_SCRIPT_PATH "/_/static/lectern/addons.js"

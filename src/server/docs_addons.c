@@ -34,17 +34,12 @@
  * all failed shows none. */
 #define ADDONS_BUILDS_SCAN 50
 
-#define NEED_SLUGS                                                           \
-	"'project-slug' and 'version-slug' GET attributes are required when " \
-	"not sending 'url'"
-#define NEED_API_VERSION "'api-version' GET attribute is required"
 /* The service's messages, its typo included. */
+#define NEED_API_VERSION "'api-version' GET attribute is required"
 #define API_VERSION_INVALID                                                  \
 	"The version specifified in 'api-version' is invalid"
 #define API_VERSION_UNSUPPORTED                                              \
 	"The version specified in 'api-version' is currently not supported"
-#define NO_URL_PROJECT "There is no project with the 'project-slug' requested"
-#define NO_PROJECT "No Project matches the given query."
 
 /* What one answer is made from. */
 struct addons_page {
@@ -138,14 +133,14 @@ static int resolve(struct addons_page *pg, const struct addons_query *q)
 	if (url) {
 		rc = srv_docs_url_read(c->req, url, &pg->at);
 		if (rc == LEC_ENOTFOUND && pg->at.project == NULL) {
-			srv_respond_detail(c->res, 404, NO_URL_PROJECT);
+			srv_respond_detail(c->res, 404, DOCS_ADDONS_NO_URL_PROJECT);
 			return -1;
 		}
 	} else {
 		rc = srv_docs_project_load(c->req, pg->viewer, q->project,
 					   &pg->at.project);
 		if (rc == LEC_ENOTFOUND) {
-			srv_respond_detail(c->res, 404, NO_PROJECT);
+			srv_respond_detail(c->res, 404, DOCS_ADDONS_NO_PROJECT);
 			return -1;
 		}
 		if (rc == LEC_OK)
@@ -622,7 +617,18 @@ static cJSON *v1_json(struct addons_page *pg, int with_url)
 	return o;
 }
 
-static cJSON *v2_json(void)
+const char *docs_addons_api_error(const char *api, long *major)
+{
+	if (api == NULL)
+		return NEED_API_VERSION;
+	if ((*major = api_major(api)) < 0)
+		return API_VERSION_INVALID;
+	if (*major != 1 && *major != 2)
+		return API_VERSION_UNSUPPORTED;
+	return NULL;
+}
+
+cJSON *docs_addons_v2(void)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -636,6 +642,7 @@ int docs_addons(struct docs_ctx *c)
 	struct addons_query *q = malloc(sizeof(*q));
 	const struct lec_user *user;
 	struct addons_page pg;
+	const char *message;
 	long major;
 	cJSON *json;
 
@@ -646,7 +653,7 @@ int docs_addons(struct docs_ctx *c)
 	/* The service checks its parameters before anything else, then the
 	 * permissions (the 404s), then the api-version. */
 	if (!q->url && (!q->project || !q->version)) {
-		bad_request(c->res, NEED_SLUGS);
+		bad_request(c->res, DOCS_ADDONS_NEED_SLUGS);
 		goto done;
 	}
 	user = docs_user(c);
@@ -654,15 +661,10 @@ int docs_addons(struct docs_ctx *c)
 	pg.viewer = user ? user->id : LEC_VIEWER_ANONYMOUS;
 	if (resolve(&pg, q) < 0)
 		goto done;
-	major = q->api ? api_major(q->api) : 0;
-	if (!q->api)
-		bad_request(c->res, NEED_API_VERSION);
-	else if (major < 0)
-		bad_request(c->res, API_VERSION_INVALID);
-	else if (major != 1 && major != 2)
-		bad_request(c->res, API_VERSION_UNSUPPORTED);
+	if ((message = docs_addons_api_error(q->api, &major)) != NULL)
+		bad_request(c->res, message);
 	else if ((json = major == 1 ? v1_json(&pg, q->url != NULL)
-				    : v2_json()) == NULL)
+				    : docs_addons_v2()) == NULL)
 		srv_respond_internal(c->res, "out of memory");
 	else {
 		/* What one user may read must not be kept by a shared

@@ -18,7 +18,10 @@
  * then docs_open_inside: nothing outside the site is reachable), so a
  * request reads one build's output from start to end even when a rebuild
  * publishes meanwhile. HTML gets the reload script before its last
- * </body>; every response says no-store, so a reload shows the new build.
+ * </body>, and the reader's addons' tag as the docs host puts it
+ * (docs_inject.c), with the script and /_/addons/ answered here
+ * (preview_addons.c); every response says no-store, so a reload shows
+ * the new build.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +44,7 @@
 #include "guard.h"
 #include "json_build.h"
 #include "log.h"
+#include "preview_addons.h"
 #include "preview_daemon.h"
 
 /* Connections at once, each with a thread of its own: a browser or two
@@ -120,11 +124,13 @@ struct srv_preview {
 	struct MHD_Daemon *daemon;
 	struct srv_guard *guard;
 	char *site;
+	char *name;             /* the project, for /_/addons/ */
 	unsigned short port;
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* seq moved or stopping */
 	uint64_t seq;           /* state changes so far */
 	uint64_t published;
+	int64_t published_ms;   /* how long that build took; < 0: unknown */
 	unsigned streams;       /* event streams open */
 	/* The status bodies of the last PREVIEW_HISTORY changes, change n
 	 * at n % PREVIEW_HISTORY; the current one is at seq. */
@@ -213,6 +219,10 @@ void srv_preview_update(struct srv_preview *p,
 	p->seq++;
 	free(p->history[p->seq % PREVIEW_HISTORY]);
 	p->history[p->seq % PREVIEW_HISTORY] = json;
+	if (st->published != p->published)
+		p->published_ms = strcmp(st->state, "ready") == 0
+					  ? st->duration_ms
+					  : -1;
 	p->published = st->published;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
@@ -270,16 +280,24 @@ static enum MHD_Result send_text(struct MHD_Connection *conn,
 		     type);
 }
 
-/* An HTML body with the reload script before the last </body> (else at
- * the end). Takes html (malloc'd). */
+/* An HTML body with the addons' tag before its </head> and the reload
+ * script before the last </body> (else at the end). Takes html
+ * (malloc'd). */
 static enum MHD_Result send_html(struct srv_preview *p,
 				 struct MHD_Connection *conn, unsigned status,
 				 char *html, size_t len)
 {
 	char script[sizeof(reload_script) + 32];
 	uint64_t published = 0;
-	size_t at = len, slen, i;
+	size_t at, slen, i;
 	char *out;
+
+	if ((out = docs_inject_addons(html, len, &at)) != NULL) {
+		free(html);
+		html = out;
+		len = at;
+	}
+	at = len;
 
 	pthread_mutex_lock(&p->lock);
 	published = p->published;
@@ -665,8 +683,53 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	srv_guard_request_done(conn);
 }
 
+/* The addons' script, the bytes the docs host sends. */
+static enum MHD_Result send_script(struct MHD_Connection *conn)
+{
+	char *copy = malloc(docs_addons_js_len);
+
+	if (copy == NULL)
+		return MHD_NO;
+	memcpy(copy, docs_addons_js, docs_addons_js_len);
+	return queue(conn, 200,
+		     MHD_create_response_from_buffer(docs_addons_js_len, copy,
+						     MHD_RESPMEM_MUST_FREE),
+		     "application/javascript");
+}
+
+/* GET /_/addons/?query for the working tree, on the origin the page was
+ * asked on (host_allowed has checked its Host). */
+static enum MHD_Result serve_addons(struct srv_preview *p,
+				    struct MHD_Connection *conn,
+				    const char *query)
+{
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						       MHD_HTTP_HEADER_HOST);
+	struct srv_preview_site site = { p->name, NULL, SRV_PREVIEW_STATUS, 0,
+					 -1 };
+	char *origin = NULL, *json = NULL;
+	int status;
+
+	pthread_mutex_lock(&p->lock);
+	site.published = p->published;
+	site.duration_ms = p->published_ms;
+	pthread_mutex_unlock(&p->lock);
+	if (host ? asprintf(&origin, "http://%s", host) < 0
+		 : asprintf(&origin, "http://127.0.0.1:%u", p->port) < 0)
+		return MHD_NO;
+	site.origin = origin;
+	status = srv_preview_addons(&site, query, &json);
+	free(origin);
+	if (status < 0)
+		return MHD_NO;
+	return queue(conn, (unsigned)status,
+		     MHD_create_response_from_buffer(strlen(json), json,
+						     MHD_RESPMEM_MUST_FREE),
+		     "application/json");
+}
+
 /* A GET or HEAD of path (decoded; raw_path the n bytes the client wrote
- * for it). */
+ * for it, then its query). */
 static enum MHD_Result dispatch(struct srv_preview *p,
 				struct MHD_Connection *conn, const char *path,
 				const char *raw_path, size_t n)
@@ -683,6 +746,11 @@ static enum MHD_Result dispatch(struct srv_preview *p,
 	}
 	if (strcmp(path, SRV_PREVIEW_EVENTS) == 0)
 		return serve_events(p, conn);
+	if (strcmp(path, DOCS_ADDONS_PATH) == 0)
+		return serve_addons(p, conn,
+				    raw_path[n] == '?' ? raw_path + n + 1 : "");
+	if (strcmp(path, DOCS_ADDONS_SCRIPT_PATH) == 0)
+		return send_script(conn);
 	return serve_file(p, conn, path, raw_path, n);
 }
 
@@ -738,22 +806,27 @@ static void preview_free(struct srv_preview *p)
 	for (i = 0; i < PREVIEW_HISTORY; i++)
 		free(p->history[i]);
 	free(p->site);
+	free(p->name);
 	free(p);
 }
 
 /* The preview's state before its daemon starts: NULL after saying why. */
-static struct srv_preview *preview_new(const char *site)
+static struct srv_preview *preview_new(const char *site, const char *name)
 {
 	struct srv_preview *p = calloc(1, sizeof(*p));
 	struct srv_preview_state initial = { "building", 0, 0, NULL, NULL,
 					     NULL, NULL, -1, NULL, 0 };
 	pthread_condattr_t attr;
 
-	if (p == NULL || (p->site = strdup(site)) == NULL) {
+	if (p == NULL || (p->site = strdup(site)) == NULL ||
+	    (p->name = strdup(name)) == NULL) {
+		if (p)
+			free(p->site);
 		free(p);
 		srv_log("out of memory");
 		return NULL;
 	}
+	p->published_ms = -1;
 	pthread_mutex_init(&p->lock, NULL);
 	/* Streams wait on it in slices of the monotonic clock. */
 	pthread_condattr_init(&attr);
@@ -769,7 +842,7 @@ static struct srv_preview *preview_new(const char *site)
 }
 
 struct srv_preview *srv_preview_start(const char *host, unsigned short port,
-				      const char *site)
+				      const char *site, const char *name)
 {
 	struct srv_preview *p;
 	struct sockaddr_in addr = { 0 };
@@ -777,7 +850,7 @@ struct srv_preview *srv_preview_start(const char *host, unsigned short port,
 
 	/* The guard's and libmicrohttpd's lines name this program. */
 	srv_log_set_program("lectern preview");
-	if ((p = preview_new(site)) == NULL)
+	if ((p = preview_new(site, name)) == NULL)
 		return NULL;
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(port);

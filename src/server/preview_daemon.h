@@ -3,8 +3,10 @@
  * loopback port that sends one working tree's built site (the preview's
  * `site` link, read afresh for every request so a rebuild shows at once),
  * with a script injected into every HTML page that reloads it after each
- * successful rebuild and shows a banner with the build's warnings, and two
- * endpoints for watchers:
+ * successful rebuild and shows a banner with the build's warnings, the
+ * reader's addons as the docs host has them (their script and /_/addons/,
+ * for the working tree as one project of one version), and two endpoints
+ * for watchers:
  *   GET /_/preview/status  the build state as JSON (see docs/preview.md),
  *                          with the last build's warnings
  *   GET /_/preview/events  the same JSON as Server-Sent Events ("status"
@@ -57,11 +59,12 @@ struct srv_preview;
 
 /*
  * Start serving site (a directory or a link to one) on host:port (port 0:
- * any free one) with state "building". NULL with the reason on stderr when
+ * any free one) with state "building"; name is the project the addons
+ * show (the tree's directory name). NULL with the reason on stderr when
  * the port cannot be had.
  */
 struct srv_preview *srv_preview_start(const char *host, unsigned short port,
-				      const char *site);
+				      const char *site, const char *name);
 /* The port actually listened on. */
 unsigned short srv_preview_port(const struct srv_preview *p);
 /* Publish a new state (copied) to the status endpoint and every event

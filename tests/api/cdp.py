@@ -3,8 +3,9 @@ nothing but the standard library: Chromium is started with a debugging
 port on loopback, a page target is opened, and a minimal WebSocket client
 (RFC 6455: one connection, text frames, client masking) sends commands and
 reads their answers. What the addons' browser tests need: navigate, run
-JavaScript (awaiting promises), press keys, type, take screenshots, and
-wait for a condition in the page rather than sleeping."""
+JavaScript (awaiting promises), press keys, type, take screenshots,
+wait for a condition in the page rather than sleeping, and list the
+page's JavaScript errors."""
 import base64
 import http.client
 import json
@@ -12,7 +13,9 @@ import os
 import re
 import socket
 import struct
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -91,9 +94,13 @@ class WebSocket:
 
 
 class Browser:
-    """A headless Chromium with one page, closed by close()."""
+    """A headless Chromium with one page, closed by close(); profile None:
+    one of its own, removed by close()."""
 
     def __init__(self, chromium, profile, extra_args=()):
+        self.own_profile = None
+        if profile is None:
+            profile = self.own_profile = tempfile.mkdtemp(prefix="lectern-chromium-")
         self.proc = subprocess.Popen(
             [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
              "--user-data-dir=" + profile, "--no-first-run", "--remote-debugging-port=0",
@@ -179,6 +186,22 @@ class Browser:
             f.write(base64.b64decode(data))
         return path
 
+    def errors(self):
+        """The page's JavaScript errors so far (uncaught exceptions and
+        console.error), as text; the events that came between commands."""
+        self.evaluate("0")
+        out = []
+        for msg in self.events:
+            params = msg.get("params", {})
+            if msg.get("method") == "Runtime.exceptionThrown":
+                d = params.get("exceptionDetails", {})
+                out.append(d.get("exception", {}).get("description") or d.get("text", ""))
+            elif (msg.get("method") == "Runtime.consoleAPICalled" and
+                  params.get("type") == "error"):
+                out.append(" ".join(str(a.get("value", a.get("description", "")))
+                                    for a in params.get("args", [])))
+        return out
+
     def close(self):
         ws = getattr(self, "ws", None)
         if ws:
@@ -190,3 +213,5 @@ class Browser:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if self.own_profile:
+            shutil.rmtree(self.own_profile, ignore_errors=True)

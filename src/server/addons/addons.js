@@ -176,10 +176,14 @@
     });
 
     function group(title, items) {
+      items = items.filter(Boolean);
       if (!items.length) return null;
       return el("dl", {}, [el("dt", { text: title })].concat(items));
     }
+    /* Nothing for what the data has no name or address for (a preview's
+     * working tree has no language and no dashboard). */
     function item(text, href, isCurrent) {
+      if (!text || !href) return null;
       return el("dd", isCurrent ? { "class": "current" } : {},
                 [el("a", { href: href, text: text })]);
     }
