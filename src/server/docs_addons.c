@@ -28,6 +28,7 @@
 #include "lectern/build.h"
 #include "lectern/errors.h"
 #include "v3.h"
+#include "version_pattern.h"
 
 /* Builds of a version looked through for its newest successful one: the
  * service reads one row by index; a version whose last this many builds
@@ -287,19 +288,20 @@ static const char *comparable(const char *name)
 }
 
 /* Where a version goes in the service's generic sort (python-packaging,
- * calver): latest and stable first when the setting asks, then the
- * versions its parser reads, newest first, then the rest in slug order.
- * The semver order puts every version in the middle group. */
+ * calver, custom-pattern): latest and stable first when the setting
+ * asks, then the versions its parser reads, newest first, then the rest
+ * in slug order. The semver order puts every version in the middle
+ * group. */
 enum { RANK_FIRST, RANK_PARSED, RANK_REST };
 
 /* One version to sort: its place in the "-slug" order breaks ties, as
  * Python's stable sort keeps it. */
 struct ranked {
 	const struct lec_version *v;
-	const char *key; /* what the parser read, for RANK_PARSED */
+	const char *key;       /* what PEP 440 read, for RANK_PARSED */
+	struct srv_vkey *read; /* what a pattern read instead, or NULL */
 	size_t place;
-	int group;       /* RANK_* */
-	int calver;      /* key is YYYY.0M.0D: compared as text */
+	int group;             /* RANK_* */
 };
 
 static int by_rank(const void *a, const void *b)
@@ -312,8 +314,8 @@ static int by_rank(const void *a, const void *b)
 	if (x->group == RANK_FIRST)
 		return strcmp(x->v->slug, y->v->slug);
 	if (x->group == RANK_PARSED) {
-		if (x->calver)
-			cmp = strcmp(y->key, x->key);
+		if (x->read)
+			cmp = srv_vkey_compare(y->read, x->read);
 		else if (lec_version_pep440_compare(y->key, x->key, &cmp) !=
 			 LEC_OK)
 			cmp = 0;
@@ -331,27 +333,16 @@ static int by_slug(const void *a, const void *b)
 	return strcmp(y->v->slug, x->v->slug);
 }
 
-/* Whether s is "YYYY.0M.0D" (the service's calver pattern). */
-static int is_calver(const char *s)
-{
-	static const char form[] = "dddd.dd.dd";
-	size_t i;
-
-	for (i = 0; form[i]; i++)
-		if (form[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9')
-				   : s[i] != form[i])
-			return 0;
-	return s[i] == '\0' && strncmp(s + 5, "01", 2) >= 0 &&
-	       strncmp(s + 5, "12", 2) <= 0 && strncmp(s + 8, "01", 2) >= 0 &&
-	       strncmp(s + 8, "31", 2) <= 0;
-}
-
-/* Place r in the group and with the key the project's sorting gives it;
- * first: latest and stable go first. */
-static void rank(struct ranked *r, const char *sorting, int first)
+/* Place r in the group and with the key the project's sorting gives it
+ * (pattern: the calver or custom pattern it is read with, else NULL for
+ * PEP 440; read: room for what that reads); first: latest and stable go
+ * first. */
+static void rank(struct ranked *r, const char *sorting,
+		 const struct srv_vpattern *pattern, struct srv_vkey *read,
+		 int first)
 {
 	const char *slug = r->v->slug;
-	int cmp, calver = strcmp(sorting, LEC_ADDONS_SORT_CALVER) == 0;
+	int cmp;
 
 	if (strcmp(sorting, LEC_ADDONS_SORT_SEMVER) == 0) {
 		r->group = RANK_PARSED;
@@ -359,15 +350,52 @@ static void rank(struct ranked *r, const char *sorting, int first)
 	} else if (first && (strcmp(slug, LEC_VERSION_LATEST) == 0 ||
 			     strcmp(slug, LEC_VERSION_STABLE) == 0)) {
 		r->group = RANK_FIRST;
-	} else if (calver ? is_calver(slug)
-			  : lec_version_pep440_compare(slug, slug, &cmp) ==
-				    LEC_OK) {
+	} else if (pattern ? srv_vpattern_read(pattern, slug, read)
+			   : lec_version_pep440_compare(slug, slug, &cmp) ==
+				     LEC_OK) {
 		r->group = RANK_PARSED;
 		r->key = slug;
-		r->calver = calver;
+		r->read = pattern ? read : NULL;
 	} else {
 		r->group = RANK_REST;
 	}
+}
+
+/* Sort the n versions of r by the project's sorting, when it is one that
+ * reorders them (alphabetically keeps the slug order). A custom pattern
+ * that is none reads no name: every version but latest and stable then
+ * stays in slug order, as the service's would if its pattern matched
+ * nothing. */
+static void sort_ranked(struct ranked *r, size_t n, const char *sorting,
+			const char *custom, int first)
+{
+	struct srv_vpattern *pattern = NULL;
+	struct srv_vkey *read = NULL;
+	int by_pattern = strcmp(sorting, LEC_ADDONS_SORT_CALVER) == 0 ||
+			 strcmp(sorting, LEC_ADDONS_SORT_CUSTOM) == 0;
+	size_t i;
+
+	if (strcmp(sorting, LEC_ADDONS_SORT_SEMVER) != 0 &&
+	    strcmp(sorting, LEC_ADDONS_SORT_PYTHON) != 0 && !by_pattern)
+		return;
+	if (by_pattern &&
+	    (read = calloc(n + 1, sizeof(*read))) == NULL)
+		return;
+	if (by_pattern)
+		pattern = srv_vpattern_new(
+			strcmp(sorting, LEC_ADDONS_SORT_CALVER) == 0
+				? SRV_VPATTERN_CALVER
+				: (custom ? custom : ""));
+	for (i = 0; i < n; i++) {
+		r[i].place = i;
+		rank(&r[i], sorting, pattern, read ? &read[i] : NULL,
+		     first);
+		if (by_pattern && pattern == NULL && r[i].group == RANK_PARSED)
+			r[i].group = RANK_REST;
+	}
+	qsort(r, n, sizeof(*r), by_rank);
+	srv_vpattern_free(pattern);
+	free(read);
 }
 
 /* Whether the flyout lists v: built, not hidden, one the requester may
@@ -382,8 +410,7 @@ static int listed(struct addons_page *pg, const struct lec_version *v,
 
 /* The active versions in the flyout's order: a single-version project's
  * default version alone; else by slug descending, then by the project's
- * sorting (alphabetically and custom-pattern, which Lectern does not
- * read yet, keep the slug order). */
+ * sorting (alphabetically keeps the slug order). */
 static cJSON *active_json(struct addons_page *pg)
 {
 	const struct lec_project *p = pg->at.project;
@@ -393,7 +420,6 @@ static cJSON *active_json(struct addons_page *pg)
 	cJSON *out = cJSON_CreateArray();
 	const char *only = NULL, *sorting;
 	size_t i, n = 0;
-	int first;
 
 	filter.active = LEC_FILTER_TRUE;
 	filter.built = LEC_FILTER_TRUE;
@@ -410,17 +436,10 @@ static cJSON *active_json(struct addons_page *pg)
 			r[n++].v = &list.items[i];
 	qsort(r, n, sizeof(*r), by_slug);
 	sorting = pg->settings.text[LEC_ADDONS_FLYOUT_SORTING];
-	first = on(pg, LEC_ADDONS_FLYOUT_SORTING_LATEST_STABLE_AT_BEGINNING);
-	if (!only && sorting &&
-	    (strcmp(sorting, LEC_ADDONS_SORT_SEMVER) == 0 ||
-	     strcmp(sorting, LEC_ADDONS_SORT_PYTHON) == 0 ||
-	     strcmp(sorting, LEC_ADDONS_SORT_CALVER) == 0)) {
-		for (i = 0; i < n; i++) {
-			r[i].place = i;
-			rank(&r[i], sorting, first);
-		}
-		qsort(r, n, sizeof(*r), by_rank);
-	}
+	if (!only && sorting)
+		sort_ranked(r, n, sorting,
+			    pg->settings.text[LEC_ADDONS_FLYOUT_SORTING_CUSTOM_PATTERN],
+			    on(pg, LEC_ADDONS_FLYOUT_SORTING_LATEST_STABLE_AT_BEGINNING));
 	for (i = 0; out && i < n; i++)
 		cJSON_AddItemToArray(out,
 				     without(srv_v3_version(pg->c->req, p,

@@ -58,6 +58,13 @@ class AddonsTest(ServerTestCase):
         for slug in ("latest", "stable", "1.0", "1.2", "1.12", "2.0", "2020.01.05", "a-slug",
                      "z-slug"):
             s.version("order", slug)
+        # The service's test_sort_versions_custom_pattern, with versions of
+        # another pattern too.
+        cls.server.import_project(cls.owner, "Pattern")
+        for slug in ("latest", "stable", "v1.0", "v1.1", "v2.3", "v1.1.0", "v2.3rc1", "invalid",
+                     "2.5.3", "2022.01.22", "1.1", "another-invalid", "1.2", "1.2.1", "1.2.1-rc",
+                     "1.10", "1.2-beta"):
+            s.version("pattern", slug)
         # A pull request's build (version 7) and latest, as publishing leaves
         # them: each version's link to its build's kept output.
         cls.server.import_project(cls.owner, "Pr")
@@ -196,6 +203,38 @@ class AddonsTest(ServerTestCase):
                 r = self.addons(url=docs, host="order.localhost:%d" % self.server.port)
                 self.assertEqual(" ".join(v["slug"] for v in r.json["versions"]["active"]),
                                  want, (sorting, first))
+        finally:
+            self.store.execute("DELETE FROM project_addons")
+
+    def test_flyout_sorting_by_custom_pattern(self):
+        """The service's test_sort_versions_custom_pattern (vMAJOR.MINOR),
+        then a pattern with optional parts and a tag, ordered as bumpver's
+        version tuples compare (a tag as text: "rc" above "final", and
+        "final" above "beta"), and a pattern that is none."""
+        host = "pattern.localhost:%d" % self.server.port
+        service = ("latest stable v2.3 v1.1 v1.0 v2.3rc1 v1.1.0 invalid another-invalid "
+                   "2022.01.22 2.5.3 1.2.1-rc 1.2.1 1.2-beta 1.2 1.10 1.1")
+        cases = (
+            ("vMAJOR.MINOR", True, service),
+            ("vMAJOR.MINOR", False, "v2.3 v1.1 v1.0 v2.3rc1 v1.1.0 stable latest invalid "
+                                    "another-invalid 2022.01.22 2.5.3 1.2.1-rc 1.2.1 1.2-beta "
+                                    "1.2 1.10 1.1"),
+            ("MAJOR.MINOR[.PATCH][-TAG]", True,
+             "latest stable 2022.01.22 2.5.3 1.10 1.2.1-rc 1.2.1 1.2 1.2-beta 1.1 v2.3rc1 v2.3 "
+             "v1.1.0 v1.1 v1.0 invalid another-invalid"),
+            ("[MAJOR", True, "latest stable v2.3rc1 v2.3 v1.1.0 v1.1 v1.0 invalid another-invalid "
+                             "2022.01.22 2.5.3 1.2.1-rc 1.2.1 1.2-beta 1.2 1.10 1.1"),
+        )
+        try:
+            for pattern, first, want in cases:
+                r = self.server.patch("/api/v3/projects/pattern/addons/", {
+                    "flyout_sorting": "custom-pattern",
+                    "flyout_sorting_custom_pattern": pattern,
+                    "flyout_sorting_latest_stable_at_beginning": first}, token=self.owner)
+                self.assertStatus(r, 200)
+                r = self.addons(url="http://%s/en/latest/" % host, host=host)
+                self.assertEqual(" ".join(v["slug"] for v in r.json["versions"]["active"]),
+                                 want, (pattern, first))
         finally:
             self.store.execute("DELETE FROM project_addons")
 
