@@ -38,10 +38,11 @@ RUN_PKGS="bubblewrap python3 python3-sphinx python3-myst-parser mkdocs
 # build (tests/api/test_git_clone.py), offline, through the venv's system
 # site-packages. sphinx_rtd_theme: the addons' browser test builds a page
 # with the theme most of the service's projects use
-# (tests/api/test_addons_browser.py); nothing else pulls it in.
+# (tests/api/test_addons_browser.py); nothing else pulls it in. furo: the
+# same test checks that furo's theme toggle still works with the addons.
 TEST_PKGS="tmux sqlite3 curl procps chromium clang libclang-rt-dev
  scdoc dpkg-dev file lintian man-db systemd openssh-server openssh-client
- python3-setuptools-scm python3-sphinx-rtd-theme"
+ python3-setuptools-scm python3-sphinx-rtd-theme furo"
 
 # `lectern mcp`'s test drives it with the protocol's reference client,
 # the TypeScript SDK from the npm registry: Node.js and npm, unless the

@@ -3,7 +3,7 @@ nothing but the standard library: Chromium is started with a debugging
 port on loopback, a page target is opened, and a minimal WebSocket client
 (RFC 6455: one connection, text frames, client masking) sends commands and
 reads their answers. What the addons' browser tests need: navigate, run
-JavaScript (awaiting promises), press keys, type, take screenshots,
+JavaScript (awaiting promises), press keys, click, type, take screenshots,
 wait for a condition in the page rather than sleeping, and list the
 page's JavaScript errors."""
 import base64
@@ -157,7 +157,13 @@ class Browser:
         """Wait until a JavaScript expression is true; its value."""
         deadline = time.time() + timeout
         while True:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except CDPError as e:
+                # A page navigating away meanwhile: ask the next one.
+                if "navigated or closed" not in str(e) or time.time() > deadline:
+                    raise
+                value = None
             if value:
                 return value
             if time.time() > deadline:
@@ -175,6 +181,16 @@ class Browser:
             down["text"] = text
         self.command("Input.dispatchKeyEvent", **down)
         self.command("Input.dispatchKeyEvent", type="keyUp", key=key, code=code)
+
+    def click(self, expression):
+        """A real mouse click at the middle of the element an expression
+        names: whatever is drawn on top there gets it, as a reader's would."""
+        box = self.evaluate("(() => { const r = (%s).getBoundingClientRect();"
+                            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+                            % expression)
+        for kind in ("mousePressed", "mouseReleased"):
+            self.command("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1],
+                         button="left", clickCount=1)
 
     def type(self, text):
         for ch in text:

@@ -7,11 +7,13 @@ non-stable one, stable none; "/" opens search and typing a word shows the
 server's results within 300 ms of the last key, Enter opens the page at
 the section; "d" marks what changed against the base version; hovering a
 link shows its target (link previews, the embed API); the theme's
-own navigation script still works; a screenshot of each state is saved
+own navigation script still works, and so does furo's theme toggle (a
+page built with furo, clicked as a reader would); a screenshot of each state is saved
 (output/addons/) and compared with the others; and the addons add at most
 30 ms to a page's load (navigation timing with and without them).
 
 Skipped, with a message, only when /usr/bin/chromium is not installed."""
+import json
 import os
 import shutil
 import statistics
@@ -30,6 +32,38 @@ SPHINX_RTD = dict(fixtures.SPHINX)
 SPHINX_RTD["docs/conf.py"] = ("project = 'Sphinx Fixture'\nextensions = []\n"
                               "html_theme = 'sphinx_rtd_theme'\n")
 
+# Debian's furo (2022.12.07+dfsg) ships furo.js unbundled: an ES module
+# importing gumshoe-patched.js, a UMD script with no default export, and
+# loaded as a classic script, so the theme's own script never runs there.
+# The project makes it run as the bundled one would: gumshoe as a classic
+# script, an import map giving furo.js its default export, furo.js as a
+# module.
+SPHINX_FURO = dict(fixtures.SPHINX)
+SPHINX_FURO["docs/conf.py"] = """project = 'Sphinx Fixture'
+extensions = []
+html_theme = 'furo'
+
+from sphinx.builders.html import JavaScript  # noqa: E402
+
+
+def as_module(app, pagename, templatename, context, doctree):
+    scripts = context.get("script_files", [])
+    for i, script in enumerate(scripts):
+        if script.startswith("_static/scripts/furo.js"):
+            script.attributes["type"] = "module"
+            gumshoe = "./" + context["pathto"]("_static/scripts/gumshoe-patched.js", 1)
+            scripts[i:i + 1] = [
+                JavaScript("_static/scripts/gumshoe-patched.js", priority=199),
+                JavaScript(None, priority=199, type="importmap", body='{"imports": {"%s": '
+                           '"data:text/javascript,export default window.Gumshoe"}}' % gumshoe),
+                script]
+            return
+
+
+def setup(app):
+    app.connect("html-page-context", as_module, priority=900)
+"""
+
 # The addons' parts live in shadow roots of these hosts.
 SHADOW = "document.querySelector('lectern-%s')?.shadowRoot"
 
@@ -42,15 +76,18 @@ class AddonsBrowserTest(ChromiumTestCase):
             raise unittest.SkipTest("%s is not installed" % CHROMIUM)
         super().setUpClass()
         cls.token = cls.server.token("reader")
-        cls.repos = [fixtures.make_repo(SPHINX_RTD), fixtures.make_repo(fixtures.MARKDOWN)]
-        cls.slugs = []
-        for name, repo in (("Addons Rtd", cls.repos[0]), ("Addons Md", cls.repos[1])):
+        cls.repos = [fixtures.make_repo(SPHINX_RTD), fixtures.make_repo(fixtures.MARKDOWN),
+                     fixtures.make_repo(SPHINX_FURO)]
+        slugs = []
+        for name, repo in zip(("Addons Rtd", "Addons Md", "Addons Furo"), cls.repos):
             r = cls.server.post("/api/v3/projects/", {"name": name, "repository": {
                 "url": "file://" + repo}}, token=cls.token)
             assert r.status == 201, r
-            cls.slugs.append(r.json["slug"])
-        for slug in cls.slugs:
+            slugs.append(r.json["slug"])
+        for slug in slugs:
             cls.wait_build(slug, cls.token)
+        # furo's project has latest only.
+        cls.slugs, cls.furo = slugs[:2], slugs[2]
         # The other versions serve copies of latest's output (building
         # each would take minutes); v1.0's home page says less.
         store = Store(cls.server)
@@ -202,6 +239,23 @@ class AddonsBrowserTest(ChromiumTestCase):
         b.type("api")
         self.assertEqual(b.evaluate("document.querySelector('input[name=q]').value"), "api")
         self.assertFalse(b.evaluate("!!%s?.querySelector('.overlay')" % (SHADOW % "search")))
+
+    def test_furo_theme_toggle(self):
+        b = self.browser
+        b.events.clear()
+        b = self.open(self.furo, "/en/latest/api.html")
+        self.assertTrue(b.evaluate("!!%s.querySelector('.toggle')" % (SHADOW % "flyout")))
+        before = b.evaluate("document.body.dataset.theme")
+        # The toggle shown at this width (furo has one for narrow screens
+        # too), clicked where it is drawn.
+        toggle = ("Array.from(document.querySelectorAll('.theme-toggle'))"
+                  ".find(t => t.getBoundingClientRect().width > 0)")
+        b.click(toggle)
+        after = b.wait("document.body.dataset.theme !== %s && document.body.dataset.theme"
+                       % json.dumps(before))
+        self.assertNotEqual(after, before)
+        self.shot("furo-toggled")
+        self.assertEqual(b.errors(), [])
 
     def test_load_cost(self):
         """Loads with and without the addons taking turns (after one of

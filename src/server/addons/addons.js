@@ -62,7 +62,9 @@
     "dd.current a{font-weight:700;color:var(--fg)}",
     "input[type=search]{font:inherit;width:100%;padding:.4em;color:var(--fg);",
     "background:var(--bg);border:1px solid var(--line);border-radius:4px}",
-    ".notice{position:fixed;z-index:2147482999;top:1em;right:1em;max-width:26em;",
+    /* Above the flyout's corner, not in the top right, where themes put
+     * their own buttons (furo's theme toggle). */
+    ".notice{position:fixed;z-index:2147482999;bottom:4em;right:1em;max-width:26em;",
     "padding:.7em 2.2em .7em .9em;background:var(--warn);border-color:var(--warnline)}",
     ".notice strong{display:block;margin-bottom:.2em}",
     ".close{position:absolute;top:.3em;right:.4em;border:0;background:none;",
@@ -546,8 +548,9 @@
     var old = toastRoot.querySelector(".notice");
     if (old) old.remove();
     var box = el("div", { "class": "notice panel", role: "status", text: text });
-    box.style.top = "auto";
-    box.style.bottom = "4em";
+    box.style.right = "auto";
+    box.style.left = "1em";
+    box.style.bottom = "1em";
     toastRoot.appendChild(box);
     setTimeout(function () { box.remove(); }, 4000);
   }
