@@ -7,6 +7,7 @@
  *                                           versions, its latest builds
  *   /projects/<p>/builds/                   its builds, a page at a time
  *   /projects/<p>/versions/                 its versions
+ *   /projects/<p>/addons/                   its reader addons' settings
  *   /projects/<p>/builds/<id>/              a build: state, what it reused
  *                                           (cache), the end of its log,
  *                                           live while it runs (live/:
@@ -33,6 +34,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "lectern/addons.h"
 #include "lectern/build.h"
 #include "lectern/project.h"
 #include "lectern/repo.h"
@@ -468,6 +470,58 @@ static int overview(struct srv_request *req, struct srv_response *res)
 	rc = builds_table(&v, 0, 0, DASH_RECENT_BUILDS, &total);
 	finish(&v, rc);
 done:
+	view_dispose(&v);
+	return res->status;
+}
+
+/* A setting's value as the API shows it: on/off, the text, or "none". */
+static const char *setting_value(const struct lec_addons *a, size_t id)
+{
+	if (lec_addons_settings[id].kind == LEC_ADDONS_BOOL)
+		return a->on[id] ? "on" : "off";
+	return a->text[id] ? a->text[id] : "none";
+}
+
+/* The project's addon settings (the v3 addons resource), each with what
+ * it does; they are changed where everything is, through the API. */
+static int addons(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_addons a = { { 0 }, { 0 } };
+	struct view v;
+	size_t i;
+	int rc;
+
+	if (open_view(&v, req, res, SRV_PARENT_PROJECT) < 0)
+		goto done;
+	if ((rc = lec_addons_get(v.store, v.parent.project->id, &a)) != LEC_OK) {
+		srv_respond_engine_error(res, rc);
+		goto done;
+	}
+	frame(&v, "Addons", "addons");
+	dash_page_begin(&v.h, &v.f);
+	srv_text_puts(&v.h, "<p>What the readers of these docs get on every "
+			    "page: the versions menu, notices, search as they "
+			    "type, link previews, the visual diff.</p>\n"
+			    "<table><thead><tr><th>Setting</th><th>Value</th>"
+			    "<th>What it does</th></tr></thead><tbody>\n");
+	for (i = 0; i < LEC_ADDONS_COUNT; i++) {
+		srv_text_printf(&v.h, "<tr><td><code>%s</code></td><td>",
+				lec_addons_settings[i].name);
+		dash_esc(&v.h, setting_value(&a, i));
+		srv_text_puts(&v.h, "</td><td>");
+		dash_esc(&v.h, lec_addons_settings[i].help);
+		srv_text_puts(&v.h, "</td></tr>\n");
+	}
+	srv_text_puts(&v.h, "</tbody></table>\n<p class=\"dim\">Changed with "
+			    "<code>lectern addons ");
+	dash_esc(&v.h, v.parent.project->slug);
+	srv_text_puts(&v.h, " NAME=VALUE</code> or <code>PATCH /api/v3/"
+			    "projects/");
+	dash_esc(&v.h, v.parent.project->slug);
+	srv_text_puts(&v.h, "/addons/</code>.</p>\n");
+	finish(&v, 0);
+done:
+	lec_addons_dispose(&a);
 	view_dispose(&v);
 	return res->status;
 }
@@ -993,6 +1047,7 @@ const struct srv_route srv_dash_routes[] = {
 	PAGE("/projects/{}/", overview, "Project"),
 	PAGE("/projects/{}/builds/", builds, "Builds"),
 	PAGE("/projects/{}/versions/", versions, "Versions"),
+	PAGE("/projects/{}/addons/", addons, "Addons"),
 	PAGE("/projects/{}/builds/{}/", build, "Build"),
 	PAGE("/projects/{}/builds/{}/live/", build_live, "Build"),
 	PAGE("/projects/{}/builds/{}/output/{}/", build_output, "Output"),

@@ -118,9 +118,21 @@ static void tab(struct srv_text *h, const struct dash_frame *f,
 		label);
 }
 
+/* A project's tabs, in the TUI's order: the name a page's frame says,
+ * the label, the path below /projects/<slug>/. */
+static const struct {
+	const char *name, *label, *path;
+} tabs[] = {
+	{ "overview", "Overview", "" },
+	{ "builds", "Builds", "builds/" },
+	{ "versions", "Versions", "versions/" },
+	{ "addons", "Addons", "addons/" },
+};
+
 void dash_page_begin(struct srv_text *h, const struct dash_frame *f)
 {
 	char url[600];
+	size_t i;
 
 	srv_text_puts(h, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
 			 "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
@@ -145,17 +157,12 @@ void dash_page_begin(struct srv_text *h, const struct dash_frame *f)
 	srv_text_puts(h, "</header>\n");
 	if (f->project_slug) {
 		srv_text_puts(h, "<nav class=\"tabs\">");
-		snprintf(url, sizeof(url), "/projects/%s/", f->project_slug);
-		dash_themed(f, url, sizeof(url));
-		tab(h, f, "overview", "Overview", url);
-		snprintf(url, sizeof(url), "/projects/%s/builds/",
-			 f->project_slug);
-		dash_themed(f, url, sizeof(url));
-		tab(h, f, "builds", "Builds", url);
-		snprintf(url, sizeof(url), "/projects/%s/versions/",
-			 f->project_slug);
-		dash_themed(f, url, sizeof(url));
-		tab(h, f, "versions", "Versions", url);
+		for (i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+			snprintf(url, sizeof(url), "/projects/%s/%s",
+				 f->project_slug, tabs[i].path);
+			dash_themed(f, url, sizeof(url));
+			tab(h, f, tabs[i].name, tabs[i].label, url);
+		}
 		if (f->docs_url)
 			tab(h, f, "docs", "Docs", f->docs_url);
 		srv_text_puts(h, "</nav>\n");

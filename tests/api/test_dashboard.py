@@ -219,6 +219,34 @@ class DashboardTest(ServerTestCase):
         self.assertEqual(sorted(r.json), ["done", "head", "log"])
         self.assertTrue(r.json["done"])
 
+    def test_addons_page(self):
+        """A project's reader addons' settings, as the v3 addons resource
+        has them, each with what it does; a change through the API shows
+        on the next load."""
+        url = "/projects/%s/addons/" % self.slug
+        self.assertIn(url, self.page("/projects/%s/" % self.slug).links)
+        api = "/api/v3/projects/%s/addons/" % self.slug
+        settings = self.server.get(api, token=self.token).json
+        page = self.page(url)
+        self.assertEqual(page.title.strip(), "Addons \u00b7 Lectern")
+        text = self.server.get(url).body.decode()
+        self.assertEqual(text.count("<tr><td><code>"), len(settings))
+        for name, value in settings.items():
+            shown = {True: "on", False: "off", None: "none"}.get(value, value)
+            self.assertIn("<tr><td><code>%s</code></td><td>%s</td>" % (name, shown), text)
+        self.assertIn('<a href="%s" class="active">Addons</a>' % url, text)
+        r = self.server.patch(api, {"flyout_sorting": "calver", "linkpreviews_enabled": True},
+                              token=self.token)
+        self.assertStatus(r, 200)
+        try:
+            text = self.server.get(url).body.decode()
+            self.assertIn("<td><code>flyout_sorting</code></td><td>calver</td>", text)
+            self.assertIn("<td><code>linkpreviews_enabled</code></td><td>on</td>", text)
+        finally:
+            self.server.patch(api, {"flyout_sorting": settings["flyout_sorting"],
+                                    "linkpreviews_enabled": settings["linkpreviews_enabled"]},
+                              token=self.token)
+
     def test_themes(self):
         for theme in ("default", "dark", "light", "high-contrast"):
             with self.subTest(theme=theme):
