@@ -90,8 +90,9 @@
 #define PREVIEW_HISTORY 16
 
 /* Reloads the page when a build newer than the one it shows is ready, and
- * keeps a small banner in its corner saying how many warnings the last
- * build had (a click lists them); the format's one argument is the build
+ * keeps a small banner in the bottom left corner (the addons' flyout
+ * has the right) saying how many warnings the last build had (a click
+ * lists them); the format's one argument is the build
  * the page came from. The records are the project's text: they go in as
  * text nodes, never as markup. */
 static const char reload_script[] =
@@ -100,7 +101,7 @@ static const char reload_script[] =
 	"function show(d){var c=d.warning_counts,w=d.warnings||[];"
 	"if(!c||!c.count){if(b){b.remove();b=null;}return;}"
 	"if(!b){b=document.createElement(\"div\");b.id=\"lectern-warnings\";"
-	"b.style.cssText=\"position:fixed;right:8px;bottom:8px;z-index:99999;"
+	"b.style.cssText=\"position:fixed;left:8px;bottom:8px;z-index:99999;"
 	"max-width:40em;max-height:50vh;overflow:auto;background:#fff8e1;"
 	"color:#5d4037;border:1px solid #ffb300;border-radius:4px;padding:4px 8px;"
 	"font:13px sans-serif;cursor:pointer\";"
