@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,9 @@
 #define WARM_OUTPUT_MAX ((size_t)64 * 1024)
 /* Bytes of the child's output read at a time. */
 #define WARM_CHUNK (64 * 1024)
+/* The child's report of how it wrote: "serial <an extension's name> is
+ * not parallel-write-safe". */
+#define WARM_REPORT_MAX 160
 
 /* A mount's source, as the sandbox bound it. */
 struct mount_id {
@@ -102,6 +106,19 @@ struct lec__warm_pool {
 	struct warm *items[WARM_MAX];
 	size_t n;
 };
+
+/* A reason into dst (cap bytes), cut when longer: a reason is a note,
+ * its end the least of it. */
+static void say(char *dst, size_t cap, const char *fmt, ...)
+	LEC__PRINTF(3, 4);
+static void say(char *dst, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, cap, fmt, ap);
+	va_end(ap);
+}
 
 /* The pool ----------------------------------------------------------------- */
 
@@ -714,13 +731,38 @@ static enum lec_runner_end parent_end(struct lec__warm_pool *pool,
 /* One build through a ready generator. LEC_OK: it ran (result set);
  * LEC_EBUSY: the parent did not start it, reason says why. A generator
  * that cannot serve another build is marked so (warm_end). */
+/* What the child wrote in the request's memfd of how it wrote: "parallel
+ * N" or "serial REASON" (how->writers -1 when neither). */
+static void read_report(int req, struct lec__warm_outcome *how)
+{
+	char text[WARM_REPORT_MAX];
+	ssize_t n = pread(req, text, sizeof(text) - 1, 0);
+	unsigned writers;
+	char end;
+
+	how->writers = -1;
+	how->serial[0] = '\0';
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	if (sscanf(text, "parallel %u%c", &writers, &end) == 1 && writers > 0 &&
+	    writers <= LEC_RUNNER_DEFAULT_NPROC) {
+		how->writers = (int)writers;
+	} else if (strncmp(text, "serial ", 7) == 0 && text[7]) {
+		how->writers = 0;
+		say(how->serial, sizeof(how->serial), "%s", text + 7);
+	}
+}
+
 static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 		      const struct lec__warm_request *wreq,
 		      const struct lec_runner_spec *cmd,
 		      lec_runner_output_cb out, lec_runner_cancel_cb cancel,
 		      void *payload, struct lec_runner_result *result,
-		      char *reason, size_t cap)
+		      struct lec__warm_outcome *how)
 {
+	char *reason = how->reason;
+	size_t cap = sizeof(how->reason);
 	static const char gone[] = "\nlectern: the warm generator stopped "
 				   "during the build\n";
 	struct lec_runner_limits limits = cmd->limits
@@ -745,7 +787,6 @@ static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 	}
 	result->start_us = lec__now_us();
 	sent = send_run(w->ctl, req, pipefd[1], dirfd);
-	close(req);
 	close(pipefd[1]);
 	if (dirfd >= 0)
 		close(dirfd);
@@ -753,9 +794,10 @@ static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 				 WARM_ANSWER_MS)
 		      : 0;
 	if (n <= 0 || sscanf(packet, "started %ld", &pid) != 1) {
+		close(req);
 		close(pipefd[0]);
 		if (n > 6 && strncmp(packet, "stale ", 6) == 0) {
-			snprintf(reason, cap, "%s", packet + 6);
+			say(reason, cap, "%s", packet + 6);
 			warm_end(pool, w, 0, reason);
 		} else {
 			snprintf(reason, cap, "the warm generator was damaged: "
@@ -789,6 +831,8 @@ static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 			out(gone + 1, sizeof(gone) - 2, payload);
 	}
 	result->end_us = lec__now_us();
+	read_report(req, how);
+	close(req);
 	return LEC_OK;
 }
 
@@ -838,8 +882,8 @@ static enum warm_way pool_find(struct lec__warm_pool *pool,
 		snprintf(reason, cap, "%s", w->refused);
 		return WARM_COLD;
 	} else if (w->damaged || (w->ended && !w->stop)) {
-		snprintf(reason, cap, "the warm generator was damaged: %s",
-			 w->damaged ? w->why : "it had exited");
+		say(reason, cap, "the warm generator was damaged: %s",
+		    w->damaged ? w->why : "it had exited");
 		way = WARM_COLD;
 	} else if (w->stop || w->ended) {
 		snprintf(reason, cap, "%s", w->why[0] ? w->why
@@ -913,20 +957,24 @@ int lec__warm_run(struct lec__warm_pool *pool,
 		  const struct lec__warm_request *req,
 		  const struct lec_runner_spec *cmd, lec_runner_output_cb out,
 		  lec_runner_cancel_cb cancel, void *payload,
-		  struct lec_runner_result *result, int *reused, char *reason,
-		  size_t cap)
+		  struct lec_runner_result *result,
+		  struct lec__warm_outcome *how)
 {
+	char *reason = how->reason;
+	size_t cap = sizeof(how->reason);
 	struct warm *w, *gone;
 	enum warm_way way;
 	int rc;
 
+	how->writers = -1;
+	how->serial[0] = '\0';
 	pthread_mutex_lock(&pool->lock);
 	way = pool_find(pool, req, cmd, &w, &gone, reason, cap);
 	if (w)
 		w->busy = 1;
 	pthread_mutex_unlock(&pool->lock);
 	warm_free(gone);
-	*reused = way == WARM_USE;
+	how->reused = way == WARM_USE;
 	if (way == WARM_COLD)
 		return LEC_EBUSY;
 	if (way == WARM_NEW) {
@@ -941,10 +989,9 @@ int lec__warm_run(struct lec__warm_pool *pool,
 			return LEC_EBUSY;
 		snprintf(reason, cap, "%s", why);
 	}
-	rc = warm_build(pool, w, req, cmd, out, cancel, payload, result, reason,
-			cap);
+	rc = warm_build(pool, w, req, cmd, out, cancel, payload, result, how);
 	if (rc == LEC_EBUSY)
-		*reused = 0;
+		how->reused = 0;
 	pthread_mutex_lock(&pool->lock);
 	w->busy = 0;
 	w->last_used_ms = lec__monotonic_ms();

@@ -53,17 +53,28 @@ void lec__warm_pool_stop(struct lec__warm_pool *pool, const char *who);
 void lec__warm_pool_stats(struct lec__warm_pool *pool, size_t *count,
 			  size_t *rss_kb);
 
+/* What a build through a warm generator says beyond its result. */
+struct lec__warm_outcome {
+	int reused;       /* the generator ran an earlier build */
+	char reason[160]; /* not reused: why */
+	/* How its pages were written (warm_generator.py's report): by
+	 * that many writers in parallel; 0 serially, serial saying why; -1
+	 * it did not say (it wrote none, or not through Sphinx's writer). */
+	int writers;
+	char serial[120];
+};
+
 /* Run spec's command (python -m sphinx ...) through who's warm
  * generator, started for it when there is none (or its key changed),
- * with out, cancel and payload as lec_runner_run takes them. *reused: the
- * generator ran an earlier build; when not, reason says why. LEC_OK: it
+ * with out, cancel and payload as lec_runner_run takes them; how says
+ * whether the generator was reused and how the build wrote. LEC_OK: it
  * ran, result says how it ended. LEC_EBUSY: nothing ran (no generator
- * could serve it; reason says why): run it cold. */
+ * could serve it; how->reason says why): run it cold. */
 int lec__warm_run(struct lec__warm_pool *pool,
 		  const struct lec__warm_request *req,
 		  const struct lec_runner_spec *spec, lec_runner_output_cb out,
 		  lec_runner_cancel_cb cancel, void *payload,
-		  struct lec_runner_result *result, int *reused, char *reason,
-		  size_t cap);
+		  struct lec_runner_result *result,
+		  struct lec__warm_outcome *how);
 
 #endif
