@@ -15,7 +15,8 @@
  * a build did to its parent can spoil only the next build of the same
  * version, which then runs cold.
  *
- * A generator stops after LEC__WARM_IDLE_MS without a build, when its key
+ * A generator stops after LEC__WARM_IDLE_MS without a build, when its
+ * tree is removed (its project or version deleted), when its key
  * changes or a fresh build is asked for, when its version's caches are
  * invalidated (lec__warm_pool_stop) and with the pool (the engine
  * stopping).
@@ -90,6 +91,7 @@ struct warm {
 	struct mount_id ids[LEC__JOB_MAX_MOUNTS + 1];
 	size_t nids;
 	char *refused;    /* it could not start: why (key unchanged) */
+	char *tree;       /* the version's tree: gone, it stops */
 	size_t rss_kb;
 	/* lock: */
 	int busy, stop, ended;
@@ -171,6 +173,7 @@ static void warm_free(struct warm *w)
 	lec__free(w->mounts);
 	lec__free(w->links);
 	lec__free(w->refused);
+	lec__free(w->tree);
 	lec__free(w->who);
 	lec__free(w);
 }
@@ -288,12 +291,16 @@ static int keeper_output(const char *data, size_t len, void *payload)
 	return 0;
 }
 
-/* Asked every LEC_RUNNER_CANCEL_POLL_MS while the parent runs. */
+/* Asked every LEC_RUNNER_CANCEL_POLL_MS while the parent runs: it stops
+ * after LEC__WARM_IDLE_MS without a build, and once its tree is gone (its
+ * project or version removed: nothing will build it again). */
 static int keeper_cancel(void *payload)
 {
 	struct keeper *k = payload;
-	int stop;
+	struct stat sb;
+	int stop, gone;
 
+	gone = k->w->tree && stat(k->w->tree, &sb) != 0 && errno == ENOENT;
 	pthread_mutex_lock(&k->pool->lock);
 	if (!k->w->stop && !k->w->busy &&
 	    lec__monotonic_ms() - k->w->last_used_ms > LEC__WARM_IDLE_MS) {
@@ -302,6 +309,12 @@ static int keeper_cancel(void *payload)
 			 "the last warm generator stopped after %d minutes "
 			 "without a build",
 			 LEC__WARM_IDLE_MS / 60000);
+		pool_record(k->pool);
+	} else if (!k->w->stop && !k->w->busy && gone) {
+		k->w->stop = 1;
+		snprintf(k->w->why, sizeof(k->w->why),
+			 "the last warm generator stopped: its tree was "
+			 "removed");
 		pool_record(k->pool);
 	}
 	stop = k->w->stop;
@@ -915,6 +928,11 @@ static struct warm *warm_new(struct lec__warm_pool *pool,
 	}
 	w->ctl = -1;
 	w->key = *req->key;
+	if ((w->tree = lec__strdup(req->tree)) == NULL) {
+		warm_free(w);
+		snprintf(reason, cap, "out of memory");
+		return NULL;
+	}
 	if (warm_start(pool, w, req, cmd) < 0) {
 		snprintf(reason, cap, "no warm generator: %s", lec_error_last());
 		pthread_mutex_lock(&pool->lock);

@@ -481,6 +481,30 @@ TEST(an_unsafe_extension_keeps_the_writing_serial)
 	lec_preview_free(p);
 }
 
+/* A warm generator whose tree is removed (its project or version
+ * deleted) stops without waiting for its idle time. */
+TEST(a_removed_trees_generator_stops)
+{
+	char tree[PATH_MAX], cache[PATH_MAX], cmd[PATH_MAX + 16];
+	struct lec_preview *p;
+	time_t start;
+
+	if (!has_sphinx())
+		return;
+	if ((p = warm_tree(tree, cache, "docs/conf.py", "project = 'Gone'\n",
+			   "docs/index.rst", "Gone\n====\n\nText.\n")) == NULL)
+		return;
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK_INT(warm_processes(tree), 1);
+	lec_test_pathf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+	CHECK(system(cmd) == 0);
+	start = time(NULL);
+	while (warm_processes(tree) > 0 && time(NULL) - start < 20)
+		usleep(50 * 1000);
+	CHECK_INT(warm_processes(tree), 0);
+	lec_preview_free(p);
+}
+
 /* MkDocs has none, and the record says so. */
 TEST(mkdocs_says_it_has_no_warm_generator)
 {
@@ -508,6 +532,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(a_stopped_build_ends_and_the_generator_stays),
 	TEST_ENTRY(parallel_writing_equals_serial_writing),
 	TEST_ENTRY(an_unsafe_extension_keeps_the_writing_serial),
+	TEST_ENTRY(a_removed_trees_generator_stops),
 	TEST_ENTRY(mkdocs_says_it_has_no_warm_generator),
 };
 
