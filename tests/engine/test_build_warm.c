@@ -107,6 +107,15 @@ static int warm_processes(const char *tree)
 	return lec_test_processes("warm Sphinx generator", tree);
 }
 
+/* A tree and the caches of its warm and cold previews, in a fresh
+ * directory (each PATH_MAX bytes). */
+static void side_by_side(char *tree, char *warm_cache, char *cold_cache)
+{
+	lec_test_pathf(tree, PATH_MAX, "%s/tree", lec_test_tmpdir());
+	lec_test_pathf(warm_cache, PATH_MAX, "%s/warm", lec_test_tmpdir());
+	lec_test_pathf(cold_cache, PATH_MAX, "%s/cold", lec_test_tmpdir());
+}
+
 /* The replay: each step changes the tree as a commit would. */
 struct step {
 	const char *rel, *text; /* text NULL: remove rel */
@@ -134,9 +143,7 @@ TEST(warm_builds_equal_cold_ones)
 
 	if (!has_sphinx())
 		return;
-	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	lec_test_pathf(warm_cache, sizeof(warm_cache), "%s/warm", lec_test_tmpdir());
-	lec_test_pathf(cold_cache, sizeof(cold_cache), "%s/cold", lec_test_tmpdir());
+	side_by_side(tree, warm_cache, cold_cache);
 	put(tree, "docs/conf.py",
 	    "project = 'Tiny'\n"
 	    "extensions = ['sphinx.ext.todo', 'sphinx.ext.autosectionlabel']\n"
@@ -401,6 +408,15 @@ static int same_warnings(struct lec_preview *a, struct lec_preview *b,
 	return same;
 }
 
+/* Build the warm preview, whose record says says, then the cold one. */
+static void both_build(struct lec_preview *warm, struct lec_preview *cold,
+		       const char *says)
+{
+	CHECK_OK(lec_preview_build(warm, NULL, NULL));
+	CHECK(cache_says(warm, says));
+	CHECK_OK(lec_preview_build(cold, NULL, NULL));
+}
+
 /* Every page written by parallel writers through the warm generator
  * (a first build, then a new page, which rewrites every page's
  * navigation) gives the cold serial build's pages and warnings. */
@@ -413,9 +429,7 @@ TEST(parallel_writing_equals_serial_writing)
 
 	if (!has_sphinx())
 		return;
-	lec_test_pathf(tree, sizeof(tree), "%s/tree", lec_test_tmpdir());
-	lec_test_pathf(warm_cache, sizeof(warm_cache), "%s/warm", lec_test_tmpdir());
-	lec_test_pathf(cold_cache, sizeof(cold_cache), "%s/cold", lec_test_tmpdir());
+	side_by_side(tree, warm_cache, cold_cache);
 	many_pages(tree, "True");
 	if (cores() > 1)
 		snprintf(says, sizeof(says), "\"parallel_write\":%d}", cores());
@@ -426,28 +440,22 @@ TEST(parallel_writing_equals_serial_writing)
 	if ((warm = open_one(tree, warm_cache, 0)) == NULL ||
 	    (cold = open_one(tree, cold_cache, 1)) == NULL)
 		return;
-	CHECK_OK(lec_preview_build(warm, NULL, NULL));
-	CHECK(cache_says(warm, says));
-	CHECK_OK(lec_preview_build(cold, NULL, NULL));
+	both_build(warm, cold, says);
 	CHECK(same_output(warm_cache, cold_cache));
 	CHECK(same_warnings(warm, cold, &count));
 	CHECK(count >= 2 * MANY_PAGES);
 	put(tree, "docs/index.rst", "Many\n====\n\n.. toctree::\n   :glob:\n\n"
 				    "   page*\n   new\n");
 	put(tree, "docs/new.rst", "New\n===\n\nA new page.\n");
-	CHECK_OK(lec_preview_build(warm, NULL, NULL));
-	CHECK(cache_says(warm, says));
-	CHECK_OK(lec_preview_build(cold, NULL, NULL));
+	both_build(warm, cold, says);
 	CHECK(same_output(warm_cache, cold_cache));
 	CHECK(same_warnings(warm, cold, &count));
 	CHECK(count >= 2 * MANY_PAGES);
-	/* An edit of one page writes it serially. */
+	/* An edit of one page writes it (and the index) serially. */
 	put(tree, "docs/new.rst", "New\n===\n\nA new page, edited.\n");
-	CHECK_OK(lec_preview_build(warm, NULL, NULL));
-	CHECK(cache_says(warm, "\"parallel_write\":false,"
+	both_build(warm, cold, "\"parallel_write\":false,"
 			       "\"parallel_write_reason\":\"2 pages to write "
-			       "(parallel from 6)\"}"));
-	CHECK_OK(lec_preview_build(cold, NULL, NULL));
+			       "(parallel from 6)\"}");
 	CHECK(same_output(warm_cache, cold_cache));
 	CHECK(same_warnings(warm, cold, &count));
 	lec_preview_free(warm);
