@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "build_warm.h"
+#include "files.h"
 #include "internal.h"
 #include "job.h"
 #include "warm_generator.h"
@@ -92,6 +94,7 @@ struct warm {
 	size_t nids;
 	char *refused;    /* it could not start: why (key unchanged) */
 	char *tree;       /* the version's tree: gone, it stops */
+	pid_t pid;        /* the parent's, here; 0 unknown */
 	size_t rss_kb;
 	/* lock: */
 	int busy, stop, ended;
@@ -187,6 +190,12 @@ static struct warm *pool_take(struct lec__warm_pool *pool, size_t i)
 	return w;
 }
 
+/* Whether it runs and serves (lock held). */
+static int live(const struct warm *w)
+{
+	return !(w->ended || w->stop || w->refused);
+}
+
 /* The generators running and their memory (lock held). */
 static void pool_count(const struct lec__warm_pool *pool, size_t *count,
 		       size_t *rss_kb)
@@ -197,7 +206,7 @@ static void pool_count(const struct lec__warm_pool *pool, size_t *count,
 	for (i = 0; i < pool->n; i++) {
 		const struct warm *w = pool->items[i];
 
-		if (w->ended || w->stop || w->refused)
+		if (!live(w))
 			continue;
 		(*count)++;
 		*rss_kb += w->rss_kb;
@@ -208,26 +217,35 @@ static void pool_count(const struct lec__warm_pool *pool, size_t *count,
  * that fails is not the build's failure. */
 static void pool_record(const struct lec__warm_pool *pool)
 {
-	struct lec__buf b = LEC__BUF_INIT;
-	char line[64], *tmp;
-	size_t count, rss;
+	struct lec__buf b = LEC__BUF_INIT, line = LEC__BUF_INIT;
+	char *tmp;
+	size_t count, rss, i;
 	int fd;
 
 	if (pool->record == NULL)
 		return;
 	pool_count(pool, &count, &rss);
-	snprintf(line, sizeof(line), "%zu %zu\n", count, rss);
+	lec__buf_printf(&line, "%zu %zu", count, rss);
+	for (i = 0; i < pool->n; i++)
+		if (live(pool->items[i]) && pool->items[i]->pid > 0)
+			lec__buf_printf(&line, " %ld",
+					(long)pool->items[i]->pid);
+	lec__buf_puts(&line, "\n");
 	lec__buf_printf(&b, "%s.tmp", pool->record);
-	if ((tmp = lec__buf_take(&b)) == NULL)
+	if ((tmp = lec__buf_take(&b)) == NULL || line.oom) {
+		lec__free(tmp);
+		lec__free(lec__buf_take(&line));
 		return;
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) ||
+		if (write(fd, line.ptr, line.len) != (ssize_t)line.len ||
 		    rename(tmp, pool->record) != 0)
 			unlink(tmp);
 		close(fd);
 	}
 	lec__free(tmp);
+	lec__free(lec__buf_take(&line));
 }
 
 void lec__warm_pool_stop(struct lec__warm_pool *pool, const char *who)
@@ -274,6 +292,100 @@ void lec__warm_pool_stats(struct lec__warm_pool *pool, size_t *count,
 	pthread_mutex_lock(&pool->lock);
 	pool_count(pool, count, rss_kb);
 	pthread_mutex_unlock(&pool->lock);
+}
+
+/* What the record's line says, with the memory measured now: the
+ * resident memory of each parent named and of every process below it
+ * (its build and the build's writers; pages they share counted in each,
+ * as `ps` counts them). */
+
+/* Most processes measured below one parent: the runner's process limit
+ * (LEC_RUNNER_DEFAULT_NPROC), with room. */
+#define WARM_TREE_MAX 1024
+/* The phrase a warm parent's command line holds (its script's first
+ * line): a pid of the record reused by another process is not measured. */
+#define WARM_CMDLINE_MARK "warm Sphinx generator"
+
+/* /proc/PID/<name>'s first cap - 1 bytes, NUL-ended; length, -1 if none. */
+static ssize_t proc_read(long pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* VmRSS of pid in KiB, 0 when gone; its children's pids pushed on todo. */
+static uint64_t proc_rss(long pid, long *todo, size_t *ntodo)
+{
+	char buf[4096], name[48], *at, *end;
+	unsigned long long kib = 0;
+	long child;
+
+	if (proc_read(pid, "status", buf, sizeof(buf)) > 0 &&
+	    (at = strstr(buf, "\nVmRSS:")) != NULL)
+		sscanf(at + 8, "%llu", &kib);
+	snprintf(name, sizeof(name), "task/%ld/children", pid);
+	if (proc_read(pid, name, buf, sizeof(buf)) > 0)
+		for (at = buf; (child = strtol(at, &end, 10)) > 0 && end != at;
+		     at = end)
+			if (*ntodo < WARM_TREE_MAX)
+				todo[(*ntodo)++] = child;
+	return kib;
+}
+
+/* The resident memory of pid and every process below it, in KiB. */
+static uint64_t tree_rss(long pid)
+{
+	long todo[WARM_TREE_MAX];
+	size_t ntodo = 0, done = 0;
+	uint64_t kib = 0;
+
+	todo[ntodo++] = pid;
+	while (done < ntodo)
+		kib += proc_rss(todo[done++], todo, &ntodo);
+	return kib;
+}
+
+void lec__warm_usage(const char *data_dir, uint64_t *count, uint64_t *kib)
+{
+	char *text = NULL, *at, *end, cmdline[4096];
+	size_t len;
+	unsigned long long c, k;
+	uint64_t live = 0;
+	int measured = 0, used;
+	long pid;
+
+	*count = *kib = 0;
+	if (lec__read_in(data_dir, LEC__WARM_RECORD, 4096, &text, &len) ==
+		    LEC_OK &&
+	    sscanf(text, "%llu %llu%n", &c, &k, &used) == 2) {
+		*count = c;
+		*kib = k;
+		for (at = text + used; (pid = strtol(at, &end, 10)) > 0;
+		     at = end) {
+			ssize_t n = proc_read(pid, "cmdline", cmdline,
+					      sizeof(cmdline));
+
+			if (n > 0 && memmem(cmdline, (size_t)n,
+					    WARM_CMDLINE_MARK,
+					    strlen(WARM_CMDLINE_MARK))) {
+				live += tree_rss(pid);
+				measured = 1;
+			}
+		}
+		if (measured)
+			*kib = live;
+	}
+	lec_error_clear();
+	lec__free(text);
 }
 
 /* Starting ----------------------------------------------------------------- */
@@ -463,11 +575,17 @@ static int parent_spec(struct warm *w, const struct lec__warm_request *req,
 }
 
 /* Wait up to ms for a packet on fd into buf (NUL-terminated): its length,
- * 0 at the end of the socket, -1 on time out or error. */
-static ssize_t ctl_recv(int fd, char *buf, size_t cap, int ms)
+ * 0 at the end of the socket, -1 on time out or error; *pid (not NULL):
+ * the sender's, as this process sees it (SO_PASSCRED on fd), 0 unknown. */
+static ssize_t ctl_recv_from(int fd, char *buf, size_t cap, int ms,
+			     pid_t *pid)
 {
+	char space[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { buf, cap - 1 };
+	struct msghdr m = { 0 };
 	struct pollfd p = { fd, POLLIN, 0 };
 	int64_t until = lec__monotonic_ms() + ms;
+	struct cmsghdr *c;
 	ssize_t n;
 
 	for (;;) {
@@ -480,10 +598,31 @@ static ssize_t ctl_recv(int fd, char *buf, size_t cap, int ms)
 		if (left == 0)
 			return -1;
 	}
-	while ((n = recv(fd, buf, cap - 1, 0)) < 0 && errno == EINTR)
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = space;
+	m.msg_controllen = sizeof(space);
+	while ((n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	buf[n > 0 ? n : 0] = '\0';
+	if (pid)
+		*pid = 0;
+	for (c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+		if (pid && c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cred;
+
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			*pid = cred.pid;
+		}
 	return n;
+}
+
+/* Wait up to ms for a packet on fd into buf (NUL-terminated): its length,
+ * 0 at the end of the socket, -1 on time out or error. */
+static ssize_t ctl_recv(int fd, char *buf, size_t cap, int ms)
+{
+	return ctl_recv_from(fd, buf, cap, ms, NULL);
 }
 
 /* Start a generator for req and wait until it is ready. LEC_OK, or an
@@ -494,7 +633,7 @@ static int warm_start(struct lec__warm_pool *pool, struct warm *w,
 {
 	char packet[WARM_PACKET_MAX];
 	struct keeper *k = lec__malloc(sizeof(*k));
-	int pair[2] = { -1, -1 }, error;
+	int pair[2] = { -1, -1 }, error, one = 1;
 	ssize_t n;
 	unsigned long modules = 0, rss = 0;
 
@@ -520,7 +659,11 @@ static int warm_start(struct lec__warm_pool *pool, struct warm *w,
 		return lec__error(LEC_ERROR, "no thread for the warm generator");
 	}
 	w->started = 1;
-	n = ctl_recv(w->ctl, packet, sizeof(packet), WARM_START_MS);
+	/* Its "ready" says its pid as the engine sees it (it runs in a pid
+	 * namespace of its own): what `lectern status` measures. */
+	setsockopt(w->ctl, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+	n = ctl_recv_from(w->ctl, packet, sizeof(packet), WARM_START_MS,
+			  &w->pid);
 	/* The runner has forked by now, or failed: the other end is its. */
 	close(pair[1]);
 	if (n > 0 && sscanf(packet, "ready %lu %lu", &modules, &rss) == 2) {

@@ -11,6 +11,7 @@
 #define LECTERN_BUILD_WARM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lectern/runner.h"
 
@@ -38,9 +39,14 @@ struct lec__warm_request {
 };
 
 /* The file a pool's record names (lectern status reads it): "<count>
- * <KiB>\n", the warm generators running and their memory when they
- * became ready. */
+ * <KiB>[ <pid>...]\n", the warm generators running, their memory when
+ * they became ready and their parents' pids. */
 #define LEC__WARM_RECORD "warm-generators"
+
+/* What data_dir's record says: the warm generators running and their
+ * memory (KiB) now, each parent's and its builds' (the memory at ready
+ * when none can be measured); 0 and 0 without a record. */
+void lec__warm_usage(const char *data_dir, uint64_t *count, uint64_t *kib);
 
 /* A pool; record: where it keeps LEC__WARM_RECORD's line up to date
  * (NULL: nowhere). LEC_OK or LEC_ENOMEM; free takes NULL and stops every
