@@ -100,10 +100,56 @@ def inside(path, tree):
     return path is not None and (path == tree or path.startswith(tree + "/"))
 
 
+# What importing each module printed here (its name: the Python warnings
+# and the text it wrote, in order), which a cold build prints where
+# Sphinx imports it as an extension (replayed by replay_imports).
+IMPORT_OUTPUT = {}
+
+
+def import_quoting(name):
+    """Import name as load() does, keeping what it prints, in order: the
+    text it writes, and the Python warnings it raises, which Python
+    writes to sys.stderr as they come (the build's own filters, from its
+    environment, decide which)."""
+    import contextlib
+    import importlib
+    import io
+
+    class Keep(io.TextIOBase):
+        def __init__(self, stream):
+            self.stream = stream
+
+        def write(self, text):
+            said.append((self.stream, text))
+            return len(text)
+
+    said = []
+    with contextlib.redirect_stdout(Keep("stdout")), \
+            contextlib.redirect_stderr(Keep("stderr")):
+        importlib.import_module(name)
+    if said:
+        IMPORT_OUTPUT[name] = said
+
+
+def replay_imports():
+    """In the child: what importing an extension printed in the parent is
+    printed where Sphinx imports it (SphinxComponentRegistry.
+    load_extension), once, as a cold build prints it."""
+    import sphinx.registry
+
+    real = sphinx.registry.import_module
+
+    def import_module(name, package=None):
+        for stream, text in IMPORT_OUTPUT.pop(name, ()):
+            getattr(sys, stream).write(text)
+        return real(name, package)
+
+    sphinx.registry.import_module = import_module
+
+
 def load(tree, conf):
     """Import Sphinx, its built-in extensions and the configured ones that
     lie outside the tree. Returns why the parent cannot serve, or None."""
-    import importlib
     import importlib.util
 
     import sphinx.application
@@ -119,7 +165,7 @@ def load(tree, conf):
             origin = getattr(spec, "origin", None) if spec else None
             if spec is None or inside(origin, tree):
                 continue
-            importlib.import_module(name)
+            import_quoting(name)
         except BaseException:  # its build imports it again, and fails so
             continue
     sys.path[:] = path
@@ -374,6 +420,7 @@ def child(ctl, request_fd, out_fd, dir_fd, sandboxed):
         sys.argv = ["-m"] + [os.fsdecode(a) for a in argv[3:]]
         sys.path[0:0] = [os.getcwd()]
         parallel_writing(REPORT_FD)
+        replay_imports()
         try:
             runpy._run_module_as_main("sphinx")
             code = 0

@@ -513,6 +513,106 @@ TEST(a_removed_trees_generator_stops)
 	lec_preview_free(p);
 }
 
+/* An installed extension that says something as it is imported. */
+static const char noisy_ext[] =
+	"import warnings\n"
+	"print('noisy: imported')\n"
+	"warnings.warn('noisy is old', UserWarning)\n"
+	"def setup(app):\n"
+	"    return {'parallel_read_safe': True}\n";
+
+/* The output's lines that name the noisy extension or Sphinx, in the
+ * order they came. */
+static void noisy_lines(const char *out, char *lines, size_t cap)
+{
+	const char *at = out;
+	size_t n = 0;
+
+	lines[0] = '\0';
+	while (at && *at) {
+		const char *end = strchr(at, '\n');
+		size_t len = end ? (size_t)(end - at) : strlen(at);
+		int take = memmem(at, len, "noisy", 5) ||
+			   memmem(at, len, "Running Sphinx", 14);
+
+		if (take && n + len + 2 < cap) {
+			memcpy(lines + n, at, len);
+			n += len;
+			lines[n++] = '\n';
+			lines[n] = '\0';
+		}
+		at = end ? end + 1 : NULL;
+	}
+}
+
+static void collect(void *payload, const char *data, size_t len)
+{
+	struct lec__buf *b = payload;
+
+	lec__buf_putn(b, data, len);
+}
+
+/* What an extension prints as it is imported (once, by the warm parent)
+ * reaches the build's output where a cold build prints it: after
+ * Sphinx's first line, as it sets the extension up. */
+TEST(an_extensions_import_output_reaches_the_build)
+{
+	char tree[PATH_MAX], warm_cache[PATH_MAX], cold_cache[PATH_MAX];
+	char venv[PATH_MAX], python[PATH_MAX], cmd[3 * PATH_MAX];
+	char warm_lines[1024], cold_lines[1024];
+	struct lec__buf warm_out = LEC__BUF_INIT, cold_out = LEC__BUF_INIT;
+	struct lec_preview_callbacks cb = { NULL, collect, NULL, NULL };
+	struct lec_preview_options opts = LEC_PREVIEW_OPTIONS_INIT;
+	struct lec_preview *warm = NULL, *cold = NULL;
+	FILE *f;
+
+	if (!has_sphinx())
+		return;
+	side_by_side(tree, warm_cache, cold_cache);
+	lec_test_pathf(venv, sizeof(venv), "%s/venv", lec_test_tmpdir());
+	lec_test_pathf(python, sizeof(python), "%s/bin/python", venv);
+	lec_test_pathf(cmd, sizeof(cmd),
+		       "/usr/bin/python3 -m venv --system-site-packages "
+		       "--without-pip '%s' && cat > \"$('%s' -c 'import site; "
+		       "print(site.getsitepackages()[0])')/noisyext.py\"",
+		       venv, python);
+	f = popen(cmd, "w");
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	fputs(noisy_ext, f);
+	CHECK(pclose(f) == 0);
+	put(tree, "docs/conf.py", "extensions = ['noisyext']\n");
+	put(tree, "docs/index.rst", "Noisy\n=====\n\nText.\n");
+	opts.python = python;
+	opts.cache_dir = warm_cache;
+	CHECK_OK(lec_preview_open(&warm, tree, &opts));
+	opts.cache_dir = cold_cache;
+	opts.cold = 1;
+	CHECK_OK(lec_preview_open(&cold, tree, &opts));
+	if (warm == NULL || cold == NULL)
+		goto done;
+	cb.payload = &warm_out;
+	CHECK_OK(lec_preview_build(warm, &cb, NULL));
+	cb.payload = &cold_out;
+	CHECK_OK(lec_preview_build(cold, &cb, NULL));
+	CHECK(cache_says(warm, "\"generator\":{\"reused\":false"));
+	lec__buf_putn(&warm_out, "", 1);
+	lec__buf_putn(&cold_out, "", 1);
+	noisy_lines(warm_out.ptr, warm_lines, sizeof(warm_lines));
+	noisy_lines(cold_out.ptr, cold_lines, sizeof(cold_lines));
+	CHECK(strstr(cold_lines, "Running Sphinx v") != NULL);
+	CHECK(strstr(cold_lines, "noisy: imported\n") >
+	      strstr(cold_lines, "Running Sphinx v"));
+	CHECK(strstr(cold_lines, "UserWarning: noisy is old\n") != NULL);
+	CHECK_STR(warm_lines, cold_lines);
+done:
+	lec_preview_free(warm);
+	lec_preview_free(cold);
+	lec__free(lec__buf_take(&warm_out));
+	lec__free(lec__buf_take(&cold_out));
+}
+
 /* MkDocs has none, and the record says so. */
 TEST(mkdocs_says_it_has_no_warm_generator)
 {
@@ -541,6 +641,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(parallel_writing_equals_serial_writing),
 	TEST_ENTRY(an_unsafe_extension_keeps_the_writing_serial),
 	TEST_ENTRY(a_removed_trees_generator_stops),
+	TEST_ENTRY(an_extensions_import_output_reaches_the_build),
 	TEST_ENTRY(mkdocs_says_it_has_no_warm_generator),
 };
 
