@@ -190,8 +190,10 @@ def clone_checkout(url, name, ref="main"):
 def report(what, lectern_s, hand_s, target, extra=0.0):
     ok = lectern_s <= target * hand_s + extra
     print("%-44s lectern %7.2f s   by hand %7.2f s   ratio %.2f   target <= %.1f x%s: %s"
+          "   (load %.2f on %d cores)"
           % (what, lectern_s, hand_s, lectern_s / hand_s, target,
-             " + %.0f s" % extra if extra else "", "met" if ok else "MISSED"))
+             " + %.0f s" % extra if extra else "", "met" if ok else "MISSED",
+             os.getloadavg()[0], os.cpu_count()))
 
 
 def git_daemon(base):

@@ -15,7 +15,8 @@
  * a build did to its parent can spoil only the next build of the same
  * version, which then runs cold.
  *
- * A generator stops after LEC__WARM_IDLE_MS without a build, when its key
+ * A generator stops after LEC__WARM_IDLE_MS without a build, when its
+ * tree is removed (its project or version deleted), when its key
  * changes or a fresh build is asked for, when its version's caches are
  * invalidated (lec__warm_pool_stop) and with the pool (the engine
  * stopping).
@@ -24,6 +25,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "build_warm.h"
+#include "files.h"
 #include "internal.h"
 #include "job.h"
 #include "warm_generator.h"
@@ -56,6 +60,9 @@
 #define WARM_OUTPUT_MAX ((size_t)64 * 1024)
 /* Bytes of the child's output read at a time. */
 #define WARM_CHUNK (64 * 1024)
+/* The child's report of how it wrote: "serial <an extension's name> is
+ * not parallel-write-safe". */
+#define WARM_REPORT_MAX 160
 
 /* A mount's source, as the sandbox bound it. */
 struct mount_id {
@@ -86,6 +93,8 @@ struct warm {
 	struct mount_id ids[LEC__JOB_MAX_MOUNTS + 1];
 	size_t nids;
 	char *refused;    /* it could not start: why (key unchanged) */
+	char *tree;       /* the version's tree: gone, it stops */
+	pid_t pid;        /* the parent's, here; 0 unknown */
 	size_t rss_kb;
 	/* lock: */
 	int busy, stop, ended;
@@ -102,6 +111,19 @@ struct lec__warm_pool {
 	struct warm *items[WARM_MAX];
 	size_t n;
 };
+
+/* A reason into dst (cap bytes), cut when longer: a reason is a note,
+ * its end the least of it. */
+static void say(char *dst, size_t cap, const char *fmt, ...)
+	LEC__PRINTF(3, 4);
+static void say(char *dst, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, cap, fmt, ap);
+	va_end(ap);
+}
 
 /* The pool ----------------------------------------------------------------- */
 
@@ -154,6 +176,7 @@ static void warm_free(struct warm *w)
 	lec__free(w->mounts);
 	lec__free(w->links);
 	lec__free(w->refused);
+	lec__free(w->tree);
 	lec__free(w->who);
 	lec__free(w);
 }
@@ -167,6 +190,12 @@ static struct warm *pool_take(struct lec__warm_pool *pool, size_t i)
 	return w;
 }
 
+/* Whether it runs and serves (lock held). */
+static int live(const struct warm *w)
+{
+	return !(w->ended || w->stop || w->refused);
+}
+
 /* The generators running and their memory (lock held). */
 static void pool_count(const struct lec__warm_pool *pool, size_t *count,
 		       size_t *rss_kb)
@@ -177,7 +206,7 @@ static void pool_count(const struct lec__warm_pool *pool, size_t *count,
 	for (i = 0; i < pool->n; i++) {
 		const struct warm *w = pool->items[i];
 
-		if (w->ended || w->stop || w->refused)
+		if (!live(w))
 			continue;
 		(*count)++;
 		*rss_kb += w->rss_kb;
@@ -188,26 +217,35 @@ static void pool_count(const struct lec__warm_pool *pool, size_t *count,
  * that fails is not the build's failure. */
 static void pool_record(const struct lec__warm_pool *pool)
 {
-	struct lec__buf b = LEC__BUF_INIT;
-	char line[64], *tmp;
-	size_t count, rss;
+	struct lec__buf b = LEC__BUF_INIT, line = LEC__BUF_INIT;
+	char *tmp;
+	size_t count, rss, i;
 	int fd;
 
 	if (pool->record == NULL)
 		return;
 	pool_count(pool, &count, &rss);
-	snprintf(line, sizeof(line), "%zu %zu\n", count, rss);
+	lec__buf_printf(&line, "%zu %zu", count, rss);
+	for (i = 0; i < pool->n; i++)
+		if (live(pool->items[i]) && pool->items[i]->pid > 0)
+			lec__buf_printf(&line, " %ld",
+					(long)pool->items[i]->pid);
+	lec__buf_puts(&line, "\n");
 	lec__buf_printf(&b, "%s.tmp", pool->record);
-	if ((tmp = lec__buf_take(&b)) == NULL)
+	if ((tmp = lec__buf_take(&b)) == NULL || line.oom) {
+		lec__free(tmp);
+		lec__free(lec__buf_take(&line));
 		return;
+	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) ||
+		if (write(fd, line.ptr, line.len) != (ssize_t)line.len ||
 		    rename(tmp, pool->record) != 0)
 			unlink(tmp);
 		close(fd);
 	}
 	lec__free(tmp);
+	lec__free(lec__buf_take(&line));
 }
 
 void lec__warm_pool_stop(struct lec__warm_pool *pool, const char *who)
@@ -256,6 +294,100 @@ void lec__warm_pool_stats(struct lec__warm_pool *pool, size_t *count,
 	pthread_mutex_unlock(&pool->lock);
 }
 
+/* What the record's line says, with the memory measured now: the
+ * resident memory of each parent named and of every process below it
+ * (its build and the build's writers; pages they share counted in each,
+ * as `ps` counts them). */
+
+/* Most processes measured below one parent: the runner's process limit
+ * (LEC_RUNNER_DEFAULT_NPROC), with room. */
+#define WARM_TREE_MAX 1024
+/* The phrase a warm parent's command line holds (its script's first
+ * line): a pid of the record reused by another process is not measured. */
+#define WARM_CMDLINE_MARK "warm Sphinx generator"
+
+/* /proc/PID/<name>'s first cap - 1 bytes, NUL-ended; length, -1 if none. */
+static ssize_t proc_read(long pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* VmRSS of pid in KiB, 0 when gone; its children's pids pushed on todo. */
+static uint64_t proc_rss(long pid, long *todo, size_t *ntodo)
+{
+	char buf[4096], name[48], *at, *end;
+	unsigned long long kib = 0;
+	long child;
+
+	if (proc_read(pid, "status", buf, sizeof(buf)) > 0 &&
+	    (at = strstr(buf, "\nVmRSS:")) != NULL)
+		sscanf(at + 8, "%llu", &kib);
+	snprintf(name, sizeof(name), "task/%ld/children", pid);
+	if (proc_read(pid, name, buf, sizeof(buf)) > 0)
+		for (at = buf; (child = strtol(at, &end, 10)) > 0 && end != at;
+		     at = end)
+			if (*ntodo < WARM_TREE_MAX)
+				todo[(*ntodo)++] = child;
+	return kib;
+}
+
+/* The resident memory of pid and every process below it, in KiB. */
+static uint64_t tree_rss(long pid)
+{
+	long todo[WARM_TREE_MAX];
+	size_t ntodo = 0, done = 0;
+	uint64_t kib = 0;
+
+	todo[ntodo++] = pid;
+	while (done < ntodo)
+		kib += proc_rss(todo[done++], todo, &ntodo);
+	return kib;
+}
+
+void lec__warm_usage(const char *data_dir, uint64_t *count, uint64_t *kib)
+{
+	char *text = NULL, *at, *end, cmdline[4096];
+	size_t len;
+	unsigned long long c, k;
+	uint64_t live = 0;
+	int measured = 0, used;
+	long pid;
+
+	*count = *kib = 0;
+	if (lec__read_in(data_dir, LEC__WARM_RECORD, 4096, &text, &len) ==
+		    LEC_OK &&
+	    sscanf(text, "%llu %llu%n", &c, &k, &used) == 2) {
+		*count = c;
+		*kib = k;
+		for (at = text + used; (pid = strtol(at, &end, 10)) > 0;
+		     at = end) {
+			ssize_t n = proc_read(pid, "cmdline", cmdline,
+					      sizeof(cmdline));
+
+			if (n > 0 && memmem(cmdline, (size_t)n,
+					    WARM_CMDLINE_MARK,
+					    strlen(WARM_CMDLINE_MARK))) {
+				live += tree_rss(pid);
+				measured = 1;
+			}
+		}
+		if (measured)
+			*kib = live;
+	}
+	lec_error_clear();
+	lec__free(text);
+}
+
 /* Starting ----------------------------------------------------------------- */
 
 struct keeper {
@@ -271,12 +403,16 @@ static int keeper_output(const char *data, size_t len, void *payload)
 	return 0;
 }
 
-/* Asked every LEC_RUNNER_CANCEL_POLL_MS while the parent runs. */
+/* Asked every LEC_RUNNER_CANCEL_POLL_MS while the parent runs: it stops
+ * after LEC__WARM_IDLE_MS without a build, and once its tree is gone (its
+ * project or version removed: nothing will build it again). */
 static int keeper_cancel(void *payload)
 {
 	struct keeper *k = payload;
-	int stop;
+	struct stat sb;
+	int stop, gone;
 
+	gone = k->w->tree && stat(k->w->tree, &sb) != 0 && errno == ENOENT;
 	pthread_mutex_lock(&k->pool->lock);
 	if (!k->w->stop && !k->w->busy &&
 	    lec__monotonic_ms() - k->w->last_used_ms > LEC__WARM_IDLE_MS) {
@@ -285,6 +421,12 @@ static int keeper_cancel(void *payload)
 			 "the last warm generator stopped after %d minutes "
 			 "without a build",
 			 LEC__WARM_IDLE_MS / 60000);
+		pool_record(k->pool);
+	} else if (!k->w->stop && !k->w->busy && gone) {
+		k->w->stop = 1;
+		snprintf(k->w->why, sizeof(k->w->why),
+			 "the last warm generator stopped: its tree was "
+			 "removed");
 		pool_record(k->pool);
 	}
 	stop = k->w->stop;
@@ -433,11 +575,17 @@ static int parent_spec(struct warm *w, const struct lec__warm_request *req,
 }
 
 /* Wait up to ms for a packet on fd into buf (NUL-terminated): its length,
- * 0 at the end of the socket, -1 on time out or error. */
-static ssize_t ctl_recv(int fd, char *buf, size_t cap, int ms)
+ * 0 at the end of the socket, -1 on time out or error; *pid (not NULL):
+ * the sender's, as this process sees it (SO_PASSCRED on fd), 0 unknown. */
+static ssize_t ctl_recv_from(int fd, char *buf, size_t cap, int ms,
+			     pid_t *pid)
 {
+	char space[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { buf, cap - 1 };
+	struct msghdr m = { 0 };
 	struct pollfd p = { fd, POLLIN, 0 };
 	int64_t until = lec__monotonic_ms() + ms;
+	struct cmsghdr *c;
 	ssize_t n;
 
 	for (;;) {
@@ -450,10 +598,31 @@ static ssize_t ctl_recv(int fd, char *buf, size_t cap, int ms)
 		if (left == 0)
 			return -1;
 	}
-	while ((n = recv(fd, buf, cap - 1, 0)) < 0 && errno == EINTR)
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = space;
+	m.msg_controllen = sizeof(space);
+	while ((n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	buf[n > 0 ? n : 0] = '\0';
+	if (pid)
+		*pid = 0;
+	for (c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
+		if (pid && c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cred;
+
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			*pid = cred.pid;
+		}
 	return n;
+}
+
+/* Wait up to ms for a packet on fd into buf (NUL-terminated): its length,
+ * 0 at the end of the socket, -1 on time out or error. */
+static ssize_t ctl_recv(int fd, char *buf, size_t cap, int ms)
+{
+	return ctl_recv_from(fd, buf, cap, ms, NULL);
 }
 
 /* Start a generator for req and wait until it is ready. LEC_OK, or an
@@ -464,7 +633,7 @@ static int warm_start(struct lec__warm_pool *pool, struct warm *w,
 {
 	char packet[WARM_PACKET_MAX];
 	struct keeper *k = lec__malloc(sizeof(*k));
-	int pair[2] = { -1, -1 }, error;
+	int pair[2] = { -1, -1 }, error, one = 1;
 	ssize_t n;
 	unsigned long modules = 0, rss = 0;
 
@@ -490,7 +659,11 @@ static int warm_start(struct lec__warm_pool *pool, struct warm *w,
 		return lec__error(LEC_ERROR, "no thread for the warm generator");
 	}
 	w->started = 1;
-	n = ctl_recv(w->ctl, packet, sizeof(packet), WARM_START_MS);
+	/* Its "ready" says its pid as the engine sees it (it runs in a pid
+	 * namespace of its own): what `lectern status` measures. */
+	setsockopt(w->ctl, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+	n = ctl_recv_from(w->ctl, packet, sizeof(packet), WARM_START_MS,
+			  &w->pid);
 	/* The runner has forked by now, or failed: the other end is its. */
 	close(pair[1]);
 	if (n > 0 && sscanf(packet, "ready %lu %lu", &modules, &rss) == 2) {
@@ -714,13 +887,38 @@ static enum lec_runner_end parent_end(struct lec__warm_pool *pool,
 /* One build through a ready generator. LEC_OK: it ran (result set);
  * LEC_EBUSY: the parent did not start it, reason says why. A generator
  * that cannot serve another build is marked so (warm_end). */
+/* What the child wrote in the request's memfd of how it wrote: "parallel
+ * N" or "serial REASON" (how->writers -1 when neither). */
+static void read_report(int req, struct lec__warm_outcome *how)
+{
+	char text[WARM_REPORT_MAX];
+	ssize_t n = pread(req, text, sizeof(text) - 1, 0);
+	unsigned writers;
+	char end;
+
+	how->writers = -1;
+	how->serial[0] = '\0';
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	if (sscanf(text, "parallel %u%c", &writers, &end) == 1 && writers > 0 &&
+	    writers <= LEC_RUNNER_DEFAULT_NPROC) {
+		how->writers = (int)writers;
+	} else if (strncmp(text, "serial ", 7) == 0 && text[7]) {
+		how->writers = 0;
+		say(how->serial, sizeof(how->serial), "%s", text + 7);
+	}
+}
+
 static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 		      const struct lec__warm_request *wreq,
 		      const struct lec_runner_spec *cmd,
 		      lec_runner_output_cb out, lec_runner_cancel_cb cancel,
 		      void *payload, struct lec_runner_result *result,
-		      char *reason, size_t cap)
+		      struct lec__warm_outcome *how)
 {
+	char *reason = how->reason;
+	size_t cap = sizeof(how->reason);
 	static const char gone[] = "\nlectern: the warm generator stopped "
 				   "during the build\n";
 	struct lec_runner_limits limits = cmd->limits
@@ -745,7 +943,6 @@ static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 	}
 	result->start_us = lec__now_us();
 	sent = send_run(w->ctl, req, pipefd[1], dirfd);
-	close(req);
 	close(pipefd[1]);
 	if (dirfd >= 0)
 		close(dirfd);
@@ -753,9 +950,10 @@ static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 				 WARM_ANSWER_MS)
 		      : 0;
 	if (n <= 0 || sscanf(packet, "started %ld", &pid) != 1) {
+		close(req);
 		close(pipefd[0]);
 		if (n > 6 && strncmp(packet, "stale ", 6) == 0) {
-			snprintf(reason, cap, "%s", packet + 6);
+			say(reason, cap, "%s", packet + 6);
 			warm_end(pool, w, 0, reason);
 		} else {
 			snprintf(reason, cap, "the warm generator was damaged: "
@@ -789,6 +987,8 @@ static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 			out(gone + 1, sizeof(gone) - 2, payload);
 	}
 	result->end_us = lec__now_us();
+	read_report(req, how);
+	close(req);
 	return LEC_OK;
 }
 
@@ -838,8 +1038,8 @@ static enum warm_way pool_find(struct lec__warm_pool *pool,
 		snprintf(reason, cap, "%s", w->refused);
 		return WARM_COLD;
 	} else if (w->damaged || (w->ended && !w->stop)) {
-		snprintf(reason, cap, "the warm generator was damaged: %s",
-			 w->damaged ? w->why : "it had exited");
+		say(reason, cap, "the warm generator was damaged: %s",
+		    w->damaged ? w->why : "it had exited");
 		way = WARM_COLD;
 	} else if (w->stop || w->ended) {
 		snprintf(reason, cap, "%s", w->why[0] ? w->why
@@ -871,6 +1071,11 @@ static struct warm *warm_new(struct lec__warm_pool *pool,
 	}
 	w->ctl = -1;
 	w->key = *req->key;
+	if ((w->tree = lec__strdup(req->tree)) == NULL) {
+		warm_free(w);
+		snprintf(reason, cap, "out of memory");
+		return NULL;
+	}
 	if (warm_start(pool, w, req, cmd) < 0) {
 		snprintf(reason, cap, "no warm generator: %s", lec_error_last());
 		pthread_mutex_lock(&pool->lock);
@@ -913,20 +1118,24 @@ int lec__warm_run(struct lec__warm_pool *pool,
 		  const struct lec__warm_request *req,
 		  const struct lec_runner_spec *cmd, lec_runner_output_cb out,
 		  lec_runner_cancel_cb cancel, void *payload,
-		  struct lec_runner_result *result, int *reused, char *reason,
-		  size_t cap)
+		  struct lec_runner_result *result,
+		  struct lec__warm_outcome *how)
 {
+	char *reason = how->reason;
+	size_t cap = sizeof(how->reason);
 	struct warm *w, *gone;
 	enum warm_way way;
 	int rc;
 
+	how->writers = -1;
+	how->serial[0] = '\0';
 	pthread_mutex_lock(&pool->lock);
 	way = pool_find(pool, req, cmd, &w, &gone, reason, cap);
 	if (w)
 		w->busy = 1;
 	pthread_mutex_unlock(&pool->lock);
 	warm_free(gone);
-	*reused = way == WARM_USE;
+	how->reused = way == WARM_USE;
 	if (way == WARM_COLD)
 		return LEC_EBUSY;
 	if (way == WARM_NEW) {
@@ -941,10 +1150,9 @@ int lec__warm_run(struct lec__warm_pool *pool,
 			return LEC_EBUSY;
 		snprintf(reason, cap, "%s", why);
 	}
-	rc = warm_build(pool, w, req, cmd, out, cancel, payload, result, reason,
-			cap);
+	rc = warm_build(pool, w, req, cmd, out, cancel, payload, result, how);
 	if (rc == LEC_EBUSY)
-		*reused = 0;
+		how->reused = 0;
 	pthread_mutex_lock(&pool->lock);
 	w->busy = 0;
 	w->last_used_ms = lec__monotonic_ms();

@@ -11,6 +11,7 @@
 #define LECTERN_BUILD_WARM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lectern/runner.h"
 
@@ -38,9 +39,14 @@ struct lec__warm_request {
 };
 
 /* The file a pool's record names (lectern status reads it): "<count>
- * <KiB>\n", the warm generators running and their memory when they
- * became ready. */
+ * <KiB>[ <pid>...]\n", the warm generators running, their memory when
+ * they became ready and their parents' pids. */
 #define LEC__WARM_RECORD "warm-generators"
+
+/* What data_dir's record says: the warm generators running and their
+ * memory (KiB) now, each parent's and its builds' (the memory at ready
+ * when none can be measured); 0 and 0 without a record. */
+void lec__warm_usage(const char *data_dir, uint64_t *count, uint64_t *kib);
 
 /* A pool; record: where it keeps LEC__WARM_RECORD's line up to date
  * (NULL: nowhere). LEC_OK or LEC_ENOMEM; free takes NULL and stops every
@@ -53,17 +59,28 @@ void lec__warm_pool_stop(struct lec__warm_pool *pool, const char *who);
 void lec__warm_pool_stats(struct lec__warm_pool *pool, size_t *count,
 			  size_t *rss_kb);
 
+/* What a build through a warm generator says beyond its result. */
+struct lec__warm_outcome {
+	int reused;       /* the generator ran an earlier build */
+	char reason[160]; /* not reused: why */
+	/* How its pages were written (warm_generator.py's report): by
+	 * that many writers in parallel; 0 serially, serial saying why; -1
+	 * it did not say (it wrote none, or not through Sphinx's writer). */
+	int writers;
+	char serial[120];
+};
+
 /* Run spec's command (python -m sphinx ...) through who's warm
  * generator, started for it when there is none (or its key changed),
- * with out, cancel and payload as lec_runner_run takes them. *reused: the
- * generator ran an earlier build; when not, reason says why. LEC_OK: it
+ * with out, cancel and payload as lec_runner_run takes them; how says
+ * whether the generator was reused and how the build wrote. LEC_OK: it
  * ran, result says how it ended. LEC_EBUSY: nothing ran (no generator
- * could serve it; reason says why): run it cold. */
+ * could serve it; how->reason says why): run it cold. */
 int lec__warm_run(struct lec__warm_pool *pool,
 		  const struct lec__warm_request *req,
 		  const struct lec_runner_spec *spec, lec_runner_output_cb out,
 		  lec_runner_cancel_cb cancel, void *payload,
-		  struct lec_runner_result *result, int *reused, char *reason,
-		  size_t cap);
+		  struct lec_runner_result *result,
+		  struct lec__warm_outcome *how);
 
 #endif

@@ -353,8 +353,8 @@ static int run_warm(struct lec__job *job, const struct lec__job_sandbox *sb,
 		    const struct lec_runner_spec *spec, struct run_state *rs,
 		    struct lec_runner_result *r)
 {
-	char reason[160];
-	int reused = 0, rc;
+	struct lec__warm_outcome how;
+	int rc;
 
 	if (sb == NULL || sb->warm == NULL || (job->sink && job->sink->run))
 		return LEC_EBUSY;
@@ -364,12 +364,16 @@ static int run_warm(struct lec__job *job, const struct lec__job_sandbox *sb,
 		return LEC_EBUSY;
 	}
 	rc = lec__warm_run(job->env->warm, sb->warm, spec, run_output,
-			   run_cancel, rs, r, &reused, reason, sizeof(reason));
-	/* The build's first Sphinx run says it (a preview may run it again
-	 * to rewrite every page, through the generator it started). */
+			   run_cancel, rs, r, &how);
+	/* The build's first Sphinx run says whether it was reused (a
+	 * preview may run it again to rewrite every page, through the
+	 * generator it started); the last that wrote, how it wrote. */
 	if (!noted(job, "generator"))
-		lec__job_cache_note(job, "generator", reused,
-				    reused ? NULL : "%s", reason);
+		lec__job_cache_note(job, "generator", how.reused,
+				    how.reused ? NULL : "%s", how.reason);
+	if (how.writers >= 0)
+		lec__job_cache_writers(job, "generator", how.writers,
+				       how.serial);
 	return rc;
 }
 
@@ -913,6 +917,7 @@ int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
 		return 0;
 	note->name = name;
 	note->reused = reused;
+	note->writers = -1;
 	note->reason[0] = '\0';
 	if (fmt) {
 		va_start(ap, fmt);
@@ -920,6 +925,39 @@ int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
 		va_end(ap);
 	}
 	return 0;
+}
+
+void lec__job_cache_writers(struct lec__job *job, const char *name,
+			    int writers, const char *serial)
+{
+	size_t i;
+
+	for (i = 0; i < job->ncache; i++)
+		if (strcmp(job->cache[i].name, name) == 0) {
+			job->cache[i].writers = writers;
+			snprintf(job->cache[i].serial,
+				 sizeof(job->cache[i].serial), "%s", serial);
+		}
+}
+
+/* How the note's generator wrote, when it said: "parallel_write": the
+ * writers, or false and "parallel_write_reason". NULL when out of
+ * memory. */
+static cJSON *writers_json(cJSON *one, const struct lec__cache_note *n)
+{
+	if (n->writers < 0)
+		return one;
+	if (n->writers > 0)
+		return cJSON_AddNumberToObject(one, "parallel_write",
+					       n->writers)
+			       ? one
+			       : NULL;
+	return cJSON_AddBoolToObject(one, "parallel_write", 0) &&
+			       cJSON_AddStringToObject(one,
+						       "parallel_write_reason",
+						       n->serial)
+		       ? one
+		       : NULL;
 }
 
 char *lec__job_cache_json(const struct lec__job *job)
@@ -935,7 +973,8 @@ char *lec__job_cache_json(const struct lec__job *job)
 		if (one == NULL ||
 		    cJSON_AddBoolToObject(one, "reused", n->reused) == NULL ||
 		    (n->reason[0] &&
-		     cJSON_AddStringToObject(one, "reason", n->reason) == NULL)) {
+		     cJSON_AddStringToObject(one, "reason", n->reason) == NULL) ||
+		    writers_json(one, n) == NULL) {
 			cJSON_Delete(all);
 			return NULL;
 		}

@@ -127,6 +127,10 @@ struct lec__job {
 		const char *name; /* "checkout", "python", "doctrees"... */
 		int reused;
 		char reason[160];
+		/* A generator's: how it wrote the pages (build_warm.h's
+		 * writers, -1 unsaid; serial: why not in parallel). */
+		int writers;
+		char serial[120];
 	} cache[LEC__JOB_CACHES];
 	size_t ncache;
 	/* The build's warnings (build_warnings.h): the records found so
@@ -281,8 +285,13 @@ void lec__job_listen(struct lec__job *job, const char *phrase);
  * (the build goes on either way). */
 int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
 			const char *fmt, ...) LEC__PRINTF(4, 5);
-/* The notes as JSON, {"<name>": {"reused": bool[, "reason": text]}};
- * owned by the caller, NULL without notes. */
+/* Add to name's note how its generator wrote the pages: writers in
+ * parallel, or 0 serially for the reason serial. */
+void lec__job_cache_writers(struct lec__job *job, const char *name,
+			    int writers, const char *serial);
+/* The notes as JSON, {"<name>": {"reused": bool[, "reason": text]
+ * [, "parallel_write": writers or false, "parallel_write_reason":
+ * text]}}; owned by the caller, NULL without notes. */
 char *lec__job_cache_json(const struct lec__job *job);
 /* Cache keys (build_cache.c): the named parts a kept cache depends on.
  * Add a part whose value is text: a version (its change reads "A 1 →

@@ -40,22 +40,11 @@ unsigned lec_pipeline_workers(const struct lec_pipeline *pl)
 	return pl->nthreads;
 }
 
-/* The warm generators' record (build_warm.h), as the running pipeline
- * keeps it; none without one. */
+/* The warm generators the running pipeline keeps, their memory
+ * measured now (build_warm.h); none without a record. */
 static void warm_usage(const char *data_dir, struct lec_pipeline_usage *out)
 {
-	char *text = NULL;
-	size_t len;
-	unsigned long long count, kib;
-
-	out->warm = out->warm_kib = 0;
-	if (lec__read_in(data_dir, LEC__WARM_RECORD, 64, &text, &len) == LEC_OK &&
-	    sscanf(text, "%llu %llu", &count, &kib) == 2) {
-		out->warm = count;
-		out->warm_kib = kib;
-	}
-	lec_error_clear();
-	lec__free(text);
+	lec__warm_usage(data_dir, &out->warm, &out->warm_kib);
 }
 
 int lec_pipeline_usage(const char *data_dir, struct lec_pipeline_usage *out)

@@ -15,6 +15,9 @@
 # resolves across mount namespaces), so every path the cold command sees
 # is there.
 #
+# The child writes in parallel where Sphinx's `-j` would and it is safe
+# (parallel_writing below); reading stays serial, as without `-j`.
+#
 # Run as: python -c SCRIPT TREE CONF SANDBOXED LINKS, with its control
 # socket (a SOCK_SEQPACKET) as descriptor 7. Messages, one a packet:
 #   parent -> engine: "ready MODULES RSS_KB" | "fail REASON"
@@ -25,6 +28,8 @@
 #                     the environment's entries; the directory only in
 #                     the sandbox)
 #   parent -> engine: "started PID" | "stale REASON", then "exit CODE"
+#   child -> engine:  in the request's memfd, emptied once read, how the
+#                     build wrote: "parallel N" | "serial REASON"
 #   engine -> parent: "kill" while a child runs; the socket closed: exit.
 import os
 import sys
@@ -41,6 +46,15 @@ PR_SET_DUMPABLE = 4
 # Where the child keeps the build directory's descriptor: above what a
 # build opens (the runner's limit on open files is 1024).
 HOME_FD = 900
+# Where it keeps the request's memfd, on which it reports how it wrote.
+REPORT_FD = 901
+# Fewest pages a build writes in parallel: below it, forking the writers
+# costs more than they save (Sphinx's own threshold for reading in
+# parallel, `len(docnames) > 5`; it has none for writing).
+PARALLEL_MIN_PAGES = 6
+# The cgroup's CPU quota, when the sandbox shows it ("max" or "QUOTA
+# PERIOD").
+CPU_MAX = "/sys/fs/cgroup/cpu.max"
 
 
 def configured(conf):
@@ -86,10 +100,56 @@ def inside(path, tree):
     return path is not None and (path == tree or path.startswith(tree + "/"))
 
 
+# What importing each module printed here (its name: the Python warnings
+# and the text it wrote, in order), which a cold build prints where
+# Sphinx imports it as an extension (replayed by replay_imports).
+IMPORT_OUTPUT = {}
+
+
+def import_quoting(name):
+    """Import name as load() does, keeping what it prints, in order: the
+    text it writes, and the Python warnings it raises, which Python
+    writes to sys.stderr as they come (the build's own filters, from its
+    environment, decide which)."""
+    import contextlib
+    import importlib
+    import io
+
+    class Keep(io.TextIOBase):
+        def __init__(self, stream):
+            self.stream = stream
+
+        def write(self, text):
+            said.append((self.stream, text))
+            return len(text)
+
+    said = []
+    with contextlib.redirect_stdout(Keep("stdout")), \
+            contextlib.redirect_stderr(Keep("stderr")):
+        importlib.import_module(name)
+    if said:
+        IMPORT_OUTPUT[name] = said
+
+
+def replay_imports():
+    """In the child: what importing an extension printed in the parent is
+    printed where Sphinx imports it (SphinxComponentRegistry.
+    load_extension), once, as a cold build prints it."""
+    import sphinx.registry
+
+    real = sphinx.registry.import_module
+
+    def import_module(name, package=None):
+        for stream, text in IMPORT_OUTPUT.pop(name, ()):
+            getattr(sys, stream).write(text)
+        return real(name, package)
+
+    sphinx.registry.import_module = import_module
+
+
 def load(tree, conf):
     """Import Sphinx, its built-in extensions and the configured ones that
     lie outside the tree. Returns why the parent cannot serve, or None."""
-    import importlib
     import importlib.util
 
     import sphinx.application
@@ -105,7 +165,7 @@ def load(tree, conf):
             origin = getattr(spec, "origin", None) if spec else None
             if spec is None or inside(origin, tree):
                 continue
-            importlib.import_module(name)
+            import_quoting(name)
         except BaseException:  # its build imports it again, and fails so
             continue
     sys.path[:] = path
@@ -166,6 +226,154 @@ def link_home(home, dir_fd):
     return fd
 
 
+def cores():
+    """The cores this build may use: its CPU affinity, within the cgroup's
+    quota when there is one."""
+    n = len(os.sched_getaffinity(0))
+    try:
+        with open(CPU_MAX) as f:
+            quota, period = f.read().split()
+        if quota != "max":
+            n = min(n, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return n
+
+
+def serial_reason(builder, writers):
+    """Why the builder may not write in parallel, or None: what Sphinx's
+    `-j` asks (Builder.build, Sphinx.is_parallel_allowed('write')),
+    decided without its warnings, which would fail a -W build."""
+    from sphinx.util.parallel import parallel_available
+
+    if not builder.allow_parallel:
+        return "the %s builder writes serially" % builder.name
+    if not parallel_available:
+        return "no multiprocessing"
+    if writers < 2:
+        return "one core"
+    for ext in builder.app.extensions.values():
+        safe = getattr(ext, "parallel_write_safe", None)
+        if safe is None:
+            return "%s does not say it is parallel-write-safe" % ext.name
+        if not safe:
+            return "%s is not parallel-write-safe" % ext.name
+    return None
+
+
+def write_parallel(builder, docnames, writers):
+    """Builder._write_parallel with the console of _write_serial: a
+    progress line per page as the main process resolves it and feeds the
+    search index (write_doc_serialized) while the writers write, and
+    every page's messages after the phase, in page order, as serial
+    writing prints its (held) warnings; the records its warnings become
+    are the serial build's, in its order."""
+    from sphinx.builders import BuildPhase
+    from sphinx.locale import __
+    from sphinx.util import logging, status_iterator
+    from sphinx.util.parallel import ParallelTasks, make_chunks
+
+    app, env = builder.app, builder.env
+    logs = {}
+
+    def collected(docname, work):
+        collector = logging.LogCollector()
+        with collector.collect():
+            work()
+        logs[docname] = logs.get(docname, []) + collector.logs
+
+    def resolve(docname, chunk):
+        app.phase = BuildPhase.RESOLVING
+        doctree = env.get_and_resolve_doctree(docname, builder)
+        app.phase = BuildPhase.WRITING
+        builder.write_doc_serialized(docname, doctree)
+        chunk.append((docname, doctree))
+
+    def write_process(docs):
+        app.phase = BuildPhase.WRITING
+        done = []
+        for docname, doctree in docs:
+            collector = logging.LogCollector()
+            with collector.collect():
+                builder.write_doc(docname, doctree)
+            logging.convert_serializable(collector.logs)
+            done.append((docname, collector.logs))
+        return done
+
+    def written(args, result):
+        for docname, records in result:
+            logs[docname] = logs.get(docname, []) + records
+
+    with logging.pending_warnings():
+        pages = status_iterator(docnames, __('writing output... '),
+                                "darkgreen", len(docnames), app.verbosity)
+        # The first page in this process: the templates are compiled
+        # before the writers fork, as Sphinx's own parallel writing does.
+        first = []
+        next(pages)
+        collected(docnames[0], lambda: resolve(docnames[0], first))
+        collected(docnames[0], lambda: builder.write_doc(*first[0]))
+        tasks = ParallelTasks(writers)
+        rest = iter(pages)
+        for names in make_chunks(docnames[1:], writers):
+            chunk = []
+            for docname in names:
+                next(rest)
+                collected(docname, lambda: resolve(docname, chunk))
+            tasks.add_task(write_process, chunk, written)
+        for _ in rest:  # the progress's closing line
+            pass
+        tasks.join()
+        # Through the logger Sphinx's parallel tasks hand theirs to.
+        logger = logging.getLogger("sphinx.util.parallel")
+        for docname in docnames:
+            for record in logs.get(docname, []):
+                logger.handle(record)
+
+
+def parallel_writing(report_fd):
+    """Write as `sphinx-build -j` would, with one writer per core, when it
+    is safe: Builder.write decides (after conf.py ran and every extension
+    was set up), reading stays serial (app.parallel is untouched), and
+    each write reports how it went on report_fd."""
+    from sphinx.builders import Builder
+
+    writers = cores()
+    write, serial, parallel = (Builder.write, Builder._write_serial,
+                               Builder._write_parallel)
+    state = {"why": None}
+
+    def report(text):
+        os.ftruncate(report_fd, 0)
+        os.pwrite(report_fd, text.encode("utf-8", "replace"), 0)
+
+    def lectern_write(self, *args, **kwargs):
+        if self.app.parallel <= 1:  # the build's own -j decides otherwise
+            state["why"] = serial_reason(self, writers)
+            self.parallel_ok = state["why"] is None
+        return write(self, *args, **kwargs)
+
+    def lectern_write_serial(self, docnames):
+        report("serial " + (state["why"] or "Sphinx chose it"))
+        return serial(self, docnames)
+
+    def lectern_write_parallel(self, docnames, nproc):
+        if self.app.parallel > 1:
+            report("parallel %d" % nproc)
+            return parallel(self, docnames, nproc)
+        if len(docnames) < PARALLEL_MIN_PAGES:
+            state["why"] = "%d page%s to write (parallel from %d)" % (
+                len(docnames), "" if len(docnames) == 1 else "s",
+                PARALLEL_MIN_PAGES)
+            return self._write_serial(docnames)
+        report("parallel %d" % writers)
+        return write_parallel(self, docnames, writers)
+
+    Builder.write = lectern_write
+    Builder._write_serial = lectern_write_serial
+    Builder._write_parallel = lectern_write_parallel
+
+
 def child(ctl, request_fd, out_fd, dir_fd, sandboxed):
     """Become the build: `python -m sphinx ARGS` as a fresh Python would
     run it, then exit with its status."""
@@ -185,14 +393,18 @@ def child(ctl, request_fd, out_fd, dir_fd, sandboxed):
 
             ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
         cwd, home, argv, env = read_request(request_fd)
+        os.dup2(request_fd, REPORT_FD, inheritable=False)
+        os.ftruncate(REPORT_FD, 0)
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        keep = link_home(home, dir_fd) if dir_fd is not None else None
-        if keep is None:
-            os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-        else:
-            os.closerange(3, keep)
-            os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        keep = [REPORT_FD]
+        if dir_fd is not None:
+            keep.append(link_home(home, dir_fd))
+        low = 3
+        for fd in sorted(keep):
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, os.sysconf("SC_OPEN_MAX"))
         os.environb.clear()
         for entry in env:
             k, _, v = entry.partition(b"=")
@@ -207,6 +419,8 @@ def child(ctl, request_fd, out_fd, dir_fd, sandboxed):
         sys.modules["__main__"] = main
         sys.argv = ["-m"] + [os.fsdecode(a) for a in argv[3:]]
         sys.path[0:0] = [os.getcwd()]
+        parallel_writing(REPORT_FD)
+        replay_imports()
         try:
             runpy._run_module_as_main("sphinx")
             code = 0

@@ -9,7 +9,12 @@ reused ("generator": {"reused": true}) from the second build on, while
 the cold one's says nothing of one; `lectern status` reports the one
 warm generator's memory. A conf.py that kills its warm parent
 fails its own build, the next build of the version runs cold with the
-reason, and the one after it warms up again."""
+reason, and the one after it warms up again. `lectern status` measures
+the warm processes' memory when asked: a build holding memory shows in
+it until it is stopped."""
+import re
+import time
+
 import fixtures
 from lectern_test import ServerTestCase, main
 import test_incremental as incremental
@@ -25,6 +30,15 @@ KILLER = (
     "    os.makedirs(os.path.dirname(marker), exist_ok=True)\n"
     "    open(marker, 'w').close()\n"
     "    os.kill(os.getppid(), signal.SIGKILL)\n")
+
+# A build that holds HOG_MIB of memory until it is stopped.
+HOG_MIB = 256
+HOG = (
+    "import time\n"
+    "project = 'Hog'\n"
+    "hog = b'x' * (%d * 1024 * 1024)\n"
+    "while True:\n"
+    "    time.sleep(0.1)\n" % HOG_MIB)
 
 
 class WarmGeneratorTest(ServerTestCase):
@@ -56,7 +70,11 @@ class WarmGeneratorTest(ServerTestCase):
         self.assertStatus(r, 204)
 
     def generator(self, build):
-        return build.get("cache", {}).get("generator")
+        """Whether its warm generator was reused, and why not (how it
+        wrote its pages is test_build_warm's)."""
+        g = build.get("cache", {}).get("generator")
+        return g and {k: v for k, v in g.items()
+                      if not k.startswith("parallel_write")}
 
     def test_replayed_history_builds_as_cold_ones(self):
         warm = self.import_repo("Warm")
@@ -83,13 +101,19 @@ class WarmGeneratorTest(ServerTestCase):
         self.assertEqual(self.generator(again), {
             "reused": False, "reason": "a fresh build was asked for"})
 
-    def test_a_damaged_parent_spoils_only_the_next_build(self):
-        repo = fixtures.make_repo({"docs/conf.py": KILLER,
-                                   "docs/index.rst": "Hostile\n=======\n\nText.\n"})
-        r = self.server.post("/api/v3/projects/", {"name": "Hostile", "repository": {
+    def new_project(self, name, conf):
+        """A project of a repository with that conf.py and an index; its
+        slug (its first build starts)."""
+        repo = fixtures.make_repo({"docs/conf.py": conf,
+                                   "docs/index.rst": "%s\n%s\n\nText.\n"
+                                                     % (name, "=" * len(name))})
+        r = self.server.post("/api/v3/projects/", {"name": name, "repository": {
             "url": "file://" + repo}}, token=self.token)
         self.assertStatus(r, 201)
-        slug = r.json["slug"]
+        return r.json["slug"]
+
+    def test_a_damaged_parent_spoils_only_the_next_build(self):
+        slug = self.new_project("Hostile", KILLER)
         error = self.build(slug, first=True, ok=False)
         self.assertIn("the warm generator stopped during the build", error)
         cold = self.build(slug)
@@ -99,6 +123,27 @@ class WarmGeneratorTest(ServerTestCase):
         self.assertEqual(self.generator(self.build(slug)),
                          {"reused": False, "reason": "no warm generator yet"})
         self.assertEqual(self.generator(self.build(slug)), {"reused": True})
+
+    def warm_mib(self):
+        status = self.server.lectern("status").stdout
+        return float(re.search(r"warm generators: \d+ \(([0-9.]+) MiB", status).group(1))
+
+    def test_status_measures_the_memory_of_the_builds_live(self):
+        # The other tests' generators, idle, as they are now.
+        before = self.warm_mib()
+        slug = self.new_project("Hog", HOG)
+        builds = "/api/v3/projects/%s/builds/" % slug
+        deadline = time.time() + incremental.BUILD_TIMEOUT
+        while self.warm_mib() < before + HOG_MIB and time.time() < deadline:
+            time.sleep(incremental.POLL_SECONDS)
+        self.assertGreaterEqual(self.warm_mib(), before + HOG_MIB)
+        build = self.server.get(builds, token=self.token).json["results"][0]
+        r = self.server.post(builds + "%d/cancel/" % build["id"], token=self.token)
+        self.assertStatus(r, 202)
+        # Its generator stays, with the memory of one that built nothing.
+        while self.warm_mib() >= before + HOG_MIB and time.time() < deadline:
+            time.sleep(incremental.POLL_SECONDS)
+        self.assertLess(self.warm_mib(), before + HOG_MIB / 2)
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ struct lec_pipeline_usage {
 	uint64_t python;  /* projects' virtualenvs, wheels and pip caches */
 	uint64_t repos;   /* the repositories' repo caches */
 	uint64_t warm;     /* warm generators running */
-	uint64_t warm_kib; /* their memory when they became ready */
+	uint64_t warm_kib; /* their memory now, with their builds' */
 };
 
 /**
