@@ -16,7 +16,7 @@ import re
 import time
 
 import fixtures
-from lectern_test import ServerTestCase, main
+from lectern_test import POLL_SECONDS, BuildTestCase, main
 import test_incremental as incremental
 
 KILLER = (
@@ -41,10 +41,9 @@ HOG = (
     "    time.sleep(0.1)\n" % HOG_MIB)
 
 
-class WarmGeneratorTest(ServerTestCase):
+class WarmGeneratorTest(BuildTestCase):
     SERVER_ARGS = incremental.IncrementalTest.SERVER_ARGS
 
-    import_repo = incremental.IncrementalTest.import_repo
     html = incremental.IncrementalTest.html
     assertSameSite = incremental.IncrementalTest.assertSameSite
     commit = incremental.IncrementalTest.commit
@@ -54,6 +53,9 @@ class WarmGeneratorTest(ServerTestCase):
         super().setUpClass()
         cls.token = cls.server.token("writer")
         cls.repo = fixtures.make_repo(incremental.START)
+
+    def import_repo(self, name):
+        return BuildTestCase.import_repo(self, name, "file://" + self.repo)
 
     def build(self, slug, fresh=False, first=False, ok=True):
         if ok:
@@ -135,14 +137,14 @@ class WarmGeneratorTest(ServerTestCase):
         builds = "/api/v3/projects/%s/builds/" % slug
         deadline = time.time() + incremental.BUILD_TIMEOUT
         while self.warm_mib() < before + HOG_MIB and time.time() < deadline:
-            time.sleep(incremental.POLL_SECONDS)
+            time.sleep(POLL_SECONDS)
         self.assertGreaterEqual(self.warm_mib(), before + HOG_MIB)
         build = self.server.get(builds, token=self.token).json["results"][0]
         r = self.server.post(builds + "%d/cancel/" % build["id"], token=self.token)
         self.assertStatus(r, 202)
         # Its generator stays, with the memory of one that built nothing.
         while self.warm_mib() >= before + HOG_MIB and time.time() < deadline:
-            time.sleep(incremental.POLL_SECONDS)
+            time.sleep(POLL_SECONDS)
         self.assertLess(self.warm_mib(), before + HOG_MIB / 2)
 
 
