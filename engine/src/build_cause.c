@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pipeline_internal.h"
+#include "job.h"
 
 void lec__tail_add(struct lec__tail *t, const char *data, size_t len)
 {

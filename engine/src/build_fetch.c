@@ -37,11 +37,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "build_fetch.h"
+#include "build_steps.h"
 #include "lectern/external.h"
 #include "lectern/localrepo.h"
 #include "lectern/repo.h"
 #include "lectern/vsync.h"
-#include "pipeline_internal.h"
 #include "store_internal.h"
 
 /* How often a running build's progress is written to the store: live for

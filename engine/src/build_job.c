@@ -8,8 +8,9 @@
  */
 #include <string.h>
 
+#include "build_job.h"
+#include "build_steps.h"
 #include "lectern/notification.h"
-#include "pipeline_internal.h"
 
 /* Read .readthedocs.yaml when there is one; the build keeps it. */
 static int step_config(struct lec__job *job)

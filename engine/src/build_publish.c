@@ -23,10 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_publish.h"
+#include "build_steps.h"
 #include "lectern/build.h"
 #include "lectern/diff.h"
 #include "lectern/search.h"
-#include "pipeline_internal.h"
 
 /* The service's message when a build has no index page. */
 #define NO_INDEX_ERROR                                                       \

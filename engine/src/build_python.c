@@ -61,8 +61,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_steps.h"
 #include "hash.h"
-#include "pipeline_internal.h"
 
 /* A stamp holds one hash in hex. */
 #define STAMP_MAX 64

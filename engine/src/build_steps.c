@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_steps.h"
 #include "hash.h"
 #include "lectern/mdsite.h"
-#include "pipeline_internal.h"
 #include "yaml_reader.h"
 
 /* Where Sphinx projects keep conf.py when no configuration names it, in the

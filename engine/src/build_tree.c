@@ -26,9 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_steps.h"
 #include "hash.h"
 #include "lectern/repo.h"
-#include "pipeline_internal.h"
 
 /* The manifest's first line; a file starting otherwise is not one. */
 #define MANIFEST_MAGIC "lectern-tree 1\n"

@@ -24,7 +24,6 @@
 #include "lectern/diff.h"
 #include "lectern/pageparse.h"
 #include "lectern/version.h"
-#include "pipeline_internal.h"
 #include "search_internal.h"
 
 /* References ---------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_publish.h"
 #include "files.h"
 #include "internal.h"
 #include "lectern/mirror.h"
@@ -25,7 +26,6 @@
 #include "lectern/search.h"
 #include "lectern/slug.h"
 #include "lectern/version.h"
-#include "pipeline_internal.h"
 #include "search_internal.h"
 #include "store_internal.h"
 

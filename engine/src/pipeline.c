@@ -20,11 +20,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_fetch.h"
+#include "build_job.h"
+#include "build_publish.h"
+#include "build_warm.h"
+#include "buildenv.h"
+#include "files.h"
+#include "lectern/pipeline.h"
 #include "lectern/repo.h"
 #include "lectern/vsync.h"
-#include "pipeline_internal.h"
 #include "store_internal.h"
+#include "watch.h"
 
+/* The pipeline itself, seen by this file only: the steps work on their
+ * job, the watcher on the build environment and its settings. */
+struct lec_pipeline {
+	struct lec_pipeline_config config;
+	struct lec__build_env env; /* what builds need; its lock and wake
+				      also pace the workers */
+	struct lec__watcher *watcher; /* builds on commit, or NULL */
+	struct lec__watch_settings watch;
+	pthread_t threads[LEC_PIPELINE_MAX_WORKERS];
+	unsigned nthreads;
+	int lock_fd; /* flock on <data>/pipeline.lock: one pipeline per data dir */
+};
 
 /* What a build left running by a dead `lectern serve` is finished with. */
 #define INTERRUPTED_ERROR                                                    \
@@ -439,13 +458,16 @@ int lec_pipeline_start(struct lec_pipeline **out,
 	    (error = lec__build_env_identify(&pl->env, config)) < 0 ||
 	    (error = recover(pl)) < 0 || (error = warm_pool(pl)) < 0)
 		goto fail;
-	pl->watch_debounce_ms = config->watch_debounce_ms
+	pl->watch.debounce_ms = config->watch_debounce_ms
 					? config->watch_debounce_ms
 					: LEC_PIPELINE_WATCH_DEBOUNCE_MS;
-	pl->watch_poll_ms = config->watch_poll_ms ? config->watch_poll_ms
+	pl->watch.poll_ms = config->watch_poll_ms ? config->watch_poll_ms
 						  : LEC_PIPELINE_WATCH_POLL_MS;
+	pl->watch.no_inotify = config->watch_no_inotify;
+	pl->watch.log = config->watch_log;
 	if (!config->no_watch &&
-	    (error = lec__watcher_start(pl, &pl->watcher)) < 0) {
+	    (error = lec__watcher_start(&pl->env, &pl->watch,
+					&pl->watcher)) < 0) {
 		lec_pipeline_stop(pl);
 		return error;
 	}

@@ -20,9 +20,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "build_steps.h"
 #include "hash.h"
 #include "lectern/preview.h"
-#include "pipeline_internal.h"
 
 /* The cache's published-output directories: GEN_PREFIX<N>. */
 #define GEN_PREFIX "gen-"

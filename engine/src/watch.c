@@ -38,12 +38,14 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "build_fetch.h"
+#include "files.h"
 #include "lectern/integration.h"
 #include "lectern/localrepo.h"
 #include "lectern/repo.h"
 #include "lectern/version.h"
-#include "pipeline_internal.h"
 #include "store_internal.h"
+#include "watch.h"
 
 /* How often the list of watched projects is read again (a project imported
  * or its setting changed is watched within this). */
@@ -83,7 +85,8 @@ struct polled {
 };
 
 struct lec__watcher {
-	struct lec_pipeline *pl;
+	struct lec__build_env *env; /* borrowed */
+	struct lec__watch_settings set;
 	struct lec_store *st;
 	struct lec_store *poll_st; /* the poll thread's own */
 	struct polled polled[WATCH_MAX_REPOS];
@@ -107,12 +110,12 @@ static void tick(const struct lec__watcher *w, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
-	if (!w->pl->config.watch_log)
+	if (!w->set.log)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	lec__build_log(&w->pl->env, "%s", msg);
+	lec__build_log(w->env, "%s", msg);
 }
 
 /* Watches ------------------------------------------------------------------ */
@@ -205,7 +208,7 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 	char *path = NULL, *gitdir = NULL, *repo_cache, *name = lec__strdup(slug);
 
 	if (name == NULL || w->nrepos >= WATCH_MAX_REPOS ||
-	    lec_localrepo_check(url, w->pl->env.local_roots, &path) < 0 ||
+	    lec_localrepo_check(url, w->env->local_roots, &path) < 0 ||
 	    path == NULL || lec_repo_local_gitdir(path, &gitdir) < 0) {
 		lec__free(path);
 		lec__free(name);
@@ -218,7 +221,7 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 	r->slug = name;
 	r->gitdir = gitdir;
 	r->seen = 1;
-	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->env.data_dir, slug);
+	lec__buf_printf(&b, "%s/repos/%s.git", w->env->data_dir, slug);
 	repo_cache = lec__buf_take(&b);
 	if (repo_cache && lec_repo_list_refs(repo_cache, &r->refs) == LEC_OK)
 		r->due_ms = lec__monotonic_ms();
@@ -313,10 +316,10 @@ static void act_on(struct lec__watcher *w, struct lec_store *st,
 			};
 	}
 	if (sync && lec_version_sync_request(st, project_id) < 0)
-		lec__build_log(&w->pl->env, "%s watch: %s", how, lec_error_last());
+		lec__build_log(w->env, "%s watch: %s", how, lec_error_last());
 	if (n && lec_integration_build_refs(st, project_id, moved, n,
 					    changed_us, how, &built) < 0)
-		lec__build_log(&w->pl->env, "%s watch: %s", how, lec_error_last());
+		lec__build_log(w->env, "%s watch: %s", how, lec_error_last());
 	lec_integration_builds_dispose(&built);
 	tick(w, "%s watch: %s: %s, %zu moved%s", how, slug, what, n,
 	     sync ? ", versions synced" : "");
@@ -367,7 +370,7 @@ static void read_events(struct lec__watcher *w, int64_t now)
 		struct watched *r = find_wd(w, e->wd);
 
 		if (r && r->due_ms == 0) {
-			r->due_ms = now + w->pl->watch_debounce_ms;
+			r->due_ms = now + w->set.debounce_ms;
 			r->changed_us = lec__now_us();
 		}
 		p += sizeof(*e) + e->len;
@@ -391,7 +394,7 @@ static void *watch_loop(void *arg)
 {
 	struct lec__watcher *w = arg;
 
-	while (!lec__build_env_stopping(&w->pl->env)) {
+	while (!lec__build_env_stopping(w->env)) {
 		int64_t now = lec__monotonic_ms(), wait;
 		struct pollfd pfd = { w->ifd, POLLIN, 0 };
 		size_t i;
@@ -406,9 +409,9 @@ static void *watch_loop(void *arg)
 				w->repos[i].due_ms = now;
 				w->repos[i].changed_us =
 					lec__now_us() -
-					(int64_t)w->pl->watch_poll_ms * 1000;
+					(int64_t)w->set.poll_ms * 1000;
 			}
-			w->next_poll_ms = now + w->pl->watch_poll_ms;
+			w->next_poll_ms = now + w->set.poll_ms;
 		}
 		for (i = 0; i < w->nrepos; i++)
 			if (w->repos[i].due_ms && now >= w->repos[i].due_ms)
@@ -451,16 +454,16 @@ static void poll_one(struct lec__watcher *w, int64_t id)
 
 	if (lec_project_get_by_id(w->poll_st, id, &p) < 0)
 		return;
-	lec__buf_printf(&b, "%s/repos/%s.git", w->pl->env.data_dir, p->slug);
+	lec__buf_printf(&b, "%s/repos/%s.git", w->env->data_dir, p->slug);
 	if ((repo_cache = lec__buf_take(&b)) == NULL)
 		goto done;
 	/* A project not fetched yet has its first build coming. */
 	if (lec_repo_list_refs(repo_cache, &before) < 0)
 		goto done;
-	if (lec__fetch_repo_cache(&w->pl->env, p, w->pl->env.limits.time_limit_s) <
+	if (lec__fetch_repo_cache(w->env, p, w->env->limits.time_limit_s) <
 		    0 ||
 	    lec_repo_list_refs(repo_cache, &after) < 0) {
-		lec__build_log(&w->pl->env, "polling %s: %s", p->slug,
+		lec__build_log(w->env, "polling %s: %s", p->slug,
 			     lec_error_last());
 		goto done;
 	}
@@ -509,7 +512,7 @@ static void poll_due(struct lec__watcher *w)
 			i++;
 		else
 			w->polled[i] = w->polled[--w->npolled];
-	for (i = 0; i < ndue && !lec__build_env_stopping(&w->pl->env); i++)
+	for (i = 0; i < ndue && !lec__build_env_stopping(w->env); i++)
 		poll_one(w, due[i]);
 }
 
@@ -517,30 +520,32 @@ static void *poll_loop(void *arg)
 {
 	struct lec__watcher *w = arg;
 
-	while (!lec__build_env_stopping(&w->pl->env)) {
+	while (!lec__build_env_stopping(w->env)) {
 		poll_due(w);
 		poll(NULL, 0, LEC_PIPELINE_POLL_MS);
 	}
 	return NULL;
 }
 
-int lec__watcher_start(struct lec_pipeline *pl, struct lec__watcher **out)
+int lec__watcher_start(struct lec__build_env *env,
+		       const struct lec__watch_settings *settings,
+		       struct lec__watcher **out)
 {
 	struct lec__watcher *w = lec__calloc(1, sizeof(*w));
 	int error;
 
 	*out = NULL;
 	LEC__CHECK_ALLOC(w);
-	w->pl = pl;
-	w->ifd = pl->config.watch_no_inotify
-			 ? -1
-			 : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (w->ifd < 0 && !pl->config.watch_no_inotify)
-		lec__build_log(&pl->env, "commit watch: inotify unavailable (%s); "
-				 "polling every %u ms",
-			     strerror(errno), pl->watch_poll_ms);
-	if ((error = lec_store_open_dir(&w->st, pl->env.data_dir, NULL)) < 0 ||
-	    (error = lec_store_open_dir(&w->poll_st, pl->env.data_dir, NULL)) < 0) {
+	w->env = env;
+	w->set = *settings;
+	w->ifd = w->set.no_inotify ? -1
+				   : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->ifd < 0 && !w->set.no_inotify)
+		lec__build_log(env, "commit watch: inotify unavailable (%s); "
+				    "polling every %u ms",
+			       strerror(errno), w->set.poll_ms);
+	if ((error = lec_store_open_dir(&w->st, env->data_dir, NULL)) < 0 ||
+	    (error = lec_store_open_dir(&w->poll_st, env->data_dir, NULL)) < 0) {
 		lec__watcher_stop(w);
 		return error;
 	}

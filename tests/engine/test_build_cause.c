@@ -6,7 +6,7 @@
  * cut that never splits a UTF-8 character, and ANSI stripping.
  */
 #include "harness.h"
-#include "pipeline_internal.h"
+#include "job.h"
 
 static void cause_of(const char *output, char *out, size_t cap)
 {

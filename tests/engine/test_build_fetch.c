@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_steps.h"
 #include "harness.h"
 #include "lectern/build.h"
-#include "pipeline_internal.h"
 #include "steps.h"
 
 /* What the fake helper prints, and what it saw of the build's progress

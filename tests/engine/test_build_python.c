@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_steps.h"
 #include "harness.h"
-#include "pipeline_internal.h"
 #include "steps.h"
 
 static const char yaml_install[] =

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "build_steps.h"
 #include "harness.h"
 #include "lectern/build.h"
-#include "pipeline_internal.h"
 #include "steps.h"
 
 /* The start of every configuration here. */

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "build_steps.h"
 #include "harness.h"
 #include "lectern/version.h"
-#include "pipeline_internal.h"
 #include "steps.h"
 
 #define COMMIT "0123456789abcdef0123456789abcdef01234567"

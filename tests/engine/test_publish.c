@@ -23,10 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build_publish.h"
+#include "build_steps.h"
 #include "harness.h"
 #include "lectern/build.h"
 #include "lectern/version.h"
-#include "pipeline_internal.h"
 
 /* Deeper than build_publish.c's PUBLISH_MAX_DEPTH (64). */
 #define TOO_DEEP 70
