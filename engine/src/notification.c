@@ -14,6 +14,7 @@
 #include "lectern/build.h"
 #include "lectern/notification.h"
 #include "lectern/rtdconfig.h"
+#include "lectern/version.h"
 #include "store_internal.h"
 
 /* Most bytes of a build's error quoted in its notification's body: the
@@ -569,15 +570,22 @@ static int build_slugs(struct lec_store *st, const struct lec_build *b,
  * the project's notification, which names the project, the version and
  * the build (and holds the build, for clients to open); one passing
  * cancels it. Versions of one project share the one notification, as
- * the service's per-object dedup would: the newest failure's text. */
+ * the service's per-object dedup would: the newest failure's text.
+ * Pull requests' versions are not the project's: left out. */
 static int version_transition(struct lec_store *st, const struct lec_build *b)
 {
 	struct lec__buf header = LEC__BUF_INIT, body = LEC__BUF_INIT;
 	struct lec_notification_new n = { 0 };
 	char *project = NULL, *version = NULL;
-	int before, error, found = 0;
+	int before, error, found = 0, external = 0;
 
+	/* A pull request's build says nothing of the project's own
+	 * versions: it neither raises nor cancels their notice. */
 	if (b->version_id == 0)
+		return LEC_OK;
+	if ((error = lec_version_is_external(st, b->version_id, &external)) < 0)
+		return error;
+	if (external)
 		return LEC_OK;
 	if (b->success)
 		return lec_notification_cancel(st, LEC_NOTIFICATION_PROJECT,

@@ -210,6 +210,15 @@ done:
 	return error;
 }
 
+int lec_version_is_external(struct lec_store *st, int64_t id, int *external)
+{
+	lec_error_clear();
+	return row_exists(st,
+			  "SELECT 1 FROM versions WHERE id = ? AND "
+			  "type = 'external'",
+			  id, NULL, external);
+}
+
 /* LEC_ENOTFOUND: no version has this id. */
 static int no_version(int64_t id)
 {

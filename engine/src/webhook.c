@@ -594,14 +594,19 @@ int lec_webhook_queue_build(struct lec_store *st, int64_t build_id,
 	struct lec_webhook_list hooks = { 0 };
 	char *body;
 	size_t i;
-	int error;
+	int error, external = 0;
 
 	lec_error_clear();
 	if ((v.event = lec_webhook_event_code(event)) == NULL)
 		return lec__error(LEC_EINVALID, "no such webhook event");
 	if ((error = lec_build_get(st, build_id, &v.build)) < 0)
 		return error;
-	error = lec_webhook_list(st, v.build->project_id, NULL, &hooks);
+	/* The service sends a project's webhooks for its own versions
+	 * only: a pull request's builds report through commit statuses
+	 * (its trigger_build and send_build_notifications skip them). */
+	error = lec_version_is_external(st, v.build->version_id, &external);
+	if (error == LEC_OK && !external)
+		error = lec_webhook_list(st, v.build->project_id, NULL, &hooks);
 	lec_build_free(v.build);
 	v.build = NULL;
 	for (i = 0; error == LEC_OK && i < hooks.len; i++) {

@@ -441,6 +441,49 @@ class CommitStatusTest(PullRequestCase):
         self.assertEqual([c[2]["state"] for c in calls], ["pending", "failure"])
         self.assertEqual(calls[1][2]["description"], "Read the Docs build failed!")
 
+    def test_a_pull_requests_build_sends_no_webhook_and_no_version_notice(self):
+        """As on the service (trigger_build, send_build_notifications):
+        a pull request's builds go to the forge as commit statuses only;
+        the project's outgoing webhooks and its "version failing" notice
+        are its own versions'."""
+        r = self.server.post("/api/v3/projects/%s/webhooks/" % self.slug,
+                             {"url": self.forge.url + "/hook",
+                              "events": ["build:triggered", "build:passed", "build:failed"]},
+                             token=self.token)
+        self.assertStatus(r, 201)
+        secret = self.integration_with_token("github_webhook")
+        self.github(secret, "opened", number=9, sha=self.heads["refs/pull/9/head"])
+        build = self.wait_build(self.slug)
+        self.assertFalse(build["success"], build)
+        # Its statuses went out, so its events were all handled.
+        self.statuses_of(build["id"], 2, "delivered")
+
+        def counts(build_id):
+            db = self.db()
+            hooks = db.execute("SELECT count(*) FROM webhook_deliveries WHERE build_id = ?",
+                               (build_id,)).fetchone()[0]
+            notices = db.execute("SELECT count(*) FROM notifications WHERE message_id = ? "
+                                 "AND state <> 'cancelled'",
+                                 ("project:version:build-failing",)).fetchone()[0]
+            db.close()
+            return hooks, notices
+
+        self.assertEqual(counts(build["id"]), (0, 0))
+        # The project's own version still has both.
+        with open(os.path.join(self.work, ".readthedocs.yaml"), "w") as f:
+            f.write("version: 3\n")
+        fixtures.git(self.work, "add", "-A")
+        fixtures.git(self.work, "commit", "-qm", "break latest")
+        fixtures.git(self.work, "push", "-q", self.bare, "HEAD:main")
+        r = self.server.post("/api/v3/projects/%s/versions/latest/builds/" % self.slug, token=self.token)
+        self.assertStatus(r, 202)
+        latest = self.wait_build(self.slug, r.json["build"]["id"])
+        self.assertFalse(latest["success"], latest)
+        deadline = time.time() + 30
+        while counts(latest["id"]) != (2, 1) and time.time() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(counts(latest["id"]), (2, 1))
+
     def test_gitlab_statuses(self):
         secret = self.integration_with_token("gitlab_webhook")
         self.gitlab(secret, "open")

@@ -168,6 +168,15 @@ int lec_version_get_by_id(struct lec_store *store, int64_t id,
 			  struct lec_version **out);
 
 /**
+ * Whether the version with this id is a pull request's (type external):
+ * what the service leaves out of a project's webhooks and notices.
+ * @param external set to 1 or 0 (0 for no such version)
+ * @return LEC_OK or a store error
+ */
+int lec_version_is_external(struct lec_store *store, int64_t id,
+			    int *external);
+
+/**
  * A project's versions, newest name first (verbose_name descending).
  * @param filter NULL for all versions
  * @param page   NULL for all rows
