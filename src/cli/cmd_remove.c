@@ -27,7 +27,7 @@ static int confirmed(const struct lc_project *p)
 		  "Remove project %s (%s) and everything of it: versions, "
 		  "builds and logs, published docs, search entries, redirects, "
 		  "environment variables, integrations, webhooks, its "
-		  "repository mirror and build caches? Nothing brings it "
+		  "repository cache and build caches? Nothing brings it "
 		  "back.\nType %s to remove it: ",
 		  p->slug, p->name ? p->name : p->slug, p->slug);
 	fflush(stderr);

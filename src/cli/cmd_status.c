@@ -217,7 +217,7 @@ static void print_disk(struct cli_ctx *ctx)
 		       mib(caches.trees));
 		printf("  python:       %.1f MiB (Python environments)\n",
 		       mib(caches.python));
-		printf("  mirrors:      %.1f MiB (repository mirrors)\n",
+		printf("  repos:        %.1f MiB (repository caches)\n",
 		       mib(caches.repos));
 		/* What the running engine's pipeline last recorded. */
 		printf("warm generators: %llu (%.1f MiB; one per version "

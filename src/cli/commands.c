@@ -148,7 +148,7 @@ static const struct cli_command commands[] = {
 	  "--no-wait\n" },
 	{ "remove", "PROJECT [--yes]",
 	  "remove a project with everything of it (its versions, builds, "
-	  "docs, search entries, settings, repository mirror and caches)",
+	  "docs, search entries, settings, repository cache and build caches)",
 	  cli_cmd_remove, NULL,
 	  "PROJECT\tthe project's slug; on a terminal you type it again to "
 	  "confirm\n"

@@ -1,6 +1,6 @@
 """DELETE /api/v3/projects/<slug>/ (Lectern's; issue 31, item 4): the
 project's admins remove it with everything of it -- versions, builds and
-their logs, the repository mirror, kept trees and generator state, Python
+their logs, the repository cache, kept trees and generator state, Python
 environments and their stamps, build outputs, published docs, search
 entries, notifications, integrations, webhooks, redirects, environment
 variables and subproject links -- and nobody else may. A project being

@@ -47,7 +47,7 @@ expect_match out '^users: +2$'
 expect_match out '^build caches: +0\.0 MiB$'
 expect_match out '^  trees: +0\.0 MiB \(kept working trees and generator state\)$'
 expect_match out '^  python: +0\.0 MiB \(Python environments\)$'
-expect_match out '^  mirrors: +0\.0 MiB \(repository mirrors\)$'
+expect_match out '^  repos: +0\.0 MiB \(repository caches\)$'
 # Every line fits an 80-column terminal.
 awk 'length > 79 { exit 1 }' "$DATA/out" && pass ||
 	fail "a status line is wider than 79 columns: $(cat "$DATA/out")"

@@ -297,7 +297,7 @@ int lec_project_delete(struct lec_store *store, int64_t id);
 /**
  * Remove a project with everything of it (project_remove.c): its rows as
  * lec_project_delete at once, and its files under data_dir afterwards, by
- * lec_project_removal_finish: the repository mirror (repos/<slug>.git and
+ * lec_project_removal_finish: the repository cache (repos/<slug>.git and
  * .modules/), kept trees and generator state (checkouts/<slug>/), Python
  * environments and their stamps (python/<slug>/, python/.stamps/<slug>/),
  * its builds' outputs and working directories (outputs/<id>/,
