@@ -232,12 +232,15 @@ $(screen)"
 keys() { t send-keys -t "${TUI_SESSION:-s}" "$@"; }
 
 # quit_tui: Q, then the exit status must be 0 and stderr empty (a
-# sanitizer report lands there).
+# sanitizer report lands there); of the session TUI_SESSION names, whose
+# stderr tui_session put beside s's.
 quit_tui() {
+	qt_err="$TMP/tui.err"
+	[ "${TUI_SESSION:-s}" = s ] || qt_err="$TMP/tui-$TUI_SESSION.err"
 	keys Q
-	wait_for '^TUI-EXIT=0( |$)' "the TUI's exit" || return 1
-	if [ -s "$TMP/tui.err" ]; then
-		fail "the TUI wrote to stderr: $(cat "$TMP/tui.err")"
+	wait_for '^TUI-EXIT=0( |$)' "the TUI's exit${TUI_SESSION:+ in session $TUI_SESSION}" || return 1
+	if [ -s "$qt_err" ]; then
+		fail "the TUI wrote to stderr: $(cat "$qt_err")"
 	else
 		pass
 	fi

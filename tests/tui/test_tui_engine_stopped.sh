@@ -60,15 +60,6 @@ found_again() {
 	wait_for '^ *guide +Guide' "the projects again at $size"
 }
 signal_said() { wait_for "\\(engine stopped: R starts it\\)" "the signalled stop at $size"; }
-quit_session() {
-	keys Q
-	wait_for '^TUI-EXIT=0( |$)' "the TUI's exit at $size"
-	if [ -s "$TMP/tui-$TUI_SESSION.err" ]; then
-		fail "the TUI wrote to stderr at $size: $(cat "$TMP/tui-$TUI_SESSION.err")"
-	else
-		pass
-	fi
-}
 
 on_each start_tui
 on_each projects_shown
@@ -100,5 +91,5 @@ for pressed in $SESSIONS; do
 		fail "R started no engine at ${pressed#*:}"
 	on_each projects_shown
 done
-on_each quit_session
+on_each quit_tui
 finish

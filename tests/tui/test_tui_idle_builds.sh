@@ -69,12 +69,6 @@ done
 wait_build "$slug"
 for name in a b; do
 	export TUI_SESSION="$name"
-	keys Q
-	wait_for '^TUI-EXIT=0( |$)' "the TUI's exit in session $name"
-	if [ -s "$TMP/tui-$name.err" ]; then
-		fail "the TUI wrote to stderr: $(cat "$TMP/tui-$name.err")"
-	else
-		pass
-	fi
+	quit_tui
 done
 finish
