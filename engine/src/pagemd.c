@@ -27,6 +27,9 @@
 #define HARD_BREAK '\x01'
 /* Longest language name taken from a class ("highlight-python"). */
 #define LANG_MAX 32
+/* The largest number an ordered list's marker starts at: CommonMark's nine
+ * digits (a larger start is not a list marker to a Markdown reader). */
+#define LIST_START_MAX 999999999L
 
 struct md {
 	const char *url; /* the page's, for absolute links; NULL: as written */
@@ -579,6 +582,12 @@ static void list(struct md *m, struct lec__buf *out, const xmlNode *l,
 	struct lec__buf items = LEC__BUF_INIT;
 	const char *start = lec__html_attr(l, "start");
 	long number = start ? strtol(start, NULL, 10) : 1;
+	/* CommonMark's markers: 0 to LIST_START_MAX (a page's own start
+	 * attribute may say anything, LONG_MAX included). */
+	if (number < 0)
+		number = 0;
+	else if (number > LIST_START_MAX)
+		number = LIST_START_MAX;
 	int ordered = lec__html_is(l, "ol"), loose = 0, first = 1;
 	const xmlNode *c;
 

@@ -217,6 +217,8 @@ TEST(markdown_builder_page)
 
 TEST(broken_deep_and_empty)
 {
+	static const char huge_start[] = "<ol start=\"9223372036854775807\">"
+					 "<li>a</li><li>b</li></ol>";
 	struct lec_page_md *md = NULL;
 	char *deep;
 	size_t i, n = 5000;
@@ -239,6 +241,12 @@ TEST(broken_deep_and_empty)
 	CHECK_OK(lec_page_markdown(deep, n * 10 + 1, NULL, &md));
 	lec_page_md_free(md);
 	lec__free(deep);
+	/* A list's start past any marker (the fuzzer's LONG_MAX): clamped
+	 * to CommonMark's nine digits, counting on without overflow. */
+	CHECK_OK(lec_page_markdown(huge_start, strlen(huge_start), NULL, &md));
+	CHECK(strstr(md->markdown, "999999999. a") != NULL);
+	CHECK(strstr(md->markdown, "1000000000. b") != NULL);
+	lec_page_md_free(md);
 	CHECK_ERR(lec_page_markdown(NULL, 3, NULL, &md), LEC_EINVALID);
 	CHECK_ERR(lec_page_markdown_file("/nonexistent/x.html", NULL, &md),
 		  LEC_EIO);
