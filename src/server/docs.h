@@ -194,6 +194,14 @@ int docs_addons(struct docs_ctx *c);
 #define DOCS_ADDONS_NO_URL_PROJECT                                           \
 	"There is no project with the 'project-slug' requested"
 #define DOCS_ADDONS_NO_PROJECT "No Project matches the given query."
+/* The parameters of a /_/addons/ query, each NULL when absent, empty
+ * (Django's `if not x`) or longer than any URL served. */
+struct docs_addons_query {
+	const char *url, *api, *project, *version;
+	char buf[4][DOCS_PATH_MAX];
+};
+/* Read them from a query string without its '?' (NULL: none). */
+void docs_addons_query_read(const char *query, struct docs_addons_query *q);
 /* What is wrong with an api-version parameter (NULL: absent), as the
  * service's 400 {"error"} says it; NULL when it is one answered, with
  * its major number (1 or 2) in *major. */

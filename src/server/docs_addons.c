@@ -51,29 +51,21 @@ struct addons_page {
 	int64_t viewer;
 };
 
-/* The query's parameters, each NULL when absent, empty (Django's `if not
- * x`) or longer than any URL served. */
-struct addons_query {
-	const char *url, *api, *project, *version;
-	char buf[4][DOCS_PATH_MAX];
-};
 
-static const char *param(struct docs_ctx *c, const char *key, char *buf)
+static const char *param(const char *query, const char *key, char *buf)
 {
-	return c->query[0] &&
-			       docs_form_value(c->query + 1, key, buf,
-					       DOCS_PATH_MAX) &&
+	return query && docs_form_value(query, key, buf, DOCS_PATH_MAX) &&
 			       buf[0]
 		       ? buf
 		       : NULL;
 }
 
-static void read_query(struct docs_ctx *c, struct addons_query *q)
+void docs_addons_query_read(const char *query, struct docs_addons_query *q)
 {
-	q->url = param(c, "url", q->buf[0]);
-	q->api = param(c, "api-version", q->buf[1]);
-	q->project = param(c, "project-slug", q->buf[2]);
-	q->version = param(c, "version-slug", q->buf[3]);
+	q->url = param(query, "url", q->buf[0]);
+	q->api = param(query, "api-version", q->buf[1]);
+	q->project = param(query, "project-slug", q->buf[2]);
+	q->version = param(query, "version-slug", q->buf[3]);
 }
 
 /* {"error": message} with status 400. */
@@ -124,7 +116,7 @@ static char *filename_of(const char *rel)
 
 /* Fill pg from the query; 0, or -1 with the response filled (the
  * project's 404, or a version the requester may not read). */
-static int resolve(struct addons_page *pg, const struct addons_query *q)
+static int resolve(struct addons_page *pg, const struct docs_addons_query *q)
 {
 	struct docs_ctx *c = pg->c;
 	const char *url = q->url;
@@ -658,7 +650,7 @@ cJSON *docs_addons_v2(void)
 
 int docs_addons(struct docs_ctx *c)
 {
-	struct addons_query *q = malloc(sizeof(*q));
+	struct docs_addons_query *q = malloc(sizeof(*q));
 	const struct lec_user *user;
 	struct addons_page pg;
 	const char *message;
@@ -667,7 +659,7 @@ int docs_addons(struct docs_ctx *c)
 
 	if (q == NULL)
 		return srv_respond_internal(c->res, "out of memory");
-	read_query(c, q);
+	docs_addons_query_read(c->query[0] ? c->query + 1 : NULL, q);
 	memset(&pg, 0, sizeof(pg));
 	/* The service checks its parameters before anything else, then the
 	 * permissions (the 404s), then the api-version. */

@@ -24,12 +24,6 @@
 #include "lectern/slug.h"
 #include "preview_addons.h"
 
-/* The query's parameters, each NULL when absent or empty. */
-struct query {
-	const char *url, *api, *project, *version;
-	char buf[4][DOCS_PATH_MAX];
-};
-
 /* What one answer is made from. */
 struct answer {
 	const struct srv_preview_site *site;
@@ -39,13 +33,6 @@ struct answer {
 	char *filename; /* the page's, or NULL */
 	int version;    /* the query named the working tree */
 };
-
-static const char *param(const char *query, const char *key, char *buf)
-{
-	return docs_form_value(query, key, buf, DOCS_PATH_MAX) && buf[0]
-		       ? buf
-		       : NULL;
-}
 
 /* {key: message} (the service's "error" for a 400, "detail" for a 404). */
 static char *message_json(const char *key, const char *message)
@@ -276,7 +263,7 @@ static char *filename_of(const struct answer *a, const char *url, int *ours)
 }
 
 /* 200 with the answer, or the service's 400 or 404. */
-static int answer(struct answer *a, const struct query *q, char **body)
+static int answer(struct answer *a, const struct docs_addons_query *q, char **body)
 {
 	const char *error;
 	long major = 0;
@@ -321,7 +308,7 @@ static char *joined(const char *a, const char *b)
 int srv_preview_addons(const struct srv_preview_site *site, const char *query,
 		       char **body)
 {
-	struct query *q = malloc(sizeof(*q));
+	struct docs_addons_query *q = malloc(sizeof(*q));
 	struct answer a = { site, NULL, NULL, NULL, NULL, 0 };
 	int status = -1;
 
@@ -330,10 +317,7 @@ int srv_preview_addons(const struct srv_preview_site *site, const char *query,
 	    (a.root = joined(site->origin, "/")) == NULL ||
 	    (a.status = joined(site->origin, site->status)) == NULL)
 		goto done;
-	q->url = param(query, "url", q->buf[0]);
-	q->api = param(query, "api-version", q->buf[1]);
-	q->project = param(query, "project-slug", q->buf[2]);
-	q->version = param(query, "version-slug", q->buf[3]);
+	docs_addons_query_read(query, q);
 	status = answer(&a, q, body);
 done:
 	if (*body == NULL)
