@@ -113,7 +113,8 @@ struct lec__warm_pool {
 };
 
 /* A reason into dst (cap bytes), cut when longer: a reason is a note,
- * its end the least of it. */
+ * its end the least of it. snprintf itself, but through a va_list, where
+ * gcc's -Wformat-truncation does not refuse the cut meant here. */
 static void say(char *dst, size_t cap, const char *fmt, ...)
 	LEC__PRINTF(3, 4);
 static void say(char *dst, size_t cap, const char *fmt, ...)
@@ -884,9 +885,6 @@ static enum lec_runner_end parent_end(struct lec__warm_pool *pool,
 	return end;
 }
 
-/* One build through a ready generator. LEC_OK: it ran (result set);
- * LEC_EBUSY: the parent did not start it, reason says why. A generator
- * that cannot serve another build is marked so (warm_end). */
 /* What the child wrote in the request's memfd of how it wrote: "parallel
  * N" or "serial REASON" (how->writers -1 when neither). */
 static void read_report(int req, struct lec__warm_outcome *how)
@@ -910,6 +908,10 @@ static void read_report(int req, struct lec__warm_outcome *how)
 	}
 }
 
+/* One build through a ready generator. LEC_OK: it ran (result set, and
+ * how it wrote in how); LEC_EBUSY: the parent did not start it,
+ * how->reason says why. A generator that cannot serve another build is
+ * marked so (warm_end). */
 static int warm_build(struct lec__warm_pool *pool, struct warm *w,
 		      const struct lec__warm_request *wreq,
 		      const struct lec_runner_spec *cmd,
