@@ -10,7 +10,8 @@
  * over it (and `git gc` moves loose refs into packed-refs), so every
  * directory under refs/ is watched, and the git directory itself; new
  * directories are added as they appear. Events only say "look again": after
- * a quiet period (debounce) the refs are listed again with libgit2 and
+ * a wait (the debounce; a few milliseconds once a ref has been renamed into
+ * place, which ends an update) the refs are listed again with libgit2 and
  * compared with the last listing, so a deletion is never inferred from an
  * event. One inotify instance serves every project (the default limit is
  * 128 instances per user). Where inotify is unavailable (or turned off),
@@ -63,6 +64,11 @@
 	 IN_CLOSE_WRITE | IN_DELETE_SELF)
 /* Room for a batch of inotify events. */
 #define WATCH_EVENT_BUF 16384
+/* A ref renamed into place is a finished update (git and libgit2 write a
+ * ref as NAME.lock and rename it): the refs are listed this soon after,
+ * not a whole debounce later, leaving time only for the other refs of the
+ * same push or transaction, which git writes within a few milliseconds. */
+#define WATCH_REF_SETTLE_MS 25
 
 struct watched {
 	int64_t project_id;
@@ -71,6 +77,7 @@ struct watched {
 	struct lec_repo_refs refs; /* the last listing */
 	int wds[WATCH_MAX_DIRS];
 	size_t nwds;
+	int git_wd; /* the git directory's own watch, or -1 */
 	int64_t due_ms; /* list again at this time; 0: nothing pending */
 	int64_t changed_us; /* when the change now pending was seen; 0:
 			       unknown (the repo cache comparison) */
@@ -154,8 +161,10 @@ static void watch_repo(struct lec__watcher *w, struct watched *r)
 	int wd;
 
 	if (w->ifd >= 0 && r->nwds < WATCH_MAX_DIRS &&
-	    (wd = inotify_add_watch(w->ifd, r->gitdir, WATCH_MASK)) >= 0)
+	    (wd = inotify_add_watch(w->ifd, r->gitdir, WATCH_MASK)) >= 0) {
 		r->wds[r->nwds++] = wd;
+		r->git_wd = wd;
+	}
 	if (refs)
 		watch_dir(w, r, refs, 0);
 	lec__free(refs);
@@ -220,6 +229,7 @@ static void add_project(struct lec__watcher *w, int64_t id, const char *slug,
 	r->project_id = id;
 	r->slug = name;
 	r->gitdir = gitdir;
+	r->git_wd = -1;
 	r->seen = 1;
 	lec__buf_printf(&b, "%s/repos/%s.git", w->env->data_dir, slug);
 	repo_cache = lec__buf_take(&b);
@@ -358,6 +368,36 @@ static void relist(struct lec__watcher *w, struct watched *r)
 
 /* The loop ---------------------------------------------------------------- */
 
+/* Whether the event is a ref (or packed-refs, or HEAD) renamed into place:
+ * in the git directory itself the other files (index, COMMIT_EDITMSG, ...)
+ * are not refs. */
+static int ref_landed(const struct watched *r, const struct inotify_event *e)
+{
+	size_t n = e->len ? strlen(e->name) : 0;
+
+	if (!(e->mask & IN_MOVED_TO) || n == 0 ||
+	    (n >= 5 && strcmp(e->name + n - 5, ".lock") == 0))
+		return 0;
+	return e->wd != r->git_wd || strcmp(e->name, "packed-refs") == 0 ||
+	       strcmp(e->name, "HEAD") == 0;
+}
+
+/* Any event starts the debounce; a ref landing shortens it to
+ * WATCH_REF_SETTLE_MS. */
+static void note_event(struct lec__watcher *w, struct watched *r,
+		       const struct inotify_event *e, int64_t now)
+{
+	int64_t due;
+
+	if (r->due_ms == 0) {
+		r->due_ms = now + w->set.debounce_ms;
+		r->changed_us = lec__now_us();
+	}
+	due = now + WATCH_REF_SETTLE_MS;
+	if (ref_landed(r, e) && due < r->due_ms)
+		r->due_ms = due;
+}
+
 static void read_events(struct lec__watcher *w, int64_t now)
 {
 	char buf[WATCH_EVENT_BUF]
@@ -369,10 +409,8 @@ static void read_events(struct lec__watcher *w, int64_t now)
 		const struct inotify_event *e = (const void *)p;
 		struct watched *r = find_wd(w, e->wd);
 
-		if (r && r->due_ms == 0) {
-			r->due_ms = now + w->set.debounce_ms;
-			r->changed_us = lec__now_us();
-		}
+		if (r)
+			note_event(w, r, e, now);
 		p += sizeof(*e) + e->len;
 	}
 }

@@ -140,6 +140,31 @@ class InotifyTest(WatchCase):
         self.assertEqual(len(self.builds(slug)), 1)
 
 
+class RefLandedTest(WatchCase):
+    """A ref renamed into place is a finished update: its refs are listed
+    at once (engine/src/watch.c: WATCH_REF_SETTLE_MS), not a whole
+    debounce later; any other change in the git directory waits it out."""
+    DEBOUNCE = 20
+    SERVER_ARGS = ("--workers", "1", "--watch-debounce", str(DEBOUNCE * 1000), "--watch-log")
+
+    def test_a_commit_is_looked_at_before_the_debounce(self):
+        repo, slug = self.imported("Landed")
+        self.wait_ticks("commit watch: watching %s" % slug, 0)
+        moved = "commit watch: %s: refs listed, 1 moved" % slug
+        since = self.ticks(moved)
+        # Something that is not a ref first: the debounce starts.
+        with open(os.path.join(repo, ".git", "description.new"), "w") as f:
+            f.write("not a ref\n")
+        os.rename(os.path.join(repo, ".git", "description.new"),
+                  os.path.join(repo, ".git", "description"))
+        started = time.time()
+        self.commit(repo, "Landed words.")
+        self.wait_ticks(moved, since)
+        self.assertLess(time.time() - started, self.DEBOUNCE / 2)
+        build = self.finished(slug, 2)
+        self.assertEqual(build["triggered_by"], "commit")
+
+
 class RemotePollTest(WatchCase):
     def test_remote_repository_polled(self):
         base = tempfile.mkdtemp(prefix="lectern-remote-")
