@@ -5,7 +5,10 @@
  * published HTML, <data>/published/<project>/<version>/html/. A pull
  * request's version is served on a host of its own,
  * "<slug>--<version>.<external domain>", which serves no other version
- * (and the docs domain none of those), marked noindex. This file
+ * (and the docs domain none of those), marked noindex; its visual diff
+ * reads the base version's page across origins, so the docs domain lets
+ * that project's pull-request hosts, and only them, read what it would
+ * show anyone (no credentials). This file
  * decodes the request and resolves the path the way the service's
  * unresolver does, answering the system redirects on the way (302,
  * "X-RTD-Redirect: system", query string kept):
@@ -409,6 +412,31 @@ static int begin_read(struct docs_ctx *c)
 	       lec_store_read_begin(c->store) == LEC_OK;
 }
 
+/* A page the docs domain serves, read by a script on one of the same
+ * project's pull-request hosts (the addons' visual diff against the base
+ * version): that origin, named back, may read it. No credentials are
+ * allowed, so what it reads is what an anonymous reader gets. */
+static void allow_previews(struct docs_ctx *c, const char *slug)
+{
+	char project[LEC_PROJECT_SLUG_MAX + 1], version[LEC_VERSION_SLUG_MAX + 1];
+	const char *origin = srv_header(c->req, "Origin"), *host;
+
+	if (c->external[0] || origin == NULL)
+		return;
+	c->res->vary = "Accept, Accept-Encoding, Origin";
+	if (strncmp(origin, "http://", 7) == 0)
+		host = origin + 7;
+	else if (strncmp(origin, "https://", 8) == 0)
+		host = origin + 8;
+	else
+		return;
+	if (docs_external_host(host, srv_external_domain(c->req), project,
+			       sizeof(project), version, sizeof(version)) &&
+	    strcmp(project, slug) == 0)
+		srv_response_header(c->res, "Access-Control-Allow-Origin",
+				    origin);
+}
+
 int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 {
 	struct docs_ctx c;
@@ -441,6 +469,7 @@ int srv_docs_dispatch(struct srv_request *req, struct srv_response *res)
 	 * service's robots.txt on its external domain disallows all). */
 	if (c.external[0])
 		srv_response_header(res, "X-Robots-Tag", "noindex");
+	allow_previews(&c, slug);
 	set_project(&c, NULL);
 	lec_project_free(c.host_project);
 	lec_user_free(c.user);

@@ -97,11 +97,17 @@ class AddonsBrowserTest(ChromiumTestCase):
                 store.version(slug, version)
                 shutil.copytree(latest, store.published(slug, version))
             store.execute("UPDATE versions SET type = 'tag' WHERE slug IN ('v1.0', 'stable')")
-        index = os.path.join(store.published(cls.slugs[0], "v1.0"), "index.html")
-        with open(index) as f:
-            page = f.read()
-        with open(index, "w") as f:
-            f.write(page.replace("Hello from Sphinx.", "Hello."))
+        # A pull request's version, served on its own host: "7".
+        latest = os.path.realpath(store.published(cls.slugs[0], "latest"))
+        store.version(cls.slugs[0], "7")
+        shutil.copytree(latest, store.published(cls.slugs[0], "7"))
+        store.execute("UPDATE versions SET type = 'external' WHERE slug = '7'")
+        for version in ("v1.0", "7"):
+            index = os.path.join(store.published(cls.slugs[0], version), "index.html")
+            with open(index) as f:
+                page = f.read()
+            with open(index, "w") as f:
+                f.write(page.replace("Hello from Sphinx.", "Hello."))
         cls.store = store
         cls.profile = tempfile.mkdtemp(prefix="lectern-chromium-")
         cls.browser = Browser(CHROMIUM, cls.profile, ("--window-size=1280,900",))
@@ -204,6 +210,20 @@ class AddonsBrowserTest(ChromiumTestCase):
         b.key("d", "KeyD", "d")
         b.wait("document.querySelectorAll('.lectern-diff-added, .lectern-diff-removed')"
                ".length === 0")
+
+    def test_visual_diff_of_a_pull_request(self):
+        # The pull request's host is another origin than the docs domain
+        # whose latest it is compared with.
+        b = self.browser
+        b.navigate("http://%s--7.external.localhost:%d/en/7/" % (self.slugs[0], self.server.port))
+        b.wait("document.documentElement.dataset.lecternAddons === 'ready'")
+        b.key("d", "KeyD", "d")
+        b.wait("document.querySelectorAll('.lectern-diff-added').length > 0")
+        self.assertEqual(b.evaluate("document.querySelector('.lectern-diff-added').textContent"),
+                         "Hello.")
+        self.assertIn("Hello from Sphinx.",
+                      b.evaluate("document.querySelector('.lectern-diff-removed').textContent"))
+        self.assertEqual(b.errors(), [])
 
     def test_link_previews(self):
         slug = self.slugs[0]

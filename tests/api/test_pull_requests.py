@@ -140,6 +140,13 @@ class GitHubPullRequestTest(PullRequestCase):
         self.assertEqual(build["commit"], head)
         fetched = [c for c, _, _ in self.commands(build["id"]) if "refs/pull/7/head" in c]
         self.assertTrue(fetched, self.commands(build["id"]))
+        # Its clone names the head as the service's refspec does,
+        # pull/7/head:external-7.
+        tree = os.path.join(self.server.data, "checkouts", self.slug, "7")
+        # (The tree is the build user's: git asks to be told it is safe.)
+        named = subprocess.run(["git", "-c", "safe.directory=*", "-C", tree, "rev-parse", "external-7"],
+                               capture_output=True, text=True)
+        self.assertEqual((named.stdout.strip(), named.stderr), (head, ""))
         # The service's lists: not in the v3 versions list, never stable,
         # latest or the default version.
         listed = self.server.get("/api/v3/projects/%s/versions/?limit=100" % self.slug, token=self.token).json

@@ -500,7 +500,11 @@
     if (new URL(conf.base_url).pathname === window.location.pathname) {
       return say("This is the base version (" + (data.versions.current || {}).slug + ")");
     }
-    fetch(conf.base_url, { credentials: "same-origin" }).then(function (r) {
+    // On a pull request's host the base is on the docs domain, which
+    // lets this origin read it: asked afresh, since a copy the browser
+    // kept from reading it there carries no such permission.
+    var crossOrigin = new URL(conf.base_url).origin !== window.location.origin;
+    fetch(conf.base_url, { credentials: "same-origin", cache: crossOrigin ? "no-store" : "default" }).then(function (r) {
       if (!r.ok) throw new Error("This page is not in the base version");
       return r.text();
     }).then(function (html) {
