@@ -1028,10 +1028,11 @@ static char *fetched_ref(const struct lec__job *job)
 	struct lec__buf b = LEC__BUF_INIT;
 
 	/* A pull request's head: the service fetches it as external-<N> and
-	 * checks the commit out; no branch of the clone names it. */
-	if ((v->type == LEC_VERSION_TAG && v->machine &&
-	     strcmp(v->slug, LEC_VERSION_STABLE) == 0) ||
-	    v->type == LEC_VERSION_EXTERNAL)
+	 * checks the commit out. */
+	if (v->type == LEC_VERSION_EXTERNAL)
+		lec__buf_printf(&b, "external:%s", v->slug);
+	else if (v->type == LEC_VERSION_TAG && v->machine &&
+		 strcmp(v->slug, LEC_VERSION_STABLE) == 0)
 		lec__buf_puts(&b, "commit");
 	else if (v->type == LEC_VERSION_TAG)
 		lec__buf_printf(&b, "tag:%s", job->git_identifier);

@@ -305,7 +305,8 @@ static int read_origin(struct clone_state *s)
 static int tag_followed(const struct clone_state *s, const git_oid *commit)
 {
 	int follows = s->spec->kind == LEC_REPO_FETCH_BRANCH ||
-		      s->spec->kind == LEC_REPO_FETCH_TAG;
+		      s->spec->kind == LEC_REPO_FETCH_TAG ||
+		      s->spec->kind == LEC_REPO_FETCH_EXTERNAL;
 
 	return git_oid_equal(commit, &s->tip) ||
 	       (follows && walk_find(&s->fetched, commit) != NULL);
@@ -371,6 +372,20 @@ static int put_fetched_tag(struct clone_state *s)
 	return error;
 }
 
+/* A pull request's head as the service's refspec names it locally. */
+static int put_external_branch(struct clone_state *s)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	char *name;
+	int error;
+
+	lec__buf_printf(&b, LEC_REPO__EXTERNAL_PREFIX "%s", s->spec->name);
+	LEC__CHECK_ALLOC(name = lec__buf_take(&b));
+	error = ref_put(s, LEC_REPO__HEADS, name, &s->commit, NULL);
+	lec__free(name);
+	return error;
+}
+
 static int collect_refs(struct clone_state *s)
 {
 	int error = LEC_OK;
@@ -387,6 +402,8 @@ static int collect_refs(struct clone_state *s)
 				&s->commit, NULL);
 	if (error == LEC_OK && s->spec->kind == LEC_REPO_FETCH_TAG)
 		error = put_fetched_tag(s);
+	if (error == LEC_OK && s->spec->kind == LEC_REPO_FETCH_EXTERNAL)
+		error = put_external_branch(s);
 	return error < 0 ? error : collect_tags(s);
 }
 
@@ -763,7 +780,8 @@ static int check_spec(const char *cache_dir, const char *commit,
 		      const char *target_dir, const struct lec_repo_clone *c)
 {
 	int named = c && (c->kind == LEC_REPO_FETCH_BRANCH ||
-			  c->kind == LEC_REPO_FETCH_TAG);
+			  c->kind == LEC_REPO_FETCH_TAG ||
+			  c->kind == LEC_REPO_FETCH_EXTERNAL);
 
 	if (c == NULL || c->url == NULL || target_dir == NULL ||
 	    *target_dir == '\0' || cache_dir == NULL || cache_dir[0] != '/')
@@ -773,9 +791,10 @@ static int check_spec(const char *cache_dir, const char *commit,
 		return lec__error(LEC_EINVALID, "'%s' is not a commit id",
 				  commit ? commit : "");
 	if (c->kind < LEC_REPO_FETCH_BRANCH || c->kind > LEC_REPO_FETCH_HEAD ||
-	    (named && !valid_ref(c->kind == LEC_REPO_FETCH_TAG
-					 ? LEC_REPO__TAGS
-					 : LEC_REPO__HEADS,
+	    (named && !valid_ref(c->kind == LEC_REPO_FETCH_TAG ? LEC_REPO__TAGS
+				 : c->kind == LEC_REPO_FETCH_EXTERNAL
+				   ? LEC_REPO__HEADS LEC_REPO__EXTERNAL_PREFIX
+				   : LEC_REPO__HEADS,
 				 c->name)))
 		return lec__error(LEC_EINVALID, "'%s' is not a valid %s name",
 				  named && c->name ? c->name : "",

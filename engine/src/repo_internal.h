@@ -18,6 +18,9 @@
 #include "lectern/repo.h"
 
 #define LEC_REPO__HEADS "refs/heads/"
+/* What the service's fetch of a pull request names its head locally:
+ * pull/<n>/head:external-<n>. */
+#define LEC_REPO__EXTERNAL_PREFIX "external-"
 #define LEC_REPO__TAGS "refs/tags/"
 
 /* Deepest directory nesting a checkout writes: far beyond real

@@ -21,7 +21,8 @@
  * with C one of lec_repo_change's letters (A, D, M, O, X); then the .git
  * of the service's clone (lec_repo_clone_write), whose origin is
  * LECTERN_REPO_URL (credentials removed) and whose refs follow REF, what
- * the service fetched: "branch:NAME", "tag:NAME", "commit" or "head".
+ * the service fetched: "branch:NAME", "tag:NAME", "external:SLUG" (a pull
+ * request's head), "commit" or "head".
  * `submodules` prints one line per submodule of the commit's .gitmodules,
  *     submodule {"commit": ..., "name": ..., "path": ..., "url": ...}
  * because reading that file may open what an [include] names: only here,
@@ -127,6 +128,9 @@ static int parse_fetched(const char *ref, struct lec_repo_clone *c)
 	} else if (strncmp(ref, "tag:", 4) == 0) {
 		c->kind = LEC_REPO_FETCH_TAG;
 		c->name = ref + 4;
+	} else if (strncmp(ref, "external:", 9) == 0) {
+		c->kind = LEC_REPO_FETCH_EXTERNAL;
+		c->name = ref + 9;
 	} else if (strcmp(ref, "commit") == 0) {
 		c->kind = LEC_REPO_FETCH_COMMIT;
 	} else if (strcmp(ref, "head") == 0) {
@@ -203,7 +207,7 @@ int cli_repo_helper(int argc, char **argv)
 		fprintf(stderr, "usage: lectern __repo fetch DIR [REQUEST_REF] "
 				"(URL in LECTERN_REPO_URL) | checkout MIRROR COMMIT "
 				"DIR | clone MIRROR COMMIT DIR FROM|- "
-				"branch:NAME|tag:NAME|commit|head (URL in "
+				"branch:NAME|tag:NAME|external:SLUG|commit|head (URL in "
 				"LECTERN_REPO_URL) | submodules MIRROR "
 				"COMMIT\n");
 		return CLI_EXIT_USAGE;

@@ -229,6 +229,20 @@ class GitHubPullRequestTest(PullRequestCase):
         self.assertStatus(self.server.get("/en/latest/", host=self.host()), 200)
         self.assertIsNone(self.server.get("/en/latest/", host=self.host()).header("X-Robots-Tag"))
         self.assertStatus(self.server.get("/en/8/", host=self.host("8")), 404)
+        # The request's host may read the docs domain's pages (its visual
+        # diff against latest, across origins); no other origin may.
+        origin = "http://" + self.host("7")
+        r = self.server.get("/en/latest/", host=self.host(), headers={"Origin": origin})
+        self.assertEqual((r.header("Access-Control-Allow-Origin"), r.header("Vary")),
+                         (origin, "Accept, Accept-Encoding, Origin"))
+        self.assertIsNone(r.header("Access-Control-Allow-Credentials"))
+        for other in ("http://other--7.external.localhost:%d" % self.server.port,
+                      "http://%s.localhost:%d" % (self.slug, self.server.port),
+                      "http://example.com", "null"):
+            r = self.server.get("/en/latest/", host=self.host(), headers={"Origin": other})
+            self.assertIsNone(r.header("Access-Control-Allow-Origin"), other)
+        self.assertIsNone(self.server.get("/en/latest/", host=self.host()).header(
+            "Access-Control-Allow-Origin"))
         # The build's docs URL is the request's host.
         v2 = self.server.get("/api/v2/build/?project__slug=%s" % self.slug).json["results"]
         docs = [b["docs_url"] for b in v2 if b["version_slug"] == "7"]

@@ -1174,6 +1174,26 @@ TEST(clone_is_the_service_clone)
 		snprintf(want, sizeof(want), " refs/tags/v1\n^%s\n", v1);
 		CHECK(strstr(text, want) != NULL);
 	}
+	/* A pull request's head (pull/7/head:external-7): a local branch
+	 * external-7 at the commit, HEAD detached at the commit itself, and
+	 * the tags git follows for a refspec with a destination. */
+	{
+		struct lec_repo_clone pr = { "file:///x",
+					     LEC_REPO_FETCH_EXTERNAL, "7" };
+
+		snprintf(dir, sizeof(dir), "%s/pr", tmp);
+		CHECK_OK(lec_repo_checkout(repo_cache, tip, dir, NULL, NULL));
+		CHECK_OK(lec_repo_clone_write(repo_cache, tip, dir, &pr));
+		check_git(dir, "rev-parse external-7", tip);
+		snprintf(want, sizeof(want), "* (HEAD detached at %.7s)", tip);
+		check_git(dir, "branch | head -1", want);
+		check_git(dir, "tag", "v2");
+		pr.name = "a..b";
+		snprintf(dir, sizeof(dir), "%s/pr-bad", tmp);
+		CHECK_OK(lec_repo_checkout(repo_cache, tip, dir, NULL, NULL));
+		CHECK_ERR(lec_repo_clone_write(repo_cache, tip, dir, &pr),
+			  LEC_EINVALID);
+	}
 	/* HEAD fetched (latest without a default branch): on main, and
 	 * git follows no tag. */
 	{

@@ -206,6 +206,10 @@ enum lec_repo_fetch_kind {
 	LEC_REPO_FETCH_TAG,
 	/* the commit itself (stable on a tag): no ref, no tag followed */
 	LEC_REPO_FETCH_COMMIT,
+	/* a pull request's head, pull/<n>/head:external-<name>, then a
+	 * checkout of the commit: a local branch external-<name> there, tags
+	 * followed (the refspec has a destination) */
+	LEC_REPO_FETCH_EXTERNAL,
 	/* HEAD (latest of a project with no default branch set): no
 	 * checkout, HEAD stays on the default branch; no tag followed */
 	LEC_REPO_FETCH_HEAD
@@ -215,7 +219,8 @@ enum lec_repo_fetch_kind {
 struct lec_repo_clone {
 	const char *url; /* remote.origin.url; credentials are removed */
 	enum lec_repo_fetch_kind kind;
-	const char *name; /* the branch or tag; unused for COMMIT and HEAD */
+	const char *name; /* the branch, tag or external version's slug;
+			     unused for COMMIT and HEAD */
 };
 
 /**
