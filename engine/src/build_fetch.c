@@ -1091,5 +1091,9 @@ int lec__job_checkout(struct lec__job *job)
 	lec_build_set_progress(job->st, job->build->id, NULL);
 	if (rc == LEC_OK)
 		lec_build_set_commit(job->st, job->build->id, job->commit);
+	/* Clearing the progress cleared the thread's message: the job's
+	 * error is its message again (lec__job_fail keeps the first). */
+	else if (job->error)
+		rc = lec__job_fail(job, "%s", job->error);
 	return rc;
 }

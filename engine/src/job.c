@@ -36,14 +36,18 @@ int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 	char msg[2048];
 	va_list ap;
 
-	if (job->error)
-		return LEC_ERROR;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	job->error = lec__strdup(msg);
-	job->failure = why;
-	return LEC_ERROR;
+	if (job->error == NULL) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		job->error = lec__strdup(msg);
+		job->failure = why;
+	}
+	/* The thread's message too, as any failed engine call leaves it,
+	 * so that the step's caller can report lec_error_last(). The
+	 * arguments may be lec_error_last() itself: the text is formatted
+	 * into msg first, never from fmt into the thread's buffer. */
+	return lec__error(LEC_ERROR, "%s", job->error ? job->error : msg);
 }
 
 /* Cancellation ------------------------------------------------------------ */

@@ -236,7 +236,8 @@ int lec__job_cancelled(struct lec__job *job);
 
 /* Fail the job with a message (the first failure wins), saying what kind
  * of failure it is: the build's notification follows from it. Returns
- * LEC_ERROR. */
+ * LEC_ERROR, the job's error (the first failure's) left as the thread's
+ * message. */
 int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 		     const char *fmt, ...) LEC__PRINTF(3, 4);
 /* lec__job_fail(job, fmt, ...): the same, a LEC_BUILD_FAILURE_GENERIC. */

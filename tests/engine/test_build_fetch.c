@@ -156,6 +156,9 @@ TEST(failed_fetch_says_why)
 	CHECK_STR(s.job.error, "Cloning the repository failed: failed to "
 			       "resolve address for example.org: Name or "
 			       "service not known");
+	/* The thread's message too, though the build's progress was
+	 * cleared after the failure. */
+	CHECK_STR(lec_error_last(), s.job.error ? s.job.error : "");
 	CHECK_INT(s.ncmds, 1);
 	if (s.ncmds) {
 		CHECK_INT(s.cmds[0].exit_code, 1);

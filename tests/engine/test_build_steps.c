@@ -5,8 +5,9 @@
  * conf.py's directory as the working directory), build.commands in the
  * checkout, the download formats (a zip of singlehtml, an EPUB moved to
  * its published name), the generator's warnings read from its output as
- * it streams, a failed command's cause, the service's skip exit code and
- * a generator that is not installed.
+ * it streams, a failed command's cause, the service's skip exit code, a
+ * generator that is not installed, and a failed step's error left as
+ * the thread's message.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -321,6 +322,38 @@ TEST(skip_and_missing_generators)
 	lec_steps_dispose(&s);
 }
 
+/* A failed step's error is the thread's message too, as after a failed
+ * engine call: the first failure's, whatever failed after it; a message
+ * formatted from the thread's own is copied whole. */
+TEST(failed_step_leaves_its_error_as_the_message)
+{
+	struct lec_steps s;
+
+	lec_steps_init(&s, "guide", BUILD "  commands:\n    - make html\n");
+	s.answer = sphinx_fails;
+	lec_error_clear();
+	CHECK_ERR(lec__job_build_docs(&s.job), LEC_ERROR);
+	CHECK_STR(s.job.error, "ValueError: the theme is missing (conf.py, line "
+			       "1) (command \"make html\" failed with exit "
+			       "code 2)");
+	CHECK_STR(lec_error_last(), s.job.error ? s.job.error : "");
+	CHECK_INT(lec_error_last_code(), LEC_ERROR);
+	lec_error_clear();
+	CHECK_ERR(lec__job_fail(&s.job, "a later failure"), LEC_ERROR);
+	CHECK_STR(lec_error_last(), s.job.error ? s.job.error : "");
+	lec_steps_dispose(&s);
+
+	lec_steps_init(&s, "guide", NULL);
+	lec__error(LEC_EIO, "no space left on device");
+	CHECK_ERR(lec__job_fail(&s.job, "Publishing failed: %s",
+				lec_error_last()),
+		  LEC_ERROR);
+	CHECK_STR(s.job.error, "Publishing failed: no space left on device");
+	CHECK_STR(lec_error_last(), "Publishing failed: no space left on "
+				    "device");
+	lec_steps_dispose(&s);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(sphinx_found_and_run_as_the_service_does),
 	TEST_ENTRY(sphinx_configured_with_formats),
@@ -329,6 +362,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(build_commands_alone),
 	TEST_ENTRY(warnings_read_and_the_cause_said),
 	TEST_ENTRY(skip_and_missing_generators),
+	TEST_ENTRY(failed_step_leaves_its_error_as_the_message),
 };
 
 LEC_TEST_MAIN(tests)
