@@ -724,7 +724,7 @@ int lec__sphinx_carry(struct lec_warning_set *set,
 	size_t fresh = set->len, i;
 
 	if (!ran(trace, LEC__PHASE_READ))
-		return -1;
+		return LEC_ERROR;
 	tie_records(set, fresh, LEC__PHASE_READ, &trace->read, run,
 		    &next->reread);
 	tie_records(set, fresh, LEC__PHASE_WRITE, &trace->written, run,
@@ -741,7 +741,7 @@ int lec__sphinx_carry(struct lec_warning_set *set,
 		if (set->items[i].kind <= LEC_WARNING_CRITICAL)
 			add_record(&next->records, &set->items[i]);
 	next->records.dropped = set->dropped;
-	return 0;
+	return LEC_OK;
 }
 
 /* The kept state ------------------------------------------------------------ */

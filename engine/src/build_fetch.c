@@ -428,8 +428,8 @@ static int fetch_prepare(struct lec__build_env *env, const char *url,
 }
 
 /* Fetch url's repo cache through the helper (and request_ref, a pull
- * request's head, when not NULL); on failure cause says why in one
- * line. */
+ * request's head, when not NULL). LEC_OK, or LEC_ERROR with cause saying
+ * why in one line (the thread's message is not set). */
 static int fetch(struct lec__build_env *env, const char *url,
 		 const char *repo_cache, const char *request_ref,
 		 unsigned time_limit_s, struct helper_watch *w, char *cause,
@@ -452,7 +452,7 @@ static int fetch(struct lec__build_env *env, const char *url,
 	if (lock < 0) {
 		snprintf(cause, cap, "cannot lock %s: %s", repo_cache,
 			 strerror(errno));
-		return -1;
+		return LEC_ERROR;
 	}
 	error = fetch_prepare(env, url, repo_cache, &fp);
 	if (error == LEC_OK) {
@@ -477,7 +477,7 @@ static int fetch(struct lec__build_env *env, const char *url,
 	}
 	fetch_plan_dispose(&fp);
 	close(lock);
-	return ok ? 0 : -1;
+	return ok ? LEC_OK : LEC_ERROR;
 }
 
 /* The build's time left, in whole seconds (at least 1). */
@@ -595,9 +595,9 @@ static int resolve_commit(struct lec__job *job,
 			return lec__job_fail(job, "%s", lec_error_last());
 		job->git_identifier = lec__strdup(name);
 	}
-	return job->commit && job->git_identifier ? 0
-						  : lec__job_fail(job, "out of "
-								       "memory");
+	return job->commit && job->git_identifier
+		       ? LEC_OK
+		       : lec__job_fail(job, "out of memory");
 }
 
 /* The service syncs versions from the fresh refs while cloning. */
@@ -606,7 +606,7 @@ static int sync_refs(struct lec__job *job)
 	struct lec_repo_refs refs = { 0 };
 	struct lec_vsync_result synced = { 0 };
 	struct lec_version *fresh = NULL;
-	int rc = -1;
+	int rc = LEC_ERROR;
 
 	if (lec_repo_list_refs(job->repo_cache, &refs) < 0 ||
 	    lec_vsync_apply(job->st, job->project->id, &refs, &synced) < 0 ||
@@ -627,7 +627,8 @@ static int sync_refs(struct lec__job *job)
  * files), or with ref (what the service fetched) `lectern __repo clone
  * REPO_CACHE COMMIT TARGET FROM|- REF`: the build's checkout and its .git,
  * updating the kept tree of FROM when given, its changes collected in
- * *changes. Recorded as the command display; 0, or -1 with the cause. */
+ * *changes. Recorded as the command display; LEC_OK, or LEC_ERROR with
+ * the cause (the job not failed). */
 static int run_checkout(struct lec__job *job, const char *display,
 			const char *repo_cache, const char *commit,
 			const char *target, const char *from, const char *ref,
@@ -643,7 +644,7 @@ static int run_checkout(struct lec__job *job, const char *display,
 	unsigned left = time_left_s(job);
 	char *url = ref ? lec_repo_redact_url(job->project->repo_url) : NULL;
 	int64_t id;
-	int error, rc = 0;
+	int error, rc = LEC_OK;
 
 	if (ref == NULL)
 		args[4] = NULL; /* a submodule's files alone */
@@ -653,12 +654,12 @@ static int run_checkout(struct lec__job *job, const char *display,
 	snprintf(cause, cap, "out of memory");
 	if ((ref && url == NULL) || lec__job_record_start(job, display, &id) < 0) {
 		lec__free(url);
-		return -1;
+		return LEC_ERROR;
 	}
 	error = helper_run(job->env, args, url, mounts, 2, 0, 0, left, &w, &r);
 	if (error < 0 || r.end != LEC_RUNNER_EXITED || r.exit_code != 0) {
 		helper_cause(&w, &r, error, cause, cap, left);
-		rc = -1;
+		rc = LEC_ERROR;
 	}
 	record_outcome(job, id, &w, rc, cause);
 	if (cut)
@@ -677,9 +678,9 @@ static int checkout_files(struct lec__job *job, const char *display,
 	char cause[LEC__CAUSE_MAX];
 
 	if (run_checkout(job, display, repo_cache, commit, target, NULL, ref, NULL,
-			 NULL, cause, sizeof(cause)) == 0)
-		return 0;
-	return job->cancelled ? -1
+			 NULL, cause, sizeof(cause)) == LEC_OK)
+		return LEC_OK;
+	return job->cancelled ? LEC_ERROR
 			      : lec__job_fail(job, "Checking out %s failed: %s",
 					      commit, cause);
 }
@@ -777,7 +778,7 @@ static int submodule_update(struct lec__job *job, const char *base_url,
 	char cause[LEC__CAUSE_MAX], *url = absolute_url(base_url, s->url);
 	char *display = NULL, *target = NULL, *shown = NULL;
 	int64_t id;
-	int rc = -1;
+	int rc = LEC_ERROR;
 
 	memset(&w, 0, sizeof(w));
 	w.job = job;
@@ -919,22 +920,22 @@ static int update_submodules(struct lec__job *job, const char *base_url,
 {
 	struct lec_repo_submodules subs = { 0 };
 	size_t i;
-	int rc = 0;
+	int rc = LEC_OK;
 
 	if (list_submodules(job, repo_cache, commit, &subs) < 0)
 		return job->cancelled
-			       ? -1
+			       ? LEC_ERROR
 			       : lec__job_fail(job, "Reading .gitmodules "
 						    "failed: %s",
 					       lec_error_last());
-	for (i = 0; rc == 0 && i < subs.len; i++) {
+	for (i = 0; rc == LEC_OK && i < subs.len; i++) {
 		const struct lec_repo_submodule *s = &subs.items[i];
 		char *sub_cache = NULL, *sub_dir = NULL, *sub_url = NULL;
 
 		if (depth == 0 && !submodule_wanted(job->config, s->name))
 			continue;
 		rc = submodule_update(job, base_url, dir, s, &sub_cache);
-		if (rc == 0 && job->config->submodules_recursive &&
+		if (rc == LEC_OK && job->config->submodules_recursive &&
 		    depth + 1 < SUBMODULE_MAX_DEPTH) {
 			sub_dir = lec__path_join(dir, s->path);
 			sub_url = absolute_url(base_url, s->url);
@@ -959,7 +960,7 @@ int lec__job_submodules(struct lec__job *job)
 	if (c == NULL || (c->submodules_include.len == 0 &&
 			  !c->submodules_all_included &&
 			  c->submodules_all_excluded))
-		return 0;
+		return LEC_OK;
 	return update_submodules(job, job->project->repo_url, job->repo_cache,
 				 job->commit, job->checkout, 0);
 }
@@ -983,8 +984,8 @@ static unsigned long change_bits(const struct lec__buf *out, int cut)
 	return bits;
 }
 
-/* Update the kept tree from the commit it holds; 0, or -1 when it must be
- * checked out afresh (noted, never a failed build). */
+/* Update the kept tree from the commit it holds; LEC_OK, or LEC_ERROR
+ * when it must be checked out afresh (noted, never a failed build). */
 static int update_tree(struct lec__job *job, const char *display,
 		       const char *from, const char *ref)
 {
@@ -995,7 +996,7 @@ static int update_tree(struct lec__job *job, const char *display,
 			      job->checkout, from, ref, &changes, &cut, cause,
 			      sizeof(cause));
 
-	if (rc == 0) {
+	if (rc == LEC_OK) {
 		job->changes = change_bits(&changes, cut);
 		lec__job_cache_note(job, "checkout", 1, NULL);
 	} else if (!job->cancelled) {
@@ -1015,7 +1016,7 @@ static int fresh_tree(struct lec__job *job)
 	    lec__mkdirs_mode(job->checkout, 0755) < 0 ||
 	    lec__chown_tree(job->env, job->checkout, 1, 0) < 0)
 		return lec__job_fail(job, "%s", lec_error_last());
-	return 0;
+	return LEC_OK;
 }
 
 /* What the service's `git fetch` names for the version (its
@@ -1064,13 +1065,13 @@ static int job_checkout_files(struct lec__job *job)
 		lec__free(ref);
 		return lec__job_fail(job, "%s", lec_error_last());
 	}
-	rc = from ? update_tree(job, display, from, ref) : -1;
+	rc = from ? update_tree(job, display, from, ref) : LEC_ERROR;
 	if (rc < 0 && !job->cancelled)
-		rc = fresh_tree(job) == 0
+		rc = fresh_tree(job) == LEC_OK
 			     ? checkout_files(job, display, job->repo_cache,
 					      job->commit, job->checkout, ref)
-			     : -1;
-	if (rc == 0 && lec__tree_record(job) < 0) {
+			     : LEC_ERROR;
+	if (rc == LEC_OK && lec__tree_record(job) < 0) {
 		lec__build_log(job->env, "build %lld: %s",
 			       (long long)job->build->id, lec_error_last());
 		lec__tree_forget(job);
@@ -1083,13 +1084,17 @@ static int job_checkout_files(struct lec__job *job)
 
 int lec__job_checkout(struct lec__job *job)
 {
-	int rc = job_fetch(job) == 0 && sync_refs(job) == 0 &&
-				 job_checkout_files(job) == 0
-			 ? 0
-			 : -1;
+	int rc = job_fetch(job) == LEC_OK && sync_refs(job) == LEC_OK &&
+				 job_checkout_files(job) == LEC_OK
+			 ? LEC_OK
+			 : LEC_ERROR;
 
 	lec_build_set_progress(job->st, job->build->id, NULL);
-	if (rc == 0)
+	if (rc == LEC_OK)
 		lec_build_set_commit(job->st, job->build->id, job->commit);
+	/* Clearing the progress cleared the thread's message: the job's
+	 * error is its message again (lec__job_fail keeps the first). */
+	else if (job->error)
+		rc = lec__job_fail(job, "%s", job->error);
 	return rc;
 }

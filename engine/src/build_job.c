@@ -18,13 +18,13 @@ static int step_config(struct lec__job *job)
 	char *json;
 
 	if (lec__job_read_config(job, job->project->readthedocs_yaml_path) < 0)
-		return -1;
+		return LEC_ERROR;
 	if (job->config == NULL)
-		return 0;
+		return LEC_OK;
 	if ((json = lec_rtd_config_json(job->config)) != NULL)
 		lec_build_set_config(job->st, job->build->id, json);
 	lec__free(json);
-	return 0;
+	return LEC_OK;
 }
 
 /* Installing ------------------------------------------------------------------- */
@@ -65,14 +65,14 @@ static int step_install(struct lec__job *job)
 	}
 	for (i = 0; i < sizeof(before) / sizeof(before[0]); i++)
 		if (lec__job_hook(job, before[i]) < 0)
-			return -1;
+			return LEC_ERROR;
 	if (lec__job_python_create(job) < 0)
-		return -1;
+		return LEC_ERROR;
 	for (i = 0; i < sizeof(between) / sizeof(between[0]); i++)
 		if (lec__job_hook(job, between[i]) < 0)
-			return -1;
+			return LEC_ERROR;
 	if (lec__job_python_install(job) < 0)
-		return -1;
+		return LEC_ERROR;
 	return lec__job_hook(job, LEC_RTD_JOB_POST_INSTALL);
 }
 
@@ -81,14 +81,14 @@ static int step_install(struct lec__job *job)
 static int set_state(struct lec__job *job, enum lec_build_state state)
 {
 	if (job->cancelled || lec__job_cancelled(job))
-		return -1;
+		return LEC_ERROR;
 	if (lec_build_set_state(job->st, job->build->id, state) == LEC_OK)
-		return 0;
+		return LEC_OK;
 	/* Cancelled meanwhile (the move is then not forward), or the store
 	 * could not take the write (a full disk): the build fails saying
 	 * so, never as if cancelled. */
 	if (lec__job_cancelled(job))
-		return -1;
+		return LEC_ERROR;
 	return lec__job_fail(job, "Recording the build's state failed: %s",
 			     lec_error_last());
 }
@@ -175,7 +175,7 @@ static int job_prepare(struct lec__job *job)
 		if (rc < 0)
 			return lec__job_fail(job, "%s", lec_error_last());
 	}
-	return 0;
+	return LEC_OK;
 }
 
 static void job_dispose(struct lec__job *job)
@@ -218,16 +218,17 @@ int lec__job_execute(struct lec__build_env *env, struct lec_store *st,
 	lec_notification_build_event(st, build->id, LEC_BUILD_EVENT_TRIGGERED,
 				     &site);
 	/* The build is in `cloning` already (lec_build_claim). */
-	ok = job_prepare(&job) == 0 && lec__job_checkout(&job) == 0 &&
-	     lec__job_make_env(&job) == LEC_OK && step_config(&job) == 0 &&
-	     lec__job_submodules(&job) == 0 &&
-	     lec__job_hook(&job, LEC_RTD_JOB_POST_CHECKOUT) == 0 &&
-	     set_state(&job, LEC_BUILD_STATE_INSTALLING) == 0 &&
-	     step_install(&job) == 0 &&
-	     set_state(&job, LEC_BUILD_STATE_BUILDING) == 0 &&
-	     lec__job_build_docs(&job) == 0 &&
-	     set_state(&job, LEC_BUILD_STATE_UPLOADING) == 0 &&
-	     lec__job_publish(&job) == 0;
+	ok = job_prepare(&job) == LEC_OK && lec__job_checkout(&job) == LEC_OK &&
+	     lec__job_make_env(&job) == LEC_OK &&
+	     step_config(&job) == LEC_OK &&
+	     lec__job_submodules(&job) == LEC_OK &&
+	     lec__job_hook(&job, LEC_RTD_JOB_POST_CHECKOUT) == LEC_OK &&
+	     set_state(&job, LEC_BUILD_STATE_INSTALLING) == LEC_OK &&
+	     step_install(&job) == LEC_OK &&
+	     set_state(&job, LEC_BUILD_STATE_BUILDING) == LEC_OK &&
+	     lec__job_build_docs(&job) == LEC_OK &&
+	     set_state(&job, LEC_BUILD_STATE_UPLOADING) == LEC_OK &&
+	     lec__job_publish(&job) == LEC_OK;
 	if (!ok && job.error == NULL && !job.cancelled)
 		lec__job_fail(&job, "The build failed: %s", lec_error_last());
 	if ((cache = lec__job_cache_json(&job)) != NULL)

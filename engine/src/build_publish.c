@@ -131,13 +131,13 @@ static int single_file(struct lec__job *job, const char *stage,
 	size_t files = 0;
 	const char *dot;
 	DIR *d;
-	int rc = 0;
+	int rc = LEC_OK;
 
 	if (dir == NULL)
 		return lec__job_fail(job, "out of memory");
 	if (lstat(dir, &sb) != 0) {
 		lec__free(dir);
-		return 0; /* not built */
+		return LEC_OK; /* not built */
 	}
 	if (!S_ISDIR(sb.st_mode) || (d = opendir(dir)) == NULL) {
 		lec__free(dir);
@@ -410,7 +410,7 @@ int lec__job_publish(struct lec__job *job)
 	char *html = stage ? lec__path_join(stage, "html") : NULL;
 	char *published = NULL, *inventory = NULL;
 	size_t inventory_len = 0;
-	int rc = -1;
+	int rc = LEC_ERROR;
 
 	if (html == NULL)
 		goto done;
@@ -455,7 +455,7 @@ int lec__job_publish(struct lec__job *job)
 		if ((published = lec__buf_take(&b)) != NULL)
 			step_index(job, published);
 	}
-	rc = 0;
+	rc = LEC_OK;
 done:
 	lec__free(stage);
 	lec__free(html);

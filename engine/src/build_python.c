@@ -354,8 +354,8 @@ static void install_dispose(struct install *in)
 
 /* Commands ------------------------------------------------------------------ */
 
-/* Run a pip command of the install step; soft: a failure is recorded but
- * does not fail the build (returns 1). */
+/* Run a pip command of the install step, as lec__job_run_in does; soft:
+ * a failure is recorded but does not fail the build (returns 1). */
 static int pip_run(struct install *in, const char *display,
 		   const char *const *argv, int network, int soft)
 {
@@ -506,9 +506,9 @@ static char *path_with_extras(const struct lec_rtd_install *e)
 static int install_all(struct install *in, int paths_only)
 {
 	const struct lec_rtd_config *c = in->job->config;
-	int i, rc = 0;
+	int i, rc = LEC_OK;
 
-	for (i = 0; rc == 0 && i < c->python_install_count; i++) {
+	for (i = 0; rc == LEC_OK && i < c->python_install_count; i++) {
 		const struct lec_rtd_install *e = &c->python_install[i];
 		char *what;
 
@@ -706,7 +706,7 @@ static int venv_make(struct install *in, uint64_t inputs)
 						     "its requirements are "
 						     "unchanged.\n");
 		job->venv_kept = 1;
-		return 0;
+		return LEC_OK;
 	}
 	if (!(job->build && job->build->fresh))
 		lec__job_cache_note(job, "python", 0,
@@ -771,20 +771,20 @@ static int create_by_project(struct lec__job *job)
 					  "%s",
 				     lec_error_last());
 	if (lec__job_hook(job, LEC_RTD_JOB_CREATE_ENVIRONMENT) < 0)
-		return -1;
+		return LEC_ERROR;
 	if (access(job->venv_python, X_OK) == 0)
 		job->python = job->venv_python;
-	return 0;
+	return LEC_OK;
 }
 
-/* The venv's paths and pip's environment for either step; -1 when the
- * job failed. */
+/* The venv's paths and pip's environment for either step; LEC_OK, or
+ * LEC_ERROR when the job failed. */
 static int install_begin(struct lec__job *job, struct install *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->job = job;
 	if (venv_paths(job, in) == LEC_OK && install_env(in) == LEC_OK)
-		return 0;
+		return LEC_OK;
 	install_dispose(in);
 	return lec__job_fail(job, "Preparing the virtualenv failed: %s",
 			     lec_error_last());
@@ -793,7 +793,7 @@ static int install_begin(struct lec__job *job, struct install *in)
 int lec__job_python_create(struct lec__job *job)
 {
 	struct install in;
-	int rc = 0;
+	int rc = LEC_OK;
 
 	note_tools(job);
 	if (!lec__job_overrides(job, LEC_RTD_JOB_CREATE_ENVIRONMENT) &&
@@ -804,13 +804,13 @@ int lec__job_python_create(struct lec__job *job)
 			      job->env->python_about ? job->env->python_about
 						    : "no Python with Sphinx "
 						      "or MkDocs found");
-		return 0;
+		return LEC_OK;
 	}
 	if (install_begin(job, &in) < 0)
-		return -1;
+		return LEC_ERROR;
 	if (lec__job_overrides(job, LEC_RTD_JOB_CREATE_ENVIRONMENT))
 		rc = create_by_project(job);
-	else if ((rc = venv_make(&in, venv_inputs(job))) == 0)
+	else if ((rc = venv_make(&in, venv_inputs(job))) == LEC_OK)
 		job->python = job->venv_python;
 	install_dispose(&in);
 	return rc;
@@ -827,7 +827,7 @@ int lec__job_python_install(struct lec__job *job)
 	}
 	if (generic(job) || job->config == NULL ||
 	    job->config->python_install_count == 0)
-		return 0;
+		return LEC_OK;
 	if (job->venv_python == NULL || access(job->venv_python, X_OK) != 0)
 		return lec__job_fail(job, "python.install needs a Python "
 					  "environment at "
@@ -835,13 +835,13 @@ int lec__job_python_install(struct lec__job *job)
 					  "build.jobs.create_environment made "
 					  "none.");
 	if (install_begin(job, &in) < 0)
-		return -1;
+		return LEC_ERROR;
 	/* A kept venv has the requirements; the project itself changes with
 	 * every commit. */
 	rc = install_all(&in, job->venv_kept);
 	install_dispose(&in);
 stamp:
-	if (rc == 0 && job->venv_stamp_file && !job->venv_kept)
+	if (rc == LEC_OK && job->venv_stamp_file && !job->venv_kept)
 		stamp_write(job->venv_stamp_file, job->venv_inputs);
 	return rc;
 }

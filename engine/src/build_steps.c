@@ -462,12 +462,12 @@ static int build_sphinx_html(struct lec__job *job)
 				 "$READTHEDOCS_OUTPUT/html", 1)
 		    : lec__job_fail(job, "out of memory");
 	warnings_end(job);
-	if (rc == 0 && !job->warnings_off && srcdir && run.doctrees && outdir)
+	if (rc == LEC_OK && !job->warnings_off && srcdir && run.doctrees && outdir)
 		job->sphinx_next_ok =
 			lec__sphinx_carry(&job->warnings, &job->sphinx_trace,
 					  job->sphinx_prev_ok ? &job->sphinx_prev
 							      : NULL,
-					  &run, &job->sphinx_next) == 0;
+					  &run, &job->sphinx_next) == LEC_OK;
 	lec__free(srcdir);
 	lec__free(doctrees);
 	if (job->listen.heard) {
@@ -588,7 +588,7 @@ static int build_markdown_html(struct lec__job *job)
 		lec__free(outdir);
 		lec__free(src);
 		lec__free(display);
-		return -1;
+		return LEC_ERROR;
 	}
 	lec__free(display);
 	opts.title = job->project->name;
@@ -642,7 +642,7 @@ static int build_markdown_html(struct lec__job *job)
 		text[strcspn(text, "\n")] = '\0';
 		return lec__job_fail(job, "The Markdown build failed: %s", text);
 	}
-	return 0;
+	return LEC_OK;
 }
 
 /* build.commands: the user's commands alone (notes §5.3). */
@@ -655,9 +655,9 @@ static int build_commands(struct lec__job *job)
 		const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 
 		if (lec__job_run(job, cmd, argv, job->checkout, 0) < 0)
-			return -1;
+			return LEC_ERROR;
 	}
-	return 0;
+	return LEC_OK;
 }
 
 /* Formats ------------------------------------------------------------------- */
@@ -704,7 +704,7 @@ static int keep_single(struct lec__job *job, const char *from,
 	DIR *d = NULL;
 	struct dirent *e;
 	struct stat sb;
-	int found = 0, rc = -1;
+	int found = 0, rc = LEC_ERROR;
 
 	if (lec__job_real_dirs(job, job->build_dir, fmt) == 1 &&
 	    lec__job_real_dirs(job, job->checkout, "_readthedocs") >= 0)
@@ -730,7 +730,7 @@ static int keep_single(struct lec__job *job, const char *from,
 		 rename(src, dst) < 0)
 		lec__job_fail(job, "Keeping the %s file failed.", fmt);
 	else
-		rc = 0;
+		rc = LEC_OK;
 	lec__free(dir);
 	lec__free(src);
 	lec__free(dst);
@@ -750,7 +750,7 @@ static int sphinx_format(struct lec__job *job, const char *builder,
 	rc = tmp && display ? run_sphinx(job, find_conf(job), builder, tmp,
 					 display, 0)
 			    : lec__job_fail(job, "out of memory");
-	if (rc == 0 && strcmp(fmt, "pdf") == 0) {
+	if (rc == LEC_OK && strcmp(fmt, "pdf") == 0) {
 		char jobname[300];
 		const char *argv[] = { LATEXMK, "-pdf", "-f", "-dvi-", "-ps-",
 				       jobname, "-interaction=nonstopmode",
@@ -762,7 +762,7 @@ static int sphinx_format(struct lec__job *job, const char *builder,
 				       "-interaction=nonstopmode",
 				  argv, tmp, 0);
 	}
-	if (rc == 0)
+	if (rc == LEC_OK)
 		rc = strcmp(fmt, "htmlzip") == 0 ? zip_dir(job, tmp)
 						 : keep_single(job, tmp, fmt, ext);
 	lec__free(display);
@@ -795,7 +795,7 @@ static int format_pdf(struct lec__job *job, int sphinx)
 					  "texlive-latex-extra); skipped.\n");
 	else
 		return sphinx_format(job, "latex", "pdf", ".pdf");
-	return 0;
+	return LEC_OK;
 }
 
 static int format_epub(struct lec__job *job, int sphinx)
@@ -804,7 +804,7 @@ static int format_epub(struct lec__job *job, int sphinx)
 		return sphinx_format(job, "epub", "epub", ".epub");
 	lec__job_note(job, "epub", "EPUB is built for Sphinx projects only; "
 				   "skipped.\n");
-	return 0;
+	return LEC_OK;
 }
 
 /* The download formats, in the order the service builds them. */
@@ -826,11 +826,11 @@ static int build_formats(struct lec__job *job, enum lec__generator gen)
 {
 	unsigned formats = job->config ? job->config->formats : 0;
 	size_t i;
-	int rc = 0;
+	int rc = LEC_OK;
 
 	if (job->version && job->version->type == LEC_VERSION_EXTERNAL)
-		return 0;
-	for (i = 0; rc == 0 && i < sizeof(download_formats) /
+		return LEC_OK;
+	for (i = 0; rc == LEC_OK && i < sizeof(download_formats) /
 					   sizeof(download_formats[0]);
 	     i++) {
 		if (!(formats & download_formats[i].bit))
@@ -870,7 +870,7 @@ static int build_html(struct lec__job *job, enum lec__generator gen)
 	case LEC__GEN_COMMANDS:
 		return build_commands(job);
 	case LEC__GEN_JOBS: /* a generic build without build.html: nothing */
-		return 0;
+		return LEC_OK;
 	case LEC__GEN_MKDOCS:
 		job->doctype = LEC_DOCTYPE_MKDOCS;
 		return build_mkdocs_html(job);
@@ -880,7 +880,7 @@ static int build_html(struct lec__job *job, enum lec__generator gen)
 		job->doctype = LEC_DOCTYPE_GENERIC;
 		return build_markdown_html(job);
 	}
-	return 0;
+	return LEC_OK;
 }
 
 int lec__job_build_docs(struct lec__job *job)
@@ -892,7 +892,7 @@ int lec__job_build_docs(struct lec__job *job)
 	int rc;
 
 	if (lec__job_hook(job, LEC_RTD_JOB_PRE_BUILD) < 0)
-		return -1;
+		return LEC_ERROR;
 	/* The version's documentation_type follows the generator that ran:
 	 * the configuration's, else the one detected, and the built-in
 	 * Markdown site has the clean URLs of "generic". */
@@ -908,9 +908,9 @@ int lec__job_build_docs(struct lec__job *job)
 				    "page is built");
 	rc = own_html ? lec__job_hook(job, LEC_RTD_JOB_BUILD_HTML)
 		      : build_html(job, gen);
-	if (rc == 0 && !job->html_only && gen != LEC__GEN_COMMANDS)
+	if (rc == LEC_OK && !job->html_only && gen != LEC__GEN_COMMANDS)
 		rc = build_formats(job, gen);
-	if (rc == 0)
+	if (rc == LEC_OK)
 		rc = lec__job_hook(job, LEC_RTD_JOB_POST_BUILD);
 	return rc;
 }

@@ -10,8 +10,10 @@
  * build_steps.c (the generators and formats). Each step works on its job
  * (struct lec__job) and calls only files on lower floors.
  *
- * A step returns LEC_OK, or LEC_ERROR when the job failed: its message
- * is then the job's error (lec__job_fail), and the thread's.
+ * A step returns LEC_OK, or LEC_ERROR when the job failed or was
+ * cancelled. A failed job's error (lec__job_fail, the first failure's
+ * message) is then the thread's message too, as after an engine call
+ * that failed; a job cancelled without failing sets none.
  */
 #ifndef LECTERN_BUILD_STEPS_H
 #define LECTERN_BUILD_STEPS_H

@@ -388,14 +388,14 @@ static int record_entry(const char *path, unsigned mode, void *payload)
 	 * by another step) is recorded as absent: checking finds it missing
 	 * and the next checkout is fresh. */
 	if (!ok)
-		return 0;
+		return LEC_OK;
 	lec__buf_printf(&r->out, "%c %lld %lld %s", (unsigned)mode == 0160000
 							    ? 'd'
 							    : type_of(&sb),
 			(long long)(S_ISDIR(sb.st_mode) ? 0 : sb.st_size),
 			S_ISDIR(sb.st_mode) ? 0LL : mtime_ns(&sb), path);
 	lec__buf_putn(&r->out, "", 1);
-	return r->out.oom ? lec__error_oom() : 0;
+	return r->out.oom ? lec__error_oom() : LEC_OK;
 }
 
 int lec__tree_record(struct lec__job *job)

@@ -817,9 +817,9 @@ static int check_limits(struct watch *s, int64_t now)
 }
 
 /* Watch the started child to its end: its output until the pipe closes
- * (or WARM_DRAIN_MS after its exit), and the parent's "exit N". 0, or -1
- * when the parent must be stopped (it did not end the child in time, or
- * went away). */
+ * (or WARM_DRAIN_MS after its exit), and the parent's "exit N". LEC_OK,
+ * or LEC_ERROR (no message set) when the parent must be stopped (it did
+ * not end the child in time, or went away). */
 static int watch_child(struct watch *s)
 {
 	for (;;) {
@@ -829,7 +829,7 @@ static int watch_child(struct watch *s)
 		int64_t now = lec__monotonic_ms();
 
 		if (check_limits(s, now))
-			return -1;
+			return LEC_ERROR;
 		if (s->out < 0) {
 			/* The output ended: the exit follows at once. */
 			if (s->exited || s->parent_gone)
@@ -837,18 +837,18 @@ static int watch_child(struct watch *s)
 			if (s->drain_until_ms == 0)
 				s->drain_until_ms = now + WARM_ANSWER_MS;
 			else if (now >= s->drain_until_ms)
-				return -1;
+				return LEC_ERROR;
 		} else if (s->exited && now >= s->drain_until_ms) {
 			break;
 		}
 		if (poll(p, 2, LEC_RUNNER_CANCEL_POLL_MS) < 0 && errno != EINTR)
-			return -1;
+			return LEC_ERROR;
 		if (s->out >= 0 && p[0].revents)
 			read_output(s);
 		if (!s->parent_gone && p[1].revents)
 			read_ctl(s);
 	}
-	return s->exited ? 0 : -1;
+	return s->exited ? LEC_OK : LEC_ERROR;
 }
 
 /* Mark w stopping (lock taken): damaged (the next build runs cold) or

@@ -176,9 +176,10 @@ void lec__sphinx_force(const struct lec__sphinx_kept *prev,
  * written, a consistency check that did not run), for documents still
  * there; tie each of set's per-document records to its document; and
  * fill *next (zero-initialised) with what the next run needs. prev NULL:
- * a run with nothing kept (all read). Returns 0, or -1 when the output
- * was not understood (no phase seen): nothing is carried, and *next is
- * left empty so that the next build reads everything.
+ * a run with nothing kept (all read). Returns LEC_OK, or LEC_ERROR (no
+ * message: the build goes on) when the output was not understood (no
+ * phase seen): nothing is carried, and *next is left empty so that the
+ * next build reads everything.
  */
 int lec__sphinx_carry(struct lec_warning_set *set,
 		      const struct lec__sphinx_trace *trace,

@@ -476,7 +476,8 @@ static int wait_fd(int stop, int fd, short events, int64_t deadline)
 	}
 }
 
-/* Send all of data, or give up at the deadline: 0 sent, -1 not. */
+/* Send all of data, or give up at the deadline: LEC_OK sent, LEC_ERROR
+ * (no message set) not. */
 static int send_all(const struct lec_egress *e, int fd, const char *data,
 		    size_t len, int64_t deadline)
 {
@@ -490,12 +491,12 @@ static int send_all(const struct lec_egress *e, int fd, const char *data,
 			continue;
 		} else if (n < 0 && errno == EAGAIN) {
 			if (!wait_fd(e->stop_read, fd, POLLOUT, deadline))
-				return -1;
+				return LEC_ERROR;
 		} else {
-			return -1;
+			return LEC_ERROR;
 		}
 	}
-	return 0;
+	return LEC_OK;
 }
 
 /* Answer the client with an error and its reason. */

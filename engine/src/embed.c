@@ -294,7 +294,7 @@ static char *make_id(const char *s)
 }
 
 /* The ids a v2 section is tried as, in order (notes §3.6); forms[i] are
- * owned by the caller. Returns -1 when out of memory. */
+ * owned by the caller. LEC_OK or LEC_ENOMEM. */
 static int id_forms(const char *section, char *forms[EMBED_ID_FORMS])
 {
 	struct lec__buf module = LEC__BUF_INIT;
@@ -304,7 +304,8 @@ static int id_forms(const char *section, char *forms[EMBED_ID_FORMS])
 	forms[1] = slugify(section);
 	forms[2] = make_id(section);
 	forms[3] = lec__buf_take(&module);
-	return forms[0] && forms[1] && forms[2] && forms[3] ? 0 : -1;
+	return forms[0] && forms[1] && forms[2] && forms[3] ? LEC_OK
+							    : lec__error_oom();
 }
 
 /* Links and serialisation ------------------------------------------------ */
@@ -635,10 +636,8 @@ static int find_section_by_id(xmlNode *body, const char *section,
 	int rc = LEC_OK;
 
 	*hit = NULL;
-	if (id_forms(section, forms) < 0) {
-		rc = lec__error_oom();
+	if ((rc = id_forms(section, forms)) < 0)
 		goto done;
-	}
 	for (i = 0; i < EMBED_ID_FORMS && *hit == NULL; i++)
 		if (forms[i][0] != '\0')
 			*hit = find_first(body, test_id, forms[i]);

@@ -36,14 +36,18 @@ int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 	char msg[2048];
 	va_list ap;
 
-	if (job->error)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	job->error = lec__strdup(msg);
-	job->failure = why;
-	return -1;
+	if (job->error == NULL) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		job->error = lec__strdup(msg);
+		job->failure = why;
+	}
+	/* The thread's message too, as any failed engine call leaves it,
+	 * so that the step's caller can report lec_error_last(). The
+	 * arguments may be lec_error_last() itself: the text is formatted
+	 * into msg first, never from fmt into the thread's buffer. */
+	return lec__error(LEC_ERROR, "%s", job->error ? job->error : msg);
 }
 
 /* Cancellation ------------------------------------------------------------ */
@@ -81,14 +85,14 @@ int lec__job_record_start(struct lec__job *job, const char *display,
 	if (job->sink) {
 		job->sink->start(job->sink->payload, display);
 		*id = 0;
-		return 0;
+		return LEC_OK;
 	}
 	rc = lec_build_command_start(job->st, job->build->id, display, "", id);
 
 	/* A finished or cancelled build takes no more commands. */
 	if (rc == LEC_EINVALID)
 		job->cancelled = 1;
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? LEC_ERROR : LEC_OK;
 }
 
 /* Output masked already: into the command record, or to a preview's sink. */
@@ -267,7 +271,7 @@ static int run_failed(struct lec__job *job, const char *display,
 				     LEC_RUNNER_TREE_MAX_ENTRIES, display);
 	case LEC_RUNNER_CANCELLED:
 		job->cancelled = 1;
-		return -1;
+		return LEC_ERROR;
 	case LEC_RUNNER_START_FAILED:
 	default:
 		return lec__job_fail(job, "Command \"%s\" could not start%s%s",
@@ -396,7 +400,7 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 	int rc;
 
 	if (job->cancelled || lec__job_record_start(job, display, &id) < 0)
-		return -1;
+		return LEC_ERROR;
 	if (!job_limits(job, &limits)) {
 		lec__job_record_finish(job, id, 1);
 		return lec__job_fail(job, "The build exceeded its time limit "
@@ -484,7 +488,7 @@ int lec__job_run_in(struct lec__job *job, const char *display,
 							  : r.exit_code ? r.exit_code
 									: 1);
 	if (r.end == LEC_RUNNER_EXITED && r.exit_code == 0)
-		return 0;
+		return LEC_OK;
 	if (sb && sb->soft && r.end == LEC_RUNNER_EXITED)
 		return 1;
 	{
@@ -534,7 +538,7 @@ int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook)
 	size_t i;
 
 	if (job->config == NULL)
-		return 0;
+		return LEC_OK;
 	sb.venv_writable = writes_venv(hook);
 	cmds = &job->config->jobs[hook];
 	for (i = 0; i < cmds->len; i++) {
@@ -542,9 +546,9 @@ int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook)
 
 		if (lec__job_run_in(job, cmds->items[i], argv, job->checkout,
 				    &sb) < 0)
-			return -1;
+			return LEC_ERROR;
 	}
-	return 0;
+	return LEC_OK;
 }
 
 /* Environment (notes §5.6) ---------------------------------------------------- */
@@ -880,7 +884,7 @@ int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 
 	if (rc == LEC_ENOTFOUND) {
 		note_refusal(job);
-		return 0;
+		return LEC_OK;
 	}
 	if (rc == LEC_EINVALID)
 		return config_refused(job);
@@ -896,7 +900,7 @@ int lec__job_read_config(struct lec__job *job, const char *yaml_path)
 					"Problem in your project's "
 					"configuration. %s",
 					lec_error_last());
-	return 0;
+	return LEC_OK;
 }
 
 /* Caches ---------------------------------------------------------------------- */
@@ -914,7 +918,7 @@ int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
 	if (note == NULL && job->ncache < LEC__JOB_CACHES)
 		note = &job->cache[job->ncache++];
 	if (note == NULL)
-		return 0;
+		return LEC_OK;
 	note->name = name;
 	note->reused = reused;
 	note->writers = -1;
@@ -924,7 +928,7 @@ int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
 		vsnprintf(note->reason, sizeof(note->reason), fmt, ap);
 		va_end(ap);
 	}
-	return 0;
+	return LEC_OK;
 }
 
 void lec__job_cache_writers(struct lec__job *job, const char *name,

@@ -235,7 +235,9 @@ int lec__job_cancelled(struct lec__job *job);
 #define LEC__SERVICE_REFUSES "the hosted service refuses this: "
 
 /* Fail the job with a message (the first failure wins), saying what kind
- * of failure it is: the build's notification follows from it. Returns -1. */
+ * of failure it is: the build's notification follows from it. Returns
+ * LEC_ERROR, the job's error (the first failure's) left as the thread's
+ * message. */
 int lec__job_fail_as(struct lec__job *job, enum lec_build_failure why,
 		     const char *fmt, ...) LEC__PRINTF(3, 4);
 /* lec__job_fail(job, fmt, ...): the same, a LEC_BUILD_FAILURE_GENERIC. */
@@ -248,7 +250,9 @@ int lec__job_runner(struct lec__job *job, const struct lec_runner_spec *spec,
 		    lec_runner_output_cb out, lec_runner_cancel_cb cancel,
 		    void *payload, struct lec_runner_result *result);
 /* Commands. A recorded command shows `display` in the build's log; an
- * internal one (done in-process) gets its output from the step itself. */
+ * internal one (done in-process) gets its output from the step itself.
+ * LEC_OK; LEC_ERROR when the command failed the job or the job was
+ * cancelled; 1 for a soft command that exited non-zero. */
 int lec__job_run(struct lec__job *job, const char *display,
 		 const char *const *argv, const char *cwd, int network);
 int lec__job_run_in(struct lec__job *job, const char *display,
@@ -263,7 +267,7 @@ void lec__job_note(struct lec__job *job, const char *display,
 		   const char *text);
 /* Whether every component of rel (relative to base, the build directory
  * or the checkout) is a real directory, not a link a build made: 1 yes, 0
- * one is missing, -1 the job failed (one is a link or a file). Only
+ * one is missing, LEC_ERROR the job failed (one is a link or a file). Only
  * race-free once no process of the build runs, which is when the pipeline
  * reads or moves what a build wrote. */
 int lec__job_real_dirs(struct lec__job *job, const char *base,
@@ -272,7 +276,8 @@ int lec__job_real_dirs(struct lec__job *job, const char *base,
 void lec__job_note_file(struct lec__job *job, const char *relpath);
 /* Read the checkout's .readthedocs.yaml into job->config (NULL without
  * one), recorded as a "cat" command; yaml_path is the project's
- * readthedocs_yaml_path or NULL for the default. -1 fails the job. */
+ * readthedocs_yaml_path or NULL for the default. LEC_OK, or LEC_ERROR
+ * when it failed the job. */
 int lec__job_read_config(struct lec__job *job, const char *yaml_path);
 /* Run each user command of a build.jobs hook (sh -c, checkout root). */
 int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
@@ -281,8 +286,8 @@ int lec__job_hook(struct lec__job *job, enum lec_rtd_job hook);
  * says whether it came. */
 void lec__job_listen(struct lec__job *job, const char *phrase);
 /* Note whether the cache called name was reused (reused 1, fmt NULL) or
- * why not; a second note of the same name replaces the first. Returns 0
- * (the build goes on either way). */
+ * why not; a second note of the same name replaces the first. Returns
+ * LEC_OK (the build goes on either way). */
 int lec__job_cache_note(struct lec__job *job, const char *name, int reused,
 			const char *fmt, ...) LEC__PRINTF(4, 5);
 /* Add to name's note how its generator wrote the pages: writers in

@@ -378,13 +378,13 @@ int lec_mdsite__kept_commit(struct lec_mdsite__site *s)
 
 /* Pages ------------------------------------------------------------------ */
 
-/* Read the n bytes of fd into b; -1 when it holds fewer or more, or when
- * b ran out of memory (b->oom). */
+/* Read the n bytes of fd into b: LEC_OK, or LEC_ERROR (no message set)
+ * when it holds fewer or more, or when b ran out of memory (b->oom). */
 static int read_exactly(int fd, size_t n, struct lec_mdsite__buf *b)
 {
 	b->len = 0;
 	if (!lec_mdsite__buf_reserve(b, n + 1))
-		return -1;
+		return LEC_ERROR;
 	while (b->len <= n) {
 		ssize_t got = read(fd, b->ptr + b->len, n + 1 - b->len);
 
@@ -394,7 +394,7 @@ static int read_exactly(int fd, size_t n, struct lec_mdsite__buf *b)
 			break;
 		b->len += (size_t)got;
 	}
-	return b->len == n ? 0 : -1;
+	return b->len == n ? LEC_OK : LEC_ERROR;
 }
 
 /* Put the page's old HTML from the state into the output (*reused 1): a

@@ -1097,12 +1097,12 @@ int lec_preview_build(struct lec_preview *p,
 		error = lec__error_oom();
 		goto done;
 	}
-	if (lec__job_read_config(&job, NULL) == 0) {
+	if (lec__job_read_config(&job, NULL) == LEC_OK) {
 		gen = lec__job_generator(&job);
 		keep = gen == LEC__GEN_SPHINX;
 		if ((error = prepare_dirs(p, keep)) < 0)
 			goto done;
-		if (lec__job_build_docs(&job) == 0)
+		if (lec__job_build_docs(&job) == LEC_OK)
 			error = check_and_publish(p, &job, keep, started_ns);
 	}
 	lec__job_sphinx_keep(&job, error == LEC_OK && !job.error &&

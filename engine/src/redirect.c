@@ -40,7 +40,8 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-/* Fill out for a known spelling; returns 0, or -1 (no error set). */
+/* Fill out for a known spelling: LEC_OK, or LEC_ERROR (no message set:
+ * each caller words its own). */
 static int lookup_type(const char *type, const char *from_url,
 		       struct lec_redirect_semantics *out)
 {
@@ -54,9 +55,9 @@ static int lookup_type(const char *type, const char *from_url,
 		if (out->kind == LEC_REDIRECT_EXACT && from_url &&
 		    ends_with(from_url, "$rest"))
 			out->legacy = 1;
-		return 0;
+		return LEC_OK;
 	}
-	return -1;
+	return LEC_ERROR;
 }
 
 int lec_redirect_semantics_of(const char *type, const char *from_url,
@@ -370,7 +371,7 @@ static int check_unique_kind(struct lec_store *st, int64_t project_id,
 	sqlite3_bind_int64(stmt, 2, self);
 	while (!clash && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
 		clash = lookup_type((const char *)sqlite3_column_text(stmt, 0),
-				    NULL, &other) == 0 &&
+				    NULL, &other) == LEC_OK &&
 			other.kind == d->sem.kind;
 	if (!clash && rc != SQLITE_DONE)
 		error = lec_store__sqlerr(st, rc, "reading redirects");

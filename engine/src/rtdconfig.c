@@ -164,7 +164,7 @@ static int check_version(const struct lec_rtd__ctx *cx)
 	/* What Python finds in (2, "2"): 2.0 too. */
 	if (lec_rtd__is_word(n, "2") ||
 	    (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_INT &&
-	     lec__yaml_int_value(n->text, &v) == 0 && v == 2) ||
+	     lec__yaml_int_value(n->text, &v) == LEC_OK && v == 2) ||
 	    (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_FLOAT &&
 	     strtod(n->text, NULL) == 2.0 && !strchr(n->text, ':')))
 		return LEC_OK;

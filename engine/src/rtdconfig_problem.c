@@ -193,7 +193,7 @@ static void py_scalar(struct out *o, enum lec__yaml_type type,
 		puts_(o, lec__yaml_bool_value(text) ? "True" : "False");
 		return;
 	case LEC__YAML_INT:
-		if (lec__yaml_int_value(text, &v) == 0) {
+		if (lec__yaml_int_value(text, &v) == LEC_OK) {
 			snprintf(num, sizeof(num), "%lld", v);
 			puts_(o, num);
 		} else {

@@ -152,7 +152,7 @@ int lec_rtd__want_bool(const struct lec_rtd__ctx *cx,
 		return LEC_OK;
 	}
 	if (n->kind == LEC__YAML_SCALAR && n->type == LEC__YAML_INT &&
-	    lec__yaml_int_value(n->text, &v) == 0 && (v == 0 || v == 1)) {
+	    lec__yaml_int_value(n->text, &v) == LEC_OK && (v == 0 || v == 1)) {
 		*out = (int)v;
 		return LEC_OK;
 	}

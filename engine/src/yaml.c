@@ -275,7 +275,7 @@ int lec__yaml_int_value(const char *text, long long *out)
 		if (*p == '_')
 			continue;
 		if (n + 1 >= sizeof(buf))
-			return -1;
+			return LEC_ERROR;
 		buf[n++] = *p;
 	}
 	buf[n] = '\0';
@@ -290,7 +290,7 @@ int lec__yaml_int_value(const char *text, long long *out)
 		errno = 0;
 		v = strtoll(start, &end, base);
 		if (errno || end == start || *end)
-			return -1;
+			return LEC_ERROR;
 	} else {
 		for (part = buf; part; part = end ? end + 1 : NULL) {
 			end = strchr(part, ':');
@@ -299,12 +299,12 @@ int lec__yaml_int_value(const char *text, long long *out)
 			errno = 0;
 			piece = strtoll(part, NULL, 10);
 			if (errno || v > (LLONG_MAX - piece) / 60)
-				return -1;
+				return LEC_ERROR;
 			v = v * 60 + piece;
 		}
 	}
 	*out = neg ? -v : v;
-	return 0;
+	return LEC_OK;
 }
 
 /* Messages ------------------------------------------------------------------- */

@@ -109,7 +109,8 @@ const struct lec__yaml_entry *lec__yaml_find(const struct lec__yaml_node *map,
 /* The truth of a LEC__YAML_BOOL scalar's text ("yes", "On", "false"...). */
 int lec__yaml_bool_value(const char *text);
 /* The value of a LEC__YAML_INT scalar's text (signs, 0b, 0x, 0-octal, base
- * 60, '_' separators). @return 0, or -1 when it does not fit a long long. */
+ * 60, '_' separators). @return LEC_OK, or LEC_ERROR (no message set) when
+ * it does not fit a long long. */
 int lec__yaml_int_value(const char *text, long long *out);
 
 /* Messages ------------------------------------------------------------------ */

@@ -88,7 +88,7 @@ TEST(first_clone_through_the_helper)
 	s.answer = helper;
 	s.data = &fs;
 	/* The fetch works; reading the fake repo cache's refs does not. */
-	CHECK_INT(lec__job_checkout(&s.job), -1);
+	CHECK_ERR(lec__job_checkout(&s.job), LEC_ERROR);
 	c = s.ncmds ? &s.cmds[0] : NULL;
 	CHECK(c != NULL);
 	if (c == NULL)
@@ -152,10 +152,13 @@ TEST(failed_fetch_says_why)
 	lec_steps_init(&s, "guide", NULL);
 	s.answer = helper;
 	s.data = &fs;
-	CHECK_INT(lec__job_checkout(&s.job), -1);
+	CHECK_ERR(lec__job_checkout(&s.job), LEC_ERROR);
 	CHECK_STR(s.job.error, "Cloning the repository failed: failed to "
 			       "resolve address for example.org: Name or "
 			       "service not known");
+	/* The thread's message too, though the build's progress was
+	 * cleared after the failure. */
+	CHECK_STR(lec_error_last(), s.job.error ? s.job.error : "");
 	CHECK_INT(s.ncmds, 1);
 	if (s.ncmds) {
 		CHECK_INT(s.cmds[0].exit_code, 1);
@@ -191,7 +194,7 @@ TEST(later_fetch_cleans_the_mirror)
 		lec__free(packs);
 	}
 	s.answer = helper;
-	CHECK_INT(lec__job_checkout(&s.job), -1);
+	CHECK_ERR(lec__job_checkout(&s.job), LEC_ERROR);
 	c = s.ncmds ? &s.cmds[0] : NULL;
 	CHECK(c != NULL);
 	if (c) {
@@ -234,7 +237,7 @@ TEST(credentials_stay_out_of_the_log)
 	s.job.project->repo_url =
 		lec__strdup("https://alice:tok3n-tok3n@example.org/r.git");
 	s.answer = helper;
-	CHECK_INT(lec__job_checkout(&s.job), -1);
+	CHECK_ERR(lec__job_checkout(&s.job), LEC_ERROR);
 	CHECK(s.ncmds >= 1);
 	if (s.ncmds >= 1) {
 		CHECK(strstr(s.cmds[0].display, "tok3n") == NULL);
@@ -261,7 +264,7 @@ TEST(local_repository_read_as_the_server)
 	lec__free(s.job.project->repo_url);
 	s.job.project->repo_url = lec__strdup(url);
 	s.answer = helper;
-	CHECK_INT(lec__job_checkout(&s.job), -1);
+	CHECK_ERR(lec__job_checkout(&s.job), LEC_ERROR);
 	CHECK(s.ncmds >= 1);
 	if (s.ncmds >= 1) {
 		const struct lec_steps_cmd *c = &s.cmds[0];
@@ -280,7 +283,7 @@ TEST(local_repository_read_as_the_server)
 	s.job.error = NULL;
 	lec__free(s.job.project->repo_url);
 	s.job.project->repo_url = lec__strdup("file:///etc");
-	CHECK_INT(lec__job_checkout(&s.job), -1);
+	CHECK_ERR(lec__job_checkout(&s.job), LEC_ERROR);
 	CHECK(s.ncmds == 1 && s.cmds[0].argv == NULL);
 	free(url);
 	CHECK(asprintf(&url, "Fetching the repository failed: Local "

@@ -129,8 +129,8 @@ static const struct lec_runner_mount *mount_of(const struct lec_steps_cmd *c,
 
 static void install(struct lec_steps *s)
 {
-	CHECK_INT(lec__job_python_create(&s->job), 0);
-	CHECK_INT(lec__job_python_install(&s->job), 0);
+	CHECK_OK(lec__job_python_create(&s->job));
+	CHECK_OK(lec__job_python_install(&s->job));
 	if (s->job.error)
 		FAIL_AT("the build failed: %s", s->job.error);
 }
@@ -326,8 +326,8 @@ TEST(a_failed_wheel_is_soft_a_failed_install_fails)
 	lec_steps_init(&s, "guide", yaml_install);
 	lec_steps_put(&s, "docs/requirements.txt", "nope\n");
 	s.answer = pip_fails;
-	CHECK_INT(lec__job_python_create(&s.job), 0);
-	CHECK_INT(lec__job_python_install(&s.job), -1);
+	CHECK_OK(lec__job_python_create(&s.job));
+	CHECK_ERR(lec__job_python_install(&s.job), LEC_ERROR);
 	/* The wheel step is recorded as failed, and the install still ran
 	 * (from what the wheelhouse has), whose failure is the build's. */
 	c = lec_steps_find(&s, "pip wheel", NULL);
@@ -393,8 +393,8 @@ TEST(no_python_install_no_venv)
 	lec_steps_init(&s, "plain", "version: 2\nbuild:\n  os: ubuntu-22.04\n"
 				    "  tools:\n    python: \"3.12\"\n"
 				    "sphinx:\n  configuration: conf.py\n");
-	CHECK_INT(lec__job_python_create(&s.job), 0);
-	CHECK_INT(lec__job_python_install(&s.job), 0);
+	CHECK_OK(lec__job_python_create(&s.job));
+	CHECK_OK(lec__job_python_install(&s.job));
 	displays = lec_steps_displays(&s);
 	CHECK_STR(displays, "build.tools\npython --version\n");
 	free(displays);

@@ -5,8 +5,9 @@
  * conf.py's directory as the working directory), build.commands in the
  * checkout, the download formats (a zip of singlehtml, an EPUB moved to
  * its published name), the generator's warnings read from its output as
- * it streams, a failed command's cause, the service's skip exit code and
- * a generator that is not installed.
+ * it streams, a failed command's cause, the service's skip exit code, a
+ * generator that is not installed, and a failed step's error left as
+ * the thread's message.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -77,7 +78,7 @@ TEST(sphinx_found_and_run_as_the_service_does)
 	lec_steps_init(&s, "guide", NULL);
 	lec_steps_put(&s, "docs/conf.py", "project = 'Guide'\n");
 	CHECK_INT(lec__job_generator(&s.job), LEC__GEN_SPHINX);
-	CHECK_INT(lec__job_build_docs(&s.job), 0);
+	CHECK_OK(lec__job_build_docs(&s.job));
 	displays = lec_steps_displays(&s);
 	CHECK_STR(displays, "cat docs/conf.py\n"
 			    "python -m sphinx -T -b html -d _build/doctrees -D "
@@ -124,7 +125,7 @@ TEST(sphinx_configured_with_formats)
 	lec__free(s.job.project->language);
 	s.job.project->language = lec__strdup("pt-br");
 	s.answer = sphinx_writes;
-	CHECK_INT(lec__job_build_docs(&s.job), 0);
+	CHECK_OK(lec__job_build_docs(&s.job));
 	if (s.job.error)
 		FAIL_AT("%s", s.job.error);
 	displays = lec_steps_displays(&s);
@@ -166,7 +167,7 @@ TEST(epub_without_a_book_fails)
 	lec_steps_init(&s, "guide", BUILD "sphinx:\n  configuration: docs/conf.py\n"
 				    "formats: [epub]\n");
 	lec_steps_put(&s, "docs/conf.py", "project = 'Guide'\n");
-	CHECK_INT(lec__job_build_docs(&s.job), -1);
+	CHECK_ERR(lec__job_build_docs(&s.job), LEC_ERROR);
 	CHECK_STR(s.job.error, "The epub build produced no .epub file.");
 	lec_steps_dispose(&s);
 }
@@ -181,7 +182,7 @@ TEST(mkdocs_strict_and_without_increments)
 				    "  fail_on_warning: true\n");
 	lec_steps_put(&s, "site/mkdocs.yml", "site_name: Guide\n");
 	CHECK_INT(lec__job_generator(&s.job), LEC__GEN_MKDOCS);
-	CHECK_INT(lec__job_build_docs(&s.job), 0);
+	CHECK_OK(lec__job_build_docs(&s.job));
 	displays = lec_steps_displays(&s);
 	CHECK_STR(displays, "python -m mkdocs build --clean --site-dir "
 			    "$READTHEDOCS_OUTPUT/html --config-file "
@@ -208,7 +209,7 @@ TEST(build_commands_alone)
 		       "    - echo hi > $READTHEDOCS_OUTPUT/html/index.html\n"
 		       "formats: [htmlzip]\n");
 	CHECK_INT(lec__job_generator(&s.job), LEC__GEN_COMMANDS);
-	CHECK_INT(lec__job_build_docs(&s.job), 0);
+	CHECK_OK(lec__job_build_docs(&s.job));
 	/* The user's commands, through sh, in the checkout; no format of
 	 * Lectern's after them. */
 	displays = lec_steps_displays(&s);
@@ -259,7 +260,7 @@ TEST(warnings_read_and_the_cause_said)
 	lec_steps_put(&s, "docs/conf.py", "project = 'Guide'\n");
 	lec_steps_put(&s, "docs/index.rst", "Guide\n=====\n\n:ref:`nope`\n");
 	s.answer = sphinx_fails;
-	CHECK_INT(lec__job_build_docs(&s.job), -1);
+	CHECK_ERR(lec__job_build_docs(&s.job), LEC_ERROR);
 	CHECK_STR(s.job.error,
 		  "ValueError: the theme is missing (conf.py, line 1) (command "
 		  "\"python -m "
@@ -292,7 +293,7 @@ TEST(skip_and_missing_generators)
 
 	lec_steps_init(&s, "guide", BUILD "  commands:\n    - exit 183\n");
 	s.answer = skip_exit;
-	CHECK_INT(lec__job_build_docs(&s.job), -1);
+	CHECK_ERR(lec__job_build_docs(&s.job), LEC_ERROR);
 	CHECK_INT(s.job.failure, LEC_BUILD_FAILURE_SKIPPED);
 	CHECK_STR(s.job.error, LEC_BUILD_ERROR_SKIPPED);
 	lec_steps_dispose(&s);
@@ -300,7 +301,7 @@ TEST(skip_and_missing_generators)
 	lec_steps_init(&s, "guide", NULL);
 	lec_steps_put(&s, "docs/conf.py", "project = 'Guide'\n");
 	s.env.has_sphinx = 0;
-	CHECK_INT(lec__job_build_docs(&s.job), -1);
+	CHECK_ERR(lec__job_build_docs(&s.job), LEC_ERROR);
 	CHECK_STR(s.job.error, "Sphinx is not installed: install Debian's "
 			       "python3-sphinx.");
 	CHECK(lec_steps_find(&s, "-m sphinx", NULL) == NULL);
@@ -313,11 +314,43 @@ TEST(skip_and_missing_generators)
 	s.env.has_mkdocs = 0;
 	lec__free(s.env.python);
 	s.env.python = lec__strdup("/home/w/venv/bin/python");
-	CHECK_INT(lec__job_build_docs(&s.job), -1);
+	CHECK_ERR(lec__job_build_docs(&s.job), LEC_ERROR);
 	CHECK_STR(s.job.error, "MkDocs is not installed for "
 			       "/home/w/venv/bin/python: install it there "
 			       "(/home/w/venv/bin/python -m pip install "
 			       "mkdocs).");
+	lec_steps_dispose(&s);
+}
+
+/* A failed step's error is the thread's message too, as after a failed
+ * engine call: the first failure's, whatever failed after it; a message
+ * formatted from the thread's own is copied whole. */
+TEST(failed_step_leaves_its_error_as_the_message)
+{
+	struct lec_steps s;
+
+	lec_steps_init(&s, "guide", BUILD "  commands:\n    - make html\n");
+	s.answer = sphinx_fails;
+	lec_error_clear();
+	CHECK_ERR(lec__job_build_docs(&s.job), LEC_ERROR);
+	CHECK_STR(s.job.error, "ValueError: the theme is missing (conf.py, line "
+			       "1) (command \"make html\" failed with exit "
+			       "code 2)");
+	CHECK_STR(lec_error_last(), s.job.error ? s.job.error : "");
+	CHECK_INT(lec_error_last_code(), LEC_ERROR);
+	lec_error_clear();
+	CHECK_ERR(lec__job_fail(&s.job, "a later failure"), LEC_ERROR);
+	CHECK_STR(lec_error_last(), s.job.error ? s.job.error : "");
+	lec_steps_dispose(&s);
+
+	lec_steps_init(&s, "guide", NULL);
+	lec__error(LEC_EIO, "no space left on device");
+	CHECK_ERR(lec__job_fail(&s.job, "Publishing failed: %s",
+				lec_error_last()),
+		  LEC_ERROR);
+	CHECK_STR(s.job.error, "Publishing failed: no space left on device");
+	CHECK_STR(lec_error_last(), "Publishing failed: no space left on "
+				    "device");
 	lec_steps_dispose(&s);
 }
 
@@ -329,6 +362,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(build_commands_alone),
 	TEST_ENTRY(warnings_read_and_the_cause_said),
 	TEST_ENTRY(skip_and_missing_generators),
+	TEST_ENTRY(failed_step_leaves_its_error_as_the_message),
 };
 
 LEC_TEST_MAIN(tests)

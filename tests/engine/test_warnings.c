@@ -833,7 +833,7 @@ TEST(sphinx_carries_what_it_did_not_say_again)
 	/* The first run: every record its document's; the autodoc one,
 	 * without a file, tied to the page that names the module. */
 	sphinx_parse(root, sphinx_output, &set, &t);
-	CHECK_INT(lec__sphinx_carry(&set, &t, NULL, &run, &first), 0);
+	CHECK_OK(lec__sphinx_carry(&set, &t, NULL, &run, &first));
 	CHECK_INT(set.len, 8);
 	CHECK_INT(first.records.len, 8);
 	if (first.records.len == 8) {
@@ -860,7 +860,7 @@ TEST(sphinx_carries_what_it_did_not_say_again)
 	 * consistency is this run's, and what writing found about index
 	 * stays (index was not written). */
 	sphinx_parse(root, sphinx_page_again, &set, &t);
-	CHECK_INT(lec__sphinx_carry(&set, &t, &loaded, &run, &second), 0);
+	CHECK_OK(lec__sphinx_carry(&set, &t, &loaded, &run, &second));
 	CHECK_INT(count_message(&set, "nosuchmod"), 0);
 	CHECK_INT(count_message(&set, "'other'"), 1);
 	CHECK_INT(count_message(&set, "isn't included"), 1);
@@ -894,7 +894,7 @@ TEST(sphinx_carries_what_it_did_not_say_again)
 	snprintf(kept, sizeof(kept), "%s/docs/index.rst", root);
 	CHECK(unlink(kept) == 0);
 	sphinx_parse(root, sphinx_nothing, &set, &t);
-	CHECK_INT(lec__sphinx_carry(&set, &t, &second, &run, &third), 0);
+	CHECK_OK(lec__sphinx_carry(&set, &t, &second, &run, &third));
 	CHECK_INT(count_message(&set, "isn't included"), 1);
 	CHECK_INT(count_message(&set, "nonexisting document"), 0);
 	CHECK_INT(count_message(&set, "undefined label"), 0);
@@ -909,14 +909,15 @@ TEST(sphinx_carries_what_it_did_not_say_again)
 	second = third;
 	memset(&third, 0, sizeof(third));
 	sphinx_parse(root, sphinx_nothing, &set, &t);
-	CHECK_INT(lec__sphinx_carry(&set, &t, &second, &run, &third), 0);
+	CHECK_OK(lec__sphinx_carry(&set, &t, &second, &run, &third));
 	CHECK_INT(set.len, 0);
 	lec_warning_set_dispose(&set);
 	lec__sphinx_trace_dispose(&t);
 
 	/* Output it does not know: nothing carried, nothing kept. */
 	lec_warning_set_add(&set, LEC_WARNING_WARNING, "", 0, "odd");
-	CHECK_INT(lec__sphinx_carry(&set, &t, &second, &run, &loaded), -1);
+	CHECK_ERR(lec__sphinx_carry(&set, &t, &second, &run, &loaded),
+		  LEC_ERROR);
 	CHECK_INT(set.len, 1);
 	lec_warning_set_dispose(&set);
 	lec__sphinx_kept_dispose(&first);
@@ -987,7 +988,7 @@ TEST(sphinx_record_once_per_page_is_each_pages)
 	run.srcdir = "docs";
 	run.doctrees = doctrees;
 	sphinx_parse(root, sphinx_navigation, &set, &t);
-	CHECK_INT(lec__sphinx_carry(&set, &t, NULL, &run, &first), 0);
+	CHECK_OK(lec__sphinx_carry(&set, &t, NULL, &run, &first));
 	CHECK_INT(first.records.len, 3);
 	for (i = 0; i < first.records.len && i < 3; i++)
 		CHECK_STR(first.records.items[i].doc, pages[i]);
@@ -996,7 +997,7 @@ TEST(sphinx_record_once_per_page_is_each_pages)
 	lec__sphinx_trace_dispose(&t);
 	/* b's is said again; a's and index's stay: three, as before. */
 	sphinx_parse(root, sphinx_navigation_b, &set, &t);
-	CHECK_INT(lec__sphinx_carry(&set, &t, &first, &run, &second), 0);
+	CHECK_OK(lec__sphinx_carry(&set, &t, &first, &run, &second));
 	CHECK_INT(set.len, 3);
 	CHECK_INT(count_message(&set, "doesn't have a title"), 3);
 	lec_warning_set_dispose(&set);

@@ -129,7 +129,7 @@ TEST(integer_and_boolean_values)
 	for (i = 0; i < COUNT(ints); i++) {
 		v = 0;
 		CHECK_INT(lec__yaml_int_value(ints[i].text, &v),
-			  ints[i].fits ? 0 : -1);
+			  ints[i].fits ? LEC_OK : LEC_ERROR);
 		if (ints[i].fits && v != ints[i].value)
 			FAIL_AT("'%s' is %lld, expected %lld", ints[i].text, v,
 				ints[i].value);
