@@ -521,6 +521,44 @@ class DashboardTest(ServerTestCase):
         finally:
             shutil.rmtree(profile, ignore_errors=True)
 
+    def test_addons_form_in_a_browser(self):
+        """The form as Chromium sends it, logged in by the session cookie:
+        a box checked and a choice made are saved, and the browser lands
+        on the tab again, which shows them."""
+        self.chromium_available()
+        before = self.addons_settings()
+        name, value = self.server.api_login(self.token).split("=", 1)
+        url = "%s/projects/%s/addons/" % (self.server.base, self.slug)
+        profile = tempfile.mkdtemp(prefix="lectern-chromium-")
+        browser = DevTools(profile)
+        try:
+            browser.call("Network.setCookie", session=True, name=name, value=value,
+                         url=self.server.base + "/")
+            browser.open(url)
+            browser.eval("window.sent = 'yes';"
+                         "document.getElementById('linkpreviews_enabled').click();"
+                         "document.getElementById('flyout_sorting').value = 'calver';"
+                         "document.querySelector('form button').click()")
+            deadline, shown = time.time() + 30, None
+            while time.time() < deadline and shown is None:
+                time.sleep(0.2)
+                try:
+                    shown = browser.eval(
+                        "window.sent === undefined && document.readyState === 'complete' ? "
+                        "[location.href, document.getElementById('flyout_sorting').value, "
+                        "document.getElementById('linkpreviews_enabled').checked] : null")
+                except AssertionError:  # between two pages
+                    pass
+            self.assertEqual(shown, [url, "calver", not before["linkpreviews_enabled"]])
+            self.assertEqual(self.addons_settings(), dict(
+                before, flyout_sorting="calver",
+                linkpreviews_enabled=not before["linkpreviews_enabled"]))
+        finally:
+            browser.close()
+            shutil.rmtree(profile, ignore_errors=True)
+            self.server.patch("/api/v3/projects/%s/addons/" % self.slug, before,
+                              token=self.token)
+
     def test_live_log(self):
         self.chromium_available()
         repo = fixtures.make_repo(LIVE)
