@@ -1,13 +1,15 @@
 /*
  * The dashboard's pages (docs/dashboard.md): every dashboard URL the API
- * emits answers with a read-only page, server-rendered, on the host the
- * API is on:
+ * emits answers with a page, server-rendered, on the host the API is on,
+ * read-only but for the Addons tab's form, for the project's admins:
  *
  *   /projects/<p>/                          a project: facts, its active
  *                                           versions, its latest builds
  *   /projects/<p>/builds/                   its builds, a page at a time
  *   /projects/<p>/versions/                 its versions
  *   /projects/<p>/addons/                   its reader addons' settings
+ *                                           (POST: its admins' form,
+ *                                           saved as the v3 PATCH saves)
  *   /projects/<p>/builds/<id>/              a build: state, what it reused
  *                                           (cache), the end of its log,
  *                                           live while it runs (live/:
@@ -26,7 +28,9 @@
  * found as the docs host finds them: a token header, or the session
  * cookie of the docs login, which works here too (srv_dash_authenticate,
  * called by the router before the response cache is consulted, so a page
- * is kept per user).
+ * is kept per user). The form's CSRF token is bound to the reader's
+ * session (docs_form_token): the docs login's nonce cookie reaches its
+ * /_/ paths only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,7 @@
 #include "lectern/timefmt.h"
 #include "lectern/user.h"
 #include "lectern/version.h"
+#include "body.h"
 #include "buildlog.h"
 #include "dash.h"
 #include "docs.h"
@@ -474,6 +479,18 @@ done:
 	return res->status;
 }
 
+/* The Addons tab ---------------------------------------------------------- */
+
+/* What the Addons tab shows: the settings, and for the project's admins
+ * the form that changes them. */
+struct addons_view {
+	struct lec_addons now;                /* the project's settings */
+	const struct lec_addons_patch *sent;  /* a refused form's values */
+	char token[DOCS_FORM_TOKEN_MAX];      /* the form's; "": no form */
+	char field[64];                       /* what a refused form got */
+	char error[512];                      /* wrong, and why; "": none */
+};
+
 /* A setting's value as the API shows it: on/off, the text, or "none". */
 static const char *setting_value(const struct lec_addons *a, size_t id)
 {
@@ -482,46 +499,269 @@ static const char *setting_value(const struct lec_addons *a, size_t id)
 	return a->text[id] ? a->text[id] : "none";
 }
 
-/* The project's addon settings (the v3 addons resource), each with what
- * it does; they are changed where everything is, through the API. */
-static int addons(struct srv_request *req, struct srv_response *res)
+/* The docs login's view of the request (docs_auth.c): who asks, and with
+ * which session. 0, or the status of the answer given; c->user is the
+ * caller's to free. */
+static int auth_ctx(struct srv_request *req, struct srv_response *res,
+		    struct docs_ctx *c)
 {
-	struct lec_addons a = { { 0 }, { 0 } };
-	struct view v;
+	const char *q = strchr(req->raw_uri, '?');
+
+	memset(c, 0, sizeof(*c));
+	c->req = req;
+	c->res = res;
+	c->query = q ? q : "";
+	if ((c->store = srv_store(req)) == NULL)
+		return srv_respond_internal(res, "no store");
+	return 0;
+}
+
+/* The Addons tab's address, in the page's theme, into url. */
+static void addons_url(const struct view *v, char *url, size_t cap)
+{
+	snprintf(url, cap, "/projects/%s/addons/", v->parent.project->slug);
+	dash_themed(&v->f, url, cap);
+}
+
+/* One setting's field of the form, showing what the refused form sent
+ * for it, else its value now. */
+static void setting_field(struct srv_text *h, const struct addons_view *av,
+			  size_t id)
+{
+	const struct lec_addons_setting *s = &lec_addons_settings[id];
+	int sent = av->sent && (av->sent->set & (1u << id));
+	const char *text = sent ? av->sent->text[id] : av->now.text[id];
+	const char *const *c;
+
+	if (s->kind == LEC_ADDONS_BOOL) {
+		srv_text_printf(h, "<input type=\"checkbox\" id=\"%s\" "
+				   "name=\"%s\"%s>",
+				s->name, s->name,
+				(sent ? av->sent->on[id] : av->now.on[id])
+					? " checked"
+					: "");
+		return;
+	}
+	if (s->kind == LEC_ADDONS_TEXT) {
+		srv_text_printf(h, "<input type=\"text\" id=\"%s\" name=\"%s\" "
+				   "maxlength=\"%zu\" placeholder=\"none\" "
+				   "value=\"",
+				s->name, s->name, s->max_chars);
+		dash_esc(h, text);
+		srv_text_puts(h, "\">");
+		return;
+	}
+	srv_text_printf(h, "<select id=\"%s\" name=\"%s\">", s->name, s->name);
+	if (s->nullable)
+		srv_text_printf(h, "<option value=\"\"%s>none</option>",
+				text ? "" : " selected");
+	for (c = s->choices; *c; c++) {
+		srv_text_puts(h, "<option");
+		if (text && strcmp(text, *c) == 0)
+			srv_text_puts(h, " selected");
+		srv_text_puts(h, ">");
+		dash_esc(h, *c);
+		srv_text_puts(h, "</option>");
+	}
+	srv_text_puts(h, "</select>");
+}
+
+/* The settings: a form when av has a token, else a table of values. */
+static void settings_table(struct view *v, const struct addons_view *av)
+{
+	struct srv_text *h = &v->h;
+	char url[700];
 	size_t i;
+
+	if (av->token[0]) {
+		addons_url(v, url, sizeof(url));
+		srv_text_puts(h, "<form method=\"post\" action=\"");
+		dash_esc(h, url);
+		srv_text_printf(h, "\">\n<input type=\"hidden\" "
+				   "name=\"csrf_token\" value=\"%s\">\n",
+				av->token);
+	}
+	srv_text_puts(h, "<table><thead><tr><th>Setting</th><th>Value</th>"
+			 "<th>What it does</th></tr></thead><tbody>\n");
+	for (i = 0; i < LEC_ADDONS_COUNT; i++) {
+		const char *name = lec_addons_settings[i].name;
+
+		if (av->token[0]) {
+			srv_text_printf(h, "<tr%s><td><label for=\"%s\"><code>"
+					   "%s</code></label></td><td>",
+					strcmp(av->field, name) == 0
+						? " class=\"error\""
+						: "",
+					name, name);
+			setting_field(h, av, i);
+		} else {
+			srv_text_printf(h, "<tr><td><code>%s</code></td><td>",
+					name);
+			dash_esc(h, setting_value(&av->now, i));
+		}
+		srv_text_puts(h, "</td><td>");
+		dash_esc(h, lec_addons_settings[i].help);
+		srv_text_puts(h, "</td></tr>\n");
+	}
+	srv_text_puts(h, "</tbody></table>\n");
+	if (av->token[0])
+		srv_text_puts(h, "<p><button>Save</button></p>\n</form>\n");
+}
+
+/* The Addons tab with status: the project's settings (the v3 addons
+ * resource), each with what it does; for its admins a form, with what
+ * was wrong with the last one sent. */
+static int addons_page(struct view *v, struct docs_ctx *c,
+		       struct addons_view *av, int status)
+{
+	const char *slug = v->parent.project->slug;
 	int rc;
 
-	if (open_view(&v, req, res, SRV_PARENT_PROJECT) < 0)
+	if ((rc = lec_addons_get(v->store, v->parent.project->id,
+				 &av->now)) != LEC_OK)
+		return srv_respond_engine_error(v->res, rc);
+	if (!v->parent.admin || docs_form_token(c, av->token) < 0)
+		av->token[0] = '\0';
+	frame(v, "Addons", "addons");
+	v->f.form = av->token[0] != '\0';
+	dash_page_begin(&v->h, &v->f);
+	srv_text_puts(&v->h, "<p>What the readers of these docs get on every "
+			     "page: the versions menu, notices, search as they "
+			     "type, link previews, the visual diff.</p>\n");
+	if (av->error[0]) {
+		srv_text_puts(&v->h, "<p class=\"error\">Not saved: ");
+		if (av->field[0]) {
+			srv_text_puts(&v->h, "<code>");
+			dash_esc(&v->h, av->field);
+			srv_text_puts(&v->h, "</code>: ");
+		}
+		dash_esc(&v->h, av->error);
+		srv_text_puts(&v->h, "</p>\n");
+	}
+	settings_table(v, av);
+	srv_text_printf(&v->h, "<p class=\"dim\">%s<code>lectern addons ",
+			v->f.form ? "Changed here too, or with " : "Changed by "
+				    "the project's admins, with ");
+	dash_esc(&v->h, slug);
+	srv_text_puts(&v->h, " NAME=VALUE</code> or <code>PATCH /api/v3/"
+			     "projects/");
+	dash_esc(&v->h, slug);
+	srv_text_puts(&v->h, "/addons/</code>.</p>\n");
+	if (v->f.form)
+		docs_form_headers(c);
+	dash_page_end(&v->h, &v->f);
+	return send_html(v, status);
+}
+
+static int addons(struct srv_request *req, struct srv_response *res)
+{
+	struct addons_view av;
+	struct docs_ctx c;
+	struct view v;
+
+	memset(&av, 0, sizeof(av));
+	memset(&c, 0, sizeof(c));
+	if (open_view(&v, req, res, SRV_PARENT_PROJECT) == 0 &&
+	    auth_ctx(req, res, &c) == 0)
+		addons_page(&v, &c, &av, 200);
+	lec_user_free(c.user);
+	lec_addons_dispose(&av.now);
+	view_dispose(&v);
+	return res->status;
+}
+
+/* A form refused (403): why, and the way back to the tab. */
+static int form_refused(struct view *v, const char *why)
+{
+	char url[700];
+
+	srv_text_dispose(&v->h);
+	frame(v, "Forbidden", "addons");
+	dash_page_begin(&v->h, &v->f);
+	srv_text_puts(&v->h, "<p class=\"error\">");
+	dash_esc(&v->h, why);
+	srv_text_puts(&v->h, " Nothing was changed.</p>\n<p>");
+	addons_url(v, url, sizeof(url));
+	anchor(&v->h, url, "Back to the Addons tab");
+	srv_text_puts(&v->h, "</p>\n");
+	dash_page_end(&v->h, &v->f);
+	return send_html(v, 403);
+}
+
+/* What a 400 of the API says (res's body: {"field": ["message"]}, a bare
+ * list, or {"detail": "message"}) into av, for the form's page. */
+static void refusal_of(const struct srv_response *res, struct addons_view *av)
+{
+	cJSON *errors = res->body ? cJSON_Parse(res->body) : NULL;
+	const cJSON *e = errors ? errors->child : NULL;
+
+	if (e && cJSON_IsObject(errors) && strcmp(e->string, "detail") != 0)
+		snprintf(av->field, sizeof(av->field), "%s", e->string);
+	while (e && !cJSON_IsString(e))
+		e = e->child;
+	snprintf(av->error, sizeof(av->error), "%s",
+		 e ? e->valuestring : "the form was not understood.");
+	cJSON_Delete(errors);
+}
+
+/* The Addons form sent: refused (403) without its CSRF token or from
+ * someone who does not administer the project; shown again with what is
+ * wrong (400) when a value is not one the v3 PATCH takes; otherwise
+ * saved, as the PATCH saves it, and on to the tab (303), so that a
+ * reload sends nothing again. */
+static int addons_post(struct srv_request *req, struct srv_response *res)
+{
+	struct lec_addons_patch patch;
+	struct addons_view av;
+	struct docs_ctx c;
+	cJSON *body = NULL;
+	const cJSON *token;
+	char url[700];
+	struct view v;
+
+	memset(&av, 0, sizeof(av));
+	memset(&c, 0, sizeof(c));
+	if (open_view(&v, req, res, SRV_PARENT_PROJECT) < 0 ||
+	    auth_ctx(req, res, &c) != 0)
 		goto done;
-	if ((rc = lec_addons_get(v.store, v.parent.project->id, &a)) != LEC_OK) {
-		srv_respond_engine_error(res, rc);
+	if ((body = srv_parse_body(req, res)) == NULL) {
+		refusal_of(res, &av);
+		addons_page(&v, &c, &av, res->status);
 		goto done;
 	}
-	frame(&v, "Addons", "addons");
-	dash_page_begin(&v.h, &v.f);
-	srv_text_puts(&v.h, "<p>What the readers of these docs get on every "
-			    "page: the versions menu, notices, search as they "
-			    "type, link previews, the visual diff.</p>\n"
-			    "<table><thead><tr><th>Setting</th><th>Value</th>"
-			    "<th>What it does</th></tr></thead><tbody>\n");
-	for (i = 0; i < LEC_ADDONS_COUNT; i++) {
-		srv_text_printf(&v.h, "<tr><td><code>%s</code></td><td>",
-				lec_addons_settings[i].name);
-		dash_esc(&v.h, setting_value(&a, i));
-		srv_text_puts(&v.h, "</td><td>");
-		dash_esc(&v.h, lec_addons_settings[i].help);
-		srv_text_puts(&v.h, "</td></tr>\n");
+	token = srv_body_get(body, "csrf_token");
+	if (!docs_form_token_valid(&c, cJSON_IsString(token)
+						? token->valuestring
+						: NULL)) {
+		form_refused(&v, "The form has expired or came from another "
+				 "site.");
+		goto done;
 	}
-	srv_text_puts(&v.h, "</tbody></table>\n<p class=\"dim\">Changed with "
-			    "<code>lectern addons ");
-	dash_esc(&v.h, v.parent.project->slug);
-	srv_text_puts(&v.h, " NAME=VALUE</code> or <code>PATCH /api/v3/"
-			    "projects/");
-	dash_esc(&v.h, v.parent.project->slug);
-	srv_text_puts(&v.h, "/addons/</code>.</p>\n");
-	finish(&v, 0);
+	if (!v.parent.admin) {
+		form_refused(&v, "Only the project's admins change its "
+				 "addons.");
+		goto done;
+	}
+	if (srv_v3_addons_apply(req, res, v.parent.project->id, body, 1,
+				&patch) < 0) {
+		if (res->status == 400) {
+			refusal_of(res, &av);
+			av.sent = &patch;
+			addons_page(&v, &c, &av, 400);
+		}
+		goto done;
+	}
+	v.f.theme = dash_theme_name(srv_query(req, "theme"));
+	addons_url(&v, url, sizeof(url));
+	if ((res->location = strdup(url)) == NULL) {
+		srv_respond_internal(res, "out of memory");
+		goto done;
+	}
+	srv_respond_empty(res, 303);
 done:
-	lec_addons_dispose(&a);
+	cJSON_Delete(body);
+	lec_user_free(c.user);
+	lec_addons_dispose(&av.now);
 	view_dispose(&v);
 	return res->status;
 }
@@ -998,15 +1238,10 @@ static int auth_page(struct srv_request *req, struct srv_response *res,
 		     int (*page)(struct docs_ctx *c))
 {
 	struct docs_ctx c;
-	const char *q = strchr(req->raw_uri, '?');
 	int status;
 
-	memset(&c, 0, sizeof(c));
-	c.req = req;
-	c.res = res;
-	c.query = q ? q : "";
-	if ((c.store = srv_store(req)) == NULL)
-		return srv_respond_internal(res, "no store");
+	if ((status = auth_ctx(req, res, &c)) != 0)
+		return status;
 	status = page(&c);
 	lec_user_free(c.user);
 	return status;
@@ -1047,7 +1282,10 @@ const struct srv_route srv_dash_routes[] = {
 	PAGE("/projects/{}/", overview, "Project"),
 	PAGE("/projects/{}/builds/", builds, "Builds"),
 	PAGE("/projects/{}/versions/", versions, "Versions"),
-	PAGE("/projects/{}/addons/", addons, "Addons"),
+	{ "/projects/{}/addons/", SRV_API_DASH, SRV_PERM_ANYONE, 0,
+	  { { SRV_GET, SRV_PERM_ANYONE, addons },
+	    { SRV_POST, SRV_PERM_ANYONE, addons_post } },
+	  "Addons", NULL },
 	PAGE("/projects/{}/builds/{}/", build, "Build"),
 	PAGE("/projects/{}/builds/{}/live/", build_live, "Build"),
 	PAGE("/projects/{}/builds/{}/output/{}/", build_output, "Output"),

@@ -1,8 +1,9 @@
 /*
- * The read-only web dashboard (docs/dashboard.md): the pages behind every
- * dashboard URL the API emits (a project's urls.home, urls.builds and
- * urls.versions, a build's urls.build, a version's urls.dashboard.edit),
- * server-rendered HTML in the colours of the TUI's themes.
+ * The web dashboard (docs/dashboard.md): the pages behind every dashboard
+ * URL the API emits (a project's urls.home, urls.builds and urls.versions,
+ * a build's urls.build, a version's urls.dashboard.edit), server-rendered
+ * HTML in the colours of the TUI's themes, read-only but for the form of
+ * a project's Addons tab.
  *
  *   dash_theme.c  a theme file (themes/NAME.theme, compiled in) as CSS
  *   dash_html.c   writing HTML: escaping, the page frame, values
@@ -59,6 +60,8 @@ struct dash_frame {
 	const char *theme;        /* the built-in theme to link */
 	const char *user;         /* who is asking; NULL: anonymous */
 	const char *path;         /* this page's path, for the login link */
+	int form;                 /* the page has a form that changes
+				     something: not read-only */
 };
 
 /* Add the frame's theme, when not the default, to an address of the

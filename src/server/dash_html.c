@@ -194,6 +194,7 @@ void dash_page_end(struct srv_text *h, const struct dash_frame *f)
 		srv_text_puts(h, "<span class=\"dim\">anonymous</span>");
 		dash_login_link(h, f->path, "Log in");
 	}
-	srv_text_puts(h, "<span class=\"dim\">read-only</span></footer>\n"
-			 "</body></html>\n");
+	if (!f->form)
+		srv_text_puts(h, "<span class=\"dim\">read-only</span>");
+	srv_text_puts(h, "</footer>\n</body></html>\n");
 }

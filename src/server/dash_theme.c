@@ -78,6 +78,7 @@ static const char layout[] =
 	"border-left: 2px solid var(--border); }\n"
 	".command { font-weight: bold; margin-top: 0.8rem; }\n"
 	".pages { margin: 0.8rem 0; display: flex; gap: 1.5rem; }\n"
+	"input, select, button { font: inherit; }\n"
 	".status { position: sticky; bottom: 0; padding: 0.2rem 1rem; "
 	"display: flex; gap: 1rem; background: Canvas; "
 	"border-top: 1px solid var(--border); }\n";

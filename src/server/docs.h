@@ -315,6 +315,17 @@ int docs_login(struct docs_ctx *c);
  * lectern/session.h) and clears the cookie, then goes on to "next". */
 #define DOCS_LOGOUT_PATH "/_/logout/"
 int docs_logout(struct docs_ctx *c);
+/* The dashboard's forms (dash.c), for someone logged in: the CSRF token
+ * a form of this host carries for them, into token (DOCS_FORM_TOKEN_MAX
+ * bytes, hex); -1 when nobody is logged in or there is no session key. */
+#define DOCS_FORM_TOKEN_MAX 65
+int docs_form_token(struct docs_ctx *c, char *token);
+/* Whether a form's POST carries that token (sent; NULL: none), from a
+ * page of this host (its Origin, or else its Referer, names it). */
+int docs_form_token_valid(struct docs_ctx *c, const char *sent);
+/* The headers of a page with a form: kept by no cache (its token is this
+ * visitor's), framed by no other page. */
+void docs_form_headers(struct docs_ctx *c);
 
 /* docs_cache.c ------------------------------------------------------------ */
 

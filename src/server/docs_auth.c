@@ -41,7 +41,9 @@
  * its Origin (or, without one, its Referer) names this host. A page on
  * another docs host (another project's docs, same site, so SameSite does
  * not help) can plant a nonce cookie it fetched for this host, but its
- * post carries its own origin.
+ * post carries its own origin. The dashboard's forms, for someone logged
+ * in, carry HMAC(session key, host and session) instead, under the same
+ * origin rule: the nonce cookie reaches the login's /_/ paths only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -463,7 +465,7 @@ static int names_host(const char *url, const char *host)
 	return host && strlen(host) == n && strncasecmp(url, host, n) == 0;
 }
 
-/* A login or logout POST must come from a page of this host: its Origin, which
+/* A form's POST must come from a page of this host: its Origin, which
  * browsers send with every POST, or else its Referer, must name it. A
  * request naming neither is refused (issue 27, item 11: one without
  * Origin logged a visitor in as an attacker). */
@@ -478,6 +480,14 @@ static int same_origin(struct docs_ctx *c)
 	return referer && names_host(referer, host);
 }
 
+/* Whether a token sent with a form is the one expected (both hex, of
+ * 2 * SESSION_MAC_LEN digits), compared in constant time. */
+static int token_matches(const char *sent, const char *expected)
+{
+	return strlen(sent) == 2 * SESSION_MAC_LEN &&
+	       CRYPTO_memcmp(sent, expected, 2 * SESSION_MAC_LEN) == 0;
+}
+
 /* Whether a login or logout POST carries the token of the nonce cookie
  * it came with, from a page of this host. */
 static int csrf_valid(struct docs_ctx *c, const char *body)
@@ -487,9 +497,8 @@ static int csrf_valid(struct docs_ctx *c, const char *body)
 
 	return same_origin(c) && csrf_nonce(c, nonce) &&
 	       docs_form_value(body, "csrf_token", sent, sizeof(sent)) &&
-	       strlen(sent) == 2 * SESSION_MAC_LEN &&
 	       csrf_token(c, nonce, expected) == 0 &&
-	       CRYPTO_memcmp(sent, expected, 2 * SESSION_MAC_LEN) == 0;
+	       token_matches(sent, expected);
 }
 
 /* Refuse a login or logout POST (title "Log in" or "Log out", page the
@@ -528,6 +537,39 @@ static int csrf_form_nonce(struct docs_ctx *c, char *nonce)
 			     "; HttpOnly; SameSite=Strict",
 		 nonce);
 	return srv_response_header(c->res, "Set-Cookie", cookie);
+}
+
+/* The dashboard's forms ---------------------------------------------------- */
+
+_Static_assert(DOCS_FORM_TOKEN_MAX == 2 * SESSION_MAC_LEN + 1,
+	       "a form token is a hex MAC");
+
+/* A dashboard form is for someone logged in, so its token is bound to
+ * what they are logged in with rather than to a nonce cookie (which
+ * reaches the login's /_/ paths only): their session, or, with a token
+ * header (no session: nothing a browser sends by itself), their user.
+ * A new login is a new session, and a new token. */
+int docs_form_token(struct docs_ctx *c, char *token)
+{
+	const struct lec_user *user = docs_user(c);
+	char subject[48];
+
+	if (user == NULL)
+		return -1;
+	if (c->session)
+		snprintf(subject, sizeof(subject), "session %" PRId64,
+			 c->session);
+	else
+		snprintf(subject, sizeof(subject), "user %" PRId64, user->id);
+	return host_mac(c, "form", subject, strlen(subject), token);
+}
+
+int docs_form_token_valid(struct docs_ctx *c, const char *sent)
+{
+	char expected[DOCS_FORM_TOKEN_MAX];
+
+	return sent && same_origin(c) && docs_form_token(c, expected) == 0 &&
+	       token_matches(sent, expected);
 }
 
 /* Tickets ----------------------------------------------------------------- */
@@ -679,11 +721,11 @@ static int login_done(struct docs_ctx *c, int64_t sid, const char *host,
 
 /* The login form on the API host ------------------------------------------ */
 
-/* What the login's and logout's forms say about themselves: the CSRF
- * token is tied to this visitor's cookie (no shared caching), and the
- * page may not be framed, or a page of a build could lay itself over
- * it. */
-static void form_headers(struct docs_ctx *c)
+/* What a page with a form (the login's, the logout's, the dashboard's)
+ * says about itself: the CSRF token is tied to this visitor's cookie (no
+ * shared caching), and the page may not be framed, or a page of a build
+ * could lay itself over it. */
+void docs_form_headers(struct docs_ctx *c)
 {
 	srv_response_header(c->res, "Cache-Control", "no-store");
 	srv_response_header(c->res, "X-Frame-Options", "DENY");
@@ -702,7 +744,7 @@ static int login_form(struct docs_ctx *c)
 
 	if (csrf_form_nonce(c, nonce) < 0 || csrf_token(c, nonce, token) < 0)
 		return srv_respond_internal(c->res, "no CSRF token");
-	form_headers(c);
+	docs_form_headers(c);
 	login_next(query, next);
 	if (!login_target(c, query, host))
 		host[0] = '\0';
@@ -845,7 +887,7 @@ static int logout_form(struct docs_ctx *c)
 
 	if (csrf_form_nonce(c, nonce) < 0 || csrf_token(c, nonce, token) < 0)
 		return srv_respond_internal(c->res, "no CSRF token");
-	form_headers(c);
+	docs_form_headers(c);
 	login_next(query, next);
 	srv_text_puts(&page, "<!DOCTYPE html>\n<html><head><title>Log out"
 			     "</title></head>\n<body><h1>Log out</h1>\n<p>");

@@ -7,6 +7,7 @@
 #ifndef LECTERN_SRV_V3_H
 #define LECTERN_SRV_V3_H
 
+#include "lectern/addons.h"
 #include "lectern/version.h"
 #include "handler.h"
 
@@ -351,6 +352,15 @@ srv_handler_fn srv_v3_mirror_publish;
 int srv_v3_project_addons(struct srv_request *req, struct srv_response *res);
 int srv_v3_project_addons_update(struct srv_request *req,
 				 struct srv_response *res);
+/* Change the settings of project_id that body (a parsed request body,
+ * srv_parse_body) names, as the v3 PATCH does: patch gets what was read
+ * (its texts borrowed from body), checked and applied by
+ * lec_addons_update. html_form reads a dashboard form as a browser sends
+ * it (an unchecked box is off, an empty field none). 0, or -1 with res
+ * filled: a 400 naming the setting, or another error. */
+int srv_v3_addons_apply(struct srv_request *req, struct srv_response *res,
+			int64_t project_id, const cJSON *body, int html_form,
+			struct lec_addons_patch *patch);
 /* Lectern's page diff (v3_diff.c, docs/api.md). */
 srv_handler_fn srv_v3_diff;
 

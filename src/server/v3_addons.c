@@ -66,22 +66,24 @@ int srv_v3_project_addons(struct srv_request *req, struct srv_response *res)
 }
 
 /* The body's settings into patch (its strings borrowed from body); 0, or
- * -1 with res filled (a value of the wrong type). */
-static int read_patch(const cJSON *body, struct lec_addons_patch *patch,
-		      struct srv_response *res)
+ * -1 with res filled (a value of the wrong type). A dashboard form reads
+ * as a browser sends it: an unchecked box is off, an empty field none. */
+static int read_patch(const cJSON *body, int html_form,
+		      struct lec_addons_patch *patch, struct srv_response *res)
 {
+	const unsigned bool_flags = html_form ? SRV_FIELD_FORM_FALSE : 0;
+	const unsigned text_flags =
+		SRV_FIELD_NULLABLE | (html_form ? 0 : SRV_FIELD_BLANK);
 	int i, rc = 0;
 
 	for (i = 0; i < LEC_ADDONS_COUNT && rc >= 0; i++) {
 		const char *name = lec_addons_settings[i].name;
 
 		if (lec_addons_settings[i].kind == LEC_ADDONS_BOOL)
-			rc = srv_body_bool(body, name, name, 0, &patch->on[i],
-					   res);
+			rc = srv_body_bool(body, name, name, bool_flags,
+					   &patch->on[i], res);
 		else
-			rc = srv_body_string(body, name, name,
-					     SRV_FIELD_NULLABLE |
-						     SRV_FIELD_BLANK,
+			rc = srv_body_string(body, name, name, text_flags,
 					     &patch->text[i], res);
 		if (rc == SRV_FIELD_PRESENT)
 			patch->set |= 1u << i;
@@ -89,26 +91,35 @@ static int read_patch(const cJSON *body, struct lec_addons_patch *patch,
 	return rc < 0 ? -1 : 0;
 }
 
+int srv_v3_addons_apply(struct srv_request *req, struct srv_response *res,
+			int64_t project_id, const cJSON *body, int html_form,
+			struct lec_addons_patch *patch)
+{
+	int rc;
+
+	memset(patch, 0, sizeof(*patch));
+	if (read_patch(body, html_form, patch, res) < 0)
+		return -1;
+	if ((rc = lec_addons_update(srv_store(req), project_id, patch)) < 0) {
+		srv_respond_engine_error(res, rc);
+		return -1;
+	}
+	return 0;
+}
+
 int srv_v3_project_addons_update(struct srv_request *req,
 				 struct srv_response *res)
 {
 	struct lec_addons_patch patch;
 	struct srv_parent parent;
-	cJSON *body = NULL;
-	int rc;
+	cJSON *body;
 
 	if (srv_v3_parent_load(req, res, SRV_PARENT_PROJECT, &parent) < 0)
 		return res->status;
-	memset(&patch, 0, sizeof(patch));
-	if ((body = srv_parse_body(req, res)) == NULL ||
-	    read_patch(body, &patch, res) < 0)
-		goto done;
-	rc = lec_addons_update(srv_store(req), parent.project->id, &patch);
-	if (rc < 0)
-		srv_respond_engine_error(res, rc);
-	else
+	if ((body = srv_parse_body(req, res)) != NULL &&
+	    srv_v3_addons_apply(req, res, parent.project->id, body, 0,
+				&patch) == 0)
 		respond_settings(req, res, parent.project->id);
-done:
 	cJSON_Delete(body);
 	srv_v3_parent_dispose(&parent);
 	return res->status;

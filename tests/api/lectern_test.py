@@ -158,6 +158,20 @@ class Server:
         m = re.search(rb'name="csrf_token" value="([0-9a-f]+)"', r.body)
         return r, cookie, m.group(1).decode() if m else None
 
+    def api_login(self, token, nxt="/"):
+        """Log in on the API's host (the dashboard's) as a browser does,
+        through the login form: the session cookie "lectern_session=..."."""
+        _, cookie, csrf = self.login_form(None, "?next=" + urllib.parse.quote(nxt, safe=""))
+        r = self.request(
+            "POST", "/_/login/",
+            raw=urllib.parse.urlencode({"csrf_token": csrf, "token": token,
+                                        "next": nxt}).encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded",
+                     "Cookie": cookie, "Origin": self.base})
+        if r.status != 302 or r.header("Location") != nxt:
+            raise AssertionError("the login form's post: %s" % r)
+        return r.header("Set-Cookie").split(";")[0]
+
     def browser_login(self, token, docs_host, nxt="/"):
         """Log in to docs_host as a browser does: the docs host sends it to
         the form on the API's host, which sends it back with a ticket.

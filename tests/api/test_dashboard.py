@@ -1,9 +1,11 @@
-"""The read-only web dashboard (issue 32, item 6; docs/dashboard.md): every
+"""The web dashboard (issue 32, item 6; docs/dashboard.md): every
 dashboard URL the API emits (a project's urls.home, urls.builds and
 urls.versions, a build's urls.build, a version's urls.dashboard.edit)
 answers with a page, under the API's visibility rules, with the docs login
 for private projects; a build's page shows what it reused (its cache) and
-its log, kept current while the build runs.
+its log, kept current while the build runs. The Addons tab is a form for
+the project's admins (issue 39), saved as the v3 PATCH saves, under the
+CSRF and origin rules of the login's forms.
 
 In a real browser, Debian's headless Chromium: a screenshot of a build's
 page (a real picture in the theme's colours) and a live-log test, driven
@@ -60,6 +62,46 @@ class Links(html.parser.HTMLParser):
         if self._title:
             self.title += data
         self.text.append(data)
+
+
+class Form(html.parser.HTMLParser):
+    """A page's first form as a browser sends it: action and fields
+    (a checked box "on", an unchecked one left out, a select's selected
+    option or else its first), in order."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.action, self.fields, self._select, self._option = None, {}, None, None
+        self._done = False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if self._done:
+            return
+        if tag == "form":
+            self.action = a["action"]
+        elif tag == "input" and a.get("type") == "checkbox":
+            if "checked" in a:
+                self.fields[a["name"]] = "on"
+        elif tag == "input":
+            self.fields[a["name"]] = a.get("value", "")
+        elif tag == "select":
+            self._select = a["name"]
+        elif tag == "option" and self._select:
+            self._option = a
+
+    def handle_data(self, data):
+        if self._option is not None:
+            value = self._option.get("value", data)
+            if "selected" in self._option or self._select not in self.fields:
+                self.fields[self._select] = value
+            self._option = None
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+        self._done = self._done or tag == "form"
 
 
 class DevTools:
@@ -247,6 +289,158 @@ class DashboardTest(ServerTestCase):
                                     "linkpreviews_enabled": settings["linkpreviews_enabled"]},
                               token=self.token)
 
+    # The Addons tab's form ----------------------------------------------
+
+    def addons_form(self, cookie, slug=None):
+        """The Addons tab as a logged-in browser gets it: its form."""
+        r = self.server.get("/projects/%s/addons/" % (slug or self.slug),
+                            headers={"Cookie": cookie})
+        self.assertStatus(r, 200)
+        form = Form(r.body.decode())
+        self.assertEqual(form.action, "/projects/%s/addons/" % (slug or self.slug))
+        return r, form
+
+    def send_form(self, path, fields, cookie=None, origin=True, **changes):
+        """POST fields (with changes; None unchecks a box) as a form."""
+        fields = dict(fields, **changes)
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        if cookie:
+            headers["Cookie"] = cookie
+        if origin:
+            headers["Origin"] = self.server.base
+        body = {k: v for k, v in fields.items() if v is not None}
+        return self.server.request("POST", path, raw=urllib.parse.urlencode(body).encode(),
+                                   headers=headers)
+
+    def addons_settings(self):
+        return self.server.get("/api/v3/projects/%s/addons/" % self.slug, token=self.token).json
+
+    def test_addons_form_changes_settings(self):
+        """An admin changes settings with the Addons tab's form: the v3
+        resource shows them, every other setting as it was, and the
+        browser is sent back to the tab (303), so a reload sends nothing."""
+        before = self.addons_settings()
+        cookie = self.server.api_login(self.token)
+        r, form = self.addons_form(cookie)
+        self.assertEqual(r.header("Cache-Control"), "no-store")
+        self.assertEqual(r.header("X-Frame-Options"), "DENY")
+        self.assertRegex(form.fields["csrf_token"], "^[0-9a-f]{64}$")
+        self.assertNotIn(b"read-only", r.body)
+        # Every setting is a field, showing its value now.
+        for name, value in before.items():
+            shown = form.fields.get(name)
+            self.assertEqual(shown, {True: "on", False: None, None: ""}.get(value, value), name)
+        self.assertTrue(before["hotkeys_enabled"])
+        try:
+            r = self.send_form(form.action, form.fields, cookie, flyout_sorting="calver",
+                               linkpreviews_enabled="on", hotkeys_enabled=None,
+                               linkpreviews_selector="main a")
+            self.assertStatus(r, 303)
+            self.assertEqual(r.header("Location"), "/projects/%s/addons/" % self.slug)
+            after = self.addons_settings()
+            want = dict(before, flyout_sorting="calver", linkpreviews_enabled=True,
+                        hotkeys_enabled=False, linkpreviews_selector="main a")
+            self.assertEqual(after, want)
+            # The tab shows what was saved.
+            _, form = self.addons_form(cookie)
+            self.assertEqual(form.fields["flyout_sorting"], "calver")
+            self.assertEqual(form.fields["linkpreviews_enabled"], "on")
+            self.assertNotIn("hotkeys_enabled", form.fields)
+            # An emptied field is none again.
+            self.assertStatus(self.send_form(form.action, form.fields, cookie,
+                                             linkpreviews_selector=""), 303)
+            self.assertIsNone(self.addons_settings()["linkpreviews_selector"])
+        finally:
+            self.server.patch("/api/v3/projects/%s/addons/" % self.slug, before,
+                              token=self.token)
+
+    def test_addons_form_csrf(self):
+        """A post without the form's token, with a wrong one, with another
+        session's, or from another site is refused (403) and changes
+        nothing."""
+        before = self.addons_settings()
+        cookie = self.server.api_login(self.token)
+        _, form = self.addons_form(cookie)
+        other_session = self.server.api_login(self.token)
+        change = {"flyout_sorting": "calver"}
+        cases = {
+            "no token": dict(cookie=cookie, csrf_token=None),
+            "wrong token": dict(cookie=cookie, csrf_token="0" * 64),
+            "another session's token": dict(cookie=other_session),
+            "no origin": dict(cookie=cookie, origin=False),
+            "no session": dict(cookie=None),
+        }
+        for case, kw in cases.items():
+            with self.subTest(case=case):
+                r = self.send_form(form.action, form.fields, **dict(change, **kw))
+                self.assertStatus(r, 403)
+                self.assertEqual(r.header("Content-Type"), "text/html; charset=utf-8")
+                self.assertIn(b"The form has expired or came from another site.", r.body)
+                self.assertIn(b"Nothing was changed.", r.body)
+        self.assertEqual(self.addons_settings(), before)
+
+    def test_addons_form_for_admins_only(self):
+        """Someone who does not administer the project sees no form, and
+        a post of theirs, with a valid token of their own (from a project
+        they do administer), is refused (403) and changes nothing."""
+        before = self.addons_settings()
+        r = self.server.post("/api/v3/projects/", {"name": "Bob Docs", "repository": {
+            "url": "file://" + self.repos[0]}}, token=self.other)
+        self.assertStatus(r, 201)
+        cookie = self.server.api_login(self.other)
+        _, own = self.addons_form(cookie, r.json["slug"])
+        r = self.server.get("/projects/%s/addons/" % self.slug, headers={"Cookie": cookie})
+        self.assertStatus(r, 200)
+        self.assertIn(b"<span>bob</span>", r.body)
+        self.assertNotIn(b"<form", r.body)
+        self.assertIn(b"<tr><td><code>flyout_sorting</code></td><td>", r.body)
+        r = self.send_form("/projects/%s/addons/" % self.slug, own.fields, cookie,
+                           flyout_sorting="calver")
+        self.assertStatus(r, 403)
+        self.assertIn(b"Only the project&#39;s admins change its addons.", r.body)
+        self.assertEqual(self.addons_settings(), before)
+
+    def test_addons_form_bad_value(self):
+        """A value the v3 PATCH refuses is refused here with the PATCH's
+        message (400): the form again, naming the setting, with what was
+        sent; nothing is changed, the other settings sent included."""
+        before = self.addons_settings()
+        cookie = self.server.api_login(self.token)
+        _, form = self.addons_form(cookie)
+        patch = self.server.patch("/api/v3/projects/%s/addons/" % self.slug,
+                                  {"options_base_version": "nope"}, token=self.token)
+        self.assertStatus(patch, 400)
+        message = patch.json["options_base_version"][0]
+        for name, value in (("options_base_version", "nope"), ("flyout_position", "middle"),
+                            ("flyout_sorting_custom_pattern", "x" * 33)):
+            with self.subTest(name=name):
+                r = self.send_form(form.action, form.fields, cookie, flyout_sorting="calver",
+                                   **{name: value})
+                self.assertStatus(r, 400)
+                text = r.body.decode()
+                self.assertIn('<p class="error">Not saved: <code>%s</code>: ' % name, text)
+                self.assertIn('<tr class="error"><td><label for="%s">' % name, text)
+                again = Form(text)
+                self.assertEqual(again.fields["flyout_sorting"], "calver")
+                if name != "flyout_position":
+                    self.assertEqual(again.fields[name], value)
+                self.assertEqual(self.addons_settings(), before)
+        r = self.send_form(form.action, form.fields, cookie, options_base_version="nope")
+        self.assertIn(message, r.body.decode())
+
+    def test_addons_form_not_for_anonymous(self):
+        """An anonymous reader sees the settings, no form; a post of theirs
+        is refused."""
+        before = self.addons_settings()
+        text = self.server.get("/projects/%s/addons/" % self.slug).body.decode()
+        self.assertNotIn("<form", text)
+        self.assertNotIn("csrf_token", text)
+        self.assertIn('<span class="dim">read-only</span>', text)
+        r = self.send_form("/projects/%s/addons/" % self.slug,
+                           {"flyout_sorting": "calver", "csrf_token": "0" * 64})
+        self.assertStatus(r, 403)
+        self.assertEqual(self.addons_settings(), before)
+
     def test_themes(self):
         for theme in ("default", "dark", "light", "high-contrast"):
             with self.subTest(theme=theme):
@@ -278,18 +472,7 @@ class DashboardTest(ServerTestCase):
             self.assertStatus(self.server.get(home + "builds/1/live/"), 404)
             # By token, and by the docs login's session on this host.
             self.assertStatus(self.server.get(home, token=self.token), 200)
-            form = self.server.get("/_/login/?next=" + home)
-            self.assertStatus(form, 200)
-            cookie = form.header("Set-Cookie").split(";")[0]
-            csrf = re.search(rb'name="csrf_token" value="([0-9a-f]+)"', form.body).group(1)
-            r = self.server.request(
-                "POST", "/_/login/", raw=urllib.parse.urlencode({
-                    "csrf_token": csrf.decode(), "token": self.token, "next": home}).encode(),
-                headers={"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie,
-                         "Origin": "http://%s:%d" % (self.server.host, self.server.port)})
-            self.assertStatus(r, 302)
-            self.assertEqual(r.header("Location"), home)
-            session = r.header("Set-Cookie").split(";")[0]
+            session = self.server.api_login(self.token, home)
             r = self.server.get(home, headers={"Cookie": session})
             self.assertStatus(r, 200)
             self.assertIn(b"<span>alice</span>", r.body)
@@ -337,6 +520,44 @@ class DashboardTest(ServerTestCase):
                 self.assertGreaterEqual(colours, MIN_COLOURS)
         finally:
             shutil.rmtree(profile, ignore_errors=True)
+
+    def test_addons_form_in_a_browser(self):
+        """The form as Chromium sends it, logged in by the session cookie:
+        a box checked and a choice made are saved, and the browser lands
+        on the tab again, which shows them."""
+        self.chromium_available()
+        before = self.addons_settings()
+        name, value = self.server.api_login(self.token).split("=", 1)
+        url = "%s/projects/%s/addons/" % (self.server.base, self.slug)
+        profile = tempfile.mkdtemp(prefix="lectern-chromium-")
+        browser = DevTools(profile)
+        try:
+            browser.call("Network.setCookie", session=True, name=name, value=value,
+                         url=self.server.base + "/")
+            browser.open(url)
+            browser.eval("window.sent = 'yes';"
+                         "document.getElementById('linkpreviews_enabled').click();"
+                         "document.getElementById('flyout_sorting').value = 'calver';"
+                         "document.querySelector('form button').click()")
+            deadline, shown = time.time() + 30, None
+            while time.time() < deadline and shown is None:
+                time.sleep(0.2)
+                try:
+                    shown = browser.eval(
+                        "window.sent === undefined && document.readyState === 'complete' ? "
+                        "[location.href, document.getElementById('flyout_sorting').value, "
+                        "document.getElementById('linkpreviews_enabled').checked] : null")
+                except AssertionError:  # between two pages
+                    pass
+            self.assertEqual(shown, [url, "calver", not before["linkpreviews_enabled"]])
+            self.assertEqual(self.addons_settings(), dict(
+                before, flyout_sorting="calver",
+                linkpreviews_enabled=not before["linkpreviews_enabled"]))
+        finally:
+            browser.close()
+            shutil.rmtree(profile, ignore_errors=True)
+            self.server.patch("/api/v3/projects/%s/addons/" % self.slug, before,
+                              token=self.token)
 
     def test_live_log(self):
         self.chromium_available()
