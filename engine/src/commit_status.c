@@ -414,6 +414,22 @@ int lec_commit_status_next(struct lec_store *st, int64_t now_us,
 	return error;
 }
 
+/* Keep the newest finished statuses of the status's integration. */
+static int prune(struct lec_store *st, int64_t id)
+{
+	int64_t v[2] = { id, LEC_COMMIT_STATUSES_KEPT };
+
+	return lec_store__exec_ints(
+		st,
+		"DELETE FROM commit_statuses WHERE integration_id = "
+		"(SELECT integration_id FROM commit_statuses WHERE id = ?1) AND "
+		"delivery <> 'queued' AND id NOT IN (SELECT id FROM "
+		"commit_statuses WHERE integration_id = (SELECT integration_id "
+		"FROM commit_statuses WHERE id = ?1) AND delivery <> 'queued' "
+		"ORDER BY id DESC LIMIT ?2)",
+		v, 2, "pruning statuses", NULL);
+}
+
 int lec_commit_status_done(struct lec_store *st, int64_t id, int status_code,
 			   const char *error_text, unsigned backoff_ms)
 {
@@ -459,6 +475,8 @@ int lec_commit_status_done(struct lec_store *st, int64_t id, int status_code,
 						     "recording a status");
 		lec_store__finalize(st, stmt);
 	}
+	if (error == LEC_OK && strcmp(delivery, "queued") != 0)
+		error = prune(st, id);
 	lec__free(why);
 	return error;
 }

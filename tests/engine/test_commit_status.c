@@ -4,7 +4,7 @@
  * the service's body, others queue none; the sender's next hands out the
  * token and a build's statuses in order; a failed try comes back after
  * the doubling backoff and the last one fails it; a delivered one stays
- * delivered. And the integration's token and API URL are checked.
+ * delivered; past LEC_COMMIT_STATUSES_KEPT the oldest finished go. And the integration's token and API URL are checked.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +127,36 @@ TEST(failed_tries_back_off_then_fail)
 	lec_store_free(f.st);
 }
 
+TEST(the_oldest_finished_statuses_go)
+{
+	struct lec_commit_status_outgoing out = { 0 };
+	struct lec_commit_status_list list = { 0 };
+	struct fixture f;
+	int64_t first = 0;
+	int i;
+
+	setup(&f, 1);
+	for (i = 0; i < LEC_COMMIT_STATUSES_KEPT + 2; i++) {
+		CHECK_OK(lec_commit_status_queue(
+			f.st, f.build, LEC_COMMIT_STATUS_PENDING, &site));
+		CHECK_OK(lec_commit_status_next(f.st, lec__now_us() + HOUR_US,
+						60000, &out));
+		if (i == 0)
+			first = out.id;
+		CHECK_OK(lec_commit_status_done(f.st, out.id, 201, NULL, 100));
+		lec_commit_status_outgoing_dispose(&out);
+	}
+	/* One still queued is never pruned. */
+	CHECK_OK(lec_commit_status_queue(f.st, f.build,
+					 LEC_COMMIT_STATUS_SUCCESS, &site));
+	CHECK_OK(lec_commit_status_list(f.st, f.build, &list));
+	CHECK_INT((int)list.len, LEC_COMMIT_STATUSES_KEPT + 1);
+	CHECK(list.items[0].id == first + 2);
+	CHECK_INT(list.items[list.len - 1].delivery, LEC_COMMIT_STATUS_QUEUED);
+	lec_commit_status_list_dispose(&list);
+	lec_store_free(f.st);
+}
+
 TEST(nothing_without_a_token)
 {
 	struct lec_commit_status_list list = { 0 };
@@ -152,6 +182,7 @@ TEST(nothing_without_a_token)
 static const struct lec_test tests[] = {
 	TEST_ENTRY(a_status_is_queued_and_sent_in_order),
 	TEST_ENTRY(failed_tries_back_off_then_fail),
+	TEST_ENTRY(the_oldest_finished_statuses_go),
 	TEST_ENTRY(nothing_without_a_token),
 };
 

@@ -31,6 +31,10 @@ extern "C" {
 
 /* Tries of one status: the first and four retries, as a webhook's. */
 #define LEC_COMMIT_STATUS_ATTEMPTS_MAX 5
+/* Finished statuses kept per integration, newest first: a build sends two
+ * (pending, then its result), so the last hundred builds still show theirs,
+ * bounded so a busy forge's pushes cannot grow the store. */
+#define LEC_COMMIT_STATUSES_KEPT 200
 
 enum lec_commit_status_state {
 	LEC_COMMIT_STATUS_PENDING,
