@@ -145,7 +145,7 @@ addons_row() {
 	awk -v r="$(awk '{print $1 / $2}' "$work/pairs" | median)" \
 	    -v all="$(awk '{printf "%.2f ", $1 / $2}' "$work/pairs")" 'BEGIN {
 		printf "%-26s c64  ratios %s median %.2f x addons off (target >= 0.95) %s\n",
-			"30 KB page, addons", all, r, r >= 0.95 ? "met" : "NOT met" }' | tee -a "$work/summary"
+			"30 KB page, addons", all, r, (r >= 0.95 ? "met" : "NOT met") }' | tee -a "$work/summary"
 }
 addons_row
 if [ "${BENCH_CONTENTION:-1}" != 0 ]; then
