@@ -28,6 +28,18 @@ expect_match() {
 	fi
 }
 
+# wait_builds PROJECT REGEX: until a line of `lectern builds PROJECT`
+# (in $DATA/builds) matches the extended regex, at most a minute.
+wait_builds() {
+	wb_i=0
+	until "$LECTERN" builds "$1" >"$DATA/builds" 2>&1 && grep -Eq "$2" "$DATA/builds"; do
+		wb_i=$((wb_i + 1))
+		[ $wb_i -lt 300 ] || break
+		sleep 0.2
+	done
+	expect_match builds "$2"
+}
+
 finish() {
 	echo "$passes passed, $failures failed"
 	[ "$failures" -eq 0 ]

@@ -5,14 +5,10 @@
 # version as "#7 (PR)", as the service's dashboard marks it, while
 # latest's build stays "latest"; the project's Builds tab the same.
 . "$LEC_TESTS/tui/lib.sh"
+. "$LEC_TESTS/forge.sh"
 
 markdown_repo
-git_env -C "$TMP/guide" checkout -q -b fix
-printf '# Markdown Guide\n\nPull request seven.\n' >"$TMP/guide/README.md"
-git_env -C "$TMP/guide" commit -q -am "Pull request seven"
-head=$(git_env -C "$TMP/guide" rev-parse HEAD)
-git_env -C "$TMP/guide" update-ref refs/pull/7/head "$head"
-git_env -C "$TMP/guide" checkout -q main
+head=$(pull_request_head "$TMP/guide" 7 README.md "Pull request seven.")
 
 start_server
 slug=$(import "Guide" "$TMP/guide")
@@ -20,10 +16,7 @@ wait_build "$slug"
 api PATCH "/api/v3/projects/$slug/" '{"external_builds_enabled": true}' >/dev/null
 secret=$(api POST "/api/v3/projects/$slug/integrations/" '{"integration_type": "github_webhook"}' |
 	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["secret"])')
-body='{"action": "opened", "number": 7, "pull_request": {"head": {"sha": "'"$head"'", "ref": "fix"}, "base": {"ref": "main"}}, "repository": {"full_name": "example/guide"}}'
-sig=$(printf '%s' "$body" | /usr/bin/python3 -c 'import hmac,hashlib,sys; print("sha256=" + hmac.new(sys.argv[1].encode(), sys.stdin.buffer.read(), hashlib.sha256).hexdigest())' "$secret")
-curl -s -H 'Content-Type: application/json' -H 'X-GitHub-Event: pull_request' \
-	-H "X-Hub-Signature-256: $sig" -d "$body" "$URL/api/v2/webhook/github/$slug/" >"$TMP/hook"
+github_opened "$URL/api/v2/webhook/github/$slug/" "$secret" 7 "$head" >"$TMP/hook"
 grep -q '"versions": *\["7"\]' "$TMP/hook" && pass || fail "the delivery: $(cat "$TMP/hook")"
 wait_build "$slug"
 
