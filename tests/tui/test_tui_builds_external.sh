@@ -3,12 +3,17 @@
 # signed GitHub pull_request delivery for a project with external builds
 # on builds refs/pull/7/head, and the Builds screen shows that build's
 # version as "#7 (PR)", as the service's dashboard marks it, while
-# latest's build stays "latest"; the project's Builds tab the same.
+# latest's build stays "latest"; the project's Builds tab the same. `P`
+# on a branch of the Versions tab (help lists it) builds that branch as a
+# preview (item 5): the status line says where it is served and the
+# Builds tab shows its build, marked; on an active version it is refused
+# with the server's reason.
 . "$LEC_TESTS/tui/lib.sh"
 . "$LEC_TESTS/forge.sh"
 
 markdown_repo
 head=$(pull_request_head "$TMP/guide" 7 README.md "Pull request seven.")
+git_env -C "$TMP/guide" branch -q fix "$head"
 
 start_server
 slug=$(import "Guide" "$TMP/guide")
@@ -31,5 +36,21 @@ keys Enter
 wait_for 'Versions' "the project"
 keys b
 wait_for '^2 +#7 \(PR\) +finished +passed ' "the pull request's build on the Builds tab"
+
+# ---- P previews the selected branch.
+keys ? / p r e v i e w - b r a n c h Enter
+wait_for '^P +preview-branch +build the selected branch, not an' "P in the help"
+keys Escape q
+keys BTab
+wait_for '^Version +Active +Hidden +Built +Type' "the Versions tab"
+keys / f i x Enter
+wait_for '^fix +no +no +no +branch *$' "the branch"
+keys P
+wait_for "preview: http://$slug--preview-fix\.external\.localhost:[0-9]+/" "the preview's host"
+wait_for '^3 +preview-f.* +finished +passed ' "the preview's build on the Builds tab"
+keys BTab / l a t e s t Enter
+wait_for '^latest +yes +' "latest"
+keys P
+wait_for 'latest is an active version: t builds it' "P on latest"
 quit_tui
 finish
