@@ -11,6 +11,15 @@ passes=0
 pass() { passes=$((passes + 1)); }
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
+# use_local_engine: the local context's engine the CLI starts, with a
+# configuration of the test's own; stopped when the test ends.
+use_local_engine() {
+	export XDG_CONFIG_HOME="$DATA/config"
+	unset LECTERN_CONTEXT NO_COLOR
+	trap '"$LECTERN" stop >/dev/null 2>&1; rm -rf "$DATA"' EXIT
+	trap 'exit 1' INT TERM
+}
+
 # expect_status CODE CMD...: run CMD, check its exit status.
 expect_status() {
 	want=$1; shift

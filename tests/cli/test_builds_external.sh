@@ -8,14 +8,7 @@
 . "$LEC_TESTS/cli/lib.sh"
 . "$LEC_TESTS/git.sh"
 . "$LEC_TESTS/forge.sh"
-export XDG_CONFIG_HOME="$DATA/config"
-unset LECTERN_CONTEXT NO_COLOR
-cleanup() {
-	"$LECTERN" stop >/dev/null 2>&1
-	rm -rf "$DATA"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+use_local_engine
 
 REPO="$DATA/marked"
 mkdir -p "$REPO/docs"
