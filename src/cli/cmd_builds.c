@@ -56,8 +56,8 @@ static int build_row(struct cli_table *t, const cJSON *item)
 	struct lc_build *b = NULL;
 	struct lc_error err;
 	char id[24], commit[SHORT_COMMIT + 1], duration[24] = "", state[32];
-	char created[CLI_TIME_CELL_MAX];
-	const char *shown;
+	char created[CLI_TIME_CELL_MAX], version[64];
+	const char *shown, *ver;
 
 	if (lc_build_parse(item, &b, &err) != LC_OK)
 		return cli_fail_client(&err);
@@ -73,14 +73,15 @@ static int build_row(struct cli_table *t, const cJSON *item)
 	if ((shown = lc_build_state_shown(b, ref->q, state, sizeof(state))) ==
 	    NULL)
 		shown = "";
+	/* A pull request's build marked as such: "#12 (PR)". */
+	if ((ver = lc_build_version_shown(b, version, sizeof(version))) == NULL)
+		ver = "";
 	if (t->ncols == 9)
-		cli_table_row(t, id, b->project ? b->project : "",
-			      b->version ? b->version : "", shown, outcome(b),
-			      commit, created, duration,
+		cli_table_row(t, id, b->project ? b->project : "", ver, shown,
+			      outcome(b), commit, created, duration,
 			      lc_build_cache_word(b), NULL);
 	else
-		cli_table_row(t, id, b->version ? b->version : "", shown,
-			      outcome(b), commit, created,
+		cli_table_row(t, id, ver, shown, outcome(b), commit, created,
 			      duration, lc_build_cache_word(b), NULL);
 	lc_build_free(b);
 	return CLI_EXIT_OK;

@@ -371,9 +371,23 @@ struct lc_build {
 	struct lc_build_warnings {
 		long long count, new_count, fixed, dropped;
 	} warnings;
+	/* Its version's type, "branch", "tag", "external" (a pull request's)
+	 * or "unknown": v2's version_type, and Lectern's v3 extension of the
+	 * same name; NULL from the hosted service's v3, which does not say.
+	 * An external version's forge, Lectern's v3 only: "github",
+	 * "gitlab" or "local" (a branch preview); NULL otherwise. */
+	char *version_type;
+	char *external_forge;
 	cJSON *raw;
 };
 enum { LC_CACHE_UNKNOWN, LC_CACHE_FRESH, LC_CACHE_PARTLY, LC_CACHE_KEPT };
+/* The build's version as a list shows it, into buf: a pull request's
+ * marked as the service's dashboard marks it, "#12 (PR)" on GitHub,
+ * "#3 (MR)" on GitLab, "(EV)" for any other external version (no "#"
+ * unless its name is a number: "preview-fix (EV)"); any other its slug.
+ * NULL when the build has no version (a deleted one). */
+const char *lc_build_version_shown(const struct lc_build *b, char *buf,
+				   size_t size);
 /* lc_build.cache in a word: "kept", "partly", "fresh"; "" when unknown. */
 const char *lc_build_cache_word(const struct lc_build *b);
 /* POST .../versions/<version>/builds/ with {"fresh": true} when fresh:

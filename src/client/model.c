@@ -194,9 +194,39 @@ static const struct lc__field build_fields[] = {
 	F_INT_IN("warnings", "new", warnings.new_count, 0),
 	F_INT_IN("warnings", "fixed", warnings.fixed, 0),
 	F_INT_IN("warnings", "dropped", warnings.dropped, 0),
+	F_STR("version_type", version_type),
+	F_STR("external_forge", external_forge),
 };
 #undef F_REC
 MODEL(build, "a build")
+
+/* The service's short names of an external version's origin
+ * (Version.explicit_name): a pull request, a merge request, or another
+ * external version. */
+static const char *external_mark(const char *forge)
+{
+	if (forge && strcmp(forge, "github") == 0)
+		return "PR";
+	if (forge && strcmp(forge, "gitlab") == 0)
+		return "MR";
+	return "EV";
+}
+
+const char *lc_build_version_shown(const struct lc_build *b, char *buf,
+				   size_t size)
+{
+	const char *v = b->version;
+
+	if (v == NULL)
+		return NULL;
+	if (b->version_type == NULL || strcmp(b->version_type, "external"))
+		snprintf(buf, size, "%s", v);
+	else
+		snprintf(buf, size, "%s%s (%s)",
+			 *v && strspn(v, "0123456789") == strlen(v) ? "#" : "",
+			 v, external_mark(b->external_forge));
+	return buf;
+}
 
 const char *lc_build_cache_word(const struct lc_build *b)
 {

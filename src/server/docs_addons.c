@@ -188,6 +188,10 @@ static cJSON *without(cJSON *o, const char *const *fields)
 static const char *const project_drop[] = { "_links", "users", "tags",
 					    NULL };
 static const char *const links_drop[] = { "_links", NULL };
+/* The service's addons build is its v3 build without links; Lectern's
+ * version type beside it is for API clients, not the addons. */
+static const char *const build_drop[] = { "_links", "version_type",
+					  "external_forge", NULL };
 
 /* A project as the service's addons serializer shows it: its related
  * projects (subproject_of, translation_of) lose their links too. */
@@ -476,9 +480,8 @@ static cJSON *build_json(struct addons_page *pg)
 				o = without(srv_v3_build(pg->c->req,
 							 pg->at.project,
 							 &list.items[i],
-							 pg->at.version->slug,
-							 NULL),
-					    links_drop);
+							 pg->at.version, NULL),
+					    build_drop);
 	lec_build_list_dispose(&list);
 	return o ? o : cJSON_CreateNull();
 }

@@ -31,9 +31,10 @@ cJSON *srv_v3_project(struct srv_request *req, const struct lec_project *p,
  * newest build. */
 cJSON *srv_v3_version(struct srv_request *req, const struct lec_project *p,
 		      const struct lec_version *v, const struct srv_flex *flex);
-/* A Build; project and version give the slugs (version may be NULL). */
+/* A Build; project and version give the slugs (version may be NULL: a
+ * deleted one), the version its type too. */
 cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
-		    const struct lec_build *b, const char *version_slug,
+		    const struct lec_build *b, const struct lec_version *v,
 		    const struct srv_flex *flex);
 
 /* A datetime as the v3 serializers write it; null when us is 0. */

@@ -52,7 +52,7 @@ static void add_build(struct srv_request *req, cJSON *results,
 		      const struct lec_project *p, const struct lec_build *b,
 		      const struct lec_version *v, const struct srv_flex *flex)
 {
-	cJSON *item = srv_v3_build(req, p, b, v ? v->slug : NULL, flex);
+	cJSON *item = srv_v3_build(req, p, b, v, flex);
 
 	srv_flex_apply(flex, item);
 	cJSON_AddItemToArray(results, item);
@@ -246,8 +246,8 @@ static int build_detail(struct srv_request *req, struct srv_response *res,
 	if (detail_load(req, res, id_text, kind, &d) == 0 &&
 	    srv_flex_parse(req, &flex, res) == 0) {
 		const struct lec_version *v = detail_version(&d);
-		cJSON *o = srv_v3_build(req, d.parent.project, d.b,
-					v ? v->slug : NULL, &flex);
+		cJSON *o = srv_v3_build(req, d.parent.project, d.b, v,
+					&flex);
 
 		srv_flex_apply(&flex, o);
 		srv_respond_json(res, 200, o, SRV_JSON_SORTED);
@@ -316,7 +316,7 @@ int srv_v3_build_trigger(struct srv_request *req, struct srv_response *res)
 		o = cJSON_CreateObject();
 		cJSON_AddItemToObject(o, "build",
 				      srv_v3_build(req, parent.project, b,
-						   parent.version->slug, NULL));
+						   parent.version, NULL));
 		cJSON_AddItemToObject(o, "project",
 				      srv_v3_project(req, parent.project, NULL,
 						     0));
@@ -358,8 +358,7 @@ int srv_v3_build_cancel(struct srv_request *req, struct srv_response *res)
 		else
 			srv_respond_json(res, 202,
 					 srv_v3_build(req, d.parent.project,
-						      d.b, v ? v->slug : NULL,
-						      NULL),
+						      d.b, v, NULL),
 					 SRV_JSON_SORTED);
 	}
 done:

@@ -64,8 +64,7 @@ int srv_v3_preview_create(struct srv_request *req, struct srv_response *res)
 		goto done;
 	o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "build",
-			      srv_v3_build(req, parent.project, b, v->slug,
-					   NULL));
+			      srv_v3_build(req, parent.project, b, v, NULL));
 	cJSON_AddItemToObject(o, "project",
 			      srv_v3_project(req, parent.project, NULL, 0));
 	cJSON_AddBoolToObject(o, "triggered", 1);

@@ -64,7 +64,7 @@ static cJSON *build_json(struct srv_request *req, const struct lec_project *p,
 
 	if (b->version_id)
 		lec_version_get_by_id(srv_store(req), b->version_id, &v);
-	item = srv_v3_build(req, p, b, v ? v->slug : NULL, flex);
+	item = srv_v3_build(req, p, b, v, flex);
 	srv_flex_apply(flex, item);
 	lec_version_free(v);
 	return item;

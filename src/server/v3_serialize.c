@@ -12,6 +12,7 @@
 
 #include "lectern/build.h"
 #include "lectern/commit_status.h"
+#include "lectern/external.h"
 #include "lectern/language.h"
 #include "lectern/org.h"
 #include "lectern/project.h"
@@ -669,8 +670,7 @@ static void add_last_build(struct srv_request *req, cJSON *o,
 		return;
 	}
 	cJSON_AddItemToObject(o, "last_build",
-			      srv_v3_build(req, p, &list.items[0], v->slug,
-					   nested));
+			      srv_v3_build(req, p, &list.items[0], v, nested));
 	lec_build_list_dispose(&list);
 }
 
@@ -712,11 +712,32 @@ static void add_warnings(struct srv_request *req, cJSON *o,
 	cJSON_AddNumberToObject(w, "new", (double)sum.new_count);
 }
 
+/* Lectern's extension: the type of the build's version, as v2's build
+ * gives it (the service's v3 build has none, and its v3 versions leave
+ * external ones out, so a client could not mark a pull request's build);
+ * and an external version's forge, which names the mark: "#12 (PR)" on
+ * GitHub, "(MR)" on GitLab (docs/decisions.md). */
+static void add_version_type(struct srv_request *req, cJSON *o,
+			     const struct lec_version *v)
+{
+	struct lec_external *ext = NULL;
+
+	srv_json_str_or_null(o, "version_type",
+			     v ? lec_version_type_code(v->type) : NULL);
+	if (v == NULL || v->type != LEC_VERSION_EXTERNAL ||
+	    lec_external_get(srv_store(req), v->id, &ext) < 0)
+		return;
+	cJSON_AddStringToObject(o, "external_forge",
+				lec_external_forge_code(ext->forge));
+	lec_external_free(ext);
+}
+
 cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
-		    const struct lec_build *b, const char *version_slug,
+		    const struct lec_build *b, const struct lec_version *v,
 		    const struct srv_flex *flex)
 {
 	cJSON *o = cJSON_CreateObject(), *links, *state, *urls;
+	const char *version_slug = v ? v->slug : NULL;
 	int final = lec_build_state_final(b->state);
 
 	links = cJSON_AddObjectToObject(o, "_links");
@@ -791,6 +812,7 @@ cJSON *srv_v3_build(struct srv_request *req, const struct lec_project *p,
 	else
 		cJSON_AddNullToObject(urls, "version");
 	srv_json_str_or_null(o, "version", version_slug);
+	add_version_type(req, o, v);
 	/* flex is this build's own level: a nested build gets the tail of
 	 * its parent's paths (see flex_nested). */
 	if (flex && srv_flex_expands(flex, "config"))

@@ -11,7 +11,7 @@ from lectern_test import ServerTestCase, main
 
 BUILD_KEYS = [
     "_links", "commit", "created", "duration", "error", "finished", "id",
-    "project", "state", "success", "urls", "version",
+    "project", "state", "success", "urls", "version", "version_type",
 ]
 
 

@@ -17,7 +17,7 @@ ISO_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$")
 
 BUILD_KEYS = [
     "_links", "commit", "created", "duration", "error", "finished", "id",
-    "project", "state", "success", "urls", "version",
+    "project", "state", "success", "urls", "version", "version_type",
 ]
 NO_BUILD = "No Build matches the given query."
 NO_VERSION = "No Version matches the given query."
@@ -155,8 +155,13 @@ class BuildsTest(ServerTestCase):
         self.assertStatus(response, 200)
         return [b["id"] for b in response.json["results"]]
 
+    # The types of the versions expected() is given (Lectern's
+    # version_type; null for a deleted version).
+    VERSION_TYPES = {"v1.0": "tag", "latest": "branch", None: None}
+
     def expected(self, build_id, version, created, **fields):
-        """A Build object as the service builds it (notes §1.5)."""
+        """A Build object as the service builds it (notes §1.5), with
+        Lectern's version_type."""
         base = self.server.base
         obj = {
             "_links": {
@@ -180,6 +185,7 @@ class BuildsTest(ServerTestCase):
                 "version": version and "%s/dashboard/bld/version/%s/edit/" % (base, version),
             },
             "version": version,
+            "version_type": self.VERSION_TYPES[version],
         }
         obj.update(fields)
         return obj
@@ -530,7 +536,7 @@ class BuildsTest(ServerTestCase):
                 "project": "%s/projects/trig/" % base,
                 "version": "%s/dashboard/trig/version/latest/edit/" % base,
             },
-            "version": "latest",
+            "version": "latest", "version_type": "branch",
         })
         self.assertEqual(body["project"],
                          self.server.get("/api/v3/projects/trig/", token=self.alice).json)

@@ -174,6 +174,27 @@ class GitHubPullRequestTest(PullRequestCase):
         self.assertLessEqual(len(self.builds_of("7")), before + 1)
         self.assertTrue(again["success"], again)
 
+    def test_a_builds_version_type_marks_the_pull_request(self):
+        # Lectern's extension (docs/decisions.md): the service's v3 build
+        # has no version type and its v3 versions leave external ones
+        # out, so only this says a build is a pull request's.
+        self.enable()
+        self.assertStatus(self.github(self.integration("github_webhook"), "opened"), 200)
+        build = self.wait_build(self.slug)
+        detail = self.server.get("/api/v3/projects/%s/builds/%d/" % (self.slug, build["id"]),
+                                 token=self.token).json
+        self.assertEqual((detail["version"], detail["version_type"], detail["external_forge"]),
+                         ("7", "external", "github"))
+        listed = {b["version"]: b for b in self.server.get(
+            "/api/v3/projects/%s/builds/" % self.slug, token=self.token).json["results"]}
+        self.assertEqual((listed["7"]["version_type"], listed["7"]["external_forge"]),
+                         ("external", "github"))
+        # A branch's build says so and names no forge; v2's build agrees.
+        self.assertEqual(listed["latest"]["version_type"], "branch")
+        self.assertNotIn("external_forge", listed["latest"])
+        v2 = self.server.get("/api/v2/build/%d/" % build["id"], token=self.token).json
+        self.assertEqual(v2["version_type"], "external")
+
     def test_synchronize_builds_the_new_head_and_closed_deactivates(self):
         secret = self.integration("github_webhook")
         self.enable()
@@ -313,6 +334,7 @@ class GitLabMergeRequestTest(PullRequestCase):
         build = self.wait_build(self.slug)
         self.assertTrue(build["success"], build)
         self.assertEqual(build["commit"], self.heads["refs/merge-requests/3/head"])
+        self.assertEqual((build["version_type"], build["external_forge"]), ("external", "gitlab"))
         new = push_request(self.work, self.bare, "refs/merge-requests/3/head", "Three, amended")
         self.assertEqual(self.gitlab(secret, "update", sha=new).json["versions"], ["3"])
         build = self.wait_build(self.slug)

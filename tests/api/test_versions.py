@@ -21,7 +21,7 @@ VERSION_KEYS = [
 ]
 BUILD_KEYS = [
     "_links", "commit", "created", "duration", "error", "finished", "id",
-    "project", "state", "success", "urls", "version",
+    "project", "state", "success", "urls", "version", "version_type",
 ]
 # verbose_name descending (notes §1.10); the pull-request version "12" is
 # never listed.

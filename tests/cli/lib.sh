@@ -11,6 +11,15 @@ passes=0
 pass() { passes=$((passes + 1)); }
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
+# use_local_engine: the local context's engine the CLI starts, with a
+# configuration of the test's own; stopped when the test ends.
+use_local_engine() {
+	export XDG_CONFIG_HOME="$DATA/config"
+	unset LECTERN_CONTEXT NO_COLOR
+	trap '"$LECTERN" stop >/dev/null 2>&1; rm -rf "$DATA"' EXIT
+	trap 'exit 1' INT TERM
+}
+
 # expect_status CODE CMD...: run CMD, check its exit status.
 expect_status() {
 	want=$1; shift
@@ -26,6 +35,18 @@ expect_match() {
 	if grep -Eq "$2" "$DATA/$1"; then pass; else
 		fail "$1 does not match /$2/: $(cat "$DATA/$1")"
 	fi
+}
+
+# wait_builds PROJECT REGEX: until a line of `lectern builds PROJECT`
+# (in $DATA/builds) matches the extended regex, at most a minute.
+wait_builds() {
+	wb_i=0
+	until "$LECTERN" builds "$1" >"$DATA/builds" 2>&1 && grep -Eq "$2" "$DATA/builds"; do
+		wb_i=$((wb_i + 1))
+		[ $wb_i -lt 300 ] || break
+		sleep 0.2
+	done
+	expect_match builds "$2"
 }
 
 finish() {

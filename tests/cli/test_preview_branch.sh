@@ -8,14 +8,7 @@
 # refused with the reason.
 . "$LEC_TESTS/cli/lib.sh"
 . "$LEC_TESTS/git.sh"
-export XDG_CONFIG_HOME="$DATA/config"
-unset LECTERN_CONTEXT NO_COLOR
-cleanup() {
-	"$LECTERN" stop >/dev/null 2>&1
-	rm -rf "$DATA"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+use_local_engine
 
 REPO="$DATA/branchy"
 mkdir -p "$REPO/docs"
@@ -27,13 +20,7 @@ git_env -C "$REPO" commit -q -am "A fix"
 git_env -C "$REPO" checkout -q main
 
 expect_status 0 "$LECTERN" import "file://$REPO"
-i=0
-until "$LECTERN" builds branchy >"$DATA/builds" 2>&1 && grep -Eq '^[0-9]+ +latest +finished' "$DATA/builds"; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || break
-	sleep 0.2
-done
-expect_match builds '^[0-9]+ +latest +finished +passed '
+wait_builds branchy '^[0-9]+ +latest +finished +passed '
 
 expect_status 0 "$LECTERN" preview-branch branchy fix --exit-status
 expect_match out "^triggered build [0-9]+ of branchy's preview of fix: http://branchy--preview-fix\.external\.localhost:[0-9]+/en/preview-fix/$"

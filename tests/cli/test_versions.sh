@@ -25,13 +25,7 @@ git_env -C "$REPO" branch dev
 
 expect_status 0 "$LECTERN" import "file://$REPO"
 # The import's own build (latest) passed; stable's follows.
-i=0
-until "$LECTERN" builds tagged >"$DATA/builds" 2>&1 && grep -Eq '^[0-9]+ +stable +finished' "$DATA/builds"; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || break
-	sleep 0.2
-done
-expect_match builds '^[0-9]+ +stable +finished +passed '
+wait_builds tagged '^[0-9]+ +stable +finished +passed '
 expect_match builds '^[0-9]+ +latest +finished +passed '
 url=$("$LECTERN" api /api/v3/projects/tagged/versions/stable/ |
 	sed -n 's/.*"documentation":"\([^"]*\)".*/\1/p')

@@ -291,7 +291,9 @@ static void build_row(struct ui_table *t, const struct lc_build *build,
 	time_t created = ui_parse_time(build->created);
 	int final = ui_build_final(build);
 	size_t c = 1;
-	char age[16], took[16], progress[128], state[32];
+	char age[16], took[16], progress[128], state[32], version[64];
+	const char *shown = lc_build_version_shown(build, version,
+						   sizeof(version));
 
 	row->id = build->id;
 	ui_format_age(age, sizeof(age), created, now);
@@ -301,15 +303,11 @@ static void build_row(struct ui_table *t, const struct lc_build *build,
 			   final ? build->duration
 				 : (created >= 0 ? (long long)(now - created) : -1));
 	ui_row_set(row, 0, UI_SLOT_NORMAL, "%lld", build->id);
-	if (!all) {
-		ui_row_set(row, c++, UI_SLOT_NORMAL, "%s",
-			   build->version ? build->version : "-");
-	} else {
+	if (all)
 		ui_row_set(row, c++, UI_SLOT_HEADING, "%s",
 			   build->project ? build->project : "-");
-		ui_row_set(row, c++, UI_SLOT_NORMAL, "%s",
-			   build->version ? build->version : "-");
-	}
+	/* A pull request's build marked as such: "#12 (PR)". */
+	ui_row_set(row, c++, UI_SLOT_NORMAL, "%s", shown ? shown : "-");
 	ui_row_set(row, c++, final ? UI_SLOT_NORMAL : UI_SLOT_STATE_RUNNING,
 		   "%s", ui_build_state(build, queue, state, sizeof(state)));
 	ui_row_set(row, c++, ui_build_slot(build), "%s", ui_build_result(build));

@@ -516,6 +516,30 @@ void ui_edit_trigger(struct ui_view *parent, const char *project,
 	free(below);
 }
 
+void ui_edit_preview_branch(struct ui_view *parent, const char *project,
+			    const char *branch)
+{
+	cJSON *o;
+	char *path, *body, *done;
+
+	if (!ui_app_can_write(parent->app))
+		return;
+	/* The name as JSON: a branch may hold any character git allows. */
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(o, "branch", branch) == NULL ||
+	    (body = cJSON_PrintUnformatted(o)) == NULL)
+		ui_die("out of memory");
+	cJSON_Delete(o);
+	path = project_path(project, "previews/");
+	done = ui_xasprintf("triggered a preview of %s's branch %s", project,
+			    branch);
+	ui_app_send(parent->app, parent, UI_EDIT_PREVIEW_TAG, "POST", path,
+		    body, done);
+	free(done);
+	free(path);
+	cJSON_free(body);
+}
+
 void ui_edit_cancel(struct ui_view *parent, const struct lc_build *b)
 {
 	char *below, *path, *question, *done;

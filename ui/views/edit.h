@@ -22,6 +22,8 @@ struct lc_build;
 
 /* The tag of a screen's own writes; above the builds model's tags. */
 #define UI_EDIT_TAG 200
+/* A branch preview's answer (ui_edit_preview_branch). */
+#define UI_EDIT_PREVIEW_TAG 201
 
 /* The import form (name, repository URL, language, programming
  * language; the organization on the business edition); on success
@@ -64,6 +66,12 @@ void ui_edit_delete(struct ui_view *parent, const char *project,
  * ignores). */
 void ui_edit_trigger(struct ui_view *parent, const char *project,
 		     const char *version, int fresh);
+/* Build branch (a branch's name, not an active version) as a preview
+ * (Lectern's POST .../previews/); parent's on_data gets
+ * UI_EDIT_PREVIEW_TAG with the answer, whose version says where it is
+ * served. */
+void ui_edit_preview_branch(struct ui_view *parent, const char *project,
+			    const char *branch);
 /* Confirm, then cancel build b (it must be running; a final one is
  * refused here with a message). */
 void ui_edit_cancel(struct ui_view *parent, const struct lc_build *b);

@@ -122,6 +122,7 @@ static void fill_versions(struct ui_table *t, const cJSON *body, time_t now)
 		if (lc_version_parse(item, &ver, NULL) != LC_OK)
 			continue;
 		row = ui_table_add(t);
+		row->id = ver->id;
 		/* Its docs, which Enter reads, once built. */
 		if (ver->built == 1 && ver->documentation_url)
 			row->key = ui_xstrdup(ver->documentation_url);
@@ -380,6 +381,19 @@ static void show_tab(struct ui_view *v, enum tab tab)
 	ui_view_clamp(v);
 }
 
+/* A branch preview was triggered: where it will be served (first, as
+ * 80 columns cut it), and its build live on the Builds tab. */
+static void preview_started(struct ui_view *v, const cJSON *answer)
+{
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(answer, "version");
+	const cJSON *urls = cJSON_GetObjectItemCaseSensitive(version, "urls");
+	const cJSON *url = cJSON_GetObjectItemCaseSensitive(urls, "documentation");
+
+	if (cJSON_IsString(url))
+		ui_app_message(v->app, "preview: %s", url->valuestring);
+	show_tab(v, TAB_BUILDS);
+}
+
 static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 			 const struct lc_error *err)
 {
@@ -394,6 +408,11 @@ static void project_data(struct ui_view *v, int tag, struct lc_response *resp,
 		 * it changed. */
 		if (err->code == LC_OK)
 			load_tab(v);
+		return;
+	}
+	if (tag == UI_EDIT_PREVIEW_TAG) {
+		if (err->code == LC_OK)
+			preview_started(v, resp->json);
 		return;
 	}
 	if (ui_builds_on_data(&pr->builds, v, tag, resp, err)) {
@@ -583,15 +602,17 @@ static void open_selected(struct ui_view *v)
 
 /* Writes ------------------------------------------------------------------------------ */
 
-/* The selected row's item in the tab's last answer (matched by pk). */
-static const cJSON *selected_item(struct project *pr, const struct ui_row *row)
+/* The selected row's item in the tab's last answer, matched by its id
+ * (a redirect's "pk", a version's "id"). */
+static const cJSON *selected_item(struct project *pr, const struct ui_row *row,
+				  const char *id)
 {
 	const cJSON *item;
 
 	cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(
 					 pr->tabs[pr->tab].json, "results"))
 		if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
-			    item, "pk")) == (double)row->id)
+			    item, id)) == (double)row->id)
 			return item;
 	return NULL;
 }
@@ -629,7 +650,7 @@ static void edit_item(struct ui_view *v, const struct ui_row *row)
 	if (pr->tab == TAB_SETTINGS)
 		ui_edit_settings(v, pr->slug, pr->tabs[TAB_SETTINGS].json);
 	else if (pr->tab == TAB_REDIRECTS && row)
-		ui_edit_redirect(v, pr->slug, selected_item(pr, row));
+		ui_edit_redirect(v, pr->slug, selected_item(pr, row, "pk"));
 	else
 		ui_app_error(v->app, "nothing to edit here: redirects and "
 				     "settings can be edited");
@@ -708,6 +729,28 @@ static void diff_selected(struct ui_view *v, const struct ui_row *row)
 	}
 }
 
+/* P: the selected branch as a preview, named by the branch's name (its
+ * identifier), not the version's slug. An active version (latest among
+ * them, whose branch's own version may be inactive) is built with t. */
+static void preview_branch(struct ui_view *v, const struct ui_row *row)
+{
+	struct project *pr = v->priv;
+	const cJSON *item = NULL, *type, *branch;
+
+	if (pr->tab == TAB_VERSIONS && row)
+		item = selected_item(pr, row, "id");
+	type = cJSON_GetObjectItemCaseSensitive(item, "type");
+	branch = cJSON_GetObjectItemCaseSensitive(item, "identifier");
+	if (!cJSON_IsString(type) || strcmp(type->valuestring, "branch") ||
+	    !cJSON_IsString(branch))
+		ui_app_error(v->app, "select a branch on the versions tab");
+	else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "active")))
+		ui_app_error(v->app, "%s is an active version: t builds it",
+			     row->cells[0]);
+	else
+		ui_edit_preview_branch(v, pr->slug, branch->valuestring);
+}
+
 static void version_flag(struct ui_view *v, const struct ui_row *row,
 			 const char *flag, size_t col)
 {
@@ -741,7 +784,7 @@ static int write_action(struct ui_view *v, enum ui_action action)
 	case UI_ACTION_MOVE_DOWN:
 		if (pr->tab == TAB_REDIRECTS && row)
 			ui_edit_redirect_move(v, pr->slug,
-					      selected_item(pr, row),
+					      selected_item(pr, row, "pk"),
 					      action == UI_ACTION_MOVE_UP ? -1 : 1);
 		break;
 	case UI_ACTION_TRIGGER:
@@ -753,6 +796,9 @@ static int write_action(struct ui_view *v, enum ui_action action)
 			ui_edit_cancel(v, b);
 		else
 			ui_app_error(v->app, "select a build on the builds tab");
+		break;
+	case UI_ACTION_PREVIEW_BRANCH:
+		preview_branch(v, row);
 		break;
 	case UI_ACTION_TOGGLE_ACTIVE:
 		version_flag(v, row, "active", 1);
