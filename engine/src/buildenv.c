@@ -221,6 +221,13 @@ void lec__build_env_stop(struct lec__build_env *env)
 	pthread_mutex_unlock(&env->lock);
 }
 
+void lec__build_env_wake(struct lec__build_env *env)
+{
+	pthread_mutex_lock(&env->lock);
+	pthread_cond_broadcast(&env->wake);
+	pthread_mutex_unlock(&env->lock);
+}
+
 void lec__build_env_idle(struct lec__build_env *env, unsigned ms)
 {
 	struct timespec until;

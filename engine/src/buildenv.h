@@ -66,8 +66,11 @@ void lec__build_env_dispose(struct lec__build_env *env);
 int lec__build_env_stopping(struct lec__build_env *env);
 /* Tell them to, waking whoever waits on wake. */
 void lec__build_env_stop(struct lec__build_env *env);
-/* Wait up to ms for stopping. */
+/* Wait up to ms for stopping, or for lec__build_env_wake. */
 void lec__build_env_idle(struct lec__build_env *env, unsigned ms);
+/* Wake whoever idles now: there is work in the store (a build queued in
+ * this process), so it need not wait out its poll. */
+void lec__build_env_wake(struct lec__build_env *env);
 
 /* Report through the log callback. */
 void lec__build_log(const struct lec__build_env *env, const char *fmt, ...)

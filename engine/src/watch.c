@@ -330,6 +330,10 @@ static void act_on(struct lec__watcher *w, struct lec_store *st,
 	if (n && lec_integration_build_refs(st, project_id, moved, n,
 					    changed_us, how, &built) < 0)
 		lec__build_log(w->env, "%s watch: %s", how, lec_error_last());
+	/* The workers poll every LEC_PIPELINE_POLL_MS: a commit's build
+	 * starts now instead. */
+	if (sync || n)
+		lec__build_env_wake(w->env);
 	lec_integration_builds_dispose(&built);
 	tick(w, "%s watch: %s: %s, %zu moved%s", how, slug, what, n,
 	     sync ? ", versions synced" : "");
