@@ -30,6 +30,14 @@ curl -s -D "$DATA/headers" -o "$DATA/page" "$url"
 grep -q 'A fix under review' "$DATA/page" && pass || fail "the preview at '$url' is not the branch's"
 grep -qi '^X-Robots-Tag: noindex' "$DATA/headers" && pass || fail "no noindex: $(cat "$DATA/headers")"
 docs=$(printf '%s' "$url" | sed 's/--preview-fix\.external\./\./')
+# Its visual diff is against latest's same page on the docs domain, which
+# lets the preview's host read it (another origin).
+port=$(printf '%s' "$url" | sed 's|.*:\([0-9]*\)/.*|\1|')
+curl -s "${url%/en/*}/_/addons/?api-version=1&client-version=1&url=$(printf '%s' "${url}index.html" | sed 's/:/%3A/g; s|/|%2F|g')" >"$DATA/addons"
+base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["addons"]["doc_diff"]["base_url"])' "$DATA/addons")
+[ "$base" = "http://branchy.localhost:$port/en/latest/index.html" ] && pass || fail "diff base: $base"
+origin=$(curl -s -D - -o /dev/null -H "Origin: ${url%/en/*}" "$base" | tr -d '\r' | sed -n 's/^[Aa]ccess-[Cc]ontrol-[Aa]llow-[Oo]rigin: //p')
+[ "$origin" = "${url%/en/*}" ] && pass || fail "the docs domain does not let the preview read latest: '$origin'"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$docs")
 [ "$code" = 404 ] && pass || fail "the docs domain serves the preview: $code at $docs"
 
