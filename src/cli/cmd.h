@@ -30,6 +30,10 @@ struct cli_session {
 
 /* Resolve the context and make a client; reports errors itself. */
 int cli_session_open(struct cli_ctx *ctx, struct cli_session *s);
+/* The same for a command about one project: the session names `slug`
+ * (borrowed) in its errors. */
+int cli_session_open_project(struct cli_ctx *ctx, struct cli_session *s,
+			     const char *slug);
 void cli_session_close(struct cli_session *s);
 /* CLI_EXIT_OK, or the failure of writing through a read-only context. */
 int cli_session_writable(const struct cli_session *s);
@@ -59,6 +63,11 @@ int cli_parse_args(const char *cmd, int argc, char **argv,
 /* CLI_EXIT_OK if `slug` can go into a URL path as is, else a usage error
  * naming `what`. */
 int cli_check_slug(const char *what, const char *slug);
+/* cli_parse_args for a command about one project: min_pos is at least 1
+ * and the first positional is the project's slug, checked. */
+int cli_parse_project_args(const char *cmd, int argc, char **argv,
+			   const struct cli_opt *opts, char **pos,
+			   int min_pos, int max_pos, int *npos);
 
 /* Builds are named by their id alone (docs/cli.md, "Builds by id"): `log
  * 14`, `warnings 14`, `cancel 14`. Whether arg is one (digits only); and

@@ -79,10 +79,9 @@ int cli_cmd_addons(struct cli_ctx *ctx, int argc, char **argv)
 	const struct cli_opt opts[] = { { "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("addons", argc, argv, opts, pos, 1,
-				     1 + ADDONS_MAX_PAIRS, &n)) !=
-		    CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("addons", argc, argv, opts, pos, 1,
+					     1 + ADDONS_MAX_PAIRS,
+					     &n)) != CLI_EXIT_OK)
 		return status;
 	if (n > 1 && (body = patch_body(pos + 1, n - 1)) == NULL)
 		return CLI_EXIT_USAGE;

@@ -254,9 +254,8 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 					{ "--fresh", NULL, &fresh },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("build", argc, argv, opts, pos, 1, 2,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
+	if ((status = cli_parse_project_args("build", argc, argv, opts, pos, 1,
+					     2, &n)) != CLI_EXIT_OK ||
 	    (n == 2 &&
 	     (status = cli_check_slug("version", pos[1])) != CLI_EXIT_OK))
 		return status;
@@ -313,9 +312,8 @@ int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv)
 					{ "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("preview-branch", argc, argv, opts, pos,
-				     2, 2, &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("preview-branch", argc, argv, opts,
+					     pos, 2, 2, &n)) != CLI_EXIT_OK)
 		return status;
 	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
 	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)

@@ -41,6 +41,16 @@ int cli_session_open(struct cli_ctx *ctx, struct cli_session *s)
 	return CLI_EXIT_OK;
 }
 
+int cli_session_open_project(struct cli_ctx *ctx, struct cli_session *s,
+			     const char *slug)
+{
+	int status = cli_session_open(ctx, s);
+
+	if (status == CLI_EXIT_OK)
+		s->project = slug;
+	return status;
+}
+
 void cli_session_close(struct cli_session *s)
 {
 	lc_client_free(s->client);
@@ -225,6 +235,18 @@ int cli_check_slug(const char *what, const char *slug)
 		return CLI_EXIT_OK;
 	cli_fail("'%s' is not a %s slug", slug, what);
 	return CLI_EXIT_USAGE;
+}
+
+int cli_parse_project_args(const char *cmd, int argc, char **argv,
+			   const struct cli_opt *opts, char **pos,
+			   int min_pos, int max_pos, int *npos)
+{
+	int status = cli_parse_args(cmd, argc, argv, opts, pos, min_pos,
+				    max_pos, npos);
+
+	if (status != CLI_EXIT_OK)
+		return status;
+	return cli_check_slug("project", pos[0]);
 }
 
 int cli_is_build_id(const char *arg)

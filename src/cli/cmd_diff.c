@@ -22,13 +22,12 @@ int cli_cmd_diff(struct cli_ctx *ctx, int argc, char **argv)
 	const struct cli_opt opts[] = { { "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("diff", argc, argv, opts, pos, 3, 4,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("diff", argc, argv, opts, pos, 3,
+					     4, &n)) != CLI_EXIT_OK)
 		return status;
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	if (lc_diff_get(s.client, pos[0], pos[1], pos[2], n == 4 ? pos[3] : NULL,
 			&d, &err) != LC_OK) {
 		status = cli_fail_request(&s, &err);

@@ -98,18 +98,17 @@ int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv)
 	const struct cli_opt opts[] = { { "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("integrations", argc, argv, opts, pos, 1,
-				     3, &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("integrations", argc, argv, opts,
+					     pos, 1, 3, &n)) != CLI_EXIT_OK)
 		return status;
 	if (n == 2 || (n == 3 && strcmp(pos[1], "add") != 0 &&
 		       strcmp(pos[1], "remove") != 0)) {
 		cli_fail("integrations: expected 'add FORGE' or 'remove ID'");
 		return CLI_EXIT_USAGE;
 	}
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	if (n == 3 && (status = cli_session_writable(&s)) == CLI_EXIT_OK)
 		status = strcmp(pos[1], "add") == 0
 				 ? integration_add(&s, pos[0], pos[2], json)

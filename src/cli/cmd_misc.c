@@ -247,13 +247,12 @@ int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv)
 	const struct cli_opt opts[] = { { "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("redirects", argc, argv, opts, pos, 1, 5,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("redirects", argc, argv, opts, pos,
+					     1, 5, &n)) != CLI_EXIT_OK)
 		return status;
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	if (n > 1) {
 		status = redirect_change(&s, pos, n);
 	} else {
@@ -417,13 +416,12 @@ int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 					{ "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("env", argc, argv, opts, pos, 1, 3, &n)) !=
-		    CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("env", argc, argv, opts, pos, 1, 3,
+					     &n)) != CLI_EXIT_OK)
 		return status;
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	if (n > 1) {
 		status = env_change(&s, pos, n, public_);
 	} else {

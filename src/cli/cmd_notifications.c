@@ -301,9 +301,8 @@ int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv)
 					{ "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("webhooks", argc, argv, opts, pos, 1, 3,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("webhooks", argc, argv, opts, pos,
+					     1, 3, &n)) != CLI_EXIT_OK)
 		return status;
 	if (n == 2 ||
 	    (n == 3 && strcmp(pos[1], "add") != 0 &&
@@ -319,9 +318,9 @@ int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv)
 			 pos[1], pos[2]);
 		return CLI_EXIT_USAGE;
 	}
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	if (n == 3 && strcmp(pos[1], "deliveries") == 0) {
 		snprintf(path, sizeof(path),
 			 "/api/v3/projects/%s/webhooks/%s/deliveries/", pos[0],

@@ -325,9 +325,8 @@ static int project_list(struct cli_ctx *ctx, const char *cmd, int argc,
 	const struct cli_opt options[] = { { "--json", NULL, &json },
 					   { NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args(cmd, argc, argv, options, pos, 1, 1,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
+	if ((status = cli_parse_project_args(cmd, argc, argv, options, pos, 1,
+					     1, &n)) != CLI_EXIT_OK ||
 	    (status = cli_session_open(ctx, &s)) != CLI_EXIT_OK) {
 		cli_table_dispose(t);
 		return status;
@@ -401,18 +400,17 @@ int cli_cmd_version(struct cli_ctx *ctx, int argc, char **argv)
 		{ NULL, NULL, NULL }
 	};
 
-	if ((status = cli_parse_args("version", argc, argv, opts, pos, 2, 2,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK ||
+	if ((status = cli_parse_project_args("version", argc, argv, opts, pos,
+					     2, 2, &n)) != CLI_EXIT_OK ||
 	    (status = cli_check_slug("version", pos[1])) != CLI_EXIT_OK ||
 	    (status = version_flags(active, inactive, "--active and --inactive",
 				    &want_active)) != CLI_EXIT_OK ||
 	    (status = version_flags(hidden, visible, "--hidden and --visible",
 				    &want_hidden)) != CLI_EXIT_OK)
 		return status;
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	s.version = pos[1];
 	if (want_active != LC_UNKNOWN || want_hidden != LC_UNKNOWN) {
 		if ((status = cli_session_writable(&s)) != CLI_EXIT_OK)
@@ -533,17 +531,16 @@ int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv)
 					{ "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("subprojects", argc, argv, opts, pos, 1,
-				     3, &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("subprojects", argc, argv, opts,
+					     pos, 1, 3, &n)) != CLI_EXIT_OK)
 		return status;
 	if (n == 1 && alias) {
 		cli_fail("subprojects: --alias goes with 'add CHILD'");
 		return CLI_EXIT_USAGE;
 	}
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	if (n > 1) {
 		status = subproject_change(&s, pos, n, alias);
 	} else {

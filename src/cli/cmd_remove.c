@@ -65,18 +65,17 @@ int cli_cmd_remove(struct cli_ctx *ctx, int argc, char **argv)
 	const struct cli_opt opts[] = { { "--yes", NULL, &yes },
 					{ NULL, NULL, NULL } };
 
-	if ((status = cli_parse_args("remove", argc, argv, opts, pos, 1, 1,
-				     &n)) != CLI_EXIT_OK ||
-	    (status = cli_check_slug("project", pos[0])) != CLI_EXIT_OK)
+	if ((status = cli_parse_project_args("remove", argc, argv, opts, pos, 1,
+					     1, &n)) != CLI_EXIT_OK)
 		return status;
 	if (!yes && !isatty(STDIN_FILENO)) {
 		cli_fail("remove: not asking without a terminal; add --yes to "
 			 "remove %s", pos[0]);
 		return CLI_EXIT_USAGE;
 	}
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+	    CLI_EXIT_OK)
 		return status;
-	s.project = pos[0];
 	if ((status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
 	if (lc_project_get(s.client, pos[0], NULL, &p, &err) != LC_OK) {
