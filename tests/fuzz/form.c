@@ -237,8 +237,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	FUZZ_CHECK(fd >= 0, "a socket");
 	bind_fresh_source(fd);
-	FUZZ_CHECK(connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0,
-		   "the harness's daemon answers");
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		/* The harness's own failure, not the parser's: say which, so
+		 * a rare one can be told apart (refused, address in use). */
+		perror("fuzz form: connect to the harness's daemon");
+		FUZZ_CHECK(0, "the harness's daemon answers");
+	}
 	snprintf(head, sizeof(head),
 		 "%s " URI " HTTP/1.1\r\nHost: localhost\r\n"
 		 "Content-Type: %s\r\nContent-Length: %zu\r\n"
