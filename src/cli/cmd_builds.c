@@ -259,10 +259,10 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 	    (n == 2 &&
 	     (status = cli_check_slug("version", pos[1])) != CLI_EXIT_OK))
 		return status;
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK ||
+	if ((status = cli_session_open_project(ctx, &s, pos[0])) !=
+		    CLI_EXIT_OK ||
 	    (status = cli_session_writable(&s)) != CLI_EXIT_OK)
 		goto done;
-	s.project = pos[0];
 	s.version = n == 2 ? pos[1] : NULL;
 	if (n == 2)
 		version = strdup(pos[1]);

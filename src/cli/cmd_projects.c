@@ -327,11 +327,11 @@ static int project_list(struct cli_ctx *ctx, const char *cmd, int argc,
 
 	if ((status = cli_parse_project_args(cmd, argc, argv, options, pos, 1,
 					     1, &n)) != CLI_EXIT_OK ||
-	    (status = cli_session_open(ctx, &s)) != CLI_EXIT_OK) {
+	    (status = cli_session_open_project(ctx, &s, pos[0])) !=
+		    CLI_EXIT_OK) {
 		cli_table_dispose(t);
 		return status;
 	}
-	s.project = pos[0];
 	snprintf(path, sizeof(path), "/api/v3/projects/%s/%s/", pos[0], what);
 	opts.sort = sort;
 	status = cli_print_list_with(&s, path, NULL, json, t, row, &opts);
