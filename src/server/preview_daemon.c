@@ -46,6 +46,7 @@
 #include "log.h"
 #include "preview_addons.h"
 #include "preview_daemon.h"
+#include "v3.h"
 
 /* Connections at once, each with a thread of its own: a browser or two
  * and a TUI, an event stream per open page and the pages they load. */
@@ -163,17 +164,9 @@ static void add_warnings(cJSON *o, const struct srv_preview_state *st)
 	cJSON_AddNumberToObject(counts, "fixed", (double)st->warnings_fixed);
 	cJSON_AddNumberToObject(counts, "new", (double)fresh);
 	list = cJSON_AddArrayToObject(o, "warnings");
-	for (i = 0; list && i < set->len && i < SRV_PREVIEW_WARNINGS_MAX; i++) {
-		const struct lec_warning *w = &set->items[i];
-		cJSON *r = cJSON_CreateObject();
-
-		cJSON_AddItemToArray(list, r);
-		cJSON_AddStringToObject(r, "file", w->file);
-		cJSON_AddStringToObject(r, "kind", lec_warning_kind_code(w->kind));
-		cJSON_AddNumberToObject(r, "line", w->line);
-		cJSON_AddStringToObject(r, "message", w->message);
-		cJSON_AddBoolToObject(r, "new", w->is_new);
-	}
+	/* Each record as the warnings list of v3 shows it. */
+	for (i = 0; list && i < set->len && i < SRV_PREVIEW_WARNINGS_MAX; i++)
+		cJSON_AddItemToArray(list, srv_v3_warning(&set->items[i]));
 }
 
 static char *state_json(const struct srv_preview_state *st)
