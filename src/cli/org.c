@@ -78,36 +78,34 @@ static int parse_args(int argc, char **argv, const struct opt *opts,
 
 /* Lookups: each reports what it did not find. ----------------------------- */
 
+/* What a lookup's code says: found, not there (naming what was asked for
+ * as kind and name say it), or the engine failed. */
+static int looked_up(int rc, const char *kind, const char *name)
+{
+	if (rc == LEC_ENOTFOUND)
+		return cli_fail("no %s '%s'", kind, name);
+	/* cli_fail_engine's words, with the kind in them. */
+	return rc < 0 ? cli_fail("cannot read the %s: %s", kind,
+				 lec_error_last())
+		      : CLI_EXIT_OK;
+}
+
 static int get_org(struct lec_store *store, const char *slug,
 		   struct lec_org **out)
 {
-	int rc = lec_org_get(store, slug, out);
-
-	if (rc == LEC_ENOTFOUND)
-		return cli_fail("no organization '%s'", slug);
-	return rc < 0 ? cli_fail_engine("cannot read the organization")
-		      : CLI_EXIT_OK;
+	return looked_up(lec_org_get(store, slug, out), "organization", slug);
 }
 
 static int get_user(struct lec_store *store, const char *name,
 		    struct lec_user **out)
 {
-	int rc = lec_user_get(store, name, out);
-
-	if (rc == LEC_ENOTFOUND)
-		return cli_fail("no user '%s'", name);
-	return rc < 0 ? cli_fail_engine("cannot read the user") : CLI_EXIT_OK;
+	return looked_up(lec_user_get(store, name, out), "user", name);
 }
 
 static int get_project(struct lec_store *store, const char *slug,
 		       struct lec_project **out)
 {
-	int rc = lec_project_get(store, slug, out);
-
-	if (rc == LEC_ENOTFOUND)
-		return cli_fail("no project '%s'", slug);
-	return rc < 0 ? cli_fail_engine("cannot read the project")
-		      : CLI_EXIT_OK;
+	return looked_up(lec_project_get(store, slug, out), "project", slug);
 }
 
 static int get_team(struct lec_store *store, const struct lec_org *org,
@@ -118,7 +116,7 @@ static int get_team(struct lec_store *store, const struct lec_org *org,
 	if (rc == LEC_ENOTFOUND)
 		return cli_fail("no team '%s' in organization '%s'", slug,
 				org->slug);
-	return rc < 0 ? cli_fail_engine("cannot read the team") : CLI_EXIT_OK;
+	return looked_up(rc, "team", slug);
 }
 
 /* An engine validation error with the field it concerns, so "name: Ensure
