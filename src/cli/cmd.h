@@ -119,6 +119,22 @@ int cli_print_list_with(struct cli_session *s, const char *path,
 			struct cli_table *t, cli_row_fn row,
 			const struct cli_list_opts *opts);
 
+/* The list of one project's resource ("redirects": the list at
+ * /api/v3/projects/<project>/redirects/), as cli_print_list prints it. */
+int cli_print_project_list(struct cli_session *s, const char *project,
+			   const char *resource, int json,
+			   struct cli_table *t, cli_row_fn row);
+
+/* Lays out a list command's table; the session is the command's, for rows
+ * that ask the instance more (json: the rows are not printed). */
+typedef void (*cli_table_fn)(struct cli_table *t, struct cli_session *s,
+			     int json);
+/* The whole of a command that takes no argument but --json and prints the
+ * list at path: name is the command's, for its usage messages. */
+int cli_list_command(struct cli_ctx *ctx, const char *name, int argc,
+		     char **argv, const char *path, cli_table_fn table,
+		     cli_row_fn row);
+
 /* A cJSON string member, or "" when absent or not a string. */
 const char *cli_json_str(const cJSON *obj, const char *key);
 

@@ -430,6 +430,38 @@ done:
 	return status;
 }
 
+int cli_print_project_list(struct cli_session *s, const char *project,
+			   const char *resource, int json,
+			   struct cli_table *t, cli_row_fn row)
+{
+	char path[CLI_PATH_MAX];
+
+	snprintf(path, sizeof(path), "/api/v3/projects/%s/%s/", project,
+		 resource);
+	return cli_print_list(s, path, NULL, json, t, row);
+}
+
+int cli_list_command(struct cli_ctx *ctx, const char *name, int argc,
+		     char **argv, const char *path, cli_table_fn table,
+		     cli_row_fn row)
+{
+	struct cli_session s;
+	struct cli_table t;
+	int json = 0, n, status;
+	const struct cli_opt opts[] = { { "--json", NULL, &json },
+					{ NULL, NULL, NULL } };
+
+	if ((status = cli_parse_args(name, argc, argv, opts, NULL, 0, 0,
+				     &n)) != CLI_EXIT_OK)
+		return status;
+	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
+		return status;
+	table(&t, &s, json);
+	status = cli_print_list(&s, path, NULL, json, &t, row);
+	cli_session_close(&s);
+	return status;
+}
+
 /* ---- Watching a build ----------------------------------------------------- */
 
 void cli_log_tail_add(struct cli_log_tail *t, const char *data, size_t len)

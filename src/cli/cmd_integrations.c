@@ -93,7 +93,7 @@ int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s;
 	struct cli_table t;
-	char path[CLI_PATH_MAX], *pos[3];
+	char *pos[3];
 	int json = 0, n, status;
 	const struct cli_opt opts[] = { { "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
@@ -114,11 +114,9 @@ int cli_cmd_integrations(struct cli_ctx *ctx, int argc, char **argv)
 				 ? integration_add(&s, pos[0], pos[2], json)
 				 : integration_remove(&s, pos[0], pos[2]);
 	else if (n == 1) {
-		snprintf(path, sizeof(path),
-			 "/api/v3/projects/%s/integrations/", pos[0]);
 		cli_table_init(&t, "ID", "TYPE", "URL", "CREATED", NULL);
-		status = cli_print_list(&s, path, NULL, json, &t,
-					integration_row);
+		status = cli_print_project_list(&s, pos[0], "integrations", json,
+						&t, integration_row);
 	}
 	cli_session_close(&s);
 	return status;

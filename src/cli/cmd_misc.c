@@ -242,7 +242,7 @@ int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s;
 	struct cli_table t;
-	char path[CLI_PATH_MAX], *pos[5];
+	char *pos[5];
 	int json = 0, n, status;
 	const struct cli_opt opts[] = { { "--json", NULL, &json },
 					{ NULL, NULL, NULL } };
@@ -256,11 +256,9 @@ int cli_cmd_redirects(struct cli_ctx *ctx, int argc, char **argv)
 	if (n > 1) {
 		status = redirect_change(&s, pos, n);
 	} else {
-		snprintf(path, sizeof(path), "/api/v3/projects/%s/redirects/",
-			 pos[0]);
 		cli_table_init(&t, "ID", "TYPE", "FROM", "TO", NULL);
-		status = cli_print_list(&s, path, NULL, json, &t,
-					redirect_row);
+		status = cli_print_project_list(&s, pos[0], "redirects", json,
+						&t, redirect_row);
 	}
 	cli_session_close(&s);
 	return status;
@@ -410,7 +408,7 @@ int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s;
 	struct cli_table t;
-	char path[CLI_PATH_MAX], *pos[3];
+	char *pos[3];
 	int json = 0, public_ = 0, n, status;
 	const struct cli_opt opts[] = { { "--public", NULL, &public_ },
 					{ "--json", NULL, &json },
@@ -425,10 +423,10 @@ int cli_cmd_env(struct cli_ctx *ctx, int argc, char **argv)
 	if (n > 1) {
 		status = env_change(&s, pos, n, public_);
 	} else {
-		snprintf(path, sizeof(path),
-			 "/api/v3/projects/%s/environmentvariables/", pos[0]);
 		cli_table_init(&t, "ID", "NAME", "PUBLIC", "CREATED", NULL);
-		status = cli_print_list(&s, path, NULL, json, &t, envvar_row);
+		status = cli_print_project_list(&s, pos[0],
+						"environmentvariables", json,
+						&t, envvar_row);
 	}
 	cli_session_close(&s);
 	return status;

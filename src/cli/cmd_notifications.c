@@ -337,10 +337,9 @@ int cli_cmd_webhooks(struct cli_ctx *ctx, int argc, char **argv)
 				 : cli_remove_of_project(&s, pos[0], "webhooks",
 							 "webhook", pos[2]);
 	} else if (n == 1) {
-		snprintf(path, sizeof(path), "/api/v3/projects/%s/webhooks/",
-			 pos[0]);
 		cli_table_init(&t, "ID", "EVENTS", "URL", "CREATED", NULL);
-		status = cli_print_list(&s, path, NULL, json, &t, webhook_row);
+		status = cli_print_project_list(&s, pos[0], "webhooks", json,
+						&t, webhook_row);
 	}
 	cli_session_close(&s);
 	return status;

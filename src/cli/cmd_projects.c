@@ -107,27 +107,20 @@ static int project_row(struct cli_table *t, const cJSON *item)
 	return CLI_EXIT_OK;
 }
 
+/* The last build asks the instance again per project (the session, as the
+ * table's payload): not for --json, which is the API's list as it is. */
+static void projects_table(struct cli_table *t, struct cli_session *s,
+			   int json)
+{
+	project_table(t, !json);
+	t->payload = json ? NULL : s;
+}
+
 int cli_cmd_projects(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct cli_session s;
-	struct cli_table t;
-	int json = 0, n, status;
-	const struct cli_opt opts[] = { { "--json", NULL, &json },
-					{ NULL, NULL, NULL } };
-
-	if ((status = cli_parse_args("projects", argc, argv, opts, NULL, 0, 0,
-				     &n)) != CLI_EXIT_OK)
-		return status;
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
-		return status;
-	/* The last build asks the instance again per project: not for
-	 * --json, which is the API's list as it is. */
-	project_table(&t, !json);
-	t.payload = json ? NULL : &s;
-	status = cli_print_list(&s, "/api/v3/projects/", NULL, json, &t,
+	return cli_list_command(ctx, "projects", argc, argv,
+				"/api/v3/projects/", projects_table,
 				project_row);
-	cli_session_close(&s);
-	return status;
 }
 
 /* ---- import ------------------------------------------------------------- */
@@ -525,7 +518,7 @@ int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv)
 	struct cli_session s;
 	struct cli_table t;
 	const char *alias = NULL;
-	char path[CLI_PATH_MAX], *pos[3];
+	char *pos[3];
 	int json = 0, n, status;
 	const struct cli_opt opts[] = { { "--alias", &alias, NULL },
 					{ "--json", NULL, &json },
@@ -544,11 +537,9 @@ int cli_cmd_subprojects(struct cli_ctx *ctx, int argc, char **argv)
 	if (n > 1) {
 		status = subproject_change(&s, pos, n, alias);
 	} else {
-		snprintf(path, sizeof(path), "/api/v3/projects/%s/subprojects/",
-			 pos[0]);
 		cli_table_init(&t, "ALIAS", "CHILD", "NAME", NULL);
-		status = cli_print_list(&s, path, NULL, json, &t,
-					subproject_row);
+		status = cli_print_project_list(&s, pos[0], "subprojects", json,
+						&t, subproject_row);
 	}
 	cli_session_close(&s);
 	return status;
@@ -574,22 +565,15 @@ static int org_row(struct cli_table *t, const cJSON *item)
 	return CLI_EXIT_OK;
 }
 
+static void orgs_table(struct cli_table *t, struct cli_session *s, int json)
+{
+	(void)s;
+	(void)json;
+	cli_table_init(t, "SLUG", "NAME", "OWNERS", NULL);
+}
+
 int cli_cmd_orgs(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct cli_session s;
-	struct cli_table t;
-	int json = 0, n, status;
-	const struct cli_opt opts[] = { { "--json", NULL, &json },
-					{ NULL, NULL, NULL } };
-
-	if ((status = cli_parse_args("orgs", argc, argv, opts, NULL, 0, 0,
-				     &n)) != CLI_EXIT_OK)
-		return status;
-	if ((status = cli_session_open(ctx, &s)) != CLI_EXIT_OK)
-		return status;
-	cli_table_init(&t, "SLUG", "NAME", "OWNERS", NULL);
-	status = cli_print_list(&s, "/api/v3/organizations/", NULL, json, &t,
-				org_row);
-	cli_session_close(&s);
-	return status;
+	return cli_list_command(ctx, "orgs", argc, argv,
+				"/api/v3/organizations/", orgs_table, org_row);
 }
