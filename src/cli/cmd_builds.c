@@ -4,6 +4,7 @@
  * with it), and print a build's commands and output, following it live
  * (`log --follow`) from the v2 build detail, the one that carries output.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -241,16 +242,46 @@ static int follow(struct cli_session *s, const char *project,
 	return status;
 }
 
+/* How a command that triggered a build goes on. */
+struct trigger_opts {
+	int watch, exit_status, json;
+};
+
+/* Say that b was triggered (the line fmt formats, or its JSON), then with
+ * --watch or --exit-status follow it: what build and preview-branch do. */
+static int triggered(struct cli_session *s, const char *project,
+		     const struct lc_build *b, const struct trigger_opts *o,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int triggered(struct cli_session *s, const char *project,
+		     const struct lc_build *b, const struct trigger_opts *o,
+		     const char *fmt, ...)
+{
+	int follows = o->watch || o->exit_status;
+	va_list ap;
+
+	if (o->json && !follows)
+		return cli_print_json(b->raw);
+	if (!o->json) {
+		va_start(ap, fmt);
+		cli_vprint(stdout, fmt, ap);
+		va_end(ap);
+	}
+	return follows ? follow(s, project, b, o->watch, o->json,
+				o->exit_status)
+		       : CLI_EXIT_OK;
+}
+
 int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct cli_session s = { 0 };
 	struct lc_build *b = NULL;
 	struct lc_error err;
 	char *pos[2], *version = NULL;
-	int watch = 0, exit_status = 0, json = 0, fresh = 0, n, status;
-	const struct cli_opt opts[] = { { "--watch", NULL, &watch },
-					{ "--exit-status", NULL, &exit_status },
-					{ "--json", NULL, &json },
+	struct trigger_opts o = { 0 };
+	int fresh = 0, n, status;
+	const struct cli_opt opts[] = { { "--watch", NULL, &o.watch },
+					{ "--exit-status", NULL, &o.exit_status },
+					{ "--json", NULL, &o.json },
 					{ "--fresh", NULL, &fresh },
 					{ NULL, NULL, NULL } };
 
@@ -279,18 +310,9 @@ int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_fail_request(&s, &err);
 		goto done;
 	}
-	if (!watch && !exit_status) {
-		if (json)
-			status = cli_print_json(b->raw);
-		else
-			cli_print(stdout, "triggered build %lld of %s/%s\n",
-				  b->id, pos[0], version);
-		goto done;
-	}
-	if (!json)
-		cli_print(stdout, "triggered build %lld of %s/%s\n", b->id,
-			  pos[0], version);
-	status = follow(&s, pos[0], b, watch, json, exit_status);
+	status = triggered(&s, pos[0], b, &o,
+			   "triggered build %lld of %s/%s\n", b->id, pos[0],
+			   version);
 done:
 	lc_build_free(b);
 	free(version);
@@ -306,10 +328,11 @@ int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv)
 	struct lc_build *b = NULL;
 	struct lc_error err;
 	char *pos[2], *url = NULL;
-	int watch = 0, exit_status = 0, json = 0, n, status;
-	const struct cli_opt opts[] = { { "--watch", NULL, &watch },
-					{ "--exit-status", NULL, &exit_status },
-					{ "--json", NULL, &json },
+	struct trigger_opts o = { 0 };
+	int n, status;
+	const struct cli_opt opts[] = { { "--watch", NULL, &o.watch },
+					{ "--exit-status", NULL, &o.exit_status },
+					{ "--json", NULL, &o.json },
 					{ NULL, NULL, NULL } };
 
 	if ((status = cli_parse_project_args("preview-branch", argc, argv, opts,
@@ -323,16 +346,9 @@ int cli_cmd_preview_branch(struct cli_ctx *ctx, int argc, char **argv)
 		status = cli_fail_client(&err);
 		goto done;
 	}
-	if (json && !watch && !exit_status) {
-		status = cli_print_json(b->raw);
-		goto done;
-	}
-	if (!json)
-		cli_print(stdout,
-			  "triggered build %lld of %s's preview of %s: %s\n",
-			  b->id, pos[0], pos[1], url ? url : "");
-	if (watch || exit_status)
-		status = follow(&s, pos[0], b, watch, json, exit_status);
+	status = triggered(&s, pos[0], b, &o,
+			   "triggered build %lld of %s's preview of %s: %s\n",
+			   b->id, pos[0], pos[1], url ? url : "");
 done:
 	lc_build_free(b);
 	free(url);
