@@ -563,46 +563,50 @@ static int respond_projects(struct srv_request *req, struct srv_response *res,
 	return srv_respond_json(res, 200, o, SRV_JSON_AS_BUILT);
 }
 
-/* {"translations": [...]}: the project's translations, public ones only
- * (v2 shows public data), as the service's action lists them. */
-static int project_translations(struct srv_request *req,
-				struct srv_response *res)
+/* {"<key>": [...]}: the project's translations or its child projects
+ * (subprojects), public ones only (v2 shows public data), as the
+ * service's actions list them. */
+static int project_relatives(struct srv_request *req, struct srv_response *res,
+			     int children)
 {
 	struct lec_project *p = load_project(req, res, req->params[0]);
-	struct lec_project_list list = { 0 };
+	struct lec_subproject_list subs = { 0 };
+	struct lec_project_list translations = { 0 };
 	int rc;
 
 	if (p == NULL)
 		return res->status;
-	rc = lec_project_translations(srv_store(req), p->id,
-				      LEC_VIEWER_ANONYMOUS, NULL, &list);
+	rc = children ? lec_subproject_list(srv_store(req), p->id,
+					    LEC_VIEWER_ANONYMOUS, NULL, &subs)
+		      : lec_project_translations(srv_store(req), p->id,
+						 LEC_VIEWER_ANONYMOUS, NULL,
+						 &translations);
 	lec_project_free(p);
-	rc = rc < 0 ? srv_respond_engine_error(res, rc)
-		    : respond_projects(req, res, "translations", list.items,
-				       list.len, sizeof(*list.items));
-	lec_project_list_dispose(&list);
+	if (rc < 0)
+		rc = srv_respond_engine_error(res, rc);
+	else if (children)
+		rc = respond_projects(req, res, "subprojects",
+				      subs.len ? &subs.items[0].child : NULL,
+				      subs.len, sizeof(*subs.items));
+	else
+		rc = respond_projects(req, res, "translations",
+				      translations.items, translations.len,
+				      sizeof(*translations.items));
+	lec_subproject_list_dispose(&subs);
+	lec_project_list_dispose(&translations);
 	return rc;
 }
 
-/* {"subprojects": [...]}: the child projects, public ones only. */
+static int project_translations(struct srv_request *req,
+				struct srv_response *res)
+{
+	return project_relatives(req, res, 0);
+}
+
 static int project_subprojects(struct srv_request *req,
 			       struct srv_response *res)
 {
-	struct lec_project *p = load_project(req, res, req->params[0]);
-	struct lec_subproject_list list = { 0 };
-	int rc;
-
-	if (p == NULL)
-		return res->status;
-	rc = lec_subproject_list(srv_store(req), p->id, LEC_VIEWER_ANONYMOUS,
-				 NULL, &list);
-	lec_project_free(p);
-	rc = rc < 0 ? srv_respond_engine_error(res, rc)
-		    : respond_projects(req, res, "subprojects",
-				       list.len ? &list.items[0].child : NULL,
-				       list.len, sizeof(*list.items));
-	lec_subproject_list_dispose(&list);
-	return rc;
+	return project_relatives(req, res, 1);
 }
 
 /* {"url": ...}: the documentation URL of the default version, the v2
