@@ -100,12 +100,14 @@ void srv_dash_authenticate(struct srv_request *req)
 
 /* Answers ---------------------------------------------------------------- */
 
-static int send_html(struct view *v, int status)
+/* End the page (its footer) and send it with status. */
+static int send_page(struct view *v, int status)
 {
 	size_t len = 0;
-	char *body = srv_text_take(&v->h, &len);
+	char *body;
 
-	if (body == NULL)
+	dash_page_end(&v->h, &v->f);
+	if ((body = srv_text_take(&v->h, &len)) == NULL)
 		return srv_respond_internal(v->res, "out of memory");
 	srv_response_drop_body(v->res);
 	v->res->status = status;
@@ -158,8 +160,7 @@ static int not_found(struct view *v)
 		dash_login_link(&v->h, v->path, "Log in");
 		srv_text_puts(&v->h, " to see private projects.</p>\n");
 	}
-	dash_page_end(&v->h, &v->f);
-	return send_html(v, 404);
+	return send_page(v, 404);
 }
 
 static void view_dispose(struct view *v)
@@ -435,8 +436,7 @@ static void finish(struct view *v, int rc)
 		srv_respond_internal(v->res, "reading builds");
 		return;
 	}
-	dash_page_end(&v->h, &v->f);
-	send_html(v, 200);
+	send_page(v, 200);
 }
 
 static int overview(struct srv_request *req, struct srv_response *res)
@@ -649,8 +649,7 @@ static int addons_page(struct view *v, struct docs_ctx *c,
 	srv_text_puts(&v->h, "/addons/</code>.</p>\n");
 	if (v->f.form)
 		docs_form_headers(c);
-	dash_page_end(&v->h, &v->f);
-	return send_html(v, status);
+	return send_page(v, status);
 }
 
 static int addons(struct srv_request *req, struct srv_response *res)
@@ -684,8 +683,7 @@ static int form_refused(struct view *v, const char *why)
 	addons_url(v, url, sizeof(url));
 	anchor(&v->h, url, "Back to the Addons tab");
 	srv_text_puts(&v->h, "</p>\n");
-	dash_page_end(&v->h, &v->f);
-	return send_html(v, 403);
+	return send_page(v, 403);
 }
 
 /* What a 400 of the API says (res's body: {"field": ["message"]}, a bare
@@ -813,8 +811,7 @@ static int builds(struct srv_request *req, struct srv_response *res)
 	if (page < pages)
 		page_link(&v, page + 1, "Older");
 	srv_text_puts(&v.h, "</div>\n");
-	dash_page_end(&v.h, &v.f);
-	send_html(&v, 200);
+	send_page(&v, 200);
 done:
 	view_dispose(&v);
 	return res->status;
@@ -832,8 +829,7 @@ static int versions(struct srv_request *req, struct srv_response *res)
 	frame(&v, title, "versions");
 	dash_page_begin(&v.h, &v.f);
 	versions_table(&v, 0);
-	dash_page_end(&v.h, &v.f);
-	send_html(&v, 200);
+	send_page(&v, 200);
 done:
 	view_dispose(&v);
 	return res->status;
@@ -1149,8 +1145,7 @@ static int build(struct srv_request *req, struct srv_response *res)
 			running ? "running" : "done", DASH_LIVE_MS);
 	if (running)
 		srv_text_puts(&v.h, live_script);
-	dash_page_end(&v.h, &v.f);
-	send_html(&v, 200);
+	send_page(&v, 200);
 done:
 	lec_build_free(b);
 	view_dispose(&v);
