@@ -262,6 +262,11 @@ cJSON *srv_page_link(struct srv_request *req, const struct srv_param *set,
 /* Wrap results in {"count","next","previous","results"}; consumes results. */
 cJSON *srv_page_envelope(struct srv_request *req, const struct lec_page *page,
 			 size_t count, cJSON *results);
+/* Answer a list: with rc < 0 the engine's error (results freed), else 200
+ * with results (consumed) in their envelope, in order. Returns the status. */
+int srv_respond_page(struct srv_request *req, struct srv_response *res,
+		     const struct lec_page *page, size_t count, cJSON *results,
+		     int rc, enum srv_json_order order);
 
 /* fields / omit / expand (behaviour notes §1.3) ------------------------- */
 

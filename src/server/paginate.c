@@ -164,3 +164,16 @@ cJSON *srv_page_envelope(struct srv_request *req, const struct lec_page *page,
 	cJSON_AddItemToObject(env, "results", results);
 	return env;
 }
+
+int srv_respond_page(struct srv_request *req, struct srv_response *res,
+		     const struct lec_page *page, size_t count, cJSON *results,
+		     int rc, enum srv_json_order order)
+{
+	if (rc < 0) {
+		cJSON_Delete(results);
+		return srv_respond_engine_error(res, rc);
+	}
+	return srv_respond_json(res, 200,
+				srv_page_envelope(req, page, count, results),
+				order);
+}

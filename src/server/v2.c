@@ -498,8 +498,7 @@ static int projects_list(struct srv_request *req, struct srv_response *res)
 	results = cJSON_CreateArray();
 	for (i = 0; results && i < list.len; i++)
 		cJSON_AddItemToArray(results, v2_project(req, &list.items[i]));
-	rc = srv_respond_json(res, 200,
-			      srv_page_envelope(req, &page, list.total, results),
+	rc = srv_respond_page(req, res, &page, list.total, results, LEC_OK,
 			      SRV_JSON_AS_BUILT);
 	lec_project_list_dispose(&list);
 	return rc;
@@ -650,15 +649,8 @@ static int versions_list(struct srv_request *req, struct srv_response *res)
 		    LEC_OK)
 			cJSON_AddItemToArray(results,
 					     v2_version(req, p, &list.items[i]));
-	if (rc < 0) {
-		cJSON_Delete(results);
-		rc = srv_respond_engine_error(res, rc);
-	} else {
-		rc = srv_respond_json(res, 200,
-				      srv_page_envelope(req, &page, list.total,
-							results),
-				      SRV_JSON_AS_BUILT);
-	}
+	rc = srv_respond_page(req, res, &page, list.total, results, rc,
+			      SRV_JSON_AS_BUILT);
 	lec_project_free(p);
 	lec_version_list_dispose(&list);
 	return rc;

@@ -149,8 +149,7 @@ int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
 	}
 	if (list->fill(req, res, &parent, &page, &flex, results, &total) < 0)
 		goto done;
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, total, results),
+	srv_respond_page(req, res, &page, total, results, LEC_OK,
 			 SRV_JSON_SORTED);
 	results = NULL; /* consumed by the envelope */
 done:

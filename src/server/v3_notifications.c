@@ -307,8 +307,7 @@ static int respond_list(struct srv_request *req, struct srv_response *res,
 	for (i = 0; i < list.len; i++)
 		cJSON_AddItemToArray(results,
 				     notification_object(req, &list.items[i]));
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, list.total, results),
+	srv_respond_page(req, res, &page, list.total, results, LEC_OK,
 			 SRV_JSON_SORTED);
 	lec_notification_list_dispose(&list);
 	return res->status;

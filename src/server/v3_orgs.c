@@ -206,8 +206,7 @@ int srv_v3_orgs_list(struct srv_request *req, struct srv_response *res)
 		}
 		cJSON_AddItemToArray(results, item);
 	}
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, list.total, results),
+	srv_respond_page(req, res, &page, list.total, results, LEC_OK,
 			 SRV_JSON_SORTED);
 	results = NULL; /* consumed by the envelope */
 done:
@@ -318,7 +317,7 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	struct lec_org *org = NULL;
 	struct srv_flex flex;
 	struct lec_page page;
-	cJSON *results;
+	cJSON *results = NULL;
 	int rc;
 
 	if ((org = find_org(req, store, res)) == NULL)
@@ -331,15 +330,11 @@ int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 	flex.nexpand = 0;
 	srv_page_parse(req, &page);
 	/* Visibility is decided per project, so the page is cut here. */
-	if ((rc = visible_project_ids(store, org->id, req->user->id, &ids)) <
-		    0 ||
-	    (rc = project_page(req, store, &ids, &page, &flex, &results)) < 0)
-		srv_respond_engine_error(res, rc);
-	else
-		srv_respond_json(res, 200,
-				 srv_page_envelope(req, &page, ids.total,
-						   results),
-				 SRV_JSON_SORTED);
+	if ((rc = visible_project_ids(store, org->id, req->user->id, &ids)) ==
+	    LEC_OK)
+		rc = project_page(req, store, &ids, &page, &flex, &results);
+	srv_respond_page(req, res, &page, ids.total, results, rc,
+			 SRV_JSON_SORTED);
 	srv_flex_dispose(&flex);
 done:
 	lec_org_project_ids_dispose(&ids);
@@ -394,15 +389,8 @@ int srv_v3_org_teams(struct srv_request *req, struct srv_response *res)
 		srv_flex_apply(&flex, t);
 		cJSON_AddItemToArray(results, t);
 	}
-	if (rc < 0) {
-		srv_respond_engine_error(res, rc);
-		cJSON_Delete(results);
-	} else {
-		srv_respond_json(res, 200,
-				 srv_page_envelope(req, &page, list.total,
-						   results),
-				 SRV_JSON_SORTED);
-	}
+	srv_respond_page(req, res, &page, list.total, results, rc,
+			 SRV_JSON_SORTED);
 	srv_flex_dispose(&flex);
 done:
 	lec_team_list_dispose(&list);

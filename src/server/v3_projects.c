@@ -77,8 +77,7 @@ int srv_v3_projects_list(struct srv_request *req, struct srv_response *res)
 		cJSON_AddItemToArray(results, item);
 	}
 	srv_flex_dispose(&flex);
-	rc = srv_respond_json(res, 200,
-			      srv_page_envelope(req, &page, list.total, results),
+	rc = srv_respond_page(req, res, &page, list.total, results, LEC_OK,
 			      SRV_JSON_SORTED);
 	lec_project_list_dispose(&list);
 	return rc;
@@ -574,8 +573,6 @@ int srv_v3_remote_empty(struct srv_request *req, struct srv_response *res)
 	struct lec_page page;
 
 	srv_page_parse(req, &page);
-	return srv_respond_json(res, 200,
-				srv_page_envelope(req, &page, 0,
-						  cJSON_CreateArray()),
+	return srv_respond_page(req, res, &page, 0, cJSON_CreateArray(), LEC_OK,
 				SRV_JSON_SORTED);
 }

@@ -99,8 +99,7 @@ int srv_v3_all_builds_list(struct srv_request *req, struct srv_response *res)
 			cJSON_AddItemToArray(results,
 					     build_json(req, p, &list.items[i],
 							&flex));
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, list.total, results),
+	srv_respond_page(req, res, &page, list.total, results, LEC_OK,
 			 SRV_JSON_SORTED);
 done:
 	memo_dispose(&memo);

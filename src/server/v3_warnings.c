@@ -49,8 +49,7 @@ int srv_v3_build_warnings_list(struct srv_request *req,
 	}
 	for (i = 0; i < list.len; i++)
 		cJSON_AddItemToArray(results, srv_v3_warning(&list.items[i]));
-	srv_respond_json(res, 200,
-			 srv_page_envelope(req, &page, list.total, results),
+	srv_respond_page(req, res, &page, list.total, results, LEC_OK,
 			 SRV_JSON_SORTED);
 	lec_warning_list_dispose(&list);
 	return res->status;
