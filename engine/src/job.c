@@ -685,15 +685,53 @@ char *lec__job_venv_dir(const struct lec__job *job)
 	return lec__buf_take(&b);
 }
 
+/* A script at path that runs target with its arguments: "#!/bin/sh",
+ * then exec of target single-quoted. One there already is kept (every
+ * step of a build asks). */
+static int write_exec_script(const char *path, const char *target)
+{
+	struct lec__buf b = LEC__BUF_INIT;
+	const char *c;
+	char *text;
+	int fd, rc = LEC_OK;
+
+	lec__buf_puts(&b, "#!/bin/sh\nexec '");
+	for (c = target; *c; c++)
+		if (*c == '\'')
+			lec__buf_puts(&b, "'\\''");
+		else
+			lec__buf_putn(&b, c, 1);
+	lec__buf_puts(&b, "' \"$@\"\n");
+	if ((text = lec__buf_take(&b)) == NULL)
+		return LEC_ENOMEM;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0755);
+	if (fd < 0 && errno != EEXIST)
+		rc = lec__error(LEC_EIO, "cannot make %s: %s", path,
+				strerror(errno));
+	else if (fd >= 0 && (fchmod(fd, 0755) != 0 ||
+			     lec__write_all(fd, text, strlen(text)) != 0))
+		rc = lec__error(LEC_EIO, "cannot write %s: %s", path,
+				strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	lec__free(text);
+	return rc;
+}
+
 /* The build's own bin directory: `python`, which the service's images
  * have and Debian has not, for the project's commands (`python -m sphinx`
- * in build.jobs), naming the interpreter the generators run with. */
+ * in build.jobs), running the interpreter the generators run with. A
+ * script that execs it, not a link to it: Python takes the path it was
+ * started by for its own, so a venv a command made from a linked
+ * `python` (build.jobs.create_environment) pointed into this directory,
+ * which the build removes and a warm generator's sandbox has not. */
 static char *tools_dir(struct lec__job *job)
 {
 	char *dir = lec__path_join(job->build_dir, ".lectern/bin");
 	char *python = dir ? lec__path_join(dir, "python") : NULL;
 	int ok = python && lec__mkdirs_mode(dir, 0755) == LEC_OK &&
-		 (symlink(lec__job_python(job), python) == 0 || errno == EEXIST);
+		 write_exec_script(python, lec__job_python(job)) == LEC_OK;
 
 	lec__free(python);
 	if (!ok) {

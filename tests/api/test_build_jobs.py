@@ -11,6 +11,7 @@ notification, no webhook, and the version's published docs as they were.
 Each of these failed on the main before it (issue 32, items 1 and 2)."""
 import json
 import os
+import subprocess
 import time
 
 import fixtures
@@ -168,6 +169,15 @@ class EnvironmentOverrideTest(BuildJobsCase):
         # The generator and the commands run with the venv the project made.
         self.assertRegex(out["command -v python"].strip(), r"/python/.+/venvs/latest/bin/python$")
         self.assertIn("From Sphinx itself", self.read(self.published(slug, "html", "index.html")))
+        # The venv outlives the build: `python` named the interpreter, not
+        # a link into the build's directory (gone now), so the version's
+        # warm generator started with it and the next build reuses it.
+        venv_python = out["command -v python"].strip()
+        self.assertEqual(subprocess.run([venv_python, "-c", "pass"]).returncode, 0)
+        self.assertNotIn("no warm generator:", build["cache"]["generator"]["reason"])
+        again = self.build_latest(slug)
+        self.assertTrue(again["success"], again)
+        self.assertTrue(again["cache"]["generator"]["reused"], again["cache"])
 
     def test_install_override_gets_lecterns_venv(self):
         files = dict(CONF)
