@@ -100,6 +100,7 @@ struct warm {
 	int busy, stop, ended;
 	int damaged;   /* it went wrong (why): the next build runs cold */
 	char why[160]; /* why it stopped, or was damaged */
+	char said[160]; /* the start of what the parent wrote */
 	struct lec_runner_result end;
 	int64_t last_used_ms;
 };
@@ -396,11 +397,25 @@ struct keeper {
 	struct warm *w;
 };
 
+/* The parent's output is dropped but for its first line, kept to say
+ * why a parent that ended while starting did (an interpreter that could
+ * not run: "prlimit: failed to execute ..."); the job masks the reason
+ * as it masks output. */
 static int keeper_output(const char *data, size_t len, void *payload)
 {
-	(void)data;
-	(void)len;
-	(void)payload;
+	struct keeper *k = payload;
+	size_t have, take;
+
+	pthread_mutex_lock(&k->pool->lock);
+	have = strlen(k->w->said);
+	if (strchr(k->w->said, '\n') == NULL) {
+		take = len < sizeof(k->w->said) - 1 - have
+			       ? len
+			       : sizeof(k->w->said) - 1 - have;
+		memcpy(k->w->said + have, data, take);
+		k->w->said[have + take] = '\0';
+	}
+	pthread_mutex_unlock(&k->pool->lock);
 	return 0;
 }
 
@@ -626,6 +641,33 @@ static ssize_t ctl_recv(int fd, char *buf, size_t cap, int ms)
 	return ctl_recv_from(fd, buf, cap, ms, NULL);
 }
 
+/* The parent's first packet into packet, as ctl_recv_from says it, within
+ * WARM_START_MS: asked a LEC_RUNNER_CANCEL_POLL_MS at a time, so that a
+ * parent whose runner has returned (it ended while starting) is noticed at
+ * once (0), not at the deadline: the engine's own end of the socket, held
+ * until the runner has forked, keeps it from reading as closed. */
+static ssize_t first_packet(struct lec__warm_pool *pool, struct warm *w,
+			    char *packet, size_t cap)
+{
+	int64_t until = lec__monotonic_ms() + WARM_START_MS;
+	ssize_t n;
+	int ended;
+
+	for (;;) {
+		n = ctl_recv_from(w->ctl, packet, cap,
+				  LEC_RUNNER_CANCEL_POLL_MS, &w->pid);
+		if (n >= 0)
+			return n;
+		pthread_mutex_lock(&pool->lock);
+		ended = w->ended;
+		pthread_mutex_unlock(&pool->lock);
+		if (ended)
+			return 0;
+		if (lec__monotonic_ms() >= until)
+			return -1;
+	}
+}
+
 /* Start a generator for req and wait until it is ready. LEC_OK, or an
  * error with the reason as the message (w then holds why, refused). */
 static int warm_start(struct lec__warm_pool *pool, struct warm *w,
@@ -663,8 +705,7 @@ static int warm_start(struct lec__warm_pool *pool, struct warm *w,
 	/* Its "ready" says its pid as the engine sees it (it runs in a pid
 	 * namespace of its own): what `lectern status` measures. */
 	setsockopt(w->ctl, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
-	n = ctl_recv_from(w->ctl, packet, sizeof(packet), WARM_START_MS,
-			  &w->pid);
+	n = first_packet(pool, w, packet, sizeof(packet));
 	/* The runner has forked by now, or failed: the other end is its. */
 	close(pair[1]);
 	if (n > 0 && sscanf(packet, "ready %lu %lu", &modules, &rss) == 2) {
@@ -673,9 +714,15 @@ static int warm_start(struct lec__warm_pool *pool, struct warm *w,
 	}
 	if (n > 5 && strncmp(packet, "fail ", 5) == 0)
 		return lec__error(LEC_ERROR, "%s", packet + 5);
-	return lec__error(LEC_ERROR, n < 0 ? "it did not start within %d s"
-					   : "it exited while starting",
-			  WARM_START_MS / 1000);
+	if (n < 0)
+		return lec__error(LEC_ERROR, "it did not start within %d s",
+				  WARM_START_MS / 1000);
+	pthread_mutex_lock(&pool->lock);
+	error = lec__error(LEC_ERROR, "it exited while starting%s%.*s",
+			   w->said[0] ? ": " : "",
+			   (int)strcspn(w->said, "\n"), w->said);
+	pthread_mutex_unlock(&pool->lock);
+	return error;
 }
 
 /* Running one build --------------------------------------------------------- */

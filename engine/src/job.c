@@ -369,6 +369,9 @@ static int run_warm(struct lec__job *job, const struct lec__job_sandbox *sb,
 	}
 	rc = lec__warm_run(job->env->warm, sb->warm, spec, run_output,
 			   run_cancel, rs, r, &how);
+	/* A reason may quote what a parent that could not start wrote,
+	 * with the build's environment: masked as its output is. */
+	lec_runner_mask(how.reason, strlen(how.reason), job->secrets);
 	/* The build's first Sphinx run says whether it was reused (a
 	 * preview may run it again to rewrite every page, through the
 	 * generator it started); the last that wrote, how it wrote. */

@@ -5,8 +5,9 @@
  * warm generator served a build, and it is gone with the preview; a conf.py that kills its warm
  * parent spoils only its own next build, which runs cold with the
  * reason, and the one after warms up again; an extension of the
- * project's own tree is never imported by the parent; MkDocs says it
- * has none.
+ * project's own tree is never imported by the parent; a parent that
+ * cannot start is seen at once, with what it said; MkDocs says it has
+ * none.
  */
 #include <limits.h>
 #include <sched.h>
@@ -633,6 +634,47 @@ TEST(mkdocs_says_it_has_no_warm_generator)
 	lec_preview_free(p);
 }
 
+/* A Python that runs builds but cannot stay warm (its parent exits at
+ * once, saying why): the build runs cold with that reason, and without
+ * waiting out the parent's start deadline (30 s, once every build of a
+ * project that made its own environment). */
+static const char unwarmable_python[] =
+	"#!/bin/sh\n"
+	"case \"$2\" in *'warm Sphinx generator'*)\n"
+	"  echo 'this python cannot stay warm' >&2; exit 3;;\n"
+	"esac\n"
+	"exec /usr/bin/python3 \"$@\"\n";
+
+TEST(a_parent_that_cannot_start_is_noticed_at_once)
+{
+	struct lec_preview_options opts = LEC_PREVIEW_OPTIONS_INIT;
+	char tree[PATH_MAX], cache[PATH_MAX], python[PATH_MAX];
+	const char *dir = lec_test_tmpdir();
+	struct lec_preview *p = NULL;
+	time_t t0;
+
+	if (!has_sphinx())
+		return;
+	lec_test_pathf(tree, sizeof(tree), "%s/tree", dir);
+	lec_test_pathf(cache, sizeof(cache), "%s/cache", dir);
+	lec_test_pathf(python, sizeof(python), "%s/python", dir);
+	put(tree, "docs/conf.py", "project = 'Cold'\n");
+	put(tree, "docs/index.rst", "Cold\n====\n\nText.\n");
+	lec_test_put(dir, "python", unwarmable_python);
+	CHECK(chmod(python, 0755) == 0);
+	opts.cache_dir = cache;
+	opts.python = python;
+	CHECK_OK(lec_preview_open(&p, tree, &opts));
+	if (p == NULL)
+		return;
+	t0 = time(NULL);
+	CHECK_OK(lec_preview_build(p, NULL, NULL));
+	CHECK(time(NULL) - t0 < 15);
+	CHECK(cache_says(p, "\"reason\":\"no warm generator: it exited "
+			    "while starting: this python cannot stay warm\""));
+	lec_preview_free(p);
+}
+
 static const struct lec_test tests[] = {
 	TEST_ENTRY(warm_builds_equal_cold_ones),
 	TEST_ENTRY(a_damaged_parent_spoils_only_the_next_build),
@@ -643,6 +685,7 @@ static const struct lec_test tests[] = {
 	TEST_ENTRY(a_removed_trees_generator_stops),
 	TEST_ENTRY(an_extensions_import_output_reaches_the_build),
 	TEST_ENTRY(mkdocs_says_it_has_no_warm_generator),
+	TEST_ENTRY(a_parent_that_cannot_start_is_noticed_at_once),
 };
 
 LEC_TEST_MAIN(tests)
