@@ -31,21 +31,32 @@ def read_objects(objdir, srcdir=None, uses=None, defs=None):
     added to the given ones; files named srcdir/name when srcdir is given."""
     if uses is None:
         uses, defs = collections.defaultdict(set), collections.defaultdict(set)
+    names = {}
     for obj in sorted(glob.glob(os.path.join(objdir, "*.c.o"))):
         name = os.path.basename(obj)[:-len(".c.o")]
         if srcdir:
             if not os.path.exists(os.path.join(srcdir, name + ".c")):
                 continue
             name = os.path.join(os.path.normpath(srcdir), name)
-        out = subprocess.run(["nm", obj], capture_output=True, text=True,
-                             check=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[1] == "T":
-                defs[parts[2]].add(name)
-            elif len(parts) == 2 and parts[0] == "U":
-                uses[name].add(parts[1])
+        names[obj] = name
         uses.setdefault(name, set())
+    if not names:
+        return uses, defs
+    # One nm for them all (a process per object was most of the lint's
+    # time); -A names each line's object: "obj:[address] type symbol",
+    # where no C symbol has a colon.
+    out = subprocess.run(["nm", "-A"] + list(names), capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        obj, _, rest = line.rpartition(":")
+        parts = rest.split()
+        name = names.get(obj)
+        if name is None:
+            continue
+        if len(parts) == 3 and parts[1] == "T":
+            defs[parts[2]].add(name)
+        elif len(parts) == 2 and parts[0] == "U":
+            uses[name].add(parts[1])
     return uses, defs
 
 
