@@ -661,8 +661,11 @@ static ssize_t first_packet(struct lec__warm_pool *pool, struct warm *w,
 		pthread_mutex_lock(&pool->lock);
 		ended = w->ended;
 		pthread_mutex_unlock(&pool->lock);
-		if (ended)
-			return 0;
+		if (ended) {
+			/* What it sent before it ended, if anything. */
+			n = ctl_recv_from(w->ctl, packet, cap, 0, &w->pid);
+			return n > 0 ? n : 0;
+		}
 		if (lec__monotonic_ms() >= until)
 			return -1;
 	}
