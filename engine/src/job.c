@@ -689,8 +689,9 @@ char *lec__job_venv_dir(const struct lec__job *job)
 }
 
 /* A script at path that runs target with its arguments: "#!/bin/sh",
- * then exec of target single-quoted. One there already is kept (every
- * step of a build asks). */
+ * then exec of target single-quoted. Made once, when the build's
+ * environment is, in its fresh directory before any of its commands
+ * ran; never through a link, and one there already is kept. */
 static int write_exec_script(const char *path, const char *target)
 {
 	struct lec__buf b = LEC__BUF_INIT;
