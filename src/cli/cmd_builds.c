@@ -224,28 +224,27 @@ static int report_build(const struct lc_build *b, int json, int exit_status)
 	return status;
 }
 
-/* Follow the triggered build b to its end (--watch: each state as a
- * line), then report it. */
-static int follow(struct cli_session *s, const char *project,
-		  const struct lc_build *b, int watch, int json,
-		  int exit_status)
-{
-	struct lc_build *done_build = NULL;
-	int status = cli_watch_build(s, project, b->id,
-				     watch && !json ? CLI_WATCH_LINES
-						    : CLI_WATCH_QUIET,
-				     &done_build);
-
-	if (status == CLI_EXIT_OK)
-		status = report_build(done_build, json, exit_status);
-	lc_build_free(done_build);
-	return status;
-}
-
 /* How a command that triggered a build goes on. */
 struct trigger_opts {
 	int watch, exit_status, json;
 };
+
+/* Follow the triggered build b to its end (--watch: each state as a
+ * line), then report it. */
+static int follow(struct cli_session *s, const char *project,
+		  const struct lc_build *b, const struct trigger_opts *o)
+{
+	struct lc_build *done_build = NULL;
+	int status = cli_watch_build(s, project, b->id,
+				     o->watch && !o->json ? CLI_WATCH_LINES
+							  : CLI_WATCH_QUIET,
+				     &done_build);
+
+	if (status == CLI_EXIT_OK)
+		status = report_build(done_build, o->json, o->exit_status);
+	lc_build_free(done_build);
+	return status;
+}
 
 /* Say that b was triggered (the line fmt formats, or its JSON), then with
  * --watch or --exit-status follow it: what build and preview-branch do. */
@@ -266,9 +265,7 @@ static int triggered(struct cli_session *s, const char *project,
 		cli_vprint(stdout, fmt, ap);
 		va_end(ap);
 	}
-	return follows ? follow(s, project, b, o->watch, o->json,
-				o->exit_status)
-		       : CLI_EXIT_OK;
+	return follows ? follow(s, project, b, o) : CLI_EXIT_OK;
 }
 
 int cli_cmd_build(struct cli_ctx *ctx, int argc, char **argv)
