@@ -8,6 +8,7 @@
  * and exits 1; a malformed command line prints the usage and exits 2.
  */
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,12 +83,14 @@ static int parse_args(int argc, char **argv, const struct opt *opts,
  * as kind and name say it), or the engine failed. */
 static int looked_up(int rc, const char *kind, const char *name)
 {
+	char what[64]; /* "cannot read the organization", the longest kind */
+
 	if (rc == LEC_ENOTFOUND)
 		return cli_fail("no %s '%s'", kind, name);
-	/* cli_fail_engine's words, with the kind in them. */
-	return rc < 0 ? cli_fail("cannot read the %s: %s", kind,
-				 lec_error_last())
-		      : CLI_EXIT_OK;
+	if (rc >= 0)
+		return CLI_EXIT_OK;
+	snprintf(what, sizeof(what), "cannot read the %s", kind);
+	return cli_fail_engine(what);
 }
 
 static int get_org(struct lec_store *store, const char *slug,
