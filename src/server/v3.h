@@ -93,16 +93,25 @@ int srv_v3_version_visible(struct lec_store *store,
 			   const struct srv_parent *parent,
 			   const struct lec_version *v);
 
+/* A page of a nested list being filled: what a list's fill reads, and
+ * where it puts what it finds. */
+struct srv_v3_fill {
+	struct srv_request *req;
+	struct srv_response *res; /* filled by a fill that fails */
+	const struct srv_parent *parent;
+	const struct lec_page *page;
+	const struct srv_flex *flex;
+	cJSON *results; /* the page's items, added in order */
+	size_t total;   /* set by the fill: the count of all the items */
+};
+
 /* A nested list: the parent it hangs from and how to fill a page. */
 struct srv_v3_list {
 	enum srv_parent_kind parent;
 	int flex; /* reads fields/omit/expand (400 on a bad expand) */
-	/* Add the page's items to results and set *total to the count of
-	 * all. Returns 0, or -1 after filling res. */
-	int (*fill)(struct srv_request *req, struct srv_response *res,
-		    const struct srv_parent *parent,
-		    const struct lec_page *page, const struct srv_flex *flex,
-		    cJSON *results, size_t *total);
+	/* Add the page's items to f->results and set f->total. Returns 0,
+	 * or -1 after filling f->res. */
+	int (*fill)(struct srv_v3_fill *f);
 };
 
 /* Answer a nested list: the parent looked up first (its 404), then the
@@ -200,14 +209,14 @@ int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
 /* The usual fill of a list (struct srv_v3_list) as a static function
  * name: call, the engine's list of lec_<type>s into `list` (a struct
  * lec_<type>_list), then each of its items, `item`, as object. Both
- * expressions may use the fill's parameters (req, parent, page, flex). */
+ * expressions may use the fill's req, parent, page and flex. */
 #define SRV_V3_FILL(name, type, call, object)                              \
-	static int name(struct srv_request *req, struct srv_response *res, \
-			const struct srv_parent *parent,                   \
-			const struct lec_page *page,                       \
-			const struct srv_flex *flex, cJSON *results,       \
-			size_t *total)                                     \
+	static int name(struct srv_v3_fill *f)                             \
 	{                                                                  \
+		struct srv_request *req = f->req;                          \
+		const struct srv_parent *parent = f->parent;               \
+		const struct lec_page *page = f->page;                     \
+		const struct srv_flex *flex = f->flex;                     \
 		struct type##_list list = { 0 };                           \
 		size_t i;                                                  \
 		int rc;                                                    \
@@ -216,13 +225,13 @@ int srv_v3_respond_write(struct srv_request *req, struct srv_response *res,
 		(void)page;                                                \
 		(void)flex;                                                \
 		if ((rc = (call)) < 0)                                     \
-			return srv_respond_engine_error(res, rc), -1;      \
+			return srv_respond_engine_error(f->res, rc), -1;   \
 		for (i = 0; i < list.len; i++) {                           \
 			const struct type *item = &list.items[i];          \
 									   \
-			cJSON_AddItemToArray(results, (object));           \
+			cJSON_AddItemToArray(f->results, (object));        \
 		}                                                          \
-		*total = list.total;                                       \
+		f->total = list.total;                                     \
 		type##_list_dispose(&list);                                \
 		return 0;                                                  \
 	}

@@ -48,50 +48,43 @@ find_version(const struct lec_version_list *versions, int64_t id)
 	return NULL;
 }
 
-static void add_build(struct srv_request *req, cJSON *results,
-		      const struct lec_project *p, const struct lec_build *b,
-		      const struct lec_version *v, const struct srv_flex *flex)
+static void add_build(struct srv_v3_fill *f, const struct lec_build *b,
+		      const struct lec_version *v)
 {
-	cJSON *item = srv_v3_build(req, p, b, v, flex);
+	cJSON *item = srv_v3_build(f->req, f->parent->project, b, v, f->flex);
 
-	srv_flex_apply(flex, item);
-	cJSON_AddItemToArray(results, item);
+	srv_flex_apply(f->flex, item);
+	cJSON_AddItemToArray(f->results, item);
 }
 
 /* A page of a project's builds for its admin: every build, paged by the
  * engine. */
-static int admin_page(struct srv_request *req, const struct srv_parent *parent,
+static int admin_page(struct srv_v3_fill *f,
 		      const struct lec_version_list *versions,
-		      const struct lec_build_filter *f,
-		      const struct lec_page *page, const struct srv_flex *flex,
-		      cJSON *results, size_t *total)
+		      const struct lec_build_filter *filter)
 {
 	struct lec_build_list list = { 0 };
 	size_t i;
 	int rc;
 
-	rc = lec_build_list(srv_store(req), parent->project->id, 0, f, page,
-			    &list);
+	rc = lec_build_list(srv_store(f->req), f->parent->project->id, 0,
+			    filter, f->page, &list);
 	for (i = 0; rc == LEC_OK && i < list.len; i++)
-		add_build(req, results, parent->project, &list.items[i],
-			  find_version(versions, list.items[i].version_id),
-			  flex);
-	*total = list.total;
+		add_build(f, &list.items[i],
+			  find_version(versions, list.items[i].version_id));
+	f->total = list.total;
 	lec_build_list_dispose(&list);
 	return rc;
 }
 
 /* A page of a project's builds for anyone else: the builds are read a
  * chunk at a time, the visible ones counted, and those on the page kept. */
-static int visible_page(struct srv_request *req,
-			const struct srv_parent *parent,
+static int visible_page(struct srv_v3_fill *f,
 			const struct lec_version_list *versions,
-			const struct lec_build_filter *f,
-			const struct lec_page *page,
-			const struct srv_flex *flex, cJSON *results,
-			size_t *total)
+			const struct lec_build_filter *filter)
 {
-	struct lec_store *store = srv_store(req);
+	struct lec_store *store = srv_store(f->req);
+	const struct lec_page *page = f->page;
 	struct lec_page chunk = { BUILD_SCAN_CHUNK, 0 };
 	struct lec_build_list list = { 0 };
 	size_t i, seen = 0;
@@ -99,78 +92,63 @@ static int visible_page(struct srv_request *req,
 
 	do {
 		lec_build_list_dispose(&list);
-		rc = lec_build_list(store, parent->project->id, 0, f, &chunk,
-				    &list);
+		rc = lec_build_list(store, f->parent->project->id, 0, filter,
+				    &chunk, &list);
 		for (i = 0; rc == LEC_OK && i < list.len; i++) {
 			const struct lec_version *v = find_version(
 				versions, list.items[i].version_id);
 
-			if (!srv_v3_version_visible(store, parent, v))
+			if (!srv_v3_version_visible(store, f->parent, v))
 				continue;
 			if (seen >= page->offset &&
 			    seen - page->offset < page->limit)
-				add_build(req, results, parent->project,
-					  &list.items[i], v, flex);
+				add_build(f, &list.items[i], v);
 			seen++;
 		}
 		chunk.offset += BUILD_SCAN_CHUNK;
 	} while (rc == LEC_OK && list.len == BUILD_SCAN_CHUNK);
 	lec_build_list_dispose(&list);
-	*total = seen;
+	f->total = seen;
 	return rc;
 }
 
 /* The project's builds; every version of it is read to name each build's
  * and to decide which builds a non-admin sees. */
-static int fill_project_builds(struct srv_request *req,
-			       struct srv_response *res,
-			       const struct srv_parent *parent,
-			       const struct lec_page *page,
-			       const struct srv_flex *flex, cJSON *results,
-			       size_t *total)
+static int fill_project_builds(struct srv_v3_fill *f)
 {
 	struct lec_build_filter filter = { 0 };
 	struct lec_version_list versions = { 0 };
 	int rc;
 
-	read_filter(req, &filter);
-	rc = lec_version_list(srv_store(req), parent->project->id, NULL, NULL,
-			      &versions);
-	if (rc == LEC_OK && parent->admin)
-		rc = admin_page(req, parent, &versions, &filter, page, flex,
-				results, total);
-	else if (rc == LEC_OK)
-		rc = visible_page(req, parent, &versions, &filter, page, flex,
-				  results, total);
+	read_filter(f->req, &filter);
+	rc = lec_version_list(srv_store(f->req), f->parent->project->id, NULL,
+			      NULL, &versions);
+	if (rc == LEC_OK)
+		rc = f->parent->admin ? admin_page(f, &versions, &filter)
+				      : visible_page(f, &versions, &filter);
 	lec_version_list_dispose(&versions);
 	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
+		return srv_respond_engine_error(f->res, rc), -1;
 	return 0;
 }
 
 /* The builds of the version of the URL, which the parent lookup has found
  * visible: all of them are. */
-static int fill_version_builds(struct srv_request *req,
-			       struct srv_response *res,
-			       const struct srv_parent *parent,
-			       const struct lec_page *page,
-			       const struct srv_flex *flex, cJSON *results,
-			       size_t *total)
+static int fill_version_builds(struct srv_v3_fill *f)
 {
 	struct lec_build_filter filter = { 0 };
 	struct lec_build_list list = { 0 };
 	size_t i;
 	int rc;
 
-	read_filter(req, &filter);
-	rc = lec_build_list(srv_store(req), parent->project->id,
-			    parent->version->id, &filter, page, &list);
+	read_filter(f->req, &filter);
+	rc = lec_build_list(srv_store(f->req), f->parent->project->id,
+			    f->parent->version->id, &filter, f->page, &list);
 	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
+		return srv_respond_engine_error(f->res, rc), -1;
 	for (i = 0; i < list.len; i++)
-		add_build(req, results, parent->project, &list.items[i],
-			  parent->version, flex);
-	*total = list.total;
+		add_build(f, &list.items[i], f->parent->version);
+	f->total = list.total;
 	lec_build_list_dispose(&list);
 	return 0;
 }

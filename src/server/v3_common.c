@@ -135,25 +135,24 @@ int srv_v3_respond_list(struct srv_request *req, struct srv_response *res,
 	struct srv_parent parent;
 	struct srv_flex flex = { 0 };
 	struct lec_page page;
-	cJSON *results = NULL;
-	size_t total = 0;
+	struct srv_v3_fill f = { req, res, &parent, &page, &flex, NULL, 0 };
 
 	if (list->flex && srv_flex_parse(req, &flex, res) < 0)
 		return res->status;
 	srv_page_parse(req, &page);
 	if (srv_v3_parent_load(req, res, list->parent, &parent) < 0)
 		goto done;
-	if ((results = cJSON_CreateArray()) == NULL) {
+	if ((f.results = cJSON_CreateArray()) == NULL) {
 		srv_respond_internal(res, "out of memory");
 		goto done;
 	}
-	if (list->fill(req, res, &parent, &page, &flex, results, &total) < 0)
+	if (list->fill(&f) < 0)
 		goto done;
-	srv_respond_page(req, res, &page, total, results, LEC_OK,
+	srv_respond_page(req, res, &page, f.total, f.results, LEC_OK,
 			 SRV_JSON_SORTED);
-	results = NULL; /* consumed by the envelope */
+	f.results = NULL; /* consumed by the envelope */
 done:
-	cJSON_Delete(results);
+	cJSON_Delete(f.results);
 	srv_v3_parent_dispose(&parent);
 	srv_flex_dispose(&flex);
 	return res->status;

@@ -13,22 +13,20 @@
 #include "text.h"
 #include "v3.h"
 
-static int fill_pages(struct srv_request *req, struct srv_response *res,
-		      const struct srv_parent *parent,
-		      const struct lec_page *page, const struct srv_flex *flex,
-		      cJSON *results, size_t *total)
+static int fill_pages(struct srv_v3_fill *f)
 {
+	const struct srv_parent *parent = f->parent;
+	const struct lec_page *page = f->page;
 	struct lec_search_listing listing = { 0 };
 	char *root;
 	size_t i;
 	int rc;
 
-	(void)flex;
-	rc = lec_search_index_pages(srv_store(req), parent->version->id,
+	rc = lec_search_index_pages(srv_store(f->req), parent->version->id,
 				    &listing);
 	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
-	root = srv_docs_url(req, parent->project, parent->version->slug);
+		return srv_respond_engine_error(f->res, rc), -1;
+	root = srv_docs_url(f->req, parent->project, parent->version->slug);
 	for (i = page->offset; i < listing.len && i < page->offset + page->limit;
 	     i++) {
 		const struct lec_search_listed *p = &listing.items[i];
@@ -46,9 +44,9 @@ static int fill_pages(struct srv_request *req, struct srv_response *res,
 			cJSON_AddStringToObject(o, "url", text ? text : "");
 			free(text);
 		}
-		cJSON_AddItemToArray(results, o);
+		cJSON_AddItemToArray(f->results, o);
 	}
-	*total = listing.len;
+	f->total = listing.len;
 	free(root);
 	lec_search_listing_dispose(&listing);
 	return 0;

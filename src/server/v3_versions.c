@@ -89,30 +89,27 @@ static int restrict_to_public(struct lec_version_filter *f)
 	return 1;
 }
 
-static int fill_versions(struct srv_request *req, struct srv_response *res,
-			 const struct srv_parent *parent,
-			 const struct lec_page *page,
-			 const struct srv_flex *flex, cJSON *results,
-			 size_t *total)
+static int fill_versions(struct srv_v3_fill *f)
 {
+	const struct lec_project *project = f->parent->project;
 	struct lec_version_filter filter = { 0 };
 	struct lec_version_list list = { 0 };
 	size_t i;
 	int rc;
 
-	if (read_filter(req, &filter, res) < 0)
+	if (read_filter(f->req, &filter, f->res) < 0)
 		return -1;
-	if (!parent->admin && !restrict_to_public(&filter))
+	if (!f->parent->admin && !restrict_to_public(&filter))
 		return 0;
-	rc = lec_version_list(srv_store(req), parent->project->id, &filter,
-			      page, &list);
+	rc = lec_version_list(srv_store(f->req), project->id, &filter, f->page,
+			      &list);
 	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
+		return srv_respond_engine_error(f->res, rc), -1;
 	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results,
-				     srv_v3_version(req, parent->project,
-						    &list.items[i], flex));
-	*total = list.total;
+		cJSON_AddItemToArray(f->results,
+				     srv_v3_version(f->req, project,
+						    &list.items[i], f->flex));
+	f->total = list.total;
 	lec_version_list_dispose(&list);
 	return 0;
 }

@@ -110,30 +110,27 @@ SRV_V3_FIND(find_webhook, lec_webhook,
 	    lec_webhook_get(srv_store(req), parent->project->id, id, &item))
 
 /* The webhook params[1] must be one of the parent's. */
-static int fill_deliveries(struct srv_request *req, struct srv_response *res,
-			   const struct srv_parent *parent,
-			   const struct lec_page *page,
-			   const struct srv_flex *flex, cJSON *results,
-			   size_t *total)
+static int fill_deliveries(struct srv_v3_fill *f)
 {
 	struct lec_webhook_delivery_list list = { 0 };
 	int64_t id;
 	size_t i;
 	int rc;
 
-	(void)flex;
-	if (srv_param_id(req->params[1], res, &id) < 0)
+	if (srv_param_id(f->req->params[1], f->res, &id) < 0)
 		return -1;
-	rc = find_webhook(req, parent, id);
+	rc = find_webhook(f->req, f->parent, id);
 	if (rc == LEC_ENOTFOUND)
-		return srv_respond_detail(res, 404, NO_WEBHOOK), -1;
+		return srv_respond_detail(f->res, 404, NO_WEBHOOK), -1;
 	if (rc == LEC_OK)
-		rc = lec_webhook_delivery_list(srv_store(req), id, page, &list);
+		rc = lec_webhook_delivery_list(srv_store(f->req), id, f->page,
+					       &list);
 	if (rc < 0)
-		return srv_respond_engine_error(res, rc), -1;
+		return srv_respond_engine_error(f->res, rc), -1;
 	for (i = 0; i < list.len; i++)
-		cJSON_AddItemToArray(results, delivery_object(&list.items[i]));
-	*total = list.total;
+		cJSON_AddItemToArray(f->results,
+				     delivery_object(&list.items[i]));
+	f->total = list.total;
 	lec_webhook_delivery_list_dispose(&list);
 	return 0;
 }
