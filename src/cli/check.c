@@ -321,53 +321,58 @@ static int find_project(struct cli_session *s, const char *url,
 	return rc < 0 ? cli_fail_client(&err) : CLI_EXIT_OK;
 }
 
+/* What find_version seeks: the version of a branch (NULL: none is). */
+struct branch_version {
+	const char *branch;
+	char *slug; /* found: its slug, caller frees */
+};
+
+static int of_branch(const cJSON *item, void *arg)
+{
+	struct branch_version *want = arg;
+
+	if (want->branch == NULL ||
+	    strcmp(cli_json_str(item, "verbose_name"), want->branch) != 0)
+		return 0;
+	want->slug = strdup(cli_json_str(item, "slug"));
+	return 1;
+}
+
 /* The version of branch: its own, else "latest" (the default branch's). */
 static int find_version(struct cli_session *s, const char *branch,
 			struct baseline *b)
 {
-	struct lc_iter *it = NULL;
+	struct branch_version want = { branch, NULL };
 	struct lc_error err;
-	const cJSON *item;
-	char path[CLI_PATH_MAX];
-	int rc;
 
-	snprintf(path, sizeof(path), "/api/v3/projects/%s/versions/",
-		 b->project);
-	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+	if (cli_find_item(s, &err, of_branch, &want,
+			  "/api/v3/projects/%s/versions/", b->project) < 0)
 		return cli_fail_client(&err);
-	while (b->version == NULL && (rc = lc_iter_next(it, &item, &err)) == 1)
-		if (branch && strcmp(cli_json_str(item, "verbose_name"), branch) ==
-				      0)
-			b->version = strdup(cli_json_str(item, "slug"));
-	lc_iter_free(it);
-	if (rc < 0)
-		return cli_fail_client(&err);
-	if (b->version == NULL)
-		b->version = strdup("latest");
+	b->version = want.slug ? want.slug : strdup("latest");
 	return b->version ? CLI_EXIT_OK : cli_fail("out of memory");
+}
+
+/* A build that passed: its id into *(long long *)id. */
+static int passed(const cJSON *item, void *id)
+{
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "success")))
+		return 0;
+	*(long long *)id = (long long)cJSON_GetNumberValue(
+		cJSON_GetObjectItemCaseSensitive(item, "id"));
+	return 1;
 }
 
 /* The version's newest passed build. */
 static int find_build(struct cli_session *s, struct baseline *b)
 {
-	struct lc_iter *it = NULL;
 	struct lc_error err;
-	const cJSON *item;
-	char path[CLI_PATH_MAX];
-	int rc;
 
 	b->build = -1;
-	snprintf(path, sizeof(path), "/api/v3/projects/%s/versions/%s/builds/",
-		 b->project, b->version);
-	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+	if (cli_find_item(s, &err, passed, &b->build,
+			  "/api/v3/projects/%s/versions/%s/builds/",
+			  b->project, b->version) < 0)
 		return cli_fail_client(&err);
-	while (b->build < 0 && (rc = lc_iter_next(it, &item, &err)) == 1)
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item,
-								  "success")))
-			b->build = (long long)cJSON_GetNumberValue(
-				cJSON_GetObjectItemCaseSensitive(item, "id"));
-	lc_iter_free(it);
-	return rc < 0 && b->build < 0 ? cli_fail_client(&err) : CLI_EXIT_OK;
+	return CLI_EXIT_OK;
 }
 
 /* Mark each record of set new or not against the baseline build's. What

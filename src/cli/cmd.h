@@ -125,6 +125,16 @@ int cli_print_project_list(struct cli_session *s, const char *project,
 			   const char *resource, int json,
 			   struct cli_table *t, cli_row_fn row);
 
+/* Tests one item of a list; non-zero: it is the one sought (match may
+ * keep what it needs of it in arg), and the walk stops. */
+typedef int (*cli_match_fn)(const cJSON *item, void *arg);
+/* Walk the list at the path fmt makes, page after page, until match finds
+ * its item. Returns 1 when it did, 0 when the list ended first, or -1 with
+ * *err filled (for cli_fail_request or cli_fail_client). */
+int cli_find_item(struct cli_session *s, struct lc_error *err,
+		  cli_match_fn match, void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* Lays out a list command's table; the session is the command's, for rows
  * that ask the instance more (json: the rows are not printed). */
 typedef void (*cli_table_fn)(struct cli_table *t, struct cli_session *s,

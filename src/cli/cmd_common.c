@@ -5,6 +5,7 @@
  * until it finishes.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -428,6 +429,26 @@ done:
 	cJSON_Delete(env);
 	cli_table_dispose(t);
 	return status;
+}
+
+int cli_find_item(struct cli_session *s, struct lc_error *err,
+		  cli_match_fn match, void *arg, const char *fmt, ...)
+{
+	struct lc_iter *it = NULL;
+	const cJSON *item;
+	char path[CLI_PATH_MAX];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (lc_iter_new(&it, s->client, path, NULL, err) != LC_OK)
+		return -1;
+	while ((rc = lc_iter_next(it, &item, err)) == 1 && !match(item, arg))
+		;
+	lc_iter_free(it);
+	return rc < 0 ? -1 : rc;
 }
 
 int cli_print_project_list(struct cli_session *s, const char *project,

@@ -353,29 +353,36 @@ done:
 	return status;
 }
 
+/* What envvar_id seeks: a variable by its name (unique in a project). */
+struct named_envvar {
+	const char *name;
+	long long pk;
+};
+
+static int named(const cJSON *item, void *arg)
+{
+	struct named_envvar *want = arg;
+
+	if (strcmp(cli_json_str(item, "name"), want->name) != 0)
+		return 0;
+	want->pk = (long long)cJSON_GetNumberValue(
+		cJSON_GetObjectItemCaseSensitive(item, "pk"));
+	return 1;
+}
+
 /* The id of the project's variable called `name`. */
 static int envvar_id(struct cli_session *s, const char *project,
 		     const char *name, long long *pk)
 {
-	char path[CLI_PATH_MAX];
-	struct lc_iter *it = NULL;
+	struct named_envvar want = { name, 0 };
 	struct lc_error err;
-	const cJSON *item;
-	int rc;
 
 	*pk = 0;
-	snprintf(path, sizeof(path),
-		 "/api/v3/projects/%s/environmentvariables/", project);
-	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+	if (cli_find_item(s, &err, named, &want,
+			  "/api/v3/projects/%s/environmentvariables/",
+			  project) < 0)
 		return cli_fail_request(s, &err);
-	while ((rc = lc_iter_next(it, &item, &err)) == 1)
-		if (strcmp(cli_json_str(item, "name"), name) == 0)
-			*pk = (long long)cJSON_GetNumberValue(
-				cJSON_GetObjectItemCaseSensitive(item, "pk"));
-	lc_iter_free(it);
-	if (rc < 0)
-		return cli_fail_request(s, &err);
-	if (*pk <= 0)
+	if ((*pk = want.pk) <= 0)
 		return cli_fail("'%s' has no variable %s", project, name);
 	return CLI_EXIT_OK;
 }

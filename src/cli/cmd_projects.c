@@ -446,34 +446,38 @@ static int subproject_row(struct cli_table *t, const cJSON *item)
 	return CLI_EXIT_OK;
 }
 
+/* What find_alias seeks: a subproject by its child's slug or its alias. */
+struct subproject_alias {
+	const char *child;
+	char *alias; /* found: its alias, caller frees */
+};
+
+static int of_child(const cJSON *item, void *arg)
+{
+	struct subproject_alias *want = arg;
+	const char *a = cli_json_str(item, "alias");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(item, "child");
+
+	if (strcmp(a, want->child) != 0 &&
+	    strcmp(cli_json_str(c, "slug"), want->child) != 0)
+		return 0;
+	want->alias = strdup(a);
+	return 1;
+}
+
 /* The alias under which `child` (a child slug or an alias) is a subproject
  * of `project`; caller frees. */
 static int find_alias(struct cli_session *s, const char *project,
 		      const char *child, char **alias)
 {
-	char path[CLI_PATH_MAX];
-	struct lc_iter *it = NULL;
+	struct subproject_alias want = { child, NULL };
 	struct lc_error err;
-	const cJSON *item;
-	int rc = 0;
 
 	*alias = NULL;
-	snprintf(path, sizeof(path), "/api/v3/projects/%s/subprojects/",
-		 project);
-	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+	if (cli_find_item(s, &err, of_child, &want,
+			  "/api/v3/projects/%s/subprojects/", project) < 0)
 		return cli_fail_request(s, &err);
-	while (*alias == NULL && (rc = lc_iter_next(it, &item, &err)) == 1) {
-		const char *a = cli_json_str(item, "alias");
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(item, "child");
-
-		if (strcmp(a, child) == 0 ||
-		    strcmp(cli_json_str(c, "slug"), child) == 0)
-			*alias = strdup(a);
-	}
-	lc_iter_free(it);
-	if (rc < 0 && *alias == NULL)
-		return cli_fail_request(s, &err);
-	if (*alias == NULL)
+	if ((*alias = want.alias) == NULL)
 		return cli_fail("'%s' is not a subproject of '%s'", child,
 				project);
 	return CLI_EXIT_OK;

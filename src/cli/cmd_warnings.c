@@ -13,36 +13,32 @@
 #include "cmd.h"
 #include "warnings.h"
 
+/* A build that has ended: its id into *(long long *)id. */
+static int finished(const cJSON *item, void *id)
+{
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(item, "state");
+
+	if (strcmp(cli_json_str(state, "code"), "finished") != 0)
+		return 0;
+	*(long long *)id = (long long)cJSON_GetNumberValue(
+		cJSON_GetObjectItemCaseSensitive(item, "id"));
+	return 1;
+}
+
 /* The project's newest build that has ended (its warnings are known). */
 static int newest_finished(struct cli_session *s, const char *project,
 			   long long *out)
 {
-	struct lc_iter *it = NULL;
 	struct lc_error err;
-	const cJSON *item;
-	char path[CLI_PATH_MAX];
-	int rc, status = CLI_EXIT_OK;
+	int rc = cli_find_item(s, &err, finished, out,
+			       "/api/v3/projects/%s/builds/", project);
 
-	*out = -1;
-	snprintf(path, sizeof(path), "/api/v3/projects/%s/builds/", project);
-	if (lc_iter_new(&it, s->client, path, NULL, &err) != LC_OK)
+	if (rc < 0)
 		return cli_fail_request(s, &err);
-	while (*out < 0 && (rc = lc_iter_next(it, &item, &err)) == 1) {
-		const cJSON *state = cJSON_GetObjectItemCaseSensitive(item,
-								      "state");
-		const char *code = cli_json_str(state, "code");
-
-		if (strcmp(code, "finished") == 0)
-			*out = (long long)cJSON_GetNumberValue(
-				cJSON_GetObjectItemCaseSensitive(item, "id"));
-	}
-	if (*out < 0 && rc < 0)
-		status = cli_fail_request(s, &err);
-	else if (*out < 0)
-		status = cli_fail("warnings: project %s has no finished build",
-				  project);
-	lc_iter_free(it);
-	return status;
+	if (rc == 0)
+		return cli_fail("warnings: project %s has no finished build",
+				project);
+	return CLI_EXIT_OK;
 }
 
 int cli_cmd_warnings(struct cli_ctx *ctx, int argc, char **argv)

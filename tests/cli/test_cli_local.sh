@@ -258,6 +258,11 @@ expect_status 0 "$LECTERN" subprojects guide add child-docs --alias kid
 expect_status 0 "$LECTERN" subprojects guide
 expect_match out '^kid +child-docs +Child Docs$'
 expect_status 0 "$LECTERN" subprojects guide remove child-docs
+expect_status 1 "$LECTERN" subprojects guide remove child-docs
+expect_match err "^lectern: 'child-docs' is not a subproject of 'guide'\$"
+# By its alias too.
+expect_status 0 "$LECTERN" subprojects guide add child-docs --alias kid
+expect_status 0 "$LECTERN" subprojects guide remove kid
 expect_status 0 "$LECTERN" subprojects guide --json
 expect_match out '"count":0'
 expect_status 0 "$LECTERN" translations guide
