@@ -148,19 +148,25 @@ static int admins_some_project(struct lec_store *store, int64_t org_id,
 	return rc < 0 ? rc : LEC_OK;
 }
 
-/* 0 when the user may list the organization's projects (an owner, or an
- * admin of one of them); otherwise res holds the refusal: 403 for a member
- * of one of its teams, and for anyone else the 404 of an organization that
- * does not exist, so that outsiders cannot tell the two apart. */
-static int check_projects_access(struct lec_store *store,
-				 const struct lec_org *org, int64_t user_id,
-				 struct srv_response *res)
+/* Who may list one of an organization's nested resources. */
+enum org_readers {
+	ORG_OWNERS,                    /* its teams (IsOrganizationAdmin) */
+	ORG_OWNERS_AND_PROJECT_ADMINS, /* its projects */
+};
+
+/* 0 when the user is one of the readers; otherwise res holds the refusal:
+ * 403 for a member of one of its teams, and for anyone else the 404 of an
+ * organization that does not exist, so that outsiders cannot tell the two
+ * apart. */
+static int check_access(struct lec_store *store, const struct lec_org *org,
+			int64_t user_id, enum org_readers readers,
+			struct srv_response *res)
 {
 	int allowed = 0, member = 0;
 	int rc;
 
 	if ((rc = lec_org_is_owner(store, org->id, user_id, &allowed)) < 0 ||
-	    (!allowed &&
+	    (!allowed && readers == ORG_OWNERS_AND_PROJECT_ADMINS &&
 	     (rc = admins_some_project(store, org->id, user_id, &allowed)) <
 		     0) ||
 	    (!allowed &&
@@ -175,6 +181,58 @@ static int check_projects_access(struct lec_store *store,
 	else
 		srv_respond_detail(res, 404, NO_ORGANIZATION);
 	return -1;
+}
+
+/* The organization of the path, whoever may see it (the nested routes
+ * decide that themselves); NULL after filling res with its 404 or an
+ * error. */
+static struct lec_org *find_org(struct srv_request *req,
+				struct lec_store *store,
+				struct srv_response *res)
+{
+	struct lec_org *org = NULL;
+	int rc;
+
+	if (store == NULL) {
+		srv_respond_internal(res, "no store");
+		return NULL;
+	}
+	if ((rc = lec_org_get(store, req->params[0], &org)) == LEC_OK)
+		return org;
+	srv_v3_respond_error(res, rc, NO_ORGANIZATION);
+	return NULL;
+}
+
+/* An organization's nested list being answered: the organization of the
+ * path, and the list's fields/omit/expand and page. */
+struct org_list {
+	struct lec_store *store;
+	struct lec_org *org;
+	struct srv_flex flex;
+	struct lec_page page;
+};
+
+/* Find the organization, check the user is one of its readers, read the
+ * query: 0, or -1 after filling res (and disposing of what it read). */
+static int org_list_open(struct srv_request *req, struct srv_response *res,
+			 enum org_readers readers, struct org_list *l)
+{
+	l->store = srv_store(req);
+	if ((l->org = find_org(req, l->store, res)) == NULL)
+		return -1;
+	if (check_access(l->store, l->org, req->user->id, readers, res) < 0 ||
+	    srv_flex_parse(req, &l->flex, res) < 0) {
+		lec_org_free(l->org);
+		return -1;
+	}
+	srv_page_parse(req, &l->page);
+	return 0;
+}
+
+static void org_list_close(struct org_list *l)
+{
+	srv_flex_dispose(&l->flex);
+	lec_org_free(l->org);
 }
 
 /* Handlers ---------------------------------------------------------------- */
@@ -290,55 +348,27 @@ static int project_page(struct srv_request *req, struct lec_store *store,
 	return LEC_OK;
 }
 
-/* The organization of the path, whoever may see it (the nested routes
- * decide that themselves); NULL after filling res with its 404 or an
- * error. */
-static struct lec_org *find_org(struct srv_request *req,
-				struct lec_store *store,
-				struct srv_response *res)
-{
-	struct lec_org *org = NULL;
-	int rc;
-
-	if (store == NULL) {
-		srv_respond_internal(res, "no store");
-		return NULL;
-	}
-	if ((rc = lec_org_get(store, req->params[0], &org)) == LEC_OK)
-		return org;
-	srv_v3_respond_error(res, rc, NO_ORGANIZATION);
-	return NULL;
-}
-
 int srv_v3_org_projects(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_org_project_ids ids = { 0 };
-	struct lec_store *store = srv_store(req);
-	struct lec_org *org = NULL;
-	struct srv_flex flex;
-	struct lec_page page;
+	struct org_list l;
 	cJSON *results = NULL;
 	int rc;
 
-	if ((org = find_org(req, store, res)) == NULL)
+	if (org_list_open(req, res, ORG_OWNERS_AND_PROJECT_ADMINS, &l) < 0)
 		return res->status;
-	if (check_projects_access(store, org, req->user->id, res) < 0 ||
-	    srv_flex_parse(req, &flex, res) < 0)
-		goto done;
 	/* permit_list_expands is empty here: fields/omit apply, expand
 	 * does not (notes §1.3). */
-	flex.nexpand = 0;
-	srv_page_parse(req, &page);
+	l.flex.nexpand = 0;
 	/* Visibility is decided per project, so the page is cut here. */
-	if ((rc = visible_project_ids(store, org->id, req->user->id, &ids)) ==
-	    LEC_OK)
-		rc = project_page(req, store, &ids, &page, &flex, &results);
-	srv_respond_page(req, res, &page, ids.total, results, rc,
+	if ((rc = visible_project_ids(l.store, l.org->id, req->user->id,
+				      &ids)) == LEC_OK)
+		rc = project_page(req, l.store, &ids, &l.page, &l.flex,
+				  &results);
+	srv_respond_page(req, res, &l.page, ids.total, results, rc,
 			 SRV_JSON_SORTED);
-	srv_flex_dispose(&flex);
-done:
 	lec_org_project_ids_dispose(&ids);
-	lec_org_free(org);
+	org_list_close(&l);
 	return res->status;
 }
 
@@ -349,51 +379,30 @@ done:
 int srv_v3_org_teams(struct srv_request *req, struct srv_response *res)
 {
 	struct lec_team_list list = { 0 };
-	struct lec_store *store = srv_store(req);
-	struct lec_org *org = NULL;
-	struct srv_flex flex;
-	struct lec_page page;
-	cJSON *results = NULL, *members;
-	int rc, owner = 0, member = 0;
+	struct org_list l;
+	cJSON *results, *members;
 	size_t i;
+	int rc;
 
-	if ((org = find_org(req, store, res)) == NULL)
+	if (org_list_open(req, res, ORG_OWNERS, &l) < 0)
 		return res->status;
-	if ((rc = lec_org_is_owner(store, org->id, req->user->id, &owner)) <
-		    0 ||
-	    (!owner &&
-	     (rc = org_is_mine(store, req->user->id, org->slug, &member)) <
-		     0)) {
-		srv_respond_engine_error(res, rc);
-		goto done;
-	}
-	if (!owner) {
-		srv_respond_detail(res, member ? 403 : 404,
-				   member ? FORBIDDEN : NO_ORGANIZATION);
-		goto done;
-	}
-	if (srv_flex_parse(req, &flex, res) < 0)
-		goto done;
-	srv_page_parse(req, &page);
-	rc = lec_team_list(store, org->id, &page, &list);
+	rc = lec_team_list(l.store, l.org->id, &l.page, &list);
 	results = rc < 0 ? NULL : cJSON_CreateArray();
 	for (i = 0; results && i < list.len; i++) {
 		cJSON *t = srv_v3_team(&list.items[i]);
 
-		if (srv_flex_expands(&flex, "members")) {
-			if ((rc = usernames(store, list.items[i].id,
+		if (srv_flex_expands(&l.flex, "members")) {
+			if ((rc = usernames(l.store, list.items[i].id,
 					    lec_team_member_list, &members)) < 0)
 				break;
 			cJSON_AddItemToObject(t, "members", members);
 		}
-		srv_flex_apply(&flex, t);
+		srv_flex_apply(&l.flex, t);
 		cJSON_AddItemToArray(results, t);
 	}
-	srv_respond_page(req, res, &page, list.total, results, rc,
+	srv_respond_page(req, res, &l.page, list.total, results, rc,
 			 SRV_JSON_SORTED);
-	srv_flex_dispose(&flex);
-done:
 	lec_team_list_dispose(&list);
-	lec_org_free(org);
+	org_list_close(&l);
 	return res->status;
 }
