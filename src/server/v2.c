@@ -425,6 +425,22 @@ static struct lec_store *detail_store(struct srv_request *req,
 	return srv_param_id(id_text, res, id) < 0 ? NULL : store;
 }
 
+/* The store of a list, and its page read from the query; NULL after
+ * filling res. */
+static struct lec_store *list_store(struct srv_request *req,
+				    struct srv_response *res,
+				    struct lec_page *page)
+{
+	struct lec_store *store = srv_store(req);
+
+	if (store == NULL) {
+		srv_respond_internal(res, "no store");
+		return NULL;
+	}
+	srv_page_parse(req, page);
+	return store;
+}
+
 /* Answer a lookup that found nothing the public may see (rc LEC_OK: found,
  * but not public) with the 404 missing, else the engine's error. */
 static void respond_missing(struct srv_response *res, int rc,
@@ -482,16 +498,15 @@ static int project_of(struct lec_store *store, int64_t id,
 
 static int projects_list(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_store *store = srv_store(req);
+	struct lec_store *store;
 	struct lec_project_list list = { 0 };
 	struct lec_page page;
 	cJSON *results;
 	size_t i;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	srv_page_parse(req, &page);
+	if ((store = list_store(req, res, &page)) == NULL)
+		return res->status;
 	if ((rc = lec_project_list_public(store, query_filter(req, "slug"),
 					  &page, &list)) < 0)
 		return srv_respond_engine_error(res, rc);
@@ -628,7 +643,7 @@ static int project_canonical_url(struct srv_request *req,
 
 static int versions_list(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_store *store = srv_store(req);
+	struct lec_store *store;
 	struct lec_version_list list = { 0 };
 	struct lec_project *p = NULL;
 	struct lec_page page;
@@ -636,9 +651,8 @@ static int versions_list(struct srv_request *req, struct srv_response *res)
 	size_t i;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	srv_page_parse(req, &page);
+	if ((store = list_store(req, res, &page)) == NULL)
+		return res->status;
 	if ((rc = lec_version_list_public(
 		     store, query_filter(req, "project__slug"),
 		     srv_query_filter(req, "active"), &page, &list)) < 0)
@@ -720,7 +734,7 @@ static struct lec_version *public_build_version(struct lec_store *store,
 
 static int builds_list(struct srv_request *req, struct srv_response *res)
 {
-	struct lec_store *store = srv_store(req);
+	struct lec_store *store;
 	struct lec_build_list list = { 0 };
 	struct lec_project *p = NULL;
 	struct srv_buildlog *log = NULL;
@@ -729,9 +743,8 @@ static int builds_list(struct srv_request *req, struct srv_response *res)
 	size_t i;
 	int rc;
 
-	if (store == NULL)
-		return srv_respond_internal(res, "no store");
-	srv_page_parse(req, &page);
+	if ((store = list_store(req, res, &page)) == NULL)
+		return res->status;
 	if ((rc = lec_build_list_public(store,
 					query_filter(req, "project__slug"),
 					query_filter(req, "commit"), &page,
