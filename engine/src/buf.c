@@ -37,9 +37,23 @@ void lec__buf_putn(struct lec__buf *b, const char *s, size_t n)
 {
 	if (buf_grow(b, n) < 0)
 		return;
-	memcpy(b->ptr + b->len, s, n);
+	if (n > 0) /* s may be NULL then (an empty span of a page) */
+		memcpy(b->ptr + b->len, s, n);
 	b->len += n;
 	b->ptr[b->len] = '\0';
+}
+
+void lec__buf_putc(struct lec__buf *b, char c)
+{
+	if (buf_grow(b, 1) < 0)
+		return;
+	b->ptr[b->len++] = c;
+	b->ptr[b->len] = '\0';
+}
+
+int lec__buf_reserve(struct lec__buf *b, size_t n)
+{
+	return buf_grow(b, n) < 0 ? -1 : LEC_OK;
 }
 
 void lec__buf_puts(struct lec__buf *b, const char *s)

@@ -49,20 +49,20 @@ static const char REASON_PAGES[] = "pages changed";
 /* s escaped for an href. Owned by caller. */
 static char *escape_url(const char *s)
 {
-	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
+	struct lec__buf out = LEC__BUF_INIT;
 
 	lec_mdsite__url_escape(&out, s, strlen(s));
-	return lec_mdsite__buf_take(&out);
+	return lec__buf_take(&out);
 }
 
 /* s made valid UTF-8. Owned by caller. */
 static char *repaired_strndup(const char *s, size_t n)
 {
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+	struct lec__buf fixed = LEC__BUF_INIT;
 
 	if (lec_mdsite__utf8_repair(s, n, &fixed) == 0)
 		return lec__strndup(s, n);
-	return lec_mdsite__buf_take(&fixed);
+	return lec__buf_take(&fixed);
 }
 
 /* Rendering --------------------------------------------------------------- */
@@ -78,7 +78,7 @@ static const char *resolve_page(const char *src_rel, void *payload)
 /* Read a whole file into buf; < 0 with errno set on failure. */
 static int read_file(struct lec_mdsite__site *s,
 		     const struct lec_mdsite__page *p,
-		     struct lec_mdsite__buf *buf)
+		     struct lec__buf *buf)
 {
 	const char *path = p->read_path ? p->read_path : p->src_rel;
 	struct stat st;
@@ -95,7 +95,7 @@ static int read_file(struct lec_mdsite__site *s,
 		errno = EINVAL;
 		goto done;
 	}
-	if (!lec_mdsite__buf_reserve(buf, (size_t)st.st_size + 1)) {
+	if (lec__buf_reserve(buf, (size_t)st.st_size + 1) < 0) {
 		errno = ENOMEM;
 		goto done;
 	}
@@ -103,7 +103,7 @@ static int read_file(struct lec_mdsite__site *s,
 		ssize_t got;
 
 		if (buf->cap - buf->len < 2 &&
-		    !lec_mdsite__buf_reserve(buf, buf->len)) {
+		    lec__buf_reserve(buf, buf->len) < 0) {
 			errno = ENOMEM;
 			goto done;
 		}
@@ -126,16 +126,16 @@ done:
 
 /* NUL after the text: md4c 0.4.8 runs strcspn() over its input, which
  * would read past a buffer that is not terminated. */
-static void terminate(struct lec_mdsite__buf *b)
+static void terminate(struct lec__buf *b)
 {
-	if (lec_mdsite__buf_reserve(b, 1))
+	if (lec__buf_reserve(b, 1) == LEC_OK)
 		b->ptr[b->len] = '\0';
 }
 
 /* The Markdown of a page as md4c must get it: valid UTF-8, no BOM, and
  * NUL-terminated. */
-static void prepare_text(struct lec_mdsite__buf *raw,
-			 struct lec_mdsite__buf *fixed, const char **md,
+static void prepare_text(struct lec__buf *raw,
+			 struct lec__buf *fixed, const char **md,
 			 size_t *n)
 {
 	fixed->len = 0;
@@ -156,10 +156,10 @@ static void prepare_text(struct lec_mdsite__buf *raw,
 /* Render the page's Markdown (raw: its bytes as read) into p->body; *title
  * gets the title of its front matter, else its first h1, else NULL. */
 static int render_text(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
-		       struct lec_mdsite__buf *raw,
-		       struct lec_mdsite__buf *fixed, char **title)
+		       struct lec__buf *raw,
+		       struct lec__buf *fixed, char **title)
 {
-	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
+	struct lec__buf body = LEC__BUF_INIT;
 	struct lec_mdsite__links links;
 	char *meta_title = NULL;
 	const char *md;
@@ -181,9 +181,9 @@ static int render_text(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
 		meta_title = NULL;
 	}
 	lec__free(meta_title);
-	if (error == LEC_OK && (p->body = lec_mdsite__buf_take(&body)) == NULL)
+	if (error == LEC_OK && (p->body = lec__buf_take(&body)) == NULL)
 		error = LEC_ENOMEM;
-	lec_mdsite__buf_dispose(&body);
+	lec__buf_dispose(&body);
 	if (error < 0 && error != LEC_ENOMEM) {
 		char why[LEC_MDSITE__WARNING_MAX];
 
@@ -198,13 +198,13 @@ static int render_text(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
  * from these same bytes. */
 static int render_held(struct lec_mdsite__site *s, struct lec_mdsite__page *p)
 {
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+	struct lec__buf fixed = LEC__BUF_INIT;
 	char *title = NULL;
 	int error = render_text(s, p, &p->source, &fixed, &title);
 
 	lec__free(title);
-	lec_mdsite__buf_dispose(&fixed);
-	lec_mdsite__buf_dispose(&p->source);
+	lec__buf_dispose(&fixed);
+	lec__buf_dispose(&p->source);
 	return error;
 }
 
@@ -229,7 +229,7 @@ static int render_refused(struct lec_mdsite__site *s)
  * whether the old HTML can be reused is known only once every page has its
  * title (decide_reuse). */
 static int scan_page(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
-		     struct lec_mdsite__buf *raw, struct lec_mdsite__buf *fixed)
+		     struct lec__buf *raw, struct lec__buf *fixed)
 {
 	const struct lec_mdsite__kept_page *k;
 	int error;
@@ -262,21 +262,21 @@ static int scan_page(struct lec_mdsite__site *s, struct lec_mdsite__page *p,
 	p->has_h1 = k->title != NULL;
 	p->kept = k;
 	p->source = *raw;
-	*raw = (struct lec_mdsite__buf)LEC_MDSITE__BUF_INIT;
+	*raw = (struct lec__buf)LEC__BUF_INIT;
 	return LEC_OK;
 }
 
 static int scan_pages(struct lec_mdsite__site *s)
 {
-	struct lec_mdsite__buf raw = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+	struct lec__buf raw = LEC__BUF_INIT;
+	struct lec__buf fixed = LEC__BUF_INIT;
 	size_t i;
 	int error = LEC_OK;
 
 	for (i = 0; i < s->npages && error == LEC_OK; i++)
 		error = scan_page(s, &s->pages[i], &raw, &fixed);
-	lec_mdsite__buf_dispose(&raw);
-	lec_mdsite__buf_dispose(&fixed);
+	lec__buf_dispose(&raw);
+	lec__buf_dispose(&fixed);
 	return error;
 }
 
@@ -339,25 +339,25 @@ static int page_titles(struct lec_mdsite__site *s)
 /* Navigation -------------------------------------------------------------- */
 
 /* A link to page; its title as the text unless `text` is given. */
-static void put_link(struct lec_mdsite__site *s, struct lec_mdsite__buf *out,
+static void put_link(struct lec_mdsite__site *s, struct lec__buf *out,
 		     size_t page, size_t current, const char *prefix,
 		     const char *text)
 {
 	const struct lec_mdsite__page *p = &s->pages[page];
 
-	lec_mdsite__buf_puts(out, "<a href=\"");
-	lec_mdsite__buf_puts(out, prefix);
-	lec_mdsite__buf_puts(out, p->href);
-	lec_mdsite__buf_puts(out, page == current ? "\" aria-current=\"page\">"
-						  : "\">");
-	lec_mdsite__buf_puts(out, text ? text : p->title_html);
-	lec_mdsite__buf_puts(out, "</a>");
+	lec__buf_puts(out, "<a href=\"");
+	lec__buf_puts(out, prefix);
+	lec__buf_puts(out, p->href);
+	lec__buf_puts(out, page == current ? "\" aria-current=\"page\">"
+					   : "\">");
+	lec__buf_puts(out, text ? text : p->title_html);
+	lec__buf_puts(out, "</a>");
 }
 
 /* A directory's item, closed: a link to its index page, else to its first
  * page under the directory's name. Returns the item after it. */
 static size_t put_closed_dir(struct lec_mdsite__site *s,
-			     struct lec_mdsite__buf *out, size_t i,
+			     struct lec__buf *out, size_t i,
 			     const char *prefix)
 {
 	const struct lec_mdsite__nav_item *item = &s->nav[i];
@@ -365,13 +365,13 @@ static size_t put_closed_dir(struct lec_mdsite__site *s,
 
 	while (s->nav[first].page == LEC_MDSITE__NO_PAGE)
 		first++;
-	lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
+	lec__buf_puts(out, "<li class=\"nav-dir\">");
 	if (item->page != LEC_MDSITE__NO_PAGE)
 		put_link(s, out, item->page, LEC_MDSITE__NO_PAGE, prefix, NULL);
 	else
 		put_link(s, out, s->nav[first].page, LEC_MDSITE__NO_PAGE,
 			 prefix, item->label);
-	lec_mdsite__buf_puts(out, "</li>\n");
+	lec__buf_puts(out, "</li>\n");
 	return item->end + 1;
 }
 
@@ -392,12 +392,12 @@ static int dir_open(const struct lec_mdsite__site *s, size_t i, size_t current,
 /* The navigation as a nested list; links start with prefix (the way back
  * to the root), `current` is marked, `omit` left out (LEC_MDSITE__NO_PAGE: none).
  * `full`: every directory open, even on a big site. */
-static void put_nav(struct lec_mdsite__site *s, struct lec_mdsite__buf *out,
+static void put_nav(struct lec_mdsite__site *s, struct lec__buf *out,
 		    size_t current, const char *prefix, size_t omit, int full)
 {
 	size_t i = 0;
 
-	lec_mdsite__buf_puts(out, "<ul>\n");
+	lec__buf_puts(out, "<ul>\n");
 	while (i < s->nnav) {
 		const struct lec_mdsite__nav_item *item = &s->nav[i];
 
@@ -410,29 +410,29 @@ static void put_nav(struct lec_mdsite__site *s, struct lec_mdsite__buf *out,
 		case LEC_MDSITE__NAV_PAGE:
 			if (item->page == omit)
 				break;
-			lec_mdsite__buf_puts(out, "<li>");
+			lec__buf_puts(out, "<li>");
 			put_link(s, out, item->page, current, prefix, NULL);
-			lec_mdsite__buf_puts(out, "</li>\n");
+			lec__buf_puts(out, "</li>\n");
 			break;
 		case LEC_MDSITE__NAV_DIR_OPEN:
-			lec_mdsite__buf_puts(out, "<li class=\"nav-dir\">");
+			lec__buf_puts(out, "<li class=\"nav-dir\">");
 			if (item->page != LEC_MDSITE__NO_PAGE) {
 				put_link(s, out, item->page, current, prefix,
 					 NULL);
 			} else {
-				lec_mdsite__buf_puts(out, "<span>");
-				lec_mdsite__buf_puts(out, item->label);
-				lec_mdsite__buf_puts(out, "</span>");
+				lec__buf_puts(out, "<span>");
+				lec__buf_puts(out, item->label);
+				lec__buf_puts(out, "</span>");
 			}
-			lec_mdsite__buf_puts(out, "\n<ul>\n");
+			lec__buf_puts(out, "\n<ul>\n");
 			break;
 		case LEC_MDSITE__NAV_DIR_CLOSE:
-			lec_mdsite__buf_puts(out, "</ul>\n</li>\n");
+			lec__buf_puts(out, "</ul>\n</li>\n");
 			break;
 		}
 		i++;
 	}
-	lec_mdsite__buf_puts(out, "</ul>\n");
+	lec__buf_puts(out, "</ul>\n");
 }
 
 /* The pages in navigation order (for previous/next), where each page sits
@@ -462,8 +462,8 @@ static int nav_order(struct lec_mdsite__site *s)
  * the site's title and a list of every page. */
 static int generate_index(struct lec_mdsite__site *s)
 {
-	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf id = LEC_MDSITE__BUF_INIT;
+	struct lec__buf body = LEC__BUF_INIT;
+	struct lec__buf id = LEC__BUF_INIT;
 	struct lec_mdsite__page *p;
 	size_t index = s->npages;
 	int error;
@@ -490,21 +490,21 @@ static int generate_index(struct lec_mdsite__site *s)
 	p->title = lec__strdup(s->title);
 	p->title_html = lec__strdup(s->title_html);
 	lec_mdsite__slugify(&id, s->title, strlen(s->title));
-	lec_mdsite__buf_putc(&id, '\0');
-	lec_mdsite__buf_puts(&body, "<h1 id=\"");
-	lec_mdsite__buf_puts(&body, id.ptr ? id.ptr : "");
-	lec_mdsite__buf_puts(&body, "\">");
-	lec_mdsite__buf_puts(&body, s->title_html);
-	lec_mdsite__buf_puts(&body, "<a class=\"headerlink\" href=\"#");
-	lec_mdsite__buf_puts(&body, id.ptr ? id.ptr : "");
-	lec_mdsite__buf_puts(&body, "\" title=\"Link to this heading\">"
-				    "\xC2\xB6</a></h1>\n");
+	lec__buf_putc(&id, '\0');
+	lec__buf_puts(&body, "<h1 id=\"");
+	lec__buf_puts(&body, id.ptr ? id.ptr : "");
+	lec__buf_puts(&body, "\">");
+	lec__buf_puts(&body, s->title_html);
+	lec__buf_puts(&body, "<a class=\"headerlink\" href=\"#");
+	lec__buf_puts(&body, id.ptr ? id.ptr : "");
+	lec__buf_puts(&body, "\" title=\"Link to this heading\">"
+			     "\xC2\xB6</a></h1>\n");
 	if (s->npages > 1)
 		put_nav(s, &body, LEC_MDSITE__NO_PAGE, "", index, 1);
 	else
-		lec_mdsite__buf_puts(&body, "<p>This site has no pages.</p>\n");
-	p->body = lec_mdsite__buf_take(&body);
-	lec_mdsite__buf_dispose(&id);
+		lec__buf_puts(&body, "<p>This site has no pages.</p>\n");
+	p->body = lec__buf_take(&body);
+	lec__buf_dispose(&id);
 	if (!p->dir || !p->out_rel || !p->href || !p->title ||
 	    !p->title_html || !p->body)
 		return lec__error_oom();
@@ -514,24 +514,24 @@ static int generate_index(struct lec_mdsite__site *s)
 /* Writing ----------------------------------------------------------------- */
 
 static void put_neighbour(struct lec_mdsite__site *s,
-			  struct lec_mdsite__buf *out, size_t page,
+			  struct lec__buf *out, size_t page,
 			  const char *prefix, int next)
 {
-	lec_mdsite__buf_puts(out, next ? "<a class=\"next\" rel=\"next\""
-				       : "<a class=\"prev\" rel=\"prev\"");
-	lec_mdsite__buf_puts(out, " href=\"");
-	lec_mdsite__buf_puts(out, prefix);
-	lec_mdsite__buf_puts(out, s->pages[page].href);
-	lec_mdsite__buf_puts(out, next ? "\"><span>Next</span>"
-				       : "\"><span>Previous</span>");
-	lec_mdsite__buf_puts(out, s->pages[page].title_html);
-	lec_mdsite__buf_puts(out, "</a>\n");
+	lec__buf_puts(out, next ? "<a class=\"next\" rel=\"next\""
+				: "<a class=\"prev\" rel=\"prev\"");
+	lec__buf_puts(out, " href=\"");
+	lec__buf_puts(out, prefix);
+	lec__buf_puts(out, s->pages[page].href);
+	lec__buf_puts(out, next ? "\"><span>Next</span>"
+				: "\"><span>Previous</span>");
+	lec__buf_puts(out, s->pages[page].title_html);
+	lec__buf_puts(out, "</a>\n");
 }
 
 /* The whole document of the page at position `at` of the order. */
 static void put_page(struct lec_mdsite__site *s, size_t at)
 {
-	struct lec_mdsite__buf *out = &s->html;
+	struct lec__buf *out = &s->html;
 	size_t page = s->order[at];
 	const struct lec_mdsite__page *p = &s->pages[page];
 	char prefix[3 * LEC_MDSITE__DEPTH_MAX + 4];
@@ -541,37 +541,37 @@ static void put_page(struct lec_mdsite__site *s, size_t at)
 		memcpy(prefix + 3 * i, "../", 3);
 	prefix[3 * i] = '\0';
 	out->len = 0;
-	lec_mdsite__buf_puts(out, "<!DOCTYPE html>\n<html>\n<head>\n"
+	lec__buf_puts(out, "<!DOCTYPE html>\n<html>\n<head>\n"
 		"<meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, "
 		"initial-scale=1\">\n"
 		"<meta name=\"generator\" content=\"Lectern\">\n<title>");
-	lec_mdsite__buf_puts(out, p->title_html);
+	lec__buf_puts(out, p->title_html);
 	if (strcmp(p->title, s->title) != 0) {
-		lec_mdsite__buf_puts(out, " \xE2\x80\x94 ");
-		lec_mdsite__buf_puts(out, s->title_html);
+		lec__buf_puts(out, " \xE2\x80\x94 ");
+		lec__buf_puts(out, s->title_html);
 	}
-	lec_mdsite__buf_puts(out, "</title>\n<link rel=\"stylesheet\" href=\"");
-	lec_mdsite__buf_puts(out, prefix);
-	lec_mdsite__buf_puts(out, LEC_MDSITE_STYLESHEET "\">\n</head>\n<body>\n"
-				  "<header class=\"site-header\">"
-				  "<a class=\"site-title\" href=\"");
-	lec_mdsite__buf_puts(out, prefix);
-	lec_mdsite__buf_puts(out, "index.html\">");
-	lec_mdsite__buf_puts(out, s->title_html);
-	lec_mdsite__buf_puts(out, "</a></header>\n<div class=\"site\">\n"
-				  "<nav class=\"site-nav\" "
-				  "aria-label=\"Pages\">\n");
+	lec__buf_puts(out, "</title>\n<link rel=\"stylesheet\" href=\"");
+	lec__buf_puts(out, prefix);
+	lec__buf_puts(out, LEC_MDSITE_STYLESHEET "\">\n</head>\n<body>\n"
+			   "<header class=\"site-header\">"
+			   "<a class=\"site-title\" href=\"");
+	lec__buf_puts(out, prefix);
+	lec__buf_puts(out, "index.html\">");
+	lec__buf_puts(out, s->title_html);
+	lec__buf_puts(out, "</a></header>\n<div class=\"site\">\n"
+			   "<nav class=\"site-nav\" "
+			   "aria-label=\"Pages\">\n");
 	put_nav(s, out, page, prefix, LEC_MDSITE__NO_PAGE, 0);
-	lec_mdsite__buf_puts(out, "</nav>\n<div class=\"page\">\n<main>\n");
-	lec_mdsite__buf_puts(out, p->body);
-	lec_mdsite__buf_puts(out, "</main>\n<footer class=\"page-footer\">\n");
+	lec__buf_puts(out, "</nav>\n<div class=\"page\">\n<main>\n");
+	lec__buf_puts(out, p->body);
+	lec__buf_puts(out, "</main>\n<footer class=\"page-footer\">\n");
 	if (at > 0)
 		put_neighbour(s, out, s->order[at - 1], prefix, 0);
 	if (at + 1 < s->norder)
 		put_neighbour(s, out, s->order[at + 1], prefix, 1);
-	lec_mdsite__buf_puts(out, "</footer>\n</div>\n</div>\n"
-				  "</body>\n</html>\n");
+	lec__buf_puts(out, "</footer>\n</div>\n</div>\n"
+			   "</body>\n</html>\n");
 }
 
 /* Render the page at position `at` of the order and write it (and keep it,
@@ -608,7 +608,7 @@ static int write_pages(struct lec_mdsite__site *s)
 			return error;
 		if (!reused && (error = render_into_site(s, at)) < 0)
 			return error;
-		lec_mdsite__buf_dispose(&p->source);
+		lec__buf_dispose(&p->source);
 		s->stats->pages++;
 	}
 	if ((error = lec_mdsite__write_file(&s->out, LEC_MDSITE_STYLESHEET,
@@ -730,7 +730,7 @@ static void site_dispose(struct lec_mdsite__site *s)
 		lec__free(p->title_html);
 		lec__free(p->href);
 		lec__free(p->body);
-		lec_mdsite__buf_dispose(&p->source);
+		lec__buf_dispose(&p->source);
 	}
 	lec__free(s->pages);
 	LEC__ITEMS_TEXTS_FREE(s->assets, s->nassets, asset_texts);
@@ -741,7 +741,7 @@ static void site_dispose(struct lec_mdsite__site *s)
 	lec_mdsite__map_dispose(&s->outputs);
 	lec__free(s->title);
 	lec__free(s->title_html);
-	lec_mdsite__buf_dispose(&s->html);
+	lec__buf_dispose(&s->html);
 	if (s->src_fd >= 0)
 		close(s->src_fd);
 	lec_mdsite__tree_close(&s->out);

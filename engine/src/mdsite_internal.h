@@ -1,7 +1,7 @@
 /*
- * What the Markdown site generator's files share: a byte buffer, a string
- * map, the text helpers (UTF-8 repair, HTML and URL escaping, heading slugs),
- * link rewriting, the md4c renderer that turns one page's Markdown into its
+ * What the Markdown site generator's files share: a string map, the text
+ * helpers (UTF-8 repair, HTML and URL escaping, heading slugs), link
+ * rewriting, the md4c renderer that turns one page's Markdown into its
  * HTML body, and the manifest of the state kept for incremental builds.
  * mdsite.c builds the site from these; the unit tests call them directly.
  */
@@ -17,28 +17,6 @@
 /* Longest heading id in bytes: ids end up in URLs, and a whole paragraph
  * set as a heading should not make one kilobytes long. */
 #define LEC_MDSITE_SLUG_MAX 120
-
-/* Buffer ------------------------------------------------------------------ */
-
-/* A growable byte buffer; after a failed allocation `oom` stays set and
- * further appends do nothing, so callers check once at the end. */
-struct lec_mdsite__buf {
-	char *ptr;
-	size_t len;
-	size_t cap;
-	int oom;
-};
-#define LEC_MDSITE__BUF_INIT { NULL, 0, 0, 0 }
-
-void lec_mdsite__buf_add(struct lec_mdsite__buf *b, const char *s, size_t n);
-void lec_mdsite__buf_puts(struct lec_mdsite__buf *b, const char *s);
-void lec_mdsite__buf_putc(struct lec_mdsite__buf *b, char c);
-/* Make room for n more bytes (e.g. before writing a NUL past len). */
-int lec_mdsite__buf_reserve(struct lec_mdsite__buf *b, size_t n);
-/* The contents as a NUL-terminated string owned by the caller (lec__free);
- * NULL and an out-of-memory error when an append failed. Empties b. */
-char *lec_mdsite__buf_take(struct lec_mdsite__buf *b);
-void lec_mdsite__buf_dispose(struct lec_mdsite__buf *b);
 
 /* Map --------------------------------------------------------------------- */
 
@@ -70,21 +48,21 @@ void lec_mdsite__map_dispose(struct lec_mdsite__map *m);
  * WHATWG decoder's rule), replaced by U+FFFD and return how many were
  * replaced; return 0 and leave out alone when s is fine as it is. */
 size_t lec_mdsite__utf8_repair(const char *s, size_t n,
-			       struct lec_mdsite__buf *out);
+			       struct lec__buf *out);
 
 /* Append s escaped for HTML text and double-quoted attributes. */
-void lec_mdsite__html_escape(struct lec_mdsite__buf *out, const char *s,
+void lec_mdsite__html_escape(struct lec__buf *out, const char *s,
 			     size_t n);
 
 /* Append a URL for a double-quoted attribute: bytes outside the URL-safe
  * set are percent-encoded (existing %XX kept), '&' becomes &amp;. */
-void lec_mdsite__url_escape(struct lec_mdsite__buf *out, const char *s,
+void lec_mdsite__url_escape(struct lec__buf *out, const char *s,
 			    size_t n);
 
 /* Append the UTF-8 text an entity stands for ("&amp;", "&#233;",
  * "&#xE9;"); returns 0 without appending when the name is unknown. Invalid
  * code points give U+FFFD, as CommonMark says. */
-int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
+int lec_mdsite__entity_decode(struct lec__buf *out, const char *s,
 			      size_t n);
 
 /* Append the slug of a heading's text as GitHub makes it, so that links
@@ -92,14 +70,14 @@ int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
  * letters, marks, digits, '_' and '-' kept, each space a '-', the rest
  * dropped; at most LEC_MDSITE_SLUG_MAX bytes (a cut one ends in no '-');
  * "section" when nothing is left. */
-void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *s,
+void lec_mdsite__slugify(struct lec__buf *out, const char *s,
 			 size_t n);
 
 /* Make the slug in id unique among the ids already handed out on the page
  * (`used`), GitHub's way: the first "x" stays "x", later ones become
  * "x-1", "x-2", ..., skipping any taken. LEC_OK or LEC_ENOMEM. */
 int lec_mdsite__unique_id(struct lec_mdsite__map *used,
-			  struct lec_mdsite__buf *id);
+			  struct lec__buf *id);
 
 /* Links ------------------------------------------------------------------- */
 
@@ -120,12 +98,12 @@ struct lec_mdsite__links {
  * directory's index.html points there), keeping ?query and #fragment;
  * anything else (URLs with a scheme, mailto:, paths from the root, #anchors,
  * other files) is appended unchanged. Not escaped. */
-void lec_mdsite__rewrite_href(struct lec_mdsite__buf *out, const char *href,
+void lec_mdsite__rewrite_href(struct lec__buf *out, const char *href,
 			      size_t n, const struct lec_mdsite__links *links);
 
 /* Normalise dir + "/" + path ("." and ".." resolved, empty segments
  * dropped) into out; returns 0 when ".." climbs above the root. */
-int lec_mdsite__join_path(struct lec_mdsite__buf *out, const char *dir,
+int lec_mdsite__join_path(struct lec__buf *out, const char *dir,
 			  const char *path, size_t n);
 
 /* Rendering --------------------------------------------------------------- */
@@ -136,7 +114,7 @@ int lec_mdsite__join_path(struct lec_mdsite__buf *out, const char *dir,
  * are rewritten through `links`. LEC_OK, LEC_ENOMEM or LEC_ERROR. */
 int lec_mdsite__render(const char *md, size_t n,
 		       const struct lec_mdsite__links *links,
-		       struct lec_mdsite__buf *body, char **title);
+		       struct lec__buf *body, char **title);
 
 /* A page's front matter (mdsite_meta.c): when md (valid UTF-8) opens with
  * a "---" line, a "---" or "..." line closes the block within 64 KiB and
@@ -192,14 +170,14 @@ lec_mdsite__state_find(const struct lec_mdsite__state *st,
 		       const char *out_rel);
 
 /* Append a manifest: the header, one line per page, the end line. */
-void lec_mdsite__state_put_header(struct lec_mdsite__buf *out,
+void lec_mdsite__state_put_header(struct lec__buf *out,
 				  const char *generator, const char *site);
-void lec_mdsite__state_put_page(struct lec_mdsite__buf *out,
+void lec_mdsite__state_put_page(struct lec__buf *out,
 				const struct lec_mdsite__kept_page *k);
-void lec_mdsite__state_put_end(struct lec_mdsite__buf *out, size_t npages);
+void lec_mdsite__state_put_end(struct lec__buf *out, size_t npages);
 /* Append s as the manifest writes strings, its length first ("5:guide"):
  * what follows it cannot be mistaken for part of it. */
-void lec_mdsite__state_put_string(struct lec_mdsite__buf *out, const char *s);
+void lec_mdsite__state_put_string(struct lec__buf *out, const char *s);
 
 /* What tells this build of the generator from any other: the GNU build
  * ids of the program or library holding mdsite (its code and the compiled

@@ -184,7 +184,7 @@ int lec_mdsite__kept_open(struct lec_mdsite__site *s)
  * are both unchanged has the HTML it had. */
 static int frame_digest(struct lec_mdsite__site *s)
 {
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	struct lec__buf b = LEC__BUF_INIT;
 	size_t i;
 	int error;
 
@@ -195,7 +195,7 @@ static int frame_digest(struct lec_mdsite__site *s)
 
 		snprintf(head, sizeof(head), "\n%d %zu ", (int)item->kind,
 			 item->end);
-		lec_mdsite__buf_puts(&b, head);
+		lec__buf_puts(&b, head);
 		lec_mdsite__state_put_string(&b,
 					     item->label ? item->label : "");
 		if (item->page != LEC_MDSITE__NO_PAGE) {
@@ -206,14 +206,14 @@ static int frame_digest(struct lec_mdsite__site *s)
 								    : "");
 			lec_mdsite__state_put_string(&b, p->out_rel);
 			lec_mdsite__state_put_string(&b, p->title);
-			lec_mdsite__buf_putc(&b, p->is_dir_index ? 'i' : 'p');
+			lec__buf_putc(&b, p->is_dir_index ? 'i' : 'p');
 		}
 	}
 	if (b.oom)
 		error = lec__error_oom();
 	else
 		error = lec__sha256_hex(b.ptr, b.len, s->site_hash);
-	lec_mdsite__buf_dispose(&b);
+	lec__buf_dispose(&b);
 	return error;
 }
 
@@ -335,7 +335,7 @@ static int write_manifest(struct lec_mdsite__site *s, const char *data,
 int lec_mdsite__kept_commit(struct lec_mdsite__site *s)
 {
 	static char none[] = "";
-	struct lec_mdsite__buf m = LEC_MDSITE__BUF_INIT;
+	struct lec__buf m = LEC__BUF_INIT;
 	size_t i;
 	int error = LEC_OK;
 
@@ -372,7 +372,7 @@ int lec_mdsite__kept_commit(struct lec_mdsite__site *s)
 				      MANIFEST_MAX >> 20));
 	else if ((error = write_manifest(s, m.ptr, m.len)) < 0)
 		error = lec_mdsite__kept_drop(s, error);
-	lec_mdsite__buf_dispose(&m);
+	lec__buf_dispose(&m);
 	return error;
 }
 
@@ -380,10 +380,10 @@ int lec_mdsite__kept_commit(struct lec_mdsite__site *s)
 
 /* Read the n bytes of fd into b: LEC_OK, or LEC_ERROR (no message set)
  * when it holds fewer or more, or when b ran out of memory (b->oom). */
-static int read_exactly(int fd, size_t n, struct lec_mdsite__buf *b)
+static int read_exactly(int fd, size_t n, struct lec__buf *b)
 {
 	b->len = 0;
-	if (!lec_mdsite__buf_reserve(b, n + 1))
+	if (lec__buf_reserve(b, n + 1) < 0)
 		return LEC_ERROR;
 	while (b->len <= n) {
 		ssize_t got = read(fd, b->ptr + b->len, n + 1 - b->len);

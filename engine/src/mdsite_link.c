@@ -40,7 +40,7 @@ static int has_scheme(const char *s, size_t n)
 
 /* Append s with %XX sequences decoded (a link to "my%20notes.md" names the
  * file "my notes.md"). */
-static void percent_decode(struct lec_mdsite__buf *out, const char *s,
+static void percent_decode(struct lec__buf *out, const char *s,
 			   size_t n)
 {
 	size_t i;
@@ -51,17 +51,17 @@ static void percent_decode(struct lec_mdsite__buf *out, const char *s,
 		if (s[i] == '%' && i + 2 < n &&
 		    (hi = lec__hex_value(s[i + 1])) >= 0 &&
 		    (lo = lec__hex_value(s[i + 2])) >= 0) {
-			lec_mdsite__buf_putc(out, (char)(hi * 16 + lo));
+			lec__buf_putc(out, (char)(hi * 16 + lo));
 			i += 2;
 		} else {
-			lec_mdsite__buf_putc(out, s[i]);
+			lec__buf_putc(out, s[i]);
 		}
 	}
 }
 
 /* Append the segments of s to out (which holds a normalised path from
  * `start` on); returns 0 when ".." climbs above the root. */
-static int push_segments(struct lec_mdsite__buf *out, size_t start,
+static int push_segments(struct lec__buf *out, size_t start,
 			 const char *s, size_t n)
 {
 	size_t i = 0;
@@ -81,15 +81,15 @@ static int push_segments(struct lec_mdsite__buf *out, size_t start,
 				out->len--;
 		} else if (j > i && !(j - i == 1 && s[i] == '.')) {
 			if (out->len > start)
-				lec_mdsite__buf_putc(out, '/');
-			lec_mdsite__buf_add(out, s + i, j - i);
+				lec__buf_putc(out, '/');
+			lec__buf_putn(out, s + i, j - i);
 		}
 		i = j + 1;
 	}
 	return 1;
 }
 
-int lec_mdsite__join_path(struct lec_mdsite__buf *out, const char *dir,
+int lec_mdsite__join_path(struct lec__buf *out, const char *dir,
 			  const char *path, size_t n)
 {
 	size_t start = out->len;
@@ -115,15 +115,15 @@ static const char *base_name(const char *s, size_t n)
 static int links_to_index(const char *path, size_t plen,
 			  const struct lec_mdsite__links *links, int *oom)
 {
-	struct lec_mdsite__buf decoded = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf joined = LEC_MDSITE__BUF_INIT;
+	struct lec__buf decoded = LEC__BUF_INIT;
+	struct lec__buf joined = LEC__BUF_INIT;
 	const char *target = NULL;
 	int to_index = 0;
 
 	percent_decode(&decoded, path, plen);
 	if (lec_mdsite__join_path(&joined, links->page_dir, decoded.ptr,
 				  decoded.len)) {
-		lec_mdsite__buf_putc(&joined, '\0');
+		lec__buf_putc(&joined, '\0');
 		if (!decoded.oom && !joined.oom && links->resolve != NULL)
 			target = links->resolve(joined.ptr, links->payload);
 	}
@@ -140,12 +140,12 @@ static int links_to_index(const char *path, size_t plen,
 			   (decoded.len == 9 ||
 			    decoded.ptr[decoded.len - 10] == '/');
 done:
-	lec_mdsite__buf_dispose(&decoded);
-	lec_mdsite__buf_dispose(&joined);
+	lec__buf_dispose(&decoded);
+	lec__buf_dispose(&joined);
 	return to_index;
 }
 
-void lec_mdsite__rewrite_href(struct lec_mdsite__buf *out, const char *href,
+void lec_mdsite__rewrite_href(struct lec__buf *out, const char *href,
 			      size_t n, const struct lec_mdsite__links *links)
 {
 	size_t plen = 0, base;
@@ -159,16 +159,16 @@ void lec_mdsite__rewrite_href(struct lec_mdsite__buf *out, const char *href,
 	/* "x.md" at least: a bare ".md" is a hidden file, not a page. */
 	if (plen < base + 4 || strncasecmp(href + plen - 3, ".md", 3) != 0)
 		goto verbatim;
-	lec_mdsite__buf_add(out, href, base);
+	lec__buf_putn(out, href, base);
 	if (links_to_index(href, plen, links, &oom))
-		lec_mdsite__buf_puts(out, "index");
+		lec__buf_puts(out, "index");
 	else
-		lec_mdsite__buf_add(out, href + base, plen - 3 - base);
-	lec_mdsite__buf_puts(out, ".html");
-	lec_mdsite__buf_add(out, href + plen, n - plen);
+		lec__buf_putn(out, href + base, plen - 3 - base);
+	lec__buf_puts(out, ".html");
+	lec__buf_putn(out, href + plen, n - plen);
 	if (oom)
 		out->oom = 1;
 	return;
 verbatim:
-	lec_mdsite__buf_add(out, href, n);
+	lec__buf_putn(out, href, n);
 }

@@ -19,12 +19,12 @@
 #define RENDER_FLAGS MD_DIALECT_GITHUB
 
 struct render {
-	struct lec_mdsite__buf *body;
-	struct lec_mdsite__buf *out; /* body, or heading inside a heading */
-	struct lec_mdsite__buf heading;      /* HTML of the open heading */
-	struct lec_mdsite__buf heading_text; /* its text: id and title */
-	struct lec_mdsite__buf scratch;      /* attributes being flattened */
-	struct lec_mdsite__buf id;
+	struct lec__buf *body;
+	struct lec__buf *out; /* body, or heading inside a heading */
+	struct lec__buf heading;      /* HTML of the open heading */
+	struct lec__buf heading_text; /* its text: id and title */
+	struct lec__buf scratch;      /* attributes being flattened */
+	struct lec__buf id;
 	struct lec_mdsite__map ids; /* ids handed out on this page */
 	const struct lec_mdsite__links *links;
 	unsigned heading_level; /* 0: not in a heading */
@@ -35,7 +35,7 @@ struct render {
 
 static void put(struct render *r, const char *s)
 {
-	lec_mdsite__buf_puts(r->out, s);
+	lec__buf_puts(r->out, s);
 }
 
 /* md4c's attribute (text with entities) as plain text into r->scratch. */
@@ -49,10 +49,10 @@ static void flatten(struct render *r, const MD_ATTRIBUTE *a)
 		size_t n = a->substr_offsets[i + 1] - a->substr_offsets[i];
 
 		if (a->substr_types[i] == MD_TEXT_NULLCHAR)
-			lec_mdsite__buf_puts(&r->scratch, "\xEF\xBF\xBD");
+			lec__buf_puts(&r->scratch, "\xEF\xBF\xBD");
 		else if (a->substr_types[i] != MD_TEXT_ENTITY ||
 			 !lec_mdsite__entity_decode(&r->scratch, s, n))
-			lec_mdsite__buf_add(&r->scratch, s, n);
+			lec__buf_putn(&r->scratch, s, n);
 	}
 	if (r->scratch.oom)
 		r->out->oom = 1;
@@ -65,27 +65,27 @@ static void put_text_attr(struct render *r, const char *name,
 	if (a->size == 0)
 		return;
 	flatten(r, a);
-	lec_mdsite__buf_putc(r->out, ' ');
+	lec__buf_putc(r->out, ' ');
 	put(r, name);
 	put(r, "=\"");
 	lec_mdsite__html_escape(r->out, r->scratch.ptr, r->scratch.len);
-	lec_mdsite__buf_putc(r->out, '"');
+	lec__buf_putc(r->out, '"');
 }
 
 static void put_url_attr(struct render *r, const MD_ATTRIBUTE *a, int rewrite)
 {
-	struct lec_mdsite__buf url = LEC_MDSITE__BUF_INIT;
+	struct lec__buf url = LEC__BUF_INIT;
 
 	flatten(r, a);
 	if (rewrite)
 		lec_mdsite__rewrite_href(&url, r->scratch.ptr, r->scratch.len,
 					 r->links);
 	else
-		lec_mdsite__buf_add(&url, r->scratch.ptr, r->scratch.len);
+		lec__buf_putn(&url, r->scratch.ptr, r->scratch.len);
 	lec_mdsite__url_escape(r->out, url.ptr, url.len);
 	if (url.oom)
 		r->out->oom = 1;
-	lec_mdsite__buf_dispose(&url);
+	lec__buf_dispose(&url);
 }
 
 /* Headings ---------------------------------------------------------------- */
@@ -99,9 +99,9 @@ static void heading_open(struct render *r, unsigned level)
 }
 
 /* The heading's text with whitespace runs made one space, trimmed. */
-static char *collapsed_text(const struct lec_mdsite__buf *text)
+static char *collapsed_text(const struct lec__buf *text)
 {
-	struct lec_mdsite__buf t = LEC_MDSITE__BUF_INIT;
+	struct lec__buf t = LEC__BUF_INIT;
 	size_t i;
 	int space = 0;
 
@@ -113,11 +113,11 @@ static char *collapsed_text(const struct lec_mdsite__buf *text)
 			continue;
 		}
 		if (space)
-			lec_mdsite__buf_putc(&t, ' ');
+			lec__buf_putc(&t, ' ');
 		space = 0;
-		lec_mdsite__buf_putc(&t, c);
+		lec__buf_putc(&t, c);
 	}
-	return lec_mdsite__buf_take(&t);
+	return lec__buf_take(&t);
 }
 
 static int heading_close(struct render *r)
@@ -133,11 +133,11 @@ static int heading_close(struct render *r)
 	put(r, "<");
 	put(r, tag);
 	put(r, " id=\"");
-	lec_mdsite__buf_add(r->out, r->id.ptr, r->id.len);
+	lec__buf_putn(r->out, r->id.ptr, r->id.len);
 	put(r, "\">");
-	lec_mdsite__buf_add(r->out, r->heading.ptr, r->heading.len);
+	lec__buf_putn(r->out, r->heading.ptr, r->heading.len);
 	put(r, "<a class=\"headerlink\" href=\"#");
-	lec_mdsite__buf_add(r->out, r->id.ptr, r->id.len);
+	lec__buf_putn(r->out, r->id.ptr, r->id.len);
 	put(r, "\" title=\"Link to this heading\">\xC2\xB6</a></");
 	put(r, tag);
 	put(r, ">\n");
@@ -389,24 +389,24 @@ static int leave_span(MD_SPANTYPE type, void *detail, void *userdata)
 static void collect_heading_text(struct render *r, MD_TEXTTYPE type,
 				 const char *text, size_t size)
 {
-	struct lec_mdsite__buf *t = &r->heading_text;
+	struct lec__buf *t = &r->heading_text;
 
 	switch (type) {
 	case MD_TEXT_NORMAL:
 	case MD_TEXT_CODE:
 	case MD_TEXT_LATEXMATH:
-		lec_mdsite__buf_add(t, text, size);
+		lec__buf_putn(t, text, size);
 		break;
 	case MD_TEXT_NULLCHAR:
-		lec_mdsite__buf_puts(t, "\xEF\xBF\xBD");
+		lec__buf_puts(t, "\xEF\xBF\xBD");
 		break;
 	case MD_TEXT_BR:
 	case MD_TEXT_SOFTBR:
-		lec_mdsite__buf_putc(t, ' ');
+		lec__buf_putc(t, ' ');
 		break;
 	case MD_TEXT_ENTITY:
 		if (!lec_mdsite__entity_decode(t, text, size))
-			lec_mdsite__buf_add(t, text, size);
+			lec__buf_putn(t, text, size);
 		break;
 	case MD_TEXT_HTML:
 		break;
@@ -436,7 +436,7 @@ static int on_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size,
 		if (r->image_depth)
 			lec_mdsite__html_escape(r->out, text, size);
 		else
-			lec_mdsite__buf_add(r->out, text, size);
+			lec__buf_putn(r->out, text, size);
 		break;
 	case MD_TEXT_ENTITY:
 		/* Decoded as md4c-html does: an unknown name (or an invalid
@@ -462,7 +462,7 @@ static int on_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size,
 
 int lec_mdsite__render(const char *md, size_t n,
 		       const struct lec_mdsite__links *links,
-		       struct lec_mdsite__buf *body, char **title)
+		       struct lec__buf *body, char **title)
 {
 	MD_PARSER parser;
 	struct render r;
@@ -491,10 +491,10 @@ int lec_mdsite__render(const char *md, size_t n,
 		*title = r.title;
 	else
 		lec__free(r.title);
-	lec_mdsite__buf_dispose(&r.heading);
-	lec_mdsite__buf_dispose(&r.heading_text);
-	lec_mdsite__buf_dispose(&r.scratch);
-	lec_mdsite__buf_dispose(&r.id);
+	lec__buf_dispose(&r.heading);
+	lec__buf_dispose(&r.heading_text);
+	lec__buf_dispose(&r.scratch);
+	lec__buf_dispose(&r.id);
 	lec_mdsite__map_dispose(&r.ids);
 	return error;
 }

@@ -43,8 +43,8 @@ void lec_mdsite__tree_close(struct lec_mdsite__tree *t)
 /* s made valid UTF-8, then HTML-escaped. Owned by caller. */
 char *lec_mdsite__escape_text(const char *s)
 {
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
+	struct lec__buf fixed = LEC__BUF_INIT;
+	struct lec__buf out = LEC__BUF_INIT;
 	size_t n = strlen(s);
 
 	if (lec_mdsite__utf8_repair(s, n, &fixed) > 0)
@@ -53,8 +53,8 @@ char *lec_mdsite__escape_text(const char *s)
 		lec_mdsite__html_escape(&out, s, n);
 	if (fixed.oom)
 		out.oom = 1;
-	lec_mdsite__buf_dispose(&fixed);
-	return lec_mdsite__buf_take(&out);
+	lec__buf_dispose(&fixed);
+	return lec__buf_take(&out);
 }
 
 /* Whether path (absolute, normalised) is root or lies under it. */

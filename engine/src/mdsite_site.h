@@ -65,7 +65,7 @@ struct lec_mdsite__page {
 	 * until that is decided; the SHA-256 and size of the HTML written. */
 	char hash[LEC__SHA256_HEX_LEN + 1];
 	const struct lec_mdsite__kept_page *kept;
-	struct lec_mdsite__buf source;
+	struct lec__buf source;
 	char html_hash[LEC__SHA256_HEX_LEN + 1];
 	size_t html_size;
 };
@@ -101,7 +101,7 @@ struct lec_mdsite__site {
 	struct lec_mdsite__map by_src;	/* page src_rel -> page */
 	struct lec_mdsite__map outputs; /* every written path -> page */
 	char *title, *title_html;
-	struct lec_mdsite__buf html; /* the page being written */
+	struct lec__buf html; /* the page being written */
 	/* Kept state: state_fd is -1 when none is kept. */
 	int state_fd;
 	const char *stamp;	       /* the generator's */

@@ -265,57 +265,57 @@ lec_mdsite__state_find(const struct lec_mdsite__state *st,
 
 /* Writing ----------------------------------------------------------------- */
 
-static void put_number(struct lec_mdsite__buf *out, uint64_t n)
+static void put_number(struct lec__buf *out, uint64_t n)
 {
 	char digits[NUMBER_DIGITS_MAX + 1];
 
 	snprintf(digits, sizeof(digits), "%" PRIu64, n);
-	lec_mdsite__buf_puts(out, digits);
+	lec__buf_puts(out, digits);
 }
 
-void lec_mdsite__state_put_string(struct lec_mdsite__buf *out, const char *s)
+void lec_mdsite__state_put_string(struct lec__buf *out, const char *s)
 {
 	put_number(out, strlen(s));
-	lec_mdsite__buf_putc(out, ':');
-	lec_mdsite__buf_puts(out, s);
+	lec__buf_putc(out, ':');
+	lec__buf_puts(out, s);
 }
 
-void lec_mdsite__state_put_header(struct lec_mdsite__buf *out,
+void lec_mdsite__state_put_header(struct lec__buf *out,
 				  const char *generator, const char *site)
 {
-	lec_mdsite__buf_puts(out, HEADER "generator ");
-	lec_mdsite__buf_puts(out, generator);
-	lec_mdsite__buf_puts(out, "\nsite ");
-	lec_mdsite__buf_puts(out, site);
-	lec_mdsite__buf_putc(out, '\n');
+	lec__buf_puts(out, HEADER "generator ");
+	lec__buf_puts(out, generator);
+	lec__buf_puts(out, "\nsite ");
+	lec__buf_puts(out, site);
+	lec__buf_putc(out, '\n');
 }
 
-void lec_mdsite__state_put_page(struct lec_mdsite__buf *out,
+void lec_mdsite__state_put_page(struct lec__buf *out,
 				const struct lec_mdsite__kept_page *k)
 {
-	lec_mdsite__buf_puts(out, "page ");
-	lec_mdsite__buf_puts(out, k->hash[0] ? k->hash : "-");
-	lec_mdsite__buf_putc(out, ' ');
-	lec_mdsite__buf_puts(out, k->html);
-	lec_mdsite__buf_putc(out, ' ');
+	lec__buf_puts(out, "page ");
+	lec__buf_puts(out, k->hash[0] ? k->hash : "-");
+	lec__buf_putc(out, ' ');
+	lec__buf_puts(out, k->html);
+	lec__buf_putc(out, ' ');
 	put_number(out, k->size);
-	lec_mdsite__buf_putc(out, ' ');
+	lec__buf_putc(out, ' ');
 	lec_mdsite__state_put_string(out, k->out_rel);
-	lec_mdsite__buf_putc(out, ' ');
+	lec__buf_putc(out, ' ');
 	lec_mdsite__state_put_string(out, k->src_rel);
-	lec_mdsite__buf_putc(out, ' ');
+	lec__buf_putc(out, ' ');
 	if (k->title)
 		lec_mdsite__state_put_string(out, k->title);
 	else
-		lec_mdsite__buf_putc(out, '-');
-	lec_mdsite__buf_putc(out, '\n');
+		lec__buf_putc(out, '-');
+	lec__buf_putc(out, '\n');
 }
 
-void lec_mdsite__state_put_end(struct lec_mdsite__buf *out, size_t npages)
+void lec_mdsite__state_put_end(struct lec__buf *out, size_t npages)
 {
-	lec_mdsite__buf_puts(out, "end ");
+	lec__buf_puts(out, "end ");
 	put_number(out, npages);
-	lec_mdsite__buf_putc(out, '\n');
+	lec__buf_putc(out, '\n');
 }
 
 /* The generator's stamp ----------------------------------------------------- */

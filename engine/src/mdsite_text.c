@@ -1,10 +1,11 @@
 /*
- * Text helpers of the Markdown site generator: the byte buffer and string map
- * it builds pages with, UTF-8 repair (a page with stray Latin-1 bytes must
- * still render, never crash), HTML and URL escaping, entity decoding, and
- * heading slugs as GitHub makes them, duplicates told apart its way. Everything
- * here runs once per byte of every page, so the common cases (ASCII, nothing
- * to escape) are handled in bulk.
+ * Text helpers of the Markdown site generator: the string map it builds
+ * pages with (their bytes go into the engine's struct lec__buf), UTF-8
+ * repair (a page with stray Latin-1 bytes must still render, never crash),
+ * HTML and URL escaping, entity decoding, and heading slugs as GitHub makes
+ * them, duplicates told apart its way. Everything here runs once per byte
+ * of every page, so the common cases (ASCII, nothing to escape) are handled
+ * in bulk.
  */
 #include <libxml/HTMLparser.h>
 #include <md4c-html.h>
@@ -18,87 +19,12 @@
 #include "hash.h"
 #include "mdsite_internal.h"
 
-/* First buffer allocation: most appends are small, most pages a few KB. */
-#define BUF_MIN_CAP 256
 /* First map size; it doubles when 3/4 full. */
 #define MAP_MIN_CAP 64
 /* The most digits a numeric entity may have (CommonMark). */
 #define ENTITY_DIGITS_MAX 8
 
 static const char replacement_char[] = "\xEF\xBF\xBD"; /* U+FFFD */
-
-/* Buffer ------------------------------------------------------------------ */
-
-int lec_mdsite__buf_reserve(struct lec_mdsite__buf *b, size_t n)
-{
-	size_t cap;
-	char *p;
-
-	if (b->oom)
-		return 0;
-	if (b->cap - b->len > n)
-		return 1;
-	cap = b->cap ? b->cap : BUF_MIN_CAP;
-	while (cap - b->len <= n) {
-		if (cap > SIZE_MAX / 2) {
-			b->oom = 1;
-			return 0;
-		}
-		cap *= 2;
-	}
-	p = lec__realloc(b->ptr, cap);
-	if (p == NULL) {
-		b->oom = 1;
-		return 0;
-	}
-	b->ptr = p;
-	b->cap = cap;
-	return 1;
-}
-
-void lec_mdsite__buf_add(struct lec_mdsite__buf *b, const char *s, size_t n)
-{
-	if (n == 0 || !lec_mdsite__buf_reserve(b, n))
-		return;
-	memcpy(b->ptr + b->len, s, n);
-	b->len += n;
-}
-
-void lec_mdsite__buf_puts(struct lec_mdsite__buf *b, const char *s)
-{
-	lec_mdsite__buf_add(b, s, strlen(s));
-}
-
-void lec_mdsite__buf_putc(struct lec_mdsite__buf *b, char c)
-{
-	if (!lec_mdsite__buf_reserve(b, 1))
-		return;
-	b->ptr[b->len++] = c;
-}
-
-char *lec_mdsite__buf_take(struct lec_mdsite__buf *b)
-{
-	char *s;
-
-	if (!lec_mdsite__buf_reserve(b, 1)) {
-		lec_mdsite__buf_dispose(b);
-		lec__error_oom();
-		return NULL;
-	}
-	b->ptr[b->len] = '\0';
-	s = b->ptr;
-	b->ptr = NULL;
-	b->len = b->cap = 0;
-	return s;
-}
-
-void lec_mdsite__buf_dispose(struct lec_mdsite__buf *b)
-{
-	lec__free(b->ptr);
-	b->ptr = NULL;
-	b->len = b->cap = 0;
-	b->oom = 0;
-}
 
 /* Map --------------------------------------------------------------------- */
 
@@ -272,7 +198,7 @@ static int forbidden(uint32_t c)
 }
 
 size_t lec_mdsite__utf8_repair(const char *text, size_t n,
-			       struct lec_mdsite__buf *out)
+			       struct lec__buf *out)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i = 0, copied = 0, replaced = 0;
@@ -288,20 +214,20 @@ size_t lec_mdsite__utf8_repair(const char *text, size_t n,
 			i += (size_t)len;
 			continue;
 		}
-		lec_mdsite__buf_add(out, text + copied, i - copied);
-		lec_mdsite__buf_add(out, replacement_char, 3);
+		lec__buf_putn(out, text + copied, i - copied);
+		lec__buf_putn(out, replacement_char, 3);
 		i += (size_t)(len > 0 ? len : -len);
 		copied = i;
 		replaced++;
 	}
 	if (replaced)
-		lec_mdsite__buf_add(out, text + copied, n - copied);
+		lec__buf_putn(out, text + copied, n - copied);
 	return replaced;
 }
 
 /* Escaping ---------------------------------------------------------------- */
 
-void lec_mdsite__html_escape(struct lec_mdsite__buf *out, const char *s,
+void lec_mdsite__html_escape(struct lec__buf *out, const char *s,
 			     size_t n)
 {
 	size_t i, start = 0;
@@ -327,11 +253,11 @@ void lec_mdsite__html_escape(struct lec_mdsite__buf *out, const char *s,
 		default:
 			continue;
 		}
-		lec_mdsite__buf_add(out, s + start, i - start);
-		lec_mdsite__buf_puts(out, rep);
+		lec__buf_putn(out, s + start, i - start);
+		lec__buf_puts(out, rep);
 		start = i + 1;
 	}
-	lec_mdsite__buf_add(out, s + start, n - start);
+	lec__buf_putn(out, s + start, n - start);
 }
 
 /* Bytes a URL keeps as they are (md4c-html's set): '%' so that an already
@@ -343,7 +269,7 @@ static int url_safe(unsigned char c)
 	       (c != '\0' && strchr("~-_.+!*(),%#@?=;:/$", c) != NULL);
 }
 
-void lec_mdsite__url_escape(struct lec_mdsite__buf *out, const char *s,
+void lec_mdsite__url_escape(struct lec__buf *out, const char *s,
 			    size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -356,21 +282,21 @@ void lec_mdsite__url_escape(struct lec_mdsite__buf *out, const char *s,
 
 		if (url_safe(c))
 			continue;
-		lec_mdsite__buf_add(out, s + start, i - start);
+		lec__buf_putn(out, s + start, i - start);
 		if (c == '&') {
-			lec_mdsite__buf_puts(out, "&amp;");
+			lec__buf_puts(out, "&amp;");
 		} else {
 			char enc[3] = { '%', hex[c >> 4], hex[c & 15] };
 
-			lec_mdsite__buf_add(out, enc, sizeof(enc));
+			lec__buf_putn(out, enc, sizeof(enc));
 		}
 		start = i + 1;
 	}
-	lec_mdsite__buf_add(out, s + start, n - start);
+	lec__buf_putn(out, s + start, n - start);
 }
 
 /* Append code point c as UTF-8; invalid ones as U+FFFD. */
-static void put_codepoint(struct lec_mdsite__buf *out, ucs4_t c)
+static void put_codepoint(struct lec__buf *out, ucs4_t c)
 {
 	uint8_t enc[6];
 	int len;
@@ -379,10 +305,10 @@ static void put_codepoint(struct lec_mdsite__buf *out, ucs4_t c)
 		c = 0xFFFD;
 	len = u8_uctomb(enc, c, (int)sizeof(enc));
 	if (len > 0)
-		lec_mdsite__buf_add(out, (const char *)enc, (size_t)len);
+		lec__buf_putn(out, (const char *)enc, (size_t)len);
 }
 
-static int numeric_entity(struct lec_mdsite__buf *out, const char *s,
+static int numeric_entity(struct lec__buf *out, const char *s,
 			  size_t n)
 {
 	int hex = n > 3 && (s[2] == 'x' || s[2] == 'X');
@@ -411,19 +337,19 @@ static int numeric_entity(struct lec_mdsite__buf *out, const char *s,
 
 static void append_output(const MD_CHAR *text, MD_SIZE size, void *userdata)
 {
-	lec_mdsite__buf_add(userdata, text, size);
+	lec__buf_putn(userdata, text, size);
 }
 
 /* A named entity libxml2 does not know (it has HTML 4's 253, HTML5 has over
  * 2,000): md4c-html knows them all, and rendering the entity alone gives
  * "<p>X</p>\n" with X the text escaped, or "&amp;name;" when unknown. */
-static int html5_entity(struct lec_mdsite__buf *out, const char *s, size_t n)
+static int html5_entity(struct lec__buf *out, const char *s, size_t n)
 {
 	static const char *const escapes[][2] = {
 		{ "&amp;", "&" }, { "&lt;", "<" }, { "&gt;", ">" },
 		{ "&quot;", "\"" },
 	};
-	struct lec_mdsite__buf html = LEC_MDSITE__BUF_INIT;
+	struct lec__buf html = LEC__BUF_INIT;
 	size_t i, k;
 	int known;
 
@@ -440,19 +366,19 @@ static int html5_entity(struct lec_mdsite__buf *out, const char *s, size_t n)
 				break;
 		}
 		if (k == sizeof(escapes) / sizeof(escapes[0])) {
-			lec_mdsite__buf_putc(out, html.ptr[i]);
+			lec__buf_putc(out, html.ptr[i]);
 			continue;
 		}
-		lec_mdsite__buf_puts(out, escapes[k][1]);
+		lec__buf_puts(out, escapes[k][1]);
 		i += strlen(escapes[k][0]) - 1;
 	}
 	if (html.oom)
 		out->oom = 1;
-	lec_mdsite__buf_dispose(&html);
+	lec__buf_dispose(&html);
 	return known;
 }
 
-int lec_mdsite__entity_decode(struct lec_mdsite__buf *out, const char *s,
+int lec_mdsite__entity_decode(struct lec__buf *out, const char *s,
 			      size_t n)
 {
 	char name[64];
@@ -500,7 +426,7 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *text,
+void lec_mdsite__slugify(struct lec__buf *out, const char *text,
 			 size_t n)
 {
 	const uint8_t *s = (const uint8_t *)text;
@@ -533,14 +459,14 @@ void lec_mdsite__slugify(struct lec_mdsite__buf *out, const char *text,
 				out->len--;
 			break;
 		}
-		lec_mdsite__buf_add(out, (const char *)enc, (size_t)len);
+		lec__buf_putn(out, (const char *)enc, (size_t)len);
 	}
 	if (out->len == start)
-		lec_mdsite__buf_puts(out, "section");
+		lec__buf_puts(out, "section");
 }
 
 int lec_mdsite__unique_id(struct lec_mdsite__map *used,
-			  struct lec_mdsite__buf *id)
+			  struct lec__buf *id)
 {
 	size_t base_len = id->len;
 	int error;
@@ -557,7 +483,7 @@ int lec_mdsite__unique_id(struct lec_mdsite__map *used,
 		(*base)++;
 		len = snprintf(suffix, sizeof(suffix), "-%zu", *base);
 		id->len = base_len;
-		lec_mdsite__buf_add(id, suffix, (size_t)len);
+		lec__buf_putn(id, suffix, (size_t)len);
 		if (id->oom)
 			return lec__error_oom();
 	}

@@ -26,14 +26,14 @@
 /* "dir/name", or name when dir is empty. Owned by caller. */
 static char *join(const char *dir, const char *name)
 {
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	struct lec__buf b = LEC__BUF_INIT;
 
 	if (dir[0] != '\0') {
-		lec_mdsite__buf_puts(&b, dir);
-		lec_mdsite__buf_putc(&b, '/');
+		lec__buf_puts(&b, dir);
+		lec__buf_putc(&b, '/');
 	}
-	lec_mdsite__buf_puts(&b, name);
-	return lec_mdsite__buf_take(&b);
+	lec__buf_puts(&b, name);
+	return lec__buf_take(&b);
 }
 
 static int has_md_suffix(const char *name)
@@ -314,18 +314,18 @@ void lec_mdsite__nav_truncate(struct lec_mdsite__site *s, size_t mark)
 /* Where the page made from rel/name goes. Owned by caller. */
 static char *page_out_rel(const char *rel, const char *name, int is_index)
 {
-	struct lec_mdsite__buf out = LEC_MDSITE__BUF_INIT;
+	struct lec__buf out = LEC__BUF_INIT;
 
 	if (rel[0] != '\0') {
-		lec_mdsite__buf_puts(&out, rel);
-		lec_mdsite__buf_putc(&out, '/');
+		lec__buf_puts(&out, rel);
+		lec__buf_putc(&out, '/');
 	}
 	if (is_index)
-		lec_mdsite__buf_puts(&out, "index");
+		lec__buf_puts(&out, "index");
 	else
-		lec_mdsite__buf_add(&out, name, strlen(name) - 3);
-	lec_mdsite__buf_puts(&out, ".html");
-	return lec_mdsite__buf_take(&out);
+		lec__buf_putn(&out, name, strlen(name) - 3);
+	lec__buf_puts(&out, ".html");
+	return lec__buf_take(&out);
 }
 
 /* Record a page made from rel/name; *added is 0 when its output path is

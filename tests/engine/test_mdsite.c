@@ -232,7 +232,7 @@ static long xcount(htmlDocPtr doc, const char *expr)
 static int link_target(const char *page, const char *href, char *out,
 		       size_t size)
 {
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	struct lec__buf b = LEC__BUF_INIT;
 	char dir[4096];
 	const char *slash = strrchr(page, '/');
 	size_t n = strcspn(href, "?#");
@@ -244,7 +244,7 @@ static int link_target(const char *page, const char *href, char *out,
 		 page);
 	ok = lec_mdsite__join_path(&b, dir, href, n);
 	pathf(out, size, "%.*s", (int)b.len, b.ptr ? b.ptr : "");
-	lec_mdsite__buf_dispose(&b);
+	lec__buf_dispose(&b);
 	return ok;
 }
 
@@ -282,12 +282,12 @@ static void check_links_resolve(const char *out, const char *page)
 /* Whether every byte of the file is valid UTF-8. */
 static int valid_utf8(const char *dir, const char *rel)
 {
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
+	struct lec__buf fixed = LEC__BUF_INIT;
 	size_t len = 0;
 	char *data = slurp(dir, rel, &len);
 	int ok = data && lec_mdsite__utf8_repair(data, len, &fixed) == 0;
 
-	lec_mdsite__buf_dispose(&fixed);
+	lec__buf_dispose(&fixed);
 	free(data);
 	return ok;
 }
@@ -721,14 +721,14 @@ TEST(slugify_rules)
 		{ "\xE2\x80\x94\xE2\x80\x94", "section" },
 		{ "\xFF bad \xC3", "-bad-" },
 	};
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	struct lec__buf b = LEC__BUF_INIT;
 	char long_text[1000];
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		b.len = 0;
 		lec_mdsite__slugify(&b, cases[i].in, strlen(cases[i].in));
-		lec_mdsite__buf_putc(&b, '\0');
+		lec__buf_putc(&b, '\0');
 		CHECK_STR(b.ptr, cases[i].want);
 	}
 	/* Long headings are cut at a character boundary, never at a '-'. */
@@ -741,7 +741,7 @@ TEST(slugify_rules)
 	CHECK(b.len >= LEC_MDSITE_SLUG_MAX - 3);
 	CHECK(b.ptr[b.len - 1] != '-');
 	CHECK_INT((unsigned char)b.ptr[b.len - 1], 0xA9);
-	lec_mdsite__buf_dispose(&b);
+	lec__buf_dispose(&b);
 }
 
 /* Links ------------------------------------------------------------------- */
@@ -805,7 +805,7 @@ TEST(link_rewriting)
 		{ "", "page.html?ref=x.md", "page.html?ref=x.md" },
 		{ "", "", "" },
 	};
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	struct lec__buf b = LEC__BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -815,12 +815,12 @@ TEST(link_rewriting)
 		b.len = 0;
 		lec_mdsite__rewrite_href(&b, cases[i].in, strlen(cases[i].in),
 					 &links);
-		lec_mdsite__buf_putc(&b, '\0');
+		lec__buf_putc(&b, '\0');
 		if (strcmp(b.ptr, cases[i].want) != 0)
 			FAIL_AT("[%s] %s -> %s, expected %s", cases[i].dir,
 				cases[i].in, b.ptr, cases[i].want);
 	}
-	lec_mdsite__buf_dispose(&b);
+	lec__buf_dispose(&b);
 }
 
 TEST(links_rewritten_in_pages)
@@ -974,7 +974,7 @@ TEST(utf8_repair_rules)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+		struct lec__buf b = LEC__BUF_INIT;
 		size_t got = lec_mdsite__utf8_repair(cases[i].in, cases[i].n,
 						     &b);
 
@@ -982,10 +982,10 @@ TEST(utf8_repair_rules)
 		if (cases[i].want == NULL) {
 			CHECK_INT(b.len, 0);
 		} else {
-			lec_mdsite__buf_putc(&b, '\0');
+			lec__buf_putc(&b, '\0');
 			CHECK_STR(b.ptr, cases[i].want);
 		}
-		lec_mdsite__buf_dispose(&b);
+		lec__buf_dispose(&b);
 	}
 }
 
@@ -1014,16 +1014,16 @@ TEST(entities_decoded)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+		struct lec__buf b = LEC__BUF_INIT;
 		int known = lec_mdsite__entity_decode(&b, cases[i].in,
 						      strlen(cases[i].in));
 
-		lec_mdsite__buf_putc(&b, '\0');
+		lec__buf_putc(&b, '\0');
 		if (known != cases[i].known || strcmp(b.ptr, cases[i].want))
 			FAIL_AT("%s: %d \"%s\", expected %d \"%s\"",
 				cases[i].in, known, b.ptr, cases[i].known,
 				cases[i].want);
-		lec_mdsite__buf_dispose(&b);
+		lec__buf_dispose(&b);
 	}
 }
 
@@ -1810,7 +1810,7 @@ TEST(state_directory_checks)
  * digits in them. */
 static char *sample_manifest(size_t *len)
 {
-	struct lec_mdsite__buf b = LEC_MDSITE__BUF_INIT;
+	struct lec__buf b = LEC__BUF_INIT;
 	struct lec_mdsite__kept_page k;
 	char hex[LEC__SHA256_HEX_LEN + 1];
 
@@ -1836,7 +1836,7 @@ static char *sample_manifest(size_t *len)
 	lec_mdsite__state_put_page(&b, &k);
 	lec_mdsite__state_put_end(&b, 3);
 	*len = b.len;
-	return lec_mdsite__buf_take(&b);
+	return lec__buf_take(&b);
 }
 
 TEST(state_manifest_parser)
@@ -1847,7 +1847,7 @@ TEST(state_manifest_parser)
 		"lectern-mdsite-state 1\ngenerator \nsite ",
 		"lectern-mdsite-state 1\ngenerator XYZ\nsite ",
 	};
-	struct lec_mdsite__buf again = LEC_MDSITE__BUF_INIT;
+	struct lec__buf again = LEC__BUF_INIT;
 	struct lec_mdsite__state st;
 	const struct lec_mdsite__kept_page *k;
 	size_t len, i;
@@ -1876,7 +1876,7 @@ TEST(state_manifest_parser)
 		lec_mdsite__state_put_page(&again, &st.pages[i]);
 	lec_mdsite__state_put_end(&again, st.npages);
 	CHECK(again.len == len && memcmp(again.ptr, text, len) == 0);
-	lec_mdsite__buf_dispose(&again);
+	lec__buf_dispose(&again);
 	lec_mdsite__state_dispose(&st);
 	lec_mdsite__state_dispose(NULL);
 	CHECK(!lec_mdsite__state_foreign(text, len));

@@ -34,19 +34,19 @@ static const char *resolve(const char *src_rel, void *payload)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct lec_mdsite__buf raw = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf fixed = LEC_MDSITE__BUF_INIT;
-	struct lec_mdsite__buf body = LEC_MDSITE__BUF_INIT;
+	struct lec__buf raw = LEC__BUF_INIT;
+	struct lec__buf fixed = LEC__BUF_INIT;
+	struct lec__buf body = LEC__BUF_INIT;
 	struct lec_mdsite__links links = { PAGE_DIR, resolve, NULL };
-	const struct lec_mdsite__buf *md = &raw;
+	const struct lec__buf *md = &raw;
 	char *title = NULL, *meta_title = NULL;
 	size_t skip = 0;
 
-	lec_mdsite__buf_add(&raw, (const char *)data, size);
-	lec_mdsite__buf_putc(&raw, '\0');
+	lec__buf_putn(&raw, (const char *)data, size);
+	lec__buf_putc(&raw, '\0');
 	raw.len--;
 	if (lec_mdsite__utf8_repair(raw.ptr, raw.len, &fixed) > 0) {
-		lec_mdsite__buf_putc(&fixed, '\0');
+		lec__buf_putc(&fixed, '\0');
 		fixed.len--;
 		md = &fixed;
 	}
@@ -69,8 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	lec__free(title);
 	lec__free(meta_title);
-	lec_mdsite__buf_dispose(&body);
-	lec_mdsite__buf_dispose(&fixed);
-	lec_mdsite__buf_dispose(&raw);
+	lec__buf_dispose(&body);
+	lec__buf_dispose(&fixed);
+	lec__buf_dispose(&raw);
 	return 0;
 }

@@ -17,7 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct lec_mdsite__buf again = LEC_MDSITE__BUF_INIT;
+	struct lec__buf again = LEC__BUF_INIT;
 	struct lec_mdsite__state st;
 	size_t i;
 	int rc = lec_mdsite__state_parse((const char *)data, size, &st);
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!again.oom && again.len == size &&
 		   memcmp(again.ptr, data, size) == 0,
 		   "written again, the same bytes");
-	lec_mdsite__buf_dispose(&again);
+	lec__buf_dispose(&again);
 	lec_mdsite__state_dispose(&st);
 	return 0;
 }
