@@ -135,9 +135,7 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 			   struct lec_integration **out, char **secret_out)
 {
 	char aad[INTEGRATION_AAD_MAX];
-	unsigned char *blob = NULL;
-	size_t blob_len = 0;
-	char *made = NULL;
+	struct lec__new_secret ns;
 	int64_t id = 0;
 	int error;
 
@@ -148,18 +146,13 @@ int lec_integration_create(struct lec_store *st, int64_t project_id,
 		*secret_out = NULL;
 	error = lec__secret_seal_new(st, secret, LEC_INTEGRATION_SECRET_MAX,
 				     LEC_INTEGRATION_SECRET_LEN, aad,
-				     integration_aad(project_id, 0, aad), &blob,
-				     &blob_len, secret_out ? &made : NULL);
+				     integration_aad(project_id, 0, aad),
+				     secret_out != NULL, &ns);
 	if (error == LEC_OK)
-		error = insert(st, project_id, type, blob, blob_len, &id);
+		error = insert(st, project_id, type, ns.blob, ns.blob_len, &id);
 	if (error == LEC_OK && out)
 		error = lec_integration_get(st, project_id, id, out);
-	if (error == LEC_OK && secret_out) {
-		*secret_out = made;
-		made = NULL;
-	}
-	lec__secret_free(made, made ? strlen(made) : 0);
-	lec__free(blob);
+	lec__new_secret_end(&ns, error, secret_out);
 	return error;
 }
 

@@ -331,13 +331,12 @@ static int check_given(const char *secret, size_t max)
 
 int lec__secret_seal_new(struct lec_store *st, const char *given, size_t max,
 			 size_t len, const void *aad, size_t aad_len,
-			 unsigned char **blob, size_t *blob_len, char **made)
+			 int want_made, struct lec__new_secret *out)
 {
 	char generated[LEC__SECRET_MADE_MAX + 1];
 	int error;
 
-	if (made)
-		*made = NULL;
+	memset(out, 0, sizeof(*out));
 	if (!given && len > LEC__SECRET_MADE_MAX)
 		return lec__error(LEC_ERROR, "a made-up secret has at most %d "
 					     "characters",
@@ -345,10 +344,23 @@ int lec__secret_seal_new(struct lec_store *st, const char *given, size_t max,
 	error = given ? check_given(given, max) : generate(generated, len);
 	if (error == LEC_OK)
 		error = lec__secret_seal_stored(st, given ? given : generated,
-						aad, aad_len, blob, blob_len);
-	if (error == LEC_OK && made && !given &&
-	    (*made = lec__strdup(generated)) == NULL)
+						aad, aad_len, &out->blob,
+						&out->blob_len);
+	if (error == LEC_OK && want_made && !given &&
+	    (out->made = lec__strdup(generated)) == NULL)
 		error = lec__error_oom();
 	explicit_bzero(generated, sizeof(generated));
 	return error;
+}
+
+void lec__new_secret_end(struct lec__new_secret *ns, int error,
+			 char **secret_out)
+{
+	if (error == LEC_OK && secret_out) {
+		*secret_out = ns->made;
+		ns->made = NULL;
+	}
+	lec__secret_free(ns->made, ns->made ? strlen(ns->made) : 0);
+	lec__free(ns->blob);
+	memset(ns, 0, sizeof(*ns));
 }

@@ -83,14 +83,27 @@ void lec__secret_free(void *p, size_t size);
 /* The most characters of a secret made up for a resource. */
 #define LEC__SECRET_MADE_MAX 64
 
-/* The secret an integration or a webhook stores, sealed with aad (as
- * lec__secret_seal_stored does) into *blob, *blob_len: given, when the
- * caller gave one (1 to max printable ASCII characters, else LEC_EINVALID
- * on field "secret"), else len (at most LEC__SECRET_MADE_MAX) letters and
- * digits made up. *made (may be NULL) gets a copy of a made-up one, for
- * the caller to show once (lec__secret_free), NULL for a given one. */
+/* The secret of an integration or a webhook being made: the sealed blob
+ * its row stores and, when the caller asked, a copy of a made-up one to
+ * show once. */
+struct lec__new_secret {
+	unsigned char *blob;
+	size_t blob_len;
+	char *made; /* NULL: a given secret, or a copy not asked for */
+};
+
+/* Seal the new secret with aad (as lec__secret_seal_stored does) into
+ * *out: given, when the caller gave one (1 to max printable ASCII
+ * characters, else LEC_EINVALID on field "secret"), else len (at most
+ * LEC__SECRET_MADE_MAX) letters and digits made up, copied to out->made
+ * when want_made. *out is always for lec__new_secret_end. */
 int lec__secret_seal_new(struct lec_store *st, const char *given, size_t max,
 			 size_t len, const void *aad, size_t aad_len,
-			 unsigned char **blob, size_t *blob_len, char **made);
+			 int want_made, struct lec__new_secret *out);
+/* The end of a creation whose outcome is error: on LEC_OK the made-up
+ * secret goes to *secret_out (NULL: not asked for), else nowhere; what is
+ * left is wiped and freed. */
+void lec__new_secret_end(struct lec__new_secret *ns, int error,
+			 char **secret_out);
 
 #endif

@@ -270,9 +270,7 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 {
 	char aad[WEBHOOK_AAD_MAX];
 	struct lec_webhook_fields all = *in;
-	unsigned char *blob = NULL;
-	size_t blob_len = 0;
-	char *made = NULL;
+	struct lec__new_secret ns;
 	int64_t id = 0;
 	int error;
 
@@ -286,19 +284,14 @@ int lec_webhook_create(struct lec_store *st, int64_t project_id,
 		return error;
 	error = lec__secret_seal_new(st, secret, LEC_WEBHOOK_SECRET_MAX,
 				     LEC_WEBHOOK_SECRET_LEN, aad,
-				     webhook_aad(project_id, aad), &blob,
-				     &blob_len, secret_out ? &made : NULL);
+				     webhook_aad(project_id, aad),
+				     secret_out != NULL, &ns);
 	if (error == LEC_OK)
-		error = insert_webhook(st, project_id, &all, blob, blob_len,
-				       &id);
-	if (error == LEC_OK && secret_out) {
-		*secret_out = made;
-		made = NULL;
-	}
-	lec__secret_free(made, made ? strlen(made) : 0);
-	lec__free(blob);
+		error = insert_webhook(st, project_id, &all, ns.blob,
+				       ns.blob_len, &id);
 	if (error == LEC_OK && out)
 		error = lec_webhook_get(st, project_id, id, out);
+	lec__new_secret_end(&ns, error, secret_out);
 	return error;
 }
 
