@@ -53,7 +53,7 @@ void lec__buf_putc(struct lec__buf *b, char c)
 
 int lec__buf_reserve(struct lec__buf *b, size_t n)
 {
-	return buf_grow(b, n) < 0 ? -1 : LEC_OK;
+	return buf_grow(b, n) < 0 ? LEC_ERROR : LEC_OK;
 }
 
 void lec__buf_puts(struct lec__buf *b, const char *s)

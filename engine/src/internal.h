@@ -110,8 +110,8 @@ void lec__buf_puts(struct lec__buf *b, const char *s);
 void lec__buf_putn(struct lec__buf *b, const char *s, size_t n);
 void lec__buf_putc(struct lec__buf *b, char c);
 /* Room for n more bytes and a NUL after them, for a writer that fills
- * ptr + len itself (a file read into the buffer): LEC_OK, or -1 with oom
- * set and no message. */
+ * ptr + len itself (a file read into the buffer): LEC_OK, or LEC_ERROR
+ * with oom set and no message. */
 int lec__buf_reserve(struct lec__buf *b, size_t n);
 void lec__buf_printf(struct lec__buf *b, const char *fmt, ...)
 	LEC__PRINTF(2, 3);

@@ -490,7 +490,6 @@ static int generate_index(struct lec_mdsite__site *s)
 	p->title = lec__strdup(s->title);
 	p->title_html = lec__strdup(s->title_html);
 	lec_mdsite__slugify(&id, s->title, strlen(s->title));
-	lec__buf_putc(&id, '\0');
 	lec__buf_puts(&body, "<h1 id=\"");
 	lec__buf_puts(&body, id.ptr ? id.ptr : "");
 	lec__buf_puts(&body, "\">");
