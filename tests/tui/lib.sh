@@ -186,7 +186,10 @@ tui_at() {
 	t resize-window -t s -x "${ta_size%x*}" -y "${ta_size#*x}"
 }
 
-screen() { t capture-pane -p -t "${TUI_SESSION:-s}"; }
+# The target is "=NAME:", the session of exactly that name: a bare "s"
+# would also match a window whose name starts with s (a pane whose TUI has
+# exited runs sleep) in the newest session.
+screen() { t capture-pane -p -t "=${TUI_SESSION:-s}:"; }
 
 # wait_for REGEX [WHAT]: until the screen matches the extended regex.
 wait_for() {
@@ -229,7 +232,7 @@ $(screen)"
 	fi
 }
 
-keys() { t send-keys -t "${TUI_SESSION:-s}" "$@"; }
+keys() { t send-keys -t "=${TUI_SESSION:-s}:" "$@"; }
 
 # quit_tui: Q, then the exit status must be 0 and stderr empty (a
 # sanitizer report lands there); of the session TUI_SESSION names, whose
