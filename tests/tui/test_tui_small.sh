@@ -21,11 +21,31 @@ start_server
 slug=$(import Flaky "$TMP/flaky")
 wait_build "$slug"
 
-# ---- Back on Projects, a build finished meanwhile shows at once.
+# Two TUIs side by side on one tmux server, so that their waits overlap:
+# s on the test's server, l on the local context's engine (which the TUI
+# starts), where a project is imported elsewhere while s idles.
 tui
+TUI_CONTEXT=local tui_session l "LECTERN_DATA='$LECTERN_DATA'"
 wait_for "^$slug +Flaky +latest +finished +passed " "the passed project"
-# Idle long enough for the row's polls to back off (3, 6, 12 s).
+TUI_SESSION=l wait_for '^ No projects yet' "the local engine's empty Projects"
+
+# ---- A project imported elsewhere (here by the CLI) shows on Projects
+# without R: the list's count is polled (every 10 s). l's wait for it
+# overlaps s's idle time below.
+commands_repo "$TMP/other" 'mkdir -p $READTHEDOCS_OUTPUT/html'
+"$LECTERN" --context local import "file://$TMP/other" --name Other --no-wait >/dev/null ||
+	fail "the CLI's import into the local engine"
+# s idles long enough for its row's polls to back off (3, 6, 12 s).
 sleep 10
+export TUI_SESSION=l
+DEADLINE=40 wait_for "^other +Other " "the project imported elsewhere, without R"
+port=$(cat "$LECTERN_DATA/serve.port")
+quit_tui
+# ---- Quitting the TUI on the local context says its engine runs on.
+wait_for "^the local engine keeps running at http://127\\.0\\.0\\.1:$port \\('lectern stop' stops it\\)\$" "what quitting leaves running"
+unset TUI_SESSION
+
+# ---- Back on Projects, a build finished meanwhile shows at once.
 keys Enter
 wait_for '^latest +yes +no +yes +branch +#1 finished passed' "the project's versions"
 printf '    - "exit 3"\n' >>"$TMP/flaky/.readthedocs.yaml"
@@ -63,12 +83,7 @@ wait_for '^latest +yes +no +yes ' "back on the versions tab"
 keys j Enter
 wait_for '^main is not built yet' "an unbuilt version"
 keys q
-# ---- A project imported elsewhere (the CLI, another user) shows on
-# Projects without R: the list's count is polled.
 wait_for "^$slug +Flaky " "Projects"
-commands_repo "$TMP/other" 'mkdir -p $READTHEDOCS_OUTPUT/html'
-other=$(import Other "$TMP/other")
-DEADLINE=40 wait_for "^$other +Other " "the project imported elsewhere, without R"
 quit_tui
 
 # ---- Every bad line of the TUI's config file is reported, not the first.
@@ -85,12 +100,5 @@ wait_for "^$slug +Flaky " "the projects after the notice"
 keys x
 wait_for '^TUI-EXIT=0( |$)' "the rebound quit"
 : >"$LECTERN_TUI_CONFIG"
-
-# ---- Quitting the TUI on the local context says its engine runs on.
-TUI_CONTEXT=local tui "LECTERN_DATA='$LECTERN_DATA'"
-wait_for '^ No projects yet' "the local engine's empty Projects"
-port=$(cat "$LECTERN_DATA/serve.port")
-quit_tui
-wait_for "^the local engine keeps running at http://127\\.0\\.0\\.1:$port \\('lectern stop' stops it\\)\$" "what quitting leaves running"
 
 finish
