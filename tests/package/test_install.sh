@@ -52,9 +52,14 @@ fail() {
 # ---- The package -----------------------------------------------------------
 
 # Configure again first: the version comes from git at configure time, and
-# cpack would otherwise name the package after an older commit than the
-# binary its install step rebuilds.
+# a commit since the last configure changes it. Then nothing may be left to
+# build: cpack's install step would build it, while other tests run the
+# binaries (ctest runs this test beside them), so a tree older than its
+# sources or its commit is refused rather than rebuilt under them.
 cmake "$build" >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; fail "cmake"; }
+if cmake --build "$build" -- -n 2>&1 | grep -qE '(Building|Linking) C'; then
+	fail "$build is older than its sources or its commit: build it, then run this test"
+fi
 cpack --config "$build/CPackConfig.cmake" -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1 ||
 	{ cat "$tmp/cpack.log" >&2; fail "cpack failed"; }
 version=$("$build/src/lectern" --version | sed 's/^lectern //')
