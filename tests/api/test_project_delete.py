@@ -254,7 +254,11 @@ class SlowRemovalTest(ServerTestCase):
         self.assertStatus(r, 201)
         slug = r.json["slug"]
         build = self.wait_build(slug, self.token)
-        big = os.path.join(self.server.data, "checkouts", slug, "big")
+        # Inside the version's kept tree: the worker prunes what else is
+        # in checkouts/<slug> (trees of inactive versions) after the
+        # build is reported finished, and a "big" beside the tree was
+        # removed while it was being planted.
+        big = os.path.join(self.server.data, "checkouts", slug, "latest", "big")
         plant_tree(big)
         return slug, build, big
 
